@@ -1,0 +1,1 @@
+"""Constraint checks and alerts over compiled typed state (issue 5)."""

@@ -1,0 +1,1 @@
+"""Checkpoint compiler: folds the fact log into generated, typed Python modules (issue 3)."""

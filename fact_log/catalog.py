@@ -1,0 +1,321 @@
+"""The catalog: a declarative registry of typed paths, loaded from TOML and validated."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import keyword
+import re
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    create_model,
+)
+
+from fact_log.errors import InputError, NotFound
+
+BUILTIN_CATALOG = Path(__file__).with_name("catalog.toml")
+WORKSPACE_CATALOG = "catalog.toml"
+
+FieldType = Literal[
+    "str", "int", "float", "money", "decimal", "date", "datetime", "bool", "enum", "list", "json"
+]
+Sensitivity = Literal["none", "pii", "identifier"]
+_IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class FieldSpec(BaseModel):
+    """One typed field: of an attribute group, a collection record, or a domain."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: FieldType
+    description: str = ""
+    values: tuple[str, ...] = ()
+    pattern: str | None = None
+    item: FieldType | None = None
+    required: bool = False
+    default: Any = None
+    sensitivity: Sensitivity = "none"
+    checks: tuple[str, ...] = ()
+
+    def model_post_init(self, _context: Any) -> None:
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum field needs 'values'")
+        if self.type == "list" and self.item in (None, "list", "enum"):
+            raise ValueError("a list field needs a scalar 'item' type")
+        if self.pattern is not None:
+            re.compile(self.pattern)
+
+
+class GroupSpec(BaseModel):
+    """A named group of single-valued attributes, e.g. identity.passport."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+    fields: dict[str, FieldSpec]
+
+
+class CollectionSpec(BaseModel):
+    """A collection of records with key fields for record identity."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+    key: tuple[str, ...] = ()
+    merge: Literal["update", "replace"] = "update"
+    checks: tuple[str, ...] = ()
+    fields: dict[str, FieldSpec]
+
+
+class DomainSpec(BaseModel):
+    """A domain: its own attributes, attribute groups and collections."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = ""
+    attributes: dict[str, FieldSpec] = Field(default_factory=dict)
+    groups: dict[str, GroupSpec] = Field(default_factory=dict)
+    collections: dict[str, CollectionSpec] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AttributePath:
+    """A single-valued slot: `domain.name` or `domain.group.name`."""
+
+    path: str
+    domain: str
+    group: str  # short name exposed on the root object; the domain for domain attributes
+    name: str
+    spec: FieldSpec
+    cardinality: str = "one"
+    merge: str = "supersede"
+
+    @property
+    def kind(self) -> str:
+        """Fact kind for this slot: preferences are their own kind."""
+        return "preference" if self.domain == "preferences" else "attribute"
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionPath:
+    """A collection of records: `domain.collection`."""
+
+    path: str
+    domain: str
+    name: str
+    spec: CollectionSpec
+    cardinality: str = "many"
+
+
+def _parse_date(value: Any) -> Any:
+    # Reject numbers (pydantic would read them as Unix timestamps) and non-ISO text.
+    if isinstance(value, dt.date | str):
+        return value.strip() if isinstance(value, str) else value
+    raise ValueError("expected an ISO date like 2025-03-05")
+
+
+def _parse_decimal(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("expected a number")
+    if isinstance(value, float):
+        return Decimal(str(value))
+    return value
+
+
+def _strip(value: Any) -> Any:
+    return value.strip() if isinstance(value, str) else value
+
+
+def python_type(spec: FieldSpec, item: bool = False) -> Any:
+    """The Python type (with pydantic validators) that values of a field must have."""
+    kind = spec.item if item else spec.type
+    if kind == "str":
+        if spec.pattern and not item:
+            return Annotated[str, StringConstraints(strip_whitespace=True, pattern=spec.pattern)]
+        return str
+    if kind == "int":
+        return Annotated[int, BeforeValidator(_strip), Field(strict=False)]
+    if kind == "float":
+        return float
+    if kind in ("money", "decimal"):
+        return Annotated[Decimal, BeforeValidator(_parse_decimal)]
+    if kind == "date":
+        return Annotated[dt.date, BeforeValidator(_parse_date)]
+    if kind == "datetime":
+        return Annotated[dt.datetime, BeforeValidator(_parse_date)]
+    if kind == "bool":
+        return bool
+    if kind == "enum":
+        return Literal[tuple(spec.values)]  # type: ignore[valid-type]
+    if kind == "list":
+        return list[python_type(spec, item=True)]  # type: ignore[misc]
+    return Any
+
+
+def record_model(name: str, fields: dict[str, FieldSpec]) -> type[BaseModel]:
+    """A pydantic model validating one record (or attribute value set) of these fields."""
+    definitions: dict[str, Any] = {"id": (str | int | None, None)}
+    for fname, spec in fields.items():
+        annotation = python_type(spec)
+        definitions[fname] = (annotation, ...) if spec.required else (annotation | None, None)
+    config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    return create_model(name, __config__=config, **definitions)
+
+
+class Catalog:
+    """All typed paths known to a workspace: the built-in catalog plus its extension file."""
+
+    def __init__(self, domains: dict[str, DomainSpec]):
+        self.domains = domains
+        self.attributes: dict[str, AttributePath] = {}
+        self.collections: dict[str, CollectionPath] = {}
+        short: dict[str, str] = {}
+        for dname, domain in domains.items():
+            _check_ident("domain", dname)
+            short_names = [(dname, f"{dname} attributes")] if domain.attributes else []
+            for aname, spec in domain.attributes.items():
+                self._add_attr(AttributePath(f"{dname}.{aname}", dname, dname, aname, spec))
+            for gname, group in domain.groups.items():
+                short_names.append((gname, f"{dname}.{gname}"))
+                for fname, spec in group.fields.items():
+                    self._add_attr(
+                        AttributePath(f"{dname}.{gname}.{fname}", dname, gname, fname, spec)
+                    )
+            for cname, coll in domain.collections.items():
+                _check_ident("collection", cname)
+                short_names.append((cname, f"{dname}.{cname}"))
+                for k in coll.key:
+                    if k not in coll.fields:
+                        raise InputError(
+                            f"catalog: key field {k!r} of {dname}.{cname} is not a field"
+                        )
+                for fname in coll.fields:
+                    _check_ident("field", fname)
+                self.collections[f"{dname}.{cname}"] = CollectionPath(
+                    f"{dname}.{cname}", dname, cname, coll
+                )
+            for name, where in short_names:
+                if name in short and short[name] != where:
+                    raise InputError(
+                        f"catalog: short name {name!r} is used by {short[name]} and {where}"
+                    )
+                short[name] = where
+        self.short_names = short
+        self._models: dict[str, type[BaseModel]] = {}
+
+    def _add_attr(self, attr: AttributePath) -> None:
+        _check_ident("attribute", attr.name)
+        self.attributes[attr.path] = attr
+
+    @classmethod
+    def load(cls, workspace_file: Path | None = None) -> Catalog:
+        """Load the built-in catalog, extended by a workspace catalog file if it exists."""
+        domains = _read(BUILTIN_CATALOG)
+        if workspace_file is not None and workspace_file.exists():
+            for dname, ext in _read(workspace_file).items():
+                domains[dname] = _merge_domain(dname, domains.get(dname), ext, workspace_file)
+        return cls(domains)
+
+    def attribute(self, path: str) -> AttributePath:
+        """The attribute slot at path, or NotFound naming close matches."""
+        try:
+            return self.attributes[path]
+        except KeyError:
+            raise NotFound(f"unknown attribute path {path!r}{self._hint(path)}") from None
+
+    def collection(self, name: str) -> CollectionPath | None:
+        """The catalog collection for a path (`travel.trips`) or short name (`trips`)."""
+        if name in self.collections:
+            return self.collections[name]
+        for coll in self.collections.values():
+            if coll.name == name:
+                return coll
+        return None
+
+    def _hint(self, path: str) -> str:
+        close = difflib.get_close_matches(path, [*self.attributes, *self.collections], n=3)
+        return f"; did you mean {', '.join(close)}?" if close else ""
+
+    def model_for(self, coll: CollectionPath) -> type[BaseModel]:
+        """The (cached) pydantic model validating records of a catalog collection."""
+        model = self._models.get(coll.path)
+        if model is None:
+            model = record_model(coll.path.replace(".", "_"), coll.spec.fields)
+            self._models[coll.path] = model
+        return model
+
+    def validate_attribute(self, attr: AttributePath, value: Any) -> Any:
+        """Validate and coerce one attribute value; InputError names the path on failure."""
+        model = self._models.get(attr.path)
+        if model is None:
+            model = record_model(attr.path.replace(".", "_"), {"value": attr.spec})
+            self._models[attr.path] = model
+        try:
+            return model(value=value).value  # type: ignore[attr-defined]
+        except ValidationError as exc:
+            raise InputError(f"{attr.path}: {describe_error(exc)}") from None
+
+
+def describe_error(exc: ValidationError) -> str:
+    """One sentence for the first error pydantic reported."""
+    err = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in err["loc"] if p != "value")
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, dict) else "a record"
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    where = f"field {loc!r}: " if loc else ""
+    if err["type"] == "extra_forbidden":
+        return f"field {loc!r} is not part of this collection"
+    if err["type"] == "missing":
+        return f"required field {loc!r} is missing"
+    return f"{where}{err['msg']} (got {shown})"
+
+
+def _check_ident(kind: str, name: str) -> None:
+    if not _IDENT.match(name) or keyword.iskeyword(name):
+        raise InputError(f"catalog: {kind} name {name!r} must be a lowercase identifier")
+
+
+def _read(path: Path) -> dict[str, DomainSpec]:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"cannot read catalog {path}: {exc}") from None
+    try:
+        return {name: DomainSpec.model_validate(body) for name, body in raw.items()}
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"catalog {path}: {loc}: {err['msg']}") from None
+
+
+def _merge_domain(name: str, base: DomainSpec | None, ext: DomainSpec, source: Path) -> DomainSpec:
+    """A workspace file may add domains, attributes, groups and collections, never redefine."""
+    if base is None:
+        return ext
+    for part in ("attributes", "groups", "collections"):
+        clash = set(getattr(base, part)) & set(getattr(ext, part))
+        if clash:
+            raise InputError(
+                f"catalog {source}: {name}.{sorted(clash)[0]} is already defined by the "
+                "built-in catalog"
+            )
+    return DomainSpec(
+        description=base.description,
+        attributes={**base.attributes, **ext.attributes},
+        groups={**base.groups, **ext.groups},
+        collections={**base.collections, **ext.collections},
+    )

@@ -1,0 +1,85 @@
+"""Opening DuckDB files offline: extension loading and readable lock/permission errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+
+from fact_log.errors import WorkspaceError
+
+_LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def fts_extension_path() -> Path:
+    """Where the pip-installed full-text-search extension for this DuckDB version lives."""
+    version = duckdb.__version__
+    hint = f"install it with: pip install duckdb-extension-fts=={version}"
+    try:
+        import duckdb_extension_fts
+    except ImportError:
+        raise WorkspaceError(f"DuckDB's full-text-search extension is missing; {hint}") from None
+    path = (
+        Path(duckdb_extension_fts.__file__).parent
+        / "extensions"
+        / f"v{version}"
+        / "fts.duckdb_extension"
+    )
+    if not path.is_file():
+        raise WorkspaceError(
+            f"DuckDB's full-text-search extension for DuckDB {version} is not installed; {hint}"
+        )
+    return path
+
+
+def load_fts(con: duckdb.DuckDBPyConnection) -> None:
+    """Load the full-text-search extension from its PyPI package, never from the network."""
+    path = fts_extension_path()
+    try:
+        con.execute(f"LOAD '{path}'")
+    except duckdb.Error as exc:
+        raise WorkspaceError(
+            f"DuckDB could not load its full-text-search extension: {exc}"
+        ) from None
+
+
+def _holder(message: str) -> str:
+    match = _LOCK.search(message)
+    if not match:
+        return "another process"
+    pid = match.group("pid")
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        cmd = match.group("prog")
+    return f"process {pid} ({cmd})" if cmd else f"process {pid}"
+
+
+def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB file with network extension loading disabled; errors name the cause."""
+    try:
+        con = duckdb.connect(
+            str(path),
+            read_only=read_only,
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+        )
+    except duckdb.IOException as exc:
+        message = str(exc)
+        if "lock" in message.lower():
+            raise WorkspaceError(
+                f"workspace {path.parent} is in use by {_holder(message)}; "
+                "wait for it to finish or stop it"
+            ) from None
+        raise WorkspaceError(
+            f"cannot open workspace {path.parent}: {_first_line(message)}"
+        ) from None
+    except duckdb.Error as exc:
+        raise WorkspaceError(
+            f"cannot open workspace {path.parent}: {_first_line(str(exc))}"
+        ) from None
+    return con
+
+
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0] if message.strip() else "unknown error"

@@ -1,0 +1,17 @@
+"""Errors that reach a user: each carries one clear sentence naming the bad input."""
+
+
+class UacError(Exception):
+    """Base class for every error uac reports to a user instead of a traceback."""
+
+
+class InputError(UacError):
+    """Bad input from a user or a file; nothing was written."""
+
+
+class WorkspaceError(UacError):
+    """The workspace is missing, unwritable, locked or from an incompatible version."""
+
+
+class NotFound(UacError):
+    """A named subject, fact or path does not exist."""

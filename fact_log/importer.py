@@ -1,0 +1,279 @@
+"""Structured ingestion: records from JSON Lines, JSON arrays or CSV, validated into facts.
+
+A batch is all-or-nothing: the first bad record raises an InputError naming the file, the
+line (or array item) and the field, and nothing from that file is written.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from fact_log.catalog import Catalog, CollectionPath, describe_error
+from fact_log.errors import InputError
+from fact_log.store import NewFact
+from fact_log.values import canonical_json, infer_scalar, loads, sha256, widen
+
+MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
+MAX_FILE_BYTES = 1 << 30
+FORMATS = ("jsonl", "json", "csv")
+_COLLECTION = re.compile(r"^[a-z][a-z0-9_]{0,62}(\.[a-z][a-z0-9_]{0,62})?$")
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One record as read from a file, with where it came from."""
+
+    where: str  # "line 12" or "item 3"
+    data: dict[str, Any]
+    from_text: bool  # values are text (CSV) and need parsing
+
+
+def detect_format(path: Path, head: bytes) -> str:
+    """Guess a file's format from its extension, then from its first bytes."""
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    if head.lstrip()[:1] == b"[":
+        return "json"
+    if suffix == ".json" or head.lstrip()[:1] == b"{":
+        return "jsonl"
+    raise InputError(
+        f"{path}: cannot tell the format; name it .jsonl, .json or .csv, or pass --format"
+    )
+
+
+def read_records(path: Path, fmt: str | None = None) -> tuple[str, list[RawRecord]]:
+    """Read and parse all records of a file; returns (file text, records)."""
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise InputError(f"{path} is not a file")
+        if size > MAX_FILE_BYTES:
+            raise InputError(f"{path}: file is larger than the {MAX_FILE_BYTES >> 20} MiB limit")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file: {exc.strerror}") from None
+    if not data.strip():
+        raise InputError(f"{path}: file is empty")
+    fmt = fmt or detect_format(path, data[:64])
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    _check_line_sizes(path, data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not valid UTF-8 text") from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise InputError(f"{path}:{line}: contains a NUL byte; binary files cannot be imported")
+    records = list({"jsonl": _jsonl, "json": _json_array, "csv": _csv}[fmt](path, text))
+    if not records:
+        raise InputError(f"{path}: contains no records")
+    return text, records
+
+
+def _check_line_sizes(path: Path, data: bytes) -> None:
+    start = 0
+    line = 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        if end - start > MAX_RECORD_BYTES:
+            raise InputError(
+                f"{path}:{line}: line is {end - start:,} bytes, "
+                f"over the {MAX_RECORD_BYTES:,}-byte limit"
+            )
+        start, line = end + 1, line + 1
+
+
+def _jsonl(path: Path, text: str) -> Iterator[RawRecord]:
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(
+                f"{path}:{number}: malformed JSON ({exc.msg} at column {exc.colno})"
+            ) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+        yield RawRecord(f"line {number}", obj, False)
+
+
+def _json_array(path: Path, text: str) -> Iterator[RawRecord]:
+    try:
+        items = loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno})"
+        ) from None
+    if not isinstance(items, list):
+        raise InputError(f"{path}: expected a JSON array of objects")
+    for number, obj in enumerate(items, 1):
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"{path}: item {number}: expected a JSON object, got {type(obj).__name__}"
+            )
+        if len(canonical_json(obj)) > MAX_RECORD_BYTES:
+            raise InputError(
+                f"{path}: item {number}: record is over the {MAX_RECORD_BYTES:,}-byte limit"
+            )
+        yield RawRecord(f"item {number}", obj, False)
+
+
+def _csv(path: Path, text: str) -> Iterator[RawRecord]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error) as exc:
+        raise InputError(f"{path}:1: cannot read the CSV header ({exc})") from None
+    header = [h.strip() for h in header]
+    if not all(header) or len(set(header)) != len(header):
+        raise InputError(f"{path}:1: CSV header has empty or repeated column names")
+    try:
+        for row in reader:
+            number = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(header):
+                raise InputError(
+                    f"{path}:{number}: has {len(row)} columns, the header has {len(header)}"
+                )
+            data = {k: v for k, v in zip(header, row, strict=True) if v.strip() != ""}
+            yield RawRecord(f"line {number}", data, True)
+    except csv.Error as exc:
+        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({exc})") from None
+
+
+def record_key(data: dict[str, Any], key_fields: Iterable[str]) -> str:
+    """A record's identity: its `id` field, else its key fields, else its content hash."""
+    if data.get("id") is not None:
+        return str(data["id"])
+    parts = []
+    for name in key_fields:
+        value = data.get(name)
+        if value is None:
+            return "h:" + sha256(canonical_json(data))[:16]
+        parts.append(value if isinstance(value, str) else canonical_json(value).strip('"'))
+    if not parts:
+        return "h:" + sha256(canonical_json(data))[:16]
+    return "|".join(parts)
+
+
+@dataclass(slots=True)
+class Prepared:
+    """Facts for one import plus the schema inferred for an unknown collection."""
+
+    path: str
+    known: bool
+    facts: list[NewFact]
+    schema: dict[str, str] | None
+
+
+def check_collection_name(name: str) -> str:
+    """Validate the name of a collection being imported."""
+    if not _COLLECTION.match(name):
+        raise InputError(
+            f"invalid collection name {name!r}: use lowercase letters, digits and '_', "
+            "optionally 'domain.collection'"
+        )
+    return name
+
+
+def prepare(
+    catalog: Catalog,
+    collection: str,
+    records: list[RawRecord],
+    source_name: str,
+    previous_schema: dict[str, str] | None = None,
+    source: str = "import",
+) -> Prepared:
+    """Validate records against the catalog (or infer a schema) and build their facts."""
+    coll = catalog.collection(collection)
+    if coll is not None:
+        return Prepared(coll.path, True, _typed(catalog, coll, records, source_name, source), None)
+    check_collection_name(collection)
+    if collection in catalog.attributes or collection.split(".")[0] in catalog.attributes:
+        raise InputError(f"{collection!r} is an attribute path, not a collection; use 'uac set'")
+    return _inferred(collection, records, source_name, previous_schema or {}, source)
+
+
+def _typed(
+    catalog: Catalog, coll: CollectionPath, records: list[RawRecord], name: str, source: str
+) -> list[NewFact]:
+    model = catalog.model_for(coll)
+    facts = []
+    for rec in records:
+        try:
+            parsed = model.model_validate(rec.data)
+        except ValidationError as exc:
+            raise InputError(f"{name}: {rec.where}: {describe_error(exc)}") from None
+        value = parsed.model_dump(exclude_none=True)
+        facts.append(
+            NewFact(
+                op="assert",
+                kind="record",
+                path=coll.path,
+                value=value,
+                record_key=record_key(value, coll.spec.key),
+                source=source,
+                evidence={"where": rec.where},
+                input_index=0,
+            )
+        )
+    return facts
+
+
+def _inferred(
+    path: str, records: list[RawRecord], name: str, schema: dict[str, str], source: str
+) -> Prepared:
+    schema = dict(schema)
+    facts = []
+    for rec in records:
+        value: dict[str, Any] = {}
+        for fname, raw in rec.data.items():
+            if not isinstance(fname, str) or not fname.strip():
+                raise InputError(f"{name}: {rec.where}: field names must be non-empty text")
+            if raw is None:
+                continue
+            ftype, parsed = infer_scalar(raw, rec.from_text)
+            schema[fname] = widen(schema.get(fname), ftype)
+            value[fname] = parsed
+        facts.append(
+            NewFact(
+                op="assert",
+                kind="record",
+                path=path,
+                value=value,
+                record_key=record_key(value, ()),
+                source=source,
+                evidence={"where": rec.where},
+                input_index=0,
+            )
+        )
+    return Prepared(path, False, facts, dict(sorted(schema.items())))
+
+
+def parse_cli_value(text: str, field_type: str) -> Any:
+    """A value typed on the command line: JSON for list and json fields, else the text."""
+    if field_type not in ("list", "json"):
+        return text
+    try:
+        return loads(text)
+    except json.JSONDecodeError:
+        raise InputError(f"expected a JSON {field_type}, got {text!r}") from None

@@ -1,0 +1,5 @@
+"""What agents and operators talk to: the `Memory` facade and the `uac` command."""
+
+from runtime.memory import ImportResult, Memory
+
+__all__ = ["ImportResult", "Memory"]

@@ -1,0 +1,309 @@
+"""The `uac` command line. Every command names its subject; `uac COMMAND --help` explains it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fact_log.errors import UacError
+from fact_log.store import Fact, default_home
+from fact_log.values import canonical_json
+from runtime.memory import Memory
+
+SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Memory:
+    return Memory(args.home, args.tenant, create=create, read_only=read_only, actor="cli")
+
+
+def _json_default(obj: Any) -> Any:
+    return json.loads(canonical_json(obj))
+
+
+def _print_json(obj: Any) -> None:
+    _out(json.dumps(obj, default=_json_default, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _short(text: str | None, width: int) -> str:
+    text = "" if text is None else text.replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _table(rows: list[Sequence[Any]], header: Sequence[str]) -> None:
+    cells = [[str(h) for h in header], *[["" if c is None else str(c) for c in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for row in cells:
+        _out("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    with _memory(args, create=True) as mem:
+        _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
+    return 0
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        fact = mem.set(
+            args.subject,
+            args.path,
+            args.value,
+            valid_from=args.valid_from,
+            valid_to=args.valid_to,
+            session_id=args.session,
+        )
+        _out(f"{fact.id}  {fact.path} = {fact.value_json}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        _err(f"importing {args.file} into {args.subject} {args.collection} ...")
+        result = mem.import_file(
+            args.subject, args.collection, args.file, format=args.format, session_id=args.session
+        )
+    what = "catalog collection" if result.known else "new collection (schema inferred)"
+    _out(f"imported {result.facts} records into {result.path} ({what}) for {result.subject}")
+    if result.schema:
+        _out("inferred schema: " + ", ".join(f"{k}: {v}" for k, v in result.schema.items()))
+    return 0
+
+
+def _fact_rows(facts: list[Fact]) -> list[Sequence[Any]]:
+    return [
+        (
+            f.seq,
+            f.id,
+            f.op,
+            f.kind,
+            f.path,
+            _short(f.record_key, 24),
+            _short(f.value_json if f.value_json is not None else f.text, 60),
+            f.source,
+            f.recorded_at.strftime("%Y-%m-%d %H:%M"),
+        )
+        for f in facts
+    ]
+
+
+def cmd_facts(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        facts = mem.facts(args.subject, args.path)
+    if args.json:
+        _print_json([f.as_dict() for f in facts])
+    elif not facts:
+        _out(f"no facts for {args.subject}")
+    else:
+        _table(
+            _fact_rows(facts),
+            ("seq", "id", "op", "kind", "path", "key", "value", "source", "recorded"),
+        )
+    return 0
+
+
+def cmd_inputs(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        inputs = mem.inputs(args.subject)
+    if args.json:
+        _print_json([{k: getattr(i, k) for k in i.__slots__} for i in inputs])
+    elif not inputs:
+        _out(f"no inputs for {args.subject}")
+    else:
+        _table(
+            [
+                (
+                    i.seq,
+                    i.id,
+                    i.kind,
+                    i.name or "",
+                    i.source,
+                    _short(i.content, 60),
+                    i.observed_at.strftime("%Y-%m-%d %H:%M"),
+                )
+                for i in inputs
+            ],
+            ("seq", "id", "kind", "name", "source", "content", "observed"),
+        )
+    return 0
+
+
+def cmd_subjects(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        subjects = mem.subjects()
+    if args.json:
+        _print_json([{k: getattr(s, k) for k in s.__slots__} for s in subjects])
+    elif not subjects:
+        _out(f"no subjects in tenant {args.tenant}")
+    else:
+        _table(
+            [
+                (
+                    s.scope,
+                    s.subject,
+                    s.facts,
+                    s.inputs,
+                    s.last_recorded_at.strftime("%Y-%m-%d %H:%M") if s.last_recorded_at else "",
+                )
+                for s in subjects
+            ],
+            ("scope", "subject", "facts", "inputs", "last write"),
+        )
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        fact = mem.forget(args.subject, args.fact_id, reason=args.reason)
+    _out(f"{fact.id}  retracts {args.fact_id} ({fact.path})")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        report = mem.verify()
+    if report.ok:
+        _out(f"ok: hash chain verified over {report.checked} facts")
+        return 0
+    _out(
+        f"BROKEN at seq {report.broken_seq} ({report.broken_id}): {report.problem}; "
+        f"{report.checked} facts before it verified"
+    )
+    return 1
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from runtime.demo import run_demo
+
+    return run_demo(args.home if args.home_given else None, fresh=args.fresh, out=_out)
+
+
+# -- parser --------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `uac` and all its commands."""
+    parser = argparse.ArgumentParser(
+        prog="uac",
+        description="uac — a typed user-as-code memory for AI agents: an append-only fact log "
+        "compiled into typed Python state.",
+        epilog=f"The workspace is --home, else $UAC_HOME, else {default_home()}.",
+    )
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="workspace directory (default: $UAC_HOME, else ~/.local/share/uac)",
+    )
+    parser.add_argument("--tenant", default="default", help="tenant name (default: %(default)s)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(
+        name: str, func: Callable[[argparse.Namespace], int], help: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(func=func)
+        return p
+
+    command("init", cmd_init, "Create the workspace (or upgrade an older one).")
+
+    p = command(
+        "set", cmd_set, "Assert one single-valued attribute, e.g. identity.passport.expiry_date."
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("path", help="catalog attribute path, e.g. identity.passport.expiry_date")
+    p.add_argument("value", help="the value (dates as YYYY-MM-DD; lists as JSON)")
+    p.add_argument("--valid-from", type=_date_arg, help="when it became true (YYYY-MM-DD[THH:MM])")
+    p.add_argument("--valid-to", type=_date_arg, help="when it stops being true")
+    p.add_argument("--session", help="conversation/session id to record")
+
+    p = command(
+        "import", cmd_import, "Import records (JSON Lines, JSON array or CSV) into a collection."
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("collection", help="catalog collection (travel.trips or trips) or a new name")
+    p.add_argument("file", type=Path, help="the file to import")
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "json", "csv"),
+        help="file format (default: from the extension)",
+    )
+    p.add_argument("--session", help="conversation/session id to record")
+
+    p = command("facts", cmd_facts, "List a subject's facts in log order.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--path", help="only facts at this path")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = command("inputs", cmd_inputs, "List a subject's archived raw inputs.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = command("subjects", cmd_subjects, "List the tenant's subjects with fact and input counts.")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = command(
+        "forget",
+        cmd_forget,
+        "Retract one of a subject's facts (appends a retract; nothing is deleted).",
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
+    p.add_argument("--reason", help="why it is forgotten")
+
+    command("verify", cmd_verify, "Verify the fact log's hash chain; report the first broken link.")
+
+    p = command(
+        "demo", cmd_demo, "Build a fresh demo workspace for a persona and show what uac holds."
+    )
+    p.add_argument(
+        "--fresh", action="store_true", help="wipe --home first if it already holds a workspace"
+    )
+    return parser
+
+
+def _date_arg(text: str) -> Any:
+    import datetime as dt
+
+    try:
+        return dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date or datetime: {text!r}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `uac` with argv; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.home_given = args.home is not None or bool(os.environ.get("UAC_HOME"))
+    if args.home is None:
+        args.home = default_home()
+    try:
+        return args.func(args)
+    except UacError as exc:
+        _err(f"uac: error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _err("uac: interrupted; nothing from the interrupted write was kept")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""`uac demo`: a fresh workspace for one persona with a realistic multi-year history.
+
+Everything is deterministic (fixed seed, explicit session times) so the same demo always
+writes the same log, and later the same generated code.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import random
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+from fact_log.errors import WorkspaceError
+from fact_log.store import DB_FILE
+from runtime.memory import Memory
+
+PERSONA = "maya"
+SEED = 20221
+TODAY = dt.date(2026, 11, 29)
+
+CITIES = [
+    ("Lisbon", "PT", 420),
+    ("Paris", "FR", 380),
+    ("Berlin", "DE", 350),
+    ("Rome", "IT", 460),
+    ("Barcelona", "ES", 410),
+    ("Amsterdam", "NL", 390),
+    ("Edinburgh", "GB", 260),
+    ("New York", "US", 1450),
+    ("Tokyo", "JP", 2100),
+    ("Toronto", "CA", 1250),
+    ("Marrakesh", "MA", 640),
+    ("Copenhagen", "DK", 430),
+]
+MERCHANTS = {
+    "groceries": [("Tesco", 25, 95), ("Sainsbury's", 20, 80), ("Lidl", 15, 60)],
+    "dining": [
+        ("Dishoom", 30, 85),
+        ("Pret A Manger", 6, 14),
+        ("Padella", 25, 60),
+        ("Honest Burgers", 15, 35),
+    ],
+    "transport": [("TfL", 3, 9), ("Uber", 9, 32)],
+    "shopping": [("Amazon", 8, 120), ("Uniqlo", 20, 90)],
+}
+
+
+def _trips(rng: random.Random) -> list[dict[str, object]]:
+    trips = []
+    for year in (2022, 2023, 2024, 2025, 2026):
+        for _ in range(rng.randint(3, 6)):
+            city, country, base = rng.choice(CITIES)
+            depart = dt.date(year, rng.randint(1, 12), rng.randint(1, 28))
+            if depart > TODAY - dt.timedelta(days=10):
+                continue
+            nights = rng.randint(2, 12)
+            cost = Decimal(base + rng.randint(-60, 300)) + Decimal(rng.randint(0, 99)) / 100
+            trips.append(
+                {
+                    "city": city,
+                    "country": country,
+                    "depart": depart.isoformat(),
+                    "return_date": (depart + dt.timedelta(days=nights)).isoformat(),
+                    "purpose": rng.choice(["leisure", "leisure", "business", "family"]),
+                    "cost": str(cost),
+                    "currency": "GBP",
+                    "transport": "train"
+                    if country in ("FR", "GB", "NL") and rng.random() < 0.6
+                    else "plane",
+                }
+            )
+    trips.sort(key=lambda t: str(t["depart"]))
+    # One booked trip ahead of 'today'.
+    trips.append(
+        {
+            "city": "Kyoto",
+            "country": "JP",
+            "depart": "2027-01-12",
+            "return_date": "2027-01-26",
+            "purpose": "leisure",
+            "cost": "2380.00",
+            "currency": "GBP",
+            "transport": "plane",
+        }
+    )
+    return trips
+
+
+def _transactions(rng: random.Random) -> list[dict[str, object]]:
+    rows = []
+    day = dt.date(2023, 1, 1)
+    while day <= TODAY:
+        if day.day == 1:
+            rows.append(
+                {
+                    "date": day.isoformat(),
+                    "amount": "1650.00",
+                    "currency": "GBP",
+                    "merchant": "Foxtons Lettings",
+                    "category": "rent",
+                }
+            )
+        for category, merchants in MERCHANTS.items():
+            chance = {"groceries": 0.3, "dining": 0.18, "transport": 0.35, "shopping": 0.06}[
+                category
+            ]
+            if rng.random() < chance:
+                merchant, low, high = rng.choice(merchants)
+                amount = Decimal(rng.randint(low * 100, high * 100)) / 100
+                rows.append(
+                    {
+                        "date": day.isoformat(),
+                        "amount": f"{amount:.2f}",
+                        "currency": "GBP",
+                        "merchant": merchant,
+                        "category": category,
+                    }
+                )
+        day += dt.timedelta(days=1)
+    return rows
+
+
+CONTACTS = [
+    {
+        "name": "Priya Okafor",
+        "relationship": "sister",
+        "how_met": "family",
+        "birthday": "1994-06-02",
+    },
+    {"name": "Tom Hale", "relationship": "partner", "how_met": "university"},
+    {"name": "Dr. Helen Ruiz", "relationship": "GP", "role": "general practitioner"},
+    {
+        "name": "Jonas Berg",
+        "relationship": "colleague",
+        "role": "engineering manager",
+        "how_met": "work",
+    },
+    {"name": "Aiko Tanaka", "relationship": "friend", "how_met": "language exchange in Tokyo"},
+    {"name": "Sam Ortiz", "relationship": "landlord", "role": "property manager"},
+    {"name": "Lena Fischer", "relationship": "friend", "how_met": "climbing gym"},
+]
+MEDICATIONS = [
+    {
+        "name": "ibuprofen",
+        "dose": "400 mg as needed",
+        "start_date": "2022-03-10",
+        "stop_date": "2022-04-02",
+        "reason": "sprained ankle",
+    },
+    {
+        "name": "lisinopril",
+        "dose": "10 mg once daily",
+        "start_date": "2023-09-18",
+        "reason": "high blood pressure",
+    },
+    {
+        "name": "cetirizine",
+        "dose": "10 mg daily in spring",
+        "start_date": "2024-04-01",
+        "reason": "hay fever",
+    },
+    {
+        "name": "atorvastatin",
+        "dose": "20 mg once daily",
+        "start_date": "2025-02-11",
+        "reason": "cholesterol",
+    },
+]
+ALLERGIES = [
+    {"substance": "penicillin", "reaction": "hives and swelling", "severity": "severe"},
+    {"substance": "peanuts", "reaction": "throat tightness", "severity": "anaphylaxis"},
+]
+NOTES = [
+    "Prefers aisle seats on flights longer than three hours; gets restless by the window.",
+    "Is learning Japanese (JLPT N4) before the Kyoto trip and wants vocabulary drills.",
+    "Her climbing gym membership pauses every August while she visits family in Lagos.",
+    "Mentioned that loud open-plan offices drain her; books quiet rooms for deep work.",
+]
+
+
+def _write_inputs(folder: Path) -> dict[str, Path]:
+    rng = random.Random(SEED)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {
+        "trips": folder / "trips.jsonl",
+        "transactions": folder / "transactions.csv",
+        "contacts": folder / "contacts.json",
+        "medications": folder / "medications.jsonl",
+        "allergies": folder / "allergies.jsonl",
+        "climbs": folder / "climbs.csv",
+    }
+    files["trips"].write_text("".join(json.dumps(t) + "\n" for t in _trips(rng)))
+    with files["transactions"].open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, ["date", "amount", "currency", "merchant", "category"])
+        writer.writeheader()
+        writer.writerows(_transactions(rng))
+    files["contacts"].write_text(json.dumps(CONTACTS, indent=1))
+    files["medications"].write_text("".join(json.dumps(m) + "\n" for m in MEDICATIONS))
+    files["allergies"].write_text("".join(json.dumps(a) + "\n" for a in ALLERGIES))
+    # A collection the catalog does not know: its schema is inferred on import.
+    with files["climbs"].open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["date", "gym", "grade", "routes", "hours"])
+        for i in range(40):
+            day = dt.date(2024, 1, 6) + dt.timedelta(days=9 * i)
+            writer.writerow(
+                [
+                    day.isoformat(),
+                    rng.choice(["Arch Climbing", "The Castle"]),
+                    rng.choice(["6a", "6a+", "6b", "6b+", "6c"]),
+                    rng.randint(4, 12),
+                    f"{rng.choice([1.5, 2.0, 2.5, 3.0])}",
+                ]
+            )
+    return files
+
+
+def _session(day: str, hour: int = 19) -> dt.datetime:
+    return dt.datetime.fromisoformat(day).replace(hour=hour)
+
+
+def build(home: Path, out: Callable[[str], None]) -> Memory:
+    """Write the persona's history into a new workspace at home, as dated sessions."""
+    files = _write_inputs(home / "demo-inputs")
+    mem = Memory(home, create=True, actor="demo")
+    s = PERSONA
+    out("  2022-01  profile and passport")
+    mem.set(s, "identity.name", "Maya Okafor", now=_session("2022-01-08"))
+    mem.set(s, "identity.birth_date", "1991-04-17", now=_session("2022-01-08"))
+    mem.set(s, "identity.nationality", "GB", now=_session("2022-01-08"))
+    mem.set(s, "identity.passport.number", "533812947", now=_session("2022-01-08"))
+    mem.set(s, "identity.passport.issuing_country", "GB", now=_session("2022-01-08"))
+    mem.set(s, "identity.passport.expiry_date", "2027-04-18", now=_session("2022-01-08"))
+    mem.set(s, "preferences.verbosity", "short", now=_session("2022-01-08"))
+    mem.set(s, "preferences.timezone", "Europe/London", now=_session("2022-01-08"))
+    for day, name, path in [
+        ("2022-02-14", "contacts", "contacts"),
+        ("2022-03-01", "allergies", "allergies"),
+        ("2025-02-12", "medications", "medications"),
+        ("2026-11-20", "trips", "trips"),
+        ("2026-11-21", "transactions", "transactions"),
+        ("2026-11-22", "climbs", "climbs"),
+    ]:
+        result = mem.import_file(s, path, files[name], now=_session(day))
+        kind = (
+            "catalog"
+            if result.known
+            else "inferred: " + ", ".join(f"{k} {v}" for k, v in (result.schema or {}).items())
+        )
+        out(f"  {day[:7]}  imported {result.facts:>4} {result.path:<28} ({kind})")
+    for i, text in enumerate(NOTES):
+        mem.add_note(s, text, now=_session(f"2026-0{i + 1}-15"))
+    out(f"  2026     {len(NOTES)} free-text notes")
+    # The user corrects a value: the old fact stays in the log, the compiler supersedes it.
+    mem.set(s, "preferences.verbosity", "normal", now=_session("2026-06-02"))
+    return mem
+
+
+def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
+    """Build the demo workspace and print a tour of it."""
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="uac-demo-"))
+    elif (home / DB_FILE).exists():
+        if not fresh:
+            raise WorkspaceError(
+                f"{home} already holds a workspace; pass --fresh to replace it with the demo"
+            )
+        shutil.rmtree(home)
+    out(f"uac demo — persona '{PERSONA}', workspace {home}")
+    out("")
+    out("1. Writing five years of history as dated sessions (imports, commands, notes):")
+    with build(home, out) as mem:
+        facts = mem.facts(PERSONA)
+        out("")
+        out(
+            f"2. The append-only log now holds {len(facts)} facts "
+            f"from {len(mem.inputs(PERSONA))} archived inputs:"
+        )
+        for path, n in sorted(Counter(f.path for f in facts).items()):
+            out(f"     {path:<32} {n:>5}")
+        verbosity = [f for f in facts if f.path == "preferences.verbosity"]
+        out("")
+        out("3. Nothing is overwritten: both verbosity preferences are in the log")
+        for f in verbosity:
+            out(f"     {f.id}  {f.recorded_at:%Y-%m-%d}  {f.value_json}")
+        out("   (the compiler, coming next, resolves which one is current.)")
+        schemas = mem.inferred_schemas(PERSONA)
+        out("")
+        out("4. An unknown collection was accepted with an inferred, recorded schema:")
+        for path, fields in schemas.items():
+            out(f"     {path}: " + ", ".join(f"{k}: {v}" for k, v in fields.items()))
+        report = mem.verify()
+        out("")
+        out(
+            f"5. Hash chain: {'verified' if report.ok else 'BROKEN'} over {report.checked} facts "
+            "(any out-of-band UPDATE or DELETE is reported by 'uac verify')."
+        )
+    out("")
+    out("Explore it:")
+    for cmd in (
+        "subjects",
+        f"facts {PERSONA} --path identity.passport.expiry_date",
+        f"inputs {PERSONA}",
+        "verify",
+    ):
+        out(f"  uac --home {home} {cmd}")
+    return 0

@@ -1,0 +1,278 @@
+"""`Memory`: the Python API agents and operators use. Every call names its subject."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fact_log.addressing import Address, check_name, parse_subject
+from fact_log.catalog import WORKSPACE_CATALOG, Catalog
+from fact_log.errors import InputError
+from fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
+from fact_log.store import (
+    Batch,
+    Fact,
+    Input,
+    NewFact,
+    NewInput,
+    Store,
+    SubjectInfo,
+    VerifyReport,
+    default_home,
+    utc_now,
+)
+from fact_log.values import canonical_json
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import appended."""
+
+    subject: str
+    path: str
+    known: bool
+    facts: int
+    input_id: str
+    schema: dict[str, str] | None
+
+
+class Memory:
+    """A workspace opened for one tenant. Close it (or use `with`) to release the lock."""
+
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        tenant: str = "default",
+        *,
+        create: bool = False,
+        read_only: bool = False,
+        actor: str = "api",
+    ):
+        self.home = Path(home).expanduser() if home is not None else default_home()
+        self.tenant = check_name("tenant", tenant)
+        self.actor = actor
+        self.store = Store.open(self.home, create=create, read_only=read_only)
+        try:
+            self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
+        except BaseException:
+            self.store.close()
+            raise
+
+    def close(self) -> None:
+        """Release the workspace."""
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def address(self, subject: str | Address) -> Address:
+        """Resolve 'alice' / 'user:alice' / 'group:x' / 'tenant' within this tenant."""
+        if isinstance(subject, Address):
+            if subject.tenant != self.tenant:
+                raise InputError(
+                    f"subject {subject} belongs to tenant {subject.tenant!r}, not {self.tenant!r}"
+                )
+            return subject
+        return parse_subject(subject, self.tenant)
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def set(
+        self,
+        subject: str,
+        path: str,
+        value: Any,
+        *,
+        valid_from: dt.datetime | dt.date | None = None,
+        valid_to: dt.datetime | dt.date | None = None,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
+        addr = self.address(subject)
+        attr = self.catalog.attribute(path)
+        if isinstance(value, str):
+            value = parse_cli_value(value, attr.spec.type)
+        typed = self.catalog.validate_attribute(attr, value)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(
+            NewInput(
+                "command",
+                f"set {path} {canonical_json(typed)}",
+                "explicit_command",
+                session_id=session_id,
+            )
+        )
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind=attr.kind,
+                path=path,
+                value=typed,
+                source="explicit_command",
+                valid_from=valid_from,
+                valid_to=valid_to,
+                input_index=0,
+                session_id=session_id,
+            )
+        )
+        return self.store.append(batch)[0]
+
+    def import_file(
+        self,
+        subject: str,
+        collection: str,
+        file: str | Path,
+        *,
+        format: str | None = None,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> ImportResult:
+        """Import a JSON Lines, JSON array or CSV file of records into a collection."""
+        path = Path(file)
+        text, records = read_records(path, format)
+        return self._import(subject, collection, records, text, path.name, session_id, now)
+
+    def import_records(
+        self,
+        subject: str,
+        collection: str,
+        records: list[dict[str, Any]],
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> ImportResult:
+        """Import records given as dicts (values typed as JSON would give them)."""
+        if not records:
+            raise InputError("no records to import")
+        raw = []
+        for i, rec in enumerate(records, 1):
+            if not isinstance(rec, dict):
+                raise InputError(f"record {i}: expected a dict, got {type(rec).__name__}")
+            raw.append(RawRecord(f"record {i}", rec, False))
+        text = "\n".join(canonical_json(r) for r in records)
+        return self._import(subject, collection, raw, text, "<api>", session_id, now)
+
+    def _import(
+        self,
+        subject: str,
+        collection: str,
+        records: list[RawRecord],
+        text: str,
+        name: str,
+        session_id: str | None,
+        now: dt.datetime | None,
+    ) -> ImportResult:
+        addr = self.address(subject)
+        previous = None
+        if self.catalog.collection(collection) is None:
+            found = self.store.inferred_schema(addr, collection)
+            previous = found[1] if found else None
+        prepared = prepare(self.catalog, collection, records, name, previous)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("import", text, "import", name=name, session_id=session_id))
+        for fact in prepared.facts:
+            fact.session_id = session_id
+        batch.facts = prepared.facts
+        if prepared.schema is not None:
+            batch.schemas[prepared.path] = prepared.schema
+        stored = self.store.append(batch)
+        return ImportResult(
+            str(addr),
+            prepared.path,
+            prepared.known,
+            len(stored),
+            stored[0].input_id or "",
+            prepared.schema,
+        )
+
+    def add_note(
+        self,
+        subject: str,
+        text: str,
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Store free text the user asked to keep as a note (searchable, not typed)."""
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("a note needs some text")
+        addr = self.address(subject)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("note", text, "explicit_command", session_id=session_id))
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind="note",
+                path="notes",
+                text=text.strip(),
+                source="explicit_command",
+                input_index=0,
+                session_id=session_id,
+            )
+        )
+        return self.store.append(batch)[0]
+
+    def forget(
+        self,
+        subject: str,
+        fact_id: str,
+        *,
+        reason: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Append a retract of one of the subject's facts (nothing is deleted)."""
+        addr = self.address(subject)
+        target = self.store.fact(addr, fact_id)
+        if target.op != "assert":
+            raise InputError(
+                f"fact {fact_id} is a {target.op}, only asserted facts can be forgotten"
+            )
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(
+            NewInput(
+                "command",
+                f"forget {fact_id}" + (f": {reason}" if reason else ""),
+                "explicit_command",
+            )
+        )
+        batch.facts.append(
+            NewFact(
+                op="retract",
+                kind=target.kind,
+                path=target.path,
+                record_key=target.record_key,
+                value={"target": fact_id},
+                text=reason,
+                source="explicit_command",
+                input_index=0,
+            )
+        )
+        return self.store.append(batch)[0]
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def facts(self, subject: str, path: str | None = None) -> list[Fact]:
+        """The subject's facts in log order."""
+        return self.store.facts(self.address(subject), path)
+
+    def inputs(self, subject: str) -> list[Input]:
+        """The subject's archived raw inputs."""
+        return self.store.inputs(self.address(subject))
+
+    def subjects(self) -> list[SubjectInfo]:
+        """Subjects of this tenant."""
+        return self.store.subjects(self.tenant)
+
+    def inferred_schemas(self, subject: str) -> dict[str, dict[str, str]]:
+        """Schemas inferred for the subject's imported collections the catalog lacks."""
+        return self.store.inferred_schemas(self.address(subject))
+
+    def verify(self) -> VerifyReport:
+        """Check the whole workspace's hash chain."""
+        return self.store.verify()
