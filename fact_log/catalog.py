@@ -294,12 +294,15 @@ def _read(path: Path) -> dict[str, DomainSpec]:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read catalog {path}: {exc}") from None
-    try:
-        return {name: DomainSpec.model_validate(body) for name, body in raw.items()}
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"catalog {path}: {loc}: {err['msg']}") from None
+    domains = {}
+    for name, body in raw.items():
+        try:
+            domains[name] = DomainSpec.model_validate(body)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            loc = ".".join(str(p) for p in (name, *err["loc"]))
+            raise InputError(f"catalog {path}: {loc}: {err['msg']}") from None
+    return domains
 
 
 def _merge_domain(name: str, base: DomainSpec | None, ext: DomainSpec, source: Path) -> DomainSpec:

@@ -86,7 +86,7 @@ def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
 # Forward migrations: MIGRATIONS[v] takes a workspace from schema v-1 to v.
 MIGRATIONS: dict[int, list[str]] = {
     1: [
-        "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
         _ddl("facts", FACT_COLUMNS),
         _ddl("inputs", INPUT_COLUMNS),
         "CREATE TABLE rejections (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"

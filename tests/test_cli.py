@@ -1,0 +1,168 @@
+"""The `uac` command line, run in-process and as the installed console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import write
+
+from runtime.cli import build_parser, main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(tmp_path / "ws")
+    assert run(capsys, "--home", home, "init")[0] == 0
+    trips = write(
+        tmp_path / "trips.csv",
+        "city,country,depart,cost\nParis,FR,2025-03-05,412.10\nRome,IT,2025-05-01,380\n",
+    )
+    code, out, _ = run(capsys, "--home", home, "import", "alice", "trips", str(trips))
+    assert (
+        code == 0
+        and "imported 2 records into travel.trips (catalog collection) for user:alice" in out
+    )
+    code, out, _ = run(
+        capsys, "--home", home, "set", "alice", "identity.passport.expiry_date", "2027-03-01"
+    )
+    assert code == 0 and 'identity.passport.expiry_date = "2027-03-01"' in out
+    code, out, _ = run(capsys, "--home", home, "facts", "alice", "--json")
+    facts = json.loads(out)
+    assert [f["path"] for f in facts] == [
+        "travel.trips",
+        "travel.trips",
+        "identity.passport.expiry_date",
+    ]
+    assert facts[0]["value"] == {
+        "city": "Paris",
+        "country": "FR",
+        "depart": "2025-03-05",
+        "cost": "412.10",
+    }
+    code, out, _ = run(capsys, "--home", home, "facts", "alice")
+    assert "FR|Paris|2025-03-05" in out and out.splitlines()[0].split()[:3] == ["seq", "id", "op"]
+    code, out, _ = run(capsys, "--home", home, "inputs", "alice")
+    assert code == 0 and "trips.csv" in out
+    code, out, _ = run(capsys, "--home", home, "subjects")
+    assert out.splitlines()[1].split()[:4] == ["user", "alice", "3", "2"]
+    code, out, _ = run(
+        capsys, "--home", home, "forget", "alice", facts[2]["id"], "--reason", "typo"
+    )
+    assert code == 0 and f"retracts {facts[2]['id']}" in out
+    code, out, _ = run(capsys, "--home", home, "verify")
+    assert code == 0 and out.strip() == "ok: hash chain verified over 4 facts"
+    con = duckdb.connect(str(tmp_path / "ws" / "uac.duckdb"))
+    con.execute('UPDATE facts SET value = \'{"city":"Nice"}\' WHERE seq = 2')
+    con.close()
+    code, out, _ = run(capsys, "--home", home, "verify")
+    assert code == 1 and out.startswith(
+        f"BROKEN at seq 2 ({facts[1]['id']}): its content does not match"
+    )
+
+
+def test_tenant_option_isolates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(tmp_path / "ws")
+    run(capsys, "--home", home, "init")
+    run(capsys, "--home", home, "--tenant", "acme", "set", "alice", "identity.name", "Alice A")
+    code, out, _ = run(capsys, "--home", home, "facts", "alice")
+    assert code == 0 and out.strip() == "no facts for alice"
+    code, out, _ = run(capsys, "--home", home, "--tenant", "acme", "facts", "alice", "--json")
+    assert [f["value"] for f in json.loads(out)] == ["Alice A"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["set", "robot:x", "identity.name", "X"], "unknown subject form 'robot:x'"),
+        (
+            ["set", "alice", "identity.passport.expiry_date", "soon"],
+            "identity.passport.expiry_date: Input should be a valid date",
+        ),
+        (
+            ["set", "alice", "identity.pasport.expiry_date", "2025-01-01"],
+            "did you mean identity.passport.expiry_date",
+        ),
+        (["forget", "alice", "f_nothere"], "subject user:alice has no fact 'f_nothere'"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    home = str(tmp_path / "ws")
+    run(capsys, "--home", home, "init")
+    code, out, err = run(capsys, "--home", home, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("uac: error: ") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_commands_on_a_missing_workspace_say_how_to_create_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "--home", str(tmp_path / "none"), "facts", "alice")
+    assert code == 1 and "no uac workspace at" in err and "init" in err
+    assert not (tmp_path / "none").exists()
+
+
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert {
+        "init",
+        "set",
+        "import",
+        "facts",
+        "inputs",
+        "subjects",
+        "forget",
+        "verify",
+        "demo",
+    } <= set(commands)
+    for name, sub in commands.items():
+        assert sub.description, name
+        with pytest.raises(SystemExit) as exit_info:
+            main([name, "--help"])
+        assert exit_info.value.code == 0
+        assert "usage: uac" in capsys.readouterr().out
+
+
+def test_demo_builds_a_workspace_and_refuses_to_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = str(tmp_path / "demo")
+    code, out, _ = run(capsys, "--home", home, "demo")
+    assert code == 0
+    assert "imported   21 travel.trips" in out and "climbs: date: date" in out
+    assert "Hash chain: verified over" in out
+    code, _, err = run(capsys, "--home", home, "demo")
+    assert code == 1 and "pass --fresh" in err
+    assert run(capsys, "--home", home, "demo", "--fresh")[0] == 0
+
+
+def test_demo_log_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hashes = []
+    for name in ("a", "b"):
+        run(capsys, "--home", str(tmp_path / name), "demo")
+        con = duckdb.connect(str(tmp_path / name / "uac.duckdb"), read_only=True)
+        hashes.append(con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone())
+        con.close()
+    assert hashes[0] == hashes[1]
+
+
+def test_console_script_entry_point(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "runtime.cli", "--home", str(tmp_path / "x"), "subjects"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 1 and done.stderr.startswith("uac: error: no uac workspace")

@@ -1,0 +1,94 @@
+"""Tenants and subjects never see each other's rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import T0
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fact_log.addressing import Address, parse_subject
+from fact_log.errors import InputError, NotFound
+from runtime import Memory
+
+ADDRESSES = [
+    ("t1", "alice"),
+    ("t1", "bob"),
+    ("t1", "group:alice"),
+    ("t1", "tenant"),
+    ("t2", "alice"),
+    ("t2", "user:bob"),
+    ("t2", "tenant"),
+]
+
+
+def test_parse_subject_forms() -> None:
+    assert parse_subject("alice") == Address("default", "user", "alice")
+    assert parse_subject("user:alice", "acme") == Address("acme", "user", "alice")
+    assert parse_subject("group:family", "acme") == Address("acme", "group", "family")
+    assert parse_subject("tenant", "acme") == Address("acme", "tenant", "tenant")
+    with pytest.raises(InputError, match="invalid tenant name"):
+        parse_subject("alice", "bad tenant")
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(ADDRESSES), st.text(min_size=1, max_size=12)),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_reads_return_only_the_named_subjects_rows(tmp_path_factory, writes) -> None:
+    home: Path = tmp_path_factory.mktemp("iso") / "ws"
+    expected: dict[tuple[str, str], list[str]] = {a: [] for a in ADDRESSES}
+    with Memory(home, "t1", create=True):
+        pass
+    for (tenant, subject), name in writes:
+        with Memory(home, tenant) as mem:
+            mem.set(subject, "identity.name", name, now=T0)
+        expected[(tenant, subject)].append(name)
+    for tenant, subject in ADDRESSES:
+        with Memory(home, tenant, read_only=True) as mem:
+            facts = mem.facts(subject)
+            addr = mem.address(subject)
+            assert [f.value for f in facts] == expected[(tenant, subject)]
+            assert all(
+                (f.tenant, f.scope, f.subject) == (addr.tenant, addr.scope, addr.subject)
+                for f in facts
+            )
+            assert all(
+                i.tenant == tenant and i.subject == addr.subject and i.scope == addr.scope
+                for i in mem.inputs(subject)
+            )
+            assert {(s.scope, s.subject) for s in mem.subjects()} == {
+                (mem.address(s).scope, mem.address(s).subject)
+                for (t, s), names in expected.items()
+                if t == tenant and names
+            }
+
+
+def test_facts_of_another_subject_or_tenant_cannot_be_forgotten(home: Path) -> None:
+    with Memory(home, "t1", create=True) as mem:
+        alice_fact = mem.set("alice", "identity.name", "Alice", now=T0)
+        with pytest.raises(NotFound, match="has no fact"):
+            mem.forget("bob", alice_fact.id)
+        with pytest.raises(NotFound):
+            mem.forget("group:alice", alice_fact.id)
+    with Memory(home, "t2") as mem:
+        with pytest.raises(NotFound):
+            mem.forget("alice", alice_fact.id)
+        with pytest.raises(InputError, match="belongs to tenant 't1'"):
+            mem.facts(Address("t1", "user", "alice"))  # type: ignore[arg-type]
+    with Memory(home, "t1") as mem:
+        assert [f.op for f in mem.facts("alice")] == ["assert"]
+
+
+def test_inferred_schemas_are_per_subject(mem: Memory) -> None:
+    mem.import_records("alice", "diary", [{"secret_field": "x"}], now=T0)
+    assert mem.inferred_schemas("bob") == {}
+    assert mem.inferred_schemas("group:alice") == {}
