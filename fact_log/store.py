@@ -149,6 +149,16 @@ class NewFact:
 
 
 @dataclass(slots=True)
+class NewRejection:
+    """Something the ingestion gate refused, recorded with its reason."""
+
+    reason: str
+    path: str | None = None
+    detail: Any = None
+    input_index: int | None = None
+
+
+@dataclass(slots=True)
 class Batch:
     """Everything one write appends, atomically, for one subject."""
 
@@ -158,6 +168,7 @@ class Batch:
     inputs: list[NewInput] = field(default_factory=list)
     facts: list[NewFact] = field(default_factory=list)
     schemas: dict[str, dict[str, str]] = field(default_factory=dict)
+    rejections: list[NewRejection] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,6 +440,7 @@ class Store:
                 )
             )
         run_id = f"run_{seq + 1}"
+        addr_cols = [addr.tenant, addr.scope, addr.subject]
         fact_rows: list[tuple[Any, ...]] = []
         for new in batch.facts:
             seq += 1
@@ -464,6 +476,14 @@ class Store:
         try:
             self._insert("inputs", INPUT_COLUMNS, input_rows)
             self._insert("facts", FACT_COLUMNS, fact_rows)
+            for n, rej in enumerate(batch.rejections):
+                rid = "r_" + sha256(f"{run_id}:{n}:{rej.reason}")[:20]
+                iid = None if rej.input_index is None else input_rows[rej.input_index][1]
+                detail = None if rej.detail is None else canonical_json(rej.detail)
+                self.con.execute(
+                    "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [rid, *addr_cols, iid, rej.path, rej.reason, detail, recorded],
+                )
             for path, fields in sorted(batch.schemas.items()):
                 self._record_schema(
                     addr, path, fields, input_rows[0][1] if input_rows else None, recorded
@@ -571,6 +591,16 @@ class Store:
             [tenant, tenant],
         ).fetchall()
         return [SubjectInfo(tenant, *row) for row in rows]
+
+    def rejections(self, addr: Address) -> list[dict[str, Any]]:
+        """What the gate refused for a subject, oldest first."""
+        cur = self.con.execute(
+            f"SELECT id, input_id, path, reason, detail, recorded_at FROM rejections WHERE {_SUBJECT}"
+            " ORDER BY recorded_at, id",
+            [addr.tenant, addr.scope, addr.subject],
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
         """The latest (version, fields) inferred for a collection the catalog lacks."""
