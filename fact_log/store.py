@@ -595,7 +595,8 @@ class Store:
     def rejections(self, addr: Address) -> list[dict[str, Any]]:
         """What the gate refused for a subject, oldest first."""
         cur = self.con.execute(
-            f"SELECT id, input_id, path, reason, detail, recorded_at FROM rejections WHERE {_SUBJECT}"
+            "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
+            f" WHERE {_SUBJECT}"
             " ORDER BY recorded_at, id",
             [addr.tenant, addr.scope, addr.subject],
         )
