@@ -26,7 +26,7 @@ from fact_log.errors import NotFound, WorkspaceError
 from fact_log.values import canonical_json, loads, sha256
 
 DB_FILE = "uac.duckdb"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
@@ -95,6 +95,13 @@ MIGRATIONS: dict[int, list[str]] = {
         "CREATE TABLE schemas (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
         " subject VARCHAR NOT NULL, path VARCHAR NOT NULL, version INTEGER NOT NULL,"
         " fields VARCHAR NOT NULL, input_id VARCHAR, recorded_at TIMESTAMP NOT NULL)",
+    ],
+    2: [
+        "CREATE TABLE checkpoints (id BIGINT NOT NULL, tenant VARCHAR NOT NULL,"
+        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, version INTEGER,"
+        " status VARCHAR NOT NULL, watermark BIGINT NOT NULL, head_id VARCHAR,"
+        " as_of TIMESTAMP, known_at TIMESTAMP, facts INTEGER NOT NULL, error VARCHAR,"
+        " timings VARCHAR, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP NOT NULL)",
     ],
 }
 
@@ -603,6 +610,62 @@ class Store:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
+    def record_checkpoint(self, addr: Address, row: dict[str, Any]) -> int:
+        """Append one compile attempt (published or failed) to `checkpoints`; returns its id."""
+        next_id = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+        cols = (
+            "version",
+            "status",
+            "watermark",
+            "head_id",
+            "as_of",
+            "known_at",
+            "facts",
+            "error",
+            "timings",
+            "started_at",
+            "finished_at",
+        )
+        self.con.execute(
+            f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
+            f" VALUES ({', '.join('?' * (len(cols) + 4))})",
+            [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
+        )
+        return next_id
+
+    def checkpoints(self, addr: Address) -> list[dict[str, Any]]:
+        """Every compile attempt of a subject, oldest first."""
+        cur = self.con.execute(
+            f"SELECT * FROM checkpoints WHERE {_SUBJECT} ORDER BY id",
+            [addr.tenant, addr.scope, addr.subject],
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def next_version(self, addr: Address) -> int:
+        """The version number the next published checkpoint of a subject gets."""
+        row = self.con.execute(
+            f"SELECT coalesce(max(version), 0) + 1 FROM checkpoints WHERE {_SUBJECT}",
+            [addr.tenant, addr.scope, addr.subject],
+        ).fetchone()
+        return int(row[0])
+
+    def changed_subjects(self, tenant: str) -> list[Address]:
+        """Subjects with facts newer than their last published (present-time) checkpoint."""
+        rows = self.con.execute(
+            """
+            WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
+                       GROUP BY ALL),
+                 c AS (SELECT scope, subject, max(watermark) AS mark FROM checkpoints
+                       WHERE tenant = ? AND status = 'published' AND as_of IS NULL
+                         AND known_at IS NULL GROUP BY ALL)
+            SELECT f.scope, f.subject FROM f LEFT JOIN c USING (scope, subject)
+            WHERE c.mark IS NULL OR f.top > c.mark ORDER BY 1, 2
+            """,
+            [tenant, tenant],
+        ).fetchall()
+        return [Address(tenant, scope, subject) for scope, subject in rows]
+
     def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
         """The latest (version, fields) inferred for a collection the catalog lacks."""
         row = self.con.execute(
@@ -612,12 +675,15 @@ class Store:
         ).fetchone()
         return None if row is None else (row[0], loads(row[1]))
 
-    def inferred_schemas(self, addr: Address) -> dict[str, dict[str, str]]:
-        """Latest inferred schema of every inferred collection of a subject."""
+    def inferred_schemas(
+        self, addr: Address, known_at: dt.datetime | None = None
+    ) -> dict[str, dict[str, str]]:
+        """Latest inferred schema of every inferred collection of a subject (as known then)."""
         rows = self.con.execute(
             "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"
-            " AND subject = ? GROUP BY path ORDER BY path",
-            [addr.tenant, addr.scope, addr.subject],
+            " AND subject = ? AND recorded_at <= coalesce(?, recorded_at)"
+            " GROUP BY path ORDER BY path",
+            [addr.tenant, addr.scope, addr.subject, known_at],
         ).fetchall()
         return {path: loads(fields) for path, fields in rows}
 

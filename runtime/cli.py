@@ -6,11 +6,13 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from fact_log.errors import UacError
+from compiler.checkpoint import CompileResult
+from fact_log.errors import InputError, UacError
 from fact_log.store import Fact, default_home
 from fact_log.values import canonical_json
 from runtime.memory import Memory
@@ -86,11 +88,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fact_rows(facts: list[Fact]) -> list[Sequence[Any]]:
+def _fact_rows(facts: list[Fact], statuses: dict[str, dict[str, Any]]) -> list[Sequence[Any]]:
     return [
         (
             f.seq,
             f.id,
+            _status(statuses.get(f.id)),
             f.op,
             f.kind,
             f.path,
@@ -103,17 +106,28 @@ def _fact_rows(facts: list[Fact]) -> list[Sequence[Any]]:
     ]
 
 
+def _status(status: dict[str, Any] | None) -> str:
+    # Facts newer than the current checkpoint have no derived status yet.
+    if status is None:
+        return "pending"
+    text = status["status"]
+    if status.get("superseded_by"):
+        text += f" by {status['superseded_by']}"
+    return text
+
+
 def cmd_facts(args: argparse.Namespace) -> int:
     with _memory(args, read_only=True) as mem:
         facts = mem.facts(args.subject, args.path)
+        statuses = mem.statuses(args.subject)
     if args.json:
-        _print_json([f.as_dict() for f in facts])
+        _print_json([{**f.as_dict(), "derived": statuses.get(f.id)} for f in facts])
     elif not facts:
         _out(f"no facts for {args.subject}")
     else:
         _table(
-            _fact_rows(facts),
-            ("seq", "id", "op", "kind", "path", "key", "value", "source", "recorded"),
+            _fact_rows(facts, statuses),
+            ("seq", "id", "status", "op", "kind", "path", "key", "value", "source", "recorded"),
         )
     return 0
 
@@ -186,6 +200,84 @@ def cmd_verify(args: argparse.Namespace) -> int:
         f"{report.checked} facts before it verified"
     )
     return 1
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    chosen = sum((args.subject is not None, args.all, args.changed))
+    if chosen != 1:
+        raise InputError("name a SUBJECT, or pass --all or --changed (exactly one)")
+    started = time.perf_counter()
+
+    def progress(n: int, total: int, res: CompileResult) -> None:
+        if total == 1:
+            return
+        if total <= 20 or n == total or n % max(1, total // 20) == 0 or res.status == "failed":
+            _err(f"[{n}/{total}] {_describe(res)}")
+
+    with _memory(args) as mem:
+        results = mem.compile(
+            args.subject,
+            all=args.all,
+            changed=args.changed,
+            as_of=args.as_of,
+            known_at=args.known_at,
+            keep=args.keep,
+            progress=progress,
+        )
+    failed = [r for r in results if r.status == "failed"]
+    _out(
+        f"compiled {len(results) - len(failed)} subject(s), {len(failed)} failed, "
+        f"in {time.perf_counter() - started:.2f} s"
+    )
+    for res in results if len(results) == 1 else failed:
+        _out(_describe(res))
+    return 1 if failed else 0
+
+
+def _describe(res: CompileResult) -> str:
+    if res.status == "failed":
+        return f"{res.address}: FAILED ({res.error}); the previous checkpoint stays current"
+    where = "current" if res.current else "time travel, not made current"
+    reused = f", reused {', '.join(res.reused)}" if res.reused else ""
+    total = sum(res.timings.values()) * 1000
+    return (
+        f"{res.address}: v{res.version} ({where}) from {res.facts} facts up to seq {res.watermark}"
+        f", {res.diagnostics} diagnostics, {total:.0f} ms{reused} -> {res.directory}"
+    )
+
+
+def cmd_manifest(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        _out(mem.manifest(args.subject).rstrip())
+    return 0
+
+
+def cmd_why(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        exp = mem.why(args.subject, args.expr)
+    _out(f"{exp.expr} = {exp.value!r}   (checkpoint v{exp.version})")
+    if not exp.facts:
+        _out("  no facts stand behind this value (a catalog default or an empty collection)")
+    for title, facts in (("from", exp.facts), ("superseded", exp.superseded)):
+        for f in facts:
+            status = exp.statuses.get(f.id, {})
+            _out(
+                f"  {title:<10} {f.id}  seq {f.seq}  {f.source}  {f.recorded_at:%Y-%m-%d %H:%M}  "
+                f"[{status.get('status', '?')}/{status.get('decision', '?')}]  "
+                f"{_short(f.value_json if f.value_json is not None else f.text, 70)}"
+            )
+            if f.evidence_json:
+                _out(f"             evidence: {_short(f.evidence_json, 90)} (input {f.input_id})")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        old, new, lines = mem.diff(args.subject, args.v1, args.v2)
+    _out(f"{args.subject}: v{old} -> v{new}: {len(lines) or 'no'} change(s)")
+    for line in lines:
+        _out("  " + line)
+    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -267,6 +359,45 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("subject", help=SUBJECT_HELP)
     p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
     p.add_argument("--reason", help="why it is forgotten")
+
+    p = command("compile", cmd_compile, "Compile the log into typed Python modules (a checkpoint).")
+    p.add_argument("subject", nargs="?", help=SUBJECT_HELP)
+    p.add_argument("--all", action="store_true", help="compile every subject of the tenant")
+    p.add_argument(
+        "--changed",
+        action="store_true",
+        help="compile subjects with facts newer than their checkpoint",
+    )
+    p.add_argument(
+        "--as-of", type=_date_arg, help="fold what was true at this valid time (not made current)"
+    )
+    p.add_argument(
+        "--known-at", type=_date_arg, help="fold only what was recorded by then (not made current)"
+    )
+    p.add_argument(
+        "--keep",
+        type=int,
+        default=5,
+        help="checkpoint versions kept per subject (default: %(default)s)",
+    )
+
+    p = command(
+        "manifest", cmd_manifest, "Print the compact manifest of a subject's current checkpoint."
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+
+    p = command(
+        "why", cmd_why, "Explain a compiled value: the facts behind it and what they superseded."
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument(
+        "expr", help="user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']"
+    )
+
+    p = command("diff", cmd_diff, "Show the typed-state difference between two checkpoints.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("v1", nargs="?", type=int, help="older version (default: the one before v2)")
+    p.add_argument("v2", nargs="?", type=int, help="newer version (default: current)")
 
     command("verify", cmd_verify, "Verify the fact log's hash chain; report the first broken link.")
 

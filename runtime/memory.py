@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from compiler import explain, loader
+from compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from fact_log.addressing import Address, check_name, parse_subject
 from fact_log.catalog import WORKSPACE_CATALOG, Catalog
-from fact_log.errors import InputError
+from fact_log.errors import InputError, NotFound
 from fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
 from fact_log.store import (
     Batch,
@@ -21,9 +23,22 @@ from fact_log.store import (
     SubjectInfo,
     VerifyReport,
     default_home,
+    utc_naive,
     utc_now,
 )
 from fact_log.values import canonical_json
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a compiled value is what it is."""
+
+    expr: str
+    value: Any
+    version: int
+    facts: list[Fact]
+    superseded: list[Fact]
+    statuses: dict[str, dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,3 +291,93 @@ class Memory:
     def verify(self) -> VerifyReport:
         """Check the whole workspace's hash chain."""
         return self.store.verify()
+
+    # -- compiling -------------------------------------------------------------------------
+
+    def compile(
+        self,
+        subject: str | None = None,
+        *,
+        all: bool = False,
+        changed: bool = False,
+        as_of: dt.datetime | dt.date | None = None,
+        known_at: dt.datetime | None = None,
+        keep: int = DEFAULT_KEEP,
+        progress: Any = None,
+    ) -> list[CompileResult]:
+        """Compile one subject, every subject (all) or those with new facts (changed)."""
+        if sum((subject is not None, all, changed)) != 1:
+            raise InputError("name exactly one of: a subject, all=True or changed=True")
+        if subject is not None:
+            addresses = [self.address(subject)]
+        elif changed:
+            addresses = self.store.changed_subjects(self.tenant)
+        else:
+            addresses = [
+                Address(self.tenant, s.scope, s.subject) for s in self.subjects() if s.facts
+            ]  # type: ignore[arg-type]
+        if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):
+            as_of = dt.datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59)
+        return compile_many(
+            self.store,
+            self.catalog,
+            addresses,
+            progress=progress,
+            as_of=as_of,
+            known_at=utc_naive(known_at),
+            keep=keep,
+        )
+
+    def checkpoint(self, subject: str, version: int | None = None) -> loader.Checkpoint:
+        """The subject's published checkpoint (or a given version), imported and verified."""
+        return loader.load(self.home, self.address(subject), version)
+
+    def manifest(self, subject: str) -> str:
+        """The compact manifest of the subject's current checkpoint, for agent context."""
+        return self.checkpoint(subject).manifest
+
+    def why(self, subject: str, expr: str) -> Explanation:
+        """The value at expr (e.g. user.passport.expiry_date) and the facts behind it."""
+        addr = self.address(subject)
+        ckpt = self.checkpoint(subject)
+        resolved = explain.resolve(ckpt, expr)
+        statuses = ckpt.provenance["facts"]
+        facts = [self.store.fact(addr, fid) for fid in resolved.fact_ids]
+        older = [
+            self.store.fact(addr, fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)
+        ]
+        wanted = {f.id for f in facts + older}
+        return Explanation(
+            resolved.expr,
+            resolved.value,
+            ckpt.version,
+            facts,
+            older,
+            {k: v for k, v in statuses.items() if k in wanted},
+        )
+
+    def diff(
+        self, subject: str, old: int | None = None, new: int | None = None
+    ) -> tuple[int, int, list[str]]:
+        """Typed-state changes between two checkpoint versions (default: previous → current)."""
+        addr = self.address(subject)
+        published = [
+            c["version"] for c in self.store.checkpoints(addr) if c["status"] == "published"
+        ]
+        if new is None:
+            new = loader.current_version(self.home, addr)
+            if new is None:
+                raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+        if old is None:
+            earlier = [v for v in published if v < new]
+            if not earlier:
+                raise NotFound(f"{addr} has no checkpoint before version {new} to compare with")
+            old = earlier[-1]
+        return old, new, explain.diff(self.checkpoint(subject, old), self.checkpoint(subject, new))
+
+    def statuses(self, subject: str) -> dict[str, dict[str, Any]]:
+        """Derived status of each fact in the current checkpoint ({} if never compiled)."""
+        try:
+            return self.checkpoint(subject).provenance["facts"]
+        except NotFound:
+            return {}

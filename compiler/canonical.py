@@ -1,0 +1,38 @@
+"""Digests of a subject's state, from the fold or from the generated objects.
+
+Both sides must give the same digests for the round-trip check: the generated modules,
+imported in a fresh interpreter, have to rebuild exactly the state the fold computed. A
+part (a group, a collection, the notes) is digested as the `repr` of its rows — tuples of
+field values in sorted field-name order — because `repr` shows types as well as values
+(`Decimal('1.0')`, `datetime.date(...)`, `'1.0'`) and is computed in C.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from operator import attrgetter
+from typing import Any
+
+
+def rows_digest(rows: Any) -> str:
+    """SHA-256 of the repr of a part's rows."""
+    return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
+
+
+def _getter(cls: type) -> attrgetter:
+    names = sorted(f.name for f in dataclasses.fields(cls))
+    return attrgetter(*names)
+
+
+def object_parts(user: Any, names: list[str]) -> dict[str, str]:
+    """Digest of the named top-level parts (group, collection, notes) of a generated `user`."""
+    out = {}
+    for name in names:
+        value = getattr(user, name)
+        if isinstance(value, tuple):
+            rows = tuple(map(_getter(type(value[0])), value)) if value else ()
+        else:
+            rows = _getter(type(value))(value)
+        out[name] = rows_digest(rows)
+    return out

@@ -1,0 +1,133 @@
+"""`why` (value → the facts behind it) and `diff` (typed-state change between checkpoints)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from compiler.loader import Checkpoint
+from fact_log.errors import InputError, NotFound
+
+_STEP = re.compile(
+    r"""\.(?P<attr>[A-Za-z][A-Za-z0-9_]*)|\[(?P<index>-?\d+)\]|\[(?P<q>['"])(?P<key>.*?)(?P=q)\]"""
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """An expression path resolved against a checkpoint."""
+
+    expr: str  # normalised: user.passport.expiry_date / user.trips['KEY'].cost
+    value: Any
+    fact_ids: tuple[str, ...]
+
+
+def resolve(checkpoint: Checkpoint, expr: str) -> Resolved:
+    """Resolve `user.<group>.<field>`, `user.<coll>[i|'key']` (optionally `.field`)."""
+    text = expr.strip()
+    if not text.startswith("user"):
+        text = "user." + text
+    rest = text[4:]
+    steps = []
+    pos = 0
+    while pos < len(rest):
+        match = _STEP.match(rest, pos)
+        if match is None:
+            raise InputError(
+                f"cannot parse {expr!r}: use user.passport.expiry_date or user.trips[0]"
+            )
+        steps.append(match)
+        pos = match.end()
+    if not steps or steps[0].group("attr") is None:
+        raise InputError(f"{expr!r} must name a part of user, e.g. user.passport.expiry_date")
+    user = checkpoint.user
+    paths = checkpoint.provenance["paths"]
+    part = steps[0].group("attr")
+    if not any(f.name == part for f in dataclasses.fields(user)):
+        names = ", ".join(f.name for f in dataclasses.fields(user))
+        raise NotFound(f"user has no {part!r}; it has: {names}")
+    value = getattr(user, part)
+    norm = f"user.{part}"
+    ids: tuple[str, ...] = ()
+    for step in steps[1:]:
+        if isinstance(value, tuple):
+            if step.group("index") is not None:
+                index = int(step.group("index"))
+                if not -len(value) <= index < len(value):
+                    raise NotFound(
+                        f"{norm} has {len(value)} records; index {index} is out of range"
+                    )
+                value = value[index]
+            elif step.group("key") is not None:
+                found = [r for r in value if getattr(r, "key", None) == step.group("key")]
+                if not found:
+                    raise NotFound(f"{norm} has no record with key {step.group('key')!r}")
+                value = found[0]
+            else:
+                raise InputError(f"{norm} is a collection: index it, e.g. {norm}[0]")
+            key = getattr(value, "key", None) or getattr(value, "fact_id", "")
+            norm = f"{norm}[{key!r}]"
+            ids = tuple(paths.get(norm, ()))
+        elif step.group("attr") is not None and dataclasses.is_dataclass(value):
+            name = step.group("attr")
+            if not any(f.name == name for f in dataclasses.fields(value)):
+                raise NotFound(f"{norm} has no field {name!r}")
+            value = getattr(value, name)
+            norm = f"{norm}.{name}"
+            ids = tuple(paths.get(norm, ids))
+        else:
+            raise InputError(f"cannot go further than {norm}")
+    if not ids:
+        ids = tuple(paths.get(norm, ()))
+    return Resolved(norm, value, ids)
+
+
+def superseded_by(checkpoint: Checkpoint, fact_ids: tuple[str, ...]) -> list[str]:
+    """Facts the given facts superseded."""
+    wanted = set(fact_ids)
+    facts = checkpoint.provenance["facts"]
+    return sorted(fid for fid, s in facts.items() if s.get("superseded_by") in wanted)
+
+
+def _rows(part: Any) -> dict[str, dict[str, Any]] | dict[str, Any]:
+    if isinstance(part, tuple):
+        return {getattr(r, "key", None) or r.fact_id: _fields(r) for r in part}
+    return _fields(part)
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "fact_ids"}
+
+
+def diff(old: Checkpoint, new: Checkpoint) -> list[str]:
+    """Human-readable typed-state changes from old to new (empty if identical)."""
+    lines: list[str] = []
+    old_parts, new_parts = old.meta.get("parts", {}), new.meta.get("parts", {})
+    names = [f.name for f in dataclasses.fields(new.user)]
+    for name in sorted(set(names) | {f.name for f in dataclasses.fields(old.user)}):
+        if old_parts.get(name) is not None and old_parts.get(name) == new_parts.get(name):
+            continue
+        before = _rows(getattr(old.user, name)) if hasattr(old.user, name) else {}
+        after = _rows(getattr(new.user, name)) if hasattr(new.user, name) else {}
+        is_collection = isinstance(getattr(new.user, name, getattr(old.user, name, ())), tuple)
+        if not is_collection:
+            for field in sorted(set(before) | set(after)):
+                if before.get(field) != after.get(field):
+                    lines.append(
+                        f"~ user.{name}.{field}: {before.get(field)!r} -> {after.get(field)!r}"
+                    )
+            continue
+        for key in sorted(set(before) - set(after)):
+            lines.append(f"- user.{name}[{key!r}]")
+        for key in sorted(set(after) - set(before)):
+            lines.append(f"+ user.{name}[{key!r}]")
+        for key in sorted(set(before) & set(after)):
+            a, b = before[key], after[key]
+            for field in sorted(set(a) | set(b)):
+                if a.get(field) != b.get(field):
+                    lines.append(
+                        f"~ user.{name}[{key!r}].{field}: {a.get(field)!r} -> {b.get(field)!r}"
+                    )
+    return lines

@@ -1,0 +1,279 @@
+"""The fold: a subject's log prefix → typed state, per-fact status and diagnostics.
+
+Semantics, per path:
+- a retract disables the fact it targets (the retract itself stays in the log);
+- a fact below its source's confidence threshold is only `observed`, it never wins;
+- single-valued attributes: the winner is the eligible assert with the highest
+  (source rank, recorded_at, confidence, seq) — explicit user sources rank above tool
+  results, which rank above automatic extraction. Facts with the winner's value are
+  `active` (ADD for the first, REINFORCE after: support grows); other values are
+  `superseded` by the winner (its decision is SUPERSEDE);
+- collection records are grouped by record key and merged in precedence order: policy
+  `update` merges fields (UPDATE), `replace` keeps the top record and supersedes the rest;
+- values that cannot be coerced to their field type are dropped and reported.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.model import CoercionError, NoteModel, RecordModel, SubjectModel, coerce
+from fact_log.catalog import Catalog
+from fact_log.store import Fact
+
+SOURCE_RANK = {
+    "explicit_command": 2,
+    "user_markdown": 2,
+    "import": 2,
+    "tool_result": 1,
+    "automatic_rule": 0,
+    "automatic_llm": 0,
+}
+# Facts below these confidences are kept as observations but never win a slot.
+CONFIDENCE_THRESHOLDS = {"automatic_rule": 0.6, "automatic_llm": 0.75, "tool_result": 0.5}
+
+
+@dataclass(slots=True)
+class FactStatus:
+    """Derived lifecycle of one fact after the fold."""
+
+    status: str  # active | superseded | disabled | observed
+    decision: str  # add | reinforce | supersede | update | retract | note | ignored
+    superseded_by: str | None = None
+    support: int = 1
+
+
+@dataclass(slots=True)
+class FoldResult:
+    """The folded state of one subject plus how each fact was used."""
+
+    model: SubjectModel
+    statuses: dict[str, FactStatus] = field(default_factory=dict)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    watermark: int = 0
+    head_id: str | None = None
+
+
+def _rank(fact: Fact) -> tuple[int, dt.datetime, float, int]:
+    return (SOURCE_RANK.get(fact.source, 0), fact.recorded_at, fact.confidence, fact.seq)
+
+
+def select_facts(
+    facts: Iterable[Fact], as_of: dt.datetime | None = None, known_at: dt.datetime | None = None
+) -> list[Fact]:
+    """The log prefix to fold: recorded by known_at, and (asserts) valid at as_of."""
+    chosen = []
+    for fact in facts:
+        if known_at is not None and fact.recorded_at > known_at:
+            continue
+        if as_of is not None and fact.op == "assert":
+            if fact.valid_from is not None and fact.valid_from > as_of:
+                continue
+            if fact.valid_to is not None and fact.valid_to <= as_of:
+                continue
+        chosen.append(fact)
+    return chosen
+
+
+def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult:
+    """Fold facts (one subject, log order) into model; returns the filled result."""
+    result = FoldResult(model)
+    if facts:
+        result.watermark, result.head_id = facts[-1].seq, facts[-1].id
+    statuses = result.statuses
+    by_id = {f.id: f for f in facts}
+    retracted: set[str] = set()
+    for fact in facts:
+        if fact.op == "retract":
+            target = (fact.value or {}).get("target") if isinstance(fact.value, dict) else None
+            statuses[fact.id] = FactStatus("active", "retract")
+            if target in by_id:
+                retracted.add(target)
+            else:
+                result.diagnostics.append(
+                    {"kind": "dangling_retract", "fact": fact.id, "target": target}
+                )
+        elif fact.op != "assert":
+            statuses[fact.id] = FactStatus("active", fact.op)
+    attributes: dict[str, list[Fact]] = defaultdict(list)
+    records: dict[str, list[Fact]] = defaultdict(list)
+    for fact in facts:
+        if fact.op != "assert":
+            continue
+        if fact.id in retracted:
+            statuses[fact.id] = FactStatus("disabled", "retract")
+        elif fact.confidence < CONFIDENCE_THRESHOLDS.get(fact.source, 0.0):
+            statuses[fact.id] = FactStatus("observed", "ignored")
+        elif fact.kind == "note":
+            statuses[fact.id] = FactStatus("active", "note")
+        elif fact.kind in ("attribute", "preference"):
+            attributes[fact.path].append(fact)
+        elif fact.kind == "record":
+            records[fact.path].append(fact)
+        else:
+            statuses[fact.id] = FactStatus("observed", "ignored")
+    _fold_attributes(catalog, result, attributes)
+    _fold_records(result, records)
+    model.notes = [
+        NoteModel(f.id, f.text or "", f.recorded_at)
+        for f in facts
+        if f.kind == "note" and f.id in statuses and statuses[f.id].status == "active"
+    ]
+    return result
+
+
+def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
+    groups = {g.attr: g for g in result.model.groups}
+    for path in sorted(by_path):
+        attr = catalog.attributes.get(path)
+        if attr is None:
+            for fact in by_path[path]:
+                result.statuses[fact.id] = FactStatus("observed", "ignored")
+            result.diagnostics.append(
+                {"kind": "unknown_path", "path": path, "facts": [f.id for f in by_path[path]]}
+            )
+            continue
+        eligible: list[tuple[Fact, Any]] = []
+        for fact in by_path[path]:
+            try:
+                eligible.append((fact, coerce(attr.spec, fact.value)))
+            except CoercionError as exc:
+                result.statuses[fact.id] = FactStatus("observed", "ignored")
+                result.diagnostics.append(
+                    {
+                        "kind": "coercion",
+                        "path": path,
+                        "fact": fact.id,
+                        "value": fact.value,
+                        "error": str(exc),
+                    }
+                )
+        if not eligible:
+            continue
+        winner, value = max(eligible, key=lambda fv: _rank(fv[0]))
+        same = [f for f, v in eligible if v == value]
+        for n, fact in enumerate(sorted(same, key=lambda f: f.seq)):
+            decision = "add" if n == 0 else "reinforce"
+            result.statuses[fact.id] = FactStatus("active", decision, support=len(same))
+        losers = [f for f, v in eligible if v != value]
+        for fact in losers:
+            result.statuses[fact.id] = FactStatus("superseded", "ignored", superseded_by=winner.id)
+        if losers:
+            result.statuses[winner.id].decision = "supersede"
+            _report_contradictions(result, path, winner, losers)
+        group = groups[attr.group]
+        group.values[attr.name] = value
+        group.fact_ids[attr.name] = tuple(f.id for f in sorted(same, key=lambda f: f.seq))
+
+
+def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: list[Fact]) -> None:
+    for fact in losers:
+        tie = _rank(fact)[:3] == _rank(winner)[:3]
+        newer = (fact.recorded_at, fact.seq) > (winner.recorded_at, winner.seq)
+        if tie or newer:
+            result.diagnostics.append(
+                {
+                    "kind": "contradiction",
+                    "path": path,
+                    "kept": winner.id,
+                    "over": fact.id,
+                    "rule": "log order (unresolved tie)"
+                    if tie
+                    else "source precedence over recency",
+                }
+            )
+
+
+def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
+    for path in sorted(by_path):
+        coll = result.model.collection(path)
+        if coll is None:
+            for fact in by_path[path]:
+                result.statuses[fact.id] = FactStatus("observed", "ignored")
+            result.diagnostics.append(
+                {"kind": "unknown_path", "path": path, "facts": [f.id for f in by_path[path]]}
+            )
+            continue
+        by_key: dict[str, list[Fact]] = defaultdict(list)
+        for fact in by_path[path]:
+            by_key[fact.record_key or fact.id].append(fact)
+        fields = {f.source: f for f in coll.fields}
+        replace = coll.merge == "replace"
+        records: list[RecordModel] = []
+        for key, contributions in by_key.items():
+            ordered = sorted(contributions, key=_rank)
+            merged: dict[str, Any] = {}
+            used: list[Fact] = []
+            if replace:
+                top = ordered[-1]
+                for fact in ordered[:-1]:
+                    result.statuses[fact.id] = FactStatus(
+                        "superseded", "ignored", superseded_by=top.id
+                    )
+                ordered = [top]
+            for n, fact in enumerate(ordered):
+                value = fact.value
+                value = value if isinstance(value, dict) else {}
+                before = dict(merged)
+                merged.update({k: v for k, v in value.items() if v is not None})
+                decision = "add" if n == 0 else ("reinforce" if merged == before else "update")
+                result.statuses[fact.id] = FactStatus("active", decision, support=len(ordered))
+                used.append(fact)
+            typed = _type_record(result, coll, key, merged, fields)
+            if typed is None:
+                for fact in used:
+                    result.statuses[fact.id] = FactStatus("observed", "ignored")
+                continue
+            records.append(
+                RecordModel(key, tuple(f.id for f in sorted(used, key=lambda f: f.seq)), typed)
+            )
+        coll.records = sorted(records, key=lambda r: _sort_key(coll, r))
+
+
+def _type_record(
+    result: FoldResult, coll: Any, key: str, merged: dict[str, Any], fields: dict[str, Any]
+) -> dict[str, Any] | None:
+    typed: dict[str, Any] = {}
+    for source, raw in merged.items():
+        if source == "id":
+            continue
+        fm = fields.get(source)
+        if fm is None:
+            result.diagnostics.append(
+                {"kind": "unknown_field", "path": coll.path, "key": key, "field": source}
+            )
+            continue
+        try:
+            typed[fm.name] = coerce(fm.spec, raw)
+        except CoercionError as exc:
+            result.diagnostics.append(
+                {
+                    "kind": "coercion",
+                    "path": coll.path,
+                    "key": key,
+                    "field": source,
+                    "value": raw,
+                    "error": str(exc),
+                }
+            )
+    missing = [f.source for f in coll.fields if f.spec.required and f.name not in typed]
+    if missing:
+        result.diagnostics.append(
+            {"kind": "missing_required", "path": coll.path, "key": key, "fields": missing}
+        )
+        return None
+    return typed
+
+
+def _sort_key(coll: Any, record: RecordModel) -> tuple[Any, ...]:
+    # Chronological by the first date field the record has, then by key: stable and readable.
+    for fm in coll.fields:
+        if fm.spec.type in ("date", "datetime"):
+            value = record.values.get(fm.name)
+            if value is not None:
+                return (1, value.isoformat(), record.key)
+    return (0, "", record.key)

@@ -1,0 +1,153 @@
+"""The one place that finds and imports a published checkpoint of a subject.
+
+Layout under a workspace: `generated/<tenant>/<scope>/<subject>/versions/vNNNNNN/` holds one
+checkpoint; the file `current` in the subject directory names the published one. A version
+directory is imported as its own uniquely named package from its path — never by adding a
+directory to `sys.path` — so no subject's code can shadow another's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from fact_log.addressing import Address
+from fact_log.errors import NotFound, WorkspaceError
+
+GENERATED = "generated"
+FILES = "files.json"
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+
+
+def _component(name: str) -> str:
+    # Names are validated at the API boundary; this is the last line against traversal.
+    if not _SAFE.match(name) or name in (".", ".."):
+        raise WorkspaceError(f"refusing unsafe path component {name!r}")
+    return name
+
+
+def subject_dir(home: Path, addr: Address) -> Path:
+    """Directory holding all checkpoints of one subject."""
+    return (
+        home
+        / GENERATED
+        / _component(addr.tenant)
+        / _component(addr.scope)
+        / _component(addr.subject)
+    )
+
+
+def version_name(version: int) -> str:
+    """Directory name of a checkpoint version."""
+    return f"v{version:06d}"
+
+
+def current_version(home: Path, addr: Address) -> int | None:
+    """The published version number of a subject, or None if it was never compiled."""
+    pointer = subject_dir(home, addr) / "current"
+    try:
+        text = pointer.read_text().strip()
+    except FileNotFoundError:
+        return None
+    if not re.fullmatch(r"v\d{6}", text):
+        raise WorkspaceError(f"checkpoint pointer {pointer} is corrupted; run 'uac compile {addr}'")
+    return int(text[1:])
+
+
+def file_digests(directory: Path) -> dict[str, str]:
+    """SHA-256 of every generated file in a version directory (not caches)."""
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(directory.iterdir())
+        if p.is_file() and p.name != FILES
+    }
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A loaded checkpoint: its typed root object and metadata."""
+
+    address: Address
+    version: int
+    directory: Path
+    package: ModuleType
+    meta: dict[str, Any]
+
+    @property
+    def user(self) -> Any:
+        """The root typed object."""
+        return self.package.state.user
+
+    @property
+    def manifest(self) -> str:
+        """The compact manifest for agent context."""
+        return (self.directory / "manifest.md").read_text(encoding="utf-8")
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """Object path → fact ids, and each fact's derived status."""
+        return json.loads((self.directory / "provenance.json").read_text(encoding="utf-8"))
+
+    @property
+    def diagnostics(self) -> dict[str, Any]:
+        """Contradictions, coercion failures and renames found by the fold."""
+        return json.loads((self.directory / "diagnostics.json").read_text(encoding="utf-8"))
+
+
+def import_package(directory: Path, verify: bool = True) -> ModuleType:
+    """Import a version directory as a fresh, uniquely named package and return it."""
+    if verify:
+        try:
+            meta = json.loads((directory / FILES).read_text())
+        except (OSError, ValueError):
+            raise WorkspaceError(
+                f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
+            ) from None
+        found = file_digests(directory)
+        if found != meta.get("files"):
+            bad = sorted(set(found.items()) ^ set(meta.get("files", {}).items()))
+            raise WorkspaceError(
+                f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
+            )
+    name = "uac_checkpoint_" + hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, directory / "__init__.py", submodule_search_locations=[str(directory)]
+    )
+    if spec is None or spec.loader is None:
+        raise WorkspaceError(f"checkpoint {directory} cannot be imported")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    try:
+        spec.loader.exec_module(package)
+        package.state = importlib.import_module(f"{name}.state")  # type: ignore[attr-defined]
+        package.schema = importlib.import_module(f"{name}.schema")  # type: ignore[attr-defined]
+        package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
+    except Exception as exc:
+        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[mod]
+        raise WorkspaceError(f"checkpoint {directory} failed to import: {exc}") from None
+    return package
+
+
+def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
+    """Load a subject's published checkpoint (or a given version)."""
+    if version is None:
+        version = current_version(home, addr)
+        if version is None:
+            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+    directory = subject_dir(home, addr) / "versions" / version_name(version)
+    if not directory.is_dir():
+        raise NotFound(f"{addr} has no checkpoint version {version}")
+    package = import_package(directory)
+    meta = json.loads((directory / FILES).read_text())
+    return Checkpoint(addr, version, directory, package, meta)

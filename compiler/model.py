@@ -1,0 +1,296 @@
+"""The typed model of one subject: what the fold produces and the templates render.
+
+It is built from the catalog (plus inferred schemas) and filled by the fold. The same
+structure is what `canonical_state` turns into canonical JSON, on the fold side and from
+the generated module, to check the round trip.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import keyword
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from fact_log.catalog import Catalog, FieldSpec
+from fact_log.values import canonical_json
+
+RESERVED = ("key", "fact_ids")  # metadata fields every record carries
+_NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+
+PY_TYPES = {
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "money": "Decimal",
+    "decimal": "Decimal",
+    "date": "datetime.date",
+    "datetime": "datetime.datetime",
+    "bool": "bool",
+    "json": "str",
+}
+
+
+@dataclass(slots=True)
+class FieldModel:
+    """One field of a generated dataclass."""
+
+    name: str  # Python identifier on the dataclass
+    source: str  # name in the catalog / in the imported data
+    spec: FieldSpec
+
+    @property
+    def annotation(self) -> str:
+        """The field's Python type as source text."""
+        spec = self.spec
+        if spec.type == "enum":
+            return "Literal[" + ", ".join(repr(v) for v in spec.values) + "]"
+        if spec.type == "list":
+            return f"tuple[{PY_TYPES.get(spec.item or 'str', 'str')}, ...]"
+        return PY_TYPES[spec.type]
+
+
+@dataclass(slots=True)
+class GroupModel:
+    """A group of single-valued attributes (a domain's own attributes, or a named group)."""
+
+    attr: str  # name on the root object
+    class_name: str
+    description: str
+    fields: list[FieldModel]
+    values: dict[str, Any] = field(default_factory=dict)  # by field name; missing = default
+    fact_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RecordModel:
+    """One record of a collection after the fold."""
+
+    key: str
+    fact_ids: tuple[str, ...]
+    values: dict[str, Any]  # by field name
+
+
+@dataclass(slots=True)
+class CollectionModel:
+    """A collection: its record class and its records in a deterministic order."""
+
+    attr: str
+    class_name: str
+    path: str
+    description: str
+    fields: list[FieldModel]
+    inferred: bool
+    checks: tuple[str, ...] = ()
+    merge: str = "update"
+    key_fields: tuple[str, ...] = ()
+    records: list[RecordModel] = field(default_factory=list)
+
+    @property
+    def module(self) -> str:
+        """Name of the generated module holding this collection's records."""
+        return f"records_{self.attr}"
+
+
+@dataclass(slots=True)
+class NoteModel:
+    """A free-text note: searchable, not typed."""
+
+    fact_id: str
+    text: str
+    recorded_at: dt.datetime
+
+
+@dataclass(slots=True)
+class SubjectModel:
+    """Everything the templates need for one subject."""
+
+    groups: list[GroupModel]
+    collections: list[CollectionModel]
+    notes: list[NoteModel] = field(default_factory=list)
+    renames: list[tuple[str, str, str]] = field(default_factory=list)  # (where, source, name)
+
+    def collection(self, path: str) -> CollectionModel | None:
+        """The collection model for a fact path."""
+        for coll in self.collections:
+            if coll.path == path:
+                return coll
+        return None
+
+
+def class_name(name: str, singular: bool = True) -> str:
+    """CamelCase class name for a group, singular for a collection ('trips' -> 'Trip')."""
+    words = [w for w in re.split(r"[^0-9a-zA-Z]+", name) if w]
+    if words and singular:
+        last = words[-1]
+        if last.endswith("ies") and len(last) > 3:
+            words[-1] = last[:-3] + "y"
+        elif last.endswith("s") and not last.endswith("ss") and len(last) > 1:
+            words[-1] = last[:-1]
+    camel = "".join(w[:1].upper() + w[1:] for w in words) or "Record"
+    return camel if camel[0].isalpha() else "R" + camel
+
+
+def identifier(source: str, taken: set[str]) -> str:
+    """Map a field name to a unique, non-keyword, non-underscore-leading Python identifier."""
+    name = _NON_IDENT.sub("_", source.strip()).strip("_").lower() or "field"
+    if name[0].isdigit():
+        name = "f_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED:
+        name += "_"
+    base, n = name, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> SubjectModel:
+    """The empty typed model of a subject: every catalog group and collection, plus inferred."""
+    groups: list[GroupModel] = []
+    collections: list[CollectionModel] = []
+    taken_attrs: set[str] = {"notes"}
+    classes: set[str] = {"User", "Note"}
+    renames: list[tuple[str, str, str]] = []
+
+    def unique_class(name: str, singular: bool = True) -> str:
+        cls, n = class_name(name, singular), 2
+        base = cls
+        while cls in classes:
+            cls, n = f"{base}{n}", n + 1
+        classes.add(cls)
+        return cls
+
+    for dname, domain in catalog.domains.items():
+        if domain.attributes:
+            fields = [FieldModel(a, a, spec) for a, spec in domain.attributes.items()]
+            groups.append(GroupModel(dname, unique_class(dname, False), domain.description, fields))
+            taken_attrs.add(dname)
+        for gname, group in domain.groups.items():
+            fields = [FieldModel(f, f, spec) for f, spec in group.fields.items()]
+            groups.append(GroupModel(gname, unique_class(gname, False), group.description, fields))
+            taken_attrs.add(gname)
+        for cname, coll in domain.collections.items():
+            fields = [FieldModel(f, f, spec) for f, spec in coll.fields.items()]
+            collections.append(
+                CollectionModel(
+                    cname,
+                    unique_class(cname),
+                    f"{dname}.{cname}",
+                    coll.description,
+                    fields,
+                    False,
+                    coll.checks,
+                    coll.merge,
+                    coll.key,
+                )
+            )
+            taken_attrs.add(cname)
+    for path, schema in sorted(inferred.items()):
+        if catalog.collection(path) is not None:
+            continue
+        attr = path.rsplit(".", 1)[-1]
+        if attr in taken_attrs:
+            attr = path.replace(".", "_")
+            while attr in taken_attrs:
+                attr += "_imported"
+            renames.append(("collection", path, attr))
+        taken_attrs.add(attr)
+        taken: set[str] = set()
+        fields = []
+        for source, ftype in schema.items():
+            name = identifier(source, taken)
+            if name != source:
+                renames.append((path, source, name))
+            # Lists and objects from imports stay JSON text: their inner shape is not typed.
+            spec = FieldSpec(type="json" if ftype in ("list", "json") else ftype)  # type: ignore[arg-type]
+            fields.append(FieldModel(name, source, spec))
+        collections.append(
+            CollectionModel(
+                attr,
+                unique_class(attr),
+                path,
+                f"Imported collection '{path}' (schema inferred).",
+                fields,
+                True,
+            )
+        )
+    return SubjectModel(groups, collections, renames=renames)
+
+
+class CoercionError(ValueError):
+    """A stored value does not fit its field's type."""
+
+
+def coerce(spec: FieldSpec, value: Any) -> Any:
+    """Turn a JSON-decoded value into the field's Python type, or raise CoercionError."""
+    try:
+        return _coerce(spec.type, spec, value)
+    except (ValueError, TypeError, InvalidOperation) as exc:
+        raise CoercionError(str(exc) or f"cannot read {value!r} as {spec.type}") from None
+
+
+def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:
+    if kind == "str":
+        if not isinstance(value, str):
+            raise CoercionError(f"expected text, got {value!r}")
+        if spec.pattern and not re.match(spec.pattern, value):
+            raise CoercionError(f"{value!r} does not match {spec.pattern}")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int | str | Decimal):
+            raise CoercionError(f"expected an integer, got {value!r}")
+        number = Decimal(str(value))
+        if number != number.to_integral_value():
+            raise CoercionError(f"expected an integer, got {value!r}")
+        return int(number)
+    if kind == "float":
+        return float(Decimal(str(value)))
+    if kind in ("money", "decimal"):
+        if isinstance(value, bool):
+            raise CoercionError(f"expected a number, got {value!r}")
+        return Decimal(str(value))
+    if kind == "date":
+        return dt.date.fromisoformat(str(value))
+    if kind == "datetime":
+        moment = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+        return moment
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise CoercionError(f"expected true or false, got {value!r}")
+        return value
+    if kind == "enum":
+        if value not in spec.values:
+            raise CoercionError(f"{value!r} is not one of {', '.join(spec.values)}")
+        return value
+    if kind == "list":
+        if not isinstance(value, list | tuple):
+            raise CoercionError(f"expected a list, got {value!r}")
+        return tuple(_coerce(spec.item or "str", spec, v) for v in value)
+    if kind == "json":
+        return value if isinstance(value, str) else canonical_json(value)
+    raise CoercionError(f"unknown type {kind}")
+
+
+def model_parts(model: SubjectModel) -> dict[str, str]:
+    """Digest of each top-level part of the folded model, as `object_parts` sees the objects."""
+    from compiler.canonical import rows_digest
+
+    parts: dict[str, str] = {}
+    for group in model.groups:
+        names = sorted(f.name for f in group.fields)
+        defaults = {f.name: f.spec.default for f in group.fields}
+        parts[group.attr] = rows_digest(tuple(group.values.get(n, defaults[n]) for n in names))
+    for coll in model.collections:
+        names = sorted([*RESERVED, *(f.name for f in coll.fields)])
+        rows = []
+        for record in coll.records:
+            cells = {**record.values, "key": record.key, "fact_ids": record.fact_ids}
+            rows.append(tuple(cells.get(n) for n in names))
+        parts[coll.attr] = rows_digest(tuple(rows))
+    parts["notes"] = rows_digest(tuple((n.fact_id, n.recorded_at, n.text) for n in model.notes))
+    return parts

@@ -1,0 +1,260 @@
+"""Render a folded subject into Python modules and metadata files with Jinja2 templates."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from compiler.fold import FoldResult
+from compiler.model import CollectionModel, FieldModel
+
+TEMPLATES = Path(__file__).with_name("templates")
+MASK = "•••"
+
+
+def py(value: Any) -> str:
+    """A Python literal for a folded value (deterministic, imports: datetime, Decimal)."""
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return f'Decimal("{value}")'
+    if isinstance(value, dt.datetime):
+        parts = [value.year, value.month, value.day, value.hour, value.minute, value.second]
+        if value.microsecond:
+            parts.append(value.microsecond)
+        return f"datetime.datetime({', '.join(map(str, parts))})"
+    if isinstance(value, dt.date):
+        return f"datetime.date({value.year}, {value.month}, {value.day})"
+    if isinstance(value, tuple | list):
+        inner = ", ".join(py(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    raise TypeError(f"cannot render {type(value).__name__}")
+
+
+def _doc(text: str) -> str:
+    return " ".join(text.replace("\\", "\\\\").replace('"""', "'''").split()) or "(undocumented)"
+
+
+def _fielddoc(field: FieldModel) -> str:
+    parts = [field.spec.description or f"{field.source} ({field.spec.type})"]
+    if field.source != field.name:
+        parts.append(f"Imported as {field.source!r}.")
+    if field.spec.sensitivity != "none":
+        parts.append(f"Sensitive ({field.spec.sensitivity}).")
+    return _doc(" ".join(parts))
+
+
+def _keydoc(coll: CollectionModel) -> str:
+    keys = [f.name for f in coll.fields if f.source in coll.key_fields]
+    return "its `id`, else " + (" | ".join(keys) if keys else "a hash of its content")
+
+
+def _tname(field: FieldModel) -> str:
+    spec = field.spec
+    if spec.type == "enum":
+        return "{" + "|".join(spec.values) + "}"
+    if spec.type == "list":
+        return f"list[{spec.item}]"
+    return spec.type
+
+
+def _shown(field: FieldModel, value: Any) -> str:
+    if field.spec.sensitivity != "none":
+        return MASK
+    if isinstance(value, dt.date | Decimal):
+        return str(value)
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _span(coll: CollectionModel) -> str:
+    for field in coll.fields:
+        if field.spec.type in ("date", "datetime"):
+            values = [r.values[field.name] for r in coll.records if field.name in r.values]
+            if values:
+                low, high = min(values), max(values)
+                fmt = (
+                    (lambda v: v.isoformat())
+                    if field.spec.type == "date"
+                    else (lambda v: f"{v:%Y-%m-%d}")
+                )
+                return f"{field.name} {fmt(low)}..{fmt(high)}"
+    return ""
+
+
+_CONVERTERS = {
+    "date": "datetime.date.fromisoformat",
+    "datetime": "datetime.datetime.fromisoformat",
+    "money": "Decimal",
+    "decimal": "Decimal",
+}
+
+
+def _converter(field: FieldModel, expr: str) -> str:
+    """Source text turning a row cell into the field's type (rows keep dates as text)."""
+    conv = _CONVERTERS.get(field.spec.type)
+    if conv is None:
+        return expr
+    if field.spec.required:
+        return f"{conv}({expr})"
+    return f"None if {expr} is None else {conv}({expr})"
+
+
+def _row(value: Any) -> str:
+    """A row cell: dates, datetimes and decimals as text, everything else as a literal."""
+    if isinstance(value, dt.date | Decimal):
+        return repr(value.isoformat() if isinstance(value, dt.date) else str(value))
+    return py(value)
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment for generated code (strict: a missing variable is an error)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters.update(
+        py=py,
+        doc=_doc,
+        fielddoc=_fielddoc,
+        keydoc=_keydoc,
+        tname=_tname,
+        shown=_shown,
+        span=_span,
+        converter=_converter,
+        row=_row,
+    )
+    return env
+
+
+def _uses(annotations: list[str], values: list[Any]) -> dict[str, bool]:
+    flat = _flatten(values)
+    return {
+        "datetime": any("datetime." in a for a in annotations)
+        or any(isinstance(v, dt.date) for v in flat),
+        "decimal": any("Decimal" in a for a in annotations)
+        or any(isinstance(v, Decimal) for v in flat),
+        "literal": any(a.startswith("Literal[") for a in annotations),
+    }
+
+
+def _flatten(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, tuple | list):
+            out.extend(_flatten(list(v)))
+        else:
+            out.append(v)
+    return out
+
+
+def render(
+    result: FoldResult, subject: str, tenant: str, skip: set[str] | frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """Render every file of a checkpoint except the record modules of collections in skip."""
+    env = environment()
+    model = result.model
+    base = {"subject": subject, "tenant": tenant, "watermark": result.watermark}
+    files: dict[str, str] = {}
+    for coll in model.collections:
+        if not coll.records or coll.attr in skip:
+            continue
+        annotations = [f.annotation for f in coll.fields]
+        files[f"{coll.module}.py"] = env.get_template("records.py.j2").render(
+            base, c=coll, uses=_uses(annotations, [])
+        )
+    annotations = [f.annotation for g in model.groups for f in g.fields]
+    annotations += [f.annotation for c in model.collections for f in c.fields]
+    annotations.append("datetime.datetime")  # Note.recorded_at
+    files["schema.py"] = env.get_template("schema.py.j2").render(
+        base,
+        groups=model.groups,
+        collections=model.collections,
+        inferred=any(c.inferred for c in model.collections),
+        uses=_uses(annotations, [f.spec.default for g in model.groups for f in g.fields]),
+    )
+    state_values = [v for g in model.groups for v in g.values.values()] + [
+        n.recorded_at for n in model.notes
+    ]
+    files["state.py"] = env.get_template("state.py.j2").render(
+        base,
+        groups=model.groups,
+        collections=model.collections,
+        notes=model.notes,
+        uses=_uses([], state_values),
+    )
+    files["constraints.py"] = env.get_template("constraints.py.j2").render(
+        base, checks=applicable_checks(result)
+    )
+    files["__init__.py"] = env.get_template("init.py.j2").render(base)
+    kinds = Counter(d["kind"] for d in result.diagnostics)
+    files["manifest.md"] = env.get_template("manifest.md.j2").render(
+        base,
+        groups=model.groups,
+        collections=model.collections,
+        notes=model.notes,
+        diagnostics=result.diagnostics,
+        diagnostic_kinds=", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
+    )
+    files["provenance.json"] = _json(provenance(result))
+    files["diagnostics.json"] = _json(
+        {"diagnostics": result.diagnostics, "renamed": [list(r) for r in model.renames]}
+    )
+    return files
+
+
+def applicable_checks(result: FoldResult) -> list[str]:
+    """Names of the checks attached to paths this subject has data for."""
+    names: set[str] = set()
+    for coll in result.model.collections:
+        if coll.records:
+            names.update(coll.checks)
+    for group in result.model.groups:
+        for field in group.fields:
+            if field.name in group.fact_ids:
+                names.update(field.spec.checks)
+    return sorted(names)
+
+
+def provenance(result: FoldResult) -> dict[str, Any]:
+    """Object path → fact ids, and each fact's derived status."""
+    paths: dict[str, list[str]] = {}
+    for group in result.model.groups:
+        for name, ids in sorted(group.fact_ids.items()):
+            paths[f"user.{group.attr}.{name}"] = list(ids)
+    for coll in result.model.collections:
+        for record in coll.records:
+            paths[f"user.{coll.attr}[{record.key!r}]"] = list(record.fact_ids)
+    for note in result.model.notes:
+        paths[f"user.notes[{note.fact_id!r}]"] = [note.fact_id]
+    facts = {
+        fid: {
+            k: v
+            for k, v in (
+                ("status", s.status),
+                ("decision", s.decision),
+                ("superseded_by", s.superseded_by),
+                ("support", s.support),
+            )
+            if v is not None
+        }
+        for fid, s in sorted(result.statuses.items())
+    }
+    return {"paths": paths, "facts": facts}
+
+
+def _json(obj: Any) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n"
