@@ -51,6 +51,8 @@ RUFF_CHECK = [
     "--isolated",
     "--quiet",
     "--no-cache",
+    "--output-format",
+    "concise",
     "--target-version",
     "py311",
     "--select",
@@ -212,7 +214,6 @@ def compile_subject(
         meta = {
             "subject": str(addr),
             "tenant": addr.tenant,
-            "version": version,
             "watermark": result.watermark,
             "head_id": result.head_id,
             "as_of": as_of.isoformat() if as_of else None,

@@ -57,16 +57,19 @@ def test_newer_schema_version_is_refused(home: Path) -> None:
 
 
 def test_older_schema_is_migrated_forward_by_init(home: Path) -> None:
-    Memory(home, create=True).close()
-    con = duckdb.connect(str(home / "uac.duckdb"))
-    con.execute("UPDATE meta SET value = '0' WHERE key = 'schema_version'")
-    con.execute("DROP TABLE facts; DROP TABLE inputs; DROP TABLE rejections; DROP TABLE schemas")
+    with Memory(home, create=True) as mem:
+        mem.set("alice", "identity.name", "Alice", now=T0)
+    con = duckdb.connect(str(home / "uac.duckdb"))  # make it look like a schema-1 workspace
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    con.execute("DROP TABLE checkpoints")
     con.close()
-    with pytest.raises(WorkspaceError, match=r"run 'uac --home .* init' to upgrade"):
+    with pytest.raises(WorkspaceError, match=r"schema version 1; run 'uac --home .* init' to upgrade"):
         Memory(home, read_only=True)
     with Memory(home, create=True) as mem:
-        assert mem.store.schema_version == SCHEMA_VERSION
-        mem.set("alice", "identity.name", "Alice", now=T0)
+        assert mem.store.schema_version == SCHEMA_VERSION == 2
+        assert mem.store.checkpoints(mem.address("alice")) == []
+        assert [f.value for f in mem.facts("alice")] == ["Alice"]
+        assert mem.verify().ok
 
 
 def test_a_foreign_duckdb_file_is_not_a_workspace(home: Path) -> None:

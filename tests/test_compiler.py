@@ -1,0 +1,452 @@
+"""The checkpoint compiler: fold semantics, generated code, publishing and failures."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from conftest import T0, write
+
+from compiler import checkpoint as ckpt_module
+from compiler.loader import subject_dir
+from fact_log.addressing import parse_subject
+from fact_log.errors import InputError, NotFound, WorkspaceError
+from fact_log.store import Batch, NewFact, NewInput
+from runtime import Memory
+
+
+def at(days: int) -> dt.datetime:
+    return T0 + dt.timedelta(days=days)
+
+
+def auto(
+    mem: Memory,
+    subject: str,
+    path: str,
+    value,
+    *,
+    confidence: float = 0.9,
+    source: str = "automatic_rule",
+    day: int = 0,
+    kind: str = "attribute",
+    key: str | None = None,
+):
+    """Append an automatic fact the way an extractor would (through the real store)."""
+    batch = Batch(
+        mem.address(subject), at(day), "test", inputs=[NewInput("message", str(value), source)]
+    )
+    batch.facts.append(
+        NewFact(
+            "assert",
+            kind,
+            path,
+            value,
+            record_key=key,
+            source=source,
+            confidence=confidence,
+            input_index=0,
+        )
+    )
+    return mem.store.append(batch)[0]
+
+
+def generated(mem: Memory, subject: str) -> dict[str, bytes]:
+    directory = mem.checkpoint(subject).directory
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def test_explicit_beats_automatic_then_recency_then_confidence(mem: Memory) -> None:
+    explicit = mem.set("alice", "identity.passport.expiry_date", "2027-01-01", now=at(0))
+    newer_auto = auto(mem, "alice", "identity.passport.expiry_date", "2030-01-01", day=5)
+    auto(mem, "bob", "preferences.verbosity", "short", day=1, confidence=0.95)
+    bob_later = auto(mem, "bob", "preferences.verbosity", "detailed", day=2, confidence=0.7)
+    auto(mem, "bob", "preferences.format", "table", day=3, confidence=0.9)
+    same_time = auto(mem, "bob", "preferences.format", "bullets", day=3, confidence=0.95)
+    mem.compile(all=True)
+    alice = mem.checkpoint("alice")
+    assert alice.user.passport.expiry_date == dt.date(2027, 1, 1)
+    facts = alice.provenance["facts"]
+    assert facts[newer_auto.id] == {
+        "status": "superseded",
+        "decision": "ignored",
+        "superseded_by": explicit.id,
+        "support": 1,
+    }
+    assert any(
+        d["kind"] == "contradiction" and d["over"] == newer_auto.id
+        for d in alice.diagnostics["diagnostics"]
+    )
+    bob = mem.checkpoint("bob").user
+    assert bob.preferences.verbosity == "detailed"  # recency before confidence
+    assert bob.preferences.format == "bullets"  # same time: confidence decides
+    assert mem.statuses("bob")[bob_later.id]["status"] == "active"
+    assert mem.statuses("bob")[same_time.id]["decision"] == "supersede"
+
+
+def test_below_threshold_never_wins_and_reinforce_counts_support(mem: Memory) -> None:
+    weak = auto(mem, "alice", "identity.nationality", "FR", confidence=0.3, day=9)
+    first = mem.set("alice", "identity.nationality", "GB", now=at(1))
+    again = mem.set("alice", "identity.nationality", "GB", now=at(2))
+    mem.compile("alice")
+    statuses = mem.statuses("alice")
+    assert mem.checkpoint("alice").user.identity.nationality == "GB"
+    assert statuses[weak.id]["status"] == "observed"
+    assert (statuses[first.id]["decision"], statuses[again.id]["decision"]) == ("add", "reinforce")
+    assert statuses[again.id]["support"] == 2
+    assert mem.why("alice", "identity.nationality").facts == [first, again]
+
+
+def test_retract_falls_back_and_removes_records(mem: Memory) -> None:
+    old = mem.set("alice", "identity.passport.expiry_date", "2027-01-01", now=at(0))
+    new = mem.set("alice", "identity.passport.expiry_date", "2031-01-01", now=at(1))
+    mem.import_records(
+        "alice",
+        "trips",
+        [{"country": "FR", "depart": "2025-01-01"}, {"country": "IT", "depart": "2025-02-01"}],
+        now=at(1),
+    )
+    rome = mem.facts("alice", "travel.trips")[1]
+    mem.forget("alice", new.id, now=at(2))
+    mem.forget("alice", rome.id, now=at(2))
+    mem.compile("alice")
+    user = mem.checkpoint("alice").user
+    assert user.passport.expiry_date == dt.date(2027, 1, 1)
+    assert [t.country for t in user.trips] == ["FR"]
+    statuses = mem.statuses("alice")
+    assert statuses[new.id]["status"] == statuses[rome.id]["status"] == "disabled"
+    assert statuses[old.id]["status"] == "active"
+
+
+def test_records_dedupe_by_key_and_merge_updates(mem: Memory) -> None:
+    mem.import_records(
+        "alice", "trips", [{"city": "Paris", "country": "FR", "depart": "2025-03-05"}], now=at(0)
+    )
+    mem.import_records(
+        "alice",
+        "trips",
+        [
+            {
+                "city": "Paris",
+                "country": "FR",
+                "depart": "2025-03-05",
+                "cost": "412.10",
+                "currency": "EUR",
+            }
+        ],
+        now=at(1),
+    )
+    mem.import_records(
+        "alice",
+        "trips",
+        [
+            {"id": "T1", "country": "JP", "depart": "2026-01-01"},
+            {"id": "T1", "country": "JP", "depart": "2026-01-02"},
+        ],
+        now=at(2),
+    )
+    mem.compile("alice")
+    trips = mem.checkpoint("alice").user.trips
+    assert len(trips) == 2
+    paris = trips[0]
+    assert (paris.key, paris.cost, paris.currency) == (
+        "FR|Paris|2025-03-05",
+        Decimal("412.10"),
+        "EUR",
+    )
+    assert isinstance(paris.cost, Decimal) and isinstance(paris.depart, dt.date)
+    assert len(paris.fact_ids) == 2
+    assert trips[1].depart == dt.date(2026, 1, 2)
+    statuses = mem.statuses("alice")
+    assert [statuses[f]["decision"] for f in paris.fact_ids] == ["add", "update"]
+
+
+def test_generated_code_is_typed_and_annotated(mem: Memory, tmp_path: Path) -> None:
+    mem.set("alice", "preferences.verbosity", "short", now=T0)
+    mem.import_records(
+        "alice",
+        "trips",
+        [
+            {
+                "city": "Paris",
+                "country": "FR",
+                "depart": "2025-03-05",
+                "cost": "412.10",
+                "purpose": "leisure",
+            }
+        ],
+        now=T0,
+    )
+    csv = write(tmp_path / "c.csv", "Date,Gym Name,class,1st route,key\n2024-01-06,Arch,x,6a,k\n")
+    mem.import_file("alice", "climbs", csv, now=T0)
+    (result,) = mem.compile("alice")
+    files = generated(mem, "alice")
+    schema = files["schema.py"].decode()
+    assert "@dataclass(frozen=True, slots=True)\nclass Trip:" in schema
+    assert "depart: datetime.date\n" in schema and "cost: Decimal | None = None" in schema
+    assert (
+        'purpose: Literal["leisure", "business", "family", "study", "medical", "other"]'
+        " | None = None" in schema
+    )
+    assert (
+        "trips: tuple[Trip, ...]" in schema
+        and '"""Destination country, ISO 3166-1 alpha-2."""' in schema
+    )
+    assert (
+        "class Preferences:" in schema
+        and 'verbosity: Literal["short", "normal", "detailed"] | None = "normal"' in schema
+    )
+    user = mem.checkpoint("alice").user
+    assert isinstance(user.trips, tuple) and user.trips[0].fact_ids == (
+        mem.facts("alice", "travel.trips")[0].id,
+    )
+    climb = user.climbs[0]
+    assert (climb.date, climb.gym_name, climb.class_, climb.f_1st_route, climb.key_) == (
+        dt.date(2024, 1, 6),
+        "Arch",
+        "x",
+        "6a",
+        "k",
+    )
+    renamed = mem.checkpoint("alice").diagnostics["renamed"]
+    assert ["climbs", "Gym Name", "gym_name"] in renamed and [
+        "climbs",
+        "class",
+        "class_",
+    ] in renamed
+    assert "preferences.verbosity" not in files["constraints.py"].decode()
+    assert "passport_validity_for_trip" in files["constraints.py"].decode()
+    manifest = files["manifest.md"].decode()
+    assert "user.trips: 1 × Trip" in manifest and "user.climbs: 1 × Climb" in manifest
+    assert len(manifest) < 3000
+    assert result.status == "published" and result.current
+
+
+def test_manifest_masks_sensitive_values(mem: Memory) -> None:
+    mem.set("alice", "identity.passport.number", "X1234567", now=T0)
+    mem.set("alice", "identity.name", "Alice Liddell", now=T0)
+    mem.compile("alice")
+    manifest = mem.manifest("alice")
+    assert (
+        "X1234567" not in manifest and "Alice Liddell" not in manifest and "number=•••" in manifest
+    )
+
+
+def test_compiling_twice_gives_identical_bytes(mem: Memory) -> None:
+    mem.import_records(
+        "alice",
+        "trips",
+        [{"country": "FR", "depart": f"2025-01-{d:02d}"} for d in range(1, 29)],
+        now=T0,
+    )
+    mem.set("alice", "identity.name", "A", now=T0)
+    mem.compile("alice")
+    first = generated(mem, "alice")
+    mem.compile("alice")
+    assert generated(mem, "alice") == first
+    assert mem.checkpoint("alice").version == 2
+
+
+def test_incremental_compile_reuses_unchanged_collections(mem: Memory) -> None:
+    mem.import_records("alice", "trips", [{"country": "FR", "depart": "2025-01-01"}], now=T0)
+    mem.import_records("alice", "medications", [{"name": "lisinopril"}], now=T0)
+    mem.compile("alice")
+    mem.import_records("alice", "trips", [{"country": "IT", "depart": "2025-02-01"}], now=at(1))
+    (result,) = mem.compile(changed=True)
+    assert result.reused == ["medications"]
+    assert [t.country for t in mem.checkpoint("alice").user.trips] == ["FR", "IT"]
+    assert mem.compile(changed=True) == []
+    old, new, lines = mem.diff("alice")
+    assert (old, new) == (1, 2)
+    assert len(lines) == 1 and lines[0].startswith("+ user.trips['h:")  # no city: content-hash key
+
+
+def test_failed_validation_publishes_nothing(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.set("alice", "identity.name", "A", now=T0)
+    mem.compile("alice")
+    mem.set("alice", "identity.name", "B", now=at(1))
+    real = ckpt_module.render
+
+    def broken(*args, **kwargs):
+        files = real(*args, **kwargs)
+        files["state.py"] += "\ndef broken(:\n"
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", broken)
+    (result,) = mem.compile("alice")
+    assert result.status == "failed" and "ruff format failed" in (result.error or "")
+    assert mem.checkpoint("alice").user.identity.name == "A"
+    rows = mem.store.checkpoints(mem.address("alice"))
+    assert [r["status"] for r in rows] == ["published", "failed"] and rows[1]["error"]
+    versions = subject_dir(mem.home, mem.address("alice")) / "versions"
+    assert sorted(p.name for p in versions.iterdir()) == ["v000001"]
+
+
+def test_round_trip_mismatch_is_caught(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.set("alice", "identity.name", "A", now=T0)
+    real = ckpt_module.render
+
+    def drifted(*args, **kwargs):
+        files = real(*args, **kwargs)
+        files["state.py"] = (
+            files["state.py"].replace("name='A'", "name='B'").replace('name="A"', 'name="B"')
+        )
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", drifted)
+    (result,) = mem.compile("alice")
+    assert result.status == "failed" and "round trip failed: generated identity differ" in (
+        result.error or ""
+    )
+    with pytest.raises(NotFound, match="has no compiled checkpoint"):
+        mem.checkpoint("alice")
+
+
+def test_interrupted_compile_is_recovered(mem: Memory) -> None:
+    mem.set("alice", "identity.name", "A", now=T0)
+    versions = subject_dir(mem.home, mem.address("alice")) / "versions"
+    leftover = versions / ".tmp-interrupted"
+    leftover.mkdir(parents=True)
+    (leftover / "state.py").write_text("user = (")  # half-written
+    (result,) = mem.compile("alice")
+    assert result.status == "published" and not leftover.exists()
+    assert mem.checkpoint("alice").user.identity.name == "A"
+
+
+def test_corrupted_checkpoint_is_detected_and_recompiled(mem: Memory) -> None:
+    mem.set("alice", "identity.name", "A", now=T0)
+    (result,) = mem.compile("alice")
+    (result.directory / "state.py").write_text("user = 'tampered'\n")  # type: ignore[operator]
+    with pytest.raises(WorkspaceError, match=r"is corrupted \(state.py does not match\)"):
+        Memory.checkpoint(mem, "alice")
+    mem.compile("alice")
+    assert mem.checkpoint("alice").user.identity.name == "A"
+    (subject_dir(mem.home, mem.address("alice")) / "current").write_text("../../../etc\n")
+    with pytest.raises(WorkspaceError, match=r"pointer .* is corrupted"):
+        mem.checkpoint("alice")
+
+
+def test_subject_without_facts_and_bad_arguments(mem: Memory) -> None:
+    with pytest.raises(NotFound, match="user:nobody has no facts to compile"):
+        mem.compile("nobody")
+    with pytest.raises(InputError, match="exactly one"):
+        mem.compile("alice", all=True)
+    with pytest.raises(NotFound, match="has no compiled checkpoint"):
+        mem.why("alice", "user.passport")
+
+
+def test_coercion_failures_are_diagnostics_not_crashes(mem: Memory) -> None:
+    batch = Batch(mem.address("alice"), T0, "test", inputs=[NewInput("import", "x", "import")])
+    batch.facts = [
+        NewFact("assert", "attribute", "identity.passport.expiry_date", "soon", input_index=0),
+        NewFact(
+            "assert",
+            "record",
+            "travel.trips",
+            {"country": "FR", "depart": "2025-13-01"},
+            record_key="k1",
+            input_index=0,
+        ),
+        NewFact(
+            "assert",
+            "record",
+            "travel.trips",
+            {"country": "FR", "depart": "2025-01-01", "cost": "lots"},
+            record_key="k2",
+            input_index=0,
+        ),
+        NewFact("assert", "attribute", "identity.unknown", "x", input_index=0),
+    ]
+    mem.store.append(batch)
+    (result,) = mem.compile("alice")
+    assert result.status == "published"
+    user = mem.checkpoint("alice").user
+    assert user.passport.expiry_date is None
+    assert [(t.key, t.cost) for t in user.trips] == [("k2", None)]
+    kinds = sorted(d["kind"] for d in mem.checkpoint("alice").diagnostics["diagnostics"])
+    assert kinds == ["coercion", "coercion", "coercion", "missing_required", "unknown_path"]
+
+
+def test_time_travel_as_of_and_known_at(mem: Memory) -> None:
+    mem.set(
+        "alice",
+        "identity.passport.expiry_date",
+        "2020-01-01",
+        now=at(0),
+        valid_from=dt.date(2010, 1, 1),
+        valid_to=dt.date(2020, 1, 1),
+    )
+    mem.set(
+        "alice",
+        "identity.passport.expiry_date",
+        "2030-01-01",
+        now=at(10),
+        valid_from=dt.date(2020, 1, 1),
+    )
+    (now_result,) = mem.compile("alice")
+    (past,) = mem.compile("alice", as_of=dt.date(2015, 6, 1))
+    (known,) = mem.compile("alice", known_at=at(5))
+    assert not past.current and not known.current
+    assert mem.checkpoint("alice").user.passport.expiry_date == dt.date(2030, 1, 1)
+    assert mem.checkpoint("alice", past.version).user.passport.expiry_date == dt.date(2020, 1, 1)
+    assert mem.checkpoint("alice", known.version).user.passport.expiry_date == dt.date(2020, 1, 1)
+    assert now_result.current
+
+
+def test_why_explains_values_and_superseded_facts(mem: Memory) -> None:
+    old = mem.set("alice", "identity.passport.expiry_date", "2027-01-01", now=at(0))
+    new = mem.set("alice", "identity.passport.expiry_date", "2032-01-01", now=at(1))
+    mem.import_records(
+        "alice", "trips", [{"city": "Paris", "country": "FR", "depart": "2025-03-05"}], now=at(1)
+    )
+    mem.compile("alice")
+    exp = mem.why("alice", "user.passport.expiry_date")
+    assert (exp.value, [f.id for f in exp.facts], [f.id for f in exp.superseded]) == (
+        dt.date(2032, 1, 1),
+        [new.id],
+        [old.id],
+    )
+    assert mem.why("alice", "trips[0]").expr == "user.trips['FR|Paris|2025-03-05']"
+    assert mem.why("alice", "user.trips['FR|Paris|2025-03-05'].city").value == "Paris"
+    for bad, error in (
+        ("user.nope", NotFound),
+        ("user.trips[5]", NotFound),
+        ("user.trips.city", InputError),
+        ("user.trips['x']", NotFound),
+        ("user..x", InputError),
+        ("__import__('os')", InputError),
+    ):
+        with pytest.raises(error):
+            mem.why("alice", bad)
+
+
+def test_path_traversal_through_names_is_impossible(mem: Memory) -> None:
+    from fact_log.addressing import Address
+
+    with pytest.raises(WorkspaceError, match="unsafe path component"):
+        subject_dir(mem.home, Address("default", "user", ".."))
+    for bad in ("../x", "a/b", "..", "x\x00"):
+        with pytest.raises(InputError):
+            parse_subject(bad)
+
+
+def test_compile_cli_progress_and_json_facts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from runtime.cli import main
+
+    home = str(tmp_path / "ws")
+    main(["--home", home, "init"])
+    for name in ("a", "b", "c"):
+        main(["--home", home, "set", name, "identity.name", name.upper()])
+    capsys.readouterr()
+    assert main(["--home", home, "compile", "--all"]) == 0
+    out, err = capsys.readouterr()
+    assert "compiled 3 subject(s), 0 failed" in out and "[3/3] user:c: v1" in err
+    assert main(["--home", home, "facts", "a", "--json"]) == 0
+    (fact,) = json.loads(capsys.readouterr().out)
+    assert fact["derived"] == {"status": "active", "decision": "add", "support": 1}
+    assert main(["--home", home, "compile"]) == 1
+    assert "name a SUBJECT" in capsys.readouterr().err
