@@ -76,8 +76,11 @@ def _shown(field: FieldModel, value: Any) -> str:
 
 
 def _span(coll: CollectionModel) -> str:
+    # The time span of a collection along its identifying date (or, if imported, first date).
     for field in coll.fields:
-        if field.spec.type in ("date", "datetime"):
+        if field.spec.type in ("date", "datetime") and (
+            coll.inferred or field.source in coll.key_fields
+        ):
             values = [r.values[field.name] for r in coll.records if field.name in r.values]
             if values:
                 low, high = min(values), max(values)

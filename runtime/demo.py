@@ -263,6 +263,46 @@ def build(home: Path, out: Callable[[str], None]) -> Memory:
     return mem
 
 
+def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
+    """Compile the persona, show the manifest, an exact aggregate, why, and an update's diff."""
+    out("")
+    out("6. Compiling the log into typed Python modules (checkpoint):")
+    (result,) = mem.compile(PERSONA)
+    timings = ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in result.timings.items())
+    out(f"   v{result.version} published: {timings}")
+    out(f"   {result.directory}")
+    out("")
+    out("   The manifest an agent gets in its context:")
+    for line in mem.manifest(PERSONA).rstrip().splitlines():
+        out("   | " + line)
+    user = mem.checkpoint(PERSONA).user
+    dining = sum(
+        (t.amount for t in user.transactions if t.category == "dining" and t.date.year == 2025),
+        Decimal(0),
+    )
+    countries = Counter(t.country for t in user.trips if t.depart <= TODAY)
+    out("")
+    out("7. Exact answers from typed state (sandboxed agent queries come next):")
+    out(f"   trips taken in 2024: {sum(1 for t in user.trips if t.depart.year == 2024)}")
+    out(f"   dining spend in 2025: GBP {dining}")
+    out(f"   most visited country: {countries.most_common(1)[0][0]}")
+    why = mem.why(PERSONA, "user.preferences.verbosity")
+    out("")
+    out(f"8. uac why {PERSONA} user.preferences.verbosity -> {why.value!r}")
+    for fact in why.facts:
+        out(f"     from       {fact.id} {fact.recorded_at:%Y-%m-%d} {fact.value_json}")
+    for fact in why.superseded:
+        out(f"     superseded {fact.id} {fact.recorded_at:%Y-%m-%d} {fact.value_json}")
+    out("")
+    out("9. Maya renews her passport; an incremental compile re-renders only what changed:")
+    mem.set(PERSONA, "identity.passport.expiry_date", "2036-11-02", now=_session("2026-11-25"))
+    (result,) = mem.compile(changed=True)
+    out(f"   v{result.version} published; reused unchanged modules: {', '.join(result.reused)}")
+    old, new, lines = mem.diff(PERSONA)
+    for line in lines:
+        out(f"   v{old} -> v{new}: {line}")
+
+
 def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
     """Build the demo workspace and print a tour of it."""
     if home is None:
@@ -290,7 +330,7 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
         out("3. Nothing is overwritten: both verbosity preferences are in the log")
         for f in verbosity:
             out(f"     {f.id}  {f.recorded_at:%Y-%m-%d}  {f.value_json}")
-        out("   (the compiler, coming next, resolves which one is current.)")
+        out("   (the compiler resolves which one is current: see step 8.)")
         schemas = mem.inferred_schemas(PERSONA)
         out("")
         out("4. An unknown collection was accepted with an inferred, recorded schema:")
@@ -302,12 +342,15 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
             f"5. Hash chain: {'verified' if report.ok else 'BROKEN'} over {report.checked} facts "
             "(any out-of-band UPDATE or DELETE is reported by 'uac verify')."
         )
+        tour_compiler(mem, out)
     out("")
     out("Explore it:")
     for cmd in (
         "subjects",
-        f"facts {PERSONA} --path identity.passport.expiry_date",
-        f"inputs {PERSONA}",
+        f"facts {PERSONA} --path preferences.verbosity",
+        f"manifest {PERSONA}",
+        f"why {PERSONA} user.passport.expiry_date",
+        f"diff {PERSONA}",
         "verify",
     ):
         out(f"  uac --home {home} {cmd}")
