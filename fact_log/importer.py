@@ -7,6 +7,7 @@ line (or array item) and the field, and nothing from that file is written.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import re
@@ -169,7 +170,12 @@ def record_key(data: dict[str, Any], key_fields: Iterable[str]) -> str:
         value = data.get(name)
         if value is None:
             return "h:" + sha256(canonical_json(data))[:16]
-        parts.append(value if isinstance(value, str) else canonical_json(value).strip('"'))
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dt.date):
+            parts.append(value.isoformat())
+        else:
+            parts.append(canonical_json(value).strip('"'))
     if not parts:
         return "h:" + sha256(canonical_json(data))[:16]
     return "|".join(parts)

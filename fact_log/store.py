@@ -23,7 +23,7 @@ import pyarrow as pa
 from fact_log.addressing import Address
 from fact_log.duck import connect, load_fts
 from fact_log.errors import NotFound, WorkspaceError
-from fact_log.values import canonical_json, loads, sha256
+from fact_log.values import canonical_json, json_string, loads, sha256
 
 DB_FILE = "uac.duckdb"
 SCHEMA_VERSION = 2
@@ -176,6 +176,7 @@ class Batch:
     facts: list[NewFact] = field(default_factory=list)
     schemas: dict[str, dict[str, str]] = field(default_factory=dict)
     rejections: list[NewRejection] = field(default_factory=list)
+    input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,16 +274,21 @@ class VerifyReport:
 
 
 def content_hash(row: Sequence[Any]) -> str:
-    """Hash of a fact's content columns (CONTENT_COLUMNS order)."""
-    return sha256(canonical_json([_hashable(v) for v in row]))
+    """Hash of a fact's content columns (CONTENT_COLUMNS order): SHA-256 of a JSON array."""
+    return sha256("[" + ",".join(map(_cell, row)) + "]")
 
 
-def _hashable(value: Any) -> Any:
+def _cell(value: Any) -> str:
+    # One element of the hashed JSON array: text as JSON strings, times ISO, floats by repr.
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json_string(value)
     if isinstance(value, dt.datetime):
-        return value.isoformat()
+        return json_string(value.isoformat())
     if isinstance(value, float):
-        return repr(value)
-    return value
+        return json_string(repr(value))
+    return canonical_json(value)
 
 
 def link_hash(seq: int, prev_hash: str, chash: str) -> str:
@@ -415,8 +421,11 @@ class Store:
             self._input_seq = row[0] if row else 0
         return self._head, self._input_seq
 
-    def append(self, batch: Batch) -> list[Fact]:
-        """Append a batch in one transaction and return the stored facts."""
+    def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
+        """Append a batch in one transaction; returns the stored facts (or [] if not wanted).
+
+        The ids given to the batch's inputs are left in `batch.input_ids`.
+        """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         (seq, prev), input_seq = self._load_heads()
@@ -448,16 +457,17 @@ class Store:
             )
         run_id = f"run_{seq + 1}"
         addr_cols = [addr.tenant, addr.scope, addr.subject]
+        # Cells that are the same for every fact of the batch are encoded once.
+        head = ",".join(map(_cell, addr_cols))
+        recorded_cell = _cell(recorded)
+        tail = _cell(run_id) + "," + _cell(batch.actor)
         fact_rows: list[tuple[Any, ...]] = []
         for new in batch.facts:
             seq += 1
             input_id = new.input_id
             if new.input_index is not None:
                 input_id = input_rows[new.input_index][1]
-            content = (
-                addr.tenant,
-                addr.scope,
-                addr.subject,
+            middle = (
                 new.op,
                 new.kind,
                 new.path,
@@ -469,15 +479,28 @@ class Store:
                 None if new.evidence is None else canonical_json(new.evidence),
                 utc_naive(new.valid_from),
                 utc_naive(new.valid_to),
-                recorded,
-                input_id,
-                new.session_id,
-                run_id,
-                batch.actor,
             )
-            chash = content_hash(content)
+            chash = sha256(
+                f"[{head},{','.join(map(_cell, middle))},{recorded_cell},"
+                f"{_cell(input_id)},{_cell(new.session_id)},{tail}]"
+            )
             link = link_hash(seq, prev, chash)
-            fact_rows.append((seq, fact_id(link), *content, chash, prev, link))
+            fact_rows.append(
+                (
+                    seq,
+                    fact_id(link),
+                    *addr_cols,
+                    *middle,
+                    recorded,
+                    input_id,
+                    new.session_id,
+                    run_id,
+                    batch.actor,
+                    chash,
+                    prev,
+                    link,
+                )
+            )
             prev = link
         self.con.execute("BEGIN")
         try:
@@ -501,7 +524,8 @@ class Store:
             raise
         self._head = (seq, prev)
         self._input_seq = input_seq
-        return [Fact(*row) for row in fact_rows]
+        batch.input_ids = [row[1] for row in input_rows]
+        return [Fact(*row) for row in fact_rows] if return_facts else []
 
     def _insert(
         self, table: str, columns: Sequence[tuple[str, str, Any]], rows: list[tuple[Any, ...]]

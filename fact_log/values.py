@@ -23,11 +23,17 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"cannot encode {type(obj).__name__} as JSON")
 
 
+# Module-level codecs: json.dumps/json.loads with options build a new codec on every call.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default
+)
+_DECODER = json.JSONDecoder(parse_float=Decimal)
+json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 def canonical_json(obj: Any) -> str:
     """Serialise obj deterministically: sorted keys, no spaces, dates ISO, Decimals exact."""
-    return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=_default
-    )
+    return _ENCODER.encode(obj)
 
 
 def sha256(text: str) -> str:
@@ -37,7 +43,7 @@ def sha256(text: str) -> str:
 
 def loads(text: str) -> Any:
     """Parse JSON keeping non-integer numbers exact as Decimal."""
-    return json.loads(text, parse_float=Decimal)
+    return _DECODER.decode(text)
 
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -196,13 +196,13 @@ class Memory:
         batch.facts = prepared.facts
         if prepared.schema is not None:
             batch.schemas[prepared.path] = prepared.schema
-        stored = self.store.append(batch)
+        self.store.append(batch, return_facts=False)
         return ImportResult(
             str(addr),
             prepared.path,
             prepared.known,
-            len(stored),
-            stored[0].input_id or "",
+            len(batch.facts),
+            batch.input_ids[0],
             prepared.schema,
         )
 
