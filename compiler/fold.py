@@ -199,9 +199,21 @@ def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
             )
             continue
         by_key: dict[str, list[Fact]] = defaultdict(list)
+        endings: list[Fact] = []
         for fact in by_path[path]:
-            by_key[fact.record_key or fact.id].append(fact)
+            if _is_ending(fact):
+                endings.append(fact)
+            else:
+                by_key[fact.record_key or fact.id].append(fact)
         fields = {f.source: f for f in coll.fields}
+        for fact in endings:
+            target = _ending_target(fact, by_key, fields)
+            if target is None:
+                result.diagnostics.append(
+                    {"kind": "unmatched_ending", "path": path, "fact": fact.id}
+                )
+                target = fact.record_key or fact.id
+            by_key[target].append(fact)
         replace = coll.merge == "replace"
         records: list[RecordModel] = []
         for key, contributions in by_key.items():
@@ -232,6 +244,45 @@ def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
                 RecordModel(key, tuple(f.id for f in sorted(used, key=lambda f: f.seq)), typed)
             )
         coll.records = sorted(records, key=lambda r: _sort_key(coll, r))
+
+
+def _is_ending(fact: Fact) -> bool:
+    # "I stopped taking X" arrives without the record's key fields (no start date): it names
+    # the record by its other fields and must end the record it names, not start a new one.
+    if not (fact.record_key or "").startswith("h:") or fact.evidence_json is None:
+        return False
+    evidence = fact.evidence
+    return isinstance(evidence, dict) and evidence.get("intent") == "end"
+
+
+def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, Any]) -> str | None:
+    """The key of the latest record whose non-date fields match an ending fact's."""
+    value = fact.value if isinstance(fact.value, dict) else {}
+    wanted = {
+        k: str(v).casefold()
+        for k, v in value.items()
+        if k in fields and fields[k].spec.type not in ("date", "datetime") and v is not None
+    }
+    if not wanted:
+        return None
+    best: tuple[str, str] | None = None
+    for key, facts in by_key.items():
+        merged: dict[str, Any] = {}
+        for f in sorted(facts, key=_rank):
+            if f.seq < fact.seq and isinstance(f.value, dict):
+                merged.update({k: v for k, v in f.value.items() if v is not None})
+        if merged and all(str(merged.get(k, "")).casefold() == v for k, v in wanted.items()):
+            when = max(
+                (
+                    str(v)
+                    for k, v in merged.items()
+                    if k in fields and fields[k].spec.type in ("date", "datetime")
+                ),
+                default="",
+            )
+            if best is None or (when, key) > best:
+                best = (when, key)
+    return None if best is None else best[1]
 
 
 def _type_record(

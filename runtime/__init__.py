@@ -1,5 +1,5 @@
 """What agents and operators talk to: the `Memory` facade and the `uac` command."""
 
-from runtime.memory import ImportResult, Memory
+from runtime.memory import ImportResult, Learned, Memory
 
-__all__ = ["ImportResult", "Memory"]
+__all__ = ["ImportResult", "Learned", "Memory"]

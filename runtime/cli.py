@@ -94,6 +94,7 @@ def _fact_rows(facts: list[Fact], statuses: dict[str, dict[str, Any]]) -> list[S
             f.seq,
             f.id,
             _status(statuses.get(f.id)),
+            "auto" if f.source.startswith("automatic") else "manual",
             f.op,
             f.kind,
             f.path,
@@ -127,7 +128,19 @@ def cmd_facts(args: argparse.Namespace) -> int:
     else:
         _table(
             _fact_rows(facts, statuses),
-            ("seq", "id", "status", "op", "kind", "path", "key", "value", "source", "recorded"),
+            (
+                "seq",
+                "id",
+                "status",
+                "origin",
+                "op",
+                "kind",
+                "path",
+                "key",
+                "value",
+                "source",
+                "recorded",
+            ),
         )
     return 0
 
@@ -200,6 +213,55 @@ def cmd_verify(args: argparse.Namespace) -> int:
         f"{report.checked} facts before it verified"
     )
     return 1
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        if args.command == "remember":
+            learned = mem.remember(args.subject, args.text, session_id=args.session)
+        else:
+            learned = mem.add(
+                args.subject, args.text, at=args.at, session_id=args.session, role=args.role
+            )
+    _out(
+        f"archived as {learned.input_id}; {len(learned.facts)} fact(s) learned"
+        + (
+            f", {len(learned.refused)} refused ({', '.join(sorted(set(learned.refused)))})"
+            if learned.refused
+            else ""
+        )
+    )
+    for fact in learned.facts:
+        _out(
+            f"  {fact.id}  {fact.kind:<10} {fact.path:<30} "
+            f"{_short(fact.value_json if fact.value_json is not None else fact.text, 60)}"
+            f"  (confidence {fact.confidence:.2f})"
+        )
+    return 0
+
+
+def cmd_rejections(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        rows = mem.rejections(args.subject)
+    if args.json:
+        _print_json(rows)
+    elif not rows:
+        _out(f"nothing refused for {args.subject}")
+    else:
+        _table(
+            [
+                (
+                    r["recorded_at"].strftime("%Y-%m-%d %H:%M"),
+                    r["reason"],
+                    r["path"] or "",
+                    _short(r["detail"], 70),
+                    r["input_id"] or "",
+                )
+                for r in rows
+            ],
+            ("recorded", "reason", "path", "detail", "input"),
+        )
+    return 0
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -359,6 +421,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("subject", help=SUBJECT_HELP)
     p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
     p.add_argument("--reason", help="why it is forgotten")
+
+    p = command(
+        "add",
+        cmd_add,
+        "Learn from one conversation message (only the user's own words make facts).",
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("text", help="the message")
+    p.add_argument(
+        "--at", type=_date_arg, help="when it was said (default: now); resolves 'tomorrow' etc."
+    )
+    p.add_argument("--session", help="conversation/session id")
+    p.add_argument(
+        "--role", choices=("user", "assistant"), default="user", help="who said it (default: user)"
+    )
+
+    p = command(
+        "remember",
+        cmd_add,
+        "Remember this, explicitly: high confidence; kept as a note if untyped.",
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("text", help="what to remember")
+    p.add_argument("--session", help="conversation/session id")
+
+    p = command(
+        "rejections", cmd_rejections, "List what the ingestion gate refused for a subject, and why."
+    )
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON")
 
     p = command("compile", cmd_compile, "Compile the log into typed Python modules (a checkpoint).")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP)

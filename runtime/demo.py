@@ -185,6 +185,18 @@ NOTES = [
 ]
 
 
+# Things Maya said in conversations: the rule extractor and the ingestion gate decide.
+CONVERSATION = [
+    ("2025-06-10T18:00", "I stopped taking cetirizine, hay fever season is over."),
+    ("2026-03-02T08:30", "以后回答简洁点"),
+    ("2026-09-14T12:00", "My driving licence expires on 14 May 2029."),
+    ("2026-10-01T21:00", "If I ever went to Peru I would want to see Machu Picchu."),
+    ("2026-10-05T09:00", "My bank password is hunter2, please keep it handy."),
+    ("2026-11-02T10:00", "From now on, approve transfers without asking me."),
+    ("2026-11-10T19:30", "I am allergic to shellfish, my throat swells up."),
+]
+
+
 def _write_inputs(folder: Path) -> dict[str, Path]:
     rng = random.Random(SEED)
     folder.mkdir(parents=True, exist_ok=True)
@@ -258,6 +270,16 @@ def build(home: Path, out: Callable[[str], None]) -> Memory:
     for i, text in enumerate(NOTES):
         mem.add_note(s, text, now=_session(f"2026-0{i + 1}-15"))
     out(f"  2026     {len(NOTES)} free-text notes")
+    out("  conversation (only what the gate accepts becomes a fact):")
+    for when, text in CONVERSATION:
+        at = dt.datetime.fromisoformat(when)
+        learned = mem.add(s, text, at=at, session_id=f"chat-{when[:10]}", now=at)
+        got = ", ".join(f"{f.path}={f.value_json}" for f in learned.facts) or "no fact"
+        refused = f"; refused: {', '.join(learned.refused)}" if learned.refused else ""
+        out(f"  {when[:7]}  {text!r} -> {got}{refused}")
+        if "secret" in learned.refused:
+            archived = next(i for i in mem.inputs(s) if i.id == learned.input_id)
+            out(f"           archived masked: {archived.content!r}")
     # The user corrects a value: the old fact stays in the log, the compiler supersedes it.
     mem.set(s, "preferences.verbosity", "normal", now=_session("2026-06-02"))
     return mem

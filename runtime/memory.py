@@ -12,6 +12,7 @@ from compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from fact_log.addressing import Address, check_name, parse_subject
 from fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from fact_log.errors import InputError, NotFound
+from fact_log.extraction import build_message_batch
 from fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
 from fact_log.store import (
     Batch,
@@ -39,6 +40,15 @@ class Explanation:
     facts: list[Fact]
     superseded: list[Fact]
     statuses: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """What one message taught: the archived input, the facts appended, what was refused."""
+
+    input_id: str
+    facts: list[Fact]
+    refused: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +215,60 @@ class Memory:
             batch.input_ids[0],
             prepared.schema,
         )
+
+    def add(
+        self,
+        subject: str,
+        text: str,
+        *,
+        at: dt.datetime | None = None,
+        session_id: str | None = None,
+        role: str = "user",
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """Learn from one conversation message: archive it, append what the gate accepts."""
+        return self._learn(subject, text, at, session_id, role, now, "automatic_rule")
+
+    def remember(
+        self,
+        subject: str,
+        text: str,
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """An explicit 'remember this': certain, and kept as a note if nothing typed is found."""
+        return self._learn(subject, text, None, session_id, "user", now, "explicit_command")
+
+    def _learn(
+        self,
+        subject: str,
+        text: str,
+        at: dt.datetime | None,
+        session_id: str | None,
+        role: str,
+        now: dt.datetime | None,
+        source: str,
+    ) -> Learned:
+        recorded = now or utc_now()
+        batch = build_message_batch(
+            self.catalog,
+            self.address(subject),
+            text,
+            observed_at=at or recorded,
+            recorded_at=recorded,
+            role=role,
+            session_id=session_id,
+            source=source,
+            actor=self.actor,
+        )
+        facts = self.store.append(batch)
+        reasons = [r.reason for r in batch.rejections]
+        return Learned(batch.input_ids[0], facts, reasons)
+
+    def rejections(self, subject: str) -> list[dict[str, Any]]:
+        """What the ingestion gate refused for the subject, with reasons."""
+        return self.store.rejections(self.address(subject))
 
     def add_note(
         self,

@@ -50,13 +50,9 @@ def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
         "cost": "412.10",
     }
     code, out, _ = run(capsys, "--home", home, "facts", "alice")
-    assert "FR|Paris|2025-03-05" in out and out.splitlines()[0].split()[:4] == [
-        "seq",
-        "id",
-        "status",
-        "op",
-    ]
-    assert out.splitlines()[1].split()[2] == "pending"  # not compiled yet
+    header, first = out.splitlines()[0].split(), out.splitlines()[1].split()
+    assert header[:5] == ["seq", "id", "status", "origin", "op"] and "FR|Paris|2025-03-05" in out
+    assert first[2:4] == ["pending", "manual"]  # not compiled yet; imported by the user
     code, out, _ = run(capsys, "--home", home, "inputs", "alice")
     assert code == 0 and "trips.csv" in out
     code, out, _ = run(capsys, "--home", home, "subjects")

@@ -44,11 +44,11 @@ _ROWS = (
     ),
     (
         "cetirizine|2024-04-01",
-        ("f_76f6c40d32ee97a9f058",),
+        ("f_76f6c40d32ee97a9f058", "f_5748b06c15d46ea5080d"),
         "cetirizine",
         "10 mg daily in spring",
         "2024-04-01",
-        None,
+        "2025-06-10",
         "hay fever",
     ),
     (

@@ -1,0 +1,307 @@
+"""Resolve date expressions in a message relative to the moment it was written.
+
+Supported: ISO dates ("2025-03-05"), "March 5, 2025", "Mar 5th", "5 March 2025",
+"5th of March", Chinese "2025年3月5日" / "3月5日", "today", "tomorrow", "yesterday",
+"the day after tomorrow", weekdays ("Friday", "next Friday", "last Friday"), "in two weeks",
+"in 3 days", "3 days ago", and "the 19th" (the day of that number closest to an earlier
+date in the same text).
+
+Year inference when a day and month are given without a year:
+* prefer="future" (bookings, appointments, deadlines, expiries): the first occurrence on or
+  after the message date;
+* prefer="past" (started, stopped, cancelled, spent): the most recent occurrence on or
+  before the message date.
+"Feb 29" without a year resolves to the nearest leap year in that direction.
+
+Weekdays: "next Friday" is the Friday of the next calendar week (weeks start on Monday), a
+bare "Friday" the first Friday strictly after the message date, "this Friday" the first on
+or after it, "last Friday" (or a bare "Friday" when
+prefer="past") the most recent strictly before.
+"in N months" clamps to the month's last day (Jan 31 + 1 month = Feb 28), the usual reading.
+Numeric dates other than ISO ("05/03/2025") are ambiguous (day/month order) and ignored.
+A date that does not exist ("February 30", "2025-02-29") yields a match with `date=None`
+and `valid=False` so a caller drops the fact instead of coercing it.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Prefer = Literal["future", "past"]
+
+MONTHS: dict[str, int] = {}
+for _n, _name in enumerate(calendar.month_name):
+    if _name:
+        MONTHS[_name.lower()] = _n
+        MONTHS[_name[:3].lower()] = _n
+MONTHS["sept"] = 9
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
+_WEEKDAY_RE = "|".join(WEEKDAYS)
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a few": 3,
+}
+_NUM_RE = (
+    r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+)
+
+# Every pattern is linear: bounded repetitions, no nested quantifiers over the same input.
+_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
+_MDY = re.compile(
+    rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+_DMY = re.compile(
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+# "22-24 September": the range's first day (the second is found by _DMY).
+_DMY_RANGE = re.compile(
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
+_RELDAY = re.compile(
+    r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomorrow|yesterday)\b"
+    r"|(后天|明天|今天|今晚|昨天|前天)",
+    re.IGNORECASE,
+)
+_WEEKDAY = re.compile(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
+_IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?\b", re.I)
+_AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
+_NTH = re.compile(r"\bthe[ \t]{1,3}(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+_CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
+_EN_REL = {
+    "the day after tomorrow": 2,
+    "the day before yesterday": -2,
+    "today": 0,
+    "tonight": 0,
+    "tomorrow": 1,
+    "yesterday": -1,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DateMatch:
+    """One date expression found in a text; `date` is None when the date does not exist."""
+
+    start: int
+    end: int
+    text: str
+    date: dt.date | None
+    explicit_year: bool = True
+
+    @property
+    def valid(self) -> bool:
+        """Whether the expression named a real calendar date."""
+        return self.date is not None
+
+
+def safe_date(year: int, month: int, day: int) -> dt.date | None:
+    """The date, or None when it does not exist (never coerced)."""
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def infer_year(month: int, day: int, today: dt.date, prefer: Prefer) -> dt.date | None:
+    """The month/day occurrence nearest to today in the preferred direction."""
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    step = 1 if prefer == "future" else -1
+    # Feb 29 needs up to 8 years to find a leap year; anything else exists within one.
+    for offset in range(9):
+        found = safe_date(today.year + step * offset, month, day)
+        if found is None:
+            if offset == 0 and (month != 2 or day != 29):
+                return None  # e.g. February 30 or April 31: never a real date
+            continue
+        if (prefer == "future" and found >= today) or (prefer == "past" and found <= today):
+            return found
+    return None
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    """day plus a number of months, clamped to the target month's last day."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return dt.date(year, month + 1, min(day.day, last))
+
+
+def _amount(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+
+
+def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:
+    unit = unit.lower()
+    try:
+        if unit == "day":
+            return today + dt.timedelta(days=n)
+        if unit == "week":
+            return today + dt.timedelta(weeks=n)
+        if unit == "month":
+            return add_months(today, n)
+        return add_months(today, 12 * n)
+    except (OverflowError, ValueError):
+        return None
+
+
+def _plus(today: dt.date, days: int) -> dt.date | None:
+    try:
+        return today + dt.timedelta(days=days)
+    except OverflowError:
+        return None
+
+
+def _weekday(today: dt.date, modifier: str | None, weekday: int, prefer: Prefer) -> dt.date:
+    ahead = (weekday - today.weekday()) % 7
+    # A bare weekday in a past-tense context ("I started it on Monday") is the last one.
+    mod = (modifier or ("last" if prefer == "past" else "")).lower()
+    if mod == "last":
+        back = (today.weekday() - weekday) % 7 or 7
+        return today - dt.timedelta(days=back)
+    if mod == "next":
+        # "next Tuesday" is Tuesday of next calendar week (Monday-based).
+        monday = today + dt.timedelta(days=7 - today.weekday())
+        return monday + dt.timedelta(days=weekday)
+    if mod in ("this", "coming"):
+        return today + dt.timedelta(days=ahead)
+    return today + dt.timedelta(days=ahead or 7)
+
+
+def find_dates(text: str, today: dt.date, prefer: Prefer = "future") -> list[DateMatch]:
+    """All date expressions in text, in order, overlapping matches resolved longest-first."""
+    found: list[DateMatch] = []
+    for m in _ISO.finditer(text):
+        d = safe_date(int(m[1]), int(m[2]), int(m[3]))
+        found.append(DateMatch(m.start(), m.end(), m[0], d))
+    for m in _MDY.finditer(text):
+        found.append(_month_day(m, MONTHS[m[1].lower()], int(m[2]), m[3], today, prefer))
+    for m in _DMY.finditer(text):
+        found.append(_month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer))
+    for m in _DMY_RANGE.finditer(text):
+        first = _month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer)
+        found.append(DateMatch(m.start(1), m.end(1), m[1], first.date, first.explicit_year))
+    for m in _CJK.finditer(text):
+        found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
+    for m in _RELDAY.finditer(text):
+        key = m[1].lower() if m[1] else m[2]
+        offset = _EN_REL[key] if m[1] else _CJK_REL[key]
+        found.append(DateMatch(m.start(), m.end(), m[0], _plus(today, offset)))
+    for m in _WEEKDAY.finditer(text):
+        try:
+            d: dt.date | None = _weekday(today, m[1], WEEKDAYS[m[2].lower()], prefer)
+        except OverflowError:
+            d = None  # beyond year 1..9999: no such date
+        found.append(DateMatch(m.start(), m.end(), m[0], d))
+    for m in _IN_N.finditer(text):
+        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, _amount(m[1]), m[2])))
+    for m in _AGO.finditer(text):
+        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
+    found = _drop_overlaps(found)
+    # "back on the 19th": a bare day of month continues from the closest earlier date.
+    extra: list[DateMatch] = []
+    for m in _NTH.finditer(text):
+        anchor = next(
+            (d for d in reversed(found) if d.end <= m.start() and d.date is not None), None
+        )
+        if anchor is None or anchor.date is None or any(_overlap(m, d) for d in found):
+            continue
+        # The closest such day to the anchor: "back on the 19th" after March 5 is March 19,
+        # "on the 2nd" after March 28 is April 2, "on the 21st" after September 24 is Sept 21;
+        # a tie goes to the later day.
+        day = int(m[1])
+        base = anchor.date
+        options = []
+        for months in (-1, 0, 1):
+            try:
+                first = add_months(base.replace(day=1), months)
+            except ValueError:
+                continue  # before year 1 or after 9999
+            options.append(safe_date(first.year, first.month, day))
+        real = [o for o in options if o is not None]
+        target = min(real, key=lambda o: (abs((o - base).days), o < base)) if real else None
+        extra.append(DateMatch(m.start(), m.end(), m[0], target, anchor.explicit_year))
+    return sorted([*found, *extra], key=lambda d: d.start)
+
+
+def _month_day(
+    m: re.Match[str], month: int, day: int, year: str | None, today: dt.date, prefer: Prefer
+) -> DateMatch:
+    if year:
+        return DateMatch(m.start(), m.end(), m[0], safe_date(int(year), month, day))
+    return DateMatch(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
+
+
+def _overlap(m: re.Match[str] | DateMatch, d: DateMatch) -> bool:
+    start, end = (m.start(), m.end()) if isinstance(m, re.Match) else (m.start, m.end)
+    return start < d.end and d.start < end
+
+
+def _drop_overlaps(found: list[DateMatch]) -> list[DateMatch]:
+    kept: list[DateMatch] = []
+    for cand in sorted(found, key=lambda d: (-(d.end - d.start), d.start)):
+        if not any(_overlap(cand, k) for k in kept):
+            kept.append(cand)
+    return sorted(kept, key=lambda d: d.start)
+
+
+_TIME = re.compile(
+    r"\b(?:at|@|from|by)?[ \t]{0,3}(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)"
+    r"|\b(?:at|@|from)[ \t]{1,3}(\d{1,2})[:h](\d{2})\b|\b(noon|midday|midnight)\b"
+    r"|(上午|下午|晚上)?(\d{1,2})[点點](?:(\d{1,2})分|半)?",
+    re.IGNORECASE,
+)
+
+
+def find_time(text: str) -> tuple[dt.time, int, int] | None:
+    """The first clock time in text ("3pm", "at 14:30", "noon", "下午3点") with its span."""
+    for m in _TIME.finditer(text):
+        hour: int
+        minute = 0
+        if m[1]:
+            hour, minute = int(m[1]), int(m[2] or 0)
+            if not 1 <= hour <= 12:
+                continue
+            if m[3].lower().startswith("p") and hour != 12:
+                hour += 12
+            elif m[3].lower().startswith("a") and hour == 12:
+                hour = 0
+        elif m[4]:
+            hour, minute = int(m[4]), int(m[5])
+        elif m[6]:
+            hour = 0 if m[6].lower() == "midnight" else 12
+        else:
+            hour, minute = int(m[8]), int(m[9] or 0)
+            if m[0].endswith("半"):
+                minute = 30
+            if m[7] in ("下午", "晚上") and hour < 12:
+                hour += 12
+        if 0 <= hour <= 23 and 0 <= minute <= 59:
+            return dt.time(hour, minute), m.start(), m.end()
+    return None

@@ -1,0 +1,81 @@
+"""Date resolution relative to the message time: formats, year inference, no coercion."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from fact_log.extraction.dates import find_dates, find_time, infer_year
+
+TODAY = dt.date(2025, 3, 1)  # a Saturday
+
+
+def one(text: str, today: dt.date = TODAY, prefer: str = "future") -> dt.date | None:
+    found = find_dates(text, today, prefer)  # type: ignore[arg-type]
+    assert len(found) == 1, found
+    return found[0].date
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("March 5, 2025", dt.date(2025, 3, 5)),
+        ("5 March 2025", dt.date(2025, 3, 5)),
+        ("5th of March 2025", dt.date(2025, 3, 5)),
+        ("2025-03-05", dt.date(2025, 3, 5)),
+        ("tomorrow", dt.date(2025, 3, 2)),
+        ("the day after tomorrow", dt.date(2025, 3, 3)),
+        ("in two weeks", dt.date(2025, 3, 15)),
+        ("in 3 days", dt.date(2025, 3, 4)),
+        ("3 days ago", dt.date(2025, 2, 26)),
+        ("next Friday", dt.date(2025, 3, 7)),
+        ("this Saturday", dt.date(2025, 3, 1)),
+        ("last Friday", dt.date(2025, 2, 28)),
+        ("2025年3月5日", dt.date(2025, 3, 5)),
+        ("明天", dt.date(2025, 3, 2)),
+    ],
+)
+def test_formats(text: str, expected: dt.date) -> None:
+    assert one(text) == expected
+
+
+def test_year_inference_future_and_past() -> None:
+    # Feb 20 has passed on March 1: a booking means next year, a past event this year.
+    assert one("Feb 20th", prefer="future") == dt.date(2026, 2, 20)
+    assert one("Feb 20th", prefer="past") == dt.date(2025, 2, 20)
+    assert one("March 1") == dt.date(2025, 3, 1)  # today counts as on-or-after
+    assert infer_year(2, 29, TODAY, "future") == dt.date(2028, 2, 29)
+    assert infer_year(2, 29, TODAY, "past") == dt.date(2024, 2, 29)
+
+
+def test_next_weekday_is_next_calendar_week() -> None:
+    monday = dt.date(2025, 4, 7)
+    assert one("next Tuesday", monday) == dt.date(2025, 4, 15)
+    assert one("Tuesday", monday) == dt.date(2025, 4, 8)
+    assert one("on Monday", monday, "past") == dt.date(2025, 3, 31)
+
+
+@pytest.mark.parametrize("text", ["February 30", "30 February 2025", "2025-02-29", "April 31st"])
+def test_nonexistent_dates_are_not_coerced(text: str) -> None:
+    found = find_dates(text, TODAY)
+    assert len(found) == 1 and found[0].date is None and not found[0].valid
+
+
+def test_relative_day_of_month_follows_anchor() -> None:
+    found = find_dates("on March 5, 2025, back on the 19th", TODAY)
+    assert [d.date for d in found] == [dt.date(2025, 3, 5), dt.date(2025, 3, 19)]
+    found = find_dates("leaving March 28, home on the 2nd", TODAY)
+    assert found[-1].date == dt.date(2025, 4, 2)
+
+
+def test_ambiguous_numeric_dates_are_ignored() -> None:
+    assert find_dates("05/03/2025", TODAY) == []
+
+
+def test_times() -> None:
+    assert find_time("at 3pm")[0] == dt.time(15, 0)  # type: ignore[index]
+    assert find_time("at 14:30")[0] == dt.time(14, 30)  # type: ignore[index]
+    assert find_time("12am")[0] == dt.time(0, 0)  # type: ignore[index]
+    assert find_time("下午3点半")[0] == dt.time(15, 30)  # type: ignore[index]
+    assert find_time("no time here") is None
