@@ -63,7 +63,9 @@ def test_older_schema_is_migrated_forward_by_init(home: Path) -> None:
     con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     con.execute("DROP TABLE checkpoints")
     con.close()
-    with pytest.raises(WorkspaceError, match=r"schema version 1; run 'uac --home .* init' to upgrade"):
+    with pytest.raises(
+        WorkspaceError, match=r"schema version 1; run 'uac --home .* init' to upgrade"
+    ):
         Memory(home, read_only=True)
     with Memory(home, create=True) as mem:
         assert mem.store.schema_version == SCHEMA_VERSION == 2
