@@ -101,11 +101,14 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
             statuses[fact.id] = FactStatus("active", fact.op)
     attributes: dict[str, list[Fact]] = defaultdict(list)
     records: dict[str, list[Fact]] = defaultdict(list)
+    replaced = _replaced_note_facts(facts)
     for fact in facts:
         if fact.op != "assert":
             continue
         if fact.id in retracted:
             statuses[fact.id] = FactStatus("disabled", "retract")
+        elif fact.id in replaced:
+            statuses[fact.id] = FactStatus("superseded", "ignored", superseded_by=replaced[fact.id])
         elif fact.confidence < CONFIDENCE_THRESHOLDS.get(fact.source, 0.0):
             statuses[fact.id] = FactStatus("observed", "ignored")
         elif fact.kind == "note":
@@ -124,6 +127,27 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
         if f.kind == "note" and f.id in statuses and statuses[f.id].status == "active"
     ]
     return result
+
+
+def _replaced_note_facts(facts: list[Fact]) -> dict[str, str | None]:
+    """Facts from an older version of a Markdown note → first fact of the newest version.
+
+    Editing a note replaces everything its previous version produced: only the facts of the
+    latest ingestion (input) of each note id count; automatic facts are unaffected.
+    """
+    versions: dict[str, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    for fact in facts:
+        if fact.op == "assert" and fact.source == "user_markdown" and fact.evidence_json:
+            evidence = fact.evidence
+            if isinstance(evidence, dict) and evidence.get("note"):
+                versions[str(evidence["note"])][fact.input_id or ""].append(fact)
+    replaced: dict[str, str | None] = {}
+    for by_input in versions.values():
+        ordered = sorted(by_input.values(), key=lambda group: group[-1].seq)
+        newest = ordered[-1][0].id
+        for group in ordered[:-1]:
+            replaced.update({f.id: newest for f in group})
+    return replaced
 
 
 def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
