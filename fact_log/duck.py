@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import duckdb
@@ -58,18 +56,8 @@ def _holder(message: str) -> str:
     return f"process {pid} ({cmd})" if cmd else f"process {pid}"
 
 
-def _short_circuit_missing_pandas() -> None:
-    # DuckDB's Python client tries `import pandas` for every bound parameter; when pandas is
-    # not installed each try searches the whole import path (~60 failed imports per append,
-    # about a third of a single append's time). Marking the module absent makes the same
-    # import fail at once; nothing changes where pandas exists.
-    if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
-        sys.modules["pandas"] = None  # type: ignore[assignment]
-
-
 def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     """Open a DuckDB file with network extension loading disabled; errors name the cause."""
-    _short_circuit_missing_pandas()
     try:
         con = duckdb.connect(
             str(path),
