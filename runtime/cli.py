@@ -15,7 +15,7 @@ from compiler.checkpoint import CompileResult
 from fact_log.errors import InputError, UacError
 from fact_log.store import Fact, default_home
 from fact_log.values import canonical_json
-from runtime.memory import Memory
+from runtime.memory import Learned, Memory
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 
@@ -223,6 +223,11 @@ def cmd_add(args: argparse.Namespace) -> int:
             learned = mem.add(
                 args.subject, args.text, at=args.at, session_id=args.session, role=args.role
             )
+    _print_learned(learned)
+    return 0
+
+
+def _print_learned(learned: Learned) -> None:
     _out(
         f"archived as {learned.input_id}; {len(learned.facts)} fact(s) learned"
         + (
@@ -237,6 +242,18 @@ def cmd_add(args: argparse.Namespace) -> int:
             f"{_short(fact.value_json if fact.value_json is not None else fact.text, 60)}"
             f"  (confidence {fact.confidence:.2f})"
         )
+
+
+def cmd_note(args: argparse.Namespace) -> int:
+    if (args.file is None) == (not args.template):
+        raise InputError("give a FILE.md to ingest, or --template to print a template (not both)")
+    if args.template:
+        with _memory(args, read_only=True) as mem:
+            _out(mem.note_template().rstrip())
+        return 0
+    with _memory(args) as mem:
+        learned = mem.note(args.subject, args.file, note_id=args.id)
+    _print_learned(learned)
     return 0
 
 
@@ -445,6 +462,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("subject", help=SUBJECT_HELP)
     p.add_argument("text", help="what to remember")
     p.add_argument("--session", help="conversation/session id")
+
+    p = command("note", cmd_note, "Ingest a Markdown note (frontmatter, ## Preferences, ## Notes).")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument(
+        "file",
+        nargs="?",
+        type=Path,
+        help="the note (ingesting an edited note replaces the old one)",
+    )
+    p.add_argument("--id", help="note identity (default: the file name)")
+    p.add_argument("--template", action="store_true", help="print a note template from the catalog")
 
     p = command(
         "rejections", cmd_rejections, "List what the ingestion gate refused for a subject, and why."

@@ -13,6 +13,8 @@ from fact_log.addressing import Address, check_name, parse_subject
 from fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from fact_log.errors import InputError, NotFound
 from fact_log.extraction import build_message_batch
+from fact_log.extraction.llm import LLM, LLMSettings, as_llm, build_message_batch_llm
+from fact_log.extraction.markdown import build_note_batch, note_template
 from fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
 from fact_log.store import (
     Batch,
@@ -74,10 +76,13 @@ class Memory:
         create: bool = False,
         read_only: bool = False,
         actor: str = "api",
+        llm: LLM | LLMSettings | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
         self.tenant = check_name("tenant", tenant)
         self.actor = actor
+        self._llm_setting = llm  # resolved on first use: bad UAC_LLM_* must not block reads
+        self._llm: LLM | bool | None = False
         self.store = Store.open(self.home, create=create, read_only=read_only)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
@@ -251,20 +256,63 @@ class Memory:
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
-        batch = build_message_batch(
-            self.catalog,
-            self.address(subject),
-            text,
-            observed_at=at or recorded,
-            recorded_at=recorded,
-            role=role,
-            session_id=session_id,
-            source=source,
-            actor=self.actor,
-        )
+        options: dict[str, Any] = {
+            "observed_at": at or recorded,
+            "recorded_at": recorded,
+            "role": role,
+            "session_id": session_id,
+            "source": source,
+            "actor": self.actor,
+        }
+        llm = self.llm
+        if llm is None:
+            batch = build_message_batch(self.catalog, self.address(subject), text, **options)
+        else:
+            batch = build_message_batch_llm(
+                self.catalog, self.address(subject), text, llm=llm, store=self.store, **options
+            )
         facts = self.store.append(batch)
         reasons = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, reasons)
+
+    @property
+    def llm(self) -> LLM | None:
+        """The LLM extractor (explicit, else from UAC_LLM_* variables), or None when off."""
+        if self._llm is False:
+            setting = self._llm_setting
+            self._llm = as_llm(setting if setting is not None else LLMSettings.from_env())
+        return self._llm  # type: ignore[return-value]
+
+    def note(
+        self,
+        subject: str,
+        file: str | Path,
+        *,
+        note_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """Ingest a Markdown note; a new version of a note replaces what the old one said."""
+        path = Path(file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read a UTF-8 Markdown note ({exc})") from None
+        batch = build_note_batch(
+            self.catalog,
+            self.address(subject),
+            text,
+            note_id=note_id or path.name,
+            recorded_at=now or utc_now(),
+            actor=self.actor,
+        )
+        facts = self.store.append(batch)
+        return Learned(batch.input_ids[0], facts, [r.reason for r in batch.rejections])
+
+    def note_template(self) -> str:
+        """A Markdown note template generated from the catalog."""
+        return note_template(self.catalog)
 
     def rejections(self, subject: str) -> list[dict[str, Any]]:
         """What the ingestion gate refused for the subject, with reasons."""

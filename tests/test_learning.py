@@ -90,3 +90,81 @@ def test_cli_add_remember_rejections(tmp_path: Path, capsys: pytest.CaptureFixtu
     for bad in ("", "\x00binary"):
         assert main(["--home", home, "add", "maya", bad]) == 1
         assert "uac: error:" in capsys.readouterr().err
+
+
+NOTE_V1 = """---
+title: about me
+---
+## Preferences
+verbosity: short
+format: bullets
+
+## Notes
+I prefer trains to planes for trips under five hours.
+"""
+
+NOTE_V2 = """## Preferences
+verbosity: detailed
+
+## Notes
+Morning meetings only, never after 4pm.
+"""
+
+
+def test_editing_a_note_replaces_what_the_old_version_said(mem: Memory, tmp_path: Path) -> None:
+    note = tmp_path / "me.md"
+    note.write_text(NOTE_V1, encoding="utf-8")
+    first = mem.note("maya", note, now=T0)
+    assert sorted(f.path for f in first.facts) == [
+        "notes",
+        "preferences.format",
+        "preferences.verbosity",
+    ]
+    assert all(f.source == "user_markdown" and f.evidence["note"] == "me.md" for f in first.facts)
+    auto = mem.add("maya", "use bullet points from now on", now=T0 + dt.timedelta(hours=1))
+    note.write_text(NOTE_V2, encoding="utf-8")
+    second = mem.note("maya", note, now=T0 + dt.timedelta(days=1))
+    mem.compile("maya")
+    user = mem.checkpoint("maya").user
+    assert user.preferences.verbosity == "detailed"
+    assert [n.text for n in user.notes] == ["Morning meetings only, never after 4pm."]
+    statuses = mem.statuses("maya")
+    assert {statuses[f.id]["status"] for f in first.facts} == {"superseded"}
+    assert {statuses[f.id]["status"] for f in second.facts} == {"active"}
+    # Automatic facts are not part of the note: its format preference still stands.
+    assert [statuses[f.id]["status"] for f in auto.facts] == [
+        "active"
+    ] and user.preferences.format == "bullets"
+
+
+def test_note_cli_template_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(tmp_path / "ws")
+    main(["--home", home, "init"])
+    capsys.readouterr()
+    assert main(["--home", home, "note", "maya", "--template"]) == 0
+    template = capsys.readouterr().out
+    assert "## Preferences" in template and "verbosity" in template and "## Notes" in template
+    path = tmp_path / "t.md"
+    path.write_text(template, encoding="utf-8")
+    assert main(["--home", home, "note", "maya", str(path)]) == 0
+    assert "0 fact(s) learned" in capsys.readouterr().out  # the template itself says nothing
+    assert main(["--home", home, "note", "maya"]) == 1
+    assert "give a FILE.md" in capsys.readouterr().err
+    assert main(["--home", home, "note", "maya", str(tmp_path / "missing.md")]) == 1
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_an_unreachable_llm_still_archives_and_runs_the_rules(home: Path) -> None:
+    import socket
+
+    from fact_log.extraction.llm import LLMSettings
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    settings = LLMSettings(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout=2)
+    with Memory(home, create=True, llm=settings) as mem:
+        learned = mem.add("maya", "My passport expires on March 5, 2027.", now=T0)
+        assert [f.path for f in learned.facts] == ["identity.passport.expiry_date"]
+        assert "llm_unavailable" in learned.refused
+        assert len(mem.inputs("maya")) == 1
