@@ -197,6 +197,18 @@ CONVERSATION = [
 ]
 
 
+PROFILE_NOTE = """---
+title: How I like answers
+---
+## Preferences
+answer_order: conclusion_first
+format: bullets
+
+## Notes
+Keep travel suggestions to direct trains or flights; she dislikes layovers.
+"""
+
+
 def _write_inputs(folder: Path) -> dict[str, Path]:
     rng = random.Random(SEED)
     folder.mkdir(parents=True, exist_ok=True)
@@ -270,6 +282,10 @@ def build(home: Path, out: Callable[[str], None]) -> Memory:
     for i, text in enumerate(NOTES):
         mem.add_note(s, text, now=_session(f"2026-0{i + 1}-15"))
     out(f"  2026     {len(NOTES)} free-text notes")
+    note = home / "demo-inputs" / "maya-profile.md"
+    note.write_text(PROFILE_NOTE, encoding="utf-8")
+    learned = mem.note(s, note, now=_session("2026-05-03"))
+    out(f"  2026-05  Markdown note {note.name}: " + ", ".join(f.path for f in learned.facts))
     out("  conversation (only what the gate accepts becomes a fact):")
     for when, text in CONVERSATION:
         at = dt.datetime.fromisoformat(when)

@@ -23,7 +23,7 @@ def _record(row: tuple) -> Allergy:
 _ROWS = (
     ("peanuts", ("f_fd07ae1a9023c8a07e3f",), "peanuts", "throat tightness", "anaphylaxis"),
     ("penicillin", ("f_93d309da7f79a7e3dfb1",), "penicillin", "hives and swelling", "severe"),
-    ("shellfish", ("f_1818c5aa9a3fde5720e0",), "shellfish", None, None),
+    ("shellfish", ("f_58fe24436c6b9b085870",), "shellfish", None, None),
 )
 
 RECORDS: tuple[Allergy, ...] = tuple(map(_record, _ROWS))

@@ -44,7 +44,7 @@ _ROWS = (
     ),
     (
         "cetirizine|2024-04-01",
-        ("f_76f6c40d32ee97a9f058", "f_5748b06c15d46ea5080d"),
+        ("f_76f6c40d32ee97a9f058", "f_86bc5bbdb5e170c4f8f3"),
         "cetirizine",
         "10 mg daily in spring",
         "2024-04-01",
