@@ -226,6 +226,19 @@ class CoercionError(ValueError):
 
 def coerce(spec: FieldSpec, value: Any) -> Any:
     """Turn a JSON-decoded value into the field's Python type, or raise CoercionError."""
+    if type(value) is str:
+        # Fast paths for what the log normally holds (validated text); anything else falls
+        # through to the full checks below, which also produce the error messages.
+        kind = spec.type
+        if kind == "str" and spec.pattern is None:
+            return value
+        if kind == "enum" and value in spec.values:
+            return value
+        if kind == "date" and len(value) == 10:
+            try:
+                return dt.date.fromisoformat(value)
+            except ValueError:
+                pass
     try:
         return _coerce(spec.type, spec, value)
     except (ValueError, TypeError, InvalidOperation) as exc:

@@ -14,6 +14,7 @@ import jinja2
 
 from compiler.fold import FoldResult
 from compiler.model import CollectionModel, FieldModel
+from fact_log.values import canonical_json
 
 TEMPLATES = Path(__file__).with_name("templates")
 MASK = "•••"
@@ -212,7 +213,7 @@ def render(
         diagnostics=result.diagnostics,
         diagnostic_kinds=", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
     )
-    files["provenance.json"] = _json(provenance(result))
+    files["provenance.json"] = _json_lines(provenance(result))
     files["diagnostics.json"] = _json(
         {"diagnostics": result.diagnostics, "renamed": [list(r) for r in model.renames]}
     )
@@ -257,6 +258,17 @@ def provenance(result: FoldResult) -> dict[str, Any]:
         for fid, s in sorted(result.statuses.items())
     }
     return {"paths": paths, "facts": facts}
+
+
+def _json_lines(sections: dict[str, dict[str, Any]]) -> str:
+    # One entry per line: readable diffs, and the C encoder (indent= forces the slow one).
+    parts = []
+    for name in sorted(sections):
+        items = ",\n".join(
+            f"{canonical_json(k)}:{canonical_json(v)}" for k, v in sorted(sections[name].items())
+        )
+        parts.append(f"{canonical_json(name)}:{{\n{items}\n}}")
+    return "{" + ",\n".join(parts) + "}\n"
 
 
 def _json(obj: Any) -> str:
