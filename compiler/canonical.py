@@ -36,3 +36,23 @@ def object_parts(user: Any, names: list[str]) -> dict[str, str]:
             rows = _getter(type(value))(value)
         out[name] = rows_digest(rows)
     return out
+
+
+def to_json(value: Any) -> Any:
+    """A JSON-ready view of typed state: records as dicts, dates ISO, Decimals as exact text."""
+    import datetime as dt
+    from decimal import Decimal
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [to_json(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((to_json(v) for v in value), key=repr)
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    return value

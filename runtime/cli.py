@@ -359,6 +359,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from runtime.mcp_server import serve
+
+    with _memory(args) as mem:
+        mem.address(args.subject)  # fail before serving if the subject is malformed
+        serve(mem, args.subject)
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from runtime.tools import openai_specs
+
+    _print_json(openai_specs())
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from runtime.demo import run_demo
 
@@ -520,6 +536,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("v2", nargs="?", type=int, help="newer version (default: current)")
 
     command("verify", cmd_verify, "Verify the fact log's hash chain; report the first broken link.")
+
+    p = command("mcp", cmd_mcp, "Serve the agent tools for one subject over MCP (stdio).")
+    p.add_argument("subject", help=SUBJECT_HELP + "; the only subject the connected agent reaches")
+
+    command("tools", cmd_tools, "Print the OpenAI function-calling schemas of the agent tools.")
 
     p = command(
         "demo", cmd_demo, "Build a fresh demo workspace for a persona and show what uac holds."

@@ -493,3 +493,19 @@ class Memory:
             return self.checkpoint(subject).provenance["facts"]
         except NotFound:
             return {}
+
+    # -- agent tools -----------------------------------------------------------------------
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        """OpenAI function-calling schemas of the agent tools (the subject is bound by you)."""
+        from runtime import tools
+
+        return tools.openai_specs()
+
+    def call_tool(
+        self, subject: str, name: str, arguments: str | dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """Execute one tool call from a model for the subject the host has bound."""
+        from runtime import tools
+
+        return tools.dispatch(self, subject, name, arguments)

@@ -1,0 +1,218 @@
+"""Agent tools, defined once: OpenAI function-calling specs, a dispatcher, and the MCP server.
+
+The host binds the subject: a model can only read and write the one user the conversation
+is about, never choose another subject or tenant. Arguments are validated with pydantic;
+results are JSON-ready dicts; errors come back as {"error": "..."} rather than exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from compiler.canonical import to_json
+from compiler.loader import current_version
+from fact_log.errors import UacError
+
+if TYPE_CHECKING:
+    from runtime.memory import Memory
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(_Args):
+    """No arguments."""
+
+
+class WhyArgs(_Args):
+    """Arguments of `why`."""
+
+    expr: str = Field(description="A path into the typed state, e.g. user.passport.expiry_date")
+
+
+class FactsArgs(_Args):
+    """Arguments of `facts`."""
+
+    path: str | None = Field(None, description="Only facts at this catalog path")
+    limit: int = Field(50, ge=1, le=500, description="At most this many, newest first")
+
+
+class TextArgs(_Args):
+    """Arguments of `add` and `remember`."""
+
+    text: str = Field(description="The user's own words", max_length=65536)
+
+
+class ForgetArgs(_Args):
+    """Arguments of `forget`."""
+
+    fact_id: str = Field(description="Id of the fact to retract (see facts/why)")
+    reason: str | None = Field(None, description="Why it is wrong or obsolete")
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One agent tool: name, description, argument model, and what it does."""
+
+    name: str
+    description: str
+    args: type[_Args]
+    run: Callable[[Memory, str, Any], Any]
+
+
+def fresh_checkpoint(mem: Memory, subject: str) -> None:
+    """Compile the subject first if it has facts the current checkpoint does not hold."""
+    addr = mem.address(subject)
+    if current_version(mem.home, addr) is None or addr in mem.store.changed_subjects(addr.tenant):
+        mem.compile(subject)
+
+
+def _manifest(mem: Memory, subject: str, _: NoArgs) -> dict[str, Any]:
+    fresh_checkpoint(mem, subject)
+    return {"manifest": mem.manifest(subject)}
+
+
+def _why(mem: Memory, subject: str, args: WhyArgs) -> dict[str, Any]:
+    fresh_checkpoint(mem, subject)
+    exp = mem.why(subject, args.expr)
+    return {
+        "expr": exp.expr,
+        "value": to_json(exp.value),
+        "facts": [_fact(f) for f in exp.facts],
+        "superseded": [_fact(f) for f in exp.superseded],
+    }
+
+
+def _facts(mem: Memory, subject: str, args: FactsArgs) -> dict[str, Any]:
+    facts = mem.facts(subject, args.path)[-args.limit :][::-1]
+    return {"facts": [_fact(f) for f in facts]}
+
+
+def _add(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
+    learned = mem.add(subject, args.text)
+    return {
+        "input_id": learned.input_id,
+        "facts": [_fact(f) for f in learned.facts],
+        "refused": learned.refused,
+    }
+
+
+def _remember(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
+    learned = mem.remember(subject, args.text)
+    return {
+        "input_id": learned.input_id,
+        "facts": [_fact(f) for f in learned.facts],
+        "refused": learned.refused,
+    }
+
+
+def _forget(mem: Memory, subject: str, args: ForgetArgs) -> dict[str, Any]:
+    return {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}
+
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool(
+            "manifest",
+            "The compact manifest of what uac knows about the user: typed "
+            "collections, counts, date ranges, field names and types.",
+            NoArgs,
+            _manifest,
+        ),
+        Tool(
+            "why",
+            "Explain a value of the user's typed state: the facts behind it, their "
+            "evidence, and what they superseded.",
+            WhyArgs,
+            _why,
+        ),
+        Tool("facts", "The user's most recent facts from the append-only log.", FactsArgs, _facts),
+        Tool(
+            "add",
+            "Give uac one message the user wrote; it keeps what it can verify as facts.",
+            TextArgs,
+            _add,
+        ),
+        Tool("remember", "The user explicitly asked to remember this.", TextArgs, _remember),
+        Tool(
+            "forget",
+            "Retract one of the user's facts (the log keeps a record).",
+            ForgetArgs,
+            _forget,
+        ),
+    )
+}
+
+
+def register(tool: Tool) -> None:
+    """Add a tool (used by capabilities that live in other modules, e.g. query and search)."""
+    TOOLS[tool.name] = tool
+
+
+def openai_specs() -> list[dict[str, Any]]:
+    """OpenAI function-calling tool schemas for every tool."""
+    specs = []
+    for tool in TOOLS.values():
+        schema = tool.args.model_json_schema()
+        schema.pop("title", None)
+        schema.pop("description", None)
+        specs.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": schema,
+                },
+            }
+        )
+    return specs
+
+
+def dispatch(
+    mem: Memory, subject: str, name: str, arguments: str | dict[str, Any] | None
+) -> dict[str, Any]:
+    """Run one tool call for the bound subject; errors are returned, not raised."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        return {"error": f"unknown tool {name!r}; tools: {', '.join(sorted(TOOLS))}"}
+    try:
+        raw = json.loads(arguments) if isinstance(arguments, str) else (arguments or {})
+        args = tool.args.model_validate(raw)
+    except (ValueError, ValidationError) as exc:
+        return {"error": f"bad arguments for {name}: {_first_error(exc)}"}
+    try:
+        return to_json(tool.run(mem, subject, args))
+    except UacError as exc:
+        return {"error": str(exc)}
+
+
+def _first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors(include_url=False)[0]
+        return f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+    return str(exc)
+
+
+def _fact(fact: Any) -> dict[str, Any]:
+    return {
+        "id": fact.id,
+        "seq": fact.seq,
+        "op": fact.op,
+        "kind": fact.kind,
+        "path": fact.path,
+        "key": fact.record_key,
+        "value": fact.value,
+        "text": fact.text,
+        "source": fact.source,
+        "confidence": fact.confidence,
+        "recorded_at": fact.recorded_at.isoformat(),
+        "evidence": fact.evidence,
+    }

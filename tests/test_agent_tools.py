@@ -1,0 +1,87 @@
+"""Agent interfaces: OpenAI tool specs with a dispatcher, and MCP over stdio with the SDK client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import T0
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from runtime import Memory
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_openai_specs_and_dispatch_bind_the_subject(mem: Memory) -> None:
+    specs = mem.tool_specs()
+    names = {s["function"]["name"] for s in specs}
+    assert {"manifest", "why", "facts", "add", "remember", "forget"} <= names
+    for spec in specs:
+        params = spec["function"]["parameters"]
+        assert spec["type"] == "function" and params["type"] == "object"
+        assert "subject" not in params.get("properties", {})  # the host binds it
+    mem.set("alice", "identity.passport.expiry_date", "2027-03-01", now=T0)
+    mem.set("bob", "identity.passport.expiry_date", "2031-01-01", now=T0)
+    out = mem.call_tool("alice", "why", json.dumps({"expr": "user.passport.expiry_date"}))
+    assert out["value"] == "2027-03-01" and out["facts"][0]["value"] == "2027-03-01"
+    manifest = mem.call_tool("alice", "manifest", {})["manifest"]
+    assert "expiry_date=2027-03-01" in manifest and "2031" not in manifest
+    learned = mem.call_tool("alice", "remember", {"text": "Prefers the aisle seat"})
+    assert learned["facts"][0]["kind"] == "note"
+    assert mem.call_tool("alice", "forget", {"fact_id": mem.facts("bob")[0].id})[
+        "error"
+    ].startswith("subject user:alice has no fact")
+    assert "unknown tool" in mem.call_tool("alice", "rm_rf", {})["error"]
+    assert "bad arguments for why" in mem.call_tool("alice", "why", {"expr": 3})["error"]
+    assert "bad arguments" in mem.call_tool("alice", "why", "{not json")["error"]
+    assert "bad arguments" in mem.call_tool("alice", "facts", {"limit": 10**9})["error"]
+
+
+async def _session(home: Path, subject: str) -> dict:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "runtime.cli", "--home", str(home), "mcp", subject],
+        cwd=str(ROOT),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        why = await session.call_tool("why", {"expr": "user.passport.expiry_date"})
+        added = await session.call_tool("add", {"text": "I am allergic to penicillin."})
+        manifest = await session.read_resource("uac://manifest")
+        return {
+            "tools": tools,
+            "why": json.loads(why.content[0].text),
+            "added": json.loads(added.content[0].text),
+            "manifest": manifest.contents[0].text,
+        }
+
+
+def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
+    with Memory(home, create=True) as mem:
+        mem.set("alice", "identity.passport.expiry_date", "2027-03-01", now=T0)
+        mem.set("bob", "identity.passport.expiry_date", "2031-01-01", now=T0)
+    result = asyncio.run(asyncio.wait_for(_session(home, "alice"), 60))
+    assert {"manifest", "why", "facts", "add", "remember", "forget"} <= set(result["tools"])
+    assert "expr" in result["tools"]["why"].input_schema["properties"]
+    assert result["why"]["value"] == "2027-03-01"
+    assert [f["path"] for f in result["added"]["facts"]] == ["health.allergies"]
+    assert "user.allergies: 1 × Allergy" in result["manifest"] and "2031" not in result["manifest"]
+    with Memory(home, read_only=True) as mem:
+        assert len(mem.facts("bob")) == 1 and len(mem.facts("alice")) == 2
+
+
+@pytest.mark.parametrize("subject", ["robot:x", "../etc"])
+def test_mcp_refuses_a_malformed_subject(
+    home: Path, subject: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from runtime.cli import main
+
+    Memory(home, create=True).close()
+    assert main(["--home", str(home), "mcp", subject]) == 1
+    assert "uac: error:" in capsys.readouterr().err
