@@ -229,7 +229,9 @@ def _typed(
             parsed = model.model_validate(rec.data)
         except ValidationError as exc:
             raise InputError(f"{name}: {rec.where}: {describe_error(exc)}") from None
-        value = parsed.model_dump(exclude_none=True)
+        # JSON mode converts dates and Decimals to exact text in pydantic's core: no per-value
+        # Python callbacks when the value is encoded for the log.
+        value = parsed.model_dump(mode="json", exclude_none=True)
         facts.append(
             NewFact(
                 op="assert",
