@@ -289,7 +289,8 @@ def _reuse(previous: Path | None, tmp: Path, attrs: set[str]) -> None:
         return
     cache = tmp / "__pycache__"
     for attr in sorted(attrs):
-        _link_or_copy(previous / f"records_{attr}.py", tmp / f"records_{attr}.py")
+        for suffix in (".py", ".json"):
+            _link_or_copy(previous / f"records_{attr}{suffix}", tmp / f"records_{attr}{suffix}")
         for pyc in (previous / "__pycache__").glob(f"records_{attr}.*.pyc"):
             cache.mkdir(exist_ok=True)
             _link_or_copy(pyc, cache / pyc.name)

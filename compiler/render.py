@@ -103,8 +103,10 @@ _CONVERTERS = {
 
 
 def _converter(field: FieldModel, expr: str) -> str:
-    """Source text turning a row cell into the field's type (rows keep dates as text)."""
+    """Source text turning a JSON row cell into the field's type (dates are ISO text there)."""
     conv = _CONVERTERS.get(field.spec.type)
+    if conv is None and field.spec.type == "list":
+        conv = "tuple"
     if conv is None:
         return expr
     if field.spec.required:
@@ -112,11 +114,14 @@ def _converter(field: FieldModel, expr: str) -> str:
     return f"None if {expr} is None else {conv}({expr})"
 
 
-def _row(value: Any) -> str:
-    """A row cell: dates, datetimes and decimals as text, everything else as a literal."""
-    if isinstance(value, dt.date | Decimal):
-        return repr(value.isoformat() if isinstance(value, dt.date) else str(value))
-    return py(value)
+def records_json(coll: CollectionModel) -> str:
+    """The rows of a collection as JSON, one record per line (C-encoded, exact)."""
+    names = [f.name for f in coll.fields]
+    rows = [
+        canonical_json([r.key, list(r.fact_ids), *(r.values.get(n) for n in names)])
+        for r in coll.records
+    ]
+    return "[\n" + ",\n".join(rows) + "\n]\n"
 
 
 @cache
@@ -139,7 +144,6 @@ def environment() -> jinja2.Environment:
         shown=_shown,
         span=_span,
         converter=_converter,
-        row=_row,
     )
     return env
 
@@ -180,6 +184,7 @@ def render(
         files[f"{coll.module}.py"] = env.get_template("records.py.j2").render(
             base, c=coll, uses=_uses(annotations, [])
         )
+        files[f"{coll.module}.json"] = records_json(coll)
     annotations = [f.annotation for g in model.groups for f in g.fields]
     annotations += [f.annotation for c in model.collections for f in c.fields]
     annotations.append("datetime.datetime")  # Note.recorded_at
