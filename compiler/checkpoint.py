@@ -61,16 +61,22 @@ RUFF_CHECK = [
     "E501",
 ]
 
-# Run in a fresh interpreter: import the checkpoint by path and digest the requested parts.
+# Run in a fresh interpreter: import each checkpoint by path and digest the requested parts.
+# Input on stdin: [[directory, [part, ...]], ...]; output: one JSON line per directory.
 _VALIDATOR = """
 import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from compiler.canonical import object_parts
 from compiler.loader import import_package
-package = import_package(Path(sys.argv[2]), verify=False)
-print(json.dumps(object_parts(package.state.user, json.loads(sys.argv[3]))))
+for directory, parts in json.load(sys.stdin):
+    try:
+        package = import_package(Path(directory), verify=False)
+        print(json.dumps({"parts": object_parts(package.state.user, parts)}))
+    except BaseException as exc:
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
 """
+BATCH = 200  # subjects per ruff run and per validator process
 
 
 class CompileError(UacError):
@@ -94,41 +100,73 @@ class CompileResult:
     diagnostics: int = 0
 
 
-def _ruff(args: list[str], files: list[Path]) -> None:
+@dataclass(slots=True)
+class _Pending:
+    """A rendered checkpoint in its temporary directory, waiting for ruff and validation."""
+
+    addr: Address
+    tmp: Path
+    written: list[Path]
+    expected: dict[str, str]  # part -> digest the generated objects must reproduce
+    meta: dict[str, Any]
+    row: dict[str, Any]
+    result: CompileResult
+    error: str | None = None
+
+
+def _ruff(args: list[str], files: list[Path]) -> str | None:
+    """Run ruff on files; the error text if it failed."""
     from ruff.__main__ import find_ruff_bin
 
     if not files:
-        return
+        return None
     done = subprocess.run(
         [find_ruff_bin(), *args, *map(str, files)], capture_output=True, text=True
     )
-    if done.returncode != 0:
-        detail = (done.stdout + done.stderr).strip().splitlines()
-        raise CompileError(f"ruff {args[0]} failed on generated code: {' | '.join(detail[:5])}")
+    if done.returncode == 0:
+        return None
+    detail = (done.stdout + done.stderr).strip().splitlines()
+    return f"ruff {args[0]} failed on generated code: {' | '.join(detail[:5])}"
 
 
-def _validate(directory: Path, expected: dict[str, str]) -> None:
+def _ruff_batch(batch: list[_Pending]) -> None:
+    # One ruff process per step for the whole batch; if it fails, find the culprits alone.
+    for args in (RUFF_FORMAT, RUFF_CHECK):
+        live = [p for p in batch if p.error is None]
+        if _ruff(args, [f for p in live for f in p.written]) is None:
+            continue
+        for pending in live:
+            pending.error = _ruff(args, pending.written)
+
+
+def _validate_batch(batch: list[_Pending]) -> None:
+    live = [p for p in batch if p.error is None]
+    if not live:
+        return
+    request = json.dumps([[str(p.tmp), sorted(p.expected)] for p in live])
     done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-c",
-            _VALIDATOR,
-            str(ROOT),
-            str(directory),
-            json.dumps(sorted(expected)),
-        ],
+        [sys.executable, "-I", "-c", _VALIDATOR, str(ROOT)],
+        input=request,
         capture_output=True,
         text=True,
         env={"PYTHONHASHSEED": "0", "TZ": "UTC", "PATH": os.environ.get("PATH", "")},
     )
-    if done.returncode != 0:
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != len(live):
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise CompileError(f"generated code failed to import in a fresh interpreter: {last}")
-    found = json.loads(done.stdout)
-    wrong = sorted(k for k in expected if found.get(k) != expected[k])
-    if wrong:
-        raise CompileError(f"round trip failed: generated {', '.join(wrong)} differ from the fold")
+        for pending in live:
+            pending.error = f"generated code failed to import in a fresh interpreter: {last}"
+        return
+    for pending, line in zip(live, lines, strict=True):
+        answer = json.loads(line)
+        if "error" in answer:
+            pending.error = (
+                f"generated code failed to import in a fresh interpreter: {answer['error']}"
+            )
+            continue
+        wrong = sorted(k for k in pending.expected if answer["parts"].get(k) != pending.expected[k])
+        if wrong:
+            pending.error = f"round trip failed: generated {', '.join(wrong)} differ from the fold"
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
@@ -148,28 +186,88 @@ def compile_subject(
     keep: int = DEFAULT_KEEP,
 ) -> CompileResult:
     """Compile and publish a checkpoint for one subject (time travel does not move `current`)."""
+    return compile_many(store, catalog, [addr], as_of=as_of, known_at=known_at, keep=keep)[0]
+
+
+def compile_many(
+    store: Store,
+    catalog: Catalog,
+    addresses: list[Address],
+    *,
+    as_of: dt.datetime | None = None,
+    known_at: dt.datetime | None = None,
+    keep: int = DEFAULT_KEEP,
+    progress: Callable[[int, int, CompileResult], None] | None = None,
+) -> list[CompileResult]:
+    """Compile subjects in batches; one subject's failure does not stop the others.
+
+    A subject with no facts (in the selected time) raises NotFound when it is the only one
+    asked for, and is reported as failed otherwise.
+    """
+    results: list[CompileResult] = []
+    for first in range(0, len(addresses), BATCH):
+        batch: list[_Pending] = []
+        for addr in addresses[first : first + BATCH]:
+            try:
+                batch.append(_prepare(store, catalog, addr, as_of, known_at))
+            except NotFound as exc:
+                if len(addresses) == 1:
+                    raise
+                batch.append(_failed_early(addr, str(exc)))
+        t = time.perf_counter()
+        _ruff_batch(batch)
+        _share(batch, "ruff", time.perf_counter() - t)
+        t = time.perf_counter()
+        _validate_batch(batch)
+        _share(batch, "validate", time.perf_counter() - t)
+        for pending in batch:
+            res = _finish(store, pending, keep)
+            results.append(res)
+            if progress is not None:
+                progress(len(results), len(addresses), res)
+    return results
+
+
+def _share(batch: list[_Pending], phase: str, seconds: float) -> None:
+    # Batched phases are timed once; each subject is charged an equal share.
+    for pending in batch:
+        pending.result.timings[phase] = seconds / len(batch)
+
+
+def _failed_early(addr: Address, error: str) -> _Pending:
+    result = CompileResult(addr, "failed", None, None, 0, 0, False, error=error)
+    return _Pending(addr, Path(), [], {}, {}, {}, result, error)
+
+
+def _prepare(
+    store: Store,
+    catalog: Catalog,
+    addr: Address,
+    as_of: dt.datetime | None,
+    known_at: dt.datetime | None,
+) -> _Pending:
+    """Read, fold and render one subject into a fresh temporary version directory."""
     started = utc_now()
     timings: dict[str, float] = {}
-    t0 = time.perf_counter()
+    t = time.perf_counter()
     facts = select_facts(store.facts(addr), as_of, known_at)
     if not facts:
         raise NotFound(
             f"{addr} has no facts{' at that time' if as_of or known_at else ''} to compile"
         )
-    timings["read"] = time.perf_counter() - t0
+    timings["read"] = time.perf_counter() - t
     t = time.perf_counter()
     model = build_model(catalog, store.inferred_schemas(addr, known_at))
-    result = fold(catalog, model, facts)
-    _unused_inputs(store, addr, facts, known_at, result)
+    folded = fold(catalog, model, facts)
+    _unused_inputs(store, addr, facts, known_at, folded)
     parts = model_parts(model)
     timings["fold"] = time.perf_counter() - t
-    travel = as_of is not None or known_at is not None
-    base = subject_dir(store.home, addr)
-    versions = base / "versions"
+    t = time.perf_counter()
+    versions = subject_dir(store.home, addr) / "versions"
     versions.mkdir(parents=True, exist_ok=True)
     for leftover in versions.glob(".tmp-*"):  # an interrupted compile: discard it
         shutil.rmtree(leftover, ignore_errors=True)
-    previous = _previous(base)
+    previous = _previous(versions.parent)
     reuse_keys = {
         c.attr: rows_digest((c.class_name, tuple(f.name for f in c.fields), parts[c.attr]))
         for c in model.collections
@@ -181,98 +279,93 @@ def compile_subject(
         if previous
         and previous[1].get("reuse", {}).get(attr) == key
         and (previous[0] / f"records_{attr}.py").is_file()
+        and (previous[0] / f"records_{attr}.json").is_file()
     }
-    version = store.next_version(addr)
     tmp = versions / f".tmp-{uuid.uuid4().hex}"
-    row: dict[str, Any] = {
-        "watermark": result.watermark,
-        "head_id": result.head_id,
+    tmp.mkdir()
+    written = []
+    for name, text in render(folded, str(addr), addr.tenant, skip=reusable).items():
+        (tmp / name).write_text(text, encoding="utf-8")
+        if name.endswith(".py"):
+            written.append(tmp / name)
+    _reuse(previous[0] if previous else None, tmp, reusable)
+    timings["render"] = time.perf_counter() - t
+    travel = as_of is not None or known_at is not None
+    meta = {
+        "subject": str(addr),
+        "tenant": addr.tenant,
+        "watermark": folded.watermark,
+        "head_id": folded.head_id,
+        "as_of": as_of.isoformat() if as_of else None,
+        "known_at": known_at.isoformat() if known_at else None,
+        "parts": parts,
+        "reuse": reuse_keys,
+    }
+    row = {
+        "watermark": folded.watermark,
+        "head_id": folded.head_id,
         "as_of": as_of,
         "known_at": known_at,
         "facts": len(facts),
         "started_at": started,
     }
-    try:
-        t = time.perf_counter()
-        files = render(result, str(addr), addr.tenant, skip=reusable)
-        tmp.mkdir()
-        written = []
-        for name, text in files.items():
-            (tmp / name).write_text(text, encoding="utf-8")
-            if name.endswith(".py"):
-                written.append(tmp / name)
-        _reuse(previous[0] if previous else None, tmp, reusable)
-        timings["render"] = time.perf_counter() - t
-        t = time.perf_counter()
-        _ruff(RUFF_FORMAT, written)
-        _ruff(RUFF_CHECK, written)
-        timings["ruff"] = time.perf_counter() - t
-        t = time.perf_counter()
-        _validate(tmp, {k: v for k, v in parts.items() if k not in reusable})
-        timings["validate"] = time.perf_counter() - t
-        t = time.perf_counter()
-        meta = {
-            "subject": str(addr),
-            "tenant": addr.tenant,
-            "watermark": result.watermark,
-            "head_id": result.head_id,
-            "as_of": as_of.isoformat() if as_of else None,
-            "known_at": known_at.isoformat() if known_at else None,
-            "files": file_digests(tmp),
-            "parts": parts,
-            "reuse": reuse_keys,
-        }
-        (tmp / FILES).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
-        final = versions / version_name(version)
-        os.replace(tmp, final)
-        if not travel:
-            pointer = base / f".current-{uuid.uuid4().hex}"
-            pointer.write_text(version_name(version) + "\n")
-            os.replace(pointer, base / "current")
-        timings["publish"] = time.perf_counter() - t
-    except (UacError, OSError) as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        row.update(
-            status="failed",
-            error=str(exc),
-            timings=json.dumps(timings),
-            finished_at=utc_now(),
-        )
-        store.record_checkpoint(addr, row)
-        return CompileResult(
-            addr,
-            "failed",
-            None,
-            None,
-            len(facts),
-            result.watermark,
-            False,
-            timings,
-            [],
-            str(exc),
-            len(result.diagnostics),
-        )
-    row.update(
-        version=version,
-        status="published",
-        timings=json.dumps(timings),
-        finished_at=utc_now(),
-    )
-    store.record_checkpoint(addr, row)
-    _prune(versions, keep, current_version(store.home, addr))
-    return CompileResult(
+    result = CompileResult(
         addr,
-        "published",
-        version,
-        final,
+        "failed",
+        None,
+        None,
         len(facts),
-        result.watermark,
+        folded.watermark,
         not travel,
         timings,
         sorted(reusable),
         None,
-        len(result.diagnostics),
+        len(folded.diagnostics),
     )
+    expected = {k: v for k, v in parts.items() if k not in reusable}
+    return _Pending(addr, tmp, written, expected, meta, row, result)
+
+
+def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
+    """Publish a validated checkpoint atomically, or record why it failed."""
+    result = pending.result
+    if pending.error is None:
+        t = time.perf_counter()
+        try:
+            result.version = store.next_version(pending.addr)
+            base = subject_dir(store.home, pending.addr)
+            pending.meta["files"] = file_digests(pending.tmp)
+            (pending.tmp / FILES).write_text(
+                json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
+            )
+            final = base / "versions" / version_name(result.version)
+            os.replace(pending.tmp, final)
+            if result.current:
+                pointer = base / f".current-{uuid.uuid4().hex}"
+                pointer.write_text(version_name(result.version) + "\n")
+                os.replace(pointer, base / "current")
+            result.status, result.directory = "published", final
+        except OSError as exc:
+            pending.error = f"cannot publish: {exc}"
+        result.timings["publish"] = time.perf_counter() - t
+    if pending.error is not None:
+        if pending.tmp != Path():
+            shutil.rmtree(pending.tmp, ignore_errors=True)
+        result.status, result.version, result.directory = "failed", None, None
+        result.current, result.reused, result.error = False, [], pending.error
+        if not pending.row:  # nothing was read: nothing to record
+            return result
+    pending.row.update(
+        version=result.version,
+        status=result.status,
+        error=result.error,
+        timings=json.dumps(result.timings),
+        finished_at=utc_now(),
+    )
+    store.record_checkpoint(pending.addr, pending.row)
+    if result.status == "published":
+        _prune(result.directory.parent, keep, current_version(store.home, pending.addr))  # type: ignore[union-attr]
+    return result
 
 
 def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -313,21 +406,3 @@ def _prune(versions: Path, keep: int, current: int | None) -> None:
     for name in names[: max(0, len(names) - keep)]:
         if name not in protected:
             shutil.rmtree(versions / name, ignore_errors=True)
-
-
-def compile_many(
-    store: Store,
-    catalog: Catalog,
-    addresses: list[Address],
-    *,
-    progress: Callable[[int, int, CompileResult], None] | None = None,
-    **options: Any,
-) -> list[CompileResult]:
-    """Compile several subjects; one subject's failure does not stop the others."""
-    results = []
-    for n, addr in enumerate(addresses, 1):
-        res = compile_subject(store, catalog, addr, **options)
-        results.append(res)
-        if progress is not None:
-            progress(n, len(addresses), res)
-    return results

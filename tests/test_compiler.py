@@ -450,3 +450,27 @@ def test_compile_cli_progress_and_json_facts(
     assert fact["derived"] == {"status": "active", "decision": "add", "support": 1}
     assert main(["--home", home, "compile"]) == 1
     assert "name a SUBJECT" in capsys.readouterr().err
+
+
+def test_one_broken_subject_does_not_stop_a_batch(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("a", "b", "c"):
+        mem.set(name, "identity.name", name.upper(), now=T0)
+    real = ckpt_module.render
+
+    def broken_for_b(result, subject, tenant, **kwargs):
+        files = real(result, subject, tenant, **kwargs)
+        if subject == "user:b":
+            files["state.py"] = files["state.py"].replace('name="B"', 'name="X"')
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", broken_for_b)
+    results = {str(r.address): r for r in mem.compile(all=True)}
+    assert {k: r.status for k, r in results.items()} == {
+        "user:a": "published",
+        "user:b": "failed",
+        "user:c": "published",
+    }
+    assert "round trip failed" in (results["user:b"].error or "")
+    assert mem.checkpoint("c").user.identity.name == "C"
