@@ -462,7 +462,7 @@ def test_one_broken_subject_does_not_stop_a_batch(
     def broken_for_b(result, subject, tenant, **kwargs):
         files = real(result, subject, tenant, **kwargs)
         if subject == "user:b":
-            files["state.py"] = files["state.py"].replace('name="B"', 'name="X"')
+            files["state.py"] = files["state.py"].replace("name='B'", "name='X'")
         return files
 
     monkeypatch.setattr(ckpt_module, "render", broken_for_b)
