@@ -325,6 +325,36 @@ def _describe(res: CompileResult) -> str:
     )
 
 
+def cmd_query(args: argparse.Namespace) -> int:
+    program = sys.stdin.read() if args.program == "-" else args.program
+    with _memory(args, read_only=args.as_of is None) as mem:
+        version = None
+        if args.as_of is not None:
+            (res,) = mem.compile(args.subject, as_of=args.as_of)
+            if res.status != "published":
+                raise UacError(f"could not compile {args.subject} as of {args.as_of}: {res.error}")
+            version = res.version
+        elif mem.stale(args.subject):
+            _err(f"note: {args.subject} has facts newer than its checkpoint; run 'uac compile'")
+        envelope = mem.query(
+            args.subject, program, today=args.today, explain=args.explain, version=version
+        )
+    if args.json:
+        _print_json(envelope)
+    elif envelope["ok"]:
+        result = envelope["result"]
+        _out(
+            result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, indent=2)
+        )
+        if args.explain:
+            _out(json.dumps(envelope.get("explain"), ensure_ascii=False, indent=2))
+    else:
+        err = envelope["error"]
+        line = f" (line {err['line']})" if err.get("line") else ""
+        _err(f"uac: {err['type']}{line}: {err['message']}")
+    return 0 if envelope["ok"] else 1
+
+
 def cmd_manifest(args: argparse.Namespace) -> int:
     with _memory(args, read_only=True) as mem:
         _out(mem.manifest(args.subject).rstrip())
@@ -516,6 +546,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=5,
         help="checkpoint versions kept per subject (default: %(default)s)",
     )
+
+    p = command("query", cmd_query, "Answer a question exactly: run Python over the typed state.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument(
+        "program",
+        help="e.g. 'sum(t.cost for t in user.trips if t.depart.year == 2024)'; - reads stdin",
+    )
+    p.add_argument(
+        "--today", type=lambda s: _date_arg(s).date(), help="what 'today' means (default: now, UTC)"
+    )
+    p.add_argument("--as-of", type=_date_arg, help="query the state as it was at this valid time")
+    p.add_argument("--explain", action="store_true", help="also show the records and fact ids read")
+    p.add_argument("--json", action="store_true", help="print the whole JSON envelope")
 
     p = command(
         "manifest", cmd_manifest, "Print the compact manifest of a subject's current checkpoint."

@@ -30,6 +30,7 @@ from fact_log.store import (
     utc_now,
 )
 from fact_log.values import canonical_json
+from runtime.sandbox import Limits, run_query
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,6 +494,41 @@ class Memory:
             return self.checkpoint(subject).provenance["facts"]
         except NotFound:
             return {}
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def query(
+        self,
+        subject: str,
+        program: str,
+        *,
+        today: dt.date | None = None,
+        explain: bool = False,
+        limits: Limits | None = None,
+        version: int | None = None,
+    ) -> dict[str, Any]:
+        """Run an agent's program against the subject's typed state in the sandbox.
+
+        Returns the JSON envelope (`ok`, `result` or `error`, `checkpoint`, `elapsed_ms`, and
+        with explain the records and fact ids read). `today` defaults to the current UTC
+        date; pass it for reproducible answers.
+        """
+        addr = self.address(subject)
+        chosen = version if version is not None else loader.current_version(self.home, addr)
+        if chosen is None:
+            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+        directory = loader.subject_dir(self.home, addr) / "versions" / loader.version_name(chosen)
+        if not directory.is_dir():
+            raise NotFound(f"{addr} has no checkpoint version {chosen}")
+        day = today or utc_now().date()
+        return run_query(directory, program, today=day, limits=limits, explain=explain)
+
+    def stale(self, subject: str) -> bool:
+        """True when the subject has facts its current checkpoint does not include."""
+        addr = self.address(subject)
+        return loader.current_version(self.home, addr) is None or addr in set(
+            self.store.changed_subjects(addr.tenant)
+        )
 
     # -- agent tools -----------------------------------------------------------------------
 

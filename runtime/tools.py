@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from compiler.canonical import to_json
-from compiler.loader import current_version
 from fact_log.errors import UacError
 
 if TYPE_CHECKING:
@@ -49,6 +48,17 @@ class TextArgs(_Args):
     text: str = Field(description="The user's own words", max_length=65536)
 
 
+class QueryArgs(_Args):
+    """Arguments of `query`."""
+
+    program: str = Field(
+        description="A Python expression (or a few statements ending in one) over `user`, "
+        "e.g. sum(t.cost for t in user.trips if t.depart.year == 2024)",
+        max_length=20000,
+    )
+    explain: bool = Field(False, description="Also return the records and fact ids read")
+
+
 class ForgetArgs(_Args):
     """Arguments of `forget`."""
 
@@ -68,8 +78,7 @@ class Tool:
 
 def fresh_checkpoint(mem: Memory, subject: str) -> None:
     """Compile the subject first if it has facts the current checkpoint does not hold."""
-    addr = mem.address(subject)
-    if current_version(mem.home, addr) is None or addr in mem.store.changed_subjects(addr.tenant):
+    if mem.stale(subject):
         mem.compile(subject)
 
 
@@ -87,6 +96,11 @@ def _why(mem: Memory, subject: str, args: WhyArgs) -> dict[str, Any]:
         "facts": [_fact(f) for f in exp.facts],
         "superseded": [_fact(f) for f in exp.superseded],
     }
+
+
+def _query(mem: Memory, subject: str, args: QueryArgs) -> dict[str, Any]:
+    fresh_checkpoint(mem, subject)
+    return mem.query(subject, args.program, explain=args.explain)
 
 
 def _facts(mem: Memory, subject: str, args: FactsArgs) -> dict[str, Any]:
@@ -125,6 +139,15 @@ TOOLS: dict[str, Tool] = {
             "collections, counts, date ranges, field names and types.",
             NoArgs,
             _manifest,
+        ),
+        Tool(
+            "query",
+            "Answer a question about the user exactly by running a small Python "
+            "program over the typed state (counts, sums, top-k, date windows). Helpers: "
+            "group_by, count_by, sum_by, top_k, window, by_month, by_year; Counter, date, "
+            "timedelta, Decimal, math, statistics; `today` is given.",
+            QueryArgs,
+            _query,
         ),
         Tool(
             "why",

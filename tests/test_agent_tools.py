@@ -85,3 +85,54 @@ def test_mcp_refuses_a_malformed_subject(
     Memory(home, create=True).close()
     assert main(["--home", str(home), "mcp", subject]) == 1
     assert "uac: error:" in capsys.readouterr().err
+
+
+def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import datetime as dt
+
+    from runtime.cli import main
+
+    with Memory(home, create=True) as mem:
+        mem.import_records(
+            "alice",
+            "trips",
+            [
+                {"city": "Paris", "country": "FR", "depart": "2024-03-05", "cost": "412.10"},
+                {"city": "Rome", "country": "IT", "depart": "2024-06-01", "cost": "380.00"},
+                {"city": "Kyoto", "country": "JP", "depart": "2027-01-12", "cost": "2380.00"},
+            ],
+            now=T0,
+        )
+        mem.import_records(
+            "bob",
+            "trips",
+            [{"city": "Oslo", "country": "NO", "depart": "2024-01-01", "cost": "999.99"}],
+            now=T0,
+        )
+        with pytest.raises(Exception, match="no compiled checkpoint"):
+            mem.query("alice", "len(user.trips)")
+        out = mem.call_tool(
+            "alice",
+            "query",
+            {"program": "sum(t.cost for t in user.trips if t.depart.year == 2024)"},
+        )
+        assert out["ok"] and out["result"] == "792.10"  # exact Decimal, compiled on demand
+        env = mem.query(
+            "alice", "[t.city for t in user.trips if t.depart > today]", today=dt.date(2026, 11, 29)
+        )
+        assert env["result"] == ["Kyoto"]
+        assert mem.query("alice", "[t.city for t in user.trips]")["result"] == [
+            "Paris",
+            "Rome",
+            "Kyoto",
+        ]
+        bad = mem.call_tool("alice", "query", {"program": "user.__class__"})
+        assert bad["ok"] is False and bad["error"]["type"] == "not_allowed"
+    capsys.readouterr()
+    assert main(["--home", str(home), "query", "alice", "len(user.trips)", "--json"]) == 0
+    envelope = json.loads(capsys.readouterr().out)
+    assert envelope["ok"] and envelope["result"] == 3 and envelope["checkpoint"] == "v000001"
+    assert main(["--home", str(home), "query", "alice", "import os\n1"]) == 1
+    assert "uac: not_allowed (line 1)" in capsys.readouterr().err
+    assert main(["--home", str(home), "query", "bob", "sum(t.cost for t in user.trips)"]) == 1
+    assert "no compiled checkpoint" in capsys.readouterr().err  # bob was never compiled

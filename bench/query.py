@@ -1,0 +1,202 @@
+"""Query-sandbox benchmark: latency and throughput of agent queries against plain Python.
+
+Run from the repository root with the project's virtualenv:
+
+    python bench/query.py              # 10,000 transactions + 200 trips, 100 runs per query
+    python bench/query.py --runs 30    # fewer repetitions
+    python bench/query.py --json out.json
+
+A subject with N records is imported and compiled in a temporary workspace. Measured:
+cold start (the first `run_query` of a fresh process: zygote start, checkpoint import, warm-up
+and the query), then for ten typical aggregate queries the end-to-end latency of
+`Sandbox.run` (p50/p99) next to the same program evaluated as plain Python on the same
+objects in this process (p50, and the ratio), and throughput with one client and with two
+client threads over a two-zygote `SandboxPool` (both cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import statistics
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+from runtime import Memory
+from runtime.query_helpers import make_helpers
+from runtime.sandbox import Sandbox, SandboxPool, run_query, shutdown
+
+TODAY = dt.date(2026, 11, 29)
+
+QUERIES = [
+    "sum(t.amount for t in user.transactions if t.date.year == 2025)",
+    "Counter(t.category for t in user.transactions).most_common(3)",
+    "sum_by(user.transactions, 'category', 'amount')",
+    "max(user.transactions, key=lambda t: t.amount).merchant",
+    "len([t for t in user.transactions if t.merchant and 'coffee' in t.merchant.lower()])",
+    "{m: len(v) for m, v in by_month(window(user.transactions, 'date', date(2025, 1, 1), "
+    "date(2025, 12, 31)), 'date').items()}",
+    "[t.key for t in top_k(user.transactions, 'amount', 5)]",
+    "statistics.median([t.amount for t in user.transactions if t.category == 'groceries'])",
+    "sorted({t.merchant for t in user.transactions if t.merchant})[:10]",
+    "Counter(t.country for t in user.trips if t.depart.year == 2024).most_common(1)[0][0]",
+]
+
+
+def build(home: Path, n: int) -> Path:
+    """Import and compile a subject with n transactions and 200 trips; its checkpoint dir."""
+    rng = random.Random(7)
+    cats = ["dining", "groceries", "rent", "travel", "utilities", "fun", "health"]
+    merchants = [f"{w} {k}" for w in ("Blue", "Corner", "City", "Daily") for k in cats]
+    merchants += ["Coffee Lab", "Good Coffee"]
+    start = dt.date(2023, 1, 1)
+    txs = [
+        {
+            "id": f"t{i}",
+            "date": (start + dt.timedelta(days=rng.randrange(1400))).isoformat(),
+            "amount": f"{rng.randrange(100, 50000) / 100:.2f}",
+            "currency": "GBP",
+            "merchant": rng.choice(merchants),
+            "category": rng.choice(cats),
+        }
+        for i in range(n)
+    ]
+    trips = [
+        {
+            "country": rng.choice(["JP", "FR", "DE", "US", "IT"]),
+            "city": f"City{i}",
+            "depart": (start + dt.timedelta(days=rng.randrange(1400))).isoformat(),
+            "cost": f"{rng.randrange(100, 300000) / 100:.2f}",
+        }
+        for i in range(200)
+    ]
+    with Memory(home, create=True) as mem:
+        mem.import_records("bench", "transactions", txs)
+        mem.import_records("bench", "trips", trips)
+        mem.compile("bench")
+        return mem.checkpoint("bench").directory
+
+
+def proc_cpu_s(pid: int) -> float:
+    """CPU seconds of a process plus its reaped children (utime, stime, cutime, cstime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))]
+
+
+def main() -> None:
+    """Run the benchmark and print (and optionally save) the numbers."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--throughput", type=int, default=1_000, help="queries per mode")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    out: dict = {
+        "date": dt.date.today().isoformat(),
+        "machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}",
+        "python": platform.python_version(),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        ckpt = build(Path(tmp) / "ws", args.records)
+        out["build_s"] = round(time.perf_counter() - t0, 2)
+
+        t0 = time.perf_counter()
+        first = run_query(ckpt, QUERIES[0], today=TODAY)
+        out["cold_start_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        assert first["ok"], first
+        shutdown()
+
+        from compiler import loader
+
+        package = loader.import_package(ckpt)
+        ns = {
+            "user": package.state.user,
+            "today": TODAY,
+            "date": dt.date,
+            "Counter": Counter,
+            "statistics": statistics,
+            **make_helpers(),
+        }
+        box = Sandbox(ckpt)
+        zygote = box._proc.pid  # type: ignore[union-attr]
+        out["load_average_start"] = os.getloadavg()
+        rows = []
+        for program in QUERIES:
+            env = box.run(program, today=TODAY)
+            assert env["ok"], (program, env)
+            code = compile(program, "<plain>", "eval")
+            sandboxed, plain = [], []
+            cpu0, host_cpu = proc_cpu_s(zygote), 0.0
+            for _ in range(args.runs):
+                h = time.process_time()
+                a = time.perf_counter()
+                box.run(program, today=TODAY)
+                b = time.perf_counter()
+                host_cpu += time.process_time() - h
+                eval(code, dict(ns))
+                c = time.perf_counter()
+                sandboxed.append((b - a) * 1000)
+                plain.append((c - b) * 1000)
+            # CPU of the whole sandbox path per query: zygote + its reaped children + host.
+            cpu = proc_cpu_s(zygote) - cpu0 + host_cpu
+            p50, p50_plain = statistics.median(sandboxed), statistics.median(plain)
+            rows.append(
+                {
+                    "query": program,
+                    "p50_ms": round(p50, 2),
+                    "p99_ms": round(pct(sandboxed, 0.99), 2),
+                    "plain_p50_ms": round(p50_plain, 3),
+                    "ratio": round(p50 / p50_plain, 1),
+                    "cpu_ms_per_query": round(cpu / args.runs * 1000, 2),
+                }
+            )
+            print(json.dumps(rows[-1]))
+        box.close()
+        out["queries"] = rows
+        out["p50_all_ms"] = round(statistics.median(r["p50_ms"] for r in rows), 2)
+        mean_cpu = statistics.mean(r["cpu_ms_per_query"] for r in rows)
+        out["cpu_ms_per_query_mean"] = round(mean_cpu, 2)
+        out["capacity_2_idle_cores_qps"] = round(2000 / mean_cpu, 1)
+
+        for threads in (1, 2):
+            pool = SandboxPool(ckpt, size=threads)
+            for _ in range(threads * 2):
+                pool.run("1", today=TODAY)  # start the zygotes outside the timed part
+            per = args.throughput // threads
+
+            def client(k: int, pool: SandboxPool = pool, per: int = per) -> None:
+                for i in range(per):
+                    pool.run(QUERIES[(i + k) % len(QUERIES)], today=TODAY)
+
+            workers = [threading.Thread(target=client, args=(k,)) for k in range(threads)]
+            t0 = time.perf_counter()
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+            elapsed = time.perf_counter() - t0
+            pool.close()
+            out[f"throughput_{threads}_clients_qps"] = round(per * threads / elapsed, 1)
+            print(f"throughput with {threads} client(s): {per * threads / elapsed:.1f} q/s")
+    out["load_average_end"] = os.getloadavg()
+    print(json.dumps({k: v for k, v in out.items() if k != "queries"}, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,259 @@
+"""Run agent-written Python against one subject's typed state, safely and deterministically.
+
+    run_query(checkpoint_dir, "sum(t.cost for t in user.trips if t.depart.year == 2024)",
+              today=date(2026, 11, 29))
+    → {"ok": True, "result": "4123.50", "checkpoint": "v000003", "elapsed_ms": 2.1}
+
+A program is an expression, or a few statements whose last expression is the result. It
+sees `user` (the checkpoint's typed root), `today`, curated builtins, the facades `math`,
+`statistics`, `datetime` (date, timedelta), `collections` (Counter, defaultdict),
+`itertools` (groupby, islice, chain, pairwise, accumulate, capped combinations/product),
+`date`, `timedelta`, `Counter`, `Decimal` and the helpers of `runtime.query_helpers`.
+
+Result encoding (canonical JSON, keys sorted): dates and datetimes ISO strings; Decimals
+their exact string (`"437.59"`, as everywhere in uac's canonical JSON); tuples as lists;
+sets sorted by their JSON text; dict keys that are not strings become their JSON text
+(`2024`→`"2024"`, `(2024, 1)`→`"[2024,1]"`); records as dicts of all their fields;
+timedelta as `{"days": d, "seconds": s}`. Iterators, functions, classes, facades, NaN and
+infinity are refused with `bad_result`.
+
+Errors: `{"ok": False, "error": {"type": T, "message": one sentence, "line": n|None}}` with
+T in syntax_error, not_allowed, runtime_error, limit_exceeded, bad_result, sandbox_error.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import datetime as dt
+import json
+import os
+import queue
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from runtime.sandbox.engine import Limits
+
+__all__ = ["Limits", "Sandbox", "SandboxPool", "run_query", "shutdown"]
+
+_HELLO_TIMEOUT_S = 30.0
+_SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
+
+
+def _env() -> dict[str, str]:
+    # A scrubbed environment: nothing of the host's (tokens, keys) reaches the zygote.
+    env = {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root
+    return env
+
+
+def _error(code: str, message: str, line: int | None = None) -> dict[str, Any]:
+    return {"ok": False, "error": {"type": code, "message": message, "line": line}}
+
+
+class Sandbox:
+    """One zygote process holding one checkpoint; serves one query at a time."""
+
+    def __init__(self, checkpoint_dir: Path):
+        self.directory = Path(checkpoint_dir).resolve()
+        self.version = self.directory.name
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buf = b""
+        self.seccomp = False
+        self.start()
+
+    def start(self) -> None:
+        """Start (or restart) the zygote and wait until it has loaded the checkpoint."""
+        self.close()
+        self._buf = b""
+        self._proc = subprocess.Popen(
+            [sys.executable, "-s", str(Path(__file__).with_name("boot.py")), str(self.directory)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_env(),
+            cwd=str(Path(__file__).resolve().parents[2]),
+            close_fds=True,
+        )
+        hello = self._read_line(time.monotonic() + _HELLO_TIMEOUT_S, 1 << 16)
+        info = json.loads(hello) if hello else {"ready": False, "message": "no answer"}
+        if not info.get("ready"):
+            self.close()
+            raise RuntimeError(
+                f"sandbox for {self.directory} failed to start: {info.get('message')}"
+            )
+        self.seccomp = bool(info.get("seccomp"))
+
+    def close(self) -> None:
+        """Stop the zygote (its children die with their pipes or are killed by it)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+            proc.wait(timeout=2)
+        except Exception:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]
+
+    def _read_line(self, deadline: float, cap: int) -> bytes | None:
+        assert self._proc is not None and self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or len(self._buf) > cap:
+                return None
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def run(
+        self, program: str, *, today: dt.date, limits: Limits | None = None, explain: bool = False
+    ) -> dict[str, Any]:
+        """Run one program; always returns an envelope, never raises for bad programs."""
+        limits = limits or Limits()
+        started = time.perf_counter()
+        envelope = self._run(program, today, limits, explain)
+        envelope["checkpoint"] = self.version
+        envelope["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        return envelope
+
+    def _run(self, program: str, today: dt.date, limits: Limits, explain: bool) -> dict[str, Any]:
+        if not isinstance(program, str):
+            return _error("syntax_error", "the program must be a string")
+        if len(program) > limits.max_source:
+            return _error("limit_exceeded", f"the program is longer than {limits.max_source}")
+        if type(today) is not dt.date:
+            return _error("sandbox_error", "today must be a datetime.date")
+        request = {
+            "program": program,
+            "today": today.isoformat(),
+            "limits": dataclasses.asdict(limits),
+            "explain": bool(explain),
+        }
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self.start()
+            assert self._proc is not None and self._proc.stdin is not None
+            try:
+                self._proc.stdin.write(json.dumps(request).encode() + b"\n")
+                self._proc.stdin.flush()
+            except OSError:
+                self.start()
+                return _error("sandbox_error", "the sandbox was restarted; retry the query")
+            cap = limits.max_result_bytes * 2 + 65536
+            line = self._read_line(time.monotonic() + limits.timeout_s + _SLACK_S, cap)
+            if line is None:
+                self.start()  # a zygote that stops answering is replaced, never trusted
+                return _error("sandbox_error", "the sandbox stopped answering and was restarted")
+        return _envelope(line)
+
+
+def _envelope(line: bytes) -> dict[str, Any]:
+    try:
+        reply = json.loads(line)
+        if reply.get("ok"):
+            out: dict[str, Any] = {"ok": True, "result": json.loads(reply["result_json"])}
+            if "explain" in reply:
+                out["explain"] = reply["explain"]
+            return out
+        err = reply["error"]
+        return _error(str(err["type"]), str(err["message"]), err.get("line"))
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return _error("sandbox_error", "the sandbox answered with malformed JSON")
+
+
+class SandboxPool:
+    """Up to `size` zygotes for one checkpoint, so queries run on several cores at once."""
+
+    def __init__(self, checkpoint_dir: Path, size: int = 2):
+        self.directory = Path(checkpoint_dir).resolve()
+        self.size = size
+        self._idle: queue.LifoQueue[Sandbox] = queue.LifoQueue()
+        self._all: list[Sandbox] = []
+        self._lock = threading.Lock()
+
+    def run(self, program: str, **kwargs: Any) -> dict[str, Any]:
+        """Run on an idle zygote, starting one if fewer than `size` exist."""
+        try:
+            box = self._idle.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                grow = len(self._all) < self.size
+                if grow:
+                    box = Sandbox(self.directory)
+                    self._all.append(box)
+            if not grow:
+                box = self._idle.get()
+        try:
+            return box.run(program, **kwargs)
+        finally:
+            self._idle.put(box)
+
+    def close(self) -> None:
+        """Stop every zygote."""
+        with self._lock:
+            for box in self._all:
+                box.close()
+            self._all.clear()
+
+
+_POOLS: dict[Path, SandboxPool] = {}
+_POOLS_LOCK = threading.Lock()
+_MAX_POOLS = 8  # subjects kept warm; the least recently used is stopped beyond this
+
+
+def _pool(checkpoint_dir: Path) -> SandboxPool:
+    key = Path(checkpoint_dir).resolve()
+    with _POOLS_LOCK:
+        pool = _POOLS.pop(key, None)
+        if pool is None:
+            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1))
+        _POOLS[key] = pool  # re-insert: dict order is the LRU order
+        while len(_POOLS) > _MAX_POOLS:
+            _POOLS.pop(next(iter(_POOLS))).close()
+        return pool
+
+
+def run_query(
+    checkpoint_dir: Path,
+    program: str,
+    *,
+    today: dt.date,
+    limits: Limits | None = None,
+    explain: bool = False,
+) -> dict[str, Any]:
+    """Run an agent's program against one checkpoint in the sandbox; returns the envelope."""
+    started = time.perf_counter()
+    try:
+        envelope = _pool(checkpoint_dir).run(program, today=today, limits=limits, explain=explain)
+    except RuntimeError as exc:
+        envelope = _error("sandbox_error", str(exc))
+        envelope["checkpoint"] = Path(checkpoint_dir).name
+    envelope["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+    return envelope
+
+
+def shutdown() -> None:
+    """Stop every warm zygote (also registered at exit)."""
+    with _POOLS_LOCK:
+        for pool in _POOLS.values():
+            pool.close()
+        _POOLS.clear()
+
+
+atexit.register(shutdown)
