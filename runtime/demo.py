@@ -301,6 +301,15 @@ def build(home: Path, out: Callable[[str], None]) -> Memory:
     return mem
 
 
+DEMO_QUERIES = [
+    "sum(1 for t in user.trips if t.depart.year == 2024)",
+    "sum(t.amount for t in user.transactions if t.category == 'dining' and t.date.year == 2025)",
+    "Counter(t.country for t in user.trips if t.depart <= today).most_common(1)[0][0]",
+    "[(t.city, t.depart) for t in user.trips if t.depart > today]",
+    "top_k(by_month(user.transactions, 'date').items(), lambda kv: len(kv[1]), 1)[0][0]",
+]
+
+
 def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     """Compile the persona, show the manifest, an exact aggregate, why, and an update's diff."""
     out("")
@@ -313,17 +322,16 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     out("   The manifest an agent gets in its context:")
     for line in mem.manifest(PERSONA).rstrip().splitlines():
         out("   | " + line)
-    user = mem.checkpoint(PERSONA).user
-    dining = sum(
-        (t.amount for t in user.transactions if t.category == "dining" and t.date.year == 2025),
-        Decimal(0),
-    )
-    countries = Counter(t.country for t in user.trips if t.depart <= TODAY)
     out("")
-    out("7. Exact answers from typed state (sandboxed agent queries come next):")
-    out(f"   trips taken in 2024: {sum(1 for t in user.trips if t.depart.year == 2024)}")
-    out(f"   dining spend in 2025: GBP {dining}")
-    out(f"   most visited country: {countries.most_common(1)[0][0]}")
+    out("7. Exact answers: agent-written programs run in the sandbox (today = 2026-11-29):")
+    for program in DEMO_QUERIES:
+        envelope = mem.query(PERSONA, program, today=TODAY)
+        answer = envelope["result"] if envelope["ok"] else envelope["error"]
+        out(f"   >>> {program}")
+        out(f"   {json.dumps(answer, ensure_ascii=False)}   ({envelope['elapsed_ms']:.0f} ms)")
+    hostile = mem.query(PERSONA, "().__class__.__base__.__subclasses__()", today=TODAY)
+    out("   >>> ().__class__.__base__.__subclasses__()")
+    out(f"   refused: {hostile['error']['type']}: {hostile['error']['message']}")
     why = mem.why(PERSONA, "user.preferences.verbosity")
     out("")
     out(f"8. uac why {PERSONA} user.preferences.verbosity -> {why.value!r}")
