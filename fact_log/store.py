@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,7 @@ from fact_log.errors import NotFound, WorkspaceError
 from fact_log.values import canonical_json, json_string, loads, sha256
 
 DB_FILE = "uac.duckdb"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
@@ -103,7 +105,47 @@ MIGRATIONS: dict[int, list[str]] = {
         " as_of TIMESTAMP, known_at TIMESTAMP, facts INTEGER NOT NULL, error VARCHAR,"
         " timings VARCHAR, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP NOT NULL)",
     ],
+    # Alerts raised by checks (lifecycle open → acknowledged → resolved, with snoozing) and
+    # one row per scheduled or manual run of the checks. IF NOT EXISTS: re-running it on a
+    # workspace whose version marker was rolled back must not fail.
+    3: [
+        "CREATE TABLE IF NOT EXISTS alerts (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
+        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, check_name VARCHAR NOT NULL,"
+        " severity VARCHAR NOT NULL, status VARCHAR NOT NULL, message VARCHAR NOT NULL,"
+        " computation VARCHAR NOT NULL, fact_ids VARCHAR NOT NULL, record_keys VARCHAR NOT NULL,"
+        " first_seen DATE NOT NULL, last_seen DATE NOT NULL, acknowledged_on DATE,"
+        " snoozed_until DATE, resolved_on DATE, delivered_at TIMESTAMP, delivery_error VARCHAR,"
+        " PRIMARY KEY (tenant, scope, subject, id))",
+        "CREATE TABLE IF NOT EXISTS jobs (id BIGINT NOT NULL, tenant VARCHAR NOT NULL,"
+        " kind VARCHAR NOT NULL, run_for DATE NOT NULL, started_at TIMESTAMP NOT NULL,"
+        " finished_at TIMESTAMP NOT NULL,"
+        " duration_ms DOUBLE NOT NULL, subjects INTEGER NOT NULL, compiled INTEGER NOT NULL,"
+        " alerts_new INTEGER NOT NULL, alerts_open INTEGER NOT NULL,"
+        " alerts_resolved INTEGER NOT NULL, errors INTEGER NOT NULL, detail VARCHAR)",
+    ],
 }
+
+
+# DuckDB lets a process open the same file twice, but the chain head is cached per Store:
+# two Stores appending to one workspace would fork the chain. One open Store per workspace.
+_OPEN: set[str] = set()
+_OPEN_LOCK = threading.Lock()
+
+
+def _claim(db: Path) -> None:
+    key = str(db.resolve())
+    with _OPEN_LOCK:
+        if key in _OPEN:
+            raise WorkspaceError(
+                f"workspace {db.parent} is already open in this process; "
+                "use that Memory (or close it) instead of opening another"
+            )
+        _OPEN.add(key)
+
+
+def _release(db: Path) -> None:
+    with _OPEN_LOCK:
+        _OPEN.discard(str(db.resolve()))
 
 
 def utc_naive(moment: dt.datetime | dt.date | None) -> dt.datetime | None:
@@ -308,8 +350,12 @@ class Store:
         self.home = home
         self.con = con
         self.read_only = read_only
+        self.lock = threading.RLock()  # one connection: callers on several threads take turns
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
+        self._claim = str((home / DB_FILE).resolve())
+        # A Store dropped without close() must not keep its workspace claimed.
+        weakref.finalize(self, _release, Path(self._claim))
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -324,7 +370,12 @@ class Store:
                     f"no uac workspace at {home}; create one with: uac --home {home} init"
                 )
             return cls._create(home)
-        store = cls(home, connect(db, read_only=read_only), read_only)
+        _claim(db)
+        try:
+            store = cls(home, connect(db, read_only=read_only), read_only)
+        except BaseException:
+            _release(db)
+            raise
         try:
             store._migrate(allow=not read_only)
         except BaseException:
@@ -347,9 +398,11 @@ class Store:
         db = home / DB_FILE
         try:
             load_fts(duckdb.connect())  # fail before writing anything if search cannot work
+            _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(allow=True)
         except BaseException:
+            _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
                 leftover.unlink(missing_ok=True)
             if created_dir:
@@ -401,6 +454,7 @@ class Store:
     def close(self) -> None:
         """Close the connection (releases the workspace lock)."""
         self.con.close()
+        _release(Path(self._claim))
 
     def __enter__(self) -> Store:
         return self
@@ -422,6 +476,11 @@ class Store:
         return self._head, self._input_seq
 
     def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
+        """Append a batch in one transaction; see `_append`."""
+        with self.lock:
+            return self._append(batch, return_facts)
+
+    def _append(self, batch: Batch, return_facts: bool) -> list[Fact]:
         """Append a batch in one transaction; returns the stored facts (or [] if not wanted).
 
         The ids given to the batch's inputs are left in `batch.input_ids`.

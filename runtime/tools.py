@@ -212,7 +212,8 @@ def dispatch(
     except (ValueError, ValidationError) as exc:
         return {"error": f"bad arguments for {name}: {_first_error(exc)}"}
     try:
-        return to_json(tool.run(mem, subject, args))
+        with mem.store.lock:  # MCP may call tools from worker threads; one connection
+            return to_json(tool.run(mem, subject, args))
     except UacError as exc:
         return {"error": str(exc)}
 

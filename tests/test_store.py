@@ -181,3 +181,22 @@ def test_no_code_path_updates_or_deletes_facts() -> None:
         if pattern.search(p.read_text())
     ]
     assert offenders == []
+
+
+def test_a_second_store_on_the_same_workspace_in_one_process_is_refused(home: Path) -> None:
+    from fact_log.errors import WorkspaceError
+
+    first = Memory(home, create=True)
+    with pytest.raises(WorkspaceError, match="already open in this process"):
+        Memory(home)
+    first.set("x", "identity.name", "A", now=T0)
+    first.close()
+    with Memory(home) as again:  # closing releases the claim
+        again.set("x", "identity.name", "B", now=T0)
+        assert [f.seq for f in again.facts("x")] == [1, 2] and again.verify().ok
+    dropped = Memory(home)
+    del dropped  # garbage collection releases it too
+    import gc
+
+    gc.collect()
+    Memory(home).close()
