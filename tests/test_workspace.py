@@ -68,7 +68,7 @@ def test_older_schema_is_migrated_forward_by_init(home: Path) -> None:
     ):
         Memory(home, read_only=True)
     with Memory(home, create=True) as mem:
-        assert mem.store.schema_version == SCHEMA_VERSION == 2
+        assert mem.store.schema_version == SCHEMA_VERSION == 3
         assert mem.store.checkpoints(mem.address("alice")) == []
         assert [f.value for f in mem.facts("alice")] == ["Alice"]
         assert mem.verify().ok
