@@ -355,6 +355,36 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0 if envelope["ok"] else 1
 
 
+def cmd_search(args: argparse.Namespace) -> int:
+    # Searching indexes what is new first, which writes derived tables: open writable.
+    with _memory(args) as mem:
+        hits = mem.search(
+            args.subject, args.text, k=args.k, since=args.since, kind=args.kind, today=args.today
+        )
+    if args.json:
+        _print_json([{k: getattr(h, k) for k in h.__dataclass_fields__} for h in hits])
+    elif not hits:
+        _out(f"nothing found for {args.text!r}")
+    for n, hit in enumerate(hits if not args.json else [], 1):
+        flag = "  [not this]" if hit.negative_feedback else ""
+        _out(
+            f"{n:>2}. {hit.id}  {hit.kind:<5} {hit.date:%Y-%m-%d}  score {hit.score:.4f}"
+            f" (bm25 #{hit.bm25_rank or '-'}, vector #{hit.vector_rank or '-'}){flag}"
+        )
+        _out(f"    {_short(hit.text, 100)}")
+    return 0
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        fact = mem.feedback(args.subject, args.item_id, reason=args.reason)
+    _out(
+        f"{fact.id}  'not this' recorded on {args.item_id}; undo with: uac forget "
+        f"{args.subject} {fact.id}"
+    )
+    return 0
+
+
 def cmd_manifest(args: argparse.Namespace) -> int:
     with _memory(args, read_only=True) as mem:
         _out(mem.manifest(args.subject).rstrip())
@@ -546,6 +576,23 @@ def build_parser() -> argparse.ArgumentParser:
         default=5,
         help="checkpoint versions kept per subject (default: %(default)s)",
     )
+
+    p = command("search", cmd_search, "Search a subject's notes and archived inputs (hybrid).")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("text", help="what to look for, in any wording")
+    p.add_argument("-k", type=int, default=10, help="how many results (default: %(default)s)")
+    p.add_argument("--since", type=_date_arg, help="only items from this date on")
+    p.add_argument("--kind", choices=("note", "input"), help="only notes or only raw inputs")
+    p.add_argument("--today", type=lambda s: _date_arg(s).date(), help="reference date for recency")
+    p.add_argument("--json", action="store_true", help="print JSON with the score parts")
+
+    p = command("feedback", cmd_feedback, "Mark a search result 'not this': it ranks lower.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("item_id", help="the note or input id from 'uac search'")
+    p.add_argument(
+        "--not-this", action="store_true", default=True, help="negative feedback (the default)"
+    )
+    p.add_argument("--reason", help="why it is not relevant")
 
     p = command("query", cmd_query, "Answer a question exactly: run Python over the typed state.")
     p.add_argument("subject", help=SUBJECT_HELP)

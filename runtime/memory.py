@@ -30,7 +30,9 @@ from fact_log.store import (
     utc_now,
 )
 from fact_log.values import canonical_json
+from runtime.embedders import Embedder
 from runtime.sandbox import Limits, run_query
+from runtime.search import SearchHit, SearchIndex, feedback_fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,12 +80,15 @@ class Memory:
         read_only: bool = False,
         actor: str = "api",
         llm: LLM | LLMSettings | None = None,
+        embedder: Embedder | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
         self.tenant = check_name("tenant", tenant)
         self.actor = actor
         self._llm_setting = llm  # resolved on first use: bad UAC_LLM_* must not block reads
         self._llm: LLM | bool | None = False
+        self._embedder = embedder  # None: the built-in hashing embedder
+        self._search: SearchIndex | None = None
         self.store = Store.open(self.home, create=create, read_only=read_only)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
@@ -357,9 +362,9 @@ class Memory:
         """Append a retract of one of the subject's facts (nothing is deleted)."""
         addr = self.address(subject)
         target = self.store.fact(addr, fact_id)
-        if target.op != "assert":
+        if target.op not in ("assert", "feedback"):
             raise InputError(
-                f"fact {fact_id} is a {target.op}, only asserted facts can be forgotten"
+                f"fact {fact_id} is a {target.op}; only asserts and feedback can be forgotten"
             )
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(
@@ -494,6 +499,58 @@ class Memory:
             return self.checkpoint(subject).provenance["facts"]
         except NotFound:
             return {}
+
+    # -- search ----------------------------------------------------------------------------
+
+    @property
+    def search_index(self) -> SearchIndex:
+        """The workspace's incremental hybrid index (built on first use)."""
+        if self._search is None:
+            self._search = SearchIndex(self.store, self._embedder)
+        return self._search
+
+    def search(
+        self,
+        subject: str,
+        text: str,
+        *,
+        k: int = 10,
+        since: dt.date | dt.datetime | None = None,
+        kind: str | None = None,
+        today: dt.date | None = None,
+        half_life_days: float = 180.0,
+    ) -> list[SearchHit]:
+        """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
+        with self.store.lock:
+            return self.search_index.search(
+                self.address(subject),
+                text,
+                k=k,
+                since=since,
+                kind=kind,  # type: ignore[arg-type]
+                half_life_days=half_life_days,
+                today=today or utc_now().date(),
+            )
+
+    def feedback(
+        self,
+        subject: str,
+        item_id: str,
+        *,
+        reason: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Record "not this" on a note or input: it ranks lower until the feedback is forgotten."""
+        addr = self.address(subject)
+        known = {i.id for i in self.store.inputs(addr)}
+        if item_id not in known:
+            self.store.fact(addr, item_id)  # NotFound unless it is one of the subject's facts
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("command", f"feedback {item_id} not_this", "explicit_command"))
+        fact = feedback_fact(item_id, reason)
+        fact.input_index = 0
+        batch.facts.append(fact)
+        return self.store.append(batch)[0]
 
     # -- queries ---------------------------------------------------------------------------
 

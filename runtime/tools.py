@@ -59,6 +59,13 @@ class QueryArgs(_Args):
     explain: bool = Field(False, description="Also return the records and fact ids read")
 
 
+class SearchArgs(_Args):
+    """Arguments of `search`."""
+
+    text: str = Field(description="What to look for in the user's notes and past messages")
+    k: int = Field(5, ge=1, le=50, description="How many results")
+
+
 class ForgetArgs(_Args):
     """Arguments of `forget`."""
 
@@ -101,6 +108,23 @@ def _why(mem: Memory, subject: str, args: WhyArgs) -> dict[str, Any]:
 def _query(mem: Memory, subject: str, args: QueryArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     return mem.query(subject, args.program, explain=args.explain)
+
+
+def _search(mem: Memory, subject: str, args: SearchArgs) -> dict[str, Any]:
+    hits = mem.search(subject, args.text, k=args.k)
+    return {
+        "results": [
+            {
+                "id": h.id,
+                "kind": h.kind,
+                "text": h.text,
+                "date": h.date,
+                "score": round(h.score, 6),
+                "not_this": h.negative_feedback,
+            }
+            for h in hits
+        ]
+    }
 
 
 def _facts(mem: Memory, subject: str, args: FactsArgs) -> dict[str, Any]:
@@ -155,6 +179,13 @@ TOOLS: dict[str, Tool] = {
             "evidence, and what they superseded.",
             WhyArgs,
             _why,
+        ),
+        Tool(
+            "search",
+            "Find the user's free-text notes and past messages by meaning "
+            "(for what is not in the typed state).",
+            SearchArgs,
+            _search,
         ),
         Tool("facts", "The user's most recent facts from the append-only log.", FactsArgs, _facts),
         Tool(

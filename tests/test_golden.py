@@ -1,6 +1,7 @@
 """Golden output: the compiled demo workspace must match the committed `generated/` bytes.
 
-Regenerate after an intended change with: UAC_REGENERATE_GOLDEN=1 python -m pytest tests/test_golden.py
+Regenerate after an intended change with:
+    UAC_REGENERATE_GOLDEN=1 python -m pytest tests/test_golden.py
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,46 @@ def test_an_unreachable_llm_still_archives_and_runs_the_rules(home: Path) -> Non
         assert [f.path for f in learned.facts] == ["identity.passport.expiry_date"]
         assert "llm_unavailable" in learned.refused
         assert len(mem.inputs("maya")) == 1
+
+
+def test_search_feedback_and_undo_through_memory_and_cli(
+    mem: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = dt.date(2026, 11, 29)
+    layovers = mem.remember("maya", "She dislikes layovers; book direct flights or trains.", now=T0)
+    mem.remember("maya", "Her gym membership pauses every August.", now=T0)
+    mem.remember("bob", "Bob loves long layovers in Singapore.", now=T0)
+    hits = mem.search("maya", "does she mind connecting flights", k=3, today=day)
+    assert hits[0].id == layovers.facts[0].id and all("Bob" not in h.text for h in hits)
+    first_score = hits[0].score
+    feedback = mem.feedback("maya", hits[0].id, reason="outdated", now=T0)
+    again = {
+        h.id: h for h in mem.search("maya", "does she mind connecting flights", k=3, today=day)
+    }
+    assert again[layovers.facts[0].id].negative_feedback
+    assert again[layovers.facts[0].id].score == pytest.approx(first_score / 2)
+    mem.forget("maya", feedback.id, now=T0)
+    restored = mem.search("maya", "does she mind connecting flights", k=3, today=day)[0]
+    assert restored.id == layovers.facts[0].id and not restored.negative_feedback
+    from fact_log.errors import NotFound
+
+    with pytest.raises(NotFound):
+        mem.feedback("maya", mem.facts("bob")[0].id)  # another subject's note
+    result = mem.call_tool("maya", "search", {"text": "connecting flights", "k": 1})
+    assert result["results"][0]["id"] == layovers.facts[0].id
+
+
+def test_search_and_feedback_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(tmp_path / "ws")
+    main(["--home", home, "init"])
+    main(["--home", home, "remember", "maya", "She dislikes layovers; book direct flights."])
+    capsys.readouterr()
+    assert main(["--home", home, "search", "maya", "connecting flights", "-k", "1", "--json"]) == 0
+    (hit,) = json.loads(capsys.readouterr().out)
+    assert hit["kind"] == "note" and "layovers" in hit["text"]
+    assert main(["--home", home, "feedback", "maya", hit["id"], "--reason", "old"]) == 0
+    assert "undo with: uac forget maya" in capsys.readouterr().out
+    assert main(["--home", home, "search", "maya", "connecting flights", "-k", "1"]) == 0
+    assert "[not this]" in capsys.readouterr().out
+    assert main(["--home", home, "search", "maya", "   "]) == 1
+    assert "a search needs some text" in capsys.readouterr().err

