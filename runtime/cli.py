@@ -385,6 +385,13 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_context(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        block = mem.context(args.subject, query=args.query, budget=args.budget, today=args.today)
+    _out(block.rstrip())
+    return 0
+
+
 def cmd_manifest(args: argparse.Namespace) -> int:
     with _memory(args, read_only=True) as mem:
         _out(mem.manifest(args.subject).rstrip())
@@ -593,6 +600,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--not-this", action="store_true", default=True, help="negative feedback (the default)"
     )
     p.add_argument("--reason", help="why it is not relevant")
+
+    p = command("context", cmd_context, "Print the memory block for an agent's system prompt.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--query", help="the current user message: adds the most relevant notes")
+    p.add_argument("--budget", type=int, default=800, help="token budget (default: %(default)s)")
+    p.add_argument("--today", type=lambda s: _date_arg(s).date(), help="reference date for recency")
 
     p = command("query", cmd_query, "Answer a question exactly: run Python over the typed state.")
     p.add_argument("subject", help=SUBJECT_HELP)

@@ -552,6 +552,19 @@ class Memory:
         batch.facts.append(fact)
         return self.store.append(batch)[0]
 
+    def context(
+        self,
+        subject: str,
+        *,
+        query: str | None = None,
+        budget: int = 800,
+        today: dt.date | None = None,
+    ) -> str:
+        """A bounded memory block for an agent's system prompt (see runtime.context)."""
+        from runtime.context import assemble
+
+        return assemble(self, subject, query=query, budget=budget, today=today)
+
     # -- queries ---------------------------------------------------------------------------
 
     def query(

@@ -1,0 +1,66 @@
+"""Context assembly: bounded, ordered, deterministic, masked."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from conftest import T0
+
+from fact_log.errors import InputError
+from runtime import Memory
+from runtime.context import count_tokens
+
+DAY = dt.date(2026, 11, 29)
+
+
+@pytest.fixture
+def maya(mem: Memory) -> Memory:
+    mem.set("maya", "identity.passport.number", "X1234567", now=T0)
+    mem.set("maya", "preferences.verbosity", "short", now=T0)
+    mem.import_records(
+        "maya",
+        "trips",
+        [{"city": f"C{i}", "country": "FR", "depart": f"2025-01-{i + 1:02d}"} for i in range(20)],
+        now=T0,
+    )
+    mem.remember("maya", "She dislikes layovers; book direct flights or trains.", now=T0)
+    mem.remember("maya", "Her gym membership pauses every August.", now=T0)
+    mem.compile("maya")
+    return mem
+
+
+def test_count_tokens_is_deterministic_and_counts_cjk() -> None:
+    assert count_tokens("") == 0
+    assert count_tokens("abcd") == 1 and count_tokens("abcde") == 2
+    assert count_tokens("以后回答简洁点") == 7
+
+
+@pytest.mark.parametrize("budget", [40, 80, 150, 400, 2000])
+def test_context_fits_its_budget_and_is_deterministic(maya: Memory, budget: int) -> None:
+    block = maya.context("maya", query="which flights should I book?", budget=budget, today=DAY)
+    assert count_tokens(block) <= budget
+    assert block == maya.context(
+        "maya", query="which flights should I book?", budget=budget, today=DAY
+    )
+    assert "X1234567" not in block
+    assert block.startswith("# Memory of user:maya (uac), checkpoint v1")
+
+
+def test_context_orders_policy_then_notes_then_manifest(maya: Memory) -> None:
+    block = maya.context("maya", query="which flights should I book?", budget=2000, today=DAY)
+    policy, notes, manifest = (
+        block.index(h) for h in ("## How to answer", "## Notes relevant", "## Typed state")
+    )
+    assert policy < notes < manifest
+    assert "- verbosity: short" in block and "layovers" in block
+    assert "user.trips: 20 × Trip" in block
+    small = maya.context("maya", query="which flights should I book?", budget=90, today=DAY)
+    assert "## How to answer" in small and "## Typed state" not in small
+
+
+def test_context_without_query_or_checkpoint(mem: Memory) -> None:
+    mem.remember("maya", "Likes tea.", now=T0)
+    assert mem.context("maya", budget=100, today=DAY) == "# Memory of user:maya (uac)\n"
+    with pytest.raises(InputError, match="too small"):
+        mem.context("maya", budget=5)
