@@ -347,6 +347,18 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     old, new, lines = mem.diff(PERSONA)
     for line in lines:
         out(f"   v{old} -> v{new}: {line}")
+    question = "does she mind connecting flights?"
+    out("")
+    out(f"10. Free text is still found, by other words: uac search {PERSONA} {question!r}")
+    for hit in mem.search(PERSONA, question, k=2, kind="note", today=TODAY):
+        out(f"   {hit.score:.4f}  {hit.text}")
+    out("")
+    out("11. The memory block an agent gets in its system prompt (budget 250 tokens):")
+    block = mem.context(
+        PERSONA, query="Find me flights to Lisbon for a weekend", budget=250, today=TODAY
+    )
+    for line in block.rstrip().splitlines():
+        out("   | " + line)
 
 
 def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
@@ -397,6 +409,10 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
         f"manifest {PERSONA}",
         f"why {PERSONA} user.passport.expiry_date",
         f"diff {PERSONA}",
+        f'query {PERSONA} "sum(t.cost for t in user.trips if t.depart.year == 2025)"',
+        f'search {PERSONA} "window or aisle?"',
+        f'context {PERSONA} --query "book a flight"',
+        f"mcp {PERSONA}   # serve the agent tools over MCP (stdio)",
         "verify",
     ):
         out(f"  uac --home {home} {cmd}")
