@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -11,8 +12,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from checks import Alert, CallbackSink, JsonLinesSink, WebhookSink
 from compiler.checkpoint import CompileResult
-from fact_log.errors import InputError, UacError
+from fact_log.errors import InputError, NotFound, UacError
 from fact_log.store import Fact, default_home
 from fact_log.values import canonical_json
 from runtime.memory import Learned, Memory
@@ -29,7 +31,137 @@ def _err(text: str) -> None:
 
 
 def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Memory:
-    return Memory(args.home, args.tenant, create=create, read_only=read_only, actor="cli")
+    # Writes from the command line react: recompile the subject, run its checks, show alerts.
+    react = not read_only and getattr(args, "command", "") in REACTING
+    sinks: list[Any] = [CallbackSink(_print_alerts, "console")] if react else []
+    if react and args.alerts_jsonl:
+        sinks.append(JsonLinesSink(args.alerts_jsonl))
+    if react and args.webhook:
+        sinks.append(WebhookSink(args.webhook))
+    return Memory(
+        args.home,
+        args.tenant,
+        create=create,
+        read_only=read_only,
+        actor="cli",
+        react=react,
+        sinks=sinks,
+    )
+
+
+REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check"}
+
+
+def _print_alerts(alerts: Sequence[Alert]) -> None:
+    for alert in alerts:
+        _out(f"ALERT {alert.severity}: {alert.message} [{alert.id}]")
+        _out(f"      {alert.computation}")
+
+
+def _alert_row(alert: Alert) -> Sequence[Any]:
+    return (
+        alert.severity,
+        alert.status,
+        str(alert.address),
+        alert.id,
+        _short(alert.message, 70),
+        alert.first_seen.isoformat(),
+    )
+
+
+def cmd_alerts(args: argparse.Namespace) -> int:
+    with _memory(args, read_only=True) as mem:
+        alerts = mem.alerts(args.subject, include_resolved=args.all)
+    if args.json:
+        for alert in alerts:
+            _out(json.dumps(alert.as_dict(), sort_keys=True, ensure_ascii=False))
+    elif not alerts:
+        _out("no open alerts")
+    else:
+        _table(
+            [_alert_row(a) for a in alerts],
+            ("severity", "status", "subject", "id", "message", "since"),
+        )
+    return 0
+
+
+def _alert_subject(mem: Memory, alert_id: str, subject: str | None) -> str:
+    if subject is not None:
+        return subject
+    found = [a for a in mem.alerts(None, include_resolved=True) if a.id == alert_id]
+    if not found:
+        raise NotFound(f"tenant {mem.tenant!r} has no alert {alert_id!r}")
+    return str(found[0].address)
+
+
+def cmd_ack(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        alert = mem.acknowledge(_alert_subject(mem, args.alert_id, args.subject), args.alert_id)
+    _out(f"{alert.id}: {alert.status}")
+    return 0
+
+
+def cmd_snooze(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        subject = _alert_subject(mem, args.alert_id, args.subject)
+        alert = mem.snooze(subject, args.alert_id, args.until)
+    _out(f"{alert.id}: snoozed until {alert.snoozed_until}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        result = mem.check(args.subject, today=args.today)
+        still = [a for a in result.still_open]
+    _out(
+        f"{args.subject}: {len(result.checks)} checks, {len(result.new)} new, "
+        f"{len(still)} still open, {len(result.resolved)} resolved"
+    )
+    for alert in result.resolved:
+        _out(f"resolved: {alert.message} [{alert.id}]")
+    for name, error in sorted(result.errors.items()):
+        _err(f"check {name} failed: {error}")
+    return 0
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    try:
+        rule = json.loads(args.rule)
+    except ValueError as exc:
+        raise InputError(f"a rule is a JSON object, e.g. {RULE_EXAMPLE}: {exc}") from None
+    with _memory(args) as mem:
+        rid = mem.add_rule(args.subject, rule)
+    _out(f"rule {rid} stored for {args.subject}")
+    return 0
+
+
+RULE_EXAMPLE = (
+    '{"type": "threshold", "collection": "transactions", "filter": {"category": "dining"},'
+    ' "field": "amount", "agg": "sum", "window": "calendar_month", "op": ">", "value": "500"}'
+)
+
+
+def cmd_run_once(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        job = mem.run_once(today=args.today)
+    _out(json.dumps(dataclasses.asdict(job), default=str, sort_keys=True))
+    return 0
+
+
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from checks.scheduler import SchedulerBusy, parse_every, serve
+
+    def tick(today: Any) -> None:
+        with _memory(args) as mem:
+            job = mem.run_once(today=today)
+        _err(f"run at {time.strftime('%Y-%m-%d %H:%M:%S')}: {job}")
+
+    try:
+        serve(args.home, parse_every(args.every), tick, log=_err)
+    except SchedulerBusy as exc:
+        _err(f"uac: error: {exc}")
+        return 1
+    return 0
 
 
 def _json_default(obj: Any) -> Any:
@@ -466,6 +598,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="workspace directory (default: $UAC_HOME, else ~/.local/share/uac)",
     )
     parser.add_argument("--tenant", default="default", help="tenant name (default: %(default)s)")
+    parser.add_argument("--alerts-jsonl", help="also append new alerts from writes to this file")
+    parser.add_argument("--webhook", help="also POST new alerts from writes to this URL")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -562,6 +696,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("subject", help=SUBJECT_HELP)
     p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = command("alerts", cmd_alerts, "List open alerts of a subject, or of the whole tenant.")
+    p.add_argument("subject", nargs="?", help=SUBJECT_HELP + " (default: every subject)")
+    p.add_argument("--all", action="store_true", help="include resolved alerts")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+
+    for name, func, text in (
+        ("ack", cmd_ack, "Acknowledge an alert."),
+        ("snooze", cmd_snooze, "Hide an alert until a date."),
+    ):
+        p = command(name, func, text)
+        p.add_argument("alert_id", help="the alert id (see 'uac alerts')")
+        p.add_argument("--subject", help="the alert's subject (default: found in the tenant)")
+        if name == "snooze":
+            p.add_argument(
+                "--until",
+                type=lambda s: _date_arg(s).date(),
+                required=True,
+                help="last day it stays hidden (YYYY-MM-DD)",
+            )
+
+    p = command("check", cmd_check, "Compile if needed and run a subject's checks now.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--today", type=lambda s: _date_arg(s).date(), help="the date checks use")
+
+    p = command("rule", cmd_rule, "Store a user rule (threshold, reminder, forbid) as JSON.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("rule", help=f"the rule, e.g. {RULE_EXAMPLE}")
+
+    p = command("run-once", cmd_run_once, "One scheduled pass: compile changed, check all, record.")
+    p.add_argument("--today", type=lambda s: _date_arg(s).date(), help="the date checks use")
+
+    p = command("schedule", cmd_schedule, "Run scheduled passes every interval until stopped.")
+    p.add_argument("--every", required=True, help="interval, e.g. 10m, 1h, 30s")
 
     p = command("compile", cmd_compile, "Compile the log into typed Python modules (a checkpoint).")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP)

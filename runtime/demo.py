@@ -16,7 +16,9 @@ from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+from checks import CallbackSink
 from fact_log.errors import WorkspaceError
 from fact_log.store import DB_FILE
 from runtime.memory import Memory
@@ -310,6 +312,30 @@ DEMO_QUERIES = [
 ]
 
 
+BANGKOK = {
+    "city": "Bangkok",
+    "country": "TH",
+    "depart": "2027-03-01",
+    "return_date": "2027-03-15",
+    "purpose": "leisure",
+    "cost": "1840.00",
+    "currency": "GBP",
+    "transport": "plane",
+}
+
+
+def _show_alerts(alerts: Any, out: Callable[[str], None]) -> None:
+    for alert in alerts:
+        out(f"     ALERT {alert.severity}: {alert.message}")
+        out(f"           {alert.computation}")
+
+
+def _show_resolved(mem: Memory, out: Callable[[str], None]) -> None:
+    result = mem.last_evaluation
+    for alert in result.resolved if result else []:
+        out(f"     resolved: {alert.message}")
+
+
 def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     """Compile the persona, show the manifest, an exact aggregate, why, and an update's diff."""
     out("")
@@ -340,13 +366,34 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     for fact in why.superseded:
         out(f"     superseded {fact.id} {fact.recorded_at:%Y-%m-%d} {fact.value_json}")
     out("")
-    out("9. Maya renews her passport; an incremental compile re-renders only what changed:")
+    out("9. Memory acts on its own: every write recompiles, runs the checks, delivers alerts.")
+    mem.react = True
+    mem.sinks = [CallbackSink(lambda alerts: _show_alerts(alerts, out), "demo")]
+    out("   2026-11-24  Maya books Bangkok, 2027-03-01 to 2027-03-15 (passport ends 2027-04-18):")
+    mem.import_records(PERSONA, "trips", [BANGKOK], now=_session("2026-11-24"))
+    out("   2026-11-25  she renews her passport (now valid to 2036-11-02):")
     mem.set(PERSONA, "identity.passport.expiry_date", "2036-11-02", now=_session("2026-11-25"))
-    (result,) = mem.compile(changed=True)
-    out(f"   v{result.version} published; reused unchanged modules: {', '.join(result.reused)}")
+    _show_resolved(mem, out)
     old, new, lines = mem.diff(PERSONA)
     for line in lines:
-        out(f"   v{old} -> v{new}: {line}")
+        out(f"     checkpoint v{old} -> v{new}: {line}")
+    out("   2026-11-26  'I started taking amoxicillin for a tooth infection.'")
+    mem.add(
+        PERSONA,
+        "I started taking amoxicillin for a tooth infection.",
+        at=_session("2026-11-26", 9),
+        now=_session("2026-11-26", 9),
+    )
+    out("   2026-11-28  'I stopped taking amoxicillin.'  then the daily check on 2026-11-29:")
+    mem.add(
+        PERSONA,
+        "I stopped taking amoxicillin.",
+        at=_session("2026-11-28", 9),
+        now=_session("2026-11-28", 9),
+    )
+    mem.check(PERSONA, today=TODAY)
+    _show_resolved(mem, out)
+    mem.react = False
     question = "does she mind connecting flights?"
     out("")
     out(f"10. Free text is still found, by other words: uac search {PERSONA} {question!r}")

@@ -7,11 +7,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from checks import (
+    Alert,
+    EvaluationResult,
+    acknowledge,
+    add_rule,
+    evaluate,
+    list_alerts,
+    snooze,
+)
+from checks.scheduler import JobResult, run_once
+from checks.sinks import Sink
 from compiler import explain, loader
 from compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from fact_log.addressing import Address, check_name, parse_subject
 from fact_log.catalog import WORKSPACE_CATALOG, Catalog
-from fact_log.errors import InputError, NotFound
+from fact_log.errors import InputError, NotFound, UacError
 from fact_log.extraction import build_message_batch
 from fact_log.extraction.llm import LLM, LLMSettings, as_llm, build_message_batch_llm
 from fact_log.extraction.markdown import build_note_batch, note_template
@@ -81,6 +92,8 @@ class Memory:
         actor: str = "api",
         llm: LLM | LLMSettings | None = None,
         embedder: Embedder | None = None,
+        react: bool = False,
+        sinks: list[Sink] | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
         self.tenant = check_name("tenant", tenant)
@@ -89,6 +102,11 @@ class Memory:
         self._llm: LLM | bool | None = False
         self._embedder = embedder  # None: the built-in hashing embedder
         self._search: SearchIndex | None = None
+        # react: every write recompiles the subject, runs its checks, stores and delivers new
+        # alerts. Off by default for library use (bulk loads); the CLI turns it on.
+        self.react = react
+        self.sinks: list[Sink] = list(sinks or [])
+        self.last_evaluation: EvaluationResult | None = None
         self.store = Store.open(self.home, create=create, read_only=read_only)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
@@ -157,7 +175,9 @@ class Memory:
                 session_id=session_id,
             )
         )
-        return self.store.append(batch)[0]
+        fact = self.store.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
 
     def import_file(
         self,
@@ -218,6 +238,7 @@ class Memory:
         if prepared.schema is not None:
             batch.schemas[prepared.path] = prepared.schema
         self.store.append(batch, return_facts=False)
+        self._after_write(subject, now)
         return ImportResult(
             str(addr),
             prepared.path,
@@ -278,6 +299,7 @@ class Memory:
                 self.catalog, self.address(subject), text, llm=llm, store=self.store, **options
             )
         facts = self.store.append(batch)
+        self._after_write(subject, now)
         reasons = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, reasons)
 
@@ -314,6 +336,7 @@ class Memory:
             actor=self.actor,
         )
         facts = self.store.append(batch)
+        self._after_write(subject, now)
         return Learned(batch.input_ids[0], facts, [r.reason for r in batch.rejections])
 
     def note_template(self) -> str:
@@ -349,7 +372,9 @@ class Memory:
                 session_id=session_id,
             )
         )
-        return self.store.append(batch)[0]
+        fact = self.store.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
 
     def forget(
         self,
@@ -386,7 +411,9 @@ class Memory:
                 input_index=0,
             )
         )
-        return self.store.append(batch)[0]
+        fact = self.store.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -499,6 +526,79 @@ class Memory:
             return self.checkpoint(subject).provenance["facts"]
         except NotFound:
             return {}
+
+    # -- checks and alerts ------------------------------------------------------------------
+
+    def check(
+        self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
+    ) -> EvaluationResult:
+        """Compile the subject if needed, run its checks, store and deliver alert changes."""
+        if self.stale(subject):
+            try:
+                (res,) = self.compile(subject)
+            except NotFound:  # no facts at all (e.g. an empty note): nothing to check
+                self.last_evaluation = EvaluationResult(self.address(subject), 0)
+                return self.last_evaluation
+            if res.status != "published":
+                raise UacError(f"cannot check {subject}: its compile failed ({res.error})")
+        day = today or utc_now().date()
+        with self.store.lock:
+            result = evaluate(
+                self.store,
+                self.home,
+                self.address(subject),
+                day,
+                sinks=self.sinks if sinks is None else sinks,
+            )
+        self.last_evaluation = result
+        return result
+
+    def alerts(
+        self,
+        subject: str | None = None,
+        *,
+        include_resolved: bool = False,
+        today: dt.date | None = None,
+    ) -> list[Alert]:
+        """Open (and acknowledged) alerts of one subject, or of every subject of the tenant."""
+        statuses = (
+            ("open", "acknowledged", "resolved") if include_resolved else ("open", "acknowledged")
+        )
+        where: Address | str = self.address(subject) if subject is not None else self.tenant
+        return list_alerts(self.store, where, statuses=statuses, today=today)
+
+    def acknowledge(self, subject: str, alert_id: str, *, today: dt.date | None = None) -> Alert:
+        """Mark one of the subject's alerts as seen."""
+        return acknowledge(self.store, self.address(subject), alert_id, today or utc_now().date())
+
+    def snooze(
+        self, subject: str, alert_id: str, until: dt.date, *, today: dt.date | None = None
+    ) -> Alert:
+        """Hide one of the subject's alerts until a date."""
+        return snooze(self.store, self.address(subject), alert_id, until, today or utc_now().date())
+
+    def add_rule(
+        self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
+    ) -> str:
+        """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        rid = add_rule(self.store, self.address(subject), rule, now or utc_now(), self.actor)
+        self._after_write(subject, now)
+        return rid
+
+    def run_once(self, *, today: dt.date | None = None) -> JobResult:
+        """One scheduled pass: compile changed subjects, evaluate every subject, record a job."""
+        return run_once(
+            self.home,
+            self.tenant,
+            today or utc_now().date(),
+            lambda addr: self.compile(str(addr)),
+            store=self.store,
+            sinks=self.sinks,
+        )
+
+    def _after_write(self, subject: str, now: dt.datetime | None) -> None:
+        if self.react:
+            self.check(subject, today=(now or utc_now()).date())
 
     # -- search ----------------------------------------------------------------------------
 

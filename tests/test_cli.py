@@ -52,7 +52,7 @@ def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     code, out, _ = run(capsys, "--home", home, "facts", "alice")
     header, first = out.splitlines()[0].split(), out.splitlines()[1].split()
     assert header[:5] == ["seq", "id", "status", "origin", "op"] and "FR|Paris|2025-03-05" in out
-    assert first[2:4] == ["pending", "manual"]  # not compiled yet; imported by the user
+    assert first[2:4] == ["active", "manual"]  # CLI writes compile at once; imported by the user
     code, out, _ = run(capsys, "--home", home, "inputs", "alice")
     assert code == 0 and "trips.csv" in out
     code, out, _ = run(capsys, "--home", home, "subjects")

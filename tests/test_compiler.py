@@ -444,7 +444,7 @@ def test_compile_cli_progress_and_json_facts(
     capsys.readouterr()
     assert main(["--home", home, "compile", "--all"]) == 0
     out, err = capsys.readouterr()
-    assert "compiled 3 subject(s), 0 failed" in out and "[3/3] user:c: v1" in err
+    assert "compiled 3 subject(s), 0 failed" in out and "[3/3] user:c: v2" in err  # v1: on write
     assert main(["--home", home, "facts", "a", "--json"]) == 0
     (fact,) = json.loads(capsys.readouterr().out)
     assert fact["derived"] == {"status": "active", "decision": "add", "support": 1}

@@ -1,0 +1,335 @@
+"""Evaluate a subject's checks against its published checkpoint and keep the alert lifecycle.
+
+Lifecycle in the `alerts` table: a new condition is inserted `open`; it can be
+`acknowledged` or snoozed until a date (hidden from listings until then); when a later
+evaluation no longer finds it, it becomes `resolved`. An alert's id is the fingerprint of
+check + subject + record keys, so re-evaluating never raises the same condition twice; a
+resolved condition that comes back is re-opened (and delivered again) under the same id.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from checks.library import run_checks
+from checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from checks.rules import load_rules, rule_checks
+from checks.sinks import Sink, deliver
+from compiler import loader
+from fact_log.addressing import Address
+from fact_log.errors import InputError, NotFound
+from fact_log.store import Store, utc_now
+
+_COLS = (
+    "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"
+    " record_keys, first_seen, last_seen, acknowledged_on, snoozed_until, resolved_on"
+)
+_SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+ACTIVE = ("open", "acknowledged")
+
+
+@dataclass(slots=True)
+class EvaluationResult:
+    """What one evaluation of a subject changed."""
+
+    address: Address
+    version: int
+    new: list[Alert] = field(default_factory=list)
+    still_open: list[Alert] = field(default_factory=list)
+    resolved: list[Alert] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)  # check → error
+    delivery_errors: dict[str, str] = field(default_factory=dict)  # sink → error
+
+
+def _values(a: Alert) -> list[Any]:
+    # Column order of _COLS.
+    return [
+        a.id,
+        a.address.tenant,
+        a.address.scope,
+        a.address.subject,
+        a.check,
+        a.severity,
+        a.status,
+        a.message,
+        a.computation,
+        json.dumps(list(a.fact_ids)),
+        json.dumps(list(a.record_keys)),
+        a.first_seen,
+        a.last_seen,
+        a.acknowledged_on,
+        a.snoozed_until,
+        a.resolved_on,
+    ]
+
+
+def _row(row: Sequence[Any]) -> Alert:
+    return Alert(
+        id=row[0],
+        address=Address(row[1], row[2], row[3]),
+        check=row[4],
+        severity=row[5],
+        status=row[6],
+        message=row[7],
+        computation=row[8],
+        fact_ids=tuple(json.loads(row[9])),
+        record_keys=tuple(json.loads(row[10])),
+        first_seen=row[11],
+        last_seen=row[12],
+        acknowledged_on=row[13],
+        snoozed_until=row[14],
+        resolved_on=row[15],
+    )
+
+
+def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) -> list[AlertDraft]:
+    # Attribute groups carry no fact ids of their own; the provenance map has them.
+    if not any(d.paths for d in drafts):
+        return drafts
+    paths = checkpoint.provenance.get("paths", {})
+    out = []
+    for draft in drafts:
+        ids = list(draft.fact_ids)
+        for path in draft.paths:
+            ids.extend(paths.get(path, ()))
+        out.append(
+            AlertDraft(
+                draft.check,
+                draft.severity,
+                draft.message,
+                draft.computation,
+                draft.record_keys,
+                tuple(dict.fromkeys(ids)),
+                draft.paths,
+            )
+        )
+    return out
+
+
+def compute(
+    store: Store,
+    home: Path,
+    addr: Address,
+    today: dt.date,
+    config: CheckConfig = DEFAULT_CONFIG,
+    has_rules: bool = True,
+) -> tuple[int, list[str], list[AlertDraft], dict[str, str]]:
+    """(version, checks run, drafts, errors) for a subject's current checkpoint; stores nothing."""
+    checkpoint = loader.load(home, addr)
+    names = list(getattr(checkpoint.package.constraints, "CHECKS", ()))
+    user = checkpoint.user
+    drafts, errors = run_checks(names, user, today, config)
+    watermark = checkpoint.meta.get("watermark")
+    rules = load_rules(store, addr, watermark) if has_rules else []
+    for name, check in rule_checks(rules):
+        names.append(name)
+        try:
+            drafts.extend(check(user, today, config))
+        except Exception as exc:  # a broken rule must not hide the other alerts
+            errors[name] = f"{type(exc).__name__}: {exc}"
+    return checkpoint.version, names, _with_provenance(drafts, checkpoint), errors
+
+
+def evaluate(
+    store: Store,
+    home: Path | str,
+    addr: Address,
+    today: dt.date,
+    *,
+    config: CheckConfig = DEFAULT_CONFIG,
+    sinks: Iterable[Sink] = (),
+    now: dt.datetime | None = None,
+    has_rules: bool = True,
+) -> EvaluationResult:
+    """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones.
+
+    `has_rules=False` (a caller that knows the subject has no rule facts) skips reading them.
+    """
+    version, names, drafts, errors = compute(store, Path(home), addr, today, config, has_rules)
+    result = EvaluationResult(addr, version, checks=names, errors=errors)
+    found: dict[str, AlertDraft] = {}
+    for draft in drafts:
+        found.setdefault(fingerprint(draft.check, addr, draft.record_keys), draft)
+    con = store.con
+    key = [addr.tenant, addr.scope, addr.subject]
+    # A subject's alert rows are few; reading them all beats per-id lookups.
+    existing = {
+        row[0]: _row(row)
+        for row in con.execute(f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT}", key).fetchall()
+    }
+    failed = set(errors)
+    inserts: list[Alert] = []
+    rewrites: list[Alert] = []  # content changed or re-opened
+    touched: list[str] = []  # unchanged and still open: only last_seen moves
+    for aid, draft in sorted(found.items()):
+        old = existing.get(aid)
+        fresh = Alert(
+            aid,
+            addr,
+            draft.check,
+            draft.severity,
+            "open",
+            draft.message,
+            draft.computation,
+            draft.fact_ids,
+            draft.record_keys,
+            today,
+            today,
+        )
+        if old is None:
+            inserts.append(fresh)
+            result.new.append(fresh)
+        elif old.status == "resolved":
+            # A resolved condition that comes back is a new occurrence: open it again.
+            rewrites.append(fresh)
+            result.new.append(fresh)
+        else:
+            kept = replace(
+                old,
+                severity=draft.severity,
+                message=draft.message,
+                computation=draft.computation,
+                fact_ids=draft.fact_ids,
+                record_keys=draft.record_keys,
+                last_seen=max(today, old.last_seen),
+            )
+            if kept != replace(old, last_seen=kept.last_seen):
+                rewrites.append(kept)
+            elif old.last_seen != kept.last_seen:
+                touched.append(aid)
+            result.still_open.append(kept)
+    gone = [
+        replace(a, status="resolved", resolved_on=today)
+        for aid, a in sorted(existing.items())
+        if aid not in found
+        and a.status in ACTIVE
+        # A check that failed this time proves nothing: keep its alerts as they are.
+        and a.check not in failed
+    ]
+    result.resolved = gone
+    if inserts or rewrites or touched or gone:
+        con.execute("BEGIN")
+        try:
+            for alert in inserts:
+                con.execute(
+                    f"INSERT INTO alerts ({_COLS}) VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)",
+                    _values(alert)[:13],
+                )
+            for alert in rewrites:
+                con.execute(
+                    "UPDATE alerts SET severity = ?, status = ?, message = ?, computation = ?,"
+                    " fact_ids = ?, record_keys = ?, first_seen = ?, last_seen = ?,"
+                    " acknowledged_on = ?, snoozed_until = ?, resolved_on = ?"
+                    f" WHERE {_SUBJECT} AND id = ?",
+                    [*_values(alert)[5:], *key, alert.id],
+                )
+            if touched:
+                con.execute(
+                    f"UPDATE alerts SET last_seen = ? WHERE {_SUBJECT}"
+                    " AND id IN (SELECT unnest(?::VARCHAR[]))",
+                    [today, *key, touched],
+                )
+            if gone:
+                con.execute(
+                    f"UPDATE alerts SET status = 'resolved', resolved_on = ? WHERE {_SUBJECT}"
+                    " AND id IN (SELECT unnest(?::VARCHAR[]))",
+                    [today, *key, [a.id for a in gone]],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    if result.new:
+        result.delivery_errors = deliver(result.new, list(sinks))
+        if sinks:
+            con.execute(
+                f"UPDATE alerts SET delivered_at = ?, delivery_error = ? WHERE {_SUBJECT}"
+                " AND id IN (SELECT unnest(?::VARCHAR[]))",
+                [
+                    now or utc_now(),
+                    "; ".join(f"{k}: {v}" for k, v in result.delivery_errors.items()) or None,
+                    *key,
+                    [a.id for a in result.new],
+                ],
+            )
+    return result
+
+
+def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
+    if not ids:
+        return {}
+    rows = store.con.execute(
+        f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
+        [addr.tenant, addr.scope, addr.subject, ids],
+    ).fetchall()
+    return {row[0]: _row(row) for row in rows}
+
+
+def list_alerts(
+    store: Store,
+    where: Address | str,
+    *,
+    statuses: Iterable[str] = ACTIVE,
+    today: dt.date | None = None,
+) -> list[Alert]:
+    """Alerts of one subject (an Address) or every subject of a tenant (its name).
+
+    With `today`, alerts snoozed until a later day are left out.
+    """
+    if isinstance(where, Address):
+        sql, params = _SUBJECT, [where.tenant, where.scope, where.subject]
+    else:
+        sql, params = "tenant = ?", [where]
+    sql += " AND status IN (SELECT unnest(?::VARCHAR[]))"
+    params.append(list(statuses))
+    if today is not None:
+        sql += " AND (snoozed_until IS NULL OR snoozed_until <= ?)"
+        params.append(today)
+    rows = store.con.execute(
+        f"SELECT {_COLS} FROM alerts WHERE {sql} ORDER BY scope, subject,"
+        " CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, first_seen, id",
+        params,
+    ).fetchall()
+    return [_row(r) for r in rows]
+
+
+def get_alert(store: Store, addr: Address, alert_id: str) -> Alert:
+    """One alert of a subject; NotFound if that subject has no alert with this id."""
+    found = _fetch(store, addr, [alert_id])
+    if alert_id not in found:
+        raise NotFound(f"subject {addr} has no alert {alert_id!r}")
+    return found[alert_id]
+
+
+def acknowledge(store: Store, addr: Address, alert_id: str, today: dt.date) -> Alert:
+    """Mark an open alert of the subject as acknowledged."""
+    alert = get_alert(store, addr, alert_id)
+    if alert.status == "resolved":
+        raise InputError(f"alert {alert_id} is already resolved")
+    store.con.execute(
+        f"UPDATE alerts SET status = 'acknowledged', acknowledged_on = ? WHERE {_SUBJECT}"
+        " AND id = ?",
+        [today, addr.tenant, addr.scope, addr.subject, alert_id],
+    )
+    return get_alert(store, addr, alert_id)
+
+
+def snooze(store: Store, addr: Address, alert_id: str, until: dt.date, today: dt.date) -> Alert:
+    """Hide an alert of the subject from listings until the given day (exclusive of today)."""
+    alert = get_alert(store, addr, alert_id)
+    if until <= today:
+        raise InputError(f"snooze date {until} must be after today ({today})")
+    if alert.status == "resolved":
+        raise InputError(f"alert {alert_id} is already resolved")
+    store.con.execute(
+        f"UPDATE alerts SET snoozed_until = ? WHERE {_SUBJECT} AND id = ?",
+        [until, addr.tenant, addr.scope, addr.subject, alert_id],
+    )
+    return get_alert(store, addr, alert_id)

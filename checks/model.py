@@ -1,0 +1,100 @@
+"""The alert model shared by checks, the alert store and delivery sinks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fact_log.addressing import Address
+
+Severity = Literal["critical", "warning", "info"]
+Status = Literal["open", "acknowledged", "resolved"]
+SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckConfig:
+    """Windows and thresholds of the built-in checks; every default is documented here."""
+
+    document_expiry_days: int = 90  # warn when a passport, licence or visa expires this soon
+    deadline_days: int = 7  # warn when an open task is due within this many days
+    budget_warn_fraction: float = 1.0  # alert when spend exceeds limit × this fraction
+    duplicate_days: int = 2  # same merchant+amount+currency within this many days
+    duplicate_lookback_days: int = 30  # only recent duplicates are worth an alert
+    subscription_days: int = 7  # remind this many days before a renewal
+    service_days: int = 30  # warn when a vehicle service is due within this many days
+    service_km: int = 1000  # ... or within this many km of its due mileage
+    event_default_minutes: int = 60  # duration assumed for an event without an end
+    food_lookback_days: int = 1  # transactions this recent count as current meal orders
+
+
+DEFAULT_CONFIG = CheckConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class AlertDraft:
+    """What a check found: the condition, in words and numbers, and the records involved."""
+
+    check: str
+    severity: Severity
+    message: str
+    computation: str
+    record_keys: tuple[str, ...]
+    fact_ids: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()  # object paths (user.passport.expiry_date) for provenance
+
+
+Check = Callable[[Any, dt.date, CheckConfig], list[AlertDraft]]
+
+
+def fingerprint(check: str, addr: Address, record_keys: tuple[str, ...]) -> str:
+    """Alert id: SHA-256 of check + subject + record keys, so a condition alerts once."""
+    text = "\x1f".join([check, addr.tenant, addr.scope, addr.subject, *sorted(record_keys)])
+    return "a_" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """A stored alert with its lifecycle."""
+
+    id: str
+    address: Address
+    check: str
+    severity: Severity
+    status: Status
+    message: str
+    computation: str
+    fact_ids: tuple[str, ...]
+    record_keys: tuple[str, ...]
+    first_seen: dt.date
+    last_seen: dt.date
+    acknowledged_on: dt.date | None = None
+    snoozed_until: dt.date | None = None
+    resolved_on: dt.date | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (dates ISO)."""
+
+        def iso(d: dt.date | None) -> str | None:
+            return None if d is None else d.isoformat()
+
+        return {
+            "id": self.id,
+            "tenant": self.address.tenant,
+            "subject": str(self.address),
+            "check": self.check,
+            "severity": self.severity,
+            "status": self.status,
+            "message": self.message,
+            "computation": self.computation,
+            "fact_ids": list(self.fact_ids),
+            "record_keys": list(self.record_keys),
+            "first_seen": iso(self.first_seen),
+            "last_seen": iso(self.last_seen),
+            "acknowledged_on": iso(self.acknowledged_on),
+            "snoozed_until": iso(self.snoozed_until),
+            "resolved_on": iso(self.resolved_on),
+        }

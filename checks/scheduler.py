@@ -1,0 +1,272 @@
+"""Scheduled evaluation: compile changed subjects, run every subject's checks, log a job.
+
+`run_once` does one pass for a tenant. `serve` repeats a pass every N seconds with one
+instance per workspace (a lock file holding the holder's pid) and stops cleanly on SIGTERM or
+SIGINT. Compiling is done by a function the caller passes in (`compile_fn(address)`), so this
+module never imports the runtime. Cron expressions are not supported: no well-kept cron
+parser (e.g. croniter) is installed in this environment, so only fixed intervals (`--every`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from checks.alerts import evaluate
+from checks.model import DEFAULT_CONFIG, CheckConfig
+from checks.rules import RULE_PATH
+from checks.sinks import Sink
+from compiler import loader
+from fact_log.addressing import Address
+from fact_log.errors import InputError, UacError
+from fact_log.store import Store, utc_now
+
+LOCK_FILE = "scheduler.lock"
+
+
+class SchedulerBusy(UacError):
+    """Another scheduler already serves this workspace."""
+
+
+@dataclass(slots=True)
+class JobResult:
+    """What one scheduled pass did."""
+
+    id: int
+    tenant: str
+    today: dt.date
+    duration_ms: float
+    subjects: int = 0
+    compiled: int = 0
+    alerts_new: int = 0
+    alerts_open: int = 0
+    alerts_resolved: int = 0
+    errors: dict[str, str] = field(default_factory=dict)  # subject → error
+
+
+def _failed(result: Any) -> str | None:
+    # compile_fn may return CompileResult(s); a failed compile is an error, not an exception.
+    items = result if isinstance(result, list | tuple) else [result]
+    for item in items:
+        if getattr(item, "status", None) == "failed":
+            return getattr(item, "error", None) or "compile failed"
+    return None
+
+
+def run_once(
+    home: Path | str,
+    tenant: str,
+    today: dt.date,
+    compile_fn: Callable[[Address], Any],
+    *,
+    store: Store | None = None,
+    config: CheckConfig = DEFAULT_CONFIG,
+    sinks: Iterable[Sink] = (),
+    kind: str = "run_once",
+) -> JobResult:
+    """Compile changed subjects, evaluate every compiled subject, record a `jobs` row."""
+    home = Path(home)
+    own = store is None
+    store = store or Store.open(home)
+    started_at, start = utc_now(), time.perf_counter()
+    errors: dict[str, str] = {}
+    compiled = new = still = resolved = 0
+    sinks = list(sinks)
+    try:
+        for addr in store.changed_subjects(tenant):
+            try:
+                problem = _failed(compile_fn(addr))
+            except Exception as exc:  # one subject's failure must not stop the others
+                problem = f"{type(exc).__name__}: {exc}"
+            if problem:
+                errors[str(addr)] = f"compile: {problem}"
+            else:
+                compiled += 1
+        subjects = [Address(tenant, s.scope, s.subject) for s in store.subjects(tenant) if s.facts]
+        # One query finds the few subjects with rules, instead of one query per subject.
+        with_rules = set(
+            store.con.execute(
+                "SELECT DISTINCT scope, subject FROM facts WHERE tenant = ? AND path = ?",
+                [tenant, RULE_PATH],
+            ).fetchall()
+        )
+        for addr in subjects:
+            if loader.current_version(home, addr) is None:
+                errors.setdefault(str(addr), "never compiled")
+                continue
+            try:
+                result = evaluate(
+                    store,
+                    home,
+                    addr,
+                    today,
+                    config=config,
+                    sinks=sinks,
+                    has_rules=(addr.scope, addr.subject) in with_rules,
+                )
+            except Exception as exc:
+                errors[str(addr)] = f"evaluate: {type(exc).__name__}: {exc}"
+                continue
+            new += len(result.new)
+            still += len(result.still_open)
+            resolved += len(result.resolved)
+            for name, err in {**result.errors, **result.delivery_errors}.items():
+                errors[f"{addr}:{name}"] = err
+        duration = (time.perf_counter() - start) * 1000
+        job_id = store.con.execute("SELECT coalesce(max(id), 0) + 1 FROM jobs").fetchone()[0]
+        job = JobResult(
+            job_id,
+            tenant,
+            today,
+            duration,
+            len(subjects),
+            compiled,
+            new,
+            new + still,
+            resolved,
+            errors,
+        )
+        store.con.execute(
+            "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                job_id,
+                tenant,
+                kind,
+                today,
+                started_at,
+                utc_now(),
+                duration,
+                job.subjects,
+                compiled,
+                new,
+                job.alerts_open,
+                resolved,
+                len(errors),
+                json.dumps(errors, sort_keys=True) if errors else None,
+            ],
+        )
+        return job
+    finally:
+        if own:
+            store.close()
+
+
+def jobs(store: Store, tenant: str, limit: int = 20) -> list[dict[str, Any]]:
+    """The tenant's most recent job rows, newest first."""
+    cur = store.con.execute(
+        "SELECT * FROM jobs WHERE tenant = ? ORDER BY id DESC LIMIT ?", [tenant, limit]
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+
+def parse_every(text: str) -> float:
+    """Seconds in an interval such as '90', '30s', '10m', '2h' or '1d'."""
+    match = re.fullmatch(r"\s*(\d+)\s*([smhd]?)\s*", text or "")
+    if not match or int(match.group(1)) == 0:
+        raise InputError(
+            f"invalid interval {text!r}: use a positive number with s, m, h or d (e.g. 10m); "
+            "cron expressions are not supported"
+        )
+    return int(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def acquire_lock(home: Path | str) -> Path:
+    """Take the workspace's scheduler lock (pid file); SchedulerBusy if a live holder has it."""
+    lock = Path(home) / LOCK_FILE
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and pid != os.getpid() and _alive(pid):
+                raise SchedulerBusy(
+                    f"a scheduler is already running for workspace {home} (pid {pid}); "
+                    f"stop it first (kill {pid}) or remove {lock} if that process is not uac"
+                ) from None
+            lock.unlink(missing_ok=True)  # stale: its holder died without cleaning up
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(f"{os.getpid()}\n")
+        return lock
+    raise SchedulerBusy(f"could not take the scheduler lock {lock}")
+
+
+def release_lock(lock: Path) -> None:
+    """Remove the lock file if this process holds it."""
+    try:
+        if int(lock.read_text().strip() or 0) == os.getpid():
+            lock.unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def serve(
+    home: Path | str,
+    every_seconds: float,
+    tick: Callable[[dt.date], Any],
+    *,
+    today_fn: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date(),
+    max_runs: int | None = None,
+    stop: threading.Event | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> int:
+    """Call tick(today) every N seconds until SIGTERM/SIGINT (or max_runs); returns runs done.
+
+    `tick` usually opens the workspace, calls `run_once` and closes it again, so the DuckDB
+    lock is held only while a pass runs and other writers can use the workspace in between.
+    """
+    if every_seconds <= 0:
+        raise InputError("the interval must be positive")
+    lock = acquire_lock(home)
+    stop = stop or threading.Event()
+    previous: dict[int, Any] = {}
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log(f"received signal {signum}; stopping after the current run")
+        stop.set()
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, on_signal)
+    runs = 0
+    try:
+        while not stop.is_set():
+            started = time.monotonic()
+            try:
+                outcome = tick(today_fn())
+                log(f"run {runs + 1}: {outcome}")
+            except Exception as exc:  # keep serving: the next run may succeed
+                log(f"run {runs + 1} failed: {type(exc).__name__}: {exc}")
+            runs += 1
+            if max_runs is not None and runs >= max_runs:
+                break
+            stop.wait(max(0.0, every_seconds - (time.monotonic() - started)))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        release_lock(lock)
+    return runs

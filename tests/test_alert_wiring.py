@@ -1,0 +1,88 @@
+"""Alerts wired into Memory writes and the CLI (the checks themselves: test_checks*.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from conftest import T0
+
+from checks import CallbackSink
+from fact_log.errors import NotFound
+from runtime import Memory
+from runtime.cli import main
+
+TRIP = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
+
+
+def test_writes_react_and_deliver_to_sinks(home: Path) -> None:
+    delivered: list[str] = []
+    sink = CallbackSink(lambda alerts: delivered.extend(a.check for a in alerts))
+    with Memory(home, create=True, react=True, sinks=[sink]) as mem:
+        day = dt.datetime(2025, 1, 10, 9)
+        mem.set("maya", "identity.passport.issuing_country", "GB", now=day)
+        mem.set("maya", "identity.passport.expiry_date", "2025-06-01", now=day)
+        assert delivered == []  # 142 days of validity left: outside the 90-day window
+        mem.import_records("maya", "trips", [TRIP], now=day)
+        assert "passport_validity_for_trip" in delivered  # fired on the write that completed it
+        (alert,) = [a for a in mem.alerts("maya") if a.check == "passport_validity_for_trip"]
+        assert mem.alerts("bob") == [] and alert in mem.alerts()
+        mem.acknowledge("maya", alert.id, today=day.date())
+        assert mem.alerts("maya")[0].status == "acknowledged"
+        with pytest.raises(NotFound):
+            mem.acknowledge("bob", alert.id)
+        mem.set("maya", "identity.passport.expiry_date", "2035-06-01", now=day)
+        assert [a.status for a in mem.alerts("maya", include_resolved=True)] == ["resolved"]
+        assert delivered.count("passport_validity_for_trip") == 1  # never twice
+
+
+def test_library_writes_do_not_react_by_default(mem: Memory) -> None:
+    mem.set("maya", "identity.passport.expiry_date", "2020-01-01", now=T0)
+    assert mem.alerts("maya") == [] and mem.last_evaluation is None
+    result = mem.check("maya", today=dt.date(2025, 1, 1))
+    assert [a.check for a in result.new] == ["document_expiry"]
+
+
+def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = str(tmp_path / "ws")
+    main(["--home", home, "init"])
+    jsonl = tmp_path / "alerts.jsonl"
+    assert (
+        main(
+            [
+                "--home",
+                home,
+                "--alerts-jsonl",
+                str(jsonl),
+                "set",
+                "maya",
+                "identity.passport.expiry_date",
+                "2020-01-01",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "ALERT critical: Your passport expired on 2020-01-01." in out
+    (line,) = jsonl.read_text().splitlines()
+    alert_id = json.loads(line)["id"]
+    assert main(["--home", home, "alerts", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == alert_id
+    assert main(["--home", home, "ack", alert_id]) == 0
+    assert f"{alert_id}: acknowledged" in capsys.readouterr().out
+    assert main(["--home", home, "snooze", alert_id, "--until", "2999-01-01"]) == 0
+    assert "snoozed until 2999-01-01" in capsys.readouterr().out
+    assert main(["--home", home, "snooze", "a_nope", "--until", "2999-01-01"]) == 1
+    assert "has no alert 'a_nope'" in capsys.readouterr().err
+    assert main(["--home", home, "check", "maya", "--today", "2019-06-01"]) == 0
+    assert "1 resolved" in capsys.readouterr().out  # before it expired: no longer triggered
+    rule = '{"type": "reminder", "path": "passport.expiry_date", "days_before": 30}'
+    assert main(["--home", home, "rule", "maya", rule]) == 0
+    assert "rule" in capsys.readouterr().out
+    assert main(["--home", home, "rule", "maya", '{"type": "exec", "code": "rm -rf /"}']) == 1
+    assert "uac: error:" in capsys.readouterr().err
+    assert main(["--home", home, "run-once", "--today", "2026-11-29"]) == 0
+    job = json.loads(capsys.readouterr().out)
+    assert job["subjects"] == 1 and job["errors"] == {}

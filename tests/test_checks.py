@@ -1,0 +1,344 @@
+"""The check library: each built-in check as a pure function over typed state and `today`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from checks import library
+from checks.library import REGISTRY, run_checks
+from checks.model import DEFAULT_CONFIG, CheckConfig
+from checks.refdata import drug_data, passport_data
+from fact_log.catalog import Catalog
+
+D = dt.date
+TODAY = D(2025, 1, 10)
+
+
+def rec(key: str, **fields: Any) -> SimpleNamespace:
+    """A record like the generated dataclasses: key, fact_ids and fields."""
+    return SimpleNamespace(key=key, fact_ids=(f"f_{key}",), **fields)
+
+
+def trip(country: str, depart: dt.date, ret: dt.date | None = None, city: str | None = None):
+    return rec(f"{country}|{depart}", country=country, city=city, depart=depart, return_date=ret)
+
+
+def med(name: str, start: dt.date | None = None, stop: dt.date | None = None):
+    return rec(f"{name}|{start}", name=name, start_date=start, stop_date=stop)
+
+
+def allergy(substance: str, severity: str | None = None):
+    return rec(substance, substance=substance, reaction=None, severity=severity)
+
+
+def event(title: str, start: dt.datetime, end: dt.datetime | None = None, location=None):
+    return rec(f"{title}|{start}", title=title, start=start, end=end, location=location)
+
+
+def tx(day: dt.date, amount: str, merchant: str, category: str | None = None, currency="GBP"):
+    return rec(
+        f"{day}|{merchant}|{amount}",
+        date=day,
+        amount=Decimal(amount),
+        merchant=merchant,
+        category=category,
+        currency=currency,
+        note=None,
+    )
+
+
+def make_user(**kw: Any) -> SimpleNamespace:
+    """A typed-state stand-in with every collection empty unless given."""
+    base: dict[str, Any] = {
+        "identity": SimpleNamespace(nationality=kw.pop("nationality", "GB")),
+        "passport": SimpleNamespace(
+            issuing_country=kw.pop("issuing_country", "GB"), expiry_date=kw.pop("expiry", None)
+        ),
+        "driver_licence": SimpleNamespace(expiry_date=kw.pop("licence_expiry", None)),
+    }
+    for name in [
+        "visas",
+        "trips",
+        "medications",
+        "allergies",
+        "transactions",
+        "subscriptions",
+        "budgets",
+        "vehicles",
+        "services",
+        "events",
+        "tasks",
+    ]:
+        base[name] = tuple(kw.pop(name, ()))
+    assert not kw, kw
+    return SimpleNamespace(**base)
+
+
+def run(
+    name: str, user: SimpleNamespace, today: dt.date = TODAY, config: CheckConfig = DEFAULT_CONFIG
+):
+    return REGISTRY[name](user, today, config)
+
+
+def test_registry_covers_every_check_the_catalog_names() -> None:
+    catalog = Catalog.load()
+    named: set[str] = set()
+    for coll in catalog.collections.values():
+        named.update(coll.spec.checks)
+    for attr in catalog.attributes.values():
+        named.update(attr.spec.checks)
+    assert named <= set(REGISTRY), named - set(REGISTRY)
+    assert named == set(REGISTRY)
+
+
+def test_reference_data_names_a_source_for_every_rule() -> None:
+    data = passport_data()
+    assert all(rule.source for rule in data.by_country.values())
+    drugs = drug_data()
+    assert all(spec["source"] for spec in drugs.classes.values())
+    assert all(pair["source"] for pair in drugs.pairs)
+    assert all(alias in drugs.member_class for alias in drugs.aliases.values())
+
+
+def test_passport_six_months_rule_with_exact_computation() -> None:
+    user = make_user(expiry=D(2025, 3, 5), trips=[trip("TH", D(2025, 2, 20), D(2025, 3, 1))])
+    [alert] = run("passport_validity_for_trip", user)
+    assert alert.severity == "critical"
+    assert alert.computation.startswith("2025-03-05 − 2025-02-20 = 13 days < 180 required")
+    assert alert.fact_ids == ("f_TH|2025-02-20",)
+    assert alert.paths == ("user.passport.expiry_date",)
+
+
+def test_passport_schengen_uses_three_months_after_return() -> None:
+    ok = make_user(expiry=D(2025, 6, 10), trips=[trip("FR", D(2025, 3, 1), D(2025, 3, 10))])
+    assert run("passport_validity_for_trip", ok) == []
+    short = make_user(expiry=D(2025, 6, 1), trips=[trip("FR", D(2025, 3, 1), D(2025, 3, 10))])
+    [alert] = run("passport_validity_for_trip", short)
+    assert "2025-06-01 − 2025-03-10 = 83 days < 90" in alert.computation
+
+
+def test_passport_near_misses() -> None:
+    domestic = make_user(expiry=D(2025, 2, 1), trips=[trip("GB", D(2025, 1, 20))])
+    assert run("passport_validity_for_trip", domestic) == []
+    eu_citizen = make_user(
+        issuing_country="DE", expiry=D(2025, 2, 1), trips=[trip("FR", D(2025, 1, 20))]
+    )
+    assert run("passport_validity_for_trip", eu_citizen) == []
+    long_valid = make_user(expiry=D(2030, 1, 1), trips=[trip("TH", D(2025, 2, 20))])
+    assert run("passport_validity_for_trip", long_valid) == []
+    past_trip = make_user(expiry=D(2025, 3, 5), trips=[trip("TH", D(2024, 2, 20), D(2024, 3, 1))])
+    assert run("passport_validity_for_trip", past_trip) == []
+    stay_rule = make_user(expiry=D(2025, 3, 2), trips=[trip("US", D(2025, 2, 20), D(2025, 3, 1))])
+    assert run("passport_validity_for_trip", stay_rule) == []
+
+
+def test_document_expiry_stages() -> None:
+    user = make_user(expiry=D(2025, 3, 1), licence_expiry=D(2025, 1, 1))
+    alerts = {a.record_keys: a for a in run("document_expiry", user)}
+    assert alerts[("passport", "expiring")].severity == "warning"
+    assert alerts[("driver_licence", "expired")].severity == "critical"
+    assert run("document_expiry", make_user(expiry=D(2026, 1, 1))) == []
+    wide = CheckConfig(document_expiry_days=400)
+    assert len(run("document_expiry", make_user(expiry=D(2026, 1, 1)), config=wide)) == 1
+
+
+def test_visa_required_and_satisfied() -> None:
+    t = trip("IN", D(2025, 2, 1), D(2025, 2, 14))
+    [alert] = run("visa_for_trip", make_user(trips=[t]))
+    assert alert.severity == "critical"
+    visa = rec(
+        "IN|2026", country="IN", kind="e-visa", valid_from=D(2025, 1, 1), valid_until=D(2026, 1, 1)
+    )
+    assert run("visa_for_trip", make_user(trips=[t], visas=[visa])) == []
+    short = rec(
+        "IN|x", country="IN", kind=None, valid_from=D(2025, 1, 1), valid_until=D(2025, 2, 5)
+    )
+    [partial] = run("visa_for_trip", make_user(trips=[t], visas=[short]))
+    assert "2025-02-05" in partial.computation
+    [eta] = run("visa_for_trip", make_user(trips=[trip("US", D(2025, 2, 1))]))
+    assert eta.severity == "warning"
+    assert run("visa_for_trip", make_user(trips=[trip("FR", D(2025, 2, 1))])) == []
+
+
+@pytest.mark.parametrize(
+    ("drug", "substance", "severity"),
+    [
+        ("Amoxicillin 500 mg", "penicillin", "critical"),
+        ("ampicillin", "Penicillins", "critical"),
+        ("Penicillin V", "amoxicillin", "critical"),
+        ("Augmentin", "penicillin", "critical"),
+        ("cefalexin", "penicillin", "warning"),
+        ("Bactrim", "sulfa drugs", "critical"),
+        ("Aleve", "NSAIDs", "critical"),
+        ("aspirin", "ibuprofen", "critical"),
+        ("codeine", "opioids", "critical"),
+    ],
+)
+def test_drug_allergy_matches_classes_and_aliases(drug: str, substance: str, severity: str) -> None:
+    user = make_user(medications=[med(drug, D(2025, 1, 1))], allergies=[allergy(substance)])
+    [alert] = run("drug_allergy", user)
+    assert alert.severity == severity
+    assert set(alert.fact_ids) == {f"f_{drug}|2025-01-01", f"f_{substance}"}
+
+
+def test_drug_allergy_cross_reactivity_after_anaphylaxis_is_critical() -> None:
+    user = make_user(
+        medications=[med("ceftriaxone")], allergies=[allergy("penicillin", "anaphylaxis")]
+    )
+    assert run("drug_allergy", user)[0].severity == "critical"
+
+
+def test_drug_allergy_near_misses() -> None:
+    stopped = make_user(
+        medications=[med("amoxicillin", D(2024, 1, 1), D(2024, 1, 8))],
+        allergies=[allergy("penicillin")],
+    )
+    assert run("drug_allergy", stopped) == []
+    unrelated = make_user(medications=[med("paracetamol")], allergies=[allergy("penicillin")])
+    assert run("drug_allergy", unrelated) == []
+    food = make_user(medications=[med("amoxicillin")], allergies=[allergy("peanuts")])
+    assert run("drug_allergy", food) == []
+
+
+def test_drug_interactions() -> None:
+    user = make_user(medications=[med("warfarin"), med("Nurofen"), med("paracetamol")])
+    [alert] = run("drug_interaction", user)
+    assert alert.severity == "critical" and "bleeding" in alert.message
+    serotonin = make_user(medications=[med("sertraline"), med("tramadol")])
+    assert run("drug_interaction", serotonin)[0].severity == "warning"
+    maoi = make_user(medications=[med("Prozac"), med("phenelzine")])
+    assert run("drug_interaction", maoi)[0].severity == "critical"
+    apart = make_user(
+        medications=[med("warfarin", D(2024, 1, 1), D(2024, 6, 1)), med("ibuprofen", D(2025, 1, 1))]
+    )
+    assert run("drug_interaction", apart) == []
+
+
+def test_food_allergy_in_events_and_orders() -> None:
+    dinner = event("Seafood dinner", dt.datetime(2025, 1, 12, 19), location="Harbour Grill")
+    user = make_user(events=[dinner], allergies=[allergy("shellfish", "anaphylaxis")])
+    [alert] = run("food_allergy", user)
+    assert alert.severity == "critical" and "'seafood'" in alert.computation
+    order = tx(TODAY, "18.50", "Thai Satay House", "dining")
+    assert (
+        len(run("food_allergy", make_user(transactions=[order], allergies=[allergy("peanut")])))
+        == 1
+    )
+    old = tx(D(2024, 12, 1), "18.50", "Thai Satay House", "dining")
+    assert run("food_allergy", make_user(transactions=[old], allergies=[allergy("peanut")])) == []
+    assert run("food_allergy", make_user(events=[dinner], allergies=[allergy("peanut")])) == []
+
+
+def test_event_overlap_and_during_trip() -> None:
+    a = event("Standup", dt.datetime(2025, 1, 15, 9), dt.datetime(2025, 1, 15, 10))
+    b = event("Dentist", dt.datetime(2025, 1, 15, 9, 30), location="London")
+    c = event("Lunch", dt.datetime(2025, 1, 15, 12))
+    [overlap] = run("event_overlap", make_user(events=[a, b, c]))
+    assert "overlap 30 min" in overlap.computation
+    away = trip("TH", D(2025, 1, 14), D(2025, 1, 20), city="Bangkok")
+    [during] = run("event_during_trip", make_user(events=[b], trips=[away]))
+    assert during.record_keys == (b.key, away.key)
+    there = event("Temple tour", dt.datetime(2025, 1, 16, 9), location="Bangkok old town")
+    assert run("event_during_trip", make_user(events=[there], trips=[away])) == []
+
+
+def test_deadlines() -> None:
+    soon = rec("tax", goal="File tax return", status="in_progress", due_date=D(2025, 1, 15))
+    late = rec("visa", goal="Apply for visa", status="planned", due_date=D(2025, 1, 5))
+    done = rec("done", goal="Done thing", status="done", due_date=D(2025, 1, 12))
+    far = rec("far", goal="Far thing", status="planned", due_date=D(2025, 6, 1))
+    alerts = {
+        a.record_keys: a.severity
+        for a in run("deadline_approaching", make_user(tasks=[soon, late, done, far]))
+    }
+    assert alerts == {("tax", "due_soon"): "warning", ("visa", "overdue"): "critical"}
+
+
+def test_budget_exceeded_by_calendar_month() -> None:
+    budget = rec(
+        "dining|month", category="dining", limit=Decimal("100"), period="month", currency="GBP"
+    )
+    txs = [
+        tx(D(2025, 1, 2), "60", "Pizza Place", "dining"),
+        tx(D(2025, 1, 8), "50.01", "Noodle Bar", "Dining"),
+        tx(D(2024, 12, 30), "500", "NYE", "dining"),
+        tx(D(2025, 1, 9), "-20", "Refund", "dining"),
+    ]
+    [alert] = run("budget_exceeded", make_user(budgets=[budget], transactions=txs))
+    assert "= 110.01 GBP > 100" in alert.computation
+    assert alert.record_keys == ("dining|month", "2025-01")
+    assert (
+        run("budget_exceeded", make_user(budgets=[budget], transactions=txs), D(2025, 2, 1)) == []
+    )
+
+
+def test_duplicate_payment() -> None:
+    txs = [
+        tx(D(2025, 1, 8), "42.00", "ACME Gym"),
+        tx(D(2025, 1, 9), "42.00", "acme gym"),
+        tx(D(2025, 1, 9), "42.00", "Other"),
+        tx(D(2025, 1, 2), "10", "Cafe"),
+        tx(D(2025, 1, 8), "10", "Cafe"),
+    ]
+    [alert] = run("duplicate_payment", make_user(transactions=txs))
+    assert "1 day ≤ 2" in alert.computation
+
+
+def test_subscription_renewal_and_service_due() -> None:
+    sub = rec(
+        "Netflix",
+        name="Netflix",
+        amount=Decimal("10.99"),
+        currency="GBP",
+        renews_on=D(2025, 1, 14),
+        cancelled_on=None,
+    )
+    gone = rec(
+        "Old",
+        name="Old",
+        amount=None,
+        currency=None,
+        renews_on=D(2025, 1, 12),
+        cancelled_on=D(2025, 1, 1),
+    )
+    [alert] = run("subscription_renewal", make_user(subscriptions=[sub, gone]))
+    assert alert.severity == "info" and "10.99 GBP" in alert.message
+    svc = rec(
+        "Golf|2024",
+        vehicle="VW Golf",
+        date=D(2024, 2, 1),
+        next_due_date=D(2025, 2, 1),
+        next_due_mileage=60000,
+    )
+    car = rec("VW|Golf|2019", make="VW", model="Golf", mileage=59500)
+    kinds = {
+        a.record_keys[-1] for a in run("service_due", make_user(services=[svc], vehicles=[car]))
+    }
+    assert kinds == {"date", "mileage"}
+
+
+def test_run_checks_isolates_failures_and_unknown_names() -> None:
+    broken = make_user()
+    broken.trips = None  # type: ignore[attr-defined]  # makes trip checks raise
+    drafts, errors = run_checks(
+        ["visa_for_trip", "document_expiry", "nope"], broken, TODAY, DEFAULT_CONFIG
+    )
+    assert set(errors) == {"visa_for_trip", "nope"}
+    assert drafts == []
+
+
+def test_checks_are_deterministic() -> None:
+    user = make_user(
+        expiry=D(2025, 3, 5),
+        trips=[trip("TH", D(2025, 2, 20)), trip("IN", D(2025, 2, 1))],
+        medications=[med("warfarin"), med("aspirin")],
+        allergies=[allergy("aspirin")],
+    )
+    first = [REGISTRY[n](user, TODAY, DEFAULT_CONFIG) for n in sorted(REGISTRY)]
+    assert first == [REGISTRY[n](user, TODAY, DEFAULT_CONFIG) for n in sorted(REGISTRY)]
+    assert frozenset(REGISTRY) == library.TIME_BASED
