@@ -54,7 +54,9 @@ async def _session(home: Path, subject: str) -> dict:
         why = await session.call_tool("why", {"expr": "user.passport.expiry_date"})
         added = await session.call_tool("add", {"text": "I am allergic to penicillin."})
         manifest = await session.read_resource("uac://manifest")
+        query = await session.call_tool("query", {"program": "len(user.allergies)"})
         return {
+            "query": json.loads(query.content[0].text),
             "tools": tools,
             "why": json.loads(why.content[0].text),
             "added": json.loads(added.content[0].text),
@@ -70,6 +72,7 @@ def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
     assert {"manifest", "why", "facts", "add", "remember", "forget"} <= set(result["tools"])
     assert "expr" in result["tools"]["why"].input_schema["properties"]
     assert result["why"]["value"] == "2027-03-01"
+    assert result["query"]["ok"] and result["query"]["result"] == 1  # exact, sandboxed, via MCP
     assert [f["path"] for f in result["added"]["facts"]] == ["health.allergies"]
     assert "user.allergies: 1 × Allergy" in result["manifest"] and "2031" not in result["manifest"]
     with Memory(home, read_only=True) as mem:
