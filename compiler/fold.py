@@ -150,16 +150,22 @@ def _replaced_note_facts(facts: list[Fact]) -> dict[str, str | None]:
     return replaced
 
 
+def _unknown_path(result: FoldResult, path: str, facts: list[Fact]) -> None:
+    # A path the catalog (or the inferred schemas) no longer has: keep the facts as
+    # observations and say so, rather than failing the whole compile.
+    for fact in facts:
+        result.statuses[fact.id] = FactStatus("observed", "ignored")
+    result.diagnostics.append(
+        {"kind": "unknown_path", "path": path, "facts": [f.id for f in facts]}
+    )
+
+
 def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
     groups = {g.attr: g for g in result.model.groups}
     for path in sorted(by_path):
         attr = catalog.attributes.get(path)
         if attr is None:
-            for fact in by_path[path]:
-                result.statuses[fact.id] = FactStatus("observed", "ignored")
-            result.diagnostics.append(
-                {"kind": "unknown_path", "path": path, "facts": [f.id for f in by_path[path]]}
-            )
+            _unknown_path(result, path, by_path[path])
             continue
         eligible: list[tuple[Fact, Any]] = []
         for fact in by_path[path]:
@@ -216,11 +222,7 @@ def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
     for path in sorted(by_path):
         coll = result.model.collection(path)
         if coll is None:
-            for fact in by_path[path]:
-                result.statuses[fact.id] = FactStatus("observed", "ignored")
-            result.diagnostics.append(
-                {"kind": "unknown_path", "path": path, "facts": [f.id for f in by_path[path]]}
-            )
+            _unknown_path(result, path, by_path[path])
             continue
         by_key: dict[str, list[Fact]] = defaultdict(list)
         endings: list[Fact] = []

@@ -290,8 +290,21 @@ def _fact(
     cand = acc.candidate
     quote = _masked_quote(cand, safety)
     evidence: dict[str, Any] = {"quote": quote, "offset": cand.start, "tier": acc.tier}
+    return candidate_fact(catalog, cand, quote, evidence, source, session_id)
+
+
+def candidate_fact(
+    catalog: Catalog,
+    cand: Candidate,
+    quote: str,
+    evidence: dict[str, Any],
+    source: str,
+    session_id: str | None,
+) -> NewFact:
+    """The fact an accepted candidate becomes (records get their catalog record key)."""
     if cand.op != "assert":
-        evidence["intent"] = cand.op  # e.g. "end": a medication stopped, a subscription ended
+        # e.g. "end": a medication stopped, a subscription ended
+        evidence = {**evidence, "intent": cand.op}
     key = None
     if cand.kind == "record":
         coll = catalog.collection(cand.path)

@@ -46,10 +46,15 @@ from fact_log.addressing import Address
 from fact_log.catalog import Catalog, FieldSpec
 from fact_log.errors import InputError
 from fact_log.extraction.evidence import Tier, tokens, verify
-from fact_log.extraction.gate import Policy, build_message_batch, default_policy, gate
+from fact_log.extraction.gate import (
+    Policy,
+    build_message_batch,
+    candidate_fact,
+    default_policy,
+    gate,
+)
 from fact_log.extraction.rules import Candidate, sentences, validate
 from fact_log.extraction.safety import SafetyResult, scan
-from fact_log.importer import record_key
 from fact_log.store import Batch, NewFact, NewRejection, Store
 from fact_log.values import canonical_json
 
@@ -793,21 +798,4 @@ def _fact(
     evidence: dict[str, Any] = {"quote": quote, "offset": cand.start, "tier": tier}
     if model:
         evidence["model"] = model
-    key = None
-    if cand.kind == "record":
-        coll = catalog.collection(cand.path)
-        assert coll is not None
-        key = record_key(cand.value, coll.spec.key)
-    return NewFact(
-        op="assert",
-        kind=cand.kind,
-        path=cand.path,
-        value=cand.value,
-        record_key=key,
-        text=quote,
-        source=SOURCE,
-        confidence=cand.confidence,
-        evidence=evidence,
-        input_index=0,
-        session_id=session_id,
-    )
+    return candidate_fact(catalog, cand, quote, evidence, SOURCE, session_id)
