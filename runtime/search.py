@@ -9,7 +9,10 @@ the input a note fact was made from (the note stands for it, so one note is one 
 Ranking: a lexical list (Okapi BM25, k1=1.2, b=0.75, statistics per subject) and a dense
 list (cosine similarity from a pluggable `Embedder`) are fused by reciprocal rank fusion,
 rrf = sum 1/(60 + rank). The fused score is multiplied by a recency factor
-0.5 ** (age_days / half_life_days) and by 0.5 when the item has active negative feedback.
+0.5 + 0.5 * 0.5 ** (age_days / half_life_days) and by 0.5 when the item has active negative
+feedback. The recency factor never goes below 0.5: RRF keeps only rank differences (rank 1
+and rank 9 differ by less than 2x), so an unbounded decay would let any recent, barely related
+message outrank an older note that matches exactly.
 Ties break on newer date, then log order, so the same data and `today` always give the
 same list. A negatively marked hit has `negative_feedback=True`; a later retract of the
 feedback fact restores its score.
@@ -131,6 +134,14 @@ _TABLES = (
     "search_feedback",
     "search_vectors",
 )
+
+
+RECENCY_FLOOR = 0.5
+
+
+def recency_factor(age_days: float, half_life_days: float) -> float:
+    """How much an item's age lowers its score: from 1.0 (new) down to RECENCY_FLOOR."""
+    return RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * math.pow(0.5, age_days / half_life_days)
 
 
 @dataclass(frozen=True, slots=True)
@@ -684,7 +695,7 @@ class SearchIndex:
             v_rank, _ = p.get("vec", (None, None))
             rrf = sum(1.0 / (RRF_K + r) for r in (b_rank, v_rank) if r is not None)
             age_days = max(0.0, (now - p["at"]).total_seconds() / 86400.0)
-            recency = math.pow(0.5, age_days / half_life_days)
+            recency = recency_factor(age_days, half_life_days)
             factor = FEEDBACK_FACTOR if doc in disliked else 1.0
             p.update(rrf=rrf, recency=recency, factor=factor, score=rrf * recency * factor)
             # Doc numbers follow log order, so equal scores rank the same on every run.

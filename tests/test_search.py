@@ -104,10 +104,12 @@ def test_recency_decays_with_the_half_life(mem: Memory, index: SearchIndex) -> N
     new = mem.add_note("alice", "Renew the car insurance", now=dt.datetime(2026, 1, 1)).id
     hits = index.search(ALICE, "car insurance", today=TODAY)
     assert [h.id for h in hits] == [new, old]
-    assert hits[1].recency == pytest.approx(0.5 ** (365 / 180))
+    assert hits[1].recency == pytest.approx(0.5 + 0.5 * 0.5 ** (365 / 180))
     flat = index.search(ALICE, "car insurance", today=TODAY, half_life_days=math.inf)
     assert {h.recency for h in flat} == {1.0}
-    assert hits[0].recency == pytest.approx(0.5 ** (31 / 180))
+    assert hits[0].recency == pytest.approx(0.5 + 0.5 * 0.5 ** (31 / 180))
+    ancient = index.search(ALICE, "car insurance", today=dt.date(2400, 1, 1))
+    assert min(h.recency for h in ancient) == pytest.approx(0.5)  # the floor
 
 
 def test_negative_feedback_halves_the_score_and_its_retract_restores_it(
