@@ -111,8 +111,9 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
             statuses[fact.id] = FactStatus("superseded", "ignored", superseded_by=replaced[fact.id])
         elif fact.confidence < CONFIDENCE_THRESHOLDS.get(fact.source, 0.0):
             statuses[fact.id] = FactStatus("observed", "ignored")
-        elif fact.kind == "note":
-            statuses[fact.id] = FactStatus("active", "note")
+        elif fact.kind in ("note", "soft_preference"):
+            # Untyped text: searchable (notes) or recalled by relevance (soft preferences).
+            statuses[fact.id] = FactStatus("active", fact.kind)
         elif fact.kind in ("attribute", "preference"):
             attributes[fact.path].append(fact)
         elif fact.kind == "record":

@@ -389,6 +389,13 @@ def cmd_note(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prefer(args: argparse.Namespace) -> int:
+    with _memory(args) as mem:
+        fact = mem.prefer(args.subject, args.text, confidence=args.confidence)
+    _out(f"{fact.id}  soft preference stored: {fact.text}")
+    return 0
+
+
 def cmd_rejections(args: argparse.Namespace) -> int:
     with _memory(args, read_only=True) as mem:
         rows = mem.rejections(args.subject)
@@ -679,6 +686,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("subject", help=SUBJECT_HELP)
     p.add_argument("text", help="what to remember")
     p.add_argument("--session", help="conversation/session id")
+
+    p = command("prefer", cmd_prefer, "Store a style wish that fits no preference slot.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("text", help='e.g. "give the root cause first, then the steps"')
+    p.add_argument("--confidence", type=float, default=1.0, help="0-1 (default: %(default)s)")
 
     p = command("note", cmd_note, "Ingest a Markdown note (frontmatter, ## Preferences, ## Notes).")
     p.add_argument("subject", help=SUBJECT_HELP)

@@ -1,7 +1,8 @@
 """Context assembly ("push"): one bounded memory block for an agent's system prompt.
 
 Sections, most important first: the presentation policy (the user's hard preferences), open
-alerts, the notes most relevant to the current query, and the manifest of typed state. The
+alerts, soft preferences relevant to the request (wording only), the notes most relevant to
+the current query, and the manifest of typed state. The
 block is filled in that order until the token budget is spent; a section that does not fit
 is cut line by line, never mid-line. Sensitive values are masked (the manifest masks them,
 notes are the user's own free text and are labelled as data, not instructions).
@@ -47,6 +48,16 @@ def _policy(user: Any) -> list[str]:
     return lines
 
 
+def _soft(mem: Memory, subject: str, query: str | None, today: dt.date) -> list[str]:
+    from runtime.soft_preferences import recall
+
+    wishes = recall(mem, subject, query, today=today)
+    if not wishes:
+        return []
+    head = "## Style hints (soft preferences: wording only; the preferences above win)"
+    return [head, *(f"- {w.text}" for w in wishes)]
+
+
 def _notes(mem: Memory, subject: str, query: str | None, today: dt.date, k: int) -> list[str]:
     if not query:
         return []
@@ -88,6 +99,7 @@ def assemble(
         open_alerts = alerts()
         if open_alerts:
             sections.append(["## Open alerts", *(f"- {a}" for a in open_alerts)])
+    sections.append(_soft(mem, subject, query, day))
     # Notes about this very message matter more than the tail of the manifest, which the
     # agent can always fetch with the manifest tool.
     sections.append(_notes(mem, subject, query, day, notes))

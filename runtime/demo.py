@@ -288,6 +288,9 @@ def build(home: Path, out: Callable[[str], None]) -> Memory:
     note.write_text(PROFILE_NOTE, encoding="utf-8")
     learned = mem.note(s, note, now=_session("2026-05-03"))
     out(f"  2026-05  Markdown note {note.name}: " + ", ".join(f.path for f in learned.facts))
+    wish = "When suggesting flights or trains, list the door-to-door time before the price."
+    mem.prefer(s, wish, now=_session("2026-05-04"))
+    out(f"  2026-05  soft preference (fits no slot): {wish!r}")
     out("  conversation (only what the gate accepts becomes a fact):")
     for when, text in CONVERSATION:
         at = dt.datetime.fromisoformat(when)

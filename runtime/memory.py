@@ -343,6 +343,40 @@ class Memory:
         """A Markdown note template generated from the catalog."""
         return note_template(self.catalog)
 
+    def prefer(
+        self, subject: str, text: str, *, confidence: float = 1.0, now: dt.datetime | None = None
+    ) -> Fact:
+        """Store an open-ended style wish (a soft preference): recalled by relevance, never
+        overriding a hard preference; instruction-like or secret-bearing text is refused."""
+        from fact_log.extraction.safety import scan
+
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("a soft preference needs some text")
+        if len(text) > 500:
+            raise InputError(f"a soft preference is at most 500 characters, got {len(text)}")
+        if not 0.0 < confidence <= 1.0:
+            raise InputError(f"confidence must be in (0, 1], got {confidence}")
+        unsafe = [f for f in scan(text).findings if f.category in ("secret", "instruction")]
+        if unsafe:
+            raise InputError(
+                f"refused as a preference: {unsafe[0].category} text ({unsafe[0].kind})"
+            )
+        addr = self.address(subject)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("command", f"prefer {text.strip()}", "explicit_command"))
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind="soft_preference",
+                path="preferences.soft",
+                text=" ".join(text.split()),
+                source="explicit_command",
+                confidence=confidence,
+                input_index=0,
+            )
+        )
+        return self.store.append(batch)[0]
+
     def rejections(self, subject: str) -> list[dict[str, Any]]:
         """What the ingestion gate refused for the subject, with reasons."""
         return self.store.rejections(self.address(subject))

@@ -1,0 +1,127 @@
+"""Soft preferences: open-ended style wishes that fit no catalog slot.
+
+"Give the root cause first, then the steps" cannot be typed into `preferences.*`, so it is
+stored as a `soft_preference` fact (path `preferences.soft`) and recalled by relevance to the
+current request. Each distinct wish (case- and space-insensitive) is weighted by
+relevance x confidence x support x recency. A wish about an aspect the user has set a hard
+preference for (verbosity, answer order, format, language, time zone) never overrides it:
+it is left out. Recalled wishes are labelled as affecting wording only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from runtime.search import recency_factor
+
+if TYPE_CHECKING:
+    from runtime.memory import Memory
+
+PATH = "preferences.soft"
+# Words that say which hard preference slot a wish is about.
+ASPECTS: dict[str, tuple[str, ...]] = {
+    "verbosity": ("short", "brief", "concise", "terse", "detailed", "long", "verbose", "length"),
+    "answer_order": ("conclusion first", "answer first", "context first", "bottom line"),
+    "format": ("bullet", "table", "prose", "markdown", "numbered list"),
+    "language": ("english", "chinese", "french", "spanish", "german", "language", "中文", "英文"),
+    "timezone": ("time zone", "timezone", "utc"),
+}
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class SoftPreference:
+    """One distinct wish with the evidence for it."""
+
+    text: str
+    fact_ids: tuple[str, ...]
+    support: int
+    confidence: float
+    last_seen: dt.datetime
+    weight: float = 0.0
+
+
+def aspects(text: str) -> set[str]:
+    """The hard preference slots a wish talks about."""
+    lowered = text.casefold()
+    return {slot for slot, words in ASPECTS.items() if any(w in lowered for w in words)}
+
+
+def _key(text: str) -> str:
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def collect(mem: Memory, subject: str) -> list[SoftPreference]:
+    """The subject's live soft preferences, merged by wording (retracted ones dropped)."""
+    facts = mem.facts(subject, PATH)
+    retracted = {
+        f.value.get("target") for f in facts if f.op == "retract" and isinstance(f.value, dict)
+    }
+    groups: dict[str, list[Any]] = {}
+    for fact in facts:
+        if fact.op == "assert" and fact.id not in retracted and fact.text:
+            groups.setdefault(_key(fact.text), []).append(fact)
+    return [
+        SoftPreference(
+            text=group[-1].text,
+            fact_ids=tuple(f.id for f in group),
+            support=len(group),
+            confidence=max(f.confidence for f in group),
+            last_seen=max(f.recorded_at for f in group),
+        )
+        for group in groups.values()
+    ]
+
+
+def hard_slots(mem: Memory, subject: str) -> set[str]:
+    """Preference slots the user (not a default) has set."""
+    return {
+        f.path.split(".", 1)[1]
+        for f in mem.facts(subject)
+        if f.kind == "preference" and f.op == "assert" and f.path != PATH
+    }
+
+
+def recall(
+    mem: Memory,
+    subject: str,
+    query: str | None,
+    *,
+    today: dt.date,
+    k: int = 3,
+    half_life_days: float = 180.0,
+) -> list[SoftPreference]:
+    """The k wishes that matter most for this request, none contradicting a hard preference."""
+    prefs = [p for p in collect(mem, subject) if not aspects(p.text) & hard_slots(mem, subject)]
+    if not prefs:
+        return []
+    embedder = mem.search_index.embedder
+    vectors = embedder.embed([query or "", *(p.text for p in prefs)])
+    now = dt.datetime(today.year, today.month, today.day)
+    ranked = []
+    for pref, vec in zip(prefs, vectors[1:], strict=True):
+        relevance = _cosine(vectors[0], vec) if query else 1.0
+        age = max(0.0, (now - pref.last_seen).total_seconds() / 86400)
+        weight = (
+            max(relevance, 0.0)
+            * pref.confidence
+            * (1 + math.log(pref.support))
+            * recency_factor(age, half_life_days)
+        )
+        ranked.append((weight, pref.last_seen, pref.text, pref))
+    ranked.sort(key=lambda r: (-r[0], -r[1].timestamp(), r[2]))
+    return [
+        SoftPreference(p.text, p.fact_ids, p.support, p.confidence, p.last_seen, round(w, 6))
+        for w, _, _, p in ranked[:k]
+        if w > 0
+    ]
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
