@@ -65,6 +65,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from ingest import NOW, SEED, trips
+from ingest import machine_info as ingest_machine_info
 
 import compiler.checkpoint as checkpoint
 from runtime.memory import Memory
@@ -324,14 +325,7 @@ def med_split(samples: Sequence[dict[str, Any]], key: str) -> dict[str, float]:
 
 
 def machine_info() -> list[tuple[str, str]]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = dict(ingest_machine_info())["cpu"]  # read the same way as bench/ingest.py
     return [
         ("nproc", str(os.cpu_count())),
         ("cpu", cpu),
