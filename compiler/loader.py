@@ -139,8 +139,8 @@ def import_package(directory: Path, verify: bool = True) -> ModuleType:
     return package
 
 
-def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
-    """Load a subject's published checkpoint (or a given version)."""
+def version_dir(home: Path, addr: Address, version: int | None = None) -> tuple[int, Path]:
+    """(version, directory) of the subject's current checkpoint, or of the version given."""
     if version is None:
         version = current_version(home, addr)
         if version is None:
@@ -148,6 +148,12 @@ def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
     directory = subject_dir(home, addr) / "versions" / version_name(version)
     if not directory.is_dir():
         raise NotFound(f"{addr} has no checkpoint version {version}")
+    return version, directory
+
+
+def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
+    """Load a subject's published checkpoint (or a given version)."""
+    version, directory = version_dir(home, addr, version)
     package = import_package(directory)
     meta = json.loads((directory / FILES).read_text())
     return Checkpoint(addr, version, directory, package, meta)

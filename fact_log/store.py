@@ -749,6 +749,18 @@ class Store:
         ).fetchall()
         return [Address(tenant, scope, subject) for scope, subject in rows]
 
+    def is_changed(self, addr: Address) -> bool:
+        """True when the subject has facts newer than its last published present-time checkpoint."""
+        row = self.con.execute(
+            f"""
+            SELECT (SELECT max(seq) FROM facts WHERE {_SUBJECT}) >
+                   coalesce((SELECT max(watermark) FROM checkpoints WHERE {_SUBJECT}
+                             AND status = 'published' AND as_of IS NULL AND known_at IS NULL), 0)
+            """,
+            [addr.tenant, addr.scope, addr.subject] * 2,
+        ).fetchone()
+        return bool(row and row[0])
+
     def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
         """The latest (version, fields) inferred for a collection the catalog lacks."""
         row = self.con.execute(

@@ -112,10 +112,9 @@ def cmd_snooze(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     with _memory(args) as mem:
         result = mem.check(args.subject, today=args.today)
-        still = [a for a in result.still_open]
     _out(
         f"{args.subject}: {len(result.checks)} checks, {len(result.new)} new, "
-        f"{len(still)} still open, {len(result.resolved)} resolved"
+        f"{len(result.still_open)} still open, {len(result.resolved)} resolved"
     )
     for alert in result.resolved:
         _out(f"resolved: {alert.message} [{alert.id}]")

@@ -717,22 +717,14 @@ class Memory:
         with explain the records and fact ids read). `today` defaults to the current UTC
         date; pass it for reproducible answers.
         """
-        addr = self.address(subject)
-        chosen = version if version is not None else loader.current_version(self.home, addr)
-        if chosen is None:
-            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
-        directory = loader.subject_dir(self.home, addr) / "versions" / loader.version_name(chosen)
-        if not directory.is_dir():
-            raise NotFound(f"{addr} has no checkpoint version {chosen}")
+        _, directory = loader.version_dir(self.home, self.address(subject), version)
         day = today or utc_now().date()
         return run_query(directory, program, today=day, limits=limits, explain=explain)
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
         addr = self.address(subject)
-        return loader.current_version(self.home, addr) is None or addr in set(
-            self.store.changed_subjects(addr.tenant)
-        )
+        return loader.current_version(self.home, addr) is None or self.store.is_changed(addr)
 
     # -- agent tools -----------------------------------------------------------------------
 

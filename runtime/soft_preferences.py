@@ -79,11 +79,8 @@ def collect(mem: Memory, subject: str) -> list[SoftPreference]:
 
 def hard_slots(mem: Memory, subject: str) -> set[str]:
     """Preference slots the user (not a default) has set."""
-    return {
-        f.path.split(".", 1)[1]
-        for f in mem.facts(subject)
-        if f.kind == "preference" and f.op == "assert" and f.path != PATH
-    }
+    slots = [a for a in mem.catalog.attributes.values() if a.domain == "preferences"]
+    return {a.name for a in slots if any(f.op == "assert" for f in mem.facts(subject, a.path))}
 
 
 def recall(
@@ -96,7 +93,8 @@ def recall(
     half_life_days: float = 180.0,
 ) -> list[SoftPreference]:
     """The k wishes that matter most for this request, none contradicting a hard preference."""
-    prefs = [p for p in collect(mem, subject) if not aspects(p.text) & hard_slots(mem, subject)]
+    hard = hard_slots(mem, subject)
+    prefs = [p for p in collect(mem, subject) if not aspects(p.text) & hard]
     if not prefs:
         return []
     embedder = mem.search_index.embedder
