@@ -9,13 +9,16 @@ Run from the repository root with the project's virtualenv:
 What is timed:
 
 * latency, per subject size N: the subject holds N facts (N - 4 transactions imported in
-  batches of 5,000, a penicillin allergy, passport attributes, one trip). Compiled once and
-  evaluated once (untimed). Then each run writes one new medication record that conflicts
-  with the allergy (a new record key, so a new alert), and times, in one process:
-  write (`Memory.import_records`) + compile of changed subjects (`Memory.compile(changed=True)`)
-  + `checks.evaluate` storing the alert and delivering it to a callback sink and to an HTTP
-  webhook served by a real `http.server` on 127.0.0.1 in a thread. Reported: median of the
-  runs, and the median of each step.
+  batches of 5,000, a penicillin allergy, passport attributes, one trip), written inside
+  `Memory.deferred()` so the setup compiles and checks once. Then each run times one API
+  call, `Memory.import_records` of a medication that conflicts with the allergy (a new record
+  key, so a new alert), on a reacting `Memory` (the default): append + incremental compile +
+  checks + storing the alert + delivering it to a callback sink and to an HTTP webhook served
+  by a real `http.server` on 127.0.0.1 in a thread. Baseline in the same run: the same kind
+  of write with reactions off (append only). Reported: medians of the runs, the ratio, and
+  the median of each compile phase (from the `checkpoints` table); "rest" is the reacting
+  write minus the compile phases (append, loading the checkpoint, checks, alert rows,
+  delivery).
 * scheduled run over S subjects (10 facts each: passport, a trip, an allergy, two
   medications, four transactions; varied by a seeded RNG): (a) the first `run_once` that
   compiles every (changed) subject and evaluates it; (b) a steady-state `run_once` a day later
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import random
@@ -39,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from checks import CallbackSink, WebhookSink, evaluate
+from checks import CallbackSink, WebhookSink
 from checks.scheduler import run_once
 from runtime import Memory
 
@@ -74,37 +78,51 @@ def _transactions(n: int, rng: random.Random) -> list[dict]:
     ]
 
 
+PHASES = ("read", "fold", "render", "ruff", "validate", "publish")
+
+
 def latency(size: int, runs: int, url: str) -> dict[str, float]:
-    """Median ms of write + compile changed + evaluate + deliver on a subject of `size` facts."""
+    """Median ms of one reacting API write (append + compile + checks + store + deliver).
+
+    Baseline in the same run: the same write with reactions off (append only).
+    """
     rng = random.Random(size)
     with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
-        mem.set("s", "identity.passport.issuing_country", "GB", now=T0)
-        mem.set("s", "identity.passport.expiry_date", "2031-01-01", now=T0)
-        mem.import_records("s", "allergies", [{"substance": "penicillin"}], now=T0)
-        mem.import_records("s", "trips", [{"country": "FR", "depart": "2025-03-01"}], now=T0)
-        txs = _transactions(size - 4, rng)
-        for i in range(0, len(txs), 5000):
-            mem.import_records("s", "transactions", txs[i : i + 5000], now=T0)
+        with mem.deferred():  # the setup reacts once, at the end
+            mem.set("s", "identity.passport.issuing_country", "GB", now=T0)
+            mem.set("s", "identity.passport.expiry_date", "2031-01-01", now=T0)
+            mem.import_records("s", "allergies", [{"substance": "penicillin"}], now=T0)
+            mem.import_records("s", "trips", [{"country": "FR", "depart": "2025-03-01"}], now=T0)
+            txs = _transactions(size - 4, rng)
+            for i in range(0, len(txs), 5000):
+                mem.import_records("s", "transactions", txs[i : i + 5000], now=T0)
         facts = len(mem.facts("s"))
-        mem.compile("s")
         addr = mem.address("s")
         got: list = []
-        sinks = [CallbackSink(got.extend), WebhookSink(url, timeout=5, retries=2)]
-        evaluate(mem.store, mem.home, addr, TODAY, sinks=sinks)
-        steps: dict[str, list[float]] = {"write": [], "compile": [], "evaluate": [], "total": []}
+        mem.sinks = [CallbackSink(got.extend), WebhookSink(url, timeout=5, retries=2)]
+        steps: dict[str, list[float]] = {"baseline": [], "total": [], "evaluate": []}
+        steps.update({phase: [] for phase in PHASES})
         for run in range(runs):
+            # Baseline: append the same kind of record without reacting.
+            mem.react = False
+            start = time.perf_counter()
+            record = {"name": "paracetamol", "start_date": f"2024-12-{run + 1:02d}"}
+            mem.import_records("s", "medications", [record], now=T0)
+            steps["baseline"].append((time.perf_counter() - start) * 1000)
+            mem.check("s", today=TODAY)  # catch up untimed, so the timed write starts clean
+            mem.react = True
             start = time.perf_counter()
             record = {"name": "amoxicillin", "start_date": f"2025-01-{run + 1:02d}"}
             mem.import_records("s", "medications", [record], now=T0)
-            t1 = time.perf_counter()
-            [compiled] = mem.compile(changed=True)
-            t2 = time.perf_counter()
-            result = evaluate(mem.store, mem.home, addr, TODAY, sinks=sinks)
-            t3 = time.perf_counter()
-            assert compiled.status == "published" and len(result.new) == 1, result
+            steps["total"].append((time.perf_counter() - start) * 1000)
+            result = mem.last_evaluation
+            assert result is not None and len(result.new) == 1, result
             assert not result.delivery_errors and got[-1].id == result.new[0].id
-            for name, value in zip(steps, (t1 - start, t2 - t1, t3 - t2, t3 - start), strict=True):
-                steps[name].append(value * 1000)
+            timings = json.loads(mem.store.checkpoints(addr)[-1]["timings"])
+            for phase in PHASES:
+                steps[phase].append(timings.get(phase, 0.0) * 1000)
+            compiled = sum(timings.values()) * 1000
+            steps["evaluate"].append(steps["total"][-1] - compiled)
     out = {name: statistics.median(values) for name, values in steps.items()}
     out["facts"] = facts
     return out
@@ -113,7 +131,11 @@ def latency(size: int, runs: int, url: str) -> dict[str, float]:
 def scheduled(subjects: int) -> dict[str, float]:
     """Seconds of the first (compiling) and a steady-state scheduled run over many subjects."""
     rng = random.Random(20261129)
-    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+    # A back-fill: no reactions, so the first scheduled run is what compiles every subject.
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "ws", create=True, react=False) as mem,
+    ):
         start = time.perf_counter()
         for n in range(subjects):
             name = f"u{n:05d}"
@@ -161,13 +183,19 @@ def main() -> None:
     url = f"http://127.0.0.1:{server.server_address[1]}/hook"
     print(f"# alerts bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}")
     print(f"Python {platform.python_version()}; median of {args.runs} runs per latency case\n")
-    print("| facts | write ms | compile ms | evaluate+deliver ms | total ms |")
-    print("|---:|---:|---:|---:|---:|")
+    print(
+        "| facts | write alone ms (baseline) | **reacting write ms** | ratio | "
+        + " | ".join(PHASES)
+        + " | rest (write, load, checks, store, deliver) |"
+    )
+    print("|---:|---:|---:|---:|" + "---:|" * (len(PHASES) + 1))
     for size in sizes:
         r = latency(size, args.runs, url)
         print(
-            f"| {int(r['facts']):,} | {r['write']:.1f} | {r['compile']:.1f} | "
-            f"{r['evaluate']:.1f} | **{r['total']:.1f}** |",
+            f"| {int(r['facts']):,} | {r['baseline']:.1f} | **{r['total']:.1f}** | "
+            f"{r['total'] / r['baseline']:.1f}x | "
+            + " | ".join(f"{r[p]:.1f}" for p in PHASES)
+            + f" | {r['evaluate']:.1f} |",
             flush=True,
         )
     s = scheduled(subjects)

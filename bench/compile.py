@@ -175,7 +175,7 @@ def workdir() -> Iterator[Path]:
 def build_single(home: Path, facts: int) -> None:
     """One subject with `facts` facts: facts - 3 trip records plus 3 attributes."""
     records = trips(facts - len(ATTRIBUTES), SEED)
-    with Memory(home, TENANT, create=True) as mem:
+    with Memory(home, TENANT, create=True, react=False) as mem:
         for i in range(0, len(records), BATCH):
             mem.import_records(SUBJECT, "travel.trips", records[i : i + BATCH], now=NOW)
         for path, value in ATTRIBUTES:
@@ -184,7 +184,7 @@ def build_single(home: Path, facts: int) -> None:
 
 
 def build_many(home: Path, subjects: int, per_subject: int) -> None:
-    with Memory(home, TENANT, create=True) as mem:
+    with Memory(home, TENANT, create=True, react=False) as mem:
         for s in range(subjects):
             mem.import_records(
                 f"user{s:05d}", "travel.trips", trips(per_subject, SEED + s), now=NOW
@@ -197,7 +197,7 @@ def copy_of(template: Path) -> Iterator[Memory]:
     with workdir() as tmp:
         home = tmp / "ws"
         shutil.copytree(template, home)
-        mem = Memory(home, TENANT)
+        mem = Memory(home, TENANT, react=False)
         try:
             yield mem
         finally:
@@ -405,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             traced[n] = memory_pass(template)
         template = tmp / "many"
         build_many(template, subjects, per_subject)
-        with Memory(template, TENANT) as mem:
+        with Memory(template, TENANT, react=False) as mem:
             names = [s.subject for s in mem.subjects()]
         many = repeat(runs, lambda: many_run(template, names), f"{subjects:,} subjects")
 

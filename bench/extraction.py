@@ -160,7 +160,10 @@ def append_throughput(rows: list[dict[str, Any]]) -> float:
     """Messages per second including Store.append into a fresh DuckDB workspace."""
     from runtime import Memory
 
-    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "ws", create=True, react=False) as mem,
+    ):
         start = time.perf_counter()
         for row in rows:
             mem.store.append(batch_for(mem.catalog, row))

@@ -158,7 +158,7 @@ def bench_uac_single_subject(n: int) -> tuple[float, list[tuple[Any, ...]]]:
     with workdir() as tmp:
         src = write_jsonl(tmp / "trips.jsonl", trips(n, SEED))
         home = tmp / "ws"
-        mem = Memory(home, "bench", create=True)
+        mem = Memory(home, "bench", create=True, react=False)
         try:
             t0 = time.perf_counter()
             result = mem.import_file("alice", "trips", src, now=NOW)
@@ -176,7 +176,7 @@ def bench_uac_many_subjects(subjects: int, per_subject: int) -> float:
         for s in range(subjects):
             name = f"user{s:05d}"
             files.append((name, write_jsonl(tmp / f"{name}.jsonl", trips(per_subject, SEED + s))))
-        mem = Memory(tmp / "ws", "bench", create=True)
+        mem = Memory(tmp / "ws", "bench", create=True, react=False)
         try:
             t0 = time.perf_counter()
             for name, src in files:
@@ -239,7 +239,7 @@ def bench_split(n: int) -> dict[str, float]:
     with workdir() as tmp:
         src = write_jsonl(tmp / "trips.jsonl", trips(n, SEED))
         home = tmp / "ws"
-        mem = Memory(home, "bench", create=True)
+        mem = Memory(home, "bench", create=True, react=False)
         mem.store.close()
         store = TimedStore.open(home)
         try:
@@ -279,7 +279,7 @@ def bench_uac_set(base_facts: int, appends: int) -> list[float]:
     """Per-call seconds of Memory.set on a workspace already holding base_facts facts."""
     with workdir() as tmp:
         src = write_jsonl(tmp / "base.jsonl", trips(base_facts, SEED + 7))
-        mem = Memory(tmp / "ws", "bench", create=True)
+        mem = Memory(tmp / "ws", "bench", create=True, react=False)
         try:
             mem.import_file("alice", "trips", src, now=NOW)
             values = ("short", "detailed")

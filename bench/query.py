@@ -77,7 +77,7 @@ def build(home: Path, n: int) -> Path:
         }
         for i in range(200)
     ]
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:
         mem.import_records("bench", "transactions", txs)
         mem.import_records("bench", "trips", trips)
         mem.compile("bench")

@@ -465,7 +465,7 @@ def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     ]
     for n, (label, make) in enumerate(embedders):
         home = tmp / f"quality-{n}"
-        with Memory(home, create=True) as mem:
+        with Memory(home, create=True, react=False) as mem:
             ids = load_notes(mem, notes)
             index = SearchIndex(mem.store, make())
             build = timed(index.sync)
@@ -488,7 +488,7 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     _, pairs = generate(min(args.notes, 2000), args.queries)
     queries = [q for q, _ in pairs]
     home = tmp / "scale"
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:
         load_notes(mem, filler(args.scale))
         index = SearchIndex(mem.store)
         build = timed(index.sync)

@@ -4,7 +4,8 @@
 - `checks.data/*.toml`: versioned reference data (passport validity, visas, drugs, foods)
 - `checks.alerts`: `evaluate`, `list_alerts`, `acknowledge`, `snooze` (the alert lifecycle)
 - `checks.sinks`: delivery to a callback, JSON lines or an HTTP webhook
-- `checks.rules`: user rules stored as facts (threshold, reminder, forbid)
+- user rules (threshold, reminder, forbid) are validated in `fact_log.rules` and compiled
+  into each subject's generated `constraints.RULES`; `evaluate` runs them with the checks
 - `checks.scheduler`: `run_once` and `serve` for periodic evaluation
 """
 
@@ -18,8 +19,8 @@ from checks.alerts import (
 )
 from checks.library import REGISTRY
 from checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
-from checks.rules import RuleError, add_rule, load_rules, rule_checks, validate_rule
 from checks.sinks import CallbackSink, JsonLinesSink, WebhookSink, deliver
+from fact_log.rules import RuleError, add_rule, validate_rule
 
 __all__ = [
     "DEFAULT_CONFIG",
@@ -39,8 +40,6 @@ __all__ = [
     "fingerprint",
     "get_alert",
     "list_alerts",
-    "load_rules",
-    "rule_checks",
     "snooze",
     "validate_rule",
 ]

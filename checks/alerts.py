@@ -1,7 +1,9 @@
 """Evaluate a subject's checks against its published checkpoint and keep the alert lifecycle.
 
 Lifecycle in the `alerts` table: a new condition is inserted `open`; it can be
-`acknowledged` or snoozed until a date (hidden from listings until then); when a later
+`acknowledged` or snoozed until a date (hidden from listings until then; the first
+evaluation on or after that date that still finds the condition opens it again and delivers
+it once more); when a later
 evaluation no longer finds it, it becomes `resolved`. An alert's id is the fingerprint of
 check + subject + record keys, so re-evaluating never raises the same condition twice; a
 resolved condition that comes back is re-opened (and delivered again) under the same id.
@@ -18,7 +20,6 @@ from typing import Any
 
 from checks.library import run_checks
 from checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
-from checks.rules import load_rules, rule_checks
 from checks.sinks import Sink, deliver
 from compiler import loader
 from fact_log.addressing import Address
@@ -42,6 +43,7 @@ class EvaluationResult:
     new: list[Alert] = field(default_factory=list)
     still_open: list[Alert] = field(default_factory=list)
     resolved: list[Alert] = field(default_factory=list)
+    woken: list[Alert] = field(default_factory=list)  # snooze ended: open and delivered again
     checks: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)  # check → error
     delivery_errors: dict[str, str] = field(default_factory=dict)  # sink → error
@@ -113,24 +115,22 @@ def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) ->
 
 
 def compute(
-    store: Store,
-    home: Path,
-    addr: Address,
-    today: dt.date,
-    config: CheckConfig = DEFAULT_CONFIG,
-    has_rules: bool = True,
+    home: Path, addr: Address, today: dt.date, config: CheckConfig = DEFAULT_CONFIG
 ) -> tuple[int, list[str], list[AlertDraft], dict[str, str]]:
-    """(version, checks run, drafts, errors) for a subject's current checkpoint; stores nothing."""
+    """(version, checks run, drafts, errors) for a subject's current checkpoint; stores nothing.
+
+    Runs the built-in checks its `constraints.CHECKS` names and the functions the compiler
+    generated from the subject's own rules (`constraints.RULES`).
+    """
     checkpoint = loader.load(home, addr)
-    names = list(getattr(checkpoint.package.constraints, "CHECKS", ()))
+    constraints = checkpoint.package.constraints
+    names = list(getattr(constraints, "CHECKS", ()))
     user = checkpoint.user
     drafts, errors = run_checks(names, user, today, config)
-    watermark = checkpoint.meta.get("watermark")
-    rules = load_rules(store, addr, watermark) if has_rules else []
-    for name, check in rule_checks(rules):
+    for name, rule in getattr(constraints, "RULES", {}).items():
         names.append(name)
         try:
-            drafts.extend(check(user, today, config))
+            drafts.extend(AlertDraft(**finding) for finding in rule(user, today))
         except Exception as exc:  # a broken rule must not hide the other alerts
             errors[name] = f"{type(exc).__name__}: {exc}"
     return checkpoint.version, names, _with_provenance(drafts, checkpoint), errors
@@ -145,13 +145,9 @@ def evaluate(
     config: CheckConfig = DEFAULT_CONFIG,
     sinks: Iterable[Sink] = (),
     now: dt.datetime | None = None,
-    has_rules: bool = True,
 ) -> EvaluationResult:
-    """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones.
-
-    `has_rules=False` (a caller that knows the subject has no rule facts) skips reading them.
-    """
-    version, names, drafts, errors = compute(store, Path(home), addr, today, config, has_rules)
+    """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones."""
+    version, names, drafts, errors = compute(Path(home), addr, today, config)
     result = EvaluationResult(addr, version, checks=names, errors=errors)
     found: dict[str, AlertDraft] = {}
     for draft in drafts:
@@ -199,6 +195,10 @@ def evaluate(
                 record_keys=draft.record_keys,
                 last_seen=max(today, old.last_seen),
             )
+            if old.snoozed_until is not None and old.snoozed_until <= today:
+                # The snooze is over and the condition still holds: remind the user again.
+                kept = replace(kept, status="open", snoozed_until=None)
+                result.woken.append(kept)
             if kept != replace(old, last_seen=kept.last_seen):
                 rewrites.append(kept)
             elif old.last_seen != kept.last_seen:
@@ -246,8 +246,9 @@ def evaluate(
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    if result.new:
-        result.delivery_errors = deliver(result.new, list(sinks))
+    due = result.new + result.woken
+    if due:
+        result.delivery_errors = deliver(due, list(sinks))
         if sinks:
             con.execute(
                 f"UPDATE alerts SET delivered_at = ?, delivery_error = ? WHERE {_SUBJECT}"
@@ -256,7 +257,7 @@ def evaluate(
                     now or utc_now(),
                     "; ".join(f"{k}: {v}" for k, v in result.delivery_errors.items()) or None,
                     *key,
-                    [a.id for a in result.new],
+                    [a.id for a in due],
                 ],
             )
     return result

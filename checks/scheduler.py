@@ -1,10 +1,11 @@
 """Scheduled evaluation: compile changed subjects, run every subject's checks, log a job.
 
-`run_once` does one pass for a tenant. `serve` repeats a pass every N seconds with one
-instance per workspace (a lock file holding the holder's pid) and stops cleanly on SIGTERM or
-SIGINT. Compiling is done by a function the caller passes in (`compile_fn(address)`), so this
-module never imports the runtime. Cron expressions are not supported: no well-kept cron
-parser (e.g. croniter) is installed in this environment, so only fixed intervals (`--every`).
+`run_once` does one pass for a tenant. `serve` repeats a pass on a schedule — a fixed
+interval (`Every`, first pass at once) or a cron expression (`Cron`, parsed by croniter,
+evaluated in UTC, first pass at the next matching time) — with one instance per workspace
+(a lock file holding the holder's pid), and stops cleanly on SIGTERM or SIGINT. Compiling is
+done by a function the caller passes in (`compile_fn(address)`), so this module never
+imports the runtime.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from croniter import croniter
+
 from checks.alerts import evaluate
 from checks.model import DEFAULT_CONFIG, CheckConfig
-from checks.rules import RULE_PATH
 from checks.sinks import Sink
 from compiler import loader
 from fact_log.addressing import Address
@@ -93,27 +95,12 @@ def run_once(
             else:
                 compiled += 1
         subjects = [Address(tenant, s.scope, s.subject) for s in store.subjects(tenant) if s.facts]
-        # One query finds the few subjects with rules, instead of one query per subject.
-        with_rules = set(
-            store.con.execute(
-                "SELECT DISTINCT scope, subject FROM facts WHERE tenant = ? AND path = ?",
-                [tenant, RULE_PATH],
-            ).fetchall()
-        )
         for addr in subjects:
             if loader.current_version(home, addr) is None:
                 errors.setdefault(str(addr), "never compiled")
                 continue
             try:
-                result = evaluate(
-                    store,
-                    home,
-                    addr,
-                    today,
-                    config=config,
-                    sinks=sinks,
-                    has_rules=(addr.scope, addr.subject) in with_rules,
-                )
+                result = evaluate(store, home, addr, today, config=config, sinks=sinks)
             except Exception as exc:
                 errors[str(addr)] = f"evaluate: {type(exc).__name__}: {exc}"
                 continue
@@ -170,13 +157,51 @@ def jobs(store: Store, tenant: str, limit: int = 20) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
 
+@dataclass(frozen=True, slots=True)
+class Every:
+    """Run at once, then every `seconds` after the previous run started."""
+
+    seconds: float
+
+    def next_run(self, last_start: dt.datetime | None, now: dt.datetime) -> dt.datetime:
+        """When the next pass is due."""
+        return now if last_start is None else last_start + dt.timedelta(seconds=self.seconds)
+
+    def __str__(self) -> str:
+        return f"every {self.seconds:g} s"
+
+
+@dataclass(frozen=True, slots=True)
+class Cron:
+    """Run at the times a cron expression matches (5 fields, or 6 with seconds), in UTC."""
+
+    expression: str
+
+    def next_run(self, last_start: dt.datetime | None, now: dt.datetime) -> dt.datetime:
+        """The first matching time after now (missed times are skipped, not caught up)."""
+        return croniter(self.expression, now).get_next(dt.datetime)
+
+    def __str__(self) -> str:
+        return f"cron {self.expression!r} (UTC)"
+
+
+def parse_cron(text: str) -> Cron:
+    """A validated cron schedule, e.g. '0 * * * *' (hourly) or '*/10 * * * *'."""
+    if not text or not croniter.is_valid(text):
+        raise InputError(
+            f"invalid cron expression {text!r}: use five fields 'minute hour day month weekday'"
+            " (e.g. '0 * * * *' for hourly), or six with seconds last"
+        )
+    return Cron(text.strip())
+
+
 def parse_every(text: str) -> float:
     """Seconds in an interval such as '90', '30s', '10m', '2h' or '1d'."""
     match = re.fullmatch(r"\s*(\d+)\s*([smhd]?)\s*", text or "")
     if not match or int(match.group(1)) == 0:
         raise InputError(
-            f"invalid interval {text!r}: use a positive number with s, m, h or d (e.g. 10m); "
-            "cron expressions are not supported"
+            f"invalid interval {text!r}: use a positive number with s, m, h or d (e.g. 10m),"
+            " or --cron for a cron expression"
         )
     return int(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
 
@@ -226,20 +251,23 @@ def release_lock(lock: Path) -> None:
 
 def serve(
     home: Path | str,
-    every_seconds: float,
+    schedule: Every | Cron | float,
     tick: Callable[[dt.date], Any],
     *,
-    today_fn: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date(),
+    clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
     max_runs: int | None = None,
     stop: threading.Event | None = None,
     log: Callable[[str], None] = lambda line: None,
 ) -> int:
-    """Call tick(today) every N seconds until SIGTERM/SIGINT (or max_runs); returns runs done.
+    """Call tick(today) on the schedule until SIGTERM/SIGINT (or max_runs); returns runs done.
 
-    `tick` usually opens the workspace, calls `run_once` and closes it again, so the DuckDB
-    lock is held only while a pass runs and other writers can use the workspace in between.
+    A number is an interval in seconds. `tick` usually opens the workspace, calls `run_once`
+    and closes it again, so the DuckDB lock is held only while a pass runs and other writers
+    can use the workspace in between. `clock` gives the current UTC time (and `today`).
     """
-    if every_seconds <= 0:
+    if not isinstance(schedule, Every | Cron):
+        schedule = Every(float(schedule))
+    if isinstance(schedule, Every) and schedule.seconds <= 0:
         raise InputError("the interval must be positive")
     lock = acquire_lock(home)
     stop = stop or threading.Event()
@@ -253,18 +281,22 @@ def serve(
         for sig in (signal.SIGTERM, signal.SIGINT):
             previous[sig] = signal.signal(sig, on_signal)
     runs = 0
+    last: dt.datetime | None = None
+    log(f"scheduler started: {schedule}")
     try:
         while not stop.is_set():
-            started = time.monotonic()
+            due = schedule.next_run(last, clock())
+            if stop.wait(max(0.0, (due - clock()).total_seconds())):
+                break
+            last = clock()
             try:
-                outcome = tick(today_fn())
+                outcome = tick(last.date())
                 log(f"run {runs + 1}: {outcome}")
             except Exception as exc:  # keep serving: the next run may succeed
                 log(f"run {runs + 1} failed: {type(exc).__name__}: {exc}")
             runs += 1
             if max_runs is not None and runs >= max_runs:
                 break
-            stop.wait(max(0.0, every_seconds - (time.monotonic() - started)))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

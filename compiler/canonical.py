@@ -38,6 +38,23 @@ def object_parts(user: Any, names: list[str]) -> dict[str, str]:
     return out
 
 
+CONSTRAINTS = "constraints.py"  # the part naming the checks and compiled rules
+
+
+def constraints_digest(checks: Any, rules: Any) -> str:
+    """Digest of what a constraints module offers: its check names and its rule names."""
+    return rows_digest((tuple(checks), tuple(sorted(rules))))
+
+
+def package_parts(package: Any, names: list[str]) -> dict[str, str]:
+    """`object_parts` of the package's `user`, plus the constraints part when asked for."""
+    out = object_parts(package.state.user, [n for n in names if n != CONSTRAINTS])
+    if CONSTRAINTS in names:
+        mod = package.constraints
+        out[CONSTRAINTS] = constraints_digest(mod.CHECKS, mod.RULES)
+    return out
+
+
 def to_json(value: Any) -> Any:
     """A JSON-ready view of typed state: records as dicts, dates ISO, Decimals as exact text."""
     import datetime as dt

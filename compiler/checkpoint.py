@@ -13,11 +13,11 @@ bytecode cache) is hard-linked from the previous version.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -25,17 +25,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler.canonical import rows_digest
+from compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from compiler.fold import FoldResult, fold, select_facts
 from compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
 from compiler.model import build_model, model_parts
-from compiler.render import render
+from compiler.render import applicable_checks, render
+from compiler.validator import validate
 from fact_log.addressing import Address
 from fact_log.catalog import Catalog
 from fact_log.errors import NotFound, UacError
 from fact_log.store import Store, utc_now
 
-ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [
     "format",
@@ -61,21 +61,6 @@ RUFF_CHECK = [
     "E501",
 ]
 
-# Run in a fresh interpreter: import each checkpoint by path and digest the requested parts.
-# Input on stdin: [[directory, [part, ...]], ...]; output: one JSON line per directory.
-_VALIDATOR = """
-import json, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from compiler.canonical import object_parts
-from compiler.loader import import_package
-for directory, parts in json.load(sys.stdin):
-    try:
-        package = import_package(Path(directory), verify=False)
-        print(json.dumps({"parts": object_parts(package.state.user, parts)}))
-    except BaseException as exc:
-        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
-"""
 BATCH = 200  # subjects per ruff run and per validator process
 
 
@@ -143,22 +128,8 @@ def _validate_batch(batch: list[_Pending]) -> None:
     live = [p for p in batch if p.error is None]
     if not live:
         return
-    request = json.dumps([[str(p.tmp), sorted(p.expected)] for p in live])
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", _VALIDATOR, str(ROOT)],
-        input=request,
-        capture_output=True,
-        text=True,
-        env={"PYTHONHASHSEED": "0", "TZ": "UTC", "PATH": os.environ.get("PATH", "")},
-    )
-    lines = done.stdout.splitlines()
-    if done.returncode != 0 or len(lines) != len(live):
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        for pending in live:
-            pending.error = f"generated code failed to import in a fresh interpreter: {last}"
-        return
-    for pending, line in zip(live, lines, strict=True):
-        answer = json.loads(line)
+    answers = validate([(p.tmp, sorted(p.expected)) for p in live])
+    for pending, answer in zip(live, answers, strict=True):
         if "error" in answer:
             pending.error = (
                 f"generated code failed to import in a fresh interpreter: {answer['error']}"
@@ -261,6 +232,9 @@ def _prepare(
     folded = fold(catalog, model, facts)
     _unused_inputs(store, addr, facts, known_at, folded)
     parts = model_parts(model)
+    parts[CONSTRAINTS] = constraints_digest(
+        applicable_checks(folded), [r.check for r in model.rules]
+    )
     timings["fold"] = time.perf_counter() - t
     t = time.perf_counter()
     versions = subject_dir(store.home, addr) / "versions"
@@ -278,16 +252,24 @@ def _prepare(
         for attr, key in reuse_keys.items()
         if previous
         and previous[1].get("reuse", {}).get(attr) == key
-        and (previous[0] / f"records_{attr}.py").is_file()
-        and (previous[0] / f"records_{attr}.json").is_file()
+        and _intact(previous, f"records_{attr}.py")
+        and _intact(previous, f"records_{attr}.json")
     }
     tmp = versions / f".tmp-{uuid.uuid4().hex}"
     tmp.mkdir()
     written = []
+    before = previous[1].get("preformat", {}) if previous else {}
+    carried = [f"records_{attr}.py" for attr in reusable]
+    preformat = {name: before[name] for name in carried if name in before}
     for name, text in render(folded, str(addr), addr.tenant, skip=reusable).items():
-        (tmp / name).write_text(text, encoding="utf-8")
         if name.endswith(".py"):
+            preformat[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+            if previous and before.get(name) == preformat[name] and _intact(previous, name):
+                # Same source as last time: ruff is deterministic, take its earlier output.
+                _link_or_copy(previous[0] / name, tmp / name)
+                continue
             written.append(tmp / name)
+        (tmp / name).write_text(text, encoding="utf-8")
     _reuse(previous[0] if previous else None, tmp, reusable)
     timings["render"] = time.perf_counter() - t
     travel = as_of is not None or known_at is not None
@@ -300,6 +282,7 @@ def _prepare(
         "known_at": known_at.isoformat() if known_at else None,
         "parts": parts,
         "reuse": reuse_keys,
+        "preformat": preformat,  # file -> digest of its text before ruff formatted it
     }
     row = {
         "watermark": folded.watermark,
@@ -375,6 +358,16 @@ def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:
         return directory, json.loads((directory / FILES).read_text())
     except (OSError, ValueError):
         return None
+
+
+def _intact(previous: tuple[Path, dict[str, Any]], name: str) -> bool:
+    """True if the previous version's file still has the digest it was published with."""
+    directory, meta = previous
+    try:
+        digest = hashlib.sha256((directory / name).read_bytes()).hexdigest()
+    except OSError:
+        return False
+    return digest == meta.get("files", {}).get(name)
 
 
 def _reuse(previous: Path | None, tmp: Path, attrs: set[str]) -> None:

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.model import CoercionError, NoteModel, RecordModel, SubjectModel, coerce
+from compiler.rules import fold_rules
 from fact_log.catalog import Catalog
+from fact_log.rules import RULE_KIND
 from fact_log.store import Fact
 
 SOURCE_RANK = {
@@ -101,6 +103,7 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
             statuses[fact.id] = FactStatus("active", fact.op)
     attributes: dict[str, list[Fact]] = defaultdict(list)
     records: dict[str, list[Fact]] = defaultdict(list)
+    rules: list[Fact] = []
     replaced = _replaced_note_facts(facts)
     for fact in facts:
         if fact.op != "assert":
@@ -118,10 +121,13 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
             attributes[fact.path].append(fact)
         elif fact.kind == "record":
             records[fact.path].append(fact)
+        elif fact.kind == RULE_KIND:
+            rules.append(fact)
         else:
             statuses[fact.id] = FactStatus("observed", "ignored")
     _fold_attributes(catalog, result, attributes)
     _fold_records(result, records)
+    fold_rules(catalog, result, rules)
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
         for f in facts

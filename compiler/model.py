@@ -104,12 +104,34 @@ class NoteModel:
 
 
 @dataclass(slots=True)
+class RuleModel:
+    """A user rule, resolved against the subject's model, ready for the constraints template.
+
+    `params` holds the type-specific parts the template needs; every piece of user text in
+    it is rendered as a Python literal, never spliced into code.
+    """
+
+    rule_id: str  # also the generated function's name
+    type: str  # threshold | reminder | forbid
+    severity: str
+    summary: str  # one line for the docstring and the manifest
+    fact_ids: tuple[str, ...]
+    params: dict[str, Any]
+
+    @property
+    def check(self) -> str:
+        """The check name alerts of this rule carry."""
+        return f"rule:{self.rule_id}"
+
+
+@dataclass(slots=True)
 class SubjectModel:
     """Everything the templates need for one subject."""
 
     groups: list[GroupModel]
     collections: list[CollectionModel]
     notes: list[NoteModel] = field(default_factory=list)
+    rules: list[RuleModel] = field(default_factory=list)
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (where, source, name)
 
     def collection(self, path: str) -> CollectionModel | None:

@@ -42,7 +42,12 @@ def py(value: Any) -> str:
 
 
 def _doc(text: str) -> str:
-    return " ".join(text.replace("\\", "\\\\").replace('"""', "'''").split()) or "(undocumented)"
+    """Text safe inside a triple-quoted docstring: one line, escapes for what is not printable."""
+    text = " ".join(text.replace("\\", "\\\\").replace('"""', "'''").split())
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    if text.endswith('"'):
+        text = text[:-1] + '\\"'  # a quote right before the closing quotes would end it early
+    return text or "(undocumented)"
 
 
 def _fielddoc(field: FieldModel) -> str:
@@ -205,8 +210,15 @@ def render(
         notes=model.notes,
         uses=_uses([], state_values),
     )
+    rules = model.rules
     files["constraints.py"] = env.get_template("constraints.py.j2").render(
-        base, checks=applicable_checks(result)
+        base,
+        checks=applicable_checks(result),
+        rules=rules,
+        uses={
+            "calendar": any(r.params.get("window") == "calendar_month" for r in rules),
+            "decimal": any(r.type == "threshold" for r in rules),
+        },
     )
     files["__init__.py"] = env.get_template("init.py.j2").render(base)
     kinds = Counter(d["kind"] for d in result.diagnostics)
@@ -215,6 +227,7 @@ def render(
         groups=model.groups,
         collections=model.collections,
         notes=model.notes,
+        rules=model.rules,
         diagnostics=result.diagnostics,
         diagnostic_kinds=", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
     )

@@ -116,6 +116,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{args.subject}: {len(result.checks)} checks, {len(result.new)} new, "
         f"{len(result.still_open)} still open, {len(result.resolved)} resolved"
     )
+    for alert in result.woken:
+        _out(f"snooze ended: {alert.message} [{alert.id}]")
     for alert in result.resolved:
         _out(f"resolved: {alert.message} [{alert.id}]")
     for name, error in sorted(result.errors.items()):
@@ -148,7 +150,7 @@ def cmd_run_once(args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
-    from checks.scheduler import SchedulerBusy, parse_every, serve
+    from checks.scheduler import Every, SchedulerBusy, parse_cron, parse_every, serve
 
     def tick(today: Any) -> None:
         with _memory(args) as mem:
@@ -156,7 +158,8 @@ def cmd_schedule(args: argparse.Namespace) -> int:
         _err(f"run at {time.strftime('%Y-%m-%d %H:%M:%S')}: {job}")
 
     try:
-        serve(args.home, parse_every(args.every), tick, log=_err)
+        schedule = parse_cron(args.cron) if args.cron else Every(parse_every(args.every))
+        serve(args.home, schedule, tick, log=_err)
     except SchedulerBusy as exc:
         _err(f"uac: error: {exc}")
         return 1
@@ -739,8 +742,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("run-once", cmd_run_once, "One scheduled pass: compile changed, check all, record.")
     p.add_argument("--today", type=lambda s: _date_arg(s).date(), help="the date checks use")
 
-    p = command("schedule", cmd_schedule, "Run scheduled passes every interval until stopped.")
-    p.add_argument("--every", required=True, help="interval, e.g. 10m, 1h, 30s")
+    p = command(
+        "schedule", cmd_schedule, "Run scheduled passes on an interval or cron until stopped."
+    )
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--every", help="interval, e.g. 10m, 1h, 30s (first pass at once)")
+    when.add_argument(
+        "--cron",
+        help="cron expression in UTC, e.g. '0 * * * *' for hourly (first pass at the next match)",
+    )
 
     p = command("compile", cmd_compile, "Compile the log into typed Python modules (a checkpoint).")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP)

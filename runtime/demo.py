@@ -255,7 +255,8 @@ def _session(day: str, hour: int = 19) -> dt.datetime:
 def build(home: Path, out: Callable[[str], None]) -> Memory:
     """Write the persona's history into a new workspace at home, as dated sessions."""
     files = _write_inputs(home / "demo-inputs")
-    mem = Memory(home, create=True, actor="demo")
+    # A back-fill of past sessions: no alerts for history (react=False); step 9 turns it on.
+    mem = Memory(home, create=True, actor="demo", react=False)
     s = PERSONA
     out("  2022-01  profile and passport")
     mem.set(s, "identity.name", "Maya Okafor", now=_session("2022-01-08"))
@@ -324,6 +325,26 @@ BANGKOK = {
     "cost": "1840.00",
     "currency": "GBP",
     "transport": "plane",
+}
+
+
+DINING_RULE = {
+    "type": "threshold",
+    "name": "dining over 150 GBP a month",
+    "collection": "transactions",
+    "filter": {"category": "dining"},
+    "field": "amount",
+    "agg": "sum",
+    "window": "calendar_month",
+    "op": ">",
+    "value": "150",
+}
+DINNER = {
+    "date": "2026-11-29",
+    "amount": "96.50",
+    "currency": "GBP",
+    "merchant": "Brat",
+    "category": "dining",
 }
 
 
@@ -396,6 +417,12 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     )
     mem.check(PERSONA, today=TODAY)
     _show_resolved(mem, out)
+    out("   2026-11-29  Maya adds a rule: 'alert me when dining passes 150 GBP in a month'")
+    mem.add_rule(PERSONA, DINING_RULE, now=_session("2026-11-29", 10))
+    rule = mem.checkpoint(PERSONA).package.constraints.RULES
+    out(f"     compiled into constraints.py as {', '.join(f.__name__ for f in rule.values())}()")
+    out("   2026-11-29  she pays 96.50 GBP for dinner at Brat:")
+    mem.import_records(PERSONA, "transactions", [DINNER], now=_session("2026-11-29", 21))
     mem.react = False
     question = "does she mind connecting flights?"
     out("")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,7 +94,7 @@ class Memory:
         actor: str = "api",
         llm: LLM | LLMSettings | None = None,
         embedder: Embedder | None = None,
-        react: bool = False,
+        react: bool = True,
         sinks: list[Sink] | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
@@ -103,8 +105,10 @@ class Memory:
         self._embedder = embedder  # None: the built-in hashing embedder
         self._search: SearchIndex | None = None
         # react: every write recompiles the subject, runs its checks, stores and delivers new
-        # alerts. Off by default for library use (bulk loads); the CLI turns it on.
+        # alerts (to `sinks`). Bulk loads wrap their writes in `deferred()` to react once per
+        # subject; react=False is for back-fills of history that must raise no alerts.
         self.react = react
+        self._deferred: dict[str, dt.datetime] | None = None
         self.sinks: list[Sink] = list(sinks or [])
         self.last_evaluation: EvaluationResult | None = None
         self.store = Store.open(self.home, create=create, read_only=read_only)
@@ -615,7 +619,9 @@ class Memory:
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
-        rid = add_rule(self.store, self.address(subject), rule, now or utc_now(), self.actor)
+        rid = add_rule(
+            self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
+        )
         self._after_write(subject, now)
         return rid
 
@@ -630,9 +636,33 @@ class Memory:
             sinks=self.sinks,
         )
 
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Writes inside the block react once per subject when it ends (for bulk loads).
+
+        Each subject is checked as of its latest write's day. The reaction also runs when the
+        block raises, for the writes that were saved before the error.
+        """
+        if self._deferred is not None:  # nested: the outermost block reacts
+            yield
+            return
+        self._deferred = {}
+        try:
+            yield
+        finally:
+            pending, self._deferred = self._deferred, None
+            for subject, now in pending.items():
+                self.check(subject, today=now.date())
+
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
-        if self.react:
-            self.check(subject, today=(now or utc_now()).date())
+        if not self.react:
+            return
+        now = now or utc_now()
+        if self._deferred is None:
+            self.check(subject, today=now.date())
+        else:
+            key = str(self.address(subject))
+            self._deferred[key] = max(now, self._deferred.get(key, now))
 
     # -- search ----------------------------------------------------------------------------
 

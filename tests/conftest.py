@@ -20,8 +20,12 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def mem(home: Path):
-    """A fresh workspace opened for tenant 'default'."""
-    with Memory(home, create=True) as memory:
+    """A fresh workspace opened for tenant 'default', with reactions to writes turned off.
+
+    Component tests drive compile and evaluate themselves (with their own `today`);
+    the default, reacting Memory is tested in test_alert_wiring.py.
+    """
+    with Memory(home, create=True, react=False) as memory:
         yield memory
 
 

@@ -95,7 +95,7 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
 
     from runtime.cli import main
 
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # the query must find no checkpoint
         mem.import_records(
             "alice",
             "trips",

@@ -38,11 +38,48 @@ def test_writes_react_and_deliver_to_sinks(home: Path) -> None:
         assert delivered.count("passport_validity_for_trip") == 1  # never twice
 
 
-def test_library_writes_do_not_react_by_default(mem: Memory) -> None:
-    mem.set("maya", "identity.passport.expiry_date", "2020-01-01", now=T0)
-    assert mem.alerts("maya") == [] and mem.last_evaluation is None
-    result = mem.check("maya", today=dt.date(2025, 1, 1))
-    assert [a.check for a in result.new] == ["document_expiry"]
+def test_every_api_write_reacts_by_default(home: Path) -> None:
+    # No react= argument: the default Memory reacts to set, import, add, forget and rules.
+    delivered: list[str] = []
+    sink = CallbackSink(lambda alerts: delivered.extend(a.check for a in alerts))
+    with Memory(home, create=True, sinks=[sink]) as mem:
+        day = dt.datetime(2025, 1, 10, 9)
+        mem.set("maya", "identity.passport.expiry_date", "2025-02-01", now=day)
+        assert delivered == ["document_expiry"] and mem.last_evaluation is not None
+        mem.import_records("maya", "allergies", [{"substance": "penicillin"}], now=day)
+        learned = mem.add("maya", "I started taking amoxicillin.", at=day, now=day)
+        assert learned.facts and delivered[-1] == "drug_allergy"
+        mem.forget("maya", learned.facts[0].id, now=day)
+        assert [a.check for a in mem.last_evaluation.resolved] == ["drug_allergy"]
+        rule = {"type": "reminder", "path": "passport.expiry_date", "days_before": 30}
+        mem.add_rule("maya", rule, now=day)
+        assert delivered[-1].startswith("rule:")
+
+
+def test_deferred_writes_react_once_per_subject(home: Path) -> None:
+    batches: list[list[str]] = []
+    sink = CallbackSink(lambda alerts: batches.append(sorted(a.check for a in alerts)))
+    with Memory(home, create=True, sinks=[sink]) as mem:
+        day = dt.datetime(2025, 1, 10, 9)
+        with mem.deferred():
+            mem.set("maya", "identity.passport.expiry_date", "2025-02-01", now=day)
+            mem.import_records("maya", "allergies", [{"substance": "penicillin"}], now=day)
+            mem.import_records("maya", "medications", [{"name": "amoxicillin"}], now=day)
+            mem.set("bob", "identity.passport.expiry_date", "2025-01-20", now=day)
+            with mem.deferred():  # nested blocks react with the outermost one
+                mem.set("bob", "identity.name", "Bob", now=day)
+            assert batches == [] and mem.alerts() == []  # nothing yet: still inside
+        # One compile + check per subject: one delivery each, with every alert in it.
+        assert batches == [["document_expiry", "drug_allergy"], ["document_expiry"]]
+        assert [r["status"] for r in mem.store.checkpoints(mem.address("maya"))] == ["published"]
+
+
+def test_react_false_writes_raise_no_alerts(home: Path) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("maya", "identity.passport.expiry_date", "2020-01-01", now=T0)
+        assert mem.alerts("maya") == [] and mem.last_evaluation is None
+        result = mem.check("maya", today=dt.date(2025, 1, 1))
+        assert [a.check for a in result.new] == ["document_expiry"]
 
 
 def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,6 +16,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from checks import (
     CallbackSink,
@@ -27,16 +29,15 @@ from checks import (
     evaluate,
     get_alert,
     list_alerts,
-    load_rules,
     snooze,
     validate_rule,
 )
-from checks.rules import rule_fact
 from checks.scheduler import (
     LOCK_FILE,
     SchedulerBusy,
     acquire_lock,
     jobs,
+    parse_cron,
     parse_every,
     release_lock,
     run_once,
@@ -44,7 +45,8 @@ from checks.scheduler import (
 )
 from fact_log.addressing import Address
 from fact_log.errors import InputError, NotFound
-from fact_log.store import Batch
+from fact_log.rules import RULE_KIND, RULE_PATH, rule_fact
+from fact_log.store import Batch, NewFact
 from runtime import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +82,30 @@ def test_alert_fires_once_and_carries_its_computation(mem: Memory) -> None:
     assert len(list_alerts(mem.store, addr)) == len(first.new)
 
 
+def test_a_snoozed_alert_is_delivered_again_when_its_snooze_ends(mem: Memory) -> None:
+    passport_trip(mem)
+    addr = mem.address("maya")
+    got: list[str] = []
+    sink = CallbackSink(lambda alerts: got.extend(a.id for a in alerts))
+    [alert] = [
+        a
+        for a in evaluate(mem.store, mem.home, addr, TODAY, sinks=[sink]).new
+        if a.check.startswith("pass")
+    ]
+    got.clear()
+    snooze(mem.store, addr, alert.id, dt.date(2025, 1, 20), TODAY)
+    for day in (TODAY, dt.date(2025, 1, 19)):  # during the snooze: silent
+        assert evaluate(mem.store, mem.home, addr, day, sinks=[sink]).woken == []
+    assert got == []
+    woken = evaluate(mem.store, mem.home, addr, dt.date(2025, 1, 20), sinks=[sink]).woken
+    assert [a.id for a in woken] == [alert.id] and got == [alert.id]
+    again = get_alert(mem.store, addr, alert.id)
+    assert (again.status, again.snoozed_until) == ("open", None)
+    # Woken once: the next day's evaluation does not deliver it a third time.
+    assert evaluate(mem.store, mem.home, addr, dt.date(2025, 1, 21), sinks=[sink]).woken == []
+    assert got == [alert.id]
+
+
 def test_acknowledge_snooze_resolve_and_reopen(mem: Memory) -> None:
     passport_trip(mem)
     addr = mem.address("maya")
@@ -112,7 +138,7 @@ def test_acknowledge_snooze_resolve_and_reopen(mem: Memory) -> None:
 
 
 def test_alerts_are_scoped_by_subject_and_tenant(home: Path) -> None:
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # evaluated explicitly below
         passport_trip(mem, "maya")
         passport_trip(mem, "sam", expiry="2040-01-01")
         maya, sam = mem.address("maya"), mem.address("sam")
@@ -308,9 +334,19 @@ def test_threshold_rule_stored_as_fact_fires_and_clears(mem: Memory) -> None:
     # Next month the window moves on and the alert resolves.
     later = evaluate(mem.store, mem.home, addr, dt.date(2025, 2, 2))
     assert alert.id in {a.id for a in later.resolved}
-    # Forgetting the rule removes it.
+    # The compiler turned the rule into a generated function in constraints.py.
+    constraints = mem.checkpoint("maya").package.constraints
+    [(name, function)] = constraints.RULES.items()
+    assert name == alert.check and function.__name__ == alert.check.removeprefix("rule:")
+    source = (mem.checkpoint("maya").directory / "constraints.py").read_text()
+    assert f"def {function.__name__}(user: User, today: datetime.date)" in source
+    assert "dining over 500" in mem.manifest("maya")  # agents see the user's rules
+    # Forgetting the rule removes it: the next checkpoint has no rule and nothing fires.
+    evaluate(mem.store, mem.home, addr, TODAY)
     mem.forget("maya", rule_fact_row.id, now=T)
-    assert load_rules(mem.store, addr) == []
+    mem.compile("maya")
+    assert mem.checkpoint("maya").package.constraints.RULES == {}
+    assert alert.id in {a.id for a in evaluate(mem.store, mem.home, addr, TODAY).resolved}
 
 
 def test_reminder_and_forbid_rules(mem: Memory) -> None:
@@ -335,11 +371,73 @@ def test_reminder_and_forbid_rules(mem: Memory) -> None:
     assert evaluate(mem.store, mem.home, addr, dt.date(2024, 12, 1)).resolved  # too early
 
 
+HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=HOSTILE, value=HOSTILE)
+def test_rule_text_is_data_never_code(tmp_path_factory, name: str, value: str) -> None:
+    # Whatever a user writes as a rule's name or compared value becomes a literal in the
+    # generated module: the compile succeeds and the alert quotes the text unchanged.
+    home = tmp_path_factory.mktemp("hostile") / "ws"
+    with Memory(home, create=True, react=False) as mem:
+        if not value.strip():
+            value = "x" + value
+        mem.import_records(
+            "maya", "trips", [{"country": "TH", "city": value, "depart": "2025-02-20"}], now=T
+        )
+        rule = {"type": "forbid", "collection": "trips", "field": "city", "value": value}
+        mem.add_rule("maya", {**rule, "name": name}, now=T)
+        [res] = mem.compile("maya")
+        assert res.status == "published", res.error
+        [alert] = evaluate(mem.store, mem.home, mem.address("maya"), TODAY).new
+        assert f"Your rule '{name}' forbids trips with city = {value}, " in alert.message
+
+
+def test_rule_facts_that_no_longer_fit_are_reported_not_compiled(mem: Memory) -> None:
+    addr = mem.address("maya")
+    passport_trip(mem)
+    # Written around the API (no validation on the way in): the compiler validates again.
+    bad = {"type": "forbid", "collection": "trips", "field": "planet", "value": "Mars"}
+    hostile = {"type": "exec", "code": "__import__('os').system('true')"}
+    batch = Batch(addr, T, "test")
+    for value in (bad, hostile):
+        batch.facts.append(
+            NewFact(op="assert", kind=RULE_KIND, path=RULE_PATH, value=value, record_key="r")
+        )
+    ids = [f.id for f in mem.store.append(batch)]
+    [res] = mem.compile("maya")
+    assert res.status == "published"
+    checkpoint = mem.checkpoint("maya")
+    assert checkpoint.package.constraints.RULES == {}
+    found = {
+        d["fact"]: d["error"]
+        for d in checkpoint.diagnostics["diagnostics"]
+        if d["kind"] == "invalid_rule"
+    }
+    assert set(found) == set(ids) and "planet" in found[ids[0]]
+    assert mem.statuses("maya")[ids[0]]["status"] == "observed"
+
+
+def test_the_same_rule_twice_is_one_function_reinforced(mem: Memory) -> None:
+    passport_trip(mem)
+    rule = {"type": "forbid", "collection": "trips", "field": "country", "value": "TH"}
+    first = mem.add_rule("maya", rule, now=T)
+    second = mem.add_rule("maya", rule, now=T)
+    mem.compile("maya")
+    assert len(mem.checkpoint("maya").package.constraints.RULES) == 1
+    statuses = mem.statuses("maya")
+    assert (statuses[first]["decision"], statuses[second]["decision"]) == ("add", "reinforce")
+    new = evaluate(mem.store, mem.home, mem.address("maya"), TODAY).new
+    [alert] = [a for a in new if a.check.startswith("rule:")]
+    assert {first, second} <= set(alert.fact_ids)
+
+
 # -- scheduler -----------------------------------------------------------------------------
 
 
 def test_run_once_compiles_changed_isolates_failures_and_logs_a_job(home: Path) -> None:
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # the scheduled run compiles
         passport_trip(mem, "maya")
         mem.import_records("bad", "medications", [{"name": "warfarin"}], now=T)
         rule = {"type": "forbid", "collection": "trips", "field": "country", "value": "TH"}
@@ -363,6 +461,29 @@ def test_run_once_compiles_changed_isolates_failures_and_logs_a_job(home: Path) 
         assert [r["id"] for r in rows] == [again.id, job.id]
         assert rows[1]["errors"] == len(job.errors) and rows[1]["duration_ms"] > 0
         assert "boom" in rows[1]["detail"]
+
+
+def test_cron_schedule_runs_at_matching_times_in_utc() -> None:
+    hourly = parse_cron("0 * * * *")
+    at = dt.datetime(2026, 11, 29, 10, 17, 5, tzinfo=dt.UTC)
+    assert hourly.next_run(None, at) == dt.datetime(2026, 11, 29, 11, 0, tzinfo=dt.UTC)
+    # Missed times are skipped, not caught up: the next run is after now, not after the last.
+    late = dt.datetime(2026, 11, 29, 14, 30, tzinfo=dt.UTC)
+    assert hourly.next_run(at, late) == dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
+    daily = parse_cron("30 6 * * 1")  # Mondays 06:30
+    assert daily.next_run(None, at) == dt.datetime(2026, 11, 30, 6, 30, tzinfo=dt.UTC)
+    for bad in ("", "61 * * * *", "every hour", "* * *"):
+        with pytest.raises(InputError, match="invalid cron expression"):
+            parse_cron(bad)
+
+
+def test_serve_on_a_cron_schedule_waits_for_the_match(tmp_path: Path) -> None:
+    # Six fields: seconds last; every second. The first pass waits for the next second.
+    days: list[dt.date] = []
+    started = time.monotonic()
+    runs = serve(tmp_path, parse_cron("* * * * * *"), days.append, max_runs=2)
+    assert runs == 2 and len(days) == 2 and time.monotonic() - started >= 1.0
+    assert not (tmp_path / LOCK_FILE).exists()
 
 
 def test_parse_every() -> None:
@@ -419,6 +540,7 @@ def test_second_scheduler_exits_and_sigterm_stops_cleanly(tmp_path: Path) -> Non
     )
     try:
         assert first.stdout is not None
+        assert first.stdout.readline().startswith("scheduler started: every 0.05 s")
         assert first.stdout.readline().startswith("run 1")  # holds the lock now
         second = subprocess.run(
             [sys.executable, "-c", _SERVE, str(home)], capture_output=True, text=True, env=env

@@ -328,6 +328,22 @@ def test_corrupted_checkpoint_is_detected_and_recompiled(mem: Memory) -> None:
         mem.checkpoint("alice")
 
 
+def test_a_tampered_file_is_never_carried_into_the_next_version(mem: Memory) -> None:
+    # Unchanged parts are linked from the previous version: only if they are still intact.
+    mem.set("alice", "identity.name", "A", now=T0)
+    mem.import_records("alice", "trips", [{"country": "FR", "depart": "2025-03-05"}], now=T0)
+    (first,) = mem.compile("alice")
+    good = {n: (first.directory / n).read_text() for n in ("records_trips.json", "schema.py")}  # type: ignore[operator]
+    for name in good:
+        (first.directory / name).write_text(good[name].replace("FR", "XX") + "\n")  # type: ignore[operator]
+    mem.set("alice", "identity.name", "B", now=T0)
+    (second,) = mem.compile("alice")
+    assert second.status == "published" and "trips" not in second.reused
+    for name, text in good.items():
+        assert (second.directory / name).read_text() == text  # type: ignore[operator]
+    assert mem.checkpoint("alice").user.trips[0].country == "FR"
+
+
 def test_subject_without_facts_and_bad_arguments(mem: Memory) -> None:
     with pytest.raises(NotFound, match="user:nobody has no facts to compile"):
         mem.compile("nobody")

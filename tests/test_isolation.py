@@ -49,7 +49,7 @@ def test_reads_return_only_the_named_subjects_rows(tmp_path_factory, writes) -> 
     with Memory(home, "t1", create=True):
         pass
     for (tenant, subject), name in writes:
-        with Memory(home, tenant) as mem:
+        with Memory(home, tenant, react=False) as mem:  # reads are under test, not reactions
             mem.set(subject, "identity.name", name, now=T0)
         expected[(tenant, subject)].append(name)
     for tenant, subject in ADDRESSES:

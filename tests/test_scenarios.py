@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from checks import Alert, EvaluationResult, acknowledge, add_rule, evaluate, list_alerts
+from checks import Alert, EvaluationResult, acknowledge, list_alerts
 from runtime import Memory
 
 D = dt.date
@@ -47,20 +47,27 @@ class Story:
         forget: tuple[str, ...] = (),
         rules: tuple[dict[str, Any], ...] = (),
     ) -> EvaluationResult:
-        """Apply one session's writes (if any), compile if anything changed, evaluate."""
+        """Apply one session's writes through the reacting API, or let a day pass (a check).
+
+        The session's writes react once, at its end (`Memory.deferred`): compile the subject,
+        run its checks as of that day, store alerts. A session without writes is the daily
+        scheduled check.
+        """
         now = dt.datetime.combine(day, dt.time(9))
-        for path, value in (set or {}).items():
-            self.mem.set(self.subject, path, value, now=now)
-        for coll, records in (add or {}).items():
-            self.mem.import_records(self.subject, coll, records, now=now)
-        for fid in forget:
-            self.mem.forget(self.subject, fid, now=now)
-        for rule in rules:
-            add_rule(self.mem.store, self.addr, rule, now)
-        if set or add or forget or rules:
-            [result] = self.mem.compile(self.subject)
-            assert result.status == "published", result.error
-        self.last = evaluate(self.mem.store, self.mem.home, self.addr, day)
+        with self.mem.deferred():
+            for path, value in (set or {}).items():
+                self.mem.set(self.subject, path, value, now=now)
+            for coll, records in (add or {}).items():
+                self.mem.import_records(self.subject, coll, records, now=now)
+            for fid in forget:
+                self.mem.forget(self.subject, fid, now=now)
+            for rule in rules:
+                self.mem.add_rule(self.subject, rule, now=now)
+        if not (set or add or forget or rules):
+            self.mem.check(self.subject, today=day)
+        assert self.mem.last_evaluation is not None
+        assert self.mem.last_evaluation.address == self.addr
+        self.last = self.mem.last_evaluation
         return self.last
 
     def fact(self, path: str, **match: Any) -> str:

@@ -1,0 +1,138 @@
+"""Import generated checkpoints in isolation and digest them, without paying a fresh start.
+
+A compile must prove its output imports on its own and rebuilds exactly the folded state.
+Starting a new interpreter for that costs ~50 ms (start-up plus imports) on every compile,
+most of the latency between a write and its alert. Instead one warm process per host
+process (`python -I`, scrubbed environment) imports only the digest code and then, for each
+request, forks a child that imports the checkpoint packages and reports their digests. The
+warm process never imports generated code itself, so every child starts as clean as a fresh
+interpreter would: nothing of an earlier checkpoint can leak into the next check.
+
+Protocol: one JSON line per request, `[[directory, [part, ...]], ...]`; one JSON line per
+answer, `{"answers": [{"parts": {...}} | {"error": "..."}, ...]}` or `{"error": "..."}` when
+the child died. If the warm process itself dies it is started again on the next request.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {"PYTHONHASHSEED": "0", "TZ": "UTC"}
+
+# The warm process. It must not import any generated module: only the forked child does.
+_SERVER = """
+import json, os, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from compiler.canonical import package_parts
+from compiler.loader import import_package
+
+def check(request):
+    answers = []
+    for directory, parts in request:
+        try:
+            package = import_package(Path(directory), verify=False)
+            answers.append({"parts": package_parts(package, parts)})
+        except BaseException as exc:
+            answers.append({"error": f"{type(exc).__name__}: {exc}"})
+    return answers
+
+for line in sys.stdin:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            data = json.dumps({"answers": check(json.loads(line))}).encode()
+        except BaseException as exc:
+            data = json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode()
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if not data:
+        data = json.dumps({"error": f"validator child died (status {status})"}).encode()
+    sys.stdout.write(data.decode() + "\\n")
+    sys.stdout.flush()
+"""
+
+
+class _Warm:
+    """The warm validator process of this host process (started on first use)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[str] | None = None
+        self.owner = 0  # pid that started it: a forked host must not share the pipes
+
+    def _start(self) -> subprocess.Popen[str]:
+        env = {**ENV, "PATH": os.environ.get("PATH", "")}
+        return subprocess.Popen(
+            [sys.executable, "-I", "-c", _SERVER, str(ROOT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+
+    def ask(self, request: list[list[Any]]) -> dict[str, Any]:
+        """Send one request; start (or restart) the warm process when needed."""
+        line = json.dumps(request) + "\n"
+        with self.lock:
+            for attempt in (1, 2):
+                if self.proc is None or self.proc.poll() is not None or self.owner != os.getpid():
+                    self.proc, self.owner = self._start(), os.getpid()
+                try:
+                    assert self.proc.stdin is not None and self.proc.stdout is not None
+                    self.proc.stdin.write(line)
+                    self.proc.stdin.flush()
+                    answer = self.proc.stdout.readline()
+                except (BrokenPipeError, OSError):
+                    answer = ""
+                if answer:
+                    return json.loads(answer)
+                self.close_locked()
+                if attempt == 2:
+                    return {"error": "the validator process exited unexpectedly"}
+        raise AssertionError("unreachable")
+
+    def close_locked(self) -> None:
+        """Stop the warm process (caller holds the lock)."""
+        proc, self.proc = self.proc, None
+        if proc is not None and self.owner == os.getpid():
+            proc.kill()
+            proc.wait()
+
+    def close(self) -> None:
+        """Stop the warm process."""
+        with self.lock:
+            self.close_locked()
+
+
+_WARM = _Warm()
+atexit.register(_WARM.close)
+
+
+def validate(request: list[tuple[Path, list[str]]]) -> list[dict[str, Any]]:
+    """For each (checkpoint directory, parts): {"parts": digests} or {"error": text}."""
+    answer = _WARM.ask([[str(directory), parts] for directory, parts in request])
+    if "error" in answer:
+        return [{"error": answer["error"]}] * len(request)
+    return answer["answers"]
+
+
+def stop() -> None:
+    """Stop the warm validator (it starts again when next needed)."""
+    _WARM.close()
