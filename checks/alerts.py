@@ -3,10 +3,10 @@
 Lifecycle in the `alerts` table: a new condition is inserted `open`; it can be
 `acknowledged` or snoozed until a date (hidden from listings until then; the first
 evaluation on or after that date that still finds the condition opens it again and delivers
-it once more); when a later
-evaluation no longer finds it, it becomes `resolved`. An alert's id is the fingerprint of
-check + subject + record keys, so re-evaluating never raises the same condition twice; a
-resolved condition that comes back is re-opened (and delivered again) under the same id.
+it once more); when a later evaluation no longer finds it, it becomes `resolved`. An alert's
+id is the fingerprint of check + subject + record keys, so re-evaluating never raises the
+same condition twice; a resolved condition that comes back is re-opened (and delivered
+again) under the same id.
 """
 
 from __future__ import annotations

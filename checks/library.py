@@ -10,7 +10,7 @@ import calendar
 import datetime as dt
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -36,18 +36,36 @@ def _upcoming_trips(user: Any, today: dt.date) -> list[Any]:
 # -- documents -----------------------------------------------------------------------------
 
 
+def _latest(records: Iterable[Any], kind: Callable[[Any], str]) -> list[Any]:
+    """Records with an end date that no later record of the same kind replaces (a renewal)."""
+    last: dict[str, Any] = {}
+    for rec in records:
+        if rec.valid_until is not None:
+            k = kind(rec)
+            if k not in last or (rec.valid_until, rec.key) > (last[k].valid_until, last[k].key):
+                last[k] = rec
+    return [last[k] for k in sorted(last)]
+
+
 def document_expiry(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Passport, driving licence and visas that have expired or expire within the window."""
+    """Passport, driving licence, visas and insurance that expired or expire within the window.
+
+    A visa or policy renewed by a later one of the same kind (visa: country; policy: kind and
+    insurer) no longer counts.
+    """
     docs: list[tuple[str, str, dt.date, tuple[str, ...], tuple[str, ...]]] = []
     for attr, label in (("passport", "passport"), ("driver_licence", "driving licence")):
         group = getattr(user, attr, None)
         expiry = getattr(group, "expiry_date", None)
         if expiry is not None:
             docs.append((attr, label, expiry, (), (f"user.{attr}.expiry_date",)))
-    for visa in getattr(user, "visas", ()):
-        if visa.valid_until is not None:
-            label = f"{visa.kind or 'visa'} for {visa.country}"
-            docs.append((f"visa:{visa.key}", label, visa.valid_until, visa.fact_ids, ()))
+    for visa in _latest(getattr(user, "visas", ()), lambda v: v.country):
+        label = f"{visa.kind or 'visa'} for {visa.country}"
+        docs.append((f"visa:{visa.key}", label, visa.valid_until, visa.fact_ids, ()))
+    policies = getattr(user, "insurance_policies", ())
+    for policy in _latest(policies, lambda p: f"{p.kind}|{normalise(p.provider or '')}"):
+        label = f"{policy.kind} insurance" + (f" with {policy.provider}" if policy.provider else "")
+        docs.append((f"insurance:{policy.key}", label, policy.valid_until, policy.fact_ids, ()))
     out = []
     for key, label, expiry, fact_ids, paths in docs:
         left = (expiry - today).days
@@ -452,6 +470,19 @@ def budget_exceeded(user: Any, today: dt.date, config: CheckConfig) -> list[Aler
     return out
 
 
+def _account(text: str) -> str:
+    # IBANs and account numbers are written with or without spaces and dashes.
+    return "".join(c for c in text if c.isalnum()).upper()
+
+
+def _accounts_differ(a: Any, b: Any) -> bool:
+    return bool(
+        a.payee_account
+        and b.payee_account
+        and _account(a.payee_account) != _account(b.payee_account)
+    )
+
+
 def duplicate_payment(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Recent payments to the same merchant, same amount and currency, days apart."""
     since = today - dt.timedelta(days=config.duplicate_lookback_days)
@@ -464,8 +495,8 @@ def duplicate_payment(user: Any, today: dt.date, config: CheckConfig) -> list[Al
         txs.sort(key=lambda t: (t.date, t.key))
         for a, b in itertools.pairwise(txs):
             gap = (b.date - a.date).days
-            if gap > config.duplicate_days:
-                continue
+            if gap > config.duplicate_days or _accounts_differ(a, b):
+                continue  # different destination accounts: payee_account_changed reports it
             out.append(
                 AlertDraft(
                     "duplicate_payment",
@@ -474,6 +505,45 @@ def duplicate_payment(user: Any, today: dt.date, config: CheckConfig) -> list[Al
                     f"{b.date} may be a duplicate.",
                     f"same merchant and amount; {b.date} − {a.date} = {_days(gap)} ≤ "
                     f"{config.duplicate_days}",
+                    (a.key, b.key),
+                    a.fact_ids + b.fact_ids,
+                )
+            )
+    return out
+
+
+def _tail(account: str) -> str:
+    """An account number shown only by its last four characters (it is an identifier)."""
+    return "…" + _account(account)[-4:]
+
+
+def payee_account_changed(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Same payee and amount, but the money went to a different account than the time before.
+
+    The pattern of invoice and rent fraud (new bank details) and of typos in a transfer.
+    """
+    since = today - dt.timedelta(days=config.account_change_days)
+    groups: dict[tuple[str, Decimal, str], list[Any]] = defaultdict(list)
+    for tx in user.transactions:
+        if tx.date >= since and tx.amount > 0 and tx.merchant and tx.payee_account:
+            groups[(normalise(tx.merchant), tx.amount, tx.currency or "")].append(tx)
+    out = []
+    for (_, amount, currency), txs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        txs.sort(key=lambda t: (t.date, t.key))
+        for a, b in itertools.pairwise(txs):
+            if not _accounts_differ(a, b):
+                continue
+            out.append(
+                AlertDraft(
+                    "payee_account_changed",
+                    "critical",
+                    f"The payment of {amount} {currency} to {b.merchant} on {b.date} went to a "
+                    f"different account ({_tail(b.payee_account)}) than on {a.date} "
+                    f"({_tail(a.payee_account)}): check the new bank details with the payee.",
+                    f"same payee and amount; account {_tail(a.payee_account)} ≠ "
+                    f"{_tail(b.payee_account)}; {b.date} − {a.date} = "
+                    f"{_days((b.date - a.date).days)}, within the last "
+                    f"{config.account_change_days} days",
                     (a.key, b.key),
                     a.fact_ids + b.fact_ids,
                 )
@@ -566,6 +636,7 @@ REGISTRY: dict[str, Check] = {
     "deadline_approaching": deadline_approaching,
     "budget_exceeded": budget_exceeded,
     "duplicate_payment": duplicate_payment,
+    "payee_account_changed": payee_account_changed,
     "subscription_renewal": subscription_renewal,
     "service_due": service_due,
 }

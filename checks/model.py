@@ -24,6 +24,7 @@ class CheckConfig:
     budget_warn_fraction: float = 1.0  # alert when spend exceeds limit × this fraction
     duplicate_days: int = 2  # same merchant+amount+currency within this many days
     duplicate_lookback_days: int = 30  # only recent duplicates are worth an alert
+    account_change_days: int = 62  # same payee and amount sent to a new account this recently
     subscription_days: int = 7  # remind this many days before a renewal
     service_days: int = 30  # warn when a vehicle service is due within this many days
     service_km: int = 1000  # ... or within this many km of its due mileage

@@ -31,9 +31,13 @@ def _err(text: str) -> None:
 
 
 def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Memory:
-    # Writes from the command line react: recompile the subject, run its checks, show alerts.
-    react = not read_only and getattr(args, "command", "") in REACTING
-    sinks: list[Any] = [CallbackSink(_print_alerts, "console")] if react else []
+    # Writes from the command line (and the MCP server's write tools) react: recompile the
+    # subject, run its checks, store alerts and show them — on the console except under
+    # `uac mcp`, whose stdout is the protocol.
+    command = getattr(args, "command", "")
+    react = not read_only and command in REACTING
+    console = react and command != "mcp"
+    sinks: list[Any] = [CallbackSink(_print_alerts, "console")] if console else []
     if react and args.alerts_jsonl:
         sinks.append(JsonLinesSink(args.alerts_jsonl))
     if react and args.webhook:
@@ -49,7 +53,7 @@ def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool =
     )
 
 
-REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check"}
+REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
 
 
 def _print_alerts(alerts: Sequence[Alert]) -> None:

@@ -652,14 +652,23 @@ class Memory:
         finally:
             pending, self._deferred = self._deferred, None
             for subject, now in pending.items():
-                self.check(subject, today=now.date())
+                self._react(subject, now)
+
+    def _react(self, subject: str, now: dt.datetime) -> None:
+        try:
+            self.check(subject, today=now.date())
+        except UacError as exc:
+            # Say plainly that the data is safe: a caller must not retry the write.
+            raise UacError(
+                f"the write to {subject} was saved, but reacting to it failed: {exc}"
+            ) from exc
 
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
         if not self.react:
             return
         now = now or utc_now()
         if self._deferred is None:
-            self.check(subject, today=now.date())
+            self._react(subject, now)
         else:
             key = str(self.address(subject))
             self._deferred[key] = max(now, self._deferred.get(key, now))

@@ -65,18 +65,22 @@ async def _session(home: Path, subject: str) -> dict:
 
 
 def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
-    with Memory(home, create=True) as mem:
-        mem.set("alice", "identity.passport.expiry_date", "2027-03-01", now=T0)
+    # Written without reacting: the only evaluation is the one the MCP write triggers.
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("alice", "identity.passport.expiry_date", "2020-03-01", now=T0)
         mem.set("bob", "identity.passport.expiry_date", "2031-01-01", now=T0)
     result = asyncio.run(asyncio.wait_for(_session(home, "alice"), 60))
     assert {"manifest", "why", "facts", "add", "remember", "forget"} <= set(result["tools"])
     assert "expr" in result["tools"]["why"].input_schema["properties"]
-    assert result["why"]["value"] == "2027-03-01"
+    assert result["why"]["value"] == "2020-03-01"
     assert result["query"]["ok"] and result["query"]["result"] == 1  # exact, sandboxed, via MCP
     assert [f["path"] for f in result["added"]["facts"]] == ["health.allergies"]
     assert "user.allergies: 1 × Allergy" in result["manifest"] and "2031" not in result["manifest"]
     with Memory(home, read_only=True) as mem:
         assert len(mem.facts("bob")) == 1 and len(mem.facts("alice")) == 2
+        # The write through MCP reacted: alice's checks ran and stored her alert, bob's not.
+        assert [a.check for a in mem.alerts("alice")] == ["document_expiry"]
+        assert mem.alerts("bob") == []
 
 
 @pytest.mark.parametrize("subject", ["robot:x", "../etc"])

@@ -10,7 +10,7 @@ import pytest
 from conftest import T0
 
 from checks import CallbackSink
-from fact_log.errors import NotFound
+from fact_log.errors import NotFound, UacError
 from runtime import Memory
 from runtime.cli import main
 
@@ -72,6 +72,25 @@ def test_deferred_writes_react_once_per_subject(home: Path) -> None:
         # One compile + check per subject: one delivery each, with every alert in it.
         assert batches == [["document_expiry", "drug_allergy"], ["document_expiry"]]
         assert [r["status"] for r in mem.store.checkpoints(mem.address("maya"))] == ["published"]
+
+
+def test_a_failed_reaction_says_the_write_was_saved(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import compiler.checkpoint as ckpt_module
+
+    real = ckpt_module.render
+
+    def broken(*args, **kwargs):
+        files = real(*args, **kwargs)
+        files["state.py"] += "\nraise RuntimeError('broken generated code')\n"
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", broken)
+    with Memory(home, create=True) as mem:
+        with pytest.raises(UacError, match="write to maya was saved, but reacting to it failed"):
+            mem.set("maya", "identity.name", "Maya", now=T0)
+        assert [f.value for f in mem.facts("maya")] == ["Maya"]  # kept: no retry needed
 
 
 def test_react_false_writes_raise_no_alerts(home: Path) -> None:

@@ -28,11 +28,12 @@ REQUIRED_ATTRIBUTES = [
 ]
 REQUIRED_COLLECTIONS = {
     "identity.visas": {"country", "valid_until"},
+    "identity.insurance_policies": {"kind", "provider", "policy_number", "valid_until"},
     "travel.trips": {"city", "country", "depart", "return_date", "purpose", "cost", "transport"},
     "health.medications": {"name", "start_date", "stop_date", "dose"},
     "health.allergies": {"substance", "reaction", "severity"},
     "health.conditions": {"name"},
-    "finance.transactions": {"date", "amount", "merchant", "category"},
+    "finance.transactions": {"date", "amount", "merchant", "category", "payee_account"},
     "finance.subscriptions": {"name", "amount", "period", "renews_on"},
     "finance.budgets": {"category", "limit", "period"},
     "vehicles.vehicles": {"make", "model", "year", "mileage"},

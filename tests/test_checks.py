@@ -40,7 +40,14 @@ def event(title: str, start: dt.datetime, end: dt.datetime | None = None, locati
     return rec(f"{title}|{start}", title=title, start=start, end=end, location=location)
 
 
-def tx(day: dt.date, amount: str, merchant: str, category: str | None = None, currency="GBP"):
+def tx(
+    day: dt.date,
+    amount: str,
+    merchant: str,
+    category: str | None = None,
+    currency: str = "GBP",
+    payee_account: str | None = None,
+):
     return rec(
         f"{day}|{merchant}|{amount}",
         date=day,
@@ -49,6 +56,7 @@ def tx(day: dt.date, amount: str, merchant: str, category: str | None = None, cu
         category=category,
         currency=currency,
         note=None,
+        payee_account=payee_account,
     )
 
 
@@ -63,6 +71,7 @@ def make_user(**kw: Any) -> SimpleNamespace:
     }
     for name in [
         "visas",
+        "insurance_policies",
         "trips",
         "medications",
         "allergies",
@@ -145,6 +154,64 @@ def test_document_expiry_stages() -> None:
     assert run("document_expiry", make_user(expiry=D(2026, 1, 1))) == []
     wide = CheckConfig(document_expiry_days=400)
     assert len(run("document_expiry", make_user(expiry=D(2026, 1, 1)), config=wide)) == 1
+
+
+def test_document_expiry_counts_only_the_latest_visa_and_policy_of_a_kind() -> None:
+    def visa(country: str, until: dt.date):
+        return rec(f"{country}|{until}", country=country, kind=None, valid_until=until)
+
+    def policy(kind: str, provider: str | None, until: dt.date):
+        return rec(f"{kind}|{provider}|{until}", kind=kind, provider=provider, valid_until=until)
+
+    user = make_user(
+        visas=[visa("IN", D(2024, 6, 1)), visa("IN", D(2026, 6, 1)), visa("US", D(2025, 2, 1))],
+        insurance_policies=[
+            policy("travel", "Allianz", D(2024, 12, 31)),  # renewed below: not an alert
+            policy("travel", "allianz ", D(2025, 12, 31)),
+            policy("car", "Aviva", D(2025, 1, 5)),  # expired, never renewed
+            policy("home", None, D(2025, 3, 1)),
+        ],
+    )
+    found = {a.record_keys[0]: a for a in run("document_expiry", user)}
+    assert set(found) == {
+        "visa:US|2025-02-01",
+        "insurance:car|Aviva|2025-01-05",
+        "insurance:home|None|2025-03-01",
+    }
+    assert found["insurance:car|Aviva|2025-01-05"].severity == "critical"
+    assert found["insurance:car|Aviva|2025-01-05"].message == (
+        "Your car insurance with Aviva expired on 2025-01-05."
+    )
+    assert (
+        "home insurance expires on 2025-03-01, in 50 days"
+        in found["insurance:home|None|2025-03-01"].message
+    )
+
+
+def test_payee_account_changed_is_critical_and_masks_accounts() -> None:
+    rent = "GB29 NWBK 6016 1331 9268 19"
+    txs = [
+        tx(D(2024, 11, 1), "1650", "Foxtons", payee_account=rent),  # before the 62-day window
+        tx(D(2024, 12, 1), "1650", "Foxtons", payee_account=rent.replace(" ", "")),
+        tx(D(2025, 1, 1), "1650", "FOXTONS", payee_account="GB94-BARC-1020-1530-0934-59"),
+        tx(D(2025, 1, 2), "1650", "Foxtons", payee_account="GB94BARC10201530093459"),
+        tx(D(2025, 1, 3), "99", "Foxtons", payee_account="DE89370400440532013000"),  # other amount
+        tx(D(2025, 1, 4), "1650", "Foxtons"),  # no destination account recorded
+    ]
+    [alert] = run("payee_account_changed", make_user(transactions=txs))
+    assert alert.severity == "critical" and alert.record_keys == (txs[1].key, txs[2].key)
+    assert "(…3459) than on 2024-12-01 (…6819)" in alert.message
+    assert "NWBK" not in alert.message + alert.computation
+    # Paid twice within two days, but to different accounts: reported only as an account change.
+    twice = [
+        tx(D(2025, 1, 8), "42", "Gym", payee_account="GB11AAAA00000000001111"),
+        tx(D(2025, 1, 9), "42", "Gym", payee_account="GB22BBBB00000000002222"),
+    ]
+    assert run("duplicate_payment", make_user(transactions=twice)) == []
+    assert len(run("payee_account_changed", make_user(transactions=twice))) == 1
+    # Paid twice to the same account: a duplicate, not an account change.
+    assert len(run("duplicate_payment", make_user(transactions=txs[2:4]))) == 1
+    assert run("payee_account_changed", make_user(transactions=txs[2:4])) == []
 
 
 def test_visa_required_and_satisfied() -> None:

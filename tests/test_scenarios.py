@@ -397,6 +397,42 @@ def test_same_merchant_different_amount_is_a_near_miss(ws: Memory) -> None:
     assert checks_of(s.session(D(2025, 1, 9), add={"transactions": [a, b]})) == set()
 
 
+def test_rent_sent_to_new_bank_details_then_reversed(ws: Memory) -> None:
+    s = Story(ws, "money7")
+    rent = {
+        "date": "2025-01-01",
+        "amount": "1650.00",
+        "currency": "GBP",
+        "merchant": "Foxtons Lettings",
+        "payee_account": "GB29 NWBK 6016 1331 9268 19",
+    }
+    assert checks_of(s.session(D(2025, 1, 1), add={"transactions": [rent]})) == set()
+    # Same payee and amount, written without spaces: the same account, no alert.
+    same = {**rent, "date": "2025-02-01", "payee_account": "gb29nwbk60161331926819"}
+    assert checks_of(s.session(D(2025, 2, 1), add={"transactions": [same]})) == set()
+    moved = {**rent, "date": "2025-03-01", "payee_account": "GB94BARC10201530093459"}
+    [alert] = new(s.session(D(2025, 3, 1), add={"transactions": [moved]}), "payee_account_changed")
+    assert alert.severity == "critical" and "…3459" in alert.message and "…6819" in alert.message
+    assert "GB94BARC" not in alert.message + alert.computation  # identifiers stay masked
+    assert "28 days, within the last 62 days" in alert.computation
+    # The bank reverses the transfer and the user forgets it: the alert clears.
+    cleared = s.session(D(2025, 3, 3), forget=(s.fact("finance.transactions", date="2025-03-01"),))
+    assert [a.id for a in resolved(cleared, "payee_account_changed")] == [alert.id]
+
+
+def test_travel_insurance_expiring_then_renewed(ws: Memory) -> None:
+    s = Story(ws, "docs1")
+    home_cover = {"kind": "home", "provider": "Aviva", "valid_until": "2026-06-30"}
+    assert checks_of(s.session(D(2025, 1, 5), add={"insurance_policies": [home_cover]})) == set()
+    travel = {"kind": "travel", "provider": "Allianz", "valid_until": "2025-03-01"}
+    [alert] = new(s.session(D(2025, 1, 5), add={"insurance_policies": [travel]}), "document_expiry")
+    assert "travel insurance with Allianz expires on 2025-03-01, in 55 days" in alert.message
+    renewed = {**travel, "valid_from": "2025-03-02", "valid_until": "2026-03-01"}
+    later = s.session(D(2025, 1, 20), add={"insurance_policies": [renewed]})
+    assert [a.id for a in resolved(later, "document_expiry")] == [alert.id]
+    assert checks_of(later) == set()  # the old policy, replaced, no longer counts
+
+
 def test_subscription_renewal_reminder_then_cancelled(ws: Memory) -> None:
     s = Story(ws, "money4")
     sub = {

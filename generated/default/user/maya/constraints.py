@@ -26,6 +26,7 @@ CHECKS: tuple[str, ...] = (
     "duplicate_payment",
     "food_allergy",
     "passport_validity_for_trip",
+    "payee_account_changed",
     "visa_for_trip",
 )
 

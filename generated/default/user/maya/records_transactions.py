@@ -24,7 +24,8 @@ def _record(row: list) -> Transaction:
         merchant=row[5],
         category=row[6],
         account=row[7],
-        note=row[8],
+        payee_account=row[8],
+        note=row[9],
     )
 
 

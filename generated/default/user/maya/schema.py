@@ -84,6 +84,26 @@ class Visa:
 
 
 @dataclass(frozen=True, slots=True)
+class InsurancePolicy:
+    """Insurance policies the user holds (travel, health, car, home, ...)."""
+
+    key: str
+    """Record identity (its `id`, else kind | provider | valid_until)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    kind: Literal["travel", "health", "car", "home", "life", "other"]
+    """What the policy covers."""
+    provider: str | None = None
+    """The insurer."""
+    policy_number: str | None = None
+    """Policy number. Sensitive (identifier)."""
+    valid_from: datetime.date | None = None
+    """First day of cover."""
+    valid_until: datetime.date | None = None
+    """Last day of cover."""
+
+
+@dataclass(frozen=True, slots=True)
 class Trip:
     """Trips away from home, past and booked."""
 
@@ -181,6 +201,8 @@ class Transaction:
     """Spending category, e.g. dining, groceries, rent."""
     account: str | None = None
     """Account or card used. Sensitive (identifier)."""
+    payee_account: str | None = None
+    """Account the money went to (IBAN or account number), for a transfer. Sensitive (identifier)."""
     note: str | None = None
     """Free-text memo."""
 
@@ -377,6 +399,7 @@ class User:
     driver_licence: DriverLicence
     preferences: Preferences
     visas: tuple[Visa, ...]
+    insurance_policies: tuple[InsurancePolicy, ...]
     trips: tuple[Trip, ...]
     medications: tuple[Medication, ...]
     allergies: tuple[Allergy, ...]

@@ -45,6 +45,7 @@ user = User(
         verbosity="normal",
     ),
     visas=(),
+    insurance_policies=(),
     trips=records_trips.RECORDS,
     medications=records_medications.RECORDS,
     allergies=records_allergies.RECORDS,
