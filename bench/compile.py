@@ -29,11 +29,13 @@ run, so each run compiles a never-compiled subject. What is timed and what is no
     /proc/self/clear_refs): everything the compiling process holds, Python objects, DuckDB
     buffers and loaded libraries, including what was resident before the compile started
     ("before" is shown alongside);
-  - "validator RSS" / "ruff RSS": max RSS of the fresh-interpreter validation child and of
-    the ruff children. os.wait4 on a direct child would report this (large) process's size,
-    so in a separate, untimed run per size each child is started through a small wrapper
-    interpreter that reads its own child's ru_maxrss (`subprocess` is replaced inside
-    `compiler.checkpoint` for the benchmark; the library file is not modified);
+  - "validator RSS": max RSS of the child the warm validator forked to import and digest
+    the checkpoint (reported by the small warm process itself through os.wait4, see
+    `compiler.validator.last_child_maxrss_kib`), in a separate, untimed run per size;
+  - "ruff RSS": max RSS of the ruff children. os.wait4 on a direct child would report this
+    (large) process's size, so in that untimed run each ruff child is started through a
+    small wrapper interpreter that reads its own child's ru_maxrss (`subprocess` is replaced
+    inside `compiler.checkpoint` for the benchmark; the library file is not modified);
   - "tracemalloc peak": peak of Python-level allocations during the compile, from that same
     untimed run (tracemalloc slows Python code down, so it is never on during timed runs).
     It excludes DuckDB's own C++ memory and the child processes.
@@ -68,6 +70,7 @@ from ingest import NOW, SEED, trips
 from ingest import machine_info as ingest_machine_info
 
 import compiler.checkpoint as checkpoint
+from compiler import validator
 from runtime.memory import Memory
 
 TENANT = "bench"
@@ -119,7 +122,7 @@ def _run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[Any]:
     """subprocess.run as compiler.checkpoint calls it; wrapped only while measuring."""
     if not MEASURE_CHILDREN:
         return subprocess.run(args, **kwargs)
-    kind = "ruff" if "ruff" in Path(str(args[0])).name else "validate"
+    kind = "ruff" if "ruff" in Path(str(args[0])).name else "other"
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as out:
         wrapped = [sys.executable, "-I", "-S", "-c", _WRAPPER, out.name, *args]
         done = subprocess.run(wrapped, **kwargs)
@@ -276,7 +279,8 @@ def memory_pass(template: Path) -> dict[str, float]:
             MEASURE_CHILDREN = False
     return {
         "tracemalloc": peak / 2**20,
-        "validate": child_rss("validate"),
+        # The warm validator forks a child per request and reports that child's peak RSS.
+        "validate": (validator.last_child_maxrss_kib() or float("nan")) / 1024,
         "ruff": child_rss("ruff"),
     }
 

@@ -286,7 +286,10 @@ def serve(
     try:
         while not stop.is_set():
             due = schedule.next_run(last, clock())
-            if stop.wait(max(0.0, (due - clock()).total_seconds())):
+            wait = (due - clock()).total_seconds()
+            if wait >= 1:
+                log(f"next run at {due:%Y-%m-%d %H:%M:%S} UTC")
+            if stop.wait(max(0.0, wait)):
                 break
             last = clock()
             try:

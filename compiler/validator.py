@@ -10,7 +10,8 @@ interpreter would: nothing of an earlier checkpoint can leak into the next check
 
 Protocol: one JSON line per request, `[[directory, [part, ...]], ...]`; one JSON line per
 answer, `{"answers": [{"parts": {...}} | {"error": "..."}, ...]}` or `{"error": "..."}` when
-the child died. If the warm process itself dies it is started again on the next request.
+the child died, plus the child's peak RSS (`maxrss_kib`, see `last_child_maxrss_kib`). If
+the warm process itself dies it is started again on the next request.
 """
 
 from __future__ import annotations
@@ -60,10 +61,10 @@ for line in sys.stdin:
     os.close(write)
     with os.fdopen(read, "rb") as pipe:
         data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:
-        data = json.dumps({"error": f"validator child died (status {status})"}).encode()
-    sys.stdout.write(data.decode() + "\\n")
+    _, status, usage = os.wait4(pid, 0)
+    answer = json.loads(data) if data else {"error": f"validator child died (status {status})"}
+    answer["maxrss_kib"] = usage.ru_maxrss
+    sys.stdout.write(json.dumps(answer) + "\\n")
     sys.stdout.flush()
 """
 
@@ -75,6 +76,7 @@ class _Warm:
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[str] | None = None
         self.owner = 0  # pid that started it: a forked host must not share the pipes
+        self.maxrss_kib: int | None = None  # peak RSS of the last validation child
 
     def _start(self) -> subprocess.Popen[str]:
         env = {**ENV, "PATH": os.environ.get("PATH", "")}
@@ -102,7 +104,9 @@ class _Warm:
                 except (BrokenPipeError, OSError):
                     answer = ""
                 if answer:
-                    return json.loads(answer)
+                    decoded = json.loads(answer)
+                    self.maxrss_kib = decoded.get("maxrss_kib")
+                    return decoded
                 self.close_locked()
                 if attempt == 2:
                     return {"error": "the validator process exited unexpectedly"}
@@ -131,6 +135,11 @@ def validate(request: list[tuple[Path, list[str]]]) -> list[dict[str, Any]]:
     if "error" in answer:
         return [{"error": answer["error"]}] * len(request)
     return answer["answers"]
+
+
+def last_child_maxrss_kib() -> int | None:
+    """Peak resident size (KiB) of the child that ran the last validation, for benchmarks."""
+    return _WARM.maxrss_kib
 
 
 def stop() -> None:
