@@ -1,10 +1,10 @@
 """Digests of a subject's state, from the fold or from the generated objects.
 
 Both sides must give the same digests for the round-trip check: the generated modules,
-imported in a fresh interpreter, have to rebuild exactly the state the fold computed. A
-part (a group, a collection, the notes) is digested as the `repr` of its rows — tuples of
-field values in sorted field-name order — because `repr` shows types as well as values
-(`Decimal('1.0')`, `datetime.date(...)`, `'1.0'`) and is computed in C.
+imported in isolation (compiler/validator.py), have to rebuild exactly the state the fold
+computed. A part (a group, a collection, the notes) is digested as the `repr` of its rows —
+tuples of field values in sorted field-name order — because `repr` shows types as well as
+values (`Decimal('1.0')`, `datetime.date(...)`, `'1.0'`) and is computed in C.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Compile one subject: fold → render → ruff → validate in a fresh interpreter → publish.
+"""Compile one subject: fold → render → ruff → validate in isolation → publish.
 
 Publishing is atomic: a checkpoint is built in a temporary directory next to the versions,
 validated there, renamed to `versions/vNNNNNN` and only then made current by replacing the
@@ -7,7 +7,10 @@ current; leftover temporary directories are removed by the next compile of that 
 
 Incremental: a collection whose records (and record class) are unchanged since the
 previous checkpoint is not rendered, formatted or re-validated again — its module (and
-bytecode cache) is hard-linked from the previous version.
+bytecode cache) is hard-linked from the previous version; a module whose rendered source is
+unchanged is not formatted again. Either only if the previous file still has its published
+digest. Validation imports the new version in a child forked from a warm process that has
+never imported generated code (compiler/validator.py).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ RUFF_CHECK = [
     "E501",
 ]
 
-BATCH = 200  # subjects per ruff run and per validator process
+BATCH = 200  # subjects per ruff run and per validator request
 
 
 class CompileError(UacError):
@@ -131,9 +134,7 @@ def _validate_batch(batch: list[_Pending]) -> None:
     answers = validate([(p.tmp, sorted(p.expected)) for p in live])
     for pending, answer in zip(live, answers, strict=True):
         if "error" in answer:
-            pending.error = (
-                f"generated code failed to import in a fresh interpreter: {answer['error']}"
-            )
+            pending.error = f"generated code failed to import in isolation: {answer['error']}"
             continue
         wrong = sorted(k for k in pending.expected if answer["parts"].get(k) != pending.expected[k])
         if wrong:

@@ -21,7 +21,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.model import CoercionError, NoteModel, RecordModel, SubjectModel, coerce
+from compiler.model import (
+    CoercionError,
+    FactStatus,
+    NoteModel,
+    RecordModel,
+    SubjectModel,
+    coerce,
+)
 from compiler.rules import fold_rules
 from fact_log.catalog import Catalog
 from fact_log.rules import RULE_KIND
@@ -37,16 +44,6 @@ SOURCE_RANK = {
 }
 # Facts below these confidences are kept as observations but never win a slot.
 CONFIDENCE_THRESHOLDS = {"automatic_rule": 0.6, "automatic_llm": 0.75, "tool_result": 0.5}
-
-
-@dataclass(slots=True)
-class FactStatus:
-    """Derived lifecycle of one fact after the fold."""
-
-    status: str  # active | superseded | disabled | observed
-    decision: str  # add | reinforce | supersede | update | retract | note | ignored
-    superseded_by: str | None = None
-    support: int = 1
 
 
 @dataclass(slots=True)

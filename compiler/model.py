@@ -104,6 +104,16 @@ class NoteModel:
 
 
 @dataclass(slots=True)
+class FactStatus:
+    """Derived lifecycle of one fact after the fold."""
+
+    status: str  # active | superseded | disabled | observed
+    decision: str  # add | reinforce | supersede | update | retract | note | ignored
+    superseded_by: str | None = None
+    support: int = 1
+
+
+@dataclass(slots=True)
 class RuleModel:
     """A user rule, resolved against the subject's model, ready for the constraints template.
 

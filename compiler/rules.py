@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from compiler.model import CollectionModel, RuleModel, SubjectModel
+from compiler.model import CollectionModel, FactStatus, RuleModel, SubjectModel
 from fact_log.catalog import Catalog
 from fact_log.rules import AnyRule, ForbidRule, ReminderRule, RuleError, rule_id, validate_rule
 from fact_log.store import Fact
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 def fold_rules(catalog: Catalog, result: FoldResult, facts: list[Fact]) -> None:
     """Turn active rule facts (log order) into `result.model.rules`, ordered by rule id."""
-    from compiler.fold import FactStatus
-
     by_rule: dict[str, list[Fact]] = defaultdict(list)
     resolved: dict[str, RuleModel] = {}
     for fact in facts:

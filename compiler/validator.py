@@ -90,27 +90,27 @@ class _Warm:
         )
 
     def ask(self, request: list[list[Any]]) -> dict[str, Any]:
-        """Send one request; start (or restart) the warm process when needed."""
+        """Send one request; start (or restart, once) the warm process when needed."""
         line = json.dumps(request) + "\n"
         with self.lock:
-            for attempt in (1, 2):
+            for _attempt in range(2):
                 if self.proc is None or self.proc.poll() is not None or self.owner != os.getpid():
                     self.proc, self.owner = self._start(), os.getpid()
+                stdin, stdout = self.proc.stdin, self.proc.stdout
                 try:
-                    assert self.proc.stdin is not None and self.proc.stdout is not None
-                    self.proc.stdin.write(line)
-                    self.proc.stdin.flush()
-                    answer = self.proc.stdout.readline()
-                except (BrokenPipeError, OSError):
+                    if stdin is None or stdout is None:
+                        raise OSError("validator pipes are closed")
+                    stdin.write(line)
+                    stdin.flush()
+                    answer = stdout.readline()
+                except OSError:  # includes BrokenPipeError: the process died under us
                     answer = ""
                 if answer:
                     decoded = json.loads(answer)
                     self.maxrss_kib = decoded.get("maxrss_kib")
                     return decoded
                 self.close_locked()
-                if attempt == 2:
-                    return {"error": "the validator process exited unexpectedly"}
-        raise AssertionError("unreachable")
+        return {"error": "the validator process exited unexpectedly"}
 
     def close_locked(self) -> None:
         """Stop the warm process (caller holds the lock)."""

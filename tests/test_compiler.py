@@ -344,6 +344,29 @@ def test_a_tampered_file_is_never_carried_into_the_next_version(mem: Memory) -> 
     assert mem.checkpoint("alice").user.trips[0].country == "FR"
 
 
+def test_the_warm_validator_survives_crashes_and_restarts(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler import validator
+
+    mem.set("alice", "identity.name", "A", now=T0)
+    real = ckpt_module.render
+
+    def exits(*args, **kwargs):
+        files = real(*args, **kwargs)
+        files["state.py"] += "\n__import__('os')._exit(3)\n"
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", exits)
+    (res,) = mem.compile("alice")  # the forked child dies: the compile fails, clearly
+    assert res.status == "failed" and "validator child died" in (res.error or "")
+    monkeypatch.setattr(ckpt_module, "render", real)
+    validator._WARM.proc.kill()  # type: ignore[union-attr]  # the warm process itself dies
+    (res,) = mem.compile("alice")
+    assert res.status == "published", res.error
+    assert validator.last_child_maxrss_kib()  # the child's peak RSS was reported
+
+
 def test_subject_without_facts_and_bad_arguments(mem: Memory) -> None:
     with pytest.raises(NotFound, match="user:nobody has no facts to compile"):
         mem.compile("nobody")
