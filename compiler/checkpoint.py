@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from compiler import cache
 from compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from compiler.fold import FoldResult, fold, select_facts
 from compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
@@ -222,7 +223,7 @@ def _prepare(
     started = utc_now()
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    facts = select_facts(store.facts(addr), as_of, known_at)
+    facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
     if not facts:
         raise NotFound(
             f"{addr} has no facts{' at that time' if as_of or known_at else ''} to compile"
@@ -230,7 +231,9 @@ def _prepare(
     timings["read"] = time.perf_counter() - t
     t = time.perf_counter()
     model = build_model(catalog, store.inferred_schemas(addr, known_at))
-    folded = fold(catalog, model, facts)
+    folded = fold(catalog, model, facts, cache.fold_memo(store, addr))
+    if as_of is None and known_at is None:  # a time-travel fold is not the next one's base
+        cache.keep_fold_memo(store, addr, folded.memo)
     _unused_inputs(store, addr, facts, known_at, folded)
     parts = model_parts(model)
     parts[CONSTRAINTS] = constraints_digest(

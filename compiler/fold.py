@@ -55,6 +55,7 @@ class FoldResult:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)
     watermark: int = 0
     head_id: str | None = None
+    memo: dict[Any, Any] = field(default_factory=dict)  # record groups folded (for the next)
 
 
 def _rank(fact: Fact) -> tuple[int, dt.datetime, float, int]:
@@ -78,8 +79,18 @@ def select_facts(
     return chosen
 
 
-def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult:
-    """Fold facts (one subject, log order) into model; returns the filled result."""
+def fold(
+    catalog: Catalog,
+    model: SubjectModel,
+    facts: list[Fact],
+    memo: dict[Any, Any] | None = None,
+) -> FoldResult:
+    """Fold facts (one subject, log order) into model; returns the filled result.
+
+    `memo` is the `FoldResult.memo` of an earlier fold of the same subject (any earlier one:
+    entries are keyed by the exact facts they were folded from); unchanged record groups are
+    taken from it instead of being merged and typed again.
+    """
     result = FoldResult(model)
     if facts:
         result.watermark, result.head_id = facts[-1].seq, facts[-1].id
@@ -123,7 +134,7 @@ def fold(catalog: Catalog, model: SubjectModel, facts: list[Fact]) -> FoldResult
         else:
             statuses[fact.id] = FactStatus("observed", "ignored")
     _fold_attributes(catalog, result, attributes)
-    _fold_records(result, records)
+    _fold_records(result, records, memo or {})
     fold_rules(catalog, result, rules)
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
@@ -222,7 +233,21 @@ def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: 
             )
 
 
-def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """The fold of one record group: everything a memo hit has to restore."""
+
+    statuses: tuple[tuple[str, FactStatus], ...]
+    diagnostics: tuple[dict[str, Any], ...]
+    record: RecordModel | None
+    sort_key: tuple[Any, ...] = ()
+
+
+def _fold_records(
+    result: FoldResult, by_path: dict[str, list[Fact]], memo: dict[Any, _Group]
+) -> None:
+    # A group's fold depends only on its facts (ids are content hashes), its key and the
+    # collection's definition: the memo, keyed by exactly those, returns the same objects.
     for path in sorted(by_path):
         coll = result.model.collection(path)
         if coll is None:
@@ -244,36 +269,46 @@ def _fold_records(result: FoldResult, by_path: dict[str, list[Fact]]) -> None:
                 )
                 target = fact.record_key or fact.id
             by_key[target].append(fact)
-        replace = coll.merge == "replace"
-        records: list[RecordModel] = []
+        definition = repr((coll.path, coll.merge, coll.key_fields, coll.fields))
+        groups: list[_Group] = []
         for key, contributions in by_key.items():
-            ordered = sorted(contributions, key=_rank)
-            merged: dict[str, Any] = {}
-            used: list[Fact] = []
-            if replace:
-                top = ordered[-1]
-                for fact in ordered[:-1]:
-                    result.statuses[fact.id] = FactStatus(
-                        "superseded", "ignored", superseded_by=top.id
-                    )
-                ordered = [top]
-            for n, fact in enumerate(ordered):
-                value = fact.value
-                value = value if isinstance(value, dict) else {}
-                before = dict(merged)
-                merged.update({k: v for k, v in value.items() if v is not None})
-                decision = "add" if n == 0 else ("reinforce" if merged == before else "update")
-                result.statuses[fact.id] = FactStatus("active", decision, support=len(ordered))
-                used.append(fact)
-            typed = _type_record(result, coll, key, merged, fields)
-            if typed is None:
-                for fact in used:
-                    result.statuses[fact.id] = FactStatus("observed", "ignored")
-                continue
-            records.append(
-                RecordModel(key, tuple(f.id for f in sorted(used, key=lambda f: f.seq)), typed)
-            )
-        coll.records = sorted(records, key=lambda r: _sort_key(coll, r))
+            mkey = (definition, key, tuple(f.id for f in contributions))
+            group = memo.get(mkey) or _fold_group(coll, key, contributions, fields)
+            result.memo[mkey] = group
+            result.statuses.update(group.statuses)
+            result.diagnostics.extend(group.diagnostics)
+            if group.record is not None:
+                groups.append(group)
+        coll.records = [g.record for g in sorted(groups, key=lambda g: g.sort_key)]  # type: ignore[misc]
+
+
+def _fold_group(coll: Any, key: str, contributions: list[Fact], fields: dict[str, Any]) -> _Group:
+    """Merge one record's facts in precedence order and type the result."""
+    statuses: dict[str, FactStatus] = {}
+    ordered = sorted(contributions, key=_rank)
+    merged: dict[str, Any] = {}
+    used: list[Fact] = []
+    if coll.merge == "replace":
+        top = ordered[-1]
+        for fact in ordered[:-1]:
+            statuses[fact.id] = FactStatus("superseded", "ignored", superseded_by=top.id)
+        ordered = [top]
+    for n, fact in enumerate(ordered):
+        value = fact.value
+        value = value if isinstance(value, dict) else {}
+        before = dict(merged)
+        merged.update({k: v for k, v in value.items() if v is not None})
+        decision = "add" if n == 0 else ("reinforce" if merged == before else "update")
+        statuses[fact.id] = FactStatus("active", decision, support=len(ordered))
+        used.append(fact)
+    diagnostics: list[dict[str, Any]] = []
+    typed = _type_record(diagnostics, coll, key, merged, fields)
+    if typed is None:
+        for fact in used:
+            statuses[fact.id] = FactStatus("observed", "ignored")
+        return _Group(tuple(statuses.items()), tuple(diagnostics), None)
+    record = RecordModel(key, tuple(f.id for f in sorted(used, key=lambda f: f.seq)), typed)
+    return _Group(tuple(statuses.items()), tuple(diagnostics), record, _sort_key(coll, record))
 
 
 def _is_ending(fact: Fact) -> bool:
@@ -316,7 +351,11 @@ def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, 
 
 
 def _type_record(
-    result: FoldResult, coll: Any, key: str, merged: dict[str, Any], fields: dict[str, Any]
+    diagnostics: list[dict[str, Any]],
+    coll: Any,
+    key: str,
+    merged: dict[str, Any],
+    fields: dict[str, Any],
 ) -> dict[str, Any] | None:
     typed: dict[str, Any] = {}
     for source, raw in merged.items():
@@ -324,14 +363,14 @@ def _type_record(
             continue
         fm = fields.get(source)
         if fm is None:
-            result.diagnostics.append(
+            diagnostics.append(
                 {"kind": "unknown_field", "path": coll.path, "key": key, "field": source}
             )
             continue
         try:
             typed[fm.name] = coerce(fm.spec, raw)
         except CoercionError as exc:
-            result.diagnostics.append(
+            diagnostics.append(
                 {
                     "kind": "coercion",
                     "path": coll.path,
@@ -343,7 +382,7 @@ def _type_record(
             )
     missing = [f.source for f in coll.fields if f.spec.required and f.name not in typed]
     if missing:
-        result.diagnostics.append(
+        diagnostics.append(
             {"kind": "missing_required", "path": coll.path, "key": key, "fields": missing}
         )
         return None

@@ -102,12 +102,28 @@ class Checkpoint:
         return json.loads((self.directory / "diagnostics.json").read_text(encoding="utf-8"))
 
 
+_IMPORTED: dict[str, str] = {}  # a subject's versions directory -> package imported last
+
+
+def _forget(name: str) -> None:
+    for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[mod]
+
+
 def import_package(directory: Path, verify: bool = True) -> ModuleType:
-    """Import a version directory as a fresh, uniquely named package and return it."""
+    """Import a version directory as a fresh, uniquely named package and return it.
+
+    Only the version imported last of each subject stays in `sys.modules` (a long-lived
+    process compiles a new version on every write); packages still referenced keep working.
+    """
+    try:
+        stamp = (directory / FILES).read_bytes()
+    except OSError:
+        stamp = b""
     if verify:
         try:
-            meta = json.loads((directory / FILES).read_text())
-        except (OSError, ValueError):
+            meta = json.loads(stamp)
+        except ValueError:
             raise WorkspaceError(
                 f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
             ) from None
@@ -117,7 +133,11 @@ def import_package(directory: Path, verify: bool = True) -> ModuleType:
             raise WorkspaceError(
                 f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
             )
-    name = "uac_checkpoint_" + hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
+    # Named by path and content: a directory rewritten with other code (a workspace deleted
+    # and built again at the same path) must not be served from an earlier import.
+    resolved = directory.resolve()
+    ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
+    name = "uac_checkpoint_" + ident[:16]
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(
@@ -133,9 +153,12 @@ def import_package(directory: Path, verify: bool = True) -> ModuleType:
         package.schema = importlib.import_module(f"{name}.schema")  # type: ignore[attr-defined]
         package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
     except Exception as exc:
-        for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[mod]
+        _forget(name)
         raise WorkspaceError(f"checkpoint {directory} failed to import: {exc}") from None
+    earlier = _IMPORTED.get(str(resolved.parent))
+    if earlier is not None and earlier != name:
+        _forget(earlier)
+    _IMPORTED[str(resolved.parent)] = name
     return package
 
 

@@ -66,11 +66,12 @@ class GroupModel:
 
 @dataclass(slots=True)
 class RecordModel:
-    """One record of a collection after the fold."""
+    """One record of a collection after the fold (shared by later folds through the memo)."""
 
     key: str
     fact_ids: tuple[str, ...]
     values: dict[str, Any]  # by field name
+    row: tuple[Any, ...] | None = None  # its cells as `model_parts` digests them, once built
 
 
 @dataclass(slots=True)
@@ -334,8 +335,10 @@ def model_parts(model: SubjectModel) -> dict[str, str]:
         names = sorted([*RESERVED, *(f.name for f in coll.fields)])
         rows = []
         for record in coll.records:
-            cells = {**record.values, "key": record.key, "fact_ids": record.fact_ids}
-            rows.append(tuple(cells.get(n) for n in names))
+            if record.row is None:  # a record from the memo has it: same collection, same row
+                cells = {**record.values, "key": record.key, "fact_ids": record.fact_ids}
+                record.row = tuple(cells.get(n) for n in names)
+            rows.append(record.row)
         parts[coll.attr] = rows_digest(tuple(rows))
     parts["notes"] = rows_digest(tuple((n.fact_id, n.recorded_at, n.text) for n in model.notes))
     return parts

@@ -513,3 +513,63 @@ def test_one_broken_subject_does_not_stop_a_batch(
     }
     assert "round trip failed" in (results["user:b"].error or "")
     assert mem.checkpoint("c").user.identity.name == "C"
+
+
+CLIMBS = """
+[hobbies]
+description = "Pastimes"
+
+[hobbies.collections.climbs]
+description = "Climbing sessions"
+key = ["date", "gym"]
+fields.date = {{ type = "date", required = true }}
+fields.gym = {{ type = "str" }}
+fields.grade = {{ {grade} }}
+"""
+
+
+def test_a_changed_catalog_refolds_records_in_the_same_process(home: Path) -> None:
+    # The fold memo outlives a Memory in this process; a changed collection definition must
+    # not reuse records folded under the old one.
+    home.mkdir()
+    write(home / "catalog.toml", CLIMBS.format(grade='type = "str"'))
+    climb = {"date": "2025-01-04", "gym": "Arch", "grade": "6"}
+    with Memory(home, create=True, react=False) as mem:
+        mem.import_records("alice", "climbs", [climb], now=T0)
+        mem.compile("alice")
+        assert mem.checkpoint("alice").user.climbs[0].grade == "6"
+    write(home / "catalog.toml", CLIMBS.format(grade='type = "int"'))
+    with Memory(home, react=False) as mem:
+        (res,) = mem.compile("alice")
+        assert res.status == "published", res.error
+        assert mem.checkpoint("alice").user.climbs[0].grade == 6
+
+
+def test_cached_facts_are_dropped_when_the_log_is_not_the_one_read_before(home: Path) -> None:
+    # Same path, same sequence numbers, different log (a restore): read it all again.
+    import shutil
+
+    for name in ("Ada", "Bea"):
+        shutil.rmtree(home, ignore_errors=True)
+        with Memory(home, create=True, react=False) as mem:
+            mem.set("alice", "identity.name", name, now=T0)
+            mem.compile("alice")
+            assert mem.checkpoint("alice").user.identity.name == name
+
+
+def test_only_the_last_loaded_version_of_a_subject_stays_imported(mem: Memory) -> None:
+    import sys
+
+    base = str(subject_dir(mem.home, mem.address("alice")).resolve())
+    held = []
+    for name in ("A", "B", "C"):
+        mem.set("alice", "identity.name", name, now=T0)
+        mem.compile("alice")
+        held.append(mem.checkpoint("alice"))
+    packages = [
+        m
+        for m, mod in list(sys.modules.items())
+        if m.startswith("uac_checkpoint_") and "." not in m and base in str(mod.__file__)
+    ]
+    assert len(packages) == 1  # a long-lived process does not keep every version
+    assert [c.user.identity.name for c in held] == ["A", "B", "C"]  # held objects still work

@@ -1,0 +1,82 @@
+"""What one compile of a subject keeps for the next compile of it in this process.
+
+Both are exact, never approximations, and make the cost of a small change small:
+
+- the subject's facts in log order, so the next compile reads only the rows appended since.
+  The log is append-only and hash-chained (each hash covers the previous one), so the cached
+  list is still a prefix of the log as long as its last fact has the same hash — checked
+  with one query every time; anything else (a restored or rewritten database) drops it;
+- the fold memo of the subject's collection records (see `compiler.fold`): a record group
+  whose facts are the same as last time is not merged and coerced again.
+
+Only the most recently compiled subjects are kept (LRU); a process that never compiles twice
+(one CLI command) just pays one extra query.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from fact_log.addressing import Address
+from fact_log.store import Fact, Store
+
+MAX_SUBJECTS = 16
+
+
+@dataclass(slots=True)
+class _Subject:
+    facts: list[Fact] = field(default_factory=list)
+    fold: dict[Any, Any] = field(default_factory=dict)
+
+
+_LOCK = threading.Lock()
+_SUBJECTS: OrderedDict[tuple[str, Address], _Subject] = OrderedDict()
+
+
+def _key(store: Store, addr: Address) -> tuple[str, Address]:
+    return (str(store.home.resolve()), addr)
+
+
+def _entry(store: Store, addr: Address) -> _Subject:
+    key = _key(store, addr)
+    with _LOCK:
+        entry = _SUBJECTS.pop(key, None) or _Subject()
+        _SUBJECTS[key] = entry
+        while len(_SUBJECTS) > MAX_SUBJECTS:
+            _SUBJECTS.popitem(last=False)
+    return entry
+
+
+def read_facts(store: Store, addr: Address) -> list[Fact]:
+    """The subject's facts in log order (a new list), reading only what was appended since."""
+    entry = _entry(store, addr)
+    if entry.facts:
+        last = entry.facts[-1]
+        row = store.con.execute(
+            "SELECT hash FROM facts WHERE seq = ? AND tenant = ? AND scope = ? AND subject = ?",
+            [last.seq, addr.tenant, addr.scope, addr.subject],
+        ).fetchone()
+        if row is None or row[0] != last.hash:
+            entry.facts, entry.fold = [], {}  # not the log we read before: start over
+    since = entry.facts[-1].seq if entry.facts else 0
+    entry.facts.extend(store.facts(addr, since_seq=since))
+    return list(entry.facts)
+
+
+def fold_memo(store: Store, addr: Address) -> dict[Any, Any]:
+    """The record-group memo the subject's last compile left (empty if none)."""
+    return _entry(store, addr).fold
+
+
+def keep_fold_memo(store: Store, addr: Address, memo: dict[Any, Any]) -> None:
+    """Keep the memo of this compile (only the groups it used) for the next one."""
+    _entry(store, addr).fold = memo
+
+
+def clear() -> None:
+    """Forget everything (tests, or after rewriting a workspace outside this process)."""
+    with _LOCK:
+        _SUBJECTS.clear()
