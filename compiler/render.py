@@ -14,7 +14,7 @@ import jinja2
 
 from compiler.fold import FoldResult
 from compiler.model import CollectionModel, FieldModel
-from fact_log.values import canonical_json
+from fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
 MASK = "•••"
@@ -283,10 +283,31 @@ def _json_lines(sections: dict[str, dict[str, Any]]) -> str:
     parts = []
     for name in sorted(sections):
         items = ",\n".join(
-            f"{canonical_json(k)}:{canonical_json(v)}" for k, v in sorted(sections[name].items())
+            f"{json_string(k)}:{compact_json(v)}" for k, v in sorted(sections[name].items())
         )
-        parts.append(f"{canonical_json(name)}:{{\n{items}\n}}")
+        parts.append(f"{json_string(name)}:{{\n{items}\n}}")
     return "{" + ",\n".join(parts) + "}\n"
+
+
+def compact_json(value: Any) -> str:
+    """`canonical_json(value)`, without the encoder's per-call overhead for the small shapes
+    provenance holds (a string, a list of strings, a flat dict of strings and ints)."""
+    if type(value) is str:
+        return json_string(value)
+    if type(value) is list and all(type(v) is str for v in value):
+        return "[" + ",".join(map(json_string, value)) + "]"
+    if type(value) is dict and all(
+        type(k) is str and type(v) in (str, int) for k, v in value.items()
+    ):
+        return (
+            "{"
+            + ",".join(
+                f"{json_string(k)}:{json_string(v) if type(v) is str else v}"
+                for k, v in sorted(value.items())
+            )
+            + "}"
+        )
+    return canonical_json(value)
 
 
 def _json(obj: Any) -> str:

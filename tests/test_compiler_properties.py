@@ -229,3 +229,19 @@ def _one(mem: Memory, fact: NewFact) -> Batch:
     batch = Batch(mem.address("alice"), T0, "prop")
     batch.facts.append(fact)
     return batch
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH | st.lists(st.text()) | st.dictionaries(st.text(), st.text() | st.integers()))
+def test_compact_json_is_canonical_json(value) -> None:
+    from compiler.render import compact_json
+    from fact_log.values import canonical_json
+
+    assert compact_json(value) == canonical_json(value)
