@@ -9,8 +9,9 @@ Both are exact, never approximations, and make the cost of a small change small:
 - the fold memo of the subject's collection records (see `compiler.fold`): a record group
   whose facts are the same as last time is not merged and coerced again.
 
-Only the most recently compiled subjects are kept (LRU); a process that never compiles twice
-(one CLI command) just pays one extra query.
+Only the most recently compiled subjects are kept (LRU, at most `MAX_SUBJECTS` and
+`MAX_FACTS` facts in all; the subject being compiled is always kept); a process that never
+compiles twice (one CLI command) just pays one extra query.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fact_log.addressing import Address
 from fact_log.store import Fact, Store
 
 MAX_SUBJECTS = 16
+MAX_FACTS = 100_000  # all subjects together: roughly 150-250 MB of facts and memo
 
 
 @dataclass(slots=True)
@@ -63,6 +65,11 @@ def read_facts(store: Store, addr: Address) -> list[Fact]:
             entry.facts, entry.fold = [], {}  # not the log we read before: start over
     since = entry.facts[-1].seq if entry.facts else 0
     entry.facts.extend(store.facts(addr, since_seq=since))
+    with _LOCK:
+        total = sum(len(e.facts) for e in _SUBJECTS.values())
+        while total > MAX_FACTS and len(_SUBJECTS) > 1:
+            _, oldest = _SUBJECTS.popitem(last=False)
+            total -= len(oldest.facts)
     return list(entry.facts)
 
 

@@ -16,7 +16,6 @@ never imported generated code (compiler/validator.py).
 from __future__ import annotations
 
 import datetime as dt
-import gc
 import hashlib
 import json
 import os
@@ -24,8 +23,7 @@ import shutil
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from typing import Any
 from compiler import cache
 from compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from compiler.fold import FoldResult, fold, select_facts
+from compiler.gc_pause import cyclic_gc_paused
 from compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
 from compiler.model import build_model, model_parts
 from compiler.render import applicable_checks, render
@@ -184,7 +183,7 @@ def compile_many(
         batch: list[_Pending] = []
         for addr in addresses[first : first + BATCH]:
             try:
-                with _cyclic_gc_paused():
+                with cyclic_gc_paused():
                     batch.append(_prepare(store, catalog, addr, as_of, known_at))
             except NotFound as exc:
                 if len(addresses) == 1:
@@ -202,24 +201,6 @@ def compile_many(
             if progress is not None:
                 progress(len(results), len(addresses), res)
     return results
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while one subject is folded and rendered.
-
-    The fold allocates many small containers, which triggers full collections that walk
-    every live object — including the facts and fold memo kept for the next compile (about
-    a third of a 10,000-fact compile). Reference counting still frees everything acyclic;
-    the collector runs again right after, and is left alone if the host had turned it off.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _share(batch: list[_Pending], phase: str, seconds: float) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from compiler.gc_pause import cyclic_gc_paused
 from fact_log.addressing import Address
 from fact_log.errors import NotFound, WorkspaceError
 
@@ -148,10 +149,11 @@ def import_package(directory: Path, verify: bool = True) -> ModuleType:
     package = importlib.util.module_from_spec(spec)
     sys.modules[name] = package
     try:
-        spec.loader.exec_module(package)
-        package.state = importlib.import_module(f"{name}.state")  # type: ignore[attr-defined]
-        package.schema = importlib.import_module(f"{name}.schema")  # type: ignore[attr-defined]
-        package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
+        with cyclic_gc_paused():  # thousands of records: see compiler.gc_pause
+            spec.loader.exec_module(package)
+            package.state = importlib.import_module(f"{name}.state")  # type: ignore[attr-defined]
+            package.schema = importlib.import_module(f"{name}.schema")  # type: ignore[attr-defined]
+            package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
     except Exception as exc:
         _forget(name)
         raise WorkspaceError(f"checkpoint {directory} failed to import: {exc}") from None

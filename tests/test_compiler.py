@@ -573,3 +573,21 @@ def test_only_the_last_loaded_version_of_a_subject_stays_imported(mem: Memory) -
     ]
     assert len(packages) == 1  # a long-lived process does not keep every version
     assert [c.user.identity.name for c in held] == ["A", "B", "C"]  # held objects still work
+
+
+def test_the_compile_cache_is_bounded_by_facts(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from compiler import cache
+
+    cache.clear()
+    monkeypatch.setattr(cache, "MAX_FACTS", 3)
+    for name in ("a", "b"):
+        for n in range(2):
+            mem.set(name, "identity.name", f"{name}{n}", now=T0)
+        mem.compile(name)
+    kept = [addr.subject for _, addr in cache._SUBJECTS]
+    assert kept == ["b"]  # 2 + 2 facts > 3: the least recently compiled subject went
+    assert mem.checkpoint("a").user.identity.name == "a1"
+    mem.compile("a")  # read again from the log, not from a stale cache
+    assert mem.checkpoint("a").user.identity.name == "a1"
