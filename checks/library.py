@@ -10,7 +10,7 @@ import calendar
 import datetime as dt
 import itertools
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -483,32 +483,44 @@ def _accounts_differ(a: Any, b: Any) -> bool:
     )
 
 
-def duplicate_payment(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Recent payments to the same merchant, same amount and currency, days apart."""
-    since = today - dt.timedelta(days=config.duplicate_lookback_days)
+def _payment_pairs(
+    user: Any, since: dt.date, account_known: bool = False
+) -> Iterator[tuple[Decimal, str, Any, Any]]:
+    """(amount, currency, earlier, later) for consecutive payments since a day to the same
+    payee with the same amount and currency; with account_known, only transfers that name
+    their destination account."""
     groups: dict[tuple[str, Decimal, str], list[Any]] = defaultdict(list)
     for tx in user.transactions:
         if tx.date >= since and tx.amount > 0 and tx.merchant:
+            if account_known and not tx.payee_account:
+                continue
             groups[(normalise(tx.merchant), tx.amount, tx.currency or "")].append(tx)
-    out = []
     for (_, amount, currency), txs in sorted(groups.items(), key=lambda kv: str(kv[0])):
         txs.sort(key=lambda t: (t.date, t.key))
         for a, b in itertools.pairwise(txs):
-            gap = (b.date - a.date).days
-            if gap > config.duplicate_days or _accounts_differ(a, b):
-                continue  # different destination accounts: payee_account_changed reports it
-            out.append(
-                AlertDraft(
-                    "duplicate_payment",
-                    "warning",
-                    f"Two payments of {amount} {currency} to {b.merchant} on {a.date} and "
-                    f"{b.date} may be a duplicate.",
-                    f"same merchant and amount; {b.date} − {a.date} = {_days(gap)} ≤ "
-                    f"{config.duplicate_days}",
-                    (a.key, b.key),
-                    a.fact_ids + b.fact_ids,
-                )
+            yield amount, currency, a, b
+
+
+def duplicate_payment(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Recent payments to the same merchant, same amount and currency, days apart."""
+    out = []
+    since = today - dt.timedelta(days=config.duplicate_lookback_days)
+    for amount, currency, a, b in _payment_pairs(user, since):
+        gap = (b.date - a.date).days
+        if gap > config.duplicate_days or _accounts_differ(a, b):
+            continue  # different destination accounts: payee_account_changed reports it
+        out.append(
+            AlertDraft(
+                "duplicate_payment",
+                "warning",
+                f"Two payments of {amount} {currency} to {b.merchant} on {a.date} and "
+                f"{b.date} may be a duplicate.",
+                f"same merchant and amount; {b.date} − {a.date} = {_days(gap)} ≤ "
+                f"{config.duplicate_days}",
+                (a.key, b.key),
+                a.fact_ids + b.fact_ids,
             )
+        )
     return out
 
 
@@ -522,32 +534,26 @@ def payee_account_changed(user: Any, today: dt.date, config: CheckConfig) -> lis
 
     The pattern of invoice and rent fraud (new bank details) and of typos in a transfer.
     """
-    since = today - dt.timedelta(days=config.account_change_days)
-    groups: dict[tuple[str, Decimal, str], list[Any]] = defaultdict(list)
-    for tx in user.transactions:
-        if tx.date >= since and tx.amount > 0 and tx.merchant and tx.payee_account:
-            groups[(normalise(tx.merchant), tx.amount, tx.currency or "")].append(tx)
     out = []
-    for (_, amount, currency), txs in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        txs.sort(key=lambda t: (t.date, t.key))
-        for a, b in itertools.pairwise(txs):
-            if not _accounts_differ(a, b):
-                continue
-            out.append(
-                AlertDraft(
-                    "payee_account_changed",
-                    "critical",
-                    f"The payment of {amount} {currency} to {b.merchant} on {b.date} went to a "
-                    f"different account ({_tail(b.payee_account)}) than on {a.date} "
-                    f"({_tail(a.payee_account)}): check the new bank details with the payee.",
-                    f"same payee and amount; account {_tail(a.payee_account)} ≠ "
-                    f"{_tail(b.payee_account)}; {b.date} − {a.date} = "
-                    f"{_days((b.date - a.date).days)}, within the last "
-                    f"{config.account_change_days} days",
-                    (a.key, b.key),
-                    a.fact_ids + b.fact_ids,
-                )
+    since = today - dt.timedelta(days=config.account_change_days)
+    for amount, currency, a, b in _payment_pairs(user, since, account_known=True):
+        if not _accounts_differ(a, b):
+            continue
+        out.append(
+            AlertDraft(
+                "payee_account_changed",
+                "critical",
+                f"The payment of {amount} {currency} to {b.merchant} on {b.date} went to a "
+                f"different account ({_tail(b.payee_account)}) than on {a.date} "
+                f"({_tail(a.payee_account)}): check the new bank details with the payee.",
+                f"same payee and amount; account {_tail(a.payee_account)} ≠ "
+                f"{_tail(b.payee_account)}; {b.date} − {a.date} = "
+                f"{_days((b.date - a.date).days)}, within the last "
+                f"{config.account_change_days} days",
+                (a.key, b.key),
+                a.fact_ids + b.fact_ids,
             )
+        )
     return out
 
 

@@ -32,15 +32,17 @@ def _err(text: str) -> None:
 
 def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Memory:
     # Writes from the command line (and the MCP server's write tools) react: recompile the
-    # subject, run its checks, store alerts and show them — on the console except under
-    # `uac mcp`, whose stdout is the protocol.
+    # subject, run its checks, store alerts and show them — on the console except where
+    # stdout is a protocol or a report (`uac mcp`, `uac run-once`, `uac schedule`). Those
+    # and scheduled passes deliver to --alerts-jsonl and --webhook.
     command = getattr(args, "command", "")
     react = not read_only and command in REACTING
+    delivers = not read_only and (react or command in SCHEDULED)
     console = react and command != "mcp"
     sinks: list[Any] = [CallbackSink(_print_alerts, "console")] if console else []
-    if react and args.alerts_jsonl:
+    if delivers and args.alerts_jsonl:
         sinks.append(JsonLinesSink(args.alerts_jsonl))
-    if react and args.webhook:
+    if delivers and args.webhook:
         sinks.append(WebhookSink(args.webhook))
     return Memory(
         args.home,
@@ -54,6 +56,7 @@ def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool =
 
 
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
+SCHEDULED = {"run-once", "schedule"}
 
 
 def _print_alerts(alerts: Sequence[Alert]) -> None:
@@ -611,8 +614,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="workspace directory (default: $UAC_HOME, else ~/.local/share/uac)",
     )
     parser.add_argument("--tenant", default="default", help="tenant name (default: %(default)s)")
-    parser.add_argument("--alerts-jsonl", help="also append new alerts from writes to this file")
-    parser.add_argument("--webhook", help="also POST new alerts from writes to this URL")
+    parser.add_argument(
+        "--alerts-jsonl",
+        help="also append new alerts (from writes and scheduled runs) to this file",
+    )
+    parser.add_argument(
+        "--webhook", help="also POST new alerts (from writes and scheduled runs) to this URL"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

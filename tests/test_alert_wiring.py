@@ -139,6 +139,13 @@ def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "rule" in capsys.readouterr().out
     assert main(["--home", home, "rule", "maya", '{"type": "exec", "code": "rm -rf /"}']) == 1
     assert "uac: error:" in capsys.readouterr().err
-    assert main(["--home", home, "run-once", "--today", "2026-11-29"]) == 0
-    job = json.loads(capsys.readouterr().out)
-    assert job["subjects"] == 1 and job["errors"] == {}
+    # Resolved as of 2019 again, then the scheduled pass on 2026-11-29 finds the expired
+    # passport once more and delivers it to the configured sinks too.
+    assert main(["--home", home, "check", "maya", "--today", "2019-06-01"]) == 0
+    assert "1 resolved" in capsys.readouterr().out
+    run_once = ["--home", home, "--alerts-jsonl", str(jsonl), "run-once", "--today", "2026-11-29"]
+    assert main(run_once) == 0
+    job = json.loads(capsys.readouterr().out)  # stdout stays one JSON report
+    assert job["subjects"] == 1 and job["errors"] == {} and job["alerts_new"] >= 1
+    delivered = [json.loads(line)["id"] for line in jsonl.read_text().splitlines()]
+    assert delivered.count(alert_id) == 2
