@@ -5,7 +5,8 @@ Both are exact, never approximations, and make the cost of a small change small:
 - the subject's facts in log order, so the next compile reads only the rows appended since.
   The log is append-only and hash-chained (each hash covers the previous one), so the cached
   list is still a prefix of the log as long as its last fact has the same hash — checked
-  with one query every time; anything else (a restored or rewritten database) drops it;
+  with one query every time; anything else (a restored or rewritten database) drops it.
+  A legal erase (not built yet) keeps the hashes but blanks content: it must call `clear()`;
 - the fold memo of the subject's collection records (see `compiler.fold`): a record group
   whose facts are the same as last time is not merged and coerced again.
 
