@@ -132,26 +132,37 @@ def _facts(mem: Memory, subject: str, args: FactsArgs) -> dict[str, Any]:
     return {"facts": [_fact(f) for f in facts]}
 
 
-def _add(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
-    learned = mem.add(subject, args.text)
+def _reacting(write: Callable[[], dict[str, Any]], mem: Memory) -> dict[str, Any]:
+    """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
+    before = mem.last_evaluation
+    out = write()
+    after = mem.last_evaluation
+    if after is not None and after is not before:
+        out["alerts"] = [a.as_dict() for a in [*after.new, *after.woken]]
+        out["alerts_resolved"] = [a.as_dict() for a in after.resolved]
+    return out
+
+
+def _learned(learned: Any) -> dict[str, Any]:
     return {
         "input_id": learned.input_id,
         "facts": [_fact(f) for f in learned.facts],
         "refused": learned.refused,
     }
+
+
+def _add(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
+    return _reacting(lambda: _learned(mem.add(subject, args.text)), mem)
 
 
 def _remember(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
-    learned = mem.remember(subject, args.text)
-    return {
-        "input_id": learned.input_id,
-        "facts": [_fact(f) for f in learned.facts],
-        "refused": learned.refused,
-    }
+    return _reacting(lambda: _learned(mem.remember(subject, args.text)), mem)
 
 
 def _forget(mem: Memory, subject: str, args: ForgetArgs) -> dict[str, Any]:
-    return {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}
+    return _reacting(
+        lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
+    )
 
 
 TOOLS: dict[str, Tool] = {
@@ -190,7 +201,8 @@ TOOLS: dict[str, Tool] = {
         Tool("facts", "The user's most recent facts from the append-only log.", FactsArgs, _facts),
         Tool(
             "add",
-            "Give uac one message the user wrote; it keeps what it can verify as facts.",
+            "Give uac one message the user wrote; it keeps what it can verify as facts. The "
+            "result lists any alert the new facts raised (tell the user about it).",
             TextArgs,
             _add,
         ),

@@ -143,3 +143,18 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
     assert "uac: not_allowed (line 1)" in capsys.readouterr().err
     assert main(["--home", str(home), "query", "bob", "sum(t.cost for t in user.trips)"]) == 1
     assert "no compiled checkpoint" in capsys.readouterr().err  # bob was never compiled
+
+
+def test_write_tools_report_the_alerts_their_write_raised(home: Path) -> None:
+    with Memory(home, create=True) as mem:
+        mem.import_records("alice", "allergies", [{"substance": "penicillin"}], now=T0)
+        out = mem.call_tool("alice", "add", {"text": "I started taking amoxicillin."})
+        [alert] = out["alerts"]
+        assert alert["check"] == "drug_allergy" and alert["severity"] == "critical"
+        assert out["alerts_resolved"] == []
+        gone = mem.call_tool("alice", "forget", {"fact_id": out["facts"][0]["id"]})
+        assert [a["id"] for a in gone["alerts_resolved"]] == [alert["id"]]
+        json.dumps(gone)  # JSON-ready for MCP and OpenAI tool messages
+    with Memory(home, react=False) as mem:  # no reaction: nothing claimed
+        out = mem.call_tool("alice", "remember", {"text": "Prefers the aisle seat"})
+        assert "alerts" not in out
