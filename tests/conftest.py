@@ -45,3 +45,17 @@ def counts(memory: Memory) -> tuple[int, int, int]:
         con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
         for t in ("facts", "inputs", "schemas")
     )
+
+
+def append_to_state(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """Make every compile render `text` at the end of the generated state.py (to break it)."""
+    import compiler.checkpoint as ckpt_module
+
+    real = ckpt_module.render
+
+    def render(*args, **kwargs):
+        files = real(*args, **kwargs)
+        files["state.py"] += text
+        return files
+
+    monkeypatch.setattr(ckpt_module, "render", render)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import T0
+from conftest import T0, append_to_state
 
 from checks import CallbackSink
 from fact_log.errors import NotFound, UacError
@@ -77,16 +77,7 @@ def test_deferred_writes_react_once_per_subject(home: Path) -> None:
 def test_a_failed_reaction_says_the_write_was_saved(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import compiler.checkpoint as ckpt_module
-
-    real = ckpt_module.render
-
-    def broken(*args, **kwargs):
-        files = real(*args, **kwargs)
-        files["state.py"] += "\nraise RuntimeError('broken generated code')\n"
-        return files
-
-    monkeypatch.setattr(ckpt_module, "render", broken)
+    append_to_state(monkeypatch, "\nraise RuntimeError('broken generated code')\n")
     with Memory(home, create=True) as mem:
         with pytest.raises(UacError, match="write to maya was saved, but reacting to it failed"):
             mem.set("maya", "identity.name", "Maya", now=T0)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from conftest import T0, write
+from conftest import T0, append_to_state, write
 
 from compiler import checkpoint as ckpt_module
 from compiler.loader import subject_dir
@@ -267,14 +267,7 @@ def test_failed_validation_publishes_nothing(mem: Memory, monkeypatch: pytest.Mo
     mem.set("alice", "identity.name", "A", now=T0)
     mem.compile("alice")
     mem.set("alice", "identity.name", "B", now=at(1))
-    real = ckpt_module.render
-
-    def broken(*args, **kwargs):
-        files = real(*args, **kwargs)
-        files["state.py"] += "\ndef broken(:\n"
-        return files
-
-    monkeypatch.setattr(ckpt_module, "render", broken)
+    append_to_state(monkeypatch, "\ndef broken(:\n")
     (result,) = mem.compile("alice")
     assert result.status == "failed" and "ruff format failed" in (result.error or "")
     assert mem.checkpoint("alice").user.identity.name == "A"
@@ -350,17 +343,10 @@ def test_the_warm_validator_survives_crashes_and_restarts(
     from compiler import validator
 
     mem.set("alice", "identity.name", "A", now=T0)
-    real = ckpt_module.render
-
-    def exits(*args, **kwargs):
-        files = real(*args, **kwargs)
-        files["state.py"] += "\n__import__('os')._exit(3)\n"
-        return files
-
-    monkeypatch.setattr(ckpt_module, "render", exits)
-    (res,) = mem.compile("alice")  # the forked child dies: the compile fails, clearly
+    with monkeypatch.context() as patch:
+        append_to_state(patch, "\n__import__('os')._exit(3)\n")
+        (res,) = mem.compile("alice")  # the forked child dies: the compile fails, clearly
     assert res.status == "failed" and "validator child died" in (res.error or "")
-    monkeypatch.setattr(ckpt_module, "render", real)
     validator._WARM.proc.kill()  # type: ignore[union-attr]  # the warm process itself dies
     (res,) = mem.compile("alice")
     assert res.status == "published", res.error
