@@ -43,9 +43,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from checks import CallbackSink, WebhookSink
-from checks.scheduler import run_once
-from runtime import Memory
+from uac import Memory
+from uac.checks import CallbackSink, WebhookSink
+from uac.checks.scheduler import run_once
 
 T0 = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)

@@ -69,9 +69,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ingest import NOW, SEED, trips
 from ingest import machine_info as ingest_machine_info
 
-import compiler.checkpoint as checkpoint
-from compiler import validator
-from runtime.memory import Memory
+import uac.compiler.checkpoint as checkpoint
+from uac.compiler import validator
+from uac.runtime.api.memory import Memory
 
 TENANT = "bench"
 SUBJECT = "alice"

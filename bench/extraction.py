@@ -34,10 +34,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog
-from fact_log.extraction.gate import build_message_batch
-from fact_log.store import Batch, NewFact
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.gate import build_message_batch
+from uac.fact_log.store import Batch, NewFact
 
 CORPUS = Path(__file__).with_name("data") / "extraction_corpus.jsonl"
 ADDRESS = Address("default", "user", "bench")
@@ -158,7 +158,7 @@ def throughput(catalog: Catalog, rows: list[dict[str, Any]], repeat: int) -> flo
 
 def append_throughput(rows: list[dict[str, Any]]) -> float:
     """Messages per second including Store.append into a fresh DuckDB workspace."""
-    from runtime import Memory
+    from uac import Memory
 
     with (
         tempfile.TemporaryDirectory() as tmp,

@@ -29,9 +29,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from runtime import Memory
-from runtime.query_helpers import make_helpers
-from runtime.sandbox import Sandbox, SandboxPool, run_query, shutdown
+from uac import Memory
+from uac.runtime.sandbox import Sandbox, SandboxPool, run_query, shutdown
+from uac.runtime.sandbox.helpers import make_helpers
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -120,7 +120,7 @@ def main() -> None:
         assert first["ok"], first
         shutdown()
 
-        from compiler import loader
+        from uac.compiler import loader
 
         package = loader.import_package(ckpt)
         ns = {

@@ -43,18 +43,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fact_log.addressing import Address
-from fact_log.store import Batch, NewFact, NewInput
-from runtime import search as search_module
-from runtime.embedders import (
+from uac.fact_log.addressing import Address
+from uac.fact_log.store import Batch, NewFact, NewInput
+from uac.runtime.api.memory import Memory
+from uac.runtime.search import index as search_module
+from uac.runtime.search.embedders import (
     STOPWORDS,
     Embedder,
     HashingEmbedder,
     LocalEmbedder,
     local_model_dir,
 )
-from runtime.memory import Memory
-from runtime.search import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT, SearchIndex
+from uac.runtime.search.index import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT, SearchIndex
 
 SEED = 20261129
 ALICE = Address("default", "user", "alice")
@@ -611,7 +611,7 @@ def main() -> None:
         write_testset(Path(args.write_testset), *generate(args.notes, args.queries))
         return
     lines = [
-        "## Notes search (runtime/search.py)",
+        "## Notes search (runtime/search/index.py)",
         "",
         f"Date 2026-11-29; machine: {machine()}; command: `python bench/search.py"
         f"{' --quick' if args.quick else ''} --runs {args.runs}`.",

@@ -4,12 +4,12 @@
 - `checks.data/*.toml`: versioned reference data (passport validity, visas, drugs, foods)
 - `checks.alerts`: `evaluate`, `list_alerts`, `acknowledge`, `snooze` (the alert lifecycle)
 - `checks.sinks`: delivery to a callback, JSON lines or an HTTP webhook
-- user rules (threshold, reminder, forbid) are validated in `fact_log.rules` and compiled
+- user rules (threshold, reminder, forbid) are validated in `uac.fact_log.user_rules` and compiled
   into each subject's generated `constraints.RULES`; `evaluate` runs them with the checks
 - `checks.scheduler`: `run_once` and `serve` for periodic evaluation
 """
 
-from checks.alerts import (
+from uac.checks.alerts import (
     EvaluationResult,
     acknowledge,
     evaluate,
@@ -17,10 +17,10 @@ from checks.alerts import (
     list_alerts,
     snooze,
 )
-from checks.library import REGISTRY
-from checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
-from checks.sinks import CallbackSink, JsonLinesSink, WebhookSink, deliver
-from fact_log.rules import RuleError, add_rule, validate_rule
+from uac.checks.library import REGISTRY
+from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from uac.checks.sinks import CallbackSink, JsonLinesSink, WebhookSink, deliver
+from uac.fact_log.user_rules import RuleError, add_rule, validate_rule
 
 __all__ = [
     "DEFAULT_CONFIG",

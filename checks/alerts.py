@@ -18,13 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checks.library import run_checks
-from checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
-from checks.sinks import Sink, deliver
-from compiler import loader
-from fact_log.addressing import Address
-from fact_log.errors import InputError, NotFound
-from fact_log.store import Store, utc_now
+from uac.checks.library import run_checks
+from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from uac.checks.sinks import Sink, deliver
+from uac.compiler import loader
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.store import Store, utc_now
 
 _COLS = (
     "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"

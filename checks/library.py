@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from checks.model import AlertDraft, Check, CheckConfig
-from checks.refdata import drug_data, food_data, mentions, normalise, passport_data, visa_data
+from uac.checks.model import AlertDraft, Check, CheckConfig
+from uac.checks.refdata import drug_data, food_data, mentions, normalise, passport_data, visa_data
 
 
 def _days(n: int) -> str:

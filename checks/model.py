@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fact_log.addressing import Address
+from uac.fact_log.addressing import Address
 
 Severity = Literal["critical", "warning", "info"]
 Status = Literal["open", "acknowledged", "resolved"]

@@ -25,13 +25,13 @@ from typing import Any
 
 from croniter import croniter
 
-from checks.alerts import evaluate
-from checks.model import DEFAULT_CONFIG, CheckConfig
-from checks.sinks import Sink
-from compiler import loader
-from fact_log.addressing import Address
-from fact_log.errors import InputError, UacError
-from fact_log.store import Store, utc_now
+from uac.checks.alerts import evaluate
+from uac.checks.model import DEFAULT_CONFIG, CheckConfig
+from uac.checks.sinks import Sink
+from uac.compiler import loader
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError, UacError
+from uac.fact_log.store import Store, utc_now
 
 LOCK_FILE = "scheduler.lock"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from checks.model import Alert
+    from uac.checks.model import Alert
 
 
 class Sink(Protocol):

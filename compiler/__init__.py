@@ -1,1 +1,1 @@
-"""Checkpoint compiler: folds the fact log into generated, typed Python modules (issue 3)."""
+"""Checkpoint compiler: folds the fact log into generated, typed Python modules."""

@@ -22,8 +22,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from fact_log.addressing import Address
-from fact_log.store import Fact, Store
+from uac.fact_log.addressing import Address
+from uac.fact_log.store import Fact, Store
 
 MAX_SUBJECTS = 16
 MAX_FACTS = 100_000  # all subjects together: roughly 150-250 MB of facts and memo

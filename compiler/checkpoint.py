@@ -28,18 +28,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from compiler import cache
-from compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
-from compiler.fold import FoldResult, fold, select_facts
-from compiler.gc_pause import cyclic_gc_paused
-from compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
-from compiler.model import build_model, model_parts
-from compiler.render import applicable_checks, render
-from compiler.validator import validate
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog
-from fact_log.errors import NotFound, UacError
-from fact_log.store import Store, utc_now
+from uac.compiler import cache
+from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
+from uac.compiler.fold import FoldResult, fold, select_facts
+from uac.compiler.gc_pause import cyclic_gc_paused
+from uac.compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
+from uac.compiler.model import build_model, model_parts
+from uac.compiler.render import applicable_checks, render
+from uac.compiler.validator import validate
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import NotFound, UacError
+from uac.fact_log.store import Store, utc_now
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [

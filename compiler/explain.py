@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.loader import Checkpoint
-from fact_log.errors import InputError, NotFound
+from uac.compiler.loader import Checkpoint
+from uac.fact_log.errors import InputError, NotFound
 
 _STEP = re.compile(
     r"""\.(?P<attr>[A-Za-z][A-Za-z0-9_]*)|\[(?P<index>-?\d+)\]|\[(?P<q>['"])(?P<key>.*?)(?P=q)\]"""

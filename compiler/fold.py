@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.model import (
+from uac.compiler.model import (
     CoercionError,
     FactStatus,
     NoteModel,
@@ -29,10 +29,10 @@ from compiler.model import (
     SubjectModel,
     coerce,
 )
-from compiler.rules import fold_rules
-from fact_log.catalog import Catalog
-from fact_log.rules import RULE_KIND
-from fact_log.store import Fact
+from uac.compiler.rule_fold import fold_rules
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.store import Fact
+from uac.fact_log.user_rules import RULE_KIND
 
 SOURCE_RANK = {
     "explicit_command": 2,

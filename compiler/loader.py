@@ -19,9 +19,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from compiler.gc_pause import cyclic_gc_paused
-from fact_log.addressing import Address
-from fact_log.errors import NotFound, WorkspaceError
+from uac.compiler.gc_pause import cyclic_gc_paused
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import NotFound, WorkspaceError
 
 GENERATED = "generated"
 FILES = "files.json"

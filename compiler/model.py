@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from fact_log.catalog import Catalog, FieldSpec
-from fact_log.values import canonical_json
+from uac.fact_log.catalog import Catalog, FieldSpec
+from uac.fact_log.values import canonical_json
 
 RESERVED = ("key", "fact_ids")  # metadata fields every record carries
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
@@ -324,7 +324,7 @@ def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:
 
 def model_parts(model: SubjectModel) -> dict[str, str]:
     """Digest of each top-level part of the folded model, as `object_parts` sees the objects."""
-    from compiler.canonical import rows_digest
+    from uac.compiler.canonical import rows_digest
 
     parts: dict[str, str] = {}
     for group in model.groups:

@@ -12,9 +12,9 @@ from typing import Any
 
 import jinja2
 
-from compiler.fold import FoldResult
-from compiler.model import CollectionModel, FieldModel
-from fact_log.values import canonical_json, json_string
+from uac.compiler.fold import FoldResult
+from uac.compiler.model import CollectionModel, FieldModel
+from uac.fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
 MASK = "•••"

@@ -33,8 +33,8 @@ _SERVER = """
 import json, os, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from compiler.canonical import package_parts
-from compiler.loader import import_package
+from uac.compiler.canonical import package_parts
+from uac.compiler.loader import import_package
 
 def check(request):
     answers = []

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from fact_log.errors import InputError
+from uac.fact_log.errors import InputError
 
 Scope = Literal["user", "group", "tenant"]
 

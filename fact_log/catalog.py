@@ -22,7 +22,7 @@ from pydantic import (
     create_model,
 )
 
-from fact_log.errors import InputError, NotFound
+from uac.fact_log.errors import InputError, NotFound
 
 BUILTIN_CATALOG = Path(__file__).with_name("catalog.toml")
 WORKSPACE_CATALOG = "catalog.toml"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from fact_log.errors import WorkspaceError
+from uac.fact_log.errors import WorkspaceError
 
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
 

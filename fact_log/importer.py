@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fact_log.catalog import Catalog, CollectionPath, describe_error
-from fact_log.errors import InputError
-from fact_log.store import NewFact
-from fact_log.values import canonical_json, infer_scalar, loads, sha256, widen
+from uac.fact_log.catalog import Catalog, CollectionPath, describe_error
+from uac.fact_log.errors import InputError
+from uac.fact_log.store import NewFact
+from uac.fact_log.values import canonical_json, infer_scalar, loads, sha256, widen
 
 MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
 MAX_FILE_BYTES = 1 << 30

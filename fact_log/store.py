@@ -22,10 +22,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from fact_log.addressing import Address
-from fact_log.duck import connect, load_fts
-from fact_log.errors import NotFound, WorkspaceError
-from fact_log.values import canonical_json, json_string, loads, sha256
+from uac.fact_log.addressing import Address
+from uac.fact_log.duck import connect, load_fts
+from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.values import canonical_json, json_string, loads, sha256
 
 DB_FILE = "uac.duckdb"
 SCHEMA_VERSION = 3

@@ -1,5 +1,9 @@
-"""What agents and operators talk to: the `Memory` facade and the `uac` command."""
+"""What agents and operators talk to, in rooms that say what they hold.
 
-from runtime.memory import ImportResult, Learned, Memory
+- `api/`: the `Memory` facade, agent tools (OpenAI schemas), the `uac` CLI and the MCP server
+- `search/`: the notes/inputs index, embedders, context assembly and soft preferences
+- `sandbox/`: running agent-written query programs against typed state
+- `examples/`: the `uac demo` walk-through
 
-__all__ = ["ImportResult", "Learned", "Memory"]
+The public entry point is `uac.Memory`; nothing here is imported by `import uac`.
+"""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime import Memory
+from uac import Memory
 
 T0 = dt.datetime(2025, 1, 1, 12, 0, 0)
 
@@ -49,7 +49,7 @@ def counts(memory: Memory) -> tuple[int, int, int]:
 
 def append_to_state(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     """Make every compile render `text` at the end of the generated state.py (to break it)."""
-    import compiler.checkpoint as ckpt_module
+    import uac.compiler.checkpoint as ckpt_module
 
     real = ckpt_module.render
 

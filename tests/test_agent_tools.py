@@ -12,7 +12,7 @@ from conftest import T0
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from runtime import Memory
+from uac import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def test_openai_specs_and_dispatch_bind_the_subject(mem: Memory) -> None:
 async def _session(home: Path, subject: str) -> dict:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "runtime.cli", "--home", str(home), "mcp", subject],
+        args=["-m", "uac.runtime.api.cli", "--home", str(home), "mcp", subject],
         cwd=str(ROOT),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -87,7 +87,7 @@ def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
 def test_mcp_refuses_a_malformed_subject(
     home: Path, subject: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from runtime.cli import main
+    from uac.runtime.api.cli import main
 
     Memory(home, create=True).close()
     assert main(["--home", str(home), "mcp", subject]) == 1
@@ -97,7 +97,7 @@ def test_mcp_refuses_a_malformed_subject(
 def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import datetime as dt
 
-    from runtime.cli import main
+    from uac.runtime.api.cli import main
 
     with Memory(home, create=True, react=False) as mem:  # the query must find no checkpoint
         mem.import_records(

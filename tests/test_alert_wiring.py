@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import T0, append_to_state
 
-from checks import CallbackSink
-from fact_log.errors import NotFound, UacError
-from runtime import Memory
-from runtime.cli import main
+from uac import Memory
+from uac.checks import CallbackSink
+from uac.fact_log.errors import NotFound, UacError
+from uac.runtime.api.cli import main
 
 TRIP = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
 

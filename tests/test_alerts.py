@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from checks import (
+from uac import Memory
+from uac.checks import (
     CallbackSink,
     JsonLinesSink,
     RuleError,
@@ -32,7 +33,7 @@ from checks import (
     snooze,
     validate_rule,
 )
-from checks.scheduler import (
+from uac.checks.scheduler import (
     LOCK_FILE,
     SchedulerBusy,
     acquire_lock,
@@ -43,11 +44,10 @@ from checks.scheduler import (
     run_once,
     serve,
 )
-from fact_log.addressing import Address
-from fact_log.errors import InputError, NotFound
-from fact_log.rules import RULE_KIND, RULE_PATH, rule_fact
-from fact_log.store import Batch, NewFact
-from runtime import Memory
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.store import Batch, NewFact
+from uac.fact_log.user_rules import RULE_KIND, RULE_PATH, rule_fact
 
 ROOT = Path(__file__).resolve().parents[1]
 T = dt.datetime(2025, 1, 10, 9)
@@ -521,7 +521,7 @@ def test_serve_lock_and_stop(tmp_path: Path) -> None:
 _SERVE = """
 import sys, datetime as dt
 from pathlib import Path
-from checks.scheduler import SchedulerBusy, serve
+from uac.checks.scheduler import SchedulerBusy, serve
 try:
     serve(Path(sys.argv[1]), 0.05, lambda today: None, log=lambda m: print(m, flush=True))
 except SchedulerBusy as exc:

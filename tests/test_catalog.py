@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from conftest import T0, write
 
-from fact_log.catalog import Catalog
-from fact_log.errors import InputError
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import InputError
 
 REQUIRED_ATTRIBUTES = [
     "identity.name",

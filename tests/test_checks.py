@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from checks import library
-from checks.library import REGISTRY, run_checks
-from checks.model import DEFAULT_CONFIG, CheckConfig
-from checks.refdata import drug_data, passport_data
-from fact_log.catalog import Catalog
+from uac.checks import library
+from uac.checks.library import REGISTRY, run_checks
+from uac.checks.model import DEFAULT_CONFIG, CheckConfig
+from uac.checks.refdata import drug_data, passport_data
+from uac.fact_log.catalog import Catalog
 
 D = dt.date
 TODAY = D(2025, 1, 10)

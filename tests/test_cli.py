@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from conftest import write
 
-from runtime.cli import build_parser, main
+from uac.runtime.api.cli import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -162,7 +162,7 @@ def test_demo_log_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_console_script_entry_point(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "runtime.cli", "--home", str(tmp_path / "x"), "subjects"],
+        [sys.executable, "-m", "uac.runtime.api.cli", "--home", str(tmp_path / "x"), "subjects"],
         capture_output=True,
         text=True,
         cwd=Path(__file__).resolve().parents[1],

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from conftest import T0, append_to_state, write
 
-from compiler import checkpoint as ckpt_module
-from compiler.loader import subject_dir
-from fact_log.addressing import parse_subject
-from fact_log.errors import InputError, NotFound, WorkspaceError
-from fact_log.store import Batch, NewFact, NewInput
-from runtime import Memory
+from uac import Memory
+from uac.compiler import checkpoint as ckpt_module
+from uac.compiler.loader import subject_dir
+from uac.fact_log.addressing import parse_subject
+from uac.fact_log.errors import InputError, NotFound, WorkspaceError
+from uac.fact_log.store import Batch, NewFact, NewInput
 
 
 def at(days: int) -> dt.datetime:
@@ -340,7 +340,7 @@ def test_a_tampered_file_is_never_carried_into_the_next_version(mem: Memory) -> 
 def test_the_warm_validator_survives_crashes_and_restarts(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from compiler import validator
+    from uac.compiler import validator
 
     mem.set("alice", "identity.name", "A", now=T0)
     with monkeypatch.context() as patch:
@@ -448,7 +448,7 @@ def test_why_explains_values_and_superseded_facts(mem: Memory) -> None:
 
 
 def test_path_traversal_through_names_is_impossible(mem: Memory) -> None:
-    from fact_log.addressing import Address
+    from uac.fact_log.addressing import Address
 
     with pytest.raises(WorkspaceError, match="unsafe path component"):
         subject_dir(mem.home, Address("default", "user", ".."))
@@ -460,7 +460,7 @@ def test_path_traversal_through_names_is_impossible(mem: Memory) -> None:
 def test_compile_cli_progress_and_json_facts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from runtime.cli import main
+    from uac.runtime.api.cli import main
 
     home = str(tmp_path / "ws")
     main(["--home", home, "init"])
@@ -564,7 +564,7 @@ def test_only_the_last_loaded_version_of_a_subject_stays_imported(mem: Memory) -
 def test_the_compile_cache_is_bounded_by_facts(
     mem: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from compiler import cache
+    from uac.compiler import cache
 
     cache.clear()
     monkeypatch.setattr(cache, "MAX_FACTS", 3)

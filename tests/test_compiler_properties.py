@@ -9,10 +9,10 @@ from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from compiler.fold import CONFIDENCE_THRESHOLDS, SOURCE_RANK, fold, select_facts
-from compiler.model import build_model
-from fact_log.store import Batch, NewFact, NewInput
-from runtime import Memory
+from uac import Memory
+from uac.compiler.fold import CONFIDENCE_THRESHOLDS, SOURCE_RANK, fold, select_facts
+from uac.compiler.model import build_model
+from uac.fact_log.store import Batch, NewFact, NewInput
 
 ATTRS = {
     "identity.nationality": ["GB", "FR", "DE"],
@@ -190,7 +190,7 @@ def test_known_at_prefix_equals_a_log_with_only_that_prefix(tmp_path_factory, st
 def test_warm_incremental_compiles_equal_a_cold_compile(tmp_path_factory, steps, cuts) -> None:
     # Compiling after every few steps reuses the cached facts and the fold memo of the
     # previous compile; each result must be byte-identical to a compile that starts cold.
-    from compiler import cache
+    from uac.compiler import cache
 
     def files(directory: Path) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()}
@@ -241,7 +241,7 @@ JSONISH = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(JSONISH | st.lists(st.text()) | st.dictionaries(st.text(), st.text() | st.integers()))
 def test_compact_json_is_canonical_json(value) -> None:
-    from compiler.render import compact_json
-    from fact_log.values import canonical_json
+    from uac.compiler.render import compact_json
+    from uac.fact_log.values import canonical_json
 
     assert compact_json(value) == canonical_json(value)

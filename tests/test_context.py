@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from conftest import T0
 
-from fact_log.errors import InputError
-from runtime import Memory
-from runtime.context import count_tokens
+from uac import Memory
+from uac.fact_log.errors import InputError
+from uac.runtime.search.context import count_tokens
 
 DAY = dt.date(2026, 11, 29)
 
@@ -67,7 +67,7 @@ def test_context_without_query_or_checkpoint(mem: Memory) -> None:
 
 
 def test_soft_preferences_are_recalled_by_relevance_and_never_override(mem: Memory) -> None:
-    from runtime.soft_preferences import recall
+    from uac.runtime.search.soft_preferences import recall
 
     mem.set("maya", "preferences.verbosity", "short", now=T0)
     root = mem.prefer("maya", "Give the root cause first, then the steps to fix it.", now=T0)

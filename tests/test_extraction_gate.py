@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog
-from fact_log.errors import InputError
-from fact_log.extraction.gate import Policy, build_message_batch, gate
-from fact_log.extraction.rules import Candidate, extract
-from fact_log.extraction.safety import scan
-from fact_log.store import Batch
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.gate import Policy, build_message_batch, gate
+from uac.fact_log.extraction.rules import Candidate, extract
+from uac.fact_log.extraction.safety import scan
+from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 

@@ -15,8 +15,9 @@ from typing import Any
 import openai
 import pytest
 
-from fact_log.errors import InputError
-from fact_log.extraction.llm import (
+from uac import Memory
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.llm import (
     LLM,
     LLMSettings,
     UsageLedger,
@@ -24,8 +25,7 @@ from fact_log.extraction.llm import (
     extract_with_llm,
     response_format,
 )
-from fact_log.store import Batch
-from runtime import Memory
+from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 TEXT = (

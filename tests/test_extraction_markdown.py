@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fact_log.errors import InputError
-from fact_log.extraction.markdown import build_note_batch, note_template, parse_note
-from fact_log.store import Batch
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.markdown import build_note_batch, note_template, parse_note
+from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 
@@ -280,8 +280,8 @@ def test_reingesting_keeps_note_id_on_every_fact(mem: Memory) -> None:
     )
 )
 def test_arbitrary_text_parses_or_fails_cleanly(lines: list[str]) -> None:
-    from fact_log.addressing import Address
-    from fact_log.extraction.rules import builtin_catalog
+    from uac.fact_log.addressing import Address
+    from uac.fact_log.extraction.rules import builtin_catalog
 
     text = "\n".join(lines)
     try:

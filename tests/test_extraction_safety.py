@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from fact_log.extraction.evidence import normalise, verify
-from fact_log.extraction.safety import luhn_ok, scan
+from uac.fact_log.extraction.evidence import normalise, verify
+from uac.fact_log.extraction.safety import luhn_ok, scan
 
 SECRETS = [
     ("key sk-proj-abc123def456ghi789jkl012mno ok", "sk-proj-abc123def456ghi789jkl012mno"),

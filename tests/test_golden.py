@@ -10,9 +10,9 @@ import os
 import shutil
 from pathlib import Path
 
-from compiler.loader import subject_dir
-from fact_log.addressing import parse_subject
-from runtime.demo import PERSONA, run_demo
+from uac.compiler.loader import subject_dir
+from uac.fact_log.addressing import parse_subject
+from uac.runtime.examples.demo import PERSONA, run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "generated" / "default" / "user" / PERSONA

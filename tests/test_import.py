@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import T0, counts, write
 
-from fact_log.errors import InputError, NotFound
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.errors import InputError, NotFound
 
 TRIPS_JSONL = (
     '{"city": "Paris", "country": "FR", "depart": "2025-03-05", "return_date": "2025-03-09",'

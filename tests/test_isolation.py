@@ -9,9 +9,9 @@ from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fact_log.addressing import Address, parse_subject
-from fact_log.errors import InputError, NotFound
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.addressing import Address, parse_subject
+from uac.fact_log.errors import InputError, NotFound
 
 ADDRESSES = [
     ("t1", "alice"),

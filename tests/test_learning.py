@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import T0
 
-from runtime import Memory
-from runtime.cli import main
+from uac import Memory
+from uac.runtime.api.cli import main
 
 
 def test_add_learns_typed_facts_and_the_compiler_uses_them(mem: Memory) -> None:
@@ -158,7 +158,7 @@ def test_note_cli_template_and_errors(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_an_unreachable_llm_still_archives_and_runs_the_rules(home: Path) -> None:
     import socket
 
-    from fact_log.extraction.llm import LLMSettings
+    from uac.fact_log.extraction.llm import LLMSettings
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -190,7 +190,7 @@ def test_search_feedback_and_undo_through_memory_and_cli(
     mem.forget("maya", feedback.id, now=T0)
     restored = mem.search("maya", "does she mind connecting flights", k=3, today=day)[0]
     assert restored.id == layovers.facts[0].id and not restored.negative_feedback
-    from fact_log.errors import NotFound
+    from uac.fact_log.errors import NotFound
 
     with pytest.raises(NotFound):
         mem.feedback("maya", mem.facts("bob")[0].id)  # another subject's note

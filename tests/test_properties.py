@@ -11,8 +11,8 @@ from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fact_log.values import canonical_json, infer_scalar, loads
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.values import canonical_json, infer_scalar, loads
 
 SCALARS = st.one_of(
     st.integers(-(10**15), 10**15),

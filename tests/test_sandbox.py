@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime import Memory
-from runtime.query_helpers import by_month, by_year, count_by, group_by, sum_by, top_k, window
-from runtime.sandbox import Limits, Sandbox, run_query, shutdown
+from uac import Memory
+from uac.runtime.sandbox import Limits, Sandbox, run_query, shutdown
+from uac.runtime.sandbox.helpers import by_month, by_year, count_by, group_by, sum_by, top_k, window
 
 TODAY = dt.date(2026, 11, 29)
 BOB_MARK = "Zzbobsecret"
@@ -330,7 +330,7 @@ def test_seccomp_filter_blocks_files_and_exec() -> None:
     import os
     import signal
 
-    from runtime.sandbox.zygote import Seccomp
+    from uac.runtime.sandbox.zygote import Seccomp
 
     filt = Seccomp()
     assert filt.ctx is not None, filt.reason

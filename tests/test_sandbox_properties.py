@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime import Memory
-from runtime.query_helpers import make_helpers
-from runtime.sandbox import Limits, Sandbox
-from runtime.sandbox.engine import Policy, encode_result
+from uac import Memory
+from uac.runtime.sandbox import Limits, Sandbox
+from uac.runtime.sandbox.engine import Policy, encode_result
+from uac.runtime.sandbox.helpers import make_helpers
 
 TODAY = dt.date(2026, 11, 29)
 FAST = Limits(timeout_s=1.0, cpu_s=1, memory_mb=128)

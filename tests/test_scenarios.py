@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from checks import Alert, EvaluationResult, acknowledge, list_alerts
-from runtime import Memory
+from uac import Memory
+from uac.checks import Alert, EvaluationResult, acknowledge, list_alerts
 
 D = dt.date
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fact_log.addressing import Address
-from fact_log.duck import load_fts
-from fact_log.errors import InputError
-from fact_log.store import Batch, NewFact, NewInput
-from runtime import Memory
-from runtime import search as search_module
-from runtime.embedders import STOPWORDS, HashingEmbedder
-from runtime.search import SearchIndex, feedback_fact
+from uac import Memory
+from uac.fact_log.addressing import Address
+from uac.fact_log.duck import load_fts
+from uac.fact_log.errors import InputError
+from uac.fact_log.store import Batch, NewFact, NewInput
+from uac.runtime.search import index as search_module
+from uac.runtime.search.embedders import STOPWORDS, HashingEmbedder
+from uac.runtime.search.index import SearchIndex, feedback_fact
 
 T0 = dt.datetime(2026, 1, 10, 9, 0)
 TODAY = dt.date(2026, 2, 1)

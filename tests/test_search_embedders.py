@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from fact_log.addressing import Address
-from runtime import Memory
-from runtime.embedders import (
+from uac import Memory
+from uac.fact_log.addressing import Address
+from uac.runtime.search.embedders import (
     EmbedderError,
     HashingEmbedder,
     LocalEmbedder,
     OpenAIEmbedder,
     local_model_dir,
 )
-from runtime.search import SearchIndex
+from uac.runtime.search.index import SearchIndex
 
 ALICE = Address("default", "user", "alice")
 TODAY = dt.date(2026, 2, 1)

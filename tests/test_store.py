@@ -10,10 +10,10 @@ import duckdb
 import pytest
 from conftest import T0, counts
 
-from fact_log.addressing import parse_subject
-from fact_log.errors import InputError, NotFound
-from fact_log.store import Batch, NewFact, NewInput
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.addressing import parse_subject
+from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.store import Batch, NewFact, NewInput
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,7 +152,7 @@ def test_verify_detects_a_rewritten_and_rehashed_row(home: Path) -> None:
         for i in range(3):
             mem.set("alice", "identity.name", f"n{i}", now=T0)
         row = mem.facts("alice")[0]
-    from fact_log.store import CONTENT_COLUMNS, content_hash, fact_id, link_hash
+    from uac.fact_log.store import CONTENT_COLUMNS, content_hash, fact_id, link_hash
 
     content = [
         getattr(row, c if c not in ("value", "evidence") else c + "_json") for c in CONTENT_COLUMNS
@@ -184,7 +184,7 @@ def test_no_code_path_updates_or_deletes_facts() -> None:
 
 
 def test_a_second_store_on_the_same_workspace_in_one_process_is_refused(home: Path) -> None:
-    from fact_log.errors import WorkspaceError
+    from uac.fact_log.errors import WorkspaceError
 
     first = Memory(home, create=True)
     with pytest.raises(WorkspaceError, match="already open in this process"):

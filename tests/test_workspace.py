@@ -12,10 +12,10 @@ import duckdb
 import pytest
 from conftest import T0
 
-from fact_log.duck import fts_extension_path, load_fts
-from fact_log.errors import WorkspaceError
-from fact_log.store import SCHEMA_VERSION
-from runtime import Memory
+from uac import Memory
+from uac.fact_log.duck import fts_extension_path, load_fts
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.store import SCHEMA_VERSION
 
 
 def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
@@ -118,7 +118,7 @@ def test_read_only_home_is_refused_and_nothing_is_written(tmp_path: Path) -> Non
 
 HOLDER = """
 import sys, time
-from runtime import Memory
+from uac import Memory
 mem = Memory(sys.argv[1])
 print("ready", flush=True)
 time.sleep(30)

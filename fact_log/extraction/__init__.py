@@ -6,7 +6,7 @@ catalog), `safety.scan` (secrets masked, identifiers and instruction-like text r
 (per-source thresholds, boundary check) into a `fact_log.store.Batch` ready to append.
 """
 
-from fact_log.extraction.gate import build_message_batch
-from fact_log.extraction.rules import Candidate, extract
+from uac.fact_log.extraction.gate import build_message_batch
+from uac.fact_log.extraction.rules import Candidate, extract
 
 __all__ = ["Candidate", "build_message_batch", "extract"]

@@ -22,15 +22,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog
-from fact_log.errors import InputError
-from fact_log.extraction.evidence import Tier, verify
-from fact_log.extraction.rules import Candidate, extract, validate
-from fact_log.extraction.safety import Finding, SafetyResult, scan, sensitive_fields
-from fact_log.importer import record_key
-from fact_log.store import Batch, NewFact, NewInput, NewRejection
-from fact_log.values import canonical_json
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.evidence import Tier, verify
+from uac.fact_log.extraction.rules import Candidate, extract, validate
+from uac.fact_log.extraction.safety import Finding, SafetyResult, scan, sensitive_fields
+from uac.fact_log.importer import record_key
+from uac.fact_log.store import Batch, NewFact, NewInput, NewRejection
+from uac.fact_log.values import canonical_json
 
 POLICY_FILE = Path(__file__).with_name("policy.toml")
 MAX_FINDING_REJECTIONS = 50  # per reason and message; the rest are counted in one row

@@ -42,21 +42,21 @@ from typing import Any, Literal
 import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, create_model
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog, FieldSpec
-from fact_log.errors import InputError
-from fact_log.extraction.evidence import Tier, tokens, verify
-from fact_log.extraction.gate import (
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog, FieldSpec
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.evidence import Tier, tokens, verify
+from uac.fact_log.extraction.gate import (
     Policy,
     build_message_batch,
     candidate_fact,
     default_policy,
     gate,
 )
-from fact_log.extraction.rules import Candidate, sentences, validate
-from fact_log.extraction.safety import SafetyResult, scan
-from fact_log.store import Batch, NewFact, NewRejection, Store
-from fact_log.values import canonical_json
+from uac.fact_log.extraction.rules import Candidate, sentences, validate
+from uac.fact_log.extraction.safety import SafetyResult, scan
+from uac.fact_log.store import Batch, NewFact, NewRejection, Store
+from uac.fact_log.values import canonical_json
 
 SOURCE = "automatic_llm"
 NOTE_PATH = "notes"

@@ -43,14 +43,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog, describe_error
-from fact_log.errors import InputError
-from fact_log.extraction.gate import Policy, default_policy, gate
-from fact_log.extraction.rules import Candidate
-from fact_log.extraction.safety import scan
-from fact_log.importer import record_key
-from fact_log.store import Batch, NewFact, NewInput, NewRejection
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog, describe_error
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.gate import Policy, default_policy, gate
+from uac.fact_log.extraction.rules import Candidate
+from uac.fact_log.extraction.safety import scan
+from uac.fact_log.importer import record_key
+from uac.fact_log.store import Batch, NewFact, NewInput, NewRejection
 
 SOURCE = "user_markdown"
 MAX_NOTE_BYTES = 256 * 1024

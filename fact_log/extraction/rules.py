@@ -24,10 +24,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fact_log.catalog import Catalog
-from fact_log.errors import InputError
-from fact_log.extraction.dates import DateMatch, Prefer, find_dates, find_time
-from fact_log.extraction.places import CITIES, COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.dates import DateMatch, Prefer, find_dates, find_time
+from uac.fact_log.extraction.places import CITIES, COUNTRIES, NATIONALITIES, lookup_place
 
 MAX_SENTENCE = 2000
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from fact_log.catalog import Catalog
+from uac.fact_log.catalog import Catalog
 
 Category = Literal["secret", "identifier", "instruction"]
 

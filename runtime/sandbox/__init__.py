@@ -8,7 +8,7 @@ A program is an expression, or a few statements whose last expression is the res
 sees `user` (the checkpoint's typed root), `today`, curated builtins, the facades `math`,
 `statistics`, `datetime` (date, timedelta), `collections` (Counter, defaultdict),
 `itertools` (groupby, islice, chain, pairwise, accumulate, capped combinations/product),
-`date`, `timedelta`, `Counter`, `Decimal` and the helpers of `runtime.query_helpers`.
+`date`, `timedelta`, `Counter`, `Decimal` and the helpers of `uac.runtime.sandbox.helpers`.
 
 Result encoding (canonical JSON, keys sorted): dates and datetimes ISO strings; Decimals
 their exact string (`"437.59"`, as everywhere in uac's canonical JSON); tuples as lists;
@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from runtime.sandbox.engine import Limits
+from uac.runtime.sandbox.engine import Limits
 
 __all__ = ["Limits", "Sandbox", "SandboxPool", "run_query", "shutdown"]
 

@@ -15,6 +15,6 @@ if __name__ == "__main__":
     package = types.ModuleType("runtime")
     package.__path__ = [str(root / "runtime")]
     sys.modules["runtime"] = package
-    from runtime.sandbox.zygote import main
+    from uac.runtime.sandbox.zygote import main
 
     main()

@@ -22,7 +22,7 @@ from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
-from runtime.query_helpers import make_helpers
+from uac.runtime.sandbox.helpers import make_helpers
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from runtime.sandbox.engine import Limits, Policy, execute
+from uac.runtime.sandbox.engine import Limits, Policy, execute
 
 # System calls a query never needs. The filter is a deny-list (EPERM, or kill for exec and
 # process creation) over a default of allow: an allow-list for CPython's allocator and
@@ -332,7 +332,7 @@ _WARM_UP = (
 
 def main() -> None:
     """Load one checkpoint, report ready, then serve one request per line until EOF."""
-    from compiler import loader
+    from uac.compiler import loader
 
     directory = Path(sys.argv[1])
     proto_in = os.fdopen(os.dup(0), "rb")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checks import (
+from uac.checks import (
     Alert,
     EvaluationResult,
     acknowledge,
@@ -18,18 +18,18 @@ from checks import (
     list_alerts,
     snooze,
 )
-from checks.scheduler import JobResult, run_once
-from checks.sinks import Sink
-from compiler import explain, loader
-from compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
-from fact_log.addressing import Address, check_name, parse_subject
-from fact_log.catalog import WORKSPACE_CATALOG, Catalog
-from fact_log.errors import InputError, NotFound, UacError
-from fact_log.extraction import build_message_batch
-from fact_log.extraction.llm import LLM, LLMSettings, as_llm, build_message_batch_llm
-from fact_log.extraction.markdown import build_note_batch, note_template
-from fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
-from fact_log.store import (
+from uac.checks.scheduler import JobResult, run_once
+from uac.checks.sinks import Sink
+from uac.compiler import explain, loader
+from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
+from uac.fact_log.addressing import Address, check_name, parse_subject
+from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
+from uac.fact_log.errors import InputError, NotFound, UacError
+from uac.fact_log.extraction import build_message_batch
+from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm, build_message_batch_llm
+from uac.fact_log.extraction.markdown import build_note_batch, note_template
+from uac.fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
+from uac.fact_log.store import (
     Batch,
     Fact,
     Input,
@@ -42,10 +42,10 @@ from fact_log.store import (
     utc_naive,
     utc_now,
 )
-from fact_log.values import canonical_json
-from runtime.embedders import Embedder
-from runtime.sandbox import Limits, run_query
-from runtime.search import SearchHit, SearchIndex, feedback_fact
+from uac.fact_log.values import canonical_json
+from uac.runtime.sandbox import Limits, run_query
+from uac.runtime.search.embedders import Embedder
+from uac.runtime.search.index import SearchHit, SearchIndex, feedback_fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +352,7 @@ class Memory:
     ) -> Fact:
         """Store an open-ended style wish (a soft preference): recalled by relevance, never
         overriding a hard preference; instruction-like or secret-bearing text is refused."""
-        from fact_log.extraction.safety import scan
+        from uac.fact_log.extraction.safety import scan
 
         if not isinstance(text, str) or not text.strip():
             raise InputError("a soft preference needs some text")
@@ -733,8 +733,8 @@ class Memory:
         budget: int = 800,
         today: dt.date | None = None,
     ) -> str:
-        """A bounded memory block for an agent's system prompt (see runtime.context)."""
-        from runtime.context import assemble
+        """A bounded memory block for an agent's system prompt (see uac.runtime.search.context)."""
+        from uac.runtime.search.context import assemble
 
         return assemble(self, subject, query=query, budget=budget, today=today)
 
@@ -769,7 +769,7 @@ class Memory:
 
     def tool_specs(self) -> list[dict[str, Any]]:
         """OpenAI function-calling schemas of the agent tools (the subject is bound by you)."""
-        from runtime import tools
+        from uac.runtime.api import tools
 
         return tools.openai_specs()
 
@@ -777,6 +777,6 @@ class Memory:
         self, subject: str, name: str, arguments: str | dict[str, Any] | None
     ) -> dict[str, Any]:
         """Execute one tool call from a model for the subject the host has bound."""
-        from runtime import tools
+        from uac.runtime.api import tools
 
         return tools.dispatch(self, subject, name, arguments)

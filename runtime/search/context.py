@@ -20,10 +20,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fact_log.errors import InputError, NotFound
+from uac.fact_log.errors import InputError, NotFound
 
 if TYPE_CHECKING:
-    from runtime.memory import Memory
+    from uac.runtime.api.memory import Memory
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 POLICY_SLOTS = ("verbosity", "answer_order", "format", "language", "timezone", "signature")
@@ -49,7 +49,7 @@ def _policy(user: Any) -> list[str]:
 
 
 def _soft(mem: Memory, subject: str, query: str | None, today: dt.date) -> list[str]:
-    from runtime.soft_preferences import recall
+    from uac.runtime.search.soft_preferences import recall
 
     wishes = recall(mem, subject, query, today=today)
     if not wishes:

@@ -18,10 +18,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from checks import CallbackSink
-from fact_log.errors import WorkspaceError
-from fact_log.store import DB_FILE
-from runtime.memory import Memory
+from uac.checks import CallbackSink
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.store import DB_FILE
+from uac.runtime.api.memory import Memory
 
 PERSONA = "maya"
 SEED = 20221

@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from runtime.search import recency_factor
+from uac.runtime.search.index import recency_factor
 
 if TYPE_CHECKING:
-    from runtime.memory import Memory
+    from uac.runtime.api.memory import Memory
 
 PATH = "preferences.soft"
 # Words that say which hard preference slot a wish is about.

@@ -14,13 +14,20 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from compiler.model import CollectionModel, FactStatus, RuleModel, SubjectModel
-from fact_log.catalog import Catalog
-from fact_log.rules import AnyRule, ForbidRule, ReminderRule, RuleError, rule_id, validate_rule
-from fact_log.store import Fact
+from uac.compiler.model import CollectionModel, FactStatus, RuleModel, SubjectModel
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.store import Fact
+from uac.fact_log.user_rules import (
+    AnyRule,
+    ForbidRule,
+    ReminderRule,
+    RuleError,
+    rule_id,
+    validate_rule,
+)
 
 if TYPE_CHECKING:
-    from compiler.fold import FoldResult
+    from uac.compiler.fold import FoldResult
 
 
 def fold_rules(catalog: Catalog, result: FoldResult, facts: list[Fact]) -> None:

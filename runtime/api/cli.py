@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from checks import Alert, CallbackSink, JsonLinesSink, WebhookSink
-from compiler.checkpoint import CompileResult
-from fact_log.errors import InputError, NotFound, UacError
-from fact_log.store import Fact, default_home
-from fact_log.values import canonical_json
-from runtime.memory import Learned, Memory
+from uac.checks import Alert, CallbackSink, JsonLinesSink, WebhookSink
+from uac.compiler.checkpoint import CompileResult
+from uac.fact_log.errors import InputError, NotFound, UacError
+from uac.fact_log.store import Fact, default_home
+from uac.fact_log.values import canonical_json
+from uac.runtime.api.memory import Learned, Memory
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 
@@ -157,7 +157,7 @@ def cmd_run_once(args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
-    from checks.scheduler import Every, SchedulerBusy, parse_cron, parse_every, serve
+    from uac.checks.scheduler import Every, SchedulerBusy, parse_cron, parse_every, serve
 
     def tick(today: Any) -> None:
         with _memory(args) as mem:
@@ -575,7 +575,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from runtime.mcp_server import serve
+    from uac.runtime.api.mcp_server import serve
 
     with _memory(args) as mem:
         mem.address(args.subject)  # fail before serving if the subject is malformed
@@ -584,14 +584,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from runtime.tools import openai_specs
+    from uac.runtime.api.tools import openai_specs
 
     _print_json(openai_specs())
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from runtime.demo import run_demo
+    from uac.runtime.examples.demo import run_demo
 
     return run_demo(args.home if args.home_given else None, fresh=args.fresh, out=_out)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from runtime.memory import Memory
-from runtime.tools import TOOLS, Tool, dispatch, fresh_checkpoint
+from uac.runtime.api.memory import Memory
+from uac.runtime.api.tools import TOOLS, Tool, dispatch, fresh_checkpoint
 
 
 def _handler(mem: Memory, subject: str, tool: Tool) -> Any:

@@ -70,11 +70,11 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from fact_log.addressing import Address
-from fact_log.duck import load_fts
-from fact_log.errors import InputError
-from fact_log.store import NewFact, Store
-from runtime.embedders import STOPWORDS, Embedder, HashingEmbedder
+from uac.fact_log.addressing import Address
+from uac.fact_log.duck import load_fts
+from uac.fact_log.errors import InputError
+from uac.fact_log.store import NewFact, Store
+from uac.runtime.search.embedders import STOPWORDS, Embedder, HashingEmbedder
 
 LAYOUT = "1"  # bump when the search_* tables change shape; a writable store then rebuilds
 RRF_K = 60

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from fact_log.errors import UacError
+from uac.fact_log.errors import UacError
 
 _WORD = re.compile(r"[a-z0-9]+")
 # Function words carry no topic; dropping them keeps short notes from matching on "my"/"the".

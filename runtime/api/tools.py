@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from compiler.canonical import to_json
-from fact_log.errors import UacError
+from uac.compiler.canonical import to_json
+from uac.fact_log.errors import UacError
 
 if TYPE_CHECKING:
-    from runtime.memory import Memory
+    from uac.runtime.api.memory import Memory
 
 
 class _Args(BaseModel):

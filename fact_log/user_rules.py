@@ -21,10 +21,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from fact_log.addressing import Address
-from fact_log.catalog import Catalog
-from fact_log.errors import InputError
-from fact_log.store import Batch, NewFact, Store
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.errors import InputError
+from uac.fact_log.store import Batch, NewFact, Store
 
 RULE_KIND = "rule"
 RULE_PATH = "rules"

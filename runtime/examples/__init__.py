@@ -1,0 +1,1 @@
+"""Runnable examples of uac: `demo` is what `uac demo` runs."""

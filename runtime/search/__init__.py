@@ -1,0 +1,1 @@
+"""Finding what cannot be typed: the hybrid notes index, embedders, context and soft preferences."""
