@@ -16,6 +16,8 @@ __version__ = "0.2.0"
 
 # public name -> module that defines it
 _EXPORTS = {
+    "AgentTools": "uac.runtime.api.tools",
+    "Client": "uac.runtime.api.client",
     "Memory": "uac.runtime.api.memory",
     "ImportResult": "uac.runtime.api.memory",
     "Learned": "uac.runtime.api.memory",
@@ -26,6 +28,8 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AgentTools",
+    "Client",
     "Explanation",
     "ImportResult",
     "InputError",
@@ -38,7 +42,9 @@ __all__ = [
 
 if TYPE_CHECKING:
     from uac.fact_log.errors import InputError, NotFound, UacError
+    from uac.runtime.api.client import Client
     from uac.runtime.api.memory import Explanation, ImportResult, Learned, Memory
+    from uac.runtime.api.tools import AgentTools
 
 
 def __getattr__(name: str) -> Any:

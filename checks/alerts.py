@@ -22,6 +22,7 @@ from uac.checks.library import run_checks
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
 from uac.checks.sinks import Sink, deliver
 from uac.compiler import loader
+from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
@@ -146,7 +147,23 @@ def evaluate(
     sinks: Iterable[Sink] = (),
     now: dt.datetime | None = None,
 ) -> EvaluationResult:
-    """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones."""
+    """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones.
+
+    Holds the subject's lock: one evaluation (or compile) of a subject at a time.
+    """
+    with subject_lock(store.home, addr):
+        return _evaluate(store, home, addr, today, config, sinks, now)
+
+
+def _evaluate(
+    store: Store,
+    home: Path | str,
+    addr: Address,
+    today: dt.date,
+    config: CheckConfig,
+    sinks: Iterable[Sink],
+    now: dt.datetime | None,
+) -> EvaluationResult:
     version, names, drafts, errors = compute(Path(home), addr, today, config)
     result = EvaluationResult(addr, version, checks=names, errors=errors)
     found: dict[str, AlertDraft] = {}

@@ -33,6 +33,7 @@ from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
 from uac.compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
+from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, render
 from uac.compiler.validator import validate
@@ -42,10 +43,11 @@ from uac.fact_log.errors import NotFound, UacError
 from uac.fact_log.store import Store, utc_now
 
 DEFAULT_KEEP = 5
-RUFF_FORMAT = [
+RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory
     "format",
     "--isolated",
     "--quiet",
+    "--no-cache",
     "--line-length",
     "100",
     "--target-version",
@@ -180,27 +182,44 @@ def compile_many(
     """
     results: list[CompileResult] = []
     for first in range(0, len(addresses), BATCH):
-        batch: list[_Pending] = []
-        for addr in addresses[first : first + BATCH]:
-            try:
-                with cyclic_gc_paused():
-                    batch.append(_prepare(store, catalog, addr, as_of, known_at))
-            except NotFound as exc:
-                if len(addresses) == 1:
-                    raise
-                batch.append(_failed_early(addr, str(exc)))
-        t = time.perf_counter()
-        _ruff_batch(batch)
-        _share(batch, "ruff", time.perf_counter() - t)
-        t = time.perf_counter()
-        _validate_batch(batch)
-        _share(batch, "validate", time.perf_counter() - t)
-        for pending in batch:
-            res = _finish(store, pending, keep)
-            results.append(res)
-            if progress is not None:
-                progress(len(results), len(addresses), res)
+        chunk = addresses[first : first + BATCH]
+        done = len(results)
+        with subjects_locked(store.home, chunk):
+            results.extend(
+                _compile_chunk(store, catalog, chunk, len(addresses), as_of, known_at, keep)
+            )
+        if progress is not None:
+            for n, res in enumerate(results[done:], done + 1):
+                progress(n, len(addresses), res)
     return results
+
+
+def _compile_chunk(
+    store: Store,
+    catalog: Catalog,
+    chunk: list[Address],
+    asked: int,
+    as_of: dt.datetime | None,
+    known_at: dt.datetime | None,
+    keep: int,
+) -> list[CompileResult]:
+    """Prepare, format, validate and publish a chunk of subjects (their locks are held)."""
+    batch: list[_Pending] = []
+    for addr in chunk:
+        try:
+            with cyclic_gc_paused():
+                batch.append(_prepare(store, catalog, addr, as_of, known_at))
+        except NotFound as exc:
+            if asked == 1:
+                raise
+            batch.append(_failed_early(addr, str(exc)))
+    t = time.perf_counter()
+    _ruff_batch(batch)
+    _share(batch, "ruff", time.perf_counter() - t)
+    t = time.perf_counter()
+    _validate_batch(batch)
+    _share(batch, "validate", time.perf_counter() - t)
+    return [_finish(store, pending, keep) for pending in batch]
 
 
 def _share(batch: list[_Pending], phase: str, seconds: float) -> None:
@@ -321,8 +340,10 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
     if pending.error is None:
         t = time.perf_counter()
         try:
-            result.version = store.next_version(pending.addr)
             base = subject_dir(store.home, pending.addr)
+            # A crash between the rename below and the database row leaves a version
+            # directory with no row: number past it, so the subject never wedges.
+            result.version = max(store.next_version(pending.addr), _last_on_disk(base) + 1)
             pending.meta["files"] = file_digests(pending.tmp)
             (pending.tmp / FILES).write_text(
                 json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
@@ -355,6 +376,16 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
     if result.status == "published":
         _prune(result.directory.parent, keep, current_version(store.home, pending.addr))  # type: ignore[union-attr]
     return result
+
+
+def _last_on_disk(base: Path) -> int:
+    """The highest version number with a directory (published or orphaned by a crash)."""
+    numbers = [
+        int(p.name[1:])
+        for p in (base / "versions").glob("v*")
+        if p.name[1:].isdigit() and p.is_dir()
+    ]
+    return max(numbers, default=0)
 
 
 def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:

@@ -135,7 +135,7 @@ def fold(
             statuses[fact.id] = FactStatus("observed", "ignored")
     _fold_attributes(catalog, result, attributes)
     _fold_records(result, records, memo or {})
-    fold_rules(catalog, result, rules)
+    fold_rules(catalog, model, rules, result.statuses, result.diagnostics)
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
         for f in facts

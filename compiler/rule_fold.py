@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from uac.compiler.model import CollectionModel, FactStatus, RuleModel, SubjectModel
 from uac.fact_log.catalog import Catalog
@@ -26,31 +26,38 @@ from uac.fact_log.user_rules import (
     validate_rule,
 )
 
-if TYPE_CHECKING:
-    from uac.compiler.fold import FoldResult
 
+def fold_rules(
+    catalog: Catalog,
+    model: SubjectModel,
+    facts: list[Fact],
+    statuses: dict[str, FactStatus],
+    diagnostics: list[dict[str, Any]],
+) -> None:
+    """Turn active rule facts (log order) into `model.rules`, ordered by rule id.
 
-def fold_rules(catalog: Catalog, result: FoldResult, facts: list[Fact]) -> None:
-    """Turn active rule facts (log order) into `result.model.rules`, ordered by rule id."""
+    Each fact's status goes into `statuses` and every rule that no longer fits into
+    `diagnostics` (the fold's own tables, passed in so this module never imports the fold).
+    """
     by_rule: dict[str, list[Fact]] = defaultdict(list)
     resolved: dict[str, RuleModel] = {}
     for fact in facts:
         try:
             rule = validate_rule(fact.value, catalog)
             rid = rule_id(rule)
-            resolved.setdefault(rid, _resolve(result.model, rule, rid))
+            resolved.setdefault(rid, _resolve(model, rule, rid))
         except RuleError as exc:
-            result.statuses[fact.id] = FactStatus("observed", "ignored")
-            result.diagnostics.append({"kind": "invalid_rule", "fact": fact.id, "error": str(exc)})
+            statuses[fact.id] = FactStatus("observed", "ignored")
+            diagnostics.append({"kind": "invalid_rule", "fact": fact.id, "error": str(exc)})
             continue
         by_rule[rid].append(fact)
     for rid in sorted(by_rule):
         same = by_rule[rid]
         for n, fact in enumerate(same):
-            result.statuses[fact.id] = FactStatus(
+            statuses[fact.id] = FactStatus(
                 "active", "add" if n == 0 else "reinforce", support=len(same)
             )
-        result.model.rules.append(replace(resolved[rid], fact_ids=tuple(f.id for f in same)))
+        model.rules.append(replace(resolved[rid], fact_ids=tuple(f.id for f in same)))
 
 
 def _collection(model: SubjectModel, name: str) -> CollectionModel:

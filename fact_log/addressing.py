@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from uac.fact_log.errors import InputError
@@ -52,3 +54,11 @@ def parse_subject(text: str, tenant: str = "default") -> Address:
             raise InputError(f"unknown subject form {text!r}: use {SUBJECT_FORMS}")
         return Address(tenant, prefix, check_name("subject", name))  # type: ignore[arg-type]
     return Address(tenant, "user", check_name("subject", text))
+
+
+def default_home() -> Path:
+    """`UAC_HOME`, else `$XDG_DATA_HOME/uac`, else `~/.local/share/uac`."""
+    if os.environ.get("UAC_HOME"):
+        return Path(os.environ["UAC_HOME"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "uac"

@@ -5,12 +5,19 @@ they produced and any inferred collection schemas. Facts are never updated or de
 row's `hash` chains its content hash to the previous row's hash so `verify` finds the first
 row changed or removed out of band. DuckDB's file lock makes a workspace single-writer, so
 the chain head and the next sequence numbers are cached for the life of a connection.
+
+A Store is shared by many threads. Each thread reads through its own DuckDB cursor (a
+connection to the same database instance, so reads run concurrently). Appends go through one
+writer with group commit: a caller queues its batch; whichever caller finds no writer active
+becomes the writer, takes every queued batch, chains them in queue order and commits them in
+one transaction (one fsync), then hands each caller its own facts. The chain stays linear
+whatever the number of threads. A batch that fails inside a shared transaction is retried
+alone, so one bad batch never fails its neighbours.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
 import threading
 import weakref
@@ -22,7 +29,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from uac.fact_log.addressing import Address
+from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.values import canonical_json, json_string, loads, sha256
@@ -343,14 +350,46 @@ def fact_id(link: str) -> str:
     return "f_" + link[:20]
 
 
+@dataclass(slots=True)
+class _Pending:
+    """One caller's batch waiting in the group-commit queue, and what it gets back."""
+
+    batch: Batch
+    return_facts: bool
+    done: threading.Event = field(default_factory=threading.Event)
+    facts: list[Fact] = field(default_factory=list)
+    error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A batch's rows, chained and ready to insert, and the heads after it."""
+
+    batch: Batch
+    run_id: str
+    recorded: Any
+    input_rows: list[tuple[Any, ...]]
+    fact_rows: list[tuple[Any, ...]]
+    head: tuple[int, str]
+    input_seq: int
+
+
 class Store:
     """A workspace's DuckDB file. Use `Store.open`; close it (or use `with`) when done."""
 
     def __init__(self, home: Path, con: duckdb.DuckDBPyConnection, read_only: bool):
         self.home = home
-        self.con = con
+        self._root = con
+        self._local = threading.local()
+        self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._cursors_lock = threading.Lock()
+        self._closed = False
         self.read_only = read_only
-        self.lock = threading.RLock()  # one connection: callers on several threads take turns
+        # Group commit: queued (batch, return_facts, slot) and whether a writer is active.
+        self._queue: list[_Pending] = []
+        self._queue_lock = threading.Lock()
+        self._writer_active = False
+        self.write_lock = threading.RLock()  # held by the writer and by other transactions
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
         self._claim = str((home / DB_FILE).resolve())
@@ -451,9 +490,28 @@ class Store:
         row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 0
 
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """This thread's connection (a cursor of the workspace's one database instance)."""
+        cur = getattr(self._local, "con", None)
+        if cur is None:
+            if self._closed:
+                raise WorkspaceError(f"workspace {self.home} is closed")
+            with self._cursors_lock:
+                cur = self._root if not self._cursors else self._root.cursor()
+                self._cursors.append(cur)
+            self._local.con = cur
+        return cur
+
     def close(self) -> None:
-        """Close the connection (releases the workspace lock)."""
-        self.con.close()
+        """Close every thread's connection (releases the workspace lock)."""
+        with self._cursors_lock:
+            self._closed = True
+            for cur in reversed(self._cursors):
+                if cur is not self._root:
+                    cur.close()
+            self._cursors.clear()
+        self._root.close()
         _release(Path(self._claim))
 
     def __enter__(self) -> Store:
@@ -476,18 +534,87 @@ class Store:
         return self._head, self._input_seq
 
     def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
-        """Append a batch in one transaction; see `_append`."""
-        with self.lock:
-            return self._append(batch, return_facts)
+        """Append a batch durably; returns the stored facts (or [] if not wanted).
 
-    def _append(self, batch: Batch, return_facts: bool) -> list[Fact]:
-        """Append a batch in one transaction; returns the stored facts (or [] if not wanted).
-
-        The ids given to the batch's inputs are left in `batch.input_ids`.
+        Safe from any thread: concurrent callers share one transaction (group commit). The
+        ids given to the batch's inputs are left in `batch.input_ids`.
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        (seq, prev), input_seq = self._load_heads()
+        mine = _Pending(batch, return_facts)
+        with self._queue_lock:
+            self._queue.append(mine)
+            lead = not self._writer_active
+            if lead:
+                self._writer_active = True
+        if lead:
+            self._write_queued()
+        mine.done.wait()
+        if mine.error is not None:
+            raise mine.error
+        return mine.facts
+
+    def _write_queued(self) -> None:
+        """As the writer: commit queued batches, a group at a time, until the queue is empty."""
+        while True:
+            with self._queue_lock:
+                group, self._queue = self._queue, []
+                if not group:
+                    self._writer_active = False
+                    return
+            try:
+                with self.write_lock:
+                    self._commit_group(group)
+            except BaseException as exc:  # never leave a caller waiting
+                for item in group:
+                    if not item.done.is_set():
+                        item.error = exc
+                        item.done.set()
+                if not isinstance(exc, Exception):
+                    with self._queue_lock:
+                        self._writer_active = False
+                    raise
+
+    def _commit_group(self, group: list[_Pending]) -> None:
+        if len(group) > 1:
+            try:
+                self._transaction([item.batch for item in group], group)
+                return
+            except Exception:
+                pass  # find the batch that failed: each alone below
+        for item in group:
+            try:
+                self._transaction([item.batch], [item])
+            except Exception as exc:
+                item.error = exc
+                item.done.set()
+
+    def _transaction(self, batches: list[Batch], items: list[_Pending]) -> None:
+        """Chain and insert batches in one transaction; on success, wake their callers."""
+        heads = self._load_heads()
+        prepared: list[_Prepared] = []
+        for batch in batches:
+            prepared.append(self._prepare(batch, *heads))
+            heads = (prepared[-1].head, prepared[-1].input_seq)
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            for prep in prepared:
+                self._write_prepared(prep)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            self._head = self._input_seq = None  # re-read the heads on the next append
+            raise
+        self._head, self._input_seq = heads
+        for prep, item in zip(prepared, items, strict=True):
+            prep.batch.input_ids = [row[1] for row in prep.input_rows]
+            item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
+            item.done.set()
+
+    def _prepare(self, batch: Batch, head: tuple[int, str], input_seq: int) -> _Prepared:
+        """The rows of one batch chained after `head`: validation happens here, before SQL."""
+        seq, prev = head
         addr = batch.address
         recorded = utc_naive(batch.recorded_at)
         input_rows: list[tuple[Any, ...]] = []
@@ -561,30 +688,24 @@ class Store:
                 )
             )
             prev = link
-        self.con.execute("BEGIN")
-        try:
-            self._insert("inputs", INPUT_COLUMNS, input_rows)
-            self._insert("facts", FACT_COLUMNS, fact_rows)
-            for n, rej in enumerate(batch.rejections):
-                rid = "r_" + sha256(f"{run_id}:{n}:{rej.reason}")[:20]
-                iid = None if rej.input_index is None else input_rows[rej.input_index][1]
-                detail = None if rej.detail is None else canonical_json(rej.detail)
-                self.con.execute(
-                    "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [rid, *addr_cols, iid, rej.path, rej.reason, detail, recorded],
-                )
-            for path, fields in sorted(batch.schemas.items()):
-                self._record_schema(
-                    addr, path, fields, input_rows[0][1] if input_rows else None, recorded
-                )
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self._head = (seq, prev)
-        self._input_seq = input_seq
-        batch.input_ids = [row[1] for row in input_rows]
-        return [Fact(*row) for row in fact_rows] if return_facts else []
+        return _Prepared(batch, run_id, recorded, input_rows, fact_rows, (seq, prev), input_seq)
+
+    def _write_prepared(self, prep: _Prepared) -> None:
+        batch, addr = prep.batch, prep.batch.address
+        addr_cols = [addr.tenant, addr.scope, addr.subject]
+        self._insert("inputs", INPUT_COLUMNS, prep.input_rows)
+        self._insert("facts", FACT_COLUMNS, prep.fact_rows)
+        for n, rej in enumerate(batch.rejections):
+            rid = "r_" + sha256(f"{prep.run_id}:{n}:{rej.reason}")[:20]
+            iid = None if rej.input_index is None else prep.input_rows[rej.input_index][1]
+            detail = None if rej.detail is None else canonical_json(rej.detail)
+            self.con.execute(
+                "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [rid, *addr_cols, iid, rej.path, rej.reason, detail, prep.recorded],
+            )
+        first_input = prep.input_rows[0][1] if prep.input_rows else None
+        for path, fields in sorted(batch.schemas.items()):
+            self._record_schema(addr, path, fields, first_input, prep.recorded)
 
     def _insert(
         self, table: str, columns: Sequence[tuple[str, str, Any]], rows: list[tuple[Any, ...]]
@@ -824,11 +945,3 @@ def _cols(columns: Sequence[tuple[str, str, Any]]) -> str:
 def _chunks(cursor: duckdb.DuckDBPyConnection, size: int) -> Iterator[tuple[Any, ...]]:
     while rows := cursor.fetchmany(size):
         yield from rows
-
-
-def default_home() -> Path:
-    """`UAC_HOME`, else `$XDG_DATA_HOME/uac`, else `~/.local/share/uac`."""
-    if os.environ.get("UAC_HOME"):
-        return Path(os.environ["UAC_HOME"]).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "uac"

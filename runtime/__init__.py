@@ -1,6 +1,7 @@
 """What agents and operators talk to, in rooms that say what they hold.
 
-- `api/`: the `Memory` facade, agent tools (OpenAI schemas), the `uac` CLI and the MCP server
+- `cli.py`: the `uac` command, a thin layer of commands over the verbs
+- `api/`: the verbs (`Memory`) and their surfaces: agent tools (OpenAI schemas), MCP server
 - `search/`: the notes/inputs index, embedders, context assembly and soft preferences
 - `sandbox/`: running agent-written query programs against typed state
 - `examples/`: the `uac demo` walk-through

@@ -12,13 +12,13 @@ from conftest import T0
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from uac import Memory
+from uac import AgentTools, Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_openai_specs_and_dispatch_bind_the_subject(mem: Memory) -> None:
-    specs = mem.tool_specs()
+    specs = AgentTools(mem, "alice").specs()
     names = {s["function"]["name"] for s in specs}
     assert {"manifest", "why", "facts", "add", "remember", "forget"} <= names
     for spec in specs:
@@ -27,25 +27,27 @@ def test_openai_specs_and_dispatch_bind_the_subject(mem: Memory) -> None:
         assert "subject" not in params.get("properties", {})  # the host binds it
     mem.set("alice", "identity.passport.expiry_date", "2027-03-01", now=T0)
     mem.set("bob", "identity.passport.expiry_date", "2031-01-01", now=T0)
-    out = mem.call_tool("alice", "why", json.dumps({"expr": "user.passport.expiry_date"}))
+    out = AgentTools(mem, "alice").call("why", json.dumps({"expr": "user.passport.expiry_date"}))
     assert out["value"] == "2027-03-01" and out["facts"][0]["value"] == "2027-03-01"
-    manifest = mem.call_tool("alice", "manifest", {})["manifest"]
+    manifest = AgentTools(mem, "alice").call("manifest", {})["manifest"]
     assert "expiry_date=2027-03-01" in manifest and "2031" not in manifest
-    learned = mem.call_tool("alice", "remember", {"text": "Prefers the aisle seat"})
+    learned = AgentTools(mem, "alice").call("remember", {"text": "Prefers the aisle seat"})
     assert learned["facts"][0]["kind"] == "note"
-    assert mem.call_tool("alice", "forget", {"fact_id": mem.facts("bob")[0].id})[
-        "error"
-    ].startswith("subject user:alice has no fact")
-    assert "unknown tool" in mem.call_tool("alice", "rm_rf", {})["error"]
-    assert "bad arguments for why" in mem.call_tool("alice", "why", {"expr": 3})["error"]
-    assert "bad arguments" in mem.call_tool("alice", "why", "{not json")["error"]
-    assert "bad arguments" in mem.call_tool("alice", "facts", {"limit": 10**9})["error"]
+    assert (
+        AgentTools(mem, "alice")
+        .call("forget", {"fact_id": mem.facts("bob")[0].id})["error"]
+        .startswith("subject user:alice has no fact")
+    )
+    assert "unknown tool" in AgentTools(mem, "alice").call("rm_rf", {})["error"]
+    assert "bad arguments for why" in AgentTools(mem, "alice").call("why", {"expr": 3})["error"]
+    assert "bad arguments" in AgentTools(mem, "alice").call("why", "{not json")["error"]
+    assert "bad arguments" in AgentTools(mem, "alice").call("facts", {"limit": 10**9})["error"]
 
 
 async def _session(home: Path, subject: str) -> dict:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "uac.runtime.api.cli", "--home", str(home), "mcp", subject],
+        args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],
         cwd=str(ROOT),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -87,7 +89,7 @@ def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
 def test_mcp_refuses_a_malformed_subject(
     home: Path, subject: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from uac.runtime.api.cli import main
+    from uac.runtime.cli import main
 
     Memory(home, create=True).close()
     assert main(["--home", str(home), "mcp", subject]) == 1
@@ -97,7 +99,7 @@ def test_mcp_refuses_a_malformed_subject(
 def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import datetime as dt
 
-    from uac.runtime.api.cli import main
+    from uac.runtime.cli import main
 
     with Memory(home, create=True, react=False) as mem:  # the query must find no checkpoint
         mem.import_records(
@@ -118,8 +120,7 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
         )
         with pytest.raises(Exception, match="no compiled checkpoint"):
             mem.query("alice", "len(user.trips)")
-        out = mem.call_tool(
-            "alice",
+        out = AgentTools(mem, "alice").call(
             "query",
             {"program": "sum(t.cost for t in user.trips if t.depart.year == 2024)"},
         )
@@ -133,7 +134,7 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
             "Rome",
             "Kyoto",
         ]
-        bad = mem.call_tool("alice", "query", {"program": "user.__class__"})
+        bad = AgentTools(mem, "alice").call("query", {"program": "user.__class__"})
         assert bad["ok"] is False and bad["error"]["type"] == "not_allowed"
     capsys.readouterr()
     assert main(["--home", str(home), "query", "alice", "len(user.trips)", "--json"]) == 0
@@ -141,20 +142,21 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
     assert envelope["ok"] and envelope["result"] == 3 and envelope["checkpoint"] == "v000001"
     assert main(["--home", str(home), "query", "alice", "import os\n1"]) == 1
     assert "uac: not_allowed (line 1)" in capsys.readouterr().err
-    assert main(["--home", str(home), "query", "bob", "sum(t.cost for t in user.trips)"]) == 1
-    assert "no compiled checkpoint" in capsys.readouterr().err  # bob was never compiled
+    # bob was never compiled: a query compiles him first and answers (no dead end)
+    assert main(["--home", str(home), "query", "bob", "sum(t.cost for t in user.trips)"]) == 0
+    assert capsys.readouterr().out.strip() == "999.99"
 
 
 def test_write_tools_report_the_alerts_their_write_raised(home: Path) -> None:
     with Memory(home, create=True) as mem:
         mem.import_records("alice", "allergies", [{"substance": "penicillin"}], now=T0)
-        out = mem.call_tool("alice", "add", {"text": "I started taking amoxicillin."})
+        out = AgentTools(mem, "alice").call("add", {"text": "I started taking amoxicillin."})
         [alert] = out["alerts"]
         assert alert["check"] == "drug_allergy" and alert["severity"] == "critical"
         assert out["alerts_resolved"] == []
-        gone = mem.call_tool("alice", "forget", {"fact_id": out["facts"][0]["id"]})
+        gone = AgentTools(mem, "alice").call("forget", {"fact_id": out["facts"][0]["id"]})
         assert [a["id"] for a in gone["alerts_resolved"]] == [alert["id"]]
         json.dumps(gone)  # JSON-ready for MCP and OpenAI tool messages
     with Memory(home, react=False) as mem:  # no reaction: nothing claimed
-        out = mem.call_tool("alice", "remember", {"text": "Prefers the aisle seat"})
+        out = AgentTools(mem, "alice").call("remember", {"text": "Prefers the aisle seat"})
         assert "alerts" not in out

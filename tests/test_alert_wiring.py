@@ -12,7 +12,7 @@ from conftest import T0, append_to_state
 from uac import Memory
 from uac.checks import CallbackSink
 from uac.fact_log.errors import NotFound, UacError
-from uac.runtime.api.cli import main
+from uac.runtime.cli import main
 
 TRIP = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
 
@@ -136,7 +136,14 @@ def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "1 resolved" in capsys.readouterr().out
     run_once = ["--home", home, "--alerts-jsonl", str(jsonl), "run-once", "--today", "2026-11-29"]
     assert main(run_once) == 0
-    job = json.loads(capsys.readouterr().out)  # stdout stays one JSON report
-    assert job["subjects"] == 1 and job["errors"] == {} and job["alerts_new"] >= 1
+    summary = capsys.readouterr().out  # a readable summary by default ...
+    assert summary.startswith("pass for 2026-11-29 (tenant default): 1 subjects")
+    assert ", 0 errors," in summary and ", 0 new alerts," not in summary
+    delivered = [json.loads(line)["id"] for line in jsonl.read_text().splitlines()]
+    assert delivered.count(alert_id) == 2
+    assert main([*run_once, "--json"]) == 0
+    job = json.loads(capsys.readouterr().out)  # ... and one JSON report with --json
+    assert job["subjects"] == 1 and job["errors"] == {} and job["alerts_new"] == 0
+    assert job["alerts_open"] >= 1  # still open, so not delivered a third time
     delivered = [json.loads(line)["id"] for line in jsonl.read_text().splitlines()]
     assert delivered.count(alert_id) == 2

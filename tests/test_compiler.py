@@ -460,7 +460,7 @@ def test_path_traversal_through_names_is_impossible(mem: Memory) -> None:
 def test_compile_cli_progress_and_json_facts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from uac.runtime.api.cli import main
+    from uac.runtime.cli import main
 
     home = str(tmp_path / "ws")
     main(["--home", home, "init"])

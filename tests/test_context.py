@@ -67,18 +67,16 @@ def test_context_without_query_or_checkpoint(mem: Memory) -> None:
 
 
 def test_soft_preferences_are_recalled_by_relevance_and_never_override(mem: Memory) -> None:
-    from uac.runtime.search.soft_preferences import recall
-
     mem.set("maya", "preferences.verbosity", "short", now=T0)
     root = mem.prefer("maya", "Give the root cause first, then the steps to fix it.", now=T0)
     mem.prefer("maya", "give the root cause first,  then the steps to fix it", now=T0)  # again
     mem.prefer("maya", "When recommending restaurants, mention vegetarian options.", now=T0)
     mem.prefer("maya", "Use long, detailed explanations.", now=T0)  # contradicts verbosity=short
-    wishes = recall(mem, "maya", "my server crashed, how do I fix the bug?", today=DAY)
+    wishes = mem.soft_preferences("maya", "my server crashed, how do I fix the bug?", today=DAY)
     assert wishes[0].text.startswith("give the root cause first") and wishes[0].support == 2
     assert root.id in wishes[0].fact_ids
     assert all("detailed" not in w.text for w in wishes)  # the hard preference wins
-    food = recall(mem, "maya", "recommend restaurants for dinner", today=DAY)
+    food = mem.soft_preferences("maya", "recommend restaurants for dinner", today=DAY)
     assert food[0].text.startswith("When recommending restaurants")
     mem.compile("maya")
     assert mem.statuses("maya")[root.id] == {
@@ -92,7 +90,7 @@ def test_soft_preferences_are_recalled_by_relevance_and_never_override(mem: Memo
     assert "## Style hints (soft preferences: wording only; the preferences above win)" in block
     assert block.index("## How to answer") < block.index("## Style hints")
     mem.forget("maya", root.id, now=T0)
-    after = recall(mem, "maya", "my server crashed, how do I fix the bug?", today=DAY)
+    after = mem.soft_preferences("maya", "my server crashed, how do I fix the bug?", today=DAY)
     assert after[0].support == 1  # one of the two statements was forgotten
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import T0
 
-from uac import Memory
-from uac.runtime.api.cli import main
+from uac import AgentTools, Memory
+from uac.runtime.cli import main
 
 
 def test_add_learns_typed_facts_and_the_compiler_uses_them(mem: Memory) -> None:
@@ -194,7 +194,7 @@ def test_search_feedback_and_undo_through_memory_and_cli(
 
     with pytest.raises(NotFound):
         mem.feedback("maya", mem.facts("bob")[0].id)  # another subject's note
-    result = mem.call_tool("maya", "search", {"text": "connecting flights", "k": 1})
+    result = AgentTools(mem, "maya").call("search", {"text": "connecting flights", "k": 1})
     assert result["results"][0]["id"] == layovers.facts[0].id
 
 

@@ -1,1 +1,1 @@
-"""The verbs (`Memory`) and the thin surfaces over them: agent tools, CLI, MCP."""
+"""The verbs (`Memory`) and the thin surfaces over them: agent tools, MCP."""

@@ -1,36 +1,58 @@
-"""`uac mcp SUBJECT`: the agent tools over the Model Context Protocol (stdio).
+"""The agent tools over the Model Context Protocol: `uac mcp SUBJECT` (stdio) and `/mcp`.
 
-The server is bound to one tenant and subject when it starts; tools take no subject, so a
-model connected to it cannot reach anyone else's memory. The manifest is also a resource.
+A tool never takes a subject: each call is bound by `bind`, which the host controls. Over
+stdio the server is bound to one subject when it starts; over streamable HTTP (`uac serve`)
+`bind` reads the connection's API key (and, for a tenant-wide key, the `X-Uac-Subject`
+header the host set when it connected), so a model cannot reach anyone else's memory.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+import anyio.to_thread
+from mcp.server.mcpserver import Context, MCPServer
 
-from uac.runtime.api.memory import Memory
-from uac.runtime.api.tools import TOOLS, Tool, dispatch, fresh_checkpoint
+from uac.fact_log.errors import UacError
+from uac.runtime.api.tools import TOOLS, Tool, Verbs, dispatch
+
+# Runs one tool call: (the connection's headers or None, tool name, arguments) -> result.
+ToolRunner = Callable[[Mapping[str, str] | None, str, dict[str, Any]], dict[str, Any]]
+INSTRUCTIONS = (
+    "Typed memory of one user. Read the manifest first; answer counting and summing "
+    "questions with the query tool, not from memory."
+)
 
 
-def _handler(mem: Memory, subject: str, tool: Tool) -> Any:
+def _handler(run_tool: ToolRunner, tool: Tool) -> Any:
     # MCPServer derives a tool's input schema from its signature: give each handler the
-    # fields of the tool's argument model as plain keyword parameters.
+    # fields of the tool's argument model as plain keyword parameters, plus the context.
     params = [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=field.annotation,
-            default=inspect.Parameter.empty if field.is_required() else field.default,
-        )
-        for name, field in tool.args.model_fields.items()
+        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+        *(
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=field.annotation,
+                default=inspect.Parameter.empty if field.is_required() else field.default,
+            )
+            for name, field in tool.args.model_fields.items()
+        ),
     ]
 
-    def run(**kwargs: Any) -> str:
-        return json.dumps(dispatch(mem, subject, tool.name, kwargs), ensure_ascii=False)
+    async def run(ctx: Context, **kwargs: Any) -> str:
+        def call() -> dict[str, Any]:
+            try:
+                return run_tool(_headers(ctx), tool.name, kwargs)
+            except UacError as exc:
+                return {"error": str(exc)}
+
+        # Tools touch the database and compile: never block the event loop with them.
+        result = await anyio.to_thread.run_sync(call)
+        return json.dumps(result, ensure_ascii=False)
 
     run.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
@@ -39,16 +61,18 @@ def _handler(mem: Memory, subject: str, tool: Tool) -> Any:
     return run
 
 
-def build_server(mem: Memory, subject: str) -> MCPServer:
-    """An MCP server exposing the agent tools and the manifest for one bound subject."""
-    addr = mem.address(subject)
-    server = MCPServer(
-        name="uac",
-        instructions=f"Typed memory of {addr} (tenant {addr.tenant}). Read the manifest first; "
-        "answer counting and summing questions with the query tool, not from memory.",
-    )
+def _headers(ctx: Context) -> Mapping[str, str] | None:
+    try:
+        return ctx.headers
+    except ValueError:  # no request context (stdio)
+        return None
+
+
+def build_server(run_tool: ToolRunner, instructions: str = INSTRUCTIONS) -> MCPServer:
+    """An MCP server exposing the agent tools and the manifest; `run_tool` binds each call."""
+    server = MCPServer(name="uac", instructions=instructions)
     for tool in TOOLS.values():
-        server.add_tool(_handler(mem, subject, tool), name=tool.name, description=tool.description)
+        server.add_tool(_handler(run_tool, tool), name=tool.name, description=tool.description)
 
     @server.resource(
         "uac://manifest",
@@ -57,12 +81,20 @@ def build_server(mem: Memory, subject: str) -> MCPServer:
         description="What uac knows about the user, as typed collections",
     )
     def manifest() -> str:
-        fresh_checkpoint(mem, subject)
-        return mem.manifest(subject)
+        out = run_tool(None, "manifest", {})
+        return str(out.get("manifest") or out.get("error"))
 
     return server
 
 
-def serve(mem: Memory, subject: str) -> None:
-    """Serve MCP over stdio until the client disconnects."""
-    build_server(mem, subject).run("stdio")
+def serve(mem: Verbs, subject: str) -> None:
+    """Serve MCP over stdio for one bound subject until the client disconnects."""
+    serve_tools(
+        lambda name, arguments: dispatch(mem, subject, name, arguments), str(mem.address(subject))
+    )
+
+
+def serve_tools(call: Callable[[str, dict[str, Any]], dict[str, Any]], subject: str) -> None:
+    """Serve MCP over stdio where `call(name, arguments)` runs each tool (e.g. on a server)."""
+    text = f"Typed memory of {subject}. " + INSTRUCTIONS.split(". ", 1)[1]
+    build_server(lambda headers, name, arguments: call(name, arguments), text).run("stdio")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from uac.checks.scheduler import JobResult, run_once
 from uac.checks.sinks import Sink
 from uac.compiler import explain, loader
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
+from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, NotFound, UacError
@@ -44,8 +47,11 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.sandbox import Limits, run_query
+from uac.runtime.search.context import assemble, check_budget
 from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.index import SearchHit, SearchIndex, feedback_fact
+from uac.runtime.search.soft_preferences import PATH as SOFT_PATH
+from uac.runtime.search.soft_preferences import SoftPreference, recall
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +88,15 @@ class ImportResult:
 
 
 class Memory:
-    """A workspace opened for one tenant. Close it (or use `with`) to release the lock."""
+    """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
+
+    Safe to share between threads: appends from all threads go through the store's single
+    writer (group commit), so the hash chain stays linear; reactions (compile, checks) are
+    serialised per subject and coalesced — writes that land while a subject's reaction runs
+    are covered by one more reaction, not one each; reads run concurrently, each thread on
+    its own connection. `deferred()` blocks and `last_evaluation` are per thread. One
+    process owns a workspace; other processes reach it through `uac serve` (see `Client`).
+    """
 
     def __init__(
         self,
@@ -108,9 +122,13 @@ class Memory:
         # alerts (to `sinks`). Bulk loads wrap their writes in `deferred()` to react once per
         # subject; react=False is for back-fills of history that must raise no alerts.
         self.react = react
-        self._deferred: dict[str, dt.datetime] | None = None
+        self._local = threading.local()  # this thread's deferred block and last evaluation
+        self._tickets: dict[str, int] = {}  # per subject: writes saved so far
+        self._covered: dict[str, tuple[int, EvaluationResult]] = {}  # ... and reacted to
+        self._tickets_lock = threading.Lock()
+        self._search_lock = threading.RLock()  # the index syncs itself before a search
         self.sinks: list[Sink] = list(sinks or [])
-        self.last_evaluation: EvaluationResult | None = None
+        self._owner = True
         self.store = Store.open(self.home, create=create, read_only=read_only)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
@@ -119,8 +137,33 @@ class Memory:
             raise
 
     def close(self) -> None:
-        """Release the workspace."""
-        self.store.close()
+        """Release the workspace (a `for_tenant` view leaves it to the Memory it came from)."""
+        if self._owner:
+            self.store.close()
+
+    def for_tenant(self, tenant: str) -> Memory:
+        """A view of the same open workspace for another tenant (shares store, locks, caches).
+
+        A server owns one workspace and answers for many tenants; each request works on the
+        view of its key's tenant. Closing a view does not close the workspace.
+        """
+        view = copy.copy(self)
+        view.tenant = check_name("tenant", tenant)
+        view._owner = False
+        return view
+
+    @property
+    def last_evaluation(self) -> EvaluationResult | None:
+        """The checks' result of this thread's latest reaction or `check` (None before one)."""
+        return getattr(self._local, "evaluation", None)
+
+    @property
+    def _deferred(self) -> dict[str, dt.datetime] | None:
+        return getattr(self._local, "deferred", None)
+
+    @_deferred.setter
+    def _deferred(self, value: dict[str, dt.datetime] | None) -> None:
+        self._local.deferred = value
 
     def __enter__(self) -> Memory:
         return self
@@ -575,20 +618,19 @@ class Memory:
             try:
                 (res,) = self.compile(subject)
             except NotFound:  # no facts at all (e.g. an empty note): nothing to check
-                self.last_evaluation = EvaluationResult(self.address(subject), 0)
-                return self.last_evaluation
+                self._local.evaluation = EvaluationResult(self.address(subject), 0)
+                return self._local.evaluation
             if res.status != "published":
                 raise UacError(f"cannot check {subject}: its compile failed ({res.error})")
         day = today or utc_now().date()
-        with self.store.lock:
-            result = evaluate(
-                self.store,
-                self.home,
-                self.address(subject),
-                day,
-                sinks=self.sinks if sinks is None else sinks,
-            )
-        self.last_evaluation = result
+        result = evaluate(
+            self.store,
+            self.home,
+            self.address(subject),
+            day,
+            sinks=self.sinks if sinks is None else sinks,
+        )
+        self._local.evaluation = result
         return result
 
     def alerts(
@@ -655,8 +697,20 @@ class Memory:
                 self._react(subject, now)
 
     def _react(self, subject: str, now: dt.datetime) -> None:
+        """Compile and check the subject, unless a reaction since this write covered it."""
+        key = f"{self.tenant}/{self.address(subject)}"
+        with self._tickets_lock:
+            ticket = self._tickets.get(key, 0)
         try:
-            self.check(subject, today=now.date())
+            with subject_lock(self.home, self.address(subject)):
+                covered = self._covered.get(key)
+                if covered is not None and covered[0] >= ticket:
+                    self._local.evaluation = covered[1]  # coalesced into a later reaction
+                    return
+                with self._tickets_lock:
+                    start = self._tickets.get(key, 0)  # every write saved so far is covered
+                result = self.check(subject, today=now.date())
+                self._covered[key] = (start, result)
         except UacError as exc:
             # Say plainly that the data is safe: a caller must not retry the write.
             raise UacError(
@@ -666,6 +720,9 @@ class Memory:
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
         if not self.react:
             return
+        key = f"{self.tenant}/{self.address(subject)}"
+        with self._tickets_lock:
+            self._tickets[key] = self._tickets.get(key, 0) + 1
         now = now or utc_now()
         if self._deferred is None:
             self._react(subject, now)
@@ -678,9 +735,10 @@ class Memory:
     @property
     def search_index(self) -> SearchIndex:
         """The workspace's incremental hybrid index (built on first use)."""
-        if self._search is None:
-            self._search = SearchIndex(self.store, self._embedder)
-        return self._search
+        with self._search_lock:
+            if self._search is None:
+                self._search = SearchIndex(self.store, self._embedder)
+            return self._search
 
     def search(
         self,
@@ -694,7 +752,7 @@ class Memory:
         half_life_days: float = 180.0,
     ) -> list[SearchHit]:
         """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
-        with self.store.lock:
+        with self._search_lock:
             return self.search_index.search(
                 self.address(subject),
                 text,
@@ -725,6 +783,25 @@ class Memory:
         batch.facts.append(fact)
         return self.store.append(batch)[0]
 
+    def soft_preferences(
+        self, subject: str, query: str | None = None, *, today: dt.date | None = None, k: int = 3
+    ) -> list[SoftPreference]:
+        """The subject's soft preferences that matter most for a request (wording only)."""
+        hard = {
+            a.name
+            for a in self.catalog.attributes.values()
+            if a.domain == "preferences"
+            and any(f.op == "assert" for f in self.facts(subject, a.path))
+        }
+        return recall(
+            self.facts(subject, SOFT_PATH),
+            hard,
+            self.search_index.embedder,
+            query,
+            today=today or utc_now().date(),
+            k=k,
+        )
+
     def context(
         self,
         subject: str,
@@ -732,11 +809,28 @@ class Memory:
         query: str | None = None,
         budget: int = 800,
         today: dt.date | None = None,
+        notes: int = 5,
     ) -> str:
-        """A bounded memory block for an agent's system prompt (see uac.runtime.search.context)."""
-        from uac.runtime.search.context import assemble
+        """A bounded memory block for an agent's system prompt (see uac.runtime.search.context).
 
-        return assemble(self, subject, query=query, budget=budget, today=today)
+        Holds the user's presentation preferences, open alerts, soft preferences and the
+        notes most relevant to `query`, then the manifest, cut to `budget` tokens.
+        """
+        check_budget(budget)
+        day = today or utc_now().date()
+        try:
+            checkpoint = self.checkpoint(subject)
+        except NotFound:
+            checkpoint = None
+        hits = self.search(subject, query, k=notes, kind="note", today=day) if query else []
+        return assemble(
+            str(self.address(subject)),
+            checkpoint,
+            alerts=[f"[{a.severity}] {a.message}" for a in self.alerts(subject, today=day)],
+            wishes=self.soft_preferences(subject, query, today=day),
+            notes=hits,
+            budget=budget,
+        )
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -764,19 +858,3 @@ class Memory:
         """True when the subject has facts its current checkpoint does not include."""
         addr = self.address(subject)
         return loader.current_version(self.home, addr) is None or self.store.is_changed(addr)
-
-    # -- agent tools -----------------------------------------------------------------------
-
-    def tool_specs(self) -> list[dict[str, Any]]:
-        """OpenAI function-calling schemas of the agent tools (the subject is bound by you)."""
-        from uac.runtime.api import tools
-
-        return tools.openai_specs()
-
-    def call_tool(
-        self, subject: str, name: str, arguments: str | dict[str, Any] | None
-    ) -> dict[str, Any]:
-        """Execute one tool call from a model for the subject the host has bound."""
-        from uac.runtime.api import tools
-
-        return tools.dispatch(self, subject, name, arguments)

@@ -1,8 +1,12 @@
-"""Agent tools, defined once: OpenAI function-calling specs, a dispatcher, and the MCP server.
+"""Agent tools, defined once: OpenAI function-calling specs, a dispatcher, `AgentTools`.
 
 The host binds the subject: a model can only read and write the one user the conversation
 is about, never choose another subject or tenant. Arguments are validated with pydantic;
 results are JSON-ready dicts; errors come back as {"error": "..."} rather than exceptions.
+
+Tools run against `Verbs`, the structural interface that `Memory` (in process) and the
+service `Client` share, so this module never imports either: the surfaces (MCP, OpenAI
+tools, CLI) sit above the verbs and the verbs know nothing of their surfaces.
 """
 
 from __future__ import annotations
@@ -10,15 +14,30 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uac.compiler.canonical import to_json
 from uac.fact_log.errors import UacError
 
-if TYPE_CHECKING:
-    from uac.runtime.api.memory import Memory
+
+class Verbs(Protocol):
+    """What the tools call: implemented by `Memory` and by the service `Client`."""
+
+    @property
+    def last_evaluation(self) -> Any: ...
+    def address(self, subject: str) -> Any: ...
+    def stale(self, subject: str) -> bool: ...
+    def compile(self, subject: str) -> Any: ...
+    def manifest(self, subject: str) -> str: ...
+    def why(self, subject: str, expr: str) -> Any: ...
+    def query(self, subject: str, program: str, *, explain: bool = False) -> dict[str, Any]: ...
+    def search(self, subject: str, text: str, *, k: int = 5) -> list[Any]: ...
+    def facts(self, subject: str, path: str | None = None) -> list[Any]: ...
+    def add(self, subject: str, text: str) -> Any: ...
+    def remember(self, subject: str, text: str) -> Any: ...
+    def forget(self, subject: str, fact_id: str, *, reason: str | None = None) -> Any: ...
 
 
 class _Args(BaseModel):
@@ -80,21 +99,21 @@ class Tool:
     name: str
     description: str
     args: type[_Args]
-    run: Callable[[Memory, str, Any], Any]
+    run: Callable[[Verbs, str, Any], Any]
 
 
-def fresh_checkpoint(mem: Memory, subject: str) -> None:
+def fresh_checkpoint(mem: Verbs, subject: str) -> None:
     """Compile the subject first if it has facts the current checkpoint does not hold."""
     if mem.stale(subject):
         mem.compile(subject)
 
 
-def _manifest(mem: Memory, subject: str, _: NoArgs) -> dict[str, Any]:
+def _manifest(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     return {"manifest": mem.manifest(subject)}
 
 
-def _why(mem: Memory, subject: str, args: WhyArgs) -> dict[str, Any]:
+def _why(mem: Verbs, subject: str, args: WhyArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     exp = mem.why(subject, args.expr)
     return {
@@ -105,12 +124,12 @@ def _why(mem: Memory, subject: str, args: WhyArgs) -> dict[str, Any]:
     }
 
 
-def _query(mem: Memory, subject: str, args: QueryArgs) -> dict[str, Any]:
+def _query(mem: Verbs, subject: str, args: QueryArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     return mem.query(subject, args.program, explain=args.explain)
 
 
-def _search(mem: Memory, subject: str, args: SearchArgs) -> dict[str, Any]:
+def _search(mem: Verbs, subject: str, args: SearchArgs) -> dict[str, Any]:
     hits = mem.search(subject, args.text, k=args.k)
     return {
         "results": [
@@ -127,12 +146,12 @@ def _search(mem: Memory, subject: str, args: SearchArgs) -> dict[str, Any]:
     }
 
 
-def _facts(mem: Memory, subject: str, args: FactsArgs) -> dict[str, Any]:
+def _facts(mem: Verbs, subject: str, args: FactsArgs) -> dict[str, Any]:
     facts = mem.facts(subject, args.path)[-args.limit :][::-1]
     return {"facts": [_fact(f) for f in facts]}
 
 
-def _reacting(write: Callable[[], dict[str, Any]], mem: Memory) -> dict[str, Any]:
+def _reacting(write: Callable[[], dict[str, Any]], mem: Verbs) -> dict[str, Any]:
     """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
     before = mem.last_evaluation
     out = write()
@@ -151,15 +170,15 @@ def _learned(learned: Any) -> dict[str, Any]:
     }
 
 
-def _add(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
+def _add(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
     return _reacting(lambda: _learned(mem.add(subject, args.text)), mem)
 
 
-def _remember(mem: Memory, subject: str, args: TextArgs) -> dict[str, Any]:
+def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
     return _reacting(lambda: _learned(mem.remember(subject, args.text)), mem)
 
 
-def _forget(mem: Memory, subject: str, args: ForgetArgs) -> dict[str, Any]:
+def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
     return _reacting(
         lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
     )
@@ -243,7 +262,7 @@ def openai_specs() -> list[dict[str, Any]]:
 
 
 def dispatch(
-    mem: Memory, subject: str, name: str, arguments: str | dict[str, Any] | None
+    mem: Verbs, subject: str, name: str, arguments: str | dict[str, Any] | None
 ) -> dict[str, Any]:
     """Run one tool call for the bound subject; errors are returned, not raised."""
     tool = TOOLS.get(name)
@@ -255,10 +274,32 @@ def dispatch(
     except (ValueError, ValidationError) as exc:
         return {"error": f"bad arguments for {name}: {_first_error(exc)}"}
     try:
-        with mem.store.lock:  # MCP may call tools from worker threads; one connection
-            return to_json(tool.run(mem, subject, args))
+        return to_json(tool.run(mem, subject, args))
     except UacError as exc:
         return {"error": str(exc)}
+
+
+class AgentTools:
+    """The agent tools bound to one subject: `specs()` for the model, `call()` for its calls.
+
+    `AgentTools(mem, "alice")` works over a `Memory` or a service `Client` alike; the
+    subject is the host's choice, never an argument the model can set.
+    """
+
+    def __init__(self, verbs: Verbs, subject: str):
+        self.verbs = verbs
+        self.subject = subject
+
+    def specs(self) -> list[dict[str, Any]]:
+        """OpenAI function-calling schemas of the tools."""
+        return openai_specs()
+
+    def call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+        """Execute one tool call from the model; errors come back as {"error": ...}."""
+        remote = getattr(self.verbs, "call", None)
+        if remote is not None and not hasattr(self.verbs, "store"):  # a service Client
+            return remote("tool", self.subject, name=name, arguments=arguments)
+        return dispatch(self.verbs, self.subject, name, arguments)
 
 
 def _first_error(exc: Exception) -> str:

@@ -6,6 +6,9 @@ current request. Each distinct wish (case- and space-insensitive) is weighted by
 relevance x confidence x support x recency. A wish about an aspect the user has set a hard
 preference for (verbosity, answer order, format, language, time zone) never overrides it:
 it is left out. Recalled wishes are labelled as affecting wording only.
+
+The functions take the facts and the embedder they need, never a `Memory`: the API layer
+gathers them (`Memory.soft_preferences`), so this module depends on nothing above it.
 """
 
 from __future__ import annotations
@@ -14,12 +17,10 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.index import recency_factor
-
-if TYPE_CHECKING:
-    from uac.runtime.api.memory import Memory
 
 PATH = "preferences.soft"
 # Words that say which hard preference slot a wish is about.
@@ -55,9 +56,8 @@ def _key(text: str) -> str:
     return " ".join(_WORD.findall(text.casefold()))
 
 
-def collect(mem: Memory, subject: str) -> list[SoftPreference]:
-    """The subject's live soft preferences, merged by wording (retracted ones dropped)."""
-    facts = mem.facts(subject, PATH)
+def collect(facts: list[Any]) -> list[SoftPreference]:
+    """Live soft preferences from the facts at `PATH`, merged by wording (retracts dropped)."""
     retracted = {
         f.value.get("target") for f in facts if f.op == "retract" and isinstance(f.value, dict)
     }
@@ -77,27 +77,23 @@ def collect(mem: Memory, subject: str) -> list[SoftPreference]:
     ]
 
 
-def hard_slots(mem: Memory, subject: str) -> set[str]:
-    """Preference slots the user (not a default) has set."""
-    slots = [a for a in mem.catalog.attributes.values() if a.domain == "preferences"]
-    return {a.name for a in slots if any(f.op == "assert" for f in mem.facts(subject, a.path))}
-
-
 def recall(
-    mem: Memory,
-    subject: str,
+    facts: list[Any],
+    hard: set[str],
+    embedder: Embedder,
     query: str | None,
     *,
     today: dt.date,
     k: int = 3,
     half_life_days: float = 180.0,
 ) -> list[SoftPreference]:
-    """The k wishes that matter most for this request, none contradicting a hard preference."""
-    hard = hard_slots(mem, subject)
-    prefs = [p for p in collect(mem, subject) if not aspects(p.text) & hard]
+    """The k wishes that matter most for this request, none about a slot in `hard`.
+
+    `facts` are the subject's facts at `PATH`; `hard` the preference slots the user has set.
+    """
+    prefs = [p for p in collect(facts) if not aspects(p.text) & hard]
     if not prefs:
         return []
-    embedder = mem.search_index.embedder
     vectors = embedder.embed([query or "", *(p.text for p in prefs)])
     now = dt.datetime(today.year, today.month, today.day)
     ranked = []

@@ -1,0 +1,198 @@
+"""The alert outbox: a write records its alerts and returns; a worker delivers them later.
+
+`OutboxSink` is the only sink a serving `Memory` has: it inserts one `outbox` row per alert
+and configured sink (a cheap local insert), so a slow or dead webhook can never slow a
+write. `Deliverer` is a thread that sends due rows to the real sinks, with exponential
+backoff between attempts and a dead letter after `max_attempts`; undelivered rows survive a
+crash or restart and are sent when the server comes back (at-least-once delivery: a row
+whose sink succeeded but whose status update was lost is sent again, so sinks should
+deduplicate by alert id).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from uac.checks.model import Alert
+from uac.fact_log.store import Store, utc_now
+
+DDL = (
+    "CREATE TABLE IF NOT EXISTS outbox ("
+    " id BIGINT PRIMARY KEY, alert_id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
+    " sink VARCHAR NOT NULL, payload VARCHAR NOT NULL, status VARCHAR NOT NULL,"
+    " attempts INTEGER NOT NULL, next_at TIMESTAMP NOT NULL, last_error VARCHAR,"
+    " created_at TIMESTAMP NOT NULL, delivered_at TIMESTAMP)"
+)
+_ID_LOCK = threading.Lock()
+
+
+def ensure_table(store: Store) -> None:
+    """Create the outbox table if this workspace has none yet."""
+    store.con.execute(DDL)
+
+
+class OutboxSink:
+    """A sink that records alerts for later delivery to each named sink."""
+
+    name = "outbox"
+
+    def __init__(self, store: Store, sinks: Sequence[str], wake: threading.Event | None = None):
+        self.store = store
+        self.sinks = list(sinks)
+        self.wake = wake
+        self._next: int | None = None
+
+    def __call__(self, alerts: Sequence[Alert]) -> None:
+        """Record one row per alert and sink; wake the deliverer."""
+        if not self.sinks or not alerts:
+            return
+        now = utc_now()
+        rows = []
+        with _ID_LOCK:
+            if self._next is None:
+                row = self.store.con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()
+                self._next = int(row[0]) + 1 if row else 1
+            for alert in alerts:
+                payload = json.dumps(alert.as_dict(), sort_keys=True, ensure_ascii=False)
+                for sink in self.sinks:
+                    rows.append(
+                        [self._next, alert.id, alert.address.tenant, sink, payload, now, now]
+                    )
+                    self._next += 1
+        self.store.con.executemany(
+            "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)", rows
+        )
+        if self.wake is not None:
+            self.wake.set()
+
+
+class Deliverer:
+    """Sends due outbox rows to their sinks in a background thread until stopped."""
+
+    def __init__(
+        self,
+        store: Store,
+        sinks: dict[str, Callable[[Sequence[Any]], None]],
+        *,
+        max_attempts: int = 8,
+        base_delay: float = 1.0,
+        max_delay: float = 3600.0,
+        log: Callable[[dict[str, Any]], None] = lambda event: None,
+    ):
+        self.store = store
+        self.sinks = sinks
+        self.max_attempts = max_attempts
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self.log = log
+        self.wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start delivering (rows left by an earlier run are due at once)."""
+        self._thread = threading.Thread(target=self._loop, name="uac-outbox", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop after the row being sent; what is left stays pending for the next start."""
+        self._stop.set()
+        self.wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def pending(self) -> int:
+        """Rows not yet delivered (nor dead-lettered)."""
+        row = self.store.con.execute(
+            "SELECT count(*) FROM outbox WHERE status = 'pending'"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            delay = self.run_due()
+            self.wake.wait(timeout=delay)
+            self.wake.clear()
+
+    def run_due(self, now: dt.datetime | None = None) -> float:
+        """Deliver every due row once; returns seconds until the next row falls due (max 5)."""
+        now = now or utc_now()
+        rows = self.store.con.execute(
+            "SELECT id, sink, payload, attempts FROM outbox"
+            " WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT 100",
+            [now],
+        ).fetchall()
+        for row_id, sink_name, payload, attempts in rows:
+            if self._stop.is_set():
+                break
+            self._deliver(row_id, sink_name, payload, attempts)
+        nxt = self.store.con.execute(
+            "SELECT min(next_at) FROM outbox WHERE status = 'pending'"
+        ).fetchone()
+        if nxt is None or nxt[0] is None:
+            return 5.0
+        return max(0.05, min(5.0, (nxt[0] - utc_now()).total_seconds()))
+
+    def _deliver(self, row_id: int, sink_name: str, payload: str, attempts: int) -> None:
+        sink = self.sinks.get(sink_name)
+        error: str | None = None
+        if sink is None:
+            error = f"no sink named {sink_name!r} is configured on this server"
+        else:
+            try:
+                sink([_Delivered(json.loads(payload))])
+            except Exception as exc:  # any failure is retried later
+                error = f"{type(exc).__name__}: {exc}"
+        now = utc_now()
+        if error is None:
+            self.store.con.execute(
+                "UPDATE outbox SET status = 'delivered', attempts = ?, delivered_at = ?,"
+                " last_error = NULL WHERE id = ?",
+                [attempts + 1, now, row_id],
+            )
+            self.log({"event": "alert_delivered", "outbox_id": row_id, "sink": sink_name})
+            return
+        attempts += 1
+        status = "dead" if attempts >= self.max_attempts else "pending"
+        delay = min(self.max_delay, self.base_delay * 2 ** (attempts - 1))
+        self.store.con.execute(
+            "UPDATE outbox SET status = ?, attempts = ?, next_at = ?, last_error = ? WHERE id = ?",
+            [status, attempts, now + dt.timedelta(seconds=delay), error[:500], row_id],
+        )
+        self.log(
+            {
+                "event": "alert_delivery_failed",
+                "outbox_id": row_id,
+                "sink": sink_name,
+                "attempts": attempts,
+                "status": status,
+                "error": error[:200],
+            }
+        )
+
+
+class _Delivered:
+    """An alert as stored in the outbox: sinks only call `as_dict()` on what they send."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]):
+        self._data = data
+
+    def as_dict(self) -> dict[str, Any]:
+        """The alert as a JSON-ready dict."""
+        return dict(self._data)
+
+    @property
+    def id(self) -> str:
+        """The alert's id (its fingerprint)."""
+        return str(self._data["id"])
+
+    @property
+    def message(self) -> str:
+        """The alert's message."""
+        return str(self._data["message"])

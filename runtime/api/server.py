@@ -1,0 +1,545 @@
+"""`uac serve`: one long-lived process that owns a workspace and serves many callers.
+
+- An HTTP JSON API with one route per verb (`runtime/api/verbs.py`), generated from the
+  verbs table so routes, OpenAPI document, `Client` and CLI cannot drift apart:
+  `POST /v1/subjects/{subject}/{verb}` and tenant-wide `POST /v1/{verb}`.
+- MCP over streamable HTTP at `/mcp`: the subject is the key's (a subject-bound key) or
+  the one the host names for the connection in the `X-Uac-Subject` header (a tenant key);
+  a tool argument can never choose it.
+- The scheduler (`--every` / `--cron`) in a thread, and alert delivery through the outbox.
+- Auth: `Authorization: Bearer <key>`; the tenant is always the key's. The local admin
+  token (for the operator's CLI on this machine) is written, with the URL, to
+  `<home>/server.json` (mode 0600) and names the tenant in `X-Uac-Tenant`.
+
+Requests run in a thread pool on one shared, thread-safe `Memory`. SIGTERM stops accepting,
+lets in-flight requests finish, stops the scheduler and the outbox worker, then closes the
+workspace. Every request is logged as one JSON line on stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import inspect
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import Body, Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import uac
+from uac.checks import JsonLinesSink, WebhookSink
+from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
+from uac.runtime.api import keys, outbox, verbs
+from uac.runtime.api.memory import Memory
+
+SERVER_FILE = "server.json"
+MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
+VERSION_HEADER = "X-Uac-Version"
+
+
+def compatible(a: str, b: str) -> bool:
+    """Client and server speak the same protocol when major and minor versions agree."""
+    return a.split(".")[:2] == b.split(".")[:2]
+
+
+@dataclass
+class ServeOptions:
+    """How `uac serve` runs: sinks for alerts, the schedule, limits."""
+
+    webhooks: list[str] = field(default_factory=list)
+    alerts_jsonl: str | None = None
+    schedule: Any = None  # checks.scheduler.Every | Cron | None
+    max_body: int = MAX_BODY
+    log: Callable[[dict[str, Any]], None] | None = None
+
+
+class NewKey(BaseModel):
+    """A key to create: its tenant, optionally one subject, optionally read-only."""
+
+    model_config = ConfigDict(extra="forbid")
+    tenant: str
+    subject: str | None = None
+    read_only: bool = False
+    label: str | None = None
+
+
+def _log_to_stderr(event: dict[str, Any]) -> None:
+    event = {"ts": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"), **event}
+    sys.stderr.write(json.dumps(event, default=str, ensure_ascii=False) + "\n")
+    sys.stderr.flush()
+
+
+class BodyLimit:
+    """Refuse request bodies over a size (413) before the app reads them."""
+
+    def __init__(self, app: ASGIApp, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _too_large(send, self.limit)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _BodyTooLarge:
+            await _too_large(send, self.limit)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    body = json.dumps({"error": f"request body over the {limit:,}-byte limit"}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class Service:
+    """The state one server holds: the workspace, its admin token, workers."""
+
+    def __init__(self, home: Path, options: ServeOptions):
+        self.home = home
+        self.options = options
+        self.log = options.log or _log_to_stderr
+        self.admin_token = "uac_admin_" + secrets.token_urlsafe(24)
+        self.mem: Memory | None = None
+        self.deliverer: outbox.Deliverer | None = None
+        self.scheduler: threading.Thread | None = None
+        self.stop = threading.Event()
+        self.url: str | None = None
+
+    def start(self) -> None:
+        """Open the workspace (refusing a second server), start the outbox and scheduler."""
+        claim_server_file(self.home)
+        sinks: dict[str, Any] = {}
+        for n, url in enumerate(self.options.webhooks):
+            sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
+        if self.options.alerts_jsonl:
+            sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
+        mem = Memory(self.home, create=True, actor="serve")
+        try:
+            keys.ensure_table(mem.store)
+            outbox.ensure_table(mem.store)
+            self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
+            mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
+            self.deliverer.start()
+        except BaseException:
+            mem.close()
+            raise
+        self.mem = mem
+        if self.options.schedule is not None:
+            self.scheduler = threading.Thread(
+                target=self._schedule, name="uac-scheduler", daemon=True
+            )
+            self.scheduler.start()
+
+    def _schedule(self) -> None:
+        from uac.checks.scheduler import serve
+
+        def tick(today: dt.date) -> str:
+            assert self.mem is not None
+            done = []
+            for tenant in self.tenants():
+                job = self.mem.for_tenant(tenant).run_once(today=today)
+                done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
+            return "; ".join(done) or "no tenants yet"
+
+        serve(
+            self.home,
+            self.options.schedule,
+            tick,
+            stop=self.stop,
+            log=lambda line: self.log({"event": "scheduler", "message": line}),
+        )
+
+    def tenants(self) -> list[str]:
+        """Tenants that have written anything."""
+        assert self.mem is not None
+        rows = self.mem.store.con.execute(
+            "SELECT DISTINCT tenant FROM inputs ORDER BY tenant"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def close(self) -> None:
+        """Stop workers, then release the workspace and the server file."""
+        self.stop.set()
+        if self.scheduler is not None:
+            self.scheduler.join(timeout=30)
+        if self.deliverer is not None:
+            self.deliverer.stop()
+        if self.mem is not None:
+            self.mem.close()
+            self.mem = None
+        release_server_file(self.home)
+
+    def publish(self, url: str) -> None:
+        """Write `<home>/server.json` so CLIs on this machine forward to this server."""
+        self.url = url
+        path = self.home / SERVER_FILE
+        tmp = path.with_name(f".{SERVER_FILE}.{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(
+                {
+                    "url": url,
+                    "pid": os.getpid(),
+                    "version": uac.__version__,
+                    "admin_token": self.admin_token,
+                },
+                fh,
+            )
+        os.replace(tmp, path)
+
+    def memory_for(self, principal: keys.Principal, request: Request) -> Memory:
+        """The tenant view a request works on (the key's tenant; the admin names one)."""
+        if self.mem is None:
+            raise HTTPException(503, "the server is shutting down")
+        tenant = principal.tenant
+        if tenant is None:
+            tenant = request.headers.get("x-uac-tenant") or "default"
+        return self.mem.for_tenant(tenant)
+
+
+def claim_server_file(home: Path) -> None:
+    """Refuse to start when another live server already serves this workspace."""
+    info = read_server_file(home)
+    if info is not None:
+        raise WorkspaceError(
+            f"workspace {home} is already served by uac serve (pid {info['pid']}) at "
+            f"{info['url']}; stop it first, or use it: uac --home {home} <command>"
+        )
+
+
+def release_server_file(home: Path) -> None:
+    """Remove the server file if it is this process's."""
+    path = home / SERVER_FILE
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+
+
+def read_server_file(home: Path) -> dict[str, Any] | None:
+    """The live server of a workspace (None if none, or if the file is stale)."""
+    path = Path(home) / SERVER_FILE
+    try:
+        info = json.loads(path.read_text())
+        pid = int(info["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None  # the server died without cleaning up: the file is stale
+    except PermissionError:
+        pass  # alive, another user's
+    return info
+
+
+def _status(exc: Exception) -> int:
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, InputError):
+        return 400
+    if isinstance(exc, WorkspaceError):
+        return 503
+    return 400
+
+
+def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI:
+    """The ASGI app serving one workspace (see the module docstring)."""
+    service = Service(Path(home).expanduser(), options or ServeOptions())
+    mcp_server = _mcp(service)
+    mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        service.start()
+        service.log({"event": "started", "home": str(service.home), "version": uac.__version__})
+        try:
+            async with mcp_server.session_manager.run():
+                yield
+        finally:
+            service.log({"event": "stopping"})
+            service.close()
+            service.log({"event": "stopped"})
+
+    app = FastAPI(
+        title="uac",
+        version=uac.__version__,
+        summary="Typed user-as-code memory: the verbs of `Memory` over HTTP.",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+
+    def principal(request: Request) -> keys.Principal:
+        header = request.headers.get("authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else None
+        if service.mem is None:
+            raise HTTPException(503, "the server is starting or shutting down")
+        found = keys.resolve(service.mem.store, token, service.admin_token)
+        if found is None:
+            raise HTTPException(401, "unknown or revoked API key (send Authorization: Bearer KEY)")
+        client_version = request.headers.get("x-uac-client-version")
+        if client_version and not compatible(client_version, uac.__version__):
+            raise HTTPException(
+                409,
+                f"client version {client_version} cannot talk to server version "
+                f"{uac.__version__}; use the same uac version on both sides",
+            )
+        request.state.principal = found
+        return found
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        err = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        return JSONResponse(
+            {
+                "error": f"{where}: {err.get('msg')}",
+                "detail": json.loads(json.dumps(exc.errors(), default=str)),
+            },
+            status_code=422,
+        )
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+    @app.middleware("http")
+    async def _access_log(request: Request, call_next: Any) -> Any:
+        started = time.perf_counter()
+        rid = uuid.uuid4().hex[:12]
+        response = await call_next(request)
+        response.headers[VERSION_HEADER] = uac.__version__
+        who = getattr(request.state, "principal", None)
+        service.log(
+            {
+                "event": "request",
+                "id": rid,
+                "method": request.method,
+                "path": request.url.path,
+                "status": response.status_code,
+                "ms": round((time.perf_counter() - started) * 1000, 2),
+                "key": who.key_id if who else None,
+                "tenant": who.tenant if who else None,
+            }
+        )
+        return response
+
+    @app.get("/healthz", tags=["ops"])
+    def healthz() -> dict[str, Any]:
+        """Liveness: the process answers."""
+        return {"status": "ok", "version": uac.__version__}
+
+    @app.get("/readyz", tags=["ops"])
+    def readyz() -> JSONResponse:
+        """Readiness: the workspace is open and the outbox worker runs."""
+        ready = service.mem is not None
+        body: dict[str, Any] = {"ready": ready, "version": uac.__version__}
+        if ready and service.deliverer is not None:
+            body["outbox_pending"] = service.deliverer.pending()
+        return JSONResponse(body, status_code=200 if ready else 503)
+
+    for verb in verbs.VERBS.values():
+        _route(app, service, verb, principal)
+
+    @app.post("/v1/admin/keys", tags=["admin"])
+    def create_key(body: NewKey, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
+        """Create an API key (the local admin only)."""
+        if not who.admin or service.mem is None:
+            raise HTTPException(403, "only the local admin can manage keys")
+        try:
+            key_id, token = keys.create(
+                service.mem.store,
+                body.tenant,
+                body.subject,
+                read_only=body.read_only,
+                label=body.label,
+            )
+        except UacError as exc:
+            raise HTTPException(_status(exc), str(exc)) from None
+        return {"id": key_id, "token": token}
+
+    @app.post("/v1/admin/keys/list", tags=["admin"])
+    def list_keys(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
+        """List keys (the local admin only; never the tokens)."""
+        if not who.admin or service.mem is None:
+            raise HTTPException(403, "only the local admin can manage keys")
+        return verbs.plain(keys.listing(service.mem.store))
+
+    @app.post("/v1/admin/keys/{key_id}/revoke", tags=["admin"])
+    def revoke_key(key_id: str, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
+        """Revoke a key (the local admin only)."""
+        if not who.admin or service.mem is None:
+            raise HTTPException(403, "only the local admin can manage keys")
+        try:
+            keys.revoke(service.mem.store, key_id)
+        except UacError as exc:
+            raise HTTPException(_status(exc), str(exc)) from None
+        return {"id": key_id, "revoked": True}
+
+    app.router.routes.extend(mcp_app.routes)
+    app.add_middleware(BodyLimit, limit=service.options.max_body)
+    return app
+
+
+def _route(
+    app: FastAPI, service: Service, verb: verbs.Verb, principal: Callable[..., keys.Principal]
+) -> None:
+    """Add the route of one verb; its body is the verb's argument model."""
+
+    def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
+        if verb.writes and who.read_only:
+            raise HTTPException(403, f"this key is read-only; {verb.name} writes")
+        mem = service.memory_for(who, request)
+        if subject is not None:
+            try:
+                addr = mem.address(subject)
+            except UacError as exc:
+                raise HTTPException(400, str(exc)) from None
+            if who.subject is not None and str(addr) != who.subject:
+                raise HTTPException(403, "this key is bound to another subject")
+            subject = str(addr)
+        elif who.subject is not None:
+            raise HTTPException(
+                403, f"this key is bound to one subject; {verb.name} is tenant-wide"
+            )
+        try:
+            return verbs.execute(mem, verb, subject, body or verb.args())
+        except UacError as exc:
+            raise HTTPException(_status(exc), str(exc)) from None
+
+    if verb.subject:
+
+        def endpoint(request: Request, subject: str, body: Any, who: Any) -> Any:
+            return handle(request, who, subject, body)
+
+        path = f"/v1/subjects/{{subject}}/{verb.name}"
+        params = ["request", "subject", "body", "who"]
+    else:
+
+        def endpoint(request: Request, body: Any, who: Any) -> Any:  # type: ignore[misc]
+            return handle(request, who, None, body)
+
+        path = f"/v1/{verb.name}"
+        params = ["request", "body", "who"]
+    annotations = {
+        "request": (Request, inspect.Parameter.empty),
+        "subject": (str, inspect.Parameter.empty),
+        "body": (verb.args, Body(...) if _required(verb.args) else Body(None)),
+        "who": (keys.Principal, Depends(principal)),
+    }
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                annotation=annotations[name][0],
+                default=annotations[name][1],
+            )
+            for name in params
+        ]
+    )
+    endpoint.__name__ = verb.name.replace("-", "_")
+    endpoint.__doc__ = verb.summary
+    tag = "writes" if verb.writes else "reads"
+    app.post(path, tags=[tag], summary=verb.summary, name=verb.name)(endpoint)
+
+
+def _required(model: type[verbs.Args]) -> bool:
+    return any(f.is_required() for f in model.model_fields.values())
+
+
+def _mcp(service: Service) -> Any:
+    """The MCP server: the agent tools, with the subject taken from the connection."""
+    from uac.runtime.api.mcp_server import build_server
+    from uac.runtime.api.tools import dispatch
+
+    def run_tool(headers: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if service.mem is None:
+            raise UacError("the server is shutting down")
+        header = (headers or {}).get("authorization", "")
+        token = header[7:].strip() if header.lower().startswith("bearer ") else None
+        who = keys.resolve(service.mem.store, token, service.admin_token)
+        if who is None:
+            raise UacError("unknown or revoked API key")
+        tenant = who.tenant or (headers or {}).get("x-uac-tenant") or "default"
+        subject = who.subject or (headers or {}).get("x-uac-subject")
+        if not subject:
+            raise UacError(
+                "name the subject of this connection in the X-Uac-Subject header, "
+                "or use a key bound to one subject"
+            )
+        return dispatch(service.mem.for_tenant(tenant), subject, name, arguments)
+
+    return build_server(run_tool)
+
+
+def run(
+    home: Path | str,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    options: ServeOptions | None = None,
+) -> int:
+    """Serve until SIGTERM/SIGINT; returns the exit status."""
+    import uvicorn
+
+    app = create_app(home, options)
+    service: Service = app.state.service
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
+    )
+    server = uvicorn.Server(config)
+
+    original = server.startup
+
+    async def startup(sockets: Any = None) -> None:
+        await original(sockets=sockets)
+        if server.started:
+            bound = server.servers[0].sockets[0].getsockname()
+            url = f"http://{bound[0]}:{bound[1]}"
+            service.publish(url)
+            service.log({"event": "listening", "url": url})
+
+    server.startup = startup  # type: ignore[method-assign]
+    try:
+        server.run()
+    finally:
+        release_server_file(service.home)
+    return 0 if server.started else 1

@@ -1,0 +1,522 @@
+"""The verbs, defined once: what the HTTP service, the `Client` and the CLI all call.
+
+Each `Verb` names a `Memory` method, the pydantic model of its arguments (which the server
+also turns into its OpenAPI document), whether it writes, and whether it needs a subject.
+`run(mem, verb, subject, params)` validates the arguments, calls `Memory` and returns plain
+JSON (dates ISO, Decimals as exact text, facts and alerts as dicts). The server answers
+with exactly that, and the CLI prints from exactly that whether it runs the verb in process
+or forwards it to a server — one code path, so local and remote output cannot drift.
+
+Time-dependent verbs take `today`/`now` as arguments; nothing here reads the clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import tempfile
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError
+
+if TYPE_CHECKING:
+    from uac.runtime.api.memory import Memory
+
+MAX_TEXT = 65536
+
+
+class Args(BaseModel):
+    """Arguments of a verb (unknown fields are refused)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoArgs(Args):
+    """No arguments."""
+
+
+class SetArgs(Args):
+    """Assert a single-valued attribute."""
+
+    path: str = Field(description="Catalog path, e.g. identity.passport.expiry_date")
+    value: Any = Field(description="The value (text is parsed by the path's type)")
+    valid_from: dt.datetime | None = None
+    valid_to: dt.datetime | None = None
+    session: str | None = None
+    now: dt.datetime | None = Field(None, description="Recording time (default: now)")
+
+
+class ImportArgs(Args):
+    """Import a file's records (JSON Lines, JSON array or CSV) into a collection."""
+
+    collection: str = Field(description="Catalog collection or a new name (schema inferred)")
+    content: str = Field(description="The file's text")
+    name: str = Field("records.jsonl", description="File name (its suffix names the format)")
+    format: Literal["jsonl", "json", "csv"] | None = None
+    session: str | None = None
+    now: dt.datetime | None = None
+
+
+class AddArgs(Args):
+    """Learn from one message of a conversation."""
+
+    text: str = Field(max_length=MAX_TEXT)
+    at: dt.datetime | None = Field(None, description="When the message was said")
+    session: str | None = None
+    role: str = "user"
+    now: dt.datetime | None = None
+
+
+class RememberArgs(Args):
+    """An explicit 'remember this'."""
+
+    text: str = Field(max_length=MAX_TEXT)
+    session: str | None = None
+    now: dt.datetime | None = None
+
+
+class NoteArgs(Args):
+    """Ingest a Markdown note."""
+
+    content: str = Field(max_length=4 * MAX_TEXT)
+    note_id: str = Field("note.md", description="The note's name: a new version replaces it")
+    now: dt.datetime | None = None
+
+
+class PreferArgs(Args):
+    """Store a soft (wording) preference."""
+
+    text: str = Field(max_length=MAX_TEXT)
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+
+
+class ForgetArgs(Args):
+    """Retract one fact (the log keeps it)."""
+
+    fact_id: str
+    reason: str | None = None
+    now: dt.datetime | None = None
+
+
+class FeedbackArgs(Args):
+    """Mark a search result as 'not this'."""
+
+    item_id: str
+    reason: str | None = None
+
+
+class FactsArgs(Args):
+    """The subject's facts, optionally at one path."""
+
+    path: str | None = None
+
+
+class CompileArgs(Args):
+    """Compile the subject (optionally as of a time: a checkpoint that is not made current)."""
+
+    as_of: dt.datetime | None = None
+    known_at: dt.datetime | None = None
+
+
+class QueryArgs(Args):
+    """Run a program over the subject's typed state in the sandbox."""
+
+    program: str = Field(max_length=20000)
+    today: dt.date | None = None
+    explain: bool = False
+    version: int | None = Field(None, ge=1)
+
+
+class SearchArgs(Args):
+    """Search the subject's notes and messages."""
+
+    text: str = Field(max_length=MAX_TEXT)
+    k: int = Field(10, ge=1, le=200)
+    since: dt.datetime | None = None
+    kind: Literal["note", "input"] | None = None
+    today: dt.date | None = None
+
+
+class ContextArgs(Args):
+    """The memory block for an agent's system prompt."""
+
+    query: str | None = Field(None, max_length=MAX_TEXT)
+    budget: int = Field(800, ge=20, le=100_000)
+    today: dt.date | None = None
+
+
+class WhyArgs(Args):
+    """Explain one value of the typed state."""
+
+    expr: str = Field(max_length=500)
+
+
+class DiffArgs(Args):
+    """The typed-state change between two checkpoint versions."""
+
+    v1: int | None = Field(None, ge=1)
+    v2: int | None = Field(None, ge=1)
+
+
+class AlertsArgs(Args):
+    """Alerts (open and acknowledged; all with include_resolved)."""
+
+    include_resolved: bool = False
+    today: dt.date | None = None
+
+
+class AlertArgs(Args):
+    """One alert by id."""
+
+    alert_id: str
+    today: dt.date | None = None
+
+
+class SnoozeArgs(AlertArgs):
+    """Hide an alert until a date."""
+
+    until: dt.date
+
+
+class RuleArgs(Args):
+    """Store a user rule (threshold, reminder, forbid)."""
+
+    rule: dict[str, Any]
+    now: dt.datetime | None = None
+
+
+class CheckArgs(Args):
+    """Run the subject's checks as of a day."""
+
+    today: dt.date | None = None
+
+
+class ToolArgs(Args):
+    """One agent tool call (see `uac tools`), run for the subject."""
+
+    name: str
+    arguments: dict[str, Any] | str | None = None
+
+
+class RunOnceArgs(Args):
+    """One scheduled pass over the tenant."""
+
+    today: dt.date | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    """One verb: its name, arguments, what it does, and how it may be called."""
+
+    name: str
+    summary: str
+    args: type[Args]
+    call: Callable[[Memory, str | None, Any], Any]
+    writes: bool = False
+    subject: bool = True  # False: a tenant-wide verb
+
+
+def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
+    # The importer detects formats from file names: give it the file as sent.
+    safe = PurePath(a.name).name or "records.jsonl"
+    with tempfile.TemporaryDirectory(prefix="uac-import-") as tmp:
+        path = Path(tmp) / safe
+        path.write_text(a.content, encoding="utf-8")
+        return mem.import_file(
+            subject, a.collection, path, format=a.format, session_id=a.session, now=a.now
+        )
+
+
+def _note(mem: Memory, subject: str | None, a: NoteArgs) -> Any:
+    safe = PurePath(a.note_id).name or "note.md"
+    with tempfile.TemporaryDirectory(prefix="uac-note-") as tmp:
+        path = Path(tmp) / safe
+        path.write_text(a.content, encoding="utf-8")
+        return mem.note(subject, path, note_id=safe, now=a.now)
+
+
+def _facts(mem: Memory, subject: str | None, a: FactsArgs) -> Any:
+    facts = mem.facts(subject, a.path)
+    statuses = mem.statuses(subject)
+    return [{**plain(f), "derived": statuses.get(f.id)} for f in facts]
+
+
+def _query(mem: Memory, subject: str | None, a: QueryArgs) -> Any:
+    if mem.stale(subject) and a.version is None:
+        mem.compile(subject)  # answer from every saved write
+    return mem.query(subject, a.program, today=a.today, explain=a.explain, version=a.version)
+
+
+def _diff(mem: Memory, subject: str | None, a: DiffArgs) -> Any:
+    old, new, lines = mem.diff(subject, a.v1, a.v2)
+    return {"old": old, "new": new, "changes": lines}
+
+
+def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
+    if subject is not None:
+        return subject
+    from uac.fact_log.errors import NotFound
+
+    found = [a for a in mem.alerts(None, include_resolved=True) if a.id == alert_id]
+    if not found:
+        raise NotFound(f"tenant {mem.tenant!r} has no alert {alert_id!r}")
+    return str(found[0].address)
+
+
+def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
+    res = mem.check(subject, today=a.today)
+    return {
+        "subject": str(res.address),
+        "version": res.version,
+        "checks": res.checks,
+        "new": res.new,
+        "still_open": res.still_open,
+        "resolved": res.resolved,
+        "woken": res.woken,
+        "errors": res.errors,
+        "delivery_errors": res.delivery_errors,
+    }
+
+
+VERBS: dict[str, Verb] = {
+    v.name: v
+    for v in (
+        Verb(
+            "set",
+            "Assert a single-valued attribute.",
+            SetArgs,
+            lambda m, s, a: m.set(
+                s,
+                a.path,
+                a.value,
+                valid_from=a.valid_from,
+                valid_to=a.valid_to,
+                session_id=a.session,
+                now=a.now,
+            ),
+            writes=True,
+        ),
+        Verb("import", "Import records into a collection.", ImportArgs, _import, writes=True),
+        Verb(
+            "add",
+            "Learn from one conversation message.",
+            AddArgs,
+            lambda m, s, a: m.add(s, a.text, at=a.at, session_id=a.session, role=a.role, now=a.now),
+            writes=True,
+        ),
+        Verb(
+            "remember",
+            "An explicit 'remember this' (kept as a note if nothing typed is found).",
+            RememberArgs,
+            lambda m, s, a: m.remember(s, a.text, session_id=a.session, now=a.now),
+            writes=True,
+        ),
+        Verb("note", "Ingest a Markdown note.", NoteArgs, _note, writes=True),
+        Verb(
+            "prefer",
+            "Store a soft (wording) preference.",
+            PreferArgs,
+            lambda m, s, a: m.prefer(s, a.text, confidence=a.confidence),
+            writes=True,
+        ),
+        Verb(
+            "forget",
+            "Retract one fact (appends a retract; nothing is deleted).",
+            ForgetArgs,
+            lambda m, s, a: m.forget(s, a.fact_id, reason=a.reason, now=a.now),
+            writes=True,
+        ),
+        Verb(
+            "feedback",
+            "Mark a search result as 'not this'.",
+            FeedbackArgs,
+            lambda m, s, a: m.feedback(s, a.item_id, reason=a.reason),
+            writes=True,
+        ),
+        Verb(
+            "rule",
+            "Store a user rule.",
+            RuleArgs,
+            lambda m, s, a: {"rule_id": m.add_rule(s, a.rule, now=a.now)},
+            writes=True,
+        ),
+        Verb("facts", "The subject's facts with their derived status.", FactsArgs, _facts),
+        Verb("inputs", "Everything archived for the subject.", NoArgs, lambda m, s, a: m.inputs(s)),
+        Verb(
+            "rejections",
+            "What the gate refused, and why.",
+            NoArgs,
+            lambda m, s, a: m.rejections(s),
+        ),
+        Verb(
+            "compile",
+            "Compile the subject's typed state.",
+            CompileArgs,
+            lambda m, s, a: m.compile(s, as_of=a.as_of, known_at=a.known_at),
+            writes=True,
+        ),
+        Verb("query", "Run a program over the typed state (sandboxed).", QueryArgs, _query),
+        Verb(
+            "search",
+            "Search notes and messages.",
+            SearchArgs,
+            lambda m, s, a: m.search(s, a.text, k=a.k, since=a.since, kind=a.kind, today=a.today),
+        ),
+        Verb(
+            "context",
+            "The memory block for a system prompt.",
+            ContextArgs,
+            lambda m, s, a: {
+                "context": m.context(s, query=a.query, budget=a.budget, today=a.today)
+            },
+        ),
+        Verb(
+            "manifest",
+            "The compact manifest of the typed state.",
+            NoArgs,
+            lambda m, s, a: {"manifest": m.manifest(s)},
+        ),
+        Verb(
+            "why",
+            "Explain one value and the facts behind it.",
+            WhyArgs,
+            lambda m, s, a: m.why(s, a.expr),
+        ),
+        Verb("diff", "Typed-state change between two checkpoints.", DiffArgs, _diff),
+        Verb(
+            "alerts",
+            "The subject's alerts.",
+            AlertsArgs,
+            lambda m, s, a: m.alerts(s, include_resolved=a.include_resolved, today=a.today),
+        ),
+        Verb(
+            "ack",
+            "Acknowledge an alert.",
+            AlertArgs,
+            lambda m, s, a: m.acknowledge(
+                _subject_of_alert(m, s, a.alert_id), a.alert_id, today=a.today
+            ),
+            writes=True,
+        ),
+        Verb(
+            "snooze",
+            "Hide an alert until a date.",
+            SnoozeArgs,
+            lambda m, s, a: m.snooze(
+                _subject_of_alert(m, s, a.alert_id), a.alert_id, a.until, today=a.today
+            ),
+            writes=True,
+        ),
+        Verb("check", "Run the subject's checks as of a day.", CheckArgs, _check, writes=True),
+        Verb(
+            "subjects",
+            "Subjects of the tenant.",
+            NoArgs,
+            lambda m, s, a: m.subjects(),
+            subject=False,
+        ),
+        Verb("verify", "Walk the hash chain.", NoArgs, lambda m, s, a: m.verify(), subject=False),
+        Verb(
+            "tenant-alerts",
+            "Alerts of every subject of the tenant.",
+            AlertsArgs,
+            lambda m, s, a: m.alerts(None, include_resolved=a.include_resolved, today=a.today),
+            subject=False,
+        ),
+        Verb(
+            "tenant-ack",
+            "Acknowledge an alert by id.",
+            AlertArgs,
+            lambda m, s, a: m.acknowledge(
+                _subject_of_alert(m, None, a.alert_id), a.alert_id, today=a.today
+            ),
+            writes=True,
+            subject=False,
+        ),
+        Verb(
+            "tenant-snooze",
+            "Snooze an alert by id.",
+            SnoozeArgs,
+            lambda m, s, a: m.snooze(
+                _subject_of_alert(m, None, a.alert_id), a.alert_id, a.until, today=a.today
+            ),
+            writes=True,
+            subject=False,
+        ),
+        Verb(
+            "run-once",
+            "One scheduled pass over the tenant.",
+            RunOnceArgs,
+            lambda m, s, a: m.run_once(today=a.today),
+            writes=True,
+            subject=False,
+        ),
+    )
+}
+
+
+def parse_args(verb: Verb, params: dict[str, Any] | None) -> Args:
+    """Validate a verb's arguments; InputError names the first bad field."""
+    try:
+        return verb.args.model_validate(params or {})
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        raise InputError(f"bad arguments for {verb.name}: {where}: {err['msg']}") from None
+
+
+def run(mem: Memory, name: str, subject: str | None, params: dict[str, Any] | None) -> Any:
+    """Run one verb on a Memory and return its plain-JSON result."""
+    verb = VERBS.get(name)
+    if verb is None:
+        raise InputError(f"unknown verb {name!r}; verbs: {', '.join(sorted(VERBS))}")
+    if verb.subject and subject is None:
+        raise InputError(f"{name} needs a subject")
+    return execute(mem, verb, subject if verb.subject else None, parse_args(verb, params))
+
+
+def execute(mem: Memory, verb: Verb, subject: str | None, args: Args) -> Any:
+    """Call a verb with validated arguments; a write's result names the alerts it changed.
+
+    The alerts a write's reaction raised (or woke from a snooze) come back under
+    `alerts`, those it cleared under `alerts_resolved`, so the caller can tell the user.
+    """
+    before = mem.last_evaluation
+    out = plain(verb.call(mem, subject, args))
+    return with_alerts(mem, before, out) if verb.writes else out
+
+
+def with_alerts(mem: Memory, before: Any, out: Any) -> Any:
+    """Add to a write's result the alerts of the reaction it caused (if any)."""
+    after = mem.last_evaluation
+    if isinstance(out, dict) and after is not None and after is not before:
+        out.setdefault("alerts", plain([*after.new, *after.woken]))
+        out.setdefault("alerts_resolved", plain(after.resolved))
+    return out
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready view of a verb's result (facts and alerts as dicts, dates ISO)."""
+    if hasattr(value, "as_dict") and callable(value.as_dict):
+        return plain(value.as_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Address | PurePath):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    return value
