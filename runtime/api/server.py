@@ -24,6 +24,7 @@ import inspect
 import json
 import os
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -145,6 +146,8 @@ class Service:
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
+        if self.mem is not None:
+            return
         claim_server_file(self.home)
         sinks: dict[str, Any] = {}
         for n, url in enumerate(self.options.webhooks):
@@ -522,6 +525,7 @@ def run(
 
     app = create_app(home, options)
     service: Service = app.state.service
+    service.start()  # before listening: a second server or a locked workspace fails clearly
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
     )
@@ -538,8 +542,13 @@ def run(
             service.log({"event": "listening", "url": url})
 
     server.startup = startup  # type: ignore[method-assign]
+    # uvicorn stops gracefully on SIGTERM/SIGINT and then re-raises the signal to the
+    # handler that was there before it: make that a no-op so a clean stop exits 0.
+    previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         server.run()
     finally:
-        release_server_file(service.home)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        service.close()  # already done by the lifespan unless uvicorn failed to start
     return 0 if server.started else 1

@@ -503,12 +503,12 @@ def with_alerts(mem: Memory, before: Any, out: Any) -> Any:
 
 def plain(value: Any) -> Any:
     """A JSON-ready view of a verb's result (facts and alerts as dicts, dates ISO)."""
+    if isinstance(value, Address | PurePath):
+        return str(value)
     if hasattr(value, "as_dict") and callable(value.as_dict):
         return plain(value.as_dict())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Address | PurePath):
-        return str(value)
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, Decimal):
