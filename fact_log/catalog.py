@@ -233,6 +233,13 @@ class Catalog:
         try:
             return self.attributes[path]
         except KeyError:
+            coll = self.collection(path)
+            if coll is not None:
+                raise NotFound(
+                    f"{coll.path} is a collection, not a single-valued attribute: add its "
+                    f"records with `uac import SUBJECT {coll.path.split('.')[-1]} FILE` "
+                    "(or Memory.import_records)"
+                ) from None
             raise NotFound(f"unknown attribute path {path!r}{self._hint(path)}") from None
 
     def collection(self, name: str) -> CollectionPath | None:
