@@ -281,7 +281,7 @@ def test_reingesting_keeps_note_id_on_every_fact(mem: Memory) -> None:
 )
 def test_arbitrary_text_parses_or_fails_cleanly(lines: list[str]) -> None:
     from uac.fact_log.addressing import Address
-    from uac.fact_log.extraction.rules import builtin_catalog
+    from uac.fact_log.extraction.patterns import builtin_catalog
 
     text = "\n".join(lines)
     try:

@@ -6,7 +6,8 @@ catalog), `safety.scan` (secrets masked, identifiers and instruction-like text r
 (per-source thresholds, boundary check) into a `fact_log.store.Batch` ready to append.
 """
 
+from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.gate import build_message_batch
-from uac.fact_log.extraction.rules import Candidate, extract
+from uac.fact_log.extraction.patterns import extract
 
 __all__ = ["Candidate", "build_message_batch", "extract"]

@@ -25,8 +25,9 @@ from typing import Any
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, verify
-from uac.fact_log.extraction.rules import Candidate, extract, validate
+from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.safety import Finding, SafetyResult, scan, sensitive_fields
 from uac.fact_log.importer import record_key
 from uac.fact_log.store import Batch, NewFact, NewInput, NewRejection

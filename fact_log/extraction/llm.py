@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, c
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
 from uac.fact_log.extraction.gate import (
     Policy,
@@ -53,7 +54,7 @@ from uac.fact_log.extraction.gate import (
     default_policy,
     gate,
 )
-from uac.fact_log.extraction.rules import Candidate, sentences, validate
+from uac.fact_log.extraction.patterns import sentences
 from uac.fact_log.extraction.safety import SafetyResult, scan
 from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json

@@ -46,8 +46,8 @@ from pydantic import ValidationError
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog, describe_error
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.gate import Policy, default_policy, gate
-from uac.fact_log.extraction.rules import Candidate
 from uac.fact_log.extraction.safety import scan
 from uac.fact_log.importer import record_key
 from uac.fact_log.store import Batch, NewFact, NewInput, NewRejection
