@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.gate import build_message_batch
+from uac.fact_log.pipeline import build_message_batch
 from uac.fact_log.store import Batch, NewFact
 
 CORPUS = Path(__file__).with_name("data") / "extraction_corpus.jsonl"

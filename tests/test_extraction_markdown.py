@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.markdown import build_note_batch, note_template, parse_note
+from uac.fact_log.extraction.markdown import note_template, parse_note
+from uac.fact_log.pipeline import build_note_batch
 from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)

@@ -16,13 +16,14 @@ models of the catalog; it never writes code. Everything it returns is treated as
   instruction-like (`instruction_refused`), a secret (`secret`), invalid for the catalog
   (`invalid_value`), an invented identifier or free text not in the message
   (`value_not_in_message`), or its quote is not in the message (`evidence_not_found`);
-* what survives becomes `LLMCandidate`s that go through the same gate as rule candidates
-  (safety filter, evidence, source threshold "automatic_llm").
+* what survives becomes `LLMCandidate`s that the write pipeline (`uac.fact_log.pipeline`)
+  passes through the same gate as pattern candidates (safety filter, evidence, source
+  threshold "automatic_llm"). This module never runs the patterns or the gate itself.
 
 The model sees the message with secrets and identifiers masked (same length, so quotes and
 offsets still line up). Every call's token usage is recorded in `llm_usage` and a subject
 whose daily budget is spent gets no call (`llm_budget_exhausted`). An endpoint that is down,
-slow or broken never loses the message: rules still run and the batch records
+slow or broken never loses the message: the patterns still run and the batch records
 `llm_unavailable`.
 """
 
@@ -47,16 +48,10 @@ from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
-from uac.fact_log.extraction.gate import (
-    Policy,
-    build_message_batch,
-    candidate_fact,
-    default_policy,
-    gate,
-)
-from uac.fact_log.extraction.patterns import sentences
+from uac.fact_log.extraction.patterns.text import sentences
+from uac.fact_log.extraction.policy import Policy, default_policy
 from uac.fact_log.extraction.safety import SafetyResult, scan
-from uac.fact_log.store import Batch, NewFact, NewRejection, Store
+from uac.fact_log.store import NewRejection, Store
 from uac.fact_log.values import canonical_json
 
 SOURCE = "automatic_llm"
@@ -691,13 +686,18 @@ def extract_with_llm(
     ledger: UsageLedger | None = None,
     day: dt.date | None = None,
     policy: Policy | None = None,
+    safety: SafetyResult | None = None,
 ) -> tuple[list[LLMCandidate], list[NewRejection]]:
-    """Ask the model for facts in one message; returns checked candidates and the refusals."""
+    """Ask the model for facts in one message; returns checked candidates and the refusals.
+
+    `safety` is the pipeline's scan of the message (the model sees its masked text); a
+    caller using the extractor on its own may leave it out.
+    """
     policy = policy or default_policy()
     llm = as_llm(client_or_settings)
     if llm is None or role not in policy.fact_roles or not isinstance(text, str):
         return [], []
-    safety = scan(text)
+    safety = safety or scan(text)
     outcome = _call(llm, catalog, safety.masked, observed_at, ledger, day or observed_at.date())
     problems: list[NewRejection] = [outcome.problem] if outcome.problem else []
     proposals = outcome.proposals
@@ -717,86 +717,3 @@ def extract_with_llm(
             seen.add(key)
             candidates.append(checked)
     return candidates, problems
-
-
-# -- the batch ---------------------------------------------------------------------------------
-
-
-def _identity(fact: NewFact) -> tuple[str, ...]:
-    """What makes two facts 'the same' for the merge: slot, record key, or note text."""
-    if fact.kind == "record":
-        return (fact.path, fact.record_key or "")
-    if fact.kind == "note":
-        return (fact.path, fact.text or "")
-    return (fact.path,)
-
-
-def build_message_batch_llm(
-    catalog: Catalog,
-    address: Address,
-    text: str,
-    *,
-    llm: LLM | LLMSettings | None,
-    store: Store | None,
-    observed_at: dt.datetime,
-    recorded_at: dt.datetime,
-    role: str = "user",
-    session_id: str | None = None,
-    source: str = "automatic_rule",
-    actor: str = "api",
-    policy: Policy | None = None,
-) -> Batch:
-    """Archive one message with the facts the LLM proposed plus what the rules add.
-
-    The rule pass (`build_message_batch`) runs first: it checks the message, archives it
-    masked and records the safety findings. The LLM's candidates then go through the same
-    gate under source "automatic_llm"; a rule fact for a slot, record or note the LLM already
-    supplied is dropped. `store` (for the token budget) may be None only in tests.
-    """
-    policy = policy or default_policy()
-    batch = build_message_batch(
-        catalog,
-        address,
-        text,
-        observed_at=observed_at,
-        recorded_at=recorded_at,
-        role=role,
-        session_id=session_id,
-        source=source,
-        actor=actor,
-        policy=policy,
-    )
-    if as_llm(llm) is None or role not in policy.fact_roles:
-        return batch
-    ledger = UsageLedger(store, address) if store is not None else None
-    day = (recorded_at.astimezone(dt.UTC) if recorded_at.tzinfo else recorded_at).date()
-    candidates, problems = extract_with_llm(
-        llm, catalog, text, observed_at, role, ledger=ledger, day=day, policy=policy
-    )
-    safety = scan(text)
-    accepted, rejected = gate(catalog, text, candidates, safety, source=SOURCE, policy=policy)
-    model = as_llm(llm).settings.model  # type: ignore[union-attr]
-    llm_facts = [_fact(catalog, acc.candidate, safety, session_id, model) for acc in accepted]
-    taken = {_identity(f) for f in llm_facts}
-    rule_facts = [f for f in batch.facts if _identity(f) not in taken]
-    batch.facts = [*llm_facts, *rule_facts]
-    for rej in rejected:
-        rej.detail = {**(rej.detail or {}), "source": SOURCE}
-    batch.rejections.extend([*problems, *rejected])
-    return batch
-
-
-def _fact(
-    catalog: Catalog,
-    cand: Candidate,
-    safety: SafetyResult,
-    session_id: str | None,
-    model: str | None,
-) -> NewFact:
-    # Masking is length-preserving, so the quote's span in the archived text is the same.
-    quote = safety.masked[cand.start : cand.end]
-    tier = cand.tier if isinstance(cand, LLMCandidate) else "exact"
-    evidence: dict[str, Any] = {"quote": quote, "offset": cand.start, "tier": tier}
-    if model:
-        evidence["model"] = model
-    return candidate_fact(catalog, cand, quote, evidence, SOURCE, session_id)
