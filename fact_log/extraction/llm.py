@@ -43,15 +43,15 @@ from typing import Any, Literal
 import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, create_model
 
-from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
+from uac.fact_log.extraction.llm_usage import UsageLedger
 from uac.fact_log.extraction.patterns.text import sentences
 from uac.fact_log.extraction.policy import Policy, default_policy
 from uac.fact_log.extraction.safety import SafetyResult, scan
-from uac.fact_log.store import NewRejection, Store
+from uac.fact_log.store import NewRejection
 from uac.fact_log.values import canonical_json
 
 SOURCE = "automatic_llm"
@@ -161,42 +161,6 @@ def as_llm(client_or_settings: LLM | LLMSettings | None) -> LLM | None:
     if isinstance(client_or_settings, LLMSettings):
         return LLM(client_or_settings) if client_or_settings.enabled else None
     return client_or_settings
-
-
-# -- token budget ------------------------------------------------------------------------------
-
-
-class UsageLedger:
-    """Per-subject, per-day token usage in the workspace table `llm_usage` (append-only)."""
-
-    DDL = (
-        "CREATE TABLE IF NOT EXISTS llm_usage (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
-        " subject VARCHAR NOT NULL, day DATE NOT NULL, prompt_tokens BIGINT NOT NULL,"
-        " completion_tokens BIGINT NOT NULL, calls INTEGER NOT NULL)"
-    )
-
-    def __init__(self, store: Store, address: Address):
-        self.con = store.con
-        self.address = address
-        self.con.execute(self.DDL)
-
-    def used(self, day: dt.date) -> int:
-        """Tokens (prompt + completion) the subject used on a UTC day."""
-        a = self.address
-        row = self.con.execute(
-            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_usage"
-            " WHERE tenant = ? AND scope = ? AND subject = ? AND day = ?",
-            [a.tenant, a.scope, a.subject, day],
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def record(self, day: dt.date, prompt_tokens: int, completion_tokens: int) -> None:
-        """Append one call's usage (one row per call keeps the table append-only)."""
-        a = self.address
-        self.con.execute(
-            "INSERT INTO llm_usage VALUES (?, ?, ?, ?, ?, ?, 1)",
-            [a.tenant, a.scope, a.subject, day, max(0, prompt_tokens), max(0, completion_tokens)],
-        )
 
 
 # -- schema ------------------------------------------------------------------------------------
