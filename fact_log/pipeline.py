@@ -33,11 +33,10 @@ from uac.fact_log.extraction import batch as build
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.evidence import tiers
 from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
-from uac.fact_log.extraction.llm import LLM, LLMSettings, UsageLedger, as_llm, extract_with_llm
+from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm, extract_with_llm
 from uac.fact_log.extraction.llm import SOURCE as LLM_SOURCE
-from uac.fact_log.extraction.markdown import (
-    SOURCE as NOTE_SOURCE,
-)
+from uac.fact_log.extraction.llm_usage import UsageLedger
+from uac.fact_log.extraction.markdown import SOURCE as NOTE_SOURCE
 from uac.fact_log.extraction.markdown import (
     check_note_id,
     note_candidates,
