@@ -33,7 +33,7 @@ from uac.fact_log.extraction import batch as build
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.evidence import tiers
 from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
-from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm, extract_with_llm
+from uac.fact_log.extraction.llm import LLM, LLMCandidate, LLMSettings, as_llm, extract_with_llm
 from uac.fact_log.extraction.llm import SOURCE as LLM_SOURCE
 from uac.fact_log.extraction.llm_usage import UsageLedger
 from uac.fact_log.extraction.markdown import SOURCE as NOTE_SOURCE
@@ -48,7 +48,7 @@ from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan
 from uac.fact_log.importer import Prepared, RawRecord, prepare
-from uac.fact_log.store import Batch, Store
+from uac.fact_log.store import Batch, NewRejection, Store
 
 
 def build_message_batch(
@@ -81,12 +81,13 @@ def build_message_batch(
     learns = role in policy.fact_roles
     model = as_llm(llm)
 
-    llm_found: list[Candidate] = []
-    llm_out = build.Gated()
+    # Extract: the LLM first (when configured), then the patterns add what it missed.
+    llm_found: list[LLMCandidate] = []
+    llm_problems: list[NewRejection] = []
     if model is not None and learns:
         ledger = UsageLedger(store, address) if store is not None else None
         day = (recorded_at.astimezone(dt.UTC) if recorded_at.tzinfo else recorded_at).date()
-        found, llm_out.problems = extract_with_llm(
+        llm_found, llm_problems = extract_with_llm(
             model,
             catalog,
             text,
@@ -97,7 +98,6 @@ def build_message_batch(
             policy=policy,
             safety=safety,
         )
-        llm_found = list(found)
     pattern_found: list[Candidate] = []
     if learns:
         pattern_found = [*extract(text, observed_at, role, catalog), *(candidates or ())]
@@ -105,18 +105,18 @@ def build_message_batch(
     if explicit:
         pattern_found = [replace(c, confidence=1.0) for c in pattern_found]
 
-    pattern_tiers = tiers(pattern_found, text)
+    # Verify evidence, then the gate: once per extractor, each under its own source threshold.
     llm_tiers = tiers(llm_found, text)
-
+    pattern_tiers = tiers(pattern_found, text)
+    llm_out = build.Gated(
+        *gate(catalog, text, llm_found, safety, source=LLM_SOURCE, policy=policy, tiers=llm_tiers),
+        problems=llm_problems,
+    )
     patterns_out = build.Gated(
         *gate(
             catalog, text, pattern_found, safety, source=source, policy=policy, tiers=pattern_tiers
         )
     )
-    if llm_found:
-        llm_out.accepted, llm_out.rejected = gate(
-            catalog, text, llm_found, safety, source=LLM_SOURCE, policy=policy, tiers=llm_tiers
-        )
 
     return build.message_batch(
         catalog,

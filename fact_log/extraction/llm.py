@@ -46,7 +46,7 @@ from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
-from uac.fact_log.extraction.llm_schema import (
+from uac.fact_log.extraction.llm_reply import (
     Proposal,
     Reply,
     path_lines,

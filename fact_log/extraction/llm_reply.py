@@ -1,4 +1,4 @@
-"""The JSON schema an LLM reply must match, generated from pydantic models of the catalog.
+"""The shape an LLM reply must have: a JSON schema generated from pydantic models of the catalog.
 
 One model per catalog path (its `path` and `kind` fixed, its `value` typed by the catalog)
 plus one for notes; `response_format` rewrites their union for OpenAI-compatible strict
