@@ -63,6 +63,8 @@ def gate(
     policy = policy or default_policy()
     threshold = policy.thresholds[check_source(source, policy)]
     candidates = list(candidates)
+    if not candidates:
+        return [], []
     if tiers is None:
         tiers = [verify(c.quote, c.start, text) for c in candidates]
     sensitive = sensitive_fields(catalog)
