@@ -12,10 +12,11 @@ plus the key values that must match). Split "heldout" was written before the rul
 tuned and is reported separately ("heldout-a" and "heldout-b", see RESULTS-extraction.md);
 "dev" was used while tuning.
 
-What is scored: the facts in the Batch that `build_message_batch` (rules -> safety ->
-evidence -> gate, source automatic_rule) produces, i.e. what would be appended. A predicted
-fact matches an expected one when the path is equal and every expected value matches
-(dates/decimals by value, strings case-insensitively); each prediction matches at most once.
+What is scored: the facts in the Batch that `fact_log.pipeline.build_message_batch` (check ->
+safety -> patterns -> evidence -> gate -> batch, source automatic_rule) produces, i.e. what
+would be appended. A predicted fact matches an expected one when the path is equal and every
+expected value matches (dates/decimals by value, strings case-insensitively); each prediction
+matches at most once.
 A domain is the first part of the path (travel, health, ...).
 """
 
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.gate import build_message_batch
+from uac.fact_log.pipeline import build_message_batch
 from uac.fact_log.store import Batch, NewFact
 
 CORPUS = Path(__file__).with_name("data") / "extraction_corpus.jsonl"

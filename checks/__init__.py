@@ -7,6 +7,8 @@
 - user rules (threshold, reminder, forbid) are validated in `uac.fact_log.user_rules` and compiled
   into each subject's generated `constraints.RULES`; `evaluate` runs them with the checks
 - `checks.scheduler`: `run_once` and `serve` for periodic evaluation
+- `checks.schema`: the `alerts` and `jobs` tables (registered here, so any use of the checks
+  migrates them when a workspace opens)
 """
 
 from uac.checks.alerts import (
@@ -19,10 +21,12 @@ from uac.checks.alerts import (
 )
 from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from uac.checks.schema import CHECKS
 from uac.checks.sinks import CallbackSink, JsonLinesSink, WebhookSink, deliver
 from uac.fact_log.user_rules import RuleError, add_rule, validate_rule
 
 __all__ = [
+    "CHECKS",
     "DEFAULT_CONFIG",
     "REGISTRY",
     "Alert",

@@ -40,7 +40,28 @@ from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound, UacError
+from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Store, utc_now
+
+# One row per compile attempt (published or failed) of a subject: the store's change
+# detection compares a subject's facts with its last published watermark. Migrated by
+# fact_log/schema.py; step 1 was fact_log's step 2 before each layer owned its tables.
+CHECKPOINTS = register(
+    Owner(
+        "compiler",
+        1,
+        (
+            (
+                "CREATE TABLE IF NOT EXISTS checkpoints (id BIGINT NOT NULL,"
+                " tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL, subject VARCHAR NOT NULL,"
+                " version INTEGER, status VARCHAR NOT NULL, watermark BIGINT NOT NULL,"
+                " head_id VARCHAR, as_of TIMESTAMP, known_at TIMESTAMP, facts INTEGER NOT NULL,"
+                " error VARCHAR, timings VARCHAR, started_at TIMESTAMP NOT NULL,"
+                " finished_at TIMESTAMP NOT NULL)",
+            ),
+        ),
+    )
+)
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory

@@ -32,10 +32,10 @@ import pyarrow as pa
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
 from uac.fact_log.values import canonical_json, json_string, loads, sha256
 
 DB_FILE = "uac.duckdb"
-SCHEMA_VERSION = 3
 GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
@@ -92,45 +92,32 @@ def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
     return f"CREATE TABLE {table} ({body})"
 
 
-# Forward migrations: MIGRATIONS[v] takes a workspace from schema v-1 to v.
-MIGRATIONS: dict[int, list[str]] = {
-    1: [
-        "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
-        _ddl("facts", FACT_COLUMNS),
-        _ddl("inputs", INPUT_COLUMNS),
-        "CREATE TABLE rejections (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
-        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, input_id VARCHAR,"
-        " path VARCHAR, reason VARCHAR NOT NULL, detail VARCHAR, recorded_at TIMESTAMP NOT NULL)",
-        "CREATE TABLE schemas (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
-        " subject VARCHAR NOT NULL, path VARCHAR NOT NULL, version INTEGER NOT NULL,"
-        " fields VARCHAR NOT NULL, input_id VARCHAR, recorded_at TIMESTAMP NOT NULL)",
-    ],
-    2: [
-        "CREATE TABLE checkpoints (id BIGINT NOT NULL, tenant VARCHAR NOT NULL,"
-        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, version INTEGER,"
-        " status VARCHAR NOT NULL, watermark BIGINT NOT NULL, head_id VARCHAR,"
-        " as_of TIMESTAMP, known_at TIMESTAMP, facts INTEGER NOT NULL, error VARCHAR,"
-        " timings VARCHAR, started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP NOT NULL)",
-    ],
-    # Alerts raised by checks (lifecycle open → acknowledged → resolved, with snoozing) and
-    # one row per scheduled or manual run of the checks. IF NOT EXISTS: re-running it on a
-    # workspace whose version marker was rolled back must not fail.
-    3: [
-        "CREATE TABLE IF NOT EXISTS alerts (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
-        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, check_name VARCHAR NOT NULL,"
-        " severity VARCHAR NOT NULL, status VARCHAR NOT NULL, message VARCHAR NOT NULL,"
-        " computation VARCHAR NOT NULL, fact_ids VARCHAR NOT NULL, record_keys VARCHAR NOT NULL,"
-        " first_seen DATE NOT NULL, last_seen DATE NOT NULL, acknowledged_on DATE,"
-        " snoozed_until DATE, resolved_on DATE, delivered_at TIMESTAMP, delivery_error VARCHAR,"
-        " PRIMARY KEY (tenant, scope, subject, id))",
-        "CREATE TABLE IF NOT EXISTS jobs (id BIGINT NOT NULL, tenant VARCHAR NOT NULL,"
-        " kind VARCHAR NOT NULL, run_for DATE NOT NULL, started_at TIMESTAMP NOT NULL,"
-        " finished_at TIMESTAMP NOT NULL,"
-        " duration_ms DOUBLE NOT NULL, subjects INTEGER NOT NULL, compiled INTEGER NOT NULL,"
-        " alerts_new INTEGER NOT NULL, alerts_open INTEGER NOT NULL,"
-        " alerts_resolved INTEGER NOT NULL, errors INTEGER NOT NULL, detail VARCHAR)",
-    ],
-}
+# The fact log's own tables (see fact_log/schema.py for the mechanism). Steps 2 and 3 once
+# created the compiler's checkpoints and the checks' alerts and jobs: those tables are now
+# declared and migrated by their owners (compiler/checkpoint.py, checks/schema.py).
+FACT_LOG = register(
+    Owner(
+        "fact_log",
+        0,
+        (
+            (
+                META_DDL,
+                _ddl("facts", FACT_COLUMNS),
+                _ddl("inputs", INPUT_COLUMNS),
+                "CREATE TABLE rejections (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
+                " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, input_id VARCHAR,"
+                " path VARCHAR, reason VARCHAR NOT NULL, detail VARCHAR,"
+                " recorded_at TIMESTAMP NOT NULL)",
+                "CREATE TABLE schemas (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
+                " subject VARCHAR NOT NULL, path VARCHAR NOT NULL, version INTEGER NOT NULL,"
+                " fields VARCHAR NOT NULL, input_id VARCHAR, recorded_at TIMESTAMP NOT NULL)",
+            ),
+            (),
+            (),
+        ),
+    )
+)
+SCHEMA_VERSION = FACT_LOG.version
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
@@ -399,8 +386,19 @@ class Store:
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, home: Path | str, *, create: bool = False, read_only: bool = False) -> Store:
-        """Open the workspace at home; create=True makes it (and migrates an old one)."""
+    def open(
+        cls,
+        home: Path | str,
+        *,
+        create: bool = False,
+        read_only: bool = False,
+        owners: Sequence[Owner] = (),
+    ) -> Store:
+        """Open the workspace at home; create=True makes it (and migrates an old one).
+
+        Every registered schema owner's tables are migrated (fact_log/schema.py), plus
+        `owners`: a layer not imported yet can be passed in by the opener.
+        """
         home = Path(home).expanduser()
         db = home / DB_FILE
         if not db.exists():
@@ -408,7 +406,7 @@ class Store:
                 raise WorkspaceError(
                     f"no uac workspace at {home}; create one with: uac --home {home} init"
                 )
-            return cls._create(home)
+            return cls._create(home, owners)
         _claim(db)
         try:
             store = cls(home, connect(db, read_only=read_only), read_only)
@@ -416,14 +414,14 @@ class Store:
             _release(db)
             raise
         try:
-            store._migrate(allow=not read_only)
+            store._migrate(not read_only, owners)
         except BaseException:
             store.close()
             raise
         return store
 
     @classmethod
-    def _create(cls, home: Path) -> Store:
+    def _create(cls, home: Path, owners: Sequence[Owner]) -> Store:
         created_dir = not home.exists()
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -439,7 +437,7 @@ class Store:
             load_fts(duckdb.connect())  # fail before writing anything if search cannot work
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
-            store._migrate(allow=True)
+            store._migrate(True, owners)
         except BaseException:
             _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
@@ -449,46 +447,24 @@ class Store:
             raise
         return store
 
-    def _migrate(self, allow: bool) -> None:
+    def _migrate(self, allow: bool, owners: Sequence[Owner] = ()) -> None:
         tables = {
             r[0] for r in self.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
         }
         if tables and "meta" not in tables:
             raise WorkspaceError(f"{self.home / DB_FILE} is a DuckDB file but not a uac workspace")
-        current = 0
-        if "meta" in tables:
-            row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            current = int(row[0]) if row else 0
-        if current > SCHEMA_VERSION:
-            raise WorkspaceError(
-                f"workspace {self.home} has schema version {current}, newer than this uac "
-                f"supports ({SCHEMA_VERSION}); upgrade uac"
-            )
-        if current == SCHEMA_VERSION:
-            return
-        if not allow:
-            raise WorkspaceError(
-                f"workspace {self.home} has schema version {current}; "
-                f"run 'uac --home {self.home} init' to upgrade it to {SCHEMA_VERSION}"
-            )
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            self.con.execute("BEGIN")
-            try:
-                for statement in MIGRATIONS[version]:
-                    self.con.execute(statement)
-                self.con.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(version)]
-                )
-                self.con.execute("COMMIT")
-            except BaseException:
-                self.con.execute("ROLLBACK")
-                raise
+        # Every layer imported so far registered its tables; the opener may add more.
+        migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
 
     @property
     def schema_version(self) -> int:
-        """The workspace's schema version."""
+        """The workspace's schema version (the fact log's; see schema_versions for the rest)."""
         row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         return int(row[0]) if row else 0
+
+    def schema_versions(self) -> dict[str, int]:
+        """Each registered owner's schema version as recorded in the file."""
+        return versions(self.con, registered())
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:

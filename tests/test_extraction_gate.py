@@ -15,9 +15,12 @@ from uac import Memory
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.gate import Policy, build_message_batch, gate
-from uac.fact_log.extraction.rules import Candidate, extract
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.gate import gate
+from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.policy import Policy
 from uac.fact_log.extraction.safety import scan
+from uac.fact_log.pipeline import build_message_batch
 from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)

@@ -21,10 +21,10 @@ from uac.fact_log.extraction.llm import (
     LLM,
     LLMSettings,
     UsageLedger,
-    build_message_batch_llm,
     extract_with_llm,
     response_format,
 )
+from uac.fact_log.pipeline import build_message_batch as build_message_batch_llm
 from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.markdown import build_note_batch, note_template, parse_note
+from uac.fact_log.extraction.markdown import note_template, parse_note
+from uac.fact_log.pipeline import build_note_batch
 from uac.fact_log.store import Batch
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
@@ -281,7 +282,7 @@ def test_reingesting_keeps_note_id_on_every_fact(mem: Memory) -> None:
 )
 def test_arbitrary_text_parses_or_fails_cleanly(lines: list[str]) -> None:
     from uac.fact_log.addressing import Address
-    from uac.fact_log.extraction.rules import builtin_catalog
+    from uac.fact_log.extraction.patterns import builtin_catalog
 
     text = "\n".join(lines)
     try:

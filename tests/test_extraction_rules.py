@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from uac.fact_log.extraction.rules import Candidate, extract, find_money
+from uac.fact_log.extraction.patterns import Candidate, extract, find_money
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 

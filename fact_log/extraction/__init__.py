@@ -1,12 +1,9 @@
-"""Deterministic learning from conversation: rule extraction, safety, evidence and the gate.
+"""The stages of the write pipeline that learn from text, one module each.
 
-One user message flows through `rules.extract` (typed candidates validated against the
-catalog), `safety.scan` (secrets masked, identifiers and instruction-like text refused),
-`evidence.verify` (the quote must really be in the message) and `gate.build_message_batch`
-(per-source thresholds, boundary check) into a `fact_log.store.Batch` ready to append.
+`uac.fact_log.pipeline` calls them in this order, each once, and none calls back up:
+`policy` (check the input), `safety` (mask secrets and identifiers, find instruction-like
+text), the extractors (`llm` when configured, `patterns` per domain, `markdown` for notes),
+`evidence` (the tier each quote reaches), `gate` (eligibility: thresholds per source, the
+catalog boundary, every refusal with its reason) and `batch` (one appendable Batch).
+`candidate` holds what they pass along: the `Candidate` and its typing against the catalog.
 """
-
-from uac.fact_log.extraction.gate import build_message_batch
-from uac.fact_log.extraction.rules import Candidate, extract
-
-__all__ = ["Candidate", "build_message_batch", "extract"]

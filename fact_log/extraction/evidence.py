@@ -14,7 +14,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Literal
+
+from uac.fact_log.extraction.candidate import Candidate
 
 Tier = Literal["exact", "normalised", "tokens"]
 _WORD = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]|[^\W_]+")
@@ -47,3 +50,8 @@ def verify(quote: str, offset: int | None, message: str) -> Tier | None:
         if len(found) >= max(2, math.ceil(0.8 * len(quote_tokens))):
             return "tokens"
     return None
+
+
+def tiers(candidates: Sequence[Candidate], message: str) -> list[Tier | None]:
+    """The tier each candidate's quote reaches at its offset in the message (None: not found)."""
+    return [verify(c.quote, c.start, message) for c in candidates]

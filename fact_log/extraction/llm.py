@@ -16,13 +16,14 @@ models of the catalog; it never writes code. Everything it returns is treated as
   instruction-like (`instruction_refused`), a secret (`secret`), invalid for the catalog
   (`invalid_value`), an invented identifier or free text not in the message
   (`value_not_in_message`), or its quote is not in the message (`evidence_not_found`);
-* what survives becomes `LLMCandidate`s that go through the same gate as rule candidates
-  (safety filter, evidence, source threshold "automatic_llm").
+* what survives becomes `LLMCandidate`s that the write pipeline (`uac.fact_log.pipeline`)
+  passes through the same gate as pattern candidates (safety filter, evidence, source
+  threshold "automatic_llm"). This module never runs the patterns or the gate itself.
 
 The model sees the message with secrets and identifiers masked (same length, so quotes and
 offsets still line up). Every call's token usage is recorded in `llm_usage` and a subject
 whose daily budget is spent gets no call (`llm_budget_exhausted`). An endpoint that is down,
-slow or broken never loses the message: rules still run and the batch records
+slow or broken never loses the message: the patterns still run and the batch records
 `llm_unavailable`.
 """
 
@@ -36,32 +37,31 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 import openai
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
-from uac.fact_log.extraction.gate import (
-    Policy,
-    build_message_batch,
-    candidate_fact,
-    default_policy,
-    gate,
+from uac.fact_log.extraction.llm_reply import (
+    Proposal,
+    Reply,
+    path_lines,
+    response_format,
 )
-from uac.fact_log.extraction.rules import Candidate, sentences, validate
+from uac.fact_log.extraction.llm_usage import UsageLedger
+from uac.fact_log.extraction.patterns.text import sentences
+from uac.fact_log.extraction.policy import Policy, default_policy
 from uac.fact_log.extraction.safety import SafetyResult, scan
-from uac.fact_log.store import Batch, NewFact, NewRejection, Store
+from uac.fact_log.store import NewRejection
 from uac.fact_log.values import canonical_json
 
 SOURCE = "automatic_llm"
 NOTE_PATH = "notes"
 MAX_VALUE_CHARS = 4000  # a fact's canonical JSON; real values are far smaller
-MAX_QUOTE_CHARS = 2000
 MAX_FEEDBACK_CHARS = 2000  # how much of a bad reply and its error is fed back on retry
 _CHARS_PER_TOKEN = 4  # rough estimate, used only when a server reports no usage
 
@@ -165,235 +165,6 @@ def as_llm(client_or_settings: LLM | LLMSettings | None) -> LLM | None:
     if isinstance(client_or_settings, LLMSettings):
         return LLM(client_or_settings) if client_or_settings.enabled else None
     return client_or_settings
-
-
-# -- token budget ------------------------------------------------------------------------------
-
-
-class UsageLedger:
-    """Per-subject, per-day token usage in the workspace table `llm_usage` (append-only)."""
-
-    DDL = (
-        "CREATE TABLE IF NOT EXISTS llm_usage (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
-        " subject VARCHAR NOT NULL, day DATE NOT NULL, prompt_tokens BIGINT NOT NULL,"
-        " completion_tokens BIGINT NOT NULL, calls INTEGER NOT NULL)"
-    )
-
-    def __init__(self, store: Store, address: Address):
-        self.con = store.con
-        self.address = address
-        self.con.execute(self.DDL)
-
-    def used(self, day: dt.date) -> int:
-        """Tokens (prompt + completion) the subject used on a UTC day."""
-        a = self.address
-        row = self.con.execute(
-            "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0) FROM llm_usage"
-            " WHERE tenant = ? AND scope = ? AND subject = ? AND day = ?",
-            [a.tenant, a.scope, a.subject, day],
-        ).fetchone()
-        return int(row[0]) if row else 0
-
-    def record(self, day: dt.date, prompt_tokens: int, completion_tokens: int) -> None:
-        """Append one call's usage (one row per call keeps the table append-only)."""
-        a = self.address
-        self.con.execute(
-            "INSERT INTO llm_usage VALUES (?, ?, ?, ?, ?, ?, 1)",
-            [a.tenant, a.scope, a.subject, day, max(0, prompt_tokens), max(0, completion_tokens)],
-        )
-
-
-# -- schema ------------------------------------------------------------------------------------
-
-
-class Proposal(BaseModel):
-    """One proposed fact as the reply must carry it (types checked per path later)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str = Field(max_length=200)
-    kind: str = Field(max_length=40)
-    value: Any = None
-    quote: str = Field(max_length=MAX_QUOTE_CHARS)
-    confidence: float
-
-
-class Reply(BaseModel):
-    """The whole reply: a list of proposals."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    facts: list[Proposal] = Field(max_length=200)
-
-
-def _schema_type(spec: FieldSpec, item: bool = False) -> Any:
-    """A JSON-schema-friendly annotation for a catalog field (the catalog validates exactly)."""
-    kind = spec.item if item else spec.type
-    if kind == "enum":
-        return Literal[tuple(spec.values)]  # type: ignore[valid-type]
-    if kind == "list":
-        return list[_schema_type(spec, item=True)]  # type: ignore[misc]
-    return {
-        "int": int,
-        "float": float,
-        "money": float,
-        "decimal": float,
-        "bool": bool,
-        "date": dt.date,
-        "datetime": dt.datetime,
-    }.get(kind or "str", str)
-
-
-def _field(spec: FieldSpec, required: bool) -> tuple[Any, Any]:
-    typ = _schema_type(spec)
-    extra: dict[str, Any] = {"description": spec.description} if spec.description else {}
-    if spec.type == "str" and spec.pattern:
-        extra["pattern"] = spec.pattern
-    return (typ if required else typ | None), Field(**extra)
-
-
-def _model_name(path: str) -> str:
-    return "P_" + path.replace(".", "_")
-
-
-@lru_cache(maxsize=8)
-def proposal_models(catalog: Catalog) -> tuple[type[BaseModel], ...]:
-    """One pydantic model per catalog path (plus notes): the shape the model must produce."""
-    models: list[type[BaseModel]] = []
-    config = ConfigDict(extra="forbid")
-    for path, attr in sorted(catalog.attributes.items()):
-        value = _field(attr.spec, required=True)
-        models.append(
-            create_model(
-                _model_name(path),
-                __config__=config,
-                __doc__=attr.spec.description or path,
-                path=(Literal[path], ...),  # type: ignore[valid-type]
-                kind=(Literal[attr.kind], ...),  # type: ignore[valid-type]
-                value=value,
-                quote=(str, ...),
-                confidence=(float, ...),
-            )
-        )
-    for path, coll in sorted(catalog.collections.items()):
-        fields = {name: _field(spec, spec.required) for name, spec in coll.spec.fields.items()}
-        record = create_model("R_" + path.replace(".", "_"), __config__=config, **fields)
-        models.append(
-            create_model(
-                _model_name(path),
-                __config__=config,
-                __doc__=coll.spec.description or path,
-                path=(Literal[path], ...),  # type: ignore[valid-type]
-                kind=(Literal["record"], ...),
-                value=(record, ...),
-                quote=(str, ...),
-                confidence=(float, ...),
-            )
-        )
-    models.append(
-        create_model(
-            "P_notes",
-            __config__=config,
-            __doc__="A durable personal fact that fits no catalog path.",
-            path=(Literal["notes"], ...),
-            kind=(Literal["note"], ...),
-            value=(None, None),
-            quote=(str, ...),
-            confidence=(float, ...),
-        )
-    )
-    return tuple(models)
-
-
-# Keywords every OpenAI-compatible structured-output implementation understands.
-_SCHEMA_KEYS = frozenset(
-    {
-        "type",
-        "enum",
-        "properties",
-        "required",
-        "additionalProperties",
-        "items",
-        "anyOf",
-        "pattern",
-        "format",
-        "$defs",
-        "$ref",
-    }
-)
-
-
-def _strict(node: Any) -> Any:
-    """Rewrite a pydantic JSON schema for strict structured outputs.
-
-    Strict mode wants every property required (optional ones become nullable),
-    additionalProperties false, and no `const`, `default` or `title`.
-    """
-    if isinstance(node, list):
-        return [_strict(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    if "const" in node:
-        out["enum"] = [node["const"]]
-    for key, value in node.items():
-        if key in ("properties", "$defs"):
-            out[key] = {k: _strict(v) for k, v in value.items()}
-        elif key in _SCHEMA_KEYS:
-            out[key] = _strict(value)
-    if out.get("type") == "object" and "properties" in out:
-        out["required"] = list(out["properties"])
-        out["additionalProperties"] = False
-    return out
-
-
-@lru_cache(maxsize=8)
-def _schema_text(catalog: Catalog) -> str:
-    variants = [
-        m.model_json_schema(ref_template="#/$defs/{model}") for m in proposal_models(catalog)
-    ]
-    defs: dict[str, Any] = {}
-    any_of = []
-    for variant in variants:
-        defs.update(variant.pop("$defs", {}))
-        name = variant.get("title", "")
-        defs[name] = variant
-        any_of.append({"$ref": f"#/$defs/{name}"})
-    schema = {
-        "type": "object",
-        "properties": {"facts": {"type": "array", "items": {"anyOf": any_of}}},
-        "required": ["facts"],
-        "additionalProperties": False,
-        "$defs": defs,
-    }
-    # Descriptions live in the system prompt once, not in every schema node (tokens cost).
-    return json.dumps(_strict(schema), separators=(",", ":"))
-
-
-def response_format(catalog: Catalog, strict: bool = True) -> dict[str, Any]:
-    """The `response_format` argument constraining replies to the catalog's proposal schema."""
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "uac_fact_proposals",
-            "strict": strict,
-            "schema": json.loads(_schema_text(catalog)),
-        },
-    }
-
-
-def path_lines(catalog: Catalog) -> str:
-    """One line per catalog path for the system prompt: path, kind, description."""
-    lines = []
-    for path, attr in sorted(catalog.attributes.items()):
-        allowed = f" ({' | '.join(attr.spec.values)})" if attr.spec.values else ""
-        lines.append(f"- {path} [{attr.kind}]{allowed}: {attr.spec.description}")
-    for path, coll in sorted(catalog.collections.items()):
-        names = ", ".join(n + ("*" if f.required else "") for n, f in coll.spec.fields.items())
-        lines.append(f"- {path} [record]: {coll.spec.description} Fields: {names}")
-    lines.append("- notes [note]: durable personal facts that fit no path (value null)")
-    lines.append("(* = required field)")
-    return "\n".join(lines)
 
 
 # -- the call ----------------------------------------------------------------------------------
@@ -690,13 +461,18 @@ def extract_with_llm(
     ledger: UsageLedger | None = None,
     day: dt.date | None = None,
     policy: Policy | None = None,
+    safety: SafetyResult | None = None,
 ) -> tuple[list[LLMCandidate], list[NewRejection]]:
-    """Ask the model for facts in one message; returns checked candidates and the refusals."""
+    """Ask the model for facts in one message; returns checked candidates and the refusals.
+
+    `safety` is the pipeline's scan of the message (the model sees its masked text); a
+    caller using the extractor on its own may leave it out.
+    """
     policy = policy or default_policy()
     llm = as_llm(client_or_settings)
     if llm is None or role not in policy.fact_roles or not isinstance(text, str):
         return [], []
-    safety = scan(text)
+    safety = safety or scan(text)
     outcome = _call(llm, catalog, safety.masked, observed_at, ledger, day or observed_at.date())
     problems: list[NewRejection] = [outcome.problem] if outcome.problem else []
     proposals = outcome.proposals
@@ -716,86 +492,3 @@ def extract_with_llm(
             seen.add(key)
             candidates.append(checked)
     return candidates, problems
-
-
-# -- the batch ---------------------------------------------------------------------------------
-
-
-def _identity(fact: NewFact) -> tuple[str, ...]:
-    """What makes two facts 'the same' for the merge: slot, record key, or note text."""
-    if fact.kind == "record":
-        return (fact.path, fact.record_key or "")
-    if fact.kind == "note":
-        return (fact.path, fact.text or "")
-    return (fact.path,)
-
-
-def build_message_batch_llm(
-    catalog: Catalog,
-    address: Address,
-    text: str,
-    *,
-    llm: LLM | LLMSettings | None,
-    store: Store | None,
-    observed_at: dt.datetime,
-    recorded_at: dt.datetime,
-    role: str = "user",
-    session_id: str | None = None,
-    source: str = "automatic_rule",
-    actor: str = "api",
-    policy: Policy | None = None,
-) -> Batch:
-    """Archive one message with the facts the LLM proposed plus what the rules add.
-
-    The rule pass (`build_message_batch`) runs first: it checks the message, archives it
-    masked and records the safety findings. The LLM's candidates then go through the same
-    gate under source "automatic_llm"; a rule fact for a slot, record or note the LLM already
-    supplied is dropped. `store` (for the token budget) may be None only in tests.
-    """
-    policy = policy or default_policy()
-    batch = build_message_batch(
-        catalog,
-        address,
-        text,
-        observed_at=observed_at,
-        recorded_at=recorded_at,
-        role=role,
-        session_id=session_id,
-        source=source,
-        actor=actor,
-        policy=policy,
-    )
-    if as_llm(llm) is None or role not in policy.fact_roles:
-        return batch
-    ledger = UsageLedger(store, address) if store is not None else None
-    day = (recorded_at.astimezone(dt.UTC) if recorded_at.tzinfo else recorded_at).date()
-    candidates, problems = extract_with_llm(
-        llm, catalog, text, observed_at, role, ledger=ledger, day=day, policy=policy
-    )
-    safety = scan(text)
-    accepted, rejected = gate(catalog, text, candidates, safety, source=SOURCE, policy=policy)
-    model = as_llm(llm).settings.model  # type: ignore[union-attr]
-    llm_facts = [_fact(catalog, acc.candidate, safety, session_id, model) for acc in accepted]
-    taken = {_identity(f) for f in llm_facts}
-    rule_facts = [f for f in batch.facts if _identity(f) not in taken]
-    batch.facts = [*llm_facts, *rule_facts]
-    for rej in rejected:
-        rej.detail = {**(rej.detail or {}), "source": SOURCE}
-    batch.rejections.extend([*problems, *rejected])
-    return batch
-
-
-def _fact(
-    catalog: Catalog,
-    cand: Candidate,
-    safety: SafetyResult,
-    session_id: str | None,
-    model: str | None,
-) -> NewFact:
-    # Masking is length-preserving, so the quote's span in the archived text is the same.
-    quote = safety.masked[cand.start : cand.end]
-    tier = cand.tier if isinstance(cand, LLMCandidate) else "exact"
-    evidence: dict[str, Any] = {"quote": quote, "offset": cand.start, "tier": tier}
-    if model:
-        evidence["model"] = model
-    return candidate_fact(catalog, cand, quote, evidence, SOURCE, session_id)

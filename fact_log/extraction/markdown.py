@@ -32,25 +32,26 @@ hostile text: values are validated against the catalog and the safety filter ref
 instruction-like text, secrets and misplaced identifiers, each refusal recorded with its line.
 Every fact carries evidence {"note": note_id, "line": N} so that re-ingesting an edited note
 with the same note_id can supersede all facts of the previous version.
+
+This module only parses a note and proposes candidates (`note_candidates`); the write
+pipeline (`uac.fact_log.pipeline.build_note_batch`) scans it, gates each candidate and builds
+the batch, like any other input.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog, describe_error
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.gate import Policy, default_policy, gate
-from uac.fact_log.extraction.rules import Candidate
-from uac.fact_log.extraction.safety import scan
-from uac.fact_log.importer import record_key
-from uac.fact_log.store import Batch, NewFact, NewInput, NewRejection
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.safety import SafetyResult
+from uac.fact_log.store import NewRejection
 
 SOURCE = "user_markdown"
 MAX_NOTE_BYTES = 256 * 1024
@@ -318,10 +319,11 @@ def _collection_line(
     return header
 
 
-# -- the batch ---------------------------------------------------------------------------------
+# -- candidates --------------------------------------------------------------------------------
 
 
-def _check_note_id(note_id: Any) -> str:
+def check_note_id(note_id: Any) -> str:
+    """Return note_id if it can name a note, else raise InputError saying what it must be."""
     if (
         not isinstance(note_id, str)
         or not note_id.strip()
@@ -332,17 +334,18 @@ def _check_note_id(note_id: Any) -> str:
     return note_id
 
 
-def _observed(front: dict[str, str], default: dt.datetime) -> dt.datetime:
-    raw = front.get("date", "").strip()
+def note_observed_at(parsed: ParsedNote, default: dt.datetime) -> dt.datetime:
+    """When the note says it was written (frontmatter `date`), else default."""
+    raw = parsed.frontmatter.get("date", "").strip()
     if not raw:
         return default
     try:
-        parsed = dt.date.fromisoformat(raw)
+        day = dt.date.fromisoformat(raw)
     except ValueError:
         raise InputError(
             f"frontmatter date {raw[:40]!r} is not an ISO date like 2025-03-01"
         ) from None
-    return dt.datetime(parsed.year, parsed.month, parsed.day)
+    return dt.datetime(day.year, day.month, day.day)
 
 
 def _pref_path(catalog: Catalog, key: str) -> str | None:
@@ -352,39 +355,27 @@ def _pref_path(catalog: Catalog, key: str) -> str | None:
     return path if path in catalog.attributes else None
 
 
-def build_note_batch(
-    catalog: Catalog,
-    address: Address,
-    text: str,
-    *,
-    note_id: str,
-    recorded_at: dt.datetime,
-    actor: str = "api",
-    session_id: str | None = None,
-    policy: Policy | None = None,
-) -> Batch:
-    """Archive a Markdown note (masked) and the facts and refusals it yields, one Batch."""
-    note_id = _check_note_id(note_id)
-    parsed = parse_note(text)
-    text = text.removeprefix("\ufeff")  # offsets are into the text the parser saw
-    policy = policy or default_policy()
-    safety = scan(text)
-    batch = Batch(address, recorded_at, actor)
-    batch.inputs.append(
-        NewInput(
-            kind="note",
-            content=safety.masked,
-            source=SOURCE,
-            name=note_id,
-            session_id=session_id,
-            observed_at=_observed(parsed.frontmatter, recorded_at),
-        )
-    )
-    pending: list[tuple[Candidate, int]] = []
+@dataclass(slots=True)
+class NoteCandidates:
+    """What a note proposes (each candidate with its line) and what it refused outright."""
+
+    candidates: list[tuple[Candidate, int]]
+    refusals: list[NewRejection]
+
+
+def note_candidates(
+    catalog: Catalog, parsed: ParsedNote, text: str, note_id: str
+) -> NoteCandidates:
+    """Candidates of a parsed note (certain: the user wrote them) and the lines refused.
+
+    A line that names no catalog slot or section, repeats a slot or does not validate is
+    refused here with its line; the rest go through the gate like any other candidate.
+    """
+    out = NoteCandidates([], [])
 
     def refuse(reason: str, path: str | None, line: int, error: str) -> None:
         detail = {"note": note_id, "line": line, "error": error[:300]}
-        batch.rejections.append(NewRejection(reason, path, detail, input_index=0))
+        out.refusals.append(NewRejection(reason, path, detail, input_index=0))
 
     paths_seen: dict[str, int] = {}
     for entry in parsed.preferences:
@@ -406,11 +397,11 @@ def build_note_batch(
             continue
         quote = text[entry.start : entry.end]
         cand = Candidate(attr.kind, path, typed, "assert", quote, entry.start, 1.0)
-        pending.append((cand, entry.line))
+        out.candidates.append((cand, entry.line))
 
     for para in parsed.notes:
         quote = text[para.start : para.end]
-        pending.append(
+        out.candidates.append(
             (Candidate("note", NOTES, None, "assert", quote, para.start, 1.0), para.line)
         )
 
@@ -435,58 +426,31 @@ def build_note_batch(
             if not value:
                 continue
             quote = text[row.start : row.end]
-            pending.append(
+            out.candidates.append(
                 (Candidate("record", coll.path, value, "assert", quote, row.start, 1.0), row.line)
             )
+    return out
 
-    refused_secret: list[tuple[int, int]] = []
-    for cand, line in pending:
-        # One candidate at a time so each refusal can name its line.
-        accepted, rejected = gate(catalog, text, [cand], safety, source=SOURCE, policy=policy)
-        for rej in rejected:
-            rej.detail = {"note": note_id, "line": line, "reason": rej.reason}
-            batch.rejections.append(rej)
-            if rej.reason == "secret":
-                refused_secret.append((cand.start, cand.end))
-        for acc in accepted:
-            batch.facts.append(_fact(catalog, acc.candidate, safety.masked, note_id, line))
+
+def note_text(shown: str) -> str:
+    """A free-note paragraph as stored: its bullet marker dropped, lines stripped."""
+    return "\n".join(
+        _BULLET.sub("", ln.strip(), count=1) if n == 0 else ln.strip()
+        for n, ln in enumerate(shown.split("\n"))
+    ).strip()
+
+
+def stray_secrets(
+    text: str, safety: SafetyResult, refused: list[tuple[int, int]], note_id: str
+) -> list[NewRejection]:
+    """A secret outside any refused fact (say, in a comment) is masked in the archive: say so."""
+    out = []
     for f in safety.findings:
-        # A secret outside any fact (say, in a comment) is masked in the archive: say so.
-        if f.category == "secret" and not any(s < f.end and f.start < e for s, e in refused_secret):
+        if f.category == "secret" and not any(s < f.end and f.start < e for s, e in refused):
             line = text.count("\n", 0, f.start) + 1
             detail = {"note": note_id, "line": line, "kind": f.kind}
-            batch.rejections.append(NewRejection("secret", None, detail, input_index=0))
-    for fact in batch.facts:
-        fact.session_id = session_id
-    return batch
-
-
-def _fact(catalog: Catalog, cand: Candidate, masked: str, note_id: str, line: int) -> NewFact:
-    key = None
-    if cand.kind == "record":
-        coll = catalog.collection(cand.path)
-        assert coll is not None
-        key = record_key(cand.value, coll.spec.key)
-    # Masking is length-preserving: the span in the masked archive is the same span.
-    shown = masked[cand.start : cand.end]
-    if cand.kind == "note":
-        shown = "\n".join(
-            _BULLET.sub("", ln.strip(), count=1) if n == 0 else ln.strip()
-            for n, ln in enumerate(shown.split("\n"))
-        ).strip()
-    cand = replace(cand, quote=shown)
-    return NewFact(
-        op="assert",
-        kind=cand.kind,
-        path=cand.path,
-        value=cand.value,
-        record_key=key,
-        text=shown,
-        source=SOURCE,
-        confidence=1.0,
-        evidence={"note": note_id, "line": line},
-        input_index=0,
-    )
+            out.append(NewRejection("secret", None, detail, input_index=0))
+    return out
 
 
 # -- template ----------------------------------------------------------------------------------

@@ -42,6 +42,11 @@ class SafetyResult:
         """Findings that overlap the span [start, end)."""
         return [f for f in self.findings if f.start < end and start < f.end]
 
+    def masked_quote(self, start: int, quote: str) -> str:
+        """The quote at start as the archive holds it (masking keeps lengths, so same span)."""
+        masked = self.masked[start : start + len(quote)]
+        return masked if len(masked) == len(quote) else "*" * len(quote)
+
 
 _SECRETS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # (kind, pattern, group holding the secret: 0 = whole match)

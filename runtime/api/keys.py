@@ -21,13 +21,8 @@ from typing import Any
 from uac.fact_log.addressing import check_name, parse_subject
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
+from uac.runtime.api import schema  # noqa: F401 (registers the api_keys table)
 
-DDL = (
-    "CREATE TABLE IF NOT EXISTS api_keys ("
-    " id VARCHAR PRIMARY KEY, tenant VARCHAR NOT NULL, subject VARCHAR,"
-    " read_only BOOLEAN NOT NULL, token_hash VARCHAR NOT NULL, label VARCHAR,"
-    " created_at TIMESTAMP NOT NULL, revoked_at TIMESTAMP)"
-)
 PREFIX = "uac_"
 _CACHE_SECONDS = 5.0  # a revoked key stops working within this time on every node
 
@@ -51,11 +46,6 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def ensure_table(store: Store) -> None:
-    """Create the keys table if this workspace has none yet."""
-    store.con.execute(DDL)
-
-
 def create(
     store: Store,
     tenant: str,
@@ -71,7 +61,6 @@ def create(
         subject = str(parse_subject(subject, tenant))
     if label is not None and len(label) > 200:
         raise InputError("a key label is at most 200 characters")
-    ensure_table(store)
     key_id = secrets.token_hex(6)
     token = f"{PREFIX}{key_id}_{secrets.token_urlsafe(24)}"
     store.con.execute(
@@ -84,7 +73,6 @@ def create(
 
 def revoke(store: Store, key_id: str, *, now: dt.datetime | None = None) -> None:
     """Revoke a key (it stops working at once on this node)."""
-    ensure_table(store)
     row = store.con.execute("SELECT revoked_at FROM api_keys WHERE id = ?", [key_id]).fetchone()
     if row is None:
         raise NotFound(f"no API key {key_id!r}; list them with: uac keys list")
@@ -97,7 +85,6 @@ def revoke(store: Store, key_id: str, *, now: dt.datetime | None = None) -> None
 
 def listing(store: Store, tenant: str | None = None) -> list[dict[str, Any]]:
     """Keys (never their tokens), newest first; one tenant's or all."""
-    ensure_table(store)
     sql = "SELECT id, tenant, subject, read_only, label, created_at, revoked_at FROM api_keys"
     params: list[Any] = []
     if tenant is not None:

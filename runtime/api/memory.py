@@ -28,10 +28,10 @@ from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, NotFound, UacError
-from uac.fact_log.extraction import build_message_batch
-from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm, build_message_batch_llm
-from uac.fact_log.extraction.markdown import build_note_batch, note_template
-from uac.fact_log.importer import RawRecord, parse_cli_value, prepare, read_records
+from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm
+from uac.fact_log.extraction.markdown import note_template
+from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
+from uac.fact_log.pipeline import build_import_batch, build_message_batch, build_note_batch
 from uac.fact_log.store import (
     Batch,
     Fact,
@@ -276,14 +276,19 @@ class Memory:
         if self.catalog.collection(collection) is None:
             found = self.store.inferred_schema(addr, collection)
             previous = found[1] if found else None
-        prepared = prepare(self.catalog, collection, records, name, previous)
-        batch = Batch(addr, now or utc_now(), self.actor)
-        batch.inputs.append(NewInput("import", text, "import", name=name, session_id=session_id))
-        for fact in prepared.facts:
-            fact.session_id = session_id
-        batch.facts = prepared.facts
-        if prepared.schema is not None:
-            batch.schemas[prepared.path] = prepared.schema
+        batch, prepared = build_import_batch(
+            self.catalog,
+            addr,
+            collection,
+            records,
+            text=text,
+            name=name,
+            previous_schema=previous,
+            recorded_at=now or utc_now(),
+            session_id=session_id,
+            actor=self.actor,
+        )
+        # The pipeline builds the batch; appending it and reacting to it are Memory's.
         self.store.append(batch, return_facts=False)
         self._after_write(subject, now)
         return ImportResult(
@@ -330,21 +335,19 @@ class Memory:
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
-        options: dict[str, Any] = {
-            "observed_at": at or recorded,
-            "recorded_at": recorded,
-            "role": role,
-            "session_id": session_id,
-            "source": source,
-            "actor": self.actor,
-        }
-        llm = self.llm
-        if llm is None:
-            batch = build_message_batch(self.catalog, self.address(subject), text, **options)
-        else:
-            batch = build_message_batch_llm(
-                self.catalog, self.address(subject), text, llm=llm, store=self.store, **options
-            )
+        batch = build_message_batch(
+            self.catalog,
+            self.address(subject),
+            text,
+            observed_at=at or recorded,
+            recorded_at=recorded,
+            role=role,
+            session_id=session_id,
+            source=source,
+            actor=self.actor,
+            llm=self.llm,
+            store=self.store,
+        )
         facts = self.store.append(batch)
         self._after_write(subject, now)
         reasons = [r.reason for r in batch.rejections]

@@ -19,20 +19,9 @@ from typing import Any
 
 from uac.checks.model import Alert
 from uac.fact_log.store import Store, utc_now
+from uac.runtime.api import schema  # noqa: F401 (registers the outbox table)
 
-DDL = (
-    "CREATE TABLE IF NOT EXISTS outbox ("
-    " id BIGINT PRIMARY KEY, alert_id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
-    " sink VARCHAR NOT NULL, payload VARCHAR NOT NULL, status VARCHAR NOT NULL,"
-    " attempts INTEGER NOT NULL, next_at TIMESTAMP NOT NULL, last_error VARCHAR,"
-    " created_at TIMESTAMP NOT NULL, delivered_at TIMESTAMP)"
-)
 _ID_LOCK = threading.Lock()
-
-
-def ensure_table(store: Store) -> None:
-    """Create the outbox table if this workspace has none yet."""
-    store.con.execute(DDL)
 
 
 class OutboxSink:

@@ -156,8 +156,6 @@ class Service:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
         mem = Memory(self.home, create=True, actor="serve")
         try:
-            keys.ensure_table(mem.store)
-            outbox.ensure_table(mem.store)
             self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
             self.deliverer.start()

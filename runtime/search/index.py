@@ -25,7 +25,7 @@ semantics (lower-case, accents stripped, non-alphanumerics split, stopwords drop
 `stem(word, 'porter')` from the extension). tests/test_search.py checks the ranking equals
 `match_bm25` over the same documents.
 
-Derived tables (all `search_*`, created with CREATE TABLE IF NOT EXISTS in the workspace DB):
+Derived tables (all `search_*`, declared and migrated in runtime/search/schema.py):
 
 * `search_meta` — watermarks (last fact seq and input seq indexed), embedder identity, and
   counters (`rebuilds`, `syncs`, `last_sync_docs`, `last_sync_vectors`).
@@ -73,8 +73,10 @@ import pyarrow as pa
 from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
+from uac.fact_log.schema import forget, migrate
 from uac.fact_log.store import NewFact, Store
 from uac.runtime.search.embedders import STOPWORDS, Embedder, HashingEmbedder
+from uac.runtime.search.schema import SEARCH
 
 LAYOUT = "1"  # bump when the search_* tables change shape; a writable store then rebuilds
 RRF_K = 60
@@ -109,22 +111,6 @@ _TOKENS = (
     f" lambda t: t <> '' AND NOT list_contains({_STOP}, t))"
 )
 
-_DDL = (
-    "CREATE TABLE IF NOT EXISTS search_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS search_subjects (sid INTEGER NOT NULL, tenant VARCHAR NOT NULL,"
-    " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS search_docs (doc BIGINT NOT NULL, sid INTEGER NOT NULL,"
-    " item_id VARCHAR NOT NULL, kind VARCHAR NOT NULL, text VARCHAR NOT NULL,"
-    " at_ts TIMESTAMP NOT NULL, len INTEGER NOT NULL, seq BIGINT NOT NULL)",
-    # len, kind and date are copied from search_docs so BM25 needs no join at query time.
-    "CREATE TABLE IF NOT EXISTS search_postings (sid INTEGER NOT NULL, term VARCHAR NOT NULL,"
-    " doc BIGINT NOT NULL, tf INTEGER NOT NULL, len INTEGER NOT NULL, kind VARCHAR NOT NULL,"
-    " at_ts TIMESTAMP NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS search_hidden (sid INTEGER NOT NULL, target VARCHAR NOT NULL,"
-    " doc BIGINT, by_id VARCHAR NOT NULL, why VARCHAR NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS search_feedback (sid INTEGER NOT NULL, id VARCHAR NOT NULL,"
-    " target VARCHAR NOT NULL, doc BIGINT, signal VARCHAR, reason VARCHAR, seq BIGINT NOT NULL)",
-)
 _TABLES = (
     "search_meta",
     "search_subjects",
@@ -202,8 +188,7 @@ class SearchIndex:
     def _ensure_tables(self) -> None:
         if self._has_table("search_meta") and self._meta("layout") != LAYOUT:
             self._drop_all()  # written by another version of this module: derived, so redo
-        for ddl in _DDL:
-            self.con.execute(ddl)
+        migrate(self.con, [SEARCH], allow=True, where=str(self.store.home))
         self._tables = None
         if self._meta("layout") is None:
             self._set_meta(layout=LAYOUT)
@@ -331,6 +316,7 @@ class SearchIndex:
         try:
             for table in _TABLES:
                 self.con.execute(f"DROP TABLE IF EXISTS {table}")
+            forget(self.con, SEARCH)
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()

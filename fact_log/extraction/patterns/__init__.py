@@ -1,0 +1,75 @@
+"""The deterministic pattern extractor: one message in, typed fact candidates out.
+
+One module per domain (identity, travel, health, vehicles, finance, schedule, contacts,
+preferences) holds its regexes, lexicons and `rule_*` functions and lists them in `RULES`;
+`text` holds what they share (sentences, clauses, guards, names, the context that validates
+each value against the catalog), `money`, `dates` and `places` the value parsers.
+
+`DOMAINS` is the registry. Its order is the order rules run in, and it matters: when two
+rules find the same (path, value) the first one's quote is kept. Rules are deliberately
+conservative (precision over recall): a candidate needs a first-person anchor ("I", "my", an
+imperative preference). Sentences longer than MAX_SENTENCE characters are skipped (no one
+states a fact in a 2,000-character sentence, and it bounds the work on hostile input).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.patterns import (
+    contacts,
+    finance,
+    health,
+    identity,
+    preferences,
+    schedule,
+    travel,
+    vehicles,
+)
+from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.text import (
+    MAX_SENTENCE,
+    Ctx,
+    Rule,
+    builtin_catalog,
+    clauses,
+    sentences,
+)
+
+DOMAINS = (identity, travel, health, vehicles, finance, schedule, contacts, preferences)
+RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
+
+__all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
+
+
+def extract(
+    text: str, observed_at: dt.datetime, role: str = "user", catalog: Catalog | None = None
+) -> list[Candidate]:
+    """Typed fact candidates stated by the user in one message (none for other roles)."""
+    if role != "user" or not isinstance(text, str) or not text.strip():
+        return []
+    ctx = Ctx(text, observed_at.date(), catalog or builtin_catalog(), [])
+    spans = list(sentences(text))
+    for i, sent in enumerate(spans):
+        if len(sent.text) > MAX_SENTENCE:
+            continue
+        ctx.following = spans[i + 1] if i + 1 < len(spans) else None
+        parts = clauses(sent)
+        for rule in RULES:
+            rule(ctx, sent, parts)
+    return _dedupe(ctx.out)
+
+
+def _dedupe(cands: list[Candidate]) -> list[Candidate]:
+    """One candidate per (path, value): a fact repeated in a message is one fact."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for c in cands:
+        value = c.value
+        key = (c.path, repr(sorted(value.items())) if isinstance(value, dict) else repr(value))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out

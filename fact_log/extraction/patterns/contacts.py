@@ -1,0 +1,76 @@
+"""Contact patterns: people the user names with their relationship ("my sister Ana")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
+from uac.fact_log.extraction.patterns.text import (
+    NAME,
+    NOT_NAMES,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+)
+
+RELATIONS = (
+    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
+    "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
+    "physiotherapist|therapist|cousin|aunt|uncle|niece|nephew|grandmother|grandma|granny|"
+    "grandfather|grandpa|neighbour|neighbor|flatmate|roommate|housemate|accountant|lawyer|"
+    "solicitor|landlord|landlady|fiancé|fiancée|fiance|fiancee|girlfriend|boyfriend|"
+    "stepmother|stepfather|stepson|stepdaughter|mother-in-law|father-in-law|sister-in-law|"
+    "brother-in-law|mentor|tutor|teacher|coach|vet|hairdresser|barber|trainer|assistant|"
+    "cleaner|babysitter|nanny|godmother|godfather|twin|ex"
+)
+
+
+_REL_FIRST = re.compile(
+    r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
+    r"(?P<rel>" + RELATIONS + r")(?:'s)?\s*,?\s+(?:is\s+(?:called\s+|named\s+)?|called\s+|"
+    r"named\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>" + NAME + r")",
+    re.IGNORECASE,
+)
+_NAME_FIRST = re.compile(
+    r"(?:^|[\s,;(])(?P<name>" + NAME + r")\s+is\s+(?i:my)\s+(?:(?i:older|younger|big|little|"
+    r"new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
+)
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
+
+
+def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """People and their relationship to the user ("my sister Priya")."""
+    for m in [*_REL_FIRST.finditer(sent.text), *_NAME_FIRST.finditer(sent.text)]:
+        # re.I lets the name pattern match lowercase words too: keep leading capitalised
+        # words only, and stop at a possessive ("Leo's birthday").
+        parts_ = []
+        for word in m["name"].split():
+            if not word[:1].isupper() or word in NOT_NAMES:
+                break
+            if word.endswith(("'s", "’s")):
+                parts_.append(word[:-2])
+                break
+            parts_.append(word)
+        if not parts_ or any(p.lower() in CITIES or p.lower() in COUNTRIES for p in parts_):
+            continue
+        name = " ".join(parts_)
+        if not clause_ok(parts, sent, sent.start + m.start()):
+            continue
+        value: dict[str, Any] = {"name": name, "relationship": m["rel"].lower()}
+        email = _EMAIL.search(sent.text)
+        if email is not None:
+            value["email"] = email[0]
+        bday = re.search(r"\bbirthday\b", sent.text, re.I)
+        if bday:
+            dates = [
+                d for d in dates_in(sent, "past", ctx.today) if d.start > sent.start + bday.start()
+            ]
+            if dates and dates[0].valid and dates[0].explicit_year:
+                value["birthday"] = dates[0].date  # a birthday without a year is not a date
+        ctx.add("contacts.contacts", value, sent, 0.8)
+
+
+RULES: tuple[Rule, ...] = (rule_contacts,)

@@ -1,0 +1,264 @@
+"""Finance patterns: budgets and spending limits, subscriptions (started, cancelled), payments."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.text import (
+    NAME,
+    NOT_NAMES,
+    Ctx,
+    Rule,
+    Span,
+    clause_of,
+    clause_ok,
+    dates_in,
+    guarded,
+    stop_ok,
+    word_set,
+)
+
+SUBSCRIPTION_SERVICES = (
+    "netflix|spotify|disney\\+|disney plus|amazon prime|prime video|apple music|apple tv\\+|"
+    "apple one|icloud\\+?|youtube premium|youtube music|hbo max|max|hulu|audible|dropbox|"
+    "adobe creative cloud|adobe|microsoft 365|office 365|chatgpt plus|claude pro|duolingo|"
+    "xbox game pass|game pass|playstation plus|ps plus|peloton|headspace|calm|strava|patreon|"
+    "substack|the economist|economist|the new york times|new york times|nyt|financial times|"
+    "the guardian|guardian|washington post|notion|slack|github copilot|canva|"
+    "nintendo switch online|crunchyroll|paramount\\+|deezer|tidal|kindle unlimited|uber one|"
+    "deliveroo plus|now tv|britbox|dazn|sky|masterclass|linkedin premium|grammarly|1password|"
+    "nordvpn|expressvpn|google one|evernote|todoist|medium|the athletic|skillshare|coursera plus"
+)
+
+
+_PERIOD = re.compile(
+    r"(?:\b(?:a|per|each|every)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
+    r"\b(weekly|monthly|quarterly|yearly|annually|annual)\b|每(周|月|年)",
+    re.IGNORECASE,
+)
+_BUDGET = re.compile(
+    r"\bbudget\b|预算",
+    re.IGNORECASE,
+)
+_BUDGET_CAT_BEFORE = re.compile(
+    r"(?:\bmy|\bour|\bthe|\ba|\bset\s+(?:a|my|the))?\s*(?:(?:new|monthly|weekly|yearly|annual|"
+    r"total)\s+)?([a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s+budget\b",
+    re.IGNORECASE,
+)
+_BUDGET_CAT_AFTER = re.compile(
+    r"\b(?:for|on)\s+(?:the\s+|my\s+)?([a-z][a-z&-]{2,20}(?:\s+(?:and\s+)?[a-z][a-z&-]{2,20})?)",
+    re.IGNORECASE,
+)
+_SPEND_LIMIT = re.compile(
+    r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
+    r"max(?:imum)?(?:\s+of)?)\b",
+    re.IGNORECASE,
+)
+_WANT = re.compile(
+    r"\b(?:i\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\b|\bno(?:t)?\s+more\s+than\b",
+    re.IGNORECASE,
+)
+_CATEGORY_JUNK = word_set(
+    "my our the a an set new total monthly weekly yearly annual budget is this that"
+)
+
+
+def _period(text: str, kind: str) -> str | None:
+    m = _PERIOD.search(text)
+    if m is None:
+        return None
+    word = (m[1] or m[2] or m[3] or "").lower()
+    norm = {
+        "week": "week",
+        "wk": "week",
+        "weekly": "week",
+        "周": "week",
+        "month": "month",
+        "mo": "month",
+        "monthly": "month",
+        "月": "month",
+        "quarter": "quarter",
+        "quarterly": "quarter",
+        "year": "year",
+        "yr": "year",
+        "annum": "year",
+        "yearly": "year",
+        "annually": "year",
+        "annual": "year",
+        "年": "year",
+    }[word]
+    if kind == "subscription":
+        return {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}[
+            norm
+        ]
+    return None if norm == "quarter" else norm
+
+
+def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Spending limits per category and period."""
+    kw = _BUDGET.search(sent.text) or _SPEND_LIMIT.search(sent.text)
+    if kw is None:
+        return
+    # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
+    # only here do "want to" and "no more than" not silence a clause.
+    clause = clause_of(parts, sent.start + kw.start())
+    if clause is None or guarded(_WANT.sub("", clause.text), sentence=sent.text):
+        return
+    money = find_money(sent.text)
+    period = _period(sent.text, "budget")
+    if not money or period is None:
+        return
+    category = None
+    if (before := _BUDGET_CAT_BEFORE.search(sent.text)) is not None:
+        words = [w for w in before[1].lower().split() if w not in _CATEGORY_JUNK]
+        category = " ".join(words) or None
+    if category is None:
+        after = _BUDGET_CAT_AFTER.search(sent.text, kw.end())
+        if after is not None:
+            words = [w for w in after[1].lower().split() if w not in _CATEGORY_JUNK]
+            category = " ".join(words) or None
+    if category is None or category in ("week", "month", "year"):
+        return
+    value = {
+        "category": category,
+        "limit": money[0].amount,
+        "currency": money[0].currency,
+        "period": period,
+    }
+    ctx.add("finance.budgets", value, sent, 0.85)
+
+
+_SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECASE)
+_SUB_VERB = re.compile(
+    r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
+    r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
+    r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?)\b",
+    re.IGNORECASE,
+)
+_SUB_CANCEL = re.compile(
+    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)\s+"
+    r"(?:my\s+|the\s+|our\s+)?",
+    re.IGNORECASE,
+)
+_RENEWS = re.compile(r"\brenews?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+_SERVICE_NAMES = {
+    "disney plus": "Disney+",
+    "economist": "The Economist",
+    "new york times": "The New York Times",
+    "nyt": "The New York Times",
+    "guardian": "The Guardian",
+    "game pass": "Xbox Game Pass",
+    "ps plus": "PlayStation Plus",
+    "icloud+": "iCloud+",
+    "icloud": "iCloud+",
+}
+
+
+_COMMON_WORD_SERVICES = word_set("max sky calm medium slack notion tidal guardian")
+
+
+def _service_name(raw: str) -> str:
+    key = raw.lower()
+    if key in _SERVICE_NAMES:
+        return _SERVICE_NAMES[key]
+    canonical = {
+        "youtube premium": "YouTube Premium",
+        "hbo max": "HBO Max",
+        "chatgpt plus": "ChatGPT Plus",
+        "github copilot": "GitHub Copilot",
+        "linkedin premium": "LinkedIn Premium",
+        "nordvpn": "NordVPN",
+        "expressvpn": "ExpressVPN",
+        "now tv": "NOW TV",
+        "dazn": "DAZN",
+        "1password": "1Password",
+        "ps plus": "PlayStation Plus",
+    }
+    if key in canonical:
+        return canonical[key]
+    return " ".join(w if w[:1].isupper() else w[:1].upper() + w[1:] for w in raw.split())
+
+
+def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Recurring payments: price and period, renewal day, cancellation."""
+    service = _SERVICE.search(sent.text)
+    if service is None:
+        return
+    if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
+        return  # "max", "calm", "sky" in lowercase are words, not services
+    name = _service_name(service[1])
+    cancel = _SUB_CANCEL.search(sent.text)
+    if (
+        cancel
+        and cancel.end() <= service.start() + 2
+        and stop_ok(parts, sent, sent.start + cancel.start())
+    ):
+        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+        value = {"name": name, "cancelled_on": dates[0].date if dates else ctx.today}
+        ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
+        return
+    verb = _SUB_VERB.search(sent.text)
+    if verb is None and find_money(sent.text) and _period(sent.text, "subscription"):
+        verb = service  # "Netflix went up to £12.99/month": price and period say enough
+    if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
+        return
+    if not clause_ok(parts, sent, sent.start + service.start()):
+        return
+    value: dict[str, Any] = {"name": name}
+    money = find_money(sent.text)
+    if money:
+        value["amount"] = money[0].amount
+        value["currency"] = money[0].currency
+    if (period := _period(sent.text, "subscription")) is not None:
+        value["period"] = period
+    if (renew := _RENEWS.search(sent.text)) is not None:
+        dates = [
+            d for d in dates_in(sent, "future", ctx.today) if d.start > sent.start + renew.start()
+        ]
+        if dates and dates[0].valid:
+            value["renews_on"] = dates[0].date
+    if len(value) == 1:
+        return  # "I subscribe to Netflix" alone says too little to be worth a record
+    ctx.add("finance.subscriptions", value, sent, 0.85)
+
+
+_SPENT = re.compile(
+    r"\bi\s+(?:just\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b",
+    re.IGNORECASE,
+)
+_MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + NAME + r")")
+_SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
+
+
+def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
+    m = _SPENT.search(sent.text)
+    if m is None or _BUDGET.search(sent.text) or _SERVICE.search(sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
+        return
+    money = find_money(sent.text)
+    if not money:
+        return
+    dates = dates_in(sent, "past", ctx.today)
+    if any(not d.valid for d in dates):
+        return
+    value: dict[str, Any] = {
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "date": dates[0].date if dates else ctx.today,
+    }
+    merchant = _MERCHANT.search(sent.text, m.end())
+    if merchant and merchant[1].split()[0] not in NOT_NAMES:
+        value["merchant"] = merchant[1].rstrip("'’s")
+    category = _SPEND_CATEGORY.search(sent.text, m.end())
+    if category:
+        value["category"] = category[1].lower()
+    if "merchant" not in value and "category" not in value:
+        return
+    ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+RULES: tuple[Rule, ...] = (rule_budgets, rule_subscriptions, rule_transactions)

@@ -1,0 +1,230 @@
+"""Health patterns: medications started and stopped, allergies with severity, conditions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    stop_ok,
+    word_set,
+)
+
+DRUGS = word_set(
+    "acetaminophen paracetamol ibuprofen naproxen aspirin codeine tramadol morphine "
+    "oxycodone amoxicillin penicillin azithromycin doxycycline ciprofloxacin "
+    "clarithromycin cephalexin metronidazole nitrofurantoin trimethoprim sertraline "
+    "fluoxetine citalopram escitalopram paroxetine venlafaxine duloxetine bupropion "
+    "mirtazapine amitriptyline trazodone lithium quetiapine olanzapine aripiprazole "
+    "risperidone lamotrigine levetiracetam valproate gabapentin pregabalin topiramate "
+    "sumatriptan propranolol metoprolol atenolol bisoprolol carvedilol lisinopril "
+    "ramipril enalapril perindopril losartan valsartan candesartan amlodipine nifedipine "
+    "diltiazem verapamil hydrochlorothiazide furosemide spironolactone atorvastatin "
+    "simvastatin rosuvastatin pravastatin ezetimibe warfarin apixaban rivaroxaban "
+    "clopidogrel metformin insulin sitagliptin empagliflozin dapagliflozin semaglutide "
+    "ozempic wegovy liraglutide gliclazide levothyroxine thyroxine prednisone "
+    "prednisolone hydrocortisone dexamethasone omeprazole esomeprazole lansoprazole "
+    "pantoprazole ranitidine famotidine loratadine cetirizine fexofenadine "
+    "diphenhydramine montelukast salbutamol albuterol ventolin budesonide fluticasone "
+    "tiotropium methotrexate adalimumab allopurinol colchicine finasteride tamsulosin "
+    "sildenafil tadalafil melatonin zolpidem diazepam lorazepam alprazolam clonazepam "
+    "methylphenidate ritalin adderall lisdexamfetamine atomoxetine isotretinoin "
+    "doxylamine estradiol progesterone norethisterone levonorgestrel tylenol advil motrin "
+    "nurofen lipitor zoloft prozac lexapro xanax valium synthroid glucophage eliquis "
+    "xarelto nexium prilosec zyrtec claritin allegra benadryl singulair humira sulfa "
+    "sulfonamides cephalosporins codeine naltrexone buprenorphine hydroxychloroquine "
+    "folic iron"
+)
+CONDITIONS = (
+    "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
+    "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
+    "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
+    "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
+    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis"
+)
+
+
+_DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
+_MED_START = re.compile(
+    r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
+    r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|"
+    r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
+    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
+    r"i\s+use|i\s+need\s+to\s+take)\s+"
+    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily)\s+)?"
+    r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
+    r"(?:\s+(?P<dose2>" + _DOSE + r"))?",
+    re.IGNORECASE,
+)
+_MED_STOP = re.compile(
+    r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
+    r"finished(?:\s+my\s+course\s+of)?|no\s+longer\s+(?:take|taking|on)|"
+    r"(?:don't|do\s+not)\s+take)\s+(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})",
+    re.IGNORECASE,
+)
+_FREQ = re.compile(
+    r"\b(?:once|twice|three\s+times|four\s+times|\d\s+times)\s+(?:a|per)\s+(?:day|week)|"
+    r"\bdaily\b|\bweekly\b|\bevery\s+(?:morning|evening|night|day|other\s+day|\d{1,2}\s+hours)|"
+    r"\bat\s+(?:night|bedtime)\b|\bin\s+the\s+(?:morning|evening)\b|\bas\s+needed\b",
+    re.IGNORECASE,
+)
+_REASON = re.compile(
+    r"\bfor\s+(?:my\s+)?([a-z][a-z' ]{2,30}?)(?=[,.;!?]|$|\s+(?:and|but|since|because)\b)", re.I
+)
+_DRUG_SUFFIX = re.compile(
+    r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
+    r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride)$",
+    re.IGNORECASE,
+)
+
+
+def _is_drug(name: str, dose: bool) -> bool:
+    key = name.lower()
+    return key in DRUGS or (dose and bool(_DRUG_SUFFIX.search(key)))
+
+
+def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Medications started (with dose) or stopped."""
+    for m in _MED_STOP.finditer(sent.text):
+        at = sent.start + m.start()
+        if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
+            continue
+        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+        # No stated day: the message date is the latest it can have stopped ("on or before").
+        stop = dates[0].date if dates else ctx.today
+        value = {"name": m["name"].lower(), "stop_date": stop}
+        ctx.add("health.medications", value, sent, 0.85 if dates else 0.7, op="end")
+        return
+    for m in _MED_START.finditer(sent.text):
+        at = sent.start + m.start()
+        dose = m["dose1"] or m["dose2"]
+        if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
+            continue
+        value: dict[str, Any] = {"name": m["name"].lower()}
+        freq = _FREQ.search(sent.text, m.end())
+        if dose:
+            dose_text = " ".join(dose.split())
+            value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
+        elif freq:
+            value["dose"] = " ".join(freq[0].split())
+        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+        if any(not d.valid for d in dates_in(sent, "past", ctx.today)):
+            return  # a nonexistent start day: drop rather than guess
+        if dates:
+            value["start_date"] = dates[0].date
+        reason = _REASON.search(sent.text, m.end())
+        if reason and not _DATE_WORD.search(reason[1]):
+            value["reason"] = reason[1].strip()
+        ctx.add("health.medications", value, sent, 0.85)
+        return
+
+
+_DATE_WORD = re.compile(
+    r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
+)
+
+
+_ALLERGIC = re.compile(
+    r"\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
+    r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+"
+    r"(?:(?P<sev>very|severely|mildly|seriously|extremely|deathly|highly|slightly|quite)\s+)?"
+    r"allergic\s+to\s+(?P<subst>[A-Za-z][A-Za-z-]{1,25}(?:[ \t]{1,2}[A-Za-z][A-Za-z-]{1,25}){0,5})",
+    re.IGNORECASE,
+)
+_ALLERGY_NOUN = re.compile(
+    r"\b(?:i\s+have|i've\s+got|i\s+have\s+got|my)\s+(?:an?\s+)?"
+    r"(?:(?P<sev>severe|mild|moderate|serious|bad|life-threatening|strong)\s+)?"
+    r"(?P<subst>[a-z][a-z-]{2,20}(?:\s+[a-z][a-z-]{2,20})?)\s+(?:allergy|intolerance)\b",
+    re.IGNORECASE,
+)
+_ALLERGY_BACKREF = re.compile(
+    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:makes?|gives?|causes?)\s+me\b"
+    r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
+    re.IGNORECASE,
+)
+_ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
+_REACTION = re.compile(
+    r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
+    r"\s+in\s+|come\s+out\s+in\s+)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
+    r"i\s+come\s+out\s+in|my\s+\w+\s+swells?\s+up|i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
+    r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
+    re.IGNORECASE,
+)
+_SUBST_STOP = re.compile(
+    r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
+    r"ever|though|all|since|in|after|for|with|a|like|at)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _severity(text: str | None, sentence: str) -> str | None:
+    lowered = f"{text or ''} {sentence}".lower()
+    if "anaphyla" in lowered or "epipen" in lowered:
+        return "anaphylaxis"
+    for word, level in (
+        ("severe", "severe"),
+        ("serious", "severe"),
+        ("life-threatening", "severe"),
+        ("deathly", "severe"),
+        ("extremely", "severe"),
+        ("moderate", "moderate"),
+        ("mild", "mild"),
+        ("slightly", "mild"),
+    ):
+        if word in lowered:
+            return level
+    return None
+
+
+def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Allergies stated in the first person, with reaction and severity when given."""
+    hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
+    hits += list(_ALLERGY_CJK.finditer(sent.text))
+    hits += list(_ALLERGY_BACKREF.finditer(sent.text))
+    for m in hits:
+        if not clause_ok(parts, sent, sent.start + m.start()):
+            continue
+        raw = _SUBST_STOP.sub("", m["subst"]).strip()
+        reaction = _REACTION.search(sent.text, m.end())
+        sev = _severity(m.groupdict().get("sev"), sent.text)
+        for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
+            subst = subst.strip().lower()
+            if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
+                continue
+            value: dict[str, Any] = {"substance": subst}
+            if reaction:
+                value["reaction"] = " ".join(reaction["r"].split())
+            if sev:
+                value["severity"] = sev
+            ctx.add("health.allergies", value, sent, 0.9)
+
+
+_CONDITION = re.compile(
+    r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
+    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i\s+suffer\s+from|i\s+live\s+with)\s+"
+    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
+    re.IGNORECASE,
+)
+
+
+def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Diagnosed conditions."""
+    for m in _CONDITION.finditer(sent.text):
+        if not clause_ok(parts, sent, sent.start + m.start()):
+            continue
+        value: dict[str, Any] = {"name": m[1].lower()}
+        if "diagnos" in m[0].lower():
+            dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+            if dates:
+                value["diagnosed_on"] = dates[0].date
+        if re.search(r"\b(?:under control|well controlled|managed|manage it)\b", sent.text, re.I):
+            value["status"] = "managed"
+        ctx.add("health.conditions", value, sent, 0.8)
+
+
+RULES: tuple[Rule, ...] = (rule_medications, rule_allergies, rule_conditions)

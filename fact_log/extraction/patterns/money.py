@@ -1,0 +1,112 @@
+"""Amounts with a currency in free text ("£300", "12,50 €", "179 pounds"), parsed exactly."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from uac.fact_log.extraction.patterns.text import (
+    word_set,
+)
+
+CURRENCY_CODES = word_set(
+    "GBP USD EUR JPY CNY INR CHF CAD AUD NZD SGD HKD SEK NOK DKK PLN CZK HUF MXN BRL ZAR "
+    "KRW TRY AED THB"
+)
+_SYMBOLS = {
+    "US$": "USD",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "HK$": "HKD",
+    "S$": "SGD",
+    "NZ$": "NZD",
+    "£": "GBP",
+    "$": "USD",
+    "€": "EUR",
+    "¥": "JPY",
+    "￥": "CNY",
+    "₹": "INR",
+}
+_WORDS = {
+    "pound": "GBP",
+    "pounds": "GBP",
+    "quid": "GBP",
+    "dollar": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "euro": "EUR",
+    "euros": "EUR",
+    "yen": "JPY",
+    "yuan": "CNY",
+    "rmb": "CNY",
+    "元": "CNY",
+    "块": "CNY",
+    "rupee": "INR",
+    "rupees": "INR",
+    "franc": "CHF",
+    "francs": "CHF",
+}
+_NUM = r"\d{1,3}(?:[,.\u202f]\d{3}){1,3}(?:[.,]\d{1,2})?|\d{1,9}(?:[.,]\d{1,2})?"
+_MONEY = re.compile(
+    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹])\s?(?P<n1>" + _NUM + r")(?P<k1>k\b)?"
+    r"|(?<![\w.,])(?P<n2>" + _NUM + r")(?P<k2>k\b)?\s?(?P<unit>[A-Z]{3}\b|[£€$¥]|pounds?\b|"
+    r"quid\b|dollars?\b|bucks\b|euros?\b|yen\b|yuan\b|rmb\b|RMB\b|元|块|rupees?\b|francs?\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """An amount found in text."""
+
+    start: int
+    end: int
+    amount: Decimal
+    currency: str
+
+
+def parse_number(raw: str) -> Decimal | None:
+    """'1,200.50' / '1.200,50' / '12,50' / '12.99' as an exact Decimal."""
+    raw = raw.replace("\u202f", ",")
+    if "," in raw and "." in raw:
+        dec = "." if raw.rfind(".") > raw.rfind(",") else ","
+        thousands = "," if dec == "." else "."
+        raw = raw.replace(thousands, "").replace(dec, ".")
+    elif "," in raw:
+        head, _, tail = raw.rpartition(",")
+        # One comma followed by one or two digits is a decimal comma ("12,50 €").
+        raw = f"{head.replace(',', '')}.{tail}" if len(tail) <= 2 else raw.replace(",", "")
+    elif raw.count(".") > 1 or (raw.count(".") == 1 and len(raw.rpartition(".")[2]) == 3):
+        raw = raw.replace(".", "")  # "1.500" is fifteen hundred: money has 2 decimals
+    try:
+        return Decimal(raw)
+    except InvalidOperation:
+        return None
+
+
+def find_money(text: str) -> list[Money]:
+    """Amounts with a currency: "£300", "300 GBP", "$12.99", "12,50 €", "179 pounds"."""
+    out = []
+    for m in _MONEY.finditer(text):
+        if m["sym"]:
+            currency = _SYMBOLS[m["sym"].upper()]
+            number, k = m["n1"], m["k1"]
+        else:
+            unit = m["unit"]
+            if len(unit) == 3 and unit.isalpha() and unit.isascii():
+                if unit != unit.upper() or unit not in CURRENCY_CODES:
+                    continue  # "300 abc": not an ISO code, so not an amount
+                currency = unit
+            else:
+                currency = _SYMBOLS.get(unit) or _WORDS[unit.lower()]
+            number, k = m["n2"], m["k2"]
+        amount = parse_number(number)
+        if amount is None:
+            continue
+        if k:
+            amount *= 1000
+        out.append(Money(m.start(), m.end(), amount, currency))
+    return out

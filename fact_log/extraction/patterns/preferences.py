@@ -1,0 +1,204 @@
+"""Preference patterns: durable answer style (verbosity, format, tone), language, time zone,
+signature; a preference needs a durability marker ("from now on", "always").
+"""
+
+from __future__ import annotations
+
+import re
+
+from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    is_question,
+)
+
+LANGUAGES = {
+    "english": "en",
+    "chinese": "zh",
+    "mandarin": "zh",
+    "cantonese": "yue",
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "japanese": "ja",
+    "italian": "it",
+    "portuguese": "pt",
+    "korean": "ko",
+    "dutch": "nl",
+    "russian": "ru",
+    "arabic": "ar",
+    "hindi": "hi",
+    "中文": "zh",
+    "汉语": "zh",
+    "普通话": "zh",
+    "英文": "en",
+    "英语": "en",
+    "日语": "ja",
+    "日文": "ja",
+    "法语": "fr",
+    "德语": "de",
+    "西班牙语": "es",
+    "韩语": "ko",
+}
+
+
+_DURABLE = re.compile(
+    r"\b(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|"
+    r"by\s+default|always|every\s+time|each\s+time|for\s+all\s+(?:future\s+)?(?:answers|replies|"
+    r"responses)|in\s+general|generally|please\s+remember|remember\s+that|i\s+prefer|"
+    r"i'd\s+prefer|i\s+would\s+prefer|i\s+(?:really\s+)?like|i\s+(?:want|need)\s+(?:my\s+|your\s+)?"
+    r"(?:answers|replies|responses)|stop\s+(?:writing|giving|sending)|no\s+more|"
+    r"from\s+today|all\s+the\s+time|as\s+a\s+rule|habitually|whenever\s+you\s+(?:answer|reply)|"
+    r"(?:my\s+)?preference\s+is|i'm\s+(?:a|an)\s+\w+\s+person)\b|"
+    r"以后|今后|从现在开始|从今以后|往后|一直|总是|每次|默认|请记住|我喜欢|我希望|我更喜欢|我习惯",
+    re.IGNORECASE,
+)
+_ONE_OFF = re.compile(
+    r"\b(?:this\s+time|for\s+this\s+(?:one|answer|question|reply|response|task|email|message)|"
+    r"just\s+(?:now|for\s+now|this\s+once)|right\s+now|for\s+now|this\s+once|just\s+this|"
+    r"for\s+the\s+next\s+\w+|today)\b|这次|这一次|本次|这个问题|暂时|先这样|这回",
+    re.IGNORECASE,
+)
+_PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    (
+        "preferences.answer_order",
+        "conclusion_first",
+        re.compile(
+            r"\b(?:conclusion|bottom\s+line|answer|summary|tl;?dr|recommendation|verdict)s?\s+"
+            r"(?:first|up\s+front|upfront|at\s+the\s+top)|\b(?:lead|start|begin|open)\s+with\s+"
+            r"(?:the\s+|a\s+)?(?:conclusion|answer|bottom\s+line|recommendation|summary|tl;?dr)|"
+            r"先说结论|结论先行|先给结论|直接说结论|先讲结论|先说答案|先给答案|结论放前面",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preferences.answer_order",
+        "context_first",
+        re.compile(
+            r"\b(?:context|reasoning|background|explanation)\s+first|\b(?:start|begin|lead)\s+"
+            r"with\s+(?:the\s+)?(?:context|reasoning|background)|\bexplain\s+(?:your|the)\s+"
+            r"reasoning\s+(?:first|before)|先说原因|先讲背景|先解释|先讲原因",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preferences.verbosity",
+        "short",
+        re.compile(
+            r"\b(?:short(?:er)?|brief(?:er)?|concise|succinct|terse|to\s+the\s+point|less\s+verbose|"
+            r"tl;?dr|no\s+(?:long|lengthy)\s+(?:answers|replies|explanations)|keep\s+it\s+tight|"
+            r"fewer\s+words|cut\s+the\s+fluff)\b|简洁|简短|简单点|简单一点|短一点|短点|精简|别太长|"
+            r"不要太长|少说废话|言简意赅|简明",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preferences.verbosity",
+        "detailed",
+        re.compile(
+            r"\b(?:detailed|more\s+detail|in\s+(?:more\s+|full\s+|great\s+)?detail|thorough|"
+            r"longer|in[\s-]depth|comprehensive|elaborate|step[\s-]by[\s-]step\s+explanations)\b|"
+            r"详细|具体一点|详尽|展开说|多说一点",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preferences.format",
+        "bullets",
+        re.compile(
+            r"\b(?:bullet(?:ed)?(?:\s+points?|\s+lists?)?|bullets|bulleted|point\s+form|"
+            r"numbered\s+lists?)\b|列表|分点|要点形式|条目|分条",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "preferences.format",
+        "table",
+        re.compile(r"\b(?:tables?|tabular|in\s+a\s+grid)\b|表格", re.IGNORECASE),
+    ),
+    (
+        "preferences.format",
+        "prose",
+        re.compile(
+            r"\b(?:prose|paragraphs|full\s+sentences|no\s+bullet(?:\s+point)?s?|plain\s+text|"
+            r"without\s+bullet(?:\s+point)?s?)\b|段落|成段",
+            re.IGNORECASE,
+        ),
+    ),
+)
+_LANGUAGE = re.compile(
+    r"\b(?:answer|reply|respond|write|talk|speak|communicate|responses?|answers?|replies)"
+    r"(?:\s+to\s+me)?\s+(?:in|using)\s+(?P<en>"
+    + "|".join(k for k in LANGUAGES if k.isascii())
+    + r")\b|(?:用|说|讲)(?P<zh>中文|汉语|普通话|英文|英语|日语|日文|法语|德语|西班牙语|韩语)",
+    re.IGNORECASE,
+)
+_TIMEZONE = re.compile(
+    r"\b(?:my\s+)?time\s?zone\s+is\s+(?:now\s+)?([A-Za-z_]{2,20}/[A-Za-z0-9_+-]{2,30}(?:/[A-Za-z_]{2,20})?)"
+    r"|我的时区是\s?([A-Za-z_]{2,20}/[A-Za-z0-9_+-]{2,30})",
+    re.IGNORECASE,
+)
+_SIGNATURE = re.compile(
+    r"\bsign\s+(?:off\s+)?(?:my\s+|the\s+|all\s+)?(?:emails|messages|drafts|letters)?\s*"
+    r"(?:off\s+)?(?:with|as)\s+[\"“'‘]([^\"”'’\n]{1,40})[\"”'’]",
+    re.IGNORECASE,
+)
+_PREF_NOT = re.compile(
+    r"\b(?:don't|do\s+not|never|no|no\s+more|stop\s+using|stop\s+with|without|avoid|less)\s+"
+    r"(?:\w+\s+){0,2}$|不要|别|不用",
+    re.IGNORECASE,
+)
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def rule_preferences(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Durable answer-style preferences in English and Chinese; one-off requests are skipped."""
+    text = sent.text
+    durable = _DURABLE.search(text)
+    if HYPOTHETICAL.search(text) or (is_question(text, text) and not durable):
+        return
+    if _ONE_OFF.search(text) and not durable:
+        return
+    chinese = bool(_CJK_CHAR.search(text))
+    # English needs a durability marker; a bare Chinese imperative ("先说结论") is a standing
+    # instruction in practice, so it passes at a lower confidence.
+    if durable is None and not chinese:
+        return
+    confidence = 0.9 if durable else 0.75
+    seen: set[str] = set()
+    for path, value, pattern in _PREF_RULES:
+        if path in seen:
+            continue
+        for m in pattern.finditer(text):
+            lead = text[max(0, m.start() - 30) : m.start()]
+            negated = bool(_PREF_NOT.search(lead))
+            if path == "preferences.format" and value != "prose" and negated:
+                continue
+            if path == "preferences.verbosity" and negated:
+                continue
+            if re.search(r"\b(?:not|n't|never)\b", lead, re.I) and path != "preferences.format":
+                continue
+            ctx.add(path, value, sent, confidence)
+            seen.add(path)
+            break
+    if (lang := _LANGUAGE.search(text)) is not None:
+        word = (lang["en"] or lang["zh"]).lower()
+        ctx.add("preferences.language", LANGUAGES[word], sent, confidence)
+    if (tz := _TIMEZONE.search(text)) is not None:
+        ctx.add("preferences.timezone", tz[1] or tz[2], sent, 0.85)
+    if (sig := _SIGNATURE.search(text)) is not None:
+        ctx.add("preferences.signature", sig[1].strip(), sent, 0.8)
+
+
+def rule_timezone_only(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A time zone statement needs no durability marker ("my timezone is Europe/Paris")."""
+    if _DURABLE.search(sent.text) or not clause_ok(parts, sent, sent.start):
+        return
+    if (tz := _TIMEZONE.search(sent.text)) is not None:
+        ctx.add("preferences.timezone", tz[1] or tz[2], sent, 0.85)
+
+
+RULES: tuple[Rule, ...] = (rule_preferences, rule_timezone_only)

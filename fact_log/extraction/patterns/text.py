@@ -1,0 +1,237 @@
+"""What every domain pattern shares: sentence and clause spans, guards, names, the context.
+
+The extractor works sentence by sentence, and inside a sentence clause by clause, so that a
+guard word ("maybe", "not", "if") only silences the clause it belongs to: "My passport
+expires on 14 August 2027, should I renew it?" still yields the expiry. `Ctx.add` validates
+every value against the catalog and drops what does not validate (never coerced).
+
+Every regex is linear: bounded repetitions, no nested unbounded quantifiers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.candidate import Candidate, validate
+from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
+
+MAX_SENTENCE = 2000
+
+
+def word_set(text: str) -> frozenset[str]:
+    """A word list written as one string (keeps long lexicons compact)."""
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A piece of the message with its offset."""
+
+    start: int
+    text: str
+
+    @property
+    def end(self) -> int:
+        """Offset just past the span."""
+        return self.start + len(self.text)
+
+
+# -- segmentation --------------------------------------------------------------------------
+
+_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\.m|no)$", re.I)
+_SENT_END = re.compile(r"[.!?。！？；;\n]")
+_CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
+
+
+def sentences(text: str) -> Iterator[Span]:
+    """Split text into sentences, keeping offsets; "Dr." and "15.49" do not end one."""
+    start = 0
+    for m in _SENT_END.finditer(text):
+        if m[0] == "." and (
+            _ABBREV.search(text[max(0, m.start() - 6) : m.start()])
+            or text[m.end() : m.end() + 1].isdigit()
+            or text[m.end() : m.end() + 1].isalpha()
+        ):
+            continue  # "Dr. Moore", "15.49", "e.g.": not a sentence end
+        yield from _trimmed(text, start, m.end())
+        start = m.end()
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[Span]:
+    piece = text[start:end]
+    stripped = piece.strip()
+    if stripped:
+        yield Span(start + piece.index(stripped), stripped)
+
+
+def clauses(sent: Span) -> list[Span]:
+    """Split a sentence at commas, dashes and 'but' so guards stay local to their clause."""
+    out = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(sent.text):
+        out.extend(_trimmed_span(sent, start, m.start()))
+        start = m.end()
+    out.extend(_trimmed_span(sent, start, len(sent.text)))
+    return out
+
+
+def _trimmed_span(sent: Span, start: int, end: int) -> list[Span]:
+    return [Span(sent.start + s.start, s.text) for s in _trimmed(sent.text, start, end)]
+
+
+# -- guards --------------------------------------------------------------------------------
+
+HYPOTHETICAL = re.compile(
+    r"^\s*(?:and\s+|so\s+)?(?:if|suppose|supposing|imagine|what if|hypothetically|in case|"
+    r"let's say|say)\b|\b(?:if i|if we|were i|i wish|what if|would i|would we)\b|"
+    r"如果|假如|要是|假设",
+    re.IGNORECASE,
+)
+UNCERTAIN = re.compile(
+    r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
+    r"i believe|considering|thinking about|thinking of|could|would like to|i'd like to|"
+    r"hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
+    r"or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|也许|可能|大概|或许",
+    re.IGNORECASE,
+)
+NEGATION = re.compile(
+    r"\b(?:not|never|no|none|neither|nor|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+    r"won't|haven't|hasn't|can't|cannot|dont|nobody)\b|n't\b|没有|不是|并不|从不|从没",
+    re.IGNORECASE,
+)
+_WH_QUESTION = re.compile(r"^\s*(?:what|when|where|which|who|why|how)\b", re.IGNORECASE)
+# An auxiliary first is a question only with a question mark: "Have a meeting at 10." is not.
+_AUX_QUESTION = re.compile(
+    r"^\s*(?:can|could|would|should|do|does|did|is|are|will|shall|am|have|has)\b", re.I
+)
+
+
+def is_question(clause: str, sentence: str) -> bool:
+    """Whether a clause asks rather than states."""
+    return bool(
+        _WH_QUESTION.search(clause)
+        or (
+            ("?" in sentence or "？" in sentence)
+            and (_AUX_QUESTION.search(clause) or _AUX_QUESTION.search(sentence))
+        )
+    )
+
+
+THIRD_PARTY = re.compile(
+    r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
+    r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
+    r"friends|neighbour|neighbor)\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
+    r"says|said|thinks|flies|fly|drives|drive|'s|'re)\b|\b(?:he|she|they)\s+"
+    r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
+    re.IGNORECASE,
+)
+
+
+def guarded(clause: str, before: int | None = None, sentence: str | None = None) -> bool:
+    """True when a clause is hypothetical, uncertain, a question, or negated before `before`."""
+    if (
+        HYPOTHETICAL.search(clause)
+        or UNCERTAIN.search(clause)
+        or is_question(clause, sentence if sentence is not None else clause)
+    ):
+        return True
+    head = clause if before is None else clause[:before]
+    return bool(NEGATION.search(head))
+
+
+def clause_of(clauses_: list[Span], offset: int) -> Span | None:
+    for c in clauses_:
+        if c.start <= offset < c.end:
+            return c
+    return None
+
+
+# -- names ---------------------------------------------------------------------------------
+
+NAME = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[ \t]{1,2}[A-Z][a-zà-ÿ'’-]{1,20}){0,2}"
+NOT_NAMES = word_set(
+    "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "
+    "Wednesday Thursday Friday Saturday Sunday January February March April May June July "
+    "August September October November December Today Tomorrow Yesterday Also And But So "
+    "Just Actually Please Thanks Hi Hello Dr Mr Mrs Ms Prof"
+)
+
+
+# -- the context and clause checks ------------------------------------------------------
+
+
+Rule = Callable[["Ctx", Span, list[Span]], None]  # one domain pattern, run per sentence
+
+
+@dataclass(slots=True)
+class Ctx:
+    text: str
+    today: dt.date
+    catalog: Catalog
+    out: list[Candidate]
+    following: Span | None = None  # the next sentence, for details that spill over
+
+    def add(
+        self, path: str, value: Any, quote: Span, confidence: float, op: str = "assert"
+    ) -> None:
+        """Validate value against the catalog and keep the candidate only if it passes."""
+        typed = validate(self.catalog, path, value)
+        if typed is None:
+            return
+        attr = self.catalog.attributes.get(path)
+        kind = attr.kind if attr is not None else "record"
+        self.out.append(Candidate(kind, path, typed, op, quote.text, quote.start, confidence))
+
+
+def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
+    """The clause holding absolute offset is free of guards before the offset."""
+    clause = clause_of(parts, offset)
+    if clause is None:
+        return False
+    if HYPOTHETICAL.search(sent.text[:20]) and not sent.text[:20].lower().startswith("as if"):
+        return False
+    head = clause.text[: offset - clause.start]
+    # "my parents are flying to Toronto": a fact about someone else, not the user.
+    if guarded(clause.text, offset - clause.start, sent.text):
+        return False
+    return not THIRD_PARTY.search(head)
+
+
+def dates_in(sent: Span, prefer: Prefer, today: dt.date) -> list[DateMatch]:
+    """Dates in a sentence (absolute offsets), skipping corrected ones ("not March 5")."""
+    out = []
+    for d in find_dates(sent.text, today, prefer):
+        before = sent.text[max(0, d.start - 12) : d.start].lower()
+        if re.search(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+)?$", before):
+            continue
+        out.append(
+            DateMatch(sent.start + d.start, sent.start + d.end, d.text, d.date, d.explicit_year)
+        )
+    return out
+
+
+def stop_ok(parts: list[Span], sent: Span, at: int) -> bool:
+    # "no longer" / "don't take" are the trigger itself, so only the text before it counts.
+    clause = clause_of(parts, at)
+    if clause is None:
+        return False
+    head = clause.text[: at - clause.start]
+    return not (
+        HYPOTHETICAL.search(clause.text)
+        or UNCERTAIN.search(clause.text)
+        or is_question(clause.text, sent.text)
+        or NEGATION.search(head)
+    )
+
+
+@lru_cache(maxsize=1)
+def builtin_catalog() -> Catalog:
+    """The built-in catalog, loaded once."""
+    return Catalog.load()

@@ -1,0 +1,142 @@
+"""Travel patterns: trips with destination, dates and purpose ("I'm flying to Tokyo on March 5")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.dates import Prefer
+from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Rule,
+    Span,
+    clause_of,
+    clause_ok,
+    clauses,
+    dates_in,
+)
+
+_TRAVEL = re.compile(
+    r"\b(?P<plane>fly(?:ing)?|flew|flight|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
+    r"\b(?P<car>drive|driving|drove|road\s+trip)\b|\b(?P<bus>bus|coach)\b|"
+    r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
+    r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
+    r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway)\b|"
+    r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
+    re.IGNORECASE,
+)
+_PLACE_INTRO = re.compile(
+    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Z][\w'’.-]{0,20}|[a-z]{2,3}\b)"
+    r"(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
+)
+_RETURN = re.compile(
+    r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?$|[-–]\s*$",
+    re.IGNORECASE,
+)
+_PURPOSE = (
+    (
+        re.compile(r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip)\b|出差", re.I),
+        "business",
+    ),
+    (
+        re.compile(
+            r"\b(?:holiday|vacation|honeymoon|getaway|sightseeing|leisure|ski(?:ing)?)\b", re.I
+        ),
+        "leisure",
+    ),
+    (
+        re.compile(
+            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b",
+            re.I,
+        ),
+        "family",
+    ),
+    (re.compile(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
+)
+_PAST = re.compile(
+    r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been|last)\b",
+    re.IGNORECASE,
+)
+_CONTINUES = re.compile(
+    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b", re.I
+)
+_NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
+
+
+def _place(sent: Span) -> tuple[str | None, str, int] | None:
+    """The first known destination after 'to/in/visit' with its absolute offset."""
+    for m in _PLACE_INTRO.finditer(sent.text):
+        if m[0].lower().startswith("from"):
+            continue
+        if m[2]:  # Chinese: no spaces, so try the longest known prefix of the characters
+            for n in range(len(m[2]), 1, -1):
+                found = lookup_place(m[2][:n])
+                if found is not None:
+                    return found[0], found[1], sent.start + m.start(2)
+            continue
+        words = m[1].split()
+        for n in range(len(words), 0, -1):
+            name = " ".join(words[:n]).rstrip(".,'’")
+            key = name.casefold()
+            if not name[:1].isupper() and key not in ("uk", "us", "usa", "uae"):
+                continue
+            found = lookup_place(name)
+            if found is not None:
+                return found[0], found[1], sent.start + m.start(1)
+    return None
+
+
+def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Booked or past trips with a destination and a departure date."""
+    travel = _TRAVEL.search(sent.text)
+    if travel is None or _NOT_TRAVEL.search(sent.text):
+        return
+    place = _place(sent)
+    if place is None:
+        return
+    city, country, at = place
+    if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, sent.start + travel.start()):
+        return
+    prefer: Prefer = "past" if _PAST.search(sent.text) else "future"
+    dates = dates_in(sent, prefer, ctx.today)
+    nxt = ctx.following
+    if not dates and nxt is not None and _CONTINUES.match(nxt.text):
+        # "Booked flights to Bangkok! Leaving 14 February, coming home 2 March."
+        sent = Span(sent.start, ctx.text[sent.start : nxt.end])
+        parts = clauses(sent)
+        dates = dates_in(sent, prefer, ctx.today)
+    # The departure is the first date in the clause that names the journey ("the conference
+    # is 22-24 September, I'm taking the train there on the 21st"), else the first date.
+    verbs = [sent.start + m.start() for m in _TRAVEL.finditer(sent.text) if not m["other"]]
+    verbs = verbs or [sent.start + travel.start()]
+    home = {id(clause_of(parts, v)) for v in verbs}
+    dates.sort(key=lambda d: (id(clause_of(parts, d.start)) not in home, d.start))
+    depart = ret = None
+    for d in dates:
+        lead = ctx.text[max(sent.start, d.start - 25) : d.start]
+        if depart is not None and d.start > depart.start and _RETURN.search(lead):
+            ret = d
+            break
+        if depart is None:
+            depart = d
+    if depart is None or not depart.valid or (ret is not None and not ret.valid):
+        return  # no departure day, or a day that does not exist: nothing to record
+    value: dict[str, Any] = {"country": country, "depart": depart.date}
+    if city:
+        value["city"] = city
+    if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
+        value["return_date"] = ret.date
+    for purpose_re, purpose in _PURPOSE:
+        if purpose_re.search(sent.text):
+            value["purpose"] = purpose
+            break
+    for mode in ("plane", "train", "car", "bus", "boat"):
+        if any(m[mode] for m in _TRAVEL.finditer(sent.text)):
+            value["transport"] = mode
+            break
+    ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
+
+
+RULES: tuple[Rule, ...] = (rule_trips,)

@@ -1,0 +1,216 @@
+"""The write pipeline: one input in, one appendable `Batch` out, every stage called once.
+
+This module only orchestrates; each stage is a function of its input in its own module and
+never calls back up the pipeline:
+
+    check input      extraction.policy   (size, text, NUL, known source)   -> InputError
+    safety scan      extraction.safety   secrets/identifiers masked, instructions found
+    extract          extraction.llm      LLM candidates, when an LLM is configured
+                     extraction.patterns pattern candidates (add what the LLM missed)
+                     extraction.markdown note candidates (a Markdown note instead)
+    verify evidence  extraction.evidence the tier each quote reaches in the message
+    eligibility      extraction.gate     threshold per source, boundary (catalog path or
+                                         note), safety reasons; every refusal with its reason
+    build the batch  extraction.batch    masked archive, facts, refusals in a fixed order
+
+Structured imports (`build_import_batch`) skip the stages that do not apply (records are
+typed data, not prose: no scan, no evidence) and are validated by `fact_log.importer`.
+
+Appending and reacting are the caller's: `Memory` appends the batch (one transaction) and then
+reacts (recompile, checks, alerts). Keeping them out makes the pipeline a pure function of its
+input, apart from the LLM's token ledger, so the same input always yields the same batch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import replace
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction import batch as build
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.evidence import tiers
+from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
+from uac.fact_log.extraction.llm import LLM, LLMCandidate, LLMSettings, as_llm, extract_with_llm
+from uac.fact_log.extraction.llm import SOURCE as LLM_SOURCE
+from uac.fact_log.extraction.llm_usage import UsageLedger
+from uac.fact_log.extraction.markdown import SOURCE as NOTE_SOURCE
+from uac.fact_log.extraction.markdown import (
+    check_note_id,
+    note_candidates,
+    note_observed_at,
+    parse_note,
+    stray_secrets,
+)
+from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
+from uac.fact_log.extraction.safety import scan
+from uac.fact_log.importer import Prepared, RawRecord, prepare
+from uac.fact_log.store import Batch, NewRejection, Store
+
+
+def build_message_batch(
+    catalog: Catalog,
+    address: Address,
+    text: str,
+    *,
+    observed_at: dt.datetime,
+    recorded_at: dt.datetime,
+    role: str = "user",
+    session_id: str | None = None,
+    source: str = "automatic_rule",
+    actor: str = "api",
+    policy: Policy | None = None,
+    candidates: Iterable[Candidate] | None = None,
+    llm: LLM | LLMSettings | None = None,
+    store: Store | None = None,
+) -> Batch:
+    """Archive one message (masked) with the facts and refusals learned from it.
+
+    `candidates` adds candidates from another extractor; the patterns always run. With
+    source="explicit_command" every pattern candidate counts as certain, and a message with
+    no typed fact (and nothing unsafe) is kept whole as a note. `llm` switches the LLM
+    extractor on; `store` holds its token ledger (None only in tests: no budget).
+    """
+    policy = policy or default_policy()
+    text = check_message(text, policy)
+    check_source(source, policy)
+    safety = scan(text)
+    learns = role in policy.fact_roles
+    model = as_llm(llm)
+
+    # Extract: the LLM first (when configured), then the patterns add what it missed.
+    llm_found: list[LLMCandidate] = []
+    llm_problems: list[NewRejection] = []
+    if model is not None and learns:
+        ledger = UsageLedger(store, address) if store is not None else None
+        day = (recorded_at.astimezone(dt.UTC) if recorded_at.tzinfo else recorded_at).date()
+        llm_found, llm_problems = extract_with_llm(
+            model,
+            catalog,
+            text,
+            observed_at,
+            role,
+            ledger=ledger,
+            day=day,
+            policy=policy,
+            safety=safety,
+        )
+    pattern_found: list[Candidate] = []
+    if learns:
+        pattern_found = [*extract(text, observed_at, role, catalog), *(candidates or ())]
+    explicit = source == "explicit_command"
+    if explicit:
+        pattern_found = [replace(c, confidence=1.0) for c in pattern_found]
+
+    # Verify evidence, then the gate: once per extractor, each under its own source threshold.
+    llm_tiers = tiers(llm_found, text)
+    pattern_tiers = tiers(pattern_found, text)
+    llm_out = build.Gated(
+        *gate(catalog, text, llm_found, safety, source=LLM_SOURCE, policy=policy, tiers=llm_tiers),
+        problems=llm_problems,
+    )
+    patterns_out = build.Gated(
+        *gate(
+            catalog, text, pattern_found, safety, source=source, policy=policy, tiers=pattern_tiers
+        )
+    )
+
+    return build.message_batch(
+        catalog,
+        address,
+        safety,
+        patterns=patterns_out,
+        llm=llm_out,
+        findings=finding_rejections(safety, patterns_out.accepted),
+        explicit_note=explicit and learns and not unsafe(safety),
+        observed_at=observed_at,
+        recorded_at=recorded_at,
+        role=role,
+        session_id=session_id,
+        source=source,
+        actor=actor,
+        model=model.settings.model if model is not None else None,
+    )
+
+
+def build_note_batch(
+    catalog: Catalog,
+    address: Address,
+    text: str,
+    *,
+    note_id: str,
+    recorded_at: dt.datetime,
+    actor: str = "api",
+    session_id: str | None = None,
+    policy: Policy | None = None,
+) -> Batch:
+    """Archive a Markdown note (masked) with the facts and refusals it yields, one Batch."""
+    note_id = check_note_id(note_id)
+    parsed = parse_note(text)
+    text = text.removeprefix("\ufeff")  # offsets are into the text the parser saw
+    policy = policy or default_policy()
+    safety = scan(text)
+    proposed = note_candidates(catalog, parsed, text, note_id)
+    cands = [cand for cand, _line in proposed.candidates]
+    cand_tiers = tiers(cands, text)
+    # One candidate at a time, so each refusal can name its line.
+    gated = [
+        gate(catalog, text, [cand], safety, source=NOTE_SOURCE, policy=policy, tiers=[tier])
+        for cand, tier in zip(cands, cand_tiers, strict=True)
+    ]
+    secret_spans = [
+        (cand.start, cand.end)
+        for cand, (_ok, refused) in zip(cands, gated, strict=True)
+        for rej in refused
+        if rej.reason == "secret"
+    ]
+    return build.note_batch(
+        catalog,
+        address,
+        safety,
+        note_id=note_id,
+        lines=[line for _cand, line in proposed.candidates],
+        gated=gated,
+        refusals=proposed.refusals,
+        secrets=stray_secrets(text, safety, secret_spans, note_id),
+        observed_at=note_observed_at(parsed, recorded_at),
+        recorded_at=recorded_at,
+        session_id=session_id,
+        actor=actor,
+    )
+
+
+def build_import_batch(
+    catalog: Catalog,
+    address: Address,
+    collection: str,
+    records: list[RawRecord],
+    *,
+    text: str,
+    name: str,
+    previous_schema: dict[str, str] | None,
+    recorded_at: dt.datetime,
+    session_id: str | None = None,
+    actor: str = "api",
+) -> tuple[Batch, Prepared]:
+    """Archive an import's raw text with one fact per record (and the records as prepared).
+
+    `previous_schema` is the schema inferred by an earlier import of the same unknown
+    collection (the caller reads it from the store), so the new records must still fit it.
+    """
+    prepared = prepare(catalog, collection, records, name, previous_schema)
+    schema = (prepared.path, prepared.schema) if prepared.schema is not None else None
+    batch = build.import_batch(
+        address,
+        prepared.facts,
+        schema,
+        text=text,
+        name=name,
+        recorded_at=recorded_at,
+        session_id=session_id,
+        actor=actor,
+    )
+    return batch, prepared
