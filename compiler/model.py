@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from uac.compiler.shapes import SCALAR_ANNOTATIONS, Member, Struct, TypeShape
 from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.values import canonical_json
 
 RESERVED = ("key", "fact_ids")  # metadata fields every record carries
+# Names the generated modules import: no generated class may take one of them.
+IMPORTED_NAMES = ("Decimal", "Literal", "Path")
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 
 PY_TYPES = {
@@ -40,10 +43,13 @@ class FieldModel:
     name: str  # Python identifier on the dataclass
     source: str  # name in the catalog / in the imported data
     spec: FieldSpec
+    shape: TypeShape | None = None  # lists, objects and inferred scalars: see compiler/shapes
 
     @property
     def annotation(self) -> str:
         """The field's Python type as source text."""
+        if self.shape is not None:
+            return self.shape.annotation
         spec = self.spec
         if spec.type == "enum":
             return "Literal[" + ", ".join(repr(v) for v in spec.values) + "]"
@@ -88,6 +94,15 @@ class CollectionModel:
     merge: str = "update"
     key_fields: tuple[str, ...] = ()
     records: list[RecordModel] = field(default_factory=list)
+    nested: list[TypeShape] = field(default_factory=list)  # object classes, innermost first
+
+    @property
+    def annotations(self) -> list[str]:
+        """Annotations of every field, nested object members included."""
+        out = [f.annotation for f in self.fields]
+        for shape in self.nested:
+            out.extend(a for m in shape.members for a in m.shape.annotations())
+        return out
 
     @property
     def module(self) -> str:
@@ -166,12 +181,12 @@ def class_name(name: str, singular: bool = True) -> str:
     return camel if camel[0].isalpha() else "R" + camel
 
 
-def identifier(source: str, taken: set[str]) -> str:
+def identifier(source: str, taken: set[str], reserved: tuple[str, ...] = RESERVED) -> str:
     """Map a field name to a unique, non-keyword, non-underscore-leading Python identifier."""
     name = _NON_IDENT.sub("_", source.strip()).strip("_").lower() or "field"
     if name[0].isdigit():
         name = "f_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED:
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in reserved:
         name += "_"
     base, n = name, 2
     while name in taken:
@@ -185,7 +200,7 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
     groups: list[GroupModel] = []
     collections: list[CollectionModel] = []
     taken_attrs: set[str] = {"notes"}
-    classes: set[str] = {"User", "Note"}
+    classes: set[str] = {"User", "Note", *IMPORTED_NAMES}
     renames: list[tuple[str, str, str]] = []
 
     def unique_class(name: str, singular: bool = True) -> str:
@@ -206,7 +221,10 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
             groups.append(GroupModel(gname, unique_class(gname, False), group.description, fields))
             taken_attrs.add(gname)
         for cname, coll in domain.collections.items():
-            fields = [FieldModel(f, f, spec) for f, spec in coll.fields.items()]
+            fields = [
+                FieldModel(f, f, spec, _list_shape(spec.item) if spec.type == "list" else None)
+                for f, spec in coll.fields.items()
+            ]
             collections.append(
                 CollectionModel(
                     cname,
@@ -231,26 +249,68 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
                 attr += "_imported"
             renames.append(("collection", path, attr))
         taken_attrs.add(attr)
+        cls = unique_class(attr)
         taken: set[str] = set()
         fields = []
-        for source, ftype in schema.items():
+        for source, descriptor in schema.items():
             name = identifier(source, taken)
             if name != source:
                 renames.append((path, source, name))
-            # Lists and objects from imports stay JSON text: their inner shape is not typed.
-            spec = FieldSpec(type="json" if ftype in ("list", "json") else ftype)  # type: ignore[arg-type]
-            fields.append(FieldModel(name, source, spec))
+            shape = _shape(descriptor, cls, source, False, unique_class, renames, path)
+            # The spec keeps the scalar type for what reads it (dates for spans, the manifest).
+            kind = shape.kind if shape.kind in SCALAR_ANNOTATIONS else "json"
+            spec = FieldSpec(type="str" if kind == "none" else kind)  # type: ignore[arg-type]
+            fields.append(FieldModel(name, source, spec, shape))
+        nested = [obj for f in fields if f.shape is not None for obj in f.shape.objects()]
         collections.append(
             CollectionModel(
                 attr,
-                unique_class(attr),
+                cls,
                 path,
                 f"Imported collection '{path}' (schema inferred).",
                 fields,
                 True,
+                nested=nested,
             )
         )
     return SubjectModel(groups, collections, renames=renames)
+
+
+def _list_shape(item: str | None) -> TypeShape:
+    return TypeShape("list", item=TypeShape(item or "str"))
+
+
+def _shape(
+    descriptor: Any,
+    owner: str,
+    source: str,
+    in_list: bool,
+    unique_class: Any,
+    renames: list[tuple[str, str, str]],
+    where: str,
+) -> TypeShape:
+    """The typed shape of an inferred descriptor (fact_log/shapes.py); objects get classes
+    named after their owner and field (`Visit` + `medications` → `VisitMedication`)."""
+    if isinstance(descriptor, str):
+        # Legacy `list` / `json` (schemas inferred before shapes) stay JSON text.
+        kind = "json" if descriptor in ("list", "json") else descriptor
+        return TypeShape(kind if kind in SCALAR_ANNOTATIONS else "str")
+    if "list" in descriptor:
+        item = _shape(descriptor["list"], owner, source, True, unique_class, renames, where)
+        return TypeShape("list", item=item, nulls=bool(descriptor.get("nulls")))
+    cls = unique_class(f"{owner}_{source}", in_list)
+    taken: set[str] = set()
+    members = []
+    for sub_source, sub in descriptor["object"].items():
+        name = identifier(sub_source, taken, reserved=())
+        if name != sub_source:
+            renames.append((f"{where}.{cls}", sub_source, name))
+        members.append(
+            Member(
+                name, sub_source, _shape(sub, cls, sub_source, False, unique_class, renames, where)
+            )
+        )
+    return TypeShape("object", class_name=cls, members=tuple(members))
 
 
 class CoercionError(ValueError):
@@ -276,6 +336,55 @@ def coerce(spec: FieldSpec, value: Any) -> Any:
         return _coerce(spec.type, spec, value)
     except (ValueError, TypeError, InvalidOperation) as exc:
         raise CoercionError(str(exc) or f"cannot read {value!r} as {spec.type}") from None
+
+
+def coerce_field(fm: FieldModel, value: Any) -> Any:
+    """`coerce` for a field of a collection: by its shape when it has one."""
+    if fm.shape is None:
+        return coerce(fm.spec, value)
+    try:
+        return coerce_shape(fm.shape, value)
+    except (ValueError, TypeError, InvalidOperation) as exc:
+        raise CoercionError(str(exc) or f"cannot read {value!r} as {fm.shape.text}") from None
+
+
+_TEXT_SPEC = FieldSpec(type="str")
+
+
+def coerce_shape(shape: TypeShape, value: Any) -> Any:
+    """Turn a JSON-decoded value into a value of the shape (objects become `Struct`s).
+
+    Text is lenient: a field that widened to `str` keeps a non-text value as its canonical
+    JSON text (`5` → `"5"`, `true` → `"true"`, `[1]` → `"[1]"`), so no value is dropped.
+    """
+    kind = shape.kind
+    if kind in ("str", "none", "json"):
+        return value if type(value) is str else canonical_json(value)
+    if kind == "list":
+        if not isinstance(value, list | tuple):
+            raise CoercionError(f"expected a list, got {value!r}")
+        item = shape.item
+        assert item is not None
+        out = []
+        for v in value:
+            if v is None:
+                if not shape.nulls:
+                    raise CoercionError("a list item is null")
+                out.append(None)
+            else:
+                out.append(coerce_shape(item, v))
+        return tuple(out)
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise CoercionError(f"expected an object, got {value!r}")
+        return Struct(
+            shape,
+            tuple(
+                None if value.get(m.source) is None else coerce_shape(m.shape, value[m.source])
+                for m in shape.members
+            ),
+        )
+    return _coerce(kind, _TEXT_SPEC, value)
 
 
 def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:
