@@ -186,7 +186,8 @@ def identifier(source: str, taken: set[str], reserved: tuple[str, ...] = RESERVE
     name = _NON_IDENT.sub("_", source.strip()).strip("_").lower() or "field"
     if name[0].isdigit():
         name = "f_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in reserved:
+    # `l` is a name ruff refuses in generated code (E741, ambiguous with 1 and I).
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in (*reserved, "l"):
         name += "_"
     base, n = name, 2
     while name in taken:
