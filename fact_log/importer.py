@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from uac.fact_log.catalog import Catalog, CollectionPath, describe_error
 from uac.fact_log.errors import InputError
-from uac.fact_log.shapes import Shape, infer_shape, widen_shape
+from uac.fact_log.shapes import BadShape, Shape, infer_shape, widen_shape
 from uac.fact_log.store import NewFact
 from uac.fact_log.values import canonical_json, loads, sha256
 
@@ -260,7 +260,10 @@ def _inferred(
                 raise InputError(f"{name}: {rec.where}: field names must be non-empty text")
             if raw is None:
                 continue
-            shape, parsed = infer_shape(raw, rec.from_text)
+            try:
+                shape, parsed = infer_shape(raw, rec.from_text)
+            except BadShape as exc:
+                raise InputError(f"{name}: {rec.where}: field {fname!r} {exc}") from None
             schema[fname] = widen_shape(schema.get(fname), shape)
             value[fname] = parsed
         facts.append(

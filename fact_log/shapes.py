@@ -24,10 +24,15 @@ from uac.fact_log.values import infer_scalar, widen
 
 Shape = str | dict[str, Any]
 NONE = "none"
+MAX_DEPTH = 32  # lists/objects nested deeper are refused: no one means 33 levels of classes
 LEGACY = {"list": "list", "json": "object"}  # pre-shape descriptors -> the shape they stood for
 
 
-def infer_shape(value: Any, from_text: bool = False) -> tuple[Shape, Any]:
+class BadShape(ValueError):
+    """A value cannot be given a shape (too deep, or an object key that is not text)."""
+
+
+def infer_shape(value: Any, from_text: bool = False, depth: int = 0) -> tuple[Shape, Any]:
     """Return (shape, value to store) for one imported value (text parsed when from_text).
 
     Lists and objects are stored as they came: their scalars are typed by the compiler
@@ -35,14 +40,18 @@ def infer_shape(value: Any, from_text: bool = False) -> tuple[Shape, Any]:
     """
     if value is None:
         return NONE, None
+    if isinstance(value, list | dict) and depth >= MAX_DEPTH:
+        raise BadShape(f"nests lists or objects deeper than {MAX_DEPTH} levels")
     if isinstance(value, list):
         item: Shape = NONE
         for v in value:
             if v is not None:
-                item = widen_shape(item, infer_shape(v)[0])
+                item = widen_shape(item, infer_shape(v, depth=depth + 1)[0])
         return list_shape(item, any(v is None for v in value)), value
     if isinstance(value, dict):
-        fields = {k: infer_shape(v)[0] for k, v in value.items() if v is not None}
+        if not all(isinstance(k, str) for k in value):
+            raise BadShape("has an object whose keys are not all text")
+        fields = {k: infer_shape(v, depth=depth + 1)[0] for k, v in value.items() if v is not None}
         return {"object": dict(sorted(fields.items()))}, value
     return infer_scalar(value, from_text)
 

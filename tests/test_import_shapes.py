@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import T0, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from uac import Memory
 from uac.compiler.canonical import to_json
 from uac.compiler.model import identifier
+from uac.fact_log.errors import InputError
 from uac.fact_log.shapes import describe, widen_shape
 from uac.fact_log.values import canonical_json
 
@@ -215,6 +217,17 @@ def test_renamed_nested_keys_are_reported(mem: Memory) -> None:
     renamed = mem.checkpoint("alice").diagnostics["renamed"]
     assert ["visits.VisitVitals", "Heart Rate", "heart_rate"] in renamed
     assert query(mem, "user.visits[0].vitals.heart_rate") == 60
+
+
+def test_too_deep_or_non_text_keys_are_refused_whole(mem: Memory) -> None:
+    deep: Any = 1
+    for _ in range(40):
+        deep = [deep]
+    with pytest.raises(InputError, match=r"record 2: field 'x' nests lists or objects deeper"):
+        mem.import_records("alice", "deep", [{"id": 1}, {"id": 2, "x": deep}], now=T0)
+    with pytest.raises(InputError, match=r"record 1: field 'x' has an object whose keys"):
+        mem.import_records("alice", "deep", [{"id": 1, "x": {1: "a"}}], now=T0)
+    assert mem.facts("alice") == [] and mem.inferred_schemas("alice") == {}
 
 
 def test_names_ruff_refuses_are_renamed(mem: Memory) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from uac.checks import Alert, CallbackSink, JsonLinesSink, WebhookSink
 from uac.compiler.checkpoint import CompileResult
 from uac.fact_log.errors import InputError, NotFound, UacError
+from uac.fact_log.shapes import describe
 from uac.fact_log.store import Fact, default_home
 from uac.fact_log.values import canonical_json
 from uac.runtime.api.memory import Learned, Memory
@@ -225,7 +226,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     what = "catalog collection" if result.known else "new collection (schema inferred)"
     _out(f"imported {result.facts} records into {result.path} ({what}) for {result.subject}")
     if result.schema:
-        _out("inferred schema: " + ", ".join(f"{k}: {v}" for k, v in result.schema.items()))
+        shown = ", ".join(f"{k}: {describe(v)}" for k, v in result.schema.items())
+        _out("inferred schema: " + shown)
     return 0
 
 
