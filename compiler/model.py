@@ -222,14 +222,16 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
             groups.append(GroupModel(gname, unique_class(gname, False), group.description, fields))
             taken_attrs.add(gname)
         for cname, coll in domain.collections.items():
+            cls = unique_class(cname)
             fields = [
-                FieldModel(f, f, spec, _list_shape(spec.item) if spec.type == "list" else None)
+                FieldModel(f, f, spec, _spec_shape(spec, cls, f, False, unique_class))
                 for f, spec in coll.fields.items()
             ]
+            nested = [obj for f in fields if f.shape is not None for obj in f.shape.objects()]
             collections.append(
                 CollectionModel(
                     cname,
-                    unique_class(cname),
+                    cls,
                     f"{dname}.{cname}",
                     coll.description,
                     fields,
@@ -237,6 +239,7 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
                     coll.checks,
                     coll.merge,
                     coll.key,
+                    nested=nested,
                 )
             )
             taken_attrs.add(cname)
@@ -277,8 +280,32 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
     return SubjectModel(groups, collections, renames=renames)
 
 
-def _list_shape(item: str | None) -> TypeShape:
-    return TypeShape("list", item=TypeShape(item or "str"))
+def _spec_shape(
+    spec: FieldSpec, owner: str, source: str, in_list: bool, unique_class: Any
+) -> TypeShape | None:
+    """The shape of a catalog field that holds a list or an object (None for a scalar)."""
+    if spec.type == "list":
+        if spec.item != "object":
+            return TypeShape("list", item=TypeShape(spec.item or "str"))
+        return TypeShape("list", item=_spec_object(spec, owner, source, True, unique_class))
+    if spec.type == "object":
+        return _spec_object(spec, owner, source, in_list, unique_class)
+    return None
+
+
+def _spec_object(
+    spec: FieldSpec, owner: str, source: str, in_list: bool, unique_class: Any
+) -> TypeShape:
+    cls = unique_class(f"{owner}_{source}", in_list)
+    members = []
+    for name, sub in spec.fields.items():
+        # Enum members are validated on import and typed as their text.
+        shape = _spec_shape(sub, cls, name, False, unique_class) or TypeShape(
+            "str" if sub.type == "enum" else sub.type
+        )
+        members.append(Member(name, name, shape, sub.description))
+    doc = spec.description or f"An object in the {source!r} field of {owner} records."
+    return TypeShape("object", class_name=cls, members=tuple(members), description=doc)
 
 
 def _shape(
@@ -311,7 +338,8 @@ def _shape(
                 name, sub_source, _shape(sub, cls, sub_source, False, unique_class, renames, where)
             )
         )
-    return TypeShape("object", class_name=cls, members=tuple(members))
+    doc = f"An object in the {source!r} field of {owner} records (inferred from imported values)."
+    return TypeShape("object", class_name=cls, members=tuple(members), description=doc)
 
 
 class CoercionError(ValueError):

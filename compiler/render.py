@@ -53,7 +53,7 @@ def _doc(text: str) -> str:
 
 def _fielddoc(field: FieldModel | Member) -> str:
     if isinstance(field, Member):
-        text = f"{field.source} ({field.shape.text})"
+        text = field.description or f"{field.source} ({field.shape.text})"
         if field.source != field.name:
             text += f" Imported as {field.source!r}."
         return _doc(text)

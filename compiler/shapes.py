@@ -43,6 +43,7 @@ class Member:
     name: str
     source: str
     shape: TypeShape
+    description: str = ""  # from the catalog; inferred members have none
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,7 @@ class TypeShape:
     nulls: bool = False  # list: items may be None
     class_name: str = ""  # object
     members: tuple[Member, ...] = ()  # object
+    description: str = ""  # object: its class docstring
 
     @property
     def annotation(self) -> str:

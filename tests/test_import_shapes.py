@@ -366,3 +366,82 @@ def test_any_json_record_set_round_trips(tmp_path: Path, records: list[dict[str,
         assert len({type(i) for i in ids}) == 1 and ids == sorted(ids)
         # The sandbox encodes the same nested data as the typed objects hold.
         assert query(mem, "user.things") == json.loads(json.dumps(to_json(things)))
+
+
+VISITS_CATALOG = """
+[clinic]
+description = "Clinic visits"
+
+[clinic.collections.visits]
+key = ["date"]
+fields.date = { type = "date", required = true }
+
+[clinic.collections.visits.fields.vitals]
+type = "object"
+description = "Vitals measured at the visit."
+fields.pulse = { type = "int", description = "Beats per minute." }
+fields.taken = { type = "datetime" }
+
+[clinic.collections.visits.fields.prescriptions]
+type = "list"
+item = "object"
+description = "What was prescribed."
+fields.drug = { type = "str", required = true }
+fields.dose_mg = { type = "decimal" }
+fields.route = { type = "enum", values = ["oral", "iv"] }
+fields.days = { type = "list", item = "date" }
+"""
+
+
+def test_catalog_object_fields_are_declared_and_typed(home: Path) -> None:
+    home.mkdir()
+    write(home / "catalog.toml", VISITS_CATALOG)
+    with Memory(home, create=True, react=False) as mem:
+        visit = {
+            "date": "2025-02-01",
+            "vitals": {"pulse": "61", "taken": "2025-02-01T09:30:00"},
+            "prescriptions": [
+                {"drug": "amoxicillin", "dose_mg": 500, "route": "oral", "days": ["2025-02-01"]},
+                {"drug": "saline"},
+            ],
+        }
+        mem.import_records("alice", "visits", [visit, {"date": "2025-01-01"}], now=T0)
+        for bad, message in [
+            ({"vitals": {"pulse": "fast"}}, r"field 'vitals.pulse'"),
+            ({"vitals": {"spo2": 98}}, r"field 'vitals.spo2' is not part of this collection"),
+            ({"prescriptions": [{"route": "oral"}]}, r"required field 'prescriptions.0.drug'"),
+            ({"prescriptions": [{"drug": "x", "route": "rectal"}]}, r"prescriptions.0.route"),
+        ]:
+            with pytest.raises(InputError, match=message):
+                mem.import_records("alice", "visits", [{"date": "2025-03-01", **bad}], now=T0)
+        empty, full = compiled(mem).visits
+        assert empty.prescriptions is None and empty.vitals is None
+        assert full.vitals.pulse == 61 and full.vitals.taken == dt.datetime(2025, 2, 1, 9, 30)
+        first, second = full.prescriptions
+        assert (first.drug, first.dose_mg, first.route) == ("amoxicillin", Decimal(500), "oral")
+        assert first.days == (dt.date(2025, 2, 1),) and second.dose_mg is None
+        schema = (mem.checkpoint("alice").directory / "schema.py").read_text()
+        assert 'class VisitVitals:\n    """Vitals measured at the visit."""' in schema
+        assert "prescriptions: tuple[VisitPrescription, ...] | None = None" in schema
+        assert '    pulse: int | None = None\n    """Beats per minute."""' in schema
+        code = "[p.drug for v in user.visits for p in (v.prescriptions or ())]"
+        assert query(mem, code) == ["amoxicillin", "saline"]
+
+
+def test_catalog_objects_are_refused_where_they_cannot_be_typed(home: Path) -> None:
+    home.mkdir()
+    cases = [
+        ("[x.collections.c]\nfields.o = { type = 'object' }\n", r"needs 'fields'"),
+        (
+            "[x.collections.c]\nfields.o = { type = 'str', fields.a = { type = 'int' } }\n",
+            r"only an object",
+        ),
+        (
+            "[x.attributes.o]\ntype = 'object'\nfields.a = { type = 'int' }\n",
+            r"attribute x.o is an object",
+        ),
+    ]
+    for text, message in cases:
+        write(home / "catalog.toml", text)
+        with pytest.raises(InputError, match=message):
+            Memory(home, create=True, react=False).close()
