@@ -135,7 +135,7 @@ def records_json(coll: CollectionModel) -> str:
     names = [f.name for f in coll.fields]
     structured = {f.name for f in coll.fields if has_structure(f.shape)}
     if structured:  # lists and nested objects: tuples and Structs become JSON lists and dicts
-        names_rows = [
+        cells = [
             [
                 r.key,
                 list(r.fact_ids),
@@ -144,10 +144,8 @@ def records_json(coll: CollectionModel) -> str:
             for r in coll.records
         ]
     else:
-        names_rows = [
-            [r.key, list(r.fact_ids), *(r.values.get(n) for n in names)] for r in coll.records
-        ]
-    rows = [canonical_json(row) for row in names_rows]
+        cells = [[r.key, list(r.fact_ids), *(r.values.get(n) for n in names)] for r in coll.records]
+    rows = [canonical_json(row) for row in cells]
     return "[\n" + ",\n".join(rows) + "\n]\n"
 
 

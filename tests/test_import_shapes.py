@@ -125,6 +125,14 @@ def test_objects_become_nested_frozen_dataclasses(mem: Memory) -> None:
     assert not denied["ok"] and denied["error"]["type"] == "not_allowed"
 
 
+def test_why_reaches_into_nested_values(mem: Memory) -> None:
+    mem.import_records("alice", "patients", PATIENTS, now=T0)
+    compiled(mem)
+    exp = mem.why("alice", "user.patients[1].medications[0].dose_mg")
+    assert exp.value == Decimal(400) and exp.expr == "user.patients['42'].medications[0].dose_mg"
+    assert [f.value["name"] for f in exp.facts] == ["Ben"]
+
+
 def test_documented_coercions(mem: Memory) -> None:
     mem.import_records(
         "alice",
