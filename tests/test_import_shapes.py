@@ -301,11 +301,14 @@ SCALARS = (
     | st.booleans()
     | st.dates(dt.date(1900, 1, 1), dt.date(2100, 12, 31)).map(dt.date.isoformat)
 )
-VALUES = st.recursive(
-    SCALARS | st.none(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
-    max_leaves=10,
-)
+
+
+def nested(inner: Any) -> Any:
+    """Lists and objects of `inner` values."""
+    return st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3)
+
+
+VALUES = st.recursive(SCALARS | st.none(), nested, max_leaves=10)
 
 
 @st.composite
