@@ -196,7 +196,7 @@ def identifier(source: str, taken: set[str], reserved: tuple[str, ...] = RESERVE
     return name
 
 
-def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> SubjectModel:
+def build_model(catalog: Catalog, inferred: dict[str, dict[str, Any]]) -> SubjectModel:
     """The empty typed model of a subject: every catalog group and collection, plus inferred."""
     groups: list[GroupModel] = []
     collections: list[CollectionModel] = []
