@@ -10,8 +10,10 @@ from __future__ import annotations
 import datetime as dt
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
 from uac.compiler.shapes import SCALAR_ANNOTATIONS, Member, Struct, TypeShape
@@ -44,6 +46,7 @@ class FieldModel:
     source: str  # name in the catalog / in the imported data
     spec: FieldSpec
     shape: TypeShape | None = None  # lists, objects and inferred scalars: see compiler/shapes
+    reader: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def annotation(self) -> str:
@@ -371,49 +374,66 @@ def coerce_field(fm: FieldModel, value: Any) -> Any:
     """`coerce` for a field of a collection: by its shape when it has one."""
     if fm.shape is None:
         return coerce(fm.spec, value)
+    if fm.reader is None:
+        fm.reader = shape_reader(fm.shape)
     try:
-        return coerce_shape(fm.shape, value)
+        return fm.reader(value)
     except (ValueError, TypeError, InvalidOperation) as exc:
         raise CoercionError(str(exc) or f"cannot read {value!r} as {fm.shape.text}") from None
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else canonical_json(value)
+
+
+def _date(value: Any) -> dt.date:
+    if type(value) is str and len(value) == 10:
+        return dt.date.fromisoformat(value)
+    return _coerce("date", _TEXT_SPEC, value)
 
 
 _TEXT_SPEC = FieldSpec(type="str")
 
 
-def coerce_shape(shape: TypeShape, value: Any) -> Any:
-    """Turn a JSON-decoded value into a value of the shape (objects become `Struct`s).
+def shape_reader(shape: TypeShape) -> Callable[[Any], Any]:
+    """A function turning a JSON-decoded value into a value of the shape (objects become
+    `Struct`s); built once per field, since a collection applies it to every record.
 
     Text is lenient: a field that widened to `str` keeps a non-text value as its canonical
     JSON text (`5` → `"5"`, `true` → `"true"`, `[1]` → `"[1]"`), so no value is dropped.
     """
     kind = shape.kind
     if kind in ("str", "none", "json"):
-        return value if type(value) is str else canonical_json(value)
+        return _text
+    if kind == "date":
+        return _date
     if kind == "list":
-        if not isinstance(value, list | tuple):
-            raise CoercionError(f"expected a list, got {value!r}")
-        item = shape.item
-        assert item is not None
-        out = []
-        for v in value:
-            if v is None:
-                if not shape.nulls:
+        assert shape.item is not None
+        item, nulls = shape_reader(shape.item), shape.nulls
+
+        def read_list(value: Any) -> tuple[Any, ...]:
+            if type(value) is not list and type(value) is not tuple:
+                raise CoercionError(f"expected a list, got {value!r}")
+            if not nulls:
+                if None in value:
                     raise CoercionError("a list item is null")
-                out.append(None)
-            else:
-                out.append(coerce_shape(item, v))
-        return tuple(out)
+                return tuple(map(item, value))
+            return tuple(None if v is None else item(v) for v in value)
+
+        return read_list
     if kind == "object":
-        if not isinstance(value, dict):
-            raise CoercionError(f"expected an object, got {value!r}")
-        return Struct(
-            shape,
-            tuple(
-                None if value.get(m.source) is None else coerce_shape(m.shape, value[m.source])
-                for m in shape.members
-            ),
-        )
-    return _coerce(kind, _TEXT_SPEC, value)
+        members = [(m.source, shape_reader(m.shape)) for m in shape.members]
+
+        def read_object(value: Any) -> Struct:
+            if type(value) is not dict:
+                raise CoercionError(f"expected an object, got {value!r}")
+            get = value.get
+            return Struct(
+                shape, tuple(None if (v := get(src)) is None else read(v) for src, read in members)
+            )
+
+        return read_object
+    return partial(_coerce, kind, _TEXT_SPEC)
 
 
 def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:

@@ -14,10 +14,14 @@ import jinja2
 
 from uac.compiler.fold import FoldResult
 from uac.compiler.model import CollectionModel, FieldModel
-from uac.compiler.shapes import Member, TypeShape, has_structure, optional_converter, to_row
+from uac.compiler.shapes import Member, TypeShape, has_structure, optional_converter, row_default
 from uac.fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
+# canonical_json's settings, plus nested objects (compiler/shapes.Struct) as their rows.
+_ROWS = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=row_default
+)
 MASK = "•••"
 
 
@@ -133,19 +137,11 @@ def _converter(field: FieldModel | Member, expr: str) -> str:
 def records_json(coll: CollectionModel) -> str:
     """The rows of a collection as JSON, one record per line (C-encoded, exact)."""
     names = [f.name for f in coll.fields]
-    structured = {f.name for f in coll.fields if has_structure(f.shape)}
-    if structured:  # lists and nested objects: tuples and Structs become JSON lists and dicts
-        cells = [
-            [
-                r.key,
-                list(r.fact_ids),
-                *(to_row(r.values.get(n)) if n in structured else r.values.get(n) for n in names),
-            ]
-            for r in coll.records
-        ]
-    else:
-        cells = [[r.key, list(r.fact_ids), *(r.values.get(n) for n in names)] for r in coll.records]
-    rows = [canonical_json(row) for row in cells]
+    # Nested objects need the encoder hook; tuples are JSON arrays to either encoder.
+    encode = _ROWS.encode if any(has_structure(f.shape) for f in coll.fields) else canonical_json
+    rows = [
+        encode([r.key, list(r.fact_ids), *(r.values.get(n) for n in names)]) for r in coll.records
+    ]
     return "[\n" + ",\n".join(rows) + "\n]\n"
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from uac.fact_log.values import json_default
+
 SCALAR_ANNOTATIONS = {
     "str": "str",
     "int": "int",
@@ -97,12 +99,17 @@ class TypeShape:
 
 
 class Struct:
-    """A nested object on the fold side: equal to, and with the repr of, its dataclass."""
+    """A nested object on the fold side: equal to, and with the repr of, its dataclass.
 
-    __slots__ = ("shape", "values")
+    `row` is its form in a records JSON file (the non-null fields by Python name), built
+    once here so that the fold memo keeps it and rendering only encodes it.
+    """
+
+    __slots__ = ("row", "shape", "values")
 
     def __init__(self, shape: TypeShape, values: tuple[Any, ...]):
         self.shape, self.values = shape, values
+        self.row = {m.name: v for m, v in zip(shape.members, values, strict=True) if v is not None}
 
     def __repr__(self) -> str:
         inner = ", ".join(
@@ -119,22 +126,16 @@ class Struct:
         return hash((self.shape.class_name, self.values))
 
 
-def to_row(value: Any) -> Any:
-    """A folded value ready for a records JSON file: objects as dicts (no nulls), lists."""
-    if isinstance(value, Struct):
-        return {
-            m.name: to_row(v)
-            for m, v in zip(value.shape.members, value.values, strict=True)
-            if v is not None
-        }
-    if isinstance(value, tuple):
-        return [to_row(v) for v in value]
-    return value
-
-
 def has_structure(shape: TypeShape | None) -> bool:
-    """Whether values of this shape need `to_row` before they are written as JSON."""
-    return shape is not None and shape.kind in ("list", "object")
+    """Whether values of this shape hold nested objects (records JSON needs `row_default`)."""
+    return shape is not None and any(True for _ in shape.objects())
+
+
+def row_default(obj: Any) -> Any:
+    """JSON encoder hook for records files: a `Struct` is written as its `row`."""
+    if type(obj) is Struct:
+        return obj.row
+    return json_default(obj)
 
 
 def converter(shape: TypeShape, expr: str, depth: int = 0) -> str:
