@@ -125,6 +125,14 @@ def test_objects_become_nested_frozen_dataclasses(mem: Memory) -> None:
     assert not denied["ok"] and denied["error"]["type"] == "not_allowed"
 
 
+def test_a_jsonl_file_keeps_its_shape(mem: Memory, tmp_path: Path) -> None:
+    lines = [json.dumps(p) for p in PATIENTS]
+    mem.import_file("alice", "patients", write(tmp_path / "p.jsonl", "\n".join(lines)), now=T0)
+    user = compiled(mem)
+    assert [p.id for p in user.patients] == [9, 42, 368, 1000]
+    assert user.patients[3].medications[0].dose_mg == Decimal("20.5")  # exact, not binary
+
+
 def test_why_reaches_into_nested_values(mem: Memory) -> None:
     mem.import_records("alice", "patients", PATIENTS, now=T0)
     compiled(mem)
