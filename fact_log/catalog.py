@@ -63,6 +63,11 @@ class FieldSpec(BaseModel):
     # the compiler makes them a nested frozen dataclass.
     fields: dict[str, FieldSpec] = Field(default_factory=dict)
 
+    def __hash__(self) -> int:
+        # `fields` is a dict (a TOML table), which the generated hash cannot take; equal
+        # specs have equal reprs.
+        return hash(repr(self))
+
     def model_post_init(self, _context: Any) -> None:
         if self.type == "enum" and not self.values:
             raise ValueError("an enum field needs 'values'")

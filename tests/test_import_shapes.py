@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from uac import Memory
 from uac.compiler.canonical import to_json
 from uac.compiler.model import identifier
+from uac.fact_log.catalog import FieldSpec
 from uac.fact_log.errors import InputError
 from uac.fact_log.shapes import describe, widen_shape
 from uac.fact_log.values import canonical_json
@@ -464,3 +465,9 @@ def test_catalog_objects_are_refused_where_they_cannot_be_typed(home: Path) -> N
         write(home / "catalog.toml", text)
         with pytest.raises(InputError, match=message):
             Memory(home, create=True, react=False).close()
+
+
+def test_an_object_field_spec_stays_hashable() -> None:
+    spec = FieldSpec(type="object", fields={"a": FieldSpec(type="int")})
+    assert hash(spec) == hash(FieldSpec(type="object", fields={"a": {"type": "int"}}))
+    assert spec in {spec}
