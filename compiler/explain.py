@@ -67,7 +67,10 @@ def resolve(checkpoint: Checkpoint, expr: str) -> Resolved:
                 value = found[0]
             else:
                 raise InputError(f"{norm} is a collection: index it, e.g. {norm}[0]")
-            key = getattr(value, "key", None) or getattr(value, "fact_id", "")
+            key = getattr(value, "key", None) or getattr(value, "fact_id", None)
+            if key is None:  # an item of a list field: it has its record's facts
+                norm = f"{norm}[{step.group('index')}]"
+                continue
             norm = f"{norm}[{key!r}]"
             ids = tuple(paths.get(norm, ()))
         elif step.group("attr") is not None and dataclasses.is_dataclass(value):

@@ -19,6 +19,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from uac.compiler.model import (
@@ -28,6 +29,7 @@ from uac.compiler.model import (
     RecordModel,
     SubjectModel,
     coerce,
+    coerce_field,
 )
 from uac.compiler.rule_fold import fold_rules
 from uac.fact_log.catalog import Catalog
@@ -359,16 +361,16 @@ def _type_record(
 ) -> dict[str, Any] | None:
     typed: dict[str, Any] = {}
     for source, raw in merged.items():
-        if source == "id":
-            continue
         fm = fields.get(source)
         if fm is None:
+            if source == "id":  # the record key; a typed field only where the schema has one
+                continue
             diagnostics.append(
                 {"kind": "unknown_field", "path": coll.path, "key": key, "field": source}
             )
             continue
         try:
-            typed[fm.name] = coerce(fm.spec, raw)
+            typed[fm.name] = coerce_field(fm, raw)
         except CoercionError as exc:
             diagnostics.append(
                 {
@@ -390,10 +392,35 @@ def _type_record(
 
 
 def _sort_key(coll: Any, record: RecordModel) -> tuple[Any, ...]:
-    # Chronological by the first date field the record has, then by key: stable and readable.
+    # By typed id where the collection has an `id` field; else chronologically by the first
+    # date field the record has; then by the typed key fields and the key. Typed: 9 before
+    # 10, dates as dates — never the key's text alone ("368" < "42").
+    values = record.values
+    for fm in coll.fields:
+        if fm.source == "id" and values.get(fm.name) is not None:
+            return (0, _natural(values[fm.name]), (), record.key)
+    names = {fm.source: fm.name for fm in coll.fields}
+    keys = tuple(_natural(values.get(names.get(k, k))) for k in coll.key_fields)
     for fm in coll.fields:
         if fm.spec.type in ("date", "datetime"):
-            value = record.values.get(fm.name)
+            value = values.get(fm.name)
             if value is not None:
-                return (1, value.isoformat(), record.key)
-    return (0, "", record.key)
+                return (2, value.isoformat(), keys, record.key)
+    return (1, "", keys, record.key)
+
+
+def _natural(value: Any) -> tuple[int, Any]:
+    """A value's place in a natural order: numbers, then text, dates, date-times, the rest."""
+    if value is None:
+        return (-1, 0)
+    if isinstance(value, bool):
+        return (0, int(value))
+    if isinstance(value, int | float) or (isinstance(value, Decimal) and value.is_finite()):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, value)
+    if isinstance(value, dt.datetime):
+        return (3, value)
+    if isinstance(value, dt.date):
+        return (2, value)
+    return (4, repr(value))

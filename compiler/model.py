@@ -10,14 +10,19 @@ from __future__ import annotations
 import datetime as dt
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import partial
 from typing import Any
 
+from uac.compiler.shapes import SCALAR_ANNOTATIONS, Member, Struct, TypeShape
 from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.values import canonical_json
 
 RESERVED = ("key", "fact_ids")  # metadata fields every record carries
+# Names the generated modules import: no generated class may take one of them.
+IMPORTED_NAMES = ("Decimal", "Literal", "Path")
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 
 PY_TYPES = {
@@ -40,10 +45,14 @@ class FieldModel:
     name: str  # Python identifier on the dataclass
     source: str  # name in the catalog / in the imported data
     spec: FieldSpec
+    shape: TypeShape | None = None  # lists, objects and inferred scalars: see compiler/shapes
+    reader: Callable[[Any], Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def annotation(self) -> str:
         """The field's Python type as source text."""
+        if self.shape is not None:
+            return self.shape.annotation
         spec = self.spec
         if spec.type == "enum":
             return "Literal[" + ", ".join(repr(v) for v in spec.values) + "]"
@@ -88,6 +97,15 @@ class CollectionModel:
     merge: str = "update"
     key_fields: tuple[str, ...] = ()
     records: list[RecordModel] = field(default_factory=list)
+    nested: list[TypeShape] = field(default_factory=list)  # object classes, innermost first
+
+    @property
+    def annotations(self) -> list[str]:
+        """Annotations of every field, nested object members included."""
+        out = [f.annotation for f in self.fields]
+        for shape in self.nested:
+            out.extend(a for m in shape.members for a in m.shape.annotations())
+        return out
 
     @property
     def module(self) -> str:
@@ -166,12 +184,13 @@ def class_name(name: str, singular: bool = True) -> str:
     return camel if camel[0].isalpha() else "R" + camel
 
 
-def identifier(source: str, taken: set[str]) -> str:
+def identifier(source: str, taken: set[str], reserved: tuple[str, ...] = RESERVED) -> str:
     """Map a field name to a unique, non-keyword, non-underscore-leading Python identifier."""
     name = _NON_IDENT.sub("_", source.strip()).strip("_").lower() or "field"
     if name[0].isdigit():
         name = "f_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED:
+    # `l` is a name ruff refuses in generated code (E741, ambiguous with 1 and I).
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in (*reserved, "l"):
         name += "_"
     base, n = name, 2
     while name in taken:
@@ -180,12 +199,12 @@ def identifier(source: str, taken: set[str]) -> str:
     return name
 
 
-def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> SubjectModel:
+def build_model(catalog: Catalog, inferred: dict[str, dict[str, Any]]) -> SubjectModel:
     """The empty typed model of a subject: every catalog group and collection, plus inferred."""
     groups: list[GroupModel] = []
     collections: list[CollectionModel] = []
     taken_attrs: set[str] = {"notes"}
-    classes: set[str] = {"User", "Note"}
+    classes: set[str] = {"User", "Note", *IMPORTED_NAMES}
     renames: list[tuple[str, str, str]] = []
 
     def unique_class(name: str, singular: bool = True) -> str:
@@ -206,11 +225,16 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
             groups.append(GroupModel(gname, unique_class(gname, False), group.description, fields))
             taken_attrs.add(gname)
         for cname, coll in domain.collections.items():
-            fields = [FieldModel(f, f, spec) for f, spec in coll.fields.items()]
+            cls = unique_class(cname)
+            fields = [
+                FieldModel(f, f, spec, _spec_shape(spec, cls, f, False, unique_class))
+                for f, spec in coll.fields.items()
+            ]
+            nested = [obj for f in fields if f.shape is not None for obj in f.shape.objects()]
             collections.append(
                 CollectionModel(
                     cname,
-                    unique_class(cname),
+                    cls,
                     f"{dname}.{cname}",
                     coll.description,
                     fields,
@@ -218,6 +242,7 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
                     coll.checks,
                     coll.merge,
                     coll.key,
+                    nested=nested,
                 )
             )
             taken_attrs.add(cname)
@@ -231,26 +256,93 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, str]]) -> Subjec
                 attr += "_imported"
             renames.append(("collection", path, attr))
         taken_attrs.add(attr)
+        cls = unique_class(attr)
         taken: set[str] = set()
         fields = []
-        for source, ftype in schema.items():
+        for source, descriptor in schema.items():
             name = identifier(source, taken)
             if name != source:
                 renames.append((path, source, name))
-            # Lists and objects from imports stay JSON text: their inner shape is not typed.
-            spec = FieldSpec(type="json" if ftype in ("list", "json") else ftype)  # type: ignore[arg-type]
-            fields.append(FieldModel(name, source, spec))
+            shape = _shape(descriptor, cls, source, False, unique_class, renames, path)
+            # The spec keeps the scalar type for what reads it (dates for spans, the manifest).
+            kind = shape.kind if shape.kind in SCALAR_ANNOTATIONS else "json"
+            spec = FieldSpec(type="str" if kind == "none" else kind)  # type: ignore[arg-type]
+            fields.append(FieldModel(name, source, spec, shape))
+        nested = [obj for f in fields if f.shape is not None for obj in f.shape.objects()]
         collections.append(
             CollectionModel(
                 attr,
-                unique_class(attr),
+                cls,
                 path,
                 f"Imported collection '{path}' (schema inferred).",
                 fields,
                 True,
+                nested=nested,
             )
         )
     return SubjectModel(groups, collections, renames=renames)
+
+
+def _spec_shape(
+    spec: FieldSpec, owner: str, source: str, in_list: bool, unique_class: Any
+) -> TypeShape | None:
+    """The shape of a catalog field that holds a list or an object (None for a scalar)."""
+    if spec.type == "list":
+        if spec.item != "object":
+            return TypeShape("list", item=TypeShape(spec.item or "str"))
+        return TypeShape("list", item=_spec_object(spec, owner, source, True, unique_class))
+    if spec.type == "object":
+        return _spec_object(spec, owner, source, in_list, unique_class)
+    return None
+
+
+def _spec_object(
+    spec: FieldSpec, owner: str, source: str, in_list: bool, unique_class: Any
+) -> TypeShape:
+    cls = unique_class(f"{owner}_{source}", in_list)
+    members = []
+    for name, sub in spec.fields.items():
+        # Enum members are validated on import and typed as their text.
+        shape = _spec_shape(sub, cls, name, False, unique_class) or TypeShape(
+            "str" if sub.type == "enum" else sub.type
+        )
+        members.append(Member(name, name, shape, sub.description))
+    doc = spec.description or f"An object in the {source!r} field of {owner} records."
+    return TypeShape("object", class_name=cls, members=tuple(members), description=doc)
+
+
+def _shape(
+    descriptor: Any,
+    owner: str,
+    source: str,
+    in_list: bool,
+    unique_class: Any,
+    renames: list[tuple[str, str, str]],
+    where: str,
+) -> TypeShape:
+    """The typed shape of an inferred descriptor (fact_log/shapes.py); objects get classes
+    named after their owner and field (`Visit` + `medications` → `VisitMedication`)."""
+    if isinstance(descriptor, str):
+        # Legacy `list` / `json` (schemas inferred before shapes) stay JSON text.
+        kind = "json" if descriptor in ("list", "json") else descriptor
+        return TypeShape(kind if kind in SCALAR_ANNOTATIONS else "str")
+    if "list" in descriptor:
+        item = _shape(descriptor["list"], owner, source, True, unique_class, renames, where)
+        return TypeShape("list", item=item, nulls=bool(descriptor.get("nulls")))
+    cls = unique_class(f"{owner}_{source}", in_list)
+    taken: set[str] = set()
+    members = []
+    for sub_source, sub in descriptor["object"].items():
+        name = identifier(sub_source, taken, reserved=())
+        if name != sub_source:
+            renames.append((f"{where}.{cls}", sub_source, name))
+        members.append(
+            Member(
+                name, sub_source, _shape(sub, cls, sub_source, False, unique_class, renames, where)
+            )
+        )
+    doc = f"An object in the {source!r} field of {owner} records (inferred from imported values)."
+    return TypeShape("object", class_name=cls, members=tuple(members), description=doc)
 
 
 class CoercionError(ValueError):
@@ -276,6 +368,72 @@ def coerce(spec: FieldSpec, value: Any) -> Any:
         return _coerce(spec.type, spec, value)
     except (ValueError, TypeError, InvalidOperation) as exc:
         raise CoercionError(str(exc) or f"cannot read {value!r} as {spec.type}") from None
+
+
+def coerce_field(fm: FieldModel, value: Any) -> Any:
+    """`coerce` for a field of a collection: by its shape when it has one."""
+    if fm.shape is None:
+        return coerce(fm.spec, value)
+    if fm.reader is None:
+        fm.reader = shape_reader(fm.shape)
+    try:
+        return fm.reader(value)
+    except (ValueError, TypeError, InvalidOperation) as exc:
+        raise CoercionError(str(exc) or f"cannot read {value!r} as {fm.shape.text}") from None
+
+
+def _text(value: Any) -> str:
+    return value if type(value) is str else canonical_json(value)
+
+
+def _date(value: Any) -> dt.date:
+    if type(value) is str and len(value) == 10:
+        return dt.date.fromisoformat(value)
+    return _coerce("date", _TEXT_SPEC, value)
+
+
+_TEXT_SPEC = FieldSpec(type="str")
+
+
+def shape_reader(shape: TypeShape) -> Callable[[Any], Any]:
+    """A function turning a JSON-decoded value into a value of the shape (objects become
+    `Struct`s); built once per field, since a collection applies it to every record.
+
+    Text is lenient: a field that widened to `str` keeps a non-text value as its canonical
+    JSON text (`5` → `"5"`, `true` → `"true"`, `[1]` → `"[1]"`), so no value is dropped.
+    """
+    kind = shape.kind
+    if kind in ("str", "none", "json"):
+        return _text
+    if kind == "date":
+        return _date
+    if kind == "list":
+        assert shape.item is not None
+        item, nulls = shape_reader(shape.item), shape.nulls
+
+        def read_list(value: Any) -> tuple[Any, ...]:
+            if type(value) is not list and type(value) is not tuple:
+                raise CoercionError(f"expected a list, got {value!r}")
+            if not nulls:
+                if None in value:
+                    raise CoercionError("a list item is null")
+                return tuple(map(item, value))
+            return tuple(None if v is None else item(v) for v in value)
+
+        return read_list
+    if kind == "object":
+        members = [(m.source, shape_reader(m.shape)) for m in shape.members]
+
+        def read_object(value: Any) -> Struct:
+            if type(value) is not dict:
+                raise CoercionError(f"expected an object, got {value!r}")
+            get = value.get
+            return Struct(
+                shape, tuple(None if (v := get(src)) is None else read(v) for src, read in members)
+            )
+
+        return read_object
+    return partial(_coerce, kind, _TEXT_SPEC)
 
 
 def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:

@@ -14,9 +14,14 @@ import jinja2
 
 from uac.compiler.fold import FoldResult
 from uac.compiler.model import CollectionModel, FieldModel
+from uac.compiler.shapes import Member, TypeShape, has_structure, optional_converter, row_default
 from uac.fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
+# canonical_json's settings, plus nested objects (compiler/shapes.Struct) as their rows.
+_ROWS = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=row_default
+)
 MASK = "•••"
 
 
@@ -50,8 +55,14 @@ def _doc(text: str) -> str:
     return text or "(undocumented)"
 
 
-def _fielddoc(field: FieldModel) -> str:
-    parts = [field.spec.description or f"{field.source} ({field.spec.type})"]
+def _fielddoc(field: FieldModel | Member) -> str:
+    if isinstance(field, Member):
+        text = field.description or f"{field.source} ({field.shape.text})"
+        if field.source != field.name:
+            text += f" Imported as {field.source!r}."
+        return _doc(text)
+    kind = field.shape.text if field.shape is not None else field.spec.type
+    parts = [field.spec.description or f"{field.source} ({kind})"]
     if field.source != field.name:
         parts.append(f"Imported as {field.source!r}.")
     if field.spec.sensitivity != "none":
@@ -65,12 +76,25 @@ def _keydoc(coll: CollectionModel) -> str:
 
 
 def _tname(field: FieldModel) -> str:
+    if field.shape is not None and field.shape.kind in ("list", "object"):
+        return _shape_text(field.shape)
     spec = field.spec
     if spec.type == "enum":
         return "{" + "|".join(spec.values) + "}"
     if spec.type == "list":
         return f"list[{spec.item}]"
     return spec.type
+
+
+def _shape_text(shape: TypeShape) -> str:
+    # The manifest spells nested objects out: an agent reads it instead of schema.py.
+    if shape.kind == "list":
+        assert shape.item is not None
+        return f"list[{_shape_text(shape.item)}{' | None' if shape.nulls else ''}]"
+    if shape.kind == "object":
+        inner = ", ".join(f"{m.name} {_shape_text(m.shape)}" for m in shape.members)
+        return "{" + inner + "}"
+    return shape.text
 
 
 def _shown(field: FieldModel, value: Any) -> str:
@@ -99,32 +123,24 @@ def _span(coll: CollectionModel) -> str:
     return ""
 
 
-_CONVERTERS = {
-    "date": "datetime.date.fromisoformat",
-    "datetime": "datetime.datetime.fromisoformat",
-    "money": "Decimal",
-    "decimal": "Decimal",
-}
-
-
-def _converter(field: FieldModel, expr: str) -> str:
+def _converter(field: FieldModel | Member, expr: str) -> str:
     """Source text turning a JSON row cell into the field's type (dates are ISO text there)."""
-    conv = _CONVERTERS.get(field.spec.type)
-    if conv is None and field.spec.type == "list":
-        conv = "tuple"
-    if conv is None:
+    if isinstance(field, Member):
+        return optional_converter(field.shape, expr)
+    spec = field.spec
+    shape = field.shape if field.shape is not None else TypeShape(spec.type)
+    if spec.type == "enum":
         return expr
-    if field.spec.required:
-        return f"{conv}({expr})"
-    return f"None if {expr} is None else {conv}({expr})"
+    return optional_converter(shape, expr, spec.required)
 
 
 def records_json(coll: CollectionModel) -> str:
     """The rows of a collection as JSON, one record per line (C-encoded, exact)."""
     names = [f.name for f in coll.fields]
+    # Nested objects need the encoder hook; tuples are JSON arrays to either encoder.
+    encode = _ROWS.encode if any(has_structure(f.shape) for f in coll.fields) else canonical_json
     rows = [
-        canonical_json([r.key, list(r.fact_ids), *(r.values.get(n) for n in names)])
-        for r in coll.records
+        encode([r.key, list(r.fact_ids), *(r.values.get(n) for n in names)]) for r in coll.records
     ]
     return "[\n" + ",\n".join(rows) + "\n]\n"
 
@@ -185,13 +201,13 @@ def render(
     for coll in model.collections:
         if not coll.records or coll.attr in skip:
             continue
-        annotations = [f.annotation for f in coll.fields]
+        annotations = coll.annotations
         files[f"{coll.module}.py"] = env.get_template("records.py.j2").render(
             base, c=coll, uses=_uses(annotations, [])
         )
         files[f"{coll.module}.json"] = records_json(coll)
     annotations = [f.annotation for g in model.groups for f in g.fields]
-    annotations += [f.annotation for c in model.collections for f in c.fields]
+    annotations += [a for c in model.collections for a in c.annotations]
     annotations.append("datetime.datetime")  # Note.recorded_at
     files["schema.py"] = env.get_template("schema.py.j2").render(
         base,

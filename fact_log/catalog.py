@@ -28,7 +28,18 @@ BUILTIN_CATALOG = Path(__file__).with_name("catalog.toml")
 WORKSPACE_CATALOG = "catalog.toml"
 
 FieldType = Literal[
-    "str", "int", "float", "money", "decimal", "date", "datetime", "bool", "enum", "list", "json"
+    "str",
+    "int",
+    "float",
+    "money",
+    "decimal",
+    "date",
+    "datetime",
+    "bool",
+    "enum",
+    "list",
+    "json",
+    "object",
 ]
 Sensitivity = Literal["none", "pii", "identifier"]
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -48,12 +59,27 @@ class FieldSpec(BaseModel):
     default: Any = None
     sensitivity: Sensitivity = "none"
     checks: tuple[str, ...] = ()
+    # An `object` field (or a `list` of `item = "object"`) declares its own typed fields;
+    # the compiler makes them a nested frozen dataclass.
+    fields: dict[str, FieldSpec] = Field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        # `fields` is a dict (a TOML table), which the generated hash cannot take; equal
+        # specs have equal reprs.
+        return hash(repr(self))
 
     def model_post_init(self, _context: Any) -> None:
         if self.type == "enum" and not self.values:
             raise ValueError("an enum field needs 'values'")
         if self.type == "list" and self.item in (None, "list", "enum"):
-            raise ValueError("a list field needs a scalar 'item' type")
+            raise ValueError("a list field needs a scalar or 'object' item type")
+        holds_objects = self.type == "object" or (self.type == "list" and self.item == "object")
+        if holds_objects and not self.fields:
+            raise ValueError("an object field (or list of objects) needs 'fields'")
+        if self.fields and not holds_objects:
+            raise ValueError("only an object field (or list of objects) has 'fields'")
+        for name in self.fields:
+            _check_ident("field", name)
         if self.pattern is not None:
             re.compile(self.pattern)
 
@@ -161,7 +187,18 @@ def python_type(spec: FieldSpec, item: bool = False) -> Any:
         return Literal[tuple(spec.values)]  # type: ignore[valid-type]
     if kind == "list":
         return list[python_type(spec, item=True)]  # type: ignore[misc]
+    if kind == "object":
+        return _object_model(spec.fields)
     return Any
+
+
+def _object_model(fields: dict[str, FieldSpec]) -> type[BaseModel]:
+    """A pydantic model validating one nested object of these fields (no `id`)."""
+    definitions: dict[str, Any] = {}
+    for fname, spec in fields.items():
+        annotation = python_type(spec)
+        definitions[fname] = (annotation, ...) if spec.required else (annotation | None, None)
+    return create_model("Object", __config__=ConfigDict(extra="forbid"), **definitions)
 
 
 def record_model(name: str, fields: dict[str, FieldSpec]) -> type[BaseModel]:
@@ -217,6 +254,10 @@ class Catalog:
 
     def _add_attr(self, attr: AttributePath) -> None:
         _check_ident("attribute", attr.name)
+        if attr.spec.fields:
+            raise InputError(
+                f"catalog: attribute {attr.path} is an object; objects are collection fields"
+            )
         self.attributes[attr.path] = attr
 
     @classmethod

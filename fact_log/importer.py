@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from uac.fact_log.catalog import Catalog, CollectionPath, describe_error
 from uac.fact_log.errors import InputError
+from uac.fact_log.shapes import BadShape, Shape, infer_shape, widen_shape
 from uac.fact_log.store import NewFact
-from uac.fact_log.values import canonical_json, infer_scalar, loads, sha256, widen
+from uac.fact_log.values import canonical_json, loads, sha256
 
 MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
 MAX_FILE_BYTES = 1 << 30
@@ -188,7 +189,7 @@ class Prepared:
     path: str
     known: bool
     facts: list[NewFact]
-    schema: dict[str, str] | None
+    schema: dict[str, Shape] | None  # field -> shape descriptor (see fact_log/shapes.py)
 
 
 def check_collection_name(name: str) -> str:
@@ -206,7 +207,7 @@ def prepare(
     collection: str,
     records: list[RawRecord],
     source_name: str,
-    previous_schema: dict[str, str] | None = None,
+    previous_schema: dict[str, Shape] | None = None,
     source: str = "import",
 ) -> Prepared:
     """Validate records against the catalog (or infer a schema) and build their facts."""
@@ -248,7 +249,7 @@ def _typed(
 
 
 def _inferred(
-    path: str, records: list[RawRecord], name: str, schema: dict[str, str], source: str
+    path: str, records: list[RawRecord], name: str, schema: dict[str, Shape], source: str
 ) -> Prepared:
     schema = dict(schema)
     facts = []
@@ -259,8 +260,11 @@ def _inferred(
                 raise InputError(f"{name}: {rec.where}: field names must be non-empty text")
             if raw is None:
                 continue
-            ftype, parsed = infer_scalar(raw, rec.from_text)
-            schema[fname] = widen(schema.get(fname), ftype)
+            try:
+                shape, parsed = infer_shape(raw, rec.from_text)
+            except BadShape as exc:
+                raise InputError(f"{name}: {rec.where}: field {fname!r} {exc}") from None
+            schema[fname] = widen_shape(schema.get(fname), shape)
             value[fname] = parsed
         facts.append(
             NewFact(

@@ -210,7 +210,7 @@ class Batch:
     actor: str
     inputs: list[NewInput] = field(default_factory=list)
     facts: list[NewFact] = field(default_factory=list)
-    schemas: dict[str, dict[str, str]] = field(default_factory=dict)
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fact_log/shapes.py
     rejections: list[NewRejection] = field(default_factory=list)
     input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
 
@@ -711,7 +711,7 @@ class Store:
         self,
         addr: Address,
         path: str,
-        fields: dict[str, str],
+        fields: dict[str, Any],
         input_id: str | None,
         at: dt.datetime | None,
     ) -> None:
@@ -869,7 +869,7 @@ class Store:
 
     def inferred_schemas(
         self, addr: Address, known_at: dt.datetime | None = None
-    ) -> dict[str, dict[str, str]]:
+    ) -> dict[str, dict[str, Any]]:
         """Latest inferred schema of every inferred collection of a subject (as known then)."""
         rows = self.con.execute(
             "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"

@@ -29,6 +29,7 @@ _ENCODER = json.JSONEncoder(
 )
 _DECODER = json.JSONDecoder(parse_float=Decimal)
 json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+json_default = _default  # the same hook for an encoder that also knows other types
 
 
 def canonical_json(obj: Any) -> str:

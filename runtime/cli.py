@@ -249,7 +249,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"imported {result['facts']} records into {result['path']} ({what}) for {result['subject']}"
     )
     if result.get("schema"):
-        _out("inferred schema: " + ", ".join(f"{k}: {v}" for k, v in result["schema"].items()))
+        from uac.fact_log.shapes import describe
+
+        shown = ", ".join(f"{k}: {describe(v)}" for k, v in result["schema"].items())
+        _out("inferred schema: " + shown)
     _print_alerts(result)
     return 0
 

@@ -84,7 +84,7 @@ class ImportResult:
     known: bool
     facts: int
     input_id: str
-    schema: dict[str, str] | None
+    schema: dict[str, Any] | None  # field -> shape (fact_log/shapes.py)
 
 
 class Memory:
@@ -513,7 +513,7 @@ class Memory:
         """Subjects of this tenant."""
         return self.store.subjects(self.tenant)
 
-    def inferred_schemas(self, subject: str) -> dict[str, dict[str, str]]:
+    def inferred_schemas(self, subject: str) -> dict[str, dict[str, Any]]:
         """Schemas inferred for the subject's imported collections the catalog lacks."""
         return self.store.inferred_schemas(self.address(subject))
 
