@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 
