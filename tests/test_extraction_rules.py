@@ -179,6 +179,6 @@ def test_word_salad_quotes_are_real(words: list[str]) -> None:
 )
 def test_adversarial_64k_is_fast(chunk: str) -> None:
     text = (chunk * (65536 // len(chunk) + 1))[:65536]
-    start = time.perf_counter()
+    start = time.process_time()
     extract(text, NOW, "user")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

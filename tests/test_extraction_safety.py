@@ -85,9 +85,9 @@ def test_ordinary_text_is_clean(text: str) -> None:
 def test_adversarial_64k_scan_is_fast() -> None:
     for chunk in ("-----BEGIN PRIVATE KEY-----", "4111 ", "password is ", "sk-", "a" * 7):
         text = (chunk * (65536 // len(chunk) + 1))[:65536]
-        start = time.perf_counter()
+        start = time.process_time()
         scan(text)
-        assert time.perf_counter() - start < 2.0, chunk
+        assert time.process_time() - start < 2.0, chunk
 
 
 def test_evidence_tiers() -> None:
