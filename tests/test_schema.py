@@ -233,3 +233,27 @@ def test_a_search_rebuild_runs_the_search_steps_again(home: Path) -> None:
         assert [h.text for h in mem.search("alice", "gym", today=TODAY)] == [
             "The gym is on Kastanienallee."
         ]
+
+
+def test_dependencies_point_one_way() -> None:
+    """fact_log <- compiler <- checks <- runtime: each owner's tables live in its own layer."""
+    import ast
+
+    import uac
+
+    root = Path(uac.__file__).parent
+    higher = {
+        "fact_log": ("uac.compiler", "uac.checks", "uac.runtime"),
+        "compiler": ("uac.checks", "uac.runtime"),
+        "checks": ("uac.runtime",),
+    }
+    for layer, banned in higher.items():
+        for path in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                bad = [n for n in names if n.startswith(banned)]
+                assert not bad, f"{path.relative_to(root)} imports {bad}"

@@ -147,6 +147,7 @@ def guarded(clause: str, before: int | None = None, sentence: str | None = None)
 
 
 def clause_of(clauses_: list[Span], offset: int) -> Span | None:
+    """The clause holding an absolute offset (None past the last one)."""
     for c in clauses_:
         if c.start <= offset < c.end:
             return c
@@ -172,6 +173,8 @@ Rule = Callable[["Ctx", Span, list[Span]], None]  # one domain pattern, run per 
 
 @dataclass(slots=True)
 class Ctx:
+    """One message being read: its text, the day it was said, and the candidates found."""
+
     text: str
     today: dt.date
     catalog: Catalog
@@ -218,6 +221,7 @@ def dates_in(sent: Span, prefer: Prefer, today: dt.date) -> list[DateMatch]:
 
 
 def stop_ok(parts: list[Span], sent: Span, at: int) -> bool:
+    """Like clause_ok for a stop trigger ("no longer take"): its own negation is allowed."""
     # "no longer" / "don't take" are the trigger itself, so only the text before it counts.
     clause = clause_of(parts, at)
     if clause is None:
