@@ -229,6 +229,22 @@ async def _mcp(url: str, headers: dict[str, str]) -> dict[str, Any]:
         }
 
 
+async def _mcp_stdio(home: Path, subject: str) -> dict[str, Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],
+        cwd=str(ROOT),
+        env=ENV,
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        query = await session.call_tool("query", {"program": "user.passport.expiry_date.year"})
+        return json.loads(query.content[0].text)
+
+
 def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> None:
     home = tmp_path / "ws"
     assert _cli(home, "init").returncode == 0
@@ -282,6 +298,9 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
         assert bob["query"]["result"] == 2033
         assert {f["path"] for f in alice["facts"]["facts"]} == {"identity.passport.expiry_date"}
         assert all("2033" in json.dumps(f["value"]) for f in bob["facts"]["facts"])
+        # `uac mcp SUBJECT` (stdio) forwards its tools to the server while it runs
+        stdio = asyncio.run(asyncio.wait_for(_mcp_stdio(home, "alice"), 120))
+        assert stdio.get("result") == 2027, stdio
         # the scheduler ran passes inside the server meanwhile
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -381,3 +400,26 @@ def test_a_hanging_webhook_never_slows_a_write(tmp_path: Path) -> None:
         took = time.monotonic() - started
         assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
         assert took < 5.0  # the webhook hangs for 30 s (its timeout is 5 s)
+
+
+def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Path) -> None:
+    from uac import AgentTools
+    from uac.runtime.api.verbs import VERBS
+
+    tenant_wide = {"subjects", "verify", "run-once", "tenant-alerts", "tenant-ack"}
+    tenant_wide |= {"tenant-snooze"}
+    # every verb has a route; every subject verb a Client method of Memory's name
+    method = {"rule": "add_rule", "ack": "acknowledge", "import": "import_file", "tool": "call"}
+    method |= {"tenant-alerts": "alerts", "tenant-ack": "acknowledge", "tenant-snooze": "snooze"}
+    for name, verb in VERBS.items():
+        assert verb.subject == (name not in tenant_wide), name
+        assert callable(getattr(Client, method.get(name, name.replace("-", "_")), None)), name
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        client = Client(info["url"], _key(_admin(info), "default"))
+        client.import_records("alice", "allergies", [{"substance": "penicillin"}])
+        tools = AgentTools(client, "alice")
+        out = tools.call("add", {"text": "I started taking amoxicillin."})
+        assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
+        assert tools.call("query", {"program": "len(user.medications)"})["result"] == 1
+        assert "unknown tool" in tools.call("rm_rf", {})["error"]

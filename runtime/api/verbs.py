@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
+from uac.runtime.api.tools import dispatch
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory
@@ -414,6 +415,13 @@ VERBS: dict[str, Verb] = {
             writes=True,
         ),
         Verb("check", "Run the subject's checks as of a day.", CheckArgs, _check, writes=True),
+        Verb(
+            "tool",
+            "Run one agent tool call for the subject (errors come back as {'error': ...}).",
+            ToolArgs,
+            lambda m, s, a: dispatch(m, s, a.name, a.arguments),
+            writes=True,
+        ),
         Verb(
             "subjects",
             "Subjects of the tenant.",
