@@ -114,8 +114,10 @@ class Spare:
         if pid == 0:
             code = 3
             try:
-                # Closes every other descriptor: the zygote's protocol pipes, this spare's
-                # other ends and the pipes of children still running.
+                os.close(self.req_w)  # or the request pipe never reaches EOF
+                os.close(self.res_r)
+                # Closes every other descriptor too: the zygote's protocol pipes and the
+                # pipes of children still running.
                 confiner.apply(Limits(**limits), req_r, res_w)
                 raw = b"".join(iter(lambda: os.read(0, 1 << 16), b""))
                 os.close(0)
