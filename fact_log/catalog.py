@@ -31,7 +31,7 @@ FieldType = Literal[
     "str", "int", "float", "money", "decimal", "date", "datetime", "bool", "enum", "list", "json"
 ]
 Sensitivity = Literal["none", "pii", "identifier"]
-_IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+_IDENT = re.compile(r"^[a-z][a-z0-9_]*\Z")
 
 
 class FieldSpec(BaseModel):

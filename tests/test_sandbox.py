@@ -122,6 +122,12 @@ def test_facades_and_helpers_in_sandbox(alice: Path) -> None:
     assert list(months) == sorted(months) and months["2024-04"] == 1
 
 
+def test_facades_show_only_their_name(alice: Path) -> None:
+    for name in ("math", "statistics", "datetime", "collections", "itertools"):
+        for program in (f"repr({name})", f"str({name})", f"f'{{{name}}}'"):
+            assert q(alice, program)["result"] == f"<uac facade {name}>", program
+
+
 def test_errors_are_typed_with_lines(alice: Path) -> None:
     env = q(alice, "x = 1\ny = (\n")
     assert err(env) == "syntax_error" and env["error"]["line"] is not None

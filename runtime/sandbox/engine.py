@@ -256,6 +256,11 @@ def compile_program(source: str, attrs: frozenset[str], limits: Limits) -> Any:
             "syntax_error", "the program must end with an expression giving the result", line
         )
     validate(tree, attrs, limits)
+    return lower(tree)
+
+
+def lower(tree: ast.Module) -> Any:
+    """Rewrite a parsed program through the guards and compile it (layer 2, no validation)."""
     tree = _Rewrite().visit(tree)
     last = tree.body[-1]
     tree.body[-1] = ast.copy_location(
@@ -279,7 +284,9 @@ def _facade(name: str, members: dict[str, Any]) -> Any:
         k: staticmethod(v) if callable(v) and not isinstance(v, type) else v
         for k, v in members.items()
     }
-    cls = type(name, (), {"__slots__": (), **attrs})
+    # repr names the facade only: the default shows an internal module path and an address.
+    text = f"<uac facade {name}>"
+    cls = type(name, (), {"__slots__": (), "__repr__": lambda self: text, **attrs})
     return cls()
 
 
