@@ -20,6 +20,7 @@ import select
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -369,3 +370,59 @@ def test_payload_works_when_nothing_confines_it(world: dict, name: str, tmp_path
     finally:
         victim.kill()
         victim.wait()
+
+
+def test_plan_for_a_zygote_that_is_not_root() -> None:
+    """As another user: a user namespace (or a logged warning), and the filter still holds."""
+    if os.geteuid() != 0:
+        pytest.skip("becoming another user needs root")
+    from uac.runtime.sandbox.confine import Seccomp, confine, make_plan
+
+    # pytest's tmp_path sits under a root-only directory: the user must reach its root dir.
+    root = Path(tempfile.mkdtemp(prefix="uac-test-root-"))
+    root.chmod(0o555)
+    os.chown(root, 65534, 65534)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # only this thread survives the fork: unshare(CLONE_NEWUSER) is allowed
+        code = 1
+        try:
+            ids = (65534,) * 3
+            os.setgroups([])
+            os.setresgid(*ids)
+            os.setresuid(*ids)
+            seccomp = Seccomp()
+            plan = make_plan(str(root), seccomp)
+            req_r, _req_w = os.pipe()
+            memory = resource_vm() + (256 << 20)
+            confine(plan, seccomp, req_r, write_fd, memory, 1)
+            try:
+                os.open("/etc/hostname", os.O_RDONLY)
+                opened: object = "opened"
+            except OSError as exc:
+                opened = exc.errno
+            report = {"plan": plan.describe(), "open": opened}
+            os.write(1, json.dumps(report).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    data = b"".join(iter(lambda: os.read(read_fd, 4096), b""))
+    os.close(read_fd)
+    _, status = os.waitpid(pid, 0)
+    root.rmdir()
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    report = json.loads(data)
+    plan = report["plan"]
+    assert plan["seccomp"] == "allow-list"
+    if plan["identity"] == "user namespace":
+        assert plan["root"] == "chroot" and not plan["warnings"]
+    else:  # degraded: said so
+        assert plan["root"] == "chdir" and "user namespaces" in plan["warnings"][0]
+    assert report["open"] == 13  # EACCES from the filter
+
+
+def resource_vm() -> int:
+    """This process's address-space size in bytes."""
+    pages = int(Path("/proc/self/statm").read_text().split()[0])
+    return pages * os.sysconf("SC_PAGE_SIZE")
