@@ -125,10 +125,74 @@ def latency_round(ckpt: Path, runs: int) -> dict:
         rows.append({"p50_ms": statistics.median(times), "zygote_cpu_ms": cpu})
     box.close()
     return {
+        **spawn_round(max(200, runs * 4)),
         "p50_ms": statistics.median(r["p50_ms"] for r in rows),
         "zygote_cpu_ms": statistics.median(r["zygote_cpu_ms"] for r in rows),
         "confinement": getattr(box, "confinement", None) or {"seccomp": box.seccomp},
     }
+
+
+def spawn_round(n: int) -> dict:
+    """Fork, confine and reap n children the way the imported tree's zygote does; per child.
+
+    Isolates what the confinement itself costs (the end-to-end latency on a shared machine is
+    dominated by noise). Both trees' steps are spelled out: REV's `_confine` (rlimits and
+    libseccomp's `seccomp_load` of the deny-list) and this tree's `Confiner.apply`.
+    """
+    import resource
+
+    from uac.runtime.sandbox import zygote
+
+    if hasattr(zygote, "Confiner"):  # this tree
+        from uac.runtime.sandbox.confine import Seccomp, empty_root, make_plan
+
+        root = empty_root()
+        confiner = zygote.Confiner(make_plan(root, Seccomp()), Seccomp(), zygote._vm_bytes())
+
+        def confine(req_r: int, res_w: int) -> None:
+            confiner.apply(zygote.Limits(), req_r, res_w)
+            os.write(1, b"k")
+    else:  # REV: the deny-list zygote
+        root = ""
+        seccomp, base_vm = zygote.Seccomp(), zygote._vm_bytes()
+
+        def confine(req_r: int, res_w: int) -> None:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for std in (0, 1, 2):
+                os.dup2(devnull, std)
+            os.close(devnull)
+            zygote._confine(zygote.Limits(), seccomp, base_vm)
+            os.write(res_w, b"k")
+
+    walls = []
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(n):
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        a = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(req_w)
+                os.close(res_r)
+                confine(req_r, res_w)
+            finally:
+                os._exit(0)
+        os.close(req_r)
+        os.close(res_w)
+        assert os.read(res_r, 1) == b"k"
+        os.waitpid(pid, 0)
+        walls.append((time.perf_counter() - a) * 1000)
+        os.close(req_w)
+        os.close(res_r)
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if root:
+        os.rmdir(root)
+    child_cpu = (cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime) / n * 1000
+    return {"spawn_wall_ms": statistics.median(walls), "spawn_child_cpu_ms": child_cpu}
+
+
+_KEYS = ("p50_ms", "zygote_cpu_ms", "spawn_wall_ms", "spawn_child_cpu_ms")
 
 
 def compare(rev: str, records: int, rounds: int, runs: int) -> dict:
@@ -162,11 +226,10 @@ def compare(rev: str, records: int, rounds: int, runs: int) -> dict:
     summary: dict = {"rev": rev, "rounds": rounds, "runs": runs, "records": records}
     for name in variants:
         summary[name] = {
-            "p50_ms": round(statistics.median(r["p50_ms"] for r in results[name]), 3),
-            "zygote_cpu_ms": round(statistics.median(r["zygote_cpu_ms"] for r in results[name]), 3),
-            "confinement": results[name][0]["confinement"],
+            key: round(statistics.median(r[key] for r in results[name]), 3) for key in _KEYS
         }
-    for key in ("p50_ms", "zygote_cpu_ms"):
+        summary[name]["confinement"] = results[name][0]["confinement"]
+    for key in _KEYS:
         summary[f"ratio_{key}"] = round(summary["head"][key] / summary["rev"][key], 3)
     return summary
 
