@@ -293,10 +293,11 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
-    root = empty_root()
+    root = ""
     try:
         try:
             policy = load(directory)
+            root = empty_root()
             confiner = prepare(root)
             failure = confiner.probe()
             if failure:
@@ -314,7 +315,8 @@ def main() -> None:
         if hello["ready"]:
             serve_forever(proto_in, proto_out, confiner, functools.partial(_child, policy))
     finally:
-        os.rmdir(root)
+        if root:
+            os.rmdir(root)
 
 
 if __name__ == "__main__":
