@@ -426,3 +426,23 @@ def resource_vm() -> int:
     """This process's address-space size in bytes."""
     pages = int(Path("/proc/self/statm").read_text().split()[0])
     return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_only_the_result_pipe_is_open_while_a_query_runs(world: dict) -> None:
+    # fstat is outside the allow-list, so count descriptors with the filter off.
+    program = (
+        "found = []\n"
+        "for fd in range(4096):\n"
+        "    try:\n"
+        "        os.fstat(fd)\n"
+        "        found.append(fd)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "result = found"
+    )
+    harness = world["harness"]
+    harness.stdin.write(json.dumps({"mode": "privileges", "program": program, "params": {}}))
+    harness.stdin.write("\n")
+    harness.stdin.flush()
+    reply = json.loads(harness.stdout.readline())
+    assert reply == {"ok": True, "outcome": {"raised": None, "result": [1]}}, reply
