@@ -25,7 +25,7 @@ from uac.fact_log.errors import NotFound, WorkspaceError
 
 GENERATED = "generated"
 FILES = "files.json"
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*$")
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*\Z")  # \Z: no trailing newline
 
 
 def _component(name: str) -> str:

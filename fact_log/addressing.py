@@ -12,7 +12,8 @@ from uac.fact_log.errors import InputError
 
 Scope = Literal["user", "group", "tenant"]
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,127}$")
+# fullmatch: `$` would also accept a trailing newline ("alice\n").
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,127}")
 TENANT_SUBJECT = "tenant"
 SUBJECT_FORMS = "'alice', 'user:alice', 'group:NAME' or 'tenant'"
 
@@ -33,7 +34,7 @@ class Address:
 
 def check_name(kind: str, value: str) -> str:
     """Return value if it is a valid tenant/subject name, else raise InputError."""
-    if not isinstance(value, str) or not _NAME.match(value):
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
         raise InputError(
             f"invalid {kind} name {value!r}: use 1-128 letters, digits, '.', '_', '@' or '-', "
             "starting with a letter or digit"

@@ -42,7 +42,7 @@ FieldType = Literal[
     "object",
 ]
 Sensitivity = Literal["none", "pii", "identifier"]
-_IDENT = re.compile(r"^[a-z][a-z0-9_]*$")
+_IDENT = re.compile(r"^[a-z][a-z0-9_]*\Z")
 
 
 class FieldSpec(BaseModel):

@@ -27,7 +27,7 @@ from uac.fact_log.values import canonical_json, loads, sha256
 MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
 MAX_FILE_BYTES = 1 << 30
 FORMATS = ("jsonl", "json", "csv")
-_COLLECTION = re.compile(r"^[a-z][a-z0-9_]{0,62}(\.[a-z][a-z0-9_]{0,62})?$")
+_COLLECTION = re.compile(r"^[a-z][a-z0-9_]{0,62}(\.[a-z][a-z0-9_]{0,62})?\Z")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import resource
 from decimal import Decimal
 from pathlib import Path
@@ -120,6 +121,20 @@ def test_facades_and_helpers_in_sandbox(alice: Path) -> None:
     assert top == ["Tokyo", "Kyoto"]
     months = q(alice, "{m: len(v) for m, v in by_month(user.trips, 'depart').items()}")["result"]
     assert list(months) == sorted(months) and months["2024-04"] == 1
+
+
+def test_facades_and_functions_show_only_their_name(alice: Path) -> None:
+    for name in ("math", "statistics", "datetime", "collections", "itertools"):
+        for program in (f"repr({name})", f"str({name})", f"f'{{{name}}}'"):
+            assert q(alice, program)["result"] == f"<uac facade {name}>", program
+    # Helpers and size-capped functions too: no qualname, no address.
+    for program, name in [
+        ("repr(sum_by)", "sum_by"),
+        ("str(range)", "range"),
+        ("f'{itertools.combinations}'", "combinations"),
+        ("repr(itertools.product)", "product"),
+    ]:
+        assert q(alice, program)["result"] == f"<uac function {name}>", program
 
 
 def test_errors_are_typed_with_lines(alice: Path) -> None:
@@ -287,6 +302,10 @@ def test_seccomp_filter_is_loaded(alice: Path) -> None:
     box = Sandbox(alice)
     try:
         assert box.seccomp, "libseccomp is expected on Linux test machines"
+        plan = box.confinement
+        assert plan["seccomp"] == "allow-list" and plan["warnings"] == [], plan
+        if os.geteuid() == 0:  # CI: children drop to nobody inside an empty root
+            assert plan["identity"] == "uid 65534" and plan["root"] == "chroot", plan
     finally:
         box.close()
 
@@ -330,10 +349,10 @@ def test_seccomp_filter_blocks_files_and_exec() -> None:
     import os
     import signal
 
-    from uac.runtime.sandbox.zygote import Seccomp
+    from uac.runtime.sandbox.confine import Seccomp
 
     filt = Seccomp()
-    assert filt.ctx is not None, filt.reason
+    assert filt.ok, filt.reason
     for action in ("open", "exec"):
         pid = os.fork()
         if pid == 0:  # only raw system calls in the child: the test process may have threads

@@ -27,6 +27,7 @@ import atexit
 import dataclasses
 import datetime as dt
 import json
+import logging
 import os
 import queue
 import select
@@ -41,6 +42,8 @@ from uac.runtime.sandbox.engine import Limits
 
 __all__ = ["Limits", "Sandbox", "SandboxPool", "run_query", "shutdown"]
 
+_LOG = logging.getLogger("uac.sandbox")
+_WARNED: set[str] = set()  # each confinement warning is logged once per host process
 _HELLO_TIMEOUT_S = 30.0
 _SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
 
@@ -67,6 +70,7 @@ class Sandbox:
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.seccomp = False
+        self.confinement: dict[str, Any] = {}
         self.start()
 
     def start(self) -> None:
@@ -90,6 +94,11 @@ class Sandbox:
                 f"sandbox for {self.directory} failed to start: {info.get('message')}"
             )
         self.seccomp = bool(info.get("seccomp"))
+        self.confinement = info.get("confinement") or {}
+        for warning in self.confinement.get("warnings", []):
+            if warning not in _WARNED:
+                _WARNED.add(warning)
+                _LOG.warning("query sandbox: %s", warning)
 
     def close(self) -> None:
         """Stop the zygote (its children die with their pipes or are killed by it)."""

@@ -256,6 +256,11 @@ def compile_program(source: str, attrs: frozenset[str], limits: Limits) -> Any:
             "syntax_error", "the program must end with an expression giving the result", line
         )
     validate(tree, attrs, limits)
+    return lower(tree)
+
+
+def lower(tree: ast.Module) -> Any:
+    """Rewrite a parsed program through the guards and compile it (layer 2, no validation)."""
     tree = _Rewrite().visit(tree)
     last = tree.body[-1]
     tree.body[-1] = ast.copy_location(
@@ -279,8 +284,25 @@ def _facade(name: str, members: dict[str, Any]) -> Any:
         k: staticmethod(v) if callable(v) and not isinstance(v, type) else v
         for k, v in members.items()
     }
-    cls = type(name, (), {"__slots__": (), **attrs})
+    # repr names the facade only: the default shows an internal module path and an address.
+    text = f"<uac facade {name}>"
+    cls = type(name, (), {"__slots__": (), "__repr__": lambda self: text, **attrs})
     return cls()
+
+
+class _Named:
+    """A callable that shows only its name: a function's repr has its qualname and address."""
+
+    __slots__ = ("_fn", "_text")
+
+    def __init__(self, name: str, fn: Callable[..., Any]):
+        self._fn, self._text = fn, f"<uac function {name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return self._text
 
 
 _SAFE_METHODS: dict[type, frozenset[str]] = {
@@ -375,7 +397,11 @@ def _capped(limits: Limits) -> dict[str, Callable[..., Any]]:
             raise LimitExceeded(f"more than {limits.max_seq} combinations")
         return itertools.product(*pools)
 
-    return {"range": safe_range, "combinations": combinations, "product": product}
+    return {
+        "range": _Named("range", safe_range),
+        "combinations": _Named("combinations", combinations),
+        "product": _Named("product", product),
+    }
 
 
 def _c_import(name: str, *args: Any, **kwargs: Any) -> ModuleType:
@@ -598,7 +624,7 @@ class Guards:
 
     def namespace(self, today: dt.date) -> dict[str, Any]:
         """Globals for exec: curated builtins, facades, helpers, state, guards."""
-        helpers = make_helpers(self.g_attr)
+        helpers = {k: _Named(k, f) for k, f in make_helpers(self.g_attr).items()}
         ns: dict[str, Any] = {
             "__builtins__": dict(self.policy.builtins),
             "user": self.policy.user,

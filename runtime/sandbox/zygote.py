@@ -1,159 +1,38 @@
-"""Layer 3: the warm parent that forks one child per query, and the child's confinement.
+"""Layer 3: the warm parent that forks one child per query, and the child's lifecycle.
 
-Started by the host as `python -m runtime.sandbox.zygote CHECKPOINT_DIR` with a scrubbed
+Started by the host as `python runtime/sandbox/boot.py CHECKPOINT_DIR` with a scrubbed
 environment (PYTHONHASHSEED=0, TZ=UTC). It imports exactly one checkpoint — so a child can
 hold no other subject's state — builds the policy, preloads everything a query can need
-(nothing is imported after the fork, when the system-call filter forbids opening files),
-freezes the heap for copy-on-write and then serves requests, one JSON line each, on its
-stdin/stdout. Per request it forks a child that sets resource limits, loads the seccomp
-filter, runs the program and writes canonical JSON to a private pipe; the zygote enforces
-the wall clock with SIGKILL and answers the host with one JSON line.
+(nothing is imported after the fork, when the child can no longer open files), freezes the
+heap for copy-on-write and then serves requests, one JSON line each, on its stdin/stdout.
+Per request it hands the program to a child forked ahead of time and already confined
+(runtime/sandbox/confine.py: privileges dropped, system-call allow-list loaded); the child
+writes canonical JSON to its result pipe; the zygote enforces the wall clock with SIGKILL
+and answers the host with one JSON line.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import dataclasses
 import datetime as dt
-import errno
+import functools
 import gc
 import json
 import os
-import resource
 import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from uac.runtime.sandbox.confine import Plan, Seccomp, confine, empty_root, make_plan
 from uac.runtime.sandbox.engine import Limits, Policy, execute
 
-# System calls a query never needs. The filter is a deny-list (EPERM, or kill for exec and
-# process creation) over a default of allow: an allow-list for CPython's allocator and
-# signal paths is fragile across libc versions, and the other layers already keep programs
-# away from any function that would make these calls.
-_KILL = ("execve", "execveat", "fork", "vfork", "clone", "clone3", "ptrace")
-_DENY = [
-    "open",
-    "openat",
-    "openat2",
-    "creat",
-    "socket",
-    "socketpair",
-    "connect",
-    "accept",
-    "accept4",
-    "bind",
-    "listen",
-    "sendto",
-    "sendmsg",
-    "sendmmsg",
-    "recvfrom",
-    "recvmsg",
-    "unlink",
-    "unlinkat",
-    "rename",
-    "renameat",
-    "renameat2",
-    "mkdir",
-    "mkdirat",
-    "rmdir",
-    "chmod",
-    "fchmod",
-    "fchmodat",
-    "chown",
-    "fchown",
-    "lchown",
-    "fchownat",
-    "link",
-    "linkat",
-    "symlink",
-    "symlinkat",
-    "truncate",
-    "ftruncate",
-    "mount",
-    "umount2",
-    "pivot_root",
-    "chroot",
-    "setuid",
-    "setgid",
-    "setreuid",
-    "setregid",
-    "setresuid",
-    "setresgid",
-    "setrlimit",
-    "prlimit64",
-    "process_vm_readv",
-    "process_vm_writev",
-    "kill",
-    "tkill",
-    "tgkill",
-    "bpf",
-    "perf_event_open",
-    "keyctl",
-    "add_key",
-    "request_key",
-    "init_module",
-    "finit_module",
-    "delete_module",
-    "reboot",
-    "swapon",
-    "swapoff",
-    "io_uring_setup",
-    "userfaultfd",
-    "personality",
-    "unshare",
-    "setns",
-    "memfd_create",
-]
-_ACT_ALLOW = 0x7FFF0000
-_ACT_KILL_PROCESS = 0x80000000
-_ACT_ERRNO = 0x00050000
-
-
-class Seccomp:
-    """A system-call filter built once in the zygote (via libseccomp) and loaded per child."""
-
-    def __init__(self) -> None:
-        self.ctx = None
-        self.reason = "libseccomp not found"
-        name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
-        try:
-            lib = ctypes.CDLL(name, use_errno=True)
-        except OSError:
-            return
-        lib.seccomp_init.restype = ctypes.c_void_p
-        lib.seccomp_init.argtypes = [ctypes.c_uint32]
-        lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-        lib.seccomp_rule_add.argtypes = [
-            ctypes.c_void_p,
-            ctypes.c_uint32,
-            ctypes.c_int,
-            ctypes.c_uint,
-        ]
-        lib.seccomp_load.argtypes = [ctypes.c_void_p]
-        ctx = lib.seccomp_init(_ACT_ALLOW)
-        if not ctx:
-            self.reason = "seccomp_init failed"
-            return
-        for names, action in ((_KILL, _ACT_KILL_PROCESS), (_DENY, _ACT_ERRNO | errno.EPERM)):
-            for call in names:
-                number = lib.seccomp_syscall_resolve_name(call.encode())
-                if number < 0:  # not on this architecture
-                    continue
-                if lib.seccomp_rule_add(ctx, action, number, 0) != 0:
-                    self.reason = f"seccomp_rule_add({call}) failed"
-                    return
-        self.lib, self.ctx, self.reason = lib, ctx, ""
-
-    def load(self) -> bool:
-        """Install the filter on the calling process (irreversible); False if unavailable."""
-        if self.ctx is None:
-            return False
-        return self.lib.seccomp_load(self.ctx) == 0
+# What a confined child does with its one request: (request, result fd) -> None.
+Serve = Callable[[dict[str, Any], int], None]
 
 
 def _vm_bytes() -> int:
@@ -161,18 +40,46 @@ def _vm_bytes() -> int:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def _confine(limits: Limits, seccomp: Seccomp, base_vm: int) -> None:
-    # Address-space cap relative to the zygote's size: the inherited heap is already mapped.
-    memory = base_vm + limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = max(1, int(limits.cpu_s))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    seccomp.load()
+class Confiner:
+    """Everything a child needs to confine itself, prepared once in the zygote."""
+
+    def __init__(self, plan: Plan, seccomp: Seccomp, base_vm: int):
+        self.plan, self.seccomp, self.base_vm = plan, seccomp, base_vm
+
+    def apply(self, limits: Limits, request_fd: int, result_fd: int) -> None:
+        """Confine the calling child; the request is then on fd 0 and the result on fd 1."""
+        # Address-space cap relative to the zygote's size: the inherited heap is mapped.
+        memory = self.base_vm + limits.memory_mb * 1024 * 1024
+        cpu = max(1, int(limits.cpu_s))
+        confine(self.plan, self.seccomp, request_fd, result_fd, memory, cpu)
+
+    def probe(self) -> str:
+        """Confine a throwaway child and check it can still answer; '' or what went wrong."""
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 3
+            try:
+                self.apply(Limits(), req_r, res_w)
+                os.write(1, b"ok")
+                code = 0
+            finally:
+                os._exit(code)
+        for fd in (req_r, res_w, req_w):
+            os.close(fd)
+        answer = b"".join(iter(lambda: os.read(res_r, 64), b""))
+        os.close(res_r)
+        _, status = os.waitpid(pid, 0)
+        if answer == b"ok" and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            return ""
+        if os.WIFSIGNALED(status):
+            return f"a confined child died with signal {os.WTERMSIG(status)}"
+        return "a child could not be confined"
 
 
-def _child(request: dict[str, Any], policy: Policy, fd: int) -> None:
+def _child(policy: Policy, request: dict[str, Any], fd: int) -> None:
+    """Production `Serve`: layers 1 and 2 run the program; its envelope goes to fd."""
     limits = Limits(**request["limits"])
     today = dt.date.fromisoformat(request["today"])
     try:
@@ -191,45 +98,37 @@ def _child(request: dict[str, Any], policy: Policy, fd: int) -> None:
 
 
 class Spare:
-    """A child forked ahead of time, waiting for its one request.
+    """A child forked ahead of time and already confined, waiting for its one request.
 
-    The zygote forks the next spare while the current child runs, so neither the fork nor
-    the child's teardown sits on a query's critical path.
+    The zygote forks the next spare while the current child runs, so neither the fork, the
+    confinement nor the child's teardown sits on a query's critical path.
     """
 
-    def __init__(
-        self,
-        policy: Policy,
-        seccomp: Seccomp,
-        base_vm: int,
-        keep: tuple[int, ...],
-        limits: dict[str, Any],
-    ):
-        # A spare is confined (resource limits, then the filter) before it sees a request,
-        # so it only serves requests with exactly these limits; others get a fresh spare.
+    def __init__(self, confiner: Confiner, serve: Serve, limits: dict[str, Any]):
+        # A spare is confined before it sees a request, so it only serves requests with
+        # exactly these limits; others get a fresh spare.
         self.limits = limits
         req_r, self.req_w = os.pipe()
         self.res_r, res_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            code = 0
+            code = 3
             try:
-                for fd in (self.req_w, self.res_r, *keep):
-                    os.close(fd)
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for std in (0, 1, 2):
-                    os.dup2(devnull, std)
-                os.close(devnull)
-                _confine(Limits(**limits), seccomp, base_vm)
-                raw = b"".join(iter(lambda: os.read(req_r, 1 << 16), b""))
+                os.close(self.req_w)  # or the request pipe never reaches EOF
+                os.close(self.res_r)
+                # Closes every other descriptor too: the zygote's protocol pipes and the
+                # pipes of children still running.
+                confiner.apply(Limits(**limits), req_r, res_w)
+                raw = b"".join(iter(lambda: os.read(0, 1 << 16), b""))
+                os.close(0)
                 request = json.loads(raw)
                 if request["limits"] != limits:
                     raise RuntimeError("a spare got a request with other limits")
-                _child(request, policy, res_w)
-                os.close(res_w)  # EOF now: the zygote answers before this process is torn down
-            except BaseException:
-                code = 3
-            os._exit(code)
+                serve(request, 1)
+                os.close(1)  # EOF now: the zygote answers before this process is torn down
+                code = 0
+            finally:
+                os._exit(code)
         os.close(req_r)
         os.close(res_w)
         self.pid = pid
@@ -330,44 +229,33 @@ _WARM_UP = (
 )
 
 
-def main() -> None:
-    """Load one checkpoint, report ready, then serve one request per line until EOF."""
+def load(directory: Path) -> Policy:
+    """Import one checkpoint and warm every code path a query takes (before any fork)."""
     from uac.compiler import loader
 
-    directory = Path(sys.argv[1])
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
+    package = loader.import_package(directory)
     try:
-        package = loader.import_package(directory)
-        try:
-            paths = json.loads((directory / "provenance.json").read_text("utf-8"))["paths"]
-        except (OSError, ValueError, KeyError):
-            paths = {}  # explain then names fields without their fact ids
-        policy = Policy(package.schema, package.state.user, Limits(), paths)
-        seccomp = Seccomp()
-        # Warm every code path a query takes, so the child imports nothing after the fork.
-        for program in _WARM_UP:
-            execute(program, policy, dt.date(2000, 1, 1), Limits(), True)
-        hello = {
-            "ready": True,
-            "version": directory.name,
-            "seccomp": seccomp.ctx is not None,
-            "seccomp_reason": seccomp.reason,
-        }
-    except Exception as exc:
-        hello = {"ready": False, "message": f"{type(exc).__name__}: {exc}"}
-    proto_out.write(json.dumps(hello).encode() + b"\n")
-    proto_out.flush()
-    if not hello["ready"]:
-        return
+        paths = json.loads((directory / "provenance.json").read_text("utf-8"))["paths"]
+    except (OSError, ValueError, KeyError):
+        paths = {}  # explain then names fields without their fact ids
+    policy = Policy(package.schema, package.state.user, Limits(), paths)
+    for program in _WARM_UP:
+        execute(program, policy, dt.date(2000, 1, 1), Limits(), True)
+    return policy
+
+
+def prepare(root: str) -> Confiner:
+    """Compile the filter, decide the plan and freeze the heap; call after `load`."""
+    seccomp = Seccomp()
+    plan = make_plan(root, seccomp)
     gc.collect()
     gc.freeze()  # keep the collector from touching (and so copying) inherited pages
-    base_vm = _vm_bytes()
-    keep = (proto_in.fileno(), proto_out.fileno())
-    spare = Spare(policy, seccomp, base_vm, keep, dataclasses.asdict(Limits()))
+    return Confiner(plan, seccomp, _vm_bytes())
+
+
+def serve_forever(proto_in: Any, proto_out: Any, confiner: Confiner, serve: Serve) -> None:
+    """Answer one request line with one reply line until EOF on proto_in."""
+    spare = Spare(confiner, serve, dataclasses.asdict(Limits()))
     finished: list[Spare] = []
     for line in proto_in:
         current = spare
@@ -375,15 +263,15 @@ def main() -> None:
             request = json.loads(line)
             if request["limits"] != current.limits:
                 current.discard()
-                current = Spare(policy, seccomp, base_vm, keep, request["limits"])
+                current = Spare(confiner, serve, request["limits"])
             current.send(request)
             # The next spare is forked while this query runs (on the other core).
-            spare = Spare(policy, seccomp, base_vm, keep, request["limits"])
+            spare = Spare(confiner, serve, request["limits"])
             reply = current.collect(request)
         except Exception as exc:
             reply = _error("sandbox_error", f"the sandbox failed: {type(exc).__name__}")
             if spare is current:
-                spare = Spare(policy, seccomp, base_vm, keep, dataclasses.asdict(Limits()))
+                spare = Spare(confiner, serve, dataclasses.asdict(Limits()))
         proto_out.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
         proto_out.flush()
         finished.append(current)
@@ -395,6 +283,40 @@ def main() -> None:
                 os.waitpid(c.pid, 0)
             finished = []
     spare.discard()
+
+
+def main() -> None:
+    """Load one checkpoint, confine a probe child, report ready, then serve until EOF."""
+    directory = Path(sys.argv[1])
+    proto_in = os.fdopen(os.dup(0), "rb")
+    proto_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    root = ""
+    try:
+        try:
+            policy = load(directory)
+            root = empty_root()
+            confiner = prepare(root)
+            failure = confiner.probe()
+            if failure:
+                raise RuntimeError(f"query children cannot be confined: {failure}")
+            hello = {
+                "ready": True,
+                "version": directory.name,
+                "seccomp": confiner.plan.seccomp,
+                "confinement": confiner.plan.describe(),
+            }
+        except Exception as exc:
+            hello = {"ready": False, "message": f"{type(exc).__name__}: {exc}"}
+        proto_out.write(json.dumps(hello).encode() + b"\n")
+        proto_out.flush()
+        if hello["ready"]:
+            serve_forever(proto_in, proto_out, confiner, functools.partial(_child, policy))
+    finally:
+        if root:
+            os.rmdir(root)
 
 
 if __name__ == "__main__":
