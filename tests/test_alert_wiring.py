@@ -147,3 +147,15 @@ def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert job["alerts_open"] >= 1  # still open, so not delivered a third time
     delivered = [json.loads(line)["id"] for line in jsonl.read_text().splitlines()]
     assert delivered.count(alert_id) == 2
+
+
+def test_a_replayed_history_is_checked_as_of_each_message(home: Path) -> None:
+    # Each dated message reacts as of when it was said: nothing fires "already expired"
+    # on the first message, and the warning appears on the day it became due.
+    with Memory(home, create=True) as mem:
+        mem.add("alice", "My passport expires on 2020-03-01", at=dt.datetime(2019, 1, 1, 9))
+        assert mem.alerts("alice") == []
+        mem.add("alice", "I renewed my gym membership", at=dt.datetime(2020, 2, 1, 9))
+        (alert,) = mem.alerts("alice")
+        assert alert.first_seen == dt.date(2020, 2, 1)
+        assert "in 29 days" in alert.message

@@ -349,7 +349,9 @@ class Memory:
             store=self.store,
         )
         facts = self.store.append(batch)
-        self._after_write(subject, now)
+        # A dated message (a replayed history) is checked as of when it was said, so an
+        # alert fires on the day a careful assistant would have raised it, never later.
+        self._after_write(subject, at or now)
         reasons = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, reasons)
 
