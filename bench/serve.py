@@ -238,7 +238,7 @@ def load(
             except Exception as exc:  # every failure is counted and printed
                 errors.append(
                     f"{verb} {subject} {params}: {type(exc).__name__}: {exc}\n"
-                    + "".join(traceback.format_exception(exc)[-3:])
+                    + "".join(traceback.format_exception(exc)[-6:])
                 )
                 continue
             mine.setdefault(verb, []).append(time.perf_counter() - began)
@@ -409,9 +409,18 @@ def run_service(args: argparse.Namespace, work: Path) -> Side:
 
 
 def _tracebacks(text: str) -> str:
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback")]
-    return "\n".join("\n".join(lines[i : i + 40]) for i in starts[:3])
+    """The first three tracebacks of the server's log (its other lines are JSON events)."""
+    found: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith("Traceback"):
+            found.append([])
+        elif line.startswith("{"):
+            if found and len(found) >= 3 and found[-1]:
+                break
+            continue
+        if found:
+            found[-1].append(line)
+    return "\n\n".join("\n".join(lines[-30:]) for lines in found[:3])
 
 
 def run_in_process(args: argparse.Namespace, work: Path) -> Side:
