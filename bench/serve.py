@@ -208,7 +208,12 @@ def seed(side: Side, call: Call, subjects: int, threads: int, acked: Acked) -> N
 
     def one(n: int) -> None:
         for verb, subject, params in seed_calls(n):
-            acked.record(verb, subject, call(verb, subject, params))
+            try:
+                acked.record(verb, subject, call(verb, subject, params))
+            except Exception as exc:  # counted and printed like the load's errors
+                side.errors.append(
+                    f"seeding {verb} {subject} {params}: {type(exc).__name__}: {exc}"
+                )
 
     started = time.perf_counter()
     with ThreadPoolExecutor(threads) as pool:
@@ -257,7 +262,7 @@ def load(
     for mine in per_thread:
         for verb, values in mine.items():
             side.latencies.setdefault(verb, []).extend(values)
-    side.errors = errors
+    side.errors.extend(errors)
 
 
 def reread(side: Side, call: Call, acked: Acked) -> None:

@@ -197,3 +197,36 @@ def test_searches_from_threads_never_share_the_writer_s_cursor(home: Path) -> No
         assert errors == []
         assert set(acked) <= {i.id for i in mem.inputs("u0")}
         assert mem.verify().ok
+
+
+def test_threads_importing_checkpoints_of_different_subjects_never_collide(home: Path) -> None:
+    # Importing a subject's new version drops its earlier one from sys.modules; that scan ran
+    # while other threads imported theirs ("dictionary changed size during iteration"), and a
+    # package still being executed by one thread could be handed half-built to another.
+    from uac.compiler.loader import import_package
+
+    with Memory(home, create=True, react=False) as mem:
+        dirs: list[list[Path]] = []
+        for n in range(4):
+            subject = f"u{n}"
+            for year in (2030, 2031):
+                mem.set(subject, "identity.passport.expiry_date", f"{year}-01-0{n + 1}", now=DAY)
+                mem.compile(subject)
+            versions = subject_dir(home, parse_subject(subject, "default")) / "versions"
+            dirs.append(sorted(p for p in versions.iterdir() if p.is_dir()))
+        errors: list[str] = []
+
+        def churn(mine: list[Path]) -> None:
+            for i in range(60):  # alternate versions: every import drops the other one
+                try:
+                    package = import_package(mine[i % 2], verify=False)
+                    assert package.state.user.passport.expiry_date.year in (2030, 2031)
+                except Exception as exc:  # every error is a failure of the test
+                    errors.append(f"{type(exc).__name__}: {exc}")
+
+        pool = [threading.Thread(target=churn, args=(d,)) for d in dirs * 2]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        assert errors == []
