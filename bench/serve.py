@@ -247,6 +247,8 @@ def load(
                 )
                 continue
             mine.setdefault(verb, []).append(time.perf_counter() - began)
+            if verb == "query" and not out.get("ok"):  # a sandbox error is an answer, not raised
+                errors.append(f"{verb} {subject} {params}: {out.get('error')}")
             if verb in WRITES:
                 acked.record(verb, subject, out)
 
