@@ -14,6 +14,7 @@ import importlib.util
 import json
 import re
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -104,11 +105,15 @@ class Checkpoint:
 
 
 _IMPORTED: dict[str, str] = {}  # a subject's versions directory -> package imported last
+# Threads of one process (a server's requests, reactions, the scheduler) import checkpoints
+# at once: one lock makes "in sys.modules" mean "fully executed", and keeps one thread from
+# scanning sys.modules while another adds to it.
+_IMPORT_LOCK = threading.RLock()
 
 
 def _forget(name: str) -> None:
-    for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-        del sys.modules[mod]
+    for mod in [m for m in list(sys.modules) if m == name or m.startswith(name + ".")]:
+        sys.modules.pop(mod, None)
 
 
 def import_package(directory: Path, verify: bool = True) -> ModuleType:
@@ -139,6 +144,11 @@ def import_package(directory: Path, verify: bool = True) -> ModuleType:
     resolved = directory.resolve()
     ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
     name = "uac_checkpoint_" + ident[:16]
+    with _IMPORT_LOCK:
+        return _import_as(name, directory, resolved)
+
+
+def _import_as(name: str, directory: Path, resolved: Path) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(

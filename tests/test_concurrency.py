@@ -156,3 +156,77 @@ def test_killed_mid_write_and_mid_compile_recovers_by_itself(home: Path) -> None
             mem.set(f"u{n}", "identity.name", "After crash", now=DAY)
             assert mem.checkpoint(f"u{n}").user.identity.name == "After crash"
         assert mem.verify().ok
+
+
+def test_searches_from_threads_never_share_the_writer_s_cursor(home: Path) -> None:
+    # The search index used to keep the cursor of the thread that built it and use it from
+    # every thread that searched: a search's BEGIN landed inside that thread's transactions
+    # (an append's, a compile's read), failing both and losing acknowledged inputs.
+    with Memory(home, create=True, react=False) as mem:
+        mem.add("u0", "I prefer aisle seats on long flights", now=DAY)
+        mem.search("u0", "aisle seat")  # this (the writing) thread builds the index
+        errors: list[str] = []
+        acked: list[str] = []
+        done = threading.Event()
+
+        def searcher() -> None:
+            if mem.search_index.con is not mem.store.con:
+                errors.append("the search index uses another thread's cursor")
+            while not done.is_set():
+                try:
+                    mem.search("u0", "window seat on a train")
+                except Exception as exc:  # every error is a failure of the test
+                    errors.append(f"search: {type(exc).__name__}: {exc}")
+
+        pool = [threading.Thread(target=searcher) for _ in range(3)]
+        for t in pool:
+            t.start()
+        try:
+            for i in range(150):
+                try:
+                    learned = mem.add(
+                        "u0", f"Note {i}: a window seat on the train to Leeds", now=DAY
+                    )
+                    acked.append(learned.input_id)
+                except Exception as exc:
+                    errors.append(f"add: {type(exc).__name__}: {exc}")
+        finally:
+            done.set()
+            for t in pool:
+                t.join()
+        assert errors == []
+        assert set(acked) <= {i.id for i in mem.inputs("u0")}
+        assert mem.verify().ok
+
+
+def test_threads_importing_checkpoints_of_different_subjects_never_collide(home: Path) -> None:
+    # Importing a subject's new version drops its earlier one from sys.modules; that scan ran
+    # while other threads imported theirs ("dictionary changed size during iteration"), and a
+    # package still being executed by one thread could be handed half-built to another.
+    from uac.compiler.loader import import_package
+
+    with Memory(home, create=True, react=False) as mem:
+        dirs: list[list[Path]] = []
+        for n in range(4):
+            subject = f"u{n}"
+            for year in (2030, 2031):
+                mem.set(subject, "identity.passport.expiry_date", f"{year}-01-0{n + 1}", now=DAY)
+                mem.compile(subject)
+            versions = subject_dir(home, parse_subject(subject, "default")) / "versions"
+            dirs.append(sorted(p for p in versions.iterdir() if p.is_dir()))
+        errors: list[str] = []
+
+        def churn(mine: list[Path]) -> None:
+            for i in range(60):  # alternate versions: every import drops the other one
+                try:
+                    package = import_package(mine[i % 2], verify=False)
+                    assert package.state.user.passport.expiry_date.year in (2030, 2031)
+                except Exception as exc:  # every error is a failure of the test
+                    errors.append(f"{type(exc).__name__}: {exc}")
+
+        pool = [threading.Thread(target=churn, args=(d,)) for d in dirs * 2]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        assert errors == []

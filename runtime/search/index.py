@@ -168,7 +168,6 @@ class SearchIndex:
 
     def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
-        self.con = store.con
         self.embedder: Embedder = embedder if embedder is not None else HashingEmbedder()
         # Caches of search_meta and of which search_* tables exist: the connection holds the
         # workspace lock, so only this process changes them, and sync() re-reads the meta.
@@ -182,6 +181,14 @@ class SearchIndex:
         load_fts(self.con)  # for stem(); loaded from its PyPI package, never downloaded
         if not store.read_only:
             self._ensure_tables()
+
+    @property
+    def con(self) -> Any:
+        """The calling thread's cursor: a DuckDB cursor must never be shared between threads."""
+        # Memory's search lock serialises searches, not the calling thread's other work: a
+        # cursor kept from the thread that built the index would run a search's BEGIN inside
+        # that thread's append or compile.
+        return self.store.con
 
     # -- maintenance -----------------------------------------------------------------------
 
