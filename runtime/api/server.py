@@ -414,6 +414,9 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             raise HTTPException(_status(exc), str(exc)) from None
         return {"id": key_id, "revoked": True}
 
+    from uac.runtime.api import console  # the operator console: HTML pages under /console
+
+    console.mount(app, service)
     app.router.routes.extend(mcp_app.routes)
     app.add_middleware(BodyLimit, limit=service.options.max_body)
     return app
