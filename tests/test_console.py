@@ -186,6 +186,7 @@ def test_subject_state_provenance_timeline_search_diff(server: dict[str, Any]) -
     assert status == 200 and "<svg" in page and "Facts per month" in page
     for kind in ("fact assert", "checkpoint published", "alert raised"):
         assert kind in page, kind
+    assert SECRET_NUMBER not in page  # sensitive values masked in the overview too
 
     status, _, page = browser.get("/console/s/user:maya/search?q=climbing+gym")
     assert status == 200 and "climbing gym membership" in page

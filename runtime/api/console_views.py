@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from collections import Counter
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -161,7 +162,7 @@ def activity_svg(days: list[dt.date], marks: list[tuple[dt.date, str]]) -> dict[
     months = (last.year - first.year) * 12 + last.month - first.month + 1
     counts = Counter((d.year - first.year) * 12 + d.month - first.month for d in days)
     top = max(counts.values(), default=1)
-    width, height, base = max(months * 12, 240), 140, 110
+    width, height, base = max(months * 24, 720), 140, 110
     step = width / months
     bars = [
         {
@@ -201,6 +202,28 @@ def _month(first: dt.date, offset: int) -> str:
     return f"{first.year + n // 12}-{n % 12 + 1:02d}"
 
 
+def masked_fact_text(mem: Memory, fact: Any) -> str:
+    """A fact's statement or value for an overview, with sensitive values masked.
+
+    A sensitive value's statement quotes it too, so both are hidden; the `why` page of the
+    value is where an operator deliberately looks at it.
+    """
+    spec = mem.catalog.attributes.get(fact.path)
+    if spec is not None:
+        if spec.spec.sensitivity != "none":
+            return MASK
+        return fact.text or (fact.value_json or "")[:160]
+    coll = mem.catalog.collection(fact.path)
+    hidden = {n for n, f in coll.spec.fields.items() if f.sensitivity != "none"} if coll else set()
+    value = fact.value
+    if isinstance(value, dict) and hidden & set(value):
+        value = {k: MASK if k in hidden else v for k, v in value.items()}
+        return json.dumps(verbs.plain(value), ensure_ascii=False)[:160]
+    if hidden and fact.text:
+        return MASK  # free text about a record with sensitive fields may quote them
+    return fact.text or (fact.value_json or "")[:160]
+
+
 def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
     """Facts, checkpoints and alerts of a subject as one list of dated events, newest first."""
     addr = mem.address(subject)
@@ -215,7 +238,7 @@ def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
                 "at": f.recorded_at,
                 "kind": f"fact {f.op}",
                 "text": what,
-                "detail": f.text or (f.value_json or "")[:160],
+                "detail": masked_fact_text(mem, f),
                 "source": f.source,
                 "id": f.id,
             }
