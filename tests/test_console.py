@@ -21,6 +21,7 @@ import pytest
 from test_serve import _admin, _key, serving
 
 from uac import Client, Memory
+from uac.fact_log.errors import NotFound
 
 SECRET_NUMBER = "X1234567"  # identity.passport.number: sensitive (identifier)
 OTHER_SECRET = "ZZ998877"  # the other tenant's
@@ -288,3 +289,28 @@ def test_revoked_key_ends_its_session(tmp_path: Path) -> None:
         admin_browser = Browser(info["url"])
         assert admin_browser.login(info["admin_token"], tenant="acme")[0] == 303
         assert "user:maya" in admin_browser.get("/console/")[2]
+
+
+# -- no dead ends: inputs without typed facts are the empty typed state, not an error ---------
+
+
+def test_inputs_without_typed_facts_compile_to_the_empty_state(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    day = dt.datetime(2026, 11, 20, 9)
+    with Memory(home, tenant="acme", create=True) as mem:
+        learned = mem.add("maya", "Hello there, how are you today?", now=day)
+        assert learned.facts == []  # nothing typed in a greeting
+        assert mem.checkpoint("maya").version == 1  # the write's reaction compiled it anyway
+        assert "nothing is known yet" in mem.manifest("maya")
+        answer = mem.query("maya", "len(user.trips)", today=day.date())
+        assert answer["ok"] and answer["result"] == 0, answer
+        assert mem.check("maya", today=day.date()).new == []
+
+    with Memory(home, tenant="acme", react=False) as mem:
+        mem.add("bob", "Good morning!", now=day)  # no reaction: nothing compiled yet
+        with pytest.raises(NotFound, match="run 'uac compile user:bob'"):
+            mem.query("bob", "1")
+        assert {r.address.subject: r.status for r in mem.compile(all=True)}["bob"] == "published"
+        assert mem.query("bob", "user.passport.number")["result"] is None
+        with pytest.raises(NotFound, match='uac add user:carol "'):
+            mem.compile("carol")  # no input at all: the error names the next command

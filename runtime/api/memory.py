@@ -543,8 +543,10 @@ class Memory:
             addresses = self.store.changed_subjects(self.tenant)
         else:
             addresses = [
-                Address(self.tenant, s.scope, s.subject) for s in self.subjects() if s.facts
-            ]  # type: ignore[arg-type]
+                Address(self.tenant, s.scope, s.subject)  # type: ignore[arg-type]
+                for s in self.subjects()
+                if s.facts or s.inputs  # inputs alone compile to the empty typed state
+            ]
         if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):
             as_of = dt.datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59)
         return compile_many(
