@@ -184,7 +184,7 @@ def test_subject_state_provenance_timeline_search_diff(server: dict[str, Any]) -
     assert "superseded by" in page and "2030-06-01" in page  # what it superseded
 
     status, _, page = browser.get("/console/s/user:maya/timeline")
-    assert status == 200 and "<svg" in page and "Facts per month" in page
+    assert status == 200 and "<svg" in page and "Facts recorded per month" in page
     for kind in ("fact assert", "checkpoint published", "alert raised"):
         assert kind in page, kind
     assert SECRET_NUMBER not in page  # sensitive values masked in the overview too

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import math
 from collections import Counter
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,8 @@ def show(value: Any) -> str:
         return str(value)
     if isinstance(value, tuple | list):
         return ", ".join(show(v) for v in value) or "—"
+    if isinstance(value, dict):
+        return json.dumps(verbs.plain(value), ensure_ascii=False)
     return str(value)
 
 
@@ -162,14 +165,16 @@ def activity_svg(days: list[dt.date], marks: list[tuple[dt.date, str]]) -> dict[
     months = (last.year - first.year) * 12 + last.month - first.month + 1
     counts = Counter((d.year - first.year) * 12 + d.month - first.month for d in days)
     top = max(counts.values(), default=1)
-    width, height, base = max(months * 24, 720), 140, 110
+    # A fixed drawing width keeps labels legible; heights on a log scale keep a month of a
+    # few messages visible next to a month with a thousand imported records.
+    width, height, base = 720, 140, 110
     step = width / months
     bars = [
         {
             "x": round(i * step + 1, 1),
             "w": round(max(step - 2, 1), 1),
-            "h": round(n / top * 90, 1),
-            "y": round(base - n / top * 90, 1),
+            "h": round(_scaled(n, top), 1),
+            "y": round(base - _scaled(n, top), 1),
             "title": f"{_month(first, i)}: {n} facts",
         }
         for i, n in sorted(counts.items())
@@ -191,10 +196,14 @@ def activity_svg(days: list[dt.date], marks: list[tuple[dt.date, str]]) -> dict[
         "bars": bars,
         "ticks": ticks,
         "labels": labels,
-        "width": round(width, 1),
+        "width": width,
         "height": height,
         "top": top,
     }
+
+
+def _scaled(n: int, top: int) -> float:
+    return max(math.log1p(n) / math.log1p(top) * 90, 2.0)
 
 
 def _month(first: dt.date, offset: int) -> str:
