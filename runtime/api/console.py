@@ -52,7 +52,6 @@ from uac.runtime.api.console_views import (
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory
-    from uac.runtime.api.server import Service
 
 TEMPLATES = Path(__file__).with_name("templates") / "console"
 COOKIE = "uac_console"
@@ -152,8 +151,8 @@ _HEADERS = {
 # -- the router --------------------------------------------------------------------------------
 
 
-def mount(app: FastAPI, service: Service) -> None:
-    """Serve the console under /console of a `uac serve` app."""
+def mount(app: FastAPI, service: Any) -> None:
+    """Serve the console under /console of a `uac serve` app (`service`: its `Service`)."""
     sessions = Sessions()
     router = APIRouter(prefix="/console", include_in_schema=False)
 
