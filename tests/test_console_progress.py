@@ -84,3 +84,33 @@ def test_cli_compile_all_and_run_once_show_progress_unless_quiet(
     assert err.startswith("compiling changed subjects ")
     assert main(["--home", home, "run-once", "--quiet", "--today", "2026-11-21"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_server_exposes_the_progress_of_scheduled_passes(tmp_path: Path) -> None:
+    import datetime as dt
+    import time
+
+    from test_serve import _admin, _key, serving
+
+    from uac import Client, Memory
+
+    home = tmp_path / "ws"
+    day = dt.datetime(2026, 11, 20, 9)
+    with Memory(home, tenant="acme", create=True, react=False) as mem:
+        for name in ("a", "b", "c"):  # written without a reaction: the pass compiles them
+            mem.set(name, "identity.nationality", "GB", now=day)
+    with serving(home, "--every", "1h") as info:  # the first pass runs at once
+        admin = _admin(info)
+        acme = Client(info["url"], _key(admin, "acme"))
+        other = Client(info["url"], _key(admin, "other"))
+        deadline = time.monotonic() + 120
+        passes: list = []
+        while time.monotonic() < deadline:
+            passes = acme.request("GET", "/v1/jobs/progress")
+            if passes and passes[0]["finished_at"]:
+                break
+            time.sleep(0.2)
+        (done,) = passes
+        assert done["tenant"] == "acme" and done["kind"] == "scheduled pass"
+        assert done["done"] == done["total"] == 3, done
+        assert other.request("GET", "/v1/jobs/progress") == []  # another tenant sees nothing

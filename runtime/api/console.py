@@ -169,15 +169,11 @@ def mount(app: FastAPI, service: Any) -> None:
         if key_id == "admin":
             principal = keys.Principal("admin", None)
         else:
-            row = (
-                service.mem.store.con.cursor()
-                .execute(
-                    "SELECT id, tenant, subject, read_only FROM api_keys"
-                    " WHERE id = ? AND revoked_at IS NULL",
-                    [key_id],
-                )
-                .fetchone()
-            )
+            row = service.mem.store.con.execute(  # this thread's cursor
+                "SELECT id, tenant, subject, read_only FROM api_keys"
+                " WHERE id = ? AND revoked_at IS NULL",
+                [key_id],
+            ).fetchone()
             if row is None:
                 raise Denied
             principal = keys.Principal(row[0], row[1], row[2], bool(row[3]))
