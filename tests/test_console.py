@@ -285,7 +285,9 @@ def test_revoked_key_ends_its_session(tmp_path: Path) -> None:
         admin.request("POST", f"/v1/admin/keys/{created['id']}/revoke", {})
         status, headers, _ = browser.get("/console/s/user:maya")
         assert status == 303 and headers["location"] == "/console/login"
-        # the admin token logs in for a tenant it names
+        # the admin token logs in for a tenant it names (a valid name)
+        status, _, text = Browser(info["url"]).login(info["admin_token"], tenant="no such/x")
+        assert status == 400 and "tenant" in text
         admin_browser = Browser(info["url"])
         assert admin_browser.login(info["admin_token"], tenant="acme")[0] == 303
         assert "user:maya" in admin_browser.get("/console/")[2]

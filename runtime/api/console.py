@@ -38,6 +38,7 @@ from fastapi import APIRouter, FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from uac.fact_log.addressing import check_name
 from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.store import utc_now
 from uac.runtime.api import keys, verbs
@@ -291,6 +292,15 @@ def mount(app: FastAPI, service: Any) -> None:
             _cookie(request, response, PRE_COOKIE, retry, 600)
             return response
         name = who.tenant or tenant.strip() or "default"
+        try:
+            check_name("tenant", name)
+        except InputError as exc:
+            retry = secrets.token_urlsafe(12)
+            response = _render(
+                "login.html", 400, csrf=sessions.csrf(retry), error=str(exc), tenant=None
+            )
+            _cookie(request, response, PRE_COOKIE, retry, 600)
+            return response
         response = RedirectResponse("/console/", status_code=303)
         _cookie(request, response, COOKIE, sessions.issue(who.key_id, name, now()), None)
         response.delete_cookie(PRE_COOKIE, path="/console")
