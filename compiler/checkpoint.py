@@ -267,9 +267,15 @@ def _prepare(
     t = time.perf_counter()
     facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
     if not facts:
-        raise NotFound(
-            f"{addr} has no facts{' at that time' if as_of or known_at else ''} to compile"
-        )
+        # Inputs with no typed fact yet (a greeting, an unparsed note) compile to the empty
+        # typed state: queries answer and the manifest says nothing is known yet.
+        if as_of or known_at:
+            raise NotFound(f"{addr} has no facts at that time to compile; pick a later time")
+        if not store.inputs(addr):
+            raise NotFound(
+                f"{addr} has nothing to compile yet; write to it first, e.g. "
+                f'uac add {addr} "I moved to Lisbon"'
+            )
     timings["read"] = time.perf_counter() - t
     t = time.perf_counter()
     model = build_model(catalog, store.inferred_schemas(addr, known_at))

@@ -96,6 +96,13 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
         return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
 
 
+def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> Any:
+    """A progress display on stderr for long work (silenced by --quiet)."""
+    from uac.runtime.progress import Progress
+
+    return Progress(label, quiet=quiet or args.quiet)
+
+
 def _print_alerts(result: Any) -> None:
     """Print the alerts a write raised and cleared (from its result)."""
     if not isinstance(result, dict):
@@ -431,13 +438,22 @@ def cmd_compile(args: argparse.Namespace) -> int:
     else:
         from uac.runtime.api.verbs import plain
 
-        def progress(n: int, total: int, res: Any) -> None:
-            if total > 1 and (
-                total <= 20 or n == total or n % max(1, total // 20) == 0 or res.status == "failed"
-            ):
-                _err(f"[{n}/{total}] {_describe(plain(res))}")
+        bar = _progress(args, "compiling", quiet=args.subject is not None)
 
-        with _memory(args) as mem:
+        def progress(n: int, total: int, res: Any) -> None:
+            # In a log: a line per subject, at most ~20 (and every failure); on a terminal: the bar.
+            if (
+                not bar.quiet
+                and total > 1
+                and (
+                    res.status == "failed"
+                    or (not bar.tty and (total <= 20 or n == total or n % max(1, total // 20) == 0))
+                )
+            ):
+                _err(("\n" if bar.tty else "") + f"[{n}/{total}] {_describe(plain(res))}")
+            bar.update(n, total)
+
+        with _memory(args) as mem, bar:
             results = plain(
                 mem.compile(
                     args.subject,
@@ -659,7 +675,13 @@ def _job_summary(job: dict[str, Any]) -> str:
 
 
 def cmd_run_once(args: argparse.Namespace) -> int:
-    job = _call(args, "run-once", today=args.today)
+    if _client(args) is not None:
+        job = _call(args, "run-once", today=args.today)
+    else:
+        from uac.runtime.api.verbs import plain
+
+        with _memory(args) as mem, _progress(args, "compiling changed subjects") as bar:
+            job = plain(mem.run_once(today=args.today, progress=bar.update))
     _out(json.dumps(job, sort_keys=True) if args.json else _job_summary(job))
     return 0
 
@@ -674,8 +696,8 @@ def cmd_schedule(args: argparse.Namespace) -> int:
         )
 
     def tick(today: Any) -> str:
-        with _memory(args) as mem:
-            job = plain(mem.run_once(today=today))
+        with _memory(args) as mem, _progress(args, "compiling changed subjects") as bar:
+            job = plain(mem.run_once(today=today, progress=bar.update))
         return json.dumps(job, sort_keys=True) if args.json else _job_summary(job)
 
     try:
@@ -852,6 +874,12 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     parser.add_argument(
         "--json", action="store_true", default=default(False), help="print JSON (machines)"
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        default=default(False),
+        help="no progress lines on stderr (long work: compile --all, run-once, schedule)",
     )
 
 

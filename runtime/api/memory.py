@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -545,8 +545,10 @@ class Memory:
             addresses = self.store.changed_subjects(self.tenant)
         else:
             addresses = [
-                Address(self.tenant, s.scope, s.subject) for s in self.subjects() if s.facts
-            ]  # type: ignore[arg-type]
+                Address(self.tenant, s.scope, s.subject)  # type: ignore[arg-type]
+                for s in self.subjects()
+                if s.facts or s.inputs  # inputs alone compile to the empty typed state
+            ]
         if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):
             as_of = dt.datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59)
         return compile_many(
@@ -672,13 +674,30 @@ class Memory:
         self._after_write(subject, now)
         return rid
 
-    def run_once(self, *, today: dt.date | None = None) -> JobResult:
-        """One scheduled pass: compile changed subjects, evaluate every subject, record a job."""
+    def run_once(
+        self, *, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> JobResult:
+        """One scheduled pass: compile changed subjects, evaluate every subject, record a job.
+
+        `progress(done, total)` is called after each subject the pass compiles.
+        """
+        total = len(self.store.changed_subjects(self.tenant)) if progress else 0
+        done = 0
+
+        def compile_one(addr: Address) -> list[CompileResult]:
+            nonlocal done
+            try:
+                return self.compile(str(addr))
+            finally:
+                done += 1
+                if progress is not None:
+                    progress(done, max(total, done))
+
         return run_once(
             self.home,
             self.tenant,
             today or utc_now().date(),
-            lambda addr: self.compile(str(addr)),
+            compile_one,
             store=self.store,
             sinks=self.sinks,
         )

@@ -143,6 +143,7 @@ class Service:
         self.scheduler: threading.Thread | None = None
         self.stop = threading.Event()
         self.url: str | None = None
+        self.progress: dict[str, dict[str, Any]] = {}  # tenant -> its running/last pass
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -176,7 +177,11 @@ class Service:
             assert self.mem is not None
             done = []
             for tenant in self.tenants():
-                job = self.mem.for_tenant(tenant).run_once(today=today)
+                state = self.progress[tenant] = _job_progress("scheduled pass", tenant)
+                job = self.mem.for_tenant(tenant).run_once(
+                    today=today, progress=lambda n, total, s=state: s.update(done=n, total=total)
+                )
+                state["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
             return "; ".join(done) or "no tenants yet"
 
@@ -234,6 +239,18 @@ class Service:
         if tenant is None:
             tenant = request.headers.get("x-uac-tenant") or "default"
         return self.mem.for_tenant(tenant)
+
+
+def _job_progress(kind: str, tenant: str) -> dict[str, Any]:
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return {
+        "kind": kind,
+        "tenant": tenant,
+        "done": 0,
+        "total": 0,
+        "started_at": now,
+        "finished_at": None,
+    }
 
 
 def claim_server_file(home: Path) -> None:
@@ -376,6 +393,11 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             body["outbox_pending"] = service.deliverer.pending()
         return JSONResponse(body, status_code=200 if ready else 503)
 
+    @app.get("/v1/jobs/progress", tags=["ops"])
+    def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
+        """Scheduled passes running or last finished: the key's tenant's (the admin: all)."""
+        return [p for t, p in sorted(service.progress.items()) if who.admin or t == who.tenant]
+
     for verb in verbs.VERBS.values():
         _route(app, service, verb, principal)
 
@@ -414,6 +436,9 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             raise HTTPException(_status(exc), str(exc)) from None
         return {"id": key_id, "revoked": True}
 
+    from uac.runtime.api import console  # the operator console: HTML pages under /console
+
+    console.mount(app, service)
     app.router.routes.extend(mcp_app.routes)
     app.add_middleware(BodyLimit, limit=service.options.max_body)
     return app

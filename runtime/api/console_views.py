@@ -1,0 +1,328 @@
+"""What the console's pages show, built from what `Memory` returns (no HTTP here).
+
+Kept apart from `console.py` (sessions and routes) so the shaping of the typed state,
+the timeline and the export can be read and tested on their own: each function takes
+plain values or a `Memory` and returns dicts and lists a template prints as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import math
+from collections import Counter
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from uac.compiler.model import build_model
+from uac.compiler.render import MASK
+from uac.runtime.api import verbs
+
+if TYPE_CHECKING:
+    from uac.runtime.api.memory import Memory
+
+# -- formatting -------------------------------------------------------------------------------
+
+
+def show(value: Any) -> str:
+    """A value as the console prints it (dates ISO, money exact, nothing as a dash)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ", timespec="minutes")
+    if isinstance(value, dt.date | Decimal):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return ", ".join(show(v) for v in value) or "—"
+    if isinstance(value, dict):
+        return json.dumps(verbs.plain(value), ensure_ascii=False)
+    return str(value)
+
+
+def sort_key(value: Any) -> str:
+    """A string that sorts a table cell in its natural order (numbers zero-padded)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, int | float | Decimal):
+        return f"{float(value) + 1e15:032.6f}"
+    return show(value).lower()
+
+
+# -- the typed state as a tree -----------------------------------------------------------------
+
+
+def sensitivity(mem: Memory, subject: str) -> dict[tuple[str, str], str]:
+    """(part, field) -> sensitivity class, for every sensitive field of the subject's model."""
+    model = build_model(mem.catalog, mem.inferred_schemas(subject))
+    out: dict[tuple[str, str], str] = {}
+    for part in [*model.groups, *model.collections]:
+        for f in part.fields:
+            if f.spec.sensitivity != "none":
+                out[(part.attr, f.name)] = f.spec.sensitivity
+    return out
+
+
+def state_tree(user: Any, sensitive: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+    """The root object's parts: groups as field lists, collections as tables, notes as text."""
+    parts = []
+    for part in dataclasses.fields(user):
+        value = getattr(user, part.name)
+        if isinstance(value, tuple):
+            names = []
+            if value and dataclasses.is_dataclass(value[0]):
+                names = [f.name for f in dataclasses.fields(value[0]) if f.name != "fact_ids"]
+            rows = []
+            for record in value:
+                key = getattr(record, "key", None) or getattr(record, "fact_id", "")
+                cells = []
+                for name in names:
+                    cell = getattr(record, name)
+                    masked = (part.name, name) in sensitive and cell is not None
+                    cells.append(
+                        {
+                            "text": MASK if masked else show(cell),
+                            "sort": "" if masked else sort_key(cell),
+                            "field": name,
+                        }
+                    )
+                rows.append({"key": key, "expr": f"user.{part.name}[{key!r}]", "cells": cells})
+            parts.append({"name": part.name, "kind": "collection", "columns": names, "rows": rows})
+        elif dataclasses.is_dataclass(value):
+            fields = []
+            for f in dataclasses.fields(value):
+                if f.name == "fact_ids":
+                    continue
+                cell = getattr(value, f.name)
+                cls = sensitive.get((part.name, f.name))
+                fields.append(
+                    {
+                        "name": f.name,
+                        "text": MASK if cls and cell is not None else show(cell),
+                        "sensitive": cls,
+                        "expr": f"user.{part.name}.{f.name}",
+                        "known": cell is not None,
+                    }
+                )
+            parts.append({"name": part.name, "kind": "group", "fields": fields})
+        else:
+            parts.append({"name": part.name, "kind": "value", "text": show(value)})
+    return parts
+
+
+def export_data(mem: Memory, subject: str, user: Any | None) -> dict[str, Any]:
+    """'What do you remember about me': the typed state and notes, sensitive values masked."""
+    sensitive = sensitivity(mem, subject)
+    state: dict[str, Any] = {}
+    notes: list[dict[str, Any]] = []
+    if user is not None:
+        for part in dataclasses.fields(user):
+            value = getattr(user, part.name)
+            if part.name == "notes":
+                notes = [
+                    {"text": n.text, "recorded_at": show(getattr(n, "recorded_at", None))}
+                    for n in value
+                ]
+            elif isinstance(value, tuple):
+                if value:
+                    state[part.name] = [_masked(part.name, r, sensitive) for r in value]
+            elif dataclasses.is_dataclass(value):
+                fields = _masked(part.name, value, sensitive)
+                if any(v is not None for v in fields.values()):
+                    state[part.name] = fields
+    return {
+        "subject": subject,
+        "tenant": mem.tenant,
+        "state": state,
+        "notes": notes,
+        "masked": sorted(f"{p}.{f}" for p, f in sensitive),
+    }
+
+
+def _masked(part: str, obj: Any, sensitive: dict[tuple[str, str], str]) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(obj):
+        if f.name == "fact_ids":
+            continue
+        value = getattr(obj, f.name)
+        out[f.name] = MASK if (part, f.name) in sensitive and value is not None else value
+    return verbs.plain(out)
+
+
+# -- the timeline ------------------------------------------------------------------------------
+
+
+def activity_svg(days: list[dt.date], marks: list[tuple[dt.date, str]]) -> dict[str, Any]:
+    """Facts per month as bars, with checkpoints and alerts as ticks: numbers for an SVG."""
+    if not days and not marks:
+        return {"bars": [], "ticks": [], "labels": [], "width": 0, "height": 0}
+    everything = days + [d for d, _ in marks]
+    first, last = min(everything), max(everything)
+    months = (last.year - first.year) * 12 + last.month - first.month + 1
+    counts = Counter((d.year - first.year) * 12 + d.month - first.month for d in days)
+    top = max(counts.values(), default=1)
+    # A fixed drawing width keeps labels legible; heights on a log scale keep a month of a
+    # few messages visible next to a month with a thousand imported records.
+    width, height, base = 720, 140, 110
+    step = width / months
+    bars = [
+        {
+            "x": round(i * step + 1, 1),
+            "w": round(max(step - 2, 1), 1),
+            "h": round(_scaled(n, top), 1),
+            "y": round(base - _scaled(n, top), 1),
+            "title": f"{_month(first, i)}: {n} facts",
+        }
+        for i, n in sorted(counts.items())
+    ]
+    ticks = [
+        {
+            "x": round(((d.year - first.year) * 12 + d.month - first.month + 0.5) * step, 1),
+            "kind": kind,
+            "title": f"{d.isoformat()}: {kind}",
+        }
+        for d, kind in marks
+    ]
+    labels = [
+        {"x": round(i * step, 1), "text": _month(first, i)}
+        for i in range(months)
+        if (first.month - 1 + i) % 12 == 0 or i == 0
+    ]
+    return {
+        "bars": bars,
+        "ticks": ticks,
+        "labels": labels,
+        "width": width,
+        "height": height,
+        "top": top,
+    }
+
+
+def _scaled(n: int, top: int) -> float:
+    return max(math.log1p(n) / math.log1p(top) * 90, 2.0)
+
+
+def _month(first: dt.date, offset: int) -> str:
+    n = first.month - 1 + offset
+    return f"{first.year + n // 12}-{n % 12 + 1:02d}"
+
+
+def masked_fact_text(mem: Memory, fact: Any) -> str:
+    """A fact's statement or value for an overview, with sensitive values masked.
+
+    A sensitive value's statement quotes it too, so both are hidden; the `why` page of the
+    value is where an operator deliberately looks at it.
+    """
+    spec = mem.catalog.attributes.get(fact.path)
+    if spec is not None:
+        if spec.spec.sensitivity != "none":
+            return MASK
+        return fact.text or (fact.value_json or "")[:160]
+    coll = mem.catalog.collection(fact.path)
+    hidden = {n for n, f in coll.spec.fields.items() if f.sensitivity != "none"} if coll else set()
+    value = fact.value
+    if isinstance(value, dict) and hidden & set(value):
+        value = {k: MASK if k in hidden else v for k, v in value.items()}
+        return json.dumps(verbs.plain(value), ensure_ascii=False)[:160]
+    if hidden and fact.text:
+        return MASK  # free text about a record with sensitive fields may quote them
+    return fact.text or (fact.value_json or "")[:160]
+
+
+def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
+    """Facts, checkpoints and alerts of a subject as one list of dated events, newest first."""
+    addr = mem.address(subject)
+    facts = mem.facts(subject)
+    checkpoints = mem.store.checkpoints(addr)
+    alerts = mem.alerts(subject, include_resolved=True)
+    events: list[dict[str, Any]] = []
+    for f in facts:
+        what = f.path + (f"[{f.record_key}]" if f.record_key else "")
+        events.append(
+            {
+                "at": f.recorded_at,
+                "kind": f"fact {f.op}",
+                "text": what,
+                "detail": masked_fact_text(mem, f),
+                "source": f.source,
+                "id": f.id,
+            }
+        )
+    for c in checkpoints:
+        at = c.get("published_at") or c.get("finished_at") or c.get("started_at")
+        events.append(
+            {
+                "at": at,
+                "kind": f"checkpoint {c.get('status')}",
+                "text": f"version {c.get('version')}" if c.get("version") else "compile",
+                "detail": f"{c.get('facts')} facts up to seq {c.get('watermark')}",
+                "source": "compiler",
+                "id": None,
+            }
+        )
+    for a in alerts:
+        events.append(
+            {
+                "at": a.first_seen,
+                "kind": "alert raised",
+                "text": a.message,
+                "detail": f"{a.severity} · {a.check}",
+                "source": "checks",
+                "id": a.id,
+            }
+        )
+        if a.resolved_on is not None:
+            events.append(
+                {
+                    "at": a.resolved_on,
+                    "kind": "alert resolved",
+                    "text": a.message,
+                    "detail": a.check,
+                    "source": "checks",
+                    "id": a.id,
+                }
+            )
+    for e in events:
+        at = e["at"]
+        e["day"] = at.date() if isinstance(at, dt.datetime) else at
+        e["sort"] = at if isinstance(at, dt.datetime) else dt.datetime.combine(at, dt.time.max)
+    events = [e for e in events if e["day"] is not None]
+    events.sort(key=lambda e: e["sort"], reverse=True)
+    marks = [(e["day"], e["kind"].split()[0]) for e in events if not e["kind"].startswith("fact")]
+    plot = activity_svg([f.recorded_at.date() for f in facts], marks)
+    counts = Counter(e["kind"] for e in events)
+    return {
+        "events": events if limit is None else events[:limit],
+        "total": len(events),
+        "plot": plot,
+        "counts": sorted(counts.items()),
+    }
+
+
+def fact_view(f: Any, statuses: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    evidence = f.evidence
+    quotes = []
+    for e in evidence if isinstance(evidence, list) else [evidence]:
+        if isinstance(e, dict):
+            where = ", ".join(f"{k} {v}" for k, v in e.items() if k not in ("quote", "tier"))
+            quotes.append({"quote": e.get("quote"), "tier": e.get("tier"), "where": where})
+    status = statuses.get(f.id, {})
+    return {
+        "id": f.id,
+        "op": f.op,
+        "path": f.path + (f"[{f.record_key}]" if f.record_key else ""),
+        "value": show(f.value) if f.value_json is not None else None,
+        "text": f.text,
+        "source": f.source,
+        "confidence": f.confidence,
+        "recorded_at": f.recorded_at,
+        "status": status.get("status"),
+        "decision": status.get("decision"),
+        "superseded_by": status.get("superseded_by"),
+        "quotes": quotes,
+        "input_id": f.input_id,
+    }

@@ -1,0 +1,185 @@
+"""The console in headless Chromium (Selenium with the system's chromium + chromium-driver).
+
+A real `uac serve` subprocess, a real browser: log in with a key from the keyboard, open a
+subject, follow a value to its evidence, sort a table from the keyboard, acknowledge an
+alert, search, read the timeline, and check that another tenant's key sees nothing. Every
+page is saved as a screenshot under tests/artifacts/console/ (gitignored) to be looked at.
+
+Without a browser the tests skip with one line saying how to install one; under CI=true a
+missing browser is a failure (.ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_console import OTHER_SECRET, SECRET_NUMBER, seed
+from test_serve import _admin, _key, serving
+
+ARTIFACTS = Path(__file__).with_name("artifacts") / "console"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+HOW = "install a browser to run them: apt-get install -y chromium chromium-driver"
+
+
+def _browser_or_skip() -> tuple[str, str]:
+    if CHROMIUM and DRIVER:
+        try:
+            import selenium  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            return CHROMIUM, DRIVER
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests need chromium, chromium-driver and selenium under CI; {HOW}")
+    pytest.skip(f"console browser tests skipped: {HOW} (and pip install selenium)")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    _browser_or_skip()
+    home = tmp_path_factory.mktemp("console-browser") / "ws"
+    seed(home)
+    with serving(home) as info:
+        admin = _admin(info)
+        info["rw"] = _key(admin, "acme")
+        info["other"] = _key(admin, "other")
+        yield info
+
+
+@pytest.fixture
+def driver() -> Iterator[Any]:
+    chromium, chromedriver = _browser_or_skip()
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",  # tests may run as root in a container
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1200,900",
+        "--no-first-run",
+        "--disable-extensions",
+        "--disable-background-networking",
+        "--disable-sync",
+        "--disable-component-update",
+    ):
+        options.add_argument(arg)
+    browser = webdriver.Chrome(options=options, service=Service(chromedriver))
+    browser.set_page_load_timeout(120)
+    try:
+        yield browser
+    finally:
+        browser.quit()
+
+
+def shot(driver: Any, name: str) -> Path:
+    """Save a screenshot of the page as it is now."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    assert driver.save_screenshot(str(path)), name
+    return path
+
+
+def login(driver: Any, url: str, key: str) -> None:
+    """Log in from the keyboard: type the key, press Enter."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(url + "/console/")
+    assert driver.current_url.endswith("/console/login")
+    field = driver.find_element(By.ID, "key")
+    assert driver.switch_to.active_element == field  # focused on load: type at once
+    field.send_keys(key, Keys.ENTER)
+    assert driver.find_element(By.TAG_NAME, "h1").text == "Subjects"
+
+
+def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    url = served["url"]
+    driver.get(url + "/console/login")
+    shot(driver, "01-login")
+    login(driver, url, served["rw"])
+    assert "uac_console" not in driver.execute_script("return document.cookie")  # HttpOnly
+    shot(driver, "02-subjects")
+
+    driver.find_element(By.LINK_TEXT, "user:maya").click()
+    assert driver.find_element(By.CSS_SELECTOR, "h1.subject-name").text == "user:maya"
+    body = driver.find_element(By.TAG_NAME, "main").text
+    assert "Bangkok" in body and SECRET_NUMBER not in body
+    shot(driver, "03-subject")
+
+    # sort the trips table from the keyboard: focus the column's button, press Enter
+    header = driver.find_element(By.XPATH, "//table//th[button[normalize-space()='city']]")
+    header.find_element(By.TAG_NAME, "button").send_keys(Keys.ENTER)
+    assert header.get_attribute("aria-sort") == "ascending"
+
+    driver.find_element(By.LINK_TEXT, "2027-04-18").click()
+    assert "why" in driver.current_url
+    evidence = driver.find_element(By.TAG_NAME, "blockquote").text
+    assert "My passport expires on 18 April 2027." in evidence
+    assert "superseded by" in driver.find_element(By.TAG_NAME, "main").text
+    shot(driver, "04-why")
+
+    driver.find_element(By.LINK_TEXT, "Timeline").click()
+    svg = driver.find_element(By.CSS_SELECTOR, "figure.plot svg")
+    assert svg.size["width"] > 200 and svg.find_elements(By.CSS_SELECTOR, "rect.bar")
+    events = driver.find_element(By.CSS_SELECTOR, "ol.events").text
+    assert "alert raised" in events and "checkpoint published" in events
+    shot(driver, "05-timeline")
+
+    driver.find_element(By.CSS_SELECTOR, "nav.tabs").find_element(By.LINK_TEXT, "Alerts").click()
+    assert "not valid long enough" in driver.find_element(By.TAG_NAME, "main").text
+    shot(driver, "06-alerts")
+    driver.find_element(By.XPATH, "//button[normalize-space()='Acknowledge']").click()
+    status = driver.find_element(By.CSS_SELECTOR, "article.alert header").text
+    assert "acknowledged" in status
+    assert not driver.find_elements(By.XPATH, "//button[normalize-space()='Acknowledge']")
+    shot(driver, "07-alert-acknowledged")
+
+    driver.find_element(By.LINK_TEXT, "Search notes").click()
+    driver.find_element(By.ID, "q").send_keys("climbing gym", Keys.ENTER)
+    table = driver.find_element(By.CSS_SELECTOR, "table.hits")
+    assert "climbing gym membership" in table.text and "BM25 rank" in table.text
+    shot(driver, "08-search")
+
+    driver.find_element(By.LINK_TEXT, "Diff").click()
+    assert "user.passport.expiry_date" in driver.find_element(By.TAG_NAME, "main").text
+    shot(driver, "09-diff")
+
+    driver.find_element(By.LINK_TEXT, "Export").click()
+    assert SECRET_NUMBER not in driver.page_source and "•••" in driver.page_source
+    shot(driver, "10-export")
+
+    # readable on a phone: no horizontal scrolling of the page itself
+    driver.set_window_size(390, 844)
+    driver.get(url + "/console/s/user:maya")
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= driver.execute_script("return window.innerWidth") + 1
+    shot(driver, "11-subject-phone")
+
+
+def test_other_tenant_sees_nothing_in_the_browser(served: dict[str, Any], driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    url = served["url"]
+    login(driver, url, served["other"])
+    main = driver.find_element(By.TAG_NAME, "main").text
+    assert "user:eve" in main and "maya" not in main
+    driver.get(url + "/console/s/user:maya")
+    assert "has no subject user:maya" in driver.find_element(By.TAG_NAME, "main").text
+    assert "Bangkok" not in driver.page_source and SECRET_NUMBER not in driver.page_source
+    shot(driver, "12-other-tenant")
+    driver.get(url + "/console/s/user:eve/export")
+    assert OTHER_SECRET not in driver.page_source
