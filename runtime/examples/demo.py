@@ -12,6 +12,7 @@ import json
 import random
 import shutil
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Callable
 from decimal import Decimal
@@ -21,6 +22,7 @@ from typing import Any
 from uac.checks import CallbackSink
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import DB_FILE
+from uac.runtime.api import keys
 from uac.runtime.api.memory import Memory
 
 PERSONA = "maya"
@@ -436,6 +438,47 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     )
     for line in block.rstrip().splitlines():
         out("   | " + line)
+    tour_sharing(mem, out)
+
+
+def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
+    """Step 12: many callers at once on one Memory (threads), then the way to a service."""
+    out("")
+    out("12. Many callers at once: 8 threads share this Memory, 25 writes each:")
+    errors: list[str] = []
+    ids: list[str] = []
+
+    def agent(n: int) -> None:
+        for i in range(25):
+            try:
+                fact = mem.remember(
+                    f"agent{n % 4}", f"Shift note {n}-{i}", now=_session("2026-11-30", 9)
+                )
+                ids.extend(f.id for f in fact.facts)
+            except Exception as exc:  # the demo shows every error it meets
+                errors.append(f"{type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=agent, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = mem.store.con.execute(
+        "SELECT count(*) FROM facts WHERE subject LIKE 'agent%'"
+    ).fetchone()[0]
+    report = mem.verify()
+    out(
+        f"   {len(ids)} writes acknowledged, {stored} stored, {len(errors)} errors; hash chain "
+        f"{'verified' if report.ok else 'BROKEN'} over {report.checked} facts (one writer, "
+        "group commit)"
+    )
+    for error in errors[:3]:
+        out(f"   error: {error}")
+    key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
+    out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
+    out("   and a web console); a read-only key for maya was created for you:")
+    out(f"     uac --home {mem.home} serve --every 10m")
+    out(f"     console: http://127.0.0.1:8765/console   key ({key_id}): {token}")
 
 
 def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
