@@ -197,7 +197,7 @@ IRREGULAR: dict[str, str] = {
 for _ambiguous in ("found", "ground", "left", "lay", "lit", "wound", "bound", "lives", "saw"):
     IRREGULAR.pop(_ambiguous, None)
 
-SPEAKER_WEIGHT = 0.3
+SPEAKER_WEIGHT = 2.0
 
 _WORD = re.compile(r"[a-z0-9]+")
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})

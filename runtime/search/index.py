@@ -80,13 +80,13 @@ from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
 LAYOUT = "2"  # bump when the search_* tables change shape; a writable store then rebuilds
 RRF_K = 60  # only for the informational `rrf` of a hit; ranking uses weighted score fusion
 BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_B = 0.3
 # Fusion weights: the lexical list is the reference (1.0). A semantic embedder's list gets
 # equal say; a non-semantic one (feature hashing) is consulted only when the lexical list
 # cannot be trusted alone (a query word unknown to the subject, or fewer than k matches) and
 # then weighs VECTOR_WEIGHT_NON_SEMANTIC (tuned on the dev half of bench/data/conv_*).
 VECTOR_WEIGHT_SEMANTIC = 1.0
-VECTOR_WEIGHT_NON_SEMANTIC = 0.3
+VECTOR_WEIGHT_NON_SEMANTIC = 0.1
 # Recency breaks ties: its whole range (factor 0.5..1) moves a score by at most
 # RECENCY_WEIGHT/2 of the best relevance, so it reorders near-equal items only. A query
 # asking for what is new ("recently", "latest") weighs it RECENCY_WEIGHT_CUED instead.
@@ -95,7 +95,7 @@ RECENCY_WEIGHT_CUED = 0.3
 # Inside a time window ("what did she do in March?") the question asks what happened, and
 # the few remaining words (often just a name) favour the shortest turns; this prior for
 # longer, wordier items counters BM25's short-document bias there.
-WINDOW_SUBSTANCE_WEIGHT = 0.5
+WINDOW_SUBSTANCE_WEIGHT = 1.0
 # hops=2: the second pass (query + names found in the first hits) adds items below the best
 # first-pass item; its best scores HOP_DISCOUNT of the first pass's best.
 HOP_DISCOUNT = 0.9
@@ -709,7 +709,8 @@ class SearchIndex:
                     "at": at,
                     "bm25": (rank, float(score)),
                     "lexical": float(score) / top,
-                    "substance": min(1.0, float(length) / avgdl),
+                    # Saturating: 0.5 at the subject's average length, towards 1 for long items.
+                    "substance": float(length) / (float(length) + avgdl),
                 }
         else:
             fill = 0.0
@@ -727,6 +728,18 @@ class SearchIndex:
             if scope.windows:
                 relevance += WINDOW_SUBSTANCE_WEIGHT * p.get("substance", 0.0)
             p["relevance"] = relevance
+        if lex and vec and not semantic:
+            # A non-semantic list reorders the lexical top k but never displaces one of them:
+            # every other item ranks below the weakest of those, lexical matches first.
+            head = {doc for doc, *_ in lex[:k]}
+            floor = min(parts[d]["relevance"] for d in head)
+            for doc, p in parts.items():
+                if doc in head:
+                    continue
+                if "bm25" in p:
+                    p["relevance"] = floor * (0.5 + 0.49 * p["lexical"])
+                else:
+                    p["relevance"] = floor * 0.49 * p["vector"]
         return parts
 
     def _second_hop(
