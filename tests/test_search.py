@@ -247,9 +247,10 @@ def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex)
         # Hits are ordered by the final score (recency included); compare the BM25 list.
         ours = [(doc_of[h.id], h.bm25) for h in sorted(hits, key=lambda h: h.bm25_rank)]
         theirs = ref.execute(
-            "SELECT doc, s FROM (SELECT doc, fts_main_d.match_bm25(doc, ?) AS s FROM d)"
-            " WHERE s IS NOT NULL ORDER BY s DESC, doc",
-            [" ".join(index.analyzer.query_terms(query))],
+            "SELECT doc, s FROM (SELECT doc, fts_main_d.match_bm25(doc, ?, k := ?, b := ?) AS s"
+            " FROM d) WHERE s IS NOT NULL ORDER BY s DESC, doc",
+            [" ".join(index.analyzer.query_terms(query)), search_module.BM25_K1,
+             search_module.BM25_B],  # fmt: skip
         ).fetchall()
         assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
         # The extension takes log10 for the idf; ours is the natural log.
