@@ -641,11 +641,12 @@ def conv_scores(
     """recall@5/@10 (share of evidence turns found) and MRR@10, overall and per category."""
     sums: dict[str, list[float]] = {}
     for q in questions:
-        top = ranked(q)
+        # A place is one turn, or a hit with its neighbours (a list of turns).
+        top = [t if isinstance(t, list) else [t] for t in ranked(q)]
         ev = set(q["evidence"])
-        r5 = len(ev & set(top[:5])) / len(ev)
-        r10 = len(ev & set(top[:10])) / len(ev)
-        rr = next((1 / (i + 1) for i, t in enumerate(top[:10]) if t in ev), 0.0)
+        r5 = len(ev & {x for t in top[:5] for x in t}) / len(ev)
+        r10 = len(ev & {x for t in top[:10] for x in t}) / len(ev)
+        rr = next((1 / (i + 1) for i, t in enumerate(top[:10]) if ev & set(t)), 0.0)
         for key in ("all", q["category"]):
             acc = sums.setdefault(key, [0.0, 0.0, 0.0, 0.0])
             acc[0] += r5
@@ -662,7 +663,7 @@ def conv_modes(index: SearchIndex, ids: dict[int, list[str]]) -> dict[str, Calla
     """The uac rankings to compare: each single list and the defaults (recency on)."""
     turn_of = {i: (n, t) for n, row in ids.items() for t, i in enumerate(row)}
 
-    def mode(**options: Any) -> Callable[[dict[str, Any]], list[int]]:
+    def mode(*, context: bool = False, **options: Any) -> Callable[[dict[str, Any]], list[int]]:
         def ranked(q: dict[str, Any]) -> list[int]:
             hits = index.search(
                 conv_address(q["dialogue"]),
@@ -671,7 +672,10 @@ def conv_modes(index: SearchIndex, ids: dict[int, list[str]]) -> dict[str, Calla
                 today=dt.date.fromisoformat(q["today"]),
                 **options,
             )
-            return [turn_of[h.id][1] for h in hits]
+            if not context:
+                return [turn_of[h.id][1] for h in hits]
+            # Each hit with its neighbours counts as one of the 10 places (what an agent sees).
+            return [[turn_of[x][1] for x in (h.id, *(n.id for n in h.neighbours))] for h in hits]  # type: ignore[misc]
 
         return ranked
 
@@ -680,6 +684,10 @@ def conv_modes(index: SearchIndex, ids: dict[int, list[str]]) -> dict[str, Calla
         "uac vector only (recency off)": mode(lexical=False, half_life_days=math.inf),
         "uac fused, recency off": mode(half_life_days=math.inf),
         "uac default (Memory.search defaults)": mode(),
+        "uac default, hops=2": mode(hops=2),
+        "uac default, neighbours=1 (hit + its 2 neighbours per place)": mode(
+            neighbours=1, context=True
+        ),
     }
 
 
