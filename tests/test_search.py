@@ -249,8 +249,11 @@ def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex)
         theirs = ref.execute(
             "SELECT doc, s FROM (SELECT doc, fts_main_d.match_bm25(doc, ?, k := ?, b := ?) AS s"
             " FROM d) WHERE s IS NOT NULL ORDER BY s DESC, doc",
-            [" ".join(index.analyzer.query_terms(query)), search_module.BM25_K1,
-             search_module.BM25_B],  # fmt: skip
+            [
+                " ".join(index.analyzer.query_terms(query)),
+                search_module.BM25_K1,
+                search_module.BM25_B,
+            ],
         ).fetchall()
         assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
         # The extension takes log10 for the idf; ours is the natural log.

@@ -6,24 +6,28 @@ except inputs of kind 'command' (operator syntax such as "forget f_..") and 'imp
 whole imported file; its records are typed state, answered exactly elsewhere), and except
 the input a note fact was made from (the note stands for it, so one note is one hit).
 
-Ranking: a lexical list (Okapi BM25, k1=1.2, b=0.75, statistics per subject) and a dense
-list (cosine similarity from a pluggable `Embedder`) are fused by reciprocal rank fusion,
-rrf = sum 1/(60 + rank). The fused score is multiplied by a recency factor
-0.5 + 0.5 * 0.5 ** (age_days / half_life_days) and by 0.5 when the item has active negative
-feedback. The recency factor never goes below 0.5: RRF keeps only rank differences (rank 1
-and rank 9 differ by less than 2x), so an unbounded decay would let any recent, barely related
-message outrank an older note that matches exactly.
+Ranking: a lexical list (Okapi BM25, statistics per subject) and a dense list (cosine
+similarity from a pluggable `Embedder`) are normalised (BM25 / the best BM25; cosine min-max
+over the list) and added with weights. Reciprocal rank fusion, used before, gave a weak list
+equal say and halved the score of an item missing from one list: with the hashing embedder
+(which puts short turns of the same speaker on top, a name dominating a short vector) it
+lost evidence turns that BM25 alone ranked in the top 10. Now an embedder declares whether it
+is semantic; a non-semantic list is consulted only when BM25 is unsure and may reorder the
+lexical top k but never displace one of them (see `_rank`). Recency (factor
+0.5 + 0.5 * 0.5 ** (age_days / half_life_days)) only breaks near-ties: it adds at most
+RECENCY_WEIGHT of the best relevance, because as a multiplier its 0.66..1 spread within one
+conversation outweighed the ~1.15x between fused ranks 1 and 10. A time expression in the
+query ("in March 2023", "last month", see timeq.py) becomes a window on the item's time.
 Ties break on newer date, then log order, so the same data and `today` always give the
-same list. A negatively marked hit has `negative_feedback=True`; a later retract of the
-feedback fact restores its score.
+same list. A negatively marked hit has `negative_feedback=True` and half the score; a later
+retract of the feedback fact restores its score.
 
 Why not `PRAGMA create_fts_index` directly: DuckDB's FTS index is static — adding one note
 means rebuilding it over the whole corpus (see bench/search.py for the cost at 100k notes),
 and its statistics span every tenant. Instead this module keeps its own inverted index,
-maintained incrementally, and computes BM25 in SQL with the FTS extension's tokenisation
-semantics (lower-case, accents stripped, non-alphanumerics split, stopwords dropped,
-`stem(word, 'porter')` from the extension). tests/test_search.py checks the ranking equals
-`match_bm25` over the same documents.
+maintained incrementally, with terms from analyzer.py (irregular forms, no one-letter junk,
+a weighted speaker field, Porter stems from the FTS extension) and BM25 computed in SQL.
+tests/test_search.py checks the scores equal `match_bm25` over the same analysed terms.
 
 Derived tables (all `search_*`, created with CREATE TABLE IF NOT EXISTS in the workspace DB):
 
@@ -31,7 +35,7 @@ Derived tables (all `search_*`, created with CREATE TABLE IF NOT EXISTS in the w
   counters (`rebuilds`, `syncs`, `last_sync_docs`, `last_sync_vectors`).
 * `search_subjects` — (tenant, scope, subject) -> small integer `sid`; every other table is
   keyed by sid, and every query filters on the one sid of the address asked for.
-* `search_docs` — one row per indexed item: id, kind, text, date, token count.
+* `search_docs` — one row per indexed item: id, kind, text, date, weighted length, session.
 * `search_postings` — (sid, term, doc, tf) plus the doc's length, kind and date copied in,
   so BM25 with filters reads this one table: the inverted index.
 * `search_vectors` — (doc, sid, kind, date, vec FLOAT[dim], coarse FLOAT[32]) for the
