@@ -70,10 +70,13 @@ def test_typo_and_paraphrase_are_found_by_the_fused_ranking(
     mem: Memory, index: SearchIndex
 ) -> None:
     ids = add_all(mem)
-    # "flihgt"/"Lisbn" defeat BM25; the character n-grams of the dense path still match.
+    # "flihgt"/"Lisbn": one edit from a word the subject uses, so BM25 spells them right.
     lexical = index.search(ALICE, "flihgt Lisbn", today=TODAY, dense=False)
-    assert ids[1] not in [h.id for h in lexical]
-    fused = index.search(ALICE, "flihgt Lisbn", today=TODAY)
+    assert lexical[0].id == ids[1] and lexical[0].bm25_rank == 1
+    # "flig Lisb" is too short to correct and defeats BM25; the character n-grams of the
+    # dense path still match.
+    assert index.search(ALICE, "flig Lisb", today=TODAY, dense=False) == []
+    fused = index.search(ALICE, "flig Lisb", today=TODAY)
     assert fused[0].id == ids[1] and fused[0].bm25_rank is None
     # Different wording: "allergy"/"antibiotics" share no stem with the note's words.
     hits = index.search(ALICE, "penicilin allergy antibiotics", today=TODAY, k=3)

@@ -153,7 +153,8 @@ def test_fusion_is_never_below_its_best_list(mem: Memory, index: SearchIndex) ->
         for i, t in enumerate(notes)
     ]
     labelled = [
-        ("flihgt Lisbn", 0),  # typos: only the character n-grams find it
+        ("flig Lisb", 0),  # too short to spell-correct: only the character n-grams find it
+        ("flihgt Lisbn", 0),  # one edit each: corrected against the subject's vocabulary
         ("boiler valve", 2),
         ("portugese tutor", 3),
         ("penicilin rash", 4),
@@ -180,8 +181,10 @@ def test_hits_carry_score_parts(mem: Memory, index: SearchIndex) -> None:
     hit = index.search(ALICE, "boiler valve", today=TODAY)[0]
     assert hit.lexical == 1.0 and hit.relevance >= hit.lexical
     assert hit.score == pytest.approx(hit.relevance + 0.02 * hit.relevance * hit.recency)
-    flihgt = index.search(ALICE, "boilr vlave", today=TODAY)[0]
-    assert flihgt.lexical is None and flihgt.vector is not None
+    typo = index.search(ALICE, "bolr vlve", today=TODAY)[0]  # short words: not corrected
+    assert typo.lexical is None and typo.vector is not None and typo.bm25_rank is None
+    corrected = index.search(ALICE, "boilr valvee", today=TODAY)[0]
+    assert corrected.lexical == 1.0 and corrected.bm25 == hit.bm25
 
 
 def test_neighbours_come_from_the_same_session(mem: Memory, index: SearchIndex) -> None:

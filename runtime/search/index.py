@@ -81,7 +81,7 @@ from uac.runtime.search import timeq
 from uac.runtime.search.analyzer import Analyzer, split_speaker
 from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
 
-LAYOUT = "2"  # bump when the search_* tables change shape; a writable store then rebuilds
+LAYOUT = "3"  # bump when the search_* tables change shape; a writable store then rebuilds
 RRF_K = 60  # only for the informational `rrf` of a hit; ranking uses weighted score fusion
 BM25_K1 = 1.2
 BM25_B = 0.3
@@ -91,6 +91,7 @@ BM25_B = 0.3
 # then weighs VECTOR_WEIGHT_NON_SEMANTIC (tuned on the dev half of bench/data/conv_*).
 VECTOR_WEIGHT_SEMANTIC = 1.0
 VECTOR_WEIGHT_NON_SEMANTIC = 0.1
+VECTOR_WEIGHT_UNKNOWN_WORD = 0.1
 # Recency breaks ties: its whole range (factor 0.5..1) moves a score by at most
 # RECENCY_WEIGHT/2 of the best relevance, so it reorders near-equal items only. A query
 # asking for what is new ("recently", "latest") weighs it RECENCY_WEIGHT_CUED instead.
@@ -144,6 +145,9 @@ def search_ddl() -> tuple[str, ...]:
         " kind VARCHAR NOT NULL, at_ts TIMESTAMP NOT NULL)",
         "CREATE TABLE IF NOT EXISTS search_hidden (sid INTEGER NOT NULL, target VARCHAR NOT NULL,"
         " doc BIGINT, by_id VARCHAR NOT NULL, why VARCHAR NOT NULL)",
+        # The subject's vocabulary, for spelling correction of query words it does not hold.
+        "CREATE TABLE IF NOT EXISTS search_terms (sid INTEGER NOT NULL, term VARCHAR NOT NULL,"
+        " df BIGINT NOT NULL, PRIMARY KEY (sid, term))",
         "CREATE TABLE IF NOT EXISTS search_feedback (sid INTEGER NOT NULL, id VARCHAR NOT NULL,"
         " target VARCHAR NOT NULL, doc BIGINT, signal VARCHAR, reason VARCHAR,"
         " seq BIGINT NOT NULL)",
@@ -158,6 +162,7 @@ _TABLES = (
     "search_hidden",
     "search_feedback",
     "search_vectors",
+    "search_terms",
 )
 
 
@@ -468,6 +473,14 @@ class SearchIndex:
             [flo, fhi, ilo, ihi],
         ).fetchall()
         self._insert_docs(first_doc, rows)
+        con.execute(
+            """
+            INSERT INTO search_terms
+            SELECT sid, term, count(*) FROM search_postings WHERE doc >= ? GROUP BY sid, term
+            ON CONFLICT (sid, term) DO UPDATE SET df = df + excluded.df
+            """,
+            [first_doc],
+        )
         added = len(rows)
         subject_join = (
             "JOIN search_subjects s ON s.tenant = f.tenant AND s.scope = f.scope"
@@ -702,7 +715,10 @@ class SearchIndex:
         consult = semantic or not lexical or unknown or len(lex) < k
         if dense and consult and self._meta("embedder") == self._embedder_ident():
             vec = self._dense(scope, text)
-        w_vec = VECTOR_WEIGHT_SEMANTIC if semantic else VECTOR_WEIGHT_NON_SEMANTIC
+        if semantic:
+            w_vec = VECTOR_WEIGHT_SEMANTIC
+        else:
+            w_vec = VECTOR_WEIGHT_UNKNOWN_WORD if unknown else VECTOR_WEIGHT_NON_SEMANTIC
         parts: dict[int, dict[str, Any]] = {}
         if lex:
             top = lex[0][1]
@@ -732,7 +748,7 @@ class SearchIndex:
             if scope.windows:
                 relevance += WINDOW_SUBSTANCE_WEIGHT * p.get("substance", 0.0)
             p["relevance"] = relevance
-        if lex and vec and not semantic:
+        if lex and vec and not semantic and not unknown:
             # A non-semantic list reorders the lexical top k but never displaces one of them:
             # every other item ranks below the weakest of those, lexical matches first.
             head = {doc for doc, *_ in lex[:k]}
@@ -788,11 +804,12 @@ class SearchIndex:
         return merged
 
     def _lexical(self, scope: _Scope, text: str) -> tuple[list[tuple[Any, ...]], bool, float]:
-        """BM25 list (doc, score, date, length), whether a query term is unknown, avgdl."""
+        """BM25 list (doc, score, date, length), whether a query word is unknown, avgdl."""
         # Terms are [a-z0-9]+ by construction (analyzer.words + Porter); the check keeps that.
         terms = [t for t in self.analyzer.query_terms(text) if _TERM.fullmatch(t)]
         if not terms:
             return [], False, 1.0
+        terms, unknown = self._spelled(scope.sid, terms)
         filters, fparams = self._filters("p", scope)
         # Terms travel as one bound string (binding a Python list is ~20x slower; see _literal).
         sql = f"""
@@ -806,8 +823,7 @@ class SearchIndex:
                    sum(ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * p.tf * ({BM25_K1} + 1)
                        / (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.len / st.avgdl)))
                    AS score,
-                   any_value(p.at_ts), any_value(p.len), any_value(st.avgdl),
-                   (SELECT count(DISTINCT term) FROM p) AS found
+                   any_value(p.at_ts), any_value(p.len), any_value(st.avgdl)
             FROM p CROSS JOIN st
             WHERE true {filters}
             GROUP BY p.doc
@@ -817,8 +833,39 @@ class SearchIndex:
         rows = self.con.execute(sql, params).fetchall()
         if not rows:
             return [], True, 1.0
-        unknown = int(rows[0][5]) < len(terms)
         return [r[:4] for r in rows], unknown, float(rows[0][4]) or 1.0
+
+    def _spelled(self, sid: int, terms: list[str]) -> tuple[list[str], bool]:
+        """Terms with each unknown one replaced by its closest known spelling, if any."""
+        known = {
+            r[0]
+            for r in self.con.execute(
+                "SELECT term FROM search_terms WHERE sid = ?"
+                " AND list_contains(?::VARCHAR::VARCHAR[], term)",
+                [sid, _quoted(terms)],
+            ).fetchall()
+        }
+        out, unknown = [], False
+        for term in terms:
+            if term in known:
+                out.append(term)
+                continue
+            unknown = True
+            # A typo is one edit in a word of 5+ letters, two from 8 (transpositions are one).
+            edits = 0 if len(term) < 5 else 1 if len(term) < 8 else 2
+            row = None
+            if edits:
+                row = self.con.execute(
+                    """
+                    SELECT term FROM search_terms
+                    WHERE sid = ? AND abs(length(term) - length($2)) <= $3
+                      AND damerau_levenshtein(term, $2) <= $3
+                    ORDER BY damerau_levenshtein(term, $2), df DESC, term LIMIT 1
+                    """.replace("?", "$1"),
+                    [sid, term, edits],
+                ).fetchone()
+            out.append(str(row[0]) if row else term)
+        return sorted(set(out)), unknown
 
     def _dense(self, scope: _Scope, text: str) -> list[tuple[Any, ...]]:
         query = self.embedder.embed([text])[0]
