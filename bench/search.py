@@ -472,7 +472,7 @@ def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
             ids = load_notes(mem, notes)
             index = SearchIndex(mem.store, make())
             build = timed(index.sync)
-            modes = [("vector only", False, True), ("fused (RRF)", True, True)]
+            modes = [("vector only", False, True), ("fused (weighted score fusion)", True, True)]
             if n == 0:
                 modes.insert(0, ("lexical only (BM25)", True, False))
             for mode, lex, den in modes:
