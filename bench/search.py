@@ -33,6 +33,7 @@ import math
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -55,6 +56,8 @@ from uac.runtime.search.embedders import (
     local_model_dir,
 )
 from uac.runtime.search.index import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT, SearchIndex
+
+DATA = Path(__file__).with_name("data")
 
 SEED = 20261129
 ALICE = Address("default", "user", "alice")
@@ -469,7 +472,7 @@ def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
             ids = load_notes(mem, notes)
             index = SearchIndex(mem.store, make())
             build = timed(index.sync)
-            modes = [("vector only", False, True), ("fused (RRF)", True, True)]
+            modes = [("vector only", False, True), ("fused (weighted score fusion)", True, True)]
             if n == 0:
                 modes.insert(0, ("lexical only (BM25)", True, False))
             for mode, lex, den in modes:
@@ -580,6 +583,165 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     print("\n".join(lines[-22:]), flush=True)
 
 
+# -- conversational retrieval set (bench/convset.py) ------------------------------------------
+
+
+def conv_address(n: int) -> Address:
+    """The subject one dialogue is stored under."""
+    return Address("default", "user", f"dialogue{n}")
+
+
+def load_dialogues(mem: Memory, dialogues: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """Append every turn as a message input (speaker-prefixed, dated, with its session)."""
+    ids: dict[int, list[str]] = {}
+    for d in dialogues:
+        n = d["questions"][0]["dialogue"]
+        first = dt.datetime.fromisoformat(d["turns"][0]["at"])
+        batch = Batch(conv_address(n), first, "bench")
+        for t in d["turns"]:
+            batch.inputs.append(
+                NewInput(
+                    "message",
+                    t["text"],
+                    "user_message",
+                    session_id=f"d{n}s{t['session']}",
+                    observed_at=dt.datetime.fromisoformat(t["at"]),
+                )
+            )
+        mem.store.append(batch)
+        ids[n] = [i.id for i in mem.store.inputs(conv_address(n))]
+        assert len(ids[n]) == len(d["turns"])
+    return ids
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def bm25_baseline(dialogues: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[int]]:
+    """rank_bm25's BM25Okapi per dialogue over lowercase word tokens: turn numbers, best first."""
+    from rank_bm25 import BM25Okapi
+
+    models = {
+        d["questions"][0]["dialogue"]: BM25Okapi([_tokens(t["text"]) for t in d["turns"]])
+        for d in dialogues
+    }
+
+    def ranked(q: dict[str, Any]) -> list[int]:
+        scores = models[q["dialogue"]].get_scores(_tokens(q["question"]))
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        return [i for i in order[:10] if scores[i] > 0]
+
+    return ranked
+
+
+def conv_scores(
+    questions: list[dict[str, Any]], ranked: Callable[[dict[str, Any]], list[int]]
+) -> dict[str, dict[str, float]]:
+    """recall@5/@10 (share of evidence turns found) and MRR@10, overall and per category."""
+    sums: dict[str, list[float]] = {}
+    for q in questions:
+        # A place is one turn, or a hit with its neighbours (a list of turns).
+        top = [t if isinstance(t, list) else [t] for t in ranked(q)]
+        ev = set(q["evidence"])
+        r5 = len(ev & {x for t in top[:5] for x in t}) / len(ev)
+        r10 = len(ev & {x for t in top[:10] for x in t}) / len(ev)
+        rr = next((1 / (i + 1) for i, t in enumerate(top[:10]) if ev & set(t)), 0.0)
+        for key in ("all", q["category"]):
+            acc = sums.setdefault(key, [0.0, 0.0, 0.0, 0.0])
+            acc[0] += r5
+            acc[1] += r10
+            acc[2] += rr
+            acc[3] += 1
+    return {
+        k: {"recall@5": v[0] / v[3], "recall@10": v[1] / v[3], "MRR": v[2] / v[3], "n": v[3]}
+        for k, v in sums.items()
+    }
+
+
+def conv_modes(index: SearchIndex, ids: dict[int, list[str]]) -> dict[str, Callable[..., Any]]:
+    """The uac rankings to compare: each single list and the defaults (recency on)."""
+    turn_of = {i: (n, t) for n, row in ids.items() for t, i in enumerate(row)}
+
+    def mode(*, context: bool = False, **options: Any) -> Callable[[dict[str, Any]], list[int]]:
+        def ranked(q: dict[str, Any]) -> list[int]:
+            hits = index.search(
+                conv_address(q["dialogue"]),
+                q["question"],
+                k=10,
+                today=dt.date.fromisoformat(q["today"]),
+                **options,
+            )
+            if not context:
+                return [turn_of[h.id][1] for h in hits]
+            # Each hit with its neighbours counts as one of the 10 places (what an agent sees).
+            return [[turn_of[x][1] for x in (h.id, *(n.id for n in h.neighbours))] for h in hits]  # type: ignore[misc]
+
+        return ranked
+
+    return {
+        "uac lexical only (recency off)": mode(dense=False, half_life_days=math.inf),
+        "uac vector only (recency off)": mode(lexical=False, half_life_days=math.inf),
+        "uac fused, recency off": mode(half_life_days=math.inf),
+        "uac default (Memory.search defaults)": mode(),
+        "uac default, hops=2": mode(hops=2),
+        "uac default, neighbours=1 (hit + its 2 neighbours per place)": mode(
+            neighbours=1, context=True
+        ),
+    }
+
+
+def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
+    """Quality on the conversational set: rank_bm25, each uac list, the uac default."""
+    embedders: list[tuple[str, Callable[[], Embedder]]] = [("hashing-256", HashingEmbedder)]
+    if local_model_dir() is not None:
+        embedders.append(("MiniLM-L6-v2", LocalEmbedder))
+    for split in args.conv:
+        data = json.loads((DATA / f"conv_{split}.json").read_text())
+        dialogues = data["dialogues"]
+        questions = [q for d in dialogues for q in d["questions"]]
+        turns = sum(len(d["turns"]) for d in dialogues)
+        lines += [
+            f"### Conversational set, {split} half ({len(dialogues)} dialogues, {turns:,} turns,"
+            f" {len(questions)} questions; bench/data/conv_{split}.json)",
+            "",
+            "| ranking | embedder | recall@5 | recall@10 | MRR@10 | r@10 single | r@10 multi"
+            " | r@10 temporal | r@10 open |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+
+        def row(name: str, emb: str, s: dict[str, dict[str, float]], lines=lines) -> None:
+            cats = [
+                s.get(c, {}).get("recall@10", float("nan"))
+                for c in ("single-hop", "multi-hop", "temporal", "open-domain")
+            ]
+            a = s["all"]
+            lines.append(
+                f"| {name} | {emb} | {a['recall@5']:.3f} | {a['recall@10']:.3f} | {a['MRR']:.3f}"
+                + "".join(f" | {c:.3f}" for c in cats)
+                + " |"
+            )
+            print(lines[-1], flush=True)
+
+        row("rank_bm25 BM25Okapi (baseline)", "—", conv_scores(questions, bm25_baseline(dialogues)))
+        for n, (label, make) in enumerate(embedders):
+            home = tmp / f"conv-{split}-{n}"
+            with Memory(home, create=True, react=False) as mem:
+                ids = load_dialogues(mem, dialogues)
+                index = SearchIndex(mem.store, make())
+                index.sync()
+                for name, ranked in conv_modes(index, ids).items():
+                    if n and "lexical only" in name:
+                        continue
+                    row(
+                        name,
+                        "—" if "lexical only" in name else label,
+                        conv_scores(questions, ranked),
+                    )
+            shutil.rmtree(home)
+        lines.append("")
+
+
 def machine() -> str:
     """nproc and CPU model."""
     cpu = platform.processor() or "unknown CPU"
@@ -603,6 +765,13 @@ def main() -> None:
     parser.add_argument(
         "--write-testset", default=None, help="only write the test set as JSON to this path"
     )
+    parser.add_argument(
+        "--conv",
+        nargs="*",
+        choices=["dev", "heldout"],
+        default=None,
+        help="only the conversational set (bench/data/conv_*.json), these halves",
+    )
     args = parser.parse_args()
     args.notes, args.queries = (500, 60) if args.quick else (2000, 250)
     args.scale = 10_000 if args.quick else 100_000
@@ -621,8 +790,12 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="uac-bench-search-"))
     try:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        run_quality(args, tmp, lines)
-        run_scale(args, tmp, lines)
+        if args.conv is not None:
+            args.conv = args.conv or ["dev", "heldout"]
+            run_conv(args, tmp, lines)
+        else:
+            run_quality(args, tmp, lines)
+            run_scale(args, tmp, lines)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     # Other processes skew every timing on a small machine; record how busy it was.

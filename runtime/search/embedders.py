@@ -27,138 +27,9 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from uac.fact_log.errors import UacError
+from uac.runtime.search.analyzer import STOPWORDS
 
 _WORD = re.compile(r"[a-z0-9]+")
-# Function words carry no topic; dropping them keeps short notes from matching on "my"/"the".
-STOPWORDS: frozenset[str] = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "not",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-    ]
-)
 
 
 class EmbedderError(UacError):
@@ -184,6 +55,12 @@ class Embedder(Protocol):
         ...
 
 
+def is_semantic(embedder: Embedder) -> bool:
+    """Whether an embedder's similarity follows meaning (optional `semantic`, default True)."""
+    # Default True: an embedder from elsewhere (a model, a server) is semantic unless it says.
+    return bool(getattr(embedder, "semantic", True))
+
+
 def normalise(vector: Sequence[float]) -> list[float]:
     """The vector scaled to unit length (a zero vector stays zero)."""
     norm = math.sqrt(sum(x * x for x in vector))
@@ -194,6 +71,8 @@ def normalise(vector: Sequence[float]) -> list[float]:
 
 def words(text: str) -> list[str]:
     """Lower-case, accent-free alphanumeric words of a text, stopwords removed."""
+    # The hashing-v1 feature scheme: kept as it was (not analyzer.words) so stored vectors
+    # stay valid; the index's own terms come from analyzer.py.
     folded = unicodedata.normalize("NFKD", text.lower())
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return [w for w in _WORD.findall(folded) if w not in STOPWORDS]
@@ -201,6 +80,9 @@ def words(text: str) -> list[str]:
 
 class HashingEmbedder:
     """Feature hashing of words, word bigrams and character trigrams into `dim` buckets."""
+
+    # Not semantic: similar spelling, not similar meaning; the index weighs it accordingly.
+    semantic = False
 
     def __init__(self, dim: int = 256) -> None:
         if dim < 8:
@@ -253,6 +135,8 @@ class HashingEmbedder:
 
 class OpenAIEmbedder:
     """Embeddings from a server speaking the OpenAI embeddings API."""
+
+    semantic = True
 
     def __init__(
         self,
@@ -331,6 +215,8 @@ def local_model_dir() -> Path | None:
 
 class LocalEmbedder:
     """all-MiniLM-L6-v2 via sentence-transformers, from weights shipped in a pip package."""
+
+    semantic = True
 
     def __init__(self, model_dir: str | Path | None = None, *, device: str = "cpu") -> None:
         path = Path(model_dir) if model_dir is not None else local_model_dir()

@@ -6,24 +6,28 @@ except inputs of kind 'command' (operator syntax such as "forget f_..") and 'imp
 whole imported file; its records are typed state, answered exactly elsewhere), and except
 the input a note fact was made from (the note stands for it, so one note is one hit).
 
-Ranking: a lexical list (Okapi BM25, k1=1.2, b=0.75, statistics per subject) and a dense
-list (cosine similarity from a pluggable `Embedder`) are fused by reciprocal rank fusion,
-rrf = sum 1/(60 + rank). The fused score is multiplied by a recency factor
-0.5 + 0.5 * 0.5 ** (age_days / half_life_days) and by 0.5 when the item has active negative
-feedback. The recency factor never goes below 0.5: RRF keeps only rank differences (rank 1
-and rank 9 differ by less than 2x), so an unbounded decay would let any recent, barely related
-message outrank an older note that matches exactly.
+Ranking: a lexical list (Okapi BM25, statistics per subject) and a dense list (cosine
+similarity from a pluggable `Embedder`) are normalised (BM25 / the best BM25; cosine min-max
+over the list) and added with weights. Reciprocal rank fusion, used before, gave a weak list
+equal say and halved the score of an item missing from one list: with the hashing embedder
+(which puts short turns of the same speaker on top, a name dominating a short vector) it
+lost evidence turns that BM25 alone ranked in the top 10. Now an embedder declares whether it
+is semantic; a non-semantic list is consulted only when BM25 is unsure and may reorder the
+lexical top k but never displace one of them (see `_rank`). Recency (factor
+0.5 + 0.5 * 0.5 ** (age_days / half_life_days)) only breaks near-ties: it adds at most
+RECENCY_WEIGHT of the best relevance, because as a multiplier its 0.66..1 spread within one
+conversation outweighed the ~1.15x between fused ranks 1 and 10. A time expression in the
+query ("in March 2023", "last month", see timeq.py) becomes a window on the item's time.
 Ties break on newer date, then log order, so the same data and `today` always give the
-same list. A negatively marked hit has `negative_feedback=True`; a later retract of the
-feedback fact restores its score.
+same list. A negatively marked hit has `negative_feedback=True` and half the score; a later
+retract of the feedback fact restores its score.
 
 Why not `PRAGMA create_fts_index` directly: DuckDB's FTS index is static — adding one note
 means rebuilding it over the whole corpus (see bench/search.py for the cost at 100k notes),
 and its statistics span every tenant. Instead this module keeps its own inverted index,
-maintained incrementally, and computes BM25 in SQL with the FTS extension's tokenisation
-semantics (lower-case, accents stripped, non-alphanumerics split, stopwords dropped,
-`stem(word, 'porter')` from the extension). tests/test_search.py checks the ranking equals
-`match_bm25` over the same documents.
+maintained incrementally, with terms from analyzer.py (irregular forms, no one-letter junk,
+a weighted speaker field, Porter stems from the FTS extension) and BM25 computed in SQL.
+tests/test_search.py checks the scores equal `match_bm25` over the same analysed terms.
 
 Derived tables (all `search_*`, declared and migrated in runtime/search/schema.py):
 
@@ -31,7 +35,7 @@ Derived tables (all `search_*`, declared and migrated in runtime/search/schema.p
   counters (`rebuilds`, `syncs`, `last_sync_docs`, `last_sync_vectors`).
 * `search_subjects` — (tenant, scope, subject) -> small integer `sid`; every other table is
   keyed by sid, and every query filters on the one sid of the address asked for.
-* `search_docs` — one row per indexed item: id, kind, text, date, token count.
+* `search_docs` — one row per indexed item: id, kind, text, date, weighted length, session.
 * `search_postings` — (sid, term, doc, tf) plus the doc's length, kind and date copied in,
   so BM25 with filters reads this one table: the inverted index.
 * `search_vectors` — (doc, sid, kind, date, vec FLOAT[dim], coarse FLOAT[32]) for the
@@ -64,8 +68,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -75,13 +78,36 @@ from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
 from uac.fact_log.schema import forget, migrate
 from uac.fact_log.store import NewFact, Store
-from uac.runtime.search.embedders import STOPWORDS, Embedder, HashingEmbedder
+from uac.runtime.search import timeq
+from uac.runtime.search.analyzer import Analyzer, split_speaker
+from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
 from uac.runtime.search.schema import SEARCH
 
-LAYOUT = "1"  # bump when the search_* tables change shape; a writable store then rebuilds
-RRF_K = 60
+LAYOUT = "3"  # bump when the search_* tables change shape; a writable store then rebuilds
+RRF_K = 60  # only for the informational `rrf` of a hit; ranking uses weighted score fusion
 BM25_K1 = 1.2
-BM25_B = 0.75
+BM25_B = 0.3
+# Fusion weights: the lexical list is the reference (1.0). A semantic embedder's list gets
+# equal say; a non-semantic one (feature hashing) is consulted only when the lexical list
+# cannot be trusted alone (a query word unknown to the subject, or fewer than k matches) and
+# then weighs VECTOR_WEIGHT_NON_SEMANTIC (tuned on the dev half of bench/data/conv_*).
+VECTOR_WEIGHT_SEMANTIC = 1.0
+VECTOR_WEIGHT_NON_SEMANTIC = 0.1
+VECTOR_WEIGHT_UNKNOWN_WORD = 0.1
+# Recency breaks ties: its whole range (factor 0.5..1) moves a score by at most
+# RECENCY_WEIGHT/2 of the best relevance, so it reorders near-equal items only. A query
+# asking for what is new ("recently", "latest") weighs it RECENCY_WEIGHT_CUED instead.
+RECENCY_WEIGHT = 0.02
+RECENCY_WEIGHT_CUED = 0.3
+# Inside a time window ("what did she do in March?") the question asks what happened, and
+# the few remaining words (often just a name) favour the shortest turns; this prior for
+# longer, wordier items counters BM25's short-document bias there.
+WINDOW_SUBSTANCE_WEIGHT = 1.0
+# hops=2: the second pass (query + names found in the first hits) adds items below the best
+# first-pass item; its best scores HOP_DISCOUNT of the first pass's best.
+HOP_DISCOUNT = 0.9
+# Neighbours of an item without a session: items without one within this time either side.
+NEIGHBOUR_GAP = dt.timedelta(hours=2)
 FEEDBACK_FACTOR = 0.5
 NOT_THIS = "not_this"
 SKIPPED_INPUT_KINDS = ("command", "import")
@@ -95,21 +121,14 @@ _EMBED_BATCH = 512
 EXACT_LIMIT = 20_000
 COARSE_DIM = 32
 COARSE_CANDIDATES = 2_000
-# Stopwords are our own [a-z]+ constants, so they are inlined as a SQL literal: binding a
-# Python list costs ~20 ms per statement (per-element conversion), a literal costs nothing.
-assert all(w.isalpha() and w.isascii() and w.islower() for w in STOPWORDS)
-_STOP = "[" + ", ".join(f"'{w}'" for w in sorted(STOPWORDS)) + "]"
 _EPOCH = dt.datetime(1970, 1, 1)
 _TERM = re.compile(r"[a-z0-9]+")
+# A name in a hit, for the second hop: a capitalised word not opening a sentence, and the
+# capitalised words following it ("Florence and the Machine" gives "Florence", "Machine").
+_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+(?: [A-Z][a-z]+)*")
 
 Kind = Literal["note", "input"]
 
-# One tokeniser for documents and queries, mirroring the FTS extension's defaults except
-# that digits are kept (flight numbers, years and prices matter in personal notes).
-_TOKENS = (
-    "list_filter(regexp_split_to_array(lower(strip_accents({x})), '[^a-z0-9]+'),"
-    f" lambda t: t <> '' AND NOT list_contains({_STOP}, t))"
-)
 
 _TABLES = (
     "search_meta",
@@ -119,6 +138,7 @@ _TABLES = (
     "search_hidden",
     "search_feedback",
     "search_vectors",
+    "search_terms",
 )
 
 
@@ -131,6 +151,28 @@ def recency_factor(age_days: float, half_life_days: float) -> float:
 
 
 @dataclass(frozen=True, slots=True)
+class Neighbour:
+    """An item next to a hit: same session (or close in time), `offset` turns away."""
+
+    id: str
+    kind: str
+    text: str
+    date: dt.datetime
+    offset: int  # -1 the item just before the hit, +1 just after
+
+
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What one ranking pass searches: a subject, filters, time windows, list depth."""
+
+    sid: int
+    kind: str | None
+    since: dt.datetime | None
+    windows: tuple[timeq.Window, ...]
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One ranked item with the parts its score is made of."""
 
@@ -138,7 +180,7 @@ class SearchHit:
     kind: str  # "note" | "input"
     text: str
     date: dt.datetime  # when the note was recorded / the input observed (naive UTC)
-    score: float  # rrf * recency * feedback
+    score: float  # (relevance + recency tie-break) * feedback
     bm25_rank: int | None
     vector_rank: int | None
     rrf: float
@@ -147,6 +189,10 @@ class SearchHit:
     negative_feedback: bool
     bm25: float | None = None
     cosine: float | None = None
+    lexical: float | None = None  # BM25 / the list's best BM25 (0..1); None: not in the list
+    vector: float | None = None  # cosine min-max normalised over the dense list (0..1)
+    relevance: float = 0.0  # lexical + vector weight * vector (+ window prior), before recency
+    neighbours: tuple[Neighbour, ...] = field(default=())
 
 
 def feedback_fact(note_id: str, reason: str | None = None) -> NewFact:
@@ -177,7 +223,7 @@ class SearchIndex:
         self._sids: dict[Address, int] = {}
         self._disliked: dict[int, frozenset[int]] = {}
         self._sizes: dict[int, int] = {}
-        self._stem_cache: dict[str, str] = {}
+        self.analyzer = Analyzer(self._porter)
         load_fts(self.con)  # for stem(); loaded from its PyPI package, never downloaded
         if not store.read_only:
             self._ensure_tables()
@@ -384,21 +430,18 @@ class SearchIndex:
             [flo, fhi, ilo, ihi],
         )
         first_doc = self._next_doc()
-        tokens = _TOKENS.format(x="src.text")
-        con.execute(
+        rows = con.execute(
             f"""
-            INSERT INTO search_docs
-            SELECT $5 + row_number() OVER (ORDER BY src.ord, src.seq) - 1, s.sid, src.id,
-                   src.kind, src.text, src.at, len({tokens}), src.seq
+            SELECT s.sid, src.id, src.kind, src.text, src.at, src.seq, src.session
             FROM (
                 SELECT 0 AS ord, seq, id, tenant, scope, subject, 'note' AS kind, text,
-                       recorded_at AS at
+                       recorded_at AS at, session_id AS session
                 FROM facts
                 WHERE seq > $1 AND seq <= $2 AND op = 'assert' AND kind = 'note'
                   AND path = 'notes' AND text IS NOT NULL AND trim(text) <> ''
                 UNION ALL
                 SELECT 1, i.seq, i.id, i.tenant, i.scope, i.subject, 'input',
-                       left(i.content, {MAX_INPUT_CHARS}), i.observed_at
+                       left(i.content, {MAX_INPUT_CHARS}), i.observed_at, i.session_id
                 FROM inputs i
                 WHERE i.seq > $3 AND i.seq <= $4 AND i.kind NOT IN ({_SKIPPED})
                   AND trim(i.content) <> ''
@@ -408,22 +451,20 @@ class SearchIndex:
             ) AS src
             JOIN search_subjects s
               ON s.tenant = src.tenant AND s.scope = src.scope AND s.subject = src.subject
+            ORDER BY src.ord, src.seq
             """,
-            [flo, fhi, ilo, ihi, first_doc],
-        )
-        added = self._next_doc() - first_doc
+            [flo, fhi, ilo, ihi],
+        ).fetchall()
+        self._insert_docs(first_doc, rows)
         con.execute(
-            f"""
-            INSERT INTO search_postings
-            SELECT sid, stem(t, 'porter') AS term, doc, count(*)::INTEGER, any_value(len),
-                   any_value(kind), any_value(at_ts)
-            FROM (SELECT sid, doc, len, kind, at_ts, unnest({_TOKENS.format(x="text")}) AS t
-                  FROM search_docs WHERE doc >= $1)
-            GROUP BY sid, term, doc
-            ORDER BY 1, 2, 3
+            """
+            INSERT INTO search_terms
+            SELECT sid, term, count(*) FROM search_postings WHERE doc >= ? GROUP BY sid, term
+            ON CONFLICT (sid, term) DO UPDATE SET df = df + excluded.df
             """,
             [first_doc],
         )
+        added = len(rows)
         subject_join = (
             "JOIN search_subjects s ON s.tenant = f.tenant AND s.scope = f.scope"
             " AND s.subject = f.subject"
@@ -473,6 +514,62 @@ class SearchIndex:
         row = self.con.execute("SELECT coalesce(max(doc) + 1, 1) FROM search_docs").fetchone()
         return int(row[0]) if row else 1
 
+    def _porter(self, words: list[str]) -> list[str]:
+        # Words are [a-z0-9]+ (analyzer.words), so one quoted literal carries them all.
+        row = self.con.execute(
+            "SELECT list_transform(?::VARCHAR::VARCHAR[], lambda t: stem(t, 'porter'))",
+            [_quoted(words)],
+        ).fetchone()
+        assert row is not None
+        return list(row[0])
+
+    def _insert_docs(self, first_doc: int, rows: list[tuple[Any, ...]]) -> None:
+        """Append documents and their postings, analysed in Python (see analyzer.py)."""
+        for start in range(0, len(rows), 20_000):
+            chunk = rows[start : start + 20_000]
+            analysed = self.analyzer.documents([r[3] for r in chunk])
+            docs = list(range(first_doc + start, first_doc + start + len(chunk)))
+            postings: list[tuple[int, str, int, float, float, str, dt.datetime]] = []
+            for doc, row, (tf, length) in zip(docs, chunk, analysed, strict=True):
+                postings.extend(
+                    (row[0], term, doc, f, length, row[2], row[4]) for term, f in tf.items()
+                )
+            postings.sort(key=lambda p: (p[0], p[1], p[2]))
+            doc_table = pa.table(
+                {
+                    "doc": pa.array(docs, pa.int64()),
+                    "sid": pa.array([r[0] for r in chunk], pa.int32()),
+                    "item_id": pa.array([r[1] for r in chunk], pa.string()),
+                    "kind": pa.array([r[2] for r in chunk], pa.string()),
+                    "text": pa.array([r[3] for r in chunk], pa.string()),
+                    "at_ts": pa.array([r[4] for r in chunk], pa.timestamp("us")),
+                    "len": pa.array([a[1] for a in analysed], pa.float64()),
+                    "seq": pa.array([r[5] for r in chunk], pa.int64()),
+                    "session": pa.array([r[6] for r in chunk], pa.string()),
+                }
+            )
+            cols = list(zip(*postings, strict=True)) if postings else [[]] * 7
+            post_table = pa.table(
+                {
+                    "sid": pa.array(cols[0], pa.int32()),
+                    "term": pa.array(cols[1], pa.string()),
+                    "doc": pa.array(cols[2], pa.int64()),
+                    "tf": pa.array(cols[3], pa.float64()),
+                    "len": pa.array(cols[4], pa.float64()),
+                    "kind": pa.array(cols[5], pa.string()),
+                    "at_ts": pa.array(cols[6], pa.timestamp("us")),
+                }
+            )
+            for name, table, target in (
+                ("_uac_docs", doc_table, "search_docs"),
+                ("_uac_postings", post_table, "search_postings"),
+            ):
+                self.con.register(name, table)
+                try:
+                    self.con.execute(f"INSERT INTO {target} BY NAME SELECT * FROM {name}")
+                finally:
+                    self.con.unregister(name)
+
     def _embed_docs_after(self, first_doc: int) -> int:
         cur = self.con.execute(
             "SELECT doc, sid, kind, at_ts, text FROM search_docs WHERE doc >= ? ORDER BY doc",
@@ -521,6 +618,9 @@ class SearchIndex:
         today: dt.date,
         lexical: bool = True,
         dense: bool = True,
+        neighbours: int = 0,
+        hops: int = 1,
+        time_filter: bool = True,
     ) -> list[SearchHit]:
         """The subject's k best notes/inputs for text, newest-first on ties."""
         if not isinstance(text, str) or not text.strip():
@@ -531,6 +631,10 @@ class SearchIndex:
             raise InputError(f"kind must be 'note' or 'input', got {kind!r}")
         if not half_life_days > 0:
             raise InputError(f"half_life_days must be positive, got {half_life_days}")
+        if not 0 <= neighbours <= 20:
+            raise InputError(f"neighbours must be between 0 and 20, got {neighbours}")
+        if hops not in (1, 2):
+            raise InputError(f"hops must be 1 or 2, got {hops}")
         if not self.store.read_only:
             self.sync()
         if not self._has_table("search_docs") or self._meta("layout") != LAYOUT:
@@ -538,13 +642,18 @@ class SearchIndex:
         sid = self._sid(address)
         if sid is None:
             return []
-        depth = max(100, 10 * k)
-        since_ts = _as_datetime(since)
-        lex = self._lexical(sid, text, kind, since_ts, depth) if lexical else []
-        vec: list[tuple[Any, ...]] = []
-        if dense and self._meta("embedder") == self._embedder_ident():
-            vec = self._dense(sid, text, kind, since_ts, depth)
-        return self._fuse(sid, lex, vec, k, half_life_days, today)
+        query = timeq.parse(text, today) if time_filter else timeq.TimeQuery((), text, False, None)
+        words = query.text if self.analyzer.query_terms(query.text) else text
+        scope = _Scope(sid, kind, _as_datetime(since), query.windows, max(100, 10 * k))
+        parts = self._rank(scope, words, k, lexical, dense)
+        if query.windows and not parts:
+            # Nothing in the window matches: the whole history rather than nothing at all.
+            scope = _Scope(sid, kind, scope.since, (), scope.depth)
+            parts = self._rank(scope, text, k, lexical, dense)
+        if hops == 2 and parts:
+            parts = self._second_hop(scope, words, parts, k, lexical, dense)
+        weight = RECENCY_WEIGHT_CUED if query.recent else RECENCY_WEIGHT
+        return self._hits(sid, parts, k, half_life_days, today, weight, neighbours)
 
     def _sid(self, address: Address) -> int | None:
         if address not in self._sids:
@@ -557,53 +666,139 @@ class SearchIndex:
             self._sids[address] = int(row[0])
         return self._sids[address]
 
-    def _stems(self, text: str) -> list[str]:
-        """Query terms: the SQL tokeniser's rules in Python, stems memoised per word."""
-        folded = unicodedata.normalize("NFD", text)
-        folded = "".join(ch for ch in folded if not unicodedata.combining(ch)).lower()
-        words = sorted({w for w in _TERM.findall(folded) if w not in STOPWORDS})
-        missing = [w for w in words if w not in self._stem_cache]
-        if missing:
-            row = self.con.execute(
-                "SELECT list_transform(?::VARCHAR::VARCHAR[], lambda t: stem(t, 'porter'))",
-                [_quoted(missing)],
-            ).fetchone()
-            assert row is not None
-            if len(self._stem_cache) > 100_000:
-                self._stem_cache.clear()
-            self._stem_cache.update(zip(missing, row[0], strict=True))
-        return sorted({self._stem_cache[w] for w in words})
-
-    def _filters(
-        self, alias: str, sid: int, kind: str | None, since: dt.datetime | None
-    ) -> tuple[str, list[Any]]:
+    def _filters(self, alias: str, scope: _Scope) -> tuple[str, list[Any]]:
         sql = (
             f" AND {alias}.doc NOT IN (SELECT doc FROM search_hidden"
             " WHERE sid = ? AND doc IS NOT NULL)"
         )
-        params: list[Any] = [sid]
-        if kind is not None:
+        params: list[Any] = [scope.sid]
+        if scope.kind is not None:
             sql += f" AND {alias}.kind = ?"
-            params.append(kind)
-        if since is not None:
+            params.append(scope.kind)
+        if scope.since is not None:
             sql += f" AND {alias}.at_ts >= ?"
-            params.append(since)
+            params.append(scope.since)
+        if scope.windows:
+            sql += (
+                " AND ("
+                + " OR ".join(f"({alias}.at_ts >= ? AND {alias}.at_ts < ?)" for _ in scope.windows)
+                + ")"
+            )
+            params.extend(x for w in scope.windows for x in w)
         return sql, params
 
-    def _lexical(
-        self, sid: int, text: str, kind: str | None, since: dt.datetime | None, depth: int
-    ) -> list[tuple[Any, ...]]:
-        # Stems of [a-z0-9]+ words stay [a-z0-9]+; the check keeps that an invariant.
-        terms = [t for t in self._stems(text) if _TERM.fullmatch(t)]
+    def _rank(
+        self, scope: _Scope, text: str, k: int, lexical: bool, dense: bool
+    ) -> dict[int, dict[str, Any]]:
+        """Candidates with their score parts: weighted, normalised score fusion."""
+        lex, unknown, avgdl = self._lexical(scope, text) if lexical else ([], True, 1.0)
+        semantic = is_semantic(self.embedder)
+        vec: list[tuple[Any, ...]] = []
+        # A non-semantic list is noise next to BM25 unless BM25 cannot be trusted alone.
+        consult = semantic or not lexical or unknown or len(lex) < k
+        if dense and consult and self._meta("embedder") == self._embedder_ident():
+            vec = self._dense(scope, text)
+        if semantic:
+            w_vec = VECTOR_WEIGHT_SEMANTIC
+        else:
+            w_vec = VECTOR_WEIGHT_UNKNOWN_WORD if unknown else VECTOR_WEIGHT_NON_SEMANTIC
+        parts: dict[int, dict[str, Any]] = {}
+        if lex:
+            top = lex[0][1]
+            # An item missing from a truncated list scores at most what its last item does.
+            fill = lex[-1][1] / top if len(lex) == scope.depth else 0.0
+            for rank, (doc, score, at, length) in enumerate(lex, 1):
+                parts[doc] = {
+                    "at": at,
+                    "bm25": (rank, float(score)),
+                    "lexical": float(score) / top,
+                    # Saturating: 0.5 at the subject's average length, towards 1 for long items.
+                    "substance": float(length) / (float(length) + avgdl),
+                }
+        else:
+            fill = 0.0
+        if vec:
+            hi = float(vec[0][1])
+            lo = float(vec[-1][1]) if len(vec) == scope.depth else 0.0
+            for rank, (doc, score, at) in enumerate(vec, 1):
+                p = parts.setdefault(doc, {"at": at, "lexical": fill if lex else None})
+                p["vec"] = (rank, float(score))
+                p["vector"] = (float(score) - lo) / (hi - lo) if hi > lo else 1.0
+        for p in parts.values():
+            relevance = p["lexical"] or 0.0
+            if "vector" in p:
+                relevance += w_vec * p["vector"]
+            if scope.windows:
+                relevance += WINDOW_SUBSTANCE_WEIGHT * p.get("substance", 0.0)
+            p["relevance"] = relevance
+        if lex and vec and not semantic and not unknown:
+            # A non-semantic list reorders the lexical top k but never displaces one of them:
+            # every other item ranks below the weakest of those, lexical matches first.
+            head = {doc for doc, *_ in lex[:k]}
+            floor = min(parts[d]["relevance"] for d in head)
+            for doc, p in parts.items():
+                if doc in head:
+                    continue
+                if "bm25" in p:
+                    p["relevance"] = floor * (0.5 + 0.49 * p["lexical"])
+                else:
+                    p["relevance"] = floor * 0.49 * p["vector"]
+        return parts
+
+    def _second_hop(
+        self,
+        scope: _Scope,
+        text: str,
+        first: dict[int, dict[str, Any]],
+        k: int,
+        lexical: bool,
+        dense: bool,
+    ) -> dict[int, dict[str, Any]]:
+        """Search again with the names the first hits mention; keep each item's best score."""
+        best = sorted(first, key=lambda d: (-first[d]["relevance"], d))[:3]
+        rows = self.con.execute(
+            "SELECT text FROM search_docs WHERE sid = ? AND list_contains(?::VARCHAR::BIGINT[],"
+            " doc) ORDER BY doc",
+            [scope.sid, _literal(best)],
+        ).fetchall()
+        asked = set(self.analyzer.query_terms(text))
+        names: list[str] = []
+        for (body,) in rows:
+            for name in _NAME.findall(split_speaker(body)[1]):
+                terms = self.analyzer.query_terms(name)
+                if terms and not set(terms) & asked and name not in names:
+                    names.append(name)
+        if not names:
+            return first
+        second = self._rank(scope, text + " " + " ".join(names[:6]), k, lexical, dense)
+        if not second:
+            return first
+        # The second pass answers a derived question: it may add items, never outrank the first.
+        scale = (
+            HOP_DISCOUNT
+            * max(p["relevance"] for p in first.values())
+            / max(p["relevance"] for p in second.values())
+        )
+        merged = dict(first)
+        for doc, p in second.items():
+            relevance = p["relevance"] * scale
+            if doc not in merged or merged[doc]["relevance"] < relevance:
+                merged[doc] = {**p, "relevance": relevance}
+        return merged
+
+    def _lexical(self, scope: _Scope, text: str) -> tuple[list[tuple[Any, ...]], bool, float]:
+        """BM25 list (doc, score, date, length), whether a query word is unknown, avgdl."""
+        # Terms are [a-z0-9]+ by construction (analyzer.words + Porter); the check keeps that.
+        terms = [t for t in self.analyzer.query_terms(text) if _TERM.fullmatch(t)]
         if not terms:
-            return []
-        filters, fparams = self._filters("p", sid, kind, since)
-        # Stems are [a-z0-9]+ by construction, so the list travels as one bound string
-        # (binding a Python list is ~20x slower; see _literal).
+            return [], False, 1.0
+        terms, unknown = self._spelled(scope.sid, terms)
+        filters, fparams = self._filters("p", scope)
+        # Terms travel as one bound string (binding a Python list is ~20x slower; see _literal).
         sql = f"""
             WITH st AS (SELECT count(*)::DOUBLE AS n, avg(len)::DOUBLE AS avgdl
                         FROM search_docs WHERE sid = ?),
-                 p AS (SELECT doc, tf, len, kind, at_ts,
+                 p AS (SELECT term, doc, tf, len, kind, at_ts,
                               count(*) OVER (PARTITION BY term)::DOUBLE AS df
                        FROM search_postings
                        WHERE sid = ? AND list_contains(?::VARCHAR::VARCHAR[], term))
@@ -611,22 +806,56 @@ class SearchIndex:
                    sum(ln(1 + (st.n - p.df + 0.5) / (p.df + 0.5)) * p.tf * ({BM25_K1} + 1)
                        / (p.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * p.len / st.avgdl)))
                    AS score,
-                   any_value(p.at_ts)
+                   any_value(p.at_ts), any_value(p.len), any_value(st.avgdl)
             FROM p CROSS JOIN st
             WHERE true {filters}
             GROUP BY p.doc
             ORDER BY score DESC, p.doc LIMIT ?
         """
-        params = [sid, sid, _quoted(terms), *fparams, depth]
-        return self.con.execute(sql, params).fetchall()
+        params = [scope.sid, scope.sid, _quoted(terms), *fparams, scope.depth]
+        rows = self.con.execute(sql, params).fetchall()
+        if not rows:
+            return [], True, 1.0
+        return [r[:4] for r in rows], unknown, float(rows[0][4]) or 1.0
 
-    def _dense(
-        self, sid: int, text: str, kind: str | None, since: dt.datetime | None, depth: int
-    ) -> list[tuple[Any, ...]]:
+    def _spelled(self, sid: int, terms: list[str]) -> tuple[list[str], bool]:
+        """Terms with each unknown one replaced by its closest known spelling, if any."""
+        known = {
+            r[0]
+            for r in self.con.execute(
+                "SELECT term FROM search_terms WHERE sid = ?"
+                " AND list_contains(?::VARCHAR::VARCHAR[], term)",
+                [sid, _quoted(terms)],
+            ).fetchall()
+        }
+        out, unknown = [], False
+        for term in terms:
+            if term in known:
+                out.append(term)
+                continue
+            unknown = True
+            # A typo is one edit in a word of 5+ letters, two from 8 (transpositions are one).
+            edits = 0 if len(term) < 5 else 1 if len(term) < 8 else 2
+            row = None
+            if edits:
+                row = self.con.execute(
+                    """
+                    SELECT term FROM search_terms
+                    WHERE sid = ? AND abs(length(term) - length($2)) <= $3
+                      AND damerau_levenshtein(term, $2) <= $3
+                    ORDER BY damerau_levenshtein(term, $2), df DESC, term LIMIT 1
+                    """.replace("?", "$1"),
+                    [sid, term, edits],
+                ).fetchone()
+            out.append(str(row[0]) if row else term)
+        return sorted(set(out)), unknown
+
+    def _dense(self, scope: _Scope, text: str) -> list[tuple[Any, ...]]:
         query = self.embedder.embed([text])[0]
         if not any(query) or not all(math.isfinite(x) for x in query):
             return []
-        filters, fparams = self._filters("v", sid, kind, since)
+        sid, depth = scope.sid, scope.depth
+        filters, fparams = self._filters("v", scope)
         dim = int(self.embedder.dim)
         # No "s > 0" in SQL: DuckDB would evaluate the similarity twice (filter + projection).
         if self._size(sid) <= EXACT_LIMIT:
@@ -664,45 +893,41 @@ class SearchIndex:
         rows = self.con.execute(sql, params).fetchall()
         return [r for r in rows if r[1] is not None and r[1] > 0]
 
-    def _fuse(
+    def _hits(
         self,
         sid: int,
-        lex: list[tuple[Any, ...]],
-        vec: list[tuple[Any, ...]],
+        parts: dict[int, dict[str, Any]],
         k: int,
         half_life_days: float,
         today: dt.date,
+        recency_weight: float,
+        neighbours: int,
     ) -> list[SearchHit]:
-        parts: dict[int, dict[str, Any]] = {}
-        for rank, (doc, score, at) in enumerate(lex, 1):
-            parts.setdefault(doc, {"at": at})["bm25"] = (rank, float(score))
-        for rank, (doc, score, at) in enumerate(vec, 1):
-            parts.setdefault(doc, {"at": at})["vec"] = (rank, float(score))
         if not parts:
             return []
         disliked = self._disliked_docs(sid)
         now = dt.datetime(today.year, today.month, today.day)
+        top_relevance = max(p["relevance"] for p in parts.values()) or 1.0
         scored = []
         for doc, p in parts.items():
-            b_rank, _ = p.get("bm25", (None, None))
-            v_rank, _ = p.get("vec", (None, None))
-            rrf = sum(1.0 / (RRF_K + r) for r in (b_rank, v_rank) if r is not None)
             age_days = max(0.0, (now - p["at"]).total_seconds() / 86400.0)
             recency = recency_factor(age_days, half_life_days)
             factor = FEEDBACK_FACTOR if doc in disliked else 1.0
-            p.update(rrf=rrf, recency=recency, factor=factor, score=rrf * recency * factor)
+            score = (p["relevance"] + recency_weight * top_relevance * recency) * factor
+            p.update(recency=recency, factor=factor, score=score)
             # Doc numbers follow log order, so equal scores rank the same on every run.
-            scored.append((-p["score"], -(p["at"] - _EPOCH).total_seconds(), doc))
+            scored.append((-score, -(p["at"] - _EPOCH).total_seconds(), doc))
         top = [doc for *_, doc in sorted(scored)[:k]]
         rows = self.con.execute(
-            "SELECT doc, item_id, kind, text FROM search_docs"
+            "SELECT doc, item_id, kind, text, session FROM search_docs"
             " WHERE sid = ? AND list_contains(?::VARCHAR::BIGINT[], doc)",
             [sid, _literal(top)],
         ).fetchall()
         found = {row[0]: row[1:] for row in rows}
+        around = self._neighbours(sid, top, found, parts, neighbours) if neighbours else {}
         hits = []
         for doc in top:
-            item_id, kind, text = found[doc]
+            item_id, kind, text, _ = found[doc]
             p = parts[doc]
             b_rank, b_score = p.get("bm25", (None, None))
             v_rank, v_score = p.get("vec", (None, None))
@@ -715,15 +940,63 @@ class SearchIndex:
                     score=p["score"],
                     bm25_rank=b_rank,
                     vector_rank=v_rank,
-                    rrf=p["rrf"],
+                    rrf=sum(1.0 / (RRF_K + r) for r in (b_rank, v_rank) if r is not None),
                     recency=p["recency"],
                     feedback=p["factor"],
                     negative_feedback=p["factor"] != 1.0,
                     bm25=b_score,
                     cosine=v_score,
+                    lexical=p.get("lexical"),
+                    vector=p.get("vector"),
+                    relevance=p["relevance"],
+                    neighbours=around.get(doc, ()),
                 )
             )
         return hits
+
+    def _neighbours(
+        self,
+        sid: int,
+        top: list[int],
+        found: dict[int, tuple[Any, ...]],
+        parts: dict[int, dict[str, Any]],
+        n: int,
+    ) -> dict[int, tuple[Neighbour, ...]]:
+        """Up to n items either side of each hit: same session, else within NEIGHBOUR_GAP."""
+        sessions = sorted({found[d][3] for d in top if found[d][3] is not None})
+        loose = [parts[d]["at"] for d in top if found[d][3] is None]
+        params: list[Any] = [sid, sid, sessions]
+        near = ""
+        for at in loose:
+            near += " OR (d.session IS NULL AND d.at_ts BETWEEN ? AND ?)"
+            params += [at - NEIGHBOUR_GAP, at + NEIGHBOUR_GAP]
+        rows = self.con.execute(
+            f"""
+            SELECT d.doc, d.item_id, d.kind, d.text, d.at_ts, d.session FROM search_docs d
+            WHERE d.sid = ?
+              AND d.doc NOT IN (SELECT doc FROM search_hidden WHERE sid = ? AND doc IS NOT NULL)
+              -- session ids are user text: bound as a (short) list, never inlined
+              AND (list_contains(?::VARCHAR[], d.session) {near})
+            ORDER BY d.at_ts, d.doc
+            """,
+            params,
+        ).fetchall()
+        out: dict[int, tuple[Neighbour, ...]] = {}
+        for doc in top:
+            session = found[doc][3]
+            line = [r for r in rows if r[5] == session]
+            if session is None:
+                at = parts[doc]["at"]
+                line = [r for r in line if abs(r[4] - at) <= NEIGHBOUR_GAP]
+            pos = next((i for i, r in enumerate(line) if r[0] == doc), None)
+            if pos is None:
+                continue
+            out[doc] = tuple(
+                Neighbour(id=r[1], kind=r[2], text=r[3], date=r[4], offset=i - pos)
+                for i, r in enumerate(line[max(0, pos - n) : pos + n + 1], max(0, pos - n))
+                if i != pos
+            )
+        return out
 
     def _size(self, sid: int) -> int:
         if sid not in self._sizes:

@@ -1,0 +1,146 @@
+"""Dense retrieval at 100k notes: DuckDB's `vss` HNSW index against the index's two-stage scan.
+
+Run from the repository root (needs `pip install duckdb-extension-vss==<duckdb version>`, the
+extension shipped as a PyPI package; nothing is downloaded):
+
+    python bench/vss.py                 # 100,000 notes, 200 queries, 3 rounds
+    python bench/vss.py --notes 20000   # smaller
+
+Vectors are the default hashing embedder's (256 dims) over the latency corpus of
+bench/search.py. For each query, the exact top 10 (a full cosine scan) is the reference;
+reported: recall of that top 10 and p50/p99 latency of (a) the exact scan, (b) the two-stage
+scan runtime/search/index.py uses above EXACT_LIMIT vectors (32-dim folded vectors pick
+COARSE_CANDIDATES, exact cosine ranks them), (c) an HNSW index (`CREATE INDEX ... USING
+HNSW`, metric cosine) queried with `ORDER BY array_cosine_distance(...) LIMIT 10`, plus the
+HNSW build time. All in one in-memory database, one process, the same queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from search import filler, generate, machine, pct
+
+from uac.runtime.search.embedders import HashingEmbedder
+from uac.runtime.search.index import COARSE_CANDIDATES, COARSE_DIM, _fold, _literal
+
+
+def main() -> None:
+    """Build the vectors, time the three searches, print a Markdown section."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    import duckdb_extension_vss
+
+    ext = (
+        Path(duckdb_extension_vss.__file__).parent
+        / "extensions"
+        / f"v{duckdb.__version__}"
+        / "vss.duckdb_extension"
+    )
+    con = duckdb.connect()
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute(f"LOAD '{ext}'")
+    emb = HashingEmbedder()
+    dim = emb.dim
+    texts = filler(args.notes)
+    t = time.perf_counter()
+    vectors = emb.embed(texts)
+    embed_s = time.perf_counter() - t
+    con.execute(f"CREATE TABLE v (doc BIGINT, vec FLOAT[{dim}], coarse FLOAT[{COARSE_DIM}])")
+    table = pa.table(
+        {
+            "doc": pa.array(range(len(vectors)), pa.int64()),
+            "vec": pa.array(vectors, pa.list_(pa.float32(), dim)),
+            "coarse": pa.array([_fold(v) for v in vectors], pa.list_(pa.float32(), COARSE_DIM)),
+        }
+    )
+    con.register("t", table)
+    con.execute("INSERT INTO v SELECT * FROM t")
+    con.unregister("t")
+    queries = [q for q, _ in generate(2000, args.queries)[1]]
+    qvecs = emb.embed(queries)
+
+    def exact(q: list[float]) -> list[int]:
+        sql = (
+            f"SELECT doc FROM v ORDER BY array_cosine_similarity(vec, ?::VARCHAR::FLOAT[{dim}])"
+            " DESC, doc LIMIT 10"
+        )
+        return [r[0] for r in con.execute(sql, [_literal(q)]).fetchall()]
+
+    def two_stage(q: list[float]) -> list[int]:
+        sql = f"""
+            WITH c AS (SELECT rowid AS r FROM v
+                       ORDER BY array_cosine_similarity(coarse, ?::VARCHAR::FLOAT[{COARSE_DIM}])
+                       DESC, doc LIMIT {COARSE_CANDIDATES})
+            SELECT doc FROM v WHERE rowid IN (SELECT r FROM c)
+            ORDER BY array_cosine_similarity(vec, ?::VARCHAR::FLOAT[{dim}]) DESC, doc LIMIT 10
+        """
+        return [r[0] for r in con.execute(sql, [_literal(_fold(q)), _literal(q)]).fetchall()]
+
+    def hnsw(q: list[float]) -> list[int]:
+        sql = (
+            f"SELECT doc FROM v ORDER BY array_cosine_distance(vec, ?::VARCHAR::FLOAT[{dim}])"
+            " LIMIT 10"
+        )
+        return [r[0] for r in con.execute(sql, [_literal(q)]).fetchall()]
+
+    truth = [exact(q) for q in qvecs]
+    t = time.perf_counter()
+    con.execute("CREATE INDEX v_hnsw ON v USING HNSW (vec) WITH (metric = 'cosine')")
+    build_s = time.perf_counter() - t
+    plan = con.execute(
+        f"EXPLAIN SELECT doc FROM v ORDER BY array_cosine_distance(vec, "
+        f"{_literal(qvecs[0])}::FLOAT[{dim}]) LIMIT 10"
+    ).fetchall()
+    uses_index = "HNSW" in str(plan).upper()
+    rows = []
+    for name, fn in (("exact scan", exact), ("two-stage (uac)", two_stage), ("HNSW (vss)", hnsw)):
+        got = [fn(q) for q in qvecs]
+        recall = statistics.mean(
+            len(set(g) & set(w)) / len(w) for g, w in zip(got, truth, strict=True)
+        )
+        p50s, p99s = [], []
+        for _ in range(args.runs):
+            times = []
+            for q in qvecs:
+                t = time.perf_counter()
+                fn(q)
+                times.append(time.perf_counter() - t)
+            p50s.append(pct(times, 50) * 1000)
+            p99s.append(pct(times, 99) * 1000)
+        rows.append((name, recall, statistics.median(p50s), statistics.median(p99s)))
+    lines = [
+        f"### Dense top-10 at {args.notes:,} vectors: HNSW (duckdb-extension-vss) vs two-stage",
+        "",
+        f"Machine: {machine()}; command: `python bench/vss.py --notes {args.notes}"
+        f" --queries {args.queries} --runs {args.runs}`; hashing-256 vectors (embedding took"
+        f" {embed_s:.1f} s); in-memory DuckDB {duckdb.__version__}; median of {args.runs} rounds.",
+        "",
+        "| search | recall of exact top 10 | p50 ms | p99 ms | ratio p50 to exact |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    base = rows[0][2]
+    for name, recall, p50, p99 in rows:
+        lines.append(f"| {name} | {recall:.3f} | {p50:.1f} | {p99:.1f} | {p50 / base:.2f} |")
+    lines += [
+        "",
+        f"HNSW build: {build_s:.1f} s; the planner used the index: {uses_index}.",
+        "",
+    ]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
