@@ -42,6 +42,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound, UacError
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Store, utc_now
+from uac.fact_log.tamper import seal
 
 # One row per compile attempt (published or failed) of a subject: the store's change
 # detection compares a subject's facts with its last published watermark. Migrated by
@@ -59,9 +60,16 @@ CHECKPOINTS = register(
                 " error VARCHAR, timings VARCHAR, started_at TIMESTAMP NOT NULL,"
                 " finished_at TIMESTAMP NOT NULL)",
             ),
+            # Tamper evidence: each row's keyed digest (fact_log/tamper.py).
+            ("ALTER TABLE checkpoints ADD COLUMN mac VARCHAR",),
         ),
     )
 )
+CHECKPOINT_COLUMNS = (
+    "id", "tenant", "scope", "subject", "version", "status", "watermark", "head_id",
+    "as_of", "known_at", "facts", "error", "timings", "started_at", "finished_at",
+)  # fmt: skip
+seal("checkpoints", CHECKPOINT_COLUMNS, "id", ("id",))
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory
