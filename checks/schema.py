@@ -34,7 +34,7 @@ CHECKS = register(
                 " alerts_resolved INTEGER NOT NULL, errors INTEGER NOT NULL, detail VARCHAR)",
             ),
             # Tamper evidence: each alert row's keyed digest, rewritten on every update.
-            ("ALTER TABLE alerts ADD COLUMN mac VARCHAR",),
+            ("ALTER TABLE alerts ADD COLUMN IF NOT EXISTS mac VARCHAR",),
         ),
     )
 )

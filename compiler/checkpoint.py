@@ -61,7 +61,7 @@ CHECKPOINTS = register(
                 " finished_at TIMESTAMP NOT NULL)",
             ),
             # Tamper evidence: each row's keyed digest (fact_log/tamper.py).
-            ("ALTER TABLE checkpoints ADD COLUMN mac VARCHAR",),
+            ("ALTER TABLE checkpoints ADD COLUMN IF NOT EXISTS mac VARCHAR",),
         ),
     )
 )

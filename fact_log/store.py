@@ -140,20 +140,30 @@ FACT_LOG = register(
             ),
             (),
             (),
-            # Tamper evidence (fact_log/tamper.py): keyed digests and per-commit anchors.
+        ),
+    )
+)
+SCHEMA_VERSION = FACT_LOG.version
+# Tamper evidence (fact_log/tamper.py): keyed digests and per-commit anchors. Its own owner,
+# not a fact_log step: a read-only open of a workspace from before it still reads (the
+# columns read as NULL until the next writable open adds them).
+TAMPER = register(
+    Owner(
+        "tamper",
+        0,
+        (
             (
-                "ALTER TABLE facts ADD COLUMN mac VARCHAR",
-                "ALTER TABLE inputs ADD COLUMN mac VARCHAR",
-                "ALTER TABLE rejections ADD COLUMN mac VARCHAR",
-                "ALTER TABLE schemas ADD COLUMN mac VARCHAR",
-                "CREATE TABLE anchors (seq BIGINT NOT NULL, head VARCHAR NOT NULL,"
+                "ALTER TABLE facts ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE inputs ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE rejections ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "CREATE TABLE IF NOT EXISTS anchors (seq BIGINT NOT NULL, head VARCHAR NOT NULL,"
                 " facts BIGINT NOT NULL, inputs BIGINT NOT NULL, recorded_at TIMESTAMP NOT NULL,"
                 " mac VARCHAR NOT NULL)",
             ),
         ),
     )
 )
-SCHEMA_VERSION = FACT_LOG.version
 seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
 seal("rejections", _REJECTION_COLUMNS, "recorded_at, id", ("id",))
 seal("schemas", _SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
@@ -424,6 +434,8 @@ class Store:
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
         self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
+        self._fact_cols = _cols(FACT_COLUMNS)
+        self._input_cols = _cols(INPUT_COLUMNS)
         self._claim = str((home / DB_FILE).resolve())
         # A Store dropped without close() must not keep its workspace claimed.
         weakref.finalize(self, _release, Path(self._claim))
@@ -500,6 +512,13 @@ class Store:
             raise WorkspaceError(f"{self.home / DB_FILE} is a DuckDB file but not a uac workspace")
         # Every layer imported so far registered its tables; the opener may add more.
         migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
+        keyed = self.con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
+            " AND column_name = 'mac'"
+        ).fetchone()[0]
+        if not keyed:  # a read-only open of a workspace from before keyed digests
+            self._fact_cols = _cols(_FACT_V1) + ", NULL AS mac"
+            self._input_cols = _cols(_INPUT_V1) + ", NULL AS mac"
         self._load_keys(allow)
 
     def _load_keys(self, writable: bool) -> None:
@@ -833,7 +852,7 @@ class Store:
 
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
-        sql = f"SELECT {_cols(FACT_COLUMNS)} FROM facts WHERE {_SUBJECT} AND seq > ?"
+        sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
         params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
         if path is not None:
             sql += " AND path = ?"
@@ -843,7 +862,7 @@ class Store:
     def fact(self, addr: Address, fid: str) -> Fact:
         """One of the subject's facts by id; NotFound if the subject has no such fact."""
         row = self.con.execute(
-            f"SELECT {_cols(FACT_COLUMNS)} FROM facts WHERE {_SUBJECT} AND id = ?",
+            f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
             [addr.tenant, addr.scope, addr.subject, fid],
         ).fetchone()
         if row is None:
@@ -853,7 +872,7 @@ class Store:
     def inputs(self, addr: Address) -> list[Input]:
         """The subject's archived inputs in arrival order."""
         rows = self.con.execute(
-            f"SELECT {_cols(INPUT_COLUMNS)} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
+            f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
             [addr.tenant, addr.scope, addr.subject],
         ).fetchall()
         return [Input(*row) for row in rows]
@@ -999,7 +1018,7 @@ class Store:
         record, record_problem = read_record(self.con, ring)
         problems: list[str] = [record_problem] if record_problem else []
         keyed_from = None if record is None else int(record["facts_from"])
-        if ring is None:
+        if ring is None and record is not None:
             problems.append(
                 f"the chain key file {key_path(self.home)} is missing, so keyed digests"
                 " cannot be checked"
@@ -1027,7 +1046,7 @@ class Store:
         """The fact chain: the first row whose content, link or keyed digest does not verify."""
         expected_prev, expected_seq, checked = GENESIS, 1, 0
         keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
-        cursor = self.con.execute(f"SELECT {_cols(FACT_COLUMNS)} FROM facts ORDER BY seq")
+        cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
         for row in _chunks(cursor, chunk):
             fact = Fact(*row)
             problem = None

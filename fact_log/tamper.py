@@ -125,7 +125,17 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
             record = {"facts_from": int(top) + 1, "tables": []}
-            # Facts before keying keep plain links; sign their head so it cannot move.
+            if top:  # facts before keying keep plain links: anchor their head now
+                values = list(
+                    con.execute(
+                        "SELECT seq, hash, seq, (SELECT coalesce(max(seq), 0) FROM inputs),"
+                        " recorded_at FROM facts ORDER BY seq DESC LIMIT 1"
+                    ).fetchone()
+                )
+                con.execute(
+                    "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
+                    [*values, row_mac(ring, ANCHORS.table, values)],
+                )
         for table in present:
             if table not in record["tables"]:
                 reseal(con, ring, table, "mac IS NULL", [])
