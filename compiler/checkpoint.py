@@ -32,7 +32,15 @@ from uac.compiler import cache
 from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
-from uac.compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
+from uac.compiler.loader import (
+    FILES,
+    current_version,
+    file_digests,
+    sign,
+    signature_ok,
+    subject_dir,
+    version_name,
+)
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, render
@@ -377,6 +385,7 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
             (pending.tmp / FILES).write_text(
                 json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
             )
+            sign(pending.tmp, store.signer())
             final = base / "versions" / version_name(result.version)
             os.replace(pending.tmp, final)
             if result.current:
@@ -421,7 +430,11 @@ def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:
     pointer = base / "current"
     try:
         directory = base / "versions" / pointer.read_text().strip()
-        return directory, json.loads((directory / FILES).read_text())
+        stamp = (directory / FILES).read_bytes()
+        # Reused files are signed again with the new version: only reuse signed ones.
+        if not signature_ok(directory, stamp):
+            return None
+        return directory, json.loads(stamp)
     except (OSError, ValueError):
         return None
 
