@@ -221,10 +221,13 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
 
 def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:
     """The newest anchor (or all of them, oldest first) as JSON-ready dicts."""
-    cols = "seq, head, facts, inputs, recorded_at AS at, mac"
-    sql = f"SELECT {cols} FROM anchors ORDER BY seq, at"
+    has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
+    if not has.fetchone()[0]:
+        return []  # a read-only open of a workspace from before anchors
+    cols = "seq, head, facts, inputs, recorded_at, mac"
+    sql = f"SELECT {cols} FROM anchors ORDER BY seq, inputs"
     if not every:
-        sql = f"SELECT {cols} FROM anchors ORDER BY seq DESC, at DESC LIMIT 1"
+        sql = f"SELECT {cols} FROM anchors ORDER BY seq DESC, inputs DESC LIMIT 1"
     names = ("seq", "head", "facts", "inputs", "at", "mac")
     out = []
     for row in con.execute(sql).fetchall():
