@@ -540,15 +540,15 @@ class Store:
                     f"{key_path(self.home)} is missing; restore it (or set UAC_CHAIN_KEY_FILE)"
                 )
             self.ring, fresh = KeyRing.create(self.home), True
+        elif record is None:
+            # A key file but nothing signed yet (a key made by a failed init, or supplied
+            # through UAC_CHAIN_KEY_FILE): this is the first keyed open.
+            signed = self.con.execute(
+                "SELECT (SELECT count(*) FROM facts WHERE mac IS NOT NULL)"
+                " + (SELECT count(*) FROM anchors)"
+            ).fetchone()[0]
+            fresh = not signed
         backfill(self.con, self.ring, fresh)
-
-    def rotate_key(self) -> str:
-        """Start signing with a new chain key (old keys kept to verify old rows); its id."""
-        if self.read_only or self.ring is None:
-            raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        with self.write_lock:
-            self.ring = self.ring.rotated()
-        return self.ring.current
 
     def signer(self) -> KeyRing:
         """The key ring that signs new rows (a writable open always has one)."""

@@ -264,6 +264,11 @@ def test_the_key_file_can_live_outside_the_workspace(
         mem.set("alice", "identity.name", "Alice", now=T)
         assert mem.verify().ok
     assert elsewhere.exists() and not (home / "keys").exists()
+    # A second workspace given the same, already existing key file starts keying with it.
+    with Memory(tmp_path / "other", create=True, react=False) as mem:
+        mem.set("bob", "identity.name", "Bob", now=T)
+        report = mem.verify()
+        assert report.ok and report.keyed_from == 1, report
 
 
 @pytest.mark.parametrize(
