@@ -284,8 +284,7 @@ def _evaluate(
 
 
 def _reseal(store: Store, key: list[str], ids: list[str]) -> None:
-    """Rewrite the keyed digest of updated alert rows (fact_log/tamper.py), in the caller's
-    transaction."""
+    """Rewrite updated alerts' keyed digests (fact_log/tamper.py) in the caller's transaction."""
     if ids:
         reseal(
             store.con,
