@@ -26,6 +26,7 @@ from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
+from uac.fact_log.tamper import reseal
 
 _COLS = (
     "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"
@@ -259,6 +260,8 @@ def _evaluate(
                     " AND id IN (SELECT unnest(?::VARCHAR[]))",
                     [today, *key, [a.id for a in gone]],
                 )
+            changed = [a.id for a in (*inserts, *rewrites, *gone)] + touched
+            _reseal(store, key, changed)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -267,17 +270,45 @@ def _evaluate(
     if due:
         result.delivery_errors = deliver(due, list(sinks))
         if sinks:
-            con.execute(
-                f"UPDATE alerts SET delivered_at = ?, delivery_error = ? WHERE {_SUBJECT}"
-                " AND id IN (SELECT unnest(?::VARCHAR[]))",
+            _update(
+                store,
+                key,
+                [a.id for a in due],
+                "delivered_at = ?, delivery_error = ?",
                 [
                     now or utc_now(),
                     "; ".join(f"{k}: {v}" for k, v in result.delivery_errors.items()) or None,
-                    *key,
-                    [a.id for a in due],
                 ],
             )
     return result
+
+
+def _reseal(store: Store, key: list[str], ids: list[str]) -> None:
+    """Rewrite updated alerts' keyed digests (fact_log/tamper.py) in the caller's transaction."""
+    if ids:
+        reseal(
+            store.con,
+            store.signer(),
+            "alerts",
+            f"{_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
+            [*key, ids],
+        )
+
+
+def _update(store: Store, key: list[str], ids: list[str], sets: str, values: list[Any]) -> None:
+    """One lifecycle update of some alerts and their new digests, in one transaction."""
+    con = store.con
+    con.execute("BEGIN")
+    try:
+        con.execute(
+            f"UPDATE alerts SET {sets} WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
+            [*values, *key, ids],
+        )
+        _reseal(store, key, ids)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
@@ -331,11 +362,8 @@ def acknowledge(store: Store, addr: Address, alert_id: str, today: dt.date) -> A
     alert = get_alert(store, addr, alert_id)
     if alert.status == "resolved":
         raise InputError(f"alert {alert_id} is already resolved")
-    store.con.execute(
-        f"UPDATE alerts SET status = 'acknowledged', acknowledged_on = ? WHERE {_SUBJECT}"
-        " AND id = ?",
-        [today, addr.tenant, addr.scope, addr.subject, alert_id],
-    )
+    key = [addr.tenant, addr.scope, addr.subject]
+    _update(store, key, [alert_id], "status = 'acknowledged', acknowledged_on = ?", [today])
     return get_alert(store, addr, alert_id)
 
 
@@ -346,8 +374,6 @@ def snooze(store: Store, addr: Address, alert_id: str, until: dt.date, today: dt
         raise InputError(f"snooze date {until} must be after today ({today})")
     if alert.status == "resolved":
         raise InputError(f"alert {alert_id} is already resolved")
-    store.con.execute(
-        f"UPDATE alerts SET snoozed_until = ? WHERE {_SUBJECT} AND id = ?",
-        [until, addr.tenant, addr.scope, addr.subject, alert_id],
-    )
+    key = [addr.tenant, addr.scope, addr.subject]
+    _update(store, key, [alert_id], "snoozed_until = ?", [until])
     return get_alert(store, addr, alert_id)

@@ -8,6 +8,7 @@ from any code that uses the checks creates or upgrades them.
 from __future__ import annotations
 
 from uac.fact_log.schema import Owner, register
+from uac.fact_log.tamper import seal
 
 CHECKS = register(
     Owner(
@@ -32,6 +33,14 @@ CHECKS = register(
                 " alerts_new INTEGER NOT NULL, alerts_open INTEGER NOT NULL,"
                 " alerts_resolved INTEGER NOT NULL, errors INTEGER NOT NULL, detail VARCHAR)",
             ),
+            # Tamper evidence: each alert row's keyed digest, rewritten on every update.
+            ("ALTER TABLE alerts ADD COLUMN IF NOT EXISTS mac VARCHAR",),
         ),
     )
 )
+ALERT_COLUMNS = (
+    "id", "tenant", "scope", "subject", "check_name", "severity", "status", "message",
+    "computation", "fact_ids", "record_keys", "first_seen", "last_seen", "acknowledged_on",
+    "snoozed_until", "resolved_on", "delivered_at", "delivery_error",
+)  # fmt: skip
+seal("alerts", ALERT_COLUMNS, "tenant, scope, subject, id", ("subject", "id"))

@@ -32,7 +32,15 @@ from uac.compiler import cache
 from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
-from uac.compiler.loader import FILES, current_version, file_digests, subject_dir, version_name
+from uac.compiler.loader import (
+    FILES,
+    current_version,
+    file_digests,
+    sign,
+    signature_ok,
+    subject_dir,
+    version_name,
+)
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, render
@@ -42,6 +50,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound, UacError
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Store, utc_now
+from uac.fact_log.tamper import seal
 
 # One row per compile attempt (published or failed) of a subject: the store's change
 # detection compares a subject's facts with its last published watermark. Migrated by
@@ -59,9 +68,16 @@ CHECKPOINTS = register(
                 " error VARCHAR, timings VARCHAR, started_at TIMESTAMP NOT NULL,"
                 " finished_at TIMESTAMP NOT NULL)",
             ),
+            # Tamper evidence: each row's keyed digest (fact_log/tamper.py).
+            ("ALTER TABLE checkpoints ADD COLUMN IF NOT EXISTS mac VARCHAR",),
         ),
     )
 )
+CHECKPOINT_COLUMNS = (
+    "id", "tenant", "scope", "subject", "version", "status", "watermark", "head_id",
+    "as_of", "known_at", "facts", "error", "timings", "started_at", "finished_at",
+)  # fmt: skip
+seal("checkpoints", CHECKPOINT_COLUMNS, "id", ("id",))
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory
@@ -375,6 +391,7 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
             (pending.tmp / FILES).write_text(
                 json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
             )
+            sign(pending.tmp, store.signer())
             final = base / "versions" / version_name(result.version)
             os.replace(pending.tmp, final)
             if result.current:
@@ -419,7 +436,11 @@ def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:
     pointer = base / "current"
     try:
         directory = base / "versions" / pointer.read_text().strip()
-        return directory, json.loads((directory / FILES).read_text())
+        stamp = (directory / FILES).read_bytes()
+        # Reused files are signed again with the new version: only reuse signed ones.
+        if not signature_ok(directory, stamp):
+            return None
+        return directory, json.loads(stamp)
     except (OSError, ValueError):
         return None
 

@@ -23,9 +23,13 @@ from typing import Any
 from uac.compiler.gc_pause import cyclic_gc_paused
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.keys import KeyRing, key_path
 
 GENERATED = "generated"
 FILES = "files.json"
+# HMAC of files.json under the workspace's chain key (fact_log/keys.py): a separate file so
+# files.json (and the golden output) stays the same in every workspace.
+SIGNATURE = "files.sig"
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*\Z")  # \Z: no trailing newline
 
 
@@ -69,8 +73,53 @@ def file_digests(directory: Path) -> dict[str, str]:
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(directory.iterdir())
-        if p.is_file() and p.name != FILES
+        if p.is_file() and p.name not in (FILES, SIGNATURE)
     }
+
+
+def home_of(directory: Path) -> Path:
+    """The workspace a version directory belongs to (generated/<t>/<s>/<subj>/versions/vN)."""
+    return Path(directory).resolve().parents[5]
+
+
+def sign(directory: Path, ring: KeyRing) -> None:
+    """Write the signature of a version directory's files.json (the compiler calls this)."""
+    stamp = (directory / FILES).read_bytes()
+    (directory / SIGNATURE).write_text(ring.sign(b"checkpoint:" + stamp) + "\n")
+
+
+def signature_ok(directory: Path, stamp: bytes, ring: KeyRing | None = None) -> bool:
+    """True when files.sig is the workspace key's signature of these files.json bytes."""
+    if ring is None:
+        ring = KeyRing.load(home_of(directory))
+    try:
+        mac = (directory / SIGNATURE).read_text().strip()
+    except OSError:
+        return False
+    return ring is not None and ring.check(b"checkpoint:" + stamp, mac)
+
+
+def check_signature(directory: Path, stamp: bytes | None = None) -> None:
+    """Refuse a checkpoint whose files.json is unsigned or not signed by this workspace's key."""
+    if stamp is None:
+        try:
+            stamp = (directory / FILES).read_bytes()
+        except OSError:
+            stamp = b""
+    home = home_of(directory)
+    ring = KeyRing.load(home)
+    if ring is None:
+        raise WorkspaceError(
+            f"checkpoint {directory} cannot be trusted: the chain key file {key_path(home)} "
+            "is missing"
+        )
+    if not (directory / SIGNATURE).exists():
+        raise WorkspaceError(f"checkpoint {directory} is not signed; recompile it")
+    if not signature_ok(directory, stamp, ring):
+        raise WorkspaceError(
+            f"checkpoint {directory} has a signature that does not match its {FILES} "
+            "(edited outside uac); recompile it"
+        )
 
 
 @dataclass(frozen=True)
@@ -116,16 +165,21 @@ def _forget(name: str) -> None:
         sys.modules.pop(mod, None)
 
 
-def import_package(directory: Path, verify: bool = True) -> ModuleType:
+def import_package(directory: Path, verify: bool = True, signed: bool = True) -> ModuleType:
     """Import a version directory as a fresh, uniquely named package and return it.
 
-    Only the version imported last of each subject stays in `sys.modules` (a long-lived
-    process compiles a new version on every write); packages still referenced keep working.
+    With verify, every file must have its digest in files.json and, with signed, files.json
+    must carry the workspace key's signature (the sandbox's zygote passes signed=False: its
+    host checked the signature, and the key never enters the sandbox). Only the version
+    imported last of each subject stays in `sys.modules` (a long-lived process compiles a
+    new version on every write); packages still referenced keep working.
     """
     try:
         stamp = (directory / FILES).read_bytes()
     except OSError:
         stamp = b""
+    if verify and signed:
+        check_signature(directory, stamp)
     if verify:
         try:
             meta = json.loads(stamp)

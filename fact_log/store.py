@@ -32,7 +32,20 @@ import pyarrow as pa
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
+from uac.fact_log.tamper import (
+    ANCHORS,
+    SEALED,
+    anchor_problems,
+    backfill,
+    latest_anchors,
+    read_record,
+    reseal,
+    row_mac,
+    seal,
+    verify_tables,
+)
 from uac.fact_log.values import canonical_json, json_string, loads, sha256
 
 DB_FILE = "uac.duckdb"
@@ -40,7 +53,8 @@ GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
 
-FACT_COLUMNS: tuple[tuple[str, str, Any], ...] = (
+# The columns of the first format, frozen: schema step 1 creates them; later steps add more.
+_FACT_V1: tuple[tuple[str, str, Any], ...] = (
     ("seq", "BIGINT NOT NULL", pa.int64()),
     ("id", "VARCHAR NOT NULL", pa.string()),
     ("tenant", "VARCHAR NOT NULL", pa.string()),
@@ -66,10 +80,15 @@ FACT_COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("prev_hash", "VARCHAR NOT NULL", pa.string()),
     ("hash", "VARCHAR NOT NULL", pa.string()),
 )
+# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
+# had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
+# generated code of the same log is the same in every workspace.
+_MAC = ("mac", "VARCHAR", pa.string())
+FACT_COLUMNS = (*_FACT_V1, _MAC)
 # The columns a fact's content hash covers, in order (everything but seq, id and the chain).
-CONTENT_COLUMNS = tuple(name for name, _, _ in FACT_COLUMNS[2:-3])
+CONTENT_COLUMNS = tuple(name for name, _, _ in _FACT_V1[2:-3])
 
-INPUT_COLUMNS: tuple[tuple[str, str, Any], ...] = (
+_INPUT_V1: tuple[tuple[str, str, Any], ...] = (
     ("seq", "BIGINT NOT NULL", pa.int64()),
     ("id", "VARCHAR NOT NULL", pa.string()),
     ("tenant", "VARCHAR NOT NULL", pa.string()),
@@ -85,6 +104,13 @@ INPUT_COLUMNS: tuple[tuple[str, str, Any], ...] = (
     ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
     ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
 )
+INPUT_COLUMNS = (*_INPUT_V1, _MAC)
+_REJECTION_COLUMNS = (
+    "id", "tenant", "scope", "subject", "input_id", "path", "reason", "detail", "recorded_at"
+)  # fmt: skip
+_SCHEMA_COLUMNS = (
+    "tenant", "scope", "subject", "path", "version", "fields", "input_id", "recorded_at"
+)  # fmt: skip
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -102,8 +128,8 @@ FACT_LOG = register(
         (
             (
                 META_DDL,
-                _ddl("facts", FACT_COLUMNS),
-                _ddl("inputs", INPUT_COLUMNS),
+                _ddl("facts", _FACT_V1),
+                _ddl("inputs", _INPUT_V1),
                 "CREATE TABLE rejections (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
                 " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, input_id VARCHAR,"
                 " path VARCHAR, reason VARCHAR NOT NULL, detail VARCHAR,"
@@ -118,6 +144,29 @@ FACT_LOG = register(
     )
 )
 SCHEMA_VERSION = FACT_LOG.version
+# Tamper evidence (fact_log/tamper.py): keyed digests and per-commit anchors. Its own owner,
+# not a fact_log step: a read-only open of a workspace from before it still reads (the
+# columns read as NULL until the next writable open adds them).
+TAMPER = register(
+    Owner(
+        "tamper",
+        0,
+        (
+            (
+                "ALTER TABLE facts ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE inputs ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE rejections ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "ALTER TABLE schemas ADD COLUMN IF NOT EXISTS mac VARCHAR",
+                "CREATE TABLE IF NOT EXISTS anchors (seq BIGINT NOT NULL, head VARCHAR NOT NULL,"
+                " facts BIGINT NOT NULL, inputs BIGINT NOT NULL, recorded_at TIMESTAMP NOT NULL,"
+                " mac VARCHAR NOT NULL)",
+            ),
+        ),
+    )
+)
+seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
+seal("rejections", _REJECTION_COLUMNS, "recorded_at, id", ("id",))
+seal("schemas", _SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
@@ -243,6 +292,7 @@ class Fact:
     content_hash: str
     prev_hash: str
     hash: str
+    mac: str | None = None
 
     @property
     def value(self) -> Any:
@@ -284,6 +334,7 @@ class Input:
     session_id: str | None
     observed_at: dt.datetime
     recorded_at: dt.datetime
+    mac: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,13 +351,16 @@ class SubjectInfo:
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
-    """Result of walking the hash chain."""
+    """Result of walking the hash chain, the sealed tables and the anchors."""
 
     ok: bool
     checked: int
     broken_seq: int | None = None
     broken_id: str | None = None
     problem: str | None = None
+    # Findings outside the chain: the first bad row per sealed table, truncation, keys.
+    problems: tuple[str, ...] = ()
+    keyed_from: int | None = None  # the first seq whose link carries a keyed digest
 
 
 def content_hash(row: Sequence[Any]) -> str:
@@ -379,6 +433,9 @@ class Store:
         self.write_lock = threading.RLock()  # held by the writer and by other transactions
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
+        self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
+        self._fact_cols = _cols(FACT_COLUMNS)
+        self._input_cols = _cols(INPUT_COLUMNS)
         self._claim = str((home / DB_FILE).resolve())
         # A Store dropped without close() must not keep its workspace claimed.
         weakref.finalize(self, _release, Path(self._claim))
@@ -455,6 +512,49 @@ class Store:
             raise WorkspaceError(f"{self.home / DB_FILE} is a DuckDB file but not a uac workspace")
         # Every layer imported so far registered its tables; the opener may add more.
         migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
+        keyed = self.con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
+            " AND column_name = 'mac'"
+        ).fetchone()[0]
+        if not keyed:  # a read-only open of a workspace from before keyed digests
+            self._fact_cols = _cols(_FACT_V1) + ", NULL AS mac"
+            self._input_cols = _cols(_INPUT_V1) + ", NULL AS mac"
+        self._load_keys(allow)
+
+    def _load_keys(self, writable: bool) -> None:
+        """Load the chain key ring; a writable open makes one for a workspace that had none.
+
+        A workspace that already signed rows never gets a new key silently: its rows would
+        stop verifying. A read-only open without the key still reads; verify says why it
+        cannot check the keyed digests.
+        """
+        self.ring = KeyRing.load(self.home)
+        if not writable:
+            return
+        record, _ = read_record(self.con, None)
+        fresh = False
+        if self.ring is None:
+            if record is not None:
+                raise WorkspaceError(
+                    f"workspace {self.home} signs its log but its chain key file "
+                    f"{key_path(self.home)} is missing; restore it (or set UAC_CHAIN_KEY_FILE)"
+                )
+            self.ring, fresh = KeyRing.create(self.home), True
+        elif record is None:
+            # A key file but nothing signed yet (a key made by a failed init, or supplied
+            # through UAC_CHAIN_KEY_FILE): this is the first keyed open.
+            signed = self.con.execute(
+                "SELECT (SELECT count(*) FROM facts WHERE mac IS NOT NULL)"
+                " + (SELECT count(*) FROM anchors)"
+            ).fetchone()[0]
+            fresh = not signed
+        backfill(self.con, self.ring, fresh)
+
+    def signer(self) -> KeyRing:
+        """The key ring that signs new rows (a writable open always has one)."""
+        if self.ring is None:
+            raise WorkspaceError(f"workspace {self.home} has no chain key loaded")
+        return self.ring
 
     @property
     def schema_version(self) -> int:
@@ -577,6 +677,7 @@ class Store:
         try:
             for prep in prepared:
                 self._write_prepared(prep)
+            self._anchor(heads, prepared[-1].recorded)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -591,6 +692,7 @@ class Store:
     def _prepare(self, batch: Batch, head: tuple[int, str], input_seq: int) -> _Prepared:
         """The rows of one batch chained after `head`: validation happens here, before SQL."""
         seq, prev = head
+        ring = self.signer()
         addr = batch.address
         recorded = utc_naive(batch.recorded_at)
         input_rows: list[tuple[Any, ...]] = []
@@ -617,6 +719,7 @@ class Store:
                     recorded,
                 )
             )
+            input_rows[-1] += (row_mac(ring, "inputs", input_rows[-1]),)
         run_id = f"run_{seq + 1}"
         addr_cols = [addr.tenant, addr.scope, addr.subject]
         # Cells that are the same for every fact of the batch are encoded once.
@@ -661,10 +764,20 @@ class Store:
                     chash,
                     prev,
                     link,
+                    ring.sign(f"fact:{seq}:{link}"),
                 )
             )
             prev = link
         return _Prepared(batch, run_id, recorded, input_rows, fact_rows, (seq, prev), input_seq)
+
+    def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
+        """Record the chain head this commit leaves (same transaction): truncation shows."""
+        (seq, head), inputs = heads
+        values = [seq, head, seq, inputs, at]
+        self.con.execute(
+            "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
+            [*values, row_mac(self.signer(), ANCHORS.table, values)],
+        )
 
     def _write_prepared(self, prep: _Prepared) -> None:
         batch, addr = prep.batch, prep.batch.address
@@ -675,9 +788,10 @@ class Store:
             rid = "r_" + sha256(f"{prep.run_id}:{n}:{rej.reason}")[:20]
             iid = None if rej.input_index is None else prep.input_rows[rej.input_index][1]
             detail = None if rej.detail is None else canonical_json(rej.detail)
+            values = [rid, *addr_cols, iid, rej.path, rej.reason, detail, prep.recorded]
             self.con.execute(
-                "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [rid, *addr_cols, iid, rej.path, rej.reason, detail, prep.recorded],
+                "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [*values, row_mac(self.signer(), "rejections", values)],
             )
         first_input = prep.input_rows[0][1] if prep.input_rows else None
         for path, fields in sorted(batch.schemas.items()):
@@ -719,25 +833,26 @@ class Store:
         if current is not None and current[1] == fields:
             return
         version = 1 if current is None else current[0] + 1
+        values = [
+            addr.tenant,
+            addr.scope,
+            addr.subject,
+            path,
+            version,
+            canonical_json(fields),
+            input_id,
+            at,
+        ]
         self.con.execute(
-            "INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                addr.tenant,
-                addr.scope,
-                addr.subject,
-                path,
-                version,
-                canonical_json(fields),
-                input_id,
-                at,
-            ],
+            "INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [*values, row_mac(self.signer(), "schemas", values)],
         )
 
     # -- reading ---------------------------------------------------------------------------
 
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
-        sql = f"SELECT {_cols(FACT_COLUMNS)} FROM facts WHERE {_SUBJECT} AND seq > ?"
+        sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
         params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
         if path is not None:
             sql += " AND path = ?"
@@ -747,7 +862,7 @@ class Store:
     def fact(self, addr: Address, fid: str) -> Fact:
         """One of the subject's facts by id; NotFound if the subject has no such fact."""
         row = self.con.execute(
-            f"SELECT {_cols(FACT_COLUMNS)} FROM facts WHERE {_SUBJECT} AND id = ?",
+            f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
             [addr.tenant, addr.scope, addr.subject, fid],
         ).fetchone()
         if row is None:
@@ -757,7 +872,7 @@ class Store:
     def inputs(self, addr: Address) -> list[Input]:
         """The subject's archived inputs in arrival order."""
         rows = self.con.execute(
-            f"SELECT {_cols(INPUT_COLUMNS)} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
+            f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
             [addr.tenant, addr.scope, addr.subject],
         ).fetchall()
         return [Input(*row) for row in rows]
@@ -806,11 +921,21 @@ class Store:
             "started_at",
             "finished_at",
         )
-        self.con.execute(
-            f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
-            f" VALUES ({', '.join('?' * (len(cols) + 4))})",
-            [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
-        )
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            con.execute(
+                f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
+                f" VALUES ({', '.join('?' * (len(cols) + 4))})",
+                [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
+            )
+            # Sealed from the stored row, so the digest covers the values as DuckDB keeps them.
+            if "checkpoints" in SEALED:
+                reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
         return next_id
 
     def checkpoints(self, addr: Address) -> list[dict[str, Any]]:
@@ -881,10 +1006,47 @@ class Store:
 
     # -- verification ----------------------------------------------------------------------
 
-    def verify(self, chunk: int = 20_000) -> VerifyReport:
-        """Walk the whole chain; report the first row whose content or link does not verify."""
+    def verify(self, chunk: int = 20_000, anchor: dict[str, Any] | None = None) -> VerifyReport:
+        """Walk the chain, the sealed tables and the anchors; report what does not verify.
+
+        The chain: the first fact whose content, plain link or keyed digest is wrong (a log
+        rewritten with recomputed plain hashes fails the keyed digest). Then the first bad
+        row of each sealed table, anchors naming a head that is gone and, given `anchor` (an
+        exported one), whether the log still holds it.
+        """
+        ring = self.ring
+        record, record_problem = read_record(self.con, ring)
+        problems: list[str] = [record_problem] if record_problem else []
+        keyed_from = None if record is None else int(record["facts_from"])
+        if ring is None and record is not None:
+            problems.append(
+                f"the chain key file {key_path(self.home)} is missing, so keyed digests"
+                " cannot be checked"
+            )
+        elif (
+            record is None
+            and self.con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0]
+        ):
+            problems.append("the keying record in meta is missing (deleted)")
+        report = self._walk(chunk, ring, keyed_from if ring is not None else None)
+        if ring is not None:
+            problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]
+        problems += anchor_problems(self.con, anchor)
+        return VerifyReport(
+            report.ok and not problems,
+            report.checked,
+            report.broken_seq,
+            report.broken_id,
+            report.problem,
+            tuple(problems),
+            keyed_from,
+        )
+
+    def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
+        """The fact chain: the first row whose content, link or keyed digest does not verify."""
         expected_prev, expected_seq, checked = GENESIS, 1, 0
-        cursor = self.con.execute(f"SELECT {_cols(FACT_COLUMNS)} FROM facts ORDER BY seq")
+        keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
+        cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
         for row in _chunks(cursor, chunk):
             fact = Fact(*row)
             problem = None
@@ -908,10 +1070,20 @@ class Store:
                 problem = "its chain hash does not match"
             elif fact_id(fact.hash) != fact.id:
                 problem = "its id does not match its chain hash"
+            elif fact.seq >= keyed_from and not ring.check(  # type: ignore[union-attr]
+                f"fact:{fact.seq}:{fact.hash}", fact.mac
+            ):
+                problem = (
+                    "its keyed digest does not match (the chain was rewritten without the key)"
+                )
             if problem:
                 return VerifyReport(False, checked, fact.seq, fact.id, problem)
             expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
         return VerifyReport(True, checked)
+
+    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
+        """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
+        return latest_anchors(self.con, every)
 
 
 def _cols(columns: Sequence[tuple[str, str, Any]]) -> str:

@@ -30,7 +30,7 @@ from uac.fact_log.errors import InputError, UacError
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
 READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
-READ_ONLY |= {"alerts", "tenant-alerts"}
+READ_ONLY |= {"alerts", "tenant-alerts", "anchor"}
 # Writes from the command line react: recompile the subject, run its checks, show alerts.
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
 REACTING |= {"prefer", "feedback"}
@@ -343,17 +343,55 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    report = _call(args, "verify")
+    anchor = None
+    if args.anchor is not None:
+        try:
+            anchor = json.loads(Path(args.anchor).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read the anchor file {args.anchor}: {exc}") from None
+        if isinstance(anchor, list):  # `uac anchor export --all`: check the newest
+            anchor = anchor[-1] if anchor else None
+        if not isinstance(anchor, dict | None):
+            raise InputError(f"the anchor file {args.anchor} does not hold an exported anchor")
+    report = _call(args, "verify", anchor=anchor)
     if args.json:
         _print_json(report)
-    elif report["ok"]:
-        _out(f"ok: hash chain verified over {report['checked']} facts")
-    else:
+        return 0 if report["ok"] else 1
+    if report["ok"]:
+        _out(
+            f"ok: hash chain verified over {report['checked']} facts; "
+            "keyed digests and anchors verified"
+        )
+        return 0
+    if report["problem"] is not None:
         _out(
             f"BROKEN at seq {report['broken_seq']} ({report['broken_id']}): {report['problem']}; "
             f"{report['checked']} facts before it verified"
         )
-    return 0 if report["ok"] else 1
+    else:
+        _out(f"chain: hash chain verified over {report['checked']} facts")
+    for problem in report.get("problems") or []:
+        _out(f"BROKEN: {problem}")
+    return 1
+
+
+def cmd_anchor(args: argparse.Namespace) -> int:
+    anchors = _call(args, "anchor", all=args.all or None)
+    _print_json(anchors if args.all else (anchors[0] if anchors else None))
+    return 0
+
+
+def cmd_rotate_chain_key(args: argparse.Namespace) -> int:
+    from uac.fact_log.keys import KeyRing, key_path
+
+    ring = KeyRing.load(Path(args.home))
+    if ring is None:
+        raise InputError(f"no chain key file at {key_path(Path(args.home))}; run 'uac init' first")
+    ring = ring.rotated()
+    _out(f"chain key rotated: new rows are signed with {ring.current} ({ring.path});")
+    _out("older keys stay in the file to verify older rows; a running uac serve picks it up")
+    _out("when restarted")
+    return 0
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -764,6 +802,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_keys(args: argparse.Namespace) -> int:
+    if args.action == "rotate-chain":
+        return cmd_rotate_chain_key(args)
     client = _client(args)
     if args.action == "create":
         if not args.tenant_given:
@@ -1091,7 +1131,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("v1", nargs="?", type=int, help="older version (default: the one before v2)")
     p.add_argument("v2", nargs="?", type=int, help="newer version (default: current)")
 
-    command("verify", cmd_verify, "Verify the fact log's hash chain; report the first broken link.")
+    p = command(
+        "verify",
+        cmd_verify,
+        "Verify the fact log's hash chain, keyed digests and anchors; report what is broken.",
+    )
+    p.add_argument(
+        "--anchor", type=Path, help="also check against an anchor saved by 'uac anchor export'"
+    )
+
+    p = command(
+        "anchor", cmd_anchor, "Print the log's newest anchor as JSON, for an outside witness."
+    )
+    p.add_argument("action", choices=("export",), help="what to do")
+    p.add_argument("--all", action="store_true", help="every anchor, oldest first")
 
     p = command("mcp", cmd_mcp, "Serve the agent tools for one subject over MCP (stdio).")
     subject(p, "; the only subject the connected agent reaches")
@@ -1108,8 +1161,14 @@ def build_parser() -> argparse.ArgumentParser:
     when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
     when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")
 
-    p = command("keys", cmd_keys, "Create, list or revoke API keys for uac serve.")
-    p.add_argument("action", choices=("create", "list", "revoke"), help="what to do")
+    p = command(
+        "keys",
+        cmd_keys,
+        "Create, list or revoke API keys for uac serve; rotate-chain: new chain signing key.",
+    )
+    p.add_argument(
+        "action", choices=("create", "list", "revoke", "rotate-chain"), help="what to do"
+    )
     p.add_argument("key_id", nargs="?", help="the key to revoke")
     p.add_argument("--subject", help="bind the key to one subject (default: the whole tenant)")
     p.add_argument("--read-only", action="store_true", help="the key may only read")

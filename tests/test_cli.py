@@ -62,7 +62,9 @@ def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     )
     assert code == 0 and f"retracts {facts[2]['id']}" in out
     code, out, _ = run(capsys, "--home", home, "verify")
-    assert code == 0 and out.strip() == "ok: hash chain verified over 4 facts"
+    assert code == 0 and out.strip() == (
+        "ok: hash chain verified over 4 facts; keyed digests and anchors verified"
+    )
     con = duckdb.connect(str(tmp_path / "ws" / "uac.duckdb"))
     con.execute('UPDATE facts SET value = \'{"city":"Nice"}\' WHERE seq = 2')
     con.close()

@@ -10,7 +10,7 @@ import os
 import shutil
 from pathlib import Path
 
-from uac.compiler.loader import subject_dir
+from uac.compiler.loader import SIGNATURE, subject_dir
 from uac.fact_log.addressing import parse_subject
 from uac.runtime.examples.demo import PERSONA, run_demo
 
@@ -19,7 +19,12 @@ GOLDEN = ROOT / "generated" / "default" / "user" / PERSONA
 
 
 def _files(directory: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+    # files.sig is keyed with the workspace's own secret: it differs in every workspace.
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(directory.iterdir())
+        if p.is_file() and p.name != SIGNATURE
+    }
 
 
 def test_demo_compiles_to_the_committed_golden_output(tmp_path: Path) -> None:

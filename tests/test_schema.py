@@ -9,6 +9,7 @@ rejections, inferred schemas, checkpoints, alerts, jobs, token usage).
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
-OWNERS = {"fact_log": 3, "llm": 1, "compiler": 1, "checks": 1, "search": 1}
+OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 2, "search": 1}
 DATA_TABLES = (
     "facts",
     "inputs",
@@ -47,8 +48,8 @@ def _cols(columns: Any) -> str:
 # the code.
 LEGACY_V3 = (
     "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
-    f"CREATE TABLE facts ({_cols(FACT_COLUMNS)})",
-    f"CREATE TABLE inputs ({_cols(INPUT_COLUMNS)})",
+    f"CREATE TABLE facts ({_cols(FACT_COLUMNS[:24])})",  # before the keyed `mac` column
+    f"CREATE TABLE inputs ({_cols(INPUT_COLUMNS[:14])})",
     "CREATE TABLE rejections (id VARCHAR NOT NULL, tenant VARCHAR NOT NULL,"
     " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, input_id VARCHAR,"
     " path VARCHAR, reason VARCHAR NOT NULL, detail VARCHAR, recorded_at TIMESTAMP NOT NULL)",
@@ -80,8 +81,22 @@ LEGACY_V3 = (
 )
 
 
+def _legacy_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    # The columns the legacy format had: later steps only add columns (the keyed `mac`).
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ?"
+            " AND database_name = current_database() ORDER BY column_index",
+            [table],
+        ).fetchall()
+    ]
+    return ", ".join(n for n in names if n != "mac")
+
+
 def _rows(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[Any, ...]]:
-    return sorted(con.execute(f"SELECT * FROM {table}").fetchall(), key=repr)
+    cols = _legacy_columns(con, table)
+    return sorted(con.execute(f"SELECT {cols} FROM {table}").fetchall(), key=repr)
 
 
 def _fill(home: Path) -> None:
@@ -108,7 +123,7 @@ def _legacy_copy(source: Path, home: Path) -> dict[str, list[tuple[Any, ...]]]:
         con.execute(ddl)
     con.execute(f"ATTACH '{source / 'uac.duckdb'}' AS src (READ_ONLY)")
     for table in DATA_TABLES:
-        con.execute(f"INSERT INTO {table} SELECT * FROM src.{table}")
+        con.execute(f"INSERT INTO {table} SELECT {_legacy_columns(con, table)} FROM src.{table}")
     con.execute("DETACH src")
     before = {t: _rows(con, t) for t in DATA_TABLES}
     con.close()
@@ -135,14 +150,25 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         con = mem.store.con
         assert {t: _rows(con, t) for t in DATA_TABLES} == before
         keys = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        assert json.loads(keys.pop("tamper"))["record"] == {
+            # Keying starts after the old facts; the old rows of other tables were sealed.
+            "facts_from": len(before["facts"]) + 1,
+            "tables": ["alerts", "anchors", "checkpoints", "inputs", "rejections", "schemas"],
+        }
         assert keys == {
             "schema_version": "3",
+            "schema_version.tamper": "1",
             "schema_version.llm": "1",
-            "schema_version.compiler": "1",
-            "schema_version.checks": "1",
+            "schema_version.compiler": "2",
+            "schema_version.checks": "2",
             "schema_version.search": "1",
         }
-        assert mem.verify().ok
+        # The old facts keep verifying with their plain links; the key file was made.
+        assert con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0] == 0
+        assert (home / "keys" / "chain.key").stat().st_mode & 0o777 == 0o600
+        report = mem.verify()
+        assert report.ok, report
+        assert report.keyed_from == len(before["facts"]) + 1
         assert mem.alerts("maya")  # the stored alerts are read back
         assert UsageLedger(mem.store, mem.address("maya")).used(TODAY) == 150
         # The tables old code created on first use exist now; the workspace keeps working.
@@ -150,6 +176,11 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         assert [h.text for h in mem.search("maya", "Lisbon", today=TODAY)]
         (res,) = mem.compile("maya")
         assert res.status == "published"
+        # New facts carry keyed links; the whole log (old and new) verifies.
+        assert con.execute("SELECT count(*) FROM facts WHERE mac IS NULL").fetchone()[0] == len(
+            before["facts"]
+        )
+        assert mem.verify().ok
 
 
 def test_reopening_an_upgraded_workspace_changes_nothing(
@@ -197,7 +228,7 @@ def test_a_failed_step_leaves_every_owner_as_it_was(home: Path) -> None:
     assert meta["schema_version"] == "1" and "schema_version.broken" not in meta
     con.close()
     with Memory(home) as mem:  # without the broken owner it upgrades
-        assert mem.store.schema_versions()["compiler"] == 1
+        assert mem.store.schema_versions()["compiler"] == 2
         assert mem.store.checkpoints(mem.address("alice")) == []
 
 
@@ -207,7 +238,7 @@ def test_an_owner_newer_than_this_code_is_refused(home: Path) -> None:
     con.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version.compiler'")
     con.close()
     with pytest.raises(
-        WorkspaceError, match=r"compiler schema version 9, newer than this uac supports \(1\)"
+        WorkspaceError, match=r"compiler schema version 9, newer than this uac supports \(2\)"
     ):
         Memory(home)
 

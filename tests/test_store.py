@@ -147,7 +147,7 @@ def test_verify_reports_first_broken_link(home: Path, sql: str, seq: int, proble
 
 
 def test_verify_detects_a_rewritten_and_rehashed_row(home: Path) -> None:
-    """Recomputing one row's hashes breaks the next row's link."""
+    """Recomputing one row's plain hashes fails its keyed digest (the forger has no key)."""
     with Memory(home, create=True) as mem:
         for i in range(3):
             mem.set("alice", "identity.name", f"n{i}", now=T0)
@@ -167,7 +167,8 @@ def test_verify_detects_a_rewritten_and_rehashed_row(home: Path) -> None:
     )
     with Memory(home, read_only=True) as mem:
         report = mem.verify()
-    assert (report.ok, report.broken_seq) == (False, 2)
+    assert (report.ok, report.broken_seq) == (False, 1)
+    assert "keyed digest does not match" in (report.problem or "")
 
 
 def test_no_code_path_updates_or_deletes_facts() -> None:

@@ -519,9 +519,13 @@ class Memory:
         """Schemas inferred for the subject's imported collections the catalog lacks."""
         return self.store.inferred_schemas(self.address(subject))
 
-    def verify(self) -> VerifyReport:
-        """Check the whole workspace's hash chain."""
-        return self.store.verify()
+    def verify(self, anchor: dict[str, Any] | None = None) -> VerifyReport:
+        """Check the hash chain, keyed digests and anchors (and an exported anchor, if given)."""
+        return self.store.verify(anchor=anchor)
+
+    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
+        """The newest anchor of the log (or all of them) for an external witness."""
+        return self.store.anchors(every)
 
     # -- compiling -------------------------------------------------------------------------
 

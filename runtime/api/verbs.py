@@ -42,6 +42,18 @@ class NoArgs(Args):
     """No arguments."""
 
 
+class VerifyArgs(Args):
+    """Verify the log, optionally against an anchor exported earlier."""
+
+    anchor: dict[str, Any] | None = None
+
+
+class AnchorArgs(Args):
+    """Export anchors."""
+
+    all: bool = False
+
+
 class SetArgs(Args):
     """Assert a single-valued attribute."""
 
@@ -429,7 +441,20 @@ VERBS: dict[str, Verb] = {
             lambda m, s, a: m.subjects(),
             subject=False,
         ),
-        Verb("verify", "Walk the hash chain.", NoArgs, lambda m, s, a: m.verify(), subject=False),
+        Verb(
+            "verify",
+            "Walk the hash chain, keyed digests and anchors (optionally against an exported one).",
+            VerifyArgs,
+            lambda m, s, a: m.verify(a.anchor),
+            subject=False,
+        ),
+        Verb(
+            "anchor",
+            "The log's newest anchor (or all) for an external witness.",
+            AnchorArgs,
+            lambda m, s, a: m.anchors(a.all),
+            subject=False,
+        ),
         Verb(
             "tenant-alerts",
             "Alerts of every subject of the tenant.",

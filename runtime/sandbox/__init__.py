@@ -77,6 +77,9 @@ class Sandbox:
         """Start (or restart) the zygote and wait until it has loaded the checkpoint."""
         self.close()
         self._buf = b""
+        from uac.compiler.loader import check_signature
+
+        check_signature(self.directory)  # here: the chain key never enters the sandbox
         self._proc = subprocess.Popen(
             [sys.executable, "-s", str(Path(__file__).with_name("boot.py")), str(self.directory)],
             stdin=subprocess.PIPE,

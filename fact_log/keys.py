@@ -1,0 +1,132 @@
+"""The workspace secret that keys tamper evidence: a key ring in a file outside the database.
+
+Plain SHA-256 chains only catch accidents: whoever can write the DuckDB file can recompute
+them. Every stored digest (fact links, table rows, anchors, checkpoint signatures) is
+therefore an HMAC-SHA256 under a key kept in `<home>/keys/chain.key` (mode 0600), or in the
+file UAC_CHAIN_KEY_FILE names for deployments that keep secrets elsewhere. A digest is
+written as `<key id>:<hex>` so rotation only adds a key: rows signed earlier keep verifying
+with the key they name, and new rows use the current one.
+
+The file is JSON, `{"current": "k2", "keys": {"k1": "<hex>", "k2": "<hex>"}}`, replaced
+atomically on rotation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.values import canonical_json, json_string
+
+ENV = "UAC_CHAIN_KEY_FILE"
+
+
+def key_path(home: Path) -> Path:
+    """Where a workspace's key ring lives: UAC_CHAIN_KEY_FILE, else <home>/keys/chain.key."""
+    override = os.environ.get(ENV)
+    return Path(override).expanduser() if override else Path(home) / "keys" / "chain.key"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRing:
+    """Every key a workspace has used; `current` signs new digests."""
+
+    path: Path
+    current: str
+    keys: dict[str, bytes]
+
+    @classmethod
+    def load(cls, home: Path) -> KeyRing | None:
+        """The workspace's key ring, or None if its file does not exist."""
+        path = key_path(home)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            keys = {kid: bytes.fromhex(hexkey) for kid, hexkey in raw["keys"].items()}
+            ring = cls(path, raw["current"], keys)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            raise WorkspaceError(f"chain key file {path} is unreadable or corrupted") from None
+        if ring.current not in keys:
+            raise WorkspaceError(f"chain key file {path} names no current key")
+        return ring
+
+    @classmethod
+    def create(cls, home: Path) -> KeyRing:
+        """Make a fresh key ring file (0600, in a 0700 directory); refuses to overwrite one."""
+        path = key_path(home)
+        ring = cls(path, "k1", {"k1": secrets.token_bytes(32)})
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise WorkspaceError(f"chain key file {path} already exists") from None
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create chain key file {path}: {exc.strerror}") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(ring._text())
+            out.flush()
+            os.fsync(out.fileno())
+        return ring
+
+    def rotated(self) -> KeyRing:
+        """A ring with a new current key (old keys kept), written atomically to the file."""
+        number = 1 + max(int(k[1:]) for k in self.keys if k[1:].isdigit())
+        kid = f"k{number}"
+        ring = KeyRing(self.path, kid, {**self.keys, kid: secrets.token_bytes(32)})
+        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(ring._text())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, self.path)
+        return ring
+
+    def _text(self) -> str:
+        keys = {kid: key.hex() for kid, key in sorted(self.keys.items())}
+        return json.dumps({"current": self.current, "keys": keys}, indent=1) + "\n"
+
+    def sign(self, message: str | bytes) -> str:
+        """`<current key id>:<hex HMAC-SHA256>` of a message."""
+        data = message.encode("utf-8") if isinstance(message, str) else message
+        return self.current + ":" + hmac.digest(self.keys[self.current], data, "sha256").hex()
+
+    def check(self, message: str | bytes, mac: str | None) -> bool:
+        """True when mac is a digest of message under the key it names (constant time)."""
+        if not mac or ":" not in mac:
+            return False
+        kid, _, _ = mac.partition(":")
+        key = self.keys.get(kid)
+        if key is None:
+            return False
+        data = message.encode("utf-8") if isinstance(message, str) else message
+        expected = kid + ":" + hmac.digest(key, data, "sha256").hex()
+        return hmac.compare_digest(expected, mac)
+
+
+def cell(value: Any) -> str:
+    """One value as a JSON array element for a row digest (text JSON, times ISO)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json_string(value)
+    if isinstance(value, dt.date):  # datetime too
+        return json_string(value.isoformat())
+    if isinstance(value, float | Decimal):
+        return json_string(repr(value) if isinstance(value, float) else str(value))
+    return canonical_json(value)
+
+
+def row_message(table: str, row: Sequence[Any]) -> str:
+    """The bytes a table row's keyed digest covers: the table name and every cell, in order."""
+    return table + ":[" + ",".join(map(cell, row)) + "]"

@@ -1,0 +1,238 @@
+"""Keyed digests for the workspace's other tables, and the anchors that pin the chain's head.
+
+The fact chain (store.py) proves the order and content of facts; these are the rest:
+
+* Sealed tables. Each row of `inputs`, `rejections`, `schemas`, `checkpoints` and `alerts`
+  carries `mac`, a keyed digest (fact_log/keys.py) of its other columns, written with the
+  row and rewritten whenever the lifecycle updates it (checks/alerts.py). A layer declares
+  which of its tables are sealed and in which column order (`seal`), the same way it
+  registers its schema, so this module never imports a higher one.
+* Anchors. Every commit of the log adds one row (head seq, head hash, fact and input counts,
+  time) in the same transaction as the facts. Deleting the last facts leaves the newest
+  anchor naming a head that is gone; an anchor exported to an outside witness (`uac anchor
+  export`) also catches an attacker who deletes the anchors' tail with the facts'.
+
+Rows written before a workspace had a key are sealed once, when the key is created
+(`backfill`); the signed `meta` row `tamper` records the fact seq keying starts at and which
+tables were sealed, so a NULL digest after that is a finding, not an old row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from uac.fact_log.keys import KeyRing, row_message
+
+META_KEY = "tamper"
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """A table whose rows carry a keyed digest over `columns` (in this order)."""
+
+    table: str
+    columns: tuple[str, ...]
+    order: str  # ORDER BY for verification: the first mismatch is the oldest
+    label: tuple[str, ...]  # columns naming a row in a report
+
+
+SEALED: dict[str, Sealed] = {}
+
+
+def seal(table: str, columns: Sequence[str], order: str, label: Sequence[str]) -> Sealed:
+    """Declare a sealed table (its layer calls this next to its schema); returns it."""
+    entry = Sealed(table, tuple(columns), order, tuple(label))
+    known = SEALED.get(table)
+    if known is not None and known != entry:
+        raise ValueError(f"two different seals declared for table {table!r}")
+    SEALED[table] = entry
+    return entry
+
+
+ANCHORS = seal(
+    "anchors", ("seq", "head", "facts", "inputs", "recorded_at"), "seq, recorded_at", ("seq",)
+)
+
+
+def row_mac(ring: KeyRing, table: str, row: Sequence[Any]) -> str:
+    """The keyed digest of one row of a sealed table (its columns in declared order)."""
+    return ring.sign(row_message(table, row))
+
+
+def reseal(
+    con: duckdb.DuckDBPyConnection, ring: KeyRing, table: str, where: str, params: Sequence[Any]
+) -> int:
+    """Recompute the digest of the rows matching `where` (after an update); returns how many."""
+    spec = SEALED[table]
+    cols = ", ".join(spec.columns)
+    rows = con.execute(f"SELECT rowid, {cols} FROM {table} WHERE {where}", list(params)).fetchall()
+    for rowid, *values in rows:
+        con.execute(
+            f"UPDATE {table} SET mac = ? WHERE rowid = ?", [row_mac(ring, table, values), rowid]
+        )
+    return len(rows)
+
+
+def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_columns() WHERE column_name = 'mac'"
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _meta_message(record: dict[str, Any]) -> str:
+    return "meta:" + json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def read_record(
+    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The signed keying record ({facts_from, tables}) and a problem if it does not verify."""
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
+    if row is None:
+        return None, None
+    try:
+        stored = json.loads(row[0])
+        record, mac = stored["record"], stored["mac"]
+    except (ValueError, KeyError, TypeError):
+        return None, "the keying record in meta is corrupted"
+    if ring is not None and not ring.check(_meta_message(record), mac):
+        return record, "the keying record in meta does not match its keyed digest (edited)"
+    return record, None
+
+
+def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> None:
+    """Seal rows of tables that got their digest column since the last open (one transaction).
+
+    The first keyed open records the seq keying starts at; later opens seal only tables a
+    newer layer just migrated. A workspace whose key already existed but whose record is
+    gone is left alone: verify reports it instead of blessing whatever the file holds now.
+    """
+    record, problem = read_record(con, ring)
+    if problem is not None or (record is None and not fresh_key):
+        return
+    present = sorted(_tables(con) & set(SEALED))
+    if record is not None and set(present) <= set(record["tables"]):
+        return
+    con.execute("BEGIN")
+    try:
+        if record is None:
+            top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
+            record = {"facts_from": int(top) + 1, "tables": []}
+            if top:  # facts before keying keep plain links: anchor their head now
+                values = list(
+                    con.execute(
+                        "SELECT seq, hash, seq, (SELECT coalesce(max(seq), 0) FROM inputs),"
+                        " recorded_at FROM facts ORDER BY seq DESC LIMIT 1"
+                    ).fetchone()
+                )
+                con.execute(
+                    "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
+                    [*values, row_mac(ring, ANCHORS.table, values)],
+                )
+        for table in present:
+            if table not in record["tables"]:
+                reseal(con, ring, table, "mac IS NULL", [])
+        record = {**record, "tables": present}
+        value = json.dumps({"record": record, "mac": ring.sign(_meta_message(record))})
+        con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, value])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def verify_tables(
+    con: duckdb.DuckDBPyConnection, ring: KeyRing, record: dict[str, Any] | None
+) -> dict[str, str]:
+    """The first row whose digest does not verify, per sealed table present (table -> why)."""
+    found: dict[str, str] = {}
+    sealed = set(record["tables"]) if record else set()
+    for table in sorted(_tables(con) & set(SEALED)):
+        spec = SEALED[table]
+        cur = con.execute(
+            f"SELECT mac, {', '.join(spec.label)}, {', '.join(spec.columns)} FROM {table}"
+            f" ORDER BY {spec.order}"
+        )
+        width = len(spec.label)
+        while rows := cur.fetchmany(10_000):
+            for mac, *rest in rows:
+                if mac is None and table not in sealed:
+                    continue  # migrated since the last writable open: sealed on the next one
+                if not ring.check(row_message(table, rest[width:]), mac):
+                    name = ", ".join(f"{c}={v}" for c, v in zip(spec.label, rest, strict=False))
+                    found[table] = f"row {name} does not match its keyed digest (edited)"
+                    break
+            if table in found:
+                break
+    return found
+
+
+def anchor_problems(
+    con: duckdb.DuckDBPyConnection, exported: dict[str, Any] | None = None
+) -> list[str]:
+    """Anchors naming a head the log no longer holds (truncation), and the exported one."""
+    out: list[str] = []
+    has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
+    if has.fetchone()[0]:
+        row = con.execute(
+            "SELECT a.seq, a.head, a.inputs FROM anchors a LEFT JOIN facts f ON f.seq = a.seq"
+            " WHERE a.seq > 0 AND f.hash IS DISTINCT FROM a.head ORDER BY a.seq DESC LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            out.append(
+                f"the anchor at seq {row[0]} names head {row[1][:16]}… which the log no longer"
+                " holds (facts deleted from the end or rewritten)"
+            )
+        row = con.execute(
+            "SELECT max(a.inputs), (SELECT coalesce(max(seq), 0) FROM inputs) FROM anchors a"
+        ).fetchone()
+        if row[0] is not None and row[1] < row[0]:
+            out.append(
+                f"an anchor counts {row[0]} inputs but the log holds only {row[1]}"
+                " (inputs deleted from the end)"
+            )
+    if exported is not None:
+        out.extend(_against_export(con, exported))
+    return out
+
+
+def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> list[str]:
+    try:
+        seq, head = int(anchor["seq"]), str(anchor["head"])
+    except (KeyError, TypeError, ValueError):
+        return ["the exported anchor has no seq and head"]
+    if seq == 0:
+        return []
+    row = con.execute("SELECT hash FROM facts WHERE seq = ?", [seq]).fetchone()
+    if row is None:
+        top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
+        return [f"the exported anchor's seq {seq} is gone: the log ends at seq {top} (truncated)"]
+    if row[0] != head:
+        return [f"fact seq {seq} does not have the exported anchor's head hash (rewritten)"]
+    return []
+
+
+def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:
+    """The newest anchor (or all of them, oldest first) as JSON-ready dicts."""
+    has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
+    if not has.fetchone()[0]:
+        return []  # a read-only open of a workspace from before anchors
+    cols = "seq, head, facts, inputs, recorded_at, mac"
+    sql = f"SELECT {cols} FROM anchors ORDER BY seq, inputs"
+    if not every:
+        sql = f"SELECT {cols} FROM anchors ORDER BY seq DESC, inputs DESC LIMIT 1"
+    names = ("seq", "head", "facts", "inputs", "at", "mac")
+    out = []
+    for row in con.execute(sql).fetchall():
+        item = dict(zip(names, row, strict=True))
+        at = item["at"]
+        item["at"] = at.isoformat() if isinstance(at, dt.datetime) else at
+        out.append(item)
+    return out

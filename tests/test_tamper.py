@@ -1,0 +1,287 @@
+"""Tamper evidence: keyed chain digests, sealed tables, anchors, signed checkpoints, rotation.
+
+Every test tampers with a real workspace file the way an attacker with write access to the
+DuckDB file (but not the key file) would, then checks that `verify` or the loader says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from uac import Memory
+from uac.checks import evaluate
+from uac.compiler import loader
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
+from uac.runtime.cli import main
+
+T = dt.datetime(2025, 1, 10, 9)
+TODAY = dt.date(2025, 1, 10)
+
+
+def _fill(home: Path) -> None:
+    """A workspace with rows in every sealed table (facts, inputs, rejections, schemas,
+    checkpoints, alerts, anchors)."""
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("maya", "identity.passport.issuing_country", "GB", now=T)
+        mem.set("maya", "identity.passport.expiry_date", "2025-03-05", now=T)
+        mem.import_records(
+            "maya", "trips", [{"country": "TH", "city": "Bangkok", "depart": "2025-02-20"}], now=T
+        )
+        mem.import_records("maya", "climbs", [{"route": "Arete", "grade": "5a"}], now=T)
+        mem.add("maya", "My password is hunter2. I'm allergic to penicillin.", now=T)
+        mem.compile("maya")
+        assert evaluate(mem.store, mem.home, mem.address("maya"), TODAY).new
+        assert mem.verify().ok
+
+
+@pytest.fixture
+def filled(home: Path) -> Path:
+    _fill(home)
+    return home
+
+
+def _sql(home: Path, *statements: str) -> None:
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    for statement in statements:
+        con.execute(statement)
+    con.close()
+
+
+def _verify(home: Path, anchor: dict | None = None):
+    with Memory(home, read_only=True) as mem:
+        return mem.verify(anchor)
+
+
+def test_a_fresh_workspace_seals_every_row_with_a_key_kept_outside_the_database(
+    filled: Path,
+) -> None:
+    key = filled / "keys" / "chain.key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert (filled / "keys").stat().st_mode & 0o777 == 0o700
+    secret = json.loads(key.read_text())["keys"]["k1"]
+    assert secret not in (filled / "uac.duckdb").read_bytes().hex()
+    con = duckdb.connect(str(filled / "uac.duckdb"), read_only=True)
+    for table in ("facts", "inputs", "rejections", "schemas", "checkpoints", "alerts", "anchors"):
+        total, unsigned = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE mac IS NULL) FROM {table}"
+        ).fetchone()
+        assert total > 0 and unsigned == 0, table
+    # One anchor per commit, naming the head the commit left.
+    anchors = con.execute("SELECT seq, head FROM anchors ORDER BY seq").fetchall()
+    heads = dict(con.execute("SELECT seq, hash FROM facts").fetchall())
+    assert all(heads[seq] == head for seq, head in anchors if seq)
+    con.close()
+    report = _verify(filled)
+    assert report.ok and report.problems == () and report.keyed_from == 1
+
+
+@pytest.mark.parametrize(
+    ("table", "sql"),
+    [
+        ("inputs", "UPDATE inputs SET content = 'I am not allergic to anything.' WHERE seq = 1"),
+        ("rejections", "UPDATE rejections SET reason = 'nothing to see'"),
+        ("schemas", 'UPDATE schemas SET fields = \'{"grade":"int","route":"str"}\''),
+        ("checkpoints", "UPDATE checkpoints SET watermark = 999999"),
+        ("alerts", "UPDATE alerts SET status = 'resolved', resolved_on = DATE '2025-01-10'"),
+        ("anchors", "UPDATE anchors SET recorded_at = TIMESTAMP '2030-01-01'"),
+        ("inputs", "UPDATE inputs SET mac = NULL WHERE seq = 1"),  # "it predates keying"
+    ],
+)
+def test_an_edit_to_any_sealed_table_is_reported_per_table(
+    filled: Path, table: str, sql: str
+) -> None:
+    _sql(filled, sql)
+    report = _verify(filled)
+    assert not report.ok
+    assert report.problem is None  # the fact chain itself is intact
+    assert [p.split(":")[0] for p in report.problems] == [table]
+    assert "does not match its keyed digest" in report.problems[0]
+
+
+def test_deleting_the_last_facts_is_caught_by_the_anchors(filled: Path) -> None:
+    _sql(filled, "DELETE FROM facts WHERE seq = (SELECT max(seq) FROM facts)")
+    report = _verify(filled)
+    assert not report.ok and report.problem is None
+    assert any("no longer holds" in p for p in report.problems), report.problems
+
+
+def test_deleting_facts_and_anchors_together_is_caught_by_an_exported_anchor(
+    filled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--home", str(filled), "anchor", "export"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    saved = filled.parent / "anchor.json"
+    saved.write_text(json.dumps(exported))
+    assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 0
+    capsys.readouterr()
+    top = exported["seq"]
+    _sql(
+        filled,
+        f"DELETE FROM facts WHERE seq >= {top - 1}",
+        f"DELETE FROM anchors WHERE seq >= {top - 1}",
+    )
+    assert _verify(filled).ok  # nothing inside the file contradicts the shorter log...
+    assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 1
+    out = capsys.readouterr().out
+    assert f"the exported anchor's seq {top} is gone" in out  # ...but the witness does
+
+
+def _plain_rewrite(home: Path, seq: int, value: str) -> None:
+    """Forge fact `seq` and recompute every plain content hash, link and id after it."""
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    cols = ", ".join(CONTENT_COLUMNS)
+    rows = con.execute(f"SELECT seq, prev_hash, {cols} FROM facts ORDER BY seq").fetchall()
+    prev = GENESIS
+    for row in rows:
+        n, content = row[0], list(row[2:])
+        if n == seq:
+            content[CONTENT_COLUMNS.index("value")] = value
+        if n >= seq:
+            chash = content_hash(content)
+            link = link_hash(n, prev, chash)
+            con.execute(
+                "UPDATE facts SET value = ?, content_hash = ?, prev_hash = ?, hash = ?, id = ?"
+                " WHERE seq = ?",
+                [content[CONTENT_COLUMNS.index("value")], chash, prev, link, fact_id(link), n],
+            )
+            prev = link
+        else:
+            prev = con.execute("SELECT hash FROM facts WHERE seq = ?", [n]).fetchone()[0]
+    con.execute(  # the anchors too, so nothing unkeyed contradicts the forgery
+        "UPDATE anchors SET head = (SELECT hash FROM facts WHERE facts.seq = anchors.seq)"
+        " WHERE seq > 0"
+    )
+    con.close()
+
+
+def test_a_chain_rewritten_with_recomputed_plain_hashes_fails_the_keyed_digest(
+    filled: Path,
+) -> None:
+    with Memory(filled, react=False) as mem:
+        expiry = next(f for f in mem.facts("maya") if f.path.endswith("expiry_date"))
+    _plain_rewrite(filled, expiry.seq, '"2099-12-31"')
+    report = _verify(filled)
+    assert not report.ok
+    assert report.broken_seq == expiry.seq
+    assert "keyed digest does not match" in (report.problem or "")
+
+
+def _edit_checkpoint(home: Path) -> Path:
+    """Change a value in the current generated state.py and make files.json match again."""
+    with Memory(home, react=False) as mem:
+        _, directory = loader.version_dir(home, mem.address("maya"))
+    state = directory / "state.py"
+    text = state.read_text()
+    assert "2025-3-5" in text or "2025, 3, 5" in text
+    state.write_text(text.replace("2025, 3, 5", "2099, 3, 5").replace("2025-3-5", "2099-3-5"))
+    meta = json.loads((directory / loader.FILES).read_text())
+    meta["files"]["state.py"] = hashlib.sha256(state.read_bytes()).hexdigest()
+    (directory / loader.FILES).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    return directory
+
+
+def test_an_edited_checkpoint_with_a_matching_files_json_is_refused(filled: Path) -> None:
+    directory = _edit_checkpoint(filled)
+    assert (
+        loader.file_digests(directory)
+        == json.loads((directory / loader.FILES).read_text())["files"]
+    )  # the plain digests agree: only the signature stands between the edit and a query
+    with Memory(filled, react=False) as mem:
+        with pytest.raises(WorkspaceError, match=r"signature that does not match its files\.json"):
+            loader.load(filled, mem.address("maya"))
+        with pytest.raises(WorkspaceError, match="signature that does not match"):
+            mem.query("maya", "user.passport.expiry_date", today=TODAY)
+        # A recompile does not reuse the edited files: it publishes a clean version.
+        (res,) = mem.compile("maya")
+        assert res.status == "published"
+        out = mem.query("maya", "user.passport.expiry_date", today=TODAY)
+        assert "2025-03-05" in json.dumps(out, default=str)
+
+
+def test_an_unsigned_checkpoint_is_refused(filled: Path) -> None:
+    with Memory(filled, react=False) as mem:
+        _, directory = loader.version_dir(filled, mem.address("maya"))
+        (directory / loader.SIGNATURE).unlink()
+        with pytest.raises(WorkspaceError, match="is not signed; recompile it"):
+            loader.load(filled, mem.address("maya"))
+
+
+def test_alert_lifecycle_updates_keep_their_digests_current(filled: Path) -> None:
+    with Memory(filled, react=False) as mem:
+        (alert,) = [a for a in mem.alerts("maya") if a.status == "open"][:1]
+        mem.acknowledge("maya", alert.id, today=TODAY)
+        mem.snooze("maya", alert.id, TODAY + dt.timedelta(days=3), today=TODAY)
+        evaluate(mem.store, mem.home, mem.address("maya"), TODAY + dt.timedelta(days=5))
+        assert mem.verify().ok
+    _sql(filled, f"UPDATE alerts SET snoozed_until = DATE '2099-01-01' WHERE id = '{alert.id}'")
+    assert [p.split(":")[0] for p in _verify(filled).problems] == ["alerts"]
+
+
+def test_key_rotation_keeps_old_rows_verifying_and_signs_new_ones_with_the_new_key(
+    filled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--home", str(filled), "keys", "rotate-chain"]) == 0
+    assert "signed with k2" in capsys.readouterr().out
+    with Memory(filled, react=False) as mem:
+        mem.set("maya", "identity.name", "Maya", now=T)
+        mem.compile("maya")
+        loader.load(filled, mem.address("maya"))
+        macs = [f.mac for f in mem.facts("maya")]
+        assert macs[0].startswith("k1:") and macs[-1].startswith("k2:")
+        assert mem.verify().ok
+    ring = json.loads((filled / "keys" / "chain.key").read_text())
+    assert ring["current"] == "k2" and sorted(ring["keys"]) == ["k1", "k2"]
+    # Without the old key the old rows no longer verify: rotation must keep it.
+    del ring["keys"]["k1"]
+    (filled / "keys" / "chain.key").write_text(json.dumps(ring))
+    report = _verify(filled)
+    assert not report.ok and report.broken_seq == 1
+
+
+def test_a_keyed_workspace_never_gets_a_new_key_silently(filled: Path) -> None:
+    (filled / "keys" / "chain.key").rename(filled / "chain.key.bak")
+    with pytest.raises(WorkspaceError, match=r"chain key file .* is missing; restore it"):
+        Memory(filled)
+    report = _verify(filled)  # a read-only open still reads, and says why it cannot check
+    assert not report.ok and any("is missing" in p for p in report.problems)
+    (filled / "chain.key.bak").rename(filled / "keys" / "chain.key")
+    assert _verify(filled).ok
+
+
+def test_the_key_file_can_live_outside_the_workspace(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "secrets" / "uac-chain.key"
+    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(elsewhere))
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("alice", "identity.name", "Alice", now=T)
+        assert mem.verify().ok
+    assert elsewhere.exists() and not (home / "keys").exists()
+    # A second workspace given the same, already existing key file starts keying with it.
+    with Memory(tmp_path / "other", create=True, react=False) as mem:
+        mem.set("bob", "identity.name", "Bob", now=T)
+        report = mem.verify()
+        assert report.ok and report.keyed_from == 1, report
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM meta WHERE key = 'tamper'",
+        # Claim keying started later, so the keyed rows would pass as plain ones.
+        "UPDATE meta SET value = replace(value, '\"facts_from\": 1', '\"facts_from\": 999')"
+        " WHERE key = 'tamper'",
+    ],
+)
+def test_the_keying_record_cannot_be_removed_or_moved(filled: Path, sql: str) -> None:
+    _sql(filled, sql)
+    report = _verify(filled)
+    assert not report.ok
+    assert any("keying record" in p for p in report.problems), report.problems
