@@ -27,6 +27,7 @@ from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
 OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 2, "search": 1}
+OWNERS["service"] = 1  # API keys and the alert outbox (runtime/api/schema.py)
 DATA_TABLES = (
     "facts",
     "inputs",
@@ -162,6 +163,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
             "schema_version.compiler": "2",
             "schema_version.checks": "2",
             "schema_version.search": "1",
+            "schema_version.service": "1",
         }
         # The old facts keep verifying with their plain links; the key file was made.
         assert con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0] == 0

@@ -46,6 +46,7 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.fact_log.values import canonical_json
+from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
 from uac.runtime.search.embedders import Embedder
