@@ -52,10 +52,18 @@ def note_text(text: str) -> str:
     return result.masked
 
 
-def refuse_secrets(value: Any, what: str) -> None:
-    """Raise InputError when a string in value holds a secret (nothing is written)."""
+def refuse_secrets(value: Any, what: str, *, identifiers: bool = True) -> None:
+    """Raise InputError when a string in value holds a secret (nothing is written).
+
+    With `identifiers` an identifier (a card number, an IBAN) is refused too: the caller says
+    False for a sensitive catalog field, where identifiers belong.
+    """
     for text in _strings(value):
-        found = [f for f in scan(text).findings if f.category == "secret"]
+        found = [
+            f
+            for f in scan(text).findings
+            if f.category == "secret" or (identifiers and f.category == "identifier")
+        ]
         if found:
             raise InputError(
                 f"{what} holds what looks like a secret ({found[0].kind}); "

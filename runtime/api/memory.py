@@ -209,8 +209,8 @@ class Memory:
         if isinstance(value, str):
             value = parse_cli_value(value, attr.spec.type)
         typed = self.catalog.validate_attribute(attr, value)
-        if attr.spec.sensitivity == "none":
-            refuse_secrets(typed, f"the value for {path}")
+        # Secrets never; identifiers only in a field declared sensitive in the catalog.
+        refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(
             NewInput(
@@ -408,7 +408,8 @@ class Memory:
         self, subject: str, text: str, *, confidence: float = 1.0, now: dt.datetime | None = None
     ) -> Fact:
         """Store an open-ended style wish (a soft preference): recalled by relevance, never
-        overriding a hard preference; instruction-like or secret-bearing text is refused."""
+        overriding a hard preference; instruction-like, secret- or identifier-bearing text is
+        refused."""
         from uac.fact_log.extraction.safety import scan
 
         if not isinstance(text, str) or not text.strip():
@@ -417,7 +418,7 @@ class Memory:
             raise InputError(f"a soft preference is at most 500 characters, got {len(text)}")
         if not 0.0 < confidence <= 1.0:
             raise InputError(f"confidence must be in (0, 1], got {confidence}")
-        unsafe = [f for f in scan(text).findings if f.category in ("secret", "instruction")]
+        unsafe = [f for f in scan(text).findings]  # secrets, identifiers and instructions
         if unsafe:
             raise InputError(
                 f"refused as a preference: {unsafe[0].category} text ({unsafe[0].kind})"
@@ -711,6 +712,7 @@ class Memory:
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        refuse_secrets(rule, "the rule")
         rid = add_rule(
             self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
         )
