@@ -72,11 +72,14 @@ _STRONG = (
     r"cvv|cvc|one[\s-]time\s+(?:code|password)|otp|2fa\s+code|verification\s+code|"
     r"recovery\s+(?:code|phrase)|seed\s+phrase|credentials?"
 )
-_WEAK = r"secret|key|token|login|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|user\s?name"
+_WEAK = (
+    r"secret\s+key|secret|key|token|login|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|"
+    r"user\s?name"
+)
 _SEPARATOR = r"(?:\s{0,3}(?:is\s+now|will\s+be|is|was|are|=|:|：|-|–|—|/)\s{0,3}|\s{1,3})"
 _VALUE = r"[\"'“‘]?([^\s\"'”’,;]{3,200}(?:\s{0,3}/\s{0,3}[^\s\"'”’,;.]{3,200})?)"
 _LABELLED = re.compile(
-    rf"\b(?P<label>{_STRONG}|{_WEAK})(?:\s+(?:for|to|on|of)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
+    rf"(?<![/_.-])\b(?P<label>{_STRONG}|{_WEAK})(?:\s+(?:for|to|on|of)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
     rf"(?P<sep>{_SEPARATOR}){_VALUE}",
     re.IGNORECASE,
 )
@@ -84,6 +87,7 @@ _LABELLED_ZH = re.compile(
     r"(?:密码|口令|验证码|校验码|密钥|秘钥|令牌|账号|帐号|账户|帐户|PIN码|pin码|登录名|用户名)"
     r"\s{0,3}(?:是|为|:|：|=|-|/)?\s{0,3}([^\s，。；、,;]{3,200})"
 )
+_CODE_LABEL = re.compile(r"pin|cvv|cvc|otp|code", re.IGNORECASE)
 _WEAK_LABEL = re.compile(rf"(?:{_WEAK})$", re.IGNORECASE)
 _NOT_VALUES = frozenset(
     (
@@ -285,8 +289,8 @@ def _cards(text: str) -> list[tuple[int, int]]:
             digits = ""
             for j in range(i, len(groups)):
                 group = text[groups[j][0] : groups[j][1]]
-                if len(group) < 3:
-                    break  # card numbers are printed in groups of 3-6 digits, not "1 2 3"
+                if len(group) < 3 or 6 < len(group) < 13:
+                    break  # cards are printed whole or in groups of 3-6 digits, not "1 2 3"
                 digits += group
                 if len(digits) > 19:
                     break
@@ -380,9 +384,12 @@ def _labelled(text: str) -> list[tuple[int, int]]:
         # after a weak label, the value must look like a credential.
         if (weak or not m["sep"].strip()) and not _credential_like(value):
             continue
+        if _CODE_LABEL.search(m["label"]) and not any(c.isdigit() for c in value):
+            continue  # "the pin on the map is blue": a PIN or code has digits
         spans.append((m.start(3), m.start(3) + len(value)))
     for m in _LABELLED_ZH.finditer(text):
-        spans.append((m.start(1), m.end(1)))
+        if any(c.isascii() and c.isalnum() for c in m[1]):  # not "验证码收不到怎么办"
+            spans.append((m.start(1), m.end(1)))
     return spans
 
 
