@@ -376,6 +376,8 @@ def main() -> None:
         t_ds = _timing(ds, max(1, args.repeat // 2))
         line += f"; detect-secrets {t_ds:.1f} µs/msg ({t_ds / t_before:.1f}x)"
     print(line)
+    for ctx in _KEEP:
+        ctx.__exit__(None, None, None)  # type: ignore[attr-defined]
 
 
 if __name__ == "__main__":
