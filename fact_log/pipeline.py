@@ -14,7 +14,8 @@ never calls back up the pipeline:
     build the batch  extraction.batch    masked archive, facts, refusals in a fixed order
 
 Structured imports (`build_import_batch`) skip the stages that do not apply (records are
-typed data, not prose: no scan, no evidence) and are validated by `fact_log.importer`.
+typed data, not prose: no extraction, no evidence), are validated by `fact_log.importer` and
+then screened by `extraction.screen` (secrets in string values masked, the archive masked).
 
 Appending and reacting are the caller's: `Memory` appends the batch (one transaction) and then
 reacts (recompile, checks, alerts). Keeping them out makes the pipeline a pure function of its
@@ -46,9 +47,11 @@ from uac.fact_log.extraction.markdown import (
 )
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
-from uac.fact_log.extraction.safety import scan
+from uac.fact_log.extraction.safety import scan, sensitive_fields
+from uac.fact_log.extraction.screen import mask_text, screen_records
 from uac.fact_log.importer import Prepared, RawRecord, prepare
 from uac.fact_log.store import Batch, NewRejection, Store
+from uac.fact_log.values import canonical_json
 
 
 def build_message_batch(
@@ -202,15 +205,23 @@ def build_import_batch(
     collection (the caller reads it from the store), so the new records must still fit it.
     """
     prepared = prepare(catalog, collection, records, name, previous_schema)
+    screened = screen_records(prepared.facts, sensitive_fields(catalog))
+    prepared.facts = screened.facts
+    archive, _found = mask_text(text)
+    if screened.rejections:
+        # A secret inside a record may be escaped in the file ("\u0070assword") where the
+        # text scan cannot see it: archive the masked records instead of the raw file.
+        archive = "\n".join(canonical_json(f.value) for f in screened.facts)
     schema = (prepared.path, prepared.schema) if prepared.schema is not None else None
     batch = build.import_batch(
         address,
         prepared.facts,
         schema,
-        text=text,
+        text=archive,
         name=name,
         recorded_at=recorded_at,
         session_id=session_id,
         actor=actor,
     )
+    batch.rejections.extend(screened.rejections)
     return batch, prepared

@@ -294,7 +294,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 
 
 def cmd_inputs(args: argparse.Namespace) -> int:
-    inputs = _call(args, "inputs", args.subject)
+    inputs = _call(args, "inputs", args.subject, show=args.show or None)
     if args.json:
         _print_json(inputs)
     elif not inputs:
@@ -438,7 +438,7 @@ def cmd_prefer(args: argparse.Namespace) -> int:
 
 
 def cmd_rejections(args: argparse.Namespace) -> int:
-    rows = _call(args, "rejections", args.subject)
+    rows = _call(args, "rejections", args.subject, show=args.show or None)
     if args.json:
         _print_json(rows)
     elif not rows:
@@ -457,6 +457,13 @@ def cmd_rejections(args: argparse.Namespace) -> int:
             ],
             ("recorded", "reason", "path", "detail", "input"),
         )
+        if args.show:
+            # The operator's view of quarantined inputs: masked text, one line each.
+            seen: set[str] = set()
+            for r in rows:
+                if r.get("excerpt") and r["input_id"] not in seen:
+                    seen.add(r["input_id"])
+                    _out(f"quarantined {r['input_id']}: {r['excerpt']}")
     return 0
 
 
@@ -980,6 +987,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("inputs", cmd_inputs, "List a subject's archived raw inputs.")
     subject(p)
+    p.add_argument("--show", action="store_true", help="show quarantined inputs' (masked) text too")
 
     command("subjects", cmd_subjects, "List the tenant's subjects with fact and input counts.")
 
@@ -1029,6 +1037,11 @@ def build_parser() -> argparse.ArgumentParser:
         "rejections", cmd_rejections, "List what the ingestion gate refused for a subject, and why."
     )
     subject(p)
+    p.add_argument(
+        "--show",
+        action="store_true",
+        help="operator audit: show quarantined inputs' text (secrets stay masked)",
+    )
 
     p = command("alerts", cmd_alerts, "List open alerts of a subject, or of the whole tenant.")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP + " (default: every subject)")

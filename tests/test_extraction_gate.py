@@ -128,8 +128,12 @@ def test_instructions_are_refused_as_preferences(mem: Memory, text: str) -> None
     assert [f for f in mem.facts("alice") if f.kind == "preference"] == []
     reasons = {r["reason"] for r in mem.store.rejections(mem.address("alice"))}
     assert "instruction_refused" in reasons
-    (inp,) = mem.inputs("alice")
-    assert inp.content == text  # instructions are not secrets: archived as written
+    # Instructions are not secrets: archived as written for the audit trail, but the input
+    # is quarantined, so its text is only shown to an operator who asks.
+    (inp,) = mem.inputs("alice", show=True)
+    assert inp.content == text
+    (hidden,) = mem.inputs("alice")
+    assert text not in hidden.content and "quarantined" in hidden.content
 
 
 def test_preferences_english_and_chinese(mem: Memory) -> None:

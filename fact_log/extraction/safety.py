@@ -5,15 +5,30 @@ Masking is length-preserving (every non-space character of a secret becomes "*")
 into the original message stay valid in the masked text: evidence quotes and offsets can be
 stored against the archived (masked) input.
 
+Patterns run on a normalised view of the text (NFKC per character, format characters such
+as zero-width spaces dropped), so "pass\u200bword", full-width digits or a no-break space do
+not hide a secret; every span found is mapped back to the original offsets before masking.
+
+Checksummed numbers (IBAN mod-97, Chinese resident id, card Luhn) are validated with
+python-stdnum rather than hand-written checksums. detect-secrets was evaluated and not adopted:
+its keyword detector expects code syntax (`password = "x"`), its entropy detectors flag every
+unquoted prose word and it costs ~1 ms a line (bench/secrets.py measures it).
+
 All patterns are linear; PEM blocks are found with str.find rather than a regex spanning
 the block, so a hostile 64 KiB string costs one pass.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
+
+from stdnum import iban as stdnum_iban
+from stdnum import luhn as stdnum_luhn
+from stdnum.cn import ric as stdnum_cn_ric
 
 from uac.fact_log.catalog import Catalog
 
@@ -48,6 +63,70 @@ class SafetyResult:
         return masked if len(masked) == len(quote) else "*" * len(quote)
 
 
+# Labels after which the value is a secret whatever the separator (":", "-", "is", "=", "/",
+# "：", plain whitespace). Strong labels mask any value; weak ones ("key", "token", "login")
+# only a value shaped like a credential (checked in `_labelled`), so "key point: be brief"
+# stays readable.
+_STRONG = (
+    r"password|passcode|passwd|pwd|pass\s?phrase|pin(?:\s+(?:code|number))?|security\s+code|"
+    r"cvv|cvc|one[\s-]time\s+(?:code|password)|otp|2fa\s+code|verification\s+code|"
+    r"recovery\s+(?:code|phrase)|seed\s+phrase|credentials?"
+)
+_WEAK = (
+    r"secret\s+key|secret|key|token|login|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|"
+    r"user\s?name"
+)
+_SEPARATOR = r"(?:\s{0,3}(?:is\s+now|will\s+be|is|was|are|=|:|：|-|–|—|/)\s{0,3}|\s{1,3})"
+_VALUE = r"[\"'“‘]?([^\s\"'”’,;]{3,200}(?:\s{0,3}/\s{0,3}[^\s\"'”’,;.]{3,200})?)"
+_LABELLED = re.compile(
+    rf"(?<![/_.-])\b(?P<label>{_STRONG}|{_WEAK})(?:\s+(?:for|to|on|of)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
+    rf"(?P<sep>{_SEPARATOR}){_VALUE}",
+    re.IGNORECASE,
+)
+_LABELLED_ZH = re.compile(
+    r"(?:密码|口令|验证码|校验码|密钥|秘钥|令牌|账号|帐号|账户|帐户|PIN码|pin码|登录名|用户名)"
+    r"\s{0,3}(?:是|为|:|：|=|-|/)?\s{0,3}([^\s，。；、,;]{3,200})"
+)
+_CODE_LABEL = re.compile(r"pin|cvv|cvc|otp|code", re.IGNORECASE)
+_WEAK_LABEL = re.compile(rf"(?:{_WEAK})$", re.IGNORECASE)
+_NOT_VALUES = frozenset(
+    (
+        "the",
+        "a",
+        "an",
+        "my",
+        "your",
+        "our",
+        "their",
+        "this",
+        "that",
+        "is",
+        "was",
+        "are",
+        "be",
+        "will",
+        "for",
+        "to",
+        "on",
+        "of",
+        "and",
+        "or",
+        "in",
+        "at",
+        "with",
+        "manager",
+        "reset",
+        "protected",
+        "required",
+        "changed",
+        "expired",
+        "here",
+        "there",
+        "again",
+        "please",
+    )
+)
+
 _SECRETS: tuple[tuple[str, re.Pattern[str], int], ...] = (
     # (kind, pattern, group holding the secret: 0 = whole match)
     ("api_key", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,200}"), 0),
@@ -62,28 +141,26 @@ _SECRETS: tuple[tuple[str, re.Pattern[str], int], ...] = (
         0,
     ),
     ("bearer_token", re.compile(r"\b[Bb]earer\s{1,3}([A-Za-z0-9._~+/=-]{12,2000})"), 1),
-    (
-        "password",
-        re.compile(
-            r"\b(?:password|passcode|passwd|pwd|pass\s?phrase|pin(?:\s+(?:code|number))?|"
-            r"security\s+code|cvv|cvc|one[\s-]time\s+code|otp|2fa\s+code|verification\s+code|"
-            r"secret(?:\s+key)?|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|token)"
-            r"(?:\s+(?:for|to|on)\s+[\w.-]{1,40}(?:\s[\w.-]{1,40})?)?"
-            r"\s{0,3}(?:is|was|:|=|will\s+be|is\s+now)\s{0,3}[\"'“‘]?([^\s\"'”’,;]{3,200})",
-            re.IGNORECASE,
-        ),
-        1,
-    ),
-    ("password", re.compile(r"(?:密码|口令|验证码|PIN码)\s?(?:是|为|:|：)\s?(\S{3,200})"), 1),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
+    ("sendgrid_key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}"), 0),
+    ("twilio_key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), 0),
+    ("gitlab_token", re.compile(r"\bglpat-[\w-]{20,64}"), 0),
+    ("mailchimp_key", re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0),
     (
         "connection_string",
         re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,100}:([^\s@/]{3,200})@", re.I),
         1,
     ),
 )
+# An unlabelled credential: a long run of base64/url-safe characters mixing upper case, lower
+# case and digits with high per-character entropy (an AWS secret access key, a random API
+# key). Hex-only runs (git hashes, UUIDs) and codes without lower case (tracking and order
+# numbers) never qualify.
+_TOKEN_RUN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9_/+=-]{24,500}(?![\w/+=-])")
+_HEX = re.compile(r"[0-9a-fA-F-]+")
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
 
-_DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ -]\d{1,19}){0,15}(?![\d-])")
+_DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
 _GROUP = re.compile(r"\d+")
 _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
     # (kind, pattern, group, the catalog field such a value may be stored in)
@@ -126,6 +203,8 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
     ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None),
     ("iban", re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"), 0, None),
 )
+
+_IBAN_LABEL = re.compile(r"iban|account|konto|账号|账户", re.IGNORECASE)
 
 _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -189,21 +268,14 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def luhn_ok(digits: str) -> bool:
-    """The Luhn checksum used by payment card numbers."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        n = ord(ch) - 48
-        if i % 2 == 1:
-            n *= 2
-            if n > 9:
-                n -= 9
-        total += n
-    return total % 10 == 0
+    """The Luhn checksum used by payment card numbers (python-stdnum)."""
+    return stdnum_luhn.is_valid(digits)
 
 
 def _cards(text: str) -> list[tuple[int, int]]:
     """Spans of Luhn-valid 13-19 digit card numbers, also inside longer digit-group runs.
 
+    Groups may be separated by spaces, dashes or dots ("4111.1111.1111.1111").
     "2025 4111 1111 1111 1111" must still find the card, so every window of whole digit
     groups is tried; a run without separators is only checked whole (a random 16-digit window
     of a long number passes Luhn one time in ten).
@@ -217,8 +289,8 @@ def _cards(text: str) -> list[tuple[int, int]]:
             digits = ""
             for j in range(i, len(groups)):
                 group = text[groups[j][0] : groups[j][1]]
-                if len(group) < 3:
-                    break  # card numbers are printed in groups of 3-6 digits, not "1 2 3"
+                if len(group) < 3 or 6 < len(group) < 13:
+                    break  # cards are printed whole or in groups of 3-6 digits, not "1 2 3"
                 digits += group
                 if len(digits) > 19:
                     break
@@ -242,14 +314,114 @@ def _pem_blocks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def normalised_view(text: str) -> tuple[str, list[int] | None]:
+    """The text as the patterns see it, and for each of its characters the original offset.
+
+    NFKC per character (full-width digits become digits, a no-break space a space) and
+    format characters (Unicode category Cf: zero-width spaces and joiners, bidi controls)
+    dropped. None for the offsets when nothing changed (pure ASCII text: the common case).
+    """
+    if text.isascii():
+        return text, None
+    out: list[str] = []
+    offsets: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isascii():
+            out.append(ch)
+            offsets.append(i)
+            continue
+        if unicodedata.category(ch) == "Cf":
+            continue
+        folded = unicodedata.normalize("NFKC", ch)
+        out.append(folded)
+        offsets.extend([i] * len(folded))
+    view = "".join(out)
+    return (view, None) if view == text else (view, offsets)
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _high_entropy(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _TOKEN_RUN.finditer(text):
+        value = m[0]
+        if _HEX.fullmatch(value) or not (
+            any(c.islower() for c in value)
+            and any(c.isupper() for c in value)
+            and any(c.isdigit() for c in value)
+        ):
+            continue
+        if _entropy(value) >= 3.7:
+            spans.append((m.start(), m.end()))
+    return spans
+
+
+def _credential_like(value: str) -> bool:
+    """A value after a weak label ("key", "login") that looks like a credential, not a word."""
+    if value.lower().strip(".!?") in _NOT_VALUES:
+        return False
+    if any(c.isdigit() for c in value) and len(value) >= 4:
+        return True
+    inner_upper = any(c.isupper() for c in value[1:])
+    return len(value) >= 6 and (inner_upper or any(not c.isalnum() for c in value.strip(".!?:;")))
+
+
+def _labelled(text: str) -> list[tuple[int, int]]:
+    """Values after a secret label ("password - X", "login is user / pass", "密钥：X")."""
+    spans = []
+    for m in _LABELLED.finditer(text):
+        value = m[3].rstrip(".!?:;")
+        if not value or value.lower() in _NOT_VALUES:
+            continue
+        weak = _WEAK_LABEL.fullmatch(m["label"]) is not None
+        # With nothing but whitespace between label and value ("password manager"), or
+        # after a weak label, the value must look like a credential.
+        if (weak or not m["sep"].strip()) and not _credential_like(value):
+            continue
+        if _CODE_LABEL.search(m["label"]) and not any(c.isdigit() for c in value):
+            continue  # "the pin on the map is blue": a PIN or code has digits
+        spans.append((m.start(3), m.start(3) + len(value)))
+    for m in _LABELLED_ZH.finditer(text):
+        if any(c.isascii() and c.isalnum() for c in m[1]):  # not "验证码收不到怎么办"
+            spans.append((m.start(1), m.end(1)))
+    return spans
+
+
 def scan(text: str) -> SafetyResult:
     """Find secrets, identifiers and instruction-like text; mask secrets and identifiers."""
+    view, offsets = normalised_view(text)
+    findings = _scan_view(view)
+    if offsets is not None:
+        # Spans found in the view are mapped back: a hidden zero-width character inside a
+        # secret is covered by the span, so it is masked with the rest.
+        findings = [
+            Finding(f.category, f.kind, offsets[f.start], offsets[f.end - 1] + 1, f.allowed_path)
+            for f in findings
+            if f.end > f.start
+        ]
+    findings = _merge(findings)
+    return SafetyResult(
+        mask(text, [f for f in findings if f.category != "instruction"]), tuple(findings)
+    )
+
+
+def _scan_view(text: str) -> list[Finding]:
     findings: list[Finding] = []
     for start, end in _pem_blocks(text):
         findings.append(Finding("secret", "private_key", start, end))
     for kind, pattern, group in _SECRETS:
         for m in pattern.finditer(text):
             findings.append(Finding("secret", kind, m.start(group), m.end(group)))
+    for start, end in _labelled(text):
+        findings.append(Finding("secret", "password", start, end))
+    for start, end in _high_entropy(text):
+        findings.append(Finding("secret", "high_entropy", start, end))
     for start, end in _cards(text):
         findings.append(Finding("identifier", "payment_card", start, end))
     for kind, pattern, group, allowed in _IDENTIFIERS:
@@ -259,26 +431,34 @@ def scan(text: str) -> SafetyResult:
                 ch.isdigit() for ch in value
             ):
                 continue  # "passport number is here": no number, nothing to protect
+            if kind == "iban" and not (
+                stdnum_iban.is_valid(value)
+                or _IBAN_LABEL.search(text, max(0, m.start() - 12), m.start())
+            ):
+                continue  # an IBAN-shaped order code: only a valid checksum or a label masks it
+            if kind == "cn_resident_id" and not stdnum_cn_ric.is_valid(value):
+                continue
             findings.append(Finding("identifier", kind, m.start(group), m.end(group), allowed))
     for kind, pattern in _INSTRUCTIONS:
         for m in pattern.finditer(text):
             findings.append(Finding("instruction", kind, m.start(), m.end()))
-    findings = _merge(findings)
-    return SafetyResult(
-        mask(text, [f for f in findings if f.category != "instruction"]), tuple(findings)
-    )
+    return findings
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:
-    """Sort, and drop an identifier finding fully covered by a secret (one report each)."""
+    """Sort, and drop a finding fully covered by an earlier one of its category (one report).
+
+    Sorted by (start, -end), an earlier finding always starts first, so the furthest end seen
+    per category decides coverage: linear, where comparing pairs was quadratic on a hostile
+    message with thousands of findings.
+    """
     findings.sort(key=lambda f: (f.start, -f.end))
     out: list[Finding] = []
+    reach: dict[str, int] = {}
     for f in findings:
-        if any(
-            o.start <= f.start and f.end <= o.end and o.category == f.category and o != f
-            for o in out
-        ):
+        if reach.get(f.category, -1) >= f.end:
             continue
+        reach[f.category] = max(reach.get(f.category, -1), f.end)
         out.append(f)
     return out
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +32,13 @@ from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm
 from uac.fact_log.extraction.markdown import note_template
+from uac.fact_log.extraction.screen import (
+    QUARANTINE_REASONS,
+    QUARANTINED,
+    excerpt,
+    note_text,
+    refuse_secrets,
+)
 from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
 from uac.fact_log.pipeline import build_import_batch, build_message_batch, build_note_batch
 from uac.fact_log.store import (
@@ -201,6 +210,8 @@ class Memory:
         if isinstance(value, str):
             value = parse_cli_value(value, attr.spec.type)
         typed = self.catalog.validate_attribute(attr, value)
+        # Secrets never; identifiers only in a field declared sensitive in the catalog.
+        refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(
             NewInput(
@@ -400,7 +411,8 @@ class Memory:
         self, subject: str, text: str, *, confidence: float = 1.0, now: dt.datetime | None = None
     ) -> Fact:
         """Store an open-ended style wish (a soft preference): recalled by relevance, never
-        overriding a hard preference; instruction-like or secret-bearing text is refused."""
+        overriding a hard preference; instruction-like, secret- or identifier-bearing text is
+        refused."""
         from uac.fact_log.extraction.safety import scan
 
         if not isinstance(text, str) or not text.strip():
@@ -409,7 +421,7 @@ class Memory:
             raise InputError(f"a soft preference is at most 500 characters, got {len(text)}")
         if not 0.0 < confidence <= 1.0:
             raise InputError(f"confidence must be in (0, 1], got {confidence}")
-        unsafe = [f for f in scan(text).findings if f.category in ("secret", "instruction")]
+        unsafe = [f for f in scan(text).findings]  # secrets, identifiers and instructions
         if unsafe:
             raise InputError(
                 f"refused as a preference: {unsafe[0].category} text ({unsafe[0].kind})"
@@ -430,9 +442,38 @@ class Memory:
         )
         return self.store.append(batch)[0]
 
-    def rejections(self, subject: str) -> list[dict[str, Any]]:
-        """What the ingestion gate refused for the subject, with reasons."""
-        return self.store.rejections(self.address(subject))
+    def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:
+        """What the ingestion gate refused for the subject, with reasons.
+
+        A refused secret or instruction quarantines its input: by default its text is not
+        shown (quotes dropped from the detail); `show=True` is for an operator auditing it and
+        adds the input's masked excerpt (secrets stay masked either way).
+        """
+        addr = self.address(subject)
+        rows = self.store.rejections(addr)
+        texts = {i.id: i.content for i in self.store.inputs(addr)} if show else {}
+        for row in rows:
+            if row["reason"] not in QUARANTINE_REASONS:
+                continue
+            row["quarantined"] = True
+            detail = json.loads(row["detail"]) if row["detail"] else None
+            if show and row["input_id"] in texts:
+                row["excerpt"] = excerpt(texts[row["input_id"]])
+            if isinstance(detail, dict) and "quote" in detail:
+                if show:
+                    detail["quote"] = excerpt(str(detail["quote"]), 200)
+                else:
+                    del detail["quote"]
+                row["detail"] = canonical_json(detail)
+        return rows
+
+    def quarantined(self, subject: str) -> set[str]:
+        """Ids of the subject's quarantined inputs (a secret or an instruction was refused)."""
+        return {
+            r["input_id"]
+            for r in self.store.rejections(self.address(subject))
+            if r["reason"] in QUARANTINE_REASONS and r["input_id"] is not None
+        }
 
     def add_note(
         self,
@@ -445,6 +486,7 @@ class Memory:
         """Store free text the user asked to keep as a note (searchable, not typed)."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("a note needs some text")
+        text = note_text(text)  # secrets masked, instructions refused before anything is written
         addr = self.address(subject)
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(NewInput("note", text, "explicit_command", session_id=session_id))
@@ -508,9 +550,15 @@ class Memory:
         """The subject's facts in log order."""
         return self.store.facts(self.address(subject), path)
 
-    def inputs(self, subject: str) -> list[Input]:
-        """The subject's archived raw inputs."""
-        return self.store.inputs(self.address(subject))
+    def inputs(self, subject: str, *, show: bool = False) -> list[Input]:
+        """The subject's archived raw inputs (masked); a quarantined one's text only if show."""
+        inputs = self.store.inputs(self.address(subject))
+        if show:
+            return inputs
+        hidden = self.quarantined(subject)
+        return [
+            dataclasses.replace(i, content=QUARANTINED) if i.id in hidden else i for i in inputs
+        ]
 
     def subjects(self) -> list[SubjectInfo]:
         """Subjects of this tenant."""
@@ -673,6 +721,7 @@ class Memory:
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        refuse_secrets(rule, "the rule")
         rid = add_rule(
             self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
         )

@@ -54,6 +54,12 @@ class AnchorArgs(Args):
     all: bool = False
 
 
+class ShowArgs(Args):
+    """Whether to show quarantined text (masked) to an operator auditing it."""
+
+    show: bool = Field(False, description="Include quarantined inputs' masked text")
+
+
 class SetArgs(Args):
     """Assert a single-valued attribute."""
 
@@ -360,12 +366,17 @@ VERBS: dict[str, Verb] = {
             writes=True,
         ),
         Verb("facts", "The subject's facts with their derived status.", FactsArgs, _facts),
-        Verb("inputs", "Everything archived for the subject.", NoArgs, lambda m, s, a: m.inputs(s)),
+        Verb(
+            "inputs",
+            "Everything archived for the subject.",
+            ShowArgs,
+            lambda m, s, a: m.inputs(s, show=a.show),
+        ),
         Verb(
             "rejections",
             "What the gate refused, and why.",
-            NoArgs,
-            lambda m, s, a: m.rejections(s),
+            ShowArgs,
+            lambda m, s, a: m.rejections(s, show=a.show),
         ),
         Verb(
             "compile",

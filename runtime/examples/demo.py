@@ -444,7 +444,22 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
 def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
     """Step 12: many callers at once on one Memory (threads), then the way to a service."""
     out("")
-    out("12. Many callers at once: 8 threads share this Memory, 25 writes each:")
+    out("12. Many callers at once: 8 threads share one Memory, 25 writes each")
+    out("    (a scratch workspace: the demo's own log stays deterministic):")
+    scratch = Path(tempfile.mkdtemp(prefix="uac-demo-threads-"))
+    try:
+        with Memory(scratch / "ws", create=True, react=False) as shared:
+            _threads(shared, out)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
+    out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
+    out("   and a web console); a read-only key for maya was created for you:")
+    out(f"     uac --home {mem.home} serve --every 10m")
+    out(f"     console: http://127.0.0.1:8765/console   key ({key_id}): {token}")
+
+
+def _threads(mem: Memory, out: Callable[[str], None]) -> None:
     errors: list[str] = []
     ids: list[str] = []
 
@@ -474,11 +489,6 @@ def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
     )
     for error in errors[:3]:
         out(f"   error: {error}")
-    key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
-    out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
-    out("   and a web console); a read-only key for maya was created for you:")
-    out(f"     uac --home {mem.home} serve --every 10m")
-    out(f"     console: http://127.0.0.1:8765/console   key ({key_id}): {token}")
 
 
 def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:

@@ -3,8 +3,9 @@
 What is indexed: every `note` fact (op='assert', kind='note', path='notes'; the hit's id is
 the fact id) and every archived input (`inputs.content`; the hit's id is the input id),
 except inputs of kind 'command' (operator syntax such as "forget f_..") and 'import' (a
-whole imported file; its records are typed state, answered exactly elsewhere), and except
-the input a note fact was made from (the note stands for it, so one note is one hit).
+whole imported file; its records are typed state, answered exactly elsewhere), except
+quarantined inputs (a secret or an instruction was refused in them: audit trail only), and
+except the input a note fact was made from (the note stands for it, so one note is one hit).
 
 Ranking: a lexical list (Okapi BM25, statistics per subject) and a dense list (cosine
 similarity from a pluggable `Embedder`) are normalised (BM25 / the best BM25; cosine min-max
@@ -76,6 +77,7 @@ import pyarrow as pa
 from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.screen import QUARANTINE_REASONS
 from uac.fact_log.schema import forget, migrate
 from uac.fact_log.store import NewFact, Store
 from uac.runtime.search import timeq
@@ -112,6 +114,7 @@ FEEDBACK_FACTOR = 0.5
 NOT_THIS = "not_this"
 SKIPPED_INPUT_KINDS = ("command", "import")
 _SKIPPED = ", ".join(f"'{k}'" for k in SKIPPED_INPUT_KINDS)  # our constants, not user text
+_QUARANTINE = ", ".join(f"'{r}'" for r in QUARANTINE_REASONS)  # ditto
 MAX_INPUT_CHARS = 32_768  # an archived input longer than this is indexed by its head only
 _EMBED_BATCH = 512
 # Above this many vectors in one subject the dense list is found in two stages: a scan of
@@ -445,6 +448,10 @@ class SearchIndex:
                 FROM inputs i
                 WHERE i.seq > $3 AND i.seq <= $4 AND i.kind NOT IN ({_SKIPPED})
                   AND trim(i.content) <> ''
+                  -- Quarantine: an input whose secret or instruction was refused is kept
+                  -- for the audit trail only, never indexed (uac.fact_log.extraction.screen).
+                  AND NOT EXISTS (SELECT 1 FROM rejections r WHERE r.input_id = i.id
+                                  AND r.reason IN ({_QUARANTINE}))
                   AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.seq > $1 AND f.seq <= $2
                                   AND f.input_id = i.id AND f.op = 'assert'
                                   AND f.kind = 'note' AND f.path = 'notes')
