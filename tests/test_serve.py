@@ -407,10 +407,11 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
     from uac.runtime.api.verbs import VERBS
 
     tenant_wide = {"subjects", "verify", "run-once", "tenant-alerts", "tenant-ack"}
-    tenant_wide |= {"tenant-snooze"}
+    tenant_wide |= {"tenant-snooze", "anchor"}
     # every verb has a route; every subject verb a Client method of Memory's name
     method = {"rule": "add_rule", "ack": "acknowledge", "import": "import_file", "tool": "call"}
     method |= {"tenant-alerts": "alerts", "tenant-ack": "acknowledge", "tenant-snooze": "snooze"}
+    method |= {"anchor": "anchors"}
     for name, verb in VERBS.items():
         assert verb.subject == (name not in tenant_wide), name
         assert callable(getattr(Client, method.get(name, name.replace("-", "_")), None)), name

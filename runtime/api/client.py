@@ -292,9 +292,13 @@ class Client:
         """Subjects of the tenant."""
         return self.call("subjects")
 
-    def verify(self) -> dict[str, Any]:
-        """Walk the hash chain on the server."""
-        return self.call("verify")
+    def verify(self, anchor: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Verify the log on the server (optionally against an anchor exported earlier)."""
+        return self.call("verify", anchor=anchor)
+
+    def anchors(self, all: bool = False) -> Any:
+        """The log's newest anchor (or all), for an external witness."""
+        return self.call("anchor", all=all or None)
 
     def run_once(self, **kw: Any) -> dict[str, Any]:
         """One scheduled pass over the tenant."""
