@@ -76,6 +76,7 @@ def driver() -> Iterator[Any]:
         options.add_argument(arg)
     browser = webdriver.Chrome(options=options, service=Service(chromedriver))
     browser.set_page_load_timeout(120)
+    browser.implicitly_wait(5)  # a click that navigates returns before the next page is in
     try:
         yield browser
     finally:
@@ -143,6 +144,15 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     assert "not valid long enough" in driver.find_element(By.TAG_NAME, "main").text
     shot(driver, "06-alerts")
     driver.find_element(By.XPATH, "//button[normalize-space()='Acknowledge']").click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # The form posts and the page reloads: wait for the new page, not the old one.
+    WebDriverWait(driver, 30).until(
+        lambda d: any(
+            "acknowledged" in e.text
+            for e in d.find_elements(By.CSS_SELECTOR, "article.alert header")
+        )
+    )
     status = driver.find_element(By.CSS_SELECTOR, "article.alert header").text
     assert "acknowledged" in status
     assert not driver.find_elements(By.XPATH, "//button[normalize-space()='Acknowledge']")
