@@ -288,6 +288,20 @@ def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
     return str(found[0].address)
 
 
+# The tenant-wide alert verbs are called with subject None: the same functions serve both.
+def _alerts(mem: Memory, subject: str | None, a: AlertsArgs) -> Any:
+    return mem.alerts(subject, include_resolved=a.include_resolved, today=a.today)
+
+
+def _ack(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
+    return mem.acknowledge(_subject_of_alert(mem, subject, a.alert_id), a.alert_id, today=a.today)
+
+
+def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
+    where = _subject_of_alert(mem, subject, a.alert_id)
+    return mem.snooze(where, a.alert_id, a.until, today=a.today)
+
+
 def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
     res = mem.check(subject, today=a.today)
     return {
@@ -417,24 +431,20 @@ VERBS: dict[str, Verb] = {
             "alerts",
             "The subject's alerts.",
             AlertsArgs,
-            lambda m, s, a: m.alerts(s, include_resolved=a.include_resolved, today=a.today),
+            _alerts,
         ),
         Verb(
             "ack",
             "Acknowledge an alert.",
             AlertArgs,
-            lambda m, s, a: m.acknowledge(
-                _subject_of_alert(m, s, a.alert_id), a.alert_id, today=a.today
-            ),
+            _ack,
             writes=True,
         ),
         Verb(
             "snooze",
             "Hide an alert until a date.",
             SnoozeArgs,
-            lambda m, s, a: m.snooze(
-                _subject_of_alert(m, s, a.alert_id), a.alert_id, a.until, today=a.today
-            ),
+            _snooze,
             writes=True,
         ),
         Verb("check", "Run the subject's checks as of a day.", CheckArgs, _check, writes=True),
@@ -470,16 +480,14 @@ VERBS: dict[str, Verb] = {
             "tenant-alerts",
             "Alerts of every subject of the tenant.",
             AlertsArgs,
-            lambda m, s, a: m.alerts(None, include_resolved=a.include_resolved, today=a.today),
+            _alerts,
             subject=False,
         ),
         Verb(
             "tenant-ack",
             "Acknowledge an alert by id.",
             AlertArgs,
-            lambda m, s, a: m.acknowledge(
-                _subject_of_alert(m, None, a.alert_id), a.alert_id, today=a.today
-            ),
+            _ack,
             writes=True,
             subject=False,
         ),
@@ -487,9 +495,7 @@ VERBS: dict[str, Verb] = {
             "tenant-snooze",
             "Snooze an alert by id.",
             SnoozeArgs,
-            lambda m, s, a: m.snooze(
-                _subject_of_alert(m, None, a.alert_id), a.alert_id, a.until, today=a.today
-            ),
+            _snooze,
             writes=True,
             subject=False,
         ),
