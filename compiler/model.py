@@ -25,18 +25,6 @@ RESERVED = ("key", "fact_ids")  # metadata fields every record carries
 IMPORTED_NAMES = ("Decimal", "Literal", "Path")
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 
-PY_TYPES = {
-    "str": "str",
-    "int": "int",
-    "float": "float",
-    "money": "Decimal",
-    "decimal": "Decimal",
-    "date": "datetime.date",
-    "datetime": "datetime.datetime",
-    "bool": "bool",
-    "json": "str",
-}
-
 
 @dataclass(slots=True)
 class FieldModel:
@@ -57,8 +45,8 @@ class FieldModel:
         if spec.type == "enum":
             return "Literal[" + ", ".join(repr(v) for v in spec.values) + "]"
         if spec.type == "list":
-            return f"tuple[{PY_TYPES.get(spec.item or 'str', 'str')}, ...]"
-        return PY_TYPES[spec.type]
+            return f"tuple[{SCALAR_ANNOTATIONS.get(spec.item or 'str', 'str')}, ...]"
+        return SCALAR_ANNOTATIONS[spec.type]
 
 
 @dataclass(slots=True)
