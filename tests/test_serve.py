@@ -424,3 +424,14 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
         assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
         assert tools.call("query", {"program": "len(user.medications)"})["result"] == 1
         assert "unknown tool" in tools.call("rm_rf", {})["error"]
+
+
+def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path) -> None:
+    from uac import Memory
+    from uac.runtime.api import keys
+
+    with Memory(tmp_path / "a", create=True, react=False) as a:
+        _, token = keys.create(a.store, "default")
+        assert keys.resolve(a.store, token) is not None  # now cached
+        with Memory(tmp_path / "b", create=True, react=False) as b:
+            assert keys.resolve(b.store, token) is None

@@ -95,7 +95,9 @@ def listing(store: Store, tenant: str | None = None) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 
-_CACHE: dict[str, tuple[float, Principal | None]] = {}
+# (workspace, token digest) -> (when looked up, principal): a token of one workspace never
+# resolves in another served by the same process.
+_CACHE: dict[tuple[str, str], tuple[float, Principal | None]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -108,9 +110,10 @@ def resolve(store: Store, token: str | None, admin_token: str | None = None) -> 
     if not token.startswith(PREFIX):
         return None
     digest = _hash(token)
+    slot = (str(store.home), digest)
     now = time.monotonic()
     with _CACHE_LOCK:
-        hit = _CACHE.get(digest)
+        hit = _CACHE.get(slot)
         if hit is not None and now - hit[0] < _CACHE_SECONDS:
             return hit[1]
     row = store.con.execute(
@@ -124,5 +127,5 @@ def resolve(store: Store, token: str | None, admin_token: str | None = None) -> 
     with _CACHE_LOCK:
         if len(_CACHE) > 10_000:
             _CACHE.clear()
-        _CACHE[digest] = (now, found)
+        _CACHE[slot] = (now, found)
     return found
