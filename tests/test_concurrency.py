@@ -18,6 +18,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from uac import Memory
 from uac.compiler.loader import subject_dir
 from uac.fact_log.addressing import parse_subject
@@ -230,3 +232,20 @@ def test_threads_importing_checkpoints_of_different_subjects_never_collide(home:
         for t in pool:
             t.join()
         assert errors == []
+
+
+def test_coalescing_state_is_bounded_and_eviction_loses_no_reaction(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uac.runtime.api.memory as memory_module
+
+    monkeypatch.setattr(memory_module, "REACTION_MEMORY", 2)
+    with Memory(home, create=True) as mem:
+        errors, acked = _hammer(mem, threads=4, writes=6, subjects=5)
+        assert errors == [] and len(acked) == 24
+        assert len(mem._reactions) <= 2
+        for n in range(5):
+            subject = f"u{n}"
+            assert not mem.stale(subject)  # every write was reacted to despite evictions
+            latest = max(mem.facts(subject), key=lambda f: f.recorded_at)
+            assert mem.checkpoint(subject).user.identity.name == latest.value

@@ -7,6 +7,7 @@ import dataclasses
 import datetime as dt
 import json
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -97,6 +98,9 @@ class ImportResult:
     schema: dict[str, Any] | None  # field -> shape (fact_log/shapes.py)
 
 
+REACTION_MEMORY = 10_000  # subjects whose reaction state is kept for coalescing
+
+
 class Memory:
     """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
 
@@ -133,8 +137,10 @@ class Memory:
         # subject; react=False is for back-fills of history that must raise no alerts.
         self.react = react
         self._local = threading.local()  # this thread's deferred block and last evaluation
-        self._tickets: dict[str, int] = {}  # per subject: writes saved so far
-        self._covered: dict[str, tuple[int, EvaluationResult]] = {}  # ... and reacted to
+        # Per subject: [writes saved so far, writes the last reaction covered, its result].
+        # Bounded (least recently written evicted): a subject without an entry simply
+        # reacts again, so eviction costs work, never correctness.
+        self._reactions: OrderedDict[str, list[Any]] = OrderedDict()
         self._tickets_lock = threading.Lock()
         self._search_lock = threading.RLock()  # the index syncs itself before a search
         self.sinks: list[Sink] = list(sinks or [])
@@ -778,17 +784,21 @@ class Memory:
         """Compile and check the subject, unless a reaction since this write covered it."""
         key = f"{self.tenant}/{self.address(subject)}"
         with self._tickets_lock:
-            ticket = self._tickets.get(key, 0)
+            ticket = self._reactions.get(key, [0, -1, None])[0]
         try:
             with subject_lock(self.home, self.address(subject)):
-                covered = self._covered.get(key)
-                if covered is not None and covered[0] >= ticket:
-                    self._local.evaluation = covered[1]  # coalesced into a later reaction
-                    return
                 with self._tickets_lock:
-                    start = self._tickets.get(key, 0)  # every write saved so far is covered
+                    entry = self._reactions.get(key)
+                    if entry is not None and entry[1] >= ticket and entry[2] is not None:
+                        self._local.evaluation = entry[2]  # coalesced into a later reaction
+                        return
+                    start = entry[0] if entry is not None else 0  # saved writes: all covered
                 result = self.check(subject, today=now.date())
-                self._covered[key] = (start, result)
+                with self._tickets_lock:
+                    # Only the entry this reaction started from: if it was evicted meanwhile,
+                    # a new entry counts other writes, which `start` says nothing about.
+                    if entry is not None and self._reactions.get(key) is entry:
+                        entry[1], entry[2] = max(entry[1], start), result
         except UacError as exc:
             # Say plainly that the data is safe: a caller must not retry the write.
             raise UacError(
@@ -800,7 +810,11 @@ class Memory:
             return
         key = f"{self.tenant}/{self.address(subject)}"
         with self._tickets_lock:
-            self._tickets[key] = self._tickets.get(key, 0) + 1
+            entry = self._reactions.setdefault(key, [0, -1, None])
+            entry[0] += 1
+            self._reactions.move_to_end(key)
+            while len(self._reactions) > REACTION_MEMORY:
+                self._reactions.popitem(last=False)
         now = now or utc_now()
         if self._deferred is None:
             self._react(subject, now)
