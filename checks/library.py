@@ -15,7 +15,14 @@ from decimal import Decimal
 from typing import Any
 
 from uac.checks.model import AlertDraft, Check, CheckConfig
-from uac.checks.refdata import drug_data, food_data, mentions, normalise, passport_data, visa_data
+from uac.fact_log.reference import (
+    drug_data,
+    food_data,
+    mentions,
+    normalise,
+    passport_data,
+    visa_data,
+)
 
 
 def _days(n: int) -> str:

@@ -12,8 +12,8 @@ import pytest
 from uac.checks import library
 from uac.checks.library import REGISTRY, run_checks
 from uac.checks.model import DEFAULT_CONFIG, CheckConfig
-from uac.checks.refdata import drug_data, passport_data
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.reference import drug_data, passport_data
 
 D = dt.date
 TODAY = D(2025, 1, 10)

@@ -1,4 +1,8 @@
-"""Versioned reference data for the checks (checks/data/*.toml), loaded once and indexed."""
+"""Versioned reference data (data/*.toml): drugs, foods, travel rules, loaded once and indexed.
+
+One source for both sides: the checks judge with it and the extractor recognises drug and food
+names with it, so the two can never disagree about what a word means.
+"""
 
 from __future__ import annotations
 
