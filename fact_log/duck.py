@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.errors import WorkspaceError, WorkspaceInUse
 
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
 
@@ -67,9 +67,10 @@ def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     except duckdb.IOException as exc:
         message = str(exc)
         if "lock" in message.lower():
-            raise WorkspaceError(
-                f"workspace {path.parent} is in use by {_holder(message)}; "
-                "wait for it to finish or stop it"
+            holder = _holder(message)
+            raise WorkspaceInUse(
+                f"workspace {path.parent} is in use by {holder}; wait for it to finish or stop it",
+                holder,
             ) from None
         raise WorkspaceError(
             f"cannot open workspace {path.parent}: {_first_line(message)}"

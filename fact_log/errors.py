@@ -13,5 +13,13 @@ class WorkspaceError(UacError):
     """The workspace is missing, unwritable, locked or from an incompatible version."""
 
 
+class WorkspaceInUse(WorkspaceError):
+    """Another process holds the workspace; `holder` describes it (pid and command line)."""
+
+    def __init__(self, message: str, holder: str) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
 class NotFound(UacError):
     """A named subject, fact or path does not exist."""

@@ -25,7 +25,7 @@ from typing import Any
 
 import uac
 from uac.fact_log.addressing import default_home
-from uac.fact_log.errors import InputError, UacError
+from uac.fact_log.errors import InputError, UacError, WorkspaceInUse
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
@@ -94,6 +94,28 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
 
     with _memory(args, read_only=verb in READ_ONLY) as mem:
         return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
+
+
+SERVER_START_WAIT = 15.0  # seconds a command waits for a starting `uac serve` to announce itself
+
+
+def _await_server(args: argparse.Namespace, holder: str) -> bool:
+    """Whether a `uac serve` holding the workspace announced itself within SERVER_START_WAIT.
+
+    A starting server opens the workspace before it writes `<home>/server.json`; a command
+    run in that window would otherwise fail although it works a moment later.
+    """
+    if args._client is not None or " serve" not in f" {holder}":
+        return False  # not a forwardable command, or the holder is not a server
+    from uac.runtime.api.client import Client
+
+    deadline = time.monotonic() + SERVER_START_WAIT
+    while time.monotonic() < deadline:
+        args._client = Client.discover(args.home, args.tenant)
+        if args._client is not None:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> Any:
@@ -1207,7 +1229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.tenant = args.tenant or "default"
     args._client = False
     try:
-        return args.func(args)
+        try:
+            return args.func(args)
+        except WorkspaceInUse as exc:
+            if not _await_server(args, exc.holder):
+                raise
+            return args.func(args)  # the open failed, so nothing was written: run it forwarded
     except UacError as exc:
         _err(f"uac: error: {exc}")
         return 1

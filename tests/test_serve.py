@@ -435,3 +435,36 @@ def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path) -> None:
         assert keys.resolve(a.store, token) is not None  # now cached
         with Memory(tmp_path / "b", create=True, react=False) as b:
             assert keys.resolve(b.store, token) is None
+
+
+def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    assert _cli(home, "init").returncode == 0
+    assert _cli(home, "set", "alice", "identity.passport.expiry_date", "2031-05-01").returncode == 0
+    # A starting server holds the workspace before it announces itself in server.json. Make
+    # that window long and certain: this process holds the lock for 3 s under a `serve`
+    # command line, then becomes the real `uac serve` (same pid) by exec.
+    starter = (
+        "import duckdb, os, sys, time\n"
+        f"con = duckdb.connect({str(home / 'uac.duckdb')!r})\n"
+        "time.sleep(3)\n"
+        "con.close()\n"
+        f"os.execv(sys.executable, [sys.executable, '-m', 'uac.runtime.cli', '--home', "
+        f"{str(home)!r}, 'serve', '--port', '0'])\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", starter, "serve"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+        cwd=ROOT,
+    )
+    try:
+        time.sleep(0.5)  # the lock is held from here until the exec
+        done = _cli(home, "facts", "alice")
+        assert done.returncode == 0, done.stderr
+        assert "2031-05-01" in done.stdout
+        assert (home / "server.json").exists()  # it was answered by the server, forwarded
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
