@@ -156,7 +156,7 @@ PAYLOADS: dict[str, tuple[str, tuple[str, ...]]] = {
         BOTH,
     ),
     "chroot_escape": (
-        "os.mkdir('x')\nos.chroot('x')\nos.chdir('../../../../..')\nos.chroot('.')\n"
+        "os.mkdir('x')\nos.chroot('x')\nos.chdir('/'.join(['..'] * 64))\nos.chroot('.')\n"
         "result = open(params['secret']).read()",
         BOTH,
     ),
