@@ -42,6 +42,11 @@ def seed(home: Path) -> None:
                 now=day,
             )
             mem.remember("maya", "My climbing gym membership pauses every August.", now=day)
+            # A note quoting a sensitive value: the safety scan does not see it as one (no
+            # label), the catalog's sensitivity of passport.number does.
+            mem.add_note(
+                "maya", f"Booked Bangkok on passport {SECRET_NUMBER}; blue folder.", now=day
+            )
         # A newer message supersedes the old expiry and leaves too little validity for Bangkok.
         mem.add("maya", "My passport expires on 18 April 2027.", now=day + dt.timedelta(days=1))
         assert [a.check for a in mem.alerts("maya")] == ["passport_validity_for_trip"]
@@ -213,7 +218,11 @@ def test_export_masks_sensitive_values(server: dict[str, Any]) -> None:
     assert data["state"]["passport"]["expiry_date"] == "2027-04-18"
     assert data["state"]["trips"][0]["city"] == "Bangkok"
     assert any("climbing gym" in n["text"] for n in data["notes"])
+    assert "Booked Bangkok on passport •••; blue folder." in [n["text"] for n in data["notes"]]
     assert "passport.number" in data["masked"] and SECRET_NUMBER not in text
+    for where in ("", "/timeline", "/search?q=blue+folder"):  # the other overviews mask it too
+        status, _, page = browser.get("/console/s/user:maya" + where)
+        assert status == 200 and "blue folder" in page and SECRET_NUMBER not in page, where
 
 
 def test_alerts_ack_and_snooze_need_a_writer_and_csrf(server: dict[str, Any]) -> None:

@@ -45,9 +45,11 @@ from uac.runtime.api import keys, verbs
 from uac.runtime.api.console_views import (
     export_data,
     fact_view,
+    mask_note,
     sensitivity,
     show,
     state_tree,
+    subject_secrets,
     timeline,
 )
 
@@ -488,6 +490,9 @@ def mount(app: FastAPI, service: Any) -> None:
         if len(text) > verbs.MAX_TEXT:
             raise PageError(400, "The search text is too long.")
         hits = mem.search(name, text, k=25, kind=kind) if text else []
+        _current(mem, name)
+        hidden = subject_secrets(mem, name)  # a hit may quote a sensitive value: masked
+        shown = [mask_note(h.text, hidden) for h in hits]
         return page(
             request,
             s,
@@ -495,7 +500,7 @@ def mount(app: FastAPI, service: Any) -> None:
             subject=name,
             q=text,
             kind=kind or "",
-            hits=hits,
+            hits=list(zip(hits, shown, strict=True)),
             title=f"search {name}",
             tab="search",
         )

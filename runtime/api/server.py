@@ -45,6 +45,7 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.runtime.api import keys, outbox, verbs
 from uac.runtime.api.memory import Memory
+from uac.runtime.progress import JobBoard
 
 SERVER_FILE = "server.json"
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
@@ -143,7 +144,7 @@ class Service:
         self.scheduler: threading.Thread | None = None
         self.stop = threading.Event()
         self.url: str | None = None
-        self.progress: dict[str, dict[str, Any]] = {}  # tenant -> its running/last pass
+        self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -177,11 +178,8 @@ class Service:
             assert self.mem is not None
             done = []
             for tenant in self.tenants():
-                state = self.progress[tenant] = _job_progress("scheduled pass", tenant)
-                job = self.mem.for_tenant(tenant).run_once(
-                    today=today, progress=lambda n, total, s=state: s.update(done=n, total=total)
-                )
-                state["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+                with self.jobs.track("scheduled pass", tenant) as tracked:
+                    job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
             return "; ".join(done) or "no tenants yet"
 
@@ -239,18 +237,6 @@ class Service:
         if tenant is None:
             tenant = request.headers.get("x-uac-tenant") or "default"
         return self.mem.for_tenant(tenant)
-
-
-def _job_progress(kind: str, tenant: str) -> dict[str, Any]:
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return {
-        "kind": kind,
-        "tenant": tenant,
-        "done": 0,
-        "total": 0,
-        "started_at": now,
-        "finished_at": None,
-    }
 
 
 def claim_server_file(home: Path) -> None:
@@ -395,8 +381,8 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
 
     @app.get("/v1/jobs/progress", tags=["ops"])
     def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
-        """Scheduled passes running or last finished: the key's tenant's (the admin: all)."""
-        return [p for t, p in sorted(service.progress.items()) if who.admin or t == who.tenant]
+        """Long jobs (imports, passes) running or last finished: the key's tenant's (admin: all)."""
+        return service.jobs.visible(None if who.admin else who.tenant, who.subject)
 
     for verb in verbs.VERBS.values():
         _route(app, service, verb, principal)
@@ -466,7 +452,11 @@ def _route(
                 403, f"this key is bound to one subject; {verb.name} is tenant-wide"
             )
         try:
-            return verbs.execute(mem, verb, subject, body or verb.args())
+            if not verb.long:
+                return verbs.execute(mem, verb, subject, body or verb.args())
+            with service.jobs.track(verb.name, mem.tenant, subject) as job:
+                mem.progress = job.report  # this request's view: reported to the board
+                return verbs.execute(mem, verb, subject, body or verb.args())
         except UacError as exc:
             raise HTTPException(_status(exc), str(exc)) from None
 

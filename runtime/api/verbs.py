@@ -239,6 +239,7 @@ class Verb:
     call: Callable[[Memory, str | None, Any], Any]
     writes: bool = False
     subject: bool = True  # False: a tenant-wide verb
+    long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
@@ -335,7 +336,14 @@ VERBS: dict[str, Verb] = {
             ),
             writes=True,
         ),
-        Verb("import", "Import records into a collection.", ImportArgs, _import, writes=True),
+        Verb(
+            "import",
+            "Import records into a collection.",
+            ImportArgs,
+            _import,
+            writes=True,
+            long=True,
+        ),
         Verb(
             "add",
             "Learn from one conversation message.",
@@ -506,6 +514,7 @@ VERBS: dict[str, Verb] = {
             lambda m, s, a: m.run_once(today=a.today),
             writes=True,
             subject=False,
+            long=True,
         ),
     )
 }
