@@ -9,6 +9,7 @@ that raises an alert, a note, several checkpoints and a second tenant. The brows
 from __future__ import annotations
 
 import datetime as dt
+import html
 import http.client
 import json
 import re
@@ -50,8 +51,20 @@ def seed(home: Path) -> None:
         # A newer message supersedes the old expiry and leaves too little validity for Bangkok.
         mem.add("maya", "My passport expires on 18 April 2027.", now=day + dt.timedelta(days=1))
         assert [a.check for a in mem.alerts("maya")] == ["passport_validity_for_trip"]
+        # A long collection: the console pages it (200 rows a page).
+        mem.import_records("pat", "transactions", LEDGER, now=day)
     with Memory(home, tenant="other") as mem:
         mem.set("eve", "identity.passport.number", OTHER_SECRET, now=day)
+
+
+LEDGER = [
+    {
+        "date": f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}",
+        "amount": f"{i}.25",
+        "merchant": f"shop {i}",
+    }
+    for i in range(450)
+]
 
 
 class Browser:
@@ -300,6 +313,39 @@ def test_revoked_key_ends_its_session(tmp_path: Path) -> None:
         admin_browser = Browser(info["url"])
         assert admin_browser.login(info["admin_token"], tenant="acme")[0] == 303
         assert "user:maya" in admin_browser.get("/console/")[2]
+
+
+def test_long_collections_and_timelines_are_paged_and_sorted_on_the_server(
+    server: dict[str, Any],
+) -> None:
+    browser = logged_in(server, "ro")
+
+    def get(path: str) -> tuple[int, str]:
+        status, _, page = browser.get(path)
+        return status, html.unescape(page)  # links as the browser follows them
+
+    status, page = get("/console/s/user:pat")
+    assert status == 200 and "transactions: 450 records, 1–200 shown" in page
+    assert page.count("<tr>") == 201  # the header and one page of rows
+    assert 'href="?part=transactions&offset=200#transactions" rel="next"' in page
+    assert 'class="sortable"' not in page  # a page is sorted by the server, over all rows
+    status, page = get("/console/s/user:pat?part=transactions&offset=400")
+    assert "transactions 401–450 of 450" in page and 'rel="next"' not in page
+    assert 'href="?part=transactions&offset=200#transactions" rel="prev"' in page
+    status, page = get("/console/s/user:pat?part=transactions&sort=amount&desc=1")
+    amounts = re.findall(r'<td data-sort="[^"]*">(\d+\.25)</td>', page)
+    assert amounts[:3] == ["449.25", "448.25", "447.25"], amounts[:3]  # all 450, not a page
+    assert 'aria-sort="descending"' in page
+    assert "&sort=amount&desc=1&offset=200" in page  # the next page keeps the order
+    status, page = get("/console/s/user:pat?part=transactions&offset=-3")
+    assert status == 400 and "A row offset is a whole number, got '-3'." in page
+    status, page = get("/console/s/user:pat?part=transactions&offset=9999")
+    assert status == 200 and "transactions 401–450 of 450" in page  # past the end: the last
+
+    status, page = get("/console/s/user:pat/timeline")
+    assert status == 200 and 'rel="next"' in page and page.count('<li class="ev ') == 200
+    status, page = get("/console/s/user:pat/timeline?offset=400")
+    assert 'start="401"' in page and 'rel="prev"' in page
 
 
 # -- no dead ends: inputs without typed facts are the empty typed state, not an error ---------

@@ -46,8 +46,10 @@ from uac.runtime.api.console_views import (
     export_data,
     fact_view,
     mask_note,
+    paged,
     sensitivity,
     show,
+    sort_rows,
     state_tree,
     subject_secrets,
     timeline,
@@ -60,7 +62,7 @@ TEMPLATES = Path(__file__).with_name("templates") / "console"
 COOKIE = "uac_console"
 PRE_COOKIE = "uac_console_login"  # double-submit token of the login form (no session yet)
 SESSION_SECONDS = 8 * 3600
-ROWS = 200  # rows of a collection (and events of a timeline) shown before "show all"
+ROWS = 200  # rows of a collection (and events of a timeline) on one page
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -343,13 +345,21 @@ def mount(app: FastAPI, service: Any) -> None:
         mem = memory(s)
         name = subject_of(s, mem, subject)
         ckpt = _current(mem, name)
-        show_all = request.query_params.get("all", "")
+        # One collection at a time is paged and sorted on the server (?part=trips&offset=200
+        # &sort=city&desc=1); the others show their first page.
+        query = request.query_params
+        paging = query.get("part", "")
+        by, desc = query.get("sort", ""), query.get("desc") == "1"
         parts = state_tree(ckpt.user, sensitivity(mem, name)) if ckpt else []
         for part in parts:
             if part["kind"] == "collection":
-                part["total"] = len(part["rows"])
-                if part["name"] != show_all:
-                    part["rows"] = part["rows"][:ROWS]
+                mine = part["name"] == paging
+                if mine and by:
+                    sort_rows(part["rows"], part["columns"], by, desc)
+                part["sort"], part["desc"] = (by, desc) if mine else ("", False)
+                offset = _number(query.get("offset"), "row offset") if mine else 0
+                part["rows"], part["pager"] = paged(part["rows"], offset or 0, ROWS)
+                part["total"] = part["pager"]["total"]
         alerts = mem.alerts(name)
         return page(
             request,
@@ -407,8 +417,8 @@ def mount(app: FastAPI, service: Any) -> None:
     def timeline_page(request: Request, s: Session, subject: str) -> HTMLResponse:
         mem = memory(s)
         name = subject_of(s, mem, subject)
-        everything = request.query_params.get("all") == "1"
-        data = timeline(mem, name, None if everything else ROWS)
+        offset = _number(request.query_params.get("offset"), "event offset")
+        data = timeline(mem, name, offset or 0, ROWS)
         return page(
             request,
             s,
@@ -515,8 +525,8 @@ def mount(app: FastAPI, service: Any) -> None:
             for c in mem.store.checkpoints(mem.address(name))
             if c["status"] == "published"
         ]
-        v1 = _int(request.query_params.get("v1"))
-        v2 = _int(request.query_params.get("v2"))
+        v1 = _number(request.query_params.get("v1"))
+        v2 = _number(request.query_params.get("v2"))
         lines: list[str] = []
         error = None
         old = new = None
@@ -577,11 +587,14 @@ def _current(mem: Memory, subject: str) -> Any:
         return None
 
 
-def _int(text: str | None) -> int | None:
+def _number(text: str | None, what: str = "checkpoint version") -> int | None:
     try:
-        return int(text) if text else None
+        value = int(text) if text else None
     except ValueError:
-        raise PageError(400, f"A checkpoint version is a number, got {text!r}.") from None
+        value = -1
+    if value is not None and value < 0:
+        raise PageError(400, f"A {what} is a whole number, got {text!r}.")
+    return value
 
 
 def _cookie(

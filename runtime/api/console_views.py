@@ -56,6 +56,30 @@ def sort_key(value: Any) -> str:
     return show(value).lower()
 
 
+def paged(items: list[Any], offset: int, size: int) -> tuple[list[Any], dict[str, int | None]]:
+    """One page of items, and where the pages around it start (None: there is none)."""
+    total = len(items)
+    start = max(0, min(offset, (total - 1) // size * size if total else 0))
+    pager = {
+        "start": start,
+        "end": min(start + size, total),
+        "total": total,
+        "prev": max(start - size, 0) if start > 0 else None,
+        "next": start + size if start + size < total else None,
+        "last": (total - 1) // size * size if total > size else None,
+    }
+    return items[start : start + size], pager
+
+
+def sort_rows(rows: list[dict[str, Any]], columns: list[str], by: str, desc: bool) -> None:
+    """Sort a collection's rows in place by a column ('key' or a field), as the table shows it."""
+    if by == "key":
+        rows.sort(key=lambda r: str(r["key"]).lower(), reverse=desc)
+    elif by in columns:
+        col = columns.index(by)
+        rows.sort(key=lambda r: r["cells"][col]["sort"], reverse=desc)
+
+
 # -- the typed state as a tree -----------------------------------------------------------------
 
 
@@ -79,7 +103,9 @@ def state_tree(user: Any, sensitive: dict[tuple[str, str], str]) -> list[dict[st
         if isinstance(value, tuple):
             names = []
             if value and dataclasses.is_dataclass(value[0]):
-                names = [f.name for f in dataclasses.fields(value[0]) if f.name != "fact_ids"]
+                # The record's key heads its row (a link to its provenance): not a column too.
+                skip = ("fact_ids", "key")
+                names = [f.name for f in dataclasses.fields(value[0]) if f.name not in skip]
             rows = []
             for record in value:
                 key = getattr(record, "key", None) or getattr(record, "fact_id", "")
@@ -281,8 +307,8 @@ def masked_fact_text(mem: Memory, fact: Any, hidden: frozenset[str] = frozenset(
     return fact.text or (fact.value_json or "")[:160]
 
 
-def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
-    """Facts, checkpoints and alerts of a subject as one list of dated events, newest first."""
+def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any]:
+    """Facts, checkpoints and alerts of a subject as dated events, newest first (one page)."""
     addr = mem.address(subject)
     facts = mem.facts(subject)
     checkpoints = mem.store.checkpoints(addr)
@@ -344,9 +370,10 @@ def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
     marks = [(e["day"], e["kind"].split()[0]) for e in events if not e["kind"].startswith("fact")]
     plot = activity_svg([f.recorded_at.date() for f in facts], marks)
     counts = Counter(e["kind"] for e in events)
+    shown, pager = paged(events, offset, size)
     return {
-        "events": events if limit is None else events[:limit],
-        "total": len(events),
+        "events": shown,
+        "paging": pager,
         "plot": plot,
         "counts": sorted(counts.items()),
     }
