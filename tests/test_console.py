@@ -248,7 +248,7 @@ def test_alerts_ack_and_snooze_need_a_writer_and_csrf(server: dict[str, Any]) ->
     assert "Acknowledge" not in page and "Snooze" not in page
     ack = f"/console/s/user:maya/alerts/{alert['id']}/ack"
     status, _, text = ro.post(ack, {"csrf": csrf(page)})
-    assert status == 403 and "read-only" in text
+    assert status == 403 and "read-only" in text and "uac keys create --tenant" in text
 
     rw = logged_in(server, "rw")
     status, _, page = rw.get("/console/s/user:maya/alerts")
@@ -291,7 +291,10 @@ def test_other_tenant_and_other_subject_see_nothing(server: dict[str, Any]) -> N
     bound = logged_in(server, "bob")  # a key bound to another subject of the same tenant
     status, _, page = bound.get("/console/")
     assert "user:maya" not in page
-    assert bound.get("/console/s/user:maya")[0] == 403
+    status, _, page = bound.get("/console/s/user:maya")
+    assert status == 403 and "bound to another subject; open user:bob" in page
+    status, _, page = maya.get("/console/s/user:nobody")
+    assert status == 404 and "the Subjects page lists its subjects" in page
 
 
 def test_revoked_key_ends_its_session(tmp_path: Path) -> None:

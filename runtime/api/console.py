@@ -195,17 +195,26 @@ def mount(app: FastAPI, service: Any) -> None:
         except UacError as exc:
             raise PageError(400, str(exc)) from None
         if s.principal.subject is not None and str(addr) != s.principal.subject:
-            raise PageError(403, "This key is bound to another subject.")
+            raise PageError(
+                403, f"This key is bound to another subject; open {s.principal.subject}."
+            )
         known = {f"{i.scope}:{i.subject}" for i in mem.subjects()}
         if str(addr) not in known:
-            raise PageError(404, f"Tenant {mem.tenant} has no subject {addr}.")
+            raise PageError(
+                404,
+                f"Tenant {mem.tenant} has no subject {addr}; the Subjects page lists its subjects.",
+            )
         return str(addr)
 
     def check_post(s: Session, token: str) -> None:
         if not hmac.compare_digest(token or "", s.csrf):
             raise PageError(403, "The form expired (CSRF token mismatch); reload the page.")
         if s.principal.read_only:
-            raise PageError(403, "This key is read-only; it cannot change alerts.")
+            raise PageError(
+                403,
+                "This key is read-only; to change alerts, log in with a key made by "
+                "uac keys create --tenant TENANT (without --read-only).",
+            )
 
     def page(request: Request, s: Session, name: str, **context: Any) -> HTMLResponse:
         return _render(
@@ -282,7 +291,12 @@ def mount(app: FastAPI, service: Any) -> None:
                 tenant=None,
             )
         if service.mem is None:
-            return _render("error.html", 503, message="The server is shutting down.", tenant=None)
+            return _render(
+                "error.html",
+                503,
+                message="The server is shutting down; retry once `uac serve` is up.",
+                tenant=None,
+            )
         who = keys.resolve(service.mem.store, key.strip(), service.admin_token)
         if who is None:
             retry = secrets.token_urlsafe(12)
@@ -498,7 +512,9 @@ def mount(app: FastAPI, service: Any) -> None:
         if kind not in (None, "note", "input"):
             raise PageError(400, f"Search kind {kind!r}: use note or input.")
         if len(text) > verbs.MAX_TEXT:
-            raise PageError(400, "The search text is too long.")
+            raise PageError(
+                400, f"The search text is over {verbs.MAX_TEXT:,} characters; shorten it."
+            )
         hits = mem.search(name, text, k=25, kind=kind) if text else []
         _current(mem, name)
         hidden = subject_secrets(mem, name)  # a hit may quote a sensitive value: masked

@@ -682,7 +682,10 @@ class Memory:
         if old is None:
             earlier = [v for v in published if v < new]
             if not earlier:
-                raise NotFound(f"{addr} has no checkpoint before version {new} to compare with")
+                raise NotFound(
+                    f"{addr} has no checkpoint before version {new} to compare with; "
+                    f"a diff needs two: write to it, then run 'uac compile {addr}'"
+                )
             old = earlier[-1]
         return old, new, explain.diff(self.checkpoint(subject, old), self.checkpoint(subject, new))
 
@@ -706,7 +709,10 @@ class Memory:
                 self._local.evaluation = EvaluationResult(self.address(subject), 0)
                 return self._local.evaluation
             if res.status != "published":
-                raise UacError(f"cannot check {subject}: its compile failed ({res.error})")
+                raise UacError(
+                    f"cannot check {subject}: its compile failed ({res.error}); "
+                    f"see its diagnostics with: uac compile {subject}"
+                )
         day = today or utc_now().date()
         result = evaluate(
             self.store,

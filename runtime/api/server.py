@@ -47,6 +47,11 @@ from uac.runtime.api import keys, outbox, verbs
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
+# What a refused caller does next (one sentence each, shared by the API, MCP and console).
+NEW_KEY = "create one with: uac keys create --tenant TENANT"
+ADMIN_ONLY = "only the local admin can manage keys; run uac keys on the server's machine"
+SHUTTING_DOWN = "the server is starting or shutting down; retry once `uac serve` is up"
+
 SERVER_FILE = "server.json"
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
 VERSION_HEADER = "X-Uac-Version"
@@ -232,7 +237,7 @@ class Service:
     def memory_for(self, principal: keys.Principal, request: Request) -> Memory:
         """The tenant view a request works on (the key's tenant; the admin names one)."""
         if self.mem is None:
-            raise HTTPException(503, "the server is shutting down")
+            raise HTTPException(503, SHUTTING_DOWN)
         tenant = principal.tenant
         if tenant is None:
             tenant = request.headers.get("x-uac-tenant") or "default"
@@ -314,10 +319,12 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         header = request.headers.get("authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else None
         if service.mem is None:
-            raise HTTPException(503, "the server is starting or shutting down")
+            raise HTTPException(503, SHUTTING_DOWN)
         found = keys.resolve(service.mem.store, token, service.admin_token)
         if found is None:
-            raise HTTPException(401, "unknown or revoked API key (send Authorization: Bearer KEY)")
+            raise HTTPException(
+                401, f"unknown or revoked API key (send Authorization: Bearer KEY); {NEW_KEY}"
+            )
         client_version = request.headers.get("x-uac-client-version")
         if client_version and not compatible(client_version, uac.__version__):
             raise HTTPException(
@@ -391,7 +398,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     def create_key(body: NewKey, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
         """Create an API key (the local admin only)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         try:
             key_id, token = keys.create(
                 service.mem.store,
@@ -408,14 +415,14 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     def list_keys(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
         """List keys (the local admin only; never the tokens)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         return verbs.plain(keys.listing(service.mem.store))
 
     @app.post("/v1/admin/keys/{key_id}/revoke", tags=["admin"])
     def revoke_key(key_id: str, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
         """Revoke a key (the local admin only)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         try:
             keys.revoke(service.mem.store, key_id)
         except UacError as exc:
@@ -437,7 +444,7 @@ def _route(
 
     def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
         if verb.writes and who.read_only:
-            raise HTTPException(403, f"this key is read-only; {verb.name} writes")
+            raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
         mem = service.memory_for(who, request)
         if subject is not None:
             try:
@@ -445,7 +452,9 @@ def _route(
             except UacError as exc:
                 raise HTTPException(400, str(exc)) from None
             if who.subject is not None and str(addr) != who.subject:
-                raise HTTPException(403, "this key is bound to another subject")
+                raise HTTPException(
+                    403, f"this key is bound to another subject; {NEW_KEY} [--subject S]"
+                )
             subject = str(addr)
         elif who.subject is not None:
             raise HTTPException(
@@ -508,12 +517,12 @@ def _mcp(service: Service) -> Any:
 
     def run_tool(headers: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if service.mem is None:
-            raise UacError("the server is shutting down")
+            raise UacError(SHUTTING_DOWN)
         header = (headers or {}).get("authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else None
         who = keys.resolve(service.mem.store, token, service.admin_token)
         if who is None:
-            raise UacError("unknown or revoked API key")
+            raise UacError(f"unknown or revoked API key; {NEW_KEY}")
         tenant = who.tenant or (headers or {}).get("x-uac-tenant") or "default"
         subject = who.subject or (headers or {}).get("x-uac-subject")
         if not subject:

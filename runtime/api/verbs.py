@@ -285,7 +285,9 @@ def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
 
     found = [a for a in mem.alerts(None, include_resolved=True) if a.id == alert_id]
     if not found:
-        raise NotFound(f"tenant {mem.tenant!r} has no alert {alert_id!r}")
+        raise NotFound(
+            f"tenant {mem.tenant!r} has no alert {alert_id!r}; list them with: uac alerts --all"
+        )
     return str(found[0].address)
 
 
