@@ -351,6 +351,20 @@ def test_long_collections_and_timelines_are_paged_and_sorted_on_the_server(
     assert 'start="401"' in page and 'rel="prev"' in page
 
 
+def test_long_work_asked_over_http_shows_on_the_subjects_page(server: dict[str, Any]) -> None:
+    from uac import Client
+
+    client = Client(server["url"], server["keys"]["rw"])
+    client.import_records(
+        "quinn", "trips", [{"city": "Oslo", "country": "NO", "depart": "2027-05-01"}]
+    )
+    status, _, page = logged_in(server, "ro").get("/console/")
+    assert status == 200 and "Long work" in page
+    row = re.search(r"<th scope=\"row\">import</th>.*?</tr>", page, re.S)
+    assert row and "user:quinn" in row.group(0) and "compiling" in row.group(0), page
+    assert "Long work" not in logged_in(server, "other").get("/console/")[2]
+
+
 # -- no dead ends: inputs without typed facts are the empty typed state, not an error ---------
 
 

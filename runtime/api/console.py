@@ -351,7 +351,19 @@ def mount(app: FastAPI, service: Any) -> None:
                     "alerts": open_alerts.get(name, 0),
                 }
             )
-        return page(request, s, "subjects.html", subjects=rows, title="Subjects")
+        shown, paging = paged(
+            rows, _number(request.query_params.get("offset"), "offset") or 0, ROWS
+        )
+        jobs = service.jobs.visible(s.tenant, s.principal.subject)  # imports, passes: progress
+        return page(
+            request,
+            s,
+            "subjects.html",
+            subjects=shown,
+            paging=paging,
+            jobs=jobs,
+            title="Subjects",
+        )
 
     @router.get("/s/{subject}")
     @guarded
