@@ -102,7 +102,7 @@ def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> A
     """A progress display on stderr for long work (silenced by --quiet)."""
     from uac.runtime.progress import Progress
 
-    return Progress(label, quiet=quiet or args.quiet)
+    return Progress(label, quiet=quiet or args.quiet, heartbeat=1.0)
 
 
 @contextlib.contextmanager

@@ -40,6 +40,7 @@ class Progress:
         quiet: bool = False,
         interval: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        heartbeat: float | None = None,
     ):
         self.label = label
         self.total = total
@@ -55,14 +56,37 @@ class Progress:
         self._last_draw = -float("inf")
         isatty = getattr(self.stream, "isatty", None)
         self.tty = bool(isatty and isatty())
+        # heartbeat: seconds between redraws while the work reports nothing (a stage with
+        # no count, such as compiling), so the time shown keeps moving and a log keeps its
+        # periodic lines. A daemon thread, started on the first report.
+        self.heartbeat = heartbeat
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
 
     def update(self, done: int, total: int | None = None, note: str = "") -> None:
         """Set how much is done (and the total, when it becomes known)."""
-        self.done = done
-        if total is not None:
-            self.total = total
-        if self.quiet:
-            return
+        with self._lock:
+            self.done = done
+            if total is not None:
+                self.total = total
+            if self.quiet:
+                return
+            if self.heartbeat and self._beat is None and not self._stop.is_set():
+                self._beat = threading.Thread(
+                    target=self._beating, name="uac-progress", daemon=True
+                )
+                self._beat.start()
+            self._draw(note)
+
+    def _beating(self) -> None:
+        assert self.heartbeat is not None
+        while not self._stop.wait(self.heartbeat):
+            with self._lock:
+                if not self._stop.is_set():
+                    self._draw("")
+
+    def _draw(self, note: str) -> None:
         now = self.clock()
         if self.tty:
             if now - self._last_draw < REDRAW and self.done != self.total:
@@ -77,11 +101,12 @@ class Progress:
 
     def report(self, stage: str, done: int, total: int) -> None:
         """The callback long work reports to: a new stage restarts the count and the rate."""
-        if stage != self.stage:
-            self.stage = stage
-            self._stage_started = self.clock()
-            self._last_draw = -float("inf")  # show the new stage at once
-        self.update(done, total)
+        with self._lock:
+            if stage != self.stage:
+                self.stage = stage
+                self._stage_started = self.clock()
+                self._last_draw = -float("inf")  # show the new stage at once
+            self.update(done, total)
 
     def advance(self, n: int = 1, note: str = "") -> None:
         """Count n more done."""
@@ -89,7 +114,7 @@ class Progress:
 
     def close(self, note: str = "") -> None:
         """Finish: end the terminal line, or print the last log line."""
-        if self.quiet:
+        if self._end() or self.quiet:
             return
         now = self.clock()
         if self.stage is not None:  # staged work: the last line says it is done, and how fast
@@ -130,10 +155,19 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
+    def _end(self) -> bool:
+        """Stop the heartbeat; True when the display was already finished."""
+        with self._lock:
+            ended = self._stop.is_set()
+            self._stop.set()
+        if self._beat is not None and self._beat is not threading.current_thread():
+            self._beat.join(timeout=5)
+        return ended
+
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is None:
             self.close()
-        elif self.tty and not self.quiet and self._last_draw > -float("inf"):
+        elif not self._end() and self.tty and not self.quiet and self._last_draw > -1e300:
             self.stream.write("\n")  # the error that follows starts on a line of its own
             self.stream.flush()
 

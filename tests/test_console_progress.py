@@ -261,3 +261,21 @@ def test_imports_and_passes_asked_over_http_show_on_the_job_board(tmp_path: Path
             acme.import_records("ann", "transactions", [{"amount": "1"}])
         (failed,) = [j for j in acme.request("GET", "/v1/jobs/progress") if j["kind"] == "import"]
         assert failed["finished_at"] and "date" in failed["error"]
+
+
+def test_heartbeat_keeps_a_stage_without_counts_moving() -> None:
+    import time
+
+    log = io.StringIO()
+    bar = Progress("importing", stream=log, interval=0.01, heartbeat=0.01)
+    bar.report("compiling", 0, 0)  # then nothing reports for a while
+    deadline = time.monotonic() + 60
+    while log.getvalue().count("importing: compiling …") < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert len(lines) >= 4 and all("so far" in line for line in lines[:-1]), lines
+    assert lines[-1].startswith("importing done in ")
+    size = len(log.getvalue())
+    time.sleep(0.05)
+    assert len(log.getvalue()) == size  # closed: the heartbeat stopped
