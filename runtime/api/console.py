@@ -8,8 +8,9 @@ forbids any (`default-src 'self'`).
 Auth is the API's: the operator logs in with an API key (or the server's admin token plus a
 tenant). The key is checked once and never stored in the browser; the session cookie holds
 the key's id, the tenant, an expiry and a nonce, signed with HMAC-SHA256 under a secret made
-fresh by each server process (a restart logs everybody out). The cookie is HttpOnly and
-SameSite=Strict; every POST form also carries a CSRF token derived from the session nonce.
+fresh by each server process (a restart logs everybody out; `console_sessions.py`). The
+cookie is HttpOnly and SameSite=Strict; every POST form also carries a CSRF token derived
+from the session nonce.
 Each request re-reads the key, so a revoked key's session dies at once. A read-only key sees
 the same pages without the acknowledge/snooze forms, and its POSTs are refused.
 
@@ -20,13 +21,10 @@ the catalog marks sensitive.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import datetime as dt
-import hashlib
 import hmac
 import inspect
-import json
 import secrets
 import time
 from collections import Counter
@@ -42,6 +40,7 @@ from uac.fact_log.addressing import check_name
 from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.store import utc_now
 from uac.runtime.api import keys, verbs
+from uac.runtime.api.console_sessions import SESSION_SECONDS, Sessions
 from uac.runtime.api.console_views import (
     export_data,
     fact_view,
@@ -61,7 +60,6 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).with_name("templates") / "console"
 COOKIE = "uac_console"
 PRE_COOKIE = "uac_console_login"  # double-submit token of the login form (no session yet)
-SESSION_SECONDS = 8 * 3600
 ROWS = 200  # rows of a collection (and events of a timeline) on one page
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -98,46 +96,6 @@ class Session:
     principal: keys.Principal
     tenant: str
     csrf: str
-
-
-class Sessions:
-    """Signs and checks session cookies with a per-server secret."""
-
-    def __init__(self, secret: bytes | None = None):
-        self.secret = secret or secrets.token_bytes(32)
-
-    def _mac(self, data: bytes) -> str:
-        return _b64(hmac.new(self.secret, data, hashlib.sha256).digest())
-
-    def issue(self, key_id: str, tenant: str, now: float) -> str:
-        """A signed cookie value for a key's session."""
-        body = {"k": key_id, "t": tenant, "e": int(now) + SESSION_SECONDS}
-        body["n"] = secrets.token_urlsafe(12)
-        data = _b64(json.dumps(body, separators=(",", ":")).encode())
-        return f"{data}.{self._mac(data.encode())}"
-
-    def read(self, value: str | None, now: float) -> dict[str, Any] | None:
-        """The session a cookie holds, or None when it is missing, forged or expired."""
-        if not value or "." not in value or len(value) > 1000:
-            return None
-        data, mac = value.rsplit(".", 1)
-        if not hmac.compare_digest(mac, self._mac(data.encode())):
-            return None
-        try:
-            body = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
-        except ValueError:
-            return None
-        if not isinstance(body, dict) or body.get("e", 0) < now:
-            return None
-        return body
-
-    def csrf(self, nonce: str) -> str:
-        """The CSRF token of a session (or of a login form's nonce)."""
-        return self._mac(b"csrf:" + nonce.encode())
-
-
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
