@@ -20,6 +20,7 @@ import itertools
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -184,10 +185,13 @@ def _duration(seconds: float) -> str:
 class JobBoard:
     """The service's long jobs: running ones, and the last finished per kind/tenant/subject."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = 1000) -> None:
         self._lock = threading.Lock()
-        self._jobs: dict[tuple[str, str, str | None], dict[str, Any]] = {}
+        # Least recently started first; past `keep` slots the oldest finished ones go, so
+        # imports into many subjects do not grow the board without bound.
+        self._jobs: OrderedDict[tuple[str, str, str | None], dict[str, Any]] = OrderedDict()
         self._ids = itertools.count(1)
+        self.keep = keep
 
     @contextmanager
     def track(self, kind: str, tenant: str, subject: str | None = None) -> Iterator[Job]:
@@ -208,6 +212,10 @@ class JobBoard:
         # (two at once — two imports into one subject — share it; the later one shows).
         with self._lock:
             self._jobs[(kind, tenant, subject)] = state
+            self._jobs.move_to_end((kind, tenant, subject))
+            finished = [k for k, j in self._jobs.items() if j["finished_at"] is not None]
+            for key in finished[: max(len(self._jobs) - self.keep, 0)]:
+                del self._jobs[key]
         job = Job(state, self._lock)
         try:
             yield job
@@ -230,7 +238,7 @@ class JobBoard:
                 if (tenant is None or j["tenant"] == tenant)
                 and (subject is None or j["subject"] == subject)
             ),
-            key=lambda j: (j["tenant"], j["started_at"], j["id"]),
+            key=lambda j: j["tenant"],  # stable: within a tenant, in the order they started
         )
 
 

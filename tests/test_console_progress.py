@@ -279,3 +279,22 @@ def test_heartbeat_keeps_a_stage_without_counts_moving() -> None:
     size = len(log.getvalue())
     time.sleep(0.05)
     assert len(log.getvalue()) == size  # closed: the heartbeat stopped
+
+
+def test_the_job_board_keeps_running_jobs_and_a_bounded_history() -> None:
+    from uac.runtime.progress import JobBoard
+
+    board = JobBoard(keep=3)
+    with board.track("import", "acme", "user:long") as running:
+        running.report("validating", 5, 10)
+        for n in range(5):  # five finished imports into other subjects
+            with board.track("import", "acme", f"user:s{n}") as job:
+                job.report("compiling", 0, 0)
+        with pytest.raises(ValueError), board.track("run-once", "other"):
+            raise ValueError("boom")
+        jobs = board.visible("acme")
+        assert [j["subject"] for j in jobs] == ["user:long", "user:s4"]  # and other's pass
+        assert jobs[0]["finished_at"] is None and jobs[0]["done"] == 5  # running: kept
+    assert board.visible("other")[0]["error"] == "boom"
+    assert board.visible("acme", "user:s4")[0]["stage"] == "compiling"
+    assert board.visible("nobody") == []
