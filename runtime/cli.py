@@ -131,13 +131,17 @@ def _watching(args: argparse.Namespace, client: Any, kind: str, subject: str | N
 
     watcher = threading.Thread(target=poll, name="uac-progress", daemon=True)
     watcher.start()
+    finished = False
     try:
         yield
+        finished = True
     finally:
         stop.set()
         watcher.join(timeout=5)
-    if bar.stage is not None:
-        bar.close()
+        if finished and bar.stage is not None:
+            bar.close()
+        else:
+            bar.abandon()  # failed, or too quick for a first poll: nothing to finish
 
 
 def _print_alerts(result: Any) -> None:

@@ -165,12 +165,17 @@ class Progress:
             self._beat.join(timeout=5)
         return ended
 
+    def abandon(self) -> None:
+        """Stop without claiming the work is done (it failed): end a drawn terminal line."""
+        if not self._end() and self.tty and not self.quiet and self._last_draw > -1e300:
+            self.stream.write("\n")  # the error that follows starts on a line of its own
+            self.stream.flush()
+
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         if kind is None:
             self.close()
-        elif not self._end() and self.tty and not self.quiet and self._last_draw > -1e300:
-            self.stream.write("\n")  # the error that follows starts on a line of its own
-            self.stream.flush()
+        else:
+            self.abandon()
 
 
 def _duration(seconds: float) -> str:

@@ -298,3 +298,31 @@ def test_the_job_board_keeps_running_jobs_and_a_bounded_history() -> None:
     assert board.visible("other")[0]["error"] == "boom"
     assert board.visible("acme", "user:s4")[0]["stage"] == "compiling"
     assert board.visible("nobody") == []
+
+
+def test_a_cli_forwarded_to_the_server_imports_and_passes_quietly_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from test_serve import serving
+
+    from uac import Memory
+
+    home = tmp_path / "ws"
+    Memory(home, create=True).close()
+    src = tmp_path / "tx.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in _records(300)))
+    with serving(home):
+        assert (
+            main(["--home", str(home), "--quiet", "import", "ann", "transactions", str(src)]) == 0
+        )
+        out, err = capsys.readouterr()
+        assert "imported 300 records" in out and "importing:" not in err  # forwarded, quiet
+        assert main(["--home", str(home), "run-once", "--today", "2026-11-21"]) == 0
+        out, err = capsys.readouterr()
+        assert "pass for 2026-11-21" in out and "Traceback" not in err
+        missing = str(tmp_path / "no")  # a refused import ends with one clear error
+        assert main(["--home", str(home), "import", "ann", "transactions", missing]) != 0
+        err = capsys.readouterr().err
+        assert "cannot read (No such file or directory)" in err and "done" not in err
