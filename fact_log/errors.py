@@ -1,4 +1,9 @@
-"""Errors that reach a user: each carries one clear sentence naming the bad input."""
+"""Errors that reach a user: each carries one clear sentence naming the bad input.
+
+No dead ends: when there is a next step (create the workspace, compile, list the ids, get
+a key), the sentence names the command that takes it, e.g. "no uac workspace at D; create
+one with: uac --home D init".
+"""
 
 
 class UacError(Exception):

@@ -205,7 +205,7 @@ def check_collection_name(name: str) -> str:
 def prepare(
     catalog: Catalog,
     collection: str,
-    records: list[RawRecord],
+    records: Iterable[RawRecord],
     source_name: str,
     previous_schema: dict[str, Shape] | None = None,
     source: str = "import",
@@ -221,7 +221,7 @@ def prepare(
 
 
 def _typed(
-    catalog: Catalog, coll: CollectionPath, records: list[RawRecord], name: str, source: str
+    catalog: Catalog, coll: CollectionPath, records: Iterable[RawRecord], name: str, source: str
 ) -> list[NewFact]:
     model = catalog.model_for(coll)
     facts = []
@@ -249,7 +249,7 @@ def _typed(
 
 
 def _inferred(
-    path: str, records: list[RawRecord], name: str, schema: dict[str, Shape], source: str
+    path: str, records: Iterable[RawRecord], name: str, schema: dict[str, Shape], source: str
 ) -> Prepared:
     schema = dict(schema)
     facts = []

@@ -50,6 +50,7 @@ from uac.fact_log.extraction.policy import Policy, check_message, check_source, 
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
 from uac.fact_log.importer import Prepared, RawRecord, prepare
+from uac.fact_log.progress import Report, counted, step
 from uac.fact_log.store import Batch, NewRejection, Store
 from uac.fact_log.values import canonical_json
 
@@ -198,16 +199,24 @@ def build_import_batch(
     recorded_at: dt.datetime,
     session_id: str | None = None,
     actor: str = "api",
+    progress: Report | None = None,
 ) -> tuple[Batch, Prepared]:
     """Archive an import's raw text with one fact per record (and the records as prepared).
 
     `previous_schema` is the schema inferred by an earlier import of the same unknown
     collection (the caller reads it from the store), so the new records must still fit it.
+    `progress` hears each stage: validating and screening count records.
     """
-    prepared = prepare(catalog, collection, records, name, previous_schema)
-    screened = screen_records(prepared.facts, sensitive_fields(catalog))
+    prepared = prepare(
+        catalog, collection, counted(records, "validating", progress), name, previous_schema
+    )
+    screened = screen_records(
+        counted(prepared.facts, "screening", progress), sensitive_fields(catalog)
+    )
     prepared.facts = screened.facts
+    done = step(progress, "masking the archive")
     archive, _found = mask_text(text)
+    done()
     if screened.rejections:
         # A secret inside a record may be escaped in the file ("\u0070assword") where the
         # text scan cannot see it: archive the masked records instead of the raw file.

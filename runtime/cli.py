@@ -14,10 +14,12 @@ before or after the command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -122,7 +124,46 @@ def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> A
     """A progress display on stderr for long work (silenced by --quiet)."""
     from uac.runtime.progress import Progress
 
-    return Progress(label, quiet=quiet or args.quiet)
+    return Progress(label, quiet=quiet or args.quiet, heartbeat=1.0)
+
+
+@contextlib.contextmanager
+def _watching(args: argparse.Namespace, client: Any, kind: str, subject: str | None) -> Any:
+    """While a long verb runs on the server, show its progress from /v1/jobs/progress."""
+    bar = _progress(args, "importing" if kind == "import" else "scheduled pass")
+    if bar.quiet:
+        yield
+        return
+    from uac.fact_log.addressing import parse_subject
+
+    name = str(parse_subject(subject)) if subject else None
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(0.5):
+            try:
+                jobs = client.request("GET", "/v1/jobs/progress")
+            except Exception:  # progress is a courtesy: the request itself reports errors
+                return
+            for job in jobs:
+                ours = job["kind"] == kind and job["subject"] == name
+                ours = ours and client.tenant in (None, job["tenant"])  # the admin sees all
+                if ours and job["finished_at"] is None and job["stage"]:
+                    bar.report(job["stage"], job["done"], job["total"])
+
+    watcher = threading.Thread(target=poll, name="uac-progress", daemon=True)
+    watcher.start()
+    finished = False
+    try:
+        yield
+        finished = True
+    finally:
+        stop.set()
+        watcher.join(timeout=5)
+        if finished and bar.stage is not None:
+            bar.close()
+        else:
+            bar.abandon()  # failed, or too quick for a first poll: nothing to finish
 
 
 def _print_alerts(result: Any) -> None:
@@ -252,13 +293,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     _err(f"importing {args.file} into {args.subject} {args.collection} ...")
     client = _client(args)
     if client is not None:
-        result = client.import_file(
-            args.subject, args.collection, args.file, format=args.format, session=args.session
-        )
+        with _watching(args, client, "import", args.subject):
+            result = client.import_file(
+                args.subject, args.collection, args.file, format=args.format, session=args.session
+            )
     else:
         from uac.runtime.api.verbs import plain, with_alerts
 
-        with _memory(args) as mem:
+        with _memory(args) as mem, _progress(args, "importing") as bar:
             before = mem.last_evaluation
             result = plain(
                 mem.import_file(
@@ -267,6 +309,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     args.file,
                     format=args.format,
                     session_id=args.session,
+                    progress=bar.report,
                 )
             )
             result = with_alerts(mem, before, result)
@@ -742,13 +785,15 @@ def _job_summary(job: dict[str, Any]) -> str:
 
 
 def cmd_run_once(args: argparse.Namespace) -> int:
-    if _client(args) is not None:
-        job = _call(args, "run-once", today=args.today)
+    client = _client(args)
+    if client is not None:
+        with _watching(args, client, "run-once", None):
+            job = _call(args, "run-once", today=args.today)
     else:
         from uac.runtime.api.verbs import plain
 
-        with _memory(args) as mem, _progress(args, "compiling changed subjects") as bar:
-            job = plain(mem.run_once(today=args.today, progress=bar.update))
+        with _memory(args) as mem, _progress(args, "scheduled pass") as bar:
+            job = plain(mem.run_once(today=args.today, progress=bar.report))
     _out(json.dumps(job, sort_keys=True) if args.json else _job_summary(job))
     return 0
 
@@ -763,8 +808,8 @@ def cmd_schedule(args: argparse.Namespace) -> int:
         )
 
     def tick(today: Any) -> str:
-        with _memory(args) as mem, _progress(args, "compiling changed subjects") as bar:
-            job = plain(mem.run_once(today=today, progress=bar.update))
+        with _memory(args) as mem, _progress(args, "scheduled pass") as bar:
+            job = plain(mem.run_once(today=today, progress=bar.report))
         return json.dumps(job, sort_keys=True) if args.json else _job_summary(job)
 
     try:
@@ -948,7 +993,7 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         "--quiet",
         action="store_true",
         default=default(False),
-        help="no progress lines on stderr (long work: compile --all, run-once, schedule)",
+        help="no progress on stderr (long work: import, compile --all, run-once, schedule)",
     )
 
 

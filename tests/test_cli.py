@@ -147,6 +147,8 @@ def test_demo_builds_a_workspace_and_refuses_to_overwrite(
     assert code == 0
     assert "imported   21 travel.trips" in out and "climbs: date: date" in out
     assert "Hash chain: verified over" in out
+    *_, url, _, token = out.splitlines()  # it ends with the console's address and a key
+    assert url.strip() == "http://127.0.0.1:8765/console/" and token.strip().startswith("uac_")
     code, _, err = run(capsys, "--home", home, "demo")
     assert code == 1 and "pass --fresh" in err
     assert run(capsys, "--home", home, "demo", "--fresh")[0] == 0

@@ -3,7 +3,8 @@
 A real `uac serve` subprocess, a real browser: log in with a key from the keyboard, open a
 subject, follow a value to its evidence, sort a table from the keyboard, acknowledge an
 alert, search, read the timeline, and check that another tenant's key sees nothing. Every
-page is saved as a screenshot under tests/artifacts/console/ (gitignored) to be looked at.
+page is saved as a screenshot under tests/artifacts/console/ (gitignored; or under
+$UAC_TEST_ARTIFACTS/console) to be looked at. A long collection is paged from the keyboard.
 
 Without a browser the tests skip with one line saying how to install one; under CI=true a
 missing browser is a failure (.ci/run installs it).
@@ -21,7 +22,11 @@ import pytest
 from test_console import OTHER_SECRET, SECRET_NUMBER, seed
 from test_serve import _admin, _key, serving
 
-ARTIFACTS = Path(__file__).with_name("artifacts") / "console"
+# Screenshots for review: tests/artifacts/console/ (gitignored), or $UAC_TEST_ARTIFACTS/console
+# (CI can upload that directory).
+ARTIFACTS = (
+    Path(os.environ.get("UAC_TEST_ARTIFACTS") or Path(__file__).with_name("artifacts")) / "console"
+)
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 HOW = "install a browser to run them: apt-get install -y chromium chromium-driver"
@@ -178,6 +183,36 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     width = driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= driver.execute_script("return window.innerWidth") + 1
     shot(driver, "11-subject-phone")
+
+
+def test_page_through_a_long_collection_from_the_keyboard(
+    served: dict[str, Any], driver: Any
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    url = served["url"]
+    login(driver, url, served["rw"])
+    driver.find_element(By.LINK_TEXT, "user:pat").send_keys(Keys.ENTER)
+    caption = driver.find_element(By.CSS_SELECTOR, "#transactions caption")
+    assert "450 records, 1–200 shown" in caption.text
+    driver.find_element(By.CSS_SELECTOR, "#transactions a[rel=next]").send_keys(Keys.ENTER)
+    assert "201–400 shown" in driver.find_element(By.CSS_SELECTOR, "#transactions caption").text
+    header = driver.find_element(By.XPATH, "//th[a[normalize-space()='amount']]")
+    header.find_element(By.TAG_NAME, "a").send_keys(Keys.ENTER)  # sorts all 450 rows
+    header = driver.find_element(By.XPATH, "//th[a[normalize-space()='amount']]")
+    assert header.get_attribute("aria-sort") == "ascending"
+    heads = [
+        th.get_attribute("textContent").strip()
+        for th in driver.find_elements(By.CSS_SELECTOR, "#transactions thead th")
+    ]
+    column = heads.index("amount")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#transactions tbody tr")
+    firsts = [
+        r.find_elements(By.XPATH, "./*")[column].get_attribute("textContent") for r in rows[:3]
+    ]
+    assert firsts == ["0.25", "1.25", "2.25"] and len(rows) == 200, (heads, firsts)
+    shot(driver, "13-paged-collection")
 
 
 def test_other_tenant_sees_nothing_in_the_browser(served: dict[str, Any], driver: Any) -> None:

@@ -139,7 +139,10 @@ class Client:
                 if attempt == 2 or not isinstance(
                     exc, http.client.RemoteDisconnected | ConnectionResetError | BrokenPipeError
                 ):
-                    raise ServiceError(f"cannot reach uac server at {self.url}: {exc}") from None
+                    raise ServiceError(
+                        f"cannot reach uac server at {self.url}: {exc}; start it with "
+                        "uac serve (or point UAC_URL at a running one)"
+                    ) from None
         try:
             payload = json.loads(raw) if raw else None
         except ValueError:

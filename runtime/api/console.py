@@ -8,8 +8,9 @@ forbids any (`default-src 'self'`).
 Auth is the API's: the operator logs in with an API key (or the server's admin token plus a
 tenant). The key is checked once and never stored in the browser; the session cookie holds
 the key's id, the tenant, an expiry and a nonce, signed with HMAC-SHA256 under a secret made
-fresh by each server process (a restart logs everybody out). The cookie is HttpOnly and
-SameSite=Strict; every POST form also carries a CSRF token derived from the session nonce.
+fresh by each server process (a restart logs everybody out; `console_sessions.py`). The
+cookie is HttpOnly and SameSite=Strict; every POST form also carries a CSRF token derived
+from the session nonce.
 Each request re-reads the key, so a revoked key's session dies at once. A read-only key sees
 the same pages without the acknowledge/snooze forms, and its POSTs are refused.
 
@@ -20,13 +21,10 @@ the catalog marks sensitive.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import datetime as dt
-import hashlib
 import hmac
 import inspect
-import json
 import secrets
 import time
 from collections import Counter
@@ -42,12 +40,17 @@ from uac.fact_log.addressing import check_name
 from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.store import utc_now
 from uac.runtime.api import keys, verbs
+from uac.runtime.api.console_sessions import SESSION_SECONDS, Sessions
 from uac.runtime.api.console_views import (
     export_data,
     fact_view,
+    mask_note,
+    paged,
     sensitivity,
     show,
+    sort_rows,
     state_tree,
+    subject_secrets,
     timeline,
 )
 
@@ -57,8 +60,7 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).with_name("templates") / "console"
 COOKIE = "uac_console"
 PRE_COOKIE = "uac_console_login"  # double-submit token of the login form (no session yet)
-SESSION_SECONDS = 8 * 3600
-ROWS = 200  # rows of a collection (and events of a timeline) shown before "show all"
+ROWS = 200  # rows of a collection (and events of a timeline) on one page
 CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -94,46 +96,6 @@ class Session:
     principal: keys.Principal
     tenant: str
     csrf: str
-
-
-class Sessions:
-    """Signs and checks session cookies with a per-server secret."""
-
-    def __init__(self, secret: bytes | None = None):
-        self.secret = secret or secrets.token_bytes(32)
-
-    def _mac(self, data: bytes) -> str:
-        return _b64(hmac.new(self.secret, data, hashlib.sha256).digest())
-
-    def issue(self, key_id: str, tenant: str, now: float) -> str:
-        """A signed cookie value for a key's session."""
-        body = {"k": key_id, "t": tenant, "e": int(now) + SESSION_SECONDS}
-        body["n"] = secrets.token_urlsafe(12)
-        data = _b64(json.dumps(body, separators=(",", ":")).encode())
-        return f"{data}.{self._mac(data.encode())}"
-
-    def read(self, value: str | None, now: float) -> dict[str, Any] | None:
-        """The session a cookie holds, or None when it is missing, forged or expired."""
-        if not value or "." not in value or len(value) > 1000:
-            return None
-        data, mac = value.rsplit(".", 1)
-        if not hmac.compare_digest(mac, self._mac(data.encode())):
-            return None
-        try:
-            body = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
-        except ValueError:
-            return None
-        if not isinstance(body, dict) or body.get("e", 0) < now:
-            return None
-        return body
-
-    def csrf(self, nonce: str) -> str:
-        """The CSRF token of a session (or of a login form's nonce)."""
-        return self._mac(b"csrf:" + nonce.encode())
-
-
-def _b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
@@ -191,17 +153,26 @@ def mount(app: FastAPI, service: Any) -> None:
         except UacError as exc:
             raise PageError(400, str(exc)) from None
         if s.principal.subject is not None and str(addr) != s.principal.subject:
-            raise PageError(403, "This key is bound to another subject.")
+            raise PageError(
+                403, f"This key is bound to another subject; open {s.principal.subject}."
+            )
         known = {f"{i.scope}:{i.subject}" for i in mem.subjects()}
         if str(addr) not in known:
-            raise PageError(404, f"Tenant {mem.tenant} has no subject {addr}.")
+            raise PageError(
+                404,
+                f"Tenant {mem.tenant} has no subject {addr}; the Subjects page lists its subjects.",
+            )
         return str(addr)
 
     def check_post(s: Session, token: str) -> None:
         if not hmac.compare_digest(token or "", s.csrf):
             raise PageError(403, "The form expired (CSRF token mismatch); reload the page.")
         if s.principal.read_only:
-            raise PageError(403, "This key is read-only; it cannot change alerts.")
+            raise PageError(
+                403,
+                "This key is read-only; to change alerts, log in with a key made by "
+                "uac keys create --tenant TENANT (without --read-only).",
+            )
 
     def page(request: Request, s: Session, name: str, **context: Any) -> HTMLResponse:
         return _render(
@@ -278,7 +249,12 @@ def mount(app: FastAPI, service: Any) -> None:
                 tenant=None,
             )
         if service.mem is None:
-            return _render("error.html", 503, message="The server is shutting down.", tenant=None)
+            return _render(
+                "error.html",
+                503,
+                message="The server is shutting down; retry once `uac serve` is up.",
+                tenant=None,
+            )
         who = keys.resolve(service.mem.store, key.strip(), service.admin_token)
         if who is None:
             retry = secrets.token_urlsafe(12)
@@ -333,7 +309,19 @@ def mount(app: FastAPI, service: Any) -> None:
                     "alerts": open_alerts.get(name, 0),
                 }
             )
-        return page(request, s, "subjects.html", subjects=rows, title="Subjects")
+        shown, paging = paged(
+            rows, _number(request.query_params.get("offset"), "offset") or 0, ROWS
+        )
+        jobs = service.jobs.visible(s.tenant, s.principal.subject)  # imports, passes: progress
+        return page(
+            request,
+            s,
+            "subjects.html",
+            subjects=shown,
+            paging=paging,
+            jobs=jobs,
+            title="Subjects",
+        )
 
     @router.get("/s/{subject}")
     @guarded
@@ -341,13 +329,21 @@ def mount(app: FastAPI, service: Any) -> None:
         mem = memory(s)
         name = subject_of(s, mem, subject)
         ckpt = _current(mem, name)
-        show_all = request.query_params.get("all", "")
+        # One collection at a time is paged and sorted on the server (?part=trips&offset=200
+        # &sort=city&desc=1); the others show their first page.
+        query = request.query_params
+        paging = query.get("part", "")
+        by, desc = query.get("sort", ""), query.get("desc") == "1"
         parts = state_tree(ckpt.user, sensitivity(mem, name)) if ckpt else []
         for part in parts:
             if part["kind"] == "collection":
-                part["total"] = len(part["rows"])
-                if part["name"] != show_all:
-                    part["rows"] = part["rows"][:ROWS]
+                mine = part["name"] == paging
+                if mine and by:
+                    sort_rows(part["rows"], part["columns"], by, desc)
+                part["sort"], part["desc"] = (by, desc) if mine else ("", False)
+                offset = _number(query.get("offset"), "row offset") if mine else 0
+                part["rows"], part["pager"] = paged(part["rows"], offset or 0, ROWS)
+                part["total"] = part["pager"]["total"]
         alerts = mem.alerts(name)
         return page(
             request,
@@ -405,8 +401,8 @@ def mount(app: FastAPI, service: Any) -> None:
     def timeline_page(request: Request, s: Session, subject: str) -> HTMLResponse:
         mem = memory(s)
         name = subject_of(s, mem, subject)
-        everything = request.query_params.get("all") == "1"
-        data = timeline(mem, name, None if everything else ROWS)
+        offset = _number(request.query_params.get("offset"), "event offset")
+        data = timeline(mem, name, offset or 0, ROWS)
         return page(
             request,
             s,
@@ -486,8 +482,13 @@ def mount(app: FastAPI, service: Any) -> None:
         if kind not in (None, "note", "input"):
             raise PageError(400, f"Search kind {kind!r}: use note or input.")
         if len(text) > verbs.MAX_TEXT:
-            raise PageError(400, "The search text is too long.")
+            raise PageError(
+                400, f"The search text is over {verbs.MAX_TEXT:,} characters; shorten it."
+            )
         hits = mem.search(name, text, k=25, kind=kind) if text else []
+        _current(mem, name)
+        hidden = subject_secrets(mem, name)  # a hit may quote a sensitive value: masked
+        shown = [mask_note(h.text, hidden) for h in hits]
         return page(
             request,
             s,
@@ -495,7 +496,7 @@ def mount(app: FastAPI, service: Any) -> None:
             subject=name,
             q=text,
             kind=kind or "",
-            hits=hits,
+            hits=list(zip(hits, shown, strict=True)),
             title=f"search {name}",
             tab="search",
         )
@@ -510,8 +511,8 @@ def mount(app: FastAPI, service: Any) -> None:
             for c in mem.store.checkpoints(mem.address(name))
             if c["status"] == "published"
         ]
-        v1 = _int(request.query_params.get("v1"))
-        v2 = _int(request.query_params.get("v2"))
+        v1 = _number(request.query_params.get("v1"))
+        v2 = _number(request.query_params.get("v2"))
         lines: list[str] = []
         error = None
         old = new = None
@@ -572,11 +573,14 @@ def _current(mem: Memory, subject: str) -> Any:
         return None
 
 
-def _int(text: str | None) -> int | None:
+def _number(text: str | None, what: str = "checkpoint version") -> int | None:
     try:
-        return int(text) if text else None
+        value = int(text) if text else None
     except ValueError:
-        raise PageError(400, f"A checkpoint version is a number, got {text!r}.") from None
+        value = -1
+    if value is not None and value < 0:
+        raise PageError(400, f"A {what} is a whole number, got {text!r}.")
+    return value
 
 
 def _cookie(

@@ -11,12 +11,15 @@ import dataclasses
 import datetime as dt
 import json
 import math
+import re
 from collections import Counter
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from uac.compiler.model import build_model
 from uac.compiler.render import MASK
+from uac.fact_log.errors import NotFound
+from uac.fact_log.extraction.safety import scan
 from uac.runtime.api import verbs
 
 if TYPE_CHECKING:
@@ -53,6 +56,30 @@ def sort_key(value: Any) -> str:
     return show(value).lower()
 
 
+def paged(items: list[Any], offset: int, size: int) -> tuple[list[Any], dict[str, int | None]]:
+    """One page of items, and where the pages around it start (None: there is none)."""
+    total = len(items)
+    start = max(0, min(offset, (total - 1) // size * size if total else 0))
+    pager = {
+        "start": start,
+        "end": min(start + size, total),
+        "total": total,
+        "prev": max(start - size, 0) if start > 0 else None,
+        "next": start + size if start + size < total else None,
+        "last": (total - 1) // size * size if total > size else None,
+    }
+    return items[start : start + size], pager
+
+
+def sort_rows(rows: list[dict[str, Any]], columns: list[str], by: str, desc: bool) -> None:
+    """Sort a collection's rows in place by a column ('key' or a field), as the table shows it."""
+    if by == "key":
+        rows.sort(key=lambda r: str(r["key"]).lower(), reverse=desc)
+    elif by in columns:
+        col = columns.index(by)
+        rows.sort(key=lambda r: r["cells"][col]["sort"], reverse=desc)
+
+
 # -- the typed state as a tree -----------------------------------------------------------------
 
 
@@ -70,12 +97,15 @@ def sensitivity(mem: Memory, subject: str) -> dict[tuple[str, str], str]:
 def state_tree(user: Any, sensitive: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
     """The root object's parts: groups as field lists, collections as tables, notes as text."""
     parts = []
+    hidden = sensitive_values(user, sensitive)
     for part in dataclasses.fields(user):
         value = getattr(user, part.name)
         if isinstance(value, tuple):
             names = []
             if value and dataclasses.is_dataclass(value[0]):
-                names = [f.name for f in dataclasses.fields(value[0]) if f.name != "fact_ids"]
+                # The record's key heads its row (a link to its provenance): not a column too.
+                skip = ("fact_ids", "key")
+                names = [f.name for f in dataclasses.fields(value[0]) if f.name not in skip]
             rows = []
             for record in value:
                 key = getattr(record, "key", None) or getattr(record, "fact_id", "")
@@ -83,9 +113,12 @@ def state_tree(user: Any, sensitive: dict[tuple[str, str], str]) -> list[dict[st
                 for name in names:
                     cell = getattr(record, name)
                     masked = (part.name, name) in sensitive and cell is not None
+                    text = MASK if masked else show(cell)
+                    if part.name == "notes" and name == "text":
+                        text = mask_note(text, hidden)
                     cells.append(
                         {
-                            "text": MASK if masked else show(cell),
+                            "text": text,
                             "sort": "" if masked else sort_key(cell),
                             "field": name,
                         }
@@ -114,17 +147,55 @@ def state_tree(user: Any, sensitive: dict[tuple[str, str], str]) -> list[dict[st
     return parts
 
 
+def sensitive_values(user: Any, sensitive: dict[tuple[str, str], str]) -> frozenset[str]:
+    """The text of every value the catalog marks sensitive in this state (to find in notes)."""
+    found: set[str] = set()
+    for part in dataclasses.fields(user):
+        value = getattr(user, part.name)
+        for obj in value if isinstance(value, tuple) else (value,):
+            if not dataclasses.is_dataclass(obj):
+                continue
+            for f in dataclasses.fields(obj):
+                if (part.name, f.name) in sensitive and getattr(obj, f.name) is not None:
+                    found |= {show(getattr(obj, f.name)), str(getattr(obj, f.name))}
+    return frozenset(v for v in found if len(v) >= 3)  # "—" or "no" would mask every note
+
+
+def subject_secrets(mem: Memory, subject: str) -> frozenset[str]:
+    """`sensitive_values` of the subject's current checkpoint (none before the first)."""
+    try:
+        user = mem.checkpoint(subject).user
+    except NotFound:
+        return frozenset()
+    return sensitive_values(user, sensitivity(mem, subject))
+
+
+def mask_note(text: str, values: frozenset[str]) -> str:
+    """A note as an overview shows it: what the safety filter masks (secrets, identifiers),
+    and any sensitive value of the typed state it quotes (the catalog's sensitivity classes).
+    """
+    masked = scan(text).masked
+    if not values:
+        return masked
+    pattern = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+    return re.sub(pattern, MASK, masked, flags=re.IGNORECASE)
+
+
 def export_data(mem: Memory, subject: str, user: Any | None) -> dict[str, Any]:
     """'What do you remember about me': the typed state and notes, sensitive values masked."""
     sensitive = sensitivity(mem, subject)
     state: dict[str, Any] = {}
     notes: list[dict[str, Any]] = []
     if user is not None:
+        hidden = sensitive_values(user, sensitive)
         for part in dataclasses.fields(user):
             value = getattr(user, part.name)
             if part.name == "notes":
                 notes = [
-                    {"text": n.text, "recorded_at": show(getattr(n, "recorded_at", None))}
+                    {
+                        "text": mask_note(n.text, hidden),
+                        "recorded_at": show(getattr(n, "recorded_at", None)),
+                    }
                     for n in value
                 ]
             elif isinstance(value, tuple):
@@ -211,12 +282,15 @@ def _month(first: dt.date, offset: int) -> str:
     return f"{first.year + n // 12}-{n % 12 + 1:02d}"
 
 
-def masked_fact_text(mem: Memory, fact: Any) -> str:
+def masked_fact_text(mem: Memory, fact: Any, hidden: frozenset[str] = frozenset()) -> str:
     """A fact's statement or value for an overview, with sensitive values masked.
 
     A sensitive value's statement quotes it too, so both are hidden; the `why` page of the
-    value is where an operator deliberately looks at it.
+    value is where an operator deliberately looks at it. A note is masked as `mask_note`
+    does (`hidden`: the state's sensitive values).
     """
+    if fact.kind == "note":
+        return mask_note(fact.text or "", hidden)
     spec = mem.catalog.attributes.get(fact.path)
     if spec is not None:
         if spec.spec.sensitivity != "none":
@@ -233,12 +307,13 @@ def masked_fact_text(mem: Memory, fact: Any) -> str:
     return fact.text or (fact.value_json or "")[:160]
 
 
-def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
-    """Facts, checkpoints and alerts of a subject as one list of dated events, newest first."""
+def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any]:
+    """Facts, checkpoints and alerts of a subject as dated events, newest first (one page)."""
     addr = mem.address(subject)
     facts = mem.facts(subject)
     checkpoints = mem.store.checkpoints(addr)
     alerts = mem.alerts(subject, include_resolved=True)
+    hidden = subject_secrets(mem, subject)
     events: list[dict[str, Any]] = []
     for f in facts:
         what = f.path + (f"[{f.record_key}]" if f.record_key else "")
@@ -247,7 +322,7 @@ def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
                 "at": f.recorded_at,
                 "kind": f"fact {f.op}",
                 "text": what,
-                "detail": masked_fact_text(mem, f),
+                "detail": masked_fact_text(mem, f, hidden),
                 "source": f.source,
                 "id": f.id,
             }
@@ -295,9 +370,10 @@ def timeline(mem: Memory, subject: str, limit: int | None) -> dict[str, Any]:
     marks = [(e["day"], e["kind"].split()[0]) for e in events if not e["kind"].startswith("fact")]
     plot = activity_svg([f.recorded_at.date() for f in facts], marks)
     counts = Counter(e["kind"] for e in events)
+    shown, pager = paged(events, offset, size)
     return {
-        "events": events if limit is None else events[:limit],
-        "total": len(events),
+        "events": shown,
+        "paging": pager,
         "plot": plot,
         "counts": sorted(counts.items()),
     }

@@ -8,7 +8,7 @@ import datetime as dt
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +42,7 @@ from uac.fact_log.extraction.screen import (
 )
 from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
 from uac.fact_log.pipeline import build_import_batch, build_message_batch, build_note_batch
+from uac.fact_log.progress import Report, step
 from uac.fact_log.store import (
     Batch,
     Fact,
@@ -144,6 +145,9 @@ class Memory:
         self._tickets_lock = threading.Lock()
         self._search_lock = threading.RLock()  # the index syncs itself before a search
         self.sinks: list[Sink] = list(sinks or [])
+        # Who hears long work's progress (imports, passes) when a call names no one: the
+        # service sets it on the per-request view a long verb runs on.
+        self.progress: Report | None = None
         self._owner = True
         self.store = Store.open(self.home, create=create, read_only=read_only)
         try:
@@ -253,11 +257,18 @@ class Memory:
         format: str | None = None,
         session_id: str | None = None,
         now: dt.datetime | None = None,
+        progress: Report | None = None,
     ) -> ImportResult:
-        """Import a JSON Lines, JSON array or CSV file of records into a collection."""
+        """Import a JSON Lines, JSON array or CSV file of records into a collection.
+
+        `progress(stage, done, total)` hears each stage (default: this Memory's `progress`).
+        """
         path = Path(file)
+        report = progress or self.progress
+        done = step(report, "reading")
         text, records = read_records(path, format)
-        return self._import(subject, collection, records, text, path.name, session_id, now)
+        done()
+        return self._import(subject, collection, records, text, path.name, session_id, now, report)
 
     def import_records(
         self,
@@ -267,6 +278,7 @@ class Memory:
         *,
         session_id: str | None = None,
         now: dt.datetime | None = None,
+        progress: Report | None = None,
     ) -> ImportResult:
         """Import records given as dicts (values typed as JSON would give them)."""
         if not records:
@@ -277,7 +289,8 @@ class Memory:
                 raise InputError(f"record {i}: expected a dict, got {type(rec).__name__}")
             raw.append(RawRecord(f"record {i}", rec, False))
         text = "\n".join(canonical_json(r) for r in records)
-        return self._import(subject, collection, raw, text, "<api>", session_id, now)
+        report = progress or self.progress
+        return self._import(subject, collection, raw, text, "<api>", session_id, now, report)
 
     def _import(
         self,
@@ -288,6 +301,7 @@ class Memory:
         name: str,
         session_id: str | None,
         now: dt.datetime | None,
+        report: Report | None,
     ) -> ImportResult:
         addr = self.address(subject)
         previous = None
@@ -305,10 +319,15 @@ class Memory:
             recorded_at=now or utc_now(),
             session_id=session_id,
             actor=self.actor,
+            progress=report,
         )
         # The pipeline builds the batch; appending it and reacting to it are Memory's.
+        done = step(report, f"writing {len(batch.facts):,} facts")
         self.store.append(batch, return_facts=False)
+        done()
+        done = step(report if self.react and self._deferred is None else None, "compiling")
         self._after_write(subject, now)
+        done()
         return ImportResult(
             str(addr),
             prepared.path,
@@ -663,7 +682,10 @@ class Memory:
         if old is None:
             earlier = [v for v in published if v < new]
             if not earlier:
-                raise NotFound(f"{addr} has no checkpoint before version {new} to compare with")
+                raise NotFound(
+                    f"{addr} has no checkpoint before version {new} to compare with; "
+                    f"a diff needs two: write to it, then run 'uac compile {addr}'"
+                )
             old = earlier[-1]
         return old, new, explain.diff(self.checkpoint(subject, old), self.checkpoint(subject, new))
 
@@ -687,7 +709,10 @@ class Memory:
                 self._local.evaluation = EvaluationResult(self.address(subject), 0)
                 return self._local.evaluation
             if res.status != "published":
-                raise UacError(f"cannot check {subject}: its compile failed ({res.error})")
+                raise UacError(
+                    f"cannot check {subject}: its compile failed ({res.error}); "
+                    f"see its diagnostics with: uac compile {subject}"
+                )
         day = today or utc_now().date()
         result = evaluate(
             self.store,
@@ -735,14 +760,18 @@ class Memory:
         return rid
 
     def run_once(
-        self, *, today: dt.date | None = None, progress: Callable[[int, int], None] | None = None
+        self, *, today: dt.date | None = None, progress: Report | None = None
     ) -> JobResult:
         """One scheduled pass: compile changed subjects, evaluate every subject, record a job.
 
-        `progress(done, total)` is called after each subject the pass compiles.
+        `progress("compiling", done, total)` is called after each subject the pass compiles
+        (default: this Memory's `progress`).
         """
-        total = len(self.store.changed_subjects(self.tenant)) if progress else 0
+        report = progress or self.progress
+        total = len(self.store.changed_subjects(self.tenant)) if report else 0
         done = 0
+        if report is not None:
+            report("compiling", 0, total)
 
         def compile_one(addr: Address) -> list[CompileResult]:
             nonlocal done
@@ -750,8 +779,8 @@ class Memory:
                 return self.compile(str(addr))
             finally:
                 done += 1
-                if progress is not None:
-                    progress(done, max(total, done))
+                if report is not None:
+                    report("compiling", done, max(total, done))
 
         return run_once(
             self.home,

@@ -45,6 +45,12 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.runtime.api import keys, outbox, verbs
 from uac.runtime.api.memory import Memory
+from uac.runtime.progress import JobBoard
+
+# What a refused caller does next (one sentence each, shared by the API, MCP and console).
+NEW_KEY = "create one with: uac keys create --tenant TENANT"
+ADMIN_ONLY = "only the local admin can manage keys; run uac keys on the server's machine"
+SHUTTING_DOWN = "the server is starting or shutting down; retry once `uac serve` is up"
 
 SERVER_FILE = "server.json"
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
@@ -143,7 +149,7 @@ class Service:
         self.scheduler: threading.Thread | None = None
         self.stop = threading.Event()
         self.url: str | None = None
-        self.progress: dict[str, dict[str, Any]] = {}  # tenant -> its running/last pass
+        self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -177,11 +183,8 @@ class Service:
             assert self.mem is not None
             done = []
             for tenant in self.tenants():
-                state = self.progress[tenant] = _job_progress("scheduled pass", tenant)
-                job = self.mem.for_tenant(tenant).run_once(
-                    today=today, progress=lambda n, total, s=state: s.update(done=n, total=total)
-                )
-                state["finished_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+                with self.jobs.track("scheduled pass", tenant) as tracked:
+                    job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
             return "; ".join(done) or "no tenants yet"
 
@@ -234,23 +237,11 @@ class Service:
     def memory_for(self, principal: keys.Principal, request: Request) -> Memory:
         """The tenant view a request works on (the key's tenant; the admin names one)."""
         if self.mem is None:
-            raise HTTPException(503, "the server is shutting down")
+            raise HTTPException(503, SHUTTING_DOWN)
         tenant = principal.tenant
         if tenant is None:
             tenant = request.headers.get("x-uac-tenant") or "default"
         return self.mem.for_tenant(tenant)
-
-
-def _job_progress(kind: str, tenant: str) -> dict[str, Any]:
-    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    return {
-        "kind": kind,
-        "tenant": tenant,
-        "done": 0,
-        "total": 0,
-        "started_at": now,
-        "finished_at": None,
-    }
 
 
 def claim_server_file(home: Path) -> None:
@@ -328,10 +319,12 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         header = request.headers.get("authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else None
         if service.mem is None:
-            raise HTTPException(503, "the server is starting or shutting down")
+            raise HTTPException(503, SHUTTING_DOWN)
         found = keys.resolve(service.mem.store, token, service.admin_token)
         if found is None:
-            raise HTTPException(401, "unknown or revoked API key (send Authorization: Bearer KEY)")
+            raise HTTPException(
+                401, f"unknown or revoked API key (send Authorization: Bearer KEY); {NEW_KEY}"
+            )
         client_version = request.headers.get("x-uac-client-version")
         if client_version and not compatible(client_version, uac.__version__):
             raise HTTPException(
@@ -395,8 +388,8 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
 
     @app.get("/v1/jobs/progress", tags=["ops"])
     def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
-        """Scheduled passes running or last finished: the key's tenant's (the admin: all)."""
-        return [p for t, p in sorted(service.progress.items()) if who.admin or t == who.tenant]
+        """Long jobs (imports, passes) running or last finished: the key's tenant's (admin: all)."""
+        return service.jobs.visible(None if who.admin else who.tenant, who.subject)
 
     for verb in verbs.VERBS.values():
         _route(app, service, verb, principal)
@@ -405,7 +398,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     def create_key(body: NewKey, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
         """Create an API key (the local admin only)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         try:
             key_id, token = keys.create(
                 service.mem.store,
@@ -422,14 +415,14 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     def list_keys(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
         """List keys (the local admin only; never the tokens)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         return verbs.plain(keys.listing(service.mem.store))
 
     @app.post("/v1/admin/keys/{key_id}/revoke", tags=["admin"])
     def revoke_key(key_id: str, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
         """Revoke a key (the local admin only)."""
         if not who.admin or service.mem is None:
-            raise HTTPException(403, "only the local admin can manage keys")
+            raise HTTPException(403, ADMIN_ONLY)
         try:
             keys.revoke(service.mem.store, key_id)
         except UacError as exc:
@@ -451,7 +444,7 @@ def _route(
 
     def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
         if verb.writes and who.read_only:
-            raise HTTPException(403, f"this key is read-only; {verb.name} writes")
+            raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
         mem = service.memory_for(who, request)
         if subject is not None:
             try:
@@ -459,14 +452,20 @@ def _route(
             except UacError as exc:
                 raise HTTPException(400, str(exc)) from None
             if who.subject is not None and str(addr) != who.subject:
-                raise HTTPException(403, "this key is bound to another subject")
+                raise HTTPException(
+                    403, f"this key is bound to another subject; {NEW_KEY} [--subject S]"
+                )
             subject = str(addr)
         elif who.subject is not None:
             raise HTTPException(
                 403, f"this key is bound to one subject; {verb.name} is tenant-wide"
             )
         try:
-            return verbs.execute(mem, verb, subject, body or verb.args())
+            if not verb.long:
+                return verbs.execute(mem, verb, subject, body or verb.args())
+            with service.jobs.track(verb.name, mem.tenant, subject) as job:
+                mem.progress = job.report  # this request's view: reported to the board
+                return verbs.execute(mem, verb, subject, body or verb.args())
         except UacError as exc:
             raise HTTPException(_status(exc), str(exc)) from None
 
@@ -518,12 +517,12 @@ def _mcp(service: Service) -> Any:
 
     def run_tool(headers: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if service.mem is None:
-            raise UacError("the server is shutting down")
+            raise UacError(SHUTTING_DOWN)
         header = (headers or {}).get("authorization", "")
         token = header[7:].strip() if header.lower().startswith("bearer ") else None
         who = keys.resolve(service.mem.store, token, service.admin_token)
         if who is None:
-            raise UacError("unknown or revoked API key")
+            raise UacError(f"unknown or revoked API key; {NEW_KEY}")
         tenant = who.tenant or (headers or {}).get("x-uac-tenant") or "default"
         subject = who.subject or (headers or {}).get("x-uac-subject")
         if not subject:

@@ -239,6 +239,7 @@ class Verb:
     call: Callable[[Memory, str | None, Any], Any]
     writes: bool = False
     subject: bool = True  # False: a tenant-wide verb
+    long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
@@ -284,7 +285,9 @@ def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
 
     found = [a for a in mem.alerts(None, include_resolved=True) if a.id == alert_id]
     if not found:
-        raise NotFound(f"tenant {mem.tenant!r} has no alert {alert_id!r}")
+        raise NotFound(
+            f"tenant {mem.tenant!r} has no alert {alert_id!r}; list them with: uac alerts --all"
+        )
     return str(found[0].address)
 
 
@@ -335,7 +338,14 @@ VERBS: dict[str, Verb] = {
             ),
             writes=True,
         ),
-        Verb("import", "Import records into a collection.", ImportArgs, _import, writes=True),
+        Verb(
+            "import",
+            "Import records into a collection.",
+            ImportArgs,
+            _import,
+            writes=True,
+            long=True,
+        ),
         Verb(
             "add",
             "Learn from one conversation message.",
@@ -506,6 +516,7 @@ VERBS: dict[str, Verb] = {
             lambda m, s, a: m.run_once(today=a.today),
             writes=True,
             subject=False,
+            long=True,
         ),
     )
 }

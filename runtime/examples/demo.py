@@ -25,6 +25,7 @@ from uac.fact_log.store import DB_FILE
 from uac.runtime.api import keys
 from uac.runtime.api.memory import Memory
 
+CONSOLE_URL = "http://127.0.0.1:8765/console/"  # `uac serve` listens there by default
 PERSONA = "maya"
 SEED = 20221
 TODAY = dt.date(2026, 11, 29)
@@ -452,11 +453,9 @@ def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
             _threads(shared, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
     out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
-    out("   and a web console); a read-only key for maya was created for you:")
+    out("   and a web console: see the end):")
     out(f"     uac --home {mem.home} serve --every 10m")
-    out(f"     console: http://127.0.0.1:8765/console   key ({key_id}): {token}")
 
 
 def _threads(mem: Memory, out: Callable[[str], None]) -> None:
@@ -531,6 +530,7 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
             "(any out-of-band UPDATE or DELETE is reported by 'uac verify')."
         )
         tour_compiler(mem, out)
+        key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
     out("")
     out("Explore it:")
     for cmd in (
@@ -546,4 +546,9 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
         "verify",
     ):
         out(f"  uac --home {home} {cmd}")
+    out("")
+    out(f"Look at it in a browser: serve it (uac --home {home} serve), then open the console")
+    out(f"  {CONSOLE_URL}")
+    out(f"  and log in with this read-only key for {PERSONA} (id {key_id}):")
+    out(f"  {token}")
     return 0
