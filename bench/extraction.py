@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.pipeline import build_message_batch
+from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
 from uac.fact_log.store import Batch
 
 SESSIONS = Path(__file__).with_name("extraction_data")
@@ -146,7 +146,9 @@ def replay(rows: list[dict[str, Any]], errors: bool) -> Counts:
     return counts
 
 
-def batch_for(catalog: Catalog, row: dict[str, Any]) -> Batch:
+def batch_for(
+    catalog: Catalog, row: dict[str, Any], history: list[tuple[str, dt.datetime]] | None = None
+) -> Batch:
     """The extraction stage on one message (no store, no I/O)."""
     observed = dt.datetime.fromisoformat(row["observed_at"])
     return build_message_batch(
@@ -157,6 +159,7 @@ def batch_for(catalog: Catalog, row: dict[str, Any]) -> Batch:
         recorded_at=observed,
         role=row.get("role", "user"),
         session_id=row.get("session"),
+        history=history or (),
     )
 
 
@@ -229,8 +232,12 @@ def main(argv: list[str] | None = None) -> int:
                 print()
 
     def one_pass() -> int:
-        for row in rows:
-            batch_for(catalog, row)
+        # Each message with its session's earlier messages, as Memory.add reads them.
+        for part in sessions(rows).values():
+            history: list[tuple[str, dt.datetime]] = []
+            for row in part:
+                batch_for(catalog, row, history[-HISTORY_LIMIT:])
+                history.append((row["text"], dt.datetime.fromisoformat(row["observed_at"])))
         return len(rows)
 
     rate = throughput(one_pass, args.repeat)

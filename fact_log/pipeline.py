@@ -25,7 +25,7 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from uac.fact_log.addressing import Address
@@ -69,6 +69,7 @@ def build_message_batch(
     candidates: Iterable[Candidate] | None = None,
     llm: LLM | LLMSettings | None = None,
     store: Store | None = None,
+    history: Sequence[tuple[str, dt.datetime]] = (),
 ) -> Batch:
     """Archive one message (masked) with the facts and refusals learned from it.
 
@@ -76,6 +77,8 @@ def build_message_batch(
     source="explicit_command" every pattern candidate counts as certain, and a message with
     no typed fact (and nothing unsafe) is kept whole as a note. `llm` switches the LLM
     extractor on; `store` holds its token ledger (None only in tests: no budget).
+    `history` is the session's earlier user messages (`session_history` reads them), which
+    the patterns read for follow-ups and corrections.
     """
     policy = policy or default_policy()
     text = check_message(text, policy)
@@ -103,7 +106,8 @@ def build_message_batch(
         )
     pattern_found: list[Candidate] = []
     if learns:
-        pattern_found = [*extract(text, observed_at, role, catalog), *(candidates or ())]
+        found = extract(text, observed_at, role, catalog, history)
+        pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:
         pattern_found = [replace(c, confidence=1.0) for c in pattern_found]
@@ -137,6 +141,18 @@ def build_message_batch(
         actor=actor,
         model=model.settings.model if model is not None else None,
     )
+
+
+HISTORY_LIMIT = 12  # earlier messages of a session the patterns read (a thread is short)
+
+
+def session_history(
+    store: Store, address: Address, session_id: str | None, role: str = "user"
+) -> list[tuple[str, dt.datetime]]:
+    """The session's earlier user messages, as the store archived them, for `history`."""
+    if session_id is None or role != "user":
+        return []
+    return store.session_messages(address, session_id, HISTORY_LIMIT)
 
 
 def build_note_batch(

@@ -11,35 +11,11 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    drug_vocabulary,
     stop_ok,
     word_set,
 )
 
-DRUGS = word_set(
-    "acetaminophen paracetamol ibuprofen naproxen aspirin codeine tramadol morphine "
-    "oxycodone amoxicillin penicillin azithromycin doxycycline ciprofloxacin "
-    "clarithromycin cephalexin metronidazole nitrofurantoin trimethoprim sertraline "
-    "fluoxetine citalopram escitalopram paroxetine venlafaxine duloxetine bupropion "
-    "mirtazapine amitriptyline trazodone lithium quetiapine olanzapine aripiprazole "
-    "risperidone lamotrigine levetiracetam valproate gabapentin pregabalin topiramate "
-    "sumatriptan propranolol metoprolol atenolol bisoprolol carvedilol lisinopril "
-    "ramipril enalapril perindopril losartan valsartan candesartan amlodipine nifedipine "
-    "diltiazem verapamil hydrochlorothiazide furosemide spironolactone atorvastatin "
-    "simvastatin rosuvastatin pravastatin ezetimibe warfarin apixaban rivaroxaban "
-    "clopidogrel metformin insulin sitagliptin empagliflozin dapagliflozin semaglutide "
-    "ozempic wegovy liraglutide gliclazide levothyroxine thyroxine prednisone "
-    "prednisolone hydrocortisone dexamethasone omeprazole esomeprazole lansoprazole "
-    "pantoprazole ranitidine famotidine loratadine cetirizine fexofenadine "
-    "diphenhydramine montelukast salbutamol albuterol ventolin budesonide fluticasone "
-    "tiotropium methotrexate adalimumab allopurinol colchicine finasteride tamsulosin "
-    "sildenafil tadalafil melatonin zolpidem diazepam lorazepam alprazolam clonazepam "
-    "methylphenidate ritalin adderall lisdexamfetamine atomoxetine isotretinoin "
-    "doxylamine estradiol progesterone norethisterone levonorgestrel tylenol advil motrin "
-    "nurofen lipitor zoloft prozac lexapro xanax valium synthroid glucophage eliquis "
-    "xarelto nexium prilosec zyrtec claritin allegra benadryl singulair humira sulfa "
-    "sulfonamides cephalosporins codeine naltrexone buprenorphine hydroxychloroquine "
-    "folic iron"
-)
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
@@ -85,7 +61,7 @@ _DRUG_SUFFIX = re.compile(
 
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
-    return key in DRUGS or (dose and bool(_DRUG_SUFFIX.search(key)))
+    return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
 
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
