@@ -21,11 +21,13 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
     contacts,
+    documents,
     finance,
     followups,
     health,
     identity,
     preferences,
+    purchases,
     schedule,
     travel,
     vehicles,
@@ -41,7 +43,18 @@ from uac.fact_log.extraction.patterns.text import (
     sentences,
 )
 
-DOMAINS = (identity, travel, health, vehicles, finance, schedule, contacts, preferences)
+DOMAINS = (
+    identity,
+    documents,
+    travel,
+    health,
+    vehicles,
+    finance,
+    purchases,
+    schedule,
+    contacts,
+    preferences,
+)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
@@ -80,11 +93,12 @@ def read(
         before = len(ctx.out)
         for rule in RULES:
             rule(ctx, sent, parts)
+        # What the sentence names joins the thread before the follow-ups read it ("The IKEA
+        # stuff can be returned within 365 days"), what they add after.
+        ctx.thread = ctx.thread.with_(followups.topics(ctx, sent, ctx.out[before:]))
         for rule in followups.RULES:
             rule(ctx, sent, parts)
-        found = [c for c in ctx.out[before:] if c.start == sent.start] or ctx.out[before:]
-        said = [_mention(c, ctx.today) for c in ctx.out[before:]]
-        ctx.thread = ctx.thread.with_([*followups.topics(ctx, sent, found), *said])
+        ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
     return _dedupe(ctx.out), ctx.thread
 
 

@@ -66,7 +66,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         bday = re.search(r"\bbirthday\b", sent.text, re.I)
         if bday:
             dates = [
-                d for d in dates_in(sent, "past", ctx.today) if d.start > sent.start + bday.start()
+                d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.start > sent.start + bday.start()
             ]
             if dates and dates[0].valid and dates[0].explicit_year:
                 value["birthday"] = dates[0].date  # a birthday without a year is not a date

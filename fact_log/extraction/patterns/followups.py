@@ -13,8 +13,9 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns import purchases
 from uac.fact_log.extraction.patterns.money import amounts
-from uac.fact_log.extraction.patterns.places import COUNTRIES, lookup_place
+from uac.fact_log.extraction.patterns.documents import VISA, country_code
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
@@ -62,7 +63,7 @@ def emit(ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8) -
 
 def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> dt.date | None:
     """The first real date in the sentence after an offset, the thread anchoring "the 20th"."""
-    for d in dates_in(sent, prefer, ctx.today, ctx.thread.last_date()):  # type: ignore[arg-type]
+    for d in dates_in(sent, prefer, ctx.today, ctx.anchor):  # type: ignore[arg-type]
         if d.start >= sent.start + after:
             return d.date
     return None
@@ -72,22 +73,15 @@ def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> 
 
 _PASSPORT = re.compile(r"\bpassport\b", re.I)
 _LICENCE = re.compile(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
-_VISA = re.compile(
-    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Z][a-z]+|UK|US)\s+)?(?P<kind>e-?visa|visa)\b"
-    r"(?:\s+for\s+(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?))?",
-)
-_INSURANCE = re.compile(
-    r"\b(?P<kind>travel|health|car|home|life|contents|motor)?\s?insurance\b"
-    r"(?:\s+(?:is\s+)?(?:with|from|through|by)\s+(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?",
-    re.I,
-)
 _ITEM = re.compile(
-    r"\b(?:i|we)\s+(?:just\s+)?(?:bought|ordered|purchased|got)\s+(?:a|an|the|my|our|some)\s+"
-    r"(?:new\s+)?(?P<item>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)"
+    r"\b(?i:i|we)\s+(?:just\s+)?(?:bought|ordered|purchased|got)\s+(?:a|an|the|my|our|some)\s+"
+    r"(?:new\s+)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
     r"(?:\s+(?:from|at)\s+(?P<merchant>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?"
-    r"|\bthe\s+(?P<item2>[A-Za-z][a-z-]{1,20}(?:\s[a-z][a-z-]{2,20})?)\s+(?:i|we)\s+"
+    r"|\b(?i:the)\s+(?P<item2>[A-Za-z][A-Za-z-]{1,20}(?:\s[a-z][a-z-]{2,20})?)\s+(?i:i|we)\s+"
     r"(?:bought|ordered|got)(?:\s+(?:at|from)\s+(?P<merchant2>[A-Z][\w.&'-]+))?"
-    r"|\bthe\s+(?P<item3>[A-Z][\w.]+\s+(?:stuff|things|order))\b",
+    r"|\b(?i:the)\s+(?P<item3>[A-Z][\w.]+\s+(?:stuff|things|order))\b"
+    r"|\bpaid\s+[^.]{1,20}?\s+for\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?P<item4>[a-z][a-z-]{2,20})"
+    r"(?:\s+(?:at|from)\s+(?P<merchant4>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?",
 )
 _ITEM_STOP = re.compile(r"\s+(?:for|from|at|on|today|yesterday|with|and|it|that)$", re.I)
 _ANCHOR = re.compile(
@@ -95,8 +89,6 @@ _ANCHOR = re.compile(
     r"runs\s+out|gets\s+delivered|arrives|is\s+due)\b",
     re.I,
 )
-_SERVICE_WORD = re.compile(r"\b(?:subscription|membership|plan)\b", re.I)
-_INS_KINDS = {"motor": "car", "contents": "home"}
 
 
 def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
@@ -110,40 +102,29 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
             out.append(Mention("passport", (), day))
     if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
         out.append(Mention("driver_licence", (), day))
-    if (m := _VISA.search(text)) and "identity.visas" not in paths and plain(sent):
-        country = "US" if m["esta"] else _country(m["c1"] or m["c2"] or "")
-        if country:
-            kind = "ESTA" if m["esta"] else ("e-visa" if "e" in m["kind"][:2].lower() else None)
-            fields = {"country": country, **({"kind": kind} if kind else {})}
-            out.append(Mention("visa", freeze(fields), day))
-    if (m := _INSURANCE.search(text)) and "identity.insurance_policies" not in paths:
-        if plain(sent) and m["kind"]:
-            kind = _INS_KINDS.get(m["kind"].lower(), m["kind"].lower())
-            fields = {"kind": kind, **({"provider": m["provider"]} if m["provider"] else {})}
-            out.append(Mention("insurance", freeze(fields), day))
+    if (m := VISA.search(text)) and "identity.visas" not in paths and plain(sent):
+        country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+        if country:  # "I need to sort out my visa for India": no visa yet, but the topic
+            out.append(Mention("visa", freeze({"country": country}), day))
     if (m := _ITEM.search(text)) and plain(sent):
-        item = _ITEM_STOP.sub("", (m["item"] or m["item2"] or m["item3"]).strip())
-        merchant = m["merchant"] or m["merchant2"]
-        bought = first_date(ctx, sent, prefer="past") or day
+        item = _ITEM_STOP.sub("", (m["item"] or m["item2"] or m["item3"] or m["item4"]).strip())
+        merchant = m["merchant"] or m["merchant2"] or m["merchant4"]
+        # "it gets delivered on April 2" is not when it was bought.
+        bought = None if purchases.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
+        bought = bought or day
         fields = {"item": item, "purchased_on": bought, **({"merchant": merchant} if merchant else {})}
         out.append(Mention("item", freeze(fields), day))
     for name in drug_names(text):
         if "health.medications" not in paths:
             out.append(Mention("drug", freeze({"name": name}), day))
+    dates = [d.date for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.date]
+    if dates and plain(sent):  # "her birthday is on June 3": a day to count back from
+        out.append(Mention("date", freeze({"date": dates[-1]}), day))
     if (m := _ANCHOR.search(text)) and plain(sent):
         when = first_date(ctx, sent, m.end())
         if when is not None:
             out.append(Mention("anchor", freeze({"name": m["name"].lower(), "date": when}), day))
     return out
-
-
-def _country(name: str) -> str | None:
-    if name in ("UK", "US"):
-        return {"UK": "GB", "US": "US"}[name]
-    found = lookup_place(name) if name else None
-    if found is not None:
-        return found[1]
-    return COUNTRIES.get(name.lower())
 
 
 # -- follow-ups ---------------------------------------------------------------------------
@@ -212,8 +193,9 @@ def _stay(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> None:
 
 
 _TAKES = re.compile(
-    r"^(?:and\s+)?(?:it|that(?:\s+one)?|this|the\s+\w+)?\s*(?:should|will|usually|normally|"
-    r"probably)?\s*(?:take|takes|last|lasts|runs?|is)\b",
+    r"^(?:and\s+)?(?:(?:it|that(?:\s+one)?|this|the\s+\w+)\s+(?:should\s+|will\s+|usually\s+|"
+    r"normally\s+|probably\s+)?|(?:should|will|usually|normally|probably)\s+)"
+    r"(?:take|takes|last|lasts|runs?|is)\b(?!\s+over)",
     re.I,
 )
 
@@ -477,6 +459,7 @@ def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 RULES: tuple[Rule, ...] = (
+    *purchases.LATE_RULES,
     rule_document_followup,
     rule_trip_followup,
     rule_duration_followup,

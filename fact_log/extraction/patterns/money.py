@@ -122,7 +122,9 @@ class Amount:
     currency: str | None
 
 
-_BARE = re.compile(r"(?<![\w.,:/-])(" + _NUM + r")(?![\w.,:/%-]|\s?(?:am|pm|st|nd|rd|th)\b)")
+_BARE = re.compile(
+    r"(?<![\w.,:/+-])(" + _NUM + r")(?![\w,:/%-]|\.\d|\s?(?:am|pm|st|nd|rd|th|kg|mg)\b)"
+)
 
 
 def amounts(text: str) -> list[Amount]:

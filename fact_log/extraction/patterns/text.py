@@ -184,6 +184,11 @@ class Ctx:
     following: Span | None = None  # the next sentence, for details that spill over
     thread: Thread = field(default_factory=Thread)  # what the session mentioned before
 
+    @property
+    def anchor(self) -> dt.date | None:
+        """The day the conversation was last about ("back on the 20th" continues from it)."""
+        return self.thread.last_date()
+
     def add(
         self, path: str, value: Any, quote: Span, confidence: float, op: str = "assert"
     ) -> None:
