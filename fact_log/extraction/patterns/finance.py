@@ -171,7 +171,13 @@ _SUB_CANCEL = re.compile(
     r"(?:my\s+|the\s+|our\s+)?",
     re.IGNORECASE,
 )
-_RENEWS = re.compile(r"\brenews?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+_RENEWS = re.compile(
+    r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I
+)
+_SIGNED_UP = re.compile(
+    r"\b(?i:i\s+(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
+)
 _SERVICE_NAMES = {
     "disney plus": "Disney+",
     "economist": "The Economist",
@@ -214,6 +220,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     service = _SERVICE.search(sent.text)
     if service is None:
+        _signed_up(ctx, sent, parts)
         return
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
@@ -251,6 +258,26 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
+
+
+def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """"I signed up at PureGym today, £24.99 a month": a service the list does not know."""
+    m = _SIGNED_UP.search(sent.text)
+    period = _period(sent.text, "subscription")
+    money = find_money(sent.text)
+    if m is None or period is None or not money or not m["name"][:1].isupper():
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    value: dict[str, Any] = {
+        "name": m["name"],
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "period": period,
+        "started_on": dates[0].date if dates else ctx.today,
+    }
+    ctx.add("finance.subscriptions", value, sent, 0.8)
 
 
 _SPENT = re.compile(

@@ -275,7 +275,7 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
 _RETURNS = re.compile(r"\breturn(?:s|ed)?\b|\bsend\s+(?:it|them)\s+back\b", re.I)
 _OBLIGATION = re.compile(
     r"\b(?:need|needs|have|has|got)\s+to\b|\bmust\b|\bdue\b|\bdeadline\b|\bgo\s+out\b|"
-    r"\bi\s+want\s+to\b|\bremind\s+me\b",
+    r"\bi\s+want\s+to\b",
     re.I,
 )
 _GOAL_LEAD = re.compile(
@@ -296,7 +296,7 @@ _EVENT_WORD = re.compile(
 def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """"Give notice a month before the lease ends": a dated task, event or return window."""
     off = offset(sent.text)
-    if off is None or not plain(sent):
+    if off is None or not plain(sent) or _ASK.search(sent.text):
         return
     base = _anchor_day(ctx, sent.text[off.end :])
     if base is None:
@@ -329,6 +329,7 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     emit(ctx, sent, "tasks.tasks", {"goal": goal, "status": "planned", "due_date": day})
 
 
+_ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
 _ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
 _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
 
@@ -401,6 +402,28 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {**fields, "role": m[1].lower()})
 
 
+_COMING = re.compile(r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b",
+                     re.I)
+
+
+def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """"He's coming on Wednesday from 1 to 3pm": a visit by the person last talked about."""
+    person = ctx.thread.last("contact")
+    m = _COMING.search(sent.text)
+    if m is None or person is None or HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text):
+        return
+    day = first_date(ctx, sent)
+    if day is None or day < ctx.today:
+        return
+    when = clock(sent.text)
+    start = dt.datetime.combine(day, when.start if when else dt.time())
+    value: dict[str, Any] = {"title": f"{person.get('role') or 'Visit'}: {person.get('name')}",
+                             "start": start, "with_whom": [person.get("name")]}
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(day, when.end)
+    ctx.add("schedule.events", value, sent, 0.75)
+
+
 _PAID_FOR_IT = re.compile(r"\bi\s+paid\s+(.{1,20}?)\s+for\s+(?:it|them|that)\b", re.I)
 _CANCELLED_IT = re.compile(r"\bcancel(?:l)?ed\s+(?:it|that|them)\b", re.I)
 
@@ -466,6 +489,7 @@ RULES: tuple[Rule, ...] = (
     rule_correction,
     rule_offset,
     rule_contact_followup,
+    rule_visit,
     rule_purchase_followup,
     rule_medication_followup,
 )
