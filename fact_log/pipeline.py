@@ -46,6 +46,7 @@ from uac.fact_log.extraction.markdown import (
     stray_secrets,
 )
 from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.patterns.dates import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
@@ -119,10 +120,14 @@ def build_message_batch(
         *gate(catalog, text, llm_found, safety, source=LLM_SOURCE, policy=policy, tiers=llm_tiers),
         problems=llm_problems,
     )
+    # Dates the patterns would not guess ("03/04", a weekday that contradicts its date) are
+    # recorded with the reason, so the user can be asked instead of a day being made up.
+    notes = date_notes(text, observed_at.date()) if learns else []
     patterns_out = build.Gated(
         *gate(
             catalog, text, pattern_found, safety, source=source, policy=policy, tiers=pattern_tiers
-        )
+        ),
+        problems=[NewRejection(str(n["kind"]), None, n) for n in notes],
     )
 
     return build.message_batch(

@@ -66,7 +66,9 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         bday = re.search(r"\bbirthday\b", sent.text, re.I)
         if bday:
             dates = [
-                d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.start > sent.start + bday.start()
+                d
+                for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+                if d.start > sent.start + bday.start()
             ]
             if dates and dates[0].valid and dates[0].explicit_year:
                 value["birthday"] = dates[0].date  # a birthday without a year is not a date
@@ -87,7 +89,7 @@ _ROLE_IS = re.compile(
 
 
 def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"I met a guy called Jonas Weber at the conference", "The plumber we use is Dave"."""
+    """ "I met a guy called Jonas Weber at the conference", "The plumber we use is Dave"."""
     if (m := _MET.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
         value: dict[str, Any] = {"name": m["name"]}
         if m["how"]:  # "at the conference", with its preposition

@@ -260,9 +260,7 @@ def find_dates(
             target = next((o for o in options if o is not None and o >= today), None)
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
-        extra.append(
-            DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[1])), False)
-        )
+        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[1])), False))
     # A weekday folded into "Friday the 15th" is not a date of its own.
     found = [d for d in found if not any(e.start <= d.start and d.end <= e.end for e in extra)]
     return sorted([*found, *extra], key=lambda d: d.start)
@@ -287,7 +285,7 @@ def _closest_nth(base: dt.date, day: int) -> dt.date | None:
 def _weekday_nth(
     m: re.Match[str], weekday: re.Match[str], today: dt.date, found: list[DateMatch]
 ) -> DateMatch:
-    """"Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
+    """ "Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
     want = WEEKDAYS[weekday[1].lower()]
     day = int(m[1])
     base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
@@ -307,7 +305,7 @@ def text_of(m: re.Match[str], weekday: re.Match[str]) -> str:
 
 
 def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch]:
-    """"Thursday, March 19": the explicit date wins; a weekday it contradicts is flagged."""
+    """ "Thursday, March 19": the explicit date wins; a weekday it contradicts is flagged."""
     out: list[DateMatch] = []
     skip: set[int] = set()
     for i, d in enumerate(found):
@@ -327,8 +325,9 @@ def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch
             if nxt.date.weekday() != WEEKDAYS[named[2].lower()]:
                 conflict = f"{named[2]} does not fall on {nxt.date.isoformat()}"
             out.append(
-                DateMatch(d.start, nxt.end, text[d.start : nxt.end], nxt.date, nxt.explicit_year,
-                          conflict)
+                DateMatch(
+                    d.start, nxt.end, text[d.start : nxt.end], nxt.date, nxt.explicit_year, conflict
+                )
             )
             skip.add(i + 1)
             continue
@@ -391,3 +390,58 @@ def find_time(text: str) -> tuple[dt.time, int, int] | None:
         if 0 <= hour <= 23 and 0 <= minute <= 59:
             return dt.time(hour, minute), m.start(), m.end()
     return None
+
+
+_NUMERIC = re.compile(
+    r"(?:\b(?:on|by|until|till|from|due|before|after|is|of)[ \t]{1,3}(?:the[ \t]{1,3})?)"
+    r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])|(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
+    re.IGNORECASE,
+)
+_HAS_WEEKDAY = re.compile(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
+
+
+def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
+    """Dates the extractor will not guess, with why: "03/04" (day or month first?) and a
+    weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
+    """
+    notes: list[dict[str, object]] = []
+    for m in _NUMERIC.finditer(text):
+        a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
+        first, second = int(a), int(b)
+        if first == second or first > 12 or second > 12:
+            continue  # "25/12" or "4/4": only one reading
+        y = int(year) + (2000 if len(year) == 2 else 0) if year else today.year
+        readings = [safe_date(y, second, first), safe_date(y, first, second)]
+        notes.append(
+            {
+                "kind": "ambiguous_date",
+                "text": m[0].split()[-1],
+                "readings": [r.isoformat() for r in readings if r is not None],
+            }
+        )
+    for m in _WEEKDAY.finditer(text):
+        # "next Friday" said on a Monday: this week's Friday or the one after?
+        day = WEEKDAYS[m[2].lower()]
+        if (m[1] or "").lower() == "next" and day > today.weekday():
+            soon = today + dt.timedelta(days=day - today.weekday())
+            later = _weekday(today, "next", day, "future")
+            notes.append(
+                {
+                    "kind": "ambiguous_date",
+                    "text": m[0],
+                    "readings": [soon.isoformat(), later.isoformat()],
+                    "stored": later.isoformat(),
+                }
+            )
+    if _HAS_WEEKDAY.search(text):
+        for d in find_dates(text, today):
+            if d.conflict and d.date is not None:
+                notes.append(
+                    {
+                        "kind": "weekday_conflict",
+                        "text": d.text,
+                        "date": d.date.isoformat(),
+                        "note": d.conflict,
+                    }
+                )
+    return notes

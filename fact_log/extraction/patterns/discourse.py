@@ -24,7 +24,6 @@ The rules here (`RULES`, run after the domain rules on each sentence) resolve:
 from __future__ import annotations
 
 import datetime as dt
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence

@@ -139,7 +139,7 @@ _KEEP_UNDER = re.compile(
 
 
 def rule_spending_caps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"I want to keep groceries under €400 a month", then "And eating out under 150"."""
+    """ "I want to keep groceries under €400 a month", then "And eating out under 150"."""
     m = _KEEP_UNDER.search(sent.text)
     if m is None or m["cat"].lower().split()[0] in _CATEGORY_JUNK | {"it", "that", "this"}:
         return
@@ -171,9 +171,7 @@ _SUB_CANCEL = re.compile(
     r"(?:my\s+|the\s+|our\s+)?",
     re.IGNORECASE,
 )
-_RENEWS = re.compile(
-    r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I
-)
+_RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
 _SIGNED_UP = re.compile(
     r"\b(?i:i\s+(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
@@ -251,7 +249,9 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
         dates = [
-            d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > sent.start + renew.start()
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + renew.start()
         ]
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
@@ -261,7 +261,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"I signed up at PureGym today, £24.99 a month": a service the list does not know."""
+    """ "I signed up at PureGym today, £24.99 a month": a service the list does not know."""
     m = _SIGNED_UP.search(sent.text)
     period = _period(sent.text, "subscription")
     money = find_money(sent.text)

@@ -12,10 +12,10 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns import purchases
-from uac.fact_log.extraction.patterns.money import amounts
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, country_code
+from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
@@ -26,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     drug_names,
     is_question,
+    word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
 
@@ -97,9 +98,13 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     out: list[Mention] = []
     paths = {c.path for c in found}
     text = sent.text
-    if _PASSPORT.search(text) and not paths & {"identity.passport.expiry_date"}:
-        if not THIRD_PARTY.search(text) and not re.search(r"\b(?:his|her|their)\b", text, re.I):
-            out.append(Mention("passport", (), day))
+    if (
+        _PASSPORT.search(text)
+        and "identity.passport.expiry_date" not in paths
+        and not THIRD_PARTY.search(text)
+        and not re.search(r"\b(?:his|her|their)\b", text, re.I)
+    ):
+        out.append(Mention("passport", (), day))
     if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
         out.append(Mention("driver_licence", (), day))
     if (m := VISA.search(text)) and "identity.visas" not in paths and plain(sent):
@@ -112,7 +117,11 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         # "it gets delivered on April 2" is not when it was bought.
         bought = None if purchases.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
         bought = bought or day
-        fields = {"item": item, "purchased_on": bought, **({"merchant": merchant} if merchant else {})}
+        fields = {
+            "item": item,
+            "purchased_on": bought,
+            **({"merchant": merchant} if merchant else {}),
+        }
         out.append(Mention("item", freeze(fields), day))
     for name in drug_names(text):
         if "health.medications" not in paths:
@@ -138,7 +147,7 @@ _IT_VALID = re.compile(
 
 
 def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"It's good until 14 May 2036.": the expiry of the document last mentioned."""
+    """ "It's good until 14 May 2036.": the expiry of the document last mentioned."""
     m = _IT_VALID.search(sent.text)
     if m is None or not plain(sent):
         return
@@ -167,7 +176,7 @@ _STAY = re.compile(r"\b(?:there|stay(?:ing)?|away)\b[^.]{0,30}?\bfor\b|\bstaying
 
 
 def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"Back home on the 20th." / "We'll be there for a week.": the last trip's return."""
+    """ "Back home on the 20th." / "We'll be there for a week.": the last trip's return."""
     here = [c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start]
     trip = ctx.thread.last("travel.trips")
     if not plain(sent):
@@ -201,7 +210,7 @@ _TAKES = re.compile(
 
 
 def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"It takes 45 minutes.": the end of the last event."""
+    """ "It takes 45 minutes.": the end of the last event."""
     m = _TAKES.search(sent.text)
     span = duration(sent.text)
     event = ctx.thread.last("schedule.events")
@@ -226,7 +235,7 @@ _CORRECTION = re.compile(
 
 
 def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"Actually, make that the 19th": the corrected record, proposed again."""
+    """ "Actually, make that the 19th": the corrected record, proposed again."""
     if not _CORRECTION.search(sent.text) or HYPOTHETICAL.search(sent.text):
         return
     if is_question(sent.text, sent.text):
@@ -256,7 +265,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     emit(ctx, sent, target.kind, fields, 0.8)
 
 
-_STOPWORDS = frozenset("the a an my our to it that this same time actually sorry moved".split())
+_STOPWORDS = word_set("the a an my our to it that this same time actually sorry moved")
 
 
 def _target(ctx: Ctx, sent: Span) -> Mention | None:
@@ -294,7 +303,7 @@ _EVENT_WORD = re.compile(
 
 
 def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"Give notice a month before the lease ends": a dated task, event or return window."""
+    """ "Give notice a month before the lease ends": a dated task, event or return window."""
     off = offset(sent.text)
     if off is None or not plain(sent) or _ASK.search(sent.text):
         return
@@ -317,8 +326,15 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         title = _GOAL_LEAD.sub("", head)
         title = re.sub(r"\s+(?:is|are|will\s+be)\s*$", "", title).strip()
         if title:
-            emit(ctx, sent, "schedule.events", {"title": title[:1].upper() + title[1:],
-                                                "start": dt.datetime.combine(day, dt.time())})
+            emit(
+                ctx,
+                sent,
+                "schedule.events",
+                {
+                    "title": title[:1].upper() + title[1:],
+                    "start": dt.datetime.combine(day, dt.time()),
+                },
+            )
         return
     if not _OBLIGATION.search(sent.text) or ctx.today > day:
         return
@@ -344,8 +360,13 @@ def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
                 return _day_of(mention)
         return None
     if re.match(r"\s*(?:it|its)\b.{0,12}\bexpir", rest, re.I):
-        doc = ctx.thread.last("identity.visas", "identity.insurance_policies", "visa",
-                              "insurance", "identity.passport.expiry_date")
+        doc = ctx.thread.last(
+            "identity.visas",
+            "identity.insurance_policies",
+            "visa",
+            "insurance",
+            "identity.passport.expiry_date",
+        )
         return _day_of(doc) if doc is not None else None
     if re.match(r"\s*(?:of\s+)?(?:delivery|purchase)", rest, re.I) is None and _RETURNS_OK(rest):
         item = ctx.thread.last("item")
@@ -354,7 +375,7 @@ def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
     return ctx.thread.last_date()
 
 
-def _RETURNS_OK(rest: str) -> bool:  # noqa: N802 (reads as a predicate)
+def _RETURNS_OK(rest: str) -> bool:
     return not rest.strip(" .!")
 
 
@@ -375,7 +396,9 @@ _PRONOUN_PHONE = re.compile(
     r"^(?:his|her)\s+(?:phone(?:\s+number)?|number|mobile|cell)\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
     re.I,
 )
-_PRONOUN_EMAIL = re.compile(r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I)
+_PRONOUN_EMAIL = re.compile(
+    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
+)
 _PRONOUN_ROLE = re.compile(
     r"^(?:he|she)(?:'s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
     r"(?:new\s+)?([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
@@ -385,15 +408,19 @@ _PRONOUN_ROLE = re.compile(
 
 
 def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"Tom Becker, if you need his full name", "Her number is ...": the last contact."""
+    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
     person = ctx.thread.last("contact")
     if person is None:
         return
     fields = {"name": person.get("name")}
     if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
         rel = person.get("relationship")
-        emit(ctx, sent, "contacts.contacts", {"name": f"{m[1]} {m[2]}",
-                                              **({"relationship": rel} if rel else {})})
+        emit(
+            ctx,
+            sent,
+            "contacts.contacts",
+            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
+        )
     elif m := _PRONOUN_PHONE.match(sent.text):
         emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
     elif m := _PRONOUN_EMAIL.match(sent.text):
@@ -402,12 +429,13 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {**fields, "role": m[1].lower()})
 
 
-_COMING = re.compile(r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b",
-                     re.I)
+_COMING = re.compile(
+    r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
+)
 
 
 def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"He's coming on Wednesday from 1 to 3pm": a visit by the person last talked about."""
+    """ "He's coming on Wednesday from 1 to 3pm": a visit by the person last talked about."""
     person = ctx.thread.last("contact")
     m = _COMING.search(sent.text)
     if m is None or person is None or HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text):
@@ -417,8 +445,11 @@ def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     when = clock(sent.text)
     start = dt.datetime.combine(day, when.start if when else dt.time())
-    value: dict[str, Any] = {"title": f"{person.get('role') or 'Visit'}: {person.get('name')}",
-                             "start": start, "with_whom": [person.get("name")]}
+    value: dict[str, Any] = {
+        "title": f"{person.get('role') or 'Visit'}: {person.get('name')}",
+        "start": start,
+        "with_whom": [person.get("name")],
+    }
     if when is not None and when.end is not None:
         value["end"] = dt.datetime.combine(day, when.end)
     ctx.add("schedule.events", value, sent, 0.75)
@@ -429,15 +460,18 @@ _CANCELLED_IT = re.compile(r"\bcancel(?:l)?ed\s+(?:it|that|them)\b", re.I)
 
 
 def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"I paid 899 for it." / "cancelled it just now": the last item or subscription."""
+    """ "I paid 899 for it." / "cancelled it just now": the last item or subscription."""
     if not plain(sent):
         return
     if (m := _PAID_FOR_IT.search(sent.text)) and (item := ctx.thread.last("item")):
         found = amounts(m[1])
         merchant = item.get("merchant")
         if found and merchant:
-            value: dict[str, Any] = {"amount": found[0].amount, "merchant": merchant,
-                                     "date": item.get("purchased_on") or ctx.today}
+            value: dict[str, Any] = {
+                "amount": found[0].amount,
+                "merchant": merchant,
+                "date": item.get("purchased_on") or ctx.today,
+            }
             if found[0].currency:
                 value["currency"] = found[0].currency
             emit(ctx, sent, "finance.transactions", value, 0.75)
@@ -461,10 +495,13 @@ _FREQ = re.compile(
 
 
 def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"It's 500 mg three times a day for seven days.", "I start it on Monday."."""
+    """ "It's 500 mg three times a day for seven days.", "I start it on Monday."."""
     drug = ctx.thread.last("drug")
-    if drug is None or not plain(sent) or any(c.path == "health.medications"
-                                               and c.start == sent.start for c in ctx.out):
+    if (
+        drug is None
+        or not plain(sent)
+        or any(c.path == "health.medications" and c.start == sent.start for c in ctx.out)
+    ):
         return
     fields = {"name": drug.get("name")}
     if drug.get("start_date"):

@@ -13,7 +13,6 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     drug_vocabulary,
     stop_ok,
-    word_set,
 )
 
 CONDITIONS = (

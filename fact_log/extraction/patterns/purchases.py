@@ -16,8 +16,10 @@ _ACCOUNT = re.compile(
     r"checking\s+account|bank\s+account|overdraft))\b"
     r"(?:[^.;]{0,25}?\b(?i:from|with|at)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
-_CARD_BRAND = re.compile(r"\b(?:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
-                         r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b")
+_CARD_BRAND = re.compile(
+    r"\b(?:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
+    r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b"
+)
 _LIMIT = re.compile(r"\b(?i:limit)\b")
 _KINDS = {
     "credit card": "credit_card",
@@ -37,39 +39,34 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     brand = _CARD_BRAND.search(sent.text)
     limit = _LIMIT.search(sent.text)
     value: dict[str, Any] = {}
-    if m is not None:
+    if m is not None and _FIRST_PERSON.search(sent.text):
         value["kind"] = _KINDS[" ".join(m["kind"].lower().split())]
-        if m["inst"]:
-            value["institution"] = m["inst"]
+        inst = m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1]
+        if inst:
+            value["institution"] = inst
     if brand is not None:
-        name = brand["brand"]
-        if name.lower() in ("amex", "american express"):
+        value["name"] = brand["brand"]
+        if brand["brand"].lower() in ("amex", "american express"):
             value.setdefault("kind", "credit_card")
-            value.setdefault("institution", "American Express" if "ame" in name.lower()[:3] and len(name) > 4 else "Amex")
-        value["name"] = name
-    if m is None and brand is None and limit is not None:
-        earlier = ctx.thread.last("finance.accounts")  # "The limit on it is $5,000."
-        if earlier is None or not re.search(r"\b(?:it|its|the\s+card)\b", sent.text, re.I):
-            return
-        value = earlier.record()
-    at = (m or brand or limit).start() if (m or brand or limit) else 0
-    if not value or not _FIRST_PERSON.search(sent.text) and m is not None and brand is None:
-        if not (limit and ctx.thread.last("finance.accounts")):
-            return
-    if not clause_ok(parts, sent, sent.start + at):
+            value.setdefault("institution", "American Express")
+    earlier = ctx.thread.last("finance.accounts")
+    if not value and limit is not None and earlier is not None and _IT.search(sent.text):
+        value = earlier.record()  # "The limit on it is $5,000."
+    anchor = m or brand or limit
+    if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
         return
     if limit is not None:
-        found = [a for a in amounts(sent.text) if a.start > limit.start() or not value]
+        found = [a for a in amounts(sent.text) if a.start > limit.start()]
         if found:
             value["limit"] = found[0].amount
             if found[0].currency:
                 value["currency"] = found[0].currency
-    if m is not None and m["kind"].lower() == "overdraft" and "institution" not in value:
-        if inst := re.search(r"\b(?:at|with)\s+([A-Z][\w&]+)", sent.text):
-            value["institution"] = inst[1]
-    if "institution" not in value and "limit" not in value and "name" not in value:
-        return
-    ctx.add("finance.accounts", value, sent, 0.75)
+    if {"institution", "limit", "name"} & value.keys():
+        ctx.add("finance.accounts", value, sent, 0.75)
+
+
+_AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
+_IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
 _WARRANTY = re.compile(
@@ -85,7 +82,7 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten
 
 
 def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"The laptop has a two-year warranty", "It comes with a 5 year warranty"."""
+    """ "The laptop has a two-year warranty", "It comes with a 5 year warranty"."""
     m = _WARRANTY.search(sent.text)
     subject = _ITEM_SUBJECT.search(sent.text)
     if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
@@ -101,7 +98,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["merchant"] = subject["merchant"]
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
     bought = value.get("purchased_on")
-    if dates and subject["merchant"] is not None or (dates and m["n"] is None and len(dates) > 1):
+    if (dates and subject["merchant"] is not None) or (dates and m["n"] is None and len(dates) > 1):
         bought = dates[0].date
         value["purchased_on"] = bought
     if m["n"]:
@@ -111,7 +108,11 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         start = bought or ctx.today
         value["valid_until"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
     else:
-        until = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > sent.start + m.start()]
+        until = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + m.start()
+        ]
         if not until or until[0].date is None:
             return
         value["valid_until"] = until[0].date
@@ -126,12 +127,16 @@ DELIVERED = re.compile(
 
 
 def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """"it gets delivered on April 2": the delivery of the item last bought, as an event."""
+    """ "it gets delivered on April 2": the delivery of the item last bought, as an event."""
     m = DELIVERED.search(sent.text)
     item = ctx.thread.last("item")
     if m is None or item is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > sent.start + m.start()]
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
     if not dates or dates[0].date is None:
         return
     title = f"{str(item.get('item')).capitalize()} delivery"

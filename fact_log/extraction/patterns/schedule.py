@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import DateMatch
-from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -18,6 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     word_set,
 )
+from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
 
 _EVENT = re.compile(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
@@ -59,7 +59,11 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     goal = " ".join(goal.split())
     if goal.lower() in ("it", "this", "that") and not m["goal4"]:
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start + m.start()]
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.start()
+    ]
     if not dates or not dates[0].valid:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
@@ -116,7 +120,7 @@ _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$
 
 
 def _same_day(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
-    """"Then I have a call with the bank at 9": the day of the event just talked about."""
+    """ "Then I have a call with the bank at 9": the day of the event just talked about."""
     if when is None or not _THEN.search(sent.text):
         return None
     last = ctx.thread.last("schedule.events")
@@ -153,7 +157,11 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _AWAY.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > sent.start + m.start()]
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]

@@ -226,7 +226,11 @@ def dates_in(
             continue
         out.append(
             DateMatch(
-                sent.start + d.start, sent.start + d.end, d.text, d.date, d.explicit_year,
+                sent.start + d.start,
+                sent.start + d.end,
+                d.text,
+                d.date,
+                d.explicit_year,
                 d.conflict,
             )
         )
@@ -253,8 +257,7 @@ def drug_vocabulary() -> frozenset[str]:
     """Every drug name the reference data knows (generics, brands, class words, others)."""
     data = drug_data()
     return frozenset(
-        w.lower()
-        for w in (*data.member_class, *data.aliases, *data.class_names, *data.others)
+        w.lower() for w in (*data.member_class, *data.aliases, *data.class_names, *data.others)
     )
 
 

@@ -46,7 +46,9 @@ class Clock:
     assumed: bool  # am/pm inferred from the hour and the sentence
 
 
-def _time(groups: tuple[str | None, ...], evening: bool, half: str | None) -> tuple[dt.time, bool] | None:
+def _time(
+    groups: tuple[str | None, ...], evening: bool, half: str | None
+) -> tuple[dt.time, bool] | None:
     """One time from (hour, minute, am/pm, word) groups; `half` is the range's am/pm."""
     hour_s, minute_s, ampm, word = groups
     if word:
@@ -65,7 +67,7 @@ def _time(groups: tuple[str | None, ...], evening: bool, half: str | None) -> tu
     if minute_s is None and hour_s.startswith("0"):
         return dt.time(hour, minute), False
     # A bare hour: 1-6 is afternoon, 7-11 morning unless the sentence is about an evening.
-    if hour == 12 or 7 <= hour <= 11 and not evening:
+    if hour == 12 or (7 <= hour <= 11 and not evening):
         return dt.time(hour, minute), True
     return dt.time(hour % 12 + 12, minute), True
 
@@ -90,9 +92,9 @@ def clock(text: str) -> Clock | None:
                 continue
         if start[0] > end[0] and end[1]:
             end = (dt.time((end[0].hour + 12) % 24, end[0].minute), True)
-        if first[0] and first[2] is None and second[2] is None and not (first[3] or second[3]):
-            if not _looks_like_range(m[0]):
-                continue
+        bare = first[0] and first[2] is None and second[2] is None and not (first[3] or second[3])
+        if bare and not _looks_like_range(m[0]):
+            continue
         return Clock(start[0], end[0], start[1] or end[1])
     for m in _AT.finditer(text):
         g = m.groups()
@@ -107,9 +109,11 @@ def clock(text: str) -> Clock | None:
     return None
 
 
-_NOT_TIME = re.compile(r"[ \t]{0,2}(?:mg|mcg|kg|km|g\b|ml|%|percent|minutes?|mins?|hours?|"
-                       r"days?|weeks?|months?|years?|people|guests|st\b|nd\b|rd\b|th\b|[./-]\d)",
-                       re.I)
+_NOT_TIME = re.compile(
+    r"[ \t]{0,2}(?:mg|mcg|kg|km|g\b|ml|%|percent|minutes?|mins?|hours?|"
+    r"days?|weeks?|months?|years?|people|guests|st\b|nd\b|rd\b|th\b|[./-]\d)",
+    re.I,
+)
 
 
 def _looks_like_range(text: str) -> bool:

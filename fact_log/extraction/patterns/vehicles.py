@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import NUMBER_WORDS, add_months
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
     clause_ok,
+    dates_in,
 )
 
 MAKES = {
@@ -143,4 +145,49 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_vehicles,)
+_SERVICED = re.compile(
+    r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
+    r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
+    r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:annual\s+|yearly\s+)?(?:service|oil\s+change|inspection)\b",
+    re.IGNORECASE,
+)
+_NEXT_DUE = re.compile(
+    r"\bnext\s+(?:one|service)\s+(?:is\s+)?due\s+(?:in\s+(?P<n>\w+)\s+(?P<unit>month|year)s?|"
+    r"at\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
+    re.IGNORECASE,
+)
+
+
+def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Service records: "I had the car serviced today at 45,000 km, next one due in 12 months"."""
+    m = _SERVICED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    car = ctx.thread.last("vehicles.vehicles")
+    vehicle = f"{car.get('make')} {car.get('model')}" if car is not None else None
+    if (v := _VEHICLE.search(sent.text)) is not None:
+        vehicle = f"{MAKES[v['make'].lower()]} {v['model']}"
+    if vehicle is None:
+        return  # which vehicle? the service_due check needs to know
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    day = dates[0].date if dates else ctx.today
+    value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
+    if (km := _MILEAGE.search(sent.text)) is not None:
+        number = int(km[1].replace(",", "")) * (1000 if km[2] else 1)
+        value["mileage"] = round(number * 1.609344) if km[3].lower().startswith("mi") else number
+    if (due := _NEXT_DUE.search(sent.text)) is not None:
+        if due["n"]:
+            n = NUMBER_WORDS.get(due["n"].lower()) or (int(due["n"]) if due["n"].isdigit() else 0)
+            if n:
+                value["next_due_date"] = add_months(
+                    day, n * (12 if due["unit"].lower() == "year" else 1)
+                )
+        else:
+            number = int(due["km"].replace(",", ""))
+            value["next_due_mileage"] = (
+                round(number * 1.609344) if due["u"].lower() == "miles" else number
+            )
+    ctx.add("vehicles.services", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_vehicles, rule_services)
