@@ -90,6 +90,8 @@ def clock(text: str) -> Clock | None:
             start = _time(first, evening, "am")  # "from 10 to 2pm": 10 in the morning
             if start is None:
                 continue
+        if start[0] > end[0] and start[1] and start[0].hour >= 12:
+            start = (dt.time(start[0].hour - 12, start[0].minute), True)  # "from 10 till noon"
         if start[0] > end[0] and end[1]:
             end = (dt.time((end[0].hour + 12) % 24, end[0].minute), True)
         bare = first[0] and first[2] is None and second[2] is None and not (first[3] or second[3])
