@@ -64,7 +64,10 @@ def test_driver_licence_expiry(mem: Memory) -> None:
 
 def test_visa_and_its_validity_in_the_next_message(mem: Memory) -> None:
     got, valid = say(
-        mem, "2026-06-01T08:30", "I got my ESTA approved this morning.", "It's valid until June 1, 2028."
+        mem,
+        "2026-06-01T08:30",
+        "I got my ESTA approved this morning.",
+        "It's valid until June 1, 2028.",
     )
     assert only(got, "identity.visas") == {"country": "US", "kind": "ESTA"}
     assert only(valid, "identity.visas")["valid_until"] == "2028-06-01"
@@ -156,9 +159,11 @@ def test_booking_time_range_and_length(mem: Memory) -> None:
         "It runs about two and a half hours.",
     )
     booking = only(table, "schedule.events")
-    assert booking["title"] == "Table at Dishoom" and booking["start"].startswith("2026-03-07T19:00")
+    assert booking["title"] == "Table at Dishoom"
+    assert booking["start"].startswith("2026-03-07T19:00")
     event = only(lagoon, "schedule.events")
-    assert event["start"].startswith("2026-03-14T10:00") and event["end"].startswith("2026-03-14T12:00")
+    assert event["start"].startswith("2026-03-14T10:00")
+    assert event["end"].startswith("2026-03-14T12:00")
     assert only(show, "schedule.events")["start"].startswith("2026-03-08T14:30")
     assert only(length, "schedule.events")["end"].startswith("2026-03-08T17:00")
 
