@@ -100,6 +100,8 @@ _MDY_RANGE_END = re.compile(
 )
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE})\b,?[ \t]{{0,2}}$", re.I)
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
+# Every date pattern needs a digit or one of these words (weekdays end in "day").
+_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tomorrow|天", re.IGNORECASE)
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
 _EN_REL = {
     "the day after tomorrow": 2,
@@ -211,6 +213,8 @@ def find_dates(
     `anchor` is the date the conversation was last about (the discourse's): a bare "the 20th"
     with no earlier date in the text continues from it, else it is the next 20th.
     """
+    if not _MAYBE.search(text):
+        return []  # most sentences name no day at all: skip the dozen scans below
     found: list[DateMatch] = []
     for m in _ISO.finditer(text):
         d = safe_date(int(m[1]), int(m[2]), int(m[3]))
