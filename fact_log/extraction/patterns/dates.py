@@ -163,9 +163,14 @@ def add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month + 1, min(day.day, last))
 
 
+def count_word(word: str) -> int | None:
+    """A small count written in digits or words ("12", "two", "a couple of"), or None."""
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+
+
 def _amount(word: str) -> int:
-    word = word.lower()
-    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+    return count_word(word) or 0
 
 
 def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:

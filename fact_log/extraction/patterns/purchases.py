@@ -7,7 +7,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import add_months
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
 
@@ -78,7 +78,6 @@ _ITEM_SUBJECT = re.compile(
     r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
     r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b",
 )
-_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
 
 
 def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -102,7 +101,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         bought = dates[0].date
         value["purchased_on"] = bought
     if m["n"]:
-        n = _NUMBERS.get(m["n"].lower()) or (int(m["n"]) if m["n"].isdigit() else None)
+        n = count_word(m["n"])
         if n is None:
             return
         start = bought or ctx.today

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import NUMBER_WORDS, add_months
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -112,6 +112,12 @@ _MILEAGE = re.compile(
 )
 
 
+def kilometres(number: str, unit: str, thousands: bool = False) -> int:
+    """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
+    value = int(number.replace(",", "")) * (1000 if thousands else 1)
+    return round(value * 1.609344) if unit.lower().startswith("mi") else value
+
+
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
@@ -137,10 +143,7 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (km := _MILEAGE.search(sent.text)) and not re.match(
         r"\s*(?:away|from|to)\b", sent.text[km.end() :]
     ):
-        number = int(km[1].replace(",", "")) * (1000 if km[2] else 1)
-        if km[3].lower().startswith("mi"):
-            number = round(number * 1.609344)  # the catalog stores kilometres
-        value["mileage"] = number
+        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
 
@@ -173,20 +176,14 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     day = dates[0].date if dates else ctx.today
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     if (km := _MILEAGE.search(sent.text)) is not None:
-        number = int(km[1].replace(",", "")) * (1000 if km[2] else 1)
-        value["mileage"] = round(number * 1.609344) if km[3].lower().startswith("mi") else number
+        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
     if (due := _NEXT_DUE.search(sent.text)) is not None:
-        if due["n"]:
-            n = NUMBER_WORDS.get(due["n"].lower()) or (int(due["n"]) if due["n"].isdigit() else 0)
-            if n:
-                value["next_due_date"] = add_months(
-                    day, n * (12 if due["unit"].lower() == "year" else 1)
-                )
-        else:
-            number = int(due["km"].replace(",", ""))
-            value["next_due_mileage"] = (
-                round(number * 1.609344) if due["u"].lower() == "miles" else number
+        if due["n"] and (n := count_word(due["n"])):
+            value["next_due_date"] = add_months(
+                day, n * (12 if due["unit"].lower() == "year" else 1)
             )
+        elif due["km"]:
+            value["next_due_mileage"] = kilometres(due["km"], due["u"])
     ctx.add("vehicles.services", value, sent, 0.75)
 
 
