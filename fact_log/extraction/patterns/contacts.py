@@ -95,7 +95,9 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if m["how"]:  # "at the conference", with its preposition
             value["how_met"] = sent.text[m.end("name") : m.end("how")].strip()
         ctx.add("contacts.contacts", value, sent, 0.75)
-    if (m := _ROLE_IS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
+    m = _ROLE_IS.search(sent.text)
+    if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}
         if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):

@@ -123,15 +123,19 @@ def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             category = " ".join(words) or None
     if category is None or category in ("week", "month", "year"):
         return
-    category = re.sub(r"\s+(?:stuff|things|spending)$", "", category)
-    value = {"category": category, "limit": money[0].amount, "period": period}
+    value = {"category": _category(category), "limit": money[0].amount, "period": period}
     if money[0].currency:
         value["currency"] = money[0].currency
     ctx.add("finance.budgets", value, sent, 0.85)
 
 
+def _category(text: str) -> str:
+    """A spending category as said, without filler ("household stuff" is "household")."""
+    return re.sub(r"\s+(?:stuff|things|spending)$", "", text.lower())
+
+
 _KEEP_UNDER = re.compile(
-    r"^(?:and\s+)?(?:i\s+(?:want|need|'d\s+like|would\s+like)\s+to\s+)?(?:keep\s+)?"
+    r"(?:^(?:and\s+)?|\bkeep\s+)"
     r"(?P<cat>[a-z]{3,15}(?:\s[a-z]{3,15})?)\s+(?:spending\s+)?(?:under|below)\s+"
     r"(?P<amount>[£$€]?\s?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?\s?(?:[£$€]|euros?|pounds?|dollars?)?)",
     re.I,
@@ -152,7 +156,7 @@ def rule_spending_caps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     period = _period(sent.text, "budget") or (earlier.get("period") if earlier else None)
     if not money or period is None:
         return
-    value = {"category": m["cat"].lower(), "limit": money[0].amount, "period": period}
+    value = {"category": _category(m["cat"]), "limit": money[0].amount, "period": period}
     currency = money[0].currency or (earlier.get("currency") if earlier else None)
     if currency:
         value["currency"] = currency

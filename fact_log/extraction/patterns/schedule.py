@@ -81,10 +81,12 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = _EVENT.search(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    when = clock(sent.text)
+    if ev[0].lower() in _PEOPLE and when is None:
+        return  # "the doctor put me on ...": a person, not an appointment, without a time
     if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
         return  # the date belongs to the journey ("heading to Barcelona for a wedding on ...")
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
-    when = clock(sent.text)
     day = dates[0].date if dates else _same_day(ctx, sent, when)
     if day is None or (dates and not dates[0].valid):
         return
@@ -115,6 +117,7 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
+_PEOPLE = word_set("dentist doctor gp plumber electrician")
 _THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
 _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
 
