@@ -141,7 +141,12 @@ def replay(rows: list[dict[str, Any]], errors: bool) -> Counts:
             for row in part:
                 at = dt.datetime.fromisoformat(row["observed_at"])
                 learned = mem.add(f"bench-{name}", row["text"], at=at, session_id=name, now=at)
-                facts = [(f.path, f.value) for f in learned.facts if f.kind != "note"]
+                # Asserted facts only: a correction's retract of the earlier record is not one.
+                facts = [
+                    (f.path, f.value)
+                    for f in learned.facts
+                    if f.kind != "note" and f.op == "assert"
+                ]
                 tally(counts, row, facts, errors)
     return counts
 

@@ -50,8 +50,8 @@ from uac.fact_log.extraction.patterns.dates import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
-from uac.fact_log.importer import Prepared, RawRecord, prepare
-from uac.fact_log.store import Batch, NewRejection, Store
+from uac.fact_log.importer import Prepared, RawRecord, prepare, record_key
+from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
 
 
@@ -130,7 +130,7 @@ def build_message_batch(
         problems=[NewRejection(str(n["kind"]), None, n) for n in notes],
     )
 
-    return build.message_batch(
+    batch = build.message_batch(
         catalog,
         address,
         safety,
@@ -146,6 +146,55 @@ def build_message_batch(
         actor=actor,
         model=model.settings.model if model is not None else None,
     )
+    if store is not None:
+        batch.facts.extend(corrections(catalog, store, address, patterns_out, source, session_id))
+    return batch
+
+
+def corrections(
+    catalog: Catalog,
+    store: Store,
+    address: Address,
+    gated: build.Gated,
+    source: str,
+    session_id: str | None,
+) -> list[NewFact]:
+    """Retracts of the records an accepted correction supersedes under another record key.
+
+    "Actually the dentist moved to Friday": the event's key (title, start) changes, so the
+    fold would keep Thursday's record beside Friday's; the earlier fact is retracted instead.
+    """
+    out: list[NewFact] = []
+    for acc in gated.accepted:
+        cand = acc.candidate
+        coll = catalog.collection(cand.path)
+        if cand.replaces is None or coll is None or not isinstance(cand.replaces, dict):
+            continue
+        old_key = record_key(cand.replaces, coll.spec.key)
+        if old_key == record_key(cand.value, coll.spec.key):
+            continue  # same record: the fold merges the new value in
+        earlier = [
+            f
+            for f in store.facts(address, cand.path)
+            if f.record_key == old_key and f.op == "assert"
+        ]
+        if earlier:
+            out.append(
+                NewFact(
+                    op="retract",
+                    kind="record",
+                    path=cand.path,
+                    record_key=old_key,
+                    value={"target": earlier[-1].id},
+                    text=cand.quote,
+                    source=source,
+                    confidence=cand.confidence,
+                    evidence={"intent": "correction", "quote": cand.quote},
+                    input_index=0,
+                    session_id=session_id,
+                )
+            )
+    return out
 
 
 HISTORY_LIMIT = 12  # earlier messages of a session the patterns read (a thread is short)

@@ -23,13 +23,15 @@ WHO = "dana"
 
 
 def say(mem: Memory, day: str, *lines: str, session: str = "s1") -> list[list[Any]]:
-    """Add each line (a minute apart) and return the facts each one appended."""
+    """Add each line (a minute apart) and return the facts each one asserted."""
     start = dt.datetime.fromisoformat(day)
     out = []
     for i, line in enumerate(lines):
         at = start + dt.timedelta(minutes=i)
         learned = mem.add(WHO, line, at=at, session_id=session, now=at)
-        out.append([(f.path, f.value) for f in learned.facts if f.kind != "note"])
+        out.append(
+            [(f.path, f.value) for f in learned.facts if f.kind != "note" and f.op == "assert"]
+        )
     return out
 
 
@@ -177,6 +179,11 @@ def test_event_correction_keeps_the_time(mem: Memory) -> None:
     )
     event = only(moved, "schedule.events")
     assert event["title"] == "Dentist" and event["start"].startswith("2026-01-23T15:30")
+    # Thursday's record is retracted, not left beside Friday's (its key changed).
+    thursday, friday, retract = mem.facts(WHO)
+    assert thursday.value["start"].startswith("2026-01-22T15:30")
+    assert (retract.op, retract.value) == ("retract", {"target": thursday.id})
+    assert friday.op == "assert"
 
 
 def test_correction_with_nothing_to_correct_yields_nothing(mem: Memory) -> None:

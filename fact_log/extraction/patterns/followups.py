@@ -56,10 +56,12 @@ def plain(sent: Span) -> bool:
     )
 
 
-def emit(ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8) -> None:
+def emit(
+    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
+) -> None:
     """Propose a record, replacing what the domain rules found for the same path here."""
     ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
-    ctx.add(path, value, sent, confidence)
+    ctx.add(path, value, sent, confidence, replaces=replaces)
 
 
 def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> dt.date | None:
@@ -262,7 +264,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields["due_date"] = day
     else:
         return
-    emit(ctx, sent, target.kind, fields, 0.8)
+    emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
 
 
 _STOPWORDS = word_set("the a an my our to it that this same time actually sorry moved")

@@ -190,7 +190,13 @@ class Ctx:
         return self.thread.last_date()
 
     def add(
-        self, path: str, value: Any, quote: Span, confidence: float, op: str = "assert"
+        self,
+        path: str,
+        value: Any,
+        quote: Span,
+        confidence: float,
+        op: str = "assert",
+        replaces: Any = None,
     ) -> None:
         """Validate value against the catalog and keep the candidate only if it passes."""
         typed = validate(self.catalog, path, value)
@@ -198,7 +204,9 @@ class Ctx:
             return
         attr = self.catalog.attributes.get(path)
         kind = attr.kind if attr is not None else "record"
-        self.out.append(Candidate(kind, path, typed, op, quote.text, quote.start, confidence))
+        self.out.append(
+            Candidate(kind, path, typed, op, quote.text, quote.start, confidence, replaces)
+        )
 
 
 def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
