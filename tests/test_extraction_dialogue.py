@@ -237,8 +237,8 @@ def test_account_and_its_limit(mem: Memory) -> None:
     card, limit = say(
         mem, "2026-03-09T09:00", "I got a new credit card from Chase.", "The limit on it is $5,000."
     )
-    assert only(card, "finance.accounts") == {"kind": "credit_card", "institution": "Chase"}
-    assert only(limit, "finance.accounts")["limit"] == "5000"
+    assert only(card, "finance.bank_accounts") == {"kind": "credit_card", "institution": "Chase"}
+    assert only(limit, "finance.bank_accounts")["limit"] == "5000"
 
 
 def test_warranty_and_return_window(mem: Memory) -> None:

@@ -49,7 +49,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if brand["brand"].lower() in ("amex", "american express"):
             value.setdefault("kind", "credit_card")
             value.setdefault("institution", "American Express")
-    earlier = ctx.thread.last("finance.accounts")
+    earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."
     anchor = m or brand or limit
@@ -62,7 +62,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if found[0].currency:
                 value["currency"] = found[0].currency
     if {"institution", "limit", "name"} & value.keys():
-        ctx.add("finance.accounts", value, sent, 0.75)
+        ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
 _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")

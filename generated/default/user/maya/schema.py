@@ -264,7 +264,7 @@ class Budget:
 
 
 @dataclass(frozen=True, slots=True)
-class Account:
+class BankAccount:
     """Bank accounts and payment cards, with their limits."""
 
     key: str
@@ -482,7 +482,7 @@ class User:
     transactions: tuple[Transaction, ...]
     subscriptions: tuple[Subscription, ...]
     budgets: tuple[Budget, ...]
-    accounts: tuple[Account, ...]
+    bank_accounts: tuple[BankAccount, ...]
     warranties: tuple[Warranty, ...]
     vehicles: tuple[Vehicle, ...]
     services: tuple[Service, ...]
