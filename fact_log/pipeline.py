@@ -25,7 +25,7 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from uac.fact_log.addressing import Address
@@ -46,12 +46,13 @@ from uac.fact_log.extraction.markdown import (
     stray_secrets,
 )
 from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.patterns.dates import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
-from uac.fact_log.importer import Prepared, RawRecord, prepare
+from uac.fact_log.importer import Prepared, RawRecord, prepare, record_key
 from uac.fact_log.progress import Report, counted, step
-from uac.fact_log.store import Batch, NewRejection, Store
+from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
 
 
@@ -70,6 +71,7 @@ def build_message_batch(
     candidates: Iterable[Candidate] | None = None,
     llm: LLM | LLMSettings | None = None,
     store: Store | None = None,
+    history: Sequence[tuple[str, dt.datetime]] = (),
 ) -> Batch:
     """Archive one message (masked) with the facts and refusals learned from it.
 
@@ -77,6 +79,8 @@ def build_message_batch(
     source="explicit_command" every pattern candidate counts as certain, and a message with
     no typed fact (and nothing unsafe) is kept whole as a note. `llm` switches the LLM
     extractor on; `store` holds its token ledger (None only in tests: no budget).
+    `history` is the session's earlier user messages (`session_history` reads them), which
+    the patterns read for follow-ups and corrections.
     """
     policy = policy or default_policy()
     text = check_message(text, policy)
@@ -104,7 +108,8 @@ def build_message_batch(
         )
     pattern_found: list[Candidate] = []
     if learns:
-        pattern_found = [*extract(text, observed_at, role, catalog), *(candidates or ())]
+        found = extract(text, observed_at, role, catalog, history)
+        pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:
         pattern_found = [replace(c, confidence=1.0) for c in pattern_found]
@@ -116,13 +121,17 @@ def build_message_batch(
         *gate(catalog, text, llm_found, safety, source=LLM_SOURCE, policy=policy, tiers=llm_tiers),
         problems=llm_problems,
     )
+    # Dates the patterns would not guess ("03/04", a weekday that contradicts its date) are
+    # recorded with the reason, so the user can be asked instead of a day being made up.
+    notes = date_notes(text, observed_at.date()) if learns else []
     patterns_out = build.Gated(
         *gate(
             catalog, text, pattern_found, safety, source=source, policy=policy, tiers=pattern_tiers
-        )
+        ),
+        problems=[NewRejection(str(n["kind"]), None, n) for n in notes],
     )
 
-    return build.message_batch(
+    batch = build.message_batch(
         catalog,
         address,
         safety,
@@ -138,6 +147,67 @@ def build_message_batch(
         actor=actor,
         model=model.settings.model if model is not None else None,
     )
+    if store is not None:
+        batch.facts.extend(corrections(catalog, store, address, patterns_out, source, session_id))
+    return batch
+
+
+def corrections(
+    catalog: Catalog,
+    store: Store,
+    address: Address,
+    gated: build.Gated,
+    source: str,
+    session_id: str | None,
+) -> list[NewFact]:
+    """Retracts of the records an accepted correction supersedes under another record key.
+
+    "Actually the dentist moved to Friday": the event's key (title, start) changes, so the
+    fold would keep Thursday's record beside Friday's; the earlier fact is retracted instead.
+    """
+    out: list[NewFact] = []
+    for acc in gated.accepted:
+        cand = acc.candidate
+        coll = catalog.collection(cand.path)
+        if cand.replaces is None or coll is None or not isinstance(cand.replaces, dict):
+            continue
+        old_key = record_key(cand.replaces, coll.spec.key)
+        if old_key == record_key(cand.value, coll.spec.key):
+            continue  # same record: the fold merges the new value in
+        earlier = [
+            f
+            for f in store.facts(address, cand.path)
+            if f.record_key == old_key and f.op == "assert"
+        ]
+        if earlier:
+            out.append(
+                NewFact(
+                    op="retract",
+                    kind="record",
+                    path=cand.path,
+                    record_key=old_key,
+                    value={"target": earlier[-1].id},
+                    text=cand.quote,
+                    source=source,
+                    confidence=cand.confidence,
+                    evidence={"intent": "correction", "quote": cand.quote},
+                    input_index=0,
+                    session_id=session_id,
+                )
+            )
+    return out
+
+
+HISTORY_LIMIT = 12  # earlier messages of a session the patterns read (a thread is short)
+
+
+def session_history(
+    store: Store, address: Address, session_id: str | None, role: str = "user"
+) -> list[tuple[str, dt.datetime]]:
+    """The session's earlier user messages, as the store archived them, for `history`."""
+    if session_id is None or role != "user":
+        return []
+    return store.session_messages(address, session_id, HISTORY_LIMIT)
 
 
 def build_note_batch(

@@ -877,6 +877,17 @@ class Store:
         ).fetchall()
         return [Input(*row) for row in rows]
 
+    def session_messages(
+        self, addr: Address, session_id: str, limit: int
+    ) -> list[tuple[str, dt.datetime]]:
+        """The last `limit` user messages of one session (masked text, when said), oldest first."""
+        rows = self.con.execute(
+            f"SELECT content, observed_at FROM inputs WHERE {_SUBJECT} AND session_id = ? "
+            "AND kind = 'message' AND role = 'user' ORDER BY seq DESC LIMIT ?",
+            [addr.tenant, addr.scope, addr.subject, session_id, limit],
+        ).fetchall()
+        return [(text, at) for text, at in reversed(rows)]
+
     def subjects(self, tenant: str) -> list[SubjectInfo]:
         """Every subject of one tenant that has facts or inputs."""
         rows = self.con.execute(

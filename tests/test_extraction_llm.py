@@ -492,3 +492,110 @@ def test_response_format_is_strict_schema(mem: Memory) -> None:
         if "path" in d.get("properties", {})
     }
     assert {"travel.trips", "preferences.verbosity", "notes"} <= paths
+
+
+# -- realistic dialogue: recorded model outputs for split, corrected and offset facts -------
+#
+# Replies a capable model returns when it sees one message at a time (it does not see the
+# session): right, partial (the follow-up it cannot resolve) and wrong (another person's
+# passport, a relative date it could not type, a quote it made up, a guess it hedged).
+
+
+def dialogue(tmp_path: Any, server: FakeServer, lines: list[str], start: str) -> Memory:
+    """Replay one session through Memory.add with the LLM extractor switched on."""
+    mem = Memory(tmp_path / "llm-ws", create=True, react=False, llm=make_llm(server.base_url))
+    at = dt.datetime.fromisoformat(start)
+    for i, line in enumerate(lines):
+        when = at + dt.timedelta(minutes=i)
+        mem.add("alice", line, at=when, session_id="trip-chat", now=when)
+    return mem
+
+
+def test_rules_add_the_follow_up_the_llm_cannot_resolve(tmp_path: Any, server: FakeServer) -> None:
+    server.replies = [
+        Reply(facts_reply()),  # "My new passport finally arrived.": nothing typed to say
+        Reply(facts_reply()),  # "It's good until ...": the model cannot know what "it" is
+        Reply(
+            facts_reply(prop("preferences.format", "preference", "bullets", "come back", 0.5))
+        ),  # wrong and hedged: refused, and the trip it missed comes from the rules
+    ]
+    lines = [
+        "My new passport finally arrived.",
+        "It's good until 14 May 2036, which is a relief.",
+        "We fly to Tokyo on Thursday, March 19 and come back on the 29th.",
+    ]
+    with dialogue(tmp_path, server, lines, "2026-02-03T09:10") as mem:
+        facts = {(f.path, f.source): f.value for f in mem.facts("alice")}
+        assert facts[("identity.passport.expiry_date", "automatic_rule")] == "2036-05-14"
+        assert "low_confidence" in [r["reason"] for r in mem.store.rejections(mem.address("alice"))]
+        rule_trip = facts[("travel.trips", "automatic_rule")]
+        assert rule_trip["depart"] == "2026-03-19" and rule_trip["return_date"] == "2026-03-29"
+        assert len(server.requests) == 3
+
+
+def test_wrong_llm_proposals_are_refused_by_the_gate(tmp_path: Any, server: FakeServer) -> None:
+    line = (
+        "My wife's passport expires next year, so she has to renew hers. "
+        "I'm allergic to penicillin."
+    )
+    server.replies = [
+        Reply(
+            facts_reply(
+                # Another person's document, and a value that is not a date.
+                prop(
+                    "identity.passport.expiry_date",
+                    "attribute",
+                    "next year",
+                    "My wife's passport expires next year",
+                    0.8,
+                ),
+                # A quote the message does not contain.
+                prop(
+                    "identity.visas",
+                    "record",
+                    {"country": "JP", "valid_until": "2027-01-01"},
+                    "I hold a Japanese visa until 2027",
+                    0.9,
+                ),
+                # Hedged below the LLM threshold.
+                prop("health.conditions", "record", {"name": "asthma"}, "I'm allergic", 0.4),
+                # Right.
+                prop(
+                    "health.allergies",
+                    "record",
+                    {"substance": "penicillin"},
+                    "I'm allergic to penicillin.",
+                    0.95,
+                ),
+            )
+        )
+    ]
+    with dialogue(tmp_path, server, [line], "2026-02-03T09:25") as mem:
+        assert [(f.path, f.source) for f in mem.facts("alice")] == [
+            ("health.allergies", "automatic_llm")
+        ]
+        refused = [r["reason"] for r in mem.store.rejections(mem.address("alice"))]
+        assert {"invalid_value", "evidence_not_found", "low_confidence"} <= set(refused)
+
+
+def test_llm_misses_an_offset_rules_date_the_obligation(tmp_path: Any, server: FakeServer) -> None:
+    server.replies = [
+        Reply(
+            facts_reply(
+                prop(
+                    "tasks.tasks",
+                    "record",
+                    {"goal": "Move out", "due_date": "2026-06-30"},
+                    "My lease ends on June 30.",
+                    0.6,  # a guess at a task the user never stated: below the threshold
+                )
+            )
+        ),
+        Reply(facts_reply()),  # "a month before the lease ends": no date in the message
+    ]
+    lines = ["My lease ends on June 30.", "I have to give notice a month before the lease ends."]
+    with dialogue(tmp_path, server, lines, "2026-01-26T10:00") as mem:
+        tasks = [f for f in mem.facts("alice") if f.path == "tasks.tasks"]
+        assert [(t.value["goal"], t.value["due_date"], t.source) for t in tasks] == [
+            ("Give notice", "2026-05-30", "automatic_rule")
+        ]

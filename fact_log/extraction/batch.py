@@ -3,7 +3,8 @@
 Pure assembly, no decisions: every accept/refuse was made by the gate. A message batch
 archives the message masked (input 0), the facts (each carrying its masked quote, offset and
 evidence tier; LLM facts first, then the pattern facts the LLM did not supply) and the
-refusals in a fixed order (safety findings, pattern refusals, LLM problems, LLM refusals), so
+refusals in a fixed order (safety findings, pattern refusals, pattern notes such as an
+ambiguous date, LLM problems, LLM refusals), so
 the same message always yields the same batch. Note batches carry each fact's note line
 instead of an offset, so an edited note can supersede its previous version.
 """
@@ -75,7 +76,13 @@ def message_batch(
     batch.facts = [*llm_facts, *(f for f in found if _identity(f) not in taken)]
     for rej in llm.rejected:
         rej.detail = {**(rej.detail or {}), "source": LLM_SOURCE}
-    batch.rejections = [*findings, *patterns.rejected, *llm.problems, *llm.rejected]
+    batch.rejections = [
+        *findings,
+        *patterns.rejected,
+        *patterns.problems,
+        *llm.problems,
+        *llm.rejected,
+    ]
     return batch
 
 

@@ -27,6 +27,7 @@ class Candidate:
     quote: str
     start: int
     confidence: float
+    replaces: Any = None  # a correction: the earlier record value this one supersedes
 
     @property
     def end(self) -> int:

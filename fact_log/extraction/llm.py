@@ -447,7 +447,7 @@ def check_proposal(
     start, end = span
     kind = expected
     return LLMCandidate(
-        kind, path, value, "assert", text[start:end], start, float(prop.confidence), tier
+        kind, path, value, "assert", text[start:end], start, float(prop.confidence), tier=tier
     )
 
 

@@ -92,6 +92,7 @@ class DrugData:
     aliases: dict[str, str]
     cross: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
+    others: frozenset[str] = frozenset()  # drug names without class data (recognition only)
 
     def identify(self, text: str) -> tuple[str, frozenset[str]] | None:
         """(generic drug or class word, classes) a medication/allergy text names, or None."""
@@ -129,6 +130,7 @@ def drug_data() -> DrugData:
         raw["aliases"],
         raw.get("cross_reactivity", []),
         inter["pair"],
+        frozenset(raw.get("vocabulary", {}).get("others", [])),
     )
 
 

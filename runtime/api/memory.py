@@ -41,7 +41,12 @@ from uac.fact_log.extraction.screen import (
     refuse_secrets,
 )
 from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
-from uac.fact_log.pipeline import build_import_batch, build_message_batch, build_note_batch
+from uac.fact_log.pipeline import (
+    build_import_batch,
+    build_message_batch,
+    build_note_batch,
+    session_history,
+)
 from uac.fact_log.progress import Report, step
 from uac.fact_log.store import (
     Batch,
@@ -372,9 +377,10 @@ class Memory:
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
+        address = self.address(subject)
         batch = build_message_batch(
             self.catalog,
-            self.address(subject),
+            address,
             text,
             observed_at=at or recorded,
             recorded_at=recorded,
@@ -384,6 +390,7 @@ class Memory:
             actor=self.actor,
             llm=self.llm,
             store=self.store,
+            history=session_history(self.store, address, session_id, role),
         )
         facts = self.store.append(batch)
         # A dated message (a replayed history) is checked as of when it was said, so an

@@ -15,19 +15,24 @@ states a fact in a 2,000-character sentence, and it bounds the work on hostile i
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
     contacts,
+    documents,
     finance,
+    followups,
     health,
     identity,
     preferences,
+    purchases,
     schedule,
     travel,
     vehicles,
 )
+from uac.fact_log.extraction.patterns.discourse import Mention, Thread, fold, freeze
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
@@ -38,28 +43,70 @@ from uac.fact_log.extraction.patterns.text import (
     sentences,
 )
 
-DOMAINS = (identity, travel, health, vehicles, finance, schedule, contacts, preferences)
+DOMAINS = (
+    identity,
+    documents,
+    travel,
+    health,
+    vehicles,
+    finance,
+    purchases,
+    schedule,
+    contacts,
+    preferences,
+)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
 
 
 def extract(
-    text: str, observed_at: dt.datetime, role: str = "user", catalog: Catalog | None = None
+    text: str,
+    observed_at: dt.datetime,
+    role: str = "user",
+    catalog: Catalog | None = None,
+    history: Sequence[tuple[str, dt.datetime]] = (),
 ) -> list[Candidate]:
-    """Typed fact candidates stated by the user in one message (none for other roles)."""
+    """Typed fact candidates stated by the user in one message (none for other roles).
+
+    `history` is the session's earlier user messages (text, when said) in order: what they
+    mentioned lets "It's valid until May" or "make that the 12th" complete a fact.
+    """
     if role != "user" or not isinstance(text, str) or not text.strip():
         return []
-    ctx = Ctx(text, observed_at.date(), catalog or builtin_catalog(), [])
+    catalog = catalog or builtin_catalog()
+    thread = fold(history, lambda t, at, th: read(t, at, catalog, th)[1], id(catalog))
+    return read(text, observed_at, catalog, thread)[0]
+
+
+def read(
+    text: str, observed_at: dt.datetime, catalog: Catalog, thread: Thread
+) -> tuple[list[Candidate], Thread]:
+    """The candidates one message yields given the thread so far, and the thread after it."""
+    ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
     for i, sent in enumerate(spans):
         if len(sent.text) > MAX_SENTENCE:
             continue
         ctx.following = spans[i + 1] if i + 1 < len(spans) else None
         parts = clauses(sent)
+        before = len(ctx.out)
         for rule in RULES:
             rule(ctx, sent, parts)
-    return _dedupe(ctx.out)
+        # What the sentence names joins the thread before the follow-ups read it ("The IKEA
+        # stuff can be returned within 365 days"), what they add after.
+        ctx.thread = ctx.thread.with_(followups.topics(ctx, sent, ctx.out[before:]))
+        for rule in followups.RULES:
+            rule(ctx, sent, parts)
+        ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
+    return _dedupe(ctx.out), ctx.thread
+
+
+def _mention(cand: Candidate, day: dt.date) -> Mention:
+    """What a found candidate adds to the thread."""
+    kind = followups.TOPIC_OF.get(cand.path, cand.path)
+    value = cand.value if isinstance(cand.value, dict) else {"value": cand.value}
+    return Mention(kind, freeze(value), day)
 
 
 def _dedupe(cands: list[Candidate]) -> list[Candidate]:

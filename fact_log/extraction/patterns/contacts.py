@@ -66,11 +66,43 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         bday = re.search(r"\bbirthday\b", sent.text, re.I)
         if bday:
             dates = [
-                d for d in dates_in(sent, "past", ctx.today) if d.start > sent.start + bday.start()
+                d
+                for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+                if d.start > sent.start + bday.start()
             ]
             if dates and dates[0].valid and dates[0].explicit_year:
                 value["birthday"] = dates[0].date  # a birthday without a year is not a date
         ctx.add("contacts.contacts", value, sent, 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_contacts,)
+_MET = re.compile(
+    r"\b(?i:i)\s+(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+(?i:guy|woman|man|girl|lady|person)\s+)?"
+    r"(?:(?i:called|named)\s+)?(?P<name>[A-Z][a-z]{1,20}\s[A-Z][a-z]{1,20})"
+    r"(?:\s+(?i:at|in|through|on)\s+(?P<how>(?:the\s+|a\s+)?[A-Za-z][\w'-]{2,20}(?:\s[\w'-]{2,20})?))?"
+)
+_ROLE_IS = re.compile(
+    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|plumber|electrician|"
+    r"builder|mechanic|cleaner|nanny|babysitter|gardener|dentist|doctor))\s+"
+    r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+    r"(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)"
+)
+
+
+def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "I met a guy called Jonas Weber at the conference", "The plumber we use is Dave"."""
+    if (m := _MET.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        value: dict[str, Any] = {"name": m["name"]}
+        if m["how"]:  # "at the conference", with its preposition
+            value["how_met"] = sent.text[m.end("name") : m.end("how")].strip()
+        ctx.add("contacts.contacts", value, sent, 0.75)
+    named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
+    m = _ROLE_IS.search(sent.text)
+    if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
+        role = m["role"].lower()
+        value = {"name": m["name"], "role": role}
+        if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):
+            value["relationship"] = role
+        ctx.add("contacts.contacts", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_contacts, rule_people)

@@ -92,6 +92,16 @@ _WEEKDAY = re.compile(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE
 _IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?\b", re.I)
 _AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
 _NTH = re.compile(r"\bthe[ \t]{1,3}(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+# "September 14-17": the range's last day (the first is found by _MDY).
+_MDY_RANGE_END = re.compile(
+    rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
+    r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+_WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE})\b,?[ \t]{{0,2}}$", re.I)
+_JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
+# Every date pattern needs a digit or one of these words (weekdays end in "day").
+_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tomorrow|天", re.IGNORECASE)
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
 _EN_REL = {
     "the day after tomorrow": 2,
@@ -112,6 +122,7 @@ class DateMatch:
     text: str
     date: dt.date | None
     explicit_year: bool = True
+    conflict: str | None = None  # "Thursday, March 20": the weekday the date contradicts
 
     @property
     def valid(self) -> bool:
@@ -152,9 +163,14 @@ def add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month + 1, min(day.day, last))
 
 
+def count_word(word: str) -> int | None:
+    """A small count written in digits or words ("12", "two", "a couple of"), or None."""
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+
+
 def _amount(word: str) -> int:
-    word = word.lower()
-    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+    return count_word(word) or 0
 
 
 def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:
@@ -194,8 +210,16 @@ def _weekday(today: dt.date, modifier: str | None, weekday: int, prefer: Prefer)
     return today + dt.timedelta(days=ahead or 7)
 
 
-def find_dates(text: str, today: dt.date, prefer: Prefer = "future") -> list[DateMatch]:
-    """All date expressions in text, in order, overlapping matches resolved longest-first."""
+def find_dates(
+    text: str, today: dt.date, prefer: Prefer = "future", anchor: dt.date | None = None
+) -> list[DateMatch]:
+    """All date expressions in text, in order, overlapping matches resolved longest-first.
+
+    `anchor` is the date the conversation was last about (the discourse's): a bare "the 20th"
+    with no earlier date in the text continues from it, else it is the next 20th.
+    """
+    if not _MAYBE.search(text):
+        return []  # most sentences name no day at all: skip the dozen scans below
     found: list[DateMatch] = []
     for m in _ISO.finditer(text):
         d = safe_date(int(m[1]), int(m[2]), int(m[3]))
@@ -207,6 +231,9 @@ def find_dates(text: str, today: dt.date, prefer: Prefer = "future") -> list[Dat
     for m in _DMY_RANGE.finditer(text):
         first = _month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer)
         found.append(DateMatch(m.start(1), m.end(1), m[1], first.date, first.explicit_year))
+    for m in _MDY_RANGE_END.finditer(text):
+        end = _month_day(m, MONTHS[m[1].lower()], int(m[3]), m[4], today, prefer)
+        found.append(DateMatch(m.start(3), m.end(3), m[3], end.date, end.explicit_year))
     for m in _CJK.finditer(text):
         found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
     for m in _RELDAY.finditer(text):
@@ -223,31 +250,98 @@ def find_dates(text: str, today: dt.date, prefer: Prefer = "future") -> list[Dat
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
-    found = _drop_overlaps(found)
+    found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
     for m in _NTH.finditer(text):
-        anchor = next(
-            (d for d in reversed(found) if d.end <= m.start() and d.date is not None), None
-        )
-        if anchor is None or anchor.date is None or any(_overlap(m, d) for d in found):
+        if any(_overlap(m, d) for d in found):
             continue
-        # The closest such day to the anchor: "back on the 19th" after March 5 is March 19,
-        # "on the 2nd" after March 28 is April 2, "on the 21st" after September 24 is Sept 21;
-        # a tie goes to the later day.
-        day = int(m[1])
-        base = anchor.date
-        options = []
-        for months in (-1, 0, 1):
-            try:
-                first = add_months(base.replace(day=1), months)
-            except ValueError:
-                continue  # before year 1 or after 9999
-            options.append(safe_date(first.year, first.month, day))
-        real = [o for o in options if o is not None]
-        target = min(real, key=lambda o: (abs((o - base).days), o < base)) if real else None
-        extra.append(DateMatch(m.start(), m.end(), m[0], target, anchor.explicit_year))
+        weekday = _WEEKDAY_BEFORE.search(text, 0, m.start())
+        if weekday is not None and weekday.end() + 1 >= m.start():
+            extra.append(_weekday_nth(m, weekday, today, found))
+            continue
+        near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        base = near.date if near is not None else anchor
+        if base is None:
+            # No date to continue from: the next such day from the message date.
+            day = int(m[1])
+            options = [_nth_in(today, k, day) for k in range(3)]
+            target = next((o for o in options if o is not None and o >= today), None)
+            extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
+            continue
+        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[1])), False))
+    # A weekday folded into "Friday the 15th" is not a date of its own.
+    found = [d for d in found if not any(e.start <= d.start and d.end <= e.end for e in extra)]
     return sorted([*found, *extra], key=lambda d: d.start)
+
+
+def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:
+    """Day `day` of the month `months` after base's month (None when it does not exist)."""
+    try:
+        first = add_months(base.replace(day=1), months)
+    except ValueError:
+        return None  # before year 1 or after 9999
+    return safe_date(first.year, first.month, day)
+
+
+def _closest_nth(base: dt.date, day: int) -> dt.date | None:
+    """The day of that number closest to base ("on the 2nd" after March 28 is April 2)."""
+    real = [o for o in (_nth_in(base, k, day) for k in (-1, 0, 1)) if o is not None]
+    # A tie goes to the later day.
+    return min(real, key=lambda o: (abs((o - base).days), o < base)) if real else None
+
+
+def _weekday_nth(
+    m: re.Match[str], weekday: re.Match[str], today: dt.date, found: list[DateMatch]
+) -> DateMatch:
+    """ "Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
+    want = WEEKDAYS[weekday[1].lower()]
+    day = int(m[1])
+    base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
+    options = [o for o in (_nth_in(min(base, today), k, day) for k in range(14)) if o]
+    options = [o for o in options if o >= min(base, today)]
+    fitting = [o for o in options if o.weekday() == want]
+    if fitting:
+        return DateMatch(weekday.start(), m.end(), text_of(m, weekday), fitting[0], False)
+    target = options[0] if options else None
+    note = f"{weekday[1]} does not fall on the {m[1]}{m[2]}"
+    return DateMatch(weekday.start(), m.end(), text_of(m, weekday), target, False, note)
+
+
+def text_of(m: re.Match[str], weekday: re.Match[str]) -> str:
+    """The text from the weekday to the end of the day number."""
+    return m.string[weekday.start() : m.end()]
+
+
+def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch]:
+    """ "Thursday, March 19": the explicit date wins; a weekday it contradicts is flagged."""
+    out: list[DateMatch] = []
+    skip: set[int] = set()
+    for i, d in enumerate(found):
+        if i in skip:
+            continue
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        named = _WEEKDAY.fullmatch(d.text)
+        if (
+            named is not None
+            and not named[1]
+            and nxt is not None
+            and nxt.date is not None
+            and _JOINER.fullmatch(text[d.end : nxt.start])
+            and not _WEEKDAY.fullmatch(nxt.text)
+        ):
+            conflict = None
+            if nxt.date.weekday() != WEEKDAYS[named[2].lower()]:
+                conflict = f"{named[2]} does not fall on {nxt.date.isoformat()}"
+            out.append(
+                DateMatch(
+                    d.start, nxt.end, text[d.start : nxt.end], nxt.date, nxt.explicit_year, conflict
+                )
+            )
+            skip.add(i + 1)
+            continue
+        out.append(d)
+    return out
 
 
 def _month_day(
@@ -305,3 +399,58 @@ def find_time(text: str) -> tuple[dt.time, int, int] | None:
         if 0 <= hour <= 23 and 0 <= minute <= 59:
             return dt.time(hour, minute), m.start(), m.end()
     return None
+
+
+_NUMERIC = re.compile(
+    r"(?:\b(?:on|by|until|till|from|due|before|after|is|of)[ \t]{1,3}(?:the[ \t]{1,3})?)"
+    r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])|(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
+    re.IGNORECASE,
+)
+_HAS_WEEKDAY = re.compile(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
+
+
+def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
+    """Dates the extractor will not guess, with why: "03/04" (day or month first?) and a
+    weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
+    """
+    notes: list[dict[str, object]] = []
+    for m in _NUMERIC.finditer(text):
+        a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
+        first, second = int(a), int(b)
+        if first == second or first > 12 or second > 12:
+            continue  # "25/12" or "4/4": only one reading
+        y = int(year) + (2000 if len(year) == 2 else 0) if year else today.year
+        readings = [safe_date(y, second, first), safe_date(y, first, second)]
+        notes.append(
+            {
+                "kind": "ambiguous_date",
+                "text": m[0].split()[-1],
+                "readings": [r.isoformat() for r in readings if r is not None],
+            }
+        )
+    for m in _WEEKDAY.finditer(text):
+        # "next Friday" said on a Monday: this week's Friday or the one after?
+        day = WEEKDAYS[m[2].lower()]
+        if (m[1] or "").lower() == "next" and day > today.weekday():
+            soon = today + dt.timedelta(days=day - today.weekday())
+            later = _weekday(today, "next", day, "future")
+            notes.append(
+                {
+                    "kind": "ambiguous_date",
+                    "text": m[0],
+                    "readings": [soon.isoformat(), later.isoformat()],
+                    "stored": later.isoformat(),
+                }
+            )
+    if _HAS_WEEKDAY.search(text):
+        for d in find_dates(text, today):
+            if d.conflict and d.date is not None:
+                notes.append(
+                    {
+                        "kind": "weekday_conflict",
+                        "text": d.text,
+                        "date": d.date.isoformat(),
+                        "note": d.conflict,
+                    }
+                )
+    return notes

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
     NAME,
+    NEGATION,
     NOT_NAMES,
     Ctx,
     Rule,
@@ -106,7 +108,7 @@ def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     clause = clause_of(parts, sent.start + kw.start())
     if clause is None or guarded(_WANT.sub("", clause.text), sentence=sent.text):
         return
-    money = find_money(sent.text)
+    money = amounts(sent.text)  # "budget for household stuff is 250": the currency is implied
     period = _period(sent.text, "budget")
     if not money or period is None:
         return
@@ -121,13 +123,44 @@ def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             category = " ".join(words) or None
     if category is None or category in ("week", "month", "year"):
         return
-    value = {
-        "category": category,
-        "limit": money[0].amount,
-        "currency": money[0].currency,
-        "period": period,
-    }
+    value = {"category": _category(category), "limit": money[0].amount, "period": period}
+    if money[0].currency:
+        value["currency"] = money[0].currency
     ctx.add("finance.budgets", value, sent, 0.85)
+
+
+def _category(text: str) -> str:
+    """A spending category as said, without filler ("household stuff" is "household")."""
+    return re.sub(r"\s+(?:stuff|things|spending)$", "", text.lower())
+
+
+_KEEP_UNDER = re.compile(
+    r"(?:^(?:and\s+)?|\bkeep\s+)"
+    r"(?P<cat>[a-z]{3,15}(?:\s[a-z]{3,15})?)\s+(?:spending\s+)?(?:under|below)\s+"
+    r"(?P<amount>[£$€]?\s?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?\s?(?:[£$€]|euros?|pounds?|dollars?)?)",
+    re.I,
+)
+
+
+def rule_spending_caps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "I want to keep groceries under €400 a month", then "And eating out under 150"."""
+    m = _KEEP_UNDER.search(sent.text)
+    if m is None or m["cat"].lower().split()[0] in _CATEGORY_JUNK | {"it", "that", "this"}:
+        return
+    if not re.search(r"\bkeep\b", sent.text, re.I) and ctx.thread.last("finance.budgets") is None:
+        return  # "X under 150" is a cap only as a follow-up of one
+    if HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text[: m.start("amount")]):
+        return
+    money = amounts(m["amount"])
+    earlier = ctx.thread.last("finance.budgets")
+    period = _period(sent.text, "budget") or (earlier.get("period") if earlier else None)
+    if not money or period is None:
+        return
+    value = {"category": _category(m["cat"]), "limit": money[0].amount, "period": period}
+    currency = money[0].currency or (earlier.get("currency") if earlier else None)
+    if currency:
+        value["currency"] = currency
+    ctx.add("finance.budgets", value, sent, 0.8)
 
 
 _SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECASE)
@@ -142,7 +175,11 @@ _SUB_CANCEL = re.compile(
     r"(?:my\s+|the\s+|our\s+)?",
     re.IGNORECASE,
 )
-_RENEWS = re.compile(r"\brenews?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+_RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+_SIGNED_UP = re.compile(
+    r"\b(?i:i\s+(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
+    r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
+)
 _SERVICE_NAMES = {
     "disney plus": "Disney+",
     "economist": "The Economist",
@@ -185,6 +222,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     service = _SERVICE.search(sent.text)
     if service is None:
+        _signed_up(ctx, sent, parts)
         return
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
@@ -195,7 +233,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and cancel.end() <= service.start() + 2
         and stop_ok(parts, sent, sent.start + cancel.start())
     ):
-        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
         value = {"name": name, "cancelled_on": dates[0].date if dates else ctx.today}
         ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
         return
@@ -215,7 +253,9 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
         dates = [
-            d for d in dates_in(sent, "future", ctx.today) if d.start > sent.start + renew.start()
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + renew.start()
         ]
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
@@ -224,9 +264,34 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.subscriptions", value, sent, 0.85)
 
 
+def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "I signed up at PureGym today, £24.99 a month": a service the list does not know."""
+    m = _SIGNED_UP.search(sent.text)
+    period = _period(sent.text, "subscription")
+    money = find_money(sent.text)
+    if m is None or period is None or not money or not m["name"][:1].isupper():
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    value: dict[str, Any] = {
+        "name": m["name"],
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "period": period,
+        "started_on": dates[0].date if dates else ctx.today,
+    }
+    ctx.add("finance.subscriptions", value, sent, 0.8)
+
+
 _SPENT = re.compile(
-    r"\bi\s+(?:just\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b",
+    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b|"
+    r"^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid)\b",
     re.IGNORECASE,
+)
+_PAYEE = re.compile(
+    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from)\s+(?:the\s+)?"
+    r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
 )
 _MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + NAME + r")")
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
@@ -239,11 +304,28 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
         return
-    money = find_money(sent.text)
+    money = amounts(sent.text)
     if not money:
         return
-    dates = dates_in(sent, "past", ctx.today)
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if any(not d.valid for d in dates):
+        return
+    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start > m.start()]
+    if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
+        # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
+        for amount, payee in paired:
+            if payee is None or payee["m"].split()[0] in NOT_NAMES:
+                continue
+            value: dict[str, Any] = {
+                "amount": amount.amount,
+                "date": dates[0].date if dates else ctx.today,
+                "merchant": payee["m"].rstrip("'’s"),
+            }
+            if amount.currency:
+                value["currency"] = amount.currency
+            ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
+        return
+    if money[0].currency is None:
         return
     value: dict[str, Any] = {
         "amount": money[0].amount,
@@ -261,4 +343,9 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
 
 
-RULES: tuple[Rule, ...] = (rule_budgets, rule_subscriptions, rule_transactions)
+RULES: tuple[Rule, ...] = (
+    rule_budgets,
+    rule_spending_caps,
+    rule_subscriptions,
+    rule_transactions,
+)

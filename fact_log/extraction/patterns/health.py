@@ -11,35 +11,10 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    drug_vocabulary,
     stop_ok,
-    word_set,
 )
 
-DRUGS = word_set(
-    "acetaminophen paracetamol ibuprofen naproxen aspirin codeine tramadol morphine "
-    "oxycodone amoxicillin penicillin azithromycin doxycycline ciprofloxacin "
-    "clarithromycin cephalexin metronidazole nitrofurantoin trimethoprim sertraline "
-    "fluoxetine citalopram escitalopram paroxetine venlafaxine duloxetine bupropion "
-    "mirtazapine amitriptyline trazodone lithium quetiapine olanzapine aripiprazole "
-    "risperidone lamotrigine levetiracetam valproate gabapentin pregabalin topiramate "
-    "sumatriptan propranolol metoprolol atenolol bisoprolol carvedilol lisinopril "
-    "ramipril enalapril perindopril losartan valsartan candesartan amlodipine nifedipine "
-    "diltiazem verapamil hydrochlorothiazide furosemide spironolactone atorvastatin "
-    "simvastatin rosuvastatin pravastatin ezetimibe warfarin apixaban rivaroxaban "
-    "clopidogrel metformin insulin sitagliptin empagliflozin dapagliflozin semaglutide "
-    "ozempic wegovy liraglutide gliclazide levothyroxine thyroxine prednisone "
-    "prednisolone hydrocortisone dexamethasone omeprazole esomeprazole lansoprazole "
-    "pantoprazole ranitidine famotidine loratadine cetirizine fexofenadine "
-    "diphenhydramine montelukast salbutamol albuterol ventolin budesonide fluticasone "
-    "tiotropium methotrexate adalimumab allopurinol colchicine finasteride tamsulosin "
-    "sildenafil tadalafil melatonin zolpidem diazepam lorazepam alprazolam clonazepam "
-    "methylphenidate ritalin adderall lisdexamfetamine atomoxetine isotretinoin "
-    "doxylamine estradiol progesterone norethisterone levonorgestrel tylenol advil motrin "
-    "nurofen lipitor zoloft prozac lexapro xanax valium synthroid glucophage eliquis "
-    "xarelto nexium prilosec zyrtec claritin allegra benadryl singulair humira sulfa "
-    "sulfonamides cephalosporins codeine naltrexone buprenorphine hydroxychloroquine "
-    "folic iron"
-)
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
@@ -55,10 +30,11 @@ _MED_START = re.compile(
     r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|"
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
     r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
-    r"i\s+use|i\s+need\s+to\s+take)\s+"
+    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he)\s+gave\s+me|"
+    r"i\s+was\s+given|wants\s+me\s+to\s+(?:try|take))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
-    r"(?:\s+(?P<dose2>" + _DOSE + r"))?",
+    r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
 )
 _MED_STOP = re.compile(
@@ -69,6 +45,7 @@ _MED_STOP = re.compile(
 )
 _FREQ = re.compile(
     r"\b(?:once|twice|three\s+times|four\s+times|\d\s+times)\s+(?:a|per)\s+(?:day|week)|"
+    r"\b(?:once|twice)\s+(?:daily|weekly)\b|"
     r"\bdaily\b|\bweekly\b|\bevery\s+(?:morning|evening|night|day|other\s+day|\d{1,2}\s+hours)|"
     r"\bat\s+(?:night|bedtime)\b|\bin\s+the\s+(?:morning|evening)\b|\bas\s+needed\b",
     re.IGNORECASE,
@@ -85,7 +62,7 @@ _DRUG_SUFFIX = re.compile(
 
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
-    return key in DRUGS or (dose and bool(_DRUG_SUFFIX.search(key)))
+    return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
 
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -94,7 +71,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         at = sent.start + m.start()
         if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
             continue
-        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
         # No stated day: the message date is the latest it can have stopped ("on or before").
         stop = dates[0].date if dates else ctx.today
         value = {"name": m["name"].lower(), "stop_date": stop}
@@ -112,11 +89,13 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
-        dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
-        if any(not d.valid for d in dates_in(sent, "past", ctx.today)):
+        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        if any(not d.valid for d in dates_in(sent, "past", ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         if dates:
             value["start_date"] = dates[0].date
+        elif _STARTS_NOW.search(m[0]):
+            value["start_date"] = ctx.today  # "the doctor put me on ...": it starts now
         reason = _REASON.search(sent.text, m.end())
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
@@ -124,6 +103,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
 
 
+_STARTS_NOW = re.compile(
+    r"\b(?:started|put\s+me\s+on|prescribed|picked\s+up|gave\s+me|was\s+given|switched)\b", re.I
+)
 _DATE_WORD = re.compile(
     r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
 )
@@ -219,7 +201,7 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue
         value: dict[str, Any] = {"name": m[1].lower()}
         if "diagnos" in m[0].lower():
-            dates = [d for d in dates_in(sent, "past", ctx.today) if d.valid]
+            dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
             if dates:
                 value["diagnosed_on"] = dates[0].date
         if re.search(r"\b(?:under control|well controlled|managed|manage it)\b", sent.text, re.I):
@@ -227,4 +209,56 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("health.conditions", value, sent, 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_medications, rule_allergies, rule_conditions)
+_PREGNANT = re.compile(
+    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b", re.I
+)
+_INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
+_FOR_MY = re.compile(
+    r"^(?:it's|it\s+is|that's|this\s+is)\s+for\s+my\s+(?P<what>blood\s+pressure|cholesterol|"
+    r"asthma|migraines?|diabetes|eczema|arthritis|anxiety|depression)\b",
+    re.I,
+)
+_FOR_MY_NAMES = {"blood pressure": "hypertension", "cholesterol": "high cholesterol"}
+
+
+def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Pregnancy, intolerances, and a condition named as what a drug is for."""
+    if (m := _PREGNANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("health.conditions", {"name": "pregnancy", "status": "active"}, sent, 0.85)
+    if (m := _INTOLERANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
+        ctx.add("health.allergies", value, sent, 0.8)
+    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last("drug", "health.medications"):
+        what = " ".join(m["what"].lower().split())
+        ctx.add("health.conditions", {"name": _FOR_MY_NAMES.get(what, what)}, sent, 0.75)
+
+
+_WEIGHT = re.compile(
+    r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)\s+"
+    r"(?:now\s+)?at|i\s+was)\s+(?:about\s+|around\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?"
+    r"(?P<unit>kg|kilos?|kilograms?|lbs?|pounds)\b",
+    re.I,
+)
+
+
+def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Body weight the user reports ("I weigh 64 kg", "Weekly weigh-in: 78.2 kg")."""
+    m = _WEIGHT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    kg = float(m["n"].replace(",", "."))
+    if m["unit"].lower().startswith(("lb", "pound")):
+        kg = round(kg * 0.45359237, 1)
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    day = dates[0].date if dates else ctx.today
+    if 20 <= kg <= 350:
+        ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_medications,
+    rule_allergies,
+    rule_conditions,
+    rule_states,
+    rule_body_weight,
+)

@@ -51,7 +51,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if clause_ok(parts, sent, abs_exp):
             dates = [
                 d
-                for d in dates_in(sent, "future", ctx.today)
+                for d in dates_in(sent, "future", ctx.today, ctx.anchor)
                 if d.start > sent.start + docs[0].start()
             ]
             if dates and dates[0].valid:
@@ -70,7 +70,11 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m and clause_ok(parts, sent, sent.start + m.start()) and m[1].split()[0] not in NOT_NAMES:
         ctx.add("identity.name", m[1], sent, 0.85)
     if (m := _BORN.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        dates = [d for d in dates_in(sent, "past", ctx.today) if d.start >= sent.start + m.end()]
+        dates = [
+            d
+            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            if d.start >= sent.start + m.end()
+        ]
         if dates and dates[0].valid and dates[0].explicit_year:
             ctx.add("identity.birth_date", dates[0].date, sent, 0.9)
     m = _NATIONALITY.search(sent.text)

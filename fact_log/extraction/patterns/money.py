@@ -110,3 +110,31 @@ def find_money(text: str) -> list[Money]:
             amount *= 1000
         out.append(Money(m.start(), m.end(), amount, currency))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """An amount with its currency when one is written ("899" has none)."""
+
+    start: int
+    end: int
+    amount: Decimal
+    currency: str | None
+
+
+_BARE = re.compile(
+    r"(?<![\w.,:/+-])(" + _NUM + r")(?![\w,:/%-]|\.\d|\s?(?:am|pm|st|nd|rd|th|kg|mg)\b)"
+)
+
+
+def amounts(text: str) -> list[Amount]:
+    """Amounts in text: with a currency when written, else bare numbers ("I paid 1,199")."""
+    found = [Amount(m.start, m.end, m.amount, m.currency) for m in find_money(text)]
+    if found:
+        return found
+    out = []
+    for m in _BARE.finditer(text):
+        amount = parse_number(m[1])
+        if amount is not None:
+            out.append(Amount(m.start(), m.end(), amount, None))
+    return out

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import find_time
+from uac.fact_log.extraction.patterns.dates import DateMatch
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -17,13 +17,16 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     word_set,
 )
+from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
 
 _EVENT = re.compile(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
     r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|show|rehearsal|review|training|"
-    r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off|dentist|doctor|gp|mri|"
+    r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
+    r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -56,7 +59,11 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     goal = " ".join(goal.split())
     if goal.lower() in ("it", "this", "that") and not m["goal4"]:
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today) if d.start >= sent.start + m.start()]
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.start()
+    ]
     if not dates or not dates[0].valid:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
@@ -74,24 +81,30 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = _EVENT.search(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    when = clock(sent.text)
+    if ev[0].lower() in _PEOPLE and when is None:
+        return  # "the doctor put me on ...": a person, not an appointment, without a time
     if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
         return  # the date belongs to the journey ("heading to Barcelona for a wedding on ...")
-    dates = dates_in(sent, "future", ctx.today)
-    if not dates or not dates[0].valid:
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
+    day = dates[0].date if dates else _same_day(ctx, sent, when)
+    if day is None or (dates and not dates[0].valid):
         return
-    day = dates[0].date
-    assert day is not None
     if day < ctx.today:
         return  # a calendar is for what is coming; past meetings are conversation, not plans
-    clock = find_time(sent.text)
-    start = dt.datetime.combine(day, clock[0] if clock else dt.time(0, 0))
+    start = dt.datetime.combine(day, when.start if when else dt.time(0, 0))
+    end = _end(ctx, sent, dates, start, when)
     lead = _EVENT_LEAD.search(sent.text[max(0, ev.start() - 44) : ev.start()])
     words = [w for w in (lead[1], lead[2]) if w] if lead else []
     while words and words[0].lower() in _TITLE_DROP:
         words.pop(0)
     words = [w for w in words if w.lower() not in _TITLE_DROP]
     title = " ".join([*words, ev[0]])
+    if ev[0].lower() == "table" and (loc := _LOCATION.search(sent.text, ev.end())):
+        title = f"Table at {loc[1]}"  # "booked a table at Dishoom"
     value: dict[str, Any] = {"title": title[:1].upper() + title[1:], "start": start}
+    if end is not None and end > start:
+        value["end"] = end
     if (with_ := _WITH.search(sent.text)) is not None:
         people = [p.strip() for p in re.split(r"\s*(?:,|\band\b|&)\s*", with_[1]) if p.strip()]
         people = [p for p in people if p.split()[0] not in NOT_NAMES]
@@ -101,7 +114,69 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["title"] = f"{value['title']} with {people[0]}"
     if (loc := _LOCATION.search(sent.text)) is not None and loc[1].split()[0] not in NOT_NAMES:
         value["location"] = loc[1]
-    ctx.add("schedule.events", value, sent, 0.8 if clock else 0.7)
+    ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_deadlines, rule_events)
+_PEOPLE = word_set("dentist doctor gp plumber electrician")
+_THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
+_UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
+
+
+def _same_day(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
+    """ "Then I have a call with the bank at 9": the day of the event just talked about."""
+    if when is None or not _THEN.search(sent.text):
+        return None
+    last = ctx.thread.last("schedule.events")
+    start = last.get("start") if last is not None else None
+    return start.date() if isinstance(start, dt.datetime) else None
+
+
+def _end(
+    ctx: Ctx, sent: Span, dates: list[DateMatch], start: dt.datetime, when: Clock | None
+) -> dt.datetime | None:
+    """The end: a time range, a stated length, or a last day ("September 14-17")."""
+    if when is not None and when.end is not None:
+        return dt.datetime.combine(start.date(), when.end)
+    if len(dates) > 1 and dates[1].date is not None:
+        lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
+        if _UNTIL.search(lead) or dates[1].text.isdigit():
+            return dt.datetime.combine(dates[1].date, dt.time(23, 59))
+    span = duration(sent.text)
+    if span is not None and when is not None:
+        return start + span[0]
+    return None
+
+
+_AWAY = re.compile(
+    r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
+    r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|on\s+"
+    r"(?:holiday|vacation|leave|annual\s+leave|parental\s+leave)|ooo)\b",
+    re.I,
+)
+
+
+def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Days the user is away: "I'm out of office from April 6 to April 10"."""
+    m = _AWAY.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
+        return
+    lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
+    if not _UNTIL.search(lead) or dates[1].date < dates[0].date:
+        return
+    what = " ".join(m["what"].lower().split())
+    value: dict[str, Any] = {"start": dates[0].date, "end": dates[1].date}
+    if what.startswith("on "):
+        value["reason"] = what[3:]
+    elif what.startswith("out"):
+        value["reason"] = "out of office"
+    ctx.add("schedule.away_periods", value, sent, 0.8)
+
+
+RULES: tuple[Rule, ...] = (rule_deadlines, rule_events, rule_away)

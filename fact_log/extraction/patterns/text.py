@@ -13,13 +13,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
+from uac.fact_log.extraction.patterns.discourse import Thread
+from uac.fact_log.reference import drug_data, normalise
 
 MAX_SENTENCE = 2000
 
@@ -180,9 +182,21 @@ class Ctx:
     catalog: Catalog
     out: list[Candidate]
     following: Span | None = None  # the next sentence, for details that spill over
+    thread: Thread = field(default_factory=Thread)  # what the session mentioned before
+
+    @property
+    def anchor(self) -> dt.date | None:
+        """The day the conversation was last about ("back on the 20th" continues from it)."""
+        return self.thread.last_date()
 
     def add(
-        self, path: str, value: Any, quote: Span, confidence: float, op: str = "assert"
+        self,
+        path: str,
+        value: Any,
+        quote: Span,
+        confidence: float,
+        op: str = "assert",
+        replaces: Any = None,
     ) -> None:
         """Validate value against the catalog and keep the candidate only if it passes."""
         typed = validate(self.catalog, path, value)
@@ -190,7 +204,9 @@ class Ctx:
             return
         attr = self.catalog.attributes.get(path)
         kind = attr.kind if attr is not None else "record"
-        self.out.append(Candidate(kind, path, typed, op, quote.text, quote.start, confidence))
+        self.out.append(
+            Candidate(kind, path, typed, op, quote.text, quote.start, confidence, replaces)
+        )
 
 
 def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
@@ -207,15 +223,24 @@ def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
     return not THIRD_PARTY.search(head)
 
 
-def dates_in(sent: Span, prefer: Prefer, today: dt.date) -> list[DateMatch]:
+def dates_in(
+    sent: Span, prefer: Prefer, today: dt.date, anchor: dt.date | None = None
+) -> list[DateMatch]:
     """Dates in a sentence (absolute offsets), skipping corrected ones ("not March 5")."""
     out = []
-    for d in find_dates(sent.text, today, prefer):
+    for d in find_dates(sent.text, today, prefer, anchor):
         before = sent.text[max(0, d.start - 12) : d.start].lower()
         if re.search(r"\b(?:not|instead of|rather than|no longer)\s+(?:on\s+)?$", before):
             continue
         out.append(
-            DateMatch(sent.start + d.start, sent.start + d.end, d.text, d.date, d.explicit_year)
+            DateMatch(
+                sent.start + d.start,
+                sent.start + d.end,
+                d.text,
+                d.date,
+                d.explicit_year,
+                d.conflict,
+            )
         )
     return out
 
@@ -233,6 +258,21 @@ def stop_ok(parts: list[Span], sent: Span, at: int) -> bool:
         or is_question(clause.text, sent.text)
         or NEGATION.search(head)
     )
+
+
+@lru_cache(maxsize=1)
+def drug_vocabulary() -> frozenset[str]:
+    """Every drug name the reference data knows (generics, brands, class words, others)."""
+    data = drug_data()
+    return frozenset(
+        w.lower() for w in (*data.member_class, *data.aliases, *data.class_names, *data.others)
+    )
+
+
+def drug_names(text: str) -> list[str]:
+    """The known drug names a text mentions, in order (one word each, as written)."""
+    vocab = drug_vocabulary()
+    return [w for w in normalise(text).split() if w in vocab]
 
 
 @lru_cache(maxsize=1)

@@ -22,7 +22,8 @@ _TRAVEL = re.compile(
     r"\b(?P<car>drive|driving|drove|road\s+trip)\b|\b(?P<bus>bus|coach)\b|"
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
-    r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway)\b|"
+    r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
+    r"staying)\b|"
     r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
     re.IGNORECASE,
 )
@@ -100,13 +101,13 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, sent.start + travel.start()):
         return
     prefer: Prefer = "past" if _PAST.search(sent.text) else "future"
-    dates = dates_in(sent, prefer, ctx.today)
+    dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     nxt = ctx.following
     if not dates and nxt is not None and _CONTINUES.match(nxt.text):
         # "Booked flights to Bangkok! Leaving 14 February, coming home 2 March."
         sent = Span(sent.start, ctx.text[sent.start : nxt.end])
         parts = clauses(sent)
-        dates = dates_in(sent, prefer, ctx.today)
+        dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     # The departure is the first date in the clause that names the journey ("the conference
     # is 22-24 September, I'm taking the train there on the 21st"), else the first date.
     verbs = [sent.start + m.start() for m in _TRAVEL.finditer(sent.text) if not m["other"]]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
     clause_ok,
+    dates_in,
 )
 
 MAKES = {
@@ -110,6 +112,12 @@ _MILEAGE = re.compile(
 )
 
 
+def kilometres(number: str, unit: str, thousands: bool = False) -> int:
+    """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
+    value = int(number.replace(",", "")) * (1000 if thousands else 1)
+    return round(value * 1.609344) if unit.lower().startswith("mi") else value
+
+
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
@@ -135,12 +143,48 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (km := _MILEAGE.search(sent.text)) and not re.match(
         r"\s*(?:away|from|to)\b", sent.text[km.end() :]
     ):
-        number = int(km[1].replace(",", "")) * (1000 if km[2] else 1)
-        if km[3].lower().startswith("mi"):
-            number = round(number * 1.609344)  # the catalog stores kilometres
-        value["mileage"] = number
+        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_vehicles,)
+_SERVICED = re.compile(
+    r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
+    r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
+    r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:annual\s+|yearly\s+)?(?:service|oil\s+change|inspection)\b",
+    re.IGNORECASE,
+)
+_NEXT_DUE = re.compile(
+    r"\bnext\s+(?:one|service)\s+(?:is\s+)?due\s+(?:in\s+(?P<n>\w+)\s+(?P<unit>month|year)s?|"
+    r"at\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
+    re.IGNORECASE,
+)
+
+
+def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Service records: "I had the car serviced today at 45,000 km, next one due in 12 months"."""
+    m = _SERVICED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    car = ctx.thread.last("vehicles.vehicles")
+    vehicle = f"{car.get('make')} {car.get('model')}" if car is not None else None
+    if (v := _VEHICLE.search(sent.text)) is not None:
+        vehicle = f"{MAKES[v['make'].lower()]} {v['model']}"
+    if vehicle is None:
+        return  # which vehicle? the service_due check needs to know
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    day = dates[0].date if dates else ctx.today
+    value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
+    if (km := _MILEAGE.search(sent.text)) is not None:
+        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    if (due := _NEXT_DUE.search(sent.text)) is not None:
+        if due["n"] and (n := count_word(due["n"])):
+            value["next_due_date"] = add_months(
+                day, n * (12 if due["unit"].lower() == "year" else 1)
+            )
+        elif due["km"]:
+            value["next_due_mileage"] = kilometres(due["km"], due["u"])
+    ctx.add("vehicles.services", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_vehicles, rule_services)

@@ -80,7 +80,7 @@ def rule_d6a5c9f400cf(user: User, today: datetime.date) -> list[Finding]:
             + f" in {label} is {result}.",
             "sum(amount)" + f" over {len(picked)} records {label} = {result} " + "> 150",
             ("rule_d6a5c9f400cf", label),
-            ("f_e0d6e0e9e76ac379feef",) + tuple(f for r in picked for f in r.fact_ids),
+            ("f_63829646d375db95cb4f",) + tuple(f for r in picked for f in r.fact_ids),
         )
     ]
 

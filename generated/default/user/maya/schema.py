@@ -182,6 +182,20 @@ class Condition:
 
 
 @dataclass(frozen=True, slots=True)
+class BodyWeight:
+    """Body weight measurements, one per day."""
+
+    key: str
+    """Record identity (its `id`, else date)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    date: datetime.date
+    """Day of the measurement."""
+    kg: float
+    """Body weight in kilograms."""
+
+
+@dataclass(frozen=True, slots=True)
 class Transaction:
     """Payments and income, one record each."""
 
@@ -247,6 +261,48 @@ class Budget:
     """Budget period."""
     currency: str | None = None
     """ISO 4217 currency."""
+
+
+@dataclass(frozen=True, slots=True)
+class BankAccount:
+    """Bank accounts and payment cards, with their limits."""
+
+    key: str
+    """Record identity (its `id`, else name | kind | institution)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    name: str | None = None
+    """What the user calls it, e.g. 'Amex', 'joint account'."""
+    kind: Literal["checking", "savings", "credit_card", "debit_card", "loan", "other"] | None = None
+    """What sort of account."""
+    institution: str | None = None
+    """Bank or card issuer."""
+    limit: Decimal | None = None
+    """Credit or overdraft limit."""
+    currency: str | None = None
+    """ISO 4217 currency of the limit."""
+    number: str | None = None
+    """Account or card number. Sensitive (identifier)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Warranty:
+    """Warranties and return windows of things the user bought."""
+
+    key: str
+    """Record identity (its `id`, else item | purchased_on)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    item: str
+    """What was bought."""
+    merchant: str | None = None
+    """Where it was bought."""
+    purchased_on: datetime.date | None = None
+    """Day of purchase (or delivery)."""
+    valid_until: datetime.date | None = None
+    """Last day of the warranty."""
+    return_by: datetime.date | None = None
+    """Last day it can be returned."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +398,24 @@ class Event:
 
 
 @dataclass(frozen=True, slots=True)
+class AwayPeriod:
+    """Days the user is away from home or out of office."""
+
+    key: str
+    """Record identity (its `id`, else start)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    start: datetime.date
+    """First day away."""
+    end: datetime.date | None = None
+    """Last day away."""
+    reason: str | None = None
+    """Why, e.g. holiday, work trip."""
+    place: str | None = None
+    """Where the user will be."""
+
+
+@dataclass(frozen=True, slots=True)
 class Task:
     """Goals with their progress."""
 
@@ -404,13 +478,17 @@ class User:
     medications: tuple[Medication, ...]
     allergies: tuple[Allergy, ...]
     conditions: tuple[Condition, ...]
+    body_weight: tuple[BodyWeight, ...]
     transactions: tuple[Transaction, ...]
     subscriptions: tuple[Subscription, ...]
     budgets: tuple[Budget, ...]
+    bank_accounts: tuple[BankAccount, ...]
+    warranties: tuple[Warranty, ...]
     vehicles: tuple[Vehicle, ...]
     services: tuple[Service, ...]
     contacts: tuple[Contact, ...]
     events: tuple[Event, ...]
+    away_periods: tuple[AwayPeriod, ...]
     tasks: tuple[Task, ...]
     climbs: tuple[Climb, ...]
     notes: tuple[Note, ...]

@@ -1,0 +1,534 @@
+"""Facts that need the thread: follow-ups, corrections and offsets (see discourse.py).
+
+Each rule reads one sentence and `ctx.thread` (what the session mentioned before it, the
+current message's earlier sentences included) and proposes the record the sentence completes.
+`topics` lists what a sentence names without a value, so a later "it" can find it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.patterns import purchases
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.documents import VISA, country_code
+from uac.fact_log.extraction.patterns.money import amounts
+from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    NEGATION,
+    THIRD_PARTY,
+    Ctx,
+    Rule,
+    Span,
+    dates_in,
+    drug_names,
+    is_question,
+    word_set,
+)
+from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
+
+# Which thread topic a found record is about (for "it" and "the policy").
+TOPIC_OF = {
+    "identity.passport.expiry_date": "passport",
+    "identity.driver_licence.expiry_date": "driver_licence",
+    "identity.visas": "visa",
+    "identity.insurance_policies": "insurance",
+    "finance.warranties": "item",
+    "finance.subscriptions": "subscription",
+    "health.medications": "drug",
+    "contacts.contacts": "contact",
+}
+DOCUMENTS = ("passport", "driver_licence", "visa", "insurance", "item")
+DATED = ("travel.trips", "schedule.events", "tasks.tasks", "schedule.away_periods")
+
+
+def plain(sent: Span) -> bool:
+    """A statement by the user: not hypothetical, a question, negated or about someone else."""
+    text = sent.text
+    return not (
+        HYPOTHETICAL.search(text)
+        or is_question(text, text)
+        or NEGATION.search(text)
+        or THIRD_PARTY.search(text)
+    )
+
+
+def emit(
+    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
+) -> None:
+    """Propose a record, replacing what the domain rules found for the same path here."""
+    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
+    ctx.add(path, value, sent, confidence, replaces=replaces)
+
+
+def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> dt.date | None:
+    """The first real date in the sentence after an offset, the thread anchoring "the 20th"."""
+    for d in dates_in(sent, prefer, ctx.today, ctx.anchor):  # type: ignore[arg-type]
+        if d.start >= sent.start + after:
+            return d.date
+    return None
+
+
+# -- topics: things named without a value -----------------------------------------------
+
+_PASSPORT = re.compile(r"\bpassport\b", re.I)
+_LICENCE = re.compile(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
+_ITEM = re.compile(
+    r"\b(?i:i|we)\s+(?:just\s+)?(?:bought|ordered|purchased|got)\s+(?:a|an|the|my|our|some)\s+"
+    r"(?:new\s+)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
+    r"(?:\s+(?:from|at)\s+(?P<merchant>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?"
+    r"|\b(?i:the)\s+(?P<item2>[A-Za-z][A-Za-z-]{1,20}(?:\s[a-z][a-z-]{2,20})?)\s+(?i:i|we)\s+"
+    r"(?:bought|ordered|got)(?:\s+(?:at|from)\s+(?P<merchant2>[A-Z][\w.&'-]+))?"
+    r"|\b(?i:the)\s+(?P<item3>[A-Z][\w.]+\s+(?:stuff|things|order))\b"
+    r"|\bpaid\s+[^.]{1,20}?\s+for\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?P<item4>[a-z][a-z-]{2,20})"
+    r"(?:\s+(?:at|from)\s+(?P<merchant4>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?",
+)
+_ITEM_STOP = re.compile(r"\s+(?:for|from|at|on|today|yesterday|with|and|it|that)$", re.I)
+_ANCHOR = re.compile(
+    r"\b(?:my|our|the)\s+(?P<name>[a-z]+(?:\s[a-z]+)?)\s+(?:ends|expires|is|starts|renews|"
+    r"runs\s+out|gets\s+delivered|arrives|is\s+due)\b",
+    re.I,
+)
+
+
+def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
+    """What the sentence names for later sentences to refer to."""
+    day = ctx.today
+    out: list[Mention] = []
+    paths = {c.path for c in found}
+    text = sent.text
+    if (
+        _PASSPORT.search(text)
+        and "identity.passport.expiry_date" not in paths
+        and not THIRD_PARTY.search(text)
+        and not re.search(r"\b(?:his|her|their)\b", text, re.I)
+    ):
+        out.append(Mention("passport", (), day))
+    if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
+        out.append(Mention("driver_licence", (), day))
+    if (m := VISA.search(text)) and "identity.visas" not in paths and plain(sent):
+        country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+        if country:  # "I need to sort out my visa for India": no visa yet, but the topic
+            out.append(Mention("visa", freeze({"country": country}), day))
+    if (m := _ITEM.search(text)) and plain(sent):
+        item = _ITEM_STOP.sub("", (m["item"] or m["item2"] or m["item3"] or m["item4"]).strip())
+        merchant = m["merchant"] or m["merchant2"] or m["merchant4"]
+        # "it gets delivered on April 2" is not when it was bought.
+        bought = None if purchases.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
+        bought = bought or day
+        fields = {
+            "item": item,
+            "purchased_on": bought,
+            **({"merchant": merchant} if merchant else {}),
+        }
+        out.append(Mention("item", freeze(fields), day))
+    for name in drug_names(text):
+        if "health.medications" not in paths:
+            out.append(Mention("drug", freeze({"name": name}), day))
+    dates = [d.date for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.date]
+    if dates and plain(sent):  # "her birthday is on June 3": a day to count back from
+        out.append(Mention("date", freeze({"date": dates[-1]}), day))
+    if (m := _ANCHOR.search(text)) and plain(sent):
+        when = first_date(ctx, sent, m.end())
+        if when is not None:
+            out.append(Mention("anchor", freeze({"name": m["name"].lower(), "date": when}), day))
+    return out
+
+
+# -- follow-ups ---------------------------------------------------------------------------
+
+_IT_VALID = re.compile(
+    r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|the\s+(?:new\s+)?(?:one|policy|"
+    r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+out|"
+    r"covers?\s+(?:us|me|them)|lasts?)\b",
+    re.I,
+)
+
+
+def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "It's good until 14 May 2036.": the expiry of the document last mentioned."""
+    m = _IT_VALID.search(sent.text)
+    if m is None or not plain(sent):
+        return
+    day = first_date(ctx, sent, m.end())
+    doc = ctx.thread.last(*DOCUMENTS)
+    if day is None or doc is None:
+        return
+    fields = doc.record()
+    if doc.kind in ("passport", "driver_licence"):
+        ctx.add(f"identity.{doc.kind}.expiry_date", day, sent, 0.8)
+    elif doc.kind == "visa":
+        fields.pop("valid_from", None)
+        emit(ctx, sent, "identity.visas", {**fields, "valid_until": day})
+    elif doc.kind == "insurance":
+        emit(ctx, sent, "identity.insurance_policies", {**fields, "valid_until": day})
+    elif doc.kind == "item" and re.search(r"\b(?:warranty|guarantee)\b", sent.text, re.I):
+        emit(ctx, sent, "finance.warranties", {**fields, "valid_until": day})
+
+
+_RETURN_CUE = re.compile(
+    r"^(?:and\s+)?(?:(?:we're|i'm|we\s+are|i\s+am|we'll\s+be|i'll\s+be)\s+)?(?:coming\s+back|"
+    r"back(?:\s+home)?|home|flying\s+back|returning|(?:the\s+)?return(?:\s+flight)?(?:\s+is)?)\b",
+    re.I,
+)
+_STAY = re.compile(r"\b(?:there|stay(?:ing)?|away)\b[^.]{0,30}?\bfor\b|\bstaying\b", re.I)
+
+
+def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Back home on the 20th." / "We'll be there for a week.": the last trip's return."""
+    here = [c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start]
+    trip = ctx.thread.last("travel.trips")
+    if not plain(sent):
+        return
+    if here and "return_date" not in here[0].value and _STAY.search(sent.text):
+        _stay(ctx, sent, dict(here[0].value))  # "... on September 21 and staying four nights"
+        return
+    if trip is None or here:
+        return
+    if _RETURN_CUE.search(sent.text):
+        day = first_date(ctx, sent)
+        if day is not None and day >= trip.get("depart"):
+            emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
+    elif _STAY.search(sent.text) and trip.get("return_date") is None:
+        _stay(ctx, sent, trip.record())
+
+
+def _stay(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> None:
+    span = duration(sent.text)
+    if span is None or span[0] < dt.timedelta(days=1):
+        return
+    emit(ctx, sent, "travel.trips", {**trip, "return_date": trip["depart"] + span[0]})
+
+
+_TAKES = re.compile(
+    r"^(?:and\s+)?(?:(?:it|that(?:\s+one)?|this|the\s+\w+)\s+(?:should\s+|will\s+|usually\s+|"
+    r"normally\s+|probably\s+)?|(?:should|will|usually|normally|probably)\s+)"
+    r"(?:take|takes|last|lasts|runs?|is)\b(?!\s+over)",
+    re.I,
+)
+
+
+def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "It takes 45 minutes.": the end of the last event."""
+    m = _TAKES.search(sent.text)
+    span = duration(sent.text)
+    event = ctx.thread.last("schedule.events")
+    if m is None or span is None or event is None or HYPOTHETICAL.search(sent.text):
+        return
+    start = event.get("start")
+    if not isinstance(start, dt.datetime) or event.get("end") is not None:
+        return
+    if start.time() == dt.time(0, 0) and span[0] < dt.timedelta(days=1):
+        return  # no start time: an end would be a guess
+    fields = event.record()
+    fields.pop("end_assumed", None)
+    emit(ctx, sent, "schedule.events", {**fields, "end": start + span[0]})
+
+
+_CORRECTION = re.compile(
+    r"^(?:actually|sorry|oops|correction|wait|no|scratch\s+that)\b|\b(?:make\s+(?:that|it)|"
+    r"i\s+meant|(?:got\s+)?(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed)\s+"
+    r"(?:\w+\s+){0,3}?to)\b",
+    re.I,
+)
+
+
+def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Actually, make that the 19th": the corrected record, proposed again."""
+    if not _CORRECTION.search(sent.text) or HYPOTHETICAL.search(sent.text):
+        return
+    if is_question(sent.text, sent.text):
+        return
+    day = first_date(ctx, sent)
+    when = clock(sent.text)
+    target = _target(ctx, sent)
+    if target is None or (day is None and when is None):
+        return  # nothing earlier to correct, or no new value: refused by saying nothing
+    fields = target.record()
+    if target.kind == "travel.trips" and day is not None:
+        key = "return_date" if re.search(r"\breturn|back\b", sent.text, re.I) else "depart"
+        fields[key] = day
+        if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
+            fields.pop("return_date")
+    elif target.kind == "schedule.events":
+        old = fields["start"]
+        new_day = day or old.date()
+        new_time = when.start if when is not None else old.time()
+        fields["start"] = dt.datetime.combine(new_day, new_time)
+        if fields.get("end"):
+            fields["end"] = fields["start"] + (fields["end"] - old)
+    elif target.kind == "tasks.tasks" and day is not None:
+        fields["due_date"] = day
+    else:
+        return
+    emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+_STOPWORDS = word_set("the a an my our to it that this same time actually sorry moved")
+
+
+def _target(ctx: Ctx, sent: Span) -> Mention | None:
+    """The dated record a correction is about: one it names, else the latest."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sent.text)} - _STOPWORDS
+    dated = [m for m in ctx.thread.mentions if m.kind in DATED]
+    for m in reversed(dated):
+        label = " ".join(str(m.get(k) or "") for k in ("title", "goal", "city")).lower()
+        if words & set(re.findall(r"[a-z]{3,}", label)):
+            return m
+    if re.search(r"\bdeadline\b", sent.text, re.I):
+        return ctx.thread.last("tasks.tasks")
+    return dated[-1] if dated else None
+
+
+_RETURNS = re.compile(r"\breturn(?:s|ed)?\b|\bsend\s+(?:it|them)\s+back\b", re.I)
+_OBLIGATION = re.compile(
+    r"\b(?:need|needs|have|has|got)\s+to\b|\bmust\b|\bdue\b|\bdeadline\b|\bgo\s+out\b|"
+    r"\bi\s+want\s+to\b",
+    re.I,
+)
+_GOAL_LEAD = re.compile(
+    r"^(?:and\s+)?(?:i|we)\s+(?:also\s+)?(?:need|have|want|must|got|'ve\s+got)\s*(?:to\s+)?|"
+    r"^(?:the\s+|my\s+|our\s+)",
+    re.I,
+)
+_GOAL_TAIL = re.compile(
+    r"\s+(?:is|are|has|have|needs?)?\s*(?:due|to\s+be|to)?\s*(?:at\s+least|about)?\s*$", re.I
+)
+_EVENT_WORD = re.compile(
+    r"\b(?:tasting|party|hen|stag|shower|rehearsal|dinner|lunch|meeting|appointment|"
+    r"ceremony|fitting)\b",
+    re.I,
+)
+
+
+def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Give notice a month before the lease ends": a dated task, event or return window."""
+    off = offset(sent.text)
+    if off is None or not plain(sent) or _ASK.search(sent.text):
+        return
+    base = _anchor_day(ctx, sent.text[off.end :])
+    if base is None:
+        return
+    day = off.apply(base)
+    if day is None:
+        return
+    head = sent.text[: off.start].strip(" ,")
+    if _RETURNS.search(sent.text):
+        item = ctx.thread.last("item")
+        if item is None:
+            return
+        fields = item.record()
+        emit(ctx, sent, "finance.warranties", {**fields, "return_by": day})
+        return
+    ev = _EVENT_WORD.search(head)
+    if ev is not None and not _OBLIGATION.search(head):
+        title = _GOAL_LEAD.sub("", head)
+        title = re.sub(r"\s+(?:is|are|will\s+be)\s*$", "", title).strip()
+        if title:
+            emit(
+                ctx,
+                sent,
+                "schedule.events",
+                {
+                    "title": title[:1].upper() + title[1:],
+                    "start": dt.datetime.combine(day, dt.time()),
+                },
+            )
+        return
+    if not _OBLIGATION.search(sent.text) or ctx.today > day:
+        return
+    goal = _GOAL_TAIL.sub("", _GOAL_LEAD.sub("", head)).strip()
+    if len(goal) < 3:
+        return
+    goal = goal[:1].upper() + goal[1:]
+    emit(ctx, sent, "tasks.tasks", {"goal": goal, "status": "planned", "due_date": day})
+
+
+_ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
+_ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
+_ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
+
+
+def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
+    """The day an offset counts from: the fact it names, else the last one talked about."""
+    if (m := _ANCHOR_NOUN.match(rest)) and not _ANCHOR_PRONOUN.match(rest):
+        noun = m[1].lower().rstrip("s")[:6]
+        for mention in reversed(ctx.thread.mentions):
+            label = " ".join(str(v) for k, v in mention.value if isinstance(v, str)).lower()
+            if noun and noun in label:
+                return _day_of(mention)
+        return None
+    if re.match(r"\s*(?:it|its)\b.{0,12}\bexpir", rest, re.I):
+        doc = ctx.thread.last(
+            "identity.visas",
+            "identity.insurance_policies",
+            "visa",
+            "insurance",
+            "identity.passport.expiry_date",
+        )
+        return _day_of(doc) if doc is not None else None
+    if re.match(r"\s*(?:of\s+)?(?:delivery|purchase)", rest, re.I) is None and _RETURNS_OK(rest):
+        item = ctx.thread.last("item")
+        if item is not None:
+            return item.get("purchased_on")
+    return ctx.thread.last_date()
+
+
+def _RETURNS_OK(rest: str) -> bool:
+    return not rest.strip(" .!")
+
+
+def _day_of(mention: Mention) -> dt.date | None:
+    for key in ("date", "valid_until", "value", "start", "depart", "due_date", "purchased_on"):
+        day = mention.get(key)
+        if isinstance(day, dt.datetime):
+            return day.date()
+        if isinstance(day, dt.date):
+            return day
+    return None
+
+
+# -- contacts, payments, cancellations, medications -------------------------------------
+
+_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
+_PRONOUN_PHONE = re.compile(
+    r"^(?:his|her)\s+(?:phone(?:\s+number)?|number|mobile|cell)\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
+    re.I,
+)
+_PRONOUN_EMAIL = re.compile(
+    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
+)
+_PRONOUN_ROLE = re.compile(
+    r"^(?:he|she)(?:'s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
+    r"(?:new\s+)?([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
+    r"lead|officer|analyst|consultant))\b",
+    re.I,
+)
+
+
+def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
+    person = ctx.thread.last("contact")
+    if person is None:
+        return
+    fields = {"name": person.get("name")}
+    if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
+        rel = person.get("relationship")
+        emit(
+            ctx,
+            sent,
+            "contacts.contacts",
+            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
+        )
+    elif m := _PRONOUN_PHONE.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
+    elif m := _PRONOUN_EMAIL.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
+    elif m := _PRONOUN_ROLE.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "role": m[1].lower()})
+
+
+_COMING = re.compile(
+    r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
+)
+
+
+def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "He's coming on Wednesday from 1 to 3pm": a visit by the person last talked about."""
+    person = ctx.thread.last("contact")
+    m = _COMING.search(sent.text)
+    if m is None or person is None or HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text):
+        return
+    day = first_date(ctx, sent)
+    if day is None or day < ctx.today:
+        return
+    when = clock(sent.text)
+    start = dt.datetime.combine(day, when.start if when else dt.time())
+    value: dict[str, Any] = {
+        "title": f"{person.get('role') or 'Visit'}: {person.get('name')}",
+        "start": start,
+        "with_whom": [person.get("name")],
+    }
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(day, when.end)
+    ctx.add("schedule.events", value, sent, 0.75)
+
+
+_PAID_FOR_IT = re.compile(r"\bi\s+paid\s+(.{1,20}?)\s+for\s+(?:it|them|that)\b", re.I)
+_CANCELLED_IT = re.compile(r"\bcancel(?:l)?ed\s+(?:it|that|them)\b", re.I)
+
+
+def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "I paid 899 for it." / "cancelled it just now": the last item or subscription."""
+    if not plain(sent):
+        return
+    if (m := _PAID_FOR_IT.search(sent.text)) and (item := ctx.thread.last("item")):
+        found = amounts(m[1])
+        merchant = item.get("merchant")
+        if found and merchant:
+            value: dict[str, Any] = {
+                "amount": found[0].amount,
+                "merchant": merchant,
+                "date": item.get("purchased_on") or ctx.today,
+            }
+            if found[0].currency:
+                value["currency"] = found[0].currency
+            emit(ctx, sent, "finance.transactions", value, 0.75)
+    if _CANCELLED_IT.search(sent.text) and (sub := ctx.thread.last("subscription")):
+        day = first_date(ctx, sent, prefer="past") or ctx.today
+        emit(ctx, sent, "finance.subscriptions", {"name": sub.get("name"), "cancelled_on": day})
+
+
+_DOSE_START = re.compile(
+    r"^(?:it's|it\s+is|that's|take\s+it|the\s+dose\s+is)?\s*(\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|g|ml)\b)"
+    r"(?P<rest>.{0,60})",
+    re.I,
+)
+_START_IT = re.compile(r"\bi\s+(?:start|begin)\s+(?:it|them|taking\s+(?:it|them))\b", re.I)
+_FOR_DAYS = re.compile(r"\bfor\s+(?:a\s+|the\s+next\s+)?(\w+)\s+(day|week)s?\b", re.I)
+_FREQ = re.compile(
+    r"\b(?:once|twice|three\s+times|four\s+times)\s+a\s+day|\bdaily\b|\bat\s+night\b|"
+    r"\bevery\s+(?:morning|evening|night)\b|\bin\s+the\s+(?:morning|evening)\b",
+    re.I,
+)
+
+
+def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "It's 500 mg three times a day for seven days.", "I start it on Monday."."""
+    drug = ctx.thread.last("drug")
+    if (
+        drug is None
+        or not plain(sent)
+        or any(c.path == "health.medications" and c.start == sent.start for c in ctx.out)
+    ):
+        return
+    fields = {"name": drug.get("name")}
+    if drug.get("start_date"):
+        fields["start_date"] = drug.get("start_date")
+    if m := _DOSE_START.match(sent.text):
+        freq = _FREQ.search(m["rest"])
+        fields["dose"] = " ".join(f"{m[1]} {freq[0] if freq else ''}".split())
+        if (days := _FOR_DAYS.search(m["rest"])) and fields.get("start_date"):
+            span = duration(days[0])
+            if span is not None:
+                fields["stop_date"] = fields["start_date"] + span[0] - dt.timedelta(days=1)
+        emit(ctx, sent, "health.medications", fields, 0.75)
+    elif _START_IT.search(sent.text) and (day := first_date(ctx, sent)) is not None:
+        emit(ctx, sent, "health.medications", {**fields, "start_date": day}, 0.75)
+
+
+RULES: tuple[Rule, ...] = (
+    *purchases.LATE_RULES,
+    rule_document_followup,
+    rule_trip_followup,
+    rule_duration_followup,
+    rule_correction,
+    rule_offset,
+    rule_contact_followup,
+    rule_visit,
+    rule_purchase_followup,
+    rule_medication_followup,
+)

@@ -1,0 +1,147 @@
+"""Purchase and account patterns: bank accounts and cards with their limits, warranties,
+deliveries ("I got a new credit card from Chase", "The laptop has a two-year warranty")."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.money import amounts
+from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+
+_ACCOUNT = re.compile(
+    r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
+    r"checking\s+account|bank\s+account|overdraft))\b"
+    r"(?:[^.;]{0,25}?\b(?i:from|with|at)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
+)
+_CARD_BRAND = re.compile(
+    r"\b(?:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
+    r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b"
+)
+_LIMIT = re.compile(r"\b(?i:limit)\b")
+_KINDS = {
+    "credit card": "credit_card",
+    "debit card": "debit_card",
+    "savings account": "savings",
+    "current account": "checking",
+    "checking account": "checking",
+    "bank account": "checking",
+    "overdraft": "checking",
+}
+_FIRST_PERSON = re.compile(r"\b(?:i|my|i've|i'm|we|our)\b", re.I)
+
+
+def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Accounts and cards the user has, with the issuer and the limit when said."""
+    m = _ACCOUNT.search(sent.text)
+    brand = _CARD_BRAND.search(sent.text)
+    limit = _LIMIT.search(sent.text)
+    value: dict[str, Any] = {}
+    if m is not None and _FIRST_PERSON.search(sent.text):
+        value["kind"] = _KINDS[" ".join(m["kind"].lower().split())]
+        inst = m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1]
+        if inst:
+            value["institution"] = inst
+    if brand is not None:
+        value["name"] = brand["brand"]
+        if brand["brand"].lower() in ("amex", "american express"):
+            value.setdefault("kind", "credit_card")
+            value.setdefault("institution", "American Express")
+    earlier = ctx.thread.last("finance.bank_accounts")
+    if not value and limit is not None and earlier is not None and _IT.search(sent.text):
+        value = earlier.record()  # "The limit on it is $5,000."
+    anchor = m or brand or limit
+    if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
+        return
+    if limit is not None:
+        found = [a for a in amounts(sent.text) if a.start > limit.start()]
+        if found:
+            value["limit"] = found[0].amount
+            if found[0].currency:
+                value["currency"] = found[0].currency
+    if {"institution", "limit", "name"} & value.keys():
+        ctx.add("finance.bank_accounts", value, sent, 0.75)
+
+
+_AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
+_IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
+
+
+_WARRANTY = re.compile(
+    r"\b(?P<n>\w+)[- ](?P<unit>year|month)s?[- ](?:warranty|guarantee)\b|"
+    r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b",
+    re.I,
+)
+_ITEM_SUBJECT = re.compile(
+    r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
+    r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b",
+)
+
+
+def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "The laptop has a two-year warranty", "It comes with a 5 year warranty"."""
+    m = _WARRANTY.search(sent.text)
+    subject = _ITEM_SUBJECT.search(sent.text)
+    if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    item = ctx.thread.last("item")
+    named = subject["item"]
+    value: dict[str, Any] = item.record() if item is not None else {}
+    if named and (not value or named.lower() not in str(value.get("item", "")).lower()):
+        value = {"item": named}
+    if not value:
+        return
+    if subject["merchant"]:
+        value["merchant"] = subject["merchant"]
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
+    bought = value.get("purchased_on")
+    if (dates and subject["merchant"] is not None) or (dates and m["n"] is None and len(dates) > 1):
+        bought = dates[0].date
+        value["purchased_on"] = bought
+    if m["n"]:
+        n = count_word(m["n"])
+        if n is None:
+            return
+        start = bought or ctx.today
+        value["valid_until"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
+    else:
+        until = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + m.start()
+        ]
+        if not until or until[0].date is None:
+            return
+        value["valid_until"] = until[0].date
+    ctx.add("finance.warranties", value, sent, 0.75)
+
+
+DELIVERED = re.compile(
+    r"\b(?:gets?|will\s+be|is\s+being|should\s+be|being)\s+delivered\b|\bdelivery\s+is\b|"
+    r"\barrives\b",
+    re.I,
+)
+
+
+def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "it gets delivered on April 2": the delivery of the item last bought, as an event."""
+    m = DELIVERED.search(sent.text)
+    item = ctx.thread.last("item")
+    if m is None or item is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    if not dates or dates[0].date is None:
+        return
+    title = f"{str(item.get('item')).capitalize()} delivery"
+    start = dt.datetime.combine(dates[0].date, dt.time())
+    ctx.add("schedule.events", {"title": title, "start": start}, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_accounts, rule_warranties)
+LATE_RULES: tuple[Rule, ...] = (rule_deliveries,)  # read the item named in the same sentence

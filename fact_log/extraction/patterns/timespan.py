@@ -1,0 +1,200 @@
+"""Times of day, time ranges, durations and offsets ("a month before the lease ends").
+
+The other half of the time model (dates.py finds the days). Everything here is a pure
+function of the text; what a relative expression is relative to (the message date, or
+another fact's date) is the caller's (discourse.py).
+
+* `clock(text)`: the start time and, when a range is said, the end time: "at 7pm",
+  "from 10 till noon", "between 8 and 10am", "9am to 5pm", "from 1 to 3pm". A bare hour
+  ("at 8") is read the way people say it: 1-6 is afternoon, 7-11 morning unless the sentence
+  is about an evening (dinner, party, ...); `assumed` says the half of the day was inferred.
+* `duration(text)`: "about three hours", "45 minutes", "two and a half hours", "an hour and
+  a half", "for a week", "four nights".
+* `offset(text)`: "a month before", "two weeks before", "three days before that", "at least
+  28 days before", "within 14 days (of delivery)": a signed amount and its unit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from uac.fact_log.extraction.patterns.dates import _NUM_RE, NUMBER_WORDS, add_months
+
+_HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
+_T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
+_RANGE = re.compile(
+    rf"\b(?:from|between)[ \t]{{1,3}}(?:{_T})[ \t]{{1,3}}(?:to|till|til|until|and|-|–)"
+    rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|until|-|–)[ \t]{{0,2}}(?:{_T})",
+    re.IGNORECASE,
+)
+_AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
+_EVENING = re.compile(
+    r"\b(?:dinner|supper|drinks|party|evening|tonight|night|concert|gig|theatre|theater|"
+    r"show|movie|film|book\s+club|restaurant|table)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A time of day said in a sentence, with the end of a range when one is said."""
+
+    start: dt.time
+    end: dt.time | None
+    assumed: bool  # am/pm inferred from the hour and the sentence
+
+
+def _time(
+    groups: tuple[str | None, ...], evening: bool, half: str | None
+) -> tuple[dt.time, bool] | None:
+    """One time from (hour, minute, am/pm, word) groups; `half` is the range's am/pm."""
+    hour_s, minute_s, ampm, word = groups
+    if word:
+        return dt.time(0 if word.lower() == "midnight" else 12, 0), False
+    if hour_s is None:
+        return None
+    hour, minute = int(hour_s), int(minute_s or 0)
+    if minute > 59 or hour > 23:
+        return None
+    marker = (ampm or half or "").lower()
+    if hour > 12 or (hour == 0):
+        return dt.time(hour, minute), False
+    if marker:
+        hour = hour % 12 + _HALF[marker]
+        return dt.time(hour, minute), False
+    if minute_s is None and hour_s.startswith("0"):
+        return dt.time(hour, minute), False
+    # A bare hour: 1-6 is afternoon, 7-11 morning unless the sentence is about an evening.
+    if hour == 12 or (7 <= hour <= 11 and not evening):
+        return dt.time(hour, minute), True
+    return dt.time(hour % 12 + 12, minute), True
+
+
+def clock(text: str) -> Clock | None:
+    """The first time of day (or time range) in text."""
+    evening = bool(_EVENING.search(text))
+    for m in _RANGE.finditer(text):
+        g = m.groups()
+        first, second = (g[0:4], g[4:8]) if (g[0] or g[3]) else (g[8:12], g[12:16])
+        end = _time(second, evening, None)
+        if end is None:
+            continue
+        # "from 1 to 3pm": the range's am/pm applies to its start when the start has none.
+        half = second[2] if first[2] is None and first[3] is None else None
+        start = _time(first, evening, half)
+        if start is None:
+            continue
+        if half and start[0] > end[0]:
+            start = _time(first, evening, "am")  # "from 10 to 2pm": 10 in the morning
+            if start is None:
+                continue
+        if start[0] > end[0] and start[1] and start[0].hour >= 12:
+            start = (dt.time(start[0].hour - 12, start[0].minute), True)  # "from 10 till noon"
+        if start[0] > end[0] and end[1]:
+            end = (dt.time((end[0].hour + 12) % 24, end[0].minute), True)
+        bare = first[0] and first[2] is None and second[2] is None and not (first[3] or second[3])
+        if bare and not _looks_like_range(m[0]):
+            continue
+        return Clock(start[0], end[0], start[1] or end[1])
+    for m in _AT.finditer(text):
+        g = m.groups()
+        parts = g[0:4] if (g[0] or g[3]) else g[4:8]
+        if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha():
+            continue  # a bare number is a time only after "at", "from", "around"
+        if parts[0] is not None and parts[2] is None and _NOT_TIME.match(text, m.end()):
+            continue  # "at 10 mg", "at 5 km"
+        found = _time(parts, evening, None)
+        if found is not None:
+            return Clock(found[0], None, found[1])
+    return None
+
+
+_NOT_TIME = re.compile(
+    r"[ \t]{0,2}(?:mg|mcg|kg|km|g\b|ml|%|percent|minutes?|mins?|hours?|"
+    r"days?|weeks?|months?|years?|people|guests|st\b|nd\b|rd\b|th\b|[./-]\d)",
+    re.I,
+)
+
+
+def _looks_like_range(text: str) -> bool:
+    """Two bare numbers form a time range only after 'from' or 'between'."""
+    return text[:1].lower() in ("f", "b")
+
+
+_UNITS = {
+    "minute": dt.timedelta(minutes=1),
+    "min": dt.timedelta(minutes=1),
+    "hour": dt.timedelta(hours=1),
+    "hr": dt.timedelta(hours=1),
+    "day": dt.timedelta(days=1),
+    "night": dt.timedelta(days=1),
+    "week": dt.timedelta(weeks=1),
+}
+_DURATION = re.compile(
+    rf"\b(?:(?P<n>{_NUM_RE}|half[ \t]an?)(?P<and>[ \t]{{1,3}}and[ \t]{{1,3}}a[ \t]{{1,3}}half)?"
+    r"[ \t]{0,3}[-]?(?P<unit>minute|min|hour|hr|day|night|week)s?\b"
+    r"(?P<half2>[ \t]{1,3}and[ \t]{1,3}a[ \t]{1,3}half)?)",
+    re.IGNORECASE,
+)
+
+
+def _count(word: str) -> float:
+    word = " ".join(word.lower().split())
+    if word.startswith("half"):
+        return 0.5
+    return float(word) if word.isdigit() else float(NUMBER_WORDS[word])
+
+
+def duration(text: str) -> tuple[dt.timedelta, int, int] | None:
+    """The first length of time in text ("about three hours") with its span."""
+    for m in _DURATION.finditer(text):
+        n = _count(m["n"]) + (0.5 if m["and"] or m["half2"] else 0)
+        if n <= 0 or n > 1000:
+            continue
+        return _UNITS[m["unit"].lower()] * n, m.start(), m.end()
+    return None
+
+
+_OFFSET = re.compile(
+    rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
+    rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
+    r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
+    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Offset:
+    """An amount of time before or after something ("two weeks before the wedding")."""
+
+    amount: int
+    unit: str  # day | week | month | year
+    sign: int  # -1 before, +1 after / within
+    start: int
+    end: int
+
+    def apply(self, day: dt.date) -> dt.date | None:
+        """The day this offset lands on from `day` (None out of the calendar)."""
+        n = self.amount * self.sign
+        try:
+            if self.unit == "month":
+                return add_months(day, n)
+            if self.unit == "year":
+                return add_months(day, 12 * n)
+            return day + dt.timedelta(days=n * (7 if self.unit == "week" else 1))
+        except (OverflowError, ValueError):
+            return None
+
+
+def offset(text: str) -> Offset | None:
+    """The first offset in text ("a month before", "within 14 days")."""
+    m = _OFFSET.search(text)
+    if m is None:
+        return None
+    if m["wn"]:
+        return Offset(int(_count(m["wn"])), m["wunit"].lower(), 1, m.start(), m.end())
+    sign = 1 if m["dir"].lower() == "after" else -1
+    return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())
