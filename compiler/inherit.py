@@ -26,6 +26,7 @@ from uac.fact_log.scopes import (
     MEMBERSHIP_KIND,
     Membership,
     current,
+    promoted_from,
     statements,
 )
 from uac.fact_log.store import Fact, Store
@@ -91,9 +92,15 @@ def inherited(
     out.groups = sorted(group for group, _ in members)
     wanted = [Address(addr.tenant, "group", g) for g in out.groups]
     wanted.append(Address(addr.tenant, "tenant", TENANT_SUBJECT))
+    # What the user promoted comes back to them as their own fact, not a second time.
+    forgotten = {(f.value or {}).get("target") for f in own if f.op == "retract"}
+    mine = {f.id for f in own if f.op == "assert"} - forgotten
     for scope in wanted:
         label = str(scope)
         for fact in select_facts(logs[scope], as_of, known_at):
+            origin = promoted_from(fact)
+            if origin is not None and origin.get("fact") in mine:
+                continue
             if fact.kind in INHERITED_KINDS and catalog.policy(fact.path).inherit:
                 out.facts.append(fact)
                 out.scopes[fact.id] = label

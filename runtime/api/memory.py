@@ -995,6 +995,7 @@ class Memory:
             wishes=self.soft_preferences(subject, query, today=day),
             notes=hits,
             budget=budget,
+            today=day,
         )
 
     # -- queries ---------------------------------------------------------------------------
