@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from uac.compiler import cache
 from uac.compiler.fold import select_facts
 from uac.fact_log.addressing import TENANT_SUBJECT, Address
 from uac.fact_log.catalog import Catalog
@@ -55,14 +54,16 @@ def _sources(
     store: Store, addr: Address, known_at: dt.datetime | None
 ) -> tuple[list[Membership], dict[Address, list[Fact]], list[Fact]]:
     """Statements about the user, and the logs of the tenant and of every group they name."""
+    # Read straight from the store, not through the compile cache: shared logs are small,
+    # and the cache's room is for the subjects being compiled.
     said = memberships(store, addr.tenant, addr.subject, known_at)
     logs: dict[Address, list[Fact]] = {}
     for group in sorted({m.group for m in said}):
-        logs[Address(addr.tenant, "group", group)] = cache.read_facts(
-            store, Address(addr.tenant, "group", group)
+        logs[Address(addr.tenant, "group", group)] = store.facts(
+            Address(addr.tenant, "group", group)
         )
     tenant = Address(addr.tenant, "tenant", TENANT_SUBJECT)
-    logs[tenant] = cache.read_facts(store, tenant)
+    logs[tenant] = store.facts(tenant)
     read = [f for facts in logs.values() for f in facts]
     read += [f for f in store.facts_of_kind(addr.tenant, MEMBERSHIP_KIND, addr.subject)]
     return said, logs, read
@@ -117,7 +118,7 @@ def changed(store: Store, addr: Address, watermark: int) -> bool:
 
 def members(store: Store, group: Address, moment: dt.datetime) -> list[str]:
     """The users who are members of a group at a moment."""
-    said = statements(cache.read_facts(store, group))
+    said = statements(store.facts(group))
     return sorted(user for _, user in current(said, moment))
 
 
@@ -140,6 +141,6 @@ def with_members(store: Store, tenant: str, addresses: list[Address]) -> list[Ad
             )
             said = statements(store.facts_of_kind(tenant, MEMBERSHIP_KIND))
         else:
-            said = statements(cache.read_facts(store, addr))
+            said = statements(store.facts(addr))
         out.update(Address(tenant, "user", m.user) for m in said)
     return sorted(out)

@@ -4,9 +4,9 @@
 stored as a `soft_preference` fact (path `preferences.soft`) and recalled by relevance to the
 current request. Each distinct wish (case- and space-insensitive) is weighted by
 relevance x confidence x support x recency; one whose confidence, halved every half-life
-since it was last said, is below `DECAY_FLOOR` is dropped. A wish about an aspect the user has set a hard
-preference for (verbosity, answer order, format, language, time zone) never overrides it:
-it is left out. Recalled wishes are labelled as affecting wording only.
+since it was last said, is below `DECAY_FLOOR` is dropped. A wish about an aspect the user
+has set a hard preference for (verbosity, answer order, format, language, time zone) never
+overrides it: it is left out. Recalled wishes are labelled as affecting wording only.
 
 The functions take the facts and the embedder they need, never a `Memory`: the API layer
 gathers them (`Memory.soft_preferences`), so this module depends on nothing above it.
