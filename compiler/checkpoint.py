@@ -291,7 +291,7 @@ def _prepare(
         # typed state: queries answer and the manifest says nothing is known yet.
         if as_of or known_at:
             raise NotFound(f"{addr} has no facts at that time to compile; pick a later time")
-        if not store.inputs(addr):
+        if not store.inputs(addr) and not shared.ever_member:  # a member who left: empty
             raise NotFound(
                 f"{addr} has nothing to compile yet; write to it first, e.g. "
                 f'uac add {addr} "I moved to Lisbon"'

@@ -157,7 +157,10 @@ def fold(
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
         for f in facts
-        if f.kind == "note" and f.id in statuses and statuses[f.id].status == "active"
+        if f.kind == "note"
+        and f.op == "assert"  # a retract of a note carries the reason in `text`, not a note
+        and f.id in statuses
+        and statuses[f.id].status == "active"
     ]
     if scopes:
         result.scopes = {fid: scopes[fid] for fid in sorted(statuses) if fid in scopes}

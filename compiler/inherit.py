@@ -38,6 +38,7 @@ class Inherited:
     facts: list[Fact] = field(default_factory=list)
     scopes: dict[str, str] = field(default_factory=dict)  # fact id -> 'group:x' | 'tenant'
     groups: list[str] = field(default_factory=list)  # groups the user is a member of
+    ever_member: bool = False  # a membership statement names the user (left groups too)
     mark: int = 0  # highest seq of everything read (memberships, groups, tenant)
     mark_id: str | None = None
 
@@ -82,6 +83,7 @@ def inherited(
     if addr.scope != "user":
         return out
     said, logs, read = _sources(store, addr, known_at)
+    out.ever_member = bool(said)
     if known_at is not None:
         read = [f for f in read if f.recorded_at <= known_at]
     if read:
