@@ -154,8 +154,8 @@ def check_policy(catalog: Catalog, addr: Address, facts: Iterable[NewFact]) -> N
             where = " or ".join(allowed)
             raise InputError(
                 f"{fact.path} may not be written to {addr} (a {addr.scope}-scope subject): the "
-                f"scope policy allows it only at {where} scope; write it to a user instead, "
-                f"e.g. 'uac set alice {fact.path} ...'"
+                f"scope policy allows it only at {where} scope; write it to "
+                + ("a user, e.g. 'uac set USER ...'" if "user" in allowed else "another scope")
             )
 
 

@@ -804,7 +804,8 @@ class Memory:
 
         `progress(done, total)` is called after each subject the pass compiles.
         """
-        total = len(self.store.changed_subjects(self.tenant)) if progress else 0
+        changed = with_members(self.store, self.tenant, self.store.changed_subjects(self.tenant))
+        total = len(changed) if progress else 0
         done = 0
 
         def compile_one(addr: Address) -> list[CompileResult]:
