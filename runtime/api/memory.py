@@ -890,7 +890,7 @@ class Memory:
                 self._deferred[str(target)] = max(now, self._deferred.get(str(target), now))
         if self._deferred is not None:
             return
-        self._react(str(addr), now)
+        self._react(subject, now)
         own = self._local.evaluation  # the write's result names its own subject's alerts
         for target in affected[1:]:
             self._react(str(target), now)
