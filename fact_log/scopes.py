@@ -31,7 +31,7 @@ from typing import Any
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
-from uac.fact_log.store import Fact, NewFact
+from uac.fact_log.store import Batch, Fact, NewFact, NewRejection
 
 MEMBERSHIP_KIND = "membership"
 MEMBERSHIP_PATH = "scopes.members"
@@ -157,6 +157,30 @@ def check_policy(catalog: Catalog, addr: Address, facts: Iterable[NewFact]) -> N
                 f"scope policy allows it only at {where} scope; write it to "
                 + ("a user, e.g. 'uac set USER ...'" if "user" in allowed else "another scope")
             )
+
+
+def set_aside_out_of_scope(catalog: Catalog, batch: Batch) -> None:
+    """Turn automatically extracted facts the scope policy refuses into recorded rejections.
+
+    A message said in a group's conversation may mention a passport: what the extractor
+    found is refused with its reason (`scope_policy`), the rest of the message is kept.
+    Explicit writes are not set aside: `check_policy` refuses them with an error.
+    """
+    kept = []
+    for fact in batch.facts:
+        allowed = catalog.policy(fact.path).scopes
+        if fact.source.startswith("automatic") and batch.address.scope not in allowed:
+            batch.rejections.append(
+                NewRejection(
+                    "scope_policy",
+                    fact.path,
+                    {"scope": batch.address.scope, "allowed": list(allowed)},
+                    fact.input_index,
+                )
+            )
+        else:
+            kept.append(fact)
+    batch.facts = kept
 
 
 def promoted_copy(source: Fact, by: str, actor: str, now: dt.datetime) -> NewFact:

@@ -205,3 +205,25 @@ def test_soft_preferences_below_the_decay_floor_are_dropped(mem: Memory) -> None
     assert [p.fact_ids for p in kept] == [(old.id,)]
     later = T0.date() + dt.timedelta(days=3 * 365)
     assert recall(facts, set(), HashingEmbedder(), None, today=later) == []
+
+
+def test_context_holds_what_the_groups_and_the_tenant_share(mem: Memory) -> None:
+    mem.member_add("group:team", "bob", now=T0)
+    mem.set("bob", "identity.name", "Bob", now=T0)
+    mem.add_note("group:team", "Deploys happen on Tuesdays after the standup.", now=T0)
+    mem.add_note("tenant", "The office closes for the holidays on 23 December.", now=T0)
+    mem.add_note("group:other", "Other team's deploys happen on Fridays.", now=T0)
+    mem.set("group:team", "places.address.city", "Leeds", now=T0)
+    mem.compile("bob")
+    block = mem.context("bob", query="when do deploys happen?", today=T0.date())
+    assert "Deploys happen on Tuesdays" in block and "city='Leeds'" in block
+    assert "Fridays" not in block  # not a member of group:other
+    assert "holidays" in mem.context("bob", query="office holidays", today=T0.date())
+
+
+def test_what_the_extractor_finds_out_of_scope_is_refused_with_its_reason(mem: Memory) -> None:
+    learned = mem.add("group:family", "My driving licence expires on 14 May 2029.", now=T0)
+    assert learned.facts == [] and learned.refused == ["scope_policy"]
+    (row,) = mem.rejections("group:family")
+    assert (row["reason"], row["path"]) == ("scope_policy", "identity.driver_licence.expiry_date")
+    assert len(mem.inputs("group:family")) == 1  # the message itself is archived

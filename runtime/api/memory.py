@@ -43,7 +43,7 @@ from uac.fact_log.extraction.screen import (
 )
 from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
 from uac.fact_log.pipeline import build_import_batch, build_message_batch, build_note_batch
-from uac.fact_log.scopes import check_policy
+from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
 from uac.fact_log.store import (
     Batch,
     Fact,
@@ -375,6 +375,7 @@ class Memory:
             llm=self.llm,
             store=self.store,
         )
+        set_aside_out_of_scope(self.catalog, batch)
         facts = self.append(batch)
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
@@ -988,7 +989,7 @@ class Memory:
             checkpoint = self.checkpoint(subject)
         except NotFound:
             checkpoint = None
-        hits = self.search(subject, query, k=notes, kind="note", today=day) if query else []
+        hits = self._shared_notes(subject, query, notes, day) if query else []
         return assemble(
             str(self.address(subject)),
             checkpoint,
@@ -998,6 +999,22 @@ class Memory:
             budget=budget,
             today=day,
         )
+
+    def _shared_notes(self, subject: str, query: str, k: int, day: dt.date) -> list[SearchHit]:
+        """The notes most relevant to query among the user's, its groups' and its tenant's."""
+        addr = self.address(subject)
+        where = [str(addr)]
+        if addr.scope == "user":  # what the user inherits on that day (docs/scopes.md)
+            end = dt.datetime(day.year, day.month, day.day, 23, 59, 59)
+            where += [m["group"] for m in self.members(subject, at=end)] + ["tenant"]
+        hits = [h for w in where for h in self.search(w, query, k=k, kind="note", today=day)]
+        seen: set[str] = set()  # a promoted note is in the user's log and the group's
+        unique = [
+            h
+            for h in sorted(hits, key=lambda h: (-h.score, h.id))
+            if not (h.text in seen or seen.add(h.text))  # type: ignore[func-returns-value]
+        ]
+        return unique[:k]
 
     # -- queries ---------------------------------------------------------------------------
 
