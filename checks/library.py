@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from uac.checks.model import AlertDraft, Check, CheckConfig
+from uac.checks.staleness import stale_value
 from uac.fact_log.reference import (
     drug_data,
     food_data,
@@ -652,6 +653,7 @@ REGISTRY: dict[str, Check] = {
     "payee_account_changed": payee_account_changed,
     "subscription_renewal": subscription_renewal,
     "service_due": service_due,
+    "stale_value": stale_value,  # checks/staleness.py
 }
 
 # Checks whose result can change with nothing but the date (the scheduler re-runs these).

@@ -29,6 +29,7 @@ from uac.checks.alerts import evaluate
 from uac.checks.model import DEFAULT_CONFIG, CheckConfig
 from uac.checks.sinks import Sink
 from uac.compiler import loader
+from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.store import Store, utc_now
@@ -85,7 +86,8 @@ def run_once(
     compiled = new = still = resolved = 0
     sinks = list(sinks)
     try:
-        for addr in store.changed_subjects(tenant):
+        # A changed group or tenant changes what its members inherit (compiler/inherit.py).
+        for addr in with_members(store, tenant, store.changed_subjects(tenant)):
             try:
                 problem = _failed(compile_fn(addr))
             except Exception as exc:  # one subject's failure must not stop the others

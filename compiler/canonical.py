@@ -32,6 +32,8 @@ def object_parts(user: Any, names: list[str]) -> dict[str, str]:
         value = getattr(user, name)
         if isinstance(value, tuple):
             rows = tuple(map(_getter(type(value[0])), value)) if value else ()
+        elif isinstance(value, dict):  # the scope and aging maps: path -> scope / day / days
+            rows = tuple(sorted(value.items()))
         else:
             rows = _getter(type(value))(value)
         out[name] = rows_digest(rows)

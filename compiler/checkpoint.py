@@ -32,6 +32,7 @@ from uac.compiler import cache
 from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
+from uac.compiler.inherit import inherited
 from uac.compiler.loader import (
     FILES,
     current_version,
@@ -282,12 +283,15 @@ def _prepare(
     timings: dict[str, float] = {}
     t = time.perf_counter()
     facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
+    shared = inherited(store, catalog, addr, facts, as_of, known_at)
+    if shared.facts:  # one log order: a retract in a group's log finds its target there
+        facts = sorted([*facts, *shared.facts], key=lambda f: f.seq)
     if not facts:
         # Inputs with no typed fact yet (a greeting, an unparsed note) compile to the empty
         # typed state: queries answer and the manifest says nothing is known yet.
         if as_of or known_at:
             raise NotFound(f"{addr} has no facts at that time to compile; pick a later time")
-        if not store.inputs(addr):
+        if not store.inputs(addr) and not shared.ever_member:  # a member who left: empty
             raise NotFound(
                 f"{addr} has nothing to compile yet; write to it first, e.g. "
                 f'uac add {addr} "I moved to Lisbon"'
@@ -295,7 +299,9 @@ def _prepare(
     timings["read"] = time.perf_counter() - t
     t = time.perf_counter()
     model = build_model(catalog, store.inferred_schemas(addr, known_at))
-    folded = fold(catalog, model, facts, cache.fold_memo(store, addr))
+    folded = fold(catalog, model, facts, cache.fold_memo(store, addr), shared.scopes)
+    if shared.mark > folded.watermark:  # a group's or the tenant's log moved on: it was read
+        folded.watermark, folded.head_id = shared.mark, shared.mark_id
     if as_of is None and known_at is None:  # a time-travel fold is not the next one's base
         cache.keep_fold_memo(store, addr, folded.memo)
     _unused_inputs(store, addr, facts, known_at, folded)

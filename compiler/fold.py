@@ -33,6 +33,7 @@ from uac.compiler.model import (
 )
 from uac.compiler.rule_fold import fold_rules
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.scopes import MEMBERSHIP_KIND, SCOPE_RANK
 from uac.fact_log.store import Fact
 from uac.fact_log.user_rules import RULE_KIND
 
@@ -58,10 +59,19 @@ class FoldResult:
     watermark: int = 0
     head_id: str | None = None
     memo: dict[Any, Any] = field(default_factory=dict)  # record groups folded (for the next)
+    scopes: dict[str, str] = field(default_factory=dict)  # inherited fact id -> its scope
 
 
-def _rank(fact: Fact) -> tuple[int, dt.datetime, float, int]:
-    return (SOURCE_RANK.get(fact.source, 0), fact.recorded_at, fact.confidence, fact.seq)
+def _rank(fact: Fact) -> tuple[int, int, dt.datetime, float, int]:
+    # Scope first: a user's own fact overrides its group's, which overrides its tenant's
+    # (a subject's own log is one scope, so this changes nothing there).
+    return (
+        SCOPE_RANK.get(fact.scope, 0),
+        SOURCE_RANK.get(fact.source, 0),
+        fact.recorded_at,
+        fact.confidence,
+        fact.seq,
+    )
 
 
 def select_facts(
@@ -86,8 +96,13 @@ def fold(
     model: SubjectModel,
     facts: list[Fact],
     memo: dict[Any, Any] | None = None,
+    scopes: dict[str, str] | None = None,
 ) -> FoldResult:
     """Fold facts (one subject, log order) into model; returns the filled result.
+
+    `scopes` names the scope of each inherited fact (fact id -> 'group:x' or 'tenant', see
+    compiler/inherit.py); the model records which values came from there, and when each
+    value that can go stale was last asserted.
 
     `memo` is the `FoldResult.memo` of an earlier fold of the same subject (any earlier one:
     entries are keyed by the exact facts they were folded from); unchanged record groups are
@@ -124,8 +139,9 @@ def fold(
             statuses[fact.id] = FactStatus("superseded", "ignored", superseded_by=replaced[fact.id])
         elif fact.confidence < CONFIDENCE_THRESHOLDS.get(fact.source, 0.0):
             statuses[fact.id] = FactStatus("observed", "ignored")
-        elif fact.kind in ("note", "soft_preference"):
-            # Untyped text: searchable (notes) or recalled by relevance (soft preferences).
+        elif fact.kind in ("note", "soft_preference", MEMBERSHIP_KIND):
+            # Untyped text: searchable (notes) or recalled by relevance (soft preferences);
+            # memberships are read by the compile of each member (compiler/inherit.py).
             statuses[fact.id] = FactStatus("active", fact.kind)
         elif fact.kind in ("attribute", "preference"):
             attributes[fact.path].append(fact)
@@ -141,9 +157,45 @@ def fold(
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
         for f in facts
-        if f.kind == "note" and f.id in statuses and statuses[f.id].status == "active"
+        if f.kind == "note"
+        and f.op == "assert"  # a retract of a note carries the reason in `text`, not a note
+        and f.id in statuses
+        and statuses[f.id].status == "active"
     ]
+    if scopes:
+        result.scopes = {fid: scopes[fid] for fid in sorted(statuses) if fid in scopes}
+    _annotate(catalog, model, by_id, scopes or {})
     return result
+
+
+def _annotate(
+    catalog: Catalog, model: SubjectModel, by_id: dict[str, Fact], scopes: dict[str, str]
+) -> None:
+    """Fill the model's `inherited_from` and `as_of` maps (object path -> scope / day).
+
+    A value is inherited when none of the facts behind it is the subject's own: it names the
+    scope(s) of those facts. `as_of` is the day a value that can go stale (catalog
+    `stale_after_days`) was last asserted — a fact of the log, so the code stays the same;
+    whether it is stale is decided against `today` by whoever reads it.
+    """
+    values: list[tuple[str, str, tuple[str, ...]]] = []
+    paths = {(a.group, a.name): a.path for a in catalog.attributes.values()}
+    for group in model.groups:
+        for name, ids in group.fact_ids.items():
+            path = paths.get((group.attr, name), "")
+            values.append((f"user.{group.attr}.{name}", path, ids))
+    for coll in model.collections:
+        for record in coll.records:
+            values.append((f"user.{coll.attr}[{record.key!r}]", coll.path, record.fact_ids))
+    for note in model.notes:
+        values.append((f"user.notes[{note.fact_id!r}]", "notes", (note.fact_id,)))
+    for where, path, ids in values:
+        if scopes and ids and all(i in scopes for i in ids):
+            model.inherited_from[where] = " + ".join(sorted({scopes[i] for i in ids}))
+        days = catalog.policy(path).stale_after_days
+        if days is not None and ids:
+            model.as_of[where] = max(by_id[i].recorded_at for i in ids if i in by_id).date()
+            model.stale_after_days[where] = days
 
 
 def _replaced_note_facts(facts: list[Fact]) -> dict[str, str | None]:
@@ -219,7 +271,9 @@ def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, li
 
 def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: list[Fact]) -> None:
     for fact in losers:
-        tie = _rank(fact)[:3] == _rank(winner)[:3]
+        if fact.scope != winner.scope:
+            continue  # a user's own value over its group's is precedence, not a contradiction
+        tie = _rank(fact)[:4] == _rank(winner)[:4]
         newer = (fact.recorded_at, fact.seq) > (winner.recorded_at, winner.seq)
         if tie or newer:
             result.diagnostics.append(

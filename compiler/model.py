@@ -21,6 +21,8 @@ from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.values import canonical_json
 
 RESERVED = ("key", "fact_ids")  # metadata fields every record carries
+# Maps on the root object (scopes and aging, docs/scopes.md): no group may take their names.
+USER_MAPS = ("inherited_from", "as_of", "stale_after_days")
 # Names the generated modules import: no generated class may take one of them.
 IMPORTED_NAMES = ("Decimal", "Literal", "Path")
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
@@ -150,6 +152,11 @@ class SubjectModel:
     notes: list[NoteModel] = field(default_factory=list)
     rules: list[RuleModel] = field(default_factory=list)
     renames: list[tuple[str, str, str]] = field(default_factory=list)  # (where, source, name)
+    # Object path -> the scope(s) an inherited value came from ('group:family', 'tenant').
+    inherited_from: dict[str, str] = field(default_factory=dict)
+    # Object path -> day a value that can go stale was last asserted, and its limit in days.
+    as_of: dict[str, dt.date] = field(default_factory=dict)
+    stale_after_days: dict[str, int] = field(default_factory=dict)
 
     def collection(self, path: str) -> CollectionModel | None:
         """The collection model for a fact path."""
@@ -191,7 +198,7 @@ def build_model(catalog: Catalog, inferred: dict[str, dict[str, Any]]) -> Subjec
     """The empty typed model of a subject: every catalog group and collection, plus inferred."""
     groups: list[GroupModel] = []
     collections: list[CollectionModel] = []
-    taken_attrs: set[str] = {"notes"}
+    taken_attrs: set[str] = {"notes", *USER_MAPS}
     classes: set[str] = {"User", "Note", *IMPORTED_NAMES}
     renames: list[tuple[str, str, str]] = []
 
@@ -487,4 +494,6 @@ def model_parts(model: SubjectModel) -> dict[str, str]:
             rows.append(record.row)
         parts[coll.attr] = rows_digest(tuple(rows))
     parts["notes"] = rows_digest(tuple((n.fact_id, n.recorded_at, n.text) for n in model.notes))
+    for name in USER_MAPS:
+        parts[name] = rows_digest(tuple(sorted(getattr(model, name).items())))
     return parts

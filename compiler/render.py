@@ -13,7 +13,7 @@ from typing import Any
 import jinja2
 
 from uac.compiler.fold import FoldResult
-from uac.compiler.model import CollectionModel, FieldModel
+from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
 from uac.compiler.shapes import Member, TypeShape, has_structure, optional_converter, row_default
 from uac.fact_log.values import canonical_json, json_string
 
@@ -219,11 +219,13 @@ def render(
     state_values = [v for g in model.groups for v in g.values.values()] + [
         n.recorded_at for n in model.notes
     ]
+    state_values += list(model.as_of.values())
     files["state.py"] = env.get_template("state.py.j2").render(
         base,
         groups=model.groups,
         collections=model.collections,
         notes=model.notes,
+        maps=[(name, getattr(model, name)) for name in USER_MAPS],
         uses=_uses([], state_values),
     )
     rules = model.rules
@@ -244,6 +246,9 @@ def render(
         collections=model.collections,
         notes=model.notes,
         rules=model.rules,
+        inherited=_by_scope(model.inherited_from),
+        aging=sorted(model.as_of.items()),
+        stale_after=model.stale_after_days,
         diagnostics=result.diagnostics,
         diagnostic_kinds=", ".join(f"{k}: {n}" for k, n in sorted(kinds.items())),
     )
@@ -252,6 +257,14 @@ def render(
         {"diagnostics": result.diagnostics, "renamed": [list(r) for r in model.renames]}
     )
     return files
+
+
+def _by_scope(inherited: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """Inherited object paths grouped by the scope they came from, for the manifest."""
+    scopes: dict[str, list[str]] = {}
+    for path, scope in sorted(inherited.items()):
+        scopes.setdefault(scope, []).append(path)
+    return sorted(scopes.items())
 
 
 def applicable_checks(result: FoldResult) -> list[str]:
@@ -291,7 +304,10 @@ def provenance(result: FoldResult) -> dict[str, Any]:
         }
         for fid, s in sorted(result.statuses.items())
     }
-    return {"paths": paths, "facts": facts}
+    out = {"paths": paths, "facts": facts}
+    if result.scopes:  # where inherited facts live (a group's or the tenant's log)
+        out["scopes"] = result.scopes
+    return out
 
 
 def _json_lines(sections: dict[str, dict[str, Any]]) -> str:

@@ -42,6 +42,8 @@ FieldType = Literal[
     "object",
 ]
 Sensitivity = Literal["none", "pii", "identifier"]
+ScopeName = Literal["user", "group", "tenant"]
+ALL_SCOPES: tuple[str, ...] = ("user", "group", "tenant")
 _IDENT = re.compile(r"^[a-z][a-z0-9_]*\Z")
 
 
@@ -59,6 +61,11 @@ class FieldSpec(BaseModel):
     default: Any = None
     sensitivity: Sensitivity = "none"
     checks: tuple[str, ...] = ()
+    # Scope policy and aging (docs/scopes.md): where a fact at this path may be written,
+    # whether members inherit a group's/tenant's value, and after how many days it is stale.
+    scopes: tuple[ScopeName, ...] | None = None
+    inherit: bool = True
+    stale_after_days: int | None = Field(None, ge=1)
     # An `object` field (or a `list` of `item = "object"`) declares its own typed fields;
     # the compiler makes them a nested frozen dataclass.
     fields: dict[str, FieldSpec] = Field(default_factory=dict)
@@ -90,6 +97,8 @@ class GroupSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
+    scopes: tuple[ScopeName, ...] | None = None
+    stale_after_days: int | None = Field(None, ge=1)
     fields: dict[str, FieldSpec]
 
 
@@ -99,6 +108,8 @@ class CollectionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
+    scopes: tuple[ScopeName, ...] | None = None
+    stale_after_days: int | None = Field(None, ge=1)
     key: tuple[str, ...] = ()
     merge: Literal["update", "replace"] = "update"
     checks: tuple[str, ...] = ()
@@ -111,6 +122,8 @@ class DomainSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     description: str = ""
+    scopes: tuple[ScopeName, ...] | None = None
+    stale_after_days: int | None = Field(None, ge=1)
     attributes: dict[str, FieldSpec] = Field(default_factory=dict)
     groups: dict[str, GroupSpec] = Field(default_factory=dict)
     collections: dict[str, CollectionSpec] = Field(default_factory=dict)
@@ -132,6 +145,28 @@ class AttributePath:
     def kind(self) -> str:
         """Fact kind for this slot: preferences are their own kind."""
         return "preference" if self.domain == "preferences" else "attribute"
+
+
+@dataclass(frozen=True, slots=True)
+class PathPolicy:
+    """Where facts at a path may live, whether members inherit them, when they go stale."""
+
+    scopes: tuple[str, ...] = ALL_SCOPES
+    inherit: bool = True
+    stale_after_days: int | None = None
+
+
+DEFAULT_POLICY = PathPolicy()
+
+
+def _policy(*levels: Any) -> PathPolicy:
+    """The most specific level's settings win (field, then group/collection, then domain)."""
+    scopes = next((lv.scopes for lv in levels if lv is not None and lv.scopes), ALL_SCOPES)
+    stale = next(
+        (lv.stale_after_days for lv in levels if lv is not None and lv.stale_after_days), None
+    )
+    inherit = all(getattr(lv, "inherit", True) for lv in levels if lv is not None)
+    return PathPolicy(tuple(scopes), inherit, stale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,17 +254,20 @@ class Catalog:
         self.attributes: dict[str, AttributePath] = {}
         self.collections: dict[str, CollectionPath] = {}
         short: dict[str, str] = {}
+        self.policies: dict[str, PathPolicy] = {}
         for dname, domain in domains.items():
             _check_ident("domain", dname)
             short_names = [(dname, f"{dname} attributes")] if domain.attributes else []
             for aname, spec in domain.attributes.items():
                 self._add_attr(AttributePath(f"{dname}.{aname}", dname, dname, aname, spec))
+                self.policies[f"{dname}.{aname}"] = _policy(spec, domain)
             for gname, group in domain.groups.items():
                 short_names.append((gname, f"{dname}.{gname}"))
                 for fname, spec in group.fields.items():
                     self._add_attr(
                         AttributePath(f"{dname}.{gname}.{fname}", dname, gname, fname, spec)
                     )
+                    self.policies[f"{dname}.{gname}.{fname}"] = _policy(spec, group, domain)
             for cname, coll in domain.collections.items():
                 _check_ident("collection", cname)
                 short_names.append((cname, f"{dname}.{cname}"))
@@ -243,6 +281,7 @@ class Catalog:
                 self.collections[f"{dname}.{cname}"] = CollectionPath(
                     f"{dname}.{cname}", dname, cname, coll
                 )
+                self.policies[f"{dname}.{cname}"] = _policy(coll, domain)
             for name, where in short_names:
                 if name in short and short[name] != where:
                     raise InputError(
@@ -282,6 +321,10 @@ class Catalog:
                     "(or Memory.import_records)"
                 ) from None
             raise NotFound(f"unknown attribute path {path!r}{self._hint(path)}") from None
+
+    def policy(self, path: str) -> PathPolicy:
+        """The scope and aging policy of a fact path (paths outside the catalog: the default)."""
+        return self.policies.get(path, DEFAULT_POLICY)
 
     def collection(self, name: str) -> CollectionPath | None:
         """The catalog collection for a path (`travel.trips`) or short name (`trips`)."""
@@ -366,6 +409,8 @@ def _merge_domain(name: str, base: DomainSpec | None, ext: DomainSpec, source: P
             )
     return DomainSpec(
         description=base.description,
+        scopes=base.scopes,
+        stale_after_days=base.stale_after_days,
         attributes={**base.attributes, **ext.attributes},
         groups={**base.groups, **ext.groups},
         collections={**base.collections, **ext.collections},

@@ -859,6 +859,15 @@ class Store:
             params.append(path)
         return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
 
+    def facts_of_kind(self, tenant: str, kind: str, record_key: str | None = None) -> list[Fact]:
+        """One tenant's facts of a kind across its subjects (e.g. a user's memberships)."""
+        sql = f"SELECT {self._fact_cols} FROM facts WHERE tenant = ? AND kind = ?"
+        params: list[Any] = [tenant, kind]
+        if record_key is not None:
+            sql += " AND record_key = ?"
+            params.append(record_key)
+        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
+
     def fact(self, addr: Address, fid: str) -> Fact:
         """One of the subject's facts by id; NotFound if the subject has no such fact."""
         row = self.con.execute(

@@ -32,10 +32,10 @@ from uac.fact_log.errors import InputError, UacError, WorkspaceInUse
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
 READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
-READ_ONLY |= {"alerts", "tenant-alerts", "anchor"}
+READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "members"}
 # Writes from the command line react: recompile the subject, run its checks, show alerts.
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
-REACTING |= {"prefer", "feedback"}
+REACTING |= {"prefer", "feedback", "member", "promote", "demote"}
 SCHEDULED = {"run-once", "schedule"}
 
 
@@ -407,6 +407,50 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_member(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        rows = _call(args, "members", args.subject, at=args.at)
+        if args.json:
+            _print_json(rows)
+            return 0
+        _table(
+            [
+                (r["group"], r["user"], _when(r["valid_from"]), _when(r["valid_to"]), r["fact_id"])
+                for r in rows
+            ],
+            ("group", "user", "from", "to", "fact"),
+        )
+        return 0
+    if args.user is None:
+        raise InputError(f"name the user: uac member {args.action} {args.subject} alice")
+    if args.action == "add":
+        fact = _call(
+            args,
+            "member-add",
+            args.subject,
+            user=args.user,
+            valid_from=args.from_,
+            valid_to=args.to,
+        )
+    else:
+        fact = _call(args, "member-remove", args.subject, user=args.user, at=args.at)
+    verb = "joins" if args.action == "add" else "leaves"
+    _out(f"{fact['id']}  {args.user} {verb} {args.subject}")
+    _print_alerts(fact)
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    params: dict[str, Any] = {"fact_id": args.fact_id, "group": args.group}
+    if args.command == "demote":
+        params["reason"] = args.reason
+    fact = _call(args, args.command, args.subject, **params)
+    done = "promoted to" if args.command == "promote" else "withdrawn from"
+    _out(f"{fact['id']}  {args.fact_id} {done} {args.group} by {args.subject}")
+    _print_alerts(fact)
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     anchor = None
     if args.anchor is not None:
@@ -681,6 +725,9 @@ def cmd_why(args: argparse.Namespace) -> int:
     for title in ("facts", "superseded"):
         for f in exp[title]:
             status = exp["statuses"].get(f["id"], {})
+            scope = exp.get("scopes", {}).get(f["id"], "")
+            if scope and not scope.startswith("user:"):
+                _out(f"  inherited from {scope}:")
             _out(
                 f"  {'from' if title == 'facts' else title:<10} {f['id']}  seq {f['seq']}  "
                 f"{f['source']}  {_when(f['recorded_at'])}  "
@@ -1066,6 +1113,27 @@ def build_parser() -> argparse.ArgumentParser:
     subject(p)
     p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
     p.add_argument("--reason", help="why it is forgotten")
+
+    p = command(
+        "member", cmd_member, "Add a user to a group, remove them, or list members (or groups)."
+    )
+    p.add_argument("action", choices=("add", "remove", "list"), help="what to do")
+    p.add_argument("subject", help="the group (group:NAME); for list, a group or a user")
+    p.add_argument("user", nargs="?", help="the member to add or remove (a user)")
+    p.add_argument("--from", dest="from_", type=_date_arg, help="membership starts (valid time)")
+    p.add_argument("--to", type=_date_arg, help="membership ends (valid time)")
+    p.add_argument("--at", type=_date_arg, help="remove: when it ends; list: the moment")
+
+    for name, text in (
+        ("promote", "Share one of a user's facts with a group it belongs to (recorded)."),
+        ("demote", "Withdraw a fact the user promoted to a group."),
+    ):
+        p = command(name, cmd_promote, text)
+        subject(p)
+        p.add_argument("fact_id", help="the user's fact (or, for demote, the group's copy)")
+        p.add_argument("group", help="the group, e.g. group:family")
+        if name == "demote":
+            p.add_argument("--reason", help="why it is withdrawn")
 
     for name, help_text, what in (
         ("add", "Learn from one conversation message (only the user's words make facts).", ""),

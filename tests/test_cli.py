@@ -172,3 +172,24 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.returncode == 1 and done.stderr.startswith("uac: error: no uac workspace")
+
+
+def test_member_promote_and_why_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = str(tmp_path / "ws")
+    assert run(capsys, "--home", home, "init")[0] == 0
+    code, out, _ = run(capsys, "--home", home, "member", "add", "group:family", "alice")
+    assert code == 0 and "alice joins group:family" in out
+    run(capsys, "--home", home, "member", "add", "group:family", "bob", "--from", "2025-01-01")
+    code, out, _ = run(capsys, "--home", home, "member", "list", "group:family")
+    assert code == 0 and "alice" in out and "bob" in out and "2025-01-01" in out
+    run(capsys, "--home", home, "set", "group:family", "places.address.city", "Lisbon")
+    code, out, _ = run(capsys, "--home", home, "why", "bob", "user.address.city")
+    assert code == 0 and "'Lisbon'" in out and "inherited from group:family" in out
+    code, _, err = run(
+        capsys, "--home", home, "set", "group:family", "identity.passport.number", "X1"
+    )
+    assert code == 1 and "may not be written to group:family" in err
+    code, _, err = run(capsys, "--home", home, "member", "remove", "group:family", "carol")
+    assert code == 1 and "'carol' is not a member of group:family" in err

@@ -468,3 +468,24 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
+
+
+def test_sharing_verbs_over_http_respect_bound_keys(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        admin = _admin(info)
+        tenant = Client(info["url"], _key(admin, "default"))
+        tenant.member_add("group:family", "alice")
+        tenant.member_add("group:family", "bob")
+        tenant.set("group:family", "places.address.city", "Lisbon")
+        assert [m["user"] for m in tenant.members("group:family")] == ["alice", "bob"]
+        alice = Client(info["url"], _key(admin, "default", subject="user:alice"))
+        fact = alice.remember("alice", "The spare key is under the blue pot.")["facts"][0]
+        with pytest.raises(AccessDenied):  # a key bound to alice cannot write to the group
+            alice.member_add("group:family", "eve")
+        copy = alice.promote("alice", fact["id"], "group:family")
+        assert copy["evidence"]["promoted_from"]["subject"] == "user:alice"
+        out = tenant.query("bob", "[n.text for n in user.notes] + [user.address.city]")
+        assert out["result"] == ["The spare key is under the blue pot.", "Lisbon"]
+        with pytest.raises(InputError, match="groups of groups"):
+            tenant.member_add("group:family", "group:kids")

@@ -232,6 +232,26 @@ class Client:
         """Store a user rule; returns its id."""
         return self.call("rule", subject, rule=rule, **kw)["rule_id"]
 
+    def member_add(self, group: str, user: str, **kw: Any) -> dict[str, Any]:
+        """Make a user a member of a group."""
+        return self.call("member-add", group, user=user, **kw)
+
+    def member_remove(self, group: str, user: str, **kw: Any) -> dict[str, Any]:
+        """End a user's membership of a group."""
+        return self.call("member-remove", group, user=user, **kw)
+
+    def members(self, subject: str, **kw: Any) -> list[dict[str, Any]]:
+        """A group's members, or a user's groups."""
+        return self.call("members", subject, **kw)
+
+    def promote(self, subject: str, fact_id: str, group: str, **kw: Any) -> dict[str, Any]:
+        """Share one of the user's facts with a group."""
+        return self.call("promote", subject, fact_id=fact_id, group=group, **kw)
+
+    def demote(self, subject: str, fact_id: str, group: str, **kw: Any) -> dict[str, Any]:
+        """Withdraw a fact the user promoted."""
+        return self.call("demote", subject, fact_id=fact_id, group=group, **kw)
+
     def facts(self, subject: str, path: str | None = None) -> list[dict[str, Any]]:
         """The subject's facts with their derived status."""
         return self.call("facts", subject, path=path)

@@ -25,8 +25,9 @@ from uac.checks import (
 )
 from uac.checks.scheduler import JobResult, run_once
 from uac.checks.sinks import Sink
-from uac.compiler import explain, loader
+from uac.compiler import explain, inherit, loader
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
+from uac.compiler.inherit import with_members
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
@@ -48,6 +49,7 @@ from uac.fact_log.pipeline import (
     session_history,
 )
 from uac.fact_log.progress import Report, step
+from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
 from uac.fact_log.store import (
     Batch,
     Fact,
@@ -63,6 +65,7 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
+from uac.runtime.api import sharing
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
 from uac.runtime.search.embedders import Embedder
@@ -81,6 +84,7 @@ class Explanation:
     facts: list[Fact]
     superseded: list[Fact]
     statuses: dict[str, dict[str, Any]]
+    scopes: dict[str, str] = dataclasses.field(default_factory=dict)  # fact id -> its scope
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +212,11 @@ class Memory:
 
     # -- writes ----------------------------------------------------------------------------
 
+    def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
+        """Append one write's batch if the scope policy allows every fact in it (else nothing)."""
+        check_policy(self.catalog, batch.address, batch.facts)
+        return self.store.append(batch, return_facts=return_facts)
+
     def set(
         self,
         subject: str,
@@ -249,7 +258,7 @@ class Memory:
                 session_id=session_id,
             )
         )
-        fact = self.store.append(batch)[0]
+        fact = self.append(batch)[0]
         self._after_write(subject, now)
         return fact
 
@@ -328,7 +337,7 @@ class Memory:
         )
         # The pipeline builds the batch; appending it and reacting to it are Memory's.
         done = step(report, f"writing {len(batch.facts):,} facts")
-        self.store.append(batch, return_facts=False)
+        self.append(batch, return_facts=False)
         done()
         done = step(report if self.react and self._deferred is None else None, "compiling")
         self._after_write(subject, now)
@@ -392,7 +401,8 @@ class Memory:
             store=self.store,
             history=session_history(self.store, address, session_id, role),
         )
-        facts = self.store.append(batch)
+        set_aside_out_of_scope(self.catalog, batch)
+        facts = self.append(batch)
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
         self._after_write(subject, at or now)
@@ -431,7 +441,7 @@ class Memory:
             recorded_at=now or utc_now(),
             actor=self.actor,
         )
-        facts = self.store.append(batch)
+        facts = self.append(batch)
         self._after_write(subject, now)
         return Learned(batch.input_ids[0], facts, [r.reason for r in batch.rejections])
 
@@ -472,7 +482,7 @@ class Memory:
                 input_index=0,
             )
         )
-        return self.store.append(batch)[0]
+        return self.append(batch)[0]
 
     def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:
         """What the ingestion gate refused for the subject, with reasons.
@@ -533,7 +543,7 @@ class Memory:
                 session_id=session_id,
             )
         )
-        fact = self.store.append(batch)[0]
+        fact = self.append(batch)[0]
         self._after_write(subject, now)
         return fact
 
@@ -572,9 +582,56 @@ class Memory:
                 input_index=0,
             )
         )
-        fact = self.store.append(batch)[0]
+        fact = self.append(batch)[0]
         self._after_write(subject, now)
         return fact
+
+    # -- sharing between scopes (runtime/api/sharing.py, docs/scopes.md) -------------------
+
+    def member_add(
+        self,
+        group: str,
+        user: str,
+        *,
+        valid_from: dt.datetime | dt.date | None = None,
+        valid_to: dt.datetime | dt.date | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Make a user a member of a group (a fact in the group's log, with validity times)."""
+        return sharing.member_add(self, group, user, valid_from, valid_to, now)
+
+    def member_remove(
+        self,
+        group: str,
+        user: str,
+        *,
+        at: dt.datetime | dt.date | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """End a user's membership of a group at `at` (default: now)."""
+        return sharing.member_remove(self, group, user, at, now)
+
+    def members(self, subject: str, *, at: dt.datetime | None = None) -> list[dict[str, Any]]:
+        """A group's members (or a user's groups) at a moment (default: now)."""
+        return sharing.members(self, subject, at)
+
+    def promote(
+        self, subject: str, fact_id: str, group: str, *, now: dt.datetime | None = None
+    ) -> Fact:
+        """Share one of a user's facts with a group it belongs to (recorded: who, what, when)."""
+        return sharing.promote(self, subject, fact_id, group, now)
+
+    def demote(
+        self,
+        subject: str,
+        fact_id: str,
+        group: str,
+        *,
+        reason: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Withdraw what the user promoted to a group (the copy is retracted there)."""
+        return sharing.demote(self, subject, fact_id, group, reason, now)
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -627,7 +684,8 @@ class Memory:
         if subject is not None:
             addresses = [self.address(subject)]
         elif changed:
-            addresses = self.store.changed_subjects(self.tenant)
+            changed_ = self.store.changed_subjects(self.tenant)
+            addresses = inherit.with_members(self.store, self.tenant, changed_)
         else:
             addresses = [
                 Address(self.tenant, s.scope, s.subject)  # type: ignore[arg-type]
@@ -660,10 +718,15 @@ class Memory:
         ckpt = self.checkpoint(subject)
         resolved = explain.resolve(ckpt, expr)
         statuses = ckpt.provenance["facts"]
-        facts = [self.store.fact(addr, fid) for fid in resolved.fact_ids]
-        older = [
-            self.store.fact(addr, fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)
-        ]
+        # An inherited value's facts live in its group's or the tenant's log (provenance
+        # says which); only the scopes this checkpoint read are looked in.
+        scopes = ckpt.provenance.get("scopes", {})
+
+        def fact(fid: str) -> Fact:
+            return self.store.fact(self.address(scopes[fid]) if fid in scopes else addr, fid)
+
+        facts = [fact(fid) for fid in resolved.fact_ids]
+        older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
         wanted = {f.id for f in facts + older}
         return Explanation(
             resolved.expr,
@@ -672,6 +735,7 @@ class Memory:
             facts,
             older,
             {k: v for k, v in statuses.items() if k in wanted},
+            {f.id: str(Address(f.tenant, f.scope, f.subject)) for f in facts + older},  # type: ignore[arg-type]
         )
 
     def diff(
@@ -775,7 +839,8 @@ class Memory:
         (default: this Memory's `progress`).
         """
         report = progress or self.progress
-        total = len(self.store.changed_subjects(self.tenant)) if report else 0
+        changed = with_members(self.store, self.tenant, self.store.changed_subjects(self.tenant))
+        total = len(changed) if report else 0
         done = 0
         if report is not None:
             report("compiling", 0, total)
@@ -844,19 +909,29 @@ class Memory:
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
         if not self.react:
             return
-        key = f"{self.tenant}/{self.address(subject)}"
-        with self._tickets_lock:
-            entry = self._reactions.setdefault(key, [0, -1, None])
-            entry[0] += 1
-            self._reactions.move_to_end(key)
-            while len(self._reactions) > REACTION_MEMORY:
-                self._reactions.popitem(last=False)
+        addr = self.address(subject)
+        # A group's or the tenant's write changes what its members inherit: they react too.
+        affected = [addr]
+        if addr.scope != "user":
+            affected += [a for a in with_members(self.store, self.tenant, [addr]) if a != addr]
         now = now or utc_now()
-        if self._deferred is None:
-            self._react(subject, now)
-        else:
-            key = str(self.address(subject))
-            self._deferred[key] = max(now, self._deferred.get(key, now))
+        for target in affected:
+            key = f"{self.tenant}/{target}"
+            with self._tickets_lock:
+                entry = self._reactions.setdefault(key, [0, -1, None])
+                entry[0] += 1
+                self._reactions.move_to_end(key)
+                while len(self._reactions) > REACTION_MEMORY:
+                    self._reactions.popitem(last=False)
+            if self._deferred is not None:
+                self._deferred[str(target)] = max(now, self._deferred.get(str(target), now))
+        if self._deferred is not None:
+            return
+        self._react(subject, now)
+        own = self._local.evaluation  # the write's result names its own subject's alerts
+        for target in affected[1:]:
+            self._react(str(target), now)
+        self._local.evaluation = own
 
     # -- search ----------------------------------------------------------------------------
 
@@ -909,7 +984,7 @@ class Memory:
         fact = feedback_fact(item_id, reason)
         fact.input_index = 0
         batch.facts.append(fact)
-        return self.store.append(batch)[0]
+        return self.append(batch)[0]
 
     def soft_preferences(
         self, subject: str, query: str | None = None, *, today: dt.date | None = None, k: int = 3
@@ -950,7 +1025,7 @@ class Memory:
             checkpoint = self.checkpoint(subject)
         except NotFound:
             checkpoint = None
-        hits = self.search(subject, query, k=notes, kind="note", today=day) if query else []
+        hits = self._shared_notes(subject, query, notes, day) if query else []
         return assemble(
             str(self.address(subject)),
             checkpoint,
@@ -958,7 +1033,24 @@ class Memory:
             wishes=self.soft_preferences(subject, query, today=day),
             notes=hits,
             budget=budget,
+            today=day,
         )
+
+    def _shared_notes(self, subject: str, query: str, k: int, day: dt.date) -> list[SearchHit]:
+        """The notes most relevant to query among the user's, its groups' and its tenant's."""
+        addr = self.address(subject)
+        where = [str(addr)]
+        if addr.scope == "user":  # what the user inherits on that day (docs/scopes.md)
+            end = dt.datetime(day.year, day.month, day.day, 23, 59, 59)
+            where += [m["group"] for m in self.members(subject, at=end)] + ["tenant"]
+        hits = [h for w in where for h in self.search(w, query, k=k, kind="note", today=day)]
+        seen: set[str] = set()  # a promoted note is in the user's log and the group's
+        unique = [
+            h
+            for h in sorted(hits, key=lambda h: (-h.score, h.id))
+            if not (h.text in seen or seen.add(h.text))  # type: ignore[func-returns-value]
+        ]
+        return unique[:k]
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -985,4 +1077,11 @@ class Memory:
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
         addr = self.address(subject)
-        return loader.current_version(self.home, addr) is None or self.store.is_changed(addr)
+        if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
+            return True
+        marks = [
+            c["watermark"]
+            for c in self.store.checkpoints(addr)
+            if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
+        ]
+        return inherit.changed(self.store, addr, max(marks, default=0))

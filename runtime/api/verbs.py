@@ -229,6 +229,43 @@ class RunOnceArgs(Args):
     today: dt.date | None = None
 
 
+class MemberArgs(Args):
+    """Add a user to the group (validity times: when the membership holds)."""
+
+    user: str = Field(description="The member: 'alice' or 'user:alice' (users only)")
+    valid_from: dt.datetime | None = None
+    valid_to: dt.datetime | None = None
+    now: dt.datetime | None = None
+
+
+class MemberRemoveArgs(Args):
+    """End a user's membership of the group."""
+
+    user: str
+    at: dt.datetime | None = Field(None, description="When it ends (default: now)")
+    now: dt.datetime | None = None
+
+
+class MembersArgs(Args):
+    """A group's members, or a user's groups, at a moment."""
+
+    at: dt.datetime | None = Field(None, description="The moment (default: now)")
+
+
+class PromoteArgs(Args):
+    """Share one of the user's facts with a group the user belongs to."""
+
+    fact_id: str
+    group: str = Field(description="The group, e.g. group:family")
+    now: dt.datetime | None = None
+
+
+class DemoteArgs(PromoteArgs):
+    """Withdraw what the user promoted (by the original's or the copy's id)."""
+
+    reason: str | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class Verb:
     """One verb: its name, arguments, what it does, and how it may be called."""
@@ -387,6 +424,42 @@ VERBS: dict[str, Verb] = {
             "Store a user rule.",
             RuleArgs,
             lambda m, s, a: {"rule_id": m.add_rule(s, a.rule, now=a.now)},
+            writes=True,
+        ),
+        Verb(
+            "member-add",
+            "Make a user a member of the group (a fact in the group's log).",
+            MemberArgs,
+            lambda m, s, a: m.member_add(
+                s, a.user, valid_from=a.valid_from, valid_to=a.valid_to, now=a.now
+            ),
+            writes=True,
+        ),
+        Verb(
+            "member-remove",
+            "End a user's membership of the group.",
+            MemberRemoveArgs,
+            lambda m, s, a: m.member_remove(s, a.user, at=a.at, now=a.now),
+            writes=True,
+        ),
+        Verb(
+            "members",
+            "A group's members, or the groups a user belongs to.",
+            MembersArgs,
+            lambda m, s, a: m.members(s, at=a.at),
+        ),
+        Verb(
+            "promote",
+            "Share one of the user's facts with a group it belongs to (recorded).",
+            PromoteArgs,
+            lambda m, s, a: m.promote(s, a.fact_id, a.group, now=a.now),
+            writes=True,
+        ),
+        Verb(
+            "demote",
+            "Withdraw a fact the user promoted to a group.",
+            DemoteArgs,
+            lambda m, s, a: m.demote(s, a.fact_id, a.group, reason=a.reason, now=a.now),
             writes=True,
         ),
         Verb("facts", "The subject's facts with their derived status.", FactsArgs, _facts),

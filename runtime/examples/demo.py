@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from uac.checks import CallbackSink
-from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.store import DB_FILE
 from uac.runtime.api import keys
 from uac.runtime.api.memory import Memory
@@ -439,13 +439,55 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     )
     for line in block.rstrip().splitlines():
         out("   | " + line)
+    tour_scopes(mem, out)
     tour_sharing(mem, out)
+
+
+HOUSEHOLD = {"street": "14 Elm Row", "city": "London", "postcode": "N1 7QA", "country": "GB"}
+
+
+def tour_scopes(mem: Memory, out: Callable[[str], None]) -> None:
+    """Step 12: a household group shares an address and a promoted note; a value goes stale."""
+    out("")
+    out("12. Shared memory: Maya and Tom join group:household (a user overrides its group,")
+    out("    a group its tenant; a user's own fact reaches others only if promoted):")
+    at = _session("2026-11-27", 10)
+    for user in (PERSONA, "tom"):
+        mem.member_add("group:household", user, now=at)
+    mem.set("tom", "identity.name", "Tom Hale", now=at)
+    for field, value in HOUSEHOLD.items():
+        mem.set("group:household", f"places.address.{field}", value, now=at)
+    note = mem.add_note(PERSONA, "The boiler service code is in the blue folder.", now=at)
+    copy = mem.promote(PERSONA, note.id, "group:household", now=_session("2026-11-27", 11))
+    origin = copy.evidence["promoted_from"]
+    out(f"   uac promote {PERSONA} {note.id} group:household -> {copy.id}")
+    who = f"from {origin['subject']} by {copy.evidence['promoted_by']}"
+    out(f"     recorded: {who} at {copy.recorded_at}")
+    try:
+        mem.set("group:household", "identity.passport.number", "000000000", now=at)
+    except InputError as exc:
+        out(f"   a passport at a group is refused: {exc}")
+    for user in (PERSONA, "tom"):
+        mem.compile(user)
+        program = (
+            "(user.address.city, user.inherited_from.get('user.address.city'), len(user.notes))"
+        )
+        envelope = mem.query(user, program, today=TODAY)
+        out(f"   {user:<5} >>> {program}")
+        out(f"         {json.dumps(envelope['result'])}")
+    why = mem.why("tom", "user.address.city")
+    for fact in why.facts:
+        out(f"   uac why tom user.address.city -> from {why.scopes[fact.id]} ({fact.id})")
+    out("   Maya said she was in Lisbon on 2026-11-20; 'current location' goes stale in 3 days:")
+    mem.set(PERSONA, "places.location.city", "Lisbon", now=_session("2026-11-20", 8))
+    result = mem.check(PERSONA, today=TODAY, sinks=[])
+    _show_alerts([a for a in result.new if a.check == "stale_value"], out)
 
 
 def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
     """Step 12: many callers at once on one Memory (threads), then the way to a service."""
     out("")
-    out("12. Many callers at once: 8 threads share one Memory, 25 writes each")
+    out("13. Many callers at once: 8 threads share one Memory, 25 writes each")
     out("    (a scratch workspace: the demo's own log stays deterministic):")
     scratch = Path(tempfile.mkdtemp(prefix="uac-demo-threads-"))
     try:

@@ -20,11 +20,13 @@ and conservative for Chinese and Japanese.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from uac.checks.staleness import stale_paths
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.screen import neutralise
 
@@ -77,6 +79,17 @@ def _notes(hits: Sequence[Any]) -> list[str]:
     return lines
 
 
+def _stale(user: Any, today: dt.date | None) -> list[str]:
+    # Staleness depends on today: decided here, from `as_of` in the state (checks/staleness).
+    found = stale_paths(user, today) if today is not None else []
+    if not found:
+        return []
+    lines = ["## Possibly out of date (ask the user to confirm before relying on these)"]
+    for path, day, limit, age in found:
+        lines.append(f"- {path}: last confirmed {day}, {age} days ago (stale after {limit})")
+    return lines
+
+
 def assemble(
     who: str,
     checkpoint: Any | None,
@@ -85,10 +98,12 @@ def assemble(
     wishes: Sequence[Any] = (),
     notes: Sequence[Any] = (),
     budget: int = 800,
+    today: dt.date | None = None,
 ) -> str:
     """The memory block for one subject within `budget` tokens (see the module docstring).
 
     `checkpoint` is the subject's loaded checkpoint (or None before its first compile),
+    `today` the day staleness is judged on (values past their limit are listed to confirm),
     `alerts` one line per open alert, `wishes` recalled soft preferences and `notes` search
     hits (objects with `text`, `date` and `negative_feedback`).
     """
@@ -100,6 +115,8 @@ def assemble(
         sections.append(_policy(checkpoint.user))
     if alerts:
         sections.append(["## Open alerts", *(f"- {a}" for a in alerts)])
+    if checkpoint is not None:
+        sections.append(_stale(checkpoint.user, today))
     sections.append(_soft(wishes))
     # Notes about this very message matter more than the tail of the manifest, which the
     # agent can always fetch with the manifest tool.

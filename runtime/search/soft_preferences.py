@@ -3,9 +3,10 @@
 "Give the root cause first, then the steps" cannot be typed into `preferences.*`, so it is
 stored as a `soft_preference` fact (path `preferences.soft`) and recalled by relevance to the
 current request. Each distinct wish (case- and space-insensitive) is weighted by
-relevance x confidence x support x recency. A wish about an aspect the user has set a hard
-preference for (verbosity, answer order, format, language, time zone) never overrides it:
-it is left out. Recalled wishes are labelled as affecting wording only.
+relevance x confidence x support x recency; one whose confidence, halved every half-life
+since it was last said, is below `DECAY_FLOOR` is dropped. A wish about an aspect the user
+has set a hard preference for (verbosity, answer order, format, language, time zone) never
+overrides it: it is left out. Recalled wishes are labelled as affecting wording only.
 
 The functions take the facts and the embedder they need, never a `Memory`: the API layer
 gathers them (`Memory.soft_preferences`), so this module depends on nothing above it.
@@ -23,6 +24,9 @@ from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.index import recency_factor
 
 PATH = "preferences.soft"
+# A wish whose confidence x recency has decayed below this is dropped, whatever the request
+# (about 2 years without repetition at the default half-life for a certain wish).
+DECAY_FLOOR = 0.05
 # Words that say which hard preference slot a wish is about.
 ASPECTS: dict[str, tuple[str, ...]] = {
     "verbosity": ("short", "brief", "concise", "terse", "detailed", "long", "verbose", "length"),
@@ -100,6 +104,8 @@ def recall(
     for pref, vec in zip(prefs, vectors[1:], strict=True):
         relevance = _cosine(vectors[0], vec) if query else 1.0
         age = max(0.0, (now - pref.last_seen).total_seconds() / 86400)
+        if pref.confidence * math.pow(0.5, age / half_life_days) < DECAY_FLOOR:
+            continue  # faded: not repeated for years (ranking below keeps a gentler floor)
         weight = (
             max(relevance, 0.0)
             * pref.confidence

@@ -27,6 +27,7 @@ CHECKS: tuple[str, ...] = (
     "food_allergy",
     "passport_validity_for_trip",
     "payee_account_changed",
+    "stale_value",
     "visa_for_trip",
 )
 

@@ -46,6 +46,30 @@ class DriverLicence:
 
 
 @dataclass(frozen=True, slots=True)
+class Address:
+    """The home address (a household group can hold it for all its members)."""
+
+    street: str | None = None
+    """Street and number. Sensitive (pii)."""
+    city: str | None = None
+    """City."""
+    postcode: str | None = None
+    """Postal code. Sensitive (pii)."""
+    country: str | None = None
+    """Country, ISO 3166-1 alpha-2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where the user is right now (goes stale in days: confirm before relying on it)."""
+
+    city: str | None = None
+    """City the user is in now."""
+    country: str | None = None
+    """Country the user is in now, ISO 3166-1 alpha-2."""
+
+
+@dataclass(frozen=True, slots=True)
 class Preferences:
     """How the user wants answers presented."""
 
@@ -471,6 +495,8 @@ class User:
     identity: Identity
     passport: Passport
     driver_licence: DriverLicence
+    address: Address
+    location: Location
     preferences: Preferences
     visas: tuple[Visa, ...]
     insurance_policies: tuple[InsurancePolicy, ...]
@@ -492,3 +518,9 @@ class User:
     tasks: tuple[Task, ...]
     climbs: tuple[Climb, ...]
     notes: tuple[Note, ...]
+    inherited_from: dict[str, str]
+    """Values inherited from a group or the tenant: object path -> scope, e.g. 'group:family'."""
+    as_of: dict[str, datetime.date]
+    """Values that go stale: object path -> the day last asserted (compare with today)."""
+    stale_after_days: dict[str, int]
+    """Values that go stale: object path -> days after `as_of` the value counts as stale."""

@@ -19,6 +19,8 @@ from .schema import (
     Identity,
     Passport,
     DriverLicence,
+    Address,
+    Location,
     Preferences,
     Note,
     User,
@@ -37,6 +39,15 @@ user = User(
     ),
     driver_licence=DriverLicence(
         expiry_date=datetime.date(2029, 5, 14),
+    ),
+    address=Address(
+        city="London",
+        country="GB",
+        postcode="N1 7QA",
+        street="14 Elm Row",
+    ),
+    location=Location(
+        city="Lisbon",
     ),
     preferences=Preferences(
         answer_order="conclusion_first",
@@ -89,5 +100,22 @@ user = User(
             text="Keep travel suggestions to direct trains or flights; she dislikes layovers.",
             recorded_at=datetime.datetime(2026, 5, 3, 19, 0, 0),
         ),
+        Note(
+            fact_id="f_a82dd66d34eaaddc2a43",
+            text="The boiler service code is in the blue folder.",
+            recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
+        ),
     ),
+    inherited_from={
+        "user.address.city": "group:household",
+        "user.address.country": "group:household",
+        "user.address.postcode": "group:household",
+        "user.address.street": "group:household",
+    },
+    as_of={
+        "user.location.city": datetime.date(2026, 11, 20),
+    },
+    stale_after_days={
+        "user.location.city": 3,
+    },
 )

@@ -1,0 +1,44 @@
+"""The staleness check: a value that goes stale (catalog `stale_after_days`) asks to be confirmed.
+
+The compiled state records when each such value was last asserted (`user.as_of`) and after
+how many days it counts as stale (`user.stale_after_days`); whether it is stale depends on
+`today`, so it is decided here, at check time, never baked into generated code. Confirming
+(asserting the same value again) moves `as_of` and resolves the alert.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from uac.checks.model import AlertDraft, CheckConfig
+
+
+def stale_paths(user: Any, today: dt.date) -> list[tuple[str, dt.date, int, int]]:
+    """(object path, as_of, limit in days, age in days) of every value stale on `today`."""
+    as_of = getattr(user, "as_of", {}) or {}
+    limits = getattr(user, "stale_after_days", {}) or {}
+    out = []
+    for path, day in sorted(as_of.items()):
+        limit = limits.get(path)
+        age = (today - day).days
+        if limit is not None and age > limit:
+            out.append((path, day, limit, age))
+    return out
+
+
+def stale_value(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Ask the user to confirm each value older than its staleness limit (low severity)."""
+    del config  # the limits are the catalog's, per path
+    return [
+        AlertDraft(
+            "stale_value",
+            "info",
+            f"Is {path} still right? It was last confirmed on {day} ({age} days ago; it goes "
+            f"stale after {limit}). Please confirm or update it.",
+            f"{today} − {day} = {age} days > {limit} days (stale_after_days)",
+            (path,),
+            paths=(path,),
+        )
+        for path, day, limit, age in stale_paths(user, today)
+    ]
