@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -46,6 +47,7 @@ _LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
 _HELLO_TIMEOUT_S = 30.0
 _SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
+MAX_QUERIES = 10_000  # queries one reused worker serves before it is replaced
 
 
 def _env() -> dict[str, str]:
@@ -60,11 +62,23 @@ def _error(code: str, message: str, line: int | None = None) -> dict[str, Any]:
     return {"ok": False, "error": {"type": code, "message": message, "line": line}}
 
 
-class Sandbox:
-    """One zygote process holding one checkpoint; serves one query at a time."""
+def _reuse() -> bool:
+    # Operators who want a fresh process per query (no worker reuse) set UAC_SANDBOX_REUSE=0.
+    return os.environ.get("UAC_SANDBOX_REUSE", "1") != "0"
 
-    def __init__(self, checkpoint_dir: Path):
+
+class Sandbox:
+    """One zygote process holding one checkpoint; serves one query at a time.
+
+    With `reuse` (the default, unless UAC_SANDBOX_REUSE=0) a confined worker serves many
+    queries of this checkpoint (runtime/sandbox/zygote.py says when it is replaced);
+    without, every query runs in a freshly forked process.
+    """
+
+    def __init__(self, checkpoint_dir: Path, reuse: bool | None = None):
         self.directory = Path(checkpoint_dir).resolve()
+        self.reuse = _reuse() if reuse is None else reuse
+        self.max_queries = 1
         self.version = self.directory.name
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -81,7 +95,13 @@ class Sandbox:
 
         check_signature(self.directory)  # here: the chain key never enters the sandbox
         self._proc = subprocess.Popen(
-            [sys.executable, "-s", str(Path(__file__).with_name("boot.py")), str(self.directory)],
+            [
+                sys.executable,
+                "-s",
+                str(Path(__file__).with_name("boot.py")),
+                str(self.directory),
+                str(MAX_QUERIES if self.reuse else 1),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -97,6 +117,7 @@ class Sandbox:
                 f"sandbox for {self.directory} failed to start: {info.get('message')}"
             )
         self.seccomp = bool(info.get("seccomp"))
+        self.max_queries = int(info.get("max_queries", 1))
         self.confinement = info.get("confinement") or {}
         for warning in self.confinement.get("warnings", []):
             if warning not in _WARNED:
@@ -154,7 +175,7 @@ class Sandbox:
         request = {
             "program": program,
             "today": today.isoformat(),
-            "limits": dataclasses.asdict(limits),
+            "limits": _limits_dict(limits),
             "explain": bool(explain),
         }
         with self._lock:
@@ -175,6 +196,11 @@ class Sandbox:
         return _envelope(line)
 
 
+@functools.lru_cache(maxsize=64)
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    return dataclasses.asdict(limits)
+
+
 def _envelope(line: bytes) -> dict[str, Any]:
     try:
         reply = json.loads(line)
@@ -192,9 +218,9 @@ def _envelope(line: bytes) -> dict[str, Any]:
 class SandboxPool:
     """Up to `size` zygotes for one checkpoint, so queries run on several cores at once."""
 
-    def __init__(self, checkpoint_dir: Path, size: int = 2):
+    def __init__(self, checkpoint_dir: Path, size: int = 2, reuse: bool | None = None):
         self.directory = Path(checkpoint_dir).resolve()
-        self.size = size
+        self.size, self.reuse = size, reuse
         self._idle: queue.LifoQueue[Sandbox] = queue.LifoQueue()
         self._all: list[Sandbox] = []
         self._lock = threading.Lock()
@@ -207,7 +233,7 @@ class SandboxPool:
             with self._lock:
                 grow = len(self._all) < self.size
                 if grow:
-                    box = Sandbox(self.directory)
+                    box = Sandbox(self.directory, reuse=self.reuse)
                     self._all.append(box)
             if not grow:
                 box = self._idle.get()

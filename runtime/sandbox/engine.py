@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import datetime as dt
+import functools
 import itertools
 import json
 import math
@@ -257,6 +258,16 @@ def compile_program(source: str, attrs: frozenset[str], limits: Limits) -> Any:
         )
     validate(tree, attrs, limits)
     return lower(tree)
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(source: str, attrs: frozenset[str], limits: Limits) -> Any:
+    """`compile_program`, remembered: a reused worker often sees the same program again.
+
+    Only code objects are kept (immutable, run each time in a fresh namespace), keyed by
+    everything compilation depends on; refusals are not cached and are raised again.
+    """
+    return compile_program(source, attrs, limits)
 
 
 def lower(tree: ast.Module) -> Any:
@@ -754,7 +765,7 @@ def execute(
 ) -> dict[str, Any]:
     """Compile, run and encode one program; every failure becomes a typed QueryFailure dict."""
     try:
-        code = compile_program(source, policy.all_attrs, limits)
+        code = compiled(source, policy.all_attrs, limits)
         guards = Guards(policy, limits, explain)
         try:
             value = run(code, guards, today)
