@@ -24,6 +24,7 @@ T in syntax_error, not_allowed, runtime_error, limit_exceeded, bad_result, sandb
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import datetime as dt
 import functools
@@ -41,7 +42,7 @@ from typing import Any
 
 from uac.runtime.sandbox.engine import Limits
 
-__all__ = ["Limits", "Sandbox", "SandboxPool", "run_query", "shutdown"]
+__all__ = ["Limits", "Sandbox", "SandboxPool", "prestart", "run_query", "shutdown"]
 
 _LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
@@ -52,10 +53,8 @@ MAX_QUERIES = 10_000  # queries one reused worker serves before it is replaced
 
 def _env() -> dict[str, str]:
     # A scrubbed environment: nothing of the host's (tokens, keys) reaches the zygote.
-    env = {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root
-    return env
+    # boot.py finds uac's modules by its own path: no PYTHONPATH.
+    return {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
 
 
 def _error(code: str, message: str, line: int | None = None) -> dict[str, Any]:
@@ -75,20 +74,28 @@ class Sandbox:
     without, every query runs in a freshly forked process.
     """
 
-    def __init__(self, checkpoint_dir: Path, reuse: bool | None = None):
+    def __init__(self, checkpoint_dir: Path, reuse: bool | None = None, wait: bool = True):
         self.directory = Path(checkpoint_dir).resolve()
         self.reuse = _reuse() if reuse is None else reuse
         self.max_queries = 1
         self.version = self.directory.name
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._pending = False  # started, its hello not read yet
         self._buf = b""
         self.seccomp = False
         self.confinement: dict[str, Any] = {}
-        self.start()
+        self.spawn()
+        if wait:
+            self._await_hello()
 
     def start(self) -> None:
         """Start (or restart) the zygote and wait until it has loaded the checkpoint."""
+        self.spawn()
+        self._await_hello()
+
+    def spawn(self) -> None:
+        """Start (or restart) the zygote without waiting for it (the first query waits)."""
         self.close()
         self._buf = b""
         from uac.compiler.loader import check_signature
@@ -97,6 +104,7 @@ class Sandbox:
         self._proc = subprocess.Popen(
             [
                 sys.executable,
+                "-S",
                 "-s",
                 str(Path(__file__).with_name("boot.py")),
                 str(self.directory),
@@ -109,6 +117,11 @@ class Sandbox:
             cwd=str(Path(__file__).resolve().parents[2]),
             close_fds=True,
         )
+        self._pending = True
+
+    def _await_hello(self) -> None:
+        """Read the zygote's hello: it has loaded the checkpoint and can confine children."""
+        self._pending = False
         hello = self._read_line(time.monotonic() + _HELLO_TIMEOUT_S, 1 << 16)
         info = json.loads(hello) if hello else {"ready": False, "message": "no answer"}
         if not info.get("ready"):
@@ -179,6 +192,8 @@ class Sandbox:
             "explain": bool(explain),
         }
         with self._lock:
+            if self._pending:
+                self._await_hello()
             if self._proc is None or self._proc.poll() is not None:
                 self.start()
             assert self._proc is not None and self._proc.stdin is not None
@@ -242,6 +257,14 @@ class SandboxPool:
         finally:
             self._idle.put(box)
 
+    def prestart(self) -> None:
+        """Start one zygote now without waiting for it: it loads while the caller works."""
+        with self._lock:
+            if not self._all:
+                box = Sandbox(self.directory, reuse=self.reuse, wait=False)
+                self._all.append(box)
+                self._idle.put(box)
+
     def close(self) -> None:
         """Stop every zygote."""
         with self._lock:
@@ -255,12 +278,12 @@ _POOLS_LOCK = threading.Lock()
 _MAX_POOLS = 8  # subjects kept warm; the least recently used is stopped beyond this
 
 
-def _pool(checkpoint_dir: Path) -> SandboxPool:
+def _pool(checkpoint_dir: Path, reuse: bool | None = None) -> SandboxPool:
     key = Path(checkpoint_dir).resolve()
     with _POOLS_LOCK:
         pool = _POOLS.pop(key, None)
         if pool is None:
-            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1))
+            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1), reuse=reuse)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
         while len(_POOLS) > _MAX_POOLS:
             _POOLS.pop(next(iter(_POOLS))).close()
@@ -284,6 +307,17 @@ def run_query(
         envelope["checkpoint"] = Path(checkpoint_dir).name
     envelope["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return envelope
+
+
+def prestart(checkpoint_dir: Path, *, reuse: bool | None = None) -> None:
+    """Start the checkpoint's zygote in the background, ahead of a `run_query` on it.
+
+    A one-shot caller (the CLI) overlaps the zygote's start with its own work (opening the
+    workspace, checking the subject is compiled); if it then queries another checkpoint,
+    this zygote is simply stopped at exit.
+    """
+    with contextlib.suppress(Exception):  # best effort: run_query starts it again, and says
+        _pool(checkpoint_dir, reuse).prestart()
 
 
 def shutdown() -> None:

@@ -146,11 +146,16 @@ class Seccomp:
 
 
 def _compile_allowlist() -> bytes:
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    # The usual soname first: find_library runs `ldconfig -p` in a subprocess (~60 ms of a
+    # zygote's start on a busy machine).
     try:
-        lib = ctypes.CDLL(name, use_errno=True)
+        lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
     except OSError:
-        raise OSError("libseccomp not found") from None
+        name = ctypes.util.find_library("seccomp")
+        try:
+            lib = ctypes.CDLL(name or "libseccomp.so.2", use_errno=True)
+        except OSError:
+            raise OSError("libseccomp not found") from None
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
