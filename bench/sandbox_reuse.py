@@ -19,36 +19,20 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib.util
 import json
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import ModuleType
 
-# Running `python bench/x.py` puts bench/ first on sys.path, where bench/secrets.py shadows
-# the stdlib module the fact log's key ring uses: take it off before importing uac.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import benchpath  # first: takes bench/ off sys.path (bench/secrets.py shadows the stdlib)
 
-from uac.runtime.sandbox import Sandbox, SandboxPool  # noqa: E402
+from uac.runtime.sandbox import Sandbox, SandboxPool
 
-
-def _bench_module(name: str) -> ModuleType:
-    # By path: putting bench/ on sys.path would shadow the stdlib (bench/secrets.py).
-    spec = importlib.util.spec_from_file_location(
-        f"bench_{name}", Path(__file__).with_name(name + ".py")
-    )
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-_QUERY = _bench_module("query")  # the 10,000-record subject and its queries
+_QUERY = benchpath.sibling("query")  # the 10,000-record subject and its queries
 QUERIES, build, pct = _QUERY.QUERIES, _QUERY.build, _QUERY.pct
 
 TODAY = dt.date(2026, 11, 29)
