@@ -11,7 +11,8 @@ the package imports it, so production code can never reach it.
 
 STRAY_FILE is opened and left open before any child is forked, as a descriptor the zygote
 might hold by accident. The first line out is a hello with that fd's number and the root
-directory children use; then one request line in ({"mode", "program", "params"}) gives
+directory children use; then one request line in ({"mode", "program", "params"}, and
+"reuse": true to run it in a worker kept for that mode, as production reuses them) gives
 one reply line out.
 """
 
@@ -88,17 +89,25 @@ def main() -> None:
         sys.stdout.write(json.dumps(hello) + "\n")
         sys.stdout.flush()
         limits = dataclasses.asdict(Limits())
+        reused: dict[str, Worker] = {}  # mode -> a worker kept across requests ("reuse")
         for line in sys.stdin:
             request = json.loads(line)
             variant = Confiner(plans[request["mode"]], confiner.seccomp, confiner.base_vm)
-            worker = Worker(variant, serve_raw, limits)
             request["limits"] = limits
+            if request.get("reuse"):
+                worker = reused.get(request["mode"])
+                if worker is None or not worker.fits(limits):
+                    worker = reused[request["mode"]] = Worker(variant, serve_raw, limits, 100)
+            else:
+                worker = Worker(variant, serve_raw, limits)
             worker.send(request)
             reply = worker.collect(request).decode()
-            if not worker.reap():
+            if not request.get("reuse") and not worker.reap():
                 os.waitpid(worker.pid, 0)
             sys.stdout.write(reply + "\n")
             sys.stdout.flush()
+        for worker in reused.values():
+            worker.kill()
     finally:
         os.rmdir(root)
 
