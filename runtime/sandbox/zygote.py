@@ -57,7 +57,12 @@ def _vm_bytes(pid: int | str = "self") -> int:
 
 def _cpu_seconds(pid: int) -> float:
     """CPU time a child has used so far (the process CPU clock of pid)."""
-    return time.clock_gettime(((~pid) << 3) | 2)
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of the process
+    except OSError:  # a kernel that refuses another process's clock: /proc, in ticks
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Confiner:
@@ -246,6 +251,8 @@ class Worker:
         cpu_text = f"the query used more than {limits.cpu_s} s of CPU"
         if why == "cpu":
             return _error("limit_exceeded", cpu_text)
+        if why == "malformed":  # killed by us just now: its status says nothing
+            return _error("sandbox_error", "the query process answered with malformed data")
         if os.WIFSIGNALED(self.status):
             sig = os.WTERMSIG(self.status)
             if sig in (signal.SIGXCPU, signal.SIGKILL):
