@@ -346,3 +346,21 @@ def test_the_compiled_state_is_deeply_immutable(policy: Policy) -> None:
 def test_a_state_with_anything_mutable_is_not_reused(user: Root) -> None:
     assert not zygote.deeply_immutable(_policy_of(user, Tagged, Loose))
     assert zygote.deeply_immutable(_policy_of(Root((Tagged("a", ("x",)),)), Tagged))
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["len(range(100))", "len(list(itertools.combinations(range(6), 2)))",
+     "len(list(itertools.product(range(4), range(4))))"],
+)  # fmt: skip
+def test_a_query_gets_its_own_sequence_cap(policy: Policy, program: str) -> None:
+    # The policy's capped functions are built once with the default cap; a request's own
+    # max_seq must hold for them too (in either direction).
+    small = execute(program, policy, TODAY, Limits(max_seq=10), False)
+    assert small["ok"] is False and small["error"]["type"] == "limit_exceeded", small
+    assert execute(program, policy, TODAY, Limits(), False)["ok"]
+    big = execute("len(range(5_000_000))", policy, TODAY, Limits(max_seq=10**7), False)
+    assert big["result_json"] == "5000000"
+    assert execute(
+        "len(list(itertools.chain([1], [2])))", policy, TODAY, Limits(max_seq=10), False
+    )["ok"]

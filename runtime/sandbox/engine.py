@@ -439,6 +439,7 @@ class Policy:
         paths: dict[str, list[str]] | None = None,
     ):
         self.user = user
+        self.max_seq = limits.max_seq  # the caps `range` and the facade's itertools carry
         self.paths = paths or {}  # provenance.json: object path -> fact ids
         self.records: dict[type, frozenset[str]] = {
             cls: frozenset(f.name for f in dataclasses.fields(cls))
@@ -550,6 +551,18 @@ class Guards:
         self.fact_ids: set[str] = set()
         attrs = policy.attrs
         records = policy.records
+        self.builtins, self.facades = policy.builtins, policy.facades
+        if limits.max_seq != policy.max_seq:
+            # The policy's size-capped functions carry its default cap: this query's own.
+            capped = _capped(limits)
+            self.builtins = {**policy.builtins, "range": capped["range"]}
+            shared = policy.facades["itertools"]
+            names = policy.attrs[type(shared)]
+            members = {k: getattr(shared, k) for k in names}
+            members.update(combinations=capped["combinations"], product=capped["product"])
+            own = _facade("itertools", members)
+            self.facades = {**policy.facades, "itertools": own}
+            attrs = {**attrs, type(own): names}
 
         def g_attr(obj: Any, name: str) -> Any:
             kind = type(obj)
@@ -637,7 +650,7 @@ class Guards:
         """Globals for exec: curated builtins, facades, helpers, state, guards."""
         helpers = {k: _Named(k, f) for k, f in make_helpers(self.g_attr).items()}
         ns: dict[str, Any] = {
-            "__builtins__": dict(self.policy.builtins),
+            "__builtins__": dict(self.builtins),
             "user": self.policy.user,
             "today": today,
             "date": dt.date,
@@ -647,7 +660,7 @@ class Guards:
             "_g_item": self.g_item,
             "_g_slice": self.g_slice,
             "_g_binop": self.g_binop,
-            **self.policy.facades,
+            **self.facades,
             **helpers,
         }
         return ns
