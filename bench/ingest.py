@@ -47,6 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import benchpath  # noqa: F401 - first: takes bench/ off sys.path (bench/secrets.py)
 import duckdb
 import pyarrow as pa
 

@@ -96,6 +96,21 @@ def build(home: Path, n: int) -> Path:
         return mem.checkpoint("bench").directory
 
 
+def plain_namespace(ckpt: Path) -> dict:
+    """What the same programs see as plain Python in this process (the baseline)."""
+    from uac.compiler import loader
+
+    package = loader.import_package(ckpt)
+    return {
+        "user": package.state.user,
+        "today": TODAY,
+        "date": dt.date,
+        "Counter": Counter,
+        "statistics": statistics,
+        **make_helpers(),
+    }
+
+
 def proc_cpu_s(pid: int) -> float:
     """CPU seconds of a process plus its reaped children (utime, stime, cutime, cstime)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -272,17 +287,7 @@ def main() -> None:
         assert first["ok"], first
         shutdown()
 
-        from uac.compiler import loader
-
-        package = loader.import_package(ckpt)
-        ns = {
-            "user": package.state.user,
-            "today": TODAY,
-            "date": dt.date,
-            "Counter": Counter,
-            "statistics": statistics,
-            **make_helpers(),
-        }
+        ns = plain_namespace(ckpt)
         box = Sandbox(ckpt)
         zygote = box._proc.pid  # type: ignore[union-attr]
         out["load_average_start"] = os.getloadavg()

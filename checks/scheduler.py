@@ -97,10 +97,20 @@ def run_once(
             else:
                 compiled += 1
         subjects = [Address(tenant, s.scope, s.subject) for s in store.subjects(tenant) if s.facts]
+        settled = _settled(home, tenant)
+        states = _alert_states(store, tenant)
+        evaluated: dict[Address, tuple[Any, ...]] = {}
         for addr in subjects:
-            if loader.current_version(home, addr) is None:
+            version = loader.current_version(home, addr)
+            if version is None:
                 errors.setdefault(str(addr), "never compiled")
                 continue
+            inputs = (version, today, config)
+            last = settled.get(addr)
+            if last is not None and last[:3] == inputs and last[3] == states.get(addr):
+                still += last[4]  # evaluating again would change nothing (see _settled)
+                continue
+            settled.pop(addr, None)
             try:
                 result = evaluate(store, home, addr, today, config=config, sinks=sinks)
             except Exception as exc:
@@ -109,8 +119,15 @@ def run_once(
             new += len(result.new)
             still += len(result.still_open)
             resolved += len(result.resolved)
-            for name, err in {**result.errors, **result.delivery_errors}.items():
+            failures = {**result.errors, **result.delivery_errors}
+            for name, err in failures.items():
                 errors[f"{addr}:{name}"] = err
+            if not failures and result.version == version:
+                evaluated[addr] = (*inputs, len(result.new) + len(result.still_open))
+        if evaluated:
+            after = _alert_states(store, tenant)
+            for addr, (*inputs, still_open) in evaluated.items():
+                settled[addr] = (*inputs, after.get(addr), still_open)
         duration = (time.perf_counter() - start) * 1000
         job_id = store.con.execute("SELECT coalesce(max(id), 0) + 1 FROM jobs").fetchone()[0]
         job = JobResult(
@@ -148,6 +165,35 @@ def run_once(
     finally:
         if own:
             store.close()
+
+
+# Per (workspace, tenant): subject -> (checkpoint version, today, config, digest of its
+# alert rows, alerts open) after its last evaluation without errors in this process.
+_SETTLED: dict[tuple[str, str], dict[Address, tuple[Any, ...]]] = {}
+_SETTLED_LOCK = threading.Lock()
+
+
+def _settled(home: Path, tenant: str) -> dict[Address, tuple[Any, ...]]:
+    """What this process's passes settled for the tenant's subjects.
+
+    Evaluating a subject is a function of its checkpoint, `today`, the config and its alert
+    rows: with all four as they were after its last evaluation, evaluating it again stores
+    nothing, resolves nothing and delivers nothing, so a pass skips it without importing
+    its checkpoint. A day later (`today` moved), after a compile (a new version) or after
+    an acknowledgement or a snooze (the rows moved), it is evaluated again.
+    """
+    with _SETTLED_LOCK:
+        return _SETTLED.setdefault((str(home.resolve()), tenant), {})
+
+
+def _alert_states(store: Store, tenant: str) -> dict[Address, str]:
+    """A digest of every subject's alert rows (all columns), in one query."""
+    rows = store.con.execute(
+        "SELECT scope, subject, md5(string_agg(CAST(alerts AS VARCHAR), chr(10) ORDER BY id))"
+        " FROM alerts WHERE tenant = ? GROUP BY ALL",
+        [tenant],
+    ).fetchall()
+    return {Address(tenant, scope, subject): digest for scope, subject, digest in rows}
 
 
 def jobs(store: Store, tenant: str, limit: int = 20) -> list[dict[str, Any]]:

@@ -8,7 +8,8 @@ Both are exact, never approximations, and make the cost of a small change small:
   with one query every time; anything else (a restored or rewritten database) drops it.
   A legal erase (not built yet) keeps the hashes but blanks content: it must call `clear()`;
 - the fold memo of the subject's collection records (see `compiler.fold`): a record group
-  whose facts are the same as last time is not merged and coerced again.
+  whose facts are the same as last time is not merged and coerced again;
+- the provenance lines rendered for a collection, by its part digest (`compiler.render`).
 
 Only the most recently compiled subjects are kept (LRU, at most `MAX_SUBJECTS` and
 `MAX_FACTS` facts in all; the subject being compiled is always kept); a process that never
@@ -84,7 +85,34 @@ def keep_fold_memo(store: Store, addr: Address, memo: dict[Any, Any]) -> None:
     _entry(store, addr).fold = memo
 
 
+# Rendered provenance lines of a collection, by (attribute, part digest): the digest covers
+# every record's key and fact ids, which is all the lines say, so equal digests give equal
+# lines whichever subject they came from. Bounded by entries and by lines in all.
+_LINES: OrderedDict[tuple[str, str], list[tuple[str, str]]] = OrderedDict()
+MAX_LINES = 200_000
+
+
+def provenance_lines(attr: str, digest: str) -> list[tuple[str, str]] | None:
+    """The (key, line) pairs rendered for a collection with this digest, if still kept."""
+    with _LOCK:
+        lines = _LINES.get((attr, digest))
+        if lines is not None:
+            _LINES.move_to_end((attr, digest))
+        return lines
+
+
+def keep_provenance_lines(attr: str, digest: str, lines: list[tuple[str, str]]) -> None:
+    """Keep a collection's rendered provenance lines for the next compile."""
+    with _LOCK:
+        _LINES[(attr, digest)] = lines
+        total = sum(len(v) for v in _LINES.values())
+        while total > MAX_LINES and len(_LINES) > 1:
+            _, dropped = _LINES.popitem(last=False)
+            total -= len(dropped)
+
+
 def clear() -> None:
     """Forget everything (tests, or after rewriting a workspace outside this process)."""
     with _LOCK:
         _SUBJECTS.clear()
+        _LINES.clear()

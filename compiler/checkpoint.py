@@ -173,7 +173,10 @@ def _validate_batch(batch: list[_Pending]) -> None:
     live = [p for p in batch if p.error is None]
     if not live:
         return
-    answers = validate([(p.tmp, sorted(p.expected)) for p in live])
+    # Collections carried unchanged from the validated previous version are not imported.
+    answers = validate(
+        [(p.tmp, sorted(p.expected), [f"records_{a}" for a in p.result.reused]) for p in live]
+    )
     for pending, answer in zip(live, answers, strict=True):
         if "error" in answer:
             pending.error = f"generated code failed to import in isolation: {answer['error']}"
@@ -335,7 +338,7 @@ def _prepare(
     before = previous[1].get("preformat", {}) if previous else {}
     carried = [f"records_{attr}.py" for attr in reusable]
     preformat = {name: before[name] for name in carried if name in before}
-    for name, text in render(folded, str(addr), addr.tenant, skip=reusable).items():
+    for name, text in render(folded, str(addr), addr.tenant, skip=reusable, digests=parts).items():
         if name.endswith(".py"):
             preformat[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
             if previous and before.get(name) == preformat[name] and _intact(previous, name):

@@ -165,7 +165,9 @@ def _forget(name: str) -> None:
         sys.modules.pop(mod, None)
 
 
-def import_package(directory: Path, verify: bool = True, signed: bool = True) -> ModuleType:
+def import_package(
+    directory: Path, verify: bool = True, signed: bool = True, stubs: tuple[str, ...] = ()
+) -> ModuleType:
     """Import a version directory as a fresh, uniquely named package and return it.
 
     With verify, every file must have its digest in files.json and, with signed, files.json
@@ -173,6 +175,10 @@ def import_package(directory: Path, verify: bool = True, signed: bool = True) ->
     host checked the signature, and the key never enters the sandbox). Only the version
     imported last of each subject stays in `sys.modules` (a long-lived process compiles a
     new version on every write); packages still referenced keep working.
+
+    `stubs` names record modules to stand in for with an empty `RECORDS` (the validator,
+    for collections carried unchanged from a validated version): such a package is
+    partial, imported under its own name, and only good for digesting its other parts.
     """
     try:
         stamp = (directory / FILES).read_bytes()
@@ -197,14 +203,20 @@ def import_package(directory: Path, verify: bool = True, signed: bool = True) ->
     # and built again at the same path) must not be served from an earlier import.
     resolved = directory.resolve()
     ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
-    name = "uac_checkpoint_" + ident[:16]
+    name = "uac_checkpoint_" + ident[:16] + ("_partial" if stubs else "")
     with _IMPORT_LOCK:
-        return _import_as(name, directory, resolved)
+        return _import_as(name, directory, resolved, stubs)
 
 
-def _import_as(name: str, directory: Path, resolved: Path) -> ModuleType:
+def _import_as(
+    name: str, directory: Path, resolved: Path, stubs: tuple[str, ...] = ()
+) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
+    for module in stubs:
+        stub = ModuleType(f"{name}.{module}")
+        stub.RECORDS = ()  # type: ignore[attr-defined]
+        sys.modules[stub.__name__] = stub
     spec = importlib.util.spec_from_file_location(
         name, directory / "__init__.py", submodule_search_locations=[str(directory)]
     )

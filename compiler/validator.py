@@ -8,10 +8,15 @@ request, forks a child that imports the checkpoint packages and reports their di
 warm process never imports generated code itself, so every child starts as clean as a fresh
 interpreter would: nothing of an earlier checkpoint can leak into the next check.
 
-Protocol: one JSON line per request, `[[directory, [part, ...]], ...]`; one JSON line per
-answer, `{"answers": [{"parts": {...}} | {"error": "..."}, ...]}` or `{"error": "..."}` when
-the child died, plus the child's peak RSS (`maxrss_kib`, see `last_child_maxrss_kib`). If
-the warm process itself dies it is started again on the next request.
+Only what changed is imported: record modules carried unchanged from the previous
+(validated) version are stubbed (`loader.import_package(stubs=...)`), so a one-fact change
+does not import 10,000 untouched records again.
+
+Protocol: one JSON line per request, `[[directory, [part, ...], [stub, ...]], ...]`; one
+JSON line per answer, `{"answers": [{"parts": {...}} | {"error": "..."}, ...]}` or
+`{"error": "..."}` when the child died, plus the child's peak RSS (`maxrss_kib`, see
+`last_child_maxrss_kib`). If the warm process itself dies it is started again on the next
+request.
 """
 
 from __future__ import annotations
@@ -38,9 +43,9 @@ from uac.compiler.loader import import_package
 
 def check(request):
     answers = []
-    for directory, parts in request:
+    for directory, parts, stubs in request:
         try:
-            package = import_package(Path(directory), verify=False)
+            package = import_package(Path(directory), verify=False, stubs=tuple(stubs))
             answers.append({"parts": package_parts(package, parts)})
         except BaseException as exc:
             answers.append({"error": f"{type(exc).__name__}: {exc}"})
@@ -129,9 +134,10 @@ _WARM = _Warm()
 atexit.register(_WARM.close)
 
 
-def validate(request: list[tuple[Path, list[str]]]) -> list[dict[str, Any]]:
-    """For each (checkpoint directory, parts): {"parts": digests} or {"error": text}."""
-    answer = _WARM.ask([[str(directory), parts] for directory, parts in request])
+def validate(request: list[tuple[Path, list[str], list[str]]]) -> list[dict[str, Any]]:
+    """For each (checkpoint directory, parts, record modules to stub): {"parts": digests}
+    or {"error": text}."""
+    answer = _WARM.ask([[str(directory), parts, stubs] for directory, parts, stubs in request])
     if "error" in answer:
         return [{"error": answer["error"]}] * len(request)
     return answer["answers"]

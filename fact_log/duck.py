@@ -84,3 +84,20 @@ def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def _first_line(message: str) -> str:
     return message.strip().splitlines()[0] if message.strip() else "unknown error"
+
+
+# Facts newer than the subject's last published present-time checkpoint (the compiler's
+# `checkpoints` rows): the one definition of "stale", shared by Store.is_changed and the
+# CLI's one-shot query, which asks it without loading the rest of the store.
+CHANGED_SQL = """
+    SELECT (SELECT max(seq) FROM facts WHERE tenant = ? AND scope = ? AND subject = ?) >
+           coalesce((SELECT max(watermark) FROM checkpoints
+                     WHERE tenant = ? AND scope = ? AND subject = ?
+                     AND status = 'published' AND as_of IS NULL AND known_at IS NULL), 0)
+"""
+
+
+def is_changed(con: duckdb.DuckDBPyConnection, tenant: str, scope: str, subject: str) -> bool:
+    """True when the subject has facts newer than its last published checkpoint."""
+    row = con.execute(CHANGED_SQL, [tenant, scope, subject] * 2).fetchone()
+    return bool(row and row[0])

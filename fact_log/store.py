@@ -30,7 +30,7 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
-from uac.fact_log.duck import connect, load_fts
+from uac.fact_log.duck import connect, is_changed, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
@@ -993,15 +993,7 @@ class Store:
 
     def is_changed(self, addr: Address) -> bool:
         """True when the subject has facts newer than its last published present-time checkpoint."""
-        row = self.con.execute(
-            f"""
-            SELECT (SELECT max(seq) FROM facts WHERE {_SUBJECT}) >
-                   coalesce((SELECT max(watermark) FROM checkpoints WHERE {_SUBJECT}
-                             AND status = 'published' AND as_of IS NULL AND known_at IS NULL), 0)
-            """,
-            [addr.tenant, addr.scope, addr.subject] * 2,
-        ).fetchone()
-        return bool(row and row[0])
+        return is_changed(self.con, addr.tenant, addr.scope, addr.subject)
 
     def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
         """The latest (version, fields) inferred for a collection the catalog lacks."""

@@ -632,6 +632,41 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None:
+    """A query on a compiled, up-to-date subject in this process, without loading `Memory`.
+
+    The one-shot path of `uac query` needs only the checkpoint on disk, a read-only look at
+    the log through DuckDB alone (is the subject compiled up to its last fact?) and the
+    sandbox, and starts the zygote before that look so the two overlap. None means "take
+    the full verb" (a server serves the workspace, the subject needs compiling, anything
+    unusual): that path then compiles, or reports the error the user should see.
+    """
+    if _client(args) is not None or len(program) > 20_000:
+        return None
+    import duckdb
+
+    from uac.compiler import loader
+    from uac.fact_log import duck
+    from uac.fact_log.addressing import default_home, parse_subject
+    from uac.runtime import sandbox
+
+    try:
+        home = Path(args.home).expanduser() if args.home is not None else default_home()
+        addr = parse_subject(args.subject, args.tenant)
+        _, directory = loader.version_dir(home, addr)
+        sandbox.prestart(directory, reuse=False)  # one query: no worker to keep
+        con = duck.connect(home / "uac.duckdb", read_only=True)
+        try:
+            if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
+                return None
+        finally:
+            con.close()
+    except (UacError, duckdb.Error):
+        return None
+    today = args.today or dt.datetime.now(dt.UTC).date()
+    return sandbox.run_query(directory, program, today=today, explain=args.explain)
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     program = sys.stdin.read() if args.program == "-" else args.program
     version = None
@@ -640,15 +675,17 @@ def cmd_query(args: argparse.Namespace) -> int:
         if res["status"] != "published":
             raise UacError(f"could not compile {args.subject} as of {args.as_of}: {res['error']}")
         version = res["version"]
-    envelope = _call(
-        args,
-        "query",
-        args.subject,
-        program=program,
-        today=args.today,
-        explain=args.explain,
-        version=version,
-    )
+    envelope = None if version is not None else _query_here(args, program)
+    if envelope is None:
+        envelope = _call(
+            args,
+            "query",
+            args.subject,
+            program=program,
+            today=args.today,
+            explain=args.explain,
+            version=version,
+        )
     if args.json:
         _print_json(envelope)
     elif envelope["ok"]:

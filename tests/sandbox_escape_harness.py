@@ -2,7 +2,7 @@
 
 Used by tests/test_sandbox_confinement.py to play a program that has already escaped the
 AST allow-list and the guards. It prepares exactly like the production zygote (the same
-`load` of the checkpoint, the same `prepare` of the filter and plan, the same `Spare`
+`load` of the checkpoint, the same `prepare` of the filter and plan, the same `Worker`
 children confined by the same `Confiner.apply`) but serves each request by exec'ing the
 program with full builtins and libc through ctypes. It lives under tests/ and nothing in
 the package imports it, so production code can never reach it.
@@ -11,7 +11,8 @@ the package imports it, so production code can never reach it.
 
 STRAY_FILE is opened and left open before any child is forked, as a descriptor the zygote
 might hold by accident. The first line out is a hello with that fd's number and the root
-directory children use; then one request line in ({"mode", "program", "params"}) gives
+directory children use; then one request line in ({"mode", "program", "params"}, and
+"reuse": true to run it in a worker kept for that mode, as production reuses them) gives
 one reply line out.
 """
 
@@ -32,7 +33,7 @@ from typing import Any
 
 from uac.runtime.sandbox.confine import empty_root
 from uac.runtime.sandbox.engine import Limits
-from uac.runtime.sandbox.zygote import Confiner, Spare, load, prepare
+from uac.runtime.sandbox.zygote import Confiner, Worker, load, prepare
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
@@ -47,7 +48,7 @@ LIBC.mmap.argtypes = [
 ]
 
 
-def serve_raw(request: dict[str, Any], fd: int) -> None:
+def serve_raw(request: dict[str, Any]) -> tuple[bool, bytes]:
     """Run the program as plain Python (no validator, no guards); report what happened."""
     ns: dict[str, Any] = {
         "__builtins__": builtins,
@@ -66,10 +67,7 @@ def serve_raw(request: dict[str, Any], fd: int) -> None:
         outcome: dict[str, Any] = {"raised": None, "result": ns["result"]}
     except BaseException as exc:  # the payload's failure is the evidence
         outcome = {"raised": f"{type(exc).__name__}: {exc}", "errno": getattr(exc, "errno", None)}
-    data = json.dumps({"ok": True, "outcome": outcome}, default=repr).encode()
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    return True, json.dumps({"ok": True, "outcome": outcome}, default=repr).encode()
 
 
 def main() -> None:
@@ -91,17 +89,25 @@ def main() -> None:
         sys.stdout.write(json.dumps(hello) + "\n")
         sys.stdout.flush()
         limits = dataclasses.asdict(Limits())
+        reused: dict[str, Worker] = {}  # mode -> a worker kept across requests ("reuse")
         for line in sys.stdin:
             request = json.loads(line)
             variant = Confiner(plans[request["mode"]], confiner.seccomp, confiner.base_vm)
-            spare = Spare(variant, serve_raw, limits)
             request["limits"] = limits
-            spare.send(request)
-            reply = spare.collect(request)
-            if not spare.reap():
-                os.waitpid(spare.pid, 0)
-            sys.stdout.write(json.dumps(reply) + "\n")
+            if request.get("reuse"):
+                worker = reused.get(request["mode"])
+                if worker is None or not worker.fits(limits):
+                    worker = reused[request["mode"]] = Worker(variant, serve_raw, limits, 100)
+            else:
+                worker = Worker(variant, serve_raw, limits)
+            worker.send(request)
+            reply = worker.collect(request).decode()
+            if not request.get("reuse") and not worker.reap():
+                os.waitpid(worker.pid, 0)
+            sys.stdout.write(reply + "\n")
             sys.stdout.flush()
+        for worker in reused.values():
+            worker.kill()
     finally:
         os.rmdir(root)
 

@@ -463,6 +463,50 @@ def test_run_once_compiles_changed_isolates_failures_and_logs_a_job(home: Path) 
         assert "boom" in rows[1]["detail"]
 
 
+def test_a_pass_skips_subjects_whose_evaluation_would_change_nothing(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uac.checks.scheduler as scheduler
+
+    evaluated: list[str] = []
+    real = scheduler.evaluate
+
+    def counting(store, home, addr, today, **kwargs):  # the real evaluation, counted
+        evaluated.append(addr.subject)
+        return real(store, home, addr, today, **kwargs)
+
+    monkeypatch.setattr(scheduler, "evaluate", counting)
+    with Memory(home, create=True, react=False) as mem:
+        passport_trip(mem, "maya")
+        passport_trip(mem, "ana", expiry="2031-01-01")
+
+        def compile_fn(addr: Address):
+            return mem.compile(str(addr))
+
+        def run(day: dt.date = TODAY):
+            evaluated.clear()
+            return run_once(home, "default", day, compile_fn, store=mem.store)
+
+        first = run()
+        assert sorted(evaluated) == ["ana", "maya"] and first.alerts_new >= 1
+        again = run()  # same day, same checkpoints, same alert rows: nothing to do
+        assert evaluated == [] and again.alerts_open == first.alerts_open
+        assert again.alerts_new == again.alerts_resolved == 0 and not again.errors
+        alert = list_alerts(mem.store, mem.address("maya"))[0]
+        acknowledge(mem.store, mem.address("maya"), alert.id, TODAY)  # the rows moved
+        assert run().alerts_open == first.alerts_open and evaluated == ["maya"]
+        assert run() and evaluated == []
+        tomorrow = TODAY + dt.timedelta(days=1)
+        snooze(mem.store, mem.address("maya"), alert.id, tomorrow, TODAY)
+        run()
+        assert evaluated == ["maya"] and run() and evaluated == []
+        run(tomorrow)  # a new day: everyone again, and the snooze ends
+        assert sorted(evaluated) == ["ana", "maya"]
+        assert get_alert(mem.store, alert.address, alert.id).status == "open"
+        mem.set("ana", "identity.passport.expiry_date", "2025-02-01", now=T)  # a new version
+        assert run(tomorrow).compiled == 1 and evaluated == ["ana"]
+
+
 def test_cron_schedule_runs_at_matching_times_in_utc() -> None:
     hourly = parse_cron("0 * * * *")
     at = dt.datetime(2026, 11, 29, 10, 17, 5, tzinfo=dt.UTC)

@@ -193,3 +193,41 @@ def test_member_promote_and_why_from_the_command_line(
     assert code == 1 and "may not be written to group:family" in err
     code, _, err = run(capsys, "--home", home, "member", "remove", "group:family", "carol")
     assert code == 1 and "'carol' is not a member of group:family" in err
+
+
+def _cli_query(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`uac query` as its own process, with the modules it imported listed on stderr."""
+    cli = [sys.executable, "-X", "importtime", "-m", "uac.runtime.cli", "--home", str(home)]
+    return subprocess.run(
+        [*cli, "query", *argv, "--today", "2026-11-29"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+
+
+def test_query_one_shot_path_and_fallback(tmp_path: Path) -> None:
+    from uac import Memory
+
+    home = tmp_path / "ws"
+    trips = [{"city": "Paris", "country": "FR", "depart": "2025-03-05", "cost": "412.10"}]
+    with Memory(home, create=True, react=False) as mem:
+        mem.import_records("alice", "trips", trips)
+        mem.import_records("bob", "trips", trips)
+        mem.compile("alice")
+    # Compiled and up to date: answered without Memory, the store (pyarrow) or pydantic.
+    done = _cli_query(home, "alice", "len(user.trips)")
+    assert done.returncode == 0 and done.stdout.strip() == "1", done.stderr[-500:]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
+    assert "uac.runtime.api.memory" not in imported and "pyarrow" not in imported
+    assert "uac.runtime.sandbox" in imported  # the line format did not change under us
+    # A write the checkpoint does not hold yet: the full verb compiles, then answers.
+    with Memory(home, react=False) as mem:
+        mem.import_records("alice", "trips", [{**trips[0], "city": "Lyon"}])
+    done = _cli_query(home, "alice", "sorted(t.city for t in user.trips)")
+    assert done.returncode == 0 and json.loads(done.stdout) == ["Lyon", "Paris"]
+    assert "uac.runtime.api.memory" in done.stderr
+    # Never compiled: compiled on the way; a refused program is one typed line.
+    assert _cli_query(home, "bob", "len(user.trips)").stdout.strip() == "1"
+    done = _cli_query(home, "alice", "user.__class__")
+    assert done.returncode == 1 and "uac: not_allowed" in done.stderr

@@ -446,3 +446,28 @@ def test_only_the_result_pipe_is_open_while_a_query_runs(world: dict) -> None:
     harness.stdin.flush()
     reply = json.loads(harness.stdout.readline())
     assert reply == {"ok": True, "outcome": {"raised": None, "result": [1]}}, reply
+
+
+def test_a_reused_worker_holds_only_its_two_pipes_between_and_during_queries(world: dict) -> None:
+    # A reused worker keeps its request pipe (fd 0) for the next query; nothing else opens.
+    program = (
+        "found = []\n"
+        "for fd in range(4096):\n"
+        "    try:\n"
+        "        os.fstat(fd)\n"
+        "        found.append(fd)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "result = [found, os.getpid()]"
+    )
+    harness = world["harness"]
+    answers = []
+    for _ in range(3):
+        request = {"mode": "privileges", "reuse": True, "program": program, "params": {}}
+        harness.stdin.write(json.dumps(request) + "\n")
+        harness.stdin.flush()
+        answers.append(json.loads(harness.stdout.readline()))
+    for reply in answers:
+        assert reply["ok"] and reply["outcome"]["raised"] is None, reply
+        assert reply["outcome"]["result"][0] == [0, 1]
+    assert len({reply["outcome"]["result"][1] for reply in answers}) == 1  # one worker served all

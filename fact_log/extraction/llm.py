@@ -37,9 +37,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from uac.fact_log.catalog import Catalog, FieldSpec
@@ -58,6 +57,9 @@ from uac.fact_log.extraction.policy import Policy, default_policy
 from uac.fact_log.extraction.safety import SafetyResult, scan
 from uac.fact_log.store import NewRejection
 from uac.fact_log.values import canonical_json
+
+if TYPE_CHECKING:  # openai is imported on first use: it is most of a cold start's imports
+    import openai
 
 SOURCE = "automatic_llm"
 NOTE_PATH = "notes"
@@ -149,6 +151,8 @@ class LLM:
         if self.client is None:
             if not self.settings.enabled:
                 raise InputError("the LLM extractor needs UAC_LLM_BASE_URL and UAC_LLM_MODEL")
+            import openai
+
             self.client = openai.OpenAI(
                 base_url=self.settings.base_url,
                 api_key=self.settings.api_key.get_secret_value(),
@@ -263,6 +267,8 @@ def _call(
                         attempts=attempt,
                     )
                 )
+        import openai  # loaded already when a client exists; on first use otherwise
+
         try:
             resp = llm.get_client().chat.completions.create(
                 model=settings.model or "",

@@ -17,17 +17,19 @@ DuckDB, the compiler or the sandbox. One connection per thread, so a Client may 
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import json
 import os
 import threading
 import urllib.parse
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac import __version__
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
+
+if TYPE_CHECKING:  # loaded on the first request: a local CLI call only asks `discover`
+    import http.client
 
 SERVER_FILE = "server.json"
 
@@ -105,6 +107,8 @@ class Client:
     # -- transport -------------------------------------------------------------------------
 
     def _conn(self) -> http.client.HTTPConnection:
+        import http.client
+
         conn = getattr(self._local, "conn", None)
         if conn is None:
             kind = (
@@ -127,6 +131,8 @@ class Client:
         if self.tenant:
             headers["X-Uac-Tenant"] = self.tenant
         prefix = self._parts.path.rstrip("/")
+        import http.client
+
         for attempt in (1, 2):  # a kept-alive connection the server closed: reconnect once
             conn = self._conn()
             try:

@@ -24,8 +24,10 @@ T in syntax_error, not_allowed, runtime_error, limit_exceeded, bad_result, sandb
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -40,48 +42,74 @@ from typing import Any
 
 from uac.runtime.sandbox.engine import Limits
 
-__all__ = ["Limits", "Sandbox", "SandboxPool", "run_query", "shutdown"]
+__all__ = ["Limits", "Sandbox", "SandboxPool", "prestart", "run_query", "shutdown"]
 
 _LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
 _HELLO_TIMEOUT_S = 30.0
 _SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
+MAX_QUERIES = 10_000  # queries one reused worker serves before it is replaced
 
 
 def _env() -> dict[str, str]:
     # A scrubbed environment: nothing of the host's (tokens, keys) reaches the zygote.
-    env = {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root
-    return env
+    # boot.py finds uac's modules by its own path: no PYTHONPATH.
+    return {"PYTHONHASHSEED": "0", "TZ": "UTC", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
 
 
 def _error(code: str, message: str, line: int | None = None) -> dict[str, Any]:
     return {"ok": False, "error": {"type": code, "message": message, "line": line}}
 
 
-class Sandbox:
-    """One zygote process holding one checkpoint; serves one query at a time."""
+def _reuse() -> bool:
+    # Operators who want a fresh process per query (no worker reuse) set UAC_SANDBOX_REUSE=0.
+    return os.environ.get("UAC_SANDBOX_REUSE", "1") != "0"
 
-    def __init__(self, checkpoint_dir: Path):
+
+class Sandbox:
+    """One zygote process holding one checkpoint; serves one query at a time.
+
+    With `reuse` (the default, unless UAC_SANDBOX_REUSE=0) a confined worker serves many
+    queries of this checkpoint (runtime/sandbox/zygote.py says when it is replaced);
+    without, every query runs in a freshly forked process.
+    """
+
+    def __init__(self, checkpoint_dir: Path, reuse: bool | None = None, wait: bool = True):
         self.directory = Path(checkpoint_dir).resolve()
+        self.reuse = _reuse() if reuse is None else reuse
+        self.max_queries = 1
         self.version = self.directory.name
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._pending = False  # started, its hello not read yet
         self._buf = b""
         self.seccomp = False
         self.confinement: dict[str, Any] = {}
-        self.start()
+        self.spawn()
+        if wait:
+            self._await_hello()
 
     def start(self) -> None:
         """Start (or restart) the zygote and wait until it has loaded the checkpoint."""
+        self.spawn()
+        self._await_hello()
+
+    def spawn(self) -> None:
+        """Start (or restart) the zygote without waiting for it (the first query waits)."""
         self.close()
         self._buf = b""
         from uac.compiler.loader import check_signature
 
         check_signature(self.directory)  # here: the chain key never enters the sandbox
         self._proc = subprocess.Popen(
-            [sys.executable, "-s", str(Path(__file__).with_name("boot.py")), str(self.directory)],
+            [
+                sys.executable,
+                "-S",
+                "-s",
+                str(Path(__file__).with_name("boot.py")),
+                str(self.directory),
+                str(MAX_QUERIES if self.reuse else 1),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -89,6 +117,11 @@ class Sandbox:
             cwd=str(Path(__file__).resolve().parents[2]),
             close_fds=True,
         )
+        self._pending = True
+
+    def _await_hello(self) -> None:
+        """Read the zygote's hello: it has loaded the checkpoint and can confine children."""
+        self._pending = False
         hello = self._read_line(time.monotonic() + _HELLO_TIMEOUT_S, 1 << 16)
         info = json.loads(hello) if hello else {"ready": False, "message": "no answer"}
         if not info.get("ready"):
@@ -97,6 +130,7 @@ class Sandbox:
                 f"sandbox for {self.directory} failed to start: {info.get('message')}"
             )
         self.seccomp = bool(info.get("seccomp"))
+        self.max_queries = int(info.get("max_queries", 1))
         self.confinement = info.get("confinement") or {}
         for warning in self.confinement.get("warnings", []):
             if warning not in _WARNED:
@@ -154,10 +188,12 @@ class Sandbox:
         request = {
             "program": program,
             "today": today.isoformat(),
-            "limits": dataclasses.asdict(limits),
+            "limits": _limits_dict(limits),
             "explain": bool(explain),
         }
         with self._lock:
+            if self._pending:
+                self._await_hello()
             if self._proc is None or self._proc.poll() is not None:
                 self.start()
             assert self._proc is not None and self._proc.stdin is not None
@@ -173,6 +209,11 @@ class Sandbox:
                 self.start()  # a zygote that stops answering is replaced, never trusted
                 return _error("sandbox_error", "the sandbox stopped answering and was restarted")
         return _envelope(line)
+
+
+@functools.lru_cache(maxsize=64)
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    return dataclasses.asdict(limits)
 
 
 def _envelope(line: bytes) -> dict[str, Any]:
@@ -192,9 +233,9 @@ def _envelope(line: bytes) -> dict[str, Any]:
 class SandboxPool:
     """Up to `size` zygotes for one checkpoint, so queries run on several cores at once."""
 
-    def __init__(self, checkpoint_dir: Path, size: int = 2):
+    def __init__(self, checkpoint_dir: Path, size: int = 2, reuse: bool | None = None):
         self.directory = Path(checkpoint_dir).resolve()
-        self.size = size
+        self.size, self.reuse = size, reuse
         self._idle: queue.LifoQueue[Sandbox] = queue.LifoQueue()
         self._all: list[Sandbox] = []
         self._lock = threading.Lock()
@@ -207,7 +248,7 @@ class SandboxPool:
             with self._lock:
                 grow = len(self._all) < self.size
                 if grow:
-                    box = Sandbox(self.directory)
+                    box = Sandbox(self.directory, reuse=self.reuse)
                     self._all.append(box)
             if not grow:
                 box = self._idle.get()
@@ -215,6 +256,14 @@ class SandboxPool:
             return box.run(program, **kwargs)
         finally:
             self._idle.put(box)
+
+    def prestart(self) -> None:
+        """Start one zygote now without waiting for it: it loads while the caller works."""
+        with self._lock:
+            if not self._all:
+                box = Sandbox(self.directory, reuse=self.reuse, wait=False)
+                self._all.append(box)
+                self._idle.put(box)
 
     def close(self) -> None:
         """Stop every zygote."""
@@ -229,12 +278,12 @@ _POOLS_LOCK = threading.Lock()
 _MAX_POOLS = 8  # subjects kept warm; the least recently used is stopped beyond this
 
 
-def _pool(checkpoint_dir: Path) -> SandboxPool:
+def _pool(checkpoint_dir: Path, reuse: bool | None = None) -> SandboxPool:
     key = Path(checkpoint_dir).resolve()
     with _POOLS_LOCK:
         pool = _POOLS.pop(key, None)
         if pool is None:
-            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1))
+            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1), reuse=reuse)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
         while len(_POOLS) > _MAX_POOLS:
             _POOLS.pop(next(iter(_POOLS))).close()
@@ -258,6 +307,17 @@ def run_query(
         envelope["checkpoint"] = Path(checkpoint_dir).name
     envelope["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
     return envelope
+
+
+def prestart(checkpoint_dir: Path, *, reuse: bool | None = None) -> None:
+    """Start the checkpoint's zygote in the background, ahead of a `run_query` on it.
+
+    A one-shot caller (the CLI) overlaps the zygote's start with its own work (opening the
+    workspace, checking the subject is compiled); if it then queries another checkpoint,
+    this zygote is simply stopped at exit.
+    """
+    with contextlib.suppress(Exception):  # best effort: run_query starts it again, and says
+        _pool(checkpoint_dir, reuse).prestart()
 
 
 def shutdown() -> None:

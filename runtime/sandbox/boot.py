@@ -1,8 +1,12 @@
-"""Entry point of a zygote: starts it without running `runtime/__init__.py`.
+"""Entry point of a zygote: starts it with nothing loaded that a zygote does not use.
 
-The `runtime` package's `__init__` imports `Memory`, which pulls in DuckDB, pyarrow and
-pydantic (~110 MB resident). A zygote needs none of it, and every megabyte it holds makes
-each per-query fork slower, so the package is registered as a bare namespace instead.
+The host runs `python -S -s boot.py ...`: no `site` (no scan of site-packages, no
+editable-install finder: a third of a bare interpreter's start). The packages a zygote
+imports from (`uac`, `uac.runtime`, `uac.runtime.sandbox`) are registered here as bare
+packages over their directories, so their `__init__` modules do not run: the runtime's
+pulls in nothing, but the sandbox package's is the host side (subprocess, threads,
+logging), and every megabyte the zygote holds makes each fork slower. Everything else a
+zygote imports is the standard library and uac's own modules.
 """
 
 import sys
@@ -11,10 +15,15 @@ from pathlib import Path
 
 if __name__ == "__main__":
     root = Path(__file__).resolve().parents[2]
-    sys.path[0] = str(root)  # the script's own directory must not shadow anything
-    package = types.ModuleType("runtime")
-    package.__path__ = [str(root / "runtime")]
-    sys.modules["runtime"] = package
+    del sys.path[0]  # the script's own directory must not shadow anything
+    for name, path in (
+        ("uac", root),
+        ("uac.runtime", root / "runtime"),
+        ("uac.runtime.sandbox", root / "runtime" / "sandbox"),
+    ):
+        package = types.ModuleType(name)
+        package.__path__ = [str(path)]
+        sys.modules[name] = package
     from uac.runtime.sandbox.zygote import main
 
     main()

@@ -146,11 +146,16 @@ class Seccomp:
 
 
 def _compile_allowlist() -> bytes:
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    # The usual soname first: find_library runs `ldconfig -p` in a subprocess (~60 ms of a
+    # zygote's start on a busy machine).
     try:
-        lib = ctypes.CDLL(name, use_errno=True)
+        lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
     except OSError:
-        raise OSError("libseccomp not found") from None
+        name = ctypes.util.find_library("seccomp")
+        try:
+            lib = ctypes.CDLL(name or "libseccomp.so.2", use_errno=True)
+        except OSError:
+            raise OSError("libseccomp not found") from None
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
@@ -263,11 +268,17 @@ def _user_namespace_works(root: str) -> bool:
 
 
 def confine(
-    plan: Plan, seccomp: Seccomp, request_fd: int, result_fd: int, memory: int, cpu_s: int
+    plan: Plan,
+    seccomp: Seccomp,
+    request_fd: int,
+    result_fd: int,
+    memory: int,
+    cpu_s: tuple[int, int],
 ) -> None:
     """Apply the plan to the calling (forked, single-threaded) child; raises if any step fails.
 
     Afterwards the request is on fd 0 and the result pipe on fd 1; nothing else is open.
+    `cpu_s` is (soft, hard): SIGXCPU at the soft limit, SIGKILL at the hard one.
     """
     # Python must never write to a closed fd 2 (the filter would kill it): no std streams.
     sys.stdin = sys.stdout = sys.stderr = None  # type: ignore[assignment]
@@ -294,7 +305,7 @@ def confine(
             os.close(fd)
     limits = [
         (resource.RLIMIT_AS, memory),
-        (resource.RLIMIT_CPU, (cpu_s, cpu_s + 1)),
+        (resource.RLIMIT_CPU, cpu_s),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_FSIZE, 0),
     ]

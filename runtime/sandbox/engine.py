@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import datetime as dt
+import functools
 import itertools
 import json
 import math
@@ -259,6 +260,16 @@ def compile_program(source: str, attrs: frozenset[str], limits: Limits) -> Any:
     return lower(tree)
 
 
+@functools.lru_cache(maxsize=256)
+def compiled(source: str, attrs: frozenset[str], limits: Limits) -> Any:
+    """`compile_program`, remembered: a reused worker often sees the same program again.
+
+    Only code objects are kept (immutable, run each time in a fresh namespace), keyed by
+    everything compilation depends on; refusals are not cached and are raised again.
+    """
+    return compile_program(source, attrs, limits)
+
+
 def lower(tree: ast.Module) -> Any:
     """Rewrite a parsed program through the guards and compile it (layer 2, no validation)."""
     tree = _Rewrite().visit(tree)
@@ -428,6 +439,7 @@ class Policy:
         paths: dict[str, list[str]] | None = None,
     ):
         self.user = user
+        self.max_seq = limits.max_seq  # the caps `range` and the facade's itertools carry
         self.paths = paths or {}  # provenance.json: object path -> fact ids
         self.records: dict[type, frozenset[str]] = {
             cls: frozenset(f.name for f in dataclasses.fields(cls))
@@ -539,6 +551,18 @@ class Guards:
         self.fact_ids: set[str] = set()
         attrs = policy.attrs
         records = policy.records
+        self.builtins, self.facades = policy.builtins, policy.facades
+        if limits.max_seq != policy.max_seq:
+            # The policy's size-capped functions carry its default cap: this query's own.
+            capped = _capped(limits)
+            self.builtins = {**policy.builtins, "range": capped["range"]}
+            shared = policy.facades["itertools"]
+            names = policy.attrs[type(shared)]
+            members = {k: getattr(shared, k) for k in names}
+            members.update(combinations=capped["combinations"], product=capped["product"])
+            own = _facade("itertools", members)
+            self.facades = {**policy.facades, "itertools": own}
+            attrs = {**attrs, type(own): names}
 
         def g_attr(obj: Any, name: str) -> Any:
             kind = type(obj)
@@ -626,7 +650,7 @@ class Guards:
         """Globals for exec: curated builtins, facades, helpers, state, guards."""
         helpers = {k: _Named(k, f) for k, f in make_helpers(self.g_attr).items()}
         ns: dict[str, Any] = {
-            "__builtins__": dict(self.policy.builtins),
+            "__builtins__": dict(self.builtins),
             "user": self.policy.user,
             "today": today,
             "date": dt.date,
@@ -636,7 +660,7 @@ class Guards:
             "_g_item": self.g_item,
             "_g_slice": self.g_slice,
             "_g_binop": self.g_binop,
-            **self.policy.facades,
+            **self.facades,
             **helpers,
         }
         return ns
@@ -754,7 +778,7 @@ def execute(
 ) -> dict[str, Any]:
     """Compile, run and encode one program; every failure becomes a typed QueryFailure dict."""
     try:
-        code = compile_program(source, policy.all_attrs, limits)
+        code = compiled(source, policy.all_attrs, limits)
         guards = Guards(policy, limits, explain)
         try:
             value = run(code, guards, today)

@@ -1,14 +1,21 @@
-"""Layer 3: the warm parent that forks one child per query, and the child's lifecycle.
+"""Layer 3: the warm parent that forks confined query workers, and their lifecycle.
 
 Started by the host as `python runtime/sandbox/boot.py CHECKPOINT_DIR` with a scrubbed
-environment (PYTHONHASHSEED=0, TZ=UTC). It imports exactly one checkpoint — so a child can
+environment (PYTHONHASHSEED=0, TZ=UTC). It imports exactly one checkpoint — so a worker can
 hold no other subject's state — builds the policy, preloads everything a query can need
-(nothing is imported after the fork, when the child can no longer open files), freezes the
+(nothing is imported after the fork, when the worker can no longer open files), freezes the
 heap for copy-on-write and then serves requests, one JSON line each, on its stdin/stdout.
-Per request it hands the program to a child forked ahead of time and already confined
-(runtime/sandbox/confine.py: privileges dropped, system-call allow-list loaded); the child
-writes canonical JSON to its result pipe; the zygote enforces the wall clock with SIGKILL
-and answers the host with one JSON line.
+
+Requests go to a worker forked ahead of time and already confined
+(runtime/sandbox/confine.py: privileges dropped, system-call allow-list loaded). A worker
+serves many queries of this one checkpoint over its pipes (one length-prefixed frame
+each way), so neither the fork, the confinement nor the teardown sits on a query's path.
+Per query the zygote sets the worker's CPU limit to what it has used plus the query's
+allowance and its address-space limit to what it holds plus the query's memory, and
+enforces the wall clock with SIGKILL. A worker is replaced after any failed query (an
+error, a limit, a death), after `max_queries`, or when its CPU budget or growth runs out;
+between queries it drops everything the last one left (`reset_between_queries`). With
+`max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
 """
 
 from __future__ import annotations
@@ -16,12 +23,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import decimal
 import functools
 import gc
 import json
 import os
 import select
 import signal
+import struct
 import sys
 import time
 from collections.abc import Callable
@@ -31,13 +40,29 @@ from typing import Any
 from uac.runtime.sandbox.confine import Plan, Seccomp, confine, empty_root, make_plan
 from uac.runtime.sandbox.engine import Limits, Policy, execute
 
-# What a confined child does with its one request: (request, result fd) -> None.
-Serve = Callable[[dict[str, Any], int], None]
+# What a confined worker does with one request: request -> (ok, JSON reply).
+Serve = Callable[[dict[str, Any]], tuple[bool, bytes]]
+
+# A reused worker gets at most this much CPU in its life and this much growth of its
+# address space past the zygote's before it is replaced (the host caps its queries).
+_LIFETIME_CPU_S = 600
+_GROWTH = 16 * 1024 * 1024
+_HEADER = struct.Struct("<IB")  # a frame: length, status (1 ok, 0 failed), then the bytes
 
 
-def _vm_bytes() -> int:
-    with open("/proc/self/statm") as f:
+def _vm_bytes(pid: int | str = "self") -> int:
+    with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time a child has used so far (the process CPU clock of pid)."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of the process
+    except OSError:  # a kernel that refuses another process's clock: /proc, in ticks
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Confiner:
@@ -46,12 +71,19 @@ class Confiner:
     def __init__(self, plan: Plan, seccomp: Seccomp, base_vm: int):
         self.plan, self.seccomp, self.base_vm = plan, seccomp, base_vm
 
-    def apply(self, limits: Limits, request_fd: int, result_fd: int) -> None:
-        """Confine the calling child; the request is then on fd 0 and the result on fd 1."""
+    def apply(self, limits: Limits, request_fd: int, result_fd: int, reused: bool = False) -> None:
+        """Confine the calling child; the request is then on fd 0 and the result on fd 1.
+
+        A reused worker's CPU rlimit is its lifetime budget and its address space has
+        `_GROWTH` of slack for what earlier queries left; the zygote enforces each query's
+        own CPU allowance (`Worker._read`) and replaces a worker that grew past the slack.
+        """
         # Address-space cap relative to the zygote's size: the inherited heap is mapped.
-        memory = self.base_vm + limits.memory_mb * 1024 * 1024
-        cpu = max(1, int(limits.cpu_s))
-        confine(self.plan, self.seccomp, request_fd, result_fd, memory, cpu)
+        memory = self.base_vm + limits.memory_mb * 1024 * 1024 + (_GROWTH if reused else 0)
+        cpu = _LIFETIME_CPU_S if reused else max(1, int(limits.cpu_s))
+        # A query must not outlive its soft limit by ignoring the signal it raises.
+        signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+        confine(self.plan, self.seccomp, request_fd, result_fd, memory, (cpu, cpu + 1))
 
     def probe(self) -> str:
         """Confine a throwaway child and check it can still answer; '' or what went wrong."""
@@ -78,36 +110,64 @@ class Confiner:
         return "a child could not be confined"
 
 
-def _child(policy: Policy, request: dict[str, Any], fd: int) -> None:
-    """Production `Serve`: layers 1 and 2 run the program; its envelope goes to fd."""
+def _child(policy: Policy, request: dict[str, Any]) -> tuple[bool, bytes]:
+    """Production `Serve`: layers 1 and 2 run the program; returns its envelope as JSON."""
     limits = Limits(**request["limits"])
     today = dt.date.fromisoformat(request["today"])
     try:
         sys.setrecursionlimit(400)
         reply = execute(request["program"], policy, today, limits, request["explain"])
-        data = json.dumps(reply, ensure_ascii=False).encode()
+        return bool(reply["ok"]), json.dumps(reply, ensure_ascii=False).encode()
     except BaseException as exc:
-        message = f"{type(exc).__name__} in the sandbox"
-        data = json.dumps(
-            {"ok": False, "error": {"type": "sandbox_error", "message": message, "line": None}}
-        ).encode()
+        return False, _error("sandbox_error", f"{type(exc).__name__} in the sandbox")
+
+
+def reset_between_queries() -> None:
+    """Drop what one query left behind before a reused worker reads the next request.
+
+    The query's namespace is gone once `execute` returns, but cycles it made (a lambda
+    holds its globals, a suspended generator its frame) live until the collector runs:
+    collect them now, so nothing of this query is alive, or finalised, while the next one
+    runs. The decimal context (its sticky flags) and the recursion limit are reset too.
+    """
+    gc.collect()
+    decimal.setcontext(decimal.Context())
+    sys.setrecursionlimit(400)
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    parts: list[bytes] = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 16))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
-        view = view[written:]
+        view = view[os.write(fd, view) :]
 
 
-class Spare:
-    """A child forked ahead of time and already confined, waiting for its one request.
+class Worker:
+    """A confined child serving up to `max_queries` requests of one checkpoint.
 
-    The zygote forks the next spare while the current child runs, so neither the fork, the
-    confinement nor the child's teardown sits on a query's critical path.
+    With `max_queries=1` it closes its request pipe as soon as it has read its request, as
+    a child forked per query did.
     """
 
-    def __init__(self, confiner: Confiner, serve: Serve, limits: dict[str, Any]):
-        # A spare is confined before it sees a request, so it only serves requests with
-        # exactly these limits; others get a fresh spare.
+    def __init__(
+        self, confiner: Confiner, serve: Serve, limits: dict[str, Any], max_queries: int = 1
+    ):
+        # Confined before it sees a request, so it only serves requests with these limits
+        # (`fits`); others get a fresh worker.
         self.limits = limits
+        self.max_queries, self.served, self.status = max_queries, 0, 0
+        self.base_vm = confiner.base_vm
+        self.deadline = 0.0
         req_r, self.req_w = os.pipe()
         self.res_r, res_w = os.pipe()
         pid = os.fork()
@@ -117,15 +177,9 @@ class Spare:
                 os.close(self.req_w)  # or the request pipe never reaches EOF
                 os.close(self.res_r)
                 # Closes every other descriptor too: the zygote's protocol pipes and the
-                # pipes of children still running.
-                confiner.apply(Limits(**limits), req_r, res_w)
-                raw = b"".join(iter(lambda: os.read(0, 1 << 16), b""))
-                os.close(0)
-                request = json.loads(raw)
-                if request["limits"] != limits:
-                    raise RuntimeError("a spare got a request with other limits")
-                serve(request, 1)
-                os.close(1)  # EOF now: the zygote answers before this process is torn down
+                # pipes of other workers.
+                confiner.apply(Limits(**limits), req_r, res_w, reused=max_queries > 1)
+                self._loop(serve)
                 code = 0
             finally:
                 os._exit(code)
@@ -133,83 +187,138 @@ class Spare:
         os.close(res_w)
         self.pid = pid
 
-    def discard(self) -> None:
-        """Kill and reap an unused spare."""
-        for fd in (self.req_w, self.res_r):
-            os.close(fd)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
+    def _loop(self, serve: Serve) -> None:
+        """In the child: read a frame, serve it, answer, reset; until EOF or the last one."""
+        for n in range(self.max_queries):
+            header = _read_exactly(0, _HEADER.size)
+            raw = header and _read_exactly(0, _HEADER.unpack(header)[0])
+            if not raw:
+                break  # retired by the zygote
+            if n + 1 == self.max_queries:
+                os.close(0)  # nothing more to read: the last query cannot reach the pipe
+            ok, data = serve(json.loads(raw))
+            _write_all(1, _HEADER.pack(len(data), int(ok)) + data)
+            reset_between_queries()
+        os.close(1)  # EOF now: the zygote answers before this process is torn down
 
-    def send(self, request: dict[str, Any]) -> None:
-        """Hand the request to the child; its wall clock starts now."""
-        self.deadline = time.monotonic() + float(request["limits"]["timeout_s"])
-        try:
-            os.write(self.req_w, json.dumps(request).encode())
-        finally:
-            os.close(self.req_w)
+    def fits(self, limits: dict[str, Any]) -> bool:
+        """Whether the next query may run here: same limits, queries and headroom left."""
+        if not self.pid or self.served >= self.max_queries or limits != self.limits:
+            return False
+        if not self.served:
+            return True
+        cpu_left = _LIFETIME_CPU_S - _cpu_seconds(self.pid)
+        grown = _vm_bytes(self.pid) - self.base_vm
+        return cpu_left > float(limits["cpu_s"]) + 1 and grown < _GROWTH
 
-    def collect(self, request: dict[str, Any]) -> dict[str, Any]:
-        """The child's answer, or a typed error if it overran, overflowed or died."""
+    def send(self, request: dict[str, Any], raw: bytes | None = None) -> None:
+        """Hand the request (raw: its JSON as received) over; its wall clock and CPU start now."""
+        limits = request["limits"]
+        self.served += 1
+        # RLIMIT_CPU counts the whole life of a reused worker: the zygote counts this
+        # query's own CPU from its start (`_read`).
+        self.cpu_start = _cpu_seconds(self.pid)
+        self.started = time.monotonic()
+        self.cpu_s = float(limits["cpu_s"])
+        self.deadline = self.started + float(limits["timeout_s"])
+        data = raw or json.dumps(request).encode()
+        _write_all(self.req_w, _HEADER.pack(len(data), 1) + data)
+
+    def collect(self, request: dict[str, Any]) -> bytes:
+        """The worker's reply (one line of JSON), or a typed error if it overran or died.
+
+        A worker is never reused after a reply that is not `ok`, or no reply: it is killed.
+        """
         limits = Limits(**request["limits"])
-        read_fd, pid = self.res_r, self.pid
-        deadline = self.deadline
-        chunks: list[bytes] = []
-        size, killed, too_big, eof = 0, False, False, False
         cap = limits.max_result_bytes * 2 + 65536
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    killed = True
-                    break
-                ready, _, _ = select.select([read_fd], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(read_fd, 1 << 16)
-                if not chunk:
-                    eof = True
-                    break
-                size += len(chunk)
-                if size > cap:
-                    too_big = True
-                    break
-                chunks.append(chunk)
-        finally:
-            os.close(read_fd)
-        if eof and chunks:
-            try:
-                reply = json.loads(b"".join(chunks))
-            except ValueError:
-                reply = None
-            if reply is not None:
-                return reply
-        if killed or too_big:
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-        self.pid = 0
-        if killed:
+        header = self._read(_HEADER.size)
+        why = header if isinstance(header, str) else ""
+        if not why:
+            size, ok = _HEADER.unpack(header)
+            body = self._read(size) if size <= cap else "too_big"
+            if isinstance(body, bytes) and b"\n" not in body:
+                if not ok:
+                    self.kill()
+                elif self.served >= self.max_queries:
+                    self.retire()
+                return body
+            why = body if isinstance(body, str) else "malformed"
+        self.kill()
+        if why == "timeout":
             return _error("limit_exceeded", f"the query took longer than {limits.timeout_s:g} s")
-        if too_big:
+        if why == "too_big":
             return _error("bad_result", "the result is too large")
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
+        cpu_text = f"the query used more than {limits.cpu_s} s of CPU"
+        if why == "cpu":
+            return _error("limit_exceeded", cpu_text)
+        if why == "malformed":  # killed by us just now: its status says nothing
+            return _error("sandbox_error", "the query process answered with malformed data")
+        if os.WIFSIGNALED(self.status):
+            sig = os.WTERMSIG(self.status)
             if sig in (signal.SIGXCPU, signal.SIGKILL):
-                return _error("limit_exceeded", f"the query used more than {limits.cpu_s} s of CPU")
+                return _error("limit_exceeded", cpu_text)
             if sig == signal.SIGSYS:
                 return _error("sandbox_error", "the query attempted a forbidden system call")
             return _error("sandbox_error", f"the query process died with signal {sig}")
         return _error("sandbox_error", "the query process returned no answer")
 
+    def _read(self, size: int) -> bytes | str:
+        """Exactly size bytes of the reply before the deadline and within the CPU, or why not."""
+        parts: list[bytes] = []
+        # CPU used can never run ahead of wall time (one thread), so the CPU clock needs a
+        # look only once as much wall time as the allowance has passed.
+        cpu_check = self.started + self.cpu_s
+        while size:
+            now = time.monotonic()
+            if now >= self.deadline:
+                return "timeout"
+            if now >= cpu_check:
+                used = _cpu_seconds(self.pid) - self.cpu_start
+                if used >= self.cpu_s:
+                    return "cpu"
+                cpu_check = now + (self.cpu_s - used)
+            wait = min(self.deadline, cpu_check) - now
+            ready, _, _ = select.select([self.res_r], [], [], wait)
+            if not ready:
+                continue
+            chunk = os.read(self.res_r, min(size, 1 << 16))
+            if not chunk:
+                return "eof"
+            parts.append(chunk)
+            size -= len(chunk)
+        return b"".join(parts)
+
+    def kill(self) -> None:
+        """Kill and reap the worker, keeping how it ended in `status`."""
+        if self.pid:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if not done:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, signal.SIGKILL)
+                _, status = os.waitpid(self.pid, 0)
+            self.status, self.pid = status, 0
+        self.retire()
+
+    def retire(self) -> None:
+        """Close the pipes: a healthy worker ends its loop at EOF (reap it later)."""
+        for name in ("req_w", "res_r"):
+            fd = getattr(self, name)
+            if fd >= 0:
+                os.close(fd)
+                setattr(self, name, -1)
+
     def reap(self) -> bool:
-        """Collect the finished child without blocking; True once it is gone."""
-        if not self.pid:
-            return True
-        done, _ = os.waitpid(self.pid, os.WNOHANG)
-        return bool(done)
+        """Collect a retired worker without blocking; True once it is gone."""
+        if self.pid:
+            done, _ = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.pid = 0
+        return not self.pid
 
 
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"ok": False, "error": {"type": code, "message": message, "line": None}}
+def _error(code: str, message: str) -> bytes:
+    reply = {"ok": False, "error": {"type": code, "message": message, "line": None}}
+    return json.dumps(reply).encode()
 
 
 # Programs run once in the zygote so that every lazily imported module (identifier
@@ -244,6 +353,45 @@ def load(directory: Path) -> Policy:
     return policy
 
 
+_IMMUTABLE = frozenset(
+    {type(None), bool, int, float, complex, str, bytes, decimal.Decimal, dt.date, dt.datetime,
+     dt.time, dt.timedelta}
+)  # fmt: skip
+
+
+def deeply_immutable(policy: Policy) -> bool:
+    """True when nothing reachable from the typed state can be changed in place.
+
+    A reused worker keeps `user` between queries, so a list (`.append` is an allowed
+    method) or a non-frozen record anywhere in it would let one query change what the next
+    one reads: such a checkpoint gets a fresh worker per query instead.
+    """
+    stack: list[Any] = [policy.user]
+    seen: set[int] = set()
+    frozen: dict[type, bool] = {}
+    while stack:
+        obj = stack.pop()
+        kind = type(obj)
+        if kind in _IMMUTABLE:
+            continue
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if kind is tuple or kind is frozenset:
+            stack.extend(obj)
+            continue
+        fields = policy.records.get(kind)
+        if fields is None:
+            return False
+        if kind not in frozen:
+            params = getattr(kind, "__dataclass_params__", None)
+            frozen[kind] = bool(params and params.frozen) and not hasattr(obj, "__dict__")
+        if not frozen[kind]:
+            return False
+        stack.extend(getattr(obj, name) for name in fields)
+    return True
+
+
 def prepare(root: str) -> Confiner:
     """Compile the filter, decide the plan and freeze the heap; call after `load`."""
     seccomp = Seccomp()
@@ -253,41 +401,65 @@ def prepare(root: str) -> Confiner:
     return Confiner(plan, seccomp, _vm_bytes())
 
 
-def serve_forever(proto_in: Any, proto_out: Any, confiner: Confiner, serve: Serve) -> None:
-    """Answer one request line with one reply line until EOF on proto_in."""
-    spare = Spare(confiner, serve, dataclasses.asdict(Limits()))
-    finished: list[Spare] = []
+def serve_forever(
+    proto_in: Any, proto_out: Any, confiner: Confiner, serve: Serve, max_queries: int = 1
+) -> None:
+    """Answer one request line with one reply line until EOF on proto_in.
+
+    `current` serves queries while it is healthy and within its budgets; `spare` (forked
+    and confined ahead of time) takes over when it is replaced.
+    """
+    default = dataclasses.asdict(Limits())
+    current: Worker | None = None
+    spare: Worker | None = Worker(confiner, serve, default, max_queries)
+    finished: list[Worker] = []
     for line in proto_in:
-        current = spare
+        limits = default
         try:
             request = json.loads(line)
-            if request["limits"] != current.limits:
-                current.discard()
-                current = Spare(confiner, serve, request["limits"])
-            current.send(request)
-            # The next spare is forked while this query runs (on the other core).
-            spare = Spare(confiner, serve, request["limits"])
+            limits = request["limits"]
+            if current is not None and not current.fits(limits):
+                current.retire()
+                finished.append(current)
+                current = None
+            if spare is not None and spare.limits != limits:
+                spare.kill()
+                spare = None
+            if current is None:
+                current = spare or Worker(confiner, serve, limits, max_queries)
+                spare = None
+            current.send(request, line)
+            if spare is None:
+                # The next spare is forked while this query runs (on the other core).
+                spare = Worker(confiner, serve, limits, max_queries)
             reply = current.collect(request)
         except Exception as exc:
             reply = _error("sandbox_error", f"the sandbox failed: {type(exc).__name__}")
-            if spare is current:
-                spare = Spare(confiner, serve, dataclasses.asdict(Limits()))
-        proto_out.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+            if current is not None:
+                current.kill()
+        proto_out.write(reply + b"\n")
         proto_out.flush()
-        finished.append(current)
-        finished = [c for c in finished if not c.reap()]
-        if len(finished) > 16:  # a child that closed its pipe but lingers is killed
-            for c in finished:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(c.pid, signal.SIGKILL)
-                os.waitpid(c.pid, 0)
+        if current is not None and (not current.pid or current.req_w < 0):
+            finished.append(current)  # killed after a failure, or retired after its last query
+            current = None
+        spare = spare or Worker(confiner, serve, limits, max_queries)
+        finished = [w for w in finished if not w.reap()]
+        if len(finished) > 16:  # a worker that closed its pipe but lingers is killed
+            for w in finished:
+                w.kill()
             finished = []
-    spare.discard()
+    for w in [current, spare, *finished]:
+        if w is not None:
+            w.kill()
 
 
 def main() -> None:
-    """Load one checkpoint, confine a probe child, report ready, then serve until EOF."""
+    """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
+
+    argv: CHECKPOINT_DIR [MAX_QUERIES] (queries per worker; 1 = a fresh process per query).
+    """
     directory = Path(sys.argv[1])
+    max_queries = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -297,6 +469,8 @@ def main() -> None:
     try:
         try:
             policy = load(directory)
+            if max_queries > 1 and not deeply_immutable(policy):
+                max_queries = 1
             root = empty_root()
             confiner = prepare(root)
             failure = confiner.probe()
@@ -307,13 +481,15 @@ def main() -> None:
                 "version": directory.name,
                 "seccomp": confiner.plan.seccomp,
                 "confinement": confiner.plan.describe(),
+                "max_queries": max_queries,
             }
         except Exception as exc:
             hello = {"ready": False, "message": f"{type(exc).__name__}: {exc}"}
         proto_out.write(json.dumps(hello).encode() + b"\n")
         proto_out.flush()
         if hello["ready"]:
-            serve_forever(proto_in, proto_out, confiner, functools.partial(_child, policy))
+            serve = functools.partial(_child, policy)
+            serve_forever(proto_in, proto_out, confiner, serve, max_queries)
     finally:
         if root:
             os.rmdir(root)

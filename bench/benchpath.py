@@ -1,0 +1,30 @@
+"""Import sibling bench scripts by path, and keep bench/ off `sys.path`.
+
+`python bench/x.py` puts bench/ first on `sys.path`, where bench/secrets.py shadows the
+standard library module the fact log's key ring uses (a new workspace then fails). A script
+imports this module first (`import benchpath` still resolves), which takes bench/ off the
+path, and loads its siblings with `benchpath.sibling("query")`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+
+
+def sibling(name: str) -> ModuleType:
+    """The bench script `name` (without .py), imported by path under `bench_<name>`."""
+    module_name = f"bench_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module

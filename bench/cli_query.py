@@ -1,0 +1,94 @@
+"""CLI start-up and a one-shot `uac query` on the demo, with baselines in the same run.
+
+Run from the repository root with the project's virtualenv:
+
+    python bench/cli_query.py            # 9 rounds
+    python bench/cli_query.py --quick    # 3 rounds
+
+Builds the demo workspace (`uac demo --home TMP`), then runs each command once per round,
+rounds alternating so load drifts hit every command alike, and reports per command the
+median wall time and the median CPU (user + system of the command and the children it
+waited for, so the query's zygote counts). Baselines: `python -c pass` (the interpreter's
+floor) and `uac manifest maya` (a read through the full `Memory`, what `uac query` loaded
+before its one-shot path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+QUERY = "sum(t.amount for t in user.transactions if t.date.year == 2025)"
+
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one command run to completion; fails loudly if it fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed: {done.stderr.strip()}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu
+
+
+def main() -> None:
+    """Run the benchmark and print (and optionally save) the numbers."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    rounds = 3 if args.quick else args.rounds
+    uac = shutil.which("uac") or str(Path(sys.executable).with_name("uac"))
+    out: dict = {
+        "machine": f"{os.cpu_count()} vCPU, {platform.processor() or platform.machine()}",
+        "python": platform.python_version(),
+        "rounds": rounds,
+        "load_average_start": os.getloadavg(),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        home = str(Path(tmp) / "demo")
+        timed([uac, "demo", "--home", home, "--quiet"])
+        commands = {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "uac --help": [uac, "--help"],
+            "uac query (demo, yearly sum)": [
+                uac, "query", "--home", home, "maya", QUERY, "--today", "2026-11-29"
+            ],
+            "uac manifest maya (full Memory)": [uac, "manifest", "--home", home, "maya"],
+        }  # fmt: skip
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _ in range(rounds):
+            for name, argv in commands.items():
+                samples[name].append(timed(argv))
+    rows = {}
+    for name, values in samples.items():
+        wall = statistics.median(v[0] for v in values)
+        cpu = statistics.median(v[1] for v in values)
+        rows[name] = {"wall_ms": round(wall * 1000, 1), "cpu_ms": round(cpu * 1000, 1)}
+        print(f"{name:<36} wall {wall * 1000:8.1f} ms   cpu {cpu * 1000:8.1f} ms", flush=True)
+    floor = rows["python -c pass"]
+    for row in rows.values():
+        row["wall_over_python"] = round(row["wall_ms"] / floor["wall_ms"], 1)
+    out["commands"] = rows
+    out["load_average_end"] = os.getloadavg()
+    print(json.dumps(out, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
