@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -32,7 +33,7 @@ def object_parts(user: Any, names: list[str]) -> dict[str, str]:
         value = getattr(user, name)
         if isinstance(value, tuple):
             rows = tuple(map(_getter(type(value[0])), value)) if value else ()
-        elif isinstance(value, dict):  # the scope and aging maps: path -> scope / day / days
+        elif isinstance(value, Mapping):  # the scope and aging maps: path -> scope / day / days
             rows = tuple(sorted(value.items()))
         else:
             rows = _getter(type(value))(value)
@@ -72,6 +73,6 @@ def to_json(value: Any) -> Any:
         return [to_json(v) for v in value]
     if isinstance(value, set | frozenset):
         return sorted((to_json(v) for v in value), key=repr)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     return value

@@ -20,7 +20,7 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from decimal import Decimal
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from uac.runtime.sandbox.helpers import make_helpers
@@ -378,6 +378,8 @@ _SAFE_METHODS[dt.datetime] = _SAFE_METHODS[dt.date] | frozenset(
 )
 _SAFE_METHODS[Counter] = _SAFE_METHODS[dict] | frozenset(["most_common", "total"])
 _SAFE_METHODS[defaultdict] = _SAFE_METHODS[dict]
+# The compiled state's maps (e.g. `user.inherited_from`) are read-only views of a dict.
+_SAFE_METHODS[MappingProxyType] = _SAFE_METHODS[dict]
 _SAFE_METHODS[type(dt.date(2000, 1, 1).isocalendar())] = frozenset(["year", "week", "weekday"])
 # Attributes of classes themselves (e.g. `date.fromisoformat`); `date.today` is absent on
 # purpose: "now" is passed in as `today`.
@@ -675,7 +677,7 @@ class Guards:
 
 
 _INTS = (int, bool)
-_SUBSCRIPTABLE = frozenset({list, tuple, str, dict, Counter, defaultdict, range})
+_SUBSCRIPTABLE = frozenset({list, tuple, str, dict, Counter, defaultdict, MappingProxyType, range})
 
 
 # -- the result encoder --------------------------------------------------------------------
@@ -752,7 +754,7 @@ def _key(k: Any, policy: Policy, limits: Limits, depth: int) -> str:
 
 
 _SEQUENCES = frozenset({list, tuple, type(dt.date(2000, 1, 1).isocalendar())})
-_MAPPINGS = frozenset({dict, Counter, defaultdict})
+_MAPPINGS = frozenset({dict, Counter, defaultdict, MappingProxyType})
 _VIEWS = frozenset({type({}.keys()), type({}.values()), type({}.items())})
 
 

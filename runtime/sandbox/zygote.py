@@ -35,6 +35,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from uac.runtime.sandbox.confine import Plan, Seccomp, confine, empty_root, make_plan
@@ -379,6 +380,10 @@ def deeply_immutable(policy: Policy) -> bool:
         seen.add(id(obj))
         if kind is tuple or kind is frozenset:
             stack.extend(obj)
+            continue
+        if kind is MappingProxyType:  # a read-only view; the dict behind it is unreachable
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
             continue
         fields = policy.records.get(kind)
         if fields is None:

@@ -8,6 +8,7 @@ that touches only a collection's rows leaves this module byte-identical.
 from __future__ import annotations
 
 import datetime
+from types import MappingProxyType
 
 from . import records_trips
 from . import records_medications
@@ -106,16 +107,22 @@ user = User(
             recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
         ),
     ),
-    inherited_from={
-        "user.address.city": "group:household",
-        "user.address.country": "group:household",
-        "user.address.postcode": "group:household",
-        "user.address.street": "group:household",
-    },
-    as_of={
-        "user.location.city": datetime.date(2026, 11, 20),
-    },
-    stale_after_days={
-        "user.location.city": 3,
-    },
+    inherited_from=MappingProxyType(
+        {
+            "user.address.city": "group:household",
+            "user.address.country": "group:household",
+            "user.address.postcode": "group:household",
+            "user.address.street": "group:household",
+        }
+    ),
+    as_of=MappingProxyType(
+        {
+            "user.location.city": datetime.date(2026, 11, 20),
+        }
+    ),
+    stale_after_days=MappingProxyType(
+        {
+            "user.location.city": 3,
+        }
+    ),
 )
