@@ -342,6 +342,37 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_erase(args: argparse.Namespace) -> int:
+    params = {"fact_ids": args.fact or None, "all": args.all or None, "reason": args.reason}
+    client = _client(args)
+    if client is not None:
+        report = client.call("erase", args.subject, **params)
+    else:
+        from uac.runtime.api.memory import Memory
+
+        bar = _progress(args, "erasing", quiet=args.json)
+        with Memory(args.home, args.tenant, actor="cli", react=False) as mem:
+            report = mem.erase(
+                args.subject,
+                args.fact,
+                all=args.all,
+                reason=args.reason,
+                progress=lambda done, total, step: bar.update(done, total, note=step),
+            )
+        bar.close()  # only after a finished erase: a refused one printed no progress
+    if args.json:
+        _print_json(report)
+        return 0
+    where = report["where"]
+    _out(f"erased {report['subject']} ({report['what']}): report {report['id']}")
+    _out(f"  by {report['by']} at {_when(report['at'])}; reason: {report['reason']}")
+    _out("  " + ", ".join(f"{k} {v}" for k, v in where.items()))
+    version = report.get("checkpoint")
+    _out(f"  checkpoint: {'v' + str(version) if version else 'none'} (older versions deleted)")
+    _out(f"  verify: {'ok' if report.get('verified') else 'FAILED (run uac verify)'}")
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     anchor = None
     if args.anchor is not None:
@@ -999,6 +1030,18 @@ def build_parser() -> argparse.ArgumentParser:
     subject(p)
     p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
     p.add_argument("--reason", help="why it is forgotten")
+
+    p = command(
+        "erase",
+        cmd_erase,
+        "Legal erase: blank facts' content everywhere (hashes kept, chain still verifies) "
+        "and write an erasure report.",
+    )
+    subject(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--fact", action="append", metavar="ID", help="a fact to erase (repeat)")
+    which.add_argument("--all", action="store_true", help="erase everything of the subject")
+    p.add_argument("--reason", required=True, help="why (kept in the report)")
 
     for name, help_text, what in (
         ("add", "Learn from one conversation message (only the user's words make facts).", ""),

@@ -221,6 +221,10 @@ class Client:
         """Retract one fact."""
         return self.call("forget", subject, fact_id=fact_id, **kw)
 
+    def erase(self, subject: str, fact_ids: list[str] | None = None, **kw: Any) -> dict[str, Any]:
+        """Legal erase (a tenant key with write access); returns the erasure report."""
+        return self.call("erase", subject, fact_ids=list(fact_ids or []), **kw)
+
     def feedback(self, subject: str, item_id: str, **kw: Any) -> dict[str, Any]:
         """Mark a search result as 'not this'."""
         return self.call("feedback", subject, item_id=item_id, **kw)

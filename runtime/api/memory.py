@@ -56,6 +56,7 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.fact_log.values import canonical_json
+from uac.runtime.api import erase as erasing
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
@@ -549,6 +550,38 @@ class Memory:
         fact = self.store.append(batch)[0]
         self._after_write(subject, now)
         return fact
+
+    def erase(
+        self,
+        subject: str,
+        fact_ids: list[str] | None = None,
+        *,
+        all: bool = False,
+        reason: str,
+        now: dt.datetime | None = None,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> dict[str, Any]:
+        """Legal erase: blank facts (or all the subject's) everywhere; returns the report."""
+        if all == bool(fact_ids):
+            raise InputError("name the facts to erase (--fact ID, repeatable) or --all, not both")
+        return erasing.erase(
+            self, subject, None if all else list(fact_ids or ()), reason=reason, now=now,
+            progress=progress,
+        )  # fmt: skip
+
+    def erasures(self, subject: str | None = None) -> list[dict[str, Any]]:
+        """Erasure reports of one subject (or of the tenant), oldest first."""
+        return erasing.reports(self, subject)
+
+    def purge_search(self, addr: Address, items: list[str] | None) -> int:
+        """Drop indexed rows of items (None: retracted ones) under the search lock."""
+        with self._search_lock:
+            return self.search_index.purge(addr, items)
+
+    def forget_reaction(self, addr: Address) -> None:
+        """Drop the subject's cached reaction result (it may quote erased values)."""
+        with self._tickets_lock:
+            self._reactions.pop(f"{self.tenant}/{addr}", None)
 
     # -- reads -----------------------------------------------------------------------------
 

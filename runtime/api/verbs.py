@@ -123,6 +123,15 @@ class ForgetArgs(Args):
     now: dt.datetime | None = None
 
 
+class EraseArgs(Args):
+    """Legal erase: blank facts' content everywhere (hashes kept) and report it."""
+
+    fact_ids: list[str] = Field(default_factory=list, description="Facts to erase")
+    all: bool = Field(False, description="Erase everything of the subject")
+    reason: str = Field(min_length=1, max_length=2000, description="Why (kept in the report)")
+    now: dt.datetime | None = None
+
+
 class FeedbackArgs(Args):
     """Mark a search result as 'not this'."""
 
@@ -239,6 +248,7 @@ class Verb:
     call: Callable[[Memory, str | None, Any], Any]
     writes: bool = False
     subject: bool = True  # False: a tenant-wide verb
+    admin: bool = False  # True: refused to keys bound to one subject
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
@@ -364,6 +374,20 @@ VERBS: dict[str, Verb] = {
             ForgetArgs,
             lambda m, s, a: m.forget(s, a.fact_id, reason=a.reason, now=a.now),
             writes=True,
+        ),
+        Verb(
+            "erase",
+            "Legal erase: blank facts' content and everything derived; returns the report.",
+            EraseArgs,
+            lambda m, s, a: m.erase(s, a.fact_ids, all=a.all, reason=a.reason, now=a.now),
+            writes=True,
+            admin=True,
+        ),
+        Verb(
+            "erasures",
+            "The subject's erasure reports.",
+            NoArgs,
+            lambda m, s, a: m.erasures(s),
         ),
         Verb(
             "feedback",
