@@ -373,6 +373,15 @@ def cmd_erase(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gc(args: argparse.Namespace) -> int:
+    out = _call(args, "gc", keep=args.keep, older_than_days=args.older_than)
+    if args.json:
+        _print_json(out)
+    else:
+        _out("gc: dropped " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in out.items()))
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     anchor = None
     if args.anchor is not None:
@@ -1042,6 +1051,17 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--fact", action="append", metavar="ID", help="a fact to erase (repeat)")
     which.add_argument("--all", action="store_true", help="erase everything of the subject")
     p.add_argument("--reason", required=True, help="why (kept in the report)")
+
+    p = command(
+        "gc",
+        cmd_gc,
+        "Compact derived data (never the log): search rows of retracted items, checkpoint "
+        "versions beyond --keep, delivered outbox rows and job records older than --older-than.",
+    )
+    p.add_argument("--keep", type=int, default=5, help="checkpoint versions kept (default 5)")
+    p.add_argument(
+        "--older-than", type=int, default=30, metavar="DAYS", help="age in days (default 30)"
+    )
 
     for name, help_text, what in (
         ("add", "Learn from one conversation message (only the user's words make facts).", ""),

@@ -57,6 +57,7 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import erase as erasing
+from uac.runtime.api import gc
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
@@ -576,7 +577,18 @@ class Memory:
     def purge_search(self, addr: Address, items: list[str] | None) -> int:
         """Drop indexed rows of items (None: retracted ones) under the search lock."""
         with self._search_lock:
+            self.search_index.sync()  # what a retract hides must be indexed to be found
             return self.search_index.purge(addr, items)
+
+    def gc(
+        self,
+        *,
+        keep: int = DEFAULT_KEEP,
+        older_than_days: int = gc.DEFAULT_OLDER_THAN_DAYS,
+        now: dt.datetime | None = None,
+    ) -> dict[str, int]:
+        """Compact the tenant's derived data (never the log); returns what was dropped."""
+        return gc.collect(self, keep=keep, older_than_days=older_than_days, now=now)
 
     def forget_reaction(self, addr: Address) -> None:
         """Drop the subject's cached reaction result (it may quote erased values)."""

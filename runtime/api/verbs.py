@@ -132,6 +132,14 @@ class EraseArgs(Args):
     now: dt.datetime | None = None
 
 
+class GcArgs(Args):
+    """Compact derived data (never the log)."""
+
+    keep: int = Field(5, ge=1, le=1000, description="Checkpoint versions kept per subject")
+    older_than_days: int = Field(30, ge=0, description="Outbox rows and jobs older than this go")
+    now: dt.datetime | None = None
+
+
 class FeedbackArgs(Args):
     """Mark a search result as 'not this'."""
 
@@ -520,6 +528,14 @@ VERBS: dict[str, Verb] = {
             "Snooze an alert by id.",
             SnoozeArgs,
             _snooze,
+            writes=True,
+            subject=False,
+        ),
+        Verb(
+            "gc",
+            "Compact derived data: retracted search rows, old checkpoints, outbox, jobs.",
+            GcArgs,
+            lambda m, s, a: m.gc(keep=a.keep, older_than_days=a.older_than_days, now=a.now),
             writes=True,
             subject=False,
         ),
