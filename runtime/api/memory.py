@@ -57,7 +57,7 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import erase as erasing
-from uac.runtime.api import gc
+from uac.runtime.api import gc, journal
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
@@ -369,6 +369,11 @@ class Memory:
             store=self.store,
         )
         facts = self.store.append(batch)
+        if role == "user":  # "done with the visa form, next is ...": the open task moves on
+            moved = journal.task_progress(
+                self, self.address(subject), text, batch.input_ids[0], recorded
+            )
+            facts += [moved] if moved is not None else []
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
         self._after_write(subject, at or now)
@@ -551,6 +556,22 @@ class Memory:
         fact = self.store.append(batch)[0]
         self._after_write(subject, now)
         return fact
+
+    def add_episode(
+        self,
+        subject: str,
+        problem: str,
+        *,
+        tried: list[str] | None = None,
+        worked: str | None = None,
+        failed: list[str] | None = None,
+        date: dt.date | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
+        return journal.add_episode(
+            self, subject, problem, tried=tried, worked=worked, failed=failed, date=date, now=now
+        )
 
     def erase(
         self,
@@ -850,6 +871,10 @@ class Memory:
                 f"the write to {subject} was saved, but reacting to it failed: {exc}"
             ) from exc
 
+    def react_to(self, subject: str, now: dt.datetime | None) -> None:
+        """React to a write made outside these methods (compile and check, unless deferred)."""
+        self._after_write(subject, now)
+
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
         if not self.react:
             return
@@ -960,13 +985,16 @@ class Memory:
         except NotFound:
             checkpoint = None
         hits = self.search(subject, query, k=notes, kind="note", today=day) if query else []
+        wishes = self.soft_preferences(subject, query, today=day)
+        extra = journal.gather(self, subject, checkpoint, query, wishes, day)
         return assemble(
             str(self.address(subject)),
             checkpoint,
             alerts=[f"[{a.severity}] {a.message}" for a in self.alerts(subject, today=day)],
-            wishes=self.soft_preferences(subject, query, today=day),
+            wishes=wishes,
             notes=hits,
             budget=budget,
+            **extra,
         )
 
     # -- queries ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
     contacts,
+    episodes,
     finance,
     health,
     identity,
@@ -39,6 +40,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 DOMAINS = (identity, travel, health, vehicles, finance, schedule, contacts, preferences)
+DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
