@@ -38,7 +38,7 @@ from typing import Any
 import duckdb
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.duck import connect
+from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import (
@@ -184,9 +184,10 @@ def erase_log(
                 " WHERE seq IN (SELECT unnest(?::BIGINT[])) ORDER BY seq",
                 [seqs],
             ).fetchall()
+            records = []
             for seq, fid, kind, path, chash, *content in rows:
                 erasure.facts.append({"id": fid, "seq": seq, "kind": kind, "path": path})
-                _record_row(con, ring, erasure.id, "facts", fid, seq, chash, _residual(content))
+                records.append([erasure.id, "facts", fid, seq, chash, _residual(content)])
             con.execute(
                 f"UPDATE inputs SET content = '', name = NULL WHERE {_SUBJECT}"
                 " AND id IN (SELECT unnest(?::VARCHAR[]))",
@@ -200,7 +201,8 @@ def erase_log(
                 [input_ids],
             ).fetchall():
                 erasure.inputs.append(iid)
-                _record_row(con, ring, erasure.id, "inputs", iid, seq, chash, chash)
+                records.append([erasure.id, "inputs", iid, seq, chash, chash])
+            _record_rows(con, ring, records)
             where = f"{_SUBJECT} AND detail IS NOT NULL"
             params: list[Any] = list(key)
             if fact_ids is not None:
@@ -218,21 +220,15 @@ def erase_log(
     return erasure
 
 
-def _record_row(
-    con: duckdb.DuckDBPyConnection,
-    ring: Any,
-    erasure: str,
-    table: str,
-    row_id: str,
-    seq: int,
-    chash: str,
-    residual: str,
-) -> None:
-    values = [erasure, table, row_id, seq, chash, residual]
-    con.execute(
-        "INSERT INTO erased_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [*values, row_mac(ring, "erased_rows", values)],
-    )
+def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]]) -> None:
+    """Insert the sealed erased_rows records in one statement (10k single inserts take s)."""
+    if not rows:
+        return
+    sealed = [[*r, row_mac(ring, "erased_rows", r)] for r in rows]
+    columns = [list(col) for col in zip(*sealed, strict=True)]
+    types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR", "VARCHAR")
+    picks = ", ".join(f"unnest(?::{t}[])" for t in types)
+    con.execute(f"INSERT INTO erased_rows SELECT {picks}", columns)
 
 
 def record_report(store: Store, erasure: LogErasure, report: dict[str, Any]) -> None:
@@ -300,6 +296,7 @@ def compact_file(store: Store) -> int:
         db.with_name(DB_FILE + ".wal").unlink(missing_ok=True)  # belongs to the old file
         os.replace(fresh, db)
         store._root = connect(db, read_only=False)
+        load_fts(store._root)  # the search index loaded it into the old instance
         store._local = threading.local()  # every thread: a fresh cursor
         store._cursors.append(store._root)
     store._local.con = store._root

@@ -33,7 +33,7 @@ READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff",
 READ_ONLY |= {"alerts", "tenant-alerts", "anchor"}
 # Writes from the command line react: recompile the subject, run its checks, show alerts.
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
-REACTING |= {"prefer", "feedback"}
+REACTING |= {"prefer", "feedback", "episode", "confirm"}
 SCHEDULED = {"run-once", "schedule"}
 
 
@@ -379,6 +379,29 @@ def cmd_gc(args: argparse.Namespace) -> int:
         _print_json(out)
     else:
         _out("gc: dropped " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in out.items()))
+    return 0
+
+
+def cmd_episode(args: argparse.Namespace) -> int:
+    fact = _call(
+        args,
+        "episode",
+        args.subject,
+        problem=args.problem,
+        tried=args.tried or None,
+        worked=args.worked,
+        failed=args.failed or None,
+        date=args.date,
+    )
+    _out(f"{fact['id']}  episode: {fact['value']['problem']}")
+    _print_alerts(fact)
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    fact = _call(args, "confirm", args.subject, path=args.path)
+    _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")
+    _print_alerts(fact)
     return 0
 
 
@@ -1051,6 +1074,27 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--fact", action="append", metavar="ID", help="a fact to erase (repeat)")
     which.add_argument("--all", action="store_true", help="erase everything of the subject")
     p.add_argument("--reason", required=True, help="why (kept in the report)")
+
+    p = command("episode", cmd_episode, "Record episodes: past problems and what fixed them.")
+    ep = p.add_subparsers(dest="episode_command", metavar="ACTION")
+    ep.required = True
+    p = ep.add_parser("add", help="record one past problem", description="Record one episode.")
+    _global_options(p, top=False)
+    subject(p)
+    p.add_argument("--problem", required=True, help="what went wrong (the symptoms)")
+    p.add_argument("--tried", action="append", help="something tried (repeat, in order)")
+    p.add_argument("--worked", help="what fixed it")
+    p.add_argument("--failed", action="append", help="something that did not help (repeat)")
+    p.add_argument("--date", type=_day_arg, help="when it happened (YYYY-MM-DD; default today)")
+
+    p = command(
+        "confirm",
+        cmd_confirm,
+        "Confirm a preference inferred from conversation (context shows it as a question "
+        "until then).",
+    )
+    subject(p)
+    p.add_argument("path", help="preference path, e.g. preferences.language")
 
     p = command(
         "gc",

@@ -6,8 +6,10 @@
   (fact_log/extraction/patterns/progress.py) updates the one open task that has such a step:
   the step joins `done_steps`, the next one becomes the `resume_point`, the status
   `in_progress` (or `done` when no step is left). The update is a record fact with the
-  message as its input (source automatic_rule), merged into the task by its key (the goal);
-  nothing happens when no open task, or more than one, has a matching step.
+  message as its input (source automatic_rule), merged into the task by its key (the goal)
+  — so, by the fold's source precedence, it fills and moves what conversation set but never
+  overrides a field an explicit source wrote (a task imported with a status keeps it).
+  Nothing happens when no open task, or more than one, has a matching step.
 * `gather`: the lines context shows — similar episodes, open tasks, tentative preferences
   as questions (uac.runtime.search.journal holds the rules).
 """
@@ -87,6 +89,26 @@ def add_episode(
     fact = mem.store.append(batch)[0]
     mem.react_to(subject, now)
     return fact
+
+
+def confirm(mem: Memory, subject: str, path: str, now: dt.datetime | None = None) -> Fact:
+    """The user confirms an inferred preference: its current value is asserted explicitly."""
+    attr = mem.catalog.attributes.get(path)
+    if attr is None or attr.domain != "preferences":
+        raise InputError(
+            f"{path!r} is not a preference path; confirm one of: "
+            + ", ".join(sorted(a.path for a in mem.catalog.attributes.values()
+                               if a.domain == "preferences"))
+        )  # fmt: skip
+    if mem.stale(subject):
+        mem.compile(subject)
+    value = getattr(mem.checkpoint(subject).user.preferences, attr.name, None)
+    if not journal.tentative(mem.facts(subject, path), value):
+        raise InputError(
+            f"{path} of {subject} is not an inferred preference waiting for confirmation; "
+            f"to change it run: uac set {subject} {path} VALUE"
+        )
+    return mem.set(subject, path, value, now=now)
 
 
 def task_progress(

@@ -573,6 +573,10 @@ class Memory:
             self, subject, problem, tried=tried, worked=worked, failed=failed, date=date, now=now
         )
 
+    def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
+        """Confirm an inferred (tentative) preference: it becomes a rule in context."""
+        return journal.confirm(self, subject, path, now)
+
     def erase(
         self,
         subject: str,

@@ -140,6 +140,24 @@ class GcArgs(Args):
     now: dt.datetime | None = None
 
 
+class EpisodeArgs(Args):
+    """A past problem: what was tried, what fixed it, what did not."""
+
+    problem: str = Field(min_length=1, max_length=2000)
+    tried: list[str] = Field(default_factory=list)
+    worked: str | None = Field(None, max_length=2000)
+    failed: list[str] = Field(default_factory=list)
+    date: dt.date | None = None
+    now: dt.datetime | None = None
+
+
+class ConfirmArgs(Args):
+    """Confirm an inferred preference."""
+
+    path: str = Field(description="A preference path, e.g. preferences.language")
+    now: dt.datetime | None = None
+
+
 class FeedbackArgs(Args):
     """Mark a search result as 'not this'."""
 
@@ -390,6 +408,28 @@ VERBS: dict[str, Verb] = {
             lambda m, s, a: m.erase(s, a.fact_ids, all=a.all, reason=a.reason, now=a.now),
             writes=True,
             admin=True,
+        ),
+        Verb(
+            "episode",
+            "Record a past problem: what was tried, what worked, what did not.",
+            EpisodeArgs,
+            lambda m, s, a: m.add_episode(
+                s,
+                a.problem,
+                tried=a.tried,
+                worked=a.worked,
+                failed=a.failed,
+                date=a.date,
+                now=a.now,
+            ),
+            writes=True,
+        ),
+        Verb(
+            "confirm",
+            "Confirm an inferred preference (context then applies it as a rule).",
+            ConfirmArgs,
+            lambda m, s, a: m.confirm(s, a.path, now=a.now),
+            writes=True,
         ),
         Verb(
             "erasures",
