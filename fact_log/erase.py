@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.duck import connect, load_fts
@@ -79,6 +80,15 @@ seal("erasures", ERASURE_COLUMNS, "erased_at, id", ("id",))
 seal("erased_rows", ERASED_ROW_COLUMNS, "erasure, tbl, seq", ("tbl", "seq"))
 
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+# A list of ids or seqs is bound as one comma-joined string: binding a Python list costs
+# per element (DuckDB probes optional modules for each value: seconds for 10k ids).
+IDS = "(SELECT unnest(list_filter(string_split(?, ','), x -> x <> '')))"
+SEQS = "(SELECT unnest(list_filter(string_split(?, ','), x -> x <> ''))::BIGINT)"
+
+
+def listed(values: Sequence[Any]) -> str:
+    """Ids or numbers (never holding a comma) as the one parameter IDS and SEQS take."""
+    return ",".join(map(str, values))
 
 
 @dataclass(slots=True)
@@ -119,9 +129,8 @@ def select_targets(
         raise InputError("name at least one fact to erase (--fact ID), or --all")
     wanted = list(dict.fromkeys(fact_ids))
     rows = con.execute(
-        f"SELECT id, seq, input_id FROM facts WHERE {_SUBJECT}"
-        " AND id IN (SELECT unnest(?::VARCHAR[]))",
-        [*key, wanted],
+        f"SELECT id, seq, input_id FROM facts WHERE {_SUBJECT} AND id IN {IDS}",
+        [*key, listed(wanted)],
     ).fetchall()
     found = {r[0] for r in rows}
     missing = [f for f in wanted if f not in found]
@@ -132,8 +141,8 @@ def select_targets(
         )
     referring = con.execute(
         f"SELECT seq, input_id FROM facts WHERE {_SUBJECT} AND op IN ('retract', 'feedback')"
-        " AND json_extract_string(value, '$.target') IN (SELECT unnest(?::VARCHAR[]))",
-        [*key, wanted],
+        f" AND json_extract_string(value, '$.target') IN {IDS}",
+        [*key, listed(wanted)],
     ).fetchall()
     seqs = sorted({r[1] for r in rows} | {r[0] for r in referring})
     inputs = sorted({r[2] for r in rows if r[2]} | {r[1] for r in referring if r[1]})
@@ -175,30 +184,26 @@ def erase_log(
         try:
             sets = ", ".join(f"{c} = NULL" for c in BLANKED)
             con.execute(
-                f"UPDATE facts SET op = '{ERASED_OP}', {sets} WHERE {_SUBJECT}"
-                " AND seq IN (SELECT unnest(?::BIGINT[]))",
-                [*key, seqs],
+                f"UPDATE facts SET op = '{ERASED_OP}', {sets} WHERE {_SUBJECT} AND seq IN {SEQS}",
+                [*key, listed(seqs)],
             )
             rows = con.execute(
                 f"SELECT seq, id, kind, path, content_hash, {cols} FROM facts"
-                " WHERE seq IN (SELECT unnest(?::BIGINT[])) ORDER BY seq",
-                [seqs],
+                f" WHERE seq IN {SEQS} ORDER BY seq",
+                [listed(seqs)],
             ).fetchall()
             records = []
             for seq, fid, kind, path, chash, *content in rows:
                 erasure.facts.append({"id": fid, "seq": seq, "kind": kind, "path": path})
                 records.append([erasure.id, "facts", fid, seq, chash, _residual(content)])
             con.execute(
-                f"UPDATE inputs SET content = '', name = NULL WHERE {_SUBJECT}"
-                " AND id IN (SELECT unnest(?::VARCHAR[]))",
-                [*key, input_ids],
+                f"UPDATE inputs SET content = '', name = NULL WHERE {_SUBJECT} AND id IN {IDS}",
+                [*key, listed(input_ids)],
             )
-            reseal(con, ring, "inputs", f"{_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
-                   [*key, input_ids])  # fmt: skip
+            reseal(con, ring, "inputs", f"{_SUBJECT} AND id IN {IDS}", [*key, listed(input_ids)])
             for seq, iid, chash in con.execute(
-                "SELECT seq, id, content_hash FROM inputs WHERE id IN"
-                " (SELECT unnest(?::VARCHAR[])) ORDER BY seq",
-                [input_ids],
+                f"SELECT seq, id, content_hash FROM inputs WHERE id IN {IDS} ORDER BY seq",
+                [listed(input_ids)],
             ).fetchall():
                 erasure.inputs.append(iid)
                 records.append([erasure.id, "inputs", iid, seq, chash, chash])
@@ -206,8 +211,8 @@ def erase_log(
             where = f"{_SUBJECT} AND detail IS NOT NULL"
             params: list[Any] = list(key)
             if fact_ids is not None:
-                where += " AND input_id IN (SELECT unnest(?::VARCHAR[]))"
-                params.append(input_ids)
+                where += f" AND input_id IN {IDS}"
+                params.append(listed(input_ids))
             erasure.rejections = int(
                 con.execute(f"SELECT count(*) FROM rejections WHERE {where}", params).fetchone()[0]
             )
@@ -221,14 +226,19 @@ def erase_log(
 
 
 def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]]) -> None:
-    """Insert the sealed erased_rows records in one statement (10k single inserts take s)."""
+    """Insert the sealed erased_rows records at once, through Arrow (no per-value binding)."""
     if not rows:
         return
     sealed = [[*r, row_mac(ring, "erased_rows", r)] for r in rows]
-    columns = [list(col) for col in zip(*sealed, strict=True)]
-    types = ("VARCHAR", "VARCHAR", "VARCHAR", "BIGINT", "VARCHAR", "VARCHAR", "VARCHAR")
-    picks = ", ".join(f"unnest(?::{t}[])" for t in types)
-    con.execute(f"INSERT INTO erased_rows SELECT {picks}", columns)
+    names = (*ERASED_ROW_COLUMNS, "mac")
+    table = pa.table(
+        {n: list(col) for n, col in zip(names, zip(*sealed, strict=True), strict=True)}
+    )
+    con.register("_uac_erased_rows", table)
+    try:
+        con.execute("INSERT INTO erased_rows BY NAME SELECT * FROM _uac_erased_rows")
+    finally:
+        con.unregister("_uac_erased_rows")
 
 
 def record_report(store: Store, erasure: LogErasure, report: dict[str, Any]) -> None:

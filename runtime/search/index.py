@@ -76,6 +76,7 @@ import pyarrow as pa
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
+from uac.fact_log.erase import IDS, SEQS, listed
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.screen import QUARANTINE_REASONS
 from uac.fact_log.schema import forget, migrate
@@ -390,10 +391,10 @@ class SearchIndex:
         sid = self._sid(address) if self._has_table("search_docs") else None
         if sid is None:
             return 0
-        where = "item_id IN (SELECT unnest(?::VARCHAR[]))"
+        where = f"item_id IN {IDS}"
         if item_ids is None:
             where = "doc IN (SELECT doc FROM search_hidden WHERE sid = ? AND why = 'retract')"
-        param: Any = sid if item_ids is None else list(item_ids)
+        param: Any = sid if item_ids is None else listed(item_ids)
         con = self.con
         con.execute("BEGIN")
         try:
@@ -403,22 +404,21 @@ class SearchIndex:
                     f"SELECT doc FROM search_docs WHERE sid = ? AND {where}", [sid, param]
                 ).fetchall()
             ]
-            picked = "doc IN (SELECT unnest(?::BIGINT[]))"
+            picked, chosen = f"doc IN {SEQS}", listed(docs)
             con.execute(
                 "UPDATE search_terms t SET df = t.df - p.n FROM (SELECT term, count(*) AS n"
                 f" FROM search_postings WHERE sid = ? AND {picked} GROUP BY term) p"
                 " WHERE t.sid = ? AND t.term = p.term",
-                [sid, docs, sid],
+                [sid, chosen, sid],
             )
             con.execute("DELETE FROM search_terms WHERE sid = ? AND df <= 0", [sid])
             for table in ("search_postings", "search_vectors", "search_docs"):
                 if self._has_table(table):
-                    con.execute(f"DELETE FROM {table} WHERE sid = ? AND {picked}", [sid, docs])
+                    con.execute(f"DELETE FROM {table} WHERE sid = ? AND {picked}", [sid, chosen])
             if item_ids is not None:  # feedback facts carry their reason text
                 con.execute(
-                    "DELETE FROM search_feedback WHERE sid = ? AND id IN"
-                    " (SELECT unnest(?::VARCHAR[]))",
-                    [sid, list(item_ids)],
+                    f"DELETE FROM search_feedback WHERE sid = ? AND id IN {IDS}",
+                    [sid, listed(item_ids)],
                 )
             con.execute("COMMIT")
         except BaseException:
