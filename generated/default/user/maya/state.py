@@ -58,6 +58,7 @@ user = User(
     contacts=records_contacts.RECORDS,
     events=(),
     tasks=(),
+    episodes=(),
     climbs=records_climbs.RECORDS,
     notes=(
         Note(
