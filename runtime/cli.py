@@ -30,7 +30,7 @@ from uac.fact_log.errors import InputError, UacError
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
 READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
-READ_ONLY |= {"alerts", "tenant-alerts", "anchor"}
+READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "erasures"}
 # Writes from the command line react: recompile the subject, run its checks, show alerts.
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
 REACTING |= {"prefer", "feedback", "episode", "confirm"}
@@ -370,6 +370,19 @@ def cmd_erase(args: argparse.Namespace) -> int:
     version = report.get("checkpoint")
     _out(f"  checkpoint: {'v' + str(version) if version else 'none'} (older versions deleted)")
     _out(f"  verify: {'ok' if report.get('verified') else 'FAILED (run uac verify)'}")
+    return 0
+
+
+def cmd_erasures(args: argparse.Namespace) -> int:
+    reports = _call(args, "erasures", args.subject)
+    if args.json:
+        _print_json(reports)
+        return 0
+    rows = [
+        (r["id"], _when(r["at"]), r["by"], r["what"], r["where"]["facts"], _short(r["reason"], 40))
+        for r in reports
+    ]
+    _table(rows, ("report", "at", "by", "what", "facts", "reason"))
     return 0
 
 
@@ -1095,6 +1108,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subject(p)
     p.add_argument("path", help="preference path, e.g. preferences.language")
+
+    p = command("erasures", cmd_erasures, "List a subject's erasure reports (no erased content).")
+    subject(p)
 
     p = command(
         "gc",

@@ -167,3 +167,7 @@ def test_cli_erase_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert SECRET not in out
     assert main(["--home", home, "verify"]) == 0
     assert _on_disk(Path(home), SECRET) == []
+    capsys.readouterr()
+    assert main(["--home", home, "erasures", "alice"]) == 0
+    out = capsys.readouterr().out
+    assert "asked" in out and "cli" in out and SECRET not in out

@@ -9,7 +9,8 @@ blanked log. In order:
 2. the compiler's in-process fact cache of the subject (compiler/cache.py `drop`);
 3. search rows and vectors of the erased items (SearchIndex.purge);
 4. alerts whose facts were erased: message, computation and record keys blanked, resolved;
-   their outbox rows (payloads are whole alerts) deleted; checkpoint rows' error text blanked;
+   their outbox rows (payloads are whole alerts) deleted; the subject's checkpoint rows'
+   error text and scheduled jobs' error details blanked (errors can quote values);
 5. checkpoints: the subject is compiled again from the blanked log and every other version
    directory is deleted (a failed compile deletes them all: better no state than erased state);
 6. the workspace file is rewritten so no overwritten byte survives (fact_log/erase.py
@@ -134,6 +135,11 @@ def _blank_alerts(store: Store, addr: Address, facts: set[str], every: bool) -> 
             where = f"{_SUBJECT} AND error IS NOT NULL"
             con.execute(f"UPDATE checkpoints SET error = '{ERASED}' WHERE {where}", key)
             reseal(con, store.signer(), "checkpoints", _SUBJECT, key)
+            # A scheduled run's detail maps subjects to their errors (same reason).
+            con.execute(
+                "UPDATE jobs SET detail = NULL WHERE tenant = ? AND contains(detail, ?)",
+                [addr.tenant, json.dumps(str(addr))],
+            )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -619,6 +619,7 @@ class Memory:
         """Drop the subject's cached reaction result (it may quote erased values)."""
         with self._tickets_lock:
             self._reactions.pop(f"{self.tenant}/{addr}", None)
+        self._local.evaluation = None  # this thread's last result may quote erased values
 
     # -- reads -----------------------------------------------------------------------------
 
