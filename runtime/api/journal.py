@@ -75,17 +75,7 @@ def add_episode(
         text += f" Fixed by: {value['worked']}."
     batch = Batch(mem.address(subject), recorded, mem.actor)
     batch.inputs.append(NewInput("episode", text, "explicit_command"))
-    batch.facts.append(
-        NewFact(
-            op="assert",
-            kind="record",
-            path=EPISODES,
-            value=value,
-            record_key=record_key(value, coll.spec.key),
-            source="explicit_command",
-            input_index=0,
-        )
-    )
+    batch.facts.append(_record(mem, EPISODES, value, source="explicit_command", input_index=0))
     fact = mem.store.append(batch)[0]
     mem.react_to(subject, now)
     return fact
@@ -146,20 +136,25 @@ def task_progress(
     if resume:
         value["resume_point"] = resume
     batch = Batch(addr, now, mem.actor)
+    evidence = {"quote": text, "start": 0, "rule": "task_progress"}
     batch.facts.append(
-        NewFact(
-            op="assert",
-            kind="record",
-            path=TASKS,
-            value=value,
-            record_key=record_key(value, mem.catalog.collection(TASKS).spec.key),
+        _record(
+            mem,
+            TASKS,
+            value,
             source="automatic_rule",
             confidence=0.8,
-            evidence={"quote": text, "start": 0, "rule": "task_progress"},
+            evidence=evidence,
             input_id=input_id,
         )
     )
     return mem.store.append(batch)[0]
+
+
+def _record(mem: Memory, path: str, value: dict[str, Any], **fact: Any) -> NewFact:
+    """An assert of one record of a catalog collection, keyed by the collection's key."""
+    key = record_key(value, mem.catalog.collection(path).spec.key)
+    return NewFact(op="assert", kind="record", path=path, value=value, record_key=key, **fact)
 
 
 def gather(
