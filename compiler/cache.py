@@ -6,7 +6,7 @@ Both are exact, never approximations, and make the cost of a small change small:
   The log is append-only and hash-chained (each hash covers the previous one), so the cached
   list is still a prefix of the log as long as its last fact has the same hash — checked
   with one query every time; anything else (a restored or rewritten database) drops it.
-  A legal erase (not built yet) keeps the hashes but blanks content: it must call `clear()`;
+  A legal erase keeps the hashes but blanks content: it calls `drop()` for the subject;
 - the fold memo of the subject's collection records (see `compiler.fold`): a record group
   whose facts are the same as last time is not merged and coerced again;
 - the provenance lines rendered for a collection, by its part digest (`compiler.render`).
@@ -116,3 +116,9 @@ def clear() -> None:
     with _LOCK:
         _SUBJECTS.clear()
         _LINES.clear()
+
+
+def drop(store: Store, addr: Address) -> None:
+    """Forget one subject's cached facts and memo (a legal erase blanked some of them)."""
+    with _LOCK:
+        _SUBJECTS.pop(_key(store, addr), None)

@@ -487,9 +487,26 @@ def _unused_inputs(
             )
 
 
-def _prune(versions: Path, keep: int, current: int | None) -> None:
+def prune_versions(home: Path, addr: Address, keep: int = DEFAULT_KEEP) -> int:
+    """Delete a subject's checkpoint versions beyond the newest `keep` (never the current one).
+
+    Holds the subject's lock, like a compile; returns how many versions were deleted.
+    """
+    if keep < 1:
+        raise UacError(f"keep must be at least 1, got {keep}")
+    versions = subject_dir(home, addr) / "versions"
+    if not versions.is_dir():
+        return 0
+    with subjects_locked(home, [addr]):
+        return _prune(versions, keep, current_version(home, addr))
+
+
+def _prune(versions: Path, keep: int, current: int | None) -> int:
     names = sorted(p.name for p in versions.iterdir() if p.name.startswith("v"))
     protected = {version_name(current)} if current is not None else set()
+    removed = 0
     for name in names[: max(0, len(names) - keep)]:
         if name not in protected:
             shutil.rmtree(versions / name, ignore_errors=True)
+            removed += 1
+    return removed

@@ -39,6 +39,7 @@ from uac.fact_log.tamper import (
     SEALED,
     anchor_problems,
     backfill,
+    erased_residuals,
     latest_anchors,
     read_record,
     reseal,
@@ -1058,6 +1059,7 @@ class Store:
         """The fact chain: the first row whose content, link or keyed digest does not verify."""
         expected_prev, expected_seq, checked = GENESIS, 1, 0
         keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
+        erased = erased_residuals(self.con, ring) if ring is not None else None
         cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
         for row in _chunks(cursor, chunk):
             fact = Fact(*row)
@@ -1068,14 +1070,9 @@ class Store:
                 problem = (
                     "its link to the previous row does not match (a row was changed or removed)"
                 )
-            elif (
-                content_hash(
-                    [
-                        getattr(fact, c if c not in ("value", "evidence") else c + "_json")
-                        for c in CONTENT_COLUMNS
-                    ]
-                )
-                != fact.content_hash
+            elif (chash := content_hash(_content(fact))) != fact.content_hash and (
+                # A legal erase blanked it: its sealed record must name this row as blanked.
+                erased is None or erased.get(fact.seq) != (fact.content_hash, chash)
             ):
                 problem = "its content does not match its content hash (the row was changed)"
             elif link_hash(fact.seq, fact.prev_hash, fact.content_hash) != fact.hash:
@@ -1096,6 +1093,13 @@ class Store:
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
         """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
         return latest_anchors(self.con, every)
+
+
+def _content(fact: Fact) -> list[Any]:
+    """A fact's content columns (CONTENT_COLUMNS order) as stored."""
+    return [
+        getattr(fact, c if c not in ("value", "evidence") else c + "_json") for c in CONTENT_COLUMNS
+    ]
 
 
 def _cols(columns: Sequence[tuple[str, str, Any]]) -> str:

@@ -60,6 +60,29 @@ ANCHORS = seal(
 )
 
 
+# A legal erase (fact_log/erase.py) records each blanked row here: the fact's kept content
+# hash and the digest of its blanked content ("residual"), sealed like any table.
+ERASED_ROW_COLUMNS = ("erasure", "tbl", "row_id", "seq", "content_hash", "residual")
+
+
+def erased_residuals(
+    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
+) -> dict[int, tuple[str, str]]:
+    """seq -> (content hash, residual) of erased facts whose record verifies under the key."""
+    has = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'erased_rows'"
+    ).fetchone()[0]
+    if not has or ring is None:
+        return {}
+    out: dict[int, tuple[str, str]] = {}
+    cols = ", ".join(ERASED_ROW_COLUMNS)
+    query = f"SELECT {cols}, mac FROM erased_rows WHERE tbl = 'facts'"
+    for *values, mac in con.execute(query).fetchall():
+        if ring.check(row_message("erased_rows", values), mac):
+            out[int(values[3])] = (values[4], values[5])
+    return out
+
+
 def row_mac(ring: KeyRing, table: str, row: Sequence[Any]) -> str:
     """The keyed digest of one row of a sealed table (its columns in declared order)."""
     return ring.sign(row_message(table, row))

@@ -32,10 +32,10 @@ from uac.fact_log.errors import InputError, UacError, WorkspaceInUse
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
 READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
-READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "members"}
+READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "members", "erasures"}
 # Writes from the command line react: recompile the subject, run its checks, show alerts.
 REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
-REACTING |= {"prefer", "feedback", "member", "promote", "demote"}
+REACTING |= {"prefer", "feedback", "member", "promote", "demote", "episode", "confirm"}
 SCHEDULED = {"run-once", "schedule"}
 
 
@@ -436,6 +436,73 @@ def cmd_member(args: argparse.Namespace) -> int:
         fact = _call(args, "member-remove", args.subject, user=args.user, at=args.at)
     verb = "joins" if args.action == "add" else "leaves"
     _out(f"{fact['id']}  {args.user} {verb} {args.subject}")
+
+
+def cmd_erase(args: argparse.Namespace) -> int:
+    params = {"fact_ids": args.fact or None, "all": args.all or None, "reason": args.reason}
+    client = _client(args)
+    if client is not None:
+        report = client.call("erase", args.subject, **params)
+    else:
+        from uac.runtime.api.memory import Memory
+
+        bar = _progress(args, "erasing", quiet=args.json)
+        with Memory(args.home, args.tenant, actor="cli", react=False) as mem:
+            report = mem.erase(
+                args.subject,
+                args.fact,
+                all=args.all,
+                reason=args.reason,
+                progress=bar.report,
+            )
+        bar.close()  # only after a finished erase: a refused one printed no progress
+    if args.json:
+        _print_json(report)
+        return 0
+    where = report["where"]
+    _out(f"erased {report['subject']} ({report['what']}): report {report['id']}")
+    _out(f"  by {report['by']} at {_when(report['at'])}; reason: {report['reason']}")
+    _out("  " + ", ".join(f"{k} {v}" for k, v in where.items()))
+    version = report.get("checkpoint")
+    _out(f"  checkpoint: {'v' + str(version) if version else 'none'} (older versions deleted)")
+    _out(f"  verify: {'ok' if report.get('verified') else 'FAILED (run uac verify)'}")
+    return 0
+
+
+def cmd_erasures(args: argparse.Namespace) -> int:
+    reports = _call(args, "erasures", args.subject)
+    if args.json:
+        _print_json(reports)
+        return 0
+    rows = [
+        (r["id"], _when(r["at"]), r["by"], r["what"], r["where"]["facts"], _short(r["reason"], 40))
+        for r in reports
+    ]
+    _table(rows, ("report", "at", "by", "what", "facts", "reason"))
+    return 0
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    out = _call(args, "gc", keep=args.keep, older_than_days=args.older_than)
+    if args.json:
+        _print_json(out)
+    else:
+        _out("gc: dropped " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in out.items()))
+    return 0
+
+
+def cmd_episode(args: argparse.Namespace) -> int:
+    fact = _call(
+        args,
+        "episode",
+        args.subject,
+        problem=args.problem,
+        tried=args.tried or None,
+        worked=args.worked,
+        failed=args.failed or None,
+        date=args.date,
+    )
+    _out(f"{fact['id']}  episode: {fact['value']['problem']}")
     _print_alerts(fact)
     return 0
 
@@ -447,6 +514,11 @@ def cmd_promote(args: argparse.Namespace) -> int:
     fact = _call(args, args.command, args.subject, **params)
     done = "promoted to" if args.command == "promote" else "withdrawn from"
     _out(f"{fact['id']}  {args.fact_id} {done} {args.group} by {args.subject}")
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    fact = _call(args, "confirm", args.subject, path=args.path)
+    _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")
     _print_alerts(fact)
     return 0
 
@@ -1171,6 +1243,53 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("group", help="the group, e.g. group:family")
         if name == "demote":
             p.add_argument("--reason", help="why it is withdrawn")
+
+    p = command(
+        "erase",
+        cmd_erase,
+        "Legal erase: blank facts' content everywhere (hashes kept, chain still verifies) "
+        "and write an erasure report.",
+    )
+    subject(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--fact", action="append", metavar="ID", help="a fact to erase (repeat)")
+    which.add_argument("--all", action="store_true", help="erase everything of the subject")
+    p.add_argument("--reason", required=True, help="why (kept in the report)")
+
+    p = command("episode", cmd_episode, "Record episodes: past problems and what fixed them.")
+    ep = p.add_subparsers(dest="episode_command", metavar="ACTION")
+    ep.required = True
+    p = ep.add_parser("add", help="record one past problem", description="Record one episode.")
+    _global_options(p, top=False)
+    subject(p)
+    p.add_argument("--problem", required=True, help="what went wrong (the symptoms)")
+    p.add_argument("--tried", action="append", help="something tried (repeat, in order)")
+    p.add_argument("--worked", help="what fixed it")
+    p.add_argument("--failed", action="append", help="something that did not help (repeat)")
+    p.add_argument("--date", type=_day_arg, help="when it happened (YYYY-MM-DD; default today)")
+
+    p = command(
+        "confirm",
+        cmd_confirm,
+        "Confirm a preference inferred from conversation (context shows it as a question "
+        "until then).",
+    )
+    subject(p)
+    p.add_argument("path", help="preference path, e.g. preferences.language")
+
+    p = command("erasures", cmd_erasures, "List a subject's erasure reports (no erased content).")
+    subject(p)
+
+    p = command(
+        "gc",
+        cmd_gc,
+        "Compact derived data (never the log): search rows of retracted items, checkpoint "
+        "versions beyond --keep, delivered outbox rows and job records older than --older-than.",
+    )
+    p.add_argument("--keep", type=int, default=5, help="checkpoint versions kept (default 5)")
+    p.add_argument(
+        "--older-than", type=int, default=30, metavar="DAYS", help="age in days (default 30)"
+    )
 
     for name, help_text, what in (
         ("add", "Learn from one conversation message (only the user's words make facts).", ""),

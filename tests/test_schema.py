@@ -28,6 +28,7 @@ T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
 OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 2, "search": 1}
 OWNERS["service"] = 1  # API keys and the alert outbox (runtime/api/schema.py)
+OWNERS["erase"] = 1  # erasure reports and erased rows (fact_log/erase.py)
 DATA_TABLES = (
     "facts",
     "inputs",
@@ -154,7 +155,16 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         assert json.loads(keys.pop("tamper"))["record"] == {
             # Keying starts after the old facts; the old rows of other tables were sealed.
             "facts_from": len(before["facts"]) + 1,
-            "tables": ["alerts", "anchors", "checkpoints", "inputs", "rejections", "schemas"],
+            "tables": [
+                "alerts",
+                "anchors",
+                "checkpoints",
+                "erased_rows",
+                "erasures",
+                "inputs",
+                "rejections",
+                "schemas",
+            ],
         }
         assert keys == {
             "schema_version": "3",
@@ -164,6 +174,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
             "schema_version.checks": "2",
             "schema_version.search": "1",
             "schema_version.service": "1",
+            "schema_version.erase": "1",
         }
         # The old facts keep verifying with their plain links; the key file was made.
         assert con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0] == 0

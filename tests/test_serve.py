@@ -407,11 +407,11 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
     from uac.runtime.api.verbs import VERBS
 
     tenant_wide = {"subjects", "verify", "run-once", "tenant-alerts", "tenant-ack"}
-    tenant_wide |= {"tenant-snooze", "anchor"}
+    tenant_wide |= {"tenant-snooze", "anchor", "gc"}
     # every verb has a route; every subject verb a Client method of Memory's name
     method = {"rule": "add_rule", "ack": "acknowledge", "import": "import_file", "tool": "call"}
     method |= {"tenant-alerts": "alerts", "tenant-ack": "acknowledge", "tenant-snooze": "snooze"}
-    method |= {"anchor": "anchors"}
+    method |= {"anchor": "anchors", "episode": "add_episode"}
     for name, verb in VERBS.items():
         assert verb.subject == (name not in tenant_wide), name
         assert callable(getattr(Client, method.get(name, name.replace("-", "_")), None)), name
@@ -424,6 +424,26 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
         assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
         assert tools.call("query", {"program": "len(user.medications)"})["result"] == 1
         assert "unknown tool" in tools.call("rm_rf", {})["error"]
+
+
+def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        admin = _admin(info)
+        url = info["url"]
+        writer = Client(url, _key(admin, "acme"))
+        bound = Client(url, _key(admin, "acme", subject="alice"))
+        reader = Client(url, _key(admin, "acme", read_only=True))
+        fact = writer.call("remember", "alice", text="the gate code word is Quillfeather")
+        fid = fact["facts"][0]["id"]
+        for client in (bound, reader):
+            with pytest.raises(AccessDenied):
+                client.erase("alice", [fid], reason="asked")
+        report = writer.erase("alice", [fid], reason="asked")
+        assert report["verified"] and "Quillfeather" not in json.dumps(report)
+        assert [r["id"] for r in writer.erasures("alice")] == [report["id"]]
+        assert writer.verify()["ok"]
+        assert "Quillfeather" not in json.dumps(writer.facts("alice"))
 
 
 def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path) -> None:

@@ -230,6 +230,26 @@ class Client:
         """Retract one fact."""
         return self.call("forget", subject, fact_id=fact_id, **kw)
 
+    def erase(self, subject: str, fact_ids: list[str] | None = None, **kw: Any) -> dict[str, Any]:
+        """Legal erase (a tenant key with write access); returns the erasure report."""
+        return self.call("erase", subject, fact_ids=list(fact_ids or []), **kw)
+
+    def erasures(self, subject: str) -> list[dict[str, Any]]:
+        """The subject's erasure reports."""
+        return self.call("erasures", subject)
+
+    def add_episode(self, subject: str, problem: str, **kw: Any) -> dict[str, Any]:
+        """Record a past problem (tried, worked, failed, date as keywords)."""
+        return self.call("episode", subject, problem=problem, **kw)
+
+    def confirm(self, subject: str, path: str, **kw: Any) -> dict[str, Any]:
+        """Confirm an inferred preference."""
+        return self.call("confirm", subject, path=path, **kw)
+
+    def gc(self, **kw: Any) -> dict[str, int]:
+        """Compact the tenant's derived data (keep, older_than_days)."""
+        return self.call("gc", None, **kw)
+
     def feedback(self, subject: str, item_id: str, **kw: Any) -> dict[str, Any]:
         """Mark a search result as 'not this'."""
         return self.call("feedback", subject, item_id=item_id, **kw)

@@ -64,8 +64,9 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.fact_log.values import canonical_json
+from uac.runtime.api import erase as erasing
+from uac.runtime.api import gc, journal, sharing
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
-from uac.runtime.api import sharing
 from uac.runtime.sandbox import Limits, run_query
 from uac.runtime.search.context import assemble, check_budget
 from uac.runtime.search.embedders import Embedder
@@ -403,6 +404,11 @@ class Memory:
         )
         set_aside_out_of_scope(self.catalog, batch)
         facts = self.append(batch)
+        if role == "user":  # "done with the visa form, next is ...": the open task moves on
+            moved = journal.task_progress(
+                self, self.address(subject), text, batch.input_ids[0], recorded
+            )
+            facts += [moved] if moved is not None else []
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
         self._after_write(subject, at or now)
@@ -632,6 +638,70 @@ class Memory:
     ) -> Fact:
         """Withdraw what the user promoted to a group (the copy is retracted there)."""
         return sharing.demote(self, subject, fact_id, group, reason, now)
+
+    def add_episode(
+        self,
+        subject: str,
+        problem: str,
+        *,
+        tried: list[str] | None = None,
+        worked: str | None = None,
+        failed: list[str] | None = None,
+        date: dt.date | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
+        return journal.add_episode(
+            self, subject, problem, tried=tried, worked=worked, failed=failed, date=date, now=now
+        )
+
+    def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
+        """Confirm an inferred (tentative) preference: it becomes a rule in context."""
+        return journal.confirm(self, subject, path, now)
+
+    def erase(
+        self,
+        subject: str,
+        fact_ids: list[str] | None = None,
+        *,
+        all: bool = False,
+        reason: str,
+        now: dt.datetime | None = None,
+        progress: Report | None = None,
+    ) -> dict[str, Any]:
+        """Legal erase: blank facts (or all the subject's) everywhere; returns the report."""
+        if all == bool(fact_ids):
+            raise InputError("name the facts to erase (--fact ID, repeatable) or --all, not both")
+        return erasing.erase(
+            self, subject, None if all else list(fact_ids or ()), reason=reason, now=now,
+            progress=progress,
+        )  # fmt: skip
+
+    def erasures(self, subject: str | None = None) -> list[dict[str, Any]]:
+        """Erasure reports of one subject (or of the tenant), oldest first."""
+        return erasing.reports(self, subject)
+
+    def purge_search(self, addr: Address, items: list[str] | None) -> int:
+        """Drop indexed rows of items (None: retracted ones) under the search lock."""
+        with self._search_lock:
+            self.search_index.sync()  # what a retract hides must be indexed to be found
+            return self.search_index.purge(addr, items)
+
+    def gc(
+        self,
+        *,
+        keep: int = DEFAULT_KEEP,
+        older_than_days: int = gc.DEFAULT_OLDER_THAN_DAYS,
+        now: dt.datetime | None = None,
+    ) -> dict[str, int]:
+        """Compact the tenant's derived data (never the log); returns what was dropped."""
+        return gc.collect(self, keep=keep, older_than_days=older_than_days, now=now)
+
+    def forget_reaction(self, addr: Address) -> None:
+        """Drop the subject's cached reaction result (it may quote erased values)."""
+        with self._tickets_lock:
+            self._reactions.pop(f"{self.tenant}/{addr}", None)
+        self._local.evaluation = None  # this thread's last result may quote erased values
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -906,6 +976,10 @@ class Memory:
                 f"the write to {subject} was saved, but reacting to it failed: {exc}"
             ) from exc
 
+    def react_to(self, subject: str, now: dt.datetime | None) -> None:
+        """React to a write made outside these methods (compile and check, unless deferred)."""
+        self._after_write(subject, now)
+
     def _after_write(self, subject: str, now: dt.datetime | None) -> None:
         if not self.react:
             return
@@ -1026,14 +1100,17 @@ class Memory:
         except NotFound:
             checkpoint = None
         hits = self._shared_notes(subject, query, notes, day) if query else []
+        wishes = self.soft_preferences(subject, query, today=day)
+        extra = journal.gather(self, subject, checkpoint, query, wishes, day)
         return assemble(
             str(self.address(subject)),
             checkpoint,
             alerts=[f"[{a.severity}] {a.message}" for a in self.alerts(subject, today=day)],
-            wishes=self.soft_preferences(subject, query, today=day),
+            wishes=wishes,
             notes=hits,
             budget=budget,
             today=day,
+            **extra,
         )
 
     def _shared_notes(self, subject: str, query: str, k: int, day: dt.date) -> list[SearchHit]:

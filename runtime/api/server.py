@@ -445,6 +445,10 @@ def _route(
     def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
         if verb.writes and who.read_only:
             raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
+        if verb.admin and who.subject is not None:
+            raise HTTPException(
+                403, f"this key is bound to one subject; {verb.name} needs a tenant key; {NEW_KEY}"
+            )
         mem = service.memory_for(who, request)
         if subject is not None:
             try:

@@ -123,6 +123,41 @@ class ForgetArgs(Args):
     now: dt.datetime | None = None
 
 
+class EraseArgs(Args):
+    """Legal erase: blank facts' content everywhere (hashes kept) and report it."""
+
+    fact_ids: list[str] = Field(default_factory=list, description="Facts to erase")
+    all: bool = Field(False, description="Erase everything of the subject")
+    reason: str = Field(min_length=1, max_length=2000, description="Why (kept in the report)")
+    now: dt.datetime | None = None
+
+
+class GcArgs(Args):
+    """Compact derived data (never the log)."""
+
+    keep: int = Field(5, ge=1, le=1000, description="Checkpoint versions kept per subject")
+    older_than_days: int = Field(30, ge=0, description="Outbox rows and jobs older than this go")
+    now: dt.datetime | None = None
+
+
+class EpisodeArgs(Args):
+    """A past problem: what was tried, what fixed it, what did not."""
+
+    problem: str = Field(min_length=1, max_length=2000)
+    tried: list[str] = Field(default_factory=list)
+    worked: str | None = Field(None, max_length=2000)
+    failed: list[str] = Field(default_factory=list)
+    date: dt.date | None = None
+    now: dt.datetime | None = None
+
+
+class ConfirmArgs(Args):
+    """Confirm an inferred preference."""
+
+    path: str = Field(description="A preference path, e.g. preferences.language")
+    now: dt.datetime | None = None
+
+
 class FeedbackArgs(Args):
     """Mark a search result as 'not this'."""
 
@@ -277,6 +312,7 @@ class Verb:
     writes: bool = False
     subject: bool = True  # False: a tenant-wide verb
     long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
+    admin: bool = False  # True: refused to keys bound to one subject
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
@@ -411,6 +447,42 @@ VERBS: dict[str, Verb] = {
             ForgetArgs,
             lambda m, s, a: m.forget(s, a.fact_id, reason=a.reason, now=a.now),
             writes=True,
+        ),
+        Verb(
+            "erase",
+            "Legal erase: blank facts' content and everything derived; returns the report.",
+            EraseArgs,
+            lambda m, s, a: m.erase(s, a.fact_ids, all=a.all, reason=a.reason, now=a.now),
+            writes=True,
+            admin=True,
+        ),
+        Verb(
+            "episode",
+            "Record a past problem: what was tried, what worked, what did not.",
+            EpisodeArgs,
+            lambda m, s, a: m.add_episode(
+                s,
+                a.problem,
+                tried=a.tried,
+                worked=a.worked,
+                failed=a.failed,
+                date=a.date,
+                now=a.now,
+            ),
+            writes=True,
+        ),
+        Verb(
+            "confirm",
+            "Confirm an inferred preference (context then applies it as a rule).",
+            ConfirmArgs,
+            lambda m, s, a: m.confirm(s, a.path, now=a.now),
+            writes=True,
+        ),
+        Verb(
+            "erasures",
+            "The subject's erasure reports.",
+            NoArgs,
+            lambda m, s, a: m.erasures(s),
         ),
         Verb(
             "feedback",
@@ -579,6 +651,14 @@ VERBS: dict[str, Verb] = {
             "Snooze an alert by id.",
             SnoozeArgs,
             _snooze,
+            writes=True,
+            subject=False,
+        ),
+        Verb(
+            "gc",
+            "Compact derived data: retracted search rows, old checkpoints, outbox, jobs.",
+            GcArgs,
+            lambda m, s, a: m.gc(keep=a.keep, older_than_days=a.older_than_days, now=a.now),
             writes=True,
             subject=False,
         ),

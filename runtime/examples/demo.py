@@ -440,6 +440,7 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     for line in block.rstrip().splitlines():
         out("   | " + line)
     tour_scopes(mem, out)
+    tour_journal(mem, out)
     tour_sharing(mem, out)
 
 
@@ -484,10 +485,54 @@ def tour_scopes(mem: Memory, out: Callable[[str], None]) -> None:
     _show_alerts([a for a in result.new if a.check == "stale_value"], out)
 
 
-def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
-    """Step 12: many callers at once on one Memory (threads), then the way to a service."""
+PARTNER = "leo"  # steps 13-14 use a second subject: maya's checkpoint stays the golden one
+
+
+def tour_journal(mem: Memory, out: Callable[[str], None]) -> None:
+    """Step 13: an episode recalled and a task resumed; step 14: a legal erase and its report."""
+    s, when = PARTNER, _session("2026-11-29", 10)
     out("")
-    out("13. Many callers at once: 8 threads share one Memory, 25 writes each")
+    out(f"13. Past problems and unfinished work ({s}):")
+    mem.add_episode(
+        s,
+        "VPN fails to connect at the office",
+        tried=["restarting the laptop"],
+        worked="re-installing the VPN profile",
+        failed=["restarting the laptop"],
+        date=dt.date(2026, 9, 14),
+        now=when,
+    )
+    task = {"goal": "Move to Lisbon", "steps": ["visa form", "bank letter", "rent a flat"]}
+    mem.import_records(s, "tasks", [{**task, "due_date": "2027-01-15"}], now=when)
+    said = "done with the visa form, next is the bank letter"
+    mem.compile(s)  # the task's steps are in the typed state the message is matched against
+    mem.add(s, said, now=when)
+    mem.compile(s)
+    out(f"   {s}: {said!r}")
+    block = mem.context(s, query="my VPN won't connect again", budget=400, today=TODAY)
+    wanted = ("## Open tasks", "## Last time", "- Move to", "- on 2026")
+    for line in block.splitlines():
+        if line.startswith(wanted):
+            out("   | " + line)
+    out("")
+    secret = "my therapist is Dr. Alvarez, Thursdays at 5"
+    note = mem.add_note(s, secret, now=when)
+    naming = len([h for h in mem.search(s, "Alvarez therapist") if "Alvarez" in h.text])
+    report = mem.erase(s, [note.id], reason="user asked to erase it (GDPR art. 17)", now=when)
+    out(f"14. Legal erase: uac erase {s} --fact {note.id} --reason '...'")
+    where = ", ".join(f"{k} {v}" for k, v in report["where"].items() if k != "file_bytes")
+    out(f"   report {report['id']} by {report['by']}: {where}")
+    found = [h for h in mem.search(s, "Alvarez therapist") if "Alvarez" in h.text]
+    out(
+        f"   search 'Alvarez therapist': {naming} hit naming him before, {len(found)} after; chain "
+        f"{'verified' if report['verified'] else 'BROKEN'}; the report holds no erased text"
+    )
+
+
+def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
+    """Step 15: many callers at once on one Memory (threads), then the way to a service."""
+    out("")
+    out("15. Many callers at once: 8 threads share one Memory, 25 writes each")
     out("    (a scratch workspace: the demo's own log stays deterministic):")
     scratch = Path(tempfile.mkdtemp(prefix="uac-demo-threads-"))
     try:

@@ -1,8 +1,9 @@
 """Context assembly ("push"): one bounded memory block for an agent's system prompt.
 
-Sections, most important first: the presentation policy (the user's hard preferences), open
-alerts, soft preferences relevant to the request (wording only), the notes most relevant to
-the current query, and the manifest of typed state. The
+Sections, most important first: the presentation policy (the user's hard preferences),
+tentative preferences as questions to confirm, open alerts, open tasks with where to pick
+up, past episodes like this request, soft preferences relevant to the request (wording
+only), the notes most relevant to the current query, and the manifest of typed state. The
 block is filled in that order until the token budget is spent; a section that does not fit
 is cut line by line, never mid-line. Sensitive values are masked (the manifest masks them,
 notes are the user's own free text and are labelled as data, not instructions, and every
@@ -49,16 +50,20 @@ def check_budget(budget: int) -> int:
     return budget
 
 
-def _policy(user: Any) -> list[str]:
+def _policy(user: Any, tentative: frozenset[str] = frozenset()) -> list[str]:
     prefs = getattr(user, "preferences", None)
     if prefs is None:
         return []
     lines = ["## How to answer (the user's preferences)"]
     for slot in POLICY_SLOTS:
         value = getattr(prefs, slot, None)
-        if value is not None:
+        if value is not None and slot not in tentative:  # a tentative one is a question
             lines.append(f"- {slot}: {value}")
     return lines
+
+
+def _titled(title: str, lines: Sequence[str]) -> list[str]:
+    return [title, *lines] if lines else []
 
 
 def _soft(wishes: Sequence[Any]) -> list[str]:
@@ -99,24 +104,36 @@ def assemble(
     notes: Sequence[Any] = (),
     budget: int = 800,
     today: dt.date | None = None,
+    questions: Sequence[str] = (),
+    tentative: frozenset[str] = frozenset(),
+    tasks: Sequence[str] = (),
+    episodes: Sequence[str] = (),
 ) -> str:
     """The memory block for one subject within `budget` tokens (see the module docstring).
 
     `checkpoint` is the subject's loaded checkpoint (or None before its first compile),
     `today` the day staleness is judged on (values past their limit are listed to confirm),
     `alerts` one line per open alert, `wishes` recalled soft preferences and `notes` search
-    hits (objects with `text`, `date` and `negative_feedback`).
+    hits (objects with `text`, `date` and `negative_feedback`). `questions` are tentative
+    preferences to confirm (their slots, `tentative`, are left out of the policy), `tasks`
+    open tasks with where to pick up and `episodes` past problems like this request (lines
+    from uac.runtime.search.journal).
     """
     check_budget(budget)
     header = f"# Memory of {who} (uac)"
     sections: list[list[str]] = []
     if checkpoint is not None:
         header += f", checkpoint v{checkpoint.version}"
-        sections.append(_policy(checkpoint.user))
+        sections.append(_policy(checkpoint.user, tentative))
+    sections.append(
+        _titled("## To confirm with the user (inferred, not rules: ask, do not apply)", questions)
+    )
     if alerts:
         sections.append(["## Open alerts", *(f"- {a}" for a in alerts)])
     if checkpoint is not None:
         sections.append(_stale(checkpoint.user, today))
+    sections.append(_titled("## Open tasks (where to pick up)", tasks))
+    sections.append(_titled("## Last time (similar problems and what fixed them)", episodes))
     sections.append(_soft(wishes))
     # Notes about this very message matter more than the tail of the manifest, which the
     # agent can always fetch with the manifest tool.

@@ -76,6 +76,7 @@ import pyarrow as pa
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
+from uac.fact_log.erase import IDS, SEQS, listed
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.screen import QUARANTINE_REASONS
 from uac.fact_log.schema import forget, migrate
@@ -378,6 +379,54 @@ class SearchIndex:
             self._rollback()
             raise
         self._forget_caches()
+
+    def purge(self, address: Address, item_ids: list[str] | None = None) -> int:
+        """Delete the indexed rows of items (None: the retracted ones); returns docs removed.
+
+        For a legal erase (the items' text must leave every table) and the garbage collector
+        (retracted items are never returned, so their postings only cost space). The log
+        watermarks stay: erased rows are never indexed again, and a rebuild skips them too.
+        """
+        self._require_writable()
+        sid = self._sid(address) if self._has_table("search_docs") else None
+        if sid is None:
+            return 0
+        where = f"item_id IN {IDS}"
+        if item_ids is None:
+            where = "doc IN (SELECT doc FROM search_hidden WHERE sid = ? AND why = 'retract')"
+        param: Any = sid if item_ids is None else listed(item_ids)
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            docs = [
+                r[0]
+                for r in con.execute(
+                    f"SELECT doc FROM search_docs WHERE sid = ? AND {where}", [sid, param]
+                ).fetchall()
+            ]
+            picked, chosen = f"doc IN {SEQS}", listed(docs)
+            con.execute(
+                "UPDATE search_terms t SET df = t.df - p.n FROM (SELECT term, count(*) AS n"
+                f" FROM search_postings WHERE sid = ? AND {picked} GROUP BY term) p"
+                " WHERE t.sid = ? AND t.term = p.term",
+                [sid, chosen, sid],
+            )
+            con.execute("DELETE FROM search_terms WHERE sid = ? AND df <= 0", [sid])
+            for table in ("search_postings", "search_vectors", "search_docs"):
+                if self._has_table(table):
+                    con.execute(f"DELETE FROM {table} WHERE sid = ? AND {picked}", [sid, chosen])
+            if item_ids is not None:  # feedback facts carry their reason text
+                con.execute(
+                    f"DELETE FROM search_feedback WHERE sid = ? AND id IN {IDS}",
+                    [sid, listed(item_ids)],
+                )
+            con.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        self._disliked.clear()
+        self._sizes.clear()
+        return len(docs)
 
     def _require_writable(self) -> None:
         if self.store.read_only:

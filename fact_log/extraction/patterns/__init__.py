@@ -22,6 +22,7 @@ from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
     contacts,
     documents,
+    episodes,
     finance,
     followups,
     health,
@@ -55,6 +56,7 @@ DOMAINS = (
     contacts,
     preferences,
 )
+DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]

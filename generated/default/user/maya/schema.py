@@ -458,6 +458,28 @@ class Task:
     """Where to pick up next time."""
     due_date: datetime.date | None = None
     """Deadline."""
+    done_steps: tuple[str, ...] | None = None
+    """Steps finished so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """Past problems: what was tried, what fixed it, what did not."""
+
+    key: str
+    """Record identity (its `id`, else problem | date)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    problem: str
+    """What went wrong (the symptoms)."""
+    date: datetime.date | None = None
+    """When it happened."""
+    tried: tuple[str, ...] | None = None
+    """What was tried, in order."""
+    worked: str | None = None
+    """What fixed it."""
+    failed: tuple[str, ...] | None = None
+    """What was tried and did not help."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,6 +539,7 @@ class User:
     events: tuple[Event, ...]
     away_periods: tuple[AwayPeriod, ...]
     tasks: tuple[Task, ...]
+    episodes: tuple[Episode, ...]
     climbs: tuple[Climb, ...]
     notes: tuple[Note, ...]
     inherited_from: Mapping[str, str]

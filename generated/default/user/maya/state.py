@@ -74,6 +74,7 @@ user = User(
     events=(),
     away_periods=(),
     tasks=(),
+    episodes=(),
     climbs=records_climbs.RECORDS,
     notes=(
         Note(

@@ -1,0 +1,187 @@
+"""Legal erase, end to end: the log side (fact_log/erase.py), then everything derived from it.
+
+One erase of a subject runs under that subject's lock (compiler/locks.py), the lock every
+compile, check and reaction of the subject holds: a compile that started before the erase
+finishes first (and its checkpoint is deleted below); one that starts after reads the
+blanked log. In order:
+
+1. the log: facts and inputs blanked, hashes kept (fact_log/erase.py);
+2. the compiler's in-process fact cache of the subject (compiler/cache.py `drop`);
+3. search rows and vectors of the erased items (SearchIndex.purge);
+4. alerts whose facts were erased: message, computation and record keys blanked, resolved;
+   their outbox rows (payloads are whole alerts) deleted; the subject's checkpoint rows'
+   error text and scheduled jobs' error details blanked (errors can quote values);
+5. checkpoints: the subject is compiled again from the blanked log and every other version
+   directory is deleted (a failed compile deletes them all: better no state than erased state);
+6. the workspace file is rewritten so no overwritten byte survives (fact_log/erase.py
+   `compact_file`), and the report is stored and returned.
+
+The report names ids, tables, counts and files — never the erased content.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from typing import Any
+
+from uac.compiler import cache, loader
+from uac.compiler.locks import subject_lock
+from uac.fact_log.addressing import Address
+from uac.fact_log.erase import compact_file, erase_log, erasure_reports, record_report
+from uac.fact_log.errors import InputError, UacError
+from uac.fact_log.progress import Report
+from uac.fact_log.store import Store, utc_now
+from uac.fact_log.tamper import reseal
+from uac.runtime.api import schema as service_schema  # noqa: F401 (the outbox table)
+
+# `mem` below is a runtime.api.memory.Memory; typed Any because memory.py imports this
+# module (the import-linter contract forbids the cycle a type import would make).
+Memory = Any
+
+STEPS = ("log", "search", "alerts", "checkpoints", "file")
+ERASED = "(erased)"
+_SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+
+
+def erase(
+    mem: Memory,
+    subject: str,
+    fact_ids: list[str] | None,
+    *,
+    reason: str,
+    now: dt.datetime | None = None,
+    progress: Report | None = None,
+) -> dict[str, Any]:
+    """Erase the named facts (None: everything of the subject) and all derived data."""
+    if mem.store.read_only:
+        raise InputError(f"workspace {mem.home} was opened read-only; an erase writes")
+    addr = mem.address(subject)
+    now = now or utc_now()
+
+    def step(n: int) -> None:
+        if progress is not None:
+            progress(STEPS[n - 1] if n <= len(STEPS) else "done", n, len(STEPS))
+
+    with subject_lock(mem.home, addr):
+        log = erase_log(mem.store, addr, fact_ids, reason=reason, actor=mem.actor, now=now)
+        cache.drop(mem.store, addr)
+        step(1)
+        items = [f["id"] for f in log.facts] + log.inputs
+        purged = mem.purge_search(addr, items)
+        step(2)
+        alert_ids = _blank_alerts(mem.store, addr, {f["id"] for f in log.facts}, fact_ids is None)
+        outbox = _drop_outbox(mem.store, addr.tenant, alert_ids)
+        step(3)
+        republished, removed = _republish(mem, addr)
+        step(4)
+        mem.forget_reaction(addr)
+        where = {
+            "facts": len(log.facts),
+            "inputs": len(log.inputs),
+            "rejections": log.rejections,
+            "search_docs": purged,
+            "alerts": len(alert_ids),
+            "outbox": outbox,
+            "checkpoint_versions_removed": removed,
+        }
+        report = {
+            "id": log.id,
+            "tenant": addr.tenant,
+            "subject": str(addr),
+            "what": log.what,
+            "reason": log.reason,
+            "by": log.actor,
+            "at": log.erased_at.isoformat(),
+            "facts": log.facts,
+            "inputs": log.inputs,
+            "alerts": alert_ids,
+            "where": where,
+            "checkpoint": republished,
+        }
+        record_report(mem.store, log, report)
+        where["file_bytes"] = compact_file(mem.store)
+        step(5)
+    report["verified"] = mem.verify().ok
+    return report
+
+
+def reports(mem: Memory, subject: str | None) -> list[dict[str, Any]]:
+    """Stored erasure reports of one subject (or of the tenant), oldest first."""
+    if subject is not None:
+        return erasure_reports(mem.store, mem.address(subject))
+    return [r for r in erasure_reports(mem.store) if r.get("tenant") == mem.tenant]
+
+
+def _blank_alerts(store: Store, addr: Address, facts: set[str], every: bool) -> list[str]:
+    """Blank (and resolve) the subject's alerts built on erased facts; returns their ids."""
+    key = [addr.tenant, addr.scope, addr.subject]
+    con = store.con
+    rows = con.execute(f"SELECT id, fact_ids FROM alerts WHERE {_SUBJECT}", key).fetchall()
+    ids = sorted(aid for aid, used in rows if every or facts & set(json.loads(used or "[]")))
+    with store.write_lock:
+        con.execute("BEGIN")
+        try:
+            pick = f"{_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))"
+            con.execute(
+                "UPDATE alerts SET message = ?, computation = ?, record_keys = '[]',"
+                " delivery_error = NULL, status = 'resolved',"
+                f" resolved_on = coalesce(resolved_on, ?) WHERE {pick}",
+                [ERASED, ERASED, utc_now().date(), *key, ids],
+            )
+            reseal(con, store.signer(), "alerts", pick, [*key, ids])
+            # A failed compile's error can quote a value: the subject's rows lose it.
+            where = f"{_SUBJECT} AND error IS NOT NULL"
+            con.execute(f"UPDATE checkpoints SET error = '{ERASED}' WHERE {where}", key)
+            reseal(con, store.signer(), "checkpoints", _SUBJECT, key)
+            # A scheduled run's detail maps subjects to their errors (same reason).
+            con.execute(
+                "UPDATE jobs SET detail = NULL WHERE tenant = ? AND contains(detail, ?)",
+                [addr.tenant, json.dumps(str(addr))],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return ids
+
+
+def _drop_outbox(store: Store, tenant: str, alert_ids: list[str]) -> int:
+    """Delete outbox rows of blanked alerts (their payload is the whole alert)."""
+    if not alert_ids:
+        return 0
+    with store.write_lock:
+        row = store.con.execute(
+            "DELETE FROM outbox WHERE tenant = ? AND alert_id IN (SELECT unnest(?::VARCHAR[]))"
+            " RETURNING id",
+            [tenant, alert_ids],
+        ).fetchall()
+    return len(row)
+
+
+def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
+    """Compile the subject from the blanked log; delete every other checkpoint version."""
+    base = loader.subject_dir(mem.home, addr)
+    if not base.exists():
+        return None, 0
+    versions = base / "versions"
+    before = {p.name for p in versions.glob("v*")} if versions.exists() else set()
+    version: int | None = None
+    try:
+        (result,) = mem.compile(str(addr), keep=len(before) + 1)  # pruning is done below
+        if result.status == "published":
+            version = result.version
+            loader.load(mem.home, addr)  # the old version's modules leave sys.modules
+    except UacError:
+        version = None
+    keep = loader.version_name(version) if version is not None else None
+    for path in sorted(versions.iterdir()) if versions.exists() else []:
+        if path.name != keep:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+    if version is None:
+        (base / "current").unlink(missing_ok=True)
+    return version, len(before - {keep})

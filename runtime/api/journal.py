@@ -1,0 +1,191 @@
+"""Episodes and tasks written by commands and by conversation, and what context shows of them.
+
+* `add_episode`: `uac episode add` — a typed record of `support.episodes` (explicit source)
+  plus its text archived as an input of kind `episode`, so search finds it by symptoms.
+* `task_progress`: a message like "done with the visa form, next is the bank letter"
+  (fact_log/extraction/patterns/progress.py) updates the one open task that has such a step:
+  the step joins `done_steps`, the next one becomes the `resume_point`, the status
+  `in_progress` (or `done` when no step is left). The update is a record fact with the
+  message as its input (source automatic_rule), merged into the task by its key (the goal)
+  — so, by the fold's source precedence, it fills and moves what conversation set but never
+  overrides a field an explicit source wrote (a task imported with a status keeps it).
+  Nothing happens when no open task, or more than one, has a matching step.
+* `gather`: the lines context shows — similar episodes, open tasks, tentative preferences
+  as questions (uac.runtime.search.journal holds the rules).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from uac.compiler import loader
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.extraction.patterns.progress import parse_progress, same_step
+from uac.fact_log.extraction.screen import refuse_secrets
+from uac.fact_log.importer import record_key
+from uac.fact_log.store import Batch, Fact, NewFact, NewInput, utc_now
+from uac.runtime.search import journal
+from uac.runtime.search.soft_preferences import SoftPreference
+
+EPISODES = "support.episodes"
+TASKS = "tasks.tasks"
+# `mem` is a runtime.api.memory.Memory (typed Any: memory.py imports this module).
+Memory = Any
+
+
+def add_episode(
+    mem: Memory,
+    subject: str,
+    problem: str,
+    *,
+    tried: list[str] | None = None,
+    worked: str | None = None,
+    failed: list[str] | None = None,
+    date: dt.date | None = None,
+    now: dt.datetime | None = None,
+) -> Fact:
+    """Record a past problem with what was tried, what worked and what did not."""
+    if not isinstance(problem, str) or not problem.strip():
+        raise InputError("an episode needs --problem (what went wrong)")
+    recorded = now or utc_now()
+    raw = {
+        "problem": problem.strip(),
+        "date": (date or recorded.date()).isoformat(),
+        "tried": [t.strip() for t in tried or [] if t.strip()],
+        "worked": worked.strip() if worked and worked.strip() else None,
+        "failed": [f.strip() for f in failed or [] if f.strip()],
+    }
+    coll = mem.catalog.collection(EPISODES)
+    try:
+        value = (
+            mem.catalog.model_for(coll)
+            .model_validate(raw)
+            .model_dump(mode="json", exclude_none=True)
+        )
+    except ValueError as exc:
+        raise InputError(f"bad episode: {exc}") from None
+    refuse_secrets(value, "the episode")
+    text = f"Problem: {value['problem']}."
+    for label, key in (("Tried", "tried"), ("Did not help", "failed")):
+        if value.get(key):
+            text += f" {label}: {'; '.join(value[key])}."
+    if value.get("worked"):
+        text += f" Fixed by: {value['worked']}."
+    batch = Batch(mem.address(subject), recorded, mem.actor)
+    batch.inputs.append(NewInput("episode", text, "explicit_command"))
+    batch.facts.append(_record(mem, EPISODES, value, source="explicit_command", input_index=0))
+    fact = mem.store.append(batch)[0]
+    mem.react_to(subject, now)
+    return fact
+
+
+def confirm(mem: Memory, subject: str, path: str, now: dt.datetime | None = None) -> Fact:
+    """The user confirms an inferred preference: its current value is asserted explicitly."""
+    attr = mem.catalog.attributes.get(path)
+    if attr is None or attr.domain != "preferences":
+        raise InputError(
+            f"{path!r} is not a preference path; confirm one of: "
+            + ", ".join(sorted(a.path for a in mem.catalog.attributes.values()
+                               if a.domain == "preferences"))
+        )  # fmt: skip
+    if mem.stale(subject):
+        mem.compile(subject)
+    value = getattr(mem.checkpoint(subject).user.preferences, attr.name, None)
+    if not journal.tentative(mem.facts(subject, path), value):
+        raise InputError(
+            f"{path} of {subject} is not an inferred preference waiting for confirmation; "
+            f"to change it run: uac set {subject} {path} VALUE"
+        )
+    return mem.set(subject, path, value, now=now)
+
+
+def task_progress(
+    mem: Memory, addr: Address, text: str, input_id: str, now: dt.datetime
+) -> Fact | None:
+    """Update the open task a message reports progress on (see the module docstring)."""
+    said = parse_progress(text)
+    if said is None:
+        return None
+    try:
+        tasks = loader.load(mem.home, addr).user.tasks
+    except (NotFound, AttributeError):
+        return None
+    steps = [s for s in (said.done, said.next) if s]
+    hits = [
+        t
+        for t in tasks
+        if (t.status or "planned") not in journal.CLOSED
+        and any(same_step(s, step) for s in steps for step in (t.steps or ()))
+    ]
+    if len(hits) != 1:
+        return None  # no task, or ambiguous: never guess which goal a step belongs to
+    task = hits[0]
+    done = list(task.done_steps or ())
+    if said.done:
+        step = next((s for s in task.steps or () if same_step(said.done, s)), said.done)
+        done += [step] if step not in done else []
+    resume = said.next and next((s for s in task.steps if same_step(said.next, s)), said.next)
+    resume = resume or next((s for s in task.steps or () if s not in done), None)
+    value: dict[str, Any] = {
+        "goal": task.goal,
+        "status": "in_progress" if resume else "done",
+        "done_steps": done,
+    }
+    if resume:
+        value["resume_point"] = resume
+    batch = Batch(addr, now, mem.actor)
+    evidence = {"quote": text, "start": 0, "rule": "task_progress"}
+    batch.facts.append(
+        _record(
+            mem,
+            TASKS,
+            value,
+            source="automatic_rule",
+            confidence=0.8,
+            evidence=evidence,
+            input_id=input_id,
+        )
+    )
+    return mem.store.append(batch)[0]
+
+
+def _record(mem: Memory, path: str, value: dict[str, Any], **fact: Any) -> NewFact:
+    """An assert of one record of a catalog collection, keyed by the collection's key."""
+    key = record_key(value, mem.catalog.collection(path).spec.key)
+    return NewFact(op="assert", kind="record", path=path, value=value, record_key=key, **fact)
+
+
+def gather(
+    mem: Memory,
+    subject: str,
+    checkpoint: Any | None,
+    query: str | None,
+    wishes: list[SoftPreference],
+    today: dt.date,
+) -> dict[str, Any]:
+    """The context's episodes, open tasks and questions (tentative preferences)."""
+    out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
+    if checkpoint is not None:
+        user = checkpoint.user
+        terms = mem.search_index.analyzer.query_terms
+        out["episodes"] = journal.similar_episodes(getattr(user, "episodes", ()), query, terms)
+        out["tasks"] = journal.open_tasks(getattr(user, "tasks", ()), today)
+        prefs = getattr(user, "preferences", None)
+        tentative = set()
+        for attr in mem.catalog.attributes.values():
+            if attr.domain != "preferences" or prefs is None:
+                continue
+            value = getattr(prefs, attr.name, None)
+            if journal.tentative(mem.facts(subject, attr.path), value):
+                tentative.add(attr.name)
+                out["questions"].append(journal.question(attr.path, value))
+        out["tentative"] = frozenset(tentative)
+    facts = {f.id: f for f in mem.facts(subject, "preferences.soft")} if wishes else {}
+    for wish in list(wishes):
+        support = [facts[i] for i in wish.fact_ids if i in facts]
+        if support and journal.tentative(support, support[0].value):
+            wishes.remove(wish)  # a style hint is a rule the agent follows: ask first
+            out["questions"].append(f"- {wish.text}? (inferred once: ask before relying on it)")
+    return out
