@@ -436,6 +436,8 @@ def cmd_member(args: argparse.Namespace) -> int:
         fact = _call(args, "member-remove", args.subject, user=args.user, at=args.at)
     verb = "joins" if args.action == "add" else "leaves"
     _out(f"{fact['id']}  {args.user} {verb} {args.subject}")
+    _print_alerts(fact)
+    return 0
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
@@ -514,6 +516,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
     fact = _call(args, args.command, args.subject, **params)
     done = "promoted to" if args.command == "promote" else "withdrawn from"
     _out(f"{fact['id']}  {args.fact_id} {done} {args.group} by {args.subject}")
+    _print_alerts(fact)
+    return 0
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
