@@ -47,7 +47,8 @@ from typing import Any
 from uac.fact_log.addressing import Address
 from uac.fact_log.store import Batch, NewFact, NewInput
 from uac.runtime.api.memory import Memory
-from uac.runtime.search import index as search_module
+from uac.runtime.search import dense as search_module
+from uac.runtime.search.dense import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT
 from uac.runtime.search.embedders import (
     STOPWORDS,
     Embedder,
@@ -55,7 +56,7 @@ from uac.runtime.search.embedders import (
     LocalEmbedder,
     local_model_dir,
 )
-from uac.runtime.search.index import COARSE_CANDIDATES, COARSE_DIM, EXACT_LIMIT, SearchIndex
+from uac.runtime.search.index import SearchIndex
 
 DATA = Path(__file__).with_name("data")
 

@@ -30,8 +30,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from search import filler, generate, machine, pct
 
+from uac.runtime.search.dense import COARSE_CANDIDATES, COARSE_DIM
+from uac.runtime.search.dense import fold as _fold
 from uac.runtime.search.embedders import HashingEmbedder
-from uac.runtime.search.index import COARSE_CANDIDATES, COARSE_DIM, _fold, _literal
+from uac.runtime.search.scope import literal as _literal
 
 
 def main() -> None:

@@ -14,7 +14,8 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import Batch, NewFact, NewInput
-from uac.runtime.search import index as search_module
+from uac.runtime.search import dense as dense_module
+from uac.runtime.search import lexical as lexical_module
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
 
@@ -254,8 +255,8 @@ def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex)
             " FROM d) WHERE s IS NOT NULL ORDER BY s DESC, doc",
             [
                 " ".join(index.analyzer.query_terms(query)),
-                search_module.BM25_K1,
-                search_module.BM25_B,
+                lexical_module.BM25_K1,
+                lexical_module.BM25_B,
             ],
         ).fetchall()
         assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
@@ -327,7 +328,7 @@ def test_two_stage_dense_search_matches_exact_when_candidates_cover_the_subject(
     queries = ("flihgt Lisbn", "allergy", "orchid birthday present")
     exact = [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries]
     # Force the large-subject path: coarse candidates, then exact cosine on those.
-    monkeypatch.setattr(search_module, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(dense_module, "EXACT_LIMIT", 0)
     index._sizes.clear()
     assert [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries] == exact
     filtered = index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uac.runtime.search.embedders import Embedder
-from uac.runtime.search.index import recency_factor
+from uac.runtime.search.fusion import recency_factor
 
 PATH = "preferences.soft"
 # Words that say which hard preference slot a wish is about.
