@@ -29,7 +29,8 @@ VECTOR_WEIGHT_NON_SEMANTIC = 0.1
 VECTOR_WEIGHT_UNKNOWN_WORD = 0.1
 # Recency breaks ties: its whole range (factor 0.5..1) moves a score by at most
 # RECENCY_WEIGHT/2 of the best relevance, so it reorders near-equal items only. A query
-# asking for what is new ("recently", "latest") weighs it RECENCY_WEIGHT_CUED instead.
+# asking for what is new ("recently", "latest") orders the chosen k by RECENCY_WEIGHT_CUED
+# (a query-dependent prior), without changing which k are chosen (see `best`).
 RECENCY_WEIGHT = 0.02
 RECENCY_WEIGHT_CUED = 0.3
 RECENCY_FLOOR = 0.5
@@ -140,18 +141,28 @@ def best(
     disliked: frozenset[int],
     half_life_days: float,
     today: dt.date,
-    recency_weight: float,
+    recent: bool,
 ) -> list[int]:
-    """The k best docs by relevance + recency tie-break, feedback applied (parts updated)."""
+    """The k best docs by relevance + recency tie-break, feedback applied (parts updated).
+
+    A query asking for what is new ("recently") orders those k by a stronger recency prior,
+    but never swaps one of them for a newer, less relevant item: which k items are shown is
+    decided by relevance (recency only breaking near-ties), so the prior costs no recall.
+    """
     now = dt.datetime(today.year, today.month, today.day)
     top_relevance = max(p["relevance"] for p in parts.values()) or 1.0
-    scored = []
+    weight = RECENCY_WEIGHT_CUED if recent else RECENCY_WEIGHT
+    chosen, ordered = [], {}
     for doc, p in parts.items():
         age_days = max(0.0, (now - p["at"]).total_seconds() / 86400.0)
         recency = recency_factor(age_days, half_life_days)
         factor = FEEDBACK_FACTOR if doc in disliked else 1.0
-        score = (p["relevance"] + recency_weight * top_relevance * recency) * factor
+        base = (p["relevance"] + RECENCY_WEIGHT * top_relevance * recency) * factor
+        score = (p["relevance"] + weight * top_relevance * recency) * factor
         p.update(recency=recency, factor=factor, score=score)
         # Doc numbers follow log order, so equal scores rank the same on every run.
-        scored.append((-score, -(p["at"] - _EPOCH).total_seconds(), doc))
-    return [doc for *_, doc in sorted(scored)[:k]]
+        newer = -(p["at"] - _EPOCH).total_seconds()
+        chosen.append((-base, newer, doc))
+        ordered[doc] = (-score, newer, doc)
+    members = [doc for *_, doc in sorted(chosen)[:k]]
+    return sorted(members, key=ordered.__getitem__)

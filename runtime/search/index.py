@@ -389,8 +389,7 @@ class SearchIndex:
             parts = self._rank(scope, text, k, lexical, dense)
         if hops == 2 and parts:
             parts = self._second_hop(scope, words, parts, k, lexical, dense)
-        weight = fusion.RECENCY_WEIGHT_CUED if query.recent else fusion.RECENCY_WEIGHT
-        return self._hits(sid, parts, k, half_life_days, today, weight, neighbours)
+        return self._hits(sid, parts, k, half_life_days, today, query.recent, neighbours)
 
     def _sid(self, address: Address) -> int | None:
         if address not in self._sids:
@@ -443,7 +442,7 @@ class SearchIndex:
         k: int,
         half_life_days: float,
         today: dt.date,
-        recency_weight: float,
+        recent: bool,
         n_neighbours: int,
     ) -> list[SearchHit]:
         if not parts:
@@ -454,7 +453,7 @@ class SearchIndex:
             disliked=self._disliked_docs(sid),
             half_life_days=half_life_days,
             today=today,
-            recency_weight=recency_weight,
+            recent=recent,
         )
         rows = self.con.execute(
             "SELECT doc, item_id, kind, text, session FROM search_docs"
