@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.append(sys.path.pop(0))  # bench/ last: bench/secrets.py shadows the stdlib's
 
 from search import filler, generate, machine, pct
 

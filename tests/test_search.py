@@ -14,7 +14,6 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import Batch, NewFact, NewInput
-from uac.runtime.search import dense as dense_module
 from uac.runtime.search import lexical as lexical_module
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
@@ -321,18 +320,43 @@ def test_results_are_deterministic(mem: Memory, index: SearchIndex) -> None:
     assert len(ties) == 2 and ties[0].id == first
 
 
-def test_two_stage_dense_search_matches_exact_when_candidates_cover_the_subject(
-    mem: Memory, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_dense_list_equals_duckdb_cosine_scan(mem: Memory, index: SearchIndex) -> None:
+    # The dense list is scored in numpy (arrays.py); DuckDB's array_cosine_similarity over
+    # the stored vectors is the reference: same docs, same order, same similarities.
     add_all(mem)
-    queries = ("flihgt Lisbn", "allergy", "orchid birthday present")
-    exact = [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries]
-    # Force the large-subject path: coarse candidates, then exact cosine on those.
-    monkeypatch.setattr(dense_module, "EXACT_LIMIT", 0)
-    index._sizes.clear()
-    assert [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries] == exact
-    filtered = index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input")
-    assert filtered == []
+    index.sync()
+    dim = index.embedder.dim
+    doc_of = {row[0]: row[1] for row in mem.store.con.execute(
+        "SELECT item_id, doc FROM search_docs").fetchall()}  # fmt: skip
+    for query in ("flihgt Lisbn", "allergy", "orchid birthday present"):
+        hits = index.search(ALICE, query, today=TODAY, lexical=False, k=50)
+        ours = [(doc_of[h.id], h.cosine) for h in sorted(hits, key=lambda h: h.vector_rank)]
+        vec = "[" + ",".join(repr(x) for x in index.embedder.embed([query])[0]) + "]"
+        theirs = mem.store.con.execute(
+            "SELECT doc, s FROM (SELECT doc, array_cosine_similarity(vec, ?::VARCHAR::"
+            f"FLOAT[{dim}]) AS s FROM search_vectors WHERE doc NOT IN (SELECT doc FROM"
+            " search_hidden WHERE doc IS NOT NULL)) WHERE s > 0 ORDER BY s DESC, doc",
+            [vec],
+        ).fetchall()
+        assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
+        for (_, a), (_, b) in zip(ours, theirs, strict=True):
+            assert a == pytest.approx(b, abs=1e-6)
+    assert index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input") == []
+
+
+def test_loaded_arrays_follow_later_writes(mem: Memory, index: SearchIndex) -> None:
+    # A search loads the subject's arrays; later notes, retracts and feedback must reach
+    # them (appended, not reloaded), and give what a fresh index over the same log gives.
+    ids = add_all(mem)
+    assert index.search(ALICE, "dog", today=TODAY)
+    late = mem.add_note("alice", "The dog sitter Maria charges 20 euros", now=T0).id
+    mem.forget("alice", ids[0], reason="moved out")
+    for query in ("dog", "dog sitter euros", "boiler", "allergic"):
+        warm = index.search(ALICE, query, today=TODAY, k=20)
+        cold = SearchIndex(mem.store).search(ALICE, query, today=TODAY, k=20)
+        assert warm == cold
+    found = [h.id for h in index.search(ALICE, "dog", today=TODAY)]
+    assert late in found and ids[0] not in found
 
 
 def test_tables_from_another_layout_are_rebuilt(mem: Memory, index: SearchIndex) -> None:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from uac.runtime.search.analyzer import Analyzer, split_speaker
-from uac.runtime.search.scope import literal
 
 # Neighbours of an item without a session: items without one within this time either side.
 NEIGHBOUR_GAP = dt.timedelta(hours=2)
@@ -35,16 +34,11 @@ class Neighbour:
     offset: int  # -1 the item just before the hit, +1 just after
 
 
-def hop_names(con: Any, analyzer: Analyzer, sid: int, docs: list[int], text: str) -> list[str]:
-    """Names the given docs mention that the query does not, in order (at most a few)."""
-    rows = con.execute(
-        "SELECT text FROM search_docs WHERE sid = ? AND list_contains(?::VARCHAR::BIGINT[],"
-        " doc) ORDER BY doc",
-        [sid, literal(docs)],
-    ).fetchall()
+def hop_names(analyzer: Analyzer, texts: list[str], text: str) -> list[str]:
+    """Names the given hit texts mention that the query does not, in order (a few at most)."""
     asked = set(analyzer.query_terms(text))
     names: list[str] = []
-    for (body,) in rows:
+    for body in texts:
         for name in _NAME.findall(split_speaker(body)[1]):
             terms = analyzer.query_terms(name)
             if terms and not set(terms) & asked and name not in names:

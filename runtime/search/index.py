@@ -62,6 +62,7 @@ Note and query text are hostile: they only ever reach SQL as bound parameters.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -72,6 +73,7 @@ from uac.fact_log.schema import forget, migrate
 from uac.fact_log.store import NewFact, Store
 from uac.runtime.search import fusion, timeq
 from uac.runtime.search.analyzer import Analyzer
+from uac.runtime.search.arrays import Cache, Subject
 from uac.runtime.search.dense import cosine, embed_docs_after
 from uac.runtime.search.dense import create_table as create_vectors_table
 from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
@@ -80,11 +82,11 @@ from uac.runtime.search.fusion import RRF_K, Parts, recency_factor
 from uac.runtime.search.indexing import index_range
 from uac.runtime.search.lexical import bm25
 from uac.runtime.search.schema import SEARCH
-from uac.runtime.search.scope import Scope, as_datetime, literal, quoted
+from uac.runtime.search.scope import Scope, as_datetime, quoted
 
 __all__ = ["Neighbour", "SearchHit", "SearchIndex", "feedback_fact", "recency_factor"]
 
-LAYOUT = "3"  # bump when the search_* tables change shape; a writable store then rebuilds
+LAYOUT = "4"  # bump when the search_* tables change shape; a writable store then rebuilds
 NOT_THIS = "not_this"
 
 Kind = Literal["note", "input"]
@@ -150,8 +152,10 @@ class SearchIndex:
         self._tables: set[str] | None = None
         # Per-search lookups that only change when sync() indexes something.
         self._sids: dict[Address, int] = {}
-        self._disliked: dict[int, frozenset[int]] = {}
-        self._sizes: dict[int, int] = {}
+        # The subjects' arrays (arrays.py); syncs mark the subjects they touched stale.
+        self._arrays = Cache()
+        # Syncs and table changes are serialised; searches run concurrently without it.
+        self._lock = threading.RLock()
         self.analyzer = Analyzer(self._porter)
         load_fts(self.con)  # for stem(); loaded from its PyPI package, never downloaded
         if not store.read_only:
@@ -200,28 +204,31 @@ class SearchIndex:
         self._meta_cache = None
         self._tables = None
         self._sids.clear()
-        self._disliked.clear()
-        self._sizes.clear()
+        self._arrays.clear()
 
     def _embedder_ident(self) -> str:
         return f"{self.embedder.name}|{int(self.embedder.dim)}"
 
+    # These lazy caches are read by concurrent searches while a sync may reset them to
+    # None: each reads the attribute once into a local.
     def _has_table(self, name: str) -> bool:
-        if self._tables is None:
+        tables = self._tables
+        if tables is None:
             rows = self.con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
                 " AND database_name = current_database() AND table_name LIKE 'search%'"
             ).fetchall()
-            self._tables = {r[0] for r in rows}
-        return name in self._tables
+            self._tables = tables = {r[0] for r in rows}
+        return name in tables
 
     def _meta(self, key: str) -> str | None:
-        if self._meta_cache is None:
+        meta = self._meta_cache
+        if meta is None:
             if not self._has_table("search_meta"):
                 return None
             rows = self.con.execute("SELECT key, value FROM search_meta").fetchall()
-            self._meta_cache = {str(k): str(v) for k, v in rows}
-        return self._meta_cache.get(key)
+            self._meta_cache = meta = {str(k): str(v) for k, v in rows}
+        return meta.get(key)
 
     def _meta_int(self, key: str) -> int:
         value = self._meta(key)
@@ -280,6 +287,10 @@ class SearchIndex:
     def rebuild(self) -> None:
         """Drop every derived table and index the whole log again."""
         self._require_writable()
+        with self._lock:
+            self._rebuild()
+
+    def _rebuild(self) -> None:
         rebuilds = self._meta_int("rebuilds")
         self._drop_all()
         self._ensure_tables()
@@ -308,6 +319,10 @@ class SearchIndex:
     def sync(self) -> int:
         """Index facts and inputs above the watermarks; returns how many items were added."""
         self._require_writable()
+        with self._lock:  # one sync at a time; searches meanwhile read the last snapshot
+            return self._sync()
+
+    def _sync(self) -> int:
         # Re-read the watermarks: another SearchIndex on this connection may have synced.
         cached, self._meta_cache = self._meta_cache, None
         if cached is not None and self._meta("syncs") != cached.get("syncs"):
@@ -318,7 +333,9 @@ class SearchIndex:
             return 0
         self.con.execute("BEGIN")
         try:
-            added, vectors = index_range(self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi)
+            added, vectors, touched = index_range(
+                self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi
+            )
             self._set_meta(
                 fact_seq=fhi,
                 input_seq=ihi,
@@ -330,8 +347,7 @@ class SearchIndex:
         except BaseException:
             self._rollback()
             raise
-        self._disliked.clear()  # new feedback or retracts may have arrived
-        self._sizes.clear()
+        self._arrays.stale(touched)  # new documents, feedback or retracts
         return added
 
     def _porter(self, words: list[str]) -> list[str]:
@@ -381,38 +397,55 @@ class SearchIndex:
             return []
         query = timeq.parse(text, today) if time_filter else timeq.TimeQuery((), text, False, None)
         words = query.text if self.analyzer.query_terms(query.text) else text
+        # Vectors from another embedder (a read-only store) are not used: lexical list only.
+        vectors = (
+            self._embedder_ident() if self._meta("embedder") == self._embedder_ident() else None
+        )
+        subject = self._arrays.get(self.con, sid, vectors)
         scope = Scope(sid, kind, as_datetime(since), query.windows, max(100, 10 * k))
-        parts = self._rank(scope, words, k, lexical, dense)
+        parts = self._rank(scope, subject, words, k, lexical, dense)
         if query.windows and not parts:
             # Nothing in the window matches: the whole history rather than nothing at all.
             scope = Scope(sid, kind, scope.since, (), scope.depth)
-            parts = self._rank(scope, text, k, lexical, dense)
+            parts = self._rank(scope, subject, text, k, lexical, dense)
         if hops == 2 and parts:
-            parts = self._second_hop(scope, words, parts, k, lexical, dense)
-        return self._hits(sid, parts, k, half_life_days, today, query.recent, neighbours)
+            parts = self._second_hop(scope, subject, words, parts, k, lexical, dense)
+        return self._hits(subject, parts, k, half_life_days, today, query.recent, neighbours)
 
     def _sid(self, address: Address) -> int | None:
-        if address not in self._sids:
+        sid = self._sids.get(address)
+        if sid is None:
             row = self.con.execute(
                 "SELECT sid FROM search_subjects WHERE tenant = ? AND scope = ? AND subject = ?",
                 [address.tenant, address.scope, address.subject],
             ).fetchone()
             if row is None:
                 return None  # not cached: the subject may get notes later
-            self._sids[address] = int(row[0])
-        return self._sids[address]
+            self._sids[address] = sid = int(row[0])
+        return sid
 
-    def _rank(self, scope: Scope, text: str, k: int, use_lexical: bool, use_dense: bool) -> Parts:
+    def _rank(
+        self,
+        scope: Scope,
+        subject: Subject,
+        text: str,
+        k: int,
+        use_lexical: bool,
+        use_dense: bool,
+    ) -> Parts:
         """Candidates with their score parts: weighted, normalised score fusion."""
+        allowed = subject.allowed(scope.kind, scope.since, scope.windows)
         lex, unknown, avgdl = (
-            bm25(self.con, self.analyzer, scope, text) if use_lexical else ([], True, 1.0)
+            bm25(self.con, self.analyzer, subject, scope, allowed, text)
+            if use_lexical
+            else ([], True, 1.0)
         )
         semantic = is_semantic(self.embedder)
         vec: list[tuple[Any, ...]] = []
         # A non-semantic list is noise next to BM25 unless BM25 cannot be trusted alone.
         consult = semantic or not use_lexical or unknown or len(lex) < k
-        if use_dense and consult and self._meta("embedder") == self._embedder_ident():
-            vec = cosine(self.con, self.embedder, scope, text, self._size(scope.sid))
+        if use_dense and consult:
+            vec = cosine(self.embedder, subject, scope, allowed, text)
         return fusion.fuse(
             lex,
             vec,
@@ -425,19 +458,28 @@ class SearchIndex:
         )
 
     def _second_hop(
-        self, scope: Scope, text: str, first: Parts, k: int, use_lexical: bool, use_dense: bool
+        self,
+        scope: Scope,
+        subject: Subject,
+        text: str,
+        first: Parts,
+        k: int,
+        use_lexical: bool,
+        use_dense: bool,
     ) -> Parts:
         """Search again with the names the first hits mention; keep each item's best score."""
-        top3 = sorted(first, key=lambda d: (-first[d]["relevance"], d))[:3]
-        names = hop_names(self.con, self.analyzer, scope.sid, top3, text)
+        top3 = sorted(sorted(first, key=lambda d: (-first[d]["relevance"], d))[:3])
+        texts = [subject.item(subject.position(doc))[2] for doc in top3]
+        names = hop_names(self.analyzer, texts, text)
         if not names:
             return first
-        second = self._rank(scope, text + " " + " ".join(names), k, use_lexical, use_dense)
+        more = text + " " + " ".join(names)
+        second = self._rank(scope, subject, more, k, use_lexical, use_dense)
         return fusion.merge_second_pass(first, second)
 
     def _hits(
         self,
-        sid: int,
+        subject: Subject,
         parts: Parts,
         k: int,
         half_life_days: float,
@@ -450,21 +492,16 @@ class SearchIndex:
         top = fusion.best(
             parts,
             k,
-            disliked=self._disliked_docs(sid),
+            disliked=subject.disliked,
             half_life_days=half_life_days,
             today=today,
             recent=recent,
         )
-        rows = self.con.execute(
-            "SELECT doc, item_id, kind, text, session FROM search_docs"
-            " WHERE sid = ? AND list_contains(?::VARCHAR::BIGINT[], doc)",
-            [sid, literal(top)],
-        ).fetchall()
-        found = {row[0]: row[1:] for row in rows}
+        found = {doc: subject.item(subject.position(doc)) for doc in top}
         around = {}
         if n_neighbours:
             dates = {d: parts[d]["at"] for d in top}
-            around = neighbours(self.con, sid, top, found, dates, n_neighbours)
+            around = neighbours(self.con, subject.sid, top, found, dates, n_neighbours)
         hits = []
         for doc in top:
             item_id, kind, text, _ = found[doc]
@@ -493,25 +530,3 @@ class SearchIndex:
                 )
             )
         return hits
-
-    def _size(self, sid: int) -> int:
-        if sid not in self._sizes:
-            row = self.con.execute(
-                "SELECT count(*) FROM search_vectors WHERE sid = ?", [sid]
-            ).fetchone()
-            self._sizes[sid] = int(row[0]) if row else 0
-        return self._sizes[sid]
-
-    def _disliked_docs(self, sid: int) -> frozenset[int]:
-        if sid not in self._disliked:
-            rows = self.con.execute(
-                """
-                SELECT DISTINCT f.doc FROM search_feedback f
-                WHERE f.sid = ? AND f.signal = ? AND f.doc IS NOT NULL
-                  AND NOT EXISTS (SELECT 1 FROM search_hidden h WHERE h.sid = f.sid
-                                  AND h.target = f.id)
-                """,
-                [sid, NOT_THIS],
-            ).fetchall()
-            self._disliked[sid] = frozenset(int(r[0]) for r in rows)
-        return self._disliked[sid]

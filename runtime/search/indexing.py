@@ -27,8 +27,8 @@ _CHUNK = 20_000
 
 def index_range(
     con: Any, analyzer: Analyzer, embedder: Embedder, flo: int, fhi: int, ilo: int, ihi: int
-) -> tuple[int, int]:
-    """Index one range of the log; returns (documents added, vectors added)."""
+) -> tuple[int, int, set[int]]:
+    """Index one range of the log; returns documents added, vectors added, subjects touched."""
     # New subjects get the next sids, in a deterministic order.
     con.execute(
         """
@@ -126,7 +126,18 @@ def index_range(
         """,
         [flo, fhi],
     )
-    return len(rows), dense.embed_docs_after(con, embedder, first_doc)
+    touched = con.execute(
+        """
+        SELECT DISTINCT s.sid FROM search_subjects s
+        JOIN (SELECT tenant, scope, subject FROM facts WHERE seq > $1 AND seq <= $2
+              UNION
+              SELECT tenant, scope, subject FROM inputs WHERE seq > $3 AND seq <= $4) AS n
+          ON s.tenant = n.tenant AND s.scope = n.scope AND s.subject = n.subject
+        """,
+        [flo, fhi, ilo, ihi],
+    ).fetchall()
+    vectors = dense.embed_docs_after(con, embedder, first_doc)
+    return len(rows), vectors, {int(r[0]) for r in touched}
 
 
 def next_doc(con: Any) -> int:
