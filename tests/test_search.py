@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import threading
 from pathlib import Path
 
 import duckdb
@@ -378,3 +379,32 @@ def test_two_indexes_on_one_workspace_never_index_twice(mem: Memory) -> None:
     mem.add_note("alice", "Gym closes at ten", now=T0)
     assert len(first.search(ALICE, "gym", today=TODAY)) == 3
     assert first.stats()["docs"] == second.stats()["docs"] == 3
+
+
+def test_concurrent_searches_give_the_serial_answers(mem: Memory) -> None:
+    # Searches run without a lock while other threads sync: each must read a consistent
+    # snapshot. Writes go to another subject, so alice's answers must never change.
+    add_all(mem)
+    queries = ("dog", "flihgt Lisbn", "allergic", "boiler valve", "aisle seat")
+    expected = {q: mem.search("alice", q, today=TODAY) for q in queries}
+    errors: list[str] = []
+
+    def searcher() -> None:
+        for _ in range(8):
+            for q in queries:
+                try:
+                    if mem.search("alice", q, today=TODAY) != expected[q]:
+                        errors.append(f"different answer for {q!r}")
+                except Exception as exc:  # every error is a failure of the test
+                    errors.append(f"{type(exc).__name__}: {exc}")
+
+    pool = [threading.Thread(target=searcher) for _ in range(4)]
+    for t in pool:
+        t.start()
+    for i in range(20):
+        mem.add_note("bob", f"Bob's dog needs a walk at {i}pm near the boiler room", now=T0)
+        mem.search("bob", "dog walk", today=TODAY)
+    for t in pool:
+        t.join()
+    assert errors == []
+    assert len(mem.search("bob", "dog walk", today=TODAY, k=50)) == 20

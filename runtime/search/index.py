@@ -16,7 +16,10 @@ The parts, one module each:
 * lexical.py — the BM25 list; dense.py — the vectors table and the cosine list.
 * fusion.py — the lists into one relevance, recency as a tie-break, feedback.
 * expand.py — neighbouring turns of a hit and names for a second search pass.
-* scope.py — the filters every list applies (subject, kind, since, windows, hidden items).
+* scope.py — what one ranking pass searches (subject, kind, since, windows, depth).
+* arrays.py — a subject's index loaded into numpy/Arrow arrays, which both lists score at
+  query time; `sync()` marks the subjects it touched and their next search appends the new
+  rows. Searches take no lock (they read immutable snapshots); syncs are serialised.
 
 Ties break on newer date, then log order, so the same data and `today` always give the
 same list. A negatively marked hit has `negative_feedback=True` and half the score; a later
@@ -164,8 +167,7 @@ class SearchIndex:
     @property
     def con(self) -> Any:
         """The calling thread's cursor: a DuckDB cursor must never be shared between threads."""
-        # Memory's search lock serialises searches, not the calling thread's other work: a
-        # cursor kept from the thread that built the index would run a search's BEGIN inside
+        # A cursor kept from the thread that built the index would run a sync's BEGIN inside
         # that thread's append or compile.
         return self.store.con
 

@@ -1,14 +1,13 @@
 """What one ranking pass searches (subject, filters, time windows, depth) and SQL helpers.
 
-Shared by the lexical and dense lists and the indexer: the filters every list applies, and
-the way numbers and terms reach SQL as one bound string.
+Shared by the lexical and dense lists (which apply its filters as a mask, arrays.py) and the
+way numbers and terms reach SQL as one bound string.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from uac.runtime.search import timeq
 
@@ -22,28 +21,6 @@ class Scope:
     since: dt.datetime | None
     windows: tuple[timeq.Window, ...]
     depth: int
-
-
-def sql_filters(alias: str, scope: Scope) -> tuple[str, list[Any]]:
-    """The WHERE fragment (hidden items, kind, since, time windows) and its parameters."""
-    sql = (
-        f" AND {alias}.doc NOT IN (SELECT doc FROM search_hidden WHERE sid = ? AND doc IS NOT NULL)"
-    )
-    params: list[Any] = [scope.sid]
-    if scope.kind is not None:
-        sql += f" AND {alias}.kind = ?"
-        params.append(scope.kind)
-    if scope.since is not None:
-        sql += f" AND {alias}.at_ts >= ?"
-        params.append(scope.since)
-    if scope.windows:
-        sql += (
-            " AND ("
-            + " OR ".join(f"({alias}.at_ts >= ? AND {alias}.at_ts < ?)" for _ in scope.windows)
-            + ")"
-        )
-        params.extend(x for w in scope.windows for x in w)
-    return sql, params
 
 
 def literal(numbers: list[float] | list[int]) -> str:
