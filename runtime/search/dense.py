@@ -43,15 +43,17 @@ def embed_docs_after(con: Any, embedder: Embedder, first_doc: int) -> int:
     for start in range(0, len(rows), EMBED_BATCH):
         chunk = rows[start : start + EMBED_BATCH]
         vectors = embedder.embed([r[4] for r in chunk])
-        if any(len(v) != dim for v in vectors):
+        if len(vectors) != len(chunk) or any(len(v) != dim for v in vectors):
             raise InputError(f"embedder {embedder.name} returned a vector not of {dim}")
+        # One float32 matrix, handed to Arrow without a per-element conversion.
+        flat = pa.array(np.asarray(vectors, dtype=np.float32).reshape(-1))
         table = pa.table(
             {
                 "doc": pa.array([r[0] for r in chunk], pa.int64()),
                 "sid": pa.array([r[1] for r in chunk], pa.int32()),
                 "kind": pa.array([r[2] for r in chunk], pa.string()),
                 "at_ts": pa.array([r[3] for r in chunk], pa.timestamp("us")),
-                "vec": pa.array(vectors, pa.list_(pa.float32(), dim)),
+                "vec": pa.FixedSizeListArray.from_arrays(flat, dim),
             }
         )
         con.register("_uac_vectors", table)

@@ -38,8 +38,7 @@ Derived tables (all `search_*`, declared and migrated in runtime/search/schema.p
 * `search_subjects` — (tenant, scope, subject) -> small integer `sid`; every other table is
   keyed by sid, and every query filters on the one sid of the address asked for.
 * `search_docs` — one row per indexed item: id, kind, text, date, weighted length, session.
-* `search_postings` — (sid, term, doc, tf) plus the doc's length, kind and date copied in,
-  so BM25 with filters reads this one table: the inverted index.
+* `search_postings` — (sid, term, doc, tf): the inverted index.
 * `search_terms` — the subject's vocabulary with document frequencies (spelling correction).
 * `search_vectors` — per embedder, see dense.py.
 * `search_hidden` — items never to return: targets of retract facts and note inputs,

@@ -8,7 +8,6 @@ the transaction.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import pyarrow as pa
@@ -152,12 +151,16 @@ def insert_docs(con: Any, analyzer: Analyzer, first_doc: int, rows: list[tuple[A
         chunk = rows[start : start + _CHUNK]
         analysed = analyzer.documents([r[3] for r in chunk])
         docs = list(range(first_doc + start, first_doc + start + len(chunk)))
-        postings: list[tuple[int, str, int, float, float, str, dt.datetime]] = []
-        for doc, row, (tf, length) in zip(docs, chunk, analysed, strict=True):
-            postings.extend(
-                (row[0], term, doc, f, length, row[2], row[4]) for term, f in tf.items()
-            )
-        postings.sort(key=lambda p: (p[0], p[1], p[2]))
+        # Postings as columns, built in one pass (no per-posting tuples).
+        p_sid: list[int] = []
+        p_term: list[str] = []
+        p_doc: list[int] = []
+        p_tf: list[float] = []
+        for doc, row, (tf, _) in zip(docs, chunk, analysed, strict=True):
+            p_term.extend(tf)
+            p_tf.extend(tf.values())
+            p_doc.extend([doc] * len(tf))
+            p_sid.extend([row[0]] * len(tf))
         doc_table = pa.table(
             {
                 "doc": pa.array(docs, pa.int64()),
@@ -171,16 +174,12 @@ def insert_docs(con: Any, analyzer: Analyzer, first_doc: int, rows: list[tuple[A
                 "session": pa.array([r[6] for r in chunk], pa.string()),
             }
         )
-        cols = list(zip(*postings, strict=True)) if postings else [[]] * 7
         post_table = pa.table(
             {
-                "sid": pa.array(cols[0], pa.int32()),
-                "term": pa.array(cols[1], pa.string()),
-                "doc": pa.array(cols[2], pa.int64()),
-                "tf": pa.array(cols[3], pa.float64()),
-                "len": pa.array(cols[4], pa.float64()),
-                "kind": pa.array(cols[5], pa.string()),
-                "at_ts": pa.array(cols[6], pa.timestamp("us")),
+                "sid": pa.array(p_sid, pa.int32()),
+                "term": pa.array(p_term, pa.string()),
+                "doc": pa.array(p_doc, pa.int64()),
+                "tf": pa.array(p_tf, pa.float64()),
             }
         )
         for name, table, target in (
