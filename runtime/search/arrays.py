@@ -61,7 +61,9 @@ class Subject:
     hidden: np.ndarray  # bool, length n: retracted items and the inputs notes stand for
     disliked: frozenset[int]  # doc numbers with "not this" feedback
     terms: dict[str, Postings]
-    vec_buf: np.ndarray | None  # float32 (capacity, dim) unit rows; None: no vectors
+    # float32 (dim, capacity): column j is document j's unit vector, stored by dimension so
+    # a query touching few dimensions reads only those rows (see dense.py); None: no vectors.
+    vec_buf: np.ndarray | None
     embedder: str | None  # identity of the embedder the vectors came from
     len_sum: float
     items: pa.Table  # item_id, kind, text, session per position: hits need no query
@@ -125,8 +127,8 @@ class Subject:
         return dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=int(self.at_buf[pos]))
 
     def vectors(self) -> np.ndarray | None:
-        """The (n, dim) matrix of unit vectors, or None."""
-        return None if self.vec_buf is None else self.vec_buf[: self.n]
+        """The (dim, n) matrix of unit vectors (one column per document), or None."""
+        return None if self.vec_buf is None else self.vec_buf[:, : self.n]
 
 
 def micros(moment: dt.datetime) -> int:
@@ -305,14 +307,20 @@ def _vectors(
     rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)
     norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
     rows = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
-    base = old.vec_buf if old.vec_buf is not None else np.zeros((0, dim), np.float32)
-    return _grow(base, old.n, n, rows)
+    base = old.vec_buf if old.vec_buf is not None else np.zeros((dim, 0), np.float32)
+    return _grow(base.T, old.n, n, rows).T
 
 
 def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray:
     """buf with new written at [used:total], reallocated twice as large when full."""
+    # For the vectors this is called on the transposed (capacity, dim) view of a C-ordered
+    # (dim, capacity) buffer: the new buffer is allocated in that layout too.
     if total > len(buf):
-        bigger = np.zeros((max(total, 2 * len(buf)), *buf.shape[1:]), buf.dtype)
+        size = max(total, 2 * len(buf))
+        if buf.ndim == 2:
+            bigger = np.zeros((buf.shape[1], size), buf.dtype).T
+        else:
+            bigger = np.zeros(size, buf.dtype)
         bigger[:used] = buf[:used]
         buf = bigger
     buf[used:total] = new
