@@ -68,6 +68,7 @@ class Subject:
     len_sum: float
     items: pa.Table  # item_id, kind, text, session per position: hits need no query
     post_bytes: int = 0  # bytes of the postings arrays (approximate after appends)
+    hidden_rows: int = 0  # search_hidden rowids below this have been read
 
     @property
     def nbytes(self) -> int:
@@ -211,6 +212,16 @@ def load(con: Any, sid: int, embedder: str | None) -> Subject:
 
 def refresh(con: Any, old: Subject) -> Subject:
     """The snapshot plus documents numbered above its last, with hidden/feedback re-read."""
+    # One transaction: documents, postings, vectors and hidden rows from one snapshot even
+    # while another thread syncs.
+    con.execute("BEGIN")
+    try:
+        return _refresh(con, old)
+    finally:
+        con.execute("ROLLBACK")  # read only: nothing to keep
+
+
+def _refresh(con: Any, old: Subject) -> Subject:
     sid, after = old.sid, old.max_doc
     table = con.execute(
         "SELECT doc, epoch_us(at_ts) AS at, len, kind = 'input' AS is_input,"
@@ -253,12 +264,19 @@ def refresh(con: Any, old: Subject) -> Subject:
                 )
             terms[term] = new
     vec_buf = _vectors(con, old, after, n, m, all_docs)
+    # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
+    hidden[: old.n] = old.hidden
     hid = con.execute(
-        "SELECT DISTINCT doc FROM search_hidden WHERE sid = ? AND doc IS NOT NULL", [sid]
-    ).fetchnumpy()["doc"]
-    if len(hid):
-        hidden[np.searchsorted(all_docs, hid.astype(np.int64))] = True
+        "SELECT coalesce(doc, -1) AS doc, rowid AS r FROM search_hidden"
+        " WHERE sid = ? AND rowid >= ?",
+        [sid, old.hidden_rows],
+    ).fetchnumpy()
+    hidden_rows = int(hid["r"].max()) + 1 if len(hid["r"]) else old.hidden_rows
+    found = np.asarray(hid["doc"], dtype=np.int64)
+    found = found[found >= 0]  # -1: the hidden item was never indexed (a note's own input)
+    if len(found):
+        hidden[np.searchsorted(all_docs, found)] = True
     disliked = frozenset(
         int(r[0])
         for r in con.execute(
@@ -285,6 +303,7 @@ def refresh(con: Any, old: Subject) -> Subject:
         len_sum=old.len_sum + float(docs["len"].sum()),
         items=items,
         post_bytes=post_bytes,
+        hidden_rows=hidden_rows,
     )
 
 
@@ -304,11 +323,12 @@ def _vectors(
         return None  # vectors missing for some documents: the dense list is not used
     column = table.column("vec").combine_chunks()
     dim = column.type.list_size
-    rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)
+    rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)  # a writable copy
     norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-    rows = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
-    base = old.vec_buf if old.vec_buf is not None else np.zeros((dim, 0), np.float32)
-    return _grow(base.T, old.n, n, rows).T
+    rows /= np.where(norms > 0, norms, 1.0)
+    if old.vec_buf is None:  # the first load: one transposed copy, exactly the size needed
+        return np.ascontiguousarray(rows.T)
+    return _grow(old.vec_buf.T, old.n, n, rows).T
 
 
 def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray:

@@ -324,12 +324,14 @@ class SearchIndex:
             return self._sync()
 
     def _sync(self) -> int:
+        fhi, ihi = self._log_heads()
+        if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")):
+            return 0  # the common case of a search: nothing new since our last look
         # Re-read the watermarks: another SearchIndex on this connection may have synced.
         cached, self._meta_cache = self._meta_cache, None
         if cached is not None and self._meta("syncs") != cached.get("syncs"):
             self._forget_caches()
         flo, ilo = self._meta_int("fact_seq"), self._meta_int("input_seq")
-        fhi, ihi = self._log_heads()
         if fhi == flo and ihi == ilo:
             return 0
         self.con.execute("BEGIN")

@@ -16,7 +16,7 @@ import numpy as np
 
 from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.arrays import Subject, top
-from uac.runtime.search.scope import Scope
+from uac.runtime.search.scope import Scope, quoted
 
 BM25_K1 = 1.2
 BM25_B = 0.3
@@ -57,24 +57,27 @@ def bm25(
 
 def spelled(con: Any, subject: Subject, terms: list[str]) -> tuple[list[str], bool]:
     """Terms with each unknown one replaced by its closest known spelling, if any."""
-    out, unknown = [], False
-    for term in terms:
-        if term in subject.terms:
-            out.append(term)
-            continue
-        unknown = True
-        # A typo is one edit in a word of 5+ letters, two from 8 (transpositions are one).
-        edits = 0 if len(term) < 5 else 1 if len(term) < 8 else 2
-        row = None
-        if edits:
-            row = con.execute(
-                """
-                SELECT term FROM search_terms
-                WHERE sid = ? AND abs(length(term) - length($2)) <= $3
-                  AND damerau_levenshtein(term, $2) <= $3
-                ORDER BY damerau_levenshtein(term, $2), df DESC, term LIMIT 1
-                """.replace("?", "$1"),
-                [subject.sid, term, edits],
-            ).fetchone()
-        out.append(str(row[0]) if row else term)
-    return sorted(set(out)), unknown
+    unknown = [t for t in terms if t not in subject.terms]
+    # A typo is one edit in a word of 5+ letters, two from 8 (transpositions are one).
+    edits = {t: 0 if len(t) < 5 else 1 if len(t) < 8 else 2 for t in unknown}
+    typos = sorted(t for t, e in edits.items() if e)
+    fixed: dict[str, str] = {}
+    if typos:
+        # Every candidate word in one query: a round trip costs more than the comparisons.
+        rows = con.execute(
+            """
+            SELECT q.w, t.term FROM
+                (SELECT unnest(?::VARCHAR::VARCHAR[]) AS w, unnest(?::VARCHAR::INTEGER[]) AS e)
+                AS q
+            JOIN search_terms t
+              ON t.sid = ? AND abs(length(t.term) - length(q.w)) <= q.e
+             AND damerau_levenshtein(t.term, q.w) <= q.e
+            QUALIFY row_number() OVER (PARTITION BY q.w
+                                       ORDER BY damerau_levenshtein(t.term, q.w), t.df DESC,
+                                                t.term) = 1
+            """,
+            [quoted(typos), "[" + ",".join(str(edits[t]) for t in typos) + "]", subject.sid],
+        ).fetchall()
+        fixed = {str(w): str(term) for w, term in rows}
+    out = [fixed.get(t, t) for t in terms]
+    return sorted(set(out)), bool(unknown)
