@@ -32,6 +32,7 @@ sys.path.append(sys.path.pop(0))  # bench/ last: bench/secrets.py shadows the st
 
 from search import filler, generate, machine, pct
 
+from uac.runtime.search.dense import similarities
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.scope import literal as _literal
 
@@ -80,13 +81,14 @@ def main() -> None:
         )
         return [r[0] for r in con.execute(sql, [_literal(q)]).fetchall()]
 
-    # As runtime/search/arrays.py holds them: float32 unit rows, one matrix.
-    matrix = np.asarray(vectors, dtype=np.float32)
-    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-30)
+    # As runtime/search/arrays.py holds them: float32 unit vectors, one column each.
+    rows = np.asarray(vectors, dtype=np.float32)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-30)
+    matrix = np.ascontiguousarray(rows.T)
 
     def numpy_exact(q: list[float]) -> list[int]:
         query = np.asarray(q, dtype=np.float32)
-        sims = matrix @ (query / np.linalg.norm(query))
+        sims = similarities(matrix, query / np.linalg.norm(query))  # the index's own scoring
         best = np.argpartition(-sims, 10)[:10]
         return [int(i) for i in best[np.lexsort((best, -sims[best]))]]
 
