@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import threading
 from pathlib import Path
 
 import duckdb
@@ -14,7 +15,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import Batch, NewFact, NewInput
-from uac.runtime.search import index as search_module
+from uac.runtime.search import lexical as lexical_module
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
 
@@ -254,8 +255,8 @@ def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex)
             " FROM d) WHERE s IS NOT NULL ORDER BY s DESC, doc",
             [
                 " ".join(index.analyzer.query_terms(query)),
-                search_module.BM25_K1,
-                search_module.BM25_B,
+                lexical_module.BM25_K1,
+                lexical_module.BM25_B,
             ],
         ).fetchall()
         assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
@@ -320,18 +321,43 @@ def test_results_are_deterministic(mem: Memory, index: SearchIndex) -> None:
     assert len(ties) == 2 and ties[0].id == first
 
 
-def test_two_stage_dense_search_matches_exact_when_candidates_cover_the_subject(
-    mem: Memory, index: SearchIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_dense_list_equals_duckdb_cosine_scan(mem: Memory, index: SearchIndex) -> None:
+    # The dense list is scored in numpy (arrays.py); DuckDB's array_cosine_similarity over
+    # the stored vectors is the reference: same docs, same order, same similarities.
     add_all(mem)
-    queries = ("flihgt Lisbn", "allergy", "orchid birthday present")
-    exact = [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries]
-    # Force the large-subject path: coarse candidates, then exact cosine on those.
-    monkeypatch.setattr(search_module, "EXACT_LIMIT", 0)
-    index._sizes.clear()
-    assert [index.search(ALICE, q, today=TODAY, lexical=False) for q in queries] == exact
-    filtered = index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input")
-    assert filtered == []
+    index.sync()
+    dim = index.embedder.dim
+    doc_of = {row[0]: row[1] for row in mem.store.con.execute(
+        "SELECT item_id, doc FROM search_docs").fetchall()}  # fmt: skip
+    for query in ("flihgt Lisbn", "allergy", "orchid birthday present"):
+        hits = index.search(ALICE, query, today=TODAY, lexical=False, k=50)
+        ours = [(doc_of[h.id], h.cosine) for h in sorted(hits, key=lambda h: h.vector_rank)]
+        vec = "[" + ",".join(repr(x) for x in index.embedder.embed([query])[0]) + "]"
+        theirs = mem.store.con.execute(
+            "SELECT doc, s FROM (SELECT doc, array_cosine_similarity(vec, ?::VARCHAR::"
+            f"FLOAT[{dim}]) AS s FROM search_vectors WHERE doc NOT IN (SELECT doc FROM"
+            " search_hidden WHERE doc IS NOT NULL)) WHERE s > 0 ORDER BY s DESC, doc",
+            [vec],
+        ).fetchall()
+        assert theirs and [d for d, _ in ours] == [d for d, _ in theirs]
+        for (_, a), (_, b) in zip(ours, theirs, strict=True):
+            assert a == pytest.approx(b, abs=1e-6)
+    assert index.search(ALICE, "flight", today=TODAY, lexical=False, kind="input") == []
+
+
+def test_loaded_arrays_follow_later_writes(mem: Memory, index: SearchIndex) -> None:
+    # A search loads the subject's arrays; later notes, retracts and feedback must reach
+    # them (appended, not reloaded), and give what a fresh index over the same log gives.
+    ids = add_all(mem)
+    assert index.search(ALICE, "dog", today=TODAY)
+    late = mem.add_note("alice", "The dog sitter Maria charges 20 euros", now=T0).id
+    mem.forget("alice", ids[0], reason="moved out")
+    for query in ("dog", "dog sitter euros", "boiler", "allergic"):
+        warm = index.search(ALICE, query, today=TODAY, k=20)
+        cold = SearchIndex(mem.store).search(ALICE, query, today=TODAY, k=20)
+        assert warm == cold
+    found = [h.id for h in index.search(ALICE, "dog", today=TODAY)]
+    assert late in found and ids[0] not in found
 
 
 def test_tables_from_another_layout_are_rebuilt(mem: Memory, index: SearchIndex) -> None:
@@ -353,3 +379,32 @@ def test_two_indexes_on_one_workspace_never_index_twice(mem: Memory) -> None:
     mem.add_note("alice", "Gym closes at ten", now=T0)
     assert len(first.search(ALICE, "gym", today=TODAY)) == 3
     assert first.stats()["docs"] == second.stats()["docs"] == 3
+
+
+def test_concurrent_searches_give_the_serial_answers(mem: Memory) -> None:
+    # Searches run without a lock while other threads sync: each must read a consistent
+    # snapshot. Writes go to another subject, so alice's answers must never change.
+    add_all(mem)
+    queries = ("dog", "flihgt Lisbn", "allergic", "boiler valve", "aisle seat")
+    expected = {q: mem.search("alice", q, today=TODAY) for q in queries}
+    errors: list[str] = []
+
+    def searcher() -> None:
+        for _ in range(8):
+            for q in queries:
+                try:
+                    if mem.search("alice", q, today=TODAY) != expected[q]:
+                        errors.append(f"different answer for {q!r}")
+                except Exception as exc:  # every error is a failure of the test
+                    errors.append(f"{type(exc).__name__}: {exc}")
+
+    pool = [threading.Thread(target=searcher) for _ in range(4)]
+    for t in pool:
+        t.start()
+    for i in range(20):
+        mem.add_note("bob", f"Bob's dog needs a walk at {i}pm near the boiler room", now=T0)
+        mem.search("bob", "dog walk", today=TODAY)
+    for t in pool:
+        t.join()
+    assert errors == []
+    assert len(mem.search("bob", "dog walk", today=TODAY, k=50)) == 20

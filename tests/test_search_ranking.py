@@ -137,6 +137,25 @@ def test_recency_breaks_ties_but_never_outranks_relevance(mem: Memory, index: Se
     assert [h.id for h in tied][:2] == [new, twin]
 
 
+def test_recently_reorders_the_chosen_items_but_never_swaps_one_out(
+    mem: Memory, index: SearchIndex
+) -> None:
+    old = mem.add_note("alice", "Read the novel Dune", now=dt.datetime(2023, 1, 1))
+    new = mem.add_note(
+        "alice", "Read a long novel review on the train", now=dt.datetime(2026, 1, 30)
+    )
+    # Without the cue the newer, weaker match would not make a one-item list; with it,
+    # which items are shown is still decided by relevance (the cue only orders them).
+    assert [h.id for h in index.search(ALICE, "which novel did I read", today=TODAY, k=1)] == [
+        old.id
+    ]
+    cued = index.search(ALICE, "which novel did I read recently", today=TODAY, k=1)
+    assert [h.id for h in cued] == [old.id]
+    both = index.search(ALICE, "which novel did I read recently", today=TODAY, k=2)
+    assert [h.id for h in both] == [new.id, old.id]  # the cue orders the chosen items
+    assert both[0].score > both[1].score and both[0].relevance < both[1].relevance
+
+
 def test_fusion_is_never_below_its_best_list(mem: Memory, index: SearchIndex) -> None:
     notes = [
         "Booked a flight to Lisbon for the design conference in March",

@@ -153,7 +153,7 @@ class Memory:
         # reacts again, so eviction costs work, never correctness.
         self._reactions: OrderedDict[str, list[Any]] = OrderedDict()
         self._tickets_lock = threading.Lock()
-        self._search_lock = threading.RLock()  # the index syncs itself before a search
+        self._search_lock = threading.RLock()  # builds the index once
         self.sinks: list[Sink] = list(sinks or [])
         # Who hears long work's progress (imports, passes) when a call names no one: the
         # service sets it on the per-request view a long verb runs on.
@@ -1029,16 +1029,17 @@ class Memory:
         half_life_days: float = 180.0,
     ) -> list[SearchHit]:
         """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
-        with self._search_lock:
-            return self.search_index.search(
-                self.address(subject),
-                text,
-                k=k,
-                since=since,
-                kind=kind,  # type: ignore[arg-type]
-                half_life_days=half_life_days,
-                today=today or utc_now().date(),
-            )
+        # No lock held here: the index serialises its own syncs, and searches read
+        # immutable per-subject snapshots, so concurrent searches run side by side.
+        return self.search_index.search(
+            self.address(subject),
+            text,
+            k=k,
+            since=since,
+            kind=kind,  # type: ignore[arg-type]
+            half_life_days=half_life_days,
+            today=today or utc_now().date(),
+        )
 
     def feedback(
         self,

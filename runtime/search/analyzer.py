@@ -209,8 +209,10 @@ Stemmer = Callable[[list[str]], list[str]]
 
 def fold(text: str) -> str:
     """Lower case, accents stripped, contractions and possessives removed."""
-    folded = unicodedata.normalize("NFKD", text.translate(_APOSTROPHES).lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = text.translate(_APOSTROPHES).lower()
+    if not folded.isascii():  # most text is ASCII: no accents to strip, skip the char loop
+        folded = unicodedata.normalize("NFKD", folded)
+        folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return _CONTRACTION.sub(lambda m: m.group(1) or "", folded)
 
 
@@ -238,13 +240,17 @@ class Analyzer:
 
     def stems(self, tokens: Iterable[str]) -> dict[str, str]:
         """The term of each distinct word (irregular forms mapped first), memoised."""
+        # Concurrent searches share the memo: work on one reference to it, and replace it
+        # (never clear it in place) when it grows too big.
+        cache = self._cache
         wanted = {IRREGULAR.get(w, w) for w in tokens}
-        missing = sorted(w for w in wanted if w not in self._cache)
+        missing = sorted(w for w in wanted if w not in cache)
         if missing:
-            if len(self._cache) > 200_000:
-                self._cache.clear()
-            self._cache.update(zip(missing, self._stem(missing), strict=True))
-        return {w: self._cache[IRREGULAR.get(w, w)] for w in tokens}
+            if len(cache) > 200_000:
+                cache = {}
+            cache.update(zip(missing, self._stem(missing), strict=True))
+            self._cache = cache
+        return {w: cache[IRREGULAR.get(w, w)] for w in tokens}
 
     def query_terms(self, text: str) -> list[str]:
         """The distinct terms of a query, sorted (a query has no speaker field)."""

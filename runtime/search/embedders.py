@@ -26,6 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+import numpy as np
+
 from uac.fact_log.errors import UacError
 from uac.runtime.search.analyzer import STOPWORDS
 
@@ -73,8 +75,10 @@ def words(text: str) -> list[str]:
     """Lower-case, accent-free alphanumeric words of a text, stopwords removed."""
     # The hashing-v1 feature scheme: kept as it was (not analyzer.words) so stored vectors
     # stay valid; the index's own terms come from analyzer.py.
-    folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    folded = text.lower()
+    if not folded.isascii():  # ASCII has no accents to strip: skip the per-character loop
+        folded = unicodedata.normalize("NFKD", folded)
+        folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return [w for w in _WORD.findall(folded) if w not in STOPWORDS]
 
 
@@ -119,18 +123,27 @@ class HashingEmbedder:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Deterministic vectors: the same text always gives the same vector."""
-        result = []
-        for text in texts:
-            vec = [0.0] * self._dim
+        # Features are gathered as (row, bucket, value) and summed by numpy in one go.
+        rows: list[int] = []
+        buckets: list[int] = []
+        values: list[float] = []
+        for row, text in enumerate(texts):
             toks = words(text)
             for w in toks:
                 for i, v in self._word_features(w):
-                    vec[i] += v
+                    rows.append(row)
+                    buckets.append(i)
+                    values.append(v)
             for a, b in itertools.pairwise(toks):
                 i, s = self._bucket(f"b:{a} {b}")
-                vec[i] += 0.5 * s
-            result.append(normalise(vec))
-        return result
+                rows.append(row)
+                buckets.append(i)
+                values.append(0.5 * s)
+        matrix = np.zeros((len(texts), self._dim))
+        np.add.at(matrix, (np.array(rows, np.intp), np.array(buckets, np.intp)), values)
+        norms = np.sqrt((matrix * matrix).sum(axis=1, keepdims=True))
+        np.divide(matrix, norms, out=matrix, where=norms > 0)
+        return matrix.tolist()
 
 
 class OpenAIEmbedder:

@@ -23,11 +23,10 @@ def search_ddl() -> tuple[str, ...]:
         "CREATE TABLE IF NOT EXISTS search_docs (doc BIGINT NOT NULL, sid INTEGER NOT NULL,"
         " item_id VARCHAR NOT NULL, kind VARCHAR NOT NULL, text VARCHAR NOT NULL,"
         " at_ts TIMESTAMP NOT NULL, len DOUBLE NOT NULL, seq BIGINT NOT NULL, session VARCHAR)",
-        # len, kind and date are copied from search_docs so BM25 needs no join at query time;
-        # tf and len are weighted (a speaker's name counts SPEAKER_WEIGHT, see analyzer.py).
+        # tf is weighted (a speaker's name counts SPEAKER_WEIGHT, see analyzer.py); queries
+        # score these rows once loaded into arrays (arrays.py), so nothing is copied in.
         "CREATE TABLE IF NOT EXISTS search_postings (sid INTEGER NOT NULL,"
-        " term VARCHAR NOT NULL, doc BIGINT NOT NULL, tf DOUBLE NOT NULL, len DOUBLE NOT NULL,"
-        " kind VARCHAR NOT NULL, at_ts TIMESTAMP NOT NULL)",
+        " term VARCHAR NOT NULL, doc BIGINT NOT NULL, tf DOUBLE NOT NULL)",
         "CREATE TABLE IF NOT EXISTS search_hidden (sid INTEGER NOT NULL, target VARCHAR NOT NULL,"
         " doc BIGINT, by_id VARCHAR NOT NULL, why VARCHAR NOT NULL)",
         # The subject's vocabulary, for spelling correction of query words it does not hold.

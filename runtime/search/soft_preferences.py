@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uac.runtime.search.embedders import Embedder
-from uac.runtime.search.index import recency_factor
+from uac.runtime.search.fusion import recency_factor
 
 PATH = "preferences.soft"
 # A wish whose confidence x recency has decayed below this is dropped, whatever the request
