@@ -275,8 +275,10 @@ def _refresh(con: Any, old: Subject) -> Subject:
     hidden_rows = int(hid["r"].max()) + 1 if len(hid["r"]) else old.hidden_rows
     found = np.asarray(hid["doc"], dtype=np.int64)
     found = found[found >= 0]  # -1: the hidden item was never indexed (a note's own input)
-    if len(found):
-        hidden[np.searchsorted(all_docs, found)] = True
+    if len(found) and n:
+        # A hidden doc may be gone (purged by an erase or gc): mark only docs still present.
+        pos = np.minimum(np.searchsorted(all_docs, found), n - 1)
+        hidden[pos[all_docs[pos] == found]] = True
     disliked = frozenset(
         int(r[0])
         for r in con.execute(

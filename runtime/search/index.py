@@ -355,8 +355,8 @@ class SearchIndex:
         except BaseException:
             self._rollback()
             raise
-        self._disliked.clear()
-        self._sizes.clear()
+        self._meta_cache = None
+        self._arrays.clear()  # loaded arrays hold the purged texts: load afresh on next search
         return len(docs)
 
     def _require_writable(self) -> None:
