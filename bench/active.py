@@ -23,7 +23,8 @@ After each session the subject's open alerts are read. Per dialogue:
 * early — an alert of an expected check was open after an earlier session (target 0);
 * late — the matching alert first appears after a later session (counted as missed too);
 * missed — no matching alert after the expected session; split by cause: `extraction` when
-  a path the alert needs has no fact in the log (the dialogue-learning issue), `wording` when
+  something the alert needs (`needs`: a path, `path[field]`, or `path#n` for n records) is
+  not in the log (the dialogue-learning issue), `wording` when
   an alert of the right check fired but lacks expected words, else `checks`;
 * controls (session 0): a false alarm is any alert of the listed checks, at any session.
 
@@ -52,7 +53,7 @@ from typing import Any
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from uac import Memory
+from uac import Memory  # noqa: E402  (after the path fix above)
 
 CORPUS = Path(__file__).with_name("active_data") / "dialogues.toml"
 
@@ -129,8 +130,7 @@ def replay(mem: Memory, d: dict[str, Any]) -> Outcome:
         out.verdict, out.detail = "late", f"after session {first_match}, expected {target}"
     else:
         out.verdict = "missed"
-        paths = {f.path for f in mem.facts(subject) if f.op == "assert"}
-        lacking = [p for p in d["needs"] if not any(q.startswith(p) for q in paths)]
+        lacking = [need for need in d["needs"] if not _learned(mem, subject, need)]
         if lacking:
             out.cause, out.detail = "extraction", f"no fact for {', '.join(lacking)}"
         elif wrong_words:
@@ -138,6 +138,17 @@ def replay(mem: Memory, d: dict[str, Any]) -> Outcome:
         else:
             out.cause, out.detail = "checks", "facts present, no alert of an expected check"
     return out
+
+
+def _learned(mem: Memory, subject: str, need: str) -> bool:
+    """Whether the log holds what a need names: a path prefix, `path[field]` (a record with
+    that field) or `path#n` (at least n records)."""
+    path, _, count = need.partition("#")
+    path, _, fld = path.rstrip("]").partition("[")
+    facts = [f for f in mem.facts(subject) if f.op == "assert" and f.path.startswith(path)]
+    if fld:
+        facts = [f for f in facts if f'"{fld}"' in (f.value_json or "")]
+    return len({f.record_key or f.path for f in facts}) >= int(count or 1)
 
 
 def run(half: str | None) -> list[Outcome]:
@@ -209,7 +220,9 @@ def main() -> None:
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    print(f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}")
+    print(
+        f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}"
+    )
     start = time.perf_counter()
     outcomes = run(args.half)
     elapsed = time.perf_counter() - start
