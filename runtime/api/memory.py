@@ -918,7 +918,10 @@ class Memory:
         return assemble(
             str(self.address(subject)),
             checkpoint,
-            alerts=[f"[{a.severity}] {a.message}" for a in self.alerts(subject, today=day)],
+            alerts=[
+                f"[{a.severity}] {a.message}" + (f" Next: {a.next_step}" if a.next_step else "")
+                for a in self.alerts(subject, today=day)
+            ],
             wishes=self.soft_preferences(subject, query, today=day),
             notes=hits,
             budget=budget,

@@ -452,11 +452,45 @@ def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
             _threads(shared, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    tour_dialogue(out)
     key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
     out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
     out("   and a web console); a read-only key for maya was created for you:")
     out(f"     uac --home {mem.home} serve --every 10m")
     out(f"     console: http://127.0.0.1:8765/console   key ({key_id}): {token}")
+
+
+# Dated sessions of a user talking to an assistant: only what they said, nothing imported.
+DIALOGUE = (
+    ("2025-01-05", "I'm British.", "I'm allergic to penicillin, I get hives."),
+    ("2025-01-06", "My dining budget is £200 a month."),
+    ("2025-02-10", "I booked flights to Delhi! Leaving 12 March, back 26 March."),
+    ("2025-02-20", "Dentist appointment on 14 March at 10am."),
+    ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
+    ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
+    ("2025-03-08", "I spent £95 on dining at Hawksmoor tonight."),
+)
+
+
+def tour_dialogue(out: Callable[[str], None]) -> None:
+    """Step 13: a replayed conversation raises each alert on the day it became justified."""
+    out("")
+    out("13. Only a conversation, replayed with dates (`uac add --at`; scratch workspace):")
+    scratch = Path(tempfile.mkdtemp(prefix="uac-demo-dialogue-"))
+    try:
+        with Memory(scratch / "ws", create=True) as mem:
+            for day, *lines in DIALOGUE:
+                with mem.deferred():  # one reaction per session, as of its day
+                    for i, line in enumerate(lines):
+                        mem.add("sam", line, at=_session(day, 9 + i))
+                out(f"   {day}  " + "  ".join(f"'{line}'" for line in lines))
+                result = mem.last_evaluation
+                for alert in result.new if result else []:
+                    out(f"     ALERT {alert.severity} ({alert.check}): {alert.message}")
+                    out(f"           why: {alert.why}")
+                    out(f"           next: {alert.next_step}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _threads(mem: Memory, out: Callable[[str], None]) -> None:
