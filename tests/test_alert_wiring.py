@@ -186,3 +186,23 @@ def test_a_replayed_question_resolves_when_answered_and_alerts_are_actionable(
         assert alert.first_seen == dt.date(2025, 3, 5)
         assert alert.as_dict()["next_step"].startswith("Apply for a visa for India")
         assert "refused" in alert.why
+
+
+def test_a_replayed_alert_resolves_on_the_day_time_makes_it_moot(home: Path) -> None:
+    # As of each message: the deadline alert opens within its window, and a later message
+    # dated after the trip resolves the trip's alert on that day (the trip is over).
+    with Memory(home, create=True) as mem:
+        mem.add("bob", "I'm British.", at=dt.datetime(2025, 1, 5, 9))
+        mem.add("bob", "My tax return is due on 31 January.", at=dt.datetime(2025, 1, 6, 9))
+        mem.add("bob", "Booked flights to Delhi, leaving 12 March, back 26 March.",
+                at=dt.datetime(2025, 1, 7, 9))  # fmt: skip
+        assert [a.check for a in mem.alerts("bob")] == ["visa_for_trip"]  # not the deadline yet
+        mem.add("bob", "Busy week.", at=dt.datetime(2025, 1, 26, 9))
+        assert sorted(a.check for a in mem.alerts("bob")) == [
+            "deadline_approaching",
+            "visa_for_trip",
+        ]
+        mem.add("bob", "Back home and tired.", at=dt.datetime(2025, 3, 28, 9))
+        resolved = {a.check: a.resolved_on for a in mem.alerts("bob", include_resolved=True)
+                    if a.status == "resolved"}  # fmt: skip
+        assert resolved["visa_for_trip"] == dt.date(2025, 3, 28)
