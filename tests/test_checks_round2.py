@@ -200,7 +200,7 @@ def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert daily_mg("20 mg") is None
     para = med("paracetamol", dose="1 g four times a day")
     [a] = run("dose_vs_weight", user(weight_kg=45.0, medications=[para]))
-    assert "4000 mg a day, above the 2700 mg maximum at 45.0 kg" in a.message
+    assert "4000 mg a day, above the 2700 mg maximum at 45 kg" in a.message
     assert run("dose_vs_weight", user(weight_kg=82.0, medications=[para])) == []
     [q] = run("dose_vs_weight", user(medications=[para]))
     assert q.severity == "info" and q.record_keys == ("to_confirm", "weight_kg")
@@ -332,3 +332,75 @@ def test_round_two_reference_data_names_sources_and_versions() -> None:
     health = health_rules()
     assert all(r["source"] for r in [*health["intake"], *health["activity"], *health["dosing"]])
     assert health["pregnancy"]["source"]
+
+
+def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> None:
+    # End to end through the catalog: records of each new collection and field, imported,
+    # compiled into typed state, and evaluated as of a day: each check fires on real state.
+    from uac import Memory
+
+    at = T(2025, 3, 1, 9)
+    with Memory(tmp_path / "ws", create=True, react=False) as mem:
+        mem.set("u", "identity.nationality", "IN", now=at)  # transit via Canada: a visa
+        mem.set("u", "identity.passport.full_name", "Katherine Elizabeth Moore", now=at)
+        mem.set("u", "identity.passport.blank_pages", "1", now=at)
+        mem.set("u", "health.weight_kg", "45", now=at)
+        imports: dict[str, list[dict[str, Any]]] = {
+            "visas": [{"country": "CN", "entries": "single", "valid_until": "2025-09-30"}],
+            "trips": [
+                {"country": "CN", "city": "Shanghai", "depart": "2025-04-10",
+                 "return_date": "2025-04-18"},
+                {"country": "CN", "city": "Beijing", "depart": "2025-06-15",
+                 "return_date": "2025-06-22", "via": ["Toronto"]},
+                {"country": "ZA", "city": "Johannesburg", "depart": "2025-08-14",
+                 "return_date": "2025-08-28"},
+            ],
+            "bookings": [
+                {"kind": "flight", "place": "Lisbon", "start": "2025-05-11T07:00",
+                 "traveller_name": "Kate Moore"},
+                {"kind": "hotel", "place": "Lisbon", "start": "2025-05-04T15:00",
+                 "end": "2025-05-09T11:00"},
+            ],
+            "medications": [
+                {"name": "paracetamol", "dose": "1 g four times a day",
+                 "supply_until": "2025-06-18"},
+                {"name": "sertraline", "start_date": "2025-01-01"},
+            ],
+            "intake": [{"name": "St John's wort", "kind": "supplement"}],
+            "conditions": [{"name": "pregnancy", "status": "active"}],
+            "accounts": [{"name": "Monzo card", "per_transaction_limit": "1000",
+                          "currency": "GBP", "closing_on": "2025-03-20"}],
+            "scheduled_payments": [
+                {"payee": "car dealer", "amount": "1450", "currency": "GBP",
+                 "account": "Monzo card", "method": "card", "period": "once",
+                 "next_date": "2025-03-11"},
+                {"payee": "rent", "amount": "1200", "currency": "GBP",
+                 "account": "Monzo card", "method": "standing_order", "period": "monthly",
+                 "day_of_month": 1},
+                {"payee": "rent", "amount": "1200", "currency": "GBP",
+                 "account": "joint account", "method": "direct_debit", "period": "monthly"},
+            ],
+            "warranties": [{"item": "Bosch washing machine", "ends_on": "2025-03-20"}],
+            "promotions": [{"name": "0% intro rate", "provider": "Barclaycard",
+                            "ends_on": "2025-03-25", "then": "24.9% APR"}],
+            "events": [
+                {"title": "Yoga class", "start": "2025-03-04T18:00", "repeats": "weekly"},
+                {"title": "Team call", "start": "2025-03-11T18:00", "repeats": "weekly"},
+                {"title": "Scuba diving course", "start": "2025-07-12T09:00"},
+            ],
+            "tasks": [{"goal": "Grant application", "status": "planned",
+                       "due_date": "2025-06-18"}],
+        }  # fmt: skip
+        for collection, items in imports.items():
+            mem.import_records("u", collection, items, now=at)
+        result = mem.check("u", today=at.date())
+    assert not result.errors, result.errors
+    fired = {a.check for a in result.new}
+    assert {
+        "visa_single_entry", "transit_visa", "passport_blank_pages", "booking_name_mismatch",
+        "checkout_vs_flight", "dose_vs_weight", "medication_runs_out",
+        "supplement_drug_interaction", "card_limit", "autopay_from_closing_account",
+        "conflicting_payment_instructions", "warranty_expiry", "promo_rate_expiry",
+        "recurring_event_collision", "deadline_while_away", "activity_vs_condition",
+    } <= fired, fired  # fmt: skip
+    assert all(a.why and a.next_step for a in result.new)

@@ -390,12 +390,12 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
                 continue
             elif weight < rule["below_kg"]:
                 limit = (Decimal(str(weight)) * rule["max_mg_per_kg_day"]).quantize(Decimal(1))
-                basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight} kg = {limit} mg a day"
+                basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight:g} kg = {limit} mg a day"
             else:
                 continue
             if mg <= limit:
                 continue
-            at = f" at {weight} kg" if weight is not None else ""
+            at = f" at {weight:g} kg" if weight is not None else ""
             out.append(
                 draft(
                     "dose_vs_weight",
