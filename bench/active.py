@@ -6,6 +6,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --half heldout   # one half only
     python bench/active.py --no-latency     # skip the latency case
     python bench/active.py --verbose        # one line per dialogue
+    python bench/active.py --oracle         # plus gold facts: the checks without extraction
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
 only, grouped in dated sessions, each dialogue with the session at which an alert becomes
@@ -27,6 +28,10 @@ After each session the subject's open alerts are read. Per dialogue:
   not in the log (the dialogue-learning issue), `wording` when
   an alert of the right check fired but lacks expected words, else `checks`;
 * controls (session 0): a false alarm is any alert of the listed checks, at any session.
+
+--oracle also writes, per session, the facts a perfect extractor would have learned
+(active_data/oracle.toml, written after the round-2 checks: a diagnostic that isolates the
+checks from extraction, not a held-out measure).
 
 Latency: one subject holding ~1,000 facts (imported transactions and the records the checks
 read); each run times `Memory.add(text, at=...)` of a message whose medication conflicts
@@ -59,6 +64,7 @@ from uac.checks.library import run_checks  # noqa: E402
 from uac.checks.model import DEFAULT_CONFIG  # noqa: E402
 
 CORPUS = Path(__file__).with_name("active_data") / "dialogues.toml"
+ORACLE = CORPUS.with_name("oracle.toml")
 
 
 @dataclass
@@ -95,8 +101,20 @@ def _when(day: str, line: int) -> dt.datetime:
     return dt.datetime.fromisoformat(day) + dt.timedelta(hours=9, minutes=line)
 
 
-def replay(mem: Memory, d: dict[str, Any]) -> Outcome:
-    """Replay one dialogue into its own subject and judge the alerts after each session."""
+def _gold(mem: Memory, subject: str, entries: list[dict[str, Any]], at: dt.datetime) -> None:
+    """Write a session's gold facts (--oracle) as of the session's time."""
+    for e in entries:
+        if "c" in e:
+            mem.import_records(subject, e["c"], [e["r"]], now=at)
+        else:
+            mem.set(subject, e["p"], e["v"], now=at)
+
+
+def replay(mem: Memory, d: dict[str, Any], gold: dict[str, Any] | None = None) -> Outcome:
+    """Replay one dialogue into its own subject and judge the alerts after each session.
+
+    With gold (--oracle), each session also writes the facts a perfect extractor would have
+    learned from it, as of the session's time."""
     subject = d["id"]
     expected = set(d["checks"])
     words = [_flat(w) for w in d["words"]]
@@ -109,6 +127,8 @@ def replay(mem: Memory, d: dict[str, Any]) -> Outcome:
         with mem.deferred():
             for i, line in enumerate(lines):
                 mem.add(subject, line, at=_when(day, i), session_id=f"s{n}")
+            if gold and str(n) in gold:
+                _gold(mem, subject, gold[str(n)], _when(day, len(lines)))
         for alert in mem.alerts(subject):
             if alert.check not in expected:
                 others.add(alert.check)
@@ -154,10 +174,14 @@ def _learned(mem: Memory, subject: str, need: str) -> bool:
     return len({f.record_key or f.path for f in facts}) >= int(count or 1)
 
 
-def run(half: str | None) -> list[Outcome]:
+def run(half: str | None, oracle: bool = False) -> list[Outcome]:
     """Replay every dialogue of the corpus (or one half) in a fresh workspace."""
+    gold: dict[str, Any] = {}
+    if oracle:
+        with ORACLE.open("rb") as fh:
+            gold = tomllib.load(fh)["oracle"]
     with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
-        return [replay(mem, d) for d in load(half)]
+        return [replay(mem, d, gold.get(d["id"])) for d in load(half)]
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, int]:
@@ -237,12 +261,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also write the gold facts of active_data/oracle.toml (checks without extraction)",
+    )
     args = parser.parse_args()
     print(
         f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}"
     )
     start = time.perf_counter()
-    outcomes = run(args.half)
+    outcomes = run(args.half, args.oracle)
     elapsed = time.perf_counter() - start
     print(f"{len(outcomes)} dialogues replayed in {elapsed:.0f} s\n")
     print("| half | dialogues | right | early | late | missed (extraction / wording / checks) |"
