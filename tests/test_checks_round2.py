@@ -261,14 +261,14 @@ def account(name: str, **kw: Any) -> SimpleNamespace:
 def test_card_limit_and_autopay_from_a_closing_account() -> None:
     card = account("Monzo card", per_transaction_limit=Decimal(1000))
     deposit = pay("car dealer", "Monzo card", "1450", next_date=D(2025, 3, 11))
-    [a] = run("card_limit", user(accounts=[card], scheduled_payments=[deposit]))
+    [a] = run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit]))
     assert "1450 GBP" in a.message and "1000 GBP per-transaction limit" in a.message
     bank = account("Barclays account", closing_on=D(2025, 3, 20))
     rent = pay("rent", "Barclays account", "1200", method="standing_order", day_of_month=1)
-    [b] = run("autopay_from_closing_account", user(accounts=[bank], scheduled_payments=[rent]))
+    [b] = run("autopay_from_closing_account", user(bank_accounts=[bank], scheduled_payments=[rent]))
     assert "closing on 2025-03-20; the next one on 2025-04-01 would fail" in b.message
     rent.ends_on = D(2025, 3, 1)
-    u = user(accounts=[bank], scheduled_payments=[rent])
+    u = user(bank_accounts=[bank], scheduled_payments=[rent])
     assert run("autopay_from_closing_account", u) == []
 
 
@@ -368,7 +368,7 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
             ],
             "intake": [{"name": "St John's wort", "kind": "supplement"}],
             "conditions": [{"name": "pregnancy", "status": "active"}],
-            "accounts": [{"name": "Monzo card", "per_transaction_limit": "1000",
+            "bank_accounts": [{"name": "Monzo card", "per_transaction_limit": "1000",
                           "currency": "GBP", "closing_on": "2025-03-20"}],
             "scheduled_payments": [
                 {"payee": "car dealer", "amount": "1450", "currency": "GBP",

@@ -245,7 +245,7 @@ def _payments(user: Any, today: dt.date) -> list[tuple[Any, dt.date | None, str]
 def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Payments still to come that exceed the per-transaction limit of the card they use."""
     out = []
-    for acct in records(user, "accounts"):
+    for acct in records(user, "bank_accounts"):
         limit = getattr(acct, "per_transaction_limit", None)
         if limit is None:
             continue
@@ -296,7 +296,7 @@ def autopay_from_closing_account(
 ) -> list[AlertDraft]:
     """Recurring payments (standing orders, direct debits) from an account being closed."""
     out = []
-    for acct in records(user, "accounts"):
+    for acct in records(user, "bank_accounts"):
         closing = getattr(acct, "closing_on", None)
         if closing is None:
             continue

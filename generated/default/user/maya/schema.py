@@ -328,7 +328,7 @@ class Budget:
 
 
 @dataclass(frozen=True, slots=True)
-class Account:
+class BankAccount:
     """Bank accounts and cards, with their limits and closing dates."""
 
     key: str
@@ -581,7 +581,7 @@ class User:
     transactions: tuple[Transaction, ...]
     subscriptions: tuple[Subscription, ...]
     budgets: tuple[Budget, ...]
-    accounts: tuple[Account, ...]
+    bank_accounts: tuple[BankAccount, ...]
     scheduled_payments: tuple[ScheduledPayment, ...]
     warranties: tuple[Warranty, ...]
     promotions: tuple[Promotion, ...]
