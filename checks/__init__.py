@@ -1,7 +1,7 @@
 """Constraint checks and alerts over compiled typed state.
 
-- `checks.library`: the built-in checks, `REGISTRY` (name → function) as the catalog names them
-- `checks.data/*.toml`: versioned reference data (passport validity, visas, drugs, foods)
+- `checks.library`: the built-in checks, one module per domain, and `REGISTRY` (name → function)
+  as the catalog names them; reference data lives in `uac.fact_log.reference` (data/*.toml)
 - `checks.alerts`: `evaluate`, `list_alerts`, `acknowledge`, `snooze` (the alert lifecycle)
 - `checks.sinks`: delivery to a callback, JSON lines or an HTTP webhook
 - user rules (threshold, reminder, forbid) are validated in `uac.fact_log.user_rules` and compiled

@@ -30,7 +30,8 @@ from uac.fact_log.tamper import reseal
 
 _COLS = (
     "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"
-    " record_keys, first_seen, last_seen, acknowledged_on, snoozed_until, resolved_on"
+    " record_keys, first_seen, last_seen, acknowledged_on, snoozed_until, resolved_on,"
+    " why, next_step"
 )
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 ACTIVE = ("open", "acknowledged")
@@ -70,6 +71,8 @@ def _values(a: Alert) -> list[Any]:
         a.acknowledged_on,
         a.snoozed_until,
         a.resolved_on,
+        a.why,
+        a.next_step,
     ]
 
 
@@ -89,6 +92,8 @@ def _row(row: Sequence[Any]) -> Alert:
         acknowledged_on=row[13],
         snoozed_until=row[14],
         resolved_on=row[15],
+        why=row[16] or "",
+        next_step=row[17] or "",
     )
 
 
@@ -102,18 +107,18 @@ def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) ->
         ids = list(draft.fact_ids)
         for path in draft.paths:
             ids.extend(paths.get(path, ()))
-        out.append(
-            AlertDraft(
-                draft.check,
-                draft.severity,
-                draft.message,
-                draft.computation,
-                draft.record_keys,
-                tuple(dict.fromkeys(ids)),
-                draft.paths,
-            )
-        )
+        out.append(replace(draft, fact_ids=tuple(dict.fromkeys(ids))))
     return out
+
+
+RULE_WHY = "It breaks a rule you set yourself."
+RULE_NEXT = "Look at the records named here, or change the rule if it no longer fits."
+
+
+def _rule_finding(finding: dict[str, Any]) -> AlertDraft:
+    """A compiled user rule's finding as a draft; rules say what, the defaults say why."""
+    draft = AlertDraft(**finding)
+    return replace(draft, why=draft.why or RULE_WHY, next_step=draft.next_step or RULE_NEXT)
 
 
 def compute(
@@ -132,7 +137,7 @@ def compute(
     for name, rule in getattr(constraints, "RULES", {}).items():
         names.append(name)
         try:
-            drafts.extend(AlertDraft(**finding) for finding in rule(user, today))
+            drafts.extend(_rule_finding(finding) for finding in rule(user, today))
         except Exception as exc:  # a broken rule must not hide the other alerts
             errors[name] = f"{type(exc).__name__}: {exc}"
     return checkpoint.version, names, _with_provenance(drafts, checkpoint), errors
@@ -195,6 +200,8 @@ def _evaluate(
             draft.record_keys,
             today,
             today,
+            why=draft.why,
+            next_step=draft.next_step,
         )
         if old is None:
             inserts.append(fresh)
@@ -211,6 +218,8 @@ def _evaluate(
                 computation=draft.computation,
                 fact_ids=draft.fact_ids,
                 record_keys=draft.record_keys,
+                why=draft.why,
+                next_step=draft.next_step,
                 last_seen=max(today, old.last_seen),
             )
             if old.snoozed_until is not None and old.snoozed_until <= today:
@@ -237,15 +246,15 @@ def _evaluate(
             for alert in inserts:
                 con.execute(
                     f"INSERT INTO alerts ({_COLS}) VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)",
-                    _values(alert)[:13],
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
+                    _values(alert)[:13] + _values(alert)[16:],
                 )
             for alert in rewrites:
                 con.execute(
                     "UPDATE alerts SET severity = ?, status = ?, message = ?, computation = ?,"
                     " fact_ids = ?, record_keys = ?, first_seen = ?, last_seen = ?,"
-                    " acknowledged_on = ?, snoozed_until = ?, resolved_on = ?"
-                    f" WHERE {_SUBJECT} AND id = ?",
+                    " acknowledged_on = ?, snoozed_until = ?, resolved_on = ?, why = ?,"
+                    f" next_step = ? WHERE {_SUBJECT} AND id = ?",
                     [*_values(alert)[5:], *key, alert.id],
                 )
             if touched:

@@ -30,6 +30,11 @@ class CheckConfig:
     service_km: int = 1000  # ... or within this many km of its due mileage
     event_default_minutes: int = 60  # duration assumed for an event without an end
     food_lookback_days: int = 1  # transactions this recent count as current meal orders
+    supply_days: int = 7  # warn when a medication supply runs out this soon
+    expiry_notice_days: int = 30  # warn this long before a warranty or promotional rate ends
+    charge_lookback_days: int = 62  # charges after a cancellation this recent are reported
+    collision_weeks: int = 12  # how far ahead recurring events are compared
+    checkout_gap_days: int = 3  # a flight this many days around a check-out is the way home
 
 
 DEFAULT_CONFIG = CheckConfig()
@@ -46,6 +51,8 @@ class AlertDraft:
     record_keys: tuple[str, ...]
     fact_ids: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()  # object paths (user.passport.expiry_date) for provenance
+    why: str = ""  # why it matters to the user, in one sentence
+    next_step: str = ""  # what to do about it, in one sentence an agent can act on
 
 
 Check = Callable[[Any, dt.date, CheckConfig], list[AlertDraft]]
@@ -75,6 +82,8 @@ class Alert:
     acknowledged_on: dt.date | None = None
     snoozed_until: dt.date | None = None
     resolved_on: dt.date | None = None
+    why: str = ""
+    next_step: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (dates ISO)."""
@@ -90,6 +99,8 @@ class Alert:
             "severity": self.severity,
             "status": self.status,
             "message": self.message,
+            "why": self.why,
+            "next_step": self.next_step,
             "computation": self.computation,
             "fact_ids": list(self.fact_ids),
             "record_keys": list(self.record_keys),

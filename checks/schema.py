@@ -35,6 +35,11 @@ CHECKS = register(
             ),
             # Tamper evidence: each alert row's keyed digest, rewritten on every update.
             ("ALTER TABLE alerts ADD COLUMN IF NOT EXISTS mac VARCHAR",),
+            # Actionable alerts: why it matters and the suggested next step (issue 15).
+            (
+                "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS why VARCHAR",
+                "ALTER TABLE alerts ADD COLUMN IF NOT EXISTS next_step VARCHAR",
+            ),
         ),
     )
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -21,9 +21,12 @@ def rows_digest(rows: Any) -> str:
     return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()
 
 
-def _getter(cls: type) -> attrgetter:
+def _getter(cls: type) -> Callable[[Any], Any]:
     names = sorted(f.name for f in dataclasses.fields(cls))
-    return attrgetter(*names)
+    get = attrgetter(*names)
+    if len(names) == 1:  # attrgetter of one name returns the value, not a 1-tuple
+        return lambda obj: (get(obj),)
+    return get
 
 
 def object_parts(user: Any, names: list[str]) -> dict[str, str]:

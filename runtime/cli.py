@@ -171,10 +171,19 @@ def _print_alerts(result: Any) -> None:
     if not isinstance(result, dict):
         return
     for alert in result.get("alerts") or []:
-        _out(f"ALERT {alert['severity']}: {alert['message']} [{alert['id']}]")
+        _print_alert(alert)
         _out(f"      {alert['computation']}")
     for alert in result.get("alerts_resolved") or []:
         _out(f"resolved: {alert['message']} [{alert['id']}]")
+
+
+def _print_alert(alert: dict[str, Any]) -> None:
+    """An alert as an agent acts on it: what, why it matters, the suggested next step."""
+    _out(f"ALERT {alert['severity']}: {alert['message']} [{alert['id']}]")
+    if alert.get("why"):
+        _out(f"      why: {alert['why']}")
+    if alert.get("next_step"):
+        _out(f"      next: {alert['next_step']}")
 
 
 # -- printing --------------------------------------------------------------------------------
@@ -863,7 +872,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _alert_row(a: dict[str, Any]) -> Sequence[Any]:
-    return (a["severity"], a["status"], a["subject"], a["id"], _short(a["message"], 70))
+    return (
+        a["severity"],
+        a["status"],
+        a["subject"],
+        a["id"],
+        _short(a["message"], 70),
+        _short(a.get("next_step") or "", 50),
+    )
 
 
 def cmd_alerts(args: argparse.Namespace) -> int:
@@ -877,7 +893,7 @@ def cmd_alerts(args: argparse.Namespace) -> int:
     else:
         _table(
             [(*_alert_row(a), a["first_seen"]) for a in alerts],
-            ("severity", "status", "subject", "id", "message", "since"),
+            ("severity", "status", "subject", "id", "message", "next step", "since"),
         )
     return 0
 
@@ -906,7 +922,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"{len(result['still_open'])} still open, {len(result['resolved'])} resolved"
     )
     for alert in result["new"]:
-        _out(f"ALERT {alert['severity']}: {alert['message']} [{alert['id']}]")
+        _print_alert(alert)
     for alert in result["woken"]:
         _out(f"snooze ended: {alert['message']} [{alert['id']}]")
     for alert in result["resolved"]:

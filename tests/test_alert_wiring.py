@@ -159,3 +159,50 @@ def test_a_replayed_history_is_checked_as_of_each_message(home: Path) -> None:
         (alert,) = mem.alerts("alice")
         assert alert.first_seen == dt.date(2020, 2, 1)
         assert "in 29 days" in alert.message
+
+
+def test_a_replayed_question_resolves_when_answered_and_alerts_are_actionable(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A trip with no nationality asks for it once (low severity); the answer resolves the
+    # question on the day it is given and raises the visa alert, with why and a next step,
+    # shown by the CLI and kept in the stored alert.
+    assert main(["--home", str(home), "init"]) == 0
+    args = ["--home", str(home), "add", "alice"]
+    trip = "Booked flights to Delhi, leaving 20 April, back 2 May."
+    assert main([*args, trip, "--at", "2025-03-01"]) == 0
+    out = capsys.readouterr().out
+    assert "ALERT info: To confirm: which passport will you travel on to Delhi, India?" in out
+    assert "      next: Ask the user and record their nationality." in out
+    assert main([*args, "Nothing new today.", "--at", "2025-03-02"]) == 0
+    assert "ALERT" not in capsys.readouterr().out  # asked once, not on every message
+    assert main([*args, "I'm British.", "--at", "2025-03-05"]) == 0
+    out = capsys.readouterr().out
+    assert "ALERT critical: Your trip to Delhi, India (2025-04-20 to 2025-05-02) needs a" in out
+    assert "      next: Apply for a visa for India covering 2025-04-20 to 2025-05-02" in out
+    assert "resolved: To confirm: which passport" in out
+    with Memory(home) as mem:
+        (alert,) = mem.alerts("alice")
+        assert alert.first_seen == dt.date(2025, 3, 5)
+        assert alert.as_dict()["next_step"].startswith("Apply for a visa for India")
+        assert "refused" in alert.why
+
+
+def test_a_replayed_alert_resolves_on_the_day_time_makes_it_moot(home: Path) -> None:
+    # As of each message: the deadline alert opens within its window, and a later message
+    # dated after the trip resolves the trip's alert on that day (the trip is over).
+    with Memory(home, create=True) as mem:
+        mem.add("bob", "I'm British.", at=dt.datetime(2025, 1, 5, 9))
+        mem.add("bob", "My tax return is due on 31 January.", at=dt.datetime(2025, 1, 6, 9))
+        mem.add("bob", "Booked flights to Delhi, leaving 12 March, back 26 March.",
+                at=dt.datetime(2025, 1, 7, 9))  # fmt: skip
+        assert [a.check for a in mem.alerts("bob")] == ["visa_for_trip"]  # not the deadline yet
+        mem.add("bob", "Busy week.", at=dt.datetime(2025, 1, 26, 9))
+        assert sorted(a.check for a in mem.alerts("bob")) == [
+            "deadline_approaching",
+            "visa_for_trip",
+        ]
+        mem.add("bob", "Back home and tired.", at=dt.datetime(2025, 3, 28, 9))
+        resolved = {a.check: a.resolved_on for a in mem.alerts("bob", include_resolved=True)
+                    if a.status == "resolved"}  # fmt: skip
+        assert resolved["visa_for_trip"] == dt.date(2025, 3, 28)

@@ -391,7 +391,7 @@ def test_subscription_renewal_and_service_due() -> None:
 
 def test_run_checks_isolates_failures_and_unknown_names() -> None:
     broken = make_user()
-    broken.trips = None  # type: ignore[attr-defined]  # makes trip checks raise
+    broken.trips = (object(),)  # type: ignore[attr-defined]  # a record without fields: raises
     drafts, errors = run_checks(
         ["visa_for_trip", "document_expiry", "nope"], broken, TODAY, DEFAULT_CONFIG
     )

@@ -147,6 +147,22 @@ def test_demo_builds_a_workspace_and_refuses_to_overwrite(
     assert code == 0
     assert "imported   21 travel.trips" in out and "climbs: date: date" in out
     assert "Hash chain: verified over" in out
+    # Step 15: a dialogue alone raises a travel, a schedule, a health and a finance alert,
+    # each on the session that justifies it, each with why and a next step.
+    step = out[out.index("15. Only a conversation") : out.index("16. Many callers")]
+    raised, day = [], ""
+    for line in step.splitlines():
+        if line.startswith("   20"):
+            day = line.split()[0]
+        elif line.lstrip().startswith("ALERT"):
+            raised.append((day, line.split("(")[1].split(")")[0]))
+    assert raised == [
+        ("2025-02-10", "visa_for_trip"),
+        ("2025-02-20", "event_during_trip"),
+        ("2025-03-01", "drug_allergy"),
+        ("2025-03-08", "budget_exceeded"),
+    ]
+    assert step.count("why: ") == 4 and step.count("next: ") == 4
     *_, url, _, token = out.splitlines()  # it ends with the console's address and a key
     assert url.strip() == "http://127.0.0.1:8765/console/" and token.strip().startswith("uac_")
     code, _, err = run(capsys, "--home", home, "demo")

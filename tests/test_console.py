@@ -245,6 +245,8 @@ def test_alerts_ack_and_snooze_need_a_writer_and_csrf(server: dict[str, Any]) ->
     ro = logged_in(server, "ro")
     status, _, page = ro.get("/console/s/user:maya/alerts")
     assert status == 200 and alert["message"] in page and "read-only" in page
+    # What an agent or a person acts on: why it matters and the next step (escaped HTML).
+    assert "Why it matters:" in page and "Next step:" in page and alert["next_step"]
     assert "Acknowledge" not in page and "Snooze" not in page
     ack = f"/console/s/user:maya/alerts/{alert['id']}/ack"
     status, _, text = ro.post(ack, {"csrf": csrf(page)})

@@ -237,7 +237,7 @@ def test_account_and_its_limit(mem: Memory) -> None:
     card, limit = say(
         mem, "2026-03-09T09:00", "I got a new credit card from Chase.", "The limit on it is $5,000."
     )
-    assert only(card, "finance.bank_accounts") == {"kind": "credit_card", "institution": "Chase"}
+    assert only(card, "finance.bank_accounts") == {"kind": "credit_card", "provider": "Chase"}
     assert only(limit, "finance.bank_accounts")["limit"] == "5000"
 
 
@@ -249,7 +249,7 @@ def test_warranty_and_return_window(mem: Memory) -> None:
         "The laptop has a two-year warranty.",
         "Returns are accepted within 14 days.",
     )
-    assert only(warranty, "finance.warranties")["valid_until"] == "2028-03-09"
+    assert only(warranty, "finance.warranties")["ends_on"] == "2028-03-09"
     assert only(returns, "finance.warranties")["return_by"] == "2026-03-23"
 
 

@@ -480,10 +480,12 @@ def test_user_forbid_rule_on_trips(ws: Memory) -> None:
         "name": "no Russia",
     }
     assert s.session(D(2025, 1, 5), rules=(rule,)).new == []
-    [alert] = s.session(
-        D(2025, 1, 6), add={"trips": [{"country": "RU", "depart": "2025-05-01"}]}
-    ).new
+    new = s.session(D(2025, 1, 6), add={"trips": [{"country": "RU", "depart": "2025-05-01"}]}).new
+    [alert] = [a for a in new if a.check.startswith("rule:")]
     assert "no Russia" in alert.message and alert.severity == "critical"
+    # No nationality is recorded: the visa check asks for it once, at low severity.
+    [question] = [a for a in new if a.check == "visa_for_trip"]
+    assert question.severity == "info" and "nationality" in question.message
 
 
 # -- schedule and deadlines ----------------------------------------------------------------

@@ -26,7 +26,7 @@ from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
-OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 2, "search": 1}
+OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 3, "search": 1}
 OWNERS["service"] = 1  # API keys and the alert outbox (runtime/api/schema.py)
 OWNERS["erase"] = 1  # erasure reports and erased rows (fact_log/erase.py)
 DATA_TABLES = (
@@ -84,7 +84,8 @@ LEGACY_V3 = (
 
 
 def _legacy_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    # The columns the legacy format had: later steps only add columns (the keyed `mac`).
+    # The columns the legacy format had: later steps only add columns (the keyed `mac`, and
+    # an alert's `why` and `next_step`, NULL on rows from before).
     names = [
         r[0]
         for r in con.execute(
@@ -93,7 +94,7 @@ def _legacy_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
             [table],
         ).fetchall()
     ]
-    return ", ".join(n for n in names if n != "mac")
+    return ", ".join(n for n in names if n not in ("mac", "why", "next_step"))
 
 
 def _rows(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[Any, ...]]:
@@ -171,7 +172,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
             "schema_version.tamper": "1",
             "schema_version.llm": "1",
             "schema_version.compiler": "2",
-            "schema_version.checks": "2",
+            "schema_version.checks": "3",
             "schema_version.search": "1",
             "schema_version.service": "1",
             "schema_version.erase": "1",

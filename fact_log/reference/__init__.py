@@ -139,3 +139,27 @@ def food_data() -> tuple[str, str, dict[str, dict[str, list[str]]]]:
     """(version, source, allergens) from data/foods.toml."""
     raw = _read("foods.toml")
     return raw["version"], raw["source"], raw["allergens"]
+
+
+@functools.cache
+def _country_names() -> dict[str, str]:
+    return dict(_read("countries.toml")["names"])
+
+
+def country_name(code: str | None) -> str:
+    """A country's English name for an ISO 3166-1 alpha-2 code (the code if unknown)."""
+    if not code:
+        return "an unknown country"
+    return _country_names().get(code, code)
+
+
+@functools.cache
+def travel_rules() -> dict[str, Any]:
+    """Stay limits, transit, blank pages and health certificates (data/travel_rules.toml)."""
+    return _read("travel_rules.toml")
+
+
+@functools.cache
+def health_rules() -> dict[str, Any]:
+    """Food/supplement interactions, pregnancy, activities, dosing (data/health_rules.toml)."""
+    return _read("health_rules.toml")

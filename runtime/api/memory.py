@@ -1106,7 +1106,10 @@ class Memory:
         return assemble(
             str(self.address(subject)),
             checkpoint,
-            alerts=[f"[{a.severity}] {a.message}" for a in self.alerts(subject, today=day)],
+            alerts=[
+                f"[{a.severity}] {a.message}" + (f" Next: {a.next_step}" if a.next_step else "")
+                for a in self.alerts(subject, today=day)
+            ],
             wishes=wishes,
             notes=hits,
             budget=budget,

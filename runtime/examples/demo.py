@@ -441,6 +441,7 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
         out("   | " + line)
     tour_scopes(mem, out)
     tour_journal(mem, out)
+    tour_dialogue(out)
     tour_sharing(mem, out)
 
 
@@ -530,9 +531,9 @@ def tour_journal(mem: Memory, out: Callable[[str], None]) -> None:
 
 
 def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
-    """Step 15: many callers at once on one Memory (threads), then the way to a service."""
+    """Step 16: many callers at once on one Memory (threads), then the way to a service."""
     out("")
-    out("15. Many callers at once: 8 threads share one Memory, 25 writes each")
+    out("16. Many callers at once: 8 threads share one Memory, 25 writes each")
     out("    (a scratch workspace: the demo's own log stays deterministic):")
     scratch = Path(tempfile.mkdtemp(prefix="uac-demo-threads-"))
     try:
@@ -543,6 +544,39 @@ def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
     out("   For many processes, serve the workspace (HTTP API, MCP at /mcp, scheduler, outbox,")
     out("   and a web console: see the end):")
     out(f"     uac --home {mem.home} serve --every 10m")
+
+
+# Dated sessions of a user talking to an assistant: only what they said, nothing imported.
+DIALOGUE = (
+    ("2025-01-05", "I'm British.", "I'm allergic to penicillin, I get hives."),
+    ("2025-01-06", "My dining budget is £200 a month."),
+    ("2025-02-10", "I booked flights to Delhi! Leaving 12 March, back 26 March."),
+    ("2025-02-20", "Dentist appointment on 14 March at 10am."),
+    ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
+    ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
+    ("2025-03-08", "I spent £95 on dining at Hawksmoor tonight."),
+)
+
+
+def tour_dialogue(out: Callable[[str], None]) -> None:
+    """Step 15: a replayed conversation raises each alert on the day it became justified."""
+    out("")
+    out("15. Only a conversation, replayed with dates (`uac add --at`; scratch workspace):")
+    scratch = Path(tempfile.mkdtemp(prefix="uac-demo-dialogue-"))
+    try:
+        with Memory(scratch / "ws", create=True) as mem:
+            for day, *lines in DIALOGUE:
+                with mem.deferred():  # one reaction per session, as of its day
+                    for i, line in enumerate(lines):
+                        mem.add("sam", line, at=_session(day, 9 + i))
+                out(f"   {day}  " + "  ".join(f"'{line}'" for line in lines))
+                result = mem.last_evaluation
+                for alert in result.new if result else []:
+                    out(f"     ALERT {alert.severity} ({alert.check}): {alert.message}")
+                    out(f"           why: {alert.why}")
+                    out(f"           next: {alert.next_step}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _threads(mem: Memory, out: Callable[[str], None]) -> None:

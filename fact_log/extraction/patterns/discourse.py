@@ -97,7 +97,16 @@ class Thread:
         return Thread(merged[-MAX_MENTIONS:])
 
 
-_DATE_FIELDS = ("return_date", "end", "start", "depart", "due_date", "valid_until", "date")
+_DATE_FIELDS = (
+    "return_date",
+    "end",
+    "start",
+    "depart",
+    "due_date",
+    "valid_until",
+    "ends_on",
+    "date",
+)
 
 
 class _Memo:

@@ -166,7 +166,7 @@ def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     elif doc.kind == "insurance":
         emit(ctx, sent, "identity.insurance_policies", {**fields, "valid_until": day})
     elif doc.kind == "item" and re.search(r"\b(?:warranty|guarantee)\b", sent.text, re.I):
-        emit(ctx, sent, "finance.warranties", {**fields, "valid_until": day})
+        emit(ctx, sent, "finance.warranties", {**fields, "ends_on": day})
 
 
 _RETURN_CUE = re.compile(
@@ -382,7 +382,16 @@ def _RETURNS_OK(rest: str) -> bool:
 
 
 def _day_of(mention: Mention) -> dt.date | None:
-    for key in ("date", "valid_until", "value", "start", "depart", "due_date", "purchased_on"):
+    for key in (
+        "date",
+        "valid_until",
+        "ends_on",
+        "value",
+        "start",
+        "depart",
+        "due_date",
+        "purchased_on",
+    ):
         day = mention.get(key)
         if isinstance(day, dt.datetime):
             return day.date()

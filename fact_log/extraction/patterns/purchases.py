@@ -43,12 +43,12 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["kind"] = _KINDS[" ".join(m["kind"].lower().split())]
         inst = m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1]
         if inst:
-            value["institution"] = inst
+            value["provider"] = inst
     if brand is not None:
         value["name"] = brand["brand"]
         if brand["brand"].lower() in ("amex", "american express"):
             value.setdefault("kind", "credit_card")
-            value.setdefault("institution", "American Express")
+            value.setdefault("provider", "American Express")
     earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."
@@ -61,7 +61,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["limit"] = found[0].amount
             if found[0].currency:
                 value["currency"] = found[0].currency
-    if {"institution", "limit", "name"} & value.keys():
+    if {"provider", "limit", "name"} & value.keys():
         ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
@@ -105,7 +105,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if n is None:
             return
         start = bought or ctx.today
-        value["valid_until"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
+        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
     else:
         until = [
             d
@@ -114,7 +114,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if not until or until[0].date is None:
             return
-        value["valid_until"] = until[0].date
+        value["ends_on"] = until[0].date
     ctx.add("finance.warranties", value, sent, 0.75)
 
 

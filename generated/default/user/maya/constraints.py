@@ -20,15 +20,31 @@ Finding = dict[str, Any]
 
 CHECKS: tuple[str, ...] = (
     "budget_exceeded",
+    "card_limit",
+    "charge_after_cancellation",
+    "checkout_vs_flight",
+    "deadline_while_away",
     "document_expiry",
+    "dose_vs_weight",
     "drug_allergy",
     "drug_interaction",
     "duplicate_payment",
+    "event_during_trip",
     "food_allergy",
+    "food_drug_interaction",
+    "health_certificate",
+    "insurance_for_trip",
+    "medication_runs_out",
+    "passport_blank_pages",
     "passport_validity_for_trip",
     "payee_account_changed",
+    "pregnancy_contraindication",
+    "schengen_stay_limit",
     "stale_value",
+    "supplement_drug_interaction",
+    "transit_visa",
     "visa_for_trip",
+    "visa_single_entry",
 )
 
 

@@ -22,6 +22,7 @@ def _record(row: list) -> Medication:
         start_date=None if row[4] is None else datetime.date.fromisoformat(row[4]),
         stop_date=None if row[5] is None else datetime.date.fromisoformat(row[5]),
         reason=row[6],
+        supply_until=None if row[7] is None else datetime.date.fromisoformat(row[7]),
     )
 
 

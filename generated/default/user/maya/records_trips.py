@@ -26,6 +26,7 @@ def _record(row: list) -> Trip:
         cost=None if row[7] is None else Decimal(row[7]),
         currency=row[8],
         transport=row[9],
+        via=None if row[10] is None else tuple(row[10]),
     )
 
 

@@ -34,6 +34,10 @@ class Passport:
     """Issuing country, ISO 3166-1 alpha-2."""
     expiry_date: datetime.date | None = None
     """Last day the passport is valid."""
+    full_name: str | None = None
+    """Full name exactly as printed in the passport. Sensitive (pii)."""
+    blank_pages: int | None = None
+    """Blank visa pages left in the passport."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,14 @@ class DriverLicence:
     """Licence number. Sensitive (identifier)."""
     expiry_date: datetime.date | None = None
     """Last day the licence is valid."""
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """Medications, allergies and conditions."""
+
+    weight_kg: float | None = None
+    """Body weight in kilograms."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +118,8 @@ class Visa:
     """Last day of validity."""
     number: str | None = None
     """Visa number. Sensitive (identifier)."""
+    entries: Literal["single", "double", "multiple"] | None = None
+    """How many entries the visa allows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +166,32 @@ class Trip:
     """ISO 4217 currency of the cost."""
     transport: Literal["plane", "train", "car", "bus", "boat", "other"] | None = None
     """Main means of transport."""
+    via: tuple[str, ...] | None = None
+    """Where the journey changes planes or trains (city, or ISO 3166-1 alpha-2 country code)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Booking:
+    """Tickets and reservations for a journey: flights, trains, hotels, car hire."""
+
+    key: str
+    """Record identity (its `id`, else kind | place | start)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    kind: Literal["flight", "train", "hotel", "car", "bus", "boat", "other"]
+    """What is booked."""
+    place: str | None = None
+    """Where: a hotel's city, or the city a flight or train leaves from."""
+    destination: str | None = None
+    """Where a flight or train goes to."""
+    start: datetime.datetime | None = None
+    """Departure, or hotel check-in."""
+    end: datetime.datetime | None = None
+    """Arrival, or hotel check-out."""
+    traveller_name: str | None = None
+    """Passenger or guest name on the booking. Sensitive (pii)."""
+    reference: str | None = None
+    """Booking reference. Sensitive (identifier)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +212,8 @@ class Medication:
     """Last day taken; empty while current."""
     reason: str | None = None
     """What it is taken for."""
+    supply_until: datetime.date | None = None
+    """Last day the current supply (prescription, pills at hand) lasts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +234,7 @@ class Allergy:
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """Diagnosed health conditions."""
+    """Diagnosed health conditions (and states such as pregnancy)."""
 
     key: str
     """Record identity (its `id`, else name)."""
@@ -218,6 +260,42 @@ class BodyWeight:
     """Day of the measurement."""
     kg: float
     """Body weight in kilograms."""
+
+
+@dataclass(frozen=True, slots=True)
+class Intake:
+    """Food, drink and supplements the user has regularly (grapefruit juice, wine, St John's wort)."""
+
+    key: str
+    """Record identity (its `id`, else name)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    name: str
+    """What is eaten, drunk or taken."""
+    kind: Literal["food", "drink", "supplement"] | None = None
+    """Food, drink or supplement."""
+    frequency: str | None = None
+    """How often, e.g. 'every morning'."""
+    start_date: datetime.date | None = None
+    """First day."""
+    stop_date: datetime.date | None = None
+    """Last day; empty while current."""
+
+
+@dataclass(frozen=True, slots=True)
+class Vaccination:
+    """Vaccinations received (with certificates for travel)."""
+
+    key: str
+    """Record identity (its `id`, else name | date)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    name: str
+    """Vaccine or disease, e.g. yellow fever."""
+    date: datetime.date | None = None
+    """Day given."""
+    valid_until: datetime.date | None = None
+    """Last day the certificate is valid; empty for life."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,24 +368,59 @@ class Budget:
 
 @dataclass(frozen=True, slots=True)
 class BankAccount:
-    """Bank accounts and payment cards, with their limits."""
+    """Bank accounts and payment cards, with their limits and closing dates."""
 
     key: str
-    """Record identity (its `id`, else name | kind | institution)."""
+    """Record identity (its `id`, else name | kind | provider)."""
     fact_ids: tuple[str, ...]
     """Ids of the facts this record was folded from."""
     name: str | None = None
-    """What the user calls it, e.g. 'Amex', 'joint account'."""
-    kind: Literal["checking", "savings", "credit_card", "debit_card", "loan", "other"] | None = None
-    """What sort of account."""
-    institution: str | None = None
+    """How the user names it, e.g. 'Monzo card', 'joint account'."""
+    kind: (
+        Literal["current", "checking", "savings", "credit_card", "debit_card", "loan", "other"]
+        | None
+    ) = None
+    """What it is."""
+    provider: str | None = None
     """Bank or card issuer."""
     limit: Decimal | None = None
     """Credit or overdraft limit."""
+    per_transaction_limit: Decimal | None = None
+    """Largest single payment allowed."""
     currency: str | None = None
-    """ISO 4217 currency of the limit."""
+    """ISO 4217 currency."""
+    closing_on: datetime.date | None = None
+    """Day the account is (being) closed."""
     number: str | None = None
     """Account or card number. Sensitive (identifier)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledPayment:
+    """Payment instructions: standing orders, direct debits, planned one-off payments."""
+
+    key: str
+    """Record identity (its `id`, else payee | account | method)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    payee: str
+    """Who is paid (or what for, e.g. rent)."""
+    amount: Decimal | None = None
+    """Amount per payment."""
+    currency: str | None = None
+    """ISO 4217 currency."""
+    account: str | None = None
+    """Account or card it is paid from (its name, e.g. 'Barclays account')."""
+    method: Literal["standing_order", "direct_debit", "card", "transfer", "other"] | None = None
+    """How it is paid."""
+    period: Literal["once", "weekly", "monthly", "quarterly", "yearly"] | None = None
+    """How often."""
+    day_of_month: int | None = None
+    """Day of the month a monthly payment goes out."""
+    next_date: datetime.date | None = None
+    """Next (or only) payment day."""
+    ends_on: datetime.date | None = None
+    """Last payment day, if it stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,15 +432,37 @@ class Warranty:
     fact_ids: tuple[str, ...]
     """Ids of the facts this record was folded from."""
     item: str
-    """What was bought."""
+    """What is covered, e.g. 'Bosch washing machine'."""
+    provider: str | None = None
+    """Seller or maker giving the warranty."""
     merchant: str | None = None
     """Where it was bought."""
     purchased_on: datetime.date | None = None
     """Day of purchase (or delivery)."""
-    valid_until: datetime.date | None = None
-    """Last day of the warranty."""
+    ends_on: datetime.date | None = None
+    """Last day of cover."""
     return_by: datetime.date | None = None
     """Last day it can be returned."""
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    """Promotional rates and prices that end: 0% card offers, introductory tariffs."""
+
+    key: str
+    """Record identity (its `id`, else name | provider)."""
+    fact_ids: tuple[str, ...]
+    """Ids of the facts this record was folded from."""
+    name: str
+    """The offer, e.g. '0% intro rate', 'broadband deal'."""
+    provider: str | None = None
+    """Bank, card or supplier."""
+    rate: str | None = None
+    """The promotional rate or price."""
+    then: str | None = None
+    """What applies after it ends."""
+    ends_on: datetime.date | None = None
+    """Last day of the offer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +555,10 @@ class Event:
     """Where it takes place."""
     with_whom: tuple[str, ...] | None = None
     """Other people attending."""
+    repeats: Literal["daily", "weekly", "fortnightly", "monthly"] | None = None
+    """How the event repeats; empty for a one-off."""
+    repeat_until: datetime.date | None = None
+    """Last day a repeating event takes place."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,21 +657,27 @@ class User:
     identity: Identity
     passport: Passport
     driver_licence: DriverLicence
+    health: Health
     address: Address
     location: Location
     preferences: Preferences
     visas: tuple[Visa, ...]
     insurance_policies: tuple[InsurancePolicy, ...]
     trips: tuple[Trip, ...]
+    bookings: tuple[Booking, ...]
     medications: tuple[Medication, ...]
     allergies: tuple[Allergy, ...]
     conditions: tuple[Condition, ...]
     body_weight: tuple[BodyWeight, ...]
+    intake: tuple[Intake, ...]
+    vaccinations: tuple[Vaccination, ...]
     transactions: tuple[Transaction, ...]
     subscriptions: tuple[Subscription, ...]
     budgets: tuple[Budget, ...]
     bank_accounts: tuple[BankAccount, ...]
+    scheduled_payments: tuple[ScheduledPayment, ...]
     warranties: tuple[Warranty, ...]
+    promotions: tuple[Promotion, ...]
     vehicles: tuple[Vehicle, ...]
     services: tuple[Service, ...]
     contacts: tuple[Contact, ...]

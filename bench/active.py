@@ -1,0 +1,311 @@
+"""Active-checks benchmark: do replayed dialogues raise the right alert at the right session?
+
+Run from the repository root with the project's virtualenv:
+
+    python bench/active.py                  # both halves + write → alert latency at 1k facts
+    python bench/active.py --half heldout   # one half only
+    python bench/active.py --no-latency     # skip the latency case
+    python bench/active.py --verbose        # one line per dialogue
+    python bench/active.py --oracle         # plus gold facts: the checks without extraction
+
+Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
+only, grouped in dated sessions, each dialogue with the session at which an alert becomes
+justified, the checks that may raise it and words it must contain.
+
+Each dialogue is replayed into its own subject of one fresh workspace through
+`Memory.add(subject, line, at=session time)` only — the code path of `uac add --at`: the
+rule extractor (no LLM, no structured import), then the reaction, which compiles and runs
+the checks as of the message's own day. A session's lines are written inside
+`Memory.deferred()`, so the subject reacts once per session (as of its last line's time).
+After each session the subject's open alerts are read. Per dialogue:
+
+* right — an alert of an expected check containing every expected word is open after the
+  expected session, and no alert of an expected check was open after an earlier session;
+* early — an alert of an expected check was open after an earlier session (target 0);
+* late — the matching alert first appears after a later session (counted as missed too);
+* missed — no matching alert after the expected session; split by cause: `extraction` when
+  something the alert needs (`needs`: a path, `path[field]`, or `path#n` for n records) is
+  not in the log (the dialogue-learning issue), `wording` when
+  an alert of the right check fired but lacks expected words, else `checks`;
+* controls (session 0): a false alarm is any alert of the listed checks, at any session.
+
+--oracle also writes, per session, the facts a perfect extractor would have learned
+(active_data/oracle.toml, written after the round-2 checks: a diagnostic that isolates the
+checks from extraction, not a held-out measure).
+
+Latency: one subject holding ~1,000 facts (imported transactions and the records the checks
+read); each run times `Memory.add(text, at=...)` of a message whose medication conflicts
+with the recorded allergy (a new alert), with reactions on, against the same write with
+reactions off (the baseline, in the same run). Medians of the runs and their ratio, and the
+library's own share: the subject's applicable checks run over its typed state (no I/O).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# bench/secrets.py would shadow the standard library's `secrets`: drop this folder from the path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from uac import Memory  # noqa: E402  (after the path fix above)
+from uac.checks.library import run_checks  # noqa: E402
+from uac.checks.model import DEFAULT_CONFIG  # noqa: E402
+
+CORPUS = Path(__file__).with_name("active_data") / "dialogues.toml"
+ORACLE = CORPUS.with_name("oracle.toml")
+
+
+@dataclass
+class Outcome:
+    """How one dialogue went."""
+
+    id: str
+    half: str
+    domain: str
+    verdict: str  # right | early | late | missed | control_ok | false_alarm
+    cause: str = ""  # for misses: extraction | wording | checks
+    detail: str = ""
+    others: list[str] = field(default_factory=list)  # checks that fired but were not expected
+
+
+def _flat(text: str) -> str:
+    return text.lower().replace(",", "")
+
+
+def _text(alert: Any) -> str:
+    parts = [alert.message, getattr(alert, "why", ""), getattr(alert, "next_step", "")]
+    return _flat(" ".join(p for p in parts if p))
+
+
+def load(half: str | None = None) -> list[dict[str, Any]]:
+    """The corpus dialogues, optionally one half."""
+    with CORPUS.open("rb") as fh:
+        dialogues = tomllib.load(fh)["d"]
+    return [d for d in dialogues if half is None or d["half"] == half]
+
+
+def _when(day: str, line: int) -> dt.datetime:
+    # Lines of a session a minute apart, from 09:00, so their order is their log order.
+    return dt.datetime.fromisoformat(day) + dt.timedelta(hours=9, minutes=line)
+
+
+def _gold(mem: Memory, subject: str, entries: list[dict[str, Any]], at: dt.datetime) -> None:
+    """Write a session's gold facts (--oracle) as of the session's time."""
+    for e in entries:
+        if "c" in e:
+            mem.import_records(subject, e["c"], [e["r"]], now=at)
+        else:
+            mem.set(subject, e["p"], e["v"], now=at)
+
+
+def replay(mem: Memory, d: dict[str, Any], gold: dict[str, Any] | None = None) -> Outcome:
+    """Replay one dialogue into its own subject and judge the alerts after each session.
+
+    With gold (--oracle), each session also writes the facts a perfect extractor would have
+    learned from it, as of the session's time."""
+    subject = d["id"]
+    expected = set(d["checks"])
+    words = [_flat(w) for w in d["words"]]
+    first_any: int | None = None  # first session after which an expected check had an alert
+    first_match: int | None = None
+    wrong_words = ""
+    others: set[str] = set()
+    for n, session in enumerate(d["s"], start=1):
+        day, lines = session[0], session[1:]
+        with mem.deferred():
+            for i, line in enumerate(lines):
+                mem.add(subject, line, at=_when(day, i), session_id=f"s{n}")
+            if gold and str(n) in gold:
+                _gold(mem, subject, gold[str(n)], _when(day, len(lines)))
+        for alert in mem.alerts(subject):
+            if alert.check not in expected:
+                others.add(alert.check)
+                continue
+            first_any = first_any or n
+            text = _text(alert)
+            if all(w in text for w in words):
+                first_match = first_match or n
+            else:
+                missing = [w for w in words if w not in text]
+                wrong_words = f"{alert.check}: lacks {missing} in {alert.message!r}"
+    out = Outcome(d["id"], d["half"], d["domain"], "", others=sorted(others))
+    target = d["session"]
+    if target == 0:
+        out.verdict = "false_alarm" if first_any else "control_ok"
+        return out
+    if first_any is not None and first_any < target:
+        out.verdict, out.detail = "early", f"first alert after session {first_any} of {target}"
+    elif first_match == target:
+        out.verdict = "right"
+    elif first_match is not None:
+        out.verdict, out.detail = "late", f"after session {first_match}, expected {target}"
+    else:
+        out.verdict = "missed"
+        lacking = [need for need in d["needs"] if not _learned(mem, subject, need)]
+        if lacking:
+            out.cause, out.detail = "extraction", f"no fact for {', '.join(lacking)}"
+        elif wrong_words:
+            out.cause, out.detail = "wording", wrong_words
+        else:
+            out.cause, out.detail = "checks", "facts present, no alert of an expected check"
+    return out
+
+
+def _learned(mem: Memory, subject: str, need: str) -> bool:
+    """Whether the log holds what a need names: a path prefix, `path[field]` (a record with
+    that field) or `path#n` (at least n records)."""
+    path, _, count = need.partition("#")
+    path, _, fld = path.rstrip("]").partition("[")
+    facts = [f for f in mem.facts(subject) if f.op == "assert" and f.path.startswith(path)]
+    if fld:
+        facts = [f for f in facts if f'"{fld}"' in (f.value_json or "")]
+    return len({f.record_key or f.path for f in facts}) >= int(count or 1)
+
+
+def run(half: str | None, oracle: bool = False) -> list[Outcome]:
+    """Replay every dialogue of the corpus (or one half) in a fresh workspace."""
+    gold: dict[str, Any] = {}
+    if oracle:
+        with ORACLE.open("rb") as fh:
+            gold = tomllib.load(fh)["oracle"]
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+        return [replay(mem, d, gold.get(d["id"])) for d in load(half)]
+
+
+def summary(outcomes: list[Outcome]) -> dict[str, int]:
+    """Counts per verdict (and misses per cause) for a list of outcomes."""
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.verdict] = counts.get(o.verdict, 0) + 1
+        if o.cause:
+            counts[f"missed:{o.cause}"] = counts.get(f"missed:{o.cause}", 0) + 1
+    return counts
+
+
+def latency(runs: int) -> dict[str, float]:
+    """Median ms of a reacting `add --at` at ~1,000 facts, and of the same write unreacted."""
+    day = dt.datetime(2025, 1, 10, 9)
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+        with mem.deferred():
+            mem.set("s", "identity.nationality", "GB", now=day)
+            mem.set("s", "identity.passport.expiry_date", "2031-01-01", now=day)
+            mem.import_records("s", "allergies", [{"substance": "penicillin"}], now=day)
+            mem.import_records("s", "trips", [{"country": "FR", "depart": "2025-03-01"}], now=day)
+            mem.import_records(
+                "s", "events", [{"title": "Dentist", "start": "2025-03-02T10:00"}], now=day
+            )
+            cats = ["dining", "groceries", "transport", "rent", "fun"]
+            txs = [
+                {
+                    "date": (dt.date(2024, 1, 1) + dt.timedelta(days=i % 365)).isoformat(),
+                    "amount": f"{(i * 37) % 9000 / 100 + 1:.2f}",
+                    "merchant": f"Merchant {i}",
+                    "category": cats[i % len(cats)],
+                    "currency": "GBP",
+                }
+                for i in range(995)
+            ]
+            mem.import_records("s", "transactions", txs, now=day)
+        facts = len(mem.facts("s"))
+        base: list[float] = []
+        react: list[float] = []
+        for run in range(runs):
+            at = day + dt.timedelta(days=run + 1)
+            mem.react = False
+            start = time.perf_counter()
+            mem.add("s", f"I started taking paracetamol 500 mg on {at:%d %B}.", at=at)
+            base.append((time.perf_counter() - start) * 1000)
+            mem.check("s", today=at.date())  # catch up untimed: the timed write starts clean
+            mem.react = True
+            drug = "amoxicillin"  # a new start day each run: a new record, so a new alert
+            start = time.perf_counter()
+            mem.add("s", f"The doctor prescribed me {drug} 500 mg on {at:%d %B}.", at=at)
+            react.append((time.perf_counter() - start) * 1000)
+            result = mem.last_evaluation
+            assert result is not None and result.new, f"no new alert for {drug}"
+        # The library's own share: every applicable check over the 1k-fact state, no I/O.
+        checkpoint = mem.checkpoint("s")
+        names = list(checkpoint.package.constraints.CHECKS)
+        alone: list[float] = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            run_checks(names, checkpoint.user, at.date(), DEFAULT_CONFIG)
+            alone.append((time.perf_counter() - start) * 1000)
+    b, r = statistics.median(base), statistics.median(react)
+    return {
+        "facts": facts,
+        "baseline": b,
+        "reacting": r,
+        "ratio": r / b,
+        "checks": statistics.median(alone),
+        "n_checks": len(names),
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print a Markdown summary."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--half", choices=["dev", "heldout"])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument(
+        "--oracle",
+        action="store_true",
+        help="also write the gold facts of active_data/oracle.toml (checks without extraction)",
+    )
+    args = parser.parse_args()
+    print(
+        f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}"
+    )
+    start = time.perf_counter()
+    outcomes = run(args.half, args.oracle)
+    elapsed = time.perf_counter() - start
+    print(f"{len(outcomes)} dialogues replayed in {elapsed:.0f} s\n")
+    print("| half | dialogues | right | early | late | missed (extraction / wording / checks) |"
+          " controls ok | false alarms |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---|---:|---:|")
+    for half in ("dev", "heldout"):
+        rows = [o for o in outcomes if o.half == half]
+        if not rows:
+            continue
+        c = summary(rows)
+        alerts = sum(1 for o in rows if o.verdict not in ("control_ok", "false_alarm"))
+        right = c.get("right", 0)
+        missed = c.get("missed", 0) + c.get("late", 0)
+        print(
+            f"| {half} | {len(rows)} | {right}/{alerts} ({100 * right / max(alerts, 1):.0f}%) | "
+            f"{c.get('early', 0)} | {c.get('late', 0)} | {missed} ("
+            f"{c.get('missed:extraction', 0)} / {c.get('missed:wording', 0)} / "
+            f"{c.get('missed:checks', 0)}) | {c.get('control_ok', 0)} | "
+            f"{c.get('false_alarm', 0)} |"
+        )
+    if args.verbose:
+        print()
+        for o in outcomes:
+            extra = f" [others: {', '.join(o.others)}]" if o.others else ""
+            print(f"- {o.half} {o.id}: {o.verdict} {o.cause} {o.detail}{extra}")
+    if not args.no_latency:
+        lat = latency(args.runs)
+        print(
+            f"\nwrite → alert at {int(lat['facts']):,} facts (median of {args.runs}): "
+            f"add --at alone {lat['baseline']:.1f} ms, reacting {lat['reacting']:.1f} ms, "
+            f"ratio {lat['ratio']:.1f}x; the {lat['n_checks']} applicable checks alone "
+            f"{lat['checks']:.1f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,463 @@
+"""Health checks: drugs against allergies, drugs, foods, supplements, pregnancy, activities,
+body weight, and a supply that runs out (before or during a trip).
+
+Reference data: fact_log/reference/data/{drugs,interactions,foods,health_rules}.toml. They
+prompt a question to a pharmacist or doctor; none of them is medical advice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from typing import Any
+
+from uac.checks.library.common import (
+    attr,
+    cap,
+    days,
+    draft,
+    records,
+    to_confirm,
+    trip_end,
+    trip_label,
+    upcoming_trips,
+)
+from uac.checks.model import AlertDraft, CheckConfig
+from uac.fact_log.reference import drug_data, food_data, health_rules, mentions, normalise
+
+ASK = "Ask a pharmacist or the prescriber before the next dose; do not stop a prescribed drug "
+ASK += "without advice."
+
+
+def current_meds(user: Any, today: dt.date) -> list[Any]:
+    """Medications not stopped before today (planned ones, with a future start, count)."""
+    return [m for m in records(user, "medications") if m.stop_date is None or m.stop_date >= today]
+
+
+def _current(recs: Any, today: dt.date) -> list[Any]:
+    return [r for r in recs if (getattr(r, "stop_date", None) or dt.date.max) >= today]
+
+
+def _active_conditions(user: Any) -> list[Any]:
+    return [c for c in records(user, "conditions") if getattr(c, "status", None) != "resolved"]
+
+
+def _names_drug(med: Any, drugs: list[str], classes: list[str]) -> str | None:
+    """The drug (or class) of a rule a medication is, or None."""
+    norm = normalise(med.name)
+    found = drug_data().identify(med.name)
+    for d in drugs:
+        if mentions(norm, d) or (found and found[0] == d):
+            return d
+    if found and set(classes) & found[1]:
+        return next(iter(set(classes) & found[1])).replace("_", " ")
+    return None
+
+
+def drug_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Current medications that are, or cross-react with, something the user is allergic to."""
+    data = drug_data()
+    allergies = []
+    for allergy in records(user, "allergies"):
+        found = data.identify(allergy.substance)
+        if found is not None:
+            allergies.append((allergy, found[0], found[1]))
+    out: list[AlertDraft] = []
+    if not allergies:
+        return out
+    for med in current_meds(user, today):
+        found = data.identify(med.name)
+        if found is None:
+            continue
+        drug, classes = found
+        for allergy, named, allergy_classes in allergies:
+            ids = med.fact_ids + allergy.fact_ids
+            keys = (med.key, allergy.key)
+            reaction = f" ({allergy.reaction})" if allergy.reaction else ""
+            if classes & allergy_classes:
+                cls = next(iter(classes & allergy_classes))
+                out.append(
+                    draft(
+                        "drug_allergy",
+                        "critical",
+                        f"{med.name} belongs to the {cls} class and you are allergic to "
+                        f"{allergy.substance}{reaction}.",
+                        why="An allergy to one drug of a class usually means the whole class.",
+                        next_step=f"Do not take {med.name}; tell the prescriber about the "
+                        f"{allergy.substance} allergy and ask for an alternative.",
+                        computation=f"{drug} ∈ {cls}; allergy '{allergy.substance}' → {named} ∈ "
+                        f"{cls} ({data.classes[cls]['source']})",
+                        keys=keys,
+                        fact_ids=ids,
+                    )
+                )
+                continue
+            for rule in data.cross:
+                if rule["drug_class"] in classes and rule["allergy_class"] in allergy_classes:
+                    severity = rule["severity"]
+                    if allergy.severity == "anaphylaxis":
+                        severity = "critical"  # the source advises avoiding it entirely
+                    out.append(
+                        draft(
+                            "drug_allergy",
+                            severity,
+                            f"{med.name} ({rule['drug_class']}) may cross-react with your "
+                            f"{allergy.substance} allergy.",
+                            why=f"{rule['note']}.",
+                            next_step=f"Check with the prescriber that {med.name} is safe given "
+                            f"the {allergy.substance} allergy{reaction}.",
+                            computation=f"{drug} ∈ {rule['drug_class']}; allergy → "
+                            f"{rule['allergy_class']}; {rule['note']} ({rule['source']})",
+                            keys=keys,
+                            fact_ids=ids,
+                        )
+                    )
+    return out
+
+
+def _span(med: Any) -> tuple[dt.date, dt.date]:
+    return (med.start_date or dt.date.min, med.stop_date or dt.date.max)
+
+
+def _matches(term: str, drug: str, classes: frozenset[str]) -> bool:
+    return term == drug or term in classes
+
+
+def drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Pairs of medications taken at the same time that interact dangerously."""
+    data = drug_data()
+    meds = []
+    for med in current_meds(user, today):
+        found = data.identify(med.name)
+        if found is not None:
+            meds.append((med, *found))
+    out = []
+    for i, (a, drug_a, cls_a) in enumerate(meds):
+        for b, drug_b, cls_b in meds[i + 1 :]:
+            start = max(_span(a)[0], _span(b)[0])
+            end = min(_span(a)[1], _span(b)[1])
+            if start > end or end < today:
+                continue  # never taken together from today on
+            for pair in data.pairs:
+                hit = (
+                    _matches(pair["a"], drug_a, cls_a) and _matches(pair["b"], drug_b, cls_b)
+                ) or (_matches(pair["a"], drug_b, cls_b) and _matches(pair["b"], drug_a, cls_a))
+                if not hit:
+                    continue
+                overlap = f"{'…' if start == dt.date.min else start} to " + (
+                    "ongoing" if end == dt.date.max else str(end)
+                )
+                out.append(
+                    draft(
+                        "drug_interaction",
+                        pair["severity"],
+                        f"Interaction: {a.name} and {b.name} taken together: {pair['effect']}.",
+                        why=f"Together they carry a {pair['effect']}; the effect is serious.",
+                        next_step=ASK,
+                        computation=f"{drug_a} + {drug_b} ({pair['a']} × {pair['b']}) overlap "
+                        f"{overlap} ({pair['source']})",
+                        keys=tuple(sorted((a.key, b.key))),
+                        fact_ids=a.fact_ids + b.fact_ids,
+                    )
+                )
+                break
+    return out
+
+
+def _allergens(user: Any) -> list[tuple[Any, str, list[str]]]:
+    _, _, allergens = food_data()
+    out = []
+    for allergy in records(user, "allergies"):
+        norm = normalise(allergy.substance)
+        for name, spec in allergens.items():
+            if any(mentions(norm, word) for word in spec["names"]):
+                out.append((allergy, name, spec["signals"]))
+    return out
+
+
+def food_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming meal events or recent orders whose words reveal a food the user is allergic to."""
+    found = _allergens(user)
+    if not found:
+        return []
+    items: list[tuple[Any, str, str]] = []
+    for event in records(user, "events"):
+        if (event.end or event.start).date() >= today:
+            text = " ".join(filter(None, (event.title, event.location)))
+            where = f" at {event.location}" if event.location else ""
+            items.append((event, text, f"event '{event.title}'{where} on {event.start.date()}"))
+    since = today - dt.timedelta(days=config.food_lookback_days)
+    for tx in records(user, "transactions"):
+        if tx.date >= since:
+            text = " ".join(filter(None, (tx.merchant, tx.note)))
+            items.append((tx, text, f"order at {tx.merchant} on {tx.date}"))
+    out = []
+    for record, text, label in items:
+        norm = normalise(text)
+        for allergy, allergen, signals in found:
+            words = [w for w in signals if mentions(norm, w)]
+            if not words:
+                continue
+            severe = allergy.severity in ("severe", "anaphylaxis")
+            food = allergen.replace("_", " ")
+            out.append(
+                draft(
+                    "food_allergy",
+                    "critical" if severe else "warning",
+                    f"The {label} may involve {food}, and you are allergic to {allergy.substance}.",
+                    why=f"'{text}' suggests {food} on the menu; the reaction is "
+                    f"{allergy.severity or 'of unknown severity'}.",
+                    next_step="Tell the venue about the allergy beforehand and ask what is safe"
+                    + ("; carry the adrenaline pen." if severe else "."),
+                    computation=f"'{text}' mentions {', '.join(repr(w) for w in words)} → "
+                    f"{allergen}; allergy '{allergy.substance}' (severity "
+                    f"{allergy.severity or 'unknown'})",
+                    keys=(record.key, allergy.key),
+                    fact_ids=record.fact_ids + allergy.fact_ids,
+                )
+            )
+    return out
+
+
+def _intake_interactions(user: Any, today: dt.date, kind: str, check: str) -> list[AlertDraft]:
+    """What the user eats, drinks or takes (health.intake) against their current medications."""
+    intake = _current(records(user, "intake"), today)
+    meds = current_meds(user, today)
+    out = []
+    for rule in health_rules()["intake"]:
+        if rule["kind"] != kind:
+            continue
+        items = [i for i in intake if any(mentions(normalise(i.name), w) for w in rule["words"])]
+        for item in items:
+            for med in meds:
+                drug = _names_drug(med, rule["drugs"], rule["classes"])
+                if drug is None:
+                    continue
+                said = "" if normalise(item.name) == normalise(rule["name"]) else f" ({item.name})"
+                out.append(
+                    draft(
+                        check,
+                        rule["severity"],
+                        f"Interaction: {rule['name']}{said} with {med.name}: it "
+                        f"{rule['effect'].split(' (')[0]}.",
+                        why=f"{cap(rule['name'])} with {drug} {rule['effect']}.",
+                        next_step=f"Avoid {rule['name']} while taking {med.name}, or ask a "
+                        "pharmacist whether it is safe in the amount you have.",
+                        computation=f"'{item.name}' → {rule['name']}; '{med.name}' → {drug} "
+                        f"({rule['source']})",
+                        keys=(item.key, med.key),
+                        fact_ids=item.fact_ids + med.fact_ids,
+                    )
+                )
+    return out
+
+
+def food_drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Food and drink the user regularly has (grapefruit, alcohol, ...) that a drug forbids."""
+    return _intake_interactions(user, today, "food", "food_drug_interaction")
+
+
+def supplement_drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Supplements (St John's wort, ginkgo, ...) that interact with a current medication."""
+    return _intake_interactions(user, today, "supplement", "supplement_drug_interaction")
+
+
+def pregnancy_contraindication(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Current medications to avoid in pregnancy, for a user who is pregnant."""
+    spec = health_rules()["pregnancy"]
+    pregnant = [
+        c
+        for c in _active_conditions(user)
+        if any(mentions(normalise(c.name), w) for w in spec["condition_words"])
+    ]
+    if not pregnant:
+        return []
+    out = []
+    for med in current_meds(user, today):
+        for rule in spec["drug"]:
+            drug = _names_drug(med, rule["drugs"], [])
+            if drug is None:
+                continue
+            out.append(
+                draft(
+                    "pregnancy_contraindication",
+                    rule["severity"],
+                    f"{med.name} is not recommended in pregnancy, and you are pregnant.",
+                    why=f"{cap(drug)}: {rule['why']}.",
+                    next_step=f"Contact the prescriber or midwife about {med.name} today; ask "
+                    "before stopping it.",
+                    computation=f"condition '{pregnant[0].name}'; '{med.name}' → {drug} "
+                    f"({spec['source']})",
+                    keys=(med.key, pregnant[0].key),
+                    fact_ids=med.fact_ids + pregnant[0].fact_ids,
+                )
+            )
+            break
+    return out
+
+
+def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming activities (scuba, altitude, ...) that a recorded condition makes risky."""
+    conditions = _active_conditions(user)
+    if not conditions:
+        return []
+    out = []
+    for event in records(user, "events"):
+        if (event.end or event.start).date() < today:
+            continue
+        text = normalise(" ".join(filter(None, (event.title, event.location))))
+        for rule in health_rules()["activity"]:
+            if not any(mentions(text, w) for w in rule["words"]):
+                continue
+            for cond in conditions:
+                if not any(w in cond.name.lower() for w in rule["conditions"]):
+                    continue
+                out.append(
+                    draft(
+                        "activity_vs_condition",
+                        rule["severity"],
+                        f"{cap(rule['name'])} ('{event.title}' on {event.start.date()}) "
+                        f"with {cond.name}: a medical clearance is advised.",
+                        why=f"{cap(rule['name'])} can be dangerous with {cond.name}.",
+                        next_step=f"Ask a doctor (for diving: a diving medical referee) whether "
+                        f"{rule['name']} is safe before {event.start.date()}.",
+                        computation=f"'{event.title}' → {rule['name']}; condition "
+                        f"'{cond.name}' ({rule['source']})",
+                        keys=(event.key, cond.key),
+                        fact_ids=event.fact_ids + cond.fact_ids,
+                    )
+                )
+    return out
+
+
+_AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|g|mcg|µg)\b", re.IGNORECASE)
+_TIMES = {"once": 1, "twice": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_FREQ = re.compile(
+    r"\b(once|twice|three|four|five|six|\d)(?:\s+times)?\s+(?:a|per)\s+day\b|"
+    r"\bevery\s+(\d{1,2})\s+hours?\b|\b(daily|at night|at bedtime|in the morning)\b",
+    re.IGNORECASE,
+)
+
+
+def daily_mg(dose: str | None) -> Decimal | None:
+    """Milligrams a day from a dose text ('1 g four times a day' → 4000), or None."""
+    if not dose:
+        return None
+    amount, freq = _AMOUNT.search(dose), _FREQ.search(dose)
+    if amount is None or freq is None:
+        return None
+    unit = amount[2].lower()
+    mg = Decimal(amount[1]) * {"g": 1000, "mg": 1}.get(unit, Decimal("0.001"))
+    if freq[1]:
+        word = freq[1].lower()
+        per_day = Decimal(_TIMES.get(word) or int(word))
+    elif freq[2]:
+        per_day = Decimal(24) / Decimal(freq[2])
+    else:
+        per_day = Decimal(1)
+    return (mg * per_day).quantize(Decimal(1))
+
+
+def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Daily doses above the maximum for the user's body weight (paracetamol under 50 kg).
+
+    Without a recorded weight it asks for it once, when the dose is too high for some weights.
+    """
+    weight = attr(user, "health", "weight_kg")
+    weighed = sorted(records(user, "body_weight"), key=lambda w: w.date)
+    if weighed and (weight is None or weighed[-1].kg is not None):
+        weight = weighed[-1].kg  # the latest measurement said in conversation
+    out = []
+    for med in current_meds(user, today):
+        for rule in health_rules()["dosing"]:
+            if _names_drug(med, rule["aliases"], []) is None:
+                continue
+            mg = daily_mg(getattr(med, "dose", None))
+            if mg is None:
+                continue
+            if mg > rule["max_mg_day"]:
+                limit, basis = Decimal(rule["max_mg_day"]), f"{rule['max_mg_day']} mg a day"
+            elif weight is None:
+                if mg > rule["below_kg"] * rule["max_mg_per_kg_day"]:
+                    out.append(
+                        to_confirm(
+                            "dose_vs_weight",
+                            "weight_kg",
+                            f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
+                            f"much for someone under {rule['below_kg']} kg.",
+                            f"The safe daily maximum of {rule['drug']} depends on body weight.",
+                            med.fact_ids,
+                        )
+                    )
+                continue
+            elif weight < rule["below_kg"]:
+                limit = (Decimal(str(weight)) * rule["max_mg_per_kg_day"]).quantize(Decimal(1))
+                basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight:g} kg = {limit} mg a day"
+            else:
+                continue
+            if mg <= limit:
+                continue
+            at = f" at {weight:g} kg" if weight is not None else ""
+            out.append(
+                draft(
+                    "dose_vs_weight",
+                    "critical",
+                    f"{med.name} {med.dose} is {mg} mg a day, above the {limit} mg maximum{at}.",
+                    why=f"Too much {rule['drug']} for your body weight can damage the liver.",
+                    next_step=f"Lower the dose to at most {limit} mg a day and check it with a "
+                    "pharmacist.",
+                    computation=f"{med.dose} → {mg} mg/day > {basis} ({rule['source']})",
+                    keys=(med.key,),
+                    fact_ids=med.fact_ids,
+                    paths=("user.health.weight_kg",),
+                )
+            )
+    return out
+
+
+def medication_runs_out(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """A medication supply that ends soon, or before or during an upcoming trip (compound)."""
+    out = []
+    trips = upcoming_trips(user, today)
+    for med in current_meds(user, today):
+        until = getattr(med, "supply_until", None)
+        if until is None or (med.stop_date is not None and med.stop_date <= until):
+            continue
+        clash = [t for t in trips if until < trip_end(t)]
+        for trip in clash:
+            if until < trip.depart:
+                when = f"before {trip_label(trip)}"
+            else:
+                when = f"while you are away on {trip_label(trip)}"
+            out.append(
+                draft(
+                    "medication_runs_out",
+                    "critical" if until >= trip.depart else "warning",
+                    f"Your {med.name} runs out on {until}, {when}.",
+                    why="Abroad a refill may need a local prescription, or not be possible.",
+                    next_step=f"Order a repeat prescription of {med.name} now, enough to last "
+                    f"until {trip_end(trip)} plus a few spare days.",
+                    computation=f"supply until {until} < trip end {trip_end(trip)} "
+                    f"(depart {trip.depart})",
+                    keys=(med.key, trip.key),
+                    fact_ids=med.fact_ids + trip.fact_ids,
+                )
+            )
+        left = (until - today).days
+        if clash or left > config.supply_days:
+            continue
+        out.append(
+            draft(
+                "medication_runs_out",
+                "warning",
+                f"Your {med.name} runs out on {until}"
+                + (f", in {days(left)}." if left >= 0 else ": the supply has run out."),
+                why="Missing doses can make the condition it treats come back.",
+                next_step=f"Order a repeat prescription of {med.name} today.",
+                computation=f"{until} − {today} = {days(left)} ≤ {config.supply_days}-day window",
+                keys=(med.key, "supply"),
+                fact_ids=med.fact_ids,
+            )
+        )
+    return out

@@ -1,0 +1,296 @@
+"""Schedule checks: events that conflict (once or recurring), events and deadlines while the
+user is away, deadlines approaching, and vehicle services due.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from uac.checks.library.common import (
+    days,
+    draft,
+    names_place,
+    records,
+    trip_end,
+    trip_label,
+    upcoming_trips,
+)
+from uac.checks.model import AlertDraft, CheckConfig
+from uac.fact_log.reference import country_name, mentions, normalise
+
+
+def _end(event: Any, config: CheckConfig) -> dt.datetime:
+    return event.end or event.start + dt.timedelta(minutes=config.event_default_minutes)
+
+
+def _repeats(event: Any) -> str | None:
+    return getattr(event, "repeats", None)
+
+
+def _at(event: Any) -> str:
+    return f" at {event.location}" if getattr(event, "location", None) else ""
+
+
+CONFLICT_WHY = "You cannot be in both places at once."
+
+
+def event_overlap(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming one-off calendar events whose times overlap (recurring ones: see below)."""
+    events = sorted(
+        (e for e in records(user, "events") if _end(e, config).date() >= today and not _repeats(e)),
+        key=lambda e: e.start,
+    )
+    out = []
+    for i, a in enumerate(events):
+        a_end = _end(a, config)
+        for b in events[i + 1 :]:
+            if b.start >= a_end:
+                break  # sorted by start: nothing later overlaps a
+            overlap = min(a_end, _end(b, config)) - b.start
+            minutes = int(overlap.total_seconds() // 60)
+            out.append(
+                draft(
+                    "event_overlap",
+                    "warning",
+                    f"Conflict on {b.start.date()}: '{a.title}'{_at(a)} at {a.start:%H:%M} and "
+                    f"'{b.title}'{_at(b)} at {b.start:%H:%M} overlap by {minutes} min.",
+                    why=CONFLICT_WHY,
+                    next_step=f"Move or cancel one of '{a.title}' and '{b.title}'.",
+                    computation=f"{a.title}: {a.start:%Y-%m-%d %H:%M}–{a_end:%H:%M}; {b.title}: "
+                    f"{b.start:%H:%M}–{_end(b, config):%H:%M}; overlap {minutes} min",
+                    keys=tuple(sorted((a.key, b.key))),
+                    fact_ids=a.fact_ids + b.fact_ids,
+                )
+            )
+    return out
+
+
+def _add_months(day: dt.datetime, n: int) -> dt.datetime:
+    y, m = divmod(day.month - 1 + n, 12)
+    last = calendar.monthrange(day.year + y, m + 1)[1]
+    return day.replace(year=day.year + y, month=m + 1, day=min(day.day, last))
+
+
+def occurrences(event: Any, today: dt.date, until: dt.date) -> Iterator[dt.datetime]:
+    """Start times of an event (one-off or repeating) from today up to a day."""
+    stop = min(until, getattr(event, "repeat_until", None) or dt.date.max)
+    step = {"daily": 1, "weekly": 7, "fortnightly": 14}.get(_repeats(event) or "")
+    start, n = event.start, 0
+    while start.date() <= stop:
+        if start.date() >= today:
+            yield start
+        if _repeats(event) == "monthly":
+            n += 1
+            start = _add_months(event.start, n)
+        elif step:
+            start += dt.timedelta(days=step)
+        else:
+            return
+
+
+def _rhythm(event: Any) -> str:
+    kind = _repeats(event)
+    if kind in ("weekly", "fortnightly"):
+        every = "every" if kind == "weekly" else "every other"
+        return f"{every} {event.start:%A} {event.start:%H:%M}"
+    return f"{kind} at {event.start:%H:%M}" if kind else f"on {event.start:%A %Y-%m-%d %H:%M}"
+
+
+def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """A recurring event that collides with another event (recurring or one-off)."""
+    until = today + dt.timedelta(weeks=config.collision_weeks)
+    events = [e for e in records(user, "events") if _end(e, config).date() >= today or _repeats(e)]
+    out = []
+    for i, a in enumerate(events):
+        for b in events[i + 1 :]:
+            if not (_repeats(a) or _repeats(b)):
+                continue  # two one-off events: event_overlap
+            length_a, length_b = _end(a, config) - a.start, _end(b, config) - b.start
+            slots_b = list(occurrences(b, today, until))
+            first = next(
+                (
+                    (sa, sb)
+                    for sa in occurrences(a, today, until)
+                    for sb in slots_b
+                    if sa < sb + length_b and sb < sa + length_a
+                ),
+                None,
+            )
+            if first is None:
+                continue
+            sa, sb = first
+            day = max(sa, sb).date()
+            out.append(
+                draft(
+                    "recurring_event_collision",
+                    "warning",
+                    f"Conflict: '{a.title}' ({_rhythm(a)}) and '{b.title}' ({_rhythm(b)}) "
+                    f"collide, first on {day:%A} {day}.",
+                    why=CONFLICT_WHY + " A recurring clash comes back every time.",
+                    next_step=f"Move one of '{a.title}' and '{b.title}' to another time, or "
+                    "skip one of them on the days they meet.",
+                    computation=f"{a.title} {sa:%Y-%m-%d %H:%M}+{length_a}; {b.title} "
+                    f"{sb:%Y-%m-%d %H:%M}+{length_b}; first overlap {day}",
+                    keys=tuple(sorted((a.key, b.key))),
+                    fact_ids=a.fact_ids + b.fact_ids,
+                )
+            )
+    return out
+
+
+def event_during_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming events at home that fall while the user is away on a trip."""
+    out = []
+    trips = upcoming_trips(user, today)
+    for event in records(user, "events"):
+        day = event.start.date()
+        if day < today:
+            continue
+        for trip in trips:
+            last = trip_end(trip)
+            if not trip.depart <= day <= last:
+                continue
+            place = event.location or ""
+            if names_place(place, trip.city) or names_place(place, trip.country):
+                continue  # the event is at the destination: part of the trip
+            if names_place(place, country_name(trip.country)):
+                continue
+            out.append(
+                draft(
+                    "event_during_trip",
+                    "warning",
+                    f"Conflict: '{event.title}'{_at(event)} on {day} is while you are away on "
+                    f"{trip_label(trip)}.",
+                    why="You will not be there for it.",
+                    next_step=f"Reschedule or cancel '{event.title}', or change the trip dates.",
+                    computation=f"{trip.depart} ≤ {day} ≤ {last}; event location "
+                    f"'{event.location or 'unknown'}' is not the destination",
+                    keys=(event.key, trip.key),
+                    fact_ids=event.fact_ids + trip.fact_ids,
+                )
+            )
+    return out
+
+
+def _open_tasks(user: Any) -> list[Any]:
+    return [
+        t
+        for t in records(user, "tasks")
+        if t.due_date is not None and t.status not in ("done", "dropped")
+    ]
+
+
+def deadline_approaching(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Open tasks that are overdue or due within the window."""
+    out = []
+    for task in _open_tasks(user):
+        left = (task.due_date - today).days
+        if left < 0:
+            stage, severity = "overdue", "critical"
+            message = f"'{task.goal}' was due on {task.due_date} and is not done."
+            comp = f"{task.due_date} − {today} = {days(left)} (overdue)"
+            step = f"Do '{task.goal}' now, or ask for an extension."
+        elif left <= config.deadline_days:
+            stage, severity = "due_soon", "warning"
+            message = f"'{task.goal}' is due on {task.due_date}, in {days(left)}."
+            comp = f"{task.due_date} − {today} = {days(left)} ≤ {config.deadline_days}-day window"
+            step = f"Plan time for '{task.goal}' before {task.due_date}."
+        else:
+            continue
+        out.append(
+            draft(
+                "deadline_approaching",
+                severity,
+                message,
+                why="Missing a deadline can cost a fee, a penalty or the chance itself.",
+                next_step=step,
+                computation=comp,
+                keys=(task.key, stage),
+                fact_ids=task.fact_ids,
+            )
+        )
+    return out
+
+
+def deadline_while_away(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Open deadlines that fall while the user is away on a trip (compound: tasks × trips)."""
+    out = []
+    trips = upcoming_trips(user, today)
+    for task in _open_tasks(user):
+        if task.due_date < today:
+            continue
+        for trip in trips:
+            if not trip.depart <= task.due_date <= trip_end(trip):
+                continue
+            before = trip.depart - dt.timedelta(days=1)
+            out.append(
+                draft(
+                    "deadline_while_away",
+                    "warning",
+                    f"'{task.goal}' is due on {task.due_date}, while you are away on "
+                    f"{trip_label(trip)}.",
+                    why="Deadlines are easy to miss while travelling (time zones, no laptop).",
+                    next_step=f"Finish '{task.goal}' before you leave (by {before}), or arrange "
+                    "to submit it from abroad.",
+                    computation=f"{trip.depart} ≤ due {task.due_date} ≤ {trip_end(trip)}",
+                    keys=(task.key, trip.key),
+                    fact_ids=task.fact_ids + trip.fact_ids,
+                )
+            )
+    return out
+
+
+def service_due(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Vehicles whose latest service says the next one is due soon (by date or mileage)."""
+    latest: dict[str, Any] = {}
+    for svc in records(user, "services"):
+        name = normalise(svc.vehicle)
+        if name not in latest or svc.date > latest[name].date:
+            latest[name] = svc
+    out = []
+    step = "Book the service with the garage."
+    why = "Skipping a due service can void the warranty and hide faults."
+    for name, svc in sorted(latest.items()):
+        if svc.next_due_date is not None:
+            left = (svc.next_due_date - today).days
+            if left <= config.service_days:
+                overdue = left < 0
+                out.append(
+                    draft(
+                        "service_due",
+                        "warning",
+                        f"The {svc.vehicle} service is {'overdue since' if overdue else 'due on'} "
+                        f"{svc.next_due_date}.",
+                        why=why,
+                        next_step=step,
+                        computation=f"{svc.next_due_date} − {today} = {days(left)} ≤ "
+                        f"{config.service_days}-day window",
+                        keys=(svc.key, "date"),
+                        fact_ids=svc.fact_ids,
+                    )
+                )
+        if svc.next_due_mileage is None:
+            continue
+        for vehicle in records(user, "vehicles"):
+            if vehicle.mileage is None or not mentions(name, f"{vehicle.make} {vehicle.model}"):
+                continue
+            left_km = svc.next_due_mileage - vehicle.mileage
+            if left_km <= config.service_km:
+                out.append(
+                    draft(
+                        "service_due",
+                        "warning",
+                        f"The {svc.vehicle} is due a service at {svc.next_due_mileage} km "
+                        f"(odometer {vehicle.mileage} km).",
+                        why=why,
+                        next_step=step,
+                        computation=f"{svc.next_due_mileage} − {vehicle.mileage} = {left_km} km "
+                        f"≤ {config.service_km} km margin",
+                        keys=(svc.key, vehicle.key, "mileage"),
+                        fact_ids=svc.fact_ids + vehicle.fact_ids,
+                    )
+                )
+    return out

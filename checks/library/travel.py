@@ -1,0 +1,210 @@
+"""Checks on trips themselves: stay limits, health certificates, travel insurance cover, and
+hotel check-out against the flight home.
+
+Reference data: fact_log/reference/data/travel_rules.toml (stay limits, certificates).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from uac.checks.library.common import (
+    cap,
+    days,
+    draft,
+    home_country,
+    names_place,
+    records,
+    trip_end,
+    trip_label,
+    upcoming_trips,
+)
+from uac.checks.model import AlertDraft, CheckConfig
+from uac.fact_log.reference import country_name, mentions, normalise, travel_rules
+
+
+def _first_overstay(stays: set[dt.date], limit: int, window: int, start: dt.date) -> Any:
+    """(day, days in the window ending that day) of the first day from `start` past the limit."""
+    for day in sorted(d for d in stays if d >= start):
+        lo = day - dt.timedelta(days=window - 1)
+        count = sum(1 for d in stays if lo <= d <= day)
+        if count > limit:
+            return day, count
+    return None
+
+
+def schengen_stay_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming stays that break a short-stay limit (Schengen: 90 days in any 180).
+
+    Every recorded trip to a member country counts (arrival and departure days included);
+    nationals of the area's exempt countries are not limited. Other national rules of the
+    same shape can be added to travel_rules.toml.
+    """
+    home = home_country(user)
+    if home is None:
+        return []  # visa_for_trip asks for the nationality once
+    out = []
+    for rule in travel_rules()["stay_limit"]:
+        if home in rule["exempt"]:
+            continue
+        members = set(rule["countries"])
+        trips = [t for t in records(user, "trips") if t.country in members]
+        stays: set[dt.date] = set()
+        for t in trips:
+            length = (trip_end(t) - t.depart).days
+            stays.update(t.depart + dt.timedelta(days=i) for i in range(length + 1))
+        for trip in sorted(upcoming_trips(user, today), key=lambda t: t.depart):
+            if trip.country not in members:
+                continue
+            found = _first_overstay(stays, rule["days"], rule["window"], max(trip.depart, today))
+            if found is None or found[0] > trip_end(trip):
+                continue
+            day, count = found
+            out.append(
+                draft(
+                    "schengen_stay_limit",
+                    "critical",
+                    f"{cap(trip_label(trip))} would break the {rule['name']} limit of "
+                    f"{rule['days']} days in any {rule['window']}: by {day} you would have "
+                    f"spent {count} days in the area.",
+                    why="Overstaying brings fines, an entry ban and trouble with future visas.",
+                    next_step=f"Shorten the stay (leave the area by the day before {day}), or "
+                    "apply for a national long-stay visa of the country you stay in.",
+                    computation=f"days in {rule['name']} area from "
+                    f"{day - dt.timedelta(days=rule['window'] - 1)} to {day} = {count} > "
+                    f"{rule['days']} ({rule['source']})",
+                    keys=(rule["name"], trip.key),
+                    fact_ids=tuple(f for t in trips for f in t.fact_ids),
+                )
+            )
+    return out
+
+
+def _vaccinated(user: Any, words: list[str]) -> bool:
+    return any(
+        any(mentions(normalise(v.name), w) for w in words) for v in records(user, "vaccinations")
+    )
+
+
+def health_certificate(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming trips to countries that require a vaccination certificate not on record."""
+    home = home_country(user)
+    out = []
+    for rule in travel_rules()["certificate"]:
+        if _vaccinated(user, rule["vaccine_words"]):
+            continue  # yellow fever: one dose, certificate valid for life
+        for trip in upcoming_trips(user, today):
+            if trip.country not in rule["countries"] or trip.country == home:
+                continue
+            out.append(
+                draft(
+                    "health_certificate",
+                    "critical",
+                    f"{country_name(trip.country)} requires a {rule['name']} vaccination "
+                    f"certificate from every traveller, and none is recorded for "
+                    f"{trip_label(trip)}.",
+                    why="Without the certificate you can be refused boarding or entry, or "
+                    "vaccinated at the border.",
+                    next_step=f"Book a {rule['name']} vaccination at a travel clinic at least "
+                    f"10 days before {trip.depart} and carry the certificate.",
+                    computation=f"{trip.country} ∈ {rule['name']} certificate list "
+                    f"({rule['source']}); no matching vaccination recorded",
+                    keys=(rule["name"], trip.key),
+                    fact_ids=trip.fact_ids,
+                )
+            )
+    return out
+
+
+def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming trips that the user's travel insurance does not cover to the end.
+
+    Only when a travel policy is recorded: no policy at all is not assumed to be a gap.
+    """
+    policies = [p for p in records(user, "insurance_policies") if p.kind == "travel"]
+    if not policies:
+        return []
+    out = []
+    for trip in upcoming_trips(user, today):
+        end = trip_end(trip)
+        if any(
+            (p.valid_from is None or p.valid_from <= trip.depart)
+            and (p.valid_until is None or p.valid_until >= end)
+            for p in policies
+        ):
+            continue
+        latest = max(policies, key=lambda p: (p.valid_until or dt.date.max, p.key))
+        until = latest.valid_until
+        if until is None:
+            continue
+        name = "travel insurance" + (f" with {latest.provider}" if latest.provider else "")
+        if until < trip.depart:
+            message = f"Your {name} ends on {until}, before {trip_label(trip)}."
+        else:
+            message = (
+                f"Your {name} ends on {until}, while you are away on {trip_label(trip)}: "
+                f"{days((end - until).days)} without cover."
+            )
+        out.append(
+            draft(
+                "insurance_for_trip",
+                "warning",
+                message,
+                why="Medical care, cancellations and lost luggage abroad are not covered after "
+                "the policy ends.",
+                next_step=f"Renew or extend the {name} to cover {trip.depart} to {end}.",
+                computation=f"cover ends {until} < trip end {end}",
+                keys=(latest.key, trip.key),
+                fact_ids=latest.fact_ids + trip.fact_ids,
+            )
+        )
+    return out
+
+
+def checkout_vs_flight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Hotel check-outs that do not meet the flight (or trip return) out of the same place."""
+    bookings = records(user, "bookings")
+    hotels = [b for b in bookings if getattr(b, "kind", None) == "hotel" and b.end is not None]
+    flights = [
+        (b.start.date(), "flight", b) for b in bookings if getattr(b, "kind", None) == "flight"
+    ]
+    out = []
+    for hotel in hotels:
+        checkout = hotel.end.date()
+        if checkout < today:
+            continue
+        place = hotel.place or ""
+        legs = [(day, what, b) for day, what, b in flights if names_place(b.place, place)]
+        legs += [
+            (t.return_date, "return", t)
+            for t in records(user, "trips")
+            if t.return_date and names_place(place, t.city or country_name(t.country))
+        ]
+        near = [leg for leg in legs if abs((leg[0] - checkout).days) <= config.checkout_gap_days]
+        if not near or any(day == checkout for day, _, _ in near):
+            continue
+        day, what, rec = min(near, key=lambda leg: (abs((leg[0] - checkout).days), leg[0]))
+        gap = (day - checkout).days
+        if gap > 0:
+            problem = f"{days(gap).replace('day', 'night')} with no booking"
+            step = f"Extend the hotel stay to {day} or book somewhere for the gap."
+        else:
+            problem = f"you leave {days(-gap)} before check-out (nights paid but not used)"
+            step = f"Move the check-out to {day} (ask for a refund of the unused nights)."
+        leaving = "flight" if what == "flight" else "trip return (flight)"
+        out.append(
+            draft(
+                "checkout_vs_flight",
+                "warning",
+                f"Conflict: check-out from your {place} hotel is on {checkout} but your "
+                f"{leaving} from {place} is on {day}: {problem}.",
+                why="Dates that do not meet leave you without a room or paying for nights "
+                "you do not use.",
+                next_step=step,
+                computation=f"check-out {checkout} vs departure {day}: {gap:+d} days",
+                keys=(hotel.key, rec.key),
+                fact_ids=hotel.fact_ids + rec.fact_ids,
+            )
+        )
+    return out
