@@ -18,6 +18,7 @@ alone, so one bad batch never fails its neighbours.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import shutil
 import threading
 import weakref
@@ -30,6 +31,20 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
+from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
+    GENESIS,
+    Batch,
+    NewFact,
+    NewInput,
+    NewRejection,
+    Prepared,
+    content_hash,
+    fact_id,
+    link_hash,
+    prepare,
+    schema_row,
+    utc_naive,
+)
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
@@ -46,10 +61,9 @@ from uac.fact_log.tamper import (
     seal,
     verify_tables,
 )
-from uac.fact_log.values import canonical_json, json_string, loads, sha256
+from uac.fact_log.values import loads
 
 DB_FILE = "uac.duckdb"
-GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
 
@@ -191,77 +205,9 @@ def _release(db: Path) -> None:
         _OPEN.discard(str(db.resolve()))
 
 
-def utc_naive(moment: dt.datetime | dt.date | None) -> dt.datetime | None:
-    """A moment as naive UTC with microsecond precision, the form stored in DuckDB."""
-    if moment is None:
-        return None
-    if not isinstance(moment, dt.datetime):
-        return dt.datetime(moment.year, moment.month, moment.day)
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
-    return moment
-
-
 def utc_now() -> dt.datetime:
     """The current time as naive UTC; only API entry points call this."""
     return utc_naive(dt.datetime.now(dt.UTC))  # type: ignore[return-value]
-
-
-@dataclass(slots=True)
-class NewInput:
-    """A raw input to archive: a message, a note, an imported file, a command."""
-
-    kind: str
-    content: str
-    source: str
-    name: str | None = None
-    role: str | None = None
-    session_id: str | None = None
-    observed_at: dt.datetime | None = None
-
-
-@dataclass(slots=True)
-class NewFact:
-    """A fact to append; the store assigns seq, id, recorded_at and the chain hashes."""
-
-    op: str
-    kind: str
-    path: str
-    value: Any = None
-    record_key: str | None = None
-    text: str | None = None
-    source: str = "explicit_command"
-    confidence: float = 1.0
-    evidence: Any = None
-    valid_from: dt.datetime | None = None
-    valid_to: dt.datetime | None = None
-    input_index: int | None = None  # index into the batch's inputs
-    input_id: str | None = None  # or an already archived input
-    session_id: str | None = None
-
-
-@dataclass(slots=True)
-class NewRejection:
-    """Something the ingestion gate refused, recorded with its reason."""
-
-    reason: str
-    path: str | None = None
-    detail: Any = None
-    input_index: int | None = None
-
-
-@dataclass(slots=True)
-class Batch:
-    """Everything one write appends, atomically, for one subject."""
-
-    address: Address
-    recorded_at: dt.datetime
-    actor: str
-    inputs: list[NewInput] = field(default_factory=list)
-    facts: list[NewFact] = field(default_factory=list)
-    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fact_log/shapes.py
-    rejections: list[NewRejection] = field(default_factory=list)
-    input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,34 +309,6 @@ class VerifyReport:
     keyed_from: int | None = None  # the first seq whose link carries a keyed digest
 
 
-def content_hash(row: Sequence[Any]) -> str:
-    """Hash of a fact's content columns (CONTENT_COLUMNS order): SHA-256 of a JSON array."""
-    return sha256("[" + ",".join(map(_cell, row)) + "]")
-
-
-def _cell(value: Any) -> str:
-    # One element of the hashed JSON array: text as JSON strings, times ISO, floats by repr.
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json_string(value)
-    if isinstance(value, dt.datetime):
-        return json_string(value.isoformat())
-    if isinstance(value, float):
-        return json_string(repr(value))
-    return canonical_json(value)
-
-
-def link_hash(seq: int, prev_hash: str, chash: str) -> str:
-    """Hash linking one row to the previous one."""
-    return sha256(f"{seq}:{prev_hash}:{chash}")
-
-
-def fact_id(link: str) -> str:
-    """A fact's stable external id, derived from its chain hash."""
-    return "f_" + link[:20]
-
-
 @dataclass(slots=True)
 class _Pending:
     """One caller's batch waiting in the group-commit queue, and what it gets back."""
@@ -400,19 +318,6 @@ class _Pending:
     done: threading.Event = field(default_factory=threading.Event)
     facts: list[Fact] = field(default_factory=list)
     error: BaseException | None = None
-
-
-@dataclass(slots=True)
-class _Prepared:
-    """A batch's rows, chained and ready to insert, and the heads after it."""
-
-    batch: Batch
-    run_id: str
-    recorded: Any
-    input_rows: list[tuple[Any, ...]]
-    fact_rows: list[tuple[Any, ...]]
-    head: tuple[int, str]
-    input_seq: int
 
 
 class Store:
@@ -668,10 +573,19 @@ class Store:
     def _transaction(self, batches: list[Batch], items: list[_Pending]) -> None:
         """Chain and insert batches in one transaction; on success, wake their callers."""
         heads = self._load_heads()
-        prepared: list[_Prepared] = []
+        prepared: list[Prepared] = []
         for batch in batches:
-            prepared.append(self._prepare(batch, *heads))
-            heads = (prepared[-1].head, prepared[-1].input_seq)
+            (seq, _), input_seq = heads
+            prep = prepare(
+                batch,
+                self.signer(),
+                heads[0],
+                itertools.count(seq + 1),
+                itertools.count(input_seq + 1),
+                seq + 1,
+            )
+            prepared.append(prep)
+            heads = (prep.head, prep.input_seq or input_seq)
         con = self.con
         con.execute("BEGIN")
         try:
@@ -689,87 +603,6 @@ class Store:
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
 
-    def _prepare(self, batch: Batch, head: tuple[int, str], input_seq: int) -> _Prepared:
-        """The rows of one batch chained after `head`: validation happens here, before SQL."""
-        seq, prev = head
-        ring = self.signer()
-        addr = batch.address
-        recorded = utc_naive(batch.recorded_at)
-        input_rows: list[tuple[Any, ...]] = []
-        for item in batch.inputs:
-            input_seq += 1
-            chash = sha256(item.content)
-            observed = utc_naive(item.observed_at) or recorded
-            iid = "i_" + sha256(f"{input_seq}:{chash}:{recorded.isoformat()}")[:20]  # type: ignore[union-attr]
-            input_rows.append(
-                (
-                    input_seq,
-                    iid,
-                    addr.tenant,
-                    addr.scope,
-                    addr.subject,
-                    item.kind,
-                    item.name,
-                    item.role,
-                    item.content,
-                    chash,
-                    item.source,
-                    item.session_id,
-                    observed,
-                    recorded,
-                )
-            )
-            input_rows[-1] += (row_mac(ring, "inputs", input_rows[-1]),)
-        run_id = f"run_{seq + 1}"
-        addr_cols = [addr.tenant, addr.scope, addr.subject]
-        # Cells that are the same for every fact of the batch are encoded once.
-        head = ",".join(map(_cell, addr_cols))
-        recorded_cell = _cell(recorded)
-        tail = _cell(run_id) + "," + _cell(batch.actor)
-        fact_rows: list[tuple[Any, ...]] = []
-        for new in batch.facts:
-            seq += 1
-            input_id = new.input_id
-            if new.input_index is not None:
-                input_id = input_rows[new.input_index][1]
-            middle = (
-                new.op,
-                new.kind,
-                new.path,
-                new.record_key,
-                None if new.value is None else canonical_json(new.value),
-                new.text,
-                new.source,
-                float(new.confidence),
-                None if new.evidence is None else canonical_json(new.evidence),
-                utc_naive(new.valid_from),
-                utc_naive(new.valid_to),
-            )
-            chash = sha256(
-                f"[{head},{','.join(map(_cell, middle))},{recorded_cell},"
-                f"{_cell(input_id)},{_cell(new.session_id)},{tail}]"
-            )
-            link = link_hash(seq, prev, chash)
-            fact_rows.append(
-                (
-                    seq,
-                    fact_id(link),
-                    *addr_cols,
-                    *middle,
-                    recorded,
-                    input_id,
-                    new.session_id,
-                    run_id,
-                    batch.actor,
-                    chash,
-                    prev,
-                    link,
-                    ring.sign(f"fact:{seq}:{link}"),
-                )
-            )
-            prev = link
-        return _Prepared(batch, run_id, recorded, input_rows, fact_rows, (seq, prev), input_seq)
-
     def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
         """Record the chain head this commit leaves (same transaction): truncation shows."""
         (seq, head), inputs = heads
@@ -779,23 +612,18 @@ class Store:
             [*values, row_mac(self.signer(), ANCHORS.table, values)],
         )
 
-    def _write_prepared(self, prep: _Prepared) -> None:
+    def _write_prepared(self, prep: Prepared) -> None:
         batch, addr = prep.batch, prep.batch.address
-        addr_cols = [addr.tenant, addr.scope, addr.subject]
         self._insert("inputs", INPUT_COLUMNS, prep.input_rows)
         self._insert("facts", FACT_COLUMNS, prep.fact_rows)
-        for n, rej in enumerate(batch.rejections):
-            rid = "r_" + sha256(f"{prep.run_id}:{n}:{rej.reason}")[:20]
-            iid = None if rej.input_index is None else prep.input_rows[rej.input_index][1]
-            detail = None if rej.detail is None else canonical_json(rej.detail)
-            values = [rid, *addr_cols, iid, rej.path, rej.reason, detail, prep.recorded]
-            self.con.execute(
-                "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*values, row_mac(self.signer(), "rejections", values)],
-            )
+        for row in prep.rejection_rows:
+            self.con.execute("INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
         first_input = prep.input_rows[0][1] if prep.input_rows else None
         for path, fields in sorted(batch.schemas.items()):
-            self._record_schema(addr, path, fields, first_input, prep.recorded)
+            current = self.inferred_schema(addr, path)
+            row = schema_row(self.signer(), addr, path, fields, current, first_input, prep.recorded)
+            if row is not None:
+                self.con.execute("INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     def _insert(
         self, table: str, columns: Sequence[tuple[str, str, Any]], rows: list[tuple[Any, ...]]
@@ -820,33 +648,6 @@ class Store:
             self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
         finally:
             self.con.unregister("_uac_batch")
-
-    def _record_schema(
-        self,
-        addr: Address,
-        path: str,
-        fields: dict[str, Any],
-        input_id: str | None,
-        at: dt.datetime | None,
-    ) -> None:
-        current = self.inferred_schema(addr, path)
-        if current is not None and current[1] == fields:
-            return
-        version = 1 if current is None else current[0] + 1
-        values = [
-            addr.tenant,
-            addr.scope,
-            addr.subject,
-            path,
-            version,
-            canonical_json(fields),
-            input_id,
-            at,
-        ]
-        self.con.execute(
-            "INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [*values, row_mac(self.signer(), "schemas", values)],
-        )
 
     # -- reading ---------------------------------------------------------------------------
 
