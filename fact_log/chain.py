@@ -15,12 +15,88 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from uac.fact_log.addressing import Address
 from uac.fact_log.keys import KeyRing
 from uac.fact_log.tamper import row_mac
 from uac.fact_log.values import canonical_json, json_string, sha256
 
 GENESIS = "0" * 64
+
+
+# The columns of the first format, frozen: schema step 1 creates them; later steps add more.
+FACT_V1: tuple[tuple[str, str, Any], ...] = (
+    ("seq", "BIGINT NOT NULL", pa.int64()),
+    ("id", "VARCHAR NOT NULL", pa.string()),
+    ("tenant", "VARCHAR NOT NULL", pa.string()),
+    ("scope", "VARCHAR NOT NULL", pa.string()),
+    ("subject", "VARCHAR NOT NULL", pa.string()),
+    ("op", "VARCHAR NOT NULL", pa.string()),
+    ("kind", "VARCHAR NOT NULL", pa.string()),
+    ("path", "VARCHAR NOT NULL", pa.string()),
+    ("record_key", "VARCHAR", pa.string()),
+    ("value", "VARCHAR", pa.string()),
+    ("text", "VARCHAR", pa.string()),
+    ("source", "VARCHAR NOT NULL", pa.string()),
+    ("confidence", "DOUBLE NOT NULL", pa.float64()),
+    ("evidence", "VARCHAR", pa.string()),
+    ("valid_from", "TIMESTAMP", pa.timestamp("us")),
+    ("valid_to", "TIMESTAMP", pa.timestamp("us")),
+    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+    ("input_id", "VARCHAR", pa.string()),
+    ("session_id", "VARCHAR", pa.string()),
+    ("run_id", "VARCHAR", pa.string()),
+    ("actor", "VARCHAR", pa.string()),
+    ("content_hash", "VARCHAR NOT NULL", pa.string()),
+    ("prev_hash", "VARCHAR NOT NULL", pa.string()),
+    ("hash", "VARCHAR NOT NULL", pa.string()),
+)
+# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
+# had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
+# generated code of the same log is the same in every workspace.
+_MAC = ("mac", "VARCHAR", pa.string())
+FACT_COLUMNS = (*FACT_V1, _MAC)
+# The columns a fact's content hash covers, in order (everything but seq, id and the chain).
+CONTENT_COLUMNS = tuple(name for name, _, _ in FACT_V1[2:-3])
+
+INPUT_V1: tuple[tuple[str, str, Any], ...] = (
+    ("seq", "BIGINT NOT NULL", pa.int64()),
+    ("id", "VARCHAR NOT NULL", pa.string()),
+    ("tenant", "VARCHAR NOT NULL", pa.string()),
+    ("scope", "VARCHAR NOT NULL", pa.string()),
+    ("subject", "VARCHAR NOT NULL", pa.string()),
+    ("kind", "VARCHAR NOT NULL", pa.string()),
+    ("name", "VARCHAR", pa.string()),
+    ("role", "VARCHAR", pa.string()),
+    ("content", "VARCHAR NOT NULL", pa.string()),
+    ("content_hash", "VARCHAR NOT NULL", pa.string()),
+    ("source", "VARCHAR NOT NULL", pa.string()),
+    ("session_id", "VARCHAR", pa.string()),
+    ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+)
+INPUT_COLUMNS = (*INPUT_V1, _MAC)
+REJECTION_COLUMNS = (
+    "id", "tenant", "scope", "subject", "input_id", "path", "reason", "detail", "recorded_at"
+)  # fmt: skip
+SCHEMA_COLUMNS = (
+    "tenant", "scope", "subject", "path", "version", "fields", "input_id", "recorded_at"
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Result of walking the hash chain, the sealed tables and the anchors."""
+
+    ok: bool
+    checked: int
+    broken_seq: int | None = None
+    broken_id: str | None = None
+    problem: str | None = None
+    # Findings outside the chain: the first bad row per sealed table, truncation, keys.
+    problems: tuple[str, ...] = ()
+    keyed_from: int | None = None  # the first seq whose link carries a keyed digest
 
 
 def utc_naive(moment: dt.datetime | dt.date | None) -> dt.datetime | None:

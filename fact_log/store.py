@@ -32,12 +32,18 @@ import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
+    CONTENT_COLUMNS,
+    FACT_COLUMNS,
     GENESIS,
+    INPUT_COLUMNS,
+    REJECTION_COLUMNS,
+    SCHEMA_COLUMNS,
     Batch,
     NewFact,
     NewInput,
     NewRejection,
     Prepared,
+    VerifyReport,
     content_hash,
     fact_id,
     link_hash,
@@ -45,6 +51,8 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
     schema_row,
     utc_naive,
 )
+from uac.fact_log.chain import FACT_V1 as _FACT_V1
+from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
@@ -66,65 +74,6 @@ from uac.fact_log.values import loads
 DB_FILE = "uac.duckdb"
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
-
-# The columns of the first format, frozen: schema step 1 creates them; later steps add more.
-_FACT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("op", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("path", "VARCHAR NOT NULL", pa.string()),
-    ("record_key", "VARCHAR", pa.string()),
-    ("value", "VARCHAR", pa.string()),
-    ("text", "VARCHAR", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("confidence", "DOUBLE NOT NULL", pa.float64()),
-    ("evidence", "VARCHAR", pa.string()),
-    ("valid_from", "TIMESTAMP", pa.timestamp("us")),
-    ("valid_to", "TIMESTAMP", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("input_id", "VARCHAR", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("run_id", "VARCHAR", pa.string()),
-    ("actor", "VARCHAR", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("prev_hash", "VARCHAR NOT NULL", pa.string()),
-    ("hash", "VARCHAR NOT NULL", pa.string()),
-)
-# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
-# had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
-# generated code of the same log is the same in every workspace.
-_MAC = ("mac", "VARCHAR", pa.string())
-FACT_COLUMNS = (*_FACT_V1, _MAC)
-# The columns a fact's content hash covers, in order (everything but seq, id and the chain).
-CONTENT_COLUMNS = tuple(name for name, _, _ in _FACT_V1[2:-3])
-
-_INPUT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("name", "VARCHAR", pa.string()),
-    ("role", "VARCHAR", pa.string()),
-    ("content", "VARCHAR NOT NULL", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-)
-INPUT_COLUMNS = (*_INPUT_V1, _MAC)
-_REJECTION_COLUMNS = (
-    "id", "tenant", "scope", "subject", "input_id", "path", "reason", "detail", "recorded_at"
-)  # fmt: skip
-_SCHEMA_COLUMNS = (
-    "tenant", "scope", "subject", "path", "version", "fields", "input_id", "recorded_at"
-)  # fmt: skip
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -179,8 +128,8 @@ TAMPER = register(
     )
 )
 seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
-seal("rejections", _REJECTION_COLUMNS, "recorded_at, id", ("id",))
-seal("schemas", _SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
+seal("rejections", REJECTION_COLUMNS, "recorded_at, id", ("id",))
+seal("schemas", SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
@@ -293,20 +242,6 @@ class SubjectInfo:
     facts: int
     inputs: int
     last_recorded_at: dt.datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """Result of walking the hash chain, the sealed tables and the anchors."""
-
-    ok: bool
-    checked: int
-    broken_seq: int | None = None
-    broken_id: str | None = None
-    problem: str | None = None
-    # Findings outside the chain: the first bad row per sealed table, truncation, keys.
-    problems: tuple[str, ...] = ()
-    keyed_from: int | None = None  # the first seq whose link carries a keyed digest
 
 
 @dataclass(slots=True)
