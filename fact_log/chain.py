@@ -334,3 +334,22 @@ def schema_row(
         at,
     )
     return (*values, row_mac(ring, "schemas", values))
+
+
+def fact_problem(row: Sequence[Any], prev: str, ring: KeyRing | None) -> str | None:
+    """Why a stored fact row (FACT_COLUMNS order) does not verify after `prev`, or None.
+
+    Checks its content hash, its link to `prev`, its id and, given a ring, its keyed digest.
+    """
+    seq, fid, chash, prev_hash, link, mac = row[0], row[1], row[-4], row[-3], row[-2], row[-1]
+    if prev_hash != prev:
+        return "its link to the previous row does not match (a row was changed or removed)"
+    if content_hash(row[2:-4]) != chash:
+        return "its content does not match its content hash (the row was changed)"
+    if link_hash(seq, prev_hash, chash) != link:
+        return "its chain hash does not match"
+    if fact_id(link) != fid:
+        return "its id does not match its chain hash"
+    if ring is not None and not ring.check(f"fact:{seq}:{link}", mac):
+        return "its keyed digest does not match (the chain was rewritten without the key)"
+    return None

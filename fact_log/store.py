@@ -17,6 +17,7 @@ alone, so one bad batch never fails its neighbours.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import itertools
 import shutil
@@ -31,6 +32,7 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
+from uac.fact_log.backends.replica import Replica, attach
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
     CONTENT_COLUMNS,
     FACT_COLUMNS,
@@ -46,6 +48,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
     VerifyReport,
     content_hash,
     fact_id,
+    fact_problem,
     link_hash,
     prepare,
     schema_row,
@@ -274,6 +277,9 @@ class Store:
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
         self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
+        # Set when the log lives in PostgreSQL (fact_log/backends/replica.py): this file
+        # then holds a local copy of it.
+        self.replica: Replica | None = None
         self._fact_cols = _cols(FACT_COLUMNS)
         self._input_cols = _cols(INPUT_COLUMNS)
         self._claim = str((home / DB_FILE).resolve())
@@ -290,11 +296,13 @@ class Store:
         create: bool = False,
         read_only: bool = False,
         owners: Sequence[Owner] = (),
+        log_db: str | None = None,
     ) -> Store:
         """Open the workspace at home; create=True makes it (and migrates an old one).
 
         Every registered schema owner's tables are migrated (fact_log/schema.py), plus
-        `owners`: a layer not imported yet can be passed in by the opener.
+        `owners`: a layer not imported yet can be passed in by the opener. `log_db` (or UAC_DB)
+        binds a new workspace's log to a PostgreSQL database (fact_log/backends/replica.py).
         """
         home = Path(home).expanduser()
         db = home / DB_FILE
@@ -303,7 +311,7 @@ class Store:
                 raise WorkspaceError(
                     f"no uac workspace at {home}; create one with: uac --home {home} init"
                 )
-            return cls._create(home, owners)
+            return cls._create(home, owners, log_db)
         _claim(db)
         try:
             store = cls(home, connect(db, read_only=read_only), read_only)
@@ -312,13 +320,14 @@ class Store:
             raise
         try:
             store._migrate(not read_only, owners)
+            store.replica = attach(store, log_db, not read_only)
         except BaseException:
             store.close()
             raise
         return store
 
     @classmethod
-    def _create(cls, home: Path, owners: Sequence[Owner]) -> Store:
+    def _create(cls, home: Path, owners: Sequence[Owner], log_db: str | None) -> Store:
         created_dir = not home.exists()
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -335,6 +344,7 @@ class Store:
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
+            store.replica = attach(store, log_db, True)
         except BaseException:
             _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
@@ -421,6 +431,8 @@ class Store:
 
     def close(self) -> None:
         """Close every thread's connection (releases the workspace lock)."""
+        if self.replica is not None:
+            self.replica.close()
         with self._cursors_lock:
             self._closed = True
             for cur in reversed(self._cursors):
@@ -507,6 +519,9 @@ class Store:
 
     def _transaction(self, batches: list[Batch], items: list[_Pending]) -> None:
         """Chain and insert batches in one transaction; on success, wake their callers."""
+        if self.replica is not None:
+            self._transaction_shared(batches, items)
+            return
         heads = self._load_heads()
         prepared: list[Prepared] = []
         for batch in batches:
@@ -537,6 +552,32 @@ class Store:
             prep.batch.input_ids = [row[1] for row in prep.input_rows]
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
+
+    def _transaction_shared(self, batches: list[Batch], items: list[_Pending]) -> None:
+        """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
+        replica = self.replica
+        assert replica is not None
+        prepared = replica.log.append(batches, self.signer())
+        for addr in {prep.batch.address for prep in prepared}:
+            # Committed already: if the copy fails, the next read of the subject copies it.
+            with contextlib.suppress(Exception):
+                replica.sync(addr)
+        for prep, item in zip(prepared, items, strict=True):
+            prep.batch.input_ids = [row[1] for row in prep.input_rows]
+            item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
+            item.done.set()
+
+    def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert stored rows (columns `names`) into one of the log's tables of this file."""
+        columns = {"facts": FACT_COLUMNS, "inputs": INPUT_COLUMNS}.get(table)
+        if columns is not None:
+            self._insert(table, columns, rows)
+        elif rows:
+            marks = ", ".join("?" * len(names))
+            self.con.executemany(
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                [list(r) for r in rows],
+            )
 
     def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
         """Record the chain head this commit leaves (same transaction): truncation shows."""
@@ -586,8 +627,14 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------
 
+    def _sync(self, addr: Address) -> None:
+        """With a PostgreSQL log: copy the subject's rows this file lacks before reading."""
+        if self.replica is not None:
+            self.replica.sync(addr)
+
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
+        self._sync(addr)
         sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
         params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
         if path is not None:
@@ -597,6 +644,7 @@ class Store:
 
     def fact(self, addr: Address, fid: str) -> Fact:
         """One of the subject's facts by id; NotFound if the subject has no such fact."""
+        self._sync(addr)
         row = self.con.execute(
             f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
             [addr.tenant, addr.scope, addr.subject, fid],
@@ -607,6 +655,7 @@ class Store:
 
     def inputs(self, addr: Address) -> list[Input]:
         """The subject's archived inputs in arrival order."""
+        self._sync(addr)
         rows = self.con.execute(
             f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
             [addr.tenant, addr.scope, addr.subject],
@@ -615,6 +664,8 @@ class Store:
 
     def subjects(self, tenant: str) -> list[SubjectInfo]:
         """Every subject of one tenant that has facts or inputs."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
@@ -632,6 +683,7 @@ class Store:
 
     def rejections(self, addr: Address) -> list[dict[str, Any]]:
         """What the gate refused for a subject, oldest first."""
+        self._sync(addr)
         cur = self.con.execute(
             "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
             f" WHERE {_SUBJECT}"
@@ -693,6 +745,8 @@ class Store:
 
     def changed_subjects(self, tenant: str) -> list[Address]:
         """Subjects with facts newer than their last published (present-time) checkpoint."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
@@ -709,6 +763,7 @@ class Store:
 
     def is_changed(self, addr: Address) -> bool:
         """True when the subject has facts newer than its last published present-time checkpoint."""
+        self._sync(addr)
         row = self.con.execute(
             f"""
             SELECT (SELECT max(seq) FROM facts WHERE {_SUBJECT}) >
@@ -732,6 +787,7 @@ class Store:
         self, addr: Address, known_at: dt.datetime | None = None
     ) -> dict[str, dict[str, Any]]:
         """Latest inferred schema of every inferred collection of a subject (as known then)."""
+        self._sync(addr)
         rows = self.con.execute(
             "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"
             " AND subject = ? AND recorded_at <= coalesce(?, recorded_at)"
@@ -751,6 +807,8 @@ class Store:
         exported one), whether the log still holds it.
         """
         ring = self.ring
+        if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
+            return self.replica.log.verify(ring)
         record, record_problem = read_record(self.con, ring)
         problems: list[str] = [record_problem] if record_problem else []
         keyed_from = None if record is None else int(record["facts_from"])
@@ -788,30 +846,8 @@ class Store:
             problem = None
             if fact.seq != expected_seq:
                 problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-            elif fact.prev_hash != expected_prev:
-                problem = (
-                    "its link to the previous row does not match (a row was changed or removed)"
-                )
-            elif (
-                content_hash(
-                    [
-                        getattr(fact, c if c not in ("value", "evidence") else c + "_json")
-                        for c in CONTENT_COLUMNS
-                    ]
-                )
-                != fact.content_hash
-            ):
-                problem = "its content does not match its content hash (the row was changed)"
-            elif link_hash(fact.seq, fact.prev_hash, fact.content_hash) != fact.hash:
-                problem = "its chain hash does not match"
-            elif fact_id(fact.hash) != fact.id:
-                problem = "its id does not match its chain hash"
-            elif fact.seq >= keyed_from and not ring.check(  # type: ignore[union-attr]
-                f"fact:{fact.seq}:{fact.hash}", fact.mac
-            ):
-                problem = (
-                    "its keyed digest does not match (the chain was rewritten without the key)"
-                )
+            else:
+                problem = fact_problem(row, expected_prev, ring if fact.seq >= keyed_from else None)
             if problem:
                 return VerifyReport(False, checked, fact.seq, fact.id, problem)
             expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
@@ -819,6 +855,8 @@ class Store:
 
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
         """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
+        if self.replica is not None:  # one per subject
+            return self.replica.log.anchors(every)
         return latest_anchors(self.con, every)
 
 

