@@ -32,7 +32,7 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
-from uac.fact_log.backends.replica import Replica, attach
+from uac.fact_log.backends.replica import Replica, attach, bound
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
     CONTENT_COLUMNS,
     FACT_COLUMNS,
@@ -314,7 +314,13 @@ class Store:
             return cls._create(home, owners, log_db)
         _claim(db)
         try:
-            store = cls(home, connect(db, read_only=read_only), read_only)
+            con = connect(db, read_only=read_only)
+            if read_only and bound(con):
+                # Bound to PostgreSQL: even a read-only open must bring its local copy up to
+                # date, so the file is opened writable (appends stay refused).
+                con.close()
+                con = connect(db, read_only=False)
+            store = cls(home, con, read_only)
         except BaseException:
             _release(db)
             raise
@@ -470,6 +476,11 @@ class Store:
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         mine = _Pending(batch, return_facts)
+        if self.replica is not None:
+            # PostgreSQL: each caller commits its own transaction on a pooled connection, so
+            # a subject whose head another node holds never stalls this node's other writes.
+            self._transaction_shared([batch], [mine])
+            return mine.facts
         with self._queue_lock:
             self._queue.append(mine)
             lead = not self._writer_active

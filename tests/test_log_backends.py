@@ -190,18 +190,15 @@ def test_a_locked_subject_never_blocks_another(tmp_path: Path, pg_url: str) -> N
         assert [f.value["tag"] for f in mem.store.facts(parse_subject("bob"))] == ["free"]
         # ... and the write to alice waits on the row lock of its head, not on anything else.
         with psycopg.connect(pg_url, autocommit=True) as watch:
-            waiting = watch.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND query LIKE '%FOR UPDATE%' AND pid <> %s",
-                [holder.info.backend_pid],
-            ).fetchone()[0]
-            for _ in range(600):
+            waiting = 0
+            for _ in range(1200):  # until the writer is seen waiting on a lock (not a timing)
+                waiting = watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND datname = current_database()"
+                ).fetchone()[0]
                 if waiting:
                     break
                 threading.Event().wait(0.05)
-                waiting = watch.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                ).fetchone()[0]
         assert waiting == 1 and not done.is_set()
         holder.rollback()
         holder.close()
@@ -273,21 +270,23 @@ def test_a_restarted_server_gives_a_retryable_error_and_loses_nothing_acknowledg
             acked = [mem.set("alice", "identity.name", f"n{i}", now=T0).id for i in range(5)]
             cluster.restart()
             outcomes = []
-            for i in range(5, 10):  # the pool replaces dead connections; at most one write fails
+            # Each pooled connection open at the restart fails once, with a retryable error,
+            # and is replaced; later writes succeed.
+            for i in range(5, 12):
                 try:
                     acked.append(mem.set("alice", "identity.name", f"n{i}", now=T0).id)
                     outcomes.append("ok")
                 except LogUnavailable as exc:
                     assert "retry" in str(exc)
                     outcomes.append("retry")
-            assert outcomes.count("ok") >= 4
+            assert set(outcomes) <= {"ok", "retry"} and outcomes[-3:] == ["ok"] * 3
             assert [f.id for f in mem.facts("alice")] == acked
             assert mem.verify().ok
     finally:
         cluster.stop()
 
 
-@pytest.mark.parametrize(("ci", "outcome"), [("true", "1 failed"), ("", "1 skipped")])
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "1 error"), ("", "1 skipped")])
 def test_without_a_binary_ci_fails_and_a_local_run_skips(ci: str, outcome: str) -> None:
     env = {**os.environ, "CI": ci, "UAC_PG_BIN": "/nonexistent"}
     test = "tests/test_log_backends.py::test_a_write_on_one_node_is_read_on_another"
@@ -299,4 +298,24 @@ def test_without_a_binary_ci_fails_and_a_local_run_skips(ci: str, outcome: str) 
         text=True,
     )
     assert outcome in out.stdout, out.stdout
+    assert (out.returncode == 0) == (ci != "true")
     assert "PostgreSQL 16+ not found: pip install" in out.stdout
+
+
+def test_uac_init_db_binds_workspaces_that_share_one_log(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from uac.runtime.cli import main
+
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert main(["--home", a, "init", "--db", pg_url]) == 0
+    assert (
+        "its fact log is the PostgreSQL database postgresql://127.0.0.1:" in capsys.readouterr().out
+    )
+    assert main(["--home", a, "set", "alice", "identity.name", "Alice"]) == 0
+    assert main(["--home", b, "init", "--db", pg_url]) == 0
+    capsys.readouterr()
+    # b no longer needs the URL: the binding is recorded in the workspace.
+    assert main(["--home", b, "facts", "alice"]) == 0
+    assert "Alice" in capsys.readouterr().out
+    assert main(["--home", b, "verify"]) == 0

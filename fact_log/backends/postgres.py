@@ -130,22 +130,17 @@ class PgLog:
     def __init__(self, url: str, *, max_size: int = 8):
         self.url = url
         self.where = redact(url)
-        self.pool = ConnectionPool(
-            url, min_size=1, max_size=max_size, open=False, name="uac-log", timeout=30
-        )
-        try:
-            self.pool.open(wait=True, timeout=30)
+        try:  # one direct attempt first: a wrong URL fails at once, not after the pool's wait
+            psycopg.connect(url, connect_timeout=10).close()
         except psycopg.Error as exc:
-            self.pool.close()
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise LogUnavailable(
-                f"cannot reach the PostgreSQL log at {self.where}: {exc}"
-            ) from None
-        except Exception as exc:  # PoolTimeout: the server never answered
-            self.pool.close()
-            raise LogUnavailable(
-                f"cannot reach the PostgreSQL log at {self.where} ({type(exc).__name__}); "
+                f"cannot reach the PostgreSQL log at {self.where} ({first}); "
                 "check that the server runs and the URL is right"
             ) from None
+        self.pool = ConnectionPool(
+            url, min_size=1, max_size=max_size, open=True, name="uac-log", timeout=30
+        )
 
     def close(self) -> None:
         """Close every pooled connection."""

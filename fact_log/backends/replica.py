@@ -29,6 +29,17 @@ _SYNC_DDL = (
 )
 
 
+def bound(con: Any) -> bool:
+    """True when a workspace file (a DuckDB connection) is bound to a PostgreSQL log."""
+    has_meta = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
+    ).fetchone()[0]
+    return bool(
+        has_meta
+        and con.execute("SELECT count(*) FROM meta WHERE key = ?", [META_KEY]).fetchone()[0]
+    )
+
+
 def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
     """Bind the store to the PostgreSQL log it names (argument, UAC_DB, or its meta row)."""
     con = store.con
@@ -72,7 +83,9 @@ def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
     except BaseException:
         log.close()
         raise
-    return Replica(log, store, writable)
+    # A read-only open of a bound workspace still has a writable file (Store.open): it keeps
+    # its copy current; only appends are refused.
+    return Replica(log, store, writable or recorded is not None)
 
 
 class Replica:
@@ -81,7 +94,7 @@ class Replica:
     def __init__(self, log: PgLog, store: Any, writable: bool):
         self.log = log
         self.store = store
-        self.writable = writable  # a read-only open reads the copy as it is
+        self.writable = writable  # False: the file cannot be written, the copy is read as is
 
     def close(self) -> None:
         """Close the pool of PostgreSQL connections."""
