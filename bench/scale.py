@@ -37,6 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# bench/secrets.py would shadow the standard library's `secrets` (used to make chain keys).
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import psycopg  # noqa: E402
