@@ -207,6 +207,8 @@ class Prepared:
     rejection_rows: list[tuple[Any, ...]]
     head: tuple[int, str]
     input_seq: int
+    schema_rows: list[tuple[Any, ...]] = field(default_factory=list)  # filled by the backend
+    writes: tuple[int, int] = (0, 0)  # PostgreSQL: the subject's write counter before, after
 
 
 def prepare(

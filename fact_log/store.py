@@ -569,10 +569,9 @@ class Store:
         replica = self.replica
         assert replica is not None
         prepared = replica.log.append(batches, self.signer())
-        for addr in {prep.batch.address for prep in prepared}:
-            # Committed already: if the copy fails, the next read of the subject copies it.
-            with contextlib.suppress(Exception):
-                replica.sync(addr)
+        # Committed already: if the copy fails, the next read of the subject copies it.
+        with contextlib.suppress(Exception):
+            replica.record(prepared)
         for prep, item in zip(prepared, items, strict=True):
             prep.batch.input_ids = [row[1] for row in prep.input_rows]
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []

@@ -258,6 +258,7 @@ class PgLog:
         prep = prepare(batch, ring, (head[0], head[1]), iter(seqs), iter(input_seqs), seqs[0])
         head[4] += 1
         w = head[4]
+        prep.writes = (w - 1, w)
         self._insert(cur, "inputs", prep.input_rows, w)
         self._insert(cur, "facts", prep.fact_rows, w)
         self._insert(cur, "rejections", prep.rejection_rows, w)
@@ -274,6 +275,7 @@ class PgLog:
             row = schema_row(ring, addr, path, fields, current, first_input, prep.recorded)
             if row is not None:
                 self._insert(cur, "schemas", [row], w)
+                prep.schema_rows.append(row)
         head[0], head[1] = prep.head
         head[2] += len(prep.fact_rows)
         head[3] += len(prep.input_rows)

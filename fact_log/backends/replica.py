@@ -19,6 +19,7 @@ from typing import Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
+from uac.fact_log.chain import Prepared
 from uac.fact_log.errors import WorkspaceError
 
 ENV = "UAC_DB"
@@ -126,6 +127,23 @@ class Replica:
                     continue  # another thread copied meanwhile: ask again
                 self._absorb(addr, now, rows)
             return
+
+    def record(self, prepared: list[Prepared]) -> None:
+        """Copy this node's own committed writes, or catch up from the log if it is behind."""
+        for prep in prepared:
+            addr = prep.batch.address
+            before, after = prep.writes
+            with self.store.write_lock:
+                if self.synced(addr) == before:  # nothing missed: the rows in hand are all
+                    rows = {
+                        "inputs": prep.input_rows,
+                        "facts": prep.fact_rows,
+                        "rejections": prep.rejection_rows,
+                        "schemas": prep.schema_rows,
+                    }
+                    self._absorb(addr, after, rows)
+                    continue
+            self.sync(addr)
 
     def sync_tenant(self, tenant: str) -> None:
         """Bring every subject of a tenant up to date (for tenant-wide listings)."""
