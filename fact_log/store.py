@@ -13,6 +13,10 @@ becomes the writer, takes every queued batch, chains them in queue order and com
 one transaction (one fsync), then hands each caller its own facts. The chain stays linear
 whatever the number of threads. A batch that fails inside a shared transaction is retried
 alone, so one bad batch never fails its neighbours.
+
+A workspace bound to PostgreSQL (`log_db`, UAC_DB; fact_log/backends/) keeps its log there,
+one hash chain per subject; this file is then the node's local copy of the log, and every
+layer above keeps reading it. Rows are prepared the same way for both (fact_log/chain.py).
 """
 
 from __future__ import annotations
