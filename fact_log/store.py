@@ -822,7 +822,7 @@ class Store:
         """
         ring = self.ring
         if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
-            return self.replica.log.verify(ring)
+            return self.replica.log.verify(ring, anchor)
         record, record_problem = read_record(self.con, ring)
         problems: list[str] = [record_problem] if record_problem else []
         keyed_from = None if record is None else int(record["facts_from"])

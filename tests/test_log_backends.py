@@ -238,6 +238,19 @@ def test_verify_finds_edits_to_the_shared_log(
             assert finding in found, found
 
 
+def test_an_exported_anchor_catches_a_truncated_subject(tmp_path: Path, pg_url: str) -> None:
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.store.append(_batch("alice", 3, "x"))
+        (anchor,) = mem.anchors()
+        assert (anchor["subject"], anchor["facts"]) == ("alice", 3)
+        assert mem.verify(anchor=anchor).ok
+        with psycopg.connect(pg_url) as conn:  # an attacker without the key: facts and
+            conn.execute("DELETE FROM facts WHERE seq = %s", [anchor["seq"]])  # anchors gone
+            conn.execute("DELETE FROM anchors")
+        found = mem.verify(anchor=anchor).problems
+        assert any("is gone (truncated)" in p for p in found), found
+
+
 def test_a_node_with_another_key_is_refused(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -356,9 +356,13 @@ class PgLog:
 
     # -- verification ----------------------------------------------------------------------
 
-    def verify(self, ring: KeyRing | None) -> VerifyReport:
-        """Walk every subject's chain against its signed head, then the other tables' digests."""
-        problems: list[str] = []
+    def verify(self, ring: KeyRing | None, anchor: dict[str, Any] | None = None) -> VerifyReport:
+        """Walk every subject's chain against its signed head, then the other tables' digests.
+
+        Given `anchor` (one exported with `uac anchor export`: a subject's seq and head),
+        also check that the log still holds that head.
+        """
+        problems: list[str] = [] if anchor is None else self._against_export(anchor)
         checked = 0
         with self._tx() as cur:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -391,6 +395,26 @@ class PgLog:
                     " (rows inserted outside a chain)"
                 )
         return VerifyReport(not problems, checked, problems=tuple(problems))
+
+    def _against_export(self, anchor: dict[str, Any]) -> list[str]:
+        try:
+            key = (str(anchor["tenant"]), str(anchor["scope"]), str(anchor["subject"]))
+            seq, head = int(anchor["seq"]), str(anchor["head"])
+        except (KeyError, TypeError, ValueError):
+            return ["the exported anchor names no subject, seq and head (export it from this log)"]
+        if seq == 0:
+            return []
+        with self._tx() as cur:
+            cur.execute(f"SELECT hash FROM facts WHERE {_SUBJECT} AND seq = %s", [*key, seq])
+            row = cur.fetchone()
+        label = f"{key[0]}/{key[1]}:{key[2]}"
+        if row is None:
+            return [f"the exported anchor's seq {seq} of {label} is gone (truncated)"]
+        if row[0] != head:
+            return [
+                f"fact seq {seq} of {label} does not have the exported anchor's head (rewritten)"
+            ]
+        return []
 
     @staticmethod
     def _walk(
