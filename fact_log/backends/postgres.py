@@ -156,7 +156,7 @@ class PgLog:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise LogUnavailable(
                 f"the PostgreSQL log at {self.where} is unavailable ({first}); "
-                "nothing was acknowledged, retry the write"
+                "retry (a write that failed with this error was not acknowledged)"
             ) from None
 
     # -- schema ----------------------------------------------------------------------------
