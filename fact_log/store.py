@@ -13,11 +13,17 @@ becomes the writer, takes every queued batch, chains them in queue order and com
 one transaction (one fsync), then hands each caller its own facts. The chain stays linear
 whatever the number of threads. A batch that fails inside a shared transaction is retried
 alone, so one bad batch never fails its neighbours.
+
+A workspace bound to PostgreSQL (`log_db`, UAC_DB; fact_log/backends/) keeps its log there,
+one hash chain per subject; this file is then the node's local copy of the log, and every
+layer above keeps reading it. Rows are prepared the same way for both (fact_log/chain.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import itertools
 import shutil
 import threading
 import weakref
@@ -30,6 +36,30 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
+from uac.fact_log.backends.replica import Replica, attach, bound
+from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
+    CONTENT_COLUMNS,
+    FACT_COLUMNS,
+    GENESIS,
+    INPUT_COLUMNS,
+    REJECTION_COLUMNS,
+    SCHEMA_COLUMNS,
+    Batch,
+    NewFact,
+    NewInput,
+    NewRejection,
+    Prepared,
+    VerifyReport,
+    content_hash,
+    fact_id,
+    fact_problem,
+    link_hash,
+    prepare,
+    schema_row,
+    utc_naive,
+)
+from uac.fact_log.chain import FACT_V1 as _FACT_V1
+from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
 from uac.fact_log.duck import connect, is_changed, load_fts
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
@@ -47,71 +77,11 @@ from uac.fact_log.tamper import (
     seal,
     verify_tables,
 )
-from uac.fact_log.values import canonical_json, json_string, loads, sha256
+from uac.fact_log.values import loads
 
 DB_FILE = "uac.duckdb"
-GENESIS = "0" * 64
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
-
-# The columns of the first format, frozen: schema step 1 creates them; later steps add more.
-_FACT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("op", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("path", "VARCHAR NOT NULL", pa.string()),
-    ("record_key", "VARCHAR", pa.string()),
-    ("value", "VARCHAR", pa.string()),
-    ("text", "VARCHAR", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("confidence", "DOUBLE NOT NULL", pa.float64()),
-    ("evidence", "VARCHAR", pa.string()),
-    ("valid_from", "TIMESTAMP", pa.timestamp("us")),
-    ("valid_to", "TIMESTAMP", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("input_id", "VARCHAR", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("run_id", "VARCHAR", pa.string()),
-    ("actor", "VARCHAR", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("prev_hash", "VARCHAR NOT NULL", pa.string()),
-    ("hash", "VARCHAR NOT NULL", pa.string()),
-)
-# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
-# had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
-# generated code of the same log is the same in every workspace.
-_MAC = ("mac", "VARCHAR", pa.string())
-FACT_COLUMNS = (*_FACT_V1, _MAC)
-# The columns a fact's content hash covers, in order (everything but seq, id and the chain).
-CONTENT_COLUMNS = tuple(name for name, _, _ in _FACT_V1[2:-3])
-
-_INPUT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("name", "VARCHAR", pa.string()),
-    ("role", "VARCHAR", pa.string()),
-    ("content", "VARCHAR NOT NULL", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-)
-INPUT_COLUMNS = (*_INPUT_V1, _MAC)
-_REJECTION_COLUMNS = (
-    "id", "tenant", "scope", "subject", "input_id", "path", "reason", "detail", "recorded_at"
-)  # fmt: skip
-_SCHEMA_COLUMNS = (
-    "tenant", "scope", "subject", "path", "version", "fields", "input_id", "recorded_at"
-)  # fmt: skip
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -166,8 +136,8 @@ TAMPER = register(
     )
 )
 seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
-seal("rejections", _REJECTION_COLUMNS, "recorded_at, id", ("id",))
-seal("schemas", _SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
+seal("rejections", REJECTION_COLUMNS, "recorded_at, id", ("id",))
+seal("schemas", SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
@@ -192,77 +162,9 @@ def _release(db: Path) -> None:
         _OPEN.discard(str(db.resolve()))
 
 
-def utc_naive(moment: dt.datetime | dt.date | None) -> dt.datetime | None:
-    """A moment as naive UTC with microsecond precision, the form stored in DuckDB."""
-    if moment is None:
-        return None
-    if not isinstance(moment, dt.datetime):
-        return dt.datetime(moment.year, moment.month, moment.day)
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
-    return moment
-
-
 def utc_now() -> dt.datetime:
     """The current time as naive UTC; only API entry points call this."""
     return utc_naive(dt.datetime.now(dt.UTC))  # type: ignore[return-value]
-
-
-@dataclass(slots=True)
-class NewInput:
-    """A raw input to archive: a message, a note, an imported file, a command."""
-
-    kind: str
-    content: str
-    source: str
-    name: str | None = None
-    role: str | None = None
-    session_id: str | None = None
-    observed_at: dt.datetime | None = None
-
-
-@dataclass(slots=True)
-class NewFact:
-    """A fact to append; the store assigns seq, id, recorded_at and the chain hashes."""
-
-    op: str
-    kind: str
-    path: str
-    value: Any = None
-    record_key: str | None = None
-    text: str | None = None
-    source: str = "explicit_command"
-    confidence: float = 1.0
-    evidence: Any = None
-    valid_from: dt.datetime | None = None
-    valid_to: dt.datetime | None = None
-    input_index: int | None = None  # index into the batch's inputs
-    input_id: str | None = None  # or an already archived input
-    session_id: str | None = None
-
-
-@dataclass(slots=True)
-class NewRejection:
-    """Something the ingestion gate refused, recorded with its reason."""
-
-    reason: str
-    path: str | None = None
-    detail: Any = None
-    input_index: int | None = None
-
-
-@dataclass(slots=True)
-class Batch:
-    """Everything one write appends, atomically, for one subject."""
-
-    address: Address
-    recorded_at: dt.datetime
-    actor: str
-    inputs: list[NewInput] = field(default_factory=list)
-    facts: list[NewFact] = field(default_factory=list)
-    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fact_log/shapes.py
-    rejections: list[NewRejection] = field(default_factory=list)
-    input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,48 +252,6 @@ class SubjectInfo:
     last_recorded_at: dt.datetime | None
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """Result of walking the hash chain, the sealed tables and the anchors."""
-
-    ok: bool
-    checked: int
-    broken_seq: int | None = None
-    broken_id: str | None = None
-    problem: str | None = None
-    # Findings outside the chain: the first bad row per sealed table, truncation, keys.
-    problems: tuple[str, ...] = ()
-    keyed_from: int | None = None  # the first seq whose link carries a keyed digest
-
-
-def content_hash(row: Sequence[Any]) -> str:
-    """Hash of a fact's content columns (CONTENT_COLUMNS order): SHA-256 of a JSON array."""
-    return sha256("[" + ",".join(map(_cell, row)) + "]")
-
-
-def _cell(value: Any) -> str:
-    # One element of the hashed JSON array: text as JSON strings, times ISO, floats by repr.
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json_string(value)
-    if isinstance(value, dt.datetime):
-        return json_string(value.isoformat())
-    if isinstance(value, float):
-        return json_string(repr(value))
-    return canonical_json(value)
-
-
-def link_hash(seq: int, prev_hash: str, chash: str) -> str:
-    """Hash linking one row to the previous one."""
-    return sha256(f"{seq}:{prev_hash}:{chash}")
-
-
-def fact_id(link: str) -> str:
-    """A fact's stable external id, derived from its chain hash."""
-    return "f_" + link[:20]
-
-
 @dataclass(slots=True)
 class _Pending:
     """One caller's batch waiting in the group-commit queue, and what it gets back."""
@@ -401,19 +261,6 @@ class _Pending:
     done: threading.Event = field(default_factory=threading.Event)
     facts: list[Fact] = field(default_factory=list)
     error: BaseException | None = None
-
-
-@dataclass(slots=True)
-class _Prepared:
-    """A batch's rows, chained and ready to insert, and the heads after it."""
-
-    batch: Batch
-    run_id: str
-    recorded: Any
-    input_rows: list[tuple[Any, ...]]
-    fact_rows: list[tuple[Any, ...]]
-    head: tuple[int, str]
-    input_seq: int
 
 
 class Store:
@@ -435,6 +282,9 @@ class Store:
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
         self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
+        # Set when the log lives in PostgreSQL (fact_log/backends/replica.py): this file
+        # then holds a local copy of it.
+        self.replica: Replica | None = None
         self._fact_cols = _cols(FACT_COLUMNS)
         self._input_cols = _cols(INPUT_COLUMNS)
         self._claim = str((home / DB_FILE).resolve())
@@ -451,11 +301,13 @@ class Store:
         create: bool = False,
         read_only: bool = False,
         owners: Sequence[Owner] = (),
+        log_db: str | None = None,
     ) -> Store:
         """Open the workspace at home; create=True makes it (and migrates an old one).
 
         Every registered schema owner's tables are migrated (fact_log/schema.py), plus
-        `owners`: a layer not imported yet can be passed in by the opener.
+        `owners`: a layer not imported yet can be passed in by the opener. `log_db` (or UAC_DB)
+        binds a new workspace's log to a PostgreSQL database (fact_log/backends/replica.py).
         """
         home = Path(home).expanduser()
         db = home / DB_FILE
@@ -464,22 +316,29 @@ class Store:
                 raise WorkspaceError(
                     f"no uac workspace at {home}; create one with: uac --home {home} init"
                 )
-            return cls._create(home, owners)
+            return cls._create(home, owners, log_db)
         _claim(db)
         try:
-            store = cls(home, connect(db, read_only=read_only), read_only)
+            con = connect(db, read_only=read_only)
+            if read_only and bound(con):
+                # Bound to PostgreSQL: even a read-only open must bring its local copy up to
+                # date, so the file is opened writable (appends stay refused).
+                con.close()
+                con = connect(db, read_only=False)
+            store = cls(home, con, read_only)
         except BaseException:
             _release(db)
             raise
         try:
             store._migrate(not read_only, owners)
+            store.replica = attach(store, log_db, not read_only)
         except BaseException:
             store.close()
             raise
         return store
 
     @classmethod
-    def _create(cls, home: Path, owners: Sequence[Owner]) -> Store:
+    def _create(cls, home: Path, owners: Sequence[Owner], log_db: str | None) -> Store:
         created_dir = not home.exists()
         try:
             home.mkdir(parents=True, exist_ok=True)
@@ -496,6 +355,7 @@ class Store:
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
+            store.replica = attach(store, log_db, True)
         except BaseException:
             _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
@@ -582,6 +442,8 @@ class Store:
 
     def close(self) -> None:
         """Close every thread's connection (releases the workspace lock)."""
+        if self.replica is not None:
+            self.replica.close()
         with self._cursors_lock:
             self._closed = True
             for cur in reversed(self._cursors):
@@ -619,6 +481,11 @@ class Store:
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         mine = _Pending(batch, return_facts)
+        if self.replica is not None:
+            # PostgreSQL: each caller commits its own transaction on a pooled connection, so
+            # a subject whose head another node holds never stalls this node's other writes.
+            self._transaction_shared([batch], [mine])
+            return mine.facts
         with self._queue_lock:
             self._queue.append(mine)
             lead = not self._writer_active
@@ -668,11 +535,23 @@ class Store:
 
     def _transaction(self, batches: list[Batch], items: list[_Pending]) -> None:
         """Chain and insert batches in one transaction; on success, wake their callers."""
+        if self.replica is not None:
+            self._transaction_shared(batches, items)
+            return
         heads = self._load_heads()
-        prepared: list[_Prepared] = []
+        prepared: list[Prepared] = []
         for batch in batches:
-            prepared.append(self._prepare(batch, *heads))
-            heads = (prepared[-1].head, prepared[-1].input_seq)
+            (seq, _), input_seq = heads
+            prep = prepare(
+                batch,
+                self.signer(),
+                heads[0],
+                itertools.count(seq + 1),
+                itertools.count(input_seq + 1),
+                seq + 1,
+            )
+            prepared.append(prep)
+            heads = (prep.head, prep.input_seq or input_seq)
         con = self.con
         con.execute("BEGIN")
         try:
@@ -690,86 +569,30 @@ class Store:
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
 
-    def _prepare(self, batch: Batch, head: tuple[int, str], input_seq: int) -> _Prepared:
-        """The rows of one batch chained after `head`: validation happens here, before SQL."""
-        seq, prev = head
-        ring = self.signer()
-        addr = batch.address
-        recorded = utc_naive(batch.recorded_at)
-        input_rows: list[tuple[Any, ...]] = []
-        for item in batch.inputs:
-            input_seq += 1
-            chash = sha256(item.content)
-            observed = utc_naive(item.observed_at) or recorded
-            iid = "i_" + sha256(f"{input_seq}:{chash}:{recorded.isoformat()}")[:20]  # type: ignore[union-attr]
-            input_rows.append(
-                (
-                    input_seq,
-                    iid,
-                    addr.tenant,
-                    addr.scope,
-                    addr.subject,
-                    item.kind,
-                    item.name,
-                    item.role,
-                    item.content,
-                    chash,
-                    item.source,
-                    item.session_id,
-                    observed,
-                    recorded,
-                )
+    def _transaction_shared(self, batches: list[Batch], items: list[_Pending]) -> None:
+        """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
+        replica = self.replica
+        assert replica is not None
+        prepared = replica.log.append(batches, self.signer())
+        # Committed already: if the copy fails, the next read of the subject copies it.
+        with contextlib.suppress(Exception):
+            replica.record(prepared)
+        for prep, item in zip(prepared, items, strict=True):
+            prep.batch.input_ids = [row[1] for row in prep.input_rows]
+            item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
+            item.done.set()
+
+    def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+        """Insert stored rows (columns `names`) into one of the log's tables of this file."""
+        columns = {"facts": FACT_COLUMNS, "inputs": INPUT_COLUMNS}.get(table)
+        if columns is not None:
+            self._insert(table, columns, rows)
+        elif rows:
+            marks = ", ".join("?" * len(names))
+            self.con.executemany(
+                f"INSERT INTO {table} ({', '.join(names)}) VALUES ({marks})",
+                [list(r) for r in rows],
             )
-            input_rows[-1] += (row_mac(ring, "inputs", input_rows[-1]),)
-        run_id = f"run_{seq + 1}"
-        addr_cols = [addr.tenant, addr.scope, addr.subject]
-        # Cells that are the same for every fact of the batch are encoded once.
-        head = ",".join(map(_cell, addr_cols))
-        recorded_cell = _cell(recorded)
-        tail = _cell(run_id) + "," + _cell(batch.actor)
-        fact_rows: list[tuple[Any, ...]] = []
-        for new in batch.facts:
-            seq += 1
-            input_id = new.input_id
-            if new.input_index is not None:
-                input_id = input_rows[new.input_index][1]
-            middle = (
-                new.op,
-                new.kind,
-                new.path,
-                new.record_key,
-                None if new.value is None else canonical_json(new.value),
-                new.text,
-                new.source,
-                float(new.confidence),
-                None if new.evidence is None else canonical_json(new.evidence),
-                utc_naive(new.valid_from),
-                utc_naive(new.valid_to),
-            )
-            chash = sha256(
-                f"[{head},{','.join(map(_cell, middle))},{recorded_cell},"
-                f"{_cell(input_id)},{_cell(new.session_id)},{tail}]"
-            )
-            link = link_hash(seq, prev, chash)
-            fact_rows.append(
-                (
-                    seq,
-                    fact_id(link),
-                    *addr_cols,
-                    *middle,
-                    recorded,
-                    input_id,
-                    new.session_id,
-                    run_id,
-                    batch.actor,
-                    chash,
-                    prev,
-                    link,
-                    ring.sign(f"fact:{seq}:{link}"),
-                )
-            )
-            prev = link
-        return _Prepared(batch, run_id, recorded, input_rows, fact_rows, (seq, prev), input_seq)
 
     def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
         """Record the chain head this commit leaves (same transaction): truncation shows."""
@@ -780,23 +603,18 @@ class Store:
             [*values, row_mac(self.signer(), ANCHORS.table, values)],
         )
 
-    def _write_prepared(self, prep: _Prepared) -> None:
+    def _write_prepared(self, prep: Prepared) -> None:
         batch, addr = prep.batch, prep.batch.address
-        addr_cols = [addr.tenant, addr.scope, addr.subject]
         self._insert("inputs", INPUT_COLUMNS, prep.input_rows)
         self._insert("facts", FACT_COLUMNS, prep.fact_rows)
-        for n, rej in enumerate(batch.rejections):
-            rid = "r_" + sha256(f"{prep.run_id}:{n}:{rej.reason}")[:20]
-            iid = None if rej.input_index is None else prep.input_rows[rej.input_index][1]
-            detail = None if rej.detail is None else canonical_json(rej.detail)
-            values = [rid, *addr_cols, iid, rej.path, rej.reason, detail, prep.recorded]
-            self.con.execute(
-                "INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [*values, row_mac(self.signer(), "rejections", values)],
-            )
+        for row in prep.rejection_rows:
+            self.con.execute("INSERT INTO rejections VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
         first_input = prep.input_rows[0][1] if prep.input_rows else None
         for path, fields in sorted(batch.schemas.items()):
-            self._record_schema(addr, path, fields, first_input, prep.recorded)
+            current = self.inferred_schema(addr, path)
+            row = schema_row(self.signer(), addr, path, fields, current, first_input, prep.recorded)
+            if row is not None:
+                self.con.execute("INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
     def _insert(
         self, table: str, columns: Sequence[tuple[str, str, Any]], rows: list[tuple[Any, ...]]
@@ -822,37 +640,16 @@ class Store:
         finally:
             self.con.unregister("_uac_batch")
 
-    def _record_schema(
-        self,
-        addr: Address,
-        path: str,
-        fields: dict[str, Any],
-        input_id: str | None,
-        at: dt.datetime | None,
-    ) -> None:
-        current = self.inferred_schema(addr, path)
-        if current is not None and current[1] == fields:
-            return
-        version = 1 if current is None else current[0] + 1
-        values = [
-            addr.tenant,
-            addr.scope,
-            addr.subject,
-            path,
-            version,
-            canonical_json(fields),
-            input_id,
-            at,
-        ]
-        self.con.execute(
-            "INSERT INTO schemas VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [*values, row_mac(self.signer(), "schemas", values)],
-        )
-
     # -- reading ---------------------------------------------------------------------------
+
+    def _sync(self, addr: Address) -> None:
+        """With a PostgreSQL log: copy the subject's rows this file lacks before reading."""
+        if self.replica is not None:
+            self.replica.sync(addr)
 
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
+        self._sync(addr)
         sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
         params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
         if path is not None:
@@ -871,6 +668,7 @@ class Store:
 
     def fact(self, addr: Address, fid: str) -> Fact:
         """One of the subject's facts by id; NotFound if the subject has no such fact."""
+        self._sync(addr)
         row = self.con.execute(
             f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
             [addr.tenant, addr.scope, addr.subject, fid],
@@ -881,6 +679,7 @@ class Store:
 
     def inputs(self, addr: Address) -> list[Input]:
         """The subject's archived inputs in arrival order."""
+        self._sync(addr)
         rows = self.con.execute(
             f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
             [addr.tenant, addr.scope, addr.subject],
@@ -900,6 +699,8 @@ class Store:
 
     def subjects(self, tenant: str) -> list[SubjectInfo]:
         """Every subject of one tenant that has facts or inputs."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
@@ -917,6 +718,7 @@ class Store:
 
     def rejections(self, addr: Address) -> list[dict[str, Any]]:
         """What the gate refused for a subject, oldest first."""
+        self._sync(addr)
         cur = self.con.execute(
             "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
             f" WHERE {_SUBJECT}"
@@ -978,6 +780,8 @@ class Store:
 
     def changed_subjects(self, tenant: str) -> list[Address]:
         """Subjects with facts newer than their last published (present-time) checkpoint."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
@@ -994,6 +798,7 @@ class Store:
 
     def is_changed(self, addr: Address) -> bool:
         """True when the subject has facts newer than its last published present-time checkpoint."""
+        self._sync(addr)
         return is_changed(self.con, addr.tenant, addr.scope, addr.subject)
 
     def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
@@ -1009,6 +814,7 @@ class Store:
         self, addr: Address, known_at: dt.datetime | None = None
     ) -> dict[str, dict[str, Any]]:
         """Latest inferred schema of every inferred collection of a subject (as known then)."""
+        self._sync(addr)
         rows = self.con.execute(
             "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"
             " AND subject = ? AND recorded_at <= coalesce(?, recorded_at)"
@@ -1028,6 +834,8 @@ class Store:
         exported one), whether the log still holds it.
         """
         ring = self.ring
+        if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
+            return self.replica.log.verify(ring, anchor)
         record, record_problem = read_record(self.con, ring)
         problems: list[str] = [record_problem] if record_problem else []
         keyed_from = None if record is None else int(record["facts_from"])
@@ -1066,24 +874,9 @@ class Store:
             problem = None
             if fact.seq != expected_seq:
                 problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-            elif fact.prev_hash != expected_prev:
-                problem = (
-                    "its link to the previous row does not match (a row was changed or removed)"
-                )
-            elif (chash := content_hash(_content(fact))) != fact.content_hash and (
-                # A legal erase blanked it: its sealed record must name this row as blanked.
-                erased is None or erased.get(fact.seq) != (fact.content_hash, chash)
-            ):
-                problem = "its content does not match its content hash (the row was changed)"
-            elif link_hash(fact.seq, fact.prev_hash, fact.content_hash) != fact.hash:
-                problem = "its chain hash does not match"
-            elif fact_id(fact.hash) != fact.id:
-                problem = "its id does not match its chain hash"
-            elif fact.seq >= keyed_from and not ring.check(  # type: ignore[union-attr]
-                f"fact:{fact.seq}:{fact.hash}", fact.mac
-            ):
-                problem = (
-                    "its keyed digest does not match (the chain was rewritten without the key)"
+            else:
+                problem = fact_problem(
+                    row, expected_prev, ring if fact.seq >= keyed_from else None, erased
                 )
             if problem:
                 return VerifyReport(False, checked, fact.seq, fact.id, problem)
@@ -1092,6 +885,8 @@ class Store:
 
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
         """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
+        if self.replica is not None:  # one per subject
+            return self.replica.log.anchors(every)
         return latest_anchors(self.con, every)
 
 

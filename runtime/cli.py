@@ -84,6 +84,7 @@ def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool =
         actor="cli",
         react=react,
         sinks=sinks,
+        log_db=getattr(args, "db", None),
     )
 
 
@@ -276,6 +277,8 @@ def cmd_init(args: argparse.Namespace) -> int:
         return 0
     with _memory(args, create=True) as mem:
         _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
+        if mem.store.replica is not None:
+            _out(f"its fact log is the PostgreSQL database {mem.store.replica.log.where}")
     return 0
 
 
@@ -1199,7 +1202,13 @@ def build_parser() -> argparse.ArgumentParser:
     def subject(p: argparse.ArgumentParser, extra: str = "") -> None:
         p.add_argument("subject", help=SUBJECT_HELP + extra)
 
-    command("init", cmd_init, "Create the workspace (or upgrade an older one).")
+    p = command("init", cmd_init, "Create the workspace (or upgrade an older one).")
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        help="keep the fact log in PostgreSQL (postgresql://USER@HOST:PORT/DB; or UAC_DB); "
+        "the workspace keeps keys and a local copy",
+    )
 
     p = command(
         "set", cmd_set, "Assert one single-valued attribute, e.g. identity.passport.expiry_date."

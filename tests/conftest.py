@@ -1,20 +1,86 @@
-"""Shared fixtures: every test gets real DuckDB workspaces in its own temporary directory."""
+"""Shared fixtures: every test gets real DuckDB workspaces in its own temporary directory.
+
+A test module that uses the `backend` fixture (`pytestmark = pytest.mark.usefixtures(
+"backend")`) runs once per log backend: the embedded DuckDB file and a real PostgreSQL
+server (a throwaway cluster started once per session, tests/pg_cluster.py; each test gets
+its own database, bound through UAC_DB). `--backend=duckdb|postgres` picks one. Without a
+PostgreSQL 16+ binary the postgres runs are skipped locally and fail under CI=true.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_cluster import HOW_TO_ENABLE, Cluster, find_bin
 
 from uac import Memory
+
+BACKENDS = ("duckdb", "postgres")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        choices=(*BACKENDS, "both"),
+        default="both",
+        help="log backend(s) for the tests that run on each (default: both)",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        choice = metafunc.config.getoption("backend")
+        names = BACKENDS if choice == "both" else (choice,)
+        metafunc.parametrize("backend", names, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Cluster]:
+    """One throwaway PostgreSQL cluster for the whole session, stopped at the end."""
+    bindir = find_bin()
+    if bindir is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(HOW_TO_ENABLE)
+        pytest.skip(HOW_TO_ENABLE)
+    cluster = Cluster.start(bindir)
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: Cluster) -> str:
+    """The URL of a new, empty database on the session's cluster."""
+    import psycopg
+
+    name = "t_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(pg_server.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    return pg_server.url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The log backend of this run; for postgres, new workspaces bind to a fresh database."""
+    if request.param == "postgres":
+        monkeypatch.setenv("UAC_DB", request.getfixturevalue("pg_url"))
+    else:
+        monkeypatch.delenv("UAC_DB", raising=False)
+    return request.param
+
 
 T0 = dt.datetime(2025, 1, 1, 12, 0, 0)
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    """A path for a workspace that does not exist yet."""
+def home(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A path for a workspace that does not exist yet (on this run's backend, if any)."""
+    if "backend" in request.fixturenames:
+        request.getfixturevalue("backend")  # bind UAC_DB before anything opens the workspace
     return tmp_path / "ws"
 
 

@@ -21,6 +21,7 @@ TRIPS_JSONL = (
 )
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_jsonl_trips_are_typed_and_exact(mem: Memory, tmp_path: Path) -> None:
     result = mem.import_file("alice", "trips", write(tmp_path / "t.jsonl", TRIPS_JSONL), now=T0)
     assert (result.path, result.known, result.facts, result.schema) == (
@@ -73,6 +74,7 @@ def test_id_field_is_the_record_key(mem: Memory) -> None:
     assert [f.record_key for f in mem.facts("alice")] == ["T-17", "7"]
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_unknown_collection_schema_is_inferred_and_recorded(mem: Memory, tmp_path: Path) -> None:
     csv = write(
         tmp_path / "c.csv",
@@ -216,6 +218,7 @@ def test_unknown_subject_forms_are_refused(mem: Memory) -> None:
     assert counts(mem) == (0, 0, 0)
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_dates_values_round_trip_through_canonical_json(mem: Memory) -> None:
     fact = mem.set("alice", "identity.birth_date", dt.date(1991, 4, 17), now=T0)
     assert fact.value_json == '"1991-04-17"'

@@ -26,6 +26,7 @@ def _trips(n: int, start: int = 0) -> list[dict]:
     ]
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_seq_is_monotonic_and_survives_reopen(home: Path) -> None:
     with Memory(home, create=True) as mem:
         mem.import_records("alice", "trips", _trips(50), now=T0)
@@ -40,6 +41,7 @@ def test_seq_is_monotonic_and_survives_reopen(home: Path) -> None:
         assert mem.verify().ok
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_recorded_fields_and_provenance(mem: Memory) -> None:
     fact = mem.set(
         "alice",
@@ -65,6 +67,7 @@ def test_recorded_fields_and_provenance(mem: Memory) -> None:
     )
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_timezone_aware_times_are_stored_as_utc(mem: Memory) -> None:
     paris = dt.timezone(dt.timedelta(hours=1))
     fact = mem.set("alice", "identity.name", "A", now=dt.datetime(2025, 1, 1, 13, 0, tzinfo=paris))
@@ -90,6 +93,7 @@ def test_failed_batch_writes_nothing_and_the_next_one_continues(mem: Memory) -> 
     assert mem.verify().ok
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_bad_record_in_batch_writes_nothing(mem: Memory) -> None:
     records = [*_trips(10), {"country": "FR", "depart": "not a date"}]
     with pytest.raises(InputError, match=r"record 11: field 'depart'"):
@@ -97,6 +101,7 @@ def test_bad_record_in_batch_writes_nothing(mem: Memory) -> None:
     assert counts(mem) == (0, 0, 0)
 
 
+@pytest.mark.usefixtures("backend")  # runs on DuckDB and on PostgreSQL
 def test_forget_appends_a_retract(mem: Memory) -> None:
     fact = mem.set("alice", "identity.name", "Alice", now=T0)
     retract = mem.forget("alice", fact.id, reason="wrong person", now=T0)

@@ -135,6 +135,7 @@ class Memory:
         embedder: Embedder | None = None,
         react: bool = True,
         sinks: list[Sink] | None = None,
+        log_db: str | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
         self.tenant = check_name("tenant", tenant)
@@ -159,7 +160,7 @@ class Memory:
         # service sets it on the per-request view a long verb runs on.
         self.progress: Report | None = None
         self._owner = True
-        self.store = Store.open(self.home, create=create, read_only=read_only)
+        self.store = Store.open(self.home, create=create, read_only=read_only, log_db=log_db)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
         except BaseException:

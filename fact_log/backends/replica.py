@@ -1,0 +1,175 @@
+"""A workspace bound to a PostgreSQL log: writes go there, the DuckDB file keeps a local copy.
+
+`uac init --db postgresql://...` (or UAC_DB) binds a new workspace to a PostgreSQL log: the
+URL is recorded in the workspace's `meta` (without checking the password into anything
+else), keys stay in the workspace directory (every node of one log needs the same key file),
+and the workspace's DuckDB file becomes this node's read cache of the log. Everything above
+the fact log (compiler, checks, search, alerts, checkpoints) still reads and writes DuckDB.
+
+Before a read of a subject the node asks PostgreSQL how many writes the subject has
+(`chain_heads.writes`, one indexed row) and copies the rows of writes it lacks; the write
+counter per subject it holds is the `log_sync` table. A write on this node is copied right
+after it commits, so a node always reads its own writes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
+from uac.fact_log.chain import Prepared
+from uac.fact_log.errors import WorkspaceError
+
+ENV = "UAC_DB"
+META_KEY = "log_url"
+_SYNC_DDL = (
+    "CREATE TABLE IF NOT EXISTS log_sync (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
+    " subject VARCHAR NOT NULL, writes BIGINT NOT NULL, PRIMARY KEY (tenant, scope, subject))"
+)
+
+
+def bound(con: Any) -> bool:
+    """True when a workspace file (a DuckDB connection) is bound to a PostgreSQL log."""
+    has_meta = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
+    ).fetchone()[0]
+    return bool(
+        has_meta
+        and con.execute("SELECT count(*) FROM meta WHERE key = ?", [META_KEY]).fetchone()[0]
+    )
+
+
+def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
+    """Bind the store to the PostgreSQL log it names (argument, UAC_DB, or its meta row)."""
+    con = store.con
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
+    recorded = row[0] if row else None
+    url = url or os.environ.get(ENV) or recorded
+    if not url:
+        return None
+    if not is_url(url):
+        raise WorkspaceError(
+            f"the log database {url!r} is not a postgresql:// URL; "
+            "use --db postgresql://USER@HOST:PORT/DB (or unset UAC_DB)"
+        )
+    if recorded is None:
+        if con.execute("SELECT count(*) FROM facts").fetchone()[0]:
+            raise WorkspaceError(
+                f"workspace {store.home} keeps its log in its DuckDB file; moving an existing "
+                "log to PostgreSQL is not supported: create a new workspace with "
+                "'uac --home NEW init --db URL' (or unset UAC_DB)"
+            )
+        if not writable:
+            raise WorkspaceError(
+                f"workspace {store.home} is not bound to a PostgreSQL log yet; "
+                f"run 'uac --home {store.home} init --db URL' first"
+            )
+    elif redact(recorded) != redact(url):
+        raise WorkspaceError(
+            f"workspace {store.home} is bound to the log at {redact(recorded)}, not "
+            f"{redact(url)}; use a new workspace for another database"
+        )
+    log = PgLog(url)
+    try:
+        if writable:
+            log.migrate()
+            log.check_key(store.signer())
+            con.execute(_SYNC_DDL)
+            if recorded is None:
+                con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, url])
+        elif log.version() == 0:
+            raise WorkspaceError(f"the PostgreSQL log at {log.where} has no uac tables yet")
+    except BaseException:
+        log.close()
+        raise
+    # A read-only open of a bound workspace still has a writable file (Store.open): it keeps
+    # its copy current; only appends are refused.
+    return Replica(log, store, writable or recorded is not None)
+
+
+class Replica:
+    """This node's DuckDB copy of a PostgreSQL log, brought up to date subject by subject."""
+
+    def __init__(self, log: PgLog, store: Any, writable: bool):
+        self.log = log
+        self.store = store
+        self.writable = writable  # False: the file cannot be written, the copy is read as is
+
+    def close(self) -> None:
+        """Close the pool of PostgreSQL connections."""
+        self.log.close()
+
+    def synced(self, addr: Address) -> int:
+        """How many of the subject's writes the local copy holds."""
+        row = (
+            self.store.con.execute(
+                "SELECT writes FROM log_sync WHERE tenant = ? AND scope = ? AND subject = ?",
+                [addr.tenant, addr.scope, addr.subject],
+            ).fetchone()
+            if self.writable
+            else None
+        )
+        return int(row[0]) if row else 0
+
+    def sync(self, addr: Address) -> None:
+        """Copy the subject's writes the local copy lacks (one small query when none)."""
+        if not self.writable:
+            return
+        for _ in range(3):
+            have = self.synced(addr)
+            now, rows = self.log.pull(addr, have)
+            if now <= have:
+                return
+            with self.store.write_lock:
+                if self.synced(addr) != have:
+                    continue  # another thread copied meanwhile: ask again
+                self._absorb(addr, now, rows)
+            return
+
+    def record(self, prepared: list[Prepared]) -> None:
+        """Copy this node's own committed writes, or catch up from the log if it is behind."""
+        for prep in prepared:
+            addr = prep.batch.address
+            before, after = prep.writes
+            with self.store.write_lock:
+                if self.synced(addr) == before:  # nothing missed: the rows in hand are all
+                    rows = {
+                        "inputs": prep.input_rows,
+                        "facts": prep.fact_rows,
+                        "rejections": prep.rejection_rows,
+                        "schemas": prep.schema_rows,
+                    }
+                    self._absorb(addr, after, rows)
+                    continue
+            self.sync(addr)
+
+    def sync_tenant(self, tenant: str) -> None:
+        """Bring every subject of a tenant up to date (for tenant-wide listings)."""
+        if not self.writable:
+            return
+        local = dict(
+            ((scope, subject), n)
+            for scope, subject, n in self.store.con.execute(
+                "SELECT scope, subject, writes FROM log_sync WHERE tenant = ?", [tenant]
+            ).fetchall()
+        )
+        for (scope, subject), n in self.log.writes(tenant).items():
+            if n > local.get((scope, subject), 0):
+                self.sync(Address(tenant, scope, subject))  # type: ignore[arg-type]
+
+    def _absorb(self, addr: Address, writes: int, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        con = self.store.con
+        con.execute("BEGIN")
+        try:
+            for table, cols in TABLES.items():
+                self.store.insert_rows(table, cols, rows.get(table, []))
+            con.execute(
+                "INSERT OR REPLACE INTO log_sync VALUES (?, ?, ?, ?)",
+                [addr.tenant, addr.scope, addr.subject, writes],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise

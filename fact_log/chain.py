@@ -1,0 +1,365 @@
+"""What one write appends, and how its rows are chained and signed, whatever the backend.
+
+A `Batch` (inputs, facts, rejections, inferred schemas of one subject) becomes rows by
+`prepare`: content hashes, the link to the previous row's hash, ids derived from the links,
+keyed digests. The backend decides only where the numbers and the previous hash come from:
+the embedded DuckDB log chains every fact after the previous one in the file (one global
+chain, numbers counted by the single writer); the PostgreSQL log chains each subject's facts
+after that subject's head (numbers from a sequence, the head row locked while appending).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.keys import KeyRing
+from uac.fact_log.tamper import row_mac
+from uac.fact_log.values import canonical_json, json_string, sha256
+
+GENESIS = "0" * 64
+
+
+# The columns of the first format, frozen: schema step 1 creates them; later steps add more.
+FACT_V1: tuple[tuple[str, str, Any], ...] = (
+    ("seq", "BIGINT NOT NULL", pa.int64()),
+    ("id", "VARCHAR NOT NULL", pa.string()),
+    ("tenant", "VARCHAR NOT NULL", pa.string()),
+    ("scope", "VARCHAR NOT NULL", pa.string()),
+    ("subject", "VARCHAR NOT NULL", pa.string()),
+    ("op", "VARCHAR NOT NULL", pa.string()),
+    ("kind", "VARCHAR NOT NULL", pa.string()),
+    ("path", "VARCHAR NOT NULL", pa.string()),
+    ("record_key", "VARCHAR", pa.string()),
+    ("value", "VARCHAR", pa.string()),
+    ("text", "VARCHAR", pa.string()),
+    ("source", "VARCHAR NOT NULL", pa.string()),
+    ("confidence", "DOUBLE NOT NULL", pa.float64()),
+    ("evidence", "VARCHAR", pa.string()),
+    ("valid_from", "TIMESTAMP", pa.timestamp("us")),
+    ("valid_to", "TIMESTAMP", pa.timestamp("us")),
+    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+    ("input_id", "VARCHAR", pa.string()),
+    ("session_id", "VARCHAR", pa.string()),
+    ("run_id", "VARCHAR", pa.string()),
+    ("actor", "VARCHAR", pa.string()),
+    ("content_hash", "VARCHAR NOT NULL", pa.string()),
+    ("prev_hash", "VARCHAR NOT NULL", pa.string()),
+    ("hash", "VARCHAR NOT NULL", pa.string()),
+)
+# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
+# had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
+# generated code of the same log is the same in every workspace.
+_MAC = ("mac", "VARCHAR", pa.string())
+FACT_COLUMNS = (*FACT_V1, _MAC)
+# The columns a fact's content hash covers, in order (everything but seq, id and the chain).
+CONTENT_COLUMNS = tuple(name for name, _, _ in FACT_V1[2:-3])
+
+INPUT_V1: tuple[tuple[str, str, Any], ...] = (
+    ("seq", "BIGINT NOT NULL", pa.int64()),
+    ("id", "VARCHAR NOT NULL", pa.string()),
+    ("tenant", "VARCHAR NOT NULL", pa.string()),
+    ("scope", "VARCHAR NOT NULL", pa.string()),
+    ("subject", "VARCHAR NOT NULL", pa.string()),
+    ("kind", "VARCHAR NOT NULL", pa.string()),
+    ("name", "VARCHAR", pa.string()),
+    ("role", "VARCHAR", pa.string()),
+    ("content", "VARCHAR NOT NULL", pa.string()),
+    ("content_hash", "VARCHAR NOT NULL", pa.string()),
+    ("source", "VARCHAR NOT NULL", pa.string()),
+    ("session_id", "VARCHAR", pa.string()),
+    ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+)
+INPUT_COLUMNS = (*INPUT_V1, _MAC)
+REJECTION_COLUMNS = (
+    "id", "tenant", "scope", "subject", "input_id", "path", "reason", "detail", "recorded_at"
+)  # fmt: skip
+SCHEMA_COLUMNS = (
+    "tenant", "scope", "subject", "path", "version", "fields", "input_id", "recorded_at"
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Result of walking the hash chain, the sealed tables and the anchors."""
+
+    ok: bool
+    checked: int
+    broken_seq: int | None = None
+    broken_id: str | None = None
+    problem: str | None = None
+    # Findings outside the chain: the first bad row per sealed table, truncation, keys.
+    problems: tuple[str, ...] = ()
+    keyed_from: int | None = None  # the first seq whose link carries a keyed digest
+
+
+def utc_naive(moment: dt.datetime | dt.date | None) -> dt.datetime | None:
+    """A moment as naive UTC with microsecond precision, the form stored in the log."""
+    if moment is None:
+        return None
+    if not isinstance(moment, dt.datetime):
+        return dt.datetime(moment.year, moment.month, moment.day)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    return moment
+
+
+@dataclass(slots=True)
+class NewInput:
+    """A raw input to archive: a message, a note, an imported file, a command."""
+
+    kind: str
+    content: str
+    source: str
+    name: str | None = None
+    role: str | None = None
+    session_id: str | None = None
+    observed_at: dt.datetime | None = None
+
+
+@dataclass(slots=True)
+class NewFact:
+    """A fact to append; the store assigns seq, id, recorded_at and the chain hashes."""
+
+    op: str
+    kind: str
+    path: str
+    value: Any = None
+    record_key: str | None = None
+    text: str | None = None
+    source: str = "explicit_command"
+    confidence: float = 1.0
+    evidence: Any = None
+    valid_from: dt.datetime | None = None
+    valid_to: dt.datetime | None = None
+    input_index: int | None = None  # index into the batch's inputs
+    input_id: str | None = None  # or an already archived input
+    session_id: str | None = None
+
+
+@dataclass(slots=True)
+class NewRejection:
+    """Something the ingestion gate refused, recorded with its reason."""
+
+    reason: str
+    path: str | None = None
+    detail: Any = None
+    input_index: int | None = None
+
+
+@dataclass(slots=True)
+class Batch:
+    """Everything one write appends, atomically, for one subject."""
+
+    address: Address
+    recorded_at: dt.datetime
+    actor: str
+    inputs: list[NewInput] = field(default_factory=list)
+    facts: list[NewFact] = field(default_factory=list)
+    schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fact_log/shapes.py
+    rejections: list[NewRejection] = field(default_factory=list)
+    input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
+
+
+def content_hash(row: Sequence[Any]) -> str:
+    """Hash of a fact's content columns (CONTENT_COLUMNS order): SHA-256 of a JSON array."""
+    return sha256("[" + ",".join(map(_cell, row)) + "]")
+
+
+def _cell(value: Any) -> str:
+    # One element of the hashed JSON array: text as JSON strings, times ISO, floats by repr.
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json_string(value)
+    if isinstance(value, dt.datetime):
+        return json_string(value.isoformat())
+    if isinstance(value, float):
+        return json_string(repr(value))
+    return canonical_json(value)
+
+
+def link_hash(seq: int, prev_hash: str, chash: str) -> str:
+    """Hash linking one row to the previous one."""
+    return sha256(f"{seq}:{prev_hash}:{chash}")
+
+
+def fact_id(link: str) -> str:
+    """A fact's stable external id, derived from its chain hash."""
+    return "f_" + link[:20]
+
+
+@dataclass(slots=True)
+class Prepared:
+    """A batch's rows, chained and signed, ready to insert; `head` is the chain after it."""
+
+    batch: Batch
+    run_id: str
+    recorded: dt.datetime
+    input_rows: list[tuple[Any, ...]]
+    fact_rows: list[tuple[Any, ...]]
+    rejection_rows: list[tuple[Any, ...]]
+    head: tuple[int, str]
+    input_seq: int
+    schema_rows: list[tuple[Any, ...]] = field(default_factory=list)  # filled by the backend
+    writes: tuple[int, int] = (0, 0)  # PostgreSQL: the subject's write counter before, after
+
+
+def prepare(
+    batch: Batch,
+    ring: KeyRing,
+    head: tuple[int, str],
+    fact_seqs: Iterator[int],
+    input_seqs: Iterator[int],
+    run_seq: int,
+) -> Prepared:
+    """The rows of one batch chained after `head` (seq, hash); validation happens here.
+
+    `fact_seqs` and `input_seqs` hand out the numbers of new rows (increasing); `run_seq`
+    names the write (`run_<n>`, the seq of its first fact).
+    """
+    seq, prev = head
+    input_seq = 0
+    addr = batch.address
+    recorded = utc_naive(batch.recorded_at)
+    assert recorded is not None
+    input_rows: list[tuple[Any, ...]] = []
+    for item in batch.inputs:
+        input_seq = next(input_seqs)
+        chash = sha256(item.content)
+        observed = utc_naive(item.observed_at) or recorded
+        iid = "i_" + sha256(f"{input_seq}:{chash}:{recorded.isoformat()}")[:20]
+        row = (
+            input_seq,
+            iid,
+            addr.tenant,
+            addr.scope,
+            addr.subject,
+            item.kind,
+            item.name,
+            item.role,
+            item.content,
+            chash,
+            item.source,
+            item.session_id,
+            observed,
+            recorded,
+        )
+        input_rows.append((*row, row_mac(ring, "inputs", row)))
+    run_id = f"run_{run_seq}"
+    addr_cols = [addr.tenant, addr.scope, addr.subject]
+    # Cells that are the same for every fact of the batch are encoded once.
+    head_cells = ",".join(map(_cell, addr_cols))
+    recorded_cell = _cell(recorded)
+    tail = _cell(run_id) + "," + _cell(batch.actor)
+    fact_rows: list[tuple[Any, ...]] = []
+    for new in batch.facts:
+        seq = next(fact_seqs)
+        input_id = new.input_id
+        if new.input_index is not None:
+            input_id = input_rows[new.input_index][1]
+        middle = (
+            new.op,
+            new.kind,
+            new.path,
+            new.record_key,
+            None if new.value is None else canonical_json(new.value),
+            new.text,
+            new.source,
+            float(new.confidence),
+            None if new.evidence is None else canonical_json(new.evidence),
+            utc_naive(new.valid_from),
+            utc_naive(new.valid_to),
+        )
+        chash = sha256(
+            f"[{head_cells},{','.join(map(_cell, middle))},{recorded_cell},"
+            f"{_cell(input_id)},{_cell(new.session_id)},{tail}]"
+        )
+        link = link_hash(seq, prev, chash)
+        fact_rows.append(
+            (
+                seq,
+                fact_id(link),
+                *addr_cols,
+                *middle,
+                recorded,
+                input_id,
+                new.session_id,
+                run_id,
+                batch.actor,
+                chash,
+                prev,
+                link,
+                ring.sign(f"fact:{seq}:{link}"),
+            )
+        )
+        prev = link
+    rejection_rows: list[tuple[Any, ...]] = []
+    for n, rej in enumerate(batch.rejections):
+        rid = "r_" + sha256(f"{run_id}:{n}:{rej.reason}")[:20]
+        iid = None if rej.input_index is None else input_rows[rej.input_index][1]
+        detail = None if rej.detail is None else canonical_json(rej.detail)
+        values = (rid, *addr_cols, iid, rej.path, rej.reason, detail, recorded)
+        rejection_rows.append((*values, row_mac(ring, "rejections", values)))
+    return Prepared(
+        batch, run_id, recorded, input_rows, fact_rows, rejection_rows, (seq, prev), input_seq
+    )
+
+
+def schema_row(
+    ring: KeyRing,
+    addr: Address,
+    path: str,
+    fields: dict[str, Any],
+    current: tuple[int, dict[str, Any]] | None,
+    input_id: str | None,
+    at: dt.datetime,
+) -> tuple[Any, ...] | None:
+    """The `schemas` row recording an inferred collection schema, or None if unchanged."""
+    if current is not None and current[1] == fields:
+        return None
+    version = 1 if current is None else current[0] + 1
+    values = (
+        addr.tenant,
+        addr.scope,
+        addr.subject,
+        path,
+        version,
+        canonical_json(fields),
+        input_id,
+        at,
+    )
+    return (*values, row_mac(ring, "schemas", values))
+
+
+def fact_problem(
+    row: Sequence[Any],
+    prev: str,
+    ring: KeyRing | None,
+    erased: Mapping[int, tuple[str, str]] | None = None,
+) -> str | None:
+    """Why a stored fact row (FACT_COLUMNS order) does not verify after `prev`, or None.
+
+    Checks its content hash, its link to `prev`, its id and, given a ring, its keyed digest.
+    A row a legal erase blanked verifies only if `erased` (the sealed erasure records: seq ->
+    (content hash, hash of what is left)) names it exactly as it is now.
+    """
+    seq, fid, chash, prev_hash, link, mac = row[0], row[1], row[-4], row[-3], row[-2], row[-1]
+    if prev_hash != prev:
+        return "its link to the previous row does not match (a row was changed or removed)"
+    actual = content_hash(row[2:-4])
+    if actual != chash and (erased is None or erased.get(seq) != (chash, actual)):
+        return "its content does not match its content hash (the row was changed)"
+    if link_hash(seq, prev_hash, chash) != link:
+        return "its chain hash does not match"
+    if fact_id(link) != fid:
+        return "its id does not match its chain hash"
+    if ring is not None and not ring.check(f"fact:{seq}:{link}", mac):
+        return "its keyed digest does not match (the chain was rewritten without the key)"
+    return None

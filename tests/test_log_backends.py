@@ -1,0 +1,334 @@
+"""The fact log on both backends, and what only the PostgreSQL log does: per-subject chains.
+
+Runs against a real PostgreSQL server (tests/pg_cluster.py, started once per session):
+several workspaces ("nodes") bound to one database stand for several hosts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import T0
+from pg_cluster import Cluster, find_bin
+
+from uac import Memory
+from uac.fact_log.addressing import parse_subject
+from uac.fact_log.backends.postgres import LogUnavailable
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
+
+ROOT = Path(__file__).resolve().parents[1]
+ALICE = parse_subject("alice")
+
+
+def _batch(subject: str, n: int, tag: str, schemas: dict | None = None) -> Batch:
+    batch = Batch(parse_subject(subject), T0, "test", inputs=[NewInput("note", tag, "api")])
+    batch.facts = [
+        NewFact("assert", "record", "travel.trips", {"n": i, "tag": tag}, input_index=0)
+        for i in range(n)
+    ]
+    batch.rejections = [NewRejection("secret", "identity.ssn", {"why": tag}, input_index=0)]
+    batch.schemas = schemas or {}
+    return batch
+
+
+@pytest.mark.usefixtures("backend")
+@pytest.mark.parametrize("size", [3, 40])  # the row-by-row and the bulk insert paths
+def test_a_batch_reads_back_the_same_on_every_backend(home: Path, size: int) -> None:
+    fields = {"n": "int", "tag": "str"}
+    with Memory(home, create=True, react=False) as mem:
+        got = mem.store.append(_batch("alice", size, "a", {"travel.trips": fields}))
+        mem.store.append(_batch("alice", 1, "b", {"travel.trips": fields}))  # same: no row
+        mem.store.append(_batch("bob", 2, "c"))
+    with Memory(home, react=False) as mem:
+        facts = mem.store.facts(ALICE)
+        assert facts[:size] == got and len(facts) == size + 1
+        assert [f.value["tag"] for f in facts] == ["a"] * size + ["b"]
+        assert [i.content for i in mem.store.inputs(ALICE)] == ["a", "b"]
+        assert [r["reason"] for r in mem.store.rejections(ALICE)] == ["secret", "secret"]
+        assert mem.store.inferred_schema(ALICE, "travel.trips") == (1, fields)
+        assert mem.store.fact(ALICE, got[0].id) == got[0]
+        subjects = {s.subject: (s.facts, s.inputs) for s in mem.store.subjects("default")}
+        assert subjects == {"alice": (size + 1, 2), "bob": (2, 1)}
+        seqs = [f.seq for f in facts]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+        report = mem.verify()
+        assert report.ok and report.checked == size + 3, report
+
+
+@pytest.mark.usefixtures("backend")
+def test_a_failed_batch_leaves_nothing_on_either_backend(home: Path) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        mem.store.append(_batch("alice", 2, "ok"))
+        bad = _batch("alice", 3, "bad")
+        bad.facts[-1].path = None  # type: ignore[assignment]  # NOT NULL violated at insert
+        with pytest.raises(Exception, match=r"(?i)null"):
+            mem.store.append(bad)
+        mem.store.append(_batch("alice", 1, "after"))
+        assert [f.value["tag"] for f in mem.store.facts(ALICE)] == ["ok", "ok", "after"]
+        assert len(mem.store.inputs(ALICE)) == 2
+        assert mem.verify().ok
+
+
+# -- PostgreSQL only ---------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every node of one log signs with the same key file (as a deployment must)."""
+    path = tmp_path / "chain.key"
+    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(path))
+    return path
+
+
+def _node(tmp_path: Path, name: str, url: str) -> Memory:
+    return Memory(tmp_path / name, create=True, react=False, log_db=url)
+
+
+def _chain(url: str, subject: str) -> list[tuple[int, str, str]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(
+            "SELECT seq, prev_hash, hash FROM facts WHERE subject = %s ORDER BY seq", [subject]
+        ).fetchall()
+
+
+def _assert_linear(rows: list[tuple[int, str, str]]) -> None:
+    prev = GENESIS
+    for _seq, prev_hash, link in rows:
+        assert prev_hash == prev
+        prev = link
+
+
+def test_two_nodes_appending_to_one_subject_keep_its_chain_linear(
+    tmp_path: Path, pg_url: str
+) -> None:
+    a, b = _node(tmp_path, "a", pg_url), _node(tmp_path, "b", pg_url)
+    errors: list[BaseException] = []
+
+    def work(mem: Memory, n: int) -> None:
+        try:
+            for i in range(24):
+                mem.store.append(_batch("alice" if i % 2 else "bob", 2, f"{n}-{i}"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(m, n)) for n in range(4) for m in (a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for subject in ("alice", "bob"):
+        rows = _chain(pg_url, subject)
+        assert len(rows) == 8 * 12 * 2  # 8 writers x 12 writes per subject x 2 facts
+        _assert_linear(rows)
+    # Each node's local copy catches up with the other's writes on its next read.
+    for mem in (a, b):
+        assert len(mem.store.facts(ALICE)) == 192 and len(mem.store.inputs(ALICE)) == 96
+        report = mem.verify()
+        assert report.ok and report.checked == 384, report
+    a.close()
+    b.close()
+
+
+def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> None:
+    with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
+        fact = a.set("alice", "identity.name", "Alice", now=T0)
+        assert b.facts("alice") == [fact]
+        assert [s.subject for s in b.store.subjects("default")] == ["alice"]
+        a.set("alice", "identity.name", "Alicia", now=T0)
+        assert [f.value for f in b.facts("alice")] == ["Alice", "Alicia"]
+
+
+def test_processes_on_two_nodes_lose_no_write(tmp_path: Path, pg_url: str) -> None:
+    script = textwrap.dedent(
+        """
+        import datetime as dt, sys
+        from uac import Memory
+        home, url, tag = sys.argv[1:]
+        with Memory(home, create=True, react=False, log_db=url) as mem:
+            for i in range(60):
+                mem.set("carol", "identity.name", f"{tag}{i}", now=dt.datetime(2026, 1, 1))
+        """
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(tmp_path / tag), pg_url, tag])
+        for tag in ("p", "q")
+    ]
+    assert [p.wait(timeout=300) for p in procs] == [0, 0]
+    rows = _chain(pg_url, "carol")
+    assert len(rows) == 120  # lost writes: 0
+    _assert_linear(rows)
+    with _node(tmp_path, "r", pg_url) as mem:
+        names = {f.value for f in mem.facts("carol")}
+        assert names == {f"{t}{i}" for t in "pq" for i in range(60)}
+        assert mem.verify().ok
+
+
+def test_a_locked_subject_never_blocks_another(tmp_path: Path, pg_url: str) -> None:
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.set("alice", "identity.name", "A", now=T0)
+        holder = psycopg.connect(pg_url)
+        holder.execute("SELECT * FROM chain_heads WHERE subject = 'alice' FOR UPDATE")
+        done = threading.Event()
+
+        def write_alice() -> None:
+            mem.set("alice", "identity.name", "B", now=T0)
+            done.set()
+
+        blocked = threading.Thread(target=write_alice)
+        blocked.start()
+        # The other subject commits while alice's head is locked...
+        mem.store.append(_batch("bob", 1, "free"))
+        assert [f.value["tag"] for f in mem.store.facts(parse_subject("bob"))] == ["free"]
+        # ... and the write to alice waits on the row lock of its head, not on anything else.
+        with psycopg.connect(pg_url, autocommit=True) as watch:
+            waiting = 0
+            for _ in range(1200):  # until the writer is seen waiting on a lock (not a timing)
+                waiting = watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND datname = current_database()"
+                ).fetchone()[0]
+                if waiting:
+                    break
+                threading.Event().wait(0.05)
+        assert waiting == 1 and not done.is_set()
+        holder.rollback()
+        holder.close()
+        blocked.join(timeout=60)
+        assert done.is_set()
+        assert [f.value for f in mem.facts("alice")] == ["A", "B"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "finding"),
+    [
+        ("UPDATE facts SET value = '\"x\"' WHERE seq = 2", "content does not match"),
+        ("DELETE FROM facts WHERE seq = 3", "chain holds 2"),
+        (
+            "DELETE FROM facts WHERE seq = 3; UPDATE chain_heads SET facts = 2,"
+            " seq = 2, hash = (SELECT hash FROM facts WHERE seq = 2)",
+            "chain head of default/user:alice does not match",
+        ),
+        ("UPDATE inputs SET content = 'edited'", "inputs: row"),
+        ("UPDATE rejections SET reason = 'none'", "rejections: row"),
+        ("INSERT INTO facts SELECT * FROM facts WHERE seq = 1 LIMIT 0", None),
+    ],
+)
+def test_verify_finds_edits_to_the_shared_log(
+    tmp_path: Path, pg_url: str, sql: str, finding: str | None
+) -> None:
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.store.append(_batch("alice", 3, "x"))
+        with psycopg.connect(pg_url) as conn:
+            conn.execute(sql)  # type: ignore[arg-type]
+        report = mem.verify()
+        if finding is None:
+            assert report.ok, report  # a no-op statement: nothing to find
+        else:
+            assert not report.ok
+            found = " | ".join(filter(None, [report.problem, *report.problems]))
+            assert finding in found, found
+
+
+def test_an_exported_anchor_catches_a_truncated_subject(tmp_path: Path, pg_url: str) -> None:
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.store.append(_batch("alice", 3, "x"))
+        (anchor,) = mem.anchors()
+        assert (anchor["subject"], anchor["facts"]) == ("alice", 3)
+        assert mem.verify(anchor=anchor).ok
+        with psycopg.connect(pg_url) as conn:  # an attacker without the key: facts and
+            conn.execute("DELETE FROM facts WHERE seq = %s", [anchor["seq"]])  # anchors gone
+            conn.execute("DELETE FROM anchors")
+        found = mem.verify(anchor=anchor).problems
+        assert any("is gone (truncated)" in p for p in found), found
+
+
+def test_a_node_with_another_key_is_refused(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _node(tmp_path, "a", pg_url).close()
+    monkeypatch.delenv("UAC_CHAIN_KEY_FILE")  # b makes its own key in its workspace
+    with pytest.raises(WorkspaceError, match="not the key that signs the PostgreSQL log"):
+        _node(tmp_path, "b", pg_url)
+    assert not (tmp_path / "b").exists()
+
+
+def test_binding_errors_are_one_clear_sentence(tmp_path: Path, pg_url: str) -> None:
+    with pytest.raises(WorkspaceError, match="not a postgresql:// URL"):
+        Memory(tmp_path / "x", create=True, log_db="sqlite:///nope")
+    assert not (tmp_path / "x").exists()  # nothing half-written
+    with Memory(tmp_path / "local", create=True, react=False) as mem:
+        mem.set("alice", "identity.name", "A", now=T0)
+    with pytest.raises(WorkspaceError, match="keeps its log in its DuckDB file"):
+        Memory(tmp_path / "local", log_db=pg_url)
+    with pytest.raises(WorkspaceError, match="cannot reach the PostgreSQL log"):
+        Memory(tmp_path / "y", create=True, log_db="postgresql://postgres@127.0.0.1:1/none")
+
+
+@pytest.mark.skipif(find_bin() is None, reason="needs a PostgreSQL 16+ binary")
+def test_a_restarted_server_gives_a_retryable_error_and_loses_nothing_acknowledged(
+    tmp_path: Path,
+) -> None:
+    cluster = Cluster.start(find_bin(), durable=True)  # type: ignore[arg-type]
+    try:
+        with _node(tmp_path, "a", cluster.url) as mem:
+            acked = [mem.set("alice", "identity.name", f"n{i}", now=T0).id for i in range(5)]
+            cluster.restart()
+            outcomes = []
+            # Each pooled connection open at the restart fails once, with a retryable error,
+            # and is replaced; later writes succeed.
+            for i in range(5, 12):
+                try:
+                    acked.append(mem.set("alice", "identity.name", f"n{i}", now=T0).id)
+                    outcomes.append("ok")
+                except LogUnavailable as exc:
+                    assert "retry" in str(exc)
+                    outcomes.append("retry")
+            assert set(outcomes) <= {"ok", "retry"} and outcomes[-3:] == ["ok"] * 3
+            assert [f.id for f in mem.facts("alice")] == acked
+            assert mem.verify().ok
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "1 error"), ("", "1 skipped")])
+def test_without_a_binary_ci_fails_and_a_local_run_skips(ci: str, outcome: str) -> None:
+    env = {**os.environ, "CI": ci, "UAC_PG_BIN": "/nonexistent"}
+    test = "tests/test_log_backends.py::test_a_write_on_one_node_is_read_on_another"
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", test, "-rs", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert outcome in out.stdout, out.stdout
+    assert (out.returncode == 0) == (ci != "true")
+    assert "PostgreSQL 16+ not found: pip install" in out.stdout
+
+
+def test_uac_init_db_binds_workspaces_that_share_one_log(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from uac.runtime.cli import main
+
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    assert main(["--home", a, "init", "--db", pg_url]) == 0
+    assert (
+        "its fact log is the PostgreSQL database postgresql://127.0.0.1:" in capsys.readouterr().out
+    )
+    assert main(["--home", a, "set", "alice", "identity.name", "Alice"]) == 0
+    assert main(["--home", b, "init", "--db", pg_url]) == 0
+    capsys.readouterr()
+    # b no longer needs the URL: the binding is recorded in the workspace.
+    assert main(["--home", b, "facts", "alice"]) == 0
+    assert "Alice" in capsys.readouterr().out
+    assert main(["--home", b, "verify"]) == 0
