@@ -76,7 +76,9 @@ def workers(box: Sandbox) -> set[int]:
                 stat = Path(f"/proc/{name}/stat").read_text()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+            # A replaced worker lingers as a zombie until the zygote reaps it: not a worker.
+            if int(ppid) == parent and state not in ("Z", "X"):
                 found.add(int(name))
     return found
 
