@@ -428,18 +428,21 @@ def resource_vm() -> int:
     return pages * os.sysconf("SC_PAGE_SIZE")
 
 
+# Lists the open descriptors (fstat is outside the allow-list: run with the filter off).
+OPEN_FDS = (
+    "found = []\n"
+    "for fd in range(4096):\n"
+    "    try:\n"
+    "        os.fstat(fd)\n"
+    "        found.append(fd)\n"
+    "    except OSError:\n"
+    "        pass\n"
+)
+
+
 def test_only_the_result_pipe_is_open_while_a_query_runs(world: dict) -> None:
     # fstat is outside the allow-list, so count descriptors with the filter off.
-    program = (
-        "found = []\n"
-        "for fd in range(4096):\n"
-        "    try:\n"
-        "        os.fstat(fd)\n"
-        "        found.append(fd)\n"
-        "    except OSError:\n"
-        "        pass\n"
-        "result = found"
-    )
+    program = OPEN_FDS + "result = found"
     harness = world["harness"]
     harness.stdin.write(json.dumps({"mode": "privileges", "program": program, "params": {}}))
     harness.stdin.write("\n")
@@ -450,16 +453,7 @@ def test_only_the_result_pipe_is_open_while_a_query_runs(world: dict) -> None:
 
 def test_a_reused_worker_holds_only_its_two_pipes_between_and_during_queries(world: dict) -> None:
     # A reused worker keeps its request pipe (fd 0) for the next query; nothing else opens.
-    program = (
-        "found = []\n"
-        "for fd in range(4096):\n"
-        "    try:\n"
-        "        os.fstat(fd)\n"
-        "        found.append(fd)\n"
-        "    except OSError:\n"
-        "        pass\n"
-        "result = [found, os.getpid()]"
-    )
+    program = OPEN_FDS + "result = [found, os.getpid()]"
     harness = world["harness"]
     answers = []
     for _ in range(3):
