@@ -29,6 +29,7 @@ from uac.fact_log.extraction.patterns import (
     identity,
     preferences,
     purchases,
+    routines,
     schedule,
     travel,
     vehicles,
@@ -53,6 +54,7 @@ DOMAINS = (
     finance,
     purchases,
     schedule,
+    routines,
     contacts,
     preferences,
 )
