@@ -32,9 +32,7 @@ _PAYEE_SUBJECT = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
-_OTHER_SETS_UP = re.compile(
-    r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I
-)
+_OTHER_SETS_UP = re.compile(r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I)
 
 
 def _method(text: str) -> str:
@@ -87,7 +85,9 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if not money or not dates:
         return
-    what = (m["what"][: money[0].start - m.start("what")] + m["what"][money[0].end - m.start("what") :])
+    what = (
+        m["what"][: money[0].start - m.start("what")] + m["what"][money[0].end - m.start("what") :]
+    )
     head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))

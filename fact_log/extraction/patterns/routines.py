@@ -92,7 +92,12 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         name = drug_names(m["name"])
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         if name and dates and dates[0].start >= sent.start + m.end():
-            ctx.add("health.medications", {"name": name[0].lower(), "supply_until": dates[0].date}, sent, 0.8)
+            ctx.add(
+                "health.medications",
+                {"name": name[0].lower(), "supply_until": dates[0].date},
+                sent,
+                0.8,
+            )
         return
     m = _DAYS_LEFT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
@@ -136,7 +141,11 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["start"] = dt.datetime.combine(after[0].date, value["start"].time())
         until = _UNTIL.search(sent.text, m.end())
         if until is not None:
-            later = [d for d in dates_in(sent, "future", ctx.today) if d.valid and d.start > sent.start + until.start()]
+            later = [
+                d
+                for d in dates_in(sent, "future", ctx.today)
+                if d.valid and d.start > sent.start + until.start()
+            ]
             if later:
                 value["repeat_until"] = later[0].date
         typed = validate(ctx.catalog, "schedule.events", value)

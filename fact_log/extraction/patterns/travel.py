@@ -114,7 +114,9 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
-        if _LAYOVER.search(sent.text[max(0, m.start() - 40) : m.start() + len(m[0]) - len(m[1] or "")]):
+        if _LAYOVER.search(
+            sent.text[max(0, m.start() - 40) : m.start() + len(m[0]) - len(m[1] or "")]
+        ):
             continue  # "a layover in Dallas": where the plane stops, not where the user goes
         if m[2]:  # Chinese: no spaces, so try the longest known prefix of the characters
             for n in range(len(m[2]), 1, -1):
