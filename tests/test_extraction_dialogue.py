@@ -395,6 +395,25 @@ def test_passport_name_and_blank_pages(mem: Memory) -> None:
     assert only(pages, "identity.passport.blank_pages") == 2
 
 
+def test_charge_warranty_from_the_object_and_a_subjectless_medication(mem: Memory) -> None:
+    charge, warranty, med = say(
+        mem,
+        "2026-05-10T09:00",
+        "I was charged $15.49 by Spotify on 8 May.",
+        "Bought a Dyson vacuum, the warranty runs until 10 May 2028.",
+        "Taking ibuprofen 400 mg three times a day for my knee.",
+    )
+    assert only(charge, "finance.transactions") == {
+        "date": "2026-05-08",
+        "amount": "15.49",
+        "currency": "USD",
+        "merchant": "Spotify",
+    }
+    cover = only(warranty, "finance.warranties")
+    assert cover["item"] == "Dyson vacuum" and cover["ends_on"] == "2028-05-10"
+    assert only(med, "health.medications")["name"] == "ibuprofen"
+
+
 def test_hotel_and_flight_bookings(mem: Memory) -> None:
     hotel, flight = say(
         mem,
@@ -419,6 +438,7 @@ def test_hotel_and_flight_bookings(mem: Memory) -> None:
         "Should I take St John's wort?",
         "My friend is closing her Barclays account on 20 March.",
         "My sister booked flights to Rome from 1 April to 20 May.",
+        "Was I charged twice by Netflix?",
         "If I set up a standing order to my landlord, will it go out on the 1st?",
     ],
 )

@@ -185,7 +185,33 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
+_CHARGED = re.compile(
+    r"\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+(?:just\s+)?charged\s+"
+    r"(?P<amt>\S+)\s+by\s+(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))",
+    re.IGNORECASE,
+)
+
+
+def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A charge the user saw ("I was charged £10.99 by Netflix on 3 April")."""
+    m = _CHARGED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if not money or any(not d.valid for d in dates):
+        return
+    value = {
+        "date": dates[0].date if dates else ctx.today,
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "merchant": m["merchant"],
+    }
+    ctx.add("finance.transactions", value, sent, 0.75)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_charges,
     rule_standing_orders,
     rule_planned_card_payment,
     rule_accounts,
