@@ -59,10 +59,16 @@ def _city(raw: str | None) -> str | None:
     return (found[0] or raw) if found is not None else None
 
 
-def _at(day: dt.date, sent: Span, offset: int) -> dt.datetime:
-    """The day at the clock time said right after offset, else midnight."""
+# A hotel stay with no time said runs from the usual check-in to the usual check-out hour, so
+# a check-out is never read as midnight (which would look like leaving the night before).
+CHECK_IN_HOUR = dt.time(15, 0)
+CHECK_OUT_HOUR = dt.time(11, 0)
+
+
+def _at(day: dt.date, sent: Span, offset: int, default: dt.time = dt.time(0, 0)) -> dt.datetime:
+    """The day at the clock time said right after offset, else at the default time."""
     when = clock(sent.text[offset - sent.start : offset - sent.start + 20])
-    return dt.datetime.combine(day, when.start if when is not None else dt.time(0, 0))
+    return dt.datetime.combine(day, when.start if when is not None else default)
 
 
 def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -87,10 +93,10 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value: dict[str, Any] = {
             "kind": "hotel",
             "place": place,
-            "start": _at(start.date, sent, start.end),
+            "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
         }
         if outs and outs[0] is not start:
-            value["end"] = _at(outs[0].date, sent, outs[0].end)
+            value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
         ctx.add("travel.bookings", value, sent, 0.8)
         return
     m = _FLIGHT.search(sent.text)
