@@ -422,7 +422,7 @@ def test_hotel_and_flight_bookings(mem: Memory) -> None:
         "My flight home from Vienna is on 16 June at 9am.",
     )
     stay = only(hotel, "travel.bookings")
-    assert stay["kind"] == "hotel" and stay["end"].startswith("2026-06-15")
+    assert stay["kind"] == "hotel" and stay["end"] == "2026-06-15T11:00:00"
     assert only(flight, "travel.bookings")["start"] == "2026-06-16T09:00:00"
 
 
