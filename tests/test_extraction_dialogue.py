@@ -439,6 +439,8 @@ def test_hotel_and_flight_bookings(mem: Memory) -> None:
         "My friend is closing her Barclays account on 20 March.",
         "My sister booked flights to Rome from 1 April to 20 May.",
         "Was I charged twice by Netflix?",
+        "I used to drink grapefruit juice but stopped when I started the statin.",
+        "I cancelled the standing order to the nursery and set up a direct debit instead.",
         "If I set up a standing order to my landlord, will it go out on the 1st?",
     ],
 )

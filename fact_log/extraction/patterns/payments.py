@@ -35,6 +35,9 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 _OTHER_SETS_UP = re.compile(r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I)
 
 
+_ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
+
+
 def _method(text: str) -> str:
     return text.lower().replace(" ", "_")
 
@@ -42,8 +45,8 @@ def _method(text: str) -> str:
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     m = _METHOD.search(sent.text)
-    if m is None or not _FIRST_PERSON.search(sent.text):
-        return
+    if m is None or not _FIRST_PERSON.search(sent.text) or _ENDED.search(sent.text):
+        return  # a cancelled or replaced instruction is not a standing one
     if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
         return
     payee = _PAYEE_TO.search(sent.text, m.end()) or _PAYEE_SUBJECT.search(sent.text)

@@ -20,6 +20,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     dates_in,
     drug_names,
@@ -60,16 +61,32 @@ def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     verb = _CONSUME.search(sent.text)
     if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
         return
-    for m in pattern.finditer(sent.text):
-        name, kind = table[m[0].lower()]
-        value: dict[str, Any] = {"name": name, "kind": kind}
-        freq = _INTAKE_FREQ.search(sent.text)
-        if freq:
-            value["frequency"] = " ".join(freq[0].lower().split())
-        if _STARTED.search(sent.text):
-            value["start_date"] = ctx.today
-        ctx.add("health.intake", value, sent, 0.8)
+    clause = clause_of(parts, sent.start + verb.start())
+    if clause is None or _NOT_NOW.search(clause.text):
+        return  # "I used to drink ... but stopped": not a current habit
+    tail = sent.text[verb.end() : clause.end - sent.start]
+    # The thing taken follows the verb in its clause, or is "it" for one named just before
+    # ("My friend recommended ginkgo biloba, I started taking it today").
+    m = pattern.search(tail)
+    if m is None and _IT.match(tail):
+        m = pattern.search(sent.text[: verb.start()])
+    if m is None:
         return
+    name, kind = table[m[0].lower()]
+    value: dict[str, Any] = {"name": name, "kind": kind}
+    freq = _INTAKE_FREQ.search(sent.text)
+    if freq:
+        value["frequency"] = " ".join(freq[0].lower().split())
+    if _STARTED.search(sent.text):
+        value["start_date"] = ctx.today
+    ctx.add("health.intake", value, sent, 0.8)
+
+
+_NOT_NOW = re.compile(
+    r"\b(?:used\s+to|stopped|quit|gave\s+up|no\s+longer|avoid|cut\s+out|any\s+more|anymore)\b",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
 
 
 _SUPPLY_END = re.compile(
