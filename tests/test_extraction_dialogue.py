@@ -281,6 +281,151 @@ def test_same_person_full_name_and_details(mem: Memory) -> None:
     assert only(full, "contacts.contacts") == {"name": "Tom Becker", "relationship": "brother"}
 
 
+def test_food_drink_and_supplement_intake(mem: Memory) -> None:
+    juice, wort = say(
+        mem,
+        "2026-04-02T08:00",
+        "I drink grapefruit juice every morning.",
+        "I've been taking St John's wort for my mood.",
+    )
+    assert only(juice, "health.intake") == {
+        "name": "grapefruit juice",
+        "kind": "food",
+        "frequency": "every morning",
+    }
+    assert only(wort, "health.intake") == {"name": "st john's wort", "kind": "supplement"}
+
+
+def test_medication_supply_until(mem: Memory) -> None:
+    runs_out, left = say(
+        mem,
+        "2026-04-02T08:00",
+        "My lisinopril prescription runs out on 20 April.",
+        "I have 10 days of metformin left.",
+    )
+    assert only(runs_out, "health.medications") == {
+        "name": "lisinopril",
+        "supply_until": "2026-04-20",
+    }
+    assert only(left, "health.medications") == {"name": "metformin", "supply_until": "2026-04-12"}
+
+
+def test_standing_order_and_direct_debit(mem: Memory) -> None:
+    order, debit = say(
+        mem,
+        "2026-01-10T09:00",
+        "I set up a standing order of £300 to Oak Lane School on the 3rd of every month.",
+        "The gym membership goes out by direct debit from my Nationwide account every month.",
+    )
+    assert only(order, "finance.scheduled_payments") == {
+        "payee": "Oak Lane School",
+        "amount": "300",
+        "currency": "GBP",
+        "method": "standing_order",
+        "period": "monthly",
+        "day_of_month": 3,
+    }
+    debit_value = only(debit, "finance.scheduled_payments")
+    assert debit_value["method"] == "direct_debit"
+    assert debit_value["account"] == "Nationwide account"
+
+
+def test_planned_card_payment_and_card_limit(mem: Memory) -> None:
+    limit, plan = say(
+        mem,
+        "2026-06-01T09:00",
+        "My Revolut card has a €500 limit per transaction.",
+        "I'm going to pay the €800 invoice for the kitchen with my Revolut card on 9 June.",
+    )
+    card = only(limit, "finance.bank_accounts")
+    assert card["per_transaction_limit"] == "500" and card["name"] == "Revolut card"
+    payment = only(plan, "finance.scheduled_payments")
+    assert payment["payee"] == "kitchen invoice" and payment["next_date"] == "2026-06-09"
+    assert payment["method"] == "card" and payment["period"] == "once"
+
+
+def test_account_closing_and_promotion_end(mem: Memory) -> None:
+    closing, promo = say(
+        mem,
+        "2026-02-01T09:00",
+        "I'm closing my Santander account on 28 February.",
+        "My 0% balance transfer offer on the Halifax card ends on 30 April.",
+    )
+    assert only(closing, "finance.bank_accounts")["closing_on"] == "2026-02-28"
+    offer = only(promo, "finance.promotions")
+    assert offer["ends_on"] == "2026-04-30" and offer["name"].startswith("0%")
+
+
+def test_recurring_event_with_a_start(mem: Memory) -> None:
+    [facts] = say(
+        mem, "2026-03-01T09:00", "Tennis lessons every Wednesday at 7pm starting 11 March."
+    )
+    event = only(facts, "schedule.events")
+    assert event["repeats"] == "weekly" and event["start"] == "2026-03-11T19:00:00"
+
+
+def test_trip_via_a_layover_and_a_booked_place(mem: Memory) -> None:
+    [facts] = say(
+        mem,
+        "2026-03-01T09:00",
+        "Booked Lima! Flying out 2 May with a layover in Atlanta, back 16 May.",
+    )
+    trip = only(facts, "travel.trips")
+    assert trip["city"] == "Lima" and trip["via"] == ["Atlanta"]
+
+
+def test_visa_entries_from_a_nationality_adjective(mem: Memory) -> None:
+    [facts] = say(
+        mem,
+        "2026-03-01T09:00",
+        "I got my Indian visa today, multiple entry, valid until 1 March 2027.",
+    )
+    visa = only(facts, "identity.visas")
+    assert visa["country"] == "IN" and visa["entries"] == "multiple"
+
+
+def test_passport_name_and_blank_pages(mem: Memory) -> None:
+    name, pages = say(
+        mem,
+        "2026-03-01T09:00",
+        "My passport says Robert James Hill.",
+        "My passport only has two blank pages left.",
+    )
+    assert only(name, "identity.passport.full_name") == "Robert James Hill"
+    assert only(pages, "identity.passport.blank_pages") == 2
+
+
+def test_charge_warranty_from_the_object_and_a_subjectless_medication(mem: Memory) -> None:
+    charge, warranty, med = say(
+        mem,
+        "2026-05-10T09:00",
+        "I was charged $15.49 by Spotify on 8 May.",
+        "Bought a Dyson vacuum, the warranty runs until 10 May 2028.",
+        "Taking ibuprofen 400 mg three times a day for my knee.",
+    )
+    assert only(charge, "finance.transactions") == {
+        "date": "2026-05-08",
+        "amount": "15.49",
+        "currency": "USD",
+        "merchant": "Spotify",
+    }
+    cover = only(warranty, "finance.warranties")
+    assert cover["item"] == "Dyson vacuum" and cover["ends_on"] == "2028-05-10"
+    assert only(med, "health.medications")["name"] == "ibuprofen"
+
+
+def test_hotel_and_flight_bookings(mem: Memory) -> None:
+    hotel, flight = say(
+        mem,
+        "2026-03-01T09:00",
+        "Hotel in Vienna booked, check-in 12 June and check-out 15 June.",
+        "My flight home from Vienna is on 16 June at 9am.",
+    )
+    stay = only(hotel, "travel.bookings")
+    assert stay["kind"] == "hotel" and stay["end"] == "2026-06-15T11:00:00"
+    assert only(flight, "travel.bookings")["start"] == "2026-06-16T09:00:00"
+
+
 @pytest.mark.parametrize(
     "line",
     [
@@ -289,6 +434,14 @@ def test_same_person_full_name_and_details(mem: Memory) -> None:
         "My friend's visa took three months.",
         "Hypothetically, if my licence expired before then, could I still drive?",
         "My son is allergic to peanuts.",
+        "My wife drinks grapefruit juice every morning.",
+        "Should I take St John's wort?",
+        "My friend is closing her Barclays account on 20 March.",
+        "My sister booked flights to Rome from 1 April to 20 May.",
+        "Was I charged twice by Netflix?",
+        "I used to drink grapefruit juice but stopped when I started the statin.",
+        "I cancelled the standing order to the nursery and set up a direct debit instead.",
+        "If I set up a standing order to my landlord, will it go out on the 1st?",
     ],
 )
 def test_hypotheticals_and_other_peoples_facts_yield_nothing(mem: Memory, line: str) -> None:

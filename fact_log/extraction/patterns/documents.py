@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.places import COUNTRIES, lookup_place
+from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
 
 VISA = re.compile(
@@ -25,6 +25,7 @@ _UNTIL = re.compile(
     re.I,
 )
 _KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
+_ENTRIES = re.compile(r"\b(single|double|multiple)[- ](?:entry|entries)\b", re.I)
 _CODES = {"UK": "GB", "US": "US", "USA": "US"}
 
 
@@ -35,7 +36,10 @@ def country_code(name: str | None) -> str | None:
     if name in _CODES:
         return _CODES[name]
     found = lookup_place(name)
-    return found[1] if found is not None else COUNTRIES.get(name.lower())
+    if found is not None:
+        return found[1]
+    # "my Chinese visa": the adjective names the country as well as the noun does.
+    return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
 
 
 def _valid_until(ctx: Ctx, sent: Span) -> Any:
@@ -74,6 +78,8 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["kind"] = kind.lower() if kind != "ESTA" else kind
     if (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
+    if (entries := _ENTRIES.search(sent.text)) is not None:
+        value["entries"] = entries[1].lower()
     ctx.add("identity.visas", value, sent, 0.8)
 
 

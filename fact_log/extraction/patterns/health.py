@@ -27,7 +27,7 @@ CONDITIONS = (
 _DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
-    r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|"
+    r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
     r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he)\s+gave\s+me|"

@@ -76,7 +76,10 @@ _WARRANTY = re.compile(
 )
 _ITEM_SUBJECT = re.compile(
     r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
-    r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b",
+    r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b|"
+    # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
+    r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
+    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)(?=,|\s+(?i:and|with)\b)",
 )
 
 
@@ -87,7 +90,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     item = ctx.thread.last("item")
-    named = subject["item"]
+    named = subject["item"] or subject["bought"]
     value: dict[str, Any] = item.record() if item is not None else {}
     if named and (not value or named.lower() not in str(value.get("item", "")).lower()):
         value = {"item": named}
@@ -95,6 +98,9 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if subject["merchant"]:
         value["merchant"] = subject["merchant"]
+    if subject["bought"]:
+        value["purchased_on"] = ctx.today  # "Bought a ...": today, unless a day is said
+
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
     bought = value.get("purchased_on")
     if (dates and subject["merchant"] is not None) or (dates and m["n"] is None and len(dates) > 1):

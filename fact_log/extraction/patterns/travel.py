@@ -66,11 +66,58 @@ _CONTINUES = re.compile(
 _NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
 
 
+_LAYOVER = re.compile(
+    r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|changing\s+"
+    r"(?:planes?\s+|trains?\s+)?|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|\bvia\s+$",
+    re.IGNORECASE,
+)
+_VIA = re.compile(
+    r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
+    r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
+    r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+)
+_BOOKED_PLACE = re.compile(
+    r"\b(?i:booked|booking)[ \t]{1,3}([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+)
+
+
+def _known(words: list[str]) -> tuple[str | None, str] | None:
+    """The longest known place the words begin with."""
+    for n in range(len(words), 0, -1):
+        found = lookup_place(" ".join(words[:n]).rstrip(".,'’!"))
+        if found is not None:
+            return found
+    return None
+
+
+def _via(sent: Span) -> list[str]:
+    """Where the journey changes planes ("with a layover in Dallas", "via Doha")."""
+    out = []
+    for m in _VIA.finditer(sent.text):
+        found = _known(m[1].split())
+        if found is not None:
+            out.append(found[0] or found[1])
+    return out
+
+
+def _booked_place(text: str, offset: int) -> tuple[str | None, str, int] | None:
+    """A place named right after "booked" ("Booked Mexico City!"), with its offset."""
+    for m in _BOOKED_PLACE.finditer(text):
+        found = _known(m[1].split())
+        if found is not None:
+            return found[0], found[1], offset + m.start(1)
+    return None
+
+
 def _place(sent: Span) -> tuple[str | None, str, int] | None:
     """The first known destination after 'to/in/visit' with its absolute offset."""
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
+        if _LAYOVER.search(
+            sent.text[max(0, m.start() - 40) : m.start() + len(m[0]) - len(m[1] or "")]
+        ):
+            continue  # "a layover in Dallas": where the plane stops, not where the user goes
         if m[2]:  # Chinese: no spaces, so try the longest known prefix of the characters
             for n in range(len(m[2]), 1, -1):
                 found = lookup_place(m[2][:n])
@@ -94,7 +141,14 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     travel = _TRAVEL.search(sent.text)
     if travel is None or _NOT_TRAVEL.search(sent.text):
         return
-    place = _place(sent)
+    place = _place(sent) or _booked_place(sent.text, sent.start)
+    if place is None:
+        # "Booked Mexico City! Flying out 3 June ...": the destination is the message's earlier
+        # sentence, the dates this one.
+        place = _booked_place(ctx.text[: sent.start], 0)
+        if place is not None and not clause_ok(parts, sent, sent.start + travel.start()):
+            return
+        place = place and (place[0], place[1], sent.start + travel.start())
     if place is None:
         return
     city, country, at = place
@@ -129,6 +183,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["city"] = city
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
         value["return_date"] = ret.date
+    if via := _via(sent):
+        value["via"] = via
     for purpose_re, purpose in _PURPOSE:
         if purpose_re.search(sent.text):
             value["purpose"] = purpose

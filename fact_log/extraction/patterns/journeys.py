@@ -1,0 +1,115 @@
+"""Journey document patterns: the name printed in the passport, its blank pages, and bookings
+(a hotel with check-in and check-out, a flight on a day and time, the name a booking is under).
+Trips themselves are travel.py's."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.extraction.patterns.text import NAME, Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.timespan import clock
+
+_FULL_NAME = re.compile(
+    r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
+    r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is)\s+(?P<name>" + NAME + r")"
+)
+_NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_BLANK = re.compile(
+    r"\bmy\s+passport\s+(?:only\s+|just\s+)?has\s+(?:only\s+|just\s+)?(?P<n>\d{1,2}|no|zero|one|a|"
+    r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b",
+    re.IGNORECASE,
+)
+
+
+def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The full name printed in the passport, and how many blank pages it has left."""
+    m = _FULL_NAME.search(sent.text)
+    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("identity.passport.full_name", m["name"], sent, 0.8)
+    m = _BLANK.search(sent.text)
+    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+        raw = m["n"].lower()
+        pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+        ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
+
+
+_PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
+_HOTEL = re.compile(
+    r"\b(?:my\s+|the\s+|a\s+)?hotel\s+in\s+(?P<place>" + _PLACE + r")"
+    r"\s+(?:is\s+)?booked\b|\bi(?:'ve|\s+have)?\s+booked\s+(?:a\s+|the\s+)?hotel\s+in\s+"
+    r"(?P<place2>" + _PLACE + r")",
+    re.IGNORECASE,
+)
+_CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]in\b", re.I)
+_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b", re.I)
+_FLIGHT = re.compile(
+    r"\bmy\s+(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
+    r"(?P<place>" + _PLACE + r")\s+(?:is|leaves|departs|goes)\b|"
+    r"\bthe\s+(?:airline|flight)\s+booking\s+for\s+(?P<dest>" + _PLACE + r")"
+    r"\b.*?\bunder\s+(?:the\s+name\s+)?(?P<name>" + NAME + r")",
+    re.IGNORECASE,
+)
+
+
+def _city(raw: str | None) -> str | None:
+    found = lookup_place(raw.strip()) if raw else None
+    return (found[0] or raw) if found is not None else None
+
+
+# A hotel stay with no time said runs from the usual check-in to the usual check-out hour, so
+# a check-out is never read as midnight (which would look like leaving the night before).
+CHECK_IN_HOUR = dt.time(15, 0)
+CHECK_OUT_HOUR = dt.time(11, 0)
+
+
+def _at(day: dt.date, sent: Span, offset: int, default: dt.time = dt.time(0, 0)) -> dt.datetime:
+    """The day at the clock time said right after offset, else at the default time."""
+    when = clock(sent.text[offset - sent.start : offset - sent.start + 20])
+    return dt.datetime.combine(day, when.start if when is not None else default)
+
+
+def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Hotel stays (check-in, check-out) and flights the user has booked."""
+    m = _HOTEL.search(sent.text)
+    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+        place = _city(m["place"] or m["place2"])
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        ins = [
+            d
+            for d in dates
+            if (c := _CHECK_IN.search(sent.text)) and d.start > sent.start + c.start()
+        ]
+        outs = [
+            d
+            for d in dates
+            if (c := _CHECK_OUT.search(sent.text)) and d.start > sent.start + c.start()
+        ]
+        start = ins[0] if ins else (dates[0] if dates else None)
+        if place is None or start is None:
+            return
+        value: dict[str, Any] = {
+            "kind": "hotel",
+            "place": place,
+            "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
+        }
+        if outs and outs[0] is not start:
+            value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
+        ctx.add("travel.bookings", value, sent, 0.8)
+        return
+    m = _FLIGHT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    place = _city(m["place"] or m["dest"])
+    if not dates or place is None:
+        return
+    value = {"kind": "flight", "place": place, "start": _at(dates[0].date, sent, dates[0].end)}
+    if m["name"]:
+        value["traveller_name"] = m["name"]
+    ctx.add("travel.bookings", value, sent, 0.8)
+
+
+RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings)

@@ -1,0 +1,222 @@
+"""Payment arrangement patterns: standing orders and direct debits, a planned card payment, a
+card's per-payment limit, an account being closed, a promotional rate that ends."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+
+_ACCOUNT = (
+    r"(?i:my|the|our)\s+(?P<acct>[A-Z][A-Za-z&]{1,20}(?:\s+[A-Z][A-Za-z&]{1,20})?\s+"
+    r"(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+)
+_ACCOUNT_RE = re.compile(_ACCOUNT)
+_METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)
+_MONTHLY = re.compile(
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?(?:every|each)\s+month\b|"
+    r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month)\b",
+    re.IGNORECASE,
+)
+_PAYEE_TO = re.compile(
+    r"\bto\s+(?P<payee>(?:the\s+)?[A-Za-z][A-Za-z'&-]*(?:\s+[A-Za-z][A-Za-z'&-]*){0,3}?)"
+    r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
+)
+_PAYEE_SUBJECT = re.compile(
+    r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
+    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
+# A spouse's payment instruction for the household's bill is the household's arrangement (two
+# instructions for one bill is the risk); anyone else's is their own business.
+_OTHER_SETS_UP = re.compile(r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I)
+
+
+_ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
+
+
+def _method(text: str) -> str:
+    return text.lower().replace(" ", "_")
+
+
+def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
+    m = _METHOD.search(sent.text)
+    if m is None or not _FIRST_PERSON.search(sent.text) or _ENDED.search(sent.text):
+        return  # a cancelled or replaced instruction is not a standing one
+    if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
+        return
+    payee = _PAYEE_TO.search(sent.text, m.end()) or _PAYEE_SUBJECT.search(sent.text)
+    if payee is None:
+        return
+    name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
+    if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and " " not in name:
+        name = name.lower()  # "Rent of £1,200 goes out": capitalised only as the first word
+    if name.lower() in ("me", "my account", "it"):
+        return
+    value: dict[str, Any] = {"payee": name, "method": _method(m["m"])}
+    money = find_money(sent.text)
+    if money:
+        value["amount"], value["currency"] = money[0].amount, money[0].currency
+    acct = _ACCOUNT_RE.search(sent.text)
+    if acct is not None:
+        value["account"] = acct["acct"]
+    period = _MONTHLY.search(sent.text)
+    if period is not None:
+        value["period"] = "monthly"
+        if period["day"] and 1 <= int(period["day"]) <= 31:
+            value["day_of_month"] = int(period["day"])
+    ctx.add("finance.scheduled_payments", value, sent, 0.8)
+
+
+_PLAN_CARD = re.compile(
+    r"\bi(?:'m|\s+am)\s+(?:going\s+to|about\s+to)\s+pay\s+(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
+    r"(?:with|on|using)\s+" + _ACCOUNT,
+    re.IGNORECASE,
+)
+
+
+def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A one-off payment the user plans with a named card or account, on a day."""
+    m = _PLAN_CARD.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    money = [x for x in find_money(sent.text) if m.start("what") <= x.start < m.end("what")]
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not money or not dates:
+        return
+    what = (
+        m["what"][: money[0].start - m.start("what")] + m["what"][money[0].end - m.start("what") :]
+    )
+    head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
+    words = f"{tail} {head}" if tail else head
+    payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
+    if not payee:
+        return
+    value = {
+        "payee": payee,
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "account": m["acct"],
+        "method": "card" if m["acct"].lower().endswith("card") else "transfer",
+        "period": "once",
+        "next_date": dates[0].date,
+    }
+    ctx.add("finance.scheduled_payments", value, sent, 0.8)
+
+
+_PER_PAYMENT = re.compile(
+    r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
+    r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
+    r"(?P<amt2>\S+)",
+    re.IGNORECASE,
+)
+_HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s)\b")
+_CLOSING = re.compile(
+    r"\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?clos(?:ing|e)\s+" + _ACCOUNT + r"|"
+    r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
+    r"is\s+being\s+closed)\b",
+    re.IGNORECASE,
+)
+
+
+def _kind(name: str) -> str:
+    low = name.lower()
+    if "credit" in low or low.startswith(("amex", "barclaycard")):
+        return "credit_card"
+    if low.endswith("card"):
+        return "debit_card"
+    return "savings" if "savings" in low else "current"
+
+
+def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A card's per-payment limit, or an account the user is closing, and when."""
+    limit = _PER_PAYMENT.search(sent.text)
+    holder = _HOLDER.search(sent.text)
+    if limit is not None and holder is not None:
+        money = find_money(sent.text)
+        if money and clause_ok(parts, sent, sent.start + holder.end()):
+            value = {
+                "name": holder["acct"],
+                "provider": holder["acct"].split()[0],
+                "kind": _kind(holder["acct"]),
+                "per_transaction_limit": money[0].amount,
+                "currency": money[0].currency,
+            }
+            ctx.add("finance.bank_accounts", value, sent, 0.8)
+        return
+    close = _CLOSING.search(sent.text)
+    if close is None or not clause_ok(parts, sent, sent.start + close.start()):
+        return
+    name = close["acct"] or close["acct2"]
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    when = dates[0].date if dates else None
+    if when is None:
+        return
+    value = {"name": name, "provider": name.split()[0], "kind": _kind(name), "closing_on": when}
+    ctx.add("finance.bank_accounts", value, sent, 0.8)
+
+
+_PROMO = re.compile(
+    r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
+    r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
+    r"(?:on\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
+    r"(?:ends|expires|runs\s+out|finishes|is\s+over|stops)\b|"
+    r"\bmy\s+(?P<prov2>[A-Z][A-Za-z]{1,20})\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
+    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b",
+    re.IGNORECASE,
+)
+
+
+def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
+    m = _PROMO.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in dates if d.start >= sent.start + m.end() - 8]
+    if not later:
+        return
+    name = " ".join((m["name"] or m["name2"]).split())
+    value: dict[str, Any] = {"name": name, "ends_on": later[0].date}
+    provider = m["prov"] or m["prov2"]
+    if provider:
+        value["provider"] = provider
+    ctx.add("finance.promotions", value, sent, 0.8)
+
+
+_CHARGED = re.compile(
+    r"\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+(?:just\s+)?charged\s+"
+    r"(?P<amt>\S+)\s+by\s+(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))",
+    re.IGNORECASE,
+)
+
+
+def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A charge the user saw ("I was charged £10.99 by Netflix on 3 April")."""
+    m = _CHARGED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if not money or any(not d.valid for d in dates):
+        return
+    value = {
+        "date": dates[0].date if dates else ctx.today,
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "merchant": m["merchant"],
+    }
+    ctx.add("finance.transactions", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_charges,
+    rule_standing_orders,
+    rule_planned_card_payment,
+    rule_accounts,
+    rule_promotions,
+)

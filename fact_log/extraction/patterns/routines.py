@@ -1,0 +1,173 @@
+"""Routine patterns: what the user regularly eats, drinks or takes, how long a medication
+supply lasts, events that repeat, and standing payment arrangements (standing orders, direct
+debits, a planned card payment, a card's per-payment limit, an account being closed, a
+promotional rate that ends).
+
+Food, drink and supplement words come from the reference data the health checks use
+(`health_rules.toml`, `[[intake]]`), drug names from `drugs.toml`: one source, never two lists.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import re
+from typing import Any
+
+from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Rule,
+    Span,
+    clause_of,
+    clause_ok,
+    dates_in,
+    drug_names,
+)
+from uac.fact_log.reference import health_rules
+
+
+@functools.cache
+def _intake_words() -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
+    """A regex over every intake word (longest first) and word -> (canonical name, kind)."""
+    table: dict[str, tuple[str, str]] = {}
+    for rule in health_rules()["intake"]:
+        for word in rule["words"]:
+            kind = "supplement" if rule["kind"] == "supplement" else "food"
+            table.setdefault(word.lower(), (word.lower(), kind))
+    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    return re.compile(r"\b(?:" + alternation + r")\b", re.IGNORECASE), table
+
+
+_CONSUME = re.compile(
+    r"\bi(?:'ve|\s+have)?\s+(?:always\s+|usually\s+|also\s+|now\s+|just\s+|recently\s+)?"
+    r"(?:eat|eats|drink|have|take|started(?:\s+(?:taking|drinking|eating|on))?|"
+    r"began(?:\s+taking)?|been\s+(?:taking|drinking|eating|having))\b|"
+    r"\bi(?:'m|\s+am)\s+(?:now\s+|also\s+)?(?:taking|drinking|eating|having|on)\b",
+    re.IGNORECASE,
+)
+_STARTED = re.compile(r"\b(?:started|began|today)\b", re.IGNORECASE)
+_INTAKE_FREQ = re.compile(
+    r"\b(?:every\s+(?:morning|evening|night|day|weekend)|daily|each\s+(?:morning|day)|"
+    r"(?:once|twice|three\s+times)\s+a\s+(?:day|week)|with\s+(?:breakfast|lunch|dinner))\b",
+    re.IGNORECASE,
+)
+
+
+def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Food, drink and supplements the user has ("I drink grapefruit juice every morning")."""
+    pattern, table = _intake_words()
+    verb = _CONSUME.search(sent.text)
+    if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
+        return
+    clause = clause_of(parts, sent.start + verb.start())
+    if clause is None or _NOT_NOW.search(clause.text):
+        return  # "I used to drink ... but stopped": not a current habit
+    tail = sent.text[verb.end() : clause.end - sent.start]
+    # The thing taken follows the verb in its clause, or is "it" for one named just before
+    # ("My friend recommended ginkgo biloba, I started taking it today").
+    m = pattern.search(tail)
+    if m is None and _IT.match(tail):
+        m = pattern.search(sent.text[: verb.start()])
+    if m is None:
+        return
+    name, kind = table[m[0].lower()]
+    value: dict[str, Any] = {"name": name, "kind": kind}
+    freq = _INTAKE_FREQ.search(sent.text)
+    if freq:
+        value["frequency"] = " ".join(freq[0].lower().split())
+    if _STARTED.search(sent.text):
+        value["start_date"] = ctx.today
+    ctx.add("health.intake", value, sent, 0.8)
+
+
+_NOT_NOW = re.compile(
+    r"\b(?:used\s+to|stopped|quit|gave\s+up|no\s+longer|avoid|cut\s+out|any\s+more|anymore)\b",
+    re.IGNORECASE,
+)
+_IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
+
+
+_SUPPLY_END = re.compile(
+    r"\bmy\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:prescription|supply|pills|tablets|inhaler|"
+    r"medication|meds)\s+(?:runs?\s+out|will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
+    re.IGNORECASE,
+)
+_DAYS_LEFT = re.compile(
+    r"\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?(?P<n>\d{1,3})\s+(?P<unit>days?|weeks?)"
+    r"(?:'|\s+worth)?\s+(?:of\s+)?(?:my\s+)?(?P<what>[A-Za-z][A-Za-z-]{2,30})?"
+    r"(?:\s+(?:pills|tablets))?\s+left\b",
+    re.IGNORECASE,
+)
+
+
+def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
+    m = _SUPPLY_END.search(sent.text)
+    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+        name = drug_names(m["name"])
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if name and dates and dates[0].start >= sent.start + m.end():
+            ctx.add(
+                "health.medications",
+                {"name": name[0].lower(), "supply_until": dates[0].date},
+                sent,
+                0.8,
+            )
+        return
+    m = _DAYS_LEFT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    names = drug_names(sent.text)
+    if not names:
+        mention = ctx.thread.last("health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    if not names:
+        return
+    days = int(m["n"]) * (7 if m["unit"].lower().startswith("week") else 1)
+    until = ctx.today + dt.timedelta(days=days)
+    ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
+
+
+_EVERY_WEEKDAY = re.compile(
+    r"\bevery\s+(?:(?P<other>other)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)s?\b|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    re.IGNORECASE,
+)
+_STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
+_UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
+
+
+def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Mark the sentence's event as weekly when it happens "every Tuesday"."""
+    m = _EVERY_WEEKDAY.search(sent.text)
+    if m is None:
+        return
+    repeats = "fortnightly" if m["other"] else "weekly"
+    for i, cand in enumerate(ctx.out):
+        if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
+            continue
+        value = {k: v for k, v in cand.value.items() if v is not None}
+        value["repeats"] = repeats
+        start = _STARTING.search(sent.text)
+        first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
+        if start is not None and isinstance(value.get("start"), dt.datetime):
+            after = [d for d in first if d.start >= sent.start + start.end()]
+            if after:  # "every Tuesday at 6pm starting 4 March": the series begins then
+                value["start"] = dt.datetime.combine(after[0].date, value["start"].time())
+        until = _UNTIL.search(sent.text, m.end())
+        if until is not None:
+            later = [
+                d
+                for d in dates_in(sent, "future", ctx.today)
+                if d.valid and d.start > sent.start + until.start()
+            ]
+            if later:
+                value["repeat_until"] = later[0].date
+        typed = validate(ctx.catalog, "schedule.events", value)
+        if typed is not None:
+            ctx.out[i] = dataclasses.replace(cand, value=typed)
+
+
+RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats)
