@@ -235,7 +235,10 @@ def _stat_stamp(directory: Path, ring_file: Path) -> tuple[Any, ...]:
     edited after verification is verified (and refused) on the next load as before.
     """
     try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        # __pycache__ appears with the first import (its files are not what runs then).
+        entries = sorted(
+            (e for e in os.scandir(directory) if e.name != "__pycache__"), key=lambda e: e.name
+        )
         files = [(e.name, *_stat(e.stat(follow_symlinks=False))) for e in entries]
         ring = os.stat(ring_file)
     except OSError:
