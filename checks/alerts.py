@@ -22,7 +22,7 @@ from uac.checks.library import run_checks
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
 from uac.checks.sinks import Sink, deliver
 from uac.compiler import loader
-from uac.compiler.locks import subject_lock
+from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
@@ -157,35 +157,98 @@ def evaluate(
 
     Holds the subject's lock: one evaluation (or compile) of a subject at a time.
     """
-    with subject_lock(store.home, addr):
-        return _evaluate(store, home, addr, today, config, sinks, now)
+    outcome = evaluate_many(store, home, [addr], today, config=config, sinks=sinks, now=now)
+    if isinstance(outcome[addr], Exception):
+        raise outcome[addr]
+    return outcome[addr]
 
 
-def _evaluate(
+def evaluate_many(
     store: Store,
     home: Path | str,
-    addr: Address,
+    addresses: Sequence[Address],
     today: dt.date,
-    config: CheckConfig,
-    sinks: Iterable[Sink],
-    now: dt.datetime | None,
-) -> EvaluationResult:
-    version, names, drafts, errors = compute(Path(home), addr, today, config)
-    result = EvaluationResult(addr, version, checks=names, errors=errors)
+    *,
+    config: CheckConfig = DEFAULT_CONFIG,
+    sinks: Iterable[Sink] = (),
+    now: dt.datetime | None = None,
+) -> dict[Address, EvaluationResult | Exception]:
+    """`evaluate` for several subjects: one read of their alerts, one write transaction.
+
+    Holds all their locks meanwhile. Each subject's result, or the exception that stopped
+    it (a failed write stops them all: it is one transaction).
+    """
+    sinks = list(sinks)
+    out: dict[Address, EvaluationResult | Exception] = {}
+    with subjects_locked(store.home, addresses):
+        existing = _existing(store, addresses)
+        plans: list[_Plan] = []
+        for addr in addresses:
+            try:
+                version, names, drafts, errors = compute(Path(home), addr, today, config)
+            except Exception as exc:
+                out[addr] = exc
+                continue
+            result = EvaluationResult(addr, version, checks=names, errors=errors)
+            plans.append(_plan(result, drafts, existing.get(addr, {}), today))
+            out[addr] = result
+        try:
+            _write(store, plans, today)
+        except Exception as exc:
+            return {
+                addr: exc if isinstance(got, EvaluationResult) else got for addr, got in out.items()
+            }
+        for plan in plans:
+            _deliver(store, plan.result, sinks, now)
+    return out
+
+
+@dataclass(slots=True)
+class _Plan:
+    """The alert rows one evaluation of a subject inserts and updates."""
+
+    result: EvaluationResult
+    inserts: list[Alert] = field(default_factory=list)
+    rewrites: list[Alert] = field(default_factory=list)  # content changed or re-opened
+    touched: list[str] = field(default_factory=list)  # unchanged and open: last_seen moves
+
+
+def _key(addr: Address, *rest: str) -> str:
+    return chr(31).join((addr.tenant, addr.scope, addr.subject, *rest))
+
+
+# Rows picked by "tenant, scope, subject[, id]" keys bound as one string (see _key): one
+# statement for many subjects, and no list binding (DuckDB probes modules per element).
+_PICK_SUBJECTS = (
+    "concat_ws(chr(31), tenant, scope, subject) IN (SELECT unnest(string_split(?, chr(30))))"
+)
+_PICK_ALERTS = (
+    "concat_ws(chr(31), tenant, scope, subject, id) IN (SELECT unnest(string_split(?, chr(30))))"
+)
+
+
+def _existing(store: Store, addresses: Sequence[Address]) -> dict[Address, dict[str, Alert]]:
+    """The alert rows of the subjects, in one query (a subject's rows are few)."""
+    rows = store.con.execute(
+        f"SELECT {_COLS} FROM alerts WHERE {_PICK_SUBJECTS}",
+        [chr(30).join(_key(a) for a in addresses)],
+    ).fetchall()
+    out: dict[Address, dict[str, Alert]] = {}
+    for row in rows:
+        alert = _row(row)
+        out.setdefault(alert.address, {})[alert.id] = alert
+    return out
+
+
+def _plan(
+    result: EvaluationResult, drafts: list[AlertDraft], existing: dict[str, Alert], today: dt.date
+) -> _Plan:
+    """Compare the drafts with the subject's rows: what is new, kept, touched, resolved."""
+    addr = result.address
+    plan = _Plan(result)
     found: dict[str, AlertDraft] = {}
     for draft in drafts:
         found.setdefault(fingerprint(draft.check, addr, draft.record_keys), draft)
-    con = store.con
-    key = [addr.tenant, addr.scope, addr.subject]
-    # A subject's alert rows are few; reading them all beats per-id lookups.
-    existing = {
-        row[0]: _row(row)
-        for row in con.execute(f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT}", key).fetchall()
-    }
-    failed = set(errors)
-    inserts: list[Alert] = []
-    rewrites: list[Alert] = []  # content changed or re-opened
-    touched: list[str] = []  # unchanged and still open: only last_seen moves
     for aid, draft in sorted(found.items()):
         old = existing.get(aid)
         fresh = Alert(
@@ -204,11 +267,11 @@ def _evaluate(
             next_step=draft.next_step,
         )
         if old is None:
-            inserts.append(fresh)
+            plan.inserts.append(fresh)
             result.new.append(fresh)
         elif old.status == "resolved":
             # A resolved condition that comes back is a new occurrence: open it again.
-            rewrites.append(fresh)
+            plan.rewrites.append(fresh)
             result.new.append(fresh)
         else:
             kept = replace(
@@ -227,11 +290,12 @@ def _evaluate(
                 kept = replace(kept, status="open", snoozed_until=None)
                 result.woken.append(kept)
             if kept != replace(old, last_seen=kept.last_seen):
-                rewrites.append(kept)
+                plan.rewrites.append(kept)
             elif old.last_seen != kept.last_seen:
-                touched.append(aid)
+                plan.touched.append(aid)
             result.still_open.append(kept)
-    gone = [
+    failed = set(result.errors)
+    result.resolved = [
         replace(a, status="resolved", resolved_on=today)
         for aid, a in sorted(existing.items())
         if aid not in found
@@ -239,17 +303,30 @@ def _evaluate(
         # A check that failed this time proves nothing: keep its alerts as they are.
         and a.check not in failed
     ]
-    result.resolved = gone
-    if inserts or rewrites or touched or gone:
-        con.execute("BEGIN")
-        try:
-            for alert in inserts:
+    return plan
+
+
+def _write(store: Store, plans: list[_Plan], today: dt.date) -> None:
+    """Store the planned rows of every subject and reseal them, in one transaction."""
+    touched = [_key(p.result.address, aid) for p in plans for aid in p.touched]
+    gone = [_key(a.address, a.id) for p in plans for a in p.result.resolved]
+    changed = (
+        [_key(a.address, a.id) for p in plans for a in (*p.inserts, *p.rewrites)] + touched + gone
+    )
+    if not changed:
+        return
+    con = store.con
+    con.execute("BEGIN")
+    try:
+        for plan in plans:
+            for alert in plan.inserts:
                 con.execute(
                     f"INSERT INTO alerts ({_COLS}) VALUES"
                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
                     _values(alert)[:13] + _values(alert)[16:],
                 )
-            for alert in rewrites:
+            for alert in plan.rewrites:
+                key = [alert.address.tenant, alert.address.scope, alert.address.subject]
                 con.execute(
                     "UPDATE alerts SET severity = ?, status = ?, message = ?, computation = ?,"
                     " fact_ids = ?, record_keys = ?, first_seen = ?, last_seen = ?,"
@@ -257,31 +334,35 @@ def _evaluate(
                     f" next_step = ? WHERE {_SUBJECT} AND id = ?",
                     [*_values(alert)[5:], *key, alert.id],
                 )
-            if touched:
-                con.execute(
-                    f"UPDATE alerts SET last_seen = ? WHERE {_SUBJECT}"
-                    " AND id IN (SELECT unnest(?::VARCHAR[]))",
-                    [today, *key, touched],
-                )
-            if gone:
-                con.execute(
-                    f"UPDATE alerts SET status = 'resolved', resolved_on = ? WHERE {_SUBJECT}"
-                    " AND id IN (SELECT unnest(?::VARCHAR[]))",
-                    [today, *key, [a.id for a in gone]],
-                )
-            changed = [a.id for a in (*inserts, *rewrites, *gone)] + touched
-            _reseal(store, key, changed)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        if touched:
+            con.execute(
+                f"UPDATE alerts SET last_seen = ? WHERE {_PICK_ALERTS}",
+                [today, chr(30).join(touched)],
+            )
+        if gone:
+            con.execute(
+                f"UPDATE alerts SET status = 'resolved', resolved_on = ? WHERE {_PICK_ALERTS}",
+                [today, chr(30).join(gone)],
+            )
+        reseal(con, store.signer(), "alerts", _PICK_ALERTS, [chr(30).join(changed)])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _deliver(
+    store: Store, result: EvaluationResult, sinks: list[Sink], now: dt.datetime | None
+) -> None:
+    """Deliver a subject's new and woken alerts, and record the delivery on their rows."""
     due = result.new + result.woken
     if due:
-        result.delivery_errors = deliver(due, list(sinks))
+        result.delivery_errors = deliver(due, sinks)
         if sinks:
+            addr = result.address
             _update(
                 store,
-                key,
+                [addr.tenant, addr.scope, addr.subject],
                 [a.id for a in due],
                 "delivered_at = ?, delivery_error = ?",
                 [
@@ -289,7 +370,6 @@ def _evaluate(
                     "; ".join(f"{k}: {v}" for k, v in result.delivery_errors.items()) or None,
                 ],
             )
-    return result
 
 
 def _reseal(store: Store, key: list[str], ids: list[str]) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from croniter import croniter
 
-from uac.checks.alerts import evaluate
+from uac.checks.alerts import evaluate_many
 from uac.checks.model import DEFAULT_CONFIG, CheckConfig
 from uac.checks.sinks import Sink
 from uac.compiler import loader
@@ -35,6 +35,7 @@ from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.store import Store, utc_now
 
 LOCK_FILE = "scheduler.lock"
+BATCH = 250  # subjects per alert transaction of a pass
 
 
 class SchedulerBusy(UacError):
@@ -100,6 +101,7 @@ def run_once(
         settled = _settled(home, tenant)
         states = _alert_states(store, tenant)
         evaluated: dict[Address, tuple[Any, ...]] = {}
+        due: list[tuple[Address, tuple[Any, ...]]] = []
         for addr in subjects:
             version = loader.current_version(home, addr)
             if version is None:
@@ -111,19 +113,24 @@ def run_once(
                 still += last[4]  # evaluating again would change nothing (see _settled)
                 continue
             settled.pop(addr, None)
-            try:
-                result = evaluate(store, home, addr, today, config=config, sinks=sinks)
-            except Exception as exc:
-                errors[str(addr)] = f"evaluate: {type(exc).__name__}: {exc}"
-                continue
-            new += len(result.new)
-            still += len(result.still_open)
-            resolved += len(result.resolved)
-            failures = {**result.errors, **result.delivery_errors}
-            for name, err in failures.items():
-                errors[f"{addr}:{name}"] = err
-            if not failures and result.version == version:
-                evaluated[addr] = (*inputs, len(result.new) + len(result.still_open))
+            due.append((addr, inputs))
+        # Subjects are evaluated in batches: one read of their alerts and one write
+        # transaction per batch instead of a few statements per subject.
+        for at in range(0, len(due), BATCH):
+            batch = dict(due[at : at + BATCH])
+            outcome = evaluate_many(store, home, list(batch), today, config=config, sinks=sinks)
+            for addr, result in outcome.items():
+                if isinstance(result, Exception):
+                    errors[str(addr)] = f"evaluate: {type(result).__name__}: {result}"
+                    continue
+                new += len(result.new)
+                still += len(result.still_open)
+                resolved += len(result.resolved)
+                failures = {**result.errors, **result.delivery_errors}
+                for name, err in failures.items():
+                    errors[f"{addr}:{name}"] = err
+                if not failures and result.version == batch[addr][0]:
+                    evaluated[addr] = (*batch[addr], len(result.new) + len(result.still_open))
         if evaluated:
             after = _alert_states(store, tenant)
             for addr, (*inputs, still_open) in evaluated.items():

@@ -95,9 +95,17 @@ def reseal(
     spec = SEALED[table]
     cols = ", ".join(spec.columns)
     rows = con.execute(f"SELECT rowid, {cols} FROM {table} WHERE {where}", list(params)).fetchall()
-    for rowid, *values in rows:
+    if rows:
+        # One statement for all rows (a pass reseals thousands); ids and digests are bound as
+        # two strings, not lists: DuckDB's binding probes optional modules per list element.
         con.execute(
-            f"UPDATE {table} SET mac = ? WHERE rowid = ?", [row_mac(ring, table, values), rowid]
+            f"UPDATE {table} SET mac = m.mac FROM (SELECT"
+            " unnest(string_split(?, chr(30)))::BIGINT AS rid,"
+            f" unnest(string_split(?, chr(30))) AS mac) AS m WHERE {table}.rowid = m.rid",
+            [
+                chr(30).join(str(row[0]) for row in rows),
+                chr(30).join(row_mac(ring, table, row[1:]) for row in rows),
+            ],
         )
     return len(rows)
 

@@ -471,13 +471,13 @@ def test_a_pass_skips_subjects_whose_evaluation_would_change_nothing(
     import uac.checks.scheduler as scheduler
 
     evaluated: list[str] = []
-    real = scheduler.evaluate
+    real = scheduler.evaluate_many
 
-    def counting(store, home, addr, today, **kwargs):  # the real evaluation, counted
-        evaluated.append(addr.subject)
-        return real(store, home, addr, today, **kwargs)
+    def counting(store, home, addresses, today, **kwargs):  # the real evaluation, counted
+        evaluated.extend(addr.subject for addr in addresses)
+        return real(store, home, addresses, today, **kwargs)
 
-    monkeypatch.setattr(scheduler, "evaluate", counting)
+    monkeypatch.setattr(scheduler, "evaluate_many", counting)
     with Memory(home, create=True, react=False) as mem:
         passport_trip(mem, "maya")
         passport_trip(mem, "ana", expiry="2031-01-01")

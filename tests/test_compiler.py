@@ -321,6 +321,23 @@ def test_corrupted_checkpoint_is_detected_and_recompiled(mem: Memory) -> None:
         mem.checkpoint("alice")
 
 
+def test_a_file_tampered_after_a_load_is_refused_on_the_next_load(mem: Memory) -> None:
+    # Loads of an unchanged checkpoint skip re-hashing its files (loader._stat_stamp); an
+    # edit after the first load, even one keeping the size and mtime, must still be caught.
+    import os
+
+    mem.set("alice", "identity.name", "Alice", now=T0)
+    (result,) = mem.compile("alice")
+    first = mem.checkpoint("alice")
+    assert mem.checkpoint("alice").package is first.package  # served without re-reading
+    state = result.directory / "state.py"  # type: ignore[operator]
+    before = state.stat()
+    state.write_text(state.read_text().replace("Alice", "Malla"))  # same size
+    os.utime(state, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(WorkspaceError, match=r"is corrupted \(state.py does not match\)"):
+        Memory.checkpoint(mem, "alice")
+
+
 def test_a_tampered_file_is_never_carried_into_the_next_version(mem: Memory) -> None:
     # Unchanged parts are linked from the previous version: only if they are still intact.
     mem.set("alice", "identity.name", "A", now=T0)
