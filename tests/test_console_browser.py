@@ -149,10 +149,12 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     assert "not valid long enough" in driver.find_element(By.TAG_NAME, "main").text
     shot(driver, "06-alerts")
     driver.find_element(By.XPATH, "//button[normalize-space()='Acknowledge']").click()
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # The form posts and the page reloads: wait for the new page, not the old one.
-    WebDriverWait(driver, 30).until(
+    # The form posts and the page reloads: wait for the new page, not the old one (an element
+    # of the old page read while the new one loads is stale: look again).
+    WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: any(
             "acknowledged" in e.text
             for e in d.find_elements(By.CSS_SELECTOR, "article.alert header")
