@@ -890,13 +890,6 @@ class Store:
         return latest_anchors(self.con, every)
 
 
-def _content(fact: Fact) -> list[Any]:
-    """A fact's content columns (CONTENT_COLUMNS order) as stored."""
-    return [
-        getattr(fact, c if c not in ("value", "evidence") else c + "_json") for c in CONTENT_COLUMNS
-    ]
-
-
 def _cols(columns: Sequence[tuple[str, str, Any]]) -> str:
     return ", ".join(name for name, _, _ in columns)
 
