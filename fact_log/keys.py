@@ -62,20 +62,30 @@ class KeyRing:
 
     @classmethod
     def create(cls, home: Path) -> KeyRing:
-        """Make a fresh key ring file (0600, in a 0700 directory); refuses to overwrite one."""
+        """Make a fresh key ring file (0600, in a 0700 directory); never overwrites one.
+
+        The file appears complete or not at all (written aside, then hard-linked into place).
+        If another process sharing the key file (UAC_CHAIN_KEY_FILE) made it first, its ring
+        is the one to use: two nodes binding to one log at the same instant must agree.
+        """
         path = key_path(home)
         ring = cls(path, "k1", {"k1": secrets.token_bytes(32)})
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            raise WorkspaceError(f"chain key file {path} already exists") from None
+            tmp = ring._write_aside()
         except OSError as exc:
             raise WorkspaceError(f"cannot create chain key file {path}: {exc.strerror}") from None
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(ring._text())
-            out.flush()
-            os.fsync(out.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            existing = cls.load(home)
+            if existing is None:  # created and removed again: nothing sane to adopt
+                raise WorkspaceError(f"chain key file {path} vanished while created") from None
+            return existing
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create chain key file {path}: {exc.strerror}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
         return ring
 
     def rotated(self) -> KeyRing:
@@ -83,14 +93,18 @@ class KeyRing:
         number = 1 + max(int(k[1:]) for k in self.keys if k[1:].isdigit())
         kid = f"k{number}"
         ring = KeyRing(self.path, kid, {**self.keys, kid: secrets.token_bytes(32)})
+        os.replace(ring._write_aside(), self.path)
+        return ring
+
+    def _write_aside(self) -> Path:
+        """This ring written and synced to a new 0600 file beside its path (for a rename)."""
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(ring._text())
+            out.write(self._text())
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, self.path)
-        return ring
+        return tmp
 
     def _text(self) -> str:
         keys = {kid: key.hex() for kid, key in sorted(self.keys.items())}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -18,6 +20,7 @@ from uac import Memory
 from uac.checks import evaluate
 from uac.compiler import loader
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.keys import KeyRing
 from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
 from uac.runtime.cli import main
 
@@ -269,6 +272,27 @@ def test_the_key_file_can_live_outside_the_workspace(
         mem.set("bob", "identity.name", "Bob", now=T)
         report = mem.verify()
         assert report.ok and report.keyed_from == 1, report
+
+
+def test_nodes_making_a_shared_key_file_at_once_agree_on_one_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nodes of one log share UAC_CHAIN_KEY_FILE; two binding at the same instant both find no
+    # file. Each must end with the one ring on disk, never an "already exists" failure.
+    shared = tmp_path / "shared" / "chain.key"
+    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(shared))
+    start = threading.Barrier(8)
+
+    def make(i: int) -> KeyRing:
+        start.wait()
+        return KeyRing.create(tmp_path / f"node{i}")
+
+    with ThreadPoolExecutor(8) as pool:
+        rings = list(pool.map(make, range(8)))
+    on_disk = KeyRing.load(tmp_path / "node0")
+    assert on_disk is not None and {r.keys["k1"] for r in rings} == {on_disk.keys["k1"]}
+    assert sorted(p.name for p in shared.parent.iterdir()) == ["chain.key"]  # no temp left
+    assert shared.stat().st_mode & 0o777 == 0o600
 
 
 @pytest.mark.parametrize(
