@@ -1,9 +1,10 @@
 """Import sibling bench scripts by path, and keep bench/ off `sys.path`.
 
-`python bench/x.py` puts bench/ first on `sys.path`, where bench/secrets.py shadows the
-standard library module the fact log's key ring uses (a new workspace then fails). A script
-imports this module first (`import benchpath` still resolves), which takes bench/ off the
-path, and loads its siblings with `benchpath.sibling("query")`.
+`python bench/x.py` puts bench/ first on `sys.path`, where a script named like a standard
+library module would shadow it (bench/secrets.py once broke the key ring's `import secrets`;
+it is now bench/secret_filter.py). A script imports this module first (`import benchpath`
+still resolves), which takes bench/ off the path, and loads its siblings with
+`benchpath.sibling("query")`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Run from the repository root with the project's virtualenv:
 
-    python bench/secrets.py                  # baseline: main's fact_log/extraction/safety.py
-    python bench/secrets.py --baseline HEAD~4 --repeat 7
+    python bench/secret_filter.py                  # baseline: main's fact_log/extraction/safety.py
+    python bench/secret_filter.py --baseline HEAD~4 --repeat 7
 
 The labelled set is written here (no download): >= 150 strings, real-looking secrets of
 >= 20 kinds, each with the raw bytes that must not survive masking, and benign look-alikes
