@@ -48,4 +48,12 @@ ALERT_COLUMNS = (
     "computation", "fact_ids", "record_keys", "first_seen", "last_seen", "acknowledged_on",
     "snoozed_until", "resolved_on", "delivered_at", "delivery_error",
 )  # fmt: skip
-seal("alerts", ALERT_COLUMNS, "tenant, scope, subject, id", ("subject", "id"))
+# Seal version 2 covers what an agent acts on (why it matters, the next step) too; rows of a
+# workspace sealed under version 1 are re-signed on its next writable open if they verify.
+seal(
+    "alerts",
+    (*ALERT_COLUMNS, "why", "next_step"),
+    "tenant, scope, subject, id",
+    ("subject", "id"),
+    earlier=(ALERT_COLUMNS,),
+)

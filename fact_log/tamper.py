@@ -40,14 +40,40 @@ class Sealed:
     columns: tuple[str, ...]
     order: str  # ORDER BY for verification: the first mismatch is the oldest
     label: tuple[str, ...]  # columns naming a row in a report
+    earlier: tuple[tuple[str, ...], ...] = ()  # the columns of older seal versions, oldest first
+
+    @property
+    def version(self) -> int:
+        """The seal version rows are signed with now (1 + the number of older ones)."""
+        return len(self.earlier) + 1
+
+    def columns_of(self, version: int) -> tuple[str, ...]:
+        """The sealed columns of one version."""
+        return (*self.earlier, self.columns)[version - 1]
+
+    def entry(self, version: int | None = None) -> str:
+        """This table's name in the keying record: `alerts`, or `alerts@2` from version 2."""
+        version = self.version if version is None else version
+        return self.table if version == 1 else f"{self.table}@{version}"
 
 
 SEALED: dict[str, Sealed] = {}
 
 
-def seal(table: str, columns: Sequence[str], order: str, label: Sequence[str]) -> Sealed:
-    """Declare a sealed table (its layer calls this next to its schema); returns it."""
-    entry = Sealed(table, tuple(columns), order, tuple(label))
+def seal(
+    table: str,
+    columns: Sequence[str],
+    order: str,
+    label: Sequence[str],
+    earlier: Sequence[Sequence[str]] = (),
+) -> Sealed:
+    """Declare a sealed table (its layer calls this next to its schema); returns it.
+
+    A layer that seals more columns later keeps the old column lists in `earlier`: the next
+    writable open re-signs the rows under the new list, but only if every row still verifies
+    under the one it was signed with (an edit made before the upgrade is never blessed).
+    """
+    entry = Sealed(table, tuple(columns), order, tuple(label), tuple(map(tuple, earlier)))
     known = SEALED.get(table)
     if known is not None and known != entry:
         raise ValueError(f"two different seals declared for table {table!r}")
@@ -149,7 +175,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
     if problem is not None or (record is None and not fresh_key):
         return
     present = sorted(_tables(con) & set(SEALED))
-    if record is not None and set(present) <= set(record["tables"]):
+    if record is not None and {SEALED[t].entry() for t in present} <= set(record["tables"]):
         return
     con.execute("BEGIN")
     try:
@@ -167,10 +193,18 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
                     "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
                     [*values, row_mac(ring, ANCHORS.table, values)],
                 )
+        entries = []
         for table in present:
-            if table not in record["tables"]:
+            spec, version = SEALED[table], sealed_version(record, table)
+            if version is None:
                 reseal(con, ring, table, "mac IS NULL", [])
-        record = {**record, "tables": present}
+            elif version != spec.version:
+                if _first_mismatch(con, ring, spec, version) is not None:
+                    entries.append(spec.entry(version))  # edited before the upgrade: verify says
+                    continue
+                reseal(con, ring, table, "TRUE", [])
+            entries.append(spec.entry())
+        record = {**record, "tables": entries}
         value = json.dumps({"record": record, "mac": ring.sign(_meta_message(record))})
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, value])
         con.execute("COMMIT")
@@ -184,25 +218,45 @@ def verify_tables(
 ) -> dict[str, str]:
     """The first row whose digest does not verify, per sealed table present (table -> why)."""
     found: dict[str, str] = {}
-    sealed = set(record["tables"]) if record else set()
     for table in sorted(_tables(con) & set(SEALED)):
         spec = SEALED[table]
-        cur = con.execute(
-            f"SELECT mac, {', '.join(spec.label)}, {', '.join(spec.columns)} FROM {table}"
-            f" ORDER BY {spec.order}"
-        )
-        width = len(spec.label)
-        while rows := cur.fetchmany(10_000):
-            for mac, *rest in rows:
-                if mac is None and table not in sealed:
-                    continue  # migrated since the last writable open: sealed on the next one
-                if not ring.check(row_message(table, rest[width:]), mac):
-                    name = ", ".join(f"{c}={v}" for c, v in zip(spec.label, rest, strict=False))
-                    found[table] = f"row {name} does not match its keyed digest (edited)"
-                    break
-            if table in found:
-                break
+        version = sealed_version(record, table)
+        problem = _first_mismatch(con, ring, spec, version or spec.version, version is None)
+        if problem is not None:
+            found[table] = problem
     return found
+
+
+def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:
+    """The seal version the keying record says a table's rows are signed with (None: not yet)."""
+    for entry in record["tables"] if record else ():
+        name, _, version = entry.partition("@")
+        if name == table:
+            return int(version or 1)
+    return None
+
+
+def _first_mismatch(
+    con: duckdb.DuckDBPyConnection,
+    ring: KeyRing,
+    spec: Sealed,
+    version: int,
+    skip_unsigned: bool = False,
+) -> str | None:
+    """Why the first row (in the table's order) fails its digest under one seal version."""
+    cur = con.execute(
+        f"SELECT mac, {', '.join(spec.label)}, {', '.join(spec.columns_of(version))}"
+        f" FROM {spec.table} ORDER BY {spec.order}"
+    )
+    width = len(spec.label)
+    while rows := cur.fetchmany(10_000):
+        for mac, *rest in rows:
+            if mac is None and skip_unsigned:
+                continue  # migrated since the last writable open: sealed on the next one
+            if not ring.check(row_message(spec.table, rest[width:]), mac):
+                name = ", ".join(f"{c}={v}" for c, v in zip(spec.label, rest, strict=False))
+                return f"row {name} does not match its keyed digest (edited)"
+    return None
 
 
 def anchor_problems(

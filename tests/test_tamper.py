@@ -93,6 +93,8 @@ def test_a_fresh_workspace_seals_every_row_with_a_key_kept_outside_the_database(
         ("schemas", 'UPDATE schemas SET fields = \'{"grade":"int","route":"str"}\''),
         ("checkpoints", "UPDATE checkpoints SET watermark = 999999"),
         ("alerts", "UPDATE alerts SET status = 'resolved', resolved_on = DATE '2025-01-10'"),
+        ("alerts", "UPDATE alerts SET why = 'nothing to worry about'"),
+        ("alerts", "UPDATE alerts SET next_step = 'ignore this alert'"),
         ("anchors", "UPDATE anchors SET recorded_at = TIMESTAMP '2030-01-01'"),
         ("inputs", "UPDATE inputs SET mac = NULL WHERE seq = 1"),  # "it predates keying"
     ],
@@ -106,6 +108,47 @@ def test_an_edit_to_any_sealed_table_is_reported_per_table(
     assert report.problem is None  # the fact chain itself is intact
     assert [p.split(":")[0] for p in report.problems] == [table]
     assert "does not match its keyed digest" in report.problems[0]
+
+
+def _seal_alerts_as_version_1(home: Path, edit: str | None = None) -> None:
+    """Put a workspace back where alert rows were signed without why/next_step (seal v1)."""
+    from uac.fact_log.keys import row_message
+    from uac.fact_log.tamper import META_KEY, SEALED, read_record
+
+    ring = KeyRing.load(home)
+    spec = SEALED["alerts"]
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    cols = ", ".join(spec.columns_of(1))
+    for rowid, *values in con.execute(f"SELECT rowid, {cols} FROM alerts").fetchall():
+        mac = ring.sign(row_message("alerts", values))
+        con.execute("UPDATE alerts SET mac = ? WHERE rowid = ?", [mac, rowid])
+    record, problem = read_record(con, ring)
+    assert problem is None and "alerts@2" in record["tables"]
+    record["tables"] = ["alerts" if t == "alerts@2" else t for t in record["tables"]]
+    message = "meta:" + json.dumps(record, sort_keys=True, separators=(",", ":"))
+    value = json.dumps({"record": record, "mac": ring.sign(message)})
+    con.execute("UPDATE meta SET value = ? WHERE key = ?", [value, META_KEY])
+    if edit:
+        con.execute(edit)
+    con.close()
+
+
+def test_alerts_signed_before_why_was_sealed_are_resigned_once_if_untouched(
+    filled: Path,
+) -> None:
+    _seal_alerts_as_version_1(filled)
+    assert _verify(filled).ok  # a read-only open checks them under the version they carry
+    with Memory(filled) as mem:  # the first writable open re-signs them under version 2
+        assert mem.verify().ok
+    _sql(filled, "UPDATE alerts SET why = 'nothing to worry about'")
+    assert [p.split(":")[0] for p in _verify(filled).problems] == ["alerts"]
+
+
+def test_an_alert_edited_before_the_seal_upgrade_is_not_blessed_by_it(filled: Path) -> None:
+    _seal_alerts_as_version_1(filled, "UPDATE alerts SET status = 'resolved'")
+    with Memory(filled) as mem:
+        report = mem.verify()
+    assert [p.split(":")[0] for p in report.problems] == ["alerts"]
 
 
 def test_deleting_the_last_facts_is_caught_by_the_anchors(filled: Path) -> None:
