@@ -5,12 +5,15 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py                # the session set: dev and held-out halves
     python bench/extraction.py --errors       # also list every false positive / negative
     python bench/extraction.py --corpus bench/data/extraction_corpus.jsonl   # the old set
+    python bench/extraction.py --set fresh    # the fresh blind held-out set (fresh.jsonl)
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
 the typed facts a careful human would record from it ("expected": catalog path plus the
 values that must match). The halves are split by session (even session numbers held out),
-fixed; only "dev" may be used while tuning rules.
+fixed; only "dev" may be used while tuning rules. `--set fresh` scores
+bench/extraction_data/fresh.jsonl instead: a later held-out set in the same format, written
+by another hand without reading the rules (extraction_data/README.md); never tune on it.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -219,8 +222,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, help="an old-style per-message corpus file")
     parser.add_argument("--errors", action="store_true", help="list every error")
     parser.add_argument("--split", choices=["dev", "heldout"], help="score one half only")
+    parser.add_argument(
+        "--set",
+        choices=["session", "fresh"],
+        default="session",
+        help="session: dev.jsonl and heldout.jsonl; fresh: fresh.jsonl (all held out)",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     args = parser.parse_args(argv)
+    if args.set == "fresh" and args.split is not None:
+        parser.error("--split picks a half of the session set; the fresh set has no halves")
     catalog = Catalog.load()
     if args.corpus is not None:
         rows = load(args.corpus)
@@ -230,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
     else:
         rows = []
-        for split in ("dev", "heldout"):
+        for split in ("fresh",) if args.set == "fresh" else ("dev", "heldout"):
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):

@@ -1,0 +1,81 @@
+"""The fresh held-out bench sets stay well-formed: catalog paths, fields, enums and gold."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOG = ROOT / "fact_log" / "catalog.toml"
+FRESH = ROOT / "bench" / "extraction_data" / "fresh.jsonl"
+DIALOGUES = ROOT / "bench" / "active_data" / "fresh.toml"
+GOLD = ROOT / "bench" / "active_data" / "fresh_oracle.toml"
+
+
+def _fields() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Fields by full path (attributes and group fields as 'value') and by collection name."""
+    with CATALOG.open("rb") as fh:
+        catalog = tomllib.load(fh)
+    by_path: dict[str, dict[str, Any]] = {}
+    by_collection: dict[str, dict[str, Any]] = {}
+    for domain, spec in catalog.items():
+        for name, attr in spec.get("attributes", {}).items():
+            by_path[f"{domain}.{name}"] = {"value": attr}
+        for group, gspec in spec.get("groups", {}).items():
+            for name, fld in gspec["fields"].items():
+                by_path[f"{domain}.{group}.{name}"] = {"value": fld}
+        for coll, cspec in spec.get("collections", {}).items():
+            by_path[f"{domain}.{coll}"] = by_collection[coll] = cspec["fields"]
+    return by_path, by_collection
+
+
+def _bad(fields: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """Field names unknown to the catalog or enum values it does not allow."""
+    out = []
+    for key, value in values.items():
+        spec = fields.get(key)
+        if spec is None:
+            out.append(f"unknown field {key}")
+        elif spec.get("type") == "enum" and value not in spec["values"]:
+            out.append(f"{key}={value!r} not in {spec['values']}")
+    return out
+
+
+def test_fresh_extraction_set_uses_catalog_paths_and_has_silent_lines() -> None:
+    by_path, _ = _fields()
+    rows = [json.loads(line) for line in FRESH.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 160 and len({r["session"] for r in rows}) >= 25
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert sum(1 for r in rows if not r["expected"]) >= 0.2 * len(rows)
+    problems = [
+        f"{r['id']}: {p}"
+        for r in rows
+        for e in r["expected"]
+        for p in (
+            _bad(by_path[e["path"]], e["values"]) if e["path"] in by_path else ["no such path"]
+        )
+    ]
+    assert problems == []
+
+
+def test_fresh_dialogues_have_gold_for_every_dialogue_and_catalog_fields() -> None:
+    by_path, by_collection = _fields()
+    with DIALOGUES.open("rb") as fh:
+        dialogues = tomllib.load(fh)["d"]
+    with GOLD.open("rb") as fh:
+        gold = tomllib.load(fh)["oracle"]
+    ids = [d["id"] for d in dialogues]
+    assert len(ids) == len(set(ids)) and set(ids) == set(gold)
+    assert sum(1 for d in dialogues if d["session"] == 0) >= 5
+    assert sum(1 for d in dialogues if d["session"] > 0) >= 30
+    problems = []
+    for did, sessions in gold.items():
+        for entries in sessions.values():
+            for e in entries:
+                if "c" in e:
+                    problems += [f"{did}: {p}" for p in _bad(by_collection[e["c"]], e["r"])]
+                elif e["p"] not in by_path:
+                    problems.append(f"{did}: no such path {e['p']}")
+    assert problems == []
