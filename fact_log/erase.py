@@ -16,7 +16,10 @@ The log is append-only except here. An erase rewrites rows of `facts`, `inputs` 
   row is resealed (its `mac` covers the blanked row). A rejection of an erased input (or any
   of the subject's, with --all) loses `detail` and is resealed likewise.
 * `erasures` holds the report: what (fact ids, input ids, counts per table), where, when,
-  by whom and why — never erased content. Both tables are sealed (fact_log/tamper.py).
+  by whom and why — never erased content. Both tables are sealed (fact_log/tamper.py). The
+  row is written as `pending` in the blanking transaction and completed once derived data
+  is purged, so a process killed in between leaves a record the next writable open finishes
+  (`pending_erasures`; runtime/api/erase.py resumes it) instead of an erase without report.
 
 DuckDB keeps overwritten values in free blocks of the file until they are reused, so an
 erase ends by rewriting the file (`compact_file`): the database is copied into a fresh file
@@ -51,6 +54,7 @@ from uac.fact_log.store import (
 from uac.fact_log.tamper import ERASED_ROW_COLUMNS, reseal, row_mac, seal
 
 ERASED_OP = "erased"
+PENDING = "pending"  # an erasure report's status until its derived data is purged
 # Fact columns an erase blanks (the content the report must never hold).
 BLANKED = ("value", "text", "evidence", "record_key", "valid_from", "valid_to")
 
@@ -218,6 +222,7 @@ def erase_log(
             )
             con.execute(f"UPDATE rejections SET detail = NULL WHERE {where}", params)
             reseal(con, ring, "rejections", where.replace(" AND detail IS NOT NULL", ""), params)
+            _write_report(con, ring, erasure, _pending(erasure), insert=True)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -241,24 +246,57 @@ def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]
         con.unregister("_uac_erased_rows")
 
 
-def record_report(store: Store, erasure: LogErasure, report: dict[str, Any]) -> None:
-    """Store the erasure report (sealed); it names ids, tables and files, never content."""
+def _pending(erasure: LogErasure) -> dict[str, Any]:
+    """The report an erase holds until its derived data is purged (ids and counts only)."""
+    return {
+        "id": erasure.id,
+        "status": PENDING,
+        "facts": erasure.facts,
+        "inputs": erasure.inputs,
+        "rejections": erasure.rejections,
+    }
+
+
+def _write_report(
+    con: duckdb.DuckDBPyConnection,
+    ring: Any,
+    erasure: LogErasure,
+    report: dict[str, Any],
+    *,
+    insert: bool,
+) -> None:
     a = erasure.address
-    values = [
-        erasure.id,
-        a.tenant,
-        a.scope,
-        a.subject,
-        erasure.what,
-        erasure.reason,
-        erasure.actor,
-        erasure.erased_at,
-        json.dumps(report, sort_keys=True, default=str),
-    ]
-    with store.write_lock:
-        con = store.con
+    text = json.dumps(report, sort_keys=True, default=str)
+    if insert:
+        values = [erasure.id, a.tenant, a.scope, a.subject, erasure.what, erasure.reason]
+        values += [erasure.actor, erasure.erased_at, text]
         con.execute("INSERT INTO erasures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)", values)
-        reseal(con, store.signer(), "erasures", "id = ?", [erasure.id])
+    else:
+        con.execute("UPDATE erasures SET report = ? WHERE id = ?", [text, erasure.id])
+    reseal(con, ring, "erasures", "id = ?", [erasure.id])
+
+
+def record_report(store: Store, erasure: LogErasure, report: dict[str, Any]) -> None:
+    """Complete the erasure's report (sealed); it names ids, tables and files, never content."""
+    with store.write_lock:
+        _write_report(store.con, store.signer(), erasure, report, insert=False)
+
+
+def pending_erasures(store: Store) -> list[LogErasure]:
+    """Erases whose log side committed but whose derived data was not yet purged."""
+    rows = store.con.execute(
+        "SELECT id, tenant, scope, subject, scope_of_erase, reason, actor, erased_at, report"
+        " FROM erasures WHERE json_extract_string(report, '$.status') = ? ORDER BY erased_at, id",
+        [PENDING],
+    ).fetchall()
+    out = []
+    for eid, tenant, scope, subject, what, reason, actor, at, report in rows:
+        done = json.loads(report)
+        erasure = LogErasure(eid, Address(tenant, scope, subject), what, reason, actor, at)
+        erasure.facts, erasure.inputs = done["facts"], done["inputs"]
+        erasure.rejections = done["rejections"]
+        out.append(erasure)
+    return out
 
 
 def erasure_reports(store: Store, addr: Address | None = None) -> list[dict[str, Any]]:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -149,6 +153,42 @@ def test_a_compile_running_during_an_erase_cannot_republish_it(mem: Memory) -> N
     assert errors == []
     assert _on_disk(mem.home, SECRET) == []
     assert SECRET not in json.dumps(mem.query("alice", "str(user)"), default=str)
+
+
+@pytest.mark.parametrize("stage", ["log", "search", "alerts", "checkpoints"])
+def test_an_erase_killed_midway_is_finished_by_the_next_open(home: Path, stage: str) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        note = mem.add_note("alice", f"the locker code word is {SECRET}", now=DAY)
+        mem.set("alice", "preferences.verbosity", "short", now=DAY)
+        mem.compile("alice")
+        assert mem.search("alice", "Zebraplum")
+    # A real process, SIGKILLed from its own progress callback once `stage` is done: the log
+    # is blanked (committed), later steps never ran, no report was completed.
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        from uac import Memory
+
+        def die(stage, done, total):
+            if stage == {stage!r}:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        with Memory(sys.argv[1], react=False) as mem:
+            mem.erase("alice", [{note.id!r}], reason="user asked", progress=die)
+        """
+    )
+    died = subprocess.run([sys.executable, "-c", script, str(home)], timeout=120)
+    assert died.returncode == -signal.SIGKILL
+    with Memory(home, read_only=True) as peek:  # half done: content left in derived data
+        (pending,) = peek.erasures("alice")
+        assert pending["status"] == "pending" and SECRET not in json.dumps(pending)
+    with Memory(home, react=False) as mem:  # the next writable open finishes it
+        (report,) = mem.erasures("alice")
+        assert "status" not in report and [f["id"] for f in report["facts"]] == [note.id]
+        assert _everywhere(mem, SECRET) == []
+        assert _reads(mem, "alice", SECRET) == []
+        assert mem.query("alice", "user.preferences.verbosity")["result"] == "short"
+        assert mem.verify().ok
 
 
 def test_cli_erase_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

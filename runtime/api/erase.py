@@ -16,6 +16,9 @@ blanked log. In order:
 6. the workspace file is rewritten so no overwritten byte survives (fact_log/erase.py
    `compact_file`), and the report is stored and returned.
 
+Step 1 commits with a `pending` report; a process killed after it leaves that record, and the
+next writable open of the workspace runs steps 2-6 again (`resume_pending`, each idempotent).
+
 The report names ids, tables, counts and files — never the erased content.
 """
 
@@ -24,12 +27,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 from uac.compiler import cache, loader
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
-from uac.fact_log.erase import compact_file, erase_log, erasure_reports, record_report
+from uac.fact_log.erase import (
+    LogErasure,
+    compact_file,
+    erase_log,
+    erasure_reports,
+    pending_erasures,
+    record_report,
+)
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.progress import Report
 from uac.fact_log.store import Store, utc_now
@@ -66,44 +77,66 @@ def erase(
 
     with subject_lock(mem.home, addr):
         log = erase_log(mem.store, addr, fact_ids, reason=reason, actor=mem.actor, now=now)
-        cache.drop(mem.store, addr)
-        step(1)
-        items = [f["id"] for f in log.facts] + log.inputs
-        purged = mem.purge_search(addr, items)
-        step(2)
-        alert_ids = _blank_alerts(mem.store, addr, {f["id"] for f in log.facts}, fact_ids is None)
-        outbox = _drop_outbox(mem.store, addr.tenant, alert_ids)
-        step(3)
-        republished, removed = _republish(mem, addr)
-        step(4)
-        mem.forget_reaction(addr)
-        where = {
-            "facts": len(log.facts),
-            "inputs": len(log.inputs),
-            "rejections": log.rejections,
-            "search_docs": purged,
-            "alerts": len(alert_ids),
-            "outbox": outbox,
-            "checkpoint_versions_removed": removed,
-        }
-        report = {
-            "id": log.id,
-            "tenant": addr.tenant,
-            "subject": str(addr),
-            "what": log.what,
-            "reason": log.reason,
-            "by": log.actor,
-            "at": log.erased_at.isoformat(),
-            "facts": log.facts,
-            "inputs": log.inputs,
-            "alerts": alert_ids,
-            "where": where,
-            "checkpoint": republished,
-        }
-        record_report(mem.store, log, report)
-        where["file_bytes"] = compact_file(mem.store)
-        step(5)
+        report = _purge_derived(mem, log, step)
     report["verified"] = mem.verify().ok
+    return report
+
+
+def resume_pending(mem: Memory) -> list[dict[str, Any]]:
+    """Finish erases a killed process left after blanking the log (at a writable open).
+
+    The log side commits with a `pending` report; search rows, alerts, outbox, checkpoints
+    and the file's free blocks may still hold the content. Every purge step is idempotent,
+    so running them again completes the erase and its report with no hand work.
+    """
+    done = []
+    for log in pending_erasures(mem.store):
+        view = mem.for_tenant(log.address.tenant)
+        with subject_lock(mem.home, log.address):
+            done.append(_purge_derived(view, log, lambda n: None))
+    return done
+
+
+def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) -> dict[str, Any]:
+    """Purge what was derived from the blanked rows, then complete the report (steps 1-5)."""
+    addr = log.address
+    cache.drop(mem.store, addr)
+    step(1)
+    items = [f["id"] for f in log.facts] + log.inputs
+    purged = mem.purge_search(addr, items)
+    step(2)
+    alert_ids = _blank_alerts(mem.store, addr, {f["id"] for f in log.facts}, log.what == "all")
+    outbox = _drop_outbox(mem.store, addr.tenant, alert_ids)
+    step(3)
+    republished, removed = _republish(mem, addr)
+    step(4)
+    mem.forget_reaction(addr)
+    where = {
+        "facts": len(log.facts),
+        "inputs": len(log.inputs),
+        "rejections": log.rejections,
+        "search_docs": purged,
+        "alerts": len(alert_ids),
+        "outbox": outbox,
+        "checkpoint_versions_removed": removed,
+    }
+    report = {
+        "id": log.id,
+        "tenant": addr.tenant,
+        "subject": str(addr),
+        "what": log.what,
+        "reason": log.reason,
+        "by": log.actor,
+        "at": log.erased_at.isoformat(),
+        "facts": log.facts,
+        "inputs": log.inputs,
+        "alerts": alert_ids,
+        "where": where,
+        "checkpoint": republished,
+    }
+    record_report(mem.store, log, report)
+    where["file_bytes"] = compact_file(mem.store)
+    step(5)
     return report
 
 

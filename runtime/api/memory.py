@@ -163,6 +163,8 @@ class Memory:
         self.store = Store.open(self.home, create=create, read_only=read_only, log_db=log_db)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
+            if not read_only:
+                erasing.resume_pending(self)  # an erase a killed process left half done
         except BaseException:
             self.store.close()
             raise
