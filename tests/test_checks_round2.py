@@ -126,10 +126,21 @@ def test_blank_pages_and_health_certificate() -> None:
     assert run("passport_blank_pages", user("GB", blank_pages=4, trips=[t])) == []
     assert run("passport_blank_pages", user("GB", trips=[t])) == []  # unknown: silent
     ghana = trip("GH", D(2025, 10, 10), D(2025, 10, 24), city="Accra")
-    [c] = run("health_certificate", user("GB", trips=[ghana]))
-    assert "yellow fever" in c.message and "Accra, Ghana" in c.message
+    # No vaccination on record at all: a question, once (two trips), not a warning.
+    togo = trip("TG", D(2025, 11, 1), D(2025, 11, 9), city="Lome")
+    [q] = run("health_certificate", user("GB", trips=[ghana, togo]))
+    assert q.severity == "info" and q.message.startswith("To confirm:")
+    assert "yellow fever" in q.message and "Accra, Ghana" in q.message
+    assert "certificate" in q.message
     jab = rec("yf", name="Yellow fever", date=D(2019, 5, 1), valid_until=None)
     assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[jab])) == []
+    # Other vaccinations on record but not this one: the certificate is missing.
+    typhoid = rec("ty", name="typhoid", date=D(2024, 5, 1), valid_until=None)
+    [c] = run("health_certificate", user("GB", trips=[ghana], vaccinations=[typhoid]))
+    assert c.severity == "critical" and "none is recorded" in c.message
+    assert "Accra, Ghana" in c.message
+    stamaril = rec("st", name="Stamaril", date=None, valid_until=None)  # the brand name
+    assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[stamaril])) == []
 
 
 def test_booking_name_against_the_passport() -> None:

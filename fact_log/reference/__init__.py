@@ -163,3 +163,9 @@ def travel_rules() -> dict[str, Any]:
 def health_rules() -> dict[str, Any]:
     """Food/supplement interactions, pregnancy, activities, dosing (data/health_rules.toml)."""
     return _read("health_rules.toml")
+
+
+@functools.cache
+def vaccine_words() -> dict[str, tuple[str, ...]]:
+    """{vaccine name: the words that name it} from health_rules.toml's [[vaccine]] table."""
+    return {v["name"]: (v["name"], *v["words"]) for v in health_rules()["vaccine"]}

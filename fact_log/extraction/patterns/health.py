@@ -1,7 +1,9 @@
-"""Health patterns: medications started and stopped, allergies with severity, conditions."""
+"""Health patterns: medications started and stopped, allergies with severity, conditions,
+body weight, vaccinations (vaccine words from the reference data the checks use)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -14,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_vocabulary,
     stop_ok,
 )
+from uac.fact_log.reference import vaccine_words
 
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
@@ -255,7 +258,54 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
 
 
+@functools.cache
+def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
+    """A regex over every vaccine word (longest first) and word -> vaccine name."""
+    table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
+    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
+
+
+# Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
+# "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
+_VACCINATED = re.compile(
+    r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
+    r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
+    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
+    re.I,
+)
+_JAB = re.compile(
+    r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
+    r"certificates?|doses?|injections?)\b",
+    re.I,
+)
+_PLANNED = re.compile(
+    r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
+)
+
+
+def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
+    typhoid"); a future date makes it a plan, not a vaccination."""
+    m = _VACCINATED.search(sent.text)
+    if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    pattern, table = _vaccines()
+    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
+    if not names:
+        return
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if dates and dates[0].date > ctx.today:
+        return
+    for name in names:
+        value = {"name": name, "date": dates[0].date if dates else None}
+        ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_vaccinations,
     rule_medications,
     rule_allergies,
     rule_conditions,

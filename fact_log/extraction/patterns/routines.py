@@ -9,6 +9,7 @@ Food, drink and supplement words come from the reference data the health checks 
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import datetime as dt
 import functools
@@ -16,6 +17,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -24,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     drug_names,
+    stop_ok,
 )
 from uac.fact_log.reference import health_rules
 
@@ -170,4 +173,76 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)
 
 
-RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats)
+_WEEKDAY_WORDS = (
+    r"(?:(?:every\s+|on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"weekly|fortnightly|monthly|daily|regular|usual)"
+)
+_SERIES_END = re.compile(
+    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|dropped|"
+    r"gave\s+up|given\s+up|cancell?ed|ended|finished)\s+(?:going\s+to\s+|doing\s+|attending\s+)?"
+    r"(?:the|my|our)\s+(?P<what>[A-Za-z][\w' -]{1,40}?)"
+    r"(?=\s+(?:in|on|at|from|since|after|as\s+of|last|this|for\s+good|altogether)\b|[,.;!?]|$)|"
+    r"\b(?:the|my|our)\s+(?P<what2>[A-Za-z][\w' -]{1,40}?)\s+(?:has\s+|have\s+)?(?:ended|"
+    r"finished|stopped|wrapped\s+up|(?:is|are)\s+(?:over|finished)|(?:was|were|got|has\s+been|"
+    r"have\s+been)\s+(?:cancell?ed|discontinued|stopped))\b",
+    re.IGNORECASE,
+)
+# What a series is: an event word of the schedule rules or a regular activity.
+_SERIES_WORD = re.compile(
+    r"\b(?:class|classes|lessons?|sessions?|club|practice|training|meetings?|calls?|"
+    r"group|rehearsals?|yoga|pilates|choir|therapy|tutoring|swimming|football|tennis|"
+    r"stand-?up|1:1|one-on-one|catch-?up|course)\b",
+    re.IGNORECASE,
+)
+_SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
+
+
+def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A repeating event that ended ("we stopped the Tuesday yoga", "the book club ended in
+    May"): ends the recorded series by its title, the weekday left out of the match."""
+    m = _SERIES_END.search(sent.text)
+    if m is None or not stop_ok(parts, sent, sent.start + m.start()):
+        return
+    what = m["what"] or m["what2"]
+    if not _SERIES_WORD.search(what) and not re.search(_WEEKDAY_WORDS, what, re.IGNORECASE):
+        return  # "I cancelled my Netflix": a subscription, not a series of events
+    title = " ".join(_SERIES_DROP.sub("", what).split())
+    if not title:
+        return
+    span = m.span("what") if m["what"] else m.span("what2")
+    dates = [
+        d
+        for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+        if d.valid and not sent.start + span[0] <= d.start < sent.start + span[1]
+    ]
+    until = dates[0].date if dates and dates[0].date <= ctx.today else _month_end(sent, ctx.today)
+
+    # The sentence names the series, it does not plan one ("I quit my Thursday piano lessons").
+    ctx.out[:] = [
+        c
+        for c in ctx.out
+        if not (
+            c.path == "schedule.events" and c.op == "assert" and sent.start <= c.start < sent.end
+        )
+    ]
+    value = {"title": title[:1].upper() + title[1:], "repeat_until": until}
+    ctx.add("schedule.events", value, sent, 0.75, op="end")
+
+
+_IN_MONTH = re.compile(r"\b(?:in|at\s+the\s+end\s+of|end\s+of)\s+(?P<month>[A-Za-z]{3,9})\b", re.I)
+
+
+def _month_end(sent: Span, today: dt.date) -> dt.date:
+    """The last day of a past month named alone ("ended in May"), else yesterday: it has
+    stopped, so nothing of it takes place from the day it is said."""
+    yesterday = today - dt.timedelta(days=1)
+    m = _IN_MONTH.search(sent.text)
+    month = MONTHS.get(m["month"].lower()) if m else None
+    if month is None:
+        return yesterday
+    year = today.year if month <= today.month else today.year - 1
+    last = dt.date(year, month, calendar.monthrange(year, month)[1])
+    return min(last, yesterday)
+
+
+RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats, rule_series_end)

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.candidate import Candidate, validate
+from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
 from uac.fact_log.extraction.patterns.discourse import Thread
 from uac.fact_log.reference import drug_data, normalise
@@ -199,7 +199,7 @@ class Ctx:
         replaces: Any = None,
     ) -> None:
         """Validate value against the catalog and keep the candidate only if it passes."""
-        typed = validate(self.catalog, path, value)
+        typed = (validate_ending if op == "end" else validate)(self.catalog, path, value)
         if typed is None:
             return
         attr = self.catalog.attributes.get(path)
