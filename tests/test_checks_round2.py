@@ -50,8 +50,9 @@ def user(nationality: str | None = "GB", **kw: Any) -> SimpleNamespace:
             full_name=kw.pop("full_name", None),
             blank_pages=kw.pop("blank_pages", None),
         ),
-        "health": SimpleNamespace(weight_kg=kw.pop("weight_kg", None)),
     }
+    if (kg := kw.pop("weight_kg", None)) is not None:
+        kw["body_weight"] = [rec("w", date=dt.date(2025, 1, 1), kg=kg)]
     return SimpleNamespace(**groups, **{k: tuple(v) for k, v in kw.items()})
 
 
@@ -214,7 +215,7 @@ def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert "4000 mg a day, above the 2700 mg maximum at 45 kg" in a.message
     assert run("dose_vs_weight", user(weight_kg=82.0, medications=[para])) == []
     [q] = run("dose_vs_weight", user(medications=[para]))
-    assert q.severity == "info" and q.record_keys == ("to_confirm", "weight_kg")
+    assert q.severity == "info" and q.record_keys == ("to_confirm", "body_weight")
 
 
 def test_medication_running_out_before_or_during_a_trip() -> None:
@@ -355,7 +356,6 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
         mem.set("u", "identity.nationality", "IN", now=at)  # transit via Canada: a visa
         mem.set("u", "identity.passport.full_name", "Katherine Elizabeth Moore", now=at)
         mem.set("u", "identity.passport.blank_pages", "1", now=at)
-        mem.set("u", "health.weight_kg", "45", now=at)
         imports: dict[str, list[dict[str, Any]]] = {
             "visas": [{"country": "CN", "entries": "single", "valid_until": "2025-09-30"}],
             "trips": [
@@ -378,6 +378,7 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
                 {"name": "sertraline", "start_date": "2025-01-01"},
             ],
             "intake": [{"name": "St John's wort", "kind": "supplement"}],
+            "body_weight": [{"date": "2025-02-20", "kg": "45"}],
             "conditions": [{"name": "pregnancy", "status": "active"}],
             "bank_accounts": [{"name": "Monzo card", "per_transaction_limit": "1000",
                           "currency": "GBP", "closing_on": "2025-03-20"}],
