@@ -169,3 +169,10 @@ def health_rules() -> dict[str, Any]:
 def vaccine_words() -> dict[str, tuple[str, ...]]:
     """{vaccine name: the words that name it} from health_rules.toml's [[vaccine]] table."""
     return {v["name"]: (v["name"], *v["words"]) for v in health_rules()["vaccine"]}
+
+
+@functools.cache
+def places() -> dict[str, dict[str, str]]:
+    """{"countries" | "cities" | "nationalities": {lower-case name: ISO code}} (places.toml)."""
+    raw = _read("places.toml")
+    return {k: dict(raw[k]) for k in ("countries", "cities", "nationalities")}

@@ -76,9 +76,12 @@ _DMY = re.compile(
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-# "22-24 September": the range's first day (the second is found by _DMY).
+# "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
+# is found by _DMY).
 _DMY_RANGE = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
+    rf"[ \t]{{0,2}}"
+    rf"(?:the[ \t]{{1,3}})?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )

@@ -37,7 +37,9 @@ _BORN = re.compile(
 )
 _NATIONALITY = re.compile(
     r"\b(?:i(?:'m|\s+am)\s+(?:a\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
-    r"i\s+have\s+(?:a\s+|an\s+)?)(" + "|".join(NATIONALITIES) + r")"
+    r"i\s+(?:have|travel\s+on|use)\s+(?:a\s+|an\s+)?)("
+    + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+    + r")"
     r"(?:\s+(citizen|national|citizenship|passport))?\b",
     re.IGNORECASE,
 )
@@ -85,6 +87,12 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and (m[0].lower().startswith(("i'm", "i am", "my nationality")) or m[2])
     ):
         ctx.add("identity.nationality", NATIONALITIES[m[1].lower()], sent, 0.8)
+        # "I travel on an Irish passport" names the passport used (a dual national may hold
+        # two); "I have a Canadian passport" only the nationality.
+        if (m[2] or "").lower() == "passport" and re.match(
+            r"i\s+(?:travel\s+on|use)\b", m[0], re.I
+        ):
+            ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (rule_identity,)

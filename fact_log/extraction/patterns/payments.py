@@ -24,6 +24,10 @@ _PAYEE_TO = re.compile(
     r"\bto\s+(?P<payee>(?:the\s+)?[A-Za-z][A-Za-z'&-]*(?:\s+[A-Za-z][A-Za-z'&-]*){0,3}?)"
     r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
 )
+_PAYEE_FOR = re.compile(
+    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
+)
 _PAYEE_SUBJECT = re.compile(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
     r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out)\b",
@@ -49,7 +53,11 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # a cancelled or replaced instruction is not a standing one
     if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
         return
-    payee = _PAYEE_TO.search(sent.text, m.end()) or _PAYEE_SUBJECT.search(sent.text)
+    payee = (
+        _PAYEE_TO.search(sent.text, m.end())
+        or _PAYEE_SUBJECT.search(sent.text)
+        or _PAYEE_FOR.search(sent.text, m.end())  # "a standing order of £650 for rent"
+    )
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
@@ -111,7 +119,8 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PER_PAYMENT = re.compile(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
-    r"(?P<amt2>\S+)",
+    r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)\s+(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
+    r"(?:single\s+)?(?:transaction|payment|purchase)\b",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s)\b")
@@ -163,7 +172,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PROMO = re.compile(
     r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
-    r"(?:on\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
+    r"(?:(?:on|with|from|at)\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
     r"(?:ends|expires|runs\s+out|finishes|is\s+over|stops)\b|"
     r"\bmy\s+(?P<prov2>[A-Z][A-Za-z]{1,20})\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
     r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b",

@@ -196,4 +196,29 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_trips,)
+_HERE_NOW = re.compile(
+    r"\b(?:i(?:'m|\s+am)\s+(?:currently\s+|now\s+|still\s+)?(?:in|back\s+in)|(?:^|\bi(?:'ve|\s+have)?\s+)"
+    r"(?:just\s+)?(?:landed|arrived)\s+in)\s+(?P<place>(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?))",
+    re.IGNORECASE,
+)
+_NOW = re.compile(r"\b(?:now|right\s+now|currently|at\s+the\s+moment|just|landed|arrived)\b", re.I)
+_LATER = re.compile(r"\b(?:next|tomorrow|will|'ll|going\s+to|on\s+\w+day|until|till)\b", re.I)
+
+
+def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Where the user is right now ("Just landed in Lisbon", "I'm in Tokyo right now")."""
+    m = _HERE_NOW.search(sent.text)
+    if m is None or not _NOW.search(sent.text) or _LATER.search(sent.text):
+        return  # "I'm in Tokyo next week" is a trip, not where the user is
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    found = lookup_place(m["place"])
+    if found is None:
+        return
+    city, country = found
+    if city is not None:
+        ctx.add("places.location.city", city, sent, 0.75)
+    ctx.add("places.location.country", country, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_trips, rule_location)
