@@ -17,7 +17,7 @@ _ACCOUNT = re.compile(
     r"(?:[^.;]{0,25}?\b(?i:from|with|at)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
 _CARD_BRAND = re.compile(
-    r"\b(?:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
+    r"\b(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
     r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b"
 )
 _LIMIT = re.compile(r"\b(?i:limit)\b")
@@ -52,6 +52,8 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."
+    if limit is not None and _PER_PAYMENT.search(sent.text):
+        return  # a per-payment limit, not a credit limit: payments.rule_accounts
     anchor = m or brand or limit
     if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
         return
@@ -61,10 +63,13 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["limit"] = found[0].amount
             if found[0].currency:
                 value["currency"] = found[0].currency
-    if {"provider", "limit", "name"} & value.keys():
+    if {"provider", "limit"} & value.keys():  # "my Visa card was declined" says no more
         ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
+_PER_PAYMENT = re.compile(
+    r"\b(?:per|each|any\s+single|a\s+single)\s+(?:payment|transaction|purchase)\b", re.I
+)
 _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
 _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 

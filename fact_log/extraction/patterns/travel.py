@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import Prefer
@@ -33,7 +34,8 @@ _PLACE_INTRO = re.compile(
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
-    r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?$|[-–]\s*$",
+    r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?(?:the\s+)?$|"
+    r"[-–]\s*$",
     re.IGNORECASE,
 )
 _PURPOSE = (
@@ -110,7 +112,19 @@ def _booked_place(text: str, offset: int) -> tuple[str | None, str, int] | None:
 
 
 def _place(sent: Span) -> tuple[str | None, str, int] | None:
-    """The first known destination after 'to/in/visit' with its absolute offset."""
+    """The first known destination after 'to/in/visit' with its absolute offset; a country
+    named first takes the city of it named later ("Off to Canada: flying to Toronto")."""
+    found = _places(sent)
+    first = next(found, None)
+    if first is not None and first[0] is None:
+        city = next((p for p in found if p[0] is not None and p[1] == first[1]), None)
+        if city is not None:
+            return city[0], city[1], first[2]
+    return first
+
+
+def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
+    """Known destinations after 'to/in/visit', in order, each with its absolute offset."""
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
@@ -122,7 +136,8 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
             for n in range(len(m[2]), 1, -1):
                 found = lookup_place(m[2][:n])
                 if found is not None:
-                    return found[0], found[1], sent.start + m.start(2)
+                    yield found[0], found[1], sent.start + m.start(2)
+                    break
             continue
         words = m[1].split()
         for n in range(len(words), 0, -1):
@@ -132,8 +147,8 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
                 continue
             found = lookup_place(name)
             if found is not None:
-                return found[0], found[1], sent.start + m.start(1)
-    return None
+                yield found[0], found[1], sent.start + m.start(1)
+                break
 
 
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

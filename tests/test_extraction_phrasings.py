@@ -1,0 +1,147 @@
+"""Phrasings the rules must generalise to (issue 14, session 3), invented for these tests.
+
+Each case is one message, with the session's earlier messages when it needs them, and the
+exact candidates the rules find (path, value); the negative cases (questions, plans, other
+people's facts, uncertainty) must find nothing of the path named.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.patterns.contacts import relationship
+from uac.fact_log.extraction.patterns.dates import find_dates
+
+AT = dt.datetime(2025, 6, 1, 9)  # a Sunday
+D = dt.date
+T = dt.datetime
+
+
+def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
+    """(path, value) of every candidate in text, after the session's earlier messages."""
+    history = [(line, AT) for line in earlier]
+    return [(c.path, c.value) for c in extract(text, AT, history=history)]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "want"),
+    [
+        # a price without a currency keeps its amount
+        ((), "I pay 17.99 a month for Netflix.",
+         [("finance.subscriptions", {"name": "Netflix", "amount": Decimal("17.99"),
+                                     "period": "monthly"})]),
+        # a credit limit on a card named by its brand, with a capital "My"
+        ((), "My Amex has a limit of $12,000.",
+         [("finance.bank_accounts", {"name": "Amex", "kind": "credit_card",
+                                     "provider": "American Express",
+                                     "limit": Decimal("12000"), "currency": "USD"})]),
+        # a per-payment limit is not a credit limit (one record, not two)
+        ((), "My Monzo card has a limit of £500 per payment.",
+         [("finance.bank_accounts", {"name": "Monzo card", "kind": "debit_card",
+                                     "provider": "Monzo",
+                                     "per_transaction_limit": Decimal("500"),
+                                     "currency": "GBP"})]),
+        # a payee with a title, the noun before it as the category, the account paid into
+        ((), "I paid £1,200 rent to Mr Patel today, to account GB29 NWBK 6016 1331 9268 19.",
+         [("finance.transactions", {"date": D(2025, 6, 1), "amount": Decimal("1200"),
+                                    "currency": "GBP", "merchant": "Mr Patel",
+                                    "category": "rent",
+                                    "payee_account": "GB29NWBK60161331926819"})]),
+        # a merchant's name keeps its s ("Currys", "Nando's")
+        ((), "I paid £89 at Currys today for headphones.",
+         [("finance.transactions", {"date": D(2025, 6, 1), "amount": Decimal("89"),
+                                    "currency": "GBP", "merchant": "Currys"})]),
+        # a day range whose month comes once, at the end
+        ((), "We booked a guesthouse in Porto from the 8th to the 15th of August.",
+         [("travel.trips", {"city": "Porto", "country": "PT", "depart": D(2025, 8, 8),
+                            "return_date": D(2025, 8, 15)}),
+          ("travel.bookings", {"kind": "hotel", "place": "Porto",
+                               "start": T(2025, 8, 8, 15), "end": T(2025, 8, 15, 11)})]),
+        # a country first, its city later: the city is the destination
+        ((), "Off to Canada: flying to Toronto on 1 June, back 8 June.",
+         [("travel.trips", {"city": "Toronto", "country": "CA", "depart": D(2025, 6, 1),
+                            "return_date": D(2025, 6, 8), "transport": "plane"})]),
+        # a destination from the reference place list (not a list of the extractor's own)
+        ((), "Flying to Reykjavik on 3 July, back on the 9th.",
+         [("travel.trips", {"city": "Reykjavik", "country": "IS", "depart": D(2025, 7, 3),
+                            "return_date": D(2025, 7, 9), "transport": "plane"})]),
+        # "It's booked for ...": the appointment named in the message before
+        (("I really need a haircut before the wedding.",), "It's booked for 12 June at 10am.",
+         [("schedule.events", {"title": "Haircut", "start": T(2025, 6, 12, 10)})]),
+        # a deadline said of the thing, not of the user
+        ((), "The grant application needs to be submitted before 15 July.",
+         [("tasks.tasks", {"goal": "Grant application", "status": "planned",
+                           "due_date": D(2025, 7, 15)})]),
+        # a course booked at a place is an event as well as a trip
+        ((), "Booked a scuba diving course on 12 July in Dahab.",
+         [("travel.trips", {"city": "Dahab", "country": "EG", "depart": D(2025, 7, 12),
+                            "purpose": "study"}),
+          ("schedule.events", {"title": "Scuba diving course", "start": T(2025, 7, 12),
+                               "location": "Dahab"})]),
+        ((), "Parents evening on Thursday 12 June at 5pm.",
+         [("schedule.events", {"title": "Parents evening", "start": T(2025, 6, 12, 17)})]),
+        # where the user is now
+        ((), "Just landed in Accra, very tired.",
+         [("places.location.city", "Accra"), ("places.location.country", "GH")]),
+    ],
+)  # fmt: skip
+def test_phrasings(earlier: tuple[str, ...], text: str, want: list[tuple[str, Any]]) -> None:
+    assert found(text, *earlier) == want
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "path"),
+    [
+        # questions are not corrections
+        (("Dinner with Sam on 4 June at 7pm.",), "Wait, the 5th is a Tuesday right?",
+         "schedule.events"),
+        (("Dinner with Sam on 4 June at 7pm.",), "No wait, did I say the 5th?",
+         "schedule.events"),
+        (("Dinner with Sam on 4 June at 7pm.",), "Actually maybe the 6th, not sure.",
+         "schedule.events"),
+        # a plan is not a medication
+        ((), "The doctor wants me to try rosuvastatin.", "health.medications"),
+        # other people's deadlines, locations, bookings
+        ((), "Her essay has to be submitted by Friday.", "tasks.tasks"),
+        ((), "My wife just landed in Rome.", "places.location.city"),
+        ((), "I'm in Tokyo next week.", "places.location.city"),
+        ((), "My sister booked a hotel in Rome from 3 to 6 July.", "travel.bookings"),
+        # nothing was named before "it"
+        ((), "It's booked for Thursday at 9am.", "schedule.events"),
+        (("I really need a haircut.",), "Is it booked for Thursday?", "schedule.events"),
+        # a card named and nothing said about it
+        ((), "My Visa card was declined.", "finance.bank_accounts"),
+        ((), "Of course I'll be there on 3 July.", "schedule.events"),
+    ],
+)  # fmt: skip
+def test_nothing_from(earlier: tuple[str, ...], text: str, path: str) -> None:
+    assert [v for p, v in found(text, *earlier) if p == path] == []
+
+
+def test_a_correction_still_corrects() -> None:
+    assert found("Actually, make that the 5th.", "Dinner with Sam on 4 June at 7pm.") == [
+        ("schedule.events", {"title": "Dinner with Sam", "start": T(2025, 6, 5, 19),
+                             "with_whom": ["Sam"]}),
+    ]  # fmt: skip
+
+
+def test_one_word_per_relationship() -> None:
+    assert [relationship(w) for w in ("Mum", "mom", "dad", "granny", "co-worker")] == [
+        "mother", "mother", "father", "grandmother", "colleague",
+    ]  # fmt: skip
+    assert found("My mum Helen is coming for lunch.")[0] == (
+        "contacts.contacts", {"name": "Helen", "relationship": "mother"}
+    )  # fmt: skip
+
+
+def test_day_ranges_take_the_month_said_once() -> None:
+    got = [(d.text, d.date) for d in find_dates("from the 8th to the 15th of August", AT.date())]
+    assert [day for _, day in got] == [D(2025, 8, 8), D(2025, 8, 15)]
+    got = [(d.text, d.date) for d in find_dates("staying 3 till 9 July", AT.date())]
+    assert [day for _, day in got] == [D(2025, 7, 3), D(2025, 7, 9)]
+    assert find_dates("I have 2 to 3 days", AT.date()) == []
