@@ -85,6 +85,20 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
                                "location": "Dahab"})]),
         ((), "Parents evening on Thursday 12 June at 5pm.",
          [("schedule.events", {"title": "Parents evening", "start": T(2025, 6, 12, 17)})]),
+        # a stay's length gives the return; "flying back" is the return, not the departure
+        ((), "We're going to Bali for two weeks from 3 June.",
+         [("travel.trips", {"city": "Bali", "country": "ID", "depart": D(2025, 6, 3),
+                            "return_date": D(2025, 6, 17)})]),
+        ((), "Travelling to Kathmandu on 2 July, flying back 20 July via Doha.",
+         [("travel.trips", {"city": "Kathmandu", "country": "NP", "depart": D(2025, 7, 2),
+                            "return_date": D(2025, 7, 20), "transport": "plane",
+                            "via": ["Doha"]})]),
+        # the dates in the next sentence of the message
+        ((), "Just booked Tokyo! 2 to 16 July.",
+         [("travel.trips", {"city": "Tokyo", "country": "JP", "depart": D(2025, 7, 2),
+                            "return_date": D(2025, 7, 16)})]),
+        ((), "I'm a US citizen.", [("identity.nationality", "US")]),
+        ((), "British passport holder here.", [("identity.nationality", "GB")]),
         # where the user is now
         ((), "Just landed in Accra, very tired.",
          [("places.location.city", "Accra"), ("places.location.country", "GH")]),
@@ -117,6 +131,8 @@ def test_phrasings(earlier: tuple[str, ...], text: str, want: list[tuple[str, An
         # a card named and nothing said about it
         ((), "My Visa card was declined.", "finance.bank_accounts"),
         ((), "Of course I'll be there on 3 July.", "schedule.events"),
+        ((), "Tell us about it.", "identity.nationality"),
+        ((), "I'm in the UK.", "identity.nationality"),
     ],
 )  # fmt: skip
 def test_nothing_from(earlier: tuple[str, ...], text: str, path: str) -> None:

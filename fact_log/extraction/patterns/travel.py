@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     clauses,
     dates_in,
 )
+from uac.fact_log.extraction.patterns.timespan import duration
 
 _TRAVEL = re.compile(
     r"\b(?P<plane>fly(?:ing)?|flew|flight|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
@@ -63,7 +65,15 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(
-    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b", re.I
+    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b|"
+    r"(?:from\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?:the\s+)?\d{1,2}",
+    re.I,
+)
+_HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
+_STAY_FOR = re.compile(
+    r"\b(?:for|booked)\s+(?:a|an|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
+    r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
+    re.I,
 )
 _NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
 
@@ -179,7 +189,11 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     # The departure is the first date in the clause that names the journey ("the conference
     # is 22-24 September, I'm taking the train there on the 21st"), else the first date.
-    verbs = [sent.start + m.start() for m in _TRAVEL.finditer(sent.text) if not m["other"]]
+    verbs = [
+        sent.start + m.start()
+        for m in _TRAVEL.finditer(sent.text)
+        if not m["other"] and not _HOMEWARD.match(sent.text, m.end())  # "flying back 20 April"
+    ]
     verbs = verbs or [sent.start + travel.start()]
     home = {id(clause_of(parts, v)) for v in verbs}
     dates.sort(key=lambda d: (id(clause_of(parts, d.start)) not in home, d.start))
@@ -198,6 +212,11 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["city"] = city
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
         value["return_date"] = ret.date
+    elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
+        # "going to Bali for two weeks from 3 March": the stay's length gives the return
+        span = duration(stay[0])
+        if span is not None and span[0] >= dt.timedelta(days=1):
+            value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
         value["via"] = via
     for purpose_re, purpose in _PURPOSE:
