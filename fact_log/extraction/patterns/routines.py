@@ -93,8 +93,9 @@ _IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
 
 
 _SUPPLY_END = re.compile(
-    r"\bmy\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:prescription|supply|pills|tablets|inhaler|"
-    r"medication|meds)\s+(?:runs?\s+out|will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
+    r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
+    r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
     re.IGNORECASE,
 )
 _DAYS_LEFT = re.compile(
@@ -109,7 +110,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
     m = _SUPPLY_END.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        name = drug_names(m["name"])
+        name = drug_names(m["name"] or m["name2"] or "")
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         if name and dates and dates[0].start >= sent.start + m.end():
             ctx.add(
