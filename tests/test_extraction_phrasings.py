@@ -113,6 +113,31 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
          [("health.medications", {"name": "levothyroxine", "supply_until": D(2025, 6, 20)})]),
         ((), "I weigh 9 stone 4.", [("health.body_weight", {"date": D(2025, 6, 1), "kg": 59.0})]),
         ((), "I'm about 50 kilos.", [("health.body_weight", {"date": D(2025, 6, 1), "kg": 50.0})]),
+        # repeating activities, "on Mondays", "every first Monday"
+        ((), "I've got swimming every Wednesday at 7pm.",
+         [("schedule.events", {"title": "Swimming", "start": T(2025, 6, 4, 19),
+                               "repeats": "weekly"})]),
+        ((), "Choir practice on Mondays at 7pm.",
+         [("schedule.events", {"title": "Choir practice", "start": T(2025, 6, 2, 19),
+                               "repeats": "weekly"})]),
+        ((), "Book club every first Monday at 7pm.",
+         [("schedule.events", {"title": "Book club", "start": T(2025, 6, 2, 19),
+                               "repeats": "monthly"})]),
+        # payments: a bill named first is the user's; "takes ... by direct debit"; the end
+        # of a month as a date
+        ((), "Rent goes out on the 28th by standing order.",
+         [("finance.scheduled_payments", {"payee": "rent", "method": "standing_order",
+                                          "day_of_month": 28})]),
+        ((), "The gym takes £35 by direct debit every month from my Barclays account.",
+         [("finance.scheduled_payments", {"payee": "gym", "amount": Decimal("35"),
+                                          "currency": "GBP", "account": "Barclays account",
+                                          "method": "direct_debit", "period": "monthly"})]),
+        ((), "I'm closing my Halifax account at the end of July.",
+         [("finance.bank_accounts", {"name": "Halifax account", "kind": "current",
+                                     "provider": "Halifax", "closing_on": D(2025, 7, 31)})]),
+        ((), "Out of office 10 to 14 July.",
+         [("schedule.away_periods", {"start": D(2025, 7, 10), "end": D(2025, 7, 14),
+                                     "reason": "out of office"})]),
         # where the user is now
         ((), "Just landed in Accra, very tired.",
          [("places.location.city", "Accra"), ("places.location.country", "GH")]),
@@ -146,6 +171,9 @@ def test_phrasings(earlier: tuple[str, ...], text: str, want: list[tuple[str, An
         ((), "My Visa card was declined.", "finance.bank_accounts"),
         ((), "Of course I'll be there on 3 July.", "schedule.events"),
         ((), "Tell us about it.", "identity.nationality"),
+        ((), "His rent goes out on the 28th by standing order.", "finance.scheduled_payments"),
+        ((), "My sister has swimming every Wednesday at 7pm.", "schedule.events"),
+        ((), "I do yoga to relax.", "schedule.events"),
         ((), "Coffee makes me jittery.", "health.allergies"),
         ((), "I'm expecting a parcel today.", "health.conditions"),
         ((), "My sister is expecting a baby.", "health.conditions"),
@@ -182,3 +210,5 @@ def test_day_ranges_take_the_month_said_once() -> None:
     got = [(d.text, d.date) for d in find_dates("staying 3 till 9 July", AT.date())]
     assert [day for _, day in got] == [D(2025, 7, 3), D(2025, 7, 9)]
     assert find_dates("I have 2 to 3 days", AT.date()) == []
+    got = [(d.text, d.date) for d in find_dates("by the end of the month", AT.date())]
+    assert got == [("the end of the month", D(2025, 6, 30))]

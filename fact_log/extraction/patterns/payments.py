@@ -30,9 +30,10 @@ _PAYEE_FOR = re.compile(
 )
 _PAYEE_SUBJECT = re.compile(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out)\b",
+    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out|takes|collects|leaves)\b",
     re.IGNORECASE,
 )
+_ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
@@ -49,7 +50,13 @@ def _method(text: str) -> str:
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     m = _METHOD.search(sent.text)
-    if m is None or not _FIRST_PERSON.search(sent.text) or _ENDED.search(sent.text):
+    # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
+    own = _FIRST_PERSON.search(sent.text) or (
+        (bill := _PAYEE_SUBJECT.match(sent.text)) is not None
+        and bill.start("payee") == 0
+        and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
+    )
+    if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
         return
@@ -77,6 +84,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["period"] = "monthly"
         if period["day"] and 1 <= int(period["day"]) <= 31:
             value["day_of_month"] = int(period["day"])
+    elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
+        value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
 

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import MONTHS
+from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAYS
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -135,10 +135,29 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _EVERY_WEEKDAY = re.compile(
-    r"\bevery\s+(?:(?P<other>other)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)s?\b|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    r"\b(?:every|each|on\s+the)\s+(?:(?P<other>other|alternate)\s+|(?P<nth>first|second|third|"
+    r"fourth|last)\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
     re.IGNORECASE,
 )
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+
+
+def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
+    """The next day on or after today that is the nth (or last) such weekday of its month."""
+    for k in range(3):
+        month = (today.replace(day=1) + dt.timedelta(days=32 * k)).replace(day=1)
+        days = [
+            month + dt.timedelta(days=i)
+            for i in range(calendar.monthrange(month.year, month.month)[1])
+            if (month + dt.timedelta(days=i)).weekday() == weekday
+        ]
+        day = days[nth - 1] if nth > 0 else days[-1]
+        if day >= today:
+            return day
+    return today
+
+
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
 
@@ -148,12 +167,15 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _EVERY_WEEKDAY.search(sent.text)
     if m is None:
         return
-    repeats = "fortnightly" if m["other"] else "weekly"
+    repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
     for i, cand in enumerate(ctx.out):
         if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
             continue
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
+        if m["nth"] and isinstance(value.get("start"), dt.datetime):  # "every first Monday"
+            day = _nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
+            value["start"] = dt.datetime.combine(day, value["start"].time())
         start = _STARTING.search(sent.text)
         first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
         if start is not None and isinstance(value.get("start"), dt.datetime):

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import DateMatch
+from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -27,7 +27,9 @@ EVENT = re.compile(
     r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
-    r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
+    r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
+    r"stand-?up|practice|therapy)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -122,7 +124,7 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # in Dahab").
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
-    day = dates[0].date if dates else _same_day(ctx, sent, when)
+    day = dates[0].date if dates else _same_day(ctx, sent, when) or _next_weekly(ctx, sent, when)
     if day is None or (dates and not dates[0].valid):
         return
     if day < ctx.today:
@@ -150,6 +152,20 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PEOPLE = word_set("dentist doctor gp plumber electrician")
 _THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
 _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
+
+
+_WEEKLY_DAY = re.compile(
+    r"\b(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b", re.I
+)
+
+
+def _next_weekly(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
+    """ "Choir practice on Mondays at 7": the next such day (rule_repeats makes it weekly)."""
+    m = _WEEKLY_DAY.search(sent.text)
+    if m is None or when is None:
+        return None
+    target = WEEKDAYS[m[1].lower()]
+    return ctx.today + dt.timedelta(days=(target - ctx.today.weekday()) % 7 or 7)
 
 
 def _same_day(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
@@ -185,9 +201,16 @@ _AWAY = re.compile(
 )
 
 
+# A note to self at the start of a message: "Out of office 10 to 14 March."
+_AWAY_NOTE = re.compile(
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b",
+    re.I,
+)
+
+
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
-    m = _AWAY.search(sent.text)
+    m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [
