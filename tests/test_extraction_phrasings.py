@@ -171,6 +171,11 @@ def test_phrasings(earlier: tuple[str, ...], text: str, want: list[tuple[str, An
         ((), "My Visa card was declined.", "finance.bank_accounts"),
         ((), "Of course I'll be there on 3 July.", "schedule.events"),
         ((), "Tell us about it.", "identity.nationality"),
+        # possessives name someone else's things
+        ((), "My friend's passport expires on 2 May.", "identity.passport.expiry_date"),
+        ((), "My parents' flight to Rome is on 3 July.", "travel.trips"),
+        ((), "My wife's Monzo card has a limit of £500 per payment.", "contacts.contacts"),
+        ((), "I used to have yoga every Tuesday at 6pm.", "schedule.events"),
         ((), "His rent goes out on the 28th by standing order.", "finance.scheduled_payments"),
         ((), "My sister has swimming every Wednesday at 7pm.", "schedule.events"),
         ((), "I do yoga to relax.", "schedule.events"),

@@ -52,8 +52,10 @@ def relationship(word: str) -> str:
 
 _REL_FIRST = re.compile(
     r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
-    r"(?P<rel>" + RELATIONS + r")(?:'s)?\s*,?\s+(?:is\s+(?:called\s+|named\s+)?|called\s+|"
-    r"named\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>" + NAME + r")",
+    r"(?P<rel>" + RELATIONS + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
+    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + NAME
+    + r")",
     re.IGNORECASE,
 )
 _NAME_FIRST = re.compile(

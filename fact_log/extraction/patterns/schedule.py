@@ -81,6 +81,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", value, sent, 0.8)
 
 
+_NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
 _BOOKED = re.compile(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
 # A sentence about a journey is a trip, not an event ("my flight on 5 May").
 _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
@@ -112,6 +113,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = EVENT.search(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    if _NO_MORE.search(sent.text):
+        return  # "I used to have yoga every Tuesday": a past habit, not a plan
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time

@@ -129,8 +129,9 @@ def is_question(clause: str, sentence: str) -> bool:
 THIRD_PARTY = re.compile(
     r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
     r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
-    r"friends|neighbour|neighbor)\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
-    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|\b(?:he|she|they)\s+"
+    r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
+    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|(?:'s|’s|'|’)(?!\w))|"
+    r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,
 )
