@@ -416,3 +416,17 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
         "recurring_event_collision", "deadline_while_away", "activity_vs_condition",
     } <= fired, fired  # fmt: skip
     assert all(a.why and a.next_step for a in result.new)
+
+
+def test_a_deadline_in_a_time_away_that_is_not_a_trip() -> None:
+    task = rec("t", goal="Quarterly report", status="planned", due_date=D(2025, 3, 12))
+    leave = rec("a", start=D(2025, 3, 10), end=D(2025, 3, 14), reason="out of office")
+    [a] = run("deadline_while_away", user(tasks=[task], away_periods=[leave]))
+    assert "while you are away (out of office, 2025-03-10 to 2025-03-14)" in a.message
+    assert "by 2025-03-09" in a.next_step
+    later = rec("b", start=D(2025, 3, 20), end=D(2025, 3, 24), reason=None)
+    assert run("deadline_while_away", user(tasks=[task], away_periods=[later])) == []
+    # A trip over the same days already says it: one alert, not two.
+    trip_ = trip("FR", D(2025, 3, 10), D(2025, 3, 14), city="Paris")
+    [b] = run("deadline_while_away", user(tasks=[task], away_periods=[leave], trips=[trip_]))
+    assert "Paris" in b.message

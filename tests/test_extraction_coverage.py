@@ -74,6 +74,9 @@ DIALOGUES: dict[str, list[tuple[str, list[str]]]] = {
     ],
     "schedule.events": [("2025-01-05", ["Dentist appointment on 20 January at 3pm."])],
     "tasks.tasks": [("2025-01-05", ["My tax return is due on 31 January."])],
+    "schedule.away_periods": [
+        ("2025-01-05", ["I'm on annual leave from 10 March to 14 March."]),
+    ],
     "vehicles.vehicles": [("2025-01-05", ["I drive a 2019 Toyota Corolla."])],
     "vehicles.services": [
         ("2025-01-05", ["My Corolla had its last service on 3 November 2024 at 45,000 km."]),

@@ -215,13 +215,42 @@ def deadline_approaching(user: Any, today: dt.date, config: CheckConfig) -> list
     return out
 
 
+def _away_label(period: Any) -> str:
+    """'(on holiday, 2025-03-10 to 2025-03-14)' for an away period."""
+    why = f"{period.reason}, " if getattr(period, "reason", None) else ""
+    end = f" to {period.end}" if period.end else ""
+    return f"({why}{period.start}{end})"
+
+
 def deadline_while_away(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Open deadlines that fall while the user is away on a trip (compound: tasks × trips)."""
+    """Open deadlines that fall while the user is away on a trip, or in a time they said they
+    are away (out of office, on leave): compound, tasks × trips × away periods."""
     out = []
     trips = upcoming_trips(user, today)
+    away = [p for p in records(user, "away_periods") if (p.end or p.start) >= today]
     for task in _open_tasks(user):
         if task.due_date < today:
             continue
+        if not any(t.depart <= task.due_date <= trip_end(t) for t in trips):
+            for period in away:
+                if not period.start <= task.due_date <= (period.end or period.start):
+                    continue
+                before = period.start - dt.timedelta(days=1)
+                out.append(
+                    draft(
+                        "deadline_while_away",
+                        "warning",
+                        f"'{task.goal}' is due on {task.due_date}, while you are away "
+                        f"{_away_label(period)}.",
+                        why="Deadlines are easy to miss while you are away.",
+                        next_step=f"Finish '{task.goal}' before you go (by {before}), or ask "
+                        "for an extension now.",
+                        computation=f"away {period.start} ≤ due {task.due_date} ≤ "
+                        f"{period.end or period.start}",
+                        keys=(task.key, f"away:{period.key}"),
+                        fact_ids=task.fact_ids + period.fact_ids,
+                    )
+                )
         for trip in trips:
             if not trip.depart <= task.due_date <= trip_end(trip):
                 continue
