@@ -41,8 +41,10 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
 _HOTEL = re.compile(
-    r"\b(?:my\s+|the\s+|a\s+)?hotel\s+in\s+(?P<place>" + _PLACE + r")"
-    r"\s+(?:is\s+)?booked\b|\bi(?:'ve|\s+have)?\s+booked\s+(?:a\s+|the\s+)?hotel\s+in\s+"
+    r"\b(?:my\s+|the\s+|a\s+|our\s+)?(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse)\s+in\s+"
+    r"(?P<place>"
+    + _PLACE
+    + r")\s+(?:is\s+)?booked\b|\bi(?:'ve|\s+have)?\s+booked\s+(?:a\s+|the\s+)?hotel\s+in\s+"
     r"(?P<place2>"
     + _PLACE
     + r")|\b(?:i(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:just\s+)?(?:booked|"
@@ -55,7 +57,7 @@ _RANGE_TO = re.compile(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$",
 _CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]in\b", re.I)
 _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b", re.I)
 _FLIGHT = re.compile(
-    r"\bmy\s+(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
+    r"(?:\bmy\s+|\bour\s+|\bthe\s+|^)(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
     r"(?P<place>" + _PLACE + r")\s+(?:is|leaves|departs|goes)\b|"
     r"\bthe\s+(?:airline|flight)\s+booking\s+for\s+(?P<dest>" + _PLACE + r")"
     r"\b.*?\bunder\s+(?:the\s+name\s+)?(?P<name>" + NAME + r")",
@@ -117,7 +119,10 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     place = _city(m["place"] or m["dest"])
     if not dates or place is None:
         return
-    value = {"kind": "flight", "place": place, "start": _at(dates[0].date, sent, dates[0].end)}
+    start = _at(dates[0].date, sent, dates[0].end)
+    if start.time() == dt.time(0, 0) and (said := clock(sent.text)) is not None:
+        start = dt.datetime.combine(dates[0].date, said.start)  # "leaves at 7am on the 9th"
+    value = {"kind": "flight", "place": place, "start": start}
     if m["name"]:
         value["traveller_name"] = m["name"]
     ctx.add("travel.bookings", value, sent, 0.8)

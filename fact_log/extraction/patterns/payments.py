@@ -90,7 +90,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PLAN_CARD = re.compile(
-    r"\bi(?:'m|\s+am)\s+(?:going\s+to|about\s+to)\s+pay\s+(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
+    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay)\s+"
+    r"(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
     r"(?:with|on|using)\s+" + _ACCOUNT,
     re.IGNORECASE,
 )
@@ -111,6 +112,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
+    payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
     value = {
@@ -183,8 +185,14 @@ _PROMO = re.compile(
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
     r"(?:(?:on|with|from|at)\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
     r"(?:ends|expires|runs\s+out|finishes|is\s+over|stops)\b|"
-    r"\bmy\s+(?P<prov2>[A-Z][A-Za-z]{1,20})\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
-    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b",
+    r"\bmy\s+(?P<prov2>(?-i:[A-Z][A-Za-z]{1,20}))\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
+    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b|"
+    # "My broadband deal ends on 1 May", "My 12-month discount with Virgin Media ends ...",
+    # "Sky's introductory offer runs out on 15 May"
+    r"(?:\bmy|^(?P<prov3>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))(?:'s|’s))\s+"
+    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|intro\s+price|introductory\s+price|"
+    r"promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
+    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?\s+(?:ends|expires|runs\s+out|finishes)\b",
     re.IGNORECASE,
 )
 
@@ -198,17 +206,20 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]
     if not later:
         return
-    name = " ".join((m["name"] or m["name2"]).split())
+    name = " ".join((m["name"] or m["name2"] or m["name3"]).split())
     value: dict[str, Any] = {"name": name, "ends_on": later[0].date}
-    provider = m["prov"] or m["prov2"]
+    provider = m["prov"] or m["prov2"] or m["prov3"] or m["prov4"]
     if provider:
         value["provider"] = provider
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
+_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))"
 _CHARGED = re.compile(
-    r"\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+(?:just\s+)?charged\s+"
-    r"(?P<amt>\S+)\s+by\s+(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))",
+    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
+    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
+    r"^" + _MERCHANT_NAME.replace("merchant", "merchant2") + r"\s+(?:just\s+|still\s+)?"
+    r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
     re.IGNORECASE,
 )
 
@@ -218,7 +229,8 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _CHARGED.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    at = m.start("amt") if m["amt"] else m.start("amt2")
+    money = [x for x in find_money(sent.text) if x.start == at]
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if not money or any(not d.valid for d in dates):
         return
@@ -226,7 +238,7 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "date": dates[0].date if dates else ctx.today,
         "amount": money[0].amount,
         "currency": money[0].currency,
-        "merchant": m["merchant"],
+        "merchant": m["merchant"] or m["merchant2"],
     }
     ctx.add("finance.transactions", value, sent, 0.75)
 

@@ -76,15 +76,21 @@ _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 _WARRANTY = re.compile(
     r"\b(?P<n>\w+)[- ](?P<unit>year|month)s?[- ](?:warranty|guarantee)\b|"
-    r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b",
+    r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
+    r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
+    r"(?:ends|expires|runs\s+out)\b",
     re.I,
 )
 _ITEM_SUBJECT = re.compile(
+    # "The warranty on my washing machine ends on 30 April": the item after "on"/"for".
+    r"^(?i:the|my)\s+(?i:warranty|guarantee)\s+(?i:on|for)\s+(?i:my|the|our)\s+"
+    r"(?P<item2>[A-Za-z][\w-]{1,20}(?:\s[a-z][\w-]{1,20})?)\s+(?i:ends|expires|runs\s+out|lasts)|"
     r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
     r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b|"
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
-    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)(?=,|\s+(?i:and|with)\b)",
+    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
+    r"(?=,|\s+(?i:and|with|today|yesterday)\b)",
 )
 
 
@@ -95,7 +101,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     item = ctx.thread.last("item")
-    named = subject["item"] or subject["bought"]
+    named = subject["item"] or subject["bought"] or subject["item2"]
     value: dict[str, Any] = item.record() if item is not None else {}
     if named and (not value or named.lower() not in str(value.get("item", "")).lower()):
         value = {"item": named}

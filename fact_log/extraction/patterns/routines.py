@@ -92,6 +92,7 @@ _NOT_NOW = re.compile(
 _IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
 
 
+_DEVICES = frozenset({"inhaler", "pills", "tablets", "prescription", "meds", "medication"})
 _SUPPLY_END = re.compile(
     r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
     r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
@@ -99,11 +100,26 @@ _SUPPLY_END = re.compile(
     re.IGNORECASE,
 )
 _DAYS_LEFT = re.compile(
-    r"\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?(?P<n>\d{1,3})\s+(?P<unit>days?|weeks?)"
-    r"(?:'|\s+worth)?\s+(?:of\s+)?(?:my\s+)?(?P<what>[A-Za-z][A-Za-z-]{2,30})?"
-    r"(?:\s+(?:pills|tablets))?\s+left\b",
+    r"(?:\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
+    r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
+    r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
+    r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit2>days?|weeks?)\b",
     re.IGNORECASE,
 )
+_NUM = {
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "ten": 10,
+}
 
 
 def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -119,17 +135,21 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 sent,
                 0.8,
             )
-        return
+            return
     m = _DAYS_LEFT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    names = drug_names(sent.text)
+    names = drug_names(sent.text) or drug_names(m["what2"] or "")
+    if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
+        return  # "my car will run out in ...": not a medication
     if not names:
-        mention = ctx.thread.last("health.medications")
+        mention = ctx.thread.last("drug", "health.medications")
         names = [mention.get("name")] if mention is not None and mention.get("name") else []
     if not names:
         return
-    days = int(m["n"]) * (7 if m["unit"].lower().startswith("week") else 1)
+    raw, unit = (m["n"] or m["n2"]).lower(), (m["unit"] or m["unit2"]).lower()
+    count = int(raw) if raw.isdigit() else _NUM[raw]
+    days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
     until = ctx.today + dt.timedelta(days=days)
     ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
 
