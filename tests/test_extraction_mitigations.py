@@ -118,6 +118,14 @@ def test_another_vaccination_does_not_stand_for_the_certificate(mem: Memory) -> 
         ("I quit my Thursday piano lessons.", "Piano lessons", dt.date(2025, 6, 19)),
         ("Our weekly team call has been cancelled.", "Team call", dt.date(2025, 6, 19)),
         ("We stopped the choir on 3 June.", "Choir", dt.date(2025, 6, 3)),
+        ("I dropped out of the Tuesday yoga.", "Yoga", dt.date(2025, 6, 19)),
+        ("I'm not doing the Tuesday yoga anymore.", "Yoga", dt.date(2025, 6, 19)),
+        ("No more yoga on Tuesdays.", "Yoga", dt.date(2025, 6, 19)),
+        ("I stopped going to choir.", "Choir", dt.date(2025, 6, 19)),
+        ("My last yoga class was on 10 June.", "Yoga class", dt.date(2025, 6, 10)),
+        ("The last book club is on 3 July.", "Book club", dt.date(2025, 7, 3)),
+        ("The Tuesday yoga class ends on 1 July.", "Yoga class", dt.date(2025, 7, 1)),
+        ("The Monday stand-up is cancelled.", "Stand-up", dt.date(2025, 6, 19)),
     ],
 )
 def test_a_series_that_ended(text: str, title: str, until: dt.date) -> None:
@@ -134,10 +142,15 @@ def test_a_series_that_ended(text: str, title: str, until: dt.date) -> None:
         "If we stopped the yoga class I'd have Tuesdays free.",
         "I cancelled my Netflix.",  # a subscription, not a series of events
         "We never stopped the Tuesday yoga.",
+        "The meeting finished early.",  # a one-off event, not a series
+        "I'm not going to the meeting on Friday.",
+        "I'm not doing yoga on Friday.",  # one session skipped
+        "The conference ends on 5 July.",
     ],
 )
 def test_no_series_end_from_questions_others_hypotheticals(text: str) -> None:
-    assert [op for p, _, op in found(text, "2025-06-20T09:00") if p == "schedule.events"] == []
+    got = found(text, "2025-06-20T09:00")
+    assert [v for p, v, op in got if p == "schedule.events" and op == "end"] == []
 
 
 def test_an_ended_series_no_longer_collides(mem: Memory) -> None:

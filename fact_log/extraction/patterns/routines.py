@@ -220,22 +220,38 @@ _WEEKDAY_WORDS = (
     r"(?:(?:every\s+|on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
     r"weekly|fortnightly|monthly|daily|regular|usual)"
 )
+_WHAT = r"[A-Za-z][\w' -]{1,40}?"
 _SERIES_END = re.compile(
-    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|dropped|"
-    r"gave\s+up|given\s+up|cancell?ed|ended|finished)\s+(?:going\s+to\s+|doing\s+|attending\s+)?"
-    r"(?:the|my|our)\s+(?P<what>[A-Za-z][\w' -]{1,40}?)"
-    r"(?=\s+(?:in|on|at|from|since|after|as\s+of|last|this|for\s+good|altogether)\b|[,.;!?]|$)|"
-    r"\b(?:the|my|our)\s+(?P<what2>[A-Za-z][\w' -]{1,40}?)\s+(?:has\s+|have\s+)?(?:ended|"
-    r"finished|stopped|wrapped\s+up|(?:is|are)\s+(?:over|finished)|(?:was|were|got|has\s+been|"
-    r"have\s+been)\s+(?:cancell?ed|discontinued|stopped))\b",
+    # "We stopped the Tuesday yoga", "I dropped out of choir", "I'm not doing yoga anymore"
+    r"\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|"
+    r"dropped(?:\s+out\s+of)?|gave\s+up|given\s+up|cancell?ed|ended|finished|no\s+longer\s+(?:go\s+to|do)|"
+    r"not\s+doing(?=.*\bany\s*more\b))\s+(?:going\s+to\s+|doing\s+|attending\s+)?"
+    r"(?:(?:the|my|our)\s+)?(?P<what>" + _WHAT + r")"
+    r"(?=\s+(?:in|on|at|from|since|after|as\s+of|last|this|for\s+good|altogether|any\s*more)\b"
+    r"|[,.;!?]|$)|"
+    # "The book club ended in May", "Yoga finished last week", "Tuesday yoga is cancelled"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what2>" + _WHAT + r")\s+(?:has\s+|have\s+)?(?:ended|"
+    r"finished|stopped(?:\s+running)?|wrapped\s+up|(?:is|are|'s)\s+(?:over|finished|cancell?ed)|"
+    r"(?:was|were|got|has\s+been|have\s+been)\s+(?:cancell?ed|discontinued|stopped))\b|"
+    # present tense with a day: "The Tuesday yoga class ends on 25 February"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what3>"
+    + _WHAT
+    + r")\s+(?:ends|finishes|stops)\s+(?:on|after)\b|"
+    # "No more yoga on Tuesdays", "My last yoga class was on 25 February"
+    r"^no\s+more\s+(?P<what4>" + _WHAT + r")(?=\s+(?:on|for|from)\b|[,.;!?]|$)|"
+    r"\b(?:my|our|the)\s+last\s+(?P<what5>" + _WHAT + r")\s+(?:was|is|will\s+be)\s+on\b",
     re.IGNORECASE,
 )
+_FUTURE_END = ("what3", "what5")
 # What a series is: an event word of the schedule rules or a regular activity.
 _SERIES_WORD = re.compile(
-    r"\b(?:class|classes|lessons?|sessions?|club|practice|training|meetings?|calls?|"
-    r"group|rehearsals?|yoga|pilates|choir|therapy|tutoring|swimming|football|tennis|"
-    r"stand-?up|1:1|one-on-one|catch-?up|course)\b",
+    r"\b(?:class|classes|lessons?|club|practice|training|rehearsals?|yoga|pilates|choir|"
+    r"therapy|tutoring|swimming|football|tennis|stand-?up|course)\b",
     re.IGNORECASE,
+)
+# Words for one-off events too ("the meeting finished early"): a series only with a rhythm.
+_MAYBE_SERIES = re.compile(
+    r"\b(?:meetings?|calls?|sessions?|group|1:1|one-on-one|catch-?up)\b", re.IGNORECASE
 )
 _SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
 
@@ -246,19 +262,31 @@ def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _SERIES_END.search(sent.text)
     if m is None or not stop_ok(parts, sent, sent.start + m.start()):
         return
-    what = m["what"] or m["what2"]
-    if not _SERIES_WORD.search(what) and not re.search(_WEEKDAY_WORDS, what, re.IGNORECASE):
-        return  # "I cancelled my Netflix": a subscription, not a series of events
+    group = next(g for g in ("what", "what2", "what3", "what4", "what5") if m[g])
+    what = m[group]
+    rhythm = re.search(_WEEKDAY_WORDS, what, re.IGNORECASE)
+    if not _SERIES_WORD.search(what) and not (rhythm and _MAYBE_SERIES.search(what)):
+        return  # "I cancelled my Netflix", "the meeting finished early": not a series
     title = " ".join(_SERIES_DROP.sub("", what).split())
+    title = re.sub(r"^(?:the|my|our)\s+", "", title, flags=re.IGNORECASE)
     if not title:
         return
-    span = m.span("what") if m["what"] else m.span("what2")
+    span = m.span(group)
+    # "ends on 25 February" / "my last class is on ...": the day said (which may be ahead);
+    # "ended", "stopped": on or before today.
+    prefer = "future" if group in _FUTURE_END and "was" not in m[0].lower() else "past"
     dates = [
         d
-        for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+        for d in dates_in(sent, prefer, ctx.today, ctx.anchor)  # type: ignore[arg-type]
         if d.valid and not sent.start + span[0] <= d.start < sent.start + span[1]
     ]
-    until = dates[0].date if dates and dates[0].date <= ctx.today else _month_end(sent, ctx.today)
+    if prefer == "future" and dates:
+        until = dates[0].date
+    elif prefer == "future":
+        return  # "ends on" without a day says nothing yet
+    else:
+        recent = dates and dates[0].date <= ctx.today
+        until = dates[0].date if recent else _month_end(sent, ctx.today)
 
     # The sentence names the series, it does not plan one ("I quit my Thursday piano lessons").
     ctx.out[:] = [
