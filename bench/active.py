@@ -176,11 +176,17 @@ def replay(
     return out
 
 
+# Paths the corpus names that the catalog has since moved (the corpus file is not edited):
+# body weight has one home, the dated health.body_weight records.
+_MOVED = {"health.weight_kg": "health.body_weight"}
+
+
 def _learned(mem: Memory, subject: str, need: str) -> bool:
     """Whether the log holds what a need names: a path prefix, `path[field]` (a record with
     that field) or `path#n` (at least n records)."""
     path, _, count = need.partition("#")
     path, _, fld = path.rstrip("]").partition("[")
+    path = _MOVED.get(path, path)
     facts = [f for f in mem.facts(subject) if f.op == "assert" and f.path.startswith(path)]
     if fld:
         facts = [f for f in facts if f'"{fld}"' in (f.value_json or "")]

@@ -16,6 +16,7 @@ Semantics, per path:
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -352,6 +353,10 @@ def _fold_group(coll: Any, key: str, contributions: list[Fact], fields: dict[str
     for n, fact in enumerate(ordered):
         value = fact.value
         value = value if isinstance(value, dict) else {}
+        if merged and _is_ending(fact):
+            # An ending names its record ("the yoga" for "Yoga class"): it adds dates, it
+            # does not rename the record.
+            value = {k: v for k, v in value.items() if k not in merged or _is_dated(fields, k)}
         before = dict(merged)
         merged.update({k: v for k, v in value.items() if v is not None})
         decision = "add" if n == 0 else ("reinforce" if merged == before else "update")
@@ -382,28 +387,35 @@ def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, 
     wanted = {
         k: str(v).casefold()
         for k, v in value.items()
-        if k in fields and fields[k].spec.type not in ("date", "datetime") and v is not None
+        if k in fields and not _is_dated(fields, k) and v is not None
     }
     if not wanted:
         return None
-    best: tuple[str, str] | None = None
+    best: tuple[bool, str, str] | None = None
     for key, facts in by_key.items():
         merged: dict[str, Any] = {}
         for f in sorted(facts, key=_rank):
             if f.seq < fact.seq and isinstance(f.value, dict):
                 merged.update({k: v for k, v in f.value.items() if v is not None})
-        if merged and all(str(merged.get(k, "")).casefold() == v for k, v in wanted.items()):
+        said = {k: str(merged.get(k, "")).casefold() for k in wanted}
+        exact = all(said[k] == v for k, v in wanted.items())
+        # "we stopped the yoga" ends "Yoga class": every word of the ending names the record.
+        if merged and (exact or all(_words(v) <= _words(said[k]) for k, v in wanted.items())):
             when = max(
-                (
-                    str(v)
-                    for k, v in merged.items()
-                    if k in fields and fields[k].spec.type in ("date", "datetime")
-                ),
+                (str(v) for k, v in merged.items() if _is_dated(fields, k)),
                 default="",
             )
-            if best is None or (when, key) > best:
-                best = (when, key)
-    return None if best is None else best[1]
+            if best is None or (exact, when, key) > best:
+                best = (exact, when, key)
+    return None if best is None else best[2]
+
+
+def _is_dated(fields: dict[str, Any], name: str) -> bool:
+    return name in fields and fields[name].spec.type in ("date", "datetime")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\w+", text))
 
 
 def _type_record(

@@ -50,8 +50,9 @@ def user(nationality: str | None = "GB", **kw: Any) -> SimpleNamespace:
             full_name=kw.pop("full_name", None),
             blank_pages=kw.pop("blank_pages", None),
         ),
-        "health": SimpleNamespace(weight_kg=kw.pop("weight_kg", None)),
     }
+    if (kg := kw.pop("weight_kg", None)) is not None:
+        kw["body_weight"] = [rec("w", date=dt.date(2025, 1, 1), kg=kg)]
     return SimpleNamespace(**groups, **{k: tuple(v) for k, v in kw.items()})
 
 
@@ -126,10 +127,21 @@ def test_blank_pages_and_health_certificate() -> None:
     assert run("passport_blank_pages", user("GB", blank_pages=4, trips=[t])) == []
     assert run("passport_blank_pages", user("GB", trips=[t])) == []  # unknown: silent
     ghana = trip("GH", D(2025, 10, 10), D(2025, 10, 24), city="Accra")
-    [c] = run("health_certificate", user("GB", trips=[ghana]))
-    assert "yellow fever" in c.message and "Accra, Ghana" in c.message
+    # No vaccination on record at all: a question, once (two trips), not a warning.
+    togo = trip("TG", D(2025, 11, 1), D(2025, 11, 9), city="Lome")
+    [q] = run("health_certificate", user("GB", trips=[ghana, togo]))
+    assert q.severity == "info" and q.message.startswith("To confirm:")
+    assert "yellow fever" in q.message and "Accra, Ghana" in q.message
+    assert "certificate" in q.message
     jab = rec("yf", name="Yellow fever", date=D(2019, 5, 1), valid_until=None)
     assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[jab])) == []
+    # Other vaccinations on record but not this one: the certificate is missing.
+    typhoid = rec("ty", name="typhoid", date=D(2024, 5, 1), valid_until=None)
+    [c] = run("health_certificate", user("GB", trips=[ghana], vaccinations=[typhoid]))
+    assert c.severity == "critical" and "none is recorded" in c.message
+    assert "Accra, Ghana" in c.message
+    stamaril = rec("st", name="Stamaril", date=None, valid_until=None)  # the brand name
+    assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[stamaril])) == []
 
 
 def test_booking_name_against_the_passport() -> None:
@@ -203,7 +215,7 @@ def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert "4000 mg a day, above the 2700 mg maximum at 45 kg" in a.message
     assert run("dose_vs_weight", user(weight_kg=82.0, medications=[para])) == []
     [q] = run("dose_vs_weight", user(medications=[para]))
-    assert q.severity == "info" and q.record_keys == ("to_confirm", "weight_kg")
+    assert q.severity == "info" and q.record_keys == ("to_confirm", "body_weight")
 
 
 def test_medication_running_out_before_or_during_a_trip() -> None:
@@ -344,7 +356,6 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
         mem.set("u", "identity.nationality", "IN", now=at)  # transit via Canada: a visa
         mem.set("u", "identity.passport.full_name", "Katherine Elizabeth Moore", now=at)
         mem.set("u", "identity.passport.blank_pages", "1", now=at)
-        mem.set("u", "health.weight_kg", "45", now=at)
         imports: dict[str, list[dict[str, Any]]] = {
             "visas": [{"country": "CN", "entries": "single", "valid_until": "2025-09-30"}],
             "trips": [
@@ -367,6 +378,7 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
                 {"name": "sertraline", "start_date": "2025-01-01"},
             ],
             "intake": [{"name": "St John's wort", "kind": "supplement"}],
+            "body_weight": [{"date": "2025-02-20", "kg": "45"}],
             "conditions": [{"name": "pregnancy", "status": "active"}],
             "bank_accounts": [{"name": "Monzo card", "per_transaction_limit": "1000",
                           "currency": "GBP", "closing_on": "2025-03-20"}],
@@ -404,3 +416,17 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
         "recurring_event_collision", "deadline_while_away", "activity_vs_condition",
     } <= fired, fired  # fmt: skip
     assert all(a.why and a.next_step for a in result.new)
+
+
+def test_a_deadline_in_a_time_away_that_is_not_a_trip() -> None:
+    task = rec("t", goal="Quarterly report", status="planned", due_date=D(2025, 3, 12))
+    leave = rec("a", start=D(2025, 3, 10), end=D(2025, 3, 14), reason="out of office")
+    [a] = run("deadline_while_away", user(tasks=[task], away_periods=[leave]))
+    assert "while you are away (out of office, 2025-03-10 to 2025-03-14)" in a.message
+    assert "by 2025-03-09" in a.next_step
+    later = rec("b", start=D(2025, 3, 20), end=D(2025, 3, 24), reason=None)
+    assert run("deadline_while_away", user(tasks=[task], away_periods=[later])) == []
+    # A trip over the same days already says it: one alert, not two.
+    trip_ = trip("FR", D(2025, 3, 10), D(2025, 3, 14), city="Paris")
+    [b] = run("deadline_while_away", user(tasks=[task], away_periods=[leave], trips=[trip_]))
+    assert "Paris" in b.message

@@ -13,7 +13,6 @@ from decimal import Decimal
 from typing import Any
 
 from uac.checks.library.common import (
-    attr,
     cap,
     days,
     draft,
@@ -364,10 +363,8 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
 
     Without a recorded weight it asks for it once, when the dose is too high for some weights.
     """
-    weight = attr(user, "health", "weight_kg")
     weighed = sorted(records(user, "body_weight"), key=lambda w: w.date)
-    if weighed and (weight is None or weighed[-1].kg is not None):
-        weight = weighed[-1].kg  # the latest measurement said in conversation
+    weight = weighed[-1].kg if weighed else None  # the latest measurement
     out = []
     for med in current_meds(user, today):
         for rule in health_rules()["dosing"]:
@@ -383,7 +380,7 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
                     out.append(
                         to_confirm(
                             "dose_vs_weight",
-                            "weight_kg",
+                            "body_weight",
                             f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
                             f"much for someone under {rule['below_kg']} kg.",
                             f"The safe daily maximum of {rule['drug']} depends on body weight.",
@@ -409,8 +406,7 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
                     "pharmacist.",
                     computation=f"{med.dose} → {mg} mg/day > {basis} ({rule['source']})",
                     keys=(med.key,),
-                    fact_ids=med.fact_ids,
-                    paths=("user.health.weight_kg",),
+                    fact_ids=med.fact_ids + weighed[-1].fact_ids,
                 )
             )
     return out

@@ -215,31 +215,53 @@ def deadline_approaching(user: Any, today: dt.date, config: CheckConfig) -> list
     return out
 
 
+def _away_label(period: Any) -> str:
+    """'(on holiday, 2025-03-10 to 2025-03-14)' for an away period."""
+    why = f"{period.reason}, " if getattr(period, "reason", None) else ""
+    end = f" to {period.end}" if period.end else ""
+    return f"({why}{period.start}{end})"
+
+
+def _due_while_away(
+    task: Any, start: dt.date, end: dt.date, where: str, keys: Any, ids: Any
+) -> Any:
+    """The alert for a task due between the first and last day of a time away."""
+    return draft(
+        "deadline_while_away",
+        "warning",
+        f"'{task.goal}' is due on {task.due_date}, while you are away {where}.",
+        why="Deadlines are easy to miss while you are away (time zones, no laptop).",
+        next_step=f"Finish '{task.goal}' before you leave (by {start - dt.timedelta(days=1)}), "
+        "or arrange to submit it from where you are, or ask for an extension now.",
+        computation=f"{start} ≤ due {task.due_date} ≤ {end}",
+        keys=keys,
+        fact_ids=task.fact_ids + ids,
+    )
+
+
 def deadline_while_away(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Open deadlines that fall while the user is away on a trip (compound: tasks × trips)."""
+    """Open deadlines that fall while the user is away on a trip, or in a time they said they
+    are away (out of office, on leave) that no trip covers: compound, tasks × trips × away
+    periods."""
     out = []
     trips = upcoming_trips(user, today)
+    away = [p for p in records(user, "away_periods") if (p.end or p.start) >= today]
     for task in _open_tasks(user):
         if task.due_date < today:
             continue
-        for trip in trips:
-            if not trip.depart <= task.due_date <= trip_end(trip):
-                continue
-            before = trip.depart - dt.timedelta(days=1)
+        on_trips = [t for t in trips if t.depart <= task.due_date <= trip_end(t)]
+        for trip in on_trips:
+            where = f"on {trip_label(trip)}"
+            keys = (task.key, trip.key)
             out.append(
-                draft(
-                    "deadline_while_away",
-                    "warning",
-                    f"'{task.goal}' is due on {task.due_date}, while you are away on "
-                    f"{trip_label(trip)}.",
-                    why="Deadlines are easy to miss while travelling (time zones, no laptop).",
-                    next_step=f"Finish '{task.goal}' before you leave (by {before}), or arrange "
-                    "to submit it from abroad.",
-                    computation=f"{trip.depart} ≤ due {task.due_date} ≤ {trip_end(trip)}",
-                    keys=(task.key, trip.key),
-                    fact_ids=task.fact_ids + trip.fact_ids,
-                )
+                _due_while_away(task, trip.depart, trip_end(trip), where, keys, trip.fact_ids)
             )
+        for period in [] if on_trips else away:
+            end = period.end or period.start
+            if period.start <= task.due_date <= end:
+                keys = (task.key, f"away:{period.key}")
+                where = _away_label(period)
+                out.append(_due_while_away(task, period.start, end, where, keys, period.fact_ids))
     return out
 
 

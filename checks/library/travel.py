@@ -16,12 +16,19 @@ from uac.checks.library.common import (
     home_country,
     names_place,
     records,
+    to_confirm,
     trip_end,
     trip_label,
     upcoming_trips,
 )
 from uac.checks.model import AlertDraft, CheckConfig
-from uac.fact_log.reference import country_name, mentions, normalise, travel_rules
+from uac.fact_log.reference import (
+    country_name,
+    mentions,
+    normalise,
+    travel_rules,
+    vaccine_words,
+)
 
 
 def _first_overstay(stays: set[dt.date], limit: int, window: int, start: dt.date) -> Any:
@@ -81,31 +88,59 @@ def schengen_stay_limit(user: Any, today: dt.date, config: CheckConfig) -> list[
     return out
 
 
-def _vaccinated(user: Any, words: list[str]) -> bool:
+def _vaccinated(user: Any, vaccine: str) -> bool:
+    words = vaccine_words()[vaccine]
     return any(
         any(mentions(normalise(v.name), w) for w in words) for v in records(user, "vaccinations")
     )
 
 
 def health_certificate(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Upcoming trips to countries that require a vaccination certificate not on record."""
+    """Upcoming trips to countries that require a vaccination certificate not on record.
+
+    With no vaccination recorded at all the user may simply never have said so: the check
+    asks once (a low-severity "to confirm" question) instead of warning; once any vaccination
+    is on record, a missing certificate vaccine is a warning.
+    """
     home = home_country(user)
+    known = bool(records(user, "vaccinations"))
     out = []
     for rule in travel_rules()["certificate"]:
-        if _vaccinated(user, rule["vaccine_words"]):
+        if _vaccinated(user, rule["vaccine"]):
             continue  # yellow fever: one dose, certificate valid for life
         for trip in upcoming_trips(user, today):
             if trip.country not in rule["countries"] or trip.country == home:
                 continue
+            need = (
+                f"{country_name(trip.country)} requires a {rule['name']} vaccination "
+                f"certificate from every traveller"
+            )
+            why = (
+                "Without the certificate you can be refused boarding or entry, or "
+                "vaccinated at the border."
+            )
+            if not known:
+                question = (
+                    f"have you had the {rule['name']} vaccine, and do you have its "
+                    f"certificate? {need} for {trip_label(trip)}."
+                )
+                out.append(
+                    to_confirm(
+                        "health_certificate",
+                        f"{rule['name'].replace(' ', '_')}_vaccination",
+                        question,
+                        why + f" If not: book it at a travel clinic at least 10 days "
+                        f"before {trip.depart}.",
+                        trip.fact_ids,
+                    )
+                )
+                break  # one question, asked once, whatever the number of trips
             out.append(
                 draft(
                     "health_certificate",
                     "critical",
-                    f"{country_name(trip.country)} requires a {rule['name']} vaccination "
-                    f"certificate from every traveller, and none is recorded for "
-                    f"{trip_label(trip)}.",
-                    why="Without the certificate you can be refused boarding or entry, or "
-                    "vaccinated at the border.",
+                    f"{need}, and none is recorded for {trip_label(trip)}.",
+                    why=why,
                     next_step=f"Book a {rule['name']} vaccination at a travel clinic at least "
                     f"10 days before {trip.depart} and carry the certificate.",
                     computation=f"{trip.country} ∈ {rule['name']} certificate list "

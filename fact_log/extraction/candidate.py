@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
@@ -51,3 +51,23 @@ def validate(catalog: Catalog, path: str, value: Any) -> Any | None:
     except (ValidationError, TypeError):
         return None
     return {k: v for k, v in record.model_dump().items() if v is not None and k != "id"}
+
+
+def validate_ending(catalog: Catalog, path: str, value: Any) -> dict[str, Any] | None:
+    """A record value that ends a record it names without every required field ("we stopped
+    the yoga": no start), each given field typed; None when a given field is invalid."""
+    typed = validate(catalog, path, value)
+    coll = catalog.collection(path)
+    if typed is not None or coll is None or not isinstance(value, dict):
+        return typed
+    model = catalog.model_for(coll)
+    out: dict[str, Any] = {}
+    for name, raw in value.items():
+        field = model.model_fields.get(name)
+        if field is None or raw is None:
+            return None
+        try:
+            out[name] = TypeAdapter(field.annotation).validate_python(raw)
+        except ValidationError:
+            return None
+    return out or None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.candidate import Candidate, validate
+from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
 from uac.fact_log.extraction.evidence import Tier, verify
 from uac.fact_log.extraction.policy import Policy, check_source, default_policy
 from uac.fact_log.extraction.safety import Finding, SafetyResult, sensitive_fields
@@ -74,7 +74,11 @@ def gate(
         # Boundary: a path the catalog does not know is kept as a searchable note.
         if cand.path not in catalog.attributes and catalog.collection(cand.path) is None:
             cand = replace(cand, kind="note", path="notes", value=None)
-        elif (typed := validate(catalog, cand.path, cand.value)) is None:
+        elif (
+            typed := (validate_ending if cand.op == "end" else validate)(
+                catalog, cand.path, cand.value
+            )
+        ) is None:
             rejected.append(_reject("invalid_value", cand, safety))
             continue
         else:

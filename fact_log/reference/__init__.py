@@ -163,3 +163,16 @@ def travel_rules() -> dict[str, Any]:
 def health_rules() -> dict[str, Any]:
     """Food/supplement interactions, pregnancy, activities, dosing (data/health_rules.toml)."""
     return _read("health_rules.toml")
+
+
+@functools.cache
+def vaccine_words() -> dict[str, tuple[str, ...]]:
+    """{vaccine name: the words that name it} from health_rules.toml's [[vaccine]] table."""
+    return {v["name"]: (v["name"], *v["words"]) for v in health_rules()["vaccine"]}
+
+
+@functools.cache
+def places() -> dict[str, dict[str, str]]:
+    """{"countries" | "cities" | "nationalities": {lower-case name: ISO code}} (places.toml)."""
+    raw = _read("places.toml")
+    return {k: dict(raw[k]) for k in ("countries", "cities", "nationalities")}

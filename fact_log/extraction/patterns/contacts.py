@@ -27,11 +27,35 @@ RELATIONS = (
     "cleaner|babysitter|nanny|godmother|godfather|twin|ex"
 )
 
+# One word per relationship, whatever the register ("my mum" and "my mother" are one person).
+_CANONICAL = {
+    "mom": "mother",
+    "mum": "mother",
+    "dad": "father",
+    "grandma": "grandmother",
+    "granny": "grandmother",
+    "grandpa": "grandfather",
+    "coworker": "colleague",
+    "co-worker": "colleague",
+    "neighbor": "neighbour",
+    "physio": "physiotherapist",
+    "fiance": "fiancé",
+    "fiancee": "fiancée",
+}
+
+
+def relationship(word: str) -> str:
+    """The canonical relationship word ("mum" -> "mother")."""
+    low = word.lower()
+    return _CANONICAL.get(low, low)
+
 
 _REL_FIRST = re.compile(
     r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
-    r"(?P<rel>" + RELATIONS + r")(?:'s)?\s*,?\s+(?:is\s+(?:called\s+|named\s+)?|called\s+|"
-    r"named\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>" + NAME + r")",
+    r"(?P<rel>" + RELATIONS + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
+    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + NAME
+    + r")",
     re.IGNORECASE,
 )
 _NAME_FIRST = re.compile(
@@ -59,7 +83,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         name = " ".join(parts_)
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
-        value: dict[str, Any] = {"name": name, "relationship": m["rel"].lower()}
+        value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
@@ -101,7 +125,7 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}
         if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):
-            value["relationship"] = role
+            value["relationship"] = relationship(role)
         ctx.add("contacts.contacts", value, sent, 0.75)
 
 

@@ -76,9 +76,12 @@ _DMY = re.compile(
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-# "22-24 September": the range's first day (the second is found by _DMY).
+# "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
+# is found by _DMY).
 _DMY_RANGE = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
+    rf"[ \t]{{0,2}}"
+    rf"(?:the[ \t]{{1,3}})?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
@@ -101,7 +104,12 @@ _MDY_RANGE_END = re.compile(
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE})\b,?[ \t]{{0,2}}$", re.I)
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
-_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tomorrow|天", re.IGNORECASE)
+_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tomorrow|end\s+of|天", re.IGNORECASE)
+# "by the end of the month", "at the end of March": the period's last day.
+_END_OF = re.compile(
+    rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
+    re.IGNORECASE,
+)
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
 _EN_REL = {
     "the day after tomorrow": 2,
@@ -250,6 +258,8 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
+    for m in _END_OF.finditer(text):
+        found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
@@ -273,6 +283,24 @@ def find_dates(
     # A weekday folded into "Friday the 15th" is not a date of its own.
     found = [d for d in found if not any(e.start <= d.start and d.end <= e.end for e in extra)]
     return sorted([*found, *extra], key=lambda d: d.start)
+
+
+def _end_of(today: dt.date, which: str | None, period: str, prefer: Prefer) -> dt.date:
+    """The last day of this (or next) month or year, or of a named month in the direction."""
+    which, period = (which or "").lower(), period.lower()
+    if period == "year":
+        return dt.date(today.year + (which == "next"), 12, 31)
+    if period == "month":
+        month = add_months(today.replace(day=1), 1 if which == "next" else 0)
+    else:
+        number = MONTHS[period]
+        year = today.year
+        if prefer == "future" and number < today.month:
+            year += 1
+        elif prefer == "past" and number > today.month:
+            year -= 1
+        month = dt.date(year, number, 1)
+    return month.replace(day=calendar.monthrange(month.year, month.month)[1])
 
 
 def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.money import amounts, find_money
@@ -249,6 +250,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if money:
         value["amount"] = money[0].amount
         value["currency"] = money[0].currency
+    elif (bare := _BARE_PRICE.search(sent.text)) is not None:
+        value["amount"] = Decimal(bare[1].replace(",", "."))  # "17.99 a month": no currency said
     if (period := _period(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
@@ -262,6 +265,12 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
+
+
+_BARE_PRICE = re.compile(
+    r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)\b",
+    re.I,
+)
 
 
 def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -293,7 +302,22 @@ _PAYEE = re.compile(
     r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from)\s+(?:the\s+)?"
     r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
 )
-_MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + NAME + r")")
+_TITLE = r"(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?"  # "rent to Mr Patel": a payee with a title
+_MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + _TITLE + NAME + r")")
+_NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
+_PAYEE_ACCOUNT = re.compile(
+    r"\b(?:to|into)\s+(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?account\s+"
+    r"(?:number\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
+)
+
+
+def _merchant(raw: str) -> str | None:
+    """A payee as named, without a trailing full stop; None for a pronoun or a non-name."""
+    name = raw.rstrip(".,;:!?")
+    bare = re.sub(r"^(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+", "", name)
+    return None if not bare or bare.split()[0] in NOT_NAMES else name
+
+
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
@@ -314,12 +338,12 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
         for amount, payee in paired:
-            if payee is None or payee["m"].split()[0] in NOT_NAMES:
+            if payee is None or (name := _merchant(payee["m"])) is None:
                 continue
             value: dict[str, Any] = {
                 "amount": amount.amount,
                 "date": dates[0].date if dates else ctx.today,
-                "merchant": payee["m"].rstrip("'’s"),
+                "merchant": name,
             }
             if amount.currency:
                 value["currency"] = amount.currency
@@ -333,11 +357,13 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "date": dates[0].date if dates else ctx.today,
     }
     merchant = _MERCHANT.search(sent.text, m.end())
-    if merchant and merchant[1].split()[0] not in NOT_NAMES:
-        value["merchant"] = merchant[1].rstrip("'’s")
-    category = _SPEND_CATEGORY.search(sent.text, m.end())
+    if merchant and (name := _merchant(merchant[1])) is not None:
+        value["merchant"] = name
+    category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
     if category:
         value["category"] = category[1].lower()
+    if (acct := _PAYEE_ACCOUNT.search(sent.text)) is not None:
+        value["payee_account"] = acct["acct"].replace(" ", "")
     if "merchant" not in value and "category" not in value:
         return
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)

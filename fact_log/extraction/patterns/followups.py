@@ -16,10 +16,12 @@ from uac.fact_log.extraction.patterns import purchases
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, country_code
 from uac.fact_log.extraction.patterns.money import amounts
+from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
     THIRD_PARTY,
+    UNCERTAIN,
     Ctx,
     Rule,
     Span,
@@ -49,11 +51,13 @@ def plain(sent: Span) -> bool:
     """A statement by the user: not hypothetical, a question, negated or about someone else."""
     text = sent.text
     return not (
-        HYPOTHETICAL.search(text)
-        or is_question(text, text)
-        or NEGATION.search(text)
-        or THIRD_PARTY.search(text)
+        HYPOTHETICAL.search(text) or asks(text) or NEGATION.search(text) or THIRD_PARTY.search(text)
     )
+
+
+def asks(text: str) -> bool:
+    """A question, however it is built: "the 5th is a Tuesday, right?" asks too."""
+    return is_question(text, text) or text.rstrip().endswith(("?", "？"))
 
 
 def emit(
@@ -131,6 +135,8 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     dates = [d.date for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.date]
     if dates and plain(sent):  # "her birthday is on June 3": a day to count back from
         out.append(Mention("date", freeze({"date": dates[-1]}), day))
+    if "schedule.events" not in paths and plain(sent) and (title := named_event(text)):
+        out.append(Mention("event_topic", freeze({"title": title}), day))
     if (m := _ANCHOR.search(text)) and plain(sent):
         when = first_date(ctx, sent, m.end())
         if when is not None:
@@ -240,8 +246,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Actually, make that the 19th": the corrected record, proposed again."""
     if not _CORRECTION.search(sent.text) or HYPOTHETICAL.search(sent.text):
         return
-    if is_question(sent.text, sent.text):
-        return
+    if asks(sent.text) or UNCERTAIN.search(sent.text):
+        return  # "Wait, is it the 5th?", "maybe the 6th": nothing is corrected yet
     day = first_date(ctx, sent)
     when = clock(sent.text)
     target = _target(ctx, sent)
@@ -445,6 +451,33 @@ _COMING = re.compile(
 )
 
 
+_BOOKED_FOR = re.compile(
+    r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:it's|it\s+is|it|that's|that\s+is|we're|we\s+are|i'm|i\s+am)\s+"
+    r"(?:all\s+|now\s+|finally\s+)?(?:booked|scheduled|set|confirmed|arranged|fixed|"
+    r"booked\s+in)\s+(?:for|on)\b",
+    re.I,
+)
+
+
+def rule_booked_for(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "It's booked for Thursday at 9": the appointment named just before, on that day."""
+    m = _BOOKED_FOR.search(sent.text)
+    topic = ctx.thread.last("event_topic")
+    if m is None or topic is None or not plain(sent):
+        return
+    day = first_date(ctx, sent, m.end())
+    if day is None or day < ctx.today:
+        return
+    when = clock(sent.text)
+    value: dict[str, Any] = {
+        "title": topic.get("title"),
+        "start": dt.datetime.combine(day, when.start if when else dt.time()),
+    }
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(day, when.end)
+    emit(ctx, sent, "schedule.events", value, 0.75)
+
+
 def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "He's coming on Wednesday from 1 to 3pm": a visit by the person last talked about."""
     person = ctx.thread.last("contact")
@@ -538,6 +571,7 @@ RULES: tuple[Rule, ...] = (
     rule_offset,
     rule_contact_followup,
     rule_visit,
+    rule_booked_for,
     rule_purchase_followup,
     rule_medication_followup,
 )

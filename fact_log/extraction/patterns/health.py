@@ -1,7 +1,9 @@
-"""Health patterns: medications started and stopped, allergies with severity, conditions."""
+"""Health patterns: medications started and stopped, allergies with severity, conditions,
+body weight, vaccinations (vaccine words from the reference data the checks use)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -14,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_vocabulary,
     stop_ok,
 )
+from uac.fact_log.reference import food_data, vaccine_words
 
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
@@ -31,8 +34,8 @@ _MED_START = re.compile(
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
     r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he)\s+gave\s+me|"
-    r"i\s+was\s+given|wants\s+me\s+to\s+(?:try|take))\s+"
-    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily)\s+)?"
+    r"i\s+was\s+given|wants\s+me\s+to\s+take)\s+"
+    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
@@ -100,9 +103,15 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
         ctx.add("health.medications", value, sent, 0.85)
+        pos = m.end() if not m["dose2"] else m.end("dose2")
+        while (more := _AND_DRUG.match(sent.text, pos)) and _is_drug(more["name"], False):
+            extra = {k: v for k, v in value.items() if k == "start_date"}  # "metformin and ..."
+            ctx.add("health.medications", {"name": more["name"].lower(), **extra}, sent, 0.8)
+            pos = more.end()
         return
 
 
+_AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
     r"\b(?:started|put\s+me\s+on|prescribed|picked\s+up|gave\s+me|was\s+given|switched)\b", re.I
 )
@@ -127,6 +136,12 @@ _ALLERGY_NOUN = re.compile(
 _ALLERGY_BACKREF = re.compile(
     r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:makes?|gives?|causes?)\s+me\b"
     r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
+    re.IGNORECASE,
+)
+_REACTS = re.compile(
+    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:always\s+)?(?:gives?|makes?|brings?)"
+    r"\s+me\s+(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>rash|hives|"
+    r"swell(?:ing)?(?:\s+up)?|wheez\w*|itchy|anaphyla\w+|blisters|a\s+reaction)\b",
     re.IGNORECASE,
 )
 _ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
@@ -163,16 +178,25 @@ def _severity(text: str | None, sentence: str) -> str | None:
     return None
 
 
+def _allergen(word: str) -> bool:
+    """A drug name or a food allergen of the reference data (what an allergy can be to)."""
+    key = word.lower()
+    return _is_drug(key, False) or any(key in entry["names"] for entry in food_data()[2].values())
+
+
 def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Allergies stated in the first person, with reaction and severity when given."""
     hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
     hits += list(_ALLERGY_CJK.finditer(sent.text))
     hits += list(_ALLERGY_BACKREF.finditer(sent.text))
+    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"]):
+        hits.append(m)
     for m in hits:
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
-        reaction = _REACTION.search(sent.text, m.end())
+        said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
+        reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
         sev = _severity(m.groupdict().get("sev"), sent.text)
         for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
             subst = subst.strip().lower()
@@ -210,7 +234,10 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PREGNANT = re.compile(
-    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b", re.I
+    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
+    r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
+    r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
+    re.I,
 )
 _INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
 _FOR_MY = re.compile(
@@ -234,9 +261,10 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _WEIGHT = re.compile(
-    r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)\s+"
-    r"(?:now\s+)?at|i\s+was)\s+(?:about\s+|around\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?"
-    r"(?P<unit>kg|kilos?|kilograms?|lbs?|pounds)\b",
+    r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
+    r"(?:\s+now)?(?:\s+at)?|i\s+was)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
+    r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
+    r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,
 )
 
@@ -247,15 +275,65 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     kg = float(m["n"].replace(",", "."))
-    if m["unit"].lower().startswith(("lb", "pound")):
+    unit = m["unit"].lower()
+    if unit.startswith(("lb", "pound")):
         kg = round(kg * 0.45359237, 1)
+    elif unit in ("st", "stone"):  # "9 stone 4": 14 pounds to the stone
+        kg = round((kg * 14 + int(m["lb"] or 0)) * 0.45359237, 1)
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
     day = dates[0].date if dates else ctx.today
     if 20 <= kg <= 350:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
 
 
+@functools.cache
+def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
+    """A regex over every vaccine word (longest first) and word -> vaccine name."""
+    table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
+    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
+
+
+# Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
+# "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
+_VACCINATED = re.compile(
+    r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
+    r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
+    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
+    re.I,
+)
+_JAB = re.compile(
+    r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
+    r"certificates?|doses?|injections?)\b",
+    re.I,
+)
+_PLANNED = re.compile(
+    r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
+)
+
+
+def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
+    typhoid"); a future date makes it a plan, not a vaccination."""
+    m = _VACCINATED.search(sent.text)
+    if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    pattern, table = _vaccines()
+    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
+    if not names:
+        return
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if dates and dates[0].date > ctx.today:
+        return
+    for name in names:
+        value = {"name": name, "date": dates[0].date if dates else None}
+        ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_vaccinations,
     rule_medications,
     rule_allergies,
     rule_conditions,

@@ -37,10 +37,17 @@ _BORN = re.compile(
 )
 _NATIONALITY = re.compile(
     r"\b(?:i(?:'m|\s+am)\s+(?:a\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
-    r"i\s+have\s+(?:a\s+|an\s+)?)(" + "|".join(NATIONALITIES) + r")"
-    r"(?:\s+(citizen|national|citizenship|passport))?\b",
+    r"i\s+(?:have|travel\s+on|use)\s+(?:a\s+|an\s+)?)("
+    + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+    + r")"
+    r"(?:\s+(citizen|national|citizenship|passport))?\b|"
+    r"^(?P<holder>" + "|".join(sorted(NATIONALITIES, key=len, reverse=True)) + r")\s+passport\s+"
+    r"holder\b",
     re.IGNORECASE,
 )
+
+
+_NEEDS_NOUN = frozenset({"us", "uk", "usa"})
 
 
 def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -78,13 +85,24 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if dates and dates[0].valid and dates[0].explicit_year:
             ctx.add("identity.birth_date", dates[0].date, sent, 0.9)
     m = _NATIONALITY.search(sent.text)
-    # "I'm British" names a nationality; "I have a British passport" only with the noun.
+    # "I'm British" names a nationality; "I have a British passport" only with the noun, and
+    # "US"/"UK" only with it ("I'm a US citizen").
+    word = (m[1] or m["holder"]).lower() if m else ""
     if (
         m
         and clause_ok(parts, sent, sent.start + m.start())
-        and (m[0].lower().startswith(("i'm", "i am", "my nationality")) or m[2])
+        and (m[0].lower().startswith(("i'm", "i am", "my nationality")) or m[2] or m["holder"])
+        and (m[2] or m["holder"] or word not in _NEEDS_NOUN)
     ):
-        ctx.add("identity.nationality", NATIONALITIES[m[1].lower()], sent, 0.8)
+        ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.8)
+        # "I travel on an Irish passport" names the passport used (a dual national may hold
+        # two); "I have a Canadian passport" only the nationality.
+        if (
+            m[1]
+            and (m[2] or "").lower() == "passport"
+            and re.match(r"i\s+(?:travel\s+on|use)\b", m[0], re.I)
+        ):
+            ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (rule_identity,)

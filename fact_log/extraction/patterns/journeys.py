@@ -19,7 +19,10 @@ _FULL_NAME = re.compile(
 _NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _BLANK = re.compile(
     r"\bmy\s+passport\s+(?:only\s+|just\s+)?has\s+(?:only\s+|just\s+)?(?P<n>\d{1,2}|no|zero|one|a|"
-    r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b",
+    r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b|"
+    r"\b(?:i(?:'ve|\s+have)?(?:\s+only|\s+just)?(?:\s+got|\s+have)|there(?:'s|\s+is|\s+are|'re))\s+"
+    r"(?:only\s+|just\s+)?(?P<n2>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:blank|empty|free)\s+"
+    r"(?:visa\s+)?pages?\s+(?:left\s+)?(?:in|on)\s+my\s+passport\b",
     re.IGNORECASE,
 )
 
@@ -31,22 +34,30 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("identity.passport.full_name", m["name"], sent, 0.8)
     m = _BLANK.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        raw = m["n"].lower()
+        raw = (m["n"] or m["n2"]).lower()
         pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
 
 
 _PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
 _HOTEL = re.compile(
-    r"\b(?:my\s+|the\s+|a\s+)?hotel\s+in\s+(?P<place>" + _PLACE + r")"
-    r"\s+(?:is\s+)?booked\b|\bi(?:'ve|\s+have)?\s+booked\s+(?:a\s+|the\s+)?hotel\s+in\s+"
-    r"(?P<place2>" + _PLACE + r")",
+    r"\b(?:my\s+|the\s+|a\s+|our\s+)?(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse)\s+in\s+"
+    r"(?P<place>"
+    + _PLACE
+    + r")\s+(?:is\s+)?booked\b|\bi(?:'ve|\s+have)?\s+booked\s+(?:a\s+|the\s+)?hotel\s+in\s+"
+    r"(?P<place2>"
+    + _PLACE
+    + r")|\b(?:i(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:just\s+)?(?:booked|"
+    r"reserved)\s+(?:a\s+room\s+at\s+)?(?:the\s+|a\s+)?(?:[\w'&-]+\s+){0,3}?(?:hotel|hostel|inn|"
+    r"b&b|guesthouse|guest\s+house|airbnb|resort|apartment)(?:\s+[\w'&-]+){0,3}?\s+in\s+"
+    r"(?P<place3>" + _PLACE + r")",
     re.IGNORECASE,
 )
+_RANGE_TO = re.compile(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$", re.I)
 _CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]in\b", re.I)
 _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b", re.I)
 _FLIGHT = re.compile(
-    r"\bmy\s+(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
+    r"(?:\bmy\s+|\bour\s+|\bthe\s+|^)(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
     r"(?P<place>" + _PLACE + r")\s+(?:is|leaves|departs|goes)\b|"
     r"\bthe\s+(?:airline|flight)\s+booking\s+for\s+(?P<dest>" + _PLACE + r")"
     r"\b.*?\bunder\s+(?:the\s+name\s+)?(?P<name>" + NAME + r")",
@@ -75,7 +86,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Hotel stays (check-in, check-out) and flights the user has booked."""
     m = _HOTEL.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        place = _city(m["place"] or m["place2"])
+        place = _city(m["place"] or m["place2"] or m["place3"])
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         ins = [
             d
@@ -87,6 +98,8 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             for d in dates
             if (c := _CHECK_OUT.search(sent.text)) and d.start > sent.start + c.start()
         ]
+        if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
+            outs = [dates[1]]  # "from 14 March to 21 March"
         start = ins[0] if ins else (dates[0] if dates else None)
         if place is None or start is None:
             return
@@ -106,7 +119,10 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     place = _city(m["place"] or m["dest"])
     if not dates or place is None:
         return
-    value = {"kind": "flight", "place": place, "start": _at(dates[0].date, sent, dates[0].end)}
+    start = _at(dates[0].date, sent, dates[0].end)
+    if start.time() == dt.time(0, 0) and (said := clock(sent.text)) is not None:
+        start = dt.datetime.combine(dates[0].date, said.start)  # "leaves at 7am on the 9th"
+    value = {"kind": "flight", "place": place, "start": start}
     if m["name"]:
         value["traveller_name"] = m["name"]
     ctx.add("travel.bookings", value, sent, 0.8)

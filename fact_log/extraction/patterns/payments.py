@@ -24,11 +24,16 @@ _PAYEE_TO = re.compile(
     r"\bto\s+(?P<payee>(?:the\s+)?[A-Za-z][A-Za-z'&-]*(?:\s+[A-Za-z][A-Za-z'&-]*){0,3}?)"
     r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
 )
+_PAYEE_FOR = re.compile(
+    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
+)
 _PAYEE_SUBJECT = re.compile(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out)\b",
+    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out|takes|collects|leaves)\b",
     re.IGNORECASE,
 )
+_ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
@@ -45,11 +50,21 @@ def _method(text: str) -> str:
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     m = _METHOD.search(sent.text)
-    if m is None or not _FIRST_PERSON.search(sent.text) or _ENDED.search(sent.text):
+    # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
+    own = _FIRST_PERSON.search(sent.text) or (
+        (bill := _PAYEE_SUBJECT.match(sent.text)) is not None
+        and bill.start("payee") == 0
+        and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
+    )
+    if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
         return
-    payee = _PAYEE_TO.search(sent.text, m.end()) or _PAYEE_SUBJECT.search(sent.text)
+    payee = (
+        _PAYEE_TO.search(sent.text, m.end())
+        or _PAYEE_SUBJECT.search(sent.text)
+        or _PAYEE_FOR.search(sent.text, m.end())  # "a standing order of £650 for rent"
+    )
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
@@ -69,11 +84,14 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["period"] = "monthly"
         if period["day"] and 1 <= int(period["day"]) <= 31:
             value["day_of_month"] = int(period["day"])
+    elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
+        value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
 
 _PLAN_CARD = re.compile(
-    r"\bi(?:'m|\s+am)\s+(?:going\s+to|about\s+to)\s+pay\s+(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
+    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay)\s+"
+    r"(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
     r"(?:with|on|using)\s+" + _ACCOUNT,
     re.IGNORECASE,
 )
@@ -94,6 +112,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
+    payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
     value = {
@@ -111,7 +130,8 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PER_PAYMENT = re.compile(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
-    r"(?P<amt2>\S+)",
+    r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)\s+(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
+    r"(?:single\s+)?(?:transaction|payment|purchase)\b",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s)\b")
@@ -163,10 +183,16 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PROMO = re.compile(
     r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
-    r"(?:on\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
+    r"(?:(?:on|with|from|at)\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
     r"(?:ends|expires|runs\s+out|finishes|is\s+over|stops)\b|"
-    r"\bmy\s+(?P<prov2>[A-Z][A-Za-z]{1,20})\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
-    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b",
+    r"\bmy\s+(?P<prov2>(?-i:[A-Z][A-Za-z]{1,20}))\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
+    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b|"
+    # "My broadband deal ends on 1 May", "My 12-month discount with Virgin Media ends ...",
+    # "Sky's introductory offer runs out on 15 May"
+    r"(?:\bmy|^(?P<prov3>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))(?:'s|’s))\s+"
+    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|intro\s+price|introductory\s+price|"
+    r"promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
+    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?\s+(?:ends|expires|runs\s+out|finishes)\b",
     re.IGNORECASE,
 )
 
@@ -180,17 +206,20 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]
     if not later:
         return
-    name = " ".join((m["name"] or m["name2"]).split())
+    name = " ".join((m["name"] or m["name2"] or m["name3"]).split())
     value: dict[str, Any] = {"name": name, "ends_on": later[0].date}
-    provider = m["prov"] or m["prov2"]
+    provider = m["prov"] or m["prov2"] or m["prov3"] or m["prov4"]
     if provider:
         value["provider"] = provider
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
+_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))"
 _CHARGED = re.compile(
-    r"\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+(?:just\s+)?charged\s+"
-    r"(?P<amt>\S+)\s+by\s+(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))",
+    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
+    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
+    r"^" + _MERCHANT_NAME.replace("merchant", "merchant2") + r"\s+(?:just\s+|still\s+)?"
+    r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
     re.IGNORECASE,
 )
 
@@ -200,7 +229,8 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _CHARGED.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    at = m.start("amt") if m["amt"] else m.start("amt2")
+    money = [x for x in find_money(sent.text) if x.start == at]
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if not money or any(not d.valid for d in dates):
         return
@@ -208,7 +238,7 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "date": dates[0].date if dates else ctx.today,
         "amount": money[0].amount,
         "currency": money[0].currency,
-        "merchant": m["merchant"],
+        "merchant": m["merchant"] or m["merchant2"],
     }
     ctx.add("finance.transactions", value, sent, 0.75)
 

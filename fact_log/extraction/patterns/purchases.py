@@ -17,7 +17,7 @@ _ACCOUNT = re.compile(
     r"(?:[^.;]{0,25}?\b(?i:from|with|at)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
 _CARD_BRAND = re.compile(
-    r"\b(?:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
+    r"\b(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
     r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b"
 )
 _LIMIT = re.compile(r"\b(?i:limit)\b")
@@ -52,6 +52,8 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."
+    if limit is not None and _PER_PAYMENT.search(sent.text):
+        return  # a per-payment limit, not a credit limit: payments.rule_accounts
     anchor = m or brand or limit
     if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
         return
@@ -61,25 +63,34 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["limit"] = found[0].amount
             if found[0].currency:
                 value["currency"] = found[0].currency
-    if {"provider", "limit", "name"} & value.keys():
+    if {"provider", "limit"} & value.keys():  # "my Visa card was declined" says no more
         ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
+_PER_PAYMENT = re.compile(
+    r"\b(?:per|each|any\s+single|a\s+single)\s+(?:payment|transaction|purchase)\b", re.I
+)
 _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
 _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
 _WARRANTY = re.compile(
     r"\b(?P<n>\w+)[- ](?P<unit>year|month)s?[- ](?:warranty|guarantee)\b|"
-    r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b",
+    r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
+    r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
+    r"(?:ends|expires|runs\s+out)\b",
     re.I,
 )
 _ITEM_SUBJECT = re.compile(
+    # "The warranty on my washing machine ends on 30 April": the item after "on"/"for".
+    r"^(?i:the|my)\s+(?i:warranty|guarantee)\s+(?i:on|for)\s+(?i:my|the|our)\s+"
+    r"(?P<item2>[A-Za-z][\w-]{1,20}(?:\s[a-z][\w-]{1,20})?)\s+(?i:ends|expires|runs\s+out|lasts)|"
     r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
     r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b|"
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
-    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)(?=,|\s+(?i:and|with)\b)",
+    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
+    r"(?=,|\s+(?i:and|with|today|yesterday)\b)",
 )
 
 
@@ -90,7 +101,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     item = ctx.thread.last("item")
-    named = subject["item"] or subject["bought"]
+    named = subject["item"] or subject["bought"] or subject["item2"]
     value: dict[str, Any] = item.record() if item is not None else {}
     if named and (not value or named.lower() not in str(value.get("item", "")).lower()):
         value = {"item": named}

@@ -9,6 +9,7 @@ Food, drink and supplement words come from the reference data the health checks 
 
 from __future__ import annotations
 
+import calendar
 import dataclasses
 import datetime as dt
 import functools
@@ -16,6 +17,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAYS
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -24,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     drug_names,
+    stop_ok,
 )
 from uac.fact_log.reference import health_rules
 
@@ -89,24 +92,41 @@ _NOT_NOW = re.compile(
 _IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
 
 
+_DEVICES = frozenset({"inhaler", "pills", "tablets", "prescription", "meds", "medication"})
 _SUPPLY_END = re.compile(
-    r"\bmy\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:prescription|supply|pills|tablets|inhaler|"
-    r"medication|meds)\s+(?:runs?\s+out|will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
+    r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
+    r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
     re.IGNORECASE,
 )
 _DAYS_LEFT = re.compile(
-    r"\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?(?P<n>\d{1,3})\s+(?P<unit>days?|weeks?)"
-    r"(?:'|\s+worth)?\s+(?:of\s+)?(?:my\s+)?(?P<what>[A-Za-z][A-Za-z-]{2,30})?"
-    r"(?:\s+(?:pills|tablets))?\s+left\b",
+    r"(?:\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
+    r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
+    r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
+    r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit2>days?|weeks?)\b",
     re.IGNORECASE,
 )
+_NUM = {
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "ten": 10,
+}
 
 
 def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
     m = _SUPPLY_END.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        name = drug_names(m["name"])
+        name = drug_names(m["name"] or m["name2"] or "")
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         if name and dates and dates[0].start >= sent.start + m.end():
             ctx.add(
@@ -115,26 +135,49 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 sent,
                 0.8,
             )
-        return
+            return
     m = _DAYS_LEFT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    names = drug_names(sent.text)
+    names = drug_names(sent.text) or drug_names(m["what2"] or "")
+    if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
+        return  # "my car will run out in ...": not a medication
     if not names:
-        mention = ctx.thread.last("health.medications")
+        mention = ctx.thread.last("drug", "health.medications")
         names = [mention.get("name")] if mention is not None and mention.get("name") else []
     if not names:
         return
-    days = int(m["n"]) * (7 if m["unit"].lower().startswith("week") else 1)
+    raw, unit = (m["n"] or m["n2"]).lower(), (m["unit"] or m["unit2"]).lower()
+    count = int(raw) if raw.isdigit() else _NUM[raw]
+    days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
     until = ctx.today + dt.timedelta(days=days)
     ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
 
 
 _EVERY_WEEKDAY = re.compile(
-    r"\bevery\s+(?:(?P<other>other)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)s?\b|\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    r"\b(?:every|each|on\s+the)\s+(?:(?P<other>other|alternate)\s+|(?P<nth>first|second|third|"
+    r"fourth|last)\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
     re.IGNORECASE,
 )
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+
+
+def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
+    """The next day on or after today that is the nth (or last) such weekday of its month."""
+    for k in range(3):
+        month = (today.replace(day=1) + dt.timedelta(days=32 * k)).replace(day=1)
+        days = [
+            month + dt.timedelta(days=i)
+            for i in range(calendar.monthrange(month.year, month.month)[1])
+            if (month + dt.timedelta(days=i)).weekday() == weekday
+        ]
+        day = days[nth - 1] if nth > 0 else days[-1]
+        if day >= today:
+            return day
+    return today
+
+
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
 
@@ -144,12 +187,15 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _EVERY_WEEKDAY.search(sent.text)
     if m is None:
         return
-    repeats = "fortnightly" if m["other"] else "weekly"
+    repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
     for i, cand in enumerate(ctx.out):
         if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
             continue
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
+        if m["nth"] and isinstance(value.get("start"), dt.datetime):  # "every first Monday"
+            day = _nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
+            value["start"] = dt.datetime.combine(day, value["start"].time())
         start = _STARTING.search(sent.text)
         first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
         if start is not None and isinstance(value.get("start"), dt.datetime):
@@ -170,4 +216,104 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)
 
 
-RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats)
+_WEEKDAY_WORDS = (
+    r"(?:(?:every\s+|on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"weekly|fortnightly|monthly|daily|regular|usual)"
+)
+_WHAT = r"[A-Za-z][\w' -]{1,40}?"
+_SERIES_END = re.compile(
+    # "We stopped the Tuesday yoga", "I dropped out of choir", "I'm not doing yoga anymore"
+    r"\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|"
+    r"dropped(?:\s+out\s+of)?|gave\s+up|given\s+up|cancell?ed|ended|finished|no\s+longer\s+(?:go\s+to|do)|"
+    r"not\s+doing(?=.*\bany\s*more\b))\s+(?:going\s+to\s+|doing\s+|attending\s+)?"
+    r"(?:(?:the|my|our)\s+)?(?P<what>" + _WHAT + r")"
+    r"(?=\s+(?:in|on|at|from|since|after|as\s+of|last|this|for\s+good|altogether|any\s*more)\b"
+    r"|[,.;!?]|$)|"
+    # "The book club ended in May", "Yoga finished last week", "Tuesday yoga is cancelled"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what2>" + _WHAT + r")\s+(?:has\s+|have\s+)?(?:ended|"
+    r"finished|stopped(?:\s+running)?|wrapped\s+up|(?:is|are|'s)\s+(?:over|finished|cancell?ed)|"
+    r"(?:was|were|got|has\s+been|have\s+been)\s+(?:cancell?ed|discontinued|stopped))\b|"
+    # present tense with a day: "The Tuesday yoga class ends on 25 February"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what3>"
+    + _WHAT
+    + r")\s+(?:ends|finishes|stops)\s+(?:on|after)\b|"
+    # "No more yoga on Tuesdays", "My last yoga class was on 25 February"
+    r"^no\s+more\s+(?P<what4>" + _WHAT + r")(?=\s+(?:on|for|from)\b|[,.;!?]|$)|"
+    r"\b(?:my|our|the)\s+last\s+(?P<what5>" + _WHAT + r")\s+(?:was|is|will\s+be)\s+on\b",
+    re.IGNORECASE,
+)
+_FUTURE_END = ("what3", "what5")
+# What a series is: an event word of the schedule rules or a regular activity.
+_SERIES_WORD = re.compile(
+    r"\b(?:class|classes|lessons?|club|practice|training|rehearsals?|yoga|pilates|choir|"
+    r"therapy|tutoring|swimming|football|tennis|stand-?up|course)\b",
+    re.IGNORECASE,
+)
+# Words for one-off events too ("the meeting finished early"): a series only with a rhythm.
+_MAYBE_SERIES = re.compile(
+    r"\b(?:meetings?|calls?|sessions?|group|1:1|one-on-one|catch-?up)\b", re.IGNORECASE
+)
+_SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
+
+
+def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A repeating event that ended ("we stopped the Tuesday yoga", "the book club ended in
+    May"): ends the recorded series by its title, the weekday left out of the match."""
+    m = _SERIES_END.search(sent.text)
+    if m is None or not stop_ok(parts, sent, sent.start + m.start()):
+        return
+    group = next(g for g in ("what", "what2", "what3", "what4", "what5") if m[g])
+    what = m[group]
+    rhythm = re.search(_WEEKDAY_WORDS, what, re.IGNORECASE)
+    if not _SERIES_WORD.search(what) and not (rhythm and _MAYBE_SERIES.search(what)):
+        return  # "I cancelled my Netflix", "the meeting finished early": not a series
+    title = " ".join(_SERIES_DROP.sub("", what).split())
+    title = re.sub(r"^(?:the|my|our)\s+", "", title, flags=re.IGNORECASE)
+    if not title:
+        return
+    span = m.span(group)
+    # "ends on 25 February" / "my last class is on ...": the day said (which may be ahead);
+    # "ended", "stopped": on or before today.
+    prefer = "future" if group in _FUTURE_END and "was" not in m[0].lower() else "past"
+    dates = [
+        d
+        for d in dates_in(sent, prefer, ctx.today, ctx.anchor)  # type: ignore[arg-type]
+        if d.valid and not sent.start + span[0] <= d.start < sent.start + span[1]
+    ]
+    if prefer == "future" and dates:
+        until = dates[0].date
+    elif prefer == "future":
+        return  # "ends on" without a day says nothing yet
+    else:
+        recent = dates and dates[0].date <= ctx.today
+        until = dates[0].date if recent else _month_end(sent, ctx.today)
+
+    # The sentence names the series, it does not plan one ("I quit my Thursday piano lessons").
+    ctx.out[:] = [
+        c
+        for c in ctx.out
+        if not (
+            c.path == "schedule.events" and c.op == "assert" and sent.start <= c.start < sent.end
+        )
+    ]
+    value = {"title": title[:1].upper() + title[1:], "repeat_until": until}
+    ctx.add("schedule.events", value, sent, 0.75, op="end")
+
+
+_IN_MONTH = re.compile(r"\b(?:in|at\s+the\s+end\s+of|end\s+of)\s+(?P<month>[A-Za-z]{3,9})\b", re.I)
+
+
+def _month_end(sent: Span, today: dt.date) -> dt.date:
+    """The last day of a past month named alone ("ended in May"), else yesterday: it has
+    stopped, so nothing of it takes place from the day it is said."""
+    yesterday = today - dt.timedelta(days=1)
+    m = _IN_MONTH.search(sent.text)
+    month = MONTHS.get(m["month"].lower()) if m else None
+    if month is None:
+        return yesterday
+    year = today.year if month <= today.month else today.year - 1
+    last = dt.date(year, month, calendar.monthrange(year, month)[1])
+    return min(last, yesterday)
+
+
+RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats, rule_series_end)

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import DateMatch
+from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -19,14 +19,17 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
 
-_EVENT = re.compile(
+EVENT = re.compile(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
     r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|show|rehearsal|review|training|"
     r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
-    r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
+    r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
+    r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
+    r"stand-?up|practice|therapy)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -38,14 +41,18 @@ _WITH = re.compile(
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
-    "important quick so ok okay well and then also just"
+    "important quick so ok okay well and then also just called booked book need needs get "
+    "getting finally about"
 )
 _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:is|are)\s+due\b|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
     r"\bi\s+(?:must|(?:need|have|must|got|'ve\s+got|'ll\s+need)\s+to)\s+"
-    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b",
+    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
+    r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
+    r"finished|renewed|in)\s+(?:by|before)\b",
     re.IGNORECASE,
 )
 
@@ -55,8 +62,12 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    goal = next(g for g in (m["goal"], m["goal2"], m["goal3"], m["goal4"]) if g)
+    goal = next(g for g in (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"]) if g)
     goal = " ".join(goal.split())
+    if m["goal5"]:  # "The report has to be submitted by Friday"
+        if re.match(r"(?:his|her|their|its)\b", goal, re.I):
+            return  # someone else's deadline
+        goal = re.sub(r"^(?:the|my|our)\s+", "", goal, flags=re.I)
     if goal.lower() in ("it", "this", "that") and not m["goal4"]:
         return
     dates = [
@@ -70,36 +81,60 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", value, sent, 0.8)
 
 
+_NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
+_BOOKED = re.compile(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
 # A sentence about a journey is a trip, not an event ("my flight on 5 May").
 _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
+
+
+def event_title(text: str, ev: re.Match[str]) -> str:
+    """The event word with up to two words said before it ("scuba diving course")."""
+    lead = _EVENT_LEAD.search(text[max(0, ev.start() - 44) : ev.start()])
+    words = [w for w in (lead[1], lead[2]) if w] if lead else []
+    while words and words[0].lower() in _TITLE_DROP:
+        words.pop(0)
+    words = [w for w in words if w.lower() not in _TITLE_DROP]
+    return " ".join([*words, ev[0]])
+
+
+def named_event(text: str) -> str | None:
+    """The title of an event a sentence names, capitalised, or None."""
+    ev = EVENT.search(text)
+    if ev is None:
+        return None
+    title = event_title(text, ev)
+    return title[:1].upper() + title[1:]
 
 
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
-    ev = _EVENT.search(sent.text)
+    ev = EVENT.search(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    if _NO_MORE.search(sent.text):
+        return  # "I used to have yoga every Tuesday": a past habit, not a plan
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
-    if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
-        return  # the date belongs to the journey ("heading to Barcelona for a wedding on ...")
+    trip = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
+    city = trip.value.get("city") if trip is not None else None
+    booked = _BOOKED.search(sent.text, 0, ev.start())
+    if trip is not None and (not city or not booked or ev.start() > sent.text.find(city)):
+        # The date belongs to the journey ("heading to Barcelona for a wedding on ..."); an
+        # event booked before its place is named is both ("Booked a diving course on 12 July
+        # in Dahab").
+        return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
-    day = dates[0].date if dates else _same_day(ctx, sent, when)
+    day = dates[0].date if dates else _same_day(ctx, sent, when) or _next_weekly(ctx, sent, when)
     if day is None or (dates and not dates[0].valid):
         return
     if day < ctx.today:
         return  # a calendar is for what is coming; past meetings are conversation, not plans
     start = dt.datetime.combine(day, when.start if when else dt.time(0, 0))
     end = _end(ctx, sent, dates, start, when)
-    lead = _EVENT_LEAD.search(sent.text[max(0, ev.start() - 44) : ev.start()])
-    words = [w for w in (lead[1], lead[2]) if w] if lead else []
-    while words and words[0].lower() in _TITLE_DROP:
-        words.pop(0)
-    words = [w for w in words if w.lower() not in _TITLE_DROP]
-    title = " ".join([*words, ev[0]])
+    title = event_title(sent.text, ev)
     if ev[0].lower() == "table" and (loc := _LOCATION.search(sent.text, ev.end())):
         title = f"Table at {loc[1]}"  # "booked a table at Dishoom"
     value: dict[str, Any] = {"title": title[:1].upper() + title[1:], "start": start}
@@ -120,6 +155,20 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PEOPLE = word_set("dentist doctor gp plumber electrician")
 _THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
 _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
+
+
+_WEEKLY_DAY = re.compile(
+    r"\b(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b", re.I
+)
+
+
+def _next_weekly(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
+    """ "Choir practice on Mondays at 7": the next such day (rule_repeats makes it weekly)."""
+    m = _WEEKLY_DAY.search(sent.text)
+    if m is None or when is None:
+        return None
+    target = WEEKDAYS[m[1].lower()]
+    return ctx.today + dt.timedelta(days=(target - ctx.today.weekday()) % 7 or 7)
 
 
 def _same_day(ctx: Ctx, sent: Span, when: Clock | None) -> dt.date | None:
@@ -155,9 +204,16 @@ _AWAY = re.compile(
 )
 
 
+# A note to self at the start of a message: "Out of office 10 to 14 March."
+_AWAY_NOTE = re.compile(
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b",
+    re.I,
+)
+
+
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
-    m = _AWAY.search(sent.text)
+    m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.candidate import Candidate, validate
+from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
 from uac.fact_log.extraction.patterns.discourse import Thread
 from uac.fact_log.reference import drug_data, normalise
@@ -129,8 +129,9 @@ def is_question(clause: str, sentence: str) -> bool:
 THIRD_PARTY = re.compile(
     r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
     r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
-    r"friends|neighbour|neighbor)\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
-    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|\b(?:he|she|they)\s+"
+    r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
+    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|(?:'s|’s|'|’)(?!\w))|"
+    r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,
 )
@@ -199,7 +200,7 @@ class Ctx:
         replaces: Any = None,
     ) -> None:
         """Validate value against the catalog and keep the candidate only if it passes."""
-        typed = validate(self.catalog, path, value)
+        typed = (validate_ending if op == "end" else validate)(self.catalog, path, value)
         if typed is None:
             return
         attr = self.catalog.attributes.get(path)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import Prefer
@@ -16,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     clauses,
     dates_in,
 )
+from uac.fact_log.extraction.patterns.timespan import duration
 
 _TRAVEL = re.compile(
     r"\b(?P<plane>fly(?:ing)?|flew|flight|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
@@ -33,7 +36,8 @@ _PLACE_INTRO = re.compile(
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
-    r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?$|[-–]\s*$",
+    r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?(?:the\s+)?$|"
+    r"[-–]\s*$",
     re.IGNORECASE,
 )
 _PURPOSE = (
@@ -61,7 +65,15 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(
-    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b", re.I
+    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b|"
+    r"(?:from\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?:the\s+)?\d{1,2}",
+    re.I,
+)
+_HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
+_STAY_FOR = re.compile(
+    r"\b(?:for|booked)\s+(?:a|an|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
+    r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
+    re.I,
 )
 _NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
 
@@ -110,7 +122,19 @@ def _booked_place(text: str, offset: int) -> tuple[str | None, str, int] | None:
 
 
 def _place(sent: Span) -> tuple[str | None, str, int] | None:
-    """The first known destination after 'to/in/visit' with its absolute offset."""
+    """The first known destination after 'to/in/visit' with its absolute offset; a country
+    named first takes the city of it named later ("Off to Canada: flying to Toronto")."""
+    found = _places(sent)
+    first = next(found, None)
+    if first is not None and first[0] is None:
+        city = next((p for p in found if p[0] is not None and p[1] == first[1]), None)
+        if city is not None:
+            return city[0], city[1], first[2]
+    return first
+
+
+def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
+    """Known destinations after 'to/in/visit', in order, each with its absolute offset."""
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
@@ -122,7 +146,8 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
             for n in range(len(m[2]), 1, -1):
                 found = lookup_place(m[2][:n])
                 if found is not None:
-                    return found[0], found[1], sent.start + m.start(2)
+                    yield found[0], found[1], sent.start + m.start(2)
+                    break
             continue
         words = m[1].split()
         for n in range(len(words), 0, -1):
@@ -132,8 +157,8 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
                 continue
             found = lookup_place(name)
             if found is not None:
-                return found[0], found[1], sent.start + m.start(1)
-    return None
+                yield found[0], found[1], sent.start + m.start(1)
+                break
 
 
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -164,7 +189,11 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     # The departure is the first date in the clause that names the journey ("the conference
     # is 22-24 September, I'm taking the train there on the 21st"), else the first date.
-    verbs = [sent.start + m.start() for m in _TRAVEL.finditer(sent.text) if not m["other"]]
+    verbs = [
+        sent.start + m.start()
+        for m in _TRAVEL.finditer(sent.text)
+        if not m["other"] and not _HOMEWARD.match(sent.text, m.end())  # "flying back 20 April"
+    ]
     verbs = verbs or [sent.start + travel.start()]
     home = {id(clause_of(parts, v)) for v in verbs}
     dates.sort(key=lambda d: (id(clause_of(parts, d.start)) not in home, d.start))
@@ -183,6 +212,11 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["city"] = city
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
         value["return_date"] = ret.date
+    elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
+        # "going to Bali for two weeks from 3 March": the stay's length gives the return
+        span = duration(stay[0])
+        if span is not None and span[0] >= dt.timedelta(days=1):
+            value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
         value["via"] = via
     for purpose_re, purpose in _PURPOSE:
@@ -196,4 +230,29 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_trips,)
+_HERE_NOW = re.compile(
+    r"\b(?:i(?:'m|\s+am)\s+(?:currently\s+|now\s+|still\s+)?(?:in|back\s+in)|(?:^|\bi(?:'ve|\s+have)?\s+)"
+    r"(?:just\s+)?(?:landed|arrived)\s+in)\s+(?P<place>(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?))",
+    re.IGNORECASE,
+)
+_NOW = re.compile(r"\b(?:now|right\s+now|currently|at\s+the\s+moment|just|landed|arrived)\b", re.I)
+_LATER = re.compile(r"\b(?:next|tomorrow|will|'ll|going\s+to|on\s+\w+day|until|till)\b", re.I)
+
+
+def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Where the user is right now ("Just landed in Lisbon", "I'm in Tokyo right now")."""
+    m = _HERE_NOW.search(sent.text)
+    if m is None or not _NOW.search(sent.text) or _LATER.search(sent.text):
+        return  # "I'm in Tokyo next week" is a trip, not where the user is
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    found = lookup_place(m["place"])
+    if found is None:
+        return
+    city, country = found
+    if city is not None:
+        ctx.add("places.location.city", city, sent, 0.75)
+    ctx.add("places.location.country", country, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_trips, rule_location)

@@ -151,7 +151,8 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _SERVICED = re.compile(
     r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
     r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
-    r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:annual\s+|yearly\s+)?(?:service|oil\s+change|inspection)\b",
+    r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:last\s+|latest\s+|first\s+|full\s+)?(?:annual\s+|yearly\s+)?"
+    r"(?:service|oil\s+change|inspection)\b",
     re.IGNORECASE,
 )
 _NEXT_DUE = re.compile(
@@ -170,6 +171,9 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     vehicle = f"{car.get('make')} {car.get('model')}" if car is not None else None
     if (v := _VEHICLE.search(sent.text)) is not None:
         vehicle = f"{MAKES[v['make'].lower()]} {v['model']}"
+    said = [c.value for c in ctx.out if c.path == "vehicles.vehicles" and c.start == sent.start]
+    if vehicle is None and said:  # "My Corolla had its last service": named in this sentence
+        vehicle = f"{said[-1]['make']} {said[-1]['model']}"
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]

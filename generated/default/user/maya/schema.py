@@ -51,14 +51,6 @@ class DriverLicence:
 
 
 @dataclass(frozen=True, slots=True)
-class Health:
-    """Medications, allergies and conditions."""
-
-    weight_kg: float | None = None
-    """Body weight in kilograms."""
-
-
-@dataclass(frozen=True, slots=True)
 class Address:
     """The home address (a household group can hold it for all its members)."""
 
@@ -250,7 +242,7 @@ class Condition:
 
 @dataclass(frozen=True, slots=True)
 class BodyWeight:
-    """Body weight measurements, one per day."""
+    """Body weight measurements, one per day (the one home of body weight: the latest is the current weight)."""
 
     key: str
     """Record identity (its `id`, else date)."""
@@ -657,7 +649,6 @@ class User:
     identity: Identity
     passport: Passport
     driver_licence: DriverLicence
-    health: Health
     address: Address
     location: Location
     preferences: Preferences

@@ -20,7 +20,6 @@ from .schema import (
     Identity,
     Passport,
     DriverLicence,
-    Health,
     Address,
     Location,
     Preferences,
@@ -42,7 +41,6 @@ user = User(
     driver_licence=DriverLicence(
         expiry_date=datetime.date(2029, 5, 14),
     ),
-    health=Health(),
     address=Address(
         city="London",
         country="GB",
