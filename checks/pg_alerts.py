@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 
 from uac.fact_log.backends import pg_schema
-
-if TYPE_CHECKING:
-    from uac.fact_log.backends.postgres import PgLog
+from uac.fact_log.backends.pg_schema import PgLog
 
 # Columns in the order of checks/alerts.py's _COLS, then the delivery columns.
 COLUMNS = (

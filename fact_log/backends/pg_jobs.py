@@ -25,15 +25,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
-
-if TYPE_CHECKING:
-    from uac.fact_log.backends.postgres import PgLog
+from uac.fact_log.backends.pg_schema import PgLog
 
 MAX_ATTEMPTS = 5  # attempts without a success before a job is dead-lettered
 BASE_DELAY = 2.0  # seconds before the first retry; doubles with each failed attempt

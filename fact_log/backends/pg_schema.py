@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
 
 import psycopg
 
-if TYPE_CHECKING:
-    from uac.fact_log.backends.postgres import PgLog
+
+class PgLog(Protocol):
+    """The shared log (fact_log/backends/postgres.py PgLog), as this module uses it."""
+
+    def migrate(self) -> int: ...
+
+    def _tx(self) -> AbstractContextManager[psycopg.Cursor[Any]]: ...
+
 
 OWNERS: dict[str, tuple[tuple[str, ...], ...]] = {}
 _READY: weakref.WeakSet[Any] = weakref.WeakSet()  # logs whose owners are migrated
