@@ -25,13 +25,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import psycopg
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.backends.pg_schema import PgLog
+
+if TYPE_CHECKING:
+    import psycopg
 
 MAX_ATTEMPTS = 5  # attempts without a success before a job is dead-lettered
 BASE_DELAY = 2.0  # seconds before the first retry; doubles with each failed attempt
@@ -60,7 +61,7 @@ _KEY = "tenant = %s AND scope = %s AND subject = %s"
 _REQUEUE = "uac_jobs.state IN ('done', 'dead')"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Job:
     """One claimed job: the subject to compile and check, and which attempt this is."""
 

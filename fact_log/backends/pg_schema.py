@@ -12,9 +12,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import psycopg
+from uac.fact_log.errors import WorkspaceError
+
+if TYPE_CHECKING:
+    import psycopg
 
 
 class PgLog(Protocol):
@@ -53,7 +56,7 @@ def migrate(cur: psycopg.Cursor[Any]) -> list[str]:
     for name, found in sorted(versions(cur).items()):
         steps = OWNERS[name]
         if found > len(steps):
-            raise psycopg.errors.FeatureNotSupported(
+            raise WorkspaceError(
                 f"the PostgreSQL tables of {name!r} have version {found}, newer than this uac"
                 f" supports ({len(steps)}); upgrade uac"
             )
