@@ -188,3 +188,43 @@ def test_a_worker_killed_mid_compile_is_finished_by_another_once(
     assert loader.current_version(tmp_path / "w2", maya) == 1  # published once, by w2
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT count(*) FROM uac_alerts").fetchone()[0] == 1
+
+
+def test_uac_migrate_and_workers_status(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from uac.runtime.cli import main
+
+    plain = tmp_path / "plain"
+    assert main(["--home", str(plain), "init"]) == 0
+    capsys.readouterr()
+    assert main(["--home", str(plain), "migrate"]) == 0
+    assert capsys.readouterr().out.startswith("nothing to migrate")
+    assert main(["--home", str(plain), "workers", "status"]) == 1
+    assert "there is no job queue" in capsys.readouterr().err
+    with _node(tmp_path, "a", pg_url) as a:
+        a.set("maya", "identity.name", "Maya", now=DAY)
+    with psycopg.connect(pg_url) as conn:  # a database from before the jobs table
+        conn.execute("DROP TABLE uac_jobs")
+        conn.execute("DELETE FROM uac_meta WHERE key = 'schema_version:jobs'")
+    home = str(tmp_path / "a")
+    assert main(["--home", home, "migrate"]) == 0
+    assert "jobs: version 0 -> 1" in capsys.readouterr().out
+    assert main(["--home", home, "migrate"]) == 0  # idempotent
+    assert capsys.readouterr().out.startswith("nothing to migrate")
+    with _node(tmp_path, "a", pg_url) as a:
+        a.set("maya", "identity.name", "Maya", now=DAY)
+        a.set("bob", "identity.name", "Bob", now=DAY)
+        log = a.store.replica.log  # type: ignore[union-attr]
+        (job, *_) = pg_jobs.claim(log, "w1", 1)
+        pg_jobs.fail(log, "w1", job, "boom", max_attempts=1)
+    assert main(["--home", home, "--json", "workers", "status"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["queue_depth"] == 1 and data["dead"] == 1 and data["failures"] == 1
+    assert sorted(w["state"] for w in data["waiting"]) == ["dead", "queued"]
+    assert {w["subject"] for w in data["waiting"]} == {"user:bob", "user:maya"}
+    assert main(["--home", home, "workers", "status"]) == 0
+    text = capsys.readouterr().out
+    assert "queue depth 1" in text and "dead letters 1" in text and "uac workers retry" in text
+    assert main(["--home", home, "workers", "retry"]) == 0
+    assert "queued 1 dead-lettered jobs again" in capsys.readouterr().out
