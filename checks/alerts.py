@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -237,13 +239,23 @@ def _outbox(
     return out
 
 
+_OUTBOX_LOCK = threading.Lock()
+_OUTBOX_IDS: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
+
+
 def record_outbox(store: Store, entries: Sequence[tuple[Alert, int, str, str]]) -> None:
     """Insert outbox rows into the workspace file, in the caller's transaction if any."""
     if not entries:
         return
     con = store.con
     now = utc_now()
-    first = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
+    # Ids from a per-workspace counter: two threads' transactions (each its own cursor)
+    # reading max(id) would both take the same id and one would fail at commit.
+    with _OUTBOX_LOCK:
+        first = _OUTBOX_IDS.get(store)
+        if first is None:
+            first = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
+        _OUTBOX_IDS[store] = first + len(entries)
     con.executemany(
         "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)",
         [

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 
 from uac import Memory
+from uac.checks.alerts import record_outbox
 from uac.runtime.api.outbox import Deliverer, OutboxSink
 
 DAY = dt.datetime(2025, 1, 10, 9)
@@ -139,3 +140,39 @@ def test_the_shared_outbox_is_delivered_once_by_two_nodes(tmp_path: Path, pg_url
         assert len(sent) == 6 and len(set(sent)) == 6
         assert deliverers[0].pending() == deliverers[1].pending() == 0
         assert _shared(pg_url, "SELECT DISTINCT status FROM uac_outbox") == [("delivered",)]
+
+
+def test_duckdb_two_open_transactions_take_different_outbox_ids(tmp_path: Path) -> None:
+    # Two evaluations in two threads (each its own cursor) both inside their transaction.
+    with Memory(tmp_path / "ws", create=True, react=False) as mem:
+        _expiring(mem)
+        mem.compile("maya")
+        (alert,) = mem.check("maya", today=DAY.date()).new
+        both_open = threading.Barrier(2)
+        first_done = threading.Event()
+        errors: list[BaseException] = []
+
+        def record(n: int) -> None:
+            con = mem.store.con
+            try:
+                con.execute("BEGIN")
+                record_outbox(mem.store, [(alert, 1, f"hook{n}", "{}")])
+                both_open.wait()
+                if n == 1:
+                    first_done.wait(30)
+                con.execute("COMMIT")
+            except BaseException as exc:
+                con.execute("ROLLBACK")
+                errors.append(exc)
+            finally:
+                if n == 0:
+                    first_done.set()
+
+        threads = [threading.Thread(target=record, args=(n,)) for n in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        rows = mem.store.con.execute("SELECT id, sink FROM outbox ORDER BY sink").fetchall()
+        assert [r[1] for r in rows] == ["hook0", "hook1"] and rows[0][0] != rows[1][0]
