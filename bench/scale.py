@@ -36,6 +36,7 @@ import datetime as dt
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -128,8 +129,10 @@ def _fresh_db(cluster: Cluster) -> str:
     return cluster.url.rsplit("/", 1)[0] + "/" + name
 
 
-def _drain(cluster_url: str, root: Path, workers: int, subjects: int) -> tuple[float, list[dict]]:
-    """Queue every job again, drain the queue with `workers` fresh nodes; (seconds, summaries)."""
+def _drain(
+    cluster_url: str, root: Path, workers: int, subjects: int
+) -> tuple[float, float, list[dict]]:
+    """Queue every job again, drain it with `workers` fresh nodes; (seconds, worker CPU s, outs)."""
     with psycopg.connect(cluster_url) as conn:
         conn.execute(
             "UPDATE uac_jobs SET state = 'queued', runs = 0, attempts = 0, claimed = 0,"
@@ -140,6 +143,7 @@ def _drain(cluster_url: str, root: Path, workers: int, subjects: int) -> tuple[f
         home = root / f"w{workers}-{n}-{uuid.uuid4().hex[:6]}"
         Memory(home, create=True, react=False, log_db=cluster_url).close()
         homes.append(home)
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     procs = [
         subprocess.Popen(
@@ -166,13 +170,15 @@ def _drain(cluster_url: str, root: Path, workers: int, subjects: int) -> tuple[f
     ]
     outs = [json.loads(p.communicate()[0]) for p in procs]
     elapsed = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
     assert all(p.returncode == 0 for p in procs), outs
     with psycopg.connect(cluster_url) as conn:
         states = conn.execute("SELECT state, runs, count(*) FROM uac_jobs GROUP BY 1, 2").fetchall()
     assert states == [("done", 1, subjects)], states  # every job done exactly once
     for home in homes:
         shutil.rmtree(home, ignore_errors=True)
-    return elapsed, outs
+    return elapsed, cpu, outs
 
 
 def compile_workers(cluster: Cluster, subjects: int, counts: list[int], runs: int) -> None:
@@ -185,19 +191,24 @@ def compile_workers(cluster: Cluster, subjects: int, counts: list[int], runs: in
         with Store.open(root / "writer", create=True, log_db=url) as store:
             bulk(store, subjects, 100)
         print(f"ingest (untimed): {subjects * 100:,} facts in {time.perf_counter() - start:.0f} s")
-        print("| workers | seconds (median) | subjects/s | vs 1 worker | jobs per worker |")
-        print("|---:|---:|---:|---:|---|")
+        print(
+            "| workers | seconds (median) | subjects/s | vs 1 worker | worker CPU s per subject"
+            " | jobs per worker |"
+        )
+        print("|---:|---:|---:|---:|---:|---|")
         base = None
         for k in counts:
-            times, split = [], []
+            times, cpus, split = [], [], []
             for _ in range(runs):
-                elapsed, outs = _drain(url, root, k, subjects)
+                elapsed, cpu, outs = _drain(url, root, k, subjects)
                 times.append(elapsed)
+                cpus.append(cpu / subjects)
                 split = [o["done"] for o in outs]
             t = statistics.median(times)
             rate = subjects / t
             base = base or rate
-            print(f"| {k} | {t:.1f} | {rate:.1f} | {rate / base:.2f} | {split} |")
+            per = statistics.median(cpus)
+            print(f"| {k} | {t:.1f} | {rate:.2f} | {rate / base:.2f} | {per:.3f} | {split} |")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -223,7 +234,10 @@ def main() -> None:
             print(f"machine: {platform.machine()}, {cores}, {platform.python_version()}")
             print(f"load average at start: {os.getloadavg()}")
             counts = [int(c) for c in args.counts.split(",")]
-            compile_workers(cluster, args.subjects, counts, args.runs)
+            try:
+                compile_workers(cluster, args.subjects, counts, args.runs)
+            except KeyboardInterrupt:
+                print("interrupted")
             print(f"load average at end: {os.getloadavg()}")
         finally:
             cluster.stop()

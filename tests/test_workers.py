@@ -102,7 +102,11 @@ def test_failures_back_off_then_dead_letter_and_an_expired_lease_is_reclaimed(
         assert status.states["dead"] == 1 and status.failures == 2
         assert pg_jobs.claim(log, "w3", 1) == []
         assert pg_jobs.retry_dead(log) == 1
-        assert [j.subject for j in pg_jobs.claim(log, "w3", 1)] == ["maya"]
+        assert [j.subject for j in pg_jobs.claim(log, "w3", 1, lease=0.2)] == ["maya"]
+        time.sleep(0.4)  # w3 died too, on the last attempt allowed: a dead letter, not a retry
+        assert pg_jobs.claim(log, "w4", 1, max_attempts=1) == []
+        (dead,) = pg_jobs.status(log).waiting
+        assert dead["state"] == "dead" and "lease expired" in dead["last_error"]
 
 
 def _worker(home: Path, *extra: str, wrapper: str | None = None) -> subprocess.Popen:

@@ -100,11 +100,15 @@ def claim(
     """Take up to `limit` due jobs (queued and due, or running with an expired lease)."""
     with pg_schema.transaction(log) as cur:
         # A job whose workers keep dying (its lease expired max_attempts times) is dead.
+        # SKIP LOCKED here too: a claim never waits for (or deadlocks with) a write's enqueue.
         cur.execute(
-            "UPDATE uac_jobs SET state = 'dead', lease_owner = NULL, lease_until = NULL,"
-            " last_error = coalesce(last_error || '; ', '') || 'its worker stopped (lease"
-            " expired) on the last attempt', failures = failures + 1, updated_at = now()"
-            " WHERE state = 'running' AND lease_until < now() AND attempts >= %s",
+            "WITH stuck AS (SELECT tenant, scope, subject FROM uac_jobs WHERE state = 'running'"
+            " AND lease_until < now() AND attempts >= %s FOR UPDATE SKIP LOCKED)"
+            " UPDATE uac_jobs AS j SET state = 'dead', lease_owner = NULL, lease_until = NULL,"
+            " last_error = coalesce(j.last_error || '; ', '') || 'its worker stopped (lease"
+            " expired) on the last attempt', failures = j.failures + 1, updated_at = now()"
+            " FROM stuck WHERE j.tenant = stuck.tenant AND j.scope = stuck.scope"
+            " AND j.subject = stuck.subject",
             [max_attempts],
         )
         cur.execute(
@@ -126,7 +130,7 @@ def renew(log: PgLog, owner: str, jobs: Sequence[Job], lease: float = LEASE) -> 
     """Extend the leases this owner still holds; how many it still holds."""
     held = 0
     with pg_schema.transaction(log) as cur:
-        for job in jobs:
+        for job in sorted(jobs):  # the order writes lock rows in: no deadlock with them
             cur.execute(
                 "UPDATE uac_jobs SET lease_until = now() + make_interval(secs => %s)"
                 f" WHERE {_KEY} AND lease_owner = %s AND state = 'running'",

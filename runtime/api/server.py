@@ -379,7 +379,8 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
 
     @app.get("/readyz", tags=["ops"])
     def readyz() -> JSONResponse:
-        """Readiness: the workspace is open and the outbox worker runs."""
+        """Readiness: the workspace is open, the outbox runs, the shared database (if any) is
+        reachable and migrated."""
         ready = service.mem is not None
         body: dict[str, Any] = {"ready": ready, "version": uac.__version__}
         if ready and service.mem is not None:
