@@ -38,7 +38,13 @@ def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
     db = home / DB_FILE
     if not db.exists():
         raise WorkspaceError(f"no uac workspace at {home}; create one with: uac --home {home} init")
-    con = duckdb.connect(str(db), read_only=True)
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+    except duckdb.IOException:
+        raise WorkspaceError(
+            f"workspace {home} is open in another process (uac serve or uac worker); for the "
+            "job queue pass --db postgresql://... (or set UAC_DB), or stop that process to migrate"
+        ) from None
     try:
         have = versions(con, registered())
         row = None
