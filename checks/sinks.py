@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from uac.checks.model import Alert
@@ -24,6 +24,22 @@ class Sink(Protocol):
     """Receives a batch of newly raised alerts; raises if it could not deliver them."""
 
     def __call__(self, alerts: Sequence[Alert]) -> None: ...
+
+
+@runtime_checkable
+class Recorder(Protocol):
+    """A sink that records alerts for later delivery in the evaluation's own transaction.
+
+    The outbox (runtime/api/outbox.py): checks/alerts.py writes one row per raised alert and
+    each name in `sinks` together with the alert rows, then calls `recorded()` (to wake the
+    deliverer), so an alert is never stored without its outbox rows nor the other way round.
+    """
+
+    sinks: list[str]
+
+    def __call__(self, alerts: Sequence[Alert]) -> None: ...
+
+    def recorded(self) -> None: ...
 
 
 class DeliveryError(Exception):

@@ -28,6 +28,7 @@ from typing import Any
 import uac
 from uac.fact_log.addressing import default_home
 from uac.fact_log.errors import InputError, UacError, WorkspaceInUse
+from uac.runtime import cli_ops
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 # Verbs a local call can serve from a read-only open (several readers may run together).
@@ -1483,6 +1484,8 @@ def build_parser() -> argparse.ArgumentParser:
     subject(p, "; the only subject the connected agent reaches")
 
     command("tools", cmd_tools, "Print the OpenAI function-calling schemas of the agent tools.")
+
+    cli_ops.add(command)  # migrate, worker, workers (runtime/cli_ops.py)
 
     p = command(
         "serve", cmd_serve, "Serve the workspace over HTTP (API, MCP at /mcp, scheduler, outbox)."

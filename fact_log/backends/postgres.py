@@ -30,6 +30,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_jobs, pg_schema
 from uac.fact_log.chain import (
     FACT_COLUMNS,
     GENESIS,
@@ -180,6 +181,7 @@ class PgLog:
                     " DO UPDATE SET value = excluded.value",
                     [str(VERSION)],
                 )
+            pg_schema.migrate(cur)  # other layers' tables (jobs, alerts, outbox)
         return VERSION
 
     @staticmethod
@@ -229,6 +231,7 @@ class PgLog:
                 cur.execute(f"SELECT {', '.join(_HEAD)} FROM chain_heads WHERE {_SUBJECT}"
                             " FOR UPDATE", key)  # fmt: skip
                 heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
+            pg_jobs.enqueue(cur, keys)  # in the write's transaction: no write without its job
             out = [self._append_one(cur, batch, ring, heads) for batch in batches]
             for key, (seq, link, facts, inputs, writes) in heads.items():
                 state = [*key, seq, link, facts, inputs, writes]

@@ -17,15 +17,19 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from uac.checks import pg_alerts
+from uac.checks.alerts import record_outbox
 from uac.checks.model import Alert
 from uac.fact_log.store import Store, utc_now
 from uac.runtime.api import schema  # noqa: F401 (registers the outbox table)
 
-_ID_LOCK = threading.Lock()
-
 
 class OutboxSink:
-    """A sink that records alerts for later delivery to each named sink."""
+    """A recording sink (checks/sinks.py Recorder): one outbox row per alert and named sink.
+
+    Evaluations write its rows in the alert's own transaction (checks/alerts.py); on a
+    workspace bound to PostgreSQL they go to the shared outbox there (checks/pg_alerts.py).
+    """
 
     name = "outbox"
 
@@ -33,28 +37,21 @@ class OutboxSink:
         self.store = store
         self.sinks = list(sinks)
         self.wake = wake
-        self._next: int | None = None
 
     def __call__(self, alerts: Sequence[Alert]) -> None:
-        """Record one row per alert and sink; wake the deliverer."""
+        """Record the alerts outside an evaluation (its own transaction); wake the deliverer."""
         if not self.sinks or not alerts:
             return
-        now = utc_now()
-        rows = []
-        with _ID_LOCK:
-            if self._next is None:
-                row = self.store.con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()
-                self._next = int(row[0]) + 1 if row else 1
-            for alert in alerts:
-                payload = json.dumps(alert.as_dict(), sort_keys=True, ensure_ascii=False)
-                for sink in self.sinks:
-                    rows.append(
-                        [self._next, alert.id, alert.address.tenant, sink, payload, now, now]
-                    )
-                    self._next += 1
-        self.store.con.executemany(
-            "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)", rows
-        )
+        entries = []
+        for alert in alerts:
+            payload = json.dumps(alert.as_dict(), sort_keys=True, ensure_ascii=False)
+            entries += [(alert, 1, sink, payload) for sink in self.sinks]
+        with self.store.write_lock:
+            record_outbox(self.store, entries)
+        self.recorded()
+
+    def recorded(self) -> None:
+        """Rows were recorded: wake the deliverer."""
         if self.wake is not None:
             self.wake.set()
 
@@ -96,6 +93,8 @@ class Deliverer:
 
     def pending(self) -> int:
         """Rows not yet delivered (nor dead-lettered)."""
+        if self.store.replica is not None:
+            return pg_alerts.outbox_pending(self.store.replica.log)
         row = self.store.con.execute(
             "SELECT count(*) FROM outbox WHERE status = 'pending'"
         ).fetchone()
@@ -103,30 +102,55 @@ class Deliverer:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            delay = self.run_due()
+            try:
+                delay = self.run_due()
+            except Exception as exc:  # e.g. the shared database restarting: try again soon
+                self.log({"event": "outbox_unavailable", "error": str(exc)[:200]})
+                delay = 5.0
             self.wake.wait(timeout=delay)
             self.wake.clear()
 
     def run_due(self, now: dt.datetime | None = None) -> float:
         """Deliver every due row once; returns seconds until the next row falls due (max 5)."""
         now = now or utc_now()
-        rows = self.store.con.execute(
-            "SELECT id, sink, payload, attempts FROM outbox"
-            " WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT 100",
-            [now],
-        ).fetchall()
-        for row_id, sink_name, payload, attempts in rows:
-            if self._stop.is_set():
-                break
-            self._deliver(row_id, sink_name, payload, attempts)
-        nxt = self.store.con.execute(
-            "SELECT min(next_at) FROM outbox WHERE status = 'pending'"
-        ).fetchone()
-        if nxt is None or nxt[0] is None:
+        if self.store.replica is not None:
+            nxt = self._run_shared(now)
+        else:
+            rows = self.store.con.execute(
+                "SELECT id, sink, payload, attempts FROM outbox"
+                " WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT 100",
+                [now],
+            ).fetchall()
+            for row in rows:
+                if self._stop.is_set():
+                    break
+                status, attempts, next_at, error = self._send(*row)
+                self.store.con.execute(
+                    "UPDATE outbox SET status = ?, attempts = ?, next_at = ?, last_error = ?,"
+                    " delivered_at = CASE WHEN ? = 'delivered' THEN ? END WHERE id = ?",
+                    [status, attempts, next_at, error, status, next_at, row[0]],
+                )
+            found = self.store.con.execute(
+                "SELECT min(next_at) FROM outbox WHERE status = 'pending'"
+            ).fetchone()
+            nxt = found[0] if found else None
+        if nxt is None:
             return 5.0
-        return max(0.05, min(5.0, (nxt[0] - utc_now()).total_seconds()))
+        return max(0.05, min(5.0, (nxt - utc_now()).total_seconds()))
 
-    def _deliver(self, row_id: int, sink_name: str, payload: str, attempts: int) -> None:
+    def _run_shared(self, now: dt.datetime) -> dt.datetime | None:
+        """Deliver due rows of the shared outbox, each locked while sent (one node sends it)."""
+        assert self.store.replica is not None
+        log = self.store.replica.log
+        for _ in range(100):
+            if self._stop.is_set() or not pg_alerts.outbox_send_one(log, now, self._send):
+                break
+        return pg_alerts.outbox_next_due(log)
+
+    def _send(
+        self, row_id: int, sink_name: str, payload: str, attempts: int
+    ) -> tuple[str, int, dt.datetime, str | None]:
+        """Send one row; its new (status, attempts, next try or delivery time, last error)."""
         sink = self.sinks.get(sink_name)
         error: str | None = None
         if sink is None:
@@ -137,21 +161,12 @@ class Deliverer:
             except Exception as exc:  # any failure is retried later
                 error = f"{type(exc).__name__}: {exc}"
         now = utc_now()
-        if error is None:
-            self.store.con.execute(
-                "UPDATE outbox SET status = 'delivered', attempts = ?, delivered_at = ?,"
-                " last_error = NULL WHERE id = ?",
-                [attempts + 1, now, row_id],
-            )
-            self.log({"event": "alert_delivered", "outbox_id": row_id, "sink": sink_name})
-            return
         attempts += 1
+        if error is None:
+            self.log({"event": "alert_delivered", "outbox_id": row_id, "sink": sink_name})
+            return "delivered", attempts, now, None
         status = "dead" if attempts >= self.max_attempts else "pending"
         delay = min(self.max_delay, self.base_delay * 2 ** (attempts - 1))
-        self.store.con.execute(
-            "UPDATE outbox SET status = ?, attempts = ?, next_at = ?, last_error = ? WHERE id = ?",
-            [status, attempts, now + dt.timedelta(seconds=delay), error[:500], row_id],
-        )
         self.log(
             {
                 "event": "alert_delivery_failed",
@@ -162,6 +177,7 @@ class Deliverer:
                 "error": error[:200],
             }
         )
+        return status, attempts, now + dt.timedelta(seconds=delay), error[:500]
 
 
 class _Delivered:

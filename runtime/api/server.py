@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import uac
 from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
-from uac.runtime.api import keys, outbox, verbs
+from uac.runtime.api import keys, metrics, outbox, verbs
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
@@ -379,12 +379,18 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
 
     @app.get("/readyz", tags=["ops"])
     def readyz() -> JSONResponse:
-        """Readiness: the workspace is open and the outbox worker runs."""
+        """Readiness: the workspace is open, the outbox runs, the shared database (if any) is
+        reachable and migrated."""
         ready = service.mem is not None
         body: dict[str, Any] = {"ready": ready, "version": uac.__version__}
+        if ready and service.mem is not None:
+            body.update(metrics.readiness(service.mem.store))  # the shared database, if any
+            ready = body["ready"]
         if ready and service.deliverer is not None:
             body["outbox_pending"] = service.deliverer.pending()
         return JSONResponse(body, status_code=200 if ready else 503)
+
+    metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
 
     @app.get("/v1/jobs/progress", tags=["ops"])
     def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
