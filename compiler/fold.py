@@ -61,6 +61,7 @@ class FoldResult:
     head_id: str | None = None
     memo: dict[Any, Any] = field(default_factory=dict)  # record groups folded (for the next)
     scopes: dict[str, str] = field(default_factory=dict)  # inherited fact id -> its scope
+    collections: dict[str, Any] = field(default_factory=dict)  # attr -> its `_Collection`
 
 
 def _rank(fact: Fact) -> tuple[int, int, dt.datetime, float, int]:
@@ -153,7 +154,7 @@ def fold(
         else:
             statuses[fact.id] = FactStatus("observed", "ignored")
     _fold_attributes(catalog, result, attributes)
-    collections = _fold_records(result, records, memo or {})
+    result.collections = _fold_records(result, records, memo or {})
     fold_rules(catalog, model, rules, result.statuses, result.diagnostics)
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
@@ -165,7 +166,7 @@ def fold(
     ]
     if scopes:
         result.scopes = {fid: scopes[fid] for fid in sorted(statuses) if fid in scopes}
-    _annotate(catalog, model, by_id, scopes or {}, collections)
+    _annotate(catalog, model, by_id, scopes or {}, result.collections)
     return result
 
 
@@ -338,6 +339,7 @@ class _Collection:
     diagnostics: tuple[dict[str, Any], ...]
     digest: str | None = None  # its part digest (`model.collection_digest`), once computed
     annotations: Any = None  # what `_annotate` derived from it (no scopes), once computed
+    status_lines: Any = None  # its facts' provenance.json lines (`compiler.render`), once built
 
 
 def _fold_records(
