@@ -87,7 +87,9 @@ def files(directory: Path) -> dict[str, bytes]:
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(STEP, min_size=1, max_size=20), st.lists(st.integers(1, 19), min_size=1, max_size=5))
+@given(
+    st.lists(STEP, min_size=1, max_size=20), st.lists(st.integers(1, 19), min_size=1, max_size=5)
+)
 def test_incremental_compiles_equal_a_fresh_full_compile(tmp_path_factory, steps, cuts) -> None:
     base: Path = tmp_path_factory.mktemp("inc")
     with Memory(base / "warm", create=True) as warm:
