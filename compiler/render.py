@@ -25,6 +25,8 @@ _ROWS = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=row_default
 )
 MASK = "•••"
+# Largest collection whose provenance status lines the fold memo keeps (~200 bytes a line).
+KEEP_STATUS_LINES = 50_000
 
 
 def py(value: Any) -> str:
@@ -365,9 +367,12 @@ def _status_lines(result: FoldResult) -> list[tuple[str, str]]:
     parts = list(result.collections.values())
     out: list[tuple[str, str]] = []
     for part in parts:
-        if part.status_lines is None:
-            part.status_lines = sorted((f, line(f, s)) for f, s in part.statuses.items())
-        out.extend(part.status_lines)
+        lines = part.status_lines
+        if lines is None:
+            lines = sorted((f, line(f, s)) for f, s in part.statuses.items())
+            if len(lines) <= KEEP_STATUS_LINES:  # a huge collection: memory over speed
+                part.status_lines = lines
+        out.extend(lines)
     others = result.statuses.keys()
     for part in parts:
         others -= part.statuses.keys()  # set operations in C: no Python loop over every fact
