@@ -8,8 +8,10 @@ current; leftover temporary directories are removed by the next compile of that 
 Incremental: a collection whose records (and record class) are unchanged since the
 previous checkpoint is not rendered, formatted or re-validated again — its module (and
 bytecode cache) is hard-linked from the previous version; a module whose rendered source is
-unchanged is not formatted again. Either only if the previous file still has its published
-digest. Validation imports the new version in a child forked from a warm process that has
+unchanged is not formatted again (its formatted file and bytecode are linked). Either only if
+the previous file still has its published digest. The fold takes an unchanged collection
+whole from its memo (compiler/fold.py), so a one-fact change costs little per record.
+Validation imports the new version in a child forked from a warm process that has
 never imported generated code (compiler/validator.py).
 """
 
