@@ -216,7 +216,9 @@ def import_package(
     ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
     name = "uac_checkpoint_" + ident[:16] + ("_partial" if stubs else "")
     with _IMPORT_LOCK:
-        package = _import_as(name, directory, resolved, stubs, files)
+        # Only the host (signed) carries modules between versions; the sandbox's zygote
+        # imports one checkpoint per process and keeps its own, never shared, copy.
+        package = _import_as(name, directory, resolved, stubs, files if signed else None)
         if cacheable and seen:
             _VERIFIED[str(directory)] = (seen, name, ring_file)
         return package
