@@ -8,8 +8,10 @@ current; leftover temporary directories are removed by the next compile of that 
 Incremental: a collection whose records (and record class) are unchanged since the
 previous checkpoint is not rendered, formatted or re-validated again — its module (and
 bytecode cache) is hard-linked from the previous version; a module whose rendered source is
-unchanged is not formatted again. Either only if the previous file still has its published
-digest. Validation imports the new version in a child forked from a warm process that has
+unchanged is not formatted again (its formatted file and bytecode are linked). Either only if
+the previous file still has its published digest. The fold takes an unchanged collection
+whole from its memo (compiler/fold.py), so a one-fact change costs little per record.
+Validation imports the new version in a child forked from a warm process that has
 never imported generated code (compiler/validator.py).
 """
 
@@ -342,8 +344,10 @@ def _prepare(
         if name.endswith(".py"):
             preformat[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
             if previous and before.get(name) == preformat[name] and _intact(previous, name):
-                # Same source as last time: ruff is deterministic, take its earlier output.
+                # Same source as last time: ruff is deterministic, take its earlier output
+                # (and its bytecode: the link keeps the mtime the .pyc was stamped with).
                 _link_or_copy(previous[0] / name, tmp / name)
+                _link_bytecode(previous[0], tmp, name[:-3])
                 continue
             written.append(tmp / name)
         (tmp / name).write_text(text, encoding="utf-8")
@@ -467,13 +471,18 @@ def _intact(previous: tuple[Path, dict[str, Any]], name: str) -> bool:
 def _reuse(previous: Path | None, tmp: Path, attrs: set[str]) -> None:
     if previous is None:
         return
-    cache = tmp / "__pycache__"
     for attr in sorted(attrs):
         for suffix in (".py", ".json"):
             _link_or_copy(previous / f"records_{attr}{suffix}", tmp / f"records_{attr}{suffix}")
-        for pyc in (previous / "__pycache__").glob(f"records_{attr}.*.pyc"):
-            cache.mkdir(exist_ok=True)
-            _link_or_copy(pyc, cache / pyc.name)
+        _link_bytecode(previous, tmp, f"records_{attr}")
+
+
+def _link_bytecode(previous: Path, tmp: Path, module: str) -> None:
+    """Carry a module's compiled bytecode along with its (linked, so same mtime) source."""
+    for pyc in (previous / "__pycache__").glob(f"{module}.*.pyc"):
+        cache = tmp / "__pycache__"
+        cache.mkdir(exist_ok=True)
+        _link_or_copy(pyc, cache / pyc.name)
 
 
 def _unused_inputs(

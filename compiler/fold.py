@@ -31,6 +31,7 @@ from uac.compiler.model import (
     SubjectModel,
     coerce,
     coerce_field,
+    collection_digest,
 )
 from uac.compiler.rule_fold import fold_rules
 from uac.fact_log.catalog import Catalog
@@ -61,6 +62,7 @@ class FoldResult:
     head_id: str | None = None
     memo: dict[Any, Any] = field(default_factory=dict)  # record groups folded (for the next)
     scopes: dict[str, str] = field(default_factory=dict)  # inherited fact id -> its scope
+    collections: dict[str, Any] = field(default_factory=dict)  # attr -> its `_Collection`
 
 
 def _rank(fact: Fact) -> tuple[int, int, dt.datetime, float, int]:
@@ -153,7 +155,7 @@ def fold(
         else:
             statuses[fact.id] = FactStatus("observed", "ignored")
     _fold_attributes(catalog, result, attributes)
-    _fold_records(result, records, memo or {})
+    result.collections = _fold_records(result, records, memo or {})
     fold_rules(catalog, model, rules, result.statuses, result.diagnostics)
     model.notes = [
         NoteModel(f.id, f.text or "", f.recorded_at)
@@ -165,12 +167,16 @@ def fold(
     ]
     if scopes:
         result.scopes = {fid: scopes[fid] for fid in sorted(statuses) if fid in scopes}
-    _annotate(catalog, model, by_id, scopes or {})
+    _annotate(catalog, model, by_id, scopes or {}, result.collections)
     return result
 
 
 def _annotate(
-    catalog: Catalog, model: SubjectModel, by_id: dict[str, Fact], scopes: dict[str, str]
+    catalog: Catalog,
+    model: SubjectModel,
+    by_id: dict[str, Fact],
+    scopes: dict[str, str],
+    collections: dict[str, _Collection],
 ) -> None:
     """Fill the model's `inherited_from` and `as_of` maps (object path -> scope / day).
 
@@ -186,6 +192,15 @@ def _annotate(
             path = paths.get((group.attr, name), "")
             values.append((f"user.{group.attr}.{name}", path, ids))
     for coll in model.collections:
+        known = collections.get(coll.attr)
+        days = catalog.policy(coll.path).stale_after_days
+        if known is not None and not scopes:
+            # Nothing inherited: a collection's entries depend only on its (unchanged) facts.
+            if known.annotations is None or known.annotations[0] != days:
+                known.annotations = (days, _aging(coll, coll.path, by_id, days))
+            model.as_of.update(known.annotations[1])
+            model.stale_after_days.update(dict.fromkeys(known.annotations[1], days))
+            continue
         for record in coll.records:
             values.append((f"user.{coll.attr}[{record.key!r}]", coll.path, record.fact_ids))
     for note in model.notes:
@@ -197,6 +212,19 @@ def _annotate(
         if days is not None and ids:
             model.as_of[where] = max(by_id[i].recorded_at for i in ids if i in by_id).date()
             model.stale_after_days[where] = days
+
+
+def _aging(coll: Any, path: str, by_id: dict[str, Fact], days: int | None) -> dict[str, dt.date]:
+    """Object path -> day last asserted, for each record of a collection that can go stale."""
+    if days is None:
+        return {}
+    return {
+        f"user.{coll.attr}[{r.key!r}]": max(
+            by_id[i].recorded_at for i in r.fact_ids if i in by_id
+        ).date()
+        for r in coll.records
+        if r.fact_ids
+    }
 
 
 def _replaced_note_facts(facts: list[Fact]) -> dict[str, str | None]:
@@ -300,43 +328,83 @@ class _Group:
     sort_key: tuple[Any, ...] = ()
 
 
+@dataclass(slots=True)
+class _Collection:
+    """The fold of one collection, kept for the next fold: all of it is reused when the
+    facts reaching the collection are exactly the same ones, in the same order."""
+
+    ids: tuple[str, ...]  # the facts of the path that reached the record fold, in log order
+    groups: dict[Any, _Group]  # its record groups, for a fold where only some changed
+    records: list[RecordModel]
+    statuses: dict[str, FactStatus]
+    diagnostics: tuple[dict[str, Any], ...]
+    digest: str | None = None  # its part digest (`model.collection_digest`), once computed
+    annotations: Any = None  # what `_annotate` derived from it (no scopes), once computed
+    status_lines: Any = None  # its facts' provenance.json lines (`compiler.render`), once built
+
+
 def _fold_records(
-    result: FoldResult, by_path: dict[str, list[Fact]], memo: dict[Any, _Group]
-) -> None:
+    result: FoldResult, by_path: dict[str, list[Fact]], memo: dict[Any, Any]
+) -> dict[str, _Collection]:
     # A group's fold depends only on its facts (ids are content hashes), its key and the
     # collection's definition: the memo, keyed by exactly those, returns the same objects.
+    # A collection whose facts are all the same as last time is taken whole from the memo:
+    # a change elsewhere costs nothing per record here. Returns them by collection attribute.
+    folded: dict[str, _Collection] = {}
     for path in sorted(by_path):
         coll = result.model.collection(path)
         if coll is None:
             _unknown_path(result, path, by_path[path])
             continue
-        by_key: dict[str, list[Fact]] = defaultdict(list)
-        endings: list[Fact] = []
-        for fact in by_path[path]:
-            if _is_ending(fact):
-                endings.append(fact)
-            else:
-                by_key[fact.record_key or fact.id].append(fact)
-        fields = {f.source: f for f in coll.fields}
-        for fact in endings:
-            target = _ending_target(fact, by_key, fields)
-            if target is None:
-                result.diagnostics.append(
-                    {"kind": "unmatched_ending", "path": path, "fact": fact.id}
-                )
-                target = fact.record_key or fact.id
-            by_key[target].append(fact)
         definition = repr((coll.path, coll.merge, coll.key_fields, coll.fields))
-        groups: list[_Group] = []
-        for key, contributions in by_key.items():
-            mkey = (definition, key, tuple(f.id for f in contributions))
-            group = memo.get(mkey) or _fold_group(coll, key, contributions, fields)
-            result.memo[mkey] = group
-            result.statuses.update(group.statuses)
-            result.diagnostics.extend(group.diagnostics)
-            if group.record is not None:
-                groups.append(group)
-        coll.records = [g.record for g in sorted(groups, key=lambda g: g.sort_key)]  # type: ignore[misc]
+        ids = tuple(f.id for f in by_path[path])
+        known = memo.get(("collection", definition))
+        if known is None or known.ids != ids:
+            known = _fold_collection(coll, path, by_path[path], known.groups if known else {})
+            known.ids = ids
+        result.memo[("collection", definition)] = known
+        result.statuses.update(known.statuses)
+        result.diagnostics.extend(known.diagnostics)
+        coll.records = known.records
+        if known.digest is None:
+            known.digest = collection_digest(coll)
+        coll.digest = known.digest
+        folded[coll.attr] = known
+    return folded
+
+
+def _fold_collection(
+    coll: Any, path: str, facts: list[Fact], memo: dict[Any, _Group]
+) -> _Collection:
+    """Fold one collection's facts into records, reusing the unchanged record groups."""
+    by_key: dict[str, list[Fact]] = defaultdict(list)
+    endings: list[Fact] = []
+    for fact in facts:
+        if _is_ending(fact):
+            endings.append(fact)
+        else:
+            by_key[fact.record_key or fact.id].append(fact)
+    fields = {f.source: f for f in coll.fields}
+    diagnostics: list[dict[str, Any]] = []
+    for fact in endings:
+        target = _ending_target(fact, by_key, fields)
+        if target is None:
+            diagnostics.append({"kind": "unmatched_ending", "path": path, "fact": fact.id})
+            target = fact.record_key or fact.id
+        by_key[target].append(fact)
+    out = _Collection((), {}, [], {}, ())
+    groups: list[_Group] = []
+    for key, contributions in by_key.items():
+        mkey = (key, tuple(f.id for f in contributions))
+        group = memo.get(mkey) or _fold_group(coll, key, contributions, fields)
+        out.groups[mkey] = group
+        out.statuses.update(group.statuses)
+        diagnostics.extend(group.diagnostics)
+        if group.record is not None:
+            groups.append(group)
+    out.records = [g.record for g in sorted(groups, key=lambda g: g.sort_key)]  # type: ignore[misc]
+    out.diagnostics = tuple(diagnostics)
+    return out
 
 
 def _fold_group(coll: Any, key: str, contributions: list[Fact], fields: dict[str, Any]) -> _Group:

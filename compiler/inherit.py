@@ -47,8 +47,11 @@ def memberships(
     store: Store, tenant: str, user: str, known_at: dt.datetime | None = None
 ) -> list[Membership]:
     """Every membership statement about a user, across the tenant's groups, in log order."""
-    found = [f for f in store.facts_of_kind(tenant, MEMBERSHIP_KIND, user) if f.scope == "group"]
-    return statements(found, known_at)
+    return _statements(store.facts_of_kind(tenant, MEMBERSHIP_KIND, user), known_at)
+
+
+def _statements(found: list[Fact], known_at: dt.datetime | None) -> list[Membership]:
+    return statements([f for f in found if f.scope == "group"], known_at)
 
 
 def _sources(
@@ -57,7 +60,8 @@ def _sources(
     """Statements about the user, and the logs of the tenant and of every group they name."""
     # Read straight from the store, not through the compile cache: shared logs are small,
     # and the cache's room is for the subjects being compiled.
-    said = memberships(store, addr.tenant, addr.subject, known_at)
+    about = store.facts_of_kind(addr.tenant, MEMBERSHIP_KIND, addr.subject)
+    said = _statements(about, known_at)
     logs: dict[Address, list[Fact]] = {}
     for group in sorted({m.group for m in said}):
         logs[Address(addr.tenant, "group", group)] = store.facts(
@@ -66,7 +70,7 @@ def _sources(
     tenant = Address(addr.tenant, "tenant", TENANT_SUBJECT)
     logs[tenant] = store.facts(tenant)
     read = [f for facts in logs.values() for f in facts]
-    read += [f for f in store.facts_of_kind(addr.tenant, MEMBERSHIP_KIND, addr.subject)]
+    read += about
     return said, logs, read
 
 
@@ -95,19 +99,26 @@ def inherited(
     out.groups = sorted(group for group, _ in members)
     wanted = [Address(addr.tenant, "group", g) for g in out.groups]
     wanted.append(Address(addr.tenant, "tenant", TENANT_SUBJECT))
-    # What the user promoted comes back to them as their own fact, not a second time.
-    forgotten = {(f.value or {}).get("target") for f in own if f.op == "retract"}
-    mine = {f.id for f in own if f.op == "assert"} - forgotten
+    mine: set[str] | None = None  # built on first need: most shared logs promote nothing
     for scope in wanted:
         label = str(scope)
         for fact in select_facts(logs[scope], as_of, known_at):
             origin = promoted_from(fact)
-            if origin is not None and origin.get("fact") in mine:
-                continue
+            if origin is not None:
+                if mine is None:
+                    mine = _own_asserts(own)
+                if origin.get("fact") in mine:
+                    continue
             if fact.kind in INHERITED_KINDS and catalog.policy(fact.path).inherit:
                 out.facts.append(fact)
                 out.scopes[fact.id] = label
     return out
+
+
+def _own_asserts(own: list[Fact]) -> set[str]:
+    # What the user promoted comes back to them as their own fact, not a second time.
+    forgotten = {(f.value or {}).get("target") for f in own if f.op == "retract"}
+    return {f.id for f in own if f.op == "assert"} - forgotten
 
 
 def changed(store: Store, addr: Address, watermark: int) -> bool:

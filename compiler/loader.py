@@ -195,6 +195,7 @@ def import_package(
         stamp = b""
     if verify and signed:
         check_signature(directory, stamp)
+    files: dict[str, str] | None = None
     if verify:
         try:
             meta = json.loads(stamp)
@@ -208,13 +209,16 @@ def import_package(
             raise WorkspaceError(
                 f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
             )
+        files = found
     # Named by path and content: a directory rewritten with other code (a workspace deleted
     # and built again at the same path) must not be served from an earlier import.
     resolved = directory.resolve()
     ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
     name = "uac_checkpoint_" + ident[:16] + ("_partial" if stubs else "")
     with _IMPORT_LOCK:
-        package = _import_as(name, directory, resolved, stubs)
+        # Only the host (signed) carries modules between versions; the sandbox's zygote
+        # imports one checkpoint per process and keeps its own, never shared, copy.
+        package = _import_as(name, directory, resolved, stubs, files if signed else None)
         if cacheable and seen:
             _VERIFIED[str(directory)] = (seen, name, ring_file)
         return package
@@ -250,8 +254,41 @@ def _stat(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
+# A package imported with verified files -> those files' digests and the modules it holds
+# (its own or carried from an earlier version): what the next version of the subject may reuse.
+_VERIFIED_FILES: dict[str, tuple[dict[str, str], dict[str, ModuleType]]] = {}
+
+
+def _carried(earlier: str | None, files: dict[str, str] | None) -> dict[str, ModuleType]:
+    """Modules of the subject's previously imported version whose sources are the same.
+
+    A new version usually changes one part: executing its unchanged schema (dozens of
+    dataclasses) and record modules (thousands of objects) again costs most of loading it.
+    Both sides' files were verified against their files.json, so equal digests mean equal
+    source and rows; a record module is carried only with the schema it was built from.
+    """
+    known = _VERIFIED_FILES.get(earlier or "")
+    if files is None or known is None or earlier not in sys.modules:
+        return {}
+    before, modules = known
+    if "schema" not in modules or files.get("schema.py") != before.get("schema.py"):
+        return {}
+    out = {"schema": modules["schema"]}
+    for module, obj in modules.items():
+        sources = (f"{module}.py", f"{module}.json")
+        if module.startswith("records_") and all(
+            name in files and files[name] == before.get(name) for name in sources
+        ):
+            out[module] = obj
+    return out
+
+
 def _import_as(
-    name: str, directory: Path, resolved: Path, stubs: tuple[str, ...] = ()
+    name: str,
+    directory: Path,
+    resolved: Path,
+    stubs: tuple[str, ...] = (),
+    files: dict[str, str] | None = None,
 ) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
@@ -265,6 +302,11 @@ def _import_as(
     if spec is None or spec.loader is None:
         raise WorkspaceError(f"checkpoint {directory} cannot be imported")
     package = importlib.util.module_from_spec(spec)
+    earlier = _IMPORTED.get(str(resolved.parent))
+    carried = {} if stubs else _carried(earlier, files)
+    for module, obj in carried.items():
+        sys.modules[f"{name}.{module}"] = obj
+        setattr(package, module, obj)
     sys.modules[name] = package
     try:
         with cyclic_gc_paused():  # thousands of records: see compiler.gc_pause
@@ -275,10 +317,17 @@ def _import_as(
     except Exception as exc:
         _forget(name)
         raise WorkspaceError(f"checkpoint {directory} failed to import: {exc}") from None
-    earlier = _IMPORTED.get(str(resolved.parent))
     if earlier is not None and earlier != name:
         _forget(earlier)
+        _VERIFIED_FILES.pop(earlier, None)
     _IMPORTED[str(resolved.parent)] = name
+    if files is not None and not stubs:
+        held = [
+            "schema",
+            *(f[:-3] for f in files if f.startswith("records_") and f.endswith(".py")),
+        ]
+        modules = {m: sys.modules[f"{name}.{m}"] for m in held if f"{name}.{m}" in sys.modules}
+        _VERIFIED_FILES[name] = (dict(files), modules)
     return package
 
 

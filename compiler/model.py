@@ -88,6 +88,7 @@ class CollectionModel:
     key_fields: tuple[str, ...] = ()
     records: list[RecordModel] = field(default_factory=list)
     nested: list[TypeShape] = field(default_factory=list)  # object classes, innermost first
+    digest: str | None = None  # `collection_digest` of its records, set by the fold
 
     @property
     def annotations(self) -> list[str]:
@@ -475,6 +476,20 @@ def _coerce(kind: str, spec: FieldSpec, value: Any) -> Any:
     raise CoercionError(f"unknown type {kind}")
 
 
+def collection_digest(coll: CollectionModel) -> str:
+    """Digest of a collection's records, as `object_parts` sees the generated objects."""
+    from uac.compiler.canonical import rows_digest
+
+    names = sorted([*RESERVED, *(f.name for f in coll.fields)])
+    rows = []
+    for record in coll.records:
+        if record.row is None:  # a record from the memo has it: same collection, same row
+            cells = {**record.values, "key": record.key, "fact_ids": record.fact_ids}
+            record.row = tuple(cells.get(n) for n in names)
+        rows.append(record.row)
+    return rows_digest(tuple(rows))
+
+
 def model_parts(model: SubjectModel) -> dict[str, str]:
     """Digest of each top-level part of the folded model, as `object_parts` sees the objects."""
     from uac.compiler.canonical import rows_digest
@@ -485,14 +500,8 @@ def model_parts(model: SubjectModel) -> dict[str, str]:
         defaults = {f.name: f.spec.default for f in group.fields}
         parts[group.attr] = rows_digest(tuple(group.values.get(n, defaults[n]) for n in names))
     for coll in model.collections:
-        names = sorted([*RESERVED, *(f.name for f in coll.fields)])
-        rows = []
-        for record in coll.records:
-            if record.row is None:  # a record from the memo has it: same collection, same row
-                cells = {**record.values, "key": record.key, "fact_ids": record.fact_ids}
-                record.row = tuple(cells.get(n) for n in names)
-            rows.append(record.row)
-        parts[coll.attr] = rows_digest(tuple(rows))
+        # The fold digests each collection once and keeps it with the collection's memo.
+        parts[coll.attr] = coll.digest or collection_digest(coll)
     parts["notes"] = rows_digest(tuple((n.fact_id, n.recorded_at, n.text) for n in model.notes))
     for name in USER_MAPS:
         parts[name] = rows_digest(tuple(sorted(getattr(model, name).items())))

@@ -25,6 +25,8 @@ _ROWS = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=row_default
 )
 MASK = "•••"
+# Largest collection whose provenance status lines the fold memo keeps (~200 bytes a line).
+KEEP_STATUS_LINES = 50_000
 
 
 def py(value: Any) -> str:
@@ -109,6 +111,22 @@ def _shown(field: FieldModel, value: Any) -> str:
 
 def _span(coll: CollectionModel) -> str:
     # The time span of a collection along its identifying date (or, if imported, first date).
+    # Kept by the collection's digest (its typed rows): a change elsewhere does not rescan it.
+    if coll.digest is None:
+        return _scan_span(coll)
+    key = (coll.digest, coll.inferred, coll.key_fields, repr(coll.fields))
+    if key in _SPANS:
+        return _SPANS[key]
+    span = _SPANS[key] = _scan_span(coll)
+    while len(_SPANS) > 256:
+        _SPANS.pop(next(iter(_SPANS)))
+    return span
+
+
+_SPANS: dict[tuple[Any, ...], str] = {}
+
+
+def _scan_span(coll: CollectionModel) -> str:
     for field in coll.fields:
         if field.spec.type in ("date", "datetime") and (
             coll.inferred or field.source in coll.key_fields
@@ -318,15 +336,7 @@ def provenance_json(result: FoldResult, digests: Mapping[str, str] | None = None
         key = f"user.notes[{note.fact_id!r}]"
         paths.append((key, _ids_line(key, [note.fact_id])))
     paths.sort()  # keys are unique: the lines follow their keys
-    encoded: dict[tuple[Any, ...], str] = {}
-    facts = []
-    for fid, s in sorted(result.statuses.items()):
-        ident = (s.status, s.decision, s.superseded_by, s.support)
-        text = encoded.get(ident)
-        if text is None:
-            fields = zip(("status", "decision", "superseded_by", "support"), ident, strict=True)
-            text = encoded[ident] = compact_json({k: v for k, v in fields if v is not None})
-        facts.append(f"{json_string(fid)}:{text}")
+    facts = [line for _, line in _status_lines(result)]
     # Sections in name order, one entry a line: readable diffs, no slow indenting encoder.
     sections = {"facts": facts, "paths": [line for _, line in paths]}
     if result.scopes:  # where inherited facts live (a group's or the tenant's log)
@@ -336,6 +346,41 @@ def provenance_json(result: FoldResult, digests: Mapping[str, str] | None = None
     return (
         "{" + ",\n".join(f'"{n}":{{\n' + ",\n".join(v) + "\n}" for n, v in sections.items()) + "}\n"
     )
+
+
+def _status_lines(result: FoldResult) -> list[tuple[str, str]]:
+    """(fact id, provenance line) of every fact status, sorted by fact id.
+
+    A collection the fold took whole from its memo keeps its sorted lines there: only the
+    facts outside it are encoded and sorted, and the sorted runs are merged.
+    """
+    encoded: dict[tuple[Any, ...], str] = {}
+
+    def line(fid: str, s: Any) -> str:
+        ident = (s.status, s.decision, s.superseded_by, s.support)
+        text = encoded.get(ident)
+        if text is None:
+            fields = zip(("status", "decision", "superseded_by", "support"), ident, strict=True)
+            text = encoded[ident] = compact_json({k: v for k, v in fields if v is not None})
+        return f"{json_string(fid)}:{text}"
+
+    parts = list(result.collections.values())
+    out: list[tuple[str, str]] = []
+    for part in parts:
+        lines = part.status_lines
+        if lines is None:
+            lines = sorted((f, line(f, s)) for f, s in part.statuses.items())
+            if len(lines) <= KEEP_STATUS_LINES:  # a huge collection: memory over speed
+                part.status_lines = lines
+        out.extend(lines)
+    others = result.statuses.keys()
+    for part in parts:
+        others -= part.statuses.keys()  # set operations in C: no Python loop over every fact
+    rest = [(f, line(f, result.statuses[f])) for f in others]
+    out.extend(sorted(rest))
+    if parts:
+        out.sort()  # sorted runs: timsort merges them in linear time
+    return out
 
 
 def _ids_line(key: str, ids: Any) -> str:
