@@ -462,11 +462,14 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
     assert _cli(home, "init").returncode == 0
     assert _cli(home, "set", "alice", "identity.passport.expiry_date", "2031-05-01").returncode == 0
     # A starting server holds the workspace before it announces itself in server.json. Make
-    # that window long and certain: this process holds the lock for 3 s under a `serve`
-    # command line, then becomes the real `uac serve` (same pid) by exec.
+    # that window long and certain: this process holds the lock (and says so in a marker
+    # file) for 3 s under a `serve` command line, then becomes the real `uac serve` (same pid)
+    # by exec. The command starts only once the marker shows the lock is held.
+    held = tmp_path / "lock-held"
     starter = (
         "import duckdb, os, sys, time\n"
         f"con = duckdb.connect({str(home / 'uac.duckdb')!r})\n"
+        f"open({str(held)!r}, 'w').close()\n"
         "time.sleep(3)\n"
         "con.close()\n"
         f"os.execv(sys.executable, [sys.executable, '-m', 'uac.runtime.cli', '--home', "
@@ -480,7 +483,11 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
         cwd=ROOT,
     )
     try:
-        time.sleep(0.5)  # the lock is held from here until the exec
+        for _ in range(1200):  # up to 60 s for the starter to take the lock (not a timing)
+            if held.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert held.exists(), "the starter never took the workspace lock"
         done = _cli(home, "facts", "alice")
         assert done.returncode == 0, done.stderr
         assert "2031-05-01" in done.stdout
