@@ -581,10 +581,20 @@ class Store:
         For writes too big to hold at once (a large import): each batch is chained and
         inserted before the next is built, so memory stays bounded by one batch. All or
         nothing: an error from `batches` (a bad record found late) rolls everything back.
-        Other writers wait for the whole transaction.
+        Other writers wait for the whole transaction, so the first two batches are built
+        before the writer is taken: a write of one batch (most imports) goes through `append`
+        and holds the writer only while it inserts.
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
+        it = iter(batches)
+        head = [b for b in (next(it, None), next(it, None)) if b is not None]
+        if not head:
+            raise WorkspaceError("nothing to append: the write holds no batch")
+        if len(head) == 1:
+            self.append(head[0], return_facts=False)
+            return len(head[0].facts)
+        batches = itertools.chain(head, it)
         if self.replica is not None:  # PostgreSQL appends a group in one transaction already
             group = list(batches)
             self._transaction_shared(group, [_Pending(b, False) for b in group])
@@ -593,7 +603,7 @@ class Store:
         with self.write_lock:
             heads = self._load_heads()
             run_seq = heads[0][0] + 1
-            recorded = None
+            recorded: Any = None
             con = self.con
             con.execute("BEGIN")
             try:
@@ -602,8 +612,6 @@ class Store:
                     self._write_prepared(prep)
                     batch.input_ids = [row[1] for row in prep.input_rows]
                     recorded, facts = prep.recorded, facts + len(prep.fact_rows)
-                if recorded is None:
-                    raise WorkspaceError("nothing to append: the write holds no batch")
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:
