@@ -69,10 +69,14 @@ def write_trips(path: Path, n: int, seed: int = 20261201) -> None:
             fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
 
-def run(argv: list[str]) -> tuple[float, float]:
-    """(wall s, peak RSS MB) of one process run to completion; fails loudly if it fails."""
+def run(argv: list[str], src: str | None = None) -> tuple[float, float]:
+    """(wall s, peak RSS MB) of one process run to completion; fails loudly if it fails.
+
+    `src`: a directory holding another revision as `uac/` (put first on PYTHONPATH).
+    """
+    env = dict(os.environ, PYTHONPATH=src) if src else None
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     out = proc.stdout.read().decode() if proc.stdout else ""
@@ -91,6 +95,12 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-api", action="store_true", help="only the CLI import and query")
+    parser.add_argument("--api-only", action="store_true", help="only the API imports")
+    parser.add_argument(
+        "--compare-src",
+        help="also run the API import with another revision: a directory holding it as uac/ "
+        "(e.g. mkdir -p OLD/uac && git archive REV | tar -x -C OLD/uac)",
+    )
     args = parser.parse_args()
     uac = shutil.which("uac") or str(Path(sys.executable).with_name("uac"))
     py = sys.executable
@@ -106,8 +116,8 @@ def main() -> None:
         out["file_mb"] = round(file.stat().st_size / 2**20, 1)
         steps: dict[str, tuple[float, float]] = {}
 
-        def step(name: str, argv: list[str]) -> None:
-            wall, rss = steps[name] = run(argv)
+        def step(name: str, argv: list[str], src: str | None = None) -> None:
+            wall, rss = steps[name] = run(argv, src)
             print(f"{name:<40} wall {wall:8.2f} s   peak RSS {rss:8.1f} MB", flush=True)
 
         step("python -c pass", [py, "-c", "pass"])
@@ -116,6 +126,13 @@ def main() -> None:
             api = str(Path(tmp) / "api")
             run([uac, "--home", api, "init"])
             step("import, API, react=False", [py, "-c", API_IMPORT, api, str(file)])
+        if args.compare_src:
+            old = str(Path(tmp) / "old")
+            run([py, "-m", "uac.runtime.cli", "--home", old, "init"], args.compare_src)
+            argv = [py, "-c", API_IMPORT, old, str(file)]
+            step("import, API, react=False, --compare-src", argv, args.compare_src)
+        if args.api_only:
+            return _finish(out, steps)
         home = str(Path(tmp) / "cli")
         run([uac, "--home", home, "init"])
         step(
@@ -131,6 +148,10 @@ def main() -> None:
             statistics.median(q[1] for q in queries),
         )
         print(f"uac query (CLI) walls {[round(q[0], 2) for q in queries]}", flush=True)
+    _finish(out, steps)
+
+
+def _finish(out: dict, steps: dict[str, tuple[float, float]]) -> None:
     out["steps"] = {
         k: {"wall_s": round(w, 3), "peak_rss_mb": round(r, 1)} for k, (w, r) in steps.items()
     }
