@@ -579,7 +579,8 @@ class Store:
         """Append batches built one at a time as one run in one transaction; returns the facts.
 
         For writes too big to hold at once (a large import): each batch is chained and
-        inserted before the next is built, so memory stays bounded by one batch. All or
+        inserted before the next is built, so this process holds at most about two batches
+        (DuckDB still holds the transaction's uncommitted rows until COMMIT). All or
         nothing: an error from `batches` (a bad record found late) rolls everything back.
         Other writers wait for the whole transaction, so the first two batches are built
         before the writer is taken: a write of one batch (most imports) goes through `append`

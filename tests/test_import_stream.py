@@ -52,9 +52,7 @@ def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path
 
 
 @pytest.mark.usefixtures("small_chunks")
-def test_a_bad_record_in_the_last_chunk_leaves_nothing_written(
-    mem: Memory, tmp_path: Path
-) -> None:
+def test_a_bad_record_in_the_last_chunk_leaves_nothing_written(mem: Memory, tmp_path: Path) -> None:
     mem.set("alice", "preferences.verbosity", "short", now=T0)
     before = counts(mem)
     bad = write(tmp_path / "t.jsonl", _trips(25, bad_at=24))
@@ -76,9 +74,7 @@ def test_an_inferred_schema_widens_across_chunks_and_is_recorded_once(
     monkeypatch.setattr(importer, "CHUNK_RECORDS", 8)
     chunked = mem.import_file("carol", "counts", tmp_path / "c.jsonl", now=T0)
     assert chunked.schema == whole.schema == {"n": "decimal", "note": "str", "tag": "str"}
-    rows = mem.store.con.execute(
-        "SELECT subject, version FROM schemas ORDER BY subject"
-    ).fetchall()
+    rows = mem.store.con.execute("SELECT subject, version FROM schemas ORDER BY subject").fetchall()
     assert rows == [("bob", 1), ("carol", 1)]
     values = [[f.value for f in mem.facts(s)] for s in ("bob", "carol")]
     assert values[0] == values[1] and len(values[0]) == 21
