@@ -582,20 +582,11 @@ class Store:
         inserted before the next is built, so this process holds at most about two batches
         (DuckDB still holds the transaction's uncommitted rows until COMMIT). All or
         nothing: an error from `batches` (a bad record found late) rolls everything back.
-        Other writers wait for the whole transaction, so the first two batches are built
-        before the writer is taken: a write of one batch (most imports) goes through `append`
-        and holds the writer only while it inserts.
+        Other writers wait for the whole transaction (building the batches included): a
+        write that fits in one batch should go through `append` (group commit).
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        it = iter(batches)
-        head = [b for b in (next(it, None), next(it, None)) if b is not None]
-        if not head:
-            raise WorkspaceError("nothing to append: the write holds no batch")
-        if len(head) == 1:
-            self.append(head[0], return_facts=False)
-            return len(head[0].facts)
-        batches = itertools.chain(head, it)
         if self.replica is not None:  # PostgreSQL appends a group in one transaction already
             group = list(batches)
             self._transaction_shared(group, [_Pending(b, False) for b in group])
@@ -613,6 +604,8 @@ class Store:
                     self._write_prepared(prep)
                     batch.input_ids = [row[1] for row in prep.input_rows]
                     recorded, facts = prep.recorded, facts + len(prep.fact_rows)
+                if recorded is None:
+                    raise WorkspaceError("nothing to append: the write holds no batch")
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:

@@ -287,14 +287,19 @@ class Memory:
         done = step(report, "reading")
         chunks = read_chunks(path, format)
         head = next(chunks)  # a file that cannot be read fails here, before anything starts
+        more = next(chunks, None)
         done()
+        if more is None:  # one chunk (most files): one batch through group commit
+            return self._import(
+                subject, collection, head.records, head.text, path.name, session_id, now, report
+            )
         addr = self.address(subject)
         finished: list[ImportPrepared] = []
         batches = import_batches(
             self.catalog,
             addr,
             collection,
-            itertools.chain([head], chunks),
+            itertools.chain([head, more], chunks),
             name=path.name,
             previous_schema=self._inferred_before(addr, collection),
             recorded_at=now or utc_now(),
