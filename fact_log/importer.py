@@ -26,6 +26,10 @@ from uac.fact_log.values import canonical_json, loads, sha256
 
 MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
 MAX_FILE_BYTES = 1 << 30
+# An import is read, validated, screened and appended this much at a time (read_chunks):
+# memory stays bounded by a chunk, not the file. Each chunk is archived as its own input.
+CHUNK_RECORDS = 10_000
+CHUNK_BYTES = 8 << 20
 FORMATS = ("jsonl", "json", "csv")
 _COLLECTION = re.compile(r"^[a-z][a-z0-9_]{0,62}(\.[a-z][a-z0-9_]{0,62})?\Z")
 
@@ -55,24 +59,31 @@ def detect_format(path: Path, head: bytes) -> str:
     )
 
 
-def read_records(path: Path, fmt: str | None = None) -> tuple[str, list[RawRecord]]:
-    """Read and parse all records of a file; returns (file text, records)."""
+def _checked_size(path: Path) -> int:
+    """The file's size, after refusing a missing, unreadable or over-large file."""
     try:
         size = path.stat().st_size
         if not path.is_file():
             raise InputError(f"{path} is not a file")
-        if size > MAX_FILE_BYTES:
-            raise InputError(f"{path}: file is larger than the {MAX_FILE_BYTES >> 20} MiB limit")
-        data = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot read file: {exc.strerror}") from None
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: file is larger than the {MAX_FILE_BYTES >> 20} MiB limit")
+    return size
+
+
+def read_records(path: Path, fmt: str | None = None) -> tuple[str, list[RawRecord]]:
+    """Read and parse all records of a file; returns (file text, records)."""
+    _checked_size(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file: {exc.strerror}") from None
     if not data.strip():
         raise InputError(f"{path}: file is empty")
-    fmt = fmt or detect_format(path, data[:64])
-    if fmt not in FORMATS:
-        raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    fmt = _format(path, fmt, data[:64])
     _check_line_sizes(path, data)
     try:
         text = data.decode("utf-8")
@@ -80,12 +91,91 @@ def read_records(path: Path, fmt: str | None = None) -> tuple[str, list[RawRecor
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"{path}:{line}: not valid UTF-8 text") from None
     if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        raise InputError(f"{path}:{line}: contains a NUL byte; binary files cannot be imported")
+        _no_nul(path, text, 1)
     records = list({"jsonl": _jsonl, "json": _json_array, "csv": _csv}[fmt](path, text))
     if not records:
         raise InputError(f"{path}: contains no records")
     return text, records
+
+
+def _format(path: Path, fmt: str | None, head: bytes) -> str:
+    fmt = fmt or detect_format(path, head)
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def _no_nul(path: Path, text: str, first_line: int) -> None:
+    if "\x00" in text:
+        line = first_line + text[: text.index("\x00")].count("\n")
+        raise InputError(f"{path}:{line}: contains a NUL byte; binary files cannot be imported")
+
+
+@dataclass(slots=True)
+class Chunk:
+    """Consecutive records of a file and the exact text they came from (what is archived)."""
+
+    text: str
+    records: list[RawRecord]
+
+
+def read_chunks(
+    path: Path,
+    fmt: str | None = None,
+    max_records: int | None = None,
+    max_bytes: int | None = None,
+) -> Iterator[Chunk]:
+    """A file's records in bounded chunks, read as they are needed; errors as read_records.
+
+    JSON Lines is streamed (memory bounded by one chunk, whatever the file size); a JSON
+    array or a CSV file is read whole and comes as one chunk. A file that fits in one chunk
+    gives exactly the text and records `read_records` gives. Limits default to CHUNK_RECORDS
+    and CHUNK_BYTES.
+    """
+    max_records = max_records or CHUNK_RECORDS
+    max_bytes = max_bytes or CHUNK_BYTES
+    _checked_size(path)
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file: {exc.strerror}") from None
+    with fh:
+        head = fh.peek(64)[:64]
+        if not head.strip() or _format(path, fmt, head) != "jsonl":
+            # Not JSON Lines, or starting with blank space: read whole (same errors as before).
+            text, records = read_records(path, fmt)
+            yield Chunk(text, records)
+            return
+        lines: list[str] = []
+        records: list[RawRecord] = []
+        size = number = 0
+        while raw := fh.readline(MAX_RECORD_BYTES + 2):
+            number += 1
+            body = len(raw) - raw.endswith(b"\n")
+            if body > MAX_RECORD_BYTES:
+                while not raw.endswith(b"\n") and (raw := fh.readline(1 << 20)):
+                    body += len(raw) - raw.endswith(b"\n")  # the length, not the line
+                raise InputError(
+                    f"{path}:{number}: line is {body:,} bytes, "
+                    f"over the {MAX_RECORD_BYTES:,}-byte limit"
+                )
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{path}:{number}: not valid UTF-8 text") from None
+            _no_nul(path, line, number)
+            if line.strip():
+                # A full chunk goes out when the next record comes: blank lines stay with
+                # the record before them, and no chunk is without records.
+                if len(records) >= max_records or size >= max_bytes:
+                    yield Chunk("".join(lines), records)
+                    lines, records, size = [], [], 0
+                records.extend(_jsonl(path, line, number))
+            lines.append(line)
+            size += len(raw)
+        if not records:
+            raise InputError(f"{path}: contains no records")
+        yield Chunk("".join(lines), records)
 
 
 def _check_line_sizes(path: Path, data: bytes) -> None:
@@ -102,8 +192,8 @@ def _check_line_sizes(path: Path, data: bytes) -> None:
         start, line = end + 1, line + 1
 
 
-def _jsonl(path: Path, text: str) -> Iterator[RawRecord]:
-    for number, line in enumerate(text.splitlines(), 1):
+def _jsonl(path: Path, text: str, first: int = 1) -> Iterator[RawRecord]:
+    for number, line in enumerate(text.splitlines(), first):
         if not line.strip():
             continue
         try:

@@ -25,7 +25,7 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from uac.fact_log.addressing import Address
@@ -50,7 +50,7 @@ from uac.fact_log.extraction.patterns.dates import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
-from uac.fact_log.importer import Prepared, RawRecord, prepare, record_key
+from uac.fact_log.importer import Chunk, Prepared, RawRecord, prepare, record_key
 from uac.fact_log.progress import Report, counted, step
 from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
@@ -304,3 +304,55 @@ def build_import_batch(
     )
     batch.rejections.extend(screened.rejections)
     return batch, prepared
+
+
+def import_batches(
+    catalog: Catalog,
+    address: Address,
+    collection: str,
+    chunks: Iterable[Chunk],
+    *,
+    name: str,
+    previous_schema: dict[str, str] | None,
+    recorded_at: dt.datetime,
+    session_id: str | None = None,
+    actor: str = "api",
+    progress: Report | None = None,
+    done: list[Prepared] | None = None,
+) -> Iterator[Batch]:
+    """`build_import_batch` chunk by chunk, for `Store.append_stream`: one batch per chunk.
+
+    Each chunk is archived as its own input (the first keeps `name`, the next ones are
+    "NAME (part K)"); an inferred schema widens from chunk to chunk and is recorded once,
+    with the last batch (one batch is held back to know which is last). The last chunk's
+    `Prepared` (its path, whether the collection is known, the final schema) is appended to
+    `done`.
+    """
+    schema = previous_schema
+    held: tuple[Batch, Prepared] | None = None
+    for number, chunk in enumerate(chunks, 1):
+        batch, prepared = build_import_batch(
+            catalog,
+            address,
+            collection,
+            chunk.records,
+            text=chunk.text,
+            name=name,  # errors name the file
+            previous_schema=schema,
+            recorded_at=recorded_at,
+            session_id=session_id,
+            actor=actor,
+            progress=progress,
+        )
+        if number > 1:
+            batch.inputs[0].name = f"{name} (part {number})"
+        schema = prepared.schema
+        if held is not None:
+            held[0].schemas.clear()  # the last batch records the schema of the whole file
+            yield held[0]
+        held = batch, prepared
+    if held is None:
+        return
+    if done is not None:
+        done.append(held[1])
+    yield held[0]

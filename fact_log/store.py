@@ -27,7 +27,7 @@ import itertools
 import shutil
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -541,17 +541,8 @@ class Store:
         heads = self._load_heads()
         prepared: list[Prepared] = []
         for batch in batches:
-            (seq, _), input_seq = heads
-            prep = prepare(
-                batch,
-                self.signer(),
-                heads[0],
-                itertools.count(seq + 1),
-                itertools.count(input_seq + 1),
-                seq + 1,
-            )
+            prep, heads = self._chain(batch, heads)
             prepared.append(prep)
-            heads = (prep.head, prep.input_seq or input_seq)
         con = self.con
         con.execute("BEGIN")
         try:
@@ -568,6 +559,61 @@ class Store:
             prep.batch.input_ids = [row[1] for row in prep.input_rows]
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
+
+    def _chain(
+        self, batch: Batch, heads: tuple[tuple[int, str], int], run_seq: int | None = None
+    ) -> tuple[Prepared, tuple[tuple[int, str], int]]:
+        """A batch's rows chained after `heads`, and the heads after it (a run of its own)."""
+        (seq, _), input_seq = heads
+        prep = prepare(
+            batch,
+            self.signer(),
+            heads[0],
+            itertools.count(seq + 1),
+            itertools.count(input_seq + 1),
+            seq + 1 if run_seq is None else run_seq,
+        )
+        return prep, (prep.head, prep.input_seq or input_seq)
+
+    def append_stream(self, batches: Iterable[Batch]) -> int:
+        """Append batches built one at a time as one run in one transaction; returns the facts.
+
+        For writes too big to hold at once (a large import): each batch is chained and
+        inserted before the next is built, so this process holds at most about two batches
+        (DuckDB still holds the transaction's uncommitted rows until COMMIT). All or
+        nothing: an error from `batches` (a bad record found late) rolls everything back.
+        Other writers wait for the whole transaction (building the batches included): a
+        write that fits in one batch should go through `append` (group commit).
+        """
+        if self.read_only:
+            raise WorkspaceError(f"workspace {self.home} was opened read-only")
+        if self.replica is not None:  # PostgreSQL appends a group in one transaction already
+            group = list(batches)
+            self._transaction_shared(group, [_Pending(b, False) for b in group])
+            return sum(len(b.facts) for b in group)
+        facts = 0
+        with self.write_lock:
+            heads = self._load_heads()
+            run_seq = heads[0][0] + 1
+            recorded: Any = None
+            con = self.con
+            con.execute("BEGIN")
+            try:
+                for batch in batches:
+                    prep, heads = self._chain(batch, heads, run_seq)
+                    self._write_prepared(prep)
+                    batch.input_ids = [row[1] for row in prep.input_rows]
+                    recorded, facts = prep.recorded, facts + len(prep.fact_rows)
+                if recorded is None:
+                    raise WorkspaceError("nothing to append: the write holds no batch")
+                self._anchor(heads, recorded)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                self._head = self._input_seq = None  # re-read the heads on the next append
+                raise
+            self._head, self._input_seq = heads
+        return facts
 
     def _transaction_shared(self, batches: list[Batch], items: list[_Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""

@@ -87,6 +87,9 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
     `sensitive` are the catalog fields (`collection.field`) where identifiers belong.
     """
     out = Screened([])
+    # Imported columns repeat (a country, a currency, a purpose): a text is scanned once per
+    # import. scan is a pure function of the text, so the results are the same.
+    seen: dict[tuple[str, bool], tuple[Any, list[Finding]]] = {}
     for fact in facts:
         value = fact.value if isinstance(fact.value, dict) else {}
         where = (fact.evidence or {}).get("where") if isinstance(fact.evidence, dict) else None
@@ -94,7 +97,13 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
         refused = False
         for name, item in value.items():
             path = f"{fact.path}.{name}"
-            new, findings = _mask_value(item, path in sensitive)
+            if isinstance(item, str):
+                key = (item, path in sensitive)
+                if (hit := seen.get(key)) is None:
+                    hit = seen[key] = _mask_value(*key)
+                new, findings = hit
+            else:
+                new, findings = _mask_value(item, path in sensitive)
             for f in findings:
                 reason = "secret" if f.category == "secret" else "identifier_masked"
                 detail = {"record": where, "field": name, "kind": f.kind}

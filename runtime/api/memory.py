@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import itertools
 import json
 import threading
 from collections import OrderedDict
@@ -41,11 +42,13 @@ from uac.fact_log.extraction.screen import (
     note_text,
     refuse_secrets,
 )
-from uac.fact_log.importer import RawRecord, parse_cli_value, read_records
+from uac.fact_log.importer import Prepared as ImportPrepared
+from uac.fact_log.importer import RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.pipeline import (
     build_import_batch,
     build_message_batch,
     build_note_batch,
+    import_batches,
     session_history,
 )
 from uac.fact_log.progress import Report, step
@@ -284,9 +287,62 @@ class Memory:
         path = Path(file)
         report = progress or self.progress
         done = step(report, "reading")
-        text, records = read_records(path, format)
+        chunks = read_chunks(path, format)
+        head = next(chunks)  # a file that cannot be read fails here, before anything starts
+        more = next(chunks, None)
         done()
-        return self._import(subject, collection, records, text, path.name, session_id, now, report)
+        if more is None:  # one chunk (most files): one batch through group commit
+            return self._import(
+                subject, collection, head.records, head.text, path.name, session_id, now, report
+            )
+        addr = self.address(subject)
+        finished: list[ImportPrepared] = []
+        batches = import_batches(
+            self.catalog,
+            addr,
+            collection,
+            itertools.chain([head, more], chunks),
+            name=path.name,
+            previous_schema=self._inferred_before(addr, collection),
+            recorded_at=now or utc_now(),
+            session_id=session_id,
+            actor=self.actor,
+            progress=report,
+            done=finished,
+        )
+        # Chunk by chunk in one transaction: memory stays bounded whatever the file size,
+        # and a bad record in the last chunk still leaves nothing written.
+        first: list[Batch] = []
+        facts = self.store.append_stream(self._policed(batches, report, first))
+        done = step(report if self.react and self._deferred is None else None, "compiling")
+        self._after_write(subject, now)
+        done()
+        prepared = finished[0]
+        return ImportResult(
+            str(addr), prepared.path, prepared.known, facts, first[0].input_ids[0], prepared.schema
+        )
+
+    def _policed(
+        self, batches: Iterator[Batch], report: Report | None, first: list[Batch]
+    ) -> Iterator[Batch]:
+        """Each batch checked against the scope policy, its write reported, as it comes.
+
+        The first batch is kept in `first` (the store leaves its input id in it).
+        """
+        for batch in batches:
+            check_policy(self.catalog, batch.address, batch.facts)
+            if not first:
+                first.append(batch)
+            done = step(report, f"writing {len(batch.facts):,} facts")
+            yield batch
+            done()
+
+    def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None:
+        """The schema earlier imports inferred for a collection not in the catalog, if any."""
+        if self.catalog.collection(collection) is not None:
+            return None
+        found = self.store.inferred_schema(addr, collection)
+        return found[1] if found else None
 
     def import_records(
         self,
@@ -322,10 +378,7 @@ class Memory:
         report: Report | None,
     ) -> ImportResult:
         addr = self.address(subject)
-        previous = None
-        if self.catalog.collection(collection) is None:
-            found = self.store.inferred_schema(addr, collection)
-            previous = found[1] if found else None
+        previous = self._inferred_before(addr, collection)
         batch, prepared = build_import_batch(
             self.catalog,
             addr,

@@ -1,0 +1,95 @@
+"""Streaming import: a JSON Lines file read, validated and appended chunk by chunk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import T0, counts, write
+
+from uac import Memory
+from uac.fact_log import importer
+from uac.fact_log.errors import InputError
+
+
+def _trips(n: int, bad_at: int | None = None) -> str:
+    lines = []
+    for i in range(1, n + 1):
+        rec = {"country": "FR", "city": f"C{i}", "depart": f"2024-01-{1 + i % 28:02d}"}
+        rec["cost"] = "oops" if i == bad_at else f"{i}.50"
+        lines.append(json.dumps(rec))
+        if i % 7 == 0:
+            lines.append("")  # blank lines stay with the record before them
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "CHUNK_RECORDS", 10)
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path: Path) -> None:
+    text = _trips(25)
+    result = mem.import_file("alice", "trips", write(tmp_path / "t.jsonl", text), now=T0)
+    assert result.facts == 25
+    inputs = mem.inputs("alice")
+    assert [i.name for i in inputs] == ["t.jsonl", "t.jsonl (part 2)", "t.jsonl (part 3)"]
+    assert "".join(i.content for i in inputs) == text  # the file, archived whole, in parts
+    assert result.input_id == inputs[0].id
+    facts = mem.facts("alice")
+    assert [f.evidence["where"] for f in facts][-1] == "line 28"  # 25 records + 3 blank lines
+    assert {f.run_id for f in facts} == {facts[0].run_id}  # one write
+    by_input = {i.id: i for i in inputs}
+    for fact in facts:  # each fact points at the part that holds its line
+        assert f'"city": "{fact.value["city"]}"' in by_input[fact.input_id].content
+    anchors = mem.store.con.execute("SELECT count(*) FROM anchors").fetchone()[0]
+    assert anchors == 1  # one commit
+    assert mem.verify().ok
+    mem.compile("alice")
+    assert mem.query("alice", "len(user.trips)")["result"] == 25
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_bad_record_in_the_last_chunk_leaves_nothing_written(mem: Memory, tmp_path: Path) -> None:
+    mem.set("alice", "preferences.verbosity", "short", now=T0)
+    before = counts(mem)
+    bad = write(tmp_path / "t.jsonl", _trips(25, bad_at=24))
+    with pytest.raises(InputError, match=r"t.jsonl: line 27: .*cost"):
+        mem.import_file("alice", "trips", bad, now=T0)
+    assert counts(mem) == before
+    # The chain head was re-read: the next write links to the last committed row.
+    mem.import_file("alice", "trips", write(tmp_path / "ok.jsonl", _trips(12)), now=T0)
+    assert mem.verify().ok and counts(mem)[0] == before[0] + 12
+
+
+def test_an_inferred_schema_widens_across_chunks_and_is_recorded_once(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [json.dumps({"n": i, "tag": "x"}) for i in range(1, 21)]
+    lines.append(json.dumps({"n": 2.5, "note": "late field"}))
+    text = "\n".join(lines) + "\n"
+    whole = mem.import_file("bob", "counts", write(tmp_path / "c.jsonl", text), now=T0)
+    monkeypatch.setattr(importer, "CHUNK_RECORDS", 8)
+    chunked = mem.import_file("carol", "counts", tmp_path / "c.jsonl", now=T0)
+    assert chunked.schema == whole.schema == {"n": "decimal", "note": "str", "tag": "str"}
+    rows = mem.store.con.execute("SELECT subject, version FROM schemas ORDER BY subject").fetchall()
+    assert rows == [("bob", 1), ("carol", 1)]
+    values = [[f.value for f in mem.facts(s)] for s in ("bob", "carol")]
+    assert values[0] == values[1] and len(values[0]) == 21
+
+
+def test_small_files_read_as_one_chunk_exactly_as_read_records(tmp_path: Path) -> None:
+    src = write(tmp_path / "t.jsonl", _trips(9))
+    (chunk,) = importer.read_chunks(src)
+    text, records = importer.read_records(src)
+    assert chunk.text == text and chunk.records == records
+
+
+def test_an_over_long_line_is_measured_without_being_held(tmp_path: Path) -> None:
+    src = tmp_path / "long.jsonl"
+    with src.open("w") as fh:
+        fh.write('{"a": 1}\n{"a": "' + "x" * (3 << 20) + '"}\n')
+    with pytest.raises(InputError, match=r"long.jsonl:2: line is 3,145,737 bytes"):
+        list(importer.read_chunks(src))
