@@ -392,21 +392,12 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
     if pending.error is None:
         t = time.perf_counter()
         try:
-            base = subject_dir(store.home, pending.addr)
-            # A crash between the rename below and the database row leaves a version
-            # directory with no row: number past it, so the subject never wedges.
-            result.version = max(store.next_version(pending.addr), _last_on_disk(base) + 1)
             pending.meta["files"] = file_digests(pending.tmp)
             (pending.tmp / FILES).write_text(
                 json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
             )
             sign(pending.tmp, store.signer())
-            final = base / "versions" / version_name(result.version)
-            os.replace(pending.tmp, final)
-            if result.current:
-                pointer = base / f".current-{uuid.uuid4().hex}"
-                pointer.write_text(version_name(result.version) + "\n")
-                os.replace(pointer, base / "current")
+            result.version, final = place(store, pending.addr, pending.tmp, result.current)
             result.status, result.directory = "published", final
         except OSError as exc:
             pending.error = f"cannot publish: {exc}"
@@ -426,9 +417,28 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
         finished_at=utc_now(),
     )
     store.record_checkpoint(pending.addr, pending.row)
+    if result.status == "published" and result.current:
+        from uac.compiler import shared  # shared imports this module
+
+        shared.upload(store, pending.addr, result.directory, pending.row)  # type: ignore[arg-type]
     if result.status == "published":
         _prune(result.directory.parent, keep, current_version(store.home, pending.addr))  # type: ignore[union-attr]
     return result
+
+
+def place(store: Store, addr: Address, tmp: Path, current: bool) -> tuple[int, Path]:
+    """Rename a complete, signed version directory into place (and make it current)."""
+    base = subject_dir(store.home, addr)
+    # A crash between the rename below and the database row leaves a version
+    # directory with no row: number past it, so the subject never wedges.
+    version = max(store.next_version(addr), _last_on_disk(base) + 1)
+    final = base / "versions" / version_name(version)
+    os.replace(tmp, final)
+    if current:
+        pointer = base / f".current-{uuid.uuid4().hex}"
+        pointer.write_text(version_name(version) + "\n")
+        os.replace(pointer, base / "current")
+    return version, final
 
 
 def _last_on_disk(base: Path) -> int:

@@ -25,7 +25,7 @@ from uac.checks import (
 )
 from uac.checks.scheduler import JobResult, run_once
 from uac.checks.sinks import Sink
-from uac.compiler import explain, inherit, loader
+from uac.compiler import explain, inherit, loader, shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.inherit import with_members
 from uac.compiler.locks import subject_lock
@@ -1152,13 +1152,18 @@ class Memory:
         with explain the records and fact ids read). `today` defaults to the current UTC
         date; pass it for reproducible answers.
         """
-        _, directory = loader.version_dir(self.home, self.address(subject), version)
+        addr = self.address(subject)
+        if version is None:  # the newest checkpoint any node of a shared log published
+            shared.fetch(self.store, addr)
+        _, directory = loader.version_dir(self.home, addr, version)
         day = today or utc_now().date()
         return run_query(directory, program, today=day, limits=limits, explain=explain)
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
         addr = self.address(subject)
+        # On a shared log another node may have published a newer checkpoint: take it.
+        shared.fetch(self.store, addr)
         if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
             return True
         marks = [
