@@ -45,6 +45,7 @@ from uac.compiler.loader import (
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, render
+from uac.compiler.shared import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
@@ -418,37 +419,10 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
     )
     store.record_checkpoint(pending.addr, pending.row)
     if result.status == "published" and result.current:
-        from uac.compiler import shared  # shared imports this module
-
-        shared.upload(store, pending.addr, result.directory, pending.row)  # type: ignore[arg-type]
+        upload(store, pending.addr, result.directory, pending.row)  # type: ignore[arg-type]
     if result.status == "published":
         _prune(result.directory.parent, keep, current_version(store.home, pending.addr))  # type: ignore[union-attr]
     return result
-
-
-def place(store: Store, addr: Address, tmp: Path, current: bool) -> tuple[int, Path]:
-    """Rename a complete, signed version directory into place (and make it current)."""
-    base = subject_dir(store.home, addr)
-    # A crash between the rename below and the database row leaves a version
-    # directory with no row: number past it, so the subject never wedges.
-    version = max(store.next_version(addr), _last_on_disk(base) + 1)
-    final = base / "versions" / version_name(version)
-    os.replace(tmp, final)
-    if current:
-        pointer = base / f".current-{uuid.uuid4().hex}"
-        pointer.write_text(version_name(version) + "\n")
-        os.replace(pointer, base / "current")
-    return version, final
-
-
-def _last_on_disk(base: Path) -> int:
-    """The highest version number with a directory (published or orphaned by a crash)."""
-    numbers = [
-        int(p.name[1:])
-        for p in (base / "versions").glob("v*")
-        if p.name[1:].isdigit() and p.is_dir()
-    ]
-    return max(numbers, default=0)
 
 
 def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:

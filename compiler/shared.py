@@ -1,4 +1,7 @@
-"""Checkpoints shared between nodes: upload after publishing, fetch before compiling.
+"""Placing a version directory, and sharing checkpoints between nodes.
+
+`place` renames a complete, signed version directory into the subject's `versions/` (the
+compiler's publish and a fetch both end with it).
 
 When the workspace's log is on PostgreSQL (fact_log/backends/replica.py), a node that
 publishes a present-time checkpoint uploads its files as content-addressed blobs and records
@@ -24,8 +27,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from uac.compiler.checkpoint import place
-from uac.compiler.loader import FILES, SIGNATURE, current_version, subject_dir
+from uac.compiler.loader import FILES, SIGNATURE, current_version, subject_dir, version_name
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends.pg_artifacts import Artifacts, Published, digest
@@ -33,6 +35,31 @@ from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import Store, utc_now
 
 CACHE = "blobs"
+
+
+def place(store: Store, addr: Address, tmp: Path, current: bool) -> tuple[int, Path]:
+    """Rename a complete, signed version directory into place (and make it current)."""
+    base = subject_dir(store.home, addr)
+    # A crash between the rename below and the database row leaves a version
+    # directory with no row: number past it, so the subject never wedges.
+    version = max(store.next_version(addr), last_on_disk(base) + 1)
+    final = base / "versions" / version_name(version)
+    os.replace(tmp, final)
+    if current:
+        pointer = base / f".current-{uuid.uuid4().hex}"
+        pointer.write_text(version_name(version) + "\n")
+        os.replace(pointer, base / "current")
+    return version, final
+
+
+def last_on_disk(base: Path) -> int:
+    """The highest version number with a directory (published or orphaned by a crash)."""
+    numbers = [
+        int(p.name[1:])
+        for p in (base / "versions").glob("v*")
+        if p.name[1:].isdigit() and p.is_dir()
+    ]
+    return max(numbers, default=0)
 
 
 def artifacts(store: Store) -> Artifacts | None:
