@@ -58,3 +58,71 @@ def test_search_finds_another_nodes_older_rows_copied_late(tmp_path: Path, pg_ur
         assert [h.text for h in hits] == ["the cabin key is under the blue flowerpot"]
         a.add_note("alice", "the spare flowerpot key moved to the shed", now=T0)
         assert len(b.search("alice", "flowerpot")) == 2
+
+
+def _ready(url: str) -> tuple[int, dict]:
+    import json
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url + "/readyz", timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_two_serve_nodes_on_one_database_serve_each_others_writes(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+    import test_serve
+    from test_serve import _admin, _cli, _key, serving
+
+    from uac import Client
+    from uac.runtime.api.client import AccessDenied
+
+    monkeypatch.setitem(test_serve.ENV, "UAC_CHAIN_KEY_FILE", str(tmp_path / "chain.key"))
+    a_home, b_home = tmp_path / "node-a", tmp_path / "node-b"
+    for home in (a_home, b_home):
+        done = _cli(home, "init", "--db", pg_url)
+        assert done.returncode == 0, done.stderr
+    with serving(a_home) as a_info, serving(b_home) as b_info:
+        for info in (a_info, b_info):
+            status, body = _ready(info["url"])
+            assert status == 200 and body["database"] == "ok", body
+        admin_a = _admin(a_info)
+        key = _key(admin_a, "default")  # made through node A ...
+        a, b = Client(a_info["url"], key), Client(b_info["url"], key)  # ... used on both
+        a.import_records("alice", "allergies", [{"substance": "penicillin"}])
+        out = a.add("alice", "I started taking amoxicillin.")
+        assert [x["check"] for x in out["alerts"]] == ["drug_allergy"]
+        # Node B: query, checks and search over what node A took.
+        assert b.query("alice", "len(user.medications)")["result"] == 1
+        assert b.query("alice", "user.allergies[0].substance")["result"] == "penicillin"
+        checked = b.check("alice")
+        assert [x["check"] for x in checked["new"]] == ["drug_allergy"], checked
+        assert [x["check"] for x in b.alerts("alice")] == ["drug_allergy"]
+        hits = b.search("alice", "amoxicillin")
+        assert any("amoxicillin" in h["text"] for h in hits)
+        # A write through B is read through A at once (each read catches up per subject).
+        b.set("alice", "identity.name", "Alice")
+        assert a.query("alice", "user.identity.name")["result"] == "Alice"
+        # A node published checkpoints for the other to fetch, once per distinct checkpoint.
+        with psycopg.connect(pg_url) as conn:
+            records = conn.execute(
+                "SELECT count(*), count(DISTINCT manifest) FROM uac_checkpoints"
+            ).fetchone()
+        assert records is not None and records[0] >= 2 and records[0] == records[1]
+        # Revoked through node A: refused by node B too (within its lookup cache's life).
+        key_id = admin_a.request("POST", "/v1/admin/keys/list")[0]["id"]
+        admin_a.request("POST", f"/v1/admin/keys/{key_id}/revoke")
+        deadline = time.monotonic() + 60
+        refused = False
+        while not refused and time.monotonic() < deadline:
+            try:
+                b.subjects()
+                time.sleep(0.5)
+            except AccessDenied:
+                refused = True
+        assert refused
