@@ -16,18 +16,29 @@ the same facts on both backends):
   DuckDB; on PostgreSQL, one transaction per group locking each subject's head).
 
 On PostgreSQL a write also copies the new rows into the node's local DuckDB copy
-(fact_log/backends/replica.py): that is part of the timed cost. Cases (b) and (c) of issue 18
-(compile with 1/2/4 workers, two API nodes under load) are not implemented yet.
+(fact_log/backends/replica.py): that is part of the timed cost.
+
+Case (c), `python bench/scale.py --case c [--quick]`: the service load test of bench/serve.py
+(the same seeded mix: 70% query/search/facts, 30% add/set, through `uac.Client`) against
+real `uac serve` processes on 127.0.0.1 bound to one PostgreSQL database: first one node,
+then two nodes (client thread i talks to node i % 2), each on a fresh database, same threads
+and seconds. Every acknowledged write is re-read through the *other* node (two nodes) to
+count lost writes; errors are every failed call. Reported: calls/s of each, the ratio, p50 /
+p99, errors, lost writes, `verify`. Case (b) (compile with 1/2/4 workers) belongs to
+`uac worker` (issue 18, jobs).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import importlib.util
 import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -35,6 +46,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # bench/secrets.py would shadow the standard library's `secrets` (used to make chain keys).
@@ -116,11 +128,90 @@ def _fresh_db(cluster: Cluster) -> str:
     return cluster.url.rsplit("/", 1)[0] + "/" + name
 
 
+def _serve_bench() -> Any:
+    """bench/serve.py as a module (this directory is off sys.path: see above)."""
+    spec = importlib.util.spec_from_file_location("bench_serve", ROOT / "bench" / "serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_serve"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def nodes_case(cluster: Cluster, nodes: int, args: argparse.Namespace, work: Path) -> Any:
+    """The service load mix against `nodes` API nodes on one fresh database; the Side."""
+    from uac import Client
+
+    sb = _serve_bench()
+    url = _fresh_db(cluster)
+    side = sb.Side(f"{nodes} node{'s' if nodes > 1 else ''}")
+    with contextlib.ExitStack() as stack:
+        infos = []
+        for n in range(nodes):
+            home = work / f"{nodes}-node{n}"
+            done = subprocess.run(
+                [sys.executable, "-m", "uac.runtime.cli", "--home", str(home), "init", "--db", url],
+                capture_output=True, text=True, env=sb._env(), cwd=ROOT, timeout=300,
+            )  # fmt: skip
+            if done.returncode:
+                raise SystemExit(f"uac init --db failed: {done.stderr}")
+            infos.append(stack.enter_context(sb.serving(home, work / f"{home.name}.log", "10s")))
+        admin = Client(infos[0]["url"], infos[0]["admin_token"], tenant="default")
+        key = admin.request("POST", "/v1/admin/keys", {"tenant": "default"})["token"]
+        clients = [Client(i["url"], key, timeout=120.0) for i in infos]
+        local = threading.local()
+        counter = iter(range(10**9))
+        lock = threading.Lock()
+
+        def call(verb: str, subject: str | None, params: dict[str, Any]) -> Any:
+            if not hasattr(local, "node"):  # each thread sticks to one node, round robin
+                with lock:
+                    local.node = next(counter) % nodes
+            return clients[local.node].call(verb, subject, **params)
+
+        def other(verb: str, subject: str | None, params: dict[str, Any]) -> Any:
+            return clients[-1].call(verb, subject, **params)  # node B re-reads (2 nodes)
+
+        acked = sb.Acked()
+        sb.seed(side, call, args.subjects, 8, acked)
+        sb.load(side, call, args.subjects, args.threads, args.seconds, 12, acked)
+        sb.reread(side, other, acked)
+    return side
+
+
+def case_c(args: argparse.Namespace, cluster: Cluster) -> None:
+    """Print the two-node table: one node vs two on one database, same mix."""
+    sb = _serve_bench()
+    os.environ.setdefault("UAC_CHAIN_KEY_FILE", str(Path(cluster.root) / "chain.key"))
+    if args.quick:
+        args.subjects, args.threads, args.seconds = 40, 8, 10.0
+    with tempfile.TemporaryDirectory(prefix="uac-nodes-") as tmp:
+        sides = [nodes_case(cluster, n, args, Path(tmp)) for n in (1, 2)]
+    print(f"subjects {args.subjects}, threads {args.threads}, {args.seconds:g} s load per side")
+    print("| nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for side in sides:
+        every = side.all_latencies()
+        print(
+            f"| {side.name} | {side.throughput:.1f} | {sb.pct(every, 50) * 1000:.0f}"
+            f" | {sb.pct(every, 99) * 1000:.0f} | {len(side.errors)} | {side.lost_facts}"
+            f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify} |"
+        )
+    print(f"two nodes / one node: {sides[1].throughput / sides[0].throughput:.2f}")
+    for side in sides:
+        for error in side.errors[:10]:
+            print(f"{side.name} error: {error}", file=sys.stderr)
+
+
 def main() -> None:
-    """Run every case on both backends and print a markdown table of medians."""
+    """Run the chosen case(s) and print markdown tables of medians."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5x smaller sizes")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--case", choices=("a", "c"), default="a", help="a: ingest; c: 2 nodes")
+    parser.add_argument("--subjects", type=int, default=100, help="case c: subjects")
+    parser.add_argument("--threads", type=int, default=16, help="case c: client threads")
+    parser.add_argument("--seconds", type=float, default=30.0, help="case c: load per side")
     args = parser.parse_args()
     runs = args.runs
     k = 5 if args.quick else 1
@@ -136,6 +227,10 @@ def main() -> None:
     try:
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
         print(f"load average at start: {os.getloadavg()}")
+        if args.case == "c":
+            case_c(args, cluster)
+            print(f"load average at end: {os.getloadavg()}")
+            return
         print("| case | DuckDB facts/s | PostgreSQL facts/s | PG / DuckDB |")
         print("|---|---:|---:|---:|")
         for name, case in cases.items():

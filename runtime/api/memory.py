@@ -143,7 +143,9 @@ class Memory:
         self._llm_setting = llm  # resolved on first use: bad UAC_LLM_* must not block reads
         self._llm: LLM | bool | None = False
         self._embedder = embedder  # None: the built-in hashing embedder
-        self._search: SearchIndex | None = None
+        # One index per open workspace, shared by every `for_tenant` view (the list is copied
+        # by reference): two indexes would sync the same rows concurrently.
+        self._search: list[SearchIndex] = []
         # react: every write recompiles the subject, runs its checks, stores and delivers new
         # alerts (to `sinks`). Bulk loads wrap their writes in `deferred()` to react once per
         # subject; react=False is for back-fills of history that must raise no alerts.
@@ -1014,9 +1016,9 @@ class Memory:
     def search_index(self) -> SearchIndex:
         """The workspace's incremental hybrid index (built on first use)."""
         with self._search_lock:
-            if self._search is None:
-                self._search = SearchIndex(self.store, self._embedder)
-            return self._search
+            if not self._search:
+                self._search.append(SearchIndex(self.store, self._embedder))
+            return self._search[0]
 
     def search(
         self,
