@@ -126,3 +126,26 @@ def test_two_serve_nodes_on_one_database_serve_each_others_writes(
             except AccessDenied:
                 refused = True
         assert refused
+
+
+def test_readiness_follows_the_shared_database(tmp_path: Path) -> None:
+    from pg_cluster import Cluster, find_bin
+
+    from uac.runtime.api import health
+
+    assert health.readiness(None)[0] is False  # the workspace is still opening
+    bindir = find_bin()
+    if bindir is None:
+        pytest.skip("needs a PostgreSQL 16+ binary")
+    cluster = Cluster.start(bindir, durable=True)
+    try:
+        with _node(tmp_path, "a", cluster.url) as mem:
+            ready, body = health.readiness(mem)
+            assert ready and body["database"] == "ok", body
+            cluster._run("pg_ctl", "-D", str(cluster.data), "-w", "-m", "fast", "stop")
+            ready, body = health.readiness(mem)
+            assert not ready and "unavailable" in body["database"], body
+            cluster._start(durable=True)
+            assert health.readiness(mem)[0]
+    finally:
+        cluster.stop()

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import psycopg
+
 from uac.fact_log.backends.postgres import PgLog
 
 _DDL = (
@@ -35,3 +37,15 @@ def run(log: PgLog, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...
     with log._tx() as cur:
         cur.execute(sql.replace("?", "%s"), list(params))  # type: ignore[arg-type]
         return cur.fetchall() if cur.description else []
+
+
+def ping(log: PgLog, timeout: int = 3) -> str | None:
+    """None when the database answers within `timeout` seconds, else why not (one line)."""
+    # A fresh connection, not the pool: a probe must not wait out the pool's 30 s timeout.
+    try:
+        with psycopg.connect(log.url, connect_timeout=timeout) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        text = str(exc).strip()
+        return f"{log.where} unavailable: {text.splitlines()[0] if text else type(exc).__name__}"
+    return None

@@ -13,7 +13,6 @@ from typing import Any
 
 import uac
 from uac.fact_log.backends import pg_service
-from uac.fact_log.errors import WorkspaceError
 
 
 def liveness() -> dict[str, Any]:
@@ -31,11 +30,9 @@ def readiness(mem: Any, deliverer: Any = None) -> tuple[bool, dict[str, Any]]:
     replica = mem.store.replica
     if replica is not None:  # a shared log: this node is useless while the database is down
         body["log"] = replica.log.where
-        try:
-            pg_service.run(replica.log, "SELECT 1")
-            body["database"] = "ok"
-        except WorkspaceError as exc:
-            body["database"] = str(exc)
+        problem = pg_service.ping(replica.log)
+        body["database"] = problem or "ok"
+        if problem:
             return False, body
     if deliverer is not None:
         body["outbox_pending"] = deliverer.pending()
