@@ -47,6 +47,14 @@ def _files(mem: Memory, manifest: str) -> dict[str, str]:
     return json.loads(path.read_bytes())["files"]
 
 
+def _dir_records(root: Path) -> list[tuple[int, int, str]]:
+    latest = DirArtifacts(root).latest(ALICE)
+    (folder,) = (root / "checkpoints").iterdir()  # one subject: one folder of records
+    found = sorted(DirArtifacts._all(folder), key=lambda r: r.version)
+    assert latest is not None and latest == found[-1]
+    return [(r.version, r.watermark, r.manifest) for r in found]
+
+
 def _records(url: str) -> list[tuple[int, int, str]]:
     with psycopg.connect(url) as conn:
         return conn.execute(
@@ -55,14 +63,17 @@ def _records(url: str) -> list[tuple[int, int, str]]:
         ).fetchall()
 
 
+@pytest.mark.parametrize("where", ["database", "directory"])
 def test_a_checkpoint_compiled_on_one_node_is_served_by_another(
-    tmp_path: Path, pg_url: str
+    tmp_path: Path, pg_url: str, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if where == "directory":  # UAC_ARTIFACTS: a directory every node mounts
+        monkeypatch.setenv("UAC_ARTIFACTS", str(tmp_path / "shared"))
     with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
         a.set("alice", "identity.name", "Alice", now=T0)
         (res,) = a.compile("alice")
         assert res.status == "published"
-        (rec,) = _records(pg_url)
+        (rec,) = _records(pg_url) if where == "database" else _dir_records(tmp_path / "shared")
         manifest = digest((res.directory / loader.FILES).read_bytes())
         assert rec == (1, res.watermark, manifest)
         # B has the log but never compiled: it fetches A's checkpoint instead.
@@ -75,7 +86,8 @@ def test_a_checkpoint_compiled_on_one_node_is_served_by_another(
         # Compiling the same log on B gives the same bytes: publishing it again adds no record.
         (again,) = b.compile("alice")
         assert again.status == "published"
-        assert _records(pg_url) == [rec]
+        after = _records(pg_url) if where == "database" else _dir_records(tmp_path / "shared")
+        assert after == [rec]
 
 
 def test_a_stale_node_notices_by_digest_and_refreshes(tmp_path: Path, pg_url: str) -> None:
