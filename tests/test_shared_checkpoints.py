@@ -137,6 +137,10 @@ def test_a_shared_copy_that_does_not_match_is_never_served(tmp_path: Path, pg_ur
             conn.execute("UPDATE uac_checkpoints SET signature = 'f' || signature")
         assert shared.fetch(c.store, ALICE) is None
         assert loader.current_version(c.home, ALICE) is None
+        c.compile("alice")  # C compiles the same checkpoint; its publication repairs the record
+    with _node(tmp_path, "d", pg_url) as d:
+        assert shared.fetch(d.store, ALICE) is not None
+        assert _fetched(d) == [_records(pg_url)[0][2]]
 
 
 def test_the_same_checkpoint_published_twice_is_one_record(tmp_path: Path) -> None:
