@@ -180,27 +180,31 @@ def nodes_case(cluster: Cluster, nodes: int, args: argparse.Namespace, work: Pat
 
 
 def case_c(args: argparse.Namespace, cluster: Cluster) -> None:
-    """Print the two-node table: one node vs two on one database, same mix."""
+    """Print the two-node table: one node vs two on one database, same mix, --runs pairs."""
     sb = _serve_bench()
     os.environ.setdefault("UAC_CHAIN_KEY_FILE", str(Path(cluster.root) / "chain.key"))
     if args.quick:
         args.subjects, args.threads, args.seconds = 40, 8, 10.0
-    with tempfile.TemporaryDirectory(prefix="uac-nodes-") as tmp:
-        sides = [nodes_case(cluster, n, args, Path(tmp)) for n in (1, 2)]
     print(f"subjects {args.subjects}, threads {args.threads}, {args.seconds:g} s load per side")
-    print("| nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
-    for side in sides:
-        every = side.all_latencies()
-        print(
-            f"| {side.name} | {side.throughput:.1f} | {sb.pct(every, 50) * 1000:.0f}"
-            f" | {sb.pct(every, 99) * 1000:.0f} | {len(side.errors)} | {side.lost_facts}"
-            f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify} |"
-        )
-    print(f"two nodes / one node: {sides[1].throughput / sides[0].throughput:.2f}")
-    for side in sides:
-        for error in side.errors[:10]:
-            print(f"{side.name} error: {error}", file=sys.stderr)
+    print("| run | nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    ratios = []
+    for run in range(1, args.runs + 1):  # pairs back to back: both sides see the same load
+        with tempfile.TemporaryDirectory(prefix="uac-nodes-") as tmp:
+            sides = [nodes_case(cluster, n, args, Path(tmp)) for n in (1, 2)]
+        for side in sides:
+            every = side.all_latencies()
+            print(
+                f"| {run} | {side.name} | {side.throughput:.1f} | {sb.pct(every, 50) * 1000:.0f}"
+                f" | {sb.pct(every, 99) * 1000:.0f} | {len(side.errors)} | {side.lost_facts}"
+                f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify} |",
+                flush=True,
+            )
+            for error in side.errors[:10]:
+                print(f"{side.name} error: {error}", file=sys.stderr)
+        ratios.append(sides[1].throughput / sides[0].throughput)
+    print(f"two nodes / one node, per run: {', '.join(f'{r:.2f}' for r in ratios)};"
+          f" median {statistics.median(ratios):.2f}")  # fmt: skip
 
 
 def main() -> None:
