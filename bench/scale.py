@@ -186,8 +186,8 @@ def case_c(args: argparse.Namespace, cluster: Cluster) -> None:
     if args.quick:
         args.subjects, args.threads, args.seconds = 40, 8, 10.0
     print(f"subjects {args.subjects}, threads {args.threads}, {args.seconds:g} s load per side")
-    print("| run | nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| run | nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---")
     ratios = []
     for run in range(1, args.runs + 1):  # pairs back to back: both sides see the same load
         with tempfile.TemporaryDirectory(prefix="uac-nodes-") as tmp:
@@ -197,7 +197,7 @@ def case_c(args: argparse.Namespace, cluster: Cluster) -> None:
             print(
                 f"| {run} | {side.name} | {side.throughput:.1f} | {sb.pct(every, 50) * 1000:.0f}"
                 f" | {sb.pct(every, 99) * 1000:.0f} | {len(side.errors)} | {side.lost_facts}"
-                f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify} |",
+                f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify}",
                 flush=True,
             )
             for error in side.errors[:10]:
