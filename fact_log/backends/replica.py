@@ -18,11 +18,14 @@ import os
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_service
+from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
 from uac.fact_log.chain import Prepared
 from uac.fact_log.errors import WorkspaceError
 
 ENV = "UAC_DB"
+ARTIFACTS_ENV = "UAC_ARTIFACTS"  # a shared directory for checkpoint blobs (default: the database)
 META_KEY = "log_url"
 _SYNC_DDL = (
     "CREATE TABLE IF NOT EXISTS log_sync (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
@@ -76,6 +79,8 @@ def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
         if writable:
             log.migrate()
             log.check_key(store.signer())
+            PgArtifacts(log).ensure()
+            pg_service.ensure(log)
             con.execute(_SYNC_DDL)
             if recorded is None:
                 con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, url])
@@ -96,6 +101,9 @@ class Replica:
         self.log = log
         self.store = store
         self.writable = writable  # False: the file cannot be written, the copy is read as is
+        # Published checkpoints every node can fetch (compiler/shared.py).
+        shared_dir = os.environ.get(ARTIFACTS_ENV)
+        self.artifacts: Artifacts = DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
 
     def close(self) -> None:
         """Close the pool of PostgreSQL connections."""

@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from uac.fact_log.addressing import check_name, parse_subject
+from uac.fact_log.backends import pg_service
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
 from uac.runtime.api import schema  # noqa: F401 (registers the api_keys table)
@@ -42,6 +43,13 @@ class Principal:
         return self.tenant is None
 
 
+def _rows(store: Store, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """Run one statement on the keys table: the shared database's, else the workspace's."""
+    if store.replica is not None:  # every API node of a shared log sees the same keys
+        return pg_service.run(store.replica.log, sql, params)
+    return store.con.execute(sql, params).fetchall()
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -63,7 +71,8 @@ def create(
         raise InputError("a key label is at most 200 characters")
     key_id = secrets.token_hex(6)
     token = f"{PREFIX}{key_id}_{secrets.token_urlsafe(24)}"
-    store.con.execute(
+    _rows(
+        store,
         "INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, ?, NULL)",
         [key_id, tenant, subject, read_only, _hash(token), label, now or utc_now()],
     )
@@ -72,14 +81,13 @@ def create(
 
 
 def revoke(store: Store, key_id: str, *, now: dt.datetime | None = None) -> None:
-    """Revoke a key (it stops working at once on this node)."""
-    row = store.con.execute("SELECT revoked_at FROM api_keys WHERE id = ?", [key_id]).fetchone()
+    """Revoke a key (at once on this node; within _CACHE_SECONDS on the others)."""
+    found = _rows(store, "SELECT revoked_at FROM api_keys WHERE id = ?", [key_id])
+    row = found[0] if found else None
     if row is None:
         raise NotFound(f"no API key {key_id!r}; list them with: uac keys list")
     if row[0] is None:
-        store.con.execute(
-            "UPDATE api_keys SET revoked_at = ? WHERE id = ?", [now or utc_now(), key_id]
-        )
+        _rows(store, "UPDATE api_keys SET revoked_at = ? WHERE id = ?", [now or utc_now(), key_id])
     _CACHE.clear()
 
 
@@ -90,7 +98,7 @@ def listing(store: Store, tenant: str | None = None) -> list[dict[str, Any]]:
     if tenant is not None:
         sql += " WHERE tenant = ?"
         params.append(tenant)
-    rows = store.con.execute(sql + " ORDER BY created_at DESC, id", params).fetchall()
+    rows = _rows(store, sql + " ORDER BY created_at DESC, id", params)
     names = ("id", "tenant", "subject", "read_only", "label", "created_at", "revoked_at")
     return [dict(zip(names, row, strict=True)) for row in rows]
 
@@ -116,11 +124,13 @@ def resolve(store: Store, token: str | None, admin_token: str | None = None) -> 
         hit = _CACHE.get(slot)
         if hit is not None and now - hit[0] < _CACHE_SECONDS:
             return hit[1]
-    row = store.con.execute(
+    rows = _rows(
+        store,
         "SELECT id, tenant, subject, read_only, token_hash FROM api_keys"
         " WHERE token_hash = ? AND revoked_at IS NULL",
         [digest],
-    ).fetchone()
+    )
+    row = rows[0] if rows else None
     found = None
     if row is not None and hmac.compare_digest(row[4], digest):
         found = Principal(row[0], row[1], row[2], bool(row[3]))

@@ -26,7 +26,7 @@ from uac.checks import (
 )
 from uac.checks.scheduler import JobResult, run_once
 from uac.checks.sinks import Sink
-from uac.compiler import explain, inherit, loader
+from uac.compiler import explain, inherit, loader, shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.inherit import with_members
 from uac.compiler.locks import subject_lock
@@ -146,7 +146,9 @@ class Memory:
         self._llm_setting = llm  # resolved on first use: bad UAC_LLM_* must not block reads
         self._llm: LLM | bool | None = False
         self._embedder = embedder  # None: the built-in hashing embedder
-        self._search: SearchIndex | None = None
+        # One index per open workspace, shared by every `for_tenant` view (the list is copied
+        # by reference): two indexes would sync the same rows concurrently.
+        self._search: list[SearchIndex] = []
         # react: every write recompiles the subject, runs its checks, stores and delivers new
         # alerts (to `sinks`). Bulk loads wrap their writes in `deferred()` to react once per
         # subject; react=False is for back-fills of history that must raise no alerts.
@@ -1069,9 +1071,9 @@ class Memory:
     def search_index(self) -> SearchIndex:
         """The workspace's incremental hybrid index (built on first use)."""
         with self._search_lock:
-            if self._search is None:
-                self._search = SearchIndex(self.store, self._embedder)
-            return self._search
+            if not self._search:
+                self._search.append(SearchIndex(self.store, self._embedder))
+            return self._search[0]
 
     def search(
         self,
@@ -1207,13 +1209,18 @@ class Memory:
         with explain the records and fact ids read). `today` defaults to the current UTC
         date; pass it for reproducible answers.
         """
-        _, directory = loader.version_dir(self.home, self.address(subject), version)
+        addr = self.address(subject)
+        if version is None:  # the newest checkpoint any node of a shared log published
+            shared.fetch(self.store, addr)
+        _, directory = loader.version_dir(self.home, addr, version)
         day = today or utc_now().date()
         return run_query(directory, program, today=day, limits=limits, explain=explain)
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
         addr = self.address(subject)
+        # On a shared log another node may have published a newer checkpoint: take it.
+        shared.fetch(self.store, addr)
         if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
             return True
         marks = [

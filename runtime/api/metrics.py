@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse
 
-from uac.fact_log.backends import pg_jobs, pg_schema
+from uac.fact_log.backends import pg_jobs
 from uac.fact_log.store import Store
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -100,25 +100,6 @@ def queue_lines(store: Store) -> list[str]:
         f"uac_job_runs_total {status.runs}",
         *_gauge("uac_outbox_rows", "Outbox rows by status.", outbox, "status"),
     ]
-
-
-def readiness(store: Store) -> dict[str, Any]:
-    """For a workspace bound to PostgreSQL: is the database reachable, are migrations current."""
-    if store.replica is None:
-        return {}
-    try:
-        behind = pg_schema.pending(store.replica.log)
-    except Exception as exc:  # unreachable: not ready, and say why
-        return {"database": "unreachable", "ready": False, "error": str(exc)[:200]}
-    if behind or store.replica.log.version() < _log_version():
-        return {"database": "ok", "ready": False, "error": "migrations pending: run uac migrate"}
-    return {"database": "ok"}
-
-
-def _log_version() -> int:
-    from uac.fact_log.backends.postgres import VERSION
-
-    return VERSION
 
 
 def install(app: FastAPI, store: Callable[[], Store | None]) -> RequestMetrics:

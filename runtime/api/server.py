@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import uac
 from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
-from uac.runtime.api import keys, metrics, outbox, verbs
+from uac.runtime.api import health, keys, metrics, outbox, verbs
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
@@ -375,19 +375,13 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     @app.get("/healthz", tags=["ops"])
     def healthz() -> dict[str, Any]:
         """Liveness: the process answers."""
-        return {"status": "ok", "version": uac.__version__}
+        return health.liveness()
 
     @app.get("/readyz", tags=["ops"])
     def readyz() -> JSONResponse:
-        """Readiness: the workspace is open, the outbox runs, the shared database (if any) is
-        reachable and migrated."""
-        ready = service.mem is not None
-        body: dict[str, Any] = {"ready": ready, "version": uac.__version__}
-        if ready and service.mem is not None:
-            body.update(metrics.readiness(service.mem.store))  # the shared database, if any
-            ready = body["ready"]
-        if ready and service.deliverer is not None:
-            body["outbox_pending"] = service.deliverer.pending()
+        """Readiness: the workspace is open, its shared database (if any) answers and is
+        migrated."""
+        ready, body = health.readiness(service.mem, service.deliverer)
         return JSONResponse(body, status_code=200 if ready else 503)
 
     metrics.install(app, lambda: service.mem.store if service.mem is not None else None)

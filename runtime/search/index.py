@@ -82,14 +82,14 @@ from uac.runtime.search.dense import create_table as create_vectors_table
 from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
 from uac.runtime.search.expand import Neighbour, hop_names, neighbours
 from uac.runtime.search.fusion import RRF_K, Parts, recency_factor
-from uac.runtime.search.indexing import index_range
+from uac.runtime.search.indexing import index_range, index_subjects
 from uac.runtime.search.lexical import bm25
 from uac.runtime.search.schema import SEARCH
 from uac.runtime.search.scope import Scope, as_datetime, quoted
 
 __all__ = ["Neighbour", "SearchHit", "SearchIndex", "feedback_fact", "recency_factor"]
 
-LAYOUT = "4"  # bump when the search_* tables change shape; a writable store then rebuilds
+LAYOUT = "5"  # bump when the search_* tables change shape; a writable store then rebuilds
 NOT_THIS = "not_this"
 
 Kind = Literal["note", "input"]
@@ -103,6 +103,7 @@ _TABLES = (
     "search_feedback",
     "search_vectors",
     "search_terms",
+    "search_synced",
 )
 
 
@@ -373,6 +374,8 @@ class SearchIndex:
             return self._sync()
 
     def _sync(self) -> int:
+        if self.store.replica is not None:
+            return self._sync_subjects()
         fhi, ihi = self._log_heads()
         if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")):
             return 0  # the common case of a search: nothing new since our last look
@@ -400,6 +403,27 @@ class SearchIndex:
             self._rollback()
             raise
         self._arrays.stale(touched)  # new documents, feedback or retracts
+        return added
+
+    def _sync_subjects(self) -> int:
+        """Index a shared log's local copy subject by subject (indexing.index_subjects)."""
+        self.con.execute("BEGIN")
+        try:
+            added, vectors, touched = index_subjects(self.con, self.analyzer, self.embedder)
+            if touched or added:
+                fhi, ihi = self._log_heads()
+                self._set_meta(
+                    fact_seq=fhi,
+                    input_seq=ihi,
+                    syncs=self._meta_int("syncs") + 1,
+                    last_sync_docs=added,
+                    last_sync_vectors=vectors,
+                )
+            self.con.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        self._arrays.stale(touched)
         return added
 
     def _porter(self, words: list[str]) -> list[str]:
@@ -440,6 +464,8 @@ class SearchIndex:
             raise InputError(f"neighbours must be between 0 and 20, got {neighbours}")
         if hops not in (1, 2):
             raise InputError(f"hops must be 1 or 2, got {hops}")
+        if self.store.replica is not None:  # a shared log: copy other nodes' writes first
+            self.store.replica.sync(address)
         if not self.store.read_only:
             self.sync()
         if not self._has_table("search_docs") or self._meta("layout") != LAYOUT:

@@ -35,6 +35,12 @@ def search_ddl() -> tuple[str, ...]:
         "CREATE TABLE IF NOT EXISTS search_feedback (sid INTEGER NOT NULL, id VARCHAR NOT NULL,"
         " target VARCHAR NOT NULL, doc BIGINT, signal VARCHAR, reason VARCHAR,"
         " seq BIGINT NOT NULL)",
+        # A workspace whose log is shared (PostgreSQL) indexes subject by subject: rows
+        # copied from other nodes arrive late with low seqs (indexing.index_subjects).
+        "CREATE TABLE IF NOT EXISTS search_synced (tenant VARCHAR NOT NULL,"
+        " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, writes BIGINT NOT NULL,"
+        " fact_seq BIGINT NOT NULL, input_seq BIGINT NOT NULL,"
+        " PRIMARY KEY (tenant, scope, subject))",
     )
 
 
