@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_schema
 from uac.fact_log.backends.postgres import PgLog
 
 _DDL = (
@@ -39,6 +40,7 @@ _DDL = (
     "CREATE INDEX IF NOT EXISTS uac_checkpoints_latest"
     " ON uac_checkpoints (tenant, scope, subject, watermark, version)",
 )
+pg_schema.register("artifacts", (_DDL,))  # created by the log's migration (pg_schema)
 _SUBJECT = "tenant = %s AND scope = %s AND subject = %s"
 _INTACT = "encode(sha256(data), 'hex') = digest"
 

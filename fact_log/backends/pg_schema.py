@@ -74,11 +74,9 @@ def migrate(cur: psycopg.Cursor[Any]) -> list[str]:
     return done
 
 
-def pending(log: PgLog) -> list[str]:
-    """Owners whose tables are behind this uac (empty: migrations are current)."""
-    with log._tx() as cur:
-        have = versions(cur)
-    return [name for name, found in sorted(have.items()) if found < len(OWNERS[name])]
+def behind(cur: psycopg.Cursor[Any]) -> list[str]:
+    """Owners whose tables in this database are behind this uac (empty: all current)."""
+    return [name for name, found in sorted(versions(cur).items()) if found < len(OWNERS[name])]
 
 
 @contextmanager

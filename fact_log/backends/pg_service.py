@@ -14,7 +14,8 @@ from typing import Any
 
 import psycopg
 
-from uac.fact_log.backends.postgres import PgLog
+from uac.fact_log.backends import pg_schema
+from uac.fact_log.backends.postgres import VERSION, PgLog
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, tenant TEXT NOT NULL,"
@@ -24,12 +25,7 @@ _DDL = (
 )
 
 
-def ensure(log: PgLog) -> None:
-    """Create the shared service tables if they are missing (under the migration lock)."""
-    with log._tx() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(hashtext('uac_migrate'))")
-        for statement in _DDL:
-            cur.execute(statement)  # type: ignore[arg-type]
+pg_schema.register("service", (_DDL,))  # created by the log's migration (pg_schema)
 
 
 def run(log: PgLog, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -40,12 +36,15 @@ def run(log: PgLog, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...
 
 
 def ping(log: PgLog, timeout: int = 3) -> str | None:
-    """None when the database answers within `timeout` seconds, else why not (one line)."""
-    # A fresh connection, not the pool: a probe must not wait out the pool's 30 s timeout.
+    """None when the database answers and is migrated, within `timeout` seconds; else why not."""
+    # A fresh connection, not the pool: a probe must not wait out the pool's 30 s timeout,
+    # nor fail on a pooled connection the database dropped while it restarted.
     try:
-        with psycopg.connect(log.url, connect_timeout=timeout) as conn:
-            conn.execute("SELECT 1")
+        with psycopg.connect(log.url, connect_timeout=timeout) as conn, conn.cursor() as cur:
+            behind = (["log"] if PgLog._version(cur) < VERSION else []) + pg_schema.behind(cur)
     except psycopg.Error as exc:
         text = str(exc).strip()
         return f"{log.where} unavailable: {text.splitlines()[0] if text else type(exc).__name__}"
+    if behind:
+        return f"{log.where} needs migrations ({', '.join(behind)}): run uac migrate"
     return None

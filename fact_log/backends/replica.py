@@ -18,7 +18,6 @@ import os
 from typing import Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_service
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
 from uac.fact_log.chain import Prepared
@@ -79,8 +78,6 @@ def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
         if writable:
             log.migrate()
             log.check_key(store.signer())
-            PgArtifacts(log).ensure()
-            pg_service.ensure(log)
             con.execute(_SYNC_DDL)
             if recorded is None:
                 con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, url])

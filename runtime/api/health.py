@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import uac
-from uac.fact_log.backends import pg_schema, pg_service
-from uac.fact_log.backends.postgres import VERSION as LOG_VERSION
+from uac.fact_log.backends import pg_service
 
 
 def liveness() -> dict[str, Any]:
@@ -35,9 +34,6 @@ def readiness(mem: Any, deliverer: Any = None) -> tuple[bool, dict[str, Any]]:
         problem = pg_service.ping(replica.log)
         body["database"] = problem or "ok"
         if problem:
-            return False, body
-        if pg_schema.pending(replica.log) or replica.log.version() < LOG_VERSION:
-            body["error"] = "migrations pending: run uac migrate"
             return False, body
     if deliverer is not None:
         body["outbox_pending"] = deliverer.pending()
