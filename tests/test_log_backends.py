@@ -147,6 +147,22 @@ def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> 
         assert [f.value for f in b.facts("alice")] == ["Alice", "Alicia"]
 
 
+def test_a_legal_erase_of_a_shared_log_is_refused_and_erases_nothing(
+    tmp_path: Path, pg_url: str
+) -> None:
+    # Blanking one node's copy would leave the content in PostgreSQL and on other nodes while
+    # the report said "erased"; until a shared erase exists it must refuse, changing nothing.
+    with _node(tmp_path, "a", pg_url) as mem:
+        fact = mem.add_note("alice", "the locker code word is Zebraplum", now=T0)
+        with pytest.raises(WorkspaceError, match="not supported yet, and nothing was erased"):
+            mem.erase("alice", [fact.id], reason="user asked")
+        assert [f.text for f in mem.facts("alice")] == [fact.text]
+        assert mem.erasures("alice") == []
+    with psycopg.connect(pg_url) as conn:
+        (text,) = conn.execute("SELECT text FROM facts WHERE id = %s", [fact.id]).fetchone()
+    assert "Zebraplum" in text
+
+
 def test_processes_on_two_nodes_lose_no_write(tmp_path: Path, pg_url: str) -> None:
     script = textwrap.dedent(
         """

@@ -41,7 +41,7 @@ from uac.fact_log.erase import (
     pending_erasures,
     record_report,
 )
-from uac.fact_log.errors import InputError, UacError
+from uac.fact_log.errors import InputError, UacError, WorkspaceError
 from uac.fact_log.progress import Report
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -68,6 +68,14 @@ def erase(
     """Erase the named facts (None: everything of the subject) and all derived data."""
     if mem.store.read_only:
         raise InputError(f"workspace {mem.home} was opened read-only; an erase writes")
+    if mem.store.replica is not None:
+        # Blanking this node's copy would leave the content in the shared database and in
+        # every other node's copy while the report said "erased": refuse instead.
+        raise WorkspaceError(
+            f"workspace {mem.home} keeps its log in PostgreSQL ({mem.store.replica.log.where}); "
+            "a legal erase of a shared log is not supported yet, and nothing was erased "
+            "(docs/scale.md, 'Not built yet')"
+        )
     addr = mem.address(subject)
     now = now or utc_now()
 
