@@ -65,9 +65,15 @@ def pg_url(pg_server: Cluster) -> str:
 
 @pytest.fixture
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The log backend of this run; for postgres, new workspaces bind to a fresh database."""
+    """The log backend of this run; for postgres, new workspaces bind to a fresh database.
+
+    Every workspace a test opens on postgres is a node of that one log, so they share one
+    chain key file (as a deployment's nodes must).
+    """
     if request.param == "postgres":
         monkeypatch.setenv("UAC_DB", request.getfixturevalue("pg_url"))
+        key = request.getfixturevalue("tmp_path_factory").mktemp("key") / "chain.key"
+        monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(key))
     else:
         monkeypatch.delenv("UAC_DB", raising=False)
     return request.param

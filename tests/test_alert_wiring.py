@@ -14,6 +14,8 @@ from uac.checks import CallbackSink
 from uac.fact_log.errors import NotFound, UacError
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 TRIP = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
 
 

@@ -15,6 +15,8 @@ from uac.checks.model import DEFAULT_CONFIG, CheckConfig
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.reference import drug_data, passport_data
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 D = dt.date
 TODAY = D(2025, 1, 10)
 

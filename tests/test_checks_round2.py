@@ -15,6 +15,8 @@ from uac.checks.library.health import daily_mg
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.reference import health_rules, travel_rules
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 D = dt.date
 T = dt.datetime
 TODAY = D(2025, 3, 1)

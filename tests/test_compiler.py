@@ -17,6 +17,8 @@ from uac.fact_log.addressing import parse_subject
 from uac.fact_log.errors import InputError, NotFound, WorkspaceError
 from uac.fact_log.store import Batch, NewFact, NewInput
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def at(days: int) -> dt.datetime:
     return T0 + dt.timedelta(days=days)

@@ -11,6 +11,8 @@ from uac import Memory
 from uac.fact_log.errors import InputError
 from uac.runtime.search.context import count_tokens
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 DAY = dt.date(2026, 11, 29)
 
 

@@ -23,6 +23,8 @@ from uac.checks.library import REGISTRY
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.patterns.text import builtin_catalog
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 LIBRARY = Path(__file__).resolve().parents[1] / "checks" / "library"
 
 # path -> dated sessions of user lines (invented for this test, not from the bench sets).

@@ -13,6 +13,8 @@ from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.progress import parse_progress
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 DAY = dt.datetime(2025, 3, 1, 9)
 # No status: an update learned from conversation never overrides a field written by an
 # explicit source (the fold's source precedence), so the status is left to the conversation.

@@ -12,6 +12,8 @@ from conftest import T0
 from uac import AgentTools, Memory
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def test_add_learns_typed_facts_and_the_compiler_uses_them(mem: Memory) -> None:
     learned = mem.add("maya", "My passport expires on March 5, 2027.", at=T0, now=T0)

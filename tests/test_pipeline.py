@@ -12,6 +12,8 @@ import uac
 from uac import Memory
 from uac.fact_log.pipeline import build_message_batch
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ROOT = Path(uac.__file__).parent
 EXTRACTION = ROOT / "fact_log" / "extraction"
 NOW = dt.datetime(2025, 3, 1, 10, 0)

@@ -19,6 +19,8 @@ from uac.runtime.search import lexical as lexical_module
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 T0 = dt.datetime(2026, 1, 10, 9, 0)
 TODAY = dt.date(2026, 2, 1)
 ALICE = Address("default", "user", "alice")

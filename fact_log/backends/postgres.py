@@ -44,7 +44,7 @@ from uac.fact_log.chain import (
     prepare,
     schema_row,
 )
-from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.keys import KeyRing, row_message
 from uac.fact_log.values import loads
 
@@ -158,6 +158,14 @@ class PgLog:
             raise LogUnavailable(
                 f"the PostgreSQL log at {self.where} is unavailable ({first}); "
                 "retry (a write that failed with this error was not acknowledged)"
+            ) from None
+        except psycopg.DataError as exc:
+            if "NUL" not in str(exc):
+                raise
+            # PostgreSQL text cannot hold U+0000 (DuckDB can); the whole write is refused.
+            raise InputError(
+                "the text contains a NUL character (U+0000), which a log in PostgreSQL cannot "
+                "store; remove it and retry (nothing was written)"
             ) from None
 
     # -- schema ----------------------------------------------------------------------------
