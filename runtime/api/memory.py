@@ -1,4 +1,10 @@
-"""`Memory`: the Python API agents and operators use. Every call names its subject."""
+"""`Memory`: the Python API agents and operators use. Every call names its subject.
+
+This module holds Memory's state (store, catalog, locks, per-thread reaction results), the
+reaction that follows every write (compile, then check) and the thin methods that hand a
+family of verbs to its own module (sharing.py, journal.py, erase.py, gc.py). The other verbs
+are written once in mixins by family: writes.py, reads.py, alerts.py, recall.py.
+"""
 
 from __future__ import annotations
 
