@@ -16,7 +16,7 @@ timed and what is not:
   stored, plus `INSERT INTO facts SELECT * FROM arrow_table` into a fresh DuckDB file.
 * JSON parse floor: read the JSONL file and `json.loads` every line.
 * split: `read_records`, `prepare` and `Store.append` called directly the way
-  `runtime/api/memory.py` does; `Store.append` is further split into the DuckDB inserts (timed
+  `runtime/api/writes.py` does; `Store.append` is further split into the DuckDB inserts (timed
   by overriding `Store._insert` in a subclass; library code is not modified) and the rest
   (building rows, hashing, BEGIN/COMMIT, building the returned Fact objects).
 * single append: 1,000 `Memory.set("alice", "preferences.verbosity", ...)` calls on a
@@ -236,7 +236,7 @@ class TimedStore(Store):
 
 
 def bench_split(n: int) -> dict[str, float]:
-    """The 100k import done step by step as runtime/api/memory.py does it, each step timed."""
+    """The 100k import done step by step as runtime/api/writes.py does it, each step timed."""
     with workdir() as tmp:
         src = write_jsonl(tmp / "trips.jsonl", trips(n, SEED))
         home = tmp / "ws"

@@ -1,8 +1,5 @@
-"""Operations commands: `uac migrate`, `uac worker`, `uac workers status|retry`.
-
-Kept apart from runtime/cli.py (which only registers them through `add`) so the commands
-of distributed operation live in one place.
-"""
+"""Commands that run uac as a service and operate its nodes: serve, mcp, tools, demo,
+migrate, worker, workers (status and retry of the shared job queue)."""
 
 from __future__ import annotations
 
@@ -12,18 +9,18 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from uac.fact_log.backends import pg_jobs
 from uac.fact_log.errors import InputError, WorkspaceError
-
-Command = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
-
-
-def _out(text: str) -> None:
-    sys.stdout.write(text + "\n")
+from uac.runtime.cli.common import (
+    _client,
+    _err,
+    _memory,
+    _out,
+    _print_json,
+)
 
 
 def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
@@ -213,47 +210,55 @@ def cmd_workers(args: argparse.Namespace) -> int:
     return 0
 
 
-def add(command: Command) -> None:
-    """Register the operations commands on the `uac` parser (runtime/cli.py)."""
-    command(
-        "migrate",
-        cmd_migrate,
-        "Apply pending schema migrations of every layer (workspace file and shared PostgreSQL"
-        " database); idempotent, prints what it did.",
+def cmd_serve(args: argparse.Namespace) -> int:
+    from uac.checks.scheduler import Every, parse_cron, parse_every
+    from uac.runtime.api.server import ServeOptions, run
+
+    schedule = None
+    if args.cron:
+        schedule = parse_cron(args.cron)
+    elif args.every:
+        schedule = Every(parse_every(args.every))
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not args.public:
+        raise InputError(
+            f"refusing to listen on {args.host}: uac serve binds to 127.0.0.1 unless you pass "
+            "--public (and put TLS in front of it)"
+        )
+    options = ServeOptions(
+        webhooks=[args.webhook] if args.webhook else [],
+        alerts_jsonl=args.alerts_jsonl,
+        schedule=schedule,
     )
-    p = command(
-        "worker",
-        cmd_worker,
-        "Run a compile-and-check worker for a node bound to PostgreSQL: claims jobs with "
-        "per-subject leases until SIGTERM.",
-    )
-    p.add_argument("--batch", type=int, default=4, help="jobs claimed at once (default: 4)")
-    p.add_argument(
-        "--lease", type=float, default=pg_jobs.LEASE,
-        help="seconds a claim holds a job unless renewed (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-attempts", type=int, default=pg_jobs.MAX_ATTEMPTS,
-        help="attempts before a job is dead-lettered (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument(
-        "--retry-delay", type=float, default=pg_jobs.BASE_DELAY,
-        help="seconds before the first retry; doubles each time (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument("--poll", type=float, default=1.0, help="seconds between claims when idle")
-    p.add_argument(
-        "--until-idle", action="store_true", help="stop once no job is queued or running"
-    )
-    p.add_argument(
-        "--sink", action="append", metavar="NAME",
-        help="queue raised alerts for this `uac serve` sink (webhook, jsonl); repeatable",
-    )  # fmt: skip
-    p = command(
-        "workers",
-        cmd_workers,
-        "The job queue of the shared database: status (depth, lag per subject, failures, dead"
-        " letters) or retry (queue dead letters again).",
-    )
-    p.add_argument("action", choices=("status", "retry"), help="status or retry")
-    p.add_argument("--db", metavar="URL", help="the PostgreSQL database (default: the node's)")
-    p.add_argument("--limit", type=int, default=20, help="oldest waiting jobs to list")
+    _err(f"uac serve: workspace {args.home}, http://{args.host}:{args.port} (Ctrl-C to stop)")
+    return run(args.home, host=args.host, port=args.port, options=options)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    client = _client(args)
+    if client is not None:
+        from uac.runtime.api.mcp_server import serve_tools
+
+        def run_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            return client.call("tool", args.subject, name=name, arguments=arguments)
+
+        serve_tools(run_tool, args.subject)
+        return 0
+    from uac.runtime.api.mcp_server import serve
+
+    with _memory(args) as mem:
+        mem.address(args.subject)  # fail before serving if the subject is malformed
+        serve(mem, args.subject)
+    return 0
+
+
+def cmd_tools(args: argparse.Namespace) -> int:
+    from uac.runtime.api.tools import openai_specs
+
+    _print_json(openai_specs())
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from uac.runtime.examples.demo import run_demo
+
+    return run_demo(args.home if args.home_given else None, fresh=args.fresh, out=_out)

@@ -1,0 +1,127 @@
+"""Memory's checks and alerts: check, list, acknowledge, snooze, rules, scheduled passes.
+
+A mixin of `Memory` (runtime/api/memory.py); the reaction to a write (memory.py) runs
+`check` here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from uac.checks import (
+    Alert,
+    EvaluationResult,
+    acknowledge,
+    add_rule,
+    evaluate,
+    list_alerts,
+    snooze,
+)
+from uac.checks.scheduler import JobResult, run_once
+from uac.checks.sinks import Sink
+from uac.compiler.checkpoint import CompileResult
+from uac.compiler.inherit import with_members
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import NotFound, UacError
+from uac.fact_log.extraction.screen import refuse_secrets
+from uac.fact_log.progress import Report
+from uac.fact_log.store import utc_now
+
+
+class Alerts:
+    """The verbs that run checks and manage the alerts they raise."""
+
+    def check(
+        self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
+    ) -> EvaluationResult:
+        """Compile the subject if needed, run its checks, store and deliver alert changes."""
+        if self.stale(subject):
+            try:
+                (res,) = self.compile(subject)
+            except NotFound:  # no facts at all (e.g. an empty note): nothing to check
+                self._local.evaluation = EvaluationResult(self.address(subject), 0)
+                return self._local.evaluation
+            if res.status != "published":
+                raise UacError(
+                    f"cannot check {subject}: its compile failed ({res.error}); "
+                    f"see its diagnostics with: uac compile {subject}"
+                )
+        day = today or utc_now().date()
+        result = evaluate(
+            self.store,
+            self.home,
+            self.address(subject),
+            day,
+            sinks=self.sinks if sinks is None else sinks,
+        )
+        self._local.evaluation = result
+        return result
+
+    def alerts(
+        self,
+        subject: str | None = None,
+        *,
+        include_resolved: bool = False,
+        today: dt.date | None = None,
+    ) -> list[Alert]:
+        """Open (and acknowledged) alerts of one subject, or of every subject of the tenant."""
+        statuses = (
+            ("open", "acknowledged", "resolved") if include_resolved else ("open", "acknowledged")
+        )
+        where: Address | str = self.address(subject) if subject is not None else self.tenant
+        return list_alerts(self.store, where, statuses=statuses, today=today)
+
+    def acknowledge(self, subject: str, alert_id: str, *, today: dt.date | None = None) -> Alert:
+        """Mark one of the subject's alerts as seen."""
+        return acknowledge(self.store, self.address(subject), alert_id, today or utc_now().date())
+
+    def snooze(
+        self, subject: str, alert_id: str, until: dt.date, *, today: dt.date | None = None
+    ) -> Alert:
+        """Hide one of the subject's alerts until a date."""
+        return snooze(self.store, self.address(subject), alert_id, until, today or utc_now().date())
+
+    def add_rule(
+        self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
+    ) -> str:
+        """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        refuse_secrets(rule, "the rule")
+        rid = add_rule(
+            self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
+        )
+        self._after_write(subject, now)
+        return rid
+
+    def run_once(
+        self, *, today: dt.date | None = None, progress: Report | None = None
+    ) -> JobResult:
+        """One scheduled pass: compile changed subjects, evaluate every subject, record a job.
+
+        `progress("compiling", done, total)` is called after each subject the pass compiles
+        (default: this Memory's `progress`).
+        """
+        report = progress or self.progress
+        changed = with_members(self.store, self.tenant, self.store.changed_subjects(self.tenant))
+        total = len(changed) if report else 0
+        done = 0
+        if report is not None:
+            report("compiling", 0, total)
+
+        def compile_one(addr: Address) -> list[CompileResult]:
+            nonlocal done
+            try:
+                return self.compile(str(addr))
+            finally:
+                done += 1
+                if report is not None:
+                    report("compiling", done, max(total, done))
+
+        return run_once(
+            self.home,
+            self.tenant,
+            today or utc_now().date(),
+            compile_one,
+            store=self.store,
+            sinks=self.sinks,
+        )

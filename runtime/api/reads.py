@@ -1,0 +1,246 @@
+"""Memory's read verbs: the log, compiling, checkpoints, explanations, queries.
+
+A mixin of `Memory` (runtime/api/memory.py): nothing here appends to the log (compiling
+writes derived checkpoints only).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from uac.compiler import explain, inherit, loader, shared
+from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.extraction.screen import QUARANTINE_REASONS, QUARANTINED, excerpt
+from uac.fact_log.store import (
+    Fact,
+    Input,
+    SubjectInfo,
+    VerifyReport,
+    utc_naive,
+    utc_now,
+)
+from uac.fact_log.values import canonical_json
+from uac.runtime.sandbox import Limits, run_query
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a compiled value is what it is."""
+
+    expr: str
+    value: Any
+    version: int
+    facts: list[Fact]
+    superseded: list[Fact]
+    statuses: dict[str, dict[str, Any]]
+    scopes: dict[str, str] = dataclasses.field(default_factory=dict)  # fact id -> its scope
+
+
+class Reads:
+    """The verbs that read a subject's log, compile it and query its typed state."""
+
+    def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:
+        """What the ingestion gate refused for the subject, with reasons.
+
+        A refused secret or instruction quarantines its input: by default its text is not
+        shown (quotes dropped from the detail); `show=True` is for an operator auditing it and
+        adds the input's masked excerpt (secrets stay masked either way).
+        """
+        addr = self.address(subject)
+        rows = self.store.rejections(addr)
+        texts = {i.id: i.content for i in self.store.inputs(addr)} if show else {}
+        for row in rows:
+            if row["reason"] not in QUARANTINE_REASONS:
+                continue
+            row["quarantined"] = True
+            detail = json.loads(row["detail"]) if row["detail"] else None
+            if show and row["input_id"] in texts:
+                row["excerpt"] = excerpt(texts[row["input_id"]])
+            if isinstance(detail, dict) and "quote" in detail:
+                if show:
+                    detail["quote"] = excerpt(str(detail["quote"]), 200)
+                else:
+                    del detail["quote"]
+                row["detail"] = canonical_json(detail)
+        return rows
+
+    def quarantined(self, subject: str) -> set[str]:
+        """Ids of the subject's quarantined inputs (a secret or an instruction was refused)."""
+        return {
+            r["input_id"]
+            for r in self.store.rejections(self.address(subject))
+            if r["reason"] in QUARANTINE_REASONS and r["input_id"] is not None
+        }
+
+    def facts(self, subject: str, path: str | None = None) -> list[Fact]:
+        """The subject's facts in log order."""
+        return self.store.facts(self.address(subject), path)
+
+    def inputs(self, subject: str, *, show: bool = False) -> list[Input]:
+        """The subject's archived raw inputs (masked); a quarantined one's text only if show."""
+        inputs = self.store.inputs(self.address(subject))
+        if show:
+            return inputs
+        hidden = self.quarantined(subject)
+        return [
+            dataclasses.replace(i, content=QUARANTINED) if i.id in hidden else i for i in inputs
+        ]
+
+    def subjects(self) -> list[SubjectInfo]:
+        """Subjects of this tenant."""
+        return self.store.subjects(self.tenant)
+
+    def inferred_schemas(self, subject: str) -> dict[str, dict[str, Any]]:
+        """Schemas inferred for the subject's imported collections the catalog lacks."""
+        return self.store.inferred_schemas(self.address(subject))
+
+    def verify(self, anchor: dict[str, Any] | None = None) -> VerifyReport:
+        """Check the hash chain, keyed digests and anchors (and an exported anchor, if given)."""
+        return self.store.verify(anchor=anchor)
+
+    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
+        """The newest anchor of the log (or all of them) for an external witness."""
+        return self.store.anchors(every)
+
+    def compile(
+        self,
+        subject: str | None = None,
+        *,
+        all: bool = False,
+        changed: bool = False,
+        as_of: dt.datetime | dt.date | None = None,
+        known_at: dt.datetime | None = None,
+        keep: int = DEFAULT_KEEP,
+        progress: Any = None,
+    ) -> list[CompileResult]:
+        """Compile one subject, every subject (all) or those with new facts (changed)."""
+        if sum((subject is not None, all, changed)) != 1:
+            raise InputError("name exactly one of: a subject, all=True or changed=True")
+        if subject is not None:
+            addresses = [self.address(subject)]
+        elif changed:
+            changed_ = self.store.changed_subjects(self.tenant)
+            addresses = inherit.with_members(self.store, self.tenant, changed_)
+        else:
+            addresses = [
+                Address(self.tenant, s.scope, s.subject)  # type: ignore[arg-type]
+                for s in self.subjects()
+                if s.facts or s.inputs  # inputs alone compile to the empty typed state
+            ]
+        if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):
+            as_of = dt.datetime(as_of.year, as_of.month, as_of.day, 23, 59, 59)
+        return compile_many(
+            self.store,
+            self.catalog,
+            addresses,
+            progress=progress,
+            as_of=as_of,
+            known_at=utc_naive(known_at),
+            keep=keep,
+        )
+
+    def checkpoint(self, subject: str, version: int | None = None) -> loader.Checkpoint:
+        """The subject's published checkpoint (or a given version), imported and verified."""
+        return loader.load(self.home, self.address(subject), version)
+
+    def manifest(self, subject: str) -> str:
+        """The compact manifest of the subject's current checkpoint, for agent context."""
+        return self.checkpoint(subject).manifest
+
+    def why(self, subject: str, expr: str) -> Explanation:
+        """The value at expr (e.g. user.passport.expiry_date) and the facts behind it."""
+        addr = self.address(subject)
+        ckpt = self.checkpoint(subject)
+        resolved = explain.resolve(ckpt, expr)
+        statuses = ckpt.provenance["facts"]
+        # An inherited value's facts live in its group's or the tenant's log (provenance
+        # says which); only the scopes this checkpoint read are looked in.
+        scopes = ckpt.provenance.get("scopes", {})
+
+        def fact(fid: str) -> Fact:
+            return self.store.fact(self.address(scopes[fid]) if fid in scopes else addr, fid)
+
+        facts = [fact(fid) for fid in resolved.fact_ids]
+        older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
+        wanted = {f.id for f in facts + older}
+        return Explanation(
+            resolved.expr,
+            resolved.value,
+            ckpt.version,
+            facts,
+            older,
+            {k: v for k, v in statuses.items() if k in wanted},
+            {f.id: str(Address(f.tenant, f.scope, f.subject)) for f in facts + older},  # type: ignore[arg-type]
+        )
+
+    def diff(
+        self, subject: str, old: int | None = None, new: int | None = None
+    ) -> tuple[int, int, list[str]]:
+        """Typed-state changes between two checkpoint versions (default: previous → current)."""
+        addr = self.address(subject)
+        published = [
+            c["version"] for c in self.store.checkpoints(addr) if c["status"] == "published"
+        ]
+        if new is None:
+            new = loader.current_version(self.home, addr)
+            if new is None:
+                raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+        if old is None:
+            earlier = [v for v in published if v < new]
+            if not earlier:
+                raise NotFound(
+                    f"{addr} has no checkpoint before version {new} to compare with; "
+                    f"a diff needs two: write to it, then run 'uac compile {addr}'"
+                )
+            old = earlier[-1]
+        return old, new, explain.diff(self.checkpoint(subject, old), self.checkpoint(subject, new))
+
+    def statuses(self, subject: str) -> dict[str, dict[str, Any]]:
+        """Derived status of each fact in the current checkpoint ({} if never compiled)."""
+        try:
+            return self.checkpoint(subject).provenance["facts"]
+        except NotFound:
+            return {}
+
+    def query(
+        self,
+        subject: str,
+        program: str,
+        *,
+        today: dt.date | None = None,
+        explain: bool = False,
+        limits: Limits | None = None,
+        version: int | None = None,
+    ) -> dict[str, Any]:
+        """Run an agent's program against the subject's typed state in the sandbox.
+
+        Returns the JSON envelope (`ok`, `result` or `error`, `checkpoint`, `elapsed_ms`, and
+        with explain the records and fact ids read). `today` defaults to the current UTC
+        date; pass it for reproducible answers.
+        """
+        addr = self.address(subject)
+        if version is None:  # the newest checkpoint any node of a shared log published
+            shared.fetch(self.store, addr)
+        _, directory = loader.version_dir(self.home, addr, version)
+        day = today or utc_now().date()
+        return run_query(directory, program, today=day, limits=limits, explain=explain)
+
+    def stale(self, subject: str) -> bool:
+        """True when the subject has facts its current checkpoint does not include."""
+        addr = self.address(subject)
+        # On a shared log another node may have published a newer checkpoint: take it.
+        shared.fetch(self.store, addr)
+        if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
+            return True
+        marks = [
+            c["watermark"]
+            for c in self.store.checkpoints(addr)
+            if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
+        ]
+        return inherit.changed(self.store, addr, max(marks, default=0))

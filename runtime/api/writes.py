@@ -1,0 +1,462 @@
+"""Memory's write verbs: set, imports, messages, notes, preferences, forget.
+
+A mixin of `Memory` (runtime/api/memory.py): each verb builds one batch (the ingestion
+pipeline in fact_log/pipeline.py does the heavy part), appends it through the scope policy
+and reacts to it with `Memory._after_write`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm
+from uac.fact_log.extraction.markdown import note_template
+from uac.fact_log.extraction.screen import note_text, refuse_secrets
+from uac.fact_log.importer import Prepared as ImportPrepared
+from uac.fact_log.importer import RawRecord, parse_cli_value, read_chunks
+from uac.fact_log.pipeline import (
+    build_import_batch,
+    build_message_batch,
+    build_note_batch,
+    import_batches,
+    session_history,
+)
+from uac.fact_log.progress import Report, step
+from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
+from uac.fact_log.store import (
+    Batch,
+    Fact,
+    NewFact,
+    NewInput,
+    utc_now,
+)
+from uac.fact_log.values import canonical_json
+from uac.runtime.api import journal
+
+
+@dataclass(frozen=True, slots=True)
+class Learned:
+    """What one message taught: the archived input, the facts appended, what was refused."""
+
+    input_id: str
+    facts: list[Fact]
+    refused: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import appended."""
+
+    subject: str
+    path: str
+    known: bool
+    facts: int
+    input_id: str
+    schema: dict[str, Any] | None  # field -> shape (fact_log/shapes.py)
+
+
+class Writes:
+    """The verbs that append to a subject's log."""
+
+    def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
+        """Append one write's batch if the scope policy allows every fact in it (else nothing)."""
+        check_policy(self.catalog, batch.address, batch.facts)
+        return self.store.append(batch, return_facts=return_facts)
+
+    def set(
+        self,
+        subject: str,
+        path: str,
+        value: Any,
+        *,
+        valid_from: dt.datetime | dt.date | None = None,
+        valid_to: dt.datetime | dt.date | None = None,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
+        addr = self.address(subject)
+        attr = self.catalog.attribute(path)
+        if isinstance(value, str):
+            value = parse_cli_value(value, attr.spec.type)
+        typed = self.catalog.validate_attribute(attr, value)
+        # Secrets never; identifiers only in a field declared sensitive in the catalog.
+        refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(
+            NewInput(
+                "command",
+                f"set {path} {canonical_json(typed)}",
+                "explicit_command",
+                session_id=session_id,
+            )
+        )
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind=attr.kind,
+                path=path,
+                value=typed,
+                source="explicit_command",
+                valid_from=valid_from,
+                valid_to=valid_to,
+                input_index=0,
+                session_id=session_id,
+            )
+        )
+        fact = self.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
+
+    def import_file(
+        self,
+        subject: str,
+        collection: str,
+        file: str | Path,
+        *,
+        format: str | None = None,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+        progress: Report | None = None,
+    ) -> ImportResult:
+        """Import a JSON Lines, JSON array or CSV file of records into a collection.
+
+        `progress(stage, done, total)` hears each stage (default: this Memory's `progress`).
+        """
+        path = Path(file)
+        report = progress or self.progress
+        done = step(report, "reading")
+        chunks = read_chunks(path, format)
+        head = next(chunks)  # a file that cannot be read fails here, before anything starts
+        more = next(chunks, None)
+        done()
+        if more is None:  # one chunk (most files): one batch through group commit
+            return self._import(
+                subject, collection, head.records, head.text, path.name, session_id, now, report
+            )
+        addr = self.address(subject)
+        finished: list[ImportPrepared] = []
+        batches = import_batches(
+            self.catalog,
+            addr,
+            collection,
+            itertools.chain([head, more], chunks),
+            name=path.name,
+            previous_schema=self._inferred_before(addr, collection),
+            recorded_at=now or utc_now(),
+            session_id=session_id,
+            actor=self.actor,
+            progress=report,
+            done=finished,
+        )
+        # Chunk by chunk in one transaction: memory stays bounded whatever the file size,
+        # and a bad record in the last chunk still leaves nothing written.
+        first: list[Batch] = []
+        facts = self.store.append_stream(self._policed(batches, report, first))
+        done = step(report if self.react and self._deferred is None else None, "compiling")
+        self._after_write(subject, now)
+        done()
+        prepared = finished[0]
+        return ImportResult(
+            str(addr), prepared.path, prepared.known, facts, first[0].input_ids[0], prepared.schema
+        )
+
+    def _policed(
+        self, batches: Iterator[Batch], report: Report | None, first: list[Batch]
+    ) -> Iterator[Batch]:
+        """Each batch checked against the scope policy, its write reported, as it comes.
+
+        The first batch is kept in `first` (the store leaves its input id in it).
+        """
+        for batch in batches:
+            check_policy(self.catalog, batch.address, batch.facts)
+            if not first:
+                first.append(batch)
+            done = step(report, f"writing {len(batch.facts):,} facts")
+            yield batch
+            done()
+
+    def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None:
+        """The schema earlier imports inferred for a collection not in the catalog, if any."""
+        if self.catalog.collection(collection) is not None:
+            return None
+        found = self.store.inferred_schema(addr, collection)
+        return found[1] if found else None
+
+    def import_records(
+        self,
+        subject: str,
+        collection: str,
+        records: list[dict[str, Any]],
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+        progress: Report | None = None,
+    ) -> ImportResult:
+        """Import records given as dicts (values typed as JSON would give them)."""
+        if not records:
+            raise InputError("no records to import")
+        raw = []
+        for i, rec in enumerate(records, 1):
+            if not isinstance(rec, dict):
+                raise InputError(f"record {i}: expected a dict, got {type(rec).__name__}")
+            raw.append(RawRecord(f"record {i}", rec, False))
+        text = "\n".join(canonical_json(r) for r in records)
+        report = progress or self.progress
+        return self._import(subject, collection, raw, text, "<api>", session_id, now, report)
+
+    def _import(
+        self,
+        subject: str,
+        collection: str,
+        records: list[RawRecord],
+        text: str,
+        name: str,
+        session_id: str | None,
+        now: dt.datetime | None,
+        report: Report | None,
+    ) -> ImportResult:
+        addr = self.address(subject)
+        previous = self._inferred_before(addr, collection)
+        batch, prepared = build_import_batch(
+            self.catalog,
+            addr,
+            collection,
+            records,
+            text=text,
+            name=name,
+            previous_schema=previous,
+            recorded_at=now or utc_now(),
+            session_id=session_id,
+            actor=self.actor,
+            progress=report,
+        )
+        # The pipeline builds the batch; appending it and reacting to it are Memory's.
+        done = step(report, f"writing {len(batch.facts):,} facts")
+        self.append(batch, return_facts=False)
+        done()
+        done = step(report if self.react and self._deferred is None else None, "compiling")
+        self._after_write(subject, now)
+        done()
+        return ImportResult(
+            str(addr),
+            prepared.path,
+            prepared.known,
+            len(batch.facts),
+            batch.input_ids[0],
+            prepared.schema,
+        )
+
+    def add(
+        self,
+        subject: str,
+        text: str,
+        *,
+        at: dt.datetime | None = None,
+        session_id: str | None = None,
+        role: str = "user",
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """Learn from one conversation message: archive it, append what the gate accepts."""
+        return self._learn(subject, text, at, session_id, role, now, "automatic_rule")
+
+    def remember(
+        self,
+        subject: str,
+        text: str,
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """An explicit 'remember this': certain, and kept as a note if nothing typed is found."""
+        return self._learn(subject, text, None, session_id, "user", now, "explicit_command")
+
+    def _learn(
+        self,
+        subject: str,
+        text: str,
+        at: dt.datetime | None,
+        session_id: str | None,
+        role: str,
+        now: dt.datetime | None,
+        source: str,
+    ) -> Learned:
+        recorded = now or utc_now()
+        address = self.address(subject)
+        batch = build_message_batch(
+            self.catalog,
+            address,
+            text,
+            observed_at=at or recorded,
+            recorded_at=recorded,
+            role=role,
+            session_id=session_id,
+            source=source,
+            actor=self.actor,
+            llm=self.llm,
+            store=self.store,
+            history=session_history(self.store, address, session_id, role),
+        )
+        set_aside_out_of_scope(self.catalog, batch)
+        facts = self.append(batch)
+        if role == "user":  # "done with the visa form, next is ...": the open task moves on
+            moved = journal.task_progress(
+                self, self.address(subject), text, batch.input_ids[0], recorded
+            )
+            facts += [moved] if moved is not None else []
+        # A dated message (a replayed history) is checked as of when it was said, so an
+        # alert fires on the day a careful assistant would have raised it, never later.
+        self._after_write(subject, at or now)
+        reasons = [r.reason for r in batch.rejections]
+        return Learned(batch.input_ids[0], facts, reasons)
+
+    @property
+    def llm(self) -> LLM | None:
+        """The LLM extractor (explicit, else from UAC_LLM_* variables), or None when off."""
+        if self._llm is False:
+            setting = self._llm_setting
+            self._llm = as_llm(setting if setting is not None else LLMSettings.from_env())
+        return self._llm  # type: ignore[return-value]
+
+    def note(
+        self,
+        subject: str,
+        file: str | Path,
+        *,
+        note_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Learned:
+        """Ingest a Markdown note; a new version of a note replaces what the old one said."""
+        path = Path(file)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read a UTF-8 Markdown note ({exc})") from None
+        batch = build_note_batch(
+            self.catalog,
+            self.address(subject),
+            text,
+            note_id=note_id or path.name,
+            recorded_at=now or utc_now(),
+            actor=self.actor,
+        )
+        facts = self.append(batch)
+        self._after_write(subject, now)
+        return Learned(batch.input_ids[0], facts, [r.reason for r in batch.rejections])
+
+    def note_template(self) -> str:
+        """A Markdown note template generated from the catalog."""
+        return note_template(self.catalog)
+
+    def prefer(
+        self, subject: str, text: str, *, confidence: float = 1.0, now: dt.datetime | None = None
+    ) -> Fact:
+        """Store an open-ended style wish (a soft preference): recalled by relevance, never
+        overriding a hard preference; instruction-like, secret- or identifier-bearing text is
+        refused."""
+        from uac.fact_log.extraction.safety import scan
+
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("a soft preference needs some text")
+        if len(text) > 500:
+            raise InputError(f"a soft preference is at most 500 characters, got {len(text)}")
+        if not 0.0 < confidence <= 1.0:
+            raise InputError(f"confidence must be in (0, 1], got {confidence}")
+        unsafe = [f for f in scan(text).findings]  # secrets, identifiers and instructions
+        if unsafe:
+            raise InputError(
+                f"refused as a preference: {unsafe[0].category} text ({unsafe[0].kind})"
+            )
+        addr = self.address(subject)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("command", f"prefer {text.strip()}", "explicit_command"))
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind="soft_preference",
+                path="preferences.soft",
+                text=" ".join(text.split()),
+                source="explicit_command",
+                confidence=confidence,
+                input_index=0,
+            )
+        )
+        return self.append(batch)[0]
+
+    def add_note(
+        self,
+        subject: str,
+        text: str,
+        *,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Store free text the user asked to keep as a note (searchable, not typed)."""
+        if not isinstance(text, str) or not text.strip():
+            raise InputError("a note needs some text")
+        text = note_text(text)  # secrets masked, instructions refused before anything is written
+        addr = self.address(subject)
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(NewInput("note", text, "explicit_command", session_id=session_id))
+        batch.facts.append(
+            NewFact(
+                op="assert",
+                kind="note",
+                path="notes",
+                text=text.strip(),
+                source="explicit_command",
+                input_index=0,
+                session_id=session_id,
+            )
+        )
+        fact = self.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
+
+    def forget(
+        self,
+        subject: str,
+        fact_id: str,
+        *,
+        reason: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Fact:
+        """Append a retract of one of the subject's facts (nothing is deleted)."""
+        addr = self.address(subject)
+        target = self.store.fact(addr, fact_id)
+        if target.op not in ("assert", "feedback"):
+            raise InputError(
+                f"fact {fact_id} is a {target.op}; only asserts and feedback can be forgotten"
+            )
+        batch = Batch(addr, now or utc_now(), self.actor)
+        batch.inputs.append(
+            NewInput(
+                "command",
+                f"forget {fact_id}" + (f": {reason}" if reason else ""),
+                "explicit_command",
+            )
+        )
+        batch.facts.append(
+            NewFact(
+                op="retract",
+                kind=target.kind,
+                path=target.path,
+                record_key=target.record_key,
+                value={"target": fact_id},
+                text=reason,
+                source="explicit_command",
+                input_index=0,
+            )
+        )
+        fact = self.append(batch)[0]
+        self._after_write(subject, now)
+        return fact

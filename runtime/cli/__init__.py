@@ -1,0 +1,55 @@
+"""The `uac` command line: thin commands over the verbs. `uac COMMAND --help` explains each.
+
+Every command that reads or writes a subject runs one verb (`runtime/api/verbs.py`) and
+prints its plain-JSON result. Where a server serves the workspace (`uac serve` wrote
+`<home>/server.json`, or UAC_URL + UAC_API_KEY are set) the verb is forwarded to it over
+HTTP, so commands work while agents are connected; otherwise the CLI opens the workspace
+itself. Either way the same printing code reads the same JSON.
+
+Only the standard library is imported at start-up; a forwarded call never loads DuckDB,
+the compiler or the sandbox. Global options (--home, --tenant, --json, ...) are accepted
+before or after the command.
+
+The package: `common.py` (where a verb runs, printing), `parser.py` (global options and
+every command's arguments) and the commands by family: `writes.py`, `reads.py` (with the
+one-shot query path), `alerts.py`, `recall.py`, `sharing.py`, `admin.py`, `ops.py`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from uac.fact_log.addressing import default_home
+from uac.fact_log.errors import UacError, WorkspaceInUse
+from uac.runtime.cli.common import _await_server, _err
+from uac.runtime.cli.parser import build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `uac` with argv; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.home_given = args.home is not None or bool(os.environ.get("UAC_HOME"))
+    if args.home is None:
+        args.home = default_home()
+    args.tenant_given = args.tenant is not None
+    args.tenant = args.tenant or "default"
+    args._client = False
+    try:
+        try:
+            return args.func(args)
+        except WorkspaceInUse as exc:
+            if not _await_server(args, exc.holder):
+                raise
+            return args.func(args)  # the open failed, so nothing was written: run it forwarded
+    except UacError as exc:
+        _err(f"uac: error: {exc}")
+        return 1
+    except KeyboardInterrupt:
+        _err("uac: interrupted; nothing from the interrupted write was kept")
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,224 @@
+"""What every `uac` command shares: where a verb runs (forwarded to a server, or on the
+workspace in this process) and the plain-text printing of its JSON result.
+
+Only the standard library is imported here: a forwarded call never loads DuckDB, the
+compiler or the sandbox.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
+
+
+# Verbs a local call can serve from a read-only open (several readers may run together).
+READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
+
+
+READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "members", "erasures"}
+
+
+# Writes from the command line react: recompile the subject, run its checks, show alerts.
+REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
+
+
+REACTING |= {"prefer", "feedback", "member", "promote", "demote", "episode", "confirm"}
+
+
+SCHEDULED = {"run-once", "schedule"}
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+# -- where a verb runs -------------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace) -> Any:
+    """The server to forward to, or None to work on the workspace in this process."""
+    if getattr(args, "_client", False) is not False:
+        return args._client
+    from uac.runtime.api.client import Client
+
+    args._client = Client.discover(args.home, args.tenant)
+    if args._client is not None and (args.alerts_jsonl or args.webhook):
+        _err("note: a server serves this workspace; alert sinks are the server's (uac serve)")
+    return args._client
+
+
+def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool = False) -> Any:
+    from uac.checks import JsonLinesSink, WebhookSink
+    from uac.runtime.api.memory import Memory
+
+    # A write's result names the alerts it raised (printed by the command); the sinks given
+    # on the command line receive them too, and the scheduled passes' alerts.
+    command = getattr(args, "command", "")
+    react = not read_only and command in REACTING
+    delivers = not read_only and (react or command in SCHEDULED)
+    sinks: list[Any] = []
+    if delivers and args.alerts_jsonl:
+        sinks.append(JsonLinesSink(args.alerts_jsonl))
+    if delivers and args.webhook:
+        sinks.append(WebhookSink(args.webhook))
+    return Memory(
+        args.home,
+        args.tenant,
+        create=create,
+        read_only=read_only,
+        actor="cli",
+        react=react,
+        sinks=sinks,
+        log_db=getattr(args, "db", None),
+    )
+
+
+def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **params: Any) -> Any:
+    """Run a verb on the server if one serves the workspace, else in this process."""
+    client = _client(args)
+    if client is not None:
+        return client.call(verb, subject, **params)
+    from uac.runtime.api import verbs
+
+    with _memory(args, read_only=verb in READ_ONLY) as mem:
+        return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
+
+
+SERVER_START_WAIT = 15.0  # seconds a command waits for a starting `uac serve` to announce itself
+
+
+def _await_server(args: argparse.Namespace, holder: str) -> bool:
+    """Whether a `uac serve` holding the workspace announced itself within SERVER_START_WAIT.
+
+    A starting server opens the workspace before it writes `<home>/server.json`; a command
+    run in that window would otherwise fail although it works a moment later.
+    """
+    if args._client is not None or " serve" not in f" {holder}":
+        return False  # not a forwardable command, or the holder is not a server
+    from uac.runtime.api.client import Client
+
+    deadline = time.monotonic() + SERVER_START_WAIT
+    while time.monotonic() < deadline:
+        args._client = Client.discover(args.home, args.tenant)
+        if args._client is not None:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> Any:
+    """A progress display on stderr for long work (silenced by --quiet)."""
+    from uac.runtime.progress import Progress
+
+    return Progress(label, quiet=quiet or args.quiet, heartbeat=1.0)
+
+
+@contextlib.contextmanager
+def _watching(args: argparse.Namespace, client: Any, kind: str, subject: str | None) -> Any:
+    """While a long verb runs on the server, show its progress from /v1/jobs/progress."""
+    bar = _progress(args, "importing" if kind == "import" else "scheduled pass")
+    if bar.quiet:
+        yield
+        return
+    from uac.fact_log.addressing import parse_subject
+
+    name = str(parse_subject(subject)) if subject else None
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(0.5):
+            try:
+                jobs = client.request("GET", "/v1/jobs/progress")
+            except Exception:  # progress is a courtesy: the request itself reports errors
+                return
+            for job in jobs:
+                ours = job["kind"] == kind and job["subject"] == name
+                ours = ours and client.tenant in (None, job["tenant"])  # the admin sees all
+                if ours and job["finished_at"] is None and job["stage"]:
+                    bar.report(job["stage"], job["done"], job["total"])
+
+    watcher = threading.Thread(target=poll, name="uac-progress", daemon=True)
+    watcher.start()
+    finished = False
+    try:
+        yield
+        finished = True
+    finally:
+        stop.set()
+        watcher.join(timeout=5)
+        if finished and bar.stage is not None:
+            bar.close()
+        else:
+            bar.abandon()  # failed, or too quick for a first poll: nothing to finish
+
+
+def _print_alerts(result: Any) -> None:
+    """Print the alerts a write raised and cleared (from its result)."""
+    if not isinstance(result, dict):
+        return
+    for alert in result.get("alerts") or []:
+        _print_alert(alert)
+        _out(f"      {alert['computation']}")
+    for alert in result.get("alerts_resolved") or []:
+        _out(f"resolved: {alert['message']} [{alert['id']}]")
+
+
+def _print_alert(alert: dict[str, Any]) -> None:
+    """An alert as an agent acts on it: what, why it matters, the suggested next step."""
+    _out(f"ALERT {alert['severity']}: {alert['message']} [{alert['id']}]")
+    if alert.get("why"):
+        _out(f"      why: {alert['why']}")
+    if alert.get("next_step"):
+        _out(f"      next: {alert['next_step']}")
+
+
+# -- printing --------------------------------------------------------------------------------
+
+
+def _print_json(obj: Any) -> None:
+    _out(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True, default=str))
+
+
+def _short(text: Any, width: int) -> str:
+    text = "" if text is None else str(text).replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _when(iso: str | None) -> str:
+    return "" if not iso else iso[:16].replace("T", " ")
+
+
+def _table(rows: list[Sequence[Any]], header: Sequence[str]) -> None:
+    cells = [[str(h) for h in header], *[["" if c is None else str(c) for c in r] for r in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for row in cells:
+        _out("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+
+
+def _value(fact: dict[str, Any]) -> str:
+    value = fact.get("value")
+    if value is None:
+        return fact.get("text") or ""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _status(status: dict[str, Any] | None) -> str:
+    # Facts newer than the current checkpoint have no derived status yet.
+    if status is None:
+        return "pending"
+    text = status["status"]
+    if status.get("superseded_by"):
+        text += f" by {status['superseded_by']}"
+    return text

@@ -1,0 +1,494 @@
+"""The `uac` argument parser: global options (accepted before or after the command) and
+every command's arguments, in the order `uac --help` lists them. The commands themselves
+live in modules by family (writes, reads, alerts, recall, sharing, admin, ops)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import uac
+from uac.fact_log.backends import pg_jobs
+from uac.runtime.cli.admin import (
+    cmd_erase,
+    cmd_erasures,
+    cmd_gc,
+    cmd_keys,
+)
+from uac.runtime.cli.alerts import (
+    RULE_EXAMPLE,
+    cmd_ack,
+    cmd_alerts,
+    cmd_check,
+    cmd_rule,
+    cmd_run_once,
+    cmd_schedule,
+    cmd_snooze,
+)
+from uac.runtime.cli.common import SUBJECT_HELP
+from uac.runtime.cli.ops import (
+    cmd_demo,
+    cmd_mcp,
+    cmd_migrate,
+    cmd_serve,
+    cmd_tools,
+    cmd_worker,
+    cmd_workers,
+)
+from uac.runtime.cli.reads import (
+    cmd_anchor,
+    cmd_compile,
+    cmd_diff,
+    cmd_facts,
+    cmd_inputs,
+    cmd_manifest,
+    cmd_query,
+    cmd_rejections,
+    cmd_subjects,
+    cmd_verify,
+    cmd_why,
+)
+from uac.runtime.cli.recall import cmd_context, cmd_feedback, cmd_search
+from uac.runtime.cli.sharing import cmd_member, cmd_promote
+from uac.runtime.cli.writes import (
+    cmd_add,
+    cmd_confirm,
+    cmd_episode,
+    cmd_forget,
+    cmd_import,
+    cmd_init,
+    cmd_note,
+    cmd_prefer,
+    cmd_set,
+)
+
+
+def _date_arg(text: str) -> dt.datetime:
+    try:
+        return dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date or datetime: {text!r}") from None
+
+
+def _day_arg(text: str) -> dt.date:
+    return _date_arg(text).date()
+
+
+def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    # On subcommands the defaults are SUPPRESS so a value given before the command survives.
+    def default(value: Any) -> Any:
+        return value if top else argparse.SUPPRESS
+
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=default(None),
+        help="workspace directory (default: $UAC_HOME, else ~/.local/share/uac)",
+    )
+    parser.add_argument("--tenant", default=default(None), help="tenant name (default: default)")
+    parser.add_argument(
+        "--alerts-jsonl",
+        default=default(None),
+        help="also append new alerts (from writes and scheduled runs) to this file",
+    )
+    parser.add_argument(
+        "--webhook",
+        default=default(None),
+        help="also POST new alerts (from writes and scheduled runs) to this URL",
+    )
+    parser.add_argument(
+        "--json", action="store_true", default=default(False), help="print JSON (machines)"
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        default=default(False),
+        help="no progress on stderr (long work: import, compile --all, run-once, schedule)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for `uac` and all its commands."""
+    parser = argparse.ArgumentParser(
+        prog="uac",
+        description="uac — a typed user-as-code memory for AI agents: an append-only fact log "
+        "compiled into typed Python state.",
+        epilog="The workspace is --home, else $UAC_HOME, else ~/.local/share/uac. When "
+        "`uac serve` serves it (or UAC_URL and UAC_API_KEY are set), commands are forwarded "
+        "to the server.",
+    )
+    parser.add_argument("--version", action="version", version=f"uac {uac.__version__}")
+    _global_options(parser, top=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def command(
+        name: str, func: Callable[[argparse.Namespace], int], help: str
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        _global_options(p, top=False)
+        p.set_defaults(func=func)
+        return p
+
+    def subject(p: argparse.ArgumentParser, extra: str = "") -> None:
+        p.add_argument("subject", help=SUBJECT_HELP + extra)
+
+    p = command("init", cmd_init, "Create the workspace (or upgrade an older one).")
+    p.add_argument(
+        "--db",
+        metavar="URL",
+        help="keep the fact log in PostgreSQL (postgresql://USER@HOST:PORT/DB; or UAC_DB); "
+        "the workspace keeps keys and a local copy",
+    )
+
+    p = command(
+        "set", cmd_set, "Assert one single-valued attribute, e.g. identity.passport.expiry_date."
+    )
+    subject(p)
+    p.add_argument("path", help="catalog attribute path, e.g. identity.passport.expiry_date")
+    p.add_argument("value", help="the value (dates as YYYY-MM-DD; lists as JSON)")
+    p.add_argument("--valid-from", type=_date_arg, help="when it became true (YYYY-MM-DD[THH:MM])")
+    p.add_argument("--valid-to", type=_date_arg, help="when it stops being true")
+    p.add_argument("--session", help="conversation/session id to record")
+
+    p = command(
+        "import", cmd_import, "Import records (JSON Lines, JSON array or CSV) into a collection."
+    )
+    subject(p)
+    p.add_argument("collection", help="catalog collection (travel.trips or trips) or a new name")
+    p.add_argument("file", type=Path, help="the file to import")
+    p.add_argument(
+        "--format",
+        choices=("jsonl", "json", "csv"),
+        help="file format (default: from the extension)",
+    )
+    p.add_argument("--session", help="conversation/session id to record")
+
+    p = command("facts", cmd_facts, "List a subject's facts in log order.")
+    subject(p)
+    p.add_argument("--path", help="only facts at this path")
+
+    p = command("inputs", cmd_inputs, "List a subject's archived raw inputs.")
+    subject(p)
+    p.add_argument("--show", action="store_true", help="show quarantined inputs' (masked) text too")
+
+    command("subjects", cmd_subjects, "List the tenant's subjects with fact and input counts.")
+
+    p = command(
+        "forget",
+        cmd_forget,
+        "Retract one of a subject's facts (appends a retract; nothing is deleted).",
+    )
+    subject(p)
+    p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
+    p.add_argument("--reason", help="why it is forgotten")
+
+    p = command(
+        "member", cmd_member, "Add a user to a group, remove them, or list members (or groups)."
+    )
+    p.add_argument("action", choices=("add", "remove", "list"), help="what to do")
+    p.add_argument("subject", help="the group (group:NAME); for list, a group or a user")
+    p.add_argument("user", nargs="?", help="the member to add or remove (a user)")
+    p.add_argument("--from", dest="from_", type=_date_arg, help="membership starts (valid time)")
+    p.add_argument("--to", type=_date_arg, help="membership ends (valid time)")
+    p.add_argument("--at", type=_date_arg, help="remove: when it ends; list: the moment")
+
+    for name, text in (
+        ("promote", "Share one of a user's facts with a group it belongs to (recorded)."),
+        ("demote", "Withdraw a fact the user promoted to a group."),
+    ):
+        p = command(name, cmd_promote, text)
+        subject(p)
+        p.add_argument("fact_id", help="the user's fact (or, for demote, the group's copy)")
+        p.add_argument("group", help="the group, e.g. group:family")
+        if name == "demote":
+            p.add_argument("--reason", help="why it is withdrawn")
+
+    p = command(
+        "erase",
+        cmd_erase,
+        "Legal erase: blank facts' content everywhere (hashes kept, chain still verifies) "
+        "and write an erasure report.",
+    )
+    subject(p)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--fact", action="append", metavar="ID", help="a fact to erase (repeat)")
+    which.add_argument("--all", action="store_true", help="erase everything of the subject")
+    p.add_argument("--reason", required=True, help="why (kept in the report)")
+
+    p = command("episode", cmd_episode, "Record episodes: past problems and what fixed them.")
+    ep = p.add_subparsers(dest="episode_command", metavar="ACTION")
+    ep.required = True
+    p = ep.add_parser("add", help="record one past problem", description="Record one episode.")
+    _global_options(p, top=False)
+    subject(p)
+    p.add_argument("--problem", required=True, help="what went wrong (the symptoms)")
+    p.add_argument("--tried", action="append", help="something tried (repeat, in order)")
+    p.add_argument("--worked", help="what fixed it")
+    p.add_argument("--failed", action="append", help="something that did not help (repeat)")
+    p.add_argument("--date", type=_day_arg, help="when it happened (YYYY-MM-DD; default today)")
+
+    p = command(
+        "confirm",
+        cmd_confirm,
+        "Confirm a preference inferred from conversation (context shows it as a question "
+        "until then).",
+    )
+    subject(p)
+    p.add_argument("path", help="preference path, e.g. preferences.language")
+
+    p = command("erasures", cmd_erasures, "List a subject's erasure reports (no erased content).")
+    subject(p)
+
+    p = command(
+        "gc",
+        cmd_gc,
+        "Compact derived data (never the log): search rows of retracted items, checkpoint "
+        "versions beyond --keep, delivered outbox rows and job records older than --older-than.",
+    )
+    p.add_argument("--keep", type=int, default=5, help="checkpoint versions kept (default 5)")
+    p.add_argument(
+        "--older-than", type=int, default=30, metavar="DAYS", help="age in days (default 30)"
+    )
+
+    for name, help_text, what in (
+        ("add", "Learn from one conversation message (only the user's words make facts).", ""),
+        ("remember", "Remember this, explicitly: high confidence; kept as a note if untyped.", ""),
+    ):
+        p = command(name, cmd_add, help_text)
+        subject(p)
+        p.add_argument("text", nargs="?", help="the message; - reads it from stdin" + what)
+        p.add_argument("--file", type=Path, help="read the message from this file")
+        p.add_argument("--session", help="conversation/session id")
+        if name == "add":
+            p.add_argument(
+                "--at", type=_date_arg, help="when it was said (default: now); resolves 'tomorrow'"
+            )
+            p.add_argument(
+                "--role",
+                choices=("user", "assistant"),
+                default="user",
+                help="who said it (default: user)",
+            )
+
+    p = command("prefer", cmd_prefer, "Store a style wish that fits no preference slot.")
+    subject(p)
+    p.add_argument("text", help='e.g. "give the root cause first, then the steps"')
+    p.add_argument("--confidence", type=float, default=1.0, help="0-1 (default: %(default)s)")
+
+    p = command("note", cmd_note, "Ingest a Markdown note (frontmatter, ## Preferences, ## Notes).")
+    subject(p)
+    p.add_argument(
+        "file", nargs="?", type=Path, help="the note (ingesting an edited note replaces the old)"
+    )
+    p.add_argument("--id", help="note identity (default: the file name)")
+    p.add_argument("--template", action="store_true", help="print a note template from the catalog")
+
+    p = command(
+        "rejections", cmd_rejections, "List what the ingestion gate refused for a subject, and why."
+    )
+    subject(p)
+    p.add_argument(
+        "--show",
+        action="store_true",
+        help="operator audit: show quarantined inputs' text (secrets stay masked)",
+    )
+
+    p = command("alerts", cmd_alerts, "List open alerts of a subject, or of the whole tenant.")
+    p.add_argument("subject", nargs="?", help=SUBJECT_HELP + " (default: every subject)")
+    p.add_argument("--all", action="store_true", help="include resolved alerts")
+
+    for name, func, text in (
+        ("ack", cmd_ack, "Acknowledge an alert."),
+        ("snooze", cmd_snooze, "Hide an alert until a date."),
+    ):
+        p = command(name, func, text)
+        p.add_argument("alert_id", help="the alert id (see 'uac alerts')")
+        p.add_argument("--subject", help="the alert's subject (default: found in the tenant)")
+        if name == "snooze":
+            p.add_argument("--until", type=_day_arg, required=True, help="last day it stays hidden")
+
+    p = command("check", cmd_check, "Compile if needed and run a subject's checks now.")
+    subject(p)
+    p.add_argument("--today", type=_day_arg, help="the date checks use")
+
+    p = command("rule", cmd_rule, "Store a user rule (threshold, reminder, forbid) as JSON.")
+    subject(p)
+    p.add_argument("rule", help=f"the rule, e.g. {RULE_EXAMPLE}")
+
+    p = command("run-once", cmd_run_once, "One scheduled pass: compile changed, check all, record.")
+    p.add_argument("--today", type=_day_arg, help="the date checks use")
+
+    p = command(
+        "schedule", cmd_schedule, "Run scheduled passes on an interval or cron until stopped."
+    )
+    when = p.add_mutually_exclusive_group(required=True)
+    when.add_argument("--every", help="interval, e.g. 10m, 1h, 30s (first pass at once)")
+    when.add_argument(
+        "--cron",
+        help="cron expression in UTC, e.g. '0 * * * *' for hourly (first pass at the next match)",
+    )
+
+    p = command("compile", cmd_compile, "Compile the log into typed Python modules (a checkpoint).")
+    p.add_argument("subject", nargs="?", help=SUBJECT_HELP)
+    p.add_argument("--all", action="store_true", help="compile every subject of the tenant")
+    p.add_argument(
+        "--changed", action="store_true", help="compile subjects with facts newer than their state"
+    )
+    p.add_argument(
+        "--as-of", type=_date_arg, help="fold what was true at this valid time (not made current)"
+    )
+    p.add_argument(
+        "--known-at", type=_date_arg, help="fold only what was recorded by then (not made current)"
+    )
+    p.add_argument(
+        "--keep", type=int, default=5, help="versions kept per subject (default: %(default)s)"
+    )
+
+    p = command("search", cmd_search, "Search a subject's notes and archived inputs (hybrid).")
+    subject(p)
+    p.add_argument("text", help="what to look for, in any wording")
+    p.add_argument("-k", type=int, default=10, help="how many results (default: %(default)s)")
+    p.add_argument("--since", type=_date_arg, help="only items from this date on")
+    p.add_argument("--kind", choices=("note", "input"), help="only notes or only raw inputs")
+    p.add_argument("--today", type=_day_arg, help="reference date for recency")
+
+    p = command("feedback", cmd_feedback, "Mark a search result 'not this': it ranks lower.")
+    subject(p)
+    p.add_argument("item_id", help="the note or input id from 'uac search'")
+    p.add_argument(
+        "--not-this", action="store_true", default=True, help="negative feedback (the default)"
+    )
+    p.add_argument("--reason", help="why it is not relevant")
+
+    p = command("context", cmd_context, "Print the memory block for an agent's system prompt.")
+    subject(p)
+    p.add_argument("--query", help="the current user message: adds the most relevant notes")
+    p.add_argument("--budget", type=int, default=800, help="token budget (default: %(default)s)")
+    p.add_argument("--today", type=_day_arg, help="reference date for recency and alerts")
+
+    p = command("query", cmd_query, "Answer a question exactly: run Python over the typed state.")
+    subject(p)
+    p.add_argument(
+        "program",
+        help="e.g. 'sum(t.cost for t in user.trips if t.depart.year == 2024)'; - reads stdin",
+    )
+    p.add_argument("--today", type=_day_arg, help="what 'today' means (default: now, UTC)")
+    p.add_argument("--as-of", type=_date_arg, help="query the state as it was at this valid time")
+    p.add_argument("--explain", action="store_true", help="also show the records and fact ids read")
+
+    p = command(
+        "manifest", cmd_manifest, "Print the compact manifest of a subject's current checkpoint."
+    )
+    subject(p)
+
+    p = command(
+        "why", cmd_why, "Explain a compiled value: the facts behind it and what they superseded."
+    )
+    subject(p)
+    p.add_argument(
+        "expr", help="user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']"
+    )
+
+    p = command("diff", cmd_diff, "Show the typed-state difference between two checkpoints.")
+    subject(p)
+    p.add_argument("v1", nargs="?", type=int, help="older version (default: the one before v2)")
+    p.add_argument("v2", nargs="?", type=int, help="newer version (default: current)")
+
+    p = command(
+        "verify",
+        cmd_verify,
+        "Verify the fact log's hash chain, keyed digests and anchors; report what is broken.",
+    )
+    p.add_argument(
+        "--anchor", type=Path, help="also check against an anchor saved by 'uac anchor export'"
+    )
+
+    p = command(
+        "anchor", cmd_anchor, "Print the log's newest anchor as JSON, for an outside witness."
+    )
+    p.add_argument("action", choices=("export",), help="what to do")
+    p.add_argument("--all", action="store_true", help="every anchor, oldest first")
+
+    p = command("mcp", cmd_mcp, "Serve the agent tools for one subject over MCP (stdio).")
+    subject(p, "; the only subject the connected agent reaches")
+
+    command("tools", cmd_tools, "Print the OpenAI function-calling schemas of the agent tools.")
+
+    # Operating nodes (runtime/cli/ops.py).
+    command(
+        "migrate",
+        cmd_migrate,
+        "Apply pending schema migrations of every layer (workspace file and shared PostgreSQL"
+        " database); idempotent, prints what it did.",
+    )
+    p = command(
+        "worker",
+        cmd_worker,
+        "Run a compile-and-check worker for a node bound to PostgreSQL: claims jobs with "
+        "per-subject leases until SIGTERM.",
+    )
+    p.add_argument("--batch", type=int, default=4, help="jobs claimed at once (default: 4)")
+    p.add_argument(
+        "--lease", type=float, default=pg_jobs.LEASE,
+        help="seconds a claim holds a job unless renewed (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-attempts", type=int, default=pg_jobs.MAX_ATTEMPTS,
+        help="attempts before a job is dead-lettered (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--retry-delay", type=float, default=pg_jobs.BASE_DELAY,
+        help="seconds before the first retry; doubles each time (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument("--poll", type=float, default=1.0, help="seconds between claims when idle")
+    p.add_argument(
+        "--until-idle", action="store_true", help="stop once no job is queued or running"
+    )
+    p.add_argument(
+        "--sink", action="append", metavar="NAME",
+        help="queue raised alerts for this `uac serve` sink (webhook, jsonl); repeatable",
+    )  # fmt: skip
+    p = command(
+        "workers",
+        cmd_workers,
+        "The job queue of the shared database: status (depth, lag per subject, failures, dead"
+        " letters) or retry (queue dead letters again).",
+    )
+    p.add_argument("action", choices=("status", "retry"), help="status or retry")
+    p.add_argument("--db", metavar="URL", help="the PostgreSQL database (default: the node's)")
+    p.add_argument("--limit", type=int, default=20, help="oldest waiting jobs to list")
+
+    p = command(
+        "serve", cmd_serve, "Serve the workspace over HTTP (API, MCP at /mcp, scheduler, outbox)."
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8765, help="port (default: %(default)s; 0: any)")
+    p.add_argument("--public", action="store_true", help="allow binding a non-loopback address")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
+    when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")
+
+    p = command(
+        "keys",
+        cmd_keys,
+        "Create, list or revoke API keys for uac serve; rotate-chain: new chain signing key.",
+    )
+    p.add_argument(
+        "action", choices=("create", "list", "revoke", "rotate-chain"), help="what to do"
+    )
+    p.add_argument("key_id", nargs="?", help="the key to revoke")
+    p.add_argument("--subject", help="bind the key to one subject (default: the whole tenant)")
+    p.add_argument("--read-only", action="store_true", help="the key may only read")
+    p.add_argument("--label", help="a note on what the key is for")
+
+    p = command(
+        "demo", cmd_demo, "Build a fresh demo workspace for a persona and show what uac holds."
+    )
+    p.add_argument(
+        "--fresh", action="store_true", help="wipe --home first if it already holds a workspace"
+    )
+    return parser

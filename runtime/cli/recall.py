@@ -1,0 +1,56 @@
+"""Commands of recall: search, feedback, context."""
+
+from __future__ import annotations
+
+import argparse
+
+from uac.runtime.cli.common import (
+    _call,
+    _out,
+    _print_json,
+    _short,
+)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    hits = _call(
+        args,
+        "search",
+        args.subject,
+        text=args.text,
+        k=args.k,
+        since=args.since,
+        kind=args.kind,
+        today=args.today,
+    )
+    if args.json:
+        _print_json(hits)
+        return 0
+    if not hits:
+        _out(f"nothing found for {args.text!r}")
+    for n, hit in enumerate(hits, 1):
+        flag = "  [not this]" if hit.get("negative_feedback") else ""
+        _out(
+            f"{n:>2}. {hit['id']}  {hit['kind']:<5} {hit['date'][:10]}  score {hit['score']:.4f}"
+            f" (bm25 #{hit.get('bm25_rank') or '-'}, vector #{hit.get('vector_rank') or '-'})"
+            f"{flag}"
+        )
+        _out(f"    {_short(hit['text'], 100)}")
+    return 0
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    fact = _call(args, "feedback", args.subject, item_id=args.item_id, reason=args.reason)
+    _out(
+        f"{fact['id']}  'not this' recorded on {args.item_id}; undo with: uac forget "
+        f"{args.subject} {fact['id']}"
+    )
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    block = _call(
+        args, "context", args.subject, query=args.query, budget=args.budget, today=args.today
+    )
+    _out(block["context"].rstrip())
+    return 0

@@ -1,0 +1,196 @@
+"""Commands that write a subject's log: init, set, import, add/remember, note, prefer,
+forget, episode, confirm."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from uac.fact_log.errors import InputError
+from uac.runtime.cli.common import (
+    _call,
+    _client,
+    _err,
+    _memory,
+    _out,
+    _print_alerts,
+    _print_json,
+    _progress,
+    _short,
+    _value,
+    _watching,
+)
+
+
+def _print_learned(learned: dict[str, Any]) -> None:
+    refused = learned.get("refused") or []
+    _out(
+        f"archived as {learned['input_id']}; {len(learned['facts'])} fact(s) learned"
+        + (f", {len(refused)} refused ({', '.join(sorted(set(refused)))})" if refused else "")
+    )
+    for fact in learned["facts"]:
+        _out(
+            f"  {fact['id']}  {fact['kind']:<10} {fact['path']:<30} {_short(_value(fact), 60)}"
+            f"  (confidence {fact['confidence']:.2f})"
+        )
+    _print_alerts(learned)
+
+
+def _read_text(args: argparse.Namespace) -> str:
+    """The message: the TEXT argument, `-` for stdin, or --file."""
+    if args.file is not None:
+        if args.text is not None:
+            raise InputError("give the message as TEXT or with --file, not both")
+        try:
+            return Path(args.file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{args.file}: cannot read the message ({exc})") from None
+    if args.text is None:
+        raise InputError("give the message as TEXT, '-' to read stdin, or --file FILE")
+    return sys.stdin.read() if args.text == "-" else args.text
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    if _client(args) is not None:
+        _out(f"workspace {args.home} is served by {_client(args).url}; nothing to do")
+        return 0
+    with _memory(args, create=True) as mem:
+        _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
+        if mem.store.replica is not None:
+            _out(f"its fact log is the PostgreSQL database {mem.store.replica.log.where}")
+    return 0
+
+
+def cmd_set(args: argparse.Namespace) -> int:
+    fact = _call(
+        args,
+        "set",
+        args.subject,
+        path=args.path,
+        value=args.value,
+        valid_from=args.valid_from,
+        valid_to=args.valid_to,
+        session=args.session,
+    )
+    if args.json:
+        _print_json(fact)
+    else:
+        _out(f"{fact['id']}  {fact['path']} = {_value(fact)}")
+        _print_alerts(fact)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    _err(f"importing {args.file} into {args.subject} {args.collection} ...")
+    client = _client(args)
+    if client is not None:
+        with _watching(args, client, "import", args.subject):
+            result = client.import_file(
+                args.subject, args.collection, args.file, format=args.format, session=args.session
+            )
+    else:
+        from uac.runtime.api.verbs import plain, with_alerts
+
+        with _memory(args) as mem, _progress(args, "importing") as bar:
+            before = mem.last_evaluation
+            result = plain(
+                mem.import_file(
+                    args.subject,
+                    args.collection,
+                    args.file,
+                    format=args.format,
+                    session_id=args.session,
+                    progress=bar.report,
+                )
+            )
+            result = with_alerts(mem, before, result)
+    if args.json:
+        _print_json(result)
+        return 0
+    what = "catalog collection" if result["known"] else "new collection (schema inferred)"
+    _out(
+        f"imported {result['facts']} records into {result['path']} ({what}) for {result['subject']}"
+    )
+    if result.get("schema"):
+        from uac.fact_log.shapes import describe
+
+        shown = ", ".join(f"{k}: {describe(v)}" for k, v in result["schema"].items())
+        _out("inferred schema: " + shown)
+    _print_alerts(result)
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    fact = _call(args, "forget", args.subject, fact_id=args.fact_id, reason=args.reason)
+    _out(f"{fact['id']}  retracts {args.fact_id} ({fact['path']})")
+    _print_alerts(fact)
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    text = _read_text(args)
+    if args.command == "remember":
+        learned = _call(args, "remember", args.subject, text=text, session=args.session)
+    else:
+        learned = _call(
+            args, "add", args.subject, text=text, at=args.at, session=args.session, role=args.role
+        )
+    if args.json:
+        _print_json(learned)
+    else:
+        _print_learned(learned)
+    return 0
+
+
+def cmd_note(args: argparse.Namespace) -> int:
+    if (args.file is None) == (not args.template):
+        raise InputError("give a FILE.md to ingest, or --template to print a template (not both)")
+    if args.template:
+        from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
+        from uac.fact_log.extraction.markdown import note_template
+
+        _out(note_template(Catalog.load(args.home / WORKSPACE_CATALOG)).rstrip())
+        return 0
+    try:
+        content = Path(args.file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{args.file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{args.file}: cannot read a UTF-8 Markdown note ({exc})") from None
+    learned = _call(
+        args, "note", args.subject, content=content, note_id=args.id or Path(args.file).name
+    )
+    _print_learned(learned)
+    return 0
+
+
+def cmd_prefer(args: argparse.Namespace) -> int:
+    fact = _call(args, "prefer", args.subject, text=args.text, confidence=args.confidence)
+    _out(f"{fact['id']}  soft preference stored: {fact['text']}")
+    return 0
+
+
+def cmd_episode(args: argparse.Namespace) -> int:
+    fact = _call(
+        args,
+        "episode",
+        args.subject,
+        problem=args.problem,
+        tried=args.tried or None,
+        worked=args.worked,
+        failed=args.failed or None,
+        date=args.date,
+    )
+    _out(f"{fact['id']}  episode: {fact['value']['problem']}")
+    _print_alerts(fact)
+    return 0
+
+
+def cmd_confirm(args: argparse.Namespace) -> int:
+    fact = _call(args, "confirm", args.subject, path=args.path)
+    _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")
+    _print_alerts(fact)
+    return 0
