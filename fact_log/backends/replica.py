@@ -15,9 +15,11 @@ after it commits, so a node always reads its own writes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_erase
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
 from uac.fact_log.chain import Prepared
@@ -98,6 +100,8 @@ class Replica:
         self.log = log
         self.store = store
         self.writable = writable  # False: the file cannot be written, the copy is read as is
+        # Set by the runtime (runtime/api/memory.py): finishes an erasure applied to this copy.
+        self.on_erased: Callable[[Address], None] | None = None
         # Published checkpoints every node can fetch (compiler/shared.py).
         shared_dir = os.environ.get(ARTIFACTS_ENV)
         self.artifacts: Artifacts = DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
@@ -124,14 +128,26 @@ class Replica:
             return
         for _ in range(3):
             have = self.synced(addr)
-            now, rows = self.log.pull(addr, have)
-            if now <= have:
-                return
-            with self.store.write_lock:
-                if self.synced(addr) != have:
-                    continue  # another thread copied meanwhile: ask again
-                self._absorb(addr, now, rows)
+            now, rows, erased = self.log.pull(addr, have)
+            if now > have:
+                with self.store.write_lock:
+                    if self.synced(addr) != have:
+                        continue  # another thread copied meanwhile: ask again
+                    self._absorb(addr, now, rows)
+            if erased:
+                self._apply_erasures(addr, erased)
             return
+
+    def _apply_erasures(self, addr: Address, shared: int) -> None:
+        """Blank the copy of erasures another node made (the log holds `shared` of them)."""
+        # Imported here: fact_log/erase.py imports the store, which imports this module.
+        from uac.fact_log import erase
+
+        if erase.applied(self.store, addr) >= shared:
+            return
+        done = erase.apply_shared(self.store, addr, pg_erase.listing(self.log, addr))
+        if done and self.on_erased is not None:
+            self.on_erased(addr)  # the runtime purges search rows, caches, checkpoints
 
     def record(self, prepared: list[Prepared]) -> None:
         """Copy this node's own committed writes, or catch up from the log if it is behind."""

@@ -170,6 +170,8 @@ class Memory:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
             if not read_only:
                 erasing.resume_pending(self)  # an erase a killed process left half done
+                if self.store.replica is not None:  # one another node made, seen at a sync
+                    self.store.replica.on_erased = lambda _addr: erasing.resume_pending(self)
         except BaseException:
             self.store.close()
             raise
