@@ -226,14 +226,6 @@ def apply_shared(store: Store, addr: Address, shared: list[dict[str, Any]]) -> i
     return done
 
 
-def applied(store: Store, addr: Address) -> int:
-    """How many erasures of the subject this workspace file records."""
-    key = [addr.tenant, addr.scope, addr.subject]
-    return int(
-        store.con.execute(f"SELECT count(*) FROM erasures WHERE {_SUBJECT}", key).fetchone()[0]
-    )
-
-
 def _blank(
     store: Store, erasure: LogErasure, seqs: Sequence[int], input_ids: Sequence[str]
 ) -> None:

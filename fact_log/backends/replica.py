@@ -100,8 +100,9 @@ class Replica:
         self.log = log
         self.store = store
         self.writable = writable  # False: the file cannot be written, the copy is read as is
-        # Set by the runtime (runtime/api/memory.py): finishes an erasure applied to this copy.
-        self.on_erased: Callable[[Address], None] | None = None
+        # Set by the runtime (runtime/api/memory.py): applies to this copy the legal erasures
+        # of a subject (pg_erase.listing) that another node made, and purges what derives.
+        self.on_erased: Callable[[Address, list[dict[str, Any]]], None] | None = None
         # Published checkpoints every node can fetch (compiler/shared.py).
         shared_dir = os.environ.get(ARTIFACTS_ENV)
         self.artifacts: Artifacts = DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
@@ -139,15 +140,16 @@ class Replica:
             return
 
     def _apply_erasures(self, addr: Address, shared: int) -> None:
-        """Blank the copy of erasures another node made (the log holds `shared` of them)."""
-        # Imported here: fact_log/erase.py imports the store, which imports this module.
-        from uac.fact_log import erase
-
-        if erase.applied(self.store, addr) >= shared:
+        """Hand erasures another node made (the log holds `shared`) to the runtime to apply."""
+        if self.on_erased is None:
             return
-        done = erase.apply_shared(self.store, addr, pg_erase.listing(self.log, addr))
-        if done and self.on_erased is not None:
-            self.on_erased(addr)  # the runtime purges search rows, caches, checkpoints
+        key = [addr.tenant, addr.scope, addr.subject]
+        # `erasures` is fact_log/erase.py's table (not imported here: it imports the store).
+        (have,) = self.store.con.execute(
+            "SELECT count(*) FROM erasures WHERE tenant = ? AND scope = ? AND subject = ?", key
+        ).fetchone()
+        if have < shared:
+            self.on_erased(addr, pg_erase.listing(self.log, addr))
 
     def record(self, prepared: list[Prepared]) -> None:
         """Copy this node's own committed writes, or catch up from the log if it is behind."""

@@ -45,6 +45,9 @@ from uac.fact_log.erase import (
     pending_erasures,
     record_report,
 )
+from uac.fact_log.erase import (
+    apply_shared as blank_copy,
+)
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.progress import Report
 from uac.fact_log.store import Store, utc_now
@@ -99,6 +102,12 @@ def resume_pending(mem: Memory) -> list[dict[str, Any]]:
         with subject_lock(mem.home, log.address):
             done.append(_purge_derived(view, log, lambda n: None))
     return done
+
+
+def apply_shared(mem: Memory, addr: Address, shared: list[dict[str, Any]]) -> None:
+    """Apply to this node's copy the erasures another node made of a subject, then purge."""
+    if blank_copy(mem.store, addr, shared):
+        resume_pending(mem)
 
 
 def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) -> dict[str, Any]:

@@ -171,7 +171,7 @@ class Memory:
             if not read_only:
                 erasing.resume_pending(self)  # an erase a killed process left half done
                 if self.store.replica is not None:  # one another node made, seen at a sync
-                    self.store.replica.on_erased = lambda _addr: erasing.resume_pending(self)
+                    self.store.replica.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
         except BaseException:
             self.store.close()
             raise
