@@ -6,6 +6,7 @@ several workspaces ("nodes") bound to one database stand for several hosts.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -25,6 +26,7 @@ from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends.postgres import LogUnavailable
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
+from uac.runtime.api.outbox import OutboxSink
 
 ROOT = Path(__file__).resolve().parents[1]
 ALICE = parse_subject("alice")
@@ -214,6 +216,34 @@ def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_nod
     assert [h.id for h in b.search("alice", "jasmine tea")][:1] == [kept.id]
     assert b.query("alice", "user.preferences.verbosity")["result"] == "short"
     assert a.verify().ok and b.verify().ok
+    a.close()
+    b.close()
+
+
+def test_erasing_all_of_a_subject_scrubs_its_shared_alerts_and_outbox(
+    tmp_path: Path, pg_url: str
+) -> None:
+    trip = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
+    day = dt.datetime(2025, 1, 10, 9)
+    a, b = _node(tmp_path, "a", pg_url), _node(tmp_path, "b", pg_url)
+    a.set("maya", "identity.passport.issuing_country", "GB", now=day)
+    a.set("maya", "identity.passport.expiry_date", "2025-06-01", now=day)
+    a.import_records("maya", "trips", [trip], now=day)
+    a.compile("maya")
+    a.check("maya", today=day.date(), sinks=[OutboxSink(a.store, ["hook"])])
+    (alert,) = b.alerts("maya")  # B's copy of the shared alert
+    before = _in_postgres(pg_url, "Bangkok")
+    assert {"facts.value", "uac_alerts.message", "uac_outbox.payload"} <= set(before), before
+
+    report = a.erase("maya", all=True, reason="account closed")
+    assert report["alerts"] == [alert.id] and report["where"]["outbox"] == 1
+    assert _in_postgres(pg_url, "Bangkok") == []
+    (gone,) = b.alerts("maya", include_resolved=True)
+    assert gone.message == "(erased)" and gone.status == "resolved"
+    assert {f.op for f in b.facts("maya")} == {"erased"}
+    b.store.con.execute("CHECKPOINT")
+    assert _on_disk(a.home, "Bangkok") == [] and _on_disk(b.home, "Bangkok") == []
+    assert a.verify().ok
     a.close()
     b.close()
 
