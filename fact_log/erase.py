@@ -196,7 +196,17 @@ def erase_log(
             "actor": actor,
             "erased_at": now,
         }
-        pg_erase.erase(store.replica.log, store.signer(), record, seqs, input_ids, fact_ids is None)
+        done = pg_erase.erase(
+            store.replica.log, store.signer(), record, seqs, input_ids, fact_ids is None
+        )
+        # An erase of everything chose its rows under the head lock (a write that landed
+        # since this node's sync is erased too): copy those rows, then blank what it blanked.
+        store.replica.sync(addr, erasures=False)
+        seqs, input_ids = [f["seq"] for f in done["facts"]], done["inputs"]
+        if not _blank(store, erasure, seqs, input_ids):  # another thread applied it already
+            erasure.facts, erasure.inputs = done["facts"], done["inputs"]
+            erasure.rejections = done["rejections"]
+        return erasure
     _blank(store, erasure, seqs, input_ids)
     return erasure
 
@@ -221,21 +231,23 @@ def apply_shared(store: Store, addr: Address, shared: list[dict[str, Any]]) -> i
                 entry["id"], addr, entry["what"], entry["reason"], entry["actor"],
                 entry["erased_at"],
             )  # fmt: skip
-            _blank(store, erasure, [f["seq"] for f in entry["facts"]], entry["inputs"])
-            done += 1
+            done += _blank(store, erasure, [f["seq"] for f in entry["facts"]], entry["inputs"])
     return done
 
 
 def _blank(
     store: Store, erasure: LogErasure, seqs: Sequence[int], input_ids: Sequence[str]
-) -> None:
-    """Blank the rows in this workspace file and record the erasure as pending (one transaction)."""
+) -> bool:
+    """Blank the rows in this workspace file and record the erasure as pending (one
+    transaction); False when the file records this erasure already (nothing done)."""
     addr = erasure.address
     ring = store.signer()
     key = [addr.tenant, addr.scope, addr.subject]
     cols = ", ".join(CONTENT_COLUMNS)
     with store.write_lock:
         con = store.con
+        if con.execute("SELECT count(*) FROM erasures WHERE id = ?", [erasure.id]).fetchone()[0]:
+            return False
         con.execute("BEGIN")
         try:
             sets = ", ".join(f"{c} = NULL" for c in BLANKED)
@@ -279,6 +291,7 @@ def _blank(
         except BaseException:
             con.execute("ROLLBACK")
             raise
+    return True
 
 
 def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]]) -> None:

@@ -77,6 +77,11 @@ def erase(
     key = _key(addr)
     with pg_schema.transaction(log) as cur:
         cur.execute(f"SELECT seq FROM chain_heads WHERE {_SUBJECT} FOR UPDATE", key)
+        if every:  # under the head lock: a write that landed after the caller looked counts
+            cur.execute(f"SELECT seq FROM facts WHERE {_SUBJECT}", key)
+            seqs = [row[0] for row in cur.fetchall()]
+            cur.execute(f"SELECT id FROM inputs WHERE {_SUBJECT}", key)
+            input_ids = [row[0] for row in cur.fetchall()]
         sets = ", ".join(f"{c} = NULL" for c in BLANKED)
         cur.execute(
             f"UPDATE facts SET op = 'erased', {sets} WHERE {_SUBJECT} AND seq = ANY(%s)",  # type: ignore[arg-type]

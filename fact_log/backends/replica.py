@@ -123,8 +123,10 @@ class Replica:
         )
         return int(row[0]) if row else 0
 
-    def sync(self, addr: Address) -> None:
-        """Copy the subject's writes the local copy lacks (one small query when none)."""
+    def sync(self, addr: Address, *, erasures: bool = True) -> None:
+        """Copy the subject's writes the local copy lacks (one small query when none), and
+        hand the legal erasures other nodes made of it to the runtime (unless `erasures`
+        is False: the caller is applying one)."""
         if not self.writable:
             return
         for _ in range(3):
@@ -135,7 +137,7 @@ class Replica:
                     if self.synced(addr) != have:
                         continue  # another thread copied meanwhile: ask again
                     self._absorb(addr, now, rows)
-            if erased:
+            if erased and erasures:
                 self._apply_erasures(addr, erased)
             return
 
