@@ -220,6 +220,20 @@ def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_nod
     b.close()
 
 
+def test_a_node_that_was_down_applies_an_erasure_when_it_opens(tmp_path: Path, pg_url: str) -> None:
+    secret = "Zebraplum Quixotic Harbourmaster"
+    with _node(tmp_path, "a", pg_url) as a:
+        note = a.add_note("alice", f"the locker code word is {secret}", now=T0)
+        with _node(tmp_path, "b", pg_url) as b:
+            assert b.search("alice", "Zebraplum")  # B's file holds the note and its index
+        assert _on_disk(tmp_path / "b", secret)
+        a.erase("alice", [note.id], reason="user asked")
+    with _node(tmp_path, "b", pg_url) as b:  # no read of alice: the open alone applies it
+        b.store.con.execute("CHECKPOINT")
+        assert _on_disk(b.home, secret) == []
+        assert [r["where"]["facts"] for r in b.erasures("alice")] == [1]
+
+
 def test_erasing_all_of_a_subject_scrubs_its_shared_alerts_and_outbox(
     tmp_path: Path, pg_url: str
 ) -> None:

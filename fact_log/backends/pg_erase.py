@@ -189,3 +189,10 @@ def listing(log: PgLog, addr: Address) -> list[dict[str, Any]]:
         out.append({"id": eid, "what": what, "reason": reason, "actor": actor,
                     "erased_at": at, "facts": done["facts"], "inputs": done["inputs"]})  # fmt: skip
     return out
+
+
+def counts(log: PgLog) -> dict[tuple[str, str, str], int]:
+    """(tenant, scope, subject) -> how many erasures the database holds, for every subject."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute("SELECT tenant, scope, subject, count(*) FROM uac_erasures GROUP BY 1, 2, 3")
+        return {(t, sc, su): n for t, sc, su, n in cur.fetchall()}

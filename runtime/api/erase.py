@@ -94,8 +94,23 @@ def resume_pending(mem: Memory) -> list[dict[str, Any]]:
 
     The log side commits with a `pending` report; search rows, alerts, outbox, checkpoints
     and the file's free blocks may still hold the content. Every purge step is idempotent,
-    so running them again completes the erase and its report with no hand work.
+    so running them again completes the erase and its report with no hand work. On a
+    shared log, erasures other nodes made of subjects this file holds are applied first.
     """
+    replica = mem.store.replica
+    if replica is not None:
+        # Erasures other nodes made while this one was down, of subjects its file holds.
+        local = {
+            tuple(row[:3]): row[3]
+            for row in mem.store.con.execute(
+                "SELECT s.tenant, s.scope, s.subject, count(e.id) FROM log_sync s LEFT JOIN"
+                " erasures e USING (tenant, scope, subject) GROUP BY ALL"
+            ).fetchall()
+        }
+        for key, n in pg_erase.counts(replica.log).items():
+            if key in local and local[key] < n:
+                addr = Address(*key)  # type: ignore[arg-type]
+                blank_copy(mem.store, addr, pg_erase.listing(replica.log, addr))
     done = []
     for log in pending_erasures(mem.store):
         view = mem.for_tenant(log.address.tenant)
