@@ -126,7 +126,7 @@ class Replica:
     def sync(self, addr: Address, *, erasures: bool = True) -> None:
         """Copy the subject's writes the local copy lacks (one small query when none), and
         hand the legal erasures other nodes made of it to the runtime (unless `erasures`
-        is False: the caller is applying one)."""
+        is False: the caller is applying one, or holds the write lock)."""
         if not self.writable:
             return
         for _ in range(3):
@@ -168,7 +168,10 @@ class Replica:
                     }
                     self._absorb(addr, after, rows)
                     continue
-            self.sync(addr)
+            # The append path holds the store's write lock: erasures are applied by the next
+            # read (applying takes the subject's lock, which a compile may hold while it waits
+            # on the write lock).
+            self.sync(addr, erasures=False)
 
     def sync_tenant(self, tenant: str) -> None:
         """Bring every subject of a tenant up to date (for tenant-wide listings)."""
