@@ -178,10 +178,16 @@ def _on_disk(home: Path, needle: str) -> list[str]:
     return [str(p) for p in home.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
 
 
+@pytest.mark.parametrize("where", ["database", "directory"])  # where checkpoints are shared
 def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_node(
-    tmp_path: Path, pg_url: str
+    tmp_path: Path, pg_url: str, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     secret = "Zebraplum Quixotic Harbourmaster"
+    shared = tmp_path / "shared"
+    if where == "directory":  # UAC_ARTIFACTS: a directory every node mounts
+        monkeypatch.setenv("UAC_ARTIFACTS", str(shared))
+    else:
+        monkeypatch.delenv("UAC_ARTIFACTS", raising=False)
     a, b = _node(tmp_path, "a", pg_url), _node(tmp_path, "b", pg_url)
     note = a.add_note("alice", f"the locker code word is {secret}", now=T0)
     kept = a.add_note("alice", "I like jasmine tea in the morning", now=T0)
@@ -192,14 +198,16 @@ def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_nod
     for mem in (a, b):
         mem.store.con.execute("CHECKPOINT")
     before = _in_postgres(pg_url, secret)
-    assert {"facts.text", "inputs.content", "uac_blobs.data"} <= set(before), before
+    assert {"facts.text", "inputs.content"} <= set(before), before
+    assert ("uac_blobs.data" in before) == (where == "database")
+    assert bool(_on_disk(shared, secret)) == (where == "directory")
     assert _on_disk(a.home, secret) and _on_disk(b.home, secret)
 
     report = a.erase("alice", [note.id], reason="user asked (art. 17)")
     assert report["verified"] and [f["id"] for f in report["facts"]] == [note.id]
     assert report["where"]["facts"] == 1 and report["where"]["inputs"] == 1
     assert report["where"]["shared_blobs_removed"] >= 1
-    assert _in_postgres(pg_url, secret) == []
+    assert _in_postgres(pg_url, secret) == [] and _on_disk(shared, secret) == []
     assert _on_disk(a.home, secret) == []
     # B applies the erasure at its next read of the subject: its copy, index and checkpoints.
     assert [f.op for f in b.facts("alice")] == ["erased", "assert", "assert"]
