@@ -173,6 +173,16 @@ def _in_postgres(url: str, needle: str) -> list[str]:
     return found
 
 
+def _in_pg_files(server: Cluster, url: str, needle: str) -> list[str]:
+    """This database's data files (after a checkpoint) holding the bytes; the WAL aside."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        (oid,) = conn.execute(
+            "SELECT oid FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    return _on_disk(server.data / "base" / str(oid), needle)
+
+
 def _on_disk(home: Path, needle: str) -> list[str]:
     """Files under a node's workspace (its DuckDB file and blob cache too) holding the bytes."""
     return [str(p) for p in home.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
@@ -180,7 +190,7 @@ def _on_disk(home: Path, needle: str) -> list[str]:
 
 @pytest.mark.parametrize("where", ["database", "directory"])  # where checkpoints are shared
 def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_node(
-    tmp_path: Path, pg_url: str, where: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, pg_url: str, pg_server: Cluster, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     secret = "Zebraplum Quixotic Harbourmaster"
     shared = tmp_path / "shared"
@@ -202,12 +212,15 @@ def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_nod
     assert ("uac_blobs.data" in before) == (where == "database")
     assert bool(_on_disk(shared, secret)) == (where == "directory")
     assert _on_disk(a.home, secret) and _on_disk(b.home, secret)
+    assert _in_pg_files(pg_server, pg_url, secret)  # the tables' files on the server's disk
 
     report = a.erase("alice", [note.id], reason="user asked (art. 17)")
     assert report["verified"] and [f["id"] for f in report["facts"]] == [note.id]
     assert report["where"]["facts"] == 1 and report["where"]["inputs"] == 1
     assert report["where"]["shared_blobs_removed"] >= 1
     assert _in_postgres(pg_url, secret) == [] and _on_disk(shared, secret) == []
+    assert _in_pg_files(pg_server, pg_url, secret) == []  # old row versions vacuumed
+    assert report["where"]["shared_tables_vacuumed"] >= 7
     assert _on_disk(a.home, secret) == []
     # B applies the erasure at its next read of the subject: its copy, index and checkpoints.
     assert [f.op for f in b.facts("alice")] == ["erased", "assert", "assert"]

@@ -151,8 +151,8 @@ def erase(
     return report
 
 
-def complete(log: PgLog, ring: KeyRing, erasure_id: str, report: dict[str, Any]) -> None:
-    """Store an erasure's completed report (resealed)."""
+def complete(log: PgLog, ring: KeyRing, erasure_id: str, report: dict[str, Any]) -> bool:
+    """Store an erasure's completed report (resealed); False if a node completed it already."""
     with pg_schema.transaction(log) as cur:
         # The first node to finish the purge completes the shared report; later ones keep it.
         cur.execute(
@@ -160,12 +160,38 @@ def complete(log: PgLog, ring: KeyRing, erasure_id: str, report: dict[str, Any])
             " AND report::jsonb ->> 'status' = 'pending'",
             [json.dumps(report, sort_keys=True, default=str), erasure_id],
         )
+        if not cur.rowcount:
+            return False
         cur.execute(f"SELECT {_ERASURE} FROM uac_erasures WHERE id = %s", [erasure_id])  # type: ignore[arg-type]
         values = list(cur.fetchone())  # type: ignore[arg-type]
         cur.execute(
             "UPDATE uac_erasures SET mac = %s WHERE id = %s",
             [ring.sign(row_message("uac_erasures", values)), erasure_id],
         )
+    return True
+
+
+# Tables an erase rewrites or deletes from: their old row versions hold the content.
+VACUUMED = (
+    "facts", "inputs", "rejections", "uac_alerts", "uac_outbox", "uac_blobs", "uac_checkpoints",
+    "uac_jobs",
+)  # fmt: skip
+
+
+def vacuum(log: PgLog) -> list[str]:
+    """VACUUM the tables an erase touched, so their data files drop the old row versions.
+
+    An UPDATE or DELETE in PostgreSQL leaves the old version of the row in the table's file
+    until VACUUM reclaims it (autovacuum would, some time later). VACUUM cannot run in a
+    transaction, hence its own autocommit connection. The WAL keeps the bytes until its
+    segments are recycled (docs/runtime.md).
+    """
+    try:
+        with psycopg.connect(log.url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f"VACUUM {', '.join(VACUUMED)}")  # type: ignore[arg-type]
+    except psycopg.OperationalError:
+        return []  # autovacuum reclaims them later; the report says none were vacuumed
+    return list(VACUUMED)
 
 
 def count(cur: psycopg.Cursor[Any], addr: Address) -> int:

@@ -174,8 +174,9 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
         "checkpoint": republished,
     }
     record_report(mem.store, log, report)
-    if replica is not None:
-        pg_erase.complete(replica.log, mem.store.signer(), log.id, report)
+    # The first node to complete the shared report vacuums the shared tables once.
+    if replica is not None and pg_erase.complete(replica.log, mem.store.signer(), log.id, report):
+        where["shared_tables_vacuumed"] = len(pg_erase.vacuum(replica.log))
     where["file_bytes"] = compact_file(mem.store)
     step(5)
     return report
