@@ -16,6 +16,7 @@ snooze that ends), so each occurrence is delivered once.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -131,6 +132,29 @@ def record_outbox(cur: psycopg.Cursor[Any], entries: Sequence[Sequence[Any]]) ->
         )
         done += cur.rowcount
     return done
+
+
+def erase(
+    log: PgLog, key: Sequence[str], facts: set[str], every: bool, blank: str, today: dt.date
+) -> tuple[list[str], int]:
+    """Blank and resolve a subject's alerts built on erased facts (a legal erase) and delete
+    their outbox rows (a payload is the whole alert); (alert ids, outbox rows deleted)."""
+    with pg_schema.transaction(log) as cur:
+        lock(cur, [tuple(key)])  # type: ignore[list-item]
+        cur.execute(f"SELECT id, fact_ids FROM uac_alerts WHERE {_KEY}", list(key))
+        ids = sorted(
+            aid for aid, used in cur.fetchall() if every or facts & set(json.loads(used or "[]"))
+        )
+        update(
+            cur,
+            key,
+            ids,
+            "message = %s, computation = %s, record_keys = '[]', delivery_error = NULL,"
+            " status = 'resolved', resolved_on = coalesce(resolved_on, %s)",
+            [blank, blank, today],
+        )
+        cur.execute(f"DELETE FROM uac_outbox WHERE {_KEY} AND alert_id = ANY(%s)", [*key, ids])
+        return ids, cur.rowcount
 
 
 # -- delivery ------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_erase
+from uac.fact_log.backends.pg_erase import BLANKED
 from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.schema import Owner, register
@@ -55,8 +57,6 @@ from uac.fact_log.tamper import ERASED_ROW_COLUMNS, reseal, row_mac, seal
 
 ERASED_OP = "erased"
 PENDING = "pending"  # an erasure report's status until its derived data is purged
-# Fact columns an erase blanks (the content the report must never hold).
-BLANKED = ("value", "text", "evidence", "record_key", "valid_from", "valid_to")
 
 ERASE = register(
     Owner(
@@ -167,9 +167,15 @@ def erase_log(
     actor: str,
     now: dt.datetime,
 ) -> LogErasure:
-    """Blank the named facts (None: all the subject's) and their inputs in one transaction."""
+    """Blank the named facts (None: all the subject's) and their inputs, hashes kept.
+
+    On a shared log the rows are blanked in PostgreSQL first (fact_log/backends/pg_erase.py,
+    one transaction), then in this node's copy (one transaction).
+    """
     if not reason or not reason.strip():
         raise InputError("an erase needs --reason (why the content must go, for the report)")
+    if store.replica is not None:
+        store.replica.sync(addr)  # targets are chosen from every write the log holds
     seqs, input_ids = select_targets(store, addr, fact_ids)
     erasure = LogErasure(
         "e_" + uuid.uuid4().hex[:20],
@@ -179,11 +185,69 @@ def erase_log(
         actor,
         now,
     )
+    if store.replica is not None:
+        # The shared log first: it is what every node copies; this node's copy follows in
+        # _blank, and a node that misses that step applies the erasure at its next sync.
+        record = {
+            "id": erasure.id,
+            "address": addr,
+            "what": erasure.what,
+            "reason": erasure.reason,
+            "actor": actor,
+            "erased_at": now,
+        }
+        done = pg_erase.erase(
+            store.replica.log, store.signer(), record, seqs, input_ids, fact_ids is None
+        )
+        # An erase of everything chose its rows under the head lock (a write that landed
+        # since this node's sync is erased too): copy those rows, then blank what it blanked.
+        store.replica.sync(addr, erasures=False)
+        seqs, input_ids = [f["seq"] for f in done["facts"]], done["inputs"]
+        if not _blank(store, erasure, seqs, input_ids):  # another thread applied it already
+            erasure.facts, erasure.inputs = done["facts"], done["inputs"]
+            erasure.rejections = done["rejections"]
+        return erasure
+    _blank(store, erasure, seqs, input_ids)
+    return erasure
+
+
+def apply_shared(store: Store, addr: Address, shared: list[dict[str, Any]]) -> int:
+    """Blank this node's copy of the shared erasures of a subject it has not applied yet.
+
+    Each is recorded locally as pending (runtime/api/erase.py's resume purges the derived
+    data); returns how many were applied.
+    """
+    key = [addr.tenant, addr.scope, addr.subject]
+    done = 0
+    with store.write_lock:  # two threads catching up one subject apply each erasure once
+        have = {
+            r[0]
+            for r in store.con.execute(f"SELECT id FROM erasures WHERE {_SUBJECT}", key).fetchall()
+        }
+        for entry in shared:
+            if entry["id"] in have:
+                continue
+            erasure = LogErasure(
+                entry["id"], addr, entry["what"], entry["reason"], entry["actor"],
+                entry["erased_at"],
+            )  # fmt: skip
+            done += _blank(store, erasure, [f["seq"] for f in entry["facts"]], entry["inputs"])
+    return done
+
+
+def _blank(
+    store: Store, erasure: LogErasure, seqs: Sequence[int], input_ids: Sequence[str]
+) -> bool:
+    """Blank the rows in this workspace file and record the erasure as pending (one
+    transaction); False when the file records this erasure already (nothing done)."""
+    addr = erasure.address
     ring = store.signer()
     key = [addr.tenant, addr.scope, addr.subject]
     cols = ", ".join(CONTENT_COLUMNS)
     with store.write_lock:
         con = store.con
+        if con.execute("SELECT count(*) FROM erasures WHERE id = ?", [erasure.id]).fetchone()[0]:
+            return False
         con.execute("BEGIN")
         try:
             sets = ", ".join(f"{c} = NULL" for c in BLANKED)
@@ -214,7 +278,7 @@ def erase_log(
             _record_rows(con, ring, records)
             where = f"{_SUBJECT} AND detail IS NOT NULL"
             params: list[Any] = list(key)
-            if fact_ids is not None:
+            if erasure.what != "all":
                 where += f" AND input_id IN {IDS}"
                 params.append(listed(input_ids))
             erasure.rejections = int(
@@ -227,7 +291,7 @@ def erase_log(
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    return erasure
+    return True
 
 
 def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]]) -> None:

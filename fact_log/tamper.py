@@ -100,10 +100,15 @@ def erased_residuals(
     ).fetchone()[0]
     if not has or ring is None:
         return {}
-    out: dict[int, tuple[str, str]] = {}
     cols = ", ".join(ERASED_ROW_COLUMNS)
     query = f"SELECT {cols}, mac FROM erased_rows WHERE tbl = 'facts'"
-    for *values, mac in con.execute(query).fetchall():
+    return verified_residuals(con.execute(query).fetchall(), ring)
+
+
+def verified_residuals(rows: Sequence[Sequence[Any]], ring: KeyRing) -> dict[int, tuple[str, str]]:
+    """seq -> (content hash, residual) of the erased_rows records (columns, mac) that verify."""
+    out: dict[int, tuple[str, str]] = {}
+    for *values, mac in rows:
         if ring.check(row_message("erased_rows", values), mac):
             out[int(values[3])] = (values[4], values[5])
     return out

@@ -6,6 +6,8 @@ several workspaces ("nodes") bound to one database stand for several hosts.
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -17,12 +19,14 @@ import psycopg
 import pytest
 from conftest import T0
 from pg_cluster import Cluster, find_bin
+from psycopg import sql
 
 from uac import Memory
 from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends.postgres import LogUnavailable
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
+from uac.runtime.api.outbox import OutboxSink
 
 ROOT = Path(__file__).resolve().parents[1]
 ALICE = parse_subject("alice")
@@ -147,20 +151,150 @@ def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> 
         assert [f.value for f in b.facts("alice")] == ["Alice", "Alicia"]
 
 
-def test_a_legal_erase_of_a_shared_log_is_refused_and_erases_nothing(
+def _in_postgres(url: str, needle: str) -> list[str]:
+    """Every PostgreSQL table (each row as text, byte columns as bytes) holding the needle."""
+    found = []
+    with psycopg.connect(url) as conn:
+        cols = conn.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " WHERE table_schema = 'public'"
+        ).fetchall()
+        assert {"facts", "inputs", "uac_alerts", "uac_outbox", "uac_blobs"} <= {c[0] for c in cols}
+        for table, col, kind in cols:
+            cell = sql.Identifier(col)
+            test = (
+                sql.SQL("position(convert_to(%s, 'UTF8') IN {}) > 0").format(cell)
+                if kind == "bytea"
+                else sql.SQL("position(%s IN {}::text) > 0").format(cell)
+            )
+            query = sql.SQL("SELECT count(*) FROM {} WHERE ").format(sql.Identifier(table)) + test
+            if conn.execute(query, [needle]).fetchone()[0]:
+                found.append(f"{table}.{col}")
+    return found
+
+
+def _in_pg_files(server: Cluster, url: str, needle: str) -> list[str]:
+    """This database's data files (after a checkpoint) holding the bytes; the WAL aside."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        (oid,) = conn.execute(
+            "SELECT oid FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
+    return _on_disk(server.data / "base" / str(oid), needle)
+
+
+def _on_disk(home: Path, needle: str) -> list[str]:
+    """Files under a node's workspace (its DuckDB file and blob cache too) holding the bytes."""
+    return [str(p) for p in home.rglob("*") if p.is_file() and needle.encode() in p.read_bytes()]
+
+
+@pytest.mark.parametrize("where", ["database", "directory"])  # where checkpoints are shared
+def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_node(
+    tmp_path: Path, pg_url: str, pg_server: Cluster, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "Zebraplum Quixotic Harbourmaster"
+    shared = tmp_path / "shared"
+    if where == "directory":  # UAC_ARTIFACTS: a directory every node mounts
+        monkeypatch.setenv("UAC_ARTIFACTS", str(shared))
+    else:
+        monkeypatch.delenv("UAC_ARTIFACTS", raising=False)
+    a, b = _node(tmp_path, "a", pg_url), _node(tmp_path, "b", pg_url)
+    note = a.add_note("alice", f"the locker code word is {secret}", now=T0)
+    kept = a.add_note("alice", "I like jasmine tea in the morning", now=T0)
+    a.set("alice", "preferences.verbosity", "short", now=T0)
+    a.compile("alice")  # published: its files are blobs in PostgreSQL
+    assert b.search("alice", "Zebraplum") and b.query("alice", "str(user)")  # B copies, indexes
+    b.compile("alice")
+    for mem in (a, b):
+        mem.store.con.execute("CHECKPOINT")
+    before = _in_postgres(pg_url, secret)
+    assert {"facts.text", "inputs.content"} <= set(before), before
+    assert ("uac_blobs.data" in before) == (where == "database")
+    assert bool(_on_disk(shared, secret)) == (where == "directory")
+    assert _on_disk(a.home, secret) and _on_disk(b.home, secret)
+    assert _in_pg_files(pg_server, pg_url, secret)  # the tables' files on the server's disk
+
+    report = a.erase("alice", [note.id], reason="user asked (art. 17)")
+    assert report["verified"] and [f["id"] for f in report["facts"]] == [note.id]
+    assert report["where"]["facts"] == 1 and report["where"]["inputs"] == 1
+    assert report["where"]["shared_blobs_removed"] >= 1
+    assert _in_postgres(pg_url, secret) == [] and _on_disk(shared, secret) == []
+    assert _in_pg_files(pg_server, pg_url, secret) == []  # old row versions vacuumed
+    assert report["where"]["shared_tables_vacuumed"] >= 7
+    assert _on_disk(a.home, secret) == []
+    # B applies the erasure at its next read of the subject: its copy, index and checkpoints.
+    assert [f.op for f in b.facts("alice")] == ["erased", "assert", "assert"]
+    assert all("Zebraplum" not in (h.text or "") for h in b.search("alice", "Zebraplum"))
+    assert secret not in json.dumps(b.query("alice", "str(user)"), default=str)
+    b.store.con.execute("CHECKPOINT")
+    assert _on_disk(b.home, secret) == []
+    assert [r["id"] for r in b.erasures("alice")] == [report["id"]]
+    assert b.erasures("alice")[0]["where"]["facts"] == 1  # completed there too, not pending
+    with psycopg.connect(pg_url) as conn:
+        (stored,) = conn.execute("SELECT report FROM uac_erasures").fetchone()
+    assert json.loads(stored)["id"] == report["id"] and "status" not in json.loads(stored)
+    # What was not erased is still there, and the shared chain verifies from either node.
+    assert [h.id for h in b.search("alice", "jasmine tea")][:1] == [kept.id]
+    assert b.query("alice", "user.preferences.verbosity")["result"] == "short"
+    assert a.verify().ok and b.verify().ok
+    a.close()
+    b.close()
+
+
+def test_a_node_that_was_down_applies_an_erasure_when_it_opens(tmp_path: Path, pg_url: str) -> None:
+    secret = "Zebraplum Quixotic Harbourmaster"
+    with _node(tmp_path, "a", pg_url) as a:
+        note = a.add_note("alice", f"the locker code word is {secret}", now=T0)
+        with _node(tmp_path, "b", pg_url) as b:
+            assert b.search("alice", "Zebraplum")  # B's file holds the note and its index
+        assert _on_disk(tmp_path / "b", secret)
+        a.erase("alice", [note.id], reason="user asked")
+    with _node(tmp_path, "b", pg_url) as b:  # no read of alice: the open alone applies it
+        b.store.con.execute("CHECKPOINT")
+        assert _on_disk(b.home, secret) == []
+        assert [r["where"]["facts"] for r in b.erasures("alice")] == [1]
+
+
+def test_erasing_all_of_a_subject_scrubs_its_shared_alerts_and_outbox(
     tmp_path: Path, pg_url: str
 ) -> None:
-    # Blanking one node's copy would leave the content in PostgreSQL and on other nodes while
-    # the report said "erased"; until a shared erase exists it must refuse, changing nothing.
+    trip = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}
+    day = dt.datetime(2025, 1, 10, 9)
+    a, b = _node(tmp_path, "a", pg_url), _node(tmp_path, "b", pg_url)
+    a.set("maya", "identity.passport.issuing_country", "GB", now=day)
+    a.set("maya", "identity.passport.expiry_date", "2025-06-01", now=day)
+    a.import_records("maya", "trips", [trip], now=day)
+    a.compile("maya")
+    a.check("maya", today=day.date(), sinks=[OutboxSink(a.store, ["hook"])])
+    (alert,) = b.alerts("maya")  # B's copy of the shared alert
+    before = _in_postgres(pg_url, "Bangkok")
+    assert {"facts.value", "uac_alerts.message", "uac_outbox.payload"} <= set(before), before
+
+    report = a.erase("maya", all=True, reason="account closed")
+    assert report["alerts"] == [alert.id] and report["where"]["outbox"] == 1
+    assert _in_postgres(pg_url, "Bangkok") == []
+    (gone,) = b.alerts("maya", include_resolved=True)
+    assert gone.message == "(erased)" and gone.status == "resolved"
+    assert {f.op for f in b.facts("maya")} == {"erased"}
+    b.store.con.execute("CHECKPOINT")
+    assert _on_disk(a.home, "Bangkok") == [] and _on_disk(b.home, "Bangkok") == []
+    assert a.verify().ok
+    a.close()
+    b.close()
+
+
+def test_verify_of_a_shared_log_still_catches_an_erased_row_edited_later(
+    tmp_path: Path, pg_url: str
+) -> None:
     with _node(tmp_path, "a", pg_url) as mem:
-        fact = mem.add_note("alice", "the locker code word is Zebraplum", now=T0)
-        with pytest.raises(WorkspaceError, match="not supported yet, and nothing was erased"):
-            mem.erase("alice", [fact.id], reason="user asked")
-        assert [f.text for f in mem.facts("alice")] == [fact.text]
-        assert mem.erasures("alice") == []
+        note = mem.add_note("alice", "the locker code word is Zebraplum", now=T0)
+        mem.erase("alice", [note.id], reason="user asked")
+        assert mem.verify().ok
     with psycopg.connect(pg_url) as conn:
-        (text,) = conn.execute("SELECT text FROM facts WHERE id = %s", [fact.id]).fetchone()
-    assert "Zebraplum" in text
+        conn.execute("UPDATE facts SET text = 'forged' WHERE id = %s", [note.id])
+    with _node(tmp_path, "a", pg_url) as mem:
+        report = mem.verify()
+        assert not report.ok and "content does not match" in (report.problem or ""), report
 
 
 def test_processes_on_two_nodes_lose_no_write(tmp_path: Path, pg_url: str) -> None:

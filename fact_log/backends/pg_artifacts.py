@@ -88,6 +88,11 @@ class Artifacts(Protocol):
         """The subject's record with the highest watermark (newest on ties), or None."""
         ...
 
+    def forget(self, addr: Address, keep: str | None) -> list[str]:
+        """Delete the subject's records but the one of manifest `keep` (a legal erase), and
+        every blob they named that no remaining record names; the blobs' digests."""
+        ...
+
 
 class PgArtifacts:
     """Blobs and checkpoint records in the PostgreSQL database of the log."""
@@ -177,6 +182,32 @@ class PgArtifacts:
             row = cur.fetchone()
         return Published(*row) if row else None
 
+    def forget(self, addr: Address, keep: str | None) -> list[str]:
+        """Delete the subject's other records, then the blobs only they named."""
+        key = [addr.tenant, addr.scope, addr.subject]
+        with self.log._tx() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"uac_checkpoints:{addr}"])
+            cur.execute(
+                f"DELETE FROM uac_checkpoints WHERE {_SUBJECT} AND manifest IS DISTINCT FROM %s"
+                " RETURNING manifest",
+                [*key, keep],
+            )
+            manifests = [row[0] for row in cur.fetchall()]
+            cur.execute("SELECT data FROM uac_blobs WHERE digest = ANY(%s)", [manifests])
+            named = set(manifests)
+            for (data,) in cur.fetchall():
+                named.update(json.loads(bytes(data)).get("files", {}).values())
+            # A blob another record's manifest names stays (identical files of two subjects).
+            cur.execute(
+                "SELECT c FROM unnest(%s::text[]) c WHERE c IN (SELECT manifest FROM"
+                " uac_checkpoints) OR EXISTS (SELECT 1 FROM uac_checkpoints k JOIN uac_blobs b"
+                " ON b.digest = k.manifest WHERE position(convert_to(c, 'UTF8') IN b.data) > 0)",
+                [sorted(named)],
+            )
+            gone = sorted(named - {row[0] for row in cur.fetchall()})
+            cur.execute("DELETE FROM uac_blobs WHERE digest = ANY(%s)", [gone])
+        return gone
+
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Published))
 _COLUMNS = ", ".join(_FIELDS)
@@ -254,6 +285,30 @@ class DirArtifacts:
         return max(
             self._all(self._records(addr)), key=lambda r: (r.watermark, r.version), default=None
         )
+
+    def forget(self, addr: Address, keep: str | None) -> list[str]:
+        """Delete the subject's other record files, then the blob files only they named."""
+        folder = self._records(addr)
+        if not folder.is_dir():
+            return []
+        with _file_lock(folder / ".lock"):
+            gone = [r for r in self._all(folder) if r.manifest != keep]
+            for record in gone:
+                (folder / f"{record.manifest}.json").unlink(missing_ok=True)
+        named = {r.manifest for r in gone}
+        named.update(*(self._files(r.manifest) for r in gone))
+        kept: set[str] = set()
+        for other in (self.root / "checkpoints").glob("*"):
+            for record in self._all(other):
+                kept.add(record.manifest)
+                kept.update(self._files(record.manifest))
+        for key in sorted(named - kept):
+            self._blob(key).unlink(missing_ok=True)
+        return sorted(named - kept)
+
+    def _files(self, manifest: str) -> set[str]:
+        data = self.get([manifest]).get(manifest)
+        return set(json.loads(data).get("files", {}).values()) if data else set()
 
     @staticmethod
     def _all(folder: Path) -> list[Published]:

@@ -46,6 +46,7 @@ from uac.fact_log.chain import (
 )
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.keys import KeyRing, row_message
+from uac.fact_log.tamper import ERASED_ROW_COLUMNS, verified_residuals
 from uac.fact_log.values import loads
 
 SCHEME = ("postgresql://", "postgres://")
@@ -321,13 +322,20 @@ class PgLog:
             cur.execute(sql, params)  # type: ignore[arg-type]
             return {(scope, subject): n for scope, subject, n in cur.fetchall()}
 
-    def pull(self, addr: Address, since: int) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
-        """Rows of a subject written after its write number `since`, and the number now."""
+    def pull(self, addr: Address, since: int) -> tuple[int, dict[str, list[tuple[Any, ...]]], int]:
+        """Rows of a subject written after its write number `since`, the number now, and
+        how many legal erasures of the subject the log holds (pg_erase.py)."""
         with self._tx() as cur:
-            cur.execute(f"SELECT writes FROM chain_heads WHERE {_SUBJECT}", _key(addr))
+            cur.execute(
+                f"SELECT writes, (SELECT count(*) FROM uac_erasures WHERE {_SUBJECT})"
+                f" FROM chain_heads WHERE {_SUBJECT}",
+                [*_key(addr), *_key(addr)],
+            )
             row = cur.fetchone()
-            if row is None or row[0] <= since:
-                return since, {}
+            if row is None:
+                return since, {}, 0
+            if row[0] <= since:
+                return since, {}, row[1]
             out = {}
             for table, cols in TABLES.items():
                 cur.execute(
@@ -336,7 +344,7 @@ class PgLog:
                     [*_key(addr), since, row[0]],
                 )
                 out[table] = cur.fetchall()
-            return row[0], out
+            return row[0], out, row[1]
 
     def facts(self, addr: Address, since_seq: int = 0) -> list[tuple[Any, ...]]:
         """A subject's fact rows (FACT_COLUMNS order) after a seq, in chain order."""
@@ -382,6 +390,7 @@ class PgLog:
                 " ORDER BY tenant, scope, subject"
             )
             heads = cur.fetchall()
+            erased = self._residuals(cur, ring)
             for tenant, scope, subject, *state, mac in heads:
                 key = (tenant, scope, subject)
                 label = f"{tenant}/{scope}:{subject}"
@@ -389,7 +398,7 @@ class PgLog:
                     row_message("chain_heads", [*key, *state]), mac
                 ):
                     problems.append(f"the chain head of {label} does not match its keyed digest")
-                broken = self._walk(cur, key, state, ring)
+                broken = self._walk(cur, key, state, ring, erased)
                 checked += broken[0]
                 if broken[1] is not None:
                     _, seq, fid, why = broken
@@ -429,7 +438,11 @@ class PgLog:
 
     @staticmethod
     def _walk(
-        cur: psycopg.Cursor[Any], key: tuple[str, ...], state: list[Any], ring: KeyRing | None
+        cur: psycopg.Cursor[Any],
+        key: tuple[str, ...],
+        state: list[Any],
+        ring: KeyRing | None,
+        erased: dict[int, tuple[str, str]],
     ) -> tuple[int, int | None, str | None, str | None]:
         """One subject's chain: (facts checked, seq, id, problem) of the first bad row."""
         seq, link, facts, inputs, _ = state
@@ -439,7 +452,7 @@ class PgLog:
         )
         prev, last, n = GENESIS, 0, 0
         for row in cur.fetchall():
-            why = fact_problem(row, prev, ring)
+            why = fact_problem(row, prev, ring, erased)
             if why is None and row[0] <= last:
                 why = "its sequence number does not increase along the chain"
             if why is not None:
@@ -460,6 +473,18 @@ class PgLog:
         if held != inputs:
             return n, None, None, f"its head counts {inputs} inputs but the log holds {held}"
         return n, None, None, None
+
+    @staticmethod
+    def _residuals(cur: psycopg.Cursor[Any], ring: KeyRing | None) -> dict[int, tuple[str, str]]:
+        """seq -> (content hash, residual) of legally erased facts (pg_erase.py) that verify."""
+        cur.execute("SELECT to_regclass('uac_erased_rows') IS NOT NULL")
+        if ring is None or not cur.fetchone()[0]:  # type: ignore[index]
+            return {}
+        cur.execute(
+            f"SELECT {', '.join(ERASED_ROW_COLUMNS)}, mac FROM uac_erased_rows"  # type: ignore[arg-type]
+            " WHERE tbl = 'facts'"
+        )
+        return verified_residuals(cur.fetchall(), ring)
 
     @staticmethod
     def _sealed(cur: psycopg.Cursor[Any], ring: KeyRing) -> list[str]:

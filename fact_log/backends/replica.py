@@ -15,9 +15,11 @@ after it commits, so a node always reads its own writes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_erase
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
 from uac.fact_log.chain import Prepared
@@ -98,6 +100,9 @@ class Replica:
         self.log = log
         self.store = store
         self.writable = writable  # False: the file cannot be written, the copy is read as is
+        # Set by the runtime (runtime/api/memory.py): applies to this copy the legal erasures
+        # of a subject (pg_erase.listing) that another node made, and purges what derives.
+        self.on_erased: Callable[[Address, list[dict[str, Any]]], None] | None = None
         # Published checkpoints every node can fetch (compiler/shared.py).
         shared_dir = os.environ.get(ARTIFACTS_ENV)
         self.artifacts: Artifacts = DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
@@ -118,20 +123,35 @@ class Replica:
         )
         return int(row[0]) if row else 0
 
-    def sync(self, addr: Address) -> None:
-        """Copy the subject's writes the local copy lacks (one small query when none)."""
+    def sync(self, addr: Address, *, erasures: bool = True) -> None:
+        """Copy the subject's writes the local copy lacks (one small query when none), and
+        hand the legal erasures other nodes made of it to the runtime (unless `erasures`
+        is False: the caller is applying one, or holds the write lock)."""
         if not self.writable:
             return
         for _ in range(3):
             have = self.synced(addr)
-            now, rows = self.log.pull(addr, have)
-            if now <= have:
-                return
-            with self.store.write_lock:
-                if self.synced(addr) != have:
-                    continue  # another thread copied meanwhile: ask again
-                self._absorb(addr, now, rows)
+            now, rows, erased = self.log.pull(addr, have)
+            if now > have:
+                with self.store.write_lock:
+                    if self.synced(addr) != have:
+                        continue  # another thread copied meanwhile: ask again
+                    self._absorb(addr, now, rows)
+            if erased and erasures:
+                self._apply_erasures(addr, erased)
             return
+
+    def _apply_erasures(self, addr: Address, shared: int) -> None:
+        """Hand erasures another node made (the log holds `shared`) to the runtime to apply."""
+        if self.on_erased is None:
+            return
+        key = [addr.tenant, addr.scope, addr.subject]
+        # `erasures` is fact_log/erase.py's table (not imported here: it imports the store).
+        (have,) = self.store.con.execute(
+            "SELECT count(*) FROM erasures WHERE tenant = ? AND scope = ? AND subject = ?", key
+        ).fetchone()
+        if have < shared:
+            self.on_erased(addr, pg_erase.listing(self.log, addr))
 
     def record(self, prepared: list[Prepared]) -> None:
         """Copy this node's own committed writes, or catch up from the log if it is behind."""
@@ -148,7 +168,10 @@ class Replica:
                     }
                     self._absorb(addr, after, rows)
                     continue
-            self.sync(addr)
+            # The append path holds the store's write lock: erasures are applied by the next
+            # read (applying takes the subject's lock, which a compile may hold while it waits
+            # on the write lock).
+            self.sync(addr, erasures=False)
 
     def sync_tenant(self, tenant: str) -> None:
         """Bring every subject of a tenant up to date (for tenant-wide listings)."""

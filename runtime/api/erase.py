@@ -28,11 +28,15 @@ import datetime as dt
 import json
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from uac.compiler import cache, loader
+from uac.checks import pg_alerts
+from uac.compiler import cache, loader, shared
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_erase
+from uac.fact_log.backends.pg_artifacts import digest
 from uac.fact_log.erase import (
     LogErasure,
     compact_file,
@@ -41,7 +45,10 @@ from uac.fact_log.erase import (
     pending_erasures,
     record_report,
 )
-from uac.fact_log.errors import InputError, UacError, WorkspaceError
+from uac.fact_log.erase import (
+    apply_shared as blank_copy,
+)
+from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.progress import Report
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -68,14 +75,6 @@ def erase(
     """Erase the named facts (None: everything of the subject) and all derived data."""
     if mem.store.read_only:
         raise InputError(f"workspace {mem.home} was opened read-only; an erase writes")
-    if mem.store.replica is not None:
-        # Blanking this node's copy would leave the content in the shared database and in
-        # every other node's copy while the report said "erased": refuse instead.
-        raise WorkspaceError(
-            f"workspace {mem.home} keeps its log in PostgreSQL ({mem.store.replica.log.where}); "
-            "a legal erase of a shared log is not supported yet, and nothing was erased "
-            "(docs/scale.md, 'Not built yet')"
-        )
     addr = mem.address(subject)
     now = now or utc_now()
 
@@ -95,14 +94,35 @@ def resume_pending(mem: Memory) -> list[dict[str, Any]]:
 
     The log side commits with a `pending` report; search rows, alerts, outbox, checkpoints
     and the file's free blocks may still hold the content. Every purge step is idempotent,
-    so running them again completes the erase and its report with no hand work.
+    so running them again completes the erase and its report with no hand work. On a
+    shared log, erasures other nodes made of subjects this file holds are applied first.
     """
+    replica = mem.store.replica
+    if replica is not None:
+        # Erasures other nodes made while this one was down, of subjects its file holds.
+        local = {
+            tuple(row[:3]): row[3]
+            for row in mem.store.con.execute(
+                "SELECT s.tenant, s.scope, s.subject, count(e.id) FROM log_sync s LEFT JOIN"
+                " erasures e USING (tenant, scope, subject) GROUP BY ALL"
+            ).fetchall()
+        }
+        for key, n in pg_erase.counts(replica.log).items():
+            if key in local and local[key] < n:
+                addr = Address(*key)  # type: ignore[arg-type]
+                blank_copy(mem.store, addr, pg_erase.listing(replica.log, addr))
     done = []
     for log in pending_erasures(mem.store):
         view = mem.for_tenant(log.address.tenant)
         with subject_lock(mem.home, log.address):
             done.append(_purge_derived(view, log, lambda n: None))
     return done
+
+
+def apply_shared(mem: Memory, addr: Address, shared: list[dict[str, Any]]) -> None:
+    """Apply to this node's copy the erasures another node made of a subject, then purge."""
+    if blank_copy(mem.store, addr, shared):
+        resume_pending(mem)
 
 
 def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) -> dict[str, Any]:
@@ -113,10 +133,19 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     items = [f["id"] for f in log.facts] + log.inputs
     purged = mem.purge_search(addr, items)
     step(2)
-    alert_ids = _blank_alerts(mem.store, addr, {f["id"] for f in log.facts}, log.what == "all")
+    erased = {f["id"] for f in log.facts}
+    alert_ids = _blank_alerts(mem.store, addr, erased, log.what == "all")
     outbox = _drop_outbox(mem.store, addr.tenant, alert_ids)
+    replica = mem.store.replica
+    if replica is not None:  # the shared alerts and outbox (idempotent: any node may run it)
+        key = [addr.tenant, addr.scope, addr.subject]
+        shared, dropped = pg_alerts.erase(
+            replica.log, key, erased, log.what == "all", ERASED, utc_now().date()
+        )
+        alert_ids, outbox = sorted(set(alert_ids) | set(shared)), outbox + dropped
     step(3)
     republished, removed = _republish(mem, addr)
+    blobs = _forget_shared(mem, addr, republished) if replica is not None else []
     step(4)
     mem.forget_reaction(addr)
     where = {
@@ -128,6 +157,8 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
         "outbox": outbox,
         "checkpoint_versions_removed": removed,
     }
+    if replica is not None:
+        where["shared_blobs_removed"] = len(blobs)
     report = {
         "id": log.id,
         "tenant": addr.tenant,
@@ -143,6 +174,9 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
         "checkpoint": republished,
     }
     record_report(mem.store, log, report)
+    # The first node to complete the shared report vacuums the shared tables once.
+    if replica is not None and pg_erase.complete(replica.log, mem.store.signer(), log.id, report):
+        where["shared_tables_vacuumed"] = len(pg_erase.vacuum(replica.log))
     where["file_bytes"] = compact_file(mem.store)
     step(5)
     return report
@@ -201,6 +235,18 @@ def _drop_outbox(store: Store, tenant: str, alert_ids: list[str]) -> int:
     return len(row)
 
 
+def _forget_shared(mem: Memory, addr: Address, version: int | None) -> list[str]:
+    """Delete the subject's shared checkpoint records but the republished one, and the
+    blobs only they named; the digests removed (also from this node's blob cache)."""
+    keep = None
+    if version is not None:
+        folder = loader.subject_dir(mem.home, addr) / "versions" / loader.version_name(version)
+        keep = digest((folder / loader.FILES).read_bytes())
+    gone = mem.store.replica.artifacts.forget(addr, keep)
+    _drop_cached(mem.home, gone)
+    return gone
+
+
 def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
     """Compile the subject from the blanked log; delete every other checkpoint version."""
     base = loader.subject_dir(mem.home, addr)
@@ -219,6 +265,7 @@ def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
     keep = loader.version_name(version) if version is not None else None
     for path in sorted(versions.iterdir()) if versions.exists() else []:
         if path.name != keep:
+            _uncache(mem.home, path)
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:
@@ -226,3 +273,18 @@ def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
     if version is None:
         (base / "current").unlink(missing_ok=True)
     return version, len(before - {keep})
+
+
+def _uncache(home: Path, version: Path) -> None:
+    """Delete a version's files from this node's shared-blob cache (compiler/shared.py)."""
+    try:
+        stamp = (version / loader.FILES).read_bytes()
+        files = json.loads(stamp).get("files", {})
+    except (OSError, ValueError):
+        return
+    _drop_cached(home, [digest(stamp), *files.values()])
+
+
+def _drop_cached(home: Path, keys: list[str]) -> None:
+    for key in keys:
+        (home / shared.CACHE / key[:2] / key).unlink(missing_ok=True)

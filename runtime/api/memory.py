@@ -98,6 +98,8 @@ class Memory(Writes, Reads, Alerts, Recall):
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
             if not read_only:
                 erasing.resume_pending(self)  # an erase a killed process left half done
+                if self.store.replica is not None:  # one another node made, seen at a sync
+                    self.store.replica.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
         except BaseException:
             self.store.close()
             raise
