@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 import threading
 import time
@@ -96,7 +97,9 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
         return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
 
 
-SERVER_START_WAIT = 15.0  # seconds a command waits for a starting `uac serve` to announce itself
+# Seconds a command waits for a starting `uac serve` to announce itself (UAC_SERVER_START_WAIT
+# overrides: a slow or loaded host can need longer).
+SERVER_START_WAIT = 15.0
 
 
 def _await_server(args: argparse.Namespace, holder: str) -> bool:
@@ -109,7 +112,8 @@ def _await_server(args: argparse.Namespace, holder: str) -> bool:
         return False  # not a forwardable command, or the holder is not a server
     from uac.runtime.api.client import Client
 
-    deadline = time.monotonic() + SERVER_START_WAIT
+    wait = float(os.environ.get("UAC_SERVER_START_WAIT") or SERVER_START_WAIT)
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         args._client = Client.discover(args.home, args.tenant)
         if args._client is not None:
