@@ -86,6 +86,10 @@ _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow ta
 # `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
 _STAGE = "_stage_"
 _STAGED = ("inputs", "facts", "rejections")
+# DuckDB's buffer pool keeps every committed block cached up to its memory limit (80% of
+# RAM by default): during a staged write it is held this low so the staged chunks, already on
+# disk, are evicted rather than kept (200k records: 594 MB peak without, 404 MB with 64MB).
+_STREAM_MEMORY_LIMIT = "64MB"
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -605,9 +609,12 @@ class Store:
             heads = self._load_heads()
             run_seq = heads[0][0] + 1
             stage = {t: f"{_STAGE}{uuid.uuid4().hex[:12]}_{t}" for t in _STAGED}
-            schemas: list[tuple[Batch, str | None, Any]] = []
+            # Only what the schema rows need: holding the batches would hold every record.
+            schemas: list[tuple[Address, dict[str, dict[str, Any]], str | None, Any]] = []
             recorded: Any = None
             con = self.con
+            limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+            con.execute(f"SET memory_limit = '{_STREAM_MEMORY_LIMIT}'")
             try:
                 for table, staged in stage.items():
                     con.execute(f"CREATE TABLE {staged} AS SELECT * FROM {table} LIMIT 0")
@@ -617,7 +624,9 @@ class Store:
                     self._write_rows(prep, stage)
                     con.execute("COMMIT")
                     batch.input_ids = [row[1] for row in prep.input_rows]
-                    schemas.append((batch, _first_input(prep), prep.recorded))
+                    schemas.append(
+                        (batch.address, batch.schemas, _first_input(prep), prep.recorded)
+                    )
                     recorded, facts = prep.recorded, facts + len(prep.fact_rows)
                 if recorded is None:
                     raise WorkspaceError("nothing to append: the write holds no batch")
@@ -625,8 +634,8 @@ class Store:
                 for table, staged in stage.items():
                     con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")
                     con.execute(f"DROP TABLE {staged}")
-                for batch, first_input, at in schemas:
-                    self._write_schemas(batch, first_input, at)
+                for addr, inferred, first_input, at in schemas:
+                    self._write_schemas(addr, inferred, first_input, at)
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:
@@ -635,6 +644,8 @@ class Store:
                 self._head = self._input_seq = None  # re-read the heads on the next append
                 _drop_stages(con, list(stage.values()))
                 raise
+            finally:
+                con.execute(f"SET memory_limit = '{limit}'")
             self._head, self._input_seq = heads
         return facts
 
@@ -674,7 +685,8 @@ class Store:
 
     def _write_prepared(self, prep: Prepared) -> None:
         self._write_rows(prep)
-        self._write_schemas(prep.batch, _first_input(prep), prep.recorded)
+        batch = prep.batch
+        self._write_schemas(batch.address, batch.schemas, _first_input(prep), prep.recorded)
 
     def _write_rows(self, prep: Prepared, tables: dict[str, str] | None = None) -> None:
         """A prepared batch's inputs, facts and rejections, into the log or its staging."""
@@ -685,9 +697,14 @@ class Store:
         for row in prep.rejection_rows:
             self.con.execute(f"INSERT INTO {rejections} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
-    def _write_schemas(self, batch: Batch, first_input: str | None, recorded: Any) -> None:
-        addr = batch.address
-        for path, fields in sorted(batch.schemas.items()):
+    def _write_schemas(
+        self,
+        addr: Address,
+        inferred: dict[str, dict[str, Any]],
+        first_input: str | None,
+        recorded: Any,
+    ) -> None:
+        for path, fields in sorted(inferred.items()):
             current = self.inferred_schema(addr, path)
             row = schema_row(self.signer(), addr, path, fields, current, first_input, recorded)
             if row is not None:
