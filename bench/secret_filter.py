@@ -4,6 +4,7 @@ Run from the repository root with the project's virtualenv:
 
     python bench/secret_filter.py                  # baseline: main's fact_log/extraction/safety.py
     python bench/secret_filter.py --baseline HEAD~4 --repeat 7
+    python bench/secret_filter.py --baseline REV --records 20000   # + an import's screen
 
 The labelled set is written here (no download): >= 150 strings, real-looking secrets of
 >= 20 kinds, each with the raw bytes that must not survive masking, and benign look-alikes
@@ -318,6 +319,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--baseline", default="main")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--records", type=int, default=0, help="also time an import's screen")
     args = ap.parse_args()
     from uac.fact_log.extraction.safety import scan as after_scan
 
@@ -376,8 +378,46 @@ def main() -> None:
         t_ds = _timing(ds, max(1, args.repeat // 2))
         line += f"; detect-secrets {t_ds:.1f} µs/msg ({t_ds / t_before:.1f}x)"
     print(line)
+    if args.records:
+        _import_screen(before_scan, after_scan, args.records, args.repeat)
     for ctx in _KEEP:
         ctx.__exit__(None, None, None)  # type: ignore[attr-defined]
+
+
+def _import_screen(before: Callable, after: Callable, n: int, repeat: int) -> None:
+    """What an import of n trip records scans: each distinct value once, then the file text."""
+    import json
+    import random
+
+    rng = random.Random(20261201)
+    cities = ("Paris", "Lyon", "Berlin", "Rome", "Lisbon", "Vienna", "Tokyo", "Dublin")
+    records = [
+        {
+            "city": rng.choice(cities),
+            "depart": f"20{rng.randint(10, 29)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+            "purpose": rng.choice(("leisure", "business", "family")),
+            "cost": f"{rng.randint(2_000, 500_000) / 100:.2f}",
+            "currency": "GBP",
+            "note": rng.choice(("window seat", "", "met Anna", "conference")),
+        }
+        for _ in range(n)
+    ]
+    values = sorted({v for r in records for v in r.values()})
+    text = "\n".join(json.dumps(r, separators=(",", ":")) for r in records)
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for _ in range(repeat):
+        for name, fn in (("before", before), ("after", after)):  # interleaved
+            start = time.perf_counter()
+            for v in values:
+                fn(v)
+            fn(text)
+            times[name].append(time.perf_counter() - start)
+    b, a = (statistics.median(times[k]) for k in ("before", "after"))
+    print(
+        f"import screen, {n:,} records ({len(values):,} distinct values + {len(text) / 2**20:.1f}"
+        f" MiB of file text), median of {repeat}: before {b:.3f} s, after {a:.3f} s "
+        f"(ratio {a / b:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

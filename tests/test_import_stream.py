@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
+import duckdb
 import pytest
 from conftest import T0, counts, write
 
@@ -59,6 +64,7 @@ def test_a_bad_record_in_the_last_chunk_leaves_nothing_written(mem: Memory, tmp_
     with pytest.raises(InputError, match=r"t.jsonl: line 27: .*cost"):
         mem.import_file("alice", "trips", bad, now=T0)
     assert counts(mem) == before
+    assert _stages(mem.store.con) == []  # the staged chunks were dropped
     # The chain head was re-read: the next write links to the last committed row.
     mem.import_file("alice", "trips", write(tmp_path / "ok.jsonl", _trips(12)), now=T0)
     assert mem.verify().ok and counts(mem)[0] == before[0] + 12
@@ -93,3 +99,56 @@ def test_an_over_long_line_is_measured_without_being_held(tmp_path: Path) -> Non
         fh.write('{"a": 1}\n{"a": "' + "x" * (3 << 20) + '"}\n')
     with pytest.raises(InputError, match=r"long.jsonl:2: line is 3,145,737 bytes"):
         list(importer.read_chunks(src))
+
+
+def _stages(con: duckdb.DuckDBPyConnection) -> list[str]:
+    sql = "SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, '_stage_')"
+    return [r[0] for r in con.execute(sql).fetchall()]
+
+
+# The child imports with 10-record chunks and SIGKILLs itself as the fourth chunk is chained:
+# three chunks are committed to staging by then, none of them to the log.
+_KILLED_IMPORT = textwrap.dedent(
+    """
+    import os, signal, sys
+    from uac import Memory
+    from uac.fact_log import importer, store
+
+    importer.CHUNK_RECORDS = 10
+    chain, calls = store.Store._chain, []
+
+    def chain_then_die(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 4:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return chain(self, *args, **kwargs)
+
+    store.Store._chain = chain_then_die
+    with Memory(sys.argv[1], react=False) as mem:
+        mem.import_file("alice", "trips", sys.argv[2])
+    """
+)
+
+
+def test_a_killed_import_leaves_nothing_and_needs_no_hand_work(home: Path, tmp_path: Path) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("alice", "preferences.verbosity", "short", now=T0)
+        before = counts(mem)
+    src = write(tmp_path / "t.jsonl", _trips(60))
+    child = subprocess.run(
+        [sys.executable, "-c", _KILLED_IMPORT, str(home), str(src)], capture_output=True
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr.decode()
+    con = duckdb.connect(str(next(home.glob("*.duckdb"))), read_only=True)
+    try:  # the kill came mid-way: staged chunks are on disk, the log does not have them
+        staged = _stages(con)
+        assert len(staged) == 3
+        facts = next(t for t in staged if t.endswith("_facts"))
+        assert con.execute(f"SELECT count(*) FROM {facts}").fetchone()[0] == 30
+    finally:
+        con.close()
+    with Memory(home, react=False) as mem:  # the next open drops the staging
+        assert _stages(mem.store.con) == []
+        assert counts(mem) == before and mem.verify().ok
+        result = mem.import_file("alice", "trips", src, now=T0)
+        assert result.facts == 60 and counts(mem)[0] == before[0] + 60 and mem.verify().ok

@@ -15,7 +15,9 @@ its keyword detector expects code syntax (`password = "x"`), its entropy detecto
 unquoted prose word and it costs ~1 ms a line (bench/secrets.py measures it).
 
 All patterns are linear; PEM blocks are found with str.find rather than a regex spanning
-the block, so a hostile 64 KiB string costs one pass.
+the block, so a hostile 64 KiB string costs one pass. Each pattern declares the literals any
+match of it contains (`prefilter.Needles`); a pattern whose literals are absent from the text
+is skipped, so clean text (most record values, most of an archived file) skips nearly all.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from stdnum import luhn as stdnum_luhn
 from stdnum.cn import ric as stdnum_cn_ric
 
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.prefilter import Gate, Needles, Pool
 
 Category = Literal["secret", "identifier", "instruction"]
 
@@ -127,29 +130,71 @@ _NOT_VALUES = frozenset(
     )
 )
 
-_SECRETS: tuple[tuple[str, re.Pattern[str], int], ...] = (
-    # (kind, pattern, group holding the secret: 0 = whole match)
-    ("api_key", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,200}"), 0),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[\w]{20,255})"), 0),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,200}"), 0),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,40}"), 0),
-    ("stripe_key", re.compile(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{10,200}"), 0),
+
+def _digits(min_len: int) -> Needles:
+    """A pattern whose every kept match holds a digit and at least min_len characters."""
+    return Needles(digit=True, min_len=min_len)
+
+
+_PEM_NEEDLES = Needles(("-----BEGIN ",))
+_LABELLED_NEEDLES = Needles(
+    folded=(
+        "pass", "pwd", "pin", "code", "cvv", "cvc", "otp", "recovery", "seed", "credential",
+        "secret", "key", "token", "login", "user",
+    )
+)  # fmt: skip
+# A credential-like run is 24+ characters with a digit; a card number 13+ digits.
+_ENTROPY_NEEDLES = _digits(24)
+_CARD_NEEDLES = _digits(13)
+_LABELLED_ZH_NEEDLES = Needles(
+    ("码", "口令", "密钥", "秘钥", "令牌", "账号", "帐号", "账户", "帐户", "登录名", "用户名")
+)
+
+_SECRETS: tuple[tuple[str, re.Pattern[str], int, Needles], ...] = (
+    # (kind, pattern, group holding the secret: 0 = whole match, needles)
+    (
+        "api_key",
+        re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,200}"),
+        0,
+        Needles(("sk-",)),
+    ),
+    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, Needles(("AKIA", "ASIA"))),
+    (
+        "github_token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[\w]{20,255})"),
+        0,
+        Needles(("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    ),
+    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,200}"), 0, Needles(("xox",))),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,40}"), 0, Needles(("AIza",))),
+    (
+        "stripe_key",
+        re.compile(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{10,200}"),
+        0,
+        Needles(("_live_", "_test_")),
+    ),
     (
         "jwt",
         re.compile(r"\beyJ[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}"),
         0,
+        Needles(("eyJ",)),
     ),
-    ("bearer_token", re.compile(r"\b[Bb]earer\s{1,3}([A-Za-z0-9._~+/=-]{12,2000})"), 1),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0),
-    ("sendgrid_key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}"), 0),
-    ("twilio_key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), 0),
-    ("gitlab_token", re.compile(r"\bglpat-[\w-]{20,64}"), 0),
-    ("mailchimp_key", re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0),
+    (
+        "bearer_token",
+        re.compile(r"\b[Bb]earer\s{1,3}([A-Za-z0-9._~+/=-]{12,2000})"),
+        1,
+        Needles(("earer",)),
+    ),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, Needles(("npm_",))),
+    ("sendgrid_key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}"), 0, Needles(("SG.",))),
+    ("twilio_key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), 0, Needles(("SK", "AC"))),
+    ("gitlab_token", re.compile(r"\bglpat-[\w-]{20,64}"), 0, Needles(("glpat-",))),
+    ("mailchimp_key", re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0, Needles(("-us",), digit=True)),
     (
         "connection_string",
         re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,100}:([^\s@/]{3,200})@", re.I),
         1,
+        Needles(("://",)),
     ),
 )
 # An unlabelled credential: a long run of base64/url-safe characters mixing upper case, lower
@@ -162,8 +207,9 @@ _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
 
 _DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
 _GROUP = re.compile(r"\d+")
-_IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
-    # (kind, pattern, group, the catalog field such a value may be stored in)
+_IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] = (
+    # (kind, pattern, group, the catalog field such a value may be stored in, needles); every
+    # kind is kept only with a digit in it (numbers, or the checks in `_scan_view`)
     (
         "passport_number",
         re.compile(
@@ -171,6 +217,7 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
         ),
         1,
         "identity.passport.number",
+        Needles(folded=("passport",), digit=True),
     ),
     (
         "licence_number",
@@ -181,13 +228,15 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
         ),
         1,
         "identity.driver_licence.number",
+        Needles(folded=("licen",), digit=True),
     ),
-    ("us_ssn", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), 0, None),
+    ("us_ssn", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), 0, None, _digits(11)),
     (
         "uk_nino",
         re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"),
         0,
         None,
+        _digits(9),
     ),
     (
         "national_id",
@@ -199,14 +248,25 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None], ...] = (
         ),
         1,
         None,
+        Needles(
+            ("身份证",),
+            ("national", "card", "social", "ssn", "nino", "tax", "tin", "aadhaar"),
+            digit=True,
+        ),
     ),
-    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None),
-    ("iban", re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"), 0, None),
+    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18)),
+    (
+        "iban",
+        re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"),
+        0,
+        None,
+        _digits(16),
+    ),
 )
 
 _IBAN_LABEL = re.compile(r"iban|account|konto|账号|账户", re.IGNORECASE)
 
-_INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
+_INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     (
         "override_rules",
         re.compile(
@@ -215,6 +275,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:rules|instructions|prompts?|guidelines|guardrails|policies|restrictions)\b",
             re.IGNORECASE,
         ),
+        Needles(folded=("ignore", "disregard", "forget", "override", "bypass")),
     ),
     (
         "persona_change",
@@ -222,8 +283,13 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\byou\s+are\s+now\b|\bact\s+as\s+(?:if\s+you\s+are\s+)?(?:an?\s+)?unrestricted|\b(?:developer|god|dan)\s+mode\b|\bjailbreak",
             re.IGNORECASE,
         ),
+        Needles(folded=("you", "unrestricted", "mode", "jailbreak")),
     ),
-    ("system_prompt", re.compile(r"\bsystem\s+prompt\b|\bnew\s+instructions?\s*:", re.IGNORECASE)),
+    (
+        "system_prompt",
+        re.compile(r"\bsystem\s+prompt\b|\bnew\s+instructions?\s*:", re.IGNORECASE),
+        Needles(folded=("prompt", "instruction")),
+    ),
     (
         "skip_confirmation",
         re.compile(
@@ -232,6 +298,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"check(?:ing)?|my\s+(?:approval|permission|consent)|telling|warning)",
             re.IGNORECASE,
         ),
+        Needles(folded=("without",)),
     ),
     (
         "standing_payment",
@@ -241,6 +308,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"bitcoin|crypto|\$|£|€|to\s+(?:account|iban|wallet|this))",
             re.IGNORECASE,
         ),
+        Needles(folded=("always", "automatically", "whenever")),
     ),
     (
         "no_confirmation",
@@ -249,6 +317,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:for\s+)?(?:permission|confirmation|approval|before)",
             re.IGNORECASE,
         ),
+        Needles(folded=("ask", "check")),
     ),
     (
         "reveal_secrets",
@@ -257,13 +326,27 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"api\s+keys?|passwords?|secrets|credentials)",
             re.IGNORECASE,
         ),
+        Needles(folded=("prompt", "api", "password", "secret", "credential")),
     ),
     (
         "override_rules",
         re.compile(
             r"忽略(?:之前|以前|上面|所有)?的?(?:指令|规则|提示)|不用(?:问|确认|询问)我|无需确认|直接转账"
         ),
+        Needles(("忽略", "不用", "无需确认", "直接转账")),
     ),
+)
+
+
+_NEEDLES = Pool(
+    (
+        _PEM_NEEDLES,
+        _LABELLED_NEEDLES,
+        _LABELLED_ZH_NEEDLES,
+        *(n for *_, n in _SECRETS),
+        *(n for *_, n in _IDENTIFIERS),
+        *(n for *_, n in _INSTRUCTIONS),
+    )
 )
 
 
@@ -372,10 +455,10 @@ def _credential_like(value: str) -> bool:
     return len(value) >= 6 and (inner_upper or any(not c.isalnum() for c in value.strip(".!?:;")))
 
 
-def _labelled(text: str) -> list[tuple[int, int]]:
+def _labelled(text: str, gate: Gate) -> list[tuple[int, int]]:
     """Values after a secret label ("password - X", "login is user / pass", "密钥：X")."""
-    spans = []
-    for m in _LABELLED.finditer(text):
+    spans: list[tuple[int, int]] = []
+    for m in _LABELLED.finditer(text) if gate.may_match(_LABELLED_NEEDLES) else ():
         value = m[3].rstrip(".!?:;")
         if not value or value.lower() in _NOT_VALUES:
             continue
@@ -387,7 +470,7 @@ def _labelled(text: str) -> list[tuple[int, int]]:
         if _CODE_LABEL.search(m["label"]) and not any(c.isdigit() for c in value):
             continue  # "the pin on the map is blue": a PIN or code has digits
         spans.append((m.start(3), m.start(3) + len(value)))
-    for m in _LABELLED_ZH.finditer(text):
+    for m in _LABELLED_ZH.finditer(text) if gate.may_match(_LABELLED_ZH_NEEDLES) else ():
         if any(c.isascii() and c.isalnum() for c in m[1]):  # not "验证码收不到怎么办"
             spans.append((m.start(1), m.end(1)))
     return spans
@@ -411,20 +494,30 @@ def scan(text: str) -> SafetyResult:
     )
 
 
-def _scan_view(text: str) -> list[Finding]:
+def _scan_view(text: str, prefilter: bool = True) -> list[Finding]:
+    # Each pattern runs only where the pre-filter says it may match: clean text (most record
+    # values, most of an archived file) skips nearly all of them.
+    gate = Gate(text, _NEEDLES, off=not prefilter)
     findings: list[Finding] = []
-    for start, end in _pem_blocks(text):
-        findings.append(Finding("secret", "private_key", start, end))
-    for kind, pattern, group in _SECRETS:
+    if gate.may_match(_PEM_NEEDLES):
+        for start, end in _pem_blocks(text):
+            findings.append(Finding("secret", "private_key", start, end))
+    for kind, pattern, group, needles in _SECRETS:
+        if not gate.may_match(needles):
+            continue
         for m in pattern.finditer(text):
             findings.append(Finding("secret", kind, m.start(group), m.end(group)))
-    for start, end in _labelled(text):
+    for start, end in _labelled(text, gate):
         findings.append(Finding("secret", "password", start, end))
-    for start, end in _high_entropy(text):
-        findings.append(Finding("secret", "high_entropy", start, end))
-    for start, end in _cards(text):
-        findings.append(Finding("identifier", "payment_card", start, end))
-    for kind, pattern, group, allowed in _IDENTIFIERS:
+    if gate.may_match(_ENTROPY_NEEDLES):
+        for start, end in _high_entropy(text):
+            findings.append(Finding("secret", "high_entropy", start, end))
+    if gate.may_match(_CARD_NEEDLES):
+        for start, end in _cards(text):
+            findings.append(Finding("identifier", "payment_card", start, end))
+    for kind, pattern, group, allowed, needles in _IDENTIFIERS:
+        if not gate.may_match(needles):
+            continue
         for m in pattern.finditer(text):
             value = m[group]
             if kind in ("national_id", "passport_number", "licence_number") and not any(
@@ -439,7 +532,9 @@ def _scan_view(text: str) -> list[Finding]:
             if kind == "cn_resident_id" and not stdnum_cn_ric.is_valid(value):
                 continue
             findings.append(Finding("identifier", kind, m.start(group), m.end(group), allowed))
-    for kind, pattern in _INSTRUCTIONS:
+    for kind, pattern, needles in _INSTRUCTIONS:
+        if not gate.may_match(needles):
+            continue
         for m in pattern.finditer(text):
             findings.append(Finding("instruction", kind, m.start(), m.end()))
     return findings
