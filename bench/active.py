@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# bench/secrets.py would shadow the standard library's `secrets`: drop this folder from the path.
+# A stdlib-named script here would shadow the standard library: drop this folder from the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

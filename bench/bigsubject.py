@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import benchpath  # noqa: F401 - first: takes bench/ off sys.path (bench/secrets.py)
+import benchpath  # noqa: F401 - first: takes bench/ off sys.path (a stdlib-named script here)
 
 CITIES = ("Paris", "Lyon", "Berlin", "Rome", "Lisbon", "Vienna", "Tokyo", "Dublin")
 QUERY = 'sum(1 for t in user.trips if t.purpose == "business")'

@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-# Replace the script directory: bench/secrets.py would shadow the stdlib module.
+# Replace the script directory: a stdlib-named script here would shadow the stdlib module.
 sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from uac import Memory  # noqa: E402

@@ -41,7 +41,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-# The repository root, not bench/ (whose secrets.py would shadow the standard library).
+# The repository root, not bench/ (whose stdlib-named scripts would shadow the standard library).
 sys.path.pop(0)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -47,7 +47,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import benchpath  # noqa: F401 - first: takes bench/ off sys.path (bench/secrets.py)
+import benchpath  # noqa: F401 - first: takes bench/ off sys.path (a stdlib-named script here)
 import duckdb
 import pyarrow as pa
 

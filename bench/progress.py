@@ -5,7 +5,7 @@ Run from the repository root with the project's virtualenv:
     python -P bench/progress.py              # 20,000 records, 3 runs of each
     python -P bench/progress.py --records 60000 --runs 3
 
-(-P: bench/secrets.py would otherwise shadow the standard library's `secrets`.)
+(-P: a stdlib-named script here would otherwise shadow the standard library's `secrets`.)
 
 What is timed: `Memory.import_file` of N transactions (JSON Lines, a fresh workspace each
 run, reacting: append + compile + checks) with no progress callback (the baseline) and with

@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import benchpath  # first: takes bench/ off sys.path (bench/secrets.py shadows the stdlib)
+import benchpath  # first: takes bench/ off sys.path (a stdlib-named script here shadows the stdlib)
 
 from uac.runtime.sandbox import Sandbox, SandboxPool
 

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-# bench/secrets.py would shadow the standard library's `secrets` (used to make chain keys).
+# A stdlib-named script here would shadow the standard library: drop this folder from the path.
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))
 

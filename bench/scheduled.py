@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import benchpath  # first: takes bench/ off sys.path (bench/secrets.py shadows the stdlib)
+import benchpath  # first: takes bench/ off sys.path (a stdlib-named script here shadows the stdlib)
 
 from uac.checks.scheduler import run_once
 from uac.runtime.api.memory import Memory

@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-# Run as a file, this folder is first on sys.path, and bench/secrets.py would shadow the
+# Run as a file, this folder is first on sys.path, and a stdlib-named script here would shadow the
 # standard library's `secrets` that uac uses.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 

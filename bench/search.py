@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Run as a script, bench/ is sys.path[0] and bench/secrets.py would shadow the standard
+# Run as a script, bench/ is sys.path[0] and a stdlib-named script here would shadow the standard
 # library's `secrets` (the store's key ring uses it): move bench/ to the end of the path.
 if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
     sys.path.append(sys.path.pop(0))

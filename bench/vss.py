@@ -28,7 +28,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-sys.path.append(sys.path.pop(0))  # bench/ last: bench/secrets.py shadows the stdlib's
+sys.path.append(sys.path.pop(0))  # bench/ last: a stdlib-named script here shadows the stdlib's
 
 from search import filler, generate, machine, pct
 

@@ -32,7 +32,7 @@ import threading
 import time
 from pathlib import Path
 
-import benchpath  # noqa: F401 - first: takes bench/ off sys.path (bench/secrets.py)
+import benchpath  # noqa: F401 - first: takes bench/ off sys.path (a stdlib-named script here)
 import duckdb
 
 from uac.fact_log.store import FACT_COLUMNS
