@@ -82,6 +82,12 @@ def tenant_rows(cur: psycopg.Cursor[Any], tenant: str) -> list[tuple[Any, ...]]:
     return cur.fetchall()
 
 
+def storable(row: Sequence[Any]) -> list[Any]:
+    """An alert row PostgreSQL text can hold: U+0000 (which a rule's name may carry into its
+    message; the log refuses it in its own text) becomes U+FFFD, the replacement character."""
+    return [v.replace("\x00", "\ufffd") if isinstance(v, str) else v for v in row]
+
+
 def insert(cur: psycopg.Cursor[Any], values: Sequence[Sequence[Any]]) -> set[str]:
     """Insert new alerts (the first 18 COLUMNS); the ids actually inserted (new, not raced)."""
     done: set[str] = set()
@@ -90,7 +96,7 @@ def insert(cur: psycopg.Cursor[Any], values: Sequence[Sequence[Any]]) -> set[str
         cur.execute(
             f"INSERT INTO uac_alerts ({names}) VALUES ({', '.join(['%s'] * 18)})"  # type: ignore[arg-type]
             " ON CONFLICT DO NOTHING RETURNING id",
-            list(row),
+            storable(row),
         )
         done.update(r[0] for r in cur.fetchall())
     return done
@@ -106,7 +112,7 @@ def rewrite(cur: psycopg.Cursor[Any], values: Sequence[Any], raised: bool) -> in
         " fact_ids = %s, record_keys = %s, first_seen = %s, last_seen = %s,"
         " acknowledged_on = %s, snoozed_until = %s, resolved_on = %s, why = %s, next_step = %s,"
         f" occurrence = occurrence + %s WHERE {_KEY} AND id = %s RETURNING occurrence",
-        [*values[5:], int(raised), *values[1:4], values[0]],
+        storable([*values[5:], int(raised), *values[1:4], values[0]]),
     )
     row = cur.fetchone()
     return int(row[0]) if row else 0
