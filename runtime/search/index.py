@@ -391,13 +391,7 @@ class SearchIndex:
             added, vectors, touched = index_range(
                 self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi
             )
-            self._set_meta(
-                fact_seq=fhi,
-                input_seq=ihi,
-                syncs=self._meta_int("syncs") + 1,
-                last_sync_docs=added,
-                last_sync_vectors=vectors,
-            )
+            self._record_sync(fhi, ihi, added, vectors)
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()
@@ -405,20 +399,23 @@ class SearchIndex:
         self._arrays.stale(touched)  # new documents, feedback or retracts
         return added
 
+    def _record_sync(self, fhi: int, ihi: int, added: int, vectors: int) -> None:
+        """Note in the index's meta how far it has read the log and what the sync added."""
+        self._set_meta(
+            fact_seq=fhi,
+            input_seq=ihi,
+            syncs=self._meta_int("syncs") + 1,
+            last_sync_docs=added,
+            last_sync_vectors=vectors,
+        )
+
     def _sync_subjects(self) -> int:
         """Index a shared log's local copy subject by subject (indexing.index_subjects)."""
         self.con.execute("BEGIN")
         try:
             added, vectors, touched = index_subjects(self.con, self.analyzer, self.embedder)
             if touched or added:
-                fhi, ihi = self._log_heads()
-                self._set_meta(
-                    fact_seq=fhi,
-                    input_seq=ihi,
-                    syncs=self._meta_int("syncs") + 1,
-                    last_sync_docs=added,
-                    last_sync_vectors=vectors,
-                )
+                self._record_sync(*self._log_heads(), added, vectors)
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()
