@@ -187,8 +187,11 @@ def test_stale_values_carry_as_of_and_ask_to_be_confirmed(mem: Memory) -> None:
     assert user.stale_after_days == {"user.location.city": 3}
     assert mem.check("alice", today=T0.date() + dt.timedelta(days=3)).new == []
     late = T0.date() + dt.timedelta(days=4)
-    (alert,) = mem.check("alice", today=late).new
+    result = mem.check("alice", today=late)
+    assert not result.errors, result.errors  # a library alert without a why is a check error
+    (alert,) = result.new
     assert (alert.check, alert.severity) == ("stale_value", "info")
+    assert "no longer be true" in alert.why and "Ask the user" in alert.next_step
     assert "Is user.location.city still right?" in alert.message
     assert "user.location.city: last confirmed 2025-01-01, 4 days ago" in mem.context(
         "alice", today=late

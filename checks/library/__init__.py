@@ -53,6 +53,7 @@ from uac.checks.library.schedule import (
     recurring_event_collision,
     service_due,
 )
+from uac.checks.library.staleness import stale_value
 from uac.checks.library.travel import (
     checkout_vs_flight,
     health_certificate,
@@ -60,7 +61,6 @@ from uac.checks.library.travel import (
     schengen_stay_limit,
 )
 from uac.checks.model import AlertDraft, Check, CheckConfig
-from uac.checks.staleness import stale_value
 
 REGISTRY: dict[str, Check] = {
     check.__name__: check
@@ -105,7 +105,7 @@ REGISTRY: dict[str, Check] = {
         conflicting_payment_instructions,
         warranty_expiry,
         promo_rate_expiry,
-        # aging (checks/staleness.py)
+        # aging (checks/library/staleness.py)
         stale_value,
     )
 }
@@ -128,7 +128,11 @@ def run_checks(
             errors[name] = f"unknown check {name!r}"
             continue
         try:
-            drafts.extend(check(user, today, config))
+            found = check(user, today, config)
         except Exception as exc:  # one broken check must not hide the others' alerts
             errors[name] = f"{type(exc).__name__}: {exc}"
+            continue
+        drafts.extend(found)  # an unexplained alert is still raised, and reported as a defect
+        if any(not (d.why and d.next_step) for d in found):
+            errors[name] = "raised an alert without a why or a next step (use common.draft)"
     return drafts, errors

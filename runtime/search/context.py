@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from uac.checks.staleness import stale_paths
+from uac.checks.library.staleness import stale_paths
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.screen import neutralise
 
@@ -85,7 +85,7 @@ def _notes(hits: Sequence[Any]) -> list[str]:
 
 
 def _stale(user: Any, today: dt.date | None) -> list[str]:
-    # Staleness depends on today: decided here, from `as_of` in the state (checks/staleness).
+    # Staleness depends on today: decided here, from `as_of` in the state (checks/library).
     found = stale_paths(user, today) if today is not None else []
     if not found:
         return []

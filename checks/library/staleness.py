@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from uac.checks.library.common import draft
 from uac.checks.model import AlertDraft, CheckConfig
 
 
@@ -31,13 +32,16 @@ def stale_value(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDra
     """Ask the user to confirm each value older than its staleness limit (low severity)."""
     del config  # the limits are the catalog's, per path
     return [
-        AlertDraft(
+        draft(
             "stale_value",
             "info",
             f"Is {path} still right? It was last confirmed on {day} ({age} days ago; it goes "
             f"stale after {limit}). Please confirm or update it.",
-            f"{today} − {day} = {age} days > {limit} days (stale_after_days)",
-            (path,),
+            why="A value this old may no longer be true, and answers built on it would be wrong.",
+            next_step=f"Ask the user whether {path} is still right; record the answer (the same "
+            "value again confirms it).",
+            computation=f"{today} − {day} = {age} days > {limit} days (stale_after_days)",
+            keys=(path,),
             paths=(path,),
         )
         for path, day, limit, age in stale_paths(user, today)
