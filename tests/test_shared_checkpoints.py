@@ -153,3 +153,54 @@ def test_the_same_checkpoint_published_twice_is_one_record(tmp_path: Path) -> No
     store.put({digest(b"x"): b"x"})
     assert store.get([digest(b"x"), digest(b"y")]) == {digest(b"x"): b"x"}
     assert store.missing([digest(b"x"), digest(b"y")]) == {digest(b"y")}
+
+
+@pytest.mark.parametrize("where", ["database", "directory"])
+def test_gc_keeps_only_the_newest_shared_checkpoint(
+    tmp_path: Path, pg_url: str, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if where == "directory":
+        monkeypatch.setenv("UAC_ARTIFACTS", str(tmp_path / "shared"))
+
+    def records() -> list[tuple[int, int, str]]:
+        if where == "database":
+            return _records(pg_url)
+        found = DirArtifacts._all(DirArtifacts(tmp_path / "shared")._records(ALICE))
+        return sorted((r.version, r.watermark, r.manifest) for r in found)
+
+    with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
+        for name in ("Alice", "Alicia", "Ali"):
+            a.set("alice", "identity.name", name, now=T0)
+            a.compile("alice")
+        a.set("bob", "identity.name", "Bob", now=T0)
+        a.compile("bob")
+        old = records()
+        assert [r[0] for r in old] == [1, 2, 3]
+        shared_files = [set(json.loads(_blob(a, r[2]))["files"].values()) for r in old]
+        bob = a.store.replica.artifacts.latest(parse_subject("bob"))  # type: ignore[union-attr]
+        assert bob is not None
+        kept = shared_files[2] | set(json.loads(_blob(a, bob.manifest))["files"].values())
+        out = a.gc()
+        assert records() == old[-1:]  # only the newest record of alice is left
+        # Blobs only the dropped records named are gone; the newest's (and bob's) stay.
+        dropped = ({old[0][2], old[1][2]} | shared_files[0] | shared_files[1]) - kept
+        assert out["shared_blobs"] == len(dropped) > 0
+        artifacts = a.store.replica.artifacts  # type: ignore[union-attr]
+        assert artifacts.missing(dropped) == dropped
+        assert not artifacts.missing({old[2][2], bob.manifest, *kept})
+        # Another node still serves both subjects, fetching what is left.
+        assert b.query("alice", QUERY)["result"] == "Ali"
+        assert b.query("bob", QUERY)["result"] == "Bob"
+        assert a.gc()["shared_blobs"] == 0  # nothing more to drop
+
+
+def _blob(mem: Memory, key: str) -> bytes:
+    data = mem.store.replica.artifacts.get([key])  # type: ignore[union-attr]
+    return data[key]
+
+
+def test_gc_of_a_local_workspace_reports_no_shared_blobs(tmp_path: Path) -> None:
+    with Memory(tmp_path / "local", create=True, react=False) as mem:
+        mem.set("alice", "identity.name", "Alice", now=T0)
+        mem.compile("alice")
+        assert "shared_blobs" not in mem.gc()

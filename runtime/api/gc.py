@@ -8,7 +8,12 @@ legal erase is the only rewrite of the log, runtime/api/erase.py). For one tenan
 * checkpoint versions beyond the newest `keep` of each subject (default DEFAULT_KEEP, the
   number a compile keeps; the current version is never deleted);
 * outbox rows delivered (or given up on, `dead`) more than `older_than_days` ago;
-* job records (scheduled runs, all finished when recorded) older than `older_than_days`.
+* job records (scheduled runs, all finished when recorded) older than `older_than_days`;
+* on a workspace bound to a shared log (PostgreSQL): every shared checkpoint record of the
+  tenant's subjects but the newest, and the blobs only those named (`shared_blobs`). Nodes
+  only ever fetch the newest record, and a node that started fetching one just dropped finds a
+  blob missing and compiles from the log instead (compiler/shared.py), so this is safe while
+  other nodes run; each node's local cache of blobs is its own (dropped with its versions).
 """
 
 from __future__ import annotations
@@ -44,10 +49,15 @@ def collect(
         raise InputError(f"workspace {mem.home} was opened read-only; gc writes")
     cutoff = utc_naive(now or utc_now()) - dt.timedelta(days=older_than_days)  # type: ignore[operator]
     out = {"search_docs": 0, "checkpoint_versions": 0, "outbox": 0, "jobs": 0}
+    shared = mem.store.replica.artifacts if mem.store.replica is not None else None
+    if shared is not None:
+        out["shared_blobs"] = 0
     for info in mem.subjects():
         addr = Address(mem.tenant, info.scope, info.subject)  # type: ignore[arg-type]
         out["search_docs"] += mem.purge_search(addr, None)
         out["checkpoint_versions"] += prune_versions(mem.home, addr, keep)
+        if shared is not None and (newest := shared.latest(addr)) is not None:
+            out["shared_blobs"] += len(shared.forget(addr, newest.manifest))
     store = mem.store
     with store.write_lock:
         out["outbox"] = len(
