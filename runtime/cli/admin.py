@@ -10,6 +10,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _listing,
     _memory,
     _out,
     _print_json,
@@ -138,24 +139,19 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
         with _memory(args) as mem:
             rows = plain(keys.listing(mem.store))
-    if args.json:
-        _print_json(rows)
-    elif not rows:
-        _out("no API keys; create one with: uac keys create --tenant T")
-    else:
-        _table(
-            [
-                (
-                    r["id"],
-                    r["tenant"],
-                    r["subject"] or "*",
-                    "read-only" if r["read_only"] else "read-write",
-                    _when(r["created_at"]),
-                    "revoked " + _when(r["revoked_at"]) if r["revoked_at"] else "active",
-                    r["label"] or "",
-                )
-                for r in rows
-            ],
-            ("id", "tenant", "subject", "access", "created", "state", "label"),
-        )
+    _listing(
+        args,
+        rows,
+        "no API keys; create one with: uac keys create --tenant T",
+        ("id", "tenant", "subject", "access", "created", "state", "label"),
+        lambda r: (
+            r["id"],
+            r["tenant"],
+            r["subject"] or "*",
+            "read-only" if r["read_only"] else "read-write",
+            _when(r["created_at"]),
+            "revoked " + _when(r["revoked_at"]) if r["revoked_at"] else "active",
+            r["label"] or "",
+        ),
+    )
     return 0

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
@@ -202,6 +202,25 @@ def _short(text: Any, width: int) -> str:
 
 def _when(iso: str | None) -> str:
     return "" if not iso else iso[:16].replace("T", " ")
+
+
+def _listing(
+    args: argparse.Namespace,
+    items: list[dict[str, Any]],
+    empty: str,
+    header: Sequence[str],
+    row: Callable[[dict[str, Any]], Sequence[Any]],
+) -> bool:
+    """Print a command's rows: JSON with --json, `empty` when none, else a table; True if a
+    table was printed (the command may add lines under it)."""
+    if args.json:
+        _print_json(items)
+    elif not items:
+        _out(empty)
+    else:
+        _table([row(item) for item in items], header)
+        return True
+    return False
 
 
 def _table(rows: list[Sequence[Any]], header: Sequence[str]) -> None:

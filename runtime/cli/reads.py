@@ -17,116 +17,93 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _listing,
     _memory,
     _out,
     _print_json,
     _progress,
     _short,
     _status,
-    _table,
     _value,
     _when,
 )
 
 
 def cmd_facts(args: argparse.Namespace) -> int:
-    facts = _call(args, "facts", args.subject, path=args.path)
-    if args.json:
-        _print_json(facts)
-    elif not facts:
-        _out(f"no facts for {args.subject}; add some with: uac add {args.subject} TEXT")
-    else:
-        _table(
-            [
-                (
-                    f["seq"],
-                    f["id"],
-                    _status(f.get("derived")),
-                    "auto" if f["source"].startswith("automatic") else "manual",
-                    f["op"],
-                    f["kind"],
-                    f["path"],
-                    _short(f["record_key"], 24),
-                    _short(_value(f), 60),
-                    f["source"],
-                    _when(f["recorded_at"]),
-                )
-                for f in facts
-            ],
-            ("seq", "id", "status", "origin", "op", "kind", "path", "key", "value", "source", "at"),
-        )
+    _listing(
+        args,
+        _call(args, "facts", args.subject, path=args.path),
+        f"no facts for {args.subject}; add some with: uac add {args.subject} TEXT",
+        ("seq", "id", "status", "origin", "op", "kind", "path", "key", "value", "source", "at"),
+        lambda f: (
+            f["seq"],
+            f["id"],
+            _status(f.get("derived")),
+            "auto" if f["source"].startswith("automatic") else "manual",
+            f["op"],
+            f["kind"],
+            f["path"],
+            _short(f["record_key"], 24),
+            _short(_value(f), 60),
+            f["source"],
+            _when(f["recorded_at"]),
+        ),
+    )
     return 0
 
 
 def cmd_inputs(args: argparse.Namespace) -> int:
-    inputs = _call(args, "inputs", args.subject, show=args.show or None)
-    if args.json:
-        _print_json(inputs)
-    elif not inputs:
-        _out(f"no inputs for {args.subject}")
-    else:
-        _table(
-            [
-                (
-                    i["seq"],
-                    i["id"],
-                    i["kind"],
-                    i["name"] or "",
-                    i["source"],
-                    _short(i["content"], 60),
-                    _when(i["observed_at"]),
-                )
-                for i in inputs
-            ],
-            ("seq", "id", "kind", "name", "source", "content", "observed"),
-        )
+    _listing(
+        args,
+        _call(args, "inputs", args.subject, show=args.show or None),
+        f"no inputs for {args.subject}",
+        ("seq", "id", "kind", "name", "source", "content", "observed"),
+        lambda i: (
+            i["seq"],
+            i["id"],
+            i["kind"],
+            i["name"] or "",
+            i["source"],
+            _short(i["content"], 60),
+            _when(i["observed_at"]),
+        ),
+    )
     return 0
 
 
 def cmd_subjects(args: argparse.Namespace) -> int:
-    subjects = _call(args, "subjects")
-    if args.json:
-        _print_json(subjects)
-    elif not subjects:
-        _out(f"no subjects in tenant {args.tenant}; start with: uac add alice 'some text'")
-    else:
-        _table(
-            [
-                (s["scope"], s["subject"], s["facts"], s["inputs"], _when(s["last_recorded_at"]))
-                for s in subjects
-            ],
-            ("scope", "subject", "facts", "inputs", "last write"),
-        )
+    _listing(
+        args,
+        _call(args, "subjects"),
+        f"no subjects in tenant {args.tenant}; start with: uac add alice 'some text'",
+        ("scope", "subject", "facts", "inputs", "last write"),
+        lambda s: (s["scope"], s["subject"], s["facts"], s["inputs"], _when(s["last_recorded_at"])),
+    )
     return 0
 
 
 def cmd_rejections(args: argparse.Namespace) -> int:
     rows = _call(args, "rejections", args.subject, show=args.show or None)
-    if args.json:
-        _print_json(rows)
-    elif not rows:
-        _out(f"nothing refused for {args.subject}")
-    else:
-        _table(
-            [
-                (
-                    _when(r["recorded_at"]),
-                    r["reason"],
-                    r["path"] or "",
-                    _short(r["detail"], 70),
-                    r["input_id"] or "",
-                )
-                for r in rows
-            ],
-            ("recorded", "reason", "path", "detail", "input"),
-        )
-        if args.show:
-            # The operator's view of quarantined inputs: masked text, one line each.
-            seen: set[str] = set()
-            for r in rows:
-                if r.get("excerpt") and r["input_id"] not in seen:
-                    seen.add(r["input_id"])
-                    _out(f"quarantined {r['input_id']}: {r['excerpt']}")
+    table = _listing(
+        args,
+        rows,
+        f"nothing refused for {args.subject}",
+        ("recorded", "reason", "path", "detail", "input"),
+        lambda r: (
+            _when(r["recorded_at"]),
+            r["reason"],
+            r["path"] or "",
+            _short(r["detail"], 70),
+            r["input_id"] or "",
+        ),
+    )
+    if table and args.show:
+        # The operator's view of quarantined inputs: masked text, one line each.
+        seen: set[str] = set()
+        for r in rows:
+            if r.get("excerpt") and r["input_id"] not in seen:
+                seen.add(r["input_id"])
+                _out(f"quarantined {r['input_id']}: {r['excerpt']}")
     return 0
 
 
