@@ -34,6 +34,8 @@ import struct
 import sys
 import time
 from collections.abc import Callable
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -335,7 +337,6 @@ _WARM_UP = (
     "int('x')",
     "'a' * 10**10",
     "(",
-    "user",
 )
 
 
@@ -344,14 +345,53 @@ def load(directory: Path) -> Policy:
     from uac.compiler import loader
 
     package = loader.import_package(directory, signed=False)  # the host checked it
-    try:
-        paths = json.loads((directory / "provenance.json").read_text("utf-8"))["paths"]
-    except (OSError, ValueError, KeyError):
-        paths = {}  # explain then names fields without their fact ids
-    policy = Policy(package.schema, package.state.user, Limits(), paths)
-    for program in _WARM_UP:
+    # The state lives as long as the zygote: out of the collector's sight now, so that
+    # neither `prepare`'s collection nor any later one walks 200,000 records again.
+    gc.freeze()
+    user = package.state.user
+    policy = Policy(package.schema, user, Limits(), _group_paths(directory, user))
+    for program in (*_WARM_UP, _sample_program(user)):
         execute(program, policy, dt.date(2000, 1, 1), Limits(), True)
     return policy
+
+
+def _group_paths(directory: Path, user: Any) -> dict[str, list[str]]:
+    """Fact ids of each field of a singleton group: all of provenance.json explain reads.
+
+    Records name their own fact ids, so the file's one line per record (most of it on a
+    big subject: 28 MB for 200,000 trips) is not parsed; the group fields' lines are
+    found by their prefix (the file holds one entry per line, compiler/render.py).
+    """
+    try:
+        text = (directory / "provenance.json").read_bytes()
+    except OSError:
+        return {}  # explain then names fields without their fact ids
+    paths: dict[str, list[str]] = {}
+    for f in dataclasses.fields(user):
+        if not dataclasses.is_dataclass(getattr(user, f.name)):
+            continue
+        needle = f'\n"user.{f.name}.'.encode()
+        at = text.find(needle)
+        while at >= 0:
+            end = text.find(b"\n", at + 1)
+            line = text[at + 1 : end if end >= 0 else len(text)].rstrip(b",")
+            with contextlib.suppress(ValueError):
+                paths.update(json.loads(b"{" + line + b"}"))
+            at = text.find(needle, at + 1)
+    return paths
+
+
+def _sample_program(user: Any) -> str:
+    """A program whose result holds the groups and maps and one record of each collection.
+
+    It warms the result encoder for every type the state holds, as `user` would, without
+    encoding every record of a big subject.
+    """
+    parts = [
+        f"user.{f.name}[:1]" if type(getattr(user, f.name)) is tuple else f"user.{f.name}"
+        for f in dataclasses.fields(user)
+    ]
+    return "[" + ", ".join(parts) + "]"
 
 
 _IMMUTABLE = frozenset(
@@ -370,6 +410,13 @@ def deeply_immutable(policy: Policy) -> bool:
     stack: list[Any] = [policy.user]
     seen: set[int] = set()
     frozen: dict[type, bool] = {}
+
+    def is_frozen(kind: type, obj: Any) -> bool:
+        if kind not in frozen:
+            params = getattr(kind, "__dataclass_params__", None)
+            frozen[kind] = bool(params and params.frozen) and not hasattr(obj, "__dict__")
+        return frozen[kind]
+
     while stack:
         obj = stack.pop()
         kind = type(obj)
@@ -378,6 +425,15 @@ def deeply_immutable(policy: Policy) -> bool:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+        if kind is tuple and obj and {type(obj[0])} == set(map(type, obj)):
+            # A collection: all records of one type, looked at a field at a time.
+            fields = policy.records.get(type(obj[0]))
+            if fields is not None:
+                if not is_frozen(type(obj[0]), obj[0]):
+                    return False
+                for name in fields:
+                    stack.extend(_not_scalar(list(map(attrgetter(name), obj))))
+                continue
         if kind is tuple or kind is frozenset:
             stack.extend(obj)
             continue
@@ -386,15 +442,25 @@ def deeply_immutable(policy: Policy) -> bool:
             stack.extend(obj.values())
             continue
         fields = policy.records.get(kind)
-        if fields is None:
-            return False
-        if kind not in frozen:
-            params = getattr(kind, "__dataclass_params__", None)
-            frozen[kind] = bool(params and params.frozen) and not hasattr(obj, "__dict__")
-        if not frozen[kind]:
+        if fields is None or not is_frozen(kind, obj):
             return False
         stack.extend(getattr(obj, name) for name in fields)
     return True
+
+
+def _not_scalar(values: list[Any], depth: int = 0) -> list[Any]:
+    """The values not of an immutable scalar type, looking into tuples of them.
+
+    The tuples themselves are immutable; each is replaced by its items, so a column of
+    fact-id tuples is checked in bulk. Deeper nests are left to `deeply_immutable`'s walk.
+    """
+    kinds = set(map(type, values))
+    if kinds <= _IMMUTABLE:
+        return []
+    if depth > 2 or not kinds <= _IMMUTABLE | {tuple}:
+        return [v for v in values if type(v) not in _IMMUTABLE]
+    inner = list(chain.from_iterable(v for v in values if type(v) is tuple))
+    return _not_scalar(inner, depth + 1)
 
 
 def prepare(root: str) -> Confiner:
