@@ -367,17 +367,21 @@ def _group_paths(directory: Path, user: Any) -> dict[str, list[str]]:
     except OSError:
         return {}  # explain then names fields without their fact ids
     paths: dict[str, list[str]] = {}
-    for f in dataclasses.fields(user):
-        if not dataclasses.is_dataclass(getattr(user, f.name)):
-            continue
-        needle = f'\n"user.{f.name}.'.encode()
-        at = text.find(needle)
+    start = max(0, text.find(b'\n"paths":{'))
+    groups = [
+        f.name for f in dataclasses.fields(user) if dataclasses.is_dataclass(getattr(user, f.name))
+    ]
+    for name in sorted(groups):
+        # Keys are sorted and "." sorts before any character of a name, so each group's
+        # lines follow the previous group's: each search starts where those ended.
+        needle = f'\n"user.{name}.'.encode()
+        at = text.find(needle, start)
         while at >= 0:
             end = text.find(b"\n", at + 1)
-            line = text[at + 1 : end if end >= 0 else len(text)].rstrip(b",")
+            start = end if end >= 0 else len(text)
             with contextlib.suppress(ValueError):
-                paths.update(json.loads(b"{" + line + b"}"))
-            at = text.find(needle, at + 1)
+                paths.update(json.loads(b"{" + text[at + 1 : start].rstrip(b",") + b"}"))
+            at = text.find(needle, start) if text.startswith(needle, start) else -1
     return paths
 
 
@@ -431,8 +435,9 @@ def deeply_immutable(policy: Policy) -> bool:
             if fields is not None:
                 if not is_frozen(type(obj[0]), obj[0]):
                     return False
-                for name in fields:
-                    stack.extend(_not_scalar(list(map(attrgetter(name), obj))))
+                for name in map(attrgetter, fields):
+                    if not set(map(type, map(name, obj))) <= _IMMUTABLE:
+                        stack.extend(_not_scalar(list(map(name, obj))))
                 continue
         if kind is tuple or kind is frozenset:
             stack.extend(obj)
