@@ -1,5 +1,5 @@
-"""Records stored as columns (compiler/render.py, records.py.j2) and the zygote's fast paths
-for big subjects (runtime/sandbox/zygote.py): exact round trips, every encoding used."""
+"""Big subjects: records stored as columns (compiler/render.py, records.py.j2), the zygote's
+fast paths (runtime/sandbox/zygote.py) and one-shot zygotes that load only what a query names."""
 
 from __future__ import annotations
 
@@ -135,3 +135,47 @@ def test_one_mutable_value_in_a_big_collection_is_found(last: object) -> None:
 
 def test_a_big_collection_of_scalars_and_tuples_is_immutable() -> None:
     assert zygote.deeply_immutable(_policy(_rows((1, ("a", (2, (dt.date(2024, 1, 1),)))))))
+
+
+# -- a one-shot query's zygote loads only the collections the program names -----------------
+
+
+@pytest.mark.parametrize(
+    ("program", "expected"),
+    [
+        ("sum(t.cost for t in user.trips if t.cost)", {"trips"}),
+        ("len(user.trips) + len(user.logbook)", {"trips", "logbook"}),
+        ("user.identity.name", {"identity"}),
+        ("(lambda user: user.trips)(1)", {"trips"}),  # a parameter: not the state
+        ("1 + 1", set()),
+        ("user", None),
+        ("u = user\nlen(u.logbook)", None),
+        ("count_by(user.trips, 'country') if user else 0", None),
+        ("[user for user in range(3)]", None),
+        ("user = 1\nuser.trips", None),
+        ("(", None),
+    ],
+)
+def test_reads_only_names_every_collection_a_program_can_reach(program, expected) -> None:
+    from uac.runtime.sandbox import reads_only
+
+    found = reads_only(program)
+    assert (None if found is None else set(found)) == expected
+
+
+def test_a_partial_zygote_loads_only_its_collections_and_serves_only_its_program(
+    checkpoint,
+) -> None:
+    from uac.runtime.sandbox import Sandbox, reads_only, run_query
+
+    directory, today = checkpoint.directory, dt.date(2026, 12, 1)
+    box = Sandbox(directory, reuse=False, only=frozenset({"trips"}))
+    try:
+        both = "(len(user.trips), len(user.logbook))"
+        assert box.run(both, today=today)["result"] == [40, 0]  # logbook was never loaded
+    finally:
+        box.close()
+    only = reads_only("len(user.trips)")
+    assert run_query(directory, "len(user.trips)", today=today, only=only)["result"] == 40
+    # A program the partial state was not made for gets a zygote holding everything.
+    assert run_query(directory, both, today=today, only=only)["result"] == [40, 30]

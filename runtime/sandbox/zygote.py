@@ -340,11 +340,20 @@ _WARM_UP = (
 )
 
 
-def load(directory: Path) -> Policy:
-    """Import one checkpoint and warm every code path a query takes (before any fork)."""
+def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
+    """Import one checkpoint and warm every code path a query takes (before any fork).
+
+    `only`: the collections to load (the host found its program reads no other, see
+    `sandbox.reads_only`); every other collection is an empty tuple here.
+    """
     from uac.compiler import loader
 
-    package = loader.import_package(directory, signed=False)  # the host checked it
+    stubs: tuple[str, ...] = ()
+    if only is not None:
+        modules = sorted(p.stem for p in directory.glob("records_*.py"))
+        stubs = tuple(m for m in modules if m.removeprefix("records_") not in only)
+    # The host checked the signature; every file is still checked against files.json.
+    package = loader.import_package(directory, signed=False, stubs=stubs)
     # The state lives as long as the zygote: out of the collector's sight now, so that
     # neither `prepare`'s collection nor any later one walks 200,000 records again.
     gc.freeze()
@@ -532,10 +541,12 @@ def serve_forever(
 def main() -> None:
     """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
 
-    argv: CHECKPOINT_DIR [MAX_QUERIES] (queries per worker; 1 = a fresh process per query).
+    argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS]] (queries per worker, 1 = a fresh
+    process per query; COLLECTIONS: the only ones to load, comma-separated).
     """
     directory = Path(sys.argv[1])
     max_queries = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    only = frozenset(filter(None, sys.argv[3].split(","))) if len(sys.argv) > 3 else None
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -544,7 +555,7 @@ def main() -> None:
     root = ""
     try:
         try:
-            policy = load(directory)
+            policy = load(directory, only)
             if max_queries > 1 and not deeply_immutable(policy):
                 max_queries = 1
             root = empty_root()
