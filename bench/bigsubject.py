@@ -21,7 +21,9 @@ With `--compare-src OLD` the query is also run with the other revision, side by 
 copy of the CLI workspace whose subject is compiled again by that revision (its own
 checkpoint format), the rounds alternating old and new. Each query reports wall time and
 CPU (user + system of the CLI and the zygote it waited for: less sensitive to load).
-`--query-only` skips both imports' measurements (the CLI import still builds the data).
+`--query-only` skips both imports' measurements (the CLI import still builds the data);
+`--workspace DIR` queries a workspace already holding the import instead. A failed query
+(the old zygote not ready within the host's 30 s under heavy load) is reported, not fatal.
 """
 
 from __future__ import annotations
@@ -76,12 +78,16 @@ def write_trips(path: Path, n: int, seed: int = 20261201) -> None:
 
 
 def run(
-    argv: list[str], src: str | None = None, cpu: list[float] | None = None
+    argv: list[str],
+    src: str | None = None,
+    cpu: list[float] | None = None,
+    failures: list[str] | None = None,
 ) -> tuple[float, float]:
     """(wall s, peak RSS MB) of one process run to completion; fails loudly if it fails.
 
     `src`: a directory holding another revision as `uac/` (put first on PYTHONPATH).
     `cpu`: gets the process's CPU seconds (user + system, with the children it waited for).
+    `failures`: gets the error of a failed run instead of stopping the benchmark.
     """
     env = dict(os.environ, PYTHONPATH=src) if src else None
     started = time.perf_counter()
@@ -93,7 +99,9 @@ def run(
     out = proc.stdout.read().decode() if proc.stdout else ""
     err = proc.stderr.read().decode() if proc.stderr else ""
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+    if proc.returncode != 0 and failures is not None:
+        failures.append(err.strip()[-300:])
+    elif proc.returncode != 0:
         raise SystemExit(f"{argv[:4]} failed ({proc.returncode}): {err.strip()[-2000:]}")
     if out.strip():
         print("   ->", out.strip()[:200], flush=True)
@@ -108,6 +116,9 @@ def main() -> None:
     parser.add_argument("--skip-api", action="store_true", help="only the CLI import and query")
     parser.add_argument("--api-only", action="store_true", help="only the API imports")
     parser.add_argument("--query-only", action="store_true", help="measure only the queries")
+    parser.add_argument(
+        "--workspace", help="query this workspace's alice instead of importing (its copy for OLD)"
+    )
     parser.add_argument(
         "--compare-src",
         help="also run the API import with another revision: a directory holding it as uac/ "
@@ -145,25 +156,27 @@ def main() -> None:
             step("import, API, react=False, --compare-src", argv, args.compare_src)
         if args.api_only:
             return _finish(out, steps)
-        home = str(Path(tmp) / "cli")
-        run([uac, "--home", home, "init"])
-        step(
-            "uac import (CLI, compiles)",
-            [uac, "--home", home, "import", "alice", "trips", str(file)],
-        )
+        home = args.workspace or str(Path(tmp) / "cli")
+        if not args.workspace:
+            run([uac, "--home", home, "init"])
+            step(
+                "uac import (CLI, compiles)",
+                [uac, "--home", home, "import", "alice", "trips", str(file)],
+            )
         sides = {"uac query (CLI)": (home, None)}
         if args.compare_src:
             sides["uac query (CLI), --compare-src"] = (
-                _old_workspace(home, args.compare_src),
+                _old_workspace(home, args.compare_src, tmp),
                 args.compare_src,
             )
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+        failed: dict[str, list[str]] = {}
         cpus: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(args.rounds):  # alternating: load drifts hit both sides alike
             for name, (where, src) in sides.items():
                 argv = [py, "-m", "uac.runtime.cli"] if src else [uac]
                 argv += ["--home", where, "query", "alice", QUERY, "--today", "2026-12-01"]
-                runs[name].append(run(argv, src, cpus[name]))
+                runs[name].append(run(argv, src, cpus[name], failed.setdefault(name, [])))
         for name, queries in runs.items():
             steps[name] = (
                 statistics.median(q[0] for q in queries),
@@ -172,12 +185,14 @@ def main() -> None:
             out.setdefault("query_cpu_s", {})[name] = round(statistics.median(cpus[name]), 3)
             walls = [round(q[0], 2) for q in queries]
             print(f"{name} walls {walls} CPU {[round(c, 2) for c in cpus[name]]}", flush=True)
+            if failed[name]:
+                out.setdefault("query_failures", {})[name] = failed[name]
     _finish(out, steps)
 
 
-def _old_workspace(home: str, src: str) -> str:
+def _old_workspace(home: str, src: str, tmp: str) -> str:
     """A copy of the workspace whose subject the other revision compiled from scratch."""
-    old = home + "-old"
+    old = str(Path(tmp) / "old-ws")
     shutil.copytree(home, old)
     shutil.rmtree(Path(old) / "generated" / "default" / "user" / "alice")
     run([sys.executable, "-m", "uac.runtime.cli", "--home", old, "compile", "alice"], src)

@@ -352,11 +352,16 @@ def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
     if only is not None:
         modules = sorted(p.stem for p in directory.glob("records_*.py"))
         stubs = tuple(m for m in modules if m.removeprefix("records_") not in only)
-    # The host checked the signature; every file is still checked against files.json.
-    package = loader.import_package(directory, signed=False, stubs=stubs)
-    # The state lives as long as the zygote: out of the collector's sight now, so that
-    # neither `prepare`'s collection nor any later one walks 200,000 records again.
-    gc.freeze()
+    # The state lives as long as the zygote: frozen out of the collector's sight before
+    # it runs even once, so that no collection (the first one after the import's pause,
+    # `prepare`'s, a later one) walks 200,000 records.
+    gc.disable()
+    try:
+        # The host checked the signature; every file is still checked against files.json.
+        package = loader.import_package(directory, signed=False, stubs=stubs)
+        gc.freeze()
+    finally:
+        gc.enable()
     user = package.state.user
     policy = Policy(package.schema, user, Limits(), _group_paths(directory, user))
     for program in (*_WARM_UP, _sample_program(user)):
