@@ -24,7 +24,7 @@ from uac.compiler.shapes import (
     optional_converter,
     row_default,
 )
-from uac.fact_log.values import canonical_json, json_default, json_string
+from uac.fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
 # canonical_json's settings, plus nested objects (compiler/shapes.Struct) as their rows.
@@ -193,8 +193,13 @@ def records_json(coll: CollectionModel) -> str:
 # Cells of these types are coded by (type, text): equal values of other types or texts
 # (1 and 1.0 and True, Decimal 1.0 and 1.00) must stay apart.
 _CODED = frozenset({type(None), bool, int, float, str, Decimal, dt.date, dt.datetime})
-# Cells of these types are text in JSON (json_default), so a column of one of them can be.
-_TEXTS = frozenset({str, Decimal, dt.date, dt.datetime})
+# Cells of these types are text in JSON: their text, as json_default writes it.
+_TEXTS: dict[type, Callable[[Any], str]] = {
+    str: str,
+    Decimal: str,
+    dt.date: dt.date.isoformat,
+    dt.datetime: dt.datetime.isoformat,
+}
 
 
 def _column(cells: list[Any], encode: Callable[[Any], str]) -> str:
@@ -202,24 +207,32 @@ def _column(cells: list[Any], encode: Callable[[Any], str]) -> str:
     its texts joined by newlines (cells of one text type, no newline), or else a list."""
     kinds = set(map(type, cells))
     if kinds <= _CODED:
-        keys = [(type(c), str(c)) for c in cells]
+        if kinds == {str}:
+            keys: list[Any] = cells
+        elif len(kinds) == 1:  # one type: its text tells values apart
+            keys = list(map(str, cells))
+        else:
+            keys = [(type(c), str(c)) for c in cells]
         distinct = dict(zip(keys, cells, strict=True))  # first-seen order; equal texts
         if len(distinct) * 2 <= len(cells):
             index = {k: i for i, k in enumerate(distinct)}
             codes = list(map(index.__getitem__, keys))
             return canonical_json({"codes": codes, "values": list(distinct.values())})
-    if len(kinds) == 1 and kinds <= _TEXTS:
-        texts = cells if kinds == {str} else list(map(json_default, cells))
-        if not any("\n" in t for t in texts):
-            return canonical_json("\n".join(texts))
+    if len(kinds) == 1 and kinds <= _TEXTS.keys():
+        texts = cells if kinds == {str} else list(map(_TEXTS[next(iter(kinds))], cells))
+        joined = "\n".join(texts)
+        if joined.split("\n") == texts:  # no text held a newline: read back exactly
+            return canonical_json(joined)
     return encode(cells)
 
 
 def _fact_ids_column(records: Sequence[Any]) -> str:
-    """Fact ids a line per record joined by spaces, or a list of lists if an id has a space."""
-    ids = [r.fact_ids for r in records]
-    if all(i and i.split() == [i] for row in ids for i in row):
-        return canonical_json("\n".join(map(" ".join, ids)))
+    """Fact ids a line per record joined by spaces, or a list of lists if that does not
+    read back exactly (an id holding whitespace, or empty)."""
+    ids = [tuple(r.fact_ids) for r in records]
+    joined = "\n".join(map(" ".join, ids))
+    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _fact_ids reads
+        return canonical_json(joined)
     return canonical_json([list(row) for row in ids])
 
 
