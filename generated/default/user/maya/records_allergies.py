@@ -36,7 +36,12 @@ def _cells(column, convert=None, text=None) -> list:
 
 
 def _fact_ids(column) -> list:
-    return list(map(tuple, map(str.split, column.split("\n")) if type(column) is str else column))
+    if type(column) is not str:
+        return list(map(tuple, column))
+    lines = column.split("\n")
+    if " " not in column and all(lines):  # one id a record: its 1-tuple straight from zip
+        return list(zip(lines))
+    return list(map(tuple, map(str.split, lines)))
 
 
 def _build(columns: list[list]) -> tuple[Allergy, ...]:
