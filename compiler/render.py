@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -16,7 +16,14 @@ import jinja2
 from uac.compiler import cache as compile_cache
 from uac.compiler.fold import FoldResult
 from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
-from uac.compiler.shapes import Member, TypeShape, has_structure, optional_converter, row_default
+from uac.compiler.shapes import (
+    Member,
+    TypeShape,
+    converter,
+    has_structure,
+    optional_converter,
+    row_default,
+)
 from uac.fact_log.values import canonical_json, json_string
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -154,15 +161,79 @@ def _converter(field: FieldModel | Member, expr: str) -> str:
     return optional_converter(shape, expr, spec.required)
 
 
+def _text_converter(field: FieldModel) -> str:
+    """The callable turning one cell of a text column (never null) into the field's type.
+
+    `_cells` maps it over the column with no per-cell wrapper; "" when the field's cells
+    are not converted (or not by a single call).
+    """
+    shape = field.shape if field.shape is not None else TypeShape(field.spec.type)
+    if field.spec.type == "enum" or shape.kind in ("list", "object"):
+        return ""
+    conv = converter(shape, "v")
+    return conv[:-3] if conv.endswith("(v)") else ""
+
+
 def records_json(coll: CollectionModel) -> str:
-    """The rows of a collection as JSON, one record per line (C-encoded, exact)."""
-    names = [f.name for f in coll.fields]
-    # Nested objects need the encoder hook; tuples are JSON arrays to either encoder.
-    encode = _ROWS.encode if any(has_structure(f.shape) for f in coll.fields) else canonical_json
-    rows = [
-        encode([r.key, list(r.fact_ids), *(r.values.get(n) for n in names)]) for r in coll.records
-    ]
-    return "[\n" + ",\n".join(rows) + "\n]\n"
+    """The records of a collection as JSON columns, one a line (C-encoded, exact).
+
+    Key, fact ids, then each field. Loading a big collection then parses a few long arrays
+    or strings instead of a small list per record, and converts (dates, decimals) each
+    distinct value once; the record module's docstring (records.py.j2) reads the encodings.
+    """
+    records = coll.records
+    lines = [_column([r.key for r in records], canonical_json), _fact_ids_column(records)]
+    for f in coll.fields:
+        # Nested objects need the encoder hook; tuples are JSON arrays to either encoder.
+        encode = _ROWS.encode if has_structure(f.shape) else canonical_json
+        lines.append(_column([r.values.get(f.name) for r in records], encode))
+    return "[\n" + ",\n".join(lines) + "\n]\n"
+
+
+# Cells of these types are coded by (type, text): equal values of other types or texts
+# (1 and 1.0 and True, Decimal 1.0 and 1.00) must stay apart.
+_CODED = frozenset({type(None), bool, int, float, str, Decimal, dt.date, dt.datetime})
+# Cells of these types are text in JSON: their text, as json_default writes it.
+_TEXTS: dict[type, Callable[[Any], str]] = {
+    str: str,
+    Decimal: str,
+    dt.date: dt.date.isoformat,
+    dt.datetime: dt.datetime.isoformat,
+}
+
+
+def _column(cells: list[Any], encode: Callable[[Any], str]) -> str:
+    """One column: codes into its distinct values (when they are at most half the cells),
+    its texts joined by newlines (cells of one text type, no newline), or else a list."""
+    kinds = set(map(type, cells))
+    if kinds <= _CODED:
+        if kinds == {str}:
+            keys: list[Any] = cells
+        elif len(kinds) == 1:  # one type: its text tells values apart
+            keys = list(map(str, cells))
+        else:
+            keys = [(type(c), str(c)) for c in cells]
+        distinct = dict(zip(keys, cells, strict=True))  # first-seen order; equal texts
+        if len(distinct) * 2 <= len(cells):
+            index = {k: i for i, k in enumerate(distinct)}
+            codes = list(map(index.__getitem__, keys))
+            return canonical_json({"codes": codes, "values": list(distinct.values())})
+    if len(kinds) == 1 and kinds <= _TEXTS.keys():
+        texts = cells if kinds == {str} else list(map(_TEXTS[next(iter(kinds))], cells))
+        joined = "\n".join(texts)
+        if joined.split("\n") == texts:  # no text held a newline: read back exactly
+            return canonical_json(joined)
+    return encode(cells)
+
+
+def _fact_ids_column(records: Sequence[Any]) -> str:
+    """Fact ids a line per record joined by spaces, or a list of lists if that does not
+    read back exactly (an id holding whitespace, or empty)."""
+    ids = [tuple(r.fact_ids) for r in records]
+    joined = "\n".join(map(" ".join, ids))
+    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _fact_ids reads
+        return canonical_json(joined)
+    return canonical_json([list(row) for row in ids])
 
 
 @cache
@@ -185,6 +256,7 @@ def environment() -> jinja2.Environment:
         shown=_shown,
         span=_span,
         converter=_converter,
+        text_converter=_text_converter,
     )
     return env
 

@@ -198,7 +198,9 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         home = Path(args.home).expanduser() if args.home is not None else default_home()
         addr = parse_subject(args.subject, args.tenant)
         _, directory = loader.version_dir(home, addr)
-        sandbox.prestart(directory, reuse=False)  # one query: no worker to keep
+        # One query: no worker to keep, and only the collections it names are loaded.
+        only = sandbox.reads_only(program)
+        sandbox.prestart(directory, reuse=False, only=only)
         con = duck.connect(home / "uac.duckdb", read_only=True)
         try:
             if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
@@ -208,7 +210,7 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     except (UacError, duckdb.Error):
         return None
     today = args.today or dt.datetime.now(dt.UTC).date()
-    return sandbox.run_query(directory, program, today=today, explain=args.explain)
+    return sandbox.run_query(directory, program, today=today, explain=args.explain, only=only)
 
 
 def cmd_query(args: argparse.Namespace) -> int:

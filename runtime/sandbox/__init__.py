@@ -42,7 +42,7 @@ from typing import Any
 
 from uac.runtime.sandbox.engine import Limits
 
-__all__ = ["Limits", "Sandbox", "SandboxPool", "prestart", "run_query", "shutdown"]
+__all__ = ["Limits", "Sandbox", "SandboxPool", "prestart", "reads_only", "run_query", "shutdown"]
 
 _LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
@@ -74,9 +74,16 @@ class Sandbox:
     without, every query runs in a freshly forked process.
     """
 
-    def __init__(self, checkpoint_dir: Path, reuse: bool | None = None, wait: bool = True):
+    def __init__(
+        self,
+        checkpoint_dir: Path,
+        reuse: bool | None = None,
+        wait: bool = True,
+        only: frozenset[str] | None = None,
+    ):
         self.directory = Path(checkpoint_dir).resolve()
         self.reuse = _reuse() if reuse is None else reuse
+        self.only = only  # the only collections the zygote loads (None: all)
         self.max_queries = 1
         self.version = self.directory.name
         self._lock = threading.Lock()
@@ -109,6 +116,7 @@ class Sandbox:
                 str(Path(__file__).with_name("boot.py")),
                 str(self.directory),
                 str(MAX_QUERIES if self.reuse else 1),
+                *([] if self.only is None else [",".join(sorted(self.only))]),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -233,9 +241,15 @@ def _envelope(line: bytes) -> dict[str, Any]:
 class SandboxPool:
     """Up to `size` zygotes for one checkpoint, so queries run on several cores at once."""
 
-    def __init__(self, checkpoint_dir: Path, size: int = 2, reuse: bool | None = None):
+    def __init__(
+        self,
+        checkpoint_dir: Path,
+        size: int = 2,
+        reuse: bool | None = None,
+        only: frozenset[str] | None = None,
+    ):
         self.directory = Path(checkpoint_dir).resolve()
-        self.size, self.reuse = size, reuse
+        self.size, self.reuse, self.only = size, reuse, only
         self._idle: queue.LifoQueue[Sandbox] = queue.LifoQueue()
         self._all: list[Sandbox] = []
         self._lock = threading.Lock()
@@ -248,7 +262,7 @@ class SandboxPool:
             with self._lock:
                 grow = len(self._all) < self.size
                 if grow:
-                    box = Sandbox(self.directory, reuse=self.reuse)
+                    box = Sandbox(self.directory, reuse=self.reuse, only=self.only)
                     self._all.append(box)
             if not grow:
                 box = self._idle.get()
@@ -261,7 +275,7 @@ class SandboxPool:
         """Start one zygote now without waiting for it: it loads while the caller works."""
         with self._lock:
             if not self._all:
-                box = Sandbox(self.directory, reuse=self.reuse, wait=False)
+                box = Sandbox(self.directory, reuse=self.reuse, wait=False, only=self.only)
                 self._all.append(box)
                 self._idle.put(box)
 
@@ -273,17 +287,20 @@ class SandboxPool:
             self._all.clear()
 
 
-_POOLS: dict[Path, SandboxPool] = {}
+# A pool per checkpoint and set of collections loaded (None: all of them).
+_POOLS: dict[tuple[Path, frozenset[str] | None], SandboxPool] = {}
 _POOLS_LOCK = threading.Lock()
 _MAX_POOLS = 8  # subjects kept warm; the least recently used is stopped beyond this
 
 
-def _pool(checkpoint_dir: Path, reuse: bool | None = None) -> SandboxPool:
-    key = Path(checkpoint_dir).resolve()
+def _pool(
+    checkpoint_dir: Path, reuse: bool | None = None, only: frozenset[str] | None = None
+) -> SandboxPool:
+    key = (Path(checkpoint_dir).resolve(), only)
     with _POOLS_LOCK:
         pool = _POOLS.pop(key, None)
         if pool is None:
-            pool = SandboxPool(key, size=min(2, os.cpu_count() or 1), reuse=reuse)
+            pool = SandboxPool(key[0], size=min(2, os.cpu_count() or 1), reuse=reuse, only=only)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
         while len(_POOLS) > _MAX_POOLS:
             _POOLS.pop(next(iter(_POOLS))).close()
@@ -297,11 +314,18 @@ def run_query(
     today: dt.date,
     limits: Limits | None = None,
     explain: bool = False,
+    only: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """Run an agent's program against one checkpoint in the sandbox; returns the envelope."""
+    """Run an agent's program against one checkpoint in the sandbox; returns the envelope.
+
+    `only`: `reads_only(program)` (a zygote loading just those collections serves it).
+    """
+    if only is not None and reads_only(program) != only:
+        only = None  # never a program the partial state was not made for
     started = time.perf_counter()
     try:
-        envelope = _pool(checkpoint_dir).run(program, today=today, limits=limits, explain=explain)
+        pool = _pool(checkpoint_dir, only=only)
+        envelope = pool.run(program, today=today, limits=limits, explain=explain)
     except RuntimeError as exc:
         envelope = _error("sandbox_error", str(exc))
         envelope["checkpoint"] = Path(checkpoint_dir).name
@@ -309,7 +333,9 @@ def run_query(
     return envelope
 
 
-def prestart(checkpoint_dir: Path, *, reuse: bool | None = None) -> None:
+def prestart(
+    checkpoint_dir: Path, *, reuse: bool | None = None, only: frozenset[str] | None = None
+) -> None:
     """Start the checkpoint's zygote in the background, ahead of a `run_query` on it.
 
     A one-shot caller (the CLI) overlaps the zygote's start with its own work (opening the
@@ -317,7 +343,35 @@ def prestart(checkpoint_dir: Path, *, reuse: bool | None = None) -> None:
     this zygote is simply stopped at exit.
     """
     with contextlib.suppress(Exception):  # best effort: run_query starts it again, and says
-        _pool(checkpoint_dir, reuse).prestart()
+        _pool(checkpoint_dir, reuse, only).prestart()
+
+
+def reads_only(program: str) -> frozenset[str] | None:
+    """The attributes of `user` a program names, when it reaches the state only by them.
+
+    All of the typed state is reached from the name `user`, and the rewrite lets a program
+    read attributes by literal name only: when every `user` in the program is the left
+    side of `user.NAME`, no collection but those NAMEs can be read, so a one-shot query's
+    zygote needs to load only them. None (load everything) when `user` appears in any other
+    way (bare, passed, bound, assigned), or when the program does not parse.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    names: set[str] = set()
+    attached: set[int] = set()
+    for node in ast.walk(tree):
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Attribute) and isinstance(value, ast.Name) and value.id == "user":
+            names.add(node.attr)
+            attached.add(id(value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "user" and id(node) not in attached:
+            return None
+    return frozenset(names)
 
 
 def shutdown() -> None:

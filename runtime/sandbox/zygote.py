@@ -34,6 +34,8 @@ import struct
 import sys
 import time
 from collections.abc import Callable
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -335,23 +337,79 @@ _WARM_UP = (
     "int('x')",
     "'a' * 10**10",
     "(",
-    "user",
 )
 
 
-def load(directory: Path) -> Policy:
-    """Import one checkpoint and warm every code path a query takes (before any fork)."""
+def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
+    """Import one checkpoint and warm every code path a query takes (before any fork).
+
+    `only`: the collections to load (the host found its program reads no other, see
+    `sandbox.reads_only`); every other collection is an empty tuple here.
+    """
     from uac.compiler import loader
 
-    package = loader.import_package(directory, signed=False)  # the host checked it
+    stubs: tuple[str, ...] = ()
+    if only is not None:
+        modules = sorted(p.stem for p in directory.glob("records_*.py"))
+        stubs = tuple(m for m in modules if m.removeprefix("records_") not in only)
+    # The state lives as long as the zygote: frozen out of the collector's sight before
+    # it runs even once, so that no collection (the first one after the import's pause,
+    # `prepare`'s, a later one) walks 200,000 records.
+    gc.disable()
     try:
-        paths = json.loads((directory / "provenance.json").read_text("utf-8"))["paths"]
-    except (OSError, ValueError, KeyError):
-        paths = {}  # explain then names fields without their fact ids
-    policy = Policy(package.schema, package.state.user, Limits(), paths)
-    for program in _WARM_UP:
+        # The host checked the signature; every file is still checked against files.json.
+        package = loader.import_package(directory, signed=False, stubs=stubs)
+        gc.freeze()
+    finally:
+        gc.enable()
+    user = package.state.user
+    policy = Policy(package.schema, user, Limits(), _group_paths(directory, user))
+    for program in (*_WARM_UP, _sample_program(user)):
         execute(program, policy, dt.date(2000, 1, 1), Limits(), True)
     return policy
+
+
+def _group_paths(directory: Path, user: Any) -> dict[str, list[str]]:
+    """Fact ids of each field of a singleton group: all of provenance.json explain reads.
+
+    Records name their own fact ids, so the file's one line per record (most of it on a
+    big subject: 28 MB for 200,000 trips) is not parsed; the group fields' lines are
+    found by their prefix (the file holds one entry per line, compiler/render.py).
+    """
+    try:
+        text = (directory / "provenance.json").read_bytes()
+    except OSError:
+        return {}  # explain then names fields without their fact ids
+    paths: dict[str, list[str]] = {}
+    start = max(0, text.find(b'\n"paths":{'))
+    groups = [
+        f.name for f in dataclasses.fields(user) if dataclasses.is_dataclass(getattr(user, f.name))
+    ]
+    for name in sorted(groups):
+        # Keys are sorted and "." sorts before any character of a name, so each group's
+        # lines follow the previous group's: each search starts where those ended.
+        needle = f'\n"user.{name}.'.encode()
+        at = text.find(needle, start)
+        while at >= 0:
+            end = text.find(b"\n", at + 1)
+            start = end if end >= 0 else len(text)
+            with contextlib.suppress(ValueError):
+                paths.update(json.loads(b"{" + text[at + 1 : start].rstrip(b",") + b"}"))
+            at = text.find(needle, start) if text.startswith(needle, start) else -1
+    return paths
+
+
+def _sample_program(user: Any) -> str:
+    """A program whose result holds the groups and maps and one record of each collection.
+
+    It warms the result encoder for every type the state holds, as `user` would, without
+    encoding every record of a big subject.
+    """
+    parts = [
+        f"user.{f.name}[:1]" if type(getattr(user, f.name)) is tuple else f"user.{f.name}"
+        for f in dataclasses.fields(user)
+    ]
+    return "[" + ", ".join(parts) + "]"
 
 
 _IMMUTABLE = frozenset(
@@ -370,6 +428,13 @@ def deeply_immutable(policy: Policy) -> bool:
     stack: list[Any] = [policy.user]
     seen: set[int] = set()
     frozen: dict[type, bool] = {}
+
+    def is_frozen(kind: type, obj: Any) -> bool:
+        if kind not in frozen:
+            params = getattr(kind, "__dataclass_params__", None)
+            frozen[kind] = bool(params and params.frozen) and not hasattr(obj, "__dict__")
+        return frozen[kind]
+
     while stack:
         obj = stack.pop()
         kind = type(obj)
@@ -378,6 +443,16 @@ def deeply_immutable(policy: Policy) -> bool:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+        if kind is tuple and obj and {type(obj[0])} == set(map(type, obj)):
+            # A collection: all records of one type, looked at a field at a time.
+            fields = policy.records.get(type(obj[0]))
+            if fields is not None:
+                if not is_frozen(type(obj[0]), obj[0]):
+                    return False
+                for name in map(attrgetter, fields):
+                    if not set(map(type, map(name, obj))) <= _IMMUTABLE:
+                        stack.extend(_not_scalar(list(map(name, obj))))
+                continue
         if kind is tuple or kind is frozenset:
             stack.extend(obj)
             continue
@@ -386,15 +461,25 @@ def deeply_immutable(policy: Policy) -> bool:
             stack.extend(obj.values())
             continue
         fields = policy.records.get(kind)
-        if fields is None:
-            return False
-        if kind not in frozen:
-            params = getattr(kind, "__dataclass_params__", None)
-            frozen[kind] = bool(params and params.frozen) and not hasattr(obj, "__dict__")
-        if not frozen[kind]:
+        if fields is None or not is_frozen(kind, obj):
             return False
         stack.extend(getattr(obj, name) for name in fields)
     return True
+
+
+def _not_scalar(values: list[Any], depth: int = 0) -> list[Any]:
+    """The values not of an immutable scalar type, looking into tuples of them.
+
+    The tuples themselves are immutable; each is replaced by its items, so a column of
+    fact-id tuples is checked in bulk. Deeper nests are left to `deeply_immutable`'s walk.
+    """
+    kinds = set(map(type, values))
+    if kinds <= _IMMUTABLE:
+        return []
+    if depth > 2 or not kinds <= _IMMUTABLE | {tuple}:
+        return [v for v in values if type(v) not in _IMMUTABLE]
+    inner = list(chain.from_iterable(v for v in values if type(v) is tuple))
+    return _not_scalar(inner, depth + 1)
 
 
 def prepare(root: str) -> Confiner:
@@ -461,10 +546,12 @@ def serve_forever(
 def main() -> None:
     """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
 
-    argv: CHECKPOINT_DIR [MAX_QUERIES] (queries per worker; 1 = a fresh process per query).
+    argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS]] (queries per worker, 1 = a fresh
+    process per query; COLLECTIONS: the only ones to load, comma-separated).
     """
     directory = Path(sys.argv[1])
     max_queries = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    only = frozenset(filter(None, sys.argv[3].split(","))) if len(sys.argv) > 3 else None
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -473,7 +560,7 @@ def main() -> None:
     root = ""
     try:
         try:
-            policy = load(directory)
+            policy = load(directory, only)
             if max_queries > 1 and not deeply_immutable(policy):
                 max_queries = 1
             root = empty_root()
