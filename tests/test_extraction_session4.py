@@ -1,0 +1,229 @@
+"""Phrasing families the rules must cover (issues 14/15, session 4), invented for these tests.
+
+Each family was named by a miss on the old held-out active half (already used for tuning);
+the sentences here are new words for the same construct, written before the rules: a
+repeating event's end, a booking "under" a name, a hotel given as "Hotel in X: check-in ...",
+habits and starts said without "I", body weight "down to", a supply that "runs out", a
+payment to a subscription service on a day, a card named by its brand, an amount before the
+payee, a promotional price with what follows it. Negative cases must find nothing of the path.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from uac.fact_log.extraction.patterns import extract
+
+AT = dt.datetime(2025, 6, 1, 9)  # a Sunday
+D = dt.date
+T = dt.datetime
+
+
+def found(text: str, *earlier: str, at: dt.datetime = AT) -> list[tuple[str, Any]]:
+    """(path, value) of every asserted candidate in text, after the session's earlier lines."""
+    history = [(line, at) for line in earlier]
+    return [(c.path, c.value) for c in extract(text, at, history=history) if c.op == "assert"]
+
+
+def of(path: str, cands: list[tuple[str, Any]]) -> list[Any]:
+    return [v for p, v in cands if p == path]
+
+
+# -- a repeating event's series end is not one occurrence's end ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "until"),
+    [
+        ("Pottery class every Wednesday at 7pm until 25 June.", T(2025, 6, 4, 19), D(2025, 6, 25)),
+        ("Choir practice on Thursdays at 8pm till the 26th of June.", T(2025, 6, 5, 20),
+         D(2025, 6, 26)),
+    ],
+)
+def test_a_series_until_a_day_keeps_one_occurrence_short(
+    text: str, start: dt.datetime, until: dt.date
+) -> None:
+    [event] = of("schedule.events", found(text))
+    assert event["start"] == start and event["repeats"] == "weekly"
+    assert event["repeat_until"] == until
+    # the occurrence ends the day it starts; the series end is repeat_until, not `end`
+    assert event.get("end") is None or event["end"].date() == start.date()
+
+
+# -- a booking under a name -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The agency booked my flight to Lima on 5 October under Maria Lopes.", "Maria Lopes"),
+        ("My flight to Lima on 5 October is in the name of M. Lopes.", "M. Lopes"),
+        ("My sister put my ticket to Lima on 5 October under Mary Lopes.", "Mary Lopes"),
+    ],
+)
+def test_a_flight_booked_under_a_name(text: str, name: str) -> None:
+    [booking] = of("travel.bookings", found(text))
+    assert booking["kind"] == "flight" and booking["traveller_name"] == name
+    assert booking["destination"] == "Lima" and booking["start"].date() == D(2025, 10, 5)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is my flight to Lima on 5 October under my married name?",
+        "My brother's flight to Lima on 5 October is under Tom Lopes.",
+    ],
+)
+def test_no_booking_name_from_a_question_or_someone_elses_ticket(text: str) -> None:
+    assert not [b for b in of("travel.bookings", found(text)) if b.get("traveller_name")]
+
+
+# -- a hotel given with its check-in and check-out ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Airbnb in Porto: check-in 12 July, check-out 16 July.",
+        "Hotel in Porto, checking in on 12 July and checking out on 16 July.",
+        "Our guesthouse in Porto - check in 12 July, check out 16 July.",
+    ],
+)
+def test_a_stay_named_then_its_check_in_and_out(text: str) -> None:
+    [stay] = of("travel.bookings", found(text))
+    assert stay["kind"] == "hotel" and stay["place"] == "Porto"
+    assert stay["start"] == T(2025, 7, 12, 15) and stay["end"] == T(2025, 7, 16, 11)
+
+
+def test_a_hotel_recommendation_is_not_a_booking() -> None:
+    assert of("travel.bookings", found("Hotel in Porto: any tips on where to stay?")) == []
+
+
+# -- habits and starts said without "I" -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("Lately: grapefruit juice every morning before work.", "grapefruit juice", "food"),
+        ("New routine, a glass of red wine with dinner.", "wine", "food"),
+        ("Started on ginkgo this week for my memory.", "ginkgo", "supplement"),
+        ("Began taking fish oil a few days ago.", "fish oil", "supplement"),
+    ],
+)
+def test_intake_said_without_a_subject(text: str, name: str, kind: str) -> None:
+    [intake] = of("health.intake", found(text))
+    assert intake["name"] == name and intake["kind"] == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My husband has grapefruit juice every morning.",
+        "Should I skip the grapefruit juice every morning?",
+        "Gave up wine with dinner last year.",
+    ],
+)
+def test_no_intake_for_others_questions_or_stopped_habits(text: str) -> None:
+    assert of("health.intake", found(text)) == []
+
+
+# -- body weight "down to" / "up to" --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kg"),
+    [
+        ("Since the surgery I'm down to 51 kg.", 51.0),
+        ("Lost a lot over the winter, down to 60 kg now.", 60.0),
+        ("I've gone up to 88 kg after the holidays.", 88.0),
+    ],
+)
+def test_body_weight_down_or_up_to(text: str, kg: float) -> None:
+    assert of("health.body_weight", found(text)) == [{"date": D(2025, 6, 1), "kg": kg}]
+
+
+def test_a_childs_weight_is_not_the_users() -> None:
+    assert of("health.body_weight", found("My son is down to 20 kg after the flu.")) == []
+
+
+# -- a medication supply that runs out ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "name", "until"),
+    [
+        ("I only have ten days of metformin left.", (), "metformin", D(2025, 6, 11)),
+        ("My levothyroxine runs out on 3 July.", (), "levothyroxine", D(2025, 7, 3)),
+        ("Running low, it runs out on 9 August.", ("I inject insulin every day.",), "insulin",
+         D(2025, 8, 9)),
+    ],
+)
+def test_a_medication_supply_end(text: str, earlier: tuple[str, ...], name: str,
+                                 until: dt.date) -> None:
+    supplies = [v for v in of("health.medications", found(text, *earlier)) if "supply_until" in v]
+    assert supplies == [{"name": name, "supply_until": until}]
+
+
+def test_a_phone_contract_running_out_is_not_a_supply() -> None:
+    assert of("health.medications", found("My phone contract runs out on 3 July.")) == []
+
+
+# -- finance -------------------------------------------------------------------------------
+
+
+def test_a_payment_to_a_subscription_service_on_a_day_is_a_transaction() -> None:
+    assert of("finance.transactions", found("I paid $15.49 to Netflix on 28 May, odd.")) == [
+        {"date": D(2025, 5, 28), "amount": Decimal("15.49"), "currency": "USD",
+         "merchant": "Netflix"}
+    ]
+
+
+def test_paying_for_a_subscription_every_month_is_not_a_transaction() -> None:
+    assert of("finance.transactions", found("I pay $15.49 to Netflix every month.")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "payee", "account"),
+    [
+        ("I'm going to pay the €3,100 for the chalet with my Barclaycard on 20 June.", "chalet",
+         "Barclaycard"),
+        ("I'll pay the £900 for the car repair on my Amex on 20 June.", "car repair", "Amex"),
+    ],
+)
+def test_a_planned_payment_with_a_card_named_by_its_brand(
+    text: str, payee: str, account: str
+) -> None:
+    [plan] = of("finance.scheduled_payments", found(text))
+    assert plan["payee"] == payee and plan["account"] == account
+    assert plan["method"] == "card" and plan["next_date"] == D(2025, 6, 20)
+
+
+def test_a_standing_order_with_the_amount_before_the_payee() -> None:
+    [order] = of(
+        "finance.scheduled_payments",
+        found("I've set up a standing order for the £95 water bill from my Halifax account."),
+    )
+    assert order["payee"] == "water bill" and order["amount"] == Decimal("95")
+    assert order["method"] == "standing_order" and order["account"] == "Halifax account"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "provider", "then"),
+    [
+        ("My mobile deal with Vodafone at £12 a month ends on 30 September, after that it's £30.",
+         "mobile deal", "Vodafone", "£30"),
+        ("My energy tariff from Octopus at £80 a month ends on 30 September, then it rises to "
+         "£110.", "energy tariff", "Octopus", "£110"),
+    ],
+)
+def test_a_promotional_price_with_what_follows(
+    text: str, name: str, provider: str, then: str
+) -> None:
+    [promo] = of("finance.promotions", found(text))
+    assert promo["name"] == name and promo["provider"] == provider
+    assert promo["ends_on"] == D(2025, 9, 30) and then in promo.get("then", "")
