@@ -30,6 +30,15 @@ def _repeats(event: Any) -> str | None:
     return getattr(event, "repeats", None)
 
 
+def _length(event: Any, config: CheckConfig) -> dt.timedelta:
+    """How long one occurrence lasts: a series' `end` on another day than its start is the
+    series' end (as some records say it), not one occurrence's, so the default length."""
+    end = _end(event, config)
+    if _repeats(event) and end.date() != event.start.date():
+        return dt.timedelta(minutes=config.event_default_minutes)
+    return end - event.start
+
+
 def _at(event: Any) -> str:
     return f" at {event.location}" if getattr(event, "location", None) else ""
 
@@ -108,7 +117,7 @@ def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) ->
         for b in events[i + 1 :]:
             if not (_repeats(a) or _repeats(b)):
                 continue  # two one-off events: event_overlap
-            length_a, length_b = _end(a, config) - a.start, _end(b, config) - b.start
+            length_a, length_b = _length(a, config), _length(b, config)
             slots_b = list(occurrences(b, today, until))
             first = next(
                 (

@@ -178,6 +178,12 @@ def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
     return today
 
 
+def _next_weekday(today: dt.date, words: str) -> dt.date:
+    """The first day on or after today that is the weekday named in words."""
+    name = next(d for d in WEEKDAYS if d in words.lower())
+    return today + dt.timedelta(days=(WEEKDAYS[name] - today.weekday()) % 7)
+
+
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
 
@@ -211,6 +217,16 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ]
             if later:
                 value["repeat_until"] = later[0].date
+                begin = value.get("start")
+                if isinstance(begin, dt.datetime) and begin.date() >= later[0].date:
+                    # "on Thursdays at 8pm till the 26th": the day said is the last, the series
+                    # starts on the next such weekday
+                    day = _next_weekday(ctx.today, m[0])
+                    value["start"] = dt.datetime.combine(day, begin.time())
+        end, begin = value.get("end"), value.get("start")
+        if isinstance(end, dt.datetime) and isinstance(begin, dt.datetime):
+            if end.date() != begin.date():  # "6pm until 25 February": the series ends, not one
+                del value["end"]  # occurrence (which would then span weeks and collide)
         typed = validate(ctx.catalog, "schedule.events", value)
         if typed is not None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)
