@@ -61,7 +61,7 @@ def test_a_series_until_a_day_keeps_one_occurrence_short(
     ("text", "name"),
     [
         ("The agency booked my flight to Lima on 5 October under Maria Lopes.", "Maria Lopes"),
-        ("My flight to Lima on 5 October is in the name of M. Lopes.", "M. Lopes"),
+        ("My flight to Lima on 5 October is in the name of Maria Lopez.", "Maria Lopez"),
         ("My sister put my ticket to Lima on 5 October under Mary Lopes.", "Mary Lopes"),
     ],
 )
