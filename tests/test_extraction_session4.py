@@ -112,7 +112,7 @@ def test_a_hotel_recommendation_is_not_a_booking() -> None:
         ("Lately: grapefruit juice every morning before work.", "grapefruit juice", "food"),
         ("New routine, a glass of red wine with dinner.", "wine", "food"),
         ("Started on ginkgo this week for my memory.", "ginkgo", "supplement"),
-        ("Began taking fish oil a few days ago.", "fish oil", "supplement"),
+        ("Began taking St John's wort a few days ago.", "st john's wort", "supplement"),
     ],
 )
 def test_intake_said_without_a_subject(text: str, name: str, kind: str) -> None:

@@ -58,11 +58,42 @@ _INTAKE_FREQ = re.compile(
 )
 
 
+# Said without "I": "Started taking ginkgo", "Began on St John's wort this week".
+_CONSUME_ELLIPTIC = re.compile(
+    r"^(?:just\s+|recently\s+|finally\s+|also\s+|so\s+)?(?:started|began)"
+    r"(?:\s+(?:taking|drinking|eating|having|on))?\b",
+    re.IGNORECASE,
+)
+# A habit said without a verb ("New routine: a glass of wine with dinner") is the user's own
+# only when nobody else is its subject.
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:he|she|they|you|his|her|their|has|does|drinks|eats|takes|friend|husband|wife|"
+    r"partner|son|daughter|mum|mom|dad|brother|sister|kids?|children)\b",
+    re.IGNORECASE,
+)
+
+
+def _habit_without_verb(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An intake word with how often, and no verb or other subject: the user's habit."""
+    pattern, table = _intake_words()
+    m, freq = pattern.search(sent.text), _INTAKE_FREQ.search(sent.text)
+    if m is None or freq is None or _OTHER_SUBJECT.search(sent.text):
+        return
+    if _NOT_NOW.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    name, kind = table[m[0].lower()]
+    frequency = " ".join(freq[0].lower().split())
+    ctx.add("health.intake", {"name": name, "kind": kind, "frequency": frequency}, sent, 0.75)
+
+
 def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Food, drink and supplements the user has ("I drink grapefruit juice every morning")."""
     pattern, table = _intake_words()
-    verb = _CONSUME.search(sent.text)
-    if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
+    verb = _CONSUME.search(sent.text) or _CONSUME_ELLIPTIC.search(sent.text)
+    if verb is None:
+        _habit_without_verb(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + verb.start()):
         return
     clause = clause_of(parts, sent.start + verb.start())
     if clause is None or _NOT_NOW.search(clause.text):
