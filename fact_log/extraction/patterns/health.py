@@ -262,7 +262,10 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _WEIGHT = re.compile(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
-    r"(?:\s+now)?(?:\s+at)?|i\s+was)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
+    r"(?:\s+now)?(?:\s+at)?|i\s+was|"
+    # "I'm down to 51 kg", "I've gone up to 88 kg", "Lost a lot, down to 60 kg now"
+    r"(?:i(?:'m|\s+am|'ve|\s+have)\s+(?:now\s+|gone\s+|got\s+|come\s+)?|^(?:(?:lost|gained|put\s+on)"
+    r"\b[^,.;]{0,30},\s+|(?:now\s+)?))(?:down|up)\s+to)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
     r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
     r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,
