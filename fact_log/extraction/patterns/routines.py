@@ -131,13 +131,19 @@ _SUPPLY_END = re.compile(
     re.IGNORECASE,
 )
 _DAYS_LEFT = re.compile(
-    r"(?:\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:\bi(?:'ve|\s+have)?\s+(?:only\s+|just\s+)?(?:got\s+|have\s+)?|\bmaybe\s+|\bonly\s+)"
     r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
     r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
     r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
     r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
     r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
     r"(?P<unit2>days?|weeks?)\b",
+    re.IGNORECASE,
+)
+# "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
+_DRUG_RUNS_OUT = re.compile(
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out)\s+(?:on|by)\b",
     re.IGNORECASE,
 )
 _NUM = {
@@ -167,6 +173,8 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 0.8,
             )
             return
+    if _drug_runs_out(ctx, sent, parts):
+        return
     m = _DAYS_LEFT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
@@ -183,6 +191,24 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
     until = ctx.today + dt.timedelta(days=days)
     ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
+
+
+def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A drug (or "it", one named before) that runs out on a day; True when one was added."""
+    m = _DRUG_RUNS_OUT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
+    if not names and m["it"]:
+        mention = ctx.thread.last("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in dates if d.start >= sent.start + m.end()]
+    if not names or not later:
+        return False
+    value = {"name": names[0].lower(), "supply_until": later[0].date}
+    ctx.add("health.medications", value, sent, 0.8)
+    return True
 
 
 _EVERY_WEEKDAY = re.compile(
