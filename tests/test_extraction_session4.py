@@ -227,3 +227,14 @@ def test_a_promotional_price_with_what_follows(
     [promo] = of("finance.promotions", found(text))
     assert promo["name"] == name and promo["provider"] == provider
     assert promo["ends_on"] == D(2025, 9, 30) and then in promo.get("then", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My Barclaycard has a per-transaction limit of £1,500.",
+     "My Barclaycard has a per-payment limit of £1,500."],
+)
+def test_a_per_payment_limit_on_a_card_named_by_its_brand_is_not_a_credit_limit(text: str) -> None:
+    [card] = of("finance.bank_accounts", found(text))
+    assert card["name"] == "Barclaycard" and card["per_transaction_limit"] == Decimal("1500")
+    assert "limit" not in card

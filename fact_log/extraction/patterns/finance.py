@@ -324,7 +324,7 @@ _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
     m = _SPENT.search(sent.text)
-    if m is None or _BUDGET.search(sent.text) or _SERVICE.search(sent.text):
+    if m is None or _BUDGET.search(sent.text):
         return
     if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
         return
@@ -334,6 +334,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if any(not d.valid for d in dates):
         return
+    if _SERVICE.search(sent.text) and not dates:
+        return  # "I paid £10.99 for Netflix": the subscription; on a day said, one charge
     paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start > m.start()]
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.

@@ -9,9 +9,11 @@ from typing import Any
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
 
+# A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
+_CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 _ACCOUNT = (
-    r"(?i:my|the|our)\s+(?P<acct>[A-Z][A-Za-z&]{1,20}(?:\s+[A-Z][A-Za-z&]{1,20})?\s+"
-    r"(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z&]{1,20}(?:\s+[A-Z][A-Za-z&]{1,20})?"
+    r"\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)
@@ -120,7 +122,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "amount": money[0].amount,
         "currency": money[0].currency,
         "account": m["acct"],
-        "method": "card" if m["acct"].lower().endswith("card") else "transfer",
+        "method": "card" if _kind(m["acct"]).endswith("card") else "transfer",
         "period": "once",
         "next_date": dates[0].date,
     }
@@ -152,6 +154,12 @@ def _kind(name: str) -> str:
     return "savings" if "savings" in low else "current"
 
 
+def _provider(name: str) -> str:
+    """The issuer named by an account's first word ("Amex" is American Express's own)."""
+    first = name.split()[0]
+    return "American Express" if first.lower() in ("amex", "american") else first
+
+
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
     limit = _PER_PAYMENT.search(sent.text)
@@ -161,7 +169,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if money and clause_ok(parts, sent, sent.start + holder.end()):
             value = {
                 "name": holder["acct"],
-                "provider": holder["acct"].split()[0],
+                "provider": _provider(holder["acct"]),
                 "kind": _kind(holder["acct"]),
                 "per_transaction_limit": money[0].amount,
                 "currency": money[0].currency,
@@ -176,7 +184,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     when = dates[0].date if dates else None
     if when is None:
         return
-    value = {"name": name, "provider": name.split()[0], "kind": _kind(name), "closing_on": when}
+    value = {"name": name, "provider": _provider(name), "kind": _kind(name), "closing_on": when}
     ctx.add("finance.bank_accounts", value, sent, 0.8)
 
 
