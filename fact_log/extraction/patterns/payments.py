@@ -27,7 +27,8 @@ _PAYEE_TO = re.compile(
     r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
 )
 _PAYEE_FOR = re.compile(
-    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?:[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+)?"  # "the £180 council tax"
+    r"(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
 )
 _PAYEE_SUBJECT = re.compile(
@@ -188,6 +189,14 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.bank_accounts", value, sent, 0.8)
 
 
+_PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
+# "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"
+_THEN = re.compile(
+    r"\b(?:then|after\s+that|afterwards|from\s+then\s+on)\s*,?\s*(?:it\s*(?:'s|'ll\s+be|\s+is|"
+    r"\s+will\s+be|\s+goes\s+up\s+to|\s+rises\s+to|\s+jumps\s+to|\s+reverts\s+to|\s+becomes)\s+)?"
+    r"(?:up\s+to\s+)?(?P<then>" + _PRICE + r")",
+    re.IGNORECASE,
+)
 _PROMO = re.compile(
     r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
@@ -198,9 +207,11 @@ _PROMO = re.compile(
     # "My broadband deal ends on 1 May", "My 12-month discount with Virgin Media ends ...",
     # "Sky's introductory offer runs out on 15 May"
     r"(?:\bmy|^(?P<prov3>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))(?:'s|’s))\s+"
-    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|intro\s+price|introductory\s+price|"
-    r"promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
-    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?\s+(?:ends|expires|runs\s+out|finishes)\b",
+    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|tariff|intro\s+price|introductory\s+"
+    r"price|promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
+    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?"
+    # "... with BT at £25 a month ends": the promotional price said before the end
+    r"(?:\s+(?:at|for)\s+(?P<rate>" + _PRICE + r"))?\s+(?:ends|expires|runs\s+out|finishes)\b",
     re.IGNORECASE,
 )
 
@@ -219,6 +230,10 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     provider = m["prov"] or m["prov2"] or m["prov3"] or m["prov4"]
     if provider:
         value["provider"] = provider
+    if m["rate"]:
+        value["rate"] = " ".join(m["rate"].split())
+    if (then := _THEN.search(sent.text, m.end())) is not None:
+        value["then"] = " ".join(then["then"].split())
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
