@@ -40,8 +40,11 @@ def of(path: str, cands: list[tuple[str, Any]]) -> list[Any]:
     ("text", "start", "until"),
     [
         ("Pottery class every Wednesday at 7pm until 25 June.", T(2025, 6, 4, 19), D(2025, 6, 25)),
-        ("Choir practice on Thursdays at 8pm till the 26th of June.", T(2025, 6, 5, 20),
-         D(2025, 6, 26)),
+        (
+            "Choir practice on Thursdays at 8pm till the 26th of June.",
+            T(2025, 6, 5, 20),
+            D(2025, 6, 26),
+        ),
     ],
 )
 def test_a_series_until_a_day_keeps_one_occurrence_short(
@@ -159,12 +162,17 @@ def test_a_childs_weight_is_not_the_users() -> None:
     [
         ("I only have ten days of metformin left.", (), "metformin", D(2025, 6, 11)),
         ("My levothyroxine runs out on 3 July.", (), "levothyroxine", D(2025, 7, 3)),
-        ("Running low, it runs out on 9 August.", ("I inject insulin every day.",), "insulin",
-         D(2025, 8, 9)),
+        (
+            "Running low, it runs out on 9 August.",
+            ("I inject insulin every day.",),
+            "insulin",
+            D(2025, 8, 9),
+        ),
     ],
 )
-def test_a_medication_supply_end(text: str, earlier: tuple[str, ...], name: str,
-                                 until: dt.date) -> None:
+def test_a_medication_supply_end(
+    text: str, earlier: tuple[str, ...], name: str, until: dt.date
+) -> None:
     supplies = [v for v in of("health.medications", found(text, *earlier)) if "supply_until" in v]
     assert supplies == [{"name": name, "supply_until": until}]
 
@@ -178,8 +186,12 @@ def test_a_phone_contract_running_out_is_not_a_supply() -> None:
 
 def test_a_payment_to_a_subscription_service_on_a_day_is_a_transaction() -> None:
     assert of("finance.transactions", found("I paid $15.49 to Netflix on 28 May, odd.")) == [
-        {"date": D(2025, 5, 28), "amount": Decimal("15.49"), "currency": "USD",
-         "merchant": "Netflix"}
+        {
+            "date": D(2025, 5, 28),
+            "amount": Decimal("15.49"),
+            "currency": "USD",
+            "merchant": "Netflix",
+        }
     ]
 
 
@@ -190,8 +202,11 @@ def test_paying_for_a_subscription_every_month_is_not_a_transaction() -> None:
 @pytest.mark.parametrize(
     ("text", "payee", "account"),
     [
-        ("I'm going to pay the €3,100 for the chalet with my Barclaycard on 20 June.", "chalet",
-         "Barclaycard"),
+        (
+            "I'm going to pay the €3,100 for the chalet with my Barclaycard on 20 June.",
+            "chalet",
+            "Barclaycard",
+        ),
         ("I'll pay the £900 for the car repair on my Amex on 20 June.", "car repair", "Amex"),
     ],
 )
@@ -215,10 +230,19 @@ def test_a_standing_order_with_the_amount_before_the_payee() -> None:
 @pytest.mark.parametrize(
     ("text", "name", "provider", "then"),
     [
-        ("My mobile deal with Vodafone at £12 a month ends on 30 September, after that it's £30.",
-         "mobile deal", "Vodafone", "£30"),
-        ("My energy tariff from Octopus at £80 a month ends on 30 September, then it rises to "
-         "£110.", "energy tariff", "Octopus", "£110"),
+        (
+            "My mobile deal with Vodafone at £12 a month ends on 30 September, after that it's £30.",
+            "mobile deal",
+            "Vodafone",
+            "£30",
+        ),
+        (
+            "My energy tariff from Octopus at £80 a month ends on 30 September, then it rises to "
+            "£110.",
+            "energy tariff",
+            "Octopus",
+            "£110",
+        ),
     ],
 )
 def test_a_promotional_price_with_what_follows(
@@ -231,8 +255,10 @@ def test_a_promotional_price_with_what_follows(
 
 @pytest.mark.parametrize(
     "text",
-    ["My Barclaycard has a per-transaction limit of £1,500.",
-     "My Barclaycard has a per-payment limit of £1,500."],
+    [
+        "My Barclaycard has a per-transaction limit of £1,500.",
+        "My Barclaycard has a per-payment limit of £1,500.",
+    ],
 )
 def test_a_per_payment_limit_on_a_card_named_by_its_brand_is_not_a_credit_limit(text: str) -> None:
     [card] = of("finance.bank_accounts", found(text))

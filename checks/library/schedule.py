@@ -11,9 +11,11 @@ from typing import Any
 
 from uac.checks.library.common import (
     days,
+    distinct,
     draft,
     names_place,
     records,
+    same_words,
     trip_end,
     trip_label,
     upcoming_trips,
@@ -46,10 +48,20 @@ def _at(event: Any) -> str:
 CONFLICT_WHY = "You cannot be in both places at once."
 
 
+def _same_event(a: Any, b: Any) -> bool:
+    """One event learned twice: same start and rhythm, one title's words within the other's."""
+    return a.start == b.start and _repeats(a) == _repeats(b) and same_words(a.title, b.title)
+
+
+def _events(user: Any) -> list[Any]:
+    """The user's events, each learned twice counted once (the first record kept)."""
+    return distinct(sorted(records(user, "events"), key=lambda e: e.key), _same_event)
+
+
 def event_overlap(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Upcoming one-off calendar events whose times overlap (recurring ones: see below)."""
     events = sorted(
-        (e for e in records(user, "events") if _end(e, config).date() >= today and not _repeats(e)),
+        (e for e in _events(user) if _end(e, config).date() >= today and not _repeats(e)),
         key=lambda e: e.start,
     )
     out = []
@@ -111,7 +123,7 @@ def _rhythm(event: Any) -> str:
 def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """A recurring event that collides with another event (recurring or one-off)."""
     until = today + dt.timedelta(weeks=config.collision_weeks)
-    events = [e for e in records(user, "events") if _end(e, config).date() >= today or _repeats(e)]
+    events = [e for e in _events(user) if _end(e, config).date() >= today or _repeats(e)]
     out = []
     for i, a in enumerate(events):
         for b in events[i + 1 :]:

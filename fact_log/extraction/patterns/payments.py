@@ -12,8 +12,8 @@ from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, da
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 _ACCOUNT = (
-    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z&]{1,20}(?:\s+[A-Z][A-Za-z&]{1,20})?"
-    r"\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z&]{1,20}"
+    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)

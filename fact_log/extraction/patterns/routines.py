@@ -281,9 +281,14 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                     day = _next_weekday(ctx.today, m[0])
                     value["start"] = dt.datetime.combine(day, begin.time())
         end, begin = value.get("end"), value.get("start")
-        if isinstance(end, dt.datetime) and isinstance(begin, dt.datetime):
-            if end.date() != begin.date():  # "6pm until 25 February": the series ends, not one
-                del value["end"]  # occurrence (which would then span weeks and collide)
+        # "6pm until 25 February": the series ends then, not one occurrence (which would
+        # then span weeks and collide with everything between)
+        if (
+            isinstance(end, dt.datetime)
+            and isinstance(begin, dt.datetime)
+            and (end.date() != begin.date())
+        ):
+            del value["end"]
         typed = validate(ctx.catalog, "schedule.events", value)
         if typed is not None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)
