@@ -231,7 +231,8 @@ def test_a_standing_order_with_the_amount_before_the_payee() -> None:
     ("text", "name", "provider", "then"),
     [
         (
-            "My mobile deal with Vodafone at £12 a month ends on 30 September, after that it's £30.",
+            "My mobile deal with Vodafone at £12 a month ends on 30 September, after that "
+            "it's £30.",
             "mobile deal",
             "Vodafone",
             "£30",
@@ -264,3 +265,31 @@ def test_a_per_payment_limit_on_a_card_named_by_its_brand_is_not_a_credit_limit(
     [card] = of("finance.bank_accounts", found(text))
     assert card["name"] == "Barclaycard" and card["per_transaction_limit"] == Decimal("1500")
     assert "limit" not in card
+
+
+# -- one thing learned twice should be named alike: no verbs or sentence capitals in names ---
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("I joined choir practice, every Monday at 8pm.", "Choir practice"),
+        ("Started a pottery class every Wednesday at 7pm.", "Pottery class"),
+    ],
+)
+def test_an_event_title_leaves_out_the_verb_that_joined_it(text: str, title: str) -> None:
+    assert [e["title"] for e in of("schedule.events", found(text))] == [title]
+
+
+@pytest.mark.parametrize(
+    ("text", "payee"),
+    [
+        (
+            "Water rates of £40 are paid monthly by direct debit from my Halifax account.",
+            "water rates",
+        ),
+        ("British Gas is paid monthly by direct debit from my Halifax account.", "British Gas"),
+    ],
+)
+def test_a_payee_keeps_a_name_but_not_a_sentence_capital(text: str, payee: str) -> None:
+    assert [p["payee"] for p in of("finance.scheduled_payments", found(text))] == [payee]

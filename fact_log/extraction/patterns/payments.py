@@ -33,7 +33,8 @@ _PAYEE_FOR = re.compile(
 )
 _PAYEE_SUBJECT = re.compile(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out|takes|collects|leaves)\b",
+    r"(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|collects|"
+    r"leaves)\b",
     re.IGNORECASE,
 )
 _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
@@ -71,8 +72,10 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
-    if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and " " not in name:
-        name = name.lower()  # "Rent of £1,200 goes out": capitalised only as the first word
+    if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
+        # "Rent of £1,200 goes out", "Council tax of £180 is paid": capitalised only as the
+        # first word of the sentence ("British Gas is paid ..." keeps its name)
+        name = name.lower()
     if name.lower() in ("me", "my account", "it"):
         return
     value: dict[str, Any] = {"payee": name, "method": _method(m["m"])}
