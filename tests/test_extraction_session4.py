@@ -293,3 +293,48 @@ def test_an_event_title_leaves_out_the_verb_that_joined_it(text: str, title: str
 )
 def test_a_payee_keeps_a_name_but_not_a_sentence_capital(text: str, payee: str) -> None:
     assert [p["payee"] for p in of("finance.scheduled_payments", found(text))] == [payee]
+
+
+# -- precision: dates relative to the conversation, courses, prices, ambiguous corrections ---
+
+
+def test_a_medication_starting_the_day_before_an_earlier_appointment() -> None:
+    earlier = ("My colonoscopy is booked for Tuesday, 10 June at 9am.",)
+    meds = of(
+        "health.medications",
+        found("They prescribed omeprazole 20 mg once a day starting the day before.", *earlier),
+    )
+    assert [m.get("start_date") for m in meds] == [D(2025, 6, 9)]
+
+
+@pytest.mark.parametrize(
+    ("text", "stop"),
+    [
+        ("The GP gave me amoxicillin, 500 mg three times a day for a week.", D(2025, 6, 7)),
+        ("I was given prednisolone 30 mg daily for 5 days.", D(2025, 6, 5)),
+    ],
+)
+def test_a_course_for_a_length_of_time_has_its_last_day(text: str, stop: dt.date) -> None:
+    [med] = of("health.medications", found(text))
+    assert med["start_date"] == D(2025, 6, 1) and med["stop_date"] == stop
+
+
+def test_a_service_with_a_bare_price_keeps_its_amount() -> None:
+    [sub] = of("finance.subscriptions", found("Netflix is 15.99 monthly and renews on the 9th."))
+    assert sub["amount"] == Decimal("15.99") and sub["period"] == "monthly"
+
+
+def test_a_deadline_correction_between_two_deadlines_is_refused_not_guessed() -> None:
+    earlier = (
+        "The thesis has to be submitted by Friday, June 13.",
+        "The abstract is due two days before that.",
+    )
+    moved = [
+        t
+        for t in of("tasks.tasks", found("Actually the deadline moved to the 20th.", *earlier))
+        if t.get("due_date") == D(2025, 6, 20)
+    ]
+    assert moved == []
+    # with one deadline in the conversation, the correction is clear
+    [one] = of("tasks.tasks", found("Actually the deadline moved to the 20th.", earlier[0]))
+    assert one["due_date"] == D(2025, 6, 20) and "thesis" in one["goal"].lower()

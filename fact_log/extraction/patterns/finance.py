@@ -268,7 +268,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _BARE_PRICE = re.compile(
-    r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)\b",
+    r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)|"
+    r"monthly|weekly|yearly|annually)\b",
     re.I,
 )
 
