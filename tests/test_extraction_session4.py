@@ -338,3 +338,36 @@ def test_a_deadline_correction_between_two_deadlines_is_refused_not_guessed() ->
     # with one deadline in the conversation, the correction is clear
     [one] = of("tasks.tasks", found("Actually the deadline moved to the 20th.", earlier[0]))
     assert one["due_date"] == D(2025, 6, 20) and "thesis" in one["goal"].lower()
+
+
+# -- recall: a purchase priced without a currency, ellipsis after a payment, fronted objects --
+
+
+def test_bought_from_a_shop_for_a_bare_price() -> None:
+    assert of("finance.transactions", found("I bought a kettle from Argos for 35 yesterday.")) == [
+        {"date": D(2025, 5, 31), "amount": Decimal("35"), "merchant": "Argos"}
+    ]
+
+
+def test_a_second_payment_said_without_its_verb() -> None:
+    earlier = ("I spent £40 at Boots this morning.",)
+    assert of("finance.transactions", found("And 12 at Greggs.", *earlier)) == [
+        {"date": D(2025, 6, 1), "amount": Decimal("12"), "currency": "GBP", "merchant": "Greggs"}
+    ]
+    # without a payment just before, a bare "and 12 at Greggs" says nothing
+    assert of("finance.transactions", found("And 12 at Greggs.")) == []
+
+
+def test_a_second_subscription_said_without_its_verb() -> None:
+    earlier = ("I pay £4.99 a month for Disney Plus.",)
+    subs = of("finance.subscriptions", found("and 10.99 for Netflix, also monthly.", *earlier))
+    assert [(s["name"], s["amount"], s["period"]) for s in subs] == [
+        ("Netflix", Decimal("10.99"), "monthly")
+    ]
+
+
+def test_a_cancellation_with_the_service_said_first() -> None:
+    cands = extract("The Netflix one I cancelled on 20 May.", AT)
+    assert [(c.path, c.op, c.value) for c in cands] == [
+        ("finance.subscriptions", "end", {"name": "Netflix", "cancelled_on": D(2025, 5, 20)})
+    ]
