@@ -371,3 +371,60 @@ def test_a_cancellation_with_the_service_said_first() -> None:
     assert [(c.path, c.op, c.value) for c in cands] == [
         ("finance.subscriptions", "end", {"name": "Netflix", "cancelled_on": D(2025, 5, 20)})
     ]
+
+
+# -- schedule: a booking of a named place, guests staying for days -------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "start", "end"),
+    [
+        (
+            "I booked the Sky Garden for 3 July from 11 till 1pm.",
+            "Sky Garden",
+            T(2025, 7, 3, 11),
+            T(2025, 7, 3, 13),
+        ),
+        ("Also booked Kew Gardens for July 9 at 10am.", "Kew Gardens", T(2025, 7, 9, 10), None),
+    ],
+)
+def test_a_named_place_booked_for_a_day_is_an_event(
+    text: str, title: str, start: dt.datetime, end: dt.datetime | None
+) -> None:
+    [ev] = of("schedule.events", found(text))
+    assert ev["title"] == title and ev["start"] == start and ev.get("end") == end
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I booked Lisbon for 3 July.",  # a city booked is a trip, not an event
+        "Should I book the Sky Garden for 3 July?",
+        "My friend booked the Sky Garden for 3 July.",
+    ],
+)
+def test_no_event_from_a_city_a_question_or_someone_elses_booking(text: str) -> None:
+    assert of("schedule.events", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "last"),
+    [
+        (
+            "My in-laws are staying with us from the 4th to the 8th of August.",
+            D(2025, 8, 4),
+            D(2025, 8, 8),
+        ),
+        ("Our friends are visiting from 12 to 15 July.", D(2025, 7, 12), D(2025, 7, 15)),
+    ],
+)
+def test_guests_staying_for_days_are_one_event_with_a_start_and_an_end(
+    text: str, first: dt.date, last: dt.date
+) -> None:
+    [ev] = of("schedule.events", found(text))
+    assert ev["start"].date() == first and ev["end"].date() == last
+
+
+def test_guests_who_might_stay_are_not_an_event() -> None:
+    text = "My in-laws might stay with us from the 4th to the 8th of August."
+    assert of("schedule.events", found(text)) == []
