@@ -75,9 +75,12 @@ _OTHER_SUBJECT = re.compile(
 
 def _habit_without_verb(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """An intake word with how often, and no verb or other subject: the user's habit."""
+    freq = _INTAKE_FREQ.search(sent.text)  # the cheap test first: most sentences say no rhythm
+    if freq is None or _OTHER_SUBJECT.search(sent.text):
+        return
     pattern, table = _intake_words()
-    m, freq = pattern.search(sent.text), _INTAKE_FREQ.search(sent.text)
-    if m is None or freq is None or _OTHER_SUBJECT.search(sent.text):
+    m = pattern.search(sent.text)
+    if m is None:
         return
     if _NOT_NOW.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start()):
         return
