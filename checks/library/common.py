@@ -7,7 +7,7 @@ whose catalog lacks a collection (an old workspace, a custom catalog) simply has
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from uac.checks.model import AlertDraft, Severity
@@ -17,6 +17,33 @@ from uac.fact_log.reference import country_name, mentions, normalise
 def days(n: int) -> str:
     """'1 day' / 'n days'."""
     return f"{n} day" if abs(n) == 1 else f"{n} days"
+
+
+_FILLER = frozenset(
+    {
+        *("the", "a", "an", "my", "our", "new", "account", "card", "appointment"),
+        *("weekly", "daily", "monthly", "fortnightly", "every", "regular", "usual"),
+    }
+)
+
+
+def same_words(a: str | None, b: str | None) -> bool:
+    """Whether two names say one thing, one's words within the other's ("Team call" and
+    "Weekly team call", "Nationwide" and "Nationwide account"): the same thing learned twice
+    (extracted and stated, or said in other words) is one thing, not a conflict."""
+    if not (a and b):
+        return a == b
+    wa, wb = (set(normalise(x).split()) - _FILLER for x in (a, b))
+    return wa <= wb or wb <= wa
+
+
+def distinct(items: Iterable[Any], same: Callable[[Any, Any], bool]) -> list[Any]:
+    """Items in order, each dropped when it is the same thing as one kept before it."""
+    kept: list[Any] = []
+    for item in items:
+        if not any(same(k, item) for k in kept):
+            kept.append(item)
+    return kept
 
 
 def records(user: Any, name: str) -> tuple[Any, ...]:

@@ -382,8 +382,8 @@ def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> lis
         if given and given[0] == passport[0] and given[-1] == passport[-1]:
             continue  # middle names may be left out
         what = f"{booking.kind or 'travel'} booking"
-        if getattr(booking, "place", None):
-            what += f" for {booking.place}"
+        if where := getattr(booking, "place", None) or getattr(booking, "destination", None):
+            what += f" for {where}"
         if start is not None:
             what += f" on {start.date()}"
         out.append(

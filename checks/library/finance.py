@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from uac.checks.library.common import days, draft, records
+from uac.checks.library.common import days, distinct, draft, records, same_words
 from uac.checks.model import AlertDraft, CheckConfig
 from uac.fact_log.reference import mentions, normalise
 
@@ -331,6 +331,16 @@ def autopay_from_closing_account(
     return out
 
 
+def _same_instruction(a: Any, b: Any) -> bool:
+    """One instruction learned twice: same method and amount, the same account named."""
+    amounts = {a.amount, b.amount} - {None}
+    return (
+        getattr(a, "method", None) == getattr(b, "method", None)
+        and len(amounts) <= 1
+        and same_words(getattr(a, "account", None), getattr(b, "account", None))
+    )
+
+
 def conflicting_payment_instructions(
     user: Any, today: dt.date, config: CheckConfig
 ) -> list[AlertDraft]:
@@ -341,7 +351,7 @@ def conflicting_payment_instructions(
             groups[normalise(p.payee)].append(p)
     out = []
     for _, items in sorted(groups.items()):
-        items.sort(key=lambda p: p.key)
+        items = distinct(sorted(items, key=lambda p: p.key), _same_instruction)
         for a, b in itertools.combinations(items, 2):
 
             def how(p: Any) -> str:

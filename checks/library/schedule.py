@@ -11,9 +11,11 @@ from typing import Any
 
 from uac.checks.library.common import (
     days,
+    distinct,
     draft,
     names_place,
     records,
+    same_words,
     trip_end,
     trip_label,
     upcoming_trips,
@@ -30,6 +32,15 @@ def _repeats(event: Any) -> str | None:
     return getattr(event, "repeats", None)
 
 
+def _length(event: Any, config: CheckConfig) -> dt.timedelta:
+    """How long one occurrence lasts: a series' `end` on another day than its start is the
+    series' end (as some records say it), not one occurrence's, so the default length."""
+    end = _end(event, config)
+    if _repeats(event) and end.date() != event.start.date():
+        return dt.timedelta(minutes=config.event_default_minutes)
+    return end - event.start
+
+
 def _at(event: Any) -> str:
     return f" at {event.location}" if getattr(event, "location", None) else ""
 
@@ -37,10 +48,20 @@ def _at(event: Any) -> str:
 CONFLICT_WHY = "You cannot be in both places at once."
 
 
+def _same_event(a: Any, b: Any) -> bool:
+    """One event learned twice: same start and rhythm, one title's words within the other's."""
+    return a.start == b.start and _repeats(a) == _repeats(b) and same_words(a.title, b.title)
+
+
+def _events(user: Any) -> list[Any]:
+    """The user's events, each learned twice counted once (the first record kept)."""
+    return distinct(sorted(records(user, "events"), key=lambda e: e.key), _same_event)
+
+
 def event_overlap(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Upcoming one-off calendar events whose times overlap (recurring ones: see below)."""
     events = sorted(
-        (e for e in records(user, "events") if _end(e, config).date() >= today and not _repeats(e)),
+        (e for e in _events(user) if _end(e, config).date() >= today and not _repeats(e)),
         key=lambda e: e.start,
     )
     out = []
@@ -102,13 +123,13 @@ def _rhythm(event: Any) -> str:
 def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """A recurring event that collides with another event (recurring or one-off)."""
     until = today + dt.timedelta(weeks=config.collision_weeks)
-    events = [e for e in records(user, "events") if _end(e, config).date() >= today or _repeats(e)]
+    events = [e for e in _events(user) if _end(e, config).date() >= today or _repeats(e)]
     out = []
     for i, a in enumerate(events):
         for b in events[i + 1 :]:
             if not (_repeats(a) or _repeats(b)):
                 continue  # two one-off events: event_overlap
-            length_a, length_b = _end(a, config) - a.start, _end(b, config) - b.start
+            length_a, length_b = _length(a, config), _length(b, config)
             slots_b = list(occurrences(b, today, until))
             first = next(
                 (

@@ -176,6 +176,14 @@ _SUB_CANCEL = re.compile(
     r"(?:my\s+|the\s+|our\s+)?",
     re.IGNORECASE,
 )
+# "The Netflix one I cancelled on 20 May": the service said first, then the cancelling.
+_CANCELLED_AFTER = re.compile(
+    r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:i|we)\s+(?:just\s+|already\s+|finally\s+)?"
+    r"(?:cancel(?:l)?ed|stopped\s+paying\s+for|ended|got\s+rid\s+of)\b",
+    re.IGNORECASE,
+)
+# "and 10.99 for Netflix, also monthly": a second one said without its verb
+_AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
 _RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
 _SIGNED_UP = re.compile(
     r"\b(?i:i\s+(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
@@ -229,9 +237,10 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "max", "calm", "sky" in lowercase are words, not services
     name = _service_name(service[1])
     cancel = _SUB_CANCEL.search(sent.text)
+    fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if service.start() <= 8 else None
     if (
         cancel
-        and cancel.end() <= service.start() + 2
+        and (cancel.end() <= service.start() + 2 or fronted is not None)
         and stop_ok(parts, sent, sent.start + cancel.start())
     ):
         dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
@@ -241,6 +250,13 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     verb = _SUB_VERB.search(sent.text)
     if verb is None and find_money(sent.text) and _period(sent.text, "subscription"):
         verb = service  # "Netflix went up to £12.99/month": price and period say enough
+    if (
+        verb is None
+        and _AND_ANOTHER.match(sent.text)
+        and amounts(sent.text)
+        and ctx.thread.last("subscription") is not None
+    ):
+        verb = service  # "and 10.99 for Netflix, also monthly", after one just said
     if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
         return
     if not clause_ok(parts, sent, sent.start + service.start()):
@@ -252,6 +268,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["currency"] = money[0].currency
     elif (bare := _BARE_PRICE.search(sent.text)) is not None:
         value["amount"] = Decimal(bare[1].replace(",", "."))  # "17.99 a month": no currency said
+    elif verb is service and (said := amounts(sent.text)):
+        value["amount"] = said[0].amount  # "and 10.99 for Netflix, also monthly"
     if (period := _period(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
@@ -268,7 +286,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _BARE_PRICE = re.compile(
-    r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)\b",
+    r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)|"
+    r"monthly|weekly|yearly|annually)\b",
     re.I,
 )
 
@@ -324,7 +343,10 @@ _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
     m = _SPENT.search(sent.text)
-    if m is None or _BUDGET.search(sent.text) or _SERVICE.search(sent.text):
+    if m is None:
+        _another_payment(ctx, sent, parts)
+        return
+    if _BUDGET.search(sent.text):
         return
     if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
         return
@@ -334,6 +356,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if any(not d.valid for d in dates):
         return
+    if _SERVICE.search(sent.text) and not dates:
+        return  # "I paid £10.99 for Netflix": the subscription; on a day said, one charge
     paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start > m.start()]
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
@@ -349,13 +373,15 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["currency"] = amount.currency
             ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
         return
-    if money[0].currency is None:
-        return
+    priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
+    if money[0].currency is None and not (priced and _MERCHANT.search(sent.text, m.end())):
+        return  # a bare number is a price only as "from Argos for 35"
     value: dict[str, Any] = {
         "amount": money[0].amount,
-        "currency": money[0].currency,
         "date": dates[0].date if dates else ctx.today,
     }
+    if money[0].currency is not None:
+        value["currency"] = money[0].currency
     merchant = _MERCHANT.search(sent.text, m.end())
     if merchant and (name := _merchant(merchant[1])) is not None:
         value["merchant"] = name
@@ -367,6 +393,37 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if "merchant" not in value and "category" not in value:
         return
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+_ANOTHER_PAYMENT = re.compile(
+    r"^(?:and|plus|also|then)\s+(?:another\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?)\s+"
+    r"(?:at|to|in)\s+" + NAME.replace("[A-Z]", "(?-i:[A-Z])", 1),
+    re.IGNORECASE,
+)
+
+
+def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "And 12 at Greggs", right after a payment: another one, said without its verb."""
+    m = _ANOTHER_PAYMENT.match(sent.text)
+    earlier = ctx.thread.last("finance.transactions")
+    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+        return
+    money = amounts(m["amt"])
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    merchant = _MERCHANT.search(sent.text, m.start("amt"))
+    if not money or any(not d.valid for d in dates) or merchant is None:
+        return
+    if (name := _merchant(merchant[1])) is None:
+        return
+    value: dict[str, Any] = {
+        "amount": money[0].amount,
+        "date": dates[0].date if dates else ctx.today,
+        "merchant": name,
+    }
+    currency = money[0].currency or earlier.get("currency")
+    if currency:
+        value["currency"] = currency
+    ctx.add("finance.transactions", value, sent, 0.7)
 
 
 RULES: tuple[Rule, ...] = (

@@ -285,7 +285,9 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
         if words & set(re.findall(r"[a-z]{3,}", label)):
             return m
     if re.search(r"\bdeadline\b", sent.text, re.I):
-        return ctx.thread.last("tasks.tasks")
+        # "the deadline" with two deadlines in the conversation names neither: refused
+        goals = {str(m.get("goal")).lower() for m in ctx.thread.mentions if m.kind == "tasks.tasks"}
+        return ctx.thread.last("tasks.tasks") if len(goals) == 1 else None
     return dated[-1] if dated else None
 
 

@@ -3,6 +3,7 @@ body weight, vaccinations (vaccine words from the reference data the checks use)
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 from typing import Any
@@ -16,6 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_vocabulary,
     stop_ok,
 )
+from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.reference import food_data, vaccine_words
 
 CONDITIONS = (
@@ -33,7 +35,8 @@ _MED_START = re.compile(
     r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
     r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
-    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he)\s+gave\s+me|"
+    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
+    r"consultant|pharmacist|surgeon)\s+gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+to\s+take)\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
@@ -95,10 +98,17 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
         if any(not d.valid for d in dates_in(sent, "past", ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
+        rel = offset(sent.text[m.end() :])
         if dates:
             value["start_date"] = dates[0].date
+        elif rel is not None and ctx.anchor is not None and (day := rel.apply(ctx.anchor)):
+            value["start_date"] = day  # "starting the day before" the procedure just named
         elif _STARTS_NOW.search(m[0]):
             value["start_date"] = ctx.today  # "the doctor put me on ...": it starts now
+        course = _COURSE.search(sent.text, m.end())
+        if course is not None and "start_date" in value and (span := duration(course[0])):
+            # "for a week" from the first day: the last day is the length minus one day
+            value["stop_date"] = value["start_date"] + span[0] - dt.timedelta(days=1)
         reason = _REASON.search(sent.text, m.end())
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
@@ -111,6 +121,11 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
 
 
+# "... for a week", "for 5 days": how long a course of a medication lasts
+_COURSE = re.compile(
+    r"\bfor\s+(?:a|one|two|three|four|five|six|seven|ten|fourteen|\d{1,2})\s+(?:days?|weeks?)\b",
+    re.IGNORECASE,
+)
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
     r"\b(?:started|put\s+me\s+on|prescribed|picked\s+up|gave\s+me|was\s+given|switched)\b", re.I
@@ -262,7 +277,10 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _WEIGHT = re.compile(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
-    r"(?:\s+now)?(?:\s+at)?|i\s+was)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
+    r"(?:\s+now)?(?:\s+at)?|i\s+was|"
+    # "I'm down to 51 kg", "I've gone up to 88 kg", "Lost a lot, down to 60 kg now"
+    r"(?:i(?:'m|\s+am|'ve|\s+have)\s+(?:now\s+|gone\s+|got\s+|come\s+)?|^(?:(?:lost|gained|put\s+on)"
+    r"\b[^,.;]{0,30},\s+|(?:now\s+)?))(?:down|up)\s+to)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
     r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
     r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,

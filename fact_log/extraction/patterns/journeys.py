@@ -9,7 +9,15 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.places import lookup_place
-from uac.fact_log.extraction.patterns.text import NAME, Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.text import (
+    NAME,
+    NOT_NAMES,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+)
 from uac.fact_log.extraction.patterns.timespan import clock
 
 _FULL_NAME = re.compile(
@@ -50,7 +58,18 @@ _HOTEL = re.compile(
     + r")|\b(?:i(?:'ve|\s+have)?|we(?:'ve|\s+have)?)\s+(?:just\s+)?(?:booked|"
     r"reserved)\s+(?:a\s+room\s+at\s+)?(?:the\s+|a\s+)?(?:[\w'&-]+\s+){0,3}?(?:hotel|hostel|inn|"
     r"b&b|guesthouse|guest\s+house|airbnb|resort|apartment)(?:\s+[\w'&-]+){0,3}?\s+in\s+"
-    r"(?P<place3>" + _PLACE + r")",
+    r"(?P<place3>" + _PLACE + r")|"
+    # "Hotel in Tokyo: check-in 3 April, ...", "Our Airbnb in Porto - check in ...": a stay
+    # named, then its days (the days are required below)
+    r"^(?:my\s+|our\s+|the\s+)?(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse)\s+in\s+"
+    r"(?P<place4>" + _PLACE + r")\s*(?:[:,–-]|\s(?=check))",
+    re.IGNORECASE,
+)
+# "my flight to Lima on 5 October under Maria Lopes", "... is in the name of M. Lopes"
+_UNDER_NAME = re.compile(
+    r"\b(?P<whose>my|the|our)\s+(?:return\s+)?(?P<kind>flight|ticket|train|plane\s+ticket)\s+"
+    r"(?:to|for)\s+(?P<dest>" + _PLACE + r")\b[^.;?!]*?\b(?:under|in\s+the\s+name\s+of)\s+"
+    r"(?:the\s+name\s+)?(?P<name>(?-i:(?:[A-Z]\.?\s)?" + NAME + r"))",
     re.IGNORECASE,
 )
 _RANGE_TO = re.compile(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$", re.I)
@@ -86,8 +105,10 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Hotel stays (check-in, check-out) and flights the user has booked."""
     m = _HOTEL.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        place = _city(m["place"] or m["place2"] or m["place3"])
+        place = _city(m["place"] or m["place2"] or m["place3"] or m["place4"])
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if m["place4"] and not (_CHECK_IN.search(sent.text) or len(dates) > 1):
+            return  # "Hotel in Porto: any tips?": a stay is booked only with its days
         ins = [
             d
             for d in dates
@@ -112,6 +133,8 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
         ctx.add("travel.bookings", value, sent, 0.8)
         return
+    if _booked_under(ctx, sent, parts):
+        return
     m = _FLIGHT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
@@ -126,6 +149,26 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m["name"]:
         value["traveller_name"] = m["name"]
     ctx.add("travel.bookings", value, sent, 0.8)
+
+
+def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A ticket to a place on a day and the name it is under; True when one was added."""
+    m = _UNDER_NAME.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start("kind")):
+        return False
+    dest = _city(m["dest"])
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if dest is None or not dates or m["name"].split()[0] in NOT_NAMES:
+        return False
+    kind = "train" if m["kind"].lower() == "train" else "flight"
+    value = {
+        "kind": kind,
+        "destination": dest,
+        "start": _at(dates[0].date, sent, dates[0].end),
+        "traveller_name": m["name"],
+    }
+    ctx.add("travel.bookings", value, sent, 0.8)
+    return True
 
 
 RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings)

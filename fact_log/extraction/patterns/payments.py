@@ -9,9 +9,11 @@ from typing import Any
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
 
+# A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
+_CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 _ACCOUNT = (
-    r"(?i:my|the|our)\s+(?P<acct>[A-Z][A-Za-z&]{1,20}(?:\s+[A-Z][A-Za-z&]{1,20})?\s+"
-    r"(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z&]{1,20}"
+    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)
@@ -25,12 +27,14 @@ _PAYEE_TO = re.compile(
     r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
 )
 _PAYEE_FOR = re.compile(
-    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?:[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+)?"  # "the £180 council tax"
+    r"(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
 )
 _PAYEE_SUBJECT = re.compile(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|is\s+paid|gets\s+paid|comes\s+out|takes|collects|leaves)\b",
+    r"(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|collects|"
+    r"leaves)\b",
     re.IGNORECASE,
 )
 _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
@@ -68,8 +72,10 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
-    if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and " " not in name:
-        name = name.lower()  # "Rent of £1,200 goes out": capitalised only as the first word
+    if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
+        # "Rent of £1,200 goes out", "Council tax of £180 is paid": capitalised only as the
+        # first word of the sentence ("British Gas is paid ..." keeps its name)
+        name = name.lower()
     if name.lower() in ("me", "my account", "it"):
         return
     value: dict[str, Any] = {"payee": name, "method": _method(m["m"])}
@@ -120,7 +126,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "amount": money[0].amount,
         "currency": money[0].currency,
         "account": m["acct"],
-        "method": "card" if m["acct"].lower().endswith("card") else "transfer",
+        "method": "card" if _kind(m["acct"]).endswith("card") else "transfer",
         "period": "once",
         "next_date": dates[0].date,
     }
@@ -152,6 +158,12 @@ def _kind(name: str) -> str:
     return "savings" if "savings" in low else "current"
 
 
+def _provider(name: str) -> str:
+    """The issuer named by an account's first word ("Amex" is American Express's own)."""
+    first = name.split()[0]
+    return "American Express" if first.lower() in ("amex", "american") else first
+
+
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
     limit = _PER_PAYMENT.search(sent.text)
@@ -161,7 +173,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if money and clause_ok(parts, sent, sent.start + holder.end()):
             value = {
                 "name": holder["acct"],
-                "provider": holder["acct"].split()[0],
+                "provider": _provider(holder["acct"]),
                 "kind": _kind(holder["acct"]),
                 "per_transaction_limit": money[0].amount,
                 "currency": money[0].currency,
@@ -176,10 +188,18 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     when = dates[0].date if dates else None
     if when is None:
         return
-    value = {"name": name, "provider": name.split()[0], "kind": _kind(name), "closing_on": when}
+    value = {"name": name, "provider": _provider(name), "kind": _kind(name), "closing_on": when}
     ctx.add("finance.bank_accounts", value, sent, 0.8)
 
 
+_PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
+# "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"
+_THEN = re.compile(
+    r"\b(?:then|after\s+that|afterwards|from\s+then\s+on)\s*,?\s*(?:it\s*(?:'s|'ll\s+be|\s+is|"
+    r"\s+will\s+be|\s+goes\s+up\s+to|\s+rises\s+to|\s+jumps\s+to|\s+reverts\s+to|\s+becomes)\s+)?"
+    r"(?:up\s+to\s+)?(?P<then>" + _PRICE + r")",
+    re.IGNORECASE,
+)
 _PROMO = re.compile(
     r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
@@ -190,9 +210,11 @@ _PROMO = re.compile(
     # "My broadband deal ends on 1 May", "My 12-month discount with Virgin Media ends ...",
     # "Sky's introductory offer runs out on 15 May"
     r"(?:\bmy|^(?P<prov3>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))(?:'s|’s))\s+"
-    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|intro\s+price|introductory\s+price|"
-    r"promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
-    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?\s+(?:ends|expires|runs\s+out|finishes)\b",
+    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|tariff|intro\s+price|introductory\s+"
+    r"price|promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
+    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?"
+    # "... with BT at £25 a month ends": the promotional price said before the end
+    r"(?:\s+(?:at|for)\s+(?P<rate>" + _PRICE + r"))?\s+(?:ends|expires|runs\s+out|finishes)\b",
     re.IGNORECASE,
 )
 
@@ -211,6 +233,10 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     provider = m["prov"] or m["prov2"] or m["prov3"] or m["prov4"]
     if provider:
         value["provider"] = provider
+    if m["rate"]:
+        value["rate"] = " ".join(m["rate"].split())
+    if (then := _THEN.search(sent.text, m.end())) is not None:
+        value["then"] = " ".join(then["then"].split())
     ctx.add("finance.promotions", value, sent, 0.8)
 
 

@@ -68,7 +68,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PER_PAYMENT = re.compile(
-    r"\b(?:per|each|any\s+single|a\s+single)\s+(?:payment|transaction|purchase)\b", re.I
+    r"\b(?:per|each|any\s+single|a\s+single)[\s-]+(?:payment|transaction|purchase)\b", re.I
 )
 _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
 _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)

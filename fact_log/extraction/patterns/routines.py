@@ -58,11 +58,45 @@ _INTAKE_FREQ = re.compile(
 )
 
 
+# Said without "I": "Started taking ginkgo", "Began on St John's wort this week".
+_CONSUME_ELLIPTIC = re.compile(
+    r"^(?:just\s+|recently\s+|finally\s+|also\s+|so\s+)?(?:started|began)"
+    r"(?:\s+(?:taking|drinking|eating|having|on))?\b",
+    re.IGNORECASE,
+)
+# A habit said without a verb ("New routine: a glass of wine with dinner") is the user's own
+# only when nobody else is its subject.
+_OTHER_SUBJECT = re.compile(
+    r"\b(?:he|she|they|you|his|her|their|has|does|drinks|eats|takes|friend|husband|wife|"
+    r"partner|son|daughter|mum|mom|dad|brother|sister|kids?|children)\b",
+    re.IGNORECASE,
+)
+
+
+def _habit_without_verb(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An intake word with how often, and no verb or other subject: the user's habit."""
+    freq = _INTAKE_FREQ.search(sent.text)  # the cheap test first: most sentences say no rhythm
+    if freq is None or _OTHER_SUBJECT.search(sent.text):
+        return
+    pattern, table = _intake_words()
+    m = pattern.search(sent.text)
+    if m is None:
+        return
+    if _NOT_NOW.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    name, kind = table[m[0].lower()]
+    frequency = " ".join(freq[0].lower().split())
+    ctx.add("health.intake", {"name": name, "kind": kind, "frequency": frequency}, sent, 0.75)
+
+
 def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Food, drink and supplements the user has ("I drink grapefruit juice every morning")."""
     pattern, table = _intake_words()
-    verb = _CONSUME.search(sent.text)
-    if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
+    verb = _CONSUME.search(sent.text) or _CONSUME_ELLIPTIC.search(sent.text)
+    if verb is None:
+        _habit_without_verb(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + verb.start()):
         return
     clause = clause_of(parts, sent.start + verb.start())
     if clause is None or _NOT_NOW.search(clause.text):
@@ -100,13 +134,19 @@ _SUPPLY_END = re.compile(
     re.IGNORECASE,
 )
 _DAYS_LEFT = re.compile(
-    r"(?:\bi(?:'ve|\s+have)\s+(?:only\s+|just\s+)?(?:got\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:\bi(?:'ve|\s+have)?\s+(?:only\s+|just\s+)?(?:got\s+|have\s+)?|\bmaybe\s+|\bonly\s+)"
     r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
     r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
     r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
     r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
     r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
     r"(?P<unit2>days?|weeks?)\b",
+    re.IGNORECASE,
+)
+# "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
+_DRUG_RUNS_OUT = re.compile(
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out)\s+(?:on|by)\b",
     re.IGNORECASE,
 )
 _NUM = {
@@ -136,6 +176,8 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 0.8,
             )
             return
+    if _drug_runs_out(ctx, sent, parts):
+        return
     m = _DAYS_LEFT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
@@ -152,6 +194,24 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
     until = ctx.today + dt.timedelta(days=days)
     ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
+
+
+def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A drug (or "it", one named before) that runs out on a day; True when one was added."""
+    m = _DRUG_RUNS_OUT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
+    if not names and m["it"]:
+        mention = ctx.thread.last("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in dates if d.start >= sent.start + m.end()]
+    if not names or not later:
+        return False
+    value = {"name": names[0].lower(), "supply_until": later[0].date}
+    ctx.add("health.medications", value, sent, 0.8)
+    return True
 
 
 _EVERY_WEEKDAY = re.compile(
@@ -176,6 +236,12 @@ def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
         if day >= today:
             return day
     return today
+
+
+def _next_weekday(today: dt.date, words: str) -> dt.date:
+    """The first day on or after today that is the weekday named in words."""
+    name = next(d for d in WEEKDAYS if d in words.lower())
+    return today + dt.timedelta(days=(WEEKDAYS[name] - today.weekday()) % 7)
 
 
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
@@ -211,6 +277,21 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ]
             if later:
                 value["repeat_until"] = later[0].date
+                begin = value.get("start")
+                if isinstance(begin, dt.datetime) and begin.date() >= later[0].date:
+                    # "on Thursdays at 8pm till the 26th": the day said is the last, the series
+                    # starts on the next such weekday
+                    day = _next_weekday(ctx.today, m[0])
+                    value["start"] = dt.datetime.combine(day, begin.time())
+        end, begin = value.get("end"), value.get("start")
+        # "6pm until 25 February": the series ends then, not one occurrence (which would
+        # then span weeks and collide with everything between)
+        if (
+            isinstance(end, dt.datetime)
+            and isinstance(begin, dt.datetime)
+            and (end.date() != begin.date())
+        ):
+            del value["end"]
         typed = validate(ctx.catalog, "schedule.events", value)
         if typed is not None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
+from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -15,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    guarded,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
@@ -42,7 +44,7 @@ _LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
     "important quick so ok okay well and then also just called booked book need needs get "
-    "getting finally about"
+    "getting finally about joined join joining started starting attend attending"
 )
 _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:is|are)\s+due\b|"
@@ -235,4 +237,71 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.away_periods", value, sent, 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_deadlines, rule_events, rule_away)
+# "I booked the Sky Garden for 3 July", "Also booked Kew Gardens for July 9 at 10am": a named
+# place booked for a day is an outing on that day (a city booked is a trip: travel.py's).
+_BOOKED_PLACE = re.compile(
+    r"(?:\bi(?:'ve|\s+have)?\s+|^)(?:also\s+|just\s+|finally\s+)?booked\s+(?:the\s+)?"
+    r"(?P<what>(?-i:[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3}))\s+for\s+",
+    re.IGNORECASE,
+)
+
+
+def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A named place the user booked for a day (and a time): an event there."""
+    m = _BOOKED_PLACE.search(sent.text)
+    if m is None or any(c.path == "schedule.events" for c in ctx.out if c.start >= sent.start):
+        return
+    what = m["what"]
+    if what.split()[0] in NOT_NAMES or lookup_place(what) is not None:
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.end()
+    ]
+    if not dates or not dates[0].valid or dates[0].start - sent.start > m.end() + 2:
+        return  # the day follows "for" ("for 3 nights" is no day)
+    when = clock(sent.text[m.end() :])
+    value: dict[str, Any] = {
+        "title": what,
+        "start": dt.datetime.combine(dates[0].date, when.start if when else dt.time()),
+    }
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(dates[0].date, when.end)
+    ctx.add("schedule.events", value, sent, 0.75)
+
+
+# "My in-laws are staying with us from the 4th to the 8th", "Our friends are visiting from 12
+# to 15 July": guests for days, an event of the user's from the first day to the last.
+_GUESTS = re.compile(
+    r"^(?:my|our)\s+(?P<who>parents|in-laws|mum|mom|dad|mother|father|sister|brother|friends?|"
+    r"family|cousins?|grandparents|aunt|uncle|son|daughter|kids)\s+(?:are|is|'re|'s|will\s+be)\s+"
+    r"(?:staying\s+with\s+(?:us|me)|visiting(?:\s+(?:us|me))?|coming\s+to\s+stay)\b",
+    re.IGNORECASE,
+)
+
+
+def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Guests staying for days: one event with its first and last day."""
+    m = _GUESTS.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text):
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.end()
+    ]
+    if len(dates) < 2 or not (dates[0].valid and dates[1].valid) or dates[1].date < dates[0].date:
+        return
+    who = m["who"].lower()
+    value = {
+        "title": f"{who[:1].upper()}{who[1:]} staying",
+        "start": dt.datetime.combine(dates[0].date, dt.time()),
+        "end": dt.datetime.combine(dates[1].date, dt.time(23, 59)),
+    }
+    ctx.add("schedule.events", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_deadlines, rule_events, rule_away, rule_booked_place, rule_guests)

@@ -161,7 +161,10 @@ _OFFSET = re.compile(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
     r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
-    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b",
+    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b"
+    # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
+    r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
+    r"(?![ \t]+(?:yesterday|tomorrow))",
     re.IGNORECASE,
 )
 
@@ -196,5 +199,8 @@ def offset(text: str) -> Offset | None:
         return None
     if m["wn"]:
         return Offset(int(_count(m["wn"])), m["wunit"].lower(), 1, m.start(), m.end())
+    if m["one"]:
+        sign = 1 if m["odir"].lower() == "after" else -1
+        return Offset(1, m["one"].lower(), sign, m.start(), m.end())
     sign = 1 if m["dir"].lower() == "after" else -1
     return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())
