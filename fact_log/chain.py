@@ -10,6 +10,7 @@ after that subject's head (numbers from a sequence, the head row locked while ap
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -352,6 +353,27 @@ def _fact_rows(
         )
         prev = link
     return rows, (seq, prev)
+
+
+def slices(batch: Batch, size: int, input_ids: list[str]) -> Iterator[Batch]:
+    """A batch as consecutive batches of at most `size` facts that chain to the same rows.
+
+    The first holds the inputs and the rejections; the later ones name the inputs by the ids
+    the first one's rows got, which the caller puts in `input_ids` before asking for the
+    second. Chained one after another with the batch's run number, they give exactly the
+    rows the whole batch gives (the same cells are hashed).
+    """
+    addr, at, actor = batch.address, batch.recorded_at, batch.actor
+    yield Batch(addr, at, actor, batch.inputs, batch.facts[:size], {}, batch.rejections)
+    for start in range(size, len(batch.facts), size):
+        part = batch.facts[start : start + size]
+        yield Batch(addr, at, actor, facts=[_by_id(new, input_ids) for new in part])
+
+
+def _by_id(new: NewFact, input_ids: list[str]) -> NewFact:
+    if new.input_index is None:
+        return new
+    return dataclasses.replace(new, input_index=None, input_id=input_ids[new.input_index])
 
 
 def schema_row(

@@ -57,6 +57,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
     link_hash,
     prepare,
     schema_row,
+    slices,
     utc_naive,
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
@@ -90,6 +91,10 @@ _STAGED = ("inputs", "facts", "rejections")
 # RAM by default): during a staged write it is held this low so the staged chunks, already on
 # disk, are evicted rather than kept (200k records: 594 MB peak without, 404 MB with 64MB).
 _STREAM_MEMORY_LIMIT = "64MB"
+# ... and each batch is chained and staged this many facts at a time: the prepared rows and
+# their Arrow table are the part of a batch's working set the store adds (200k records in
+# 10,000-record batches: 392 MB peak staged whole).
+_STREAM_SLICE = 1_000
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -619,15 +624,19 @@ class Store:
                 for table, staged in stage.items():
                     con.execute(f"CREATE TABLE {staged} AS SELECT * FROM {table} LIMIT 0")
                 for batch in batches:
-                    prep, heads = self._chain(batch, heads, run_seq)
-                    con.execute("BEGIN")
-                    self._write_rows(prep, stage)
-                    con.execute("COMMIT")
-                    batch.input_ids = [row[1] for row in prep.input_rows]
-                    schemas.append(
-                        (batch.address, batch.schemas, _first_input(prep), prep.recorded)
-                    )
-                    recorded, facts = prep.recorded, facts + len(prep.fact_rows)
+                    ids: list[str] = []
+                    for part in slices(batch, _STREAM_SLICE, ids):
+                        prep, heads = self._chain(part, heads, run_seq)
+                        con.execute("BEGIN")
+                        self._write_rows(prep, stage)
+                        con.execute("COMMIT")
+                        if not ids:  # the later slices name the inputs by these
+                            ids.extend(row[1] for row in prep.input_rows)
+                        facts += len(prep.fact_rows)
+                    batch.input_ids = ids
+                    recorded = utc_naive(batch.recorded_at)
+                    first = ids[0] if ids else None
+                    schemas.append((batch.address, batch.schemas, first, recorded))
                 if recorded is None:
                     raise WorkspaceError("nothing to append: the write holds no batch")
                 con.execute("BEGIN")

@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.chain import Batch, NewFact, NewInput, NewRejection, prepare
+from uac.fact_log.chain import Batch, NewFact, NewInput, NewRejection, prepare, slices
 from uac.fact_log.keys import KeyRing
 
 RING = KeyRing(Path("/nonexistent/chain.key"), "k1", {"k1": bytes(range(32))})
@@ -56,11 +56,22 @@ def _batch(n: int) -> Batch:
     return batch
 
 
-def _digest(n: int, head: tuple[int, str]) -> str:
-    prep = prepare(
-        _batch(n), RING, head, itertools.count(head[0] + 1), itertools.count(8), head[0] + 1
-    )
-    blob = repr((prep.input_rows, prep.fact_rows, prep.rejection_rows, prep.head, prep.run_id))
+def _digest(n: int, head: tuple[int, str], size: int = 0) -> str:
+    """The digest of the batch's rows, prepared whole or (size > 0) in slices of that size."""
+    batch, run = _batch(n), head[0] + 1
+    fact_seqs, input_seqs = itertools.count(run), itertools.count(8)
+    ids: list[str] = []
+    parts = slices(batch, size, ids) if size else [batch]
+    rows: tuple[list[tuple[object, ...]], ...] = ([], [], [])
+    for part in parts:
+        prep = prepare(part, RING, head, fact_seqs, input_seqs, run)
+        if not ids:
+            ids.extend(row[1] for row in prep.input_rows)
+        got_rows = (prep.input_rows, prep.fact_rows, prep.rejection_rows)
+        for into, got in zip(rows, got_rows, strict=True):
+            into.extend(got)
+        head = prep.head
+    blob = repr((*rows, head, prep.run_id))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -71,6 +82,12 @@ def test_a_small_batch_chains_to_the_pinned_bytes() -> None:
 def test_a_large_batch_chains_to_the_pinned_bytes() -> None:
     # Large enough for any bulk path (Arrow, vectorised encoding) to be the one taken.
     assert _digest(3000, (41, "ab" * 32)) == LARGE
+
+
+def test_a_batch_chained_in_slices_gives_the_same_bytes() -> None:
+    # How Store.append_stream stages a big batch: a slice at a time, one run.
+    assert _digest(3000, (41, "ab" * 32), size=700) == LARGE
+    assert _digest(7, (0, "0" * 64), size=3) == SMALL
 
 
 SMALL = "c3121072193647ca7ff1181f10243cf01a9b376030d9a8d905c91a9234a41e76"

@@ -15,6 +15,7 @@ from conftest import T0, counts, write
 
 from uac import Memory
 from uac.fact_log import importer
+from uac.fact_log import store as store_module
 from uac.fact_log.errors import InputError
 
 
@@ -54,6 +55,24 @@ def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path
     assert mem.verify().ok
     mem.compile("alice")
     assert mem.query("alice", "len(user.trips)")["result"] == 25
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_chunks_staged_in_slices_chain_exactly_as_whole_chunks(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The store stages each chunk a slice at a time (memory): the log must not tell.
+    src = write(tmp_path / "t.jsonl", _trips(25))
+    with Memory(tmp_path / "whole", create=True, react=False) as whole:
+        whole.import_file("alice", "trips", src, now=T0)
+        expected = [(f.seq, f.id, f.input_id, f.hash) for f in whole.facts("alice")]
+        inputs = [i.id for i in whole.inputs("alice")]
+    monkeypatch.setattr(store_module, "_STREAM_SLICE", 3)
+    result = mem.import_file("alice", "trips", src, now=T0)
+    assert [(f.seq, f.id, f.input_id, f.hash) for f in mem.facts("alice")] == expected
+    assert [i.id for i in mem.inputs("alice")] == inputs and result.input_id == inputs[0]
+    assert len({f.input_id for f in mem.facts("alice")}) == 3  # every part still named
+    assert mem.verify().ok
 
 
 @pytest.mark.usefixtures("small_chunks")
