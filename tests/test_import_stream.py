@@ -14,8 +14,7 @@ import pytest
 from conftest import T0, counts, write
 
 from uac import Memory
-from uac.fact_log import importer
-from uac.fact_log import store as store_module
+from uac.fact_log import importer, staging
 from uac.fact_log.errors import InputError
 
 
@@ -67,7 +66,7 @@ def test_chunks_staged_in_slices_chain_exactly_as_whole_chunks(
         whole.import_file("alice", "trips", src, now=T0)
         expected = [(f.seq, f.id, f.input_id, f.hash) for f in whole.facts("alice")]
         inputs = [i.id for i in whole.inputs("alice")]
-    monkeypatch.setattr(store_module, "_STREAM_SLICE", 3)
+    monkeypatch.setattr(staging, "_STREAM_SLICE", 3)
     result = mem.import_file("alice", "trips", src, now=T0)
     assert [(f.seq, f.id, f.input_id, f.hash) for f in mem.facts("alice")] == expected
     assert [i.id for i in mem.inputs("alice")] == inputs and result.input_id == inputs[0]
