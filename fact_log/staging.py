@@ -53,6 +53,8 @@ class Staging:
         before the next is built, so neither this process nor DuckDB holds more than about
         one batch uncommitted; one final transaction moves the staged rows into the log
         (`INSERT ... SELECT`, which DuckDB writes out by row group) and drops the staging.
+        A collection schema given by several batches (each carrying the schema of the write
+        so far) is recorded once, as the last of them gives it.
         An error from `batches` (a bad record found late) drops the staging and leaves the
         log as it was; a killed process leaves staging tables the next writable open drops.
         Other writers wait for the whole write (building the batches included): a write
@@ -67,8 +69,9 @@ class Staging:
             heads = self._load_heads()
             run_seq = heads[0][0] + 1
             stage = {t: f"{_STAGE}{uuid.uuid4().hex[:12]}_{t}" for t in _STAGED}
-            # Only what the schema rows need: holding the batches would hold every record.
-            schemas: list[tuple[Address, dict[str, dict[str, Any]], str | None, Any]] = []
+            # Only what the schema rows need (holding the batches would hold every record):
+            # per collection, the schema the last batch giving one gave, and that batch's input.
+            schemas: dict[tuple[Address, str], tuple[dict[str, Any], str | None, Any]] = {}
             recorded: Any = None
             con = self.con
             limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
@@ -89,15 +92,16 @@ class Staging:
                     batch.input_ids = ids
                     recorded = utc_naive(batch.recorded_at)
                     first = ids[0] if ids else None
-                    schemas.append((batch.address, batch.schemas, first, recorded))
+                    for path, fields in batch.schemas.items():
+                        schemas[batch.address, path] = (fields, first, recorded)
                 if recorded is None:
                     raise WorkspaceError("nothing to append: the write holds no batch")
                 con.execute("BEGIN")
                 for table, staged in stage.items():
                     con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")
                     con.execute(f"DROP TABLE {staged}")
-                for addr, inferred, first_input, at in schemas:
-                    self._write_schemas(addr, inferred, first_input, at)
+                for (addr, path), (fields, first_input, at) in sorted(schemas.items()):
+                    self._write_schemas(addr, {path: fields}, first_input, at)
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:
