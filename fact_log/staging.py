@@ -26,7 +26,11 @@ _STAGED = ("inputs", "facts", "rejections")
 # DuckDB's buffer pool keeps every committed block cached up to its memory limit (80% of
 # RAM by default): during a staged write it is held this low so the staged chunks, already on
 # disk, are evicted rather than kept (200k records: 594 MB peak without, 404 MB with 64MB).
+# A checkpoint (DuckDB's, at a commit) must fit a batch's rows in it, or the instance is
+# invalidated (a FATAL error): big batches (an 8 MiB chunk of near-1-MiB records) raise it
+# to _STREAM_MEMORY_PER_MIB times their text.
 _STREAM_MEMORY_LIMIT = "64MB"
+_STREAM_MEMORY_PER_MIB = 16
 # ... and each batch is chained and staged this many facts at a time: the prepared rows and
 # their Arrow table are the part of a batch's working set the store adds (200k records in
 # 10,000-record batches: 392 MB peak staged whole).
@@ -79,7 +83,13 @@ class Staging:
             try:
                 for table, staged in stage.items():
                     con.execute(f"CREATE TABLE {staged} AS SELECT * FROM {table} LIMIT 0")
+                floor = int(_STREAM_MEMORY_LIMIT.removesuffix("MB"))
                 for batch in batches:
+                    text = sum(len(item.content) for item in batch.inputs)
+                    need = _STREAM_MEMORY_PER_MIB * ((text >> 20) + 1)  # MB
+                    if need > floor:
+                        floor = need
+                        con.execute(f"SET memory_limit = '{floor}MB'")
                     ids: list[str] = []
                     for part in slices(batch, _STREAM_SLICE, ids):
                         prep, heads = self._chain(part, heads, run_seq)
@@ -96,6 +106,7 @@ class Staging:
                         schemas[batch.address, path] = (fields, first, recorded)
                 if recorded is None:
                     raise WorkspaceError("nothing to append: the write holds no batch")
+                del batch, part, prep  # the last batch's records: not held through the move
                 con.execute("BEGIN")
                 for table, staged in stage.items():
                     con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")

@@ -74,6 +74,21 @@ def test_chunks_staged_in_slices_chain_exactly_as_whole_chunks(
     assert mem.verify().ok
 
 
+def test_big_records_stream_without_exhausting_the_staged_write_memory(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A staged write holds DuckDB's memory low; a checkpoint that cannot fit a batch's rows
+    # invalidates the database (FATAL). Scaled down: a 16MB floor, 1MB checkpoints, 2 MiB
+    # chunks of half-MiB records (at full size: 8 MiB chunks of 1 MiB records, 64MB).
+    monkeypatch.setattr(staging, "_STREAM_MEMORY_LIMIT", "16MB")
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 2 << 20)
+    mem.store.con.execute("SET checkpoint_threshold = '1MB'")
+    lines = [json.dumps({"n": i, "body": f"word{i} " * 75_000}) for i in range(12)]
+    src = write(tmp_path / "big.jsonl", "\n".join(lines) + "\n")
+    assert mem.import_file("alice", "blobs", src, now=T0).facts == 12
+    assert len(mem.inputs("alice")) > 2 and mem.verify().ok
+
+
 @pytest.mark.usefixtures("small_chunks")
 def test_a_bad_record_in_the_last_chunk_leaves_nothing_written(mem: Memory, tmp_path: Path) -> None:
     mem.set("alice", "preferences.verbosity", "short", now=T0)
