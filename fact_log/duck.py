@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import re
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -172,3 +173,23 @@ def is_changed(con: duckdb.DuckDBPyConnection, tenant: str, scope: str, subject:
     """True when the subject has facts newer than its last published checkpoint."""
     row = con.execute(CHANGED_SQL, [tenant, scope, subject] * 2).fetchone()
     return bool(row and row[0])
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:  # glibc only; elsewhere nothing to do
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def give_back_memory() -> None:
+    """Return the C heap's free pages to the system (glibc `malloc_trim`), where there is one.
+
+    A long write frees what each batch used, but the allocator keeps the pages: the next
+    step's peak (a staged write's final move) then starts from the high-water mark.
+    """
+    if _TRIM is not None:
+        _TRIM(0)

@@ -18,6 +18,7 @@ import duckdb
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import Batch, slices, utc_naive
+from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError
 
 # `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
@@ -107,6 +108,7 @@ class Staging:
                 if recorded is None:
                     raise WorkspaceError("nothing to append: the write holds no batch")
                 del batch, part, prep  # the last batch's records: not held through the move
+                give_back_memory()
                 con.execute("BEGIN")
                 for table, staged in stage.items():
                     con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")
