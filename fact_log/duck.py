@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib.util
 import re
 import sys
@@ -191,5 +192,6 @@ def give_back_memory() -> None:
     A long write frees what each batch used, but the allocator keeps the pages: the next
     step's peak (a staged write's final move) then starts from the high-water mark.
     """
+    gc.collect()  # cycles among the freed objects would keep their pages
     if _TRIM is not None:
         _TRIM(0)
