@@ -10,11 +10,9 @@ after that subject's head (numbers from a sequence, the head row locked while ap
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import hashlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -288,7 +286,7 @@ def _fact_rows(
     """
     seq, prev = head
     addr = batch.address
-    sha, sign = hashlib.sha256, ring.sign
+    sign = ring.sign
     first = ",".join(map(_cell, (addr.tenant, addr.scope, addr.subject)))
     last = f"{_cell(recorded)},"
     tail = f"{_cell(run_id)},{_cell(batch.actor)}]"
@@ -320,12 +318,12 @@ def _fact_rows(
             f"{_cell(valid_from)},{_cell(valid_to)},{last}"
             f"{cell(input_id)},{cell(new.session_id)},{tail}"
         )
-        chash = sha(body.encode()).hexdigest()
-        link = sha(f"{seq}:{prev}:{chash}".encode()).hexdigest()
+        chash = sha256(body)
+        link = link_hash(seq, prev, chash)
         rows.append(
             (
                 seq,
-                "f_" + link[:20],
+                fact_id(link),
                 addr.tenant,
                 addr.scope,
                 addr.subject,
@@ -373,7 +371,7 @@ def slices(batch: Batch, size: int, input_ids: list[str]) -> Iterator[Batch]:
 def _by_id(new: NewFact, input_ids: list[str]) -> NewFact:
     if new.input_index is None:
         return new
-    return dataclasses.replace(new, input_index=None, input_id=input_ids[new.input_index])
+    return replace(new, input_index=None, input_id=input_ids[new.input_index])
 
 
 def schema_row(

@@ -24,7 +24,6 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -350,7 +349,7 @@ def import_batches(
         if number > 1:
             batch.inputs[0].name = f"{name} (part {number})"
         schema = prepared.schema
-        last = dataclasses.replace(prepared, facts=[])
+        last = replace(prepared, facts=[])
         yield batch
     if last is not None and done is not None:
         done.append(last)

@@ -68,7 +68,7 @@ class Staging:
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         if self.replica is not None:  # PostgreSQL appends a group in one transaction already
-            return self._append_shared(list(batches))
+            return self._append_shared(_last_schemas_only(list(batches)))
         facts = 0
         with self.write_lock:
             heads = self._load_heads()
@@ -127,6 +127,14 @@ class Staging:
                 con.execute(f"SET memory_limit = '{limit}'")
             self._head, self._input_seq = heads
         return facts
+
+
+def _last_schemas_only(group: list[Batch]) -> list[Batch]:
+    """The batches with each collection's schema left only on the last batch giving it."""
+    last = {(b.address, path): b for b in group for path in b.schemas}
+    for b in group:
+        b.schemas = {path: f for path, f in b.schemas.items() if last[b.address, path] is b}
+    return group
 
 
 def drop_stages(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None) -> None:
