@@ -79,7 +79,9 @@ class Staging:
             schemas: dict[tuple[Address, str], tuple[dict[str, Any], str | None, Any]] = {}
             recorded: Any = None
             con = self.con
-            limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+            limit, threads = con.execute(
+                "SELECT current_setting('memory_limit'), current_setting('threads')"
+            ).fetchone()
             con.execute(f"SET memory_limit = '{_STREAM_MEMORY_LIMIT}'")
             try:
                 for table, staged in stage.items():
@@ -109,6 +111,7 @@ class Staging:
                     raise WorkspaceError("nothing to append: the write holds no batch")
                 del batch, part, prep  # the last batch's records: not held through the move
                 give_back_memory()
+                con.execute("SET threads = 1")  # one thread's buffers for the move
                 con.execute("BEGIN")
                 for table, staged in stage.items():
                     con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")
@@ -125,6 +128,7 @@ class Staging:
                 raise
             finally:
                 con.execute(f"SET memory_limit = '{limit}'")
+                con.execute(f"SET threads = {int(threads)}")
             self._head, self._input_seq = heads
         return facts
 
