@@ -153,6 +153,10 @@ def fetch_fact_rows(home: Path) -> list[tuple[Any, ...]]:
 
 # -- measurements ----------------------------------------------------------------------------
 
+# CPU seconds (this process, every thread) of the last timed section of each kind: steadier
+# than wall time on a loaded machine, reported beside it.
+CPU: dict[str, list[float]] = {"uac": [], "bare": []}
+
 
 def bench_uac_single_subject(n: int) -> tuple[float, list[tuple[Any, ...]]]:
     """Seconds for one import_file of n trips into one subject, plus the stored fact rows."""
@@ -161,9 +165,10 @@ def bench_uac_single_subject(n: int) -> tuple[float, list[tuple[Any, ...]]]:
         home = tmp / "ws"
         mem = Memory(home, "bench", create=True, react=False)
         try:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = mem.import_file("alice", "trips", src, now=NOW)
             elapsed = time.perf_counter() - t0
+            CPU["uac"].append(time.process_time() - c0)
         finally:
             mem.close()
         assert result.facts == n, result
@@ -195,7 +200,7 @@ def bench_bare_insert(rows: list[tuple[Any, ...]]) -> float:
     with workdir() as tmp:
         con = bare_db(tmp / "bare.duckdb")
         try:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             arrow_table = pa.Table.from_arrays(
                 [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)],
                 schema=schema,
@@ -203,6 +208,7 @@ def bench_bare_insert(rows: list[tuple[Any, ...]]) -> float:
             con.register("arrow_table", arrow_table)
             con.execute("INSERT INTO facts SELECT * FROM arrow_table")
             elapsed = time.perf_counter() - t0
+            CPU["bare"].append(time.process_time() - c0)
             con.unregister("arrow_table")
             (count,) = con.execute("SELECT count(*) FROM facts").fetchone()  # type: ignore[misc]
         finally:
@@ -422,6 +428,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{label:<{w}} {secs:>9.3f} {n / secs:>10,.0f}   {fmt_samples(samples)}")
     print()
     print(f"uac / bare DuckDB insert ({big:,})        {ratio:6.1f}x")
+    cpu_uac, cpu_bare = statistics.median(CPU["uac"]), statistics.median(CPU["bare"])
+    print(
+        f"CPU seconds, median: uac {cpu_uac:.3f}, bare {cpu_bare:.3f} -> "
+        f"{cpu_uac / cpu_bare:.1f}x  (uac runs {fmt_samples(CPU['uac'])}; "
+        f"bare {fmt_samples(CPU['bare'])})"
+    )
     print(f"uac / json parse floor ({big:,})          {uac_t / parse_t:6.1f}x")
     print()
     print(f"{'split of the ' + f'{big:,}' + ' import (medians)':<{w}} {'seconds':>9} {'share':>7}")

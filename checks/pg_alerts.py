@@ -18,12 +18,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import psycopg
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.backends.pg_schema import PgLog
+
+if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
+    import psycopg
 
 # Columns in the order of checks/alerts.py's _COLS, then the delivery columns.
 COLUMNS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pyarrow as pa
@@ -253,53 +253,9 @@ def prepare(
         )
         input_rows.append((*row, row_mac(ring, "inputs", row)))
     run_id = f"run_{run_seq}"
+    fact_rows, head = _fact_rows(batch, ring, (seq, prev), fact_seqs, input_rows, run_id, recorded)
+    seq, prev = head
     addr_cols = [addr.tenant, addr.scope, addr.subject]
-    # Cells that are the same for every fact of the batch are encoded once.
-    head_cells = ",".join(map(_cell, addr_cols))
-    recorded_cell = _cell(recorded)
-    tail = _cell(run_id) + "," + _cell(batch.actor)
-    fact_rows: list[tuple[Any, ...]] = []
-    for new in batch.facts:
-        seq = next(fact_seqs)
-        input_id = new.input_id
-        if new.input_index is not None:
-            input_id = input_rows[new.input_index][1]
-        middle = (
-            new.op,
-            new.kind,
-            new.path,
-            new.record_key,
-            None if new.value is None else canonical_json(new.value),
-            new.text,
-            new.source,
-            float(new.confidence),
-            None if new.evidence is None else canonical_json(new.evidence),
-            utc_naive(new.valid_from),
-            utc_naive(new.valid_to),
-        )
-        chash = sha256(
-            f"[{head_cells},{','.join(map(_cell, middle))},{recorded_cell},"
-            f"{_cell(input_id)},{_cell(new.session_id)},{tail}]"
-        )
-        link = link_hash(seq, prev, chash)
-        fact_rows.append(
-            (
-                seq,
-                fact_id(link),
-                *addr_cols,
-                *middle,
-                recorded,
-                input_id,
-                new.session_id,
-                run_id,
-                batch.actor,
-                chash,
-                prev,
-                link,
-                ring.sign(f"fact:{seq}:{link}"),
-            )
-        )
-        prev = link
     rejection_rows: list[tuple[Any, ...]] = []
     for n, rej in enumerate(batch.rejections):
         rid = "r_" + sha256(f"{run_id}:{n}:{rej.reason}")[:20]
@@ -310,6 +266,112 @@ def prepare(
     return Prepared(
         batch, run_id, recorded, input_rows, fact_rows, rejection_rows, (seq, prev), input_seq
     )
+
+
+def _fact_rows(
+    batch: Batch,
+    ring: KeyRing,
+    head: tuple[int, str],
+    fact_seqs: Iterator[int],
+    input_rows: list[tuple[Any, ...]],
+    run_id: str,
+    recorded: dt.datetime,
+) -> tuple[list[tuple[Any, ...]], tuple[int, str]]:
+    """A batch's fact rows chained after `head`, in one tight pass; and the head after them.
+
+    The chain is sequential (each link hashes the previous one), so the rows are built one
+    after another, but everything that repeats is encoded once: the subject, the write's
+    columns, and the op/kind/path/source/key/input/session cells, which a batch (an import)
+    repeats for every row. The bytes hashed are exactly `content_hash` of the row.
+    """
+    seq, prev = head
+    addr = batch.address
+    sign = ring.sign
+    first = ",".join(map(_cell, (addr.tenant, addr.scope, addr.subject)))
+    last = f"{_cell(recorded)},"
+    tail = f"{_cell(run_id)},{_cell(batch.actor)}]"
+    cells: dict[str, str] = {}  # repeated text -> its JSON cell
+
+    def cell(value: Any) -> str:
+        if type(value) is not str:
+            return _cell(value)
+        found = cells.get(value)
+        if found is None:
+            found = cells[value] = json_string(value)
+        return found
+
+    rows: list[tuple[Any, ...]] = []
+    for new in batch.facts:
+        seq = next(fact_seqs)
+        input_id = new.input_id
+        if new.input_index is not None:
+            input_id = input_rows[new.input_index][1]
+        value = None if new.value is None else canonical_json(new.value)
+        evidence = None if new.evidence is None else canonical_json(new.evidence)
+        confidence = float(new.confidence)
+        valid_from, valid_to = utc_naive(new.valid_from), utc_naive(new.valid_to)
+        body = (
+            f"[{first},{cell(new.op)},{cell(new.kind)},{cell(new.path)},"
+            f"{_cell(new.record_key)},{'null' if value is None else json_string(value)},"
+            f"{_cell(new.text)},{cell(new.source)},{json_string(repr(confidence))},"
+            f"{'null' if evidence is None else json_string(evidence)},"
+            f"{_cell(valid_from)},{_cell(valid_to)},{last}"
+            f"{cell(input_id)},{cell(new.session_id)},{tail}"
+        )
+        chash = sha256(body)
+        link = link_hash(seq, prev, chash)
+        rows.append(
+            (
+                seq,
+                fact_id(link),
+                addr.tenant,
+                addr.scope,
+                addr.subject,
+                new.op,
+                new.kind,
+                new.path,
+                new.record_key,
+                value,
+                new.text,
+                new.source,
+                confidence,
+                evidence,
+                valid_from,
+                valid_to,
+                recorded,
+                input_id,
+                new.session_id,
+                run_id,
+                batch.actor,
+                chash,
+                prev,
+                link,
+                sign(f"fact:{seq}:{link}"),
+            )
+        )
+        prev = link
+    return rows, (seq, prev)
+
+
+def slices(batch: Batch, size: int, input_ids: list[str]) -> Iterator[Batch]:
+    """A batch as consecutive batches of at most `size` facts that chain to the same rows.
+
+    The first holds the inputs and the rejections; the later ones name the inputs by the ids
+    the first one's rows got, which the caller puts in `input_ids` before asking for the
+    second. Chained one after another with the batch's run number, they give exactly the
+    rows the whole batch gives (the same cells are hashed).
+    """
+    addr, at, actor = batch.address, batch.recorded_at, batch.actor
+    yield Batch(addr, at, actor, batch.inputs, batch.facts[:size], {}, batch.rejections)
+    for start in range(size, len(batch.facts), size):
+        part = batch.facts[start : start + size]
+        yield Batch(addr, at, actor, facts=[_by_id(new, input_ids) for new in part])
+
+
+def _by_id(new: NewFact, input_ids: list[str]) -> NewFact:
+    if new.input_index is None:
+        return new
+    return replace(new, input_index=None, input_id=input_ids[new.input_index])
 
 
 def schema_row(

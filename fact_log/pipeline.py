@@ -323,13 +323,14 @@ def import_batches(
     """`build_import_batch` chunk by chunk, for `Store.append_stream`: one batch per chunk.
 
     Each chunk is archived as its own input (the first keeps `name`, the next ones are
-    "NAME (part K)"); an inferred schema widens from chunk to chunk and is recorded once,
-    with the last batch (one batch is held back to know which is last). The last chunk's
-    `Prepared` (its path, whether the collection is known, the final schema) is appended to
-    `done`.
+    "NAME (part K)"); an inferred schema widens from chunk to chunk: each batch carries the
+    schema of the file so far, and the store records the last one given (once). A batch is
+    yielded as soon as it is built, so no more than one chunk's records are held. The last
+    chunk's `Prepared` (its path, whether the collection is known, the final schema; not
+    its facts) is appended to `done`.
     """
     schema = previous_schema
-    held: tuple[Batch, Prepared] | None = None
+    last: Prepared | None = None
     for number, chunk in enumerate(chunks, 1):
         batch, prepared = build_import_batch(
             catalog,
@@ -344,15 +345,11 @@ def import_batches(
             actor=actor,
             progress=progress,
         )
+        del chunk  # the records now live in the batch's facts only
         if number > 1:
             batch.inputs[0].name = f"{name} (part {number})"
         schema = prepared.schema
-        if held is not None:
-            held[0].schemas.clear()  # the last batch records the schema of the whole file
-            yield held[0]
-        held = batch, prepared
-    if held is None:
-        return
-    if done is not None:
-        done.append(held[1])
-    yield held[0]
+        last = replace(prepared, facts=[])
+        yield batch
+    if last is not None and done is not None:
+        done.append(last)

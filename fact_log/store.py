@@ -14,6 +14,10 @@ one transaction (one fsync), then hands each caller its own facts. The chain sta
 whatever the number of threads. A batch that fails inside a shared transaction is retried
 alone, so one bad batch never fails its neighbours.
 
+The Store's other verbs live beside it as mixins: reading the log back and verifying it
+(fact_log/reads.py), a write too big to hold at once (fact_log/staging.py); the rows it hands
+back are fact_log/rows.py, how a batch becomes chained rows fact_log/chain.py.
+
 A workspace bound to PostgreSQL (`log_db`, UAC_DB; fact_log/backends/) keeps its log there,
 one hash chain per subject; this file is then the node's local copy of the log, and every
 layer above keeps reading it. Rows are prepared the same way for both (fact_log/chain.py).
@@ -22,13 +26,11 @@ layer above keeps reading it. Rows are prepared the same way for both (fact_log/
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import itertools
 import shutil
 import threading
-import uuid
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,35 +63,23 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
-from uac.fact_log.duck import connect, is_changed, load_fts
-from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.duck import arrow_insert, connect, load_fts
+from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
+from uac.fact_log.reads import LogReads
+from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
+from uac.fact_log.staging import Staging, drop_stages
 from uac.fact_log.tamper import (
     ANCHORS,
-    SEALED,
-    anchor_problems,
     backfill,
-    erased_residuals,
-    latest_anchors,
     read_record,
-    reseal,
     row_mac,
     seal,
-    verify_tables,
 )
-from uac.fact_log.values import loads
 
 DB_FILE = "uac.duckdb"
-_SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table
-# `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
-_STAGE = "_stage_"
-_STAGED = ("inputs", "facts", "rejections")
-# DuckDB's buffer pool keeps every committed block cached up to its memory limit (80% of
-# RAM by default): during a staged write it is held this low so the staged chunks, already on
-# disk, are evicted rather than kept (200k records: 594 MB peak without, 404 MB with 64MB).
-_STREAM_MEMORY_LIMIT = "64MB"
 
 
 def _ddl(table: str, columns: Sequence[tuple[str, str, Any]]) -> str:
@@ -170,96 +160,6 @@ def _release(db: Path) -> None:
         _OPEN.discard(str(db.resolve()))
 
 
-def utc_now() -> dt.datetime:
-    """The current time as naive UTC; only API entry points call this."""
-    return utc_naive(dt.datetime.now(dt.UTC))  # type: ignore[return-value]
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """One row of the fact log as stored."""
-
-    seq: int
-    id: str
-    tenant: str
-    scope: str
-    subject: str
-    op: str
-    kind: str
-    path: str
-    record_key: str | None
-    value_json: str | None
-    text: str | None
-    source: str
-    confidence: float
-    evidence_json: str | None
-    valid_from: dt.datetime | None
-    valid_to: dt.datetime | None
-    recorded_at: dt.datetime
-    input_id: str | None
-    session_id: str | None
-    run_id: str | None
-    actor: str | None
-    content_hash: str
-    prev_hash: str
-    hash: str
-    mac: str | None = None
-
-    @property
-    def value(self) -> Any:
-        """The fact's value, JSON-decoded (decimals exact)."""
-        return None if self.value_json is None else loads(self.value_json)
-
-    @property
-    def evidence(self) -> Any:
-        """The fact's evidence, JSON-decoded."""
-        return None if self.evidence_json is None else loads(self.evidence_json)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of the row (value and evidence decoded)."""
-        out = {
-            name: getattr(self, name)
-            for name, _, _ in FACT_COLUMNS
-            if name not in ("value", "evidence")
-        }
-        out["value"] = self.value
-        out["evidence"] = self.evidence
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Input:
-    """One archived raw input."""
-
-    seq: int
-    id: str
-    tenant: str
-    scope: str
-    subject: str
-    kind: str
-    name: str | None
-    role: str | None
-    content: str
-    content_hash: str
-    source: str
-    session_id: str | None
-    observed_at: dt.datetime
-    recorded_at: dt.datetime
-    mac: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SubjectInfo:
-    """A subject with how much the log holds for it."""
-
-    tenant: str
-    scope: str
-    subject: str
-    facts: int
-    inputs: int
-    last_recorded_at: dt.datetime | None
-
-
 @dataclass(slots=True)
 class _Pending:
     """One caller's batch waiting in the group-commit queue, and what it gets back."""
@@ -271,7 +171,7 @@ class _Pending:
     error: BaseException | None = None
 
 
-class Store:
+class Store(LogReads, Staging):
     """A workspace's DuckDB file. Use `Store.open`; close it (or use `with`) when done."""
 
     def __init__(self, home: Path, con: duckdb.DuckDBPyConnection, read_only: bool):
@@ -382,7 +282,7 @@ class Store:
         # Every layer imported so far registered its tables; the opener may add more.
         migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
         if allow:  # an import killed mid-way left its staging: nothing of it reached the log
-            _drop_stages(self.con)
+            drop_stages(self.con)
         keyed = self.con.execute(
             "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
             " AND column_name = 'mac'"
@@ -585,70 +485,6 @@ class Store:
         )
         return prep, (prep.head, prep.input_seq or input_seq)
 
-    def append_stream(self, batches: Iterable[Batch]) -> int:
-        """Append batches built one at a time as one run, all or nothing; returns the facts.
-
-        For writes too big to hold at once (a large import): each batch is chained and
-        committed into staging tables named for this write (readers never look at them)
-        before the next is built, so neither this process nor DuckDB holds more than about
-        one batch uncommitted; one final transaction moves the staged rows into the log
-        (`INSERT ... SELECT`, which DuckDB writes out by row group) and drops the staging.
-        An error from `batches` (a bad record found late) drops the staging and leaves the
-        log as it was; a killed process leaves staging tables the next writable open drops.
-        Other writers wait for the whole write (building the batches included): a write
-        that fits in one batch should go through `append` (group commit).
-        """
-        if self.read_only:
-            raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        if self.replica is not None:  # PostgreSQL appends a group in one transaction already
-            group = list(batches)
-            self._transaction_shared(group, [_Pending(b, False) for b in group])
-            return sum(len(b.facts) for b in group)
-        facts = 0
-        with self.write_lock:
-            heads = self._load_heads()
-            run_seq = heads[0][0] + 1
-            stage = {t: f"{_STAGE}{uuid.uuid4().hex[:12]}_{t}" for t in _STAGED}
-            # Only what the schema rows need: holding the batches would hold every record.
-            schemas: list[tuple[Address, dict[str, dict[str, Any]], str | None, Any]] = []
-            recorded: Any = None
-            con = self.con
-            limit = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
-            con.execute(f"SET memory_limit = '{_STREAM_MEMORY_LIMIT}'")
-            try:
-                for table, staged in stage.items():
-                    con.execute(f"CREATE TABLE {staged} AS SELECT * FROM {table} LIMIT 0")
-                for batch in batches:
-                    prep, heads = self._chain(batch, heads, run_seq)
-                    con.execute("BEGIN")
-                    self._write_rows(prep, stage)
-                    con.execute("COMMIT")
-                    batch.input_ids = [row[1] for row in prep.input_rows]
-                    schemas.append(
-                        (batch.address, batch.schemas, _first_input(prep), prep.recorded)
-                    )
-                    recorded, facts = prep.recorded, facts + len(prep.fact_rows)
-                if recorded is None:
-                    raise WorkspaceError("nothing to append: the write holds no batch")
-                con.execute("BEGIN")
-                for table, staged in stage.items():
-                    con.execute(f"INSERT INTO {table} SELECT * FROM {staged}")
-                    con.execute(f"DROP TABLE {staged}")
-                for addr, inferred, first_input, at in schemas:
-                    self._write_schemas(addr, inferred, first_input, at)
-                self._anchor(heads, recorded)
-                con.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(duckdb.Error):  # not in a transaction: nothing to undo
-                    con.execute("ROLLBACK")
-                self._head = self._input_seq = None  # re-read the heads on the next append
-                _drop_stages(con, list(stage.values()))
-                raise
-            finally:
-                con.execute(f"SET memory_limit = '{limit}'")
-            self._head, self._input_seq = heads
-        return facts
-
     def _transaction_shared(self, batches: list[Batch], items: list[_Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
         replica = self.replica
@@ -661,6 +497,11 @@ class Store:
             prep.batch.input_ids = [row[1] for row in prep.input_rows]
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
+
+    def _append_shared(self, group: list[Batch]) -> int:
+        """A group of batches appended to the PostgreSQL log in one transaction; their facts."""
+        self._transaction_shared(group, [_Pending(b, False) for b in group])
+        return sum(len(b.facts) for b in group)
 
     def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
         """Insert stored rows (columns `names`) into one of the log's tables of this file."""
@@ -728,285 +569,17 @@ class Store:
             ],
             schema=schema,
         )
-        self.con.register("_uac_batch", arrow)
-        try:
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
-        finally:
-            self.con.unregister("_uac_batch")
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def _sync(self, addr: Address) -> None:
-        """With a PostgreSQL log: copy the subject's rows this file lacks before reading."""
-        if self.replica is not None:
-            self.replica.sync(addr)
-
-    def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
-        """The subject's facts in log order, optionally for one path or after a sequence."""
-        self._sync(addr)
-        sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
-        params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
-        if path is not None:
-            sql += " AND path = ?"
-            params.append(path)
-        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
-
-    def facts_of_kind(self, tenant: str, kind: str, record_key: str | None = None) -> list[Fact]:
-        """One tenant's facts of a kind across its subjects (e.g. a user's memberships)."""
-        sql = f"SELECT {self._fact_cols} FROM facts WHERE tenant = ? AND kind = ?"
-        params: list[Any] = [tenant, kind]
-        if record_key is not None:
-            sql += " AND record_key = ?"
-            params.append(record_key)
-        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
-
-    def fact(self, addr: Address, fid: str) -> Fact:
-        """One of the subject's facts by id; NotFound if the subject has no such fact."""
-        self._sync(addr)
-        row = self.con.execute(
-            f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
-            [addr.tenant, addr.scope, addr.subject, fid],
-        ).fetchone()
-        if row is None:
-            raise NotFound(f"subject {addr} has no fact {fid!r}")
-        return Fact(*row)
-
-    def inputs(self, addr: Address) -> list[Input]:
-        """The subject's archived inputs in arrival order."""
-        self._sync(addr)
-        rows = self.con.execute(
-            f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
-            [addr.tenant, addr.scope, addr.subject],
-        ).fetchall()
-        return [Input(*row) for row in rows]
-
-    def session_messages(
-        self, addr: Address, session_id: str, limit: int
-    ) -> list[tuple[str, dt.datetime]]:
-        """The last `limit` user messages of one session (masked text, when said), oldest first."""
-        rows = self.con.execute(
-            f"SELECT content, observed_at FROM inputs WHERE {_SUBJECT} AND session_id = ? "
-            "AND kind = 'message' AND role = 'user' ORDER BY seq DESC LIMIT ?",
-            [addr.tenant, addr.scope, addr.subject, session_id, limit],
-        ).fetchall()
-        return [(text, at) for text, at in reversed(rows)]
-
-    def subjects(self, tenant: str) -> list[SubjectInfo]:
-        """Every subject of one tenant that has facts or inputs."""
-        if self.replica is not None:
-            self.replica.sync_tenant(tenant)
-        rows = self.con.execute(
-            """
-            WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
-                       WHERE tenant = ? GROUP BY ALL),
-                 i AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM inputs
-                       WHERE tenant = ? GROUP BY ALL)
-            SELECT coalesce(f.scope, i.scope), coalesce(f.subject, i.subject),
-                   coalesce(f.n, 0), coalesce(i.n, 0), greatest(f.last_at, i.last_at)
-            FROM f FULL OUTER JOIN i ON f.scope = i.scope AND f.subject = i.subject
-            ORDER BY 1, 2
-            """,
-            [tenant, tenant],
-        ).fetchall()
-        return [SubjectInfo(tenant, *row) for row in rows]
-
-    def rejections(self, addr: Address) -> list[dict[str, Any]]:
-        """What the gate refused for a subject, oldest first."""
-        self._sync(addr)
-        cur = self.con.execute(
-            "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
-            f" WHERE {_SUBJECT}"
-            " ORDER BY recorded_at, id",
-            [addr.tenant, addr.scope, addr.subject],
-        )
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-    def record_checkpoint(self, addr: Address, row: dict[str, Any]) -> int:
-        """Append one compile attempt (published or failed) to `checkpoints`; returns its id."""
-        next_id = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
-        cols = (
-            "version",
-            "status",
-            "watermark",
-            "head_id",
-            "as_of",
-            "known_at",
-            "facts",
-            "error",
-            "timings",
-            "started_at",
-            "finished_at",
-        )
-        con = self.con
-        con.execute("BEGIN")
-        try:
-            con.execute(
-                f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
-                f" VALUES ({', '.join('?' * (len(cols) + 4))})",
-                [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
-            )
-            # Sealed from the stored row, so the digest covers the values as DuckDB keeps them.
-            if "checkpoints" in SEALED:
-                reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        return next_id
-
-    def checkpoints(self, addr: Address) -> list[dict[str, Any]]:
-        """Every compile attempt of a subject, oldest first."""
-        cur = self.con.execute(
-            f"SELECT * FROM checkpoints WHERE {_SUBJECT} ORDER BY id",
-            [addr.tenant, addr.scope, addr.subject],
-        )
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-    def next_version(self, addr: Address) -> int:
-        """The version number the next published checkpoint of a subject gets."""
-        row = self.con.execute(
-            f"SELECT coalesce(max(version), 0) + 1 FROM checkpoints WHERE {_SUBJECT}",
-            [addr.tenant, addr.scope, addr.subject],
-        ).fetchone()
-        return int(row[0])
-
-    def changed_subjects(self, tenant: str) -> list[Address]:
-        """Subjects with facts newer than their last published (present-time) checkpoint."""
-        if self.replica is not None:
-            self.replica.sync_tenant(tenant)
-        rows = self.con.execute(
-            """
-            WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
-                       GROUP BY ALL),
-                 c AS (SELECT scope, subject, max(watermark) AS mark FROM checkpoints
-                       WHERE tenant = ? AND status = 'published' AND as_of IS NULL
-                         AND known_at IS NULL GROUP BY ALL)
-            SELECT f.scope, f.subject FROM f LEFT JOIN c USING (scope, subject)
-            WHERE c.mark IS NULL OR f.top > c.mark ORDER BY 1, 2
-            """,
-            [tenant, tenant],
-        ).fetchall()
-        return [Address(tenant, scope, subject) for scope, subject in rows]
-
-    def is_changed(self, addr: Address) -> bool:
-        """True when the subject has facts newer than its last published present-time checkpoint."""
-        self._sync(addr)
-        return is_changed(self.con, addr.tenant, addr.scope, addr.subject)
-
-    def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
-        """The latest (version, fields) inferred for a collection the catalog lacks."""
-        row = self.con.execute(
-            "SELECT version, fields FROM schemas WHERE tenant = ? AND scope = ? AND subject = ?"
-            " AND path = ? ORDER BY version DESC LIMIT 1",
-            [addr.tenant, addr.scope, addr.subject, path],
-        ).fetchone()
-        return None if row is None else (row[0], loads(row[1]))
-
-    def inferred_schemas(
-        self, addr: Address, known_at: dt.datetime | None = None
-    ) -> dict[str, dict[str, Any]]:
-        """Latest inferred schema of every inferred collection of a subject (as known then)."""
-        self._sync(addr)
-        rows = self.con.execute(
-            "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"
-            " AND subject = ? AND recorded_at <= coalesce(?, recorded_at)"
-            " GROUP BY path ORDER BY path",
-            [addr.tenant, addr.scope, addr.subject, known_at],
-        ).fetchall()
-        return {path: loads(fields) for path, fields in rows}
-
-    # -- verification ----------------------------------------------------------------------
-
-    def verify(self, chunk: int = 20_000, anchor: dict[str, Any] | None = None) -> VerifyReport:
-        """Walk the chain, the sealed tables and the anchors; report what does not verify.
-
-        The chain: the first fact whose content, plain link or keyed digest is wrong (a log
-        rewritten with recomputed plain hashes fails the keyed digest). Then the first bad
-        row of each sealed table, anchors naming a head that is gone and, given `anchor` (an
-        exported one), whether the log still holds it.
-        """
-        ring = self.ring
-        if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
-            return self.replica.log.verify(ring, anchor)
-        record, record_problem = read_record(self.con, ring)
-        problems: list[str] = [record_problem] if record_problem else []
-        keyed_from = None if record is None else int(record["facts_from"])
-        if ring is None and record is not None:
-            problems.append(
-                f"the chain key file {key_path(self.home)} is missing, so keyed digests"
-                " cannot be checked"
-            )
-        elif (
-            record is None
-            and self.con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0]
-        ):
-            problems.append("the keying record in meta is missing (deleted)")
-        report = self._walk(chunk, ring, keyed_from if ring is not None else None)
-        if ring is not None:
-            problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]
-        problems += anchor_problems(self.con, anchor)
-        return VerifyReport(
-            report.ok and not problems,
-            report.checked,
-            report.broken_seq,
-            report.broken_id,
-            report.problem,
-            tuple(problems),
-            keyed_from,
-        )
-
-    def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
-        """The fact chain: the first row whose content, link or keyed digest does not verify."""
-        expected_prev, expected_seq, checked = GENESIS, 1, 0
-        keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
-        erased = erased_residuals(self.con, ring) if ring is not None else None
-        cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
-        for row in _chunks(cursor, chunk):
-            fact = Fact(*row)
-            problem = None
-            if fact.seq != expected_seq:
-                problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-            else:
-                problem = fact_problem(
-                    row, expected_prev, ring if fact.seq >= keyed_from else None, erased
-                )
-            if problem:
-                return VerifyReport(False, checked, fact.seq, fact.id, problem)
-            expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
-        return VerifyReport(True, checked)
-
-    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
-        """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
-        if self.replica is not None:  # one per subject
-            return self.replica.log.anchors(every)
-        return latest_anchors(self.con, every)
+        with arrow_insert():
+            self.con.register("_uac_batch", arrow)
+            try:
+                self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
+            finally:
+                self.con.unregister("_uac_batch")
 
 
 def _first_input(prep: Prepared) -> str | None:
     return prep.input_rows[0][1] if prep.input_rows else None
 
 
-def _drop_stages(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None) -> None:
-    """Drop staging tables of `append_stream`: these, or (None) every one left by a crash."""
-    if names is None:
-        names = [
-            r[0]
-            for r in con.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database()"
-                " AND starts_with(table_name, ?)",
-                [_STAGE],
-            ).fetchall()
-        ]
-    for name in names:
-        con.execute(f'DROP TABLE IF EXISTS "{name}"')
-
-
 def _cols(columns: Sequence[tuple[str, str, Any]]) -> str:
     return ", ".join(name for name, _, _ in columns)
-
-
-def _chunks(cursor: duckdb.DuckDBPyConnection, size: int) -> Iterator[tuple[Any, ...]]:
-    while rows := cursor.fetchmany(size):
-        yield from rows

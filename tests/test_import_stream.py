@@ -14,7 +14,7 @@ import pytest
 from conftest import T0, counts, write
 
 from uac import Memory
-from uac.fact_log import importer
+from uac.fact_log import importer, staging
 from uac.fact_log.errors import InputError
 
 
@@ -54,6 +54,39 @@ def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path
     assert mem.verify().ok
     mem.compile("alice")
     assert mem.query("alice", "len(user.trips)")["result"] == 25
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_chunks_staged_in_slices_chain_exactly_as_whole_chunks(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The store stages each chunk a slice at a time (memory): the log must not tell.
+    src = write(tmp_path / "t.jsonl", _trips(25))
+    with Memory(tmp_path / "whole", create=True, react=False) as whole:
+        whole.import_file("alice", "trips", src, now=T0)
+        expected = [(f.seq, f.id, f.input_id, f.hash) for f in whole.facts("alice")]
+        inputs = [i.id for i in whole.inputs("alice")]
+    monkeypatch.setattr(staging, "_STREAM_SLICE", 3)
+    result = mem.import_file("alice", "trips", src, now=T0)
+    assert [(f.seq, f.id, f.input_id, f.hash) for f in mem.facts("alice")] == expected
+    assert [i.id for i in mem.inputs("alice")] == inputs and result.input_id == inputs[0]
+    assert len({f.input_id for f in mem.facts("alice")}) == 3  # every part still named
+    assert mem.verify().ok
+
+
+def test_big_records_stream_without_exhausting_the_staged_write_memory(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A staged write holds DuckDB's memory low; a checkpoint that cannot fit a batch's rows
+    # invalidates the database (FATAL). Scaled down: a 16MB floor, 1MB checkpoints, 2 MiB
+    # chunks of half-MiB records (at full size: 8 MiB chunks of 1 MiB records, 64MB).
+    monkeypatch.setattr(staging, "_STREAM_MEMORY_LIMIT", "16MB")
+    monkeypatch.setattr(importer, "CHUNK_BYTES", 2 << 20)
+    mem.store.con.execute("SET checkpoint_threshold = '1MB'")
+    lines = [json.dumps({"n": i, "body": f"word{i} " * 75_000}) for i in range(12)]
+    src = write(tmp_path / "big.jsonl", "\n".join(lines) + "\n")
+    assert mem.import_file("alice", "blobs", src, now=T0).facts == 12
+    assert len(mem.inputs("alice")) > 2 and mem.verify().ok
 
 
 @pytest.mark.usefixtures("small_chunks")

@@ -68,6 +68,17 @@ def test_a_batch_reads_back_the_same_on_every_backend(home: Path, size: int) -> 
 
 
 @pytest.mark.usefixtures("backend")
+def test_a_streamed_write_records_each_inferred_schema_once(home: Path) -> None:
+    # Each batch of a stream (an import, chunk by chunk) carries the schema so far.
+    narrow, wide = {"n": "int"}, {"n": "int", "tag": "str"}
+    with Memory(home, create=True, react=False) as mem:
+        batches = [_batch("alice", 2, t, {"things": s}) for t, s in (("a", narrow), ("b", wide))]
+        assert mem.store.append_stream(iter(batches)) == 4
+        assert mem.store.inferred_schema(ALICE, "things") == (1, wide)
+        assert mem.verify().ok
+
+
+@pytest.mark.usefixtures("backend")
 def test_a_failed_batch_leaves_nothing_on_either_backend(home: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         mem.store.append(_batch("alice", 2, "ok"))

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
-
-import psycopg
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.backends.postgres import TABLES, PgLog
 from uac.fact_log.chain import content_hash
 from uac.fact_log.keys import KeyRing, row_message
+
+if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
+    import psycopg
+
 
 pg_schema.register(
     "erase",
@@ -186,6 +188,8 @@ def vacuum(log: PgLog) -> list[str]:
     transaction, hence its own autocommit connection. The WAL keeps the bytes until its
     segments are recycled (docs/runtime.md).
     """
+    import psycopg
+
     try:
         with psycopg.connect(log.url, autocommit=True, connect_timeout=10) as conn:
             conn.execute(f"VACUUM {', '.join(VACUUMED)}")  # type: ignore[arg-type]

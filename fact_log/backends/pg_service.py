@@ -10,12 +10,13 @@ columns as the workspace file's `api_keys`, so runtime/api/keys.py writes its SQ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import psycopg
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.backends.postgres import VERSION, PgLog
+
+if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
+    pass
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS api_keys (id TEXT PRIMARY KEY, tenant TEXT NOT NULL,"
@@ -39,6 +40,8 @@ def ping(log: PgLog, timeout: int = 3) -> str | None:
     """None when the database answers and is migrated, within `timeout` seconds; else why not."""
     # A fresh connection, not the pool: a probe must not wait out the pool's 30 s timeout,
     # nor fail on a pooled connection the database dropped while it restarted.
+    import psycopg
+
     try:
         with psycopg.connect(log.url, connect_timeout=timeout) as conn, conn.cursor() as cur:
             behind = (["log"] if PgLog._version(cur) < VERSION else []) + pg_schema.behind(cur)

@@ -7,8 +7,8 @@ and reacts to it with `Memory._after_write`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +19,8 @@ from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm
 from uac.fact_log.extraction.markdown import note_template
 from uac.fact_log.extraction.screen import note_text, refuse_secrets
+from uac.fact_log.importer import Chunk, RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.importer import Prepared as ImportPrepared
-from uac.fact_log.importer import RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.pipeline import (
     build_import_batch,
     build_message_batch,
@@ -147,7 +147,7 @@ class Writes:
             self.catalog,
             addr,
             collection,
-            itertools.chain([head, more], chunks),
+            _handed_on([head, more], chunks),
             name=path.name,
             previous_schema=self._inferred_before(addr, collection),
             recorded_at=now or utc_now(),
@@ -156,6 +156,7 @@ class Writes:
             progress=report,
             done=finished,
         )
+        del head, more  # held by the generator only until it is past them
         # Chunk by chunk in one transaction: memory stays bounded whatever the file size,
         # and a bad record in the last chunk still leaves nothing written.
         first: list[Batch] = []
@@ -182,6 +183,9 @@ class Writes:
             done = step(report, f"writing {len(batch.facts):,} facts")
             yield batch
             done()
+            if first[0].input_ids and len(first[0].facts):
+                # Stored already (the store sets the ids): keep the ids, not every record.
+                first[0] = dataclasses.replace(first[0], facts=[], inputs=[], rejections=[])
 
     def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None:
         """The schema earlier imports inferred for a collection not in the catalog, if any."""
@@ -460,3 +464,10 @@ class Writes:
         fact = self.append(batch)[0]
         self._after_write(subject, now)
         return fact
+
+
+def _handed_on(first: list[Chunk], rest: Iterator[Chunk]) -> Iterator[Chunk]:
+    """The chunks in `first`, then `rest`, each let go of once handed on (memory)."""
+    while first:
+        yield first.pop(0)
+    yield from rest

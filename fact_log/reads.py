@@ -1,0 +1,297 @@
+"""Reading the log back: a subject's facts and inputs, checkpoints, verification.
+
+A mixin of `Store` (fact_log/store.py). With a PostgreSQL log the subject's rows are first
+copied into this file (`_sync`), so every read here reads DuckDB.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem
+from uac.fact_log.duck import is_changed
+from uac.fact_log.errors import NotFound
+from uac.fact_log.keys import KeyRing, key_path
+from uac.fact_log.rows import Fact, Input, SubjectInfo
+from uac.fact_log.tamper import (
+    SEALED,
+    anchor_problems,
+    erased_residuals,
+    latest_anchors,
+    read_record,
+    reseal,
+    verify_tables,
+)
+from uac.fact_log.values import loads
+
+_SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+
+
+class LogReads:
+    """The Store's read verbs (and `record_checkpoint`, the compiler's one write)."""
+
+    # Provided by Store.
+    home: Any
+    replica: Any
+    ring: KeyRing | None
+    _fact_cols: str
+    _input_cols: str
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _sync(self, addr: Address) -> None:
+        """With a PostgreSQL log: copy the subject's rows this file lacks before reading."""
+        if self.replica is not None:
+            self.replica.sync(addr)
+
+    def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
+        """The subject's facts in log order, optionally for one path or after a sequence."""
+        self._sync(addr)
+        sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
+        params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
+        if path is not None:
+            sql += " AND path = ?"
+            params.append(path)
+        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
+
+    def facts_of_kind(self, tenant: str, kind: str, record_key: str | None = None) -> list[Fact]:
+        """One tenant's facts of a kind across its subjects (e.g. a user's memberships)."""
+        sql = f"SELECT {self._fact_cols} FROM facts WHERE tenant = ? AND kind = ?"
+        params: list[Any] = [tenant, kind]
+        if record_key is not None:
+            sql += " AND record_key = ?"
+            params.append(record_key)
+        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
+
+    def fact(self, addr: Address, fid: str) -> Fact:
+        """One of the subject's facts by id; NotFound if the subject has no such fact."""
+        self._sync(addr)
+        row = self.con.execute(
+            f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND id = ?",
+            [addr.tenant, addr.scope, addr.subject, fid],
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"subject {addr} has no fact {fid!r}")
+        return Fact(*row)
+
+    def inputs(self, addr: Address) -> list[Input]:
+        """The subject's archived inputs in arrival order."""
+        self._sync(addr)
+        rows = self.con.execute(
+            f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
+            [addr.tenant, addr.scope, addr.subject],
+        ).fetchall()
+        return [Input(*row) for row in rows]
+
+    def session_messages(
+        self, addr: Address, session_id: str, limit: int
+    ) -> list[tuple[str, dt.datetime]]:
+        """The last `limit` user messages of one session (masked text, when said), oldest first."""
+        rows = self.con.execute(
+            f"SELECT content, observed_at FROM inputs WHERE {_SUBJECT} AND session_id = ? "
+            "AND kind = 'message' AND role = 'user' ORDER BY seq DESC LIMIT ?",
+            [addr.tenant, addr.scope, addr.subject, session_id, limit],
+        ).fetchall()
+        return [(text, at) for text, at in reversed(rows)]
+
+    def subjects(self, tenant: str) -> list[SubjectInfo]:
+        """Every subject of one tenant that has facts or inputs."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
+        rows = self.con.execute(
+            """
+            WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
+                       WHERE tenant = ? GROUP BY ALL),
+                 i AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM inputs
+                       WHERE tenant = ? GROUP BY ALL)
+            SELECT coalesce(f.scope, i.scope), coalesce(f.subject, i.subject),
+                   coalesce(f.n, 0), coalesce(i.n, 0), greatest(f.last_at, i.last_at)
+            FROM f FULL OUTER JOIN i ON f.scope = i.scope AND f.subject = i.subject
+            ORDER BY 1, 2
+            """,
+            [tenant, tenant],
+        ).fetchall()
+        return [SubjectInfo(tenant, *row) for row in rows]
+
+    def rejections(self, addr: Address) -> list[dict[str, Any]]:
+        """What the gate refused for a subject, oldest first."""
+        self._sync(addr)
+        cur = self.con.execute(
+            "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
+            f" WHERE {_SUBJECT}"
+            " ORDER BY recorded_at, id",
+            [addr.tenant, addr.scope, addr.subject],
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def record_checkpoint(self, addr: Address, row: dict[str, Any]) -> int:
+        """Append one compile attempt (published or failed) to `checkpoints`; returns its id."""
+        next_id = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+        cols = (
+            "version",
+            "status",
+            "watermark",
+            "head_id",
+            "as_of",
+            "known_at",
+            "facts",
+            "error",
+            "timings",
+            "started_at",
+            "finished_at",
+        )
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            con.execute(
+                f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
+                f" VALUES ({', '.join('?' * (len(cols) + 4))})",
+                [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
+            )
+            # Sealed from the stored row, so the digest covers the values as DuckDB keeps them.
+            if "checkpoints" in SEALED:
+                reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return next_id
+
+    def checkpoints(self, addr: Address) -> list[dict[str, Any]]:
+        """Every compile attempt of a subject, oldest first."""
+        cur = self.con.execute(
+            f"SELECT * FROM checkpoints WHERE {_SUBJECT} ORDER BY id",
+            [addr.tenant, addr.scope, addr.subject],
+        )
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def next_version(self, addr: Address) -> int:
+        """The version number the next published checkpoint of a subject gets."""
+        row = self.con.execute(
+            f"SELECT coalesce(max(version), 0) + 1 FROM checkpoints WHERE {_SUBJECT}",
+            [addr.tenant, addr.scope, addr.subject],
+        ).fetchone()
+        return int(row[0])
+
+    def changed_subjects(self, tenant: str) -> list[Address]:
+        """Subjects with facts newer than their last published (present-time) checkpoint."""
+        if self.replica is not None:
+            self.replica.sync_tenant(tenant)
+        rows = self.con.execute(
+            """
+            WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
+                       GROUP BY ALL),
+                 c AS (SELECT scope, subject, max(watermark) AS mark FROM checkpoints
+                       WHERE tenant = ? AND status = 'published' AND as_of IS NULL
+                         AND known_at IS NULL GROUP BY ALL)
+            SELECT f.scope, f.subject FROM f LEFT JOIN c USING (scope, subject)
+            WHERE c.mark IS NULL OR f.top > c.mark ORDER BY 1, 2
+            """,
+            [tenant, tenant],
+        ).fetchall()
+        return [Address(tenant, scope, subject) for scope, subject in rows]
+
+    def is_changed(self, addr: Address) -> bool:
+        """True when the subject has facts newer than its last published present-time checkpoint."""
+        self._sync(addr)
+        return is_changed(self.con, addr.tenant, addr.scope, addr.subject)
+
+    def inferred_schema(self, addr: Address, path: str) -> tuple[int, dict[str, str]] | None:
+        """The latest (version, fields) inferred for a collection the catalog lacks."""
+        row = self.con.execute(
+            "SELECT version, fields FROM schemas WHERE tenant = ? AND scope = ? AND subject = ?"
+            " AND path = ? ORDER BY version DESC LIMIT 1",
+            [addr.tenant, addr.scope, addr.subject, path],
+        ).fetchone()
+        return None if row is None else (row[0], loads(row[1]))
+
+    def inferred_schemas(
+        self, addr: Address, known_at: dt.datetime | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Latest inferred schema of every inferred collection of a subject (as known then)."""
+        self._sync(addr)
+        rows = self.con.execute(
+            "SELECT path, arg_max(fields, version) FROM schemas WHERE tenant = ? AND scope = ?"
+            " AND subject = ? AND recorded_at <= coalesce(?, recorded_at)"
+            " GROUP BY path ORDER BY path",
+            [addr.tenant, addr.scope, addr.subject, known_at],
+        ).fetchall()
+        return {path: loads(fields) for path, fields in rows}
+
+    # -- verification ----------------------------------------------------------------------
+
+    def verify(self, chunk: int = 20_000, anchor: dict[str, Any] | None = None) -> VerifyReport:
+        """Walk the chain, the sealed tables and the anchors; report what does not verify.
+
+        The chain: the first fact whose content, plain link or keyed digest is wrong (a log
+        rewritten with recomputed plain hashes fails the keyed digest). Then the first bad
+        row of each sealed table, anchors naming a head that is gone and, given `anchor` (an
+        exported one), whether the log still holds it.
+        """
+        ring = self.ring
+        if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
+            return self.replica.log.verify(ring, anchor)
+        record, record_problem = read_record(self.con, ring)
+        problems: list[str] = [record_problem] if record_problem else []
+        keyed_from = None if record is None else int(record["facts_from"])
+        if ring is None and record is not None:
+            problems.append(
+                f"the chain key file {key_path(self.home)} is missing, so keyed digests"
+                " cannot be checked"
+            )
+        elif (
+            record is None
+            and self.con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0]
+        ):
+            problems.append("the keying record in meta is missing (deleted)")
+        report = self._walk(chunk, ring, keyed_from if ring is not None else None)
+        if ring is not None:
+            problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]
+        problems += anchor_problems(self.con, anchor)
+        return VerifyReport(
+            report.ok and not problems,
+            report.checked,
+            report.broken_seq,
+            report.broken_id,
+            report.problem,
+            tuple(problems),
+            keyed_from,
+        )
+
+    def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
+        """The fact chain: the first row whose content, link or keyed digest does not verify."""
+        expected_prev, expected_seq, checked = GENESIS, 1, 0
+        keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
+        erased = erased_residuals(self.con, ring) if ring is not None else None
+        cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
+        for row in _chunks(cursor, chunk):
+            fact = Fact(*row)
+            problem = None
+            if fact.seq != expected_seq:
+                problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
+            else:
+                problem = fact_problem(
+                    row, expected_prev, ring if fact.seq >= keyed_from else None, erased
+                )
+            if problem:
+                return VerifyReport(False, checked, fact.seq, fact.id, problem)
+            expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
+        return VerifyReport(True, checked)
+
+    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
+        """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
+        if self.replica is not None:  # one per subject
+            return self.replica.log.anchors(every)
+        return latest_anchors(self.con, every)
+
+
+def _chunks(cursor: duckdb.DuckDBPyConnection, size: int) -> Iterator[tuple[Any, ...]]:
+    while rows := cursor.fetchmany(size):
+        yield from rows
