@@ -7,9 +7,7 @@ import gc
 import importlib.util
 import re
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -40,48 +38,6 @@ def _fail_fast_without_pandas() -> None:
 
 
 _fail_fast_without_pandas()
-
-
-class _DatasetAside:
-    """A meta path finder that refuses `pyarrow.dataset` while an Arrow batch is inserted."""
-
-    def __init__(self) -> None:
-        self.active = 0
-        self.lock = threading.Lock()
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        """Refuse `pyarrow.dataset` only during `arrow_insert`; every other name passes."""
-        if self.active and name == "pyarrow.dataset":
-            raise ModuleNotFoundError("No module named 'pyarrow.dataset'", name=name)
-
-
-_DATASET_ASIDE = _DatasetAside()
-sys.meta_path.insert(0, _DATASET_ASIDE)  # first: before the finder that would find it
-
-
-@contextmanager
-def arrow_insert() -> Iterator[None]:
-    """Around a DuckDB scan of an in-memory Arrow table: DuckDB does not import pyarrow.dataset.
-
-    DuckDB imports `pyarrow.dataset` the first time it is handed an Arrow table (to tell
-    datasets from tables) and scans a table the same way without it (tests/test_duck_arrow.py).
-    The import adds ~40 MB to a process that only writes (a 200k-record import: 323 -> 279 MB
-    peak in a probe), so it is refused while the scan runs. Once the module is imported (by
-    DuckDB for a query elsewhere, or by anyone) this changes nothing. While an insert runs,
-    another thread's first `import pyarrow.dataset` fails; uac itself never imports it.
-    """
-    if "pyarrow.dataset" in sys.modules:
-        yield
-        return
-    with _DATASET_ASIDE.lock:
-        _DATASET_ASIDE.active += 1
-    try:
-        yield
-    finally:
-        with _DATASET_ASIDE.lock:
-            _DATASET_ASIDE.active -= 1
-
-
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
 
 

@@ -63,7 +63,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
-from uac.fact_log.duck import arrow_insert, connect, load_fts
+from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.reads import LogReads
@@ -569,12 +569,11 @@ class Store(LogReads, Staging):
             ],
             schema=schema,
         )
-        with arrow_insert():
-            self.con.register("_uac_batch", arrow)
-            try:
-                self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
-            finally:
-                self.con.unregister("_uac_batch")
+        self.con.register("_uac_batch", arrow)
+        try:
+            self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
+        finally:
+            self.con.unregister("_uac_batch")
 
 
 def _first_input(prep: Prepared) -> str | None:
