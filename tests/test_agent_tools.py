@@ -14,6 +14,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from uac import AgentTools, Memory
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -13,6 +13,8 @@ from conftest import write
 
 from uac.runtime.cli import build_parser, main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))

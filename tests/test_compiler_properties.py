@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,6 +14,8 @@ from uac import Memory
 from uac.compiler.fold import CONFIDENCE_THRESHOLDS, SOURCE_RANK, fold, select_facts
 from uac.compiler.model import build_model
 from uac.fact_log.store import Batch, NewFact, NewInput
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ATTRS = {
     "identity.nationality": ["GB", "FR", "DE"],

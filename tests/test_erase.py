@@ -27,6 +27,8 @@ from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.outbox import OutboxSink
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 DAY = dt.datetime(2025, 1, 10, 9)
 SECRET = "Zebraplum Quixotic Harbourmaster"
 TRIP = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01", "return_date": "2025-03-10"}

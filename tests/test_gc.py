@@ -15,6 +15,8 @@ from uac.fact_log.errors import InputError
 from uac.runtime.api.outbox import OutboxSink
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 DAY = dt.datetime(2025, 1, 10, 9)
 
 

@@ -10,9 +10,13 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from uac.compiler.loader import SIGNATURE, subject_dir
 from uac.fact_log.addressing import parse_subject
 from uac.runtime.examples.demo import PERSONA, run_demo
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "generated" / "default" / "user" / PERSONA

@@ -17,6 +17,8 @@ from uac import Memory
 from uac.fact_log import importer
 from uac.fact_log.errors import InputError
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def _trips(n: int, bad_at: int | None = None) -> str:
     lines = []

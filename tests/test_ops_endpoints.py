@@ -8,9 +8,12 @@ import re
 import urllib.request
 from pathlib import Path
 
+import pytest
 from test_serve import serving
 
 from uac import Memory
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 
 def _get(url: str) -> tuple[int, str]:

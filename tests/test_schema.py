@@ -24,6 +24,8 @@ from uac.fact_log.extraction.llm_usage import UsageLedger
 from uac.fact_log.schema import Owner
 from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
 OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 3, "search": 1}

@@ -15,6 +15,8 @@ from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.soft_preferences import recall
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 H = dt.timedelta(hours=1)
 
 

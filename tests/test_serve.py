@@ -29,6 +29,8 @@ from uac import Client
 from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.client import AccessDenied
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
 ENV.pop("UAC_URL", None)

@@ -17,6 +17,8 @@ from uac.fact_log.duck import fts_extension_path, load_fts
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import SCHEMA_VERSION
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
     with Memory(home, create=True) as mem:
