@@ -32,9 +32,14 @@ from uac.runtime.api.client import AccessDenied
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
-ENV.pop("UAC_URL", None)
-ENV.pop("UAC_API_KEY", None)
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A child process's environment: this test's (its UAC_DB binding too), no server URL."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra or {})}
+    env.pop("UAC_URL", None)
+    env.pop("UAC_API_KEY", None)
+    return env
 
 
 def _cli(
@@ -45,7 +50,7 @@ def _cli(
         capture_output=True,
         text=True,
         input=stdin,
-        env={**ENV, **(env or {})},
+        env=child_env(env),
         timeout=240,
         cwd=ROOT,
     )
@@ -69,7 +74,7 @@ def serving(home: Path, *extra: str, stop: bool = True) -> Iterator[dict[str, An
         ],
         stdout=subprocess.DEVNULL,
         stderr=log,
-        env=ENV,
+        env=child_env(),
         cwd=ROOT,
     )
     info: dict[str, Any] | None = None
@@ -241,7 +246,7 @@ async def _mcp_stdio(home: Path, subject: str) -> dict[str, Any]:
         command=sys.executable,
         args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],
         cwd=str(ROOT),
-        env=ENV,
+        env=child_env(),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -275,7 +280,7 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
             ],
             capture_output=True,
             text=True,
-            env=ENV,
+            env=child_env(),
             timeout=60,
         )
         assert probe.stderr.strip().splitlines()[-1] == "0 []", probe.stderr
@@ -483,7 +488,7 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
         [sys.executable, "-c", starter, "serve"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=ENV,
+        env=child_env(),
         cwd=ROOT,
     )
     try:
