@@ -132,6 +132,7 @@ _KILLED_IMPORT = textwrap.dedent(
 )
 
 
+@pytest.mark.duckdb_only("DuckDB staging tables left by a killed import")
 def test_a_killed_import_leaves_nothing_and_needs_no_hand_work(home: Path, tmp_path: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         mem.set("alice", "preferences.verbosity", "short", now=T0)

@@ -75,6 +75,9 @@ COLUMNS = [
 ]
 
 
+@pytest.mark.duckdb_only(
+    "edits rows of the embedded file; PostgreSQL tampering: test_log_backends.py"
+)
 @settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -145,6 +145,7 @@ def legacy(tmp_path: Path) -> tuple[Path, dict[str, list[tuple[Any, ...]]]]:
     return home, before
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_an_old_format_workspace_upgrades_in_place_with_its_data(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:
@@ -199,6 +200,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         assert mem.verify().ok
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_reopening_an_upgraded_workspace_changes_nothing(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:
@@ -209,6 +211,7 @@ def test_reopening_an_upgraded_workspace_changes_nothing(
         assert {t: _rows(mem.store.con, t) for t in DATA_TABLES} == before
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_a_read_only_open_of_an_old_format_workspace_writes_nothing(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:
