@@ -10,9 +10,11 @@ is a node of that one log. A test that needs a second, independent log asks `fre
 
 `--backend=duckdb|postgres` picks one backend (default: both). A test that is about the
 embedded file itself carries `@pytest.mark.duckdb_only("reason")`: its postgres run is
-reported as skipped with that reason (`pytest -rs` lists them). Modules that use `pg_url`
-directly (multi-node, shared alerts and checkpoints) are about PostgreSQL and run on it
-alone. Without a PostgreSQL 16+ binary the postgres runs are skipped locally, with one line
+reported as skipped with that reason (`pytest -rs` lists them). A known product bug on
+PostgreSQL carries `@pytest.mark.postgres_bug("reason")`: its postgres run is a strict xfail
+(`-rx` lists them), so fixing the bug fails the run until the mark is removed. Modules
+that use `pg_url` directly (multi-node, shared alerts and checkpoints) are about PostgreSQL
+and run on it alone. Without a PostgreSQL 16+ binary the postgres runs are skipped locally, with one line
 saying how to enable them, and fail under CI=true.
 """
 
@@ -48,6 +50,16 @@ def pytest_configure(config: pytest.Config) -> None:
         "duckdb_only(reason): the test is about the embedded DuckDB file itself; its postgres"
         " run is skipped with the reason",
     )
+    config.addinivalue_line(
+        "markers",
+        "postgres_bug(reason): a known product bug on PostgreSQL; its postgres run must fail"
+        " (strict xfail) until the bug is fixed",
+    )
+
+
+def _strict_xfail(reason: str) -> pytest.MarkDecorator:
+    # strict: the day the bug is fixed the test passes, the run fails, and the mark goes.
+    return pytest.mark.xfail(reason=reason, strict=True)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -56,13 +68,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "module_backend" in metafunc.fixturenames:
         choice = metafunc.config.getoption("backend")
         names = BACKENDS if choice == "both" else (choice,)
-        only = metafunc.definition.get_closest_marker("duckdb_only")
         params: list = list(names)
-        if only is not None:
-            reason = only.kwargs.get("reason") or (only.args[0] if only.args else "")
-            assert reason, f"{metafunc.definition.nodeid}: duckdb_only needs a reason"
-            skip = pytest.mark.skip(reason=f"DuckDB only: {reason}")
-            params = [pytest.param(n, marks=skip) if n == "postgres" else n for n in names]
+        for name, mark in (("duckdb_only", pytest.mark.skip), ("postgres_bug", _strict_xfail)):
+            found = metafunc.definition.get_closest_marker(name)
+            if found is None:
+                continue
+            reason = found.kwargs.get("reason") or (found.args[0] if found.args else "")
+            assert reason, f"{metafunc.definition.nodeid}: {name} needs a reason"
+            label = "DuckDB only" if name == "duckdb_only" else "known PostgreSQL bug"
+            marks = mark(reason=f"{label}: {reason}")
+            params = [pytest.param(n, marks=marks) if n == "postgres" else n for n in names]
         metafunc.parametrize("module_backend", params, indirect=True, scope="module")
 
 
@@ -218,6 +233,15 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def rows(memory: Memory, table: str) -> int:
+    """Rows of `outbox` or `jobs` where the workspace keeps them (PostgreSQL when bound)."""
+    replica = memory.store.replica
+    if replica is None:
+        return memory.store.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    with replica.log.pool.connection() as conn:
+        return conn.execute(f"SELECT count(*) FROM uac_{table}").fetchone()[0]  # type: ignore[index]
 
 
 def counts(memory: Memory) -> tuple[int, int, int]:
