@@ -14,8 +14,8 @@ reported as skipped with that reason (`pytest -rs` lists them). A known product 
 PostgreSQL carries `@pytest.mark.postgres_bug("reason")`: its postgres run is a strict xfail
 (`-rx` lists them), so fixing the bug fails the run until the mark is removed. Modules
 that use `pg_url` directly (multi-node, shared alerts and checkpoints) are about PostgreSQL
-and run on it alone. Without a PostgreSQL 16+ binary the postgres runs are skipped locally, with one line
-saying how to enable them, and fail under CI=true.
+and run on it alone. Without a PostgreSQL 16+ binary the postgres runs are skipped locally,
+with one line saying how to enable them, and fail under CI=true.
 """
 
 from __future__ import annotations

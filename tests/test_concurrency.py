@@ -24,8 +24,6 @@ from uac import Memory
 from uac.compiler.loader import subject_dir
 from uac.fact_log.addressing import parse_subject
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-
 DAY = dt.datetime(2026, 3, 1, 9, 0)
 
 

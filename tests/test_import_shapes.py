@@ -28,8 +28,6 @@ from uac.fact_log.errors import InputError
 from uac.fact_log.shapes import describe, widen_shape
 from uac.fact_log.values import canonical_json
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-
 
 def compiled(mem: Memory, subject: str = "alice") -> Any:
     """Compile a subject and return its typed root object."""

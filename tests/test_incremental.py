@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pytest
 from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,8 +13,6 @@ from uac import Memory
 from uac.compiler import cache
 from uac.compiler.canonical import to_json
 from uac.fact_log.store import Batch, NewFact, NewInput
-
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ATTRS = {
     "identity.nationality": ["GB", "FR", "DE"],

@@ -13,8 +13,6 @@ from uac import Memory
 from uac.fact_log.addressing import Address, parse_subject
 from uac.fact_log.errors import InputError, NotFound
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-
 ADDRESSES = [
     ("t1", "alice"),
     ("t1", "bob"),

@@ -21,8 +21,6 @@ from hypothesis import strategies as st
 from uac import Memory
 from uac.fact_log.errors import InputError, NotFound
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-
 TENANTS = ("t1", "t2")
 USERS = ("u0", "u1", "u2")
 FEW = ("u0", "u1")  # most operations name two users, so memberships overlap often
