@@ -455,14 +455,16 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
         assert "Quillfeather" not in json.dumps(writer.facts("alice"))
 
 
-def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path) -> None:
+def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path, fresh_log) -> None:
     from uac import Memory
     from uac.runtime.api import keys
 
-    with Memory(tmp_path / "a", create=True, react=False) as a:
+    # Two independent deployments (on PostgreSQL: two databases; nodes of one database share
+    # their keys, tests/test_multi_node.py).
+    with fresh_log("a"), Memory(tmp_path / "a", create=True, react=False) as a:
         _, token = keys.create(a.store, "default")
         assert keys.resolve(a.store, token) is not None  # now cached
-        with Memory(tmp_path / "b", create=True, react=False) as b:
+        with fresh_log("b"), Memory(tmp_path / "b", create=True, react=False) as b:
             assert keys.resolve(b.store, token) is None
 
 
