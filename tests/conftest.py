@@ -102,8 +102,8 @@ def pg_server() -> Iterator[Cluster]:
         pytest.skip(HOW_TO_ENABLE)
     cluster = Cluster.start(bindir)
     try:
-        # Migrated once: each test's database is a file-level copy of it, not a fresh run of
-        # every DDL statement (the first open of a workspace still runs migrate, a no-op then).
+        # Migrated once: each test's database is a copy of it, not a fresh run of every DDL
+        # statement (the first open of a workspace still runs migrate, a no-op then).
         with psycopg.connect(cluster.url, autocommit=True) as conn:
             conn.execute(f"CREATE DATABASE {TEMPLATE}")  # type: ignore[arg-type]
         log = PgLog(_db_url(cluster, TEMPLATE))
@@ -122,7 +122,9 @@ def new_database(cluster: Cluster) -> str:
 
     name = "t_" + uuid.uuid4().hex[:16]
     with psycopg.connect(cluster.url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")  # type: ignore[arg-type]
+        # FILE_COPY: a file-level copy (the default WAL_LOG strategy logs every block and was
+        # slower than migrating an empty database; bench numbers in docs/testing.md).
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE} STRATEGY FILE_COPY")  # type: ignore[arg-type]
     return _db_url(cluster, name)
 
 
