@@ -38,8 +38,8 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("small_chunks")
 @pytest.mark.postgres_bug(
-    "a streamed import appends each chunk as its own run in PostgreSQL (DuckDB stages the"
-    " chunks and moves them in one write)"
+    "a streamed import into PostgreSQL is one transaction but gives each chunk its own run"
+    " id (Store.append_stream promises one run)"
 )
 def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path: Path) -> None:
     text = _trips(25)
