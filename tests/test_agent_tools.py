@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from uac import AgentTools, Memory
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,6 +52,7 @@ async def _session(home: Path, subject: str) -> dict:
         command=sys.executable,
         args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],
         cwd=str(ROOT),
+        env=dict(os.environ),  # the SDK passes only a few variables; the log binding is here
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -71,7 +75,7 @@ def test_mcp_server_over_stdio_with_the_sdk_client(home: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         mem.set("alice", "identity.passport.expiry_date", "2020-03-01", now=T0)
         mem.set("bob", "identity.passport.expiry_date", "2031-01-01", now=T0)
-    result = asyncio.run(asyncio.wait_for(_session(home, "alice"), 60))
+    result = asyncio.run(asyncio.wait_for(_session(home, "alice"), 180))
     assert {"manifest", "why", "facts", "add", "remember", "forget"} <= set(result["tools"])
     assert "expr" in result["tools"]["why"].input_schema["properties"]
     assert result["why"]["value"] == "2020-03-01"

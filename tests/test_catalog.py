@@ -11,6 +11,8 @@ from uac import Memory
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 REQUIRED_ATTRIBUTES = [
     "identity.name",
     "identity.birth_date",

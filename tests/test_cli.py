@@ -13,6 +13,8 @@ from conftest import write
 
 from uac.runtime.cli import build_parser, main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
@@ -65,6 +67,20 @@ def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 0 and out.strip() == (
         "ok: hash chain verified over 4 facts; keyed digests and anchors verified"
     )
+
+
+@pytest.mark.duckdb_only(
+    "edits the embedded file; a log in PostgreSQL is tampered with in test_log_backends.py"
+)
+def test_verify_names_a_fact_edited_in_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = str(tmp_path / "ws")
+    assert run(capsys, "--home", home, "init")[0] == 0
+    run(capsys, "--home", home, "set", "alice", "identity.name", "Alice")
+    run(capsys, "--home", home, "set", "alice", "places.location.city", "Paris")
+    code, out, _ = run(capsys, "--home", home, "facts", "alice", "--json")
+    facts = json.loads(out)
     con = duckdb.connect(str(tmp_path / "ws" / "uac.duckdb"))
     con.execute('UPDATE facts SET value = \'{"city":"Nice"}\' WHERE seq = 2')
     con.close()
@@ -170,10 +186,13 @@ def test_demo_builds_a_workspace_and_refuses_to_overwrite(
     assert run(capsys, "--home", home, "demo", "--fresh")[0] == 0
 
 
-def test_demo_log_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_log_is_deterministic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fresh_log
+) -> None:
     hashes = []
     for name in ("a", "b"):
-        run(capsys, "--home", str(tmp_path / name), "demo")
+        with fresh_log(name):  # two independent logs
+            run(capsys, "--home", str(tmp_path / name), "demo")
         con = duckdb.connect(str(tmp_path / name / "uac.duckdb"), read_only=True)
         hashes.append(con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone())
         con.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,6 +14,8 @@ from uac import Memory
 from uac.compiler.fold import CONFIDENCE_THRESHOLDS, SOURCE_RANK, fold, select_facts
 from uac.compiler.model import build_model
 from uac.fact_log.store import Batch, NewFact, NewInput
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 ATTRS = {
     "identity.nationality": ["GB", "FR", "DE"],
@@ -131,8 +134,9 @@ def reference(facts: list) -> tuple[dict, dict]:
 
 @SETTINGS
 @given(STEPS)
-def test_fold_equals_reference_fold(tmp_path_factory, steps) -> None:
-    with Memory(tmp_path_factory.mktemp("p") / "ws", create=True) as mem:
+def test_fold_equals_reference_fold(tmp_path_factory, fresh_log, steps) -> None:
+    home = tmp_path_factory.mktemp("p") / "ws"
+    with fresh_log(home), Memory(home, create=True) as mem:  # a log per example
         facts = apply(mem, steps)
         model = build_model(mem.catalog, {})
         fold(mem.catalog, model, select_facts(facts))
@@ -156,9 +160,15 @@ def test_fold_equals_reference_fold(tmp_path_factory, steps) -> None:
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(STEPS, st.integers(0, 5))
-def test_known_at_prefix_equals_a_log_with_only_that_prefix(tmp_path_factory, steps, cut) -> None:
+def test_known_at_prefix_equals_a_log_with_only_that_prefix(
+    tmp_path_factory, fresh_log, steps, cut
+) -> None:
     base: Path = tmp_path_factory.mktemp("k")
-    with Memory(base / "full", create=True) as full, Memory(base / "prefix", create=True) as prefix:
+    with fresh_log(base / "full"):  # two independent logs, new for each example
+        full = Memory(base / "full", create=True)
+    with fresh_log(base / "prefix"):
+        prefix = Memory(base / "prefix", create=True)
+    with full, prefix:
         apply(full, steps)
         kept = apply(prefix, steps, only_until=cut)
         if not kept:
@@ -187,7 +197,9 @@ def test_known_at_prefix_equals_a_log_with_only_that_prefix(tmp_path_factory, st
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(STEPS, st.lists(st.integers(1, 25), min_size=1, max_size=6))
-def test_warm_incremental_compiles_equal_a_cold_compile(tmp_path_factory, steps, cuts) -> None:
+def test_warm_incremental_compiles_equal_a_cold_compile(
+    tmp_path_factory, fresh_log, steps, cuts
+) -> None:
     # Compiling after every few steps reuses the cached facts and the fold memo of the
     # previous compile; each result must be byte-identical to a compile that starts cold.
     from uac.compiler import cache
@@ -195,7 +207,8 @@ def test_warm_incremental_compiles_equal_a_cold_compile(tmp_path_factory, steps,
     def files(directory: Path) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()}
 
-    with Memory(tmp_path_factory.mktemp("w") / "ws", create=True) as mem:
+    home = tmp_path_factory.mktemp("w") / "ws"
+    with fresh_log(home), Memory(home, create=True) as mem:  # a log per example
         done = 0
         for cut in [*sorted(set(cuts)), len(steps)]:
             if cut <= done or cut > len(steps):

@@ -24,6 +24,8 @@ from test_serve import _admin, _key, serving
 from uac import Client, Memory
 from uac.fact_log.errors import NotFound
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 SECRET_NUMBER = "X1234567"  # identity.passport.number: sensitive (identifier)
 OTHER_SECRET = "ZZ998877"  # the other tenant's
 
@@ -123,7 +125,9 @@ def csrf(page: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def server(
+    tmp_path_factory: pytest.TempPathFactory, module_backend: str
+) -> Iterator[dict[str, Any]]:
     home = tmp_path_factory.mktemp("console") / "ws"
     seed(home)
     with serving(home) as info:

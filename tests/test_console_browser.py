@@ -22,6 +22,8 @@ import pytest
 from test_console import OTHER_SECRET, SECRET_NUMBER, seed
 from test_serve import _admin, _key, serving
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 # Screenshots for review: tests/artifacts/console/ (gitignored), or $UAC_TEST_ARTIFACTS/console
 # (CI can upload that directory).
 ARTIFACTS = (
@@ -46,7 +48,9 @@ def _browser_or_skip() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def served(
+    tmp_path_factory: pytest.TempPathFactory, module_backend: str
+) -> Iterator[dict[str, Any]]:
     _browser_or_skip()
     home = tmp_path_factory.mktemp("console-browser") / "ws"
     seed(home)

@@ -22,6 +22,8 @@ from uac.runtime.api import verbs
 from uac.runtime.api.client import AccessDenied, ServiceError
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 DAY = dt.datetime(2026, 11, 20, 9)
 
 

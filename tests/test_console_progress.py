@@ -15,6 +15,8 @@ import pytest
 from uac.runtime.cli import main
 from uac.runtime.progress import Progress
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 class Terminal(io.StringIO):
     """A stream that says it is a terminal."""

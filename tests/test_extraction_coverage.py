@@ -166,7 +166,7 @@ def test_every_path_a_check_reads_has_a_dialogue() -> None:
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory):
+def workspace(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     with Memory(tmp_path_factory.mktemp("coverage") / "ws", create=True, react=False) as mem:
         yield mem
 

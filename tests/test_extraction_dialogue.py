@@ -19,6 +19,8 @@ from uac.fact_log.extraction.patterns.dates import date_notes, find_dates
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
 from uac.fact_log.reference import drug_data
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 WHO = "dana"
 
 

@@ -24,6 +24,8 @@ from uac.fact_log.extraction.safety import scan
 from uac.fact_log.pipeline import build_message_batch
 from uac.fact_log.store import Batch
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 
 

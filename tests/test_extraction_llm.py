@@ -27,6 +27,8 @@ from uac.fact_log.extraction.llm import (
 from uac.fact_log.pipeline import build_message_batch as build_message_batch_llm
 from uac.fact_log.store import Batch
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 TEXT = (
     "I'm flying to Tokyo on March 5, 2025. I'm allergic to penicillin. "

@@ -15,6 +15,8 @@ from uac.fact_log.extraction.markdown import note_template, parse_note
 from uac.fact_log.pipeline import build_note_batch
 from uac.fact_log.store import Batch
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 
 NOTE = """\

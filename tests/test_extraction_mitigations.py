@@ -16,6 +16,8 @@ import pytest
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 WHO = "lee"
 
 

@@ -17,6 +17,8 @@ from uac import Memory
 from uac.fact_log import importer, staging
 from uac.fact_log.errors import InputError
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def _trips(n: int, bad_at: int | None = None) -> str:
     lines = []
@@ -35,6 +37,10 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("small_chunks")
+@pytest.mark.postgres_bug(
+    "a streamed import into PostgreSQL is one transaction but gives each chunk its own run"
+    " id (Store.append_stream promises one run)"
+)
 def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path: Path) -> None:
     text = _trips(25)
     result = mem.import_file("alice", "trips", write(tmp_path / "t.jsonl", text), now=T0)
@@ -163,6 +169,7 @@ _KILLED_IMPORT = textwrap.dedent(
 )
 
 
+@pytest.mark.duckdb_only("DuckDB staging tables left by a killed import")
 def test_a_killed_import_leaves_nothing_and_needs_no_hand_work(home: Path, tmp_path: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         mem.set("alice", "preferences.verbosity", "short", now=T0)

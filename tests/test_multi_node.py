@@ -76,13 +76,11 @@ def test_two_serve_nodes_on_one_database_serve_each_others_writes(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import psycopg
-    import test_serve
     from test_serve import _admin, _cli, _key, serving
 
     from uac import Client
     from uac.runtime.api.client import AccessDenied
 
-    monkeypatch.setitem(test_serve.ENV, "UAC_CHAIN_KEY_FILE", str(tmp_path / "chain.key"))
     a_home, b_home = tmp_path / "node-a", tmp_path / "node-b"
     for home in (a_home, b_home):
         done = _cli(home, "init", "--db", pg_url)

@@ -15,6 +15,8 @@ from uac.fact_log.catalog import _check_ident
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.importer import check_collection_name
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ENDINGS = ["\n", "\r\n", " ", "\t", "\x00", "/x", "\n/../x"]
 
 

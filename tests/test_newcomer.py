@@ -16,6 +16,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound
 from uac.runtime.cli import main
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def test_global_options_go_before_or_after_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -8,6 +8,7 @@ import re
 import urllib.request
 from pathlib import Path
 
+import pytest
 from test_serve import serving
 
 from uac import Memory
@@ -51,6 +52,8 @@ def test_metrics_and_readiness_of_a_node_on_postgres(tmp_path: Path, pg_url: str
         assert "maya" not in text  # aggregates only: no subject or tenant names
 
 
+@pytest.mark.usefixtures("backend")
+@pytest.mark.duckdb_only("the metrics of an embedded workspace; a node on PostgreSQL is below")
 def test_metrics_of_an_embedded_workspace(tmp_path: Path) -> None:
     home = tmp_path / "ws"
     Memory(home, create=True).close()

@@ -7,12 +7,15 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import pytest
 from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.values import canonical_json, infer_scalar, loads
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 SCALARS = st.one_of(
     st.integers(-(10**15), 10**15),
@@ -72,6 +75,9 @@ COLUMNS = [
 ]
 
 
+@pytest.mark.duckdb_only(
+    "edits rows of the embedded file; PostgreSQL tampering: test_log_backends.py"
+)
 @settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

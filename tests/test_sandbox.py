@@ -19,6 +19,8 @@ from uac import Memory
 from uac.runtime.sandbox import Limits, Sandbox, run_query, shutdown
 from uac.runtime.sandbox.helpers import by_month, by_year, count_by, group_by, sum_by, top_k, window
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 TODAY = dt.date(2026, 11, 29)
 BOB_MARK = "Zzbobsecret"
 FAST = Limits(timeout_s=1.0, cpu_s=1, memory_mb=128)
@@ -36,7 +38,7 @@ BOB_TRIPS = [
 
 
 @pytest.fixture(scope="module")
-def ckpts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def ckpts(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> dict[str, Path]:
     """Checkpoint directories of alice and bob, compiled in one workspace."""
     home = tmp_path_factory.mktemp("sandbox") / "ws"
     with Memory(home, create=True) as mem:

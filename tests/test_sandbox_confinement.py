@@ -27,10 +27,13 @@ import pytest
 
 from uac import Memory
 
-pytestmark = pytest.mark.skipif(
-    sys.platform != "linux" or platform.machine() != "x86_64",
-    reason="the payloads use x86_64 system-call numbers",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        sys.platform != "linux" or platform.machine() != "x86_64",
+        reason="the payloads use x86_64 system-call numbers",
+    ),
+    pytest.mark.usefixtures("module_backend"),  # runs on DuckDB and PostgreSQL
+]
 
 SECRET = "Zzsecretoutside"
 BOB_MARK = "Zzbobtenantrow"
@@ -185,7 +188,7 @@ def _handle_of(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory):
+def world(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     """Host state to attack, an open workspace, and a running harness."""
     base = tmp_path_factory.mktemp("confine")
     outside = base / "outside"

@@ -28,6 +28,8 @@ from uac.runtime.sandbox.engine import (
     validate,
 )
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 TODAY = dt.date(2026, 11, 29)
 
 # Payloads layer 1 refuses; each is a different way out of the curated namespace.
@@ -70,7 +72,7 @@ GUARDED_ONLY = [
 
 
 @pytest.fixture(scope="module")
-def policy(tmp_path_factory: pytest.TempPathFactory) -> Policy:
+def policy(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Policy:
     """The policy of a compiled subject with a few trips, loaded in this process."""
     home = tmp_path_factory.mktemp("layers") / "ws"
     with Memory(home, create=True) as mem:

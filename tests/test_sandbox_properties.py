@@ -16,13 +16,15 @@ from uac.runtime.sandbox import Limits, Sandbox
 from uac.runtime.sandbox.engine import Policy, encode_result
 from uac.runtime.sandbox.helpers import make_helpers
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 TODAY = dt.date(2026, 11, 29)
 FAST = Limits(timeout_s=1.0, cpu_s=1, memory_mb=128)
 ERRORS = {"syntax_error", "not_allowed", "runtime_error", "limit_exceeded", "bad_result"}
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory):
+def world(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     """A compiled subject with varied trips, its loaded state, and a warm sandbox."""
     home = tmp_path_factory.mktemp("sbprop") / "ws"
     countries = ["JP", "FR", "DE", "US", "IT"]

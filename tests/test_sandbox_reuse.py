@@ -32,6 +32,8 @@ from uac import Memory
 from uac.runtime.sandbox import Limits, Sandbox, zygote
 from uac.runtime.sandbox.engine import Guards, NotAllowed, Policy, QueryFailure, execute, lower, run
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 TODAY = dt.date(2026, 11, 29)
 TRIPS = [
     {"country": "JP", "city": "Tokyo", "depart": "2024-04-09", "cost": "2176.73"},
@@ -40,7 +42,7 @@ TRIPS = [
 
 
 @pytest.fixture(scope="module")
-def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def ckpt(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path:
     """A compiled subject with a name, a passport and two trips."""
     home = tmp_path_factory.mktemp("reuse") / "ws"
     with Memory(home, create=True) as mem:

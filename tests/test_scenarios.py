@@ -18,11 +18,13 @@ import pytest
 from uac import Memory
 from uac.checks import Alert, EvaluationResult, acknowledge, list_alerts
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 D = dt.date
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Memory]:
+def ws(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Iterator[Memory]:
     """One workspace for the module; every scenario uses its own subject."""
     home: Path = tmp_path_factory.mktemp("scenarios") / "ws"
     with Memory(home, create=True) as mem:

@@ -24,6 +24,8 @@ from uac.fact_log.extraction.llm_usage import UsageLedger
 from uac.fact_log.schema import Owner
 from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
 OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 3, "search": 1}
@@ -143,6 +145,7 @@ def legacy(tmp_path: Path) -> tuple[Path, dict[str, list[tuple[Any, ...]]]]:
     return home, before
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_an_old_format_workspace_upgrades_in_place_with_its_data(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:
@@ -197,6 +200,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         assert mem.verify().ok
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_reopening_an_upgraded_workspace_changes_nothing(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:
@@ -207,6 +211,7 @@ def test_reopening_an_upgraded_workspace_changes_nothing(
         assert {t: _rows(mem.store.con, t) for t in DATA_TABLES} == before
 
 
+@pytest.mark.duckdb_only("migrates an old-format DuckDB workspace file")
 def test_a_read_only_open_of_an_old_format_workspace_writes_nothing(
     legacy: tuple[Path, dict[str, list[tuple[Any, ...]]]],
 ) -> None:

@@ -15,6 +15,8 @@ from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.soft_preferences import recall
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 H = dt.timedelta(hours=1)
 
 
@@ -82,10 +84,10 @@ def test_a_user_inherits_group_and_tenant_values_under_precedence(mem: Memory) -
     assert "inherited from group:work" in mem.manifest("alice")
 
 
-def test_same_logs_give_byte_identical_code(tmp_path: Path) -> None:
+def test_same_logs_give_byte_identical_code(tmp_path: Path, fresh_log) -> None:
     outputs = []
-    for name in ("a", "b"):
-        with Memory(tmp_path / name, create=True, react=False) as mem:
+    for name in ("a", "b"):  # two independent logs
+        with fresh_log(name), Memory(tmp_path / name, create=True, react=False) as mem:
             mem.member_add("group:family", "alice", now=T0)
             mem.set("group:family", "places.address.city", "Lisbon", now=T0)
             mem.set("tenant", "preferences.language", "pt", now=T0)

@@ -23,6 +23,8 @@ from uac.runtime.search.embedders import (
 )
 from uac.runtime.search.index import SearchIndex
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ALICE = Address("default", "user", "alice")
 TODAY = dt.date(2026, 2, 1)
 T0 = dt.datetime(2026, 1, 10)

@@ -16,6 +16,8 @@ from uac.runtime.search.analyzer import IRREGULAR, split_speaker, words
 from uac.runtime.search.embedders import HashingEmbedder, is_semantic
 from uac.runtime.search.index import SearchIndex
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ALICE = Address("default", "user", "alice")
 TODAY = dt.date(2026, 2, 1)
 

@@ -21,6 +21,8 @@ from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.safety import scan
 from uac.fact_log.extraction.screen import NEUTRALISED, neutralise
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 # (name, message carrying the secret, the raw strings that must never be stored)
 FORMS = [
     (

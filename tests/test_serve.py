@@ -29,10 +29,17 @@ from uac import Client
 from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.client import AccessDenied
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
-ENV.pop("UAC_URL", None)
-ENV.pop("UAC_API_KEY", None)
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A child process's environment: this test's (its UAC_DB binding too), no server URL."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra or {})}
+    env.pop("UAC_URL", None)
+    env.pop("UAC_API_KEY", None)
+    return env
 
 
 def _cli(
@@ -43,7 +50,7 @@ def _cli(
         capture_output=True,
         text=True,
         input=stdin,
-        env={**ENV, **(env or {})},
+        env=child_env(env),
         timeout=240,
         cwd=ROOT,
     )
@@ -67,7 +74,7 @@ def serving(home: Path, *extra: str, stop: bool = True) -> Iterator[dict[str, An
         ],
         stdout=subprocess.DEVNULL,
         stderr=log,
-        env=ENV,
+        env=child_env(),
         cwd=ROOT,
     )
     info: dict[str, Any] | None = None
@@ -239,7 +246,7 @@ async def _mcp_stdio(home: Path, subject: str) -> dict[str, Any]:
         command=sys.executable,
         args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],
         cwd=str(ROOT),
-        env=ENV,
+        env=child_env(),
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -273,7 +280,7 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
             ],
             capture_output=True,
             text=True,
-            env=ENV,
+            env=child_env(),
             timeout=60,
         )
         assert probe.stderr.strip().splitlines()[-1] == "0 []", probe.stderr
@@ -448,14 +455,16 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
         assert "Quillfeather" not in json.dumps(writer.facts("alice"))
 
 
-def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path) -> None:
+def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path, fresh_log) -> None:
     from uac import Memory
     from uac.runtime.api import keys
 
-    with Memory(tmp_path / "a", create=True, react=False) as a:
+    # Two independent deployments (on PostgreSQL: two databases; nodes of one database share
+    # their keys, tests/test_multi_node.py).
+    with fresh_log("a"), Memory(tmp_path / "a", create=True, react=False) as a:
         _, token = keys.create(a.store, "default")
         assert keys.resolve(a.store, token) is not None  # now cached
-        with Memory(tmp_path / "b", create=True, react=False) as b:
+        with fresh_log("b"), Memory(tmp_path / "b", create=True, react=False) as b:
             assert keys.resolve(b.store, token) is None
 
 
@@ -481,7 +490,7 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
         [sys.executable, "-c", starter, "serve"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=ENV,
+        env=child_env(),
         cwd=ROOT,
     )
     try:

@@ -24,6 +24,14 @@ from uac.fact_log.keys import KeyRing
 from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
 from uac.runtime.cli import main
 
+pytestmark = [
+    pytest.mark.usefixtures("backend"),
+    pytest.mark.duckdb_only(
+        "tampers with the embedded DuckDB file; a log in PostgreSQL is tampered with in"
+        " test_log_backends.py"
+    ),
+]
+
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
 

@@ -17,6 +17,8 @@ from uac.fact_log.duck import fts_extension_path, load_fts
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import SCHEMA_VERSION
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 
 def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
     with Memory(home, create=True) as mem:
@@ -44,6 +46,7 @@ def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "missing").exists()
 
 
+@pytest.mark.duckdb_only("the embedded file's own schema version and format")
 def test_newer_schema_version_is_refused(home: Path) -> None:
     Memory(home, create=True).close()
     con = duckdb.connect(str(home / "uac.duckdb"))
@@ -56,6 +59,7 @@ def test_newer_schema_version_is_refused(home: Path) -> None:
             Memory(home, read_only=read_only)
 
 
+@pytest.mark.duckdb_only("the embedded file's own schema version and format")
 def test_older_schema_is_migrated_forward_by_init(home: Path) -> None:
     with Memory(home, create=True) as mem:
         mem.set("alice", "identity.name", "Alice", now=T0)
@@ -74,6 +78,7 @@ def test_older_schema_is_migrated_forward_by_init(home: Path) -> None:
         assert mem.verify().ok
 
 
+@pytest.mark.duckdb_only("the embedded file's own schema version and format")
 def test_a_foreign_duckdb_file_is_not_a_workspace(home: Path) -> None:
     home.mkdir()
     con = duckdb.connect(str(home / "uac.duckdb"))

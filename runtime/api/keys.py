@@ -109,6 +109,16 @@ _CACHE: dict[tuple[str, str], tuple[float, Principal | None]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
+def by_id(store: Store, key_id: str) -> Principal | None:
+    """The principal of a key that is not revoked, by its id (a console session names it)."""
+    rows = _rows(
+        store,
+        "SELECT id, tenant, subject, read_only FROM api_keys WHERE id = ? AND revoked_at IS NULL",
+        [key_id],
+    )
+    return Principal(rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
+
+
 def resolve(store: Store, token: str | None, admin_token: str | None = None) -> Principal | None:
     """The principal a bearer token stands for, or None (unknown, malformed or revoked)."""
     if not token or len(token) > 200:
