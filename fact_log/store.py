@@ -485,11 +485,13 @@ class Store(LogReads, Staging):
         )
         return prep, (prep.head, prep.input_seq or input_seq)
 
-    def _transaction_shared(self, batches: list[Batch], items: list[_Pending]) -> None:
+    def _transaction_shared(
+        self, batches: list[Batch], items: list[_Pending], *, one_run: bool = False
+    ) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
         replica = self.replica
         assert replica is not None
-        prepared = replica.log.append(batches, self.signer())
+        prepared = replica.log.append(batches, self.signer(), one_run=one_run)
         # Committed already: if the copy fails, the next read of the subject copies it.
         with contextlib.suppress(Exception):
             replica.record(prepared)
@@ -499,8 +501,9 @@ class Store(LogReads, Staging):
             item.done.set()
 
     def _append_shared(self, group: list[Batch]) -> int:
-        """A group of batches appended to the PostgreSQL log in one transaction; their facts."""
-        self._transaction_shared(group, [_Pending(b, False) for b in group])
+        """The batches of one write appended to the PostgreSQL log in one transaction, as
+        one run; their facts."""
+        self._transaction_shared(group, [_Pending(b, False) for b in group], one_run=True)
         return sum(len(b.facts) for b in group)
 
     def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:

@@ -38,9 +38,11 @@ LOG = [
     for i in range(30)
 ]
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 
 @pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory: pytest.TempPathFactory):
+def checkpoint(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     home = tmp_path_factory.mktemp("columns") / "ws"
     with Memory(home, create=True, react=False) as mem:
         mem.set("alice", "identity.name", "Alice", now=T0)

@@ -235,8 +235,11 @@ class PgLog:
 
     # -- appending -------------------------------------------------------------------------
 
-    def append(self, batches: Sequence[Batch], ring: KeyRing) -> list[Prepared]:
-        """Append batches in one transaction, each chained after its subject's head."""
+    def append(
+        self, batches: Sequence[Batch], ring: KeyRing, *, one_run: bool = False
+    ) -> list[Prepared]:
+        """Append batches in one transaction, each chained after its subject's head; with
+        `one_run`, every batch carries the first one's run id (the parts of one write)."""
         with self._tx() as cur:
             keys = sorted({(b.address.tenant, b.address.scope, b.address.subject) for b in batches})
             heads: dict[tuple[str, str, str], list[Any]] = {}
@@ -250,7 +253,10 @@ class PgLog:
                             " FOR UPDATE", key)  # fmt: skip
                 heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
             pg_jobs.enqueue(cur, keys)  # in the write's transaction: no write without its job
-            out = [self._append_one(cur, batch, ring, heads) for batch in batches]
+            out: list[Prepared] = []
+            for batch in batches:
+                run = out[0].run_id if one_run and out else None
+                out.append(self._append_one(cur, batch, ring, heads, run))
             for key, (seq, link, facts, inputs, writes) in heads.items():
                 state = [*key, seq, link, facts, inputs, writes]
                 cur.execute(
@@ -272,11 +278,13 @@ class PgLog:
         batch: Batch,
         ring: KeyRing,
         heads: dict[tuple[str, str, str], list[Any]],
+        run_id: str | None = None,
     ) -> Prepared:
         head = heads[_key(batch.address)]
         seqs = _numbers(cur, "uac_fact_seq", max(len(batch.facts), 1))
         input_seqs = _numbers(cur, "uac_input_seq", len(batch.inputs))
-        prep = prepare(batch, ring, (head[0], head[1]), iter(seqs), iter(input_seqs), seqs[0])
+        run_seq = seqs[0] if run_id is None else int(run_id.removeprefix("run_"))
+        prep = prepare(batch, ring, (head[0], head[1]), iter(seqs), iter(input_seqs), run_seq)
         head[4] += 1
         w = head[4]
         prep.writes = (w - 1, w)
