@@ -13,6 +13,8 @@ from uac import Memory
 from uac.fact_log.addressing import Address, parse_subject
 from uac.fact_log.errors import InputError, NotFound
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 ADDRESSES = [
     ("t1", "alice"),
     ("t1", "bob"),
@@ -43,8 +45,13 @@ def test_parse_subject_forms() -> None:
         max_size=25,
     )
 )
-def test_reads_return_only_the_named_subjects_rows(tmp_path_factory, writes) -> None:
+def test_reads_return_only_the_named_subjects_rows(tmp_path_factory, fresh_log, writes) -> None:
     home: Path = tmp_path_factory.mktemp("iso") / "ws"
+    with fresh_log(home):  # each example its own log (on PostgreSQL a database of its own)
+        _reads_only_named(home, writes)
+
+
+def _reads_only_named(home: Path, writes: list[tuple[tuple[str, str], str]]) -> None:
     expected: dict[tuple[str, str], list[str]] = {a: [] for a in ADDRESSES}
     with Memory(home, "t1", create=True):
         pass

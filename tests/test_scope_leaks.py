@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import T0
@@ -20,6 +22,8 @@ from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.errors import InputError, NotFound
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 TENANTS = ("t1", "t2")
 USERS = ("u0", "u1", "u2")
@@ -100,8 +104,13 @@ def _read_all(mem: Memory, model: Model, users_with_state: set[tuple[str, str]])
         ("tenant", "t2"),
     ]
 )
-def test_no_read_returns_what_the_rules_do_not_share(tmp_path_factory, ops) -> None:
+def test_no_read_returns_what_the_rules_do_not_share(tmp_path_factory, fresh_log, ops) -> None:
     home = tmp_path_factory.mktemp("leaks") / "ws"
+    with fresh_log(home):  # each example its own log (on PostgreSQL a database of its own)
+        _no_leaks(home, ops)
+
+
+def _no_leaks(home: Path, ops: list[tuple[Any, ...]]) -> None:
     model = Model()
     compiled: set[tuple[str, str]] = set()
     with Memory(home, "t1", create=True, react=False) as mem:

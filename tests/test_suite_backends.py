@@ -19,8 +19,6 @@ NOT_YET = {
     "test_concurrency.py",
     "test_import_shapes.py",
     "test_incremental.py",
-    "test_isolation.py",
-    "test_scope_leaks.py",
 }
 
 # What opens a workspace: the API, the CLI (in process or as a child), the demo, a server,
