@@ -210,6 +210,19 @@ T0 = dt.datetime(2025, 1, 1, 12, 0, 0)
 
 
 @pytest.fixture
+def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every node of one log signs with the same key file (as a deployment must)."""
+    path = tmp_path / "chain.key"
+    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(path))
+    return path
+
+
+def pg_node(tmp_path: Path, name: str, url: str) -> Memory:
+    """A workspace ("node") named `name` bound to the PostgreSQL log at `url`."""
+    return Memory(tmp_path / name, create=True, react=False, log_db=url)
+
+
+@pytest.fixture
 def home(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """A path for a workspace that does not exist yet (on this run's backend, if any)."""
     if "backend" in request.fixturenames:

@@ -18,6 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import T0
+from conftest import pg_node as _node
 from pg_cluster import Cluster, find_bin
 from psycopg import sql
 
@@ -95,16 +96,7 @@ def test_a_failed_batch_leaves_nothing_on_either_backend(home: Path) -> None:
 # -- PostgreSQL only ---------------------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every node of one log signs with the same key file (as a deployment must)."""
-    path = tmp_path / "chain.key"
-    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(path))
-    return path
-
-
-def _node(tmp_path: Path, name: str, url: str) -> Memory:
-    return Memory(tmp_path / name, create=True, react=False, log_db=url)
+pytestmark = pytest.mark.usefixtures("shared_key")  # one chain key for all nodes (conftest)
 
 
 def _chain(url: str, subject: str) -> list[tuple[int, str, str]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from conftest import pg_node as _node
 
 from uac import Memory
 from uac.checks.alerts import record_outbox
@@ -20,12 +21,7 @@ from uac.runtime.api.outbox import Deliverer, OutboxSink
 DAY = dt.datetime(2025, 1, 10, 9)
 
 
-@pytest.fixture(autouse=True)
-def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every node of one log signs with the same key file (as a deployment must)."""
-    path = tmp_path / "chain.key"
-    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(path))
-    return path
+pytestmark = pytest.mark.usefixtures("shared_key")  # one chain key for all nodes (conftest)
 
 
 def _expiring(mem: Memory, subject: str = "maya", date: str = "2025-02-01") -> None:
@@ -53,10 +49,6 @@ def test_duckdb_an_alert_and_its_outbox_row_commit_together(tmp_path: Path) -> N
         assert mem.check("maya", today=DAY.date(), sinks=[sink]).new == []
         assert len(_outbox_rows(mem)) == 1
         assert mem.verify().ok  # the rows written in one transaction are sealed
-
-
-def _node(tmp_path: Path, name: str, url: str) -> Memory:
-    return Memory(tmp_path / name, create=True, react=False, log_db=url)
 
 
 def _shared(url: str, sql: str) -> list[tuple]:

@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import T0
+from conftest import pg_node as _node
 
 from uac import Memory
 from uac.compiler import loader, shared
@@ -24,13 +25,8 @@ QUERY = "user.identity.name"
 
 
 @pytest.fixture(autouse=True)
-def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(tmp_path / "chain.key"))
-    monkeypatch.delenv("UAC_ARTIFACTS", raising=False)
-
-
-def _node(tmp_path: Path, name: str, url: str) -> Memory:
-    return Memory(tmp_path / name, create=True, react=False, log_db=url)
+def no_shared_dir(shared_key: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("UAC_ARTIFACTS", raising=False)  # the database holds the artifacts
 
 
 def _fetched(mem: Memory) -> list[str | None]:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from conftest import pg_node as _node
 
-from uac import Memory
 from uac.compiler import loader
 from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends import pg_jobs
@@ -27,16 +27,7 @@ from uac.fact_log.backends import pg_jobs
 DAY = dt.datetime(2025, 1, 10, 9)
 
 
-@pytest.fixture(autouse=True)
-def shared_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every node of one log signs with the same key file (as a deployment must)."""
-    path = tmp_path / "chain.key"
-    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(path))
-    return path
-
-
-def _node(tmp_path: Path, name: str, url: str) -> Memory:
-    return Memory(tmp_path / name, create=True, react=False, log_db=url)
+pytestmark = pytest.mark.usefixtures("shared_key")  # one chain key for all nodes (conftest)
 
 
 def _jobs(url: str) -> dict[str, tuple]:
