@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.errors import InputError
 from uac.fact_log.keys import KeyRing
 from uac.fact_log.tamper import row_mac
 from uac.fact_log.values import canonical_json, json_string, sha256
@@ -227,6 +228,10 @@ def prepare(
     seq, prev = head
     input_seq = 0
     addr = batch.address
+    for item in batch.inputs:
+        _refuse_nul(item.content, item.name, item.session_id)
+    for rej in batch.rejections:
+        _refuse_nul(rej.path)
     recorded = utc_naive(batch.recorded_at)
     assert recorded is not None
     input_rows: list[tuple[Any, ...]] = []
@@ -318,6 +323,8 @@ def _fact_rows(
             f"{_cell(valid_from)},{_cell(valid_to)},{last}"
             f"{cell(input_id)},{cell(new.session_id)},{tail}"
         )
+        if "\\u0000" in body:  # every U+0000 anywhere in the row shows here, escaped
+            _refuse_nul(new.value, new.text, new.record_key, new.path, new.session_id, new.evidence)
         chash = sha256(body)
         link = link_hash(seq, prev, chash)
         rows.append(
@@ -351,6 +358,29 @@ def _fact_rows(
         )
         prev = link
     return rows, (seq, prev)
+
+
+def _refuse_nul(*parts: Any) -> None:
+    """Refuse a write whose text holds U+0000, on every backend alike.
+
+    PostgreSQL text cannot store it and nothing a person writes needs it; messages, notes
+    and imported files already refuse it, so structured values and rules do too. Raised
+    before a row is written: the whole write is refused.
+    """
+    stack = list(parts)
+    while stack:
+        part = stack.pop()
+        if isinstance(part, str):
+            if "\x00" in part:
+                raise InputError(
+                    "the text contains a NUL character (U+0000), which uac does not store; "
+                    "remove it and retry (nothing was written)"
+                )
+        elif isinstance(part, Mapping):
+            stack.extend(part.keys())
+            stack.extend(part.values())
+        elif isinstance(part, list | tuple):
+            stack.extend(part)
 
 
 def slices(batch: Batch, size: int, input_ids: list[str]) -> Iterator[Batch]:

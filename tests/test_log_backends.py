@@ -25,7 +25,7 @@ from psycopg import sql
 from uac import Memory
 from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends.postgres import LogUnavailable
-from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
 from uac.runtime.api.outbox import OutboxSink
 
@@ -90,6 +90,41 @@ def test_a_failed_batch_leaves_nothing_on_either_backend(home: Path) -> None:
         mem.store.append(_batch("alice", 1, "after"))
         assert [f.value["tag"] for f in mem.store.facts(ALICE)] == ["ok", "ok", "after"]
         assert len(mem.store.inputs(ALICE)) == 2
+        assert mem.verify().ok
+
+
+@pytest.mark.usefixtures("backend")
+@pytest.mark.parametrize(
+    "where",
+    ["value", "nested key", "statement", "record key", "input", "rejection path"],
+)
+def test_a_nul_character_is_refused_whole_on_every_backend(home: Path, where: str) -> None:
+    # One policy at the write boundary: PostgreSQL text cannot hold U+0000, so no backend
+    # stores it; the write is refused whole and a literal backslash-u0000 text is not NUL.
+    with Memory(home, create=True, react=False) as mem:
+        literal = _batch("alice", 2, "\\u0000 is six characters")
+        literal.facts[0].text = "C:\\u0000"
+        mem.store.append(literal)
+        bad = _batch("alice", 3, "bad")
+        fact = bad.facts[1]
+        if where == "value":
+            fact.value = {"n": 1, "tag": "a\x00b"}
+        elif where == "nested key":
+            fact.value = {"n": 1, "tags": [{"x\x00": 1}]}
+        elif where == "statement":
+            fact.text = "nul \x00 here"
+        elif where == "record key":
+            fact.record_key = "k\x00"
+        elif where == "input":
+            bad.inputs[0].content = "\x00"
+        else:
+            bad.rejections[0].path = "identity.\x00"
+        with pytest.raises(InputError, match=r"NUL character \(U\+0000\).*nothing was written"):
+            mem.store.append(bad)
+        facts = mem.store.facts(ALICE)
+        assert [f.value["tag"] for f in facts] == ["\\u0000 is six characters"] * 2
+        assert facts[0].text == "C:\\u0000"
+        assert len(mem.store.inputs(ALICE)) == 1 and len(mem.store.rejections(ALICE)) == 1
         assert mem.verify().ok
 
 
