@@ -7,6 +7,7 @@ copied into this file (`_sync`), so every read here reads DuckDB.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from collections.abc import Iterator
 from typing import Any
 
@@ -237,7 +238,9 @@ class LogReads:
         """
         ring = self.ring
         if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
-            return self.replica.log.verify(ring, anchor)
+            shared = self.replica.log.verify(ring, anchor)
+            copy = tuple(self.replica.verify_copy(ring))  # and the copy this node reads
+            return replace(shared, ok=shared.ok and not copy, problems=shared.problems + copy)
         record, record_problem = read_record(self.con, ring)
         problems: list[str] = [record_problem] if record_problem else []
         keyed_from = None if record is None else int(record["facts_from"])

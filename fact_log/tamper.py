@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,11 +219,16 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
 
 
 def verify_tables(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing, record: dict[str, Any] | None
+    con: duckdb.DuckDBPyConnection,
+    ring: KeyRing,
+    record: dict[str, Any] | None,
+    only: Iterable[str] | None = None,
 ) -> dict[str, str]:
-    """The first row whose digest does not verify, per sealed table present (table -> why)."""
+    """The first row whose digest does not verify, per sealed table present (table -> why);
+    `only` limits the walk to some tables."""
     found: dict[str, str] = {}
-    for table in sorted(_tables(con) & set(SEALED)):
+    tables = _tables(con) & set(SEALED)
+    for table in sorted(tables if only is None else tables & set(only)):
         spec = SEALED[table]
         version = sealed_version(record, table)
         problem = _first_mismatch(con, ring, spec, version or spec.version, version is None)

@@ -426,6 +426,37 @@ def test_verify_finds_edits_to_the_shared_log(
             assert finding in found, found
 
 
+@pytest.mark.parametrize(
+    ("sql", "finding"),
+    [
+        ("UPDATE facts SET text = 'edited' WHERE seq = (SELECT max(seq) FROM facts)", "changed"),
+        ("DELETE FROM facts WHERE seq = (SELECT max(seq) FROM facts)", "rows removed or added"),
+        ("UPDATE inputs SET content = 'edited'", "inputs: row"),
+        ("UPDATE facts SET text = text WHERE seq < 0", None),
+    ],
+)
+def test_verify_finds_edits_to_a_nodes_local_copy(
+    tmp_path: Path, pg_url: str, sql: str, finding: str | None
+) -> None:
+    # Queries on a node read its DuckDB copy of the shared log: an edit there shows in
+    # `verify` although the shared log itself is intact.
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.store.append(_batch("alice", 3, "x"))
+        mem.store.append(_batch("bob", 2, "y"))
+        assert mem.verify().ok
+        mem.store.con.execute(sql)
+        report = mem.verify()
+        if finding is None:
+            assert report.ok, report  # a no-op statement: nothing to find
+        else:
+            assert not report.ok and report.problem is None, report  # the shared log is intact
+            found = " | ".join(report.problems)
+            assert "this node's copy" in found and finding in found, found
+    with _node(tmp_path, "b", pg_url) as other:  # another node's copy is its own
+        other.store.replica.sync(ALICE)  # type: ignore[union-attr]
+        assert other.verify().ok
+
+
 def test_an_exported_anchor_catches_a_truncated_subject(tmp_path: Path, pg_url: str) -> None:
     with _node(tmp_path, "a", pg_url) as mem:
         mem.store.append(_batch("alice", 3, "x"))

@@ -363,6 +363,17 @@ class PgLog:
                 out[table] = cur.fetchall()
             return row[0], out, row[1]
 
+    def head_at(self, addr: Address, writes: int) -> tuple[int, str]:
+        """How many facts a subject's first `writes` writes hold, and the last one's hash."""
+        with self._tx() as cur:
+            cur.execute(
+                f"SELECT count(*), (SELECT hash FROM facts WHERE {_SUBJECT} AND w <= %s"
+                f" ORDER BY seq DESC LIMIT 1) FROM facts WHERE {_SUBJECT} AND w <= %s",
+                [*_key(addr), writes, *_key(addr), writes],
+            )
+            count, head = cur.fetchone()  # type: ignore[misc]
+            return int(count), head or GENESIS
+
     def facts(self, addr: Address, since_seq: int = 0) -> list[tuple[Any, ...]]:
         """A subject's fact rows (FACT_COLUMNS order) after a seq, in chain order."""
         with self._tx() as cur:

@@ -22,8 +22,10 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_erase
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
-from uac.fact_log.chain import Prepared
+from uac.fact_log.chain import GENESIS, Prepared, fact_problem
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.keys import KeyRing
+from uac.fact_log.tamper import erased_residuals, verify_tables
 
 ENV = "UAC_DB"
 ARTIFACTS_ENV = "UAC_ARTIFACTS"  # a shared directory for checkpoint blobs (default: the database)
@@ -186,6 +188,45 @@ class Replica:
         for (scope, subject), n in self.log.writes(tenant).items():
             if n > local.get((scope, subject), 0):
                 self.sync(Address(tenant, scope, subject))  # type: ignore[arg-type]
+
+    def verify_copy(self, ring: KeyRing | None) -> list[str]:
+        """What in this node's local copy (which its queries read) the shared log disowns.
+
+        Each copied subject's chain is walked as the shared log's is (content, links, keyed
+        digests), then its length and head are compared with the shared log's at the same
+        write, so rows edited, removed or added in the copy show; the copied sealed tables'
+        digests are checked too.
+        """
+        con = self.store.con
+        cols = ", ".join(TABLES["facts"])
+        erased = erased_residuals(con, ring)
+        problems: list[str] = []
+        synced = con.execute(
+            "SELECT tenant, scope, subject, writes FROM log_sync ORDER BY tenant, scope, subject"
+        ).fetchall()
+        for tenant, scope, subject, writes in synced:
+            addr = Address(tenant, scope, subject)
+            label = f"{tenant}/{scope}:{subject}"
+            rows = con.execute(
+                f"SELECT {cols} FROM facts WHERE tenant = ? AND scope = ? AND subject = ?"
+                " ORDER BY seq",
+                [tenant, scope, subject],
+            ).fetchall()
+            prev, why = GENESIS, None
+            for row in rows:
+                if why := fact_problem(row, prev, ring, erased):
+                    problems.append(f"this node's copy of {label}, fact seq {row[0]}: {why}")
+                    break
+                prev = row[-2]
+            if why is None and (len(rows), prev) != self.log.head_at(addr, writes):
+                problems.append(
+                    f"this node's copy of {label} does not hold the shared log's facts of its "
+                    f"first {writes} writes (rows removed or added in the copy)"
+                )
+        if ring is not None:
+            found = verify_tables(con, ring, None, only=set(TABLES) - {"facts"})
+            problems += [f"this node's copy, {t}: {why}" for t, why in found.items()]
+        return problems
 
     def _absorb(self, addr: Address, writes: int, rows: dict[str, list[tuple[Any, ...]]]) -> None:
         con = self.store.con
