@@ -9,6 +9,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --oracle         # plus gold facts: the checks without extraction
     python bench/active.py --corpus fresh   # the fresh held-out set (active_data/fresh.toml)
     python bench/active.py --corpus fresh --gold-only   # its gold facts alone, no lines
+    python bench/active.py --corpus blind2  # the next blind set (active_data/blind2.toml)
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
 only, grouped in dated sessions, each dialogue with the session at which an alert becomes
@@ -72,6 +73,8 @@ ORACLE = CORPUS.with_name("oracle.toml")
 CORPORA = {
     "dialogues": (CORPUS, ORACLE),
     "fresh": (CORPUS.with_name("fresh.toml"), CORPUS.with_name("fresh_oracle.toml")),
+    # blind2: written the same way once "fresh" was tuned on; never tune on it either.
+    "blind2": (CORPUS.with_name("blind2.toml"), CORPUS.with_name("blind2_oracle.toml")),
 }
 
 
@@ -284,7 +287,7 @@ def main() -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves) or fresh.toml (all held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh.toml / blind2.toml (all held out)",
     )
     parser.add_argument(
         "--gold-only",

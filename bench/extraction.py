@@ -6,6 +6,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --errors       # also list every false positive / negative
     python bench/extraction.py --corpus bench/data/extraction_corpus.jsonl   # the old set
     python bench/extraction.py --set fresh    # the fresh blind held-out set (fresh.jsonl)
+    python bench/extraction.py --set blind2   # the next blind set (blind2.jsonl), run once
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
@@ -14,6 +15,7 @@ values that must match). The halves are split by session (even session numbers h
 fixed; only "dev" may be used while tuning rules. `--set fresh` scores
 bench/extraction_data/fresh.jsonl instead: a later held-out set in the same format, written
 by another hand without reading the rules (extraction_data/README.md); never tune on it.
+`--set blind2` scores blind2.jsonl, written the same way once `fresh` was tuned on.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -224,14 +226,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["dev", "heldout"], help="score one half only")
     parser.add_argument(
         "--set",
-        choices=["session", "fresh"],
+        choices=["session", "fresh", "blind2"],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh: fresh.jsonl (all held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2: that .jsonl (all held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     args = parser.parse_args(argv)
-    if args.set == "fresh" and args.split is not None:
-        parser.error("--split picks a half of the session set; the fresh set has no halves")
+    if args.set != "session" and args.split is not None:
+        parser.error(f"--split picks a half of the session set; the {args.set} set has no halves")
     catalog = Catalog.load()
     if args.corpus is not None:
         rows = load(args.corpus)
@@ -241,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             print()
     else:
         rows = []
-        for split in ("fresh",) if args.set == "fresh" else ("dev", "heldout"):
+        for split in ("dev", "heldout") if args.set == "session" else (args.set,):
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):
