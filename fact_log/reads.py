@@ -7,8 +7,8 @@ copied into this file (`_sync`), so every read here reads DuckDB.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import duckdb
