@@ -195,7 +195,7 @@ def _in_postgres(url: str, needle: str) -> list[str]:
     with psycopg.connect(url) as conn:
         cols = conn.execute(
             "SELECT table_name, column_name, data_type FROM information_schema.columns"
-            " WHERE table_schema = 'public'"
+            " WHERE table_schema = current_schema()"
         ).fetchall()
         assert {"facts", "inputs", "uac_alerts", "uac_outbox", "uac_blobs"} <= {c[0] for c in cols}
         for table, col, kind in cols:
@@ -523,7 +523,8 @@ def test_without_a_binary_ci_fails_and_a_local_run_skips(ci: str, outcome: str) 
     env = {**os.environ, "CI": ci, "UAC_PG_BIN": "/nonexistent"}
     test = "tests/test_log_backends.py::test_a_write_on_one_node_is_read_on_another"
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", test, "-rs", "-p", "no:cacheprovider"],
+        # -n 0: one process (the addopts' -n auto would start a worker per core for one test)
+        [sys.executable, "-m", "pytest", test, "-n", "0", "-rs", "-p", "no:cacheprovider"],
         cwd=ROOT,
         env=env,
         capture_output=True,

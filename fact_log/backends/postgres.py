@@ -120,12 +120,14 @@ def is_url(text: str | None) -> bool:
 
 
 def redact(url: str) -> str:
-    """The URL without its password, for messages."""
+    """The URL without its password, for messages; names the log (two logs may live in
+    one database, each in a schema of its own chosen by the connection's options)."""
     import psycopg
 
     info = psycopg.conninfo.conninfo_to_dict(url)
     host, port, db = info.get("host", "?"), info.get("port", "5432"), info.get("dbname", "?")
-    return f"postgresql://{host}:{port}/{db}"
+    options = info.get("options")
+    return f"postgresql://{host}:{port}/{db}" + (f"?options={options}" if options else "")
 
 
 class PgLog:
