@@ -7,6 +7,8 @@ import re
 import sys
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_secrets import FORMS
 
 from uac.fact_log.extraction import safety
@@ -97,3 +99,47 @@ def test_folds_to_ascii_is_complete() -> None:
     letter = re.compile(r"[a-z]", re.IGNORECASE)
     found = {chr(c) for c in range(128, sys.maxunicode + 1) if letter.fullmatch(chr(c))}
     assert found == set(FOLDS_TO_ASCII)
+
+
+# -- the batch scanner (an import's values scanned together) ---------------------------------
+
+_PIECES = sorted(
+    {t for base in [*HOSTILE, *(t for _n, t, _s in FORMS)] for t in _variants(base)}
+    | {"Paris", "1900-04-05", "123.45", "GBP", "AB 12 34 56 C", "DE89 3704 0044 0532 0130 00"}
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_PIECES),
+            st.text(max_size=40),
+            st.text(alphabet="0123456789 -.ABCDXxiIkK\u0131\u0130\u212a\u200b", max_size=30),
+            st.builds("".join, st.lists(st.sampled_from(_PIECES), max_size=3)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.text(max_size=20),
+)
+def test_batch_scanner_agrees_with_scan(texts: list[str], stranger: str) -> None:
+    """Every text of a batch, and one outside it, scans as `scan` alone scans it."""
+    scanner = safety.Scanner(texts)
+    for text in [*texts, stranger]:
+        assert scanner.scan(text) == safety.scan(text), text
+
+
+def test_batch_scanner_skips_clean_values_and_still_finds_secrets() -> None:
+    values = ["Paris", "1900-04-05", "123.45", "my password: hunter22", "4111 1111 1111 1111"]
+    scanner = safety.Scanner(values)
+    assert scanner.scan("1900-04-05").findings == ()
+    assert [f.kind for f in scanner.scan("my password: hunter22").findings] == ["password"]
+    assert [f.kind for f in scanner.scan("4111 1111 1111 1111").findings] == ["payment_card"]
+
+
+def test_upper_needles_only_on_case_sensitive_patterns() -> None:
+    """A pattern gated on a capital letter must not fold case (it would match lower case)."""
+    for _kind, pattern, *_rest, needles in safety._IDENTIFIERS:
+        if needles.upper:
+            assert not pattern.flags & re.IGNORECASE, pattern.pattern

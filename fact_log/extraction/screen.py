@@ -20,12 +20,19 @@ same string is masked the same way whichever door it came in by.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.safety import Finding, mask, normalised_view, scan
+from uac.fact_log.extraction.safety import (
+    Finding,
+    SafetyResult,
+    Scanner,
+    mask,
+    normalised_view,
+    scan,
+)
 from uac.fact_log.store import NewFact, NewRejection
 from uac.fact_log.values import canonical_json, sha256
 
@@ -87,6 +94,10 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
     `sensitive` are the catalog fields (`collection.field`) where identifiers belong.
     """
     out = Screened([])
+    facts = list(facts)
+    # One scanner per batch: the patterns none of the batch's values can match are ruled out
+    # once for all of them (scan's results are unchanged: tests/test_safety_prefilter.py).
+    scanner = Scanner(_texts(facts)).scan
     # Imported columns repeat (a country, a currency, a purpose): a text is scanned once per
     # import. scan is a pure function of the text, so the results are the same.
     seen: dict[tuple[str, bool], tuple[Any, list[Finding]]] = {}
@@ -100,10 +111,10 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
             if isinstance(item, str):
                 key = (item, path in sensitive)
                 if (hit := seen.get(key)) is None:
-                    hit = seen[key] = _mask_value(*key)
+                    hit = seen[key] = _mask_value(*key, scanner)
                 new, findings = hit
             else:
-                new, findings = _mask_value(item, path in sensitive)
+                new, findings = _mask_value(item, path in sensitive, scanner)
             for f in findings:
                 reason = "secret" if f.category == "secret" else "identifier_masked"
                 detail = {"record": where, "field": name, "kind": f.kind}
@@ -135,7 +146,9 @@ def mask_text(text: str) -> tuple[str, list[Finding]]:
     return result.masked, [f for f in result.findings if f.category != "instruction"]
 
 
-def _mask_value(value: Any, sensitive: bool) -> tuple[Any, list[Finding]]:
+def _mask_value(
+    value: Any, sensitive: bool, scan: Callable[[str], SafetyResult] = scan
+) -> tuple[Any, list[Finding]]:
     """(masked value, findings); None for the value when it cannot be masked in its type."""
     if isinstance(value, str):
         result = scan(value)
@@ -157,18 +170,37 @@ def _mask_value(value: Any, sensitive: bool) -> tuple[Any, list[Finding]]:
         ]
         return (None, found) if found else (value, [])
     if isinstance(value, list):
-        items = [_mask_value(v, sensitive) for v in value]
+        items = [_mask_value(v, sensitive, scan) for v in value]
         found = [f for _v, fs in items for f in fs]
         if any(v is None and fs for v, fs in items):
             return None, found
         return [v for v, _fs in items], found
     if isinstance(value, dict):
-        pairs = {k: _mask_value(v, sensitive) for k, v in value.items()}
+        pairs = {k: _mask_value(v, sensitive, scan) for k, v in value.items()}
         found = [f for _v, fs in pairs.values() for f in fs]
         if any(v is None and fs for v, fs in pairs.values()):
             return None, found
         return {k: v for k, (v, _fs) in pairs.items()}, found
     return value, []
+
+
+def _texts(facts: list[NewFact]) -> set[str]:
+    """Every text `_mask_value` scans in the facts' values: strings, and numbers as text."""
+    out: set[str] = set()
+    stack = [f.value for f in facts]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.add(value)
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int | float):
+            out.add(str(value))
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+    return out
 
 
 def _strings(value: Any) -> list[str]:
