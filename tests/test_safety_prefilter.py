@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_secrets import FORMS
 
+from uac.fact_log.chain import NewFact
 from uac.fact_log.extraction import safety
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII, Gate
+from uac.fact_log.extraction.screen import screen_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -143,3 +147,51 @@ def test_upper_needles_only_on_case_sensitive_patterns() -> None:
     for _kind, pattern, *_rest, needles in safety._IDENTIFIERS:
         if needles.upper:
             assert not pattern.flags & re.IGNORECASE, pattern.pattern
+
+
+_CELL = st.one_of(
+    st.sampled_from(_PIECES),
+    st.text(max_size=30),
+    st.integers(),
+    st.sampled_from([4111111111111111, 11010519491231002, 5.5, True, False, None, 1, 1.0]),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["city", "note", "number", "tags", "extra"]),
+            st.one_of(
+                _CELL,
+                st.lists(_CELL, max_size=3),
+                st.dictionaries(st.text(max_size=3), _CELL, max_size=2),
+            ),
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.frozensets(st.sampled_from(["trips.number", "trips.note"])),
+)
+def test_batch_screen_agrees_with_the_value_by_value_screen(
+    values: list[dict[str, Any]], sensitive: frozenset[str]
+) -> None:
+    """The import screen with the batch scanner (and its clean-batch shortcut) changes nothing."""
+
+    def facts() -> list[NewFact]:
+        return [
+            NewFact("assert", "record", "trips", copy.deepcopy(v), f"k{i}", evidence={"where": i})
+            for i, v in enumerate(values)
+        ]
+
+    batch = screen_records(facts(), sensitive)
+    alone = screen_records(facts(), sensitive, batch=False)
+    assert [(f.value, f.record_key) for f in batch.facts] == [
+        (f.value, f.record_key) for f in alone.facts
+    ]
+    assert (batch.rejections, batch.masked, batch.raw) == (
+        alone.rejections,
+        alone.masked,
+        alone.raw,
+    )

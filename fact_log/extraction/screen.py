@@ -88,16 +88,30 @@ class Screened:
     raw: list[str] = field(default_factory=list)  # the unmasked strings (to scrub the archive)
 
 
-def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Screened:
+def screen_records(
+    facts: Iterable[NewFact], sensitive: frozenset[str], *, batch: bool = True
+) -> Screened:
     """Mask secrets in imported records' string values; refuse a record with a secret number.
 
     `sensitive` are the catalog fields (`collection.field`) where identifiers belong.
+    `batch=False` scans value by value (what the tests compare the batch scan against).
     """
-    out = Screened([])
     facts = list(facts)
-    # One scanner per batch: the patterns none of the batch's values can match are ruled out
-    # once for all of them (scan's results are unchanged: tests/test_safety_prefilter.py).
-    scanner = Scanner(_texts(facts)).scan
+    results: dict[str, SafetyResult] = {}
+    if batch:
+        # One scanner per batch: the patterns none of the batch's values can match are ruled
+        # out once for all of them (scan's results are unchanged: test_safety_prefilter.py).
+        texts = _texts(facts)
+        scanner = Scanner(texts)
+        results = {text: scanner.scan(text) for text in texts}
+        if not any(r.findings for r in results.values()):
+            # Nothing found in any value: the record by record pass would change nothing.
+            return Screened(facts)
+    out = Screened([])
+
+    def scanned(text: str) -> SafetyResult:
+        return results[text] if text in results else scan(text)
+
     # Imported columns repeat (a country, a currency, a purpose): a text is scanned once per
     # import. scan is a pure function of the text, so the results are the same.
     seen: dict[tuple[str, bool], tuple[Any, list[Finding]]] = {}
@@ -111,10 +125,10 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
             if isinstance(item, str):
                 key = (item, path in sensitive)
                 if (hit := seen.get(key)) is None:
-                    hit = seen[key] = _mask_value(*key, scanner)
+                    hit = seen[key] = _mask_value(*key, scanned)
                 new, findings = hit
             else:
-                new, findings = _mask_value(item, path in sensitive, scanner)
+                new, findings = _mask_value(item, path in sensitive, scanned)
             for f in findings:
                 reason = "secret" if f.category == "secret" else "identifier_masked"
                 detail = {"record": where, "field": name, "kind": f.kind}
@@ -185,21 +199,27 @@ def _mask_value(
 
 
 def _texts(facts: list[NewFact]) -> set[str]:
-    """Every text `_mask_value` scans in the facts' values: strings, and numbers as text."""
-    out: set[str] = set()
-    stack = [f.value for f in facts]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            out.add(value)
-        elif isinstance(value, bool) or value is None:
-            continue
-        elif isinstance(value, int | float):
-            out.add(str(value))
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            stack.extend(value.values())
+    """The texts `_mask_value` scans in the facts' values: strings, and numbers as text.
+
+    A text missed here is still scanned in full by the Scanner, so only speed depends on it
+    (a set keeps one of 1, 1.0 and True, say).
+    """
+    cells: set[Any] = set()
+    nested: list[Any] = []
+    for fact in facts:
+        value = fact.value
+        try:
+            cells.update(value.values() if isinstance(value, dict) else (value,))
+        except TypeError:  # a list or an object among the cells: walked below
+            nested.append(value)
+    while nested:
+        value = nested.pop()
+        if isinstance(value, list | dict):
+            nested.extend(value.values() if isinstance(value, dict) else value)
+        else:
+            cells.add(value)
+    out = {c for c in cells if type(c) is str}
+    out.update(str(c) for c in cells if isinstance(c, int | float) and not isinstance(c, bool))
     return out
 
 
