@@ -500,7 +500,9 @@ class Scanner:
 
     def __init__(self, texts: Iterable[str]) -> None:
         self._texts = frozenset(texts)
-        view, _offsets = normalised_view("\n".join(self._texts))
+        # The view is per character, so the views joined are the join's view; text by text,
+        # a big non-ASCII batch never holds one offsets list for all of it.
+        view = "\n".join(t if t.isascii() else normalised_view(t)[0] for t in self._texts)
         gate = Gate(view, _NEEDLES)
         self._pool = Pool.found(gate)
         # A superset per text: the join is at least as long as any text and holds its needles.
