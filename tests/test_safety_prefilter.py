@@ -195,3 +195,12 @@ def test_batch_screen_agrees_with_the_value_by_value_screen(
         alone.masked,
         alone.raw,
     )
+
+
+def test_floors_are_context_free() -> None:
+    """A floor found in a value must be found in the batch's join: no anchors, no lookarounds."""
+    floors = [n.floor for n in safety._ALL_NEEDLES if n.floor is not None]
+    assert len(floors) >= 6
+    for floor in floors:
+        for marker in ("(?<", "(?=", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z"):
+            assert marker not in floor.pattern.replace("[^", "["), (floor.pattern, marker)

@@ -24,7 +24,9 @@ class Needles:
     """What any match of a pattern contains: one of `exact`, or one of `folded` (lower case,
     for IGNORECASE patterns) in the lower-cased text, with `digit` a digit (`\\d`), with
     `upper` an ASCII capital letter (a case-sensitive `[A-Z]`), and at least `min_len`
-    characters.
+    characters; and, when everything else passes, a match of `floor`: a cheap pattern every
+    match contains, searched last (for patterns the literals cannot rule out, such as digit
+    runs). A floor has no anchors or lookarounds, so a part's floor match is the whole's.
 
     With neither `exact` nor `folded` given, only `digit` constrains the pattern.
     """
@@ -34,6 +36,7 @@ class Needles:
     digit: bool = False
     min_len: int = 0
     upper: bool = False
+    floor: re.Pattern[str] | None = None
 
 
 class Pool:
@@ -62,10 +65,11 @@ class Pool:
 class Gate:
     """Which needles one text holds, found once; `may_match` answers per pattern."""
 
-    __slots__ = ("digit", "exact", "folded", "length", "off", "upper")
+    __slots__ = ("digit", "exact", "folded", "length", "off", "text", "upper")
 
     def __init__(self, text: str, needles: Pool, off: bool = False) -> None:
         self.off = off  # every pattern runs (what the tests compare against)
+        self.text = text
         self.length = len(text)
         self.digit = _ANY_DIGIT.search(text) is not None
         self.upper = _ANY_UPPER.search(text) is not None
@@ -84,6 +88,8 @@ class Gate:
             return False
         if needles.upper and not self.upper:
             return False
-        if not needles.exact and not needles.folded:
-            return True
-        return not (self.exact.isdisjoint(needles.exact) and self.folded.isdisjoint(needles.folded))
+        if (needles.exact or needles.folded) and (
+            self.exact.isdisjoint(needles.exact) and self.folded.isdisjoint(needles.folded)
+        ):
+            return False
+        return needles.floor is None or needles.floor.search(self.text) is not None

@@ -132,9 +132,10 @@ _NOT_VALUES = frozenset(
 )
 
 
-def _digits(min_len: int) -> Needles:
-    """A pattern whose every kept match holds a digit and at least min_len characters."""
-    return Needles(digit=True, min_len=min_len)
+def _digits(min_len: int, floor: str) -> Needles:
+    """A pattern whose every kept match holds a digit, at least min_len characters and a
+    match of floor (the pattern without its lookarounds, or less)."""
+    return Needles(digit=True, min_len=min_len, floor=re.compile(floor))
 
 
 _PEM_NEEDLES = Needles(("-----BEGIN ",))
@@ -145,8 +146,10 @@ _LABELLED_NEEDLES = Needles(
     )
 )  # fmt: skip
 # A credential-like run is 24+ characters with a digit; a card number 13+ digits.
-_ENTROPY_NEEDLES = _digits(24)
-_CARD_NEEDLES = _digits(13)
+# What every card window and every token run contains (13 characters of a digit run starting
+# with a digit; 24 token characters).
+_ENTROPY_NEEDLES = _digits(24, r"[A-Za-z0-9_/+=-]{24}")
+_CARD_NEEDLES = _digits(13, r"\d[\d .-]{12}")
 _LABELLED_ZH_NEEDLES = Needles(
     ("码", "口令", "密钥", "秘钥", "令牌", "账号", "帐号", "账户", "帐户", "登录名", "用户名")
 )
@@ -208,11 +211,6 @@ _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
 
 _DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
 _GROUP = re.compile(r"\d+")
-# What every card window and every token run contains (13 characters of a digit run starting
-# with a digit; 24 token characters): searched first, a much cheaper pass than iterating
-# every digit run or word of a long text that has none.
-_CARD_FLOOR = re.compile(r"\d[\d .-]{12}")
-_TOKEN_FLOOR = re.compile(r"[A-Za-z0-9_/+=-]{24}")
 _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] = (
     # (kind, pattern, group, the catalog field such a value may be stored in, needles); every
     # kind is kept only with a digit in it (numbers, or the checks in `_scan_view`)
@@ -236,13 +234,24 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
         "identity.driver_licence.number",
         Needles(folded=("licen",), digit=True),
     ),
-    ("us_ssn", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), 0, None, _digits(11)),
+    (
+        "us_ssn",
+        re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"),
+        0,
+        None,
+        _digits(11, r"\d{3}-\d{2}-\d{4}"),
+    ),
     (
         "uk_nino",
         re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"),
         0,
         None,
-        Needles(digit=True, min_len=9, upper=True),  # case-sensitive capitals
+        Needles(  # case-sensitive capitals
+            digit=True,
+            min_len=9,
+            upper=True,
+            floor=re.compile(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}"),
+        ),
     ),
     (
         "national_id",
@@ -260,13 +269,15 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
             digit=True,
         ),
     ),
-    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18)),
+    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18, r"\d{17}")),
     (
         "iban",
         re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"),
         0,
         None,
-        Needles(digit=True, min_len=16, upper=True),  # case-sensitive country code
+        Needles(  # case-sensitive country code
+            digit=True, min_len=16, upper=True, floor=re.compile(r"[A-Z]{2}\d{2}")
+        ),
     ),
 )
 
@@ -372,8 +383,6 @@ def _cards(text: str) -> list[tuple[int, int]]:
     of a long number passes Luhn one time in ten).
     """
     spans: list[tuple[int, int]] = []
-    if _CARD_FLOOR.search(text) is None:
-        return spans
     for run in _DIGIT_RUN.finditer(text):
         if run.end() - run.start() < 13:
             continue  # fewer than 13 characters hold fewer than 13 digits: no card in it
@@ -444,8 +453,6 @@ def _entropy(value: str) -> float:
 
 def _high_entropy(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    if _TOKEN_FLOOR.search(text) is None:
-        return spans
     for m in _TOKEN_RUN.finditer(text):
         value = m[0]
         if _HEX.fullmatch(value) or not (
