@@ -216,7 +216,7 @@ def _texts(facts: list[NewFact]) -> set[str]:
         value = nested.pop()
         if isinstance(value, list | dict):
             nested.extend(value.values() if isinstance(value, dict) else value)
-        else:
+        elif isinstance(value, str | int | float):
             cells.add(value)
     out = {c for c in cells if type(c) is str}
     out.update(str(c) for c in cells if isinstance(c, int | float) and not isinstance(c, bool))
