@@ -572,7 +572,9 @@ class Store(LogReads, Staging):
             ],
             schema=schema,
         )
-        self.con.register("_uac_batch", arrow)
+        # The table's Arrow C stream, not the table: handed a pyarrow Table, DuckDB imports
+        # pyarrow.dataset (~40 MB resident) to scan it; a stream capsule it reads directly.
+        self.con.register("_uac_batch", arrow.__arrow_c_stream__())
         try:
             self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
         finally:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_secrets import FORMS
 
+from uac.fact_log.chain import NewFact
 from uac.fact_log.extraction import safety
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII, Gate
+from uac.fact_log.extraction.screen import screen_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,3 +103,104 @@ def test_folds_to_ascii_is_complete() -> None:
     letter = re.compile(r"[a-z]", re.IGNORECASE)
     found = {chr(c) for c in range(128, sys.maxunicode + 1) if letter.fullmatch(chr(c))}
     assert found == set(FOLDS_TO_ASCII)
+
+
+# -- the batch scanner (an import's values scanned together) ---------------------------------
+
+_PIECES = sorted(
+    {t for base in [*HOSTILE, *(t for _n, t, _s in FORMS)] for t in _variants(base)}
+    | {"Paris", "1900-04-05", "123.45", "GBP", "AB 12 34 56 C", "DE89 3704 0044 0532 0130 00"}
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_PIECES),
+            st.text(max_size=40),
+            st.text(alphabet="0123456789 -.ABCDXxiIkK\u0131\u0130\u212a\u200b", max_size=30),
+            st.builds("".join, st.lists(st.sampled_from(_PIECES), max_size=3)),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.text(max_size=20),
+)
+def test_batch_scanner_agrees_with_scan(texts: list[str], stranger: str) -> None:
+    """Every text of a batch, and one outside it, scans as `scan` alone scans it."""
+    scanner = safety.Scanner(texts)
+    for text in [*texts, stranger]:
+        assert scanner.scan(text) == safety.scan(text), text
+
+
+def test_batch_scanner_skips_clean_values_and_still_finds_secrets() -> None:
+    values = ["Paris", "1900-04-05", "123.45", "my password: hunter22", "4111 1111 1111 1111"]
+    scanner = safety.Scanner(values)
+    assert scanner.scan("1900-04-05").findings == ()
+    assert [f.kind for f in scanner.scan("my password: hunter22").findings] == ["password"]
+    assert [f.kind for f in scanner.scan("4111 1111 1111 1111").findings] == ["payment_card"]
+
+
+def test_upper_needles_only_on_case_sensitive_patterns() -> None:
+    """A pattern gated on a capital letter must not fold case (it would match lower case)."""
+    for _kind, pattern, *_rest, needles in safety._IDENTIFIERS:
+        if needles.upper:
+            assert not pattern.flags & re.IGNORECASE, pattern.pattern
+
+
+_CELL = st.one_of(
+    st.sampled_from(_PIECES),
+    st.text(max_size=30),
+    st.integers(),
+    st.sampled_from([4111111111111111, 11010519491231002, 5.5, True, False, None, 1, 1.0]),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["city", "note", "number", "tags", "extra"]),
+            st.one_of(
+                _CELL,
+                st.lists(_CELL, max_size=3),
+                st.dictionaries(st.text(max_size=3), _CELL, max_size=2),
+            ),
+            max_size=5,
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.frozensets(st.sampled_from(["trips.number", "trips.note"])),
+)
+def test_batch_screen_agrees_with_the_value_by_value_screen(
+    values: list[dict[str, Any]], sensitive: frozenset[str]
+) -> None:
+    """The import screen with the batch scanner (and its clean-batch shortcut) changes nothing."""
+
+    def facts() -> list[NewFact]:
+        return [
+            NewFact("assert", "record", "trips", copy.deepcopy(v), f"k{i}", evidence={"where": i})
+            for i, v in enumerate(values)
+        ]
+
+    batch = screen_records(facts(), sensitive)
+    alone = screen_records(facts(), sensitive, batch=False)
+    assert [(f.value, f.record_key) for f in batch.facts] == [
+        (f.value, f.record_key) for f in alone.facts
+    ]
+    assert (batch.rejections, batch.masked, batch.raw) == (
+        alone.rejections,
+        alone.masked,
+        alone.raw,
+    )
+
+
+def test_floors_are_context_free() -> None:
+    """A floor found in a value must be found in the batch's join: no anchors, no lookarounds."""
+    floors = [n.floor for n in safety._ALL_NEEDLES if n.floor is not None]
+    assert len(floors) >= 6
+    for floor in floors:
+        for marker in ("(?<", "(?=", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z"):
+            assert marker not in floor.pattern.replace("[^", "["), (floor.pattern, marker)

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 _ANY_DIGIT = re.compile(r"\d")
+_ANY_UPPER = re.compile(r"[A-Z]")
 # The only non-ASCII characters IGNORECASE matches to ASCII letters ("ı" to "I", "K" to "k"):
 # with one of them in the text, lower-casing cannot rule a folded needle out.
 FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ and the Kelvin sign
@@ -21,8 +22,11 @@ FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ and the Kelvin sign
 @dataclass(frozen=True, slots=True)
 class Needles:
     """What any match of a pattern contains: one of `exact`, or one of `folded` (lower case,
-    for IGNORECASE patterns) in the lower-cased text, with `digit` a digit (`\\d`), and at
-    least `min_len` characters.
+    for IGNORECASE patterns) in the lower-cased text, with `digit` a digit (`\\d`), with
+    `upper` an ASCII capital letter (a case-sensitive `[A-Z]`), and at least `min_len`
+    characters; and, when everything else passes, a match of `floor`: a cheap pattern every
+    match contains, searched last (for patterns the literals cannot rule out, such as digit
+    runs). A floor has no anchors or lookarounds, so a part's floor match is the whole's.
 
     With neither `exact` nor `folded` given, only `digit` constrains the pattern.
     """
@@ -31,6 +35,8 @@ class Needles:
     folded: tuple[str, ...] = ()
     digit: bool = False
     min_len: int = 0
+    upper: bool = False
+    floor: re.Pattern[str] | None = None
 
 
 class Pool:
@@ -43,16 +49,30 @@ class Pool:
         self.exact = tuple(sorted({n for x in needles for n in x.exact}))
         self.folded = tuple(sorted({n for x in needles for n in x.folded}))
 
+    @classmethod
+    def found(cls, gate: Gate) -> Pool:
+        """Only the needles a gate found: enough for any text inside the gate's text.
+
+        A needle in a part of a text is in the text, so a part's gate built from this pool
+        holds exactly the needles it would hold built from the whole pool.
+        """
+        pool = cls(())
+        pool.exact = tuple(sorted(gate.exact))
+        pool.folded = tuple(sorted(gate.folded))
+        return pool
+
 
 class Gate:
     """Which needles one text holds, found once; `may_match` answers per pattern."""
 
-    __slots__ = ("digit", "exact", "folded", "length", "off")
+    __slots__ = ("digit", "exact", "folded", "length", "off", "text", "upper")
 
     def __init__(self, text: str, needles: Pool, off: bool = False) -> None:
         self.off = off  # every pattern runs (what the tests compare against)
+        self.text = text
         self.length = len(text)
         self.digit = _ANY_DIGIT.search(text) is not None
+        self.upper = _ANY_UPPER.search(text) is not None
         self.exact = {n for n in needles.exact if n in text}
         if not text.isascii() and any(ch in text for ch in FOLDS_TO_ASCII):
             self.folded = set(needles.folded)
@@ -66,6 +86,10 @@ class Gate:
             return True
         if (needles.digit and not self.digit) or self.length < needles.min_len:
             return False
-        if not needles.exact and not needles.folded:
-            return True
-        return not (self.exact.isdisjoint(needles.exact) and self.folded.isdisjoint(needles.folded))
+        if needles.upper and not self.upper:
+            return False
+        if (needles.exact or needles.folded) and (
+            self.exact.isdisjoint(needles.exact) and self.folded.isdisjoint(needles.folded)
+        ):
+            return False
+        return needles.floor is None or needles.floor.search(self.text) is not None

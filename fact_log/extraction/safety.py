@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -131,9 +132,10 @@ _NOT_VALUES = frozenset(
 )
 
 
-def _digits(min_len: int) -> Needles:
-    """A pattern whose every kept match holds a digit and at least min_len characters."""
-    return Needles(digit=True, min_len=min_len)
+def _digits(min_len: int, floor: str) -> Needles:
+    """A pattern whose every kept match holds a digit, at least min_len characters and a
+    match of floor (the pattern without its lookarounds, or less)."""
+    return Needles(digit=True, min_len=min_len, floor=re.compile(floor))
 
 
 _PEM_NEEDLES = Needles(("-----BEGIN ",))
@@ -144,8 +146,10 @@ _LABELLED_NEEDLES = Needles(
     )
 )  # fmt: skip
 # A credential-like run is 24+ characters with a digit; a card number 13+ digits.
-_ENTROPY_NEEDLES = _digits(24)
-_CARD_NEEDLES = _digits(13)
+# What every card window and every token run contains (13 characters of a digit run starting
+# with a digit; 24 token characters).
+_ENTROPY_NEEDLES = _digits(24, r"[A-Za-z0-9_/+=-]{24}")
+_CARD_NEEDLES = _digits(13, r"\d[\d .-]{12}")
 _LABELLED_ZH_NEEDLES = Needles(
     ("码", "口令", "密钥", "秘钥", "令牌", "账号", "帐号", "账户", "帐户", "登录名", "用户名")
 )
@@ -230,13 +234,24 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
         "identity.driver_licence.number",
         Needles(folded=("licen",), digit=True),
     ),
-    ("us_ssn", re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), 0, None, _digits(11)),
+    (
+        "us_ssn",
+        re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"),
+        0,
+        None,
+        _digits(11, r"\d{3}-\d{2}-\d{4}"),
+    ),
     (
         "uk_nino",
         re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"),
         0,
         None,
-        _digits(9),
+        Needles(  # case-sensitive capitals
+            digit=True,
+            min_len=9,
+            upper=True,
+            floor=re.compile(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}"),
+        ),
     ),
     (
         "national_id",
@@ -254,13 +269,15 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
             digit=True,
         ),
     ),
-    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18)),
+    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18, r"\d{17}")),
     (
         "iban",
         re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"),
         0,
         None,
-        _digits(16),
+        Needles(  # case-sensitive country code
+            digit=True, min_len=16, upper=True, floor=re.compile(r"[A-Z]{2}\d{2}")
+        ),
     ),
 )
 
@@ -338,16 +355,18 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
 )
 
 
-_NEEDLES = Pool(
-    (
-        _PEM_NEEDLES,
-        _LABELLED_NEEDLES,
-        _LABELLED_ZH_NEEDLES,
-        *(n for *_, n in _SECRETS),
-        *(n for *_, n in _IDENTIFIERS),
-        *(n for *_, n in _INSTRUCTIONS),
-    )
+# Every gated step of `_scan_view`: a text none of these may match has nothing to find.
+_ALL_NEEDLES = (
+    _PEM_NEEDLES,
+    _LABELLED_NEEDLES,
+    _LABELLED_ZH_NEEDLES,
+    _ENTROPY_NEEDLES,
+    _CARD_NEEDLES,
+    *(n for *_, n in _SECRETS),
+    *(n for *_, n in _IDENTIFIERS),
+    *(n for *_, n in _INSTRUCTIONS),
 )
+_NEEDLES = Pool(_ALL_NEEDLES)
 
 
 def luhn_ok(digits: str) -> bool:
@@ -365,6 +384,8 @@ def _cards(text: str) -> list[tuple[int, int]]:
     """
     spans: list[tuple[int, int]] = []
     for run in _DIGIT_RUN.finditer(text):
+        if run.end() - run.start() < 13:
+            continue  # fewer than 13 characters hold fewer than 13 digits: no card in it
         groups = [(g.start() + run.start(), g.end() + run.start()) for g in _GROUP.finditer(run[0])]
         # Every Luhn-valid window is masked (their union): taking the first valid window and
         # skipping past it can misalign on "2025 4111 1111 ..." and leave a real card visible.
@@ -431,7 +452,7 @@ def _entropy(value: str) -> float:
 
 
 def _high_entropy(text: str) -> list[tuple[int, int]]:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in _TOKEN_RUN.finditer(text):
         value = m[0]
         if _HEX.fullmatch(value) or not (
@@ -479,7 +500,43 @@ def _labelled(text: str, gate: Gate) -> list[tuple[int, int]]:
 def scan(text: str) -> SafetyResult:
     """Find secrets, identifiers and instruction-like text; mask secrets and identifiers."""
     view, offsets = normalised_view(text)
-    findings = _scan_view(view)
+    return _result(text, view, offsets, Gate(view, _NEEDLES))
+
+
+class Scanner:
+    """`scan` for many texts known up front (an import chunk's values): same results, less work.
+
+    The needles are looked for once in all the texts joined; each text then looks only for
+    those found (a needle in a text is in the join, so its gate is the one `scan` builds), and
+    a text none of whose patterns may match (too short for those needing only digits, say)
+    skips the patterns outright. A text not given up front is scanned in full.
+    """
+
+    __slots__ = ("_alive", "_pool", "_texts")
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self._texts = frozenset(texts)
+        # The view is per character, so the views joined are the join's view; text by text,
+        # a big non-ASCII batch never holds one offsets list for all of it.
+        view = "\n".join(t if t.isascii() else normalised_view(t)[0] for t in self._texts)
+        gate = Gate(view, _NEEDLES)
+        self._pool = Pool.found(gate)
+        # A superset per text: the join is at least as long as any text and holds its needles.
+        self._alive = tuple(n for n in _ALL_NEEDLES if gate.may_match(n))
+
+    def scan(self, text: str) -> SafetyResult:
+        """What `scan(text)` returns."""
+        if text not in self._texts:
+            return scan(text)
+        view, offsets = normalised_view(text)
+        gate = Gate(view, self._pool)
+        if not any(map(gate.may_match, self._alive)):
+            return SafetyResult(text, ())
+        return _result(text, view, offsets, gate)
+
+
+def _result(text: str, view: str, offsets: list[int] | None, gate: Gate) -> SafetyResult:
+    findings = _scan_view(view, gate=gate)
     if offsets is not None:
         # Spans found in the view are mapped back: a hidden zero-width character inside a
         # secret is covered by the span, so it is masked with the rest.
@@ -494,10 +551,10 @@ def scan(text: str) -> SafetyResult:
     )
 
 
-def _scan_view(text: str, prefilter: bool = True) -> list[Finding]:
+def _scan_view(text: str, prefilter: bool = True, gate: Gate | None = None) -> list[Finding]:
     # Each pattern runs only where the pre-filter says it may match: clean text (most record
     # values, most of an archived file) skips nearly all of them.
-    gate = Gate(text, _NEEDLES, off=not prefilter)
+    gate = Gate(text, _NEEDLES, off=not prefilter) if gate is None else gate
     findings: list[Finding] = []
     if gate.may_match(_PEM_NEEDLES):
         for start, end in _pem_blocks(text):

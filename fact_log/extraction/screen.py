@@ -20,12 +20,19 @@ same string is masked the same way whichever door it came in by.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.safety import Finding, mask, normalised_view, scan
+from uac.fact_log.extraction.safety import (
+    Finding,
+    SafetyResult,
+    Scanner,
+    mask,
+    normalised_view,
+    scan,
+)
 from uac.fact_log.store import NewFact, NewRejection
 from uac.fact_log.values import canonical_json, sha256
 
@@ -81,12 +88,30 @@ class Screened:
     raw: list[str] = field(default_factory=list)  # the unmasked strings (to scrub the archive)
 
 
-def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Screened:
+def screen_records(
+    facts: Iterable[NewFact], sensitive: frozenset[str], *, batch: bool = True
+) -> Screened:
     """Mask secrets in imported records' string values; refuse a record with a secret number.
 
     `sensitive` are the catalog fields (`collection.field`) where identifiers belong.
+    `batch=False` scans value by value (what the tests compare the batch scan against).
     """
+    facts = list(facts)
+    results: dict[str, SafetyResult] = {}
+    if batch:
+        # One scanner per batch: the patterns none of the batch's values can match are ruled
+        # out once for all of them (scan's results are unchanged: test_safety_prefilter.py).
+        texts = _texts(facts)
+        scanner = Scanner(texts)
+        results = {text: scanner.scan(text) for text in texts}
+        if not any(r.findings for r in results.values()):
+            # Nothing found in any value: the record by record pass would change nothing.
+            return Screened(facts)
     out = Screened([])
+
+    def scanned(text: str) -> SafetyResult:
+        return results[text] if text in results else scan(text)
+
     # Imported columns repeat (a country, a currency, a purpose): a text is scanned once per
     # import. scan is a pure function of the text, so the results are the same.
     seen: dict[tuple[str, bool], tuple[Any, list[Finding]]] = {}
@@ -100,10 +125,10 @@ def screen_records(facts: Iterable[NewFact], sensitive: frozenset[str]) -> Scree
             if isinstance(item, str):
                 key = (item, path in sensitive)
                 if (hit := seen.get(key)) is None:
-                    hit = seen[key] = _mask_value(*key)
+                    hit = seen[key] = _mask_value(*key, scanned)
                 new, findings = hit
             else:
-                new, findings = _mask_value(item, path in sensitive)
+                new, findings = _mask_value(item, path in sensitive, scanned)
             for f in findings:
                 reason = "secret" if f.category == "secret" else "identifier_masked"
                 detail = {"record": where, "field": name, "kind": f.kind}
@@ -135,7 +160,9 @@ def mask_text(text: str) -> tuple[str, list[Finding]]:
     return result.masked, [f for f in result.findings if f.category != "instruction"]
 
 
-def _mask_value(value: Any, sensitive: bool) -> tuple[Any, list[Finding]]:
+def _mask_value(
+    value: Any, sensitive: bool, scan: Callable[[str], SafetyResult] = scan
+) -> tuple[Any, list[Finding]]:
     """(masked value, findings); None for the value when it cannot be masked in its type."""
     if isinstance(value, str):
         result = scan(value)
@@ -157,18 +184,43 @@ def _mask_value(value: Any, sensitive: bool) -> tuple[Any, list[Finding]]:
         ]
         return (None, found) if found else (value, [])
     if isinstance(value, list):
-        items = [_mask_value(v, sensitive) for v in value]
+        items = [_mask_value(v, sensitive, scan) for v in value]
         found = [f for _v, fs in items for f in fs]
         if any(v is None and fs for v, fs in items):
             return None, found
         return [v for v, _fs in items], found
     if isinstance(value, dict):
-        pairs = {k: _mask_value(v, sensitive) for k, v in value.items()}
+        pairs = {k: _mask_value(v, sensitive, scan) for k, v in value.items()}
         found = [f for _v, fs in pairs.values() for f in fs]
         if any(v is None and fs for v, fs in pairs.values()):
             return None, found
         return {k: v for k, (v, _fs) in pairs.items()}, found
     return value, []
+
+
+def _texts(facts: list[NewFact]) -> set[str]:
+    """The texts `_mask_value` scans in the facts' values: strings, and numbers as text.
+
+    A text missed here is still scanned in full by the Scanner, so only speed depends on it
+    (a set keeps one of 1, 1.0 and True, say).
+    """
+    cells: set[Any] = set()
+    nested: list[Any] = []
+    for fact in facts:
+        value = fact.value
+        try:
+            cells.update(value.values() if isinstance(value, dict) else (value,))
+        except TypeError:  # a list or an object among the cells: walked below
+            nested.append(value)
+    while nested:
+        value = nested.pop()
+        if isinstance(value, list | dict):
+            nested.extend(value.values() if isinstance(value, dict) else value)
+        elif isinstance(value, str | int | float):
+            cells.add(value)
+    out = {c for c in cells if type(c) is str}
+    out.update(str(c) for c in cells if isinstance(c, int | float) and not isinstance(c, bool))
+    return out
 
 
 def _strings(value: Any) -> list[str]:
