@@ -31,7 +31,8 @@ EVENT = re.compile(
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
-    r"stand-?up|practice|therapy)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
+    r"mot|screening|fitting)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -200,15 +201,20 @@ def _end(
 
 _AWAY = re.compile(
     r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
-    r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|on\s+"
+    r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|abroad|"
+    r"out\s+of\s+(?:the\s+country|town)|on\s+"
     r"(?:holiday|vacation|leave|annual\s+leave|parental\s+leave)|ooo)\b",
     re.I,
 )
 
 
-# A note to self at the start of a message: "Out of office 10 to 14 March."
+# A note to self at the start of a message: "Out of office 10 to 14 March"; the user's own
+# leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
-    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b",
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
+    r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
+    r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
+    r"granted)\b",
     re.I,
 )
 
@@ -223,14 +229,21 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
+    leave = m.groupdict().get("leave")
+    if not dates and leave and ctx.following is not None:
+        # "Annual leave approved!! 17 to 28 August": the days are the next sentence
+        sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
+        dates = dates_in(sent, "future", ctx.today, ctx.anchor)
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
     if not _UNTIL.search(lead) or dates[1].date < dates[0].date:
         return
-    what = " ".join(m["what"].lower().split())
+    what = " ".join((m["what"] or "").lower().split())
     value: dict[str, Any] = {"start": dates[0].date, "end": dates[1].date}
-    if what.startswith("on "):
+    if leave:
+        value["reason"] = " ".join(leave.lower().split())
+    elif what.startswith("on "):
         value["reason"] = what[3:]
     elif what.startswith("out"):
         value["reason"] = "out of office"

@@ -21,7 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.patterns.timespan import duration
 
 _TRAVEL = re.compile(
-    r"\b(?P<plane>fly(?:ing)?|flew|flight|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
+    r"\b(?P<plane>fly(?:ing)?|flew|flights?|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
     r"\b(?P<car>drive|driving|drove|road\s+trip)\b|\b(?P<bus>bus|coach)\b|"
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
@@ -133,6 +133,25 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
     return first
 
 
+# "booked it: Rome, 3 to 8 September": a place said just before the days of a range.
+_PLACE_DAYS = re.compile(
+    r"(?:^|[:,–-][ \t]{0,2})([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2}),?[ \t]{1,3}"
+    r"(?=(?:the[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
+    r"(?:[-–]|to|till|until)\b)"
+)
+
+
+def _place_days(sent: Span, after: int) -> tuple[str | None, str, int] | None:
+    """A known place followed by a range of days, said after the travel word at `after`."""
+    for m in _PLACE_DAYS.finditer(sent.text):
+        if sent.start + m.start(1) <= after:
+            continue  # "Paris, 3 to 8 September, was ...": the trip word must come first
+        found = _known(m[1].split())
+        if found is not None:
+            return found[0], found[1], sent.start + m.start(1)
+    return None
+
+
 def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
     """Known destinations after 'to/in/visit', in order, each with its absolute offset."""
     for m in _PLACE_INTRO.finditer(sent.text):
@@ -166,7 +185,11 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     travel = _TRAVEL.search(sent.text)
     if travel is None or _NOT_TRAVEL.search(sent.text):
         return
-    place = _place(sent) or _booked_place(sent.text, sent.start)
+    place = (
+        _place(sent)
+        or _booked_place(sent.text, sent.start)
+        or _place_days(sent, sent.start + travel.start())
+    )
     if place is None:
         # "Booked Mexico City! Flying out 3 June ...": the destination is the message's earlier
         # sentence, the dates this one.
