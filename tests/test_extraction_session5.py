@@ -122,3 +122,90 @@ def test_trip_place_then_its_days(text: str, city: str, depart: dt.date, ret: dt
 
 def test_a_place_with_days_but_no_trip_word_is_not_a_trip() -> None:
     assert not of("travel.trips", found("Paris, 3 to 8 September, was the conference I missed"))
+
+
+# -- contacts: an appositive name, pronouns and possessives that carry on -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "rel", "how"),
+    [
+        ("Had coffee with my new colleague yesterday, Priya Shah", "Priya Shah", "colleague", None),
+        (
+            "Bumped into an old school friend, Jonas Berg, at the station",
+            "Jonas Berg",
+            "friend",
+            "school",
+        ),
+        ("Finally met our new neighbours, Ruth and Sam", "Ruth", "neighbour", None),
+    ],
+)
+def test_a_relation_then_its_name(text: str, name: str, rel: str, how: str | None) -> None:
+    [person, *_] = of("contacts.contacts", found(text))
+    assert (person["name"], person["relationship"]) == (name, rel)
+    if how:
+        assert how in person["how_met"]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "field", "value"),
+    [
+        (
+            "My cousin Ana is visiting next month",
+            "she's an architect in Porto",
+            "role",
+            "architect",
+        ),
+        (
+            "Met my new neighbour, Omar Haddad",
+            "he's a paramedic with the ambulance service",
+            "role",
+            "paramedic",
+        ),
+        (
+            "Met my new neighbour, Omar Haddad",
+            "we swapped numbers, his is 07700 900123",
+            "phone",
+            "07700 900123",
+        ),
+        ("my friend Ines is back in town", "hers is +351 912 345 678", "phone", "+351 912 345 678"),
+    ],
+)
+def test_a_pronoun_carries_the_person(earlier: str, text: str, field: str, value: str) -> None:
+    people = of("contacts.contacts", found(text, earlier))
+    assert any(p.get(field) == value for p in people), people
+
+
+def test_a_role_named_before_the_name() -> None:
+    [person] = of("contacts.contacts", found("the instructor's called Bram, he's patient"))
+    assert (person["name"], person["role"]) == ("Bram", "instructor")
+
+
+def test_a_named_possessive_gives_the_contact() -> None:
+    [person] = of("contacts.contacts", found("Femi's email is femi.ade@example.org, I'll add him"))
+    assert person == {"name": "Femi", "email": "femi.ade@example.org"}
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text"),
+    [
+        ("My cousin Ana is visiting next month", "she's a nightmare with directions"),
+        ("My cousin Ana is visiting next month", "she's lovely"),
+        ("", "my friend's email is x.y@example.org"),
+        ("", "The company's email is help@example.org"),
+    ],
+)
+def test_no_contact_field_without_a_person_or_a_job(earlier: str, text: str) -> None:
+    people = of("contacts.contacts", found(text, *([earlier] if earlier else [])))
+    assert not [p for p in people if set(p) - {"name", "relationship"}]
+
+
+def test_a_professional_relation_is_also_a_role() -> None:
+    [person] = of("contacts.contacts", found("my accountant is Wen Li, wen@ledger.example"))
+    assert (person["name"], person["relationship"], person["role"]) == (
+        "Wen Li",
+        "accountant",
+        "accountant",
+    )
+    [person] = of("contacts.contacts", found("the tutor's called Zoë, she's great"))
+    assert person["name"] == "Zoë"

@@ -63,11 +63,35 @@ _NAME_FIRST = re.compile(
     r"new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
 )
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
+# Where people meet, said before the relation ("an old uni friend").
+_HOW = "uni|university|school|college|work|gym|church|football|running|yoga|choir|nct"
+# "my new neighbour today, Aisha Khan", "an old uni friend, Marcus Lee": the name after a comma.
+_APPOSITIVE = re.compile(
+    r"\b(?:my|our|an?)\s+(?:(?:new|old|good|close|dear|lovely|best)\s+)?"
+    r"(?:(?P<how>" + _HOW + r")\s+)?(?P<rel>" + RELATIONS + r")s?"
+    r"(?:\s+(?:today|yesterday|tonight|last\s+night|this\s+morning|earlier))?\s*,\s*"
+    r"(?P<name>" + NAME + r")",
+    re.IGNORECASE,
+)
+# Jobs people are introduced by ("she's a vet", "the instructor's called Bram").
+OCCUPATIONS = (
+    "vet|nurse|doctor|surgeon|midwife|paramedic|pharmacist|dentist|physio|physiotherapist|"
+    "pilot|teacher|tutor|instructor|lecturer|professor|architect|engineer|developer|designer|"
+    "lawyer|solicitor|barrister|accountant|plumber|electrician|builder|mechanic|chef|cook|"
+    "baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
+    "carpenter|gardener|cleaner|therapist|counsellor|counselor|coach|trainer|consultant|"
+    "manager|librarian|pharmacist|optician|scientist|researcher|vicar|priest|hairdresser|"
+    "barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist"
+)
 
 
 def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People and their relationship to the user ("my sister Priya")."""
+    found = list(_APPOSITIVE.finditer(sent.text))
     for m in [*_REL_FIRST.finditer(sent.text), *_NAME_FIRST.finditer(sent.text)]:
+        if not any(_near(f, m) for f in found):
+            found.append(m)
+    for m in found:
         # re.I lets the name pattern match lowercase words too: keep leading capitalised
         # words only, and stop at a possessive ("Leo's birthday").
         parts_ = []
@@ -84,6 +108,10 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
+        if re.fullmatch(OCCUPATIONS, m["rel"], re.I):
+            value["role"] = m["rel"].lower()  # "my physio": who they are to the user and their job
+        if m.re is _APPOSITIVE and m["how"]:
+            value["how_met"] = f"from {m['how'].lower()}"
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
@@ -99,16 +127,22 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", value, sent, 0.8)
 
 
+def _near(m: re.Match[str], other: re.Match[str]) -> bool:
+    """Whether two matches name the same relation (one found by two patterns)."""
+    return m.start("rel") < other.end() and other.start() < m.end("rel")
+
+
 _MET = re.compile(
     r"\b(?i:i)\s+(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+(?i:guy|woman|man|girl|lady|person)\s+)?"
     r"(?:(?i:called|named)\s+)?(?P<name>[A-Z][a-z]{1,20}\s[A-Z][a-z]{1,20})"
     r"(?:\s+(?i:at|in|through|on)\s+(?P<how>(?:the\s+|a\s+)?[A-Za-z][\w'-]{2,20}(?:\s[\w'-]{2,20})?))?"
 )
 _ROLE_IS = re.compile(
-    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|plumber|electrician|"
-    r"builder|mechanic|cleaner|nanny|babysitter|gardener|dentist|doctor))\s+"
-    r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
-    r"(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)"
+    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"|"
+    r"nanny|babysitter))\s*"
+    r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
+    r"['’]s\s+name\s+is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+    r"(?P<name>[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
 )
 
 
