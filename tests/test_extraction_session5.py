@@ -147,6 +147,9 @@ def test_a_relation_then_its_name(text: str, name: str, rel: str, how: str | Non
         assert how in person["how_met"]
 
 
+OMAR = "Met my new neighbour, Omar Haddad"
+
+
 @pytest.mark.parametrize(
     ("earlier", "text", "field", "value"),
     [

@@ -78,10 +78,10 @@ OCCUPATIONS = (
     "vet|nurse|doctor|surgeon|midwife|paramedic|pharmacist|dentist|physio|physiotherapist|"
     "pilot|teacher|tutor|instructor|lecturer|professor|architect|engineer|developer|designer|"
     "lawyer|solicitor|barrister|accountant|plumber|electrician|builder|mechanic|chef|cook|"
-    "baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
+    r"baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
     "carpenter|gardener|cleaner|therapist|counsellor|counselor|coach|trainer|consultant|"
     "manager|librarian|pharmacist|optician|scientist|researcher|vicar|priest|hairdresser|"
-    "barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist"
+    r"barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist"
 )
 
 
