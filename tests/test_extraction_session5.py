@@ -212,3 +212,77 @@ def test_a_professional_relation_is_also_a_role() -> None:
     )
     [person] = of("contacts.contacts", found("the tutor's called Zoë, she's great"))
     assert person["name"] == "Zoë"
+
+
+# -- health --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "name", "dose"),
+    [
+        ("", "the consultant perscribed me sertraline 50mg once a day", "sertraline", "50mg"),
+        ("", "GP says switch to fexofenadine, starting today", "fexofenadine", None),
+        ("", "the nurse wants me taking iron every morning", "iron", None),
+        ("", "the lisinopril seems to be working", "lisinopril", None),
+        ("", "My omeprazole is really helping", "omeprazole", None),
+        ("I've been on sertraline since spring", "I take 100 mg at night", "sertraline", "100 mg"),
+    ],
+)
+def test_medication_forms(earlier: str, text: str, name: str, dose: str | None) -> None:
+    meds = of("health.medications", found(text, *([earlier] if earlier else [])))
+    assert any(m["name"] == name for m in meds), meds
+    if dose:
+        assert any(dose in str(m.get("dose")) for m in meds if m["name"] == name)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is the lisinopril safe with grapefruit?",
+        "my dad's metformin seems to be working",
+        "I take 2 kg of flour for the bread",
+    ],
+)
+def test_no_medication_from_questions_others_or_non_drugs(text: str) -> None:
+    assert not of("health.medications", found(text))
+    assert not of("health.medications", found(text, "I've been on sertraline since spring"))
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my asthma has been bad this week", "asthma"),
+        ("Saw the doctor yesterday about my eczema", "eczema"),
+        ("my hay fever is killing me", "hay fever"),
+        ("My type 1 diabetes was diagnosed at 12", "type 1 diabetes"),
+    ],
+)
+def test_conditions_said_with_my(text: str, name: str) -> None:
+    assert name in [c["name"] for c in of("health.conditions", found(text))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my sister's asthma is worse", "does hay fever cause headaches?", "my mum has eczema"],
+)
+def test_no_condition_of_someone_else(text: str) -> None:
+    assert not of("health.conditions", found(text))
+
+
+def test_an_allergy_ends_at_the_next_verb() -> None:
+    allergies = of(
+        "health.allergies", found("the GP says I'm allergic to latex and gave me a card")
+    )
+    assert [a["substance"] for a in allergies] == ["latex"]
+
+
+def test_a_severity_said_after_the_allergy() -> None:
+    allergies = of(
+        "health.allergies", found("Mild reaction, the nurse said", "I'm allergic to plasters")
+    )
+    assert allergies == [{"substance": "plasters", "severity": "mild"}]
+
+
+def test_a_dose_of_something_else_is_not_the_last_drug() -> None:
+    cands = found("I take 500mg of vitamin C too", "I've been on sertraline since spring")
+    assert not of("health.medications", cands)

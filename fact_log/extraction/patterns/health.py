@@ -25,19 +25,21 @@ CONDITIONS = (
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
     "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
     "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
-    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis"
+    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
+    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia"
 )
 
 
 _DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
-    r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
+    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
-    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
+    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|"
+    r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon)\s+gave\s+me|"
-    r"i\s+was\s+given|wants\s+me\s+to\s+take)\s+"
+    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -119,6 +121,16 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("health.medications", {"name": more["name"].lower(), **extra}, sent, 0.8)
             pos = more.end()
         return
+    m = _MED_WORKS.search(sent.text)
+    if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("health.medications", {"name": m["name"].lower()}, sent, 0.75)
+    last = ctx.thread.last("drug")
+    m = _DOSE_ONLY.search(sent.text)
+    if m and last and last.get("name") and clause_ok(parts, sent, sent.start + m.start()):
+        # "I take 500 mg with breakfast": the dose of the drug just talked about
+        freq = _FREQ.search(sent.text, m.end())
+        dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
+        ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -128,7 +140,22 @@ _COURSE = re.compile(
 )
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
-    r"\b(?:started|put\s+me\s+on|prescribed|picked\s+up|gave\s+me|was\s+given|switched)\b", re.I
+    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
+    re.I,
+)
+_DOSE_ONLY = re.compile(
+    r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"
+    # what follows says when, not what: "500 mg with breakfast", "100 mg at night"
+    r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day)\b))",
+    re.I,
+)
+# "the metformin seems to be helping", "my inhaler is working": a drug the user is on, named
+# by what it does for them.
+_MED_WORKS = re.compile(
+    r"\b(?:my|the)\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:(?:seems?|appears?)\s+to\s+be|is|"
+    r"['’]s|has\s+been)\s+(?:really\s+|definitely\s+|finally\s+)?(?:helping|working|"
+    r"kicking\s+in|doing\s+(?:its|the)\s+(?:job|trick))\b",
+    re.I,
 )
 _DATE_WORD = re.compile(
     r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
@@ -174,6 +201,27 @@ _SUBST_STOP = re.compile(
 )
 
 
+_NOT_SUBSTANCE = re.compile(
+    r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
+)
+# "Severe reaction, she called it": how bad the allergy just named is.
+_SEVERITY_AFTER = re.compile(
+    r"^(?:a\s+|it\s+was\s+an?\s+|it's\s+an?\s+)?(?P<sev>severe|mild|moderate|serious|"
+    r"life-threatening|anaphylactic)\s+(?:reaction|allergy)\b",
+    re.I,
+)
+
+
+def rule_allergy_severity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A severity said right after the allergy it belongs to."""
+    m = _SEVERITY_AFTER.match(sent.text)
+    last = ctx.thread.last("health.allergies")
+    if m is None or last is None or not last.get("substance") or ctx.out:
+        return
+    sev = _severity(m["sev"], m["sev"]) or m["sev"].lower()
+    ctx.add("health.allergies", {"substance": last.get("substance"), "severity": sev}, sent, 0.75)
+
+
 def _severity(text: str | None, sentence: str) -> str | None:
     lowered = f"{text or ''} {sentence}".lower()
     if "anaphyla" in lowered or "epipen" in lowered:
@@ -217,6 +265,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             subst = subst.strip().lower()
             if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
                 continue
+            if _NOT_SUBSTANCE.search(subst):
+                break  # "... and gave me an EpiPen": the list of substances has ended
             value: dict[str, Any] = {"substance": subst}
             if reaction:
                 value["reaction"] = " ".join(reaction["r"].split())
@@ -227,7 +277,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _CONDITION = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
-    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i\s+suffer\s+from|i\s+live\s+with)\s+"
+    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i\s+suffer\s+from|i\s+live\s+with|(?<!'s\s)my|"
+    r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
     r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
     re.IGNORECASE,
 )
@@ -354,6 +405,7 @@ RULES: tuple[Rule, ...] = (
     rule_vaccinations,
     rule_medications,
     rule_allergies,
+    rule_allergy_severity,
     rule_conditions,
     rule_states,
     rule_body_weight,
