@@ -286,3 +286,26 @@ def test_a_severity_said_after_the_allergy() -> None:
 def test_a_dose_of_something_else_is_not_the_last_drug() -> None:
     cands = found("I take 500mg of vitamin C too", "I've been on sertraline since spring")
     assert not of("health.medications", cands)
+
+
+# -- money ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "payments"),
+    [
+        ("Bought a desk lamp from IKEA yesterday, £24", [("24", "IKEA")]),
+        ("£60 at Tesco for the party and £12.50 on Etsy", [("60", "Tesco"), ("12.50", "Etsy")]),
+        ("Council tax came out, £140 to Camden", [("140", "Camden")]),
+    ],
+)
+def test_payments_said_without_i_spent(text: str, payments: list[tuple[str, str]]) -> None:
+    got = [(str(t["amount"]), t["merchant"]) for t in of("finance.transactions", found(text))]
+    assert sorted(got) == sorted(payments)
+
+
+@pytest.mark.parametrize(
+    "text", ["is £60 at Tesco a lot for a week?", "£60 at Tesco would be too much for my mum"]
+)
+def test_no_payment_from_a_question_or_a_supposition(text: str) -> None:
+    assert not of("finance.transactions", found(text))

@@ -12,6 +12,7 @@ from uac.fact_log.extraction.patterns.text import (
     NAME,
     NEGATION,
     NOT_NAMES,
+    UNCERTAIN,
     Ctx,
     Rule,
     Span,
@@ -314,15 +315,21 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _SPENT = re.compile(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b|"
-    r"^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid)\b",
+    r"^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought)\b|"
+    # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
+    r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
+    r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _PAYEE = re.compile(
-    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from)\s+(?:the\s+)?"
+    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from|on(?=\s+(?-i:[A-Z])))\s+(?:the\s+)?"
     r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
 )
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?"  # "rent to Mr Patel": a payee with a title
-_MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + _TITLE + NAME + r")")
+# A payee as named: "Foxtons", "John Lewis", "IKEA", "H&M".
+_MERCHANT = re.compile(
+    r"\b(?:at|to|from)\s+(" + _TITLE + r"[A-Z][\w.&'’-]{1,20}(?:[ \t][A-Z][\w.&'’-]{1,20}){0,2})"
+)
 _NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
 _PAYEE_ACCOUNT = re.compile(
     r"\b(?:to|into)\s+(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?account\s+"
@@ -337,6 +344,7 @@ def _merchant(raw: str) -> str | None:
     return None if not bare or bare.split()[0] in NOT_NAMES else name
 
 
+_WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
@@ -350,6 +358,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
         return
+    if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
+        return  # "£60 at Tesco would be too much": no verb of its own, so the whole sentence
     money = amounts(sent.text)
     if not money:
         return
@@ -358,7 +368,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _SERVICE.search(sent.text) and not dates:
         return  # "I paid £10.99 for Netflix": the subscription; on a day said, one charge
-    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start > m.start()]
+    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start >= m.start()]
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
         for amount, payee in paired:
