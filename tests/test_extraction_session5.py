@@ -309,3 +309,45 @@ def test_payments_said_without_i_spent(text: str, payments: list[tuple[str, str]
 )
 def test_no_payment_from_a_question_or_a_supposition(text: str) -> None:
     assert not of("finance.transactions", found(text))
+
+
+def test_a_subscription_signed_up_for_starts_that_day() -> None:
+    [sub] = of("finance.subscriptions", found("Subscribed to Spotify yesterday, £11.99 a month"))
+    assert sub["name"] == "Spotify" and sub["started_on"] == D(2025, 5, 31)
+
+
+def test_a_cancellation_said_service_first_without_i() -> None:
+    [sub] = extract("right, that's sorted, Spotify cancelled", AT)
+    assert (sub.path, sub.op) == ("finance.subscriptions", "end")
+    assert sub.value == {"name": "Spotify", "cancelled_on": D(2025, 6, 1)}
+
+
+def test_a_trial_end_is_the_first_charge() -> None:
+    cands = found("the trial runs out on the 14th, then it charges me", "Joined Audible today")
+    assert of("finance.subscriptions", cands) == [{"name": "Audible", "renews_on": D(2025, 6, 14)}]
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "want"),
+    [
+        ("Opened a new savings account with Chase", (), {"provider": "Chase", "kind": "savings"}),
+        ("New current account with Monzo!", (), {"provider": "Monzo", "kind": "current"}),
+        (
+            "the old one with Barclays closes on 15 July",
+            ("New current account with Monzo!",),
+            {"provider": "Barclays", "closing_on": D(2025, 7, 15)},
+        ),
+        (
+            "the overdraft on Monzo is £250",
+            ("New current account with Monzo!",),
+            {"provider": "Monzo", "limit": 250},
+        ),
+    ],
+)
+def test_accounts(text: str, earlier: tuple[str, ...], want: dict[str, Any]) -> None:
+    accounts = of("finance.bank_accounts", found(text, *earlier))
+    assert any(all(a.get(k) == v for k, v in want.items()) for a in accounts), accounts
+
+
+def test_someone_elses_overdraft_is_not_the_users() -> None:
+    assert not of("finance.bank_accounts", found("my brother's overdraft on Monzo is £250"))

@@ -169,17 +169,19 @@ _SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECA
 _SUB_VERB = re.compile(
     r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
     r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
-    r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?)\b",
+    r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?|"
+    r"^(?:just\s+|finally\s+|also\s+)?(?:subscribed|signed\s+up|joined))\b",
     re.IGNORECASE,
 )
 _SUB_CANCEL = re.compile(
-    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)\s+"
-    r"(?:my\s+|the\s+|our\s+)?",
+    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)"
+    r"(?:\s+(?:my\s+|the\s+|our\s+)?|[.!]?$)",
     re.IGNORECASE,
 )
 # "The Netflix one I cancelled on 20 May": the service said first, then the cancelling.
 _CANCELLED_AFTER = re.compile(
-    r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:i|we)\s+(?:just\s+|already\s+|finally\s+)?"
+    r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:(?:i|we)\s+|(?:is|now|'s)\s+)?"
+    r"(?:just\s+|already\s+|finally\s+|now\s+)?"
     r"(?:cancel(?:l)?ed|stopped\s+paying\s+for|ended|got\s+rid\s+of)\b",
     re.IGNORECASE,
 )
@@ -233,12 +235,14 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     service = _SERVICE.search(sent.text)
     if service is None:
         _signed_up(ctx, sent, parts)
+        _trial_end(ctx, sent, parts)
         return
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
     name = _service_name(service[1])
     cancel = _SUB_CANCEL.search(sent.text)
-    fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if service.start() <= 8 else None
+    first = service.start() <= 8 or _clause_start(parts, sent.start + service.start())
+    fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if first else None
     if (
         cancel
         and (cancel.end() <= service.start() + 2 or fronted is not None)
@@ -281,9 +285,40 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
+    if (began := _BEGAN.search(sent.text, 0, service.start())) is not None:
+        # "Signed up for Duolingo today": it started that day (the message's, when none said)
+        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
+
+
+_BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started)\b", re.I)
+# "the free trial ends on the 16th": the first charge of the subscription just named
+_TRIAL_END = re.compile(
+    r"\b(?:free\s+)?trial\s+(?:ends|runs\s+out|is\s+over|finishes|expires|is\s+up)\b", re.I
+)
+
+
+def _clause_start(parts: list[Span], at: int) -> bool:
+    """Whether offset `at` opens its clause ("ok done, Netflix cancelled")."""
+    clause = clause_of(parts, at)
+    return clause is not None and clause.start == at
+
+
+def _trial_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A trial's last day said after the subscription: when it first renews."""
+    m = _TRIAL_END.search(sent.text)
+    last = ctx.thread.last("subscription")
+    if m is None or last is None or not last.get("name"):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
+    if dates and dates[0].valid:
+        value = {"name": last.get("name"), "renews_on": dates[0].date}
+        ctx.add("finance.subscriptions", value, sent, 0.75)
 
 
 _BARE_PRICE = re.compile(
