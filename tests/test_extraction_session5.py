@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.patterns import extract, sentences
 from uac.fact_log.extraction.patterns.dates import find_dates
 
 AT = dt.datetime(2025, 6, 1, 9)  # a Sunday
@@ -351,3 +351,24 @@ def test_accounts(text: str, earlier: tuple[str, ...], want: dict[str, Any]) -> 
 
 def test_someone_elses_overdraft_is_not_the_users() -> None:
     assert not of("finance.bank_accounts", found("my brother's overdraft on Monzo is £250"))
+
+
+# -- sentences -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        ("Holiday booked!! 4 to 9 August", ["Holiday booked!!", "4 to 9 August"]),
+        ("Really?! No way", ["Really?!", "No way"]),
+        ("My dentist is M. Lopes. She is great.", ["My dentist is M. Lopes.", "She is great."]),
+        ("Ask J. R. Smith first", ["Ask J. R. Smith first"]),
+    ],
+)
+def test_sentence_ends(text: str, pieces: list[str]) -> None:
+    assert [s.text for s in sentences(text)] == pieces
+
+
+def test_a_name_with_an_initial_stays_whole() -> None:
+    [person] = of("contacts.contacts", found("my GP is Dr A. Okafor, very thorough"))
+    assert person["name"] == "A. Okafor" or person["name"].endswith("Okafor")

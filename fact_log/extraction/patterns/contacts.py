@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
 )
 
+INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
     "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
@@ -54,13 +55,14 @@ _REL_FIRST = re.compile(
     r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>" + RELATIONS + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
     r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + INITIALS
     + NAME
     + r")",
     re.IGNORECASE,
 )
 _NAME_FIRST = re.compile(
-    r"(?:^|[\s,;(])(?P<name>" + NAME + r")\s+is\s+(?i:my)\s+(?:(?i:older|younger|big|little|"
-    r"new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
+    r"(?:^|[\s,;(])(?P<name>" + INITIALS + NAME + r")\s+is\s+(?i:my)\s+"
+    r"(?:(?i:older|younger|big|little|new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
 )
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
 # Where people meet, said before the relation ("an old uni friend").
@@ -142,7 +144,7 @@ _ROLE_IS = re.compile(
     r"nanny|babysitter))\s*"
     r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
     r"['’]s\s+name\s+is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
-    r"(?P<name>[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
+    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
 )
 
 
@@ -155,6 +157,8 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", value, sent, 0.75)
     named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
     m = _ROLE_IS.search(sent.text)
+    if m and m["name"] in NOT_NAMES:
+        m = None  # "my GP is Dr A. Okafor": the title is not the name
     if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}

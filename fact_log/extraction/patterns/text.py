@@ -47,7 +47,10 @@ class Span:
 # -- segmentation --------------------------------------------------------------------------
 
 _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\.m|no)$", re.I)
-_SENT_END = re.compile(r"[.!?。！？；;\n]")
+# A run of "!" and "?" ends one sentence ("booked!!", "really?!"), not one each.
+_SENT_END = re.compile(r"[!?！？]{1,8}|[.。；;\n]")
+# "M. Lopes", "J. R. Smith": a capital alone before the full stop is an initial.
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
 _CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
 
 
@@ -57,6 +60,7 @@ def sentences(text: str) -> Iterator[Span]:
     for m in _SENT_END.finditer(text):
         if m[0] == "." and (
             _ABBREV.search(text[max(0, m.start() - 6) : m.start()])
+            or _INITIAL.search(text[max(0, m.start() - 2) : m.start()])
             or text[m.end() : m.end() + 1].isdigit()
             or text[m.end() : m.end() + 1].isalpha()
         ):
