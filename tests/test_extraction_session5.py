@@ -372,3 +372,30 @@ def test_sentence_ends(text: str, pieces: list[str]) -> None:
 def test_a_name_with_an_initial_stays_whole() -> None:
     [person] = of("contacts.contacts", found("my GP is Dr A. Okafor, very thorough"))
     assert person["name"] == "A. Okafor" or person["name"].endswith("Okafor")
+
+
+# -- corrections ---------------------------------------------------------------------------
+
+
+def test_a_time_corrected_with_actually_mid_sentence() -> None:
+    cands = found(
+        "hmm, the hearing test is actually at 9:15, not 9:45", "hearing test Thursday at 9:45"
+    )
+    [event] = of("schedule.events", cands)
+    assert event["start"] == T(2025, 6, 5, 9, 15)
+
+
+def test_an_event_moved_in_the_present_tense_keeps_its_time() -> None:
+    cands = found("I'm going to move the review to Friday, same time", "Team review Tuesday at 3pm")
+    [event] = of("schedule.events", cands)
+    assert event["start"] == T(2025, 6, 6, 15, 0)
+
+
+def test_it_was_then_now_it_is_corrects_a_trip() -> None:
+    earlier = "Flying to Oslo 10-14 July"
+    [trip] = of("travel.trips", found("it was 10-14 July, now it's the 17th to the 21st", earlier))
+    assert (trip["depart"], trip["return_date"]) == (D(2025, 7, 17), D(2025, 7, 21))
+
+
+def test_moving_house_is_not_a_correction() -> None:
+    assert not of("schedule.events", found("we might move to Leeds", "Team review Tuesday at 3pm"))

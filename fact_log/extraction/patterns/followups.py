@@ -237,20 +237,26 @@ def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _CORRECTION = re.compile(
-    r"^(?:actually|sorry|oops|correction|wait|no|scratch\s+that)\b|\b(?:make\s+(?:that|it)|"
-    r"i\s+meant|(?:got\s+)?(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed)\s+"
-    r"(?:\w+\s+){0,3}?to)\b",
+    r"^(?:(?:oh|ah|hmm+|um+|ok|okay)\s*,?\s+)?(?:actually|sorry|oops|correction|wait|no|"
+    r"scratch\s+that)\b|\b(?:make\s+(?:that|it)|i\s+meant|is\s+actually|(?:got\s+)?"
+    r"(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed|(?:move|moving|push|pushing|"
+    r"reschedule|rescheduling|postpone|postponing)\s+(?:the|my|our|it|that))\s+"
+    r"(?:\w+\s+){0,3}?to)\b|"
+    r"\b(?P<was>was|were)\b[^.!?]{1,40}?\bnow\s+(?:it's|it\s+is|they're|they\s+are|it\s+'s)\b",
     re.I,
 )
 
 
 def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Actually, make that the 19th": the corrected record, proposed again."""
-    if not _CORRECTION.search(sent.text) or HYPOTHETICAL.search(sent.text):
+    cue = _CORRECTION.search(sent.text)
+    if cue is None or HYPOTHETICAL.search(sent.text):
         return
     if asks(sent.text) or UNCERTAIN.search(sent.text):
         return  # "Wait, is it the 5th?", "maybe the 6th": nothing is corrected yet
-    day = first_date(ctx, sent)
+    # "it was 12-16 October, now it's the 19th to the 23rd": the value after "now" is new
+    after = cue.end() if cue["was"] else 0
+    day = first_date(ctx, sent, after)
     when = clock(sent.text)
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
@@ -261,6 +267,10 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
+        days = dates_in(sent, "future", ctx.today, ctx.anchor)
+        days = [d for d in days if d.start >= sent.start + after]
+        if key == "depart" and len(days) > 1 and days[1].date and days[1].date >= day:
+            fields["return_date"] = days[1].date  # "now it's the 19th to the 23rd"
     elif target.kind == "schedule.events":
         old = fields["start"]
         new_day = day or old.date()
