@@ -399,3 +399,87 @@ def test_it_was_then_now_it_is_corrects_a_trip() -> None:
 
 def test_moving_house_is_not_a_correction() -> None:
     assert not of("schedule.events", found("we might move to Leeds", "Team review Tuesday at 3pm"))
+
+
+def test_an_event_named_with_digits_can_be_moved() -> None:
+    cands = found(
+        "I'll push the 1:1 to Thursday, same time", "I have a 1:1 with Sam at 2 on Tuesday"
+    )
+    [event] = of("schedule.events", cands)
+    assert event["start"] == T(2025, 6, 5, 14, 0)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "city", "depart", "ret"),
+    [
+        # the place names the trip ("<Place> trip"), the days follow
+        (
+            (),
+            "Madrid trip is on: 4 July to 11 July, for a friend's birthday",
+            "Madrid",
+            D(2025, 7, 4),
+            D(2025, 7, 11),
+        ),
+        # a place then "from <day>", the way home after it
+        (
+            (),
+            "Holiday sorted! Valencia from July 3rd, flying home on the 12th",
+            "Valencia",
+            D(2025, 7, 3),
+            D(2025, 7, 12),
+        ),
+        # a place then "from <day> to <day>" after a colon
+        (
+            (),
+            "Plans are set: Krakow from August 2nd to August 9th",
+            "Krakow",
+            D(2025, 8, 2),
+            D(2025, 8, 9),
+        ),
+        (
+            (),
+            "Croatia is happening: Zagreb, August 1 through August 8.",
+            "Zagreb",
+            D(2025, 8, 1),
+            D(2025, 8, 8),
+        ),
+        # the place in one sentence, the days in the next
+        (
+            (),
+            "My boss is sending me to Munich. I fly out 7 July and get back the 10th",
+            "Munich",
+            D(2025, 7, 7),
+            D(2025, 7, 10),
+        ),
+        (
+            (),
+            "The cheapest fare to Denver changes planes in Dallas. Leaving 2 July, back 9 July.",
+            "Denver",
+            D(2025, 7, 2),
+            D(2025, 7, 9),
+        ),
+    ],
+)
+def test_trip_forms(
+    earlier: tuple[str, ...], text: str, city: str, depart: dt.date, ret: dt.date
+) -> None:
+    [trip] = of("travel.trips", found(text, *earlier))
+    assert (trip["city"], trip["depart"], trip["return_date"]) == (city, depart, ret)
+
+
+def test_a_change_of_planes_is_the_via() -> None:
+    text = "The cheapest fare to Denver changes planes in Dallas. Leaving 2 July, back 9 July."
+    [trip] = of("travel.trips", found(text))
+    assert trip.get("via") == ["Dallas"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Madrid was lovely: 4 July to 11 July last year",
+        "My sister's Madrid trip is 4 July to 11 July",
+        "Madrid from 4 July would be nice",
+    ],
+)
+def test_no_trip_from_the_past_others_or_wishes(text: str) -> None:
+    assert not of("travel.trips", found(text))

@@ -241,7 +241,7 @@ _CORRECTION = re.compile(
     r"scratch\s+that)\b|\b(?:make\s+(?:that|it)|i\s+meant|is\s+actually|(?:got\s+)?"
     r"(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed|(?:move|moving|push|pushing|"
     r"reschedule|rescheduling|postpone|postponing)\s+(?:the|my|our|it|that))\s+"
-    r"(?:\w+\s+){0,3}?to)\b|"
+    r"(?:\S+\s+){0,3}?to)\b|"
     r"\b(?P<was>was|were)\b[^.!?]{1,40}?\bnow\s+(?:it's|it\s+is|they're|they\s+are|it\s+'s)\b",
     re.I,
 )

@@ -134,7 +134,9 @@ THIRD_PARTY = re.compile(
     r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
     r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
     r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
-    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|(?:'s|’s|'|’)(?!\w))|"
+    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
+    # "my boss is sending me to Munich": what they do to the user is the user's
+    r"(?!\s+(?:sending|taking|driving|flying|sent|took)\s+(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
     r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,
@@ -221,11 +223,12 @@ def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
         return False
     if HYPOTHETICAL.search(sent.text[:20]) and not sent.text[:20].lower().startswith("as if"):
         return False
-    head = clause.text[: offset - clause.start]
     # "my parents are flying to Toronto": a fact about someone else, not the user.
     if guarded(clause.text, offset - clause.start, sent.text):
         return False
-    return not THIRD_PARTY.search(head)
+    # searched in the whole clause (its lookahead sees "is sending me"), counted before offset
+    at = offset - clause.start
+    return not any(m.start() < at for m in THIRD_PARTY.finditer(clause.text))
 
 
 def dates_in(
