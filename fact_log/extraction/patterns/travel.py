@@ -140,7 +140,11 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
 _PLACE_DAYS = re.compile(
     r"(?:^|[:,–-][ \t]{0,2})([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
-    r"(?:,?[ \t]{1,3}(?=(?:from[ \t]{1,3}" + _DAY + r"|" + _DAY + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
+    r"(?:,?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
+    + _DAY
+    + r"|"
+    + _DAY
+    + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
     r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b)"
 )
 _WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
