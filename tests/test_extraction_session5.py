@@ -483,3 +483,53 @@ def test_a_change_of_planes_is_the_via() -> None:
 )
 def test_no_trip_from_the_past_others_or_wishes(text: str) -> None:
     assert not of("travel.trips", found(text))
+
+
+# -- identity ------------------------------------------------------------------------------
+
+
+def test_an_an_nationality() -> None:
+    assert of("identity.nationality", found("I'm an Australian citizen btw")) == ["AU"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("My passport's a Canadian one, fyi.", "CA"), ("my passport is German", "DE")],
+)
+def test_the_passport_named_by_its_country(text: str, code: str) -> None:
+    assert of("identity.passport.issuing_country", found(text)) == [code]
+
+
+@pytest.mark.parametrize(
+    ("text", "pages"),
+    [
+        ("my passport's only got about 3 blank pages left", 3),
+        ("My passport is full of stamps, only one empty page left in it.", 1),
+    ],
+)
+def test_blank_pages_said_loosely(text: str, pages: int) -> None:
+    assert of("identity.passport.blank_pages", found(text)) == [pages]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("On my passport I'm Katarzyna Nowak, but friends say Kasia.", "Katarzyna Nowak"),
+        ("Passport name: Jean-Luc Martin.", "Jean-Luc Martin"),
+    ],
+)
+def test_the_name_in_the_passport(text: str, name: str) -> None:
+    assert of("identity.passport.full_name", found(text)) == [name]
+
+
+def test_the_new_ones_validity_and_the_number_follow_the_passport() -> None:
+    text = "Passport renewal sorted!! new one's valid until 3 May 2035"
+    assert of("identity.passport.expiry_date", found(text)) == [D(2035, 5, 3)]
+    cands = found("the number is 123456789 in case you need it", text)
+    assert of("identity.passport.number", cands) == ["123456789"]
+
+
+def test_someone_elses_passport_gives_nothing() -> None:
+    cands = found("my husband's passport is German, he only has 1 blank page left")
+    assert not of("identity.passport.issuing_country", cands)
+    assert not of("identity.passport.blank_pages", cands)

@@ -149,15 +149,29 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
 # -- follow-ups ---------------------------------------------------------------------------
 
 _IT_VALID = re.compile(
-    r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|the\s+(?:new\s+)?(?:one|policy|"
+    r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|(?:the\s+)?new\s+ones?|"
+    r"the\s+(?:new\s+)?(?:one|policy|"
     r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+out|"
     r"covers?\s+(?:us|me|them)|lasts?)\b",
     re.I,
 )
 
 
+# "the number is 533912870": the number of the document just talked about
+_DOC_NUMBER = re.compile(
+    r"^(?:and\s+|oh\s+|also\s+)?(?:the|its|it's)\s+(?:document\s+)?(?:number|no\.?)\s*"
+    r"(?:is|'s|:)\s*([A-Z0-9]{6,12})\b",
+    re.I,
+)
+
+
 def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "It's good until 14 May 2036.": the expiry of the document last mentioned."""
+    doc = ctx.thread.last(*DOCUMENTS)
+    num = _DOC_NUMBER.match(sent.text)
+    if num and doc is not None and doc.kind in ("passport", "driver_licence") and plain(sent):
+        if any(ch.isdigit() for ch in num[1]):
+            ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)
     m = _IT_VALID.search(sent.text)
     if m is None or not plain(sent):
         return

@@ -165,7 +165,9 @@ def clause_of(clauses_: list[Span], offset: int) -> Span | None:
 
 # -- names ---------------------------------------------------------------------------------
 
-NAME = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[ \t]{1,2}[A-Z][a-zà-ÿ'’-]{1,20}){0,2}"
+# "Jean-Luc", "Al-Rashid", "McKenzie": a capital may follow a hyphen or a prefix.
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
+NAME = _NAME_WORD + r"(?:[ \t]{1,2}" + _NAME_WORD + r"){0,2}"
 NOT_NAMES = word_set(
     "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "
     "Wednesday Thursday Friday Saturday Sunday January February March April May June July "
