@@ -169,9 +169,9 @@ def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "It's good until 14 May 2036.": the expiry of the document last mentioned."""
     doc = ctx.thread.last(*DOCUMENTS)
     num = _DOC_NUMBER.match(sent.text)
-    if num and doc is not None and doc.kind in ("passport", "driver_licence") and plain(sent):
-        if any(ch.isdigit() for ch in num[1]):
-            ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)
+    known = doc is not None and doc.kind in ("passport", "driver_licence")
+    if num and known and plain(sent) and any(ch.isdigit() for ch in num[1]):
+        ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)  # type: ignore[union-attr]
     m = _IT_VALID.search(sent.text)
     if m is None or not plain(sent):
         return
