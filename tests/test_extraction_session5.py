@@ -533,3 +533,41 @@ def test_someone_elses_passport_gives_nothing() -> None:
     cands = found("my husband's passport is German, he only has 1 blank page left")
     assert not of("identity.passport.issuing_country", cands)
     assert not of("identity.passport.blank_pages", cands)
+
+
+@pytest.mark.parametrize(
+    ("text", "substance"),
+    [
+        ("I react really badly to codeine, I come out in welts", "codeine"),
+        ("Years ago I had a severe reaction to penicillin.", "penicillin"),
+        ("Bad shellfish allergy here, I carry an EpiPen.", "shellfish"),
+    ],
+)
+def test_allergies_said_as_reactions(text: str, substance: str) -> None:
+    assert substance in [a["substance"] for a in of("health.allergies", found(text))]
+
+
+def test_no_allergy_from_a_reaction_to_news() -> None:
+    assert not of("health.allergies", found("I had a bad reaction to the news, honestly"))
+
+
+def test_a_clinic_gave_me_a_drug() -> None:
+    meds = of("health.medications", found("the urgent care clinic gave me doxycycline today"))
+    assert [m["name"] for m in meds] == ["doxycycline"]
+
+
+def test_a_condition_had_since() -> None:
+    assert of("health.conditions", found("I've had asthma since I was six"))[0]["name"] == "asthma"
+
+
+def test_weighed_myself_then_the_number() -> None:
+    [w] = of("health.body_weight", found("Weighed myself this morning, 62.5 kg."))
+    assert w["kg"] == pytest.approx(62.5)
+
+
+def test_a_pack_that_lasts_until_is_the_supply_not_the_start() -> None:
+    text = "I take citalopram daily, my current box lasts until 9 July"
+    meds = of("health.medications", found(text))
+    assert {m["name"] for m in meds} == {"citalopram"}
+    assert [m["supply_until"] for m in meds if "supply_until" in m] == [D(2025, 7, 9)]
+    assert not [m for m in meds if "start_date" in m]

@@ -145,8 +145,10 @@ _DAYS_LEFT = re.compile(
 )
 # "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
 _DRUG_RUNS_OUT = re.compile(
-    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they))\s+(?:runs?\s+out|"
-    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out)\s+(?:on|by)\b",
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they|(?:my|the)\s+(?:current\s+|last\s+|"
+    r"new\s+)?(?:pack|box|supply|prescription|bottle|packet|stock|repeat)))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out|lasts?|will\s+last)\s+"
+    r"(?:on|by|until|till)\b",
     re.IGNORECASE,
 )
 _NUM = {
