@@ -571,3 +571,93 @@ def test_a_pack_that_lasts_until_is_the_supply_not_the_start() -> None:
     assert {m["name"] for m in meds} == {"citalopram"}
     assert [m["supply_until"] for m in meds if "supply_until" in m] == [D(2025, 7, 9)]
     assert not [m for m in meds if "start_date" in m]
+
+
+# -- more trips, insurance, tasks, payments, purchases -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "city", "depart", "ret"),
+    [
+        ("Porto with my sisters from 3 to 7 September!", "Porto", D(2025, 9, 3), D(2025, 9, 7)),
+        (
+            "Seville booked for half term, 27 to 31 October.",
+            "Seville",
+            D(2025, 10, 27),
+            D(2025, 10, 31),
+        ),
+        (
+            "The client wants me in Leeds, 14 to 16 July. Fine.",
+            "Leeds",
+            D(2025, 7, 14),
+            D(2025, 7, 16),
+        ),
+    ],
+)
+def test_more_place_then_days(text: str, city: str, depart: dt.date, ret: dt.date) -> None:
+    [trip] = of("travel.trips", found(text))
+    assert (trip["city"], trip["depart"], trip["return_date"]) == (city, depart, ret)
+
+
+def test_insurance_named_by_insurer_first() -> None:
+    [policy] = of(
+        "identity.insurance_policies", found("My Aviva travel insurance runs until 30 September.")
+    )
+    assert (policy["kind"], policy["provider"], policy["valid_until"]) == (
+        "travel",
+        "Aviva",
+        D(2025, 9, 30),
+    )
+
+
+def test_an_application_that_closes_is_a_deadline() -> None:
+    [task] = of("tasks.tasks", found("The bursary application closes on 12 June."))
+    assert task["due_date"] == D(2025, 6, 12) and "application" in task["goal"].lower()
+
+
+def test_a_task_sent_off_is_done() -> None:
+    earlier = "I need to send the parking permit renewal by 20 June."
+    [task] = of(
+        "tasks.tasks", found("Posted the permit renewal off this morning, so that's done.", earlier)
+    )
+    assert task["status"] == "done" and "permit" in task["goal"].lower()
+
+
+def test_done_needs_a_task_it_names() -> None:
+    earlier = "I need to send the parking permit renewal by 20 June."
+    assert not of("tasks.tasks", found("The washing is done, finally.", earlier))
+
+
+def test_a_transfer_is_a_payment_with_its_account() -> None:
+    text = "Transferred £900 to Kemp Roofing today, account 55667788 sort code 20-30-40."
+    [pay] = of("finance.transactions", found(text))
+    assert (str(pay["amount"]), pay["merchant"], pay["payee_account"]) == (
+        "900",
+        "Kemp Roofing",
+        "55667788",
+    )
+
+
+def test_a_bill_paid_names_its_payee() -> None:
+    [pay] = of("finance.transactions", found("Paid the Octopus Energy bill today, £61.30."))
+    assert (str(pay["amount"]), pay["merchant"]) == ("61.30", "Octopus Energy")
+
+
+def test_a_guarantee_after_a_subjectless_purchase() -> None:
+    cands = found("Got a Miele vacuum from Currys today, it comes with a two-year guarantee.")
+    [w] = of("finance.warranties", cands)
+    assert "vacuum" in w["item"].lower() and w["ends_on"] == D(2027, 6, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The permit renewal has to be filed by Friday though",
+        "I still haven't sent the permit renewal",
+        "Has the permit renewal been sent?",
+        "My brother sent his permit renewal",
+    ],
+)
+def test_not_done_yet(text: str) -> None:
+    earlier = "I need to send the parking permit renewal by 20 June."
+    assert not [t for t in of("tasks.tasks", found(text, earlier)) if t.get("status") == "done"]

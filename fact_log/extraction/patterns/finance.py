@@ -349,8 +349,8 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _SPENT = re.compile(
-    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b|"
-    r"^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought)\b|"
+    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
+    r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
     r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
     r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
@@ -367,7 +367,8 @@ _MERCHANT = re.compile(
 )
 _NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
 _PAYEE_ACCOUNT = re.compile(
-    r"\b(?:to|into)\s+(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?account\s+"
+    r"(?:\b(?:to|into|at)\s+|,\s*)(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?"
+    r"account\s+"
     r"(?:number\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
 )
 
@@ -379,6 +380,11 @@ def _merchant(raw: str) -> str | None:
     return None if not bare or bare.split()[0] in NOT_NAMES else name
 
 
+# "Paid the Thames Water bill today": the payee named by its bill
+_BILL_OF = re.compile(
+    r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
+    r"(?i:bill|invoice)\b"
+)
 _WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
@@ -416,6 +422,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             }
             if amount.currency:
                 value["currency"] = amount.currency
+            if len(money) == 1:
+                _payee_account(value, sent.text)
             ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
         return
     priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
@@ -427,17 +435,22 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if money[0].currency is not None:
         value["currency"] = money[0].currency
-    merchant = _MERCHANT.search(sent.text, m.end())
+    merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
     if merchant and (name := _merchant(merchant[1])) is not None:
         value["merchant"] = name
     category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
     if category:
         value["category"] = category[1].lower()
-    if (acct := _PAYEE_ACCOUNT.search(sent.text)) is not None:
-        value["payee_account"] = acct["acct"].replace(" ", "")
+    _payee_account(value, sent.text)
     if "merchant" not in value and "category" not in value:
         return
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+def _payee_account(value: dict[str, Any], text: str) -> None:
+    """The account number a payment went to, when the sentence gives one."""
+    if (acct := _PAYEE_ACCOUNT.search(text)) is not None:
+        value["payee_account"] = acct["acct"].replace(" ", "")
 
 
 _ANOTHER_PAYMENT = re.compile(

@@ -83,8 +83,8 @@ def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> 
 _PASSPORT = re.compile(r"\bpassport\b", re.I)
 _LICENCE = re.compile(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
 _ITEM = re.compile(
-    r"\b(?i:i|we)\s+(?:just\s+)?(?:bought|ordered|purchased|got)\s+(?:a|an|the|my|our|some)\s+"
-    r"(?:new\s+)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
+    r"(?:\b(?i:i|we)\s+(?:just\s+)?|^(?i:just\s+)?)(?i:bought|ordered|purchased|got)\s+"
+    r"(?:a|an|the|my|our|some)\s+(?:new\s+)?(?:[A-Z][\w-]{1,20}\s)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
     r"(?:\s+(?:from|at)\s+(?P<merchant>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?"
     r"|\b(?i:the)\s+(?P<item2>[A-Za-z][A-Za-z-]{1,20}(?:\s[a-z][a-z-]{2,20})?)\s+(?i:i|we)\s+"
     r"(?:bought|ordered|got)(?:\s+(?:at|from)\s+(?P<merchant2>[A-Z][\w.&'-]+))?"

@@ -101,7 +101,7 @@ _ITEM_SUBJECT = re.compile(
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
     r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
-    r"(?=,|\s+(?i:and|with|today|yesterday)\b)",
+    r"(?=,|\s+(?i:and|with|today|yesterday|from|at)\b)",
 )
 
 

@@ -11,6 +11,7 @@ from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -55,7 +56,11 @@ _DEADLINE = re.compile(
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
-    r"finished|renewed|in)\s+(?:by|before)\b",
+    r"finished|renewed|in)\s+(?:by|before)\b|"
+    # "The grant application closes on 20 March": a call that closes is a deadline
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
+    r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
+    r"(?:closes|is\s+closing|shuts)\b",
     re.IGNORECASE,
 )
 
@@ -65,7 +70,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    goal = next(g for g in (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"]) if g)
+    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"])
+    goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
     if m["goal5"]:  # "The report has to be submitted by Friday"
         if re.match(r"(?:his|her|their|its)\b", goal, re.I):
@@ -82,6 +88,48 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
+
+
+# "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
+_DONE = re.compile(
+    r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
+    r"done|sorted|dealt\s+with)\b",
+    re.I,
+)
+_GOAL_NOISE = word_set(
+    "need needs send sent the and for with that this have has get got make sure submit form "
+    "forms thing stuff done"
+)
+
+
+_NOT_YET = re.compile(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
+    r"by|before|until|yet|still)\b|'ll\b",
+    re.I,
+)
+
+
+_SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
+
+
+def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A task the conversation set, said to be done: the same goal, status done."""
+    m = _DONE.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    if _NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
+        return  # "it has to be filed by 7 October" is the deadline, not its end
+    said = _words(sent.text)
+    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    for task in reversed(tasks):
+        if task.get("status") != "done" and said & _words(str(task.get("goal"))):
+            fields = task.record()
+            ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
+            return
 
 
 _NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
@@ -317,4 +365,11 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_deadlines, rule_events, rule_away, rule_booked_place, rule_guests)
+RULES: tuple[Rule, ...] = (
+    rule_deadlines,
+    rule_task_done,
+    rule_events,
+    rule_away,
+    rule_booked_place,
+    rule_guests,
+)

@@ -139,13 +139,18 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 # place said just before its days (a range, or "from" a day), or named as the trip itself.
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
 _PLACE_DAYS = re.compile(
-    r"(?:^|[:,–-][ \t]{0,2})([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
-    r"(?:,?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
+    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to)[ \t]{1,3})"
+    r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    # "Lisbon with the girls from 3 to 10 September"
+    r"(?:(?:[ \t]{1,3}with[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t])?[a-z]{2,15}"
+    r"(?:[ \t][a-z]{2,15})?)?"
+    r",?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
     + _DAY
     + r"|"
     + _DAY
     + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
-    r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b)"
+    r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b"
+    r"|[ \t]{1,2}(?:is[ \t]{1,3})?(?:booked|sorted|confirmed)\b)"
 )
 _WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
 
