@@ -661,3 +661,24 @@ def test_a_guarantee_after_a_subjectless_purchase() -> None:
 def test_not_done_yet(text: str) -> None:
     earlier = "I need to send the parking permit renewal by 20 June."
     assert not [t for t in of("tasks.tasks", found(text, earlier)) if t.get("status") == "done"]
+
+
+@pytest.mark.parametrize(
+    ("text", "dest", "name"),
+    [
+        (
+            "My assistant booked the Lisbon flight for 3 July in the name Jo Silva.",
+            "Lisbon",
+            "Jo Silva",
+        ),
+        ("The Rome train on 9 July is booked as Kate Moss, no middle name.", "Rome", "Kate Moss"),
+    ],
+)
+def test_a_booking_under_a_name_place_first(text: str, dest: str, name: str) -> None:
+    [b] = of("travel.bookings", found(text))
+    assert (b["destination"], b["traveller_name"]) == (dest, name)
+
+
+def test_an_allergy_to_it_after_a_reaction() -> None:
+    text = "As a teenager I had a bad reaction to penicillin, so I'm allergic to it."
+    assert [a["substance"] for a in of("health.allergies", found(text))] == ["penicillin"]

@@ -290,8 +290,7 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
-    if not hits and (m := _REACTS_TO.search(sent.text)):
-        _reacts_to(ctx, sent, parts, m)
+    before = len(ctx.out)
     for m in hits:
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
@@ -311,6 +310,9 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if sev:
                 value["severity"] = sev
             ctx.add("health.allergies", value, sent, 0.9)
+    # "I had a bad reaction to amoxicillin, so I'm allergic to it": nothing named after "to"
+    if len(ctx.out) == before and (m := _REACTS_TO.search(sent.text)):
+        _reacts_to(ctx, sent, parts, m)
 
 
 _CONDITION = re.compile(

@@ -72,8 +72,9 @@ _HOTEL = re.compile(
 )
 # "my flight to Lima on 5 October under Maria Lopes", "... is in the name of M. Lopes"
 _UNDER_NAME = re.compile(
-    r"\b(?P<whose>my|the|our)\s+(?:return\s+)?(?P<kind>flight|ticket|train|plane\s+ticket)\s+"
-    r"(?:to|for)\s+(?P<dest>" + _PLACE + r")\b[^.;?!]*?\b(?:under|in\s+the\s+name\s+of)\s+"
+    r"\b(?P<whose>my|the|our)\s+(?:(?P<dest2>" + _PLACE + r")\s+)?(?:return\s+)?"
+    r"(?P<kind>flight|ticket|train|plane\s+ticket)\s+(?:(?:to|for)\s+(?P<dest>" + _PLACE + r")\b)?"
+    r"[^.;?!]*?\b(?:under|in\s+the\s+name(?:\s+of)?|booked\s+as)\s+"
     r"(?:the\s+name\s+)?(?P<name>(?-i:(?:[A-Z]\.?\s)?" + NAME + r"))",
     re.IGNORECASE,
 )
@@ -161,7 +162,7 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _UNDER_NAME.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start("kind")):
         return False
-    dest = _city(m["dest"])
+    dest = _city(m["dest"] or m["dest2"])  # "my flight to Dubai", "the Dubai flight"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if dest is None or not dates or m["name"].split()[0] in NOT_NAMES:
         return False
