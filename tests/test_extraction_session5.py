@@ -682,3 +682,20 @@ def test_a_booking_under_a_name_place_first(text: str, dest: str, name: str) -> 
 def test_an_allergy_to_it_after_a_reaction() -> None:
     text = "As a teenager I had a bad reaction to penicillin, so I'm allergic to it."
     assert [a["substance"] for a in of("health.allergies", found(text))] == ["penicillin"]
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "due"),
+    [
+        ("essay draft due to my tutor on 12 June", "essay", D(2025, 6, 12)),
+        ("the tax forms need posting by 20 June", "tax forms", D(2025, 6, 20)),
+        ("I owe my landlord the signed lease by the 15th", "lease", D(2025, 6, 15)),
+    ],
+)
+def test_deadline_forms(text: str, word: str, due: dt.date) -> None:
+    [task] = of("tasks.tasks", found(text))
+    assert word in task["goal"].lower() and task["due_date"] == due
+
+
+def test_due_to_a_cause_is_no_deadline() -> None:
+    assert not of("tasks.tasks", found("the delay was due to the rain on Friday"))

@@ -49,14 +49,19 @@ _TITLE_DROP = word_set(
     "getting finally about joined join joining started starting attend attending"
 )
 _DEADLINE = re.compile(
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:is|are)\s+due\b|"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
+    # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
+    r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
+    r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
-    r"\bi\s+(?:must|(?:need|have|must|got|'ve\s+got|'ll\s+need)\s+to)\s+"
+    r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
+    r"'ve\s+got|'ll\s+need)\s+to)\s+"
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
-    r"finished|renewed|in)\s+(?:by|before)\b|"
+    r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
+    r"renewing)\s+(?:by|before)\b|"
     # "The grant application closes on 20 March": a call that closes is a deadline
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
     r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
