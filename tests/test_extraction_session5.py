@@ -699,3 +699,21 @@ def test_deadline_forms(text: str, word: str, due: dt.date) -> None:
 
 def test_due_to_a_cause_is_no_deadline() -> None:
     assert not of("tasks.tasks", found("the delay was due to the rain on Friday"))
+
+
+@pytest.mark.parametrize(
+    ("text", "repeats"),
+    [
+        ("From Tuesday I've got pottery classes every week, 7 to 9pm", "weekly"),
+        ("Book club every other week on Thursday at 8pm", "fortnightly"),
+    ],
+)
+def test_a_series_said_by_its_period(text: str, repeats: str) -> None:
+    [event] = of("schedule.events", found(text))
+    assert event["repeats"] == repeats
+
+
+def test_a_series_end_said_after_the_series() -> None:
+    earlier = "From Tuesday I've got pottery classes every week, 7 to 9pm"
+    [event] = of("schedule.events", found("they go on until the end of August", earlier))
+    assert "pottery" in event["title"].lower() and event["repeat_until"] == D(2025, 8, 31)

@@ -33,7 +33,7 @@ EVENT = re.compile(
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
-    r"mot|screening|fitting)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"mot|screening|fitting)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
