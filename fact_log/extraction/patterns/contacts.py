@@ -14,6 +14,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    emit,
 )
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
@@ -165,6 +166,66 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):
             value["relationship"] = relationship(role)
         ctx.add("contacts.contacts", value, sent, 0.75)
+
+
+# -- follow-ups: the person the session just named (run after the domain rules) ------------
+
+_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
+# "her number is ...", "we swapped numbers, his is ...": at the start of a clause.
+_PRONOUN_PHONE = re.compile(
+    r"(?:^|[,;]\s*|\band\s+)(?:his|hers?)(?:\s+(?:phone(?:\s+number)?|number|mobile|cell))?"
+    r"\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
+    re.I,
+)
+_PRONOUN_EMAIL = re.compile(
+    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
+)
+_PRONOUN_ROLE = re.compile(
+    r"^(?:he|she)(?:['’]s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
+    r"(?:new\s+)?(?:([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
+    r"lead|officer|analyst|consultant))|(?:(?:junior|senior|trainee|qualified|locum|retired)\s+)?"
+    r"(" + OCCUPATIONS + r"))\b",
+    re.I,
+)
+# "Gareth's email is ...": a named person's address (someone the session knows, or "him/her").
+_NAMED_CONTACT = re.compile(
+    r"(?:^|[\s,;])(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
+    r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
+    r"\+?\d[\d ()-]{5,18}\d)"
+)
+_HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
+
+
+def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
+    if (m := _NAMED_CONTACT.search(sent.text)) and m["name"] not in NOT_NAMES:
+        known = any(
+            str(p.get("name") or "").split()[:1] == [m["name"]]
+            for p in ctx.thread.mentions
+            if p.kind == "contact"
+        )
+        if known or _HIM_HER.search(sent.text):
+            key = "email" if m["email"] or "@" in m["value"] else "phone"
+            emit(ctx, sent, "contacts.contacts", {"name": m["name"], key: m["value"]})
+            return
+    person = ctx.thread.last("contact")
+    if person is None:
+        return
+    fields = {"name": person.get("name")}
+    if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
+        rel = person.get("relationship")
+        emit(
+            ctx,
+            sent,
+            "contacts.contacts",
+            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
+        )
+    elif m := _PRONOUN_PHONE.search(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
+    elif m := _PRONOUN_EMAIL.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
+    elif m := _PRONOUN_ROLE.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "role": (m[1] or m[2]).lower()})
 
 
 RULES: tuple[Rule, ...] = (rule_contacts, rule_people)

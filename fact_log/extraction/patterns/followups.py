@@ -12,8 +12,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import purchases
-from uac.fact_log.extraction.patterns.contacts import OCCUPATIONS
+from uac.fact_log.extraction.patterns import contacts, purchases
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, country_code
 from uac.fact_log.extraction.patterns.money import amounts
@@ -21,7 +20,6 @@ from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
-    NOT_NAMES,
     THIRD_PARTY,
     UNCERTAIN,
     Ctx,
@@ -29,6 +27,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     dates_in,
     drug_names,
+    emit,
     is_question,
     word_set,
 )
@@ -60,14 +59,6 @@ def plain(sent: Span) -> bool:
 def asks(text: str) -> bool:
     """A question, however it is built: "the 5th is a Tuesday, right?" asks too."""
     return is_question(text, text) or text.rstrip().endswith(("?", "？"))
-
-
-def emit(
-    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
-) -> None:
-    """Propose a record, replacing what the domain rules found for the same path here."""
-    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
-    ctx.add(path, value, sent, confidence, replaces=replaces)
 
 
 def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> dt.date | None:
@@ -436,64 +427,6 @@ def _day_of(mention: Mention) -> dt.date | None:
 
 # -- contacts, payments, cancellations, medications -------------------------------------
 
-_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
-# "her number is ...", "we swapped numbers, his is ...": at the start of a clause.
-_PRONOUN_PHONE = re.compile(
-    r"(?:^|[,;]\s*|\band\s+)(?:his|hers?)(?:\s+(?:phone(?:\s+number)?|number|mobile|cell))?"
-    r"\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
-    re.I,
-)
-_PRONOUN_EMAIL = re.compile(
-    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
-)
-_PRONOUN_ROLE = re.compile(
-    r"^(?:he|she)(?:['’]s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
-    r"(?:new\s+)?(?:([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
-    r"lead|officer|analyst|consultant))|(?:(?:junior|senior|trainee|qualified|locum|retired)\s+)?"
-    r"(" + OCCUPATIONS + r"))\b",
-    re.I,
-)
-# "Gareth's email is ...": a named person's address (someone the session knows, or "him/her").
-_NAMED_CONTACT = re.compile(
-    r"(?:^|[\s,;])(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
-    r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
-    r"\+?\d[\d ()-]{5,18}\d)"
-)
-_HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
-
-
-def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
-    if (m := _NAMED_CONTACT.search(sent.text)) and m["name"] not in NOT_NAMES:
-        known = any(
-            str(p.get("name") or "").split()[:1] == [m["name"]]
-            for p in ctx.thread.mentions
-            if p.kind == "contact"
-        )
-        if known or _HIM_HER.search(sent.text):
-            key = "email" if m["email"] or "@" in m["value"] else "phone"
-            emit(ctx, sent, "contacts.contacts", {"name": m["name"], key: m["value"]})
-            return
-    person = ctx.thread.last("contact")
-    if person is None:
-        return
-    fields = {"name": person.get("name")}
-    if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
-        rel = person.get("relationship")
-        emit(
-            ctx,
-            sent,
-            "contacts.contacts",
-            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
-        )
-    elif m := _PRONOUN_PHONE.search(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
-    elif m := _PRONOUN_EMAIL.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
-    elif m := _PRONOUN_ROLE.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "role": (m[1] or m[2]).lower()})
-
-
 _COMING = re.compile(
     r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
 )
@@ -617,7 +550,7 @@ RULES: tuple[Rule, ...] = (
     rule_duration_followup,
     rule_correction,
     rule_offset,
-    rule_contact_followup,
+    contacts.rule_contact_followup,
     rule_visit,
     rule_booked_for,
     rule_purchase_followup,

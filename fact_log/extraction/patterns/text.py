@@ -289,3 +289,11 @@ def drug_names(text: str) -> list[str]:
 def builtin_catalog() -> Catalog:
     """The built-in catalog, loaded once."""
     return Catalog.load()
+
+
+def emit(
+    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
+) -> None:
+    """Propose a record, replacing what the domain rules found for the same path here."""
+    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
+    ctx.add(path, value, sent, confidence, replaces=replaces)
