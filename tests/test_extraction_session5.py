@@ -717,3 +717,18 @@ def test_a_series_end_said_after_the_series() -> None:
     earlier = "From Tuesday I've got pottery classes every week, 7 to 9pm"
     [event] = of("schedule.events", found("they go on until the end of August", earlier))
     assert "pottery" in event["title"].lower() and event["repeat_until"] == D(2025, 8, 31)
+
+
+def test_an_item_that_can_go_back_within_days() -> None:
+    cands = found(
+        "The kettle can go back within 30 days if it's rubbish",
+        "Got a Bosch kettle from Argos today.",
+    )
+    [w] = of("finance.warranties", cands)
+    assert w["item"] == "kettle" and w["return_by"] == D(2025, 7, 1)
+
+
+def test_could_only_fit_me_in_is_a_booking() -> None:
+    [event] = of("schedule.events", found("The dentist could only fit me in on 12 June at 10am"))
+    assert event["start"] == T(2025, 6, 12, 10, 0)
+    assert not of("schedule.events", found("The dentist could fit me in on 12 June at 10am maybe"))

@@ -308,7 +308,10 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
     return dated[-1] if dated else None
 
 
-_RETURNS = re.compile(r"\breturn(?:s|ed)?\b|\bsend\s+(?:it|them)\s+back\b", re.I)
+_RETURNS = re.compile(
+    r"\breturn(?:s|ed)?\b|\b(?:send|take|bring)\s+(?:it|them)\s+back\b|\b(?:can|could)\s+go\s+back\b",
+    re.I,
+)
 _OBLIGATION = re.compile(
     r"\b(?:need|needs|have|has|got)\s+to\b|\bmust\b|\bdue\b|\bdeadline\b|\bgo\s+out\b|"
     r"\bi\s+want\s+to\b",

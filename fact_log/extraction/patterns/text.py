@@ -102,8 +102,8 @@ HYPOTHETICAL = re.compile(
 )
 UNCERTAIN = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
-    r"i believe|considering|thinking about|thinking of|could|would like to|i'd like to|"
-    r"hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
+    r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
+    r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
     r"or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|也许|可能|大概|或许",
     re.IGNORECASE,
 )
