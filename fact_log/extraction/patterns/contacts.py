@@ -14,8 +14,10 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    emit,
 )
 
+INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
 RELATIONS = (
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
     "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
@@ -54,20 +56,45 @@ _REL_FIRST = re.compile(
     r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>" + RELATIONS + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
     r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + INITIALS
     + NAME
     + r")",
     re.IGNORECASE,
 )
 _NAME_FIRST = re.compile(
-    r"(?:^|[\s,;(])(?P<name>" + NAME + r")\s+is\s+(?i:my)\s+(?:(?i:older|younger|big|little|"
-    r"new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
+    r"(?:^|[\s,;(])(?P<name>" + INITIALS + NAME + r")\s+is\s+(?i:my)\s+"
+    r"(?:(?i:older|younger|big|little|new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
 )
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
+# Where people meet, said before the relation ("an old uni friend").
+_HOW = "uni|university|school|college|work|gym|church|football|running|yoga|choir|nct"
+# "my new neighbour today, Aisha Khan", "an old uni friend, Marcus Lee": the name after a comma.
+_APPOSITIVE = re.compile(
+    r"\b(?:my|our|an?)\s+(?:(?:new|old|good|close|dear|lovely|best)\s+)?"
+    r"(?:(?P<how>" + _HOW + r")\s+)?(?P<rel>" + RELATIONS + r")s?"
+    r"(?:\s+(?:today|yesterday|tonight|last\s+night|this\s+morning|earlier))?\s*,\s*"
+    r"(?P<name>" + NAME + r")",
+    re.IGNORECASE,
+)
+# Jobs people are introduced by ("she's a vet", "the instructor's called Bram").
+OCCUPATIONS = (
+    "vet|nurse|doctor|surgeon|midwife|paramedic|pharmacist|dentist|physio|physiotherapist|"
+    "pilot|teacher|tutor|instructor|lecturer|professor|architect|engineer|developer|designer|"
+    "lawyer|solicitor|barrister|accountant|plumber|electrician|builder|mechanic|chef|cook|"
+    r"baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
+    "carpenter|gardener|cleaner|therapist|counsellor|counselor|coach|trainer|consultant|"
+    "manager|librarian|pharmacist|optician|scientist|researcher|vicar|priest|hairdresser|"
+    r"barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist"
+)
 
 
 def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People and their relationship to the user ("my sister Priya")."""
+    found = list(_APPOSITIVE.finditer(sent.text))
     for m in [*_REL_FIRST.finditer(sent.text), *_NAME_FIRST.finditer(sent.text)]:
+        if not any(_near(f, m) for f in found):
+            found.append(m)
+    for m in found:
         # re.I lets the name pattern match lowercase words too: keep leading capitalised
         # words only, and stop at a possessive ("Leo's birthday").
         parts_ = []
@@ -84,6 +111,10 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
+        if re.fullmatch(OCCUPATIONS, m["rel"], re.I):
+            value["role"] = m["rel"].lower()  # "my physio": who they are to the user and their job
+        if m.re is _APPOSITIVE and m["how"]:
+            value["how_met"] = f"from {m['how'].lower()}"
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
@@ -99,16 +130,22 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", value, sent, 0.8)
 
 
+def _near(m: re.Match[str], other: re.Match[str]) -> bool:
+    """Whether two matches name the same relation (one found by two patterns)."""
+    return m.start("rel") < other.end() and other.start() < m.end("rel")
+
+
 _MET = re.compile(
     r"\b(?i:i)\s+(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+(?i:guy|woman|man|girl|lady|person)\s+)?"
     r"(?:(?i:called|named)\s+)?(?P<name>[A-Z][a-z]{1,20}\s[A-Z][a-z]{1,20})"
     r"(?:\s+(?i:at|in|through|on)\s+(?P<how>(?:the\s+|a\s+)?[A-Za-z][\w'-]{2,20}(?:\s[\w'-]{2,20})?))?"
 )
 _ROLE_IS = re.compile(
-    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|plumber|electrician|"
-    r"builder|mechanic|cleaner|nanny|babysitter|gardener|dentist|doctor))\s+"
-    r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
-    r"(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)"
+    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"|"
+    r"nanny|babysitter))\s*"
+    r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
+    r"['’]s\s+name\s+is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
 )
 
 
@@ -121,12 +158,74 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", value, sent, 0.75)
     named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
     m = _ROLE_IS.search(sent.text)
+    if m and m["name"] in NOT_NAMES:
+        m = None  # "my GP is Dr A. Okafor": the title is not the name
     if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}
         if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):
             value["relationship"] = relationship(role)
         ctx.add("contacts.contacts", value, sent, 0.75)
+
+
+# -- follow-ups: the person the session just named (run after the domain rules) ------------
+
+_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
+# "her number is ...", "we swapped numbers, his is ...": at the start of a clause.
+_PRONOUN_PHONE = re.compile(
+    r"(?:^|[,;]\s*|\band\s+)(?:his|hers?)(?:\s+(?:phone(?:\s+number)?|number|mobile|cell))?"
+    r"\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
+    re.I,
+)
+_PRONOUN_EMAIL = re.compile(
+    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
+)
+_PRONOUN_ROLE = re.compile(
+    r"^(?:he|she)(?:['’]s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
+    r"(?:new\s+)?(?:([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
+    r"lead|officer|analyst|consultant))|(?:(?:junior|senior|trainee|qualified|locum|retired)\s+)?"
+    r"(" + OCCUPATIONS + r"))\b",
+    re.I,
+)
+# "Gareth's email is ...": a named person's address (someone the session knows, or "him/her").
+_NAMED_CONTACT = re.compile(
+    r"(?:^|[\s,;])(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
+    r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
+    r"\+?\d[\d ()-]{5,18}\d)"
+)
+_HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
+
+
+def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
+    if (m := _NAMED_CONTACT.search(sent.text)) and m["name"] not in NOT_NAMES:
+        known = any(
+            str(p.get("name") or "").split()[:1] == [m["name"]]
+            for p in ctx.thread.mentions
+            if p.kind == "contact"
+        )
+        if known or _HIM_HER.search(sent.text):
+            key = "email" if m["email"] or "@" in m["value"] else "phone"
+            emit(ctx, sent, "contacts.contacts", {"name": m["name"], key: m["value"]})
+            return
+    person = ctx.thread.last("contact")
+    if person is None:
+        return
+    fields = {"name": person.get("name")}
+    if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
+        rel = person.get("relationship")
+        emit(
+            ctx,
+            sent,
+            "contacts.contacts",
+            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
+        )
+    elif m := _PRONOUN_PHONE.search(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
+    elif m := _PRONOUN_EMAIL.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
+    elif m := _PRONOUN_ROLE.match(sent.text):
+        emit(ctx, sent, "contacts.contacts", {**fields, "role": (m[1] or m[2]).lower()})
 
 
 RULES: tuple[Rule, ...] = (rule_contacts, rule_people)

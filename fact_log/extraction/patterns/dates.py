@@ -81,30 +81,37 @@ _DMY = re.compile(
 _DMY_RANGE = re.compile(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
     rf"[ \t]{{0,2}}"
-    rf"(?:the[ \t]{{1,3}})?\d{{1,2}}(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
-    r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomorrow|yesterday)\b"
+    r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
+    r"yesterday)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
 _WEEKDAY = re.compile(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
 _IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?\b", re.I)
 _AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
-_NTH = re.compile(r"\bthe[ \t]{1,3}(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+# "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
+_NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = re.compile(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
     r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE})\b,?[ \t]{{0,2}}$", re.I)
+_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
+_WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
+_ABBR_RE = "|".join(sorted(_WEEKDAY_ABBR, key=len, reverse=True))
+_WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
+# "from the 28th until 3 July": what joins a range's first day to its last.
+_RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
-_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tomorrow|end\s+of|天", re.IGNORECASE)
+_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天", re.IGNORECASE)
 # "by the end of the month", "at the end of March": the period's last day.
 _END_OF = re.compile(
     rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
@@ -237,7 +244,14 @@ def find_dates(
     for m in _DMY.finditer(text):
         found.append(_month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer))
     for m in _DMY_RANGE.finditer(text):
-        first = _month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer)
+        last = _month_day(m, MONTHS[m[3].lower()], int(m["last"]), m[4], today, prefer)
+        first = _month_day(m, MONTHS[m[3].lower()], int(m[1]), m[4], today, prefer)
+        if last.date is not None and int(m[1]) > last.date.day:
+            # "the 28th until 3 July": the first day is in the month before the last one's
+            first = DateMatch(0, 0, "", _nth_in(last.date, -1, int(m[1])), first.explicit_year)
+        elif last.date is not None and first.date is not None:
+            same = safe_date(last.date.year, first.date.month, first.date.day)
+            first = DateMatch(0, 0, "", same, first.explicit_year)
         found.append(DateMatch(m.start(1), m.end(1), m[1], first.date, first.explicit_year))
     for m in _MDY_RANGE_END.finditer(text):
         end = _month_day(m, MONTHS[m[1].lower()], int(m[3]), m[4], today, prefer)
@@ -246,7 +260,7 @@ def find_dates(
         found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
     for m in _RELDAY.finditer(text):
         key = m[1].lower() if m[1] else m[2]
-        offset = _EN_REL[key] if m[1] else _CJK_REL[key]
+        offset = _EN_REL.get(key, 1) if m[1] else _CJK_REL[key]  # "tmrw", "tomorow": tomorrow
         found.append(DateMatch(m.start(), m.end(), m[0], _plus(today, offset)))
     for m in _WEEKDAY.finditer(text):
         try:
@@ -270,19 +284,37 @@ def find_dates(
         if weekday is not None and weekday.end() + 1 >= m.start():
             extra.append(_weekday_nth(m, weekday, today, found))
             continue
+        if not m[1]:
+            continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        last = _range_end(text, m, found) if near is None else None
+        if last is not None:
+            # "from the 28th until 3 July": the first day is on or before the last one.
+            day = int(m[2])
+            options = [o for o in (_nth_in(last, k, day) for k in (0, -1)) if o and o <= last]
+            first = options[0] if options else None
+            extra.append(DateMatch(m.start(), m.end(), m[0], first, False))
+            continue
         base = near.date if near is not None else anchor
         if base is None:
             # No date to continue from: the next such day from the message date.
-            day = int(m[1])
+            day = int(m[2])
             options = [_nth_in(today, k, day) for k in range(3)]
             target = next((o for o in options if o is not None and o >= today), None)
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
-        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[1])), False))
+        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[2])), False))
     # A weekday folded into "Friday the 15th" is not a date of its own.
     found = [d for d in found if not any(e.start <= d.start and d.end <= e.end for e in extra)]
     return sorted([*found, *extra], key=lambda d: d.start)
+
+
+def _range_end(text: str, m: re.Match[str], found: list[DateMatch]) -> dt.date | None:
+    """The full date a bare day number runs to ("the 28th until 3 July" -> 3 July), or None."""
+    after = next((d for d in found if d.start >= m.end() and d.date is not None), None)
+    if after is None or not _RANGE_JOIN.fullmatch(text, m.end(), after.start):
+        return None
+    return after.date
 
 
 def _end_of(today: dt.date, which: str | None, period: str, prefer: Prefer) -> dt.date:
@@ -323,8 +355,9 @@ def _weekday_nth(
     m: re.Match[str], weekday: re.Match[str], today: dt.date, found: list[DateMatch]
 ) -> DateMatch:
     """ "Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
-    want = WEEKDAYS[weekday[1].lower()]
-    day = int(m[1])
+    name = weekday[1].lower()
+    want = WEEKDAYS.get(name, _WEEKDAY_ABBR.get(name, 0))
+    day = int(m[2])
     base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
     options = [o for o in (_nth_in(min(base, today), k, day) for k in range(14)) if o]
     options = [o for o in options if o >= min(base, today)]
@@ -332,7 +365,7 @@ def _weekday_nth(
     if fitting:
         return DateMatch(weekday.start(), m.end(), text_of(m, weekday), fitting[0], False)
     target = options[0] if options else None
-    note = f"{weekday[1]} does not fall on the {m[1]}{m[2]}"
+    note = f"{weekday[1]} does not fall on the {m[2]}{m[3]}"
     return DateMatch(weekday.start(), m.end(), text_of(m, weekday), target, False, note)
 
 

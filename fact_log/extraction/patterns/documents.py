@@ -86,7 +86,10 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _INSURANCE = re.compile(
     r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance)\b"
     r"[^.;]{0,30}?\b(?i:with|from|through|by|at)\s+(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
-    r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)",
+    r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
+    # "My AXA travel insurance runs until 15 August": the insurer said first
+    r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"
+    r"contents|motor|medical|pet))\s+(?i:insurance|cover)\b",
 )
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
 
@@ -98,10 +101,10 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
         return
-    provider = m["provider"] or m["provider2"]
+    provider = m["provider"] or m["provider2"] or m["provider3"]
     if not provider[:1].isupper():
         return
-    kind = (m["kind"] or "").lower()
+    kind = (m["kind"] or m["kind3"] or "").lower()
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
     if (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until

@@ -12,6 +12,7 @@ from uac.fact_log.extraction.patterns.text import (
     NAME,
     NEGATION,
     NOT_NAMES,
+    UNCERTAIN,
     Ctx,
     Rule,
     Span,
@@ -168,17 +169,19 @@ _SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECA
 _SUB_VERB = re.compile(
     r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
     r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
-    r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?)\b",
+    r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?|"
+    r"^(?:just\s+|finally\s+|also\s+)?(?:subscribed|signed\s+up|joined))\b",
     re.IGNORECASE,
 )
 _SUB_CANCEL = re.compile(
-    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)\s+"
-    r"(?:my\s+|the\s+|our\s+)?",
+    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)"
+    r"(?:\s+(?:my\s+|the\s+|our\s+)?|[.!]?$)",
     re.IGNORECASE,
 )
 # "The Netflix one I cancelled on 20 May": the service said first, then the cancelling.
 _CANCELLED_AFTER = re.compile(
-    r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:i|we)\s+(?:just\s+|already\s+|finally\s+)?"
+    r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:(?:i|we)\s+|(?:is|now|'s)\s+)?"
+    r"(?:just\s+|already\s+|finally\s+|now\s+)?"
     r"(?:cancel(?:l)?ed|stopped\s+paying\s+for|ended|got\s+rid\s+of)\b",
     re.IGNORECASE,
 )
@@ -232,12 +235,14 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     service = _SERVICE.search(sent.text)
     if service is None:
         _signed_up(ctx, sent, parts)
+        _trial_end(ctx, sent, parts)
         return
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
     name = _service_name(service[1])
     cancel = _SUB_CANCEL.search(sent.text)
-    fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if service.start() <= 8 else None
+    first = service.start() <= 8 or _clause_start(parts, sent.start + service.start())
+    fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if first else None
     if (
         cancel
         and (cancel.end() <= service.start() + 2 or fronted is not None)
@@ -280,9 +285,40 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
+    if (began := _BEGAN.search(sent.text, 0, service.start())) is not None:
+        # "Signed up for Duolingo today": it started that day (the message's, when none said)
+        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
+
+
+_BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started)\b", re.I)
+# "the free trial ends on the 16th": the first charge of the subscription just named
+_TRIAL_END = re.compile(
+    r"\b(?:free\s+)?trial\s+(?:ends|runs\s+out|is\s+over|finishes|expires|is\s+up)\b", re.I
+)
+
+
+def _clause_start(parts: list[Span], at: int) -> bool:
+    """Whether offset `at` opens its clause ("ok done, Netflix cancelled")."""
+    clause = clause_of(parts, at)
+    return clause is not None and clause.start == at
+
+
+def _trial_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A trial's last day said after the subscription: when it first renews."""
+    m = _TRIAL_END.search(sent.text)
+    last = ctx.thread.last("subscription")
+    if m is None or last is None or not last.get("name"):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
+    if dates and dates[0].valid:
+        value = {"name": last.get("name"), "renews_on": dates[0].date}
+        ctx.add("finance.subscriptions", value, sent, 0.75)
 
 
 _BARE_PRICE = re.compile(
@@ -313,19 +349,26 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _SPENT = re.compile(
-    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid)\b|\bi\s+bought\b|\bcost\s+me\b|"
-    r"^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid)\b",
+    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
+    r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
+    r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
+    r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _PAYEE = re.compile(
-    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from)\s+(?:the\s+)?"
+    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from|on(?=\s+(?-i:[A-Z])))\s+(?:the\s+)?"
     r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
 )
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?"  # "rent to Mr Patel": a payee with a title
-_MERCHANT = re.compile(r"\b(?:at|to|from)\s+(" + _TITLE + NAME + r")")
+# A payee as named: "Foxtons", "John Lewis", "IKEA", "H&M".
+_MERCHANT = re.compile(
+    r"\b(?:at|to|from)\s+(" + _TITLE + r"[A-Z][\w.&'’-]{1,20}(?:[ \t][A-Z][\w.&'’-]{1,20}){0,2})"
+)
 _NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
 _PAYEE_ACCOUNT = re.compile(
-    r"\b(?:to|into)\s+(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?account\s+"
+    r"(?:\b(?:to|into|at)\s+|,\s*)(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?"
+    r"account\s+"
     r"(?:number\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
 )
 
@@ -337,6 +380,12 @@ def _merchant(raw: str) -> str | None:
     return None if not bare or bare.split()[0] in NOT_NAMES else name
 
 
+# "Paid the Thames Water bill today": the payee named by its bill
+_BILL_OF = re.compile(
+    r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
+    r"(?i:bill|invoice)\b"
+)
+_WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
@@ -350,6 +399,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
         return
+    if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
+        return  # "£60 at Tesco would be too much": no verb of its own, so the whole sentence
     money = amounts(sent.text)
     if not money:
         return
@@ -358,7 +409,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _SERVICE.search(sent.text) and not dates:
         return  # "I paid £10.99 for Netflix": the subscription; on a day said, one charge
-    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start > m.start()]
+    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start >= m.start()]
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
         for amount, payee in paired:
@@ -371,6 +422,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             }
             if amount.currency:
                 value["currency"] = amount.currency
+            if len(money) == 1:
+                _payee_account(value, sent.text)
             ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
         return
     priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
@@ -382,17 +435,22 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if money[0].currency is not None:
         value["currency"] = money[0].currency
-    merchant = _MERCHANT.search(sent.text, m.end())
+    merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
     if merchant and (name := _merchant(merchant[1])) is not None:
         value["merchant"] = name
     category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
     if category:
         value["category"] = category[1].lower()
-    if (acct := _PAYEE_ACCOUNT.search(sent.text)) is not None:
-        value["payee_account"] = acct["acct"].replace(" ", "")
+    _payee_account(value, sent.text)
     if "merchant" not in value and "category" not in value:
         return
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+def _payee_account(value: dict[str, Any], text: str) -> None:
+    """The account number a payment went to, when the sentence gives one."""
+    if (acct := _PAYEE_ACCOUNT.search(text)) is not None:
+        value["payee_account"] = acct["acct"].replace(" ", "")
 
 
 _ANOTHER_PAYMENT = re.compile(

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import purchases
+from uac.fact_log.extraction.patterns import contacts, purchases
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, country_code
 from uac.fact_log.extraction.patterns.money import amounts
@@ -27,6 +27,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     dates_in,
     drug_names,
+    emit,
     is_question,
     word_set,
 )
@@ -60,14 +61,6 @@ def asks(text: str) -> bool:
     return is_question(text, text) or text.rstrip().endswith(("?", "？"))
 
 
-def emit(
-    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
-) -> None:
-    """Propose a record, replacing what the domain rules found for the same path here."""
-    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
-    ctx.add(path, value, sent, confidence, replaces=replaces)
-
-
 def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> dt.date | None:
     """The first real date in the sentence after an offset, the thread anchoring "the 20th"."""
     for d in dates_in(sent, prefer, ctx.today, ctx.anchor):  # type: ignore[arg-type]
@@ -81,8 +74,8 @@ def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> 
 _PASSPORT = re.compile(r"\bpassport\b", re.I)
 _LICENCE = re.compile(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
 _ITEM = re.compile(
-    r"\b(?i:i|we)\s+(?:just\s+)?(?:bought|ordered|purchased|got)\s+(?:a|an|the|my|our|some)\s+"
-    r"(?:new\s+)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
+    r"(?:\b(?i:i|we)\s+(?:just\s+)?|^(?i:just\s+)?)(?i:bought|ordered|purchased|got)\s+"
+    r"(?:a|an|the|my|our|some)\s+(?:new\s+)?(?:[A-Z][\w-]{1,20}\s)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
     r"(?:\s+(?:from|at)\s+(?P<merchant>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?"
     r"|\b(?i:the)\s+(?P<item2>[A-Za-z][A-Za-z-]{1,20}(?:\s[a-z][a-z-]{2,20})?)\s+(?i:i|we)\s+"
     r"(?:bought|ordered|got)(?:\s+(?:at|from)\s+(?P<merchant2>[A-Z][\w.&'-]+))?"
@@ -147,15 +140,29 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
 # -- follow-ups ---------------------------------------------------------------------------
 
 _IT_VALID = re.compile(
-    r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|the\s+(?:new\s+)?(?:one|policy|"
+    r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|(?:the\s+)?new\s+ones?|"
+    r"the\s+(?:new\s+)?(?:one|policy|"
     r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+out|"
     r"covers?\s+(?:us|me|them)|lasts?)\b",
     re.I,
 )
 
 
+# "the number is 533912870": the number of the document just talked about
+_DOC_NUMBER = re.compile(
+    r"^(?:and\s+|oh\s+|also\s+)?(?:the|its|it's)\s+(?:document\s+)?(?:number|no\.?)\s*"
+    r"(?:is|'s|:)\s*([A-Z0-9]{6,12})\b",
+    re.I,
+)
+
+
 def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "It's good until 14 May 2036.": the expiry of the document last mentioned."""
+    doc = ctx.thread.last(*DOCUMENTS)
+    num = _DOC_NUMBER.match(sent.text)
+    known = doc is not None and doc.kind in ("passport", "driver_licence")
+    if num and known and plain(sent) and any(ch.isdigit() for ch in num[1]):
+        ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)  # type: ignore[union-attr]
     m = _IT_VALID.search(sent.text)
     if m is None or not plain(sent):
         return
@@ -235,20 +242,26 @@ def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _CORRECTION = re.compile(
-    r"^(?:actually|sorry|oops|correction|wait|no|scratch\s+that)\b|\b(?:make\s+(?:that|it)|"
-    r"i\s+meant|(?:got\s+)?(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed)\s+"
-    r"(?:\w+\s+){0,3}?to)\b",
+    r"^(?:(?:oh|ah|hmm+|um+|ok|okay)\s*,?\s+)?(?:actually|sorry|oops|correction|wait|no|"
+    r"scratch\s+that)\b|\b(?:make\s+(?:that|it)|i\s+meant|is\s+actually|(?:got\s+)?"
+    r"(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed|(?:move|moving|push|pushing|"
+    r"reschedule|rescheduling|postpone|postponing)\s+(?:the|my|our|it|that))\s+"
+    r"(?:\S+\s+){0,3}?to)\b|"
+    r"\b(?P<was>was|were)\b[^.!?]{1,40}?\bnow\s+(?:it's|it\s+is|they're|they\s+are|it\s+'s)\b",
     re.I,
 )
 
 
 def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Actually, make that the 19th": the corrected record, proposed again."""
-    if not _CORRECTION.search(sent.text) or HYPOTHETICAL.search(sent.text):
+    cue = _CORRECTION.search(sent.text)
+    if cue is None or HYPOTHETICAL.search(sent.text):
         return
     if asks(sent.text) or UNCERTAIN.search(sent.text):
         return  # "Wait, is it the 5th?", "maybe the 6th": nothing is corrected yet
-    day = first_date(ctx, sent)
+    # "it was 12-16 October, now it's the 19th to the 23rd": the value after "now" is new
+    after = cue.end() if cue["was"] else 0
+    day = first_date(ctx, sent, after)
     when = clock(sent.text)
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
@@ -259,6 +272,10 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
+        days = dates_in(sent, "future", ctx.today, ctx.anchor)
+        days = [d for d in days if d.start >= sent.start + after]
+        if key == "depart" and len(days) > 1 and days[1].date and days[1].date >= day:
+            fields["return_date"] = days[1].date  # "now it's the 19th to the 23rd"
     elif target.kind == "schedule.events":
         old = fields["start"]
         new_day = day or old.date()
@@ -291,7 +308,10 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
     return dated[-1] if dated else None
 
 
-_RETURNS = re.compile(r"\breturn(?:s|ed)?\b|\bsend\s+(?:it|them)\s+back\b", re.I)
+_RETURNS = re.compile(
+    r"\breturn(?:s|ed)?\b|\b(?:send|take|bring)\s+(?:it|them)\s+back\b|\b(?:can|could)\s+go\s+back\b",
+    re.I,
+)
 _OBLIGATION = re.compile(
     r"\b(?:need|needs|have|has|got)\s+to\b|\bmust\b|\bdue\b|\bdeadline\b|\bgo\s+out\b|"
     r"\bi\s+want\s+to\b",
@@ -409,44 +429,6 @@ def _day_of(mention: Mention) -> dt.date | None:
 
 
 # -- contacts, payments, cancellations, medications -------------------------------------
-
-_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
-_PRONOUN_PHONE = re.compile(
-    r"^(?:his|her)\s+(?:phone(?:\s+number)?|number|mobile|cell)\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
-    re.I,
-)
-_PRONOUN_EMAIL = re.compile(
-    r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
-)
-_PRONOUN_ROLE = re.compile(
-    r"^(?:he|she)(?:'s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
-    r"(?:new\s+)?([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
-    r"lead|officer|analyst|consultant))\b",
-    re.I,
-)
-
-
-def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
-    person = ctx.thread.last("contact")
-    if person is None:
-        return
-    fields = {"name": person.get("name")}
-    if (m := _FULL_NAME.match(sent.text)) and person.get("name") == m[1]:
-        rel = person.get("relationship")
-        emit(
-            ctx,
-            sent,
-            "contacts.contacts",
-            {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
-        )
-    elif m := _PRONOUN_PHONE.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
-    elif m := _PRONOUN_EMAIL.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
-    elif m := _PRONOUN_ROLE.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "role": m[1].lower()})
-
 
 _COMING = re.compile(
     r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
@@ -571,7 +553,7 @@ RULES: tuple[Rule, ...] = (
     rule_duration_followup,
     rule_correction,
     rule_offset,
-    rule_contact_followup,
+    contacts.rule_contact_followup,
     rule_visit,
     rule_booked_for,
     rule_purchase_followup,

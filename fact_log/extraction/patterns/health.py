@@ -25,19 +25,21 @@ CONDITIONS = (
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
     "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
     "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
-    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis"
+    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
+    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia"
 )
 
 
 _DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
-    r"prescribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
+    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
-    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|switched\s+(?:me\s+)?to|"
+    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|"
+    r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
-    r"consultant|pharmacist|surgeon)\s+gave\s+me|"
-    r"i\s+was\s+given|wants\s+me\s+to\s+take)\s+"
+    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+gave\s+me|"
+    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -95,7 +97,11 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
-        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        dates = [
+            d
+            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
+        ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
         if any(not d.valid for d in dates_in(sent, "past", ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
@@ -119,6 +125,16 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("health.medications", {"name": more["name"].lower(), **extra}, sent, 0.8)
             pos = more.end()
         return
+    m = _MED_WORKS.search(sent.text)
+    if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("health.medications", {"name": m["name"].lower()}, sent, 0.75)
+    last = ctx.thread.last("drug")
+    m = _DOSE_ONLY.search(sent.text)
+    if m and last and last.get("name") and clause_ok(parts, sent, sent.start + m.start()):
+        # "I take 500 mg with breakfast": the dose of the drug just talked about
+        freq = _FREQ.search(sent.text, m.end())
+        dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
+        ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -128,7 +144,23 @@ _COURSE = re.compile(
 )
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
-    r"\b(?:started|put\s+me\s+on|prescribed|picked\s+up|gave\s+me|was\s+given|switched)\b", re.I
+    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
+    re.I,
+)
+_UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
+_DOSE_ONLY = re.compile(
+    r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"
+    # what follows says when, not what: "500 mg with breakfast", "100 mg at night"
+    r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day)\b))",
+    re.I,
+)
+# "the metformin seems to be helping", "my inhaler is working": a drug the user is on, named
+# by what it does for them.
+_MED_WORKS = re.compile(
+    r"\b(?:my|the)\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:(?:seems?|appears?)\s+to\s+be|is|"
+    r"['’]s|has\s+been)\s+(?:really\s+|definitely\s+|finally\s+)?(?:helping|working|"
+    r"kicking\s+in|doing\s+(?:its|the)\s+(?:job|trick))\b",
+    re.I,
 )
 _DATE_WORD = re.compile(
     r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
@@ -159,6 +191,20 @@ _REACTS = re.compile(
     r"swell(?:ing)?(?:\s+up)?|wheez\w*|itchy|anaphyla\w+|blisters|a\s+reaction)\b",
     re.IGNORECASE,
 )
+# "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
+# allergy here": said without "allergic"; the substance must be a drug or food allergen the
+# reference data knows (a reaction to the news is not an allergy).
+_REACTS_TO = re.compile(
+    r"\bi\s+(?:react|reacted)\s+(?:really\s+|very\s+)?(?:badly\s+|severely\s+)?to\s+|"
+    r"\bi(?:'ve|\s+have)?\s+(?:had|have|get)\s+(?:a|an)\s+(?:really\s+)?(?P<sev>bad|severe|serious|"
+    r"allergic|nasty|mild|life-threatening)\s+reaction\s+to\s+",
+    re.I,
+)
+_ALLERGY_HERE = re.compile(
+    r"^(?:also\s+|and\s+)?(?:(?P<sev>severe|mild|bad|serious|life-threatening)\s+)?"
+    r"(?P<subst>[a-z][a-z-]{2,20})\s+allergy\b(?!\s+(?:is|was)\s+(?:common|rare))",
+    re.I,
+)
 _ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
 _REACTION = re.compile(
     r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
@@ -172,6 +218,42 @@ _SUBST_STOP = re.compile(
     r"ever|though|all|since|in|after|for|with|a|like|at)\b.*$",
     re.IGNORECASE,
 )
+
+
+_NOT_SUBSTANCE = re.compile(
+    r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
+)
+# "Severe reaction, she called it": how bad the allergy just named is.
+_SEVERITY_AFTER = re.compile(
+    r"^(?:a\s+|it\s+was\s+an?\s+|it's\s+an?\s+)?(?P<sev>severe|mild|moderate|serious|"
+    r"life-threatening|anaphylactic)\s+(?:reaction|allergy)\b",
+    re.I,
+)
+
+
+def rule_allergy_severity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A severity said right after the allergy it belongs to."""
+    m = _SEVERITY_AFTER.match(sent.text)
+    last = ctx.thread.last("health.allergies")
+    if m is None or last is None or not last.get("substance") or ctx.out:
+        return
+    sev = _severity(m["sev"], m["sev"]) or m["sev"].lower()
+    ctx.add("health.allergies", {"substance": last.get("substance"), "severity": sev}, sent, 0.75)
+
+
+def _reacts_to(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
+    """ "I react badly to sulfa drugs": an allergy to a known drug or food."""
+    words = re.findall(r"[A-Za-z][A-Za-z-]{1,25}", sent.text[m.end() : m.end() + 40])
+    if not words or not _allergen(words[0]) or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    for n in (2, 1):  # "sulfa drugs", "amoxicillin"
+        subst = " ".join(words[:n]).lower()
+        if all(_allergen(w) or w in ("drugs", "antibiotics") for w in subst.split()):
+            value: dict[str, Any] = {"substance": subst}
+            if sev := _severity(m.groupdict().get("sev"), sent.text):
+                value["severity"] = sev
+            ctx.add("health.allergies", value, sent, 0.8)
+            return
 
 
 def _severity(text: str | None, sentence: str) -> str | None:
@@ -206,6 +288,9 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     hits += list(_ALLERGY_BACKREF.finditer(sent.text))
     if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
+    if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
+        hits.append(m)
+    before = len(ctx.out)
     for m in hits:
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
@@ -217,17 +302,24 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             subst = subst.strip().lower()
             if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
                 continue
+            if _NOT_SUBSTANCE.search(subst):
+                break  # "... and gave me an EpiPen": the list of substances has ended
             value: dict[str, Any] = {"substance": subst}
             if reaction:
                 value["reaction"] = " ".join(reaction["r"].split())
             if sev:
                 value["severity"] = sev
             ctx.add("health.allergies", value, sent, 0.9)
+    # "I had a bad reaction to amoxicillin, so I'm allergic to it": nothing named after "to"
+    if len(ctx.out) == before and (m := _REACTS_TO.search(sent.text)):
+        _reacts_to(ctx, sent, parts, m)
 
 
 _CONDITION = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
-    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i\s+suffer\s+from|i\s+live\s+with)\s+"
+    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
+    r"i\s+live\s+with|(?<!'s\s)my|"
+    r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
     r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
     re.IGNORECASE,
 )
@@ -277,6 +369,8 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _WEIGHT = re.compile(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
+    # "Weighed myself this morning, 45 kg"
+    r"|^(?:just\s+)?weighed\s+(?:myself|in)(?:\s+(?:this|today|yesterday|last)(?:\s+[a-z]+)?)?,?"
     r"(?:\s+now)?(?:\s+at)?|i\s+was|"
     # "I'm down to 51 kg", "I've gone up to 88 kg", "Lost a lot, down to 60 kg now"
     r"(?:i(?:'m|\s+am|'ve|\s+have)\s+(?:now\s+|gone\s+|got\s+|come\s+)?|^(?:(?:lost|gained|put\s+on)"
@@ -354,6 +448,7 @@ RULES: tuple[Rule, ...] = (
     rule_vaccinations,
     rule_medications,
     rule_allergies,
+    rule_allergy_severity,
     rule_conditions,
     rule_states,
     rule_body_weight,

@@ -36,13 +36,20 @@ _BORN = re.compile(
     re.IGNORECASE,
 )
 _NATIONALITY = re.compile(
-    r"\b(?:i(?:'m|\s+am)\s+(?:a\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
+    r"\b(?:i(?:'m|\s+am)\s+(?:an?\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
     r"i\s+(?:have|travel\s+on|use)\s+(?:a\s+|an\s+)?)("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
     + r")"
     r"(?:\s+(citizen|national|citizenship|passport))?\b|"
     r"^(?P<holder>" + "|".join(sorted(NATIONALITIES, key=len, reverse=True)) + r")\s+passport\s+"
     r"holder\b",
+    re.IGNORECASE,
+)
+# "My passport's a UK one", "my passport is German": the country that issued it.
+_PASSPORT_OF = re.compile(
+    r"\bmy\s+passport(?:'s|’s|\s+is)\s+(?:an?\s+)?("
+    + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+    + r")(?:\s+one)?\b",
     re.IGNORECASE,
 )
 
@@ -103,6 +110,9 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             and re.match(r"i\s+(?:travel\s+on|use)\b", m[0], re.I)
         ):
             ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
+    m = _PASSPORT_OF.search(sent.text)
+    if m and clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (rule_identity,)

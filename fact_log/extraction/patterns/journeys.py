@@ -22,7 +22,8 @@ from uac.fact_log.extraction.patterns.timespan import clock
 
 _FULL_NAME = re.compile(
     r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
-    r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is)\s+(?P<name>" + NAME + r")"
+    r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
+    r"|^passport\s+name\s*:)\s+(?P<name>" + NAME + r")"
 )
 _NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _BLANK = re.compile(
@@ -30,7 +31,11 @@ _BLANK = re.compile(
     r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b|"
     r"\b(?:i(?:'ve|\s+have)?(?:\s+only|\s+just)?(?:\s+got|\s+have)|there(?:'s|\s+is|\s+are|'re))\s+"
     r"(?:only\s+|just\s+)?(?P<n2>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:blank|empty|free)\s+"
-    r"(?:visa\s+)?pages?\s+(?:left\s+)?(?:in|on)\s+my\s+passport\b",
+    r"(?:visa\s+)?pages?\s+(?:left\s+)?(?:in|on)\s+my\s+passport\b|"
+    # "my passport's only got 2 blank pages left", "my passport is full, one empty page left"
+    r"\bmy\s+passport\b[^.!?]{0,40}?\b(?:only\s+|just\s+|literally\s+|like\s+|about\s+){0,3}"
+    r"(?P<n3>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?"
+    r"pages?\b",
     re.IGNORECASE,
 )
 
@@ -42,7 +47,7 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("identity.passport.full_name", m["name"], sent, 0.8)
     m = _BLANK.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        raw = (m["n"] or m["n2"]).lower()
+        raw = (m["n"] or m["n2"] or m["n3"]).lower()
         pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
 
@@ -67,8 +72,9 @@ _HOTEL = re.compile(
 )
 # "my flight to Lima on 5 October under Maria Lopes", "... is in the name of M. Lopes"
 _UNDER_NAME = re.compile(
-    r"\b(?P<whose>my|the|our)\s+(?:return\s+)?(?P<kind>flight|ticket|train|plane\s+ticket)\s+"
-    r"(?:to|for)\s+(?P<dest>" + _PLACE + r")\b[^.;?!]*?\b(?:under|in\s+the\s+name\s+of)\s+"
+    r"\b(?P<whose>my|the|our)\s+(?:(?P<dest2>" + _PLACE + r")\s+)?(?:return\s+)?"
+    r"(?P<kind>flight|ticket|train|plane\s+ticket)\s+(?:(?:to|for)\s+(?P<dest>" + _PLACE + r")\b)?"
+    r"[^.;?!]*?\b(?:under|in\s+the\s+name(?:\s+of)?|booked\s+as)\s+"
     r"(?:the\s+name\s+)?(?P<name>(?-i:(?:[A-Z]\.?\s)?" + NAME + r"))",
     re.IGNORECASE,
 )
@@ -156,7 +162,7 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _UNDER_NAME.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start("kind")):
         return False
-    dest = _city(m["dest"])
+    dest = _city(m["dest"] or m["dest2"])  # "my flight to Dubai", "the Dubai flight"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if dest is None or not dates or m["name"].split()[0] in NOT_NAMES:
         return False

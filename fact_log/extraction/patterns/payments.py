@@ -144,7 +144,11 @@ _HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows
 _CLOSING = re.compile(
     r"\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?clos(?:ing|e)\s+" + _ACCOUNT + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed)\b",
+    r"is\s+being\s+closed)\b|"
+    # "the old one with NatWest closes on 30 September"
+    r"\b(?:my|the|our)\s+(?:old\s+)?(?:one|account|bank\s+account)\s+(?:with|at)\s+"
+    r"(?P<acct3>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:closes|is\s+closing|will\s+close|"
+    r"is\s+being\s+closed|shuts)\b",
     re.IGNORECASE,
 )
 
@@ -183,7 +187,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     close = _CLOSING.search(sent.text)
     if close is None or not clause_ok(parts, sent, sent.start + close.start()):
         return
-    name = close["acct"] or close["acct2"]
+    name = close["acct"] or close["acct2"] or f"{close['acct3']} account"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     when = dates[0].date if dates else None
     if when is None:

@@ -14,7 +14,7 @@ from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, da
 _ACCOUNT = re.compile(
     r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
     r"checking\s+account|bank\s+account|overdraft))\b"
-    r"(?:[^.;]{0,25}?\b(?i:from|with|at)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
+    r"(?:[^.;]{0,25}?\b(?i:from|with|at|on)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
 _CARD_BRAND = re.compile(
     r"\b(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
@@ -25,12 +25,15 @@ _KINDS = {
     "credit card": "credit_card",
     "debit card": "debit_card",
     "savings account": "savings",
-    "current account": "checking",
+    "current account": "current",
     "checking account": "checking",
     "bank account": "checking",
     "overdraft": "checking",
 }
-_FIRST_PERSON = re.compile(r"\b(?:i|my|i've|i'm|we|our)\b", re.I)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|my|i've|i'm|we|our)\b|^(?:just\s+|finally\s+)?(?:opened\s+|got\s+)?(?:a\s+)?new\b",
+    re.I,
+)
 
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -39,11 +42,19 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     brand = _CARD_BRAND.search(sent.text)
     limit = _LIMIT.search(sent.text)
     value: dict[str, Any] = {}
-    if m is not None and _FIRST_PERSON.search(sent.text):
-        value["kind"] = _KINDS[" ".join(m["kind"].lower().split())]
-        inst = m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1]
+    inst = m and (m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1])
+    known = inst and any(
+        p.kind == "finance.bank_accounts" and p.get("provider") == inst for p in ctx.thread.mentions
+    )
+    if m is not None and (_FIRST_PERSON.search(sent.text) or known):
+        kind = " ".join(m["kind"].lower().split())
+        value["kind"] = _KINDS[kind]
         if inst:
             value["provider"] = inst
+        if kind == "overdraft" and (said := [a for a in amounts(sent.text) if a.start > m.end()]):
+            value["limit"] = said[0].amount  # "the overdraft on Starling is £500"
+            if said[0].currency:
+                value["currency"] = said[0].currency
     if brand is not None:
         value["name"] = brand["brand"]
         if brand["brand"].lower() in ("amex", "american express"):
@@ -90,7 +101,7 @@ _ITEM_SUBJECT = re.compile(
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
     r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
-    r"(?=,|\s+(?i:and|with|today|yesterday)\b)",
+    r"(?=,|\s+(?i:and|with|today|yesterday|from|at)\b)",
 )
 
 

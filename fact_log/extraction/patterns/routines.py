@@ -145,8 +145,10 @@ _DAYS_LEFT = re.compile(
 )
 # "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
 _DRUG_RUNS_OUT = re.compile(
-    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they))\s+(?:runs?\s+out|"
-    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out)\s+(?:on|by)\b",
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they|(?:my|the)\s+(?:current\s+|last\s+|"
+    r"new\s+)?(?:pack|box|supply|prescription|bottle|packet|stock|repeat)))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out|lasts?|will\s+last)\s+"
+    r"(?:on|by|until|till)\b",
     re.IGNORECASE,
 )
 _NUM = {
@@ -221,6 +223,20 @@ _EVERY_WEEKDAY = re.compile(
     re.IGNORECASE,
 )
 _NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+# "Spanish lessons every week", "every other week", "fortnightly": the period said, not the day
+_EVERY_PERIOD = re.compile(
+    r"\b(?:every|each)\s+(?:(?P<other>other|second|two|2)\s+)?(?P<unit>week|fortnight|month)s?\b|"
+    r"\b(?P<adv>weekly|fortnightly|monthly)\b",
+    re.IGNORECASE,
+)
+_PERIOD_REPEATS = {"week": "weekly", "fortnight": "fortnightly", "month": "monthly"}
+# "they run until the end of July": the end of the series just talked about
+_SERIES_UNTIL = re.compile(
+    r"^(?:and\s+)?(?:they|it|the\s+(?:classes|lessons|sessions|course|series))\s+"
+    r"(?:run|runs|go\s+on|goes\s+on|continue|continues|last|lasts|finish|finishes|end|ends)\s+"
+    r"(?:until|till|to|through|on|at)\b",
+    re.IGNORECASE,
+)
 
 
 def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
@@ -251,15 +267,25 @@ _UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
 def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Mark the sentence's event as weekly when it happens "every Tuesday"."""
     m = _EVERY_WEEKDAY.search(sent.text)
-    if m is None:
+    said = _EVERY_PERIOD.search(sent.text) if m is None else None
+    if said is not None:
+        m = said
+        unit = (said["unit"] or said["adv"]).lower().removesuffix("ly")
+        unit = {"fortnight": "fortnight", "week": "week", "month": "month"}.get(unit, unit)
+        repeats = _PERIOD_REPEATS[unit]
+        if said["other"] and unit == "week":
+            repeats = "fortnightly"
+    elif m is None:
+        _series_until(ctx, sent, parts)
         return
-    repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
+    else:
+        repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
     for i, cand in enumerate(ctx.out):
         if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
             continue
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
-        if m["nth"] and isinstance(value.get("start"), dt.datetime):  # "every first Monday"
+        if said is None and m["nth"] and isinstance(value.get("start"), dt.datetime):
             day = _nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
             value["start"] = dt.datetime.combine(day, value["start"].time())
         start = _STARTING.search(sent.text)
@@ -335,6 +361,23 @@ _MAYBE_SERIES = re.compile(
     r"\b(?:meetings?|calls?|sessions?|group|1:1|one-on-one|catch-?up)\b", re.IGNORECASE
 )
 _SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
+
+
+def _series_until(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "They run until the end of July": the last repeating event's last day."""
+    m = _SERIES_UNTIL.search(sent.text)
+    last = ctx.thread.last("schedule.events")
+    if (
+        m is None
+        or last is None
+        or not last.get("repeats")
+        or not clause_ok(parts, sent, sent.start)
+    ):
+        return
+    later = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if later and (start := last.get("start")) is not None and later[0].date >= start.date():
+        value = {**last.record(), "repeat_until": later[0].date}
+        ctx.add("schedule.events", value, sent, 0.75)
 
 
 def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

@@ -11,6 +11,7 @@ from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -31,7 +32,8 @@ EVENT = re.compile(
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
-    r"stand-?up|practice|therapy)s?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
+    r"mot|screening|fitting)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -47,14 +49,23 @@ _TITLE_DROP = word_set(
     "getting finally about joined join joining started starting attend attending"
 )
 _DEADLINE = re.compile(
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:is|are)\s+due\b|"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
+    # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
+    r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
+    r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
-    r"\bi\s+(?:must|(?:need|have|must|got|'ve\s+got|'ll\s+need)\s+to)\s+"
+    r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
+    r"'ve\s+got|'ll\s+need)\s+to)\s+"
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
-    r"finished|renewed|in)\s+(?:by|before)\b",
+    r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
+    r"renewing)\s+(?:by|before)\b|"
+    # "The grant application closes on 20 March": a call that closes is a deadline
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
+    r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
+    r"(?:closes|is\s+closing|shuts)\b",
     re.IGNORECASE,
 )
 
@@ -64,7 +75,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    goal = next(g for g in (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"]) if g)
+    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"])
+    goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
     if m["goal5"]:  # "The report has to be submitted by Friday"
         if re.match(r"(?:his|her|their|its)\b", goal, re.I):
@@ -81,6 +93,48 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
+
+
+# "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
+_DONE = re.compile(
+    r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
+    r"done|sorted|dealt\s+with)\b",
+    re.I,
+)
+_GOAL_NOISE = word_set(
+    "need needs send sent the and for with that this have has get got make sure submit form "
+    "forms thing stuff done"
+)
+
+
+_NOT_YET = re.compile(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
+    r"by|before|until|yet|still)\b|'ll\b",
+    re.I,
+)
+
+
+_SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
+
+
+def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A task the conversation set, said to be done: the same goal, status done."""
+    m = _DONE.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    if _NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
+        return  # "it has to be filed by 7 October" is the deadline, not its end
+    said = _words(sent.text)
+    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    for task in reversed(tasks):
+        if task.get("status") != "done" and said & _words(str(task.get("goal"))):
+            fields = task.record()
+            ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
+            return
 
 
 _NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
@@ -200,15 +254,20 @@ def _end(
 
 _AWAY = re.compile(
     r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
-    r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|on\s+"
+    r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|abroad|"
+    r"out\s+of\s+(?:the\s+country|town)|on\s+"
     r"(?:holiday|vacation|leave|annual\s+leave|parental\s+leave)|ooo)\b",
     re.I,
 )
 
 
-# A note to self at the start of a message: "Out of office 10 to 14 March."
+# A note to self at the start of a message: "Out of office 10 to 14 March"; the user's own
+# leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
-    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b",
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
+    r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
+    r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
+    r"granted)\b",
     re.I,
 )
 
@@ -223,14 +282,21 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
+    leave = m.groupdict().get("leave")
+    if not dates and leave and ctx.following is not None:
+        # "Annual leave approved!! 17 to 28 August": the days are the next sentence
+        sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
+        dates = dates_in(sent, "future", ctx.today, ctx.anchor)
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
     if not _UNTIL.search(lead) or dates[1].date < dates[0].date:
         return
-    what = " ".join(m["what"].lower().split())
+    what = " ".join((m["what"] or "").lower().split())
     value: dict[str, Any] = {"start": dates[0].date, "end": dates[1].date}
-    if what.startswith("on "):
+    if leave:
+        value["reason"] = " ".join(leave.lower().split())
+    elif what.startswith("on "):
         value["reason"] = what[3:]
     elif what.startswith("out"):
         value["reason"] = "out of office"
@@ -304,4 +370,11 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_deadlines, rule_events, rule_away, rule_booked_place, rule_guests)
+RULES: tuple[Rule, ...] = (
+    rule_deadlines,
+    rule_task_done,
+    rule_events,
+    rule_away,
+    rule_booked_place,
+    rule_guests,
+)

@@ -47,7 +47,10 @@ class Span:
 # -- segmentation --------------------------------------------------------------------------
 
 _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\.m|no)$", re.I)
-_SENT_END = re.compile(r"[.!?。！？；;\n]")
+# A run of "!" and "?" ends one sentence ("booked!!", "really?!"), not one each.
+_SENT_END = re.compile(r"[!?！？]{1,8}|[.。；;\n]")
+# "M. Lopes", "J. R. Smith": a capital alone before the full stop is an initial.
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
 _CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
 
 
@@ -57,6 +60,7 @@ def sentences(text: str) -> Iterator[Span]:
     for m in _SENT_END.finditer(text):
         if m[0] == "." and (
             _ABBREV.search(text[max(0, m.start() - 6) : m.start()])
+            or _INITIAL.search(text[max(0, m.start() - 2) : m.start()])
             or text[m.end() : m.end() + 1].isdigit()
             or text[m.end() : m.end() + 1].isalpha()
         ):
@@ -98,8 +102,8 @@ HYPOTHETICAL = re.compile(
 )
 UNCERTAIN = re.compile(
     r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
-    r"i believe|considering|thinking about|thinking of|could|would like to|i'd like to|"
-    r"hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
+    r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
+    r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
     r"or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|也许|可能|大概|或许",
     re.IGNORECASE,
 )
@@ -130,7 +134,9 @@ THIRD_PARTY = re.compile(
     r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
     r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
     r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
-    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b|(?:'s|’s|'|’)(?!\w))|"
+    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
+    # "my boss is sending me to Munich": what they do to the user is the user's
+    r"(?!\s+(?:sending|taking|driving|flying|sent|took)\s+(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
     r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,
@@ -159,7 +165,9 @@ def clause_of(clauses_: list[Span], offset: int) -> Span | None:
 
 # -- names ---------------------------------------------------------------------------------
 
-NAME = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[ \t]{1,2}[A-Z][a-zà-ÿ'’-]{1,20}){0,2}"
+# "Jean-Luc", "Al-Rashid", "McKenzie": a capital may follow a hyphen or a prefix.
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
+NAME = _NAME_WORD + r"(?:[ \t]{1,2}" + _NAME_WORD + r"){0,2}"
 NOT_NAMES = word_set(
     "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "
     "Wednesday Thursday Friday Saturday Sunday January February March April May June July "
@@ -217,11 +225,12 @@ def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
         return False
     if HYPOTHETICAL.search(sent.text[:20]) and not sent.text[:20].lower().startswith("as if"):
         return False
-    head = clause.text[: offset - clause.start]
     # "my parents are flying to Toronto": a fact about someone else, not the user.
     if guarded(clause.text, offset - clause.start, sent.text):
         return False
-    return not THIRD_PARTY.search(head)
+    # searched in the whole clause (its lookahead sees "is sending me"), counted before offset
+    at = offset - clause.start
+    return not any(m.start() < at for m in THIRD_PARTY.finditer(clause.text))
 
 
 def dates_in(
@@ -280,3 +289,11 @@ def drug_names(text: str) -> list[str]:
 def builtin_catalog() -> Catalog:
     """The built-in catalog, loaded once."""
     return Catalog.load()
+
+
+def emit(
+    ctx: Ctx, sent: Span, path: str, value: Any, confidence: float = 0.8, replaces: Any = None
+) -> None:
+    """Propose a record, replacing what the domain rules found for the same path here."""
+    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
+    ctx.add(path, value, sent, confidence, replaces=replaces)

@@ -118,9 +118,13 @@ _NOT_TIME = re.compile(
 )
 
 
+_TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
+
+
 def _looks_like_range(text: str) -> bool:
-    """Two bare numbers form a time range only after 'from' or 'between'."""
-    return text[:1].lower() in ("f", "b")
+    """Two bare numbers form a time range only after 'from' or 'between', or joined by 'till'
+    ("2 till 5"): "2 to 3" may count people or pages."""
+    return text[:1].lower() in ("f", "b") or _TILL.search(text) is not None
 
 
 _UNITS = {

@@ -21,12 +21,12 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.patterns.timespan import duration
 
 _TRAVEL = re.compile(
-    r"\b(?P<plane>fly(?:ing)?|flew|flight|plane)\b|\b(?P<train>train|eurostar|rail)\b|"
+    r"\b(?P<plane>fly(?:ing)?|flew|flights?|planes?|fares?)\b|\b(?P<train>train|eurostar|rail)\b|"
     r"\b(?P<car>drive|driving|drove|road\s+trip)\b|\b(?P<bus>bus|coach)\b|"
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
     r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
-    r"staying)\b|"
+    r"staying|send(?:ing)?\s+me|sent\s+me)\b|"
     r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
     re.IGNORECASE,
 )
@@ -65,7 +65,7 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(
-    r"(?:leaving|departing|departure|out|flying\s+out|we\s+leave|i\s+leave|going)\b|"
+    r"(?:leaving|departing|departure|out|flying\s+out|(?:we|i)\s+(?:leave|fly|go|head)|going)\b|"
     r"(?:from\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?:the\s+)?\d{1,2}",
     re.I,
 )
@@ -79,12 +79,14 @@ _NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather
 
 
 _LAYOVER = re.compile(
-    r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|changing\s+"
+    r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|"
+    r"chang(?:es|ed)\s+planes?|changing\s+"
     r"(?:planes?\s+|trains?\s+)?|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|\bvia\s+$",
     re.IGNORECASE,
 )
 _VIA = re.compile(
     r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
+    r"chang(?:es|ed)\s+planes?|"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
 )
@@ -133,6 +135,37 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
     return first
 
 
+# "booked it: Rome, 3 to 8 September", "Bangkok from July 1st", "Lagos trip is on: ...": a
+# place said just before its days (a range, or "from" a day), or named as the trip itself.
+_DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
+_PLACE_DAYS = re.compile(
+    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to)[ \t]{1,3})"
+    r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    # "Lisbon with the girls from 3 to 10 September"
+    r"(?:(?:[ \t]{1,3}with[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t])?[a-z]{2,15}"
+    r"(?:[ \t][a-z]{2,15})?)?"
+    r",?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
+    + _DAY
+    + r"|"
+    + _DAY
+    + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
+    r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b"
+    r"|[ \t]{1,2}(?:is[ \t]{1,3})?(?:booked|sorted|confirmed)\b)"
+)
+_WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
+
+
+def _place_days(sent: Span) -> tuple[str | None, str, int] | None:
+    """A known place followed by its days, said as the user's plan (not past, not a wish)."""
+    if _PAST.search(sent.text) or _WISH.search(sent.text):
+        return None  # "Paris, 3 to 8 September, was the conference I missed"
+    for m in _PLACE_DAYS.finditer(sent.text):
+        found = _known(m[1].split())
+        if found is not None:
+            return found[0], found[1], sent.start + m.start(1)
+    return None
+
+
 def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
     """Known destinations after 'to/in/visit', in order, each with its absolute offset."""
     for m in _PLACE_INTRO.finditer(sent.text):
@@ -164,20 +197,24 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
-    if travel is None or _NOT_TRAVEL.search(sent.text):
+    days_place = _place_days(sent)
+    if (travel is None and days_place is None) or _NOT_TRAVEL.search(sent.text):
         return
-    place = _place(sent) or _booked_place(sent.text, sent.start)
+    # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
+    # without a travel word; the place stands where the word would.
+    trip_at = sent.start + travel.start() if travel is not None else days_place[2]  # type: ignore[index]
+    place = _place(sent) or _booked_place(sent.text, sent.start) or days_place
     if place is None:
         # "Booked Mexico City! Flying out 3 June ...": the destination is the message's earlier
         # sentence, the dates this one.
         place = _booked_place(ctx.text[: sent.start], 0)
-        if place is not None and not clause_ok(parts, sent, sent.start + travel.start()):
+        if place is not None and not clause_ok(parts, sent, trip_at):
             return
-        place = place and (place[0], place[1], sent.start + travel.start())
+        place = place and (place[0], place[1], trip_at)
     if place is None:
         return
     city, country, at = place
-    if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, sent.start + travel.start()):
+    if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, trip_at):
         return
     prefer: Prefer = "past" if _PAST.search(sent.text) else "future"
     dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
@@ -194,7 +231,9 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for m in _TRAVEL.finditer(sent.text)
         if not m["other"] and not _HOMEWARD.match(sent.text, m.end())  # "flying back 20 April"
     ]
-    verbs = verbs or [sent.start + travel.start()]
+    # Only a way home said ("Valencia from July 3rd, flying home on the 12th"): the departure
+    # is in the place's clause.
+    verbs = verbs or [at if place is days_place else trip_at]
     home = {id(clause_of(parts, v)) for v in verbs}
     dates.sort(key=lambda d: (id(clause_of(parts, d.start)) not in home, d.start))
     depart = ret = None
