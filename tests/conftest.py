@@ -133,6 +133,30 @@ def new_database(cluster: Cluster) -> str:
     return url
 
 
+def own_database(cluster: Cluster) -> str:
+    """The URL of a new database of its own on the cluster, its log tables migrated.
+
+    For the tests about what PostgreSQL keeps on disk: VACUUM can drop an old row version
+    only once no open transaction in the same database may still see it, so a log that
+    shares its database with other tests' logs (a schema, `new_database`) could be held back
+    by a connection another test left open.
+    """
+    import psycopg
+
+    from uac.fact_log.backends.postgres import PgLog
+
+    name = "d_" + uuid.uuid4().hex[:16]
+    with psycopg.connect(cluster.url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
+    url = _db_url(cluster, name)
+    log = PgLog(url, max_size=1)
+    try:
+        log.migrate()
+    finally:
+        log.close()
+    return url
+
+
 @pytest.fixture
 def pg_url(pg_server: Cluster) -> str:
     """The URL of a new database on the session's cluster, holding the empty log tables."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import T0
+from conftest import T0, own_database
 from conftest import pg_node as _node
 from pg_cluster import Cluster, find_bin
 from psycopg import sql
@@ -228,8 +228,9 @@ def _on_disk(home: Path, needle: str) -> list[str]:
 
 @pytest.mark.parametrize("where", ["database", "directory"])  # where checkpoints are shared
 def test_a_legal_erase_on_a_shared_log_leaves_no_trace_in_postgres_or_on_any_node(
-    tmp_path: Path, pg_url: str, pg_server: Cluster, where: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, pg_server: Cluster, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pg_url = own_database(pg_server)  # VACUUM's horizon is per database (conftest)
     secret = "Zebraplum Quixotic Harbourmaster"
     shared = tmp_path / "shared"
     if where == "directory":  # UAC_ARTIFACTS: a directory every node mounts
