@@ -118,13 +118,17 @@ def new_database(cluster: Cluster) -> str:
     """
     import psycopg
 
-    from uac.fact_log.backends.postgres import PgLog
-
     name = "t_" + uuid.uuid4().hex[:16]
     base = _db_url(cluster, TESTS_DB)
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {name}")  # type: ignore[arg-type]
-    url = f"{base}?options=-csearch_path%3D{name}"
+    return _migrated(f"{base}?options=-csearch_path%3D{name}")
+
+
+def _migrated(url: str) -> str:
+    """The log at url with its tables created (what a first node's open would do)."""
+    from uac.fact_log.backends.postgres import PgLog
+
     log = PgLog(url, max_size=1)
     try:
         log.migrate()
@@ -143,18 +147,10 @@ def own_database(cluster: Cluster) -> str:
     """
     import psycopg
 
-    from uac.fact_log.backends.postgres import PgLog
-
     name = "d_" + uuid.uuid4().hex[:16]
     with psycopg.connect(cluster.url, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")  # type: ignore[arg-type]
-    url = _db_url(cluster, name)
-    log = PgLog(url, max_size=1)
-    try:
-        log.migrate()
-    finally:
-        log.close()
-    return url
+    return _migrated(_db_url(cluster, name))
 
 
 @pytest.fixture
