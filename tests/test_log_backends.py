@@ -458,6 +458,30 @@ def test_verify_finds_edits_to_a_nodes_local_copy(
         assert other.verify().ok
 
 
+def test_verify_while_another_thread_writes_finds_nothing_wrong(
+    tmp_path: Path, pg_url: str
+) -> None:
+    # The copy grows while verify reads it: each subject's rows and write count are read
+    # together, so a write landing mid-verify is never reported as rows added to the copy.
+    with _node(tmp_path, "a", pg_url) as mem:
+        mem.store.append(_batch("alice", 2, "x"))
+        done = threading.Event()
+
+        def writer() -> None:
+            for i in range(40):
+                mem.store.append(_batch("alice" if i % 2 else "bob", 2, f"w{i}"))
+            done.set()
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        reports = []
+        while not done.is_set():
+            reports.append(mem.verify())
+        thread.join()
+        reports.append(mem.verify())
+        assert len(reports) > 1 and all(r.ok for r in reports), [r for r in reports if not r.ok]
+
+
 def test_an_exported_anchor_catches_a_truncated_subject(tmp_path: Path, pg_url: str) -> None:
     with _node(tmp_path, "a", pg_url) as mem:
         mem.store.append(_batch("alice", 3, "x"))

@@ -202,16 +202,18 @@ class Replica:
         erased = erased_residuals(con, ring)
         problems: list[str] = []
         synced = con.execute(
-            "SELECT tenant, scope, subject, writes FROM log_sync ORDER BY tenant, scope, subject"
+            "SELECT tenant, scope, subject FROM log_sync ORDER BY tenant, scope, subject"
         ).fetchall()
-        for tenant, scope, subject, writes in synced:
+        for tenant, scope, subject in synced:
             addr = Address(tenant, scope, subject)
             label = f"{tenant}/{scope}:{subject}"
-            rows = con.execute(
-                f"SELECT {cols} FROM facts WHERE tenant = ? AND scope = ? AND subject = ?"
-                " ORDER BY seq",
-                [tenant, scope, subject],
-            ).fetchall()
+            with self.store.write_lock:  # the rows and their write count as one copy holds them
+                writes = self.synced(addr)
+                rows = con.execute(
+                    f"SELECT {cols} FROM facts WHERE tenant = ? AND scope = ? AND subject = ?"
+                    " ORDER BY seq",
+                    [tenant, scope, subject],
+                ).fetchall()
             prev, why = GENESIS, None
             for row in rows:
                 if why := fact_problem(row, prev, ring, erased):
