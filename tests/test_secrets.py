@@ -71,7 +71,16 @@ def _leaks(mem: Memory, home: Path, needles: list[str]) -> list[str]:
         where = f'"{db}"."{schema}"."{table}"'
         rows = con.execute(f'SELECT CAST("{col}" AS VARCHAR) FROM {where}').fetchall()
         for (cell,) in rows:
-            found += [f"{table}.{col}" for n in needles if cell is not None and n in cell]
+            if cell is None:
+                continue
+            # Digests inside other cells (a keying record's MACs in meta.value) are long hex
+            # runs too: searched without them, as files are below.
+            bare = _HEX_RUN.sub(b"", cell.encode()).decode()
+            found += [
+                f"{table}.{col}"
+                for n in needles
+                if n in (cell if _HEX_RUN.fullmatch(n.encode()) else bare)
+            ]
     for path in home.rglob("*"):
         if path.is_file() and not path.name.endswith((".duckdb", ".wal")):
             # Digests and signatures (files.json, files.sig) are long hex runs: a short
