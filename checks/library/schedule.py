@@ -98,10 +98,11 @@ def _add_months(day: dt.datetime, n: int) -> dt.datetime:
 def occurrences(event: Any, today: dt.date, until: dt.date) -> Iterator[dt.datetime]:
     """Start times of an event (one-off or repeating) from today up to a day."""
     stop = min(until, getattr(event, "repeat_until", None) or dt.date.max)
-    step = {"daily": 1, "weekly": 7, "fortnightly": 14}.get(_repeats(event) or "")
+    kind = _repeats(event) or ""
+    step = {"daily": 1, "weekdays": 1, "weekly": 7, "fortnightly": 14}.get(kind)
     start, n = event.start, 0
     while start.date() <= stop:
-        if start.date() >= today:
+        if start.date() >= today and (kind != "weekdays" or start.weekday() < 5):
             yield start
         if _repeats(event) == "monthly":
             n += 1
@@ -117,6 +118,8 @@ def _rhythm(event: Any) -> str:
     if kind in ("weekly", "fortnightly"):
         every = "every" if kind == "weekly" else "every other"
         return f"{every} {event.start:%A} {event.start:%H:%M}"
+    if kind == "weekdays":
+        return f"Monday to Friday at {event.start:%H:%M}"
     return f"{kind} at {event.start:%H:%M}" if kind else f"on {event.start:%A %Y-%m-%d %H:%M}"
 
 

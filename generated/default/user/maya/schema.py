@@ -547,8 +547,8 @@ class Event:
     """Where it takes place."""
     with_whom: tuple[str, ...] | None = None
     """Other people attending."""
-    repeats: Literal["daily", "weekly", "fortnightly", "monthly"] | None = None
-    """How the event repeats; empty for a one-off."""
+    repeats: Literal["daily", "weekdays", "weekly", "fortnightly", "monthly"] | None = None
+    """How the event repeats (weekdays: Monday to Friday); empty for a one-off."""
     repeat_until: datetime.date | None = None
     """Last day a repeating event takes place."""
 

@@ -1,0 +1,27 @@
+"""Checks, session 6: a series that repeats Monday to Friday."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_checks_round2 import D, T, event, run, user
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
+
+def test_a_weekdays_series_meets_weekday_events_and_never_a_weekend_one() -> None:
+    standup = event("School run", T(2025, 3, 3, 8), repeats="weekdays")  # a Monday
+    saturday = event("Parkrun", T(2025, 3, 8, 8, 15))
+    assert run("recurring_event_collision", user(events=[standup, saturday]), D(2025, 3, 1)) == []
+    daily = event("School run", T(2025, 3, 3, 8), repeats="daily")  # daily does meet it
+    [d] = run("recurring_event_collision", user(events=[daily, saturday]), D(2025, 3, 1))
+    assert "2025-03-08" in d.message
+    wednesday = event("Dentist", T(2025, 3, 5, 8, 15))
+    [w] = run("recurring_event_collision", user(events=[standup, wednesday]), D(2025, 3, 1))
+    assert "2025-03-05" in w.message and "Monday to Friday at 08:00" in w.message
+
+
+def test_a_weekdays_series_ends_on_its_last_day() -> None:
+    series = event("Site visit", T(2025, 3, 3, 9), repeats="weekdays", repeat_until=D(2025, 3, 7))
+    later = event("Client call", T(2025, 3, 10, 9))  # the Monday after the series ended
+    assert run("recurring_event_collision", user(events=[series, later]), D(2025, 3, 1)) == []
