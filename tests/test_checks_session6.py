@@ -1,10 +1,10 @@
-"""Checks, session 6: a series that repeats Monday to Friday."""
+"""Checks, session 6: a series that repeats Monday to Friday; a vehicle inspection due."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.test_checks_round2 import D, T, event, run, user
+from tests.test_checks_round2 import D, T, event, rec, run, user
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -25,3 +25,15 @@ def test_a_weekdays_series_ends_on_its_last_day() -> None:
     series = event("Site visit", T(2025, 3, 3, 9), repeats="weekdays", repeat_until=D(2025, 3, 7))
     later = event("Client call", T(2025, 3, 10, 9))  # the Monday after the series ended
     assert run("recurring_event_collision", user(events=[series, later]), D(2025, 3, 1)) == []
+
+
+def test_a_vehicle_inspection_due_soon_or_overdue_alerts_and_a_distant_one_does_not() -> None:
+    soon = rec("VW|Golf|2019", make="VW", model="Golf", inspection_due=D(2025, 3, 20))
+    [a] = run("service_due", user(vehicles=[soon]), D(2025, 3, 1))
+    assert a.message == "The VW Golf inspection is due on 2025-03-20."
+    assert a.record_keys == ("VW|Golf|2019", "inspection_due") and "testing station" in a.next_step
+    late = rec("Ford|Fiesta|2015", make="Ford", model="Fiesta", inspection_due=D(2025, 2, 1))
+    [b] = run("service_due", user(vehicles=[late]), D(2025, 3, 1))
+    assert "overdue since 2025-02-01" in b.message
+    far = rec("VW|Golf|2019", make="VW", model="Golf", inspection_due=D(2025, 9, 1))
+    assert run("service_due", user(vehicles=[far]), D(2025, 3, 1)) == []

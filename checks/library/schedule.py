@@ -289,35 +289,53 @@ def deadline_while_away(user: Any, today: dt.date, config: CheckConfig) -> list[
     return out
 
 
+_SERVICE_WHY = "Skipping a due service can void the warranty and hide faults."
+_SERVICE_STEP = "Book the service with the garage."
+_INSPECTION_WHY = "Driving without a valid inspection certificate can void the insurance."
+_INSPECTION_STEP = "Book the inspection at a testing station."
+
+
+def _due_on(
+    what: str, due: dt.date, today: dt.date, config: CheckConfig, why: str, step: str, **ids: Any
+) -> list[AlertDraft]:
+    """An upkeep alert when a vehicle's dated obligation falls within the window."""
+    left = (due - today).days
+    if left > config.service_days:
+        return []
+    return [
+        draft(
+            "service_due",
+            "warning",
+            f"The {what} is {'overdue since' if left < 0 else 'due on'} {due}.",
+            why=why,
+            next_step=step,
+            computation=f"{due} − {today} = {days(left)} ≤ {config.service_days}-day window",
+            **ids,
+        )
+    ]
+
+
 def service_due(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Vehicles whose latest service says the next one is due soon (by date or mileage)."""
+    """Vehicles whose latest service says the next one is due soon (by date or mileage), or
+    whose roadworthiness inspection (MOT, TÜV) is due soon."""
+    out = []
+    for car in records(user, "vehicles"):
+        if getattr(car, "inspection_due", None) is not None:
+            what = f"{car.make} {car.model} inspection"
+            ids = {"keys": (car.key, "inspection_due"), "fact_ids": car.fact_ids}
+            out += _due_on(
+                what, car.inspection_due, today, config, _INSPECTION_WHY, _INSPECTION_STEP, **ids
+            )
     latest: dict[str, Any] = {}
     for svc in records(user, "services"):
         name = normalise(svc.vehicle)
         if name not in latest or svc.date > latest[name].date:
             latest[name] = svc
-    out = []
-    step = "Book the service with the garage."
-    why = "Skipping a due service can void the warranty and hide faults."
     for name, svc in sorted(latest.items()):
         if svc.next_due_date is not None:
-            left = (svc.next_due_date - today).days
-            if left <= config.service_days:
-                overdue = left < 0
-                out.append(
-                    draft(
-                        "service_due",
-                        "warning",
-                        f"The {svc.vehicle} service is {'overdue since' if overdue else 'due on'} "
-                        f"{svc.next_due_date}.",
-                        why=why,
-                        next_step=step,
-                        computation=f"{svc.next_due_date} − {today} = {days(left)} ≤ "
-                        f"{config.service_days}-day window",
-                        keys=(svc.key, "date"),
-                        fact_ids=svc.fact_ids,
-                    )
-                )
+            ids = {"keys": (svc.key, "date"), "fact_ids": svc.fact_ids}
+            what, due = f"{svc.vehicle} service", svc.next_due_date
+            out += _due_on(what, due, today, config, _SERVICE_WHY, _SERVICE_STEP, **ids)
         if svc.next_due_mileage is None:
             continue
         for vehicle in records(user, "vehicles"):
@@ -331,8 +349,8 @@ def service_due(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDra
                         "warning",
                         f"The {svc.vehicle} is due a service at {svc.next_due_mileage} km "
                         f"(odometer {vehicle.mileage} km).",
-                        why=why,
-                        next_step=step,
+                        why=_SERVICE_WHY,
+                        next_step=_SERVICE_STEP,
                         computation=f"{svc.next_due_mileage} − {vehicle.mileage} = {left_km} km "
                         f"≤ {config.service_km} km margin",
                         keys=(svc.key, vehicle.key, "mileage"),

@@ -477,6 +477,8 @@ class Vehicle:
     """Day the odometer was read."""
     plate: str | None = None
     """Registration plate. Sensitive (identifier)."""
+    inspection_due: datetime.date | None = None
+    """When the next roadworthiness inspection (MOT, TÜV, state inspection) is due."""
 
 
 @dataclass(frozen=True, slots=True)
