@@ -1,5 +1,5 @@
-"""The blind held-out bench sets (fresh, blind2) stay well-formed: catalog paths, fields, enums,
-gold for every dialogue and checks that exist."""
+"""The blind held-out bench sets (fresh, blind2, blind3) stay well-formed: catalog paths,
+fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
 
@@ -17,7 +17,11 @@ CATALOG = ROOT / "fact_log" / "catalog.toml"
 EXTRACTION = ROOT / "bench" / "extraction_data"
 ACTIVE = ROOT / "bench" / "active_data"
 # Per set: least messages, sessions and share of silent lines; least alerting dialogues, controls.
-SETS = {"fresh": (160, 25, 0.2, 30, 5), "blind2": (200, 35, 0.35, 30, 6)}
+SETS = {
+    "fresh": (160, 25, 0.2, 30, 5),
+    "blind2": (200, 35, 0.35, 30, 6),
+    "blind3": (220, 40, 0.35, 32, 8),
+}
 
 
 def _fields() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
