@@ -37,3 +37,26 @@ def test_a_vehicle_inspection_due_soon_or_overdue_alerts_and_a_distant_one_does_
     assert "overdue since 2025-02-01" in b.message
     far = rec("VW|Golf|2019", make="VW", model="Golf", inspection_due=D(2025, 9, 1))
     assert run("service_due", user(vehicles=[far]), D(2025, 3, 1)) == []
+
+
+@pytest.mark.parametrize(
+    ("condition", "alerts"),
+    [
+        ("Atrial fibrillation", True),  # a heart condition that never says "heart"
+        ("AF", True),
+        ("emphysema", True),  # a COPD
+        ("heart murmur", True),  # the family's own word, as before
+        ("hay fever", False),
+        ("Afghan hound allergy", False),  # "af" is a whole word only
+    ],
+)
+def test_a_condition_is_known_by_the_names_of_its_family(condition: str, alerts: bool) -> None:
+    trek = rec(
+        "k", title="Kilimanjaro trek", start=T(2025, 7, 12, 9), end=None, location="Tanzania"
+    )
+    found = run(
+        "activity_vs_condition",
+        user(events=[trek], conditions=[rec("c", name=condition, status="active")]),
+    )
+    assert bool(found) is alerts
+    assert all(condition in a.message for a in found)

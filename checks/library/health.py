@@ -296,6 +296,14 @@ def pregnancy_contraindication(user: Any, today: dt.date, config: CheckConfig) -
     return out
 
 
+def _condition_of(name: str, words: list[str]) -> bool:
+    """Whether a condition's name holds one of a rule's words, or a name of its family."""
+    if any(w in name.lower() for w in words):
+        return True
+    text, families = normalise(name), health_rules()["condition_family"]
+    return any(mentions(text, alias) for w in words for alias in families.get(w, ()))
+
+
 def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Upcoming activities (scuba, altitude, ...) that a recorded condition makes risky."""
     conditions = _active_conditions(user)
@@ -310,7 +318,7 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
             if not any(mentions(text, w) for w in rule["words"]):
                 continue
             for cond in conditions:
-                if not any(w in cond.name.lower() for w in rule["conditions"]):
+                if not _condition_of(cond.name, rule["conditions"]):
                     continue
                 out.append(
                     draft(
