@@ -60,3 +60,19 @@ def test_a_condition_is_known_by_the_names_of_its_family(condition: str, alerts:
     )
     assert bool(found) is alerts
     assert all(condition in a.message for a in found)
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("H-1B", "H-1B visa for the United States"),
+        ("tourist", "tourist visa for the United States"),
+        ("Work visa", "Work visa for the United States"),
+        ("ESTA", "ESTA for the United States"),
+        (None, "visa for the United States"),
+    ],
+)
+def test_an_expiring_visa_is_called_a_visa_whatever_its_kind(kind: str | None, said: str) -> None:
+    visa = rec("US", country="US", kind=kind, valid_until=D(2025, 3, 20))
+    [a] = run("document_expiry", user(visas=[visa]), D(2025, 3, 1))
+    assert said in a.message

@@ -47,6 +47,27 @@ def _latest(recs: Iterable[Any], kind: Callable[[Any], str]) -> list[Any]:
     return [last[k] for k in sorted(last)]
 
 
+_AUTHORISATIONS = (
+    "visa",
+    "evisa",
+    "esta",
+    "eta",
+    "etias",
+    "authorisation",
+    "authorization",
+    "permit",
+)
+
+
+def _visa_kind(kind: str | None) -> str:
+    """What to call a visa record: its kind, said as a visa when the kind alone does not say
+    what it is ("tourist", "H-1B" -> "tourist visa", "H-1B visa"; "ESTA" stays)."""
+    if not kind:
+        return "visa"
+    words = normalise(kind).split()
+    return kind if any(w in _AUTHORISATIONS for w in words) else f"{kind} visa"
+
+
 def document_expiry(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Passport, driving licence, visas and insurance that expired or expire within the window.
 
@@ -59,7 +80,7 @@ def document_expiry(user: Any, today: dt.date, config: CheckConfig) -> list[Aler
         if expiry is not None:
             docs.append((name, label, expiry, (), (f"user.{name}.expiry_date",)))
     for visa in _latest(records(user, "visas"), lambda v: v.country):
-        label = f"{visa.kind or 'visa'} for {country_name(visa.country)}"
+        label = f"{_visa_kind(visa.kind)} for {country_name(visa.country)}"
         docs.append((f"visa:{visa.key}", label, visa.valid_until, visa.fact_ids, ()))
     policies = records(user, "insurance_policies")
     for policy in _latest(policies, lambda p: f"{p.kind}|{normalise(p.provider or '')}"):
