@@ -489,6 +489,8 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", cmd_demo, "Build a fresh demo workspace for a persona and show what uac holds."
     )
     p.add_argument(
-        "--fresh", action="store_true", help="wipe --home first if it already holds a workspace"
+        "--fresh",
+        action="store_true",
+        help="replace the workspace at --home (kept until the demo is built)",
     )
     return parser

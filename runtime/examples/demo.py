@@ -257,9 +257,16 @@ def _session(day: str, hour: int = 19) -> dt.datetime:
 
 def build(home: Path, out: Callable[[str], None]) -> Memory:
     """Write the persona's history into a new workspace at home, as dated sessions."""
-    files = _write_inputs(home / "demo-inputs")
     # A back-fill of past sessions: no alerts for history (react=False); step 9 turns it on.
     mem = Memory(home, create=True, actor="demo", react=False)
+    if mem.facts(PERSONA):  # a shared log (UAC_DB) that a demo has written already
+        mem.close()
+        raise WorkspaceError(
+            f"the log this workspace is bound to already holds {PERSONA}'s history (UAC_DB "
+            "names a shared log); the demo writes into an empty log: point UAC_DB at a new "
+            "database, or unset it for the embedded default"
+        )
+    files = _write_inputs(home / "demo-inputs")
     s = PERSONA
     out("  2022-01  profile and passport")
     mem.set(s, "identity.name", "Maya Okafor", now=_session("2022-01-08"))
@@ -613,6 +620,7 @@ def _threads(mem: Memory, out: Callable[[str], None]) -> None:
 
 def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
     """Build the demo workspace and print a tour of it."""
+    aside = None  # a workspace that --fresh replaces, kept until the new one is built
     if home is None:
         home = Path(tempfile.mkdtemp(prefix="uac-demo-"))
     elif (home / DB_FILE).exists():
@@ -620,11 +628,24 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
             raise WorkspaceError(
                 f"{home} already holds a workspace; pass --fresh to replace it with the demo"
             )
-        shutil.rmtree(home)
+        aside = home.with_name(f"{home.name}.replaced-by-demo")
+        shutil.rmtree(aside, ignore_errors=True)
+        home.rename(aside)
     out(f"uac demo — persona '{PERSONA}', workspace {home}")
     out("")
     out("1. Writing five years of history as dated sessions (imports, commands, notes):")
-    with build(home, out) as mem:
+    kept = set(home.iterdir()) if home.exists() else None  # what was there before
+    try:
+        mem = build(home, out)
+    except BaseException:  # nothing half-built stays, and a replaced workspace comes back
+        for path in [home] if kept is None else sorted(set(home.iterdir()) - kept):
+            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(True)
+        if aside is not None:
+            aside.rename(home)
+        raise
+    if aside is not None:
+        shutil.rmtree(aside)
+    with mem:
         facts = mem.facts(PERSONA)
         out("")
         out(
