@@ -17,14 +17,14 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import T0, own_database
+from conftest import T0, new_database, own_database
 from conftest import pg_node as _node
 from pg_cluster import Cluster, find_bin
 from psycopg import sql
 
 from uac import Memory
 from uac.fact_log.addressing import parse_subject
-from uac.fact_log.backends.postgres import LogUnavailable
+from uac.fact_log.backends.postgres import LogUnavailable, redact
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
 from uac.runtime.api.outbox import OutboxSink
@@ -187,6 +187,22 @@ def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> 
         assert [s.subject for s in b.store.subjects("default")] == ["alice"]
         a.set("alice", "identity.name", "Alicia", now=T0)
         assert [f.value for f in b.facts("alice")] == ["Alice", "Alicia"]
+
+
+def test_a_node_bound_to_one_log_refuses_another_and_names_both_without_secrets(
+    tmp_path: Path, pg_server: Cluster
+) -> None:
+    first, second = new_database(pg_server), new_database(pg_server)
+    _node(tmp_path, "a", first).close()
+    secret = second.replace("postgres@", "postgres:hunter2@")  # a password is never echoed
+    assert "hunter2" in secret
+    with pytest.raises(
+        WorkspaceError, match=r"is bound to the log at .*, not .*new workspace"
+    ) as refused:
+        Memory(tmp_path / "a", log_db=secret)
+    assert "hunter2" not in str(refused.value) and redact(first) in str(refused.value)
+    with _node(tmp_path, "a", first) as again:  # the refusal left the binding as it was
+        assert again.facts("alice") == []
 
 
 def _in_postgres(url: str, needle: str) -> list[str]:
