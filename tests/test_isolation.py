@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -56,32 +57,42 @@ def _reads_only_named(home: Path, writes: list[tuple[tuple[str, str], str]]) -> 
     expected: dict[tuple[str, str], list[str]] = {a: [] for a in ADDRESSES}
     with Memory(home, "t1", create=True):
         pass
-    for (tenant, subject), name in writes:
-        with Memory(home, tenant, react=False) as mem:  # reads are under test, not reactions
-            if "\x00" in name:  # uac stores no U+0000: refused whole, nothing to read back
-                with pytest.raises(InputError, match="NUL character"):
-                    mem.set(subject, "identity.name", name, now=T0)
-                continue
-            mem.set(subject, "identity.name", name, now=T0)
-        expected[(tenant, subject)].append(name)
-    for tenant, subject in ADDRESSES:
+    # A Memory is bound to one tenant: each run of writes to one tenant shares an open one
+    # (reads are under test, not reactions).
+    for tenant, run in itertools.groupby(writes, key=lambda w: w[0][0]):
+        with Memory(home, tenant, react=False) as mem:
+            for (_, subject), name in run:
+                if "\x00" in name:  # uac stores no U+0000: refused whole, nothing to read back
+                    with pytest.raises(InputError, match="NUL character"):
+                        mem.set(subject, "identity.name", name, now=T0)
+                    continue
+                mem.set(subject, "identity.name", name, now=T0)
+                expected[(tenant, subject)].append(name)
+    for tenant, addresses in itertools.groupby(ADDRESSES, key=lambda a: a[0]):
         with Memory(home, tenant, read_only=True) as mem:
-            facts = mem.facts(subject)
-            addr = mem.address(subject)
-            assert [f.value for f in facts] == expected[(tenant, subject)]
-            assert all(
-                (f.tenant, f.scope, f.subject) == (addr.tenant, addr.scope, addr.subject)
-                for f in facts
-            )
-            assert all(
-                i.tenant == tenant and i.subject == addr.subject and i.scope == addr.scope
-                for i in mem.inputs(subject)
-            )
-            assert {(s.scope, s.subject) for s in mem.subjects()} == {
-                (mem.address(s).scope, mem.address(s).subject)
-                for (t, s), names in expected.items()
-                if t == tenant and names
-            }
+            for _, subject in addresses:
+                _reads_of(mem, tenant, subject, expected)
+
+
+def _reads_of(
+    mem: Memory, tenant: str, subject: str, expected: dict[tuple[str, str], list[str]]
+) -> None:
+    """One subject's reads return exactly its own writes, addressed to it."""
+    facts = mem.facts(subject)
+    addr = mem.address(subject)
+    assert [f.value for f in facts] == expected[(tenant, subject)]
+    assert all(
+        (f.tenant, f.scope, f.subject) == (addr.tenant, addr.scope, addr.subject) for f in facts
+    )
+    assert all(
+        i.tenant == tenant and i.subject == addr.subject and i.scope == addr.scope
+        for i in mem.inputs(subject)
+    )
+    assert {(s.scope, s.subject) for s in mem.subjects()} == {
+        (mem.address(s).scope, mem.address(s).subject)
+        for (t, s), names in expected.items()
+        if t == tenant and names
+    }
 
 
 def test_facts_of_another_subject_or_tenant_cannot_be_forgotten(home: Path) -> None:

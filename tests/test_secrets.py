@@ -56,7 +56,12 @@ IDS = [f[0] for f in FORMS]
 
 def _leaks(mem: Memory, home: Path, needles: list[str]) -> list[str]:
     """Every place a needle was found: DuckDB cells, workspace files."""
-    found: list[str] = []
+    return [place for place, _ in _found(mem, home, needles)]
+
+
+def _found(mem: Memory, home: Path, needles: list[str]) -> list[tuple[str, str]]:
+    """(place, needle) for every needle found in a DuckDB cell or a workspace file."""
+    found: list[tuple[str, str]] = []
     con = mem.store.con
     columns = con.execute(
         "SELECT database_name, schema_name, table_name, column_name FROM duckdb_columns()"
@@ -77,7 +82,7 @@ def _leaks(mem: Memory, home: Path, needles: list[str]) -> list[str]:
             # runs too: searched without them, as files are below.
             bare = _HEX_RUN.sub(b"", cell.encode()).decode()
             found += [
-                f"{table}.{col}"
+                (f"{table}.{col}", n)
                 for n in needles
                 if n in (cell if _HEX_RUN.fullmatch(n.encode()) else bare)
             ]
@@ -89,7 +94,7 @@ def _leaks(mem: Memory, home: Path, needles: list[str]) -> list[str]:
             raw = path.read_bytes()
             data = _HEX_RUN.sub(b"", raw)
             found += [
-                str(path)
+                (str(path), n)
                 for n in needles
                 if n.encode() in (raw if _HEX_RUN.fullmatch(n.encode()) else data)
             ]
@@ -120,35 +125,48 @@ def test_scan_masks_every_form_length_preserving(name: str, text: str, needles: 
     assert not [n for n in needles if n in result.masked], result.masked
 
 
-@pytest.mark.parametrize(("name", "text", "needles"), FORMS, ids=IDS)
+# Each door takes every form in one workspace, one subject a form (reads are per subject),
+# then the whole workspace is searched for every form's needles: a needle found anywhere
+# fails the form it came from, whichever subject's write put it there.
+
+
+def _leaked_forms(mem: Memory, home: Path, reads: dict[str, list[str]]) -> dict[str, list[str]]:
+    """{form: where its needles were found}, for reads (per subject) and the workspace."""
+    found = {name: list(hits) for name, hits in reads.items() if hits}
+    owner = {needle: name for name, _, needles in FORMS for needle in needles}
+    for place, needle in _found(mem, home, list(owner)):
+        found.setdefault(owner[needle], []).append(place)
+    return found
+
+
 @pytest.mark.parametrize("door", ["add", "remember"])
-def test_messages_never_store_a_secret(
-    mem: Memory, home: Path, door: str, name: str, text: str, needles: list[str]
-) -> None:
-    getattr(mem, door)("maya", f"I live in Lisbon. {text}", now=T0)
-    assert "secret" in {r["reason"] for r in mem.rejections("maya")} or name.startswith("card")
-    assert _reads(mem, "maya", needles, text) == []
-    assert _leaks(mem, home, needles) == []
+def test_messages_never_store_a_secret(mem: Memory, home: Path, door: str) -> None:
+    reads = {}
+    for name, text, needles in FORMS:
+        getattr(mem, door)(name, f"I live in Lisbon. {text}", now=T0)
+        reasons = {r["reason"] for r in mem.rejections(name)}
+        assert "secret" in reasons or name.startswith("card"), name
+        reads[name] = _reads(mem, name, needles, text)
+    assert _leaked_forms(mem, home, reads) == {}
 
 
-@pytest.mark.parametrize(("name", "text", "needles"), FORMS, ids=IDS)
-def test_imports_mask_every_string_field(
-    mem: Memory, home: Path, tmp_path: Path, name: str, text: str, needles: list[str]
-) -> None:
+def test_imports_mask_every_string_field(mem: Memory, home: Path, tmp_path: Path) -> None:
     # Typed collection (contacts.how_met is free text), unknown collection, and a CSV file.
-    mem.import_records("maya", "contacts", [{"name": "Bank", "how_met": text}], now=T0)
-    mem.import_records("maya", "accounts", [{"site": "bank", "memo": text}], now=T0)
-    src = tmp_path / "in"
-    src.mkdir()
-    with (src / "logins.csv").open("w", newline="", encoding="utf-8") as fh:
-        csv.writer(fh).writerows([["site", "memo"], ["router", text]])
-    mem.import_file("maya", "logins", src / "logins.csv", now=T0)
-    reasons = [r["reason"] for r in mem.rejections("maya")]
-    assert len([r for r in reasons if r in ("secret", "identifier_masked")]) >= 3
-    (contact,) = [f for f in mem.facts("maya", "contacts.contacts")]
-    assert contact.value["name"] == "Bank" and len(contact.value["how_met"]) == len(text)
-    assert _reads(mem, "maya", needles, text) == []
-    assert _leaks(mem, home, needles) == []
+    reads = {}
+    for name, text, needles in FORMS:
+        mem.import_records(name, "contacts", [{"name": "Bank", "how_met": text}], now=T0)
+        mem.import_records(name, "accounts", [{"site": "bank", "memo": text}], now=T0)
+        src = tmp_path / name
+        src.mkdir()
+        with (src / "logins.csv").open("w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows([["site", "memo"], ["router", text]])
+        mem.import_file(name, "logins", src / "logins.csv", now=T0)
+        reasons = [r["reason"] for r in mem.rejections(name)]
+        assert len([r for r in reasons if r in ("secret", "identifier_masked")]) >= 3, name
+        (contact,) = [f for f in mem.facts(name, "contacts.contacts")]
+        assert contact.value["name"] == "Bank" and len(contact.value["how_met"]) == len(text)
+        reads[name] = _reads(mem, name, needles, text)
+    assert _leaked_forms(mem, home, reads) == {}
 
 
 def test_import_refuses_a_record_whose_number_is_a_card(mem: Memory) -> None:
@@ -160,33 +178,30 @@ def test_import_refuses_a_record_whose_number_is_a_card(mem: Memory) -> None:
     assert {"record_refused", "identifier_masked"} <= reasons
 
 
-@pytest.mark.parametrize(("name", "text", "needles"), FORMS, ids=IDS)
-def test_notes_and_add_note_never_store_a_secret(
-    mem: Memory, home: Path, tmp_path: Path, name: str, text: str, needles: list[str]
-) -> None:
-    note = write(tmp_path / "home.md", f"# Home\n\nThe wifi is slow.\n\n{text}\n")
-    mem.note("maya", note, now=T0)
-    mem.add_note("maya", f"Router notes: {text}", now=T0)
-    assert _reads(mem, "maya", needles, text) == []
-    assert _leaks(mem, home, needles) == []
+def test_notes_and_add_note_never_store_a_secret(mem: Memory, home: Path, tmp_path: Path) -> None:
+    reads = {}
+    for name, text, needles in FORMS:
+        note = write(tmp_path / f"{name}.md", f"# Home\n\nThe wifi is slow.\n\n{text}\n")
+        mem.note(name, note, now=T0)
+        mem.add_note(name, f"Router notes: {text}", now=T0)
+        reads[name] = _reads(mem, name, needles, text)
+    assert _leaked_forms(mem, home, reads) == {}
 
 
-@pytest.mark.parametrize(("name", "text", "needles"), FORMS, ids=IDS)
-def test_prefer_set_and_rules_refuse_a_secret(
-    mem: Memory, home: Path, name: str, text: str, needles: list[str]
-) -> None:
-    with pytest.raises(InputError, match=r"secret|identifier|refused"):
-        mem.prefer("maya", f"sign as Maya; {text}")
-    with pytest.raises(InputError, match=r"secret|identifier"):
-        mem.set("maya", "preferences.signature", text)
-    if not name.startswith("card"):  # identifiers may go to sensitive fields, secrets never
-        with pytest.raises(InputError, match=r"secret"):
-            mem.set("maya", "identity.name", text)
-    rule = {"kind": "reminder", "name": text, "path": "tasks.tasks", "field": "due"}
-    with pytest.raises(InputError, match=r"secret|identifier"):
-        mem.add_rule("maya", rule)
-    assert mem.facts("maya") == []
-    assert _leaks(mem, home, needles) == []
+def test_prefer_set_and_rules_refuse_a_secret(mem: Memory, home: Path) -> None:
+    for name, text, _ in FORMS:
+        with pytest.raises(InputError, match=r"secret|identifier|refused"):
+            mem.prefer(name, f"sign as Maya; {text}")
+        with pytest.raises(InputError, match=r"secret|identifier"):
+            mem.set(name, "preferences.signature", text)
+        if not name.startswith("card"):  # identifiers may go to sensitive fields, secrets never
+            with pytest.raises(InputError, match=r"secret"):
+                mem.set(name, "identity.name", text)
+        rule = {"kind": "reminder", "name": text, "path": "tasks.tasks", "field": "due"}
+        with pytest.raises(InputError, match=r"secret|identifier"):
+            mem.add_rule(name, rule)
+        assert mem.facts(name) == [], name
+    assert _leaked_forms(mem, home, {}) == {}
 
 
 def test_a_passport_number_still_goes_to_its_sensitive_field(mem: Memory) -> None:
