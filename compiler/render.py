@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -15,6 +16,7 @@ import jinja2
 
 from uac.compiler import cache as compile_cache
 from uac.compiler.fold import FoldResult
+from uac.compiler.loader import COLUMNS
 from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
 from uac.compiler.shapes import (
     Member,
@@ -237,6 +239,23 @@ def _fact_ids_column(records: Sequence[Any]) -> str:
 
 
 @cache
+def columns_module() -> str:
+    """The shared decoding module of records files (`_columns.py`): the same in every checkpoint."""
+    return environment().get_template("columns.py.j2").render()
+
+
+@cache
+def records_format() -> str:
+    """Digest of what a records module is made from besides its collection's rows and class.
+
+    Part of a collection's reuse key (compiler/checkpoint.py): records modules written by a
+    different template or decoding module are rendered again, never carried next to them.
+    """
+    template = (TEMPLATES / "records.py.j2").read_bytes()
+    return hashlib.sha256(template + b"\0" + columns_module().encode("utf-8")).hexdigest()
+
+
+@cache
 def environment() -> jinja2.Environment:
     """The Jinja2 environment for generated code (strict: a missing variable is an error)."""
     env = jinja2.Environment(
@@ -297,7 +316,9 @@ def render(
     env = environment()
     model = result.model
     base = {"subject": subject, "tenant": tenant, "watermark": result.watermark}
-    files: dict[str, str] = {}
+    # Every checkpoint holds the one decoding module its records modules import: a fixed
+    # text, so a records module carried from an earlier version finds what it was made for.
+    files: dict[str, str] = {f"{COLUMNS}.py": columns_module()}
     for coll in model.collections:
         if not coll.records or coll.attr in skip:
             continue
