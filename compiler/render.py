@@ -166,7 +166,7 @@ def _converter(field: FieldModel | Member, expr: str) -> str:
 def _text_converter(field: FieldModel) -> str:
     """The callable turning one cell of a text column (never null) into the field's type.
 
-    `_cells` maps it over the column with no per-cell wrapper; "" when the field's cells
+    `_columns.cells` maps it over the column with no per-cell wrapper; "" when the field's cells
     are not converted (or not by a single call).
     """
     shape = field.shape if field.shape is not None else TypeShape(field.spec.type)
@@ -181,7 +181,7 @@ def records_json(coll: CollectionModel) -> str:
 
     Key, fact ids, then each field. Loading a big collection then parses a few long arrays
     or strings instead of a small list per record, and converts (dates, decimals) each
-    distinct value once; the record module's docstring (records.py.j2) reads the encodings.
+    distinct value once; `_columns.py` (columns.py.j2), shared by the records modules, reads them.
     """
     records = coll.records
     lines = [_column([r.key for r in records], canonical_json), _fact_ids_column(records)]
@@ -233,7 +233,7 @@ def _fact_ids_column(records: Sequence[Any]) -> str:
     read back exactly (an id holding whitespace, or empty)."""
     ids = [tuple(r.fact_ids) for r in records]
     joined = "\n".join(map(" ".join, ids))
-    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _fact_ids reads
+    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _columns.fact_ids reads
         return canonical_json(joined)
     return canonical_json([list(row) for row in ids])
 
