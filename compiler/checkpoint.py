@@ -46,7 +46,7 @@ from uac.compiler.loader import (
 )
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
-from uac.compiler.render import applicable_checks, render
+from uac.compiler.render import applicable_checks, records_format, render
 from uac.compiler.shared import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
@@ -323,7 +323,9 @@ def _prepare(
         shutil.rmtree(leftover, ignore_errors=True)
     previous = _previous(versions.parent)
     reuse_keys = {
-        c.attr: rows_digest((c.class_name, tuple(f.name for f in c.fields), parts[c.attr]))
+        c.attr: rows_digest(
+            (c.class_name, tuple(f.name for f in c.fields), parts[c.attr], records_format())
+        )
         for c in model.collections
         if c.records
     }

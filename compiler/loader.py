@@ -31,6 +31,10 @@ FILES = "files.json"
 # HMAC of files.json under the workspace's chain key (fact_log/keys.py): a separate file so
 # files.json (and the golden output) stays the same in every workspace.
 SIGNATURE = "files.sig"
+# The generated module every records_<attr> module of a checkpoint decodes its JSON with
+# (compiler/templates/columns.py.j2); its leading underscore keeps it out of any name a
+# sandboxed program may write.
+COLUMNS = "_columns"
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]*\Z")  # \Z: no trailing newline
 
 
@@ -265,13 +269,16 @@ def _carried(earlier: str | None, files: dict[str, str] | None) -> dict[str, Mod
     A new version usually changes one part: executing its unchanged schema (dozens of
     dataclasses) and record modules (thousands of objects) again costs most of loading it.
     Both sides' files were verified against their files.json, so equal digests mean equal
-    source and rows; a record module is carried only with the schema it was built from.
+    source and rows; a record module is carried only with the schema and the decoding module
+    it was built from.
     """
     known = _VERIFIED_FILES.get(earlier or "")
     if files is None or known is None or earlier not in sys.modules:
         return {}
     before, modules = known
-    if "schema" not in modules or files.get("schema.py") != before.get("schema.py"):
+    if "schema" not in modules or any(
+        files.get(name) != before.get(name) for name in ("schema.py", f"{COLUMNS}.py")
+    ):
         return {}
     out = {"schema": modules["schema"]}
     for module, obj in modules.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -15,6 +16,7 @@ import jinja2
 
 from uac.compiler import cache as compile_cache
 from uac.compiler.fold import FoldResult
+from uac.compiler.loader import COLUMNS
 from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
 from uac.compiler.shapes import (
     Member,
@@ -164,7 +166,7 @@ def _converter(field: FieldModel | Member, expr: str) -> str:
 def _text_converter(field: FieldModel) -> str:
     """The callable turning one cell of a text column (never null) into the field's type.
 
-    `_cells` maps it over the column with no per-cell wrapper; "" when the field's cells
+    `_columns.cells` maps it over the column with no per-cell wrapper; "" when the field's cells
     are not converted (or not by a single call).
     """
     shape = field.shape if field.shape is not None else TypeShape(field.spec.type)
@@ -179,7 +181,7 @@ def records_json(coll: CollectionModel) -> str:
 
     Key, fact ids, then each field. Loading a big collection then parses a few long arrays
     or strings instead of a small list per record, and converts (dates, decimals) each
-    distinct value once; the record module's docstring (records.py.j2) reads the encodings.
+    distinct value once; `_columns.py` (columns.py.j2), shared by the records modules, reads them.
     """
     records = coll.records
     lines = [_column([r.key for r in records], canonical_json), _fact_ids_column(records)]
@@ -231,9 +233,26 @@ def _fact_ids_column(records: Sequence[Any]) -> str:
     read back exactly (an id holding whitespace, or empty)."""
     ids = [tuple(r.fact_ids) for r in records]
     joined = "\n".join(map(" ".join, ids))
-    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _fact_ids reads
+    if list(map(tuple, map(str.split, joined.split("\n")))) == ids:  # what _columns.fact_ids reads
         return canonical_json(joined)
     return canonical_json([list(row) for row in ids])
+
+
+@cache
+def columns_module() -> str:
+    """The shared decoding module of records files (`_columns.py`): the same in every checkpoint."""
+    return environment().get_template("columns.py.j2").render()
+
+
+@cache
+def records_format() -> str:
+    """Digest of what a records module is made from besides its collection's rows and class.
+
+    Part of a collection's reuse key (compiler/checkpoint.py): records modules written by a
+    different template or decoding module are rendered again, never carried next to them.
+    """
+    template = (TEMPLATES / "records.py.j2").read_bytes()
+    return hashlib.sha256(template + b"\0" + columns_module().encode("utf-8")).hexdigest()
 
 
 @cache
@@ -297,7 +316,9 @@ def render(
     env = environment()
     model = result.model
     base = {"subject": subject, "tenant": tenant, "watermark": result.watermark}
-    files: dict[str, str] = {}
+    # Every checkpoint holds the one decoding module its records modules import: a fixed
+    # text, so a records module carried from an earlier version finds what it was made for.
+    files: dict[str, str] = {f"{COLUMNS}.py": columns_module()}
     for coll in model.collections:
         if not coll.records or coll.attr in skip:
             continue

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from conftest import T0
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from uac import Memory
-from uac.compiler import cache
+from uac.compiler import cache, checkpoint, loader
 from uac.compiler.canonical import to_json
 from uac.fact_log.store import Batch, NewFact, NewInput
 
@@ -131,3 +132,47 @@ def test_loading_a_new_version_carries_only_unchanged_modules(tmp_path: Path) ->
         assert third.package.records_allergies is second.package.records_allergies
         assert [t.country for t in third.user.trips] == ["FR", "JP"]
         assert [a.substance for a in third.user.allergies] == ["penicillin"]
+
+
+GOLDEN_COLUMNS = Path(__file__).resolve().parents[1] / "generated/default/user/maya/_columns.py"
+
+
+def test_every_checkpoint_holds_the_one_decoding_module(tmp_path: Path) -> None:
+    with Memory(tmp_path / "ws", create=True, react=False) as mem:
+        mem.set("alice", "preferences.verbosity", "short")
+        (bare,) = mem.compile("alice")  # no records: the module is there all the same
+        mem.import_records("alice", "travel.trips", [{"country": "FR", "depart": "2025-03-01"}])
+        (fresh,) = mem.compile("alice")
+        mem.set("alice", "preferences.verbosity", "detailed")
+        (carried,) = mem.compile("alice")
+        assert (fresh.reused, carried.reused) == ([], ["trips"])
+        for res in (bare, fresh, carried):
+            assert (res.directory / "_columns.py").read_bytes() == GOLDEN_COLUMNS.read_bytes()
+        assert [t.country for t in mem.checkpoint("alice").user.trips] == ["FR"]
+
+
+def test_records_modules_of_another_format_are_rendered_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A checkpoint written by another template or decoding module (an older uac) must not
+    # lend its records modules to the next version, which holds this version's _columns.py.
+    with Memory(tmp_path / "ws", create=True, react=False) as mem:
+        mem.import_records("alice", "travel.trips", [{"country": "FR", "depart": "2025-03-01"}])
+        monkeypatch.setattr(checkpoint, "records_format", lambda: "an older format")
+        mem.compile("alice")
+        monkeypatch.undo()
+        mem.set("alice", "preferences.verbosity", "short")
+        (again,) = mem.compile("alice")
+        mem.set("alice", "preferences.verbosity", "detailed")
+        (carried,) = mem.compile("alice")
+        assert (again.reused, carried.reused) == ([], ["trips"])
+
+
+def test_a_loaded_records_module_is_carried_only_with_its_decoding_module(tmp_path: Path) -> None:
+    with Memory(tmp_path / "ws", create=True, react=False) as mem:
+        mem.import_records("alice", "travel.trips", [{"country": "FR", "depart": "2025-03-01"}])
+        mem.compile("alice")
+        name = mem.checkpoint("alice").package.__name__
+        digests = loader._VERIFIED_FILES[name][0]
+        assert "records_trips" in loader._carried(name, dict(digests))
+        assert loader._carried(name, {**digests, "_columns.py": "0" * 64}) == {}
