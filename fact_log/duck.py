@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import importlib.util
 import re
@@ -71,6 +72,17 @@ def load_fts(con: duckdb.DuckDBPyConnection) -> None:
         raise WorkspaceError(
             f"DuckDB could not load its full-text-search extension: {exc}"
         ) from None
+
+
+@functools.cache
+def check_fts() -> None:
+    """Fail unless the full-text-search extension loads (into a scratch database; once a
+    process succeeds, as the extension's file does not change under a running process)."""
+    con = duckdb.connect()
+    try:
+        load_fts(con)
+    finally:
+        con.close()
 
 
 def _holder(message: str) -> str:

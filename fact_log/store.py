@@ -63,7 +63,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
-from uac.fact_log.duck import connect, load_fts
+from uac.fact_log.duck import check_fts, connect
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.reads import LogReads
@@ -259,7 +259,7 @@ class Store(LogReads, Staging):
             raise WorkspaceError(f"cannot create workspace at {home}: {exc.strerror}") from None
         db = home / DB_FILE
         try:
-            load_fts(duckdb.connect())  # fail before writing anything if search cannot work
+            check_fts()  # fail before writing anything if search cannot work
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)

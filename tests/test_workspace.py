@@ -13,7 +13,8 @@ import pytest
 from conftest import T0
 
 from uac import Memory
-from uac.fact_log.duck import fts_extension_path, load_fts
+from uac.fact_log import duck
+from uac.fact_log.duck import check_fts, fts_extension_path, load_fts
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import SCHEMA_VERSION
 
@@ -36,6 +37,20 @@ def test_fts_extension_loads_offline() -> None:
         "SELECT loaded FROM duckdb_extensions() WHERE extension_name = 'fts'"
     ).fetchone()
     assert loaded == (True,)
+
+
+def test_no_workspace_is_created_where_search_cannot_work(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The probe passes once a process, so it is forgotten before and after the test.
+    monkeypatch.setattr(duck, "fts_extension_path", lambda: tmp_path / "gone.duckdb_extension")
+    check_fts.cache_clear()
+    try:
+        with pytest.raises(WorkspaceError, match="could not load its full-text-search"):
+            Memory(home, create=True)
+        assert not home.exists()  # nothing was written
+    finally:
+        check_fts.cache_clear()
 
 
 def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
