@@ -192,9 +192,7 @@ class PgLog:
                     f"the PostgreSQL log at {self.where} has schema version {found}, newer "
                     f"than this uac supports ({VERSION}); upgrade uac"
                 )
-            for statements in STEPS[found:]:
-                for statement in statements:
-                    cur.execute(statement)  # type: ignore[arg-type]
+            pg_schema.run_ddl(cur, STEPS[found:])
             if found < VERSION:
                 cur.execute(
                     "INSERT INTO uac_meta VALUES ('schema_version', %s) ON CONFLICT (key)"
