@@ -167,6 +167,17 @@ def erase(
 # -- delivery ------------------------------------------------------------------------------
 
 
+def outbox_collect(log: PgLog, tenant: str, cutoff: dt.datetime) -> int:
+    """Delete a tenant's shared outbox rows delivered (or given up on) before cutoff (`uac gc`)."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute(
+            "DELETE FROM uac_outbox WHERE tenant = %s AND status IN ('delivered', 'dead')"
+            " AND coalesce(delivered_at, next_at) < %s",
+            [tenant, cutoff],
+        )
+        return cur.rowcount
+
+
 def outbox_pending(log: PgLog) -> int:
     """Outbox rows not yet delivered nor dead."""
     with pg_schema.transaction(log) as cur:

@@ -11,6 +11,7 @@ from conftest import counts
 
 from uac import Memory
 from uac.compiler.loader import current_version, subject_dir
+from uac.fact_log.backends import pg_schema
 from uac.fact_log.errors import InputError
 from uac.runtime.api.outbox import OutboxSink
 from uac.runtime.cli import main
@@ -53,10 +54,19 @@ def test_gc_keeps_the_newest_checkpoints_and_the_current_one(mem: Memory) -> Non
         mem.gc(keep=0)
 
 
-@pytest.mark.duckdb_only(
-    "edits the DuckDB outbox and jobs tables directly (on PostgreSQL they are uac_outbox"
-    " and uac_jobs; gc of those is not covered here yet)"
-)
+def _outbox(mem: Memory, sql: str, params: tuple = ()) -> list[tuple]:
+    """Run sql on the outbox the workspace delivers from: its DuckDB table, or the shared
+    one in PostgreSQL (uac_outbox) when the workspace is bound to a shared log."""
+    if mem.store.replica is None:
+        con = mem.store.con
+        return con.execute(
+            sql.replace("uac_outbox", "outbox").replace("%s", "?"), params
+        ).fetchall()
+    with pg_schema.transaction(mem.store.replica.log) as cur:
+        cur.execute(sql, params)
+        return cur.fetchall() if cur.description else []
+
+
 def test_gc_drops_old_delivered_outbox_rows_and_jobs(home: Path) -> None:
     with Memory(home, create=True, react=True) as mem:
         mem.sinks.append(OutboxSink(mem.store, ["hook"]))
@@ -64,23 +74,18 @@ def test_gc_drops_old_delivered_outbox_rows_and_jobs(home: Path) -> None:
         mem.import_records(
             "maya", "trips", [{"city": "Oslo", "country": "NO", "depart": "2025-03-01"}], now=DAY
         )
-        queued = _rows(mem, "outbox")
+        [(queued,)] = _outbox(mem, "SELECT count(*) FROM uac_outbox")
         assert queued >= 1
         mem.run_once(today=DAY.date())
-        assert _rows(mem, "jobs") == 1
-        con = mem.store.con
-        con.execute("UPDATE outbox SET status = 'delivered', delivered_at = ?", [DAY])
-        # Younger than the cutoff: kept; pending rows are never dropped.
-        assert mem.gc(now=DAY + dt.timedelta(days=3))["outbox"] == 0
-        out = mem.gc(now=dt.datetime.now() + dt.timedelta(days=40))
-        assert out["outbox"] == queued and out["jobs"] == 1
-        assert _rows(mem, "outbox") == 0 and _rows(mem, "jobs") == 0
-        con.execute(
-            "INSERT INTO outbox VALUES (99, 'a', 'default', 'hook', '{}', 'pending', 0, ?,"
-            " NULL, ?, NULL)",
-            [DAY, DAY],
-        )
-        assert mem.gc(now=DAY + dt.timedelta(days=400))["outbox"] == 0
+        jobs = _rows(mem, "jobs")
+        assert jobs == 1
+        later = dt.datetime.now() + dt.timedelta(days=400)
+        out = mem.gc(now=later)  # pending rows are never dropped, however old
+        assert out["outbox"] == 0 and out["jobs"] == jobs and _rows(mem, "jobs") == 0
+        _outbox(mem, "UPDATE uac_outbox SET status = 'delivered', delivered_at = %s", (DAY,))
+        assert mem.gc(now=DAY + dt.timedelta(days=3))["outbox"] == 0  # younger than the cutoff
+        assert mem.gc(now=later)["outbox"] == queued
+        assert _outbox(mem, "SELECT count(*) FROM uac_outbox") == [(0,)]
 
 
 def test_cli_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str) -> None:

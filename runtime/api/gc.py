@@ -7,8 +7,10 @@ legal erase is the only rewrite of the log, runtime/api/erase.py). For one tenan
   so they only cost space and time (SearchIndex.purge); a rebuild would skip them too;
 * checkpoint versions beyond the newest `keep` of each subject (default DEFAULT_KEEP, the
   number a compile keeps; the current version is never deleted);
-* outbox rows delivered (or given up on, `dead`) more than `older_than_days` ago;
-* job records (scheduled runs, all finished when recorded) older than `older_than_days`;
+* outbox rows delivered (or given up on, `dead`) more than `older_than_days` ago (on a
+  workspace bound to PostgreSQL, the tenant's rows of the shared outbox there too);
+* job records (scheduled runs, all finished when recorded) older than `older_than_days`
+  (the shared job queue holds one row a subject, its state: nothing to collect);
 * on a workspace bound to a shared log (PostgreSQL): every shared checkpoint record of the
   tenant's subjects but the newest, and the blobs only those named (`shared_blobs`). Nodes
   only ever fetch the newest record, and a node that started fetching one just dropped finds a
@@ -21,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from uac.checks import pg_alerts
 from uac.compiler.checkpoint import DEFAULT_KEEP, prune_versions
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
@@ -67,6 +70,8 @@ def collect(
                 [mem.tenant, cutoff],
             ).fetchall()
         )
+        if store.replica is not None:  # the outbox of a shared log lives in PostgreSQL
+            out["outbox"] += pg_alerts.outbox_collect(store.replica.log, mem.tenant, cutoff)
         out["jobs"] = len(
             store.con.execute(
                 "DELETE FROM jobs WHERE tenant = ? AND finished_at < ? RETURNING id",
