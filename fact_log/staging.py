@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import duckdb
@@ -49,6 +49,7 @@ class Staging:
     _head: tuple[int, str] | None
     _input_seq: int | None
     con: duckdb.DuckDBPyConnection
+    signer: Callable[[], Any]
 
     def append_stream(self, batches: Iterable[Batch]) -> int:
         """Append batches built one at a time as one run, all or nothing; returns the facts.
@@ -67,8 +68,8 @@ class Staging:
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        if self.replica is not None:  # PostgreSQL appends a group in one transaction already
-            return self._append_shared(_last_schemas_only(list(batches)))
+        if self.replica is not None:  # one PostgreSQL transaction, sent batch by batch
+            return self._append_stream_shared(batches)
         facts = 0
         with self.write_lock:
             heads = self._load_heads()
@@ -132,13 +133,23 @@ class Staging:
             self._head, self._input_seq = heads
         return facts
 
+    def _append_stream_shared(self, batches: Iterable[Batch]) -> int:
+        """`append_stream` on a PostgreSQL log: one transaction there, then the node's copy
+        catches up (pulled from the log, not fed the rows in hand: holding them would hold
+        the whole write); committed already, so a failed copy is made by the next read."""
+        seen: set[Address] = set()
+        facts = self.replica.log.append_stream(_subjects(batches, seen), self.signer())
+        for addr in sorted(seen, key=str):
+            with contextlib.suppress(Exception):
+                self.replica.sync(addr, erasures=False)
+        return facts
 
-def _last_schemas_only(group: list[Batch]) -> list[Batch]:
-    """The batches with each collection's schema left only on the last batch giving it."""
-    last = {(b.address, path): b for b in group for path in b.schemas}
-    for b in group:
-        b.schemas = {path: f for path, f in b.schemas.items() if last[b.address, path] is b}
-    return group
+
+def _subjects(batches: Iterable[Batch], seen: set[Address]) -> Iterator[Batch]:
+    """The batches, noting each one's subject as it passes."""
+    for batch in batches:
+        seen.add(batch.address)
+        yield batch
 
 
 def drop_stages(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None) -> None:

@@ -500,12 +500,6 @@ class Store(LogReads, Staging):
             item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
             item.done.set()
 
-    def _append_shared(self, group: list[Batch]) -> int:
-        """The batches of one write appended to the PostgreSQL log in one transaction, as
-        one run; their facts."""
-        self._transaction_shared(group, [_Pending(b, False) for b in group], one_run=True)
-        return sum(len(b.facts) for b in group)
-
     def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
         """Insert stored rows (columns `names`) into one of the log's tables of this file."""
         columns = {"facts": FACT_COLUMNS, "inputs": INPUT_COLUMNS}.get(table)

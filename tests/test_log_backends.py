@@ -80,6 +80,24 @@ def test_a_streamed_write_records_each_inferred_schema_once(home: Path) -> None:
 
 
 @pytest.mark.usefixtures("backend")
+def test_a_stream_writes_each_batch_before_the_next_is_built(home: Path) -> None:
+    # What keeps a big import's memory to one batch: no backend gathers the stream first.
+    built: list[Batch] = []
+
+    def batches():
+        for tag in "abcd":
+            assert all(b.input_ids for b in built), "a batch was built before the last was written"
+            built.append(_batch("alice", 3, tag, {"things": {"n": "int", "tag": "str"}}))
+            yield built[-1]
+
+    with Memory(home, create=True, react=False) as mem:
+        assert mem.store.append_stream(batches()) == 12
+        assert [f.value["tag"] for f in mem.store.facts(ALICE)] == [*"aaabbbcccddd"]
+        assert len({f.run_id for f in mem.store.facts(ALICE)}) == 1  # still one run
+        assert mem.verify().ok
+
+
+@pytest.mark.usefixtures("backend")
 def test_a_failed_batch_leaves_nothing_on_either_backend(home: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         mem.store.append(_batch("alice", 2, "ok"))

@@ -22,7 +22,7 @@ read of the subject shows it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -241,36 +241,89 @@ class PgLog:
         """Append batches in one transaction, each chained after its subject's head; with
         `one_run`, every batch carries the first one's run id (the parts of one write)."""
         with self._tx() as cur:
-            keys = sorted({(b.address.tenant, b.address.scope, b.address.subject) for b in batches})
-            heads: dict[tuple[str, str, str], list[Any]] = {}
-            for key in keys:  # sorted: two nodes locking the same subjects never deadlock
-                cur.execute(
-                    "INSERT INTO chain_heads VALUES (%s, %s, %s, 0, %s, 0, 0, 0, NULL)"
-                    " ON CONFLICT DO NOTHING",
-                    [*key, GENESIS],
-                )
-                cur.execute(f"SELECT {', '.join(_HEAD)} FROM chain_heads WHERE {_SUBJECT}"
-                            " FOR UPDATE", key)  # fmt: skip
-                heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
-            pg_jobs.enqueue(cur, keys)  # in the write's transaction: no write without its job
+            heads = self._lock_heads(cur, {_key(b.address) for b in batches})
             out: list[Prepared] = []
             for batch in batches:
                 run = out[0].run_id if one_run and out else None
                 out.append(self._append_one(cur, batch, ring, heads, run))
-            for key, (seq, link, facts, inputs, writes) in heads.items():
-                state = [*key, seq, link, facts, inputs, writes]
-                cur.execute(
-                    f"UPDATE chain_heads SET seq = %s, hash = %s, facts = %s, inputs = %s,"
-                    f" writes = %s, mac = %s WHERE {_SUBJECT}",
-                    [*state[3:], ring.sign(row_message("chain_heads", state)), *key],
-                )
-                at = max(p.recorded for p in out if _key(p.batch.address) == key)
-                anchor = [*state, at]
-                cur.execute(
-                    "INSERT INTO anchors VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    [*anchor, ring.sign(row_message("anchors", anchor))],
-                )
+            at: dict[tuple[str, str, str], Any] = {}
+            for p in out:
+                key = _key(p.batch.address)
+                at[key] = max(at.get(key, p.recorded), p.recorded)
+            self._seal(cur, heads, at, ring)
         return out
+
+    def append_stream(self, batches: Iterable[Batch], ring: KeyRing) -> int:
+        """Append batches built one at a time as one run, in one transaction; their facts.
+
+        For writes too big to hold at once (a large import): each batch goes to the server
+        before the next is built, so only the batch in hand is held; an error from `batches`
+        rolls everything back. Each collection's schema (every batch carries the schema of
+        the write so far) is recorded once, as the last batch giving it gives it. A stream's
+        subjects are locked as they first appear (an import has one).
+        """
+        with self._tx() as cur:
+            heads: dict[tuple[str, str, str], list[Any]] = {}
+            schemas: dict[tuple[tuple[str, str, str], str], tuple[Address, Any, Any, Any]] = {}
+            at: dict[tuple[str, str, str], Any] = {}
+            run, facts = None, 0
+            for batch in batches:
+                key = _key(batch.address)
+                if key not in heads:
+                    heads.update(self._lock_heads(cur, {key}))
+                given, batch.schemas = batch.schemas, {}
+                prep = self._append_one(cur, batch, ring, heads, run)
+                run = run or prep.run_id
+                batch.input_ids = [row[1] for row in prep.input_rows]
+                first = batch.input_ids[0] if batch.input_ids else None
+                for path, fields in given.items():
+                    schemas[key, path] = (batch.address, fields, first, prep.recorded)
+                facts += len(prep.fact_rows)
+                at[key] = max(at.get(key, prep.recorded), prep.recorded)
+            if not heads:
+                raise WorkspaceError("nothing to append: the write holds no batch")
+            for (key, path), (addr, fields, first, recorded) in sorted(schemas.items()):
+                self._write_schema(cur, ring, addr, path, fields, first, recorded, heads[key][4])
+            self._seal(cur, heads, at, ring)
+        return facts
+
+    def _lock_heads(
+        self, cur: psycopg.Cursor[Any], keys: set[tuple[str, str, str]]
+    ) -> dict[tuple[str, str, str], list[Any]]:
+        """The subjects' chain heads, locked until the transaction ends; their jobs queued."""
+        heads: dict[tuple[str, str, str], list[Any]] = {}
+        for key in sorted(keys):  # sorted: two nodes locking the same subjects never deadlock
+            cur.execute(
+                "INSERT INTO chain_heads VALUES (%s, %s, %s, 0, %s, 0, 0, 0, NULL)"
+                " ON CONFLICT DO NOTHING",
+                [*key, GENESIS],
+            )
+            cur.execute(f"SELECT {', '.join(_HEAD)} FROM chain_heads WHERE {_SUBJECT}"
+                        " FOR UPDATE", key)  # fmt: skip
+            heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
+        pg_jobs.enqueue(cur, sorted(keys))  # in the write's transaction: no write without its job
+        return heads
+
+    @staticmethod
+    def _seal(
+        cur: psycopg.Cursor[Any],
+        heads: dict[tuple[str, str, str], list[Any]],
+        at: dict[tuple[str, str, str], Any],
+        ring: KeyRing,
+    ) -> None:
+        """Store each subject's new chain head and anchor it (at its latest write's time)."""
+        for key, (seq, link, facts, inputs, writes) in heads.items():
+            state = [*key, seq, link, facts, inputs, writes]
+            cur.execute(
+                f"UPDATE chain_heads SET seq = %s, hash = %s, facts = %s, inputs = %s,"
+                f" writes = %s, mac = %s WHERE {_SUBJECT}",
+                [*state[3:], ring.sign(row_message("chain_heads", state)), *key],
+            )
+            anchor = [*state, at[key]]
+            cur.execute(
+                "INSERT INTO anchors VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [*anchor, ring.sign(row_message("anchors", anchor))],
+            )
 
     def _append_one(
         self,
@@ -292,23 +345,40 @@ class PgLog:
         self._insert(cur, "facts", prep.fact_rows, w)
         self._insert(cur, "rejections", prep.rejection_rows, w)
         first_input = prep.input_rows[0][1] if prep.input_rows else None
-        addr = batch.address
         for path, fields in sorted(batch.schemas.items()):
-            cur.execute(
-                f"SELECT version, fields FROM schemas WHERE {_SUBJECT} AND path = %s"
-                " ORDER BY version DESC LIMIT 1",
-                [*_key(addr), path],
+            row = self._write_schema(
+                cur, ring, batch.address, path, fields, first_input, prep.recorded, w
             )
-            found = cur.fetchone()
-            current = None if found is None else (found[0], loads(found[1]))
-            row = schema_row(ring, addr, path, fields, current, first_input, prep.recorded)
             if row is not None:
-                self._insert(cur, "schemas", [row], w)
                 prep.schema_rows.append(row)
         head[0], head[1] = prep.head
         head[2] += len(prep.fact_rows)
         head[3] += len(prep.input_rows)
         return prep
+
+    def _write_schema(
+        self,
+        cur: psycopg.Cursor[Any],
+        ring: KeyRing,
+        addr: Address,
+        path: str,
+        fields: Any,
+        first_input: str | None,
+        recorded: Any,
+        w: int,
+    ) -> tuple[Any, ...] | None:
+        """Record a collection's inferred schema when it differs from its latest version."""
+        cur.execute(
+            f"SELECT version, fields FROM schemas WHERE {_SUBJECT} AND path = %s"
+            " ORDER BY version DESC LIMIT 1",
+            [*_key(addr), path],
+        )
+        found = cur.fetchone()
+        current = None if found is None else (found[0], loads(found[1]))
+        row = schema_row(ring, addr, path, fields, current, first_input, recorded)
+        if row is not None:
+            self._insert(cur, "schemas", [row], w)
+        return row
 
     @staticmethod
     def _insert(cur: psycopg.Cursor[Any], table: str, rows: list[tuple[Any, ...]], w: int) -> None:
