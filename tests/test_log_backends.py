@@ -24,6 +24,7 @@ from psycopg import sql
 
 from uac import Memory
 from uac.fact_log.addressing import parse_subject
+from uac.fact_log.backends import postgres
 from uac.fact_log.backends.postgres import LogUnavailable, redact
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
@@ -221,6 +222,27 @@ def test_a_node_bound_to_one_log_refuses_another_and_names_both_without_secrets(
     assert "hunter2" not in str(refused.value) and redact(first) in str(refused.value)
     with _node(tmp_path, "a", first) as again:  # the refusal left the binding as it was
         assert again.facts("alice") == []
+
+
+def test_a_node_copies_a_long_history_in_windows_of_whole_writes(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _node(tmp_path, "a", pg_url) as a:
+        for tag in "abcde":  # five writes of three facts
+            a.store.append(_batch("alice", 3, tag))
+        log = a.store.replica.log
+        windows = [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, budget=7)]
+        assert windows == [(2, 6), (4, 6), (5, 3)]  # a window never splits a write
+        assert [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, 2)] == [
+            (w, 3)
+            for w in range(1, 6)  # a write bigger than the budget is a window alone
+        ]
+        assert list(log.pull(ALICE, 5)) == [(5, {}, 0)]
+        assert list(log.pull(parse_subject("nobody"), 0)) == []
+    monkeypatch.setattr(postgres, "PULL_ROWS", 4)
+    with _node(tmp_path, "b", pg_url) as b:  # a new node catches up window by window
+        assert [f.value["tag"] for f in b.facts("alice")] == [*"aaabbbcccdddeee"]
+        assert b.verify().ok
 
 
 def _in_postgres(url: str, needle: str) -> list[str]:

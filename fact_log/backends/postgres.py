@@ -112,6 +112,7 @@ STEPS: tuple[tuple[str, ...], ...] = (
     ),
 )
 VERSION = len(STEPS)
+PULL_ROWS = 20_000  # facts a node copies from the log in one window (PgLog.pull)
 
 
 def is_url(text: str | None) -> bool:
@@ -409,29 +410,63 @@ class PgLog:
             cur.execute(sql, params)  # type: ignore[arg-type]
             return {(scope, subject): n for scope, subject, n in cur.fetchall()}
 
-    def pull(self, addr: Address, since: int) -> tuple[int, dict[str, list[tuple[Any, ...]]], int]:
-        """Rows of a subject written after its write number `since`, the number now, and
-        how many legal erasures of the subject the log holds (pg_erase.py)."""
+    def pull(
+        self, addr: Address, since: int, budget: int | None = None
+    ) -> Iterator[tuple[int, dict[str, list[tuple[Any, ...]]], int]]:
+        """A subject's rows written after its write number `since`, in windows of whole
+        writes holding about `budget` facts each (a write bigger than that is one window):
+        (the write number a window ends at, its rows, how many legal erasures of the subject
+        the log holds); one empty window ending at `since` when the subject has no later
+        write, none when it has none at all. A big import is many writes: a node catching
+        up holds one window at a time, not the import."""
+        key = _key(addr)
         with self._tx() as cur:
             cur.execute(
                 f"SELECT writes, (SELECT count(*) FROM uac_erasures WHERE {_SUBJECT})"
                 f" FROM chain_heads WHERE {_SUBJECT}",
-                [*_key(addr), *_key(addr)],
+                [*key, *key],
             )
             row = cur.fetchone()
             if row is None:
-                return since, {}, 0
-            if row[0] <= since:
-                return since, {}, row[1]
-            out = {}
-            for table, cols in TABLES.items():
-                cur.execute(
-                    f"SELECT {', '.join(cols)} FROM {table} WHERE {_SUBJECT} AND w > %s"  # type: ignore[arg-type]
-                    " AND w <= %s ORDER BY w",
-                    [*_key(addr), since, row[0]],
-                )
-                out[table] = cur.fetchall()
-            return row[0], out, row[1]
+                return
+            now, erased = row
+            ends: list[int] = []
+            if now > since:
+                ends = self._windows(cur, key, since, now, budget or PULL_ROWS)
+        if not ends:
+            yield since, {}, erased
+            return
+        start = since
+        for end in ends:
+            with self._tx() as cur:
+                out = {}
+                for table, cols in TABLES.items():
+                    cur.execute(
+                        f"SELECT {', '.join(cols)} FROM {table} WHERE {_SUBJECT} AND w > %s"  # type: ignore[arg-type]
+                        " AND w <= %s ORDER BY w",
+                        [*key, start, end],
+                    )
+                    out[table] = cur.fetchall()
+            yield end, out, erased
+            start = end
+
+    @staticmethod
+    def _windows(
+        cur: psycopg.Cursor[Any], key: tuple[str, str, str], since: int, now: int, budget: int
+    ) -> list[int]:
+        """The write numbers that end each window of whole writes of about `budget` facts."""
+        cur.execute(
+            f"SELECT w, count(*) FROM facts WHERE {_SUBJECT} AND w > %s AND w <= %s"
+            " GROUP BY w ORDER BY w",
+            [*key, since, now],
+        )
+        ends, held, previous = [], 0, since
+        for w, n in cur.fetchall():
+            if held and held + n > budget:
+                ends.append(previous)
+                held = 0
+            held, previous = held + n, w
+        return [*ends, now]
 
     def head_at(self, addr: Address, writes: int) -> tuple[int, str]:
         """How many facts a subject's first `writes` writes hold, and the last one's hash."""

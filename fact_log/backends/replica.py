@@ -132,16 +132,27 @@ class Replica:
         if not self.writable:
             return
         for _ in range(3):
-            have = self.synced(addr)
-            now, rows, erased = self.log.pull(addr, have)
-            if now > have:
-                with self.store.write_lock:
-                    if self.synced(addr) != have:
-                        continue  # another thread copied meanwhile: ask again
-                    self._absorb(addr, now, rows)
+            erased = self._copy(addr)
+            if erased is None:
+                continue  # another thread copied meanwhile: ask again
             if erased and erasures:
                 self._apply_erasures(addr, erased)
             return
+
+    def _copy(self, addr: Address) -> int | None:
+        """Copy the subject's missing writes, window by window (PgLog.pull); how many legal
+        erasures of it the log holds, or None when another thread copied meanwhile."""
+        have, erased = self.synced(addr), 0
+        for now, rows, count in self.log.pull(addr, have):
+            erased = count
+            if now == have:
+                continue
+            with self.store.write_lock:
+                if self.synced(addr) != have:
+                    return None
+                self._absorb(addr, now, rows)
+            have = now
+        return erased
 
     def _apply_erasures(self, addr: Address, shared: int) -> None:
         """Hand erasures another node made (the log holds `shared`) to the runtime to apply."""
