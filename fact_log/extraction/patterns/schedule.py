@@ -27,13 +27,18 @@ EVENT = re.compile(
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
     r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|show|rehearsal|review|training|"
-    r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off|dentist|doctor|gp|mri|"
+    r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
-    r"mot|screening|fitting)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
+    r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
+    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)|"
+    # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs"
+    r"(?-i:\b[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?\s+(?:v|vs\.?|versus)\s+[A-Z][\w'’.]+"
+    r"(?:\s[A-Z][\w'’.]+)?)",
     re.IGNORECASE,
 )
 _EVENT_LEAD = re.compile(
@@ -143,8 +148,13 @@ _BOOKED = re.compile(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
 _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
 
 
+_FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+
+
 def event_title(text: str, ev: re.Match[str]) -> str:
     """The event word with up to two words said before it ("scuba diving course")."""
+    if _FIXTURE.search(ev[0]):
+        return ev[0]  # "Leeds v Sunderland" is the whole title
     lead = _EVENT_LEAD.search(text[max(0, ev.start() - 44) : ev.start()])
     words = [w for w in (lead[1], lead[2]) if w] if lead else []
     while words and words[0].lower() in _TITLE_DROP:
@@ -203,13 +213,24 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["with_whom"] = people
             if title.lower() in ("meeting", "call", "lunch", "dinner", "coffee", "catch-up"):
                 value["title"] = f"{value['title']} with {people[0]}"
-    if (loc := _LOCATION.search(sent.text)) is not None and loc[1].split()[0] not in NOT_NAMES:
+    loc = _LOCATION.search(sent.text) or _TRAILING_PLACE.search(sent.text, ev.end())
+    if loc is not None and loc[1].split()[0] not in NOT_NAMES:
         value["location"] = loc[1]
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
-_PEOPLE = word_set("dentist doctor gp plumber electrician")
-_THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
+# "christening at 2pm, St Mary's": a capitalised name standing alone as the last clause
+_TRAILING_PLACE = re.compile(
+    r",\s*(?:the\s+)?((?-i:(?:St\.?\s+)?[A-Z][\w'’]+(?:\s+[A-Z][\w'’]+){0,3}))\s*[.!]*$"
+)
+
+
+_PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
+_THEN = re.compile(
+    r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"
+    r"\bafter(?:wards)?\s+(?:is|are|will\s+be|at)\b",  # "the reception after is at the Swan"
+    re.I,
+)
 _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
 
 

@@ -95,7 +95,7 @@ def clock(text: str) -> Clock | None:
         if start[0] > end[0] and end[1]:
             end = (dt.time((end[0].hour + 12) % 24, end[0].minute), True)
         bare = first[0] and first[2] is None and second[2] is None and not (first[3] or second[3])
-        if bare and not _looks_like_range(m[0]):
+        if bare and not _looks_like_range(m[0]) and not _clock_faces(m[0], first, second):
             continue
         return Clock(start[0], end[0], start[1] or end[1])
     for m in _AT.finditer(text):
@@ -119,6 +119,11 @@ _NOT_TIME = re.compile(
 
 
 _TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
+
+
+def _clock_faces(said: str, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> bool:
+    """Both ends written as clock faces ("9:30-9:45"): a time range, not counts or pages."""
+    return bool(first[1] and second[1]) and said.count(":") == 2
 
 
 def _looks_like_range(text: str) -> bool:
