@@ -96,3 +96,85 @@ def test_a_series_said_by_its_length_or_every_weekday(
 ) -> None:
     [ev] = of("schedule.events", found(text))
     assert (ev["start"], ev["repeats"], ev.get("repeat_until")) == (start, repeats, until)
+
+
+# -- documents: fragments that complete the one just talked about, issuers, ranges ----------
+
+
+def test_fragments_fill_the_fields_of_the_document_just_named() -> None:
+    licence = "got my new driving licence in the post"
+    assert of("identity.driver_licence.number", found("number MORGA7012", licence)) == ["MORGA7012"]
+    assert of("identity.driver_licence.expiry_date", found("expires 2034-09-30", licence)) == [
+        D(2034, 9, 30)
+    ]
+    passport = "renewed my passport last week"
+    assert of("identity.passport.issuing_country", found("issued by Portugal", passport)) == ["PT"]
+    assert of("identity.passport.expiry_date", found("valid till 3 May 2030", passport)) == [
+        D(2030, 5, 3)
+    ]
+    # a full date said alone right after the passport came up is its expiry
+    unsure = "my passport runs out in 2029 I think"
+    assert of("identity.passport.expiry_date", found("ah here it is: 2 Aug 2029", unsure)) == [
+        D(2029, 8, 2)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier"),
+    [
+        ("issued by Spain", ()),  # no document talked about
+        ("number 40021977", ("my sister lost her purse",)),
+        ("the flight home is 2 Aug 2029", ("my passport runs out in 2029 I think",)),
+        ("expires 2031-01-01?", ("renewed my passport last week",)),
+    ],
+)
+def test_fragments_without_a_document_or_with_other_words_fill_nothing(
+    text: str, earlier: tuple[str, ...]
+) -> None:
+    cands = found(text, *earlier)
+    assert not [p for p, _ in cands if p.startswith("identity.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("I'm flying on my Irish passport", "IE"), ("I have a Kenyan passport", "KE")],
+)
+def test_the_passport_the_user_holds_names_its_issuer(text: str, code: str) -> None:
+    assert of("identity.passport.issuing_country", found(text)) == [code]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["would I need a visa with an Indian passport?", "my wife has a Polish passport"],
+)
+def test_a_passport_asked_about_or_someone_elses_names_no_issuer(text: str) -> None:
+    assert of("identity.passport.issuing_country", found(text)) == []
+
+
+def test_a_visa_by_its_issuing_office_and_its_range_of_validity() -> None:
+    [visa] = of(
+        "identity.visas", found("the Indian embassy gave me a visa, valid from 2 July to 30 July")
+    )
+    assert visa["country"] == "IN"
+    assert (visa["valid_from"], visa["valid_until"]) == (D(2025, 7, 2), D(2025, 7, 30))
+    # the details in the fragment after an exclamation
+    [visa] = of("identity.visas", found("Kenya e-visa granted! multiple entry, 5 Aug to 4 Nov"))
+    assert (visa["country"], visa["entries"]) == ("KE", "multiple")
+    assert (visa["valid_from"], visa["valid_until"]) == (D(2025, 8, 5), D(2025, 11, 4))
+    assert of("identity.visas", found("I need to apply for a visa for Brazil, from 1 July")) == []
+
+
+def test_insurance_with_its_insurer_said_apart_and_its_policy_number() -> None:
+    [ins] = of(
+        "identity.insurance_policies",
+        found("home insurance renewed, it's Aviva, policy number HM-77231"),
+    )
+    assert ins == {"kind": "home", "provider": "Aviva", "policy_number": "HM-77231"}
+    [ins] = of(
+        "identity.insurance_policies", found("the health insurance – Bupa – costs £80 a month")
+    )
+    assert (ins["kind"], ins["provider"]) == ("health", "Bupa")
+    [ins] = of(
+        "identity.insurance_policies", found("travel insurance comes through my Nationwide card")
+    )
+    assert ins["provider"] == "Nationwide"

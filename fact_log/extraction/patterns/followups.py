@@ -142,7 +142,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
 _IT_VALID = re.compile(
     r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|(?:the\s+)?new\s+ones?|"
     r"the\s+(?:new\s+)?(?:one|policy|"
-    r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+out|"
+    r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+(?:out|until|till)|"
     r"covers?\s+(?:us|me|them)|lasts?)\b",
     re.I,
 )
