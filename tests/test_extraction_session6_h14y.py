@@ -178,3 +178,99 @@ def test_insurance_with_its_insurer_said_apart_and_its_policy_number() -> None:
         "identity.insurance_policies", found("travel insurance comes through my Nationwide card")
     )
     assert ins["provider"] == "Nationwide"
+
+
+# -- travel: a destination named before its days, what a trip is for, stays, hire cars -------
+
+
+def test_a_destination_named_without_days_takes_the_days_said_next() -> None:
+    earlier = "my company is sending me to Nairobi sometime in June"
+    [trip] = of("travel.trips", found("flights booked: out 10 June, back 17 June", earlier))
+    assert (trip["country"], trip["city"]) == ("KE", "Nairobi")
+    assert (trip["depart"], trip["return_date"]) == (D(2025, 6, 10), D(2025, 6, 17))
+    assert trip["purpose"] == "business"
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        "we might go to Rome if it's cheap",  # a wish names no destination
+        "my sister is going to Rome",  # someone else's
+        "we went to Rome last year",  # the past
+    ],
+)
+def test_no_destination_no_trip_from_later_days(earlier: str) -> None:
+    assert of("travel.trips", found("the flight is on 10 June, back 17 June", earlier)) == []
+
+
+def test_a_later_line_adds_where_the_journey_changes() -> None:
+    earlier = ("flying to Tokyo on 3 July", "back on the 17th")
+    [trip] = of("travel.trips", found("we'll go via Helsinki", *earlier))
+    assert trip["via"] == ["Helsinki"] and trip["depart"] == D(2025, 7, 3)
+
+
+def test_a_correction_naming_the_old_day_corrects_that_field() -> None:
+    earlier = ("flying to Oslo on 10 July", "back on the 14th")
+    [trip] = of("travel.trips", found("sorry, it's the 15th, not the 14th", *earlier))
+    assert (trip["depart"], trip["return_date"]) == (D(2025, 7, 10), D(2025, 7, 15))
+
+
+def test_what_a_trip_is_for() -> None:
+    [trip] = of("travel.trips", found("flying to Berlin on 12 June for a trade fair"))
+    assert trip["purpose"] == "business"
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "place", "start", "end"),
+    [
+        ("the cottage is in Keswick, 4-11 July", (), "Keswick", D(2025, 7, 4), D(2025, 7, 11)),
+        (
+            "we've also got a hotel in Porto, check in on the 5th, out on the 9th",
+            (),
+            "Porto",
+            D(2025, 6, 5),
+            D(2025, 6, 9),
+        ),
+        (
+            "the apartment is near the river, three nights",
+            ("flying to Rome on 20 June",),
+            "Rome",
+            D(2025, 6, 20),
+            D(2025, 6, 23),
+        ),
+    ],
+)
+def test_a_stay_named_as_the_subject_with_its_days_or_nights(
+    text: str, earlier: tuple[str, ...], place: str, start: dt.date, end: dt.date
+) -> None:
+    [stay] = of("travel.bookings", found(text, *earlier))
+    assert (stay["kind"], stay["place"]) == ("hotel", place)
+    assert (stay["start"].date(), stay["end"].date()) == (start, end)
+
+
+def test_a_stay_keeps_its_booking_reference() -> None:
+    text = "Hotel Artemide, check-in 2 July, check-out 6 July, booking ref ART-55120"
+    [stay] = of("travel.bookings", found(text))
+    assert stay["reference"] == "ART-55120" and stay["start"].date() == D(2025, 7, 2)
+
+
+def test_a_hire_car_with_pick_up_and_drop_off() -> None:
+    text = "hire car booked - pick up at Malaga airport 14 July 09:30, drop off 21 July"
+    [car] = of("travel.bookings", found(text))
+    assert (car["kind"], car["place"]) == ("car", "Malaga")
+    assert car["start"] == T(2025, 7, 14, 9, 30) and car["end"].date() == D(2025, 7, 21)
+    assert of("travel.trips", found(text)) == []
+
+
+def test_a_flight_by_its_number_is_on_the_trips_day() -> None:
+    [flight] = of(
+        "travel.bookings", found("TP1351 departs at 07:05", "flying to Lisbon on 20 June")
+    )
+    assert (flight["kind"], flight["start"]) == ("flight", T(2025, 6, 20, 7, 5))
+
+
+def test_a_table_booked_in_a_city_is_a_meal_not_a_trip() -> None:
+    cands = found("booked a table at Ramiro in Lisbon for the 21st, 9pm")
+    assert of("travel.trips", cands) == []
+    [ev] = of("schedule.events", cands)
+    assert ev["start"] == T(2025, 6, 21, 21)

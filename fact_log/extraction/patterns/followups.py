@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, purchases
+from uac.fact_log.extraction.patterns import contacts, purchases, travel
+from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, country_code
 from uac.fact_log.extraction.patterns.money import amounts
@@ -130,6 +131,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         out.append(Mention("date", freeze({"date": dates[-1]}), day))
     if "schedule.events" not in paths and plain(sent) and (title := named_event(text)):
         out.append(Mention("event_topic", freeze({"title": title}), day))
+    out.extend(travel.destination_topic(ctx, sent, found))
     if (m := _ANCHOR.search(text)) and plain(sent):
         when = first_date(ctx, sent, m.end())
         if when is not None:
@@ -261,7 +263,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "Wait, is it the 5th?", "maybe the 6th": nothing is corrected yet
     # "it was 12-16 October, now it's the 19th to the 23rd": the value after "now" is new
     after = cue.end() if cue["was"] else 0
-    day = first_date(ctx, sent, after)
+    old_day, day = _new_and_old(ctx, sent, after)
     when = clock(sent.text)
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
@@ -269,6 +271,10 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     fields = target.record()
     if target.kind == "travel.trips" and day is not None:
         key = "return_date" if re.search(r"\breturn|back\b", sent.text, re.I) else "depart"
+        # "it's the 17th, not the 16th": the field that held the old day is the one corrected
+        key = next(
+            (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
+        )
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
@@ -288,6 +294,16 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         return
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+_NOT_BEFORE = re.compile(r"\bnot\s+(?:on\s+)?$", re.I)
+
+
+def _new_and_old(ctx: Ctx, sent: Span, after: int) -> tuple[dt.date | None, dt.date | None]:
+    """The day a correction rejects ("not the 16th"; dates_in skips it) and the new day."""
+    said = find_dates(sent.text, ctx.today, "future", ctx.anchor)
+    old = [d.date for d in said if d.start >= after and _NOT_BEFORE.search(sent.text[: d.start])]
+    return (old[0] if old else None), first_date(ctx, sent, after)
 
 
 _STOPWORDS = word_set("the a an my our to it that this same time actually sorry moved")

@@ -101,8 +101,8 @@ def clock(text: str) -> Clock | None:
     for m in _AT.finditer(text):
         g = m.groups()
         parts = g[0:4] if (g[0] or g[3]) else g[4:8]
-        if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha():
-            continue  # a bare number is a time only after "at", "from", "around"
+        if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha() and ":" not in m[0]:
+            continue  # a bare number is a time only after "at", "from", "around" (or "20:40")
         if parts[0] is not None and parts[2] is None and _NOT_TIME.match(text, m.end()):
             continue  # "at 10 mg", "at 5 km"
         found = _time(parts, evening, None)

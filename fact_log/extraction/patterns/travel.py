@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.dates import Prefer
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -17,6 +20,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     clauses,
     dates_in,
+    guarded,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
 
@@ -42,7 +46,12 @@ _RETURN = re.compile(
 )
 _PURPOSE = (
     (
-        re.compile(r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip)\b|出差", re.I),
+        re.compile(
+            r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
+            r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
+            r"sent\s+me|training\s+course|site\s+visit)\b|出差",
+            re.I,
+        ),
         "business",
     ),
     (
@@ -75,7 +84,11 @@ _STAY_FOR = re.compile(
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
-_NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
+_NOT_TRAVEL = re.compile(
+    r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
+    r"rental\s+car)\b",  # a table booked in a city is a meal there; a hire car a booking
+    re.I,
+)
 
 
 _LAYOVER = re.compile(
@@ -139,7 +152,7 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 # place said just before its days (a range, or "from" a day), or named as the trip itself.
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
 _PLACE_DAYS = re.compile(
-    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to)[ \t]{1,3})"
+    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to|is)[ \t]{1,3})"  # "the trip itself is Hanoi 5 Feb to ..."
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
     # "Lisbon with the girls from 3 to 10 September"
     r"(?:(?:[ \t]{1,3}with[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t])?[a-z]{2,15}"
@@ -258,10 +271,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
         value["via"] = via
-    for purpose_re, purpose in _PURPOSE:
-        if purpose_re.search(sent.text):
-            value["purpose"] = purpose
-            break
+    if (why := _purpose(sent.text)) is not None:
+        value["purpose"] = why
     for mode in ("plane", "train", "car", "bus", "boat"):
         if any(m[mode] for m in _TRAVEL.finditer(sent.text)):
             value["transport"] = mode
@@ -294,4 +305,83 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("places.location.country", country, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_trips, rule_location)
+def _purpose(text: str) -> str | None:
+    """Why the user travels, from the words of the sentence, or None."""
+    return next((purpose for purpose_re, purpose in _PURPOSE if purpose_re.search(text)), None)
+
+
+def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
+    """A destination the user says they are going to without its days ("work is sending me
+    to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
+    if any(c.path == "travel.trips" for c in found) or _TRAVEL.search(sent.text) is None:
+        return []
+    place = _place(sent)
+    if place is None or _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
+        return []
+    head = sent.text[: place[2] - sent.start]
+    if guarded(head, None, sent.text) or THIRD_PARTY.search(head) or _WISH.search(head):
+        return []
+    city, country, _ = place
+    fields: dict[str, Any] = {"country": country, **({"city": city} if city else {})}
+    if (why := _purpose(sent.text)) is not None:
+        fields["purpose"] = why
+    return [Mention("destination", freeze(fields), ctx.today)]
+
+
+_OUTWARD = re.compile(
+    r"\b(?:out|outbound|fly(?:ing)?|flights?|leav(?:e|ing)|depart(?:s|ing|ure)?|going)\b", re.I
+)
+_HOMEBOUND = re.compile(
+    r"\b(?:back|return(?:ing)?|home|come\s+back|coming\s+back)\s+(?:on\s+)?$", re.I
+)
+
+
+def _latest(ctx: Ctx, *kinds: str) -> int:
+    """The position of the most recent mention of one of the kinds in the thread (-1 if none)."""
+    found = [i for i, m in enumerate(ctx.thread.mentions) if m.kind in kinds]
+    return found[-1] if found else -1
+
+
+def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The days of a trip whose destination an earlier line named ("The flight is on 9 April
+    and I come back 23 April" after "I'm going to Germany next month to see my brother")."""
+    if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
+        return
+    out = _OUTWARD.search(sent.text)
+    where = _latest(ctx, "destination")
+    if out is None or where < 0 or where < _latest(ctx, "travel.trips"):
+        return
+    if not clause_ok(parts, sent, sent.start + out.start()) or _WISH.search(sent.text):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not dates or _place(sent) is not None:
+        return
+    fields = ctx.thread.mentions[where].record()
+    back = [
+        d for d in dates[1:] if _HOMEBOUND.search(ctx.text[max(sent.start, d.start - 20) : d.start])
+    ]
+    value = {**fields, "depart": dates[0].date}
+    if back and back[0].date >= dates[0].date:  # type: ignore[operator]
+        value["return_date"] = back[0].date
+    ctx.add("travel.trips", value, sent, 0.75)
+
+
+_VIA_ONLY = re.compile(r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan\s+is)\b", re.I)
+
+
+def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Plan is to go via Singapore": where the last trip's journey changes."""
+    if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
+        return
+    trip = ctx.thread.last("travel.trips")
+    via = _via(sent)
+    if trip is None or not via or not _VIA_ONLY.search(sent.text) or _WISH.search(sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start) or _place(sent) is not None:
+        return
+    value = trip.record()
+    value["via"] = list(dict.fromkeys([*value.get("via", ()), *via]))
+    ctx.add("travel.trips", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_trips, rule_location, rule_trip_from_thread, rule_trip_via)
