@@ -274,3 +274,53 @@ def test_a_table_booked_in_a_city_is_a_meal_not_a_trip() -> None:
     assert of("travel.trips", cands) == []
     [ev] = of("schedule.events", cands)
     assert ev["start"] == T(2025, 6, 21, 21)
+
+
+# -- tasks and deadlines: reminders, offsets from a date, notice, paperwork done, steps ------
+
+
+def _task(text: str, *earlier: str) -> dict:
+    [task] = of("tasks.tasks", found(text, *earlier))
+    return task
+
+
+def test_a_reminder_asked_for_is_a_task_due_that_day() -> None:
+    task = _task("please remind me on the 20th to book the boiler service")
+    assert task["due_date"] == D(2025, 6, 20) and "boiler service" in task["goal"]
+    assert _task("remind me to renew the TV licence by 30 June")["due_date"] == D(2025, 6, 30)
+    assert of("tasks.tasks", found("she reminded me to call the bank on the 20th")) == []
+    assert of("tasks.tasks", found("can you remind me what I said about the 20th?")) == []
+
+
+def test_deadlines_counted_back_from_a_date_or_an_end() -> None:
+    task = _task("the grant report has to go in three days before the 30th of June")
+    assert task["due_date"] == D(2025, 6, 27) and "grant report" in task["goal"].lower()
+    task = _task("my contract ends 31 August and I have to give one month's notice")
+    assert task["due_date"] == D(2025, 7, 31) and "notice" in task["goal"]
+
+
+def test_deadline_forms_without_due() -> None:
+    assert _task("I need to submit the insurance claim until 20 June")["due_date"] == D(2025, 6, 20)
+    task = _task("chapter two to my tutor by Thursday")
+    assert task["due_date"] == D(2025, 6, 5) and task["goal"].lower().startswith("chapter two")
+
+
+@pytest.mark.parametrize("text", ["the baby's due in August", "the next one is due in six months"])
+def test_what_is_due_but_no_task(text: str) -> None:
+    assert of("tasks.tasks", found(text)) == []
+
+
+def test_paperwork_said_finished_is_a_task_done() -> None:
+    task = _task("finally submitted my council tax appeal!")
+    assert task == {"goal": "Council tax appeal", "status": "done"}
+    assert of("tasks.tasks", found("I still need to submit the council tax appeal")) == []
+
+
+def test_steps_of_the_open_task_said_finished() -> None:
+    earlier = "grant proposal due on 20 June"
+    task = _task("I've done the budget and the timeline, the narrative is still a mess", earlier)
+    assert task["done_steps"] == ["budget", "timeline"] and "proposal" in task["goal"]
+    task = _task("ok I send already the cover letter today, references remain", earlier)
+    assert task["done_steps"] == ["cover letter"]
+    # no open task: nothing to attach the steps to
+    assert of("tasks.tasks", found("I've done the budget and the timeline")) == []

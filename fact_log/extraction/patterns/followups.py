@@ -385,12 +385,18 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not _OBLIGATION.search(sent.text) or ctx.today > day:
         return
     goal = _GOAL_TAIL.sub("", _GOAL_LEAD.sub("", head)).strip()
+    goal = _GOAL_VERB.sub("", goal)  # "passport renewal form needs to go off" -> the form
+    if sent.text[off.start : off.end].lower().startswith("give"):
+        ends = _ENDS.search(head)  # "the tenancy ends 30 November and we have to give ..."
+        goal = f"give notice on the {ends[1].lower()}" if ends else "give notice"
     if len(goal) < 3:
         return
     goal = goal[:1].upper() + goal[1:]
     emit(ctx, sent, "tasks.tasks", {"goal": goal, "status": "planned", "due_date": day})
 
 
+_GOAL_VERB = re.compile(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
+_ENDS = re.compile(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
 _ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
 _ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
 _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
@@ -398,6 +404,10 @@ _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3
 
 def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
     """The day an offset counts from: the fact it names, else the last one talked about."""
+    said = find_dates(rest, ctx.today, "future", ctx.anchor)
+    lead = rest[: said[0].start].strip().lower() if said else None
+    if said and said[0].date and lead in ("", "the", "on", "on the"):  # "before the 15th of Feb"
+        return said[0].date
     if (m := _ANCHOR_NOUN.match(rest)) and not _ANCHOR_PRONOUN.match(rest):
         noun = m[1].lower().rstrip("s")[:6]
         for mention in reversed(ctx.thread.mentions):

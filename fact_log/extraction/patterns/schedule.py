@@ -62,7 +62,11 @@ _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
     r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
     r"'ve\s+got|'ll\s+need)\s+to)\s+"
-    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
+    # "I must send the documents until 15 August": "until" as "by", after an obligation
+    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before|until|till)\b|"
+    # "dissertation draft to my supervisor by Friday": a deliverable, who gets it, and when
+    r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+(?:to|for)\s+"
+    r"(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
@@ -80,9 +84,11 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"])
+    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
+    if _NOT_A_GOAL.match(goal):
+        return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
         if re.match(r"(?:his|her|their|its)\b", goal, re.I):
             return  # someone else's deadline
@@ -98,6 +104,12 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
+
+
+_NOT_A_GOAL = re.compile(
+    r"^(?:(?:the\s+)?(?:baby|babies|twins)(?:'s|’s)?|(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
+    re.I,
+)
 
 
 # "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
@@ -391,7 +403,91 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
+# "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
+# 1 June": what to do is the task, the day said is when it is due.
+_REMIND = re.compile(
+    r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+(?P<goal>[a-z][\w'’ -]{2,60}?)"
+    r"\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
+    re.IGNORECASE,
+)
+
+
+def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A reminder the user asks for: a task due on the day said."""
+    m = _REMIND.search(sent.text)
+    if m is None or THIRD_PARTY.search(sent.text[: m.start()]):
+        return
+    days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    goal = " ".join(m["goal"].split())
+    goal = re.sub(r"\s+(?:on|by|before)\s+(?:the\s+)?\S+$", "", goal)
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.75)
+
+
+# "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
+# without a task the session set (rule_task_done ends those).
+_DONE_PAPER = re.compile(
+    r"^(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+|also\s+)?(?:finished|submitted|"
+    r"completed|filed|sent\s+off|posted\s+off|handed\s+in)\s+(?:the\s+|my\s+|our\s+)"
+    r"(?P<goal>[a-z][\w'’ -]{0,40}?\b(?:claim|form|application|return|report|essay|draft|"
+    r"dissertation|thesis|renewal|registration|submission|paperwork|assignment|proposal|appeal))\b",
+    re.IGNORECASE,
+)
+
+
+def rule_done_paperwork(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A piece of paperwork the user says they finished: a task, done."""
+    m = _DONE_PAPER.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or _NOT_YET.search(sent.text):
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    said = _words(m["goal"])
+    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    if any(said & _words(str(t.get("goal"))) for t in tasks):
+        return  # the thread's own task: rule_task_done ends it
+    goal = " ".join(m["goal"].split())
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "done"}, sent, 0.7)
+
+
+# "I've done the lit review and methods, results are a mess", "I send already the form A
+# today, form B remain": steps of the task the session set, finished.
+_STEPS_DONE = re.compile(
+    r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+|just\s+|now\s+)?"
+    r"(?:done|finished|completed|sent|send|submitted|written|wrote)\s+(?:already\s+)?"
+    r"(?:the\s+|my\s+)?(?P<steps>[a-z][\w'’ -]{1,60}?)\s*(?=[,.;!]|$|\bbut\b)",
+    re.IGNORECASE,
+)
+_WHEN_WORDS = re.compile(r"\s+(?:today|yesterday|already|now|at\s+last|finally)$", re.I)
+
+
+def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Steps of the session's open task said to be finished: its done_steps."""
+    m = _STEPS_DONE.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or _NOT_YET.search(m[0]):
+        return
+    task = ctx.thread.last("tasks.tasks")
+    if task is None or task.get("status") == "done" or not task.get("goal"):
+        return
+    raw = _WHEN_WORDS.sub("", m["steps"]).strip()
+    steps = [
+        re.sub(r"^(?:the|my|our)\s+", "", " ".join(x.split()), flags=re.I)
+        for x in re.split(r"\s+and\s+|\s*&\s*", raw)
+        if x.strip()
+    ]
+    if not steps or _words(raw) & _words(str(task.get("goal"))):
+        return  # "I've sent the form off" for the form task: the task is done, not a step
+    fields = task.record()
+    fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), *steps]))
+    ctx.add("tasks.tasks", fields, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_done_steps,
+    rule_reminder,
+    rule_done_paperwork,
     rule_deadlines,
     rule_task_done,
     rule_events,

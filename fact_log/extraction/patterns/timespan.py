@@ -173,6 +173,9 @@ _OFFSET = re.compile(
     rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b"
     # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
     r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
+    # "we have to give 4 weeks notice": notice is counted back from the end it is given for
+    rf"|\bgive[ \t]{{1,3}}(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
+    r"[ \t]{1,3}notice\b"
     r"(?![ \t]+(?:yesterday|tomorrow))",
     re.IGNORECASE,
 )
@@ -208,6 +211,8 @@ def offset(text: str) -> Offset | None:
         return None
     if m["wn"]:
         return Offset(int(_count(m["wn"])), m["wunit"].lower(), 1, m.start(), m.end())
+    if m["gn"]:
+        return Offset(int(_count(m["gn"])), m["gunit"].lower(), -1, m.start(), m.end())
     if m["one"]:
         sign = 1 if m["odir"].lower() == "after" else -1
         return Offset(1, m["one"].lower(), sign, m.start(), m.end())
