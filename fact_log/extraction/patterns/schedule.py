@@ -65,8 +65,8 @@ _DEADLINE = re.compile(
     # "I must send the documents until 15 August": "until" as "by", after an obligation
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before|until|till)\b|"
     # "dissertation draft to my supervisor by Friday": a deliverable, who gets it, and when
-    r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+(?:to|for)\s+"
-    r"(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
+    r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+"
+    r"(?:to|for)\s+(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
@@ -406,8 +406,8 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
 # 1 June": what to do is the task, the day said is when it is due.
 _REMIND = re.compile(
-    r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+(?P<goal>[a-z][\w'’ -]{2,60}?)"
-    r"\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
+    r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+"
+    r"(?P<goal>[a-z][\w'’ -]{2,60}?)\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
     re.IGNORECASE,
 )
 
