@@ -324,3 +324,56 @@ def test_steps_of_the_open_task_said_finished() -> None:
     assert task["done_steps"] == ["cover letter"]
     # no open task: nothing to attach the steps to
     assert of("tasks.tasks", found("I've done the budget and the timeline")) == []
+
+
+# -- contacts: roles and titles, teams, someone else's relation, the user's side, ages -------
+
+
+def _person(text: str, *earlier: str) -> dict:
+    [person] = of("contacts.contacts", found(text, *earlier))
+    return person
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "relationship"),
+    [
+        ("my cardiologist is Dr Mensah at the Royal", "Mensah", "cardiologist"),
+        ("optician's Rhian Pugh, she's lovely", "Rhian Pugh", "optician"),
+        ("solicitor is Ms Varga, 0161 496 0000", "Varga", "solicitor"),
+        ("Tomasz from payroll signs it off on the 3rd", "Tomasz", "colleague"),
+        ("I'm Ellie's godfather", "Ellie", "godchild"),
+        ("Nadia handles it while I'm off, she's my deputy", "Nadia", "deputy"),
+    ],
+)
+def test_people_named_by_their_role_team_or_the_users_side(
+    text: str, name: str, relationship: str
+) -> None:
+    person = _person(text)
+    assert (person["name"], person["relationship"]) == (name, relationship)
+
+
+def test_a_phone_said_with_the_role_and_after_a_pronoun() -> None:
+    assert _person("the solicitor is Ms Varga, 0161 496 0000")["phone"] == "0161 496 0000"
+    earlier = "my new dentist is Rhys Morgan"
+    assert _person("his number's 029 2018 0000", earlier)["phone"] == "029 2018 0000"
+    assert (
+        _person("her clinic is in Leeds, phone 0113 496 0000", "my GP is Dr Helen Shaw")["phone"]
+        == "0113 496 0000"
+    )
+
+
+def test_someone_met_with_their_job_in_the_same_line() -> None:
+    person = _person("met a woman called Inga at the bouldering gym, she's a pharmacist")
+    assert person["name"] == "Inga" and person["role"] == "pharmacist"
+    assert "bouldering" in person["how_met"]
+
+
+def test_someone_elses_relation_named_is_a_contact_of_theirs() -> None:
+    person = _person("his wife Carla is a great cook", "my friend Tom Hale is visiting")
+    assert person["name"] == "Carla" and person["relationship"] == "Tom Hale's wife"
+
+
+def test_an_age_reached_on_a_known_birthday_gives_the_date_of_birth() -> None:
+    earlier = "my brother Sami's birthday is on 14 August"
+    assert _person("he's turning 30", earlier)["birthday"] == D(1995, 8, 14)
+    assert of("contacts.contacts", found("he's turning 30")) == []  # no one, no day
