@@ -377,3 +377,43 @@ def test_an_age_reached_on_a_known_birthday_gives_the_date_of_birth() -> None:
     earlier = "my brother Sami's birthday is on 14 August"
     assert _person("he's turning 30", earlier)["birthday"] == D(1995, 8, 14)
     assert of("contacts.contacts", found("he's turning 30")) == []  # no one, no day
+
+
+# -- away periods and plans ----------------------------------------------------------------
+
+
+def test_away_with_a_place_is_also_a_trip_and_a_leave_said_after_and() -> None:
+    cands = found("I'm out of office 9-13 June, offsite in Madrid")
+    [trip] = of("travel.trips", cands)
+    assert (trip["city"], trip["depart"], trip["return_date"]) == (
+        "Madrid",
+        D(2025, 6, 9),
+        D(2025, 6, 13),
+    )
+    assert [(a["start"], a["end"]) for a in of("schedule.away_periods", cands)] == [
+        (D(2025, 6, 9), D(2025, 6, 13))
+    ]
+    assert of("schedule.events", cands) == []  # the days are the trip's, not an event's
+    [away] = of("schedule.away_periods", found("and on annual leave from July 7th to the 11th"))
+    assert (away["start"], away["end"]) == (D(2025, 7, 7), D(2025, 7, 11))
+    assert of("travel.trips", found("and on leave from July 7th to the 11th, no plans")) == []
+
+
+def test_a_beginning_or_an_activity_with_day_and_time_is_an_event() -> None:
+    [ev] = of("schedule.events", found("I start the new placement on July 7th"))
+    assert ev == {"title": "Start new placement", "start": T(2025, 7, 7)}
+    [ev] = of("schedule.events", found("we're kayaking on Saturday 14 June at 10am"))
+    assert ev == {"title": "Kayaking", "start": T(2025, 6, 14, 10)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we're thinking of kayaking on Saturday 14 June at 10am",  # not yet a plan
+        "we're kayaking on Saturday 14 June",  # no time said
+        "my son starts the new school on 3 September",  # someone else's
+        "I started the new job on 2 May",  # the past
+    ],
+)
+def test_no_event_for_moods_others_or_the_past(text: str) -> None:
+    assert of("schedule.events", found(text)) == []

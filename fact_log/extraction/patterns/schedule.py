@@ -297,10 +297,11 @@ _AWAY = re.compile(
 # A note to self at the start of a message: "Out of office 10 to 14 March"; the user's own
 # leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
+    r"(?:(?:and|also|so|plus)\s+)?(?:"  # "and on leave from May 3rd to the 7th"
     r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
     r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
-    r"granted)\b",
+    r"granted)\b)",
     re.I,
 )
 
@@ -484,6 +485,54 @@ def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", fields, sent, 0.7)
 
 
+# "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
+# beginning, or an activity said with its day and its time, is a plan in the calendar.
+_STARTS = re.compile(
+    r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
+    r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
+    re.I,
+)
+_DOING = re.compile(
+    r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
+    r"(?P<verb>[a-z]{3,}ing)\b",
+    re.I,
+)
+_NOT_ACTIVITY = word_set(
+    "going flying heading leaving travelling traveling driving moving staying taking paying "
+    "getting thinking planning hoping trying looking considering wondering feeling being having "
+    "doing saying asking waiting starting finishing expecting seeing"
+)
+
+
+def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Starting a job or course on a day; an activity with its day and time."""
+    if any(c.start >= sent.start for c in ctx.out):
+        return  # the sentence already said what it is
+    start = _STARTS.search(sent.text)
+    doing = None if start else _DOING.search(sent.text)
+    if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
+        return
+    m = start or doing
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    when = clock(sent.text)
+    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    if doing is not None and (when is None or when.assumed):
+        return  # "we're meeting up on the 5th": a time said makes it a plan, not a mood
+    if start is not None:
+        title = "Start " + " ".join(start["what"].lower().split())
+    else:
+        title = doing["verb"][:1].upper() + doing["verb"][1:].lower()  # type: ignore[index]
+    begin = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
+    ctx.add("schedule.events", {"title": title, "start": begin}, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
     rule_done_steps,
     rule_reminder,
@@ -494,4 +543,5 @@ RULES: tuple[Rule, ...] = (
     rule_away,
     rule_booked_place,
     rule_guests,
+    rule_plans,
 )

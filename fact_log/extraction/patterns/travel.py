@@ -30,7 +30,9 @@ _TRAVEL = re.compile(
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
     r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
-    r"staying|send(?:ing)?\s+me|sent\s+me)\b|"
+    r"staying|send(?:ing)?\s+me|sent\s+me|"
+    # "I'm out of office 12-16 April, conference in Lisbon": away, and where
+    r"out\s+of\s+(?:the\s+)?office|on\s+(?:annual\s+)?leave)\b|"
     r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
     re.IGNORECASE,
 )
