@@ -35,12 +35,22 @@ EVENT = re.compile(
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
     r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
     r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
-    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)|"
-    # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs"
-    r"(?-i:\b[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?\s+(?:v|vs\.?|versus)\s+[A-Z][\w'’.]+"
-    r"(?:\s[A-Z][\w'’.]+)?)",
+    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
+# a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)
+_FIXTURE_EVENT = re.compile(
+    r"\b[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?\s+(?:v|vs\.?|versus)\s+[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?"
+)
+
+
+def find_event(text: str) -> re.Match[str] | None:
+    """The first event a text names: a fixture, else an event word."""
+    if " v" in text and (fixture := _FIXTURE_EVENT.search(text)) is not None:
+        return fixture
+    return EVENT.search(text)
+
+
 _EVENT_LEAD = re.compile(
     r"(?:([A-Za-z][\w'’-]{1,20})\s+)?(?:([A-Za-z][\w'’-]{1,20})\s+)?$",
 )
@@ -177,7 +187,7 @@ def event_title(text: str, ev: re.Match[str]) -> str:
 
 def named_event(text: str) -> str | None:
     """The title of an event a sentence names, capitalised, or None."""
-    ev = EVENT.search(text)
+    ev = find_event(text)
     if ev is None:
         return None
     title = event_title(text, ev)
@@ -188,7 +198,7 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
-    ev = EVENT.search(sent.text)
+    ev = find_event(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
     if _NO_MORE.search(sent.text):
