@@ -417,3 +417,92 @@ def test_a_beginning_or_an_activity_with_day_and_time_is_an_event() -> None:
 )
 def test_no_event_for_moods_others_or_the_past(text: str) -> None:
     assert of("schedule.events", found(text)) == []
+
+
+# -- trips said loosely: lower case, a place alone, its days next, a route -------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "city", "depart", "ret"),
+    [
+        # lower case, and the journey word in the message's sentence before
+        (
+            ("tickets booked!! gatwick to lisbon on the 9th of july, back the 16th",),
+            "Lisbon",
+            D(2025, 7, 9),
+            D(2025, 7, 16),
+        ),
+        # a place alone, its days in the next sentence
+        (("Osaka!!! 3rd to 19th of August, can't wait",), "Osaka", D(2025, 8, 3), D(2025, 8, 19)),
+        # the place booked in one message, the days in the next
+        (
+            ("MADRID IS BOOKED. so happy", "fly out 4 sept, flight back lands 11 september"),
+            "Madrid",
+            D(2025, 9, 4),
+            D(2025, 9, 11),
+        ),
+        # the place, then "landing", then "staying till"
+        (
+            ("second leg: Athens, landing Jul 2, staying till July 20",),
+            "Athens",
+            D(2025, 7, 2),
+            D(2025, 7, 20),
+        ),
+        # the place, what for, then its days
+        (
+            ("Dublin for a wedding, 5th to 8th of July, all sorted",),
+            "Dublin",
+            D(2025, 7, 5),
+            D(2025, 7, 8),
+        ),
+        (("yes Oslo is locked in. July 1 to July 9",), "Oslo", D(2025, 7, 1), D(2025, 7, 9)),
+    ],
+)
+def test_trips_said_loosely(
+    lines: tuple[str, ...], city: str, depart: dt.date, ret: dt.date
+) -> None:
+    *earlier, last = lines
+    [trip] = of("travel.trips", found(last, *earlier))
+    assert (trip["city"], trip["depart"], trip["return_date"]) == (city, depart, ret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nice to be home on the 9th of july",  # "nice" is a word before it is a city
+        "Osaka!!! so jealous of my sister",  # no days
+        "we might do Rome, landing Jul 2",  # a wish
+    ],
+)
+def test_no_trip_from_a_word_a_place_without_days_or_a_wish(text: str) -> None:
+    assert of("travel.trips", found(text)) == []
+
+
+def test_a_flight_by_its_route_with_day_and_time() -> None:
+    [flight] = of(
+        "travel.bookings", found("outbound flight: Bristol to Faro, Friday 13 June, 06:50")
+    )
+    assert (flight["place"], flight["destination"]) == ("Bristol", "Faro")
+    assert flight["start"] == T(2025, 6, 13, 6, 50)
+
+
+def test_a_ticket_someone_booked_for_the_user_is_the_users() -> None:
+    text = "my dad booked me the train to York for 2 July, under Sam Hill"
+    [booking] = of("travel.bookings", found(text))
+    assert booking["traveller_name"] == "Sam Hill"
+    assert (
+        of("travel.bookings", found("my dad booked the train to York for 2 July, under Sam Hill"))
+        == []
+    )
+
+
+def test_leave_booked_then_its_days() -> None:
+    [away] = of("schedule.away_periods", found("booked annual leave: out of office 4 to 15 August"))
+    assert (away["start"], away["end"]) == (D(2025, 8, 4), D(2025, 8, 15))
+
+
+def test_a_visa_named_by_a_lowercase_nationality() -> None:
+    [visa] = of(
+        "identity.visas", found("embassy came through: kenyan tourist visa, good through 30 Sept")
+    )
+    assert (visa["country"], visa["kind"], visa["valid_until"]) == ("KE", "tourist", D(2025, 9, 30))

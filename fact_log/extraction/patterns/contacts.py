@@ -234,7 +234,9 @@ _FROM_TEAM = re.compile(
 )
 # "her husband Marco", "his sister Ines": someone else's relation, named
 _THEIR_REL = re.compile(
-    r"\b(?P<whose>his|her|their)\s+(?P<rel>(?i:" + RELATIONS + r"))\s+(?P<name>[A-Z][a-z]{1,20})\b"
+    r"\b(?P<whose>(?i:his|her|their))\s+(?P<rel>(?i:"
+    + RELATIONS
+    + r"))\s+(?P<name>[A-Z][a-z]{1,20})\b"
 )
 # "I'm Ana's godmother": the user's relation to someone, said from the user's side
 _I_AM_THEIRS = re.compile(

@@ -21,7 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 VISA = re.compile(
-    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
+    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
     r"work|student|transit|working\s+holiday)\s+)?(?P<word>e-?visa|visa)\b"
     r"(?:\s+for\s+(?:the\s+)?(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK|US|USA))?",
 )
@@ -32,7 +32,8 @@ _HOLDS = re.compile(
 )
 _UNTIL = re.compile(
     r"\b(?:valid\s+(?:until|till|through|to)|expires?(?:\s+on)?|runs?\s+(?:out|until)|"
-    r"good\s+until|until|till|renews?(?:\s+on)?|covers?\s+(?:us|me)\s+until|ends?(?:\s+on)?)\b",
+    r"good\s+(?:until|till|through|to)|until|till|renews?(?:\s+on)?|covers?\s+(?:us|me)\s+until|"
+    r"ends?(?:\s+on)?)\b",
     re.I,
 )
 _KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
@@ -51,6 +52,11 @@ def country_code(name: str | None) -> str | None:
         return found[1]
     # "my Chinese visa": the adjective names the country as well as the noun does.
     return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
+
+
+def visa_country(m: re.Match[str]) -> str | None:
+    """The country a visa mention names ("my Indian visa", "a visa for India", "ESTA")."""
+    return "US" if m["esta"] else (country_code(m["c1"]) or country_code(m["c2"]))
 
 
 def _valid_until(ctx: Ctx, sent: Span) -> Any:
@@ -75,7 +81,7 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         not _HAVE_IT.search(sent.text, m.end())  # "I need a visa, I have it already" holds it
     ):
         return
-    country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+    country = visa_country(m)
     if country is None and (office := _ISSUER.search(sent.text)) is not None:
         country = NATIONALITIES[office["nat"].lower()]  # "the German consulate gave it"
     if country is None:

@@ -15,7 +15,7 @@ from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import contacts, purchases, travel
 from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.documents import VISA, country_code
+from uac.fact_log.extraction.patterns.documents import VISA, visa_country
 from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
@@ -108,7 +108,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
         out.append(Mention("driver_licence", (), day))
     if (m := VISA.search(text)) and "identity.visas" not in paths and plain(sent):
-        country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+        country = visa_country(m)
         if country:  # "I need to sort out my visa for India": no visa yet, but the topic
             out.append(Mention("visa", freeze({"country": country}), day))
     if (m := _ITEM.search(text)) and plain(sent):

@@ -182,7 +182,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _booked_under(ctx, sent, parts) or _stay(ctx, sent, parts) or _car_hire(ctx, sent, parts):
         return
-    if _flight_number(ctx, sent, parts):
+    if _flight_number(ctx, sent, parts) or _route_flight(ctx, sent, parts):
         return
     m = _FLIGHT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
@@ -217,6 +217,33 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         "traveller_name": m["name"],
     }
     ctx.add("travel.bookings", value, sent, 0.8)
+    return True
+
+
+# "return flight: Porto to Stansted, Saturday 15 May, 16:40": a flight by its route
+_ROUTE = re.compile(
+    r"\b(?:(?:return|outbound|my|the|our)\s+)?flight(?:\s+(?:home|back|out))?\s*[:,-]?\s*(?:is\s+)?"
+    r"(?:from\s+)?(?P<origin>" + _PLACE + r")\s+to\s+(?P<dest>" + _PLACE + r")\b",
+    re.I,
+)
+
+
+def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A flight said by its route with its day and time; True when added."""
+    m = _ROUTE.search(sent.text)
+    when = clock(sent.text[m.end() :]) if m is not None else None
+    if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not days:
+        return False
+    value = {
+        "kind": "flight",
+        "place": _city(m["origin"]) or m["origin"],
+        "destination": _city(m["dest"]) or m["dest"],
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.75)
     return True
 
 

@@ -311,7 +311,9 @@ _AWAY_NOTE = re.compile(
     r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
     r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
-    r"granted)\b)",
+    r"granted)\b"
+    # "booked annual leave: out of office 9 to 24 August"
+    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b)",
     re.I,
 )
 
@@ -326,7 +328,7 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
-    leave = m.groupdict().get("leave")
+    leave = m.groupdict().get("leave") or m.groupdict().get("leave2")
     if not dates and leave and ctx.following is not None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])

@@ -136,7 +136,8 @@ THIRD_PARTY = re.compile(
     r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
     r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
     # "my boss is sending me to Munich": what they do to the user is the user's
-    r"(?!\s+(?:sending|taking|driving|flying|sent|took)\s+(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
+    # ... and "my brother booked me the flight" is the user's flight
+    r"(?!\s+(?:(?:sending|taking|driving|flying|sent|took)\s+)?(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
     r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,

@@ -64,7 +64,7 @@ def _time(
     if marker:
         hour = hour % 12 + _HALF[marker]
         return dt.time(hour, minute), False
-    if minute_s is None and hour_s.startswith("0"):
+    if hour_s.startswith("0") and len(hour_s) == 2:  # "06:50", "07": a 24-hour clock
         return dt.time(hour, minute), False
     # A bare hour: 1-6 is afternoon, 7-11 morning unless the sentence is about an evening.
     if hour == 12 or (7 <= hour <= 11 and not evening):

@@ -21,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     clauses,
     dates_in,
     guarded,
+    word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
 
@@ -37,8 +38,8 @@ _TRAVEL = re.compile(
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Z][\w'’.-]{0,20}|[a-z]{2,3}\b)"
-    r"(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Za-z][\w'’.-]{0,20})"
+    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
@@ -77,7 +78,8 @@ _PAST = re.compile(
 )
 _CONTINUES = re.compile(
     r"(?:leaving|departing|departure|out|flying\s+out|(?:we|i)\s+(?:leave|fly|go|head)|going)\b|"
-    r"(?:from\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?:the\s+)?\d{1,2}",
+    r"(?:from\s+)?(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+[A-Za-z]{3,9})?\s*"
+    r"(?:[-–]|to|till|until)\s*(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}",
     re.I,
 )
 _HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
@@ -96,24 +98,46 @@ _NOT_TRAVEL = re.compile(
 _LAYOVER = re.compile(
     r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|"
     r"chang(?:es|ed)\s+planes?|changing\s+"
-    r"(?:planes?\s+|trains?\s+)?|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|\bvia\s+$",
+    r"(?:planes?\s+|trains?\s+)?|chang(?:es|e)|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|"
+    r"\bvia\s+$",
     re.IGNORECASE,
 )
 _VIA = re.compile(
     r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
-    r"chang(?:es|ed)\s+planes?|"
+    r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
 )
 _BOOKED_PLACE = re.compile(
-    r"\b(?i:booked|booking)[ \t]{1,3}([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    r"\b(?i:booked|booking)[ \t]{1,3}"
+    r"([A-Za-z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
 )
+# Place names that are also everyday words or first names: written in lower case they are
+# not taken for the place ("nice", "turkey", "jordan").
+_WORDS_TOO = word_set(
+    "nice china turkey chile jordan cork guinea sofia austin niger georgia chad mali victoria "
+    "york lima cuba wales bali"
+)
+
+
+def _lookup(name: str) -> tuple[str | None, str] | None:
+    """A place as written, or in lower case unless the name is also a common word; a city
+    written in lower case is given its capitals ("mexico city" -> "Mexico City")."""
+    if name[:1].islower() and (name.casefold() in _WORDS_TOO or name.casefold() in _NOT_PLACES):
+        return None
+    found = lookup_place(name)
+    if found is None or found[0] is None or not (found[0].islower() or found[0].isupper()):
+        return found
+    return found[0].title(), found[1]
+
+
+_NOT_PLACES = frozenset(("us", "uk", "usa", "uae"))  # "to us" is not the United States
 
 
 def _known(words: list[str]) -> tuple[str | None, str] | None:
     """The longest known place the words begin with."""
     for n in range(len(words), 0, -1):
-        found = lookup_place(" ".join(words[:n]).rstrip(".,'’!"))
+        found = _lookup(" ".join(words[:n]).rstrip(".,'’!"))
         if found is not None:
             return found
     return None
@@ -154,10 +178,12 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 # place said just before its days (a range, or "from" a day), or named as the trip itself.
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
 _PLACE_DAYS = re.compile(
-    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to|is)[ \t]{1,3})"  # "the trip itself is Hanoi 5 Feb to ..."
+    # "the trip itself is Hanoi 5 Feb to ...", "ok Rio is locked in"
+    r"(?:^(?i:(?:ok(?:ay)?|so|right|yes|yay|and)[ \t,!]{1,3})?|[:,–-][ \t]{0,2}|"
+    r"\b(?:in|to|is)[ \t]{1,3})"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
     # "Lisbon with the girls from 3 to 10 September"
-    r"(?:(?:[ \t]{1,3}with[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t])?[a-z]{2,15}"
+    r"(?:(?:[ \t]{1,3}(?:with|for|on)[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t]|a[ \t])?[a-z]{2,15}"
     r"(?:[ \t][a-z]{2,15})?)?"
     r",?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
     + _DAY
@@ -165,7 +191,9 @@ _PLACE_DAYS = re.compile(
     + _DAY
     + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
     r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b"
-    r"|[ \t]{1,2}(?:is[ \t]{1,3})?(?:booked|sorted|confirmed)\b)"
+    r"|[ \t]{1,2}(?i:is[ \t]{1,3})?(?i:booked|sorted|confirmed|locked[ \t]+in)\b"
+    r"|,?[ \t]{1,3}(?i:landing|arriving|getting[ \t]+in|flying[ \t]+in)\b"  # "Rome, landing Feb 15"
+    r"|[ \t]*[!.]*[ \t]*$)"  # "Kyoto!!!": a place said alone, its days next
 )
 _WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
 
@@ -176,6 +204,9 @@ def _place_days(sent: Span) -> tuple[str | None, str, int] | None:
         return None  # "Paris, 3 to 8 September, was the conference I missed"
     for m in _PLACE_DAYS.finditer(sent.text):
         found = _known(m[1].split())
+        alone = m.end() == len(sent.text) and not sent.text[m.end(1) :].strip(" \t!.")
+        if alone and m.start(1) != 0:
+            continue  # only a whole sentence that is a place stands for its trip
         if found is not None:
             return found[0], found[1], sent.start + m.start(1)
     return None
@@ -200,19 +231,25 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
         words = m[1].split()
         for n in range(len(words), 0, -1):
             name = " ".join(words[:n]).rstrip(".,'’")
-            key = name.casefold()
-            if not name[:1].isupper() and key not in ("uk", "us", "usa", "uae"):
-                continue
-            found = lookup_place(name)
+            found = _lookup(name)
             if found is not None:
                 yield found[0], found[1], sent.start + m.start(1)
                 break
 
 
+_JOURNEY = re.compile(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
+
+
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
+    while travel is not None and travel[0].lower() in ("back", "returning"):
+        travel = _TRAVEL.search(sent.text, travel.end())  # the way home names no journey out
     days_place = _place_days(sent)
+    if travel is None and days_place is None and _JOURNEY.search(ctx.text, 0, sent.start):
+        # "flights are sorted!! heathrow to delhi on the 4th of march": the journey word ended
+        # the message's sentence before; the place stands where it would be
+        days_place = _place(sent)
     if (travel is None and days_place is None) or _NOT_TRAVEL.search(sent.text):
         return
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
@@ -317,7 +354,7 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
     to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
     if any(c.path == "travel.trips" for c in found) or _TRAVEL.search(sent.text) is None:
         return []
-    place = _place(sent)
+    place = _place(sent) or _place_days(sent) or _booked_place(sent.text, sent.start)
     if place is None or _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
         return []
     head = sent.text[: place[2] - sent.start]
@@ -333,9 +370,8 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
 _OUTWARD = re.compile(
     r"\b(?:out|outbound|fly(?:ing)?|flights?|leav(?:e|ing)|depart(?:s|ing|ure)?|going)\b", re.I
 )
-_HOMEBOUND = re.compile(
-    r"\b(?:back|return(?:ing)?|home|come\s+back|coming\s+back)\s+(?:on\s+)?$", re.I
-)
+# "back 7 May", "return flight lands 2 December", "flight back lands 11 September"
+_HOMEBOUND = re.compile(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
 
 
 def _latest(ctx: Ctx, *kinds: str) -> int:
