@@ -506,3 +506,25 @@ def test_a_visa_named_by_a_lowercase_nationality() -> None:
         "identity.visas", found("embassy came through: kenyan tourist visa, good through 30 Sept")
     )
     assert (visa["country"], visa["kind"], visa["valid_until"]) == ("KE", "tourist", D(2025, 9, 30))
+
+
+def test_back_in_a_place_is_a_journey_there() -> None:
+    [trip] = of(
+        "travel.trips", found("they want me back in Kenya in July, Nairobi offsite, 7-11 July")
+    )
+    assert (trip["country"], trip["depart"], trip["return_date"]) == (
+        "KE",
+        D(2025, 7, 7),
+        D(2025, 7, 11),
+    )
+
+
+def test_an_event_named_alone_takes_the_details_that_follow() -> None:
+    text = (
+        "I signed up for a pottery class! Thursdays 6 to 8pm, starting this week, until end of July"
+    )
+    [ev] = of("schedule.events", found(text))
+    assert (ev["start"], ev["end"]) == (T(2025, 6, 5, 18), T(2025, 6, 5, 20))
+    assert (ev["repeats"], ev["repeat_until"]) == ("weekly", D(2025, 7, 31))
+    # a sentence about someone else after it lends no details
+    assert of("schedule.events", found("I joined a choir! she sings on Thursdays at 7pm")) == []

@@ -290,7 +290,8 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
     for i, cand in enumerate(ctx.out):
-        if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
+        # the event's quote may run into this sentence ("I joined a choir! Wednesdays 7 to 9pm")
+        if cand.path != "schedule.events" or not cand.start < sent.end or cand.end < sent.start:
             continue
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
@@ -320,6 +321,19 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                     value["start"] = dt.datetime.combine(day, begin.time())
         if "repeat_until" not in value and (last := _series_last(sent, value, repeats)):
             value["repeat_until"] = last
+        said_start, said_end, first = (
+            cand.value.get("start"),
+            cand.value.get("end"),
+            value.get("start"),
+        )
+        if (
+            isinstance(said_end, dt.datetime)
+            and isinstance(said_start, dt.datetime)
+            and isinstance(first, dt.datetime)
+            and said_end.date() == said_start.date()
+        ):
+            # the series moved the first day ("starting this week"): its hours move with it
+            value["end"] = dt.datetime.combine(first.date(), said_end.time())
         end, begin = value.get("end"), value.get("start")
         # "6pm until 25 February": the series ends then, not one occurrence (which would
         # then span weeks and collide with everything between)

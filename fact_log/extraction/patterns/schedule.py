@@ -203,6 +203,9 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
+    if _details_follow(ctx, sent):
+        # "I joined a choir! Wednesdays 7 to 9pm, starting tomorrow": the details follow
+        sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])  # type: ignore[union-attr]
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
@@ -247,6 +250,17 @@ _TRAILING_PLACE = re.compile(
 )
 
 
+def _details_follow(ctx: Ctx, sent: Span) -> bool:
+    """Whether an event named without day or time has them in the fragment that follows."""
+    nxt = ctx.following
+    if nxt is None or not _DETAILS.match(nxt.text) or clock(sent.text) is not None:
+        return False
+    if dates_in(sent, "future", ctx.today):
+        return False
+    return clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None
+
+
+_DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
 _PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
 _THEN = re.compile(
     r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"

@@ -237,13 +237,15 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
                 break
 
 
+# "back the 16th" is the way home; "back in India in May" a journey there
+_WAY_HOME = re.compile(r"(?:back|returning)\b(?!\s+(?:in|to)\s)", re.I)
 _JOURNEY = re.compile(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
 
 
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
-    while travel is not None and travel[0].lower() in ("back", "returning"):
+    while travel is not None and _WAY_HOME.match(sent.text, travel.start()):
         travel = _TRAVEL.search(sent.text, travel.end())  # the way home names no journey out
     days_place = _place_days(sent)
     if travel is None and days_place is None and _JOURNEY.search(ctx.text, 0, sent.start):
