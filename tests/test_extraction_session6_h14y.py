@@ -528,3 +528,25 @@ def test_an_event_named_alone_takes_the_details_that_follow() -> None:
     assert (ev["repeats"], ev["repeat_until"]) == ("weekly", D(2025, 7, 31))
     # a sentence about someone else after it lends no details
     assert of("schedule.events", found("I joined a choir! she sings on Thursdays at 7pm")) == []
+
+
+# -- voice dictation and clock times said in words ------------------------------------------
+
+
+def test_dictated_punctuation_and_spoken_times() -> None:
+    earlier = (
+        "okay so the ferry to Santander is booked from Portsmouth on the 2nd of July at "
+        "seven oh five in the morning"
+    )
+    [ticket] = of("travel.bookings", found(earlier))
+    assert (ticket["kind"], ticket["destination"]) == ("boat", "Santander")
+    assert ticket["start"] == T(2025, 7, 2, 7, 5)
+    [back] = of("travel.bookings", found("coming back on the 9th at twenty-one fifteen", earlier))
+    assert (back["place"], back["start"]) == ("Santander", T(2025, 7, 9, 21, 15))
+    [stay] = of(
+        "travel.bookings", found("new paragraph the cottage is in Keswick, 4-11 July full stop")
+    )
+    assert stay["start"].date() == D(2025, 7, 4)
+    said = clock("dinner at half past seven")
+    assert said is not None and said.start == dt.time(19, 30)
+    assert clock("we booked at two nights") is None

@@ -45,6 +45,7 @@ from uac.fact_log.extraction.patterns.text import (
     builtin_catalog,
     clauses,
     sentences,
+    undictate,
 )
 
 DOMAINS = (
@@ -91,6 +92,7 @@ def read(
     text: str, observed_at: dt.datetime, catalog: Catalog, thread: Thread
 ) -> tuple[list[Candidate], Thread]:
     """The candidates one message yields given the thread so far, and the thread after it."""
+    text = undictate(text)
     ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
     for i, sent in enumerate(spans):

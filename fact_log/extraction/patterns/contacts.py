@@ -213,6 +213,8 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _ROLE_IS.search(sent.text)
     if m and m["name"] in NOT_NAMES:
         m = None  # "my GP is Dr A. Okafor": the title is not the name
+    if m and _POSSESSIVE.match(sent.text, m.end("role")) and _NOUN_AFTER.match(sent.text, m.end()):
+        m = None  # "my wife's Monzo card": a possessive, not "my wife is Monzo"
     if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}
@@ -226,6 +228,8 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     _people_said_apart(ctx, sent, parts)
 
 
+_POSSESSIVE = re.compile(r"\s*['’]s\s")
+_NOUN_AFTER = re.compile(r"\s+[a-z]")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,18}\d")
 # "Priya from finance sends me the numbers": a colleague named by their team
 _FROM_TEAM = re.compile(
@@ -255,7 +259,6 @@ _HIS_JOB = re.compile(r",\s*(?:he|she)['’]s\s+an?\s+(?P<role>(?i:" + OCCUPATIO
 
 def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People named with their team, by someone else's relation, or by the user's to them."""
-    named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
     value: dict[str, Any] | None = None
     if (m := _FROM_TEAM.match(sent.text)) is not None:
         value = {"name": m["name"], "relationship": "colleague"}
@@ -271,8 +274,10 @@ def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         owner = person.get("name") if person is not None else None
         if owner:  # "her husband Marco" after Hannah: Hannah's husband
             value = {"name": m["name"], "relationship": f"{owner}'s {m['rel'].lower()}"}
-    if value is None or m is None or value["name"] in NOT_NAMES or value["name"] in named:
+    if value is None or m is None or value["name"] in NOT_NAMES:
         return
+    if any(c.path == "contacts.contacts" and c.value.get("name") == value["name"] for c in ctx.out):
+        return  # named by another rule already
     if clause_ok(parts, sent, sent.start + m.start()):
         ctx.add("contacts.contacts", value, sent, 0.7)
 

@@ -184,6 +184,8 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _flight_number(ctx, sent, parts) or _route_flight(ctx, sent, parts):
         return
+    if _ticket(ctx, sent, parts) or _ticket_home(ctx, sent, parts):
+        return
     m = _FLIGHT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
@@ -244,6 +246,62 @@ def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
     }
     ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+# "the train to Paris is booked ... on the 18th of June at 8:01": a ticket with its day and time
+_TICKET = re.compile(
+    r"\b(?:the|my|our)\s+(?P<kind>train|flight|ferry|coach|bus|plane)\s+(?:to|for)\s+"
+    r"(?P<dest>" + _PLACE + r")\b(?=[^.?!]*\b(?:booked|leaves|departs|goes|is\s+at|is\s+on)\b)",
+    re.I,
+)
+_KIND = {"plane": "flight", "coach": "bus", "ferry": "boat"}
+# "coming back on the 21st at 19:13": the way home of the ticket just booked
+_HOME_LEG = re.compile(
+    r"^(?:and\s+)?(?:(?:i'm|i\s+am|we're|we\s+are)\s+)?(?:coming\s+back|back|returning|"
+    r"(?:the\s+)?return(?:\s+(?:train|flight|leg))?(?:\s+is)?)\b",
+    re.I,
+)
+
+
+def _ticket(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A train, flight or ferry to a place, booked for a day and a time; True when added."""
+    m = _TICKET.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    when = clock(sent.text[m.end() :])
+    if not days or when is None:
+        return False
+    kind = m["kind"].lower()
+    value = {
+        "kind": _KIND.get(kind, kind),
+        "destination": _city(m["dest"]) or m["dest"],
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+def _ticket_home(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The way back of the ticket the session just booked, on its day and time."""
+    out = ctx.thread.last("travel.bookings")
+    if _HOME_LEG.match(sent.text) is None or out is None or not out.get("destination"):
+        return False
+    if out.get("kind") not in ("train", "flight", "bus", "boat") or not clause_ok(
+        parts, sent, sent.start
+    ):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    when = clock(sent.text)
+    if not days or when is None:
+        return False
+    value = {
+        "kind": out.get("kind"),
+        "place": out.get("destination"),
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.7)
     return True
 
 

@@ -532,10 +532,10 @@ _NOT_ACTIVITY = word_set(
 
 def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Starting a job or course on a day; an activity with its day and time."""
-    if any(c.start >= sent.start for c in ctx.out):
-        return  # the sentence already said what it is
     start = _STARTS.search(sent.text)
     doing = None if start else _DOING.search(sent.text)
+    if (start is None and doing is None) or (ctx.out and ctx.out[-1].start >= sent.start):
+        return  # nothing planned, or the sentence already said what it is
     if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
         return
     m = start or doing

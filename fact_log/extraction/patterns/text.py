@@ -54,6 +54,18 @@ _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
 _CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
 
 
+# Voice dictation says its punctuation ("new paragraph the hotel ... full stop"): the words
+# become a sentence end of the same length, so offsets and quotes stay those of the message.
+_DICTATION = re.compile(r"\b(?:new\s+paragraph|new\s+line|full\s+stop)\b", re.I)
+
+
+def undictate(text: str) -> str:
+    """The text with spoken punctuation commands read as sentence ends (same length)."""
+    if "new " not in text.lower() and "full stop" not in text.lower():
+        return text  # nearly every message: no scan
+    return _DICTATION.sub(lambda m: "." + " " * (len(m[0]) - 1), text)
+
+
 def sentences(text: str) -> Iterator[Span]:
     """Split text into sentences, keeping offsets; "Dr." and "15.49" do not end one."""
     start = 0

@@ -72,8 +72,67 @@ def _time(
     return dt.time(hour % 12 + 12, minute), True
 
 
+_UNITS_SAID = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS_SAID = (
+    *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
+    *("seventeen", "eighteen", "nineteen"),
+)
+_TENS_SAID = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_SAID_NUMBER = {w: i + 1 for i, w in enumerate(_UNITS_SAID)} | {
+    w: i + 10 for i, w in enumerate(_TEENS_SAID)
+}
+_HOUR_SAID = (
+    r"(?:twenty[- ](?:one|two|three)|" + "|".join([*_TEENS_SAID, *_UNITS_SAID, "twenty"]) + ")"
+)
+_MIN_SAID = (
+    r"(?:(?:twenty|thirty|forty|fifty)(?:[- ](?:"
+    + "|".join(_UNITS_SAID)
+    + r"))?|"
+    + "|".join(_TEENS_SAID)
+    + ")"
+)
+# "at eight oh one in the morning", "at nineteen thirteen", "at half past seven": clock times
+# said in words (voice dictation); only after "at", where a number is a time.
+_SPOKEN = re.compile(
+    rf"\bat[ \t]+(?:(?P<h>{_HOUR_SAID})[ \t]+(?:oh[ \t]+(?P<m1>{'|'.join(_UNITS_SAID)})|"
+    rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter)[ \t]+(?P<rel>past|to)[ \t]+"
+    rf"(?P<h2>{_HOUR_SAID}))(?:[ \t]+in[ \t]+the[ \t]+(?P<part>morning|afternoon|evening)|"
+    r"[ \t]*(?P<ampm>am|pm))?\b",
+    re.I,
+)
+
+
+def _said(words: str) -> int:
+    """A number said in words, up to fifty-nine ("nineteen", "forty-five")."""
+    parts = re.split(r"[- ]", words.lower())
+    return sum(_TENS_SAID.get(p, 0) or _SAID_NUMBER.get(p, 0) for p in parts)
+
+
+def spoken_times(text: str) -> str:
+    """The text with clock times said in words written in digits ("at 8:01am")."""
+    if "at " not in text.lower():
+        return text
+
+    def digits(m: re.Match[str]) -> str:
+        hour = _said(m["h"] or m["h2"])
+        minute = _said(m["m1"] or m["m2"] or "") if m["h"] else (30 if m["frac"] == "half" else 15)
+        if m["rel"] and m["rel"].lower() == "to":
+            hour, minute = (hour - 1) % 24, 45
+        half = (m["ampm"] or "").lower() or {
+            "morning": "am",
+            "afternoon": "pm",
+            "evening": "pm",
+        }.get((m["part"] or "").lower(), "")
+        if hour > 12:
+            half = ""  # "nineteen thirteen" is a 24-hour time
+        return f"at {hour}:{minute:02d}{half}"
+
+    return _SPOKEN.sub(digits, text)
+
+
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
+    text = spoken_times(text)
     evening = bool(_EVENING.search(text))
     for m in _RANGE.finditer(text):
         g = m.groups()

@@ -248,7 +248,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     while travel is not None and _WAY_HOME.match(sent.text, travel.start()):
         travel = _TRAVEL.search(sent.text, travel.end())  # the way home names no journey out
     days_place = _place_days(sent)
-    if travel is None and days_place is None and _JOURNEY.search(ctx.text, 0, sent.start):
+    before = ctx.text[max(0, sent.start - 80) : sent.start]  # the sentence just before only
+    if travel is None and days_place is None and _JOURNEY.search(before):
         # "flights are sorted!! heathrow to delhi on the 4th of march": the journey word ended
         # the message's sentence before; the place stands where it would be
         days_place = _place(sent)
@@ -376,6 +377,16 @@ _OUTWARD = re.compile(
 _HOMEBOUND = re.compile(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
 
 
+def _said_here(ctx: Ctx, sent: Span, path: str) -> bool:
+    """Whether a rule already found a record of the path in this sentence (newest first)."""
+    for c in reversed(ctx.out):
+        if c.start < sent.start:
+            return False
+        if c.path == path:
+            return True
+    return False
+
+
 def _latest(ctx: Ctx, *kinds: str) -> int:
     """The position of the most recent mention of one of the kinds in the thread (-1 if none)."""
     found = [i for i, m in enumerate(ctx.thread.mentions) if m.kind in kinds]
@@ -385,11 +396,10 @@ def _latest(ctx: Ctx, *kinds: str) -> int:
 def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The days of a trip whose destination an earlier line named ("The flight is on 9 April
     and I come back 23 April" after "I'm going to Germany next month to see my brother")."""
-    if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
-        return
     out = _OUTWARD.search(sent.text)
-    where = _latest(ctx, "destination")
-    if out is None or where < 0 or where < _latest(ctx, "travel.trips"):
+    if out is None or (where := _latest(ctx, "destination")) < 0:
+        return
+    if where < _latest(ctx, "travel.trips") or _said_here(ctx, sent, "travel.trips"):
         return
     if not clause_ok(parts, sent, sent.start + out.start()) or _WISH.search(sent.text):
         return
@@ -411,11 +421,12 @@ _VIA_ONLY = re.compile(r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan
 
 def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Plan is to go via Singapore": where the last trip's journey changes."""
-    if any(c.path == "travel.trips" and c.start == sent.start for c in ctx.out):
-        return
-    trip = ctx.thread.last("travel.trips")
     via = _via(sent)
-    if trip is None or not via or not _VIA_ONLY.search(sent.text) or _WISH.search(sent.text):
+    if not via or (trip := ctx.thread.last("travel.trips")) is None:
+        return
+    if not _VIA_ONLY.search(sent.text) or _WISH.search(sent.text):
+        return
+    if _said_here(ctx, sent, "travel.trips"):
         return
     if not clause_ok(parts, sent, sent.start) or _place(sent) is not None:
         return
