@@ -550,3 +550,40 @@ def test_dictated_punctuation_and_spoken_times() -> None:
     said = clock("dinner at half past seven")
     assert said is not None and said.start == dt.time(19, 30)
     assert clock("we booked at two nights") is None
+
+
+# -- home: where the user lives, and visits to it --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "city"),
+    [
+        ("hi! I'm Dara, 41, living in Leeds", "Leeds"),
+        ("we moved to Porto last year", "Porto"),
+        ("I live in Oslo with my partner", "Oslo"),
+    ],
+)
+def test_the_city_the_user_lives_in(text: str, city: str) -> None:
+    assert of("places.address.city", found(text)) == [city]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister lives in Leeds",
+        "I used to live in Paris",
+        "I lived in Rome for two years",
+        "we are moving to Lisbon in May",
+    ],
+)
+def test_no_home_for_others_the_past_or_a_move_to_come(text: str) -> None:
+    assert of("places.address.city", found(text)) == []
+
+
+def test_a_delivery_or_collection_at_home_is_an_event() -> None:
+    [ev] = of(
+        "schedule.events", found("the new fridge is getting delivered on Friday 6th, 8 till 12")
+    )
+    assert ev["title"] == "Fridge delivered"
+    assert (ev["start"], ev["end"]) == (T(2025, 6, 6, 8), T(2025, 6, 6, 12))
+    assert of("schedule.events", found("my sister's sofa is being delivered on Friday 6th")) == []

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
+    agenda,
     contacts,
     documents,
     episodes,
@@ -59,6 +60,7 @@ DOMAINS = (
     payments,
     purchases,
     schedule,
+    agenda,
     routines,
     contacts,
     preferences,

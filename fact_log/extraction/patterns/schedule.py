@@ -134,7 +134,7 @@ _GOAL_NOISE = word_set(
 )
 
 
-_NOT_YET = re.compile(
+NOT_YET = re.compile(
     r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
     r"by|before|until|yet|still)\b|'ll\b",
     re.I,
@@ -144,7 +144,8 @@ _NOT_YET = re.compile(
 _SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
 
 
-def _words(text: str) -> set[str]:
+def goal_words(text: str) -> set[str]:
+    """The words of a task's goal that name it (four letters or more, no filler)."""
     return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
 
 
@@ -153,12 +154,12 @@ def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DONE.search(sent.text)
     if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
         return
-    if _NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
+    if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
         return  # "it has to be filed by 7 October" is the deadline, not its end
-    said = _words(sent.text)
+    said = goal_words(sent.text)
     tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
     for task in reversed(tasks):
-        if task.get("status") != "done" and said & _words(str(task.get("goal"))):
+        if task.get("status") != "done" and said & goal_words(str(task.get("goal"))):
             fields = task.record()
             ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
             return
@@ -430,144 +431,11 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
-# "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
-# 1 June": what to do is the task, the day said is when it is due.
-_REMIND = re.compile(
-    r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+"
-    r"(?P<goal>[a-z][\w'’ -]{2,60}?)\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
-    re.IGNORECASE,
-)
-
-
-def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A reminder the user asks for: a task due on the day said."""
-    m = _REMIND.search(sent.text)
-    if m is None or THIRD_PARTY.search(sent.text[: m.start()]):
-        return
-    days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
-    if not days or days[0].date < ctx.today:  # type: ignore[operator]
-        return
-    goal = " ".join(m["goal"].split())
-    goal = re.sub(r"\s+(?:on|by|before)\s+(?:the\s+)?\S+$", "", goal)
-    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
-    ctx.add("tasks.tasks", value, sent, 0.75)
-
-
-# "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
-# without a task the session set (rule_task_done ends those).
-_DONE_PAPER = re.compile(
-    r"^(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+|also\s+)?(?:finished|submitted|"
-    r"completed|filed|sent\s+off|posted\s+off|handed\s+in)\s+(?:the\s+|my\s+|our\s+)"
-    r"(?P<goal>[a-z][\w'’ -]{0,40}?\b(?:claim|form|application|return|report|essay|draft|"
-    r"dissertation|thesis|renewal|registration|submission|paperwork|assignment|proposal|appeal))\b",
-    re.IGNORECASE,
-)
-
-
-def rule_done_paperwork(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A piece of paperwork the user says they finished: a task, done."""
-    m = _DONE_PAPER.search(sent.text)
-    if m is None or guarded(sent.text, None, sent.text) or _NOT_YET.search(sent.text):
-        return
-    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
-        return
-    said = _words(m["goal"])
-    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
-    if any(said & _words(str(t.get("goal"))) for t in tasks):
-        return  # the thread's own task: rule_task_done ends it
-    goal = " ".join(m["goal"].split())
-    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "done"}, sent, 0.7)
-
-
-# "I've done the lit review and methods, results are a mess", "I send already the form A
-# today, form B remain": steps of the task the session set, finished.
-_STEPS_DONE = re.compile(
-    r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+|just\s+|now\s+)?"
-    r"(?:done|finished|completed|sent|send|submitted|written|wrote)\s+(?:already\s+)?"
-    r"(?:the\s+|my\s+)?(?P<steps>[a-z][\w'’ -]{1,60}?)\s*(?=[,.;!]|$|\bbut\b)",
-    re.IGNORECASE,
-)
-_WHEN_WORDS = re.compile(r"\s+(?:today|yesterday|already|now|at\s+last|finally)$", re.I)
-
-
-def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Steps of the session's open task said to be finished: its done_steps."""
-    m = _STEPS_DONE.search(sent.text)
-    if m is None or guarded(sent.text, None, sent.text) or _NOT_YET.search(m[0]):
-        return
-    task = ctx.thread.last("tasks.tasks")
-    if task is None or task.get("status") == "done" or not task.get("goal"):
-        return
-    raw = _WHEN_WORDS.sub("", m["steps"]).strip()
-    steps = [
-        re.sub(r"^(?:the|my|our)\s+", "", " ".join(x.split()), flags=re.I)
-        for x in re.split(r"\s+and\s+|\s*&\s*", raw)
-        if x.strip()
-    ]
-    if not steps or _words(raw) & _words(str(task.get("goal"))):
-        return  # "I've sent the form off" for the form task: the task is done, not a step
-    fields = task.record()
-    fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), *steps]))
-    ctx.add("tasks.tasks", fields, sent, 0.7)
-
-
-# "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
-# beginning, or an activity said with its day and its time, is a plan in the calendar.
-_STARTS = re.compile(
-    r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
-    r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
-    re.I,
-)
-_DOING = re.compile(
-    r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
-    r"(?P<verb>[a-z]{3,}ing)\b",
-    re.I,
-)
-_NOT_ACTIVITY = word_set(
-    "going flying heading leaving travelling traveling driving moving staying taking paying "
-    "getting thinking planning hoping trying looking considering wondering feeling being having "
-    "doing saying asking waiting starting finishing expecting seeing"
-)
-
-
-def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Starting a job or course on a day; an activity with its day and time."""
-    start = _STARTS.search(sent.text)
-    doing = None if start else _DOING.search(sent.text)
-    if (start is None and doing is None) or (ctx.out and ctx.out[-1].start >= sent.start):
-        return  # nothing planned, or the sentence already said what it is
-    if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
-        return
-    m = start or doing
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
-        return
-    days = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
-    when = clock(sent.text)
-    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
-        return
-    if doing is not None and (when is None or when.assumed):
-        return  # "we're meeting up on the 5th": a time said makes it a plan, not a mood
-    if start is not None:
-        title = "Start " + " ".join(start["what"].lower().split())
-    else:
-        title = doing["verb"][:1].upper() + doing["verb"][1:].lower()  # type: ignore[index]
-    begin = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
-    ctx.add("schedule.events", {"title": title, "start": begin}, sent, 0.7)
-
-
 RULES: tuple[Rule, ...] = (
-    rule_done_steps,
-    rule_reminder,
-    rule_done_paperwork,
     rule_deadlines,
     rule_task_done,
     rule_events,
     rule_away,
     rule_booked_place,
     rule_guests,
-    rule_plans,
 )

@@ -435,4 +435,34 @@ def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", value, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_trips, rule_location, rule_trip_from_thread, rule_trip_via)
+# "I live in Leeds", "living in Bristol", "we moved to Porto last year", "based in Oslo": home
+_HOME = re.compile(
+    r"(?:\b(?:i|we)\s+(?:still\s+|now\s+|currently\s+)?live\s+in|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+"
+    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based)\s+in|"
+    r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to|\bmy\s+home\s+is\s+in)\s+"
+    r"(?P<place>[A-Za-z][\w'’.-]{1,20}(?:\s[A-Z][\w'’.-]{1,20})?)",
+    re.IGNORECASE,
+)
+
+
+def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The city the user lives in ("quick intro: I'm Niamh, 36, living in Bristol")."""
+    m = _HOME.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start("place")):
+        return
+    found = _known(m["place"].split())
+    if found is None or re.search(r"\bused\s+to\b|\bwhen\s+i\b", sent.text, re.I):
+        return
+    city, country = found
+    if city is not None:
+        ctx.add("places.address.city", city, sent, 0.75)
+    ctx.add("places.address.country", country, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_trips,
+    rule_location,
+    rule_trip_from_thread,
+    rule_trip_via,
+    rule_home,
+)
