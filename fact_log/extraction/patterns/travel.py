@@ -454,9 +454,10 @@ def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if found is None or re.search(r"\bused\s+to\b|\bwhen\s+i\b", sent.text, re.I):
         return
     city, country = found
-    if city is not None:
+    if city is not None:  # what was said: the city ("Bristol"), or else the country
         ctx.add("places.address.city", city, sent, 0.75)
-    ctx.add("places.address.country", country, sent, 0.75)
+    else:
+        ctx.add("places.address.country", country, sent, 0.75)
 
 
 RULES: tuple[Rule, ...] = (
