@@ -587,3 +587,10 @@ def test_a_delivery_or_collection_at_home_is_an_event() -> None:
     assert ev["title"] == "Fridge delivered"
     assert (ev["start"], ev["end"]) == (T(2025, 6, 6, 8), T(2025, 6, 6, 12))
     assert of("schedule.events", found("my sister's sofa is being delivered on Friday 6th")) == []
+
+
+def test_working_days_counted_from_a_months_end() -> None:
+    task = _task("the timesheet has to be in within 5 working days of month end")
+    assert task["due_date"] == D(2025, 7, 7)  # 30 June is a Monday
+    task = _task("also May invoices have to be in within 3 working days of month end")
+    assert task["due_date"] == D(2025, 6, 4) and task["goal"] == "May invoices"

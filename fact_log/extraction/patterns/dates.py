@@ -339,6 +339,25 @@ def _end_of(today: dt.date, which: str | None, period: str, prefer: Prefer) -> d
     return month.replace(day=calendar.monthrange(month.year, month.month)[1])
 
 
+_MONTH_END = re.compile(
+    r"^\s*(?:of\s+)?(?:the\s+)?(?:month[- ]end|end\s+of\s+(?:the\s+)?month)\b", re.I
+)
+_MONTH_NAMED = re.compile(rf"\b({_MONTH_RE})\b", re.I)
+
+
+def month_end(rest: str, said_before: str, today: dt.date) -> dt.date | None:
+    """The last day of the month an offset counts from ("within 10 working days of month end"):
+    the month named before it ("February expenses"; the latest one not after today's month),
+    else this month; None when the offset does not count from a month's end."""
+    if _MONTH_END.match(rest) is None:
+        return None
+    named = _MONTH_NAMED.search(said_before)
+    if named is not None and named[1] == "may":
+        named = None  # "it may have to be in": the verb, not the month
+    which = "month" if named is None else named[1]
+    return _end_of(today, None, which, "past")
+
+
 def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:
     """Day `day` of the month `months` after base's month (None when it does not exist)."""
     try:

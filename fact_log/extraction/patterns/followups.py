@@ -13,7 +13,7 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import contacts, purchases, travel
-from uac.fact_log.extraction.patterns.dates import find_dates
+from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
 from uac.fact_log.extraction.patterns.money import amounts
@@ -335,7 +335,7 @@ _OBLIGATION = re.compile(
 )
 _GOAL_LEAD = re.compile(
     r"^(?:and\s+)?(?:i|we)\s+(?:also\s+)?(?:need|have|want|must|got|'ve\s+got)\s*(?:to\s+)?|"
-    r"^(?:the\s+|my\s+|our\s+)",
+    r"^(?:(?:also|and|plus)\s+)?(?:the\s+|my\s+|our\s+)?",
     re.I,
 )
 _GOAL_TAIL = re.compile(
@@ -353,7 +353,8 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     off = offset(sent.text)
     if off is None or not plain(sent) or _ASK.search(sent.text):
         return
-    base = _anchor_day(ctx, sent.text[off.end :])
+    rest = sent.text[off.end :]
+    base = month_end(rest, sent.text[: off.start], ctx.today) or _anchor_day(ctx, rest)
     if base is None:
         return
     day = off.apply(base)

@@ -229,7 +229,8 @@ _OFFSET = re.compile(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
     r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
-    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b"
+    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<work>(?:working|business)[ \t]+)?"
+    r"(?P<wunit>day|week|month|year)s?\b"
     # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
     r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
     # "we have to give 4 weeks notice": notice is counted back from the end it is given for
@@ -245,7 +246,7 @@ class Offset:
     """An amount of time before or after something ("two weeks before the wedding")."""
 
     amount: int
-    unit: str  # day | week | month | year
+    unit: str  # day | workday | week | month | year
     sign: int  # -1 before, +1 after / within
     start: int
     end: int
@@ -258,6 +259,13 @@ class Offset:
                 return add_months(day, n)
             if self.unit == "year":
                 return add_months(day, 12 * n)
+            if self.unit == "workday":  # "within 10 working days": Saturdays and Sundays skipped
+                step = 1 if n > 0 else -1
+                for _ in range(abs(n)):
+                    day += dt.timedelta(days=step)
+                    while day.weekday() >= 5:
+                        day += dt.timedelta(days=step)
+                return day
             return day + dt.timedelta(days=n * (7 if self.unit == "week" else 1))
         except (OverflowError, ValueError):
             return None
@@ -269,7 +277,8 @@ def offset(text: str) -> Offset | None:
     if m is None:
         return None
     if m["wn"]:
-        return Offset(int(_count(m["wn"])), m["wunit"].lower(), 1, m.start(), m.end())
+        unit = "workday" if m["work"] and m["wunit"].lower() == "day" else m["wunit"].lower()
+        return Offset(int(_count(m["wn"])), unit, 1, m.start(), m.end())
     if m["gn"]:
         return Offset(int(_count(m["gn"])), m["gunit"].lower(), -1, m.start(), m.end())
     if m["one"]:
