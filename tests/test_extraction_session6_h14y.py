@@ -594,3 +594,26 @@ def test_working_days_counted_from_a_months_end() -> None:
     assert task["due_date"] == D(2025, 7, 7)  # 30 June is a Monday
     task = _task("also May invoices have to be in within 3 working days of month end")
     assert task["due_date"] == D(2025, 6, 4) and task["goal"] == "May invoices"
+
+
+@pytest.mark.parametrize(
+    ("lines", "name", "relationship"),
+    [
+        (("my sister is Ruth, her husband is Omar",), "Omar", "brother-in-law"),
+        (("my mum Lina is visiting", "her brother Sami is coming too"), "Sami", "uncle"),
+        (("my wife Noor", "her father Karim is ill"), "Karim", "father-in-law"),
+    ],
+)
+def test_a_relation_of_a_relation_is_the_users_kin(
+    lines: tuple[str, ...], name: str, relationship: str
+) -> None:
+    *earlier, last = lines
+    people = [p for p in of("contacts.contacts", found(last, *earlier)) if p["name"] == name]
+    assert [p["relationship"] for p in people] == [relationship]
+
+
+def test_a_connection_said_after_the_trip() -> None:
+    [trip] = of(
+        "travel.trips", found("we're connecting in Doha both ways", "flying to Bali on 3 July")
+    )
+    assert trip["via"] == ["Doha"]

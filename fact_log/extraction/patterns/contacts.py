@@ -228,6 +228,17 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     _people_said_apart(ctx, sent, parts)
 
 
+# (the user's relation to someone, their relation to a third) -> the user's to the third
+_KIN = {
+    ("brother", "wife"): "sister-in-law",
+    ("sister", "husband"): "brother-in-law",
+    **{(sp, par): f"{par}-in-law" for sp in ("wife", "husband") for par in ("mother", "father")},
+    **{(sp, sib): f"{sib}-in-law" for sp in ("wife", "husband") for sib in ("sister", "brother")},
+    **{(par, "sister"): "aunt" for par in ("mother", "father")},
+    **{(par, "brother"): "uncle" for par in ("mother", "father")},
+    **{(sib, "son"): "nephew" for sib in ("sister", "brother")},
+    **{(sib, "daughter"): "niece" for sib in ("sister", "brother")},
+}
 _POSSESSIVE = re.compile(r"\s*['’]s\s")
 _NOUN_AFTER = re.compile(r"\s+[a-z]")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,18}\d")
@@ -240,7 +251,7 @@ _FROM_TEAM = re.compile(
 _THEIR_REL = re.compile(
     r"\b(?P<whose>(?i:his|her|their))\s+(?P<rel>(?i:"
     + RELATIONS
-    + r"))\s+(?P<name>[A-Z][a-z]{1,20})\b"
+    + r"))\s+(?:(?i:is|'s)\s+)?(?P<name>[A-Z][a-z]{1,20})\b"
 )
 # "I'm Ana's godmother": the user's relation to someone, said from the user's side
 _I_AM_THEIRS = re.compile(
@@ -270,10 +281,23 @@ def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if rel not in _FAMILY:
             value["role"] = rel
     elif (m := _THEIR_REL.search(sent.text)) is not None:
-        person = ctx.thread.last("contact")
+        # "her husband Marco" after Hannah: Hannah's husband; "my brother is Gareth, his wife
+        # is Sian": the user's sister-in-law
+        here = [c.value for c in ctx.out if c.path == "contacts.contacts" and c.start >= sent.start]
+        person = here[-1] if here else ctx.thread.last("contact")
         owner = person.get("name") if person is not None else None
-        if owner:  # "her husband Marco" after Hannah: Hannah's husband
-            value = {"name": m["name"], "relationship": f"{owner}'s {m['rel'].lower()}"}
+        if owner:
+            rel = relationship(m["rel"])
+            theirs = person.get("relationship") or next(
+                (
+                    p.get("relationship")
+                    for p in reversed(ctx.thread.mentions)
+                    if p.kind == "contact" and p.get("name") == owner and p.get("relationship")
+                ),
+                "",
+            )
+            kin = _KIN.get((str(theirs), rel))
+            value = {"name": m["name"], "relationship": kin or f"{owner}'s {rel}"}
     if value is None or m is None or value["name"] in NOT_NAMES:
         return
     if any(c.path == "contacts.contacts" and c.value.get("name") == value["name"] for c in ctx.out):

@@ -416,7 +416,11 @@ def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", value, sent, 0.75)
 
 
-_VIA_ONLY = re.compile(r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan\s+is)\b", re.I)
+_VIA_ONLY = re.compile(
+    r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan\s+is|connect(?:ing|s)?|layover|"
+    r"stopover|chang(?:e|es|ing))\b",
+    re.I,
+)
 
 
 def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
