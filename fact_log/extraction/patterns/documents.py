@@ -223,12 +223,15 @@ def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if (code := country_code(m["c"])) is not None:
             ctx.add("identity.passport.issuing_country", code, sent, 0.75)
         return
+    named = _FRAGMENT_EXPIRY.match(sent.text)
+    if not (named or last is doc) or UNCERTAIN.search(sent.text):
+        return  # neither "expires ..." nor a line right after the document came up
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
-    if not dates or UNCERTAIN.search(sent.text):
+    if not dates:
         return
     rest = sent.text[: dates[0].start - sent.start] + sent.text[dates[0].end - sent.start :]
     said_alone = last is doc and dates[0].explicit_year and _FILLER.match(rest)
-    if _FRAGMENT_EXPIRY.match(sent.text) or said_alone:
+    if named or said_alone:
         emit(ctx, sent, f"identity.{doc.kind}.expiry_date", dates[0].date, 0.75)
 
 

@@ -117,6 +117,7 @@ _DROP_OFF = re.compile(
     r"\b(?:drop(?:ping)?[- ]?off|return(?:ing)?\s+it|hand(?:ing)?\s+it\s+back)\b", re.I
 )
 # "Emirates EK30 out of Heathrow, leaves 20:40": a flight number with its time
+_DIGIT = re.compile(r"\d")
 _FLIGHT_NO = re.compile(
     r"(?-i:\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b)(?=[^.?!]*\b(?:leaves|departs|out\s+of|"
     r"takes\s+off|at\s+\d)|[^.?!]*\d{1,2}[:.]\d{2})",
@@ -373,7 +374,7 @@ def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A flight said by its number and time, on the day said or the trip's departure day."""
-    m = _FLIGHT_NO.search(sent.text)
+    m = _FLIGHT_NO.search(sent.text) if _DIGIT.search(sent.text) else None
     when = clock(sent.text[m.end() :]) if m is not None else None
     if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
         return False

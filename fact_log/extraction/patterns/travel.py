@@ -357,8 +357,10 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
     to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
     if any(c.path == "travel.trips" for c in found) or _TRAVEL.search(sent.text) is None:
         return []
+    if _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
+        return []  # the cheap refusals before the place lookups
     place = _place(sent) or _place_days(sent) or _booked_place(sent.text, sent.start)
-    if place is None or _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
+    if place is None:
         return []
     head = sent.text[: place[2] - sent.start]
     if guarded(head, None, sent.text) or THIRD_PARTY.search(head) or _WISH.search(head):
