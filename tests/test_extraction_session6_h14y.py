@@ -617,3 +617,12 @@ def test_a_connection_said_after_the_trip() -> None:
         "travel.trips", found("we're connecting in Doha both ways", "flying to Bali on 3 July")
     )
     assert trip["via"] == ["Doha"]
+
+
+def test_a_task_taken_on_then_its_due_date_by_pronoun() -> None:
+    assert _task("the Q3 forecast - I own it now") == {"goal": "Q3 forecast", "status": "planned"}
+    task = _task("it's due to the board on the 20th", "the Q3 forecast - I own it now")
+    assert (task["goal"], task["due_date"]) == ("Q3 forecast", D(2025, 6, 20))
+    assert _task("I'm in charge of the office move this year")["goal"] == "Office move"
+    assert of("tasks.tasks", found("she's in charge of the office move this year")) == []
+    assert of("tasks.tasks", found("it's due to the board on the 20th")) == []  # no task named

@@ -186,7 +186,33 @@ def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.7)
 
 
+# "Q1 board pack - I own it this time", "I'm in charge of the office move": a task the user
+# takes on, named before its due date
+_OWNS = re.compile(
+    r"^(?:the\s+|our\s+)?(?P<goal>[A-Za-z0-9][\w'’ -]{2,40}?)\s*[-–:,]\s*"
+    r"(?:i\s+own\s+it|it's\s+mine|that's\s+(?:on\s+)?me)\b|"
+    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:responsible\s+for|in\s+charge\s+of|owning)\s+"
+    r"(?:the\s+|our\s+)?(?P<goal2>[a-z0-9][\w'’ -]{2,40}?)"
+    r"(?=\s*[,.;!]|\s*$|\s+(?:this|now|again|from|until)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A piece of work the user says is theirs: a planned task (its due date may follow)."""
+    m = _OWNS.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start + m.end() - 1):  # "- I own it": guards up to it
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    goal = " ".join((m["goal"] or m["goal2"]).split())
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "planned"}, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_owned_task,
     rule_reminder,
     rule_done_paperwork,
     rule_done_steps,

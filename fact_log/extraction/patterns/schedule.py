@@ -66,7 +66,7 @@ _TITLE_DROP = word_set(
 _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
-    r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
+    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
     r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
@@ -97,6 +97,11 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
+    if goal.lower() in ("it", "it's", "it’s") and not m["goal4"]:
+        task = ctx.thread.last("tasks.tasks")  # "it's due to the chair on the 24th"
+        if task is None or task.get("status") == "done":
+            return
+        goal = str(task.get("goal"))
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
