@@ -66,7 +66,7 @@ _TITLE_DROP = word_set(
 _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
-    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
+    r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
     r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
@@ -91,17 +91,14 @@ _DEADLINE = re.compile(
 
 def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Deadlines become tasks with a due date."""
+    if _it_due(ctx, sent, parts):
+        return
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
-    if goal.lower() in ("it", "it's", "it’s") and not m["goal4"]:
-        task = ctx.thread.last("tasks.tasks")  # "it's due to the chair on the 24th"
-        if task is None or task.get("status") == "done":
-            return
-        goal = str(task.get("goal"))
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
@@ -119,6 +116,28 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
+
+
+# "it's due to the chair on the 24th": the due date of the task the session named last
+_IT_DUE = re.compile(
+    r"^(?:and\s+|so\s+)?(?:it's|it\s+is|it’s|that's|that\s+is)\s+due\b"
+    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15})?(?=\s+(?:on|by|before|in|this|next)\b)",
+    re.IGNORECASE,
+)
+
+
+def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The due date of the thread's open task said by pronoun; True when added."""
+    m = _IT_DUE.match(sent.text)
+    task = ctx.thread.last("tasks.tasks") if m is not None else None
+    if task is None or task.get("status") == "done" or not clause_ok(parts, sent, sent.start):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not days:
+        return False
+    value = {"goal": task.get("goal"), "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.75)
+    return True
 
 
 _NOT_A_GOAL = re.compile(
