@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
+    agenda,
     contacts,
     documents,
     episodes,
@@ -45,6 +46,7 @@ from uac.fact_log.extraction.patterns.text import (
     builtin_catalog,
     clauses,
     sentences,
+    undictate,
 )
 
 DOMAINS = (
@@ -58,6 +60,7 @@ DOMAINS = (
     payments,
     purchases,
     schedule,
+    agenda,
     routines,
     contacts,
     preferences,
@@ -91,6 +94,7 @@ def read(
     text: str, observed_at: dt.datetime, catalog: Catalog, thread: Thread
 ) -> tuple[list[Candidate], Thread]:
     """The candidates one message yields given the thread so far, and the thread after it."""
+    text = undictate(text)
     ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
     for i, sent in enumerate(spans):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import safe_date
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -15,6 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     emit,
+    word_set,
 )
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
@@ -52,15 +55,6 @@ def relationship(word: str) -> str:
     return _CANONICAL.get(low, low)
 
 
-_REL_FIRST = re.compile(
-    r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
-    r"(?P<rel>" + RELATIONS + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
-    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
-    + INITIALS
-    + NAME
-    + r")",
-    re.IGNORECASE,
-)
 _NAME_FIRST = re.compile(
     r"(?:^|[\s,;(])(?P<name>" + INITIALS + NAME + r")\s+is\s+(?i:my)\s+"
     r"(?:(?i:older|younger|big|little|new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
@@ -84,7 +78,42 @@ OCCUPATIONS = (
     r"baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
     "carpenter|gardener|cleaner|therapist|counsellor|counselor|coach|trainer|consultant|"
     "manager|librarian|pharmacist|optician|scientist|researcher|vicar|priest|hairdresser|"
-    r"barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist"
+    r"barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist|"
+    r"neurologist|cardiologist|dermatologist|psychiatrist|psychologist|gynaecologist|oncologist|"
+    r"specialist|osteopath|chiropractor|deputy|supervisor|line\s+manager|secretary|pa"
+)
+_FAMILY = word_set(
+    "sister brother mother mom mum father dad wife husband partner son daughter cousin aunt "
+    "uncle niece nephew grandmother grandma granny grandfather grandpa twin"
+)
+# "I'm Ana's godmother": the other person's side of the relation
+_INVERSE = {
+    "godmother": "godchild",
+    "godfather": "godchild",
+    "godparent": "godchild",
+    "grandmother": "grandchild",
+    "grandfather": "grandchild",
+    "mother": "child",
+    "father": "child",
+    "sister": "sibling",
+    "brother": "sibling",
+    "teacher": "student",
+    "tutor": "student",
+}
+
+
+_REL_FIRST = re.compile(
+    r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
+    r"(?P<rel>"
+    + RELATIONS
+    + r"|"
+    + OCCUPATIONS
+    + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
+    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + INITIALS
+    + NAME
+    + r")",
+    re.IGNORECASE,
 )
 
 
@@ -127,7 +156,24 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ]
             if dates and dates[0].valid and dates[0].explicit_year:
                 value["birthday"] = dates[0].date  # a birthday without a year is not a date
+        if (age := _TURNS.search(sent.text)) is not None:
+            day = next((d.date for d in dates_in(sent, "future", ctx.today) if d.valid), None)
+            if (born := born_on(day, age)) is not None:
+                value["birthday"] = born  # "my mum Helen turns 70 on 28 December"
         ctx.add("contacts.contacts", value, sent, 0.8)
+
+
+# "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
+_TURNS = re.compile(
+    r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))", re.I
+)
+
+
+def born_on(birthday: dt.date | None, age: re.Match[str]) -> dt.date | None:
+    """The date of birth of someone turning n on a day (None past the calendar)."""
+    if birthday is None:
+        return None
+    return safe_date(birthday.year - int(age["n"]), birthday.month, birthday.day)
 
 
 def _near(m: re.Match[str], other: re.Match[str]) -> bool:
@@ -136,36 +182,128 @@ def _near(m: re.Match[str], other: re.Match[str]) -> bool:
 
 
 _MET = re.compile(
-    r"\b(?i:i)\s+(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+(?i:guy|woman|man|girl|lady|person)\s+)?"
-    r"(?:(?i:called|named)\s+)?(?P<name>[A-Z][a-z]{1,20}\s[A-Z][a-z]{1,20})"
+    r"(?:\b(?i:i)\s+|^(?i:just\s+|so\s+)?)(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+"
+    r"(?i:guy|woman|man|girl|lady|person|bloke)\s+)?"
+    r"(?:(?P<called>(?i:called|named))\s+)?(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)"
     r"(?:\s+(?i:at|in|through|on)\s+(?P<how>(?:the\s+|a\s+)?[A-Za-z][\w'-]{2,20}(?:\s[\w'-]{2,20})?))?"
 )
 _ROLE_IS = re.compile(
-    r"^(?i:the|our|my)\s+(?:(?i:new)\s+)?(?P<role>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"|"
-    r"nanny|babysitter))\s*"
+    r"^(?:(?i:and|also|oh)\s+)?(?:(?P<det>(?i:the|our|my))\s+)?(?:(?i:new)\s+)?(?P<role>(?i:"
+    + RELATIONS
+    + r"|"
+    + OCCUPATIONS
+    + r"|nanny|babysitter))\s*"
     r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
-    r"['’]s\s+name\s+is)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
+    r"['’]s\s+name\s+is|['’]s)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
     r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
 )
 
 
 def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "I met a guy called Jonas Weber at the conference", "The plumber we use is Dave"."""
-    if (m := _MET.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        value: dict[str, Any] = {"name": m["name"]}
+    m = _MET.search(sent.text)
+    if m and (m["called"] or " " in m["name"]) and clause_ok(parts, sent, sent.start + m.start()):
+        value: dict[str, Any] = {"name": m["name"]}  # one name only after "called"
         if m["how"]:  # "at the conference", with its preposition
             value["how_met"] = sent.text[m.end("name") : m.end("how")].strip()
+        if (job := _HIS_JOB.search(sent.text, m.end())) is not None:
+            value["role"] = job["role"].lower()
         ctx.add("contacts.contacts", value, sent, 0.75)
     named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
     m = _ROLE_IS.search(sent.text)
     if m and m["name"] in NOT_NAMES:
         m = None  # "my GP is Dr A. Okafor": the title is not the name
+    if m and _POSSESSIVE.match(sent.text, m.end("role")) and _NOUN_AFTER.match(sent.text, m.end()):
+        m = None  # "my wife's Monzo card": a possessive, not "my wife is Monzo"
     if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
         value = {"name": m["name"], "role": role}
-        if m[0].lower().startswith(("my", "our")) and re.fullmatch(RELATIONS, role):
+        # "landlord is Mr Adeyemi": said without "my" at the start of a line, still the user's
+        mine = m["det"] is None or m["det"].lower() in ("my", "our")
+        if mine and re.fullmatch(RELATIONS + "|" + OCCUPATIONS, role, re.I):
             value["relationship"] = relationship(role)
+        if (phone := _PHONE.search(sent.text, m.end())) is not None:
+            value["phone"] = " ".join(phone[0].split())
         ctx.add("contacts.contacts", value, sent, 0.75)
+    _people_said_apart(ctx, sent, parts)
+
+
+# (the user's relation to someone, their relation to a third) -> the user's to the third
+_KIN = {
+    ("brother", "wife"): "sister-in-law",
+    ("sister", "husband"): "brother-in-law",
+    **{(sp, par): f"{par}-in-law" for sp in ("wife", "husband") for par in ("mother", "father")},
+    **{(sp, sib): f"{sib}-in-law" for sp in ("wife", "husband") for sib in ("sister", "brother")},
+    **{(par, "sister"): "aunt" for par in ("mother", "father")},
+    **{(par, "brother"): "uncle" for par in ("mother", "father")},
+    **{(sib, "son"): "nephew" for sib in ("sister", "brother")},
+    **{(sib, "daughter"): "niece" for sib in ("sister", "brother")},
+}
+_POSSESSIVE = re.compile(r"\s*['’]s\s")
+_NOUN_AFTER = re.compile(r"\s+[a-z]")
+_PHONE = re.compile(r"\+?\d[\d ()-]{5,18}\d")
+# "Priya from finance sends me the numbers": a colleague named by their team
+_FROM_TEAM = re.compile(
+    r"^(?P<name>[A-Z][a-z]{1,20})\s+from\s+(?i:finance|hr|accounts|legal|marketing|sales|it|"
+    r"ops|operations|payroll|procurement|engineering|product|design|comms|work|the\s+office)\b"
+)
+# "her husband Marco", "his sister Ines": someone else's relation, named
+_THEIR_REL = re.compile(
+    r"\b(?P<whose>(?i:his|her|their))\s+(?P<rel>(?i:"
+    + RELATIONS
+    + r"))\s+(?:(?i:is|'s)\s+)?(?P<name>[A-Z][a-z]{1,20})\b"
+)
+# "I'm Ana's godmother": the user's relation to someone, said from the user's side
+_I_AM_THEIRS = re.compile(
+    r"\b(?i:i)(?:['’]m|\s+am)\s+(?P<name>[A-Z][a-z]{1,20})['’]s\s+(?P<rel>(?i:"
+    + "|".join(_INVERSE)
+    + r"))\b"
+)
+# "Sam covers for me while I'm away, she's my deputy": a name, then what they are to the user
+_NAME_THEN_MY = re.compile(
+    r"^(?P<name>[A-Z][a-z]{1,20})\b[^.?!]{0,60}?,\s*(?i:(?:she|he)['’]s|(?:she|he)\s+is)\s+"
+    r"(?i:my)\s+(?P<rel>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"))\b"
+)
+# "met a guy called Jonas at the climbing wall, he's a nurse": the job in the same line
+_HIS_JOB = re.compile(r",\s*(?:he|she)['’]s\s+an?\s+(?P<role>(?i:" + OCCUPATIONS + r"))\b", re.I)
+
+
+def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """People named with their team, by someone else's relation, or by the user's to them."""
+    value: dict[str, Any] | None = None
+    if (m := _FROM_TEAM.match(sent.text)) is not None:
+        value = {"name": m["name"], "relationship": "colleague"}
+    elif (m := _I_AM_THEIRS.search(sent.text)) is not None:
+        value = {"name": m["name"], "relationship": _INVERSE[m["rel"].lower()]}
+    elif (m := _NAME_THEN_MY.match(sent.text)) is not None:
+        rel = relationship(m["rel"])
+        value = {"name": m["name"], "relationship": rel}
+        if rel not in _FAMILY:
+            value["role"] = rel
+    elif (m := _THEIR_REL.search(sent.text)) is not None:
+        # "her husband Marco" after Hannah: Hannah's husband; "my brother is Gareth, his wife
+        # is Sian": the user's sister-in-law
+        here = [c.value for c in ctx.out if c.path == "contacts.contacts" and c.start >= sent.start]
+        person = here[-1] if here else ctx.thread.last("contact")
+        owner = person.get("name") if person is not None else None
+        if owner:
+            rel = relationship(m["rel"])
+            theirs = person.get("relationship") or next(
+                (
+                    p.get("relationship")
+                    for p in reversed(ctx.thread.mentions)
+                    if p.kind == "contact" and p.get("name") == owner and p.get("relationship")
+                ),
+                "",
+            )
+            kin = _KIN.get((str(theirs), rel))
+            value = {"name": m["name"], "relationship": kin or f"{owner}'s {rel}"}
+    if value is None or m is None or value["name"] in NOT_NAMES:
+        return
+    if any(c.path == "contacts.contacts" and c.value.get("name") == value["name"] for c in ctx.out):
+        return  # named by another rule already
+    if clause_ok(parts, sent, sent.start + m.start()):
+        ctx.add("contacts.contacts", value, sent, 0.7)
 
 
 # -- follow-ups: the person the session just named (run after the domain rules) ------------
@@ -174,7 +312,8 @@ _FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{
 # "her number is ...", "we swapped numbers, his is ...": at the start of a clause.
 _PRONOUN_PHONE = re.compile(
     r"(?:^|[,;]\s*|\band\s+)(?:his|hers?)(?:\s+(?:phone(?:\s+number)?|number|mobile|cell))?"
-    r"\s+is\s+(\+?\d[\d ()-]{5,18}\d)",
+    r"(?:\s+is|['’]s)\s+(\+?\d[\d ()-]{5,18}\d)"
+    r"|^(?:his|her)\b[^.?!]{0,60}?\b(?:phone|tel|mobile|number)\s*:?\s*(\+?\d[\d ()-]{5,18}\d)",
     re.I,
 )
 _PRONOUN_EMAIL = re.compile(
@@ -192,6 +331,10 @@ _NAMED_CONTACT = re.compile(
     r"(?:^|[\s,;])(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
     r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
     r"\+?\d[\d ()-]{5,18}\d)"
+)
+_PRONOUN_TURNS = re.compile(
+    r"^(?:and\s+)?(?:he|she)(?:['’]s|\s+is|\s+will\s+be)?\s+(?:turning|turns)\s+(?P<n>\d{1,3})\b",
+    re.I,
 )
 _HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
 
@@ -221,11 +364,17 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
         )
     elif m := _PRONOUN_PHONE.search(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join(m[1].split())})
+        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join((m[1] or m[2]).split())})
     elif m := _PRONOUN_EMAIL.match(sent.text):
         emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
     elif m := _PRONOUN_ROLE.match(sent.text):
         emit(ctx, sent, "contacts.contacts", {**fields, "role": (m[1] or m[2]).lower()})
+    elif (
+        (m := _PRONOUN_TURNS.match(sent.text))
+        and (day := ctx.thread.last("date")) is not None
+        and (born := born_on(day.get("date"), m)) is not None
+    ):
+        emit(ctx, sent, "contacts.contacts", {**fields, "birthday": born})  # "she's turning 40"
 
 
 RULES: tuple[Rule, ...] = (rule_contacts, rule_people)

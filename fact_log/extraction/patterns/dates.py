@@ -103,7 +103,10 @@ _MDY_RANGE_END = re.compile(
     r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3}
+_WEEKDAY_ABBR = {
+    **{"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3},
+    **{"fri": 4, "sat": 5, "sun": 6},  # only ever read right before a day number ("Sat 18th")
+}
 _WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
 _ABBR_RE = "|".join(sorted(_WEEKDAY_ABBR, key=len, reverse=True))
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
@@ -304,8 +307,9 @@ def find_dates(
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
         extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[2])), False))
-    # A weekday folded into "Friday the 15th" is not a date of its own.
-    found = [d for d in found if not any(e.start <= d.start and d.end <= e.end for e in extra)]
+    # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
+    # Monday" in "the plumber is coming Monday the 26th").
+    found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     return sorted([*found, *extra], key=lambda d: d.start)
 
 
@@ -335,6 +339,25 @@ def _end_of(today: dt.date, which: str | None, period: str, prefer: Prefer) -> d
     return month.replace(day=calendar.monthrange(month.year, month.month)[1])
 
 
+_MONTH_END = re.compile(
+    r"^\s*(?:of\s+)?(?:the\s+)?(?:month[- ]end|end\s+of\s+(?:the\s+)?month)\b", re.I
+)
+_MONTH_NAMED = re.compile(rf"\b({_MONTH_RE})\b", re.I)
+
+
+def month_end(rest: str, said_before: str, today: dt.date) -> dt.date | None:
+    """The last day of the month an offset counts from ("within 10 working days of month end"):
+    the month named before it ("February expenses"; the latest one not after today's month),
+    else this month; None when the offset does not count from a month's end."""
+    if _MONTH_END.match(rest) is None:
+        return None
+    named = _MONTH_NAMED.search(said_before)
+    if named is not None and named[1] == "may":
+        named = None  # "it may have to be in": the verb, not the month
+    which = "month" if named is None else named[1]
+    return _end_of(today, None, which, "past")
+
+
 def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:
     """Day `day` of the month `months` after base's month (None when it does not exist)."""
     try:
@@ -361,7 +384,9 @@ def _weekday_nth(
     base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
     options = [o for o in (_nth_in(min(base, today), k, day) for k in range(14)) if o]
     options = [o for o in options if o >= min(base, today)]
-    fitting = [o for o in options if o.weekday() == want]
+    # The weekday picks the month only among the next two: further off, the day number the
+    # user wrote wins and the disagreement is flagged (explicit dates beat weekdays).
+    fitting = [o for o in options if o.weekday() == want and (o - min(base, today)).days <= 62]
     if fitting:
         return DateMatch(weekday.start(), m.end(), text_of(m, weekday), fitting[0], False)
     target = options[0] if options else None

@@ -3,14 +3,25 @@ until 31 December"). Passports and licences are identity.py's."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
-from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    UNCERTAIN,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    emit,
+    is_question,
+)
 
 VISA = re.compile(
-    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
+    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
     r"work|student|transit|working\s+holiday)\s+)?(?P<word>e-?visa|visa)\b"
     r"(?:\s+for\s+(?:the\s+)?(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK|US|USA))?",
 )
@@ -21,7 +32,8 @@ _HOLDS = re.compile(
 )
 _UNTIL = re.compile(
     r"\b(?:valid\s+(?:until|till|through|to)|expires?(?:\s+on)?|runs?\s+(?:out|until)|"
-    r"good\s+until|until|till|renews?(?:\s+on)?|covers?\s+(?:us|me)\s+until|ends?(?:\s+on)?)\b",
+    r"good\s+(?:until|till|through|to)|until|till|renews?(?:\s+on)?|covers?\s+(?:us|me)\s+until|"
+    r"ends?(?:\s+on)?)\b",
     re.I,
 )
 _KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
@@ -42,6 +54,11 @@ def country_code(name: str | None) -> str | None:
     return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
 
 
+def visa_country(m: re.Match[str]) -> str | None:
+    """The country a visa mention names ("my Indian visa", "a visa for India", "ESTA")."""
+    return "US" if m["esta"] else (country_code(m["c1"]) or country_code(m["c2"]))
+
+
 def _valid_until(ctx: Ctx, sent: Span) -> Any:
     """The day after "valid until" / "expires on" in the sentence, or None."""
     m = _UNTIL.search(sent.text)
@@ -58,11 +75,15 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = VISA.search(sent.text)
     if m is None or not _HOLDS.search(sent.text):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or re.search(
-        r"\b(?:need|apply|applying|sort\s+out|his|her|their)\b", sent.text, re.I
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    if re.search(r"\b(?:need|apply|applying|sort\s+out|his|her|their)\b", sent.text, re.I) and (
+        not _HAVE_IT.search(sent.text, m.end())  # "I need a visa, I have it already" holds it
     ):
         return
-    country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+    country = visa_country(m)
+    if country is None and (office := _ISSUER.search(sent.text)) is not None:
+        country = NATIONALITIES[office["nat"].lower()]  # "the German consulate gave it"
     if country is None:
         earlier = ctx.thread.last("visa")  # "Got the e-visa today" after "my visa for India"
         country = earlier.get("country") if earlier is not None else None
@@ -76,22 +97,52 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         kind = "e-visa"
     if kind:
         value["kind"] = kind.lower() if kind != "ESTA" else kind
-    if (until := _valid_until(ctx, sent)) is not None:
+    nxt = ctx.following
+    if not dates_in(sent, "future", ctx.today) and nxt is not None and _FRAGMENT.match(nxt.text):
+        # "Vietnam visa approved!! e-visa, single entry, 3 Feb to 4 March": the details follow
+        sent = Span(sent.start, ctx.text[sent.start : nxt.end])
+    if (span := _validity(ctx, sent)) is not None:
+        value["valid_from"], value["valid_until"] = span
+    elif (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
     if (entries := _ENTRIES.search(sent.text)) is not None:
         value["entries"] = entries[1].lower()
     ctx.add("identity.visas", value, sent, 0.8)
 
 
+_HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
+_FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
+_RANGE_JOIN = re.compile(r"\s*(?:to|till|until|through|thru|[-–])\s*(?:the\s+)?", re.I)
+
+
+def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
+    """First and last day of validity said as a range ("valid from 1 April until 30 April")."""
+    days = dates_in(sent, "future", ctx.today, ctx.anchor)
+    for first, last in itertools.pairwise(days):
+        between = ctx.text[first.end : last.start]
+        if first.date and last.date and first.date <= last.date and _RANGE_JOIN.fullmatch(between):
+            return first.date, last.date
+    return None
+
+
 _INSURANCE = re.compile(
     r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance)\b"
-    r"[^.;]{0,30}?\b(?i:with|from|through|by|at)\s+(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    r"[^.;]{0,30}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    # "travel insurance is through work, it's AXA": the insurer named by "it's"
+    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance)\b"
+    r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
+    # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
+    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance)"
+    r"\s*[—–:(]\s*(?P<provider5>[A-Z][\w&]+)"
     r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
     # "My AXA travel insurance runs until 15 August": the insurer said first
     r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"
     r"contents|motor|medical|pet))\s+(?i:insurance|cover)\b",
 )
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
+_POLICY_NUMBER = re.compile(
+    r"\bpolicy\s+(?:number|no\.?|#)\s*(?:is\s+|:\s*)?([A-Z0-9][A-Z0-9/-]{4,24})\b", re.I
+)
 
 
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -101,14 +152,92 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
         return
-    provider = m["provider"] or m["provider2"] or m["provider3"]
+    provider = m["provider"] or m["provider2"] or m["provider3"] or m["provider4"] or m["provider5"]
     if not provider[:1].isupper():
         return
-    kind = (m["kind"] or m["kind3"] or "").lower()
+    kind = (m["kind"] or m["kind3"] or m["kind4"] or m["kind5"] or "").lower()
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
+    if (number := _POLICY_NUMBER.search(sent.text)) is not None:
+        value["policy_number"] = number[1]
     if (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
     ctx.add("identity.insurance_policies", value, sent, 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_visas, rule_insurance)
+_NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+_ISSUER = re.compile(
+    r"\b(?P<nat>" + _NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
+)
+# "I have Turkish passport", "I'll travel on the French passport": the country that issued it
+_PASSPORT_OF = re.compile(
+    r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
+    r"got|i(?:'m|\s+am)\s+(?:travel(?:l)?ing|flying)\s+on)\s+(?:a\s+|an\s+|the\s+|my\s+)?"
+    r"(?P<adj>" + _NATIONS + r")\s+passport\b",
+    re.IGNORECASE,
+)
+
+
+def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The country that issued the passport the user holds or travels on."""
+    m = _PASSPORT_OF.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    ctx.add("identity.passport.issuing_country", NATIONALITIES[m["adj"].lower()], sent, 0.8)
+
+
+# Fragments that complete the document just talked about, each a field said by its name:
+# "number 550192834", "expires 2037-01-28", "issued by Ireland", "valid till 3 May 2030".
+_FRAGMENT_NUMBER = re.compile(
+    r"^(?:and\s+|oh\s+|also\s+)?(?:number|no\.?|#)\s*(?::|is\s+)?\s*([A-Z0-9]{6,12})\s*[.!]*$", re.I
+)
+_FRAGMENT_EXPIRY = re.compile(
+    r"^(?:and\s+|so\s+|it\s+)?(?:expires?|expiry(?:\s+date)?|valid\s+(?:until|till|to|through)|"
+    r"good\s+(?:until|till)|runs?\s+(?:until|till|to))\b",
+    re.I,
+)
+_FRAGMENT_ISSUER = re.compile(
+    r"^(?:and\s+|it\s+was\s+|it's\s+)?issued\s+(?:by|in)\s+(?:the\s+)?(?P<c>[A-Z][A-Za-z]+"
+    r"(?:\s[A-Z][a-z]+)?|UK|US|USA)\b"
+)
+# "nvm found it: 14 Nov 2031": a full date said alone right after the document came up
+_FILLER = re.compile(
+    r"^(?:\s|[,:;.!-]|nvm|never\s*mind|ok(?:ay)?|oh|ah|right|found\s+it|here\s+it\s+is|"
+    r"it's|its|it\s+is|that's|expiry)*$",
+    re.I,
+)
+
+
+def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A verbless fragment naming a field of the passport or licence last talked about."""
+    last = ctx.thread.mentions[-1] if ctx.thread.mentions else None
+    doc = ctx.thread.last("passport", "driver_licence")
+    asked = (
+        is_question(sent.text, sent.text) or ctx.text[sent.end : sent.end + 2].strip()[:1] == "?"
+    )
+    if doc is None or HYPOTHETICAL.search(sent.text) or asked or sent.text.endswith("?"):
+        return
+    if (num := _FRAGMENT_NUMBER.match(sent.text)) and any(ch.isdigit() for ch in num[1]):
+        ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.75)
+        return
+    if doc.kind == "passport" and (m := _FRAGMENT_ISSUER.match(sent.text)):
+        if (code := country_code(m["c"])) is not None:
+            ctx.add("identity.passport.issuing_country", code, sent, 0.75)
+        return
+    named = _FRAGMENT_EXPIRY.match(sent.text)
+    if not (named or last is doc) or UNCERTAIN.search(sent.text):
+        return  # neither "expires ..." nor a line right after the document came up
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not dates:
+        return
+    rest = sent.text[: dates[0].start - sent.start] + sent.text[dates[0].end - sent.start :]
+    said_alone = last is doc and dates[0].explicit_year and _FILLER.match(rest)
+    if named or said_alone:
+        emit(ctx, sent, f"identity.{doc.kind}.expiry_date", dates[0].date, 0.75)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_visas,
+    rule_insurance,
+    rule_passport_country,
+    rule_document_fragments,
+)

@@ -12,9 +12,10 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, purchases
+from uac.fact_log.extraction.patterns import contacts, purchases, travel
+from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.documents import VISA, country_code
+from uac.fact_log.extraction.patterns.documents import VISA, visa_country
 from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
@@ -107,7 +108,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
         out.append(Mention("driver_licence", (), day))
     if (m := VISA.search(text)) and "identity.visas" not in paths and plain(sent):
-        country = "US" if m["esta"] else country_code(m["c1"] or m["c2"])
+        country = visa_country(m)
         if country:  # "I need to sort out my visa for India": no visa yet, but the topic
             out.append(Mention("visa", freeze({"country": country}), day))
     if (m := _ITEM.search(text)) and plain(sent):
@@ -130,6 +131,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         out.append(Mention("date", freeze({"date": dates[-1]}), day))
     if "schedule.events" not in paths and plain(sent) and (title := named_event(text)):
         out.append(Mention("event_topic", freeze({"title": title}), day))
+    out.extend(travel.destination_topic(ctx, sent, found))
     if (m := _ANCHOR.search(text)) and plain(sent):
         when = first_date(ctx, sent, m.end())
         if when is not None:
@@ -142,7 +144,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
 _IT_VALID = re.compile(
     r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|(?:the\s+)?new\s+ones?|"
     r"the\s+(?:new\s+)?(?:one|policy|"
-    r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+out|"
+    r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+(?:out|until|till)|"
     r"covers?\s+(?:us|me|them)|lasts?)\b",
     re.I,
 )
@@ -261,7 +263,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "Wait, is it the 5th?", "maybe the 6th": nothing is corrected yet
     # "it was 12-16 October, now it's the 19th to the 23rd": the value after "now" is new
     after = cue.end() if cue["was"] else 0
-    day = first_date(ctx, sent, after)
+    old_day, day = _new_and_old(ctx, sent, after)
     when = clock(sent.text)
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
@@ -269,6 +271,10 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     fields = target.record()
     if target.kind == "travel.trips" and day is not None:
         key = "return_date" if re.search(r"\breturn|back\b", sent.text, re.I) else "depart"
+        # "it's the 17th, not the 16th": the field that held the old day is the one corrected
+        key = next(
+            (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
+        )
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
@@ -288,6 +294,16 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         return
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+_NOT_BEFORE = re.compile(r"\bnot\s+(?:on\s+)?$", re.I)
+
+
+def _new_and_old(ctx: Ctx, sent: Span, after: int) -> tuple[dt.date | None, dt.date | None]:
+    """The day a correction rejects ("not the 16th"; dates_in skips it) and the new day."""
+    said = find_dates(sent.text, ctx.today, "future", ctx.anchor)
+    old = [d.date for d in said if d.start >= after and _NOT_BEFORE.search(sent.text[: d.start])]
+    return (old[0] if old else None), first_date(ctx, sent, after)
 
 
 _STOPWORDS = word_set("the a an my our to it that this same time actually sorry moved")
@@ -319,7 +335,7 @@ _OBLIGATION = re.compile(
 )
 _GOAL_LEAD = re.compile(
     r"^(?:and\s+)?(?:i|we)\s+(?:also\s+)?(?:need|have|want|must|got|'ve\s+got)\s*(?:to\s+)?|"
-    r"^(?:the\s+|my\s+|our\s+)",
+    r"^(?:(?:also|and|plus)\s+)?(?:the\s+|my\s+|our\s+)?",
     re.I,
 )
 _GOAL_TAIL = re.compile(
@@ -337,7 +353,8 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     off = offset(sent.text)
     if off is None or not plain(sent) or _ASK.search(sent.text):
         return
-    base = _anchor_day(ctx, sent.text[off.end :])
+    rest = sent.text[off.end :]
+    base = month_end(rest, sent.text[: off.start], ctx.today) or _anchor_day(ctx, rest)
     if base is None:
         return
     day = off.apply(base)
@@ -369,12 +386,18 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not _OBLIGATION.search(sent.text) or ctx.today > day:
         return
     goal = _GOAL_TAIL.sub("", _GOAL_LEAD.sub("", head)).strip()
+    goal = _GOAL_VERB.sub("", goal)  # "passport renewal form needs to go off" -> the form
+    if sent.text[off.start : off.end].lower().startswith("give"):
+        ends = _ENDS.search(head)  # "the tenancy ends 30 November and we have to give ..."
+        goal = f"give notice on the {ends[1].lower()}" if ends else "give notice"
     if len(goal) < 3:
         return
     goal = goal[:1].upper() + goal[1:]
     emit(ctx, sent, "tasks.tasks", {"goal": goal, "status": "planned", "due_date": day})
 
 
+_GOAL_VERB = re.compile(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
+_ENDS = re.compile(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
 _ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
 _ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
 _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
@@ -382,6 +405,10 @@ _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3
 
 def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
     """The day an offset counts from: the fact it names, else the last one talked about."""
+    said = find_dates(rest, ctx.today, "future", ctx.anchor)
+    lead = rest[: said[0].start].strip().lower() if said else None
+    if said and said[0].date and lead in ("", "the", "on", "on the"):  # "before the 15th of Feb"
+        return said[0].date
     if (m := _ANCHOR_NOUN.match(rest)) and not _ANCHOR_PRONOUN.match(rest):
         noun = m[1].lower().rstrip("s")[:6]
         for mention in reversed(ctx.thread.mentions):

@@ -8,6 +8,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import count_word
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -80,7 +81,48 @@ _UNDER_NAME = re.compile(
 )
 _RANGE_TO = re.compile(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$", re.I)
 _CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]in\b", re.I)
-_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b", re.I)
+_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b", re.I)
+# A stay as the subject of its sentence: "hotel is the Casa Nova in Lapa, checking in the 3rd
+# and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
+# station, four nights"; its place is a known one said in it, else the trip's.
+_LODGING = (
+    r"(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse|guest\s+house|cottage|cabin|chalet|"
+    r"room)"
+)
+_STAY = re.compile(
+    r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
+    + _LODGING
+    + r"\s+(?:is|'s|was\s+"
+    r"booked)\b|(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
+    # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
+    r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-])",
+    re.I,
+)
+_REFERENCE = re.compile(
+    r"\b(?:booking\s+|confirmation\s+)?(?:ref(?:erence)?|confirmation)(?:\s+(?:number|no\.?|code))?"
+    r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
+    re.I,
+)
+_IN_PLACE = re.compile(r"\bin\s+(" + _PLACE + r")")
+_NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
+# "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
+_CAR_HIRE = re.compile(
+    r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental|(?:rented|hired|booked)\s+a\s+car)\b",
+    re.I,
+)
+_PICK_UP = re.compile(
+    r"\bpick(?:ing)?[- ]?up\b(?:\s+(?:at|from|in)\s+(?P<place>" + _PLACE + r"))?", re.I
+)
+_DROP_OFF = re.compile(
+    r"\b(?:drop(?:ping)?[- ]?off|return(?:ing)?\s+it|hand(?:ing)?\s+it\s+back)\b", re.I
+)
+# "Emirates EK30 out of Heathrow, leaves 20:40": a flight number with its time
+_DIGIT = re.compile(r"\d")
+_FLIGHT_NO = re.compile(
+    r"(?-i:\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b)(?=[^.?!]*\b(?:leaves|departs|out\s+of|"
+    r"takes\s+off|at\s+\d)|[^.?!]*\d{1,2}[:.]\d{2})",
+    re.I,
+)
 _FLIGHT = re.compile(
     r"(?:\bmy\s+|\bour\s+|\bthe\s+|^)(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
     r"(?P<place>" + _PLACE + r")\s+(?:is|leaves|departs|goes)\b|"
@@ -139,7 +181,11 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
         ctx.add("travel.bookings", value, sent, 0.8)
         return
-    if _booked_under(ctx, sent, parts):
+    if _booked_under(ctx, sent, parts) or _stay(ctx, sent, parts) or _car_hire(ctx, sent, parts):
+        return
+    if _flight_number(ctx, sent, parts) or _route_flight(ctx, sent, parts):
+        return
+    if _ticket(ctx, sent, parts) or _ticket_home(ctx, sent, parts):
         return
     m = _FLIGHT.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
@@ -174,6 +220,174 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         "traveller_name": m["name"],
     }
     ctx.add("travel.bookings", value, sent, 0.8)
+    return True
+
+
+# "return flight: Porto to Stansted, Saturday 15 May, 16:40": a flight by its route
+_ROUTE = re.compile(
+    r"\b(?:(?:return|outbound|my|the|our)\s+)?flight(?:\s+(?:home|back|out))?\s*[:,-]?\s*(?:is\s+)?"
+    r"(?:from\s+)?(?P<origin>" + _PLACE + r")\s+to\s+(?P<dest>" + _PLACE + r")\b",
+    re.I,
+)
+
+
+def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A flight said by its route with its day and time; True when added."""
+    m = _ROUTE.search(sent.text)
+    when = clock(sent.text[m.end() :]) if m is not None else None
+    if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not days:
+        return False
+    value = {
+        "kind": "flight",
+        "place": _city(m["origin"]) or m["origin"],
+        "destination": _city(m["dest"]) or m["dest"],
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+# "the train to Paris is booked ... on the 18th of June at 8:01": a ticket with its day and time
+_TICKET = re.compile(
+    r"\b(?:the|my|our)\s+(?P<kind>train|flight|ferry|coach|bus|plane)\s+(?:to|for)\s+"
+    r"(?P<dest>" + _PLACE + r")\b(?=[^.?!]*\b(?:booked|leaves|departs|goes|is\s+at|is\s+on)\b)",
+    re.I,
+)
+_KIND = {"plane": "flight", "coach": "bus", "ferry": "boat"}
+# "coming back on the 21st at 19:13": the way home of the ticket just booked
+_HOME_LEG = re.compile(
+    r"^(?:and\s+)?(?:(?:i'm|i\s+am|we're|we\s+are)\s+)?(?:coming\s+back|back|returning|"
+    r"(?:the\s+)?return(?:\s+(?:train|flight|leg))?(?:\s+is)?)\b",
+    re.I,
+)
+
+
+def _ticket(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A train, flight or ferry to a place, booked for a day and a time; True when added."""
+    m = _TICKET.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    when = clock(sent.text[m.end() :])
+    if not days or when is None:
+        return False
+    kind = m["kind"].lower()
+    value = {
+        "kind": _KIND.get(kind, kind),
+        "destination": _city(m["dest"]) or m["dest"],
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+def _ticket_home(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The way back of the ticket the session just booked, on its day and time."""
+    out = ctx.thread.last("travel.bookings")
+    if _HOME_LEG.match(sent.text) is None or out is None or not out.get("destination"):
+        return False
+    if out.get("kind") not in ("train", "flight", "bus", "boat") or not clause_ok(
+        parts, sent, sent.start
+    ):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    when = clock(sent.text)
+    if not days or when is None:
+        return False
+    value = {
+        "kind": out.get("kind"),
+        "place": out.get("destination"),
+        "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
+    }
+    ctx.add("travel.bookings", value, sent, 0.7)
+    return True
+
+
+def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
+    """The city and departure day of the trip the session last talked about."""
+    trip = ctx.thread.last("travel.trips")
+    if trip is None:
+        return None, None
+    return trip.get("city"), trip.get("depart")
+
+
+def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A stay named as its sentence's subject, with its days or nights; True when added."""
+    if _STAY.match(sent.text) is None or not clause_ok(parts, sent, sent.start):
+        return False
+    city, depart = _trip_city(ctx)
+    said = _IN_PLACE.search(sent.text)
+    place = (_city(said[1]) or said[1]) if said else city
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    check_in = _CHECK_IN.search(sent.text)
+    ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]
+    out_cue = _CHECK_OUT.search(sent.text)
+    outs = [d for d in dates if out_cue and d.start > sent.start + out_cue.start()]
+    if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
+        outs = [dates[1]]  # "4-11 July"
+    first = (ins or dates or [None])[0]
+    nights = [count_word(n[1]) for n in _NIGHTS.finditer(sent.text)]
+    if first is not None:
+        start = first.date
+    elif depart is not None and nights and nights[-1]:
+        start = depart  # "two nights, hmm no, three nights": the trip's first night on
+    else:
+        return False
+    value: dict[str, Any] = {"kind": "hotel", "start": _at(start, sent, sent.end, CHECK_IN_HOUR)}
+    if place:
+        value["place"] = place
+    last = outs[0].date if outs and outs[0] is not first else None
+    if last is None and nights and nights[-1]:
+        last = start + dt.timedelta(days=nights[-1])
+    if last is not None and last > start:
+        value["end"] = dt.datetime.combine(last, CHECK_OUT_HOUR)
+    if (ref := _REFERENCE.search(sent.text)) is not None and any(ch.isdigit() for ch in ref[1]):
+        value["reference"] = ref[1]
+    ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A hire car with its pick-up (place, day, time) and drop-off day; True when added."""
+    m = _CAR_HIRE.search(sent.text)
+    pick = _PICK_UP.search(sent.text)
+    if m is None or pick is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    after = [d for d in dates if d.start > sent.start + pick.start()]
+    if not after:
+        return False
+    value: dict[str, Any] = {"kind": "car", "start": _at(after[0].date, sent, after[0].end)}
+    place = _city(pick["place"]) or pick["place"] or _trip_city(ctx)[0]
+    if place:
+        value["place"] = place
+    drop = _DROP_OFF.search(sent.text)
+    back = [d for d in dates if drop and d.start > sent.start + drop.start()]
+    if back and back[0].date >= after[0].date:
+        value["end"] = _at(back[0].date, sent, back[0].end)
+    ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A flight said by its number and time, on the day said or the trip's departure day."""
+    m = _FLIGHT_NO.search(sent.text) if _DIGIT.search(sent.text) else None
+    when = clock(sent.text[m.end() :]) if m is not None else None
+    if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    city, depart = _trip_city(ctx)
+    # "on the 19th" is the 19th nearest the trip's departure, not its return
+    dates = [d for d in dates_in(sent, "future", ctx.today, depart or ctx.anchor) if d.valid]
+    day = dates[0].date if dates else depart
+    if day is None:
+        return False
+    value: dict[str, Any] = {"kind": "flight", "start": dt.datetime.combine(day, when.start)}
+    if not dates and city:
+        value["destination"] = city
+    ctx.add("travel.bookings", value, sent, 0.7)
     return True
 
 

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAYS
+from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAYS, count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -225,11 +225,21 @@ _EVERY_WEEKDAY = re.compile(
 _NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
 # "Spanish lessons every week", "every other week", "fortnightly": the period said, not the day
 _EVERY_PERIOD = re.compile(
-    r"\b(?:every|each)\s+(?:(?P<other>other|second|two|2)\s+)?(?P<unit>week|fortnight|month)s?\b|"
-    r"\b(?P<adv>weekly|fortnightly|monthly)\b",
+    r"\b(?:every|each)\s+(?:(?P<other>other|second|two|2)\s+)?(?P<unit>week|fortnight|month|"
+    r"day|weekday|working\s+day)s?\b|"
+    r"\b(?P<adv>weekly|fortnightly|monthly|daily)\b",
     re.IGNORECASE,
 )
 _PERIOD_REPEATS = {"week": "weekly", "fortnight": "fortnightly", "month": "monthly"}
+# every day and every weekday are "daily": the catalog's enum has no weekdays-only value
+_PERIOD_REPEATS |= {"day": "daily", "weekday": "daily", "working day": "daily"}
+_PERIOD_DAYS = {"weekly": 7, "fortnightly": 14, "daily": 1}
+# "every Tuesday for six weeks", "..., 8 weeks", "ten sessions": a series said by its length
+_SERIES_LENGTH = re.compile(
+    r"\b(?:for\s+)?(?:the\s+next\s+)?(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\s+(?P<unit>weeks|sessions|classes|lessons|times|appointments)\b",
+    re.IGNORECASE,
+)
 # "they run until the end of July": the end of the series just talked about
 _SERIES_UNTIL = re.compile(
     r"^(?:and\s+)?(?:they|it|the\s+(?:classes|lessons|sessions|course|series))\s+"
@@ -270,9 +280,8 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     said = _EVERY_PERIOD.search(sent.text) if m is None else None
     if said is not None:
         m = said
-        unit = (said["unit"] or said["adv"]).lower().removesuffix("ly")
-        unit = {"fortnight": "fortnight", "week": "week", "month": "month"}.get(unit, unit)
-        repeats = _PERIOD_REPEATS[unit]
+        unit = said["unit"] or said["adv"].lower().removesuffix("ly").replace("dai", "day")
+        repeats = _PERIOD_REPEATS[" ".join(unit.lower().split())]
         if said["other"] and unit == "week":
             repeats = "fortnightly"
     elif m is None:
@@ -281,7 +290,8 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
     for i, cand in enumerate(ctx.out):
-        if cand.path != "schedule.events" or not sent.start <= cand.start < sent.end:
+        # the event's quote may run into this sentence ("I joined a choir! Wednesdays 7 to 9pm")
+        if cand.path != "schedule.events" or not cand.start < sent.end or cand.end < sent.start:
             continue
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
@@ -309,6 +319,21 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                     # starts on the next such weekday
                     day = _next_weekday(ctx.today, m[0])
                     value["start"] = dt.datetime.combine(day, begin.time())
+        if "repeat_until" not in value and (last := _series_last(sent, value, repeats)):
+            value["repeat_until"] = last
+        said_start, said_end, first = (
+            cand.value.get("start"),
+            cand.value.get("end"),
+            value.get("start"),
+        )
+        if (
+            isinstance(said_end, dt.datetime)
+            and isinstance(said_start, dt.datetime)
+            and isinstance(first, dt.datetime)
+            and said_end.date() == said_start.date()
+        ):
+            # the series moved the first day ("starting this week"): its hours move with it
+            value["end"] = dt.datetime.combine(first.date(), said_end.time())
         end, begin = value.get("end"), value.get("start")
         # "6pm until 25 February": the series ends then, not one occurrence (which would
         # then span weeks and collide with everything between)
@@ -321,6 +346,20 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         typed = validate(ctx.catalog, "schedule.events", value)
         if typed is not None:
             ctx.out[i] = dataclasses.replace(cand, value=typed)
+
+
+def _series_last(sent: Span, value: dict[str, Any], repeats: str) -> dt.date | None:
+    """The last day of a series said by its length ("for six weeks", "ten sessions")."""
+    m = _SERIES_LENGTH.search(sent.text)
+    begin, step = value.get("start"), _PERIOD_DAYS.get(repeats)
+    if m is None or not isinstance(begin, dt.datetime) or step is None:
+        return None
+    n = count_word(m["n"])
+    if not n:
+        return None
+    # n weeks hold the occurrences that start within them; n sessions are n occurrences
+    times = (n * 7 - 1) // step + 1 if m["unit"].lower() == "weeks" else n
+    return begin.date() + dt.timedelta(days=step * (times - 1))
 
 
 _WEEKDAY_WORDS = (

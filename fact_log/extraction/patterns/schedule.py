@@ -27,15 +27,30 @@ EVENT = re.compile(
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
     r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|show|rehearsal|review|training|"
-    r"workshop|visit|offsite|off-site|retreat|away\s+day|kick-?off|dentist|doctor|gp|mri|"
+    r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
-    r"mot|screening|fitting)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
+    r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
+    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
+# a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)
+_FIXTURE_EVENT = re.compile(
+    r"\b[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?\s+(?:v|vs\.?|versus)\s+[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?"
+)
+
+
+def find_event(text: str) -> re.Match[str] | None:
+    """The first event a text names: a fixture, else an event word."""
+    if " v" in text and (fixture := _FIXTURE_EVENT.search(text)) is not None:
+        return fixture
+    return EVENT.search(text)
+
+
 _EVENT_LEAD = re.compile(
     r"(?:([A-Za-z][\w'’-]{1,20})\s+)?(?:([A-Za-z][\w'’-]{1,20})\s+)?$",
 )
@@ -57,7 +72,11 @@ _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
     r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
     r"'ve\s+got|'ll\s+need)\s+to)\s+"
-    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before)\b|"
+    # "I must send the documents until 15 August": "until" as "by", after an obligation
+    r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before|until|till)\b|"
+    # "dissertation draft to my supervisor by Friday": a deliverable, who gets it, and when
+    r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+"
+    r"(?:to|for)\s+(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
@@ -72,12 +91,16 @@ _DEADLINE = re.compile(
 
 def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Deadlines become tasks with a due date."""
+    if _it_due(ctx, sent, parts):
+        return
     m = _DEADLINE.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"])
+    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
     goal = " ".join(goal.split())
+    if _NOT_A_GOAL.match(goal):
+        return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
         if re.match(r"(?:his|her|their|its)\b", goal, re.I):
             return  # someone else's deadline
@@ -95,6 +118,34 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", value, sent, 0.8)
 
 
+# "it's due to the chair on the 24th": the due date of the task the session named last
+_IT_DUE = re.compile(
+    r"^(?:and\s+|so\s+)?(?:it's|it\s+is|it’s|that's|that\s+is)\s+due\b"
+    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15})?(?=\s+(?:on|by|before|in|this|next)\b)",
+    re.IGNORECASE,
+)
+
+
+def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The due date of the thread's open task said by pronoun; True when added."""
+    m = _IT_DUE.match(sent.text)
+    task = ctx.thread.last("tasks.tasks") if m is not None else None
+    if task is None or task.get("status") == "done" or not clause_ok(parts, sent, sent.start):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not days:
+        return False
+    value = {"goal": task.get("goal"), "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.75)
+    return True
+
+
+_NOT_A_GOAL = re.compile(
+    r"^(?:(?:the\s+)?(?:baby|babies|twins)(?:'s|’s)?|(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
+    re.I,
+)
+
+
 # "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
 _DONE = re.compile(
     r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
@@ -107,7 +158,7 @@ _GOAL_NOISE = word_set(
 )
 
 
-_NOT_YET = re.compile(
+NOT_YET = re.compile(
     r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
     r"by|before|until|yet|still)\b|'ll\b",
     re.I,
@@ -117,7 +168,8 @@ _NOT_YET = re.compile(
 _SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
 
 
-def _words(text: str) -> set[str]:
+def goal_words(text: str) -> set[str]:
+    """The words of a task's goal that name it (four letters or more, no filler)."""
     return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
 
 
@@ -126,12 +178,12 @@ def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DONE.search(sent.text)
     if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
         return
-    if _NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
+    if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
         return  # "it has to be filed by 7 October" is the deadline, not its end
-    said = _words(sent.text)
+    said = goal_words(sent.text)
     tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
     for task in reversed(tasks):
-        if task.get("status") != "done" and said & _words(str(task.get("goal"))):
+        if task.get("status") != "done" and said & goal_words(str(task.get("goal"))):
             fields = task.record()
             ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
             return
@@ -143,8 +195,13 @@ _BOOKED = re.compile(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
 _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
 
 
+_FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+
+
 def event_title(text: str, ev: re.Match[str]) -> str:
     """The event word with up to two words said before it ("scuba diving course")."""
+    if _FIXTURE.search(ev[0]):
+        return ev[0]  # "Leeds v Sunderland" is the whole title
     lead = _EVENT_LEAD.search(text[max(0, ev.start() - 44) : ev.start()])
     words = [w for w in (lead[1], lead[2]) if w] if lead else []
     while words and words[0].lower() in _TITLE_DROP:
@@ -155,7 +212,7 @@ def event_title(text: str, ev: re.Match[str]) -> str:
 
 def named_event(text: str) -> str | None:
     """The title of an event a sentence names, capitalised, or None."""
-    ev = EVENT.search(text)
+    ev = find_event(text)
     if ev is None:
         return None
     title = event_title(text, ev)
@@ -166,11 +223,14 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
-    ev = EVENT.search(sent.text)
+    ev = find_event(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
+    if _details_follow(ctx, sent):
+        # "I joined a choir! Wednesdays 7 to 9pm, starting tomorrow": the details follow
+        sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])  # type: ignore[union-attr]
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
@@ -203,13 +263,35 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["with_whom"] = people
             if title.lower() in ("meeting", "call", "lunch", "dinner", "coffee", "catch-up"):
                 value["title"] = f"{value['title']} with {people[0]}"
-    if (loc := _LOCATION.search(sent.text)) is not None and loc[1].split()[0] not in NOT_NAMES:
+    loc = _LOCATION.search(sent.text) or _TRAILING_PLACE.search(sent.text, ev.end())
+    if loc is not None and loc[1].split()[0] not in NOT_NAMES:
         value["location"] = loc[1]
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
-_PEOPLE = word_set("dentist doctor gp plumber electrician")
-_THEN = re.compile(r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b", re.I)
+# "christening at 2pm, St Mary's": a capitalised name standing alone as the last clause
+_TRAILING_PLACE = re.compile(
+    r",\s*(?:the\s+)?((?-i:(?:St\.?\s+)?[A-Z][\w'’]+(?:\s+[A-Z][\w'’]+){0,3}))\s*[.!]*$"
+)
+
+
+def _details_follow(ctx: Ctx, sent: Span) -> bool:
+    """Whether an event named without day or time has them in the fragment that follows."""
+    nxt = ctx.following
+    if nxt is None or not _DETAILS.match(nxt.text) or clock(sent.text) is not None:
+        return False
+    if dates_in(sent, "future", ctx.today):
+        return False
+    return clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None
+
+
+_DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
+_PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
+_THEN = re.compile(
+    r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"
+    r"\bafter(?:wards)?\s+(?:is|are|will\s+be|at)\b",  # "the reception after is at the Swan"
+    re.I,
+)
 _UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
 
 
@@ -264,10 +346,13 @@ _AWAY = re.compile(
 # A note to self at the start of a message: "Out of office 10 to 14 March"; the user's own
 # leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
+    r"(?:(?:and|also|so|plus)\s+)?(?:"  # "and on leave from May 3rd to the 7th"
     r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
     r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
-    r"granted)\b",
+    r"granted)\b"
+    # "booked annual leave: out of office 9 to 24 August"
+    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b)",
     re.I,
 )
 
@@ -282,7 +367,7 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
-    leave = m.groupdict().get("leave")
+    leave = m.groupdict().get("leave") or m.groupdict().get("leave2")
     if not dates and leave and ctx.following is not None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])

@@ -54,6 +54,18 @@ _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
 _CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
 
 
+# Voice dictation says its punctuation ("new paragraph the hotel ... full stop"): the words
+# become a sentence end of the same length, so offsets and quotes stay those of the message.
+_DICTATION = re.compile(r"\b(?:new\s+paragraph|new\s+line|full\s+stop)\b", re.I)
+
+
+def undictate(text: str) -> str:
+    """The text with spoken punctuation commands read as sentence ends (same length)."""
+    if "new " not in text.lower() and "full stop" not in text.lower():
+        return text  # nearly every message: no scan
+    return _DICTATION.sub(lambda m: "." + " " * (len(m[0]) - 1), text)
+
+
 def sentences(text: str) -> Iterator[Span]:
     """Split text into sentences, keeping offsets; "Dr." and "15.49" do not end one."""
     start = 0
@@ -136,7 +148,8 @@ THIRD_PARTY = re.compile(
     r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
     r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
     # "my boss is sending me to Munich": what they do to the user is the user's
-    r"(?!\s+(?:sending|taking|driving|flying|sent|took)\s+(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
+    # ... and "my brother booked me the flight" is the user's flight
+    r"(?!\s+(?:(?:sending|taking|driving|flying|sent|took)\s+)?(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
     r"\b(?:he|she|they)\s+"
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,

@@ -64,7 +64,7 @@ def _time(
     if marker:
         hour = hour % 12 + _HALF[marker]
         return dt.time(hour, minute), False
-    if minute_s is None and hour_s.startswith("0"):
+    if hour_s.startswith("0") and len(hour_s) == 2:  # "06:50", "07": a 24-hour clock
         return dt.time(hour, minute), False
     # A bare hour: 1-6 is afternoon, 7-11 morning unless the sentence is about an evening.
     if hour == 12 or (7 <= hour <= 11 and not evening):
@@ -72,8 +72,67 @@ def _time(
     return dt.time(hour % 12 + 12, minute), True
 
 
+_UNITS_SAID = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS_SAID = (
+    *("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"),
+    *("seventeen", "eighteen", "nineteen"),
+)
+_TENS_SAID = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+_SAID_NUMBER = {w: i + 1 for i, w in enumerate(_UNITS_SAID)} | {
+    w: i + 10 for i, w in enumerate(_TEENS_SAID)
+}
+_HOUR_SAID = (
+    r"(?:twenty[- ](?:one|two|three)|" + "|".join([*_TEENS_SAID, *_UNITS_SAID, "twenty"]) + ")"
+)
+_MIN_SAID = (
+    r"(?:(?:twenty|thirty|forty|fifty)(?:[- ](?:"
+    + "|".join(_UNITS_SAID)
+    + r"))?|"
+    + "|".join(_TEENS_SAID)
+    + ")"
+)
+# "at eight oh one in the morning", "at nineteen thirteen", "at half past seven": clock times
+# said in words (voice dictation); only after "at", where a number is a time.
+_SPOKEN = re.compile(
+    rf"\bat[ \t]+(?:(?P<h>{_HOUR_SAID})[ \t]+(?:oh[ \t]+(?P<m1>{'|'.join(_UNITS_SAID)})|"
+    rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter)[ \t]+(?P<rel>past|to)[ \t]+"
+    rf"(?P<h2>{_HOUR_SAID}))(?:[ \t]+in[ \t]+the[ \t]+(?P<part>morning|afternoon|evening)|"
+    r"[ \t]*(?P<ampm>am|pm))?\b",
+    re.I,
+)
+
+
+def _said(words: str) -> int:
+    """A number said in words, up to fifty-nine ("nineteen", "forty-five")."""
+    parts = re.split(r"[- ]", words.lower())
+    return sum(_TENS_SAID.get(p, 0) or _SAID_NUMBER.get(p, 0) for p in parts)
+
+
+def spoken_times(text: str) -> str:
+    """The text with clock times said in words written in digits ("at 8:01am")."""
+    if "at " not in text.lower():
+        return text
+
+    def digits(m: re.Match[str]) -> str:
+        hour = _said(m["h"] or m["h2"])
+        minute = _said(m["m1"] or m["m2"] or "") if m["h"] else (30 if m["frac"] == "half" else 15)
+        if m["rel"] and m["rel"].lower() == "to":
+            hour, minute = (hour - 1) % 24, 45
+        half = (m["ampm"] or "").lower() or {
+            "morning": "am",
+            "afternoon": "pm",
+            "evening": "pm",
+        }.get((m["part"] or "").lower(), "")
+        if hour > 12:
+            half = ""  # "nineteen thirteen" is a 24-hour time
+        return f"at {hour}:{minute:02d}{half}"
+
+    return _SPOKEN.sub(digits, text)
+
+
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
+    text = spoken_times(text)
     evening = bool(_EVENING.search(text))
     for m in _RANGE.finditer(text):
         g = m.groups()
@@ -95,14 +154,14 @@ def clock(text: str) -> Clock | None:
         if start[0] > end[0] and end[1]:
             end = (dt.time((end[0].hour + 12) % 24, end[0].minute), True)
         bare = first[0] and first[2] is None and second[2] is None and not (first[3] or second[3])
-        if bare and not _looks_like_range(m[0]):
+        if bare and not _looks_like_range(m[0]) and not _clock_faces(m[0], first, second):
             continue
         return Clock(start[0], end[0], start[1] or end[1])
     for m in _AT.finditer(text):
         g = m.groups()
         parts = g[0:4] if (g[0] or g[3]) else g[4:8]
-        if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha():
-            continue  # a bare number is a time only after "at", "from", "around"
+        if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha() and ":" not in m[0]:
+            continue  # a bare number is a time only after "at", "from", "around" (or "20:40")
         if parts[0] is not None and parts[2] is None and _NOT_TIME.match(text, m.end()):
             continue  # "at 10 mg", "at 5 km"
         found = _time(parts, evening, None)
@@ -119,6 +178,11 @@ _NOT_TIME = re.compile(
 
 
 _TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
+
+
+def _clock_faces(said: str, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> bool:
+    """Both ends written as clock faces ("9:30-9:45"): a time range, not counts or pages."""
+    return bool(first[1] and second[1]) and said.count(":") == 2
 
 
 def _looks_like_range(text: str) -> bool:
@@ -165,9 +229,13 @@ _OFFSET = re.compile(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
     r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
-    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<wunit>day|week|month|year)s?\b"
+    rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<work>(?:working|business)[ \t]+)?"
+    r"(?P<wunit>day|week|month|year)s?\b"
     # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
     r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
+    # "we have to give 4 weeks notice": notice is counted back from the end it is given for
+    rf"|\bgive[ \t]{{1,3}}(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
+    r"[ \t]{1,3}notice\b"
     r"(?![ \t]+(?:yesterday|tomorrow))",
     re.IGNORECASE,
 )
@@ -178,7 +246,7 @@ class Offset:
     """An amount of time before or after something ("two weeks before the wedding")."""
 
     amount: int
-    unit: str  # day | week | month | year
+    unit: str  # day | workday | week | month | year
     sign: int  # -1 before, +1 after / within
     start: int
     end: int
@@ -191,6 +259,13 @@ class Offset:
                 return add_months(day, n)
             if self.unit == "year":
                 return add_months(day, 12 * n)
+            if self.unit == "workday":  # "within 10 working days": Saturdays and Sundays skipped
+                step = 1 if n > 0 else -1
+                for _ in range(abs(n)):
+                    day += dt.timedelta(days=step)
+                    while day.weekday() >= 5:
+                        day += dt.timedelta(days=step)
+                return day
             return day + dt.timedelta(days=n * (7 if self.unit == "week" else 1))
         except (OverflowError, ValueError):
             return None
@@ -202,7 +277,10 @@ def offset(text: str) -> Offset | None:
     if m is None:
         return None
     if m["wn"]:
-        return Offset(int(_count(m["wn"])), m["wunit"].lower(), 1, m.start(), m.end())
+        unit = "workday" if m["work"] and m["wunit"].lower() == "day" else m["wunit"].lower()
+        return Offset(int(_count(m["wn"])), unit, 1, m.start(), m.end())
+    if m["gn"]:
+        return Offset(int(_count(m["gn"])), m["gunit"].lower(), -1, m.start(), m.end())
     if m["one"]:
         sign = 1 if m["odir"].lower() == "after" else -1
         return Offset(1, m["one"].lower(), sign, m.start(), m.end())

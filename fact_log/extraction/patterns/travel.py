@@ -7,9 +7,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.dates import Prefer
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -17,6 +20,8 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     clauses,
     dates_in,
+    guarded,
+    word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
 
@@ -26,13 +31,15 @@ _TRAVEL = re.compile(
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
     r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
-    r"staying|send(?:ing)?\s+me|sent\s+me)\b|"
+    r"staying|send(?:ing)?\s+me|sent\s+me|"
+    # "I'm out of office 12-16 April, conference in Lisbon": away, and where
+    r"out\s+of\s+(?:the\s+)?office|on\s+(?:annual\s+)?leave)\b|"
     r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Z][\w'’.-]{0,20}|[a-z]{2,3}\b)"
-    r"(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Za-z][\w'’.-]{0,20})"
+    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
@@ -42,7 +49,12 @@ _RETURN = re.compile(
 )
 _PURPOSE = (
     (
-        re.compile(r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip)\b|出差", re.I),
+        re.compile(
+            r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
+            r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
+            r"sent\s+me|training\s+course|site\s+visit)\b|出差",
+            re.I,
+        ),
         "business",
     ),
     (
@@ -66,7 +78,8 @@ _PAST = re.compile(
 )
 _CONTINUES = re.compile(
     r"(?:leaving|departing|departure|out|flying\s+out|(?:we|i)\s+(?:leave|fly|go|head)|going)\b|"
-    r"(?:from\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)?\s*(?:[-–]|to|till|until)\s*(?:the\s+)?\d{1,2}",
+    r"(?:from\s+)?(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+[A-Za-z]{3,9})?\s*"
+    r"(?:[-–]|to|till|until)\s*(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}",
     re.I,
 )
 _HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
@@ -75,30 +88,56 @@ _STAY_FOR = re.compile(
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
-_NOT_TRAVEL = re.compile(r"\b(?:moving|move|moved|live|lives|living|born|weather)\b", re.I)
+_NOT_TRAVEL = re.compile(
+    r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
+    r"rental\s+car)\b",  # a table booked in a city is a meal there; a hire car a booking
+    re.I,
+)
 
 
 _LAYOVER = re.compile(
     r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|"
     r"chang(?:es|ed)\s+planes?|changing\s+"
-    r"(?:planes?\s+|trains?\s+)?|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|\bvia\s+$",
+    r"(?:planes?\s+|trains?\s+)?|chang(?:es|e)|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|"
+    r"\bvia\s+$",
     re.IGNORECASE,
 )
 _VIA = re.compile(
     r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
-    r"chang(?:es|ed)\s+planes?|"
+    r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
 )
 _BOOKED_PLACE = re.compile(
-    r"\b(?i:booked|booking)[ \t]{1,3}([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    r"\b(?i:booked|booking)[ \t]{1,3}"
+    r"([A-Za-z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
 )
+# Place names that are also everyday words or first names: written in lower case they are
+# not taken for the place ("nice", "turkey", "jordan").
+_WORDS_TOO = word_set(
+    "nice china turkey chile jordan cork guinea sofia austin niger georgia chad mali victoria "
+    "york lima cuba wales bali"
+)
+
+
+def _lookup(name: str) -> tuple[str | None, str] | None:
+    """A place as written, or in lower case unless the name is also a common word; a city
+    written in lower case is given its capitals ("mexico city" -> "Mexico City")."""
+    if name[:1].islower() and (name.casefold() in _WORDS_TOO or name.casefold() in _NOT_PLACES):
+        return None
+    found = lookup_place(name)
+    if found is None or found[0] is None or not (found[0].islower() or found[0].isupper()):
+        return found
+    return found[0].title(), found[1]
+
+
+_NOT_PLACES = frozenset(("us", "uk", "usa", "uae"))  # "to us" is not the United States
 
 
 def _known(words: list[str]) -> tuple[str | None, str] | None:
     """The longest known place the words begin with."""
     for n in range(len(words), 0, -1):
-        found = lookup_place(" ".join(words[:n]).rstrip(".,'’!"))
+        found = _lookup(" ".join(words[:n]).rstrip(".,'’!"))
         if found is not None:
             return found
     return None
@@ -139,10 +178,12 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 # place said just before its days (a range, or "from" a day), or named as the trip itself.
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
 _PLACE_DAYS = re.compile(
-    r"(?:^|[:,–-][ \t]{0,2}|\b(?:in|to)[ \t]{1,3})"
+    # "the trip itself is Hanoi 5 Feb to ...", "ok Rio is locked in"
+    r"(?:^(?i:(?:ok(?:ay)?|so|right|yes|yay|and)[ \t,!]{1,3})?|[:,–-][ \t]{0,2}|"
+    r"\b(?:in|to|is)[ \t]{1,3})"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
     # "Lisbon with the girls from 3 to 10 September"
-    r"(?:(?:[ \t]{1,3}with[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t])?[a-z]{2,15}"
+    r"(?:(?:[ \t]{1,3}(?:with|for|on)[ \t]{1,3}(?:the[ \t]|my[ \t]|our[ \t]|a[ \t])?[a-z]{2,15}"
     r"(?:[ \t][a-z]{2,15})?)?"
     r",?[ \t]{1,3}(?=(?:from[ \t]{1,3}"
     + _DAY
@@ -150,7 +191,9 @@ _PLACE_DAYS = re.compile(
     + _DAY
     + r"(?:[ \t]{1,3}[A-Za-z]{3,9}\.?)?[ \t]{0,3}"
     r"(?:[-–]|to|till|until|through|thru)\b))|[ \t]{1,2}(?:trip|holiday|getaway)\b"
-    r"|[ \t]{1,2}(?:is[ \t]{1,3})?(?:booked|sorted|confirmed)\b)"
+    r"|[ \t]{1,2}(?i:is[ \t]{1,3})?(?i:booked|sorted|confirmed|locked[ \t]+in)\b"
+    r"|,?[ \t]{1,3}(?i:landing|arriving|getting[ \t]+in|flying[ \t]+in)\b"  # "Rome, landing Feb 15"
+    r"|[ \t]*[!.]*[ \t]*$)"  # "Kyoto!!!": a place said alone, its days next
 )
 _WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
 
@@ -161,6 +204,9 @@ def _place_days(sent: Span) -> tuple[str | None, str, int] | None:
         return None  # "Paris, 3 to 8 September, was the conference I missed"
     for m in _PLACE_DAYS.finditer(sent.text):
         found = _known(m[1].split())
+        alone = m.end() == len(sent.text) and not sent.text[m.end(1) :].strip(" \t!.")
+        if alone and m.start(1) != 0:
+            continue  # only a whole sentence that is a place stands for its trip
         if found is not None:
             return found[0], found[1], sent.start + m.start(1)
     return None
@@ -185,19 +231,28 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
         words = m[1].split()
         for n in range(len(words), 0, -1):
             name = " ".join(words[:n]).rstrip(".,'’")
-            key = name.casefold()
-            if not name[:1].isupper() and key not in ("uk", "us", "usa", "uae"):
-                continue
-            found = lookup_place(name)
+            found = _lookup(name)
             if found is not None:
                 yield found[0], found[1], sent.start + m.start(1)
                 break
 
 
+# "back the 16th" is the way home; "back in India in May" a journey there
+_WAY_HOME = re.compile(r"(?:back|returning)\b(?!\s+(?:in|to)\s)", re.I)
+_JOURNEY = re.compile(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
+
+
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
+    while travel is not None and _WAY_HOME.match(sent.text, travel.start()):
+        travel = _TRAVEL.search(sent.text, travel.end())  # the way home names no journey out
     days_place = _place_days(sent)
+    before = ctx.text[max(0, sent.start - 80) : sent.start]  # the sentence just before only
+    if travel is None and days_place is None and _JOURNEY.search(before):
+        # "flights are sorted!! heathrow to delhi on the 4th of march": the journey word ended
+        # the message's sentence before; the place stands where it would be
+        days_place = _place(sent)
     if (travel is None and days_place is None) or _NOT_TRAVEL.search(sent.text):
         return
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
@@ -258,10 +313,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
         value["via"] = via
-    for purpose_re, purpose in _PURPOSE:
-        if purpose_re.search(sent.text):
-            value["purpose"] = purpose
-            break
+    if (why := _purpose(sent.text)) is not None:
+        value["purpose"] = why
     for mode in ("plane", "train", "car", "bus", "boat"):
         if any(m[mode] for m in _TRAVEL.finditer(sent.text)):
             value["transport"] = mode
@@ -294,4 +347,129 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("places.location.country", country, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_trips, rule_location)
+def _purpose(text: str) -> str | None:
+    """Why the user travels, from the words of the sentence, or None."""
+    return next((purpose for purpose_re, purpose in _PURPOSE if purpose_re.search(text)), None)
+
+
+def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
+    """A destination the user says they are going to without its days ("work is sending me
+    to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
+    if any(c.path == "travel.trips" for c in found) or _TRAVEL.search(sent.text) is None:
+        return []
+    if _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
+        return []  # the cheap refusals before the place lookups
+    place = _place(sent) or _place_days(sent) or _booked_place(sent.text, sent.start)
+    if place is None:
+        return []
+    head = sent.text[: place[2] - sent.start]
+    if guarded(head, None, sent.text) or THIRD_PARTY.search(head) or _WISH.search(head):
+        return []
+    city, country, _ = place
+    fields: dict[str, Any] = {"country": country, **({"city": city} if city else {})}
+    if (why := _purpose(sent.text)) is not None:
+        fields["purpose"] = why
+    return [Mention("destination", freeze(fields), ctx.today)]
+
+
+_OUTWARD = re.compile(
+    r"\b(?:out|outbound|fly(?:ing)?|flights?|leav(?:e|ing)|depart(?:s|ing|ure)?|going)\b", re.I
+)
+# "back 7 May", "return flight lands 2 December", "flight back lands 11 September"
+_HOMEBOUND = re.compile(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
+
+
+def _said_here(ctx: Ctx, sent: Span, path: str) -> bool:
+    """Whether a rule already found a record of the path in this sentence (newest first)."""
+    for c in reversed(ctx.out):
+        if c.start < sent.start:
+            return False
+        if c.path == path:
+            return True
+    return False
+
+
+def _latest(ctx: Ctx, *kinds: str) -> int:
+    """The position of the most recent mention of one of the kinds in the thread (-1 if none)."""
+    found = [i for i, m in enumerate(ctx.thread.mentions) if m.kind in kinds]
+    return found[-1] if found else -1
+
+
+def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The days of a trip whose destination an earlier line named ("The flight is on 9 April
+    and I come back 23 April" after "I'm going to Germany next month to see my brother")."""
+    out = _OUTWARD.search(sent.text)
+    if out is None or (where := _latest(ctx, "destination")) < 0:
+        return
+    if where < _latest(ctx, "travel.trips") or _said_here(ctx, sent, "travel.trips"):
+        return
+    if not clause_ok(parts, sent, sent.start + out.start()) or _WISH.search(sent.text):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not dates or _place(sent) is not None:
+        return
+    fields = ctx.thread.mentions[where].record()
+    back = [
+        d for d in dates[1:] if _HOMEBOUND.search(ctx.text[max(sent.start, d.start - 20) : d.start])
+    ]
+    value = {**fields, "depart": dates[0].date}
+    if back and back[0].date >= dates[0].date:  # type: ignore[operator]
+        value["return_date"] = back[0].date
+    ctx.add("travel.trips", value, sent, 0.75)
+
+
+_VIA_ONLY = re.compile(
+    r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan\s+is|connect(?:ing|s)?|layover|"
+    r"stopover|chang(?:e|es|ing))\b",
+    re.I,
+)
+
+
+def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "Plan is to go via Singapore": where the last trip's journey changes."""
+    via = _via(sent)
+    if not via or (trip := ctx.thread.last("travel.trips")) is None:
+        return
+    if not _VIA_ONLY.search(sent.text) or _WISH.search(sent.text):
+        return
+    if _said_here(ctx, sent, "travel.trips"):
+        return
+    if not clause_ok(parts, sent, sent.start) or _place(sent) is not None:
+        return
+    value = trip.record()
+    value["via"] = list(dict.fromkeys([*value.get("via", ()), *via]))
+    ctx.add("travel.trips", value, sent, 0.75)
+
+
+# "I live in Leeds", "living in Bristol", "we moved to Porto last year", "based in Oslo": home
+_HOME = re.compile(
+    r"(?:\b(?:i|we)\s+(?:still\s+|now\s+|currently\s+)?live\s+in|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+"
+    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based)\s+in|"
+    r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to|\bmy\s+home\s+is\s+in)\s+"
+    r"(?P<place>[A-Za-z][\w'’.-]{1,20}(?:\s[A-Z][\w'’.-]{1,20})?)",
+    re.IGNORECASE,
+)
+
+
+def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The city the user lives in ("quick intro: I'm Niamh, 36, living in Bristol")."""
+    m = _HOME.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start("place")):
+        return
+    found = _known(m["place"].split())
+    if found is None or re.search(r"\bused\s+to\b|\bwhen\s+i\b", sent.text, re.I):
+        return
+    city, country = found
+    if city is not None:  # what was said: the city ("Bristol"), or else the country
+        ctx.add("places.address.city", city, sent, 0.75)
+    else:
+        ctx.add("places.address.country", country, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_trips,
+    rule_location,
+    rule_trip_from_thread,
+    rule_trip_via,
+    rule_home,
+)

@@ -1,0 +1,221 @@
+"""Agenda patterns: what the user asks to be reminded of, paperwork and steps said finished,
+starting a job or an activity on a day, and visits to the home (a collection, a delivery).
+
+Rules that read a sentence's plans rather than name an event word (schedule.py's); they run
+after schedule.py's, so a sentence that already yielded an event or a task is left alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
+from uac.fact_log.extraction.patterns.text import (
+    THIRD_PARTY,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    guarded,
+    word_set,
+)
+from uac.fact_log.extraction.patterns.timespan import clock
+
+# "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
+# 1 June": what to do is the task, the day said is when it is due.
+_REMIND = re.compile(
+    r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+"
+    r"(?P<goal>[a-z][\w'’ -]{2,60}?)\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
+    re.IGNORECASE,
+)
+
+
+def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A reminder the user asks for: a task due on the day said."""
+    m = _REMIND.search(sent.text)
+    if m is None or THIRD_PARTY.search(sent.text[: m.start()]):
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return  # the deadline rules read it already
+    days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    goal = " ".join(m["goal"].split())
+    goal = re.sub(r"\s+(?:on|by|before)\s+(?:the\s+)?\S+$", "", goal)
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.75)
+
+
+# "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
+# without a task the session set (rule_task_done ends those).
+_DONE_PAPER = re.compile(
+    r"^(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+|also\s+)?(?:finished|submitted|"
+    r"completed|filed|sent\s+off|posted\s+off|handed\s+in)\s+(?:the\s+|my\s+|our\s+)"
+    r"(?P<goal>[a-z][\w'’ -]{0,40}?\b(?:claim|form|application|return|report|essay|draft|"
+    r"dissertation|thesis|renewal|registration|submission|paperwork|assignment|proposal|appeal))\b",
+    re.IGNORECASE,
+)
+
+
+def rule_done_paperwork(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A piece of paperwork the user says they finished: a task, done."""
+    m = _DONE_PAPER.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or NOT_YET.search(sent.text):
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    said = goal_words(m["goal"])
+    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    if any(said & goal_words(str(t.get("goal"))) for t in tasks):
+        return  # the thread's own task: rule_task_done ends it
+    goal = " ".join(m["goal"].split())
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "done"}, sent, 0.7)
+
+
+# "I've done the lit review and methods, results are a mess", "I send already the form A
+# today, form B remain": steps of the task the session set, finished.
+_STEPS_DONE = re.compile(
+    r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+|just\s+|now\s+)?"
+    r"(?:done|finished|completed|sent|send|submitted|written|wrote)\s+(?:already\s+)?"
+    r"(?:the\s+|my\s+)?(?P<steps>[a-z][\w'’ -]{1,60}?)\s*(?=[,.;!]|$|\bbut\b)",
+    re.IGNORECASE,
+)
+_WHEN_WORDS = re.compile(r"\s+(?:today|yesterday|already|now|at\s+last|finally)$", re.I)
+
+
+def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Steps of the session's open task said to be finished: its done_steps."""
+    m = _STEPS_DONE.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or NOT_YET.search(m[0]):
+        return
+    task = ctx.thread.last("tasks.tasks")
+    if task is None or task.get("status") == "done" or not task.get("goal"):
+        return
+    raw = _WHEN_WORDS.sub("", m["steps"]).strip()
+    steps = [
+        re.sub(r"^(?:the|my|our)\s+", "", " ".join(x.split()), flags=re.I)
+        for x in re.split(r"\s+and\s+|\s*&\s*", raw)
+        if x.strip()
+    ]
+    if not steps or goal_words(raw) & goal_words(str(task.get("goal"))):
+        return  # "I've sent the form off" for the form task: the task is done, not a step
+    fields = task.record()
+    fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), *steps]))
+    ctx.add("tasks.tasks", fields, sent, 0.7)
+
+
+# "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
+# beginning, or an activity said with its day and its time, is a plan in the calendar.
+_STARTS = re.compile(
+    r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
+    r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
+    re.I,
+)
+_DOING = re.compile(
+    r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
+    r"(?P<verb>[a-z]{3,}ing)\b",
+    re.I,
+)
+_NOT_ACTIVITY = word_set(
+    "going flying heading leaving travelling traveling driving moving staying taking paying "
+    "getting thinking planning hoping trying looking considering wondering feeling being having "
+    "doing saying asking waiting starting finishing expecting seeing"
+)
+
+
+def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Starting a job or course on a day; an activity with its day and time."""
+    start = _STARTS.search(sent.text)
+    doing = None if start else _DOING.search(sent.text)
+    if (start is None and doing is None) or (ctx.out and ctx.out[-1].start >= sent.start):
+        return  # nothing planned, or the sentence already said what it is
+    if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
+        return
+    m = start or doing
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    when = clock(sent.text)
+    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    if doing is not None and (when is None or when.assumed):
+        return  # "we're meeting up on the 5th": a time said makes it a plan, not a mood
+    if start is not None:
+        title = "Start " + " ".join(start["what"].lower().split())
+    else:
+        title = doing["verb"][:1].upper() + doing["verb"][1:].lower()  # type: ignore[index]
+    begin = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
+    ctx.add("schedule.events", {"title": title, "start": begin}, sent, 0.7)
+
+
+# "the old Hotpoint is getting collected on Friday 21st", "the sofa is being delivered
+# tomorrow": a visit to the user's home on a day, an event
+_HOME_VISIT = re.compile(
+    r"\b(?:the|my|our)\s+(?P<what>[\w'’ -]{2,30}?)\s+(?:is|are|'s)\s+(?:getting|being)\s+"
+    r"(?P<verb>collected|delivered|picked\s+up|installed|fitted|repaired|serviced|fixed|replaced)\b",
+    re.I,
+)
+
+
+def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Something collected, delivered or fitted at home on a day: an event on that day."""
+    m = _HOME_VISIT.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start("verb")):
+        return  # guards read up to the verb: "my sister's sofa is being delivered" is hers
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    when = clock(sent.text)
+    what = re.sub(r"^(?:old|new)\s+", "", " ".join(m["what"].split()), flags=re.I)
+    title = f"{what[:1].upper()}{what[1:]} {' '.join(m['verb'].lower().split())}"
+    start = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
+    value: dict[str, Any] = {"title": title, "start": start}
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(days[0].date, when.end)  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+# "Q1 board pack - I own it this time", "I'm in charge of the office move": a task the user
+# takes on, named before its due date
+_OWNS = re.compile(
+    r"^(?:the\s+|our\s+)?(?P<goal>[A-Za-z0-9][\w'’ -]{2,40}?)\s*[-–:,]\s*"
+    r"(?:i\s+own\s+it|it's\s+mine|that's\s+(?:on\s+)?me)\b|"
+    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:responsible\s+for|in\s+charge\s+of|owning)\s+"
+    r"(?:the\s+|our\s+)?(?P<goal2>[a-z0-9][\w'’ -]{2,40}?)"
+    r"(?=\s*[,.;!]|\s*$|\s+(?:this|now|again|from|until)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A piece of work the user says is theirs: a planned task (its due date may follow)."""
+    m = _OWNS.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text):
+        return
+    if not clause_ok(parts, sent, sent.start + m.end() - 1):  # "- I own it": guards up to it
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    goal = " ".join((m["goal"] or m["goal2"]).split())
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "planned"}, sent, 0.7)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_owned_task,
+    rule_reminder,
+    rule_done_paperwork,
+    rule_done_steps,
+    rule_plans,
+    rule_home_visit,
+)
