@@ -86,8 +86,14 @@ def test_a_fixture_is_an_event_titled_by_its_sides() -> None:
         (
             "the team call moves to 8:45-9:00 from Tuesday, every working day",
             T(2025, 6, 3, 8, 45),
-            "daily",
+            "weekdays",
             None,
+        ),
+        (
+            "physio exercises at 7am every weekday for two weeks from Monday",
+            T(2025, 6, 2, 7),
+            "weekdays",
+            D(2025, 6, 13),
         ),
     ],
 )

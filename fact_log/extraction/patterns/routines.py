@@ -231,9 +231,9 @@ _EVERY_PERIOD = re.compile(
     re.IGNORECASE,
 )
 _PERIOD_REPEATS = {"week": "weekly", "fortnight": "fortnightly", "month": "monthly"}
-# every day and every weekday are "daily": the catalog's enum has no weekdays-only value
-_PERIOD_REPEATS |= {"day": "daily", "weekday": "daily", "working day": "daily"}
-_PERIOD_DAYS = {"weekly": 7, "fortnightly": 14, "daily": 1}
+# every weekday (working day) is Monday to Friday: "weekdays", never a weekend day
+_PERIOD_REPEATS |= {"day": "daily", "weekday": "weekdays", "working day": "weekdays"}
+_PERIOD_DAYS = {"weekly": 7, "fortnightly": 14, "daily": 1, "weekdays": 1}
 # "every Tuesday for six weeks", "..., 8 weeks", "ten sessions": a series said by its length
 _SERIES_LENGTH = re.compile(
     r"\b(?:for\s+)?(?:the\s+next\s+)?(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|"
@@ -358,7 +358,12 @@ def _series_last(sent: Span, value: dict[str, Any], repeats: str) -> dt.date | N
     if not n:
         return None
     # n weeks hold the occurrences that start within them; n sessions are n occurrences
-    times = (n * 7 - 1) // step + 1 if m["unit"].lower() == "weeks" else n
+    weeks = m["unit"].lower() == "weeks"
+    if repeats == "weekdays":  # Monday to Friday: the weekend days are no occurrences
+        days = (begin.date() + dt.timedelta(days=i) for i in range(n * 7 if weeks else n * 2 + 7))
+        held = [d for d in days if d.weekday() < 5]
+        return held[-1] if weeks else held[n - 1]
+    times = (n * 7 - 1) // step + 1 if weeks else n
     return begin.date() + dt.timedelta(days=step * (times - 1))
 
 
