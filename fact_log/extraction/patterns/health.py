@@ -15,6 +15,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     drug_vocabulary,
+    someone_else,
     stop_ok,
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
@@ -85,11 +86,13 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {"name": m["name"].lower(), "stop_date": stop}
         ctx.add("health.medications", value, sent, 0.85 if dates else 0.7, op="end")
         return
-    for m in _MED_START.finditer(sent.text):
+    for m in _med_matches(sent.text):
         at = sent.start + m.start()
         dose = m["dose1"] or m["dose2"]
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
+        if m.re is not _MED_START and someone_else(sent.text[: m.start()]):
+            continue  # "she's on warfarin 3mg": a drug named without the user as taker
         value: dict[str, Any] = {"name": m["name"].lower()}
         freq = _FREQ.search(sent.text, m.end())
         if dose:
@@ -135,6 +138,27 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         freq = _FREQ.search(sent.text, m.end())
         dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
         ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+
+
+# A known drug with its dose beside it is a medication whatever the verb ("the consultant
+# put sertraline 50mg on my chart", "omeprazole 20mg every morning"), and so is "on <drug>"
+# after any predicate ("kept in check on salbutamol"); the drug must be in the reference data.
+_MED_DOSED = re.compile(
+    r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
+)
+_MED_ON = re.compile(
+    r"(?P<dose1>(?!))?\bon\s+(?:the\s+|my\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})"
+    r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
+    re.I,
+)
+
+
+def _med_matches(text: str) -> list[re.Match[str]]:
+    """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
+    found = list(_MED_START.finditer(text))
+    found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    found += [m for m in _MED_ON.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    return found
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -317,7 +341,7 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _CONDITION = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
-    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
+    r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
     r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
     r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
@@ -342,17 +366,26 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _PREGNANT = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
+    r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
     r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
     r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
     re.I,
 )
 _INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
+# "It's for my blood pressure", "that's mostly for the anxiety": what the drug just named
+# treats; any condition of the list.
 _FOR_MY = re.compile(
-    r"^(?:it's|it\s+is|that's|this\s+is)\s+for\s+my\s+(?P<what>blood\s+pressure|cholesterol|"
-    r"asthma|migraines?|diabetes|eczema|arthritis|anxiety|depression)\b",
+    r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
+    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|cholesterol|"
+    + CONDITIONS
+    + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
     re.I,
 )
-_FOR_MY_NAMES = {"blood pressure": "hypertension", "cholesterol": "high cholesterol"}
+_FOR_MY_NAMES = {
+    "blood pressure": "hypertension",
+    "high blood pressure": "hypertension",
+    "cholesterol": "high cholesterol",
+}
 
 
 def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -381,9 +414,34 @@ _WEIGHT = re.compile(
 )
 
 
+# A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
+# "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
+_WEIGHT_READING = re.compile(
+    r"\b(?:weight|weigh-?in|scales?)\b(?P<mid>[^.!?;\d]{0,40}?)"
+    r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
+    r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
+    re.I,
+)
+_NOT_A_READING = re.compile(
+    r"\b(?:target|goal|ideal|aim|want|hope|healthy|should|limit|max|maximum|luggage|bag|baggage|"
+    r"case|suitcase|allowance)\b",
+    re.I,
+)
+
+
+def _weight_match(sent: Span) -> re.Match[str] | None:
+    """The user's body-weight statement in a sentence, if any."""
+    if m := _WEIGHT.search(sent.text):
+        return m
+    m = _WEIGHT_READING.search(sent.text)
+    if m is None or _NOT_A_READING.search(sent.text) or someone_else(sent.text[: m.start()]):
+        return None
+    return m
+
+
 def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Body weight the user reports ("I weigh 64 kg", "Weekly weigh-in: 78.2 kg")."""
-    m = _WEIGHT.search(sent.text)
+    m = _weight_match(sent)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     kg = float(m["n"].replace(",", "."))

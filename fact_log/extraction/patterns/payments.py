@@ -163,9 +163,9 @@ def _kind(name: str) -> str:
 
 
 def _provider(name: str) -> str:
-    """The issuer named by an account's first word ("Amex" is American Express's own)."""
+    """The issuer named by an account's first word, as the user names it ("Amex")."""
     first = name.split()[0]
-    return "American Express" if first.lower() in ("amex", "american") else first
+    return "American Express" if first.lower() == "american" else first
 
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

@@ -59,7 +59,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["name"] = brand["brand"]
         if brand["brand"].lower() in ("amex", "american express"):
             value.setdefault("kind", "credit_card")
-            value.setdefault("provider", "American Express")
+            value.setdefault("provider", brand["brand"])  # as said: "Amex" stays "Amex"
     earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."

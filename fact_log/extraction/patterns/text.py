@@ -143,6 +143,23 @@ THIRD_PARTY = re.compile(
 )
 
 
+# Someone other than the user named as the subject before a value: "she's on", "my wife
+# takes", "a friend swears by" (THIRD_PARTY needs a verb after the relation; this does not).
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|a|our|his|her)\s+(?:friend|mum|mom|dad|"
+    r"father|mother|brother|sister|son|daughter|wife|husband|partner|colleague|boss|kid|child|"
+    r"baby|boyfriend|girlfriend|flatmate|roommate|neighbour|neighbor|grandma|grandad|grandpa|"
+    r"aunt|uncle|cousin|niece|nephew|mate)\b|\b(?:pharmacist|doctor|gp|nurse|midwife)\s+"
+    r"(?:said|says|thinks|told)\b",
+    re.IGNORECASE,
+)
+
+
+def someone_else(head: str) -> bool:
+    """Whether the text before a value names another person as its subject."""
+    return bool(_SOMEONE_ELSE.search(head))
+
+
 def guarded(clause: str, before: int | None = None, sentence: str | None = None) -> bool:
     """True when a clause is hypothetical, uncertain, a question, or negated before `before`."""
     if (
