@@ -8,10 +8,13 @@ facts, questions, hypotheticals and plans.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
-from candidates import AT, found, of
+from candidates import AT, D, found, of
+
+from uac.fact_log.extraction.patterns.money import find_money
 
 # -- medications: a known drug with its dose, whatever the verb ------------------------
 
@@ -108,3 +111,133 @@ def test_body_weight_said_as_a_reading(text: str, kg: float) -> None:
 )
 def test_no_weight_of_others_or_wishes(text: str) -> None:
     assert of("health.body_weight", found(text)) == []
+
+
+# -- money and payments ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("sixty two pounds fifty", "62.50", "GBP"),
+        ("two hundred and forty quid", "240", "GBP"),
+        ("a hundred euros", "100", "EUR"),
+        ("twelve dollars", "12", "USD"),
+    ],
+)
+def test_money_in_words(text: str, amount: str, currency: str) -> None:
+    [m] = find_money(text)
+    assert (m.amount, m.currency) == (Decimal(amount), currency)
+
+
+def test_words_that_are_not_money() -> None:
+    assert find_money("one of the pounds was lost, two dogs") == []
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "want"),
+    [
+        # the one paid named between the verb and the amount
+        ((), "paid the electrician £240 yesterday", {"merchant": "electrician", "amount": "240"}),
+        ((), "Paid my cleaner 60 pounds", {"merchant": "cleaner", "amount": "60"}),
+        # the thing paid named after the amount
+        ((), "also paid the £60 speeding fine", {"amount": "60", "category": "speeding fine"}),
+        # money coming in is negative
+        ((), "wages came in, 2,100.40", {"amount": "-2100.40"}),
+        ((), "my pension landed today: £912", {"amount": "-912"}),
+        # a merchant then what it came to
+        ((), "Sainsbury's today was sixty two pounds fifty", {"merchant": "Sainsbury's"}),
+        ((), "Boots came to £14.30", {"merchant": "Boots", "amount": "14.30"}),
+        # a refund of the payment just named
+        (
+            ("Deliveroo charged me £18.50 twice yesterday.",),
+            "they refunded one this morning",
+            {"amount": "-18.50", "merchant": "Deliveroo"},
+        ),
+    ],
+)
+def test_payments_by_construct(earlier: tuple[str, ...], text: str, want: dict[str, str]) -> None:
+    got = of("finance.transactions", found(text, *earlier))
+    assert any(all(str(t.get(k)) == v for k, v in want.items()) for t in got), got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my brother paid the plumber £180",
+        "should I have paid the electrician £240?",
+        "if the refund comes in I'll pay off the card",
+        "Tesco was busy today",
+        "I'd pay eighty pounds for that",
+        "her salary came in, 2,000",
+    ],
+)
+def test_no_payment_of_others_questions_or_wishes(text: str) -> None:
+    assert of("finance.transactions", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # an offset from a day said later in the sentence is the start
+        ("prednisolone 40mg, starting three days before my surgery on 20 June", D(2025, 6, 17)),
+        # "starting"/"start" look ahead: the next such day, not the last one
+        ("sertraline 50 mg, start on the 4th", D(2025, 6, 4)),
+        ("ramipril 5mg from tomorrow", D(2025, 6, 2)),
+    ],
+)
+def test_a_medication_start_said_ahead(text: str, start: Any) -> None:
+    [med] = of("health.medications", found(text))
+    assert med["start_date"] == start
+
+
+# -- subscriptions: the service talked about last, whatever the sentence did --------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "field", "value"),
+    [
+        # a service named in a plan is still what "it" means next
+        (
+            ("Audible is £7.99 a month.", "thinking of dropping Spotify"),
+            "ok, cancelled it",
+            "cancelled_on",
+            AT.date(),
+        ),
+        (("Audible is £7.99 a month.",), "it renews on the 20th", "renews_on", D(2025, 6, 20)),
+        (
+            ("Duolingo costs me £6.99 monthly.",),
+            "next payment is on 3 July",
+            "renews_on",
+            D(2025, 7, 3),
+        ),
+    ],
+)
+def test_subscription_follow_ups(
+    earlier: tuple[str, ...], text: str, field: str, value: Any
+) -> None:
+    subs = of("finance.subscriptions", found(text, *earlier))
+    assert subs and subs[-1][field] == value, subs
+    if "Spotify" in " ".join(earlier):
+        assert subs[-1]["name"] == "Spotify"
+
+
+def test_signed_up_without_i() -> None:
+    subs = of("finance.subscriptions", found("signed up for Headspace, £4.99 a month"))
+    assert [(s["name"], s["started_on"]) for s in subs] == [("Headspace", AT.date())]
+
+
+def test_no_renewal_without_a_subscription_before() -> None:
+    assert of("finance.subscriptions", found("it renews on the 20th")) == []
+
+
+def test_signed_up_to_an_unlisted_service_takes_the_price_after_the_intro() -> None:
+    [sub] = of(
+        "finance.subscriptions",
+        found("subscribed to the Telegraph, £2 for 3 months then £14 a month"),
+    )
+    assert (sub["name"], sub["amount"], sub["started_on"]) == (
+        "Telegraph",
+        Decimal("14"),
+        AT.date(),
+    )

@@ -100,15 +100,20 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
+        # "starting on the 1st", "start from Monday": a start still to come
+        prefer = "future" if _STARTS_LATER.search(sent.text) else "past"
         dates = [
             d
-            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            for d in dates_in(sent, prefer, ctx.today, ctx.anchor)
             if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
         ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
-        if any(not d.valid for d in dates_in(sent, "past", ctx.today, ctx.anchor)):
+        if any(not d.valid for d in dates_in(sent, prefer, ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
-        if dates:
+        base = rel and [d for d in dates if d.start >= sent.start + m.end() + rel.end]
+        if rel is not None and base and (day := rel.apply(base[0].date)):
+            value["start_date"] = day  # "two days before I fly on the 1st of July"
+        elif dates:
             value["start_date"] = dates[0].date
         elif rel is not None and ctx.anchor is not None and (day := rel.apply(ctx.anchor)):
             value["start_date"] = day  # "starting the day before" the procedure just named
@@ -171,6 +176,7 @@ _STARTS_NOW = re.compile(
     r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
     re.I,
 )
+_STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
 _UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
 _DOSE_ONLY = re.compile(
     r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"

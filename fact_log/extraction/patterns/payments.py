@@ -4,10 +4,19 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.text import (
+    NOT_NAMES,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    someone_else,
+)
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
@@ -260,7 +269,8 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     at = m.start("amt") if m["amt"] else m.start("amt2")
-    money = [x for x in find_money(sent.text) if x.start == at]
+    # "charged me twice last night, £23.40 each": the amount may come later in the sentence
+    money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if not money or any(not d.valid for d in dates):
         return
@@ -273,7 +283,75 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75)
 
 
+# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
+_INCOME = re.compile(
+    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
+    r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
+    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
+    r"went|gone|hit\s+(?:my|the)\s+(?:account|bank))\b(?:\s+in\b)?",
+    re.IGNORECASE,
+)
+# "they refunded one of them", "got my money back", "Argos refunded the £40"
+_REFUND = re.compile(
+    r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
+    r"(?:full\s+)?refund|(?:got|have)\s+(?:my\s+|the\s+)?money\s+back)\b",
+    re.IGNORECASE,
+)
+# "Tesco today was eighty four pounds twenty", "Boots came to £14.30": a shop, then its total
+_SHOP_TOTAL = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
+    r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
+    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
+    re.IGNORECASE,
+)
+
+
+def _day(ctx: Ctx, sent: Span) -> Any:
+    """The one past day a sentence names (the message's day when none); None when invalid."""
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if any(not d.valid for d in dates):
+        return None
+    return dates[0].date if dates else ctx.today
+
+
+def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Income and refunds, stored as negative transactions; a shop named with its total."""
+    if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
+        said = [a for a in amounts(sent.text) if a.amount > 0]
+        if said and clause_ok(parts, sent, sent.start + m.start()) and (day := _day(ctx, sent)):
+            value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
+            if said[0].currency:
+                value["currency"] = said[0].currency
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        said = find_money(sent.text)
+        earlier = ctx.thread.last("finance.transactions")
+        if not said and (earlier is None or not earlier.get("amount")):
+            return
+        value = {"date": _day(ctx, sent)}
+        if said:
+            value |= {"amount": -said[0].amount, "currency": said[0].currency}
+        else:  # "they refunded one of them": the payment just talked about, coming back
+            value["amount"] = -abs(Decimal(str(earlier.get("amount"))))
+            value |= {k: earlier.get(k) for k in ("merchant", "currency") if earlier.get(k)}
+        if value["date"] is not None:
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    m = _SHOP_TOTAL.match(sent.text)
+    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+        return
+    money = [x for x in find_money(sent.text) if x.start == m.end()]
+    if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
+        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+
+
+_WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_money_in,
     rule_charges,
     rule_standing_orders,
     rule_planned_card_payment,
