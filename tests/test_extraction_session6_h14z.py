@@ -241,3 +241,56 @@ def test_signed_up_to_an_unlisted_service_takes_the_price_after_the_intro() -> N
         Decimal("14"),
         AT.date(),
     )
+
+
+# -- cards and accounts: a limit said before or after its word ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("my Barclaycard has a £4,000 limit", {"provider": "Barclaycard", "limit": "4000"}),
+        (
+            "the Barclaycard has a credit limit of 2500",
+            {"provider": "Barclaycard", "limit": "2500"},
+        ),
+        ("my Amex has a £9k limit", {"provider": "Amex", "kind": "credit_card", "limit": "9000"}),
+        ("my Halifax card has a £1,200 limit", {"name": "Halifax card", "kind": "credit_card"}),
+        # a per-payment cap said as what the card will not let the user do
+        (
+            "and the Monzo card won't let me spend more than 750 in one go",
+            {"provider": "Monzo", "kind": "debit_card", "per_transaction_limit": "750"},
+        ),
+        (
+            "my Revolut card only lets me pay up to £300 at a time",
+            {"provider": "Revolut", "per_transaction_limit": "300"},
+        ),
+    ],
+)
+def test_card_limits(text: str, want: dict[str, str]) -> None:
+    accts = of("finance.bank_accounts", found(text))
+    assert any(all(str(a.get(k)) == v for k, v in want.items()) for a in accts), accts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dad's Barclaycard has a £4,000 limit",
+        "what's the usual limit on a Barclaycard?",
+        "if my Amex had a 9k limit I'd use it more",
+    ],
+)
+def test_no_card_limit_of_others_or_asked(text: str) -> None:
+    assert of("finance.bank_accounts", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "almost out of pills, running short on omeprazole",
+        "I read up on sertraline last night",
+        "any advice on metformin side effects",
+    ],
+)
+def test_on_a_drug_that_is_not_taking_it(text: str) -> None:
+    assert of("health.medications", found(text)) == []

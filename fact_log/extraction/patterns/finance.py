@@ -480,9 +480,12 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
 
 
-_PAID_WHOM = re.compile(r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?)\s+$")
+_PAID_WHOM = re.compile(
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?)\s+$"
+)
 _THING_PAID = re.compile(
-    r"^\s+(?P<what>[a-z][a-z-]{2,20}(?:\s(?!today|yesterday|this|last|on|at|for|to)[a-z][a-z-]{2,20})?)"
+    r"^\s+(?P<what>[a-z][a-z-]{2,20}"
+    r"(?:\s(?!today|yesterday|this|last|on|at|for|to)[a-z][a-z-]{2,20})?)"
     r"(?=\s*(?:$|[,.;!]|\s(?:today|yesterday|this|last|on|at|for|to)\b))"
 )
 

@@ -162,8 +162,20 @@ def _med_matches(text: str) -> list[re.Match[str]]:
     """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
     found = list(_MED_START.finditer(text))
     found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
-    found += [m for m in _MED_ON.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    found += [
+        m
+        for m in _MED_ON.finditer(text)
+        if m["name"].lower() in drug_vocabulary() and not _ON_NOT_TAKING.search(text[: m.start()])
+    ]
     return found
+
+
+# "running low on", "read up on", "advice on": "on <drug>" that is not taking it
+_ON_NOT_TAKING = re.compile(
+    r"\b(?:low|short|out|read|reading|up|article|info|information|advice|questions?|research|"
+    r"leaflet|label|study|studies|opinion|views?|thoughts|tips|guidance|spent|saved|paid)\s*$",
+    re.I,
+)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts

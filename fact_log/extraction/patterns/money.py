@@ -112,19 +112,31 @@ def find_money(text: str) -> list[Money]:
     return out or _money_in_words(text)
 
 
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _NUMBER_WORD = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 _W = r"(?:" + "|".join(sorted(_NUMBER_WORD, key=len, reverse=True)) + r"|hundred|thousand)"
 # "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros": said, not typed
 _MONEY_WORDS = re.compile(
-    r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?" + _W + r"(?:(?:\s+and)?[\s-]+" + _W + r"){0,6})"
+    r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"
+    + _W
+    + r"(?:(?:\s+and)?[\s-]+"
+    + _W
+    + r"){0,6})"
     r"\s+(?P<unit>pounds?|quid|dollars?|bucks|euros?)\b"
-    r"(?:\s+(?:and\s+)?(?P<p>(?:" + "|".join(_TENS) + r")(?:[\s-]+(?:" + "|".join(_UNITS[1:10])
-    + r"))?|" + "|".join(_UNITS[1:]) + r")\b(?!\s+(?:pence\s+)?(?:" + _W + r")))?",
+    r"(?:\s+(?:and\s+)?(?P<p>(?:"
+    + "|".join(_TENS)
+    + r")(?:[\s-]+(?:"
+    + "|".join(_UNITS[1:10])
+    + r"))?|"
+    + "|".join(_UNITS[1:])
+    + r")\b(?!\s+(?:pence\s+)?(?:"
+    + _W
+    + r")))?",
     re.IGNORECASE,
 )
 

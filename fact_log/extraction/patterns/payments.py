@@ -149,7 +149,17 @@ _PER_PAYMENT = re.compile(
     r"(?:single\s+)?(?:transaction|payment|purchase)\b",
     re.IGNORECASE,
 )
-_HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s)\b")
+_HOLDER = re.compile(
+    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s|"
+    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)\b"
+)
+# "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
+_CAPPED = re.compile(
+    r"\b(?:let|lets|allow|allows)\s+me\s+(?:to\s+)?(?:pay|spend|transfer|send)\s+(?:more\s+than|"
+    r"over|up\s+to|at\s+most)\s+(?P<amt>\S+)\s+(?:in\s+one\s+go|at\s+(?:a|one)\s+time|"
+    r"per\s+(?:payment|transaction)|in\s+a\s+single\s+(?:payment|transaction))\b",
+    re.IGNORECASE,
+)
 _CLOSING = re.compile(
     r"\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?clos(?:ing|e)\s+" + _ACCOUNT + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
@@ -179,18 +189,19 @@ def _provider(name: str) -> str:
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
-    limit = _PER_PAYMENT.search(sent.text)
+    limit = _PER_PAYMENT.search(sent.text) or _CAPPED.search(sent.text)
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:
-        money = find_money(sent.text)
-        if money and clause_ok(parts, sent, sent.start + holder.end()):
+        money = find_money(sent.text) or amounts(sent.text[limit.start() :])
+        if money and clause_ok(parts, sent, sent.start + holder.end("acct")):
             value = {
                 "name": holder["acct"],
                 "provider": _provider(holder["acct"]),
                 "kind": _kind(holder["acct"]),
                 "per_transaction_limit": money[0].amount,
-                "currency": money[0].currency,
             }
+            if money[0].currency:
+                value["currency"] = money[0].currency
             ctx.add("finance.bank_accounts", value, sent, 0.8)
         return
     close = _CLOSING.search(sent.text)
