@@ -294,3 +294,16 @@ def test_no_card_limit_of_others_or_asked(text: str) -> None:
 )
 def test_on_a_drug_that_is_not_taking_it(text: str) -> None:
     assert of("health.medications", found(text)) == []
+
+
+def test_a_charge_last_night_is_yesterdays() -> None:
+    [t] = of("finance.transactions", found("Just Eat charged me last night, £31.20"))
+    assert (t["date"], t["amount"], t["merchant"]) == (D(2025, 5, 31), Decimal("31.20"), "Just Eat")
+
+
+def test_a_day_of_every_month_is_not_the_next_renewal() -> None:
+    subs = of(
+        "finance.subscriptions",
+        found("it renews on the 1st of each month", "Audible is £7.99 a month."),
+    )
+    assert subs == []

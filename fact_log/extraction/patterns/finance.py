@@ -315,12 +315,15 @@ _RENEWS_NEXT = re.compile(
 )
 
 
+_EVERY = re.compile(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
+
+
 def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A renewal day said after the subscription it belongs to."""
     m = _RENEWS_NEXT.match(sent.text)
     last = ctx.thread.last("subscription")
-    if m is None or last is None or not last.get("name"):
-        return
+    if m is None or last is None or not last.get("name") or _EVERY.search(sent.text):
+        return  # "on the 4th of every month" is a day of each month, not the next renewal
     if not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]

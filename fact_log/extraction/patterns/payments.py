@@ -3,6 +3,7 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from decimal import Decimal
 from typing import Any
@@ -282,11 +283,11 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
     money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
-    if not money or any(not d.valid for d in dates):
+    day = _day(ctx, sent)
+    if not money or day is None:
         return
     value = {
-        "date": dates[0].date if dates else ctx.today,
+        "date": day,
         "amount": money[0].amount,
         "currency": money[0].currency,
         "merchant": m["merchant"] or m["merchant2"],
@@ -322,7 +323,12 @@ def _day(ctx: Ctx, sent: Span) -> Any:
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     if any(not d.valid for d in dates):
         return None
+    if not dates and _LAST_NIGHT.search(sent.text):
+        return ctx.today - dt.timedelta(days=1)  # a payment "last night" was yesterday's
     return dates[0].date if dates else ctx.today
+
+
+_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
 
 
 def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
