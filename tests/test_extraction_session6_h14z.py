@@ -307,3 +307,84 @@ def test_a_day_of_every_month_is_not_the_next_renewal() -> None:
         found("it renews on the 1st of each month", "Audible is £7.99 a month."),
     )
     assert subs == []
+
+
+# -- payment instructions: the method said anywhere, the payee as the bill's name ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "the Netflix direct debit comes out of Monzo, £10.99 on the 3rd",
+            {"payee": "Netflix", "method": "direct_debit", "account": "Monzo", "day_of_month": 3},
+        ),
+        (
+            "the council tax is £160 a month by direct debit",
+            {
+                "payee": "council tax",
+                "method": "direct_debit",
+                "amount": "160",
+                "period": "monthly",
+            },
+        ),
+        (
+            "the EE phone bill which is a direct debit of about £30",
+            {"payee": "EE phone bill", "method": "direct_debit"},
+        ),
+        (
+            "the water rates I pay quarterly, £98, next due 1 July",
+            {
+                "payee": "water rates",
+                "amount": "98",
+                "period": "quarterly",
+                "next_date": "2025-07-01",
+            },
+        ),
+        (
+            "the car tax I pay yearly, £190",
+            {"payee": "car tax", "amount": "190", "period": "yearly"},
+        ),
+        (
+            "I pay £250 into the Vanguard pension every month on the 2nd by standing order",
+            {"payee": "Vanguard pension", "method": "standing_order", "day_of_month": 2},
+        ),
+    ],
+)
+def test_payment_instructions(text: str, want: dict[str, str]) -> None:
+    got = of("finance.scheduled_payments", found(text))
+    assert any(all(str(p.get(k)) == str(v) for k, v in want.items()) for p in got), got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister's rent goes out by standing order on the 1st",
+        "should the council tax be a direct debit?",
+        "thinking of paying the car tax yearly",
+    ],
+)
+def test_no_payment_instruction_of_others_or_plans(text: str) -> None:
+    assert of("finance.scheduled_payments", found(text)) == []
+
+
+def test_a_list_of_bills_gives_one_record_each() -> None:
+    text = (
+        "Bills: the Nationwide mortgage I pay £820 every month on the 15th by direct debit, "
+        "the Thames Water bill which is a direct debit of around £40, and the TV licence "
+        "I pay yearly, £169.50, next due 1 March"
+    )
+    got = {p["payee"]: p for p in of("finance.scheduled_payments", found(text))}
+    assert set(got) == {"Nationwide mortgage", "Thames Water bill", "TV licence"}
+    assert got["Nationwide mortgage"]["day_of_month"] == 15
+    assert got["TV licence"]["next_date"] == D(2026, 3, 1)
+
+
+def test_a_standing_order_to_a_person() -> None:
+    [p] = of(
+        "finance.scheduled_payments",
+        found(
+            "Set up a standing order to my son, £50 on the 1st of each month from the joint account"
+        ),
+    )
+    assert (p["payee"], p["account"], p["day_of_month"]) == ("son", "joint account", 1)

@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -63,6 +64,8 @@ def _method(text: str) -> str:
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
+    if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
+        return  # the bills rule (bills.py) read this sentence already
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
@@ -72,8 +75,10 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     )
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
-    if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
-        return
+    if not _OTHER_SETS_UP.search(sent.text) and (
+        not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()])
+    ):
+        return  # "my sister's rent goes out by standing order": hers
     payee = (
         _PAYEE_TO.search(sent.text, m.end())
         or _PAYEE_SUBJECT.search(sent.text)
@@ -368,6 +373,7 @@ _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
 
 
 RULES: tuple[Rule, ...] = (
+    rule_bills,
     rule_money_in,
     rule_charges,
     rule_standing_orders,
