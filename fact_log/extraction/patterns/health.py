@@ -151,6 +151,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _MED_DOSED = re.compile(
     r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
 )
+_HAS_DOSE = re.compile(_DOSE, re.I)
 _MED_ON = re.compile(
     r"(?P<dose1>(?!))?\bon\s+(?:the\s+|my\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -161,7 +162,10 @@ _MED_ON = re.compile(
 def _med_matches(text: str) -> list[re.Match[str]]:
     """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
     found = list(_MED_START.finditer(text))
-    found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    if _HAS_DOSE.search(text):  # most sentences name no dose: skip the word-by-word scan
+        found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    if " on " not in text.lower():
+        return found
     found += [
         m
         for m in _MED_ON.finditer(text)
