@@ -388,3 +388,74 @@ def test_a_standing_order_to_a_person() -> None:
         ),
     )
     assert (p["payee"], p["account"], p["day_of_month"]) == ("son", "joint account", 1)
+
+
+# -- budgets said one after another; promotions said without "my" -----------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "want"),
+    [
+        (
+            ("my budget for eating out is £150 a month",),
+            "and forty a week for petrol",
+            {"category": "petrol", "limit": "40", "period": "week", "currency": "GBP"},
+        ),
+        (
+            ("set a budget of 200 dollars a month for clothes",),
+            "plus $60 a month on books",
+            {"category": "books", "limit": "60", "period": "month"},
+        ),
+    ],
+)
+def test_another_budget_after_one(
+    earlier: tuple[str, ...], text: str, want: dict[str, str]
+) -> None:
+    got = of("finance.budgets", found(text, *earlier))
+    assert any(all(str(b.get(k)) == v for k, v in want.items()) for b in got), got
+
+
+def test_no_budget_continuation_without_one_before() -> None:
+    assert of("finance.budgets", found("and forty a week for petrol")) == []
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "want"),
+    [
+        (
+            (),
+            "MBNA 0% on balance transfers until 30 June 2026",
+            {"provider": "MBNA", "ends_on": "2026-06-30"},
+        ),
+        (
+            (),
+            "the energy deal with Octopus ends 1 October, then it goes up to £140",
+            {"provider": "Octopus", "ends_on": "2025-10-01", "then": "£140"},
+        ),
+        (
+            (),
+            "mobile tariff with Three ends on the 20th, after that it rises from £12 to £25",
+            {"provider": "Three", "ends_on": "2025-06-20", "then": "£25"},
+        ),
+        (
+            ("Tesco Bank 0% on purchases until 1 March 2026",),
+            "after that 24.9%",
+            {"provider": "Tesco Bank", "then": "24.9%"},
+        ),
+    ],
+)
+def test_promotions_said_plainly(earlier: tuple[str, ...], text: str, want: dict[str, str]) -> None:
+    got = of("finance.promotions", found(text, *earlier))
+    assert any(all(str(p.get(k)) == v for k, v in want.items()) for p in got), got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dad's 0% card ends in October",
+        "does the Virgin deal end in December?",
+        "if the Sky offer ends on 1 May I'll switch",
+    ],
+)
+def test_no_promotion_of_others_or_asked(text: str) -> None:
+    assert of("finance.promotions", found(text)) == []

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, words_to_number
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NAME,
@@ -101,10 +101,41 @@ def _period(text: str, kind: str) -> str | None:
     return None if norm == "quarter" else norm
 
 
+# "and forty a week for petrol", right after a budget: another one, in the same currency
+_ANOTHER_BUDGET = re.compile(
+    r"^(?:and|plus|also|then)\s+(?P<amt>[£$€]?\s?\d[\d,.]*|[a-z]+(?:[\s-][a-z]+){0,3}?)\s+"
+    r"(?:a|per|each|every)\s+(?P<per>week|month|year)\s+(?:on|for)\s+(?:the\s+|my\s+)?"
+    r"(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A budget said elliptically after one ("and fifty a week on takeaways")."""
+    m = _ANOTHER_BUDGET.match(sent.text)
+    earlier = ctx.thread.last("finance.budgets")
+    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+        return
+    said = amounts(m["amt"])
+    number = said[0].amount if said else words_to_number(m["amt"])
+    if not number:
+        return
+    value: dict[str, Any] = {
+        "category": _category(m["cat"]),
+        "limit": Decimal(number),
+        "period": m["per"].lower(),
+    }
+    currency = (said[0].currency if said else None) or earlier.get("currency")
+    if currency:
+        value["currency"] = currency
+    ctx.add("finance.budgets", value, sent, 0.75)
+
+
 def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Spending limits per category and period."""
     kw = _BUDGET.search(sent.text) or _SPEND_LIMIT.search(sent.text)
     if kw is None:
+        _another_budget(ctx, sent, parts)
         return
     # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
     # only here do "want to" and "no more than" not silence a clause.

@@ -249,10 +249,79 @@ _PROMO = re.compile(
 )
 
 
+# Said without "my": "Barclaycard 0% on purchases until 31 January", "broadband deal with
+# Virgin ends 2 December"; the provider before the offer or after "with/from/on".
+_PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
+_OFFER = re.compile(
+    r"(?:(?P<prov>"
+    + _PROVIDER
+    + r")(?:'s|’s)?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:on|for)\s+"
+    r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
+    r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
+    r"(?:\s+(?:with|from|on)\s+(?P<prov2>" + _PROVIDER + r"))?\s+(?:ends|expires|finishes|"
+    r"runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
+    re.IGNORECASE,
+)
+_THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
+_RATE = re.compile(r"\d{1,2}(?:\.\d{1,2})?%")
+
+
+def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A promotion said plainly, and what applies after it."""
+    m = _OFFER.search(sent.text)
+    provider = m and (m["prov"] or m["prov2"])
+    if m is None or not provider or provider.split()[0] in NOT_NAMES:
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()]):
+        return
+    later = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.valid and d.start >= sent.start + m.end() - 8
+    ]
+    if not later:
+        return
+    value: dict[str, Any] = {
+        "name": " ".join(m["name"].split()),
+        "provider": provider,
+        "ends_on": later[0].date,
+    }
+    if then := _after_then(sent.text, m.end()):
+        value["then"] = then
+    ctx.add("finance.promotions", value, sent, 0.75)
+
+
+def _after_then(text: str, start: int) -> str | None:
+    """What applies after an offer: the last price or rate said after "then"."""
+    then = _THEN_ANY.search(text, start)
+    if then is None:
+        return None
+    said = [x.group() for x in _RATE.finditer(text, then.end())]
+    money = [text[x.start : x.end] for x in find_money(text) if x.start >= then.end()]
+    found = money or said
+    return " ".join(found[-1].split()) if found else None
+
+
+def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "then 22.9% apparently", after a promotion: what applies after it ends."""
+    earlier = ctx.thread.last("finance.promotions")
+    if earlier is None or not _THEN_ANY.match(sent.text) or not clause_ok(parts, sent, sent.start):
+        return
+    if then := _after_then(sent.text, 0):
+        value = {"name": earlier.get("name"), "then": then}
+        if earlier.get("provider"):
+            value["provider"] = earlier.get("provider")
+        ctx.add("finance.promotions", value, sent, 0.7)
+
+
 def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
     m = _PROMO.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None:
+        _offer(ctx, sent, parts)
+        _then_after(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]
