@@ -459,3 +459,44 @@ def test_promotions_said_plainly(earlier: tuple[str, ...], text: str, want: dict
 )
 def test_no_promotion_of_others_or_asked(text: str) -> None:
     assert of("finance.promotions", found(text)) == []
+
+
+# -- vehicles: a service told in steps, the car named by its model -------------------------
+
+
+def test_a_service_told_over_several_lines() -> None:
+    lines = [
+        "dropped the Golf in for its service this morning, 91,200 km on the clock",
+        "£340 for brakes and a new battery",
+        "next one due in 12 months or 20,000 km, whichever is first",
+        "it's a 2016 Volkswagen, still runs fine",
+    ]
+    first = of("vehicles.services", found(lines[0]))
+    assert [(s["vehicle"], s["date"], s["mileage"]) for s in first] == [
+        ("Volkswagen Golf", AT.date(), 91200)
+    ]
+    cost = of("vehicles.services", found(lines[1], *lines[:1]))
+    assert [(s["vehicle"], s["date"], s["cost"]) for s in cost] == [
+        ("Volkswagen Golf", AT.date(), Decimal("340"))
+    ]
+    due = of("vehicles.services", found(lines[2], *lines[:2]))
+    assert [(s["next_due_date"], s["next_due_mileage"]) for s in due] == [(D(2026, 6, 1), 111200)]
+    car = of("vehicles.vehicles", found(lines[3], *lines[:3]))
+    assert [(c["make"], c["model"], c["year"]) for c in car] == [("Volkswagen", "Golf", 2016)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my brother took his Golf in for a service today",
+        "should I take the Golf in for a service?",
+        "is that a good price for a 2016 Volkswagen?",
+    ],
+)
+def test_no_vehicle_facts_of_others_or_asked(text: str) -> None:
+    got = found(text, "I drive a Volkswagen Golf.")
+    assert of("vehicles.services", got) == [] and of("vehicles.vehicles", got) == []
+
+
+def test_a_cost_line_needs_a_service_before_it() -> None:
+    assert of("vehicles.services", found("£340 for brakes and a new battery")) == []
