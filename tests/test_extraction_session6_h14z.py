@@ -500,3 +500,75 @@ def test_no_vehicle_facts_of_others_or_asked(text: str) -> None:
 
 def test_a_cost_line_needs_a_service_before_it() -> None:
     assert of("vehicles.services", found("£340 for brakes and a new battery")) == []
+
+
+# -- allergies as reactions, and one more said elliptically --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "substance", "reaction"),
+    [
+        ((), "prawns make my lips swell up", "prawns", "swell"),
+        ((), "I'm ok with dairy but peanuts give me hives", "peanuts", "hives"),
+        ((), "penicillin brings me out in a rash", "penicillin", "rash"),
+        (("I'm allergic to cats.",), "also wasp stings, bad swelling", "wasp stings", "swelling"),
+        (
+            ("Penicillin gives me hives.",),
+            "and sticking plasters, just itching",
+            "sticking plasters",
+            "itching",
+        ),
+    ],
+)
+def test_allergy_as_a_reaction(
+    earlier: tuple[str, ...], text: str, substance: str, reaction: str
+) -> None:
+    got = of("health.allergies", found(text, *earlier))
+    assert any(
+        a["substance"] == substance and reaction in (a.get("reaction") or "") for a in got
+    ), got
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text"),
+    [
+        ((), "my son's face swells up with peanuts"),
+        ((), "does shellfish make your throat swell?"),
+        ((), "also the weather, just grey"),  # nothing before it to continue
+        (("I'm allergic to cats.",), "also tomorrow, just a reminder"),
+    ],
+)
+def test_no_allergy_of_others_or_without_one_before(earlier: tuple[str, ...], text: str) -> None:
+    assert of("health.allergies", found(text, *earlier)) == []
+
+
+# -- vaccinations said as a dose or a past year; medication corrections and supply ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "date"),
+    [
+        ("had hep A dose 2 this morning", "hepatitis a", AT.date()),
+        ("first typhoid dose done today", "typhoid", AT.date()),
+        ("my last tetanus was 2018", "tetanus", None),
+    ],
+)
+def test_vaccination_forms(text: str, name: str, date: Any) -> None:
+    got = of("health.vaccinations", found(text))
+    assert any(v["name"].lower() == name and v.get("date") == date for v in got), got
+
+
+def test_a_vaccination_planned_is_none() -> None:
+    assert of("health.vaccinations", found("typhoid dose 2 is next week")) == []
+
+
+def test_a_start_day_corrected_after_the_drug() -> None:
+    earlier = ("GP put me on citalopram 10mg, started Monday",)
+    got = of("health.medications", found("sorry no, I started on Tuesday", *earlier))
+    assert [(m["name"], m["start_date"]) for m in got] == [("citalopram", D(2025, 5, 27))]
+
+
+def test_a_supply_end_after_the_drug() -> None:
+    earlier = ("I inject semaglutide 1mg weekly",)
+    got = of("health.medications", found("the pen I've got lasts until the 14th", *earlier))
+    assert [(m["name"], m["supply_until"]) for m in got] == [("semaglutide", D(2025, 6, 14))]

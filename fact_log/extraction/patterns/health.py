@@ -12,8 +12,10 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     dates_in,
+    drug_names,
     drug_vocabulary,
     someone_else,
     stop_ok,
@@ -136,6 +138,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _MED_WORKS.search(sent.text)
     if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
         ctx.add("health.medications", {"name": m["name"].lower()}, sent, 0.75)
+    if not drug_names(sent.text):
+        _drug_follow_up(ctx, sent, parts)
     last = ctx.thread.last("drug")
     m = _DOSE_ONLY.search(sent.text)
     if m and last and last.get("name") and clause_ok(parts, sent, sent.start + m.start()):
@@ -180,6 +184,47 @@ _ON_NOT_TAKING = re.compile(
     r"leaflet|label|study|studies|opinion|views?|thoughts|tips|guidance|spent|saved|paid)\s*$",
     re.I,
 )
+
+
+# Said after the drug, without naming it: "actually no, started wednesday" (its first day);
+# "the pen I have now lasts till the 20th" (the end of the supply at hand).
+_STARTED_ON = re.compile(
+    r"\b(?:i\s+)?(?:started|began)\s+(?:it\s+|them\s+|taking\s+(?:it|them)\s+)?(?:on\s+)?"
+    r"(?=(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\b|the\s+\d|\d|"
+    r"yesterday|last\b)",
+    re.I,
+)
+_SUPPLY_LASTS = re.compile(
+    r"\b(?:the|my|this|these)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|pills|"
+    r"tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
+    r"should\s+last|runs?\s+out|is\s+good)\s+(?:till|until|til|to|through|on|by)\b",
+    re.I,
+)
+
+
+def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A start day or a supply's end said after the drug it belongs to."""
+    last = ctx.thread.last("drug", "health.medications")
+    if last is None or not last.get("name"):
+        return
+    if (m := _STARTED_ON.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        days = [
+            d
+            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            if d.start >= sent.start + m.end()
+        ]
+        if days and days[0].valid:
+            value = {"name": last.get("name"), "start_date": days[0].date}
+            ctx.add("health.medications", value, sent, 0.75)
+    if (m := _SUPPLY_LASTS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        days = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start >= sent.start + m.end()
+        ]
+        if days and days[0].valid:
+            value = {"name": last.get("name"), "supply_until": days[0].date}
+            ctx.add("health.medications", value, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -231,10 +276,28 @@ _ALLERGY_BACKREF = re.compile(
     r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
     re.IGNORECASE,
 )
+# What an allergy does, one closed list for every rule that reads a reaction.
+_REACTION_WORDS = (
+    r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
+    r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
+    r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
+)
+# "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
+# up": a substance the reference data knows, then what it does to the user.
 _REACTS = re.compile(
-    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:always\s+)?(?:gives?|makes?|brings?)"
-    r"\s+me\s+(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>rash|hives|"
-    r"swell(?:ing)?(?:\s+up)?|wheez\w*|itchy|anaphyla\w+|blisters|a\s+reaction)\b",
+    r"(?:^|\bbut\s+|,\s*|\band\s+)(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+"
+    r"(?:always\s+|really\s+)?(?:gives?|makes?|brings?|sets?\s+off)\s+(?:me|my\s+[a-z]{3,10})\s+"
+    r"(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.IGNORECASE,
+)
+# "also latex, just a rash", after an allergy: another one, said with its reaction only
+_ALSO_ALLERGY = re.compile(
+    r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
+    r"(?:(?P<sev>just|only|mild|bad|severe|really\s+bad)\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
     re.IGNORECASE,
 )
 # "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
@@ -332,13 +395,16 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
     hits += list(_ALLERGY_CJK.finditer(sent.text))
     hits += list(_ALLERGY_BACKREF.finditer(sent.text))
-    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"]):
+    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"].split()[-1]):
+        hits.append(m)
+    if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
         hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
     before = len(ctx.out)
     for m in hits:
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
+        if not clause_ok(parts, sent, sent.start + at):
             continue
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
@@ -504,11 +570,46 @@ _PLANNED = re.compile(
 )
 
 
+# "rabies dose 1", "first typhoid dose done", "my last tetanus was 2018": received, said by
+# the dose or by when it was; the clause must not be a plan ("dose 2 is next week").
+_DOSE_N = re.compile(
+    r"^\s*(?:jab\s+|shot\s+|vaccine\s+)?(?:dose|jab|shot)\s+(?:\d|one|two|three)\b|"
+    r"^\s*(?:dose|jab|shot|booster)\s+(?:done|today|this\s+morning|yesterday)\b",
+    re.I,
+)
+_NTH_DOSE = re.compile(r"\b(?:first|second|third|1st|2nd|3rd|last)\s*$", re.I)
+_WAS_WHEN = re.compile(
+    r"^\s*(?:jab\s+|shot\s+|booster\s+|vaccine\s+)?was\s+(?:in\s+)?(?=\d|[A-Z]|last|back)"
+)
+
+
+def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A vaccination told by its dose number or the year it was given."""
+    pattern, table = _vaccines()
+    for v in pattern.finditer(sent.text):
+        clause = clause_of(parts, sent.start + v.start())
+        if clause is None or _PLANNED.search(clause.text) or someone_else(sent.text[: v.start()]):
+            continue
+        after, before = sent.text[v.end() :], sent.text[: v.start()]
+        given = _DOSE_N.match(after) or (
+            _NTH_DOSE.search(before) and re.match(r"\s+(?:dose|jab|shot)\b", after)
+        )
+        past = re.search(r"\bmy\s+(?:last\s+)?$", before) and _WAS_WHEN.match(after)
+        if not (given or past) or not clause_ok(parts, sent, sent.start + v.start()):
+            continue
+        days = [d for d in dates_in(clause, "past", ctx.today, ctx.anchor) if d.valid]
+        day = days[0].date if days else (None if past else ctx.today)
+        if day is not None and day > ctx.today:
+            continue
+        ctx.add("health.vaccinations", {"name": table[v[0].lower()], "date": day}, sent, 0.75)
+
+
 def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
     typhoid"); a future date makes it a plan, not a vaccination."""
     m = _VACCINATED.search(sent.text)
     if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
+        _vaccination_said(ctx, sent, parts)
         return
     if not clause_ok(parts, sent, sent.start + m.start()):
         return
