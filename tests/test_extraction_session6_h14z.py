@@ -572,3 +572,8 @@ def test_a_supply_end_after_the_drug() -> None:
     earlier = ("I inject semaglutide 1mg weekly",)
     got = of("health.medications", found("the pen I've got lasts until the 14th", *earlier))
     assert [(m["name"], m["supply_until"]) for m in got] == [("semaglutide", D(2025, 6, 14))]
+
+
+def test_a_drug_said_to_work_keeps_its_dose() -> None:
+    [med] = of("health.medications", found("the wegovy is doing its job, 1mg once a week"))
+    assert (med["name"], med["dose"]) == ("wegovy", "1mg once a week")

@@ -137,7 +137,11 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     m = _MED_WORKS.search(sent.text)
     if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
-        ctx.add("health.medications", {"name": m["name"].lower()}, sent, 0.75)
+        value = {"name": m["name"].lower()}
+        if dose := _HAS_DOSE.search(sent.text, m.end()):  # "..., 0.5mg once a week"
+            freq = _FREQ.search(sent.text, dose.end())
+            value["dose"] = " ".join(f"{dose[0]} {freq[0] if freq else ''}".split())
+        ctx.add("health.medications", value, sent, 0.75)
     if not drug_names(sent.text):
         _drug_follow_up(ctx, sent, parts)
     last = ctx.thread.last("drug")
@@ -210,7 +214,7 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (m := _STARTED_ON.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
         days = [
             d
-            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            for d in dates_in(sent, "past", ctx.today)  # from today, not a day said before
             if d.start >= sent.start + m.end()
         ]
         if days and days[0].valid:
@@ -219,7 +223,7 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (m := _SUPPLY_LASTS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
         days = [
             d
-            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            for d in dates_in(sent, "future", ctx.today)  # from today, not a day said before
             if d.start >= sent.start + m.end()
         ]
         if days and days[0].valid:
