@@ -577,3 +577,47 @@ def test_a_supply_end_after_the_drug() -> None:
 def test_a_drug_said_to_work_keeps_its_dose() -> None:
     [med] = of("health.medications", found("the wegovy is doing its job, 1mg once a week"))
     assert (med["name"], med["dose"]) == ("wegovy", "1mg once a week")
+
+
+# -- identity ----------------------------------------------------------------------------
+
+
+def test_a_passport_the_user_has_gives_its_country() -> None:
+    got = found("I have Brazilian passport, so I need to check the visa rules")
+    assert of("identity.passport.issuing_country", got) == ["BR"]
+    assert of("identity.nationality", got) == ["BR"]
+
+
+def test_someone_elses_passport_gives_nothing() -> None:
+    got = found("my wife has a Brazilian passport")
+    assert of("identity.passport.issuing_country", got) == [] == of("identity.nationality", got)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "city"),
+    [
+        ("hi, I'm Tomasz Nowak, 41, living in Leeds", "Tomasz Nowak", "Leeds"),
+        ("My name's Sara Kim and I'm based in Manchester", "Sara Kim", "Manchester"),
+        ("I live in Lisbon now, moved last year", None, "Lisbon"),
+        ("this is Aoife Byrne btw", "Aoife Byrne", None),
+    ],
+)
+def test_name_and_home_city(text: str, name: str | None, city: str | None) -> None:
+    got = found(text)
+    assert of("identity.name", got) == ([name] if name else [])
+    assert of("places.address.city", got) == ([city] if city else [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister lives in Leeds",
+        "I'm British, living abroad",
+        "I'm Going Home tomorrow",
+        "should I live in Lisbon?",
+        "I'd love living in Lisbon",
+    ],
+)
+def test_no_name_or_city_from_others_or_wishes(text: str) -> None:
+    got = found(text)
+    assert of("identity.name", got) == [] == of("places.address.city", got)
