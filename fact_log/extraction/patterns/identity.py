@@ -66,7 +66,7 @@ _I_AM_NAMED = re.compile(
     re.IGNORECASE,
 )
 # "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
-# the reference data.
+# the reference data (its country is the reference data's to say, not a fact the user said).
 _LIVE_IN = re.compile(
     r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
     r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based)\s+in|\bmy\s+home\s+is\s+in)\s+"
@@ -97,7 +97,6 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ):
         return
     ctx.add("places.address.city", place[0], sent, 0.8)
-    ctx.add("places.address.country", place[1], sent, 0.75)
 
 
 def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
