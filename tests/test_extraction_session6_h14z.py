@@ -621,3 +621,91 @@ def test_name_and_home_city(text: str, name: str | None, city: str | None) -> No
 def test_no_name_or_city_from_others_or_wishes(text: str) -> None:
     got = found(text)
     assert of("identity.name", got) == [] == of("places.address.city", got)
+
+
+# -- more constructs: readings with a wish after them, a doctor's instruction the user took,
+# bills without an article, closing said without "I", per-payment limits before the word,
+# charges after a lead-in, reactions after a substance, a service on a model, spending caps
+
+
+def test_a_reading_with_a_wish_after_it() -> None:
+    got = of(
+        "health.body_weight",
+        found("weighed myself at the pharmacy, 52 kg, the nurse wants me to put on weight"),
+    )
+    assert [w["kg"] for w in got] == [52.0]
+
+
+def test_a_doctors_instruction_the_user_started() -> None:
+    got = of(
+        "health.medications", found("doctor says prednisolone 30mg daily, started it this morning")
+    )
+    assert [(m["name"], m["dose"]) for m in got] == [("prednisolone", "30mg daily")]
+
+
+def test_a_bill_named_without_an_article() -> None:
+    got = of(
+        "finance.scheduled_payments",
+        found(
+            "water rates are a direct debit, £45 on the 3rd of every month, "
+            "out of my Halifax account"
+        ),
+    )
+    assert [(p["payee"], p["account"], p["day_of_month"]) for p in got] == [
+        ("water rates", "Halifax account", 3)
+    ]
+
+
+def test_closing_an_account_said_without_i() -> None:
+    got = of(
+        "finance.bank_accounts",
+        found("moving banks, closing the Halifax current account on 30 June"),
+    )
+    assert [(a["provider"], a["closing_on"]) for a in got] == [("Halifax", D(2025, 6, 30))]
+
+
+def test_a_per_payment_limit_before_its_word() -> None:
+    got = of("finance.bank_accounts", found("my Monzo card has a 500 GBP per-transaction limit"))
+    assert [(a["provider"], a["per_transaction_limit"]) for a in got] == [("Monzo", Decimal("500"))]
+
+
+def test_a_charge_after_a_lead_in() -> None:
+    got = of("finance.transactions", found("hold on, Apple TV+ charged me £8.99 yesterday?!"))
+    assert [(t["merchant"], t["amount"], t["date"]) for t in got] == [
+        ("Apple TV+", Decimal("8.99"), D(2025, 5, 31))
+    ]
+
+
+def test_a_reaction_after_a_substance() -> None:
+    got = of("health.allergies", found("as a teenager I had anaphylaxis after penicillin"))
+    assert [(a["substance"], a.get("severity")) for a in got] == [("penicillin", "anaphylaxis")]
+
+
+def test_a_service_of_a_named_model_with_its_next_due_day() -> None:
+    got = of(
+        "vehicles.services",
+        found("the Corolla had its service on 3 March, the next one is due 3 March 2026"),
+    )
+    assert [(s["vehicle"], s["date"], s.get("next_due_date")) for s in got] == [
+        ("Toyota Corolla", D(2025, 3, 3), D(2026, 3, 3))
+    ]
+
+
+def test_a_spending_cap_said_as_max() -> None:
+    got = of("finance.budgets", found("new rule: max £150 a month on takeaways"))
+    assert [(b["category"], b["limit"], b["period"]) for b in got] == [
+        ("takeaways", Decimal("150"), "month")
+    ]
+
+
+def test_a_promotion_on_a_card() -> None:
+    got = of(
+        "finance.promotions",
+        found(
+            "the 0% balance transfer on my Barclaycard finishes on 31 October, "
+            "after that it's 23.9%"
+        ),
+    )
+    assert [(p["provider"], p["ends_on"], p.get("then")) for p in got] == [
+        ("Barclaycard", D(2025, 10, 31), "23.9%")
+    ]

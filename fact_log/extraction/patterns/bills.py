@@ -49,7 +49,7 @@ _IN_METHOD = re.compile(
 # "the council tax is", "the water rates I pay", "the EE bill which is",
 # "the car insurance — Admiral — is" (the name between dashes is the payee)
 _SUBJECT = re.compile(
-    r"(?:^|:\s*)(?:right,?\s+|ok,?\s+|so\s+)?(?:also\s+|and\s+|plus\s+)?(?:the|my|our)\s+(?P<p>"
+    r"(?:^|:\s*)(?:right,?\s+|ok,?\s+|so\s+)?(?:also\s+|and\s+|plus\s+)?(?:(?:the|my|our)\s+|(?!(?:his|her|their|its|it|this|that|which|there|what)\b)(?=[a-z]))(?P<p>"
     + _WORDS
     + r")"
     r"(?:\s*[—–-]\s*(?P<named>[A-Z][\w&'’]+(?:\s[A-Z][\w&'’]+)?)\s*[—–-])?\s*,?\s+"
@@ -98,7 +98,9 @@ def _payee(text: str, method: re.Match[str] | None) -> str | None:
     if method is not None and (m := _TO_PAYEE.match(text, method.start())):
         return m["p"]
     if m := _SUBJECT.search(text):
-        return m["named"] or m["p"]
+        said = m["named"] or m["p"]
+        # "Rent goes out ...": capitalised only as the sentence's first word
+        return said.lower() if said[1:] == said[1:].lower() and " " not in said else said
     if m := _PAY_INTO.search(text):
         return m["p"]
     return None

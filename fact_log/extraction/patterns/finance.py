@@ -58,7 +58,9 @@ _BUDGET_CAT_AFTER = re.compile(
 )
 _SPEND_LIMIT = re.compile(
     r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
-    r"max(?:imum)?(?:\s+of)?)\b",
+    r"max(?:imum)?(?:\s+of)?)\b|"
+    # "new rule: max £200 a month on eating out"
+    r"(?:^|:\s*)max(?:imum)?\s+(?=[£$€]?\s?\d)",
     re.IGNORECASE,
 )
 _WANT = re.compile(
@@ -139,7 +141,8 @@ def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
     # only here do "want to" and "no more than" not silence a clause.
-    clause = clause_of(parts, sent.start + kw.start())
+    at = kw.start() + (kw[0].lower().find("max") if kw[0].startswith(":") else 0)  # past ":"
+    clause = clause_of(parts, sent.start + at)
     if clause is None or guarded(_WANT.sub("", clause.text), sentence=sent.text):
         return
     money = amounts(sent.text)  # "budget for household stuff is 250": the currency is implied

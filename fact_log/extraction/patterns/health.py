@@ -93,7 +93,11 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dose = m["dose1"] or m["dose2"]
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
-        if m.re is not _MED_START and someone_else(sent.text[: m.start()]):
+        if (
+            m.re is not _MED_START
+            and someone_else(sent.text[: m.start()])
+            and not _I_TOOK_IT.search(sent.text, m.end())
+        ):
             continue  # "she's on warfarin 3mg": a drug named without the user as taker
         value: dict[str, Any] = {"name": m["name"].lower()}
         freq = _FREQ.search(sent.text, m.end())
@@ -160,6 +164,12 @@ _MED_DOSED = re.compile(
     r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
 )
 _HAS_DOSE = re.compile(_DOSE, re.I)
+# "GP says naproxen 250mg, started it this afternoon": the user took what was said
+_I_TOOK_IT = re.compile(
+    r"\b(?:(?:i\s+)?(?:started|began)\s+(?:it|them|taking\s+(?:it|them))|i(?:'m|\s+am)\s+(?:now\s+)?"
+    r"(?:taking|on)\s+(?:it|them))\b",
+    re.I,
+)
 _MED_ON = re.compile(
     r"(?P<dose1>(?!))?\bon\s+(?:the\s+|my\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -296,6 +306,14 @@ _REACTS = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
+# "had anaphylaxis after amoxicillin", "came out in hives from penicillin": a reaction, then
+# the substance that caused it (one the reference data knows)
+_REACTION_AFTER = re.compile(
+    r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
+    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")\s+(?:after|from|with)\s+"
+    r"(?:taking\s+|eating\s+|having\s+|some\s+)?(?P<subst>[A-Za-z][\w-]{2,20})\b",
+    re.IGNORECASE,
+)
 # "also latex, just a rash", after an allergy: another one, said with its reaction only
 _ALSO_ALLERGY = re.compile(
     r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
@@ -403,6 +421,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         hits.append(m)
     if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
         hits.append(m)
+    if not hits and (m := _REACTION_AFTER.search(sent.text)) and _allergen(m["subst"]):
+        hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
     before = len(ctx.out)
@@ -509,7 +529,7 @@ _WEIGHT = re.compile(
 # A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
 # "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
 _WEIGHT_READING = re.compile(
-    r"\b(?:weight|weigh-?in|scales?)\b(?P<mid>[^.!?;\d]{0,40}?)"
+    r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b(?P<mid>[^.!?;\d]{0,40}?)"
     r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
     r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,
@@ -526,7 +546,12 @@ def _weight_match(sent: Span) -> re.Match[str] | None:
     if m := _WEIGHT.search(sent.text):
         return m
     m = _WEIGHT_READING.search(sent.text)
-    if m is None or _NOT_A_READING.search(sent.text) or someone_else(sent.text[: m.start()]):
+    # a wish said after the reading ("they want me to gain a bit") does not unsay it
+    if (
+        m is None
+        or _NOT_A_READING.search(sent.text[: m.end()])
+        or someone_else(sent.text[: m.start()])
+    ):
         return None
     return m
 

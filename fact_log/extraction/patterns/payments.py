@@ -152,7 +152,10 @@ _PER_PAYMENT = re.compile(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
     r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)\s+(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
-    r"(?:single\s+)?(?:transaction|payment|purchase)\b",
+    r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
+    # "a 1000 EUR per-payment limit"
+    r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
+    r"(?:transaction|payment|purchase)\s+limit\b",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(
@@ -167,7 +170,9 @@ _CAPPED = re.compile(
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
-    r"\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?clos(?:ing|e)\s+" + _ACCOUNT + r"|"
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|,\s*)(?:and\s+|also\s+)?)clos(?:ing|e)\s+"
+    + _ACCOUNT
+    + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
     r"is\s+being\s+closed)\b|"
     # "the old one with NatWest closes on 30 September"
@@ -211,7 +216,8 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.bank_accounts", value, sent, 0.8)
         return
     close = _CLOSING.search(sent.text)
-    if close is None or not clause_ok(parts, sent, sent.start + close.start()):
+    at = close.start() + max(0, close[0].lower().find("clos")) if close else 0  # past a comma
+    if close is None or not clause_ok(parts, sent, sent.start + at):
         return
     name = close["acct"] or close["acct2"] or f"{close['acct3']} account"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -255,11 +261,12 @@ _PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
 _OFFER = re.compile(
     r"(?:(?P<prov>"
     + _PROVIDER
-    + r")(?:'s|’s)?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:on|for)\s+"
+    + r")(?:'s|’s)?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
+    r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
     r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
     r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
-    r"(?:\s+(?:with|from|on)\s+(?P<prov2>" + _PROVIDER + r"))?\s+(?:ends|expires|finishes|"
-    r"runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
+    r"(?:\s+(?:with|from|on)\s+(?:my\s+|the\s+)?(?P<prov2>" + _PROVIDER + r")(?:\s+card)?)?\s+"
+    r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
     re.IGNORECASE,
 )
 _THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
@@ -339,11 +346,14 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
-_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))"
+_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
 _CHARGED = re.compile(
     r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
     r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
-    r"^" + _MERCHANT_NAME.replace("merchant", "merchant2") + r"\s+(?:just\s+|still\s+)?"
+    # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
+    r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
+    + _MERCHANT_NAME.replace("merchant", "merchant2")
+    + r"\s+(?:just\s+|still\s+)?"
     r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
     re.IGNORECASE,
 )

@@ -189,6 +189,7 @@ _TOOK_IN = re.compile(
     re.IGNORECASE,
 )
 _MODEL_RE = "|".join(sorted((re.escape(k) for k in MODEL_MAKES), key=len, reverse=True))
+_MODEL_WORD = re.compile(r"\b(?:" + _MODEL_RE + r")\b", re.IGNORECASE)
 # "it's a 2018 Skoda": the year and make of the vehicle just talked about
 _IT_IS_A = re.compile(
     r"\b(?:it's|it\s+is|she's|the\s+car's|the\s+car\s+is|mine's)\s+an?\s+(?P<year>(?:19|20)\d\d)\s+"
@@ -271,6 +272,8 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.thread = ctx.thread.with_([topic])
     if (v := _VEHICLE.search(sent.text)) is not None:
         vehicle = f"{MAKES[v['make'].lower()]} {v['model']}"
+    elif vehicle is None and (named := _MODEL_WORD.search(sent.text)):
+        vehicle = _named_vehicle(ctx, named[0])  # "the Yaris had its service"
     said = [c.value for c in ctx.out if c.path == "vehicles.vehicles" and c.start == sent.start]
     if vehicle is None and said:  # "My Corolla had its last service": named in this sentence
         vehicle = f"{said[-1]['make']} {said[-1]['model']}"
@@ -281,6 +284,10 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     if (km := _MILEAGE.search(sent.text)) is not None:
         value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    nxt = _DUE_IN.search(sent.text)
+    ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
+    if nxt and (later := [d for d in ahead if d.valid and d.start > sent.start + nxt.end()]):
+        value["next_due_date"] = later[0].date  # "the next one is due 20 April 2027"
     if (due := _NEXT_DUE.search(sent.text)) is not None:
         if due["n"] and (n := count_word(due["n"])):
             value["next_due_date"] = add_months(
