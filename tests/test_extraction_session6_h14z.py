@@ -652,7 +652,7 @@ def test_a_bill_named_without_an_article() -> None:
         ),
     )
     assert [(p["payee"], p["account"], p["day_of_month"]) for p in got] == [
-        ("water rates", "Halifax account", 3)
+        ("water rates", "Halifax", 3)
     ]
 
 
@@ -709,3 +709,38 @@ def test_a_promotion_on_a_card() -> None:
     assert [(p["provider"], p["ends_on"], p.get("then")) for p in got] == [
         ("Barclaycard", D(2025, 10, 31), "23.9%")
     ]
+
+
+def test_a_past_reaction_told_with_when() -> None:
+    got = of("health.allergies", found("When I was small I had hives after penicillin"))
+    assert [a["substance"] for a in got] == ["penicillin"]
+
+
+def test_a_supply_said_with_the_drug() -> None:
+    text = "amlodipine 5mg daily, got a new box today and it lasts me until 12 August"
+    [med] = of("health.medications", found(text))
+    assert (med["name"], med["supply_until"]) == ("amlodipine", D(2025, 8, 12))
+
+
+def test_a_second_instruction_for_the_same_bill() -> None:
+    got = of(
+        "finance.scheduled_payments",
+        found(
+            "the council asked me to set up a direct debit for the council tax too, "
+            "£120 from my Monzo"
+        ),
+    )
+    assert [(p["payee"], p["account"]) for p in got] == [("council tax", "Monzo")]
+
+
+def test_an_account_named_by_its_bank() -> None:
+    got = of(
+        "finance.scheduled_payments",
+        found("the TV licence is a direct debit out of my Barclays account"),
+    )
+    assert [p["account"] for p in got] == ["Barclays"]
+
+
+def test_a_warranty_counts_from_the_day_said() -> None:
+    got = of("finance.warranties", found("my Lenovo laptop is from 5 January, two year warranty"))
+    assert [(w["item"], w["ends_on"]) for w in got] == [("Lenovo", D(2027, 1, 5))]

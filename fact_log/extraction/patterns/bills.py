@@ -120,6 +120,8 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
     if method is None and not (period and _I_PAY.search(text)):
         return None
     payee = _payee(text, method)
+    if payee is not None:  # "for the rent as well": the bill, not the adverb
+        payee = re.sub(r"\s+(?:as\s+well|too|also)$", "", payee, flags=re.I)
     if payee is None or payee.lower() in _NOT_PAYEES:
         return None
     if _someone_elses(text, payee) or HYPOTHETICAL.search(text) or UNCERTAIN.search(text):
@@ -147,7 +149,12 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
         if days and days[0].valid:
             value["next_date"] = days[0].date
     if (acct := _OUT_OF.search(text)) and acct["a"].lower() != payee.lower():
-        value["account"] = acct["a"]
+        # "my Nationwide account" is the Nationwide one, whatever kind the bank calls it
+        value["account"] = (
+            re.sub(r"(?<=[A-Za-z])\s+account$", "", acct["a"])
+            if acct["a"][:1].isupper()
+            else acct["a"]
+        )
     return value
 
 

@@ -129,6 +129,12 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if course is not None and "start_date" in value and (span := duration(course[0])):
             # "for a week" from the first day: the last day is the length minus one day
             value["stop_date"] = value["start_date"] + span[0] - dt.timedelta(days=1)
+        if (sup := _SUPPLY_LASTS.search(sent.text, m.end())) and (
+            ahead := [
+                d for d in dates_in(sent, "future", ctx.today) if d.start >= sent.start + sup.end()
+            ]
+        ):
+            value["supply_until"] = ahead[0].date  # "... a new box today and it lasts me until"
         reason = _REASON.search(sent.text, m.end())
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
@@ -209,9 +215,9 @@ _STARTED_ON = re.compile(
     re.I,
 )
 _SUPPLY_LASTS = re.compile(
-    r"\b(?:the|my|this|these)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|pills|"
-    r"tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
-    r"should\s+last|runs?\s+out|is\s+good)\s+(?:till|until|til|to|through|on|by)\b",
+    r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
+    r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
+    r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
     re.I,
 )
 

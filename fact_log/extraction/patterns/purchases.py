@@ -148,6 +148,8 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         n = count_word(m["n"])
         if n is None:
             return
+        if bought is None and len(dates) == 1:
+            bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
         value["ends_on"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
     else:

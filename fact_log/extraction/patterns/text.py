@@ -119,10 +119,14 @@ _AUX_QUESTION = re.compile(
 )
 
 
+# "When I was 9 I had ...": a time clause, not a question
+_WHEN_I_WAS = re.compile(r"^\s*when\s+(?:i|we)\s+(?:was|were)\b", re.IGNORECASE)
+
+
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
-        _WH_QUESTION.search(clause)
+        (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
             and (_AUX_QUESTION.search(clause) or _AUX_QUESTION.search(sentence))
