@@ -1,18 +1,17 @@
 """Health patterns: medications started and stopped, allergies with severity, conditions,
-body weight, vaccinations (vaccine words from the reference data the checks use)."""
+body weight; vaccinations live in vaccinations.py (listed in RULES here)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
-    clause_of,
     clause_ok,
     dates_in,
     drug_names,
@@ -21,7 +20,8 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
-from uac.fact_log.reference import food_data, vaccine_words
+from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.reference import food_data
 
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
@@ -129,12 +129,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if course is not None and "start_date" in value and (span := duration(course[0])):
             # "for a week" from the first day: the last day is the length minus one day
             value["stop_date"] = value["start_date"] + span[0] - dt.timedelta(days=1)
-        if (sup := _SUPPLY_LASTS.search(sent.text, m.end())) and (
-            ahead := [
-                d for d in dates_in(sent, "future", ctx.today) if d.start >= sent.start + sup.end()
-            ]
-        ):
-            value["supply_until"] = ahead[0].date  # "... a new box today and it lasts me until"
+        sup = _SUPPLY_LASTS.search(sent.text, m.end())  # "a new box today, it lasts me until"
+        if sup and (day := _day_after(ctx, sent, sup.end(), "future")) is not None:
+            value["supply_until"] = day
         reason = _REASON.search(sent.text, m.end())
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
@@ -222,29 +219,26 @@ _SUPPLY_LASTS = re.compile(
 )
 
 
+def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None:
+    """The first valid day said after sentence offset `end`, counted from today (not from a
+    day said before: "the 20th" is the next or the last one)."""
+    days = [d for d in dates_in(sent, prefer, ctx.today) if d.start >= sent.start + end]
+    return days[0].date if days and days[0].valid else None
+
+
 def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A start day or a supply's end said after the drug it belongs to."""
     last = ctx.thread.last("drug", "health.medications")
     if last is None or not last.get("name"):
         return
-    if (m := _STARTED_ON.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        days = [
-            d
-            for d in dates_in(sent, "past", ctx.today)  # from today, not a day said before
-            if d.start >= sent.start + m.end()
-        ]
-        if days and days[0].valid:
-            value = {"name": last.get("name"), "start_date": days[0].date}
-            ctx.add("health.medications", value, sent, 0.75)
-    if (m := _SUPPLY_LASTS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        days = [
-            d
-            for d in dates_in(sent, "future", ctx.today)  # from today, not a day said before
-            if d.start >= sent.start + m.end()
-        ]
-        if days and days[0].valid:
-            value = {"name": last.get("name"), "supply_until": days[0].date}
-            ctx.add("health.medications", value, sent, 0.75)
+    for rx, prefer, field in (
+        (_STARTED_ON, "past", "start_date"),
+        (_SUPPLY_LASTS, "future", "supply_until"),
+    ):
+        m = rx.search(sent.text)
+        day = _day_after(ctx, sent, m.end(), prefer) if m else None
+        if m and day is not None and clause_ok(parts, sent, sent.start + m.start()):
+            ctx.add("health.medications", {"name": last.get("name"), field: day}, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -577,87 +571,6 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     day = dates[0].date if dates else ctx.today
     if 20 <= kg <= 350:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
-
-
-@functools.cache
-def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
-    """A regex over every vaccine word (longest first) and word -> vaccine name."""
-    table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
-    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
-
-
-# Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
-# "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
-_VACCINATED = re.compile(
-    r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
-    r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
-    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
-    re.I,
-)
-_JAB = re.compile(
-    r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
-    r"certificates?|doses?|injections?)\b",
-    re.I,
-)
-_PLANNED = re.compile(
-    r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
-)
-
-
-# "rabies dose 1", "first typhoid dose done", "my last tetanus was 2018": received, said by
-# the dose or by when it was; the clause must not be a plan ("dose 2 is next week").
-_DOSE_N = re.compile(
-    r"^\s*(?:jab\s+|shot\s+|vaccine\s+)?(?:dose|jab|shot)\s+(?:\d|one|two|three)\b|"
-    r"^\s*(?:dose|jab|shot|booster)\s+(?:done|today|this\s+morning|yesterday)\b",
-    re.I,
-)
-_NTH_DOSE = re.compile(r"\b(?:first|second|third|1st|2nd|3rd|last)\s*$", re.I)
-_WAS_WHEN = re.compile(
-    r"^\s*(?:jab\s+|shot\s+|booster\s+|vaccine\s+)?was\s+(?:in\s+)?(?=\d|[A-Z]|last|back)"
-)
-
-
-def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A vaccination told by its dose number or the year it was given."""
-    pattern, table = _vaccines()
-    for v in pattern.finditer(sent.text):
-        clause = clause_of(parts, sent.start + v.start())
-        if clause is None or _PLANNED.search(clause.text) or someone_else(sent.text[: v.start()]):
-            continue
-        after, before = sent.text[v.end() :], sent.text[: v.start()]
-        given = _DOSE_N.match(after) or (
-            _NTH_DOSE.search(before) and re.match(r"\s+(?:dose|jab|shot)\b", after)
-        )
-        past = re.search(r"\bmy\s+(?:last\s+)?$", before) and _WAS_WHEN.match(after)
-        if not (given or past) or not clause_ok(parts, sent, sent.start + v.start()):
-            continue
-        days = [d for d in dates_in(clause, "past", ctx.today, ctx.anchor) if d.valid]
-        day = days[0].date if days else (None if past else ctx.today)
-        if day is not None and day > ctx.today:
-            continue
-        ctx.add("health.vaccinations", {"name": table[v[0].lower()], "date": day}, sent, 0.75)
-
-
-def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
-    typhoid"); a future date makes it a plan, not a vaccination."""
-    m = _VACCINATED.search(sent.text)
-    if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
-        _vaccination_said(ctx, sent, parts)
-        return
-    if not clause_ok(parts, sent, sent.start + m.start()):
-        return
-    pattern, table = _vaccines()
-    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
-    if not names:
-        return
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-    if dates and dates[0].date > ctx.today:
-        return
-    for name in names:
-        value = {"name": name, "date": dates[0].date if dates else None}
-        ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)
 
 
 RULES: tuple[Rule, ...] = (
