@@ -656,14 +656,6 @@ def test_a_bill_named_without_an_article() -> None:
     ]
 
 
-def test_closing_an_account_said_without_i() -> None:
-    got = of(
-        "finance.bank_accounts",
-        found("moving banks, closing the Halifax current account on 30 June"),
-    )
-    assert [(a["provider"], a["closing_on"]) for a in got] == [("Halifax", D(2025, 6, 30))]
-
-
 def test_a_per_payment_limit_before_its_word() -> None:
     got = of("finance.bank_accounts", found("my Monzo card has a 500 GBP per-transaction limit"))
     assert [(a["provider"], a["per_transaction_limit"]) for a in got] == [("Monzo", Decimal("500"))]
@@ -736,3 +728,10 @@ def test_a_second_instruction_for_the_same_bill() -> None:
 def test_a_warranty_counts_from_the_day_said() -> None:
     got = of("finance.warranties", found("my Lenovo laptop is from 5 January, two year warranty"))
     assert [(w["item"], w["ends_on"]) for w in got] == [("Lenovo", D(2027, 1, 5))]
+
+
+def test_a_moved_instruction_is_not_read_as_a_second_one() -> None:
+    # the move itself is not understood yet (report): at least it adds no second instruction
+    earlier = ("The yoga direct debit comes out of my Nationwide account, £40 monthly.",)
+    text = "Moved the yoga direct debit to Starling today, the last Nationwide one was 2 May."
+    assert of("finance.scheduled_payments", found(text, *earlier)) == []

@@ -78,6 +78,11 @@ _OUT_OF = re.compile(
     r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[A-Z][\w&]+)(?:\s+(?:account|card))?)",
     re.I,
 )
+_CHANGED = re.compile(
+    r"\b(?:mov(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|transferr(?:ed|ing)|cancel(?:led|ed|ling)?|"
+    r"stopp?(?:ed|ing)?|replac(?:ed|ing)|clos(?:ed|ing))\b",
+    re.I,
+)
 _NOT_PAYEES = word_set("it that this one which me money")
 
 
@@ -115,6 +120,8 @@ def _someone_elses(text: str, payee: str) -> bool:
 def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
     """The payment instruction one item states, or None."""
     text = item.text
+    if _CHANGED.search(text):
+        return None  # a moved, cancelled or replaced instruction is not a standing one as said
     method = _METHOD.search(text)
     period = next((name for rx, name in _PERIODS if rx.search(text)), None)
     if method is None and not (period and _I_PAY.search(text)):

@@ -170,9 +170,7 @@ _CAPPED = re.compile(
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
-    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|,\s*)(?:and\s+|also\s+)?)clos(?:ing|e)\s+"
-    + _ACCOUNT
-    + r"|"
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?)clos(?:ing|e)\s+" + _ACCOUNT + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
     r"is\s+being\s+closed)\b|"
     # "the old one with NatWest closes on 30 September"
