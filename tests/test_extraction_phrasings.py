@@ -38,7 +38,7 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
         # a credit limit on a card named by its brand, with a capital "My"
         ((), "My Amex has a limit of $12,000.",
          [("finance.bank_accounts", {"name": "Amex", "kind": "credit_card",
-                                     "provider": "American Express",
+                                     "provider": "Amex",
                                      "limit": Decimal("12000"), "currency": "USD"})]),
         # a per-payment limit is not a credit limit (one record, not two)
         ((), "My Monzo card has a limit of £500 per payment.",

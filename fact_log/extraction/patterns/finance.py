@@ -6,7 +6,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.money import amounts, find_money, words_to_number
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NAME,
@@ -57,7 +58,9 @@ _BUDGET_CAT_AFTER = re.compile(
 )
 _SPEND_LIMIT = re.compile(
     r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
-    r"max(?:imum)?(?:\s+of)?)\b",
+    r"max(?:imum)?(?:\s+of)?)\b|"
+    # "new rule: max £200 a month on eating out"
+    r"(?:^|:\s*)max(?:imum)?\s+(?=[£$€]?\s?\d)",
     re.IGNORECASE,
 )
 _WANT = re.compile(
@@ -100,14 +103,46 @@ def _period(text: str, kind: str) -> str | None:
     return None if norm == "quarter" else norm
 
 
+# "and forty a week for petrol", right after a budget: another one, in the same currency
+_ANOTHER_BUDGET = re.compile(
+    r"^(?:and|plus|also|then)\s+(?P<amt>[£$€]?\s?\d[\d,.]*|[a-z]+(?:[\s-][a-z]+){0,3}?)\s+"
+    r"(?:a|per|each|every)\s+(?P<per>week|month|year)\s+(?:on|for)\s+(?:the\s+|my\s+)?"
+    r"(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[.!]?$",
+    re.IGNORECASE,
+)
+
+
+def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A budget said elliptically after one ("and fifty a week on takeaways")."""
+    m = _ANOTHER_BUDGET.match(sent.text)
+    earlier = ctx.thread.last("finance.budgets")
+    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+        return
+    said = amounts(m["amt"])
+    number = said[0].amount if said else words_to_number(m["amt"])
+    if not number:
+        return
+    value: dict[str, Any] = {
+        "category": _category(m["cat"]),
+        "limit": Decimal(number),
+        "period": m["per"].lower(),
+    }
+    currency = (said[0].currency if said else None) or earlier.get("currency")
+    if currency:
+        value["currency"] = currency
+    ctx.add("finance.budgets", value, sent, 0.75)
+
+
 def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Spending limits per category and period."""
     kw = _BUDGET.search(sent.text) or _SPEND_LIMIT.search(sent.text)
     if kw is None:
+        _another_budget(ctx, sent, parts)
         return
     # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
     # only here do "want to" and "no more than" not silence a clause.
-    clause = clause_of(parts, sent.start + kw.start())
+    at = kw.start() + (kw[0].lower().find("max") if kw[0].startswith(":") else 0)  # past ":"
+    clause = clause_of(parts, sent.start + at)
     if clause is None or guarded(_WANT.sub("", clause.text), sentence=sent.text):
         return
     money = amounts(sent.text)  # "budget for household stuff is 250": the currency is implied
@@ -189,7 +224,7 @@ _CANCELLED_AFTER = re.compile(
 _AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
 _RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
 _SIGNED_UP = re.compile(
-    r"\b(?i:i\s+(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
+    r"(?:\b(?i:i)\s+|^)(?i:(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
 )
 _SERVICE_NAMES = {
@@ -236,10 +271,15 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if service is None:
         _signed_up(ctx, sent, parts)
         _trial_end(ctx, sent, parts)
+        _renews_next(ctx, sent, parts)
         return
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
     name = _service_name(service[1])
+    if "?" not in sent.text:
+        # "thinking of dropping Spotify" records nothing, but "cancelled it" next means Spotify
+        topic = Mention("subscription", freeze({"name": name}), ctx.today)
+        ctx.thread = ctx.thread.with_([topic])
     cancel = _SUB_CANCEL.search(sent.text)
     first = service.start() <= 8 or _clause_start(parts, sent.start + service.start())
     fronted = _CANCELLED_AFTER.match(sent.text, service.end()) if first else None
@@ -301,6 +341,31 @@ _TRIAL_END = re.compile(
 )
 
 
+# "renews on the 18th", "next payment is on 3 July": the subscription just talked about
+_RENEWS_NEXT = re.compile(
+    r"^(?:and\s+|also\s+)?(?:it\s+|that\s+|which\s+)?(?:renews|auto-?renews|"
+    r"(?:the\s+)?next\s+(?:payment|charge|bill|renewal)(?:\s+is|'s)?)\b",
+    re.I,
+)
+
+
+_EVERY = re.compile(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
+
+
+def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A renewal day said after the subscription it belongs to."""
+    m = _RENEWS_NEXT.match(sent.text)
+    last = ctx.thread.last("subscription")
+    if m is None or last is None or not last.get("name") or _EVERY.search(sent.text):
+        return  # "on the 4th of every month" is a day of each month, not the next renewal
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
+    if dates and dates[0].valid:
+        value = {"name": last.get("name"), "renews_on": dates[0].date}
+        ctx.add("finance.subscriptions", value, sent, 0.75)
+
+
 def _clause_start(parts: list[Span], at: int) -> bool:
     """Whether offset `at` opens its clause ("ok done, Netflix cancelled")."""
     clause = clause_of(parts, at)
@@ -338,10 +403,13 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    # "£1 for the first 3 months then £26 a month": the price per period is the one after "then"
+    later = [x for x in money if re.search(r"\bthen\b", sent.text[money[0].end : x.start])]
+    price = later[0] if later else money[0]
     value: dict[str, Any] = {
         "name": m["name"],
-        "amount": money[0].amount,
-        "currency": money[0].currency,
+        "amount": price.amount,
+        "currency": price.currency,
         "period": period,
         "started_on": dates[0].date if dates else ctx.today,
     }
@@ -443,8 +511,31 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["category"] = category[1].lower()
     _payee_account(value, sent.text)
     if "merchant" not in value and "category" not in value:
+        _paid_what(value, sent.text, m.end(), money[0].start, money[0].end)
+    if "merchant" not in value and "category" not in value:
         return
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+_PAID_WHOM = re.compile(
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?)\s+$"
+)
+_THING_PAID = re.compile(
+    r"^\s+(?P<what>[a-z][a-z-]{2,20}"
+    r"(?:\s(?!today|yesterday|this|last|on|at|for|to)[a-z][a-z-]{2,20})?)"
+    r"(?=\s*(?:$|[,.;!]|\s(?:today|yesterday|this|last|on|at|for|to)\b))"
+)
+
+
+def _paid_what(value: dict[str, Any], text: str, verb_end: int, start: int, end: int) -> None:
+    """ "paid the plumber £180": who, named between verb and amount; "paid the £45 parking
+    fine": what, named after the amount."""
+    if (who := _PAID_WHOM.match(text[verb_end:start])) is not None:
+        value["merchant"] = who["who"]
+    elif re.search(r"\b(?:the|my|our|a)\s+$", text[:start]) and (
+        what := _THING_PAID.match(text[end:])
+    ):
+        value["category"] = what["what"].lower()
 
 
 def _payee_account(value: dict[str, Any], text: str) -> None:

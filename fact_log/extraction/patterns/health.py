@@ -1,24 +1,27 @@
 """Health patterns: medications started and stopped, allergies with severity, conditions,
-body weight, vaccinations (vaccine words from the reference data the checks use)."""
+body weight; vaccinations live in vaccinations.py (listed in RULES here)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
     clause_ok,
     dates_in,
+    drug_names,
     drug_vocabulary,
+    someone_else,
     stop_ok,
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
-from uac.fact_log.reference import food_data, vaccine_words
+from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.reference import food_data
 
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
@@ -85,11 +88,17 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {"name": m["name"].lower(), "stop_date": stop}
         ctx.add("health.medications", value, sent, 0.85 if dates else 0.7, op="end")
         return
-    for m in _MED_START.finditer(sent.text):
+    for m in _med_matches(sent.text):
         at = sent.start + m.start()
         dose = m["dose1"] or m["dose2"]
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
+        if (
+            m.re is not _MED_START
+            and someone_else(sent.text[: m.start()])
+            and not _I_TOOK_IT.search(sent.text, m.end())
+        ):
+            continue  # "she's on warfarin 3mg": a drug named without the user as taker
         value: dict[str, Any] = {"name": m["name"].lower()}
         freq = _FREQ.search(sent.text, m.end())
         if dose:
@@ -97,15 +106,20 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
+        # "starting on the 1st", "start from Monday": a start still to come
+        prefer = "future" if _STARTS_LATER.search(sent.text) else "past"
         dates = [
             d
-            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            for d in dates_in(sent, prefer, ctx.today, ctx.anchor)
             if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
         ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
-        if any(not d.valid for d in dates_in(sent, "past", ctx.today, ctx.anchor)):
+        if any(not d.valid for d in dates_in(sent, prefer, ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
-        if dates:
+        base = rel and [d for d in dates if d.start >= sent.start + m.end() + rel.end]
+        if rel is not None and base and (day := rel.apply(base[0].date)):
+            value["start_date"] = day  # "two days before I fly on the 1st of July"
+        elif dates:
             value["start_date"] = dates[0].date
         elif rel is not None and ctx.anchor is not None and (day := rel.apply(ctx.anchor)):
             value["start_date"] = day  # "starting the day before" the procedure just named
@@ -115,6 +129,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if course is not None and "start_date" in value and (span := duration(course[0])):
             # "for a week" from the first day: the last day is the length minus one day
             value["stop_date"] = value["start_date"] + span[0] - dt.timedelta(days=1)
+        sup = _SUPPLY_LASTS.search(sent.text, m.end())  # "a new box today, it lasts me until"
+        if sup and (day := _day_after(ctx, sent, sup.end(), "future")) is not None:
+            value["supply_until"] = day
         reason = _REASON.search(sent.text, m.end())
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
@@ -127,7 +144,13 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     m = _MED_WORKS.search(sent.text)
     if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
-        ctx.add("health.medications", {"name": m["name"].lower()}, sent, 0.75)
+        value = {"name": m["name"].lower()}
+        if dose := _HAS_DOSE.search(sent.text, m.end()):  # "..., 0.5mg once a week"
+            freq = _FREQ.search(sent.text, dose.end())
+            value["dose"] = " ".join(f"{dose[0]} {freq[0] if freq else ''}".split())
+        ctx.add("health.medications", value, sent, 0.75)
+    if not drug_names(sent.text):
+        _drug_follow_up(ctx, sent, parts)
     last = ctx.thread.last("drug")
     m = _DOSE_ONLY.search(sent.text)
     if m and last and last.get("name") and clause_ok(parts, sent, sent.start + m.start()):
@@ -135,6 +158,87 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         freq = _FREQ.search(sent.text, m.end())
         dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
         ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+
+
+# A known drug with its dose beside it is a medication whatever the verb ("the consultant
+# put sertraline 50mg on my chart", "omeprazole 20mg every morning"), and so is "on <drug>"
+# after any predicate ("kept in check on salbutamol"); the drug must be in the reference data.
+_MED_DOSED = re.compile(
+    r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
+)
+_HAS_DOSE = re.compile(_DOSE, re.I)
+# "GP says naproxen 250mg, started it this afternoon": the user took what was said
+_I_TOOK_IT = re.compile(
+    r"\b(?:(?:i\s+)?(?:started|began)\s+(?:it|them|taking\s+(?:it|them))|i(?:'m|\s+am)\s+(?:now\s+)?"
+    r"(?:taking|on)\s+(?:it|them))\b",
+    re.I,
+)
+_MED_ON = re.compile(
+    r"(?P<dose1>(?!))?\bon\s+(?:the\s+|my\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})"
+    r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
+    re.I,
+)
+
+
+def _med_matches(text: str) -> list[re.Match[str]]:
+    """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
+    found = list(_MED_START.finditer(text))
+    if _HAS_DOSE.search(text):  # most sentences name no dose: skip the word-by-word scan
+        found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
+    if " on " not in text.lower():
+        return found
+    found += [
+        m
+        for m in _MED_ON.finditer(text)
+        if m["name"].lower() in drug_vocabulary() and not _ON_NOT_TAKING.search(text[: m.start()])
+    ]
+    return found
+
+
+# "running low on", "read up on", "advice on": "on <drug>" that is not taking it
+_ON_NOT_TAKING = re.compile(
+    r"\b(?:low|short|out|read|reading|up|article|info|information|advice|questions?|research|"
+    r"leaflet|label|study|studies|opinion|views?|thoughts|tips|guidance|spent|saved|paid)\s*$",
+    re.I,
+)
+
+
+# Said after the drug, without naming it: "actually no, started wednesday" (its first day);
+# "the pen I have now lasts till the 20th" (the end of the supply at hand).
+_STARTED_ON = re.compile(
+    r"\b(?:i\s+)?(?:started|began)\s+(?:it\s+|them\s+|taking\s+(?:it|them)\s+)?(?:on\s+)?"
+    r"(?=(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\b|the\s+\d|\d|"
+    r"yesterday|last\b)",
+    re.I,
+)
+_SUPPLY_LASTS = re.compile(
+    r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
+    r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
+    r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
+    re.I,
+)
+
+
+def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None:
+    """The first valid day said after sentence offset `end`, counted from today (not from a
+    day said before: "the 20th" is the next or the last one)."""
+    days = [d for d in dates_in(sent, prefer, ctx.today) if d.start >= sent.start + end]
+    return days[0].date if days and days[0].valid else None
+
+
+def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A start day or a supply's end said after the drug it belongs to."""
+    last = ctx.thread.last("drug", "health.medications")
+    if last is None or not last.get("name"):
+        return
+    for rx, prefer, field in (
+        (_STARTED_ON, "past", "start_date"),
+        (_SUPPLY_LASTS, "future", "supply_until"),
+    ):
+        m = rx.search(sent.text)
+        day = _day_after(ctx, sent, m.end(), prefer) if m else None
+        if m and day is not None and clause_ok(parts, sent, sent.start + m.start()):
+            ctx.add("health.medications", {"name": last.get("name"), field: day}, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -147,6 +251,7 @@ _STARTS_NOW = re.compile(
     r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
     re.I,
 )
+_STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
 _UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
 _DOSE_ONLY = re.compile(
     r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"
@@ -185,10 +290,36 @@ _ALLERGY_BACKREF = re.compile(
     r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
     re.IGNORECASE,
 )
+# What an allergy does, one closed list for every rule that reads a reaction.
+_REACTION_WORDS = (
+    r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
+    r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
+    r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
+)
+# "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
+# up": a substance the reference data knows, then what it does to the user.
 _REACTS = re.compile(
-    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:always\s+)?(?:gives?|makes?|brings?)"
-    r"\s+me\s+(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>rash|hives|"
-    r"swell(?:ing)?(?:\s+up)?|wheez\w*|itchy|anaphyla\w+|blisters|a\s+reaction)\b",
+    r"(?:^|\bbut\s+|,\s*|\band\s+)(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+"
+    r"(?:always\s+|really\s+)?(?:gives?|makes?|brings?|sets?\s+off)\s+(?:me|my\s+[a-z]{3,10})\s+"
+    r"(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.IGNORECASE,
+)
+# "had anaphylaxis after amoxicillin", "came out in hives from penicillin": a reaction, then
+# the substance that caused it (one the reference data knows)
+_REACTION_AFTER = re.compile(
+    r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
+    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")\s+(?:after|from|with)\s+"
+    r"(?:taking\s+|eating\s+|having\s+|some\s+)?(?P<subst>[A-Za-z][\w-]{2,20})\b",
+    re.IGNORECASE,
+)
+# "also latex, just a rash", after an allergy: another one, said with its reaction only
+_ALSO_ALLERGY = re.compile(
+    r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
+    r"(?:(?P<sev>just|only|mild|bad|severe|really\s+bad)\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
     re.IGNORECASE,
 )
 # "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
@@ -286,13 +417,18 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
     hits += list(_ALLERGY_CJK.finditer(sent.text))
     hits += list(_ALLERGY_BACKREF.finditer(sent.text))
-    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"]):
+    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"].split()[-1]):
+        hits.append(m)
+    if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
+        hits.append(m)
+    if not hits and (m := _REACTION_AFTER.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
     before = len(ctx.out)
     for m in hits:
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
+        if not clause_ok(parts, sent, sent.start + at):
             continue
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
@@ -317,7 +453,7 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _CONDITION = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
-    r"diagnosed\s+me\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
+    r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
     r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
     r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
@@ -342,17 +478,26 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _PREGNANT = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
+    r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
     r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
     r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
     re.I,
 )
 _INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
+# "It's for my blood pressure", "that's mostly for the anxiety": what the drug just named
+# treats; any condition of the list.
 _FOR_MY = re.compile(
-    r"^(?:it's|it\s+is|that's|this\s+is)\s+for\s+my\s+(?P<what>blood\s+pressure|cholesterol|"
-    r"asthma|migraines?|diabetes|eczema|arthritis|anxiety|depression)\b",
+    r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
+    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|cholesterol|"
+    + CONDITIONS
+    + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
     re.I,
 )
-_FOR_MY_NAMES = {"blood pressure": "hypertension", "cholesterol": "high cholesterol"}
+_FOR_MY_NAMES = {
+    "blood pressure": "hypertension",
+    "high blood pressure": "hypertension",
+    "cholesterol": "high cholesterol",
+}
 
 
 def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -381,9 +526,39 @@ _WEIGHT = re.compile(
 )
 
 
+# A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
+# "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
+_WEIGHT_READING = re.compile(
+    r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b(?P<mid>[^.!?;\d]{0,40}?)"
+    r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
+    r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
+    re.I,
+)
+_NOT_A_READING = re.compile(
+    r"\b(?:target|goal|ideal|aim|want|hope|healthy|should|limit|max|maximum|luggage|bag|baggage|"
+    r"case|suitcase|allowance)\b",
+    re.I,
+)
+
+
+def _weight_match(sent: Span) -> re.Match[str] | None:
+    """The user's body-weight statement in a sentence, if any."""
+    if m := _WEIGHT.search(sent.text):
+        return m
+    m = _WEIGHT_READING.search(sent.text)
+    # a wish said after the reading ("they want me to gain a bit") does not unsay it
+    if (
+        m is None
+        or _NOT_A_READING.search(sent.text[: m.end()])
+        or someone_else(sent.text[: m.start()])
+    ):
+        return None
+    return m
+
+
 def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Body weight the user reports ("I weigh 64 kg", "Weekly weigh-in: 78.2 kg")."""
-    m = _WEIGHT.search(sent.text)
+    m = _weight_match(sent)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     kg = float(m["n"].replace(",", "."))
@@ -396,52 +571,6 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     day = dates[0].date if dates else ctx.today
     if 20 <= kg <= 350:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
-
-
-@functools.cache
-def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
-    """A regex over every vaccine word (longest first) and word -> vaccine name."""
-    table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
-    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
-
-
-# Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
-# "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
-_VACCINATED = re.compile(
-    r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
-    r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
-    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
-    re.I,
-)
-_JAB = re.compile(
-    r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
-    r"certificates?|doses?|injections?)\b",
-    re.I,
-)
-_PLANNED = re.compile(
-    r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
-)
-
-
-def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
-    typhoid"); a future date makes it a plan, not a vaccination."""
-    m = _VACCINATED.search(sent.text)
-    if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
-        return
-    if not clause_ok(parts, sent, sent.start + m.start()):
-        return
-    pattern, table = _vaccines()
-    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
-    if not names:
-        return
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-    if dates and dates[0].date > ctx.today:
-        return
-    for name in names:
-        value = {"name": name, "date": dates[0].date if dates else None}
-        ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)
 
 
 RULES: tuple[Rule, ...] = (

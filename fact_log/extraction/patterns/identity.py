@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.places import NATIONALITIES
+from uac.fact_log.extraction.patterns.places import NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    someone_else,
 )
 
 _EXPIRY = re.compile(
@@ -55,6 +56,47 @@ _PASSPORT_OF = re.compile(
 
 
 _NEEDS_NOUN = frozenset({"us", "uk", "usa"})
+# "I'm Niamh Lowe", "my name's Sara Kim", "this is Aoife Byrne": a first and last name said
+# as who the user is (one word alone after "I'm" is too often not a name).
+_I_AM_NAMED = re.compile(
+    r"(?:^|[,:;]\s*|\b(?:hi|hello|hey)\s*,?\s*)(?:i'm|i\s+am|this\s+is)\s+"
+    r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][a-zà-ÿ'’-]{1,20}){1,2}))"
+    r"(?=\s*(?:$|[,.;!]|\s(?:and|btw|here|from)\b))|"
+    r"\bmy\s+name(?:'s|’s)\s+(?P<n2>(?-i:" + NAME + r"))",
+    re.IGNORECASE,
+)
+# "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
+# the reference data (its country is the reference data's to say, not a fact the user said).
+_LIVE_IN = re.compile(
+    r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
+    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based)\s+in|\bmy\s+home\s+is\s+in)\s+"
+    r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
+    re.IGNORECASE,
+)
+
+
+def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The user's name said as "I'm <first last>", and the city they live in."""
+    m = _I_AM_NAMED.search(sent.text)
+    name = m and (m["n"] or m["n2"])
+    if (
+        name
+        and not any(w in NOT_NAMES or w.lower() in NATIONALITIES for w in name.split())
+        and lookup_place(name) is None
+        and clause_ok(parts, sent, sent.start + m.start("n" if m["n"] else "n2"))
+    ):
+        ctx.add("identity.name", name, sent, 0.8)
+    m = _LIVE_IN.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]):
+        return
+    place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
+    if (
+        place is None
+        or place[0] is None
+        or not clause_ok(parts, sent, sent.start + m.start("city"))
+    ):
+        return
+    ctx.add("places.address.city", place[0], sent, 0.8)
 
 
 def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -80,6 +122,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         which = "passport" if m[1].lower() == "passport" else "driver_licence"
         if any(ch.isdigit() for ch in m[2]):
             ctx.add(f"identity.{which}.number", m[2].upper(), sent, 0.85)
+    _name_and_home(ctx, sent, parts)
     m = _MY_NAME.search(sent.text)
     if m and clause_ok(parts, sent, sent.start + m.start()) and m[1].split()[0] not in NOT_NAMES:
         ctx.add("identity.name", m[1], sent, 0.85)
@@ -102,12 +145,12 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and (m[2] or m["holder"] or word not in _NEEDS_NOUN)
     ):
         ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.8)
-        # "I travel on an Irish passport" names the passport used (a dual national may hold
-        # two); "I have a Canadian passport" only the nationality.
+        # "I travel on an Irish passport", "I have Turkish passport": the passport the user
+        # has (its issuing country) as well as the nationality it proves.
         if (
             m[1]
             and (m[2] or "").lower() == "passport"
-            and re.match(r"i\s+(?:travel\s+on|use)\b", m[0], re.I)
+            and re.match(r"i\s+(?:travel\s+on|use|have|hold)\b", m[0], re.I)
         ):
             ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
     m = _PASSPORT_OF.search(sent.text)

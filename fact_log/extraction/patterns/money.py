@@ -109,6 +109,69 @@ def find_money(text: str) -> list[Money]:
         if k:
             amount *= 1000
         out.append(Money(m.start(), m.end(), amount, currency))
+    return out or _money_in_words(text)
+
+
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_NUMBER_WORD = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_W = r"(?:" + "|".join(sorted(_NUMBER_WORD, key=len, reverse=True)) + r"|hundred|thousand)"
+# "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros": said, not typed
+_MONEY_WORDS = re.compile(
+    r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"
+    + _W
+    + r"(?:(?:\s+and)?[\s-]+"
+    + _W
+    + r"){0,6})"
+    r"\s+(?P<unit>pounds?|quid|dollars?|bucks|euros?)\b"
+    r"(?:\s+(?:and\s+)?(?P<p>(?:"
+    + "|".join(_TENS)
+    + r")(?:[\s-]+(?:"
+    + "|".join(_UNITS[1:10])
+    + r"))?|"
+    + "|".join(_UNITS[1:])
+    + r")\b(?!\s+(?:pence\s+)?(?:"
+    + _W
+    + r")))?",
+    re.IGNORECASE,
+)
+
+
+def words_to_number(text: str) -> int | None:
+    """ "two hundred and forty" as 240; None when the words do not make one number."""
+    total = current = 0
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in ("and", "a"):
+            continue
+        if word == "hundred":
+            current = (current or 1) * 100
+        elif word == "thousand":
+            total, current = total + (current or 1) * 1000, 0
+        elif word in _NUMBER_WORD:
+            current += _NUMBER_WORD[word]
+        else:
+            return None
+    return total + current
+
+
+_CURRENCY_WORD = re.compile(r"\b(?:pounds?|quid|dollars?|bucks|euros?)\b", re.I)
+
+
+def _money_in_words(text: str) -> list[Money]:
+    if not _CURRENCY_WORD.search(text):
+        return []  # most text names no currency in words: skip the long alternation
+    out = []
+    for m in _MONEY_WORDS.finditer(text):
+        number = words_to_number(m["n"])
+        if not number:
+            continue
+        pence = words_to_number(m["p"]) if m["p"] else 0
+        amount = Decimal(number) + (Decimal(pence or 0) / 100 if pence and pence < 100 else 0)
+        out.append(Money(m.start(), m.end(), amount, _WORDS[m["unit"].lower()]))
     return out
 
 

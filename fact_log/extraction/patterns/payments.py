@@ -3,11 +3,22 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.bills import rule_bills
+from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.text import (
+    NOT_NAMES,
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    someone_else,
+)
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
@@ -53,6 +64,8 @@ def _method(text: str) -> str:
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
+    if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
+        return  # the bills rule (bills.py) read this sentence already
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
@@ -62,8 +75,10 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     )
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
-    if not clause_ok(parts, sent, sent.start + m.start()) and not _OTHER_SETS_UP.search(sent.text):
-        return
+    if not _OTHER_SETS_UP.search(sent.text) and (
+        not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()])
+    ):
+        return  # "my sister's rent goes out by standing order": hers
     payee = (
         _PAYEE_TO.search(sent.text, m.end())
         or _PAYEE_SUBJECT.search(sent.text)
@@ -137,12 +152,25 @@ _PER_PAYMENT = re.compile(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
     r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)\s+(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
-    r"(?:single\s+)?(?:transaction|payment|purchase)\b",
+    r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
+    # "a 1000 EUR per-payment limit"
+    r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
+    r"(?:transaction|payment|purchase)\s+limit\b",
     re.IGNORECASE,
 )
-_HOLDER = re.compile(r"^\s*" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s)\b")
+_HOLDER = re.compile(
+    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s|"
+    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)\b"
+)
+# "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
+_CAPPED = re.compile(
+    r"\b(?:let|lets|allow|allows)\s+me\s+(?:to\s+)?(?:pay|spend|transfer|send)\s+(?:more\s+than|"
+    r"over|up\s+to|at\s+most)\s+(?P<amt>\S+)\s+(?:in\s+one\s+go|at\s+(?:a|one)\s+time|"
+    r"per\s+(?:payment|transaction)|in\s+a\s+single\s+(?:payment|transaction))\b",
+    re.IGNORECASE,
+)
 _CLOSING = re.compile(
-    r"\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?clos(?:ing|e)\s+" + _ACCOUNT + r"|"
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?)clos(?:ing|e)\s+" + _ACCOUNT + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
     r"is\s+being\s+closed)\b|"
     # "the old one with NatWest closes on 30 September"
@@ -163,29 +191,31 @@ def _kind(name: str) -> str:
 
 
 def _provider(name: str) -> str:
-    """The issuer named by an account's first word ("Amex" is American Express's own)."""
+    """The issuer named by an account's first word, as the user names it ("Amex")."""
     first = name.split()[0]
-    return "American Express" if first.lower() in ("amex", "american") else first
+    return "American Express" if first.lower() == "american" else first
 
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
-    limit = _PER_PAYMENT.search(sent.text)
+    limit = _PER_PAYMENT.search(sent.text) or _CAPPED.search(sent.text)
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:
-        money = find_money(sent.text)
-        if money and clause_ok(parts, sent, sent.start + holder.end()):
+        money = find_money(sent.text) or amounts(sent.text[limit.start() :])
+        if money and clause_ok(parts, sent, sent.start + holder.end("acct")):
             value = {
                 "name": holder["acct"],
                 "provider": _provider(holder["acct"]),
                 "kind": _kind(holder["acct"]),
                 "per_transaction_limit": money[0].amount,
-                "currency": money[0].currency,
             }
+            if money[0].currency:
+                value["currency"] = money[0].currency
             ctx.add("finance.bank_accounts", value, sent, 0.8)
         return
     close = _CLOSING.search(sent.text)
-    if close is None or not clause_ok(parts, sent, sent.start + close.start()):
+    at = close.start() + max(0, close[0].lower().find("clos")) if close else 0  # past a comma
+    if close is None or not clause_ok(parts, sent, sent.start + at):
         return
     name = close["acct"] or close["acct2"] or f"{close['acct3']} account"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -223,10 +253,80 @@ _PROMO = re.compile(
 )
 
 
+# Said without "my": "Barclaycard 0% on purchases until 31 January", "broadband deal with
+# Virgin ends 2 December"; the provider before the offer or after "with/from/on".
+_PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
+_OFFER = re.compile(
+    r"(?:(?P<prov>"
+    + _PROVIDER
+    + r")(?:'s|’s)?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
+    r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
+    r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
+    r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
+    r"(?:\s+(?:with|from|on)\s+(?:my\s+|the\s+)?(?P<prov2>" + _PROVIDER + r")(?:\s+card)?)?\s+"
+    r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
+    re.IGNORECASE,
+)
+_THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
+_RATE = re.compile(r"\d{1,2}(?:\.\d{1,2})?%")
+
+
+def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A promotion said plainly, and what applies after it."""
+    m = _OFFER.search(sent.text)
+    provider = m and (m["prov"] or m["prov2"])
+    if m is None or not provider or provider.split()[0] in NOT_NAMES:
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()]):
+        return
+    later = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.valid and d.start >= sent.start + m.end() - 8
+    ]
+    if not later:
+        return
+    value: dict[str, Any] = {
+        "name": " ".join(m["name"].split()),
+        "provider": provider,
+        "ends_on": later[0].date,
+    }
+    if then := _after_then(sent.text, m.end()):
+        value["then"] = then
+    ctx.add("finance.promotions", value, sent, 0.75)
+
+
+def _after_then(text: str, start: int) -> str | None:
+    """What applies after an offer: the last price or rate said after "then"."""
+    then = _THEN_ANY.search(text, start)
+    if then is None:
+        return None
+    said = [x.group() for x in _RATE.finditer(text, then.end())]
+    money = [text[x.start : x.end] for x in find_money(text) if x.start >= then.end()]
+    found = money or said
+    return " ".join(found[-1].split()) if found else None
+
+
+def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "then 22.9% apparently", after a promotion: what applies after it ends."""
+    earlier = ctx.thread.last("finance.promotions")
+    if earlier is None or not _THEN_ANY.match(sent.text) or not clause_ok(parts, sent, sent.start):
+        return
+    if then := _after_then(sent.text, 0):
+        value = {"name": earlier.get("name"), "then": then}
+        if earlier.get("provider"):
+            value["provider"] = earlier.get("provider")
+        ctx.add("finance.promotions", value, sent, 0.7)
+
+
 def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
     m = _PROMO.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None:
+        _offer(ctx, sent, parts)
+        _then_after(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]
@@ -244,11 +344,14 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.promotions", value, sent, 0.8)
 
 
-_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}(?:\s[A-Z][\w.&'-]{1,20}){0,2}))"
+_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
 _CHARGED = re.compile(
     r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
     r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
-    r"^" + _MERCHANT_NAME.replace("merchant", "merchant2") + r"\s+(?:just\s+|still\s+)?"
+    # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
+    r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
+    + _MERCHANT_NAME.replace("merchant", "merchant2")
+    + r"\s+(?:just\s+|still\s+)?"
     r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
     re.IGNORECASE,
 )
@@ -260,12 +363,13 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     at = m.start("amt") if m["amt"] else m.start("amt2")
-    money = [x for x in find_money(sent.text) if x.start == at]
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
-    if not money or any(not d.valid for d in dates):
+    # "charged me twice last night, £23.40 each": the amount may come later in the sentence
+    money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
+    day = _day(ctx, sent)
+    if not money or day is None:
         return
     value = {
-        "date": dates[0].date if dates else ctx.today,
+        "date": day,
         "amount": money[0].amount,
         "currency": money[0].currency,
         "merchant": m["merchant"] or m["merchant2"],
@@ -273,7 +377,81 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75)
 
 
+# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
+_INCOME = re.compile(
+    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
+    r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
+    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
+    r"went|gone|hit\s+(?:my|the)\s+(?:account|bank))\b(?:\s+in\b)?",
+    re.IGNORECASE,
+)
+# "they refunded one of them", "got my money back", "Argos refunded the £40"
+_REFUND = re.compile(
+    r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
+    r"(?:full\s+)?refund|(?:got|have)\s+(?:my\s+|the\s+)?money\s+back)\b",
+    re.IGNORECASE,
+)
+# "Tesco today was eighty four pounds twenty", "Boots came to £14.30": a shop, then its total
+_SHOP_TOTAL = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
+    r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
+    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
+    re.IGNORECASE,
+)
+
+
+def _day(ctx: Ctx, sent: Span) -> Any:
+    """The one past day a sentence names (the message's day when none); None when invalid."""
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if any(not d.valid for d in dates):
+        return None
+    if not dates and _LAST_NIGHT.search(sent.text):
+        return ctx.today - dt.timedelta(days=1)  # a payment "last night" was yesterday's
+    return dates[0].date if dates else ctx.today
+
+
+_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
+
+
+def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Income and refunds, stored as negative transactions; a shop named with its total."""
+    if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
+        said = [a for a in amounts(sent.text) if a.amount > 0]
+        if said and clause_ok(parts, sent, sent.start + m.start()) and (day := _day(ctx, sent)):
+            value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
+            if said[0].currency:
+                value["currency"] = said[0].currency
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        said = find_money(sent.text)
+        earlier = ctx.thread.last("finance.transactions")
+        if not said and (earlier is None or not earlier.get("amount")):
+            return
+        value = {"date": _day(ctx, sent)}
+        if said:
+            value |= {"amount": -said[0].amount, "currency": said[0].currency}
+        else:  # "they refunded one of them": the payment just talked about, coming back
+            value["amount"] = -abs(Decimal(str(earlier.get("amount"))))
+            value |= {k: earlier.get(k) for k in ("merchant", "currency") if earlier.get(k)}
+        if value["date"] is not None:
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    m = _SHOP_TOTAL.match(sent.text)
+    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+        return
+    money = [x for x in find_money(sent.text) if x.start == m.end()]
+    if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
+        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+
+
+_WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_bills,
+    rule_money_in,
     rule_charges,
     rule_standing_orders,
     rule_planned_card_payment,

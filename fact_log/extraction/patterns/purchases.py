@@ -17,9 +17,13 @@ _ACCOUNT = re.compile(
     r"(?:[^.;]{0,25}?\b(?i:from|with|at|on)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
 _CARD_BRAND = re.compile(
-    r"\b(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Visa|Mastercard|"
-    r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))\b"
+    r"\b(?:(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Barclaycard|Visa|Mastercard|"
+    r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))|(?i:the)\s+(?P<brand2>Amex|American\s+Express|"
+    r"Barclaycard|[A-Z][a-z]+\s+(?:credit\s+)?card))\b"
 )
+_ISSUER_CARDS = ("amex", "american express", "barclaycard")  # a card named by its issuer
+# "a £4,000 limit", "£2,500 credit limit": the amount said just before the word
+_AMOUNT_BEFORE = re.compile(r"(?:a|an|the)?\s*(?:credit\s+)?$", re.I)
 _LIMIT = re.compile(r"\b(?i:limit)\b")
 _KINDS = {
     "credit card": "credit_card",
@@ -56,10 +60,13 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if said[0].currency:
                 value["currency"] = said[0].currency
     if brand is not None:
-        value["name"] = brand["brand"]
-        if brand["brand"].lower() in ("amex", "american express"):
+        said = brand["brand"] or brand["brand2"]
+        value["name"] = said
+        if said.lower() in _ISSUER_CARDS:
             value.setdefault("kind", "credit_card")
-            value.setdefault("provider", "American Express")
+            value.setdefault("provider", said)  # as said: "Amex" stays "Amex"
+        elif said.split()[0] not in ("Visa", "Mastercard", "Credit"):
+            value.setdefault("provider", said.split()[0])  # "my Halifax card": Halifax's
     earlier = ctx.thread.last("finance.bank_accounts")
     if not value and limit is not None and earlier is not None and _IT.search(sent.text):
         value = earlier.record()  # "The limit on it is $5,000."
@@ -69,12 +76,21 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
         return
     if limit is not None:
-        found = [a for a in amounts(sent.text) if a.start > limit.start()]
+        said = amounts(sent.text)
+        found = [a for a in said if a.start > limit.start()] or [
+            a
+            for a in said
+            if a.end <= limit.start() and _AMOUNT_BEFORE.fullmatch(sent.text[a.end : limit.start()])
+        ]
         if found:
+            if value.get("name", "").lower().endswith("card"):
+                value.setdefault("kind", "credit_card")  # a card's own limit is credit
             value["limit"] = found[0].amount
             if found[0].currency:
                 value["currency"] = found[0].currency
-    if {"provider", "limit"} & value.keys():  # "my Visa card was declined" says no more
+    # "my Visa card was declined", "insurance through my Amex card": a card in passing is no
+    # record; an account said as had ("a new current account with Starling") or a limit is
+    if "limit" in value or (m is not None and "provider" in value):
         ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
@@ -132,6 +148,8 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         n = count_word(m["n"])
         if n is None:
             return
+        if bought is None and len(dates) == 1:
+            bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
         value["ends_on"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
     else:

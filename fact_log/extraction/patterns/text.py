@@ -131,10 +131,14 @@ _AUX_QUESTION = re.compile(
 )
 
 
+# "When I was 9 I had ...": a time clause, not a question
+_WHEN_I_WAS = re.compile(r"^\s*when\s+(?:i|we)\s+(?:was|were)\b", re.IGNORECASE)
+
+
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
-        _WH_QUESTION.search(clause)
+        (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
             and (_AUX_QUESTION.search(clause) or _AUX_QUESTION.search(sentence))
@@ -154,6 +158,23 @@ THIRD_PARTY = re.compile(
     r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
     re.IGNORECASE,
 )
+
+
+# Someone other than the user named as the subject before a value: "she's on", "my wife
+# takes", "a friend swears by" (THIRD_PARTY needs a verb after the relation; this does not).
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|a|our|his|her)\s+(?:friend|mum|mom|dad|"
+    r"father|mother|brother|sister|son|daughter|wife|husband|partner|colleague|boss|kid|child|"
+    r"baby|boyfriend|girlfriend|flatmate|roommate|neighbour|neighbor|grandma|grandad|grandpa|"
+    r"aunt|uncle|cousin|niece|nephew|mate)\b|\b(?:pharmacist|doctor|gp|nurse|midwife)\s+"
+    r"(?:said|says|thinks|told)\b",
+    re.IGNORECASE,
+)
+
+
+def someone_else(head: str) -> bool:
+    """Whether the text before a value names another person as its subject."""
+    return bool(_SOMEONE_ELSE.search(head))
 
 
 def guarded(clause: str, before: int | None = None, sentence: str | None = None) -> bool:

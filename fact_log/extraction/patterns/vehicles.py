@@ -6,12 +6,15 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
     clause_ok,
     dates_in,
+    someone_else,
 )
 
 MAKES = {
@@ -118,9 +121,25 @@ def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     return round(value * 1.609344) if unit.lower().startswith("mi") else value
 
 
+def _year_and_make(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "it's a 2018 Skoda", after the Octavia was named: that vehicle's year and make."""
+    m = _IT_IS_A.search(sent.text)
+    car = ctx.thread.last("vehicles.vehicles")
+    if m is None or car is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    said = (m["make"] or m["model"]).lower()
+    if MAKES.get(said, MODEL_MAKES.get(said)) != car.get("make"):
+        return  # another vehicle than the one talked about
+    value = {"make": car.get("make"), "model": car.get("model"), "year": int(m["year"])}
+    ctx.add("vehicles.vehicles", value, sent, 0.75)
+
+
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
+    if m is None and _IT_IS_A.search(sent.text):
+        _year_and_make(ctx, sent, parts)
+        return
     make = model = None
     year = None
     if m:
@@ -162,15 +181,99 @@ _NEXT_DUE = re.compile(
 )
 
 
+# "took the Octavia in for a service", "dropped the car in for its MOT": a service done
+_TOOK_IN = re.compile(
+    r"\b(?:took|dropped|put|had|brought)\s+(?:off\s+)?(?:the|my|our)\s+(?P<what>[\w-]{2,20})\s+"
+    r"(?:in\s+|off\s+)?for\s+(?:a|an|its|the|her|his)?\s*(?:full\s+|annual\s+|yearly\s+|"
+    r"major\s+|minor\s+)?(?:service|mot|repair|oil\s+change|inspection)\b",
+    re.IGNORECASE,
+)
+_MODEL_RE = "|".join(sorted((re.escape(k) for k in MODEL_MAKES), key=len, reverse=True))
+_MODEL_WORD = re.compile(r"\b(?:" + _MODEL_RE + r")\b", re.IGNORECASE)
+# "it's a 2018 Skoda": the year and make of the vehicle just talked about
+_IT_IS_A = re.compile(
+    r"\b(?:it's|it\s+is|she's|the\s+car's|the\s+car\s+is|mine's)\s+an?\s+(?P<year>(?:19|20)\d\d)\s+"
+    r"(?:(?P<make>" + _MAKE_RE + r")|(?P<model>" + _MODEL_RE + r"))\b",
+    re.IGNORECASE,
+)
+# after a service: "£289 for oil, filters and brake pads", "next one due in 12 months or
+# 15,000 km" (relative to the service's day and reading), "at 60,000 km" (absolute)
+_COST_FOR = re.compile(
+    r"^(?:and\s+|it\s+was\s+|that\s+was\s+|cost\s+)?(?P<rest>.{1,15}?)\s+for\s+(?P<work>[a-z][^.!?]{2,60})",
+    re.I,
+)
+_DUE_IN = re.compile(r"\bnext\s+(?:one|service|mot)\b[^.!?]{0,20}?\bdue\b", re.I)
+_DUE_MONTHS = re.compile(r"\bin\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
+_DUE_KM = re.compile(
+    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?(?P<u>km|kms|miles)\b",
+    re.IGNORECASE,
+)
+
+
+def _named_vehicle(ctx: Ctx, word: str | None) -> str | None:
+    """ "Octavia" as "Skoda Octavia"; "car" or nothing as the vehicle the thread knows."""
+    key = (word or "").lower()
+    if key in MODEL_MAKES:
+        return f"{MODEL_MAKES[key]} {word[0].upper() + word[1:]}"
+    car = ctx.thread.last("vehicles.vehicles")
+    if car is None or (key in MAKES and MAKES[key] != car.get("make")):
+        return None
+    return f"{car.get('make')} {car.get('model')}"
+
+
+def _last_reading(ctx: Ctx, vehicle: Any) -> int | None:
+    """The odometer reading of the vehicle's last service the thread knows."""
+    for m in reversed(ctx.thread.mentions):
+        if m.kind == "vehicles.services" and m.get("vehicle") == vehicle and m.get("mileage"):
+            return int(m.get("mileage"))
+    return None
+
+
+def _service_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The cost or the next due of the service just told, said in a later line."""
+    last = ctx.thread.last("vehicles.services")
+    if last is None or not clause_ok(parts, sent, sent.start):
+        return
+    value: dict[str, Any] = {"vehicle": last.get("vehicle"), "date": last.get("date")}
+    cost = _COST_FOR.match(sent.text)
+    money = cost and find_money(cost["rest"])
+    if cost and money:
+        value["cost"], value["currency"] = money[0].amount, money[0].currency
+        value["work"] = " ".join(cost["work"].split())
+    elif _DUE_IN.search(sent.text):
+        if (due := _DUE_MONTHS.search(sent.text)) and (n := count_word(due["n"])):
+            months = n * (12 if due["unit"].lower() == "year" else 1)
+            value["next_due_date"] = add_months(last.get("date"), months)
+        if km := _DUE_KM.search(sent.text):
+            reading = kilometres(km["km"], km["u"], bool(km["k"]))
+            if km["rel"].lower() == "at":
+                value["next_due_mileage"] = reading
+            elif (at := _last_reading(ctx, last.get("vehicle"))) is not None:
+                value["next_due_mileage"] = at + reading  # "in 15,000 km": from the last reading
+    if len(value) > 2:
+        ctx.add("vehicles.services", value, sent, 0.7)
+
+
 def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Service records: "I had the car serviced today at 45,000 km, next one due in 12 months"."""
-    m = _SERVICED.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    m = _SERVICED.search(sent.text) or _TOOK_IN.search(sent.text)
+    if m is None:
+        _service_follow_up(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()]):
         return
     car = ctx.thread.last("vehicles.vehicles")
     vehicle = f"{car.get('make')} {car.get('model')}" if car is not None else None
+    if m.re is _TOOK_IN:
+        vehicle = _named_vehicle(ctx, m["what"])
+        if vehicle:  # the car named here is the one later lines talk about
+            make, _, model = vehicle.partition(" ")
+            topic = Mention("vehicles.vehicles", freeze({"make": make, "model": model}), ctx.today)
+            ctx.thread = ctx.thread.with_([topic])
     if (v := _VEHICLE.search(sent.text)) is not None:
         vehicle = f"{MAKES[v['make'].lower()]} {v['model']}"
+    elif vehicle is None and (named := _MODEL_WORD.search(sent.text)):
+        vehicle = _named_vehicle(ctx, named[0])  # "the Yaris had its service"
     said = [c.value for c in ctx.out if c.path == "vehicles.vehicles" and c.start == sent.start]
     if vehicle is None and said:  # "My Corolla had its last service": named in this sentence
         vehicle = f"{said[-1]['make']} {said[-1]['model']}"
@@ -181,6 +284,10 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     if (km := _MILEAGE.search(sent.text)) is not None:
         value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    nxt = _DUE_IN.search(sent.text)
+    ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
+    if nxt and (later := [d for d in ahead if d.valid and d.start > sent.start + nxt.end()]):
+        value["next_due_date"] = later[0].date  # "the next one is due 20 April 2027"
     if (due := _NEXT_DUE.search(sent.text)) is not None:
         if due["n"] and (n := count_word(due["n"])):
             value["next_due_date"] = add_months(

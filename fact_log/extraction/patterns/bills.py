@@ -1,0 +1,169 @@
+"""Bills paid on a schedule, said item by item: "the gym direct debit comes out of Santander,
+£35 on the 5th", "the council tax is £160 a month by direct debit", "the TV licence I pay
+yearly, £174.50, next due 1 April"; a message listing several bills gives one record each.
+
+The construct: a bill named first (its noun phrase is the payee), then how it is paid (a
+method, or "I pay" with a period); or a method with the payee inside it ("the Netflix direct
+debit"), or "I pay £N into the X". Amount, period, day of month, next day and the account it
+comes out of are read from the same item.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    UNCERTAIN,
+    Ctx,
+    Span,
+    dates_in,
+    is_question,
+    someone_else,
+    word_set,
+)
+
+_METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
+_I_PAY = re.compile(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
+_PERIODS = (
+    (
+        re.compile(r"\b(?:monthly|a\s+month|per\s+month|every\s+month|each\s+month)\b", re.I),
+        "monthly",
+    ),
+    (
+        re.compile(r"\b(?:yearly|annually|a\s+year|per\s+year|every\s+year|each\s+year)\b", re.I),
+        "yearly",
+    ),
+    (re.compile(r"\b(?:quarterly|every\s+quarter|each\s+quarter)\b", re.I), "quarterly"),
+    (re.compile(r"\b(?:weekly|a\s+week|per\s+week|every\s+week|each\s+week)\b", re.I), "weekly"),
+)
+# An item of a list of bills starts at a comma or "and" before "the/my/our".
+_ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?(?=(?:the|my|our)\s)|\s+and\s+(?=(?:the|my|our)\s)", re.I)
+_WORDS = r"[A-Za-z][\w&'’+-]*(?:\s+[A-Za-z][\w&'’+-]*){0,3}?"
+# "the Netflix direct debit", "the gym standing order"
+_IN_METHOD = re.compile(
+    r"\b(?:the|my|our)\s+(?P<p>" + _WORDS + r")\s+(?:direct\s+debit|standing\s+order)", re.I
+)
+# "the council tax is", "the water rates I pay", "the EE bill which is",
+# "the car insurance — Admiral — is" (the name between dashes is the payee)
+_SUBJECT = re.compile(
+    r"(?:^|:\s*)(?:right,?\s+|ok,?\s+|so\s+)?(?:also\s+|and\s+|plus\s+)?(?:(?:the|my|our)\s+|(?!(?:his|her|their|its|it|this|that|which|there|what)\b)(?=[a-z]))(?P<p>"
+    + _WORDS
+    + r")"
+    r"(?:\s*[—–-]\s*(?P<named>[A-Z][\w&'’]+(?:\s[A-Z][\w&'’]+)?)\s*[—–-])?\s*,?\s+"
+    r"(?:is|are|which\s+is|that\s+is|(?:i|we)\s+pay|goes\s+out|comes\s+out|costs?)\b",
+    re.I,
+)
+# "I pay £250 into the Vanguard pension", "we pay £40 to the window cleaner"
+_PAY_INTO = re.compile(
+    r"\b(?:i|we)\s+pay\s+(?:[£$€]\s?[\d,.]+\s+|[\d,.]+\s+)?(?:into|to|towards)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?!every\b|each\b|a\s+month\b)(?P<p>" + _WORDS + r")"
+    r"(?=\s+(?:every|each|on|by|from|monthly|yearly|a\s+month)\b|[,.;]|$)",
+    re.I,
+)
+# "a standing order to Mum", "a direct debit for the gym"
+_TO_PAYEE = re.compile(
+    r"(?:standing\s+order|direct\s+debit)s?\s+(?:to|for|with)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<p>" + _WORDS + r")(?=\s+(?:on|from|every|each|of|for|by|monthly)\b|[,.;]|$)",
+    re.I,
+)
+_ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+(?-i:[A-Z]))", re.I)
+_NEXT_DUE = re.compile(
+    r"\b(?:next\s+(?:one\s+|payment\s+|bill\s+)?(?:is\s+)?due|next\s+payment|due)\b", re.I
+)
+_OUT_OF = re.compile(
+    r"\b(?:comes?\s+out\s+of|out\s+of|from|paid\s+from)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[A-Z][\w&]+)(?:\s+(?:account|card))?)",
+    re.I,
+)
+_CHANGED = re.compile(
+    r"\b(?:mov(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|transferr(?:ed|ing)|cancel(?:led|ed|ling)?|"
+    r"stopp?(?:ed|ing)?|replac(?:ed|ing)|clos(?:ed|ing))\b",
+    re.I,
+)
+_NOT_PAYEES = word_set("it that this one which me money")
+
+
+def _items(sent: Span) -> list[Span]:
+    """The sentence cut at the start of each "the/my <bill>" of a list."""
+    out, start = [], 0
+    for m in _ITEM_SPLIT.finditer(sent.text):
+        out.append(Span(sent.start + start, sent.text[start : m.start()]))
+        start = m.end()
+    out.append(Span(sent.start + start, sent.text[start:]))
+    return out
+
+
+def _payee(text: str, method: re.Match[str] | None) -> str | None:
+    """Who a bill is paid to, as the item names it."""
+    if method is not None and (m := _IN_METHOD.search(text)) and m.end() >= method.end() - 1:
+        return m["p"]
+    if method is not None and (m := _TO_PAYEE.match(text, method.start())):
+        return m["p"]
+    if m := _SUBJECT.search(text):
+        said = m["named"] or m["p"]
+        # "Rent goes out ...": capitalised only as the sentence's first word
+        return said.lower() if said[1:] == said[1:].lower() and " " not in said else said
+    if m := _PAY_INTO.search(text):
+        return m["p"]
+    return None
+
+
+def _someone_elses(text: str, payee: str) -> bool:
+    """ "my sister's rent" is hers; "a standing order to my son" is the user's."""
+    head = text[: text.find(payee)]
+    return someone_else(head) or bool(re.search(r"['’]s\b", payee) and someone_else(head + payee))
+
+
+def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
+    """The payment instruction one item states, or None."""
+    text = item.text
+    if _CHANGED.search(text):
+        return None  # a moved, cancelled or replaced instruction is not a standing one as said
+    method = _METHOD.search(text)
+    period = next((name for rx, name in _PERIODS if rx.search(text)), None)
+    if method is None and not (period and _I_PAY.search(text)):
+        return None
+    payee = _payee(text, method)
+    if payee is not None:  # "for the rent as well": the bill, not the adverb
+        payee = re.sub(r"\s+(?:as\s+well|too|also)$", "", payee, flags=re.I)
+    if payee is None or payee.lower() in _NOT_PAYEES:
+        return None
+    if _someone_elses(text, payee) or HYPOTHETICAL.search(text) or UNCERTAIN.search(text):
+        return None
+    if is_question(text, sent.text):
+        return None
+    value: dict[str, Any] = {"payee": payee}
+    if method is not None:
+        value["method"] = method["m"].lower().replace(" ", "_")
+    money = find_money(text) or (amounts(text) if method else [])
+    if money:
+        value["amount"] = money[0].amount
+        if money[0].currency:
+            value["currency"] = money[0].currency
+    if period:
+        value["period"] = period
+    if (nth := _ON_NTH.search(text)) and 1 <= int(nth[1]) <= 31 and period in (None, "monthly"):
+        value["day_of_month"] = int(nth[1])
+    if due := _NEXT_DUE.search(text):
+        days = [
+            d
+            for d in dates_in(item, "future", ctx.today, ctx.anchor)
+            if d.start >= item.start + due.end()
+        ]
+        if days and days[0].valid:
+            value["next_date"] = days[0].date
+    if (acct := _OUT_OF.search(text)) and acct["a"].lower() != payee.lower():
+        value["account"] = acct["a"]
+    return value
+
+
+def rule_bills(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Every bill a sentence says is paid on a schedule, one record per item."""
+    if not (_METHOD.search(sent.text) or _I_PAY.search(sent.text)):
+        return
+    for item in _items(sent):
+        if (value := bill(ctx, sent, item)) is not None:
+            ctx.add("finance.scheduled_payments", value, sent, 0.75)

@@ -1,0 +1,98 @@
+"""Vaccinations received, from the vaccine words of the reference data the checks use: "I had
+my yellow fever jab in 2019", "rabies dose 1", "my last tetanus was 2018"; a plan is none."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Span,
+    clause_of,
+    clause_ok,
+    dates_in,
+    someone_else,
+)
+from uac.fact_log.reference import vaccine_words
+
+
+@functools.cache
+def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
+    """A regex over every vaccine word (longest first) and word -> vaccine name."""
+    table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
+    alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
+    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
+
+
+# Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
+# "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
+_VACCINATED = re.compile(
+    r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
+    r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
+    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
+    re.I,
+)
+_JAB = re.compile(
+    r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
+    r"certificates?|doses?|injections?)\b",
+    re.I,
+)
+_PLANNED = re.compile(
+    r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
+)
+
+
+# "rabies dose 1", "first typhoid dose done", "my last tetanus was 2018": received, said by
+# the dose or by when it was; the clause must not be a plan ("dose 2 is next week").
+_DOSE_N = re.compile(
+    r"^\s*(?:jab\s+|shot\s+|vaccine\s+)?(?:dose|jab|shot)\s+(?:\d|one|two|three)\b|"
+    r"^\s*(?:dose|jab|shot|booster)\s+(?:done|today|this\s+morning|yesterday)\b",
+    re.I,
+)
+_NTH_DOSE = re.compile(r"\b(?:first|second|third|1st|2nd|3rd|last)\s*$", re.I)
+_WAS_WHEN = re.compile(
+    r"^\s*(?:jab\s+|shot\s+|booster\s+|vaccine\s+)?was\s+(?:in\s+)?(?=\d|[A-Z]|last|back)"
+)
+
+
+def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A vaccination told by its dose number or the year it was given."""
+    pattern, table = _vaccines()
+    for v in pattern.finditer(sent.text):
+        clause = clause_of(parts, sent.start + v.start())
+        if clause is None or _PLANNED.search(clause.text) or someone_else(sent.text[: v.start()]):
+            continue
+        after, before = sent.text[v.end() :], sent.text[: v.start()]
+        given = _DOSE_N.match(after) or (
+            _NTH_DOSE.search(before) and re.match(r"\s+(?:dose|jab|shot)\b", after)
+        )
+        past = re.search(r"\bmy\s+(?:last\s+)?$", before) and _WAS_WHEN.match(after)
+        if not (given or past) or not clause_ok(parts, sent, sent.start + v.start()):
+            continue
+        days = [d for d in dates_in(clause, "past", ctx.today, ctx.anchor) if d.valid]
+        day = days[0].date if days else (None if past else ctx.today)
+        if day is not None and day > ctx.today:
+            continue
+        ctx.add("health.vaccinations", {"name": table[v[0].lower()], "date": day}, sent, 0.75)
+
+
+def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
+    typhoid"); a future date makes it a plan, not a vaccination."""
+    m = _VACCINATED.search(sent.text)
+    if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
+        _vaccination_said(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    pattern, table = _vaccines()
+    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
+    if not names:
+        return
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if dates and dates[0].date > ctx.today:
+        return
+    for name in names:
+        value = {"name": name, "date": dates[0].date if dates else None}
+        ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)
