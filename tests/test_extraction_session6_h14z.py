@@ -735,3 +735,35 @@ def test_a_moved_instruction_is_not_read_as_a_second_one() -> None:
     earlier = ("The yoga direct debit comes out of my Nationwide account, £40 monthly.",)
     text = "Moved the yoga direct debit to Starling today, the last Nationwide one was 2 May."
     assert of("finance.scheduled_payments", found(text, *earlier)) == []
+
+
+# -- vehicles: the roadworthiness inspection (MOT, TÜV) due (lead, session 6) ---------------
+
+CARS = {("Ford", "Fiesta", None), ("Skoda", "Octavia", 2017), ("Volkswagen", "Golf", None)}
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "due"),
+    [
+        ("the MOT on the Fiesta is due 14 March", (), D(2026, 3, 14)),
+        ("its TÜV expires end of May", ("We drive a 2017 Skoda Octavia.",), D(2026, 5, 31)),
+        ("car inspection needs doing by the 30th", ("I drive a Volkswagen Golf.",), D(2025, 6, 30)),
+    ],
+)
+def test_an_inspection_due_day_is_the_vehicles(text: str, earlier: tuple, due: Any) -> None:
+    [car] = of("vehicles.vehicles", found(text, *earlier))
+    assert car["inspection_due"] == due
+    assert (car["make"], car["model"], car.get("year")) in CARS  # the record talked about
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier"),
+    [
+        ("my sister's MOT is due 14 March", ("I drive a Volkswagen Golf.",)),
+        ("when is the MOT due?", ("I drive a Volkswagen Golf.",)),
+        ("the MOT is due 14 March", ()),  # which vehicle? none talked about
+    ],
+)
+def test_no_inspection_of_others_asked_or_of_no_vehicle(text: str, earlier: tuple) -> None:
+    got = [v for v in of("vehicles.vehicles", found(text, *earlier)) if "inspection_due" in v]
+    assert got == []

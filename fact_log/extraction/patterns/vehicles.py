@@ -298,4 +298,40 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("vehicles.services", value, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_vehicles, rule_services)
+# "the MOT is due 14 March", "TÜV runs out in May", "car inspection by the 30th": a
+# roadworthiness inspection's due day (vehicles.vehicles.inspection_due, the service_due check)
+_INSPECTION = re.compile(
+    r"\b(?:mot|t[üu]v|roadworthiness\s+(?:test|inspection)|(?:state\s+|safety\s+|car\s+)"
+    r"inspection)\b[^.!?;]{0,40}?\b(?:due|runs?\s+out|expires?|ends?|valid\s+(?:until|till|"
+    r"to)|needs?\s+(?:doing|renewing)|by)\b",
+    re.IGNORECASE,
+)
+
+
+def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A vehicle's next roadworthiness inspection (MOT, TÜV) said with its day."""
+    m = _INSPECTION.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    if someone_else(sent.text[: m.start()]):
+        return
+    later = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.valid and d.start >= sent.start + m.end()
+    ]
+    if not later:
+        return
+    named = _VEHICLE.search(sent.text) or _MODEL_WORD.search(sent.text)
+    car = ctx.thread.last("vehicles.vehicles")
+    vehicle = _named_vehicle(ctx, named[0].split()[-1] if named else None)
+    if vehicle is None:
+        return  # which vehicle? a record needs its make and model
+    make, _, model = vehicle.partition(" ")
+    value: dict[str, Any] = {"make": make, "model": model, "inspection_due": later[0].date}
+    if car is not None and car.get("make") == make and car.get("year"):
+        value["year"] = car.get("year")  # the same record as the vehicle talked about
+    ctx.add("vehicles.vehicles", value, sent, 0.75)
+
+
+RULES: tuple[Rule, ...] = (rule_vehicles, rule_services, rule_inspection)
