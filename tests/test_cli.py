@@ -210,6 +210,16 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
         assert first is not None and _head(home) == first
 
 
+def test_demo_into_a_file_fails_clearly_and_leaves_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine")
+    code, _, err = run(capsys, "--home", str(mine), "demo")
+    assert code == 1 and "cannot create workspace" in err
+    assert mine.read_text() == "mine" and sorted(tmp_path.iterdir()) == [mine]
+
+
 def test_console_script_entry_point(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "uac.runtime.cli", "--home", str(tmp_path / "x"), "subjects"],

@@ -634,12 +634,16 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
     out(f"uac demo — persona '{PERSONA}', workspace {home}")
     out("")
     out("1. Writing five years of history as dated sessions (imports, commands, notes):")
-    kept = set(home.iterdir()) if home.exists() else None  # what was there before
+    existed = home.exists()
+    kept = set(home.iterdir()) if home.is_dir() else set()  # what was there before
     try:
         mem = build(home, out)
     except BaseException:  # nothing half-built stays, and a replaced workspace comes back
-        for path in [home] if kept is None else sorted(set(home.iterdir()) - kept):
-            shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(True)
+        if not existed:
+            shutil.rmtree(home, ignore_errors=True)
+        elif home.is_dir():  # (a file named as --home is the user's: never touched)
+            for path in sorted(set(home.iterdir()) - kept):
+                shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(True)
         if aside is not None:
             aside.rename(home)
         raise
