@@ -1,10 +1,13 @@
-"""Checks, session 6: a series that repeats Monday to Friday; a vehicle inspection due."""
+"""Checks, session 6: weekday series, vehicle inspections, condition families, visa names,
+accounts known by a shorter name."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
-from tests.test_checks_round2 import D, T, event, rec, run, user
+from tests.test_checks_round2 import D, T, account, event, pay, rec, run, user
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -76,3 +79,25 @@ def test_an_expiring_visa_is_called_a_visa_whatever_its_kind(kind: str | None, s
     visa = rec("US", country="US", kind=kind, valid_until=D(2025, 3, 20))
     [a] = run("document_expiry", user(visas=[visa]), D(2025, 3, 1))
     assert said in a.message
+
+
+@pytest.mark.parametrize(
+    ("paid_from", "alerts"),
+    [
+        ("Nationwide account", True),  # a shorter name of the closing account
+        ("my Nationwide", True),
+        ("Nationwide current account", True),
+        ("Nationwide savings account", False),  # another account of the same bank
+        ("Halifax account", False),
+    ],
+)
+def test_an_account_is_known_by_a_shorter_name(paid_from: str, alerts: bool) -> None:
+    closing = account("Nationwide current account", closing_on=D(2025, 3, 20))
+    gym = pay("gym", paid_from, "45", method="direct_debit", day_of_month=1)
+    found = run(
+        "autopay_from_closing_account", user(bank_accounts=[closing], scheduled_payments=[gym])
+    )
+    assert bool(found) is alerts
+    card = account("Amex card", per_transaction_limit=Decimal(1000))
+    deposit = pay("car dealer", "Amex", "1450", next_date=D(2025, 3, 11))
+    assert len(run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit]))) == 1

@@ -200,6 +200,13 @@ def _same_payee(a: str | None, b: str | None) -> bool:
     return bool(a and b and (mentions(normalise(a), b) or mentions(normalise(b), a)))
 
 
+def _same_account(a: str | None, b: str | None) -> bool:
+    """Whether two names of an account say one account: one within the other as a phrase,
+    or one's words within the other's ("Nationwide account" and "Nationwide current
+    account"; never "Nationwide savings" and "Nationwide current")."""
+    return bool(a and b) and (_same_payee(a, b) or same_words(a, b))
+
+
 def charge_after_cancellation(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Charges from a service after the day its subscription was cancelled."""
     since = today - dt.timedelta(days=config.charge_lookback_days)
@@ -250,7 +257,7 @@ def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraf
         if limit is None:
             continue
         for rec, day, payee in _payments(user, today):
-            if rec.amount is None or not _same_payee(getattr(rec, "account", None), acct.name):
+            if rec.amount is None or not _same_account(getattr(rec, "account", None), acct.name):
                 continue
             same = acct.currency is None or rec.currency in (None, acct.currency)
             if not same or rec.amount <= limit:
@@ -305,7 +312,7 @@ def autopay_from_closing_account(
                 "standing_order",
                 "direct_debit",
             )
-            if not recurring or not _same_payee(getattr(p, "account", None), acct.name):
+            if not recurring or not _same_account(getattr(p, "account", None), acct.name):
                 continue
             if (getattr(p, "ends_on", None) or dt.date.max) <= closing:
                 continue
