@@ -27,6 +27,9 @@ class CheckConfig:
     account_change_days: int = 62  # same payee and amount sent to a new account this recently
     subscription_days: int = 7  # remind this many days before a renewal
     service_days: int = 30  # warn when a vehicle service is due within this many days
+    # a condition stays current this long past its expected end (a pregnancy can run two
+    # weeks past its due date)
+    condition_end_grace_days: int = 14
     service_km: int = 1000  # ... or within this many km of its due mileage
     event_default_minutes: int = 60  # duration assumed for an event without an end
     food_lookback_days: int = 1  # transactions this recent count as current meal orders

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.test_checks_round2 import D, T, account, event, pay, rec, run, user
+from tests.test_checks_round2 import D, T, account, event, med, pay, rec, run, user
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -101,3 +101,14 @@ def test_an_account_is_known_by_a_shorter_name(paid_from: str, alerts: bool) -> 
     card = account("Amex card", per_transaction_limit=Decimal(1000))
     deposit = pay("car dealer", "Amex", "1450", next_date=D(2025, 3, 11))
     assert len(run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit]))) == 1
+
+
+def test_a_pregnancy_is_current_until_two_weeks_past_its_due_date() -> None:
+    state = rec("p", name="pregnancy", status="active", expected_end=D(2025, 7, 27))
+    u = user(medications=[med("ibuprofen")], conditions=[state])
+    assert len(run("pregnancy_contraindication", u, D(2025, 8, 10))) == 1  # two weeks over
+    assert run("pregnancy_contraindication", u, D(2025, 8, 11)) == []  # born by now
+    dive = rec("d", title="Scuba diving course", start=T(2025, 9, 1, 9), end=None, location="Dahab")
+    assert (
+        run("activity_vs_condition", user(events=[dive], conditions=[state]), D(2025, 8, 20)) == []
+    )

@@ -8,6 +8,7 @@ facts, questions, hypotheticals and plans.
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -767,3 +768,33 @@ def test_an_inspection_due_day_is_the_vehicles(text: str, earlier: tuple, due: A
 def test_no_inspection_of_others_asked_or_of_no_vehicle(text: str, earlier: tuple) -> None:
     got = [v for v in of("vehicles.vehicles", found(text, *earlier)) if "inspection_due" in v]
     assert got == []
+
+
+# -- a pregnancy's due date (lead, session 6) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "due"),
+    [
+        ("I'm 12 weeks pregnant!", (), D(2025, 12, 14)),  # 28 weeks after the message
+        ("we're expecting our first, due 2 April", (), D(2026, 4, 2)),
+        ("the baby is due 27 July", (), D(2025, 7, 27)),
+        ("my due date is 14 February", ("I am pregnant.",), D(2026, 2, 14)),
+    ],
+)
+def test_a_pregnancy_keeps_its_due_date(text: str, earlier: tuple, due: dt.date) -> None:
+    [state] = of("health.conditions", found(text, *earlier))
+    assert state == {"name": "pregnancy", "status": "active", "expected_end": due}
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier"),
+    [
+        ("my sister's baby is due 27 July", ()),  # someone else's: no condition, no task
+        ("my due date is 14 February", ()),  # a due date of what? no pregnancy said
+        ("is the baby due in July?", ()),
+    ],
+)
+def test_no_due_date_of_others_or_of_nothing(text: str, earlier: tuple) -> None:
+    got = found(text, *earlier)
+    assert of("health.conditions", got) == [] and of("tasks.tasks", got) == []

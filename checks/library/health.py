@@ -38,8 +38,16 @@ def _current(recs: Any, today: dt.date) -> list[Any]:
     return [r for r in recs if (getattr(r, "stop_date", None) or dt.date.max) >= today]
 
 
-def _active_conditions(user: Any) -> list[Any]:
-    return [c for c in records(user, "conditions") if getattr(c, "status", None) != "resolved"]
+def _active_conditions(user: Any, today: dt.date, config: CheckConfig) -> list[Any]:
+    """Conditions not resolved and not past their expected end (a pregnancy's due date)
+    by more than the grace the config allows."""
+    grace = dt.timedelta(days=config.condition_end_grace_days)
+    return [
+        c
+        for c in records(user, "conditions")
+        if getattr(c, "status", None) != "resolved"
+        and ((end := getattr(c, "expected_end", None)) is None or end + grace >= today)
+    ]
 
 
 def _names_drug(med: Any, drugs: list[str], classes: list[str]) -> str | None:
@@ -267,7 +275,7 @@ def pregnancy_contraindication(user: Any, today: dt.date, config: CheckConfig) -
     spec = health_rules()["pregnancy"]
     pregnant = [
         c
-        for c in _active_conditions(user)
+        for c in _active_conditions(user, today, config)
         if any(mentions(normalise(c.name), w) for w in spec["condition_words"])
     ]
     if not pregnant:
@@ -306,7 +314,7 @@ def _condition_of(name: str, words: list[str]) -> bool:
 
 def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Upcoming activities (scuba, altitude, ...) that a recorded condition makes risky."""
-    conditions = _active_conditions(user)
+    conditions = _active_conditions(user, today, config)
     if not conditions:
         return []
     out = []

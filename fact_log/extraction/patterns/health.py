@@ -1,5 +1,6 @@
 """Health patterns: medications started and stopped, allergies with severity, conditions,
-body weight; vaccinations live in vaccinations.py (listed in RULES here)."""
+body weight; vaccinations live in vaccinations.py, a pregnancy's due date in pregnancy.py
+(both listed in RULES here)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import Prefer
+from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -503,7 +505,7 @@ _FOR_MY_NAMES = {
 def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Pregnancy, intolerances, and a condition named as what a drug is for."""
     if (m := _PREGNANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        ctx.add("health.conditions", {"name": "pregnancy", "status": "active"}, sent, 0.85)
+        ctx.add("health.conditions", pregnancy(ctx, sent, m.start()), sent, 0.85)
     if (m := _INTOLERANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
         value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
         ctx.add("health.allergies", value, sent, 0.8)
@@ -580,5 +582,6 @@ RULES: tuple[Rule, ...] = (
     rule_allergy_severity,
     rule_conditions,
     rule_states,
+    rule_due_date,  # after rule_states: a sentence it read is not read twice
     rule_body_weight,
 )

@@ -141,7 +141,8 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 _NOT_A_GOAL = re.compile(
-    r"^(?:(?:the\s+)?(?:baby|babies|twins)(?:'s|’s)?|(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
+    r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
+    r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
     re.I,
 )
 

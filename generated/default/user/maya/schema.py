@@ -238,6 +238,8 @@ class Condition:
     """Day of diagnosis."""
     status: Literal["active", "managed", "resolved"] | None = None
     """Current status."""
+    expected_end: datetime.date | None = None
+    """Day the condition is expected to end (a pregnancy's due date); after it the condition is no longer taken as current."""
 
 
 @dataclass(frozen=True, slots=True)

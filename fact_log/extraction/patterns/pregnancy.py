@@ -1,0 +1,64 @@
+"""A pregnancy's due date (health.conditions.expected_end): "I'm 12 weeks pregnant" (due 28
+weeks after the message), "the baby's due 27 July", "my due date is 14 February" once a
+pregnancy was said; after the due date (and a grace) the checks stop taking it as current."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.dates import count_word
+from uac.fact_log.extraction.patterns.text import Ctx, Span, clause_ok, dates_in, someone_else
+
+TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
+_WEEKS = re.compile(r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b", re.I)
+_DUE = re.compile(
+    r"\b(?:(?:the\s+|our\s+)?baby(?:'s|\s+is|\s+was)?\s+(?:now\s+)?due|(?:my|our|the)\s+due\s+"
+    r"date(?:'s|\s+is|\s+was)?(?:\s+now)?|i(?:'m|\s+am)\s+due|we(?:'re|\s+are)\s+due)\b",
+    re.I,
+)
+
+_BARE_DUE = re.compile(r"\bdue\b", re.I)
+
+
+def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] | None:
+    """The pregnancy record a sentence gives: said pregnant (at that offset), or a due date
+    after a pregnancy was said; None when it gives none."""
+    due = _DUE.search(sent.text)
+    if pregnant_at is None and (due is None or not _pregnancy_known(ctx, sent, due)):
+        return None
+    if due is None and pregnant_at is not None:  # "I'm pregnant, due on 9 January"
+        due = _BARE_DUE.search(sent.text, pregnant_at)
+    value: dict[str, Any] = {"name": "pregnancy", "status": "active"}
+    weeks = _WEEKS.search(sent.text)
+    n = count_word(weeks["n"].replace("-", " ")) if weeks else None
+    if n is not None and 4 <= n <= 42:
+        value["expected_end"] = ctx.today + dt.timedelta(weeks=TERM_WEEKS - n)
+    if due is not None:
+        after = sent.start + due.end()
+        said = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if later := [d for d in said if d.start >= after]:
+            value["expected_end"] = later[0].date
+    return value
+
+
+def _pregnancy_known(ctx: Ctx, sent: Span, due: re.Match[str]) -> bool:
+    """A due date is the user's pregnancy's: said of the baby, or after a pregnancy was said."""
+    if someone_else(sent.text[: due.start()]):
+        return False
+    said = ctx.thread.last("health.conditions")
+    baby = "baby" in due[0].lower()
+    return baby or (said is not None and said.get("name") == "pregnancy")
+
+
+def rule_due_date(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A due date said on its own ("the baby's due 27 July"), after or with the pregnancy."""
+    due = _DUE.search(sent.text)
+    if due is None or not clause_ok(parts, sent, sent.start + due.start()):
+        return
+    if any(c.path == "health.conditions" and c.start == sent.start for c in ctx.out):
+        return  # rule_states has read this sentence's pregnancy, due date included
+    value = pregnancy(ctx, sent, None)
+    if value is not None and "expected_end" in value:
+        ctx.add("health.conditions", value, sent, 0.8)
