@@ -176,8 +176,8 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
         first = _head(home)
     assert "imported   21 travel.trips" in out and "climbs: date: date" in out
     assert "Hash chain: verified over" in out
-    # Step 15: a dialogue alone raises a travel, a schedule, a health and a finance alert,
-    # each on the session that justifies it, each with why and a next step.
+    # Step 15: a dialogue alone raises a travel, a schedule, a health and a finance alert and
+    # a weekday series' clash, each on the session that justifies it, with why and next step.
     step = out[out.index("15. Only a conversation") : out.index("16. Many callers")]
     raised, day = [], ""
     for line in step.splitlines():
@@ -190,8 +190,10 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
         ("2025-02-20", "event_during_trip"),
         ("2025-03-01", "drug_allergy"),
         ("2025-03-08", "budget_exceeded"),
+        ("2025-03-29", "recurring_event_collision"),  # the weekday series, not the Saturday
     ]
-    assert step.count("why: ") == 4 and step.count("next: ") == 4
+    assert step.count("why: ") == 5 and step.count("next: ") == 5
+    assert "(Monday to Friday at 08:00)" in step
     *_, url, _, token = out.splitlines()  # it ends with the console's address and a key
     assert url.strip() == "http://127.0.0.1:8765/console/" and token.strip().startswith("uac_")
     with fresh_log("a"):

@@ -562,6 +562,13 @@ DIALOGUE = (
     ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
     ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
     ("2025-03-08", "I spent £95 on dining at Hawksmoor tonight."),
+    # A weekday series meets a Wednesday meeting, never the Saturday match.
+    (
+        "2025-03-28",
+        "Physio exercises with the trainer every weekday at 8am from 31 March.",
+        "Tennis match on Saturday 5 April at 8am.",
+    ),
+    ("2025-03-29", "Meeting with the bank on Wednesday 2 April at 8:15."),
 )
 
 
