@@ -112,12 +112,29 @@ _ANOTHER_BUDGET = re.compile(
 )
 
 
+def _another(
+    ctx: Ctx, sent: Span, parts: list[Span], said: re.Pattern[str], path: str
+) -> tuple[re.Match[str], Any] | None:
+    """A sentence that says another one of what the thread just named ("and fifty a week on
+    takeaways" after a budget): its match and that earlier record, or None."""
+    m = said.match(sent.text)
+    earlier = ctx.thread.last(path)
+    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+        return None
+    return m, earlier
+
+
+def _currency(value: dict[str, Any], said: str | None, earlier: Any) -> None:
+    """The currency said, or else the earlier record's (an elliptic "and 12 at Greggs")."""
+    if currency := said or earlier.get("currency"):
+        value["currency"] = currency
+
+
 def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A budget said elliptically after one ("and fifty a week on takeaways")."""
-    m = _ANOTHER_BUDGET.match(sent.text)
-    earlier = ctx.thread.last("finance.budgets")
-    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+    if (found := _another(ctx, sent, parts, _ANOTHER_BUDGET, "finance.budgets")) is None:
         return
+    m, earlier = found
     said = amounts(m["amt"])
     number = said[0].amount if said else words_to_number(m["amt"])
     if not number:
@@ -127,9 +144,7 @@ def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "limit": Decimal(number),
         "period": m["per"].lower(),
     }
-    currency = (said[0].currency if said else None) or earlier.get("currency")
-    if currency:
-        value["currency"] = currency
+    _currency(value, said[0].currency if said else None, earlier)
     ctx.add("finance.budgets", value, sent, 0.75)
 
 
@@ -553,10 +568,9 @@ _ANOTHER_PAYMENT = re.compile(
 
 def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "And 12 at Greggs", right after a payment: another one, said without its verb."""
-    m = _ANOTHER_PAYMENT.match(sent.text)
-    earlier = ctx.thread.last("finance.transactions")
-    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
+    if (found := _another(ctx, sent, parts, _ANOTHER_PAYMENT, "finance.transactions")) is None:
         return
+    m, earlier = found
     money = amounts(m["amt"])
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     merchant = _MERCHANT.search(sent.text, m.start("amt"))
@@ -569,9 +583,7 @@ def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "date": dates[0].date if dates else ctx.today,
         "merchant": name,
     }
-    currency = money[0].currency or earlier.get("currency")
-    if currency:
-        value["currency"] = currency
+    _currency(value, money[0].currency, earlier)
     ctx.add("finance.transactions", value, sent, 0.7)
 
 
