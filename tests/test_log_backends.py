@@ -245,6 +245,74 @@ def test_a_node_copies_a_long_history_in_windows_of_whole_writes(
         assert b.verify().ok
 
 
+def test_threads_catching_up_in_windows_copy_each_row_once(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _node(tmp_path, "a", pg_url) as a:
+        for tag in "abcdefgh":  # eight writes of three facts
+            a.store.append(_batch("alice", 3, tag))
+    monkeypatch.setattr(postgres, "PULL_ROWS", 4)  # a window a write: many chances to race
+    with _node(tmp_path, "b", pg_url) as b:
+        start = threading.Barrier(8)
+        seen: list[int] = []
+
+        def read() -> None:
+            start.wait()
+            seen.append(len(b.facts("alice")))
+
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert seen == [24] * 8
+        copied = b.store.con.execute("SELECT count(*) FROM facts WHERE subject = 'alice'")
+        assert copied.fetchone() == (24,)  # no window copied twice
+        assert b.verify().ok
+
+
+def test_an_import_killed_mid_stream_leaves_nothing_in_the_shared_log(
+    tmp_path: Path, pg_url: str
+) -> None:
+    script = textwrap.dedent(
+        """
+        import datetime as dt, sys, time
+        from uac import Memory
+        from uac.fact_log.addressing import parse_subject
+        from uac.fact_log.store import Batch, NewFact, NewInput
+
+        def batches():
+            for i in range(10):
+                b = Batch(parse_subject("dora"), dt.datetime(2026, 1, 1), "test",
+                          inputs=[NewInput("note", f"part {i}", "api")])
+                b.facts = [NewFact("assert", "record", "travel.trips", {"n": i}, input_index=0)]
+                yield b
+                if i == 2:  # three batches sent to the server, the transaction still open
+                    print("sent", flush=True)
+                    time.sleep(60)
+
+        with Memory(sys.argv[1], create=True, react=False, log_db=sys.argv[2]) as mem:
+            mem.store.append_stream(batches())
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "k"), pg_url],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "sent"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    with _node(tmp_path, "a", pg_url) as a:  # waits for the server to drop the dead write
+        assert a.facts("dora") == [] and _chain(pg_url, "dora") == []
+        a.store.append(_batch("dora", 2, "after"))
+        assert [f.value["tag"] for f in a.facts("dora")] == ["after", "after"]
+        _assert_linear(_chain(pg_url, "dora"))
+        assert a.verify().ok
+
+
 def _in_postgres(url: str, needle: str) -> list[str]:
     """Every PostgreSQL table (each row as text, byte columns as bytes) holding the needle."""
     found = []

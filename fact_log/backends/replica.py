@@ -131,28 +131,29 @@ class Replica:
         is False: the caller is applying one, or holds the write lock)."""
         if not self.writable:
             return
-        for _ in range(3):
-            erased = self._copy(addr)
-            if erased is None:
-                continue  # another thread copied meanwhile: ask again
-            if erased and erasures:
-                self._apply_erasures(addr, erased)
-            return
+        erased = self._copy(addr)
+        if erased and erasures:
+            self._apply_erasures(addr, erased)
 
-    def _copy(self, addr: Address) -> int | None:
+    def _copy(self, addr: Address) -> int:
         """Copy the subject's missing writes, window by window (PgLog.pull); how many legal
-        erasures of it the log holds, or None when another thread copied meanwhile."""
-        have, erased = self.synced(addr), 0
-        for now, rows, count in self.log.pull(addr, have):
-            erased = count
-            if now == have:
-                continue
-            with self.store.write_lock:
-                if self.synced(addr) != have:
-                    return None
-                self._absorb(addr, now, rows)
-            have = now
-        return erased
+        erasures of it the log holds. Another thread copying the same subject meanwhile
+        moves the start on: the copy goes on from where the local file has got to, until
+        nothing is missing (each pass copies or sees a window copied: it ends)."""
+        while True:
+            have, erased, raced = self.synced(addr), 0, False
+            for now, rows, count in self.log.pull(addr, have):
+                erased = count
+                if now == have:
+                    continue
+                with self.store.write_lock:
+                    raced = self.synced(addr) != have
+                    if raced:
+                        break
+                    self._absorb(addr, now, rows)
+                have = now
+            if not raced:
+                return erased
 
     def _apply_erasures(self, addr: Address, shared: int) -> None:
         """Hand erasures another node made (the log holds `shared`) to the runtime to apply."""
