@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import inspect
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ from uac.compiler.shapes import (
     converter,
     has_structure,
     optional_converter,
+    reader_name,
     row_default,
 )
 from uac.fact_log.values import canonical_json, json_string
@@ -249,10 +251,24 @@ def records_format() -> str:
     """Digest of what a records module is made from besides its collection's rows and class.
 
     Part of a collection's reuse key (compiler/checkpoint.py): records modules written by a
-    different template or decoding module are rendered again, never carried next to them.
+    different template, decoding module or converter code (the functions below, by their
+    source text, which is the same on every Python version) are rendered again, never
+    carried next to them.
     """
     template = (TEMPLATES / "records.py.j2").read_bytes()
-    return hashlib.sha256(template + b"\0" + columns_module().encode("utf-8")).hexdigest()
+    makers = (
+        records_json,
+        _converter,
+        _text_converter,
+        py,
+        converter,
+        optional_converter,
+        reader_name,
+        row_default,
+    )
+    code = "\0".join(inspect.getsource(fn) for fn in makers)  # the Python that writes records
+    parts = (template, columns_module().encode("utf-8"), code.encode("utf-8"))
+    return hashlib.sha256(b"\0".join(parts)).hexdigest()
 
 
 @cache

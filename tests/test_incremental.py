@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from uac import Memory
-from uac.compiler import cache, checkpoint, loader
+from uac.compiler import cache, checkpoint, loader, render
 from uac.compiler.canonical import to_json
 from uac.fact_log.store import Batch, NewFact, NewInput
 
@@ -166,6 +166,24 @@ def test_records_modules_of_another_format_are_rendered_again(
         mem.set("alice", "preferences.verbosity", "detailed")
         (carried,) = mem.compile("alice")
         assert (again.reused, carried.reused) == ([], ["trips"])
+
+
+def test_the_records_format_follows_the_converter_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Records modules call converters rendered by Python code, not only by the template: an
+    # upgrade that changes how a date or a decimal is converted must not carry old modules.
+    before = render.records_format()
+
+    def converter(shape: object, expr: str, depth: int = 0) -> str:
+        return f"str({expr})"  # another way of converting a cell
+
+    monkeypatch.setattr(render, "converter", converter)
+    render.records_format.cache_clear()
+    try:
+        assert render.records_format() != before
+    finally:
+        monkeypatch.undo()
+        render.records_format.cache_clear()
+    assert render.records_format() == before  # the digest is of source text: stable
 
 
 def test_a_loaded_records_module_is_carried_only_with_its_decoding_module(tmp_path: Path) -> None:
