@@ -64,12 +64,21 @@ class Staging:
         An error from `batches` (a bad record found late) drops the staging and leaves the
         log as it was; a killed process leaves staging tables the next writable open drops.
         Other writers wait for the whole write (building the batches included): a write
-        that fits in one batch should go through `append` (group commit).
+        that fits in one batch should go through `append` (group commit). A stream holds one
+        subject (an import's): on a shared log each subject is locked as it first appears,
+        and two streams over the same subjects in other orders could deadlock there.
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
+        seen: list[Address] = []
+        batches = _one_subject(batches, seen)
         if self.replica is not None:  # one PostgreSQL transaction, sent batch by batch
-            return self._append_stream_shared(batches)
+            facts = self.replica.log.append_stream(batches, self.signer())
+            # Committed already, so a failed copy is made by the next read; the node's copy
+            # is pulled from the log, not fed the rows in hand (that would hold the write).
+            with contextlib.suppress(Exception):
+                self.replica.sync(seen[0], erasures=False)
+            return facts
         facts = 0
         with self.write_lock:
             heads = self._load_heads()
@@ -133,22 +142,17 @@ class Staging:
             self._head, self._input_seq = heads
         return facts
 
-    def _append_stream_shared(self, batches: Iterable[Batch]) -> int:
-        """`append_stream` on a PostgreSQL log: one transaction there, then the node's copy
-        catches up (pulled from the log, not fed the rows in hand: holding them would hold
-        the whole write); committed already, so a failed copy is made by the next read."""
-        seen: set[Address] = set()
-        facts = self.replica.log.append_stream(_subjects(batches, seen), self.signer())
-        for addr in sorted(seen, key=str):
-            with contextlib.suppress(Exception):
-                self.replica.sync(addr, erasures=False)
-        return facts
 
-
-def _subjects(batches: Iterable[Batch], seen: set[Address]) -> Iterator[Batch]:
-    """The batches, noting each one's subject as it passes."""
+def _one_subject(batches: Iterable[Batch], seen: list[Address]) -> Iterator[Batch]:
+    """The batches, noting the first one's subject in `seen`; another subject is refused."""
     for batch in batches:
-        seen.add(batch.address)
+        if not seen:
+            seen.append(batch.address)
+        elif batch.address != seen[0]:
+            raise WorkspaceError(
+                f"a streamed write holds one subject: {batch.address} came after {seen[0]}; "
+                "append each subject's stream on its own"
+            )
         yield batch
 
 

@@ -81,6 +81,19 @@ def test_a_streamed_write_records_each_inferred_schema_once(home: Path) -> None:
 
 
 @pytest.mark.usefixtures("backend")
+def test_a_stream_of_two_subjects_is_refused_and_leaves_nothing(home: Path) -> None:
+    # Subjects are locked as they first appear in a stream: one subject a stream, so two
+    # streams can never take the same locks in different orders.
+    with Memory(home, create=True, react=False) as mem:
+        batches = [_batch("alice", 2, "a", {}), _batch("bob", 2, "b", {})]
+        with pytest.raises(WorkspaceError, match="one subject"):
+            mem.store.append_stream(iter(batches))
+        assert mem.store.facts(ALICE) == [] and mem.store.inputs(ALICE) == []
+        assert mem.store.append_stream(iter(batches[:1])) == 2  # the subject takes the next
+        assert mem.verify().ok
+
+
+@pytest.mark.usefixtures("backend")
 def test_a_stream_writes_each_batch_before_the_next_is_built(home: Path) -> None:
     # What keeps a big import's memory to one batch: no backend gathers the stream first.
     built: list[Batch] = []

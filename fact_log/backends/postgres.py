@@ -260,8 +260,9 @@ class PgLog:
         For writes too big to hold at once (a large import): each batch goes to the server
         before the next is built, so only the batch in hand is held; an error from `batches`
         rolls everything back. Each collection's schema (every batch carries the schema of
-        the write so far) is recorded once, as the last batch giving it gives it. A stream's
-        subjects are locked as they first appear (an import has one).
+        the write so far) is recorded once, as the last batch giving it gives it. A subject is
+        locked as it first appears: `Store.append_stream` sends one subject a stream (two
+        streams locking the same subjects in other orders could deadlock).
         """
         with self._tx() as cur:
             heads: dict[tuple[str, str, str], list[Any]] = {}
