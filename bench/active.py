@@ -11,6 +11,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus fresh --gold-only   # its gold facts alone, no lines
     python bench/active.py --corpus blind2  # the next blind set (active_data/blind2.toml)
     python bench/active.py --corpus blind3  # the third blind set (active_data/blind3.toml)
+    python bench/active.py --corpus blind3 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
 only, grouped in dated sessions, each dialogue with the session at which an alert becomes
@@ -66,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from uac import Memory  # noqa: E402  (after the path fix above)
 from uac.checks.library import run_checks  # noqa: E402
 from uac.checks.model import DEFAULT_CONFIG  # noqa: E402
+from uac.fact_log.extraction.llm import LLMSettings  # noqa: E402
 
 CORPUS = Path(__file__).with_name("active_data") / "dialogues.toml"
 ORACLE = CORPUS.with_name("oracle.toml")
@@ -200,15 +202,23 @@ def _learned(mem: Memory, subject: str, need: str) -> bool:
 
 
 def run(
-    half: str | None, oracle: bool = False, corpus: str = "dialogues", lines_too: bool = True
+    half: str | None,
+    oracle: bool = False,
+    corpus: str = "dialogues",
+    lines_too: bool = True,
+    llm: LLMSettings | None = None,
 ) -> list[Outcome]:
-    """Replay every dialogue of the corpus (or one half) in a fresh workspace."""
+    """Replay every dialogue of the corpus (or one half) in a fresh workspace (`llm`: with
+    the LLM extractor, the rules adding what it missed)."""
     dialogues, oracle_file = CORPORA[corpus]
     gold: dict[str, Any] = {}
     if oracle or not lines_too:
         with oracle_file.open("rb") as fh:
             gold = tomllib.load(fh)["oracle"]
-    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Memory(Path(tmp) / "ws", create=True, llm=llm) as mem,
+    ):
         return [replay(mem, d, gold.get(d["id"]), lines_too) for d in load(half, dialogues)]
 
 
@@ -282,7 +292,7 @@ def latency(runs: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Run the benchmark and print a Markdown summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--half", choices=["dev", "heldout"])
@@ -305,12 +315,23 @@ def main() -> None:
         action="store_true",
         help="also write the gold facts of active_data/oracle.toml (checks without extraction)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="extract with the LLM set by UAC_LLM_BASE_URL / UAC_LLM_MODEL, the rules adding "
+        "what it misses (docs/extraction.md)",
+    )
+    args = parser.parse_args(argv)
+    llm = LLMSettings.from_env(daily_token_budget=10**9) if args.llm else None
+    if llm is not None and not llm.enabled:
+        parser.error("--llm needs UAC_LLM_BASE_URL and UAC_LLM_MODEL (docs/extraction.md)")
     print(
         f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}"
     )
+    if llm is not None:
+        print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
     start = time.perf_counter()
-    outcomes = run(args.half, args.oracle, args.corpus, not args.gold_only)
+    outcomes = run(args.half, args.oracle, args.corpus, not args.gold_only, llm)
     elapsed = time.perf_counter() - start
     print(f"{len(outcomes)} dialogues replayed in {elapsed:.0f} s\n")
     print("| half | dialogues | right | early | late | missed (extraction / wording / checks) |"

@@ -8,6 +8,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set fresh    # the fresh blind held-out set (fresh.jsonl)
     python bench/extraction.py --set blind2   # the next blind set (blind2.jsonl), run once
     python bench/extraction.py --set blind3   # the third blind set (blind3.jsonl), run once
+    python bench/extraction.py --set blind3 --llm   # with the LLM extractor of UAC_LLM_*
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
@@ -51,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.llm import LLMSettings
 from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
 from uac.fact_log.store import Batch
 
@@ -135,14 +137,17 @@ def sessions(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return {k: sorted(v, key=lambda r: r["observed_at"]) for k, v in sorted(out.items())}
 
 
-def replay(rows: list[dict[str, Any]], errors: bool) -> Counts:
-    """Replay every session through Memory.add on a fresh workspace and score what it appended."""
+def replay(rows: list[dict[str, Any]], errors: bool, llm: Any = None) -> Counts:
+    """Replay every session through Memory.add on a fresh workspace and score what it appended.
+
+    `llm` (LLMSettings) switches the LLM extractor on: the rules then add what it missed.
+    """
     from uac import Memory
 
     counts = new_counts()
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Memory(Path(tmp) / "ws", create=True, react=False) as mem,
+        Memory(Path(tmp) / "ws", create=True, react=False, llm=llm) as mem,
     ):
         for name, part in sessions(rows).items():
             for row in part:
@@ -233,7 +238,18 @@ def main(argv: list[str] | None = None) -> int:
         help="session: dev.jsonl and heldout.jsonl; fresh, blind2, blind3: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="score with the LLM extractor set by UAC_LLM_BASE_URL / UAC_LLM_MODEL (and "
+        "UAC_LLM_API_KEY), the rules adding what it misses (docs/extraction.md)",
+    )
     args = parser.parse_args(argv)
+    llm = LLMSettings.from_env(daily_token_budget=10**9) if args.llm else None
+    if llm is not None and not llm.enabled:
+        parser.error("--llm needs UAC_LLM_BASE_URL and UAC_LLM_MODEL (docs/extraction.md)")
+    if llm is not None and args.corpus is not None:
+        parser.error("--llm replays sessions: it scores the session sets, not --corpus")
     if args.set != "session" and args.split is not None:
         parser.error(f"--split picks a half of the session set; the {args.set} set has no halves")
     catalog = Catalog.load()
@@ -249,8 +265,11 @@ def main(argv: list[str] | None = None) -> int:
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):
-                print(table(f"split: {split}", replay(part, args.errors), len(part)))
+                print(table(f"split: {split}", replay(part, args.errors, llm), len(part)))
                 print()
+    if llm is not None:  # the throughput below is the rules' alone: not this run's
+        print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
+        return 0
 
     def one_pass() -> int:
         # Each message with its session's earlier messages, as Memory.add reads them.

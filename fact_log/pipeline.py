@@ -80,7 +80,7 @@ def build_message_batch(
     no typed fact (and nothing unsafe) is kept whole as a note. `llm` switches the LLM
     extractor on; `store` holds its token ledger (None only in tests: no budget).
     `history` is the session's earlier user messages (`session_history` reads them), which
-    the patterns read for follow-ups and corrections.
+    the patterns read for follow-ups and corrections and the LLM is shown as context.
     """
     policy = policy or default_policy()
     text = check_message(text, policy)
@@ -105,6 +105,7 @@ def build_message_batch(
             day=day,
             policy=policy,
             safety=safety,
+            history=history,
         )
     pattern_found: list[Candidate] = []
     if learns:

@@ -500,9 +500,9 @@ def test_response_format_is_strict_schema(mem: Memory) -> None:
 
 # -- realistic dialogue: recorded model outputs for split, corrected and offset facts -------
 #
-# Replies a capable model returns when it sees one message at a time (it does not see the
-# session): right, partial (the follow-up it cannot resolve) and wrong (another person's
-# passport, a relative date it could not type, a quote it made up, a guess it hedged).
+# Replies a capable model returns for one message (shown after the session's earlier ones):
+# right, partial (a follow-up it did not resolve) and wrong (another person's passport, a
+# relative date it could not type, a quote it made up, a guess it hedged).
 
 
 def dialogue(tmp_path: Any, server: FakeServer, lines: list[str], start: str) -> Memory:
@@ -518,7 +518,7 @@ def dialogue(tmp_path: Any, server: FakeServer, lines: list[str], start: str) ->
 def test_rules_add_the_follow_up_the_llm_cannot_resolve(tmp_path: Any, server: FakeServer) -> None:
     server.replies = [
         Reply(facts_reply()),  # "My new passport finally arrived.": nothing typed to say
-        Reply(facts_reply()),  # "It's good until ...": the model cannot know what "it" is
+        Reply(facts_reply()),  # "It's good until ...": the model did not resolve "it"
         Reply(
             facts_reply(prop("preferences.format", "preference", "bullets", "come back", 0.5))
         ),  # wrong and hedged: refused, and the trip it missed comes from the rules
@@ -603,3 +603,73 @@ def test_llm_misses_an_offset_rules_date_the_obligation(tmp_path: Any, server: F
         assert [(t.value["goal"], t.value["due_date"], t.source) for t in tasks] == [
             ("Give notice", "2026-05-30", "automatic_rule")
         ]
+
+
+def _user_prompt(request: dict[str, Any]) -> str:
+    return next(m["content"] for m in request["messages"] if m["role"] == "user")
+
+
+def test_the_model_is_shown_the_sessions_earlier_messages_masked(
+    tmp_path: Any, server: FakeServer
+) -> None:
+    # "It" is the passport of the message before: shown the session, the model can say so,
+    # quoting the message in hand; secrets of earlier messages stay masked in the prompt.
+    server.replies = [
+        Reply(facts_reply()),
+        Reply(
+            facts_reply(
+                prop(
+                    "identity.passport.expiry_date",
+                    "attribute",
+                    "2036-05-14",
+                    "It's good until 14 May 2036",
+                    0.9,
+                )
+            )
+        ),
+        Reply(facts_reply()),
+    ]
+    lines = [
+        "My new passport finally arrived. bank password - Gr33nTea!Mug",
+        "It's good until 14 May 2036, which is a relief.",
+    ]
+    with dialogue(tmp_path, server, lines, "2026-02-03T09:10") as mem:
+        first, second = (_user_prompt(r) for r in server.requests)
+        assert "Earlier messages" not in first  # nothing before the first message
+        assert "My new passport finally arrived." in second and "Gr33nTea!Mug" not in second
+        assert second.index("My new passport") < second.index("<message>\nIt's good until")
+        (fact,) = [f for f in mem.facts("alice") if f.source == "automatic_llm"]
+        assert (fact.path, fact.value) == ("identity.passport.expiry_date", "2036-05-14")
+        # Another session, and another subject in the same session id, start with nothing.
+        when = dt.datetime(2026, 2, 3, 9, 30)
+        mem.add("alice", "I live in Porto.", at=when, session_id="other-chat", now=when)
+        mem.add("bob", "I live in Porto.", at=when, session_id="trip-chat", now=when)
+        assert all("Earlier messages" not in _user_prompt(r) for r in server.requests[2:])
+
+
+def test_a_quote_from_an_earlier_message_is_refused(tmp_path: Any, server: FakeServer) -> None:
+    # The session is context: a fact must be stated (quoted) in the message being read.
+    server.replies = [
+        Reply(facts_reply()),
+        Reply(
+            facts_reply(
+                prop(
+                    "health.allergies",
+                    "record",
+                    {"substance": "penicillin"},
+                    "I'm allergic to penicillin.",
+                    0.95,
+                )
+            )
+        ),
+    ]
+    lines = ["I'm allergic to penicillin.", "Anyway, what's the weather like in Porto?"]
+    with dialogue(tmp_path, server, lines, "2026-02-03T09:10") as mem:
+        assert [f.source for f in mem.facts("alice") if f.path == "health.allergies"] == [
+            "automatic_rule"  # from the first message, by the rules; none from the second
+        ]
+        assert "evidence_not_found" in reasons_of(mem)
+
+
+def reasons_of(mem: Memory) -> list[str]:
+    return [r["reason"] for r in mem.store.rejections(mem.address("alice"))]

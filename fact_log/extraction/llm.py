@@ -21,10 +21,13 @@ models of the catalog; it never writes code. Everything it returns is treated as
   threshold "automatic_llm"). This module never runs the patterns or the gate itself.
 
 The model sees the message with secrets and identifiers masked (same length, so quotes and
-offsets still line up). Every call's token usage is recorded in `llm_usage` and a subject
-whose daily budget is spent gets no call (`llm_budget_exhausted`). An endpoint that is down,
-slow or broken never loses the message: the patterns still run and the batch records
-`llm_unavailable`.
+offsets still line up), after the session's earlier user messages, masked the same way and
+cut to `MAX_HISTORY_CHARS` (most recent first kept): what lets it read "It's good until 2031"
+after "My new passport arrived". Quotes must still come from the message itself.
+
+Every call's token usage is recorded in `llm_usage` and a subject whose daily budget is
+spent gets no call (`llm_budget_exhausted`). An endpoint that is down, slow or broken never
+loses the message: the patterns still run and the batch records `llm_unavailable`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -65,6 +68,7 @@ SOURCE = "automatic_llm"
 NOTE_PATH = "notes"
 MAX_VALUE_CHARS = 4000  # a fact's canonical JSON; real values are far smaller
 MAX_FEEDBACK_CHARS = 2000  # how much of a bad reply and its error is fed back on retry
+MAX_HISTORY_CHARS = 3000  # earlier messages of the session shown as context (the latest kept)
 _CHARS_PER_TOKEN = 4  # rough estimate, used only when a server reports no usage
 
 # Code never belongs in a fact value: refuse anything that reads like a program.
@@ -84,6 +88,9 @@ Rules:
 - Propose only what the user states as true: no questions, hypotheticals, wishes, \
 one-off requests, or guesses.
 - `quote` is an exact, verbatim excerpt of the message that states the fact.
+- Earlier messages of the same conversation may come first, as context only: use them to \
+tell what the message refers to ("it", "the return flight", "make that the 12th"), but \
+propose only facts the message itself states or completes, quoting the message.
 - `path` is one of the schema's catalog paths and `kind` the kind the schema gives it. A \
 durable personal fact that fits no path goes to path "notes", kind "note", value null.
 - Dates are ISO 8601 (YYYY-MM-DD), resolved against today = {today}. Countries are ISO \
@@ -237,13 +244,14 @@ def _call(
     observed_at: dt.datetime,
     ledger: UsageLedger | None,
     day: dt.date,
+    earlier: str = "",
 ) -> _Outcome:
     """Ask the model, retrying invalid replies with the error fed back."""
     settings = llm.settings
     system = SYSTEM_PROMPT.replace("{today}", observed_at.date().isoformat()).replace(
         "{paths}", path_lines(catalog)
     )
-    user = (
+    user = earlier + (
         f"Message from the user, observed {observed_at.isoformat(timespec='minutes')}:\n"
         f"<message>\n{masked}\n</message>"
     )
@@ -457,6 +465,29 @@ def check_proposal(
     )
 
 
+def earlier_block(history: Sequence[tuple[str, dt.datetime]]) -> str:
+    """The session's earlier messages for the prompt: masked, the latest that fit, in order."""
+    shown: list[str] = []
+    room = MAX_HISTORY_CHARS
+    for text, said in reversed(history):
+        if not isinstance(text, str) or not text.strip():
+            continue
+        masked = scan(text).masked  # archived masked already; a caller's text may not be
+        if len(masked) > room:
+            break
+        room -= len(masked)
+        shown.append(
+            f"<earlier observed={said.isoformat(timespec='minutes')}>\n{masked}\n</earlier>"
+        )
+    if not shown:
+        return ""
+    return (
+        "Earlier messages from the user in this conversation (context only):\n"
+        + "\n".join(reversed(shown))
+        + "\n\n"
+    )
+
+
 def extract_with_llm(
     client_or_settings: LLM | LLMSettings | None,
     catalog: Catalog,
@@ -468,18 +499,28 @@ def extract_with_llm(
     day: dt.date | None = None,
     policy: Policy | None = None,
     safety: SafetyResult | None = None,
+    history: Sequence[tuple[str, dt.datetime]] = (),
 ) -> tuple[list[LLMCandidate], list[NewRejection]]:
     """Ask the model for facts in one message; returns checked candidates and the refusals.
 
     `safety` is the pipeline's scan of the message (the model sees its masked text); a
-    caller using the extractor on its own may leave it out.
+    caller using the extractor on its own may leave it out. `history` is the session's
+    earlier user messages (text, when said), shown masked before the message as context.
     """
     policy = policy or default_policy()
     llm = as_llm(client_or_settings)
     if llm is None or role not in policy.fact_roles or not isinstance(text, str):
         return [], []
     safety = safety or scan(text)
-    outcome = _call(llm, catalog, safety.masked, observed_at, ledger, day or observed_at.date())
+    outcome = _call(
+        llm,
+        catalog,
+        safety.masked,
+        observed_at,
+        ledger,
+        day or observed_at.date(),
+        earlier_block(history),
+    )
     problems: list[NewRejection] = [outcome.problem] if outcome.problem else []
     proposals = outcome.proposals
     limit = llm.settings.max_proposals
