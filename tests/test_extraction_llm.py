@@ -673,3 +673,31 @@ def test_a_quote_from_an_earlier_message_is_refused(tmp_path: Any, server: FakeS
 
 def reasons_of(mem: Memory) -> list[str]:
     return [r["reason"] for r in mem.store.rejections(mem.address("alice"))]
+
+
+def test_rules_fill_the_fields_the_llm_left_out_of_the_same_record(
+    tmp_path: Any, server: FakeServer
+) -> None:
+    # The model finds the trip but not its return; the rules find both: one record, the
+    # model's, completed by the rules, and the evidence says which fields came from them.
+    server.replies = [
+        Reply(
+            facts_reply(
+                prop(
+                    "travel.trips",
+                    "record",
+                    {"country": "JP", "city": "Tokyo", "depart": "2026-03-19"},
+                    "We fly to Tokyo on Thursday, March 19",
+                    0.9,
+                )
+            )
+        )
+    ]
+    line = "We fly to Tokyo on Thursday, March 19 and come back on the 29th."
+    with dialogue(tmp_path, server, [line], "2026-02-03T09:10") as mem:
+        (trip,) = [f for f in mem.facts("alice") if f.path == "travel.trips"]
+        assert trip.source == "automatic_llm"
+        assert trip.value["depart"] == "2026-03-19" and trip.value["return_date"] == "2026-03-29"
+        assert trip.value["transport"] == "plane"  # "fly": the rules' too
+        assert trip.evidence["from_rules"]["fields"] == ["return_date", "transport"]
+        assert trip.evidence["quote"] == "We fly to Tokyo on Thursday, March 19"

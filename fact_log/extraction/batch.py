@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from uac.fact_log.addressing import Address
@@ -71,7 +71,10 @@ def message_batch(
     if explicit_note and not found:
         found.append(_whole_message_note(safety, source, session_id))
     llm_facts = [_llm_fact(catalog, a.candidate, safety, session_id, model) for a in llm.accepted]
-    # The LLM's fact wins a slot, record or note both supplied; patterns add what it missed.
+    # The LLM's fact wins a slot, record or note both supplied; patterns add what it missed:
+    # the facts it did not propose, and the fields it left out of a record both found.
+    ruled = {_identity(f): f for f in found}
+    llm_facts = [_filled(f, ruled.get(_identity(f))) for f in llm_facts]
     taken = {_identity(f) for f in llm_facts}
     batch.facts = [*llm_facts, *(f for f in found if _identity(f) not in taken)]
     for rej in llm.rejected:
@@ -185,6 +188,30 @@ def _llm_fact(
     if model:
         evidence["model"] = model
     return candidate_fact(catalog, cand, quote, evidence, LLM_SOURCE, session_id)
+
+
+def _filled(llm_fact: NewFact, rule_fact: NewFact | None) -> NewFact:
+    """The LLM's record with the fields only the rules' record of the same key gives.
+
+    The model's values win where both give one; what the rules added is named in the
+    evidence with their quote, so provenance says which extractor said what.
+    """
+    if rule_fact is None or llm_fact.kind != "record":
+        return llm_fact
+    mine, theirs = llm_fact.value, rule_fact.value
+    if not isinstance(mine, dict) or not isinstance(theirs, dict):
+        return llm_fact
+    extra = {k: v for k, v in theirs.items() if mine.get(k) in (None, "", []) and v is not None}
+    if not extra:
+        return llm_fact
+    rules = {"fields": sorted(extra), "quote": rule_fact.text}
+    if isinstance(rule_fact.evidence, dict) and "offset" in rule_fact.evidence:
+        rules["offset"] = rule_fact.evidence["offset"]
+    return replace(
+        llm_fact,
+        value={**mine, **extra},
+        evidence={**(llm_fact.evidence or {}), "from_rules": rules},
+    )
 
 
 def _whole_message_note(safety: SafetyResult, source: str, session_id: str | None) -> NewFact:
