@@ -293,7 +293,7 @@ def main() -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2/blind3/blind4.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-4.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",
