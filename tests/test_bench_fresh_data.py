@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2, blind3) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2, blind3, blind4) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ SETS = {
     "fresh": (160, 25, 0.2, 30, 5),
     "blind2": (200, 35, 0.35, 30, 6),
     "blind3": (220, 40, 0.35, 32, 8),
+    "blind4": (220, 40, 0.35, 32, 8),
 }
 
 
