@@ -13,7 +13,7 @@ from uac.checks import library
 from uac.checks.library import REGISTRY, run_checks
 from uac.checks.model import DEFAULT_CONFIG, CheckConfig
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.reference import drug_data, passport_data
+from uac.fact_log.reference import country_name, drug_data, passport_data, places
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -114,6 +114,12 @@ def test_reference_data_names_a_source_for_every_rule() -> None:
     assert all(spec["source"] for spec in drugs.classes.values())
     assert all(pair["source"] for pair in drugs.pairs)
     assert all(alias in drugs.member_class for alias in drugs.aliases.values())
+
+
+def test_every_country_the_extractor_knows_has_a_name_for_alerts() -> None:
+    # A trip to Lahore must read "Pakistan" in an alert, not "PK".
+    known = {code for table in places().values() for code in table.values()}
+    assert sorted(c for c in known if country_name(c) == c) == []
 
 
 def test_passport_six_months_rule_with_exact_computation() -> None:
