@@ -298,22 +298,33 @@ def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, li
         group.fact_ids[attr.name] = tuple(f.id for f in sorted(same, key=lambda f: f.seq))
 
 
+_SAID = frozenset({"automatic_rule", "automatic_llm"})  # learned from what the user said
+
+
 def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: list[Fact]) -> None:
     for fact in losers:
         if fact.scope != winner.scope:
             continue  # a user's own value over its group's is precedence, not a contradiction
         tie = _rank(fact)[:4] == _rank(winner)[:4]
         newer = (fact.recorded_at, fact.seq) > (winner.recorded_at, winner.seq)
-        if tie or newer:
+        # Two messages saying different values: the later wins, and an agent may want to ask
+        # which is right ("expires 3 May" and, weeks later, "expires 3 June").
+        said = {fact.source, winner.source} <= _SAID and fact.input_id != winner.input_id
+        if tie or newer or said:
+            rule = (
+                "log order (unresolved tie)"
+                if tie
+                else "source precedence over recency"
+                if newer
+                else "the later statement"
+            )
             result.diagnostics.append(
                 {
                     "kind": "contradiction",
                     "path": path,
                     "kept": winner.id,
                     "over": fact.id,
-                    "rule": "log order (unresolved tie)"
-                    if tie
-                    else "source precedence over recency",
+                    "rule": rule,
                 }
             )
 

@@ -88,6 +88,26 @@ def test_explicit_beats_automatic_then_recency_then_confidence(mem: Memory) -> N
     assert mem.statuses("bob")[same_time.id]["decision"] == "supersede"
 
 
+def test_two_messages_saying_different_values_show_as_a_contradiction(mem: Memory) -> None:
+    # The later statement wins; the diagnostic keeps both, for an agent to confirm which.
+    mem.add("alice", "My passport expires on 3 May 2030.", at=at(1))
+    mem.add("alice", "My passport expires on 3 May 2030, as I said.", at=at(2))  # the same
+    mem.add("alice", "My passport expires on 3 June 2030.", at=at(30))
+    mem.set("alice", "preferences.verbosity", "short", now=at(1))
+    mem.set("alice", "preferences.verbosity", "detailed", now=at(2))  # a command: an update
+    mem.compile("alice")
+    ck = mem.checkpoint("alice")
+    assert ck.user.passport.expiry_date == dt.date(2030, 6, 3)
+    found = [d for d in ck.diagnostics["diagnostics"] if d["kind"] == "contradiction"]
+    said = {f.value: f.id for f in mem.facts("alice", "identity.passport.expiry_date")}
+    assert [(d["path"], d["kept"], d["rule"]) for d in found] == [
+        ("identity.passport.expiry_date", said["2030-06-03"], "the later statement")
+    ] * 2
+    assert sorted(d["over"] for d in found) == sorted(
+        f.id for f in mem.facts("alice", "identity.passport.expiry_date") if f.value == "2030-05-03"
+    )
+
+
 def test_below_threshold_never_wins_and_reinforce_counts_support(mem: Memory) -> None:
     weak = auto(mem, "alice", "identity.nationality", "FR", confidence=0.3, day=9)
     first = mem.set("alice", "identity.nationality", "GB", now=at(1))
