@@ -29,8 +29,11 @@ the facts it appended are compared with the expected ones. A prediction matches 
 expected fact when the path is equal and every expected value matches: dates and datetimes
 by prefix ("2026-03-24T19:00" matches 19:00:00), numbers by value, strings
 case-insensitively, and a value written "~text" when the predicted string contains it.
-Each prediction matches at most once. Throughput is measured separately on the extraction
-stage alone (`build_message_batch` with the session's earlier messages, no I/O).
+Each prediction matches at most once. False facts are also counted by kind (from a message
+that should teach nothing, a wrong value of a fact the message states, a path it does not
+state): counts only, so a blind set can be run without reading its errors. Throughput is
+measured separately on the extraction stage alone (`build_message_batch` with the session's
+earlier messages, no I/O).
 """
 
 from __future__ import annotations
@@ -109,26 +112,46 @@ def matches(exp: dict[str, Any], fact: Predicted) -> bool:
 def tally(counts: Counts, row: dict[str, Any], facts: list[Predicted], errors: bool) -> None:
     """Add one message's true/false positives and misses (per domain and 'all')."""
     unmatched = list(facts)
+    missed: set[str] = set()  # paths of expected facts no prediction matched
     domain = row.get("domain") or "all"
     for exp in row["expected"]:
         hit = next((f for f in unmatched if matches(exp, f)), None)
         kind = "tp" if hit is not None else "fn"
         if hit is not None:
             unmatched.remove(hit)
-        elif errors:
+        else:
+            missed.add(exp["path"])
+        if hit is None and errors:
             print(f"  FN {row['id']}: {exp['path']} {exp['values']}  <- {row['text']!r}")
         counts[domain][kind] += 1
         counts["all"][kind] += 1
     for path, value in unmatched:
         counts[domain]["fp"] += 1
         counts["all"]["fp"] += 1
+        # What kind of false fact (aggregate only, so a blind set stays blind): one from a
+        # message that should teach nothing, a wrong value of a fact the message does state,
+        # or a fact of a path the message does not state.
+        why = "empty" if not row["expected"] else "value" if path in missed else "path"
+        counts["all"][f"fp_{why}"] += 1
         if errors:
             print(f"  FP {row['id']}: {path} {value!r}  <- {row['text']!r}")
 
 
 def new_counts() -> Counts:
     """Empty per-domain counters."""
-    return defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0})
+    return defaultdict(
+        lambda: {"tp": 0, "fp": 0, "fn": 0, "fp_empty": 0, "fp_value": 0, "fp_path": 0}
+    )
+
+
+def false_kinds(counts: Counts) -> str:
+    """One line: the false facts by kind (counts only: safe to print for a blind set)."""
+    c = counts["all"]
+    return (
+        f"false facts: {c['fp']} = {c['fp_empty']} from messages that teach nothing + "
+        f"{c['fp_value']} of a stated fact with a wrong value + {c['fp_path']} of a path "
+        "the message does not state"
+    )
 
 
 def sessions(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -267,7 +290,9 @@ def main(argv: list[str] | None = None) -> int:
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):
-                print(table(f"split: {split}", replay(part, args.errors, llm), len(part)))
+                counts = replay(part, args.errors, llm)
+                print(table(f"split: {split}", counts, len(part)))
+                print(false_kinds(counts))
                 print()
     if llm is not None:  # the throughput below is the rules' alone: not this run's
         print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
