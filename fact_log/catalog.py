@@ -113,6 +113,9 @@ class CollectionSpec(BaseModel):
     stale_after_days: int | None = Field(None, ge=1)
     key: tuple[str, ...] = ()
     merge: Literal["update", "replace"] = "update"
+    # "each": every row of an import is a record of its own, even one identical to another
+    # row of that import (ledger entries: two coffees the same day); "merge": one record.
+    identical_rows: Literal["merge", "each"] = "merge"
     checks: tuple[str, ...] = ()
     fields: dict[str, FieldSpec]
 

@@ -11,6 +11,7 @@ import datetime as dt
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,11 +300,17 @@ def prepare(
     source_name: str,
     previous_schema: dict[str, Shape] | None = None,
     source: str = "import",
+    seen: Counter[str] | None = None,
 ) -> Prepared:
-    """Validate records against the catalog (or infer a schema) and build their facts."""
+    """Validate records against the catalog (or infer a schema) and build their facts.
+
+    `seen` counts the record keys of the import so far (across its chunks): in a collection
+    whose identical rows are each a record, the n-th row with a key gets "|n" after it.
+    """
     coll = catalog.collection(collection)
     if coll is not None:
-        return Prepared(coll.path, True, _typed(catalog, coll, records, source_name, source), None)
+        facts = _typed(catalog, coll, records, source_name, source, seen)
+        return Prepared(coll.path, True, facts, None)
     check_collection_name(collection)
     if collection in catalog.attributes or collection.split(".")[0] in catalog.attributes:
         raise InputError(f"{collection!r} is an attribute path, not a collection; use 'uac set'")
@@ -311,10 +318,21 @@ def prepare(
 
 
 def _typed(
-    catalog: Catalog, coll: CollectionPath, records: Iterable[RawRecord], name: str, source: str
+    catalog: Catalog,
+    coll: CollectionPath,
+    records: Iterable[RawRecord],
+    name: str,
+    source: str,
+    seen: Counter[str] | None = None,
 ) -> list[NewFact]:
     model = catalog.model_for(coll)
     facts = []
+    # Identical rows of a ledger are separate entries: numbered in file order, the first keeps
+    # the plain key (what a message or an older import gave it), so importing the same file
+    # again, or a later statement that repeats these rows, adds nothing twice.
+    occurrences = (
+        (Counter() if seen is None else seen) if coll.spec.identical_rows == "each" else None
+    )
     for rec in records:
         try:
             parsed = model.model_validate(rec.data)
@@ -323,13 +341,17 @@ def _typed(
         # JSON mode converts dates and Decimals to exact text in pydantic's core: no per-value
         # Python callbacks when the value is encoded for the log.
         value = parsed.model_dump(mode="json", exclude_none=True)
+        key = record_key(value, coll.spec.key)
+        if occurrences is not None:
+            occurrences[key] += 1
+            key = key if occurrences[key] == 1 else f"{key}|{occurrences[key]}"
         facts.append(
             NewFact(
                 op="assert",
                 kind="record",
                 path=coll.path,
                 value=value,
-                record_key=record_key(value, coll.spec.key),
+                record_key=key,
                 source=source,
                 evidence={"where": rec.where},
                 input_index=0,

@@ -25,6 +25,7 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
@@ -271,15 +272,22 @@ def build_import_batch(
     session_id: str | None = None,
     actor: str = "api",
     progress: Report | None = None,
+    seen: Counter[str] | None = None,
 ) -> tuple[Batch, Prepared]:
     """Archive an import's raw text with one fact per record (and the records as prepared).
 
     `previous_schema` is the schema inferred by an earlier import of the same unknown
     collection (the caller reads it from the store), so the new records must still fit it.
-    `progress` hears each stage: validating and screening count records.
+    `progress` hears each stage: validating and screening count records. `seen` counts the
+    import's record keys across its chunks (`importer.prepare`).
     """
     prepared = prepare(
-        catalog, collection, counted(records, "validating", progress), name, previous_schema
+        catalog,
+        collection,
+        counted(records, "validating", progress),
+        name,
+        previous_schema,
+        seen=seen,
     )
     screened = screen_records(
         counted(prepared.facts, "screening", progress), sensitive_fields(catalog)
@@ -332,6 +340,7 @@ def import_batches(
     """
     schema = previous_schema
     last: Prepared | None = None
+    seen: Counter[str] = Counter()  # record keys so far: identical rows across chunks count
     for number, chunk in enumerate(chunks, 1):
         batch, prepared = build_import_batch(
             catalog,
@@ -345,6 +354,7 @@ def import_batches(
             session_id=session_id,
             actor=actor,
             progress=progress,
+            seen=seen,
         )
         del chunk  # the records now live in the batch's facts only
         if number > 1:

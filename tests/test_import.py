@@ -10,6 +10,7 @@ import pytest
 from conftest import T0, counts, write
 
 from uac import Memory
+from uac.fact_log import importer
 from uac.fact_log.errors import InputError, NotFound
 
 TRIPS_JSONL = (
@@ -222,3 +223,34 @@ def test_unknown_subject_forms_are_refused(mem: Memory) -> None:
 def test_dates_values_round_trip_through_canonical_json(mem: Memory) -> None:
     fact = mem.set("alice", "identity.birth_date", dt.date(1991, 4, 17), now=T0)
     assert fact.value_json == '"1991-04-17"'
+
+
+LEDGER = "date,merchant,amount,currency,category\n"
+COFFEE = "2026-03-02,Pret,3.20,GBP,dining\n"
+
+
+@pytest.mark.usefixtures("backend")
+def test_identical_ledger_rows_are_each_a_payment(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two coffees of the same price the same day are two payments: a sum over the ledger
+    # must count both, and importing the statement again must not count them twice more.
+    ask = "(len(user.transactions), str(sum(t.amount for t in user.transactions)))"
+    march = write(tmp_path / "march.csv", LEDGER + COFFEE * 2 + "2026-03-02,Pret,4.10,GBP,dining\n")
+    mem.import_file("alice", "transactions", march, now=T0)
+    mem.compile("alice")
+    assert mem.query("alice", ask)["result"] == [3, "10.50"]
+    mem.import_file("alice", "transactions", march, now=T0)  # the same file again
+    mem.compile("alice")
+    assert mem.query("alice", ask)["result"] == [3, "10.50"]
+    # A later statement repeating both coffees and a third, read in chunks of one record.
+    monkeypatch.setattr(importer, "CHUNK_RECORDS", 1)
+    later = write(tmp_path / "later.csv", LEDGER + COFFEE * 3 + "2026-03-03,Tesco,9.99,GBP,\n")
+    mem.import_file("alice", "transactions", later, now=T0)
+    mem.compile("alice")
+    assert mem.query("alice", ask)["result"] == [5, "23.69"]
+    # Identical rows of a collection that is no ledger are one record, as before.
+    trips = [{"country": "FR", "depart": "2026-05-01"}] * 2
+    mem.import_records("alice", "trips", trips, now=T0)
+    mem.compile("alice")
+    assert mem.query("alice", "len(user.trips)")["result"] == 1
