@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -627,9 +628,19 @@ def mask(text: str, findings: list[Finding]) -> str:
     return "".join(chars)
 
 
+_SENSITIVE: weakref.WeakKeyDictionary[Catalog, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
 def sensitive_fields(catalog: Catalog) -> frozenset[str]:
-    """Catalog paths (attributes and `collection.field`) whose sensitivity is not 'none'."""
-    out = {p for p, a in catalog.attributes.items() if a.spec.sensitivity != "none"}
-    for path, coll in catalog.collections.items():
-        out |= {f"{path}.{f}" for f, spec in coll.spec.fields.items() if spec.sensitivity != "none"}
-    return frozenset(out)
+    """Catalog paths (attributes and `collection.field`) whose sensitivity is not 'none'.
+
+    Found once per catalog (a catalog does not change once built): the gate asks per message.
+    """
+    found = _SENSITIVE.get(catalog)
+    if found is None:
+        out = {p for p, a in catalog.attributes.items() if a.spec.sensitivity != "none"}
+        for path, coll in catalog.collections.items():
+            fields = coll.spec.fields.items()
+            out |= {f"{path}.{f}" for f, spec in fields if spec.sensitivity != "none"}
+        found = _SENSITIVE[catalog] = frozenset(out)
+    return found
