@@ -36,6 +36,20 @@ def test_secrets_are_masked_length_preserving(text: str, secret: str) -> None:
     assert any(f.category == "secret" for f in result.findings)
 
 
+def test_a_pem_block_is_masked_whole_whatever_its_body() -> None:
+    # A key's body need not look random line by line (short lines, a wrapped header): the
+    # block from BEGIN to END is the secret, found by its armour, not by its contents.
+    body = "Proc-Type: 4,ENCRYPTED\nabcd efgh ijkl\nmnop"
+    for kind in ("", "RSA ", "OPENSSH ", "EC "):
+        text = (
+            f"key:\n-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----\nok"
+        )
+        result = scan(text)
+        assert "abcd efgh" not in result.masked and "Proc-Type" not in result.masked, kind
+        assert result.masked.startswith("key:\n") and result.masked.endswith("\nok"), kind
+        assert len(result.masked) == len(text)
+
+
 def test_payment_cards_need_luhn() -> None:
     assert luhn_ok("4111111111111111") and not luhn_ok("4111111111111112")
     found = scan("card 4111 1111 1111 1111 exp 09/27")
