@@ -99,3 +99,54 @@ def test_cli_gc(tmp_path: Path, capsys: pytest.CaptureFixture[str], backend: str
     assert set(out) == {"search_docs", "checkpoint_versions", "outbox", "jobs"} | shared
     assert main(["--home", home, "gc", "--keep", "0"]) == 1
     assert "keep" in capsys.readouterr().err
+
+
+def test_gc_on_the_shared_outbox_never_takes_a_row_a_node_is_delivering(
+    home: Path, backend: str
+) -> None:
+    # Two nodes deliver from the shared outbox while a third runs gc over and over: every
+    # row is sent exactly once (a collected pending row would never be), and gc takes only
+    # rows already delivered.
+    if backend != "postgres":
+        pytest.skip("the shared outbox lives in PostgreSQL")
+    import threading
+    import time
+
+    from uac.checks import pg_alerts
+
+    with Memory(home, create=True, react=False) as mem:
+        log = mem.store.replica.log
+        rows = [("default", "user", "alice", f"a{i:03d}", 1, "log", "{}") for i in range(60)]
+        with pg_schema.transaction(log) as cur:
+            assert pg_alerts.record_outbox(cur, rows) == 60
+        sent: list[int] = []
+        later = dt.datetime(2100, 1, 1)
+
+        def send(row_id: int, sink: str, payload: str, attempts: int):
+            time.sleep(0.002)  # a delivery takes a moment: gc runs meanwhile
+            sent.append(row_id)
+            return "delivered", attempts + 1, later, None
+
+        def deliver() -> None:
+            while pg_alerts.outbox_send_one(log, later, send):
+                pass
+
+        collected: list[int] = []
+        stop = threading.Event()
+
+        def collect() -> None:
+            while not stop.is_set():
+                collected.append(pg_alerts.outbox_collect(log, "default", later))
+
+        nodes = [threading.Thread(target=deliver) for _ in range(2)]
+        gc = threading.Thread(target=collect)
+        for t in [*nodes, gc]:
+            t.start()
+        for t in nodes:
+            t.join(timeout=60)
+        stop.set()
+        gc.join(timeout=60)
+        assert not any(t.is_alive() for t in [*nodes, gc])
+        assert len(sent) == 60 and len(set(sent)) == 60  # each row once, none lost to gc
+        collected.append(pg_alerts.outbox_collect(log, "default", later))
+        assert sum(collected) == 60 and pg_alerts.counts(log) == {}
