@@ -187,12 +187,20 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
             raised.append((day, line.split("(")[1].split(")")[0]))
     assert raised == [
         ("2025-02-10", "visa_for_trip"),
+        ("2025-02-10", "passport_validity_for_trip"),
         ("2025-02-20", "event_during_trip"),
         ("2025-03-01", "drug_allergy"),
         ("2025-03-08", "budget_exceeded"),
         ("2025-03-29", "recurring_event_collision"),  # the weekday series, not the Saturday
     ]
-    assert step.count("why: ") == 5 and step.count("next: ") == 5
+    assert step.count("why: ") == 6 and step.count("next: ") == 6
+    # The passport said again differently: the later statement wins, its alert no longer
+    # applies, and the contradiction is kept for an agent to confirm.
+    corrected = step[step.index("   2025-02-12") : step.index("   2025-02-20")]
+    assert "no longer applies (passport_validity_for_trip)" in corrected
+    assert "identity.passport.expiry_date 2029-06-20 over 2025-06-20 (the later statement)" in (
+        corrected
+    )
     assert "(Monday to Friday at 08:00)" in step
     *_, url, _, token = out.splitlines()  # it ends with the console's address and a key
     assert url.strip() == "http://127.0.0.1:8765/console/" and token.strip().startswith("uac_")

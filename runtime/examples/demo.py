@@ -555,9 +555,17 @@ def tour_sharing(mem: Memory, out: Callable[[str], None]) -> None:
 
 # Dated sessions of a user talking to an assistant: only what they said, nothing imported.
 DIALOGUE = (
-    ("2025-01-05", "I'm British.", "I'm allergic to penicillin, I get hives."),
+    (
+        "2025-01-05",
+        "I'm British.",
+        "I'm allergic to penicillin, I get hives.",
+        "My passport expires on 20 June 2025.",
+    ),
     ("2025-01-06", "My dining budget is £200 a month."),
     ("2025-02-10", "I booked flights to Delhi! Leaving 12 March, back 26 March."),
+    # A later message says the passport differently: it wins, the alert it raised resolves,
+    # and the compiler keeps the contradiction for an agent to confirm.
+    ("2025-02-12", "Sorry, I misread it: my passport expires on 20 June 2029."),
     ("2025-02-20", "Dentist appointment on 14 March at 10am."),
     ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
     ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
@@ -577,6 +585,7 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
     out("")
     out("15. Only a conversation, replayed with dates (`uac add --at`; scratch workspace):")
     scratch = Path(tempfile.mkdtemp(prefix="uac-demo-dialogue-"))
+    shown: set[str] = set()
     try:
         with Memory(scratch / "ws", create=True) as mem:
             for day, *lines in DIALOGUE:
@@ -589,8 +598,26 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
                     out(f"     ALERT {alert.severity} ({alert.check}): {alert.message}")
                     out(f"           why: {alert.why}")
                     out(f"           next: {alert.next_step}")
+                for alert in result.resolved if result else []:
+                    out(f"     no longer applies ({alert.check}): {alert.message}")
+                shown = _contradictions(mem, "sam", shown, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _contradictions(
+    mem: Memory, subject: str, shown: set[str], out: Callable[[str], None]
+) -> set[str]:
+    """Print the compiler's contradiction diagnostics not printed yet; the ids printed so far."""
+    said = {f.id: f.value for f in mem.facts(subject)}
+    for d in mem.checkpoint(subject).diagnostics["diagnostics"]:
+        if d["kind"] == "contradiction" and d["over"] not in shown:
+            shown = shown | {d["over"]}
+            out(
+                f"     contradiction kept for an agent to confirm: {d['path']} "
+                f"{said[d['kept']]} over {said[d['over']]} ({d['rule']})"
+            )
+    return shown
 
 
 def _threads(mem: Memory, out: Callable[[str], None]) -> None:
