@@ -60,6 +60,18 @@ NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
+_ORDINAL_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
+_ORDINAL_TEENS = (
+    "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+    "nineteenth twentieth"
+).split()
+# "the first of September", "July the fourth": day numbers said as ordinal words
+ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
+ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
+ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
+_ORD_RE = "|".join(
+    sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True)
+)
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
@@ -83,6 +95,32 @@ _DMY_RANGE = re.compile(
     rf"[ \t]{{0,2}}"
     rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
+    re.IGNORECASE,
+)
+_ORD_DMY = re.compile(
+    rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}of[ \t]{{1,3}}({_MONTH_RE})\b\.?"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+_ORD_MDY = re.compile(
+    rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(?:the[ \t]{{1,3}})?({_ORD_RE})\b"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+# "3rd-8th", "5th to the 9th": two bare day numbers joined as a range are both days
+_NTH_PAIR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)[ \t]{0,2}(?:[-–]|to|till|til|until|through|thru)[ \t]{0,2}"
+    r"(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+# "in July, 3rd-8th": a month named alone gives the month of the bare day numbers after it
+_MONTH_ALONE = re.compile(
+    rf"\b(?:in|of|for|during|early|mid|late|this|next)[ \t-]{{1,3}}({_MONTH_RE})\b(?![ \t]*\d)",
+    re.IGNORECASE,
+)
+_FROM_NOW = re.compile(
+    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
+    r"(today|now|tomorrow)\b",
     re.IGNORECASE,
 )
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
@@ -114,7 +152,10 @@ _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
-_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天", re.IGNORECASE)
+_MAYBE = re.compile(
+    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|[ft]h\b",
+    re.IGNORECASE,
+)
 # "by the end of the month", "at the end of March": the period's last day.
 _END_OF = re.compile(
     rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
@@ -261,6 +302,16 @@ def find_dates(
         found.append(DateMatch(m.start(3), m.end(3), m[3], end.date, end.explicit_year))
     for m in _CJK.finditer(text):
         found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
+    for m in _ORD_DMY.finditer(text):
+        day = ORDINAL_WORDS[" ".join(m[1].lower().replace("-", " ").split())]
+        found.append(_month_day(m, MONTHS[m[2].lower()], day, m[3], today, prefer))
+    for m in _ORD_MDY.finditer(text):
+        day = ORDINAL_WORDS[" ".join(m[2].lower().replace("-", " ").split())]
+        found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
+    for m in _FROM_NOW.finditer(text):
+        base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
+        shifted = _shift(base, _amount(m[1]), m[2]) if base is not None else None
+        found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
         key = m[1].lower() if m[1] else m[2]
         offset = _EN_REL.get(key, 1) if m[1] else _CJK_REL[key]  # "tmrw", "tomorow": tomorrow
@@ -280,6 +331,7 @@ def find_dates(
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
+    paired = {p.start(k) for p in _NTH_PAIR.finditer(text) for k in (1, 2)}
     for m in _NTH.finditer(text):
         if any(_overlap(m, d) for d in found):
             continue
@@ -287,9 +339,12 @@ def find_dates(
         if weekday is not None and weekday.end() + 1 >= m.start():
             extra.append(_weekday_nth(m, weekday, today, found))
             continue
-        if not m[1]:
+        if not m[1] and m.start(2) not in paired:
             continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        if near is None and (month := _month_before(text, m.start(), today, prefer)) is not None:
+            extra.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[2])), False))
+            continue
         last = _range_end(text, m, found) if near is None else None
         if last is not None:
             # "from the 28th until 3 July": the first day is on or before the last one.
@@ -310,7 +365,43 @@ def find_dates(
     # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
-    return sorted([*found, *extra], key=lambda d: d.start)
+    return _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
+
+
+def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date | None:
+    """The first day of the month named alone before `at` ("in July, 3rd-8th"), or None."""
+    named = None
+    for named in _MONTH_ALONE.finditer(text, 0, at):
+        pass
+    if named is None:
+        return None
+    month = MONTHS[named[1].lower()]
+    year = today.year
+    if prefer == "future" and month < today.month:
+        year += 1
+    elif prefer == "past" and month > today.month:
+        year -= 1
+    return dt.date(year, month, 1)
+
+
+def _weekday_ends(text: str, found: list[DateMatch]) -> list[DateMatch]:
+    """ "Friday the 13th till the Monday": a bare weekday ending a range is the first such
+    day after the range's start, not the next one from the message date."""
+    out: list[DateMatch] = []
+    for d in found:
+        named = _WEEKDAY.fullmatch(d.text)
+        prev = out[-1] if out else None
+        if (
+            named is not None
+            and not named[1]
+            and prev is not None
+            and prev.date is not None
+            and _RANGE_JOIN.fullmatch(re.sub(r"\bthe\s+$", "", text[prev.end : d.start]))
+        ):
+            ahead = (WEEKDAYS[named[2].lower()] - prev.date.weekday()) % 7 or 7
+            d = DateMatch(d.start, d.end, d.text, prev.date + dt.timedelta(days=ahead), False)
+        out.append(d)
+    return out
 
 
 def _range_end(text: str, m: re.Match[str], found: list[DateMatch]) -> dt.date | None:
