@@ -28,6 +28,7 @@ from uac.fact_log.extraction.patterns import (
     followups,
     health,
     identity,
+    itinerary,
     journeys,
     payments,
     preferences,
@@ -66,6 +67,7 @@ DOMAINS = (
     preferences,
 )
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
+DOMAINS += (itinerary,)  # trips said as a place and its days, after travel's rules (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]

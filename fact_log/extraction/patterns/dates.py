@@ -60,18 +60,15 @@ NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
-_ORDINAL_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
-_ORDINAL_TEENS = (
-    "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
-    "nineteenth twentieth"
-).split()
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINAL_UNITS += ("ninth",)
+_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
+_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
 # "the first of September", "July the fourth": day numbers said as ordinal words
 ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
 ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
 ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
-_ORD_RE = "|".join(
-    sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True)
-)
+_ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
@@ -119,6 +116,8 @@ _MONTH_ALONE = re.compile(
     re.IGNORECASE,
 )
 _FROM_NOW = re.compile(
+    # "once a day from today" is a dose from today, not tomorrow
+    r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)"
     rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
     r"(today|now|tomorrow)\b",
     re.IGNORECASE,
@@ -342,6 +341,8 @@ def find_dates(
         if not m[1] and m.start(2) not in paired:
             continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        if near is None and m.start(2) in paired and extra and extra[-1].date is not None:
+            near = extra[-1]  # "8th to the 12th": the range's end continues from its start
         if near is None and (month := _month_before(text, m.start(), today, prefer)) is not None:
             extra.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[2])), False))
             continue
@@ -371,8 +372,8 @@ def find_dates(
 def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date | None:
     """The first day of the month named alone before `at` ("in July, 3rd-8th"), or None."""
     named = None
-    for named in _MONTH_ALONE.finditer(text, 0, at):
-        pass
+    for found in _MONTH_ALONE.finditer(text, 0, at):
+        named = found  # the last one before the day
     if named is None:
         return None
     month = MONTHS[named[1].lower()]
