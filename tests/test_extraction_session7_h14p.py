@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from candidates import AT, D, found, of
+from candidates import AT, D, T, found, of
 
 from uac.fact_log.extraction.patterns.dates import find_dates
 
@@ -141,3 +141,78 @@ def test_no_trip_from_a_place_and_days_that_are_not_the_users_plan(
     text: str, earlier: tuple[str, ...]
 ) -> None:
     assert [t for t in of("travel.trips", found(text, *earlier)) if t.get("city") == "Porto"] == []
+
+
+# -- bookings: a particular service (time, carrier or name on it), stays with their days ------
+
+
+def test_the_legs_of_a_journey_with_their_times_are_bookings() -> None:
+    cands = found(
+        "trains kings cross to edinburgh on the 9th at 08:30 and back on the 12th at 17:05"
+    )
+    out, back = of("travel.bookings", cands)
+    assert (out["kind"], out["destination"], out["start"]) == (
+        "train",
+        "Edinburgh",
+        T(2025, 6, 9, 8, 30),
+    )
+    assert (back["place"], back["start"]) == ("Edinburgh", T(2025, 6, 12, 17, 5))
+
+
+def test_a_flight_by_its_carrier_or_the_name_on_it() -> None:
+    [leg] = of("travel.bookings", found("the office booked me on the KLM flight to Oslo on 3 july"))
+    assert leg["destination"] == "Oslo" and leg["start"] == T(2025, 7, 3)
+    cands = found("dad got us flights to Nice for 2 August, he put me down as Tom Hale")
+    [leg] = of("travel.bookings", cands)
+    assert leg["traveller_name"] == "Tom Hale"
+    cands = found("flights are with Iberia, 14:20 on the 3rd", "Madrid 3 to 10 june")
+    [leg] = of("travel.bookings", cands)
+    assert leg["destination"] == "Madrid" and leg["start"] == T(2025, 6, 3, 14, 20)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "flights to Crete are booked for the 4th",  # the trip: no one service said
+        "I'm taking the train to Leeds on July 2",
+        "my boss has a flight at 9am on the 3rd",
+        "what time is the train to York on the 9th?",
+    ],
+)
+def test_no_booking_without_a_particular_service(text: str) -> None:
+    assert of("travel.bookings", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "start", "end"),
+    [
+        (
+            "cottage near Keswick from the 20th, 4 nights",
+            (),
+            T(2025, 6, 20, 15),
+            T(2025, 6, 24, 11),
+        ),
+        (
+            "Hotel - the Grand on the seafront, 3 nights from the 8th",
+            ("Brighton in June, 8th-12th",),
+            T(2025, 6, 8, 15),
+            T(2025, 6, 11, 11),
+        ),
+        (
+            "hostel sorted as well, same dates",
+            ("Krakow 10 to 14 july",),
+            T(2025, 7, 10, 15),
+            T(2025, 7, 14, 11),
+        ),
+        ("we booked a little b&b in Whitby, 5 to 7 Sept", (), T(2025, 9, 5, 15), T(2025, 9, 7, 11)),
+    ],
+)
+def test_stays_with_their_days(
+    text: str, earlier: tuple[str, ...], start: dt.datetime, end: dt.datetime
+) -> None:
+    stays = [b for b in of("travel.bookings", found(text, *earlier)) if b["kind"] == "hotel"]
+    assert [(b["start"], b["end"]) for b in stays] == [(start, end)]
+
+
+def test_no_stay_remembered_as_a_booking() -> None:
+    assert of("travel.bookings", found("the hotel was awful on the 3rd")) == []

@@ -20,6 +20,8 @@ from typing import Any
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.dates import DateMatch
 from uac.fact_log.extraction.patterns.text import (
+    NAME,
+    NOT_NAMES,
     Ctx,
     Rule,
     Span,
@@ -28,6 +30,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     someone_else,
 )
+from uac.fact_log.extraction.patterns.timespan import clock
 
 _WORD = re.compile(r"[A-Za-z][\w'’.-]*")
 # What may stand before a place that is not where the user goes: an origin, a layover, a home,
@@ -171,4 +174,90 @@ def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", {**fields, "depart": stay[0], "return_date": stay[1]}, sent, 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_place_span,)
+# A leg of a journey: a flight, train or ferry named as a thing (the verb "fly" is the trip)
+_LEG = re.compile(r"\b(?P<kind>flights?|trains?|ferry|ferries|eurostar|coach)\b", re.I)
+_LEG_KIND = {"f": "flight", "t": "train", "e": "train", "c": "bus"}
+# A particular service: its carrier ("with JAL", "the BA flight") identifies it
+_CARRIER = re.compile(
+    r"\b(?:with|on)\s+(?:the\s+)?(?-i:[A-Z]{2,4}|[A-Z][a-z]{2,14}(?:\s[A-Z][a-z]{2,14})?)\b"
+    r"(?!\s+(?:on|in)\b)|(?-i:\b[A-Z]{2,3})\s+(?:flight|train)\b"
+)
+_HOMEWARD = re.compile(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,16}$", re.I)
+_NAMED_AS = re.compile(
+    r"\b(?:the\s+)?name\s+on\s+(?:it|the\s+(?:booking|ticket|reservation))\s+(?:is|says)\s+"
+    r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
+)
+
+
+_LEG_HOME = re.compile(r"\s+(?:home|back)\b", re.I)  # "the flight home is 1am on the 13th"
+_BACK_FROM = re.compile(
+    r"\b(?:back|home|return\w*)\s+from\s+([A-Za-z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)?)"
+)
+
+
+def _home_from(sent: Span) -> str | None:
+    """The city a way home leaves from ("back from Rome on 12 May"), or None."""
+    m = _BACK_FROM.search(sent.text)
+    found = travel.known(m[1].split()) if m is not None else None
+    return found[0] if found is not None else None
+
+
+def _leg_time(text: str, start: int, end: int) -> dt.time | None:
+    """The clock time said with one leg's day: after it up to the next day, else before it."""
+    when = clock(text[start:end])
+    return when.start if when is not None else None
+
+
+def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The flights or trains of a journey, when a particular service is said (its time or its
+    carrier): "flights gatwick to faro on the 14th at 07:15 and back on the 21st at 18:40"."""
+    m = _LEG.search(sent.text)
+    if m is None or "?" in sent.text or travel.said_here(ctx, sent, "travel.bookings"):
+        return
+    at = sent.start + m.start()
+    if someone_else(ctx.text[sent.start : at]) or not clause_ok(parts, sent, at):
+        return
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or travel.PAST.search(sent.text):
+        return
+    where = places_in(sent)
+    trip = next((c.value for c in reversed(ctx.out) if c.path == "travel.trips"), None)
+    if trip is None and not where and (last := ctx.thread.last("travel.trips")) is not None:
+        trip = last.record()
+    city = where[0][0] if where else (trip or {}).get("city") or _home_from(sent)
+    if city is None and (stay := ctx.thread.last("travel.bookings")) is not None:
+        city = stay.get("place")  # "flights: out on 8 May ..." after the hotel in Rome
+    carrier = next(
+        (c for c in _CARRIER.finditer(sent.text) if c[0].split()[-1] not in NOT_NAMES), None
+    )
+    named = _NAMED_AS.search(sent.text)
+    name = re.match(NAME, sent.text[named.end() :]) if named is not None else None
+    if name is not None and name[0].split()[0] in NOT_NAMES:
+        name = None
+    first_home = _LEG_HOME.match(sent.text, m.end()) is not None
+    kind = _LEG_KIND.get(m["kind"][0].lower(), "boat")
+    bounds = [sent.start, *(d.end for d in days)]
+    ends = [*(d.start for d in days[1:]), sent.end]
+    legs: list[dict[str, Any]] = []
+    for i, d in enumerate(days[:2]):
+        lead = ctx.text[max(bounds[i], d.start - 24) : d.start]
+        homeward = (i == 0 and first_home) or bool(_HOMEWARD.search(lead))
+        if i > 0 and not homeward:
+            break
+        when = _leg_time(ctx.text, d.end, ends[i]) or _leg_time(ctx.text, bounds[i], d.start)
+        if when is None and carrier is None and name is None:
+            continue  # "flights to Crete are booked for the 4th": the trip, no one service
+        leg: dict[str, Any] = {
+            "kind": kind,
+            "start": dt.datetime.combine(d.date, when or dt.time()),
+        }  # type: ignore[arg-type]
+        if city:
+            leg["place" if homeward else "destination"] = city
+        legs.append(leg)
+    for leg in legs:
+        if name is not None:
+            leg["traveller_name"] = name[0]
+        ctx.add("travel.bookings", leg, sent, 0.7)
+
+
+RULES: tuple[Rule, ...] = (rule_place_span, rule_legs)

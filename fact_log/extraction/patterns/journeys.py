@@ -95,9 +95,20 @@ _STAY = re.compile(
     + r"\s+(?:is|'s|was\s+"
     r"booked)\b|(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
-    r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-])",
+    r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
+    # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
+    # 6th", "airbnb is sorted too, same dates": a stay opening its sentence, with its days
+    r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?" + _LODGING + r"\b(?=[^.?!]*(?:\d|\bsame\s+dates\b)))",
     re.I,
 )
+# "booked a guesthouse in Porto for a long weekend, 6 to 9 Oct": a stay the user booked
+_BOOKED_STAY = re.compile(
+    r"\b(?:i|we|i've|we've)?\s*(?:booked|reserved|found|got)\s+(?:us\s+|me\s+)?(?:a|an|the)\s+"
+    r"(?:[a-z]+\s+)?" + _LODGING + r"\b",
+    re.I,
+)
+_LOOKED_BACK = re.compile(r"\b(?:was|were)\b(?!\s+booked)|\b(?:stayed|loved|hated)\b", re.I)
+_SAME_DATES = re.compile(r"\bsame\s+(?:dates|days|nights)\b", re.I)
 _REFERENCE = re.compile(
     r"\b(?:booking\s+|confirmation\s+)?(?:ref(?:erence)?|confirmation)(?:\s+(?:number|no\.?|code))?"
     r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
@@ -170,17 +181,16 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
             outs = [dates[1]]  # "from 14 March to 21 March"
         start = ins[0] if ins else (dates[0] if dates else None)
-        if place is None or start is None:
-            return
-        value: dict[str, Any] = {
-            "kind": "hotel",
-            "place": place,
-            "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
-        }
-        if outs and outs[0] is not start:
-            value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
-        ctx.add("travel.bookings", value, sent, 0.8)
-        return
+        if place is not None and start is not None:
+            value: dict[str, Any] = {
+                "kind": "hotel",
+                "place": place,
+                "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
+            }
+            if outs and outs[0] is not start:
+                value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
+            ctx.add("travel.bookings", value, sent, 0.8)
+            return  # else a place the reference data does not know: read as a stay below
     if _booked_under(ctx, sent, parts) or _stay(ctx, sent, parts) or _car_hire(ctx, sent, parts):
         return
     if _flight_number(ctx, sent, parts) or _route_flight(ctx, sent, parts):
@@ -316,8 +326,13 @@ def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
 
 def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A stay named as its sentence's subject, with its days or nights; True when added."""
-    if _STAY.match(sent.text) is None or not clause_ok(parts, sent, sent.start):
+    booked = _BOOKED_STAY.search(sent.text) if _STAY.match(sent.text) is None else None
+    if booked is None and _STAY.match(sent.text) is None:
         return False
+    if not clause_ok(parts, sent, sent.start + (booked.start() if booked else 0)):
+        return False
+    if _LOOKED_BACK.search(sent.text):
+        return False  # "the hotel was awful on the 3rd": a stay remembered, not booked
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
     place = (_city(said[1]) or said[1]) if said else city
@@ -330,6 +345,15 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         outs = [dates[1]]  # "4-11 July"
     first = (ins or dates or [None])[0]
     nights = [count_word(n[1]) for n in _NIGHTS.finditer(sent.text)]
+    trip = ctx.thread.last("travel.trips")
+    if first is None and trip is not None and _SAME_DATES.search(sent.text):
+        # "airbnb is sorted too, same dates": the trip's days
+        back = trip.get("return_date")
+        if depart is not None and isinstance(back, dt.date) and back > depart:
+            value = {"kind": "hotel", "start": _at(depart, sent, sent.end, CHECK_IN_HOUR)}
+            value |= {"end": dt.datetime.combine(back, CHECK_OUT_HOUR)}
+            ctx.add("travel.bookings", {**value, **({"place": city} if city else {})}, sent, 0.7)
+            return True
     if first is not None:
         start = first.date
     elif depart is not None and nights and nights[-1]:
