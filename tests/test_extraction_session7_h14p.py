@@ -216,3 +216,84 @@ def test_stays_with_their_days(
 
 def test_no_stay_remembered_as_a_booking() -> None:
     assert of("travel.bookings", found("the hotel was awful on the 3rd")) == []
+
+
+# -- documents: the country named before the visa, passport fields said loosely, insurance ---
+
+
+def test_a_visa_takes_the_country_named_before_it() -> None:
+    cands = found("news on Kenya: evisa granted!! single entry, valid 3 March to 2 April")
+    [visa] = of("identity.visas", cands)
+    assert visa["country"] == "KE" and visa["entries"] == "single"
+    assert (visa["valid_from"], visa["valid_until"]) == (D(2026, 3, 3), D(2026, 4, 2))
+    assert of("travel.trips", cands) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "path", "value"),
+    [
+        ("(im on a Canadian passport by the way)", (), "identity.passport.issuing_country", "CA"),
+        (
+            "Number is XK1234567, it is Polish passport.",
+            ("my passport came back",),
+            "identity.passport.number",
+            "XK1234567",
+        ),
+        (
+            "Number is XK1234567, it is Polish passport.",
+            ("my passport came back",),
+            "identity.passport.issuing_country",
+            "PL",
+        ),
+        (
+            "The validity is ten years, it says until 4 May 2035.",
+            ("I renewed my passport",),
+            "identity.passport.expiry_date",
+            D(2035, 5, 4),
+        ),
+        (
+            "my passport name is Maria Luisa Gomez but people call me Lu",
+            (),
+            "identity.passport.full_name",
+            "Maria Luisa Gomez",
+        ),
+        (
+            "full name in my passport: Aoife Mary Byrne",
+            (),
+            "identity.passport.full_name",
+            "Aoife Mary Byrne",
+        ),
+        (
+            "name on the ticket is Sam Reid, same as in my passport",
+            (),
+            "identity.passport.full_name",
+            "Sam Reid",
+        ),
+    ],
+)
+def test_passport_fields_said_loosely(
+    text: str, earlier: tuple[str, ...], path: str, value: object
+) -> None:
+    assert value in of(path, found(text, *earlier))
+
+
+def test_no_passport_country_for_someone_else() -> None:
+    assert of("identity.passport.issuing_country", found("she is on a Canadian passport")) == []
+
+
+def test_insurance_with_its_span_policy_and_insurer_after_a_dash() -> None:
+    cands = found(
+        "renewed our annual travel cover with Aviva, runs 1 Aug 2025 to 31 July 2026, "
+        "policy AV-55120-9"
+    )
+    [pol] = of("identity.insurance_policies", cands)
+    assert (pol["valid_from"], pol["valid_until"]) == (D(2025, 8, 1), D(2026, 7, 31))
+    assert pol["policy_number"] == "AV-55120-9" and pol["provider"] == "Aviva"
+    [pol] = of(
+        "identity.insurance_policies",
+        found("and the home insurance is up for renewal — LV, ends 2 Sept"),
+    )
+    assert pol["provider"] == "LV" and pol["valid_until"] == D(2025, 9, 2)
+    cands = found("the car insurance renewal arrived, £540 for the year with Churchill from 3 Oct")
+    [pol] = of("identity.insurance_policies", cands)
+    assert pol["provider"] == "Churchill" and pol["valid_from"] == D(2025, 10, 3)

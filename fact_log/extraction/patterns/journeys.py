@@ -24,7 +24,12 @@ from uac.fact_log.extraction.patterns.timespan import clock
 _FULL_NAME = re.compile(
     r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
-    r"|^passport\s+name\s*:)\s+(?P<name>" + NAME + r")"
+    r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
+    r"(?:is|:))\s+(?P<name>" + NAME + r")"
+    # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
+    r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
+    r"(?P<same>" + NAME + r")"
+    r"(?=[^.!?]{0,30}\b(?i:like|as|matches)\s+(?i:in\s+|on\s+)?(?i:my)\s+passport)"
 )
 _NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _BLANK = re.compile(
@@ -45,7 +50,7 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The full name printed in the passport, and how many blank pages it has left."""
     m = _FULL_NAME.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        ctx.add("identity.passport.full_name", m["name"], sent, 0.8)
+        ctx.add("identity.passport.full_name", m["name"] or m["same"], sent, 0.8)
     m = _BLANK.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
         raw = (m["n"] or m["n2"] or m["n3"]).lower()
