@@ -297,3 +297,81 @@ def test_insurance_with_its_span_policy_and_insurer_after_a_dash() -> None:
     cands = found("the car insurance renewal arrived, £540 for the year with Churchill from 3 Oct")
     [pol] = of("identity.insurance_policies", cands)
     assert pol["provider"] == "Churchill" and pol["valid_from"] == D(2025, 10, 3)
+
+
+# -- contacts: full names said after, people by list, cards, known names in lower case ------
+
+
+def _people(text: str, *earlier: str) -> list[dict[str, object]]:
+    return of("contacts.contacts", found(text, *earlier))
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "want"),
+    [
+        (
+            "Nadia Okoro is her full name, she's my neighbour",
+            (),
+            {"name": "Nadia Okoro", "relationship": "neighbour"},
+        ),
+        (
+            "my sister is Liz btw, Lizzie Carter",
+            (),
+            {"name": "Lizzie Carter", "relationship": "sister"},
+        ),
+        (
+            "new neighbours moved in next door, Tariq and Sofia",
+            (),
+            {"name": "Sofia", "relationship": "neighbour"},
+        ),
+        (
+            "tariq's number is 07700 900123",
+            ("new neighbours moved in next door, Tariq and Sofia",),
+            {"name": "Tariq", "phone": "07700 900123"},
+        ),
+        (
+            "sofia works at the school, she's a teacher",
+            ("new neighbours moved in next door, Tariq and Sofia",),
+            {"name": "Sofia", "role": "teacher"},
+        ),
+        (
+            "save this: Ines Duarte, ines.duarte@example.org, "
+            "she's the new project manager at Arca",
+            (),
+            {"name": "Ines Duarte", "email": "ines.duarte@example.org", "role": "project manager"},
+        ),
+        (
+            "new contact comma Doctor Karl Lind comma he's my new GP full stop phone 0161 496 0011",
+            (),
+            {"name": "Karl Lind", "relationship": "gp", "phone": "0161 496 0011"},
+        ),
+        (
+            "found the electrician. Mo Hassan, 07700 900777",
+            (),
+            {"name": "Mo Hassan", "phone": "07700 900777"},
+        ),
+        (
+            "Bea's birthday is the 2nd of june, she was born in 1988",
+            ("my friend Bea is coming",),
+            {"name": "Bea", "birthday": D(1988, 6, 2)},
+        ),
+        ("Dr Osei put me on amlodipine today", (), {"name": "Dr Osei"}),
+    ],
+)
+def test_people_said_in_other_shapes(
+    text: str, earlier: tuple[str, ...], want: dict[str, object]
+) -> None:
+    people = _people(text, *earlier)
+    assert any(all(p.get(k) == v for k, v in want.items()) for p in people), people
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dr Osei is on holiday so I saw a locum",  # no action on the user: a mention only
+        "mo's number was wrong",
+    ],
+)
+def test_no_person_from_these(text: str) -> None:
+    people = _people(text)
+    assert not [p for p in people if p.get("name") in ("Dr Osei", "Tariq", "Sofia", "Mo")]

@@ -31,6 +31,7 @@ from uac.fact_log.extraction.patterns import (
     itinerary,
     journeys,
     payments,
+    people,
     preferences,
     purchases,
     routines,
@@ -67,7 +68,7 @@ DOMAINS = (
     preferences,
 )
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
-DOMAINS += (itinerary,)  # trips said as a place and its days, after travel's rules (h14p)
+DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
