@@ -375,3 +375,45 @@ def test_people_said_in_other_shapes(
 def test_no_person_from_these(text: str) -> None:
     people = _people(text)
     assert not [p for p in people if p.get("name") in ("Dr Osei", "Tariq", "Sofia", "Mo")]
+
+
+# -- events: a thing as the subject, then its day and time of day ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "start", "end"),
+    [
+        (
+            "the gas safety check is friday between 9 and 11",
+            "Gas safety check",
+            T(2025, 6, 6, 9),
+            T(2025, 6, 6, 11),
+        ),
+        ("ECG is on thursday the 12th at 8:15", "ECG", T(2025, 6, 12, 8, 15), None),
+        (
+            "window cleaner booked for monday afternoon 2-4",
+            "Window cleaner",
+            T(2025, 6, 2, 14),
+            T(2025, 6, 2, 16),
+        ),
+    ],
+)
+def test_a_thing_with_its_day_and_time_is_an_event(
+    text: str, title: str, start: dt.datetime, end: dt.datetime | None
+) -> None:
+    [ev] = of("schedule.events", found(text))
+    assert (ev["title"], ev["start"], ev.get("end")) == (title, start, end)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it's on tuesday at 3pm",
+        "my dad's scan is on friday at 2pm",
+        "is the boiler service wednesday at 8?",
+        "the score was 8-1 on saturday",
+        "the gas check was friday at 9",
+    ],
+)
+def test_no_event_from_these_slots(text: str) -> None:
+    assert of("schedule.events", found(text)) == []

@@ -211,7 +211,54 @@ def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "planned"}, sent, 0.7)
 
 
+# "the boiler service is wednesday between 8 and 12", "spirometry is on tuesday the 19th at
+# 9:40", "engineer booked for thursday morning 8-1": a thing as the sentence's subject, then
+# its day and its time. Both a day and a clock time must be said: that is what makes it a slot
+# in the calendar whatever the thing is called (no list of event words).
+_SUBJECT_SLOT = re.compile(
+    r"^(?:(?:and|also|so|oh|ok|right)\s+)?(?:(?:the|my|our)\s+)?"
+    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[A-Za-z][\w'’-]{1,20}){0,2}?)\s+"
+    r"(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
+    r"(?:(?:on|for|this|next)\s+)?",
+    re.I,
+)
+_NOT_A_TITLE = word_set(
+    "it that this he she they there what which who when where why how i we you everything "
+    "nothing something today tomorrow tonight rent payment bill flight train trip holiday "
+    "deadline due one mine his hers theirs birthday"
+)
+_CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
+
+
+def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An event named by the thing it is, said with its day and its time of day."""
+    m = _SUBJECT_SLOT.match(sent.text)
+    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+        return
+    if re.search(r"['’]s?\b", m["title"]):
+        return  # "it's on tuesday", "my mum's operation is ...": not the user's thing named
+    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
+        return  # another rule read the sentence
+    if guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    rest = Span(sent.start + m.end(), sent.text[m.end() :])
+    when = clock(rest.text)
+    days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if when is None or not days or days[0].start - rest.start > 12:
+        return  # the day must follow the verb ("is on tuesday the 19th")
+    day = days[0].date
+    if day < ctx.today or not clause_ok(parts, sent, sent.start):  # type: ignore[operator]
+        return
+    start = dt.datetime.combine(day, when.start)  # type: ignore[arg-type]
+    title = m["title"][:1].upper() + m["title"][1:]
+    value: dict[str, Any] = {"title": title, "start": start}
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_subject_slot,
     rule_owned_task,
     rule_reminder,
     rule_done_paperwork,

@@ -30,6 +30,11 @@ _RANGE = re.compile(
     re.IGNORECASE,
 )
 _AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
+_DAYPART_RANGE = re.compile(
+    r"\b(?P<part>mornings?|afternoons?|evenings?)[ \t]{1,3}(?P<a>\d{1,2}(?::\d{2})?)"
+    r"[ \t]?[-–][ \t]?(?P<b>\d{1,2}(?::\d{2})?)\b(?![-–/.\d])",
+    re.I,
+)
 _EVENING = re.compile(
     r"\b(?:dinner|supper|drinks|party|evening|tonight|night|concert|gig|theatre|theater|"
     r"show|movie|film|book\s+club|restaurant|table)\b",
@@ -133,6 +138,9 @@ def spoken_times(text: str) -> str:
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
     text = spoken_times(text)
+    if "-" in text or "–" in text:
+        # "thursday morning 8-1": a bare hour range after a part of the day is a time range
+        text = _DAYPART_RANGE.sub(r"\g<part> from \g<a> to \g<b>", text)
     evening = bool(_EVENING.search(text))
     for m in _RANGE.finditer(text):
         g = m.groups()
