@@ -417,3 +417,53 @@ def test_a_thing_with_its_day_and_time_is_an_event(
 )
 def test_no_event_from_these_slots(text: str) -> None:
     assert of("schedule.events", found(text)) == []
+
+
+# -- tasks: where a thing stands, reminders without a day -------------------------------------
+
+
+def test_a_status_list_gives_each_thing_its_status() -> None:
+    tasks = of("tasks.tasks", found("thank you notes: done. photo album: halfway. party: scrapped"))
+    assert [(t["goal"], t["status"]) for t in tasks] == [
+        ("Thank you notes", "done"),
+        ("Photo album", "in_progress"),
+        ("Party", "dropped"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "goal", "status"),
+    [
+        ("tax return's filed!!", "Tax return", "done"),
+        ("the grant report is finally submitted", "Grant report", "done"),
+        ("kitchen quote is on hold", "Kitchen quote", "blocked"),
+    ],
+)
+def test_a_thing_said_done(text: str, goal: str, status: str) -> None:
+    [task] = of("tasks.tasks", found(text))
+    assert (task["goal"], task["status"]) == (goal, status)
+
+
+def test_a_status_keeps_the_sessions_task() -> None:
+    [task] = of("tasks.tasks", found("visa form: done", "I need to send the visa form by friday"))
+    assert task["status"] == "done" and task["due_date"] == D(2025, 6, 6)
+
+
+@pytest.mark.parametrize(
+    "text", ["it's done", "is the report done?", "my sister's thesis is submitted", "all done"]
+)
+def test_no_status_from_these(text: str) -> None:
+    assert of("tasks.tasks", found(text)) == []
+
+
+def test_a_reminder_without_a_day_is_a_task() -> None:
+    [task] = of("tasks.tasks", found("remind me to pick up the dry cleaning"))
+    assert task["goal"] == "Pick up the dry cleaning" and "due_date" not in task
+
+
+def test_ringing_a_place_is_no_appointment() -> None:
+    assert of("schedule.events", found("need to ring the surgery on monday")) == []
+
+
+def test_a_reminder_asked_as_a_question_without_a_day_is_nothing() -> None:
+    assert of("tasks.tasks", found("could you remind me to defrost the freezer?")) == []

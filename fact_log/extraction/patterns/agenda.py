@@ -41,12 +41,34 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
         return  # the deadline rules read it already
     days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
-    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+    if days and days[0].date < ctx.today:  # type: ignore[operator]
         return
+    if not days and "?" in sent.text:
+        return  # "could you remind me to water the plants?": asked, with no day to hold it
     goal = " ".join(m["goal"].split())
     goal = re.sub(r"\s+(?:on|by|before)\s+(?:the\s+)?\S+$", "", goal)
-    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    value: dict[str, Any] = {"goal": goal[:1].upper() + goal[1:], "status": "planned"}
+    if days:
+        value["due_date"] = days[0].date  # "remind me to buy her flowers": a task, no day
     ctx.add("tasks.tasks", value, sent, 0.75)
+
+
+# "christmas cards: done", "presents: half done", "self assessment's done and filed!!": a
+# thing and where it stands. The words are the catalog's status values said as people do.
+_STATUS_WORDS = {
+    "done": r"done|all\s+done|finished|completed?|filed|submitted|sent\s+off|ticked\s+off",
+    "in_progress": r"half\s+done|halfway|in\s+progress|started|underway|ongoing|getting\s+there",
+    "dropped": r"not\s+happening|dropped|cancelled|scrapped|skipped|not\s+doing\s+it|abandoned",
+    "blocked": r"blocked|stuck|on\s+hold",
+}
+_STATUS_OF = re.compile(
+    r"^(?:(?:and|also|so|ok)\s+)?(?:(?:the|my|our)\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)"
+    r"(?:\s*[:–—]\s*|\s*['’]s\s+|\s+(?:is|are)\s+(?:now\s+|finally\s+)?)"
+    r"(?P<status>" + "|".join(f"(?P<{k}>{v})" for k, v in _STATUS_WORDS.items()) + r")\b"
+    r"[^.!?]{0,30}[.!]*$",
+    re.I,
+)
+_NOT_GOAL = word_set("it that this he she they everything nothing all which what who i we you")
 
 
 # "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
@@ -257,8 +279,29 @@ def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.7)
 
 
+def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A thing the user does and where it stands ("presents: half done"): a task's status."""
+    m = _STATUS_OF.match(sent.text)
+    if m is None or m["goal"].split()[0].lower() in _NOT_GOAL or "?" in sent.text:
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    if THIRD_PARTY.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start("status")):
+        return
+    status = next(k for k in _STATUS_WORDS if m[k])
+    goal = " ".join(m["goal"].split())
+    earlier = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    for task in reversed(earlier):  # the session's own task keeps its fields
+        if goal_words(goal) & goal_words(str(task.get("goal"))):
+            fields = task.record()
+            ctx.add("tasks.tasks", {**fields, "status": status}, sent, 0.7, replaces=fields)
+            return
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
     rule_subject_slot,
+    rule_status,
     rule_owned_task,
     rule_reminder,
     rule_done_paperwork,

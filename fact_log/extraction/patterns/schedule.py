@@ -197,6 +197,9 @@ _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re
 
 
 _FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+_CONTACTED = re.compile(
+    r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I
+)
 
 
 def event_title(text: str, ev: re.Match[str]) -> str:
@@ -227,6 +230,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = find_event(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    if _CONTACTED.search(sent.text, 0, ev.start()):
+        return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
     if _details_follow(ctx, sent):
