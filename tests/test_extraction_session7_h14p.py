@@ -467,3 +467,80 @@ def test_ringing_a_place_is_no_appointment() -> None:
 
 def test_a_reminder_asked_as_a_question_without_a_day_is_nothing() -> None:
     assert of("tasks.tasks", found("could you remind me to defrost the freezer?")) == []
+
+
+def test_a_year_said_in_words_is_the_dates_year() -> None:
+    [d] = find_dates("it runs out 30 June this year", AT.date())
+    assert d.date == D(2025, 6, 30) and d.explicit_year
+    [d] = find_dates("bought it on 3 March last year", AT.date())
+    assert d.date == D(2024, 3, 3)
+
+
+def test_the_passport_said_in_the_answer_to_the_users_own_question() -> None:
+    cands = found("when does my passport expire? hang on, checking... 14 May next year")
+    assert of("identity.passport.expiry_date", cands) == [D(2026, 5, 14)]
+
+
+def test_a_passport_holder_and_a_hotel_named_by_its_city() -> None:
+    assert of("identity.passport.issuing_country", found("irish passport holder here")) == ["IE"]
+    assert of("identity.passport.issuing_country", found("my wife is a US passport holder")) == []
+    [stay] = of(
+        "travel.bookings", found("Lyon hotel booked: Le Royal, check in 2 May, check out 5 May")
+    )
+    assert stay["place"] == "Lyon" and stay["end"] == T(2026, 5, 5, 11)
+
+
+# -- tasks asked of the user, time left, things signed up for --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "earlier", "goal", "due"),
+    [
+        (
+            "my manager wants the budget plan in by the 20th of June",
+            (),
+            "Budget plan",
+            D(2025, 6, 20),
+        ),
+        ("got a fine in the post. we have 28 days from today to pay", (), "Pay", D(2025, 6, 29)),
+        ("i have two weeks to send the form back", (), "Send the form back", D(2025, 6, 15)),
+        (
+            "the editor needs a first draft 5 days before that",
+            ("article due on 30 June",),
+            "First draft",
+            D(2025, 6, 25),
+        ),
+    ],
+)
+def test_deadlines_set_by_someone_or_by_time_left(
+    text: str, earlier: tuple[str, ...], goal: str, due: dt.date
+) -> None:
+    tasks = of("tasks.tasks", found(text, *earlier))
+    assert any(t["goal"] == goal and t["due_date"] == due for t in tasks), tasks
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my sister wants her car back by friday", "does HR want the form in by the 9th?"],
+)
+def test_no_deadline_from_someone_elses_want(text: str) -> None:
+    assert of("tasks.tasks", found(text)) == []
+
+
+def test_what_the_user_signed_up_for_is_an_event() -> None:
+    [ev] = of("schedule.events", found("just registered for a sprint triathlon!! 12 to 13 July"))
+    assert ev["title"] == "Sprint triathlon" and ev["start"] == T(2025, 7, 12)
+    [ev] = of(
+        "schedule.events",
+        found("signed up for life drawing, Tuesdays 7-9pm, starting 3 June for 6 weeks"),
+    )
+    assert (ev["start"], ev["end"], ev["repeats"]) == (
+        T(2025, 6, 3, 19),
+        T(2025, 6, 3, 21),
+        "weekly",
+    )
+    assert ev["repeat_until"] == D(2025, 7, 8)
+
+
+def test_signing_up_to_a_service_is_no_event() -> None:
+    assert of("schedule.events", found("signed up for Headspace today, £9.99 a month")) == []

@@ -11,6 +11,8 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -299,8 +301,101 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
 
 
+# "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
+# Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
+_SIGNED_UP = re.compile(
+    r"\b(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
+    r"(?:a\s+|an\s+|the\s+)?(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
+    r"(?=\s*(?:[,!.;:(]|$)|\s+(?:on|from|starting|in|at|this|next|every)\b)",
+    re.I,
+)
+# "I've got 30 days from today to reply", "we have two weeks to send it back": a deadline
+_TIME_TO = re.compile(
+    r"\b(?:i|we)(?:\s+have|'ve\s+got|\s+got|\s+have\s+got)\s+(?P<n>\d{1,3}|[a-z]+)\s+"
+    r"(?P<unit>day|week|month)s?(?:\s+(?:from\s+(?:today|now)|left))?\s+to\s+"
+    r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s*(?:[.,;!]|$)",
+    re.I,
+)
+# "HR wants my self-appraisal in by the 9th of August", "supervisor wants a full draft 10 days
+# before that": something asked of the user by a day (or by an offset from the last one said)
+_WANTS = re.compile(
+    r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
+    r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
+    r"(?:(?P<by>by|before|no\s+later\s+than)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
+    r"before\s+(?:that|then|it|the\s+deadline)\b)",
+    re.I,
+)
+
+
+_SIGNUP_DAY = re.compile(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
+
+
+def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """What the user signed up for, on the day said (its hours, its last day)."""
+    m = _SIGNED_UP.search(sent.text)
+    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+        return
+    if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or THIRD_PARTY.search(sent.text):
+        return
+    if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
+        return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
+    window = sent
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days and ctx.following is not None:
+        window = Span(sent.start, ctx.text[sent.start : ctx.following.end])
+        days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    when = clock(window.text)
+    day = days[0].date
+    value: dict[str, Any] = {
+        "title": m["title"][:1].upper() + m["title"][1:],
+        "start": dt.datetime.combine(day, when.start if when else dt.time()),  # type: ignore[arg-type]
+    }
+    if when is not None and when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+    elif len(days) > 1 and days[1].date > day:  # type: ignore[operator]
+        value["end"] = dt.datetime.combine(days[1].date, dt.time(23, 59))  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A deadline set by time left ("30 days from today to reply") or by someone's ask."""
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out) or "?" in sent.text:
+        return
+    m = _TIME_TO.search(sent.text) or _WANTS.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    due: dt.date | None = None
+    if m.re is _TIME_TO or m["n"]:
+        n = count_word(m["n"])
+        base = ctx.today if m.re is _TIME_TO else ctx.anchor
+        if n is None or base is None:
+            return
+        step = dt.timedelta(days=n * (7 if m["unit"].lower() == "week" else 1))
+        if m["unit"].lower() == "month":
+            step = add_months(base, n) - base
+        due = base + step if m.re is _TIME_TO else base - step
+    else:
+        after = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + m.start("by")
+        ]
+        due = after[0].date if after and after[0].valid else None
+    if due is None or due < ctx.today:
+        return
+    goal = " ".join(m["goal"].split())
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": due}
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
     rule_subject_slot,
+    rule_signed_up,
+    rule_asked_by,
     rule_status,
     rule_owned_task,
     rule_reminder,

@@ -522,11 +522,19 @@ def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch
     return out
 
 
+_WHICH_YEAR = re.compile(r"[ \t,]{1,3}(this|next|last)[ \t]+year\b", re.I)
+
+
 def _month_day(
     m: re.Match[str], month: int, day: int, year: str | None, today: dt.date, prefer: Prefer
 ) -> DateMatch:
     if year:
         return DateMatch(m.start(), m.end(), m[0], safe_date(int(year), month, day))
+    if (which := _WHICH_YEAR.match(m.string, m.end())) is not None:
+        # "30 June this year", "3 March last year": the year said in words
+        shift = {"this": 0, "next": 1, "last": -1}[which[1].lower()]
+        found = safe_date(today.year + shift, month, day)
+        return DateMatch(m.start(), which.end(), m.string[m.start() : which.end()], found)
     return DateMatch(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
 
 

@@ -191,7 +191,11 @@ _PASSPORT_OF = re.compile(
     r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
     r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
     r"(?:a\s+|an\s+|the\s+|my\s+)?"
-    r"(?P<adj>" + _NATIONS + r")\s+passport\b",
+    r"(?P<adj>" + _NATIONS + r")\s+passport\b"
+    # "US passport holder", "British passport holder, living in Manchester"
+    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
+    + _NATIONS
+    + r"|UK|US|USA)\s+passport\s+holder\b",
     re.IGNORECASE,
 )
 
@@ -199,11 +203,16 @@ _PASSPORT_OF = re.compile(
 def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The country that issued the passport the user holds or travels on."""
     m = _PASSPORT_OF.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or not clause_ok(
+        parts, sent, sent.start + m.start("holder" if m["holder"] else 0)
+    ):
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    ctx.add("identity.passport.issuing_country", NATIONALITIES[m["adj"].lower()], sent, 0.8)
+    said = m["adj"] or m["holder"]
+    code = NATIONALITIES.get(said.lower()) or country_code(said)
+    if code is not None:
+        ctx.add("identity.passport.issuing_country", code, sent, 0.8)
 
 
 # Fragments that complete the document just talked about, each a field said by its name:

@@ -96,9 +96,10 @@ _LODGING = (
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
+    r"(?P<where>(?-i:[A-Z][a-z]{2,20})\s+)?"  # "Rome hotel booked: ..."
     + _LODGING
-    + r"\s+(?:is|'s|was\s+"
-    r"booked)\b|(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
+    + r"\s+(?:is|'s|was\s+booked|booked)\b|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
     r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
     # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
@@ -341,6 +342,8 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
     place = (_city(said[1]) or said[1]) if said else city
+    if (head := _STAY.match(sent.text)) is not None and head["where"]:
+        place = _city(head["where"].strip()) or place
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     check_in = _CHECK_IN.search(sent.text)
     ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]
