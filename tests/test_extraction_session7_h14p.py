@@ -544,3 +544,16 @@ def test_what_the_user_signed_up_for_is_an_event() -> None:
 
 def test_signing_up_to_a_service_is_no_event() -> None:
     assert of("schedule.events", found("signed up for Headspace today, £9.99 a month")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("council tax form due 30 June - sent it off this morning", "done"),
+        ("insurance claim due 30 June, need to send it", "planned"),
+        ("insurance claim due 30 June, haven't sent it", "planned"),
+    ],
+)
+def test_a_deadline_said_done_in_the_same_breath(text: str, status: str) -> None:
+    [task] = of("tasks.tasks", found(text))
+    assert task["status"] == status and task["due_date"] == D(2025, 6, 30)

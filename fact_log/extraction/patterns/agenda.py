@@ -7,10 +7,12 @@ after schedule.py's, so a sentence that already yielded an event or a task is le
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
@@ -392,6 +394,31 @@ def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", value, sent, 0.7)
 
 
+# "quarterly VAT return due 20 March - filed it this morning": the task said, then done
+_DONE_IT = re.compile(
+    r"(?:^|[-–—,;]\s*|\band\s+|\bbut\s+)(?:i(?:'ve|\s+have)?\s+|we(?:'ve|\s+have)?\s+)?(?:already\s+|just\s+)?"
+    r"(?:filed|submitted|sent|done|finished|paid|posted|handed)\s+(?:it|that|them)\b",
+    re.I,
+)
+
+
+def rule_done_it(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A task found in the sentence that the sentence also says is done: its status done."""
+    m = _DONE_IT.search(sent.text)
+    if m is None or guarded(sent.text[m.start() :], None, sent.text) or "?" in sent.text:
+        return
+    for i, cand in enumerate(ctx.out):
+        if (
+            cand.path == "tasks.tasks"
+            and cand.start >= sent.start
+            and cand.value.get("status") != "done"
+        ):
+            value = {**cand.value, "status": "done"}
+            typed = validate(ctx.catalog, "tasks.tasks", value)
+            if typed is not None:
+                ctx.out[i] = dataclasses.replace(cand, value=typed)
+
+
 RULES: tuple[Rule, ...] = (
     rule_subject_slot,
     rule_signed_up,
@@ -403,4 +430,5 @@ RULES: tuple[Rule, ...] = (
     rule_done_steps,
     rule_plans,
     rule_home_visit,
+    rule_done_it,
 )
