@@ -115,6 +115,10 @@ _MONTH_ALONE = re.compile(
     rf"\b(?:in|of|for|during|early|mid|late|this|next)[ \t-]{{1,3}}({_MONTH_RE})\b(?![ \t]*\d)",
     re.IGNORECASE,
 )
+_ORDINAL_DIGITS = re.compile(r"\d(?:st|nd|rd|th)\b", re.I)
+_ORD_HINT = re.compile(
+    r"first|second|third|fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b", re.I
+)
 _FROM_NOW = re.compile(
     # "once a day from today" is a dose from today, not tomorrow
     r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)"
@@ -152,7 +156,8 @@ _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ 
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
 _MAYBE = re.compile(
-    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|[ft]h\b",
+    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
+    r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b",
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -301,13 +306,14 @@ def find_dates(
         found.append(DateMatch(m.start(3), m.end(3), m[3], end.date, end.explicit_year))
     for m in _CJK.finditer(text):
         found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
-    for m in _ORD_DMY.finditer(text):
-        day = ORDINAL_WORDS[" ".join(m[1].lower().replace("-", " ").split())]
-        found.append(_month_day(m, MONTHS[m[2].lower()], day, m[3], today, prefer))
-    for m in _ORD_MDY.finditer(text):
-        day = ORDINAL_WORDS[" ".join(m[2].lower().replace("-", " ").split())]
-        found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
-    for m in _FROM_NOW.finditer(text):
+    if _ORD_HINT.search(text):  # ordinal words are rare: scan for them only when one is said
+        for m in _ORD_DMY.finditer(text):
+            day = ORDINAL_WORDS[" ".join(m[1].lower().replace("-", " ").split())]
+            found.append(_month_day(m, MONTHS[m[2].lower()], day, m[3], today, prefer))
+        for m in _ORD_MDY.finditer(text):
+            day = ORDINAL_WORDS[" ".join(m[2].lower().replace("-", " ").split())]
+            found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
+    for m in _FROM_NOW.finditer(text) if " from " in text.lower() else ():
         base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
         shifted = _shift(base, _amount(m[1]), m[2]) if base is not None else None
         found.append(DateMatch(m.start(), m.end(), m[0], shifted))
@@ -330,7 +336,8 @@ def find_dates(
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
-    paired = {p.start(k) for p in _NTH_PAIR.finditer(text) for k in (1, 2)}
+    extra_ok = _ORDINAL_DIGITS.search(text) is not None
+    paired = {p.start(k) for p in _NTH_PAIR.finditer(text) for k in (1, 2)} if extra_ok else set()
     for m in _NTH.finditer(text):
         if any(_overlap(m, d) for d in found):
             continue

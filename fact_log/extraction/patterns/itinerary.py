@@ -19,6 +19,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.dates import DateMatch
+from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -48,10 +49,13 @@ _SPAN_JOIN = re.compile(
     re.I,
 )
 _HAS_DAY = re.compile(
-    r"\d|first|second|third|tenth|[ft]h\b|tomorrow|today|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday",
+    r"\d|first|second|third|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|tomorrow|"
+    r"today|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
     re.I,
 )
+# The first word of every place name the reference data knows: a word that starts none is
+# skipped without a lookup (most words of most sentences).
+_FIRST_WORDS = frozenset(name.split()[0] for name in (*CITIES, *COUNTRIES))
 _DOCUMENT = re.compile(
     r"\b(?:e-?visa|visa|passport|insurance|policy|cover|licen[cs]e|permit|esta|eta|valid)\b", re.I
 )
@@ -66,7 +70,7 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
     other: list[tuple[str | None, str, int]] = []
     skip_to = -1
     for i, w in enumerate(words):
-        if w.start() < skip_to:
+        if w.start() < skip_to or w[0].casefold().rstrip(".,'’!") not in _FIRST_WORDS:
             continue
         found = travel.known([x[0] for x in words[i : i + 3]])
         if found is None:
