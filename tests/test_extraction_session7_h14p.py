@@ -557,3 +557,69 @@ def test_signing_up_to_a_service_is_no_event() -> None:
 def test_a_deadline_said_done_in_the_same_breath(text: str, status: str) -> None:
     [task] = of("tasks.tasks", found(text))
     assert task["status"] == status and task["due_date"] == D(2025, 6, 30)
+
+
+# -- smaller families: purpose by who booked, hire place, home after a comma, layovers, ----------
+# -- activities booked in a place, deadlines that are not departures, regions, owned days -----
+
+
+def test_a_trip_work_booked_is_for_business() -> None:
+    [trip] = of("travel.trips", found("the office booked me on a flight to Oslo on 3 july"))
+    assert trip["purpose"] == "business"
+
+
+def test_a_hire_car_takes_the_place_it_is_hired_in() -> None:
+    [car] = of("travel.bookings", found("hire car in Porto, pick up 3 july 9am, drop off the 9th"))
+    assert car["place"] == "Porto" and car["start"] == T(2025, 7, 3, 9)
+
+
+def test_home_city_after_a_comma() -> None:
+    assert of("places.address.city", found("Irish btw, live in Cork now")) == ["Cork"]
+
+
+def test_a_layover_said_with_connects() -> None:
+    [trip] = of(
+        "travel.trips", found("it connects via Doha both ways", "flying to Perth 3 to 20 July")
+    )
+    assert trip["via"] == ["Doha"]
+
+
+def test_an_activity_booked_in_a_place_is_an_event_not_a_trip() -> None:
+    cands = found("booked a cooking class in Bologna for 14 September")
+    assert of("travel.trips", cands) == []
+    [ev] = of("schedule.events", cands)
+    assert ev["title"] == "Cooking class" and ev["start"] == T(2025, 9, 14)
+
+
+def test_a_day_something_is_needed_by_is_no_departure() -> None:
+    cands = found("need the van back by the 20th for the drive to Wales")
+    assert of("travel.trips", cands) == []
+
+
+def test_a_region_of_a_country_is_the_trips_country() -> None:
+    cands = found(
+        "leaving on 2 August, home the 16th", "we're driving to the north of Spain this summer"
+    )
+    [trip] = of("travel.trips", cands)
+    assert (trip["country"], trip["depart"], trip["return_date"]) == (
+        "ES",
+        D(2025, 8, 2),
+        D(2025, 8, 16),
+    )
+    assert trip["transport"] == "car"
+
+
+def test_a_day_another_record_owns_is_no_deadline() -> None:
+    cands = found("and the home insurance is due - Aviva, ends 4 Aug")
+    assert of("tasks.tasks", cands) == []
+    assert of("identity.insurance_policies", cands)[0]["valid_until"] == D(2025, 8, 4)
+
+
+def test_a_vehicles_due_date_still_makes_the_task() -> None:
+    assert of("tasks.tasks", found("the Corsa's MOT is due by 30 June"))[0]["due_date"] == D(
+        2025, 6, 30
+    )
+
+
+def test_a_booked_stay_is_no_event() -> None:
+    assert of("schedule.events", found("booked a cottage in Keswick for 4 to 8 July")) == []

@@ -14,6 +14,7 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
 from uac.fact_log.extraction.patterns.text import (
@@ -306,8 +307,11 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
 # Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
 _SIGNED_UP = re.compile(
-    r"\b(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
-    r"(?:a\s+|an\s+|the\s+)?(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
+    r"\b(?:(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
+    r"(?:a\s+|an\s+|the\s+)?|booked\s+(?:me\s+|us\s+)?(?:a|an)\s+(?!(?:trip|holiday|flight|train|ticket|"
+    r"cruise|table|car|taxi|cab|"
+    + LODGING
+    + r")s?\b))(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
     r"(?=\s*(?:[,!.;:(]|$)|\s+(?:on|from|starting|in|at|this|next|every)\b)",
     re.I,
 )

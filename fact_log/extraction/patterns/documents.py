@@ -138,7 +138,7 @@ _INSURANCE = re.compile(
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
     r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)"
-    r"[^.;—–:(]{0,30}[—–:(]\s*(?P<provider5>[A-Z][\w&]+)"
+    r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
     r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
     # "My AXA travel insurance runs until 15 August": the insurer said first
     r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"

@@ -123,7 +123,7 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         stay = span_of(dates_in(window, "future", ctx.today, ctx.anchor), ctx.text, 0)
     if _DOCUMENT.search(window.text):
         return  # "India: e-visa approved!! valid 10 Jan to 9 Jan": a document's validity
-    if stay is None or travel.inside_a_trip(ctx, *stay) or _claimed(ctx, sent, stay):
+    if stay is None or travel.inside_a_trip(ctx, *stay) or claimed(ctx, sent, stay):
         return
     value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
     if city:
@@ -140,13 +140,15 @@ def _day(value: object) -> object:
     return value.date() if isinstance(value, dt.datetime) else value
 
 
-def _claimed(ctx: Ctx, sent: Span, stay: tuple[dt.date, dt.date]) -> bool:
+def claimed(ctx: Ctx, sent: Span, stay: tuple[dt.date, ...], prefix: str = "") -> bool:
     """Whether another record found in the sentence owns the days ("India e-visa approved,
     valid 10 Jan to 9 Jan": the visa's validity, not a trip)."""
     for c in reversed(ctx.out):
         if c.start < sent.start:
             return False
-        if isinstance(c.value, dict) and any(_day(v) in stay for v in c.value.values()):
+        if not c.path.startswith(prefix) or not isinstance(c.value, dict):
+            continue
+        if any(_day(v) in stay for v in c.value.values()):
             return True
     return False
 

@@ -90,27 +90,27 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # A stay as the subject of its sentence: "hotel is the Casa Nova in Lapa, checking in the 3rd
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
-_LODGING = (
+LODGING = (
     r"(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse|guest\s+house|cottage|cabin|chalet|"
     r"room)"
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
     r"(?P<where>(?-i:[A-Z][a-z]{2,20})\s+)?"  # "Rome hotel booked: ..."
-    + _LODGING
+    + LODGING
     + r"\s+(?:is|'s|was\s+booked|booked)\b|"
-    r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + LODGING + r"\b|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
-    r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
+    r"(?:the\s+)?" + LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
     # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
     # 6th", "airbnb is sorted too, same dates": a stay opening its sentence, with its days
-    r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?" + _LODGING + r"\b(?=[^.?!]*(?:\d|\bsame\s+dates\b)))",
+    r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?" + LODGING + r"\b(?=[^.?!]*(?:\d|\bsame\s+dates\b)))",
     re.I,
 )
 # "booked a guesthouse in Porto for a long weekend, 6 to 9 Oct": a stay the user booked
 _BOOKED_STAY = re.compile(
     r"\b(?:i|we|i've|we've)?\s*(?:booked|reserved|found|got)\s+(?:us\s+|me\s+)?(?:a|an|the)\s+"
-    r"(?:[a-z]+\s+)?" + _LODGING + r"\b",
+    r"(?:[a-z]+\s+)?" + LODGING + r"\b",
     re.I,
 )
 _LOOKED_BACK = re.compile(r"\b(?:was|were)\b(?!\s+booked)|\b(?:stayed|loved|hated)\b", re.I)
@@ -125,6 +125,10 @@ _NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
 # "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
 _CAR_HIRE = re.compile(
     r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental|(?:rented|hired|booked)\s+a\s+car)\b",
+    re.I,
+)
+_HIRED_IN = re.compile(
+    r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental)\s+(?:in|at|from)\s+(" + _PLACE + r")",
     re.I,
 )
 _PICK_UP = re.compile(
@@ -393,7 +397,9 @@ def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if not after:
         return False
     value: dict[str, Any] = {"kind": "car", "start": _at(after[0].date, sent, after[0].end)}
-    place = _city(pick["place"]) or pick["place"] or _trip_city(ctx)[0]
+    hired_in = _HIRED_IN.search(sent.text)
+    place = _city(pick["place"]) or pick["place"] or (hired_in and _city(hired_in[1]))
+    place = place or _trip_city(ctx)[0]
     if place:
         value["place"] = place
     drop = _DROP_OFF.search(sent.text)

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
+from uac.fact_log.extraction.patterns.itinerary import claimed
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -114,6 +115,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]
     if not dates or not dates[0].valid:
         return
+    if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
+        return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
 

@@ -38,7 +38,10 @@ _TRAVEL = re.compile(
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Za-z][\w'’.-]{0,20})"
+    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
+    r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
+    r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
+    r"((?:[A-Za-z][\w'’.-]{0,20})"
     r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
@@ -52,7 +55,8 @@ _PURPOSE = (
         re.compile(
             r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
             r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
-            r"sent\s+me|training\s+course|site\s+visit|work\s+thing)\b|出差",
+            r"sent\s+me|training\s+course|site\s+visit|work\s+thing|"
+            r"(?:work|company|office|boss)\s+(?:has\s+)?booked\s+(?:me|us))\b|出差",
             re.I,
         ),
         "business",
@@ -90,7 +94,10 @@ _STAY_FOR = re.compile(
 )
 NOT_TRAVEL = re.compile(
     r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
-    r"rental\s+car)\b",  # a table booked in a city is a meal there; a hire car a booking
+    r"rental\s+car)\b|"  # a table booked in a city is a meal there; a hire car a booking
+    # "booked a try-dive in Dahab": an activity booked there, not the journey
+    r"\bbooked\s+(?:a|an)\s+(?!(?:trip|holiday|flight|flights|train|ticket|hotel|room|villa|"
+    r"apartment|airbnb|cruise|getaway|break|week|weekend|few|couple)\b)[\w-]+(?:\s[\w-]+)?\s+(?:in|at)\s",
     re.I,
 )
 
@@ -103,7 +110,7 @@ _LAYOVER = re.compile(
     re.IGNORECASE,
 )
 _VIA = re.compile(
-    r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
+    r"\b(?:(?:layover|stopover|stop-over|connection|connecting|connects|changing(?:\s+planes)?|"
     r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
@@ -260,6 +267,9 @@ OTHER_SUBJECT = re.compile(
 )
 
 
+_BY_DAY = re.compile(r"\b(?:by|before)\s+(?:the\s+)?$", re.I)
+
+
 def _asked(parts: list[Span], at: int) -> bool:
     """Whether the clause naming the place is itself a question ("Porto 3-8 July?")."""
     clause = clause_of(parts, at)
@@ -327,6 +337,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # no departure day, or a day that does not exist: nothing to record
     if OTHER_SUBJECT.match(sent.text) or _asked(parts, at):
         return
+    if _BY_DAY.search(ctx.text[max(sent.start, depart.start - 8) : depart.start]):
+        return  # "need the car back by the 15th for the drive up": a deadline, not a departure
     if ret is not None and inside_a_trip(ctx, depart.date, ret.date):  # type: ignore[arg-type]
         return  # a stay within the trip the session already has
     value: dict[str, Any] = {"country": country, "depart": depart.date}
@@ -410,6 +422,8 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
     fields: dict[str, Any] = {"country": country, **({"city": city} if city else {})}
     if (why := purpose(sent.text)) is not None:
         fields["purpose"] = why
+    if mode := transport(sent.text):
+        fields["transport"] = mode  # "we're driving to the south of France in June"
     return [Mention("destination", freeze(fields), ctx.today)]
 
 
@@ -485,7 +499,7 @@ def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "I live in Leeds", "living in Bristol", "we moved to Porto last year", "based in Oslo": home
 _HOME = re.compile(
     r"(?:\b(?:i|we)\s+(?:still\s+|now\s+|currently\s+)?live\s+in|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+"
-    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based)\s+in|"
+    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based|live)\s+in|"
     r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to|\bmy\s+home\s+is\s+in)\s+"
     r"(?P<place>[A-Za-z][\w'’.-]{1,20}(?:\s[A-Z][\w'’.-]{1,20})?)",
     re.IGNORECASE,
