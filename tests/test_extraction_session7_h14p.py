@@ -17,7 +17,9 @@ import datetime as dt
 import pytest
 from candidates import AT, D, T, found, of
 
+from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.dates import find_dates
+from uac.fact_log.extraction.patterns.timespan import clock
 
 # -- dates -----------------------------------------------------------------------------------
 
@@ -623,3 +625,25 @@ def test_a_vehicles_due_date_still_makes_the_task() -> None:
 
 def test_a_booked_stay_is_no_event() -> None:
     assert of("schedule.events", found("booked a cottage in Keswick for 4 to 8 July")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "hour", "minute"),
+    [("at ten past nine", 9, 10), ("at twenty to six", 17, 40), ("at five to eight pm", 19, 55)],
+)
+def test_clock_times_said_as_minutes_past_or_to(text: str, hour: int, minute: int) -> None:
+    when = clock(text)
+    assert when is not None and when.start == dt.time(hour, minute)
+
+
+def test_a_dictated_message_is_quoted_as_said() -> None:
+    text = (
+        "train to York booked for the 9th comma leaving at twenty past eight comma "
+        "back the 12th full stop"
+    )
+    cands = extract(text, AT)
+    trips = [c for c in cands if c.path == "travel.trips"]
+    assert trips and all(text[c.start : c.start + len(c.quote)] == c.quote for c in cands)
+    assert trips[0].value["return_date"] == D(2025, 6, 12)
+    [leg] = [c.value for c in cands if c.path == "travel.bookings"]
+    assert leg["start"] == T(2025, 6, 9, 8, 20)

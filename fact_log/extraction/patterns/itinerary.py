@@ -250,7 +250,9 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         homeward = (i == 0 and first_home) or bool(_HOMEWARD.search(lead))
         if i > 0 and not homeward:
             break
-        when = _leg_time(ctx.text, d.end, ends[i]) or _leg_time(ctx.text, bounds[i], d.start)
+        when = _leg_time(ctx.text, d.end, ends[i])
+        if when is None and i == 0:  # "11:50 on the 14th"; the way back's time follows its day
+            when = _leg_time(ctx.text, bounds[i], d.start)
         if when is None and carrier is None and name is None:
             continue  # "flights to Crete are booked for the 4th": the trip, no one service
         leg: dict[str, Any] = {
