@@ -647,3 +647,16 @@ def test_a_dictated_message_is_quoted_as_said() -> None:
     assert trips[0].value["return_date"] == D(2025, 6, 12)
     [leg] = [c.value for c in cands if c.path == "travel.bookings"]
     assert leg["start"] == T(2025, 6, 9, 8, 20)
+
+
+def test_a_terse_weekly_habit_is_one_series_per_weekday() -> None:
+    evs = of("schedule.events", found("swim mon & wed 6:30am"))
+    assert [(e["title"], e["start"], e["repeats"]) for e in evs] == [
+        ("Swim", T(2025, 6, 2, 6, 30), "weekly"),
+        ("Swim", T(2025, 6, 4, 6, 30), "weekly"),
+    ]
+
+
+@pytest.mark.parametrize("text", ["the meeting was tues 3pm", "what about fri 6pm"])
+def test_no_habit_from_these(text: str) -> None:
+    assert [e for e in of("schedule.events", found(text)) if e.get("repeats")] == []

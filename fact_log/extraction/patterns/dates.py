@@ -144,12 +144,12 @@ _MDY_RANGE_END = re.compile(
     r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_WEEKDAY_ABBR = {
+WEEKDAY_ABBR = {
     **{"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3},
     **{"fri": 4, "sat": 5, "sun": 6},  # only ever read right before a day number ("Sat 18th")
 }
-_WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
-_ABBR_RE = "|".join(sorted(_WEEKDAY_ABBR, key=len, reverse=True))
+WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
+_ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
@@ -478,7 +478,7 @@ def _weekday_nth(
 ) -> DateMatch:
     """ "Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
     name = weekday[1].lower()
-    want = WEEKDAYS.get(name, _WEEKDAY_ABBR.get(name, 0))
+    want = WEEKDAYS.get(name, WEEKDAY_ABBR.get(name, 0))
     day = int(m[2])
     base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
     options = [o for o in (_nth_in(min(base, today), k, day) for k in range(14)) if o]
