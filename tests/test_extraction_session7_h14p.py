@@ -660,3 +660,13 @@ def test_a_terse_weekly_habit_is_one_series_per_weekday() -> None:
 @pytest.mark.parametrize("text", ["the meeting was tues 3pm", "what about fri 6pm"])
 def test_no_habit_from_these(text: str) -> None:
     assert [e for e in of("schedule.events", found(text)) if e.get("repeats")] == []
+
+
+def test_a_plan_with_steps_and_a_step_said_done() -> None:
+    plan = "to-do for the move: 1) book the van 2) pack the kitchen 3) clean the flat by 15 July"
+    [task] = of("tasks.tasks", found(plan))
+    assert task["goal"] == "Move" and task["steps"][:2] == ["book the van", "pack the kitchen"]
+    assert task["due_date"] == D(2025, 7, 15)
+    [task] = of("tasks.tasks", found("van's booked!", plan))
+    assert task["done_steps"] == ["book the van"]
+    assert of("tasks.tasks", found("is the van booked?", plan)) == []

@@ -423,8 +423,74 @@ def rule_done_it(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 ctx.out[i] = dataclasses.replace(cand, value=typed)
 
 
+# "plan for the garden: 1) clear the beds 2) order soil 3) plant everything by mid-may": a
+# task and its steps in order
+_PLAN = re.compile(
+    r"^(?:(?:my|the|a|our)\s+)?(?:plan|to-?do(?:\s+list)?|steps|checklist)\s+(?:for|to)\s+"
+    r"(?:the\s+|my\s+|our\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)\s*:\s*(?P<steps>.+)$",
+    re.I | re.S,
+)
+_STEP_SPLIT = re.compile(
+    r"\s*(?:\(?\d{1,2}[).]\s|;|,\s*(?:then\s+)?|\n\s*[-*•]?\s*|\bthen\b)\s*", re.I
+)
+# "beds are cleared!", "the soil's been ordered": a step of the session's task, done
+_STEP_DONE = re.compile(
+    r"^(?:(?:and|ok|so)\s+)?(?:the\s+|my\s+)?(?P<what>[a-z][\w -]{1,40}?)"
+    r"(?:\s+(?:is|are|have\s+been|has\s+been|got)|['’]s)\s+(?:all\s+|now\s+|finally\s+)?(?P<verb>[a-z]{3,}ed|done|bought|sent|paid)\b",
+    re.I,
+)
+
+
+def rule_plan(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A plan with its steps: a task with the steps in order (and its day, when one is said)."""
+    m = _PLAN.match(sent.text)
+    if m is None or "?" in sent.text or not clause_ok(parts, sent, sent.start):
+        return
+    steps = [x.strip(" .!") for x in _STEP_SPLIT.split(m["steps"]) if x and x.strip(" .!")]
+    if len(steps) < 2:
+        return
+    goal = " ".join(m["goal"].split())
+    value: dict[str, Any] = {
+        "goal": goal[:1].upper() + goal[1:],
+        "status": "planned",
+        "steps": steps,
+    }
+    by = re.search(r"\bby\s", m["steps"], re.I)
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if by is not None and days and days[-1].start > sent.start + m.start("steps") + by.start():
+        value["due_date"] = days[-1].date
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
+def _nouns(text: str) -> set[str]:
+    """The words of three letters or more that name what a step is about ("van", "beds")."""
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _TITLE_FILLER}
+
+
+_TITLE_FILLER = word_set("the and for all are has have been got now our you your its")
+
+
+def rule_step_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A step of the session's open task said done: the task's done_steps."""
+    m = _STEP_DONE.match(sent.text)
+    task = ctx.thread.last("tasks.tasks") if m is not None else None
+    if m is None or task is None or not task.get("steps") or "?" in sent.text:
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    said = _nouns(m["what"])
+    step = next((st for st in task.get("steps") if said & _nouns(str(st))), None)
+    if step is None or guarded(sent.text, None, sent.text):
+        return
+    fields = task.record()
+    fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), step]))
+    ctx.add("tasks.tasks", fields, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
     rule_subject_slot,
+    rule_plan,
+    rule_step_done,
     rule_signed_up,
     rule_asked_by,
     rule_status,
