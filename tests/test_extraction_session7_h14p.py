@@ -670,3 +670,12 @@ def test_a_plan_with_steps_and_a_step_said_done() -> None:
     [task] = of("tasks.tasks", found("van's booked!", plan))
     assert task["done_steps"] == ["book the van"]
     assert of("tasks.tasks", found("is the van booked?", plan)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "purpose"),
+    [("it's for dad's 60th, the whole family's going", "family"), ("its a work trip", "business")],
+)
+def test_what_the_last_trip_is_for(text: str, purpose: str) -> None:
+    [trip] = of("travel.trips", found(text, "flying to Nice 3 to 9 July"))
+    assert trip["purpose"] == purpose and trip["city"] == "Nice"

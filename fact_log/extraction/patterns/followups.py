@@ -209,6 +209,18 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif _STAY.search(sent.text) and trip.get("return_date") is None:
         _stay(ctx, sent, trip.record())
+    elif (
+        _ITS_FOR.match(sent.text)
+        and trip.get("purpose") is None
+        and (why := travel.purpose(sent.text)) is not None
+    ):
+        # "it's for mum's 70th, the whole family's coming", "it's a work trip": what it is for
+        emit(ctx, sent, "travel.trips", {**trip.record(), "purpose": why})
+
+
+_ITS_FOR = re.compile(
+    r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|the\s+trip\s+is)\s+(?:for|a|an)\b", re.I
+)
 
 
 def _stay(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> None:

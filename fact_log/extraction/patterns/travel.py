@@ -69,7 +69,11 @@ _PURPOSE = (
     ),
     (
         re.compile(
-            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b",
+            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            # "for mum's 70th", "the whole family's coming", "with the grandchildren"
+            r"\b(?:mum|mom|dad|parents|gran|grandma|grandad|nan|sister|brother|cousin|aunt|uncle)['’]s\s+"
+            r"(?:\d{2,3}(?:st|nd|rd|th)|birthday|anniversary|funeral)\b|\bwhole\s+family\b|"
+            r"\bwith\s+(?:the|my|our)\s+(?:grandchildren|grandkids|family|in-laws)\b",
             re.I,
         ),
         "family",
