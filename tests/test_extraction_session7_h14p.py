@@ -679,3 +679,19 @@ def test_a_plan_with_steps_and_a_step_said_done() -> None:
 def test_what_the_last_trip_is_for(text: str, purpose: str) -> None:
     [trip] = of("travel.trips", found(text, "flying to Nice 3 to 9 July"))
     assert trip["purpose"] == purpose and trip["city"] == "Nice"
+
+
+def test_the_name_on_the_last_ticket() -> None:
+    earlier = "flights are with Iberia, 14:20 on the 3rd"
+    cands = found(
+        "name on the booking is Ana Ruiz Vega, same as my passport", "Madrid 3 to 10 june", earlier
+    )
+    [leg] = of("travel.bookings", cands)
+    assert leg["traveller_name"] == "Ana Ruiz Vega" and leg["start"] == T(2025, 6, 3, 14, 20)
+
+
+def test_what_a_person_is_corrected() -> None:
+    card = "new contact, Dr Lena Brandt, she's my new dentist. phone 0161 496 0000"
+    [p] = _people("actually scratch that, she's the hygienist not the dentist", card)
+    assert (p["name"], p["relationship"]) == ("Lena Brandt", "hygienist")
+    assert _people("she's the hygienist not the dentist") == []

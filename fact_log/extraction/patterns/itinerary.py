@@ -268,4 +268,20 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("travel.bookings", leg, sent, 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_place_span, rule_legs)
+def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "name on the booking is Priya Sharma-Kaur": the name on the session's last ticket."""
+    named = _NAMED_AS.search(sent.text)
+    if named is None or _LEG.search(sent.text) or "?" in sent.text:
+        return
+    name = re.match(NAME, sent.text[named.end() :])
+    last = ctx.thread.last("travel.bookings")
+    if name is None or name[0].split()[0] in NOT_NAMES or last is None:
+        return
+    if last.get("kind") not in ("flight", "train", "bus", "boat"):
+        return
+    if not clause_ok(parts, sent, sent.start + named.start()):
+        return
+    ctx.add("travel.bookings", {**last.record(), "traveller_name": name[0]}, sent, 0.7)
+
+
+RULES: tuple[Rule, ...] = (rule_place_span, rule_legs, rule_booking_name)

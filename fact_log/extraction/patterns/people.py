@@ -69,6 +69,28 @@ _DOCTOR_ACTS = re.compile(
 )
 
 
+# "scratch that last bit she's the hygienist not the dentist": what the person is, corrected
+_NOT_THE = re.compile(
+    r"\b(?:she|he)(?:['’]s|\s+is)\s+(?:the|my|our|a|an)\s+(?P<new>[a-z]{3,20})\s*,?\s+"
+    r"not\s+(?:the|my|our|a|an)\s+(?P<old>[a-z]{3,20})\b",
+    re.I,
+)
+
+
+def _corrected(ctx: Ctx, sent: Span) -> None:
+    """The last contact whose relation or role was the rejected word, with the new one."""
+    m = _NOT_THE.search(sent.text)
+    if m is None:
+        return
+    old = relationship(m["old"])
+    for p in reversed(ctx.thread.mentions):
+        if p.kind != "contact" or old not in (p.get("relationship"), p.get("role")):
+            continue
+        key = "relationship" if p.get("relationship") == old else "role"
+        emit(ctx, sent, "contacts.contacts", {**p.record(), key: relationship(m["new"])})
+        return
+
+
 def _known(ctx: Ctx, word: str) -> str | None:
     """The name of a contact the session knows whose first name is `word` (any case)."""
     low = word.lower()
@@ -126,6 +148,7 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         born = safe_date(int(year["year"]), days[0].date.month, days[0].date.day) if days else None  # type: ignore[union-attr]
         if born is not None and m["name"] not in NOT_NAMES:
             emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
+    _corrected(ctx, sent)
     if (m := _DOCTOR_ACTS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
 
