@@ -438,7 +438,7 @@ def test_a_status_list_gives_each_thing_its_status() -> None:
     [
         ("tax return's filed!!", "Tax return", "done"),
         ("the grant report is finally submitted", "Grant report", "done"),
-        ("kitchen quote is on hold", "Kitchen quote", "blocked"),
+        ("kitchen quote: on hold", "Kitchen quote", "blocked"),
     ],
 )
 def test_a_thing_said_done(text: str, goal: str, status: str) -> None:
@@ -452,7 +452,15 @@ def test_a_status_keeps_the_sessions_task() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["it's done", "is the report done?", "my sister's thesis is submitted", "all done"]
+    "text",
+    [
+        "it's done",
+        "is the report done?",
+        "my sister's thesis is submitted",
+        "all done",
+        "the ironing is done, finally",
+        "the Monday stand-up is cancelled",
+    ],
 )
 def test_no_status_from_these(text: str) -> None:
     assert of("tasks.tasks", found(text)) == []

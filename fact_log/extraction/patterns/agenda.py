@@ -63,7 +63,7 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _STATUS_WORDS = {
     "done": r"done|all\s+done|finished|completed?|filed|submitted|sent\s+off|ticked\s+off",
     "in_progress": r"half\s+done|halfway|in\s+progress|started|underway|ongoing|getting\s+there",
-    "dropped": r"not\s+happening|dropped|cancelled|scrapped|skipped|not\s+doing\s+it|abandoned",
+    "dropped": r"not\s+happening|dropped|scrapped|skipped|not\s+doing\s+it|abandoned",
     "blocked": r"blocked|stuck|on\s+hold",
 }
 _STATUS_OF = re.compile(
@@ -295,13 +295,19 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     status = next(k for k in _STATUS_WORDS if m[k])
     goal = " ".join(m["goal"].split())
+    listed = ":" in sent.text[m.end("goal") : m.start("status")]
     earlier = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
     for task in reversed(earlier):  # the session's own task keeps its fields
         if goal_words(goal) & goal_words(str(task.get("goal"))):
             fields = task.record()
             ctx.add("tasks.tasks", {**fields, "status": status}, sent, 0.7, replaces=fields)
             return
+    if not listed and not _FILED.search(m["status"]):
+        return  # "the washing is done": a chore said, not a task; "tax return's filed" is one
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
+
+
+_FILED = re.compile(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
 
 
 # "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,

@@ -10,6 +10,7 @@ from typing import Any
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -100,8 +101,8 @@ NOT_TRAVEL = re.compile(
     r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
     r"rental\s+car)\b|"  # a table booked in a city is a meal there; a hire car a booking
     # "booked a try-dive in Dahab": an activity booked there, not the journey
-    r"\bbooked\s+(?:a|an)\s+(?!(?:trip|holiday|flight|flights|train|ticket|hotel|room|villa|"
-    r"apartment|airbnb|cruise|getaway|break|week|weekend|few|couple)\b)[\w-]+(?:\s[\w-]+)?\s+(?:in|at)\s",
+    r"\bbooked\s+(?:a|an)\s+(?!(?:trip|holiday|flight|flights|train|ticket|cruise|getaway|break|"
+    r"week|weekend|few|couple|little|" + LODGING + r")\b)[\w-]+(?:\s[\w-]+)?\s+(?:in|at)\s",
     re.I,
 )
 
