@@ -302,7 +302,7 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             fields = task.record()
             ctx.add("tasks.tasks", {**fields, "status": status}, sent, 0.7, replaces=fields)
             return
-    if not listed and not _FILED.search(m["status"]):
+    if not listed and not _FILED.search(sent.text, m.start("status")):
         return  # "the washing is done": a chore said, not a task; "tax return's filed" is one
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
 
