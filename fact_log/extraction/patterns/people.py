@@ -79,7 +79,7 @@ _NOT_THE = re.compile(
 
 def _corrected(ctx: Ctx, sent: Span) -> None:
     """The last contact whose relation or role was the rejected word, with the new one."""
-    m = _NOT_THE.search(sent.text)
+    m = _NOT_THE.search(sent.text) if " not " in sent.text else None
     if m is None:
         return
     old = relationship(m["old"])
@@ -128,28 +128,34 @@ def _card(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
 def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People in a list, on a card, by a known name, by birthday, or by what they did."""
     said = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
-    m = _REL_LIST.search(sent.text)
+    text = sent.text
+    m = _REL_LIST.search(text) if (" and " in text or "&" in text) else None
     at = sent.start + m.start() if m else 0
     if m and not _FORMER.search(sent.text[: m.start("rel")]) and clause_ok(parts, sent, at):
         for name in (m["a"], m["b"]):
             if name not in NOT_NAMES and name not in said:
                 value = {"name": name, "relationship": relationship(m["rel"])}
                 ctx.add("contacts.contacts", value, sent, 0.7)
-    m = _CARD.search(sent.text)
+    m = _CARD.search(text) if "," in text else None
     if m and m["name"].split()[0] not in NOT_NAMES and m["name"] not in said:
         _card(ctx, sent, parts, m)
-    if (m := _KNOWN_DETAIL.search(sent.text)) and (name := _known(ctx, m["name"])):
+    owned = "'s" in text or "’s" in text
+    if owned and (m := _KNOWN_DETAIL.search(text)) and (name := _known(ctx, m["name"])):
         key = "email" if m["email"] or "@" in m["value"] else "phone"
         emit(ctx, sent, "contacts.contacts", {"name": name, key: " ".join(m["value"].split())})
-    elif (m := _KNOWN_JOB.match(sent.text)) and (name := _known(ctx, m["name"])):
+    elif "," in text and (m := _KNOWN_JOB.match(text)) and (name := _known(ctx, m["name"])):
         emit(ctx, sent, "contacts.contacts", {"name": name, "role": m["role"].lower()})
-    if (m := _BIRTHDAY.search(sent.text)) and (year := _BORN_IN.search(sent.text)):
+    if owned and (m := _BIRTHDAY.search(text)) and (year := _BORN_IN.search(text)):
         days = [d for d in dates_in(sent, "past", ctx.today) if d.valid and d.date]
         born = safe_date(int(year["year"]), days[0].date.month, days[0].date.day) if days else None  # type: ignore[union-attr]
         if born is not None and m["name"] not in NOT_NAMES:
             emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
     _corrected(ctx, sent)
-    if (m := _DOCTOR_ACTS.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    if (
+        "D" in text
+        and (m := _DOCTOR_ACTS.search(text))
+        and clause_ok(parts, sent, sent.start + m.start())
+    ):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
 
 
