@@ -47,7 +47,7 @@ from uac.fact_log.extraction.markdown import (
     stray_secrets,
 )
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.extraction.patterns.dates import date_notes
+from uac.fact_log.extraction.patterns.ambiguity import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records

@@ -15,7 +15,8 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract, health
-from uac.fact_log.extraction.patterns.dates import date_notes, find_dates
+from uac.fact_log.extraction.patterns.ambiguity import date_notes
+from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
 from uac.fact_log.reference import drug_data
 

@@ -98,7 +98,12 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
          [("travel.trips", {"city": "Tokyo", "country": "JP", "depart": D(2025, 7, 2),
                             "return_date": D(2025, 7, 16)})]),
         ((), "I'm a US citizen.", [("identity.nationality", "US")]),
-        ((), "British passport holder here.", [("identity.nationality", "GB")]),
+        # the passport held names its issuer too (session 7)
+        (
+            (),
+            "British passport holder here.",
+            [("identity.nationality", "GB"), ("identity.passport.issuing_country", "GB")],
+        ),
         # health: every drug of a list, an inhaler, a reaction that names an allergy,
         # "expecting", a prescription "for" a drug, weight in stone or "about 50 kilos"
         ((), "I'm on metformin and atorvastatin.",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from dataclasses import replace
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
@@ -28,8 +29,10 @@ from uac.fact_log.extraction.patterns import (
     followups,
     health,
     identity,
+    itinerary,
     journeys,
     payments,
+    people,
     preferences,
     purchases,
     routines,
@@ -66,6 +69,7 @@ DOMAINS = (
     preferences,
 )
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
+DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
@@ -94,7 +98,7 @@ def read(
     text: str, observed_at: dt.datetime, catalog: Catalog, thread: Thread
 ) -> tuple[list[Candidate], Thread]:
     """The candidates one message yields given the thread so far, and the thread after it."""
-    text = undictate(text)
+    said, text = text, undictate(text)
     ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
     for i, sent in enumerate(spans):
@@ -111,6 +115,8 @@ def read(
         for rule in followups.RULES:
             rule(ctx, sent, parts)
         ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
+    if said != text:  # dictation read as punctuation: quote what was said (same offsets)
+        ctx.out = [replace(c, quote=said[c.start : c.start + len(c.quote)]) for c in ctx.out]
     return _dedupe(ctx.out), ctx.thread
 
 

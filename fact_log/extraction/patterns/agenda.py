@@ -7,10 +7,15 @@ after schedule.py's, so a sentence that already yielded an event or a task is le
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.journeys import LODGING
+from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -41,12 +46,34 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
         return  # the deadline rules read it already
     days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
-    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+    if days and days[0].date < ctx.today:  # type: ignore[operator]
         return
+    if not days and "?" in sent.text:
+        return  # "could you remind me to water the plants?": asked, with no day to hold it
     goal = " ".join(m["goal"].split())
     goal = re.sub(r"\s+(?:on|by|before)\s+(?:the\s+)?\S+$", "", goal)
-    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    value: dict[str, Any] = {"goal": goal[:1].upper() + goal[1:], "status": "planned"}
+    if days:
+        value["due_date"] = days[0].date  # "remind me to buy her flowers": a task, no day
     ctx.add("tasks.tasks", value, sent, 0.75)
+
+
+# "christmas cards: done", "presents: half done", "self assessment's done and filed!!": a
+# thing and where it stands. The words are the catalog's status values said as people do.
+_STATUS_WORDS = {
+    "done": r"done|all\s+done|finished|completed?|filed|submitted|sent\s+off|ticked\s+off",
+    "in_progress": r"half\s+done|halfway|in\s+progress|started|underway|ongoing|getting\s+there",
+    "dropped": r"not\s+happening|dropped|scrapped|skipped|not\s+doing\s+it|abandoned",
+    "blocked": r"blocked|stuck|on\s+hold",
+}
+_STATUS_OF = re.compile(
+    r"^(?:(?:and|also|so|ok)\s+)?(?:(?:the|my|our)\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)"
+    r"(?:\s*[:–—]\s*|\s*['’]s\s+|\s+(?:is|are)\s+(?:now\s+|finally\s+)?)"
+    r"(?P<status>" + "|".join(f"(?P<{k}>{v})" for k, v in _STATUS_WORDS.items()) + r")\b"
+    r"[^.!?]{0,30}[.!]*$",
+    re.I,
+)
+_NOT_GOAL = word_set("it that this he she they everything nothing all which what who i we you")
 
 
 # "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
@@ -211,11 +238,273 @@ def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "planned"}, sent, 0.7)
 
 
+# "the boiler service is wednesday between 8 and 12", "spirometry is on tuesday the 19th at
+# 9:40", "engineer booked for thursday morning 8-1": a thing as the sentence's subject, then
+# its day and its time. Both a day and a clock time must be said: that is what makes it a slot
+# in the calendar whatever the thing is called (no list of event words).
+_SUBJECT_SLOT = re.compile(
+    r"^(?:(?:and|also|so|oh|ok|right)\s+)?(?:(?:the|my|our)\s+)?"
+    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[A-Za-z][\w'’-]{1,20}){0,2}?)\s+"
+    r"(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
+    r"(?:(?:on|for|this|next)\s+)?",
+    re.I,
+)
+_NOT_A_TITLE = word_set(
+    "it that this he she they there what which who when where why how i we you everything "
+    "nothing something today tomorrow tonight rent payment bill flight train trip holiday "
+    "deadline due one mine his hers theirs birthday"
+)
+_CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
+
+
+def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An event named by the thing it is, said with its day and its time of day."""
+    m = _SUBJECT_SLOT.match(sent.text)
+    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+        return
+    if re.search(r"['’]s?\b", m["title"]):
+        return  # "it's on tuesday", "my mum's operation is ...": not the user's thing named
+    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
+        return  # another rule read the sentence
+    if guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    rest = Span(sent.start + m.end(), sent.text[m.end() :])
+    when = clock(rest.text)
+    days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if when is None or not days or days[0].start - rest.start > 12:
+        return  # the day must follow the verb ("is on tuesday the 19th")
+    day = days[0].date
+    if day < ctx.today or not clause_ok(parts, sent, sent.start):  # type: ignore[operator]
+        return
+    start = dt.datetime.combine(day, when.start)  # type: ignore[arg-type]
+    title = m["title"][:1].upper() + m["title"][1:]
+    value: dict[str, Any] = {"title": title, "start": start}
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A thing the user does and where it stands ("presents: half done"): a task's status."""
+    m = _STATUS_OF.match(sent.text)
+    if m is None or m["goal"].split()[0].lower() in _NOT_GOAL or "?" in sent.text:
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    if THIRD_PARTY.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start("status")):
+        return
+    status = next(k for k in _STATUS_WORDS if m[k])
+    goal = " ".join(m["goal"].split())
+    listed = ":" in sent.text[m.end("goal") : m.start("status")]
+    earlier = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    for task in reversed(earlier):  # the session's own task keeps its fields
+        if goal_words(goal) & goal_words(str(task.get("goal"))):
+            fields = task.record()
+            ctx.add("tasks.tasks", {**fields, "status": status}, sent, 0.7, replaces=fields)
+            return
+    if not listed and not _FILED.search(sent.text, m.start("status")):
+        return  # "the washing is done": a chore said, not a task; "tax return's filed" is one
+    ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
+
+
+_FILED = re.compile(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
+
+
+# "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
+# Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
+_SIGNED_UP = re.compile(
+    r"\b(?:(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
+    r"(?:a\s+|an\s+|the\s+)?|booked\s+(?:me\s+|us\s+)?(?:a|an)\s+(?!(?:trip|holiday|flight|train|ticket|"
+    r"cruise|table|car|taxi|cab|"
+    + LODGING
+    + r")s?\b))(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
+    r"(?=\s*(?:[,!.;:(]|$)|\s+(?:on|from|starting|in|at|this|next|every)\b)",
+    re.I,
+)
+# "I've got 30 days from today to reply", "we have two weeks to send it back": a deadline
+_TIME_TO = re.compile(
+    r"\b(?:i|we)(?:\s+have|'ve\s+got|\s+got|\s+have\s+got)\s+(?P<n>\d{1,3}|[a-z]+)\s+"
+    r"(?P<unit>day|week|month)s?(?:\s+(?:from\s+(?:today|now)|left))?\s+to\s+"
+    r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s*(?:[.,;!]|$)",
+    re.I,
+)
+# "HR wants my self-appraisal in by the 9th of August", "supervisor wants a full draft 10 days
+# before that": something asked of the user by a day (or by an offset from the last one said)
+_WANTS = re.compile(
+    r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
+    r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
+    r"(?:(?P<by>by|before|no\s+later\s+than)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
+    r"before\s+(?:that|then|it|the\s+deadline)\b)",
+    re.I,
+)
+
+
+_SIGNUP_DAY = re.compile(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
+
+
+def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """What the user signed up for, on the day said (its hours, its last day)."""
+    m = _SIGNED_UP.search(sent.text)
+    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+        return
+    if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()) or THIRD_PARTY.search(sent.text):
+        return
+    if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
+        return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
+    window = sent
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days and ctx.following is not None:
+        window = Span(sent.start, ctx.text[sent.start : ctx.following.end])
+        days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    when = clock(window.text)
+    day = days[0].date
+    value: dict[str, Any] = {
+        "title": m["title"][:1].upper() + m["title"][1:],
+        "start": dt.datetime.combine(day, when.start if when else dt.time()),  # type: ignore[arg-type]
+    }
+    if when is not None and when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+    elif len(days) > 1 and days[1].date > day:  # type: ignore[operator]
+        value["end"] = dt.datetime.combine(days[1].date, dt.time(23, 59))  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A deadline set by time left ("30 days from today to reply") or by someone's ask."""
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out) or "?" in sent.text:
+        return
+    m = _TIME_TO.search(sent.text) or _WANTS.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    due: dt.date | None = None
+    if m.re is _TIME_TO or m["n"]:
+        n = count_word(m["n"])
+        base = ctx.today if m.re is _TIME_TO else ctx.anchor
+        if n is None or base is None:
+            return
+        step = dt.timedelta(days=n * (7 if m["unit"].lower() == "week" else 1))
+        if m["unit"].lower() == "month":
+            step = add_months(base, n) - base
+        due = base + step if m.re is _TIME_TO else base - step
+    else:
+        after = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.start > sent.start + m.start("by")
+        ]
+        due = after[0].date if after and after[0].valid else None
+    if due is None or due < ctx.today:
+        return
+    goal = " ".join(m["goal"].split())
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": due}
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
+# "quarterly VAT return due 20 March - filed it this morning": the task said, then done
+_DONE_IT = re.compile(
+    r"(?:^|[-–—,;]\s*|\band\s+|\bbut\s+)(?:i(?:'ve|\s+have)?\s+|we(?:'ve|\s+have)?\s+)?(?:already\s+|just\s+)?"
+    r"(?:filed|submitted|sent|done|finished|paid|posted|handed)\s+(?:it|that|them)\b",
+    re.I,
+)
+
+
+def rule_done_it(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A task found in the sentence that the sentence also says is done: its status done."""
+    m = _DONE_IT.search(sent.text)
+    if m is None or guarded(sent.text[m.start() :], None, sent.text) or "?" in sent.text:
+        return
+    for i, cand in enumerate(ctx.out):
+        if (
+            cand.path == "tasks.tasks"
+            and cand.start >= sent.start
+            and cand.value.get("status") != "done"
+        ):
+            value = {**cand.value, "status": "done"}
+            typed = validate(ctx.catalog, "tasks.tasks", value)
+            if typed is not None:
+                ctx.out[i] = dataclasses.replace(cand, value=typed)
+
+
+# "plan for the garden: 1) clear the beds 2) order soil 3) plant everything by mid-may": a
+# task and its steps in order
+_PLAN = re.compile(
+    r"^(?:(?:my|the|a|our)\s+)?(?:plan|to-?do(?:\s+list)?|steps|checklist)\s+(?:for|to)\s+"
+    r"(?:the\s+|my\s+|our\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)\s*:\s*(?P<steps>.+)$",
+    re.I | re.S,
+)
+_STEP_SPLIT = re.compile(
+    r"\s*(?:\(?\d{1,2}[).]\s|;|,\s*(?:then\s+)?|\n\s*[-*•]?\s*|\bthen\b)\s*", re.I
+)
+# "beds are cleared!", "the soil's been ordered": a step of the session's task, done
+_STEP_DONE = re.compile(
+    r"^(?:(?:and|ok|so)\s+)?(?:the\s+|my\s+)?(?P<what>[a-z][\w -]{1,40}?)"
+    r"(?:\s+(?:is|are|have\s+been|has\s+been|got)|['’]s)\s+(?:all\s+|now\s+|finally\s+)?(?P<verb>[a-z]{3,}ed|done|bought|sent|paid)\b",
+    re.I,
+)
+
+
+def rule_plan(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A plan with its steps: a task with the steps in order (and its day, when one is said)."""
+    m = _PLAN.match(sent.text)
+    if m is None or "?" in sent.text or not clause_ok(parts, sent, sent.start):
+        return
+    steps = [x.strip(" .!") for x in _STEP_SPLIT.split(m["steps"]) if x and x.strip(" .!")]
+    if len(steps) < 2:
+        return
+    goal = " ".join(m["goal"].split())
+    value: dict[str, Any] = {
+        "goal": goal[:1].upper() + goal[1:],
+        "status": "planned",
+        "steps": steps,
+    }
+    by = re.search(r"\bby\s", m["steps"], re.I)
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if by is not None and days and days[-1].start > sent.start + m.start("steps") + by.start():
+        value["due_date"] = days[-1].date
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
+def _nouns(text: str) -> set[str]:
+    """The words of three letters or more that name what a step is about ("van", "beds")."""
+    return {w for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in _TITLE_FILLER}
+
+
+_TITLE_FILLER = word_set("the and for all are has have been got now our you your its")
+
+
+def rule_step_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A step of the session's open task said done: the task's done_steps."""
+    m = _STEP_DONE.match(sent.text)
+    task = ctx.thread.last("tasks.tasks") if m is not None else None
+    if m is None or task is None or not task.get("steps") or "?" in sent.text:
+        return
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
+        return
+    said = _nouns(m["what"])
+    step = next((st for st in task.get("steps") if said & _nouns(str(st))), None)
+    if step is None or guarded(sent.text, None, sent.text):
+        return
+    fields = task.record()
+    fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), step]))
+    ctx.add("tasks.tasks", fields, sent, 0.7)
+
+
 RULES: tuple[Rule, ...] = (
+    rule_subject_slot,
+    rule_plan,
+    rule_step_done,
+    rule_signed_up,
+    rule_asked_by,
+    rule_status,
     rule_owned_task,
     rule_reminder,
     rule_done_paperwork,
     rule_done_steps,
     rule_plans,
     rule_home_visit,
+    rule_done_it,
 )

@@ -139,6 +139,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         name = " ".join(parts_)
         if not clause_ok(parts, sent, sent.start + m.start()):
             continue
+        name = _full_form(sent.text, m.end("name"), name)
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
         if re.fullmatch(OCCUPATIONS, m["rel"], re.I):
             value["role"] = m["rel"].lower()  # "my physio": who they are to the user and their job
@@ -161,6 +162,18 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if (born := born_on(day, age)) is not None:
                 value["birthday"] = born  # "my mum Helen turns 70 on 28 December"
         ctx.add("contacts.contacts", value, sent, 0.8)
+
+
+# "my brother is Dan by the way, Daniel Whitaker": the full name after a comma
+_LATER_FULL = re.compile(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
+
+
+def _full_form(text: str, after: int, name: str) -> str:
+    """The full name said later in the sentence for a short one ("Dan ..., Daniel Whitaker")."""
+    m = _LATER_FULL.search(text, after)
+    if m is None or " " in name or not m["full"].startswith(name[:3]):
+        return name
+    return m["full"]
 
 
 # "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
@@ -215,9 +228,10 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         m = None  # "my GP is Dr A. Okafor": the title is not the name
     if m and _POSSESSIVE.match(sent.text, m.end("role")) and _NOUN_AFTER.match(sent.text, m.end()):
         m = None  # "my wife's Monzo card": a possessive, not "my wife is Monzo"
-    if m and m["name"] not in named and clause_ok(parts, sent, sent.start + m.start()):
+    full = _full_form(sent.text, m.end("name"), m["name"]) if m else ""
+    if m and full not in named and clause_ok(parts, sent, sent.start + m.start()):
         role = m["role"].lower()
-        value = {"name": m["name"], "role": role}
+        value = {"name": full, "role": role}
         # "landlord is Mr Adeyemi": said without "my" at the start of a line, still the user's
         mine = m["det"] is None or m["det"].lower() in ("my", "our")
         if mine and re.fullmatch(RELATIONS + "|" + OCCUPATIONS, role, re.I):
@@ -261,7 +275,7 @@ _I_AM_THEIRS = re.compile(
 )
 # "Sam covers for me while I'm away, she's my deputy": a name, then what they are to the user
 _NAME_THEN_MY = re.compile(
-    r"^(?P<name>[A-Z][a-z]{1,20})\b[^.?!]{0,60}?,\s*(?i:(?:she|he)['’]s|(?:she|he)\s+is)\s+"
+    r"^(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)\b[^.?!]{0,60}?,\s*(?i:(?:she|he)['’]s|(?:she|he)\s+is)\s+"
     r"(?i:my)\s+(?P<rel>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"))\b"
 )
 # "met a guy called Jonas at the climbing wall, he's a nurse": the job in the same line

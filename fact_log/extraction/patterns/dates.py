@@ -60,6 +60,15 @@ NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINAL_UNITS += ("ninth",)
+_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
+_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
+# "the first of September", "July the fourth": day numbers said as ordinal words
+ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
+ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
+ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
+_ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
@@ -85,6 +94,38 @@ _DMY_RANGE = re.compile(
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
+_ORD_DMY = re.compile(
+    rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}of[ \t]{{1,3}}({_MONTH_RE})\b\.?"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+_ORD_MDY = re.compile(
+    rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(?:the[ \t]{{1,3}})?({_ORD_RE})\b"
+    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+# "3rd-8th", "5th to the 9th": two bare day numbers joined as a range are both days
+_NTH_PAIR = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)[ \t]{0,2}(?:[-–]|to|till|til|until|through|thru)[ \t]{0,2}"
+    r"(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)\b",
+    re.IGNORECASE,
+)
+# "in July, 3rd-8th": a month named alone gives the month of the bare day numbers after it
+_MONTH_ALONE = re.compile(
+    rf"\b(?:in|of|for|during|early|mid|late|this|next)[ \t-]{{1,3}}({_MONTH_RE})\b(?![ \t]*\d)",
+    re.IGNORECASE,
+)
+_ORDINAL_DIGITS = re.compile(r"\d(?:st|nd|rd|th)\b", re.I)
+_ORD_HINT = re.compile(
+    r"first|second|third|fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b", re.I
+)
+_FROM_NOW = re.compile(
+    # "once a day from today" is a dose from today, not tomorrow
+    r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)"
+    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
+    r"(today|now|tomorrow)\b",
+    re.IGNORECASE,
+)
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
@@ -103,18 +144,22 @@ _MDY_RANGE_END = re.compile(
     r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_WEEKDAY_ABBR = {
+WEEKDAY_ABBR = {
     **{"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3},
     **{"fri": 4, "sat": 5, "sun": 6},  # only ever read right before a day number ("Sat 18th")
 }
-_WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
-_ABBR_RE = "|".join(sorted(_WEEKDAY_ABBR, key=len, reverse=True))
+WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
+_ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
-_MAYBE = re.compile(r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天", re.IGNORECASE)
+_MAYBE = re.compile(
+    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
+    r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b",
+    re.IGNORECASE,
+)
 # "by the end of the month", "at the end of March": the period's last day.
 _END_OF = re.compile(
     rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
@@ -261,6 +306,17 @@ def find_dates(
         found.append(DateMatch(m.start(3), m.end(3), m[3], end.date, end.explicit_year))
     for m in _CJK.finditer(text):
         found.append(_month_day(m, int(m[2]), int(m[3]), m[1], today, prefer))
+    if _ORD_HINT.search(text):  # ordinal words are rare: scan for them only when one is said
+        for m in _ORD_DMY.finditer(text):
+            day = ORDINAL_WORDS[" ".join(m[1].lower().replace("-", " ").split())]
+            found.append(_month_day(m, MONTHS[m[2].lower()], day, m[3], today, prefer))
+        for m in _ORD_MDY.finditer(text):
+            day = ORDINAL_WORDS[" ".join(m[2].lower().replace("-", " ").split())]
+            found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
+    for m in _FROM_NOW.finditer(text) if " from " in text.lower() else ():
+        base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
+        shifted = _shift(base, _amount(m[1]), m[2]) if base is not None else None
+        found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
         key = m[1].lower() if m[1] else m[2]
         offset = _EN_REL.get(key, 1) if m[1] else _CJK_REL[key]  # "tmrw", "tomorow": tomorrow
@@ -280,6 +336,8 @@ def find_dates(
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
+    extra_ok = _ORDINAL_DIGITS.search(text) is not None
+    paired = {p.start(k) for p in _NTH_PAIR.finditer(text) for k in (1, 2)} if extra_ok else set()
     for m in _NTH.finditer(text):
         if any(_overlap(m, d) for d in found):
             continue
@@ -287,9 +345,14 @@ def find_dates(
         if weekday is not None and weekday.end() + 1 >= m.start():
             extra.append(_weekday_nth(m, weekday, today, found))
             continue
-        if not m[1]:
+        if not m[1] and m.start(2) not in paired:
             continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        if near is None and m.start(2) in paired and extra and extra[-1].date is not None:
+            near = extra[-1]  # "8th to the 12th": the range's end continues from its start
+        if near is None and (month := _month_before(text, m.start(), today, prefer)) is not None:
+            extra.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[2])), False))
+            continue
         last = _range_end(text, m, found) if near is None else None
         if last is not None:
             # "from the 28th until 3 July": the first day is on or before the last one.
@@ -310,7 +373,43 @@ def find_dates(
     # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
-    return sorted([*found, *extra], key=lambda d: d.start)
+    return _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
+
+
+def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date | None:
+    """The first day of the month named alone before `at` ("in July, 3rd-8th"), or None."""
+    named = None
+    for found in _MONTH_ALONE.finditer(text, 0, at):
+        named = found  # the last one before the day
+    if named is None:
+        return None
+    month = MONTHS[named[1].lower()]
+    year = today.year
+    if prefer == "future" and month < today.month:
+        year += 1
+    elif prefer == "past" and month > today.month:
+        year -= 1
+    return dt.date(year, month, 1)
+
+
+def _weekday_ends(text: str, found: list[DateMatch]) -> list[DateMatch]:
+    """ "Friday the 13th till the Monday": a bare weekday ending a range is the first such
+    day after the range's start, not the next one from the message date."""
+    out: list[DateMatch] = []
+    for d in found:
+        named = _WEEKDAY.fullmatch(d.text)
+        prev = out[-1] if out else None
+        if (
+            named is not None
+            and not named[1]
+            and prev is not None
+            and prev.date is not None
+            and _RANGE_JOIN.fullmatch(re.sub(r"\bthe\s+$", "", text[prev.end : d.start]))
+        ):
+            ahead = (WEEKDAYS[named[2].lower()] - prev.date.weekday()) % 7 or 7
+            d = DateMatch(d.start, d.end, d.text, prev.date + dt.timedelta(days=ahead), False)
+        out.append(d)
+    return out
 
 
 def _range_end(text: str, m: re.Match[str], found: list[DateMatch]) -> dt.date | None:
@@ -379,7 +478,7 @@ def _weekday_nth(
 ) -> DateMatch:
     """ "Friday the 15th": the next 15th that is a Friday (a disagreement is flagged)."""
     name = weekday[1].lower()
-    want = WEEKDAYS.get(name, _WEEKDAY_ABBR.get(name, 0))
+    want = WEEKDAYS.get(name, WEEKDAY_ABBR.get(name, 0))
     day = int(m[2])
     base = next((d.date for d in reversed(found) if d.date and d.end <= weekday.start()), today)
     options = [o for o in (_nth_in(min(base, today), k, day) for k in range(14)) if o]
@@ -430,11 +529,19 @@ def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch
     return out
 
 
+_WHICH_YEAR = re.compile(r"[ \t,]{1,3}(this|next|last)[ \t]+year\b", re.I)
+
+
 def _month_day(
     m: re.Match[str], month: int, day: int, year: str | None, today: dt.date, prefer: Prefer
 ) -> DateMatch:
     if year:
         return DateMatch(m.start(), m.end(), m[0], safe_date(int(year), month, day))
+    if (which := _WHICH_YEAR.match(m.string, m.end())) is not None:
+        # "30 June this year", "3 March last year": the year said in words
+        shift = {"this": 0, "next": 1, "last": -1}[which[1].lower()]
+        found = safe_date(today.year + shift, month, day)
+        return DateMatch(m.start(), which.end(), m.string[m.start() : which.end()], found)
     return DateMatch(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
 
 
@@ -485,58 +592,3 @@ def find_time(text: str) -> tuple[dt.time, int, int] | None:
         if 0 <= hour <= 23 and 0 <= minute <= 59:
             return dt.time(hour, minute), m.start(), m.end()
     return None
-
-
-_NUMERIC = re.compile(
-    r"(?:\b(?:on|by|until|till|from|due|before|after|is|of)[ \t]{1,3}(?:the[ \t]{1,3})?)"
-    r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])|(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
-    re.IGNORECASE,
-)
-_HAS_WEEKDAY = re.compile(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
-
-
-def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
-    """Dates the extractor will not guess, with why: "03/04" (day or month first?) and a
-    weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
-    """
-    notes: list[dict[str, object]] = []
-    for m in _NUMERIC.finditer(text):
-        a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
-        first, second = int(a), int(b)
-        if first == second or first > 12 or second > 12:
-            continue  # "25/12" or "4/4": only one reading
-        y = int(year) + (2000 if len(year) == 2 else 0) if year else today.year
-        readings = [safe_date(y, second, first), safe_date(y, first, second)]
-        notes.append(
-            {
-                "kind": "ambiguous_date",
-                "text": m[0].split()[-1],
-                "readings": [r.isoformat() for r in readings if r is not None],
-            }
-        )
-    for m in _WEEKDAY.finditer(text):
-        # "next Friday" said on a Monday: this week's Friday or the one after?
-        day = WEEKDAYS[m[2].lower()]
-        if (m[1] or "").lower() == "next" and day > today.weekday():
-            soon = today + dt.timedelta(days=day - today.weekday())
-            later = _weekday(today, "next", day, "future")
-            notes.append(
-                {
-                    "kind": "ambiguous_date",
-                    "text": m[0],
-                    "readings": [soon.isoformat(), later.isoformat()],
-                    "stored": later.isoformat(),
-                }
-            )
-    if _HAS_WEEKDAY.search(text):
-        for d in find_dates(text, today):
-            if d.conflict and d.date is not None:
-                notes.append(
-                    {
-                        "kind": "weekday_conflict",
-                        "text": d.text,
-                        "date": d.date.isoformat(),
-                        "note": d.conflict,
-                    }
-                )
-    return notes

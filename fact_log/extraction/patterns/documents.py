@@ -85,6 +85,10 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if country is None and (office := _ISSUER.search(sent.text)) is not None:
         country = NATIONALITIES[office["nat"].lower()]  # "the German consulate gave it"
     if country is None:
+        # "Update on India: e-visa approved": a country said before the visa in its sentence
+        head = _CAPITALISED.findall(sent.text[: m.start()])
+        country = next((COUNTRIES[w.lower()] for w in head if w.lower() in COUNTRIES), None)
+    if country is None:
         earlier = ctx.thread.last("visa")  # "Got the e-visa today" after "my visa for India"
         country = earlier.get("country") if earlier is not None else None
     if country is None:
@@ -110,6 +114,7 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("identity.visas", value, sent, 0.8)
 
 
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 _HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
 _FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
 _RANGE_JOIN = re.compile(r"\s*(?:to|till|until|through|thru|[-–])\s*(?:the\s+)?", re.I)
@@ -126,14 +131,14 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
 
 
 _INSURANCE = re.compile(
-    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance)\b"
-    r"[^.;]{0,30}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover)\b"
+    r"[^.;]{0,45}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
-    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance)\b"
+    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
-    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance)"
-    r"\s*[—–:(]\s*(?P<provider5>[A-Z][\w&]+)"
+    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)"
+    r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
     r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
     # "My AXA travel insurance runs until 15 August": the insurer said first
     r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"
@@ -141,7 +146,7 @@ _INSURANCE = re.compile(
 )
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
 _POLICY_NUMBER = re.compile(
-    r"\bpolicy\s+(?:number|no\.?|#)\s*(?:is\s+|:\s*)?([A-Z0-9][A-Z0-9/-]{4,24})\b", re.I
+    r"\bpolicy(?:\s+(?:number|no\.?|#))?\s*(?:is\s+|:\s*)?((?-i:[A-Z0-9][A-Z0-9/-]{4,24}))\b", re.I
 )
 
 
@@ -159,9 +164,22 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
     if (number := _POLICY_NUMBER.search(sent.text)) is not None:
         value["policy_number"] = number[1]
-    if (until := _valid_until(ctx, sent)) is not None:
+    if (span := _validity(ctx, sent)) is not None:
+        value["valid_from"], value["valid_until"] = span  # "runs 1 July 2028 to 30 June 2029"
+    elif (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
+    elif (begins := _FROM_DAY.search(sent.text)) is not None:
+        days = [
+            d
+            for d in dates_in(sent, "future", ctx.today)
+            if d.start >= sent.start + begins.end() - 1
+        ]
+        if days and days[0].date is not None:
+            value["valid_from"] = days[0].date  # "£612 for the year with Direct Line from 19 Nov"
     ctx.add("identity.insurance_policies", value, sent, 0.8)
+
+
+_FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
 
 
 _NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
@@ -171,8 +189,13 @@ _ISSUER = re.compile(
 # "I have Turkish passport", "I'll travel on the French passport": the country that issued it
 _PASSPORT_OF = re.compile(
     r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
-    r"got|i(?:'m|\s+am)\s+(?:travel(?:l)?ing|flying)\s+on)\s+(?:a\s+|an\s+|the\s+|my\s+)?"
-    r"(?P<adj>" + _NATIONS + r")\s+passport\b",
+    r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
+    r"(?:a\s+|an\s+|the\s+|my\s+)?"
+    r"(?P<adj>" + _NATIONS + r")\s+passport\b"
+    # "US passport holder", "British passport holder, living in Manchester"
+    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
+    + _NATIONS
+    + r"|UK|US|USA)\s+passport\s+holder\b",
     re.IGNORECASE,
 )
 
@@ -180,19 +203,29 @@ _PASSPORT_OF = re.compile(
 def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The country that issued the passport the user holds or travels on."""
     m = _PASSPORT_OF.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or not clause_ok(
+        parts, sent, sent.start + m.start("holder" if m["holder"] else 0)
+    ):
         return
-    ctx.add("identity.passport.issuing_country", NATIONALITIES[m["adj"].lower()], sent, 0.8)
+    if m["it"] and ctx.thread.last("passport") is None:
+        return  # "it is a Brazilian passport" says whose only after the user's passport came up
+    said = m["adj"] or m["holder"]
+    code = NATIONALITIES.get(said.lower()) or country_code(said)
+    if code is not None:
+        ctx.add("identity.passport.issuing_country", code, sent, 0.8)
 
 
 # Fragments that complete the document just talked about, each a field said by its name:
 # "number 550192834", "expires 2037-01-28", "issued by Ireland", "valid till 3 May 2030".
 _FRAGMENT_NUMBER = re.compile(
-    r"^(?:and\s+|oh\s+|also\s+)?(?:number|no\.?|#)\s*(?::|is\s+)?\s*([A-Z0-9]{6,12})\s*[.!]*$", re.I
+    r"^(?:and\s+|oh\s+|also\s+)?(?:number|no\.?|#)\s*(?::|is\s+)?\s*([A-Z0-9]{6,12})\s*(?:[.!,;]|$)",
+    re.I,
 )
 _FRAGMENT_EXPIRY = re.compile(
     r"^(?:and\s+|so\s+|it\s+)?(?:expires?|expiry(?:\s+date)?|valid\s+(?:until|till|to|through)|"
-    r"good\s+(?:until|till)|runs?\s+(?:until|till|to))\b",
+    r"good\s+(?:until|till)|runs?\s+(?:until|till|to))\b|"
+    # "The validity is ten years, it is written until 1 February 2038."
+    r"^(?:the\s+)?validity\b[^.!?]{0,40}\b(?:until|till|to)\b",
     re.I,
 )
 _FRAGMENT_ISSUER = re.compile(
@@ -218,7 +251,7 @@ def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if (num := _FRAGMENT_NUMBER.match(sent.text)) and any(ch.isdigit() for ch in num[1]):
         ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.75)
-        return
+        return  # what follows it ("it is Brazilian passport") the other rules read
     if doc.kind == "passport" and (m := _FRAGMENT_ISSUER.match(sent.text)):
         if (code := country_code(m["c"])) is not None:
             ctx.add("identity.passport.issuing_country", code, sent, 0.75)

@@ -209,6 +209,18 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif _STAY.search(sent.text) and trip.get("return_date") is None:
         _stay(ctx, sent, trip.record())
+    elif (
+        _ITS_FOR.match(sent.text)
+        and trip.get("purpose") is None
+        and (why := travel.purpose(sent.text)) is not None
+    ):
+        # "it's for mum's 70th, the whole family's coming", "it's a work trip": what it is for
+        emit(ctx, sent, "travel.trips", {**trip.record(), "purpose": why})
+
+
+_ITS_FOR = re.compile(
+    r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|the\s+trip\s+is)\s+(?:for|a|an)\b", re.I
+)
 
 
 def _stay(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> None:
@@ -244,7 +256,7 @@ def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _CORRECTION = re.compile(
-    r"^(?:(?:oh|ah|hmm+|um+|ok|okay)\s*,?\s+)?(?:actually|sorry|oops|correction|wait|no|"
+    r"^(?:(?:oh|ah|hmm+|um+|ok|okay)\s*,?\s+)?(?:actually|sorry|oops|correction|wait|(?<!oh\s)no|"
     r"scratch\s+that)\b|\b(?:make\s+(?:that|it)|i\s+meant|is\s+actually|(?:got\s+)?"
     r"(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed|(?:move|moving|push|pushing|"
     r"reschedule|rescheduling|postpone|postponing)\s+(?:the|my|our|it|that))\s+"
@@ -270,7 +282,9 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # nothing earlier to correct, or no new value: refused by saying nothing
     fields = target.record()
     if target.kind == "travel.trips" and day is not None:
-        key = "return_date" if re.search(r"\breturn|back\b", sent.text, re.I) else "depart"
+        key = (
+            "return_date" if re.search(r"\breturn|\b(?:back|home)\b", sent.text, re.I) else "depart"
+        )
         # "it's the 17th, not the 16th": the field that held the old day is the one corrected
         key = next(
             (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key

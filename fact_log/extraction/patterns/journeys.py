@@ -24,7 +24,12 @@ from uac.fact_log.extraction.patterns.timespan import clock
 _FULL_NAME = re.compile(
     r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
-    r"|^passport\s+name\s*:)\s+(?P<name>" + NAME + r")"
+    r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
+    r"(?:is|:))\s+(?P<name>" + NAME + r")"
+    # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
+    r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
+    r"(?P<same>" + NAME + r")"
+    r"(?=[^.!?]{0,30}\b(?i:like|as|matches)\s+(?i:in\s+|on\s+)?(?i:my)\s+passport)"
 )
 _NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _BLANK = re.compile(
@@ -45,7 +50,7 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The full name printed in the passport, and how many blank pages it has left."""
     m = _FULL_NAME.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
-        ctx.add("identity.passport.full_name", m["name"], sent, 0.8)
+        ctx.add("identity.passport.full_name", m["name"] or m["same"], sent, 0.8)
     m = _BLANK.search(sent.text)
     if m is not None and clause_ok(parts, sent, sent.start + m.start()):
         raw = (m["n"] or m["n2"] or m["n3"]).lower()
@@ -85,19 +90,31 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # A stay as the subject of its sentence: "hotel is the Casa Nova in Lapa, checking in the 3rd
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
-_LODGING = (
+LODGING = (
     r"(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse|guest\s+house|cottage|cabin|chalet|"
     r"room)"
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
-    + _LODGING
-    + r"\s+(?:is|'s|was\s+"
-    r"booked)\b|(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + _LODGING + r"\b|"
+    r"(?P<where>(?-i:[A-Z][a-z]{2,20})\s+)?"  # "Rome hotel booked: ..."
+    + LODGING
+    + r"\s+(?:is|'s|was\s+booked|booked)\b|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + LODGING + r"\b|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
-    r"(?:the\s+)?" + _LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-])",
+    r"(?:the\s+)?" + LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
+    # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
+    # 6th", "airbnb is sorted too, same dates": a stay opening its sentence, with its days
+    r"(?:the\s+|my\s+|our\s+|a\s+|an\s+)?" + LODGING + r"\b(?=[^.?!]*(?:\d|\bsame\s+dates\b)))",
     re.I,
 )
+# "booked a guesthouse in Porto for a long weekend, 6 to 9 Oct": a stay the user booked
+_BOOKED_STAY = re.compile(
+    r"\b(?:i|we|i've|we've)?\s*(?:booked|reserved|found|got)\s+(?:us\s+|me\s+)?(?:a|an|the)\s+"
+    r"(?:[a-z]+\s+)?" + LODGING + r"\b",
+    re.I,
+)
+_LOOKED_BACK = re.compile(r"\b(?:was|were)\b(?!\s+booked)|\b(?:stayed|loved|hated)\b", re.I)
+_SAME_DATES = re.compile(r"\bsame\s+(?:dates|days|nights)\b", re.I)
 _REFERENCE = re.compile(
     r"\b(?:booking\s+|confirmation\s+)?(?:ref(?:erence)?|confirmation)(?:\s+(?:number|no\.?|code))?"
     r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
@@ -108,6 +125,10 @@ _NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
 # "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
 _CAR_HIRE = re.compile(
     r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental|(?:rented|hired|booked)\s+a\s+car)\b",
+    re.I,
+)
+_HIRED_IN = re.compile(
+    r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental)\s+(?:in|at|from)\s+(" + _PLACE + r")",
     re.I,
 )
 _PICK_UP = re.compile(
@@ -170,17 +191,16 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
             outs = [dates[1]]  # "from 14 March to 21 March"
         start = ins[0] if ins else (dates[0] if dates else None)
-        if place is None or start is None:
-            return
-        value: dict[str, Any] = {
-            "kind": "hotel",
-            "place": place,
-            "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
-        }
-        if outs and outs[0] is not start:
-            value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
-        ctx.add("travel.bookings", value, sent, 0.8)
-        return
+        if place is not None and start is not None:
+            value: dict[str, Any] = {
+                "kind": "hotel",
+                "place": place,
+                "start": _at(start.date, sent, start.end, CHECK_IN_HOUR),
+            }
+            if outs and outs[0] is not start:
+                value["end"] = _at(outs[0].date, sent, outs[0].end, CHECK_OUT_HOUR)
+            ctx.add("travel.bookings", value, sent, 0.8)
+            return  # else a place the reference data does not know: read as a stay below
     if _booked_under(ctx, sent, parts) or _stay(ctx, sent, parts) or _car_hire(ctx, sent, parts):
         return
     if _flight_number(ctx, sent, parts) or _route_flight(ctx, sent, parts):
@@ -316,11 +336,18 @@ def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
 
 def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A stay named as its sentence's subject, with its days or nights; True when added."""
-    if _STAY.match(sent.text) is None or not clause_ok(parts, sent, sent.start):
+    booked = _BOOKED_STAY.search(sent.text) if _STAY.match(sent.text) is None else None
+    if booked is None and _STAY.match(sent.text) is None:
         return False
+    if not clause_ok(parts, sent, sent.start + (booked.start() if booked else 0)):
+        return False
+    if _LOOKED_BACK.search(sent.text):
+        return False  # "the hotel was awful on the 3rd": a stay remembered, not booked
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
     place = (_city(said[1]) or said[1]) if said else city
+    if (head := _STAY.match(sent.text)) is not None and head["where"]:
+        place = _city(head["where"].strip()) or place
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     check_in = _CHECK_IN.search(sent.text)
     ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]
@@ -330,6 +357,15 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         outs = [dates[1]]  # "4-11 July"
     first = (ins or dates or [None])[0]
     nights = [count_word(n[1]) for n in _NIGHTS.finditer(sent.text)]
+    trip = ctx.thread.last("travel.trips")
+    if first is None and trip is not None and _SAME_DATES.search(sent.text):
+        # "airbnb is sorted too, same dates": the trip's days
+        back = trip.get("return_date")
+        if depart is not None and isinstance(back, dt.date) and back > depart:
+            value = {"kind": "hotel", "start": _at(depart, sent, sent.end, CHECK_IN_HOUR)}
+            value |= {"end": dt.datetime.combine(back, CHECK_OUT_HOUR)}
+            ctx.add("travel.bookings", {**value, **({"place": city} if city else {})}, sent, 0.7)
+            return True
     if first is not None:
         start = first.date
     elif depart is not None and nights and nights[-1]:
@@ -361,7 +397,9 @@ def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if not after:
         return False
     value: dict[str, Any] = {"kind": "car", "start": _at(after[0].date, sent, after[0].end)}
-    place = _city(pick["place"]) or pick["place"] or _trip_city(ctx)[0]
+    hired_in = _HIRED_IN.search(sent.text)
+    place = _city(pick["place"]) or pick["place"] or (hired_in and _city(hired_in[1]))
+    place = place or _trip_city(ctx)[0]
     if place:
         value["place"] = place
     drop = _DROP_OFF.search(sent.text)

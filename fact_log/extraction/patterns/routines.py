@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAYS, count_word
+from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAY_ABBR, WEEKDAYS, count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -27,7 +27,9 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     drug_names,
     stop_ok,
+    word_set,
 )
+from uac.fact_log.extraction.patterns.timespan import clock
 from uac.fact_log.reference import health_rules
 
 
@@ -274,6 +276,51 @@ _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNOREC
 _UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
 
 
+# "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
+# for each weekday named
+_DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
+_WEEKLY_NOTE = re.compile(
+    r"^(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20})?)\s+"
+    r"(?:on\s+|every\s+)?(?P<days>"
+    + _DAY_WORD
+    + r"(?:\s*(?:,|&|\+|and|\s)\s*"
+    + _DAY_WORD
+    + r"){0,4})\s+(?:at\s+|@\s*)?(?P<time>\d[^.!?]{0,12})[.!]*$",
+    re.I,
+)
+
+
+_NOT_HABIT = word_set("the a an my our was is were it i we he she they had has on what about how")
+
+
+def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A habit noted with its weekdays and its time: a weekly event from the next such day."""
+    m = _WEEKLY_NOTE.match(sent.text)
+    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if set(m["title"].lower().split()) & _NOT_HABIT:
+        return  # "the meeting was tues 3pm": a sentence, not a note of a habit
+    when = clock(m["time"])
+    if when is None or not clause_ok(parts, sent, sent.start):
+        return
+    title = m["title"][:1].upper() + m["title"][1:]
+    for word in re.findall(_DAY_WORD, m["days"], re.I):
+        key = word.lower().rstrip("s")
+        day = (
+            WEEKDAYS.get(key)
+            if key in WEEKDAYS
+            else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+        )
+        if day is None:
+            continue
+        ahead = (day - ctx.today.weekday()) % 7 or 7
+        start = dt.datetime.combine(ctx.today + dt.timedelta(days=ahead), when.start)
+        value: dict[str, Any] = {"title": title, "start": start, "repeats": "weekly"}
+        if when.end is not None and when.end > when.start:
+            value["end"] = dt.datetime.combine(start.date(), when.end)
+        ctx.add("schedule.events", value, sent, 0.7)
+
+
 def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Mark the sentence's event as weekly when it happens "every Tuesday"."""
     m = _EVERY_WEEKDAY.search(sent.text)
@@ -484,4 +531,10 @@ def _month_end(sent: Span, today: dt.date) -> dt.date:
     return min(last, yesterday)
 
 
-RULES: tuple[Rule, ...] = (rule_intake, rule_supply, rule_repeats, rule_series_end)
+RULES: tuple[Rule, ...] = (
+    rule_intake,
+    rule_supply,
+    rule_weekly_note,
+    rule_repeats,
+    rule_series_end,
+)

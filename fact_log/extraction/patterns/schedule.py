@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
+from uac.fact_log.extraction.patterns.itinerary import claimed
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -114,6 +115,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]
     if not dates or not dates[0].valid:
         return
+    if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
+        return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
     ctx.add("tasks.tasks", value, sent, 0.8)
 
@@ -197,6 +200,9 @@ _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re
 
 
 _FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+_CONTACTED = re.compile(
+    r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I
+)
 
 
 def event_title(text: str, ev: re.Match[str]) -> str:
@@ -227,6 +233,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = find_event(sent.text)
     if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
         return
+    if _CONTACTED.search(sent.text, 0, ev.start()):
+        return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
     if _details_follow(ctx, sent):

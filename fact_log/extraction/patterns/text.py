@@ -63,7 +63,14 @@ def undictate(text: str) -> str:
     """The text with spoken punctuation commands read as sentence ends (same length)."""
     if "new " not in text.lower() and "full stop" not in text.lower():
         return text  # nearly every message: no scan
-    return _DICTATION.sub(lambda m: "." + " " * (len(m[0]) - 1), text)
+    said = _DICTATION.sub(lambda m: "." + " " * (len(m[0]) - 1), text)
+    if said == text:
+        return text
+    # a dictated message ("... comma returning Monday full stop"): its spoken commas too
+    return _SPOKEN_COMMA.sub(lambda m: "," + " " * (len(m[0]) - 1), said)
+
+
+_SPOKEN_COMMA = re.compile(r"[ \t]+comma\b", re.I)
 
 
 def sentences(text: str) -> Iterator[Span]:

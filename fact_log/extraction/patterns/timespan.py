@@ -30,6 +30,11 @@ _RANGE = re.compile(
     re.IGNORECASE,
 )
 _AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
+_DAYPART_RANGE = re.compile(
+    r"\b(?P<part>mornings?|afternoons?|evenings?)[ \t]{1,3}(?P<a>\d{1,2}(?::\d{2})?)"
+    r"[ \t]?[-–][ \t]?(?P<b>\d{1,2}(?::\d{2})?)\b(?![-–/.\d])",
+    re.I,
+)
 _EVENING = re.compile(
     r"\b(?:dinner|supper|drinks|party|evening|tonight|night|concert|gig|theatre|theater|"
     r"show|movie|film|book\s+club|restaurant|table)\b",
@@ -95,7 +100,8 @@ _MIN_SAID = (
 # said in words (voice dictation); only after "at", where a number is a time.
 _SPOKEN = re.compile(
     rf"\bat[ \t]+(?:(?P<h>{_HOUR_SAID})[ \t]+(?:oh[ \t]+(?P<m1>{'|'.join(_UNITS_SAID)})|"
-    rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter)[ \t]+(?P<rel>past|to)[ \t]+"
+    rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter|{_MIN_SAID}|five|ten)"
+    r"(?:[ \t]+minutes)?[ \t]+(?P<rel>past|to)[ \t]+"
     rf"(?P<h2>{_HOUR_SAID}))(?:[ \t]+in[ \t]+the[ \t]+(?P<part>morning|afternoon|evening)|"
     r"[ \t]*(?P<ampm>am|pm))?\b",
     re.I,
@@ -115,9 +121,11 @@ def spoken_times(text: str) -> str:
 
     def digits(m: re.Match[str]) -> str:
         hour = _said(m["h"] or m["h2"])
-        minute = _said(m["m1"] or m["m2"] or "") if m["h"] else (30 if m["frac"] == "half" else 15)
-        if m["rel"] and m["rel"].lower() == "to":
-            hour, minute = (hour - 1) % 24, 45
+        frac = (m["frac"] or "").lower()
+        past = {"half": 30, "quarter": 15}.get(frac) or (_said(frac) if frac else 0)
+        minute = _said(m["m1"] or m["m2"] or "") if m["h"] else past
+        if m["rel"] and m["rel"].lower() == "to":  # "twenty to six": 5:40
+            hour, minute = (hour - 1) % 24, 60 - past
         half = (m["ampm"] or "").lower() or {
             "morning": "am",
             "afternoon": "pm",
@@ -133,6 +141,9 @@ def spoken_times(text: str) -> str:
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
     text = spoken_times(text)
+    if "-" in text or "–" in text:
+        # "thursday morning 8-1": a bare hour range after a part of the day is a time range
+        text = _DAYPART_RANGE.sub(r"\g<part> from \g<a> to \g<b>", text)
     evening = bool(_EVENING.search(text))
     for m in _RANGE.finditer(text):
         g = m.groups()

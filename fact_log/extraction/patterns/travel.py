@@ -10,6 +10,7 @@ from typing import Any
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -38,7 +39,10 @@ _TRAVEL = re.compile(
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}((?:[A-Za-z][\w'’.-]{0,20})"
+    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
+    r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
+    r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
+    r"((?:[A-Za-z][\w'’.-]{0,20})"
     r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
@@ -52,7 +56,8 @@ _PURPOSE = (
         re.compile(
             r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
             r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
-            r"sent\s+me|training\s+course|site\s+visit)\b|出差",
+            r"sent\s+me|training\s+course|site\s+visit|work\s+thing|"
+            r"(?:work|company|office|boss)\s+(?:has\s+)?booked\s+(?:me|us))\b|出差",
             re.I,
         ),
         "business",
@@ -65,14 +70,18 @@ _PURPOSE = (
     ),
     (
         re.compile(
-            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b",
+            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            # "for mum's 70th", "the whole family's coming", "with the grandchildren"
+            r"\b(?:mum|mom|dad|parents|gran|grandma|grandad|nan|sister|brother|cousin|aunt|uncle)['’]s\s+"
+            r"(?:\d{2,3}(?:st|nd|rd|th)|birthday|anniversary|funeral)\b|\bwhole\s+family\b|"
+            r"\bwith\s+(?:the|my|our)\s+(?:grandchildren|grandkids|family|in-laws)\b",
             re.I,
         ),
         "family",
     ),
     (re.compile(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
 )
-_PAST = re.compile(
+PAST = re.compile(
     r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been|last)\b",
     re.IGNORECASE,
 )
@@ -88,9 +97,12 @@ _STAY_FOR = re.compile(
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
-_NOT_TRAVEL = re.compile(
+NOT_TRAVEL = re.compile(
     r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
-    r"rental\s+car)\b",  # a table booked in a city is a meal there; a hire car a booking
+    r"rental\s+car)\b|"  # a table booked in a city is a meal there; a hire car a booking
+    # "booked a try-dive in Dahab": an activity booked there, not the journey
+    r"\bbooked\s+(?:a|an)\s+(?!(?:trip|holiday|flight|flights|train|ticket|cruise|getaway|break|"
+    r"week|weekend|few|couple|little|" + LODGING + r")\b)[\w-]+(?:\s[\w-]+)?\s+(?:in|at)\s",
     re.I,
 )
 
@@ -103,7 +115,7 @@ _LAYOVER = re.compile(
     re.IGNORECASE,
 )
 _VIA = re.compile(
-    r"\b(?:(?:layover|stopover|stop-over|connection|connecting|changing(?:\s+planes)?|"
+    r"\b(?:(?:layover|stopover|stop-over|connection|connecting|connects|changing(?:\s+planes)?|"
     r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
@@ -134,7 +146,7 @@ def _lookup(name: str) -> tuple[str | None, str] | None:
 _NOT_PLACES = frozenset(("us", "uk", "usa", "uae"))  # "to us" is not the United States
 
 
-def _known(words: list[str]) -> tuple[str | None, str] | None:
+def known(words: list[str]) -> tuple[str | None, str] | None:
     """The longest known place the words begin with."""
     for n in range(len(words), 0, -1):
         found = _lookup(" ".join(words[:n]).rstrip(".,'’!"))
@@ -147,7 +159,7 @@ def _via(sent: Span) -> list[str]:
     """Where the journey changes planes ("with a layover in Dallas", "via Doha")."""
     out = []
     for m in _VIA.finditer(sent.text):
-        found = _known(m[1].split())
+        found = known(m[1].split())
         if found is not None:
             out.append(found[0] or found[1])
     return out
@@ -156,7 +168,7 @@ def _via(sent: Span) -> list[str]:
 def _booked_place(text: str, offset: int) -> tuple[str | None, str, int] | None:
     """A place named right after "booked" ("Booked Mexico City!"), with its offset."""
     for m in _BOOKED_PLACE.finditer(text):
-        found = _known(m[1].split())
+        found = known(m[1].split())
         if found is not None:
             return found[0], found[1], offset + m.start(1)
     return None
@@ -195,15 +207,15 @@ _PLACE_DAYS = re.compile(
     r"|,?[ \t]{1,3}(?i:landing|arriving|getting[ \t]+in|flying[ \t]+in)\b"  # "Rome, landing Feb 15"
     r"|[ \t]*[!.]*[ \t]*$)"  # "Kyoto!!!": a place said alone, its days next
 )
-_WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
+WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
 
 
 def _place_days(sent: Span) -> tuple[str | None, str, int] | None:
     """A known place followed by its days, said as the user's plan (not past, not a wish)."""
-    if _PAST.search(sent.text) or _WISH.search(sent.text):
+    if PAST.search(sent.text) or WISH.search(sent.text):
         return None  # "Paris, 3 to 8 September, was the conference I missed"
     for m in _PLACE_DAYS.finditer(sent.text):
-        found = _known(m[1].split())
+        found = known(m[1].split())
         alone = m.end() == len(sent.text) and not sent.text[m.end(1) :].strip(" \t!.")
         if alone and m.start(1) != 0:
             continue  # only a whole sentence that is a place stands for its trip
@@ -242,6 +254,33 @@ _WAY_HOME = re.compile(r"(?:back|returning)\b(?!\s+(?:in|to)\s)", re.I)
 _JOURNEY = re.compile(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
 
 
+def inside_a_trip(ctx: Ctx, start: dt.date, end: dt.date) -> bool:
+    """Whether the days fall within a trip the session already has (a weekend away in the
+    middle of a sabbatical is a stay there, not a new trip)."""
+    trip = ctx.thread.last("travel.trips")
+    if trip is None:
+        return False
+    depart, back = trip.get("depart"), trip.get("return_date")
+    return (
+        isinstance(depart, dt.date) and isinstance(back, dt.date) and depart < start <= end < back
+    )
+
+
+# "she's in Lisbon from the 3rd": someone else is the sentence's subject
+OTHER_SUBJECT = re.compile(
+    r"\s*(?:he|she|they)(?:'s|’s|'re|’re|\s+(?:is|are|was|were|will|'ll)\b)", re.I
+)
+
+
+_BY_DAY = re.compile(r"\b(?:by|before)\s+(?:the\s+)?$", re.I)
+
+
+def _asked(parts: list[Span], at: int) -> bool:
+    """Whether the clause naming the place is itself a question ("Porto 3-8 July?")."""
+    clause = clause_of(parts, at)
+    return clause is not None and clause.text.rstrip().endswith("?")
+
+
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
@@ -253,7 +292,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "flights are sorted!! heathrow to delhi on the 4th of march": the journey word ended
         # the message's sentence before; the place stands where it would be
         days_place = _place(sent)
-    if (travel is None and days_place is None) or _NOT_TRAVEL.search(sent.text):
+    if (travel is None and days_place is None) or NOT_TRAVEL.search(sent.text):
         return
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
     # without a travel word; the place stands where the word would.
@@ -271,7 +310,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     city, country, at = place
     if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, trip_at):
         return
-    prefer: Prefer = "past" if _PAST.search(sent.text) else "future"
+    prefer: Prefer = "past" if PAST.search(sent.text) else "future"
     dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     nxt = ctx.following
     if not dates and nxt is not None and _CONTINUES.match(nxt.text):
@@ -301,6 +340,12 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             depart = d
     if depart is None or not depart.valid or (ret is not None and not ret.valid):
         return  # no departure day, or a day that does not exist: nothing to record
+    if OTHER_SUBJECT.match(sent.text) or _asked(parts, at):
+        return
+    if _BY_DAY.search(ctx.text[max(sent.start, depart.start - 8) : depart.start]):
+        return  # "need the car back by the 15th for the drive up": a deadline, not a departure
+    if ret is not None and inside_a_trip(ctx, depart.date, ret.date):  # type: ignore[arg-type]
+        return  # a stay within the trip the session already has
     value: dict[str, Any] = {"country": country, "depart": depart.date}
     if city:
         value["city"] = city
@@ -313,13 +358,19 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
         value["via"] = via
-    if (why := _purpose(sent.text)) is not None:
+    if (why := purpose(sent.text)) is not None:
         value["purpose"] = why
-    for mode in ("plane", "train", "car", "bus", "boat"):
-        if any(m[mode] for m in _TRAVEL.finditer(sent.text)):
-            value["transport"] = mode
-            break
+    if mode := transport(sent.text):
+        value["transport"] = mode
     ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
+
+
+def transport(text: str) -> str | None:
+    """How the user travels, from the first travel word that names a mode, or None."""
+    for mode in ("plane", "train", "car", "bus", "boat"):
+        if any(m[mode] for m in _TRAVEL.finditer(text)):
+            return mode
+    return None
 
 
 _HERE_NOW = re.compile(
@@ -347,28 +398,37 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("places.location.country", country, sent, 0.75)
 
 
-def _purpose(text: str) -> str | None:
+def purpose(text: str) -> str | None:
     """Why the user travels, from the words of the sentence, or None."""
     return next((purpose for purpose_re, purpose in _PURPOSE if purpose_re.search(text)), None)
+
+
+_CONFIRMED = re.compile(
+    r"\b(?:is|are)\s+(?:booked|sorted|confirmed|on|happening|locked\s+in)\b", re.I
+)
 
 
 def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     """A destination the user says they are going to without its days ("work is sending me
     to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
-    if any(c.path == "travel.trips" for c in found) or _TRAVEL.search(sent.text) is None:
+    if any(c.path == "travel.trips" for c in found):
         return []
-    if _PAST.search(sent.text) or _NOT_TRAVEL.search(sent.text):
+    if _TRAVEL.search(sent.text) is None and not _CONFIRMED.search(sent.text):
+        return []  # "study abroad in Seville is CONFIRMED": the place, its days to come
+    if PAST.search(sent.text) or NOT_TRAVEL.search(sent.text):
         return []  # the cheap refusals before the place lookups
     place = _place(sent) or _place_days(sent) or _booked_place(sent.text, sent.start)
     if place is None:
         return []
     head = sent.text[: place[2] - sent.start]
-    if guarded(head, None, sent.text) or THIRD_PARTY.search(head) or _WISH.search(head):
+    if guarded(head, None, sent.text) or THIRD_PARTY.search(head) or WISH.search(head):
         return []
     city, country, _ = place
     fields: dict[str, Any] = {"country": country, **({"city": city} if city else {})}
-    if (why := _purpose(sent.text)) is not None:
+    if (why := purpose(sent.text)) is not None:
         fields["purpose"] = why
+    if mode := transport(sent.text):
+        fields["transport"] = mode  # "we're driving to the south of France in June"
     return [Mention("destination", freeze(fields), ctx.today)]
 
 
@@ -379,7 +439,7 @@ _OUTWARD = re.compile(
 _HOMEBOUND = re.compile(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
 
 
-def _said_here(ctx: Ctx, sent: Span, path: str) -> bool:
+def said_here(ctx: Ctx, sent: Span, path: str) -> bool:
     """Whether a rule already found a record of the path in this sentence (newest first)."""
     for c in reversed(ctx.out):
         if c.start < sent.start:
@@ -389,7 +449,7 @@ def _said_here(ctx: Ctx, sent: Span, path: str) -> bool:
     return False
 
 
-def _latest(ctx: Ctx, *kinds: str) -> int:
+def latest(ctx: Ctx, *kinds: str) -> int:
     """The position of the most recent mention of one of the kinds in the thread (-1 if none)."""
     found = [i for i, m in enumerate(ctx.thread.mentions) if m.kind in kinds]
     return found[-1] if found else -1
@@ -399,11 +459,11 @@ def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The days of a trip whose destination an earlier line named ("The flight is on 9 April
     and I come back 23 April" after "I'm going to Germany next month to see my brother")."""
     out = _OUTWARD.search(sent.text)
-    if out is None or (where := _latest(ctx, "destination")) < 0:
+    if out is None or (where := latest(ctx, "destination")) < 0:
         return
-    if where < _latest(ctx, "travel.trips") or _said_here(ctx, sent, "travel.trips"):
+    if where < latest(ctx, "travel.trips") or said_here(ctx, sent, "travel.trips"):
         return
-    if not clause_ok(parts, sent, sent.start + out.start()) or _WISH.search(sent.text):
+    if not clause_ok(parts, sent, sent.start + out.start()) or WISH.search(sent.text):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     if not dates or _place(sent) is not None:
@@ -430,9 +490,9 @@ def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     via = _via(sent)
     if not via or (trip := ctx.thread.last("travel.trips")) is None:
         return
-    if not _VIA_ONLY.search(sent.text) or _WISH.search(sent.text):
+    if not _VIA_ONLY.search(sent.text) or WISH.search(sent.text):
         return
-    if _said_here(ctx, sent, "travel.trips"):
+    if said_here(ctx, sent, "travel.trips"):
         return
     if not clause_ok(parts, sent, sent.start) or _place(sent) is not None:
         return
@@ -444,7 +504,7 @@ def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "I live in Leeds", "living in Bristol", "we moved to Porto last year", "based in Oslo": home
 _HOME = re.compile(
     r"(?:\b(?:i|we)\s+(?:still\s+|now\s+|currently\s+)?live\s+in|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+"
-    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based)\s+in|"
+    r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based|live)\s+in|"
     r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to|\bmy\s+home\s+is\s+in)\s+"
     r"(?P<place>[A-Za-z][\w'’.-]{1,20}(?:\s[A-Z][\w'’.-]{1,20})?)",
     re.IGNORECASE,
@@ -456,7 +516,7 @@ def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _HOME.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start("place")):
         return
-    found = _known(m["place"].split())
+    found = known(m["place"].split())
     if found is None or re.search(r"\bused\s+to\b|\bwhen\s+i\b", sent.text, re.I):
         return
     city, country = found

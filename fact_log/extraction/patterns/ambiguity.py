@@ -1,0 +1,74 @@
+"""Dates the extractor will not guess: a day/month order it cannot tell ("03/04"), "next
+Friday" said early in a week, and a weekday that contradicts the explicit date beside it.
+
+Kept apart from dates.py (the parser) because it reports on a message rather than reading it:
+the pipeline records these as `ambiguous_date` / `weekday_conflict` refusals.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from uac.fact_log.extraction.patterns.dates import (
+    _WEEKDAY,
+    _WEEKDAY_RE,
+    WEEKDAYS,
+    _weekday,
+    find_dates,
+    safe_date,
+)
+
+_NUMERIC = re.compile(
+    r"(?:\b(?:on|by|until|till|from|due|before|after|is|of)[ \t]{1,3}(?:the[ \t]{1,3})?)"
+    r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])|(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
+    re.IGNORECASE,
+)
+_HAS_WEEKDAY = re.compile(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
+
+
+def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
+    """Dates the extractor will not guess, with why: "03/04" (day or month first?) and a
+    weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
+    """
+    notes: list[dict[str, object]] = []
+    for m in _NUMERIC.finditer(text):
+        a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
+        first, second = int(a), int(b)
+        if first == second or first > 12 or second > 12:
+            continue  # "25/12" or "4/4": only one reading
+        y = int(year) + (2000 if len(year) == 2 else 0) if year else today.year
+        readings = [safe_date(y, second, first), safe_date(y, first, second)]
+        notes.append(
+            {
+                "kind": "ambiguous_date",
+                "text": m[0].split()[-1],
+                "readings": [r.isoformat() for r in readings if r is not None],
+            }
+        )
+    for m in _WEEKDAY.finditer(text):
+        # "next Friday" said on a Monday: this week's Friday or the one after?
+        day = WEEKDAYS[m[2].lower()]
+        if (m[1] or "").lower() == "next" and day > today.weekday():
+            soon = today + dt.timedelta(days=day - today.weekday())
+            later = _weekday(today, "next", day, "future")
+            notes.append(
+                {
+                    "kind": "ambiguous_date",
+                    "text": m[0],
+                    "readings": [soon.isoformat(), later.isoformat()],
+                    "stored": later.isoformat(),
+                }
+            )
+    if _HAS_WEEKDAY.search(text):
+        for d in find_dates(text, today):
+            if d.conflict and d.date is not None:
+                notes.append(
+                    {
+                        "kind": "weekday_conflict",
+                        "text": d.text,
+                        "date": d.date.isoformat(),
+                        "note": d.conflict,
+                    }
+                )
+    return notes
