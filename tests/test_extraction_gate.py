@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -83,7 +84,9 @@ def test_secrets_never_reach_facts_or_inputs(mem: Memory) -> None:
 def test_explicit_secret_is_refused_not_noted(mem: Memory) -> None:
     mem.store.append(batch(mem, "remember my bank PIN is 4821", source="explicit_command"))
     assert mem.facts("alice") == []
-    assert "4821" not in dump(mem)
+    # Without the digests and the ids cut from them (keyed: different in every workspace),
+    # where four digits turn up by chance in about one run of 300.
+    assert "4821" not in re.sub(r"[0-9a-f]{16,}", "", dump(mem))
 
 
 def test_identifier_only_into_sensitive_field(mem: Memory) -> None:
