@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import socket
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -251,6 +252,18 @@ def fresh_log(
 
 
 T0 = dt.datetime(2025, 1, 1, 12, 0, 0)
+
+
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A 127.0.0.1 port that refuses every connection for the whole test.
+
+    Held bound and never listening: a port found free and closed again could be taken by
+    another process (an xdist worker's server) before the test connects to it.
+    """
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -385,14 +384,8 @@ def test_the_model_never_sees_secrets(mem: Memory, server: FakeServer) -> None:
 # -- unavailable endpoint and budget --------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_server_down_still_archives_and_runs_rules(mem: Memory) -> None:
-    url = f"http://127.0.0.1:{free_port()}/v1"
+def test_server_down_still_archives_and_runs_rules(mem: Memory, dead_port: int) -> None:
+    url = f"http://127.0.0.1:{dead_port}/v1"
     run(mem, make_llm(url))
     rej = [
         r for r in mem.store.rejections(mem.address("alice")) if r["reason"] == "llm_unavailable"
