@@ -30,11 +30,20 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from pg_cluster import HOW_TO_ENABLE, Cluster, find_bin
 
 from uac import Memory
 
 BACKENDS = ("duckdb", "postgres")
+
+# Property tests are timed by nothing: hypothesis's default 200 ms deadline per example and
+# its too-slow check on drawing data measure the machine's load, not the code (a test that
+# sets its own settings keeps them; unset fields come from here).
+settings.register_profile(
+    "uac", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("uac")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
