@@ -567,7 +567,7 @@ def test_serve_lock_and_stop(tmp_path: Path) -> None:
         target=serve, args=(home, 0.01, ticks.append), kwargs={"stop": stop}, daemon=True
     )
     thread.start()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # a bound for a stuck loop, not a timing: 2 ticks of 0.01 s
     while len(ticks) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     stop.set()
