@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import socket
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,11 +30,20 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 from pg_cluster import HOW_TO_ENABLE, Cluster, find_bin
 
 from uac import Memory
 
 BACKENDS = ("duckdb", "postgres")
+
+# Property tests are timed by nothing: hypothesis's default 200 ms deadline per example and
+# its too-slow check on drawing data measure the machine's load, not the code (a test that
+# sets its own settings keeps them; unset fields come from here).
+settings.register_profile(
+    "uac", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile("uac")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -251,6 +261,18 @@ def fresh_log(
 
 
 T0 = dt.datetime(2025, 1, 1, 12, 0, 0)
+
+
+@pytest.fixture
+def dead_port() -> Iterator[int]:
+    """A 127.0.0.1 port that refuses every connection for the whole test.
+
+    Held bound and never listening: a port found free and closed again could be taken by
+    another process (an xdist worker's server) before the test connects to it.
+    """
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
 
 
 @pytest.fixture

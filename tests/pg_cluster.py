@@ -26,6 +26,7 @@ HOW_TO_ENABLE = (
     "or set UAC_PG_BIN to a directory holding initdb and pg_ctl"
 )
 _NOBODY = 65534
+_PORT_TRIES = 5
 
 
 def _version(bindir: Path) -> int:
@@ -104,11 +105,24 @@ class Cluster:
         try:
             cluster._run("initdb", "-D", str(cluster.data), "-U", "postgres", "--auth=trust",
                          "-E", "UTF8", "--no-instructions")  # fmt: skip
-            cluster._start(durable)
+            # The port was free before initdb's seconds; meanwhile any process's outgoing
+            # connection (other xdist workers make many) may have been given it: another one.
+            for attempt in range(_PORT_TRIES):
+                try:
+                    cluster._start(durable)
+                    break
+                except subprocess.CalledProcessError:
+                    if attempt + 1 == _PORT_TRIES or not cluster._port_taken():
+                        raise
+                    cluster.port = free_port()
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)
             raise
         return cluster
+
+    def _port_taken(self) -> bool:
+        log = self.root / "server.log"
+        return log.exists() and "Address already in use" in log.read_text(errors="replace")
 
     def _start(self, durable: bool = False) -> None:
         opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"

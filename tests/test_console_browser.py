@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,22 @@ def shot(driver: Any, name: str) -> Path:
     return path
 
 
+def loads(driver: Any, action: Callable[[], object]) -> None:
+    """Do action (a click or an Enter that loads another page) and wait until that page is in.
+
+    A click can return before the browser has left the page: an element both pages have (h1,
+    main, a caption) read then is the old page's. Waiting for the old document to go first
+    makes the next read the new page's.
+    """
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    action()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(old))
+
+
 def login(driver: Any, url: str, key: str) -> None:
     """Log in from the keyboard: type the key, press Enter."""
     from selenium.webdriver.common.by import By
@@ -109,7 +125,7 @@ def login(driver: Any, url: str, key: str) -> None:
     assert driver.current_url.endswith("/console/login")
     field = driver.find_element(By.ID, "key")
     assert driver.switch_to.active_element == field  # focused on load: type at once
-    field.send_keys(key, Keys.ENTER)
+    loads(driver, lambda: field.send_keys(key, Keys.ENTER))
     assert driver.find_element(By.TAG_NAME, "h1").text == "Subjects"
 
 
@@ -124,7 +140,7 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     assert "uac_console" not in driver.execute_script("return document.cookie")  # HttpOnly
     shot(driver, "02-subjects")
 
-    driver.find_element(By.LINK_TEXT, "user:maya").click()
+    loads(driver, driver.find_element(By.LINK_TEXT, "user:maya").click)
     assert driver.find_element(By.CSS_SELECTOR, "h1.subject-name").text == "user:maya"
     body = driver.find_element(By.TAG_NAME, "main").text
     assert "Bangkok" in body and SECRET_NUMBER not in body
@@ -135,21 +151,22 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     header.find_element(By.TAG_NAME, "button").send_keys(Keys.ENTER)
     assert header.get_attribute("aria-sort") == "ascending"
 
-    driver.find_element(By.LINK_TEXT, "2027-04-18").click()
+    loads(driver, driver.find_element(By.LINK_TEXT, "2027-04-18").click)
     assert "why" in driver.current_url
     evidence = driver.find_element(By.TAG_NAME, "blockquote").text
     assert "My passport expires on 18 April 2027." in evidence
     assert "superseded by" in driver.find_element(By.TAG_NAME, "main").text
     shot(driver, "04-why")
 
-    driver.find_element(By.LINK_TEXT, "Timeline").click()
+    loads(driver, driver.find_element(By.LINK_TEXT, "Timeline").click)
     svg = driver.find_element(By.CSS_SELECTOR, "figure.plot svg")
     assert svg.size["width"] > 200 and svg.find_elements(By.CSS_SELECTOR, "rect.bar")
     events = driver.find_element(By.CSS_SELECTOR, "ol.events").text
     assert "alert raised" in events and "checkpoint published" in events
     shot(driver, "05-timeline")
 
-    driver.find_element(By.CSS_SELECTOR, "nav.tabs").find_element(By.LINK_TEXT, "Alerts").click()
+    tabs = driver.find_element(By.CSS_SELECTOR, "nav.tabs")
+    loads(driver, tabs.find_element(By.LINK_TEXT, "Alerts").click)
     assert "not valid long enough" in driver.find_element(By.TAG_NAME, "main").text
     shot(driver, "06-alerts")
     driver.find_element(By.XPATH, "//button[normalize-space()='Acknowledge']").click()
@@ -169,17 +186,18 @@ def test_walk_through_the_console(served: dict[str, Any], driver: Any) -> None:
     assert not driver.find_elements(By.XPATH, "//button[normalize-space()='Acknowledge']")
     shot(driver, "07-alert-acknowledged")
 
-    driver.find_element(By.LINK_TEXT, "Search notes").click()
-    driver.find_element(By.ID, "q").send_keys("climbing gym", Keys.ENTER)
+    loads(driver, driver.find_element(By.LINK_TEXT, "Search notes").click)
+    query = driver.find_element(By.ID, "q")
+    loads(driver, lambda: query.send_keys("climbing gym", Keys.ENTER))
     table = driver.find_element(By.CSS_SELECTOR, "table.hits")
     assert "climbing gym membership" in table.text and "BM25 rank" in table.text
     shot(driver, "08-search")
 
-    driver.find_element(By.LINK_TEXT, "Diff").click()
+    loads(driver, driver.find_element(By.LINK_TEXT, "Diff").click)
     assert "user.passport.expiry_date" in driver.find_element(By.TAG_NAME, "main").text
     shot(driver, "09-diff")
 
-    driver.find_element(By.LINK_TEXT, "Export").click()
+    loads(driver, driver.find_element(By.LINK_TEXT, "Export").click)
     assert SECRET_NUMBER not in driver.page_source and "•••" in driver.page_source
     shot(driver, "10-export")
 
@@ -199,13 +217,16 @@ def test_page_through_a_long_collection_from_the_keyboard(
 
     url = served["url"]
     login(driver, url, served["rw"])
-    driver.find_element(By.LINK_TEXT, "user:pat").send_keys(Keys.ENTER)
+    pat = driver.find_element(By.LINK_TEXT, "user:pat")
+    loads(driver, lambda: pat.send_keys(Keys.ENTER))
     caption = driver.find_element(By.CSS_SELECTOR, "#transactions caption")
     assert "450 records, 1–200 shown" in caption.text
-    driver.find_element(By.CSS_SELECTOR, "#transactions a[rel=next]").send_keys(Keys.ENTER)
+    following = driver.find_element(By.CSS_SELECTOR, "#transactions a[rel=next]")
+    loads(driver, lambda: following.send_keys(Keys.ENTER))
     assert "201–400 shown" in driver.find_element(By.CSS_SELECTOR, "#transactions caption").text
     header = driver.find_element(By.XPATH, "//th[a[normalize-space()='amount']]")
-    header.find_element(By.TAG_NAME, "a").send_keys(Keys.ENTER)  # sorts all 450 rows
+    sort = header.find_element(By.TAG_NAME, "a")
+    loads(driver, lambda: sort.send_keys(Keys.ENTER))  # sorts all 450 rows
     header = driver.find_element(By.XPATH, "//th[a[normalize-space()='amount']]")
     assert header.get_attribute("aria-sort") == "ascending"
     heads = [

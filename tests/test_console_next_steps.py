@@ -10,7 +10,6 @@ in test_console.py.
 from __future__ import annotations
 
 import datetime as dt
-import socket
 from pathlib import Path
 
 import pytest
@@ -45,12 +44,9 @@ def test_refused_keys_say_how_to_get_one(tmp_path: Path) -> None:
             reader.request("POST", "/v1/admin/keys", {"tenant": "acme"})
 
 
-def test_a_server_that_is_not_running_says_how_to_start_one() -> None:
-    with socket.socket() as sock:  # a free port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_a_server_that_is_not_running_says_how_to_start_one(dead_port: int) -> None:
     with pytest.raises(ServiceError, match=r"start it with uac serve \(or point UAC_URL"):
-        Client(f"http://127.0.0.1:{port}", "uac_x").call("facts", "maya")
+        Client(f"http://127.0.0.1:{dead_port}", "uac_x").call("facts", "maya")
 
 
 def test_diff_alerts_and_checks_name_the_next_command(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -83,7 +84,9 @@ def test_secrets_never_reach_facts_or_inputs(mem: Memory) -> None:
 def test_explicit_secret_is_refused_not_noted(mem: Memory) -> None:
     mem.store.append(batch(mem, "remember my bank PIN is 4821", source="explicit_command"))
     assert mem.facts("alice") == []
-    assert "4821" not in dump(mem)
+    # Without the digests and the ids cut from them (keyed: different in every workspace),
+    # where four digits turn up by chance in about one run of 300.
+    assert "4821" not in re.sub(r"[0-9a-f]{16,}", "", dump(mem))
 
 
 def test_identifier_only_into_sensitive_field(mem: Memory) -> None:
@@ -225,10 +228,11 @@ def test_unknown_source_is_an_error(mem: Memory) -> None:
 def test_64k_message_is_accepted_and_fast(mem: Memory) -> None:
     text = ("I'm allergic to latex. " * 3000)[:65536]
     # CPU time, not wall time: a guard against catastrophic regex backtracking that other
-    # processes on a busy machine cannot trip.
+    # processes on a busy machine cannot trip. It takes ~1.5 s of CPU here (2026-12): the
+    # bound leaves 10x for a slower core or hyperthreads sharing one, where 5 s left 3x.
     start = time.process_time()
     b = batch(mem, text)
-    assert time.process_time() - start < 5
+    assert time.process_time() - start < 15
     mem.store.append(b)
     assert len(mem.inputs("alice")[0].content) == len(text)
 

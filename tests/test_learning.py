@@ -157,15 +157,10 @@ def test_note_cli_template_and_errors(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "no such file" in capsys.readouterr().err
 
 
-def test_an_unreachable_llm_still_archives_and_runs_the_rules(home: Path) -> None:
-    import socket
-
+def test_an_unreachable_llm_still_archives_and_runs_the_rules(home: Path, dead_port: int) -> None:
     from uac.fact_log.extraction.llm import LLMSettings
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again: nothing listens there
-    settings = LLMSettings(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeout=2)
+    settings = LLMSettings(base_url=f"http://127.0.0.1:{dead_port}/v1", model="m", timeout=2)
     with Memory(home, create=True, llm=settings) as mem:
         learned = mem.add("maya", "My passport expires on March 5, 2027.", now=T0)
         assert [f.path for f in learned.facts] == ["identity.passport.expiry_date"]

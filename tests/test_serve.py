@@ -380,7 +380,11 @@ def test_killed_server_loses_nothing_and_delivers_alerts_after_restart(tmp_path:
         threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
         for t in threads:
             t.start()
-        time.sleep(2.0)
+        # Killed mid-write once a few writes are acknowledged (a fixed 2 s sleep could see
+        # none on a loaded machine); 4 x 200 writes keep going well past the eighth.
+        deadline = time.monotonic() + 120
+        while len(acked) < 8 and not errors and time.monotonic() < deadline:
+            time.sleep(0.05)
         info["proc"].send_signal(signal.SIGKILL)  # mid-write
         info["proc"].wait(timeout=30)
         stop.set()
