@@ -93,6 +93,7 @@ class LogReads:
         self, addr: Address, session_id: str, limit: int
     ) -> list[tuple[str, dt.datetime]]:
         """The last `limit` user messages of one session (masked text, when said), oldest first."""
+        self._sync(addr)  # another node's messages, and its erasures, before anyone reads them
         rows = self.con.execute(
             f"SELECT content, observed_at FROM inputs WHERE {_SUBJECT} AND session_id = ? "
             "AND kind = 'message' AND role = 'user' ORDER BY seq DESC LIMIT ?",

@@ -697,3 +697,25 @@ def test_rules_fill_the_fields_the_llm_left_out_of_the_same_record(
         assert trip.value["transport"] == "plane"  # "fly": the rules' too
         assert trip.evidence["from_rules"]["fields"] == ["return_date", "transport"]
         assert trip.evidence["quote"] == "We fly to Tokyo on Thursday, March 19"
+
+
+def test_an_erased_message_never_reaches_the_model_from_another_node(
+    tmp_path: Any, server: FakeServer, backend: str
+) -> None:
+    # Node B learns a message; node A erases the subject; B's next message in that session
+    # must not carry the erased words to the model (B reads the session after catching up).
+    if backend != "postgres":
+        pytest.skip("two nodes share a PostgreSQL log")
+    server.replies = [Reply(facts_reply())]
+    llm = make_llm(server.base_url)
+    at = dt.datetime(2026, 2, 3, 9, 0)
+    with (
+        Memory(tmp_path / "node-a", create=True, react=False) as a,
+        Memory(tmp_path / "node-b", create=True, react=False, llm=llm) as b,
+    ):
+        b.add("alice", "My sister Jane Doe lives in Porto.", at=at, session_id="s", now=at)
+        a.erase("alice", all=True, reason="the user asked", now=at)
+        later = at + dt.timedelta(minutes=5)
+        b.add("alice", "And I like trains.", at=later, session_id="s", now=later)
+        assert len(server.requests) == 2
+        assert "Jane Doe" not in _user_prompt(server.requests[1])
