@@ -4,11 +4,13 @@ body weight; vaccinations live in vaccinations.py, a pregnancy's due date in pre
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import Prefer
+from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -25,6 +27,15 @@ from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
 from uac.fact_log.reference import food_data
 
+_MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
+_MASS_ABBREV = {
+    "milligram": "mg",
+    "microgram": "mcg",
+    "gram": "g",
+    "millilitre": "ml",
+    "milliliter": "ml",
+}
+
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
@@ -35,15 +46,24 @@ CONDITIONS = (
 )
 
 
-_DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
+# A dose as typed ("50mg", "1g") or said ("fifty milligrams", "two puffs", "2 tablets").
+_DOSE = (
+    r"(?:\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
+    + _MASS_WORDS
+    + r")\b|(?:\d{1,2}|\b"
+    + NUMBER_WORDS
+    + r")\s+(?:"
+    + _MASS_WORDS
+    + r"|puffs?|tablets?|pills?|capsules?|drops?|sprays?)\b)"
+)
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
-    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
-    r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
-    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|"
+    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
+    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
+    r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
-    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+gave\s+me|"
+    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
@@ -52,7 +72,8 @@ _MED_START = re.compile(
 )
 _MED_STOP = re.compile(
     r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
-    r"finished(?:\s+my\s+course\s+of)?|no\s+longer\s+(?:take|taking|on)|"
+    r"(?:finished|completed|done\s+with)(?:\s+(?:my|the)\s+(?:course|pack|packet|box|"
+    r"prescription|supply)\s+of)?|no\s+longer\s+(?:take|taking|on)|"
     r"(?:don't|do\s+not)\s+take)\s+(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})",
     re.IGNORECASE,
 )
@@ -73,6 +94,21 @@ _DRUG_SUFFIX = re.compile(
 )
 
 
+_SAID_MASS = re.compile(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
+
+
+def _dose_text(dose: str) -> str:
+    """A dose as the checks read it: "fifty milligrams" is "50 mg" (a count such as "two
+    puffs" stays as said: there is no amount to compare)."""
+    dose = " ".join(dose.split())
+    m = _SAID_MASS.match(dose)
+    if m is None:
+        return dose
+    n = m["n"] if m["n"].replace(".", "").isdigit() else words_to_number(m["n"])
+    unit = _MASS_ABBREV.get(m["u"].lower().rstrip("s"), m["u"])
+    return f"{n} {unit}" if n is not None else dose
+
+
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
     return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
@@ -80,6 +116,8 @@ def _is_drug(name: str, dose: bool) -> bool:
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Medications started (with dose) or stopped."""
+    if _drug_runs_out(ctx, sent, parts):
+        return
     for m in _MED_STOP.finditer(sent.text):
         at = sent.start + m.start()
         if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
@@ -95,16 +133,14 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dose = m["dose1"] or m["dose2"]
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
-        if (
-            m.re is not _MED_START
-            and someone_else(sent.text[: m.start()])
-            and not _I_TOOK_IT.search(sent.text, m.end())
-        ):
+        if _other_taker(sent.text, m):
             continue  # "she's on warfarin 3mg": a drug named without the user as taker
         value: dict[str, Any] = {"name": m["name"].lower()}
         freq = _FREQ.search(sent.text, m.end())
+        if not dose and (later := _later_dose(sent.text, m.end())):
+            dose = later  # "on warfarin since the valve op, 3mg most days"
         if dose:
-            dose_text = " ".join(dose.split())
+            dose_text = _dose_text(dose)
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
@@ -115,6 +151,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             for d in dates_in(sent, prefer, ctx.today, ctx.anchor)
             if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
         ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
+        if prefer == "past":
+            dates = [_last_such_day(d, ctx.today) for d in dates]
         if any(not d.valid for d in dates_in(sent, prefer, ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
@@ -182,12 +220,62 @@ _MED_ON = re.compile(
 )
 
 
+# "mum's been put on", "Dad has been prescribed", "grandad's on": a relative named without
+# "my" as the subject; "they gave me", "she put me on": the user is the one who takes it.
+_RELATIVE_SUBJECT = re.compile(
+    r"\b(?:mum|mom|mam|mummy|dad|daddy|mother|father|grandma|grandad|grandpa|granny|gran|nan|"
+    r"nana|nanna|hubby|wifey)(?:'s|’s|\s+(?:is|has|was|had|takes|got|now))\b",
+    re.I,
+)
+_TO_ME = re.compile(r"\b(?:gave|given|put|started|prescribed|switched|got|has|have)\s+me\b", re.I)
+
+
+def _other_taker(text: str, m: re.Match[str]) -> bool:
+    """Whether someone other than the user is said to take the drug matched."""
+    head = text[: m.start()]
+    if not (someone_else(head) or _RELATIVE_SUBJECT.search(head)):
+        return False
+    if m.re is _MED_START and (re.match(r"i\b|i'|i’", m[0], re.I) or _TO_ME.search(m[0])):
+        return False  # "my wife says I take ...": the user is the verb's subject
+    return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
+
+
+_BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
+
+
+def _last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
+    """A bare "the 1st" said of a start that has happened: the last such day, not the next."""
+    m = _BARE_NTH.fullmatch(d.text)
+    if m is None or d.date is None or d.date <= today:
+        return d
+    day = int(m[1])
+    # this month when the day has come, else last month
+    year, month = (
+        (today.year, today.month)
+        if day <= today.day
+        else divmod(today.year * 12 + today.month - 2, 12)
+    )
+    month += 0 if day <= today.day else 1
+    try:
+        return dataclasses.replace(d, date=dt.date(year, month, day))
+    except ValueError:
+        return d
+
+
+def _later_dose(text: str, end: int) -> str | None:
+    """A dose said later in the sentence of the drug ending at `end`, before any other drug."""
+    m = _HAS_DOSE.search(text, end)
+    if m is None or drug_names(text[end : m.start()]):
+        return None
+    return m[0]
+
+
 def _med_matches(text: str) -> list[re.Match[str]]:
     """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
     found = list(_MED_START.finditer(text))
     if _HAS_DOSE.search(text):  # most sentences name no dose: skip the word-by-word scan
         found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
-    if " on " not in text.lower():
+    if " on " not in f" {text.lower()}":  # "on warfarin since ..." opens a sentence too
         return found
     found += [
         m
@@ -219,6 +307,28 @@ _SUPPLY_LASTS = re.compile(
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
     re.I,
 )
+
+
+# "warfarin tablets run out on the 12th", "my salbutamol inhaler runs out by Friday": the
+# end of the supply of a drug named with its form.
+_DRUG_RUNS_OUT = re.compile(
+    r"\b(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:tablets|pills|capsules|inhalers?|pens?|patches|"
+    r"prescription|supply|box|pack|packet)\s+(?:will\s+|should\s+|is\s+going\s+to\s+)?"
+    r"(?:runs?|running)\s+out\b",
+    re.I,
+)
+
+
+def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The day a named drug's supply runs out; True when one was found."""
+    m = _DRUG_RUNS_OUT.search(sent.text)
+    if m is None or not _is_drug(m["name"], False) or _other_taker(sent.text, m):
+        return False
+    day = _day_after(ctx, sent, m.end(), "future")
+    if day is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    ctx.add("health.medications", {"name": m["name"].lower(), "supply_until": day}, sent, 0.8)
+    return True
 
 
 def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None:
