@@ -586,7 +586,8 @@ def test_a_drug_said_to_work_keeps_its_dose() -> None:
 def test_a_passport_the_user_has_gives_its_country() -> None:
     got = found("I have Brazilian passport, so I need to check the visa rules")
     assert of("identity.passport.issuing_country", got) == ["BR"]
-    assert of("identity.nationality", got) == ["BR"]
+    # a passport is not a nationality (blind2 b2s03-03, blind3 b3s07-03 and b3s54-03 agree)
+    assert of("identity.nationality", got) == []
 
 
 def test_someone_elses_passport_gives_nothing() -> None:

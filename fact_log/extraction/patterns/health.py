@@ -385,8 +385,10 @@ _DATE_WORD = re.compile(
 
 
 _ALLERGIC = re.compile(
-    r"\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
-    r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+"
+    r"(?:\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
+    r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+|"
+    # "allergic to latex - found out at the dentist": a note about the user, no subject said
+    r"^(?:(?:and|also|plus|oh|btw|fyi),?\s+)?)"
     r"(?:(?P<sev>very|severely|mildly|seriously|extremely|deathly|highly|slightly|quite)\s+)?"
     r"allergic\s+to\s+(?P<subst>[A-Za-z][A-Za-z-]{1,25}(?:[ \t]{1,2}[A-Za-z][A-Za-z-]{1,25}){0,5})",
     re.IGNORECASE,
@@ -452,7 +454,8 @@ _ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
 _REACTION = re.compile(
     r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
     r"\s+in\s+|come\s+out\s+in\s+)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
-    r"i\s+come\s+out\s+in|my\s+\w+\s+swells?\s+up|i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
+    r"i\s+come\s+out\s+in|(?:came|come|broke)\s+(?:up|out)\s+in|my\s+\w+\s+swells?\s+up|"
+    r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
     r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
     re.IGNORECASE,
 )
@@ -542,6 +545,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
         if not clause_ok(parts, sent, sent.start + at):
             continue
+        if m.re is _ALLERGIC and "?" in sent.text and not re.match(r"i\b|i'|turns", m[0], re.I):
+            continue  # "allergic to cats?": asked, not said (no subject to tell it by)
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
         reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
@@ -653,9 +658,17 @@ _NOT_A_READING = re.compile(
 )
 
 
+# "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
+_BARE_WEIGHT = re.compile(
+    r"^(?:now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
+    r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?)\b|\s*[.!]*$)",
+    re.I,
+)
+
+
 def _weight_match(sent: Span) -> re.Match[str] | None:
     """The user's body-weight statement in a sentence, if any."""
-    if m := _WEIGHT.search(sent.text):
+    if m := _WEIGHT.search(sent.text) or _BARE_WEIGHT.search(sent.text):
         return m
     m = _WEIGHT_READING.search(sent.text)
     # a wish said after the reading ("they want me to gain a bit") does not unsay it
