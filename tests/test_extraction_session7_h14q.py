@@ -245,3 +245,23 @@ def test_no_charge_of_someone_else() -> None:
 def test_an_account_closing_without_i_am(text: str, provider: str, day: dt.date) -> None:
     accounts = of("finance.bank_accounts", found(text))
     assert any(a["provider"] == provider and a.get("closing_on") == day for a in accounts), accounts
+
+
+# -- budgets: a list under a heading that names them -----------------------------------------
+
+
+def test_a_list_of_budgets_under_a_heading() -> None:
+    text = "budgets from now on:\n* food shop 350/month\n* petrol 60 a week\n* holidays £2000 for the year"
+    got = {
+        (b["category"], str(b["limit"]), b["period"]) for b in of("finance.budgets", found(text))
+    }
+    assert {
+        ("food shop", "350", "month"),
+        ("petrol", "60", "week"),
+        ("holidays", "2000", "year"),
+    } <= got
+
+
+def test_no_budget_from_a_list_under_another_heading() -> None:
+    text = "shopping list:\n- eggs 12 a week\n- milk 4 a week"
+    assert of("finance.budgets", found(text)) == []

@@ -148,11 +148,43 @@ def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.budgets", value, sent, 0.75)
 
 
+# A line of a list under a heading that names budgets ("my budgets for this year:" then
+# "- groceries 400/month", "* petrol 60 a week", "clothes £600 for the year")
+_LISTED_BUDGET = re.compile(
+    r"^(?:[-*•·]\s*|\d[.)]\s*)?(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[:-]?\s*"
+    r"(?P<amt>[£$€]?\s?\d[\d,.]*\s*(?:[£$€]|euros?|pounds?|quid|dollars?|eur|gbp|usd)?)\s*"
+    r"(?:/\s?|(?:a|per|each|every|for\s+the)\s+)(?P<per>week|wk|month|mo|year|yr)\s*[.!]?$",
+    re.IGNORECASE,
+)
+_BUDGET_HEADING = re.compile(r"\bbudgets?\b[^\n]*:\s*$", re.IGNORECASE)
+
+
+def _listed_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A budget given as a line of a list whose heading names budgets."""
+    m = _LISTED_BUDGET.match(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start):
+        return
+    heading = ctx.text[: sent.start].rstrip().rsplit("\n\n", 1)[-1].split("\n", 1)[0]
+    said = amounts(m["amt"])
+    if not _BUDGET_HEADING.search(heading) or not said:
+        return
+    per = {"wk": "week", "mo": "month", "yr": "year"}.get(m["per"].lower(), m["per"].lower())
+    value: dict[str, Any] = {
+        "category": _category(m["cat"]),
+        "limit": said[0].amount,
+        "period": per,
+    }
+    if said[0].currency:
+        value["currency"] = said[0].currency
+    ctx.add("finance.budgets", value, sent, 0.75)
+
+
 def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Spending limits per category and period."""
     kw = _BUDGET.search(sent.text) or _SPEND_LIMIT.search(sent.text)
     if kw is None:
         _another_budget(ctx, sent, parts)
+        _listed_budget(ctx, sent, parts)
         return
     # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
     # only here do "want to" and "no more than" not silence a clause.

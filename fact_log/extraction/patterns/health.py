@@ -50,7 +50,7 @@ CONDITIONS = (
 _DOSE = (
     r"(?:\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
     + _MASS_WORDS
-    + r")\b|(?:\d{1,2}|\b"
+    + r")\b|(?:\d{1,2}|\b(?=[aefhnostz])"  # a cheap first-letter test before the words
     + NUMBER_WORDS
     + r")\s+(?:"
     + _MASS_WORDS
@@ -227,16 +227,24 @@ _RELATIVE_SUBJECT = re.compile(
     r"nana|nanna|hubby|wifey)(?:'s|’s|\s+(?:is|has|was|had|takes|got|now))\b",
     re.I,
 )
-_TO_ME = re.compile(r"\b(?:gave|given|put|started|prescribed|switched|got|has|have)\s+me\b", re.I)
+_TO_ME = re.compile(
+    r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I
+)
 
 
 def _other_taker(text: str, m: re.Match[str]) -> bool:
     """Whether someone other than the user is said to take the drug matched."""
     head = text[: m.start()]
+    if m.re is _MED_START:
+        # a start verb's subject is most often the prescriber ("they prescribed", "she's
+        # prescribed me"): only a relative named as the subject makes it someone else's
+        return bool(
+            _RELATIVE_SUBJECT.search(head)
+            and not re.match(r"i\b|i'|i’", m[0], re.I)
+            and not _TO_ME.search(m[0])
+        )
     if not (someone_else(head) or _RELATIVE_SUBJECT.search(head)):
         return False
-    if m.re is _MED_START and (re.match(r"i\b|i'|i’", m[0], re.I) or _TO_ME.search(m[0])):
-        return False  # "my wife says I take ...": the user is the verb's subject
     return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
 
 

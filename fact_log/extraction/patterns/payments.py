@@ -18,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     someone_else,
+    word_set,
 )
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
@@ -357,10 +358,46 @@ _CHARGED = re.compile(
 )
 
 
+# "boots charged me £8.49", "they still took £24.99 off me": whoever opens the line, as typed
+# (lower case too), charging the user; "they"/"it" is the service or shop just talked about.
+_CHARGED_ME = re.compile(
+    r"^(?:(?:and|also|so|oh|but|then|now)\s+)?(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
+    r"also\s+|even\s+|then\s+|have\s+|has\s+)?(?:charged|billed|took|taken|debited)\s+"
+    r"(?:me\s+)?(?:another\s+|again\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?\S*)"
+    r"(?:\s+(?:off|from)\s+me)?",
+    re.IGNORECASE,
+)
+_NOT_A_PAYEE = word_set(
+    "i we you he she mum mom dad my the someone somebody nobody wife husband partner friend "
+    "brother sister son daughter boss"
+)
+
+
+def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A charge said as "<shop or they> charged/took <amount> (off me)"."""
+    m = _CHARGED_ME.match(sent.text)
+    if m is None or m["who"].lower() in _NOT_A_PAYEE or not clause_ok(parts, sent, sent.start):
+        return
+    merchant: Any = m["who"]
+    if merchant.lower() in ("they", "it", "that", "this"):
+        last = ctx.thread.last("subscription", "finance.subscriptions", "finance.transactions")
+        merchant = last and (last.get("name") or last.get("merchant"))
+        if not merchant:
+            return
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    day = _day(ctx, sent)
+    if money and day is not None and not _WISH.search(sent.text):
+        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+        ctx.add("finance.transactions", value | {"merchant": merchant}, sent, 0.7)
+
+
 def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A charge the user saw ("I was charged £10.99 by Netflix on 3 April")."""
     m = _CHARGED.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None:
+        _charged_me(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
         return
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
