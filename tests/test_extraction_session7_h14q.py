@@ -251,7 +251,7 @@ def test_an_account_closing_without_i_am(text: str, provider: str, day: dt.date)
 
 
 def test_a_list_of_budgets_under_a_heading() -> None:
-    text = "budgets from now on:\n* food shop 350/month\n* petrol 60 a week\n* holidays £2000 for the year"
+    text = "budgets from now on:\n* food shop 350/month\n* petrol 60 a week\n* holidays £2000 a year"
     got = {
         (b["category"], str(b["limit"]), b["period"]) for b in of("finance.budgets", found(text))
     }
