@@ -156,6 +156,14 @@ def test_a_list_of_vaccinations_given_today() -> None:
         assert word in names, names
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["travel clinic tomorrow: hep A and typhoid", "my son at the clinic today: hep A, typhoid"],
+)
+def test_no_vaccination_list_planned_or_someone_elses(text: str) -> None:
+    assert of("health.vaccinations", found(text)) == []
+
+
 # -- nationality: a demonym said of the user, not a passport -----------------------------------
 
 
@@ -251,7 +259,9 @@ def test_an_account_closing_without_i_am(text: str, provider: str, day: dt.date)
 
 
 def test_a_list_of_budgets_under_a_heading() -> None:
-    text = "budgets from now on:\n* food shop 350/month\n* petrol 60 a week\n* holidays £2000 a year"
+    text = (
+        "budgets from now on:\n* food shop 350/month\n* petrol 60 a week\n* holidays £2000 a year"
+    )
     got = {
         (b["category"], str(b["limit"]), b["period"]) for b in of("finance.budgets", found(text))
     }
@@ -265,3 +275,69 @@ def test_a_list_of_budgets_under_a_heading() -> None:
 def test_no_budget_from_a_list_under_another_heading() -> None:
     text = "shopping list:\n- eggs 12 a week\n- milk 4 a week"
     assert of("finance.budgets", found(text)) == []
+
+
+# -- subscriptions: the day it comes out; refunds by the shop that made them -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("got spotify premium, 11.99 a month, goes out on the 20th", D(2025, 6, 20)),
+        ("Netflix £10.99 monthly, taken on the 3rd", D(2025, 6, 3)),
+        ("spotify renewd 14 july, 120 a yr", D(2025, 7, 14)),
+    ],
+)
+def test_a_subscription_payment_day(text: str, day: dt.date) -> None:
+    subs = of("finance.subscriptions", found(text))
+    assert any(s.get("renews_on") == day for s in subs), subs
+
+
+@pytest.mark.parametrize(
+    ("text", "merchant", "amount"),
+    [
+        ("ikea refunded the lamp, 45.00 back on my card", "ikea", "-45.00"),
+        ("Currys finally refunded the kettle, £35 back", "Currys", "-35"),
+    ],
+)
+def test_a_refund_by_the_shop(text: str, merchant: str, amount: str) -> None:
+    txs = of("finance.transactions", found(text))
+    assert any(t.get("merchant") == merchant and str(t["amount"]) == amount for t in txs), txs
+
+
+def test_no_refund_hoped_for() -> None:
+    assert (
+        of("finance.transactions", found("hopefully ikea will have refunded the 45 by friday?"))
+        == []
+    )
+
+
+# -- accounts: a closing said as a note; an instruction moved to another account -------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "old", "ends"),
+    [
+        (
+            ("the water bill direct debit comes out of my Nationwide account, 40 a month",),
+            "switched the water bill direct debit to Starling yesterday",
+            "Nationwide account",
+            D(2025, 5, 31),
+        ),
+        ((), "moved my rent standing order from Barclays to Monzo", "Barclays account", AT.date()),
+    ],
+)
+def test_an_instruction_moved_ends_on_the_old_account(
+    earlier: tuple[str, ...], text: str, old: str, ends: dt.date
+) -> None:
+    got = of("finance.scheduled_payments", found(text, *earlier))
+    assert any(p.get("account") == old and p.get("ends_on") == ends for p in got), got
+    assert any(p.get("account", "").endswith("account") and "ends_on" not in p for p in got), got
+
+
+def test_no_account_closing_asked_or_someone_elses() -> None:
+    for text in (
+        "should I be closing my Halifax account on the 20th?",
+        "mum is closing her Halifax account on the 20th",
+    ):
+        assert of("finance.bank_accounts", found(text)) == [], text

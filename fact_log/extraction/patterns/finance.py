@@ -269,7 +269,12 @@ _CANCELLED_AFTER = re.compile(
 )
 # "and 10.99 for Netflix, also monthly": a second one said without its verb
 _AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
-_RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+# "renews on", "renewd 12 feb" (typed fast), "next payment", "comes out on the 18th"
+_RENEWS = re.compile(
+    r"\brenew(?:s|ing|d|al)?\b|\bnext\s+(?:payment|bill|charge)\b|\b(?:comes?|goes|is\s+taken|"
+    r"gets\s+taken|taken|charged|billed|debited)\s+(?:out\s+)?on\b",
+    re.I,
+)
 _SIGNED_UP = re.compile(
     r"(?:\b(?i:i)\s+|^)(?i:(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
@@ -340,7 +345,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
-    if verb is None and find_money(sent.text) and _period(sent.text, "subscription"):
+    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"
+    if verb is None and priced and _period(sent.text, "subscription"):
         verb = service  # "Netflix went up to £12.99/month": price and period say enough
     if (
         verb is None

@@ -67,6 +67,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
+    if _moved(ctx, sent, parts):
+        return
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
@@ -109,6 +111,49 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
+
+
+# "Moved the gym direct debit to Monzo", "switched my rent standing order over to Starling":
+# the instruction named before goes on from the new account and ends on the old one.
+_MOVED = re.compile(
+    r"\b(?:moved|switched|changed|transferred)\s+(?:the|my|our)\s+(?P<payee>[\w' ]{2,30}?)\s+"
+    r"(?P<m>direct\s+debit|standing\s+order)s?\s+(?:from\s+(?:my\s+|the\s+)?(?-i:[A-Z][A-Za-z&]{1,20})"
+    r"(?:\s+account)?\s+)?(?:over\s+)?(?:to|onto)\s+(?:my\s+|the\s+|a\s+)?"
+    r"(?P<new>(?-i:[A-Z][A-Za-z&]{1,20}))",
+    re.IGNORECASE,
+)
+
+
+_OLD_ACCOUNT = re.compile(
+    r"\bfrom\s+(?:my\s+|the\s+)?(?P<bank>(?-i:[A-Z][A-Za-z&]{1,20}))\b|"
+    r"\b(?:last|old)\s+(?P<bank2>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:one|payment|debit)\b",
+    re.IGNORECASE,
+)
+
+
+def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """An instruction moved to another account; True when the sentence said one."""
+    m = _MOVED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    earlier = ctx.thread.last("finance.scheduled_payments")
+    payee = m["payee"].strip()
+    method = _method(m["m"])
+    new = {"payee": payee, "method": method, "account": f"{m['new']} account"}
+    old = None
+    if earlier is not None and str(earlier.get("payee") or "").lower() == payee.lower():
+        new |= {k: earlier.get(k) for k in ("amount", "currency", "period") if earlier.get(k)}
+        old = earlier.get("account")
+    if old is None and (said := _OLD_ACCOUNT.search(sent.text)) is not None:
+        old = f"{said['bank'] or said['bank2']} account"  # "the last Halifax one was 1 March"
+    if old and not str(old).lower().startswith(m["new"].lower()):
+        days = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        # the last payment from the old account, said ("was 1 March"), else today
+        last = days[-1].date if days and days[-1].date < ctx.today else ctx.today
+        ended = {"payee": payee, "method": method, "account": old, "ends_on": last}
+        ctx.add("finance.scheduled_payments", ended, sent, 0.75)
+    ctx.add("finance.scheduled_payments", new, sent, 0.75)
+    return True
 
 
 _PLAN_CARD = re.compile(
@@ -171,7 +216,10 @@ _CAPPED = re.compile(
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
-    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?)clos(?:ing|e)\s+" + _ACCOUNT + r"|"
+    # "closing my Santander current account on 30 April" (a note: no "I'm" said)
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|[,;:.]\s*)(?:and\s+)?)clos(?:ing|e)\s+"
+    + _ACCOUNT
+    + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
     r"is\s+being\s+closed)\b|"
     # "the old one with NatWest closes on 30 September"
@@ -437,6 +485,12 @@ _SHOP_TOTAL = re.compile(
 )
 
 
+_REFUNDER = re.compile(
+    r"^(?:(?:and|so|oh|also)\s+)?(?P<who>[A-Za-z][\w.&'+-]{1,20})\s+(?:have\s+|has\s+|finally\s+|just\s+)?",
+    re.I,
+)
+
+
 def _day(ctx: Ctx, sent: Span) -> Any:
     """The one past day a sentence names (the message's day when none); None when invalid."""
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
@@ -461,13 +515,21 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.transactions", value, sent, 0.7)
         return
     if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        said = find_money(sent.text)
+        if _WISH.search(sent.text):
+            return  # "hopefully they'll have refunded it by Friday?"
+        said = find_money(sent.text) or [a for a in amounts(sent.text[m.end() :]) if a.amount > 0]
         earlier = ctx.thread.last("finance.transactions")
         if not said and (earlier is None or not earlier.get("amount")):
             return
         value = {"date": _day(ctx, sent)}
         if said:
-            value |= {"amount": -said[0].amount, "currency": said[0].currency}
+            value |= {"amount": -said[0].amount}
+            if said[0].currency:
+                value["currency"] = said[0].currency
+            # "amazon refunded the headphones, 59.99 back": the shop that refunded
+            who = _REFUNDER.match(sent.text)
+            if who and who["who"].lower() not in _NOT_A_PAYEE and who.end() == m.start():
+                value["merchant"] = who["who"]
         else:  # "they refunded one of them": the payment just talked about, coming back
             value["amount"] = -abs(Decimal(str(earlier.get("amount"))))
             value |= {k: earlier.get(k) for k in ("merchant", "currency") if earlier.get(k)}
