@@ -341,3 +341,32 @@ def test_no_account_closing_asked_or_someone_elses() -> None:
         "mum is closing her Halifax account on the 20th",
     ):
         assert of("finance.bank_accounts", found(text)) == [], text
+
+
+# -- a warranty or a return window said in the line after the purchase ------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "ends", "ret"),
+    [
+        (
+            "3 year warranty and 30 days to return it if I don't like it",
+            D(2028, 6, 1),
+            D(2025, 7, 1),
+        ),
+        ("comes with a 2-year guarantee", D(2027, 6, 1), None),
+        ("14 days to send it back", None, D(2025, 6, 15)),
+    ],
+)
+def test_terms_said_after_the_purchase(text: str, ends: Any, ret: Any) -> None:
+    got = of("finance.warranties", found(text, "bought a Bosch dishwasher from Currys today, £399"))
+    assert any(
+        "dishwasher" in w["item"] and w.get("ends_on") == ends and w.get("return_by") == ret
+        for w in got
+    ), got
+
+
+def test_no_terms_without_a_purchase_or_of_someone_else() -> None:
+    assert of("finance.warranties", found("2 year warranty on those, usually")) == []
+    earlier = "bought a Bosch dishwasher from Currys today"
+    assert of("finance.warranties", found("my sister got 30 days to return hers", earlier)) == []
