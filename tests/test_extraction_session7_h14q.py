@@ -370,3 +370,32 @@ def test_no_terms_without_a_purchase_or_of_someone_else() -> None:
     assert of("finance.warranties", found("2 year warranty on those, usually")) == []
     earlier = "bought a Bosch dishwasher from Currys today"
     assert of("finance.warranties", found("my sister got 30 days to return hers", earlier)) == []
+
+
+# -- bills: the payee before the method, its last payment, the account said as "that one" -----
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "want"),
+    [
+        ((), "phone bill: EE direct debit, £22 on the 3rd of every month", {"payee": "EE"}),
+        (
+            (),
+            "netflix direct debit is 10.99 a month, last payment the 28th then it ends",
+            {"payee": "netflix", "ends_on": D(2025, 6, 28)},
+        ),
+        (
+            ("closing my Lloyds current account on 30 June",),
+            "the rent standing order comes out of that one, £900 on the 1st",
+            {"payee": "rent", "account": "Lloyds current account"},
+        ),
+        (
+            ("the water direct debit comes out of my Nationwide account",),
+            "and the broadband direct debit too, 30 a month",
+            {"payee": "broadband", "account": "Nationwide account"},
+        ),
+    ],
+)
+def test_a_bill_said_tersely(earlier: tuple[str, ...], text: str, want: dict[str, Any]) -> None:
+    got = of("finance.scheduled_payments", found(text, *earlier))
+    assert any(want.items() <= p.items() for p in got), got
