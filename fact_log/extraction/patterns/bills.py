@@ -196,8 +196,9 @@ def _from_thread(ctx: Ctx, text: str, value: dict[str, Any]) -> None:
     if _THAT_ACCOUNT.search(text) and (acct := ctx.thread.last("finance.bank_accounts")):
         value["account"] = acct.get("name") or acct.get("provider")
     elif _TOO.search(text) and (earlier := ctx.thread.last("finance.scheduled_payments")):
-        if earlier.get("account"):
-            value["account"] = earlier.get("account")
+        value["account"] = earlier.get("account") or None
+        if value["account"] is None:
+            del value["account"]
 
 
 def rule_bills(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
