@@ -195,10 +195,12 @@ def _from_thread(ctx: Ctx, text: str, value: dict[str, Any]) -> None:
         return
     if _THAT_ACCOUNT.search(text) and (acct := ctx.thread.last("finance.bank_accounts")):
         value["account"] = acct.get("name") or acct.get("provider")
-    elif _TOO.search(text) and (earlier := ctx.thread.last("finance.scheduled_payments")):
-        value["account"] = earlier.get("account") or None
-        if value["account"] is None:
-            del value["account"]
+    elif (
+        _TOO.search(text)
+        and (earlier := ctx.thread.last("finance.scheduled_payments"))
+        and earlier.get("account")
+    ):
+        value["account"] = earlier.get("account")
 
 
 def rule_bills(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
