@@ -399,3 +399,70 @@ def test_no_terms_without_a_purchase_or_of_someone_else() -> None:
 def test_a_bill_said_tersely(earlier: tuple[str, ...], text: str, want: dict[str, Any]) -> None:
     got = of("finance.scheduled_payments", found(text, *earlier))
     assert any(want.items() <= p.items() for p in got), got
+
+
+# -- more health and identity forms: "we're pregnant", "enough until", an allergy list, ----------
+# -- "got <drug>", "<demonym> citizen here", "I'm <adjective>, <weight>" -------------------------
+
+
+@pytest.mark.parametrize("text", ["we're pregnant!! 8 weeks", "WE ARE PREGNANT"])
+def test_we_are_pregnant(text: str) -> None:
+    assert any("pregnan" in c["name"] for c in of("health.conditions", found(text)))
+
+
+def test_no_pregnancy_of_someone_else() -> None:
+    assert of("health.conditions", found("my sister and her husband are pregnant")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "until"),
+    [
+        ("I take sertraline 50mg daily, got enough tablets until 20 July", D(2025, 7, 20)),
+        ("on metformin 500mg, I've got enough to last me till the 15th", D(2025, 6, 15)),
+    ],
+)
+def test_enough_tablets_until(text: str, until: dt.date) -> None:
+    meds = of("health.medications", found(text))
+    assert any(m.get("supply_until") == until for m in meds), meds
+
+
+@pytest.mark.parametrize(
+    ("text", "substance", "reaction"),
+    [
+        ("allergy list for the dentist: penicillin (hives), latex", "penicillin", "hives"),
+        ("Allergies: ibuprofen (swelling) and peanuts", "peanuts", None),
+    ],
+)
+def test_an_allergy_list(text: str, substance: str, reaction: Any) -> None:
+    got = of("health.allergies", found(text))
+    assert any(a["substance"] == substance and a.get("reaction") == reaction for a in got), got
+
+
+def test_no_allergy_list_of_someone_else() -> None:
+    assert of("health.allergies", found("my son's allergies: penicillin (rash)")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("got naproxen from the pharmacy for my knee, 250mg twice a day", "naproxen"),
+        ("I bought some ibuprofen at the chemist this morning", "ibuprofen"),
+    ],
+)
+def test_a_drug_got_or_bought(text: str, name: str) -> None:
+    assert any(m["name"] == name for m in of("health.medications", found(text)))
+
+
+def test_no_drug_bought_for_someone_else() -> None:
+    assert of("health.medications", found("I bought some calpol for my daughter")) == []
+
+
+def test_a_citizen_here() -> None:
+    assert of("identity.nationality", found("US citizen here, first trip to Japan")) == ["US"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kg"), [("I'm tiny, 44kg on a good day", 44.0), ("im quite tall, about 95 kg", 95.0)]
+)
+def test_a_weight_after_a_self_description(text: str, kg: float) -> None:
+    assert [float(w["kg"]) for w in of("health.body_weight", found(text))] == [kg]

@@ -64,7 +64,9 @@ _MED_START = re.compile(
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
-    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on))\s+"
+    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
+    # "got naproxen from the pharmacy", "I bought some aleve at boots"
+    r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -232,9 +234,19 @@ _TO_ME = re.compile(
 )
 
 
+_FOR_SOMEONE = re.compile(
+    r"[^.;!?]{0,30}?\bfor\s+(?:my|our|his|her|their|the)\s+(?:little\s+)?(?:mum|mom|dad|wife|"
+    r"husband|partner|son|daughter|kids?|children|baby|boy|girl|brother|sister|friend|"
+    r"grandma|grandad|nan|gran|flatmate)\b",
+    re.I,
+)
+
+
 def _other_taker(text: str, m: re.Match[str]) -> bool:
     """Whether someone other than the user is said to take the drug matched."""
     head = text[: m.start()]
+    if _FOR_SOMEONE.match(text, m.end()):
+        return True  # "I bought some calpol for my daughter": hers
     if m.re is _MED_START:
         # a start verb's subject is most often the prescriber ("they prescribed", "she's
         # prescribed me"): only a relative named as the subject makes it someone else's
@@ -310,6 +322,9 @@ _STARTED_ON = re.compile(
     re.I,
 )
 _SUPPLY_LASTS = re.compile(
+    # "got enough tablets until 10 May", "I've enough to last me till the 15th"
+    r"\benough\s+(?:(?:tablets|pills|capsules|doses|meds|medication|supply)\s+)?(?:to\s+last\s+"
+    r"(?:me\s+)?)?(?:till|until|til|to|through)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
@@ -535,8 +550,36 @@ def _allergen(word: str) -> bool:
     return _is_drug(key, False) or any(key in entry["names"] for entry in food_data()[2].values())
 
 
+# "allergy list for the new GP: penicillin (rash)", "Allergies: ibuprofen (swelling) and
+# peanuts": the user's allergies under a heading that names them, a reaction in brackets
+_ALLERGY_LIST = re.compile(
+    r"^(?P<head>(?:my\s+)?(?:allerg(?:y|ies)|allergic\s+to)(?:\s+list)?(?:\s+(?:for|at)\s+[^:]{1,40})?)"
+    r"\s*[:–—]\s*(?P<list>.+)$",
+    re.I,
+)
+_LISTED = re.compile(
+    r"(?P<s>[A-Za-z][A-Za-z -]{1,30}?)\s*(?:\((?P<r>[^)]{1,30})\))?\s*(?:,|;|/|\band\b|$)"
+)
+
+
+def _allergy_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Allergies listed under a heading; True when the sentence is such a list."""
+    m = _ALLERGY_LIST.match(sent.text)
+    if m is None or someone_else(m["head"]) or not clause_ok(parts, sent, sent.start):
+        return False
+    for item in _LISTED.finditer(m["list"]):
+        subst = item["s"].strip().lower()
+        if not subst or len(subst.split()) > 3:
+            continue
+        value = {"substance": subst} | ({"reaction": item["r"].strip()} if item["r"] else {})
+        ctx.add("health.allergies", value, sent, 0.8)
+    return True
+
+
 def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Allergies stated in the first person, with reaction and severity when given."""
+    if _allergy_list(ctx, sent, parts):
+        return
     hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
     hits += list(_ALLERGY_CJK.finditer(sent.text))
     hits += list(_ALLERGY_BACKREF.finditer(sent.text))
@@ -604,6 +647,7 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PREGNANT = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
     r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
+    r"\bwe(?:'re|’re|\s+are)\s+(?:now\s+|finally\s+|officially\s+)?pregnant\b|"
     r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
     r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
     re.I,
@@ -668,8 +712,10 @@ _NOT_A_READING = re.compile(
 
 # "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
 _BARE_WEIGHT = re.compile(
-    r"^(?:now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
-    r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?)\b|\s*[.!]*$)",
+    # "I'm tiny, 44kg on a good day": after a self-description, a reading
+    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
+    r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?|on\s+a\s+good\s+day)\b|"
+    r"\s*[.!]*$)",
     re.I,
 )
 

@@ -51,8 +51,12 @@ _NATIONALITY = re.compile(
 # "Canadian here", "we're Irish btw", "We are German so ...": the user's people, said as a
 # demonym that ends the phrase (not "we are Polish-speaking", "a Canadian friend").
 _WE_ARE = re.compile(
-    r"(?:^(?P<here>" + _DEMONYMS + r")\s+here\b|\bwe(?:'re|’re|\s+are)\s+(?:both\s+|all\s+)?"
-    r"(?P<we>" + _DEMONYMS + r"))(?![\w-])(?=\s*(?:$|[,.;!)]|\s(?:so|btw|by|and|too|citizens|"
+    r"(?:^(?P<here>"
+    + _DEMONYMS
+    + r")(?P<noun>\s+(?:citizen|national|passport\s+holder))?\s+here\b|"
+    r"\bwe(?:'re|’re|\s+are)\s+(?:both\s+|all\s+)?(?P<we>"
+    + _DEMONYMS
+    + r"))(?![\w-])(?=\s*(?:$|[,.;!)]|\s(?:so|btw|by|and|too|citizens|"
     r"nationals|here|though|anyway|if)\b))",
     re.IGNORECASE,
 )
@@ -164,7 +168,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _WE_ARE.search(sent.text)
     word = (m["here"] or m["we"]).lower() if m else ""
     # what follows the demonym ("so no problem with passports I think") does not unsay it
-    if m and word not in _NEEDS_NOUN and not guarded(sent.text[: m.end()]):
+    if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
         ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.75)
     m = _PASSPORT_OF.search(sent.text)
     if m and clause_ok(parts, sent, sent.start + m.start()):
