@@ -466,3 +466,44 @@ def test_a_citizen_here() -> None:
 )
 def test_a_weight_after_a_self_description(text: str, kg: float) -> None:
     assert [float(w["kg"]) for w in of("health.body_weight", found(text))] == [kg]
+
+
+# -- payments listed without a verb; a budget after "budget:" ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "aldi 54.20 yesterday, lidl 12.75 today",
+            {("aldi", "54.20", D(2025, 5, 31)), ("lidl", "12.75", D(2025, 6, 1))},
+        ),
+        ("bank app says: Travelodge £72.00 on the 28th", {("Travelodge", "72.00", D(2025, 5, 28))}),
+        ("and again Travelodge £72.00 on the 29th!!", {("Travelodge", "72.00", D(2025, 5, 29))}),
+    ],
+)
+def test_payments_listed_without_a_verb(text: str, want: set[Any]) -> None:
+    got = {
+        (t["merchant"], str(t["amount"]), t["date"])
+        for t in of("finance.transactions", found(text))
+    }
+    assert want <= got, got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bag 23.50 kg at check-in",
+        "would tesco 86.40 be too much for a week?",
+        "paid 45.00 yesterday",
+    ],
+)
+def test_no_payment_listed_when_it_is_not_one(text: str) -> None:
+    assert of("finance.transactions", found(text)) == []
+
+
+def test_a_budget_after_a_colon() -> None:
+    got = of("finance.budgets", found("new budget: takeaways max £80 a month, no excuses"))
+    assert [(b["category"], str(b["limit"]), b["period"]) for b in got] == [
+        ("takeaways", "80", "month")
+    ]

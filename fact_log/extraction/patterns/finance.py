@@ -56,6 +56,13 @@ _BUDGET_CAT_AFTER = re.compile(
     r"\b(?:for|on)\s+(?:the\s+|my\s+)?([a-z][a-z&-]{2,20}(?:\s+(?:and\s+)?[a-z][a-z&-]{2,20})?)",
     re.IGNORECASE,
 )
+# "setting a budget: eating out max £250 a month", "new budget - petrol 60 a week"
+_BUDGET_CAT_COLON = re.compile(
+    r"\bbudgets?\s*[:–—-]\s*(?P<cat>[a-z][a-z&-]{2,20}"
+    r"(?:\s+(?!max|maximum|up|limit|of|is|at)[a-z][a-z&-]{2,20})?)\s+"
+    r"(?:max(?:imum)?\s+|up\s+to\s+|limit\s+|of\s+|is\s+|at\s+)?(?=[£$€]?\s?\d)",
+    re.IGNORECASE,
+)
 _SPEND_LIMIT = re.compile(
     r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
     r"max(?:imum)?(?:\s+of)?)\b|"
@@ -197,7 +204,9 @@ def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not money or period is None:
         return
     category = None
-    if (before := _BUDGET_CAT_BEFORE.search(sent.text)) is not None:
+    if (colon := _BUDGET_CAT_COLON.search(sent.text)) is not None:
+        category = colon["cat"].lower()
+    elif (before := _BUDGET_CAT_BEFORE.search(sent.text)) is not None:
         words = [w for w in before[1].lower().split() if w not in _CATEGORY_JUNK]
         category = " ".join(words) or None
     if category is None:

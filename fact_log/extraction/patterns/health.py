@@ -154,7 +154,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
         ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
         if prefer == "past":
-            dates = [_last_such_day(d, ctx.today) for d in dates]
+            dates = [last_such_day(d, ctx.today) for d in dates]
         if any(not d.valid for d in dates_in(sent, prefer, ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
@@ -263,8 +263,9 @@ def _other_taker(text: str, m: re.Match[str]) -> bool:
 _BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
 
 
-def _last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
-    """A bare "the 1st" said of a start that has happened: the last such day, not the next."""
+def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
+    """A bare "the 1st" said of what has happened (a start, a payment): the last such day,
+    not the next (dates.find_dates reads a bare day forward whatever the preference)."""
     m = _BARE_NTH.fullmatch(d.text)
     if m is None or d.date is None or d.date <= today:
         return d

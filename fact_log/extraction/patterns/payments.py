@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
+from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -498,7 +499,7 @@ def _day(ctx: Ctx, sent: Span) -> Any:
         return None
     if not dates and _LAST_NIGHT.search(sent.text):
         return ctx.today - dt.timedelta(days=1)  # a payment "last night" was yesterday's
-    return dates[0].date if dates else ctx.today
+    return last_such_day(dates[0], ctx.today).date if dates else ctx.today
 
 
 _LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
@@ -538,11 +539,55 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     m = _SHOP_TOTAL.match(sent.text)
     if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+        _statement_lines(ctx, sent, parts)
         return
     money = [x for x in find_money(sent.text) if x.start == m.end()]
     if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
         ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+
+
+# A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
+# Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
+# amount (a currency or pence), and maybe the day; no verb.
+_STATEMENT_ITEM = re.compile(
+    r"(?:^|[,;:]\s*)(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
+    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
+    r"(?P<when>\s+(?i:yesterday|today|last\s+night|this\s+morning|on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
+    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?\s*(?=$|[,;!?.]|\s+and\b)"
+)
+_NOT_A_SHOP = word_set(
+    "paid spent cost costs was is for about around only just total me it that this and the my "
+    "i we at pay payment bill rent today yesterday limit budget max balance owe fee"
+)
+
+
+def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Payments listed as "<payee> <amount> <day>", one transaction each."""
+    if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
+        return  # another rule read this sentence's payment already
+    for m in _STATEMENT_ITEM.finditer(sent.text):
+        name = m["m"]
+        if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
+            continue
+        if not clause_ok(parts, sent, sent.start + m.start("m")):
+            continue
+        money = [x for x in find_money(m["amt"])] or amounts(m["amt"])
+        item = Span(sent.start + m.start(), m[0])
+        days = [
+            last_such_day(d, ctx.today)
+            for d in dates_in(item, "past", ctx.today, ctx.anchor)
+            if d.valid
+        ]
+        if not money:
+            continue
+        day = days[0].date if days else ctx.today
+        if m["when"] and "night" in m["when"].lower():
+            day = ctx.today - dt.timedelta(days=1)
+        value = {"date": day, "amount": money[0].amount, "merchant": name}
+        if money[0].currency:
+            value["currency"] = money[0].currency
+        ctx.add("finance.transactions", value, sent, 0.65)
 
 
 _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
