@@ -507,3 +507,30 @@ def test_a_budget_after_a_colon() -> None:
     assert [(b["category"], str(b["limit"]), b["period"]) for b in got] == [
         ("takeaways", "80", "month")
     ]
+
+
+# -- cards, offers and renewals said tersely ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "provider", "limit"),
+    [
+        ("my N26 card has a 750 euro limit per payment", "N26", "750"),
+        ("My Wise card have limit of 300 pound per payment", "Wise", "300"),
+    ],
+)
+def test_a_card_limit_per_payment(text: str, provider: str, limit: str) -> None:
+    got = of("finance.bank_accounts", found(text))
+    assert [(a["provider"], str(a["per_transaction_limit"])) for a in got] == [(provider, limit)]
+
+
+def test_an_offer_after_the_card_and_a_colon() -> None:
+    got = of(
+        "finance.promotions", found("Tesco card: 0% on purchases until 30 September, then 21.9%")
+    )
+    assert [(p["provider"], p["ends_on"]) for p in got] == [("Tesco", D(2025, 9, 30))]
+
+
+def test_a_next_billing_date() -> None:
+    got = of("finance.subscriptions", found("Spotify, 11.99 a month, next billing date 9 June"))
+    assert [s.get("renews_on") for s in got] == [D(2025, 6, 9)]

@@ -280,7 +280,7 @@ _CANCELLED_AFTER = re.compile(
 _AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
 # "renews on", "renewd 12 feb" (typed fast), "next payment", "comes out on the 18th"
 _RENEWS = re.compile(
-    r"\brenew(?:s|ing|d|al)?\b|\bnext\s+(?:payment|bill|charge)\b|\b(?:comes?|goes|is\s+taken|"
+    r"\brenew(?:s|ing|d|al)?\b|\bnext\s+(?:payment|bill(?:ing)?|charge|debit)(?:\s+date)?\b|\b(?:comes?|goes|is\s+taken|"
     r"gets\s+taken|taken|charged|billed|debited)\s+(?:out\s+)?on\b",
     re.I,
 )
