@@ -534,3 +534,36 @@ def test_an_offer_after_the_card_and_a_colon() -> None:
 def test_a_next_billing_date() -> None:
     got = of("finance.subscriptions", found("Spotify, 11.99 a month, next billing date 9 June"))
     assert [s.get("renews_on") for s in got] == [D(2025, 6, 9)]
+
+
+# -- vehicles: a service said without "I had", its limits after "or", a reading of "the X" -----
+
+
+def test_a_service_said_tersely_with_both_limits() -> None:
+    got = of(
+        "vehicles.services",
+        found(
+            "Ford Focus serviced yesterday at 48,000 km, next one due at 63,000 km or in 12 months"
+        ),
+    )
+    assert any(
+        s.get("mileage") == 48000
+        and s.get("next_due_mileage") == 63000
+        and s.get("next_due_date") == D(2026, 5, 31)
+        for s in got
+    ), got
+
+
+def test_a_service_follow_up_without_a_unit_or_for() -> None:
+    earlier = ("the Fiesta went in for its MOT today",)
+    got = of("vehicles.services", found("next one at 90,000 or in a year", *earlier))
+    assert any(s.get("next_due_mileage") == 90000 for s in got), got
+    got = of("vehicles.services", found("£120 with the new wipers", *earlier))
+    assert any(str(s.get("cost")) == "120" for s in got), got
+
+
+def test_a_reading_of_the_vehicle_talked_about() -> None:
+    earlier = ("Ford Focus serviced yesterday at 48,000 km",)
+    got = of("vehicles.vehicles", found("the Focus is on 55,000 km now", *earlier))
+    assert [v.get("mileage") for v in got] == [55000]
+    assert of("vehicles.vehicles", found("the Focus is on 55,000 km now")) == []  # whose Focus?
