@@ -567,3 +567,11 @@ def test_a_reading_of_the_vehicle_talked_about() -> None:
     got = of("vehicles.vehicles", found("the Focus is on 55,000 km now", *earlier))
     assert [v.get("mileage") for v in got] == [55000]
     assert of("vehicles.vehicles", found("the Focus is on 55,000 km now")) == []  # whose Focus?
+
+
+def test_the_reading_said_after_the_service_completes_it() -> None:
+    got = of(
+        "vehicles.services",
+        found("the Octavia went in for its service today. 2017 Skoda Octavia, 120,500 km"),
+    )
+    assert [s.get("mileage") for s in got] == [120500], got

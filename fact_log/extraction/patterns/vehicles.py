@@ -195,6 +195,20 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
+    service = ctx.thread.last("vehicles.services")
+    if (
+        "mileage" in value
+        and service is not None
+        and service.get("date") == ctx.today
+        and not service.get("mileage")
+        and service.get("vehicle") == f"{make} {model}"
+    ):  # "went in for its service today. 2019 VW Golf, 84,200 km": the service's reading
+        said = [c for c in ctx.out if c.path == "vehicles.services"]
+        if said and said[-1].value.get("vehicle") == service.get("vehicle"):
+            said[-1].value["mileage"] = value["mileage"]  # said in this message: complete it
+        else:
+            reading = {"vehicle": service.get("vehicle"), "date": ctx.today}
+            ctx.add("vehicles.services", reading | {"mileage": value["mileage"]}, sent, 0.7)
 
 
 _SERVICED = re.compile(
