@@ -575,3 +575,26 @@ def test_the_reading_said_after_the_service_completes_it() -> None:
         found("the Octavia went in for its service today. 2017 Skoda Octavia, 120,500 km"),
     )
     assert [s.get("mileage") for s in got] == [120500], got
+
+
+# -- allergies said elliptically after one ---------------------------------------------------
+
+
+def test_another_allergen_and_a_reaction_after_an_allergy() -> None:
+    earlier = ("I'm allergic to amoxicillin",)
+    got = of("health.allergies", found("and walnuts, that one is bad", *earlier))
+    assert [a["substance"] for a in got] == ["walnuts"], got
+    got = of("health.allergies", found("hives, nothing serious", *earlier))
+    assert got == [{"substance": "amoxicillin", "reaction": "hives", "severity": "mild"}], got
+
+
+def test_no_elliptic_allergy_without_one_before() -> None:
+    assert of("health.allergies", found("and walnuts, that one is bad")) == []
+    assert of("health.allergies", found("rash, nothing serious")) == []
+    assert (
+        of(
+            "health.allergies",
+            found("and my sister, that one is bad", "I'm allergic to amoxicillin"),
+        )
+        == []
+    )

@@ -528,6 +528,8 @@ def _reacts_to(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> Non
 
 def _severity(text: str | None, sentence: str) -> str | None:
     lowered = f"{text or ''} {sentence}".lower()
+    if re.search(r"\b(?:nothing|not(?:\s+that)?|never)\s+(?:serious|severe|bad)\b", lowered):
+        return "mild"  # "rash, nothing serious"
     if "anaphyla" in lowered or "epipen" in lowered:
         return "anaphylaxis"
     for word, level in (
@@ -545,10 +547,44 @@ def _severity(text: str | None, sentence: str) -> str | None:
     return None
 
 
+# After an allergy: "and cashews, that one's serious" (another allergen, nothing else said),
+# "rash, nothing serious" (what the one just named does)
+_AND_ALLERGEN = re.compile(
+    r"^(?:and|also|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*"
+    r"(?:,\s*(?:that|this|the)\s+one|\s+too\b|[.!]*$)",
+    re.I,
+)
+_ONLY_REACTION = re.compile(
+    r"^(?:just\s+|only\s+|a\s+|an\s+)?(?P<r>" + _REACTION_WORDS + r")\b[^.!?]{0,30}$", re.I
+)
+
+
+def _allergy_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Another allergen or the last one's reaction, said elliptically; True when one was."""
+    last = ctx.thread.last("health.allergies")
+    if last is None or not clause_ok(parts, sent, sent.start):
+        return False
+    if (m := _AND_ALLERGEN.match(sent.text)) and _allergen(m["subst"]):
+        value = {"substance": m["subst"].lower()}
+        if sev := _severity(None, sent.text):
+            value["severity"] = sev
+        ctx.add("health.allergies", value, sent, 0.75)
+        return True
+    if (m := _ONLY_REACTION.match(sent.text)) and last.get("substance"):
+        value = {"substance": last.get("substance"), "reaction": " ".join(m["r"].split())}
+        if sev := _severity(None, sent.text):
+            value["severity"] = sev
+        ctx.add("health.allergies", value, sent, 0.75)
+        return True
+    return False
+
+
 def _allergen(word: str) -> bool:
     """A drug name or a food allergen of the reference data (what an allergy can be to)."""
     key = word.lower()
-    return _is_drug(key, False) or any(key in entry["names"] for entry in food_data()[2].values())
+    keys = (key, key.removesuffix("s"), key.removesuffix("es"))  # "cashews", "peaches"
+    foods = food_data()[2].values()
+    return _is_drug(key, False) or any(k in entry["names"] for k in keys for entry in foods)
 
 
 # "allergy list for the new GP: penicillin (rash)", "Allergies: ibuprofen (swelling) and
@@ -588,6 +624,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         hits.append(m)
     if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
         hits.append(m)
+    if not hits and _allergy_follow_up(ctx, sent, parts):
+        return
     if not hits and (m := _REACTION_AFTER.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
