@@ -209,6 +209,9 @@ _MED_DOSED = re.compile(
     r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
 )
 _HAS_DOSE = re.compile(_DOSE, re.I)
+_DOSE_CUE = re.compile(
+    r"\d|milligram|microgram|gram|millilit|puff|tablet|pill|capsule|drop|spray", re.I
+)
 # "GP says naproxen 250mg, started it this afternoon": the user took what was said
 _I_TOOK_IT = re.compile(
     r"\b(?:(?:i\s+)?(?:started|began)\s+(?:it|them|taking\s+(?:it|them))|i(?:'m|\s+am)\s+(?:now\s+)?"
@@ -294,7 +297,8 @@ def _later_dose(text: str, end: int) -> str | None:
 def _med_matches(text: str) -> list[re.Match[str]]:
     """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
     found = list(_MED_START.finditer(text))
-    if _HAS_DOSE.search(text):  # most sentences name no dose: skip the word-by-word scan
+    # most sentences name no dose: skip the word-by-word scan (a digit or a unit word first)
+    if _DOSE_CUE.search(text) and _HAS_DOSE.search(text):
         found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
     if " on " not in f" {text.lower()}":  # "on warfarin since ..." opens a sentence too
         return found

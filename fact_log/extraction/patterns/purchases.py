@@ -143,17 +143,15 @@ def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | Non
     """A warranty or return window said alone after the item bought (the thread's item,
     followups.topics); True when one was."""
     item = ctx.thread.last("item")
+    if item is None or not (m or " day" in sent.text.lower()):
+        return False  # most sentences: no item talked about, no warranty, no "days"
     ret = _RETURN_DAYS.search(sent.text)
     head = _IF_RETURN.sub("", sent.text)
     lead = (m or ret).start() if (m or ret) else -1
-    if (
-        item is None
-        or lead < 0
-        or not re.fullmatch(
-            r"(?:(?:and|plus|also|with|it\s+has|comes\s+with)\s+)?(?:an?\s+)?",
-            sent.text[:lead],
-            re.I,
-        )
+    if lead < 0 or not re.fullmatch(
+        r"(?:(?:and|plus|also|with|it\s+has|comes\s+with)\s+)?(?:an?\s+)?",
+        sent.text[:lead],
+        re.I,
     ):
         return False
     if guarded(head) or someone_else(head):
