@@ -566,7 +566,12 @@ def test_a_reading_of_the_vehicle_talked_about() -> None:
     earlier = ("Ford Focus serviced yesterday at 48,000 km",)
     got = of("vehicles.vehicles", found("the Focus is on 55,000 km now", *earlier))
     assert [v.get("mileage") for v in got] == [55000]
-    assert of("vehicles.vehicles", found("the Focus is on 55,000 km now")) == []  # whose Focus?
+    # in a later session: "the Focus" opening the line is a car the user has
+    assert [
+        v.get("mileage") for v in of("vehicles.vehicles", found("the Focus is on 55,000 km"))
+    ] == [55000]
+    for text in ("my brother's Focus is on 55,000 km", "the Focus I test drove was on 20,000 km"):
+        assert of("vehicles.vehicles", found(text)) == [], text
 
 
 def test_the_reading_said_after_the_service_completes_it() -> None:

@@ -159,7 +159,13 @@ def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
         for x in ctx.thread.mentions
         if x.kind in ("vehicles.vehicles", "vehicles.services")
     ]
-    if not any(model.lower() in k for k in known):
+    # "the Yaris is on 75,400 km": a reading of a car named with "the" opens the line; in a
+    # later session the thread no longer has it, but the definite article says it is known
+    reading = re.match(
+        r"\s+(?:is\s+on|is\s+at|has\s+(?:done|hit|passed)|just\s+(?:hit|passed))\s+\d",
+        sent.text[m.end() :],
+    )
+    if not any(model.lower() in k for k in known) and not (m.start() == 0 and reading):
         return None
     return m.start(), model, int(m["year"]) if m["year"] else None
 
