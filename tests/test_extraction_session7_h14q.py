@@ -603,3 +603,34 @@ def test_no_elliptic_allergy_without_one_before() -> None:
         )
         == []
     )
+
+
+# -- a one-off payment planned with a card: a duty ("I must pay"), "it" from the line before ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "next month I have to pay the deposit for the flat, 900 euro, on 10 July, with the Wise",
+        "the final invoice for the builder, £2,300, is due 20 June. I'll pay it with my Monzo card",
+    ],
+)
+def test_a_planned_payment_with_a_card(text: str) -> None:
+    got = of("finance.scheduled_payments", found(text))
+    assert (
+        len(got) == 1
+        and got[0]["period"] == "once"
+        and got[0]["next_date"]
+        in (
+            D(2025, 7, 10),
+            D(2025, 6, 20),
+        )
+    ), got
+
+
+def test_no_planned_payment_asked_or_someone_elses() -> None:
+    for text in (
+        "should I pay the deposit, 900 euro, on 10 July with the Wise?",
+        "my sister will pay the deposit, 900 euro, on 10 July with her Wise card",
+    ):
+        assert of("finance.scheduled_payments", found(text)) == [], text

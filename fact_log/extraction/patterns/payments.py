@@ -159,9 +159,13 @@ def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 _PLAN_CARD = re.compile(
-    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay)\s+"
-    r"(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
-    r"(?:with|on|using)\s+" + _ACCOUNT,
+    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay|"
+    # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
+    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay)\s+"
+    r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
+    r"(?:with|on|using|from)\s+(?:"
+    + _ACCOUNT
+    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b)",
     re.IGNORECASE,
 )
 
@@ -171,25 +175,40 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _PLAN_CARD.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    money = [x for x in find_money(sent.text) if m.start("what") <= x.start < m.end("what")]
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    said, what_at, what = sent, m.start("what"), m["what"]
+    if what.strip().lower() in ("it", "this", "that", "them"):
+        # "The balance for Casa Vela, 1850 euro, is due 20 June. I'll pay it with the N26
+        # card": what "it" is, its amount and day, are the sentence before
+        before = ctx.text[: sent.start].rstrip()
+        start = max(before.rfind(". "), before.rfind("\n")) + 1
+        said = Span(start, before[start:].strip())
+        due = re.match(r"\s*(?P<w>[^,]{2,60}?)\s*(?:,|\s+(?:is|are)\s+due\b)", said.text)
+        if due is None:
+            return
+        what_at, what = 0, said.text[: due.end("w")]
+    money = [
+        x for x in find_money(said.text) if said is not sent or what_at <= x.start < m.end("what")
+    ]
+    dates = [d for d in dates_in(said, "future", ctx.today, ctx.anchor) if d.valid]
     if not money or not dates:
         return
-    what = (
-        m["what"][: money[0].start - m.start("what")] + m["what"][money[0].end - m.start("what") :]
-    )
+    if said is sent:
+        what = what[: money[0].start - what_at] + what[money[0].end - what_at :]
+    what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
+    what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
     head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
+    account = m["acct"] or f"{m['bank']} account"
     value = {
         "payee": payee,
         "amount": money[0].amount,
         "currency": money[0].currency,
-        "account": m["acct"],
-        "method": "card" if _kind(m["acct"]).endswith("card") else "transfer",
+        "account": account,
+        "method": "card" if _kind(account).endswith("card") else "transfer",
         "period": "once",
         "next_date": dates[0].date,
     }
