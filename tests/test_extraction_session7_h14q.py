@@ -634,3 +634,35 @@ def test_no_planned_payment_asked_or_someone_elses() -> None:
         "my sister will pay the deposit, 900 euro, on 10 July with her Wise card",
     ):
         assert of("finance.scheduled_payments", found(text)) == [], text
+
+
+# -- a payment to a sort code and account number -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "merchant", "account"),
+    [
+        (
+            "paid the roofer Dave Hughes 1,500 today, 11-22-33 12345678",
+            "roofer Dave Hughes",
+            "12345678",
+        ),
+        ("deposit paid to Oakwood Lets, £950, to 40-50-60 87654321", "Oakwood Lets", "87654321"),
+        (
+            "a letter from Oakwood Lets says new bank, so I paid the £950 to 20-30-40 11112222",
+            "Oakwood Lets",
+            "11112222",
+        ),
+    ],
+)
+def test_a_payment_to_a_sort_code_and_account(text: str, merchant: str, account: str) -> None:
+    got = of("finance.transactions", found(text))
+    assert [(t.get("merchant"), t.get("payee_account")) for t in got] == [(merchant, account)], got
+
+
+def test_no_payment_to_an_account_asked_or_planned() -> None:
+    for text in (
+        "should I pay Oakwood Lets £950 to 20-30-40 11112222?",
+        "my sister paid Oakwood Lets £950 to 20-30-40 11112222",
+    ):
+        assert of("finance.transactions", found(text)) == [], text

@@ -481,6 +481,8 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _SPENT = re.compile(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
     r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    # "rent paid to Harbour Lettings, £1,250": the thing paid first
+    r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
     r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
     r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
@@ -557,7 +559,11 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
         return
     priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
-    if money[0].currency is None and not (priced and _MERCHANT.search(sent.text, m.end())):
+    if (
+        money[0].currency is None
+        and not (priced and _MERCHANT.search(sent.text, m.end()))
+        and not _SORT_CODE_ACCOUNT.search(sent.text)  # "paid ... 2,000 to 20-45-77 83920155"
+    ):
         return  # a bare number is a price only as "from Argos for 35"
     value: dict[str, Any] = {
         "amount": money[0].amount,
@@ -566,6 +572,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if money[0].currency is not None:
         value["currency"] = money[0].currency
     merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
+    if merchant is None and _SORT_CODE_ACCOUNT.search(sent.text):
+        merchant = _MERCHANT.search(sent.text)  # "an email from Harbour Lettings ... I paid"
     if merchant and (name := _merchant(merchant[1])) is not None:
         value["merchant"] = name
     category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
@@ -580,7 +588,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PAID_WHOM = re.compile(
-    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?)\s+$"
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?"
+    r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
 )
 _THING_PAID = re.compile(
     r"^\s+(?P<what>[a-z][a-z-]{2,20}"
@@ -600,9 +609,13 @@ def _paid_what(value: dict[str, Any], text: str, verb_end: int, start: int, end:
         value["category"] = what["what"].lower()
 
 
+# A UK sort code and account number ("20-45-77 83920155"): an account whatever the words
+_SORT_CODE_ACCOUNT = re.compile(r"\b\d{2}-\d{2}-\d{2}[\s,]+(?P<acct>\d{8})\b")
+
+
 def _payee_account(value: dict[str, Any], text: str) -> None:
     """The account number a payment went to, when the sentence gives one."""
-    if (acct := _PAYEE_ACCOUNT.search(text)) is not None:
+    if (acct := _PAYEE_ACCOUNT.search(text) or _SORT_CODE_ACCOUNT.search(text)) is not None:
         value["payee_account"] = acct["acct"].replace(" ", "")
 
 
