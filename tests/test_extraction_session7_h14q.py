@@ -666,3 +666,13 @@ def test_no_payment_to_an_account_asked_or_planned() -> None:
         "my sister paid Oakwood Lets £950 to 20-30-40 11112222",
     ):
         assert of("finance.transactions", found(text)) == [], text
+
+
+def test_a_list_of_payments_in_one_line() -> None:
+    text = "sunday admin: paid the gas bill (64), paid the tv licence 13.25, sent dad 50 for petrol"
+    got = [(str(t["amount"]), t.get("merchant")) for t in of("finance.transactions", found(text))]
+    assert got == [("64", "gas bill"), ("13.25", "tv licence"), ("50", "dad")], got
+    assert (
+        of("finance.transactions", found("my brother paid the gas (64), paid the tv licence 13.25"))
+        == []
+    )

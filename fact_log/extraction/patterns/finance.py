@@ -521,8 +521,52 @@ _WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
+# "paid the council tax (182), paid the water bill 41.20 by DD, sent mum 100": a list of
+# payments, a verb each; in such a list a bare number is an amount
+_LISTED_PAYMENT = re.compile(
+    r"(?:^|[,:;]\s*)(?:and\s+)?(?P<verb>paid|sent|spent|transferred)\b", re.I
+)
+
+
+def _payment_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Each payment of a list said in one sentence; True when the sentence is such a list."""
+    starts = [m.start("verb") for m in _LISTED_PAYMENT.finditer(sent.text)]
+    if len(starts) < 2 or not clause_ok(parts, sent, sent.start + starts[0]):
+        return False
+    for a in starts:
+        # one item runs to the next comma ("sent mum 100 for her birthday, oh and ...")
+        b = sent.text.find(",", a)
+        item = Span(sent.start + a, sent.text[a : b if b > 0 else len(sent.text)])
+        money = amounts(item.text)
+        verb = _LISTED_PAYMENT.match(item.text)
+        if not money or verb is None:
+            continue
+        dates = [d for d in dates_in(item, "past", ctx.today, ctx.anchor) if d.valid]
+        value: dict[str, Any] = {
+            "amount": money[0].amount,
+            "date": dates[0].date if dates else ctx.today,
+        }
+        if money[0].currency:
+            value["currency"] = money[0].currency
+        inside = re.sub(r"[()]", " ", item.text)  # "the council tax (182)"
+        spot = amounts(inside)[0]
+        _paid_what(value, inside, verb.end(), spot.start, spot.end)
+        # "sent mum 100": a relative named without "the/my"
+        if "merchant" not in value and "category" not in value:
+            who = re.match(
+                r"\s+(?P<w>mum|mom|dad|nan|gran)\s+$", inside[verb.end() : spot.start], re.I
+            )
+            if who:
+                value["merchant"] = who["w"]
+        if "merchant" in value or "category" in value:
+            ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
 def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
+    if _payment_list(ctx, sent, parts):
+        return
     m = _SPENT.search(sent.text)
     if m is None:
         _another_payment(ctx, sent, parts)
@@ -588,7 +632,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PAID_WHOM = re.compile(
-    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?"
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
     r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
 )
 _THING_PAID = re.compile(
