@@ -39,7 +39,7 @@ SUBSCRIPTION_SERVICES = (
 
 
 _PERIOD = re.compile(
-    r"(?:\b(?:a|per|each|every)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
+    r"(?:\b(?:a|per|each|every|for\s+the)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
     r"\b(weekly|monthly|quarterly|yearly|annually|annual)\b|每(周|月|年)",
     re.IGNORECASE,
 )
@@ -175,7 +175,9 @@ def _listed_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     said = amounts(m["amt"])
     if not _BUDGET_HEADING.search(heading) or not said:
         return
-    per = {"wk": "week", "mo": "month", "yr": "year"}.get(m["per"].lower(), m["per"].lower())
+    per = _period(m[0], "budget")  # "/month", "a week", "for the year"
+    if per is None:
+        return
     value: dict[str, Any] = {
         "category": _category(m["cat"]),
         "limit": said[0].amount,

@@ -196,7 +196,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         what = what[: money[0].start - what_at] + what[money[0].end - what_at :]
     what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
     what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
-    head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
+    head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
