@@ -676,3 +676,26 @@ def test_a_list_of_payments_in_one_line() -> None:
         of("finance.transactions", found("my brother paid the gas (64), paid the tv licence 13.25"))
         == []
     )
+
+
+# -- a birth ends the pregnancy ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "baby boy, born on the 28th at 4am!!",
+        "I gave birth on Tuesday",
+        "our daughter was born yesterday",
+    ],
+)
+def test_a_birth_ends_the_pregnancy(text: str) -> None:
+    got = of("health.conditions", found(text))
+    assert got == [{"name": "pregnancy", "status": "resolved"}], got
+
+
+@pytest.mark.parametrize(
+    "text", ["my sister's baby girl, born on the 2nd", "my cousin's daughter was born yesterday"]
+)
+def test_no_birth_of_someone_elses_baby(text: str) -> None:
+    assert of("health.conditions", found(text)) == []

@@ -11,7 +11,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
 from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
-from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_due_date
+from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -803,5 +803,6 @@ RULES: tuple[Rule, ...] = (
     rule_conditions,
     rule_states,
     rule_due_date,  # after rule_states: a sentence it read is not read twice
+    rule_birth,
     rule_body_weight,
 )
