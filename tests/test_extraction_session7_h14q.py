@@ -699,3 +699,16 @@ def test_a_birth_ends_the_pregnancy(text: str) -> None:
 )
 def test_no_birth_of_someone_elses_baby(text: str) -> None:
     assert of("health.conditions", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [("netflix premium is 17.99 now!!", "17.99"), ("Disney+ went up to £8.99, annoying", "8.99")],
+)
+def test_a_subscription_price_said_as_it_is_now(text: str, amount: str) -> None:
+    assert [str(s.get("amount")) for s in of("finance.subscriptions", found(text))] == [amount]
+
+
+def test_no_subscription_price_asked_or_someone_elses() -> None:
+    for text in ("is netflix 17.99 now?", "my flatmate says netflix is 17.99 now"):
+        assert of("finance.subscriptions", found(text)) == [], text

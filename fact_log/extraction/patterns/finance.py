@@ -21,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     guarded,
+    someone_else,
     stop_ok,
     word_set,
 )
@@ -357,6 +358,12 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     verb = _SUB_VERB.search(sent.text)
     priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"
+    if (
+        verb is None
+        and _PRICE_NOW.match(sent.text, service.end())
+        and not someone_else(sent.text[: service.start()])  # "my flatmate says netflix is"
+    ):
+        verb = service  # "spotify family is 19.99 now", "Netflix went up to £12.99"
     if verb is None and priced and _period(sent.text, "subscription"):
         verb = service  # "Netflix went up to £12.99/month": price and period say enough
     if (
@@ -398,6 +405,12 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.subscriptions", value, sent, 0.85)
 
 
+# a service's price said as it is now: "<service> (plan) is 19.99 now", "went up to £12.99"
+_PRICE_NOW = re.compile(
+    r"(?:\s+(?:family|premium|plus|basic|standard|duo|student|individual))?\s+(?:is|went\s+up\s+to|"
+    r"(?:has\s+)?gone\s+up\s+to|is\s+going\s+up\s+to|costs?)\s+(?:now\s+)?[£$€]?\s?\d{1,4}[.,]\d{2}\b",
+    re.I,
+)
 _BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
 _TRIAL_END = re.compile(
