@@ -712,3 +712,30 @@ def test_a_subscription_price_said_as_it_is_now(text: str, amount: str) -> None:
 def test_no_subscription_price_asked_or_someone_elses() -> None:
     for text in ("is netflix 17.99 now?", "my flatmate says netflix is 17.99 now"):
         assert of("finance.subscriptions", found(text)) == [], text
+
+
+# -- a spend said without a verb: a place and "my treat/my share", a meal and what it cost -----
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Wagamama with work friends today, £52.30, my treat", {"merchant": "Wagamama"}),
+        (
+            "saturday was Nando's for Amy's birthday, £28.75 my share",
+            {"merchant": "Nando's", "date": D(2025, 5, 31)},
+        ),
+        ("and lunch yesterday came to £18.20", {"category": "lunch", "date": D(2025, 5, 31)}),
+    ],
+)
+def test_a_spend_said_without_a_verb(text: str, want: dict[str, Any]) -> None:
+    got = of("finance.transactions", found(text))
+    assert any(want.items() <= t.items() for t in got), got
+
+
+def test_no_spend_of_someone_else_or_a_wish() -> None:
+    for text in (
+        "Amy paid for Nando's, £28.75, my treat next time?",
+        "lunch would be £18.20 there",
+    ):
+        assert of("finance.transactions", found(text)) == [], text

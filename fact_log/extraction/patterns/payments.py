@@ -583,10 +583,48 @@ _NOT_A_SHOP = word_set(
 )
 
 
+# "Dishoom with the team today, £86.40, my treat", "friday was Hawksmoor for Ben's
+# birthday, £134.50 my share": a place, then what the user paid there
+_MY_SHARE = re.compile(r"\b(?:my\s+treat|my\s+share|on\s+me|i\s+paid|i\s+covered\s+it)\b", re.I)
+_PLACE_FIRST = re.compile(
+    r"^(?:(?:last\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+was\s+|yesterday\s+was\s+)?"
+    r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20})?)\b",
+    re.I,
+)
+# "and brunch yesterday was £41.50", "dinner last night came to £60": a meal the user paid
+_MEAL_COST = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<c>breakfast|brunch|lunch|dinner|drinks|coffee|takeaway)\s+"
+    r"(?:(?:today|yesterday|last\s+night|this\s+morning|on\s+\w+day)\s+)?(?:was|came\s+to|cost(?:\s+me)?)\s+"
+    r"(?=[£$€]\s?\d)",
+    re.I,
+)
+
+
+def _spent_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A place and the user's share said without a verb, or a meal and what it cost."""
+    money = find_money(sent.text)
+    if not money or _WISH.search(sent.text) or not clause_ok(parts, sent, sent.start):
+        return False
+    day = _day(ctx, sent)
+    value: dict[str, Any] = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+    if (meal := _MEAL_COST.match(sent.text)) and money[0].start == meal.end() and day:
+        ctx.add("finance.transactions", value | {"category": meal["c"].lower()}, sent, 0.65)
+        return True
+    place = _PLACE_FIRST.match(sent.text)
+    if place is None or not _MY_SHARE.search(sent.text, money[0].start) or day is None:
+        return False
+    if place["m"].split()[0] in NOT_NAMES or someone_else(place["m"]):
+        return False
+    ctx.add("finance.transactions", value | {"merchant": place["m"]}, sent, 0.65)
+    return True
+
+
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Payments listed as "<payee> <amount> <day>", one transaction each."""
     if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
         return  # another rule read this sentence's payment already
+    if _spent_at(ctx, sent, parts):
+        return
     for m in _STATEMENT_ITEM.finditer(sent.text):
         name = m["m"]
         if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
