@@ -586,7 +586,8 @@ def test_a_drug_said_to_work_keeps_its_dose() -> None:
 def test_a_passport_the_user_has_gives_its_country() -> None:
     got = found("I have Brazilian passport, so I need to check the visa rules")
     assert of("identity.passport.issuing_country", got) == ["BR"]
-    assert of("identity.nationality", got) == ["BR"]
+    # a passport is not a nationality (blind2 b2s03-03, blind3 b3s07-03 and b3s54-03 agree)
+    assert of("identity.nationality", got) == []
 
 
 def test_someone_elses_passport_gives_nothing() -> None:
@@ -732,10 +733,15 @@ def test_a_warranty_counts_from_the_day_said() -> None:
 
 
 def test_a_moved_instruction_is_not_read_as_a_second_one() -> None:
-    # the move itself is not understood yet (report): at least it adds no second instruction
+    # session 7 (h14q): the move is understood: the old instruction ends on its last payment,
+    # the new one goes on from the new account (no second live instruction on the old one)
     earlier = ("The yoga direct debit comes out of my Nationwide account, £40 monthly.",)
     text = "Moved the yoga direct debit to Starling today, the last Nationwide one was 2 May."
-    assert of("finance.scheduled_payments", found(text, *earlier)) == []
+    got = of("finance.scheduled_payments", found(text, *earlier))
+    assert [(p["account"], p.get("ends_on")) for p in got] == [
+        ("Nationwide account", D(2025, 5, 2)),
+        ("Starling account", None),
+    ]
 
 
 # -- vehicles: the roadworthiness inspection (MOT, TÜV) due (lead, session 6) ---------------

@@ -84,6 +84,25 @@ _CHANGED = re.compile(
     re.I,
 )
 _NOT_PAYEES = word_set("it that this one which me money")
+# "water bill: Thames Water direct debit, £38 ...", "gym direct debit is £32": the payee
+# named right before the method, at the start of a clause
+_NAMED_METHOD = re.compile(
+    r"(?:^|[:;]\s*)(?:(?:and|also|plus)\s+)?(?:(?:the|my|our)\s+)?"
+    r"(?!(?:set|setting|cancel\w*|stop\w*|a|an)\b)(?P<p>"
+    + _WORDS
+    + r")\s+(?:direct\s+debit|standing\s+order)s?\b",
+    re.I,
+)
+# "last payment 1 October", "the final one is on the 28th": the day it stops
+_LAST_PAYMENT = re.compile(
+    r"\b(?:last|final)\s+(?:payment|one|debit|charge)\s+(?:is\s+|was\s+|will\s+be\s+)?(?:on\s+)?",
+    re.I,
+)
+# "comes out of that one", "from the same account": the account the thread just named
+_THAT_ACCOUNT = re.compile(
+    r"\b(?:out\s+of|from)\s+(?:that|this|the\s+same)\s+(?:one|account)\b", re.I
+)
+_TOO = re.compile(r"\b(?:too|as\s+well)\b", re.I)
 
 
 def _items(sent: Span) -> list[Span]:
@@ -102,6 +121,9 @@ def _payee(text: str, method: re.Match[str] | None) -> str | None:
         return m["p"]
     if method is not None and (m := _TO_PAYEE.match(text, method.start())):
         return m["p"]
+    for m in _NAMED_METHOD.finditer(text) if method is not None else ():
+        if m.end() >= method.end() - 1 and not re.search(r"\b(?:a|an|up)$", m["p"], re.I):
+            return m["p"]
     if m := _SUBJECT.search(text):
         said = m["named"] or m["p"]
         # "Rent goes out ...": capitalised only as the sentence's first word
@@ -157,7 +179,28 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
             value["next_date"] = days[0].date
     if (acct := _OUT_OF.search(text)) and acct["a"].lower() != payee.lower():
         value["account"] = acct["a"]
+    _from_thread(ctx, text, value)
+    if last := _LAST_PAYMENT.search(text):
+        days = [d for d in dates_in(item, "future", ctx.today, ctx.anchor) if d.valid]
+        after = [d for d in days if d.start >= item.start + last.end()]
+        if after:
+            value["ends_on"] = after[0].date
     return value
+
+
+def _from_thread(ctx: Ctx, text: str, value: dict[str, Any]) -> None:
+    """The account said as "that one" (the account just named), or left out after "too"
+    (the account of the instruction just named)."""
+    if "account" in value:
+        return
+    if _THAT_ACCOUNT.search(text) and (acct := ctx.thread.last("finance.bank_accounts")):
+        value["account"] = acct.get("name") or acct.get("provider")
+    elif (
+        _TOO.search(text)
+        and (earlier := ctx.thread.last("finance.scheduled_payments"))
+        and earlier.get("account")
+    ):
+        value["account"] = earlier.get("account")
 
 
 def rule_bills(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

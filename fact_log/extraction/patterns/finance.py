@@ -1,4 +1,5 @@
-"""Finance patterns: budgets and spending limits, subscriptions (started, cancelled), payments."""
+"""Finance patterns: subscriptions (started, cancelled, renewed, priced) and payments; budgets
+and spending limits live in budgets.py (listed here)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,19 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.budgets import (
+    BUDGET,
+    PERIOD,
+    another,
+    carry_currency,
+    period_of,
+    rule_budgets,
+    rule_spending_caps,
+)
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money, words_to_number
+from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
-    HYPOTHETICAL,
     NAME,
-    NEGATION,
     NOT_NAMES,
     UNCERTAIN,
     Ctx,
@@ -20,7 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_of,
     clause_ok,
     dates_in,
-    guarded,
+    someone_else,
     stop_ok,
     word_set,
 )
@@ -36,183 +44,6 @@ SUBSCRIPTION_SERVICES = (
     "deliveroo plus|now tv|britbox|dazn|sky|masterclass|linkedin premium|grammarly|1password|"
     "nordvpn|expressvpn|google one|evernote|todoist|medium|the athletic|skillshare|coursera plus"
 )
-
-
-_PERIOD = re.compile(
-    r"(?:\b(?:a|per|each|every)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
-    r"\b(weekly|monthly|quarterly|yearly|annually|annual)\b|每(周|月|年)",
-    re.IGNORECASE,
-)
-_BUDGET = re.compile(
-    r"\bbudget\b|预算",
-    re.IGNORECASE,
-)
-_BUDGET_CAT_BEFORE = re.compile(
-    r"(?:\bmy|\bour|\bthe|\ba|\bset\s+(?:a|my|the))?\s*(?:(?:new|monthly|weekly|yearly|annual|"
-    r"total)\s+)?([a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s+budget\b",
-    re.IGNORECASE,
-)
-_BUDGET_CAT_AFTER = re.compile(
-    r"\b(?:for|on)\s+(?:the\s+|my\s+)?([a-z][a-z&-]{2,20}(?:\s+(?:and\s+)?[a-z][a-z&-]{2,20})?)",
-    re.IGNORECASE,
-)
-_SPEND_LIMIT = re.compile(
-    r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
-    r"max(?:imum)?(?:\s+of)?)\b|"
-    # "new rule: max £200 a month on eating out"
-    r"(?:^|:\s*)max(?:imum)?\s+(?=[£$€]?\s?\d)",
-    re.IGNORECASE,
-)
-_WANT = re.compile(
-    r"\b(?:i\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\b|\bno(?:t)?\s+more\s+than\b",
-    re.IGNORECASE,
-)
-_CATEGORY_JUNK = word_set(
-    "my our the a an set new total monthly weekly yearly annual budget is this that"
-)
-
-
-def _period(text: str, kind: str) -> str | None:
-    m = _PERIOD.search(text)
-    if m is None:
-        return None
-    word = (m[1] or m[2] or m[3] or "").lower()
-    norm = {
-        "week": "week",
-        "wk": "week",
-        "weekly": "week",
-        "周": "week",
-        "month": "month",
-        "mo": "month",
-        "monthly": "month",
-        "月": "month",
-        "quarter": "quarter",
-        "quarterly": "quarter",
-        "year": "year",
-        "yr": "year",
-        "annum": "year",
-        "yearly": "year",
-        "annually": "year",
-        "annual": "year",
-        "年": "year",
-    }[word]
-    if kind == "subscription":
-        return {"week": "weekly", "month": "monthly", "quarter": "quarterly", "year": "yearly"}[
-            norm
-        ]
-    return None if norm == "quarter" else norm
-
-
-# "and forty a week for petrol", right after a budget: another one, in the same currency
-_ANOTHER_BUDGET = re.compile(
-    r"^(?:and|plus|also|then)\s+(?P<amt>[£$€]?\s?\d[\d,.]*|[a-z]+(?:[\s-][a-z]+){0,3}?)\s+"
-    r"(?:a|per|each|every)\s+(?P<per>week|month|year)\s+(?:on|for)\s+(?:the\s+|my\s+)?"
-    r"(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[.!]?$",
-    re.IGNORECASE,
-)
-
-
-def _another(
-    ctx: Ctx, sent: Span, parts: list[Span], said: re.Pattern[str], path: str
-) -> tuple[re.Match[str], Any] | None:
-    """A sentence that says another one of what the thread just named ("and fifty a week on
-    takeaways" after a budget): its match and that earlier record, or None."""
-    m = said.match(sent.text)
-    earlier = ctx.thread.last(path)
-    if m is None or earlier is None or not clause_ok(parts, sent, sent.start):
-        return None
-    return m, earlier
-
-
-def _currency(value: dict[str, Any], said: str | None, earlier: Any) -> None:
-    """The currency said, or else the earlier record's (an elliptic "and 12 at Greggs")."""
-    if currency := said or earlier.get("currency"):
-        value["currency"] = currency
-
-
-def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A budget said elliptically after one ("and fifty a week on takeaways")."""
-    if (found := _another(ctx, sent, parts, _ANOTHER_BUDGET, "finance.budgets")) is None:
-        return
-    m, earlier = found
-    said = amounts(m["amt"])
-    number = said[0].amount if said else words_to_number(m["amt"])
-    if not number:
-        return
-    value: dict[str, Any] = {
-        "category": _category(m["cat"]),
-        "limit": Decimal(number),
-        "period": m["per"].lower(),
-    }
-    _currency(value, said[0].currency if said else None, earlier)
-    ctx.add("finance.budgets", value, sent, 0.75)
-
-
-def rule_budgets(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Spending limits per category and period."""
-    kw = _BUDGET.search(sent.text) or _SPEND_LIMIT.search(sent.text)
-    if kw is None:
-        _another_budget(ctx, sent, parts)
-        return
-    # "I want to spend no more than $80 a week" states a limit, not a wish or a negation:
-    # only here do "want to" and "no more than" not silence a clause.
-    at = kw.start() + (kw[0].lower().find("max") if kw[0].startswith(":") else 0)  # past ":"
-    clause = clause_of(parts, sent.start + at)
-    if clause is None or guarded(_WANT.sub("", clause.text), sentence=sent.text):
-        return
-    money = amounts(sent.text)  # "budget for household stuff is 250": the currency is implied
-    period = _period(sent.text, "budget")
-    if not money or period is None:
-        return
-    category = None
-    if (before := _BUDGET_CAT_BEFORE.search(sent.text)) is not None:
-        words = [w for w in before[1].lower().split() if w not in _CATEGORY_JUNK]
-        category = " ".join(words) or None
-    if category is None:
-        after = _BUDGET_CAT_AFTER.search(sent.text, kw.end())
-        if after is not None:
-            words = [w for w in after[1].lower().split() if w not in _CATEGORY_JUNK]
-            category = " ".join(words) or None
-    if category is None or category in ("week", "month", "year"):
-        return
-    value = {"category": _category(category), "limit": money[0].amount, "period": period}
-    if money[0].currency:
-        value["currency"] = money[0].currency
-    ctx.add("finance.budgets", value, sent, 0.85)
-
-
-def _category(text: str) -> str:
-    """A spending category as said, without filler ("household stuff" is "household")."""
-    return re.sub(r"\s+(?:stuff|things|spending)$", "", text.lower())
-
-
-_KEEP_UNDER = re.compile(
-    r"(?:^(?:and\s+)?|\bkeep\s+)"
-    r"(?P<cat>[a-z]{3,15}(?:\s[a-z]{3,15})?)\s+(?:spending\s+)?(?:under|below)\s+"
-    r"(?P<amount>[£$€]?\s?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?\s?(?:[£$€]|euros?|pounds?|dollars?)?)",
-    re.I,
-)
-
-
-def rule_spending_caps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """ "I want to keep groceries under €400 a month", then "And eating out under 150"."""
-    m = _KEEP_UNDER.search(sent.text)
-    if m is None or m["cat"].lower().split()[0] in _CATEGORY_JUNK | {"it", "that", "this"}:
-        return
-    if not re.search(r"\bkeep\b", sent.text, re.I) and ctx.thread.last("finance.budgets") is None:
-        return  # "X under 150" is a cap only as a follow-up of one
-    if HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text[: m.start("amount")]):
-        return
-    money = amounts(m["amount"])
-    earlier = ctx.thread.last("finance.budgets")
-    period = _period(sent.text, "budget") or (earlier.get("period") if earlier else None)
-    if not money or period is None:
-        return
-    value = {"category": _category(m["cat"]), "limit": money[0].amount, "period": period}
-    currency = money[0].currency or (earlier.get("currency") if earlier else None)
-    if currency:
-        value["currency"] = currency
-    ctx.add("finance.budgets", value, sent, 0.8)
 
 
 _SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECASE)
@@ -237,7 +68,12 @@ _CANCELLED_AFTER = re.compile(
 )
 # "and 10.99 for Netflix, also monthly": a second one said without its verb
 _AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
-_RENEWS = re.compile(r"\brenew(?:s|ing)?\b|\brenewal\b|\bnext\s+(?:payment|bill|charge)\b", re.I)
+# "renews on", "renewd 12 feb" (typed fast), "next payment", "comes out on the 18th"
+_RENEWS = re.compile(
+    r"\brenew(?:s|ing|d|al)?\b|\bnext\s+(?:payment|bill(?:ing)?|charge|debit)(?:\s+date)?\b|\b(?:comes?|goes|is\s+taken|"
+    r"gets\s+taken|taken|charged|billed|debited)\s+(?:out\s+)?on\b",
+    re.I,
+)
 _SIGNED_UP = re.compile(
     r"(?:\b(?i:i)\s+|^)(?i:(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
@@ -308,7 +144,14 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
-    if verb is None and find_money(sent.text) and _period(sent.text, "subscription"):
+    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"
+    if (
+        verb is None
+        and _PRICE_NOW.match(sent.text, service.end())
+        and not someone_else(sent.text[: service.start()])  # "my flatmate says netflix is"
+    ):
+        verb = service  # "spotify family is 19.99 now", "Netflix went up to £12.99"
+    if verb is None and priced and period_of(sent.text, "subscription"):
         verb = service  # "Netflix went up to £12.99/month": price and period say enough
     if (
         verb is None
@@ -330,7 +173,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["amount"] = Decimal(bare[1].replace(",", "."))  # "17.99 a month": no currency said
     elif verb is service and (said := amounts(sent.text)):
         value["amount"] = said[0].amount  # "and 10.99 for Netflix, also monthly"
-    if (period := _period(sent.text, "subscription")) is not None:
+    if (period := period_of(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
         dates = [
@@ -349,6 +192,12 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.subscriptions", value, sent, 0.85)
 
 
+# a service's price said as it is now: "<service> (plan) is 19.99 now", "went up to £12.99"
+_PRICE_NOW = re.compile(
+    r"(?:\s+(?:family|premium|plus|basic|standard|duo|student|individual))?\s+(?:is|went\s+up\s+to|"
+    r"(?:has\s+)?gone\s+up\s+to|is\s+going\s+up\s+to|costs?)\s+(?:now\s+)?[£$€]?\s?\d{1,4}[.,]\d{2}\b",
+    re.I,
+)
 _BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
 _TRIAL_END = re.compile(
@@ -411,7 +260,7 @@ _BARE_PRICE = re.compile(
 def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "I signed up at PureGym today, £24.99 a month": a service the list does not know."""
     m = _SIGNED_UP.search(sent.text)
-    period = _period(sent.text, "subscription")
+    period = period_of(sent.text, "subscription")
     money = find_money(sent.text)
     if m is None or period is None or not money or not m["name"][:1].isupper():
         return
@@ -434,6 +283,8 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _SPENT = re.compile(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
     r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    # "rent paid to Harbour Lettings, £1,250": the thing paid first
+    r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
     r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
     r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
@@ -472,15 +323,59 @@ _WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
+# "paid the council tax (182), paid the water bill 41.20 by DD, sent mum 100": a list of
+# payments, a verb each; in such a list a bare number is an amount
+_LISTED_PAYMENT = re.compile(
+    r"(?:^|[,:;]\s*)(?:and\s+)?(?P<verb>paid|sent|spent|transferred)\b", re.I
+)
+
+
+def _payment_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Each payment of a list said in one sentence; True when the sentence is such a list."""
+    starts = [m.start("verb") for m in _LISTED_PAYMENT.finditer(sent.text)]
+    if len(starts) < 2 or not clause_ok(parts, sent, sent.start + starts[0]):
+        return False
+    for a in starts:
+        # one item runs to the next comma ("sent mum 100 for her birthday, oh and ...")
+        b = sent.text.find(",", a)
+        item = Span(sent.start + a, sent.text[a : b if b > 0 else len(sent.text)])
+        money = amounts(item.text)
+        verb = _LISTED_PAYMENT.match(item.text)
+        if not money or verb is None:
+            continue
+        dates = [d for d in dates_in(item, "past", ctx.today, ctx.anchor) if d.valid]
+        value: dict[str, Any] = {
+            "amount": money[0].amount,
+            "date": dates[0].date if dates else ctx.today,
+        }
+        if money[0].currency:
+            value["currency"] = money[0].currency
+        inside = re.sub(r"[()]", " ", item.text)  # "the council tax (182)"
+        spot = amounts(inside)[0]
+        _paid_what(value, inside, verb.end(), spot.start, spot.end)
+        # "sent mum 100": a relative named without "the/my"
+        if "merchant" not in value and "category" not in value:
+            who = re.match(
+                r"\s+(?P<w>mum|mom|dad|nan|gran)\s+$", inside[verb.end() : spot.start], re.I
+            )
+            if who:
+                value["merchant"] = who["w"]
+        if "merchant" in value or "category" in value:
+            ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
 def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
+    if _payment_list(ctx, sent, parts):
+        return
     m = _SPENT.search(sent.text)
     if m is None:
         _another_payment(ctx, sent, parts)
         return
-    if _BUDGET.search(sent.text):
+    if BUDGET.search(sent.text):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or _PERIOD.search(sent.text):
+    if not clause_ok(parts, sent, sent.start + m.start()) or PERIOD.search(sent.text):
         return
     if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
         return  # "£60 at Tesco would be too much": no verb of its own, so the whole sentence
@@ -510,7 +405,11 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
         return
     priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
-    if money[0].currency is None and not (priced and _MERCHANT.search(sent.text, m.end())):
+    if (
+        money[0].currency is None
+        and not (priced and _MERCHANT.search(sent.text, m.end()))
+        and not _SORT_CODE_ACCOUNT.search(sent.text)  # "paid ... 2,000 to 20-45-77 83920155"
+    ):
         return  # a bare number is a price only as "from Argos for 35"
     value: dict[str, Any] = {
         "amount": money[0].amount,
@@ -519,6 +418,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if money[0].currency is not None:
         value["currency"] = money[0].currency
     merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
+    if merchant is None and _SORT_CODE_ACCOUNT.search(sent.text):
+        merchant = _MERCHANT.search(sent.text)  # "an email from Harbour Lettings ... I paid"
     if merchant and (name := _merchant(merchant[1])) is not None:
         value["merchant"] = name
     category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
@@ -533,7 +434,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 _PAID_WHOM = re.compile(
-    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{2,20}(?:\s[a-z][a-z'’-]{2,20})?)\s+$"
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
+    r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
 )
 _THING_PAID = re.compile(
     r"^\s+(?P<what>[a-z][a-z-]{2,20}"
@@ -553,9 +455,13 @@ def _paid_what(value: dict[str, Any], text: str, verb_end: int, start: int, end:
         value["category"] = what["what"].lower()
 
 
+# A UK sort code and account number ("20-45-77 83920155"): an account whatever the words
+_SORT_CODE_ACCOUNT = re.compile(r"\b\d{2}-\d{2}-\d{2}[\s,]+(?P<acct>\d{8})\b")
+
+
 def _payee_account(value: dict[str, Any], text: str) -> None:
     """The account number a payment went to, when the sentence gives one."""
-    if (acct := _PAYEE_ACCOUNT.search(text)) is not None:
+    if (acct := _PAYEE_ACCOUNT.search(text) or _SORT_CODE_ACCOUNT.search(text)) is not None:
         value["payee_account"] = acct["acct"].replace(" ", "")
 
 
@@ -568,7 +474,7 @@ _ANOTHER_PAYMENT = re.compile(
 
 def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "And 12 at Greggs", right after a payment: another one, said without its verb."""
-    if (found := _another(ctx, sent, parts, _ANOTHER_PAYMENT, "finance.transactions")) is None:
+    if (found := another(ctx, sent, parts, _ANOTHER_PAYMENT, "finance.transactions")) is None:
         return
     m, earlier = found
     money = amounts(m["amt"])
@@ -583,7 +489,7 @@ def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "date": dates[0].date if dates else ctx.today,
         "merchant": name,
     }
-    _currency(value, money[0].currency, earlier)
+    carry_currency(value, money[0].currency, earlier)
     ctx.add("finance.transactions", value, sent, 0.7)
 
 

@@ -4,12 +4,15 @@ body weight; vaccinations live in vaccinations.py, a pregnancy's due date in pre
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import Prefer
-from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_due_date
+from uac.fact_log.extraction.patterns.allergies import rule_allergies, rule_allergy_severity
+from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
+from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -23,7 +26,15 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
-from uac.fact_log.reference import food_data
+
+_MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
+_MASS_ABBREV = {
+    "milligram": "mg",
+    "microgram": "mcg",
+    "gram": "g",
+    "millilitre": "ml",
+    "milliliter": "ml",
+}
 
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
@@ -35,16 +46,27 @@ CONDITIONS = (
 )
 
 
-_DOSE = r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)\b"
+# A dose as typed ("50mg", "1g") or said ("fifty milligrams", "two puffs", "2 tablets").
+_DOSE = (
+    r"(?:\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
+    + _MASS_WORDS
+    + r")\b|(?:\d{1,2}|\b(?=[aefhnostz])"  # a cheap first-letter test before the words
+    + NUMBER_WORDS
+    + r")\s+(?:"
+    + _MASS_WORDS
+    + r"|puffs?|tablets?|pills?|capsules?|drops?|sprays?)\b)"
+)
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
-    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i've\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
-    r"i(?:'m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
-    r"i(?:'ve|\s+have)\s+been\s+(?:taking|on)|i(?:'m|\s+am)\s+back\s+on|"
+    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
+    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
+    r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
-    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+gave\s+me|"
-    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on))\s+"
+    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
+    r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
+    # "got naproxen from the pharmacy", "I bought some aleve at boots"
+    r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
@@ -52,7 +74,8 @@ _MED_START = re.compile(
 )
 _MED_STOP = re.compile(
     r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
-    r"finished(?:\s+my\s+course\s+of)?|no\s+longer\s+(?:take|taking|on)|"
+    r"(?:finished|completed|done\s+with)(?:\s+(?:my|the)\s+(?:course|pack|packet|box|"
+    r"prescription|supply)\s+of)?|no\s+longer\s+(?:take|taking|on)|"
     r"(?:don't|do\s+not)\s+take)\s+(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})",
     re.IGNORECASE,
 )
@@ -73,6 +96,21 @@ _DRUG_SUFFIX = re.compile(
 )
 
 
+_SAID_MASS = re.compile(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
+
+
+def _dose_text(dose: str) -> str:
+    """A dose as the checks read it: "fifty milligrams" is "50 mg" (a count such as "two
+    puffs" stays as said: there is no amount to compare)."""
+    dose = " ".join(dose.split())
+    m = _SAID_MASS.match(dose)
+    if m is None:
+        return dose
+    n = m["n"] if m["n"].replace(".", "").isdigit() else words_to_number(m["n"])
+    unit = _MASS_ABBREV.get(m["u"].lower().rstrip("s"), m["u"])
+    return f"{n} {unit}" if n is not None else dose
+
+
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
     return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
@@ -80,6 +118,8 @@ def _is_drug(name: str, dose: bool) -> bool:
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Medications started (with dose) or stopped."""
+    if _drug_runs_out(ctx, sent, parts):
+        return
     for m in _MED_STOP.finditer(sent.text):
         at = sent.start + m.start()
         if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
@@ -95,16 +135,14 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dose = m["dose1"] or m["dose2"]
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
-        if (
-            m.re is not _MED_START
-            and someone_else(sent.text[: m.start()])
-            and not _I_TOOK_IT.search(sent.text, m.end())
-        ):
+        if _other_taker(sent.text, m):
             continue  # "she's on warfarin 3mg": a drug named without the user as taker
         value: dict[str, Any] = {"name": m["name"].lower()}
         freq = _FREQ.search(sent.text, m.end())
+        if not dose and (later := _later_dose(sent.text, m.end())):
+            dose = later  # "on warfarin since the valve op, 3mg most days"
         if dose:
-            dose_text = " ".join(dose.split())
+            dose_text = _dose_text(dose)
             value["dose"] = f"{dose_text} {' '.join(freq[0].split())}" if freq else dose_text
         elif freq:
             value["dose"] = " ".join(freq[0].split())
@@ -115,6 +153,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             for d in dates_in(sent, prefer, ctx.today, ctx.anchor)
             if d.valid and not _UNTIL_DAY.search(ctx.text[max(0, d.start - 14) : d.start])
         ]  # "my pack lasts until 10 July" is the supply's end (routines.py), not the start
+        if prefer == "past":
+            dates = [last_such_day(d, ctx.today) for d in dates]
         if any(not d.valid for d in dates_in(sent, prefer, ctx.today, ctx.anchor)):
             return  # a nonexistent start day: drop rather than guess
         rel = offset(sent.text[m.end() :])
@@ -169,6 +209,9 @@ _MED_DOSED = re.compile(
     r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
 )
 _HAS_DOSE = re.compile(_DOSE, re.I)
+_DOSE_CUE = re.compile(
+    r"\d|milligram|microgram|gram|millilit|puff|tablet|pill|capsule|drop|spray", re.I
+)
 # "GP says naproxen 250mg, started it this afternoon": the user took what was said
 _I_TOOK_IT = re.compile(
     r"\b(?:(?:i\s+)?(?:started|began)\s+(?:it|them|taking\s+(?:it|them))|i(?:'m|\s+am)\s+(?:now\s+)?"
@@ -182,12 +225,82 @@ _MED_ON = re.compile(
 )
 
 
+# "mum's been put on", "Dad has been prescribed", "grandad's on": a relative named without
+# "my" as the subject; "they gave me", "she put me on": the user is the one who takes it.
+_RELATIVE_SUBJECT = re.compile(
+    r"\b(?:mum|mom|mam|mummy|dad|daddy|mother|father|grandma|grandad|grandpa|granny|gran|nan|"
+    r"nana|nanna|hubby|wifey)(?:'s|’s|\s+(?:is|has|was|had|takes|got|now))\b",
+    re.I,
+)
+_TO_ME = re.compile(
+    r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I
+)
+
+
+_FOR_SOMEONE = re.compile(
+    r"[^.;!?]{0,30}?\bfor\s+(?:my|our|his|her|their|the)\s+(?:little\s+)?(?:mum|mom|dad|wife|"
+    r"husband|partner|son|daughter|kids?|children|baby|boy|girl|brother|sister|friend|"
+    r"grandma|grandad|nan|gran|flatmate)\b",
+    re.I,
+)
+
+
+def _other_taker(text: str, m: re.Match[str]) -> bool:
+    """Whether someone other than the user is said to take the drug matched."""
+    head = text[: m.start()]
+    if _FOR_SOMEONE.match(text, m.end()):
+        return True  # "I bought some calpol for my daughter": hers
+    if m.re is _MED_START:
+        # a start verb's subject is most often the prescriber ("they prescribed", "she's
+        # prescribed me"): only a relative named as the subject makes it someone else's
+        return bool(
+            _RELATIVE_SUBJECT.search(head)
+            and not re.match(r"i\b|i'|i’", m[0], re.I)
+            and not _TO_ME.search(m[0])
+        )
+    if not (someone_else(head) or _RELATIVE_SUBJECT.search(head)):
+        return False
+    return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
+
+
+_BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
+
+
+def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
+    """A bare "the 1st" said of what has happened (a start, a payment): the last such day,
+    not the next (dates.find_dates reads a bare day forward whatever the preference)."""
+    m = _BARE_NTH.fullmatch(d.text)
+    if m is None or d.date is None or d.date <= today:
+        return d
+    day = int(m[1])
+    # this month when the day has come, else last month
+    year, month = (
+        (today.year, today.month)
+        if day <= today.day
+        else divmod(today.year * 12 + today.month - 2, 12)
+    )
+    month += 0 if day <= today.day else 1
+    try:
+        return dataclasses.replace(d, date=dt.date(year, month, day))
+    except ValueError:
+        return d
+
+
+def _later_dose(text: str, end: int) -> str | None:
+    """A dose said later in the sentence of the drug ending at `end`, before any other drug."""
+    m = _HAS_DOSE.search(text, end)
+    if m is None or drug_names(text[end : m.start()]):
+        return None
+    return m[0]
+
+
 def _med_matches(text: str) -> list[re.Match[str]]:
     """Medication mentions, the explicit start verbs first, then drug-with-dose, "on <drug>"."""
     found = list(_MED_START.finditer(text))
-    if _HAS_DOSE.search(text):  # most sentences name no dose: skip the word-by-word scan
+    # most sentences name no dose: skip the word-by-word scan (a digit or a unit word first)
+    if _DOSE_CUE.search(text) and _HAS_DOSE.search(text):
         found += [m for m in _MED_DOSED.finditer(text) if m["name"].lower() in drug_vocabulary()]
-    if " on " not in text.lower():
+    if " on " not in f" {text.lower()}":  # "on warfarin since ..." opens a sentence too
         return found
     found += [
         m
@@ -214,11 +327,36 @@ _STARTED_ON = re.compile(
     re.I,
 )
 _SUPPLY_LASTS = re.compile(
+    # "got enough tablets until 10 May", "I've enough to last me till the 15th"
+    r"\benough\s+(?:(?:tablets|pills|capsules|doses|meds|medication|supply)\s+)?(?:to\s+last\s+"
+    r"(?:me\s+)?)?(?:till|until|til|to|through)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
     re.I,
 )
+
+
+# "warfarin tablets run out on the 12th", "my salbutamol inhaler runs out by Friday": the
+# end of the supply of a drug named with its form.
+_DRUG_RUNS_OUT = re.compile(
+    r"\b(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:tablets|pills|capsules|inhalers?|pens?|patches|"
+    r"prescription|supply|box|pack|packet)\s+(?:will\s+|should\s+|is\s+going\s+to\s+)?"
+    r"(?:runs?|running)\s+out\b",
+    re.I,
+)
+
+
+def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The day a named drug's supply runs out; True when one was found."""
+    m = _DRUG_RUNS_OUT.search(sent.text)
+    if m is None or not _is_drug(m["name"], False) or _other_taker(sent.text, m):
+        return False
+    day = _day_after(ctx, sent, m.end(), "future")
+    if day is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    ctx.add("health.medications", {"name": m["name"].lower(), "supply_until": day}, sent, 0.8)
+    return True
 
 
 def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None:
@@ -274,185 +412,6 @@ _DATE_WORD = re.compile(
 )
 
 
-_ALLERGIC = re.compile(
-    r"\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
-    r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+"
-    r"(?:(?P<sev>very|severely|mildly|seriously|extremely|deathly|highly|slightly|quite)\s+)?"
-    r"allergic\s+to\s+(?P<subst>[A-Za-z][A-Za-z-]{1,25}(?:[ \t]{1,2}[A-Za-z][A-Za-z-]{1,25}){0,5})",
-    re.IGNORECASE,
-)
-_ALLERGY_NOUN = re.compile(
-    r"\b(?:i\s+have|i've\s+got|i\s+have\s+got|my)\s+(?:an?\s+)?"
-    r"(?:(?P<sev>severe|mild|moderate|serious|bad|life-threatening|strong)\s+)?"
-    r"(?P<subst>[a-z][a-z-]{2,20}(?:\s+[a-z][a-z-]{2,20})?)\s+(?:allergy|intolerance)\b",
-    re.IGNORECASE,
-)
-_ALLERGY_BACKREF = re.compile(
-    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:makes?|gives?|causes?)\s+me\b"
-    r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
-    re.IGNORECASE,
-)
-# What an allergy does, one closed list for every rule that reads a reaction.
-_REACTION_WORDS = (
-    r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
-    r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
-    r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
-)
-# "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
-# up": a substance the reference data knows, then what it does to the user.
-_REACTS = re.compile(
-    r"(?:^|\bbut\s+|,\s*|\band\s+)(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+"
-    r"(?:always\s+|really\s+)?(?:gives?|makes?|brings?|sets?\s+off)\s+(?:me|my\s+[a-z]{3,10})\s+"
-    r"(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>"
-    + _REACTION_WORDS
-    + r")\b",
-    re.IGNORECASE,
-)
-# "had anaphylaxis after amoxicillin", "came out in hives from penicillin": a reaction, then
-# the substance that caused it (one the reference data knows)
-_REACTION_AFTER = re.compile(
-    r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
-    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")\s+(?:after|from|with)\s+"
-    r"(?:taking\s+|eating\s+|having\s+|some\s+)?(?P<subst>[A-Za-z][\w-]{2,20})\b",
-    re.IGNORECASE,
-)
-# "also latex, just a rash", after an allergy: another one, said with its reaction only
-_ALSO_ALLERGY = re.compile(
-    r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
-    r"(?:(?P<sev>just|only|mild|bad|severe|really\s+bad)\s+)?(?:an?\s+)?(?P<r>"
-    + _REACTION_WORDS
-    + r")\b",
-    re.IGNORECASE,
-)
-# "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
-# allergy here": said without "allergic"; the substance must be a drug or food allergen the
-# reference data knows (a reaction to the news is not an allergy).
-_REACTS_TO = re.compile(
-    r"\bi\s+(?:react|reacted)\s+(?:really\s+|very\s+)?(?:badly\s+|severely\s+)?to\s+|"
-    r"\bi(?:'ve|\s+have)?\s+(?:had|have|get)\s+(?:a|an)\s+(?:really\s+)?(?P<sev>bad|severe|serious|"
-    r"allergic|nasty|mild|life-threatening)\s+reaction\s+to\s+",
-    re.I,
-)
-_ALLERGY_HERE = re.compile(
-    r"^(?:also\s+|and\s+)?(?:(?P<sev>severe|mild|bad|serious|life-threatening)\s+)?"
-    r"(?P<subst>[a-z][a-z-]{2,20})\s+allergy\b(?!\s+(?:is|was)\s+(?:common|rare))",
-    re.I,
-)
-_ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
-_REACTION = re.compile(
-    r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
-    r"\s+in\s+|come\s+out\s+in\s+)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
-    r"i\s+come\s+out\s+in|my\s+\w+\s+swells?\s+up|i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
-    r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
-    re.IGNORECASE,
-)
-_SUBST_STOP = re.compile(
-    r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
-    r"ever|though|all|since|in|after|for|with|a|like|at)\b.*$",
-    re.IGNORECASE,
-)
-
-
-_NOT_SUBSTANCE = re.compile(
-    r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
-)
-# "Severe reaction, she called it": how bad the allergy just named is.
-_SEVERITY_AFTER = re.compile(
-    r"^(?:a\s+|it\s+was\s+an?\s+|it's\s+an?\s+)?(?P<sev>severe|mild|moderate|serious|"
-    r"life-threatening|anaphylactic)\s+(?:reaction|allergy)\b",
-    re.I,
-)
-
-
-def rule_allergy_severity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A severity said right after the allergy it belongs to."""
-    m = _SEVERITY_AFTER.match(sent.text)
-    last = ctx.thread.last("health.allergies")
-    if m is None or last is None or not last.get("substance") or ctx.out:
-        return
-    sev = _severity(m["sev"], m["sev"]) or m["sev"].lower()
-    ctx.add("health.allergies", {"substance": last.get("substance"), "severity": sev}, sent, 0.75)
-
-
-def _reacts_to(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
-    """ "I react badly to sulfa drugs": an allergy to a known drug or food."""
-    words = re.findall(r"[A-Za-z][A-Za-z-]{1,25}", sent.text[m.end() : m.end() + 40])
-    if not words or not _allergen(words[0]) or not clause_ok(parts, sent, sent.start + m.start()):
-        return
-    for n in (2, 1):  # "sulfa drugs", "amoxicillin"
-        subst = " ".join(words[:n]).lower()
-        if all(_allergen(w) or w in ("drugs", "antibiotics") for w in subst.split()):
-            value: dict[str, Any] = {"substance": subst}
-            if sev := _severity(m.groupdict().get("sev"), sent.text):
-                value["severity"] = sev
-            ctx.add("health.allergies", value, sent, 0.8)
-            return
-
-
-def _severity(text: str | None, sentence: str) -> str | None:
-    lowered = f"{text or ''} {sentence}".lower()
-    if "anaphyla" in lowered or "epipen" in lowered:
-        return "anaphylaxis"
-    for word, level in (
-        ("severe", "severe"),
-        ("serious", "severe"),
-        ("life-threatening", "severe"),
-        ("deathly", "severe"),
-        ("extremely", "severe"),
-        ("moderate", "moderate"),
-        ("mild", "mild"),
-        ("slightly", "mild"),
-    ):
-        if word in lowered:
-            return level
-    return None
-
-
-def _allergen(word: str) -> bool:
-    """A drug name or a food allergen of the reference data (what an allergy can be to)."""
-    key = word.lower()
-    return _is_drug(key, False) or any(key in entry["names"] for entry in food_data()[2].values())
-
-
-def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Allergies stated in the first person, with reaction and severity when given."""
-    hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
-    hits += list(_ALLERGY_CJK.finditer(sent.text))
-    hits += list(_ALLERGY_BACKREF.finditer(sent.text))
-    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"].split()[-1]):
-        hits.append(m)
-    if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
-        hits.append(m)
-    if not hits and (m := _REACTION_AFTER.search(sent.text)) and _allergen(m["subst"]):
-        hits.append(m)
-    if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
-        hits.append(m)
-    before = len(ctx.out)
-    for m in hits:
-        at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
-        if not clause_ok(parts, sent, sent.start + at):
-            continue
-        raw = _SUBST_STOP.sub("", m["subst"]).strip()
-        said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
-        reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
-        sev = _severity(m.groupdict().get("sev"), sent.text)
-        for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
-            subst = subst.strip().lower()
-            if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
-                continue
-            if _NOT_SUBSTANCE.search(subst):
-                break  # "... and gave me an EpiPen": the list of substances has ended
-            value: dict[str, Any] = {"substance": subst}
-            if reaction:
-                value["reaction"] = " ".join(reaction["r"].split())
-            if sev:
-                value["severity"] = sev
-            ctx.add("health.allergies", value, sent, 0.9)
-    # "I had a bad reaction to amoxicillin, so I'm allergic to it": nothing named after "to"
-    if len(ctx.out) == before and (m := _REACTS_TO.search(sent.text)):
-        _reacts_to(ctx, sent, parts, m)
-
-
 _CONDITION = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
     r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
@@ -481,6 +440,7 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PREGNANT = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
     r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
+    r"\bwe(?:'re|’re|\s+are)\s+(?:now\s+|finally\s+|officially\s+)?pregnant\b|"
     r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
     r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
     re.I,
@@ -543,9 +503,19 @@ _NOT_A_READING = re.compile(
 )
 
 
+# "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
+_BARE_WEIGHT = re.compile(
+    # "I'm tiny, 44kg on a good day": after a self-description, a reading
+    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
+    r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?|on\s+a\s+good\s+day)\b|"
+    r"\s*[.!]*$)",
+    re.I,
+)
+
+
 def _weight_match(sent: Span) -> re.Match[str] | None:
     """The user's body-weight statement in a sentence, if any."""
-    if m := _WEIGHT.search(sent.text):
+    if m := _WEIGHT.search(sent.text) or _BARE_WEIGHT.search(sent.text):
         return m
     m = _WEIGHT_READING.search(sent.text)
     # a wish said after the reading ("they want me to gain a bit") does not unsay it
@@ -583,5 +553,6 @@ RULES: tuple[Rule, ...] = (
     rule_conditions,
     rule_states,
     rule_due_date,  # after rule_states: a sentence it read is not read twice
+    rule_birth,
     rule_body_weight,
 )

@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    guarded,
     someone_else,
 )
 
@@ -36,14 +37,27 @@ _BORN = re.compile(
     r"\b(?:i\s+was\s+born\s+on|my\s+(?:birthday|date\s+of\s+birth|dob|birth\s+date)\s+is(?:\s+on)?)\b",
     re.IGNORECASE,
 )
+_DEMONYMS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
 _NATIONALITY = re.compile(
-    r"\b(?:i(?:'m|\s+am)\s+(?:an?\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
+    r"\b(?:i(?:'?m|\s+am)\s+(?:on\s+)?(?:an?\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
     r"i\s+(?:have|travel\s+on|use)\s+(?:a\s+|an\s+)?)("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
     + r")"
     r"(?:\s+(citizen|national|citizenship|passport))?\b|"
     r"^(?P<holder>" + "|".join(sorted(NATIONALITIES, key=len, reverse=True)) + r")\s+passport\s+"
     r"holder\b",
+    re.IGNORECASE,
+)
+# "Canadian here", "we're Irish btw", "We are German so ...": the user's people, said as a
+# demonym that ends the phrase (not "we are Polish-speaking", "a Canadian friend").
+_WE_ARE = re.compile(
+    r"(?:^(?P<here>"
+    + _DEMONYMS
+    + r")(?P<noun>\s+(?:citizen|national|passport\s+holder))?\s+here\b|"
+    r"\bwe(?:'re|’re|\s+are)\s+(?:both\s+|all\s+)?(?P<we>"
+    + _DEMONYMS
+    + r"))(?![\w-])(?=\s*(?:$|[,.;!)]|\s(?:so|btw|by|and|too|citizens|"
+    r"nationals|here|though|anyway|if)\b))",
     re.IGNORECASE,
 )
 # "My passport's a UK one", "my passport is German": the country that issued it.
@@ -69,7 +83,7 @@ _I_AM_NAMED = re.compile(
 # the reference data (its country is the reference data's to say, not a fact the user said).
 _LIVE_IN = re.compile(
     r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
-    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based)\s+in|\bmy\s+home\s+is\s+in)\s+"
+    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
     r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
     re.IGNORECASE,
 )
@@ -141,18 +155,21 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (
         m
         and clause_ok(parts, sent, sent.start + m.start())
-        and (m[0].lower().startswith(("i'm", "i am", "my nationality")) or m[2] or m["holder"])
+        and (re.match(r"i'?m\b|i\s+am\b|my\s+nat", m[0], re.I) or m[2] or m["holder"])
         and (m[2] or m["holder"] or word not in _NEEDS_NOUN)
     ):
-        ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.8)
-        # "I travel on an Irish passport", "I have Turkish passport": the passport the user
-        # has (its issuing country) as well as the nationality it proves.
-        if (
-            m[1]
-            and (m[2] or "").lower() == "passport"
-            and re.match(r"i\s+(?:travel\s+on|use|have|hold)\b", m[0], re.I)
-        ):
+        # "I travel on an Irish passport", "I have Turkish passport", "I'm on a US passport":
+        # the passport the user has (its issuing country), not a nationality (people hold
+        # passports of countries they are not nationals of; both blind writers agree).
+        if m[1] and (m[2] or "").lower() == "passport" and not m["holder"]:
             ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
+        else:
+            ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.8)
+    m = _WE_ARE.search(sent.text)
+    word = (m["here"] or m["we"]).lower() if m else ""
+    # what follows the demonym ("so no problem with passports I think") does not unsay it
+    if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
+        ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.75)
     m = _PASSPORT_OF.search(sent.text)
     if m and clause_ok(parts, sent, sent.start + m.start()):
         ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)

@@ -120,6 +120,8 @@ _UNITS = [
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _NUMBER_WORD = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 _W = r"(?:" + "|".join(sorted(_NUMBER_WORD, key=len, reverse=True)) + r"|hundred|thousand)"
+# A number said in words ("fifty", "one hundred", "two hundred and fifty"), for other parsers.
+NUMBER_WORDS = r"(?:a\s+(?=hundred))?" + _W + r"(?:(?:\s+and)?[\s-]+" + _W + r"){0,3}\b"
 # "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros": said, not typed
 _MONEY_WORDS = re.compile(
     r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"

@@ -3,12 +3,11 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
-from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
+from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
 from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -23,7 +22,8 @@ from uac.fact_log.extraction.patterns.text import (
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 _ACCOUNT = (
-    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z&]{1,20}"
+    # "my N26 card": a bank's name may hold digits
+    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z0-9&]{1,20}"
     r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
@@ -66,6 +66,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
+    if _moved(ctx, sent, parts):
+        return
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
@@ -110,10 +112,57 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
 
+# "Moved the gym direct debit to Monzo", "switched my rent standing order over to Starling":
+# the instruction named before goes on from the new account and ends on the old one.
+_MOVED = re.compile(
+    r"\b(?:moved|switched|changed|transferred)\s+(?:the|my|our)\s+(?P<payee>[\w' ]{2,30}?)\s+"
+    r"(?P<m>direct\s+debit|standing\s+order)s?\s+(?:from\s+(?:my\s+|the\s+)?(?-i:[A-Z][A-Za-z&]{1,20})"
+    r"(?:\s+account)?\s+)?(?:over\s+)?(?:to|onto)\s+(?:my\s+|the\s+|a\s+)?"
+    r"(?P<new>(?-i:[A-Z][A-Za-z&]{1,20}))",
+    re.IGNORECASE,
+)
+
+
+_OLD_ACCOUNT = re.compile(
+    r"\bfrom\s+(?:my\s+|the\s+)?(?P<bank>(?-i:[A-Z][A-Za-z&]{1,20}))\b|"
+    r"\b(?:last|old)\s+(?P<bank2>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:one|payment|debit)\b",
+    re.IGNORECASE,
+)
+
+
+def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """An instruction moved to another account; True when the sentence said one."""
+    m = _MOVED.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    earlier = ctx.thread.last("finance.scheduled_payments")
+    payee = m["payee"].strip()
+    method = _method(m["m"])
+    new = {"payee": payee, "method": method, "account": f"{m['new']} account"}
+    old = None
+    if earlier is not None and str(earlier.get("payee") or "").lower() == payee.lower():
+        new |= {k: earlier.get(k) for k in ("amount", "currency", "period") if earlier.get(k)}
+        old = earlier.get("account")
+    if old is None and (said := _OLD_ACCOUNT.search(sent.text)) is not None:
+        old = f"{said['bank'] or said['bank2']} account"  # "the last Halifax one was 1 March"
+    if old and not str(old).lower().startswith(m["new"].lower()):
+        days = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        # the last payment from the old account, said ("was 1 March"), else today
+        last = days[-1].date if days and days[-1].date < ctx.today else ctx.today
+        ended = {"payee": payee, "method": method, "account": old, "ends_on": last}
+        ctx.add("finance.scheduled_payments", ended, sent, 0.75)
+    ctx.add("finance.scheduled_payments", new, sent, 0.75)
+    return True
+
+
 _PLAN_CARD = re.compile(
-    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay)\s+"
-    r"(?:the\s+|a\s+)?(?P<what>(?:[^,.;]|(?<=\d)[,.](?=\d)){2,60}?)\s+"
-    r"(?:with|on|using)\s+" + _ACCOUNT,
+    r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay|"
+    # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
+    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay)\s+"
+    r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
+    r"(?:with|on|using|from)\s+(?:"
+    + _ACCOUNT
+    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b)",
     re.IGNORECASE,
 )
 
@@ -123,25 +172,40 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _PLAN_CARD.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
-    money = [x for x in find_money(sent.text) if m.start("what") <= x.start < m.end("what")]
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    said, what_at, what = sent, m.start("what"), m["what"]
+    if what.strip().lower() in ("it", "this", "that", "them"):
+        # "The balance for Casa Vela, 1850 euro, is due 20 June. I'll pay it with the N26
+        # card": what "it" is, its amount and day, are the sentence before
+        before = ctx.text[: sent.start].rstrip()
+        start = max(before.rfind(". "), before.rfind("\n")) + 1
+        said = Span(start, before[start:].strip())
+        due = re.match(r"\s*(?P<w>[^,]{2,60}?)\s*(?:,|\s+(?:is|are)\s+due\b)", said.text)
+        if due is None:
+            return
+        what_at, what = 0, said.text[: due.end("w")]
+    money = [
+        x for x in find_money(said.text) if said is not sent or what_at <= x.start < m.end("what")
+    ]
+    dates = [d for d in dates_in(said, "future", ctx.today, ctx.anchor) if d.valid]
     if not money or not dates:
         return
-    what = (
-        m["what"][: money[0].start - m.start("what")] + m["what"][money[0].end - m.start("what") :]
-    )
-    head, _, tail = what.partition(" for ")  # "the deposit for the car": the car deposit
+    if said is sent:
+        what = what[: money[0].start - what_at] + what[money[0].end - what_at :]
+    what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
+    what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
+    head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
     payee = " ".join(w for w in words.split() if w.lower() not in ("the", "a", "my", "our"))
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
+    account = m["acct"] or f"{m['bank']} account"
     value = {
         "payee": payee,
         "amount": money[0].amount,
         "currency": money[0].currency,
-        "account": m["acct"],
-        "method": "card" if _kind(m["acct"]).endswith("card") else "transfer",
+        "account": account,
+        "method": "card" if _kind(account).endswith("card") else "transfer",
         "period": "once",
         "next_date": dates[0].date,
     }
@@ -151,7 +215,8 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _PER_PAYMENT = re.compile(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
-    r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)\s+(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
+    r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)(?:\s+(?:euros?|pounds?|dollars?|quid|eur|gbp|usd))?\s+"
+    r"(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
     r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
     # "a 1000 EUR per-payment limit"
     r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
@@ -159,7 +224,7 @@ _PER_PAYMENT = re.compile(
     re.IGNORECASE,
 )
 _HOLDER = re.compile(
-    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|comes\s+with|only\s+allows|'s|"
+    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|have|comes\s+with|only\s+allows|'s|"
     r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)\b"
 )
 # "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
@@ -170,7 +235,10 @@ _CAPPED = re.compile(
     re.IGNORECASE,
 )
 _CLOSING = re.compile(
-    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?)clos(?:ing|e)\s+" + _ACCOUNT + r"|"
+    # "closing my Santander current account on 30 April" (a note: no "I'm" said)
+    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|[,;:.]\s*)(?:and\s+)?)clos(?:ing|e)\s+"
+    + _ACCOUNT
+    + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
     r"is\s+being\s+closed)\b|"
     # "the old one with NatWest closes on 30 September"
@@ -259,7 +327,7 @@ _PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
 _OFFER = re.compile(
     r"(?:(?P<prov>"
     + _PROVIDER
-    + r")(?:'s|’s)?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
+    + r")(?:'s|’s)?(?:\s+card)?:?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
     r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
     r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
     r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
@@ -342,111 +410,6 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (then := _THEN.search(sent.text, m.end())) is not None:
         value["then"] = " ".join(then["then"].split())
     ctx.add("finance.promotions", value, sent, 0.8)
-
-
-_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
-_CHARGED = re.compile(
-    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
-    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
-    # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
-    r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
-    + _MERCHANT_NAME.replace("merchant", "merchant2")
-    + r"\s+(?:just\s+|still\s+)?"
-    r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
-    re.IGNORECASE,
-)
-
-
-def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A charge the user saw ("I was charged £10.99 by Netflix on 3 April")."""
-    m = _CHARGED.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
-        return
-    at = m.start("amt") if m["amt"] else m.start("amt2")
-    # "charged me twice last night, £23.40 each": the amount may come later in the sentence
-    money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
-    day = _day(ctx, sent)
-    if not money or day is None:
-        return
-    value = {
-        "date": day,
-        "amount": money[0].amount,
-        "currency": money[0].currency,
-        "merchant": m["merchant"] or m["merchant2"],
-    }
-    ctx.add("finance.transactions", value, sent, 0.75)
-
-
-# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
-_INCOME = re.compile(
-    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
-    r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
-    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
-    r"went|gone|hit\s+(?:my|the)\s+(?:account|bank))\b(?:\s+in\b)?",
-    re.IGNORECASE,
-)
-# "they refunded one of them", "got my money back", "Argos refunded the £40"
-_REFUND = re.compile(
-    r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
-    r"(?:full\s+)?refund|(?:got|have)\s+(?:my\s+|the\s+)?money\s+back)\b",
-    re.IGNORECASE,
-)
-# "Tesco today was eighty four pounds twenty", "Boots came to £14.30": a shop, then its total
-_SHOP_TOTAL = re.compile(
-    r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
-    r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
-    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
-    re.IGNORECASE,
-)
-
-
-def _day(ctx: Ctx, sent: Span) -> Any:
-    """The one past day a sentence names (the message's day when none); None when invalid."""
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
-    if any(not d.valid for d in dates):
-        return None
-    if not dates and _LAST_NIGHT.search(sent.text):
-        return ctx.today - dt.timedelta(days=1)  # a payment "last night" was yesterday's
-    return dates[0].date if dates else ctx.today
-
-
-_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
-
-
-def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Income and refunds, stored as negative transactions; a shop named with its total."""
-    if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
-        said = [a for a in amounts(sent.text) if a.amount > 0]
-        if said and clause_ok(parts, sent, sent.start + m.start()) and (day := _day(ctx, sent)):
-            value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
-            if said[0].currency:
-                value["currency"] = said[0].currency
-            ctx.add("finance.transactions", value, sent, 0.7)
-        return
-    if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
-        said = find_money(sent.text)
-        earlier = ctx.thread.last("finance.transactions")
-        if not said and (earlier is None or not earlier.get("amount")):
-            return
-        value = {"date": _day(ctx, sent)}
-        if said:
-            value |= {"amount": -said[0].amount, "currency": said[0].currency}
-        else:  # "they refunded one of them": the payment just talked about, coming back
-            value["amount"] = -abs(Decimal(str(earlier.get("amount"))))
-            value |= {k: earlier.get(k) for k in ("merchant", "currency") if earlier.get(k)}
-        if value["date"] is not None:
-            ctx.add("finance.transactions", value, sent, 0.7)
-        return
-    m = _SHOP_TOTAL.match(sent.text)
-    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
-        return
-    money = [x for x in find_money(sent.text) if x.start == m.end()]
-    if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
-        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
-        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
-
-
-_WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
 
 
 RULES: tuple[Rule, ...] = (

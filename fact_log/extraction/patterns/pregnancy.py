@@ -62,3 +62,23 @@ def rule_due_date(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value = pregnancy(ctx, sent, None)
     if value is not None and "expected_end" in value:
         ctx.add("health.conditions", value, sent, 0.8)
+
+
+# A birth ends the pregnancy: "I gave birth on Tuesday", "our daughter was born on the 2nd",
+# "baby girl, born on the 2nd of June", "had the baby!!"
+_BORN = re.compile(
+    r"\bi\s+(?:gave\s+birth|had\s+(?:the|our|a|my)\s+(?:baby|little\s+one))\b|"
+    r"\b(?:our|my)\s+(?:baby|son|daughter|little\s+one|boy|girl)\s+(?:was\s+born|arrived|is\s+here)\b|"
+    r"^(?:our\s+|my\s+)?baby\s+(?:girl|boy)\b[^.!?]{0,20}\b(?:born|arrived)\b",
+    re.I,
+)
+
+
+def rule_birth(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The user's baby born: the pregnancy is over (no longer current for the checks)."""
+    m = _BORN.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]):
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    ctx.add("health.conditions", {"name": "pregnancy", "status": "resolved"}, sent, 0.75)

@@ -9,7 +9,15 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts
-from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span, clause_ok, dates_in
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Rule,
+    Span,
+    clause_ok,
+    dates_in,
+    guarded,
+    someone_else,
+)
 
 _ACCOUNT = re.compile(
     r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
@@ -121,10 +129,51 @@ _ITEM_SUBJECT = re.compile(
 )
 
 
+# "2 year guarantee and 35 days to return it", "30 days to send it back": the return window
+_RETURN_DAYS = re.compile(
+    r"\b(?P<n>\d{1,3}|[a-z]+(?:[\s-][a-z]+)?)\s+days?\s+(?:to\s+(?:return|send)\s+(?:it|them)(?:\s+back)?|"
+    r"(?:for\s+)?returns?)\b",
+    re.I,
+)
+# "... if I change my mind", "if I don't like it": the condition of a return, no hypothetical
+_IF_RETURN = re.compile(r"\s+if\s+(?:i|we)\s+(?:change|don'?t|do\s+not|decide)\b.*$", re.I)
+
+
+def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
+    """A warranty or return window said alone after the item bought (the thread's item,
+    followups.topics); True when one was."""
+    item = ctx.thread.last("item")
+    if item is None or not (m or " day" in sent.text.lower()):
+        return False  # most sentences: no item talked about, no warranty, no "days"
+    ret = _RETURN_DAYS.search(sent.text)
+    head = _IF_RETURN.sub("", sent.text)
+    lead = (m or ret).start() if (m or ret) else -1
+    if lead < 0 or not re.fullmatch(
+        r"(?:(?:and|plus|also|with|it\s+has|comes\s+with)\s+)?(?:an?\s+)?",
+        sent.text[:lead],
+        re.I,
+    ):
+        return False
+    if guarded(head) or someone_else(head):
+        return False
+    value: dict[str, Any] = item.record()
+    bought = value.get("purchased_on") or item.day
+    if m is not None and m["n"] and (n := count_word(m["n"])) is not None:
+        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower() == "year" else 1))
+    if ret is not None and (n := count_word(ret["n"])) is not None:
+        value["return_by"] = bought + dt.timedelta(days=n)
+    if "ends_on" not in value and "return_by" not in value:
+        return False
+    ctx.add("finance.warranties", value, sent, 0.7)
+    return True
+
+
 def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "The laptop has a two-year warranty", "It comes with a 5 year warranty"."""
     m = _WARRANTY.search(sent.text)
     subject = _ITEM_SUBJECT.search(sent.text)
+    if (m is None or subject is None) and _terms_after(ctx, sent, parts, m):
+        return
     if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
         return
     item = ctx.thread.last("item")

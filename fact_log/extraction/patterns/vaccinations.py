@@ -77,9 +77,37 @@ def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("health.vaccinations", {"name": table[v[0].lower()], "date": day}, sent, 0.75)
 
 
+# "travel clinic today: hep A, typhoid and rabies", "jabs this morning - yellow fever": a
+# heading with a place or jab word and a past day, then the vaccines given as a list.
+_GIVEN_LIST = re.compile(
+    r"^(?:[\w' -]{0,30}?\b(?:clinic|jabs?|vaccinations?|vaccines?|shots?|surgery|pharmacy|"
+    r"nurse|gp)\b[\w' ]{0,20}?\b(?:today|yesterday|this\s+(?:morning|afternoon))|"
+    r"(?:today|yesterday)['’]?s?\s+(?:jabs?|vaccinations?|shots?))\s*(?::|-|–|—)\s*",
+    re.I,
+)
+
+
+def _given_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Vaccines listed after a heading that says where and which day; True when found."""
+    m = _GIVEN_LIST.match(sent.text)
+    if m is None or _PLANNED.search(m[0]) or someone_else(m[0]):
+        return False
+    if not clause_ok(parts, sent, sent.start):
+        return False
+    pattern, table = _vaccines()
+    names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.end()))
+    days = [d for d in dates_in(Span(sent.start, m[0]), "past", ctx.today) if d.valid]
+    day = days[0].date if days else ctx.today
+    for name in names:
+        ctx.add("health.vaccinations", {"name": name, "date": day}, sent, 0.75)
+    return bool(names)
+
+
 def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
     typhoid"); a future date makes it a plan, not a vaccination."""
+    if _given_list(ctx, sent, parts):
+        return
     m = _VACCINATED.search(sent.text)
     if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
         _vaccination_said(ctx, sent, parts)

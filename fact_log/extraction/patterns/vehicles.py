@@ -134,6 +134,42 @@ def _year_and_make(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("vehicles.vehicles", value, sent, 0.75)
 
 
+_THE_MODEL = re.compile(
+    r"\bthe\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b|"
+    r"^(?P<year>(?:19|20)\d\d)\s+(?:"
+    + _MAKE_RE
+    + r")\s+(?P<model2>"
+    + "|".join(re.escape(k) for k in MODEL_MAKES)
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
+    """Where a model is named, the model and its year: "my Yaris", or "the Yaris" / "2019 VW
+    Golf" once the thread has it as the user's vehicle."""
+    if m := _MY_MODEL.search(sent.text):
+        return m.start(), m["model"], None
+    m = _THE_MODEL.search(sent.text)
+    if m is None:
+        return None
+    model = m["model"] or m["model2"]
+    known = [
+        str(x.get("model") or x.get("vehicle") or "").lower()
+        for x in ctx.thread.mentions
+        if x.kind in ("vehicles.vehicles", "vehicles.services")
+    ]
+    # "the Yaris is on 75,400 km": a reading of a car named with "the" opens the line; in a
+    # later session the thread no longer has it, but the definite article says it is known
+    reading = re.match(
+        r"\s+(?:is\s+on|is\s+at|has\s+(?:done|hit|passed)|just\s+(?:hit|passed))\s+\d",
+        sent.text[m.end() :],
+    )
+    if not any(model.lower() in k for k in known) and not (m.start() == 0 and reading):
+        return None
+    return m.start(), model, int(m["year"]) if m["year"] else None
+
+
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
@@ -150,11 +186,11 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if model.lower() in ("is", "and", "with", "that", "which", "car"):
             return
     else:
-        mm = _MY_MODEL.search(sent.text)
+        said = _said_model(ctx, sent)
         mileage_here = _MILEAGE.search(sent.text)
-        if not mm or not mileage_here or not clause_ok(parts, sent, sent.start + mm.start()):
+        if not said or not mileage_here or not clause_ok(parts, sent, sent.start + said[0]):
             return
-        make, model = MODEL_MAKES[mm["model"].lower()], mm["model"]
+        make, model, year = MODEL_MAKES[said[1].lower()], said[1], said[2]
     model = model[0].upper() + model[1:] if model.islower() else model
     value: dict[str, Any] = {"make": make, "model": model}
     if year:
@@ -165,9 +201,27 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
+    service = ctx.thread.last("vehicles.services")
+    if (
+        "mileage" in value
+        and service is not None
+        and service.get("date") == ctx.today
+        and not service.get("mileage")
+        and service.get("vehicle") == f"{make} {model}"
+    ):  # "went in for its service today. 2019 VW Golf, 84,200 km": the service's reading
+        said = [c for c in ctx.out if c.path == "vehicles.services"]
+        if said and said[-1].value.get("vehicle") == service.get("vehicle"):
+            said[-1].value["mileage"] = value["mileage"]  # said in this message: complete it
+        else:
+            reading = {"vehicle": service.get("vehicle"), "date": ctx.today}
+            ctx.add("vehicles.services", reading | {"mileage": value["mileage"]}, sent, 0.7)
 
 
 _SERVICED = re.compile(
+    # "Toyota Yaris serviced today", "the Golf went in for its service today"
+    r"^(?:the\s+|my\s+|our\s+)?(?:[A-Za-z]\w+\s+)?[A-Za-z]\w+\s+(?:was\s+|got\s+)?serviced\b|"
+    r"\b(?:the|my|our)\s+\w+\s+(?:went|has\s+gone|is|was)\s+in\s+for\s+(?:its|a|the|her|his)\s+"
+    r"(?:annual\s+|yearly\s+|full\s+|first\s+)?(?:service|mot|oil\s+change)\b|"
     r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
     r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
     r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:last\s+|latest\s+|first\s+|full\s+)?(?:annual\s+|yearly\s+)?"
@@ -199,13 +253,18 @@ _IT_IS_A = re.compile(
 # after a service: "£289 for oil, filters and brake pads", "next one due in 12 months or
 # 15,000 km" (relative to the service's day and reading), "at 60,000 km" (absolute)
 _COST_FOR = re.compile(
-    r"^(?:and\s+|it\s+was\s+|that\s+was\s+|cost\s+)?(?P<rest>.{1,15}?)\s+for\s+(?P<work>[a-z][^.!?]{2,60})",
+    r"^(?:and\s+|it\s+was\s+|that\s+was\s+|cost\s+)?(?P<rest>.{1,15}?)\s+(?:for|with|incl(?:uding|\.)?)\s+"
+    r"(?P<work>[a-z][^.!?]{2,60})",
     re.I,
 )
-_DUE_IN = re.compile(r"\bnext\s+(?:one|service|mot)\b[^.!?]{0,20}?\bdue\b", re.I)
+_DUE_IN = re.compile(
+    r"\bnext\s+(?:one|service|mot)\b(?:[^.!?]{0,20}?\bdue\b|\s+(?:is\s+)?(?:at|in)\b)", re.I
+)
 _DUE_MONTHS = re.compile(r"\bin\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
+# the unit may be left out after a reading in km ("next one at 100,000 or in a year")
 _DUE_KM = re.compile(
-    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?(?P<u>km|kms|miles)\b",
+    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
+    r"(?:(?P<u>km|kms|miles)\b|(?=\s+or\b|\s*[,.;!]|\s*$))",
     re.IGNORECASE,
 )
 
@@ -245,7 +304,7 @@ def _service_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             months = n * (12 if due["unit"].lower() == "year" else 1)
             value["next_due_date"] = add_months(last.get("date"), months)
         if km := _DUE_KM.search(sent.text):
-            reading = kilometres(km["km"], km["u"], bool(km["k"]))
+            reading = kilometres(km["km"], km["u"] or "km", bool(km["k"]))
             if km["rel"].lower() == "at":
                 value["next_due_mileage"] = reading
             elif (at := _last_reading(ctx, last.get("vehicle"))) is not None:
@@ -295,6 +354,13 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             )
         elif due["km"]:
             value["next_due_mileage"] = kilometres(due["km"], due["u"])
+        # "due at 76,000 km or in 12 months": the other limit, said after "or"
+        rest = sent.text[due.end() :]
+        if (more := _DUE_MONTHS.search(rest)) and (n := count_word(more["n"])):
+            # counted from the service's day, not the message's
+            value["next_due_date"] = add_months(
+                day, n * (12 if more["unit"].lower() == "year" else 1)
+            )
     ctx.add("vehicles.services", value, sent, 0.75)
 
 

@@ -1,0 +1,267 @@
+"""Allergy patterns: "I'm allergic to penicillin", "peanuts give me hives", an allergy list
+under a heading, a reaction or another allergen said after one, and the severity; the
+substances a rule may take without "allergic" come from the reference data the checks use
+(drug names, food allergens). Listed in health.RULES."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Span,
+    clause_ok,
+    drug_vocabulary,
+    someone_else,
+)
+from uac.fact_log.reference import food_data
+
+_ALLERGIC = re.compile(
+    r"(?:\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
+    r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+|"
+    # "allergic to latex - found out at the dentist": a note about the user, no subject said
+    r"^(?:(?:and|also|plus|oh|btw|fyi),?\s+)?)"
+    r"(?:(?P<sev>very|severely|mildly|seriously|extremely|deathly|highly|slightly|quite)\s+)?"
+    r"allergic\s+to\s+(?P<subst>[A-Za-z][A-Za-z-]{1,25}(?:[ \t]{1,2}[A-Za-z][A-Za-z-]{1,25}){0,5})",
+    re.IGNORECASE,
+)
+_ALLERGY_NOUN = re.compile(
+    r"\b(?:i\s+have|i've\s+got|i\s+have\s+got|my)\s+(?:an?\s+)?"
+    r"(?:(?P<sev>severe|mild|moderate|serious|bad|life-threatening|strong)\s+)?"
+    r"(?P<subst>[a-z][a-z-]{2,20}(?:\s+[a-z][a-z-]{2,20})?)\s+(?:allergy|intolerance)\b",
+    re.IGNORECASE,
+)
+_ALLERGY_BACKREF = re.compile(
+    r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:makes?|gives?|causes?)\s+me\b"
+    r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
+    re.IGNORECASE,
+)
+# What an allergy does, one closed list for every rule that reads a reaction.
+_REACTION_WORDS = (
+    r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
+    r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
+    r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
+)
+# "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
+# up": a substance the reference data knows, then what it does to the user.
+_REACTS = re.compile(
+    r"(?:^|\bbut\s+|,\s*|\band\s+)(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+"
+    r"(?:always\s+|really\s+)?(?:gives?|makes?|brings?|sets?\s+off)\s+(?:me|my\s+[a-z]{3,10})\s+"
+    r"(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.IGNORECASE,
+)
+# "had anaphylaxis after amoxicillin", "came out in hives from penicillin": a reaction, then
+# the substance that caused it (one the reference data knows)
+_REACTION_AFTER = re.compile(
+    r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
+    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")\s+(?:after|from|with)\s+"
+    r"(?:taking\s+|eating\s+|having\s+|some\s+)?(?P<subst>[A-Za-z][\w-]{2,20})\b",
+    re.IGNORECASE,
+)
+# "also latex, just a rash", after an allergy: another one, said with its reaction only
+_ALSO_ALLERGY = re.compile(
+    r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
+    r"(?:(?P<sev>just|only|mild|bad|severe|really\s+bad)\s+)?(?:an?\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.IGNORECASE,
+)
+# "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
+# allergy here": said without "allergic"; the substance must be a drug or food allergen the
+# reference data knows (a reaction to the news is not an allergy).
+_REACTS_TO = re.compile(
+    r"\bi\s+(?:react|reacted)\s+(?:really\s+|very\s+)?(?:badly\s+|severely\s+)?to\s+|"
+    r"\bi(?:'ve|\s+have)?\s+(?:had|have|get)\s+(?:a|an)\s+(?:really\s+)?(?P<sev>bad|severe|serious|"
+    r"allergic|nasty|mild|life-threatening)\s+reaction\s+to\s+",
+    re.I,
+)
+_ALLERGY_HERE = re.compile(
+    r"^(?:also\s+|and\s+)?(?:(?P<sev>severe|mild|bad|serious|life-threatening)\s+)?"
+    r"(?P<subst>[a-z][a-z-]{2,20})\s+allergy\b(?!\s+(?:is|was)\s+(?:common|rare))",
+    re.I,
+)
+_ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
+_REACTION = re.compile(
+    r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
+    r"\s+in\s+|come\s+out\s+in\s+)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
+    r"i\s+come\s+out\s+in|(?:came|come|broke)\s+(?:up|out)\s+in|my\s+\w+\s+swells?\s+up|"
+    r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
+    r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
+    re.IGNORECASE,
+)
+_SUBST_STOP = re.compile(
+    r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
+    r"ever|though|all|since|in|after|for|with|a|like|at)\b.*$",
+    re.IGNORECASE,
+)
+
+
+_NOT_SUBSTANCE = re.compile(
+    r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
+)
+# "Severe reaction, she called it": how bad the allergy just named is.
+_SEVERITY_AFTER = re.compile(
+    r"^(?:a\s+|it\s+was\s+an?\s+|it's\s+an?\s+)?(?P<sev>severe|mild|moderate|serious|"
+    r"life-threatening|anaphylactic)\s+(?:reaction|allergy)\b",
+    re.I,
+)
+
+
+def rule_allergy_severity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A severity said right after the allergy it belongs to."""
+    m = _SEVERITY_AFTER.match(sent.text)
+    last = ctx.thread.last("health.allergies")
+    if m is None or last is None or not last.get("substance") or ctx.out:
+        return
+    sev = _severity(m["sev"], m["sev"]) or m["sev"].lower()
+    ctx.add("health.allergies", {"substance": last.get("substance"), "severity": sev}, sent, 0.75)
+
+
+def _reacts_to(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
+    """ "I react badly to sulfa drugs": an allergy to a known drug or food."""
+    words = re.findall(r"[A-Za-z][A-Za-z-]{1,25}", sent.text[m.end() : m.end() + 40])
+    if not words or not _allergen(words[0]) or not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    for n in (2, 1):  # "sulfa drugs", "amoxicillin"
+        subst = " ".join(words[:n]).lower()
+        if all(_allergen(w) or w in ("drugs", "antibiotics") for w in subst.split()):
+            value: dict[str, Any] = {"substance": subst}
+            if sev := _severity(m.groupdict().get("sev"), sent.text):
+                value["severity"] = sev
+            ctx.add("health.allergies", value, sent, 0.8)
+            return
+
+
+def _severity(text: str | None, sentence: str) -> str | None:
+    lowered = f"{text or ''} {sentence}".lower()
+    if re.search(r"\b(?:nothing|not(?:\s+that)?|never)\s+(?:serious|severe|bad)\b", lowered):
+        return "mild"  # "rash, nothing serious"
+    if "anaphyla" in lowered or "epipen" in lowered:
+        return "anaphylaxis"
+    for word, level in (
+        ("severe", "severe"),
+        ("serious", "severe"),
+        ("life-threatening", "severe"),
+        ("deathly", "severe"),
+        ("extremely", "severe"),
+        ("moderate", "moderate"),
+        ("mild", "mild"),
+        ("slightly", "mild"),
+    ):
+        if word in lowered:
+            return level
+    return None
+
+
+# After an allergy: "and cashews, that one's serious" (another allergen, nothing else said),
+# "rash, nothing serious" (what the one just named does)
+_AND_ALLERGEN = re.compile(
+    r"^(?:and|also|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*"
+    r"(?:,\s*(?:that|this|the)\s+one|\s+too\b|[.!]*$)",
+    re.I,
+)
+_ONLY_REACTION = re.compile(
+    r"^(?:just\s+|only\s+|a\s+|an\s+)?(?P<r>" + _REACTION_WORDS + r")\b[^.!?]{0,30}$", re.I
+)
+
+
+def _allergy_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Another allergen or the last one's reaction, said elliptically; True when one was."""
+    last = ctx.thread.last("health.allergies")
+    if last is None or not clause_ok(parts, sent, sent.start):
+        return False
+    if (m := _AND_ALLERGEN.match(sent.text)) and _allergen(m["subst"]):
+        value = {"substance": m["subst"].lower()}
+        if sev := _severity(None, sent.text):
+            value["severity"] = sev
+        ctx.add("health.allergies", value, sent, 0.75)
+        return True
+    if (m := _ONLY_REACTION.match(sent.text)) and last.get("substance"):
+        value = {"substance": last.get("substance"), "reaction": " ".join(m["r"].split())}
+        if sev := _severity(None, sent.text):
+            value["severity"] = sev
+        ctx.add("health.allergies", value, sent, 0.75)
+        return True
+    return False
+
+
+def _allergen(word: str) -> bool:
+    """A drug name or a food allergen of the reference data (what an allergy can be to)."""
+    key = word.lower()
+    keys = (key, key.removesuffix("s"), key.removesuffix("es"))  # "cashews", "peaches"
+    foods = food_data()[2].values()
+    return key in drug_vocabulary() or any(k in entry["names"] for k in keys for entry in foods)
+
+
+# "allergy list for the new GP: penicillin (rash)", "Allergies: ibuprofen (swelling) and
+# peanuts": the user's allergies under a heading that names them, a reaction in brackets
+_ALLERGY_LIST = re.compile(
+    r"^(?P<head>(?:my\s+)?(?:allerg(?:y|ies)|allergic\s+to)(?:\s+list)?(?:\s+(?:for|at)\s+[^:]{1,40})?)"
+    r"\s*[:–—]\s*(?P<list>.+)$",
+    re.I,
+)
+_LISTED = re.compile(
+    r"(?P<s>[A-Za-z][A-Za-z -]{1,30}?)\s*(?:\((?P<r>[^)]{1,30})\))?\s*(?:,|;|/|\band\b|$)"
+)
+
+
+def _allergy_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Allergies listed under a heading; True when the sentence is such a list."""
+    m = _ALLERGY_LIST.match(sent.text)
+    if m is None or someone_else(m["head"]) or not clause_ok(parts, sent, sent.start):
+        return False
+    for item in _LISTED.finditer(m["list"]):
+        subst = item["s"].strip().lower()
+        if not subst or len(subst.split()) > 3:
+            continue
+        value = {"substance": subst} | ({"reaction": item["r"].strip()} if item["r"] else {})
+        ctx.add("health.allergies", value, sent, 0.8)
+    return True
+
+
+def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Allergies stated in the first person, with reaction and severity when given."""
+    if _allergy_list(ctx, sent, parts):
+        return
+    hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
+    hits += list(_ALLERGY_CJK.finditer(sent.text))
+    hits += list(_ALLERGY_BACKREF.finditer(sent.text))
+    if not hits and (m := _REACTS.search(sent.text)) and _allergen(m["subst"].split()[-1]):
+        hits.append(m)
+    if not hits and (m := _ALSO_ALLERGY.match(sent.text)) and ctx.thread.last("health.allergies"):
+        hits.append(m)
+    if not hits and _allergy_follow_up(ctx, sent, parts):
+        return
+    if not hits and (m := _REACTION_AFTER.search(sent.text)) and _allergen(m["subst"]):
+        hits.append(m)
+    if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
+        hits.append(m)
+    before = len(ctx.out)
+    for m in hits:
+        at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
+        if not clause_ok(parts, sent, sent.start + at):
+            continue
+        if m.re is _ALLERGIC and "?" in sent.text and not re.match(r"i\b|i'|turns", m[0], re.I):
+            continue  # "allergic to cats?": asked, not said (no subject to tell it by)
+        raw = _SUBST_STOP.sub("", m["subst"]).strip()
+        said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
+        reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
+        sev = _severity(m.groupdict().get("sev"), sent.text)
+        for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
+            subst = subst.strip().lower()
+            if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
+                continue
+            if _NOT_SUBSTANCE.search(subst):
+                break  # "... and gave me an EpiPen": the list of substances has ended
+            value: dict[str, Any] = {"substance": subst}
+            if reaction:
+                value["reaction"] = " ".join(reaction["r"].split())
+            if sev:
+                value["severity"] = sev
+            ctx.add("health.allergies", value, sent, 0.9)
+    # "I had a bad reaction to amoxicillin, so I'm allergic to it": nothing named after "to"
+    if len(ctx.out) == before and (m := _REACTS_TO.search(sent.text)):
+        _reacts_to(ctx, sent, parts, m)

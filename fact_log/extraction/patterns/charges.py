@@ -1,0 +1,259 @@
+"""Money the user saw go out or come in, said as it happened: a charge ("boots charged me
+£8.49", "they still took £24.99 off me"), income and refunds (negative), a shop and its
+total, statement lines ("tesco 86.40 yesterday"), a spend without a verb ("Dishoom ...,
+£86.40, my treat"). Listed in payments.RULES."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from decimal import Decimal
+from typing import Any
+
+from uac.fact_log.extraction.patterns.health import last_such_day
+from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.text import (
+    NOT_NAMES,
+    Ctx,
+    Span,
+    clause_ok,
+    dates_in,
+    someone_else,
+    word_set,
+)
+
+_MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
+_CHARGED = re.compile(
+    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
+    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
+    # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
+    r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
+    + _MERCHANT_NAME.replace("merchant", "merchant2")
+    + r"\s+(?:just\s+|still\s+)?"
+    r"(?:charged|billed|took)\s+(?:me\s+)?(?P<amt2>\S+)",
+    re.IGNORECASE,
+)
+
+
+# "boots charged me £8.49", "they still took £24.99 off me": whoever opens the line, as typed
+# (lower case too), charging the user; "they"/"it" is the service or shop just talked about.
+_CHARGED_ME = re.compile(
+    r"^(?:(?:and|also|so|oh|but|then|now)\s+)?(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
+    r"also\s+|even\s+|then\s+|have\s+|has\s+)?(?:charged|billed|took|taken|debited)\s+"
+    r"(?:me\s+)?(?:another\s+|again\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?\S*)"
+    r"(?:\s+(?:off|from)\s+me)?",
+    re.IGNORECASE,
+)
+_NOT_A_PAYEE = word_set(
+    "i we you he she mum mom dad my the someone somebody nobody wife husband partner friend "
+    "brother sister son daughter boss"
+)
+
+
+def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A charge said as "<shop or they> charged/took <amount> (off me)"."""
+    m = _CHARGED_ME.match(sent.text)
+    if m is None or m["who"].lower() in _NOT_A_PAYEE or not clause_ok(parts, sent, sent.start):
+        return
+    merchant: Any = m["who"]
+    if merchant.lower() in ("they", "it", "that", "this"):
+        last = ctx.thread.last("subscription", "finance.subscriptions", "finance.transactions")
+        merchant = last and (last.get("name") or last.get("merchant"))
+        if not merchant:
+            return
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    day = _day(ctx, sent)
+    if money and day is not None and not _WISH.search(sent.text):
+        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+        ctx.add("finance.transactions", value | {"merchant": merchant}, sent, 0.7)
+
+
+def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A charge the user saw ("I was charged £10.99 by Netflix on 3 April")."""
+    m = _CHARGED.search(sent.text)
+    if m is None:
+        _charged_me(ctx, sent, parts)
+        return
+    if not clause_ok(parts, sent, sent.start + m.start()):
+        return
+    at = m.start("amt") if m["amt"] else m.start("amt2")
+    # "charged me twice last night, £23.40 each": the amount may come later in the sentence
+    money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
+    day = _day(ctx, sent)
+    if not money or day is None:
+        return
+    value = {
+        "date": day,
+        "amount": money[0].amount,
+        "currency": money[0].currency,
+        "merchant": m["merchant"] or m["merchant2"],
+    }
+    ctx.add("finance.transactions", value, sent, 0.75)
+
+
+# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
+_INCOME = re.compile(
+    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
+    r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
+    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
+    r"went|gone|hit\s+(?:my|the)\s+(?:account|bank))\b(?:\s+in\b)?",
+    re.IGNORECASE,
+)
+# "they refunded one of them", "got my money back", "Argos refunded the £40"
+_REFUND = re.compile(
+    r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
+    r"(?:full\s+)?refund|(?:got|have)\s+(?:my\s+|the\s+)?money\s+back)\b",
+    re.IGNORECASE,
+)
+# "Tesco today was eighty four pounds twenty", "Boots came to £14.30": a shop, then its total
+_SHOP_TOTAL = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
+    r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
+    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
+    re.IGNORECASE,
+)
+
+
+_REFUNDER = re.compile(
+    r"^(?:(?:and|so|oh|also)\s+)?(?P<who>[A-Za-z][\w.&'+-]{1,20})\s+(?:have\s+|has\s+|finally\s+|just\s+)?",
+    re.I,
+)
+
+
+def _day(ctx: Ctx, sent: Span) -> Any:
+    """The one past day a sentence names (the message's day when none); None when invalid."""
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if any(not d.valid for d in dates):
+        return None
+    if not dates and _LAST_NIGHT.search(sent.text):
+        return ctx.today - dt.timedelta(days=1)  # a payment "last night" was yesterday's
+    return last_such_day(dates[0], ctx.today).date if dates else ctx.today
+
+
+_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
+
+
+def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Income and refunds, stored as negative transactions; a shop named with its total."""
+    if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
+        said = [a for a in amounts(sent.text) if a.amount > 0]
+        if said and clause_ok(parts, sent, sent.start + m.start()) and (day := _day(ctx, sent)):
+            value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
+            if said[0].currency:
+                value["currency"] = said[0].currency
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+        if _WISH.search(sent.text):
+            return  # "hopefully they'll have refunded it by Friday?"
+        said = find_money(sent.text) or [a for a in amounts(sent.text[m.end() :]) if a.amount > 0]
+        earlier = ctx.thread.last("finance.transactions")
+        if not said and (earlier is None or not earlier.get("amount")):
+            return
+        value = {"date": _day(ctx, sent)}
+        if said:
+            value |= {"amount": -said[0].amount}
+            if said[0].currency:
+                value["currency"] = said[0].currency
+            # "amazon refunded the headphones, 59.99 back": the shop that refunded
+            who = _REFUNDER.match(sent.text)
+            if who and who["who"].lower() not in _NOT_A_PAYEE and who.end() == m.start():
+                value["merchant"] = who["who"]
+        else:  # "they refunded one of them": the payment just talked about, coming back
+            value["amount"] = -abs(Decimal(str(earlier.get("amount"))))
+            value |= {k: earlier.get(k) for k in ("merchant", "currency") if earlier.get(k)}
+        if value["date"] is not None:
+            ctx.add("finance.transactions", value, sent, 0.7)
+        return
+    m = _SHOP_TOTAL.match(sent.text)
+    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+        _statement_lines(ctx, sent, parts)
+        return
+    money = [x for x in find_money(sent.text) if x.start == m.end()]
+    if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
+        value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+
+
+# A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
+# Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
+# amount (a currency or pence), and maybe the day; no verb.
+_STATEMENT_ITEM = re.compile(
+    r"(?:^|[,;:]\s*)(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
+    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
+    r"(?P<when>\s+(?i:yesterday|today|last\s+night|this\s+morning|on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
+    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?\s*(?=$|[,;!?.]|\s+and\b)"
+)
+_NOT_A_SHOP = word_set(
+    "paid spent cost costs was is for about around only just total me it that this and the my "
+    "i we at pay payment bill rent today yesterday limit budget max balance owe fee"
+)
+
+
+# "Dishoom with the team today, £86.40, my treat", "friday was Hawksmoor for Ben's
+# birthday, £134.50 my share": a place, then what the user paid there
+_MY_SHARE = re.compile(r"\b(?:my\s+treat|my\s+share|on\s+me|i\s+paid|i\s+covered\s+it)\b", re.I)
+_PLACE_FIRST = re.compile(
+    r"^(?:(?:last\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+was\s+|yesterday\s+was\s+)?"
+    r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20})?)\b",
+    re.I,
+)
+# "and brunch yesterday was £41.50", "dinner last night came to £60": a meal the user paid
+_MEAL_COST = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<c>breakfast|brunch|lunch|dinner|drinks|coffee|takeaway)\s+"
+    r"(?:(?:today|yesterday|last\s+night|this\s+morning|on\s+\w+day)\s+)?(?:was|came\s+to|cost(?:\s+me)?)\s+"
+    r"(?=[£$€]\s?\d)",
+    re.I,
+)
+
+
+def _spent_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A place and the user's share said without a verb, or a meal and what it cost."""
+    money = find_money(sent.text)
+    if not money or _WISH.search(sent.text) or not clause_ok(parts, sent, sent.start):
+        return False
+    day = _day(ctx, sent)
+    value: dict[str, Any] = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
+    if (meal := _MEAL_COST.match(sent.text)) and money[0].start == meal.end() and day:
+        ctx.add("finance.transactions", value | {"category": meal["c"].lower()}, sent, 0.65)
+        return True
+    place = _PLACE_FIRST.match(sent.text)
+    if place is None or not _MY_SHARE.search(sent.text, money[0].start) or day is None:
+        return False
+    if place["m"].split()[0] in NOT_NAMES or someone_else(place["m"]):
+        return False
+    ctx.add("finance.transactions", value | {"merchant": place["m"]}, sent, 0.65)
+    return True
+
+
+def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Payments listed as "<payee> <amount> <day>", one transaction each."""
+    if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
+        return  # another rule read this sentence's payment already
+    if _spent_at(ctx, sent, parts):
+        return
+    for m in _STATEMENT_ITEM.finditer(sent.text):
+        name = m["m"]
+        if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
+            continue
+        if not clause_ok(parts, sent, sent.start + m.start("m")):
+            continue
+        money = [x for x in find_money(m["amt"])] or amounts(m["amt"])
+        item = Span(sent.start + m.start(), m[0])
+        days = [
+            last_such_day(d, ctx.today)
+            for d in dates_in(item, "past", ctx.today, ctx.anchor)
+            if d.valid
+        ]
+        if not money:
+            continue
+        day = days[0].date if days else ctx.today
+        if m["when"] and "night" in m["when"].lower():
+            day = ctx.today - dt.timedelta(days=1)
+        value = {"date": day, "amount": money[0].amount, "merchant": name}
+        if money[0].currency:
+            value["currency"] = money[0].currency
+        ctx.add("finance.transactions", value, sent, 0.65)
+
+
+_WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
