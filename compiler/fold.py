@@ -301,6 +301,12 @@ def _fold_attributes(catalog: Catalog, result: FoldResult, by_path: dict[str, li
 _SAID = frozenset({"automatic_rule", "automatic_llm"})  # learned from what the user said
 
 
+def _says_changed(fact: Fact) -> bool:
+    """Whether the message a fact came from says the value changed (evidence "change")."""
+    evidence = fact.evidence
+    return isinstance(evidence, dict) and bool(evidence.get("change"))
+
+
 def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: list[Fact]) -> None:
     for fact in losers:
         if fact.scope != winner.scope:
@@ -308,8 +314,13 @@ def _report_contradictions(result: FoldResult, path: str, winner: Fact, losers: 
         tie = _rank(fact)[:4] == _rank(winner)[:4]
         newer = (fact.recorded_at, fact.seq) > (winner.recorded_at, winner.seq)
         # Two messages saying different values: the later wins, and an agent may want to ask
-        # which is right ("expires 3 May" and, weeks later, "expires 3 June").
-        said = {fact.source, winner.source} <= _SAID and fact.input_id != winner.input_id
+        # which is right ("expires 3 May" and, weeks later, "expires 3 June") - unless the
+        # later one says the value changed or corrects it ("I live in Lisbon now").
+        said = (
+            {fact.source, winner.source} <= _SAID
+            and fact.input_id != winner.input_id
+            and not _says_changed(winner)
+        )
         if tie or newer or said:
             rule = (
                 "log order (unresolved tie)"

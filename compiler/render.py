@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import importlib.metadata
 import inspect
 import json
 from collections import Counter
@@ -20,6 +21,7 @@ from uac.compiler.fold import FoldResult
 from uac.compiler.loader import COLUMNS
 from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
 from uac.compiler.shapes import (
+    CONVERTERS,
     Member,
     TypeShape,
     converter,
@@ -258,6 +260,8 @@ def records_format() -> str:
     template = (TEMPLATES / "records.py.j2").read_bytes()
     makers = (
         records_json,
+        _column,
+        _fact_ids_column,
         _converter,
         _text_converter,
         py,
@@ -266,7 +270,10 @@ def records_format() -> str:
         reader_name,
         row_default,
     )
-    code = "\0".join(inspect.getsource(fn) for fn in makers)  # the Python that writes records
+    try:  # the Python that writes records, and the conversions it names
+        code = "\0".join(inspect.getsource(fn) for fn in makers) + repr(sorted(CONVERTERS.items()))
+    except OSError:  # installed without sources: the package's version stands for them
+        code = importlib.metadata.version("uac")
     parts = (template, columns_module().encode("utf-8"), code.encode("utf-8"))
     return hashlib.sha256(b"\0".join(parts)).hexdigest()
 

@@ -342,7 +342,7 @@ def _typed(
         # Python callbacks when the value is encoded for the log.
         value = parsed.model_dump(mode="json", exclude_none=True)
         key = record_key(value, coll.spec.key)
-        if occurrences is not None:
+        if occurrences is not None and value.get("id") is None:  # an id names one record
             occurrences[key] += 1
             key = key if occurrences[key] == 1 else f"{key}|{occurrences[key]}"
         facts.append(

@@ -95,9 +95,12 @@ def test_two_messages_saying_different_values_show_as_a_contradiction(mem: Memor
     mem.add("alice", "My passport expires on 3 June 2030.", at=at(30))
     mem.set("alice", "preferences.verbosity", "short", now=at(1))
     mem.set("alice", "preferences.verbosity", "detailed", now=at(2))  # a command: an update
+    mem.add("alice", "I live in Porto.", at=at(1))
+    mem.add("alice", "I live in Lisbon now.", at=at(200))  # says it changed: an update
     mem.compile("alice")
     ck = mem.checkpoint("alice")
     assert ck.user.passport.expiry_date == dt.date(2030, 6, 3)
+    assert ck.user.address.city == "Lisbon"
     found = [d for d in ck.diagnostics["diagnostics"] if d["kind"] == "contradiction"]
     said = {f.value: f.id for f in mem.facts("alice", "identity.passport.expiry_date")}
     assert [(d["path"], d["kept"], d["rule"]) for d in found] == [

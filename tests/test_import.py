@@ -249,6 +249,11 @@ def test_identical_ledger_rows_are_each_a_payment(
     mem.import_file("alice", "transactions", later, now=T0)
     mem.compile("alice")
     assert mem.query("alice", ask)["result"] == [5, "23.69"]
+    # A row's own id names one record, however often the row is given.
+    same_id = [{"id": "tx-1", "date": "2026-03-04", "merchant": "Boots", "amount": "5.00"}] * 2
+    mem.import_records("alice", "transactions", same_id, now=T0)
+    mem.compile("alice")
+    assert mem.query("alice", ask)["result"] == [6, "28.69"]
     # Identical rows of a collection that is no ledger are one record, as before.
     trips = [{"country": "FR", "depart": "2026-05-01"}] * 2
     mem.import_records("alice", "trips", trips, now=T0)

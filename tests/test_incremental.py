@@ -184,6 +184,13 @@ def test_the_records_format_follows_the_converter_code(monkeypatch: pytest.Monke
         monkeypatch.undo()
         render.records_format.cache_clear()
     assert render.records_format() == before  # the digest is of source text: stable
+    monkeypatch.setattr(render, "CONVERTERS", {**render.CONVERTERS, "date": "parse_day"})
+    render.records_format.cache_clear()
+    try:
+        assert render.records_format() != before  # the conversions the code names count too
+    finally:
+        monkeypatch.undo()
+        render.records_format.cache_clear()
 
 
 def test_a_loaded_records_module_is_carried_only_with_its_decoding_module(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ instead of an offset, so an edited note can supersede its previous version.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -36,6 +37,15 @@ class Gated:
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[NewRejection] = field(default_factory=list)
     problems: list[NewRejection] = field(default_factory=list)  # refused before the gate
+
+
+# Words that say a value is new or corrected, in the message that gives it.
+_CHANGE = re.compile(
+    r"\b(?:now|new|moved|moving|actually|sorry|correction|corrected|changed?|anymore|any more|"
+    r"instead|no longer|updated?|renewed|make (?:that|it)|switched|replaced|wrong|misread|"
+    r"mistake|typo|i meant)\b",
+    re.IGNORECASE,
+)
 
 
 def message_batch(
@@ -77,6 +87,13 @@ def message_batch(
     llm_facts = [_filled(f, ruled.get(_identity(f))) for f in llm_facts]
     taken = {_identity(f) for f in llm_facts}
     batch.facts = [*llm_facts, *(f for f in found if _identity(f) not in taken)]
+    if _CHANGE.search(safety.masked):
+        # The user says a value changed or corrects one ("I live in Lisbon now", "sorry, it's
+        # the 12th"): the compiler takes the slot's new value as an update, not as two
+        # statements that contradict each other.
+        for f in batch.facts:
+            if f.kind in ("attribute", "preference"):
+                f.evidence = {**(f.evidence or {}), "change": True}
     for rej in llm.rejected:
         rej.detail = {**(rej.detail or {}), "source": LLM_SOURCE}
     batch.rejections = [

@@ -69,6 +69,7 @@ NOTE_PATH = "notes"
 MAX_VALUE_CHARS = 4000  # a fact's canonical JSON; real values are far smaller
 MAX_FEEDBACK_CHARS = 2000  # how much of a bad reply and its error is fed back on retry
 MAX_HISTORY_CHARS = 3000  # earlier messages of the session shown as context (the latest kept)
+_NO_TAGS = str.maketrans({"<": "‹", ">": "›"})  # earlier text cannot open or close a block
 _CHARS_PER_TOKEN = 4  # rough estimate, used only when a server reports no usage
 
 # Code never belongs in a fact value: refuse anything that reads like a program.
@@ -466,15 +467,26 @@ def check_proposal(
 
 
 def earlier_block(history: Sequence[tuple[str, dt.datetime]]) -> str:
-    """The session's earlier messages for the prompt: masked, the latest that fit, in order."""
+    """The session's earlier messages for the prompt: masked, the latest that fit, in order.
+
+    Hostile text must not outlive its own message: an earlier message that reads as an
+    instruction to the assistant is left out (in its own call the gate refused what it
+    touched; here nothing would), and angle brackets are shown as look-alikes so no earlier
+    message can close its block and pose as the message being read.
+    """
     shown: list[str] = []
     room = MAX_HISTORY_CHARS
     for text, said in reversed(history):
+        if room <= 0:
+            break
         if not isinstance(text, str) or not text.strip():
             continue
-        masked = scan(text).masked  # archived masked already; a caller's text may not be
-        if len(masked) > room:
-            break
+        found = scan(text)  # archived masked already; a caller's text may not be
+        if any(f.category == "instruction" for f in found.findings):
+            continue
+        masked = found.masked.translate(_NO_TAGS)
+        if len(masked) > room:  # the oldest that still fits in part: its latest words
+            masked = "…" + masked[len(masked) - room :]
         room -= len(masked)
         shown.append(
             f"<earlier observed={said.isoformat(timespec='minutes')}>\n{masked}\n</earlier>"

@@ -563,9 +563,10 @@ DIALOGUE = (
     ),
     ("2025-01-06", "My dining budget is £200 a month."),
     ("2025-02-10", "I booked flights to Delhi! Leaving 12 March, back 26 March."),
-    # A later message says the passport differently: it wins, the alert it raised resolves,
-    # and the compiler keeps the contradiction for an agent to confirm.
-    ("2025-02-12", "Sorry, I misread it: my passport expires on 20 June 2029."),
+    # A later message gives the passport another date, with no word of a change: the later
+    # statement wins, the alert it raised resolves, and the compiler keeps the contradiction
+    # for an agent to confirm.
+    ("2025-02-12", "My passport is valid until 20 June 2029."),
     ("2025-02-20", "Dentist appointment on 14 March at 10am."),
     ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
     ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
