@@ -1,0 +1,75 @@
+"""Throughput of the extraction stage alone, for comparing two revisions of the rules.
+
+The pass of `bench/extraction.py` (`build_message_batch` per message with the session's
+earlier messages, no I/O) over any of the sets in bench/extraction_data, as messages per CPU
+second (median of `--repeat` passes). It imports `uac` from whichever environment runs it,
+so one copy of this script measures an older revision run by that revision's interpreter:
+
+    python bench/extraction_throughput.py --sets dev,heldout
+    /path/to/old-checkout/.venv/bin/python bench/extraction_throughput.py --sets blind4
+
+Alternate the two a few times and compare medians: a shared machine drifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+DATA = Path(__file__).resolve().with_name("extraction_data")
+sys.path.pop(0)  # bench/ holds stdlib-named scripts; uac comes from the environment
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the median messages per CPU second of the extraction stage over the sets."""
+    from uac.fact_log.addressing import Address
+    from uac.fact_log.catalog import Catalog
+    from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sets", default="dev,heldout", help="comma-separated set names")
+    parser.add_argument("--repeat", type=int, default=5, help="passes (median)")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.sets.split(","):
+        with (DATA / f"{name}.jsonl").open(encoding="utf-8") as fh:
+            rows += [json.loads(line) for line in fh if line.strip()]
+    sessions: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        sessions[row["session"]].append(row)
+    catalog, address = Catalog.load(), Address("default", "user", "bench")
+
+    def one_pass() -> None:
+        for part in sessions.values():
+            history: list[tuple[str, dt.datetime]] = []
+            for row in sorted(part, key=lambda r: r["observed_at"]):
+                at = dt.datetime.fromisoformat(row["observed_at"])
+                build_message_batch(
+                    catalog,
+                    address,
+                    row["text"],
+                    observed_at=at,
+                    recorded_at=at,
+                    role=row.get("role", "user"),
+                    session_id=row["session"],
+                    history=history[-HISTORY_LIMIT:],
+                )
+                history.append((row["text"], at))
+
+    one_pass()  # warm: compiled patterns, reference data
+    rates = []
+    for _ in range(args.repeat):
+        start = time.process_time()
+        one_pass()
+        rates.append(len(rows) / max(time.process_time() - start, 1e-9))
+    print(f"{sorted(rates)[len(rates) // 2]:.0f} messages per CPU second over {len(rows)} messages")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
