@@ -47,6 +47,20 @@ def test_openai_specs_and_dispatch_bind_the_subject(mem: Memory) -> None:
     assert "bad arguments" in AgentTools(mem, "alice").call("facts", {"limit": 10**9})["error"]
 
 
+def test_the_add_tool_reads_a_session_together(mem: Memory) -> None:
+    # An agent passing its conversation id gets the same discourse as `uac add --session`:
+    # "It's valid until ..." completes the passport the message before named.
+    tools = AgentTools(mem, "alice")
+    spec = next(s for s in tools.specs() if s["function"]["name"] == "add")
+    assert "session" in spec["function"]["parameters"]["properties"]
+    for text in ("My new passport finally arrived.", "It's valid until 14 May 2036."):
+        tools.call("add", {"text": text, "session": "chat-7"})
+    assert [f.value for f in mem.facts("alice", "identity.passport.expiry_date")] == ["2036-05-14"]
+    for text in ("My new passport finally arrived.", "It's valid until 14 May 2037."):
+        AgentTools(mem, "bob").call("add", {"text": text})  # no session: read alone
+    assert mem.facts("bob", "identity.passport.expiry_date") == []
+
+
 async def _session(home: Path, subject: str) -> dict:
     params = StdioServerParameters(
         command=sys.executable,

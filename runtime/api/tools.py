@@ -65,6 +65,12 @@ class TextArgs(_Args):
     """Arguments of `add` and `remember`."""
 
     text: str = Field(description="The user's own words", max_length=65536)
+    session: str | None = Field(
+        None,
+        description="The conversation this message belongs to: messages of one session are "
+        "read together ('it', 'the return flight', 'make that the 12th')",
+        max_length=200,
+    )
 
 
 class QueryArgs(_Args):
@@ -171,11 +177,13 @@ def _learned(learned: Any) -> dict[str, Any]:
 
 
 def _add(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(lambda: _learned(mem.add(subject, args.text)), mem)
+    return _reacting(lambda: _learned(mem.add(subject, args.text, session_id=args.session)), mem)
 
 
 def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(lambda: _learned(mem.remember(subject, args.text)), mem)
+    return _reacting(
+        lambda: _learned(mem.remember(subject, args.text, session_id=args.session)), mem
+    )
 
 
 def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
