@@ -33,7 +33,8 @@ Each prediction matches at most once. False facts are also counted by kind (from
 that should teach nothing, a wrong value of a fact the message states, a path it does not
 state): counts only, so a blind set can be run without reading its errors. Throughput is
 measured separately on the extraction stage alone (`build_message_batch` with the session's
-earlier messages, no I/O).
+earlier messages, no I/O), each pass meeting every message once (the discourse memo is
+cleared before it, as a fresh process would have it).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.llm import LLMSettings
+from uac.fact_log.extraction.patterns.discourse import MEMO
 from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
 from uac.fact_log.store import Batch
 
@@ -299,7 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     def one_pass() -> int:
-        # Each message with its session's earlier messages, as Memory.add reads them.
+        # Each message with its session's earlier messages, as Memory.add reads them, met
+        # once: what earlier passes read is forgotten, as in a service meeting a stream.
+        MEMO.data.clear()
         for part in sessions(rows).values():
             history: list[tuple[str, dt.datetime]] = []
             for row in part:

@@ -6,6 +6,7 @@ second (median of `--repeat` passes). It imports `uac` from whichever environmen
 so one copy of this script measures an older revision run by that revision's interpreter:
 
     python bench/extraction_throughput.py --sets dev,heldout
+    python bench/extraction_throughput.py --sets dev,heldout --cold   # each message met once
     /path/to/old-checkout/.venv/bin/python bench/extraction_throughput.py --sets blind4
 
 Alternate the two a few times and compare medians: a shared machine drifts.
@@ -34,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", default="dev,heldout", help="comma-separated set names")
     parser.add_argument("--repeat", type=int, default=5, help="passes (median)")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="forget what earlier passes read (as a service meeting each message once): "
+        "each pass reads every message as itself and as its successors' history",
+    )
     args = parser.parse_args(argv)
     rows = []
     for name in args.sets.split(","):
@@ -62,8 +69,12 @@ def main(argv: list[str] | None = None) -> int:
                 history.append((row["text"], at))
 
     one_pass()  # warm: compiled patterns, reference data
+    from uac.fact_log.extraction.patterns.discourse import MEMO
+
     rates = []
     for _ in range(args.repeat):
+        if args.cold:
+            MEMO.data.clear()
         start = time.process_time()
         one_pass()
         rates.append(len(rows) / max(time.process_time() - start, 1e-9))

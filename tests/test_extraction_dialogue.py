@@ -489,3 +489,28 @@ def test_time_model_parsers() -> None:
     assert before is not None and before.apply(dt.date(2026, 10, 17)) == dt.date(2026, 9, 5)
     notes = date_notes("Meet me next Friday", dt.date(2026, 5, 18))  # said on a Monday
     assert notes[0]["readings"] == ["2026-05-22", "2026-05-29"]
+
+
+def test_a_message_is_read_once_not_again_as_the_next_ones_history(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each message of a session is history for the next: what reading it did to the thread
+    # is kept, so a stream of messages costs one reading each, not two.
+    import uac.fact_log.extraction.patterns as patterns
+
+    reads: list[str] = []
+    real = patterns.read
+
+    def counted(text: str, *args: Any) -> Any:
+        reads.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(patterns, "read", counted)
+    said = dt.datetime(2026, 2, 3, 9, 0)
+    first = "My new passport finally arrived (read-once test)."  # text no other test reads
+    assert extract(first, said) == []
+    found = extract("It's good until 14 May 2036.", said, history=[(first, said)])
+    assert [(c.path, str(c.value)) for c in found] == [
+        ("identity.passport.expiry_date", "2036-05-14")
+    ]
+    assert reads == [first, "It's good until 14 May 2036."]

@@ -40,7 +40,7 @@ from uac.fact_log.extraction.patterns import (
     travel,
     vehicles,
 )
-from uac.fact_log.extraction.patterns.discourse import Mention, Thread, fold, freeze
+from uac.fact_log.extraction.patterns.discourse import Mention, Thread, fold, freeze, remember
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
@@ -91,7 +91,9 @@ def extract(
         return []
     catalog = catalog or builtin_catalog()
     thread = fold(history, lambda t, at, th: read(t, at, catalog, th)[1], id(catalog))
-    return read(text, observed_at, catalog, thread)[0]
+    found, after = read(text, observed_at, catalog, thread)
+    remember(id(catalog), text, observed_at, thread, after)  # the next message's history
+    return found
 
 
 def read(

@@ -149,3 +149,12 @@ def fold(
             MEMO.put(key, found)
         thread = found
     return thread
+
+
+def remember(catalog_key: int, text: str, at: dt.datetime, before: Thread, after: Thread) -> None:
+    """Keep what reading a message did to the thread, as `fold` would have found it.
+
+    The message read now is history for the session's next one: without this, every message
+    of a session would be read twice, once as itself and once as the next one's history.
+    """
+    MEMO.put((catalog_key, text, at.date(), before), after)

@@ -113,23 +113,59 @@ def _trimmed_span(sent: Span, start: int, end: int) -> list[Span]:
 
 # -- guards --------------------------------------------------------------------------------
 
-HYPOTHETICAL = re.compile(
-    r"^\s*(?:and\s+|so\s+)?(?:if|suppose|supposing|imagine|what if|hypothetically|in case|"
-    r"let's say|say)\b|\b(?:if i|if we|were i|i wish|what if|would i|would we)\b|"
-    r"如果|假如|要是|假设",
-    re.IGNORECASE,
+
+class Guard:
+    """A pattern whose `search` remembers its latest answers, text by text.
+
+    Many rules ask the same sentence the same question ("is it hypothetical?", "negated?"),
+    about fifteen times a sentence; the answer for a text never changes, so it is found once.
+    """
+
+    __slots__ = ("_answers", "pattern")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self._answers: dict[str, re.Match[str] | None] = {}
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """`pattern.search(text)`, remembered for the last few hundred texts."""
+        answers = self._answers
+        if text in answers:
+            return answers[text]
+        if len(answers) >= 512:  # a message's sentences and clauses fit many times over
+            answers.clear()
+        found = answers[text] = self.pattern.search(text)
+        return found
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """`pattern.finditer(text)` (not remembered: callers walk it)."""
+        return self.pattern.finditer(text)
+
+
+HYPOTHETICAL = Guard(
+    re.compile(
+        r"^\s*(?:and\s+|so\s+)?(?:if|suppose|supposing|imagine|what if|hypothetically|in case|"
+        r"let's say|say)\b|\b(?:if i|if we|were i|i wish|what if|would i|would we)\b|"
+        r"如果|假如|要是|假设",
+        re.IGNORECASE,
+    )
 )
-UNCERTAIN = re.compile(
-    r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
-    r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
-    r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|someday|one day|"
-    r"or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|也许|可能|大概|或许",
-    re.IGNORECASE,
+UNCERTAIN = Guard(
+    re.compile(
+        r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
+        r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
+        r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|"
+        r"someday|one day|or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|"
+        r"也许|可能|大概|或许",
+        re.IGNORECASE,
+    )
 )
-NEGATION = re.compile(
-    r"\b(?:not|never|no|none|neither|nor|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
-    r"won't|haven't|hasn't|can't|cannot|dont|nobody)\b|n't\b|没有|不是|并不|从不|从没",
-    re.IGNORECASE,
+NEGATION = Guard(
+    re.compile(
+        r"\b(?:not|never|no|none|neither|nor|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
+        r"won't|haven't|hasn't|can't|cannot|dont|nobody)\b|n't\b|没有|不是|并不|从不|从没",
+        re.IGNORECASE,
+    )
 )
 _WH_QUESTION = re.compile(r"^\s*(?:what|when|where|which|who|why|how)\b", re.IGNORECASE)
 # An auxiliary first is a question only with a question mark: "Have a meeting at 10." is not.
@@ -153,17 +189,19 @@ def is_question(clause: str, sentence: str) -> bool:
     )
 
 
-THIRD_PARTY = re.compile(
-    r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
-    r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
-    r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
-    r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
-    # "my boss is sending me to Munich": what they do to the user is the user's
-    # ... and "my brother booked me the flight" is the user's flight
-    r"(?!\s+(?:(?:sending|taking|driving|flying|sent|took)\s+)?(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
-    r"\b(?:he|she|they)\s+"
-    r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
-    re.IGNORECASE,
+THIRD_PARTY = Guard(
+    re.compile(
+        r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
+        r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
+        r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
+        r"says|said|thinks|flies|fly|drives|drive|'s|'re|booked|bought|got)\b"
+        # "my boss is sending me to Munich": what they do to the user is the user's
+        # ... and "my brother booked me the flight" is the user's flight
+        r"(?!\s+(?:(?:sending|taking|driving|flying|sent|took)\s+)?(?:me|us)\b)|(?:'s|’s|'|’)(?!\w))|"
+        r"\b(?:he|she|they)\s+"
+        r"(?:is|has|was|takes|took|went|goes|flies|drives|'s|are)\b",
+        re.IGNORECASE,
+    )
 )
 
 
