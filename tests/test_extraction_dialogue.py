@@ -514,3 +514,30 @@ def test_a_message_is_read_once_not_again_as_the_next_ones_history(
         ("identity.passport.expiry_date", "2036-05-14")
     ]
     assert reads == [first, "It's good until 14 May 2036."]
+
+
+def test_a_guard_shared_by_threads_answers_each_text_right() -> None:
+    # Threads sharing a Memory share the remembered guard answers, which are cleared as
+    # they fill: every answer must still be the pattern's own, and no thread may fail.
+    import random
+    import threading
+
+    from uac.fact_log.extraction.patterns.text import NEGATION
+
+    texts = [f"I do not like {i}" if i % 2 else f"I like {i}" for i in range(2000)]
+    errors: list[str] = []
+
+    def ask() -> None:
+        try:
+            for n in range(4000):
+                text = texts[(n * 7919 + random.randrange(2000)) % 2000]
+                assert (NEGATION.search(text) is not None) == ("not" in text), text
+        except Exception as exc:  # collected: an assertion in a thread would be lost
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == [] and not any(t.is_alive() for t in threads)

@@ -114,6 +114,9 @@ def _trimmed_span(sent: Span, start: int, end: int) -> list[Span]:
 # -- guards --------------------------------------------------------------------------------
 
 
+_UNKNOWN = object()  # no answer remembered yet (None is an answer: no match)
+
+
 class Guard:
     """A pattern whose `search` remembers its latest answers, text by text.
 
@@ -128,10 +131,15 @@ class Guard:
         self._answers: dict[str, re.Match[str] | None] = {}
 
     def search(self, text: str) -> re.Match[str] | None:
-        """`pattern.search(text)`, remembered for the last few hundred texts."""
+        """`pattern.search(text)`, remembered for the last few hundred texts.
+
+        Threads share a guard: one `get` reads the answer (another thread may clear the map
+        at any time), and a lost answer is only found again.
+        """
         answers = self._answers
-        if text in answers:
-            return answers[text]
+        found = answers.get(text, _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]
         if len(answers) >= 512:  # a message's sentences and clauses fit many times over
             answers.clear()
         found = answers[text] = self.pattern.search(text)
