@@ -25,6 +25,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     guarded,
+    in_clause,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
@@ -162,7 +163,7 @@ def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
         return
     m = start or doing
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     days = [
         d
@@ -194,7 +195,7 @@ _HOME_VISIT = re.compile(
 def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Something collected, delivered or fitted at home on a day: an event on that day."""
     m = _HOME_VISIT.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start("verb")):
+    if not in_clause(m, parts, sent, "verb"):
         return  # guards read up to the verb: "my sister's sofa is being delivered" is hers
     days = [
         d
@@ -291,7 +292,7 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
         return
-    if THIRD_PARTY.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start("status")):
+    if THIRD_PARTY.search(sent.text) or not in_clause(m, parts, sent, "status"):
         return
     status = next(k for k in _STATUS_WORDS if m[k])
     goal = " ".join(m["goal"].split())
@@ -349,7 +350,7 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or THIRD_PARTY.search(sent.text):
+    if not in_clause(m, parts, sent) or THIRD_PARTY.search(sent.text):
         return
     if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
         return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
@@ -378,7 +379,7 @@ def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out) or "?" in sent.text:
         return
     m = _TIME_TO.search(sent.text) or _WANTS.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     due: dt.date | None = None
     if m.re is _TIME_TO or m["n"]:

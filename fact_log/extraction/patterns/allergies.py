@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     drug_vocabulary,
+    in_clause,
     someone_else,
 )
 from uac.fact_log.reference import food_data
@@ -123,7 +124,7 @@ def rule_allergy_severity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 def _reacts_to(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
     """ "I react badly to sulfa drugs": an allergy to a known drug or food."""
     words = re.findall(r"[A-Za-z][A-Za-z-]{1,25}", sent.text[m.end() : m.end() + 40])
-    if not words or not _allergen(words[0]) or not clause_ok(parts, sent, sent.start + m.start()):
+    if not words or not _allergen(words[0]) or not in_clause(m, parts, sent):
         return
     for n in (2, 1):  # "sulfa drugs", "amoxicillin"
         subst = " ".join(words[:n]).lower()

@@ -18,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    in_clause,
     someone_else,
     word_set,
 )
@@ -74,7 +75,7 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None:
         _charged_me(ctx, sent, parts)
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
@@ -137,13 +138,13 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Income and refunds, stored as negative transactions; a shop named with its total."""
     if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
         said = [a for a in amounts(sent.text) if a.amount > 0]
-        if said and clause_ok(parts, sent, sent.start + m.start()) and (day := _day(ctx, sent)):
+        if said and in_clause(m, parts, sent) and (day := _day(ctx, sent)):
             value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
             if said[0].currency:
                 value["currency"] = said[0].currency
             ctx.add("finance.transactions", value, sent, 0.7)
         return
-    if (m := _REFUND.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    if (m := _REFUND.search(sent.text)) and in_clause(m, parts, sent):
         if _WISH.search(sent.text):
             return  # "hopefully they'll have refunded it by Friday?"
         said = find_money(sent.text) or [a for a in amounts(sent.text[m.end() :]) if a.amount > 0]
@@ -236,7 +237,7 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         name = m["m"]
         if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
             continue
-        if not clause_ok(parts, sent, sent.start + m.start("m")):
+        if not in_clause(m, parts, sent, "m"):
             continue
         money = [x for x in find_money(m["amt"])] or amounts(m["amt"])
         item = Span(sent.start + m.start(), m[0])

@@ -14,9 +14,9 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
-    clause_ok,
     dates_in,
     emit,
+    in_clause,
     word_set,
 )
 
@@ -137,7 +137,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not parts_ or any(p.lower() in CITIES or p.lower() in COUNTRIES for p in parts_):
             continue
         name = " ".join(parts_)
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        if not in_clause(m, parts, sent):
             continue
         name = _full_form(sent.text, m.end("name"), name)
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
@@ -215,7 +215,7 @@ _ROLE_IS = re.compile(
 def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "I met a guy called Jonas Weber at the conference", "The plumber we use is Dave"."""
     m = _MET.search(sent.text)
-    if m and (m["called"] or " " in m["name"]) and clause_ok(parts, sent, sent.start + m.start()):
+    if m and (m["called"] or " " in m["name"]) and in_clause(m, parts, sent):
         value: dict[str, Any] = {"name": m["name"]}  # one name only after "called"
         if m["how"]:  # "at the conference", with its preposition
             value["how_met"] = sent.text[m.end("name") : m.end("how")].strip()
@@ -229,7 +229,7 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m and _POSSESSIVE.match(sent.text, m.end("role")) and _NOUN_AFTER.match(sent.text, m.end()):
         m = None  # "my wife's Monzo card": a possessive, not "my wife is Monzo"
     full = _full_form(sent.text, m.end("name"), m["name"]) if m else ""
-    if m and full not in named and clause_ok(parts, sent, sent.start + m.start()):
+    if m and full not in named and in_clause(m, parts, sent):
         role = m["role"].lower()
         value = {"name": full, "role": role}
         # "landlord is Mr Adeyemi": said without "my" at the start of a line, still the user's
@@ -316,7 +316,7 @@ def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if any(c.path == "contacts.contacts" and c.value.get("name") == value["name"] for c in ctx.out):
         return  # named by another rule already
-    if clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         ctx.add("contacts.contacts", value, sent, 0.7)
 
 

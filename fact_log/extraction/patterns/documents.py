@@ -14,9 +14,9 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
-    clause_ok,
     dates_in,
     emit,
+    in_clause,
     is_question,
 )
 
@@ -75,7 +75,7 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = VISA.search(sent.text)
     if m is None or not _HOLDS.search(sent.text):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:need|apply|applying|sort\s+out|his|her|their)\b", sent.text, re.I) and (
         not _HAVE_IT.search(sent.text, m.end())  # "I need a visa, I have it already" holds it
@@ -153,7 +153,7 @@ _POLICY_NUMBER = re.compile(
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
     m = _INSURANCE.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
         return
@@ -203,9 +203,7 @@ _PASSPORT_OF = re.compile(
 def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The country that issued the passport the user holds or travels on."""
     m = _PASSPORT_OF.search(sent.text)
-    if m is None or not clause_ok(
-        parts, sent, sent.start + m.start("holder" if m["holder"] else 0)
-    ):
+    if m is None or not in_clause(m, parts, sent, "holder" if m["holder"] else 0):
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up

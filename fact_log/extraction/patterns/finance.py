@@ -28,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_of,
     clause_ok,
     dates_in,
+    in_clause,
     someone_else,
     stop_ok,
     word_set,
@@ -160,9 +161,9 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and ctx.thread.last("subscription") is not None
     ):
         verb = service  # "and 10.99 for Netflix, also monthly", after one just said
-    if verb is None or not clause_ok(parts, sent, sent.start + verb.start()):
+    if not in_clause(verb, parts, sent):
         return
-    if not clause_ok(parts, sent, sent.start + service.start()):
+    if not in_clause(service, parts, sent):
         return
     value: dict[str, Any] = {"name": name}
     money = find_money(sent.text)
@@ -222,7 +223,7 @@ def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     last = ctx.thread.last("subscription")
     if m is None or last is None or not last.get("name") or _EVERY.search(sent.text):
         return  # "on the 4th of every month" is a day of each month, not the next renewal
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
     if dates and dates[0].valid:
@@ -242,7 +243,7 @@ def _trial_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     last = ctx.thread.last("subscription")
     if m is None or last is None or not last.get("name"):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
     if dates and dates[0].valid:
@@ -264,7 +265,7 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = find_money(sent.text)
     if m is None or period is None or not money or not m["name"][:1].isupper():
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
     # "£1 for the first 3 months then £26 a month": the price per period is the one after "then"
@@ -375,7 +376,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if BUDGET.search(sent.text):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or PERIOD.search(sent.text):
+    if not in_clause(m, parts, sent) or PERIOD.search(sent.text):
         return
     if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
         return  # "£60 at Tesco would be too much": no verb of its own, so the whole sentence

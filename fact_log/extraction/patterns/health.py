@@ -21,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     drug_names,
     drug_vocabulary,
+    in_clause,
     someone_else,
     stop_ok,
 )
@@ -185,7 +186,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             pos = more.end()
         return
     m = _MED_WORKS.search(sent.text)
-    if m and _is_drug(m["name"], False) and clause_ok(parts, sent, sent.start + m.start()):
+    if m and _is_drug(m["name"], False) and in_clause(m, parts, sent):
         value = {"name": m["name"].lower()}
         if dose := _HAS_DOSE.search(sent.text, m.end()):  # "..., 0.5mg once a week"
             freq = _FREQ.search(sent.text, dose.end())
@@ -195,7 +196,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _drug_follow_up(ctx, sent, parts)
     last = ctx.thread.last("drug")
     m = _DOSE_ONLY.search(sent.text)
-    if m and last and last.get("name") and clause_ok(parts, sent, sent.start + m.start()):
+    if m and last and last.get("name") and in_clause(m, parts, sent):
         # "I take 500 mg with breakfast": the dose of the drug just talked about
         freq = _FREQ.search(sent.text, m.end())
         dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
@@ -353,7 +354,7 @@ def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if m is None or not _is_drug(m["name"], False) or _other_taker(sent.text, m):
         return False
     day = _day_after(ctx, sent, m.end(), "future")
-    if day is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if day is None or not in_clause(m, parts, sent):
         return False
     ctx.add("health.medications", {"name": m["name"].lower(), "supply_until": day}, sent, 0.8)
     return True
@@ -377,7 +378,7 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ):
         m = rx.search(sent.text)
         day = _day_after(ctx, sent, m.end(), prefer) if m else None
-        if m and day is not None and clause_ok(parts, sent, sent.start + m.start()):
+        if m and day is not None and in_clause(m, parts, sent):
             ctx.add("health.medications", {"name": last.get("name"), field: day}, sent, 0.75)
 
 
@@ -425,7 +426,7 @@ _CONDITION = re.compile(
 def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Diagnosed conditions."""
     for m in _CONDITION.finditer(sent.text):
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        if not in_clause(m, parts, sent):
             continue
         value: dict[str, Any] = {"name": m[1].lower()}
         if "diagnos" in m[0].lower():
@@ -464,9 +465,9 @@ _FOR_MY_NAMES = {
 
 def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Pregnancy, intolerances, and a condition named as what a drug is for."""
-    if (m := _PREGNANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    if (m := _PREGNANT.search(sent.text)) and in_clause(m, parts, sent):
         ctx.add("health.conditions", pregnancy(ctx, sent, m.start()), sent, 0.85)
-    if (m := _INTOLERANT.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
         value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
         ctx.add("health.allergies", value, sent, 0.8)
     if (m := _FOR_MY.search(sent.text)) and ctx.thread.last("drug", "health.medications"):
@@ -531,7 +532,7 @@ def _weight_match(sent: Span) -> re.Match[str] | None:
 def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Body weight the user reports ("I weigh 64 kg", "Weekly weigh-in: 78.2 kg")."""
     m = _weight_match(sent)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     kg = float(m["n"].replace(",", "."))
     unit = m["unit"].lower()

@@ -14,6 +14,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     guarded,
+    in_clause,
     someone_else,
 )
 
@@ -97,18 +98,14 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         name
         and not any(w in NOT_NAMES or w.lower() in NATIONALITIES for w in name.split())
         and lookup_place(name) is None
-        and clause_ok(parts, sent, sent.start + m.start("n" if m["n"] else "n2"))
+        and in_clause(m, parts, sent, "n" if m["n"] else "n2")
     ):
         ctx.add("identity.name", name, sent, 0.8)
     m = _LIVE_IN.search(sent.text)
     if m is None or someone_else(sent.text[: m.start()]):
         return
     place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
-    if (
-        place is None
-        or place[0] is None
-        or not clause_ok(parts, sent, sent.start + m.start("city"))
-    ):
+    if place is None or place[0] is None or not in_clause(m, parts, sent, "city"):
         return
     ctx.add("places.address.city", place[0], sent, 0.8)
 
@@ -131,16 +128,16 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 conf = 0.9 if dates[0].explicit_year else 0.7
                 ctx.add(f"identity.{which}.expiry_date", dates[0].date, sent, conf)
     for m in _DOC_NUMBER.finditer(sent.text):
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        if not in_clause(m, parts, sent):
             continue
         which = "passport" if m[1].lower() == "passport" else "driver_licence"
         if any(ch.isdigit() for ch in m[2]):
             ctx.add(f"identity.{which}.number", m[2].upper(), sent, 0.85)
     _name_and_home(ctx, sent, parts)
     m = _MY_NAME.search(sent.text)
-    if m and clause_ok(parts, sent, sent.start + m.start()) and m[1].split()[0] not in NOT_NAMES:
+    if in_clause(m, parts, sent) and m[1].split()[0] not in NOT_NAMES:
         ctx.add("identity.name", m[1], sent, 0.85)
-    if (m := _BORN.search(sent.text)) and clause_ok(parts, sent, sent.start + m.start()):
+    if (m := _BORN.search(sent.text)) and in_clause(m, parts, sent):
         dates = [
             d
             for d in dates_in(sent, "past", ctx.today, ctx.anchor)
@@ -154,7 +151,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     word = (m[1] or m["holder"]).lower() if m else ""
     if (
         m
-        and clause_ok(parts, sent, sent.start + m.start())
+        and in_clause(m, parts, sent)
         and (re.match(r"i'?m\b|i\s+am\b|my\s+nat", m[0], re.I) or m[2] or m["holder"])
         and (m[2] or m["holder"] or word not in _NEEDS_NOUN)
     ):
@@ -171,7 +168,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
         ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.75)
     m = _PASSPORT_OF.search(sent.text)
-    if m and clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
 
 

@@ -29,6 +29,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     clauses,
     dates_in,
+    in_clause,
     someone_else,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
@@ -279,7 +280,7 @@ def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if last.get("kind") not in ("flight", "train", "bus", "boat"):
         return
-    if not clause_ok(parts, sent, sent.start + named.start()):
+    if not in_clause(named, parts, sent):
         return
     ctx.add("travel.bookings", {**last.record(), "traveller_name": name[0]}, sent, 0.7)
 

@@ -18,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    in_clause,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
 
@@ -49,10 +50,10 @@ _BLANK = re.compile(
 def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The full name printed in the passport, and how many blank pages it has left."""
     m = _FULL_NAME.search(sent.text)
-    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         ctx.add("identity.passport.full_name", m["name"] or m["same"], sent, 0.8)
     m = _BLANK.search(sent.text)
-    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         raw = (m["n"] or m["n2"] or m["n3"]).lower()
         pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
@@ -173,7 +174,7 @@ def _at(day: dt.date, sent: Span, offset: int, default: dt.time = dt.time(0, 0))
 def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Hotel stays (check-in, check-out) and flights the user has booked."""
     m = _HOTEL.search(sent.text)
-    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         place = _city(m["place"] or m["place2"] or m["place3"] or m["place4"])
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         if m["place4"] and not (_CHECK_IN.search(sent.text) or len(dates) > 1):
@@ -208,7 +209,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _ticket(ctx, sent, parts) or _ticket_home(ctx, sent, parts):
         return
     m = _FLIGHT.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     place = _city(m["place"] or m["dest"])
@@ -226,7 +227,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A ticket to a place on a day and the name it is under; True when one was added."""
     m = _UNDER_NAME.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start("kind")):
+    if not in_clause(m, parts, sent, "kind"):
         return False
     dest = _city(m["dest"] or m["dest2"])  # "my flight to Dubai", "the Dubai flight"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -255,7 +256,7 @@ def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A flight said by its route with its day and time; True when added."""
     m = _ROUTE.search(sent.text)
     when = clock(sent.text[m.end() :]) if m is not None else None
-    if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or when is None or not in_clause(m, parts, sent):
         return False
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if not days:
@@ -288,7 +289,7 @@ _HOME_LEG = re.compile(
 def _ticket(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A train, flight or ferry to a place, booked for a day and a time; True when added."""
     m = _TICKET.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return False
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     when = clock(sent.text[m.end() :])
@@ -390,7 +391,7 @@ def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A hire car with its pick-up (place, day, time) and drop-off day; True when added."""
     m = _CAR_HIRE.search(sent.text)
     pick = _PICK_UP.search(sent.text)
-    if m is None or pick is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or pick is None or not in_clause(m, parts, sent):
         return False
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     after = [d for d in dates if d.start > sent.start + pick.start()]
@@ -414,7 +415,7 @@ def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A flight said by its number and time, on the day said or the trip's departure day."""
     m = _FLIGHT_NO.search(sent.text) if _DIGIT.search(sent.text) else None
     when = clock(sent.text[m.end() :]) if m is not None else None
-    if m is None or when is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or when is None or not in_clause(m, parts, sent):
         return False
     city, depart = _trip_city(ctx)
     # "on the 19th" is the 19th nearest the trip's departure, not its return

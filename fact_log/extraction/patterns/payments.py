@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    in_clause,
     someone_else,
 )
 
@@ -78,7 +79,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not _OTHER_SETS_UP.search(sent.text) and (
-        not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()])
+        not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()])
     ):
         return  # "my sister's rent goes out by standing order": hers
     payee = (
@@ -133,7 +134,7 @@ _OLD_ACCOUNT = re.compile(
 def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """An instruction moved to another account; True when the sentence said one."""
     m = _MOVED.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return False
     earlier = ctx.thread.last("finance.scheduled_payments")
     payee = m["payee"].strip()
@@ -170,7 +171,7 @@ _PLAN_CARD = re.compile(
 def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A one-off payment the user plans with a named card or account, on a day."""
     m = _PLAN_CARD.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     said, what_at, what = sent, m.start("what"), m["what"]
     if what.strip().lower() in ("it", "this", "that", "them"):
@@ -345,7 +346,7 @@ def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     provider = m and (m["prov"] or m["prov2"])
     if m is None or not provider or provider.split()[0] in NOT_NAMES:
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()]):
+    if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
         return
     later = [
         d
@@ -394,7 +395,7 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _offer(ctx, sent, parts)
         _then_after(ctx, sent, parts)
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]

@@ -26,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     emit,
+    in_clause,
 )
 
 _WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}"
@@ -114,7 +115,7 @@ def _what(text: str) -> dict[str, str]:
 
 def _card(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
     """A name with the phone, email or relation said after it, up to the next sentences."""
-    if not clause_ok(parts, sent, sent.start + m.start("name")):
+    if not in_clause(m, parts, sent, "name"):
         return
     rest = ctx.text[sent.start + m.end() : sent.start + m.end() + 160]
     value: dict[str, Any] = {"name": m["name"], **_what(rest)}
@@ -151,11 +152,7 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if born is not None and m["name"] not in NOT_NAMES:
             emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
     _corrected(ctx, sent)
-    if (
-        "D" in text
-        and (m := _DOCTOR_ACTS.search(text))
-        and clause_ok(parts, sent, sent.start + m.start())
-    ):
+    if "D" in text and (m := _DOCTOR_ACTS.search(text)) and in_clause(m, parts, sent):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
 
 

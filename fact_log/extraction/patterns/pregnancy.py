@@ -9,7 +9,13 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.dates import count_word
-from uac.fact_log.extraction.patterns.text import Ctx, Span, clause_ok, dates_in, someone_else
+from uac.fact_log.extraction.patterns.text import (
+    Ctx,
+    Span,
+    dates_in,
+    in_clause,
+    someone_else,
+)
 
 TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
 _WEEKS = re.compile(r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b", re.I)
@@ -55,7 +61,7 @@ def _pregnancy_known(ctx: Ctx, sent: Span, due: re.Match[str]) -> bool:
 def rule_due_date(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A due date said on its own ("the baby's due 27 July"), after or with the pregnancy."""
     due = _DUE.search(sent.text)
-    if due is None or not clause_ok(parts, sent, sent.start + due.start()):
+    if not in_clause(due, parts, sent):
         return
     if any(c.path == "health.conditions" and c.start == sent.start for c in ctx.out):
         return  # rule_states has read this sentence's pregnancy, due date included
@@ -79,6 +85,6 @@ def rule_birth(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _BORN.search(sent.text)
     if m is None or someone_else(sent.text[: m.start()]):
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     ctx.add("health.conditions", {"name": "pregnancy", "status": "resolved"}, sent, 0.75)

@@ -13,9 +13,9 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
-    clause_ok,
     dates_in,
     guarded,
+    in_clause,
     someone_else,
 )
 
@@ -81,7 +81,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if limit is not None and _PER_PAYMENT.search(sent.text):
         return  # a per-payment limit, not a credit limit: payments.rule_accounts
     anchor = m or brand or limit
-    if not value or anchor is None or not clause_ok(parts, sent, sent.start + anchor.start()):
+    if not value or not in_clause(anchor, parts, sent):
         return
     if limit is not None:
         said = amounts(sent.text)
@@ -174,7 +174,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     subject = _ITEM_SUBJECT.search(sent.text)
     if (m is None or subject is None) and _terms_after(ctx, sent, parts, m):
         return
-    if m is None or subject is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or subject is None or not in_clause(m, parts, sent):
         return
     item = ctx.thread.last("item")
     named = subject["item"] or subject["bought"] or subject["item2"]
@@ -224,7 +224,7 @@ def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "it gets delivered on April 2": the delivery of the item last bought, as an event."""
     m = DELIVERED.search(sent.text)
     item = ctx.thread.last("item")
-    if m is None or item is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if item is None or not in_clause(m, parts, sent):
         return
     dates = [
         d

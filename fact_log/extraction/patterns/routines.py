@@ -26,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     drug_names,
+    in_clause,
     stop_ok,
     word_set,
 )
@@ -84,7 +85,7 @@ def _habit_without_verb(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = pattern.search(sent.text)
     if m is None:
         return
-    if _NOT_NOW.search(sent.text) or not clause_ok(parts, sent, sent.start + m.start()):
+    if _NOT_NOW.search(sent.text) or not in_clause(m, parts, sent):
         return
     name, kind = table[m[0].lower()]
     frequency = " ".join(freq[0].lower().split())
@@ -98,7 +99,7 @@ def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if verb is None:
         _habit_without_verb(ctx, sent, parts)
         return
-    if not clause_ok(parts, sent, sent.start + verb.start()):
+    if not in_clause(verb, parts, sent):
         return
     clause = clause_of(parts, sent.start + verb.start())
     if clause is None or _NOT_NOW.search(clause.text):
@@ -169,7 +170,7 @@ _NUM = {
 def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
     m = _SUPPLY_END.search(sent.text)
-    if m is not None and clause_ok(parts, sent, sent.start + m.start()):
+    if in_clause(m, parts, sent):
         name = drug_names(m["name"] or m["name2"] or "")
         dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
         if name and dates and dates[0].start >= sent.start + m.end():
@@ -183,7 +184,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _drug_runs_out(ctx, sent, parts):
         return
     m = _DAYS_LEFT.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     names = drug_names(sent.text) or drug_names(m["what2"] or "")
     if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
@@ -203,7 +204,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A drug (or "it", one named before) that runs out on a day; True when one was added."""
     m = _DRUG_RUNS_OUT.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return False
     names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
     if not names and m["it"]:

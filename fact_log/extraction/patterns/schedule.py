@@ -19,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     guarded,
+    in_clause,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
@@ -95,7 +96,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _it_due(ctx, sent, parts):
         return
     m = _DEADLINE.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
@@ -231,7 +232,7 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
     ev = find_event(sent.text)
-    if ev is None or not clause_ok(parts, sent, sent.start + ev.start()):
+    if not in_clause(ev, parts, sent):
         return
     if _CONTACTED.search(sent.text, 0, ev.start()):
         return  # "need to ring the surgery": the place to call, not an appointment
@@ -369,7 +370,7 @@ _AWAY_NOTE = re.compile(
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
     m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [
         d
@@ -414,7 +415,7 @@ def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     what = m["what"]
     if what.split()[0] in NOT_NAMES or lookup_place(what) is not None:
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     dates = [
         d

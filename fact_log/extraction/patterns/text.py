@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
@@ -318,6 +318,13 @@ def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:
     # searched in the whole clause (its lookahead sees "is sending me"), counted before offset
     at = offset - clause.start
     return not any(m.start() < at for m in THIRD_PARTY.finditer(clause.text))
+
+
+def in_clause(
+    m: re.Match[str] | None, parts: list[Span], sent: Span, group: int | str = 0
+) -> TypeGuard[re.Match[str]]:
+    """The pattern matched the sentence, in a clause free of guards before its (group's) start."""
+    return m is not None and clause_ok(parts, sent, sent.start + m.start(group))
 
 
 def dates_in(

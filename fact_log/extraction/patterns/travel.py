@@ -22,6 +22,7 @@ from uac.fact_log.extraction.patterns.text import (
     clauses,
     dates_in,
     guarded,
+    in_clause,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
@@ -387,7 +388,7 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _HERE_NOW.search(sent.text)
     if m is None or not _NOW.search(sent.text) or _LATER.search(sent.text):
         return  # "I'm in Tokyo next week" is a trip, not where the user is
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     found = lookup_place(m["place"])
     if found is None:
@@ -463,7 +464,7 @@ def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if where < latest(ctx, "travel.trips") or said_here(ctx, sent, "travel.trips"):
         return
-    if not clause_ok(parts, sent, sent.start + out.start()) or WISH.search(sent.text):
+    if not in_clause(out, parts, sent) or WISH.search(sent.text):
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     if not dates or _place(sent) is not None:
@@ -514,7 +515,7 @@ _HOME = re.compile(
 def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The city the user lives in ("quick intro: I'm Niamh, 36, living in Bristol")."""
     m = _HOME.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start("place")):
+    if not in_clause(m, parts, sent, "place"):
         return
     found = known(m["place"].split())
     if found is None or re.search(r"\bused\s+to\b|\bwhen\s+i\b", sent.text, re.I):

@@ -12,6 +12,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_of,
     clause_ok,
     dates_in,
+    in_clause,
     someone_else,
 )
 from uac.fact_log.reference import vaccine_words
@@ -68,7 +69,7 @@ def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             _NTH_DOSE.search(before) and re.match(r"\s+(?:dose|jab|shot)\b", after)
         )
         past = re.search(r"\bmy\s+(?:last\s+)?$", before) and _WAS_WHEN.match(after)
-        if not (given or past) or not clause_ok(parts, sent, sent.start + v.start()):
+        if not (given or past) or not in_clause(v, parts, sent):
             continue
         days = [d for d in dates_in(clause, "past", ctx.today, ctx.anchor) if d.valid]
         day = days[0].date if days else (None if past else ctx.today)
@@ -112,7 +113,7 @@ def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):
         _vaccination_said(ctx, sent, parts)
         return
-    if not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     pattern, table = _vaccines()
     names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))

@@ -14,6 +14,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    in_clause,
     someone_else,
 )
 
@@ -125,7 +126,7 @@ def _year_and_make(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "it's a 2018 Skoda", after the Octavia was named: that vehicle's year and make."""
     m = _IT_IS_A.search(sent.text)
     car = ctx.thread.last("vehicles.vehicles")
-    if m is None or car is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if m is None or car is None or not in_clause(m, parts, sent):
         return
     said = (m["make"] or m["model"]).lower()
     if MAKES.get(said, MODEL_MAKES.get(said)) != car.get("make"):
@@ -179,7 +180,7 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     make = model = None
     year = None
     if m:
-        if not clause_ok(parts, sent, sent.start + m.start()):
+        if not in_clause(m, parts, sent):
             return
         make, model = MAKES[m["make"].lower()], m["model"]
         year = int(m["year"]) if m["year"] else None
@@ -319,7 +320,7 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None:
         _service_follow_up(ctx, sent, parts)
         return
-    if not clause_ok(parts, sent, sent.start + m.start()) or someone_else(sent.text[: m.start()]):
+    if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
         return
     car = ctx.thread.last("vehicles.vehicles")
     vehicle = f"{car.get('make')} {car.get('model')}" if car is not None else None
@@ -377,7 +378,7 @@ _INSPECTION = re.compile(
 def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A vehicle's next roadworthiness inspection (MOT, TÜV) said with its day."""
     m = _INSPECTION.search(sent.text)
-    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+    if not in_clause(m, parts, sent):
         return
     if someone_else(sent.text[: m.start()]):
         return
