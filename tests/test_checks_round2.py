@@ -166,6 +166,20 @@ def test_insurance_ending_while_away() -> None:
     assert run("insurance_for_trip", user("GB", trips=[t])) == []  # no policy known: silent
 
 
+def test_insurance_cover_is_the_union_of_back_to_back_policies() -> None:
+    t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")
+    old = rec("p1", kind="travel", provider="Aviva", valid_from=None, valid_until=D(2025, 6, 30))
+    renewal = rec("p2", kind="travel", provider="Aviva", valid_from=D(2025, 7, 1), valid_until=None)
+    assert run("insurance_for_trip", user("GB", insurance_policies=[old, renewal], trips=[t])) == []
+    # a renewal that starts two days late leaves exactly those two days open
+    renewal.valid_from = D(2025, 7, 3)
+    [a] = run("insurance_for_trip", user("GB", insurance_policies=[old, renewal], trips=[t]))
+    assert "ends on 2025-06-30" in a.message and "2 days without cover" in a.message
+    # nothing in force on departure day: the policy that starts during the trip is named
+    [b] = run("insurance_for_trip", user("GB", insurance_policies=[renewal], trips=[t]))
+    assert "starts on 2025-07-03" in b.message and "13 days without cover" in b.message
+
+
 @pytest.mark.parametrize(("flight_day", "words"), [(11, "2 nights with no booking"), (8, "before")])
 def test_checkout_against_the_flight_home(flight_day: int, words: str) -> None:
     hotel = rec("h", kind="hotel", place="Lisbon", start=T(2025, 5, 4), end=T(2025, 5, 9, 11))
@@ -284,6 +298,25 @@ def test_card_limit_and_autopay_from_a_closing_account() -> None:
     rent.ends_on = D(2025, 3, 1)
     u = user(bank_accounts=[bank], scheduled_payments=[rent])
     assert run("autopay_from_closing_account", u) == []
+
+
+def test_payments_of_one_day_against_a_daily_limit() -> None:
+    card = account("Monzo card", daily_limit=Decimal(1000))
+    deposit = pay("car dealer", "Monzo card", "700", next_date=D(2025, 3, 11))
+    hotel = pay("Hotel Lux", "Monzo", "450", next_date=D(2025, 3, 11))
+    later = pay("garage", "Monzo card", "600", next_date=D(2025, 3, 12))
+    u = user(bank_accounts=[card], scheduled_payments=[deposit, hotel, later])
+    [a] = run("card_limit", u)  # 700 + 450 on the 11th; the 12th's 600 alone is under
+    assert "2025-03-11" in a.message and "1150 GBP, over its 1000 GBP daily limit" in a.message
+    assert set(a.fact_ids) == {"f_Monzo card", "f_car dealer|Monzo card", "f_Hotel Lux|Monzo"}
+    hotel.next_date = D(2025, 3, 12)  # 700 and 1050 on two days: the 12th is over
+    [b] = run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit, hotel, later]))
+    assert "2025-03-12" in b.message and "1050 GBP" in b.message
+    hotel.currency = "EUR"  # another currency is not added up
+    assert (
+        run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit, hotel, later]))
+        == []
+    )
 
 
 def test_two_instructions_for_one_payee() -> None:

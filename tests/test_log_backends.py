@@ -94,6 +94,25 @@ def test_a_stream_of_two_subjects_is_refused_and_leaves_nothing(home: Path) -> N
 
 
 @pytest.mark.usefixtures("backend")
+def test_a_refused_stream_leaves_the_callers_batches_as_given(home: Path) -> None:
+    # A caller may retry the same batches after an error: their schemas must still be there.
+    schema = {"things": {"n": "int", "tag": "str"}}
+    batch = _batch("alice", 2, "a", schema)
+
+    def failing():
+        yield batch
+        raise RuntimeError("the source broke mid-stream")
+
+    with Memory(home, create=True, react=False) as mem:
+        with pytest.raises(RuntimeError, match="mid-stream"):
+            mem.store.append_stream(failing())
+        assert batch.schemas == schema and mem.store.facts(ALICE) == []
+        assert mem.store.append_stream(iter([batch])) == 2
+        assert mem.store.inferred_schema(ALICE, "things") == (1, schema["things"])
+        assert mem.verify().ok
+
+
+@pytest.mark.usefixtures("backend")
 def test_a_stream_writes_each_batch_before_the_next_is_built(home: Path) -> None:
     # What keeps a big import's memory to one batch: no backend gathers the stream first.
     built: list[Batch] = []

@@ -250,17 +250,24 @@ def _payments(user: Any, today: dt.date) -> list[tuple[Any, dt.date | None, str]
 
 
 def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Payments still to come that exceed the per-transaction limit of the card they use."""
+    """Payments still to come over a card's per-transaction limit, or together over its
+    daily limit on one day."""
     out = []
+    payments = _payments(user, today)
     for acct in records(user, "bank_accounts"):
         limit = getattr(acct, "per_transaction_limit", None)
-        if limit is None:
+        daily = getattr(acct, "daily_limit", None)
+        if limit is None and daily is None:
             continue
-        for rec, day, payee in _payments(user, today):
+        by_day: dict[dt.date, list[tuple[Any, str]]] = {}
+        for rec, day, payee in payments:
             if rec.amount is None or not _same_account(getattr(rec, "account", None), acct.name):
                 continue
-            same = acct.currency is None or rec.currency in (None, acct.currency)
-            if not same or rec.amount <= limit:
+            if acct.currency is not None and rec.currency not in (None, acct.currency):
+                continue
+            if day is not None:
+                by_day.setdefault(day, []).append((rec, payee))
+            if limit is None or rec.amount <= limit:
                 continue
             when = f" on {day}" if day else ""
             out.append(
@@ -277,6 +284,38 @@ def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraf
                     fact_ids=acct.fact_ids + rec.fact_ids,
                 )
             )
+        if daily is not None:
+            out += _over_daily_limit(acct, daily, by_day)
+    return out
+
+
+def _over_daily_limit(
+    acct: Any, daily: Decimal, by_day: dict[dt.date, list[tuple[Any, str]]]
+) -> list[AlertDraft]:
+    """One alert per day whose payments from the account add up to more than its daily limit."""
+    out = []
+    for day in sorted(by_day):
+        day_payments = sorted(by_day[day], key=lambda rp: rp[0].key)
+        total = sum((rec.amount for rec, _ in day_payments), Decimal(0))
+        if total <= daily:
+            continue
+        payees = ", ".join(payee for _, payee in day_payments)
+        currency = acct.currency or day_payments[0][0].currency
+        out.append(
+            draft(
+                "card_limit",
+                "warning",
+                f"Payments on {day} from your {acct.name} ({payees}) add up to "
+                f"{_money(total, currency)}, over its {_money(daily, currency)} daily limit.",
+                why="Payments past the daily limit are declined for the rest of the day.",
+                next_step=f"Move one of them to another day or card, or ask the bank to raise "
+                f"the {acct.name} daily limit for {day}.",
+                computation=f"{' + '.join(str(r.amount) for r, _ in day_payments)} = {total} "
+                f"> daily limit {daily}",
+                keys=(acct.key, f"day:{day}"),
+                fact_ids=acct.fact_ids + tuple(f for r, _ in day_payments for f in r.fact_ids),
+            )
+        )
     return out
 
 

@@ -152,10 +152,19 @@ def health_certificate(user: Any, today: dt.date, config: CheckConfig) -> list[A
     return out
 
 
-def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Upcoming trips that the user's travel insurance does not cover to the end.
+def _covers(policy: Any, day: dt.date) -> bool:
+    """The policy is in force on that day (an open end counts as in force)."""
+    return (policy.valid_from is None or policy.valid_from <= day) and (
+        policy.valid_until is None or policy.valid_until >= day
+    )
 
-    Only when a travel policy is recorded: no policy at all is not assumed to be a gap.
+
+def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming trips that the user's travel insurance does not cover from start to end.
+
+    Cover is the union of the travel policies, so back-to-back policies (one ends on the 14th,
+    the renewal starts on the 15th) cover a trip spanning both. Only when a travel policy is
+    recorded: no policy at all is not assumed to be a gap.
     """
     policies = [p for p in records(user, "insurance_policies") if p.kind == "travel"]
     if not policies:
@@ -163,38 +172,58 @@ def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[A
     out = []
     for trip in upcoming_trips(user, today):
         end = trip_end(trip)
-        if any(
-            (p.valid_from is None or p.valid_from <= trip.depart)
-            and (p.valid_until is None or p.valid_until >= end)
-            for p in policies
-        ):
+        span = range((end - trip.depart).days + 1)
+        gaps = [
+            d
+            for n in span
+            if not any(_covers(p, d := trip.depart + dt.timedelta(n)) for p in policies)
+        ]
+        if not gaps:
             continue
-        latest = max(policies, key=lambda p: (p.valid_until or dt.date.max, p.key))
-        until = latest.valid_until
-        if until is None:
-            continue
-        name = "travel insurance" + (f" with {latest.provider}" if latest.provider else "")
-        if until < trip.depart:
-            message = f"Your {name} ends on {until}, before {trip_label(trip)}."
+        first = gaps[0]
+        ended = [p for p in policies if p.valid_until is not None and p.valid_until < first]
+        later = [p for p in policies if p.valid_from is not None and p.valid_from > first]
+        if first > trip.depart or (ended and not later):
+            # cover runs out: name the policy that ended last before the gap
+            policy = max(ended, key=lambda p: (p.valid_until, p.key))
+            until = policy.valid_until
+            name = _policy_name(policy)
+            if until < trip.depart:
+                message = f"Your {name} ends on {until}, before {trip_label(trip)}."
+            else:
+                message = (
+                    f"Your {name} ends on {until}, while you are away on {trip_label(trip)}: "
+                    f"{days(len(gaps))} without cover."
+                )
+            computation = f"cover ends {until} < trip end {end}"
         else:
+            # nothing in force on departure day; the next policy starts during the trip
+            policy = min(later, key=lambda p: (p.valid_from, p.key))
+            name = _policy_name(policy)
             message = (
-                f"Your {name} ends on {until}, while you are away on {trip_label(trip)}: "
-                f"{days((end - until).days)} without cover."
+                f"Your {name} starts on {policy.valid_from}, after you leave for "
+                f"{trip_label(trip)} on {trip.depart}: {days(len(gaps))} without cover."
             )
+            computation = f"cover starts {policy.valid_from} > trip start {trip.depart}"
         out.append(
             draft(
                 "insurance_for_trip",
                 "warning",
                 message,
-                why="Medical care, cancellations and lost luggage abroad are not covered after "
-                "the policy ends.",
+                why="Medical care, cancellations and lost luggage abroad are not covered "
+                "outside the policy's dates.",
                 next_step=f"Renew or extend the {name} to cover {trip.depart} to {end}.",
-                computation=f"cover ends {until} < trip end {end}",
-                keys=(latest.key, trip.key),
-                fact_ids=latest.fact_ids + trip.fact_ids,
+                computation=computation,
+                keys=(policy.key, trip.key),
+                fact_ids=policy.fact_ids + trip.fact_ids,
             )
         )
     return out
+
+
+def _policy_name(policy: Any) -> str:
+    """'travel insurance with Aviva'."""
+    return "travel insurance" + (f" with {policy.provider}" if policy.provider else "")
 
 
 def checkout_vs_flight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:

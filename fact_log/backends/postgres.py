@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
@@ -273,12 +274,13 @@ class PgLog:
                 key = _key(batch.address)
                 if key not in heads:
                     heads.update(self._lock_heads(cur, {key}))
-                given, batch.schemas = batch.schemas, {}
-                prep = self._append_one(cur, batch, ring, heads, run)
+                # schemas are written once at the end: the batch in hand goes without them
+                # (a copy: the caller's batch keeps its schema if the write is refused)
+                prep = self._append_one(cur, replace(batch, schemas={}), ring, heads, run)
                 run = run or prep.run_id
                 batch.input_ids = [row[1] for row in prep.input_rows]
                 first = batch.input_ids[0] if batch.input_ids else None
-                for path, fields in given.items():
+                for path, fields in batch.schemas.items():
                     schemas[key, path] = (batch.address, fields, first, prep.recorded)
                 facts += len(prep.fact_rows)
                 at[key] = max(at.get(key, prep.recorded), prep.recorded)

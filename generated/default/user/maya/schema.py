@@ -381,6 +381,8 @@ class BankAccount:
     """Credit or overdraft limit."""
     per_transaction_limit: Decimal | None = None
     """Largest single payment allowed."""
+    daily_limit: Decimal | None = None
+    """Most that can be paid from it in one day (all payments together)."""
     currency: str | None = None
     """ISO 4217 currency."""
     closing_on: datetime.date | None = None
