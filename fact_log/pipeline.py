@@ -204,12 +204,17 @@ HISTORY_LIMIT = 12  # earlier messages of a session the patterns read (a thread 
 
 
 def session_history(
-    store: Store, address: Address, session_id: str | None, role: str = "user"
+    store: Store,
+    address: Address,
+    session_id: str | None,
+    role: str = "user",
+    before: dt.datetime | None = None,
 ) -> list[tuple[str, dt.datetime]]:
-    """The session's earlier user messages, as the store archived them, for `history`."""
+    """The session's user messages said up to `before` (the new message's time), as the store
+    archived them, for `history`."""
     if session_id is None or role != "user":
         return []
-    return store.session_messages(address, session_id, HISTORY_LIMIT)
+    return store.session_messages(address, session_id, HISTORY_LIMIT, before)
 
 
 def build_note_batch(

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem
+from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
 from uac.fact_log.duck import is_changed
 from uac.fact_log.errors import NotFound
 from uac.fact_log.keys import KeyRing, key_path
@@ -90,14 +90,18 @@ class LogReads:
         return [Input(*row) for row in rows]
 
     def session_messages(
-        self, addr: Address, session_id: str, limit: int
+        self, addr: Address, session_id: str, limit: int, before: dt.datetime | None = None
     ) -> list[tuple[str, dt.datetime]]:
-        """The last `limit` user messages of one session (masked text, when said), oldest first."""
+        """The last `limit` user messages of one session said up to `before` (masked text,
+        when said), oldest first: ordered by when they were said, so a backfilled message
+        reads the messages said before it, not the ones that merely arrived before it."""
         self._sync(addr)  # another node's messages, and its erasures, before anyone reads them
+        until = utc_naive(before) if before is not None else dt.datetime.max
         rows = self.con.execute(
             f"SELECT content, observed_at FROM inputs WHERE {_SUBJECT} AND session_id = ? "
-            "AND kind = 'message' AND role = 'user' ORDER BY seq DESC LIMIT ?",
-            [addr.tenant, addr.scope, addr.subject, session_id, limit],
+            "AND kind = 'message' AND role = 'user' AND observed_at <= ? "
+            "ORDER BY observed_at DESC, seq DESC LIMIT ?",
+            [addr.tenant, addr.scope, addr.subject, session_id, until, limit],
         ).fetchall()
         return [(text, at) for text, at in reversed(rows)]
 

@@ -467,6 +467,18 @@ def test_the_thread_is_per_session(mem: Memory) -> None:
     assert other == [] and only(same, "identity.passport.expiry_date") == "2036-05-14"
 
 
+def test_a_backfilled_message_reads_what_was_said_before_it(mem: Memory) -> None:
+    # History follows when messages were said, not when they arrived: a replayed
+    # conversation that arrives out of order still reads its own thread.
+    say(mem, "2026-02-03T09:00", "My new passport finally arrived.")
+    say(mem, "2026-02-05T10:00", "We're thinking about a new car.")
+    [facts] = say(mem, "2026-02-03T09:05", "It's good until 14 May 2036.")
+    assert only(facts, "identity.passport.expiry_date") == "2036-05-14"
+    # a message said before everything else has no history, whatever arrived first
+    [early] = say(mem, "2026-02-01T08:00", "It's good until 1 June 2031.")
+    assert early == []
+
+
 def test_thread_is_read_from_the_store_by_a_new_process(home: Any) -> None:
     with Memory(home, create=True, react=False) as first:
         say(first, "2026-02-03T09:00", "My new passport finally arrived.")

@@ -306,7 +306,7 @@ class Writes:
             actor=self.actor,
             llm=self.llm,
             store=self.store,
-            history=session_history(self.store, address, session_id, role),
+            history=session_history(self.store, address, session_id, role, at or recorded),
         )
         set_aside_out_of_scope(self.catalog, batch)
         facts = self.append(batch)
