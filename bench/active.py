@@ -12,6 +12,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind2  # the next blind set (active_data/blind2.toml)
     python bench/active.py --corpus blind3  # the third blind set (active_data/blind3.toml)
     python bench/active.py --corpus blind4  # the fourth blind set (active_data/blind4.toml)
+    python bench/active.py --corpus blind5  # the fifth blind set (active_data/blind5.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -83,6 +84,8 @@ CORPORA = {
     "blind3": (CORPUS.with_name("blind3.toml"), CORPUS.with_name("blind3_oracle.toml")),
     # blind4: written the same way once "blind3" was tuned on (session 7); never tune on it.
     "blind4": (CORPUS.with_name("blind4.toml"), CORPUS.with_name("blind4_oracle.toml")),
+    # blind5: written the same way once "blind4" was tuned on (session 8); never tune on it.
+    "blind5": (CORPUS.with_name("blind5.toml"), CORPUS.with_name("blind5_oracle.toml")),
 }
 
 
@@ -303,7 +306,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-4.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-5.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",

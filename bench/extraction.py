@@ -9,6 +9,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind2   # the next blind set (blind2.jsonl), run once
     python bench/extraction.py --set blind3   # the third blind set (blind3.jsonl), run once
     python bench/extraction.py --set blind4   # the fourth blind set (blind4.jsonl), run once
+    python bench/extraction.py --set blind5   # the fifth blind set (blind5.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
@@ -20,7 +21,8 @@ bench/extraction_data/fresh.jsonl instead: a later held-out set in the same form
 by another hand without reading the rules (extraction_data/README.md); never tune on it.
 `--set blind2` scores blind2.jsonl, written the same way once `fresh` was tuned on, and
 `--set blind3` blind3.jsonl, written the same way once `blind2` was tuned on, and
-`--set blind4` blind4.jsonl, written the same way once `blind3` was tuned on.
+`--set blind4` blind4.jsonl, written the same way once `blind3` was tuned on, and
+`--set blind5` blind5.jsonl, written the same way once `blind4` was tuned on.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -260,9 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["dev", "heldout"], help="score one half only")
     parser.add_argument(
         "--set",
-        choices=["session", "fresh", "blind2", "blind3", "blind4"],
+        choices=["session", "fresh", "blind2", "blind3", "blind4", "blind5"],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-4: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-5: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2, blind3, blind4) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind5) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ SETS = {
     "blind2": (200, 35, 0.35, 30, 6),
     "blind3": (220, 40, 0.35, 32, 8),
     "blind4": (220, 40, 0.35, 32, 8),
+    "blind5": (220, 40, 0.35, 32, 8),
 }
 
 
