@@ -158,6 +158,32 @@ def test_booking_name_against_the_passport() -> None:
     assert run("booking_name_mismatch", u) == []
 
 
+@pytest.mark.parametrize(
+    ("ticket", "alerts"),
+    [
+        ("Henrietta Blake", True),  # half of a double-barrelled surname is another surname
+        ("Henrietta Ashworth", True),
+        ("Henrietta Ashworth-Blake", False),
+        ("HENRIETTA ASHWORTHBLAKE", False),  # tickets drop the hyphen
+        ("Henrietta Ashworth Blake", False),
+        ("Henrietta Clare Ashworth-Blake", False),
+        ("Henry Ashworth-Blake", True),
+    ],
+)
+def test_a_double_barrelled_surname_is_one_surname(ticket: str, alerts: bool) -> None:
+    flight = rec(
+        "f", kind="flight", place="Nice", start=T(2025, 5, 3, 7), end=None, traveller_name=ticket
+    )
+    u = user("GB", full_name="Henrietta Clare Ashworth-Blake", bookings=[flight])
+    assert bool(run("booking_name_mismatch", u)) is alerts
+    # a first name in two words on the ticket is still the passport's one first name
+    flight.traveller_name = "Jean Luc Picard"
+    assert (
+        run("booking_name_mismatch", user("FR", full_name="Jean-Luc Picard", bookings=[flight]))
+        == []
+    )
+
+
 def test_insurance_ending_while_away() -> None:
     policy = rec("p", kind="travel", provider="Aviva", valid_from=None, valid_until=D(2025, 6, 30))
     t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")

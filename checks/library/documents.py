@@ -378,11 +378,26 @@ def passport_blank_pages(user: Any, today: dt.date, config: CheckConfig) -> list
     return out
 
 
-_NAME_WORDS = re.compile(r"[^\w]+")
+_NAME_WORDS = re.compile(r"[\s,]+")
+_NAME_MARKS = re.compile(r"[^\w]+")
 
 
 def _name_tokens(name: str) -> list[str]:
-    return [w for w in _NAME_WORDS.split(name.casefold()) if w]
+    """The words of a name, each without its hyphens and apostrophes ('Ashworth-Blake' is one
+    word, written 'ashworthblake', as tickets often drop the hyphen)."""
+    words = (_NAME_MARKS.sub("", w) for w in _NAME_WORDS.split(name.casefold()))
+    return [w for w in words if w]
+
+
+def _same_first_and_last(given: list[str], passport: list[str]) -> bool:
+    """The ticket's name starts with the passport's first name and ends with its surname,
+    middle names left out or not; a first name or surname split in two ('Jean Luc',
+    'Ashworth Blake') still counts as itself."""
+    if given == passport:
+        return True
+    firsts = {"".join(given[:j]) for j in range(1, len(given))}
+    lasts = {"".join(given[k:]) for k in range(1, len(given))}
+    return passport[0] in firsts and passport[-1] in lasts
 
 
 def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
@@ -400,7 +415,7 @@ def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> lis
         if start is not None and start.date() < today:
             continue
         given = _name_tokens(name)
-        if given and given[0] == passport[0] and given[-1] == passport[-1]:
+        if _same_first_and_last(given, passport):
             continue  # middle names may be left out
         what = f"{booking.kind or 'travel'} booking"
         if where := getattr(booking, "place", None) or getattr(booking, "destination", None):
