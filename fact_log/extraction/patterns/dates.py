@@ -18,7 +18,8 @@ bare "Friday" the first Friday strictly after the message date, "this Friday" th
 or after it, "last Friday" (or a bare "Friday" when
 prefer="past") the most recent strictly before.
 "in N months" clamps to the month's last day (Jan 31 + 1 month = Feb 28), the usual reading.
-Numeric dates other than ISO ("05/03/2025") are ambiguous (day/month order) and ignored.
+Numeric dates other than ISO ("05/03/2025") are ambiguous (day/month order) and ignored,
+except dotted ones with a year; those, holidays and weekends are read by `calendar_days`.
 A date that does not exist ("February 30", "2025-02-29") yields a match with `date=None`
 and `valid=False` so a caller drops the fact instead of coercing it.
 """
@@ -30,6 +31,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from uac.fact_log.extraction.patterns import calendar_days
 
 Prefer = Literal["future", "past"]
 
@@ -122,7 +125,7 @@ _ORD_HINT = re.compile(
 _FROM_NOW = re.compile(
     # "once a day from today" is a dose from today, not tomorrow
     r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)"
-    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
+    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
     r"(today|now|tomorrow)\b",
     re.IGNORECASE,
 )
@@ -134,8 +137,12 @@ _RELDAY = re.compile(
     re.IGNORECASE,
 )
 _WEEKDAY = re.compile(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
-_IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?\b", re.I)
-_AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
+_IN_N = re.compile(
+    rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?\b", re.I
+)
+_AGO = re.compile(
+    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}ago\b", re.I
+)
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
 # "September 14-17": the range's last day (the first is found by _MDY).
@@ -157,7 +164,8 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
-    r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b",
+    r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
+    + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -241,8 +249,8 @@ def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:
     try:
         if unit == "day":
             return today + dt.timedelta(days=n)
-        if unit == "week":
-            return today + dt.timedelta(weeks=n)
+        if unit in ("week", "fortnight"):
+            return today + dt.timedelta(weeks=n * (2 if unit == "fortnight" else 1))
         if unit == "month":
             return add_months(today, n)
         return add_months(today, 12 * n)
@@ -333,6 +341,10 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
+    days, holidays = calendar_days.find(text, today, prefer)
+    named = [DateMatch(*hit) for hit in holidays]  # "Easter Monday" is no Monday of its own
+    found = [d for d in found if not any(_overlap(d, h) for h in named)]
+    found += [DateMatch(*hit) for hit in days] + named
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
@@ -373,7 +385,12 @@ def find_dates(
     # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
-    return _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
+    out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
+    if named and any(d.valid and d not in named for d in out):
+        # "for Christmas, out 19 December": the holiday is the occasion (though it still
+        # placed "home for Christmas on the 21st" in December), the other date the day
+        out = [d for d in out if d not in named]
+    return out
 
 
 def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date | None:

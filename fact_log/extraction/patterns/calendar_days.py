@@ -1,0 +1,165 @@
+"""Days the calendar names rather than numbers: holidays, weekends, and dotted dates.
+
+"We're at my parents' over Christmas", "the Easter weekend", "this weekend", "23.04.2027":
+`dates.find_dates` adds what `find` returns to the numeric and weekday forms it reads itself;
+a holiday names the day only when the text gives no other date ("Booked Cape Town for
+Christmas, out 19 December" departs on the 19th: the holiday is the occasion).
+
+* A holiday without a year is its next occurrence on or after the message date (prefer
+  "future") or its last one on or before it (prefer "past"); with a year ("Christmas 2027",
+  "Easter 2028") that year's. Fixed-date holidays are the widely shared Western ones; Easter
+  and the days around it come from `dateutil.easter` (Western); Thanksgiving is the US one
+  (the fourth Thursday of November). Lunar-calendar festivals (Eid, Diwali, Hanukkah,
+  Lunar New Year) move each year and are not guessed.
+* "the weekend" / "this weekend" is the weekend's Saturday (a bare "a weekend in Rome" is
+  no day): the coming one, or the current
+  one on a Saturday or Sunday; "next weekend" the Saturday of next calendar week (as "next
+  Saturday" reads); "last weekend" the most recent Saturday before the message date.
+* A dotted numeric date ("23.04.2027", "5.4.27") is day.month.year, the only order that
+  writes dots; two-digit years are 20YY. Without a year ("12.08") it is not a date (times,
+  prices and scores look the same), and a run of more dots (a version, an address) is not.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+
+from dateutil.easter import easter
+
+Hit = tuple[int, int, str, "dt.date | None", bool]  # ..., the year was said
+
+_FIXED: dict[str, tuple[int, int]] = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "xmas": (12, 25),
+    "boxing day": (12, 26),
+    "new year's eve": (12, 31),
+    "new years eve": (12, 31),
+    "nye": (12, 31),
+    "hogmanay": (12, 31),
+    "new year's day": (1, 1),
+    "new years day": (1, 1),
+    "valentine's day": (2, 14),
+    "valentines day": (2, 14),
+    "st patrick's day": (3, 17),
+    "st. patrick's day": (3, 17),
+    "halloween": (10, 31),
+    "bonfire night": (11, 5),
+}
+_EASTER: dict[str, int] = {  # days from Easter Sunday
+    "good friday": -2,
+    "easter saturday": -1,
+    "easter sunday": 0,
+    "easter": 0,
+    "easter monday": 1,
+}
+
+
+def _thanksgiving(year: int) -> dt.date:
+    """The fourth Thursday of November (US)."""
+    first = dt.date(year, 11, 1)
+    return first + dt.timedelta(days=(3 - first.weekday()) % 7 + 21)
+
+
+def _name_re(names: list[str]) -> str:
+    return "|".join(re.escape(n).replace("'", "['’]?").replace(r"\ ", r"[ \t]+") for n in names)
+
+
+_HOLIDAY = re.compile(
+    rf"\b({_name_re(sorted([*_FIXED, *_EASTER, 'thanksgiving'], key=len, reverse=True))})\b"
+    r"(?:[ \t]{1,3}(\d{4})(?!\d))?"
+    # "a Christmas tree", "Easter eggs", "the Christmas party": things, not the day
+    r"(?![ \t]{1,3}(?:trees?|presents?|gifts?|cards?|jumpers?|decorations|lights|markets?|"
+    r"shopping|part(?:y|ies)|eggs?|bunny|bonus|lists?|songs?|music|films?|movies?|cakes?)\b)",
+    re.IGNORECASE,
+)
+_WEEKEND = re.compile(
+    r"(?<!every[ \t])(?<!each[ \t])(?<!most[ \t])"
+    r"\b(this|next|last|the|coming)[ \t]{1,3}weekend\b(?![ \t]{1,3}(?:of|after|before)\b)",
+    re.IGNORECASE,
+)
+_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.]|\.\d)")
+
+# Words (besides digits) without which no pattern here can match: the cheap gate.
+MAYBE_WORDS = (
+    "christmas|xmas|boxing|new year|nye|hogmanay|valentine|patrick|halloween|bonfire|"
+    "easter|good friday|thanksgiving|weekend"
+)
+
+
+def _on(year: int, name: str) -> dt.date | None:
+    """The holiday's day in one year, or None when that year has no such day."""
+    key = " ".join(name.lower().replace("’", "'").split())
+    key = key if key in _FIXED or key in _EASTER else key.replace("'", "")
+    try:
+        if key in _FIXED:
+            month, day = _FIXED[key]
+            return dt.date(year, month, day)
+        if key in _EASTER:
+            return easter(year) + dt.timedelta(days=_EASTER[key])
+        return _thanksgiving(year)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _nearest(
+    today: dt.date, prefer: str, day_in: Callable[[int], dt.date | None]
+) -> dt.date | None:
+    """The occurrence on or after today (prefer future) or on or before it (prefer past)."""
+    step = -1 if prefer == "past" else 1
+    for year in (today.year, today.year + step):
+        day = day_in(year)
+        if day is not None and (day <= today if step < 0 else day >= today):
+            return day
+    return None
+
+
+def _saturday(today: dt.date, which: str | None, prefer: str) -> dt.date | None:
+    """The Saturday that 'the/this/next/last weekend' means."""
+    which = (which or "").lower()
+    try:
+        if which == "last" or (which in ("", "the") and prefer == "past"):
+            back = (today.weekday() - 5) % 7 or 7
+            return today - dt.timedelta(days=back)
+        if which == "next":
+            monday = today + dt.timedelta(days=7 - today.weekday())
+            return monday + dt.timedelta(days=5)
+        if today.weekday() == 6:  # on a Sunday, "this weekend" is the one under way
+            return today - dt.timedelta(days=1)
+        return today + dt.timedelta(days=(5 - today.weekday()) % 7)
+    except OverflowError:
+        return None
+
+
+def _dotted(day: str, month: str, year: str) -> dt.date | None:
+    y = int(year) + (2000 if len(year) == 2 else 0)
+    try:
+        return dt.date(y, int(month), int(day)) if 1 <= int(month) <= 12 else None
+    except ValueError:
+        return None
+
+
+def find(text: str, today: dt.date, prefer: str) -> tuple[list[Hit], list[Hit]]:
+    """(start, end, text, date, year said) of every weekend and dotted date, and apart, of
+    every holiday (a day only when the text says no other: "for Christmas, out 19 December")."""
+    out: list[Hit] = []
+    if "." in text:
+        for m in _DOTTED.finditer(text):
+            out.append((m.start(), m.end(), m[0], _dotted(m[1], m[2], m[3]), True))
+    holidays: list[Hit] = []
+    for m in _HOLIDAY.finditer(text):
+        name = m[1]
+        if m[2]:
+            day = _on(int(m[2]), name) if 1 <= int(m[2]) <= 9998 else None
+        else:
+            day = _nearest(today, prefer, lambda year, name=name: _on(year, name))
+        holidays.append((m.start(), m.end(), m[0], day, bool(m[2])))
+    if "weekend" in text.lower():
+        for m in _WEEKEND.finditer(text):
+            if any(0 <= m.start() - h[1] <= 1 for h in holidays):
+                continue  # "the Easter weekend" is Easter's, not the coming one
+            out.append((m.start(), m.end(), m[0], _saturday(today, m[1], prefer), True))
+    return out, holidays

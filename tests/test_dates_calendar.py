@@ -1,0 +1,84 @@
+"""Days named by the calendar: holidays, weekends, fortnights and dotted dates (dates.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.extraction.patterns.dates import find_dates
+
+WED = dt.date(2027, 3, 10)  # a Wednesday, before Easter 2027 (28 March)
+
+
+def days(text: str, today: dt.date = WED, prefer: str = "future") -> list[tuple[str, str]]:
+    return [(d.text, d.date.isoformat()) for d in find_dates(text, today, prefer) if d.date]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("back in a fortnight", [("in a fortnight", "2027-03-24")]),
+        ("had the jab a fortnight ago", [("a fortnight ago", "2027-02-24")]),
+        ("two fortnights from now", [("two fortnights from now", "2027-04-07")]),
+        ("at my mum's over christmas", [("christmas", "2027-12-25")]),
+        ("Xmas 2028 in Vienna", [("Xmas 2028", "2028-12-25")]),
+        ("party on New Year’s Eve", [("New Year’s Eve", "2027-12-31")]),
+        ("flying home on Boxing Day", [("Boxing Day", "2027-12-26")]),
+        ("Easter Monday is a bank holiday", [("Easter Monday", "2027-03-29")]),
+        ("Good Friday 2028", [("Good Friday 2028", "2028-04-14")]),
+        ("thanksgiving at my sister's", [("thanksgiving", "2027-11-25")]),
+        ("dinner on valentines day", [("valentines day", "2028-02-14")]),
+        ("the Easter weekend in Cornwall", [("Easter", "2027-03-28")]),
+        ("this weekend", [("this weekend", "2027-03-13")]),
+        ("at the weekend", [("the weekend", "2027-03-13")]),
+        ("next weekend", [("next weekend", "2027-03-20")]),
+        ("last weekend", [("last weekend", "2027-03-06")]),
+        ("flight on 23.04.2027", [("23.04.2027", "2027-04-23")]),
+        ("ab 5.4.27 bis 12.4.27", [("5.4.27", "2027-04-05"), ("12.4.27", "2027-04-12")]),
+    ],
+)
+def test_calendar_words_are_days(text: str, want: list[tuple[str, str]]) -> None:
+    assert days(text) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "bought a Christmas tree and some Easter eggs",
+        "the office Christmas party was fun",
+        "I work every weekend",
+        "a long weekend in Rome would be nice",
+        "update to version 1.2.3 and 10.4.0.1",
+        "the server is 192.168.1.10",
+        "kick-off at 12.08",  # no year: a time or a score as much as a date
+        "31.02.2027",  # no such day
+    ],
+)
+def test_things_that_only_look_like_calendar_days(text: str) -> None:
+    assert days(text) == []
+
+
+def test_a_holiday_in_the_past_tense_is_the_last_one() -> None:
+    assert days("we spent Christmas with my mum", WED, "past") == [("Christmas", "2026-12-25")]
+    assert days("Christmas", dt.date(2027, 12, 25)) == [("Christmas", "2027-12-25")]  # the day
+    assert days("last weekend", dt.date(2027, 3, 14)) == [("last weekend", "2027-03-13")]
+    assert days("this weekend", dt.date(2027, 3, 14)) == [("this weekend", "2027-03-13")]
+
+
+def test_a_holiday_is_the_occasion_when_a_date_is_said_too() -> None:
+    said = "Going to Cork for Christmas, leaving 20 December, back 2 Jan"
+    assert days(said) == [("20 December", "2027-12-20"), ("2 Jan", "2028-01-02")]
+    # ... but it still tells which month a bare day number is in
+    assert days("home for xmas on the 22nd") == [("the 22nd", "2027-12-22")]
+
+
+def test_calendar_days_reach_the_facts() -> None:
+    at = dt.datetime(2027, 3, 10, 9)
+    found = extract("We fly to Lisbon on 23.04.2027 and come back on the 30th.", observed_at=at)
+    trips = [c.value for c in found if c.path == "travel.trips"]
+    assert trips and str(trips[0]["depart"]) == "2027-04-23"
+    found = extract("Dentist appointment in a fortnight at 10am.", observed_at=at)
+    events = [c.value for c in found if c.path == "schedule.events"]
+    assert events and events[0]["start"] == dt.datetime(2027, 3, 24, 10)
