@@ -1,4 +1,4 @@
-"""Days named by the calendar: holidays, weekends, fortnights and dotted dates (dates.py)."""
+"""Days named by the calendar: holidays, weekends, fortnights, dotted dates, parts of today."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ def days(text: str, today: dt.date = WED, prefer: str = "future") -> list[tuple[
         ("next weekend", [("next weekend", "2027-03-20")]),
         ("last weekend", [("last weekend", "2027-03-06")]),
         ("flight on 23.04.2027", [("23.04.2027", "2027-04-23")]),
+        ("took two this morning", [("this morning", "2027-03-10")]),
+        ("seeing her This Evening", [("This Evening", "2027-03-10")]),
         ("ab 5.4.27 bis 12.4.27", [("5.4.27", "2027-04-05"), ("12.4.27", "2027-04-12")]),
     ],
 )

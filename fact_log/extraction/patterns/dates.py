@@ -132,7 +132,7 @@ _FROM_NOW = re.compile(
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
-    r"yesterday)\b"
+    r"yesterday|this morning|this afternoon|this evening)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
@@ -165,7 +165,7 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    + calendar_days.MAYBE_WORDS,
+    r"this (?:morning|afternoon|evening)|" + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -179,6 +179,9 @@ _EN_REL = {
     "the day before yesterday": -2,
     "today": 0,
     "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
     "tomorrow": 1,
     "yesterday": -1,
 }
