@@ -84,3 +84,15 @@ def test_calendar_days_reach_the_facts() -> None:
     found = extract("Dentist appointment in a fortnight at 10am.", observed_at=at)
     events = [c.value for c in found if c.path == "schedule.events"]
     assert events and events[0]["start"] == dt.datetime(2027, 3, 24, 10)
+
+
+def test_a_bare_day_number_in_the_past_tense_is_the_last_such_day() -> None:
+    assert days("the 2nd", WED, "past") == [("the 2nd", "2027-03-02")]
+    assert days("the 28th", WED, "past") == [("the 28th", "2027-02-28")]
+    assert days("the 31st", WED, "past") == [("the 31st", "2027-01-31")]  # February has none
+    assert days("the 2nd", WED) == [("the 2nd", "2027-04-02")]  # a plan: the next one
+    found = extract(
+        "I stopped taking the sertraline on the 2nd.", observed_at=dt.datetime(2027, 3, 10)
+    )
+    meds = [c.value for c in found if c.path == "health.medications"]
+    assert meds and meds[0]["stop_date"] == dt.date(2027, 3, 2)

@@ -378,10 +378,14 @@ def find_dates(
             continue
         base = near.date if near is not None else anchor
         if base is None:
-            # No date to continue from: the next such day from the message date.
-            day = int(m[2])
-            options = [_nth_in(today, k, day) for k in range(3)]
-            target = next((o for o in options if o is not None and o >= today), None)
+            # No date to continue from: the next such day from the message date, or the
+            # last one when what is said has happened ("I stopped it on the 2nd").
+            day, back = int(m[2]), prefer == "past"
+            options = [_nth_in(today, -k if back else k, day) for k in range(3)]
+            target = next(
+                (o for o in options if o is not None and (o <= today if back else o >= today)),
+                None,
+            )
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
         extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[2])), False))
