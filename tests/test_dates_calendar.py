@@ -96,3 +96,17 @@ def test_a_bare_day_number_in_the_past_tense_is_the_last_such_day() -> None:
     )
     meds = [c.value for c in found if c.path == "health.medications"]
     assert meds and meds[0]["stop_date"] == dt.date(2027, 3, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("cover runs from 1 March to 28 February 2028", "2027-03-01"),
+        ("April 2 - March 31, 2029", "2028-04-02"),
+        ("from 20 Dec until 3 Jan 2028", "2027-12-20"),  # already before its end: kept
+        ("from 5 March to 9 March", "2028-03-05"),  # no year said at all: the next ones
+    ],
+)
+def test_a_ranges_first_day_is_on_or_before_its_last(text: str, first: str) -> None:
+    got = days(text)
+    assert got[0][1] == first and got[0][1] <= got[1][1]

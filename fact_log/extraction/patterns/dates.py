@@ -393,6 +393,7 @@ def find_dates(
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
+    out = _starts_before_ends(text, out)
     if named and any(d.valid and d not in named for d in out):
         # "for Christmas, out 19 December": the holiday is the occasion (though it still
         # placed "home for Christmas on the 21st" in December), the other date the day
@@ -414,6 +415,27 @@ def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date
     elif prefer == "past" and month > today.month:
         year -= 1
     return dt.date(year, month, 1)
+
+
+def _starts_before_ends(text: str, found: list[DateMatch]) -> list[DateMatch]:
+    """'from 1 March to 28 February 2028': a range's first day, its year not said, is the
+    last such day on or before the range's end (read alone it was the next 1 March), and
+    so within a year of an end whose year is said ('April 2 - March 31, 2029')."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if a.explicit_year or a.date is None or b.date is None:
+            continue
+        if a.date <= b.date and not (b.explicit_year and add_months(a.date, 12) <= b.date):
+            continue  # in order, and under a year apart (or the end's year unsaid too)
+        if not _RANGE_JOIN.fullmatch(re.sub(r"\bthe\s+$", "", text[a.end : b.start])):
+            continue
+        for year in (b.date.year, b.date.year - 1):
+            day = safe_date(year, a.date.month, a.date.day) if year > 0 else None
+            if day is not None and day <= b.date:
+                out[i] = DateMatch(a.start, a.end, a.text, day, False, a.conflict)
+                break
+    return out
 
 
 def _weekday_ends(text: str, found: list[DateMatch]) -> list[DateMatch]:
