@@ -37,6 +37,7 @@ def days(text: str, today: dt.date = WED, prefer: str = "future") -> list[tuple[
         ("last weekend", [("last weekend", "2027-03-06")]),
         ("flight on 23.04.2027", [("23.04.2027", "2027-04-23")]),
         ("took two this morning", [("this morning", "2027-03-10")]),
+        ("started it last week", [("last week", "2027-03-03")]),
         ("seeing her This Evening", [("This Evening", "2027-03-10")]),
         ("ab 5.4.27 bis 12.4.27", [("5.4.27", "2027-04-05"), ("12.4.27", "2027-04-12")]),
     ],

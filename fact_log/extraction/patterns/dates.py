@@ -132,7 +132,7 @@ _FROM_NOW = re.compile(
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
-    r"yesterday|this morning|this afternoon|this evening)\b"
+    r"yesterday|this morning|this afternoon|this evening|last week)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
@@ -182,6 +182,7 @@ _EN_REL = {
     "this morning": 0,
     "this afternoon": 0,
     "this evening": 0,
+    "last week": -7,  # a day of it: the same weekday, as "a week ago" reads
     "tomorrow": 1,
     "yesterday": -1,
 }
