@@ -352,6 +352,30 @@ def test_budget_exceeded_by_calendar_month() -> None:
     )
 
 
+def test_a_budget_counts_the_same_spending_in_other_words_and_by_merchant() -> None:
+    budget = rec(
+        "eo|month", category="eating out", limit=Decimal("100"), period="month", currency="GBP"
+    )
+    txs = [
+        tx(D(2025, 1, 2), "40", "Luigi's", "restaurants"),  # another word for it
+        tx(D(2025, 1, 3), "35", "Deliveroo", None),  # no category: a delivery app's merchant
+        tx(D(2025, 1, 4), "30", "Dishoom", "Takeaway"),
+        tx(D(2025, 1, 5), "200", "Tesco", None),  # groceries, not eating out
+        tx(D(2025, 1, 6), "90", "Deliveroo", "groceries"),  # a category said wins over the merchant
+    ]
+    [alert] = run("budget_exceeded", make_user(budgets=[budget], transactions=txs))
+    assert "sum of 3 eating out payments" in alert.computation and "= 105 GBP" in alert.computation
+    shop = rec(
+        "g|month", category="groceries", limit=Decimal("250"), period="month", currency="GBP"
+    )
+    [g] = run("budget_exceeded", make_user(budgets=[shop], transactions=txs))
+    assert "= 290 GBP" in g.computation  # Tesco by its merchant, Deliveroo by its category
+    own = rec("o|month", category="Lego fund", limit=Decimal("10"), period="month", currency="GBP")
+    lego = [tx(D(2025, 1, 2), "20", "Hamleys", "lego fund"), tx(D(2025, 1, 2), "20", "Tesco", None)]
+    [o] = run("budget_exceeded", make_user(budgets=[own], transactions=lego))
+    assert "= 20 GBP" in o.computation  # a word not listed still matches itself, only itself
+
+
 def test_duplicate_payment() -> None:
     txs = [
         tx(D(2025, 1, 8), "42.00", "ACME Gym"),

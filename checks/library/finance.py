@@ -16,6 +16,7 @@ from typing import Any
 from uac.checks.library.common import days, distinct, draft, records, same_words
 from uac.checks.model import AlertDraft, CheckConfig
 from uac.fact_log.reference import mentions, normalise
+from uac.fact_log.reference.spending import same_spending
 
 
 def _money(amount: Decimal, currency: str | None) -> str:
@@ -37,16 +38,20 @@ def period_bounds(period: str, today: dt.date) -> tuple[dt.date, dt.date, str]:
 
 
 def budget_exceeded(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Budgets whose category spend in the current period exceeds the limit."""
+    """Budgets whose category spend in the current period exceeds the limit.
+
+    A payment counts toward a budget when it names the same kind of spending, in the same
+    or other words ("dining" budget, "restaurants" payment), or, naming none, was paid to a
+    merchant of that kind ("£180 at Tesco" toward "groceries"): reference/data/spending.toml.
+    """
     out = []
     for budget in records(user, "budgets"):
         start, end, label = period_bounds(budget.period, today)
-        cat = budget.category.strip().lower()
         txs = [
             t
             for t in records(user, "transactions")
             if start <= t.date <= end
-            and (t.category or "").strip().lower() == cat
+            and same_spending(budget.category, t.category, getattr(t, "merchant", None))
             and t.amount > 0
             and (budget.currency is None or t.currency in (None, budget.currency))
         ]
