@@ -570,7 +570,8 @@ DIALOGUE = (
     ("2025-02-20", "Dentist appointment on 14 March at 10am."),
     ("2025-03-01", "Doctor prescribed me amoxicillin 500 mg three times a day."),
     ("2025-03-04", "I spent £120 on dining at Dishoom yesterday."),
-    ("2025-03-08", "I spent £95 on dining at Hawksmoor tonight."),
+    # No category said: a delivery app's payment counts toward "dining" by its merchant.
+    ("2025-03-08", "Spent £95 at Deliveroo tonight."),
     # A weekday series meets a Wednesday meeting, never the Saturday match.
     (
         "2025-03-28",
