@@ -89,25 +89,40 @@ class DrugData:
     classes: dict[str, dict[str, Any]]
     member_class: dict[str, str]  # generic name → class
     class_names: dict[str, str]  # a word naming a class (penicillin, sulfa) → class
-    aliases: dict[str, str]
+    aliases: dict[str, tuple[str, ...]]  # brand or combination product → its generic(s)
     cross: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     others: frozenset[str] = frozenset()  # drug names without class data (recognition only)
 
-    def identify(self, text: str) -> tuple[str, frozenset[str]] | None:
-        """(generic drug or class word, classes) a medication/allergy text names, or None."""
+    def _classes_of(self, generic: str) -> frozenset[str]:
+        return (
+            frozenset({self.member_class[generic]}) if generic in self.member_class else frozenset()
+        )
+
+    def components(self, text: str) -> list[tuple[str, frozenset[str]]]:
+        """Every (generic drug or class word, classes) a medication/allergy text names: one for
+        a single drug, each ingredient of a combination product ("co-codamol"), [] if none."""
         norm = normalise(text)
-        for alias, generic in self.aliases.items():
+        # Longest first so "tylenol with codeine" wins over "tylenol".
+        for alias in sorted(self.aliases, key=len, reverse=True):
             if mentions(norm, alias):
-                return generic, frozenset({self.member_class[generic]})
+                return [(g, self._classes_of(g)) for g in self.aliases[alias]]
         # Longest first so "penicillin v" wins over "penicillin".
         for member in sorted(self.member_class, key=len, reverse=True):
             if mentions(norm, member):
-                return member, frozenset({self.member_class[member]})
+                return [(member, self._classes_of(member))]
         for word in sorted(self.class_names, key=len, reverse=True):
             if mentions(norm, word):
-                return word, frozenset({self.class_names[word]})
-        return None
+                return [(word, frozenset({self.class_names[word]}))]
+        for other in sorted(self.others, key=len, reverse=True):
+            if mentions(norm, other):
+                return [(other, frozenset())]
+        return []
+
+    def identify(self, text: str) -> tuple[str, frozenset[str]] | None:
+        """(generic drug or class word, classes) a medication/allergy text names first, or None."""
+        found = self.components(text)
+        return found[0] if found else None
 
 
 @functools.cache
@@ -127,7 +142,10 @@ def drug_data() -> DrugData:
         raw["classes"],
         member_class,
         class_names,
-        raw["aliases"],
+        {
+            name: (generic,) if isinstance(generic, str) else tuple(generic)
+            for name, generic in raw["aliases"].items()
+        },
         raw.get("cross_reactivity", []),
         inter["pair"],
         frozenset(raw.get("vocabulary", {}).get("others", [])),
