@@ -11,7 +11,7 @@ from typing import Any
 from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.reference import drug_data
+from uac.fact_log.reference import drug_data, health_rules
 
 TODAY = dt.date(2025, 3, 1)
 NOW = dt.datetime(2025, 3, 1, 10, 0)
@@ -134,3 +134,35 @@ def test_a_brand_said_in_conversation_is_learned() -> None:
         found = extract(text, NOW, "user")
         meds = [c.value["name"] for c in found if c.path == "health.medications"]
         assert meds == [name], (text, meds)
+
+
+# -- health rules: alcohol, condition families, pregnancy ------------------------------------
+
+
+def test_spirits_and_wines_by_name_are_alcohol() -> None:
+    words = {w for r in health_rules()["intake"] if r["name"] == "alcohol" for w in r["words"]}
+    assert {"soju", "mezcal", "tequila", "lager", "merlot", "sangria"} <= words
+    # a word that is mostly something else is not alcohol ("for goodness' sake", "port")
+    assert not {"sake", "port", "bitter", "shots", "scotch"} & words
+    for drink in ("soju most nights", "a couple of lagers", "mezcal"):
+        intake = rec("i", name=drink, start_date=None, stop_date=None)
+        [alert] = run("food_drug_interaction", user(intake=[intake], medications=[med("Flagyl")]))
+        assert alert.severity == "critical"
+
+
+def test_conditions_in_lay_words_meet_their_activity_rules() -> None:
+    dive = rec("d", title="Scuba diving in Dahab", start=NOW, end=None, location=None)
+    for condition in ("irregular heartbeat", "wheezy chest", "seizures", "blood sugar problems"):
+        cond = rec("c", name=condition, status=None, expected_end=None)
+        [alert] = run("activity_vs_condition", user(events=[dive], conditions=[cond]))
+        assert condition in alert.message
+    eczema = rec("c", name="eczema", status=None, expected_end=None)
+    assert run("activity_vs_condition", user(events=[dive], conditions=[eczema])) == []
+
+
+def test_a_pregnancy_said_by_its_trimester_sees_the_drug() -> None:
+    cond = rec("p", name="second trimester", status=None, expected_end=None)
+    [alert] = run(
+        "pregnancy_contraindication", user(conditions=[cond], medications=[med("Topamax")])
+    )
+    assert alert.severity == "critical"
