@@ -11,7 +11,8 @@ from typing import Any
 from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.reference import drug_data, health_rules
+from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.reference import country_name, drug_data, health_rules, places
 
 TODAY = dt.date(2025, 3, 1)
 NOW = dt.datetime(2025, 3, 1, 10, 0)
@@ -166,3 +167,45 @@ def test_a_pregnancy_said_by_its_trimester_sees_the_drug() -> None:
         "pregnancy_contraindication", user(conditions=[cond], medications=[med("Topamax")])
     )
     assert alert.severity == "critical"
+
+
+# -- places ---------------------------------------------------------------------------------
+
+
+def test_capitals_resorts_regions_and_states_name_their_country() -> None:
+    for name, code in (
+        ("Tegucigalpa", "HN"),
+        ("Zermatt", "CH"),
+        ("Tuscany", "IT"),
+        ("Kerala", "IN"),
+        ("Koh Tao", "TH"),
+        ("Queenstown", "NZ"),
+        ("Texas", "US"),
+        ("Playa del Carmen", "MX"),
+        ("Cabo Verde", "CV"),
+    ):
+        found = lookup_place(name)
+        assert found is not None and found[1] == code, (name, found)
+    # every country a place names reads as a name in an alert
+    assert country_name("HN") == "Honduras" and country_name("CV") == "Cabo Verde"
+
+
+def test_words_and_first_names_are_not_places_or_peoples() -> None:
+    nationalities = places()["nationalities"]
+    for word in (
+        "bath", "reading", "split", "mobile", "bled", "madras", "sucre", "savannah",
+        "brooklyn", "virginia", "georgia", "chad", "charlotte", "kingston", "darwin",
+        "chester", "lincoln", "medina", "kobe", "raleigh", "napier", "patagonia",
+    ):  # fmt: skip
+        assert lookup_place(word) is None, word
+    for word in ("yank", "pom", "dane", "pole", "finn", "swede"):
+        assert word not in nationalities, word
+
+
+def test_informal_demonyms_and_a_new_destination_are_learned() -> None:
+    for text, code in (("I'm a Kiwi, by the way.", "NZ"), ("We're Aussies, so all good.", "AU")):
+        [c] = [c for c in extract(text, NOW, "user") if c.path == "identity.nationality"]
+        assert c.value == code
+    text = "I'm flying to Zermatt on 12 January 2026, back on the 19th."
+    [trip] = [c for c in extract(text, NOW, "user") if c.path == "travel.trips"]
+    assert trip.value["city"] == "Zermatt" and trip.value["country"] == "CH"
