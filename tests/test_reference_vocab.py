@@ -12,7 +12,7 @@ from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.places import lookup_place
-from uac.fact_log.reference import country_name, drug_data, health_rules, places
+from uac.fact_log.reference import country_name, drug_data, food_data, health_rules, places
 
 TODAY = dt.date(2025, 3, 1)
 NOW = dt.datetime(2025, 3, 1, 10, 0)
@@ -209,3 +209,29 @@ def test_informal_demonyms_and_a_new_destination_are_learned() -> None:
     text = "I'm flying to Zermatt on 12 January 2026, back on the 19th."
     [trip] = [c for c in extract(text, NOW, "user") if c.path == "travel.trips"]
     assert trip.value["city"] == "Zermatt" and trip.value["country"] == "CH"
+
+
+# -- foods ----------------------------------------------------------------------------------
+
+
+def test_signal_dishes_reveal_their_allergen() -> None:
+    for substance, title in (
+        ("sesame", "Halva and baklava tasting"),
+        ("fish", "Ceviche night"),
+        ("gluten", "Seitan cooking class"),
+        ("eggs", "Meringue workshop"),
+        ("dairy", "Paneer masterclass"),
+        ("salmon", "Sushi with Ana"),
+        ("mustard", "Mustard tasting in Dijon"),
+    ):
+        allergy = rec("a", substance=substance, reaction=None, severity="severe")
+        event = rec("e", title=title, location=None, start=NOW, end=None)
+        [alert] = run("food_allergy", user(allergies=[allergy], events=[event], transactions=[]))
+        assert alert.severity == "critical", (substance, title)
+    names = {n for spec in food_data()[2].values() for n in spec["names"]}
+    assert {"celery", "lupin", "sulphites", "macadamia", "salmon"} <= names
+
+
+def test_an_allergy_to_a_named_fish_is_learned() -> None:
+    found = extract("I'm allergic to salmon, my throat swells.", NOW, "user")
+    assert [c.value["substance"] for c in found if c.path == "health.allergies"] == ["salmon"]
