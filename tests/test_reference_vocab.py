@@ -231,8 +231,3 @@ def test_signal_dishes_reveal_their_allergen() -> None:
         assert alert.severity == "critical", (substance, title)
     names = {n for spec in food_data()[2].values() for n in spec["names"]}
     assert {"celery", "lupin", "sulphites", "macadamia", "salmon"} <= names
-
-
-def test_an_allergy_to_a_named_fish_is_learned() -> None:
-    found = extract("I'm allergic to salmon, my throat swells.", NOW, "user")
-    assert [c.value["substance"] for c in found if c.path == "health.allergies"] == ["salmon"]
