@@ -53,13 +53,26 @@ def _active_conditions(user: Any, today: dt.date, config: CheckConfig) -> list[A
 def _names_drug(med: Any, drugs: list[str], classes: list[str]) -> str | None:
     """The drug (or class) of a rule a medication is, or None."""
     norm = normalise(med.name)
-    found = drug_data().identify(med.name)
+    found = drug_data().components(med.name)  # each ingredient of a combination product
     for d in drugs:
-        if mentions(norm, d) or (found and found[0] == d):
+        if mentions(norm, d) or any(generic == d for generic, _ in found):
             return d
-    if found and set(classes) & found[1]:
-        return next(iter(set(classes) & found[1])).replace("_", " ")
+    for _, found_classes in found:
+        if set(classes) & found_classes:
+            return next(iter(set(classes) & found_classes)).replace("_", " ")
     return None
+
+
+def _ingredients(meds: list[Any]) -> list[tuple[Any, str, frozenset[str], str]]:
+    """(medication, generic, classes, how to say it) for each ingredient of each medication:
+    a combination product ("co-codamol") gives one row per drug it contains."""
+    out = []
+    for med in meds:
+        found = drug_data().components(med.name)
+        for drug, classes in found:
+            what = med.name if len(found) == 1 else f"{med.name} contains {drug}, which"
+            out.append((med, drug, classes, what))
+    return out
 
 
 def drug_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
@@ -73,22 +86,40 @@ def drug_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDr
     out: list[AlertDraft] = []
     if not allergies:
         return out
-    for med in current_meds(user, today):
-        found = data.identify(med.name)
-        if found is None:
-            continue
-        drug, classes = found
+    seen: set[tuple[str, str]] = set()  # one alert per medication and allergy
+    for med, drug, classes, what in _ingredients(current_meds(user, today)):
         for allergy, named, allergy_classes in allergies:
             ids = med.fact_ids + allergy.fact_ids
             keys = (med.key, allergy.key)
             reaction = f" ({allergy.reaction})" if allergy.reaction else ""
+            if keys in seen:
+                continue
+            if drug == named and not classes:  # a drug of no known class, named in both
+                seen.add(keys)
+                out.append(
+                    draft(
+                        "drug_allergy",
+                        "critical",
+                        f"{med.name} contains {drug} and you are allergic to "
+                        f"{allergy.substance}{reaction}.",
+                        why="Taking a drug you are allergic to can cause the same reaction again.",
+                        next_step=f"Do not take {med.name}; tell the prescriber about the "
+                        f"{allergy.substance} allergy and ask for an alternative.",
+                        computation=f"'{med.name}' → {drug}; allergy '{allergy.substance}' → "
+                        f"{named} ({data.version})",
+                        keys=keys,
+                        fact_ids=ids,
+                    )
+                )
+                continue
             if classes & allergy_classes:
+                seen.add(keys)
                 cls = next(iter(classes & allergy_classes))
                 out.append(
                     draft(
                         "drug_allergy",
                         "critical",
-                        f"{med.name} belongs to the {cls} class and you are allergic to "
+                        f"{what} belongs to the {cls} class and you are allergic to "
                         f"{allergy.substance}{reaction}.",
                         why="An allergy to one drug of a class usually means the whole class.",
                         next_step=f"Do not take {med.name}; tell the prescriber about the "
@@ -102,6 +133,7 @@ def drug_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDr
                 continue
             for rule in data.cross:
                 if rule["drug_class"] in classes and rule["allergy_class"] in allergy_classes:
+                    seen.add(keys)
                     severity = rule["severity"]
                     if allergy.severity == "anaphylaxis":
                         severity = "critical"  # the source advises avoiding it entirely
@@ -134,18 +166,19 @@ def _matches(term: str, drug: str, classes: frozenset[str]) -> bool:
 def drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Pairs of medications taken at the same time that interact dangerously."""
     data = drug_data()
-    meds = []
-    for med in current_meds(user, today):
-        found = data.identify(med.name)
-        if found is not None:
-            meds.append((med, *found))
-    out = []
+    meds = [
+        (med, drug, classes) for med, drug, classes, _ in _ingredients(current_meds(user, today))
+    ]
+    out: list[AlertDraft] = []
+    done: set[tuple[str, ...]] = set()  # one alert per pair of medications
     for i, (a, drug_a, cls_a) in enumerate(meds):
         for b, drug_b, cls_b in meds[i + 1 :]:
+            if a is b:
+                continue  # the ingredients of one combination product
             start = max(_span(a)[0], _span(b)[0])
             end = min(_span(a)[1], _span(b)[1])
-            if start > end or end < today:
-                continue  # never taken together from today on
+            if start > end or end < today or tuple(sorted((a.key, b.key))) in done:
+                continue  # never taken together from today on, or already alerted
             for pair in data.pairs:
                 hit = (
                     _matches(pair["a"], drug_a, cls_a) and _matches(pair["b"], drug_b, cls_b)
@@ -168,6 +201,7 @@ def drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[Ale
                         fact_ids=a.fact_ids + b.fact_ids,
                     )
                 )
+                done.add(tuple(sorted((a.key, b.key))))
                 break
     return out
 
@@ -375,56 +409,70 @@ def daily_mg(dose: str | None) -> Decimal | None:
 
 
 def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Daily doses above the maximum for the user's body weight (paracetamol under 50 kg).
+    """Daily doses above the maximum for the user's body weight (paracetamol under 50 kg),
+    summed over every medication that contains the drug (co-codamol and paracetamol).
 
     Without a recorded weight it asks for it once, when the dose is too high for some weights.
     """
     weighed = sorted(records(user, "body_weight"), key=lambda w: w.date)
     weight = weighed[-1].kg if weighed else None  # the latest measurement
     out = []
-    for med in current_meds(user, today):
-        for rule in health_rules()["dosing"]:
-            if _names_drug(med, rule["aliases"], []) is None:
-                continue
-            mg = daily_mg(getattr(med, "dose", None))
-            if mg is None:
-                continue
-            if mg > rule["max_mg_day"]:
-                limit, basis = Decimal(rule["max_mg_day"]), f"{rule['max_mg_day']} mg a day"
-            elif weight is None:
-                if mg > rule["below_kg"] * rule["max_mg_per_kg_day"]:
-                    out.append(
-                        to_confirm(
-                            "dose_vs_weight",
-                            "body_weight",
-                            f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
-                            f"much for someone under {rule['below_kg']} kg.",
-                            f"The safe daily maximum of {rule['drug']} depends on body weight.",
-                            med.fact_ids,
-                        )
+    meds = current_meds(user, today)
+    for rule in health_rules()["dosing"]:
+        taken = [
+            (med, mg)
+            for med in meds
+            if _names_drug(med, rule["aliases"], []) is not None
+            and (mg := daily_mg(getattr(med, "dose", None))) is not None
+        ]
+        if not taken:
+            continue
+        mg = sum((m for _, m in taken), Decimal(0))
+        if mg > rule["max_mg_day"]:
+            limit, basis = Decimal(rule["max_mg_day"]), f"{rule['max_mg_day']} mg a day"
+        elif weight is None:
+            if mg > rule["below_kg"] * rule["max_mg_per_kg_day"]:
+                out.append(
+                    to_confirm(
+                        "dose_vs_weight",
+                        "body_weight",
+                        f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
+                        f"much for someone under {rule['below_kg']} kg.",
+                        f"The safe daily maximum of {rule['drug']} depends on body weight.",
+                        tuple(i for med, _ in taken for i in med.fact_ids),
                     )
-                continue
-            elif weight < rule["below_kg"]:
-                limit = (Decimal(str(weight)) * rule["max_mg_per_kg_day"]).quantize(Decimal(1))
-                basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight:g} kg = {limit} mg a day"
-            else:
-                continue
-            if mg <= limit:
-                continue
-            at = f" at {weight:g} kg" if weight is not None else ""
-            out.append(
-                draft(
-                    "dose_vs_weight",
-                    "critical",
-                    f"{med.name} {med.dose} is {mg} mg a day, above the {limit} mg maximum{at}.",
-                    why=f"Too much {rule['drug']} for your body weight can damage the liver.",
-                    next_step=f"Lower the dose to at most {limit} mg a day and check it with a "
-                    "pharmacist.",
-                    computation=f"{med.dose} → {mg} mg/day > {basis} ({rule['source']})",
-                    keys=(med.key,),
-                    fact_ids=med.fact_ids + weighed[-1].fact_ids,
                 )
+            continue
+        elif weight < rule["below_kg"]:
+            limit = (Decimal(str(weight)) * rule["max_mg_per_kg_day"]).quantize(Decimal(1))
+            basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight:g} kg = {limit} mg a day"
+        else:
+            continue
+        if mg <= limit:
+            continue
+        at = f" at {weight:g} kg" if weight is not None else ""
+        said = " + ".join(f"{med.name} {med.dose}" for med, _ in taken)
+        if len(taken) == 1:
+            message = f"{said} is {mg} mg a day, above the {limit} mg maximum{at}."
+        else:  # "co-codamol ... + paracetamol ...": one drug from several products
+            message = f"{said} together are {mg} mg of {rule['drug']} a day, above the {limit} "
+            message += f"mg maximum{at}."
+        out.append(
+            draft(
+                "dose_vs_weight",
+                "critical",
+                message,
+                why=f"Too much {rule['drug']} for your body weight can damage the liver.",
+                next_step=f"Lower the dose to at most {limit} mg a day and check it with a "
+                "pharmacist.",
+                computation=" + ".join(f"{med.dose} → {m}" for med, m in taken)
+                + ("" if len(taken) == 1 else f" = {mg}")
+                + f" mg/day > {basis} ({rule['source']})",
+                keys=tuple(med.key for med, _ in taken),
+                fact_ids=tuple(i for med, _ in taken for i in med.fact_ids)
+                + (weighed[-1].fact_ids if weighed else ()),
             )
+        )
     return out
 
 

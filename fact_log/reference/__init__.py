@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,25 +89,67 @@ class DrugData:
     classes: dict[str, dict[str, Any]]
     member_class: dict[str, str]  # generic name → class
     class_names: dict[str, str]  # a word naming a class (penicillin, sulfa) → class
-    aliases: dict[str, str]
+    aliases: dict[str, tuple[str, ...]]  # brand or combination product → its generic(s)
     cross: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     others: frozenset[str] = frozenset()  # drug names without class data (recognition only)
+    # {normalised name: ((rank, -length), what it names)}: filled on first use
+    index: dict[str, tuple[tuple[int, int], list[tuple[str, frozenset[str]]]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def _classes_of(self, generic: str) -> frozenset[str]:
+        return (
+            frozenset({self.member_class[generic]}) if generic in self.member_class else frozenset()
+        )
+
+    def components(self, text: str) -> list[tuple[str, frozenset[str]]]:
+        """Every (generic drug or class word, classes) a medication/allergy text names: one for
+        a single drug, each ingredient of a combination product ("co-codamol"), [] if none.
+
+        An alias wins over a class member, a member over a class word, a class word over an
+        other name; within one kind the longest name ("tylenol with codeine" over "tylenol",
+        "penicillin v" over "penicillin")."""
+        if not self.index:
+            self.index.update(_name_index(self))
+        index = self.index
+        words = normalise(text).split()
+        best: tuple[tuple[int, int], list[tuple[str, frozenset[str]]]] | None = None
+        for n in range(1, _LONGEST_NAME + 1):  # every run of up to the longest name's words
+            for at in range(len(words) - n + 1):
+                hit = index.get(" ".join(words[at : at + n]))
+                if hit is not None and (best is None or hit[0] < best[0]):
+                    best = hit
+        return list(best[1]) if best else []
 
     def identify(self, text: str) -> tuple[str, frozenset[str]] | None:
-        """(generic drug or class word, classes) a medication/allergy text names, or None."""
-        norm = normalise(text)
-        for alias, generic in self.aliases.items():
-            if mentions(norm, alias):
-                return generic, frozenset({self.member_class[generic]})
-        # Longest first so "penicillin v" wins over "penicillin".
-        for member in sorted(self.member_class, key=len, reverse=True):
-            if mentions(norm, member):
-                return member, frozenset({self.member_class[member]})
-        for word in sorted(self.class_names, key=len, reverse=True):
-            if mentions(norm, word):
-                return word, frozenset({self.class_names[word]})
-        return None
+        """(generic drug or class word, classes) a medication/allergy text names first, or None."""
+        found = self.components(text)
+        return found[0] if found else None
+
+
+_LONGEST_NAME = 6  # words in the longest drug name or alias ("advil cold and sinus")
+
+
+def _name_index(
+    data: DrugData,
+) -> dict[str, tuple[tuple[int, int], list[tuple[str, frozenset[str]]]]]:
+    """Every name DrugData knows, normalised, with its rank (alias, member, class word, other)
+    and what it names."""
+    kinds = (
+        ((a, [(g, data._classes_of(g)) for g in gs]) for a, gs in data.aliases.items()),
+        ((m, [(m, data._classes_of(m))]) for m in data.member_class),
+        ((w, [(w, frozenset({c}))]) for w, c in data.class_names.items()),
+        ((o, [(o, frozenset())]) for o in sorted(data.others)),
+    )
+    index = {}
+    for rank, names in enumerate(kinds):
+        for name, what in names:
+            key = normalise(name).strip()
+            if len(key.split()) > _LONGEST_NAME:
+                raise ValueError(f"drug name {name!r} is longer than {_LONGEST_NAME} words")
+            index.setdefault(key, ((rank, -len(name)), what))
+    return index
 
 
 @functools.cache
@@ -127,7 +169,10 @@ def drug_data() -> DrugData:
         raw["classes"],
         member_class,
         class_names,
-        raw["aliases"],
+        {
+            name: (generic,) if isinstance(generic, str) else tuple(generic)
+            for name, generic in raw["aliases"].items()
+        },
         raw.get("cross_reactivity", []),
         inter["pair"],
         frozenset(raw.get("vocabulary", {}).get("others", [])),
