@@ -479,6 +479,18 @@ def test_a_backfilled_message_reads_what_was_said_before_it(mem: Memory) -> None
     assert early == []
 
 
+def test_a_live_message_reads_its_session_whatever_the_clocks_say(mem: Memory) -> None:
+    # A message given no time is read after everything the session holds, even when an
+    # earlier one was stamped by a client clock ahead of the server's.
+    ahead = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=5)
+    mem.add(WHO, "My new passport finally arrived.", at=ahead, session_id="s1")
+    learned = mem.add(WHO, "It's good until 14 May 2036.", session_id="s1")
+    assert (
+        only([(f.path, f.value) for f in learned.facts], "identity.passport.expiry_date")
+        == "2036-05-14"
+    )
+
+
 def test_thread_is_read_from_the_store_by_a_new_process(home: Any) -> None:
     with Memory(home, create=True, react=False) as first:
         say(first, "2026-02-03T09:00", "My new passport finally arrived.")

@@ -306,7 +306,9 @@ class Writes:
             actor=self.actor,
             llm=self.llm,
             store=self.store,
-            history=session_history(self.store, address, session_id, role, at or recorded),
+            # a dated message (a replay) reads what was said before it; a live one, the
+            # session as it arrived (a client clock a little behind the server's loses nothing)
+            history=session_history(self.store, address, session_id, role, at),
         )
         set_aside_out_of_scope(self.catalog, batch)
         facts = self.append(batch)
