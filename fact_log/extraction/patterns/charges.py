@@ -12,6 +12,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -181,9 +182,15 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # amount (a currency or pence), and maybe the day; no verb.
 _STATEMENT_ITEM = re.compile(
     r"(?:^|[,;:]\s*)(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
-    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
-    r"(?P<when>\s+(?i:yesterday|today|last\s+night|this\s+morning|on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
-    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?\s*(?=$|[,;!?.]|\s+and\b)"
+    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)"
+    # "tesco big shop 138.62": what was bought there, in a word or two, before the amount
+    r"(?:\s+(?i:big|weekly|food|online|grocery|quick|small)?\s*(?i:shop|order|run|delivery|"
+    r"takeaway|groceries|top-?up))?"
+    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
+    r"(?P<when>\s+(?i:yesterday|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening)|"
+    r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
+    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?"
+    r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(
     "paid spent cost costs was is for about around only just total me it that this and the my "
@@ -227,11 +234,54 @@ def _spent_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# A purchase named by its shop and price with no verb for the payment: "switch 2 from best buy
+# 449.99", "Rational iCombi from Nisbets, £9,840 inc vat", "1.099 € in MediaMarkt" (a verb of
+# buying or receiving elsewhere in the sentence for the last form).
+_SHOP_THEN_PRICE = re.compile(
+    r"\bfrom\s+(?P<m>[A-Za-z][\w'’&.+-]{1,20}(?:\s[A-Za-z][\w'’&.+-]{1,20}){0,2}?)\s*,?\s+"
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b)|\d[\d,]*\.\d\d)"
+    r"(?:\s+(?i:inc|incl|including)\.?\s+(?i:vat|tax|delivery|shipping))?\s*(?=$|[,;.!?])"
+)
+_PRICE_AT_SHOP = re.compile(
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b))\s+(?:in|at|from)\s+"
+    r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20}){0,2})\s*(?=$|[,;.!?])"
+)
+_BUYING = re.compile(
+    r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
+)
+_MONTHS = word_set(
+    "January February March April May June July August September October November December"
+)
+
+
+def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A purchase said as its shop and its price, with no verb for the payment."""
+    m = _SHOP_THEN_PRICE.search(sent.text)
+    if m is None and _BUYING.search(sent.text):
+        m = _PRICE_AT_SHOP.search(sent.text)
+    if m is None or _WISH.search(sent.text) or not clause_ok(parts, sent, sent.start):
+        return False
+    name = m["m"]
+    if someone_else(sent.text[: m.start()]) or name.split()[0] in NOT_NAMES:
+        return False
+    if name.split()[0].lower() in _NOT_A_SHOP or name in _MONTHS or lookup_place(name):
+        return False  # "a flight from Manchester, £450": a place, not a shop
+    money = find_money(m["amt"]) or amounts(m["amt"])
+    day = _day(ctx, sent)
+    if not money or day is None:
+        return False
+    value: dict[str, Any] = {"date": day, "amount": money[0].amount, "merchant": name}
+    if money[0].currency:
+        value["currency"] = money[0].currency
+    ctx.add("finance.transactions", value, sent, 0.65)
+    return True
+
+
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Payments listed as "<payee> <amount> <day>", one transaction each."""
     if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
         return  # another rule read this sentence's payment already
-    if _spent_at(ctx, sent, parts):
+    if _spent_at(ctx, sent, parts) or _bought_at(ctx, sent, parts):
         return
     for m in _STATEMENT_ITEM.finditer(sent.text):
         name = m["m"]
@@ -249,7 +299,7 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not money:
             continue
         day = days[0].date if days else ctx.today
-        if m["when"] and "night" in m["when"].lower():
+        if m["when"] and "last" in m["when"].lower():  # "last night"; "tonight" is today
             day = ctx.today - dt.timedelta(days=1)
         value = {"date": day, "amount": money[0].amount, "merchant": name}
         if money[0].currency:

@@ -283,7 +283,8 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _SPENT = re.compile(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
-    r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    r"\bcost\s+me\b|^(?:(?:note\s+to\s+self|fyi|btw|ok(?:ay)?|so|update)[,:!-]?\s+)?"
+    r"(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
     # "rent paid to Harbour Lettings, £1,250": the thing paid first
     r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
@@ -318,7 +319,8 @@ def _merchant(raw: str) -> str | None:
 # "Paid the Thames Water bill today": the payee named by its bill
 _BILL_OF = re.compile(
     r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
-    r"(?i:bill|invoice)\b"
+    r"(?:(?i:electric(?:ity)?|gas|water|energy|phone|mobile|internet|broadband|power|"
+    r"heating|utility)\s+)?(?i:bill|invoice)\b"
 )
 _WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")

@@ -9,6 +9,7 @@ from typing import Any
 from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
 from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -267,6 +268,8 @@ def _provider(name: str) -> str:
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
+    if card_limits(ctx, sent, parts):
+        return
     limit = _PER_PAYMENT.search(sent.text) or _CAPPED.search(sent.text)
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:

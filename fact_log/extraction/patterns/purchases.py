@@ -13,10 +13,12 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_ok,
     dates_in,
     guarded,
     in_clause,
     someone_else,
+    word_set,
 )
 
 _ACCOUNT = re.compile(
@@ -48,11 +50,96 @@ _FIRST_PERSON = re.compile(
 )
 
 
+# A card as the user names it, any case: "my HDFC credit card", "My Swisscard Mastercard",
+# "the BBVA card", "my discover card"
+_HELD_CARD = re.compile(
+    r"\b(?:my|the|our)\s+(?P<prov>[A-Za-z][\w&]{1,20}(?:\s[A-Za-z][\w&]{1,20})??)"
+    r"(?:\s+(?:Mastercard|Visa|Amex))?\s+"
+    r"(?P<kind>credit\s+card|debit\s+card|card|Mastercard|Visa)\b",
+    re.I,
+)
+_NOT_ISSUERS = word_set(
+    "credit debit new old same other bank first second main business company work "
+    "wife's husband's partner's"
+)
+# The cue an amount answers to, read clause by clause so each amount binds to its own cue
+# ("limit is 2,50,000 INR and per transaction it is capped at 1 lakh")
+_PER_ONE = re.compile(
+    r"\b(?:per|each|a\s+single|any\s+single|for\s+one|for\s+a\s+single|one)[\s-]+"
+    r"(?:transaction|payment|purchase)\b|\bin\s+one\s+go\b|\bat\s+a\s+time\b",
+    re.I,
+)
+_LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
+_LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
+_OTHER_LIMIT = re.compile(r"\b(?:daily|day|ATM|withdrawal|cash|contactless|monthly)\b", re.I)
+# "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
+_BARE_LIMIT = re.compile(
+    r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"
+    r"(?:credit\s+)?limit\b",
+    re.I,
+)
+
+
+def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A card's credit limit and per-payment cap, each amount bound to its own cue."""
+    if _LIMIT_CUE.search(sent.text) is None:
+        return False
+    held = _HELD_CARD.search(sent.text)
+    if held is not None and held["prov"].lower() in _NOT_ISSUERS:
+        held = None
+    value: dict[str, Any] = {}
+    if held is not None:
+        if not in_clause(held, parts, sent) or someone_else(sent.text[: held.start()]):
+            return False
+        kind = held["kind"].lower()
+        value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        if "debit" in kind:
+            value["kind"] = "debit_card"
+        elif "credit" in kind:
+            value["kind"] = "credit_card"
+    elif _BARE_LIMIT.search(sent.text):
+        before = ctx.text[: sent.start].rstrip().rstrip("!?.")
+        start = max(before.rfind(". "), before.rfind("!"), before.rfind("\n")) + 1
+        held = _HELD_CARD.search(before[start:])
+        if held is not None and held["prov"].lower() not in _NOT_ISSUERS:
+            value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        elif (earlier := ctx.thread.last("finance.bank_accounts")) is not None:
+            value = {k: v for k, v in earlier.record().items() if k in ("name", "provider", "kind")}
+        if not value or not clause_ok(parts, sent, sent.start):
+            return False
+    else:
+        return False
+    other = False  # a daily or cash limit: read here, and no field holds it
+    for clause in _LIMIT_CLAUSES.split(sent.text):
+        said = amounts(clause)
+        if said and _OTHER_LIMIT.search(clause):
+            other = True
+        if not said or _OTHER_LIMIT.search(clause):
+            continue
+        if _PER_ONE.search(clause):
+            value["per_transaction_limit"] = said[0].amount
+        elif _LIMIT_CUE.search(clause):
+            value["limit"] = said[0].amount
+            value["kind"] = "credit_card"  # a card with a credit limit is a credit card
+        else:
+            continue
+        if said[0].currency:
+            value.setdefault("currency", said[0].currency)
+    if "limit" not in value and "per_transaction_limit" not in value:
+        return other
+    ctx.add("finance.bank_accounts", value, sent, 0.8)
+    return True
+
+
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Accounts and cards the user has, with the issuer and the limit when said."""
+    if any(c.path == "finance.bank_accounts" and c.start == sent.start for c in ctx.out):
+        return  # card_limits (run by payments.rule_accounts) read this sentence's card
     m = _ACCOUNT.search(sent.text)
     brand = _CARD_BRAND.search(sent.text)
     limit = _LIMIT.search(sent.text)
+    if limit and _OTHER_LIMIT.search(sent.text[max(0, limit.start() - 12) : limit.start()]):
+        limit = None  # "a daily limit of 600": no field holds it
     value: dict[str, Any] = {}
     inst = m and (m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1])
     known = inst and any(
