@@ -174,3 +174,131 @@ def test_card_limits_bound_to_their_cue(
 def test_no_card_limit_of_other_kinds_or_people(text: str) -> None:
     cards = of("finance.bank_accounts", found(text))
     assert not any("limit" in c or "per_transaction_limit" in c for c in cards), cards
+
+
+# -- health: what a drug is for is a condition; a condition said as what the user is --------
+
+
+@pytest.mark.parametrize(
+    ("text", "drug", "condition"),
+    [
+        ("GP put me on bisoprolol for atrial fibrillation", "bisoprolol", "atrial fibrillation"),
+        ("started simvastatin 20mg tonight for my cholesterol", "simvastatin", "cholesterol"),
+        ("i take still the doxycycline for the acne", "doxycycline", "acne"),
+        ("prescribed me amoxicillin for the sinusitis", "amoxicillin", "sinusitis"),
+    ],
+)
+def test_what_a_drug_is_for_is_a_condition(text: str, drug: str, condition: str) -> None:
+    cands = found(text)
+    assert any(m["name"] == drug for m in of("health.medications", cands)), cands
+    assert any(condition in c["name"] for c in of("health.conditions", cands)), cands
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "started naproxen for my back",  # a body part, not a condition
+        "took paracetamol for a week",
+        "my dad takes warfarin for atrial fibrillation",  # someone else's
+    ],
+)
+def test_no_condition_from_what_is_not_one(text: str) -> None:
+    assert of("health.conditions", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("bloods came back, im borderline diabetic apparently", "borderline diabetes"),
+        ("I am asthmatic since childhood", "asthma"),
+        ("I have tendonitis in my elbow", "tendonitis"),
+        ("got diagnosed with bronchitis on friday", "bronchitis"),
+    ],
+)
+def test_a_condition_said_as_what_the_user_is_or_has(text: str, condition: str) -> None:
+    assert any(c["name"] == condition for c in of("health.conditions", found(text))), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my husband is diabetic",
+        "My hepatitis B was in 2019 at the clinic",  # a vaccination, not the illness
+        "is she asthmatic?",
+    ],
+)
+def test_no_condition_of_others_or_vaccines(text: str) -> None:
+    assert of("health.conditions", found(text)) == []
+
+
+# -- health: the dose in the next sentence, "I have taken", "I should add" ----------------
+
+
+def test_the_dose_in_the_next_sentence_completes_one_record() -> None:
+    text = "The surgery started me on ramipril today. The dose is 2.5 mg once daily."
+    meds = of("health.medications", found(text))
+    assert len(meds) == 1 and meds[0]["name"] == "ramipril", meds
+    assert meds[0]["dose"].startswith("2.5 mg") and meds[0]["start_date"] == D(2025, 6, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "drug", "dose"),
+    [
+        ("I should mention I have taken naproxen for years, normally 250 mg", "naproxen", "250"),
+        ("ive always taken cetirizine in summer", "cetirizine", None),
+    ],
+)
+def test_a_drug_taken_for_years(text: str, drug: str, dose: str | None) -> None:
+    meds = of("health.medications", found(text))
+    assert any(m["name"] == drug and (dose is None or dose in m.get("dose", "")) for m in meds)
+
+
+def test_i_should_take_is_still_not_a_medication() -> None:
+    assert of("health.medications", found("I should take ibuprofen 400 mg maybe")) == []
+
+
+# -- vaccinations: "this morning" is the message's day ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["had my shingles jab at the surgery this morning", "Got the covid booster this afternoon"],
+)
+def test_a_vaccination_this_morning(text: str) -> None:
+    jabs = of("health.vaccinations", found(text))
+    assert jabs and all(j["date"] == D(2025, 6, 1) for j in jabs), jabs
+
+
+# -- subscriptions: a priced list, a named renewal, a start after the service --------------
+
+
+def test_a_list_of_subscriptions_binds_each_price_to_its_name() -> None:
+    text = "monthlies: Notion is 8/month, Figma 12/month and Zoom 13.99/month"
+    subs = {(s["name"], s["amount"]) for s in of("finance.subscriptions", found(text))}
+    assert subs == {("Notion", 8), ("Figma", 12), ("Zoom", Decimal("13.99"))}, subs
+
+
+def test_no_subscription_list_from_prices_of_other_things() -> None:
+    text = "my sister's subscriptions: Netflix 10.99/month, Hulu 7.99/month"
+    assert of("finance.subscriptions", found(text)) == []
+
+
+def test_a_named_subscription_renews_on_a_day_of_the_month() -> None:
+    cands = found("Figma renews 15th of the month", "I pay Figma 12/month and Zoom 13.99/month")
+    assert {"name": "Figma", "renews_on": D(2025, 6, 15)} in of("finance.subscriptions", cands)
+
+
+def test_a_subscription_started_after_it_is_named() -> None:
+    subs = of(
+        "finance.subscriptions", found("got a spotify family plan, 17.99 a month, started today")
+    )
+    assert any(s.get("started_on") == D(2025, 6, 1) for s in subs), subs
+
+
+# -- identity: "<demonym> passport holder" is the passport's country ------------------------
+
+
+def test_a_passport_holder_names_the_passport_country() -> None:
+    cands = found("Brazilian passport holder here, do I need a visa for Japan?")
+    assert of("identity.passport.issuing_country", cands) == ["BR"]
+    assert of("identity.nationality", cands) == []

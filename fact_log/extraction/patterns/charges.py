@@ -194,7 +194,8 @@ _STATEMENT_ITEM = re.compile(
 )
 _NOT_A_SHOP = word_set(
     "paid spent cost costs was is for about around only just total me it that this and the my "
-    "i we at pay payment bill rent today yesterday limit budget max balance owe fee"
+    "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
+    "on in by to from of for with was were"
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from typing import Any
 
@@ -27,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.reference import health_rules
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -37,13 +39,17 @@ _MASS_ABBREV = {
     "milliliter": "ml",
 }
 
+# A condition named by its inflammation or disease ending: "mastitis", "tendonitis",
+# "diverticulosis" (a word, not a list: new ones need no entry)
+_INFLAMMATION = r"[a-z]{3,20}(?:itis|osis|iasis)(?!\s+(?-i:[A-E])\b|\s+(?:jab|vacc|shot|booster))"
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
     "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
     "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
     "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
-    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia"
+    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia|"
+    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure"
 )
 
 
@@ -60,8 +66,9 @@ _DOSE = (
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
     r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
-    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
+    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+|still\s+)?take(?:\s+still|\s+also)?|"
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
+    r"i(?:'?ve|\s+have)\s+(?:always\s+|long\s+|regularly\s+)?taken|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
@@ -179,6 +186,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
         ctx.add("health.medications", value, sent, 0.85)
+        if reason and (named := condition_named(reason[1])):
+            # "started on warfarin for atrial fibrillation": the user has the condition
+            ctx.add("health.conditions", {"name": named}, sent, 0.75)
         pos = m.end() if not m["dose2"] else m.end("dose2")
         while (more := _AND_DRUG.match(sent.text, pos)) and _is_drug(more["name"], False):
             extra = {k: v for k, v in value.items() if k == "start_date"}  # "metformin and ..."
@@ -200,7 +210,22 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "I take 500 mg with breakfast": the dose of the drug just talked about
         freq = _FREQ.search(sent.text, m.end())
         dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
-        ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+        if not _complete_dose(ctx, sent, last.get("name"), dose):
+            ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+
+
+def _complete_dose(ctx: Ctx, sent: Span, name: str, dose: str) -> bool:
+    """Give the dose to the medication an earlier sentence of this message named without one
+    ("started on warfarin. The dose is 3 mg daily": one record, not two); False if none."""
+    for i, c in enumerate(ctx.out):
+        if c.path == "health.medications" and c.op == "assert" and c.value.get("name") == name:
+            if "dose" in c.value or c.start >= sent.start:
+                return False
+            del ctx.out[i]
+            # quoted from the dose's sentence: the follow-up rules see the drug read there
+            ctx.add("health.medications", {**c.value, "dose": dose}, sent, c.confidence)
+            return True
+    return False
 
 
 # A known drug with its dose beside it is a medication whatever the verb ("the consultant
@@ -395,7 +420,10 @@ _STARTS_NOW = re.compile(
 _STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
 _UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
 _DOSE_ONLY = re.compile(
-    r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"
+    r"(?:\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?|"
+    # "The dose for now is 3 mg once daily", "dose is 20mg"
+    r"^(?:the\s+|my\s+)?(?:starting\s+|new\s+)?dose\s+(?:for\s+now\s+|now\s+)?(?:is|will\s+be)\s+)"
+    r"(?P<dose>" + _DOSE + r")"
     # what follows says when, not what: "500 mg with breakfast", "100 mg at night"
     r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day)\b))",
     re.I,
@@ -418,13 +446,51 @@ _CONDITION = re.compile(
     r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
     r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
-    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
+    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r"|" + _INFLAMMATION + r")\b",
     re.IGNORECASE,
 )
+# "I'm borderline diabetic", "I am asthmatic": the condition said as what the user is
+_I_AM_CONDITION = re.compile(
+    r"\bi(?:'?m|\s+am)\s+(?:now\s+|also\s+)?(?:an?\s+)?(?P<deg>borderline\s+|pre-?)?"
+    r"(?P<adj>diabetic|asthmatic|epileptic|an(?:a)?emic|hypertensive|coeliac|celiac)\b",
+    re.I,
+)
+_ADJECTIVE_CONDITION = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "anaemic": "anaemia",
+    "anemic": "anemia",
+    "hypertensive": "hypertension",
+    "coeliac": "coeliac disease",
+    "celiac": "celiac disease",
+}
+
+
+@functools.cache
+def _condition_words() -> frozenset[str]:
+    """Every name a condition goes by: the list above and the checks' condition families."""
+    families = health_rules()["condition_family"]
+    named = {w for words in families.values() for w in words if len(w) > 2}
+    return frozenset(CONDITIONS.split("|")) | named | {"blood pressure", "cholesterol"}
+
+
+def condition_named(what: str) -> str | None:
+    """The condition a drug's "for ..." names ("for atrial fibrillation", "for my cholesterol",
+    "for the acne"), or None when it names something else ("for my knee", "for a week")."""
+    key = re.sub(r"^(?:my|the|his|her)\s+", "", " ".join(what.lower().split()))
+    if key in _condition_words() or re.fullmatch(_INFLAMMATION, key):
+        return _FOR_MY_NAMES.get(key, key)
+    return None
 
 
 def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Diagnosed conditions."""
+    if (m := _I_AM_CONDITION.search(sent.text)) and in_clause(m, parts, sent):
+        name = _ADJECTIVE_CONDITION[m["adj"].lower()]
+        deg = "borderline " if m["deg"] and m["deg"].strip().lower() == "borderline" else ""
+        deg = "pre" if m["deg"] and m["deg"].lower().startswith("pre") else deg
+        ctx.add("health.conditions", {"name": f"{deg}{name}"}, sent, 0.8)
     for m in _CONDITION.finditer(sent.text):
         if not in_clause(m, parts, sent):
             continue

@@ -162,7 +162,10 @@ UNCERTAIN = Guard(
     re.compile(
         r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
         r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
-        r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|"
+        r"i'd like to|hoping to|hope to|want to|wanna|plan to maybe|"
+        # "I should add that ...", "I should mention": a framing of what is said, not a doubt
+        r"should(?!\s+(?:add|mention|say|note|point\s+out|clarify|explain|tell\s+you)\b)|"
+        r"dreaming of|"
         r"someday|one day|or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|"
         r"也许|可能|大概|或许",
         re.IGNORECASE,
