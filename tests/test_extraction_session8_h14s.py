@@ -302,3 +302,115 @@ def test_a_passport_holder_names_the_passport_country() -> None:
     cands = found("Brazilian passport holder here, do I need a visa for Japan?")
     assert of("identity.passport.issuing_country", cands) == ["BR"]
     assert of("identity.nationality", cands) == []
+
+
+# -- allergies: an aside, a reaction after, the exception to none, "allergic" after it -----
+
+
+@pytest.mark.parametrize(
+    ("text", "substance", "reaction"),
+    [
+        ("I am, as I said, allergic to aspirin: it makes me wheezy.", "aspirin", "wheezy"),
+        ("allergic to amoxicillin, I got hives last time", "amoxicillin", "hives"),
+        ("yes i had a rash as a child from penicillin", "penicillin", "rash"),
+        ("Im not allergic to anything, only the dog", "dog", None),
+        ("no allergies except latex", "latex", None),
+        ("no peanuts in it please, I'm allergic", "peanuts", None),
+    ],
+)
+def test_allergies_said_other_ways(text: str, substance: str, reaction: str | None) -> None:
+    got = of("health.allergies", found(text))
+    assert any(
+        a["substance"] == substance and (reaction is None or reaction in a.get("reaction", ""))
+        for a in got
+    ), got
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my son is not allergic to anything except eggs",
+        "is he allergic?",
+        "not allergic to anything",
+    ],
+)
+def test_no_allergy_of_others_or_none(text: str) -> None:
+    assert of("health.allergies", found(text)) == []
+
+
+# -- body weight after a change ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kg"),
+    [("and i've lost a bit more, 71.2 kg this morning", 71.2), ("gained some, 90kg today", 90)],
+)
+def test_a_weight_after_a_change(text: str, kg: float) -> None:
+    assert [w["kg"] for w in of("health.body_weight", found(text))] == [kg]
+
+
+def test_no_weight_of_someone_else_after_a_change() -> None:
+    assert of("health.body_weight", found("he lost a bit, 80kg now")) == []
+
+
+# -- vehicles: readings grouped the writer's way, the year after the model, dotted dates, ---
+# -- a model named in passing, the registration, the last service --------------------------
+
+
+def test_a_reading_grouped_with_dots_and_the_year_after_the_model() -> None:
+    cars = of("vehicles.vehicles", found("Mein Auto: my car is a VW Golf from 2017, 98.300 km"))
+    assert any(c.get("year") == 2017 and c.get("mileage") == 98300 for c in cars), cars
+
+
+def test_an_inspection_with_a_dotted_date() -> None:
+    cars = of(
+        "vehicles.vehicles",
+        found("The TÜV has to be done by 15.09.2025.", "I drive a Skoda Octavia from 2018"),
+    )
+    assert any(c.get("inspection_due") == D(2025, 9, 15) for c in cars), cars
+
+
+def test_the_last_service_with_a_dotted_day_and_its_cost() -> None:
+    services = of(
+        "vehicles.services",
+        found(
+            "Last service was at the garage in March, on 12.03., new pads, cost 310 EUR",
+            "I drive a Skoda Octavia from 2018",
+        ),
+    )
+    assert any(s["date"] == D(2025, 3, 12) and s.get("cost") == Decimal("310") for s in services), (
+        services
+    )
+
+
+def test_a_model_in_passing_then_its_registration_and_mot_in_one_record() -> None:
+    earlier = ("insurance renewal for the astra is £540, ouch",)
+    cars = of("vehicles.vehicles", found("MOT due end of july too. reg is AB12 CDE", *earlier))
+    assert any(
+        c.get("plate") == "AB12 CDE" and c.get("inspection_due") == D(2025, 7, 31) for c in cars
+    ), cars
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my brother's astra failed its MOT", "is the corsa a good first car?"],
+)
+def test_no_vehicle_of_others_or_asked(text: str) -> None:
+    assert of("vehicles.vehicles", found(text)) == []
+
+
+# -- sentences: a day-first date's dot does not end one ------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From 1. July the rent is 900 EUR by standing order",
+        "serviced on 14.02., cost was 200 EUR",
+        "away 6. to 9. August",
+    ],
+)
+def test_a_dotted_date_does_not_end_a_sentence(text: str) -> None:
+    from uac.fact_log.extraction.patterns.text import sentences
+
+    assert len(list(sentences(text))) == 1

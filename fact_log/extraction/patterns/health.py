@@ -19,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     Rule,
     Span,
     clause_ok,
+    complete_earlier,
     dates_in,
     drug_names,
     drug_vocabulary,
@@ -215,17 +216,10 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 def _complete_dose(ctx: Ctx, sent: Span, name: str, dose: str) -> bool:
-    """Give the dose to the medication an earlier sentence of this message named without one
-    ("started on warfarin. The dose is 3 mg daily": one record, not two); False if none."""
-    for i, c in enumerate(ctx.out):
-        if c.path == "health.medications" and c.op == "assert" and c.value.get("name") == name:
-            if "dose" in c.value or c.start >= sent.start:
-                return False
-            del ctx.out[i]
-            # quoted from the dose's sentence: the follow-up rules see the drug read there
-            ctx.add("health.medications", {**c.value, "dose": dose}, sent, c.confidence)
-            return True
-    return False
+    """Give the dose to the medication an earlier sentence of this message named without one."""
+    return complete_earlier(
+        ctx, "health.medications", lambda v: v.get("name") == name, {"dose": dose}, sent
+    )
 
 
 # A known drug with its dose beside it is a medication whatever the verb ("the consultant
@@ -573,7 +567,10 @@ _NOT_A_READING = re.compile(
 # "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
 _BARE_WEIGHT = re.compile(
     # "I'm tiny, 44kg on a good day": after a self-description, a reading
-    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
+    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+|"
+    # "And I've lost a bit, 68 kilos this morning": a change, then the reading
+    r"(?:and\s+|so\s+)?(?:i(?:'?ve|\s+have)\s+)?(?:lost|gained|put\s+on|dropped)\b[^,.;]{0,25},\s*)?"
+    r"(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
     r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?|on\s+a\s+good\s+day)\b|"
     r"\s*[.!]*$)",
     re.I,

@@ -127,6 +127,8 @@ def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
             value.setdefault("currency", said[0].currency)
     if "limit" not in value and "per_transaction_limit" not in value:
         return other
+    if "limit" not in value and held is not None and held["kind"].lower() == "card":
+        value.setdefault("kind", "debit_card")  # a card with a cap and no credit limit
     ctx.add("finance.bank_accounts", value, sent, 0.8)
     return True
 
