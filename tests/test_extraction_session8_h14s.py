@@ -414,3 +414,101 @@ def test_a_dotted_date_does_not_end_a_sentence(text: str) -> None:
     from uac.fact_log.extraction.patterns.text import sentences
 
     assert len(list(sentences(text))) == 1
+
+
+# -- payment instructions named the writer's way -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "payee", "method", "day", "account"),
+    [
+        ("gym DD comes out of my monzo account on the 3rd, £30", "gym", "direct_debit", 3, "monzo"),
+        (
+            "rent 950 EUR to Herr Vogel, I set up a Dauerauftrag from Commerzbank on the first "
+            "of every month",
+            "Herr Vogel",
+            "standing_order",
+            1,
+            "Commerzbank",
+        ),
+        (
+            "Herr Vogel now wants SEPA Lastschrift for the rent, signed it today, from my DKB "
+            "account",
+            "Herr Vogel",
+            "direct_debit",
+            None,
+            "DKB",
+        ),
+        (
+            "water bill SO goes out of nationwide on the 12th",
+            "water bill",
+            "standing_order",
+            12,
+            "nationwide",
+        ),
+    ],
+)
+def test_a_payment_instruction_in_other_words(
+    text: str, payee: str, method: str, day: int | None, account: str
+) -> None:
+    pays = of("finance.scheduled_payments", found(text))
+    assert any(
+        p["payee"] == payee
+        and p["method"] == method
+        and p.get("day_of_month") == day
+        and account.lower() in p.get("account", "").lower()
+        for p in pays
+    ), pays
+
+
+def test_no_instruction_of_someone_else_in_other_words() -> None:
+    assert of("finance.scheduled_payments", found("my sister's gym DD comes out on the 3rd")) == []
+
+
+# -- health: supply said as "tablets until", a due date after the pregnancy, a counted dose --
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("amlodipine 5mg daily, got tablets until the 14th of june", D(2025, 6, 14)),
+        ("levothyroxine 50 mcg, I have pills till the 20th then need the repeat", D(2025, 6, 20)),
+    ],
+)
+def test_a_supply_said_as_tablets_until(text: str, day: D) -> None:
+    meds = of("health.medications", found(text))
+    assert any(m.get("supply_until") == day for m in meds), meds
+
+
+def test_a_due_date_after_the_pregnancy_in_one_record() -> None:
+    conds = of("health.conditions", found("I am pregnant!! due 3 December"))
+    assert conds == [{"name": "pregnancy", "status": "active", "expected_end": D(2025, 12, 3)}]
+
+
+def test_the_midwife_gives_the_date_after_the_pregnancy() -> None:
+    cands = found("the midwife says the date is for 2 of January", "I'm pregnant, 8 weeks")
+    assert any(c.get("expected_end") == D(2026, 1, 2) for c in of("health.conditions", cands)), (
+        cands
+    )
+
+
+def test_no_due_date_of_a_bill_without_a_pregnancy() -> None:
+    assert of("health.conditions", found("due 3 December, the council tax")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "drug"),
+    [("I took two nurofen after lunch", "nurofen"), ("took 2 paracetamol this morning", None)],
+)
+def test_a_counted_dose_taken(text: str, drug: str | None) -> None:
+    names = [m["name"] for m in of("health.medications", found(text))]
+    assert names == ([drug] if drug else []) or (drug is None and names in ([], ["paracetamol"]))
+
+
+def test_no_medication_from_took_without_a_count() -> None:
+    assert of("health.medications", found("last night I took some melatonin")) == []
+
+
+def test_a_reaction_named_alone_after_the_allergy() -> None:
+    got = of("health.allergies", found("fun fact im allergic to aspirin, hives as a teenager"))
+    assert got == [{"substance": "aspirin", "reaction": "hives"}], got

@@ -20,7 +20,7 @@ from uac.fact_log.reference import food_data
 
 _ALLERGIC = re.compile(
     # "I am, as you know, allergic to codeine": an aside between the subject and the word
-    r"(?:\b(?:i(?:'m|\s+am)(?:,\s+[a-z][a-z ]{1,25},)?|i(?:'ve|\s+have)\s+(?:always\s+)?been|"
+    r"(?:\b(?:i(?:'?m|\s+am)(?:,\s+[a-z][a-z ]{1,25},)?|i(?:'ve|\s+have)\s+(?:always\s+)?been|"
     r"i\s+was\s+(?:found|diagnosed|told)"
     r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+|"
     # "allergic to latex - found out at the dentist": a note about the user, no subject said
@@ -96,6 +96,13 @@ _REACTION = re.compile(
     r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
     r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
     re.IGNORECASE,
+)
+# "allergic to penicillin, hives as a kid": the reaction named alone right after
+_BARE_REACTION = re.compile(
+    r"\s*[,:;-]\s*(?:just\s+|only\s+|an?\s+|bad\s+|mild\s+|severe\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.I,
 )
 _SUBST_STOP = re.compile(
     r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
@@ -290,7 +297,11 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue  # "allergic to cats?": asked, not said (no subject to tell it by)
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
-        reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
+        reaction = (
+            {"r": said}
+            if said
+            else _REACTION.search(sent.text, m.end()) or _BARE_REACTION.match(sent.text, m.end())
+        )
         sev = _severity(m.groupdict().get("sev"), sent.text)
         for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
             subst = subst.strip().lower()

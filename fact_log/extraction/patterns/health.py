@@ -70,13 +70,16 @@ _MED_START = re.compile(
     r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+|still\s+)?take(?:\s+still|\s+also)?|"
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
     r"i(?:'?ve|\s+have)\s+(?:always\s+|long\s+|regularly\s+)?taken|"
+    # "I took two Nurofen": a dose taken, said with its count ("took some melatonin" is not)
+    r"i\s+(?:just\s+|also\s+|then\s+)?took(?=\s+(?:a\s+couple\s+of|one|two|three|four|\d))|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
-    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
+    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?|a\s+couple\s+of|"
+    r"one|two|three|four|[1-4])\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
@@ -350,6 +353,9 @@ _SUPPLY_LASTS = re.compile(
     # "got enough tablets until 10 May", "I've enough to last me till the 15th"
     r"\benough\s+(?:(?:tablets|pills|capsules|doses|meds|medication|supply)\s+)?(?:to\s+last\s+"
     r"(?:me\s+)?)?(?:till|until|til|to|through)\b|"
+    # "got pills until the 5th of december", "I have tablets till the 20th"
+    r"\b(?:got|have|i've\s+got|there\s+are)\s+(?:(?:enough|some)\s+)?(?:tablets|pills|capsules|"
+    r"doses|meds|medication|supply|patches)\s+(?:left\s+)?(?:till|until|til|to\s+last\s+until)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",

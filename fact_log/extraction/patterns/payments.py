@@ -29,9 +29,19 @@ _ACCOUNT = (
     r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
-_METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)
+# A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
+# of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
+_METHOD = re.compile(
+    r"\b(?P<m>standing\s+order|direct\s+debit|(?-i:DD|SO)|dauerauftrag|"
+    r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)|pr[ée]l[èe]vement|"
+    r"domiciliaci[oó]n|orden\s+permanente|virement\s+permanent)\b",
+    re.IGNORECASE,
+)
+_METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
+_METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
 _MONTHLY = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?(?:every|each)\s+month\b|"
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th)|first|second|third|fourth|fifth|last)"
+    r"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each|the)\s+month\b|"
     r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month)\b",
     re.IGNORECASE,
 )
@@ -50,6 +60,23 @@ _PAYEE_SUBJECT = re.compile(
     r"leaves)\b",
     re.IGNORECASE,
 )
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+# "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
+_GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+_FROM_BANK = re.compile(
+    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+)?(?P<acct>" + _GENERIC_ACCOUNT + r"(?:"
+    r"(?-i:[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"
+    r"[a-z][a-z0-9&]{2,20}\s+(?:current\s+|savings\s+)?account)|"
+    # "comes out of halifax on the 1st": a bank typed in lower case, where money leaves
+    r"(?<=out\sof\s)[a-z][a-z0-9&]{2,20}(?=\s+(?:on|every|each)\b|\s*[,.]|\s*$))\b",
+    re.IGNORECASE,
+)
+# "Frau Albers wants now SEPA Lastschrift": the payee asks for the instruction the user gives
+_PAYEE_WANTS = re.compile(
+    r"^(?P<payee>(?:(?:Frau|Herr|Mr|Mrs|Ms|Dr)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s(?-i:[A-Z])[\w'-]+)?)\s+"
+    r"(?:now\s+)?(?:wants|asked\s+for|asks\s+for|needs|requires)\b",
+    re.IGNORECASE,
+)
 _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
@@ -61,7 +88,11 @@ _ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|cl
 
 
 def _method(text: str) -> str:
-    return text.lower().replace(" ", "_")
+    """The catalog's word for a payment instruction as said ("DD", "SEPA Lastschrift")."""
+    key = " ".join(text.lower().split())
+    if key in _METHODS:
+        return _METHODS[key]
+    return "standing_order" if "standing" in key else "direct_debit"
 
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -85,12 +116,17 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "my sister's rent goes out by standing order": hers
     payee = (
         _PAYEE_TO.search(sent.text, m.end())
+        or _PAYEE_WANTS.match(sent.text)  # "Frau Albers wants now SEPA Lastschrift"
         or _PAYEE_SUBJECT.search(sent.text)
         or _PAYEE_FOR.search(sent.text, m.end())  # "a standing order of £650 for rent"
+        or _PAYEE_TO.search(sent.text)  # "rent 1.380 EUR to Frau Albers, I made Dauerauftrag"
     )
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
+    name = _METHOD.sub("", name).strip()  # "council tax DD comes out": the payee is the tax
+    # "to my landlady Frau Albers": the payee is the name, not the role before it
+    name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
         # "Rent of £1,200 goes out", "Council tax of £180 is paid": capitalised only as the
         # first word of the sentence ("British Gas is paid ..." keeps its name)
@@ -101,14 +137,17 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = find_money(sent.text)
     if money:
         value["amount"], value["currency"] = money[0].amount, money[0].currency
-    acct = _ACCOUNT_RE.search(sent.text)
+    acct = _ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]
     period = _MONTHLY.search(sent.text)
     if period is not None:
         value["period"] = "monthly"
-        if period["day"] and 1 <= int(period["day"]) <= 31:
-            value["day_of_month"] = int(period["day"])
+        day = _ORDINALS.get((period["day"] or "").lower()) or (
+            int(period["day"]) if period["day"] and period["day"].isdigit() else None
+        )
+        if day and 1 <= day <= 31:
+            value["day_of_month"] = day
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
