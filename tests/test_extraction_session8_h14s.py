@@ -512,3 +512,89 @@ def test_no_medication_from_took_without_a_count() -> None:
 def test_a_reaction_named_alone_after_the_allergy() -> None:
     got = of("health.allergies", found("fun fact im allergic to aspirin, hives as a teenager"))
     assert got == [{"substance": "aspirin", "reaction": "hives"}], got
+
+
+# -- charges said in disbelief, statement lines with the day first or a remark after ------
+
+
+def test_a_charge_said_in_disbelief() -> None:
+    txs = of("finance.transactions", found("omg netflix charged me 15.99 on the 28th??"))
+    assert any(t["merchant"] == "netflix" and t["date"] == D(2025, 5, 28) for t in txs), txs
+
+
+def test_no_charge_when_asked() -> None:
+    assert of("finance.transactions", found("did netflix charge me 15.99?")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("wagamama 19.20 tonight no regrets", {("wagamama", "19.20")}),
+        (
+            "deliveroo last night 22.10 and just eat just now 9.80",
+            {("deliveroo", "22.10"), ("just eat", "9.80")},
+        ),
+    ],
+)
+def test_statement_lines_in_other_orders(text: str, want: set[tuple[str, str]]) -> None:
+    got = {(t["merchant"], str(t["amount"])) for t in of("finance.transactions", found(text))}
+    assert got & want, got
+
+
+def test_no_statement_line_from_a_connective() -> None:
+    assert of("finance.transactions", found("I spent 20.00 and then 5.00")) == []
+
+
+# -- one priced subscription with its renewal ---------------------------------------------
+
+
+def test_one_priced_subscription_that_renews() -> None:
+    subs = of(
+        "finance.subscriptions", found("Figma is 12/month for the studio, renews 15th of the month")
+    )
+    assert subs == [
+        {"name": "Figma", "amount": 12, "period": "monthly", "renews_on": D(2025, 6, 15)}
+    ], subs
+
+
+def test_no_subscription_from_a_price_alone() -> None:
+    assert of("finance.subscriptions", found("the gym is 30/month, too much")) == []
+
+
+# -- a planned payment: what is paid opens the sentence; "the same card" ----------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "payee", "amount", "account"),
+    [
+        (
+            (),
+            "The cottage in Cornwall wants the £1,400 on 3 July, I pay it with the Monzo",
+            "cottage",
+            "1400",
+            "Monzo",
+        ),
+        (
+            (),
+            "Flat deposit for Lisbon, 2.000 EUR, I will pay on 20 June from the Revolut card",
+            "deposit",
+            "2000",
+            "Revolut",
+        ),
+        (
+            ("my Amex card has a per payment limit of £3,000",),
+            "I'm paying the builder's final bill, £4,200 on 30 June, from the same card",
+            "builder",
+            "4200",
+            "Amex",
+        ),
+    ],
+)
+def test_a_planned_payment_said_other_ways(
+    earlier: tuple[str, ...], text: str, payee: str, amount: str, account: str
+) -> None:
+    pays = of("finance.scheduled_payments", found(text, *earlier))
+    assert any(
+        payee in p["payee"].lower() and str(p["amount"]) == amount and account in p["account"]
+        for p in pays
+    ), pays

@@ -40,7 +40,8 @@ _CHARGED = re.compile(
 # "boots charged me £8.49", "they still took £24.99 off me": whoever opens the line, as typed
 # (lower case too), charging the user; "they"/"it" is the service or shop just talked about.
 _CHARGED_ME = re.compile(
-    r"^(?:(?:and|also|so|oh|but|then|now)\s+)?(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
+    r"^(?:(?:and|also|so|oh|but|then|now|wtf|omg|ugh|argh|ffs|hmm|ok|okay|um|hey|lol)[,!.]?\s+)?"
+    r"(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
     r"also\s+|even\s+|then\s+|have\s+|has\s+)?(?:charged|billed|took|taken|debited)\s+"
     r"(?:me\s+)?(?:another\s+|again\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?\S*)"
     r"(?:\s+(?:off|from)\s+me)?",
@@ -63,9 +64,19 @@ def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         merchant = last and (last.get("name") or last.get("merchant"))
         if not merchant:
             return
-    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")] or [
+        x
+        for x in amounts(sent.text)
+        if x.start == m.start("amt") and "." in sent.text[x.start : x.end]
+    ]  # "hulu charged me 17.99": pence say it is money
     day = _day(ctx, sent)
-    if money and day is not None and not _WISH.search(sent.text):
+    # "wtf hulu charged me 17.99 on the 18th??": disbelief, not a question
+    if (
+        money
+        and day is not None
+        and not _WISH_WORD.search(sent.text)
+        and not _ASKED.match(sent.text)
+    ):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
         ctx.add("finance.transactions", value | {"merchant": merchant}, sent, 0.7)
 
@@ -180,22 +191,29 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
 # Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
 # amount (a currency or pence), and maybe the day; no verb.
+_WHEN_SAID = (
+    r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening)|"
+    r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
+)
 _STATEMENT_ITEM = re.compile(
-    r"(?:^|[,;:]\s*)(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
-    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)"
+    r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
+    r"(?:\s[A-Z][\w'’&.+-]{1,20}|"
+    # "uber eats last night 31.50": a two-word name in lower case, then its day
+    r"\s[a-z][\w'’&.+-]{1,20}(?=\s+(?i:" + _WHEN_SAID + r")\s+\d))?)"
     # "tesco big shop 138.62": what was bought there, in a word or two, before the amount
     r"(?:\s+(?i:big|weekly|food|online|grocery|quick|small)?\s*(?i:shop|order|run|delivery|"
     r"takeaway|groceries|top-?up))?"
+    r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
     r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
-    r"(?P<when>\s+(?i:yesterday|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening)|"
-    r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
-    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?"
-    r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?\s*(?=$|[,;!?.]|\s+and\b)"
+    r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
+    r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
+    # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
+    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(
     "paid spent cost costs was is for about around only just total me it that this and the my "
     "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
-    "on in by to from of for with was were"
+    "on in by to from of for with was were then also another plus so but or like"
 )
 
 
@@ -300,7 +318,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not money:
             continue
         day = days[0].date if days else ctx.today
-        if m["when"] and "last" in m["when"].lower():  # "last night"; "tonight" is today
+        when = m["when"] or m["when0"]
+        if when and "last" in when.lower():  # "last night"; "tonight" is today
             day = ctx.today - dt.timedelta(days=1)
         value = {"date": day, "amount": money[0].amount, "merchant": name}
         if money[0].currency:
@@ -308,4 +327,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.transactions", value, sent, 0.65)
 
 
+_WISH_WORD = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b", re.I)
+_ASKED = re.compile(
+    r"^\W*(?:did|has|have|was|were|is|are|will|would|could|can|do|does|why|when|how|what)\b", re.I
+)
 _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)

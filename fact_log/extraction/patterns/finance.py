@@ -123,7 +123,16 @@ _PRICED_ITEM = re.compile(
     r"^\s*(?:and\s+|plus\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20}"
     r"(?:\s(?!(?:is|at|costs?)\b)[A-Za-z][\w+&'’-]{1,20})?)\s+"
     r"(?:is\s+|at\s+|costs?\s+|=\s*)?(?P<amt>[£$€]?\s?\d{1,4}(?:[.,]\d{2})?\s?(?:[£€$]|[A-Z]{3})?)"
-    r"\s*(?:/|a\s+|per\s+)\s*(?P<per>month|mo|year|yr|week|wk)\b\s*$",
+    r"\s*(?:/|a\s+|per\s+)\s*(?P<per>month|mo|year|yr|week|wk)\b"
+    r"(?:\s+for\s+(?:the\s+|my\s+)?[a-z]+(?:\s[a-z]+)?)?\s*$",  # "33/month for the shop"
+    re.I,
+)
+# "Xero is 33/month for the shop, renews 1st of the month": one priced name is a
+# subscription when the sentence says it renews or is one
+_SUB_CUE = re.compile(r"\b(?:renews?|subscriptions?|sub|membership|plan)\b", re.I)
+_RENEWS_ON = re.compile(
+    r"\brenews\s+(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)?"
+    r"(?:\s+of\s+(?:the|every|each)\s+month)?\b",
     re.I,
 )
 _LIST_HEAD = re.compile(
@@ -143,7 +152,7 @@ def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False
     items = [_PRICED_ITEM.match(x) for x in _ITEMS.split(body) if x.strip()]
     found = [m for m in items if m is not None and m["name"].split()[0] not in NOT_NAMES]
-    if len(found) < 2:
+    if len(found) < 2 and not (found and items[0] and _SUB_CUE.search(sent.text)):
         return False
     if someone_else(sent.text[: head.end()] if head else "") or not clause_ok(
         parts, sent, sent.start
@@ -160,14 +169,16 @@ def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         }
         if money[0].currency:
             value["currency"] = money[0].currency
+        renews = _RENEWS_ON.search(sent.text) if len(found) == 1 else None
+        if renews and (day := next_day_of_month(ctx.today, int(renews["n"]))):
+            value["renews_on"] = day
         ctx.add("finance.subscriptions", value, sent, 0.75)
     return True
 
 
 # "Xero renews 1st of the month": a subscription of the thread named with its renewal
 _NAMED_RENEWS = re.compile(
-    r"^(?:and\s+|also\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20})\s+(?:auto-?)?renews\s+(?:on\s+)?"
-    r"(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)?(?:\s+of\s+(?:the|every|each)\s+month)?\b",
+    r"^(?:and\s+|also\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20})\s+(?:auto-?)?" + _RENEWS_ON.pattern[2:],
     re.I,
 )
 

@@ -199,7 +199,9 @@ def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 _PLAN_CARD = re.compile(
     r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay|"
     # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
-    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay)\s+"
+    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay|"
+    # "..., I pay it with the Swisscard" (non-native present for a plan)
+    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b))\s+"
     r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
     r"(?:with|on|using|from)\s+(?:"
     + _ACCOUNT
@@ -214,6 +216,18 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not in_clause(m, parts, sent):
         return
     said, what_at, what = sent, m.start("what"), m["what"]
+    bare = what.strip().lower() in ("it", "this", "that", "them") or _ONLY_WHEN.fullmatch(what)
+    lead = _LEAD.match(sent.text[: m.start()]) if bare else None
+    if lead is not None and find_money(lead["lead"]):
+        # "The chalet in Verbier wants the 6'200 CHF on 1 April, I pay it with the Swisscard",
+        # "Villa balance for Goa, 1,35,000 rupees, I will pay on 5th December from the HDFC
+        # card": what is paid, and how much, open the sentence
+        said, what_at, what = Span(sent.start, sent.text[: m.start()]), 0, lead["what"]
+        money = find_money(lead["lead"])
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if dates:
+            _add_planned(ctx, sent, m, what, money[0], dates[0].date)
+        return
     if what.strip().lower() in ("it", "this", "that", "them"):
         # "The balance for Casa Vela, 1850 euro, is due 20 June. I'll pay it with the N26
         # card": what "it" is, its amount and day, are the sentence before
@@ -232,6 +246,25 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if said is sent:
         what = what[: money[0].start - what_at] + what[money[0].end - what_at :]
+    _add_planned(ctx, sent, m, what, money[0], dates[0].date)
+
+
+# "on 5th December": a plan's object said as its day only
+_ONLY_WHEN = re.compile(r"\s*(?:on|by|before)\s+(?:the\s+)?\d[^,]*", re.I)
+# what opens the sentence before the plan: "The chalet in Verbier wants the 6'200 CHF ...",
+# "Villa balance for Goa, 1,35,000 rupees, ..."
+_LEAD = re.compile(
+    r"^\s*(?P<lead>(?:the\s+|my\s+|our\s+)?(?P<what>[A-Za-z][^,]{1,40}?)"
+    r"(?:\s+(?:wants|needs|asks\s+for|is|costs?)\b|\s*,)(?:[^.;]|(?<=\d)\.(?=\d))*?)\s*,?\s*$",
+    re.I,
+)
+# "from the same card", "with that card": the card the thread just named
+_SAME_CARD = re.compile(r"^(?:same|that|this)\s+(?:card|account)$", re.I)
+
+
+def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, day: Any) -> None:
+    """The planned payment: its payee from what is paid, its account as named or the card
+    the thread named ("the same card")."""
     what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
     what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
     head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
@@ -240,15 +273,27 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
-    account = m["acct"] or f"{m['bank']} account"
+    account = m["acct"] or m["bank"]  # "with the Swisscard": the account as named
+    if _SAME_CARD.match(account) and (card := ctx.thread.last("finance.bank_accounts")):
+        account = str(card.get("name") or f"{card.get('provider')} card")
+    elif m["bank"]:  # "with the Swisscard": the card the thread knows by that issuer
+        known = [
+            x
+            for x in ctx.thread.mentions
+            if x.kind == "finance.bank_accounts"
+            and str(x.get("provider") or "").lower() == m["bank"].lower()
+            and x.get("name")
+        ]
+        if known:
+            account = str(known[-1].get("name"))
     value = {
         "payee": payee,
-        "amount": money[0].amount,
-        "currency": money[0].currency,
+        "amount": money.amount,
+        "currency": money.currency,
         "account": account,
         "method": "card" if _kind(account).endswith("card") else "transfer",
         "period": "once",
-        "next_date": dates[0].date,
+        "next_date": day,
     }
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 

@@ -128,7 +128,9 @@ def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if "limit" not in value and "per_transaction_limit" not in value:
         return other
     if "limit" not in value and held is not None and held["kind"].lower() == "card":
-        value.setdefault("kind", "debit_card")  # a card with a cap and no credit limit
+        # a card with a cap and no credit limit, unless its issuer only issues credit cards
+        issuer = held["prov"].lower() in _ISSUER_CARDS
+        value.setdefault("kind", "credit_card" if issuer else "debit_card")
     ctx.add("finance.bank_accounts", value, sent, 0.8)
     return True
 

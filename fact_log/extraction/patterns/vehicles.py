@@ -282,6 +282,14 @@ _PLATE = re.compile(
 )
 
 
+# what owning a car costs or needs: the upkeep that makes "the corsa" the user's own
+_KEEPING = re.compile(
+    r"\b(?:insurance|insure|renewal|policy|premium|mot|t[üu]v|road\s+tax|car\s+tax|service|tyres?|"
+    r"repairs?|garage|parking\s+permit|breakdown\s+cover|finance\s+payment)\b",
+    re.I,
+)
+
+
 def _model_named(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A vehicle the user owns named by its model alone ("the corsa"), once in a thread."""
     m = _OWN_MODEL.search(sent.text)
@@ -289,6 +297,8 @@ def _model_named(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _SERVICED.search(sent.text) or _TOOK_IN.search(sent.text) or _INSPECTION.search(sent.text):
         return  # a service or an inspection of it: those rules record what is said
+    if m[0].lower().startswith("the") and not _KEEPING.search(sent.text):
+        return  # "the Focus I test drove": only its upkeep says a car named "the X" is the user's
     model = m["model"][0].upper() + m["model"][1:]
     known = ctx.thread.last("vehicles.vehicles")
     if known is not None and str(known.get("model")).lower() == model.lower():
