@@ -598,3 +598,66 @@ def test_a_planned_payment_said_other_ways(
         payee in p["payee"].lower() and str(p["amount"]) == amount and account in p["account"]
         for p in pays
     ), pays
+
+
+# -- an offer said by how long it lasts -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "provider", "rate", "then", "ends"),
+    [
+        (
+            "Vodafone gave me fibre at 25.00 instead of 45.00 for the first 6 months, from today",
+            "Vodafone",
+            "25.00",
+            "45.00",
+            D(2025, 11, 30),
+        ),
+        (
+            "opened a card with Virgin: 0% on purchases for 18 months, after which it reverts to "
+            "23.9% APR",
+            "Virgin",
+            "0%",
+            "23.9% APR",
+            D(2026, 11, 30),
+        ),
+    ],
+)
+def test_an_offer_said_by_its_length(
+    text: str, provider: str, rate: str, then: str, ends: D
+) -> None:
+    promos = of("finance.promotions", found(text))
+    assert any(
+        p["provider"] == provider
+        and p["rate"] == rate
+        and p["then"] == then
+        and p["ends_on"] == ends
+        for p in promos
+    ), promos
+
+
+def test_no_offer_of_someone_else() -> None:
+    assert (
+        of("finance.promotions", found("my friend got 0% for 12 months with Amex, then 22%")) == []
+    )
+
+
+# -- vehicles: the make after "my", "last service <date>", a reading the car shows ---------
+
+
+def test_the_make_after_my_and_the_service_with_its_next_reading() -> None:
+    cands = found(
+        "My Skoda Octavia from 2016 has now 143.900 km. Last service 03.03.2025, next one at 160.000 km"
+    )
+    cars = of("vehicles.vehicles", cands)
+    assert any(c.get("year") == 2016 and c.get("mileage") == 143900 for c in cars), cars
+    services = of("vehicles.services", cands)
+    assert any(
+        s["date"] == D(2025, 3, 3) and s.get("next_due_mileage") == 160000 and "mileage" not in s
+        for s in services
+    ), services
+
+
+def test_a_reading_the_car_shows() -> None:
+    cars = of("vehicles.vehicles", found("after the trip to Scotland the Octavia shows 151.200 km"))
+    assert [c.get("mileage") for c in cars] == [151200], cars

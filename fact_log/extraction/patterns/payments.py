@@ -3,11 +3,13 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
@@ -475,11 +477,69 @@ def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.promotions", value, sent, 0.7)
 
 
+# An offer said by how long it lasts: "at 29.90 instead of 59.90 for the first 12 months",
+# "0% on transfers for 24 months, after which the rate reverts to 24.9% APR"
+_FOR_FIRST = re.compile(
+    r"\bfor\s+(?:the\s+first\s+|the\s+next\s+)?(?P<n>\d{1,2}|[a-z]+)\s+(?P<unit>months?|years?)\b",
+    re.I,
+)
+_PROMO_RATE = re.compile(
+    r"(?P<rate>\b\d{1,2}(?:\.\d{1,2})?\s?%|(?<![\w.,])[£$€]?\d{1,4}[.,]\d{2})(?:\s+(?:on|for)\s+"
+    r"(?:balance\s+)?(?:transfers?|purchases|spending)|\s+(?:instead|a\s+month|/\s?mo))?",
+    re.I,
+)
+_AFTER_OFFER = re.compile(
+    r"\binstead\s+of\s+(?P<then>[£$€]?\d{1,4}(?:[.,]\d{2})?(?:\s?%)?)|"
+    r"\b(?:after\s+which|after\s+that|afterwards|then)\b[^.;]{0,40}?\b(?:reverts?\s+to|goes\s+"
+    r"(?:up\s+)?to|rises\s+to|becomes|is)\s+(?P<then2>[£$€]?\d{1,4}(?:[.,]\d{1,2})?(?:\s?%)?"
+    r"(?:\s+APR)?)",
+    re.I,
+)
+_PROVIDER_SAID = re.compile(
+    r"^(?P<p>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))\s+(?:gave|gives|offered|put|"
+    r"has\s+given|sold)\b|\b(?:with|from)\s+(?P<p2>(?-i:[A-Z][A-Za-z]{1,20}))\b",
+    re.I,
+)
+
+
+_INSTEAD = re.compile(r"(?:\s+instead)?$")
+
+
+def _offer_for_months(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A promotional rate or price said with how long it lasts and what applies after."""
+    span = _FOR_FIRST.search(sent.text)
+    after = _AFTER_OFFER.search(sent.text)
+    who = _PROVIDER_SAID.search(sent.text)
+    if span is None or after is None or who is None or not clause_ok(parts, sent, sent.start):
+        return False
+    provider = who["p"] or who["p2"]
+    rate = _PROMO_RATE.search(sent.text)
+    months = count_word(span["n"]) if not span["n"].isdigit() else int(span["n"])
+    if not months or provider.split()[0] in NOT_NAMES or someone_else(sent.text[: who.start()]):
+        return False
+    months *= 12 if span["unit"].lower().startswith("year") else 1
+    starts = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    start = starts[0].date if starts else ctx.today
+    value: dict[str, Any] = {
+        "name": _INSTEAD.sub(" offer", " ".join(rate[0].split()), count=1)
+        if rate
+        else "intro offer",
+        "provider": provider,
+        "ends_on": add_months(start, months) - dt.timedelta(days=1),
+        "then": " ".join((after["then"] or after["then2"]).split()),
+    }
+    if rate:
+        value["rate"] = " ".join(rate["rate"].split())
+    ctx.add("finance.promotions", value, sent, 0.75)
+    return True
+
+
 def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
     m = _PROMO.search(sent.text)
     if m is None:
-        _offer(ctx, sent, parts)
+        if not _offer_for_months(ctx, sent, parts):
+            _offer(ctx, sent, parts)
         _then_after(ctx, sent, parts)
         return
     if not in_clause(m, parts, sent):

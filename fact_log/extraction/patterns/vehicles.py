@@ -120,7 +120,9 @@ _VEHICLE = re.compile(
     r"^(?:just\s+)?(?:bought|picked\s+up|leased)|"
     r"i've\s+(?:just\s+)?(?:got|bought)|we\s+(?:drive|own|have|bought|got)|"
     r"my\s+(?:car|van|truck|motorbike|motorcycle|bike|ride|vehicle)\s+is|"
-    r"my\s+(?:new\s+|old\s+)?(?:car|van)\s*,?)\s+"
+    r"my\s+(?:new\s+|old\s+)?(?:car|van)\s*,?|"
+    # "My VW Passat from 2019 has now 112.400 km": the make right after "my"
+    r"(?:my|our)(?=\s+(?:new\s+|old\s+)?(?:(?:19|20)\d\d\s+)?(?:" + _MAKE_RE + r")\s))\s+"
     r"(?:an?\s+|the\s+|my\s+|our\s+)?(?:new\s+|used\s+|old\s+|second-hand\s+)?"
     r"(?:(?P<year>(?:19|20)\d\d)\s+)?(?P<make>" + _MAKE_RE + r")\s+"
     r"(?P<model>[A-Za-z0-9][\w-]{0,20}(?:\s+(?:\d[\w-]{0,6}|Series|Class|Hybrid|Estate|"
@@ -187,10 +189,14 @@ def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
     # "the Yaris is on 75,400 km": a reading of a car named with "the" opens the line; in a
     # later session the thread no longer has it, but the definite article says it is known
     reading = re.match(
-        r"\s+(?:is\s+on|is\s+at|has\s+(?:done|hit|passed)|just\s+(?:hit|passed))\s+\d",
+        r"\s+(?:is\s+(?:now\s+)?on|is\s+at|has\s+(?:now\s+)?(?:done|hit|passed)|just\s+(?:hit|passed)|"
+        r"(?:now\s+)?(?:shows|reads|says|has)(?:\s+now)?)\s+\d",
         sent.text[m.end() :],
     )
-    if not any(model.lower() in k for k in known) and not (m.start() == 0 and reading):
+    # "the Focus is on 55,000 km" opening the line, "... the Passat shows 129.300 km": a reading
+    # of a car the user has ("the Focus I test drove was on" is not one)
+    opens = m.start() == 0 or (reading and re.match(r"(?:shows|reads|says)", reading[0].strip()))
+    if not any(model.lower() in k for k in known) and not (opens and reading):
         return None
     return m.start(), model, int(m["year"]) if m["year"] else None
 
@@ -332,7 +338,7 @@ _SERVICED = re.compile(
     r"(?:service|oil\s+change|inspection)\b|"
     # "Last service was at the VW dealer on 14.02.": the last one, said as what it was
     r"^(?:(?:my|the|our|its)\s+)?(?:last|latest|most\s+recent)\s+(?:service|oil\s+change|"
-    r"inspection)\s+was\b",
+    r"inspection)(?:\s+was\b|(?=\s+(?:on\s+)?\d))",
     re.IGNORECASE,
 )
 _NEXT_DUE = re.compile(
@@ -458,11 +464,12 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     if (cost := _COST.search(sent.text)) and (money := find_money(sent.text[cost.end() :])):
         value["cost"], value["currency"] = money[0].amount, money[0].currency
-    if (km := _MILEAGE.search(sent.text)) is not None:
+    nxt = _DUE_IN.search(sent.text)
+    upto = nxt.start() if nxt else len(sent.text)  # "next one at 130.000 km" is no reading
+    if (km := _MILEAGE.search(sent.text, 0, upto)) is not None:
         value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
     elif (at := _AT_READING.search(sent.text)) is not None:
         value["mileage"] = kilometres(at[1], "km")  # "on 14 March at 72,000": the reading
-    nxt = _DUE_IN.search(sent.text)
     if nxt and (km := _DUE_KM.search(sent.text, nxt.start())) and km["rel"].lower() == "at":
         value["next_due_mileage"] = kilometres(km["km"], km["u"] or "km", bool(km["k"]))
     ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
