@@ -647,7 +647,8 @@ def test_no_offer_of_someone_else() -> None:
 
 def test_the_make_after_my_and_the_service_with_its_next_reading() -> None:
     cands = found(
-        "My Skoda Octavia from 2016 has now 143.900 km. Last service 03.03.2025, next one at 160.000 km"
+        "My Skoda Octavia from 2016 has now 143.900 km. "
+        "Last service 03.03.2025, next one at 160.000 km"
     )
     cars = of("vehicles.vehicles", cands)
     assert any(c.get("year") == 2016 and c.get("mileage") == 143900 for c in cars), cars
