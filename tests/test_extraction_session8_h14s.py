@@ -662,3 +662,50 @@ def test_the_make_after_my_and_the_service_with_its_next_reading() -> None:
 def test_a_reading_the_car_shows() -> None:
     cars = of("vehicles.vehicles", found("after the trip to Scotland the Octavia shows 151.200 km"))
     assert [c.get("mileage") for c in cars] == [151200], cars
+
+
+# -- warranties and return windows after a purchase said without a verb -------------------
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text", "item", "ends", "return_by"),
+    [
+        (
+            ("new dishwasher came today - Bosch Serie 4 from Currys, £499",),
+            "5 yr parts and labour guarantee",
+            "Bosch Serie 4",
+            D(2030, 6, 1),
+            None,
+        ),
+        (
+            ("I buy yesterday a new laptop, Lenovo Yoga, 899 € in Fnac",),
+            "They say 2 years of garantie and 30 days for return",
+            "Lenovo Yoga",
+            D(2027, 5, 31),
+            D(2025, 6, 30),
+        ),
+        (
+            ("haul: air fryer from argos 89.99",),
+            "they gave me till july 10 to return it",
+            "air fryer",
+            None,
+            D(2025, 7, 10),
+        ),
+    ],
+)
+def test_terms_after_a_purchase_without_a_verb(
+    earlier: tuple[str, ...], text: str, item: str, ends: D | None, return_by: D | None
+) -> None:
+    ws = of("finance.warranties", found(text, *earlier))
+    assert any(
+        w["item"] == item and w.get("ends_on") == ends and w.get("return_by") == return_by
+        for w in ws
+    ), ws
+
+
+def test_no_terms_when_someone_else_bought_it() -> None:
+    ws = of(
+        "finance.warranties",
+        found("2 year warranty on it", "my sister got an air fryer from argos 89.99"),
+    )
+    assert ws == []

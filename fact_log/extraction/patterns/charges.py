@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.places import lookup_place
@@ -293,7 +294,18 @@ def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if money[0].currency:
         value["currency"] = money[0].currency
     ctx.add("finance.transactions", value, sent, 0.65)
+    # what was bought, for a warranty or return window said next ("2 yr warranty")
+    cut = m.start() if m.re is _SHOP_THEN_PRICE else m.start("amt")
+    pieces = [p.strip() for p in _ITEM_SPLIT.split(sent.text[:cut]) if p.strip()]
+    item = _ITEM_LEAD.sub("", pieces[-1]) if pieces else ""
+    if item and len(item.split()) <= 4:
+        bought = freeze({"item": item, "purchased_on": day, "merchant": name})
+        ctx.thread = ctx.thread.with_([Mention("item", bought, ctx.today)])
     return True
+
+
+_ITEM_SPLIT = re.compile(r"\s[-–—]\s|[,:;]")
+_ITEM_LEAD = re.compile(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.I)
 
 
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

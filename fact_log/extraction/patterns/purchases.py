@@ -200,8 +200,12 @@ _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
 _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
+# "2 year warranty", "2 yr parts & labour warranty", "3 years of garantía" (the writer's word)
+_GUARANTEE = r"(?:warranty|guarantee|garant[ií]a|garantie|garanzia)"
 _WARRANTY = re.compile(
-    r"\b(?P<n>\w+)[- ](?P<unit>year|month)s?[- ](?:warranty|guarantee)\b|"
+    r"\b(?P<n>\w+)[- ](?P<unit>year|yr|month)s?(?:[- ]of)?(?:[- ][\w&]+){0,3}?[- ]"
+    + _GUARANTEE
+    + r"\b|"
     r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
     r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
     r"(?:ends|expires|runs\s+out)\b",
@@ -230,29 +234,46 @@ _RETURN_DAYS = re.compile(
 _IF_RETURN = re.compile(r"\s+if\s+(?:i|we)\s+(?:change|don'?t|do\s+not|decide)\b.*$", re.I)
 
 
+# what may open a line of terms after the item: "and", "it has", "they say", "they gave me"
+_TERMS_LEAD = re.compile(
+    r"(?:(?:and|plus|also|with|it\s+has|comes\s+with|(?:they|the\s+shop|the\s+seller|it)\s+"
+    r"(?:say|says|said|gave\s+me|give\s+me|told\s+me))\s+)?(?:an?\s+)?",
+    re.I,
+)
+# "till jan 15 to return it", "until 2 May to send it back": a return window's last day
+_RETURN_UNTIL = re.compile(
+    r"\b(?:till|until|til|by)\s+[^.,;]{2,20}?\s+to\s+(?:return|send\s+back|bring\s+back)\b", re.I
+)
+
+
 def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
     """A warranty or return window said alone after the item bought (the thread's item,
     followups.topics); True when one was."""
     item = ctx.thread.last("item")
-    if item is None or not (m or " day" in sent.text.lower()):
+    low = sent.text.lower()
+    if item is None or not (m or " day" in low or "return" in low):
         return False  # most sentences: no item talked about, no warranty, no "days"
     ret = _RETURN_DAYS.search(sent.text)
-    head = _IF_RETURN.sub("", sent.text)
     lead = (m or ret).start() if (m or ret) else -1
-    if lead < 0 or not re.fullmatch(
-        r"(?:(?:and|plus|also|with|it\s+has|comes\s+with)\s+)?(?:an?\s+)?",
-        sent.text[:lead],
-        re.I,
-    ):
+    until = _RETURN_UNTIL.search(sent.text)
+    if until is not None:
+        lead = until.start()
+    said = _TERMS_LEAD.fullmatch(sent.text[:lead]) if lead >= 0 else None
+    if said is None:
         return False
+    head = _IF_RETURN.sub("", sent.text[said.end() :])  # "they say ...": the shop, not a person
     if guarded(head) or someone_else(head):
         return False
     value: dict[str, Any] = item.record()
     bought = value.get("purchased_on") or item.day
     if m is not None and m["n"] and (n := count_word(m["n"])) is not None:
-        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower() == "year" else 1))
+        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower()[0] == "y" else 1))
     if ret is not None and (n := count_word(ret["n"])) is not None:
         value["return_by"] = bought + dt.timedelta(days=n)
+    if until is not None:  # "they gave me till jan 15 to return it": the day itself
+        days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if days:
+            value["return_by"] = days[0].date
     if "ends_on" not in value and "return_by" not in value:
         return False
     ctx.add("finance.warranties", value, sent, 0.7)
@@ -291,7 +312,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if bought is None and len(dates) == 1:
             bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
-        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
+        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower()[0] == "y" else 1))
     else:
         until = [
             d
