@@ -709,3 +709,35 @@ def test_no_terms_when_someone_else_bought_it() -> None:
         found("2 year warranty on it", "my sister got an air fryer from argos 89.99"),
     )
     assert ws == []
+
+
+# -- a medication list, a dose changed, an account closed said object first -----------------
+
+
+def test_every_drug_of_a_list_headed_as_mine() -> None:
+    text = "my meds are: sertraline 50mg, omeprazole twenty at night, and no more ibuprofen"
+    names = [m["name"] for m in of("health.medications", found(text))]
+    assert sorted(names) == ["omeprazole", "sertraline"], names
+
+
+def test_no_drugs_of_someone_elses_list() -> None:
+    assert of("health.medications", found("my dad's medication list: ramipril, bisoprolol")) == []
+
+
+def test_a_dose_changed_from_today() -> None:
+    meds = of(
+        "health.medications",
+        found("the clinic has increased my levothyroxine to 100 mcg from today"),
+    )
+    assert meds == [{"name": "levothyroxine", "dose": "100 mcg", "start_date": D(2025, 6, 1)}], meds
+
+
+def test_no_dose_change_of_someone_else() -> None:
+    assert of("health.medications", found("my dad's GP changed his warfarin to 5 mg")) == []
+
+
+def test_an_account_closed_said_object_first() -> None:
+    accts = of(
+        "finance.bank_accounts", found("The Santander card I will close at the end of the month.")
+    )
+    assert any(a["provider"] == "Santander" and a["closing_on"] == D(2025, 6, 30) for a in accts)

@@ -73,6 +73,8 @@ _MED_START = re.compile(
     # "I took two Nurofen": a dose taken, said with its count ("took some melatonin" is not)
     r"i\s+(?:just\s+|also\s+|then\s+)?took(?=\s+(?:a\s+couple\s+of|one|two|three|four|\d))|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
+    # "the clinic has changed my warfarin to 4 mg": a new dose of the user's drug
+    r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
@@ -81,7 +83,7 @@ _MED_START = re.compile(
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?|a\s+couple\s+of|"
     r"one|two|three|four|[1-4])\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
-    r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
+    r"(?:,?\s+(?:to\s+)?(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
 )
 _MED_STOP = re.compile(
@@ -126,6 +128,35 @@ def _dose_text(dose: str) -> str:
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
     return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
+
+
+# "new medication list for me: metoprolol ..., atorvastatin forty at night, and aspirin":
+# every drug of a list the user heads as theirs
+_MED_LIST = re.compile(
+    r"\b(?:medication|meds|medicines?|drugs?|prescriptions?|tablets?)\s+list\b|"
+    r"\bmy\s+(?:current\s+|new\s+|daily\s+)?(?:meds|medications|medicines|tablets)\s*(?:are|now|:)",
+    re.I,
+)
+_NOT_TAKEN = re.compile(
+    r"\b(?:no|not|no\s+more|stop(?:ped)?|off|instead\s+of|except|without)\s+$", re.I
+)
+
+
+def rule_medication_list(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Each drug of a list headed as the user's (the rules before read the first)."""
+    head = _MED_LIST.search(sent.text)
+    if head is None or not clause_ok(parts, sent, sent.start + head.start()):
+        return
+    if someone_else(sent.text[: head.end()]) or _FOR_SOMEONE.search(sent.text):
+        return
+    said = {c.value.get("name") for c in ctx.out if c.path == "health.medications"}
+    for m in re.finditer(r"[A-Za-z][A-Za-z-]{2,30}", sent.text[head.end() :]):
+        name = m[0].lower()
+        at = head.end() + m.start()
+        if name in said or not _is_drug(name, False) or _NOT_TAKEN.search(sent.text[:at]):
+            continue
+        said.add(name)
+        ctx.add("health.medications", {"name": name}, sent, 0.75)
 
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -414,7 +445,8 @@ _COURSE = re.compile(
 )
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
-    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
+    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
+    r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )
 _STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
@@ -618,6 +650,7 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 RULES: tuple[Rule, ...] = (
     rule_vaccinations,
     rule_medications,
+    rule_medication_list,  # after rule_medications: the drugs it read are not read twice
     rule_allergies,
     rule_allergy_severity,
     rule_conditions,

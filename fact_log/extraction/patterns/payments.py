@@ -328,7 +328,9 @@ _CLOSING = re.compile(
     + _ACCOUNT
     + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed)\b|"
+    r"is\s+being\s+closed|"
+    # "The MBNA card I shall close at the end of the month": the account said first
+    r"(?:i|we)\s+(?:shall|will|'ll|am\s+going\s+to|must|need\s+to|want\s+to|plan\s+to)\s+close)\b|"
     # "the old one with NatWest closes on 30 September"
     r"\b(?:my|the|our)\s+(?:old\s+)?(?:one|account|bank\s+account)\s+(?:with|at)\s+"
     r"(?P<acct3>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:closes|is\s+closing|will\s+close|"
