@@ -741,3 +741,26 @@ def test_an_account_closed_said_object_first() -> None:
         "finance.bank_accounts", found("The Santander card I will close at the end of the month.")
     )
     assert any(a["provider"] == "Santander" and a["closing_on"] == D(2025, 6, 30) for a in accts)
+
+
+# -- a named bill paid; what "it" is opens the sentence ---------------------------------------
+
+
+def test_a_named_fee_paid() -> None:
+    txs = of("finance.transactions", found("Billag fee 365 CHF came today, paid by eBill"))
+    assert any(t["merchant"] == "Billag" and t["amount"] == 365 for t in txs), txs
+
+
+def test_no_fee_paid_when_it_only_came() -> None:
+    assert of("finance.transactions", found("Billag fee 365 CHF came today, I pay next week")) == []
+
+
+def test_what_it_is_opens_the_sentence() -> None:
+    txs = of(
+        "finance.transactions", found("Kaution is two months rent, 2.300, I sent it yesterday")
+    )
+    assert txs == [{"amount": 2300, "date": D(2025, 5, 31), "category": "kaution"}], txs
+
+
+def test_no_payment_of_it_by_someone_else() -> None:
+    assert of("finance.transactions", found("the fine was £60, my husband paid it")) == []

@@ -123,7 +123,12 @@ _REFUND = re.compile(
 _SHOP_TOTAL = re.compile(
     r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
     r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
-    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
+    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+|"
+    # "Serafe fee 335 CHF came today, paid by eBill": a named bill, its amount, then paid
+    r"^(?:and\s+|also\s+)?(?P<m2>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+(?:fee|bill|"
+    r"invoice|licence\s+fee)\s+(?=[£$€]?\d[\d'’.,]*\s?(?:[A-Z]{3}\b|[£$€])?\s+(?:came|arrived|"
+    r"went\s+out|was\s+(?:paid|taken)|paid|debited)\b[^.]*\bpaid\b|[£$€]?\d[\d'’.,]*\s?(?:[A-Z]{3}\b|"
+    r"[£$€])?\s+(?:was\s+)?(?:paid|debited|taken))",
     re.IGNORECASE,
 )
 
@@ -180,13 +185,14 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.transactions", value, sent, 0.7)
         return
     m = _SHOP_TOTAL.match(sent.text)
-    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+    shop = m and (m["m"] or m["m2"])
+    if m is None or shop.split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
         _statement_lines(ctx, sent, parts)
         return
     money = [x for x in find_money(sent.text) if x.start == m.end()]
     if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
-        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+        ctx.add("finance.transactions", value | {"merchant": shop}, sent, 0.7)
 
 
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:

@@ -482,6 +482,9 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if BUDGET.search(sent.text):
         return
+    if (subject := _IT_WAS_PAID.match(sent.text)) is not None and in_clause(m, parts, sent):
+        _paid_it(ctx, sent, subject)
+        return
     if not in_clause(m, parts, sent) or PERIOD.search(sent.text):
         return
     if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
@@ -540,6 +543,25 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
 
 
+def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
+    """ "Deposit is three months rent, 4.140, I transferred it yesterday": what "it" is opens
+    the sentence, and the last amount before "it" is what was paid."""
+    said = [a for a in amounts(sent.text[: subject.end()]) if a.amount >= 1]
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if not said:
+        return
+    value = {"amount": said[-1].amount, "date": dates[0].date if dates else ctx.today}
+    if said[-1].currency:
+        value["currency"] = said[-1].currency
+    ctx.add("finance.transactions", value | {"category": subject["what"].lower()}, sent, 0.65)
+
+
+_IT_WAS_PAID = re.compile(
+    r"^(?:the\s+|my\s+)?(?P<what>[a-z]{3,20})\s+(?:is|was|came\s+to)\b(?:[^.]|(?<=\d)\.(?=\d))*"
+    r"\bi\s+(?:paid|transferred|"
+    r"sent)\s+it\b",
+    re.I,
+)
 _PAID_WHOM = re.compile(
     r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
     r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
