@@ -764,3 +764,36 @@ def test_what_it_is_opens_the_sentence() -> None:
 
 def test_no_payment_of_it_by_someone_else() -> None:
     assert of("finance.transactions", found("the fine was £60, my husband paid it")) == []
+
+
+# -- a payment ended after a month, said object first; a monthly payment with no method -----
+
+
+def test_a_payment_ended_after_a_month() -> None:
+    pays = of(
+        "finance.scheduled_payments",
+        found("The old rent to Immobilien Huber (980) I must stop after September"),
+    )
+    assert pays == [{"payee": "Immobilien Huber", "amount": 980, "ends_on": D(2025, 9, 30)}], pays
+
+
+def test_a_monthly_payment_with_no_method_named() -> None:
+    pays = of(
+        "finance.scheduled_payments",
+        found("my RD of 5k goes every month on 10th from SBI savings"),
+    )
+    assert any(
+        p["payee"] == "RD"
+        and p["amount"] == 5000
+        and p.get("day_of_month") == 10
+        and "SBI" in p.get("account", "")
+        for p in pays
+    ), pays
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my salary goes in every month on the 25th", "my sister's rent of 900 goes every month"],
+)
+def test_no_monthly_payment_coming_in_or_of_others(text: str) -> None:
+    assert of("finance.scheduled_payments", found(text)) == []

@@ -3,6 +3,7 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from typing import Any
@@ -63,6 +64,9 @@ _PAYEE_SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(_MONTHS)}
+_MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 # "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
 _GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
 _FROM_BANK = re.compile(
@@ -97,11 +101,68 @@ def _method(text: str) -> str:
     return "standing_order" if "standing" in key else "direct_debit"
 
 
+# "The old rent to Hausverwaltung Krämer (1.150) I must stop after August": a payment the
+# user will end, said object first, and the month it ends with
+_STOP_AFTER = re.compile(
+    r"^(?:the\s+|my\s+)?(?:old\s+|current\s+)?(?P<what>[a-z]+(?:\s[a-z]+)?)\s+to\s+"
+    r"(?P<payee>(?:(?-i:[A-Z])[\w'’-]+\s?){1,3}?)\s*(?:\((?P<amt>[^)]{1,15})\))?\s*,?\s+"
+    r"(?:i|we)\s+(?:must\s+|will\s+|'ll\s+|need\s+to\s+|have\s+to\s+|shall\s+|am\s+going\s+to\s+)?"
+    r"(?:stop|cancel|end)(?:\s+it)?\s+(?:after|at\s+the\s+end\s+of)\s+(?P<month>"
+    + _MONTH_NAMES
+    + r")",
+    re.I,
+)
+
+
+def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A payment the user ends after a month; True when one was read."""
+    m = _STOP_AFTER.match(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start):
+        return False
+    month = _MONTH_NUMBER[m["month"][:3].lower()]
+    year = ctx.today.year + (1 if month < ctx.today.month else 0)
+    last = dt.date(year, month, calendar.monthrange(year, month)[1])
+    value: dict[str, Any] = {"payee": m["payee"].strip(), "ends_on": last}
+    if m["amt"] and (said := amounts(m["amt"])):
+        value["amount"] = said[0].amount
+        if said[0].currency:
+            value["currency"] = said[0].currency
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
+
+
+# "my SIP of 10k goes every month on 7th from ICICI savings": a monthly payment said without
+# naming the instruction
+_GOES_MONTHLY = re.compile(
+    r"^(?:also\s+|and\s+)?(?:my|our)\s+(?P<payee>[A-Za-z][\w ]{1,25}?)\s+(?:of\s+(?P<amt>\S+)\s+)?"
+    r"(?:goes(?:\s+out)?|is\s+paid|is\s+taken|comes\s+out)\s+(?:every|each)\s+month\b"
+    r"(?:\s+on\s+(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\b)?",
+    re.I,
+)
+
+
+def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A monthly payment with no instruction named; True when one was read."""
+    m = _GOES_MONTHLY.match(sent.text)
+    said = m and (amounts(m["amt"]) if m["amt"] else find_money(sent.text))
+    if m is None or not said or not clause_ok(parts, sent, sent.start):
+        return False
+    value: dict[str, Any] = {"payee": m["payee"], "amount": said[0].amount, "period": "monthly"}
+    if said[0].currency:
+        value["currency"] = said[0].currency
+    if m["day"] and 1 <= int(m["day"]) <= 31:
+        value["day_of_month"] = int(m["day"])
+    if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
+        value["account"] = acct["acct"]
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
+
+
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
-    if _moved(ctx, sent, parts):
+    if _moved(ctx, sent, parts) or _stopped_after(ctx, sent, parts):
         return
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
@@ -110,6 +171,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and bill.start("payee") == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
+    if m is None and _goes_monthly(ctx, sent, parts):
+        return
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not _OTHER_SETS_UP.search(sent.text) and (
