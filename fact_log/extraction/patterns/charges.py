@@ -12,7 +12,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -296,9 +296,7 @@ def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     day = _day(ctx, sent)
     if not money or day is None:
         return False
-    value: dict[str, Any] = {"date": day, "amount": money[0].amount, "merchant": name}
-    if money[0].currency:
-        value["currency"] = money[0].currency
+    value = put_amount({"date": day, "merchant": name}, money[0])
     ctx.add("finance.transactions", value, sent, 0.65)
     # what was bought, for a warranty or return window said next ("2 yr warranty")
     cut = m.start() if m.re is _SHOP_THEN_PRICE else m.start("amt")

@@ -18,7 +18,7 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_spending_caps,
 )
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -162,13 +162,9 @@ def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         money = find_money(m["amt"]) or amounts(m["amt"])
         if not money:
             continue
-        value = {
-            "name": m["name"],
-            "amount": money[0].amount,
-            "period": _PERIODS.get(m["per"].lower(), "weekly"),
-        }
-        if money[0].currency:
-            value["currency"] = money[0].currency
+        value = put_amount(
+            {"name": m["name"], "period": _PERIODS.get(m["per"].lower(), "weekly")}, money[0]
+        )
         renews = _RENEWS_ON.search(sent.text) if len(found) == 1 else None
         if renews and (day := next_day_of_month(ctx.today, int(renews["n"]))):
             value["renews_on"] = day
@@ -550,9 +546,7 @@ def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
     if not said:
         return
-    value = {"amount": said[-1].amount, "date": dates[0].date if dates else ctx.today}
-    if said[-1].currency:
-        value["currency"] = said[-1].currency
+    value = put_amount({"date": dates[0].date if dates else ctx.today}, said[-1])
     ctx.add("finance.transactions", value | {"category": subject["what"].lower()}, sent, 0.65)
 
 

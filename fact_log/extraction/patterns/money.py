@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from uac.fact_log.extraction.patterns.text import (
     word_set,
@@ -222,3 +223,11 @@ def amounts(text: str) -> list[Amount]:
         if amount is not None:
             out.append(Amount(m.start(), m.end(), amount * _times(m[2]), None))
     return out
+
+
+def put_amount(value: dict[str, Any], said: Amount | Money, key: str = "amount") -> dict[str, Any]:
+    """Set an amount in a record, with its currency when one was written; the record."""
+    value[key] = said.amount
+    if said.currency:
+        value.setdefault("currency", said.currency)
+    return value

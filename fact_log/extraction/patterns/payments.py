@@ -11,7 +11,7 @@ from typing import Any
 from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -124,9 +124,7 @@ def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     last = dt.date(year, month, calendar.monthrange(year, month)[1])
     value: dict[str, Any] = {"payee": m["payee"].strip(), "ends_on": last}
     if m["amt"] and (said := amounts(m["amt"])):
-        value["amount"] = said[0].amount
-        if said[0].currency:
-            value["currency"] = said[0].currency
+        put_amount(value, said[0])
     ctx.add("finance.scheduled_payments", value, sent, 0.7)
     return True
 
@@ -147,9 +145,7 @@ def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     said = m and (amounts(m["amt"]) if m["amt"] else find_money(sent.text))
     if m is None or not said or not clause_ok(parts, sent, sent.start):
         return False
-    value: dict[str, Any] = {"payee": m["payee"], "amount": said[0].amount, "period": "monthly"}
-    if said[0].currency:
-        value["currency"] = said[0].currency
+    value = put_amount({"payee": m["payee"], "period": "monthly"}, said[0])
     if m["day"] and 1 <= int(m["day"]) <= 31:
         value["day_of_month"] = int(m["day"])
     if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
