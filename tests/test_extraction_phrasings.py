@@ -98,12 +98,10 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
          [("travel.trips", {"city": "Tokyo", "country": "JP", "depart": D(2025, 7, 2),
                             "return_date": D(2025, 7, 16)})]),
         ((), "I'm a US citizen.", [("identity.nationality", "US")]),
-        # the passport held names its issuer too (session 7)
-        (
-            (),
-            "British passport holder here.",
-            [("identity.nationality", "GB"), ("identity.passport.issuing_country", "GB")],
-        ),
+        # the passport held names its issuer (session 7); not a nationality (session 8: the
+        # blind2-4 writers record "X passport holder" / "I have an X passport" as the
+        # passport's country only, and the negative test below holds that)
+        ((), "British passport holder here.", [("identity.passport.issuing_country", "GB")]),
         # health: every drug of a list, an inhaler, a reaction that names an allergy,
         # "expecting", a prescription "for" a drug, weight in stone or "about 50 kilos"
         ((), "I'm on metformin and atorvastatin.",
@@ -206,6 +204,7 @@ def test_phrasings(earlier: tuple[str, ...], text: str, want: list[tuple[str, An
         ((), "My Visa card was declined.", "finance.bank_accounts"),
         ((), "Of course I'll be there on 3 July.", "schedule.events"),
         ((), "Tell us about it.", "identity.nationality"),
+        ((), "British passport holder here.", "identity.nationality"),  # the passport's country
         ((), "My phone contract ends on 1 July.", "finance.promotions"),
         ((), "My sister charged me £20.", "finance.transactions"),
         ((), "My inhaler will run out in two weeks.", "health.medications"),  # which drug?

@@ -19,7 +19,9 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.reference import food_data
 
 _ALLERGIC = re.compile(
-    r"(?:\b(?:i(?:'m|\s+am)|i(?:'ve|\s+have)\s+(?:always\s+)?been|i\s+was\s+(?:found|diagnosed|told)"
+    # "I am, as you know, allergic to codeine": an aside between the subject and the word
+    r"(?:\b(?:i(?:'?m|\s+am)(?:,\s+[a-z][a-z ]{1,25},)?|i(?:'ve|\s+have)\s+(?:always\s+)?been|"
+    r"i\s+was\s+(?:found|diagnosed|told)"
     r"(?:\s+to\s+be|\s+as)?|turns\s+out\s+i(?:'m|\s+am))\s+|"
     # "allergic to latex - found out at the dentist": a note about the user, no subject said
     r"^(?:(?:and|also|plus|oh|btw|fyi),?\s+)?)"
@@ -58,7 +60,9 @@ _REACTS = re.compile(
 # the substance that caused it (one the reference data knows)
 _REACTION_AFTER = re.compile(
     r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
-    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")\s+(?:after|from|with)\s+"
+    r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")"
+    r"(?:\s+as\s+an?\s+(?:kid|child|baby|teenager|teen)|\s+once|\s+years\s+ago)?"
+    r"\s+(?:after|from|with)\s+"
     r"(?:taking\s+|eating\s+|having\s+|some\s+)?(?P<subst>[A-Za-z][\w-]{2,20})\b",
     re.IGNORECASE,
 )
@@ -86,12 +90,19 @@ _ALLERGY_HERE = re.compile(
 )
 _ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
 _REACTION = re.compile(
-    r"\b(?:i\s+get|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me\s+(?:get\s+|break\s+out"
-    r"\s+in\s+|come\s+out\s+in\s+)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
+    r"\b(?:i\s+get|i\s+got|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me(?:\s+get|\s+break\s+out"
+    r"\s+in|\s+come\s+out\s+in)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
     r"i\s+come\s+out\s+in|(?:came|come|broke)\s+(?:up|out)\s+in|my\s+\w+\s+swells?\s+up|"
     r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
     r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
     re.IGNORECASE,
+)
+# "allergic to penicillin, hives as a kid": the reaction named alone right after
+_BARE_REACTION = re.compile(
+    r"\s*[,:;-]\s*(?:just\s+|only\s+|an?\s+|bad\s+|mild\s+|severe\s+)?(?P<r>"
+    + _REACTION_WORDS
+    + r")\b",
+    re.I,
 )
 _SUBST_STOP = re.compile(
     r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
@@ -223,9 +234,46 @@ def _allergy_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# "I am not allergic to nothing, only to the cat", "no allergies except penicillin": the one
+# allergy said as the exception to none (the negation is the point, so no negation guard)
+_ONLY_ALLERGY = re.compile(
+    r"\b(?:not\s+allergic\s+to\s+(?:anything|nothing)|allergic\s+to\s+nothing|no\s+(?:other\s+)?"
+    r"allergies)\b[^.!?]{0,20}?\b(?:only|except|apart\s+from|other\s+than|but)\s+(?:to\s+)?"
+    r"(?:the\s+|my\s+)?(?P<subst>[a-z][a-z-]{2,20})\b",
+    re.I,
+)
+# "not fish please, I am allergic": "allergic" with no object is allergic to what was named
+_ALLERGIC_BARE = re.compile(
+    r"\bi(?:'?m|\s+am)\s+(?:very\s+|severely\s+|really\s+)?allergic\b(?!\s+to\b)", re.I
+)
+_ANIMALS = frozenset({"cat", "cats", "dog", "dogs", "horse", "horses", "rabbit", "rabbits"})
+
+
+def _allergy_said_otherwise(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The exception to "no allergies", or "I'm allergic" after the allergen; True if read."""
+    if (m := _ONLY_ALLERGY.search(sent.text)) is not None:
+        subst = m["subst"].lower()
+        if someone_else(sent.text[: m.start()]) or "?" in sent.text:
+            return False
+        if _allergen(subst) or subst in _ANIMALS or subst == "latex":
+            ctx.add("health.allergies", {"substance": subst}, sent, 0.8)
+            return True
+        return False
+    m = _ALLERGIC_BARE.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    named = [
+        w for w in re.findall(r"[A-Za-z][A-Za-z-]{2,25}", sent.text[: m.start()]) if _allergen(w)
+    ]
+    if not named:
+        return False
+    ctx.add("health.allergies", {"substance": named[-1].lower()}, sent, 0.75)
+    return True
+
+
 def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Allergies stated in the first person, with reaction and severity when given."""
-    if _allergy_list(ctx, sent, parts):
+    if _allergy_list(ctx, sent, parts) or _allergy_said_otherwise(ctx, sent, parts):
         return
     hits = [*_ALLERGIC.finditer(sent.text), *_ALLERGY_NOUN.finditer(sent.text)]
     hits += list(_ALLERGY_CJK.finditer(sent.text))
@@ -249,7 +297,11 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue  # "allergic to cats?": asked, not said (no subject to tell it by)
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
-        reaction = {"r": said} if said else _REACTION.search(sent.text, m.end())
+        reaction = (
+            {"r": said}
+            if said
+            else _REACTION.search(sent.text, m.end()) or _BARE_REACTION.match(sent.text, m.end())
+        )
         sev = _severity(m.groupdict().get("sev"), sent.text)
         for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
             subst = subst.strip().lower()

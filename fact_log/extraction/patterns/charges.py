@@ -10,8 +10,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -39,7 +41,8 @@ _CHARGED = re.compile(
 # "boots charged me £8.49", "they still took £24.99 off me": whoever opens the line, as typed
 # (lower case too), charging the user; "they"/"it" is the service or shop just talked about.
 _CHARGED_ME = re.compile(
-    r"^(?:(?:and|also|so|oh|but|then|now)\s+)?(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
+    r"^(?:(?:and|also|so|oh|but|then|now|wtf|omg|ugh|argh|ffs|hmm|ok|okay|um|hey|lol)[,!.]?\s+)?"
+    r"(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
     r"also\s+|even\s+|then\s+|have\s+|has\s+)?(?:charged|billed|took|taken|debited)\s+"
     r"(?:me\s+)?(?:another\s+|again\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?\S*)"
     r"(?:\s+(?:off|from)\s+me)?",
@@ -62,9 +65,19 @@ def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         merchant = last and (last.get("name") or last.get("merchant"))
         if not merchant:
             return
-    money = [x for x in find_money(sent.text) if x.start == m.start("amt")]
+    money = [x for x in find_money(sent.text) if x.start == m.start("amt")] or [
+        x
+        for x in amounts(sent.text)
+        if x.start == m.start("amt") and "." in sent.text[x.start : x.end]
+    ]  # "hulu charged me 17.99": pence say it is money
     day = _day(ctx, sent)
-    if money and day is not None and not _WISH.search(sent.text):
+    # "wtf hulu charged me 17.99 on the 18th??": disbelief, not a question
+    if (
+        money
+        and day is not None
+        and not _WISH_WORD.search(sent.text)
+        and not _ASKED.match(sent.text)
+    ):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
         ctx.add("finance.transactions", value | {"merchant": merchant}, sent, 0.7)
 
@@ -110,7 +123,12 @@ _REFUND = re.compile(
 _SHOP_TOTAL = re.compile(
     r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
     r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
-    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+",
+    r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+|"
+    # "Serafe fee 335 CHF came today, paid by eBill": a named bill, its amount, then paid
+    r"^(?:and\s+|also\s+)?(?P<m2>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+(?:fee|bill|"
+    r"invoice|licence\s+fee)\s+(?=[£$€]?\d[\d'’.,]*\s?(?:[A-Z]{3}\b|[£$€])?\s+(?:came|arrived|"
+    r"went\s+out|was\s+(?:paid|taken)|paid|debited)\b[^.]*\bpaid\b|[£$€]?\d[\d'’.,]*\s?(?:[A-Z]{3}\b|"
+    r"[£$€])?\s+(?:was\s+)?(?:paid|debited|taken))",
     re.IGNORECASE,
 )
 
@@ -167,27 +185,42 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.transactions", value, sent, 0.7)
         return
     m = _SHOP_TOTAL.match(sent.text)
-    if m is None or m["m"].split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
+    shop = m and (m["m"] or m["m2"])
+    if m is None or shop.split()[0] in NOT_NAMES or not clause_ok(parts, sent, sent.start):
         _statement_lines(ctx, sent, parts)
         return
     money = [x for x in find_money(sent.text) if x.start == m.end()]
     if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
-        ctx.add("finance.transactions", value | {"merchant": m["m"]}, sent, 0.7)
+        ctx.add("finance.transactions", value | {"merchant": shop}, sent, 0.7)
 
 
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
 # Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
 # amount (a currency or pence), and maybe the day; no verb.
+_WHEN_SAID = (
+    r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening)|"
+    r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
+)
 _STATEMENT_ITEM = re.compile(
-    r"(?:^|[,;:]\s*)(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
-    r"(?:\s[A-Z][\w'’&.+-]{1,20})?)\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
-    r"(?P<when>\s+(?i:yesterday|today|last\s+night|this\s+morning|on\s+the\s+\d{1,2}(?:st|nd|rd|th)|"
-    r"on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}))?\s*(?=$|[,;!?.]|\s+and\b)"
+    r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
+    r"(?:\s[A-Z][\w'’&.+-]{1,20}|"
+    # "uber eats last night 31.50": a two-word name in lower case, then its day
+    r"\s[a-z][\w'’&.+-]{1,20}(?=\s+(?i:" + _WHEN_SAID + r")\s+\d))?)"
+    # "tesco big shop 138.62": what was bought there, in a word or two, before the amount
+    r"(?:\s+(?i:big|weekly|food|online|grocery|quick|small)?\s*(?i:shop|order|run|delivery|"
+    r"takeaway|groceries|top-?up))?"
+    r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
+    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
+    r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
+    r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
+    # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
+    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(
     "paid spent cost costs was is for about around only just total me it that this and the my "
-    "i we at pay payment bill rent today yesterday limit budget max balance owe fee"
+    "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
+    "on in by to from of for with was were then also another plus so but or like"
 )
 
 
@@ -227,11 +260,63 @@ def _spent_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# A purchase named by its shop and price with no verb for the payment: "switch 2 from best buy
+# 449.99", "Rational iCombi from Nisbets, £9,840 inc vat", "1.099 € in MediaMarkt" (a verb of
+# buying or receiving elsewhere in the sentence for the last form).
+_SHOP_THEN_PRICE = re.compile(
+    r"\bfrom\s+(?P<m>[A-Za-z][\w'’&.+-]{1,20}(?:\s[A-Za-z][\w'’&.+-]{1,20}){0,2}?)\s*,?\s+"
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b)|\d[\d,]*\.\d\d)"
+    r"(?:\s+(?i:inc|incl|including)\.?\s+(?i:vat|tax|delivery|shipping))?\s*(?=$|[,;.!?])"
+)
+_PRICE_AT_SHOP = re.compile(
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b))\s+(?:in|at|from)\s+"
+    r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20}){0,2})\s*(?=$|[,;.!?])"
+)
+_BUYING = re.compile(
+    r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
+)
+_MONTHS = word_set(
+    "January February March April May June July August September October November December"
+)
+
+
+def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A purchase said as its shop and its price, with no verb for the payment."""
+    m = _SHOP_THEN_PRICE.search(sent.text)
+    if m is None and _BUYING.search(sent.text):
+        m = _PRICE_AT_SHOP.search(sent.text)
+    if m is None or _WISH.search(sent.text) or not clause_ok(parts, sent, sent.start):
+        return False
+    name = m["m"]
+    if someone_else(sent.text[: m.start()]) or name.split()[0] in NOT_NAMES:
+        return False
+    if name.split()[0].lower() in _NOT_A_SHOP or name in _MONTHS or lookup_place(name):
+        return False  # "a flight from Manchester, £450": a place, not a shop
+    money = find_money(m["amt"]) or amounts(m["amt"])
+    day = _day(ctx, sent)
+    if not money or day is None:
+        return False
+    value = put_amount({"date": day, "merchant": name}, money[0])
+    ctx.add("finance.transactions", value, sent, 0.65)
+    # what was bought, for a warranty or return window said next ("2 yr warranty")
+    cut = m.start() if m.re is _SHOP_THEN_PRICE else m.start("amt")
+    pieces = [p.strip() for p in _ITEM_SPLIT.split(sent.text[:cut]) if p.strip()]
+    item = _ITEM_LEAD.sub("", pieces[-1]) if pieces else ""
+    if item and len(item.split()) <= 4:
+        bought = freeze({"item": item, "purchased_on": day, "merchant": name})
+        ctx.thread = ctx.thread.with_([Mention("item", bought, ctx.today)])
+    return True
+
+
+_ITEM_SPLIT = re.compile(r"\s[-–—]\s|[,:;]")
+_ITEM_LEAD = re.compile(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.I)
+
+
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Payments listed as "<payee> <amount> <day>", one transaction each."""
     if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
         return  # another rule read this sentence's payment already
-    if _spent_at(ctx, sent, parts):
+    if _spent_at(ctx, sent, parts) or _bought_at(ctx, sent, parts):
         return
     for m in _STATEMENT_ITEM.finditer(sent.text):
         name = m["m"]
@@ -249,7 +334,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not money:
             continue
         day = days[0].date if days else ctx.today
-        if m["when"] and "night" in m["when"].lower():
+        when = m["when"] or m["when0"]
+        if when and "last" in when.lower():  # "last night"; "tonight" is today
             day = ctx.today - dt.timedelta(days=1)
         value = {"date": day, "amount": money[0].amount, "merchant": name}
         if money[0].currency:
@@ -257,4 +343,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.transactions", value, sent, 0.65)
 
 
+_WISH_WORD = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b", re.I)
+_ASKED = re.compile(
+    r"^\W*(?:did|has|have|was|were|is|are|will|would|could|can|do|does|why|when|how|what)\b", re.I
+)
 _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)

@@ -3,6 +3,7 @@ and spending limits live in budgets.py (listed here)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from decimal import Decimal
 from typing import Any
@@ -17,7 +18,7 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_spending_caps,
 )
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -117,8 +118,106 @@ def _service_name(raw: str) -> str:
     return " ".join(w if w[:1].isupper() else w[:1].upper() + w[1:] for w in raw.split())
 
 
+# "Square is 29/month, Canva pro 10.99/month, and Xero 33/month": each name with its own price
+_PRICED_ITEM = re.compile(
+    r"^\s*(?:and\s+|plus\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20}"
+    r"(?:\s(?!(?:is|at|costs?)\b)[A-Za-z][\w+&'’-]{1,20})?)\s+"
+    r"(?:is\s+|at\s+|costs?\s+|=\s*)?(?P<amt>[£$€]?\s?\d{1,4}(?:[.,]\d{2})?\s?(?:[£€$]|[A-Z]{3})?)"
+    r"\s*(?:/|a\s+|per\s+)\s*(?P<per>month|mo|year|yr|week|wk)\b"
+    r"(?:\s+for\s+(?:the\s+|my\s+)?[a-z]+(?:\s[a-z]+)?)?\s*$",  # "33/month for the shop"
+    re.I,
+)
+# "Xero is 33/month for the shop, renews 1st of the month": one priced name is a
+# subscription when the sentence says it renews or is one
+_SUB_CUE = re.compile(r"\b(?:renews?|subscriptions?|sub|membership|plan)\b", re.I)
+_RENEWS_ON = re.compile(
+    r"\brenews\s+(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)?"
+    r"(?:\s+of\s+(?:the|every|each)\s+month)?\b",
+    re.I,
+)
+_LIST_HEAD = re.compile(
+    r"^[^:]{0,40}\b(?:subscriptions?|memberships?|monthlies)\b[^:]{0,20}:\s*|"
+    r"^(?:i\s+(?:pay|have|'m\s+paying|am\s+paying)|paying)\s+(?:for\s+)?",
+    re.I,
+)
+_ITEMS = re.compile(r",\s*|;\s*|\s+and\s+")
+_PERIODS = {"mo": "monthly", "month": "monthly", "year": "yearly", "yr": "yearly"}
+
+
+def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Subscriptions listed with a price and period each; True when the sentence is such a list."""
+    head = _LIST_HEAD.match(sent.text)
+    body = sent.text[head.end() :] if head else sent.text
+    if "," not in body and " and " not in body:
+        return False
+    items = [_PRICED_ITEM.match(x) for x in _ITEMS.split(body) if x.strip()]
+    found = [m for m in items if m is not None and m["name"].split()[0] not in NOT_NAMES]
+    if len(found) < 2 and not (found and items[0] and _SUB_CUE.search(sent.text)):
+        return False
+    if someone_else(sent.text[: head.end()] if head else "") or not clause_ok(
+        parts, sent, sent.start
+    ):
+        return True  # "my sister's subscriptions: ...": read, and none is the user's
+    for m in found:
+        money = find_money(m["amt"]) or amounts(m["amt"])
+        if not money:
+            continue
+        value = put_amount(
+            {"name": m["name"], "period": _PERIODS.get(m["per"].lower(), "weekly")}, money[0]
+        )
+        renews = _RENEWS_ON.search(sent.text) if len(found) == 1 else None
+        if renews and (day := next_day_of_month(ctx.today, int(renews["n"]))):
+            value["renews_on"] = day
+        ctx.add("finance.subscriptions", value, sent, 0.75)
+    return True
+
+
+# "Xero renews 1st of the month": a subscription of the thread named with its renewal
+_NAMED_RENEWS = re.compile(
+    r"^(?:and\s+|also\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20})\s+(?:auto-?)?" + _RENEWS_ON.pattern[2:],
+    re.I,
+)
+
+
+def _named_renews(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The next renewal of a subscription the thread knows, said by the day of the month."""
+    m = _NAMED_RENEWS.match(sent.text)
+    if m is None or not in_clause(m, parts, sent):
+        return False
+    said = m["name"].lower()
+    known = [
+        x.get("name")
+        for x in ctx.thread.mentions
+        if x.kind in ("subscription", "finance.subscriptions")
+        and str(x.get("name") or "").lower().split()[:1] == [said]
+    ]
+    day = next_day_of_month(ctx.today, int(m["n"]))
+    if not known or day is None:
+        return False
+    ctx.add("finance.subscriptions", {"name": known[-1], "renews_on": day}, sent, 0.75)
+    return True
+
+
+def next_day_of_month(today: dt.date, n: int) -> dt.date | None:
+    """The next day numbered n (this month's if still to come, else next month's)."""
+    for months in (0, 1, 2):
+        year, month = (
+            today.year + (today.month - 1 + months) // 12,
+            (today.month - 1 + months) % 12 + 1,
+        )
+        try:
+            day = dt.date(year, month, n)
+        except ValueError:
+            continue
+        if day > today:
+            return day
+    return None
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
+    if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
+        return
     service = _SERVICE.search(sent.text)
     if service is None:
         _signed_up(ctx, sent, parts)
@@ -184,7 +283,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
-    if (began := _BEGAN.search(sent.text, 0, service.start())) is not None:
+    if (began := _BEGAN.search(sent.text)) is not None:
         # "Signed up for Duolingo today": it started that day (the message's, when none said)
         dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
         value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
@@ -199,7 +298,8 @@ _PRICE_NOW = re.compile(
     r"(?:has\s+)?gone\s+up\s+to|is\s+going\s+up\s+to|costs?)\s+(?:now\s+)?[£$€]?\s?\d{1,4}[.,]\d{2}\b",
     re.I,
 )
-_BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started)\b", re.I)
+# "signed up for Duolingo", "took out a disney+ sub ..., started today"
+_BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started|took\s+out)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
 _TRIAL_END = re.compile(
     r"\b(?:free\s+)?trial\s+(?:ends|runs\s+out|is\s+over|finishes|expires|is\s+up)\b", re.I
@@ -283,7 +383,8 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _SPENT = re.compile(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
-    r"\bcost\s+me\b|^(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    r"\bcost\s+me\b|^(?:(?:note\s+to\s+self|fyi|btw|ok(?:ay)?|so|update)[,:!-]?\s+)?"
+    r"(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
     # "rent paid to Harbour Lettings, £1,250": the thing paid first
     r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
@@ -318,7 +419,8 @@ def _merchant(raw: str) -> str | None:
 # "Paid the Thames Water bill today": the payee named by its bill
 _BILL_OF = re.compile(
     r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
-    r"(?i:bill|invoice)\b"
+    r"(?:(?i:electric(?:ity)?|gas|water|energy|phone|mobile|internet|broadband|power|"
+    r"heating|utility)\s+)?(?i:bill|invoice)\b"
 )
 _WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
 _SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
@@ -375,6 +477,9 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _another_payment(ctx, sent, parts)
         return
     if BUDGET.search(sent.text):
+        return
+    if (subject := _IT_WAS_PAID.match(sent.text)) is not None and in_clause(m, parts, sent):
+        _paid_it(ctx, sent, subject)
         return
     if not in_clause(m, parts, sent) or PERIOD.search(sent.text):
         return
@@ -434,6 +539,23 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
 
 
+def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
+    """ "Deposit is three months rent, 4.140, I transferred it yesterday": what "it" is opens
+    the sentence, and the last amount before "it" is what was paid."""
+    said = [a for a in amounts(sent.text[: subject.end()]) if a.amount >= 1]
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if not said:
+        return
+    value = put_amount({"date": dates[0].date if dates else ctx.today}, said[-1])
+    ctx.add("finance.transactions", value | {"category": subject["what"].lower()}, sent, 0.65)
+
+
+_IT_WAS_PAID = re.compile(
+    r"^(?:the\s+|my\s+)?(?P<what>[a-z]{3,20})\s+(?:is|was|came\s+to)\b(?:[^.]|(?<=\d)\.(?=\d))*"
+    r"\bi\s+(?:paid|transferred|"
+    r"sent)\s+it\b",
+    re.I,
+)
 _PAID_WHOM = re.compile(
     r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
     r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     Rule,
     Span,
     clause_ok,
+    complete_earlier,
     dates_in,
     drug_names,
     drug_vocabulary,
@@ -27,6 +29,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.reference import health_rules
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -37,13 +40,17 @@ _MASS_ABBREV = {
     "milliliter": "ml",
 }
 
+# A condition named by its inflammation or disease ending: "mastitis", "tendonitis",
+# "diverticulosis" (a word, not a list: new ones need no entry)
+_INFLAMMATION = r"[a-z]{3,20}(?:itis|osis|iasis)(?!\s+(?-i:[A-E])\b|\s+(?:jab|vacc|shot|booster))"
 CONDITIONS = (
     "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
     "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
     "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
     "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
     "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
-    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia"
+    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia|"
+    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure"
 )
 
 
@@ -60,17 +67,23 @@ _DOSE = (
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
     r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
-    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+)?take|"
+    r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+|still\s+)?take(?:\s+still|\s+also)?|"
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
+    r"i(?:'?ve|\s+have)\s+(?:always\s+|long\s+|regularly\s+)?taken|"
+    # "I took two Nurofen": a dose taken, said with its count ("took some melatonin" is not)
+    r"i\s+(?:just\s+|also\s+|then\s+)?took(?=\s+(?:a\s+couple\s+of|one|two|three|four|\d))|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
+    # "the clinic has changed my warfarin to 4 mg": a new dose of the user's drug
+    r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
     r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
-    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?)\s+)?"
+    r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?|a\s+couple\s+of|"
+    r"one|two|three|four|[1-4])\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
-    r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
+    r"(?:,?\s+(?:to\s+)?(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
 )
 _MED_STOP = re.compile(
@@ -115,6 +128,35 @@ def _dose_text(dose: str) -> str:
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
     return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
+
+
+# "new medication list for me: metoprolol ..., atorvastatin forty at night, and aspirin":
+# every drug of a list the user heads as theirs
+_MED_LIST = re.compile(
+    r"\b(?:medication|meds|medicines?|drugs?|prescriptions?|tablets?)\s+list\b|"
+    r"\bmy\s+(?:current\s+|new\s+|daily\s+)?(?:meds|medications|medicines|tablets)\s*(?:are|now|:)",
+    re.I,
+)
+_NOT_TAKEN = re.compile(
+    r"\b(?:no|not|no\s+more|stop(?:ped)?|off|instead\s+of|except|without)\s+$", re.I
+)
+
+
+def rule_medication_list(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Each drug of a list headed as the user's (the rules before read the first)."""
+    head = _MED_LIST.search(sent.text)
+    if head is None or not clause_ok(parts, sent, sent.start + head.start()):
+        return
+    if someone_else(sent.text[: head.end()]) or _FOR_SOMEONE.search(sent.text):
+        return
+    said = {c.value.get("name") for c in ctx.out if c.path == "health.medications"}
+    for m in re.finditer(r"[A-Za-z][A-Za-z-]{2,30}", sent.text[head.end() :]):
+        name = m[0].lower()
+        at = head.end() + m.start()
+        if name in said or not _is_drug(name, False) or _NOT_TAKEN.search(sent.text[:at]):
+            continue
+        said.add(name)
+        ctx.add("health.medications", {"name": name}, sent, 0.75)
 
 
 def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -179,6 +221,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
         ctx.add("health.medications", value, sent, 0.85)
+        if reason and (named := condition_named(reason[1])):
+            # "started on warfarin for atrial fibrillation": the user has the condition
+            ctx.add("health.conditions", {"name": named}, sent, 0.75)
         pos = m.end() if not m["dose2"] else m.end("dose2")
         while (more := _AND_DRUG.match(sent.text, pos)) and _is_drug(more["name"], False):
             extra = {k: v for k, v in value.items() if k == "start_date"}  # "metformin and ..."
@@ -200,7 +245,15 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "I take 500 mg with breakfast": the dose of the drug just talked about
         freq = _FREQ.search(sent.text, m.end())
         dose = " ".join(m["dose"].split()) + (f" {' '.join(freq[0].split())}" if freq else "")
-        ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+        if not _complete_dose(ctx, sent, last.get("name"), dose):
+            ctx.add("health.medications", {"name": last.get("name"), "dose": dose}, sent, 0.75)
+
+
+def _complete_dose(ctx: Ctx, sent: Span, name: str, dose: str) -> bool:
+    """Give the dose to the medication an earlier sentence of this message named without one."""
+    return complete_earlier(
+        ctx, "health.medications", lambda v: v.get("name") == name, {"dose": dose}, sent
+    )
 
 
 # A known drug with its dose beside it is a medication whatever the verb ("the consultant
@@ -331,6 +384,9 @@ _SUPPLY_LASTS = re.compile(
     # "got enough tablets until 10 May", "I've enough to last me till the 15th"
     r"\benough\s+(?:(?:tablets|pills|capsules|doses|meds|medication|supply)\s+)?(?:to\s+last\s+"
     r"(?:me\s+)?)?(?:till|until|til|to|through)\b|"
+    # "got pills until the 5th of december", "I have tablets till the 20th"
+    r"\b(?:got|have|i've\s+got|there\s+are)\s+(?:(?:enough|some)\s+)?(?:tablets|pills|capsules|"
+    r"doses|meds|medication|supply|patches)\s+(?:left\s+)?(?:till|until|til|to\s+last\s+until)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
@@ -389,13 +445,17 @@ _COURSE = re.compile(
 )
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
-    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched)\b",
+    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
+    r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )
 _STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
 _UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
 _DOSE_ONLY = re.compile(
-    r"\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?(?P<dose>" + _DOSE + r")"
+    r"(?:\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?|"
+    # "The dose for now is 3 mg once daily", "dose is 20mg"
+    r"^(?:the\s+|my\s+)?(?:starting\s+|new\s+)?dose\s+(?:for\s+now\s+|now\s+)?(?:is|will\s+be)\s+)"
+    r"(?P<dose>" + _DOSE + r")"
     # what follows says when, not what: "500 mg with breakfast", "100 mg at night"
     r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day)\b))",
     re.I,
@@ -418,13 +478,51 @@ _CONDITION = re.compile(
     r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
     r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
-    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r")\b",
+    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r"|" + _INFLAMMATION + r")\b",
     re.IGNORECASE,
 )
+# "I'm borderline diabetic", "I am asthmatic": the condition said as what the user is
+_I_AM_CONDITION = re.compile(
+    r"\bi(?:'?m|\s+am)\s+(?:now\s+|also\s+)?(?:an?\s+)?(?P<deg>borderline\s+|pre-?)?"
+    r"(?P<adj>diabetic|asthmatic|epileptic|an(?:a)?emic|hypertensive|coeliac|celiac)\b",
+    re.I,
+)
+_ADJECTIVE_CONDITION = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "anaemic": "anaemia",
+    "anemic": "anemia",
+    "hypertensive": "hypertension",
+    "coeliac": "coeliac disease",
+    "celiac": "celiac disease",
+}
+
+
+@functools.cache
+def _condition_words() -> frozenset[str]:
+    """Every name a condition goes by: the list above and the checks' condition families."""
+    families = health_rules()["condition_family"]
+    named = {w for words in families.values() for w in words if len(w) > 2}
+    return frozenset(CONDITIONS.split("|")) | named | {"blood pressure", "cholesterol"}
+
+
+def condition_named(what: str) -> str | None:
+    """The condition a drug's "for ..." names ("for atrial fibrillation", "for my cholesterol",
+    "for the acne"), or None when it names something else ("for my knee", "for a week")."""
+    key = re.sub(r"^(?:my|the|his|her)\s+", "", " ".join(what.lower().split()))
+    if key in _condition_words() or re.fullmatch(_INFLAMMATION, key):
+        return _FOR_MY_NAMES.get(key, key)
+    return None
 
 
 def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Diagnosed conditions."""
+    if (m := _I_AM_CONDITION.search(sent.text)) and in_clause(m, parts, sent):
+        name = _ADJECTIVE_CONDITION[m["adj"].lower()]
+        deg = "borderline " if m["deg"] and m["deg"].strip().lower() == "borderline" else ""
+        deg = "pre" if m["deg"] and m["deg"].lower().startswith("pre") else deg
+        ctx.add("health.conditions", {"name": f"{deg}{name}"}, sent, 0.8)
     for m in _CONDITION.finditer(sent.text):
         if not in_clause(m, parts, sent):
             continue
@@ -507,7 +605,10 @@ _NOT_A_READING = re.compile(
 # "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
 _BARE_WEIGHT = re.compile(
     # "I'm tiny, 44kg on a good day": after a self-description, a reading
-    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+)?(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
+    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+|"
+    # "And I've lost a bit, 68 kilos this morning": a change, then the reading
+    r"(?:and\s+|so\s+)?(?:i(?:'?ve|\s+have)\s+)?(?:lost|gained|put\s+on|dropped)\b[^,.;]{0,25},\s*)?"
+    r"(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
     r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?|on\s+a\s+good\s+day)\b|"
     r"\s*[.!]*$)",
     re.I,
@@ -549,6 +650,7 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 RULES: tuple[Rule, ...] = (
     rule_vaccinations,
     rule_medications,
+    rule_medication_list,  # after rule_medications: the drugs it read are not read twice
     rule_allergies,
     rule_allergy_severity,
     rule_conditions,

@@ -158,15 +158,17 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "I travel on an Irish passport", "I have Turkish passport", "I'm on a US passport":
         # the passport the user has (its issuing country), not a nationality (people hold
         # passports of countries they are not nationals of; both blind writers agree).
-        if m[1] and (m[2] or "").lower() == "passport" and not m["holder"]:
-            ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
+        # "Indian passport holder" too: the writers of blind2-4 record the passport's country
+        if m["holder"] or (m[1] and (m[2] or "").lower() == "passport"):
+            ctx.add("identity.passport.issuing_country", NATIONALITIES[word], sent, 0.8)
         else:
             ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.8)
     m = _WE_ARE.search(sent.text)
     word = (m["here"] or m["we"]).lower() if m else ""
     # what follows the demonym ("so no problem with passports I think") does not unsay it
     if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
-        ctx.add("identity.nationality", NATIONALITIES[word], sent, 0.75)
+        path = "passport.issuing_country" if "passport" in (m["noun"] or "") else "nationality"
+        ctx.add(f"identity.{path}", NATIONALITIES[word], sent, 0.75)
     m = _PASSPORT_OF.search(sent.text)
     if in_clause(m, parts, sent):
         ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from uac.fact_log.extraction.patterns.text import (
     word_set,
@@ -49,10 +50,26 @@ _WORDS = {
     "franc": "CHF",
     "francs": "CHF",
 }
-_NUM = r"\d{1,3}(?:[,.\u202f]\d{3}){1,3}(?:[.,]\d{1,2})?|\d{1,9}(?:[.,]\d{1,2})?"
+# Grouped thousands: Indian ("2,50,000"), Swiss ("8'000"), then "1,200" / "1.200" / "1 200".
+_NUM = (
+    r"\d{1,2}(?:,\d{2}){1,3},\d{3}(?:\.\d{1,2})?|\d{1,3}(?:['\u2019]\d{3}){1,3}(?:[.,]\d{1,2})?|"
+    r"\d{1,3}(?:[,.\u202f]\d{3}){1,3}(?:[.,]\d{1,2})?|\d{1,9}(?:[.,]\d{1,2})?"
+)
+# "10k", "2.5 lakh", "1 crore": the multiplier a number is said with (Indian English too).
+_MULT = r"k\b|\s?(?:lakhs?|lacs?|crores?)\b"
+_TIMES = {"k": 1000, "l": 100_000, "c": 10_000_000}
+
+
+def _times(mult: str | None) -> int:
+    """What a multiplier suffix multiplies by (1 without one)."""
+    return _TIMES[mult.strip()[0].lower()] if mult else 1
+
+
 _MONEY = re.compile(
-    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹])\s?(?P<n1>" + _NUM + r")(?P<k1>k\b)?"
-    r"|(?<![\w.,])(?P<n2>" + _NUM + r")(?P<k2>k\b)?\s?(?P<unit>[A-Z]{3}\b|[£€$¥]|pounds?\b|"
+    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹])\s?(?P<n1>" + _NUM + r")"
+    r"(?P<k1>" + _MULT + r")?"
+    r"|(?<![\w.,])(?P<n2>" + _NUM + r")(?P<k2>" + _MULT + r")?"
+    r"\s?(?P<unit>[A-Z]{3}\b|[£€$¥]|pounds?\b|"
     r"quid\b|dollars?\b|bucks\b|euros?\b|yen\b|yuan\b|rmb\b|RMB\b|元|块|rupees?\b|francs?\b)",
     re.IGNORECASE,
 )
@@ -70,7 +87,7 @@ class Money:
 
 def parse_number(raw: str) -> Decimal | None:
     """'1,200.50' / '1.200,50' / '12,50' / '12.99' as an exact Decimal."""
-    raw = raw.replace("\u202f", ",")
+    raw = raw.replace("\u202f", ",").replace("'", "").replace("\u2019", "")
     if "," in raw and "." in raw:
         dec = "." if raw.rfind(".") > raw.rfind(",") else ","
         thousands = "," if dec == "." else "."
@@ -106,8 +123,7 @@ def find_money(text: str) -> list[Money]:
         amount = parse_number(number)
         if amount is None:
             continue
-        if k:
-            amount *= 1000
+        amount *= _times(k)
         out.append(Money(m.start(), m.end(), amount, currency))
     return out or _money_in_words(text)
 
@@ -188,7 +204,11 @@ class Amount:
 
 
 _BARE = re.compile(
-    r"(?<![\w.,:/+-])(" + _NUM + r")(?![\w,:/%-]|\.\d|\s?(?:am|pm|st|nd|rd|th|kg|mg)\b)"
+    r"(?<![\w.,:/+-])(" + _NUM + r")(" + _MULT + r")?"
+    # not a time, a date ("14.02.," "3/4"), a unit, a part of a longer number ("1,2,3");
+    # a comma before a space ends a clause, and "29/month" is a price a month
+    r"(?![\w:%-]|,\S|\.\d|\.,|/(?!mo|month|yr|year|wk|week)|"
+    r"\s?(?:am|pm|st|nd|rd|th|kg|mg|km|miles?)\b)"
 )
 
 
@@ -201,5 +221,13 @@ def amounts(text: str) -> list[Amount]:
     for m in _BARE.finditer(text):
         amount = parse_number(m[1])
         if amount is not None:
-            out.append(Amount(m.start(), m.end(), amount, None))
+            out.append(Amount(m.start(), m.end(), amount * _times(m[2]), None))
     return out
+
+
+def put_amount(value: dict[str, Any], said: Amount | Money, key: str = "amount") -> dict[str, Any]:
+    """Set an amount in a record, with its currency when one was written; the record."""
+    value[key] = said.amount
+    if said.currency:
+        value.setdefault("currency", said.currency)
+    return value

@@ -3,12 +3,16 @@ card's per-payment limit, an account being closed, a promotional rate that ends.
 
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
-from uac.fact_log.extraction.patterns.money import amounts, find_money
+from uac.fact_log.extraction.patterns.dates import add_months, count_word
+from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -28,9 +32,19 @@ _ACCOUNT = (
     r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
-_METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)\b", re.IGNORECASE)
+# A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
+# of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
+_METHOD = re.compile(
+    r"\b(?P<m>standing\s+order|direct\s+debit|(?-i:DD|SO)|dauerauftrag|"
+    r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)|pr[ée]l[èe]vement|"
+    r"domiciliaci[oó]n|orden\s+permanente|virement\s+permanent)\b",
+    re.IGNORECASE,
+)
+_METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
+_METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
 _MONTHLY = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)\s+(?:of\s+)?(?:every|each)\s+month\b|"
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th)|first|second|third|fourth|fifth|last)"
+    r"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each|the)\s+month\b|"
     r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month)\b",
     re.IGNORECASE,
 )
@@ -49,6 +63,26 @@ _PAYEE_SUBJECT = re.compile(
     r"leaves)\b",
     re.IGNORECASE,
 )
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(_MONTHS)}
+_MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
+# "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
+_GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+_FROM_BANK = re.compile(
+    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+)?(?P<acct>" + _GENERIC_ACCOUNT + r"(?:"
+    r"(?-i:[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"
+    r"[a-z][a-z0-9&]{2,20}\s+(?:current\s+|savings\s+)?account)|"
+    # "comes out of halifax on the 1st": a bank typed in lower case, where money leaves
+    r"(?<=out\sof\s)[a-z][a-z0-9&]{2,20}(?=\s+(?:on|every|each)\b|\s*[,.]|\s*$))\b",
+    re.IGNORECASE,
+)
+# "Frau Albers wants now SEPA Lastschrift": the payee asks for the instruction the user gives
+_PAYEE_WANTS = re.compile(
+    r"^(?P<payee>(?:(?:Frau|Herr|Mr|Mrs|Ms|Dr)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s(?-i:[A-Z])[\w'-]+)?)\s+"
+    r"(?:now\s+)?(?:wants|asked\s+for|asks\s+for|needs|requires)\b",
+    re.IGNORECASE,
+)
 _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
@@ -60,14 +94,71 @@ _ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|cl
 
 
 def _method(text: str) -> str:
-    return text.lower().replace(" ", "_")
+    """The catalog's word for a payment instruction as said ("DD", "SEPA Lastschrift")."""
+    key = " ".join(text.lower().split())
+    if key in _METHODS:
+        return _METHODS[key]
+    return "standing_order" if "standing" in key else "direct_debit"
+
+
+# "The old rent to Hausverwaltung Krämer (1.150) I must stop after August": a payment the
+# user will end, said object first, and the month it ends with
+_STOP_AFTER = re.compile(
+    r"^(?:the\s+|my\s+)?(?:old\s+|current\s+)?(?P<what>[a-z]+(?:\s[a-z]+)?)\s+to\s+"
+    r"(?P<payee>(?:(?-i:[A-Z])[\w'’-]+\s?){1,3}?)\s*(?:\((?P<amt>[^)]{1,15})\))?\s*,?\s+"
+    r"(?:i|we)\s+(?:must\s+|will\s+|'ll\s+|need\s+to\s+|have\s+to\s+|shall\s+|am\s+going\s+to\s+)?"
+    r"(?:stop|cancel|end)(?:\s+it)?\s+(?:after|at\s+the\s+end\s+of)\s+(?P<month>"
+    + _MONTH_NAMES
+    + r")",
+    re.I,
+)
+
+
+def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A payment the user ends after a month; True when one was read."""
+    m = _STOP_AFTER.match(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start):
+        return False
+    month = _MONTH_NUMBER[m["month"][:3].lower()]
+    year = ctx.today.year + (1 if month < ctx.today.month else 0)
+    last = dt.date(year, month, calendar.monthrange(year, month)[1])
+    value: dict[str, Any] = {"payee": m["payee"].strip(), "ends_on": last}
+    if m["amt"] and (said := amounts(m["amt"])):
+        put_amount(value, said[0])
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
+
+
+# "my SIP of 10k goes every month on 7th from ICICI savings": a monthly payment said without
+# naming the instruction
+_GOES_MONTHLY = re.compile(
+    r"^(?:also\s+|and\s+)?(?:my|our)\s+(?P<payee>[A-Za-z][\w ]{1,25}?)\s+(?:of\s+(?P<amt>\S+)\s+)?"
+    r"(?:goes(?:\s+out)?|is\s+paid|is\s+taken|comes\s+out)\s+(?:every|each)\s+month\b"
+    r"(?:\s+on\s+(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\b)?",
+    re.I,
+)
+
+
+def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A monthly payment with no instruction named; True when one was read."""
+    m = _GOES_MONTHLY.match(sent.text)
+    said = m and (amounts(m["amt"]) if m["amt"] else find_money(sent.text))
+    if m is None or not said or not clause_ok(parts, sent, sent.start):
+        return False
+    value = put_amount({"payee": m["payee"], "period": "monthly"}, said[0])
+    if m["day"] and 1 <= int(m["day"]) <= 31:
+        value["day_of_month"] = int(m["day"])
+    if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
+        value["account"] = acct["acct"]
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
 
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
-    if _moved(ctx, sent, parts):
+    if _moved(ctx, sent, parts) or _stopped_after(ctx, sent, parts):
         return
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
@@ -76,6 +167,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and bill.start("payee") == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
+    if m is None and _goes_monthly(ctx, sent, parts):
+        return
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not _OTHER_SETS_UP.search(sent.text) and (
@@ -84,12 +177,17 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "my sister's rent goes out by standing order": hers
     payee = (
         _PAYEE_TO.search(sent.text, m.end())
+        or _PAYEE_WANTS.match(sent.text)  # "Frau Albers wants now SEPA Lastschrift"
         or _PAYEE_SUBJECT.search(sent.text)
         or _PAYEE_FOR.search(sent.text, m.end())  # "a standing order of £650 for rent"
+        or _PAYEE_TO.search(sent.text)  # "rent 1.380 EUR to Frau Albers, I made Dauerauftrag"
     )
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
+    name = _METHOD.sub("", name).strip()  # "council tax DD comes out": the payee is the tax
+    # "to my landlady Frau Albers": the payee is the name, not the role before it
+    name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
         # "Rent of £1,200 goes out", "Council tax of £180 is paid": capitalised only as the
         # first word of the sentence ("British Gas is paid ..." keeps its name)
@@ -100,14 +198,17 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = find_money(sent.text)
     if money:
         value["amount"], value["currency"] = money[0].amount, money[0].currency
-    acct = _ACCOUNT_RE.search(sent.text)
+    acct = _ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]
     period = _MONTHLY.search(sent.text)
     if period is not None:
         value["period"] = "monthly"
-        if period["day"] and 1 <= int(period["day"]) <= 31:
-            value["day_of_month"] = int(period["day"])
+        day = _ORDINALS.get((period["day"] or "").lower()) or (
+            int(period["day"]) if period["day"] and period["day"].isdigit() else None
+        )
+        if day and 1 <= day <= 31:
+            value["day_of_month"] = day
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
@@ -159,7 +260,9 @@ def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 _PLAN_CARD = re.compile(
     r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay|"
     # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
-    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay)\s+"
+    r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay|"
+    # "..., I pay it with the Swisscard" (non-native present for a plan)
+    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b))\s+"
     r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
     r"(?:with|on|using|from)\s+(?:"
     + _ACCOUNT
@@ -174,6 +277,18 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not in_clause(m, parts, sent):
         return
     said, what_at, what = sent, m.start("what"), m["what"]
+    bare = what.strip().lower() in ("it", "this", "that", "them") or _ONLY_WHEN.fullmatch(what)
+    lead = _LEAD.match(sent.text[: m.start()]) if bare else None
+    if lead is not None and find_money(lead["lead"]):
+        # "The chalet in Verbier wants the 6'200 CHF on 1 April, I pay it with the Swisscard",
+        # "Villa balance for Goa, 1,35,000 rupees, I will pay on 5th December from the HDFC
+        # card": what is paid, and how much, open the sentence
+        said, what_at, what = Span(sent.start, sent.text[: m.start()]), 0, lead["what"]
+        money = find_money(lead["lead"])
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if dates:
+            _add_planned(ctx, sent, m, what, money[0], dates[0].date)
+        return
     if what.strip().lower() in ("it", "this", "that", "them"):
         # "The balance for Casa Vela, 1850 euro, is due 20 June. I'll pay it with the N26
         # card": what "it" is, its amount and day, are the sentence before
@@ -192,6 +307,25 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if said is sent:
         what = what[: money[0].start - what_at] + what[money[0].end - what_at :]
+    _add_planned(ctx, sent, m, what, money[0], dates[0].date)
+
+
+# "on 5th December": a plan's object said as its day only
+_ONLY_WHEN = re.compile(r"\s*(?:on|by|before)\s+(?:the\s+)?\d[^,]*", re.I)
+# what opens the sentence before the plan: "The chalet in Verbier wants the 6'200 CHF ...",
+# "Villa balance for Goa, 1,35,000 rupees, ..."
+_LEAD = re.compile(
+    r"^\s*(?P<lead>(?:the\s+|my\s+|our\s+)?(?P<what>[A-Za-z][^,]{1,40}?)"
+    r"(?:\s+(?:wants|needs|asks\s+for|is|costs?)\b|\s*,)(?:[^.;]|(?<=\d)\.(?=\d))*?)\s*,?\s*$",
+    re.I,
+)
+# "from the same card", "with that card": the card the thread just named
+_SAME_CARD = re.compile(r"^(?:same|that|this)\s+(?:card|account)$", re.I)
+
+
+def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, day: Any) -> None:
+    """The planned payment: its payee from what is paid, its account as named or the card
+    the thread named ("the same card")."""
     what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
     what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
     head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
@@ -200,15 +334,27 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
-    account = m["acct"] or f"{m['bank']} account"
+    account = m["acct"] or m["bank"]  # "with the Swisscard": the account as named
+    if _SAME_CARD.match(account) and (card := ctx.thread.last("finance.bank_accounts")):
+        account = str(card.get("name") or f"{card.get('provider')} card")
+    elif m["bank"]:  # "with the Swisscard": the card the thread knows by that issuer
+        known = [
+            x
+            for x in ctx.thread.mentions
+            if x.kind == "finance.bank_accounts"
+            and str(x.get("provider") or "").lower() == m["bank"].lower()
+            and x.get("name")
+        ]
+        if known:
+            account = str(known[-1].get("name"))
     value = {
         "payee": payee,
-        "amount": money[0].amount,
-        "currency": money[0].currency,
+        "amount": money.amount,
+        "currency": money.currency,
         "account": account,
         "method": "card" if _kind(account).endswith("card") else "transfer",
         "period": "once",
-        "next_date": dates[0].date,
+        "next_date": day,
     }
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
@@ -241,7 +387,9 @@ _CLOSING = re.compile(
     + _ACCOUNT
     + r"|"
     r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed)\b|"
+    r"is\s+being\s+closed|"
+    # "The MBNA card I shall close at the end of the month": the account said first
+    r"(?:i|we)\s+(?:shall|will|'ll|am\s+going\s+to|must|need\s+to|want\s+to|plan\s+to)\s+close)\b|"
     # "the old one with NatWest closes on 30 September"
     r"\b(?:my|the|our)\s+(?:old\s+)?(?:one|account|bank\s+account)\s+(?:with|at)\s+"
     r"(?P<acct3>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:closes|is\s+closing|will\s+close|"
@@ -267,6 +415,8 @@ def _provider(name: str) -> str:
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A card's per-payment limit, or an account the user is closing, and when."""
+    if card_limits(ctx, sent, parts):
+        return
     limit = _PER_PAYMENT.search(sent.text) or _CAPPED.search(sent.text)
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:
@@ -388,11 +538,69 @@ def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.promotions", value, sent, 0.7)
 
 
+# An offer said by how long it lasts: "at 29.90 instead of 59.90 for the first 12 months",
+# "0% on transfers for 24 months, after which the rate reverts to 24.9% APR"
+_FOR_FIRST = re.compile(
+    r"\bfor\s+(?:the\s+first\s+|the\s+next\s+)?(?P<n>\d{1,2}|[a-z]+)\s+(?P<unit>months?|years?)\b",
+    re.I,
+)
+_PROMO_RATE = re.compile(
+    r"(?P<rate>\b\d{1,2}(?:\.\d{1,2})?\s?%|(?<![\w.,])[£$€]?\d{1,4}[.,]\d{2})(?:\s+(?:on|for)\s+"
+    r"(?:balance\s+)?(?:transfers?|purchases|spending)|\s+(?:instead|a\s+month|/\s?mo))?",
+    re.I,
+)
+_AFTER_OFFER = re.compile(
+    r"\binstead\s+of\s+(?P<then>[£$€]?\d{1,4}(?:[.,]\d{2})?(?:\s?%)?)|"
+    r"\b(?:after\s+which|after\s+that|afterwards|then)\b[^.;]{0,40}?\b(?:reverts?\s+to|goes\s+"
+    r"(?:up\s+)?to|rises\s+to|becomes|is)\s+(?P<then2>[£$€]?\d{1,4}(?:[.,]\d{1,2})?(?:\s?%)?"
+    r"(?:\s+APR)?)",
+    re.I,
+)
+_PROVIDER_SAID = re.compile(
+    r"^(?P<p>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))\s+(?:gave|gives|offered|put|"
+    r"has\s+given|sold)\b|\b(?:with|from)\s+(?P<p2>(?-i:[A-Z][A-Za-z]{1,20}))\b",
+    re.I,
+)
+
+
+_INSTEAD = re.compile(r"(?:\s+instead)?$")
+
+
+def _offer_for_months(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A promotional rate or price said with how long it lasts and what applies after."""
+    span = _FOR_FIRST.search(sent.text)
+    after = _AFTER_OFFER.search(sent.text)
+    who = _PROVIDER_SAID.search(sent.text)
+    if span is None or after is None or who is None or not clause_ok(parts, sent, sent.start):
+        return False
+    provider = who["p"] or who["p2"]
+    rate = _PROMO_RATE.search(sent.text)
+    months = count_word(span["n"]) if not span["n"].isdigit() else int(span["n"])
+    if not months or provider.split()[0] in NOT_NAMES or someone_else(sent.text[: who.start()]):
+        return False
+    months *= 12 if span["unit"].lower().startswith("year") else 1
+    starts = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    start = starts[0].date if starts else ctx.today
+    value: dict[str, Any] = {
+        "name": _INSTEAD.sub(" offer", " ".join(rate[0].split()), count=1)
+        if rate
+        else "intro offer",
+        "provider": provider,
+        "ends_on": add_months(start, months) - dt.timedelta(days=1),
+        "then": " ".join((after["then"] or after["then2"]).split()),
+    }
+    if rate:
+        value["rate"] = " ".join(rate["rate"].split())
+    ctx.add("finance.promotions", value, sent, 0.75)
+    return True
+
+
 def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
     m = _PROMO.search(sent.text)
     if m is None:
-        _offer(ctx, sent, parts)
+        if not _offer_for_months(ctx, sent, parts):
+            _offer(ctx, sent, parts)
         _then_after(ctx, sent, parts)
         return
     if not in_clause(m, parts, sent):

@@ -12,6 +12,7 @@ from uac.fact_log.extraction.patterns.dates import count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
+    complete_earlier,
     dates_in,
     in_clause,
     someone_else,
@@ -21,7 +22,12 @@ TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
 _WEEKS = re.compile(r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b", re.I)
 _DUE = re.compile(
     r"\b(?:(?:the\s+|our\s+)?baby(?:'s|\s+is|\s+was)?\s+(?:now\s+)?due|(?:my|our|the)\s+due\s+"
-    r"date(?:'s|\s+is|\s+was)?(?:\s+now)?|i(?:'m|\s+am)\s+due|we(?:'re|\s+are)\s+due)\b",
+    r"date(?:'s|\s+is|\s+was)?(?:\s+now)?|i(?:'m|\s+am)\s+due|we(?:'re|\s+are)\s+due|"
+    # after a pregnancy: "due 27 August", "the midwife says the date is for 27 of August"
+    # (a bare "due date is 22 April" stays unread: the fresh and blind3 writers record nothing
+    # for it, the blind4 writer the due date; bench/extraction_data/README.md, session 8)
+    r"^(?:and\s+|so\s+)?due(?=\s+(?:on\s+|in\s+|for\s+)?(?:the\s+)?\d)|"
+    r"\bthe\s+date\s+(?:is|will\s+be)(?:\s+for)?)\b",
     re.I,
 )
 
@@ -49,9 +55,18 @@ def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] |
     return value
 
 
+_CLINICIAN_SAYS = re.compile(
+    r"\b(?:the\s+|my\s+)?(?:midwife|doctor|gp|nurse|consultant|obstetrician|sonographer)\s+"
+    r"(?:said|says|say|told\s+me|thinks)\b",
+    re.I,
+)
+
+
 def _pregnancy_known(ctx: Ctx, sent: Span, due: re.Match[str]) -> bool:
     """A due date is the user's pregnancy's: said of the baby, or after a pregnancy was said."""
-    if someone_else(sent.text[: due.start()]):
+    # "the midwife says the date is ...": a clinician telling the user's own due date
+    head = _CLINICIAN_SAYS.sub("", sent.text[: due.start()])
+    if someone_else(head):
         return False
     said = ctx.thread.last("health.conditions")
     baby = "baby" in due[0].lower()
@@ -67,7 +82,13 @@ def rule_due_date(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # rule_states has read this sentence's pregnancy, due date included
     value = pregnancy(ctx, sent, None)
     if value is not None and "expected_end" in value:
-        ctx.add("health.conditions", value, sent, 0.8)
+        end = {"expected_end": value["expected_end"]}  # "I am pregnant!! due 27 August"
+        if not complete_earlier(ctx, "health.conditions", _is_pregnancy, end, sent):
+            ctx.add("health.conditions", value, sent, 0.8)
+
+
+def _is_pregnancy(value: dict[str, Any]) -> bool:
+    return value.get("name") == "pregnancy"
 
 
 # A birth ends the pregnancy: "I gave birth on Tuesday", "our daughter was born on the 2nd",

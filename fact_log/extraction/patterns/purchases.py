@@ -13,10 +13,12 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_ok,
     dates_in,
     guarded,
     in_clause,
     someone_else,
+    word_set,
 )
 
 _ACCOUNT = re.compile(
@@ -48,11 +50,100 @@ _FIRST_PERSON = re.compile(
 )
 
 
+# A card as the user names it, any case: "my HDFC credit card", "My Swisscard Mastercard",
+# "the BBVA card", "my discover card"
+_HELD_CARD = re.compile(
+    r"\b(?:my|the|our)\s+(?P<prov>[A-Za-z][\w&]{1,20}(?:\s[A-Za-z][\w&]{1,20})??)"
+    r"(?:\s+(?:Mastercard|Visa|Amex))?\s+"
+    r"(?P<kind>credit\s+card|debit\s+card|card|Mastercard|Visa)\b",
+    re.I,
+)
+_NOT_ISSUERS = word_set(
+    "credit debit new old same other bank first second main business company work "
+    "wife's husband's partner's"
+)
+# The cue an amount answers to, read clause by clause so each amount binds to its own cue
+# ("limit is 2,50,000 INR and per transaction it is capped at 1 lakh")
+_PER_ONE = re.compile(
+    r"\b(?:per|each|a\s+single|any\s+single|for\s+one|for\s+a\s+single|one)[\s-]+"
+    r"(?:transaction|payment|purchase)\b|\bin\s+one\s+go\b|\bat\s+a\s+time\b",
+    re.I,
+)
+_LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
+_LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
+_OTHER_LIMIT = re.compile(r"\b(?:daily|day|ATM|withdrawal|cash|contactless|monthly)\b", re.I)
+# "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
+_BARE_LIMIT = re.compile(
+    r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"
+    r"(?:credit\s+)?limit\b",
+    re.I,
+)
+
+
+def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A card's credit limit and per-payment cap, each amount bound to its own cue."""
+    if _LIMIT_CUE.search(sent.text) is None:
+        return False
+    held = _HELD_CARD.search(sent.text)
+    if held is not None and held["prov"].lower() in _NOT_ISSUERS:
+        held = None
+    value: dict[str, Any] = {}
+    if held is not None:
+        if not in_clause(held, parts, sent) or someone_else(sent.text[: held.start()]):
+            return False
+        kind = held["kind"].lower()
+        value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        if "debit" in kind:
+            value["kind"] = "debit_card"
+        elif "credit" in kind:
+            value["kind"] = "credit_card"
+    elif _BARE_LIMIT.search(sent.text):
+        before = ctx.text[: sent.start].rstrip().rstrip("!?.")
+        start = max(before.rfind(". "), before.rfind("!"), before.rfind("\n")) + 1
+        held = _HELD_CARD.search(before[start:])
+        if held is not None and held["prov"].lower() not in _NOT_ISSUERS:
+            value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        elif (earlier := ctx.thread.last("finance.bank_accounts")) is not None:
+            value = {k: v for k, v in earlier.record().items() if k in ("name", "provider", "kind")}
+        if not value or not clause_ok(parts, sent, sent.start):
+            return False
+    else:
+        return False
+    other = False  # a daily or cash limit: read here, and no field holds it
+    for clause in _LIMIT_CLAUSES.split(sent.text):
+        said = amounts(clause)
+        if said and _OTHER_LIMIT.search(clause):
+            other = True
+        if not said or _OTHER_LIMIT.search(clause):
+            continue
+        if _PER_ONE.search(clause):
+            value["per_transaction_limit"] = said[0].amount
+        elif _LIMIT_CUE.search(clause):
+            value["limit"] = said[0].amount
+            value["kind"] = "credit_card"  # a card with a credit limit is a credit card
+        else:
+            continue
+        if said[0].currency:
+            value.setdefault("currency", said[0].currency)
+    if "limit" not in value and "per_transaction_limit" not in value:
+        return other
+    if "limit" not in value and held is not None and held["kind"].lower() == "card":
+        # a card with a cap and no credit limit, unless its issuer only issues credit cards
+        issuer = held["prov"].lower() in _ISSUER_CARDS
+        value.setdefault("kind", "credit_card" if issuer else "debit_card")
+    ctx.add("finance.bank_accounts", value, sent, 0.8)
+    return True
+
+
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Accounts and cards the user has, with the issuer and the limit when said."""
+    if any(c.path == "finance.bank_accounts" and c.start == sent.start for c in ctx.out):
+        return  # card_limits (run by payments.rule_accounts) read this sentence's card
     m = _ACCOUNT.search(sent.text)
     brand = _CARD_BRAND.search(sent.text)
     limit = _LIMIT.search(sent.text)
+    if limit and _OTHER_LIMIT.search(sent.text[max(0, limit.start() - 12) : limit.start()]):
+        limit = None  # "a daily limit of 600": no field holds it
     value: dict[str, Any] = {}
     inst = m and (m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1])
     known = inst and any(
@@ -109,8 +200,12 @@ _AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
 _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
+# "2 year warranty", "2 yr parts & labour warranty", "3 years of garantía" (the writer's word)
+_GUARANTEE = r"(?:warranty|guarantee|garant[ií]a|garantie|garanzia)"
 _WARRANTY = re.compile(
-    r"\b(?P<n>\w+)[- ](?P<unit>year|month)s?[- ](?:warranty|guarantee)\b|"
+    r"\b(?P<n>\w+)[- ](?P<unit>year|yr|month)s?(?:[- ]of)?(?:[- ][\w&]+){0,3}?[- ]"
+    + _GUARANTEE
+    + r"\b|"
     r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
     r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
     r"(?:ends|expires|runs\s+out)\b",
@@ -139,29 +234,46 @@ _RETURN_DAYS = re.compile(
 _IF_RETURN = re.compile(r"\s+if\s+(?:i|we)\s+(?:change|don'?t|do\s+not|decide)\b.*$", re.I)
 
 
+# what may open a line of terms after the item: "and", "it has", "they say", "they gave me"
+_TERMS_LEAD = re.compile(
+    r"(?:(?:and|plus|also|with|it\s+has|comes\s+with|(?:they|the\s+shop|the\s+seller|it)\s+"
+    r"(?:say|says|said|gave\s+me|give\s+me|told\s+me))\s+)?(?:an?\s+)?",
+    re.I,
+)
+# "till jan 15 to return it", "until 2 May to send it back": a return window's last day
+_RETURN_UNTIL = re.compile(
+    r"\b(?:till|until|til|by)\s+[^.,;]{2,20}?\s+to\s+(?:return|send\s+back|bring\s+back)\b", re.I
+)
+
+
 def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
     """A warranty or return window said alone after the item bought (the thread's item,
     followups.topics); True when one was."""
     item = ctx.thread.last("item")
-    if item is None or not (m or " day" in sent.text.lower()):
+    low = sent.text.lower()
+    if item is None or not (m or " day" in low or "return" in low):
         return False  # most sentences: no item talked about, no warranty, no "days"
     ret = _RETURN_DAYS.search(sent.text)
-    head = _IF_RETURN.sub("", sent.text)
     lead = (m or ret).start() if (m or ret) else -1
-    if lead < 0 or not re.fullmatch(
-        r"(?:(?:and|plus|also|with|it\s+has|comes\s+with)\s+)?(?:an?\s+)?",
-        sent.text[:lead],
-        re.I,
-    ):
+    until = _RETURN_UNTIL.search(sent.text)
+    if until is not None:
+        lead = until.start()
+    said = _TERMS_LEAD.fullmatch(sent.text[:lead]) if lead >= 0 else None
+    if said is None:
         return False
+    head = _IF_RETURN.sub("", sent.text[said.end() :])  # "they say ...": the shop, not a person
     if guarded(head) or someone_else(head):
         return False
     value: dict[str, Any] = item.record()
     bought = value.get("purchased_on") or item.day
     if m is not None and m["n"] and (n := count_word(m["n"])) is not None:
-        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower() == "year" else 1))
+        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower()[0] == "y" else 1))
     if ret is not None and (n := count_word(ret["n"])) is not None:
         value["return_by"] = bought + dt.timedelta(days=n)
+    if until is not None:  # "they gave me till jan 15 to return it": the day itself
+        days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if days:
+            value["return_by"] = days[0].date
     if "ends_on" not in value and "return_by" not in value:
         return False
     ctx.add("finance.warranties", value, sent, 0.7)
@@ -200,7 +312,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if bought is None and len(dates) == 1:
             bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
-        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower() == "year" else 1))
+        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower()[0] == "y" else 1))
     else:
         until = [
             d

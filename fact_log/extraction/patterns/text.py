@@ -82,11 +82,26 @@ def sentences(text: str) -> Iterator[Span]:
             or _INITIAL.search(text[max(0, m.start() - 2) : m.start()])
             or text[m.end() : m.end() + 1].isdigit()
             or text[m.end() : m.end() + 1].isalpha()
+            or _continued_dot(text, m.start())
         ):
             continue  # "Dr. Moore", "15.49", "e.g.": not a sentence end
         yield from _trimmed(text, start, m.end())
         start = m.end()
     yield from _trimmed(text, start, len(text))
+
+
+# "on 14.02., they did", "From 1. September", "6. to 17. September": a day-first date's dot
+# (continental writing) before a comma, a month or "to", not a sentence end
+_DATE_DOT = re.compile(r"(?:(?<![\d.])\d{1,2}\.\d{1,2}|(?<![\d.])\d{1,2})$")
+_AFTER_DATE_DOT = re.compile(
+    r",|\s+(?:to|till|until|bis|-|–|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
+    re.I,
+)
+
+
+def _continued_dot(text: str, at: int) -> bool:
+    """Whether the full stop at `at` closes a day-first date and the sentence goes on."""
+    return bool(_DATE_DOT.search(text[max(0, at - 6) : at]) and _AFTER_DATE_DOT.match(text, at + 1))
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[Span]:
@@ -162,7 +177,10 @@ UNCERTAIN = Guard(
     re.compile(
         r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
         r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
-        r"i'd like to|hoping to|hope to|want to|wanna|should|plan to maybe|dreaming of|"
+        r"i'd like to|hoping to|hope to|want to|wanna|plan to maybe|"
+        # "I should add that ...", "I should mention": a framing of what is said, not a doubt
+        r"should(?!\s+(?:add|mention|say|note|point\s+out|clarify|explain|tell\s+you)\b)|"
+        r"dreaming of|"
         r"someday|one day|or so|not certain|undecided|tentative(?:ly)?)\b|\b(?:i|we)\s+may\b|"
         r"也许|可能|大概|或许",
         re.IGNORECASE,
@@ -303,6 +321,23 @@ class Ctx:
         self.out.append(
             Candidate(kind, path, typed, op, quote.text, quote.start, confidence, replaces)
         )
+
+
+def complete_earlier(
+    ctx: Ctx, path: str, same: Callable[[dict[str, Any]], bool], extra: dict[str, Any], sent: Span
+) -> bool:
+    """Add `extra` to the record an earlier sentence of this message found (`same` picks it,
+    and it lacks those fields), quoted from this sentence: "started on warfarin. The dose is
+    3 mg" is one record, not two. False when there is none to complete."""
+    for i, c in enumerate(ctx.out):
+        if c.path != path or c.op != "assert" or c.start >= sent.start or not same(c.value):
+            continue
+        if any(k in c.value for k in extra):
+            return False
+        del ctx.out[i]
+        ctx.add(path, {**c.value, **extra}, sent, c.confidence)
+        return True
+    return False
 
 
 def clause_ok(parts: list[Span], sent: Span, offset: int) -> bool:

@@ -104,6 +104,12 @@ def _given_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return bool(names)
 
 
+# "this morning", "earlier today": a part of the message's day (no date parser reads them)
+_EARLIER_TODAY = re.compile(
+    r"\b(?:this\s+(?:morning|afternoon|evening)|earlier\s+today|tonight)\b", re.I
+)
+
+
 def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
     typhoid"); a future date makes it a plan, not a vaccination."""
@@ -122,6 +128,7 @@ def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
     if dates and dates[0].date > ctx.today:
         return
+    day = dates[0].date if dates else (ctx.today if _EARLIER_TODAY.search(sent.text) else None)
     for name in names:
-        value = {"name": name, "date": dates[0].date if dates else None}
+        value = {"name": name, "date": day}
         ctx.add("health.vaccinations", value, sent, 0.8 if dates else 0.75)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from uac.fact_log.extraction.patterns.text import (
     Rule,
     Span,
     clause_ok,
+    complete_earlier,
     dates_in,
     in_clause,
     someone_else,
@@ -89,6 +91,26 @@ MODEL_MAKES = {
     "outback": "Subaru",
     "forester": "Subaru",
     "clio": "Renault",
+    "corsa": "Vauxhall",
+    "astra": "Vauxhall",
+    "mokka": "Vauxhall",
+    "208": "Peugeot",
+    "308": "Peugeot",
+    "tucson": "Hyundai",
+    "sportage": "Kia",
+    "ceed": "Kia",
+    "juke": "Nissan",
+    "micra": "Nissan",
+    "octavia estate": "Skoda",
+    "fabia": "Skoda",
+    "ibiza": "SEAT",
+    "leon": "SEAT",
+    "a3": "Audi",
+    "a4": "Audi",
+    "kuga": "Ford",
+    "puma": "Ford",
+    "model 3": "Tesla",
+    "model y": "Tesla",
 }
 
 
@@ -98,7 +120,9 @@ _VEHICLE = re.compile(
     r"^(?:just\s+)?(?:bought|picked\s+up|leased)|"
     r"i've\s+(?:just\s+)?(?:got|bought)|we\s+(?:drive|own|have|bought|got)|"
     r"my\s+(?:car|van|truck|motorbike|motorcycle|bike|ride|vehicle)\s+is|"
-    r"my\s+(?:new\s+|old\s+)?(?:car|van)\s*,?)\s+"
+    r"my\s+(?:new\s+|old\s+)?(?:car|van)\s*,?|"
+    # "My VW Passat from 2019 has now 112.400 km": the make right after "my"
+    r"(?:my|our)(?=\s+(?:new\s+|old\s+)?(?:(?:19|20)\d\d\s+)?(?:" + _MAKE_RE + r")\s))\s+"
     r"(?:an?\s+|the\s+|my\s+|our\s+)?(?:new\s+|used\s+|old\s+|second-hand\s+)?"
     r"(?:(?P<year>(?:19|20)\d\d)\s+)?(?P<make>" + _MAKE_RE + r")\s+"
     r"(?P<model>[A-Za-z0-9][\w-]{0,20}(?:\s+(?:\d[\w-]{0,6}|Series|Class|Hybrid|Estate|"
@@ -109,8 +133,10 @@ _MY_MODEL = re.compile(
     r"\b(?:my|our)\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b",
     re.IGNORECASE,
 )
+# "112,400", "112.400", "112'400": a reading grouped in thousands as the writer's country does
+_KM_NUM = r"\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{1,7}"
 _MILEAGE = re.compile(
-    r"(?<![\d.,])(\d{1,3}(?:,\d{3}){1,2}|\d{1,7})\s?(k)?\s?(km|kms|kilometers|kilometres|"
+    r"(?<![\d.,])(" + _KM_NUM + r")\s?(k)?\s?(km|kms|kilometers|kilometres|"
     r"miles|mi)\b",
     re.IGNORECASE,
 )
@@ -118,7 +144,7 @@ _MILEAGE = re.compile(
 
 def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
-    value = int(number.replace(",", "")) * (1000 if thousands else 1)
+    value = int(re.sub(r"[,.'’]", "", number)) * (1000 if thousands else 1)
     return round(value * 1.609344) if unit.lower().startswith("mi") else value
 
 
@@ -163,12 +189,39 @@ def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
     # "the Yaris is on 75,400 km": a reading of a car named with "the" opens the line; in a
     # later session the thread no longer has it, but the definite article says it is known
     reading = re.match(
-        r"\s+(?:is\s+on|is\s+at|has\s+(?:done|hit|passed)|just\s+(?:hit|passed))\s+\d",
+        r"\s+(?:is\s+(?:now\s+)?on|is\s+at|has\s+(?:now\s+)?(?:done|hit|passed)|just\s+(?:hit|passed)|"
+        r"(?:now\s+)?(?:shows|reads|says|has)(?:\s+now)?)\s+\d",
         sent.text[m.end() :],
     )
-    if not any(model.lower() in k for k in known) and not (m.start() == 0 and reading):
+    # "the Focus is on 55,000 km" opening the line, "... the Passat shows 129.300 km": a reading
+    # of a car the user has ("the Focus I test drove was on" is not one)
+    opens = m.start() == 0 or (reading and re.match(r"(?:shows|reads|says)", reading[0].strip()))
+    if not any(model.lower() in k for k in known) and not (opens and reading):
         return None
     return m.start(), model, int(m["year"]) if m["year"] else None
+
+
+_BUILT = re.compile(
+    r"[^.;]{0,25}?\b(?:from|built\s+in|made\s+in|of|reg(?:istered)?\s+in)\s+((?:19|20)\d\d)\b"
+)
+# "30.06.2028", "14.02.": a day written day-first with dots (continental Europe)
+_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?!\d)")
+
+
+def dotted_day(text: str, today: dt.date, prefer: str) -> dt.date | None:
+    """The first day-first dotted date in text ("30.06.2028"; "14.02." in the year that makes
+    it past or future as preferred), or None."""
+    for m in _DOTTED.finditer(text):
+        day, month = int(m[1]), int(m[2])
+        years = [int(m[3])] if m[3] else [today.year, today.year - 1, today.year + 1]
+        for year in years:
+            try:
+                found = dt.date(year, month, day)
+            except ValueError:
+                break
+            if m[3] or (found <= today if prefer == "past" else found >= today):
+                return found
+    return None
 
 
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -190,10 +243,14 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         said = _said_model(ctx, sent)
         mileage_here = _MILEAGE.search(sent.text)
         if not said or not mileage_here or not clause_ok(parts, sent, sent.start + said[0]):
+            _model_named(ctx, sent, parts)
+            _plate(ctx, sent, parts)
             return
         make, model, year = MODEL_MAKES[said[1].lower()], said[1], said[2]
     model = model[0].upper() + model[1:] if model.islower() else model
     value: dict[str, Any] = {"make": make, "model": model}
+    if year is None and m and (built := _BUILT.match(sent.text, m.end())):
+        year = int(built[1])  # "a VW Passat Variant from 2019"
     if year:
         value["year"] = year
     if (km := _MILEAGE.search(sent.text)) and not re.match(
@@ -218,6 +275,58 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("vehicles.services", reading | {"mileage": value["mileage"]}, sent, 0.7)
 
 
+# "admiral want £612 for the corsa", "my Astra failed": a model the user owns, named in passing
+_OWN_MODEL = re.compile(
+    r"\b(?:my|our|the)\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b", re.I
+)
+# "reg is LV19 KDT", "number plate AB12 CDE", "Kennzeichen M-AB 1234"
+_PLATE = re.compile(
+    r"\b(?:reg(?:istration)?(?:\s+(?:number|no\.?|plate))?|(?:number|licen[cs]e)\s+plate|plate|"
+    r"kennzeichen)\s*(?:is|:|=)?\s*"
+    r"(?P<plate>(?-i:[A-Z]{1,3}[- ]?[A-Z0-9]{1,4}[ -]?[A-Z0-9]{1,4}))\b",
+    re.I,
+)
+
+
+# what owning a car costs or needs: the upkeep that makes "the corsa" the user's own
+_KEEPING = re.compile(
+    r"\b(?:insurance|insure|renewal|policy|premium|mot|t[üu]v|road\s+tax|car\s+tax|service|tyres?|"
+    r"repairs?|garage|parking\s+permit|breakdown\s+cover|finance\s+payment)\b",
+    re.I,
+)
+
+
+def _model_named(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A vehicle the user owns named by its model alone ("the corsa"), once in a thread."""
+    m = _OWN_MODEL.search(sent.text)
+    if m is None or not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
+        return
+    if _SERVICED.search(sent.text) or _TOOK_IN.search(sent.text) or _INSPECTION.search(sent.text):
+        return  # a service or an inspection of it: those rules record what is said
+    if m[0].lower().startswith("the") and not _KEEPING.search(sent.text):
+        return  # "the Focus I test drove": only its upkeep says a car named "the X" is the user's
+    model = m["model"][0].upper() + m["model"][1:]
+    known = ctx.thread.last("vehicles.vehicles")
+    if known is not None and str(known.get("model")).lower() == model.lower():
+        return  # already known: a record says nothing new
+    ctx.add("vehicles.vehicles", {"make": MODEL_MAKES[model.lower()], "model": model}, sent, 0.7)
+
+
+def _plate(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The registration of the vehicle the thread is about."""
+    m = _PLATE.search(sent.text)
+    car = ctx.thread.last("vehicles.vehicles")
+    if m is None or car is None or not in_clause(m, parts, sent):
+        return
+    value = {"make": car.get("make"), "model": car.get("model"), "plate": m["plate"]}
+    model = car.get("model")
+    plate = {"plate": m["plate"]}
+    if not complete_earlier(
+        ctx, "vehicles.vehicles", lambda v: v.get("model") == model, plate, sent
+    ):
+        ctx.add("vehicles.vehicles", value, sent, 0.7)
+
+
 _SERVICED = re.compile(
     # "Toyota Yaris serviced today", "the Golf went in for its service today"
     r"^(?:the\s+|my\s+|our\s+)?(?:[A-Za-z]\w+\s+)?[A-Za-z]\w+\s+(?:was\s+|got\s+)?serviced\b|"
@@ -226,12 +335,15 @@ _SERVICED = re.compile(
     r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
     r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
     r"\b(?:i\s+)?had\s+(?:the|my|its)\s+(?:last\s+|latest\s+|first\s+|full\s+)?(?:annual\s+|yearly\s+)?"
-    r"(?:service|oil\s+change|inspection)\b",
+    r"(?:service|oil\s+change|inspection)\b|"
+    # "Last service was at the VW dealer on 14.02.": the last one, said as what it was
+    r"^(?:(?:my|the|our|its)\s+)?(?:last|latest|most\s+recent)\s+(?:service|oil\s+change|"
+    r"inspection)(?:\s+was\b|(?=\s+(?:on\s+)?\d))",
     re.IGNORECASE,
 )
 _NEXT_DUE = re.compile(
     r"\bnext\s+(?:one|service)\s+(?:is\s+)?due\s+(?:in\s+(?P<n>\w+)\s+(?P<unit>month|year)s?|"
-    r"at\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
+    r"at\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
     re.IGNORECASE,
 )
 
@@ -264,7 +376,7 @@ _DUE_IN = re.compile(
 _DUE_MONTHS = re.compile(r"\bin\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
 # the unit may be left out after a reading in km ("next one at 100,000 or in a year")
 _DUE_KM = re.compile(
-    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:,\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
+    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
     r"(?:(?P<u>km|kms|miles)\b|(?=\s+or\b|\s*[,.;!]|\s*$))",
     re.IGNORECASE,
 )
@@ -314,6 +426,13 @@ def _service_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("vehicles.services", value, sent, 0.7)
 
 
+# a reading said without its unit, grouped in thousands, before the next service is named
+_AT_READING = re.compile(
+    r"\bat\s+(\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€]))(?=[^.]*?\bnext\b)"
+)
+_COST = re.compile(r"\b(?:cost(?:\s+me)?|paid|bill\s+was|came\s+to)\b", re.I)
+
+
 def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Service records: "I had the car serviced today at 45,000 km, next one due in 12 months"."""
     m = _SERVICED.search(sent.text) or _TOOK_IN.search(sent.text)
@@ -340,11 +459,19 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-    day = dates[0].date if dates else ctx.today
+    # "in February, on 14.02.": the dotted day is the more exact one
+    day = dotted_day(sent.text, ctx.today, "past") or (dates[0].date if dates else ctx.today)
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
-    if (km := _MILEAGE.search(sent.text)) is not None:
-        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    if (cost := _COST.search(sent.text)) and (money := find_money(sent.text[cost.end() :])):
+        value["cost"], value["currency"] = money[0].amount, money[0].currency
     nxt = _DUE_IN.search(sent.text)
+    upto = nxt.start() if nxt else len(sent.text)  # "next one at 130.000 km" is no reading
+    if (km := _MILEAGE.search(sent.text, 0, upto)) is not None:
+        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    elif (at := _AT_READING.search(sent.text)) is not None:
+        value["mileage"] = kilometres(at[1], "km")  # "on 14 March at 72,000": the reading
+    if nxt and (km := _DUE_KM.search(sent.text, nxt.start())) and km["rel"].lower() == "at":
+        value["next_due_mileage"] = kilometres(km["km"], km["u"] or "km", bool(km["k"]))
     ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
     if nxt and (later := [d for d in ahead if d.valid and d.start > sent.start + nxt.end()]):
         value["next_due_date"] = later[0].date  # "the next one is due 20 April 2027"
@@ -370,7 +497,7 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _INSPECTION = re.compile(
     r"\b(?:mot|t[üu]v|roadworthiness\s+(?:test|inspection)|(?:state\s+|safety\s+|car\s+)"
     r"inspection)\b[^.!?;]{0,40}?\b(?:due|runs?\s+out|expires?|ends?|valid\s+(?:until|till|"
-    r"to)|needs?\s+(?:doing|renewing)|by)\b",
+    r"to)|needs?\s+(?:doing|renewing)|by|(?:be\s+)?done\s+(?:until|till|by|before))\b",
     re.IGNORECASE,
 )
 
@@ -387,7 +514,8 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.valid and d.start >= sent.start + m.end()
     ]
-    if not later:
+    due = later[0].date if later else dotted_day(sent.text[m.end() :], ctx.today, "future")
+    if due is None:
         return
     named = _VEHICLE.search(sent.text) or _MODEL_WORD.search(sent.text)
     car = ctx.thread.last("vehicles.vehicles")
@@ -395,7 +523,7 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if vehicle is None:
         return  # which vehicle? a record needs its make and model
     make, _, model = vehicle.partition(" ")
-    value: dict[str, Any] = {"make": make, "model": model, "inspection_due": later[0].date}
+    value: dict[str, Any] = {"make": make, "model": model, "inspection_due": due}
     if car is not None and car.get("make") == make and car.get("year"):
         value["year"] = car.get("year")  # the same record as the vehicle talked about
     ctx.add("vehicles.vehicles", value, sent, 0.75)
