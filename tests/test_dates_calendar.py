@@ -111,3 +111,64 @@ def test_a_bare_day_number_in_the_past_tense_is_the_last_such_day() -> None:
 def test_a_ranges_first_day_is_on_or_before_its_last(text: str, first: str) -> None:
     got = days(text)
     assert got[0][1] == first and got[0][1] <= got[1][1]
+
+
+THU = dt.date(2026, 3, 12)
+
+
+@pytest.mark.parametrize(
+    ("text", "prefer", "want"),
+    [
+        # a weekend, like a holiday, gives way to a date said beside it
+        ("I'm off to Rome for the weekend on 18 April", "future", ["2026-04-18"]),
+        ("I'm flying to Lisbon the last week of March", "future", []),
+        ("I stopped the tablets on Tuesday last week", "past", ["2026-03-03"]),
+        ("last week on Monday I saw the GP", "past", ["2026-03-02"]),
+        ("last Christmas we were in Oslo", "future", ["2025-12-25"]),
+        ("next Christmas in Oslo", "future", ["2026-12-25"]),
+        ("drinks on NYE", "future", ["2026-12-31"]),
+        ("dinner with Bill Nye in Paris", "future", []),
+        ("we also see Easter Island", "future", []),
+        ("then Christmas Island", "future", []),
+        ("Father Christmas visits the school", "future", []),
+        ("tickets for A Christmas Carol", "future", []),
+    ],
+)
+def test_vague_days_and_names_that_only_sound_like_days(
+    text: str, prefer: str, want: list[str]
+) -> None:
+    assert [day for _, day in days(text, THU, prefer)] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "today", "prefer", "want"),
+    [
+        (
+            "from 1 March to 1 March 2028",
+            dt.date(2026, 12, 30),
+            "future",
+            ["2027-03-01", "2028-03-01"],
+        ),
+        (
+            "from 28 December to 3 January",
+            dt.date(2027, 1, 2),
+            "past",
+            ["2026-12-28", "2027-01-03"],
+        ),
+        (
+            "from 15 March to 10 January",
+            dt.date(2026, 1, 5),
+            "future",
+            ["2026-03-15", "2027-01-10"],
+        ),
+        # a day moved from one date to another is two days, not a range
+        (
+            "the dentist was moved from 12 June to 10 June",
+            dt.date(2026, 3, 1),
+            "future",
+            ["2026-06-12", "2026-06-10"],
+        ),
+    ],
+)
+def test_ranges_read_in_order(text: str, today: dt.date, prefer: str, want: list[str]) -> None:
+    assert [day for _, day in days(text, today, prefer)] == want

@@ -10,9 +10,13 @@ Christmas, out 19 December" departs on the 19th: the holiday is the occasion).
   "Easter 2028") that year's. Fixed-date holidays are the widely shared Western ones; Easter
   and the days around it come from `dateutil.easter` (Western); Thanksgiving is the US one
   (the fourth Thursday of November). Lunar-calendar festivals (Eid, Diwali, Hanukkah,
-  Lunar New Year) move each year and are not guessed.
+  Lunar New Year) move each year and are not guessed. "last Christmas" is the one before
+  the message date, "next Christmas" the one after; "NYE" only in capitals ("Bill Nye").
+* "last week" is a week ago; "Tuesday last week" / "last week on Tuesday" the Tuesday of the
+  previous calendar week; "the last week of June" is not a day.
 * "the weekend" / "this weekend" is the weekend's Saturday (a bare "a weekend in Rome" is
-  no day): the coming one, or the current
+  no day); like a holiday, it gives way to a date said beside it ("for the weekend on 18
+  April"): the coming one, or the current
   one on a Saturday or Sunday; "next weekend" the Saturday of next calendar week (as "next
   Saturday" reads); "last weekend" the most recent Saturday before the message date.
 * A dotted numeric date ("23.04.2027", "5.4.27") is day.month.year, the only order that
@@ -68,17 +72,28 @@ def _name_re(names: list[str]) -> str:
     return "|".join(re.escape(n).replace("'", "['’]?").replace(r"\ ", r"[ \t]+") for n in names)
 
 
+_WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _HOLIDAY = re.compile(
-    rf"\b({_name_re(sorted([*_FIXED, *_EASTER, 'thanksgiving'], key=len, reverse=True))})\b"
+    r"(?<!father[ \t])"  # "Father Christmas" is no day
+    rf"\b(?:(last|next|this)[ \t]{{1,3}})?"
+    rf"({_name_re(sorted([*_FIXED, *_EASTER, 'thanksgiving'], key=len, reverse=True))})\b"
     r"(?:[ \t]{1,3}(\d{4})(?!\d))?"
-    # "a Christmas tree", "Easter eggs", "the Christmas party": things, not the day
+    # "a Christmas tree", "Easter eggs", "the Christmas party": things, not the day;
+    # "Easter Island", "Christmas Island", "A Christmas Carol": names
     r"(?![ \t]{1,3}(?:trees?|presents?|gifts?|cards?|jumpers?|decorations|lights|markets?|"
-    r"shopping|part(?:y|ies)|eggs?|bunny|bonus|lists?|songs?|music|films?|movies?|cakes?)\b)",
+    r"shopping|part(?:y|ies)|eggs?|bunny|bonus|lists?|songs?|music|films?|movies?|cakes?|"
+    r"islands?|road|street|carol)\b)",
     re.IGNORECASE,
 )
 _WEEKEND = re.compile(
     r"(?<!every[ \t])(?<!each[ \t])(?<!most[ \t])"
     r"\b(this|next|last|the|coming)[ \t]{1,3}weekend\b(?![ \t]{1,3}(?:of|after|before)\b)",
+    re.IGNORECASE,
+)
+# "last week", "Tuesday last week", "last week on Tuesday"; never "the last week of June"
+_LAST_WEEK = re.compile(
+    rf"(?<!the[ \t])\b(?:({_WEEKDAY_NAMES})[ \t]{{1,3}})?last[ \t]{{1,3}}week\b"
+    rf"(?![ \t]{{1,3}}of\b)(?:[ \t]{{1,3}}on[ \t]{{1,3}}({_WEEKDAY_NAMES})\b)?",
     re.IGNORECASE,
 )
 _DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.]|\.\d)")
@@ -134,6 +149,32 @@ def _saturday(today: dt.date, which: str | None, prefer: str) -> dt.date | None:
         return None
 
 
+def _last_week(today: dt.date, weekday: str | None) -> dt.date | None:
+    """A week ago, or the named weekday of the previous calendar week (weeks start Monday)."""
+    try:
+        if weekday is None:
+            return today - dt.timedelta(days=7)
+        monday = today - dt.timedelta(days=today.weekday() + 7)
+        return monday + dt.timedelta(days=_WEEKDAY_NAMES.split("|").index(weekday.lower()))
+    except OverflowError:
+        return None
+
+
+def _holiday(today: dt.date, prefer: str, which: str | None, name: str) -> dt.date | None:
+    """A holiday without a year: 'last' the one before today, 'next' the one after, else the
+    nearest in the direction the sentence looks."""
+    which = (which or "").lower()
+    day = today
+    try:
+        if which == "last":
+            prefer, day = "past", today - dt.timedelta(days=1)
+        elif which in ("next", "this"):
+            prefer, day = "future", today + dt.timedelta(days=1 if which == "next" else 0)
+    except OverflowError:
+        return None
+    return _nearest(day, prefer, lambda year: _on(year, name))
+
+
 def _dotted(day: str, month: str, year: str) -> dt.date | None:
     y = int(year) + (2000 if len(year) == 2 else 0)
     try:
@@ -143,23 +184,30 @@ def _dotted(day: str, month: str, year: str) -> dt.date | None:
 
 
 def find(text: str, today: dt.date, prefer: str) -> tuple[list[Hit], list[Hit]]:
-    """(start, end, text, date, year said) of every weekend and dotted date, and apart, of
-    every holiday (a day only when the text says no other: "for Christmas, out 19 December")."""
+    """(start, end, text, date, year said) of every dotted date and "last week", and apart,
+    of every holiday and weekend: vague days, a day only when the text says no other
+    ("for Christmas, out 19 December"; "for the weekend on 18 April")."""
     out: list[Hit] = []
     if "." in text:
         for m in _DOTTED.finditer(text):
             out.append((m.start(), m.end(), m[0], _dotted(m[1], m[2], m[3]), True))
-    holidays: list[Hit] = []
+    lowered = text.lower()
+    if "last" in lowered:
+        for m in _LAST_WEEK.finditer(text):
+            out.append((m.start(), m.end(), m[0], _last_week(today, m[1] or m[2]), True))
+    vague: list[Hit] = []
     for m in _HOLIDAY.finditer(text):
-        name = m[1]
-        if m[2]:
-            day = _on(int(m[2]), name) if 1 <= int(m[2]) <= 9998 else None
+        which, name, year = m[1], m[2], m[3]
+        if name.lower() == "nye" and name != "NYE":
+            continue  # "Bill Nye", the Welsh name: only the capitals are New Year's Eve
+        if year:
+            day = _on(int(year), name) if 1 <= int(year) <= 9998 else None
         else:
-            day = _nearest(today, prefer, lambda year, name=name: _on(year, name))
-        holidays.append((m.start(), m.end(), m[0], day, bool(m[2])))
-    if "weekend" in text.lower():
+            day = _holiday(today, prefer, which, name)
+        vague.append((m.start(), m.end(), m[0], day, bool(year)))
+    if "weekend" in lowered:
         for m in _WEEKEND.finditer(text):
-            if any(0 <= m.start() - h[1] <= 1 for h in holidays):
+            if any(0 <= m.start() - h[1] <= 1 for h in vague):
                 continue  # "the Easter weekend" is Easter's, not the coming one
-            out.append((m.start(), m.end(), m[0], _saturday(today, m[1], prefer), True))
-    return out, holidays
+            vague.append((m.start(), m.end(), m[0], _saturday(today, m[1], prefer), True))
+    return out, vague

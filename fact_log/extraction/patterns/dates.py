@@ -132,7 +132,7 @@ _FROM_NOW = re.compile(
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
-    r"yesterday|this morning|this afternoon|this evening|last week)\b"
+    r"yesterday|this morning|this afternoon|this evening)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
@@ -182,7 +182,6 @@ _EN_REL = {
     "this morning": 0,
     "this afternoon": 0,
     "this evening": 0,
-    "last week": -7,  # a day of it: the same weekday, as "a week ago" reads
     "tomorrow": 1,
     "yesterday": -1,
 }
@@ -345,8 +344,8 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
-    days, holidays = calendar_days.find(text, today, prefer)
-    named = [DateMatch(*hit) for hit in holidays]  # "Easter Monday" is no Monday of its own
+    days, vague = calendar_days.find(text, today, prefer)
+    named = [DateMatch(*hit) for hit in vague]  # "Easter Monday" is no Monday of its own
     found = [d for d in found if not any(_overlap(d, h) for h in named)]
     found += [DateMatch(*hit) for hit in days] + named
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
@@ -418,18 +417,34 @@ def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date
     return dt.date(year, month, 1)
 
 
+# "moved from 12 June to 10 June", "changed from the 20th to the 18th": two days, no range
+_RESCHEDULED = re.compile(
+    r"\b(?:moved|changed|brought|rescheduled|pushed|postponed|shifted|switched|swapped)\b"
+    r"[^.;!?]{0,40}\bfrom\s*$",
+    re.I,
+)
+
+
 def _starts_before_ends(text: str, found: list[DateMatch]) -> list[DateMatch]:
-    """'from 1 March to 28 February 2028': a range's first day, its year not said, is the
-    last such day on or before the range's end (read alone it was the next 1 March), and
-    so within a year of an end whose year is said ('April 2 - March 31, 2029')."""
+    """A range read in order: 'from 20 December to 3 January' (neither year said) ends in
+    the year after it starts; 'from 1 March to 28 February 2028' (the end's year said)
+    starts on the last such day on or before it, and so within a year of it ('April 2 -
+    March 31, 2029'). A day moved 'from' one date to another is no range."""
     out = list(found)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
         if a.explicit_year or a.date is None or b.date is None:
             continue
-        if a.date <= b.date and not (b.explicit_year and add_months(a.date, 12) <= b.date):
+        if a.date <= b.date and not (b.explicit_year and add_months(a.date, 12) < b.date):
             continue  # in order, and under a year apart (or the end's year unsaid too)
         if not _RANGE_JOIN.fullmatch(re.sub(r"\bthe\s+$", "", text[a.end : b.start])):
+            continue
+        if _RESCHEDULED.search(text, 0, a.start):
+            continue
+        if not b.explicit_year:  # the end comes round again after the start
+            later = safe_date(b.date.year + 1, b.date.month, b.date.day)
+            if later is not None and later >= a.date:
+                out[i + 1] = DateMatch(b.start, b.end, b.text, later, False, b.conflict)
             continue
         for year in (b.date.year, b.date.year - 1):
             day = safe_date(year, a.date.month, a.date.day) if year > 0 else None
