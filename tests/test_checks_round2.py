@@ -146,6 +146,55 @@ def test_blank_pages_and_health_certificate() -> None:
     assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[stamaril])) == []
 
 
+@pytest.mark.parametrize(
+    ("ticket", "passport"),
+    [
+        ("Mr John Smith", "John Smith"),
+        ("SMITH/JOHN MR", "John Smith"),  # airline order and title
+        ("John Smith", "Dr John Smith"),
+        ("SINEAD KELLY", "Sinéad Kelly"),  # tickets carry no accents
+        ("Jose\u0301 Garci\u0301a", "José García"),  # decomposed against composed
+    ],
+)
+def test_the_same_name_as_tickets_write_it_is_no_mismatch(ticket: str, passport: str) -> None:
+    flight = rec(
+        "f", kind="flight", place="Nice", start=T(2025, 5, 3, 7), end=None, traveller_name=ticket
+    )
+    assert run("booking_name_mismatch", user("GB", full_name=passport, bookings=[flight])) == []
+    flight.traveller_name = "Jane Smith"  # and a different first name still alerts
+    assert run("booking_name_mismatch", user("GB", full_name="John Smith", bookings=[flight]))
+
+
+def test_insurance_gaps_past_and_after_the_trip() -> None:
+    t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")
+    after = rec("p", kind="travel", provider="Axa", valid_from=D(2025, 9, 1), valid_until=None)
+    [a] = run("insurance_for_trip", user("GB", insurance_policies=[after], trips=[t]))
+    assert (
+        a.message.startswith("No travel insurance covers") and "starts on 2025-09-01" in a.message
+    )
+    # a trip under way: the days already past are not counted, only what can still be covered
+    away = trip("JP", D(2025, 2, 20), D(2025, 3, 10), city="Tokyo")
+    late = rec("q", kind="travel", provider="Axa", valid_from=D(2025, 3, 5), valid_until=None)
+    [b] = run(
+        "insurance_for_trip", user("GB", insurance_policies=[late], trips=[away]), D(2025, 3, 1)
+    )
+    assert "4 days without cover" in b.message
+    # a hostile far-off return costs a sweep, not a walk over every day
+    far = trip("JP", D(2025, 6, 20), D(9999, 12, 30), city="Tokyo")
+    many = [
+        rec(
+            f"p{i}",
+            kind="travel",
+            provider="Axa",
+            valid_from=D(2025 + i, 1, 1),
+            valid_until=D(2025 + i, 6, 30),
+        )
+        for i in range(20)
+    ]
+    [c] = run("insurance_for_trip", user("GB", insurance_policies=many, trips=[far]))
+    assert "without cover" in c.message
+
+
 def test_booking_name_against_the_passport() -> None:
     flight = rec(
         "f", kind="flight", place="Lisbon", start=T(2025, 5, 3, 7), end=None,
@@ -343,6 +392,18 @@ def test_payments_of_one_day_against_a_daily_limit() -> None:
         run("card_limit", user(bank_accounts=[card], scheduled_payments=[deposit, hotel, later]))
         == []
     )
+
+
+def test_a_daily_limit_adds_one_currency_and_leaves_a_lone_big_payment_to_its_own_alert() -> None:
+    card = account("Wise card", daily_limit=Decimal(1000), currency=None)
+    usd = pay("hotel", "Wise card", "700", next_date=D(2025, 3, 11))
+    eur = pay("rail", "Wise card", "450", next_date=D(2025, 3, 11))
+    usd.currency, eur.currency = "USD", "EUR"
+    assert run("card_limit", user(bank_accounts=[card], scheduled_payments=[usd, eur])) == []
+    capped = account("Monzo card", daily_limit=Decimal(1000), per_transaction_limit=Decimal(800))
+    big = pay("dealer", "Monzo card", "1500", next_date=D(2025, 3, 11))
+    [a] = run("card_limit", user(bank_accounts=[capped], scheduled_payments=[big]))
+    assert "per-transaction limit" in a.message  # one alert for one payment, not two
 
 
 def test_two_instructions_for_one_payee() -> None:

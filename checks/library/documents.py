@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -380,21 +381,27 @@ def passport_blank_pages(user: Any, today: dt.date, config: CheckConfig) -> list
 
 _NAME_WORDS = re.compile(r"[\s,]+")
 _NAME_MARKS = re.compile(r"[^\w]+")
+_TITLES = frozenset(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "mstr", "master"])
 
 
 def _name_tokens(name: str) -> list[str]:
-    """The words of a name, each without its hyphens and apostrophes ('Ashworth-Blake' is one
-    word, written 'ashworthblake', as tickets often drop the hyphen)."""
-    words = (_NAME_MARKS.sub("", w) for w in _NAME_WORDS.split(name.casefold()))
-    return [w for w in words if w]
+    """The words of a name as tickets write them: accents dropped ('Sinéad' is 'sinead'),
+    hyphens and apostrophes too ('Ashworth-Blake' is one word, 'ashworthblake'), titles left
+    out, and airline order ('SMITH/JOHN MR') put back to first name first."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    if plain.count("/") == 1:
+        surname, given = plain.split("/")
+        plain = f"{given} {surname}"
+    words = (_NAME_MARKS.sub("", w) for w in _NAME_WORDS.split(plain.casefold()))
+    return [w for w in words if w and w not in _TITLES]
 
 
 def _same_first_and_last(given: list[str], passport: list[str]) -> bool:
     """The ticket's name starts with the passport's first name and ends with its surname,
     middle names left out or not; a first name or surname split in two ('Jean Luc',
     'Ashworth Blake') still counts as itself."""
-    if given == passport:
-        return True
+    if given == passport or not passport:
+        return True  # nothing on the passport to compare with
     firsts = {"".join(given[:j]) for j in range(1, len(given))}
     lasts = {"".join(given[k:]) for k in range(1, len(given))}
     return passport[0] in firsts and passport[-1] in lasts

@@ -264,16 +264,18 @@ def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraf
         daily = getattr(acct, "daily_limit", None)
         if limit is None and daily is None:
             continue
-        by_day: dict[dt.date, list[tuple[Any, str]]] = {}
+        by_day: dict[tuple[dt.date, str | None], list[tuple[Any, str]]] = {}
+        flagged: set[str] = set()  # payments already over the per-transaction limit
         for rec, day, payee in payments:
             if rec.amount is None or not _same_account(getattr(rec, "account", None), acct.name):
                 continue
             if acct.currency is not None and rec.currency not in (None, acct.currency):
                 continue
-            if day is not None:
-                by_day.setdefault(day, []).append((rec, payee))
+            if day is not None:  # one currency a sum: an account of unknown currency splits
+                by_day.setdefault((day, acct.currency or rec.currency), []).append((rec, payee))
             if limit is None or rec.amount <= limit:
                 continue
+            flagged.add(rec.key)
             when = f" on {day}" if day else ""
             out.append(
                 draft(
@@ -290,22 +292,26 @@ def card_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraf
                 )
             )
         if daily is not None:
-            out += _over_daily_limit(acct, daily, by_day)
+            out += _over_daily_limit(acct, daily, by_day, flagged)
     return out
 
 
 def _over_daily_limit(
-    acct: Any, daily: Decimal, by_day: dict[dt.date, list[tuple[Any, str]]]
+    acct: Any,
+    daily: Decimal,
+    by_day: dict[tuple[dt.date, str | None], list[tuple[Any, str]]],
+    flagged: set[str],
 ) -> list[AlertDraft]:
-    """One alert per day whose payments from the account add up to more than its daily limit."""
+    """One alert per day (and currency) whose payments from the account add up to more than
+    its daily limit; a day of one payment already over the per-transaction limit has its
+    alert."""
     out = []
-    for day in sorted(by_day):
-        day_payments = sorted(by_day[day], key=lambda rp: rp[0].key)
+    for day, currency in sorted(by_day, key=lambda dc: (dc[0], dc[1] or "")):
+        day_payments = sorted(by_day[day, currency], key=lambda rp: rp[0].key)
         total = sum((rec.amount for rec, _ in day_payments), Decimal(0))
-        if total <= daily:
+        if total <= daily or (len(day_payments) == 1 and day_payments[0][0].key in flagged):
             continue
         payees = ", ".join(payee for _, payee in day_payments)
-        currency = acct.currency or day_payments[0][0].currency
         out.append(
             draft(
                 "card_limit",
@@ -317,7 +323,10 @@ def _over_daily_limit(
                 f"the {acct.name} daily limit for {day}.",
                 computation=f"{' + '.join(str(r.amount) for r, _ in day_payments)} = {total} "
                 f"> daily limit {daily}",
-                keys=(acct.key, f"day:{day}"),
+                keys=(
+                    acct.key,
+                    f"day:{day}" + (f":{currency}" if currency and not acct.currency else ""),
+                ),
                 fact_ids=acct.fact_ids + tuple(f for r, _ in day_payments for f in r.fact_ids),
             )
         )

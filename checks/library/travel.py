@@ -152,19 +152,34 @@ def health_certificate(user: Any, today: dt.date, config: CheckConfig) -> list[A
     return out
 
 
-def _covers(policy: Any, day: dt.date) -> bool:
-    """The policy is in force on that day (an open end counts as in force)."""
-    return (policy.valid_from is None or policy.valid_from <= day) and (
-        policy.valid_until is None or policy.valid_until >= day
-    )
+def _uncovered(policies: list[Any], first: dt.date, last: dt.date) -> list[tuple[dt.date, dt.date]]:
+    """The stretches of first..last (inclusive) no policy is in force on, in order: a sweep
+    over the policies' intervals (an open end is in force for good), never a walk day by day."""
+    spans = sorted((p.valid_from or dt.date.min, p.valid_until or dt.date.max) for p in policies)
+    gaps, day = [], first
+    for start, end in spans:
+        if day > last:
+            break
+        if end < day:
+            continue
+        if start > day:
+            gaps.append((day, min(start - dt.timedelta(days=1), last)))
+        if end >= last:
+            day = last + dt.timedelta(days=1)
+            break
+        day = max(day, end + dt.timedelta(days=1))
+    if day <= last:
+        gaps.append((day, last))
+    return gaps
 
 
 def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Upcoming trips that the user's travel insurance does not cover from start to end.
 
     Cover is the union of the travel policies, so back-to-back policies (one ends on the 14th,
-    the renewal starts on the 15th) cover a trip spanning both. Only when a travel policy is
-    recorded: no policy at all is not assumed to be a gap.
+    the renewal starts on the 15th) cover a trip spanning both. Days already past are not
+    counted (nothing can be done about them). Only when a travel policy is recorded: no
+    policy at all is not assumed to be a gap.
     """
     policies = [p for p in records(user, "insurance_policies") if p.kind == "travel"]
     if not policies:
@@ -172,18 +187,14 @@ def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[A
     out = []
     for trip in upcoming_trips(user, today):
         end = trip_end(trip)
-        span = range((end - trip.depart).days + 1)
-        gaps = [
-            d
-            for n in span
-            if not any(_covers(p, d := trip.depart + dt.timedelta(n)) for p in policies)
-        ]
+        gaps = _uncovered(policies, max(trip.depart, today), end)
         if not gaps:
             continue
-        first = gaps[0]
+        first = gaps[0][0]
+        missing = sum((b - a).days + 1 for a, b in gaps)
         ended = [p for p in policies if p.valid_until is not None and p.valid_until < first]
-        later = [p for p in policies if p.valid_from is not None and p.valid_from > first]
-        if first > trip.depart or (ended and not later):
+        later = [p for p in policies if p.valid_from is not None and first < p.valid_from <= end]
+        if ended and (first > trip.depart or not later):
             # cover runs out: name the policy that ended last before the gap
             policy = max(ended, key=lambda p: (p.valid_until, p.key))
             until = policy.valid_until
@@ -193,18 +204,27 @@ def insurance_for_trip(user: Any, today: dt.date, config: CheckConfig) -> list[A
             else:
                 message = (
                     f"Your {name} ends on {until}, while you are away on {trip_label(trip)}: "
-                    f"{days(len(gaps))} without cover."
+                    f"{days(missing)} without cover."
                 )
             computation = f"cover ends {until} < trip end {end}"
-        else:
-            # nothing in force on departure day; the next policy starts during the trip
+        elif later:
+            # nothing in force on the first day; the next policy starts during the trip
             policy = min(later, key=lambda p: (p.valid_from, p.key))
             name = _policy_name(policy)
             message = (
                 f"Your {name} starts on {policy.valid_from}, after you leave for "
-                f"{trip_label(trip)} on {trip.depart}: {days(len(gaps))} without cover."
+                f"{trip_label(trip)} on {trip.depart}: {days(missing)} without cover."
             )
             computation = f"cover starts {policy.valid_from} > trip start {trip.depart}"
+        else:
+            # every policy starts after the trip is over
+            policy = min(policies, key=lambda p: (p.valid_from or dt.date.max, p.key))
+            name = _policy_name(policy)
+            message = (
+                f"No travel insurance covers {trip_label(trip)}: your {name} starts on "
+                f"{policy.valid_from}, after it."
+            )
+            computation = f"cover starts {policy.valid_from} > trip end {end}"
         out.append(
             draft(
                 "insurance_for_trip",
