@@ -347,6 +347,27 @@ def test_planned_card_payment_and_card_limit(mem: Memory) -> None:
     assert payment["method"] == "card" and payment["period"] == "once"
 
 
+def test_a_cards_daily_limit_and_two_payments_of_one_day(mem: Memory) -> None:
+    limit, first, second = say(
+        mem,
+        "2026-06-01T09:00",
+        "My Revolut card has a daily limit of €1,000.",
+        "I'm going to pay the €700 deposit for the sofa with my Revolut card on 9 June.",
+        "I'm going to pay the €450 invoice for the tiler with my Revolut card on 9 June.",
+    )
+    assert only(limit, "finance.bank_accounts")["daily_limit"] == "1000"
+    assert only(first, "finance.scheduled_payments")["next_date"] == "2026-06-09"
+    assert only(second, "finance.scheduled_payments")["next_date"] == "2026-06-09"
+    result = mem.check(WHO, today=dt.date(2026, 6, 1))
+    found = [a for a in result.new if a.check == "card_limit"]
+    assert len(found) == 1 and "over its 1000 EUR daily limit" in found[0].message
+    # a cash machine's limit is no spending limit
+    [cash] = say(
+        mem, "2026-06-01T09:05", "The cash withdrawal limit on my Monzo card is £300 a day."
+    )
+    assert all("daily_limit" not in v for p, v in cash if p == "finance.bank_accounts")
+
+
 def test_account_closing_and_promotion_end(mem: Memory) -> None:
     closing, promo = say(
         mem,

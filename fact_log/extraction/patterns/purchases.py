@@ -72,6 +72,8 @@ _PER_ONE = re.compile(
 _LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
 _LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
 _OTHER_LIMIT = re.compile(r"\b(?:daily|day|ATM|withdrawal|cash|contactless|monthly)\b", re.I)
+_CASH_LIMIT = re.compile(r"\b(?:ATM|withdrawals?|cash|contactless|monthly)\b", re.I)
+_DAILY_LIMIT = re.compile(r"\b(?:daily|(?:a|per|each)\s+day)\b", re.I)
 # "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
 _BARE_LIMIT = re.compile(
     r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"
@@ -109,14 +111,17 @@ def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
             return False
     else:
         return False
-    other = False  # a daily or cash limit: read here, and no field holds it
+    other = False  # a cash or monthly limit: read here, and no field holds it
     for clause in _LIMIT_CLAUSES.split(sent.text):
         said = amounts(clause)
-        if said and _OTHER_LIMIT.search(clause):
-            other = True
-        if not said or _OTHER_LIMIT.search(clause):
+        if not said:
             continue
-        if _PER_ONE.search(clause):
+        if _CASH_LIMIT.search(clause):
+            other = True
+            continue
+        if _DAILY_LIMIT.search(clause):  # "a daily limit of €2,000": all payments of a day
+            value["daily_limit"] = said[0].amount
+        elif _PER_ONE.search(clause):
             value["per_transaction_limit"] = said[0].amount
         elif _LIMIT_CUE.search(clause):
             value["limit"] = said[0].amount
@@ -125,7 +130,7 @@ def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
             continue
         if said[0].currency:
             value.setdefault("currency", said[0].currency)
-    if "limit" not in value and "per_transaction_limit" not in value:
+    if not any(k in value for k in ("limit", "per_transaction_limit", "daily_limit")):
         return other
     if "limit" not in value and held is not None and held["kind"].lower() == "card":
         # a card with a cap and no credit limit, unless its issuer only issues credit cards
