@@ -594,6 +594,7 @@ RULES: tuple[Rule, ...] = (
     rule_duration_followup,
     rule_correction,
     rule_offset,
+    contacts.rule_contact_reach,
     contacts.rule_contact_followup,
     rule_visit,
     rule_booked_for,
