@@ -60,3 +60,74 @@ def test_someone_elses_number_is_not_attached_to_the_users_contact() -> None:
     # two people in the line: no guessing whose number it is
     people = _people("my brother Tim and my sister Kate, 07700 900555")
     assert all("phone" not in p for p in people)
+
+
+def test_a_firms_bank_details_are_no_contact() -> None:
+    assert _people("paid the roofer Nowak Ltd 900 today, 40-11-22 12345678") == []
+
+
+# -- US dictation: "period", "comma", "question mark" said as words --------------------------
+
+
+def test_dictated_period_and_comma_end_sentences_and_clauses() -> None:
+    from uac.fact_log.extraction.patterns.text import undictate
+
+    said = "remind me to call the landlord friday period thanks comma bye period"
+    read = undictate(said)
+    assert len(read) == len(said)
+    assert read.split() == "remind me to call the landlord friday. thanks, bye.".split()
+    assert undictate("is the pharmacy open question mark").rstrip() == "is the pharmacy open?"
+    # a period of time stays a word
+    for text in ("the free trial period ends 3 May period", "I'm on my period comma ugh period"):
+        assert "period ends" in undictate(text) or "my period" in undictate(text)
+
+
+def test_a_dictated_contact_line_keeps_its_number() -> None:
+    people = _people("my physio is Dr Lamb at Northside comma phone 312-555-0101 period")
+    assert [p.get("phone") for p in people] == ["312-555-0101"]
+
+
+def test_a_clock_time_colon_does_not_split_a_clause() -> None:
+    from uac.fact_log.extraction.patterns.text import clauses, sentences
+
+    sent = next(sentences("bio is weds 14th 2:45, room: B12"))
+    assert [c.text for c in clauses(sent)] == ["bio is weds 14th 2:45", "room", "B12"]
+
+
+# -- tasks: an obligation or an errand with its day ------------------------------------------
+
+
+def _tasks(text: str, *earlier: str) -> list[dict]:
+    return of("tasks.tasks", found(text, *earlier))
+
+
+def test_an_errand_said_as_an_order_with_a_day_is_a_task() -> None:
+    # AT is Sunday 1 June 2025
+    assert _tasks("ring the council tomorrow") == [
+        {"goal": "Ring the council", "status": "planned", "due_date": D(2025, 6, 2)}
+    ]
+    assert [t["due_date"] for t in _tasks("pls pay the nursery invoice by friday")] == [
+        D(2025, 6, 6)
+    ]
+    assert of("schedule.events", found("call the garage tomorrow")) == []
+    assert _tasks("call me tomorrow") == []
+    assert _tasks("book the vet?") == []
+
+
+def test_an_obligation_without_its_subject_is_the_users_task() -> None:
+    tasks = _tasks("Need to send the signed lease back by Thursday")
+    assert [(t["goal"], t["due_date"]) for t in tasks] == [
+        ("Send the signed lease back", D(2025, 6, 5))
+    ]
+    assert [t["due_date"] for t in _tasks("so busy, must renew the permit before the 20th")] == [
+        D(2025, 6, 20)
+    ]
+
+
+def test_a_thing_that_needs_any_participle_by_a_day_is_a_task() -> None:
+    assert [t["due_date"] for t in _tasks("The deposit form must be countersigned by 9 July")] == [
+        D(2025, 7, 9)
+    ]
+    assert [
+        t["due_date"] for t in _tasks("my repeat prescription needs collecting by the 4th")
+    ] == [D(2025, 6, 4)]

@@ -39,6 +39,34 @@ _REMIND = re.compile(
 )
 
 
+# "call AEP tomorrow", "pay the nursery by friday", "pls renew the parking permit on the 3rd":
+# a line that opens with a verb of errands and holds a day is a task due that day
+_TODO = re.compile(
+    r"^(?:(?:pls|please|and|also|so|then|oh|ok)\s+)?(?:(?:need|have|got)\s+to\s+|must\s+)?"
+    r"(?P<verb>call|ring|phone|e-?mail|text|pay|book|order|renew|send|submit|file|cancel|buy|"
+    r"collect|return|post|chase|tell|ask|email|register|apply)\s+(?!(?:me|you|us|it)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_todo(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An errand said as an order to oneself, with its day: a task due then."""
+    m = _TODO.match(sent.text)
+    if m is None or "?" in sent.text or not in_clause(m, parts, sent, "verb"):
+        return
+    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
+        return  # another rule read the sentence
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    goal = sent.text[m.start("verb") : days[0].start - sent.start]
+    goal = re.sub(r"[\s,]+(?:on|by|before|for|this|next|the)?\s*$", "", goal, flags=re.I)
+    if len(goal.split()) < 2:
+        return
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
 def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A reminder the user asks for: a task due on the day said."""
     m = _REMIND.search(sent.text)
@@ -503,6 +531,7 @@ RULES: tuple[Rule, ...] = (
     rule_status,
     rule_owned_task,
     rule_reminder,
+    rule_todo,
     rule_done_paperwork,
     rule_done_steps,
     rule_plans,

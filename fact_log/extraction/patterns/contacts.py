@@ -372,7 +372,10 @@ _HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
 
 _WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
 _PHONE_AT = re.compile(r"(?<![\w.+/-])\+?\(?\d[\d ()-]{5,18}\d(?![\w%/-]|[.,]\d)")
-_NOT_PHONE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}|\d{1,2}-\d{1,2}")
+# a date, or a sort code and an account number ("20-45-77 83920155")
+_NOT_PHONE = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}|\d{1,2}-\d{1,2}|\d\d-\d\d-\d\d\s.*"
+)
 # "Mrs Fiona McAllister of Brodies", "Dr Patel": a person by their title
 _TITLED = re.compile(
     r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Frau|Herr|Sr|Sra)\.?[ \t]+(?P<name>"
@@ -429,9 +432,14 @@ def rule_contact_reach(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", {"name": m["name"], **reach}, sent, 0.7)
 
 
+_COMPANY = word_set("ltd limited inc llc plc gmbh ag co corp sa bv llp")
+
+
 def _person(name: str) -> bool:
     """Whether capitalised words can be a person's name (no weekday, month, title or place)."""
     words = name.split()
+    if words[-1].lower().strip(".") in _COMPANY:
+        return False  # "Kowalski Ltd": a firm's bank details, not a person's number
     return all(
         w not in NOT_NAMES and w.lower() not in CITIES and w.lower() not in COUNTRIES for w in words
     )

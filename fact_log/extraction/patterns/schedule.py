@@ -72,7 +72,9 @@ _DEADLINE = re.compile(
     r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
-    r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
+    # (the "I" may go unsaid: "Need to order the cake by Wednesday", "..., must tell Karen by")
+    r"(?:\bi\s+|^(?:so\s+|and\s+|also\s+|still\s+)?|(?:(?<=[,;] )|(?<=[,;]))(?:and\s+|so\s+)?)"
+    r"(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
     r"'ve\s+got|'ll\s+need)\s+to)\s+"
     # "I must send the documents until 15 August": "until" as "by", after an obligation
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before|until|till)\b|"
@@ -82,7 +84,8 @@ _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
-    r"renewing)\s+(?:by|before)\b|"
+    # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
+    r"renewing|[a-z]{3,15}(?:ed|ing|en))\s+(?:by|before)\b|"
     # "The grant application closes on 20 March": a call that closes is a deadline
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
     r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
@@ -201,6 +204,10 @@ _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re
 
 
 _FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+# "call AEP tomorrow", "pls ring the vet monday": a line that opens with what to do
+_IMPERATIVE = re.compile(
+    r"^(?:(?:pls|please|and|also|so)\s+)?(?=(?:call|ring|phone)\s+(?!with\b))", re.I
+)
 _CONTACTED = re.compile(
     r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I
 )
@@ -234,6 +241,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = find_event(sent.text)
     if not in_clause(ev, parts, sent):
         return
+    if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():
+        return  # "call AEP tomorrow": something to do (agenda.rule_todo), not a call booked
     if _CONTACTED.search(sent.text, 0, ev.start()):
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
