@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.candidates import AT, D, found, of
+from tests.candidates import AT, D, T, found, of
 
 # -- contacts: a person and a way to reach them in one line ---------------------------------
 
@@ -131,3 +131,46 @@ def test_a_thing_that_needs_any_participle_by_a_day_is_a_task() -> None:
     assert [
         t["due_date"] for t in _tasks("my repeat prescription needs collecting by the 4th")
     ] == [D(2025, 6, 4)]
+    assert _tasks("return is the 22nd") == []  # the trip's way back, not an errand
+
+
+# -- events: "<thing> is <day> <time>", one a clause, any thing ------------------------------
+
+
+def _events(text: str, *earlier: str) -> list[dict]:
+    return of("schedule.events", found(text, *earlier))
+
+
+def test_every_clause_that_says_a_thing_its_day_and_time_is_an_event() -> None:
+    events = _events("stats midterm is weds 4th june at 9am in Hall B, lab is fri 6th 2:15")
+    assert [(e["title"], e["start"]) for e in events] == [
+        ("Stats midterm", T(2025, 6, 4, 9, 0)),
+        ("Lab", T(2025, 6, 6, 14, 15)),
+    ]
+
+
+def test_a_long_title_or_a_dash_joins_the_thing_to_its_slot() -> None:
+    events = _events("parents meet and greet for year 3 is thurs 12th june 1.30pm")
+    assert [(e["title"], e["start"]) for e in events] == [
+        ("Parents meet and greet for year 3", T(2025, 6, 12, 13, 30))
+    ]
+    events = _events("car boot sale pitch - Sun 15th June, 7am till 1pm at Heaton Park")
+    assert events == [
+        {
+            "title": "Car boot sale pitch",
+            "start": T(2025, 6, 15, 7, 0),
+            "end": T(2025, 6, 15, 13, 0),
+            "location": "Heaton Park",
+        }
+    ]
+
+
+def test_same_day_is_the_day_just_talked_about() -> None:
+    events = _events("my haircut is 5pm same day", "the school play is fri 13th june 6pm")
+    assert [e["start"] for e in events] == [T(2025, 6, 13, 17, 0)]
+    assert _events("my haircut is 5pm same day") == []  # no day said before
+
+
+def test_a_journey_said_as_a_slot_is_no_event() -> None:
+    assert _events("ah the train back is 6pm on the 9th, fine") == []
+    assert _events("so our return flight from Faro is 7am on the 12th") == []
