@@ -174,3 +174,37 @@ def test_same_day_is_the_day_just_talked_about() -> None:
 def test_a_journey_said_as_a_slot_is_no_event() -> None:
     assert _events("ah the train back is 6pm on the 9th, fine") == []
     assert _events("so our return flight from Faro is 7am on the 12th") == []
+
+
+# -- dates: dotted day-first dates, a range's bare last day ----------------------------------
+
+
+def _days(text: str) -> list:
+    from uac.fact_log.extraction.patterns.dates import find_dates
+
+    return [d.date for d in find_dates(text, AT.date(), "future")]
+
+
+def test_dotted_dates_are_day_first() -> None:
+    assert _days("Versicherung gilt bis 31.03.2026") == [D(2026, 3, 31)]
+    assert _days("we are in Crete 28.12. until 4.1.") == [D(2025, 12, 28), D(2026, 1, 4)]
+    assert _days("the check was on 3.02., all fine") == [D(2026, 2, 3)]
+    assert _days("from 9. to 14. August at the lake") == [D(2025, 8, 9), D(2025, 8, 14)]
+    # a price is no date: no second dot, or no word of a day before it
+    assert _days("paid 10.12. for it") == []
+    assert _days("it was 20.12 EUR") == []
+
+
+def test_a_ranges_bare_last_day_takes_the_first_days_month() -> None:
+    assert _days("june ninth through the twelfth") == [D(2025, 6, 9), D(2025, 6, 12)]
+    assert _days("Aug 3 to 10, driving") == [D(2025, 8, 3), D(2025, 8, 10)]
+    assert _days("Aug 3 to 10 people") == [D(2025, 8, 3)]
+
+
+def test_a_trip_said_with_dotted_or_word_dates_has_both_ends() -> None:
+    trips = of("travel.trips", found("we fly to Portugal 28.12. until 4.1."))
+    assert [(t["depart"], t.get("return_date")) for t in trips] == [
+        (D(2025, 12, 28), D(2026, 1, 4))
+    ]
+    trips = of("travel.trips", found("driving to Denver june ninth through the twelfth"))
+    assert [(t["depart"], t.get("return_date")) for t in trips] == [(D(2025, 6, 9), D(2025, 6, 12))]

@@ -287,7 +287,9 @@ _NOT_A_TITLE = word_set(
     "deadline due one mine his hers theirs birthday"
 )
 # a journey or a payment is no calendar event, wherever its word stands in the title
-_NOT_AN_EVENT = word_set("flight flights train trip holiday rent payment bill deadline due birthday")
+_NOT_AN_EVENT = word_set(
+    "flight flights train trip holiday rent payment bill deadline due birthday"
+)
 _CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
 # "my dentist is 6pm same day": the day the conversation was just about
 _SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
@@ -300,9 +302,7 @@ def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     # "orgo final is tues may 9 at 8am, chem is thurs 11th 1:30": one slot a clause
     # (matched from the clause on: " - " and ":" end a clause and join a thing to its day)
-    slots = [
-        (c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))
-    ]
+    slots = [(c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))]
     for n, (clause, m) in enumerate(slots):
         end = slots[n + 1][0].start if n + 1 < len(slots) else sent.start + len(sent.text)
         _slot(ctx, sent, parts, clause, m, end)

@@ -31,6 +31,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from uac.fact_log.extraction.patterns.daterange import (
+    ORD_RE as _ORD_RE,
+)
+from uac.fact_log.extraction.patterns.daterange import (
+    ORDINAL_WORDS,
+    dotted_dates,
+    range_last_days,
+)
+
 Prefer = Literal["future", "past"]
 
 MONTHS: dict[str, int] = {}
@@ -60,15 +69,6 @@ NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
-_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
-_ORDINAL_UNITS += ("ninth",)
-_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
-_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
-# "the first of September", "July the fourth": day numbers said as ordinal words
-ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
-ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
-ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
-_ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
@@ -81,16 +81,16 @@ _MDY = re.compile(
     re.IGNORECASE,
 )
 _DMY = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
 # "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
 # is found by _DMY).
 _DMY_RANGE = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
     rf"[ \t]{{0,2}}"
-    rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
@@ -333,7 +333,10 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
+    if "." in text:  # "02.01.2028", "20.12. until 8.1."
+        found.extend(dotted_dates(text, today, prefer, DateMatch))
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
+    found = _drop_overlaps([*found, *range_last_days(found, text, DateMatch)])
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
     extra_ok = _ORDINAL_DIGITS.search(text) is not None

@@ -1,0 +1,96 @@
+"""Date forms dates.py's patterns leave out: European dotted dates and a range's bare last day.
+
+"02.01.2028", "until 8.1.", "on 14.02." (day, month, year: the dotted form is day-first
+wherever it is written), "20.12. until 8.1." (a range that crosses the new year), and the
+last day of a range said without its month: "July eighth through the eleventh", "April
+eleventh through fifteenth", "march 11 to 18". find_dates merges these with its own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+
+# "02.01.2028", "2.1.28": day, month and a year
+_DOTTED_FULL = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)")
+# "14.02.", "8.1.": day and month, each closed by its dot (a price "20.12" has no second dot)
+_DOTTED = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(?![\d])")
+_DAY_CUE = re.compile(
+    r"(?:\b(?:on|until|till|til|by|from|since|to|before|after|am|bis|vom|ab|valid|expires?)"
+    r"|[-–]|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_RANGE_ON = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINAL_UNITS += ("ninth",)
+_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
+_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
+# "the first of September", "July the fourth": day numbers said as ordinal words
+ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
+ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
+ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
+ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
+# the joint and the bare last day after a dated first day ("... through the eleventh")
+_LAST_DAY = re.compile(
+    r"[ \t]{1,3}(?:to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]{1,3})?"
+    rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_RE})\b"
+    # not a full date ("to 17 September": dates.py reads it), nor a count ("11 to 18 people")
+    r"(?![ \t]*(?:of[ \t]+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|days?|nights?|"
+    r"weeks?|people|guests|hours?|am|pm|%|:|\.\d))",
+    re.IGNORECASE,
+)
+
+
+def _day_number(word: str) -> int | None:
+    """The day a bare last day names ("11", "18th", "eleventh", "twenty-first")."""
+    word = word.lower().replace("-", " ")
+    digits = re.match(r"\d{1,2}", word)
+    return int(digits[0]) if digits else ORDINAL_WORDS.get(" ".join(word.split()))
+
+
+def dotted_dates(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Dotted day-first dates: "02.01.2028", and "20.12." / "8.1." with the year inferred."""
+    from uac.fact_log.extraction.patterns.dates import infer_year, safe_date
+
+    out = []
+    for m in _DOTTED_FULL.finditer(text):
+        year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        out.append(make(m.start(), m.end(), m[0], safe_date(year, int(m[2]), int(m[1]))))
+    prev: DateMatch | None = None
+    for m in _DOTTED.finditer(text):
+        if any(d.start <= m.start() < d.end for d in out):
+            continue
+        day, month = int(m[1]), int(m[2])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            continue
+        if not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
+            continue  # "paid 10.12.": an amount, unless a date's word or a range says otherwise
+        found = infer_year(month, day, today, prefer)
+        if prev is not None and prev.date and found and found < prev.date:
+            found = safe_date(prev.date.year + 1, month, day)  # "20.12. until 8.1."
+        prev = make(m.start(), m.end(), m[0], found, False)
+        out.append(prev)
+    return out
+
+
+def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) -> list[DateMatch]:
+    """The bare last day of a range whose first day is dated ("July eighth through the 11th")."""
+    out = []
+    for d in found:
+        if d.date is None:
+            continue
+        m = _LAST_DAY.match(text, d.end)
+        if m is None or (day := _day_number(m["day"])) is None or day <= d.date.day:
+            continue
+        try:
+            last = d.date.replace(day=day)
+        except ValueError:
+            continue
+        out.append(make(m.start("day"), m.end("day"), m["day"], last, d.explicit_year))
+    return out
