@@ -208,3 +208,30 @@ def test_a_trip_said_with_dotted_or_word_dates_has_both_ends() -> None:
     ]
     trips = of("travel.trips", found("driving to Denver june ninth through the twelfth"))
     assert [(t["depart"], t.get("return_date")) for t in trips] == [(D(2025, 6, 9), D(2025, 6, 12))]
+
+
+# -- documents: a list of fields, a validity said as a length --------------------------------
+
+
+def test_a_list_of_passport_fields_after_the_passport_came_up() -> None:
+    cands = found(
+        "Collected the new passport today. Details: no. 700112233, expires 2 March 2035, "
+        "issued in Ireland."
+    )
+    assert ("identity.passport.number", "700112233") in cands
+    assert ("identity.passport.expiry_date", D(2035, 3, 2)) in cands
+    assert ("identity.passport.issuing_country", "IE") in cands
+
+
+def test_a_visa_granted_with_a_length_is_valid_from_today() -> None:
+    visas = of("identity.visas", found("e-visa for India granted, valid for 90 days"))
+    assert visas == [
+        {
+            "country": "IN",
+            "kind": "e-visa",
+            "valid_from": D(2025, 6, 1),
+            "valid_until": D(2025, 8, 30),
+        }
+    ]
+    # a length said of a visa held since some day unsaid gives no first day
+    assert of("identity.visas", found("my Kenya visa is valid 3 months")) == [{"country": "KE"}]

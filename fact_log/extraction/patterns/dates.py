@@ -236,7 +236,8 @@ def _amount(word: str) -> int:
     return count_word(word) or 0
 
 
-def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:
+def shift(today: dt.date, n: int, unit: str) -> dt.date | None:
+    """today moved by n days, weeks, months or years (None past the calendar)."""
     unit = unit.lower()
     try:
         if unit == "day":
@@ -315,7 +316,7 @@ def find_dates(
             found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
     for m in _FROM_NOW.finditer(text) if " from " in text.lower() else ():
         base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
-        shifted = _shift(base, _amount(m[1]), m[2]) if base is not None else None
+        shifted = shift(base, _amount(m[1]), m[2]) if base is not None else None
         found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
         key = m[1].lower() if m[1] else m[2]
@@ -328,9 +329,9 @@ def find_dates(
             d = None  # beyond year 1..9999: no such date
         found.append(DateMatch(m.start(), m.end(), m[0], d))
     for m in _IN_N.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, _amount(m[1]), m[2])))
+        found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
+        found.append(DateMatch(m.start(), m.end(), m[0], shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
     if "." in text:  # "02.01.2028", "20.12. until 8.1."

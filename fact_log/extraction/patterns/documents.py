@@ -7,6 +7,8 @@ import itertools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import count_word, shift
+from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -109,11 +111,26 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["valid_from"], value["valid_until"] = span
     elif (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
+    elif (valid := _VALID_FOR.search(sent.text)) is not None and _GRANTED.search(ctx.text):
+        # "approved, valid 2 years", "valid 3 months from today": valid from the day it came
+        n, unit = count_word(valid["n"]), valid["unit"]
+        value["valid_from"] = ctx.today
+        if n and (last := shift(ctx.today, n, unit)) is not None:
+            value["valid_until"] = last
     if (entries := _ENTRIES.search(sent.text)) is not None:
         value["entries"] = entries[1].lower()
     ctx.add("identity.visas", value, sent, 0.8)
 
 
+# "valid 2 years", "valid for 90 days from today": a length of validity, no first day said
+_VALID_FOR = re.compile(
+    r"\bvalid\s+(?:for\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|ten|twelve)\s+"
+    r"(?P<unit>day|week|month|year)s?\b(?:\s+from\s+(?:today|now))?",
+    re.I,
+)
+_GRANTED = re.compile(
+    r"\b(?:approved|granted|got\s+it|came\s+through|arrived|issued|did\s+the|received)\b", re.I
+)
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 _HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
 _FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
@@ -239,14 +256,31 @@ _FILLER = re.compile(
 
 
 def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A verbless fragment naming a field of the passport or licence last talked about."""
-    last = ctx.thread.mentions[-1] if ctx.thread.mentions else None
+    """Verbless fragments naming fields of the passport or licence last talked about."""
     doc = ctx.thread.last("passport", "driver_licence")
     asked = (
         is_question(sent.text, sent.text) or ctx.text[sent.end : sent.end + 2].strip()[:1] == "?"
     )
     if doc is None or HYPOTHETICAL.search(sent.text) or asked or sent.text.endswith("?"):
         return
+    _fragment(ctx, sent, doc)
+    # "For the record: number 561234987, expiry 19 August 2037, issued in the United
+    # Kingdom.": a list of fields, one a clause
+    for clause in parts[1:] if len(parts) > 1 and _FIELD_LIST.search(sent.text) else ():
+        _fragment(ctx, clause, doc)
+
+
+# two or more fields named in one line
+_FIELD_LIST = re.compile(
+    r"(?:^|[,:;]\s*)(?:number|no\.?|expiry|expires|issued|valid)\b[^,;]*[,;]\s*"
+    r"(?:and\s+)?(?:number|no\.?|expiry|expires|issued|valid)\b",
+    re.I,
+)
+
+
+def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
+    """One fragment (a sentence or a clause of a list) naming a field of the document."""
+    last = ctx.thread.mentions[-1] if ctx.thread.mentions else None
     if (num := _FRAGMENT_NUMBER.match(sent.text)) and any(ch.isdigit() for ch in num[1]):
         ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.75)
         return  # what follows it ("it is Brazilian passport") the other rules read
