@@ -235,3 +235,35 @@ def test_a_visa_granted_with_a_length_is_valid_from_today() -> None:
     ]
     # a length said of a visa held since some day unsaid gives no first day
     assert of("identity.visas", found("my Kenya visa is valid 3 months")) == [{"country": "KE"}]
+
+
+# -- stays: nights from a day said as a word, bare check-in days, a corrected stay -----------
+
+_TRIP = "road trip to Chicago june ninth through the fifteenth"
+
+
+def _stays(text: str, *earlier: str) -> list[tuple]:
+    return [
+        (b.get("place"), b["start"], b.get("end"))
+        for b in of("travel.bookings", found(text, *earlier))
+    ]
+
+
+def test_nights_from_a_day_said_as_a_word() -> None:
+    assert _stays("motel is the Lakeview Inn 3 nights from the tenth", _TRIP) == [
+        ("Chicago", T(2025, 6, 10, 15, 0), T(2025, 6, 13, 11, 0))
+    ]
+
+
+def test_bare_check_in_and_out_days_are_the_trips() -> None:
+    trip = "we're in Lisbon 28 june to 3 july"
+    assert _stays("hotel is the Memmo in Alfama, check in 28, check out 3", trip) == [
+        ("Lisbon", T(2025, 6, 28, 15, 0), T(2025, 7, 3, 11, 0))
+    ]
+
+
+def test_a_corrected_number_of_nights_is_the_stay_again() -> None:
+    stay = "hotel is the Lakeview Inn 2 nights from the eleventh"
+    assert _stays("oops no, four nights from the ninth", _TRIP, stay) == [
+        ("Chicago", T(2025, 6, 9, 15, 0), T(2025, 6, 13, 11, 0))
+    ]

@@ -45,6 +45,26 @@ _LAST_DAY = re.compile(
 )
 
 
+# "two nights from the ninth", "we get in on the eighth": a bare day said as a word
+_SPELLED_NTH = re.compile(
+    r"\b(?:from|on|until|till|til|to|by|since|before|after|through|thru|and)[ \t]+the[ \t]+"
+    rf"(?P<ord>{ORD_RE})\b(?![ \t]+of\b)",
+    re.IGNORECASE,
+)
+_SUFFIX = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}
+
+
+def spell_out_days(text: str) -> str:
+    """Bare ordinal days in digits, same length ("from the ninth" -> "from the 9th  ")."""
+
+    def digits(m: re.Match[str]) -> str:
+        n = ORDINAL_WORDS[" ".join(m["ord"].lower().replace("-", " ").split())]
+        said = f"{n}{_SUFFIX.get(n, 'th')}".ljust(len(m["ord"]))
+        return m[0][: m.start("ord") - m.start()] + said
+
+    return _SPELLED_NTH.sub(digits, text)
+
+
 def _day_number(word: str) -> int | None:
     """The day a bare last day names ("11", "18th", "eleventh", "twenty-first")."""
     word = word.lower().replace("-", " ")

@@ -38,6 +38,7 @@ from uac.fact_log.extraction.patterns.daterange import (
     ORDINAL_WORDS,
     dotted_dates,
     range_last_days,
+    spell_out_days,
 )
 
 Prefer = Literal["future", "past"]
@@ -284,6 +285,8 @@ def find_dates(
     """
     if not _MAYBE.search(text):
         return []  # most sentences name no day at all: skip the dozen scans below
+    if _ORD_HINT.search(text):
+        text = spell_out_days(text)  # "from the ninth" read as "from the 9th"
     found: list[DateMatch] = []
     for m in _ISO.finditer(text):
         d = safe_date(int(m[1]), int(m[2]), int(m[3]))
@@ -373,7 +376,7 @@ def find_dates(
             target = next((o for o in options if o is not None and o >= today), None)
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
-        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[2])), False))
+        extra.append(DateMatch(m.start(), m.end(), m[0], closest_nth(base, int(m[2])), False))
     # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
@@ -470,7 +473,7 @@ def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:
     return safe_date(first.year, first.month, day)
 
 
-def _closest_nth(base: dt.date, day: int) -> dt.date | None:
+def closest_nth(base: dt.date, day: int) -> dt.date | None:
     """The day of that number closest to base ("on the 2nd" after March 28 is April 2)."""
     real = [o for o in (_nth_in(base, k, day) for k in (-1, 0, 1)) if o is not None]
     # A tie goes to the later day.

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, purchases, travel
+from uac.fact_log.extraction.patterns import contacts, journeys, purchases, travel
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
@@ -277,6 +277,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     after = cue.end() if cue["was"] else 0
     old_day, day = _new_and_old(ctx, sent, after)
     when = clock(sent.text)
+    if journeys.stay_corrected(ctx, sent, day):
+        return  # "so three nights from the eighth": the stay's nights, not the trip's days
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
         return  # nothing earlier to correct, or no new value: refused by saying nothing

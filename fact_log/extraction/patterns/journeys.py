@@ -8,7 +8,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import count_word
+from uac.fact_log.extraction.patterns.dates import DateMatch, add_months, closest_nth, count_word
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -18,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    emit,
     in_clause,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
@@ -92,8 +93,8 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
 LODGING = (
-    r"(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse|guest\s+house|cottage|cabin|chalet|"
-    r"room)"
+    r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
+    r"cabin|chalet|lodge|resort|room)"
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
@@ -346,7 +347,8 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False  # "the hotel was awful on the 3rd": a stay remembered, not booked
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
-    place = (_city(said[1]) or said[1]) if said else city
+    # "the Pod in Times Square": a district of the trip's city is no place of its own
+    place = (_city(said[1]) or city or said[1]) if said else city
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -356,6 +358,9 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     outs = [d for d in dates if out_cue and d.start > sent.start + out_cue.start()]
     if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
         outs = [dates[1]]  # "4-11 July"
+    if not dates and (around := depart or ctx.anchor) is not None:
+        ins, outs = _check_days(sent, around)  # "check in 29, check out 5": the trip's days
+        dates = ins
     first = (ins or dates or [None])[0]
     nights = [count_word(n[1]) for n in _NIGHTS.finditer(sent.text)]
     trip = ctx.thread.last("travel.trips")
@@ -384,6 +389,46 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if (ref := _REFERENCE.search(sent.text)) is not None and any(ch.isdigit() for ch in ref[1]):
         value["reference"] = ref[1]
     ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+# "check in 29, check out 5": bare day numbers, the days of the trip being talked about
+_CHECK_DAY = re.compile(
+    r"\bcheck(?:ing)?[- ]?(?P<io>in|out)\s*(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})\b"
+    r"(?![:.]\d|\s*(?:am|pm|h|hrs|o'clock)\b)",
+    re.I,
+)
+
+
+def _check_days(sent: Span, anchor: dt.date) -> tuple[list[DateMatch], list[DateMatch]]:
+    """Check-in and check-out days said as bare numbers, each the one nearest the anchor."""
+    ins: list[DateMatch] = []
+    outs: list[DateMatch] = []
+    for m in _CHECK_DAY.finditer(sent.text):
+        day = closest_nth(anchor, int(m["n"]))
+        if ins and day is not None and day <= ins[0].date:  # type: ignore[operator]
+            day = closest_nth(add_months(day, 1), int(m["n"]))  # "check out 5" of next month
+        if day is not None:
+            found = DateMatch(sent.start + m.start("n"), sent.start + m.end("n"), m["n"], day)
+            (ins if m["io"].lower() == "in" else outs).append(found)
+    return (ins, outs) if ins and outs else ([], [])
+
+
+def stay_corrected(ctx: Ctx, sent: Span, day: dt.date | None) -> bool:
+    """ "wait, three nights from the eighth": the session's hotel stay again; True when added."""
+    said = _NIGHTS.search(sent.text)
+    stay = ctx.thread.last("travel.bookings")
+    nights = count_word(said[1]) if said is not None else None
+    if not nights or stay is None or stay.get("kind") != "hotel":
+        return False
+    fields = stay.record()
+    start = fields.get("start")
+    first = day or (start.date() if isinstance(start, dt.datetime) else None)
+    if first is None:
+        return False
+    fields["start"] = dt.datetime.combine(first, CHECK_IN_HOUR)
+    fields["end"] = dt.datetime.combine(first + dt.timedelta(days=nights), CHECK_OUT_HOUR)
+    emit(ctx, sent, "travel.bookings", fields, 0.8, replaces=stay.record())
     return True
 
 
