@@ -257,7 +257,7 @@ def test_nights_from_a_day_said_as_a_word() -> None:
 
 def test_bare_check_in_and_out_days_are_the_trips() -> None:
     trip = "we're in Lisbon 28 june to 3 july"
-    assert _stays("hotel is the Memmo in Alfama, check in 28, check out 3", trip) == [
+    assert _stays("hotel is the Memmo in Rossio Square, check in 28, check out 3", trip) == [
         ("Lisbon", T(2025, 6, 28, 15, 0), T(2025, 7, 3, 11, 0))
     ]
 

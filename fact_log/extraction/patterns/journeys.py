@@ -336,6 +336,13 @@ def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
     return trip.get("city"), trip.get("depart")
 
 
+_LANDMARK = re.compile(
+    r"\b(?:square|street|st|road|rd|avenue|ave|park|station|centre|center|quarter|district|"
+    r"beach|bay|harbour|harbor|airport|market|bridge|hill|gardens?|old\s+town)$",
+    re.I,
+)
+
+
 def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A stay named as its sentence's subject, with its days or nights; True when added."""
     booked = _BOOKED_STAY.search(sent.text) if _STAY.match(sent.text) is None else None
@@ -347,8 +354,9 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False  # "the hotel was awful on the 3rd": a stay remembered, not booked
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
-    # "the Pod in Times Square": a district of the trip's city is no place of its own
-    place = (_city(said[1]) or city or said[1]) if said else city
+    place = (_city(said[1]) or said[1]) if said else city
+    if said and city and not _city(said[1]) and _LANDMARK.search(said[1]):
+        place = city  # "the Pod in Times Square": a spot in the trip's city, not a place
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
