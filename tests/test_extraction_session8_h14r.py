@@ -267,3 +267,31 @@ def test_a_corrected_number_of_nights_is_the_stay_again() -> None:
     assert _stays("oops no, four nights from the ninth", _TRIP, stay) == [
         ("Chicago", T(2025, 6, 9, 15, 0), T(2025, 6, 13, 11, 0))
     ]
+
+
+# -- insurance: a policy, a length of cover, a German compound -------------------------------
+
+
+def test_a_policy_with_its_insurer_and_a_length_of_cover() -> None:
+    policies = of(
+        "identity.insurance_policies",
+        found("renewed the home policy with Aviva from 12 July, for another 12 months"),
+    )
+    assert policies == [
+        {
+            "kind": "home",
+            "provider": "Aviva",
+            "valid_from": D(2025, 7, 12),
+            "valid_until": D(2026, 7, 11),
+        }
+    ]
+
+
+def test_a_german_insurance_word_names_a_policy() -> None:
+    policies = of(
+        "identity.insurance_policies",
+        found("Ich habe Reiseversicherung from HanseMerkur until 30.09.2025"),
+    )
+    assert policies == [
+        {"kind": "travel", "provider": "HanseMerkur", "valid_until": D(2025, 9, 30)}
+    ]

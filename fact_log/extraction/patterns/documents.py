@@ -3,6 +3,7 @@ until 31 December"). Passports and licences are identity.py's."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from typing import Any
@@ -148,19 +149,21 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
 
 
 _INSURANCE = re.compile(
-    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover)\b"
+    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,45}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
-    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)\b"
+    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
-    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)"
+    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)"
     r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
-    r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
+    r"|\b(?i:insurance|(?P<de>\w{0,30})versicherung)\s+(?:is\s+)?(?i:with|from|through)\s+"
+    r"(?P<provider2>[A-Z][\w&]+)"
     # "My AXA travel insurance runs until 15 August": the insurer said first
     r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"
-    r"contents|motor|medical|pet))\s+(?i:insurance|cover)\b",
+    r"contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b",
 )
+_DE_KIND = (("reise", "travel"), ("ausland", "travel"), ("kranken", "health"), ("kfz", "car"))
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
 _POLICY_NUMBER = re.compile(
     r"\bpolicy(?:\s+(?:number|no\.?|#))?\s*(?:is\s+|:\s*)?((?-i:[A-Z0-9][A-Z0-9/-]{4,24}))\b", re.I
@@ -178,6 +181,8 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not provider[:1].isupper():
         return
     kind = (m["kind"] or m["kind3"] or m["kind4"] or m["kind5"] or "").lower()
+    if m["de"] is not None:  # "Auslandskrankenversicherung": abroad + health, a travel cover
+        kind = next((k for w, k in _DE_KIND if w in m["de"].lower()), "")
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
     if (number := _POLICY_NUMBER.search(sent.text)) is not None:
         value["policy_number"] = number[1]
@@ -193,7 +198,24 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if days and days[0].date is not None:
             value["valid_from"] = days[0].date  # "£612 for the year with Direct Line from 19 Nov"
+            if (last := _cover_ends(days[0].date, sent.text)) is not None:
+                value["valid_until"] = last  # "from 1 September ... for another twelve months"
     ctx.add("identity.insurance_policies", value, sent, 0.8)
+
+
+_FOR_LENGTH = re.compile(
+    r"\bfor\s+(?:another\s+|a\s+further\s+|the\s+next\s+)?(?:(?P<n>\d{1,2}|one|two|three|six|"
+    r"twelve|a)\s+)?(?P<unit>months?|years?)\b",
+    re.I,
+)
+
+
+def _cover_ends(first: dt.date, text: str) -> dt.date | None:
+    """The last day of cover said as a length from its first day (the day before it ends)."""
+    m = _FOR_LENGTH.search(text)
+    n = count_word(m["n"] or "1") if m is not None else None
+    end = shift(first, n, m["unit"].rstrip("sS")) if m is not None and n else None
+    return end - dt.timedelta(days=1) if end is not None else None
 
 
 _FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
