@@ -75,7 +75,17 @@ def test_dictated_period_and_comma_end_sentences_and_clauses() -> None:
     said = "remind me to call the landlord friday period thanks comma bye period"
     read = undictate(said)
     assert len(read) == len(said)
-    assert read.split() == "remind me to call the landlord friday. thanks, bye.".split()
+    assert read.split() == [
+        "remind",
+        "me",
+        "to",
+        "call",
+        "the",
+        "landlord",
+        "friday.",
+        "thanks,",
+        "bye.",
+    ]
     assert undictate("is the pharmacy open question mark").rstrip() == "is the pharmacy open?"
     # a period of time stays a word
     for text in ("the free trial period ends 3 May period", "I'm on my period comma ugh period"):
@@ -295,3 +305,29 @@ def test_a_german_insurance_word_names_a_policy() -> None:
     assert policies == [
         {"kind": "travel", "provider": "HanseMerkur", "valid_until": D(2025, 9, 30)}
     ]
+
+
+# -- trips: a day number's dot, a city said on its own -------------------------------------
+
+
+def test_a_day_numbers_dot_does_not_end_the_sentence() -> None:
+    trips = of("travel.trips", found("I make business trip to Japan, Osaka, 3. to 9. October."))
+    assert trips == [
+        {
+            "country": "JP",
+            "city": "Osaka",
+            "depart": D(2025, 10, 3),
+            "return_date": D(2025, 10, 9),
+            "purpose": "business",
+        }
+    ]
+
+
+def test_a_flight_leg_keeps_the_city_it_leaves_from() -> None:
+    legs = of(
+        "travel.bookings",
+        found(
+            "Flight is with KLM from Amsterdam at 10:15 on the 4th.", "trip to Japan 4 to 12 July"
+        ),
+    )
+    assert [(b.get("place"), b["start"]) for b in legs] == [("Amsterdam", T(2025, 7, 4, 10, 15))]

@@ -112,11 +112,28 @@ def sentences(text: str) -> Iterator[Span]:
             or _INITIAL.search(text[max(0, m.start() - 2) : m.start()])
             or text[m.end() : m.end() + 1].isdigit()
             or text[m.end() : m.end() + 1].isalpha()
+            or _day_dot(text, m.start())
         ):
             continue  # "Dr. Moore", "15.49", "e.g.": not a sentence end
         yield from _trimmed(text, start, m.end())
         start = m.end()
     yield from _trimmed(text, start, len(text))
+
+
+# "6. to 17. September", "20.12. until 8.1.": the dot of a day number, not a sentence end
+_DAY_DOT_BEFORE = re.compile(r"(?:^|[\s(])(?:\d{1,2}\.)?\d{1,2}$")
+_DAY_DOT_AFTER = re.compile(
+    r"[ \t]{1,3}(?:to|till|until|bis|[-–]|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\b)",
+    re.I,
+)
+
+
+def _day_dot(text: str, at: int) -> bool:
+    """Whether the full stop at `at` closes a day number in a date ("6. to 17. September")."""
+    return bool(
+        _DAY_DOT_BEFORE.search(text, max(0, at - 6), at) and _DAY_DOT_AFTER.match(text, at + 1)
+    )
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[Span]:
