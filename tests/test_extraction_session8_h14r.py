@@ -331,3 +331,23 @@ def test_a_flight_leg_keeps_the_city_it_leaves_from() -> None:
         ),
     )
     assert [(b.get("place"), b["start"]) for b in legs] == [("Amsterdam", T(2025, 7, 4, 10, 15))]
+
+
+# -- away periods, asked-for deadlines, a bare ordinal after "is" ----------------------------
+
+
+def test_days_before_the_away_cue_and_a_non_native_preposition() -> None:
+    away = of("schedule.away_periods", found("From 4 to 18 of July we are in vacations in Galicia"))
+    assert away == [{"start": D(2025, 7, 4), "end": D(2025, 7, 18), "reason": "vacation"}]
+
+
+def test_someone_wants_a_deliverable_until_a_day() -> None:
+    tasks = _tasks("the landlord wants the signed inventory until 20 of June")
+    assert [(t["goal"], t["due_date"]) for t in tasks] == [("Signed inventory", D(2025, 6, 20))]
+
+
+def test_a_bare_ordinal_after_is_is_a_day() -> None:
+    assert [e["start"] for e in _events("physio rang, session is 12th at 4pm")] == [
+        T(2025, 6, 12, 16, 0)
+    ]
+    assert _days("my 30th birthday party was great") == []

@@ -392,7 +392,8 @@ _TIME_TO = re.compile(
 _WANTS = re.compile(
     r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
     r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
-    r"(?:(?P<by>by|before|no\s+later\s+than)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
+    # ("wants the final report until 10 of August": "until" as "by", as non-native writers say)
+    r"(?:(?P<by>by|before|no\s+later\s+than|until|till)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
     r"before\s+(?:that|then|it|the\s+deadline)\b)",
     re.I,
 )

@@ -139,6 +139,8 @@ _IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|yea
 _AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+# "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
+_DAY_SLOT = re.compile(r"\b(?:is|on|due|until|till|by|from|before|after)[ \t]{1,2}$", re.I)
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = re.compile(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
@@ -352,8 +354,8 @@ def find_dates(
         if weekday is not None and weekday.end() + 1 >= m.start():
             extra.append(_weekday_nth(m, weekday, today, found))
             continue
-        if not m[1] and m.start(2) not in paired:
-            continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
+        if not m[1] and m.start(2) not in paired and not _DAY_SLOT.search(text, 0, m.start()):
+            continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday or "is"
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
         if near is None and m.start(2) in paired and extra and extra[-1].date is not None:
             near = extra[-1]  # "8th to the 12th": the range's end continues from its start

@@ -356,8 +356,9 @@ def _end(
 _AWAY = re.compile(
     r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
     r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|abroad|"
-    r"out\s+of\s+(?:the\s+country|town)|on\s+"
-    r"(?:holiday|vacation|leave|annual\s+leave|parental\s+leave)|ooo)\b",
+    # "I am in holidays": the non-native preposition too
+    r"out\s+of\s+(?:the\s+country|town)|(?:on|in)\s+"
+    r"(?:holidays?|vacations?|leave|annual\s+leave|parental\s+leave)|ooo)\b",
     re.I,
 )
 
@@ -366,7 +367,8 @@ _AWAY = re.compile(
 # leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
     r"(?:(?:and|also|so|plus)\s+)?(?:"  # "and on leave from May 3rd to the 7th"
-    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|(?:on|in)\s+(?:holidays?|vacations?|leave|"
+    r"annual\s+leave))\b"
     r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
     r"granted)\b"
@@ -391,6 +393,9 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
         dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+    if len(dates) < 2:
+        # "From 1 to 21 of August I am in holidays": the days before the cue
+        dates = dates_in(sent, "future", ctx.today, ctx.anchor)[:2]
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
@@ -400,8 +405,8 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"start": dates[0].date, "end": dates[1].date}
     if leave:
         value["reason"] = " ".join(leave.lower().split())
-    elif what.startswith("on "):
-        value["reason"] = what[3:]
+    elif what.startswith(("on ", "in ")):
+        value["reason"] = re.sub(r"(?<=holiday|acation)s$", "", what[3:])  # "in holidays"
     elif what.startswith("out"):
         value["reason"] = "out of office"
     ctx.add("schedule.away_periods", value, sent, 0.8)
