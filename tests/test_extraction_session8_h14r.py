@@ -351,3 +351,22 @@ def test_a_bare_ordinal_after_is_is_a_day() -> None:
         T(2025, 6, 12, 16, 0)
     ]
     assert _days("my 30th birthday party was great") == []
+
+
+def test_a_weekly_range_of_hours_said_in_words() -> None:
+    events = _events("swimming lessons every Thursday five to six thirty starting tomorrow")
+    assert [(e["start"], e.get("end"), e.get("repeats")) for e in events] == [
+        (T(2025, 6, 5, 17, 0), T(2025, 6, 5, 18, 30), "weekly")  # the first Thursday on
+    ]
+
+
+def test_a_guessed_range_runs_forward_into_the_evening() -> None:
+    from uac.fact_log.extraction.patterns.timespan import clock
+
+    said = clock("from 6 to 7.30")
+    assert said is not None and (said.start.hour, said.end.hour) == (18, 19)
+
+
+def test_a_weekly_series_starts_on_its_weekday_on_or_after_the_day_said() -> None:
+    events = _events("choir on wednesdays at 7pm starting tomorrow")
+    assert [e["start"] for e in events] == [T(2025, 6, 4, 19, 0)]

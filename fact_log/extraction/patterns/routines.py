@@ -351,7 +351,12 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if start is not None and isinstance(value.get("start"), dt.datetime):
             after = [d for d in first if d.start >= sent.start + start.end()]
             if after:  # "every Tuesday at 6pm starting 4 March": the series begins then
-                value["start"] = dt.datetime.combine(after[0].date, value["start"].time())
+                begins = after[0].date
+                named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
+                if (wd := WEEKDAYS.get(named.lower())) is not None:
+                    # "every Thursday ... starting tomorrow" (a Monday): the first Thursday on
+                    begins += dt.timedelta(days=(wd - begins.weekday()) % 7)
+                value["start"] = dt.datetime.combine(begins, value["start"].time())
         until = _UNTIL.search(sent.text, m.end())
         if until is not None:
             later = [
