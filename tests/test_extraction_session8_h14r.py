@@ -370,3 +370,31 @@ def test_a_guessed_range_runs_forward_into_the_evening() -> None:
 def test_a_weekly_series_starts_on_its_weekday_on_or_after_the_day_said() -> None:
     events = _events("choir on wednesdays at 7pm starting tomorrow")
     assert [e["start"] for e in events] == [T(2025, 6, 4, 19, 0)]
+
+
+# -- offsets from a dated paper, slashed dates, "off until", a passport's name ---------------
+
+
+def test_a_term_counted_from_a_dated_letter_is_a_task() -> None:
+    at = AT.replace(day=9)  # Monday 9 June 2025
+    cands = found("the council tax appeal form, 21 days from the letter dated the 2nd", at=at)
+    assert [(t["due_date"]) for t in of("tasks.tasks", cands)] == [D(2025, 6, 23)]
+    assert of("schedule.events", cands) == []
+
+
+def test_a_slashed_date_is_read_only_when_its_order_is_plain() -> None:
+    assert _days("the lease ends 7/31") == [D(2025, 7, 31)]
+    assert _days("moving on 28/08/2025") == [D(2025, 8, 28)]
+    assert _days("closing is 3/4 at noon") == []  # March 4 or 3 April: not guessed
+    assert _days("support is 24/7") == []
+
+
+def test_off_until_a_day_is_away_from_today() -> None:
+    away = of("schedule.away_periods", found("told my boss I'm off until Wednesday"))
+    assert away == [{"start": D(2025, 6, 1), "end": D(2025, 6, 4)}]
+    assert of("schedule.away_periods", found("the boiler is off until Wednesday")) == []
+
+
+def test_the_passport_has_a_name_without_my() -> None:
+    cands = found("booking says ANA M SOUSA, but passport has Ana Maria Sousa.")
+    assert ("identity.passport.full_name", "Ana Maria Sousa") in cands

@@ -72,6 +72,36 @@ def _day_number(word: str) -> int | None:
     return int(digits[0]) if digits else ORDINAL_WORDS.get(" ".join(word.split()))
 
 
+# "6/30", "30/6/2027": a slashed date is read only when one side cannot be a month (the other
+# order, "03/04", is ambiguous and left unread rather than guessed)
+_SLASHED = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
+
+
+def slashed_dates(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Slashed dates whose order is plain from the numbers ("6/30" is 30 June)."""
+    from uac.fact_log.extraction.patterns.dates import infer_year, safe_date
+
+    out = []
+    for m in _SLASHED.finditer(text):
+        a, b = int(m[1]), int(m[2])
+        if m[0] == "24/7":
+            continue  # "24/7 support": always, not 24 July
+        if a > 12 and 1 <= b <= 12 and a <= 31:
+            day, month = a, b
+        elif b > 12 and 1 <= a <= 12 and b <= 31:
+            month, day = a, b
+        else:
+            continue
+        if m[3]:
+            year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+            out.append(make(m.start(), m.end(), m[0], safe_date(year, month, day)))
+        else:
+            out.append(make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False))
+    return out
+
+
 def dotted_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:

@@ -38,6 +38,7 @@ from uac.fact_log.extraction.patterns.daterange import (
     ORDINAL_WORDS,
     dotted_dates,
     range_last_days,
+    slashed_dates,
     spell_out_days,
 )
 
@@ -341,6 +342,8 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
     if "." in text:  # "02.01.2028", "20.12. until 8.1."
         found.extend(dotted_dates(text, today, prefer, DateMatch))
+    if "/" in text:  # "6/30"
+        found.extend(slashed_dates(text, today, prefer, DateMatch))
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
     found = _drop_overlaps([*found, *range_last_days(found, text, DateMatch)])
     # "back on the 19th": a bare day of month continues from the closest earlier date.

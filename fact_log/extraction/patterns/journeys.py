@@ -24,7 +24,9 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.patterns.timespan import clock
 
 _FULL_NAME = re.compile(
-    r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
+    # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
+    r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
+    r"is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
     r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
     r"(?:is|:))\s+(?P<name>" + NAME + r")"

@@ -378,6 +378,9 @@ _AWAY_NOTE = re.compile(
 )
 
 
+_TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
+
+
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
     m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
@@ -393,6 +396,9 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
         dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+    if len(dates) == 1 and _TILL_ONLY.match(ctx.text, sent.start + m.end(), dates[0].start):
+        # "I've told work I'm off until Friday": away from today
+        dates = [DateMatch(dates[0].start, dates[0].start, "", ctx.today), dates[0]]
     if len(dates) < 2:
         # "From 1 to 21 of August I am in holidays": the days before the cue
         dates = dates_in(sent, "future", ctx.today, ctx.anchor)[:2]

@@ -258,13 +258,17 @@ def duration(text: str) -> tuple[dt.timedelta, int, int] | None:
 _OFFSET = re.compile(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
-    r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
+    r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of|"
+    # "14 days from the letter" (never "3 months from today": that is a date)
+    r"from(?![ \t]+(?:today|now|tomorrow|yesterday)\b))\b"
     rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<work>(?:working|business)[ \t]+)?"
     r"(?P<wunit>day|week|month|year)s?\b"
     # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
     r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
     # "we have to give 4 weeks notice": notice is counted back from the end it is given for
-    rf"|\bgive[ \t]{{1,3}}(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
+    # ("they want 60 days notice": the notice is the same whoever names it)
+    rf"|\b(?:give|want|wants|need|needs|require|requires)[ \t]{{1,3}}"
+    rf"(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
     r"[ \t]{1,3}notice\b"
     r"(?![ \t]+(?:yesterday|tomorrow))",
     re.IGNORECASE,
@@ -314,5 +318,5 @@ def offset(text: str) -> Offset | None:
     if m["one"]:
         sign = 1 if m["odir"].lower() == "after" else -1
         return Offset(1, m["one"].lower(), sign, m.start(), m.end())
-    sign = 1 if m["dir"].lower() == "after" else -1
+    sign = 1 if m["dir"].lower() in ("after", "from") else -1
     return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())
