@@ -398,3 +398,11 @@ def test_off_until_a_day_is_away_from_today() -> None:
 def test_the_passport_has_a_name_without_my() -> None:
     cands = found("booking says ANA M SOUSA, but passport has Ana Maria Sousa.")
     assert ("identity.passport.full_name", "Ana Maria Sousa") in cands
+
+
+def test_a_route_of_airport_codes_with_its_day_and_time_is_a_flight() -> None:
+    cands = found("Booked Qatar LHR-DOH-SYD for 14th July, dep 20:45 from London")
+    assert of("travel.bookings", cands) == [
+        {"kind": "flight", "place": "London", "destination": "SYD", "start": T(2025, 7, 14, 20, 45)}
+    ]
+    assert of("schedule.events", cands) == []

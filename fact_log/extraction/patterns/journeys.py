@@ -255,18 +255,29 @@ _ROUTE = re.compile(
 )
 
 
+# "Booked Emirates BLR-DXB-CDG for 2nd October, dep 04:05": a route of airport codes
+_CODE_ROUTE = re.compile(
+    r"(?-i:\b(?P<origin>[A-Z]{3})(?:\s?(?:-|–|->|>)\s?[A-Z]{3}){0,2}\s?(?:-|–|->|>)\s?"
+    r"(?P<dest>[A-Z]{3})\b)"
+)
+_LEAVES_FROM = re.compile(r"\bfrom\s+(" + _PLACE + r")", re.I)
+
+
 def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A flight said by its route with its day and time; True when added."""
-    m = _ROUTE.search(sent.text)
+    m = _ROUTE.search(sent.text) or _CODE_ROUTE.search(sent.text)
     when = clock(sent.text[m.end() :]) if m is not None else None
     if m is None or when is None or not in_clause(m, parts, sent):
         return False
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if not days:
         return False
+    origin = _city(m["origin"]) or m["origin"]
+    if m.re is _CODE_ROUTE and (said := _LEAVES_FROM.search(sent.text)) is not None:
+        origin = _city(said[1]) or origin  # "... dep 04:05 from Bangalore"
     value = {
         "kind": "flight",
-        "place": _city(m["origin"]) or m["origin"],
+        "place": origin,
         "destination": _city(m["dest"]) or m["dest"],
         "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
     }

@@ -253,6 +253,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
+    if any(c.path == "travel.bookings" and c.start == sent.start for c in ctx.out):
+        return  # "Booked Emirates BLR-DXB-CDG for 2nd October": the journey, not an event
     trip = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
     city = trip.value.get("city") if trip is not None else None
     booked = _BOOKED.search(sent.text, 0, ev.start())
@@ -430,7 +432,8 @@ _BOOKED_PLACE = re.compile(
 def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A named place the user booked for a day (and a time): an event there."""
     m = _BOOKED_PLACE.search(sent.text)
-    if m is None or any(c.path == "schedule.events" for c in ctx.out if c.start >= sent.start):
+    claimed = ("schedule.events", "travel.bookings")  # a journey booked is no outing
+    if m is None or any(c.path in claimed for c in ctx.out if c.start >= sent.start):
         return
     what = m["what"]
     if what.split()[0] in NOT_NAMES or lookup_place(what) is not None:
