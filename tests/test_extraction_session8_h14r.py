@@ -406,3 +406,29 @@ def test_a_route_of_airport_codes_with_its_day_and_time_is_a_flight() -> None:
         {"kind": "flight", "place": "London", "destination": "SYD", "start": T(2025, 7, 14, 20, 45)}
     ]
     assert of("schedule.events", cands) == []
+
+
+# -- lowercase writers, blank pages in other words, a four-word passport name, -------------
+
+
+def test_a_lowercase_writer_names_the_insurer_in_lowercase() -> None:
+    assert of(
+        "identity.insurance_policies", found("home insurance is with aviva, runs out 3rd oct")
+    ) == [{"kind": "home", "provider": "Aviva", "valid_until": D(2025, 10, 3)}]
+    # a determiner after "through" is no insurer
+    assert of("identity.insurance_policies", found("travel insurance through the bank")) == []
+
+
+def test_blank_pages_said_in_other_words() -> None:
+    assert ("identity.passport.blank_pages", 2) in found(
+        "checked and there are just two empty pages left in my passport"
+    )
+    assert ("identity.passport.blank_pages", 24) in found(
+        "24 pages in it, all blank", "the new passport arrived today"
+    )
+    assert of("identity.passport.blank_pages", found("the notebook has 80 pages, all blank")) == []
+
+
+def test_a_passport_name_of_four_words() -> None:
+    cands = found("In my passport the name is Juan Carlos Pérez Ortega, two surnames")
+    assert ("identity.passport.full_name", "Juan Carlos Pérez Ortega") in cands

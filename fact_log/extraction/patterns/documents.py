@@ -164,6 +164,11 @@ _INSURANCE = re.compile(
     r"contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b",
 )
 _DE_KIND = (("reise", "travel"), ("ausland", "travel"), ("kranken", "health"), ("kfz", "car"))
+_LOWER_NAME = re.compile(
+    r"(\b(?:with|from|through)\s+)(?!(?:the|a|an|my|our|your|his|her|their|work|them|it|us|me|"
+    r"him|now|next|last|this|today|tomorrow|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b)([a-z])"
+)
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
 _POLICY_NUMBER = re.compile(
     r"\bpolicy(?:\s+(?:number|no\.?|#))?\s*(?:is\s+|:\s*)?((?-i:[A-Z0-9][A-Z0-9/-]{4,24}))\b", re.I
@@ -173,6 +178,10 @@ _POLICY_NUMBER = re.compile(
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
     m = _INSURANCE.search(sent.text)
+    if m is None and not any(ch.isupper() for ch in ctx.text):
+        # "car insurance is with admiral": a writer who never capitalises names the insurer
+        # in lower case; read the word after "with/from/through" as the name it is
+        m = _INSURANCE.search(_LOWER_NAME.sub(lambda w: w[1] + w[2].upper(), sent.text))
     if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):

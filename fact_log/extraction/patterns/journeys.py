@@ -23,13 +23,16 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import clock
 
+# "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
+_FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
 _FULL_NAME = re.compile(
     # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
     r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
     r"is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
+    r"|(?:on|in)\s+my\s+passport,?\s+(?:the\s+|my\s+)?(?:full\s+)?name\s+is"
     r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
-    r"(?:is|:))\s+(?P<name>" + NAME + r")"
+    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r")"
     # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
     r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
     r"(?P<same>" + NAME + r")"
@@ -55,11 +58,33 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _FULL_NAME.search(sent.text)
     if in_clause(m, parts, sent):
         ctx.add("identity.passport.full_name", m["name"] or m["same"], sent, 0.8)
-    m = _BLANK.search(sent.text)
+    m = _BLANK.search(sent.text) or _blank_pages(ctx, sent)
     if in_clause(m, parts, sent):
-        raw = (m["n"] or m["n2"] or m["n3"]).lower()
+        said = m.groupdict()
+        raw = (said.get("n") or said.get("n2") or said["n3"]).lower()
         pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
+
+
+# "exactly one blank page left in my passport", "32 pages in the new one, all of them blank":
+# a count of pages said blank, in a line about the passport (or right after it came up)
+_PAGES = re.compile(
+    r"\b(?P<n3>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:(?P<blank>blank|empty|free|clean)\s+)?"
+    r"(?:visa\s+)?pages?\b(?P<rest>[^.!?]{0,40})",
+    re.I,
+)
+_BLANK_AFTER = re.compile(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
+
+
+def _blank_pages(ctx: Ctx, sent: Span) -> re.Match[str] | None:
+    """A count of blank passport pages said in other words than _BLANK's, or None."""
+    m = _PAGES.search(sent.text)
+    if m is None or not (m["blank"] or _BLANK_AFTER.search(m["rest"])):
+        return None
+    about = "passport" in sent.text.lower() or any(
+        "passport" in t.kind for t in ctx.thread.mentions[-3:]
+    )
+    return m if about else None
 
 
 _PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
