@@ -432,3 +432,10 @@ def test_blank_pages_said_in_other_words() -> None:
 def test_a_passport_name_of_four_words() -> None:
     cands = found("In my passport the name is Juan Carlos Pérez Ortega, two surnames")
     assert ("identity.passport.full_name", "Juan Carlos Pérez Ortega") in cands
+
+
+def test_an_events_days_said_alone_in_the_next_sentence() -> None:
+    events = _events("signed up for a sailing course in Poole!! 7th to 9th August")
+    assert [(e["start"], e.get("end")) for e in events] == [
+        (T(2025, 8, 7, 0, 0), T(2025, 8, 9, 23, 59))
+    ]

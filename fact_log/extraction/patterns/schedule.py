@@ -303,7 +303,11 @@ def _details_follow(ctx: Ctx, sent: Span) -> bool:
         return False
     if dates_in(sent, "future", ctx.today):
         return False
-    return clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None
+    if clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None:
+        return True
+    # "PADI open water course in Dahab!! 12th to 15th September": the days alone follow
+    days = dates_in(nxt, "future", ctx.today, ctx.anchor)
+    return len(days) == 2 and days[0].start - nxt.start < 6
 
 
 _DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
