@@ -439,3 +439,18 @@ def test_an_events_days_said_alone_in_the_next_sentence() -> None:
     assert [(e["start"], e.get("end")) for e in events] == [
         (T(2025, 8, 7, 0, 0), T(2025, 8, 9, 23, 59))
     ]
+
+
+def test_a_weekly_slot_said_after_its_subject() -> None:
+    wed = AT.replace(day=4)  # Wednesday 4 June 2025: next week's Thursday is the 12th
+    said = "new book club: me, Priya and Sam, thursdays 7-9pm at the pub starting next week"
+    events = of("schedule.events", found(said, at=wed))
+    assert [(e["start"], e.get("end"), e["repeats"]) for e in events] == [
+        (T(2025, 6, 12, 19, 0), T(2025, 6, 12, 21, 0), "weekly")
+    ]
+    assert "book club" in events[0]["title"].lower()
+    said = "new running crew: wednesdays 6-7pm from the park, starting next week"
+    events = of("schedule.events", found(said, at=wed))
+    assert [(e["title"], e["start"]) for e in events] == [("Running crew", T(2025, 6, 11, 18, 0))]
+    events = _events("shifts are saturdays 9am to 5pm, starting next sat")
+    assert [(e["start"], e["repeats"]) for e in events] == [(T(2025, 6, 7, 9, 0), "weekly")]
