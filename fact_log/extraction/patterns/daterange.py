@@ -1,19 +1,40 @@
-"""Date forms dates.py's patterns leave out: European dotted dates and a range's bare last day.
+"""Calendar primitives and the date forms dates.py's patterns leave out.
 
-"02.01.2028", "until 8.1.", "on 14.02." (day, month, year: the dotted form is day-first
-wherever it is written), "20.12. until 8.1." (a range that crosses the new year), and the
-last day of a range said without its month: "July eighth through the eleventh", "April
-eleventh through fifteenth", "march 11 to 18". find_dates merges these with its own.
+The primitives (DateMatch, safe_date, infer_year, add_months, the ordinal day words) live
+here so that dates.py and this module share one source. The forms: European dotted dates
+("02.01.2028", "until 8.1.", "on 14.02.", "20.12. until 8.1." across the new year), slashed
+dates whose order is plain from the numbers ("6/30"), a bare day said as a word ("from the
+ninth"), and the last day of a range said without its month ("July eighth through the
+eleventh", "march 11 to 18"). find_dates merges these with its own.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Literal
 
-if TYPE_CHECKING:
-    from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+Prefer = Literal["future", "past"]
+
+
+@dataclass(frozen=True, slots=True)
+class DateMatch:
+    """One date expression found in a text; `date` is None when the date does not exist."""
+
+    start: int
+    end: int
+    text: str
+    date: dt.date | None
+    explicit_year: bool = True
+    conflict: str | None = None  # "Thursday, March 20": the weekday the date contradicts
+
+    @property
+    def valid(self) -> bool:
+        """Whether the expression named a real calendar date."""
+        return self.date is not None
+
 
 # "02.01.2028", "2.1.28": day, month and a year
 _DOTTED_FULL = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)")
@@ -77,12 +98,43 @@ def _day_number(word: str) -> int | None:
 _SLASHED = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
 
 
+def safe_date(year: int, month: int, day: int) -> dt.date | None:
+    """The date, or None when it does not exist (never coerced)."""
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def infer_year(month: int, day: int, today: dt.date, prefer: Prefer) -> dt.date | None:
+    """The month/day occurrence nearest to today in the preferred direction."""
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    step = 1 if prefer == "future" else -1
+    # Feb 29 needs up to 8 years to find a leap year; anything else exists within one.
+    for offset in range(9):
+        found = safe_date(today.year + step * offset, month, day)
+        if found is None:
+            if offset == 0 and (month != 2 or day != 29):
+                return None  # e.g. February 30 or April 31: never a real date
+            continue
+        if (prefer == "future" and found >= today) or (prefer == "past" and found <= today):
+            return found
+    return None
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    """day plus a number of months, clamped to the target month's last day."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return dt.date(year, month + 1, min(day.day, last))
+
+
 def slashed_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:
     """Slashed dates whose order is plain from the numbers ("6/30" is 30 June)."""
-    from uac.fact_log.extraction.patterns.dates import infer_year, safe_date
-
     out = []
     for m in _SLASHED.finditer(text):
         a, b = int(m[1]), int(m[2])
@@ -106,8 +158,6 @@ def dotted_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:
     """Dotted day-first dates: "02.01.2028", and "20.12." / "8.1." with the year inferred."""
-    from uac.fact_log.extraction.patterns.dates import infer_year, safe_date
-
     out = []
     for m in _DOTTED_FULL.finditer(text):
         year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)

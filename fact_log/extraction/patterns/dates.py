@@ -28,21 +28,22 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from dataclasses import dataclass
-from typing import Literal
 
 from uac.fact_log.extraction.patterns.daterange import (
     ORD_RE as _ORD_RE,
 )
 from uac.fact_log.extraction.patterns.daterange import (
     ORDINAL_WORDS,
+    DateMatch,
+    Prefer,
+    add_months,
     dotted_dates,
+    infer_year,
     range_last_days,
+    safe_date,
     slashed_dates,
     spell_out_days,
 )
-
-Prefer = Literal["future", "past"]
 
 MONTHS: dict[str, int] = {}
 for _n, _name in enumerate(calendar.month_name):
@@ -178,56 +179,6 @@ _EN_REL = {
     "tomorrow": 1,
     "yesterday": -1,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class DateMatch:
-    """One date expression found in a text; `date` is None when the date does not exist."""
-
-    start: int
-    end: int
-    text: str
-    date: dt.date | None
-    explicit_year: bool = True
-    conflict: str | None = None  # "Thursday, March 20": the weekday the date contradicts
-
-    @property
-    def valid(self) -> bool:
-        """Whether the expression named a real calendar date."""
-        return self.date is not None
-
-
-def safe_date(year: int, month: int, day: int) -> dt.date | None:
-    """The date, or None when it does not exist (never coerced)."""
-    try:
-        return dt.date(year, month, day)
-    except ValueError:
-        return None
-
-
-def infer_year(month: int, day: int, today: dt.date, prefer: Prefer) -> dt.date | None:
-    """The month/day occurrence nearest to today in the preferred direction."""
-    if not 1 <= month <= 12 or not 1 <= day <= 31:
-        return None
-    step = 1 if prefer == "future" else -1
-    # Feb 29 needs up to 8 years to find a leap year; anything else exists within one.
-    for offset in range(9):
-        found = safe_date(today.year + step * offset, month, day)
-        if found is None:
-            if offset == 0 and (month != 2 or day != 29):
-                return None  # e.g. February 30 or April 31: never a real date
-            continue
-        if (prefer == "future" and found >= today) or (prefer == "past" and found <= today):
-            return found
-    return None
-
-
-def add_months(day: dt.date, months: int) -> dt.date:
-    """day plus a number of months, clamped to the target month's last day."""
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    return dt.date(year, month + 1, min(day.day, last))
 
 
 def count_word(word: str) -> int | None:
