@@ -103,7 +103,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
-    goal = " ".join(goal.split())
+    goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
