@@ -454,3 +454,9 @@ def test_a_weekly_slot_said_after_its_subject() -> None:
     assert [(e["title"], e["start"]) for e in events] == [("Running crew", T(2025, 6, 11, 18, 0))]
     events = _events("shifts are saturdays 9am to 5pm, starting next sat")
     assert [(e["start"], e["repeats"]) for e in events] == [(T(2025, 6, 7, 9, 0), "weekly")]
+
+
+def test_an_account_or_card_number_is_no_phone() -> None:
+    said = "I paid £900 to Mr Hughes today, to account GB33 BUKB 2020 1555 5555 55."
+    assert of("contacts.contacts", found(said)) == []
+    assert of("contacts.contacts", found("Dr Ahmed, card 4929 1234 5678 9012")) == []

@@ -392,11 +392,26 @@ _WHOSE = re.compile(
 _FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
 
 
+# how phone numbers are written: a trunk 0 or a +country code, or the US/Indian groupings
+# ("614-555-0198", "312 555 0147", "98860 41234"); an IBAN's or a card's digits are not
+_PHONE_SHAPE = re.compile(r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}")
+_ACCOUNT_CUE = re.compile(
+    r"\b(?:account|acct|a/c|iban|sort\s+code|card|ref(?:erence)?|policy|booking|order|invoice|"
+    r"[A-Z]{2}\d{2}(?:\s[A-Z0-9]{4})?)\W*(?:\s\S+){0,3}\s*$",
+    re.I,
+)
+
+
 def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
     """The first phone number in text from start (7-15 digits; not a date, a time or an amount)."""
     for m in _PHONE_AT.finditer(text, start):
-        digits = sum(ch.isdigit() for ch in m[0])
-        if 7 <= digits <= 15 and not _NOT_PHONE.fullmatch(m[0].strip()):
+        said = m[0].strip()
+        if (
+            7 <= sum(ch.isdigit() for ch in said) <= 15
+            and not _NOT_PHONE.fullmatch(said)
+            and _PHONE_SHAPE.fullmatch(said)
+            and not _ACCOUNT_CUE.search(text, max(0, m.start() - 30), m.start())
+        ):
             return m
     return None
 
