@@ -296,13 +296,18 @@ _SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
 _AT_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
 
 
+_TIME_HINT = re.compile(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
+
+
 def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Events named by the thing they are, each said with its day and its time of day."""
-    if "?" in sent.text or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
-        return
+    if "?" in sent.text or _TIME_HINT.search(sent.text) is None:
+        return  # no clock time can be said without a digit or one of these words
     # "orgo final is tues may 9 at 8am, chem is thurs 11th 1:30": one slot a clause
     # (matched from the clause on: " - " and ":" end a clause and join a thing to its day)
     slots = [(c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))]
+    if not slots or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
     for n, (clause, m) in enumerate(slots):
         end = slots[n + 1][0].start if n + 1 < len(slots) else sent.start + len(sent.text)
         _slot(ctx, sent, parts, clause, m, end)

@@ -402,6 +402,9 @@ _ACCOUNT_CUE = re.compile(
 )
 
 
+_SEVEN_DIGITS = re.compile(r"\d[\d ()-]{5,}\d")
+
+
 def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
     """The first phone number in text from start (7-15 digits; not a date, a time or an amount)."""
     for m in _PHONE_AT.finditer(text, start):
@@ -418,6 +421,8 @@ def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
 
 def rule_contact_reach(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A number or an address in the line of the one person it names is how to reach them."""
+    if "@" not in sent.text and _SEVEN_DIGITS.search(sent.text) is None:
+        return  # nearly every line: no number long enough to call, no address
     phone, email = phone_in(sent.text), _EMAIL.search(sent.text)
     if phone is None and email is None:
         return

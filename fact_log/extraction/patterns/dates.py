@@ -141,6 +141,7 @@ _IN_N = re.compile(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|month|yea
 _AGO = re.compile(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|month|year)s?[ \t]{{1,3}}ago\b", re.I)
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+_DIGIT_DOT = re.compile(r"\d\.\d")
 # "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
 _DAY_SLOT = re.compile(r"\b(?:is|on|due|until|till|by|from|before|after)[ \t]{1,2}$", re.I)
 # "September 14-17": the range's last day (the first is found by _MDY).
@@ -291,12 +292,13 @@ def find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
-    if "." in text:  # "02.01.2028", "20.12. until 8.1."
+    if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."
         found.extend(dotted_dates(text, today, prefer, DateMatch))
     if "/" in text:  # "6/30"
         found.extend(slashed_dates(text, today, prefer, DateMatch))
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
-    found = _drop_overlaps([*found, *range_last_days(found, text, DateMatch)])
+    if lasts := range_last_days(found, text, DateMatch):  # "July eighth through the 11th"
+        found = _drop_overlaps([*found, *lasts])
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
     extra_ok = _ORDINAL_DIGITS.search(text) is not None

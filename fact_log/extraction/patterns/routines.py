@@ -335,6 +335,8 @@ _NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
 
 def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A thing, then its weekday and hours: a weekly event from the first such day."""
+    if not any(ch.isdigit() for ch in sent.text):
+        return  # hours are said in digits here ("wednesdays 7-9pm")
     m = _WEEKLY_SLOT.match(sent.text)
     if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
