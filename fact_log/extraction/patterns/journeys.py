@@ -76,11 +76,18 @@ _PAGES = re.compile(
 _BLANK_AFTER = re.compile(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
 
 
+_THEIR_PASSPORT = re.compile(
+    r"\b(?:his|her|their|\w+['’]s)\s+(?:\w+\s+)?passport\b|\b(?:he|she|they)\b", re.I
+)
+
+
 def _blank_pages(ctx: Ctx, sent: Span) -> re.Match[str] | None:
     """A count of blank passport pages said in other words than _BLANK's, or None."""
     m = _PAGES.search(sent.text)
     if m is None or not (m["blank"] or _BLANK_AFTER.search(m["rest"])):
         return None
+    if _THEIR_PASSPORT.search(sent.text):
+        return None  # "my husband's passport ..., he only has 1 blank page left"
     about = "passport" in sent.text.lower() or any(
         "passport" in t.kind for t in ctx.thread.mentions[-3:]
     )

@@ -340,6 +340,10 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _WEEKLY_SLOT.match(sent.text)
     if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
+    if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
+        return  # "the scan is on friday at 2pm": one day, not a weekly slot
+    if re.search(r"['’]s\b", m[0]):
+        return  # "my dad's scan": someone else's
     key = m["day"].lower().rstrip("s")
     day = (
         WEEKDAYS.get(key)
