@@ -460,3 +460,12 @@ def test_an_account_or_card_number_is_no_phone() -> None:
     said = "I paid £900 to Mr Hughes today, to account GB33 BUKB 2020 1555 5555 55."
     assert of("contacts.contacts", found(said)) == []
     assert of("contacts.contacts", found("Dr Ahmed, card 4929 1234 5678 9012")) == []
+
+
+def test_a_past_verb_in_a_later_clause_does_not_make_the_trip_past() -> None:
+    trips = of(
+        "travel.trips", found("booked with Ryanair to Porto, 20 of July, the seat was extra")
+    )
+    assert [t["depart"] for t in trips] == [D(2025, 7, 20)]
+    trips = of("travel.trips", found("we went to Rome on 3 March, it was lovely"))
+    assert [t["depart"] for t in trips] == [D(2025, 3, 3)]

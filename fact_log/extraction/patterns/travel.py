@@ -321,7 +321,10 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     city, country, at = place
     if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, trip_at):
         return
-    prefer: Prefer = "past" if PAST.search(sent.text) else "future"
+    # the tense of the journey's own clauses ("..., the name I put is X because the form was
+    # short" says nothing about when the flight is)
+    said = " ".join(c.text for c in parts if c.start <= max(at, trip_at) or not PAST.search(c.text))
+    prefer: Prefer = "past" if PAST.search(said) else "future"
     dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     nxt = ctx.following
     if not dates and nxt is not None and _CONTINUES.match(nxt.text):
