@@ -469,3 +469,8 @@ def test_a_past_verb_in_a_later_clause_does_not_make_the_trip_past() -> None:
     assert [t["depart"] for t in trips] == [D(2025, 7, 20)]
     trips = of("travel.trips", found("we went to Rome on 3 March, it was lovely"))
     assert [t["depart"] for t in trips] == [D(2025, 3, 3)]
+
+
+def test_a_death_said_of_someone_else_in_another_clause_keeps_the_contact() -> None:
+    said = "Our new notary is Mr Paul Weber, telephone 0161 496 0555, handling my late aunt's will."
+    assert [p.get("phone") for p in _people(said)] == ["0161 496 0555"]

@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     dates_in,
     emit,
     in_clause,
@@ -133,7 +134,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if (name := _name_of(m)) and not any(_near(f, m) for f, _ in found):
             found.append((m, name))
     for m, name in found:
-        if not in_clause(m, parts, sent) or DECEASED.search(sent.text):
+        if not in_clause(m, parts, sent) or _died(parts, sent, m):
             continue
         name = _full_form(sent.text, m.end("name"), name)
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
@@ -183,6 +184,13 @@ def _name_of(m: re.Match[str]) -> str:
 
 # "my uncle Brendan passed away", "my late brother": no one to reach
 DECEASED = re.compile(r"\b(?:died|passed\s+(?:away|on)|my\s+late)\b", re.I)
+
+
+def _died(parts: list[Span], sent: Span, m: re.Match[str]) -> bool:
+    """Whether the clause naming the person says they died ("my late brother's estate" in
+    another clause is about someone else)."""
+    clause = clause_of(parts, sent.start + m.start())
+    return clause is not None and DECEASED.search(clause.text) is not None
 
 
 def _full_form(text: str, after: int, name: str) -> str:
@@ -448,7 +456,7 @@ def rule_contact_reach(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if here or not names:
         return  # two people named, or none: whose number it is is not said
     m = max(names, key=lambda n: n.start())  # the name nearest before the number
-    if in_clause(m, parts, sent, "name") and not DECEASED.search(sent.text):
+    if in_clause(m, parts, sent, "name") and not _died(parts, sent, m):
         ctx.add("contacts.contacts", {"name": m["name"], **reach}, sent, 0.7)
 
 
