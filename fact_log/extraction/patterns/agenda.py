@@ -39,6 +39,35 @@ _REMIND = re.compile(
 )
 
 
+# "call AEP tomorrow", "pay the nursery by friday", "pls renew the parking permit on the 3rd":
+# a line that opens with a verb of errands and holds a day is a task due that day
+_TODO = re.compile(
+    r"^(?:(?:pls|please|and|also|so|then|oh|ok)\s+)?(?:(?:need|have|got)\s+to\s+|must\s+)?"
+    r"(?P<verb>call|ring|phone|e-?mail|text|pay|book|order|renew|send|submit|file|cancel|buy|"
+    r"collect|return|post|chase|tell|ask|email|register|apply)\s+"
+    r"(?!(?:me|you|us|it|is|was|are|will|on|date|day|flight|trip|journey)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_todo(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An errand said as an order to oneself, with its day: a task due then."""
+    m = _TODO.match(sent.text)
+    if m is None or "?" in sent.text or not in_clause(m, parts, sent, "verb"):
+        return
+    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
+        return  # another rule read the sentence
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    goal = sent.text[m.start("verb") : days[0].start - sent.start]
+    goal = re.sub(r"[\s,]+(?:on|by|before|for|this|next|the)?\s*$", "", goal, flags=re.I)
+    if len(goal.split()) < 2:
+        return
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.7)
+
+
 def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A reminder the user asks for: a task due on the day said."""
     m = _REMIND.search(sent.text)
@@ -244,9 +273,11 @@ def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # its day and its time. Both a day and a clock time must be said: that is what makes it a slot
 # in the calendar whatever the thing is called (no list of event words).
 _SUBJECT_SLOT = re.compile(
-    r"^(?:(?:and|also|so|oh|ok|right)\s+)?(?:(?:the|my|our)\s+)?"
-    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[A-Za-z][\w'’-]{1,20}){0,2}?)\s+"
-    r"(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
+    r"^(?:(?:and|also|so|oh|ok|okay|right|hmm+|um+|well|ah)\s+)?(?:(?:the|my|our)\s+)?"
+    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[\w'’-]{1,20}){0,6}?)"
+    # "parents eve for josh is tues 23rd", "Eid market stall - Sat 16th Oct, 8am till 4pm"
+    r"(?:\s+(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
+    r"|[ \t]+[-–][ \t]+)"
     r"(?:(?:on|for|this|next)\s+)?",
     re.I,
 )
@@ -255,33 +286,65 @@ _NOT_A_TITLE = word_set(
     "nothing something today tomorrow tonight rent payment bill flight train trip holiday "
     "deadline due one mine his hers theirs birthday"
 )
+# a journey or a payment is no calendar event, wherever its word stands in the title
+_NOT_AN_EVENT = word_set(
+    "flight flights train trip holiday rent payment bill deadline due birthday"
+)
 _CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
+# "my dentist is 6pm same day": the day the conversation was just about
+_SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
+_AT_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
+
+
+_TIME_HINT = re.compile(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
 
 
 def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """An event named by the thing it is, said with its day and its time of day."""
-    m = _SUBJECT_SLOT.match(sent.text)
-    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+    """Events named by the thing they are, each said with its day and its time of day."""
+    if "?" in sent.text or _TIME_HINT.search(sent.text) is None:
+        return  # no clock time can be said without a digit or one of these words
+    # "orgo final is tues may 9 at 8am, chem is thurs 11th 1:30": one slot a clause
+    # (matched from the clause on: " - " and ":" end a clause and join a thing to its day)
+    slots = [(c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))]
+    if not slots or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    for n, (clause, m) in enumerate(slots):
+        end = slots[n + 1][0].start if n + 1 < len(slots) else sent.start + len(sent.text)
+        _slot(ctx, sent, parts, clause, m, end)
+
+
+def _slot(
+    ctx: Ctx, sent: Span, parts: list[Span], clause: Span, m: re.Match[str], end: int
+) -> None:
+    """One event from a clause "<thing> is <day> <time>" (the rest runs to `end`)."""
+    words = m["title"].lower().split()
+    if words[0] in _NOT_A_TITLE or _NOT_AN_EVENT & set(words):
         return
     if re.search(r"['’]s?\b", m["title"]):
         return  # "it's on tuesday", "my mum's operation is ...": not the user's thing named
-    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
-        return  # another rule read the sentence
-    if guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
-        return
-    rest = Span(sent.start + m.end(), sent.text[m.end() :])
+    if any(c.path in _CLAIMED and clause.start <= c.start < end for c in ctx.out) or any(
+        c.path in _CLAIMED and c.start == sent.start and clause.start == sent.start for c in ctx.out
+    ):
+        return  # another rule read the clause
+    rest = Span(clause.start + m.end(), ctx.text[clause.start + m.end() : end])
     when = clock(rest.text)
     days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
-    if when is None or not days or days[0].start - rest.start > 12:
-        return  # the day must follow the verb ("is on tuesday the 19th")
-    day = days[0].date
-    if day < ctx.today or not clause_ok(parts, sent, sent.start):  # type: ignore[operator]
+    day: dt.date | None = None
+    if days and days[0].start - rest.start <= 12:
+        day = days[0].date  # the day must follow the verb ("is on tuesday the 19th")
+    elif not days and _SAME_DAY.search(rest.text):
+        day = ctx.anchor
+    if when is None or day is None:
         return
-    start = dt.datetime.combine(day, when.start)  # type: ignore[arg-type]
+    if day < ctx.today or not clause_ok(parts, sent, clause.start):
+        return
+    start = dt.datetime.combine(day, when.start)
     title = m["title"][:1].upper() + m["title"][1:]
     value: dict[str, Any] = {"title": title, "start": start}
     if when.end is not None and when.end > when.start:
-        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+        value["end"] = dt.datetime.combine(day, when.end)
+    if (place := _AT_PLACE.search(rest.text)) is not None:
+        value["location"] = place[1]
     ctx.add("schedule.events", value, sent, 0.7)
 
 
@@ -334,7 +397,8 @@ _TIME_TO = re.compile(
 _WANTS = re.compile(
     r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
     r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
-    r"(?:(?P<by>by|before|no\s+later\s+than)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
+    # ("wants the final report until 10 of August": "until" as "by", as non-native writers say)
+    r"(?:(?P<by>by|before|no\s+later\s+than|until|till)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
     r"before\s+(?:that|then|it|the\s+deadline)\b)",
     re.I,
 )
@@ -503,6 +567,7 @@ RULES: tuple[Rule, ...] = (
     rule_status,
     rule_owned_task,
     rule_reminder,
+    rule_todo,
     rule_done_paperwork,
     rule_done_steps,
     rule_plans,

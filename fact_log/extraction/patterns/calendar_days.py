@@ -1,6 +1,6 @@
-"""Days the calendar names rather than numbers: holidays, weekends, and dotted dates.
+"""Days the calendar names rather than numbers: holidays, weekends, and "last week".
 
-"We're at my parents' over Christmas", "the Easter weekend", "this weekend", "23.04.2027":
+"We're at my parents' over Christmas", "the Easter weekend", "this weekend", "last week":
 `dates.find_dates` adds what `find` returns to the numeric and weekday forms it reads itself;
 a holiday names the day only when the text gives no other date ("Booked Cape Town for
 Christmas, out 19 December" departs on the 19th: the holiday is the occasion).
@@ -14,14 +14,11 @@ Christmas, out 19 December" departs on the 19th: the holiday is the occasion).
   the message date, "next Christmas" the one after; "NYE" only in capitals ("Bill Nye").
 * "last week" is a week ago; "Tuesday last week" / "last week on Tuesday" the Tuesday of the
   previous calendar week; "the last week of June" is not a day.
-* "the weekend" / "this weekend" is the weekend's Saturday (a bare "a weekend in Rome" is
-  no day); like a holiday, it gives way to a date said beside it ("for the weekend on 18
-  April"): the coming one, or the current
-  one on a Saturday or Sunday; "next weekend" the Saturday of next calendar week (as "next
-  Saturday" reads); "last weekend" the most recent Saturday before the message date.
-* A dotted numeric date ("23.04.2027", "5.4.27") is day.month.year, the only order that
-  writes dots; two-digit years are 20YY. Without a year ("12.08") it is not a date (times,
-  prices and scores look the same), and a run of more dots (a version, an address) is not.
+* "the weekend" / "this weekend" is the coming weekend's Saturday (on a Saturday or Sunday,
+  the current one's), "next weekend" the Saturday of next calendar week (as "next Saturday"
+  reads), "last weekend" the most recent Saturday before the message date; a bare "a weekend
+  in Rome" is no day. Like a holiday, a weekend gives way to a date said beside it ("for the
+  weekend on 18 April").
 """
 
 from __future__ import annotations
@@ -96,7 +93,6 @@ _LAST_WEEK = re.compile(
     rf"(?![ \t]{{1,3}}of\b)(?:[ \t]{{1,3}}on[ \t]{{1,3}}({_WEEKDAY_NAMES})\b)?",
     re.IGNORECASE,
 )
-_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.]|\.\d)")
 
 # Words (besides digits) without which no pattern here can match: the cheap gate.
 MAYBE_WORDS = (
@@ -175,22 +171,11 @@ def _holiday(today: dt.date, prefer: str, which: str | None, name: str) -> dt.da
     return _nearest(day, prefer, lambda year: _on(year, name))
 
 
-def _dotted(day: str, month: str, year: str) -> dt.date | None:
-    y = int(year) + (2000 if len(year) == 2 else 0)
-    try:
-        return dt.date(y, int(month), int(day)) if 1 <= int(month) <= 12 else None
-    except ValueError:
-        return None
-
-
 def find(text: str, today: dt.date, prefer: str) -> tuple[list[Hit], list[Hit]]:
-    """(start, end, text, date, year said) of every dotted date and "last week", and apart,
+    """(start, end, text, date, year said) of every "last week", and apart,
     of every holiday and weekend: vague days, a day only when the text says no other
     ("for Christmas, out 19 December"; "for the weekend on 18 April")."""
     out: list[Hit] = []
-    if "." in text:
-        for m in _DOTTED.finditer(text):
-            out.append((m.start(), m.end(), m[0], _dotted(m[1], m[2], m[3]), True))
     lowered = text.lower()
     if "last" in lowered:
         for m in _LAST_WEEK.finditer(text):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
+from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import safe_date
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
@@ -14,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     dates_in,
     emit,
     in_clause,
@@ -67,7 +70,7 @@ _APPOSITIVE = re.compile(
     r"\b(?:my|our|an?)\s+(?:(?:new|old|good|close|dear|lovely|best)\s+)?"
     r"(?:(?P<how>" + _HOW + r")\s+)?(?P<rel>" + RELATIONS + r")s?"
     r"(?:\s+(?:today|yesterday|tonight|last\s+night|this\s+morning|earlier))?\s*,\s*"
-    r"(?P<name>" + NAME + r")",
+    r"(?P<name>(?-i:" + NAME + r"))",
     re.IGNORECASE,
 )
 # Jobs people are introduced by ("she's a vet", "the instructor's called Bram").
@@ -111,33 +114,27 @@ _REL_FIRST = re.compile(
     + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
     r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
     + INITIALS
+    + r"(?-i:"
     + NAME
-    + r")",
+    + r"))",
     re.IGNORECASE,
 )
 
 
 def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People and their relationship to the user ("my sister Priya")."""
-    found = list(_APPOSITIVE.finditer(sent.text))
-    for m in [*_REL_FIRST.finditer(sent.text), *_NAME_FIRST.finditer(sent.text)]:
-        if not any(_near(f, m) for f in found):
-            found.append(m)
-    for m in found:
-        # re.I lets the name pattern match lowercase words too: keep leading capitalised
-        # words only, and stop at a possessive ("Leo's birthday").
-        parts_ = []
-        for word in m["name"].split():
-            if not word[:1].isupper() or word in NOT_NAMES:
-                break
-            if word.endswith(("'s", "’s")):
-                parts_.append(word[:-2])
-                break
-            parts_.append(word)
-        if not parts_ or any(p.lower() in CITIES or p.lower() in COUNTRIES for p in parts_):
-            continue
-        name = " ".join(parts_)
-        if not in_clause(m, parts, sent):
+    found: list[tuple[re.Match[str], str]] = []
+    for m in [
+        *_APPOSITIVE.finditer(sent.text),
+        *_REL_FIRST.finditer(sent.text),
+        *_NAME_FIRST.finditer(sent.text),
+    ]:
+        # a match whose "name" is no name ("my accountant, mob 0791...") leaves the relation
+        # to the next pattern
+        if (name := _name_of(m)) and not any(_near(f, m) for f, _ in found):
+            found.append((m, name))
+    for m, name in found:
+        if not in_clause(m, parts, sent) or _died(parts, sent, m):
             continue
         name = _full_form(sent.text, m.end("name"), name)
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
@@ -166,6 +163,34 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "my brother is Dan by the way, Daniel Whitaker": the full name after a comma
 _LATER_FULL = re.compile(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
+
+
+def _name_of(m: re.Match[str]) -> str:
+    """The capitalised name a relation pattern matched ("" for none, a place or a title)."""
+    # re.I lets the name pattern match lowercase words too: keep leading capitalised words
+    # only, and stop at a possessive ("Leo's birthday").
+    parts_ = []
+    for word in m["name"].split():
+        if not word[:1].isupper() or word in NOT_NAMES:
+            break
+        if word.endswith(("'s", "’s")):
+            parts_.append(word[:-2])
+            break
+        parts_.append(word)
+    if any(p.lower() in CITIES or p.lower() in COUNTRIES for p in parts_):
+        return ""
+    return " ".join(parts_)
+
+
+# "my uncle Brendan passed away", "my late brother": no one to reach
+DECEASED = re.compile(r"\b(?:died|passed\s+(?:away|on)|my\s+late)\b", re.I)
+
+
+def _died(parts: list[Span], sent: Span, m: re.Match[str]) -> bool:
+    """Whether the clause naming the person says they died ("my late brother's estate" in
+    another clause is about someone else)."""
+    clause = clause_of(parts, sent.start + m.start())
+    return clause is not None and DECEASED.search(clause.text) is not None
 
 
 def _full_form(text: str, after: int, name: str) -> str:
@@ -353,6 +378,112 @@ _PRONOUN_TURNS = re.compile(
 _HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
 
 
+_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
+_PHONE_AT = re.compile(r"(?<![\w.+/-])\+?\(?\d[\d ()-]{5,18}\d(?![\w%/-]|[.,]\d)")
+# a date, or a sort code and an account number ("20-45-77 83920155")
+_NOT_PHONE = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}|\d{1,2}-\d{1,2}|\d\d-\d\d-\d\d\s.*"
+)
+# "Mrs Fiona McAllister of Brodies", "Dr Patel": a person by their title
+_TITLED = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Frau|Herr|Sr|Sra)\.?[ \t]+(?P<name>"
+    + _WORD
+    + r"(?:[ \t]"
+    + _WORD
+    + r")?)"
+)
+# "Ravi's number is ...", "kenji's # ...": whose number it is, before it
+_WHOSE = re.compile(
+    r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|mobile|cell|phone|#|no\.?)"
+)
+# "Javier Ruiz, javier.ruiz@...": a first and last name
+_FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
+
+
+# how phone numbers are written: a trunk 0 or a +country code, or the US/Indian groupings
+# ("614-555-0198", "312 555 0147", "98860 41234"); an IBAN's or a card's digits are not
+_PHONE_SHAPE = re.compile(r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}")
+_ACCOUNT_CUE = re.compile(
+    r"\b(?:account|acct|a/c|iban|sort\s+code|card|ref(?:erence)?|policy|booking|order|invoice|"
+    r"[A-Z]{2}\d{2}(?:\s[A-Z0-9]{4})?)\W*(?:\s\S+){0,3}\s*$",
+    re.I,
+)
+
+
+_SEVEN_DIGITS = re.compile(r"\d[\d ()-]{5,}\d")
+
+
+def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
+    """The first phone number in text from start (7-15 digits; not a date, a time or an amount)."""
+    for m in _PHONE_AT.finditer(text, start):
+        said = m[0].strip()
+        if (
+            7 <= sum(ch.isdigit() for ch in said) <= 15
+            and not _NOT_PHONE.fullmatch(said)
+            and _PHONE_SHAPE.fullmatch(said)
+            and not _ACCOUNT_CUE.search(text, max(0, m.start() - 30), m.start())
+        ):
+            return m
+    return None
+
+
+def rule_contact_reach(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A number or an address in the line of the one person it names is how to reach them."""
+    if "@" not in sent.text and _SEVEN_DIGITS.search(sent.text) is None:
+        return  # nearly every line: no number long enough to call, no address
+    phone, email = phone_in(sent.text), _EMAIL.search(sent.text)
+    if phone is None and email is None:
+        return
+    reach = {"phone": " ".join(phone[0].split())} if phone else {}
+    if email is not None:
+        reach["email"] = email[0]
+    here = [
+        i for i, c in enumerate(ctx.out) if c.path == "contacts.contacts" and c.start == sent.start
+    ]
+    if len({str(ctx.out[i].value.get("name")) for i in here}) == 1:
+        i = here[0]
+        merged = {**reach, **ctx.out[i].value}
+        if (typed := validate(ctx.catalog, "contacts.contacts", merged)) is not None:
+            ctx.out[i] = replace(ctx.out[i], value=typed)
+        return
+    first = min(m.start() for m in (phone, email) if m is not None)
+    names = [
+        m
+        for pattern in (_TITLED, _WHOSE, _FIRST_LAST)
+        for m in pattern.finditer(sent.text, 0, first)
+        if _person(m["name"])
+    ]
+    if here or not names:
+        return  # two people named, or none: whose number it is is not said
+    m = max(names, key=lambda n: n.start())  # the name nearest before the number
+    if in_clause(m, parts, sent, "name") and not _died(parts, sent, m):
+        ctx.add("contacts.contacts", {"name": m["name"], **reach}, sent, 0.7)
+
+
+_COMPANY = word_set("ltd limited inc llc plc gmbh ag co corp sa bv llp")
+
+
+def _person(name: str) -> bool:
+    """Whether capitalised words can be a person's name (no weekday, month, title or place)."""
+    words = name.split()
+    if words[-1].lower().strip(".") in _COMPANY:
+        return False  # "Kowalski Ltd": a firm's bank details, not a person's number
+    return all(
+        w not in NOT_NAMES and w.lower() not in CITIES and w.lower() not in COUNTRIES for w in words
+    )
+
+
+def _emit_contact(ctx: Ctx, sent: Span, value: dict[str, Any]) -> None:
+    """Add what a follow-up says to the message's record of that person, or propose it."""
+    for i, c in enumerate(ctx.out):
+        if c.path == "contacts.contacts" and c.value.get("name") == value["name"]:
+            typed = validate(ctx.catalog, "contacts.contacts", {**value, **c.value})
+            if typed is not None:  # "My nephew Callum ...; his email is ...": one person
+                ctx.out[i] = replace(c, value=typed)
+                return
+    emit(ctx, sent, "contacts.contacts", value)
+
+
 def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Tom Becker, if you need his full name", "Her number is ...": the last contact."""
     if (m := _NAMED_CONTACT.search(sent.text)) and m["name"] not in NOT_NAMES:
@@ -363,7 +494,7 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         )
         if known or _HIM_HER.search(sent.text):
             key = "email" if m["email"] or "@" in m["value"] else "phone"
-            emit(ctx, sent, "contacts.contacts", {"name": m["name"], key: m["value"]})
+            _emit_contact(ctx, sent, {"name": m["name"], key: m["value"]})
             return
     person = ctx.thread.last("contact")
     if person is None:
@@ -378,9 +509,9 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             {"name": f"{m[1]} {m[2]}", **({"relationship": rel} if rel else {})},
         )
     elif m := _PRONOUN_PHONE.search(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "phone": " ".join((m[1] or m[2]).split())})
+        _emit_contact(ctx, sent, {**fields, "phone": " ".join((m[1] or m[2]).split())})
     elif m := _PRONOUN_EMAIL.match(sent.text):
-        emit(ctx, sent, "contacts.contacts", {**fields, "email": m[1]})
+        _emit_contact(ctx, sent, {**fields, "email": m[1]})
     elif m := _PRONOUN_ROLE.match(sent.text):
         emit(ctx, sent, "contacts.contacts", {**fields, "role": (m[1] or m[2]).lower()})
     elif (

@@ -29,12 +29,23 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from dataclasses import dataclass
-from typing import Literal
 
 from uac.fact_log.extraction.patterns import calendar_days
-
-Prefer = Literal["future", "past"]
+from uac.fact_log.extraction.patterns.daterange import (
+    ORD_RE as _ORD_RE,
+)
+from uac.fact_log.extraction.patterns.daterange import (
+    ORDINAL_WORDS,
+    DateMatch,
+    Prefer,
+    add_months,
+    dotted_dates,
+    infer_year,
+    range_last_days,
+    safe_date,
+    slashed_dates,
+    spell_out_days,
+)
 
 MONTHS: dict[str, int] = {}
 for _n, _name in enumerate(calendar.month_name):
@@ -63,15 +74,6 @@ NUMBER_WORDS = {
     "a couple of": 2,
     "a few": 3,
 }
-_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
-_ORDINAL_UNITS += ("ninth",)
-_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
-_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
-# "the first of September", "July the fourth": day numbers said as ordinal words
-ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
-ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
-ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
-_ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )
@@ -84,16 +86,16 @@ _MDY = re.compile(
     re.IGNORECASE,
 )
 _DMY = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
 # "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
 # is found by _DMY).
 _DMY_RANGE = re.compile(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
     rf"[ \t]{{0,2}}"
-    rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th)?[ \t]{{1,3}}"
+    rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
@@ -145,6 +147,9 @@ _AGO = re.compile(
 )
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+_DIGIT_DOT = re.compile(r"\d\.\d")
+# "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
+_DAY_SLOT = re.compile(r"\b(?:is|on|due|until|till|by|from|before|after)[ \t]{1,2}$", re.I)
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = re.compile(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
@@ -187,56 +192,6 @@ _EN_REL = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class DateMatch:
-    """One date expression found in a text; `date` is None when the date does not exist."""
-
-    start: int
-    end: int
-    text: str
-    date: dt.date | None
-    explicit_year: bool = True
-    conflict: str | None = None  # "Thursday, March 20": the weekday the date contradicts
-
-    @property
-    def valid(self) -> bool:
-        """Whether the expression named a real calendar date."""
-        return self.date is not None
-
-
-def safe_date(year: int, month: int, day: int) -> dt.date | None:
-    """The date, or None when it does not exist (never coerced)."""
-    try:
-        return dt.date(year, month, day)
-    except ValueError:
-        return None
-
-
-def infer_year(month: int, day: int, today: dt.date, prefer: Prefer) -> dt.date | None:
-    """The month/day occurrence nearest to today in the preferred direction."""
-    if not 1 <= month <= 12 or not 1 <= day <= 31:
-        return None
-    step = 1 if prefer == "future" else -1
-    # Feb 29 needs up to 8 years to find a leap year; anything else exists within one.
-    for offset in range(9):
-        found = safe_date(today.year + step * offset, month, day)
-        if found is None:
-            if offset == 0 and (month != 2 or day != 29):
-                return None  # e.g. February 30 or April 31: never a real date
-            continue
-        if (prefer == "future" and found >= today) or (prefer == "past" and found <= today):
-            return found
-    return None
-
-
-def add_months(day: dt.date, months: int) -> dt.date:
-    """day plus a number of months, clamped to the target month's last day."""
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    return dt.date(year, month + 1, min(day.day, last))
-
-
 def count_word(word: str) -> int | None:
     """A small count written in digits or words ("12", "two", "a couple of"), or None."""
     word = " ".join(word.lower().split())
@@ -247,7 +202,8 @@ def _amount(word: str) -> int:
     return count_word(word) or 0
 
 
-def _shift(today: dt.date, n: int, unit: str) -> dt.date | None:
+def shift(today: dt.date, n: int, unit: str) -> dt.date | None:
+    """today moved by n days, weeks, months or years (None past the calendar)."""
     unit = unit.lower()
     try:
         if unit == "day":
@@ -294,6 +250,8 @@ def find_dates(
     """
     if not _MAYBE.search(text):
         return []  # most sentences name no day at all: skip the dozen scans below
+    if _ORD_HINT.search(text):
+        text = spell_out_days(text)  # "from the ninth" read as "from the 9th"
     found: list[DateMatch] = []
     for m in _ISO.finditer(text):
         d = safe_date(int(m[1]), int(m[2]), int(m[3]))
@@ -326,7 +284,7 @@ def find_dates(
             found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
     for m in _FROM_NOW.finditer(text) if " from " in text.lower() else ():
         base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
-        shifted = _shift(base, _amount(m[1]), m[2]) if base is not None else None
+        shifted = shift(base, _amount(m[1]), m[2]) if base is not None else None
         found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
         key = m[1].lower() if m[1] else m[2]
@@ -339,16 +297,22 @@ def find_dates(
             d = None  # beyond year 1..9999: no such date
         found.append(DateMatch(m.start(), m.end(), m[0], d))
     for m in _IN_N.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, _amount(m[1]), m[2])))
+        found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _shift(today, -_amount(m[1]), m[2])))
+        found.append(DateMatch(m.start(), m.end(), m[0], shift(today, -_amount(m[1]), m[2])))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
+    if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."
+        found.extend(dotted_dates(text, today, prefer, DateMatch))
+    if "/" in text:  # "6/30"
+        found.extend(slashed_dates(text, today, prefer, DateMatch))
     days, vague = calendar_days.find(text, today, prefer)
     named = [DateMatch(*hit) for hit in vague]  # "Easter Monday" is no Monday of its own
     found = [d for d in found if not any(_overlap(d, h) for h in named)]
     found += [DateMatch(*hit) for hit in days] + named
     found = _explicit_beats_weekday(text, _drop_overlaps(found))
+    if lasts := range_last_days(found, text, DateMatch):  # "July eighth through the 11th"
+        found = _drop_overlaps([*found, *lasts])
     # "back on the 19th": a bare day of month continues from the closest earlier date.
     extra: list[DateMatch] = []
     extra_ok = _ORDINAL_DIGITS.search(text) is not None
@@ -360,8 +324,8 @@ def find_dates(
         if weekday is not None and weekday.end() + 1 >= m.start():
             extra.append(_weekday_nth(m, weekday, today, found))
             continue
-        if not m[1] and m.start(2) not in paired:
-            continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday
+        if not m[1] and m.start(2) not in paired and not _DAY_SLOT.search(text, 0, m.start()):
+            continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday or "is"
         near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
         if near is None and m.start(2) in paired and extra and extra[-1].date is not None:
             near = extra[-1]  # "8th to the 12th": the range's end continues from its start
@@ -388,7 +352,7 @@ def find_dates(
             )
             extra.append(DateMatch(m.start(), m.end(), m[0], target, False))
             continue
-        extra.append(DateMatch(m.start(), m.end(), m[0], _closest_nth(base, int(m[2])), False))
+        extra.append(DateMatch(m.start(), m.end(), m[0], closest_nth(base, int(m[2])), False))
     # A weekday folded into "Friday the 15th" is not a date of its own (nor is "coming
     # Monday" in "the plumber is coming Monday the 26th").
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
@@ -528,7 +492,7 @@ def _nth_in(base: dt.date, months: int, day: int) -> dt.date | None:
     return safe_date(first.year, first.month, day)
 
 
-def _closest_nth(base: dt.date, day: int) -> dt.date | None:
+def closest_nth(base: dt.date, day: int) -> dt.date | None:
     """The day of that number closest to base ("on the 2nd" after March 28 is April 2)."""
     real = [o for o in (_nth_in(base, k, day) for k in (-1, 0, 1)) if o is not None]
     # A tie goes to the later day.

@@ -3,10 +3,13 @@ until 31 December"). Passports and licences are identity.py's."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import count_word, shift
+from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -109,11 +112,26 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["valid_from"], value["valid_until"] = span
     elif (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
+    elif (valid := _VALID_FOR.search(sent.text)) is not None and _GRANTED.search(ctx.text):
+        # "approved, valid 2 years", "valid 3 months from today": valid from the day it came
+        n, unit = count_word(valid["n"]), valid["unit"]
+        value["valid_from"] = ctx.today
+        if n and (last := shift(ctx.today, n, unit)) is not None:
+            value["valid_until"] = last
     if (entries := _ENTRIES.search(sent.text)) is not None:
         value["entries"] = entries[1].lower()
     ctx.add("identity.visas", value, sent, 0.8)
 
 
+# "valid 2 years", "valid for 90 days from today": a length of validity, no first day said
+_VALID_FOR = re.compile(
+    r"\bvalid\s+(?:for\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|ten|twelve)\s+"
+    r"(?P<unit>day|week|month|year)s?\b(?:\s+from\s+(?:today|now))?",
+    re.I,
+)
+_GRANTED = re.compile(
+    r"\b(?:approved|granted|got\s+it|came\s+through|arrived|issued|did\s+the|received)\b", re.I
+)
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 _HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
 _FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
@@ -131,18 +149,25 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
 
 
 _INSURANCE = re.compile(
-    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover)\b"
+    r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,45}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
-    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)\b"
+    r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
-    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover)"
+    r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)"
     r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
-    r"|\b(?i:insurance)\s+(?:is\s+)?(?i:with|from|through)\s+(?P<provider2>[A-Z][\w&]+)"
+    r"|\b(?i:insurance|(?P<de>\w{0,30})versicherung)\s+(?:is\s+)?(?i:with|from|through)\s+"
+    r"(?P<provider2>[A-Z][\w&]+)"
     # "My AXA travel insurance runs until 15 August": the insurer said first
     r"|\b(?i:my|our)\s+(?P<provider3>[A-Z][\w&]+)\s+(?P<kind3>(?i:travel|health|car|home|life|"
-    r"contents|motor|medical|pet))\s+(?i:insurance|cover)\b",
+    r"contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b",
+)
+_DE_KIND = (("reise", "travel"), ("ausland", "travel"), ("kranken", "health"), ("kfz", "car"))
+_LOWER_NAME = re.compile(
+    r"(\b(?:with|from|through)\s+)(?!(?:the|a|an|my|our|your|his|her|their|work|them|it|us|me|"
+    r"him|now|next|last|this|today|tomorrow|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december)\b)([a-z])"
 )
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
 _POLICY_NUMBER = re.compile(
@@ -153,6 +178,10 @@ _POLICY_NUMBER = re.compile(
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
     m = _INSURANCE.search(sent.text)
+    if m is None and not any(ch.isupper() for ch in ctx.text):
+        # "car insurance is with admiral": a writer who never capitalises names the insurer
+        # in lower case; read the word after "with/from/through" as the name it is
+        m = _INSURANCE.search(_LOWER_NAME.sub(lambda w: w[1] + w[2].upper(), sent.text))
     if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
@@ -161,6 +190,8 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not provider[:1].isupper():
         return
     kind = (m["kind"] or m["kind3"] or m["kind4"] or m["kind5"] or "").lower()
+    if m["de"] is not None:  # "Auslandskrankenversicherung": abroad + health, a travel cover
+        kind = next((k for w, k in _DE_KIND if w in m["de"].lower()), "")
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
     if (number := _POLICY_NUMBER.search(sent.text)) is not None:
         value["policy_number"] = number[1]
@@ -176,7 +207,24 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ]
         if days and days[0].date is not None:
             value["valid_from"] = days[0].date  # "£612 for the year with Direct Line from 19 Nov"
+            if (last := _cover_ends(days[0].date, sent.text)) is not None:
+                value["valid_until"] = last  # "from 1 September ... for another twelve months"
     ctx.add("identity.insurance_policies", value, sent, 0.8)
+
+
+_FOR_LENGTH = re.compile(
+    r"\bfor\s+(?:another\s+|a\s+further\s+|the\s+next\s+)?(?:(?P<n>\d{1,2}|one|two|three|six|"
+    r"twelve|a)\s+)?(?P<unit>months?|years?)\b",
+    re.I,
+)
+
+
+def _cover_ends(first: dt.date, text: str) -> dt.date | None:
+    """The last day of cover said as a length from its first day (the day before it ends)."""
+    m = _FOR_LENGTH.search(text)
+    n = count_word(m["n"] or "1") if m is not None else None
+    end = shift(first, n, m["unit"].rstrip("sS")) if m is not None and n else None
+    return end - dt.timedelta(days=1) if end is not None else None
 
 
 _FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
@@ -239,14 +287,31 @@ _FILLER = re.compile(
 
 
 def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A verbless fragment naming a field of the passport or licence last talked about."""
-    last = ctx.thread.mentions[-1] if ctx.thread.mentions else None
+    """Verbless fragments naming fields of the passport or licence last talked about."""
     doc = ctx.thread.last("passport", "driver_licence")
     asked = (
         is_question(sent.text, sent.text) or ctx.text[sent.end : sent.end + 2].strip()[:1] == "?"
     )
     if doc is None or HYPOTHETICAL.search(sent.text) or asked or sent.text.endswith("?"):
         return
+    _fragment(ctx, sent, doc)
+    # "For the record: number 561234987, expiry 19 August 2037, issued in the United
+    # Kingdom.": a list of fields, one a clause
+    for clause in parts[1:] if len(parts) > 1 and _FIELD_LIST.search(sent.text) else ():
+        _fragment(ctx, clause, doc)
+
+
+# two or more fields named in one line
+_FIELD_LIST = re.compile(
+    r"(?:^|[,:;]\s*)(?:number|no\.?|expiry|expires|issued|valid)\b[^,;]*[,;]\s*"
+    r"(?:and\s+)?(?:number|no\.?|expiry|expires|issued|valid)\b",
+    re.I,
+)
+
+
+def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
+    """One fragment (a sentence or a clause of a list) naming a field of the document."""
+    last = ctx.thread.mentions[-1] if ctx.thread.mentions else None
     if (num := _FRAGMENT_NUMBER.match(sent.text)) and any(ch.isdigit() for ch in num[1]):
         ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.75)
         return  # what follows it ("it is Brazilian passport") the other rules read

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, purchases, travel
+from uac.fact_log.extraction.patterns import contacts, journeys, purchases, travel
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
@@ -277,6 +277,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     after = cue.end() if cue["was"] else 0
     old_day, day = _new_and_old(ctx, sent, after)
     when = clock(sent.text)
+    if journeys.stay_corrected(ctx, sent, day):
+        return  # "so three nights from the eighth": the stay's nights, not the trip's days
     target = _target(ctx, sent)
     if target is None or (day is None and when is None):
         return  # nothing earlier to correct, or no new value: refused by saying nothing
@@ -397,8 +399,8 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 },
             )
         return
-    if not _OBLIGATION.search(sent.text) or ctx.today > day:
-        return
+    if not (_OBLIGATION.search(sent.text) or _DATED.match(rest)) or ctx.today > day:
+        return  # (a term counted from a letter is an obligation: "14 days from the letter")
     goal = _GOAL_TAIL.sub("", _GOAL_LEAD.sub("", head)).strip()
     goal = _GOAL_VERB.sub("", goal)  # "passport renewal form needs to go off" -> the form
     if sent.text[off.start : off.end].lower().startswith("give"):
@@ -408,12 +410,19 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     goal = goal[:1].upper() + goal[1:]
     emit(ctx, sent, "tasks.tasks", {"goal": goal, "status": "planned", "due_date": day})
+    # a term to meet is no calendar event ("the allowance review form, 14 days from ...")
+    ctx.out[:] = [c for c in ctx.out if not (c.path == "schedule.events" and c.start == sent.start)]
 
 
 _GOAL_VERB = re.compile(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
 _ENDS = re.compile(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
 _ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
 _ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
+_DATED = re.compile(
+    r"^\s*(?:the|my|a|your|their)\s+[a-z]{3,15}\s+(?:(?:which|that)\s+(?:was|is)\s+)?"
+    r"(?:dated|sent|received|issued)\s+(?:on\s+)?",
+    re.I,
+)
 _ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
 
 
@@ -423,6 +432,10 @@ def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
     lead = rest[: said[0].start].strip().lower() if said else None
     if said and said[0].date and lead in ("", "the", "on", "on the"):  # "before the 15th of Feb"
         return said[0].date
+    if (dated := _DATED.match(rest)) is not None:
+        # "14 days from the letter which was dated the 5th": a paper's date is in the past
+        past = find_dates(rest[dated.end() :], ctx.today, "past", ctx.today)
+        return past[0].date if past and past[0].start == 0 else None
     if (m := _ANCHOR_NOUN.match(rest)) and not _ANCHOR_PRONOUN.match(rest):
         noun = m[1].lower().rstrip("s")[:6]
         for mention in reversed(ctx.thread.mentions):
@@ -594,6 +607,7 @@ RULES: tuple[Rule, ...] = (
     rule_duration_followup,
     rule_correction,
     rule_offset,
+    contacts.rule_contact_reach,
     contacts.rule_contact_followup,
     rule_visit,
     rule_booked_for,

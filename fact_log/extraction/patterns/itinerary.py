@@ -63,6 +63,16 @@ _DOCUMENT = re.compile(
 MAX_STAY = dt.timedelta(days=370)
 
 
+_FROM = re.compile(r"\bfrom\s+((?-i:[A-Z][\w'’.-]+)(?:\s[A-Z][\w'’.-]+)?)")
+
+
+def _origin(sent: Span) -> str | None:
+    """The known city a journey leaves from ("from Munich"), or None."""
+    m = _FROM.search(sent.text)
+    found = travel.known(m[1].split()) if m is not None else None
+    return found[0] if found is not None else None
+
+
 def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
     """Known places in a sentence (city or None, country, absolute offset), destinations first:
     one after "to" or an arrow before any other, none that is an origin, layover or home."""
@@ -262,6 +272,8 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         }  # type: ignore[arg-type]
         if city:
             leg["place" if homeward else "destination"] = city
+        if not homeward and (origin := _origin(sent)) is not None and origin != city:
+            leg["place"] = origin  # "Flight is with Lufthansa from Munich at 21:55 on the 6th"
         legs.append(leg)
     for leg in legs:
         if name is not None:

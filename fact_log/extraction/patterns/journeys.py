@@ -8,7 +8,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import count_word
+from uac.fact_log.extraction.patterns.dates import DateMatch, add_months, closest_nth, count_word
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -18,15 +18,21 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_ok,
     dates_in,
+    emit,
     in_clause,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
 
+# "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
+_FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
 _FULL_NAME = re.compile(
-    r"\b(?i:my\s+passport\s+(?:says|reads|shows|is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
+    # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
+    r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
+    r"is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
+    r"|(?:on|in)\s+my\s+passport,?\s+(?:the\s+|my\s+)?(?:full\s+)?name\s+is"
     r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
-    r"(?:is|:))\s+(?P<name>" + NAME + r")"
+    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r")"
     # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
     r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
     r"(?P<same>" + NAME + r")"
@@ -52,11 +58,40 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _FULL_NAME.search(sent.text)
     if in_clause(m, parts, sent):
         ctx.add("identity.passport.full_name", m["name"] or m["same"], sent, 0.8)
-    m = _BLANK.search(sent.text)
+    m = _BLANK.search(sent.text) or _blank_pages(ctx, sent)
     if in_clause(m, parts, sent):
-        raw = (m["n"] or m["n2"] or m["n3"]).lower()
+        said = m.groupdict()
+        raw = (said.get("n") or said.get("n2") or said["n3"]).lower()
         pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
+
+
+# "exactly one blank page left in my passport", "32 pages in the new one, all of them blank":
+# a count of pages said blank, in a line about the passport (or right after it came up)
+_PAGES = re.compile(
+    r"\b(?P<n3>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:(?P<blank>blank|empty|free|clean)\s+)?"
+    r"(?:visa\s+)?pages?\b(?P<rest>[^.!?]{0,40})",
+    re.I,
+)
+_BLANK_AFTER = re.compile(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
+
+
+_THEIR_PASSPORT = re.compile(
+    r"\b(?:his|her|their|\w+['’]s)\s+(?:\w+\s+)?passport\b|\b(?:he|she|they)\b", re.I
+)
+
+
+def _blank_pages(ctx: Ctx, sent: Span) -> re.Match[str] | None:
+    """A count of blank passport pages said in other words than _BLANK's, or None."""
+    m = _PAGES.search(sent.text)
+    if m is None or not (m["blank"] or _BLANK_AFTER.search(m["rest"])):
+        return None
+    if _THEIR_PASSPORT.search(sent.text):
+        return None  # "my husband's passport ..., he only has 1 blank page left"
+    about = "passport" in sent.text.lower() or any(
+        "passport" in t.kind for t in ctx.thread.mentions[-3:]
+    )
+    return m if about else None
 
 
 _PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
@@ -92,8 +127,8 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
 LODGING = (
-    r"(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse|guest\s+house|cottage|cabin|chalet|"
-    r"room)"
+    r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
+    r"cabin|chalet|lodge|resort|room)"
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
@@ -252,18 +287,29 @@ _ROUTE = re.compile(
 )
 
 
+# "Booked Emirates BLR-DXB-CDG for 2nd October, dep 04:05": a route of airport codes
+_CODE_ROUTE = re.compile(
+    r"(?-i:\b(?P<origin>[A-Z]{3})(?:\s?(?:-|–|->|>)\s?[A-Z]{3}){0,2}\s?(?:-|–|->|>)\s?"
+    r"(?P<dest>[A-Z]{3})\b)"
+)
+_LEAVES_FROM = re.compile(r"\bfrom\s+(" + _PLACE + r")", re.I)
+
+
 def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A flight said by its route with its day and time; True when added."""
-    m = _ROUTE.search(sent.text)
+    m = _ROUTE.search(sent.text) or _CODE_ROUTE.search(sent.text)
     when = clock(sent.text[m.end() :]) if m is not None else None
     if m is None or when is None or not in_clause(m, parts, sent):
         return False
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if not days:
         return False
+    origin = _city(m["origin"]) or m["origin"]
+    if m.re is _CODE_ROUTE and (said := _LEAVES_FROM.search(sent.text)) is not None:
+        origin = _city(said[1]) or origin  # "... dep 04:05 from Bangalore"
     value = {
         "kind": "flight",
-        "place": _city(m["origin"]) or m["origin"],
+        "place": origin,
         "destination": _city(m["dest"]) or m["dest"],
         "start": dt.datetime.combine(days[0].date, when.start),  # type: ignore[arg-type]
     }
@@ -335,6 +381,13 @@ def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
     return trip.get("city"), trip.get("depart")
 
 
+_LANDMARK = re.compile(
+    r"\b(?:square|street|st|road|rd|avenue|ave|park|station|centre|center|quarter|district|"
+    r"beach|bay|harbour|harbor|airport|market|bridge|hill|gardens?|old\s+town)$",
+    re.I,
+)
+
+
 def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A stay named as its sentence's subject, with its days or nights; True when added."""
     booked = _BOOKED_STAY.search(sent.text) if _STAY.match(sent.text) is None else None
@@ -347,6 +400,8 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     city, depart = _trip_city(ctx)
     said = _IN_PLACE.search(sent.text)
     place = (_city(said[1]) or said[1]) if said else city
+    if said and city and not _city(said[1]) and _LANDMARK.search(said[1]):
+        place = city  # "the Pod in Times Square": a spot in the trip's city, not a place
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -356,6 +411,9 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     outs = [d for d in dates if out_cue and d.start > sent.start + out_cue.start()]
     if not outs and len(dates) > 1 and _RANGE_TO.search(ctx.text[: dates[1].start]):
         outs = [dates[1]]  # "4-11 July"
+    if not dates and (around := depart or ctx.anchor) is not None:
+        ins, outs = _check_days(sent, around)  # "check in 29, check out 5": the trip's days
+        dates = ins
     first = (ins or dates or [None])[0]
     nights = [count_word(n[1]) for n in _NIGHTS.finditer(sent.text)]
     trip = ctx.thread.last("travel.trips")
@@ -384,6 +442,46 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if (ref := _REFERENCE.search(sent.text)) is not None and any(ch.isdigit() for ch in ref[1]):
         value["reference"] = ref[1]
     ctx.add("travel.bookings", value, sent, 0.75)
+    return True
+
+
+# "check in 29, check out 5": bare day numbers, the days of the trip being talked about
+_CHECK_DAY = re.compile(
+    r"\bcheck(?:ing)?[- ]?(?P<io>in|out)\s*(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})\b"
+    r"(?![:.]\d|\s*(?:am|pm|h|hrs|o'clock)\b)",
+    re.I,
+)
+
+
+def _check_days(sent: Span, anchor: dt.date) -> tuple[list[DateMatch], list[DateMatch]]:
+    """Check-in and check-out days said as bare numbers, each the one nearest the anchor."""
+    ins: list[DateMatch] = []
+    outs: list[DateMatch] = []
+    for m in _CHECK_DAY.finditer(sent.text):
+        day = closest_nth(anchor, int(m["n"]))
+        if ins and day is not None and day <= ins[0].date:  # type: ignore[operator]
+            day = closest_nth(add_months(day, 1), int(m["n"]))  # "check out 5" of next month
+        if day is not None:
+            found = DateMatch(sent.start + m.start("n"), sent.start + m.end("n"), m["n"], day)
+            (ins if m["io"].lower() == "in" else outs).append(found)
+    return (ins, outs) if ins and outs else ([], [])
+
+
+def stay_corrected(ctx: Ctx, sent: Span, day: dt.date | None) -> bool:
+    """ "wait, three nights from the eighth": the session's hotel stay again; True when added."""
+    said = _NIGHTS.search(sent.text)
+    stay = ctx.thread.last("travel.bookings")
+    nights = count_word(said[1]) if said is not None else None
+    if not nights or stay is None or stay.get("kind") != "hotel":
+        return False
+    fields = stay.record()
+    start = fields.get("start")
+    first = day or (start.date() if isinstance(start, dt.datetime) else None)
+    if first is None:
+        return False
+    fields["start"] = dt.datetime.combine(first, CHECK_IN_HOUR)
+    fields["end"] = dt.datetime.combine(first + dt.timedelta(days=nights), CHECK_OUT_HOUR)
+    emit(ctx, sent, "travel.bookings", fields, 0.8, replaces=stay.record())
     return True
 
 

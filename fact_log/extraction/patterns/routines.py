@@ -322,6 +322,58 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("schedule.events", value, sent, 0.7)
 
 
+# "new study group: me, Kenji and Ollie, wednesdays 7-9pm at the library starting next week",
+# "shifts are wednesdays 6 to 10pm, starting next wed": a weekly slot said after its subject
+_WEEKLY_SLOT = re.compile(
+    r"^(?:(?:and|also|so|oh|ok)\s+)?(?:(?:the|my|our|new)\s+)*"
+    r"(?P<title>[a-z][\w'’-]{2,20}(?:\s[\w'’-]{2,20}){0,3}?)\s*(?::|\s(?:are|is)\s)\s*"
+    r"(?:[^.!?:]{0,50}?,\s*)?(?:on\s+|every\s+)?(?P<day>" + _DAY_WORD + r")\b",
+    re.I,
+)
+_NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
+
+
+def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A thing, then its weekday and hours: a weekly event from the first such day."""
+    if not any(ch.isdigit() for ch in sent.text):
+        return  # hours are said in digits here ("wednesdays 7-9pm")
+    m = _WEEKLY_SLOT.match(sent.text)
+    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
+        return  # "the scan is on friday at 2pm": one day, not a weekly slot
+    if re.search(r"['’]s\b", m[0]):
+        return  # "my dad's scan": someone else's
+    key = m["day"].lower().rstrip("s")
+    day = (
+        WEEKDAYS.get(key)
+        if key in WEEKDAYS
+        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+    )
+    when = clock(sent.text[m.end() :])
+    if set(m["title"].lower().split()) & _NOT_HABIT or when is None or day is None:
+        return
+    if not clause_ok(parts, sent, sent.start):
+        return
+    first = ctx.today + dt.timedelta(days=(day - ctx.today.weekday()) % 7 or 7)
+    start = _STARTING.search(sent.text, m.end())
+    later = [d for d in dates_in(sent, "future", ctx.today) if d.valid and d.date]
+    if _NEXT_WEEK.search(sent.text):
+        first = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + day)
+    elif start is not None and (after := [d for d in later if d.start >= sent.start + start.end()]):
+        begins = after[0].date
+        first = begins + dt.timedelta(days=(day - begins.weekday()) % 7)  # type: ignore[operator]
+    title = m["title"][:1].upper() + m["title"][1:]
+    value: dict[str, Any] = {
+        "title": title,
+        "start": dt.datetime.combine(first, when.start),
+        "repeats": "weekly",
+    }
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(first, when.end)
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
 def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Mark the sentence's event as weekly when it happens "every Tuesday"."""
     m = _EVERY_WEEKDAY.search(sent.text)
@@ -351,7 +403,19 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if start is not None and isinstance(value.get("start"), dt.datetime):
             after = [d for d in first if d.start >= sent.start + start.end()]
             if after:  # "every Tuesday at 6pm starting 4 March": the series begins then
-                value["start"] = dt.datetime.combine(after[0].date, value["start"].time())
+                begins = after[0].date
+                named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
+                if (wd := WEEKDAYS.get(named.lower())) is not None:
+                    # "every Thursday ... starting tomorrow" (a Monday): the first Thursday on
+                    begins += dt.timedelta(days=(wd - begins.weekday()) % 7)
+                value["start"] = dt.datetime.combine(begins, value["start"].time())
+        named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
+        begin = value.get("start")
+        wd = WEEKDAYS.get(named.lower())
+        if wd is not None and isinstance(begin, dt.datetime) and _NEXT_WEEK.search(sent.text):
+            # "wednesdays 7-9pm starting next week": that weekday of the coming Monday's week
+            day = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + wd)
+            value["start"] = dt.datetime.combine(day, begin.time())
         until = _UNTIL.search(sent.text, m.end())
         if until is not None:
             later = [
@@ -536,6 +600,7 @@ RULES: tuple[Rule, ...] = (
     rule_intake,
     rule_supply,
     rule_weekly_note,
+    rule_weekly_slot,
     rule_repeats,
     rule_series_end,
 )

@@ -72,7 +72,9 @@ _DEADLINE = re.compile(
     r"(?!\s+to\b)|"
     r"\bdeadline\s+(?:for|to)\s+(?:the\s+|my\s+)?(?P<goal2>[\w'’ -]{3,60}?)\s+is\b|"
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal3>[A-Za-z][\w'’ -]{2,60}?)\s+deadline\s+is\b|"
-    r"\bi\s+(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
+    # (the "I" may go unsaid: "Need to order the cake by Wednesday", "..., must tell Karen by")
+    r"(?:\bi\s+|^(?:so\s+|and\s+|also\s+|still\s+)?|(?:(?<=[,;] )|(?<=[,;]))(?:and\s+|so\s+)?)"
+    r"(?:(?:also\s+)?owe\s+(?:my|the|our)\s+[a-z]{3,15}|must|(?:need|have|must|got|"
     r"'ve\s+got|'ll\s+need)\s+to)\s+"
     # "I must send the documents until 15 August": "until" as "by", after an obligation
     r"(?P<goal4>[\w'’ -]{3,60}?)\s+(?:by|before|until|till)\b|"
@@ -82,7 +84,8 @@ _DEADLINE = re.compile(
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
-    r"renewing)\s+(?:by|before)\b|"
+    # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
+    r"renewing|[a-z]{3,15}(?:ed|ing|en))\s+(?:by|before)\b|"
     # "The grant application closes on 20 March": a call that closes is a deadline
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
     r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
@@ -100,7 +103,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
-    goal = " ".join(goal.split())
+    goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
@@ -201,6 +204,10 @@ _TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re
 
 
 _FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+# "call AEP tomorrow", "pls ring the vet monday": a line that opens with what to do
+_IMPERATIVE = re.compile(
+    r"^(?:(?:pls|please|and|also|so)\s+)?(?=(?:call|ring|phone)\s+(?!with\b))", re.I
+)
 _CONTACTED = re.compile(
     r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I
 )
@@ -234,6 +241,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ev = find_event(sent.text)
     if not in_clause(ev, parts, sent):
         return
+    if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():
+        return  # "call AEP tomorrow": something to do (agenda.rule_todo), not a call booked
     if _CONTACTED.search(sent.text, 0, ev.start()):
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
@@ -244,6 +253,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
+    if any(c.path == "travel.bookings" and c.start == sent.start for c in ctx.out):
+        return  # "Booked Emirates BLR-DXB-CDG for 2nd October": the journey, not an event
     trip = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
     city = trip.value.get("city") if trip is not None else None
     booked = _BOOKED.search(sent.text, 0, ev.start())
@@ -292,7 +303,11 @@ def _details_follow(ctx: Ctx, sent: Span) -> bool:
         return False
     if dates_in(sent, "future", ctx.today):
         return False
-    return clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None
+    if clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None:
+        return True
+    # "PADI open water course in Dahab!! 12th to 15th September": the days alone follow
+    days = dates_in(nxt, "future", ctx.today, ctx.anchor)
+    return len(days) == 2 and days[0].start - nxt.start < 6
 
 
 _DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
@@ -347,8 +362,9 @@ def _end(
 _AWAY = re.compile(
     r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
     r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|abroad|"
-    r"out\s+of\s+(?:the\s+country|town)|on\s+"
-    r"(?:holiday|vacation|leave|annual\s+leave|parental\s+leave)|ooo)\b",
+    # "I am in holidays": the non-native preposition too
+    r"out\s+of\s+(?:the\s+country|town)|(?:on|in)\s+"
+    r"(?:holidays?|vacations?|leave|annual\s+leave|parental\s+leave)|ooo)\b",
     re.I,
 )
 
@@ -357,7 +373,8 @@ _AWAY = re.compile(
 # leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
 _AWAY_NOTE = re.compile(
     r"(?:(?:and|also|so|plus)\s+)?(?:"  # "and on leave from May 3rd to the 7th"
-    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|on\s+(?:holiday|vacation|leave|annual\s+leave))\b"
+    r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|(?:on|in)\s+(?:holidays?|vacations?|leave|"
+    r"annual\s+leave))\b"
     r"|(?:(?:my|our)\s+)?(?P<leave>(?:annual\s+|parental\s+)?leave|holiday|vacation|time\s+off|pto)"
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
     r"granted)\b"
@@ -365,6 +382,9 @@ _AWAY_NOTE = re.compile(
     r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b)",
     re.I,
 )
+
+
+_TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
 
 
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -382,6 +402,12 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
         dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+    if len(dates) == 1 and _TILL_ONLY.match(ctx.text, sent.start + m.end(), dates[0].start):
+        # "I've told work I'm off until Friday": away from today
+        dates = [DateMatch(dates[0].start, dates[0].start, "", ctx.today), dates[0]]
+    if len(dates) < 2:
+        # "From 1 to 21 of August I am in holidays": the days before the cue
+        dates = dates_in(sent, "future", ctx.today, ctx.anchor)[:2]
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
@@ -391,8 +417,8 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"start": dates[0].date, "end": dates[1].date}
     if leave:
         value["reason"] = " ".join(leave.lower().split())
-    elif what.startswith("on "):
-        value["reason"] = what[3:]
+    elif what.startswith(("on ", "in ")):
+        value["reason"] = re.sub(r"(?<=holiday|acation)s$", "", what[3:])  # "in holidays"
     elif what.startswith("out"):
         value["reason"] = "out of office"
     ctx.add("schedule.away_periods", value, sent, 0.8)
@@ -410,7 +436,8 @@ _BOOKED_PLACE = re.compile(
 def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A named place the user booked for a day (and a time): an event there."""
     m = _BOOKED_PLACE.search(sent.text)
-    if m is None or any(c.path == "schedule.events" for c in ctx.out if c.start >= sent.start):
+    claimed = ("schedule.events", "travel.bookings")  # a journey booked is no outing
+    if m is None or any(c.path in claimed for c in ctx.out if c.start >= sent.start):
         return
     what = m["what"]
     if what.split()[0] in NOT_NAMES or lookup_place(what) is not None:

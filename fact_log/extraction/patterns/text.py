@@ -51,7 +51,10 @@ _ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\
 _SENT_END = re.compile(r"[!?！？]{1,8}|[.。；;\n]")
 # "M. Lopes", "J. R. Smith": a capital alone before the full stop is an initial.
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
-_CLAUSE_SPLIT = re.compile(r"[,，:：—–]|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
+# (a colon between digits is a clock time, "1:30", not a clause end)
+_CLAUSE_SPLIT = re.compile(
+    r"[,，：—–]|(?<!\d):(?!\d{2})|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过"
+)
 
 
 # Voice dictation says its punctuation ("new paragraph the hotel ... full stop"): the words
@@ -61,6 +64,8 @@ _DICTATION = re.compile(r"\b(?:new\s+paragraph|new\s+line|full\s+stop)\b", re.I)
 
 def undictate(text: str) -> str:
     """The text with spoken punctuation commands read as sentence ends (same length)."""
+    if "period" in text or "question mark" in text:
+        text = _spoken_period(text)
     if "new " not in text.lower() and "full stop" not in text.lower():
         return text  # nearly every message: no scan
     said = _DICTATION.sub(lambda m: "." + " " * (len(m[0]) - 1), text)
@@ -70,7 +75,32 @@ def undictate(text: str) -> str:
     return _SPOKEN_COMMA.sub(lambda m: "," + " " * (len(m[0]) - 1), said)
 
 
+def _read_period(m: re.Match[str]) -> str:
+    """One spoken "period"/"question mark" as its mark, unless it is a period of time."""
+    if m[1].lower() in _PERIOD_OF_TIME:
+        return m[0]
+    mark = "?" if m[2].strip().lower().startswith("q") else "."
+    return m[1] + mark + " " * (len(m[2]) - 1)
+
+
 _SPOKEN_COMMA = re.compile(r"[ \t]+comma\b", re.I)
+# US dictation ("call the bank tomorrow period", "... comma phone 614 ... period"): "period"
+# as the last word, or before another word when "comma" or "question mark" is dictated too;
+# never a period of time ("trial period", "on my period", "a 3 month period").
+_PERIOD_SAID = re.compile(r"(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
+_PERIOD_OF_TIME = word_set(
+    "my the a an this that her its our trial grace notice billing waiting off probation same "
+    "time month week day year free cooling cooling-off rental minimum contract one"
+)
+_DICTATED = re.compile(r"[ \t](?:period|question[ \t]+mark)[ \t]*$|[ \t]comma[ \t]", re.I)
+
+
+def _spoken_period(text: str) -> str:
+    """US dictation's spoken "period" and "question mark" read as sentence ends (same length)."""
+    if _DICTATED.search(text) is None:
+        return text
+    said = _PERIOD_SAID.sub(_read_period, text)
+    return _SPOKEN_COMMA.sub(lambda m: "," + " " * (len(m[0]) - 1), said)
 
 
 def sentences(text: str) -> Iterator[Span]:
@@ -82,7 +112,7 @@ def sentences(text: str) -> Iterator[Span]:
             or _INITIAL.search(text[max(0, m.start() - 2) : m.start()])
             or text[m.end() : m.end() + 1].isdigit()
             or text[m.end() : m.end() + 1].isalpha()
-            or _continued_dot(text, m.start())
+            or _day_dot(text, m.start())
         ):
             continue  # "Dr. Moore", "15.49", "e.g.": not a sentence end
         yield from _trimmed(text, start, m.end())
@@ -90,18 +120,21 @@ def sentences(text: str) -> Iterator[Span]:
     yield from _trimmed(text, start, len(text))
 
 
-# "on 14.02., they did", "From 1. September", "6. to 17. September": a day-first date's dot
+# "6. to 17. September", "20.12. until 8.1.", "on 14.02., they did": the dot of a day number
 # (continental writing) before a comma, a month or "to", not a sentence end
-_DATE_DOT = re.compile(r"(?:(?<![\d.])\d{1,2}\.\d{1,2}|(?<![\d.])\d{1,2})$")
-_AFTER_DATE_DOT = re.compile(
-    r",|\s+(?:to|till|until|bis|-|–|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
+_DAY_DOT_BEFORE = re.compile(r"(?:^|[\s(])(?:\d{1,2}\.)?\d{1,2}$")
+_DAY_DOT_AFTER = re.compile(
+    r",|[ \t]{1,3}(?:to|till|until|bis|[-–]|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\b)",
     re.I,
 )
 
 
-def _continued_dot(text: str, at: int) -> bool:
-    """Whether the full stop at `at` closes a day-first date and the sentence goes on."""
-    return bool(_DATE_DOT.search(text[max(0, at - 6) : at]) and _AFTER_DATE_DOT.match(text, at + 1))
+def _day_dot(text: str, at: int) -> bool:
+    """Whether the full stop at `at` closes a day number in a date ("6. to 17. September")."""
+    return bool(
+        _DAY_DOT_BEFORE.search(text, max(0, at - 6), at) and _DAY_DOT_AFTER.match(text, at + 1)
+    )
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[Span]:

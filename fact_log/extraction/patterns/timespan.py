@@ -114,8 +114,24 @@ def _said(words: str) -> int:
     return sum(_TENS_SAID.get(p, 0) or _SAID_NUMBER.get(p, 0) for p in parts)
 
 
+# "every Tuesday six to seven thirty": a range of hours said in words right after a weekday
+_SPOKEN_RANGE = re.compile(
+    rf"(?:(?<=day\s)|(?<=days\s))(?P<a>{_HOUR_SAID})(?:[ \t]+(?P<am>{_MIN_SAID}))?[ \t]+"
+    rf"(?:to|till|until)[ \t]+(?P<b>{_HOUR_SAID})(?:[ \t]+(?P<bm>{_MIN_SAID}))?\b",
+    re.I,
+)
+
+
+def _spoken_range(m: re.Match[str]) -> str:
+    """A said range of hours in digits ("six to seven thirty" -> "from 6:00 to 7:30")."""
+    start = f"{_said(m['a'])}:{_said(m['am'] or ''):02d}"
+    return f"from {start} to {_said(m['b'])}:{_said(m['bm'] or ''):02d}"
+
+
 def spoken_times(text: str) -> str:
     """The text with clock times said in words written in digits ("at 8:01am")."""
+    if "day " in text.lower():
+        text = _SPOKEN_RANGE.sub(_spoken_range, text)
     if "at " not in text.lower():
         return text
 
@@ -160,6 +176,9 @@ def clock(text: str) -> Clock | None:
             start = _time(first, evening, "am")  # "from 10 to 2pm": 10 in the morning
             if start is None:
                 continue
+        if start[0] > end[0] and end[1] and start[1] and end[0].hour < 12:
+            # "6 to 7.30" (both guessed): the end follows its start into the evening
+            end = (dt.time(end[0].hour + 12, end[0].minute), True)
         if start[0] > end[0] and start[1] and start[0].hour >= 12:
             start = (dt.time(start[0].hour - 12, start[0].minute), True)  # "from 10 till noon"
         if start[0] > end[0] and end[1]:
@@ -239,13 +258,17 @@ def duration(text: str) -> tuple[dt.timedelta, int, int] | None:
 _OFFSET = re.compile(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
-    r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of)\b"
+    r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of|"
+    # "14 days from the letter" (never "3 months from today": that is a date)
+    r"from(?![ \t]+(?:today|now|tomorrow|yesterday)\b))\b"
     rf"|\bwithin[ \t]{{1,3}}(?P<wn>{_NUM_RE})[ \t]{{1,3}}(?P<work>(?:working|business)[ \t]+)?"
     r"(?P<wunit>day|week|month|year)s?\b"
     # "starting the day before" (the surgery): one day; "the day before yesterday" is a date
     r"|\bthe[ \t]+(?P<one>day|week|month)[ \t]+(?P<odir>before|after)\b"
     # "we have to give 4 weeks notice": notice is counted back from the end it is given for
-    rf"|\bgive[ \t]{{1,3}}(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
+    # ("they want 60 days notice": the notice is the same whoever names it)
+    rf"|\b(?:give|want|wants|need|needs|require|requires)[ \t]{{1,3}}"
+    rf"(?P<gn>{_NUM_RE})[ \t]{{1,3}}(?P<gunit>day|week|month)s?(?:'s|’s|')?"
     r"[ \t]{1,3}notice\b"
     r"(?![ \t]+(?:yesterday|tomorrow))",
     re.IGNORECASE,
@@ -295,5 +318,5 @@ def offset(text: str) -> Offset | None:
     if m["one"]:
         sign = 1 if m["odir"].lower() == "after" else -1
         return Offset(1, m["one"].lower(), sign, m.start(), m.end())
-    sign = 1 if m["dir"].lower() == "after" else -1
+    sign = 1 if m["dir"].lower() in ("after", "from") else -1
     return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())

@@ -282,6 +282,16 @@ def _asked(parts: list[Span], at: int) -> bool:
     return clause is not None and clause.text.rstrip().endswith("?")
 
 
+def _city_alone(parts: list[Span], country: str) -> str | None:
+    """A known city of the country said as a clause of its own ("India, Bangalore, ...")."""
+    for clause in parts:
+        name = clause.text.strip(" .!")
+        found = lookup_place(name) if name[:1].isupper() and len(name) < 30 else None
+        if found is not None and found[0] and found[1] == country:
+            return found[0]
+    return None
+
+
 def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Booked or past trips with a destination and a departure date."""
     travel = _TRAVEL.search(sent.text)
@@ -311,7 +321,10 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     city, country, at = place
     if not clause_ok(parts, sent, at) or not clause_ok(parts, sent, trip_at):
         return
-    prefer: Prefer = "past" if PAST.search(sent.text) else "future"
+    # the tense of the journey's own clauses ("..., the name I put is X because the form was
+    # short" says nothing about when the flight is)
+    said = " ".join(c.text for c in parts if c.start <= max(at, trip_at) or not PAST.search(c.text))
+    prefer: Prefer = "past" if PAST.search(said) else "future"
     dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
     nxt = ctx.following
     if not dates and nxt is not None and _CONTINUES.match(nxt.text):
@@ -348,6 +361,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if ret is not None and inside_a_trip(ctx, depart.date, ret.date):  # type: ignore[arg-type]
         return  # a stay within the trip the session already has
     value: dict[str, Any] = {"country": country, "depart": depart.date}
+    city = city or _city_alone(parts, country)  # "to India in September, Bangalore, 6-17"
     if city:
         value["city"] = city
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]

@@ -1,0 +1,204 @@
+"""Calendar primitives and the date forms dates.py's patterns leave out.
+
+The primitives (DateMatch, safe_date, infer_year, add_months, the ordinal day words) live
+here so that dates.py and this module share one source. The forms: European dotted dates
+("02.01.2028", "until 8.1.", "on 14.02.", "20.12. until 8.1." across the new year), slashed
+dates whose order is plain from the numbers ("6/30"), a bare day said as a word ("from the
+ninth"), and the last day of a range said without its month ("July eighth through the
+eleventh", "march 11 to 18"). find_dates merges these with its own.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Prefer = Literal["future", "past"]
+
+
+@dataclass(frozen=True, slots=True)
+class DateMatch:
+    """One date expression found in a text; `date` is None when the date does not exist."""
+
+    start: int
+    end: int
+    text: str
+    date: dt.date | None
+    explicit_year: bool = True
+    conflict: str | None = None  # "Thursday, March 20": the weekday the date contradicts
+
+    @property
+    def valid(self) -> bool:
+        """Whether the expression named a real calendar date."""
+        return self.date is not None
+
+
+# "02.01.2028", "2.1.28": day, month and a year
+_DOTTED_FULL = re.compile(r"(?<![\w.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)")
+# "Python 3.11.12", "firmware 1.2.26", "section 3.4.12": numbers of a version or a clause
+_NUMBERED = re.compile(
+    r"\b(?:version|release|build|firmware|update|python|ios|android|windows|macos|section|"
+    r"chapter|clause|article|rule|paragraph|step|figure|table|ip)[ \t]{1,3}$",
+    re.I,
+)
+# "14.02.", "8.1.": day and month, each closed by its dot (a price "20.12" has no second dot)
+_DOTTED = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(?![\d])")
+_DAY_CUE = re.compile(
+    r"(?:\b(?:on|until|till|til|by|from|since|to|before|after|am|bis|vom|ab|valid|expires?)"
+    r"|[-–]|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?)[ \t]{1,3}$",
+    re.IGNORECASE,
+)
+_RANGE_ON = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
+_ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+_ORDINAL_UNITS += ("ninth",)
+_ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
+_ORDINAL_TEENS += ("sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth")
+# "the first of September", "July the fourth": day numbers said as ordinal words
+ORDINAL_WORDS: dict[str, int] = {w: n for n, w in enumerate(_ORDINAL_UNITS + _ORDINAL_TEENS, 1)}
+ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)}
+ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
+ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
+# the joint and the bare last day after a dated first day ("... through the eleventh")
+_LAST_DAY = re.compile(
+    r"[ \t]{1,3}(?:to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]{1,3})?"
+    rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_RE})\b"
+    # not a full date ("to 17 September": dates.py reads it), nor a count ("11 to 18 people")
+    r"(?![ \t]*(?:of[ \t]+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|days?|nights?|"
+    r"weeks?|people|guests|hours?|am|pm|%|:|\.\d))",
+    re.IGNORECASE,
+)
+
+
+# "two nights from the ninth", "we get in on the eighth": a bare day said as a word
+_SPELLED_NTH = re.compile(
+    r"\b(?:from|on|until|till|til|to|by|since|before|after|through|thru|and)[ \t]+the[ \t]+"
+    rf"(?P<ord>{ORD_RE})\b(?![ \t]+of\b)",
+    re.IGNORECASE,
+)
+_SUFFIX = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}
+
+
+def spell_out_days(text: str) -> str:
+    """Bare ordinal days in digits, same length ("from the ninth" -> "from the 9th  ")."""
+
+    def digits(m: re.Match[str]) -> str:
+        n = ORDINAL_WORDS[" ".join(m["ord"].lower().replace("-", " ").split())]
+        said = f"{n}{_SUFFIX.get(n, 'th')}".ljust(len(m["ord"]))
+        return m[0][: m.start("ord") - m.start()] + said
+
+    return _SPELLED_NTH.sub(digits, text)
+
+
+def _day_number(word: str) -> int | None:
+    """The day a bare last day names ("11", "18th", "eleventh", "twenty-first")."""
+    word = word.lower().replace("-", " ")
+    digits = re.match(r"\d{1,2}", word)
+    return int(digits[0]) if digits else ORDINAL_WORDS.get(" ".join(word.split()))
+
+
+# "6/30", "30/6/2027": a slashed date is read only when one side cannot be a month (the other
+# order, "03/04", is ambiguous and left unread rather than guessed)
+_SLASHED = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
+
+
+def safe_date(year: int, month: int, day: int) -> dt.date | None:
+    """The date, or None when it does not exist (never coerced)."""
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def infer_year(month: int, day: int, today: dt.date, prefer: Prefer) -> dt.date | None:
+    """The month/day occurrence nearest to today in the preferred direction."""
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        return None
+    step = 1 if prefer == "future" else -1
+    # Feb 29 needs up to 8 years to find a leap year; anything else exists within one.
+    for offset in range(9):
+        found = safe_date(today.year + step * offset, month, day)
+        if found is None:
+            if offset == 0 and (month != 2 or day != 29):
+                return None  # e.g. February 30 or April 31: never a real date
+            continue
+        if (prefer == "future" and found >= today) or (prefer == "past" and found <= today):
+            return found
+    return None
+
+
+def add_months(day: dt.date, months: int) -> dt.date:
+    """day plus a number of months, clamped to the target month's last day."""
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return dt.date(year, month + 1, min(day.day, last))
+
+
+def slashed_dates(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Slashed dates whose order is plain from the numbers ("6/30" is 30 June)."""
+    out = []
+    for m in _SLASHED.finditer(text):
+        a, b = int(m[1]), int(m[2])
+        if m[0] == "24/7":
+            continue  # "24/7 support": always, not 24 July
+        if a > 12 and 1 <= b <= 12 and a <= 31:
+            day, month = a, b
+        elif b > 12 and 1 <= a <= 12 and b <= 31:
+            month, day = a, b
+        else:
+            continue
+        if m[3]:
+            year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+            out.append(make(m.start(), m.end(), m[0], safe_date(year, month, day)))
+        else:
+            out.append(make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False))
+    return out
+
+
+def dotted_dates(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Dotted day-first dates: "02.01.2028", and "20.12." / "8.1." with the year inferred."""
+    out = []
+    for m in _DOTTED_FULL.finditer(text):
+        if not 1 <= int(m[2]) <= 12 or _NUMBERED.search(text, max(0, m.start() - 12), m.start()):
+            continue  # "12.50.2026", "Python 3.11.12": no date at all
+        year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        out.append(make(m.start(), m.end(), m[0], safe_date(year, int(m[2]), int(m[1]))))
+    prev: DateMatch | None = None
+    for m in _DOTTED.finditer(text):
+        if any(d.start <= m.start() < d.end for d in out):
+            continue
+        day, month = int(m[1]), int(m[2])
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            continue
+        if not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
+            continue  # "paid 10.12.": an amount, unless a date's word or a range says otherwise
+        found = infer_year(month, day, today, prefer)
+        if prev is not None and prev.date and found and found < prev.date:
+            found = safe_date(prev.date.year + 1, month, day)  # "20.12. until 8.1."
+        prev = make(m.start(), m.end(), m[0], found, False)
+        out.append(prev)
+    return out
+
+
+def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) -> list[DateMatch]:
+    """The bare last day of a range whose first day is dated ("July eighth through the 11th")."""
+    out = []
+    for d in found:
+        if d.date is None:
+            continue
+        m = _LAST_DAY.match(text, d.end)
+        if m is None or (day := _day_number(m["day"])) is None or day <= d.date.day:
+            continue
+        try:
+            last = d.date.replace(day=day)
+        except ValueError:
+            continue
+        out.append(make(m.start("day"), m.end("day"), m["day"], last, d.explicit_year))
+    return out
