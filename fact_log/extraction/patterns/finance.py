@@ -389,7 +389,9 @@ _SPENT = re.compile(
     r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
     # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
     r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
-    r"^(?:and\s+|plus\s+|also\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+(?:at|on|to)\s+(?-i:[A-Z]))",
+    # "Another £150 on groceries at Lidl": the amount first, its category between
+    r"^(?:and\s+|plus\s+|also\s+|another\s+|then\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+"
+    r"(?:at|on|to)\s+(?:[a-z]{3,20}\s+(?:at|from)\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _PAYEE = re.compile(

@@ -128,7 +128,11 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # station, four nights"; its place is a known one said in it, else the trip's.
 LODGING = (
     r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
-    r"cabin|chalet|lodge|resort|room)"
+    r"cabin|chalet|lodge|resort|room|"
+    # the chains people name instead of the word ("booked the Hilton in Rome")
+    r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
+    r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
+    r"sofitel|moxy|motel\s+one|pullman|kempinski|hampton\s+inn)"
 )
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
