@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 
 from uac.fact_log.extraction.patterns import calendar_days
@@ -250,6 +251,20 @@ def find_dates(
     """
     if not _MAYBE.search(text):
         return []  # most sentences name no day at all: skip the dozen scans below
+    # several rules ask about the same sentence: the answer (pure, immutable) is remembered
+    return list(_dates_of(text, today, prefer, anchor))
+
+
+@functools.lru_cache(maxsize=512)
+def _dates_of(
+    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
+) -> tuple[DateMatch, ...]:
+    return tuple(_find_dates(text, today, prefer, anchor))
+
+
+def _find_dates(
+    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
+) -> list[DateMatch]:
     if _ORD_HINT.search(text):
         text = spell_out_days(text)  # "from the ninth" read as "from the 9th"
     found: list[DateMatch] = []
