@@ -48,3 +48,48 @@ def test_an_amount_opening_the_sentence_is_a_payment(
 
 def test_an_amount_that_is_only_weighed_is_no_payment() -> None:
     assert found("Another £150 would be too much.", "finance.transactions") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "and today the banking app shows Octopus took 212.40 again?",
+        "The statement shows £40 from Netflix today.",
+        "It shows up tomorrow.",
+    ],
+)
+def test_shows_as_a_verb_is_no_event(text: str) -> None:
+    assert found(text, "schedule.events") == []
+
+
+def test_a_show_is_still_an_event() -> None:
+    [show] = found("Comedy show tomorrow at 8pm.", "schedule.events")
+    assert show["start"] == dt.datetime(2027, 3, 11, 20)
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "bought", "ends"),
+    [
+        (
+            "Bought a Bosch dishwasher on 2 March 2025 with a 2-year warranty.",
+            "Bosch dishwasher",
+            "2025-03-02",
+            "2027-03-02",
+        ),
+        (
+            "I bought a new Dyson vacuum yesterday, 2 year warranty.",
+            "Dyson vacuum",
+            "2027-03-09",
+            "2029-03-09",
+        ),
+        (
+            "Got a new laptop from Currys today, warranty is 3 years.",
+            "laptop",
+            "2027-03-10",
+            "2030-03-10",
+        ),
+    ],
+)
+def test_a_warranty_said_with_the_purchase(text: str, item: str, bought: str, ends: str) -> None:
+    [w] = found(text, "finance.warranties")
+    assert (w["item"], str(w["purchased_on"]), str(w["ends_on"])) == (item, bought, ends)

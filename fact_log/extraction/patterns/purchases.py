@@ -211,6 +211,8 @@ _WARRANTY = re.compile(
     r"\b(?P<n>\w+)[- ](?P<unit>year|yr|month)s?(?:[- ]of)?(?:[- ][\w&]+){0,3}?[- ]"
     + _GUARANTEE
     + r"\b|"
+    # "warranty is 3 years", "guarantee of two years", "the warranty lasts 24 months"
+    r"\b(?:warranty|guarantee)\s+(?:is|of|lasts|for)\s+(?P<n2>\w+)[- ](?P<unit2>year|yr|month)s?\b|"
     r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
     r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
     r"(?:ends|expires|runs\s+out)\b",
@@ -225,7 +227,7 @@ _ITEM_SUBJECT = re.compile(
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
     r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
-    r"(?=,|\s+(?i:and|with|today|yesterday|from|at)\b)",
+    r"(?=,|\s+(?i:and|with|today|yesterday|from|at|on|last|this|in)\b)",
 )
 
 
@@ -251,6 +253,14 @@ _RETURN_UNTIL = re.compile(
 )
 
 
+def _length(m: re.Match[str]) -> tuple[int | None, int]:
+    """A warranty's length said in it: (count, months per unit); count None when none is."""
+    said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
+    if said is None:
+        return None, 12
+    return count_word(said), 12 if unit.lower()[0] == "y" else 1
+
+
 def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
     """A warranty or return window said alone after the item bought (the thread's item,
     followups.topics); True when one was."""
@@ -271,8 +281,8 @@ def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | Non
         return False
     value: dict[str, Any] = item.record()
     bought = value.get("purchased_on") or item.day
-    if m is not None and m["n"] and (n := count_word(m["n"])) is not None:
-        value["ends_on"] = add_months(bought, n * (12 if m["unit"].lower()[0] == "y" else 1))
+    if m is not None and (n := _length(m)[0]) is not None:
+        value["ends_on"] = add_months(bought, n * _length(m)[1])
     if ret is not None and (n := count_word(ret["n"])) is not None:
         value["return_by"] = bought + dt.timedelta(days=n)
     if until is not None:  # "they gave me till jan 15 to return it": the day itself
@@ -302,22 +312,22 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if subject["merchant"]:
         value["merchant"] = subject["merchant"]
-    if subject["bought"]:
-        value["purchased_on"] = ctx.today  # "Bought a ...": today, unless a day is said
-
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
+    if subject["bought"]:  # "Bought a ... (on 2 March / yesterday)": that day, else today
+        said = [d for d in dates if d.start < sent.start + m.start()]
+        value["purchased_on"] = said[0].date if said else ctx.today
     bought = value.get("purchased_on")
-    if (dates and subject["merchant"] is not None) or (dates and m["n"] is None and len(dates) > 1):
+    count, months = _length(m)
+    if (dates and subject["merchant"] is not None) or (dates and count is None and len(dates) > 1):
         bought = dates[0].date
         value["purchased_on"] = bought
-    if m["n"]:
-        n = count_word(m["n"])
-        if n is None:
+    if m["n"] or m["n2"]:
+        if count is None:
             return
         if bought is None and len(dates) == 1:
             bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
-        value["ends_on"] = add_months(start, n * (12 if m["unit"].lower()[0] == "y" else 1))
+        value["ends_on"] = add_months(start, count * months)
     else:
         until = [
             d

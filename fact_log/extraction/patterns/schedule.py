@@ -28,7 +28,10 @@ EVENT = re.compile(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
-    r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|show|rehearsal|review|training|"
+    # "the app shows AEP took", "it shows that": the verb, not a show
+    r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|"
+    r"show(?!s?\s+(?:(?:that|the|a|an|me|my|us|you|him|her|them|up|it)\b|(?-i:[A-Z0-9£$€])))|"
+    r"rehearsal|review|training|"
     r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
