@@ -93,3 +93,27 @@ def test_a_show_is_still_an_event() -> None:
 def test_a_warranty_said_with_the_purchase(text: str, item: str, bought: str, ends: str) -> None:
     [w] = found(text, "finance.warranties")
     assert (w["item"], str(w["purchased_on"]), str(w["ends_on"])) == (item, bought, ends)
+
+
+@pytest.mark.parametrize(
+    ("text", "stops"),
+    [
+        (
+            "Touring Norway 1-9 June, then Sweden from 9 to 14 June.",
+            [("NO", "2027-06-01"), ("SE", "2027-06-09")],
+        ),
+        (
+            "flying to Athens on the 2nd of May, then on to Cairo on 8 May, home on 15 May",
+            [("GR", "2027-05-02"), ("EG", "2027-05-08")],
+        ),
+        ("Vienna 4-8 Oct and Prague 8-11 Oct", [("AT", "2027-10-04"), ("CZ", "2027-10-08")]),
+    ],
+)
+def test_every_stop_of_a_journey_is_a_trip(text: str, stops: list[tuple[str, str]]) -> None:
+    trips = found(text, "travel.trips")
+    assert [(t["country"], str(t["depart"])) for t in trips] == stops
+
+
+def test_what_follows_then_without_a_place_and_days_is_no_stop() -> None:
+    assert len(found("Flying to Rome on 3 May, then we'll see.", "travel.trips")) == 1
+    assert len(found("Flying to Paris with my wife and Tom on 3 May.", "travel.trips")) == 1

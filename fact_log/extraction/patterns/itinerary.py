@@ -297,4 +297,44 @@ def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.bookings", {**last.record(), "traveller_name": name[0]}, sent, 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_place_span, rule_legs, rule_booking_name)
+# "..., then Italy 16 July to 20 August", "and then in Berlin from 7 to 12 May", "then on to
+# Rome on 10 June", "Tokyo 3-10 May and Seoul 10-15 May": where the journey goes next
+_NEXT_STOP = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and\s+)?(?:then|after\s+that|afterwards)\b(?:\s+on)?(?:\s+(?:to|in))?\s+|"
+    r"(?<=[\w.])\s+and\s+(?:then\s+)?(?:(?:on\s+)?to\s+|in\s+)?(?=(?-i:[A-Z]))",
+    re.I,
+)
+
+
+def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The later stops of a journey said with the first ("In Spain from 1 June to 15 July,
+    then Italy 16 July to 20 August"): each known place with its own days is a trip of its
+    own, so the checks see every country visited."""
+    first = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
+    if first is None or "?" in sent.text:
+        return
+    stops = list(_NEXT_STOP.finditer(sent.text))
+    seen = {(first.value.get("country"), first.value.get("city"))}
+    for i, m in enumerate(stops):
+        end = stops[i + 1].start() if i + 1 < len(stops) else len(sent.text)
+        leg = Span(sent.start + m.end(), sent.text[m.end() : end])
+        found = places_in(leg)
+        if not found or found[0][2] - leg.start > 3:
+            continue  # the stop opens with its place ("then Italy ...", "then in Berlin ...")
+        city, country, _ = found[0]
+        days = [d for d in dates_in(leg, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+        stay = span_of(days, ctx.text, 0)
+        if stay is None and days:  # "then on to Rome on 10 June, home on 20 June"
+            stay = (days[0].date, first.value.get("return_date") or days[0].date)  # type: ignore[assignment]
+        if stay is None or (country, city) in seen or stay[1] < stay[0]:
+            continue
+        seen.add((country, city))
+        value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
+        if city:
+            value["city"] = city
+        if mode := first.value.get("transport"):
+            value["transport"] = mode
+        ctx.add("travel.trips", value, leg, 0.7)
+
+
+RULES: tuple[Rule, ...] = (rule_place_span, rule_legs, rule_next_stops, rule_booking_name)
