@@ -117,3 +117,11 @@ def test_every_stop_of_a_journey_is_a_trip(text: str, stops: list[tuple[str, str
 def test_what_follows_then_without_a_place_and_days_is_no_stop() -> None:
     assert len(found("Flying to Rome on 3 May, then we'll see.", "travel.trips")) == 1
     assert len(found("Flying to Paris with my wife and Tom on 3 May.", "travel.trips")) == 1
+
+
+def test_by_says_how_a_bill_is_paid_not_to_whom() -> None:
+    [order] = found(
+        "I pay £45 a month to the gym by direct debit from my Monzo account.",
+        "finance.scheduled_payments",
+    )
+    assert order["payee"] == "gym" and order["account"] == "Monzo account"

@@ -44,7 +44,10 @@ _ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?(?=(?:the|my|our)\s)|\s+and\s+(?=(?:th
 _WORDS = r"[A-Za-z][\w&'’+-]*(?:\s+[A-Za-z][\w&'’+-]*){0,3}?"
 # "the Netflix direct debit", "the gym standing order"
 _IN_METHOD = re.compile(
-    r"\b(?:the|my|our)\s+(?P<p>" + _WORDS + r")\s+(?:direct\s+debit|standing\s+order)", re.I
+    # (not "the gym by direct debit": "by" says how, it names nothing)
+    r"\b(?:the|my|our)\s+(?P<p>" + _WORDS + r")(?<!\bby)(?<!\bvia)(?<!\bwith)(?<!\bthrough)"
+    r"\s+(?:direct\s+debit|standing\s+order)",
+    re.I,
 )
 # "the council tax is", "the water rates I pay", "the EE bill which is",
 # "the car insurance — Admiral — is" (the name between dashes is the payee)
@@ -58,7 +61,9 @@ _SUBJECT = re.compile(
 )
 # "I pay £250 into the Vanguard pension", "we pay £40 to the window cleaner"
 _PAY_INTO = re.compile(
-    r"\b(?:i|we)\s+pay\s+(?:[£$€]\s?[\d,.]+\s+|[\d,.]+\s+)?(?:into|to|towards)\s+(?:the\s+|my\s+|our\s+)?"
+    r"\b(?:i|we)\s+pay\s+(?:[£$€]\s?[\d,.]+\s+|[\d,.]+\s+)?"
+    r"(?:(?:a|per|every|each)\s+(?:month|week|year)\s+|monthly\s+)?"  # "£45 a month to the gym"
+    r"(?:into|to|towards)\s+(?:the\s+|my\s+|our\s+)?"
     r"(?!every\b|each\b|a\s+month\b)(?P<p>" + _WORDS + r")"
     r"(?=\s+(?:every|each|on|by|from|monthly|yearly|a\s+month)\b|[,.;]|$)",
     re.I,
