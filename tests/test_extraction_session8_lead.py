@@ -125,3 +125,18 @@ def test_by_says_how_a_bill_is_paid_not_to_whom() -> None:
         "finance.scheduled_payments",
     )
     assert order["payee"] == "gym" and order["account"] == "Monzo account"
+
+
+def test_a_visa_valid_for_a_length_from_a_day_said() -> None:
+    [visa] = found(
+        "Got my Kenyan e-visa, single entry, valid 90 days from 2 May.", "identity.visas"
+    )
+    assert (str(visa["valid_from"]), str(visa["valid_until"])) == ("2027-05-02", "2027-07-31")
+
+
+def test_day_numbers_of_a_date_are_no_hours() -> None:
+    # "from 1 June" is the first of June, never 1pm: no event is made of a visa's validity
+    said = "My Indian e-visa is valid from 1 June to 30 June."
+    assert found(said, "schedule.events") == []
+    [visa] = found(said, "identity.visas")
+    assert str(visa["valid_until"]) == "2027-06-30"

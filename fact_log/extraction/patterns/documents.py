@@ -112,11 +112,14 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["valid_from"], value["valid_until"] = span
     elif (until := _valid_until(ctx, sent)) is not None:
         value["valid_until"] = until
-    elif (valid := _VALID_FOR.search(sent.text)) is not None and _GRANTED.search(ctx.text):
-        # "approved, valid 2 years", "valid 3 months from today": valid from the day it came
+    elif (valid := _VALID_FOR.search(sent.text)) is not None and (
+        start := _valid_from(ctx, sent, valid)
+    ) is not None:
+        # "approved, valid 2 years", "valid 3 months from today": valid from the day it came;
+        # "valid 30 days from 1 April": from the day said
         n, unit = count_word(valid["n"]), valid["unit"]
-        value["valid_from"] = ctx.today
-        if n and (last := shift(ctx.today, n, unit)) is not None:
+        value["valid_from"] = start
+        if n and (last := shift(start, n, unit)) is not None:
             value["valid_until"] = last
     if (entries := _ENTRIES.search(sent.text)) is not None:
         value["entries"] = entries[1].lower()
@@ -126,12 +129,28 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "valid 2 years", "valid for 90 days from today": a length of validity, no first day said
 _VALID_FOR = re.compile(
     r"\bvalid\s+(?:for\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|ten|twelve)\s+"
-    r"(?P<unit>day|week|month|year)s?\b(?:\s+from\s+(?:today|now))?",
+    r"(?P<unit>day|week|month|year)s?\b(?:\s+from\s+(?P<from>today|now|(?=\S)))?",
     re.I,
 )
 _GRANTED = re.compile(
-    r"\b(?:approved|granted|got\s+it|came\s+through|arrived|issued|did\s+the|received)\b", re.I
+    r"\b(?:approved|granted|got\s+(?:it|my|the)|came\s+through|arrived|issued|did\s+the|"
+    r"received)\b",
+    re.I,
 )
+
+
+def _valid_from(ctx: Ctx, sent: Span, valid: re.Match[str]) -> dt.date | None:
+    """The first day of a validity said by its length: the day after "from", else the day
+    the document came (when the message says it came), else none."""
+    if valid["from"] == "":  # "valid 30 days from 1 April"
+        at = sent.start + valid.start("from")
+        days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= at]
+        return days[0].date if days and days[0].valid else None
+    if valid["from"] or _GRANTED.search(ctx.text):
+        return ctx.today
+    return None
+
+
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
 _HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
 _FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)

@@ -154,9 +154,20 @@ def spoken_times(text: str) -> str:
     return _SPOKEN.sub(digits, text)
 
 
+# "from 1 June to 5 June", "April 30": day numbers of a date, never hours
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\b"
+_DATE_NUMBER = re.compile(
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTHS}|"
+    rf"\b{_MONTHS}\.?[ \t]+\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.]\d)",
+    re.I,
+)
+
+
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
     text = spoken_times(text)
+    if _DATE_NUMBER.search(text):  # blanked, same length: "from 1 June" holds no 1pm
+        text = _DATE_NUMBER.sub(lambda m: " " * len(m[0]), text)
     if "-" in text or "–" in text:
         # "thursday morning 8-1": a bare hour range after a part of the day is a time range
         text = _DAYPART_RANGE.sub(r"\g<part> from \g<a> to \g<b>", text)
