@@ -301,6 +301,11 @@ def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert daily_mg("1 g four times a day") == Decimal(4000)
     assert daily_mg("500 mg every 6 hours") == Decimal(2000)
     assert daily_mg("20 mg") is None
+    # how many are taken at once, before or after the amount
+    assert daily_mg("2 x 500mg four times a day") == Decimal(4000)
+    assert daily_mg("two 500mg tablets four times a day") == Decimal(4000)
+    assert daily_mg("30/500mg, two tablets four times a day") == Decimal(4000)
+    assert daily_mg("500mg four times a day") == Decimal(2000)  # no "5" counted out of 500
     para = med("paracetamol", dose="1 g four times a day")
     [a] = run("dose_vs_weight", user(weight_kg=45.0, medications=[para]))
     assert "4000 mg a day, above the 2700 mg maximum at 45 kg" in a.message

@@ -140,3 +140,20 @@ def test_day_numbers_of_a_date_are_no_hours() -> None:
     assert found(said, "schedule.events") == []
     [visa] = found(said, "identity.visas")
     assert str(visa["valid_until"]) == "2027-06-30"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "dose"),
+    [
+        ("took 2 x 500mg paracetamol this morning", "paracetamol", "2 x 500mg"),
+        ("Took 1000mg of paracetamol at lunch.", "paracetamol", "1000mg"),
+    ],
+)
+def test_a_dose_taken_is_a_medication_with_what_was_taken(text: str, name: str, dose: str) -> None:
+    [med] = found(text, "health.medications")
+    assert (med["name"], med["dose"]) == (name, dose)
+
+
+@pytest.mark.parametrize("text", ["She took 2 paracetamol.", "took 2 buses to get there"])
+def test_what_others_took_or_took_as_transport_is_no_medication(text: str) -> None:
+    assert found(text, "health.medications") == []

@@ -381,6 +381,15 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
 
 
 _AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s*(mg|g|mcg|µg)\b", re.IGNORECASE)
+# "2 x 500mg", "two 500mg tablets": how many of the amount are taken at once
+_COUNT = re.compile(
+    r"\b(\d|one|two|three|four)(?:\s*[x×]\s*|\s+)(?=\d+(?:\.\d+)?\s*(?:mg|g|mcg|µg)\b)", re.I
+)
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4}
+# "30/500mg, two tablets four times a day": the count said after the amount
+_COUNT_AFTER = re.compile(
+    r"\s*,?\s*(\d|one|two|three|four)\s+(?:tablets?|capsules?|caps|pills)\b", re.I
+)
 _TIMES = {"once": 1, "twice": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _FREQ = re.compile(
     r"\b(once|twice|three|four|five|six|\d)(?:\s+times)?\s+(?:a|per)\s+day\b|"
@@ -398,6 +407,11 @@ def daily_mg(dose: str | None) -> Decimal | None:
         return None
     unit = amount[2].lower()
     mg = Decimal(amount[1]) * {"g": 1000, "mg": 1}.get(unit, Decimal("0.001"))
+    count = _COUNT.search(dose)
+    if count is None or count.end() != amount.start():
+        count = _COUNT_AFTER.match(dose, amount.end())
+    if count is not None:
+        mg *= _COUNTS.get(count[1].lower()) or int(count[1])
     if freq[1]:
         word = freq[1].lower()
         per_day = Decimal(_TIMES.get(word) or int(word))

@@ -71,7 +71,7 @@ _MED_START = re.compile(
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
     r"i(?:'?ve|\s+have)\s+(?:always\s+|long\s+|regularly\s+)?taken|"
     # "I took two Nurofen": a dose taken, said with its count ("took some melatonin" is not)
-    r"i\s+(?:just\s+|also\s+|then\s+)?took(?=\s+(?:a\s+couple\s+of|one|two|three|four|\d))|"
+    r"(?:^|i\s+)(?:just\s+|also\s+|then\s+)?took(?=\s+(?:a\s+couple\s+of|one|two|three|four|\d))|"
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     # "the clinic has changed my warfarin to 4 mg": a new dose of the user's drug
     r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
@@ -81,7 +81,7 @@ _MED_START = re.compile(
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?|a\s+couple\s+of|"
-    r"one|two|three|four|[1-4])\s+)?"
+    r"one|two|three|four|[1-4])\s+|(?P<times>[1-4])\s*[x×]\s*)?"  # "took 2 x 500mg paracetamol"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?:to\s+)?(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
@@ -176,6 +176,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     for m in _med_matches(sent.text):
         at = sent.start + m.start()
         dose = m["dose1"] or m["dose2"]
+        if dose and (times := m.groupdict().get("times")):  # "2 x 500mg": all that was taken
+            dose = f"{times} x {dose}"
         if not _is_drug(m["name"], bool(dose)) or not clause_ok(parts, sent, at):
             continue
         if _other_taker(sent.text, m):
