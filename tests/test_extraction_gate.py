@@ -237,6 +237,26 @@ def test_64k_message_is_accepted_and_fast(mem: Memory) -> None:
     assert len(mem.inputs("alice")[0].content) == len(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        ("ok. " * 16384)[
+            :65536
+        ],  # a lower-case writer: once scanned the whole message per sentence
+        "a" * 65520
+        + " x period",  # a dictated full stop after one long word: was read quadratically
+        ("1.," * 21846)[:65536],
+    ],
+    ids=["lowercase-sentences", "dictated-period", "dots-and-commas"],
+)
+def test_hostile_64k_shapes_stay_linear(text: str) -> None:
+    # CPU time, not wall time (see above): these took 62 s, 35 s and ~50 s before the fix,
+    # ~3 s, 0.01 s and ~4 s after; the bound only catches a return to quadratic reading.
+    start = time.process_time()
+    extract(text, observed_at=dt.datetime(2027, 3, 10, 9))
+    assert time.process_time() - start < 20
+
+
 def test_mixed_language_message(mem: Memory) -> None:
     mem.store.append(batch(mem, "I'm allergic to shellfish 所以以后回答简洁点"))
     got = {f.path for f in mem.facts("alice")}

@@ -157,3 +157,22 @@ def test_a_dose_taken_is_a_medication_with_what_was_taken(text: str, name: str, 
 @pytest.mark.parametrize("text", ["She took 2 paracetamol.", "took 2 buses to get there"])
 def test_what_others_took_or_took_as_transport_is_no_medication(text: str) -> None:
     assert found(text, "health.medications") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was SO tired, the rent of 900 euros goes to Frau Albers.",  # "SO" as a word of stress
+        "My son goes every month to the dentist, it costs 50 euros.",  # a person, not a payee
+        "My pension of 1,200 is paid every month.",  # money coming in
+    ],
+)
+def test_no_payment_instruction_without_one(text: str) -> None:
+    assert found(text, "finance.scheduled_payments") == []
+
+
+def test_dd_and_so_as_payment_words() -> None:
+    [dd] = found("I set up a DD for the gym, £30 a month.", "finance.scheduled_payments")
+    assert (dd["payee"], dd["method"]) == ("gym", "direct_debit")
+    [so] = found("water rates SO goes out on the 12th", "finance.scheduled_payments")
+    assert so["method"] == "standing_order" and "SO" not in so["payee"]

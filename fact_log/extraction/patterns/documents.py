@@ -194,10 +194,15 @@ _POLICY_NUMBER = re.compile(
 )
 
 
+_INSURED = re.compile(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
+
+
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
     m = _INSURANCE.search(sent.text)
-    if m is None and not any(ch.isupper() for ch in ctx.text):
+    # (the whole message is scanned only for a sentence about insurance: once a sentence
+    # would make a long lower-case message quadratic)
+    if m is None and _INSURED.search(sent.text) and not any(ch.isupper() for ch in ctx.text):
         # "car insurance is with admiral": a writer who never capitalises names the insurer
         # in lower case; read the word after "with/from/through" as the name it is
         m = _INSURANCE.search(_LOWER_NAME.sub(lambda w: w[1] + w[2].upper(), sent.text))

@@ -22,6 +22,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     in_clause,
     someone_else,
+    word_set,
 )
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
@@ -35,7 +36,12 @@ _ACCOUNT_RE = re.compile(_ACCOUNT)
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
 # of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
 _METHOD = re.compile(
-    r"\b(?P<m>standing\s+order|direct\s+debit|(?-i:DD|SO)|dauerauftrag|"
+    # "DD"/"SO" only as a payment's word ("by SO", "a DD for", "set up a DD"): "I was SO tired"
+    r"\b(?P<m>standing\s+order|direct\s+debit|"
+    r"(?:(?<=by\s)|(?<=via\s)|(?<=a\s)|(?<=the\s))(?-i:DD|SO)|"
+    r"(?-i:DD|SO)(?=\s+(?:for|to|of|from|on|comes|goes|is|was|out|payment|mandate|"
+    r"each|every|monthly)\b)|"
+    r"dauerauftrag|"
     r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)|pr[ée]l[èe]vement|"
     r"domiciliaci[oó]n|orden\s+permanente|virement\s+permanent)\b",
     re.IGNORECASE,
@@ -139,12 +145,22 @@ _GOES_MONTHLY = re.compile(
 )
 
 
+# money that comes in, and people: no payment the user makes
+_NOT_PAID_OUT = word_set(
+    "pension salary wage wages pay benefit benefits allowance dividend dividends income "
+    "son daughter wife husband partner mum mom dad mother father brother sister kid kids child "
+    "children boss friend neighbour neighbor"
+)
+
+
 def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A monthly payment with no instruction named; True when one was read."""
     m = _GOES_MONTHLY.match(sent.text)
     said = m and (amounts(m["amt"]) if m["amt"] else find_money(sent.text))
     if m is None or not said or not clause_ok(parts, sent, sent.start):
         return False
+    if _NOT_PAID_OUT & set(m["payee"].lower().split()):
+        return False  # "my pension ... is paid every month" comes in; "my son goes" is a person
     value = put_amount({"payee": m["payee"], "period": "monthly"}, said[0])
     if m["day"] and 1 <= int(m["day"]) <= 31:
         value["day_of_month"] = int(m["day"])
@@ -186,6 +202,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
     name = _METHOD.sub("", name).strip()  # "council tax DD comes out": the payee is the tax
+    name = re.sub(r"\s+(?-i:DD|SO)$", "", name)  # (the abbreviation alone, out of its sentence)
     # "to my landlady Frau Albers": the payee is the name, not the role before it
     name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():

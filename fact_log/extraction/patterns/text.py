@@ -87,7 +87,8 @@ _SPOKEN_COMMA = re.compile(r"[ \t]+comma\b", re.I)
 # US dictation ("call the bank tomorrow period", "... comma phone 614 ... period"): "period"
 # as the last word, or before another word when "comma" or "question mark" is dictated too;
 # never a period of time ("trial period", "on my period", "a 3 month period").
-_PERIOD_SAID = re.compile(r"(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
+# (anchored at a word's start: unanchored, each start of a long word was tried again)
+_PERIOD_SAID = re.compile(r"(?<!\S)(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
 _PERIOD_OF_TIME = word_set(
     "my the a an this that her its our trial grace notice billing waiting off probation same "
     "time month week day year free cooling cooling-off rental minimum contract one"
