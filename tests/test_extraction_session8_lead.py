@@ -176,3 +176,8 @@ def test_dd_and_so_as_payment_words() -> None:
     assert (dd["payee"], dd["method"]) == ("gym", "direct_debit")
     [so] = found("water rates SO goes out on the 12th", "finance.scheduled_payments")
     assert so["method"] == "standing_order" and "SO" not in so["payee"]
+
+
+@pytest.mark.parametrize("text", ["Firmware 2.14.1 came out.", "Node 18.20.1 is installed."])
+def test_a_version_number_is_no_amount(text: str) -> None:
+    assert found(text, "finance.transactions") == []

@@ -71,6 +71,21 @@ def test_co_codamol_and_paracetamol_on_the_same_day_exceed_the_daily_dose() -> N
         assert run("dose_vs_weight", user(medications=[one], body_weight=weight)) == []
 
 
+def test_a_combination_products_dose_is_its_paracetamol_with_the_tablets_taken() -> None:
+    weight = [rec("w", date=dt.date(2025, 1, 1), kg=70.0)]
+    # two 30/500 tablets four times a day is 4,000 mg; with 2 g of paracetamol, 6,000 mg
+    both = [
+        med("co-codamol", "30/500mg, two tablets four times a day"),
+        med("paracetamol", "500 mg four times a day"),
+    ]
+    [alert] = run("dose_vs_weight", user(medications=both, body_weight=weight))
+    assert "together are 6000 mg of paracetamol a day" in alert.message
+    # "Tylenol with codeine 300mg/30mg": the larger of the pair is the paracetamol
+    us = [med("Tylenol with codeine", "300mg/30mg, 2 tablets four times a day")]
+    [b] = run("dose_vs_weight", user(medications=[*us, both[1]], body_weight=weight))
+    assert "together are 4400 mg of paracetamol a day" in b.message
+
+
 def test_a_penicillin_allergy_sees_a_brand_of_amoxicillin() -> None:
     allergy = rec("a", substance="penicillin", reaction="hives", severity=None)
     for brand in ("Amoxil 500mg", "Clamoxyl", "Augmentin"):

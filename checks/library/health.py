@@ -422,6 +422,24 @@ def daily_mg(dose: str | None) -> Decimal | None:
     return (mg * per_day).quantize(Decimal(1))
 
 
+_STRENGTHS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:mg)?\s*/\s*(\d+(?:\.\d+)?)\s*mg\b", re.I)
+
+
+def _single_strength(med: Any) -> str | None:
+    """A medication's dose text as the dose of its main drug: a combination product's
+    strength is read from its "30/500" pair (the larger is the paracetamol; the codeine or
+    the like is tens of mg). A lone number ("co-codamol 30mg") is kept as said: it can only
+    understate the paracetamol, never raise an alert that is not due."""
+    dose = getattr(med, "dose", None)
+    if not dose or len(drug_data().components(med.name)) < 2:
+        return dose
+    pair = _STRENGTHS.search(dose)
+    if pair is None:
+        return dose
+    larger = max(Decimal(pair[1]), Decimal(pair[2]))
+    return dose[: pair.start()] + f"{larger}mg" + dose[pair.end() :]
+
+
 def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Daily doses above the maximum for the user's body weight (paracetamol under 50 kg),
     summed over every medication that contains the drug (co-codamol and paracetamol).
@@ -437,7 +455,7 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
             (med, mg)
             for med in meds
             if _names_drug(med, rule["aliases"], []) is not None
-            and (mg := daily_mg(getattr(med, "dose", None))) is not None
+            and (mg := daily_mg(_single_strength(med))) is not None
         ]
         if not taken:
             continue

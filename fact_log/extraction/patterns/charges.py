@@ -211,7 +211,8 @@ _STATEMENT_ITEM = re.compile(
     r"(?:\s+(?i:big|weekly|food|online|grocery|quick|small)?\s*(?i:shop|order|run|delivery|"
     r"takeaway|groceries|top-?up))?"
     r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
-    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)"
+    # (not "2.14.1", a version, nor "18.20.1": the amount ends where its digits do)
+    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)(?!\.\d)"
     r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
     r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
     # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
