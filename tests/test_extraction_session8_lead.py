@@ -181,3 +181,19 @@ def test_dd_and_so_as_payment_words() -> None:
 @pytest.mark.parametrize("text", ["Firmware 2.14.1 came out.", "Node 18.20.1 is installed."])
 def test_a_version_number_is_no_amount(text: str) -> None:
     assert found(text, "finance.transactions") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "substances"),
+    [
+        (
+            "I'm allergic to penicillin, codeine and sulfa drugs.",
+            ["penicillin", "codeine", "sulfa drugs"],
+        ),
+        ("im allergic to peanuts, shellfish and latex", ["peanuts", "shellfish", "latex"]),
+        ("I'm allergic to cats, but I love them.", ["cats"]),
+        ("I'm allergic to peanuts, my sister to shellfish.", ["peanuts"]),
+    ],
+)
+def test_every_allergen_of_a_list(text: str, substances: list[str]) -> None:
+    assert [a["substance"] for a in found(text, "health.allergies")] == substances

@@ -15,6 +15,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_vocabulary,
     in_clause,
     someone_else,
+    word_set,
 )
 from uac.fact_log.reference import food_data
 
@@ -200,6 +201,28 @@ def _allergy_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return False
 
 
+# "allergic to peanuts, shellfish and latex": the list goes on past the first comma
+_MORE_ITEMS = re.compile(
+    r"\s*,\s*(?:and\s+|or\s+)?([A-Za-z][A-Za-z-]{1,25}(?:[ \t][A-Za-z][A-Za-z-]{1,25}){0,3})"
+)
+_NARROWING = word_set("especially particularly mainly mostly even including like such except")
+_OTHER_ALLERGENS = word_set(
+    "latex pollen dust mites cats cat dogs dog bees wasps nickel grass mould mold hay"
+)
+
+
+def _listed_after(text: str, at: int) -> str:
+    """The rest of a list of allergens after the first one (", shellfish and latex"), as long
+    as each item names something one can be allergic to."""
+    out = ""
+    while (more := _MORE_ITEMS.match(text, at)) is not None:
+        words = re.split(r"\s+(?:and|or)\s+|\s+", more[1].lower())
+        if words[0] in _NARROWING or not any(_allergen(w) or w in _OTHER_ALLERGENS for w in words):
+            break  # "tree nuts, especially walnuts": the same allergy, said more closely
+        out, at = out + ", " + more[1], more.end()
+    return out
+
+
 def _allergen(word: str) -> bool:
     """A drug name or a food allergen of the reference data (what an allergy can be to)."""
     key = word.lower()
@@ -296,6 +319,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if m.re is _ALLERGIC and "?" in sent.text and not re.match(r"i\b|i'|turns", m[0], re.I):
             continue  # "allergic to cats?": asked, not said (no subject to tell it by)
         raw = _SUBST_STOP.sub("", m["subst"]).strip()
+        if m.re is _ALLERGIC and not _SUBST_STOP.search(m["subst"]):
+            raw += _listed_after(sent.text, m.end())
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
         reaction = (
             {"r": said}
