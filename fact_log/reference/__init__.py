@@ -93,7 +93,7 @@ class DrugData:
     cross: list[dict[str, Any]]
     pairs: list[dict[str, Any]]
     others: frozenset[str] = frozenset()  # drug names without class data (recognition only)
-    # {normalised name: ((rank, -length), what it names)}: filled on first use
+    # {normalised name: ((rank, -length), what it names)}: built by drug_data()
     index: dict[str, tuple[tuple[int, int], list[tuple[str, frozenset[str]]]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -110,8 +110,6 @@ class DrugData:
         An alias wins over a class member, a member over a class word, a class word over an
         other name; within one kind the longest name ("tylenol with codeine" over "tylenol",
         "penicillin v" over "penicillin")."""
-        if not self.index:
-            self.index.update(_name_index(self))
         index = self.index
         words = normalise(text).split()
         best: tuple[tuple[int, int], list[tuple[str, frozenset[str]]]] | None = None
@@ -164,7 +162,7 @@ def drug_data() -> DrugData:
             member_class[member] = cls
         for word in spec["names"]:
             class_names[word] = cls
-    return DrugData(
+    data = DrugData(
         raw["version"],
         raw["classes"],
         member_class,
@@ -177,6 +175,9 @@ def drug_data() -> DrugData:
         inter["pair"],
         frozenset(raw.get("vocabulary", {}).get("others", [])),
     )
+    # built before the data is handed out: no reader (of any thread) ever fills it
+    data.index.update(_name_index(data))
+    return data
 
 
 @functools.cache
