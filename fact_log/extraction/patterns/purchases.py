@@ -71,9 +71,10 @@ _PER_ONE = re.compile(
 )
 _LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
 _LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
-_OTHER_LIMIT = re.compile(r"\b(?:daily|day|ATM|withdrawal|cash|contactless|monthly)\b", re.I)
 _CASH_LIMIT = re.compile(r"\b(?:ATM|withdrawals?|cash|contactless|monthly)\b", re.I)
 _DAILY_LIMIT = re.compile(r"\b(?:daily|(?:a|per|each)\s+day)\b", re.I)
+# any limit that is not the card's credit limit: a cash, monthly or daily one
+_OTHER_LIMIT = re.compile(rf"{_CASH_LIMIT.pattern}|\b(?:daily|day)\b", re.I)
 # "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
 _BARE_LIMIT = re.compile(
     r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"

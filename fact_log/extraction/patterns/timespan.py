@@ -20,7 +20,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from uac.fact_log.extraction.patterns.dates import _NUM_RE, NUMBER_WORDS, add_months
+from uac.fact_log.extraction.patterns.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
 
 _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
@@ -155,7 +155,7 @@ def spoken_times(text: str) -> str:
 
 
 # "from 1 June to 5 June", "April 30": day numbers of a date, never hours
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]{0,6}\b"
+_MONTHS = rf"(?:{_MONTH_RE})\b"  # the month names dates.py reads
 _DATE_NUMBER = re.compile(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTHS}|"
     rf"\b{_MONTHS}\.?[ \t]+\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.]\d)",
