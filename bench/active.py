@@ -62,14 +62,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# A stdlib-named script here would shadow the standard library: drop this folder from the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import benchpath  # takes bench/ off sys.path (a stdlib-named script here)
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from uac import Memory  # noqa: E402  (after the path fix above)
-from uac.checks.library import run_checks  # noqa: E402
-from uac.checks.model import DEFAULT_CONFIG  # noqa: E402
-from uac.fact_log.extraction.llm import LLMSettings  # noqa: E402
+from uac import Memory
+from uac.checks.library import run_checks
+from uac.checks.model import DEFAULT_CONFIG
 
 CORPUS = Path(__file__).with_name("active_data") / "dialogues.toml"
 ORACLE = CORPUS.with_name("oracle.toml")
@@ -212,7 +211,7 @@ def run(
     oracle: bool = False,
     corpus: str = "dialogues",
     lines_too: bool = True,
-    llm: LLMSettings | None = None,
+    llm: Any = None,
 ) -> list[Outcome]:
     """Replay every dialogue of the corpus (or one half) in a fresh workspace (`llm`: with
     the LLM extractor, the rules adding what it missed)."""
@@ -321,21 +320,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also write the gold facts of active_data/oracle.toml (checks without extraction)",
     )
-    parser.add_argument(
-        "--llm",
-        action="store_true",
-        help="extract with the LLM set by UAC_LLM_BASE_URL / UAC_LLM_MODEL, the rules adding "
-        "what it misses (docs/extraction.md)",
-    )
+    benchpath.add_llm_option(parser)
     args = parser.parse_args(argv)
-    llm = LLMSettings.from_env(daily_token_budget=10**9) if args.llm else None
-    if llm is not None and not llm.enabled:
-        parser.error("--llm needs UAC_LLM_BASE_URL and UAC_LLM_MODEL (docs/extraction.md)")
     print(
         f"# active-checks bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}"
     )
-    if llm is not None:
-        print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
+    llm = benchpath.llm_settings(parser, args)
     start = time.perf_counter()
     outcomes = run(args.half, args.oracle, args.corpus, not args.gold_only, llm)
     elapsed = time.perf_counter() - start

@@ -9,10 +9,12 @@ still resolves), which takes bench/ off the path, and loads its siblings with
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
@@ -29,3 +31,26 @@ def sibling(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def add_llm_option(parser: argparse.ArgumentParser) -> None:
+    """The `--llm` switch shared by the extraction and active-checks benches."""
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help="extract with the LLM set by UAC_LLM_BASE_URL / UAC_LLM_MODEL (and "
+        "UAC_LLM_API_KEY), the rules adding what it misses (docs/extraction.md)",
+    )
+
+
+def llm_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The LLM settings `--llm` asks for (None without it); a parser error when unset."""
+    if not args.llm:
+        return None
+    from uac.fact_log.extraction.llm import LLMSettings
+
+    llm = LLMSettings.from_env(daily_token_budget=10**9)
+    if not llm.enabled:
+        parser.error("--llm needs UAC_LLM_BASE_URL and UAC_LLM_MODEL (docs/extraction.md)")
+    print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
+    return llm

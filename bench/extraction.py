@@ -54,13 +54,12 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-# The repository root, not bench/ (whose stdlib-named scripts would shadow the standard library).
-sys.path.pop(0)
+import benchpath  # takes bench/ off sys.path (a stdlib-named script here)
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.llm import LLMSettings
 from uac.fact_log.extraction.patterns.discourse import MEMO
 from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
 from uac.fact_log.store import Batch
@@ -267,16 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         help="session: dev.jsonl and heldout.jsonl; fresh, blind2-5: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
-    parser.add_argument(
-        "--llm",
-        action="store_true",
-        help="score with the LLM extractor set by UAC_LLM_BASE_URL / UAC_LLM_MODEL (and "
-        "UAC_LLM_API_KEY), the rules adding what it misses (docs/extraction.md)",
-    )
+    benchpath.add_llm_option(parser)
     args = parser.parse_args(argv)
-    llm = LLMSettings.from_env(daily_token_budget=10**9) if args.llm else None
-    if llm is not None and not llm.enabled:
-        parser.error("--llm needs UAC_LLM_BASE_URL and UAC_LLM_MODEL (docs/extraction.md)")
+    llm = benchpath.llm_settings(parser, args)
     if llm is not None and args.corpus is not None:
         parser.error("--llm replays sessions: it scores the session sets, not --corpus")
     if args.set != "session" and args.split is not None:
@@ -299,7 +291,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(false_kinds(counts))
                 print()
     if llm is not None:  # the throughput below is the rules' alone: not this run's
-        print(f"LLM extractor: {llm.model} at {llm.base_url}, the rules adding what it missed")
         return 0
 
     def one_pass() -> int:
