@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind5) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind6) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ SETS = {
     "blind3": (220, 40, 0.35, 32, 8),
     "blind4": (220, 40, 0.35, 32, 8),
     "blind5": (220, 40, 0.35, 32, 8),
+    "blind6": (220, 40, 0.35, 32, 8),
 }
 
 
