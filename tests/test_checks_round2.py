@@ -154,6 +154,14 @@ def test_blank_pages_and_health_certificate() -> None:
         ("John Smith", "Dr John Smith"),
         ("SINEAD KELLY", "Sinéad Kelly"),  # tickets carry no accents
         ("Jose\u0301 Garci\u0301a", "José García"),  # decomposed against composed
+        ("EMRE YILDIZ", "Emre Can Yıldız"),  # a dotless i is an I on the ticket
+        ("SOREN OESTERGAARD", "Søren Østergaard"),  # ICAO spells ø out as OE ...
+        ("Soren Ostergaard", "Søren Østergaard"),  # ... or prints the plain letter
+        ("MUELLER/JUERGEN", "Jürgen Müller"),
+        ("Jurgen Muller", "Jürgen Müller"),
+        ("GROSS/ANNA MS", "Anna Groß"),
+        ("LUKASZ WOJCIK", "Łukasz Wójcik"),
+        ("Thora Einarsdottir", "Þóra Einarsdóttir"),
     ],
 )
 def test_the_same_name_as_tickets_write_it_is_no_mismatch(ticket: str, passport: str) -> None:
@@ -163,6 +171,29 @@ def test_the_same_name_as_tickets_write_it_is_no_mismatch(ticket: str, passport:
     assert run("booking_name_mismatch", user("GB", full_name=passport, bookings=[flight])) == []
     flight.traveller_name = "Jane Smith"  # and a different first name still alerts
     assert run("booking_name_mismatch", user("GB", full_name="John Smith", bookings=[flight]))
+
+
+@pytest.mark.parametrize(
+    ("ticket", "passport"),
+    [
+        ("Emre Yilmaz", "Emre Yıldız"),
+        ("Juergen Mayer", "Jürgen Müller"),
+        ("Anna Gras", "Anna Groß"),
+    ],
+)
+def test_a_different_surname_in_another_script_still_alerts(ticket: str, passport: str) -> None:
+    flight = rec(
+        "f", kind="flight", place="Nice", start=T(2025, 5, 3, 7), end=None, traveller_name=ticket
+    )
+    assert run("booking_name_mismatch", user("DE", full_name=passport, bookings=[flight]))
+
+
+def test_a_hostile_name_of_many_spelled_out_words_costs_no_more_than_its_length() -> None:
+    # each word with an umlaut has two forms: 2**400 spellings if all were tried
+    flight = rec("f", kind="flight", place="Nice", start=T(2025, 5, 3, 7), end=None,
+                 traveller_name=" ".join(["Müller"] * 400) + " Jürgen")  # fmt: skip
+    u = user("DE", full_name=" ".join(["Jürgen"] + ["Müller"] * 400), bookings=[flight])
+    assert run("booking_name_mismatch", u)  # first names differ
 
 
 def test_insurance_gaps_past_and_after_the_trip() -> None:

@@ -13,6 +13,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from anyascii import anyascii
+
 from uac.checks.library.common import (
     attr,
     cap,
@@ -384,27 +386,46 @@ _NAME_MARKS = re.compile(r"[^\w]+")
 _TITLES = frozenset(["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "sir", "mstr", "master"])
 
 
-def _name_tokens(name: str) -> list[str]:
-    """The words of a name as tickets write them: accents dropped ('Sinéad' is 'sinead'),
+# ICAO 9303 (machine-readable passports) may spell these letters out: Müller is MUELLER or
+# MULLER on a ticket, Øster OESTER or OSTER; anyascii gives the other, plain form.
+_ICAO_SPELLED = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "å": "aa", "ø": "oe"})
+
+
+def _name_words(name: str) -> list[tuple[str, ...]]:
+    """The words of a name as tickets write them, each in its plain and spelled-out Latin
+    forms: accents dropped ('Sinéad' is 'sinead', 'Yıldız' 'yildiz', 'Straße' 'strasse'),
     hyphens and apostrophes too ('Ashworth-Blake' is one word, 'ashworthblake'), titles left
     out, and airline order ('SMITH/JOHN MR') put back to first name first."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    if plain.count("/") == 1:
-        surname, given = plain.split("/")
-        plain = f"{given} {surname}"
-    words = (_NAME_MARKS.sub("", w) for w in _NAME_WORDS.split(plain.casefold()))
-    return [w for w in words if w and w not in _TITLES]
+    composed = unicodedata.normalize("NFC", name).casefold()
+    if composed.count("/") == 1:
+        surname, given = composed.split("/")
+        composed = f"{given} {surname}"
+    words = []
+    for word in _NAME_WORDS.split(composed):
+        forms = (_NAME_MARKS.sub("", anyascii(w)) for w in (word, word.translate(_ICAO_SPELLED)))
+        unique = tuple(dict.fromkeys(f for f in forms if f))
+        if unique and unique[0] not in _TITLES:
+            words.append(unique)
+    return words
 
 
-def _same_first_and_last(given: list[str], passport: list[str]) -> bool:
+def _spellings(words: list[tuple[str, ...]]) -> set[str]:
+    """Every way the words run together can be written, a form of each word at a time (the
+    plain forms alone for a name of many spelled-out words: their number doubles with each)."""
+    if len(words) > 8:
+        words = [w[:1] for w in words]
+    return {"".join(forms) for forms in itertools.product(*words)}
+
+
+def _same_first_and_last(given: list[tuple[str, ...]], passport: list[tuple[str, ...]]) -> bool:
     """The ticket's name starts with the passport's first name and ends with its surname,
     middle names left out or not; a first name or surname split in two ('Jean Luc',
-    'Ashworth Blake') still counts as itself."""
-    if given == passport or not passport:
-        return True  # nothing on the passport to compare with
-    firsts = {"".join(given[:j]) for j in range(1, len(given))}
-    lasts = {"".join(given[k:]) for k in range(1, len(given))}
-    return passport[0] in firsts and passport[-1] in lasts
+    'Ashworth Blake') still counts as itself; any word in either of its Latin forms."""
+    if not passport or _spellings(given) & _spellings(passport):
+        return True  # nothing on the passport to compare with, or the same name
+    firsts = set().union(*(_spellings(given[:j]) for j in range(1, len(given))))
+    lasts = set().union(*(_spellings(given[k:]) for k in range(1, len(given))))
+    return bool(firsts.intersection(passport[0])) and bool(lasts.intersection(passport[-1]))
 
 
 def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
@@ -412,7 +433,7 @@ def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> lis
     full = attr(user, "passport", "full_name")
     if not full:
         return []
-    passport = _name_tokens(full)
+    passport = _name_words(full)
     out = []
     for booking in records(user, "bookings"):
         name = getattr(booking, "traveller_name", None)
@@ -421,7 +442,7 @@ def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> lis
             continue  # hotels check the card holder, not the passport
         if start is not None and start.date() < today:
             continue
-        given = _name_tokens(name)
+        given = _name_words(name)
         if _same_first_and_last(given, passport):
             continue  # middle names may be left out
         what = f"{booking.kind or 'travel'} booking"
@@ -438,7 +459,8 @@ def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> lis
                 "first or last name can mean being refused at boarding.",
                 next_step=f"Ask the airline or agent to correct the name to '{full}' "
                 "(name corrections are often free if asked early).",
-                computation=f"booking {given} vs passport {passport}: first/last name differ",
+                computation=f"booking {[w[0] for w in given]} vs passport "
+                f"{[w[0] for w in passport]}: first/last name differ",
                 keys=(booking.key,),
                 fact_ids=booking.fact_ids,
                 paths=("user.passport.full_name",),
