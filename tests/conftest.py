@@ -46,6 +46,13 @@ settings.register_profile(
 settings.load_profile("uac")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` runs one worker more than there are cores: much of the suite waits on child
+    processes (`uac serve`, the CLI, PostgreSQL), and a third worker fills those waits
+    (bench/RESULTS.md, "the suite's time")."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--backend",

@@ -127,6 +127,9 @@ class Cluster:
     def _start(self, durable: bool = False) -> None:
         opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''"
         opts += " -c max_connections=200"
+        # Shared memory segments as files in the data directory (removed with it): POSIX
+        # ones outlive the immediate stop below and pile up in /dev/shm.
+        opts += " -c dynamic_shared_memory_type=mmap"
         if not durable:
             opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-w", "-t", "60", "-o", opts,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -83,13 +84,23 @@ def driver() -> Iterator[Any]:
         "--disable-component-update",
     ):
         options.add_argument(arg)
-    browser = webdriver.Chrome(options=options, service=Service(chromedriver))
+    # Chromium keeps its singleton socket in a directory under TMPDIR that a quit browser
+    # leaves behind: a short one of the test's own (a socket's path has ~100 characters at
+    # most), removed after it.
+    scratch = tempfile.mkdtemp(prefix="uac-chromium-")
+    service = Service(chromedriver, env={**os.environ, "TMPDIR": scratch})
+    try:
+        browser = webdriver.Chrome(options=options, service=service)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     browser.set_page_load_timeout(120)
     browser.implicitly_wait(5)  # a click that navigates returns before the next page is in
     try:
         yield browser
     finally:
         browser.quit()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def shot(driver: Any, name: str) -> Path:
