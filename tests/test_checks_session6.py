@@ -112,3 +112,18 @@ def test_a_pregnancy_is_current_until_two_weeks_past_its_due_date() -> None:
     assert (
         run("activity_vs_condition", user(events=[dive], conditions=[state]), D(2025, 8, 20)) == []
     )
+
+
+@pytest.mark.parametrize("period", ["fortnightly", "every_two_months", "weekly"])
+def test_a_payment_every_fortnight_or_two_months_is_recurring(period: str) -> None:
+    # paid by card (neither a standing order nor a direct debit): only its period says it recurs
+    closing = account("Nationwide current account", closing_on=D(2025, 3, 20))
+    water = pay("water", "Nationwide", "60", method="card", period=period, next_date=D(2025, 4, 2))
+    found = run(
+        "autopay_from_closing_account", user(bank_accounts=[closing], scheduled_payments=[water])
+    )
+    assert len(found) == 1 and "water" in found[0].message
+    once = pay("water", "Nationwide", "60", method="card", period="once", next_date=D(2025, 4, 2))
+    assert not run(
+        "autopay_from_closing_account", user(bank_accounts=[closing], scheduled_payments=[once])
+    )

@@ -333,7 +333,7 @@ def _over_daily_limit(
     return out
 
 
-_RECURRING = ("weekly", "monthly", "quarterly", "yearly")
+_RECURRING = ("weekly", "fortnightly", "monthly", "every_two_months", "quarterly", "yearly")
 
 
 def _next_after(p: Any, day: dt.date) -> dt.date | None:

@@ -332,7 +332,10 @@ class Subscription:
     """Price per period."""
     currency: str | None = None
     """ISO 4217 currency."""
-    period: Literal["weekly", "monthly", "quarterly", "yearly"] | None = None
+    period: (
+        Literal["weekly", "fortnightly", "monthly", "every_two_months", "quarterly", "yearly"]
+        | None
+    ) = None
     """Billing period."""
     started_on: datetime.date | None = None
     """First billing day."""
@@ -409,7 +412,12 @@ class ScheduledPayment:
     """Account or card it is paid from (its name, e.g. 'Barclays account')."""
     method: Literal["standing_order", "direct_debit", "card", "transfer", "other"] | None = None
     """How it is paid."""
-    period: Literal["once", "weekly", "monthly", "quarterly", "yearly"] | None = None
+    period: (
+        Literal[
+            "once", "weekly", "fortnightly", "monthly", "every_two_months", "quarterly", "yearly"
+        ]
+        | None
+    ) = None
     """How often."""
     day_of_month: int | None = None
     """Day of the month a monthly payment goes out."""
