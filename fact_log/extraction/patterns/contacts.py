@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import safe_date
+from uac.fact_log.extraction.patterns.dates import DateMatch, safe_date
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -152,8 +152,8 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 for d in dates_in(sent, "past", ctx.today, ctx.anchor)
                 if d.start > sent.start + bday.start()
             ]
-            if dates and dates[0].valid and dates[0].explicit_year:
-                value["birthday"] = dates[0].date  # a birthday without a year is not a date
+            if dates and dates[0].valid and dates[0].date is not None:
+                value["birthday"] = this_year(dates[0], ctx.today)
         if (age := _TURNS.search(sent.text)) is not None:
             day = next((d.date for d in dates_in(sent, "future", ctx.today) if d.valid), None)
             if (born := born_on(day, age)) is not None:
@@ -203,15 +203,25 @@ def _full_form(text: str, after: int, name: str) -> str:
 
 # "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
 _TURNS = re.compile(
-    r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))", re.I
+    r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
+    # "Sister Rosalind's 50th: 17 June", "my dad's 70th is on the 15th": a round birthday
+    r"['’]s\s+(?P<nth>\d{2,3})(?:st|nd|rd|th)\b(?:\s+birthday)?(?=\s*[:,–-]|\s+(?:is|on|was)\b)",
+    re.I,
 )
+
+
+def this_year(day: DateMatch, today: dt.date) -> dt.date | None:
+    """A birthday said without a year is this year's date of it (the older sets' reading)."""
+    if day.explicit_year or day.date is None:
+        return day.date
+    return safe_date(today.year, day.date.month, day.date.day) or day.date
 
 
 def born_on(birthday: dt.date | None, age: re.Match[str]) -> dt.date | None:
     """The date of birth of someone turning n on a day (None past the calendar)."""
     if birthday is None:
         return None
-    return safe_date(birthday.year - int(age["n"]), birthday.month, birthday.day)
+    return safe_date(birthday.year - int(age["n"] or age["nth"]), birthday.month, birthday.day)
 
 
 def _near(m: re.Match[str], other: re.Match[str]) -> bool:

@@ -163,6 +163,8 @@ WEEKDAY_ABBR = {
 }
 WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
 _ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
+# a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
+_WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
@@ -171,7 +173,8 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    r"this (?:morning|afternoon|evening)|" + calendar_days.MAYBE_WORDS,
+    r"this (?:morning|afternoon|evening)|(?:next|this|coming)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
+    + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -310,6 +313,9 @@ def _find_dates(
             d: dt.date | None = _weekday(today, m[1], WEEKDAYS[m[2].lower()], prefer)
         except OverflowError:
             d = None  # beyond year 1..9999: no such date
+        found.append(DateMatch(m.start(), m.end(), m[0], d))
+    for m in _WEEKDAY_SHORT.finditer(text):  # "physio next tue", "this thurs"
+        d = _weekday(today, m[1], WEEKDAY_ABBR[m[2].lower()], prefer)
         found.append(DateMatch(m.start(), m.end(), m[0], d))
     for m in _IN_N.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))

@@ -322,14 +322,22 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not found or found[0][2] - leg.start > 3:
             continue  # the stop opens with its place ("then Italy ...", "then in Berlin ...")
         city, country, _ = found[0]
-        days = [d for d in dates_in(leg, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+        # the leg's days read in the whole sentence: "on 4 July ... on to Cairo on the 9th"
+        # is 9 July (the month said before the leg)
+        days = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.valid and d.date and leg.start <= d.start < leg.start + len(leg.text)
+        ]
         stay = span_of(days, ctx.text, 0)
         if stay is None and days:  # "then on to Rome on 10 June, home on 20 June"
             stay = (days[0].date, first.value.get("return_date") or days[0].date)  # type: ignore[assignment]
         if stay is None or (country, city) in seen or stay[1] < stay[0]:
             continue
         seen.add((country, city))
-        value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
+        value: dict[str, Any] = {"country": country, "depart": stay[0]}
+        if stay[1] > stay[0] or first.value.get("return_date"):
+            value["return_date"] = stay[1]  # a stop said with one day has no return of its own
         if city:
             value["city"] = city
         if mode := first.value.get("transport"):

@@ -140,6 +140,11 @@ _STAY = re.compile(
     + LODGING
     + r"\s+(?:is|'s|was\s+booked|booked)\b|"
     r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + LODGING + r"\b|"
+    # "Staying at the Hilton Rome 4-7 May", "we're staying in a guesthouse in Oban from the 3rd"
+    r"(?:(?:i|we)(?:'m|'re|'ll\s+be|\s+am|\s+are|\s+will\s+be)\s+)?staying\s+(?:at|in)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?:[\w'’&-]+\s+){0,2}?"
+    + LODGING
+    + r"\b(?:\s+(?P<named>(?-i:[A-Z][\w'’-]+)))?|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
     r"(?:the\s+)?" + LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
     # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
@@ -408,6 +413,8 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         place = city  # "the Pod in Times Square": a spot in the trip's city, not a place
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
+    if head is not None and head["named"] and not said:
+        place = _city(head["named"]) or place  # "the Hilton Rome": the chain, then its city
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     check_in = _CHECK_IN.search(sent.text)
     ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]

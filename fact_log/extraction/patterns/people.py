@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.contacts import OCCUPATIONS, RELATIONS, relationship
+from uac.fact_log.extraction.patterns.contacts import (
+    OCCUPATIONS,
+    RELATIONS,
+    relationship,
+    this_year,
+)
 from uac.fact_log.extraction.patterns.dates import safe_date
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -62,7 +67,11 @@ _KNOWN_JOB = re.compile(
     r"(?P<role>" + OCCUPATIONS + r")\b",
     re.I,
 )
-_BIRTHDAY = re.compile(r"\b(?P<name>" + _WORD + r")['’]s\s+birthday\s+is\b")
+# "Lou's birthday is ...", "Jocelyn birthday is on Sept 21" (the possessive left unsaid)
+_BIRTHDAY = re.compile(
+    r"\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
+    r"(?:['’]s)?\s+(?i:birthday)(?:\s+is|['’]s)\b"
+)
 _BORN_IN = re.compile(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)
 _DOCTOR_ACTS = re.compile(
     r"\b(?P<name>(?:Dr|Doctor)\.?\s" + _WORD + r")\s+(?i:started|put|prescribed|referred|"
@@ -146,14 +155,31 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {"name": name, key: " ".join(m["value"].split())})
     elif "," in text and (m := _KNOWN_JOB.match(text)) and (name := _known(ctx, m["name"])):
         emit(ctx, sent, "contacts.contacts", {"name": name, "role": m["role"].lower()})
-    if owned and (m := _BIRTHDAY.search(text)) and (year := _BORN_IN.search(text)):
-        days = [d for d in dates_in(sent, "past", ctx.today) if d.valid and d.date]
-        born = safe_date(int(year["year"]), days[0].date.month, days[0].date.day) if days else None  # type: ignore[union-attr]
-        if born is not None and m["name"] not in NOT_NAMES:
-            emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
+    if "irthday" in text and (m := _BIRTHDAY.search(text)) and m["name"] not in said:
+        _birthday(ctx, sent, parts, m)
     _corrected(ctx, sent)
     if "D" in text and (m := _DOCTOR_ACTS.search(text)) and in_clause(m, parts, sent):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
+
+
+def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
+    """A named person's birthday: with the year they were born, else this year's date."""
+    if m["name"] in NOT_NAMES or not in_clause(m, parts, sent):
+        return
+    days = [
+        d
+        for d in dates_in(sent, "past", ctx.today)
+        if d.valid and d.date and d.start > sent.start + m.start()
+    ]
+    if not days:
+        return
+    year = _BORN_IN.search(sent.text)
+    day = days[0].date
+    born = (
+        safe_date(int(year["year"]), day.month, day.day) if year else this_year(days[0], ctx.today)
+    )  # type: ignore[union-attr]
+    if born is not None:
+        emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
 
 
 RULES: tuple[Rule, ...] = (rule_people_shapes,)

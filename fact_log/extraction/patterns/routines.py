@@ -333,6 +333,12 @@ _WEEKLY_SLOT = re.compile(
 _NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
 
 
+def next_week_day(today: dt.date, weekday: int) -> dt.date:
+    """That weekday of next week, the week from the coming Monday (said on a Sunday, the
+    week from tomorrow: ambiguity.date_notes flags the other reading)."""
+    return today + dt.timedelta(days=7 - today.weekday() + weekday)
+
+
 def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A thing, then its weekday and hours: a weekly event from the first such day."""
     if not any(ch.isdigit() for ch in sent.text):
@@ -359,7 +365,7 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     start = _STARTING.search(sent.text, m.end())
     later = [d for d in dates_in(sent, "future", ctx.today) if d.valid and d.date]
     if _NEXT_WEEK.search(sent.text):
-        first = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + day)
+        first = next_week_day(ctx.today, day)
     elif start is not None and (after := [d for d in later if d.start >= sent.start + start.end()]):
         begins = after[0].date
         first = begins + dt.timedelta(days=(day - begins.weekday()) % 7)  # type: ignore[operator]
@@ -414,7 +420,7 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         wd = WEEKDAYS.get(named.lower())
         if wd is not None and isinstance(begin, dt.datetime) and _NEXT_WEEK.search(sent.text):
             # "wednesdays 7-9pm starting next week": that weekday of the coming Monday's week
-            day = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + wd)
+            day = next_week_day(ctx.today, wd)
             value["start"] = dt.datetime.combine(day, begin.time())
         until = _UNTIL.search(sent.text, m.end())
         if until is not None:

@@ -107,6 +107,9 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
     goal = next(g for g in goals if g)
     goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
+    goal = _REPORTED.sub("", goal)  # "my boss says the report is due": the report
+    if not goal or re.match(r"(?:his|her|their)\b", goal, re.I):
+        return  # "my boss says the deadline is Friday": whose deadline for what is unsaid
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
@@ -150,6 +153,13 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
+_REPORTED = re.compile(
+    r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
+    r"mentioned|confirmed|reminded\s+(?:me|us)|wrote|emailed)(?:\s+that)?(?:\s+(?:the|my|our)\b)?"
+    r"\s*",
+    re.I,
+)
 _NOT_A_GOAL = re.compile(
     r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
     r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",

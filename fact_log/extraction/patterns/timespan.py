@@ -163,9 +163,35 @@ _DATE_NUMBER = re.compile(
 )
 
 
+# "18h", "9h30", "7h40" (continental hours), "tue 4.15" (a dotted time after its day)
+_H_TIME = re.compile(
+    r"\b(\d{1,2})h(\d{2})\b|(?<=\bat[ \t])(\d{1,2})h\b|(?<=\bto[ \t])(\d{1,2})h\b|"
+    r"(?<=\bfrom[ \t])(\d{1,2})h\b|(?<=til[ \t])(\d{1,2})h\b|(?<=till[ \t])(\d{1,2})h\b|"
+    r"(?<=[@–-][ \t])(\d{1,2})h\b",
+    re.I,
+)
+_DAY_DOT_TIME = re.compile(
+    r"\b((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|today|tomorrow|tonight)[ \t]{1,3}"
+    r"(\d{1,2})\.([0-5]\d)\b(?!\.\d)",
+    re.I,
+)
+
+
+def _hours(m: re.Match[str]) -> str:
+    hour = next(g for g in (m[1], *m.groups()[2:]) if g)
+    return f"{hour}:{m[2] or '00'}" if int(hour) < 24 else m[0]
+
+
+def _continental(text: str) -> str:
+    """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15"."""
+    if "h" in text:
+        text = _H_TIME.sub(_hours, text)
+    return _DAY_DOT_TIME.sub(r"\1 at \2:\3", text) if "." in text else text
+
+
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
-    text = spoken_times(text)
+    text = _continental(spoken_times(text))
     if _DATE_NUMBER.search(text):  # blanked, same length: "from 1 June" holds no 1pm
         text = _DATE_NUMBER.sub(lambda m: " " * len(m[0]), text)
     if "-" in text or "–" in text:

@@ -40,7 +40,7 @@ _TRAVEL = re.compile(
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
+    r"\b(?:to|into|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
     r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
     r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
     r"((?:[A-Za-z][\w'’.-]{0,20})"

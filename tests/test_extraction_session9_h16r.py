@@ -1,0 +1,117 @@
+"""Session 9 (h16r): reviewers' defects and the constructs behind blind5's misses in travel,
+documents, schedule, tasks and contacts, each tested in other words and registers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from tests.candidates import AT, D, T, found, of
+from uac.fact_log.extraction.patterns.ambiguity import date_notes
+from uac.fact_log.extraction.patterns.timespan import clock
+
+# -- reviewers' defects ------------------------------------------------------------------
+
+
+def test_who_said_a_deadline_is_not_the_task() -> None:
+    assert of("tasks.tasks", found("My boss says the deadline is Friday")) == []
+    assert of("tasks.tasks", found("manager reckons our deadline is the 20th")) == []
+    tasks = of("tasks.tasks", found("my supervisor said the chapter draft is due on 14 June"))
+    assert [t["goal"] for t in tasks] == ["Chapter draft"]
+    tasks = of(
+        "tasks.tasks", found("landlord told me the deposit form has to be returned by the 20th")
+    )
+    assert [(t["goal"], t["due_date"]) for t in tasks] == [("Deposit form", D(2025, 6, 20))]
+    assert of("tasks.tasks", found("Tom says his essay is due Friday")) == []
+
+
+def test_a_trip_and_its_return_in_the_next_sentence_are_one_trip() -> None:
+    trips = of("travel.trips", found("Off to Oslo on 12 August. Back on the 19th."))
+    assert trips == [
+        {"city": "Oslo", "country": "NO", "depart": D(2025, 8, 12), "return_date": D(2025, 8, 19)}
+    ]
+    trips = of("travel.trips", found("train to Lyon on 2 July! back home on the 6th"))
+    assert [t.get("return_date") for t in trips] == [D(2025, 7, 6)]
+
+
+def test_a_day_and_months_dot_does_not_end_the_sentence() -> None:
+    trips = of("travel.trips", found("Flying to Prague 27.12. and back 3.1."))
+    assert [(t["depart"], t.get("return_date")) for t in trips] == [
+        (D(2025, 12, 27), D(2026, 1, 3))
+    ]
+    away = of("schedule.away_periods", found("out of office 22.12 to 5.01, back after"))
+    assert [(a["start"], a["end"]) for a in away] == [(D(2025, 12, 22), D(2026, 1, 5))]
+    # a price is no date
+    assert of("schedule.away_periods", found("paid 19.12 for the taxi")) == []
+
+
+def test_staying_at_a_named_hotel_is_a_booking() -> None:
+    stays = of("travel.bookings", found("Staying at the Marriott Vienna from 9 to 12 September."))
+    assert stays == [
+        {
+            "kind": "hotel",
+            "place": "Vienna",
+            "start": T(2025, 9, 9, 15),
+            "end": T(2025, 9, 12, 11),
+        }
+    ]
+    stays = of(
+        "travel.bookings",
+        found("we're staying in a small guesthouse in Oban from the 3rd, two nights"),
+    )
+    assert [(s["place"], s["start"].date(), s["end"].date()) for s in stays] == [
+        ("Oban", D(2025, 6, 3), D(2025, 6, 5))
+    ]
+
+
+def test_the_first_destination_is_the_trip_and_the_onward_leg_keeps_the_month() -> None:
+    trips = of(
+        "travel.trips", found("flying into Lisbon on 2 October, then on to Madrid on the 6th")
+    )
+    assert [(t["city"], t["depart"]) for t in trips] == [
+        ("Lisbon", D(2025, 10, 2)),
+        ("Madrid", D(2025, 10, 6)),
+    ]
+    assert all("return_date" not in t for t in trips)
+
+
+def test_a_named_relatives_birthday_without_a_year_is_this_years_date() -> None:
+    people = of("contacts.contacts", found("My brother Piotr's birthday is on the 3rd of october"))
+    assert people == [{"name": "Piotr", "relationship": "brother", "birthday": D(2025, 10, 3)}]
+    people = of("contacts.contacts", found("Grace birthday is on Nov 2"))
+    assert people == [{"name": "Grace", "birthday": D(2025, 11, 2)}]
+    assert of("contacts.contacts", found("Her birthday is 3 May")) == []
+    # with the year of birth or an age, the date of birth
+    people = of("contacts.contacts", found("Kim's birthday is 4 April, she was born in 1990"))
+    assert people == [{"name": "Kim", "birthday": D(1990, 4, 4)}]
+
+
+def test_next_week_said_on_a_sunday_is_flagged() -> None:
+    sunday, monday = dt.date(2025, 6, 1), dt.date(2025, 6, 2)
+    notes = date_notes("the course starts next week", sunday)
+    assert notes == [
+        {
+            "kind": "ambiguous_date",
+            "text": "next week",
+            "readings": ["2025-06-02", "2025-06-09"],
+            "stored": "2025-06-02",
+        }
+    ]
+    assert date_notes("the course starts next week", monday) == []
+    events = of("schedule.events", found("choir on thursdays 7pm, starting next week", at=AT))
+    assert [e["start"] for e in events] == [T(2025, 6, 5, 19)]
+
+
+# -- dates and times as continental and clipped writers write them -------------------------
+
+
+def test_continental_hours_and_dotted_times_after_a_day() -> None:
+    assert clock("rdv at 18h").start == dt.time(18)  # type: ignore[union-attr]
+    assert clock("le cours à 9h30 puis").start == dt.time(9, 30)  # type: ignore[union-attr]
+    assert clock("a 2h drive") is None and clock("48h later") is None
+    events = of("schedule.events", found("osteo next thurs 2.40 for my back"))
+    assert [e["start"] for e in events] == [T(2025, 6, 5, 14, 40)]
+
+
+def test_dotted_day_and_month_without_a_closing_dot_after_a_days_word() -> None:
+    stays = of("travel.bookings", found("Hotel Astoria in Riga, check-in 4.03, check-out 8.03."))
+    assert [(s["start"].date(), s["end"].date()) for s in stays] == [(D(2026, 3, 4), D(2026, 3, 8))]
