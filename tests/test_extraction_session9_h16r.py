@@ -115,3 +115,91 @@ def test_continental_hours_and_dotted_times_after_a_day() -> None:
 def test_dotted_day_and_month_without_a_closing_dot_after_a_days_word() -> None:
     stays = of("travel.bookings", found("Hotel Astoria in Riga, check-in 4.03, check-out 8.03."))
     assert [(s["start"].date(), s["end"].date()) for s in stays] == [(D(2026, 3, 4), D(2026, 3, 8))]
+
+
+# -- "last" as an adjective is no past; a journey is not a calendar event -----------------
+
+
+def test_a_last_minute_or_last_trip_is_still_to_come() -> None:
+    trips = of("travel.trips", found("flying last minute to Dubrovnik, 14 to 21 september"))
+    assert [t["depart"] for t in trips] == [D(2025, 9, 14)]
+    trips = of("travel.trips", found("one last getaway before the baby: Edinburgh, 6 to 8 July"))
+    assert [t["depart"] for t in trips] == [D(2025, 7, 6)]
+    trips = of("travel.trips", found("drove to Leeds last weekend, 24 to 26 May"))
+    assert [t["depart"] for t in trips] == [D(2025, 5, 24)]
+
+
+def test_a_booked_holiday_or_week_is_a_trip_not_an_event() -> None:
+    cands = found("booked a last minute long weekend in Bruges, 12 to 15 march")
+    assert of("schedule.events", cands) == []
+    assert [t["city"] for t in of("travel.trips", cands)] == ["Bruges"]
+    cands = found("Finally booked a proper holiday. crete 14-24 june")
+    assert of("schedule.events", cands) == []
+    assert of("schedule.events", found("booked a pottery course, starts 3 July 6pm")) != []
+
+
+# -- where an event takes place ------------------------------------------------------------
+
+
+def test_an_events_place_said_by_kind_street_or_number() -> None:
+    def where(text: str) -> list[str | None]:
+        return [e.get("location") for e in of("schedule.events", found(text))]
+
+    assert where("book club is every Thursday at 7 pm in the library, never changes") == ["library"]
+    assert where("Our team lunch is on 4 June at 1pm in Dock 9, Canary Wharf") == ["Dock 9"]
+    assert where("dentist moved to fri 6th june 9am, Dr Patel on Station Rd") == ["Station Rd"]
+    assert where("hairdresser on friday at 10 in the morning") == [None]
+
+
+# -- documents: insurance by "is", an extension, a passport named as the topic --------------
+
+
+def test_an_insurer_said_with_is_and_its_days() -> None:
+    pols = of(
+        "identity.insurance_policies", found("my travel insurance is Allianz, only till 20 July!!")
+    )
+    assert pols == [{"kind": "travel", "provider": "Allianz", "valid_until": D(2025, 7, 20)}]
+    pols = of(
+        "identity.insurance_policies", found("Travel insurance is Aviva Plus, 10 Aug to 10 Sep")
+    )
+    assert [(p["provider"], p["valid_from"], p["valid_until"]) for p in pols] == [
+        ("Aviva Plus", D(2025, 8, 10), D(2025, 9, 10))
+    ]
+    assert of("identity.insurance_policies", found("my travel insurance is Expensive")) == []
+
+
+def test_a_policy_extended_in_the_next_line_takes_the_new_last_day() -> None:
+    pols = of(
+        "identity.insurance_policies",
+        found("ok renewed, now it's until 31.08", "my travel insurance is Allianz, till 20 July."),
+    )
+    assert [p["valid_until"] for p in pols] == [D(2025, 8, 31)]
+
+
+def test_a_passport_named_as_the_lines_topic_is_the_users() -> None:
+    assert of("identity.passport.issuing_country", found("Kenyan passport, expires 2030")) == ["KE"]
+    assert of("identity.passport.issuing_country", found("irish passport too btw")) == ["IE"]
+    assert of("identity.passport.issuing_country", found("US passport holders need an ESTA")) == []
+    assert of("identity.passport.issuing_country", found("British passport office is slow")) == []
+
+
+# -- tasks: the goal by its relation to "due", the day by its relation to the ask -----------
+
+
+def test_the_goal_is_the_thing_due_not_whom_it_is_for() -> None:
+    tasks = of("tasks.tasks", found("Reminder: VAT return for the business due 7 August"))
+    assert [(t["goal"], t["due_date"]) for t in tasks] == [("VAT return", D(2025, 8, 7))]
+    tasks = of("tasks.tasks", found("Also: gas safety certificate, deadline 31/10."))
+    assert [(t["goal"], t["due_date"]) for t in tasks] == [
+        ("Gas safety certificate", D(2025, 10, 31))
+    ]
+    tasks = of("tasks.tasks", found("the visa paperwork has to be in with the embassy by 30 april"))
+    assert [t["due_date"] for t in tasks] == [D(2026, 4, 30)]
+
+
+def test_a_reminders_day_is_not_taken_from_another_clause() -> None:
+    cands = found("my nephew Sam turns 18 on the 9th of next month, remind me to get him a card")
+    assert [t.get("due_date") for t in of("tasks.tasks", cands)] == [None]
+    assert [p["birthday"] for p in of("contacts.contacts", cands)] == [D(2007, 7, 9)]
+    tasks = of("tasks.tasks", found("remind me on the 8th to send the meter reading"))
+    assert [t["due_date"] for t in tasks] == [D(2025, 6, 8)]

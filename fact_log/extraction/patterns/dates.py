@@ -163,6 +163,12 @@ WEEKDAY_ABBR = {
 }
 WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
 _ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
+# "the 17th of next month", "on the 3rd of this month"
+_NTH_OF_MONTH = re.compile(
+    r"\b(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)?[ \t]{1,3}of[ \t]{1,3}"
+    r"(next|this|the[ \t]+following)[ \t]{1,3}month\b",
+    re.I,
+)
 # a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
 _WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
@@ -321,6 +327,10 @@ def _find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, -_amount(m[1]), m[2])))
+    if "month" in text:  # "the 17th of next month"
+        for m in _NTH_OF_MONTH.finditer(text):
+            month = add_months(today.replace(day=1), 0 if m[2].lower() == "this" else 1)
+            found.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[1]))))
     for m in _END_OF.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
     if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."

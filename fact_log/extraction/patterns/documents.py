@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
+    NOT_NAMES,
     UNCERTAIN,
     Ctx,
     Rule,
@@ -173,6 +174,10 @@ _INSURANCE = re.compile(
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
     r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
+    # "my travel insurance is PZU, only till 20 July", "Travel insurance is AXA Mansard, ..."
+    r"|\b(?P<kind6>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+"
+    r"(?i:insurance|cover|policy)\s+(?i:is|=)\s+(?P<provider6>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    r"(?=\s*(?:[,;.!]|$|\s(?i:till|until|from|valid|to)\b))"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
     r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)"
     r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
@@ -194,6 +199,8 @@ _POLICY_NUMBER = re.compile(
 )
 
 
+_PROVIDERS = ("provider", "provider2", "provider3", "provider4", "provider5", "provider6")
+_KINDS = ("kind", "kind3", "kind4", "kind5", "kind6")
 _INSURED = re.compile(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
 
 
@@ -210,10 +217,13 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
         return
-    provider = m["provider"] or m["provider2"] or m["provider3"] or m["provider4"] or m["provider5"]
-    if not provider[:1].isupper():
+    said = m.groupdict()
+    provider = next(said[k] for k in _PROVIDERS if said[k])
+    if not provider[:1].isupper() or provider.split()[0] in NOT_NAMES:
         return
-    kind = (m["kind"] or m["kind3"] or m["kind4"] or m["kind5"] or "").lower()
+    kind = next((said[k] for k in _KINDS if said[k]), "").lower()
+    if said["provider6"] and not dates_in(sent, "future", ctx.today, ctx.anchor):
+        return  # "my travel insurance is Expensive": an insurer by "is" only with its days
     if m["de"] is not None:  # "Auslandskrankenversicherung": abroad + health, a travel cover
         kind = next((k for w, k in _DE_KIND if w in m["de"].lower()), "")
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
@@ -267,7 +277,11 @@ _PASSPORT_OF = re.compile(
     # "US passport holder", "British passport holder, living in Manchester"
     r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
     + _NATIONS
-    + r"|UK|US|USA)\s+passport\s+holder\b",
+    + r"|UK|US|USA)\s+passport\s+holder\b"
+    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
+    # the line's topic (a remark on it follows, never a verb of its own)
+    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + _NATIONS + r"|UK|US|USA)\s+passport\b"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good)\b)",
     re.IGNORECASE,
 )
 
@@ -279,7 +293,7 @@ def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    said = m["adj"] or m["holder"]
+    said = m["adj"] or m["holder"] or m["lead"]
     code = NATIONALITIES.get(said.lower()) or country_code(said)
     if code is not None:
         ctx.add("identity.passport.issuing_country", code, sent, 0.8)

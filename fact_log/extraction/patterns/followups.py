@@ -150,6 +150,14 @@ _IT_VALID = re.compile(
 )
 
 
+# "ok extended, now it's until 31.07", "renewed it till March": the document's new last day
+_EXTENDED = re.compile(
+    r"^(?:ok(?:ay)?[,\s]+|so\s+|and\s+)?(?:i\s+|i've\s+|we\s+)?(?:just\s+)?"
+    r"(?:extended|renewed|prolonged)\b[^.?!]{0,30}?\b(?:until|till|til|to|through)\b",
+    re.I,
+)
+
+
 # "the number is 533912870": the number of the document just talked about
 _DOC_NUMBER = re.compile(
     r"^(?:and\s+|oh\s+|also\s+)?(?:the|its|it's)\s+(?:document\s+)?(?:number|no\.?)\s*"
@@ -165,7 +173,7 @@ def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     known = doc is not None and doc.kind in ("passport", "driver_licence")
     if num and known and plain(sent) and any(ch.isdigit() for ch in num[1]):
         ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)  # type: ignore[union-attr]
-    m = _IT_VALID.search(sent.text)
+    m = _IT_VALID.search(sent.text) or _EXTENDED.search(sent.text)
     if m is None or not plain(sent):
         return
     day = first_date(ctx, sent, m.end())

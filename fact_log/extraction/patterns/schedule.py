@@ -69,7 +69,7 @@ _TITLE_DROP = word_set(
     "getting finally about joined join joining started starting attend attending"
 )
 _DEADLINE = re.compile(
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
+    r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
     r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
     r"(?!\s+to\b)|"
@@ -88,7 +88,11 @@ _DEADLINE = re.compile(
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
     # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
-    r"renewing|[a-z]{3,15}(?:ed|ing|en))\s+(?:by|before)\b|"
+    r"renewing|[a-z]{3,15}(?:ed|ing|en))"
+    # "has to be in with the NMC by 30 april": who receives it, then the day
+    r"(?:\s+(?:with|to)\s+(?:the|my|our)\s+[\w-]{2,15})?\s+(?:by|before)\b|"
+    # "Also: practising certificate renewal, deadline 31/10": a thing, then its deadline
+    r"(?:^|(?<=:\s))(?:also\s+)?(?P<goal8>[A-Za-z][\w'’ -]{2,60}?)\s*[,–-]\s*deadline\b|"
     # "The grant application closes on 20 March": a call that closes is a deadline
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
     r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
@@ -105,7 +109,11 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not in_clause(m, parts, sent):
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
-    goal = next(g for g in goals if g)
+    goal = next((g for g in goals if g), None) or m["goal8"]
+    if _DONE_BY_OTHER.search(sent.text, m.end()):
+        return  # "school registration, deadline is 1 August but my wife is doing it"
+    # "annual returns for my company due 30 Nov": whom it is for is no part of the goal
+    goal = re.sub(r"\s+for\s+(?:my|our|the)\s+[\w'’-]+$", "", goal, flags=re.I)
     goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
     goal = _REPORTED.sub("", goal)  # "my boss says the report is due": the report
     if not goal or re.match(r"(?:his|her|their)\b", goal, re.I):
@@ -153,6 +161,13 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# "... but my wife is doing it", "Tom will handle that": the task is someone else's
+_DONE_BY_OTHER = re.compile(
+    r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
+    r"(?:doing|handling|sorting|taking\s+care\s+of|do|handle|sort|take\s+care\s+of)\s+"
+    r"(?:it|that|this|them)\b",
+    re.I,
+)
 # "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
 _REPORTED = re.compile(
     r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
@@ -247,6 +262,16 @@ def named_event(text: str) -> str | None:
     return title[:1].upper() + title[1:]
 
 
+_JOURNEY_WORDS = word_set("holiday holidays vacation trip week weekend getaway break")
+
+
+def a_journey(title: str) -> bool:
+    """Whether an event's title names a journey ("proper holiday", "last minute week"): the
+    trip rules read those, a calendar event of whole days would double them."""
+    words = title.lower().split()
+    return bool(words) and words[-1] in _JOURNEY_WORDS
+
+
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
@@ -285,6 +310,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     start = dt.datetime.combine(day, when.start if when else dt.time(0, 0))
     end = _end(ctx, sent, dates, start, when)
     title = event_title(sent.text, ev)
+    if a_journey(title):
+        return  # "booked a proper holiday", "a last minute week in Porto": a trip, not an event
     if ev[0].lower() == "table" and (loc := _LOCATION.search(sent.text, ev.end())):
         title = f"Table at {loc[1]}"  # "booked a table at Dishoom"
     value: dict[str, Any] = {"title": title[:1].upper() + title[1:], "start": start}
@@ -297,12 +324,32 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["with_whom"] = people
             if title.lower() in ("meeting", "call", "lunch", "dinner", "coffee", "catch-up"):
                 value["title"] = f"{value['title']} with {people[0]}"
-    loc = _LOCATION.search(sent.text) or _TRAILING_PLACE.search(sent.text, ev.end())
+    loc = (
+        _STREET.search(sent.text)
+        or _NUMBERED_PLACE.search(sent.text)
+        or _LOCATION.search(sent.text)
+        or _VENUE.search(sent.text)
+        or _TRAILING_PLACE.search(sent.text, ev.end())
+    )
     if loc is not None and loc[1].split()[0] not in NOT_NAMES:
-        value["location"] = loc[1]
+        value["location"] = " ".join(loc[1].split())
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
+# "on Mill Rd", "(Harley St)": a street said with its name
+_STREET = re.compile(
+    r"(?:\b(?:on|at|in|off)\s+|\()((?-i:[A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)\s(?i:rd|road|st|street|"
+    r"ave|avenue|lane|ln|way|drive|square|sq|place|pl|terrace|crescent|close)\b\.?)"
+)
+# "in the church hall", "at the university arena", "in Pier 7": where, said by its kind of
+# place in lower case, or a name with its number
+_VENUE = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
+    r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
+    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre)\b)",
+    re.I,
+)
+_NUMBERED_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
 # "christening at 2pm, St Mary's": a capitalised name standing alone as the last clause
 _TRAILING_PLACE = re.compile(
     r",\s*(?:the\s+)?((?-i:(?:St\.?\s+)?[A-Z][\w'’]+(?:\s+[A-Z][\w'’]+){0,3}))\s*[.!]*$"

@@ -83,7 +83,11 @@ _PURPOSE = (
     (re.compile(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
 )
 PAST = re.compile(
-    r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been|last)\b",
+    r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been)\b|"
+    # "last year", "last June", "the last time": a time gone by ("a last trip before the
+    # baby", "a last minute week in Porto" are still to come)
+    r"\blast\s+(?!minute\b|trip\b|chance\b|one\b|holiday\b|break\b|getaway\b|leg\b|"
+    r"stop\b|day\b|night\b|flight\b|train\b|bit\b)\w+|\bthe\s+last\s+(?:time|day|night)\b",
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(
