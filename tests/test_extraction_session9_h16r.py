@@ -203,3 +203,91 @@ def test_a_reminders_day_is_not_taken_from_another_clause() -> None:
     assert [p["birthday"] for p in of("contacts.contacts", cands)] == [D(2007, 7, 9)]
     tasks = of("tasks.tasks", found("remind me on the 8th to send the meter reading"))
     assert [t["due_date"] for t in tasks] == [D(2025, 6, 8)]
+
+
+# -- contacts: in-laws, grandchildren, honorifics, cards with a role, how met, local numbers --
+
+
+def _people(text: str, *earlier: str) -> list[dict]:
+    return of("contacts.contacts", found(text, *earlier))
+
+
+def test_relations_said_in_more_words() -> None:
+    assert _people("my father in law Henryk is staying over") == [
+        {"name": "Henryk", "relationship": "father-in-law"}
+    ]
+    assert _people("My granddaughter Maisie's telephone is 555-0177, she's at college") == [
+        {"name": "Maisie", "relationship": "granddaughter", "phone": "555-0177"}
+    ]
+
+
+def test_an_honorific_is_no_part_of_the_name() -> None:
+    assert _people("My employer is Sir Rahul, his number +971 50 555 0188") == [
+        {"name": "Rahul", "relationship": "employer", "phone": "+971 50 555 0188"}
+    ]
+
+
+def test_a_card_labelled_by_a_role_with_a_name_in_any_latin_letters() -> None:
+    assert _people("new accountant: Tomasz Król, tomek.krol@biuro.pl, 601 234 567") == [
+        {
+            "name": "Tomasz Król",
+            "role": "accountant",
+            "email": "tomek.krol@biuro.pl",
+            "phone": "601 234 567",
+        }
+    ]
+    # an amount in groups of three is no phone
+    assert _people("paid 512 345 678 zł for the flat") == []
+
+
+def test_how_the_user_met_someone_said_after_the_name() -> None:
+    people = _people("My friend Zoë from the running club, her number is 07700 900123")
+    assert [p.get("how_met") for p in people] == ["from running club"]
+    people = _people("My best friend here is Grace, she is also from Cebu, we met in church")
+    assert people == [{"name": "Grace", "relationship": "best friend", "how_met": "in church"}]
+    assert [p.get("how_met") for p in _people("my friend Tom from Leeds is visiting")] == [None]
+
+
+# -- places written with their own letters; several places of one trip ----------------------
+
+
+def test_a_place_written_with_accents_is_the_place() -> None:
+    trips = of(
+        "travel.trips",
+        found("Going home to Poland for Easter, 10 to 20 April, to my dad in Gdańsk"),
+    )
+    assert [(t.get("city"), t["country"]) for t in trips] == [("Gdańsk", "PL")]
+
+
+def test_places_listed_with_one_span_of_days_are_one_trip() -> None:
+    trips = of("travel.trips", found("shooting in Tanzania, Arusha and Zanzibar, 3 to 17 March"))
+    assert len(trips) == 1 and trips[0]["country"] == "TZ"
+
+
+# -- flights said with the verb; hours with their part of the day; weekly series ------------
+
+
+def test_a_flight_said_with_fly_and_its_time_is_a_booking() -> None:
+    legs = of(
+        "travel.bookings",
+        found(
+            "I fly with Ryanair from Kraków 3.03 at 6:15 in morning.",
+            "Next job is in Iceland, Reykjavik, from 3 to 9 March.",
+        ),
+    )
+    assert [(b["place"], b["start"]) for b in legs] == [("Kraków", T(2026, 3, 3, 6, 15))]
+    assert clock("at 7 in the evening").start == dt.time(19)  # type: ignore[union-attr]
+
+
+def test_a_class_on_two_weekdays_is_two_weekly_series() -> None:
+    events = of("schedule.events", found("plus french lessons mondays and wednesdays 10:30-12"))
+    assert [(e["start"], e["end"], e["repeats"]) for e in events] == [
+        (T(2025, 6, 2, 10, 30), T(2025, 6, 2, 12), "weekly"),
+        (T(2025, 6, 4, 10, 30), T(2025, 6, 4, 12), "weekly"),
+    ]
+    assert clock("3 to 4 people") is None
+
+
+def test_a_series_until_a_months_end() -> None:
+    events = of("schedule.events", found("Swimming Fridays 6pm, weekly, to end August."))
+    assert [(e["repeats"], e.get("repeat_until")) for e in events] == [("weekly", D(2025, 8, 31))]

@@ -24,7 +24,12 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
+# what people put before a name they address with respect ("Ma'am Layla", "Barr. Funmi")
+HONORIFIC = r"(?:dr|mr|mrs|ms|miss|prof|ma['’]?am|madam|sir|barr|engr|auntie|aunty)\.?"
 RELATIONS = (
+    # ("my mother in law Françoise": the in-laws first, with or without hyphens)
+    "(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|grandson|granddaughter|"
+    "grandchild|grandkid|employer|"
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
     "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
     "physiotherapist|therapist|cousin|aunt|uncle|niece|nephew|grandmother|grandma|granny|"
@@ -54,7 +59,7 @@ _CANONICAL = {
 
 def relationship(word: str) -> str:
     """The canonical relationship word ("mum" -> "mother")."""
-    low = word.lower()
+    low = re.sub(r"\s+in\s+law$", "-in-law", " ".join(word.lower().split()))
     return _CANONICAL.get(low, low)
 
 
@@ -111,8 +116,10 @@ _REL_FIRST = re.compile(
     + RELATIONS
     + r"|"
     + OCCUPATIONS
-    + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
-    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + r")(?:'s(?=\s+(?:called|named|name)\b))?(?:\s+(?:here|there|now)(?=\s+is\b))?\s*,?\s+(?:is\s+"
+    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:"
+    + HONORIFIC
+    + r"\s+)?(?P<name>"
     + INITIALS
     + r"(?-i:"
     + NAME
@@ -142,6 +149,8 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["role"] = m["rel"].lower()  # "my physio": who they are to the user and their job
         if m.re is _APPOSITIVE and m["how"]:
             value["how_met"] = f"from {m['how'].lower()}"
+        if "how_met" not in value and (how := how_met(sent.text, m.end("name"))):
+            value["how_met"] = how
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
@@ -163,6 +172,26 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "my brother is Dan by the way, Daniel Whitaker": the full name after a comma
 _LATER_FULL = re.compile(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
+
+
+# "my friend Inès from the prenatal yoga", "..., we met in church", "met her at a workshop"
+_FROM_WHERE = re.compile(
+    r"\s+from\s+(?:the\s+|my\s+|our\s+)?(?P<how>[a-zà-ÿ][\w'’ -]{1,30}?)(?=\s*(?:[,;.!]|$))"
+)
+_WE_MET = re.compile(
+    r"\b(?:we\s+met|i\s+met\s+(?:him|her|them))\s+(?P<how>(?:in|at|on|through|via)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?[\w'’ -]{2,30}?)(?=\s*(?:[,;.!]|$|\s(?:in|last|years?|when)\b))",
+    re.I,
+)
+
+
+def how_met(text: str, after: int) -> str | None:
+    """How the user met the person named just before `after`, when the line says it."""
+    m = _FROM_WHERE.match(text, after)
+    if m is not None and not (m["how"].lower() in CITIES or m["how"].lower() in COUNTRIES):
+        return f"from {m['how'].lower()}"
+    m = _WE_MET.search(text, after)
+    return " ".join(m["how"].split()) if m is not None else None
 
 
 def _name_of(m: re.Match[str]) -> str:
@@ -242,8 +271,8 @@ _ROLE_IS = re.compile(
     + OCCUPATIONS
     + r"|nanny|babysitter))\s*"
     r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
-    r"['’]s\s+name\s+is|['’]s)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
-    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
+    r"['’]s\s+name\s+is|['’]s)\s+(?:(?i:" + HONORIFIC + r")\s+)?"
+    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿā-ž]{1,20}(?:\s[A-Z][a-zà-ÿā-ž]{1,20})?)\b(?!['’])"
 )
 
 
@@ -404,7 +433,8 @@ _TITLED = re.compile(
 )
 # "Ravi's number is ...", "kenji's # ...": whose number it is, before it
 _WHOSE = re.compile(
-    r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|mobile|cell|phone|#|no\.?)"
+    r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?"
+    r"(?:number|mobile|cell|phone|telephone|#|no\.?)"
 )
 # "Javier Ruiz, javier.ruiz@...": a first and last name
 _FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
@@ -412,7 +442,13 @@ _FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà
 
 # how phone numbers are written: a trunk 0 or a +country code, or the US/Indian groupings
 # ("614-555-0198", "312 555 0147", "98860 41234"); an IBAN's or a card's digits are not
-_PHONE_SHAPE = re.compile(r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}")
+# a US local number ("555-0142") and the three threes of many European mobiles ("512 345
+# 678") too
+_PHONE_SHAPE = re.compile(
+    r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}|\d{3}-\d{4}|"
+    r"\d{3}[ -]\d{3}[ -]\d{3}"
+)
+_MONEY_AFTER = re.compile(r"\s*(?:zł|zl|pln|eur|€|usd|\$|gbp|£|kr|chf|aed|php|ngn|inr)", re.I)
 _ACCOUNT_CUE = re.compile(
     r"\b(?:account|acct|a/c|iban|sort\s+code|card|ref(?:erence)?|policy|booking|order|invoice|"
     r"[A-Z]{2}\d{2}(?:\s[A-Z0-9]{4})?)\W*(?:\s\S+){0,3}\s*$",
@@ -432,6 +468,7 @@ def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
             and not _NOT_PHONE.fullmatch(said)
             and _PHONE_SHAPE.fullmatch(said)
             and not _ACCOUNT_CUE.search(text, max(0, m.start() - 30), m.start())
+            and not _MONEY_AFTER.match(text, m.end())
         ):
             return m
     return None

@@ -185,7 +185,9 @@ _MAYBE = re.compile(
 )
 # "by the end of the month", "at the end of March": the period's last day.
 _END_OF = re.compile(
-    rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
+    rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b|"
+    # "to end July", "until end of june": a month's end said without "of"
+    rf"\b(?:the[ \t]+)?end[ \t]+()({_MONTH_RE})\b",
     re.IGNORECASE,
 )
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
@@ -332,7 +334,8 @@ def _find_dates(
             month = add_months(today.replace(day=1), 0 if m[2].lower() == "this" else 1)
             found.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[1]))))
     for m in _END_OF.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
+        said = m[2] or m[4]
+        found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], said, prefer)))
     if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."
         found.extend(dotted_dates(text, today, prefer, DateMatch))
     if "/" in text:  # "6/30"

@@ -19,7 +19,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.dates import DateMatch
-from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
+from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES, fold
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -81,7 +81,10 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
     other: list[tuple[str | None, str, int]] = []
     skip_to = -1
     for i, w in enumerate(words):
-        if w.start() < skip_to or w[0].casefold().rstrip(".,'’!") not in _FIRST_WORDS:
+        if w.start() < skip_to:
+            continue
+        first = w[0].casefold().rstrip(".,'’!")
+        if first not in _FIRST_WORDS and (first.isascii() or fold(first) not in _FIRST_WORDS):
             continue
         found = travel.known([x[0] for x in words[i : i + 3]])
         if found is None:
@@ -120,6 +123,8 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _topic_span(ctx, sent, parts)
         return
     city, country, at = found[0]
+    if city is None:  # "home to Poland ..., at my mother in Gdańsk": the city of it said later
+        city = next((c for c, k, _ in found[1:] if c and k == country), None)
     head = ctx.text[sent.start : at]
     if someone_else(head) or travel.OTHER_SUBJECT.match(sent.text) or not _stated(parts, sent, at):
         return
@@ -192,7 +197,8 @@ def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # A leg of a journey: a flight, train or ferry named as a thing (the verb "fly" is the trip)
-_LEG = re.compile(r"\b(?P<kind>flights?|trains?|ferry|ferries|eurostar|coach)\b", re.I)
+# ("I fly with Wizz Air from Gdańsk 2.02 at 6:05": the verb names the service too)
+_LEG = re.compile(r"\b(?P<kind>flights?|fly|flying|trains?|ferry|ferries|eurostar|coach)\b", re.I)
 _LEG_KIND = {"f": "flight", "t": "train", "e": "train", "c": "bus"}
 # A particular service: its carrier ("with JAL", "the BA flight") identifies it
 _CARRIER = re.compile(
@@ -334,6 +340,9 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             stay = (days[0].date, first.value.get("return_date") or days[0].date)  # type: ignore[assignment]
         if stay is None or (country, city) in seen or stay[1] < stay[0]:
             continue
+        same = (first.value.get("depart"), first.value.get("return_date")) == stay
+        if same and country == first.value.get("country"):
+            continue  # "Kenya, Nairobi and Masai Mara, 3 to 17 March": places of one trip
         seen.add((country, city))
         value: dict[str, Any] = {"country": country, "depart": stay[0]}
         if stay[1] > stay[0] or first.value.get("return_date"):

@@ -34,15 +34,18 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
 )
 
-_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}"
+_WORD = r"[A-ZĄĆČĘŁŃŚŠŹŻŽ][a-zà-ÿā-ž'’-]{1,20}"
 _REL_LIST = re.compile(
     r"\b(?i:my|our|new|the)\s+(?:(?i:new)\s+)?(?P<rel>(?i:" + RELATIONS + r"))s\b[^.!?]{0,40}?"
     r"[,:]\s*(?P<a>" + _WORD + r")\s+(?:and|&)\s+(?P<b>" + _WORD + r")\b"
 )
 _FORMER = re.compile(r"\b(?:old|former|ex|late|previous)\s+\w*\s*$", re.I)
 _CARD = re.compile(
-    r"(?:^|(?i:save\s+this|new\s+contact|contact|add)\s*[,:]\s*)"
-    r"(?:(?i:dr|doctor|mr|mrs|ms|prof)\.?\s+)?"
+    r"(?:^|(?i:save\s+this|new\s+contact|contact|add)\s*[,:]\s*|"
+    # "New assistant: Ola Wiśniewska, ola@..., 512 345 678": a role as the card's label
+    r"^(?i:(?:my\s+|our\s+)?(?:new\s+)?)(?P<role>(?i:" + OCCUPATIONS + r"|assistant|"
+    r"employer))\s*:\s*)"
+    r"(?:(?i:dr|doctor|mr|mrs|ms|prof|barr|engr)\.?\s+)?"
     r"(?P<name>" + _WORD + r"(?:\s" + _WORD + r"){1,2})\s*,\s*"
     r"(?=[\w.+-]{1,64}@|\+?\d[\d ()-]{5,18}\d|(?i:(?:she|he)['’]s|(?:she|he)\s+is)\b)"
 )
@@ -128,6 +131,8 @@ def _card(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
         return
     rest = ctx.text[sent.start + m.end() : sent.start + m.end() + 160]
     value: dict[str, Any] = {"name": m["name"], **_what(rest)}
+    if m["role"]:
+        value["role"] = m["role"].lower()
     if (email := _EMAIL.search(rest)) is not None:
         value["email"] = email[0]
     if (phone := _PHONE.search(rest)) is not None:

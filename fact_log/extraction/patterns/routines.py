@@ -274,14 +274,16 @@ def _next_weekday(today: dt.date, words: str) -> dt.date:
 
 
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
-_UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
+# ("weekly, to end July": "to" before a month's end is "until")
+_UNTIL = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
 
 
 # "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
 # for each weekday named
 _DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
 _WEEKLY_NOTE = re.compile(
-    r"^(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20})?)\s+"
+    r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
+    r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
     r"(?:on\s+|every\s+)?(?P<days>"
     + _DAY_WORD
     + r"(?:\s*(?:,|&|\+|and|\s)\s*"
@@ -297,7 +299,10 @@ _NOT_HABIT = word_set("the a an my our was is were it i we he she they had has o
 def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A habit noted with its weekdays and its time: a weekly event from the next such day."""
     m = _WEEKLY_NOTE.match(sent.text)
-    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+    if m is None:
+        return
+    several = len(re.findall(_DAY_WORD, m["days"], re.I)) > 1  # the event rules read one day
+    if not several and any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
     if set(m["title"].lower().split()) & _NOT_HABIT:
         return  # "the meeting was tues 3pm": a sentence, not a note of a habit
@@ -305,6 +310,8 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if when is None or not clause_ok(parts, sent, sent.start):
         return
     title = m["title"][:1].upper() + m["title"][1:]
+    if several:  # one series a weekday, in place of the event the event rules read for one
+        ctx.out = [c for c in ctx.out if c.path != "schedule.events" or c.start < sent.start]
     for word in re.findall(_DAY_WORD, m["days"], re.I):
         key = word.lower().rstrip("s")
         day = (

@@ -309,7 +309,8 @@ def clause_of(clauses_: list[Span], offset: int) -> Span | None:
 # -- names ---------------------------------------------------------------------------------
 
 # "Jean-Luc", "Al-Rashid", "McKenzie": a capital may follow a hyphen or a prefix.
-_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
+# (Latin Extended-A too: "Wiśniewska", "Łukasz", "Gökçe")
+_NAME_WORD = r"[A-ZĄĆČĎĘĚŁŃŇŘŚŠŤŹŻŽ][a-zà-ÿā-ž'’-]{1,20}(?:[A-Z][a-zà-ÿā-ž'’]{1,20})?"
 NAME = _NAME_WORD + r"(?:[ \t]{1,2}" + _NAME_WORD + r"){0,2}"
 NOT_NAMES = word_set(
     "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "

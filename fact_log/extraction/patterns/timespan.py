@@ -182,10 +182,19 @@ def _hours(m: re.Match[str]) -> str:
     return f"{hour}:{m[2] or '00'}" if int(hour) < 24 else m[0]
 
 
+# "6:05 in morning", "at 7 in the evening": the part of the day said after the hour
+_PART_AFTER = re.compile(
+    r"\b(\d{1,2}(?:[:.]\d{2})?)[ \t]+in[ \t]+(?:the[ \t]+)?(morning|afternoon|evening)\b", re.I
+)
+
+
 def _continental(text: str) -> str:
-    """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15"."""
+    """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15";
+    "6:05 in morning" as "6:05am"."""
     if "h" in text:
         text = _H_TIME.sub(_hours, text)
+    if " in " in text:
+        text = _PART_AFTER.sub(lambda m: m[1] + ("am" if m[2].lower() == "morning" else "pm"), text)
     return _DAY_DOT_TIME.sub(r"\1 at \2:\3", text) if "." in text else text
 
 
@@ -248,8 +257,13 @@ _TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
 
 
 def _clock_faces(said: str, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> bool:
-    """Both ends written as clock faces ("9:30-9:45"): a time range, not counts or pages."""
-    return bool(first[1] and second[1]) and said.count(":") == 2
+    """Both ends written as clock faces ("9:30-9:45"), or a clock face to a later hour
+    ("9:45-11", "10:30-12"): a time range, not counts or pages."""
+    if first[1] and second[1]:
+        return said.count(":") == 2
+    if first[1] and ":" in said and first[0] and second[0] and second[1] is None:
+        return int(first[0]) < int(second[0]) <= 23
+    return False
 
 
 def _looks_like_range(text: str) -> bool:

@@ -43,8 +43,9 @@ _PLACE_INTRO = re.compile(
     r"\b(?:to|into|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
     r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
     r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
-    r"((?:[A-Za-z][\w'’.-]{0,20})"
-    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
+    # (the words are looked at, not consumed: "to my dad in Gdańsk" still finds "in Gdańsk")
+    r"(?=((?:[A-Za-z][\w'’.-]{0,20})"
+    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2}))"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
@@ -234,9 +235,7 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
-        if _LAYOVER.search(
-            sent.text[max(0, m.start() - 40) : m.start() + len(m[0]) - len(m[1] or "")]
-        ):
+        if _LAYOVER.search(sent.text[max(0, m.start() - 40) : m.start(1) if m[1] else m.end()]):
             continue  # "a layover in Dallas": where the plane stops, not where the user goes
         if m[2]:  # Chinese: no spaces, so try the longest known prefix of the characters
             for n in range(len(m[2]), 1, -1):
