@@ -150,7 +150,9 @@ _AGO = re.compile(
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
 _DIGIT_DOT = re.compile(r"\d\.\d")
 # "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
-_DAY_SLOT = re.compile(r"\b(?:is|on|due|until|till|by|from|before|after)[ \t]{1,2}$", re.I)
+_DAY_SLOT = re.compile(
+    r"\b(?:is|on|due|until|till|by|from|before|after|back|returning)[ \t]{1,2}$", re.I
+)
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = re.compile(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"

@@ -209,6 +209,9 @@ _HOMEWARD = re.compile(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,
 _NAMED_AS = re.compile(
     r"\b(?:the\s+)?name\s+on\s+(?:it|the\s+(?:booking|ticket|reservation))\s+(?:is|says)\s+"
     r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
+    # "booked by the clerk under 'Henrietta Blake'": who booked it, then the name in quotes
+    r"|\bbooked\s+by\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s+under\s+(?:the\s+name\s+)?"
+    r"|(?<=\bunder\s)['‘\"“](?=[A-Z])"
 )
 
 
@@ -254,7 +257,7 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         (c for c in _CARRIER.finditer(sent.text) if c[0].split()[-1] not in NOT_NAMES), None
     )
     named = _NAMED_AS.search(sent.text)
-    name = re.match(NAME, sent.text[named.end() :]) if named is not None else None
+    name = re.match(NAME, sent.text[named.end() :].lstrip("'‘\"“")) if named is not None else None
     if name is not None and name[0].split()[0] in NOT_NAMES:
         name = None
     first_home = _LEG_HOME.match(sent.text, m.end()) is not None
@@ -270,7 +273,11 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         when = _leg_time(ctx.text, d.end, ends[i])
         if when is None and i == 0:  # "11:50 on the 14th"; the way back's time follows its day
             when = _leg_time(ctx.text, bounds[i], d.start)
-        if when is None and carrier is None and name is None:
+        if (
+            when is None
+            and (carrier is None or m["kind"].lower().startswith("fly"))
+            and name is None
+        ):
             continue  # "flights to Crete are booked for the 4th": the trip, no one service
         leg: dict[str, Any] = {
             "kind": kind,
@@ -283,7 +290,7 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         legs.append(leg)
     for leg in legs:
         if name is not None:
-            leg["traveller_name"] = name[0]
+            leg["traveller_name"] = name[0].rstrip("'’\"”")
         ctx.add("travel.bookings", leg, sent, 0.7)
 
 

@@ -33,6 +33,7 @@ _TRAVEL = re.compile(
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
     r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
+    r"taking|take|"  # "taking the missus to Lanzarote"
     r"staying|send(?:ing)?\s+me|sent\s+me|"
     # "I'm out of office 12-16 April, conference in Lisbon": away, and where
     r"out\s+of\s+(?:the\s+)?office|on\s+(?:annual\s+)?leave)\b|"
@@ -72,7 +73,12 @@ _PURPOSE = (
     ),
     (
         re.compile(
-            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            r"\b(?:see|visit|visiting)\s+(?:my\s+|her\s+|his\s+|our\s+|their\s+)?(?:family|parents|mum|mom|"
+            r"dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            # "at my mother in Gdańsk", "staying with my parents", "home for Christmas"
+            r"\b(?:at|with)\s+my\s+(?:mother|mum|mom|parents|family|dad|father|sister|brother|"
+            r"grand\w+|in-laws)\b|\bhome\b[^.?!]{0,20}\bfor\s+(?:christmas|easter|eid|diwali|"
+            r"thanksgiving|new\s+year)\b|"
             # "for mum's 70th", "the whole family's coming", "with the grandchildren"
             r"\b(?:mum|mom|dad|parents|gran|grandma|grandad|nan|sister|brother|cousin|aunt|uncle)['’]s\s+"
             r"(?:\d{2,3}(?:st|nd|rd|th)|birthday|anniversary|funeral)\b|\bwhole\s+family\b|"
@@ -98,8 +104,9 @@ _CONTINUES = re.compile(
     re.I,
 )
 _HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
+_BACK_ON = re.compile(r"\b(?:back|home|return(?:ing)?)\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _STAY_FOR = re.compile(
-    r"\b(?:for|booked)\s+(?:a|an|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
+    r"\b(?:for|booked)\s+(?:a|an|the|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
@@ -355,6 +362,12 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             break
         if depart is None:
             depart = d
+    if ret is not None:
+        # "Tbilisi, 17-21 July, then I stay some days more ..., back 26th": the way home said
+        # after the range is the return
+        later = [d for d in dates if d.start > ret.start and d.valid]
+        home = [d for d in later if _BACK_ON.search(ctx.text[max(ret.end, d.start - 20) : d.start])]
+        ret = home[-1] if home else ret
     if depart is None or not depart.valid or (ret is not None and not ret.valid):
         return  # no departure day, or a day that does not exist: nothing to record
     if OTHER_SUBJECT.match(sent.text) or _asked(parts, at):
@@ -371,7 +384,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["return_date"] = ret.date
     elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
         # "going to Bali for two weeks from 3 March": the stay's length gives the return
-        span = duration(stay[0])
+        span = duration(re.sub(r"\bthe\b", "a", stay[0]))  # "for the week": a week
         if span is not None and span[0] >= dt.timedelta(days=1):
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
     if via := _via(sent):
