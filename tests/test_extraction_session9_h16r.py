@@ -291,3 +291,69 @@ def test_a_class_on_two_weekdays_is_two_weekly_series() -> None:
 def test_a_series_until_a_months_end() -> None:
     events = of("schedule.events", found("Swimming Fridays 6pm, weekly, to end August."))
     assert [(e["repeats"], e.get("repeat_until")) for e in events] == [("weekly", D(2025, 8, 31))]
+
+
+# -- events: the one whose clause holds the day; diary notes; stays of other kinds ----------
+
+
+def test_the_event_is_the_one_said_with_its_day() -> None:
+    events = of(
+        "schedule.events", found("dentist rang, the CT scan is on the 23rd at 10, cannot move")
+    )
+    assert [e["title"] for e in events] == ["CT scan"]
+    events = of("schedule.events", found("Calendar: 9 June 14:00–15:30 mediation, Lincoln's Inn."))
+    assert [(e["title"], e["start"], e["end"]) for e in events] == [
+        ("Mediation", T(2025, 6, 9, 14), T(2025, 6, 9, 15, 30))
+    ]
+
+
+def test_a_riad_or_a_gite_booked_is_a_stay_not_an_event() -> None:
+    cands = found("we booked a gite in the hills of Provence, from 2nd August, check-out the 9th")
+    assert of("schedule.events", cands) == []
+    stays = of("travel.bookings", cands)
+    assert [(s["start"].date(), s["end"].date()) for s in stays] == [(D(2025, 8, 2), D(2025, 8, 9))]
+
+
+# -- documents: electronic travel authorisations; an insurer "in" a company -----------------
+
+
+def test_electronic_travel_authorisations_are_visas() -> None:
+    visas = of("identity.visas", found("I have the eTA for Canada since 2024, all good"))
+    assert visas == [{"country": "CA", "kind": "eTA"}]
+    assert of("identity.visas", found("got my NZeTA approved today")) == [
+        {"country": "NZ", "kind": "NZeTA"}
+    ]
+
+
+def test_an_insurer_said_with_in_and_never_a_place() -> None:
+    pols = of(
+        "identity.insurance_policies",
+        found("I bought travel insurance in Allianz, 1 August to 20 September"),
+    )
+    assert [(p["provider"], p["valid_until"]) for p in pols] == [("Allianz", D(2025, 9, 20))]
+    assert (
+        of(
+            "identity.insurance_policies",
+            found("I got travel insurance in Spain, 1 May to 20 July"),
+        )
+        == []
+    )
+
+
+# -- trips: a stay extended; a change of planes in lower case -------------------------------
+
+
+def test_a_stay_extended_moves_the_return() -> None:
+    trips = of(
+        "travel.trips",
+        found(
+            "extended the flat, staying till 20 dec now",
+            "heading to porto sept 5, staying till end of october",
+        ),
+    )
+    assert [t["return_date"] for t in trips] == [D(2025, 12, 20)]
+
+
+def test_a_change_of_planes_in_lower_case() -> None:
+    trips = of("travel.trips", found("flying to rome on 3 july via munich, back 20 july"))
+    assert [t.get("via") for t in trips] == [["Munich"]]

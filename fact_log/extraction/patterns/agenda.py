@@ -420,8 +420,8 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _SIGNED_UP.search(sent.text)
     if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
         return
-    if a_journey(m["title"]):
-        return  # "booked a last minute week in Porto": a trip
+    if a_journey(m["title"]) or re.fullmatch(LODGING, m["title"].split()[-1], re.I):
+        return  # "booked a last minute week in Porto": a trip; "booked a riad": a stay
     if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
     if not in_clause(m, parts, sent) or THIRD_PARTY.search(sent.text):

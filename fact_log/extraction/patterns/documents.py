@@ -25,7 +25,11 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 VISA = re.compile(
-    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
+    r"\b(?P<esta>ESTA)\b|"
+    # electronic travel authorisations: Canada's eTA, New Zealand's NZeTA, Korea's K-ETA, the UK
+    # ETA ("I have the eTA for Canada")
+    r"\b(?:(?P<c3>UK|Canadian|Canada)\s+)?(?P<eta>eTA|ETA|NZeTA|K-ETA)\b"
+    r"(?:\s+for\s+(?:the\s+)?(?P<c4>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK))?|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
     r"work|student|transit|working\s+holiday)\s+)?(?P<word>e-?visa|visa)\b"
     r"(?:\s+for\s+(?:the\s+)?(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK|US|USA))?",
 )
@@ -60,7 +64,12 @@ def country_code(name: str | None) -> str | None:
 
 def visa_country(m: re.Match[str]) -> str | None:
     """The country a visa mention names ("my Indian visa", "a visa for India", "ESTA")."""
-    return "US" if m["esta"] else (country_code(m["c1"]) or country_code(m["c2"]))
+    if m["esta"]:
+        return "US"
+    if m["eta"]:
+        implied = {"eTA": "CA", "NZeTA": "NZ", "K-ETA": "KR"}.get(m["eta"])
+        return country_code(m["c4"]) or country_code(m["c3"]) or implied
+    return country_code(m["c1"]) or country_code(m["c2"])
 
 
 def _valid_until(ctx: Ctx, sent: Span) -> Any:
@@ -98,13 +107,13 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if country is None:
         return
     value: dict[str, Any] = {"country": country}
-    kind = "ESTA" if m["esta"] else (m["kind1"] or "")
+    kind = "ESTA" if m["esta"] else (m["eta"] or m["kind1"] or "")
     if not kind and (k := _KIND_WORD.search(sent.text)):
         kind = k[1]
     if not kind and m["word"] and m["word"].lower().startswith("e"):
         kind = "e-visa"
     if kind:
-        value["kind"] = kind.lower() if kind != "ESTA" else kind
+        value["kind"] = kind if kind == "ESTA" or m["eta"] else kind.lower()
     nxt = ctx.following
     if not dates_in(sent, "future", ctx.today) and nxt is not None and _FRAGMENT.match(nxt.text):
         # "Vietnam visa approved!! e-visa, single entry, 3 Feb to 4 March": the details follow
@@ -170,7 +179,8 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
 
 _INSURANCE = re.compile(
     r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover|policy)\b"
-    r"[^.;]{0,45}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    # ("bought travel insurance in PZU": "in" as non-native writers say "from")
+    r"[^.;]{0,45}?\b(?i:with|from|through|by|at|in)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
     r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
@@ -219,6 +229,8 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     said = m.groupdict()
     provider = next(said[k] for k in _PROVIDERS if said[k])
+    if lookup_place(provider) is not None:
+        return  # "travel insurance in Spain": where, not who
     if not provider[:1].isupper() or provider.split()[0] in NOT_NAMES:
         return
     kind = next((said[k] for k in _KINDS if said[k]), "").lower()

@@ -217,6 +217,10 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif _STAY.search(sent.text) and trip.get("return_date") is None:
         _stay(ctx, sent, trip.record())
+    elif _STAY_ON.search(sent.text) and (day := first_date(ctx, sent)) is not None:
+        if day > trip.get("depart") and day != trip.get("return_date"):
+            # "extended the lease, staying till dec 20 now": the stay's new last day
+            emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif (
         _ITS_FOR.match(sent.text)
         and trip.get("purpose") is None
@@ -226,6 +230,11 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "travel.trips", {**trip.record(), "purpose": why})
 
 
+_STAY_ON = re.compile(
+    r"\bstay(?:ing)?\s+(?:on\s+)?(?:till|until|til|to)\b[^.?!]*\b(?:now|instead)\b|"
+    r"\b(?:extended|extending|prolonged)\b[^.?!]{0,40}?\b(?:till|until|til|to)\b",
+    re.I,
+)
 _ITS_FOR = re.compile(
     r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|the\s+trip\s+is)\s+(?:for|a|an)\b", re.I
 )

@@ -128,7 +128,7 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # station, four nights"; its place is a known one said in it, else the trip's.
 LODGING = (
     r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
-    r"cabin|chalet|lodge|resort|room|"
+    r"cabin|chalet|lodge|resort|room|riad|ryokan|pension|g[iî]te|finca|agriturismo|homestay|"
     # the chains people name instead of the word ("booked the Hilton in Rome")
     r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
     r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
@@ -165,7 +165,8 @@ _REFERENCE = re.compile(
     r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
     re.I,
 )
-_IN_PLACE = re.compile(r"\bin\s+(" + _PLACE + r")")
+# ("a riad in the medina of Marrakech": the place of a quarter named by its kind)
+_IN_PLACE = re.compile(r"\bin\s+(?:the\s+[a-z]{3,12}\s+of\s+)?(" + _PLACE + r")")
 _NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
 # "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
 _CAR_HIRE = re.compile(

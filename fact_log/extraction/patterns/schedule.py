@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     dates_in,
     guarded,
@@ -34,6 +35,8 @@ EVENT = re.compile(
     r"rehearsal|review|training|"
     r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
+    # a test said with what it tests ("herd TB test", "covid test"); hearings of the law
+    r"(?-i:[A-Z]{2,5})\s+test|mediation|court\s+hearing|tribunal|deposition|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
@@ -272,11 +275,26 @@ def a_journey(title: str) -> bool:
     return bool(words) and words[-1] in _JOURNEY_WORDS
 
 
+def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | None:
+    """Of several event words, the first in a clause that holds a day ("vet rang, herd TB test
+    is on the 23rd at 10": the test, not the vet); None for one or none."""
+    found = list(EVENT.finditer(sent.text))
+    if len(found) < 2:
+        return None
+    dated = [clause_of(parts, d.start) for d in dates_in(sent, "future", ctx.today, ctx.anchor)]
+    days = {(c.start, c.end) for c in dated if c is not None}
+    for ev in found:
+        own = clause_of(parts, sent.start + ev.start())
+        if own is not None and (own.start, own.end) in days:
+            return ev
+    return None
+
+
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
-    ev = find_event(sent.text)
+    ev = _dated_event(ctx, sent, parts) or find_event(sent.text)
     if not in_clause(ev, parts, sent):
         return
     if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():
