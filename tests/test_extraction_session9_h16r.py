@@ -357,3 +357,34 @@ def test_a_stay_extended_moves_the_return() -> None:
 def test_a_change_of_planes_in_lower_case() -> None:
     trips = of("travel.trips", found("flying to rome on 3 july via munich, back 20 july"))
     assert [t.get("via") for t in trips] == [["Munich"]]
+
+
+# -- where the user is since a recent day; a correction keeps the year; "same day" ----------
+
+
+def test_here_since_a_recent_day_is_a_trip_and_the_current_place() -> None:
+    cands = found("so I'm in porto since may 20, staying a while")
+    assert of("places.location.city", cands) == ["Porto"]
+    assert [t["depart"] for t in of("travel.trips", cands)] == [D(2025, 5, 20)]
+    assert of("travel.trips", found("I'm in Berlin since 2019")) == []
+
+
+def test_a_corrected_day_keeps_the_year_of_the_day_it_corrects() -> None:
+    trips = of(
+        "travel.trips",
+        found(
+            "no wait, may 22 not 20, always mix it up",
+            "so I'm in porto since may 20, staying a while",
+        ),
+    )
+    assert [t["depart"] for t in trips] == [D(2025, 5, 22)]
+
+
+def test_same_day_is_the_day_just_talked_about() -> None:
+    events = of(
+        "schedule.events",
+        found("Same day 15:15 optician (Baker St).", "Diary: 9 June 14:00–15:30 mediation."),
+    )
+    assert [(e["start"], e.get("location")) for e in events] == [
+        (T(2025, 6, 9, 15, 15), "Baker St")
+    ]

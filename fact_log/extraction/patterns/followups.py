@@ -308,6 +308,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         key = next(
             (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
         )
+        day = _nearest(day, fields.get(key))
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
@@ -327,6 +328,17 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         return
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+def _nearest(day: dt.date, old: Any) -> dt.date:
+    """The corrected day in the year nearest the day it corrects ("sept 5 not 3" of a trip
+    begun in September is this September's 5th, not next year's)."""
+    if not isinstance(old, dt.date) or abs((day - old).days) < 183:
+        return day
+    years = (
+        day.replace(year=old.year + k) for k in (-1, 0, 1) if not (day.month == 2 and day.day == 29)
+    )
+    return min(years, key=lambda d: abs((d - old).days), default=day)
 
 
 _NOT_BEFORE = re.compile(r"\bnot\s+(?:on\s+)?$", re.I)

@@ -37,6 +37,7 @@ EVENT = re.compile(
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
     # a test said with what it tests ("herd TB test", "covid test"); hearings of the law
     r"(?-i:[A-Z]{2,5})\s+test|mediation|court\s+hearing|tribunal|deposition|"
+    r"optician|optometrist|orthodontist|hygienist|podiatrist|dermatologist|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
@@ -392,6 +393,8 @@ _DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[
 _PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
 _THEN = re.compile(
     r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"
+    # "Same day 11:45 dentist", "that day at 3 the vet too": the day just talked about
+    r"^(?:and\s+|also\s+)?(?:the\s+)?(?:same|that)\s+day\b|"
     r"\bafter(?:wards)?\s+(?:is|are|will\s+be|at)\b",  # "the reception after is at the Swan"
     re.I,
 )

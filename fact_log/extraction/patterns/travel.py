@@ -316,6 +316,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         days_place = _place(sent)
     if (travel is None and days_place is None) or NOT_TRAVEL.search(sent.text):
         return
+    if "since" in sent.text and _HERE_SINCE.search(sent.text):
+        return  # "I'm in lisbon since sept 3": begun already (rule_here_since)
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
     # without a travel word; the place stands where the word would.
     trip_at = sent.start + travel.start() if travel is not None else days_place[2]  # type: ignore[index]
@@ -428,6 +430,38 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if city is not None:
         ctx.add("places.location.city", city, sent, 0.75)
     ctx.add("places.location.country", country, sent, 0.75)
+
+
+# "ok so I'm in lisbon since sept 3, planning to stay till dec 20ish": where the user is now,
+# and the trip that began on that day (a day said within the last half year: "in Berlin
+# since 2019" is where they live)
+_HERE_SINCE = re.compile(
+    r"\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:in|based\s+in)\s+"
+    r"(?P<place>[A-Za-z][\w'’-]{1,20}(?:\s[A-Za-z][\w'’-]{1,20})?)\s+since\s",
+    re.I,
+)
+_AWAY_FOR = dt.timedelta(days=183)
+
+
+def rule_here_since(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Where the user has been since a recent day: the current place, and the trip there."""
+    m = _HERE_SINCE.search(sent.text) if "since" in sent.text else None
+    if m is None or not in_clause(m, parts, sent) or said_here(ctx, sent, "travel.trips"):
+        return
+    found = known(m["place"].split())
+    days = [
+        d
+        for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.end() - 1 and d.valid and d.date
+    ]
+    if found is None or not days or found[0] is None:
+        return
+    day = days[0].date
+    if not ctx.today - _AWAY_FOR <= day <= ctx.today:  # type: ignore[operator]
+        return
+    ctx.add("places.location.city", found[0], sent, 0.7)
+    value: dict[str, Any] = {"country": found[1], "city": found[0], "depart": day}
+    ctx.add("travel.trips", value, sent, 0.7)
 
 
 def purpose(text: str) -> str | None:
@@ -564,4 +598,5 @@ RULES: tuple[Rule, ...] = (
     rule_trip_from_thread,
     rule_trip_via,
     rule_home,
+    rule_here_since,
 )
