@@ -388,3 +388,26 @@ def test_same_day_is_the_day_just_talked_about() -> None:
     assert [(e["start"], e.get("location")) for e in events] == [
         (T(2025, 6, 9, 15, 15), "Baker St")
     ]
+
+
+# -- pasted confirmations and printed names ---------------------------------------------------
+
+
+def test_a_pasted_confirmation_gives_the_passenger_and_the_reference() -> None:
+    legs = of(
+        "travel.bookings",
+        found(
+            "fwd: 'Dear ADAEZE NWOSU, your reservation RT5K9P is confirmed. ABV-DXB EK786 dep "
+            "02:40 on 3 Mar 2026. DXB-ABV EK785 dep 19:05 on 17 Mar 2026.'"
+        ),
+    )
+    assert [(b["start"], b.get("traveller_name"), b.get("reference")) for b in legs] == [
+        (T(2026, 3, 3, 2, 40), "ADAEZE NWOSU", "RT5K9P"),
+        (T(2026, 3, 17, 19, 5), "ADAEZE NWOSU", "RT5K9P"),
+    ]
+
+
+def test_a_passport_name_printed_in_capitals() -> None:
+    assert of("identity.passport.full_name", found("my passport name is ADAEZE NGOZI NWOSU")) == [
+        "ADAEZE NGOZI NWOSU"
+    ]

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
+from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.dates import DateMatch
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES, fold
@@ -361,4 +363,44 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("travel.trips", value, leg, 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_place_span, rule_legs, rule_next_stops, rule_booking_name)
+# A pasted confirmation: "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. ...",
+# "Passenger: Anna Lopes"; the reference and the name belong to every leg the message books.
+_PASSENGER = re.compile(
+    r"(?:\bDear|\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:)\s+"
+    r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?"
+    r"(?P<name>(?-i:[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}))\b"
+)
+_BOOKING_REF = re.compile(
+    r"\b(?i:booking|reservation|confirmation|PNR)(?:\s+(?i:ref(?:erence)?|code|number|no\.?))?"
+    r"\s*(?:(?i:is)\s+)?[:#]?\s*(?P<ref>(?-i:[A-Z0-9]{5,8}))\b(?=[^\d]|$)"
+)
+
+
+def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The passenger and the reference a pasted confirmation gives, on the legs it books."""
+    legs = [
+        i
+        for i, c in enumerate(ctx.out)
+        if c.path == "travel.bookings" and c.start >= sent.start and c.value.get("kind") == "flight"
+    ]
+    if not legs:
+        return
+    who, ref = _PASSENGER.search(ctx.text), _BOOKING_REF.search(ctx.text)
+    said = {}
+    if who is not None and who["name"].split()[0] not in NOT_NAMES:
+        said["traveller_name"] = who["name"]
+    if ref is not None and any(ch.isdigit() for ch in ref["ref"]):
+        said["reference"] = ref["ref"]
+    for i in legs if said else []:
+        value = {**said, **ctx.out[i].value}
+        if (typed := validate(ctx.catalog, "travel.bookings", value)) is not None:
+            ctx.out[i] = replace(ctx.out[i], value=typed)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_place_span,
+    rule_legs,
+    rule_next_stops,
+    rule_booking_name,
+    rule_pasted_details,
+)

@@ -25,6 +25,8 @@ from uac.fact_log.extraction.patterns.timespan import clock
 
 # "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
 _FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
+# a name as documents and pasted confirmations print it: "CHIDIEBERE OKONKWO"
+_CAPS_NAME = r"(?-i:[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3})\b"
 _FULL_NAME = re.compile(
     # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
     r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
@@ -32,7 +34,7 @@ _FULL_NAME = re.compile(
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
     r"|(?:on|in)\s+my\s+passport,?\s+(?:the\s+|my\s+)?(?:full\s+)?name\s+is"
     r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
-    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r")"
+    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r"|" + _CAPS_NAME + r")"
     # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
     r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
     r"(?P<same>" + NAME + r")"
