@@ -411,3 +411,40 @@ def test_a_passport_name_printed_in_capitals() -> None:
     assert of("identity.passport.full_name", found("my passport name is ADAEZE NGOZI NWOSU")) == [
         "ADAEZE NGOZI NWOSU"
     ]
+
+
+# -- routes with arrows; corrections that add a stop or change nothing; whose extension -----
+
+
+def test_a_route_with_arrows_goes_to_its_last_place_via_the_middle_ones() -> None:
+    trips = of("travel.trips", found("sorted. tokyo 3-17 may, flying london -> doha -> tokyo"))
+    assert [(t["city"], t.get("via")) for t in trips] == [("Tokyo", ["Doha"])]
+
+
+def test_a_correction_adds_the_stop_it_names() -> None:
+    trips = of(
+        "travel.trips",
+        found("Correction, I fly already on the 2nd, via Vienna", "Shoot in Sofia, 3-8 August"),
+    )
+    assert [(t["depart"], t.get("via")) for t in trips] == [(D(2025, 8, 2), ["Vienna"])]
+
+
+def test_a_correction_that_names_the_day_already_held_changes_nothing() -> None:
+    trips = of(
+        "travel.trips",
+        found(
+            "wait, the hotel check-out is the 6th but the flight back is the 7th",
+            "We go to Seville from 1st to 7 July",
+        ),
+    )
+    assert trips == []
+
+
+def test_an_insurance_extended_is_not_a_stay_extended() -> None:
+    cands = found(
+        "ok extended, now it's until 31.08",
+        "Shoot in Sofia, 3-8 August",
+        "my travel insurance is Allianz, only till 6 August",
+    )
+    assert of("travel.trips", cands) == []
+    assert [p["valid_until"] for p in of("identity.insurance_policies", cands)] == [D(2025, 8, 31)]

@@ -232,7 +232,9 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 _STAY_ON = re.compile(
     r"\bstay(?:ing)?\s+(?:on\s+)?(?:till|until|til|to)\b[^.?!]*\b(?:now|instead)\b|"
-    r"\b(?:extended|extending|prolonged)\b[^.?!]{0,40}?\b(?:till|until|til|to)\b",
+    # (what is extended is the stay: "extended the lease", not the insurance)
+    r"\b(?:extended|extending|prolonged)\s+(?:the\s+|my\s+|our\s+)?(?:stay|trip|lease|holiday|"
+    r"visit|booking|rental)\b[^.?!]{0,40}?\b(?:till|until|til|to)\b",
     re.I,
 )
 _ITS_FOR = re.compile(
@@ -301,9 +303,10 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # nothing earlier to correct, or no new value: refused by saying nothing
     fields = target.record()
     if target.kind == "travel.trips" and day is not None:
-        key = (
-            "return_date" if re.search(r"\breturn|\b(?:back|home)\b", sent.text, re.I) else "depart"
-        )
+        homeward = re.search(r"\breturn|\b(?:back|home)\b", sent.text, re.I)
+        key = "return_date" if homeward else "depart"
+        if homeward is not None and (later := first_date(ctx, sent, homeward.end())):
+            day = later  # "the check-out is the 7th, but the flight back is the 8th": the 8th
         # "it's the 17th, not the 16th": the field that held the old day is the one corrected
         key = next(
             (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
@@ -312,6 +315,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
+        if via := travel.via_of(sent):  # "I fly already on the 16th, via Warsaw"
+            fields["via"] = via
         days = dates_in(sent, "future", ctx.today, ctx.anchor)
         days = [d for d in days if d.start >= sent.start + after]
         if key == "depart" and len(days) > 1 and days[1].date and days[1].date >= day:
@@ -327,6 +332,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields["due_date"] = day
     else:
         return
+    if fields == target.record():
+        return  # the day said is the one already held: nothing is corrected
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
 
 

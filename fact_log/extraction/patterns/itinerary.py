@@ -96,7 +96,30 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
         if _NOT_DESTINATION.search(head):
             continue
         (toward if _TOWARD.search(head) else other).append((*found, sent.start + w.start()))
+    chain = _arrow_chain(sent, toward)
+    if len(chain) > 1:  # "mexico city -> toronto -> london -> goa": the last is where to
+        toward = [chain[-1], *(p for p in toward if p is not chain[-1])]
     return toward + other
+
+
+_ARROW = re.compile(r"(?:->|→|>)\s*$")
+
+
+def _arrow_chain(sent: Span, toward: list[tuple[str | None, str, int]]) -> list[Any]:
+    """The places of a route written with arrows, in order."""
+    if ">" not in sent.text and "→" not in sent.text:
+        return []
+    return [
+        p
+        for p in toward
+        if _ARROW.search(sent.text[max(0, p[2] - sent.start - 4) : p[2] - sent.start])
+    ]
+
+
+def _via_arrows(sent: Span) -> list[str]:
+    """The stops between the first and the last place of a route written with arrows."""
+    chain = _arrow_chain(sent, [p for p in places_in(sent) if p[0]])
+    return [p[0] for p in sorted(chain, key=lambda p: p[2])[:-1] if p[0]]
 
 
 def span_of(dates: list[DateMatch], text: str, offset: int) -> tuple[dt.date, dt.date] | None:
@@ -146,6 +169,8 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
     if city:
         value["city"] = city
+    if via := _via_arrows(sent):
+        value["via"] = via
     if (why := travel.purpose(window.text)) is not None:
         value["purpose"] = why
     if mode := travel.transport(window.text):

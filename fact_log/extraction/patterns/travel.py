@@ -169,7 +169,7 @@ def known(words: list[str]) -> tuple[str | None, str] | None:
     return None
 
 
-def _via(sent: Span) -> list[str]:
+def via_of(sent: Span) -> list[str]:
     """Where the journey changes planes ("with a layover in Dallas", "via Doha")."""
     out = []
     for m in _VIA.finditer(sent.text):
@@ -390,7 +390,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         span = duration(re.sub(r"\bthe\b", "a", stay[0]))  # "for the week": a week
         if span is not None and span[0] >= dt.timedelta(days=1):
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
-    if via := _via(sent):
+    if via := via_of(sent):
         value["via"] = via
     if (why := purpose(sent.text)) is not None:
         value["purpose"] = why
@@ -553,7 +553,7 @@ _VIA_ONLY = re.compile(
 
 def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Plan is to go via Singapore": where the last trip's journey changes."""
-    via = _via(sent)
+    via = via_of(sent)
     if not via or (trip := ctx.thread.last("travel.trips")) is None:
         return
     if not _VIA_ONLY.search(sent.text) or WISH.search(sent.text):
