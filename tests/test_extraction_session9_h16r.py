@@ -448,3 +448,12 @@ def test_an_insurance_extended_is_not_a_stay_extended() -> None:
     )
     assert of("travel.trips", cands) == []
     assert [p["valid_until"] for p in of("identity.insurance_policies", cands)] == [D(2025, 8, 31)]
+
+
+def test_a_round_birthday_and_a_note_opening_with_the_relation() -> None:
+    assert _people("Brother Tomás's 40th: 2 July.") == [
+        {"name": "Tomás", "relationship": "brother", "birthday": D(1985, 7, 2)}
+    ]
+    assert _people("my dad Jim's 70th is on the 15th") == [
+        {"name": "Jim", "relationship": "father", "birthday": D(1955, 6, 15)}
+    ]

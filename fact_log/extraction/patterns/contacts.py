@@ -128,6 +128,13 @@ _REL_FIRST = re.compile(
 )
 
 
+# "Sister Rosalind's 50th: 17 June": a note-style line opening with the relation, "my" unsaid
+_NOTE_REL = re.compile(
+    r"^(?P<rel>(?-i:Sister|Brother|Mum|Mom|Dad|Cousin|Aunt|Uncle|Niece|Nephew|Grandma|Grandpa|"
+    r"Son|Daughter|Wife|Husband))\s+(?P<name>" + NAME + r")"
+)
+
+
 def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People and their relationship to the user ("my sister Priya")."""
     found: list[tuple[re.Match[str], str]] = []
@@ -135,6 +142,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         *_APPOSITIVE.finditer(sent.text),
         *_REL_FIRST.finditer(sent.text),
         *_NAME_FIRST.finditer(sent.text),
+        *_NOTE_REL.finditer(sent.text),
     ]:
         # a match whose "name" is no name ("my accountant, mob 0791...") leaves the relation
         # to the next pattern
