@@ -457,3 +457,34 @@ def test_a_round_birthday_and_a_note_opening_with_the_relation() -> None:
     assert _people("my dad Jim's 70th is on the 15th") == [
         {"name": "Jim", "relationship": "father", "birthday": D(1955, 6, 15)}
     ]
+
+
+def test_a_range_that_holds_today_is_this_years() -> None:
+    at = T(2025, 5, 10, 9)
+    pols = of(
+        "identity.insurance_policies",
+        found(
+            "I bought travel insurance with Allianz for the summer, from 1 May to 20 July", at=at
+        ),
+    )
+    assert [(p["valid_from"], p["valid_until"]) for p in pols] == [(D(2025, 5, 1), D(2025, 7, 20))]
+    trips = of("travel.trips", found("flying to Oslo 3 to 9 May", at=at))
+    assert [t["depart"] for t in trips] == [D(2026, 5, 3)]
+
+
+# -- a term counted from an event the message dates by its verb -------------------------------
+
+
+def test_a_term_counted_from_an_event_dated_by_its_verb() -> None:
+    at = T(2028, 1, 10, 8)
+    tasks = of(
+        "tasks.tasks", found("Smith v Jones: reply due 14 days from service; served 7 Jan.", at=at)
+    )
+    assert [t["due_date"] for t in tasks] == [D(2028, 1, 21)]
+    tasks = of(
+        "tasks.tasks", found("the form is due 21 days after receipt, received on the 5th", at=at)
+    )
+    assert [t["due_date"] for t in tasks] == [D(2028, 1, 26)]
+    # the day counted from is never the due date
+    tasks = of("tasks.tasks", found("the claim form is due 28 days from service, served on 3 June"))
+    assert all(t.get("due_date") != D(2025, 6, 3) for t in tasks)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Prefer = Literal["future", "past"]
@@ -228,4 +228,26 @@ def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) ->
         except ValueError:
             continue
         out.append(make(m.start("day"), m.end("day"), m["day"], last, d.explicit_year))
+    return out
+
+
+_JOINED = re.compile(
+    r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]+)?$", re.I
+)
+
+
+def ongoing_ranges(text: str, found: list[DateMatch], today: dt.date) -> list[DateMatch]:
+    """A range said without years that holds today is this one, not next year's ("insurance
+    from 1 May to 20 July" said on 10 May runs now; read ahead, both days were a year on)."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if a.explicit_year or b.explicit_year or a.date is None or b.date is None:
+            continue
+        if a.date <= today or not _JOINED.fullmatch(text[a.end : b.start]):
+            continue
+        first, last = safe_date(a.date.year - 1, a.date.month, a.date.day), None
+        last = safe_date(b.date.year - 1, b.date.month, b.date.day)
+        if first is not None and last is not None and first <= today <= last:
+            out[i], out[i + 1] = replace(a, date=first), replace(b, date=last)
     return out

@@ -42,6 +42,7 @@ from uac.fact_log.extraction.patterns.daterange import (
     add_months,
     dotted_dates,
     infer_year,
+    ongoing_ranges,
     range_last_days,
     safe_date,
     slashed_dates,
@@ -394,6 +395,8 @@ def _find_dates(
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
     out = _starts_before_ends(text, out)
+    if prefer == "future" and len(out) > 1:
+        out = ongoing_ranges(text, out, today)  # "from 1 May to 20 July" said on 10 May
     if named and any(d.valid and d not in named for d in out):
         # "for Christmas, out 19 December": the holiday is the occasion (though it still
         # placed "home for Christmas on the 21st" in December), the other date the day

@@ -478,7 +478,25 @@ def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
             label = " ".join(str(v) for k, v in mention.value if isinstance(v, str)).lower()
             if noun and noun in label:
                 return _day_of(mention)
+        return _done_on(ctx, m[1])
+    return _anchor_fallback(ctx, rest)
+
+
+def _done_on(ctx: Ctx, noun: str) -> dt.date | None:
+    """The day the message says the anchor happened, by its verb ("14 days from service;
+    served 7 Jan", "28 days from delivery, delivered on the 3rd"); None when unsaid."""
+    stem = re.escape(noun.lower()[:4])
+    said = re.search(
+        rf"\b{stem}[a-z]*ed\s+(?:on\s+)?(?=(?:the\s+)?\d|[a-z]{{3,9}}\s+\d)", ctx.text, re.I
+    )
+    if len(noun) < 5 or said is None:
         return None
+    past = find_dates(ctx.text[said.end() :], ctx.today, "past", ctx.today)
+    return past[0].date if past and past[0].start == 0 else None
+
+
+def _anchor_fallback(ctx: Ctx, rest: str) -> dt.date | None:
+    """The anchor of an offset named by no noun: the document, the item, the last day said."""
     if re.match(r"\s*(?:it|its)\b.{0,12}\bexpir", rest, re.I):
         doc = ctx.thread.last(
             "identity.visas",

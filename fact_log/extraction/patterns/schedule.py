@@ -137,6 +137,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]
     if not dates or not dates[0].valid:
         return
+    if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
+        return  # "due 28 days from service, served on 3 June": the day counted from, not due
     if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
         return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
@@ -165,6 +167,12 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# a term counted from another day ("28 days from service", "two weeks after delivery")
+_COUNTED = re.compile(
+    r"\b(?:\d{1,3}|a|one|two|three|four|six|ten|fourteen|thirty)\s+(?:working\s+|business\s+)?"
+    r"(?:days?|weeks?|months?)\s+(?:from|after|of)\b",
+    re.I,
+)
 # "... but my wife is doing it", "Tom will handle that": the task is someone else's
 _DONE_BY_OTHER = re.compile(
     r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
