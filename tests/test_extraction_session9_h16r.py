@@ -488,3 +488,15 @@ def test_a_term_counted_from_an_event_dated_by_its_verb() -> None:
     # the day counted from is never the due date
     tasks = of("tasks.tasks", found("the claim form is due 28 days from service, served on 3 June"))
     assert all(t.get("due_date") != D(2025, 6, 3) for t in tasks)
+
+
+def test_a_weekly_slot_keeps_its_place_and_a_question_completes_no_task() -> None:
+    events = of(
+        "schedule.events", found("Choir is every Thursday at 7 pm in the village hall, always.")
+    )
+    assert [e.get("location") for e in events] == ["village hall"]
+    tasks = of(
+        "tasks.tasks",
+        found("Q: can the return be filed online on a Sunday?", "tax return due 31 January"),
+    )
+    assert tasks == []

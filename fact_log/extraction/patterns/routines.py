@@ -18,6 +18,7 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAY_ABBR, WEEKDAYS, count_word
+from uac.fact_log.extraction.patterns.schedule import event_place
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -384,6 +385,8 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if when.end is not None and when.end > when.start:
         value["end"] = dt.datetime.combine(first, when.end)
+    if (where := event_place(sent.text[m.end() :])) is not None:
+        value["location"] = where  # "every Tuesday at 1 pm in the church hall"
     ctx.add("schedule.events", value, sent, 0.7)
 
 

@@ -226,6 +226,10 @@ def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DONE.search(sent.text)
     if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
         return
+    if "?" in sent.text or re.search(
+        r"\b(?:can|could|may|should)\s+(?:\w+\s+)?be\b", sent.text, re.I
+    ):
+        return  # "can a defence be filed on a Saturday?": asked, not done
     if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
         return  # "it has to be filed by 7 October" is the deadline, not its end
     said = goal_words(sent.text)
@@ -351,16 +355,24 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["with_whom"] = people
             if title.lower() in ("meeting", "call", "lunch", "dinner", "coffee", "catch-up"):
                 value["title"] = f"{value['title']} with {people[0]}"
-    loc = (
-        _STREET.search(sent.text)
-        or _NUMBERED_PLACE.search(sent.text)
-        or _LOCATION.search(sent.text)
-        or _VENUE.search(sent.text)
-        or _TRAILING_PLACE.search(sent.text, ev.end())
-    )
-    if loc is not None and loc[1].split()[0] not in NOT_NAMES:
-        value["location"] = " ".join(loc[1].split())
+    if (where := event_place(sent.text, ev.end())) is not None:
+        value["location"] = where
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
+
+
+def event_place(text: str, after: int = 0) -> str | None:
+    """Where an event takes place: a street, a numbered or named place, a kind of venue, or a
+    name standing alone as the last clause after the event word at `after`."""
+    loc = (
+        _STREET.search(text)
+        or _NUMBERED_PLACE.search(text)
+        or _LOCATION.search(text)
+        or _VENUE.search(text)
+        or _TRAILING_PLACE.search(text, after)
+    )
+    if loc is None or loc[1].split()[0] in NOT_NAMES:
+        return None
+    return " ".join(loc[1].split())
 
 
 # "on Mill Rd", "(Harley St)": a street said with its name
