@@ -500,3 +500,11 @@ def test_a_weekly_slot_keeps_its_place_and_a_question_completes_no_task() -> Non
         found("Q: can the return be filed online on a Sunday?", "tax return due 31 January"),
     )
     assert tasks == []
+
+
+def test_a_reminder_to_call_is_no_call_and_two_event_words_make_one_title() -> None:
+    cands = found("Remind me to ring the vet on Friday")
+    assert of("schedule.events", cands) == []
+    assert [t["due_date"] for t in of("tasks.tasks", cands)] == [D(2025, 6, 6)]
+    events = of("schedule.events", found("our anniversary dinner at Nobu on Saturday 8pm"))
+    assert [e["title"] for e in events] == ["Anniversary dinner"]

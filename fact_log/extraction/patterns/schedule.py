@@ -257,6 +257,9 @@ _CONTACTED = re.compile(
 )
 
 
+_REMIND_TO = re.compile(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
+
+
 def event_title(text: str, ev: re.Match[str]) -> str:
     """The event word with up to two words said before it ("scuba diving course")."""
     if _FIXTURE.search(ev[0]):
@@ -266,7 +269,9 @@ def event_title(text: str, ev: re.Match[str]) -> str:
     while words and words[0].lower() in _TITLE_DROP:
         words.pop(0)
     words = [w for w in words if w.lower() not in _TITLE_DROP]
-    return " ".join([*words, ev[0]])
+    # "anniversary dinner", "wedding reception": an event word naming the next one's kind
+    nxt = EVENT.match(text, ev.end() + 1) if text[ev.end() : ev.end() + 1] == " " else None
+    return " ".join([*words, ev[0], *([nxt[0]] if nxt is not None else [])])
 
 
 def named_event(text: str) -> str | None:
@@ -312,6 +317,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():
         return  # "call AEP tomorrow": something to do (agenda.rule_todo), not a call booked
+    if _REMIND_TO.search(sent.text, 0, ev.start()):
+        return  # "remind me to call mum on Sunday": a task (agenda.rule_reminder)
     if _CONTACTED.search(sent.text, 0, ev.start()):
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
