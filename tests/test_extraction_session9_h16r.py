@@ -508,3 +508,27 @@ def test_a_reminder_to_call_is_no_call_and_two_event_words_make_one_title() -> N
     assert [t["due_date"] for t in of("tasks.tasks", cands)] == [D(2025, 6, 6)]
     events = of("schedule.events", found("our anniversary dinner at Nobu on Saturday 8pm"))
     assert [e["title"] for e in events] == ["Anniversary dinner"]
+
+
+def test_a_pasted_hotel_confirmation_with_a_field_a_line() -> None:
+    stays = of(
+        "travel.bookings",
+        found(
+            "Reservation: Hotel Adlon, Berlin. Check-in: 6 Nov 2025. "
+            "Check-out: 9 Nov 2025. Ref: KT9921"
+        ),
+    )
+    assert stays == [
+        {
+            "kind": "hotel",
+            "place": "Berlin",
+            "start": T(2025, 11, 6, 15),
+            "end": T(2025, 11, 9, 11),
+            "reference": "KT9921",
+        }
+    ]
+    # a hotel's name that holds a city's names no place
+    stays = of(
+        "travel.bookings", found("hotel is the Fairmont Royal York, two nights from the ninth")
+    )
+    assert all("place" not in s for s in stays)

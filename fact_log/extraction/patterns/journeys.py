@@ -416,6 +416,8 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         place = city  # "the Pod in Times Square": a spot in the trip's city, not a place
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
+    if not (said or place) and head is not None:
+        place = _named_city(sent.text[: head.end() + 40])  # "Hotel Riu Plaza, Madrid, ..."
     if head is not None and head["named"] and not said:
         place = _city(head["named"]) or place  # "the Hilton Rome": the chain, then its city
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
@@ -542,4 +544,48 @@ def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings)
+# A pasted confirmation lists a stay's fields a line each: "Hotel Riu Plaza, Madrid. Check-in:
+# 14 Oct 2025. Check-out: 17 Oct 2025. Ref: HX4471": one stay, read over the whole message
+_FIELD_IN = re.compile(r"^check[- ]?in\s*(?::|on\b)", re.I)
+_LODGING_AT = re.compile(r"\b" + LODGING + r"\b", re.I)
+
+
+def rule_pasted_stay(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A stay whose check-in and check-out are field lines of a pasted confirmation."""
+    if not _FIELD_IN.match(sent.text) or said_stay(ctx):
+        return
+    head = _LODGING_AT.search(ctx.text, 0, sent.start)
+    if head is None:
+        return
+    window = Span(head.start(), ctx.text[head.start() :])
+    days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    cue_in, cue_out = _CHECK_IN.search(window.text), _CHECK_OUT.search(window.text)
+    ins = [d for d in days if cue_in and d.start > window.start + cue_in.start()]
+    outs = [d for d in days if cue_out and d.start > window.start + cue_out.start()]
+    if not ins or not outs or outs[0].date <= ins[0].date:  # type: ignore[operator]
+        return
+    value: dict[str, Any] = {
+        "kind": "hotel",
+        "start": _at(ins[0].date, sent, ins[0].end, CHECK_IN_HOUR),  # type: ignore[arg-type]
+        "end": dt.datetime.combine(outs[0].date, CHECK_OUT_HOUR),  # type: ignore[arg-type]
+    }
+    if place := _named_city(ctx.text[head.start() : sent.start]):
+        value["place"] = place
+    if (ref := _REFERENCE.search(window.text)) is not None and any(ch.isdigit() for ch in ref[1]):
+        value["reference"] = ref[1]
+    ctx.add("travel.bookings", value, sent, 0.7)
+
+
+def _named_city(text: str) -> str | None:
+    """The first known city set off by a comma after a name ("Hotel Riu Plaza, Madrid"; not
+    "the Fairmont Royal York", a name that holds a city's)."""
+    words = re.findall(r",\s*([A-Z][\w'’-]+)", text)
+    return next((c for w in words if (found := lookup_place(w)) and (c := found[0])), None)
+
+
+def said_stay(ctx: Ctx) -> bool:
+    """Whether the message already gave a hotel stay."""
+    return any(c.path == "travel.bookings" and c.value.get("kind") == "hotel" for c in ctx.out)
+
+
+RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings, rule_pasted_stay)
