@@ -532,3 +532,10 @@ def test_a_pasted_hotel_confirmation_with_a_field_a_line() -> None:
         "travel.bookings", found("hotel is the Fairmont Royal York, two nights from the ninth")
     )
     assert all("place" not in s for s in stays)
+
+
+def test_someone_elses_flight_is_no_booking() -> None:
+    assert of("travel.bookings", found("Tom's flight lands at 6pm on Friday")) == []
+    assert of("schedule.events", found("we have parents evening next thursday 5:30")) == [
+        {"title": "Parents evening", "start": T(2025, 6, 5, 17, 30)}
+    ]

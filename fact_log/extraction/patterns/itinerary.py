@@ -261,6 +261,9 @@ def _leg_time(text: str, start: int, end: int) -> dt.time | None:
     return when.start if when is not None else None
 
 
+_THEIRS = re.compile(r"(?-i:\b[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:[a-z]+\s+)?$")
+
+
 def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The flights or trains of a journey, when a particular service is said (its time or its
     carrier): "flights gatwick to faro on the 14th at 07:15 and back on the 21st at 18:40"."""
@@ -270,6 +273,8 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = sent.start + m.start()
     if someone_else(ctx.text[sent.start : at]) or not clause_ok(parts, sent, at):
         return
+    if _THEIRS.search(ctx.text, sent.start, at):
+        return  # "Tom's flight lands at 6pm": someone else's journey
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     if not days or travel.PAST.search(sent.text):
         return

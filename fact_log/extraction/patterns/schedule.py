@@ -70,7 +70,8 @@ _LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
     "important quick so ok okay well and then also just called booked book need needs get "
-    "getting finally about joined join joining started starting attend attending plus"
+    "getting finally about joined join joining started starting attend attending plus we you "
+    "they"
 )
 _DEADLINE = re.compile(
     r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
