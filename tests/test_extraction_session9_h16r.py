@@ -539,3 +539,9 @@ def test_someone_elses_flight_is_no_booking() -> None:
     assert of("schedule.events", found("we have parents evening next thursday 5:30")) == [
         {"title": "Parents evening", "start": T(2025, 6, 5, 17, 30)}
     ]
+
+
+def test_leave_noted_with_its_days_is_an_away_period() -> None:
+    away = of("schedule.away_periods", found("annual leave 11-15 August"))
+    assert [(a["start"], a["end"]) for a in away] == [(D(2025, 8, 11), D(2025, 8, 15))]
+    assert of("schedule.away_periods", found("my annual leave is 25 days a year")) == []

@@ -488,7 +488,9 @@ _AWAY_NOTE = re.compile(
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
     r"granted)\b"
     # "booked annual leave: out of office 9 to 24 August"
-    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b)",
+    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b"
+    # "annual leave 22-26 July", "PTO: 3 to 7 March": the leave and its days, a note
+    r"|(?:my\s+)?(?P<leave3>annual\s+leave|time\s+off|pto)\s*[:,–-]?\s*(?=(?:from\s+)?(?:the\s+)?\d))",
     re.I,
 )
 
@@ -506,7 +508,8 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
-    leave = m.groupdict().get("leave") or m.groupdict().get("leave2")
+    said = m.groupdict()
+    leave = said.get("leave") or said.get("leave2") or said.get("leave3")
     if not dates and leave and ctx.following is not None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
