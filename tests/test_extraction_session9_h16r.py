@@ -545,3 +545,19 @@ def test_leave_noted_with_its_days_is_an_away_period() -> None:
     away = of("schedule.away_periods", found("annual leave 11-15 August"))
     assert [(a["start"], a["end"]) for a in away] == [(D(2025, 8, 11), D(2025, 8, 15))]
     assert of("schedule.away_periods", found("my annual leave is 25 days a year")) == []
+
+
+def test_a_visa_held_by_the_days_the_next_fragment_gives() -> None:
+    visas = of(
+        "identity.visas", found("India visa don land! Multiple entry, valid 1 July to 30 December")
+    )
+    assert [(v["country"], v["valid_from"], v["entries"]) for v in visas] == [
+        ("IN", D(2025, 7, 1), "multiple")
+    ]
+    assert (
+        of("identity.visas", found("I need a China visa. Valid passport required, they said."))
+        == []
+    )
+    assert of("identity.passport.issuing_country", found("Irish passport guy here, quick one")) == [
+        "IE"
+    ]

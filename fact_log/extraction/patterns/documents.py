@@ -35,7 +35,7 @@ VISA = re.compile(
 )
 _HOLDS = re.compile(
     r"\b(?:got|have|received|approved|granted|issued|expires?|valid|runs?\s+out|came\s+through|"
-    r"arrived)\b",
+    r"arrived|landed|came\s+in|sorted)\b",
     re.I,
 )
 _UNTIL = re.compile(
@@ -86,8 +86,10 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Visas the user holds: "I got my ESTA approved", "my UK visa expires on ..."."""
     m = VISA.search(sent.text)
-    if m is None or not _HOLDS.search(sent.text):
-        return
+    nxt = ctx.following
+    details = nxt is not None and _FRAGMENT.match(nxt.text) and _HOLDS.search(nxt.text)
+    if m is None or not (_HOLDS.search(sent.text) or details):
+        return  # ("China visa don land! Single entry, valid 1 April to ...": held, by its days)
     if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:need|apply|applying|sort\s+out|his|her|their)\b", sent.text, re.I) and (
@@ -293,7 +295,8 @@ _PASSPORT_OF = re.compile(
     # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
     # the line's topic (a remark on it follows, never a verb of its own)
     r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + _NATIONS + r"|UK|US|USA)\s+passport\b"
-    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good)\b)",
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
+    r"guy|girl|here|holder)\b)",
     re.IGNORECASE,
 )
 
