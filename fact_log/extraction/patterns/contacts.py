@@ -142,7 +142,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         *_APPOSITIVE.finditer(sent.text),
         *_REL_FIRST.finditer(sent.text),
         *_NAME_FIRST.finditer(sent.text),
-        *_NOTE_REL.finditer(sent.text),
+        *filter(None, [_NOTE_REL.match(sent.text)]),
     ]:
         # a match whose "name" is no name ("my accountant, mob 0791...") leaves the relation
         # to the next pattern

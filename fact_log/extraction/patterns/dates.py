@@ -325,7 +325,8 @@ def _find_dates(
         except OverflowError:
             d = None  # beyond year 1..9999: no such date
         found.append(DateMatch(m.start(), m.end(), m[0], d))
-    for m in _WEEKDAY_SHORT.finditer(text):  # "physio next tue", "this thurs"
+    said_short = "ext " in text or "his " in text or "oming " in text
+    for m in _WEEKDAY_SHORT.finditer(text) if said_short else ():  # "physio next tue"
         d = _weekday(today, m[1], WEEKDAY_ABBR[m[2].lower()], prefer)
         found.append(DateMatch(m.start(), m.end(), m[0], d))
     for m in _IN_N.finditer(text):

@@ -86,9 +86,11 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Visas the user holds: "I got my ESTA approved", "my UK visa expires on ..."."""
     m = VISA.search(sent.text)
+    if m is None:
+        return
     nxt = ctx.following
     details = nxt is not None and _FRAGMENT.match(nxt.text) and _HOLDS.search(nxt.text)
-    if m is None or not (_HOLDS.search(sent.text) or details):
+    if not (_HOLDS.search(sent.text) or details):
         return  # ("China visa don land! Single entry, valid 1 April to ...": held, by its days)
     if not in_clause(m, parts, sent):
         return
@@ -218,6 +220,8 @@ _INSURED = re.compile(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
 
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
+    if not _INSURED.search(sent.text):
+        return  # no insurance word: nearly every line
     m = _INSURANCE.search(sent.text)
     # (the whole message is scanned only for a sentence about insurance: once a sentence
     # would make a long lower-case message quadratic)

@@ -238,7 +238,7 @@ _NAMED_AS = re.compile(
     r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
     # "booked by the clerk under 'Henrietta Blake'": who booked it, then the name in quotes
     r"|\bbooked\s+by\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s+under\s+(?:the\s+name\s+)?"
-    r"|(?<=\bunder\s)['‘\"“](?=[A-Z])"
+    r"|\bunder\s['‘\"“](?=[A-Z])"
 )
 
 

@@ -298,8 +298,6 @@ def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | Non
     """Of several event words, the first in a clause that holds a day ("vet rang, herd TB test
     is on the 23rd at 10": the test, not the vet); None for one or none."""
     found = list(EVENT.finditer(sent.text))
-    if len(found) < 2:
-        return None
     dated = [clause_of(parts, d.start) for d in dates_in(sent, "future", ctx.today, ctx.anchor)]
     days = {(c.start, c.end) for c in dated if c is not None}
     for ev in found:
@@ -313,7 +311,9 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
-    ev = _dated_event(ctx, sent, parts) or find_event(sent.text)
+    ev = find_event(sent.text)
+    if ev is not None and EVENT.search(sent.text, ev.end()) is not None:
+        ev = _dated_event(ctx, sent, parts) or ev  # of several, the one said with its day
     if not in_clause(ev, parts, sent):
         return
     if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():

@@ -177,6 +177,10 @@ _DAY_DOT_TIME = re.compile(
 )
 
 
+_DIGIT_H = re.compile(r"\dh", re.I)
+_DIGIT_DOT = re.compile(r"\d\.\d")
+
+
 def _hours(m: re.Match[str]) -> str:
     hour = next(g for g in (m[1], *m.groups()[2:]) if g)
     return f"{hour}:{m[2] or '00'}" if int(hour) < 24 else m[0]
@@ -191,11 +195,11 @@ _PART_AFTER = re.compile(
 def _continental(text: str) -> str:
     """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15";
     "6:05 in morning" as "6:05am"."""
-    if "h" in text:
+    if _DIGIT_H.search(text):
         text = _H_TIME.sub(_hours, text)
-    if " in " in text:
+    if "orning" in text or "fternoon" in text or "vening" in text:
         text = _PART_AFTER.sub(lambda m: m[1] + ("am" if m[2].lower() == "morning" else "pm"), text)
-    return _DAY_DOT_TIME.sub(r"\1 at \2:\3", text) if "." in text else text
+    return _DAY_DOT_TIME.sub(r"\1 at \2:\3", text) if _DIGIT_DOT.search(text) else text
 
 
 def clock(text: str) -> Clock | None:
