@@ -119,7 +119,7 @@ def read(
         ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
     if said != text:  # dictation read as punctuation: quote what was said (same offsets)
         ctx.out = [replace(c, quote=said[c.start : c.start + len(c.quote)]) for c in ctx.out]
-    return _dedupe(ctx.out), ctx.thread
+    return _subsumed(_dedupe(ctx.out)), ctx.thread
 
 
 def _mention(cand: Candidate, day: dt.date) -> Mention:
@@ -139,4 +139,25 @@ def _dedupe(cands: list[Candidate]) -> list[Candidate]:
         if key not in seen:
             seen.add(key)
             out.append(c)
+    return out
+
+
+def _subsumed(cands: list[Candidate]) -> list[Candidate]:
+    """Drop a record a later one of the same path in the message repeats and completes
+    ("Flying to Lisbon on 3 July. Back on the 10th." is one trip with its return, not two)."""
+    if len(cands) < 2:
+        return cands
+    out = []
+    for i, c in enumerate(cands):
+        value = c.value
+        if isinstance(value, dict) and any(
+            later.path == c.path
+            and later.op == c.op
+            and isinstance(later.value, dict)
+            and len(later.value) > len(value)
+            and all(later.value.get(k) == v for k, v in value.items())
+            for later in cands[i + 1 :]
+        ):
+            continue
+        out.append(c)
     return out

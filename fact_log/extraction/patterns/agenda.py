@@ -16,12 +16,13 @@ from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.schedule import NOT_YET, goal_words
+from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_words
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     dates_in,
     guarded,
@@ -75,7 +76,14 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
         return  # the deadline rules read it already
-    days = [d for d in dates_in(sent, "future", ctx.today) if d.valid]  # the next 8th, from now
+    # the next 8th, from now; a day said in another clause before the ask is another thing's
+    # ("my sister turns 30 on the 17th, remind me to buy something")
+    own = clause_of(parts, sent.start + m.start())
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today)
+        if d.valid and (d.start >= sent.start + m.start() or (own and d.start >= own.start))
+    ]
     if days and days[0].date < ctx.today:  # type: ignore[operator]
         return
     if not days and "?" in sent.text:
@@ -412,6 +420,8 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _SIGNED_UP.search(sent.text)
     if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
         return
+    if a_journey(m["title"]) or re.fullmatch(LODGING, m["title"].split()[-1], re.I):
+        return  # "booked a last minute week in Porto": a trip; "booked a riad": a stay
     if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
     if not in_clause(m, parts, sent) or THIRD_PARTY.search(sent.text):

@@ -60,6 +60,7 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
                     "stored": later.isoformat(),
                 }
             )
+    notes.extend(_next_week_on_sunday(text, today))
     if _HAS_WEEKDAY.search(text):
         for d in find_dates(text, today):
             if d.conflict and d.date is not None:
@@ -72,3 +73,16 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
                     }
                 )
     return notes
+
+
+_NEXT_WEEK = re.compile(r"\bnext[ \t]+week\b", re.I)
+
+
+def _next_week_on_sunday(text: str, today: dt.date) -> list[dict[str, object]]:
+    """ "next week" said on a Sunday: the week from tomorrow (stored) or the one after?"""
+    m = _NEXT_WEEK.search(text) if today.weekday() == 6 else None
+    if m is None:
+        return []
+    soon, later = today + dt.timedelta(days=1), today + dt.timedelta(days=8)
+    readings = [soon.isoformat(), later.isoformat()]
+    return [{"kind": "ambiguous_date", "text": m[0], "readings": readings, "stored": readings[0]}]

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import safe_date
+from uac.fact_log.extraction.patterns.dates import DateMatch, safe_date
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -24,7 +24,12 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
+# what people put before a name they address with respect ("Ma'am Layla", "Barr. Funmi")
+HONORIFIC = r"(?:dr|mr|mrs|ms|miss|prof|ma['’]?am|madam|sir|barr|engr|auntie|aunty)\.?"
 RELATIONS = (
+    # ("my mother in law Françoise": the in-laws first, with or without hyphens)
+    "(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|grandson|granddaughter|"
+    "grandchild|grandkid|employer|"
     "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
     "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
     "physiotherapist|therapist|cousin|aunt|uncle|niece|nephew|grandmother|grandma|granny|"
@@ -54,7 +59,7 @@ _CANONICAL = {
 
 def relationship(word: str) -> str:
     """The canonical relationship word ("mum" -> "mother")."""
-    low = word.lower()
+    low = re.sub(r"\s+in\s+law$", "-in-law", " ".join(word.lower().split()))
     return _CANONICAL.get(low, low)
 
 
@@ -111,13 +116,22 @@ _REL_FIRST = re.compile(
     + RELATIONS
     + r"|"
     + OCCUPATIONS
-    + r")(?:'s(?=\s+(?:called|named|name)\b))?\s*,?\s+(?:is\s+"
-    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?P<name>"
+    + r")(?:'s(?=\s+(?:called|named|name)\b))?(?:\s+(?:here|there|now)(?=\s+is\b))?\s*,?\s+(?:is\s+"
+    r"(?:called\s+|named\s+)?|called\s+|named\s+|name\s+is\s+)?(?:"
+    + HONORIFIC
+    + r"\s+)?(?P<name>"
     + INITIALS
     + r"(?-i:"
     + NAME
     + r"))",
     re.IGNORECASE,
+)
+
+
+# "Sister Rosalind's 50th: 17 June": a note-style line opening with the relation, "my" unsaid
+_NOTE_REL = re.compile(
+    r"^(?P<rel>(?-i:Sister|Brother|Mum|Mom|Dad|Cousin|Aunt|Uncle|Niece|Nephew|Grandma|Grandpa|"
+    r"Son|Daughter|Wife|Husband))\s+(?P<name>" + NAME + r")"
 )
 
 
@@ -128,6 +142,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         *_APPOSITIVE.finditer(sent.text),
         *_REL_FIRST.finditer(sent.text),
         *_NAME_FIRST.finditer(sent.text),
+        *filter(None, [_NOTE_REL.match(sent.text)]),
     ]:
         # a match whose "name" is no name ("my accountant, mob 0791...") leaves the relation
         # to the next pattern
@@ -142,6 +157,8 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["role"] = m["rel"].lower()  # "my physio": who they are to the user and their job
         if m.re is _APPOSITIVE and m["how"]:
             value["how_met"] = f"from {m['how'].lower()}"
+        if "how_met" not in value and (how := how_met(sent.text, m.end("name"))):
+            value["how_met"] = how
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
@@ -152,8 +169,8 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 for d in dates_in(sent, "past", ctx.today, ctx.anchor)
                 if d.start > sent.start + bday.start()
             ]
-            if dates and dates[0].valid and dates[0].explicit_year:
-                value["birthday"] = dates[0].date  # a birthday without a year is not a date
+            if dates and dates[0].valid and dates[0].date is not None:
+                value["birthday"] = this_year(dates[0], ctx.today)
         if (age := _TURNS.search(sent.text)) is not None:
             day = next((d.date for d in dates_in(sent, "future", ctx.today) if d.valid), None)
             if (born := born_on(day, age)) is not None:
@@ -163,6 +180,26 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "my brother is Dan by the way, Daniel Whitaker": the full name after a comma
 _LATER_FULL = re.compile(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
+
+
+# "my friend Inès from the prenatal yoga", "..., we met in church", "met her at a workshop"
+_FROM_WHERE = re.compile(
+    r"\s+from\s+(?:the\s+|my\s+|our\s+)?(?P<how>[a-zà-ÿ][\w'’ -]{1,30}?)(?=\s*(?:[,;.!]|$))"
+)
+_WE_MET = re.compile(
+    r"\b(?:we\s+met|i\s+met\s+(?:him|her|them))\s+(?P<how>(?:in|at|on|through|via)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?[\w'’ -]{2,30}?)(?=\s*(?:[,;.!]|$|\s(?:in|last|years?|when)\b))",
+    re.I,
+)
+
+
+def how_met(text: str, after: int) -> str | None:
+    """How the user met the person named just before `after`, when the line says it."""
+    m = _FROM_WHERE.match(text, after)
+    if m is not None and not (m["how"].lower() in CITIES or m["how"].lower() in COUNTRIES):
+        return f"from {m['how'].lower()}"
+    m = _WE_MET.search(text, after)
+    return " ".join(m["how"].split()) if m is not None else None
 
 
 def _name_of(m: re.Match[str]) -> str:
@@ -203,15 +240,25 @@ def _full_form(text: str, after: int, name: str) -> str:
 
 # "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
 _TURNS = re.compile(
-    r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))", re.I
+    r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
+    # "Sister Rosalind's 50th: 17 June", "my dad's 70th is on the 15th": a round birthday
+    r"['’]s\s+(?P<nth>\d{2,3})(?:st|nd|rd|th)\b(?:\s+birthday)?(?=\s*[:,–-]|\s+(?:is|on|was)\b)",
+    re.I,
 )
+
+
+def this_year(day: DateMatch, today: dt.date) -> dt.date | None:
+    """A birthday said without a year is this year's date of it (the older sets' reading)."""
+    if day.explicit_year or day.date is None:
+        return day.date
+    return safe_date(today.year, day.date.month, day.date.day) or day.date
 
 
 def born_on(birthday: dt.date | None, age: re.Match[str]) -> dt.date | None:
     """The date of birth of someone turning n on a day (None past the calendar)."""
     if birthday is None:
         return None
-    return safe_date(birthday.year - int(age["n"]), birthday.month, birthday.day)
+    return safe_date(birthday.year - int(age["n"] or age["nth"]), birthday.month, birthday.day)
 
 
 def _near(m: re.Match[str], other: re.Match[str]) -> bool:
@@ -232,8 +279,8 @@ _ROLE_IS = re.compile(
     + OCCUPATIONS
     + r"|nanny|babysitter))\s*"
     r"(?:(?i:we|i)\s+(?i:use|see|go\s+to)\s+)?(?i:is|is\s+called|['’]s\s+called|is\s+named|"
-    r"['’]s\s+name\s+is|['’]s)\s+(?:(?:Dr|Mr|Mrs|Ms)\.?\s+)?"
-    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿ]{1,20}(?:\s[A-Z][a-zà-ÿ]{1,20})?)"
+    r"['’]s\s+name\s+is|['’]s)\s+(?:(?i:" + HONORIFIC + r")\s+)?"
+    r"(?P<name>" + INITIALS + r"[A-Z][a-zà-ÿā-ž]{1,20}(?:\s[A-Z][a-zà-ÿā-ž]{1,20})?)\b(?!['’])"
 )
 
 
@@ -394,7 +441,8 @@ _TITLED = re.compile(
 )
 # "Ravi's number is ...", "kenji's # ...": whose number it is, before it
 _WHOSE = re.compile(
-    r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|mobile|cell|phone|#|no\.?)"
+    r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?"
+    r"(?:number|mobile|cell|phone|telephone|#|no\.?)"
 )
 # "Javier Ruiz, javier.ruiz@...": a first and last name
 _FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
@@ -402,7 +450,13 @@ _FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà
 
 # how phone numbers are written: a trunk 0 or a +country code, or the US/Indian groupings
 # ("614-555-0198", "312 555 0147", "98860 41234"); an IBAN's or a card's digits are not
-_PHONE_SHAPE = re.compile(r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}")
+# a US local number ("555-0142") and the three threes of many European mobiles ("512 345
+# 678") too
+_PHONE_SHAPE = re.compile(
+    r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}|\d{3}-\d{4}|"
+    r"\d{3}[ -]\d{3}[ -]\d{3}"
+)
+_MONEY_AFTER = re.compile(r"\s*(?:zł|zl|pln|eur|€|usd|\$|gbp|£|kr|chf|aed|php|ngn|inr)", re.I)
 _ACCOUNT_CUE = re.compile(
     r"\b(?:account|acct|a/c|iban|sort\s+code|card|ref(?:erence)?|policy|booking|order|invoice|"
     r"[A-Z]{2}\d{2}(?:\s[A-Z0-9]{4})?)\W*(?:\s\S+){0,3}\s*$",
@@ -422,6 +476,7 @@ def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
             and not _NOT_PHONE.fullmatch(said)
             and _PHONE_SHAPE.fullmatch(said)
             and not _ACCOUNT_CUE.search(text, max(0, m.start() - 30), m.start())
+            and not _MONEY_AFTER.match(text, m.end())
         ):
             return m
     return None

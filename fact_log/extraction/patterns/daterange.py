@@ -13,7 +13,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Prefer = Literal["future", "past"]
@@ -47,7 +47,10 @@ _NUMBERED = re.compile(
 # "14.02.", "8.1.": day and month, each closed by its dot (a price "20.12" has no second dot)
 _DOTTED = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(?![\d])")
 _DAY_CUE = re.compile(
-    r"(?:\b(?:on|until|till|til|by|from|since|to|before|after|am|bis|vom|ab|valid|expires?)"
+    r"(?:\b(?:on|until|till|til|by|from|since|to|before|after|am|bis|vom|ab|valid|expires?|"
+    # the words of a journey or a stay: "and back 8.1.", "check-out 9.02", "to Krakow 20.12."
+    r"back|return(?:ing)?|leav(?:e|ing)|arriv(?:e|ing)|depart(?:ing|ure)?|dep|arr|fly(?:ing)?|"
+    r"check[- ]?in|check[- ]?out|(?:to|in|from)[ \t]{1,3}(?-i:[A-Z][\w'’-]+))"
     r"|[-–]|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?)[ \t]{1,3}$",
     re.IGNORECASE,
 )
@@ -160,6 +163,22 @@ def slashed_dates(
     return out
 
 
+# "check-in 2.02", "until 31.07", "from 19.12 to 2.01", "Gdańsk 2.02 at 6:05": a day and a
+# two-digit month with no closing dot, read as a date only after a day's word (a price
+# "19.12" has none) or before a clock time; never beside a currency or before "am"/"h"
+_DOTTED_BARE = re.compile(
+    r"(?<![\d.,€$£])(\d{1,2})\.(0[1-9]|1[0-2])(?![\d.,]?\d|\.\d)"
+    r"(?![ \t]*(?:€|\$|£|zł|zl|pln|eur|euros?|usd|gbp|chf|am|pm|h\b|hrs|o'clock|%))",
+    re.I,
+)
+_AT_CLOCK = re.compile(r"[ \t,]{1,3}(?:at[ \t]{1,3})?\d{1,2}[:h]\d{2}\b", re.I)
+_BARE_CUE = re.compile(
+    r"(?:\b(?:on|until|till|til|by|from|since|before|after|valid|expires?|back|return(?:ing)?|"
+    r"check[- ]?in|check[- ]?out|dep|arr)|\d[ \t]{1,3}(?:to|till|until|[-–])|[-–])[ \t]{1,3}$",
+    re.I,
+)
+
+
 def dotted_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:
@@ -171,13 +190,21 @@ def dotted_dates(
         year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
         out.append(make(m.start(), m.end(), m[0], safe_date(year, int(m[2]), int(m[1]))))
     prev: DateMatch | None = None
-    for m in _DOTTED.finditer(text):
+    said = sorted([*_DOTTED.finditer(text), *_DOTTED_BARE.finditer(text)], key=lambda m: m.start())
+    for m in said:
         if any(d.start <= m.start() < d.end for d in out):
             continue
         day, month = int(m[1]), int(m[2])
         if not (1 <= month <= 12 and 1 <= day <= 31):
             continue
-        if not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
+        if m.re is _DOTTED_BARE:
+            if not (
+                _BARE_CUE.search(text, 0, m.start())
+                or _AT_CLOCK.match(text, m.end())
+                or _RANGE_ON.match(text, m.end())
+            ):
+                continue  # "19.12" is a price unless a day's word or a clock time says otherwise
+        elif not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
             continue  # "paid 10.12.": an amount, unless a date's word or a range says otherwise
         found = infer_year(month, day, today, prefer)
         if prev is not None and prev.date and found and found < prev.date:
@@ -201,4 +228,26 @@ def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) ->
         except ValueError:
             continue
         out.append(make(m.start("day"), m.end("day"), m["day"], last, d.explicit_year))
+    return out
+
+
+_JOINED = re.compile(
+    r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]+)?$", re.I
+)
+
+
+def ongoing_ranges(text: str, found: list[DateMatch], today: dt.date) -> list[DateMatch]:
+    """A range said without years that holds today is this one, not next year's ("insurance
+    from 1 May to 20 July" said on 10 May runs now; read ahead, both days were a year on)."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if a.explicit_year or b.explicit_year or a.date is None or b.date is None:
+            continue
+        if a.date <= today or not _JOINED.fullmatch(text[a.end : b.start]):
+            continue
+        first, last = safe_date(a.date.year - 1, a.date.month, a.date.day), None
+        last = safe_date(b.date.year - 1, b.date.month, b.date.day)
+        if first is not None and last is not None and first <= today <= last:
+            out[i], out[i + 1] = replace(a, date=first), replace(b, date=last)
     return out

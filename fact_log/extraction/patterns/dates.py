@@ -42,6 +42,7 @@ from uac.fact_log.extraction.patterns.daterange import (
     add_months,
     dotted_dates,
     infer_year,
+    ongoing_ranges,
     range_last_days,
     safe_date,
     slashed_dates,
@@ -150,7 +151,9 @@ _AGO = re.compile(
 _NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
 _DIGIT_DOT = re.compile(r"\d\.\d")
 # "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
-_DAY_SLOT = re.compile(r"\b(?:is|on|due|until|till|by|from|before|after)[ \t]{1,2}$", re.I)
+_DAY_SLOT = re.compile(
+    r"\b(?:is|on|due|until|till|by|from|before|after|back|returning)[ \t]{1,2}$", re.I
+)
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = re.compile(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
@@ -163,6 +166,14 @@ WEEKDAY_ABBR = {
 }
 WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
 _ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
+# "the 17th of next month", "on the 3rd of this month"
+_NTH_OF_MONTH = re.compile(
+    r"\b(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)?[ \t]{1,3}of[ \t]{1,3}"
+    r"(next|this|the[ \t]+following)[ \t]{1,3}month\b",
+    re.I,
+)
+# a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
+_WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
@@ -171,12 +182,15 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    r"this (?:morning|afternoon|evening)|" + calendar_days.MAYBE_WORDS,
+    r"this (?:morning|afternoon|evening)|(?:next|this|coming)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
+    + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
 _END_OF = re.compile(
-    rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b",
+    rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b|"
+    # "to end July", "until end of june": a month's end said without "of"
+    rf"\b(?:the[ \t]+)?end[ \t]+()({_MONTH_RE})\b",
     re.IGNORECASE,
 )
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
@@ -311,12 +325,21 @@ def _find_dates(
         except OverflowError:
             d = None  # beyond year 1..9999: no such date
         found.append(DateMatch(m.start(), m.end(), m[0], d))
+    said_short = "ext " in text or "his " in text or "oming " in text
+    for m in _WEEKDAY_SHORT.finditer(text) if said_short else ():  # "physio next tue"
+        d = _weekday(today, m[1], WEEKDAY_ABBR[m[2].lower()], prefer)
+        found.append(DateMatch(m.start(), m.end(), m[0], d))
     for m in _IN_N.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, -_amount(m[1]), m[2])))
+    if "month" in text:  # "the 17th of next month"
+        for m in _NTH_OF_MONTH.finditer(text):
+            month = add_months(today.replace(day=1), 0 if m[2].lower() == "this" else 1)
+            found.append(DateMatch(m.start(), m.end(), m[0], _nth_in(month, 0, int(m[1]))))
     for m in _END_OF.finditer(text):
-        found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], m[2], prefer)))
+        said = m[2] or m[4]
+        found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], said, prefer)))
     if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."
         found.extend(dotted_dates(text, today, prefer, DateMatch))
     if "/" in text:  # "6/30"
@@ -373,6 +396,8 @@ def _find_dates(
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
     out = _starts_before_ends(text, out)
+    if prefer == "future" and len(out) > 1:
+        out = ongoing_ranges(text, out, today)  # "from 1 May to 20 July" said on 10 May
     if named and any(d.valid and d not in named for d in out):
         # "for Christmas, out 19 December": the holiday is the occasion (though it still
         # placed "home for Christmas on the 21st" in December), the other date the day

@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
+    NOT_NAMES,
     UNCERTAIN,
     Ctx,
     Rule,
@@ -24,13 +25,17 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 VISA = re.compile(
-    r"\b(?P<esta>ESTA)\b|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
+    r"\b(?P<esta>ESTA)\b|"
+    # electronic travel authorisations: Canada's eTA, New Zealand's NZeTA, Korea's K-ETA, the UK
+    # ETA ("I have the eTA for Canada")
+    r"\b(?:(?P<c3>UK|Canadian|Canada)\s+)?(?P<eta>eTA|ETA|NZeTA|K-ETA)\b"
+    r"(?:\s+for\s+(?:the\s+)?(?P<c4>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK))?|\b(?:(?P<c1>[A-Za-z][a-z]+|UK|US|USA)\s+)?(?:(?P<kind1>tourist|business|"
     r"work|student|transit|working\s+holiday)\s+)?(?P<word>e-?visa|visa)\b"
     r"(?:\s+for\s+(?:the\s+)?(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK|US|USA))?",
 )
 _HOLDS = re.compile(
     r"\b(?:got|have|received|approved|granted|issued|expires?|valid|runs?\s+out|came\s+through|"
-    r"arrived)\b",
+    r"arrived|landed|came\s+in|sorted)\b",
     re.I,
 )
 _UNTIL = re.compile(
@@ -59,7 +64,12 @@ def country_code(name: str | None) -> str | None:
 
 def visa_country(m: re.Match[str]) -> str | None:
     """The country a visa mention names ("my Indian visa", "a visa for India", "ESTA")."""
-    return "US" if m["esta"] else (country_code(m["c1"]) or country_code(m["c2"]))
+    if m["esta"]:
+        return "US"
+    if m["eta"]:
+        implied = {"eTA": "CA", "NZeTA": "NZ", "K-ETA": "KR"}.get(m["eta"])
+        return country_code(m["c4"]) or country_code(m["c3"]) or implied
+    return country_code(m["c1"]) or country_code(m["c2"])
 
 
 def _valid_until(ctx: Ctx, sent: Span) -> Any:
@@ -76,8 +86,12 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Visas the user holds: "I got my ESTA approved", "my UK visa expires on ..."."""
     m = VISA.search(sent.text)
-    if m is None or not _HOLDS.search(sent.text):
+    if m is None:
         return
+    nxt = ctx.following
+    details = nxt is not None and _FRAGMENT.match(nxt.text) and _HOLDS.search(nxt.text)
+    if not (_HOLDS.search(sent.text) or details):
+        return  # ("China visa don land! Single entry, valid 1 April to ...": held, by its days)
     if not in_clause(m, parts, sent):
         return
     if re.search(r"\b(?:need|apply|applying|sort\s+out|his|her|their)\b", sent.text, re.I) and (
@@ -97,13 +111,13 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if country is None:
         return
     value: dict[str, Any] = {"country": country}
-    kind = "ESTA" if m["esta"] else (m["kind1"] or "")
+    kind = "ESTA" if m["esta"] else (m["eta"] or m["kind1"] or "")
     if not kind and (k := _KIND_WORD.search(sent.text)):
         kind = k[1]
     if not kind and m["word"] and m["word"].lower().startswith("e"):
         kind = "e-visa"
     if kind:
-        value["kind"] = kind.lower() if kind != "ESTA" else kind
+        value["kind"] = kind if kind == "ESTA" or m["eta"] else kind.lower()
     nxt = ctx.following
     if not dates_in(sent, "future", ctx.today) and nxt is not None and _FRAGMENT.match(nxt.text):
         # "Vietnam visa approved!! e-visa, single entry, 3 Feb to 4 March": the details follow
@@ -169,10 +183,15 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
 
 _INSURANCE = re.compile(
     r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover|policy)\b"
-    r"[^.;]{0,45}?\b(?i:with|from|through|by|at)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    # ("bought travel insurance in PZU": "in" as non-native writers say "from")
+    r"[^.;]{0,45}?\b(?i:with|from|through|by|at|in)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
     # "travel insurance is through work, it's AXA": the insurer named by "it's"
     r"|\b(?P<kind4>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b"
     r"[^.;]{0,40}?\b(?i:it's|it\s+is|insurer\s+is|provider\s+is)\s+(?P<provider4>[A-Z][\w&]+)"
+    # "my travel insurance is PZU, only till 20 July", "Travel insurance is AXA Mansard, ..."
+    r"|\b(?P<kind6>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+"
+    r"(?i:insurance|cover|policy)\s+(?i:is|=)\s+(?P<provider6>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
+    r"(?=\s*(?:[,;.!]|$|\s(?i:till|until|from|valid|to)\b))"
     # "the car insurance — Admiral — is now £42": the insurer set off by a dash or a colon
     r"|\b(?P<kind5>(?i:travel|health|car|home|life|contents|motor|medical|pet))\s+(?i:insurance|cover|policy)"
     r"[^.;—–:(]{0,30}?(?:[—–:(]|\s-\s)\s*(?P<provider5>[A-Z][\w&]+)"
@@ -194,11 +213,15 @@ _POLICY_NUMBER = re.compile(
 )
 
 
+_PROVIDERS = ("provider", "provider2", "provider3", "provider4", "provider5", "provider6")
+_KINDS = ("kind", "kind3", "kind4", "kind5", "kind6")
 _INSURED = re.compile(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
 
 
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Insurance the user holds, with the insurer and the last day of cover."""
+    if not _INSURED.search(sent.text):
+        return  # no insurance word: nearly every line
     m = _INSURANCE.search(sent.text)
     # (the whole message is scanned only for a sentence about insurance: once a sentence
     # would make a long lower-case message quadratic)
@@ -210,10 +233,15 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if re.search(r"\b(?:his|her|their|partner's|wife's|husband's)\b", sent.text[: m.end()], re.I):
         return
-    provider = m["provider"] or m["provider2"] or m["provider3"] or m["provider4"] or m["provider5"]
-    if not provider[:1].isupper():
+    said = m.groupdict()
+    provider = next(said[k] for k in _PROVIDERS if said[k])
+    if lookup_place(provider) is not None:
+        return  # "travel insurance in Spain": where, not who
+    if not provider[:1].isupper() or provider.split()[0] in NOT_NAMES:
         return
-    kind = (m["kind"] or m["kind3"] or m["kind4"] or m["kind5"] or "").lower()
+    kind = next((said[k] for k in _KINDS if said[k]), "").lower()
+    if said["provider6"] and not dates_in(sent, "future", ctx.today, ctx.anchor):
+        return  # "my travel insurance is Expensive": an insurer by "is" only with its days
     if m["de"] is not None:  # "Auslandskrankenversicherung": abroad + health, a travel cover
         kind = next((k for w, k in _DE_KIND if w in m["de"].lower()), "")
     value: dict[str, Any] = {"kind": _INS_KIND.get(kind, kind) or "other", "provider": provider}
@@ -267,7 +295,12 @@ _PASSPORT_OF = re.compile(
     # "US passport holder", "British passport holder, living in Manchester"
     r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
     + _NATIONS
-    + r"|UK|US|USA)\s+passport\s+holder\b",
+    + r"|UK|US|USA)\s+passport\s+holder\b"
+    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
+    # the line's topic (a remark on it follows, never a verb of its own)
+    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + _NATIONS + r"|UK|US|USA)\s+passport\b"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
+    r"guy|girl|here|holder)\b)",
     re.IGNORECASE,
 )
 
@@ -279,7 +312,7 @@ def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    said = m["adj"] or m["holder"]
+    said = m["adj"] or m["holder"] or m["lead"]
     code = NATIONALITIES.get(said.lower()) or country_code(said)
     if code is not None:
         ctx.add("identity.passport.issuing_country", code, sent, 0.8)

@@ -150,6 +150,14 @@ _IT_VALID = re.compile(
 )
 
 
+# "ok extended, now it's until 31.07", "renewed it till March": the document's new last day
+_EXTENDED = re.compile(
+    r"^(?:ok(?:ay)?[,\s]+|so\s+|and\s+)?(?:i\s+|i've\s+|we\s+)?(?:just\s+)?"
+    r"(?:extended|renewed|prolonged)\b[^.?!]{0,30}?\b(?:until|till|til|to|through)\b",
+    re.I,
+)
+
+
 # "the number is 533912870": the number of the document just talked about
 _DOC_NUMBER = re.compile(
     r"^(?:and\s+|oh\s+|also\s+)?(?:the|its|it's)\s+(?:document\s+)?(?:number|no\.?)\s*"
@@ -165,7 +173,7 @@ def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     known = doc is not None and doc.kind in ("passport", "driver_licence")
     if num and known and plain(sent) and any(ch.isdigit() for ch in num[1]):
         ctx.add(f"identity.{doc.kind}.number", num[1].upper(), sent, 0.8)  # type: ignore[union-attr]
-    m = _IT_VALID.search(sent.text)
+    m = _IT_VALID.search(sent.text) or _EXTENDED.search(sent.text)
     if m is None or not plain(sent):
         return
     day = first_date(ctx, sent, m.end())
@@ -209,6 +217,10 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif _STAY.search(sent.text) and trip.get("return_date") is None:
         _stay(ctx, sent, trip.record())
+    elif _STAY_ON.search(sent.text) and (day := first_date(ctx, sent)) is not None:
+        if day > trip.get("depart") and day != trip.get("return_date"):
+            # "extended the lease, staying till dec 20 now": the stay's new last day
+            emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif (
         _ITS_FOR.match(sent.text)
         and trip.get("purpose") is None
@@ -218,6 +230,13 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "travel.trips", {**trip.record(), "purpose": why})
 
 
+_STAY_ON = re.compile(
+    r"\bstay(?:ing)?\s+(?:on\s+)?(?:till|until|til|to)\b[^.?!]*\b(?:now|instead)\b|"
+    # (what is extended is the stay: "extended the lease", not the insurance)
+    r"\b(?:extended|extending|prolonged)\s+(?:the\s+|my\s+|our\s+)?(?:stay|trip|lease|holiday|"
+    r"visit|booking|rental)\b[^.?!]{0,40}?\b(?:till|until|til|to)\b",
+    re.I,
+)
 _ITS_FOR = re.compile(
     r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|the\s+trip\s+is)\s+(?:for|a|an)\b", re.I
 )
@@ -284,16 +303,20 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # nothing earlier to correct, or no new value: refused by saying nothing
     fields = target.record()
     if target.kind == "travel.trips" and day is not None:
-        key = (
-            "return_date" if re.search(r"\breturn|\b(?:back|home)\b", sent.text, re.I) else "depart"
-        )
+        homeward = re.search(r"\breturn|\b(?:back|home)\b", sent.text, re.I)
+        key = "return_date" if homeward else "depart"
+        if homeward is not None and (later := first_date(ctx, sent, homeward.end())):
+            day = later  # "the check-out is the 7th, but the flight back is the 8th": the 8th
         # "it's the 17th, not the 16th": the field that held the old day is the one corrected
         key = next(
             (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
         )
+        day = _nearest(day, fields.get(key))
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
+        if via := travel.via_of(sent):  # "I fly already on the 16th, via Warsaw"
+            fields["via"] = via
         days = dates_in(sent, "future", ctx.today, ctx.anchor)
         days = [d for d in days if d.start >= sent.start + after]
         if key == "depart" and len(days) > 1 and days[1].date and days[1].date >= day:
@@ -309,7 +332,20 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields["due_date"] = day
     else:
         return
+    if fields == target.record():
+        return  # the day said is the one already held: nothing is corrected
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+def _nearest(day: dt.date, old: Any) -> dt.date:
+    """The corrected day in the year nearest the day it corrects ("sept 5 not 3" of a trip
+    begun in September is this September's 5th, not next year's)."""
+    if not isinstance(old, dt.date) or abs((day - old).days) < 183:
+        return day
+    years = (
+        day.replace(year=old.year + k) for k in (-1, 0, 1) if not (day.month == 2 and day.day == 29)
+    )
+    return min(years, key=lambda d: abs((d - old).days), default=day)
 
 
 _NOT_BEFORE = re.compile(r"\bnot\s+(?:on\s+)?$", re.I)
@@ -442,7 +478,25 @@ def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
             label = " ".join(str(v) for k, v in mention.value if isinstance(v, str)).lower()
             if noun and noun in label:
                 return _day_of(mention)
+        return _done_on(ctx, m[1])
+    return _anchor_fallback(ctx, rest)
+
+
+def _done_on(ctx: Ctx, noun: str) -> dt.date | None:
+    """The day the message says the anchor happened, by its verb ("14 days from service;
+    served 7 Jan", "28 days from delivery, delivered on the 3rd"); None when unsaid."""
+    stem = re.escape(noun.lower()[:4])
+    said = re.search(
+        rf"\b{stem}[a-z]*ed\s+(?:on\s+)?(?=(?:the\s+)?\d|[a-z]{{3,9}}\s+\d)", ctx.text, re.I
+    )
+    if len(noun) < 5 or said is None:
         return None
+    past = find_dates(ctx.text[said.end() :], ctx.today, "past", ctx.today)
+    return past[0].date if past and past[0].start == 0 else None
+
+
+def _anchor_fallback(ctx: Ctx, rest: str) -> dt.date | None:
+    """The anchor of an offset named by no noun: the document, the item, the last day said."""
     if re.match(r"\s*(?:it|its)\b.{0,12}\bexpir", rest, re.I):
         doc = ctx.thread.last(
             "identity.visas",

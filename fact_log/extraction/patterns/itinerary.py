@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
+from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.dates import DateMatch
-from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
+from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES, fold
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -81,7 +83,10 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
     other: list[tuple[str | None, str, int]] = []
     skip_to = -1
     for i, w in enumerate(words):
-        if w.start() < skip_to or w[0].casefold().rstrip(".,'’!") not in _FIRST_WORDS:
+        if w.start() < skip_to:
+            continue
+        first = w[0].casefold().rstrip(".,'’!")
+        if first not in _FIRST_WORDS and (first.isascii() or fold(first) not in _FIRST_WORDS):
             continue
         found = travel.known([x[0] for x in words[i : i + 3]])
         if found is None:
@@ -91,7 +96,30 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
         if _NOT_DESTINATION.search(head):
             continue
         (toward if _TOWARD.search(head) else other).append((*found, sent.start + w.start()))
+    chain = _arrow_chain(sent, toward)
+    if len(chain) > 1:  # "mexico city -> toronto -> london -> goa": the last is where to
+        toward = [chain[-1], *(p for p in toward if p is not chain[-1])]
     return toward + other
+
+
+_ARROW = re.compile(r"(?:->|→|>)\s*$")
+
+
+def _arrow_chain(sent: Span, toward: list[tuple[str | None, str, int]]) -> list[Any]:
+    """The places of a route written with arrows, in order."""
+    if ">" not in sent.text and "→" not in sent.text:
+        return []
+    return [
+        p
+        for p in toward
+        if _ARROW.search(sent.text[max(0, p[2] - sent.start - 4) : p[2] - sent.start])
+    ]
+
+
+def _via_arrows(sent: Span) -> list[str]:
+    """The stops between the first and the last place of a route written with arrows."""
+    chain = _arrow_chain(sent, [p for p in places_in(sent) if p[0]])
+    return [p[0] for p in sorted(chain, key=lambda p: p[2])[:-1] if p[0]]
 
 
 def span_of(dates: list[DateMatch], text: str, offset: int) -> tuple[dt.date, dt.date] | None:
@@ -120,6 +148,8 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _topic_span(ctx, sent, parts)
         return
     city, country, at = found[0]
+    if city is None:  # "home to Poland ..., at my mother in Gdańsk": the city of it said later
+        city = next((c for c, k, _ in found[1:] if c and k == country), None)
     head = ctx.text[sent.start : at]
     if someone_else(head) or travel.OTHER_SUBJECT.match(sent.text) or not _stated(parts, sent, at):
         return
@@ -139,6 +169,8 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
     if city:
         value["city"] = city
+    if via := _via_arrows(sent):
+        value["via"] = via
     if (why := travel.purpose(window.text)) is not None:
         value["purpose"] = why
     if mode := travel.transport(window.text):
@@ -192,7 +224,8 @@ def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # A leg of a journey: a flight, train or ferry named as a thing (the verb "fly" is the trip)
-_LEG = re.compile(r"\b(?P<kind>flights?|trains?|ferry|ferries|eurostar|coach)\b", re.I)
+# ("I fly with Wizz Air from Gdańsk 2.02 at 6:05": the verb names the service too)
+_LEG = re.compile(r"\b(?P<kind>flights?|fly|flying|trains?|ferry|ferries|eurostar|coach)\b", re.I)
 _LEG_KIND = {"f": "flight", "t": "train", "e": "train", "c": "bus"}
 # A particular service: its carrier ("with JAL", "the BA flight") identifies it
 _CARRIER = re.compile(
@@ -203,6 +236,9 @@ _HOMEWARD = re.compile(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,
 _NAMED_AS = re.compile(
     r"\b(?:the\s+)?name\s+on\s+(?:it|the\s+(?:booking|ticket|reservation))\s+(?:is|says)\s+"
     r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
+    # "booked by the clerk under 'Henrietta Blake'": who booked it, then the name in quotes
+    r"|\bbooked\s+by\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s+under\s+(?:the\s+name\s+)?"
+    r"|\bunder\s['‘\"“](?=[A-Z])"
 )
 
 
@@ -225,6 +261,9 @@ def _leg_time(text: str, start: int, end: int) -> dt.time | None:
     return when.start if when is not None else None
 
 
+_THEIRS = re.compile(r"(?-i:\b[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:[a-z]+\s+)?$")
+
+
 def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The flights or trains of a journey, when a particular service is said (its time or its
     carrier): "flights gatwick to faro on the 14th at 07:15 and back on the 21st at 18:40"."""
@@ -234,6 +273,8 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = sent.start + m.start()
     if someone_else(ctx.text[sent.start : at]) or not clause_ok(parts, sent, at):
         return
+    if _THEIRS.search(ctx.text, sent.start, at):
+        return  # "Tom's flight lands at 6pm": someone else's journey
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     if not days or travel.PAST.search(sent.text):
         return
@@ -248,7 +289,7 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         (c for c in _CARRIER.finditer(sent.text) if c[0].split()[-1] not in NOT_NAMES), None
     )
     named = _NAMED_AS.search(sent.text)
-    name = re.match(NAME, sent.text[named.end() :]) if named is not None else None
+    name = re.match(NAME, sent.text[named.end() :].lstrip("'‘\"“")) if named is not None else None
     if name is not None and name[0].split()[0] in NOT_NAMES:
         name = None
     first_home = _LEG_HOME.match(sent.text, m.end()) is not None
@@ -264,7 +305,11 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         when = _leg_time(ctx.text, d.end, ends[i])
         if when is None and i == 0:  # "11:50 on the 14th"; the way back's time follows its day
             when = _leg_time(ctx.text, bounds[i], d.start)
-        if when is None and carrier is None and name is None:
+        if (
+            when is None
+            and (carrier is None or m["kind"].lower().startswith("fly"))
+            and name is None
+        ):
             continue  # "flights to Crete are booked for the 4th": the trip, no one service
         leg: dict[str, Any] = {
             "kind": kind,
@@ -277,7 +322,7 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         legs.append(leg)
     for leg in legs:
         if name is not None:
-            leg["traveller_name"] = name[0]
+            leg["traveller_name"] = name[0].rstrip("'’\"”")
         ctx.add("travel.bookings", leg, sent, 0.7)
 
 
@@ -322,14 +367,25 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if not found or found[0][2] - leg.start > 3:
             continue  # the stop opens with its place ("then Italy ...", "then in Berlin ...")
         city, country, _ = found[0]
-        days = [d for d in dates_in(leg, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+        # the leg's days read in the whole sentence: "on 4 July ... on to Cairo on the 9th"
+        # is 9 July (the month said before the leg)
+        days = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.valid and d.date and leg.start <= d.start < leg.start + len(leg.text)
+        ]
         stay = span_of(days, ctx.text, 0)
         if stay is None and days:  # "then on to Rome on 10 June, home on 20 June"
             stay = (days[0].date, first.value.get("return_date") or days[0].date)  # type: ignore[assignment]
         if stay is None or (country, city) in seen or stay[1] < stay[0]:
             continue
+        same = (first.value.get("depart"), first.value.get("return_date")) == stay
+        if same and country == first.value.get("country"):
+            continue  # "Kenya, Nairobi and Masai Mara, 3 to 17 March": places of one trip
         seen.add((country, city))
-        value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
+        value: dict[str, Any] = {"country": country, "depart": stay[0]}
+        if stay[1] > stay[0] or first.value.get("return_date"):
+            value["return_date"] = stay[1]  # a stop said with one day has no return of its own
         if city:
             value["city"] = city
         if mode := first.value.get("transport"):
@@ -337,4 +393,44 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("travel.trips", value, leg, 0.7)
 
 
-RULES: tuple[Rule, ...] = (rule_place_span, rule_legs, rule_next_stops, rule_booking_name)
+# A pasted confirmation: "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. ...",
+# "Passenger: Anna Lopes"; the reference and the name belong to every leg the message books.
+_PASSENGER = re.compile(
+    r"(?:\bDear|\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:)\s+"
+    r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?"
+    r"(?P<name>(?-i:[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}))\b"
+)
+_BOOKING_REF = re.compile(
+    r"\b(?i:booking|reservation|confirmation|PNR)(?:\s+(?i:ref(?:erence)?|code|number|no\.?))?"
+    r"\s*(?:(?i:is)\s+)?[:#]?\s*(?P<ref>(?-i:[A-Z0-9]{5,8}))\b(?=[^\d]|$)"
+)
+
+
+def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The passenger and the reference a pasted confirmation gives, on the legs it books."""
+    legs = [
+        i
+        for i, c in enumerate(ctx.out)
+        if c.path == "travel.bookings" and c.start >= sent.start and c.value.get("kind") == "flight"
+    ]
+    if not legs:
+        return
+    who, ref = _PASSENGER.search(ctx.text), _BOOKING_REF.search(ctx.text)
+    said = {}
+    if who is not None and who["name"].split()[0] not in NOT_NAMES:
+        said["traveller_name"] = who["name"]
+    if ref is not None and any(ch.isdigit() for ch in ref["ref"]):
+        said["reference"] = ref["ref"]
+    for i in legs if said else []:
+        value = {**said, **ctx.out[i].value}
+        if (typed := validate(ctx.catalog, "travel.bookings", value)) is not None:
+            ctx.out[i] = replace(ctx.out[i], value=typed)
+
+
+RULES: tuple[Rule, ...] = (
+    rule_place_span,
+    rule_legs,
+    rule_next_stops,
+    rule_booking_name,
+    rule_pasted_details,
+)

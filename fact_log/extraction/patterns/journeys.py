@@ -25,6 +25,8 @@ from uac.fact_log.extraction.patterns.timespan import clock
 
 # "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
 _FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
+# a name as documents and pasted confirmations print it: "CHIDIEBERE OKONKWO"
+_CAPS_NAME = r"(?-i:[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3})\b"
 _FULL_NAME = re.compile(
     # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
     r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
@@ -32,7 +34,7 @@ _FULL_NAME = re.compile(
     r"|the\s+name\s+(?:in|on)\s+my\s+passport\s+is|(?:on|in)\s+my\s+passport\s+i(?:'m|\s+am)"
     r"|(?:on|in)\s+my\s+passport,?\s+(?:the\s+|my\s+)?(?:full\s+)?name\s+is"
     r"|^passport\s+name\s*:|my\s+passport\s+name\s+is|(?:full\s+)?name\s+(?:in|on)\s+my\s+passport\s*"
-    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r")"
+    r"(?:is|:))\s+(?P<name>" + NAME + _FOURTH + r"|" + _CAPS_NAME + r")"
     # "name on the booking is Priya Sharma-Kaur, exactly like in my passport"
     r"|\b(?i:name\s+on\s+(?:the\s+booking|the\s+ticket|the\s+reservation|it)\s+is)\s+"
     r"(?P<same>" + NAME + r")"
@@ -128,7 +130,7 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # station, four nights"; its place is a known one said in it, else the trip's.
 LODGING = (
     r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
-    r"cabin|chalet|lodge|resort|room|"
+    r"cabin|chalet|lodge|resort|room|riad|ryokan|pension|g[iî]te|finca|agriturismo|homestay|"
     # the chains people name instead of the word ("booked the Hilton in Rome")
     r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
     r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
@@ -140,6 +142,11 @@ _STAY = re.compile(
     + LODGING
     + r"\s+(?:is|'s|was\s+booked|booked)\b|"
     r"(?:i|we)(?:'ve|\s+have)?\s+(?:also\s+)?got\s+(?:a|an|the)\s+" + LODGING + r"\b|"
+    # "Staying at the Hilton Rome 4-7 May", "we're staying in a guesthouse in Oban from the 3rd"
+    r"(?:(?:i|we)(?:'m|'re|'ll\s+be|\s+am|\s+are|\s+will\s+be)\s+)?staying\s+(?:at|in)\s+"
+    r"(?:the\s+|a\s+|an\s+)?(?:[\w'’&-]+\s+){0,2}?"
+    + LODGING
+    + r"\b(?:\s+(?P<named>(?-i:[A-Z][\w'’-]+)))?|"
     # "Hotel Le Marais, check-in 19 Oct, check-out 23 Oct"
     r"(?:the\s+)?" + LODGING + r"\s+(?-i:[A-Z][\w'’&-]+(?:\s+[A-Z][\w'’&-]+){0,3})\s*[,:–-]|"
     # "villa near Lagos from the 14th, 7 nights", "Hotel — Hyatt on the Bund, 6 nights from the
@@ -160,7 +167,8 @@ _REFERENCE = re.compile(
     r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
     re.I,
 )
-_IN_PLACE = re.compile(r"\bin\s+(" + _PLACE + r")")
+# ("a riad in the medina of Marrakech": the place of a quarter named by its kind)
+_IN_PLACE = re.compile(r"\bin\s+(?:the\s+[a-z]{3,12}\s+of\s+)?(" + _PLACE + r")")
 _NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
 # "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
 _CAR_HIRE = re.compile(
@@ -408,6 +416,10 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         place = city  # "the Pod in Times Square": a spot in the trip's city, not a place
     if (head := _STAY.match(sent.text)) is not None and head["where"]:
         place = _city(head["where"].strip()) or place
+    if not (said or place) and head is not None:
+        place = _named_city(sent.text[: head.end() + 40])  # "Hotel Riu Plaza, Madrid, ..."
+    if head is not None and head["named"] and not said:
+        place = _city(head["named"]) or place  # "the Hilton Rome": the chain, then its city
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     check_in = _CHECK_IN.search(sent.text)
     ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]
@@ -532,4 +544,48 @@ def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings)
+# A pasted confirmation lists a stay's fields a line each: "Hotel Riu Plaza, Madrid. Check-in:
+# 14 Oct 2025. Check-out: 17 Oct 2025. Ref: HX4471": one stay, read over the whole message
+_FIELD_IN = re.compile(r"^check[- ]?in\s*(?::|on\b)", re.I)
+_LODGING_AT = re.compile(r"\b" + LODGING + r"\b", re.I)
+
+
+def rule_pasted_stay(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A stay whose check-in and check-out are field lines of a pasted confirmation."""
+    if not _FIELD_IN.match(sent.text) or said_stay(ctx):
+        return
+    head = _LODGING_AT.search(ctx.text, 0, sent.start)
+    if head is None:
+        return
+    window = Span(head.start(), ctx.text[head.start() :])
+    days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    cue_in, cue_out = _CHECK_IN.search(window.text), _CHECK_OUT.search(window.text)
+    ins = [d for d in days if cue_in and d.start > window.start + cue_in.start()]
+    outs = [d for d in days if cue_out and d.start > window.start + cue_out.start()]
+    if not ins or not outs or outs[0].date <= ins[0].date:  # type: ignore[operator]
+        return
+    value: dict[str, Any] = {
+        "kind": "hotel",
+        "start": _at(ins[0].date, sent, ins[0].end, CHECK_IN_HOUR),  # type: ignore[arg-type]
+        "end": dt.datetime.combine(outs[0].date, CHECK_OUT_HOUR),  # type: ignore[arg-type]
+    }
+    if place := _named_city(ctx.text[head.start() : sent.start]):
+        value["place"] = place
+    if (ref := _REFERENCE.search(window.text)) is not None and any(ch.isdigit() for ch in ref[1]):
+        value["reference"] = ref[1]
+    ctx.add("travel.bookings", value, sent, 0.7)
+
+
+def _named_city(text: str) -> str | None:
+    """The first known city set off by a comma after a name ("Hotel Riu Plaza, Madrid"; not
+    "the Fairmont Royal York", a name that holds a city's)."""
+    words = re.findall(r",\s*([A-Z][\w'’-]+)", text)
+    return next((c for w in words if (found := lookup_place(w)) and (c := found[0])), None)
+
+
+def said_stay(ctx: Ctx) -> bool:
+    """Whether the message already gave a hotel stay."""
+    return any(c.path == "travel.bookings" and c.value.get("kind") == "hotel" for c in ctx.out)
+
+
+RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings, rule_pasted_stay)

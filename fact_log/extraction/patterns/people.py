@@ -16,7 +16,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.contacts import OCCUPATIONS, RELATIONS, relationship
+from uac.fact_log.extraction.patterns.contacts import (
+    OCCUPATIONS,
+    RELATIONS,
+    relationship,
+    this_year,
+)
 from uac.fact_log.extraction.patterns.dates import safe_date
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -29,15 +34,18 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
 )
 
-_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}"
+_WORD = r"[A-ZĄĆČĘŁŃŚŠŹŻŽ][a-zà-ÿā-ž'’-]{1,20}"
 _REL_LIST = re.compile(
     r"\b(?i:my|our|new|the)\s+(?:(?i:new)\s+)?(?P<rel>(?i:" + RELATIONS + r"))s\b[^.!?]{0,40}?"
     r"[,:]\s*(?P<a>" + _WORD + r")\s+(?:and|&)\s+(?P<b>" + _WORD + r")\b"
 )
 _FORMER = re.compile(r"\b(?:old|former|ex|late|previous)\s+\w*\s*$", re.I)
 _CARD = re.compile(
-    r"(?:^|(?i:save\s+this|new\s+contact|contact|add)\s*[,:]\s*)"
-    r"(?:(?i:dr|doctor|mr|mrs|ms|prof)\.?\s+)?"
+    r"(?:^|(?i:save\s+this|new\s+contact|contact|add)\s*[,:]\s*|"
+    # "New assistant: Ola Wiśniewska, ola@..., 512 345 678": a role as the card's label
+    r"^(?i:(?:my\s+|our\s+)?(?:new\s+)?)(?P<role>(?i:" + OCCUPATIONS + r"|assistant|"
+    r"employer))\s*:\s*)"
+    r"(?:(?i:dr|doctor|mr|mrs|ms|prof|barr|engr)\.?\s+)?"
     r"(?P<name>" + _WORD + r"(?:\s" + _WORD + r"){1,2})\s*,\s*"
     r"(?=[\w.+-]{1,64}@|\+?\d[\d ()-]{5,18}\d|(?i:(?:she|he)['’]s|(?:she|he)\s+is)\b)"
 )
@@ -62,7 +70,11 @@ _KNOWN_JOB = re.compile(
     r"(?P<role>" + OCCUPATIONS + r")\b",
     re.I,
 )
-_BIRTHDAY = re.compile(r"\b(?P<name>" + _WORD + r")['’]s\s+birthday\s+is\b")
+# "Lou's birthday is ...", "Jocelyn birthday is on Sept 21" (the possessive left unsaid)
+_BIRTHDAY = re.compile(
+    r"\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
+    r"(?:['’]s)?\s+(?i:birthday)(?:\s+is|['’]s)\b"
+)
 _BORN_IN = re.compile(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)
 _DOCTOR_ACTS = re.compile(
     r"\b(?P<name>(?:Dr|Doctor)\.?\s" + _WORD + r")\s+(?i:started|put|prescribed|referred|"
@@ -119,6 +131,8 @@ def _card(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
         return
     rest = ctx.text[sent.start + m.end() : sent.start + m.end() + 160]
     value: dict[str, Any] = {"name": m["name"], **_what(rest)}
+    if m["role"]:
+        value["role"] = m["role"].lower()
     if (email := _EMAIL.search(rest)) is not None:
         value["email"] = email[0]
     if (phone := _PHONE.search(rest)) is not None:
@@ -146,14 +160,31 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {"name": name, key: " ".join(m["value"].split())})
     elif "," in text and (m := _KNOWN_JOB.match(text)) and (name := _known(ctx, m["name"])):
         emit(ctx, sent, "contacts.contacts", {"name": name, "role": m["role"].lower()})
-    if owned and (m := _BIRTHDAY.search(text)) and (year := _BORN_IN.search(text)):
-        days = [d for d in dates_in(sent, "past", ctx.today) if d.valid and d.date]
-        born = safe_date(int(year["year"]), days[0].date.month, days[0].date.day) if days else None  # type: ignore[union-attr]
-        if born is not None and m["name"] not in NOT_NAMES:
-            emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
+    if "irthday" in text and (m := _BIRTHDAY.search(text)) and m["name"] not in said:
+        _birthday(ctx, sent, parts, m)
     _corrected(ctx, sent)
     if "D" in text and (m := _DOCTOR_ACTS.search(text)) and in_clause(m, parts, sent):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
+
+
+def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
+    """A named person's birthday: with the year they were born, else this year's date."""
+    if m["name"] in NOT_NAMES or not in_clause(m, parts, sent):
+        return
+    days = [
+        d
+        for d in dates_in(sent, "past", ctx.today)
+        if d.valid and d.date and d.start > sent.start + m.start()
+    ]
+    if not days:
+        return
+    year = _BORN_IN.search(sent.text)
+    day = days[0].date
+    born = (
+        safe_date(int(year["year"]), day.month, day.day) if year else this_year(days[0], ctx.today)
+    )  # type: ignore[union-attr]
+    if born is not None:
+        emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
 
 
 RULES: tuple[Rule, ...] = (rule_people_shapes,)

@@ -6,6 +6,8 @@ extractor and the checks share; this module only exposes them and looks a name u
 
 from __future__ import annotations
 
+import unicodedata
+
 from uac.fact_log.reference import places
 
 COUNTRIES: dict[str, str] = places()["countries"]
@@ -20,4 +22,16 @@ def lookup_place(name: str) -> tuple[str | None, str] | None:
         return name.strip(), CITIES[key]
     if key in COUNTRIES:
         return None, COUNTRIES[key]
+    if not key.isascii() and (plain := fold(key)) != key:
+        found = lookup_place(plain)  # "Gdańsk", "Kraków", "Malmö" as the table spells them
+        return (name.strip(), found[1]) if found is not None and found[0] else found
     return None
+
+
+_UNDECOMPOSED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ß": "ss", "ı": "i"})
+
+
+def fold(text: str) -> str:
+    """The name without its accents ("gdańsk" -> "gdansk")."""
+    bare = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return "".join(ch for ch in bare if not unicodedata.combining(ch))

@@ -18,6 +18,7 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAY_ABBR, WEEKDAYS, count_word
+from uac.fact_log.extraction.patterns.schedule import event_place
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -274,14 +275,16 @@ def _next_weekday(today: dt.date, words: str) -> dt.date:
 
 
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
-_UNTIL = re.compile(r"\b(?:until|till|through)\b", re.IGNORECASE)
+# ("weekly, to end July": "to" before a month's end is "until")
+_UNTIL = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
 
 
 # "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
 # for each weekday named
 _DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
 _WEEKLY_NOTE = re.compile(
-    r"^(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20})?)\s+"
+    r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
+    r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
     r"(?:on\s+|every\s+)?(?P<days>"
     + _DAY_WORD
     + r"(?:\s*(?:,|&|\+|and|\s)\s*"
@@ -297,7 +300,10 @@ _NOT_HABIT = word_set("the a an my our was is were it i we he she they had has o
 def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A habit noted with its weekdays and its time: a weekly event from the next such day."""
     m = _WEEKLY_NOTE.match(sent.text)
-    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+    if m is None:
+        return
+    several = len(re.findall(_DAY_WORD, m["days"], re.I)) > 1  # the event rules read one day
+    if not several and any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
         return
     if set(m["title"].lower().split()) & _NOT_HABIT:
         return  # "the meeting was tues 3pm": a sentence, not a note of a habit
@@ -305,6 +311,8 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if when is None or not clause_ok(parts, sent, sent.start):
         return
     title = m["title"][:1].upper() + m["title"][1:]
+    if several:  # one series a weekday, in place of the event the event rules read for one
+        ctx.out = [c for c in ctx.out if c.path != "schedule.events" or c.start < sent.start]
     for word in re.findall(_DAY_WORD, m["days"], re.I):
         key = word.lower().rstrip("s")
         day = (
@@ -333,6 +341,12 @@ _WEEKLY_SLOT = re.compile(
 _NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
 
 
+def next_week_day(today: dt.date, weekday: int) -> dt.date:
+    """That weekday of next week, the week from the coming Monday (said on a Sunday, the
+    week from tomorrow: ambiguity.date_notes flags the other reading)."""
+    return today + dt.timedelta(days=7 - today.weekday() + weekday)
+
+
 def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A thing, then its weekday and hours: a weekly event from the first such day."""
     if not any(ch.isdigit() for ch in sent.text):
@@ -359,7 +373,7 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     start = _STARTING.search(sent.text, m.end())
     later = [d for d in dates_in(sent, "future", ctx.today) if d.valid and d.date]
     if _NEXT_WEEK.search(sent.text):
-        first = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + day)
+        first = next_week_day(ctx.today, day)
     elif start is not None and (after := [d for d in later if d.start >= sent.start + start.end()]):
         begins = after[0].date
         first = begins + dt.timedelta(days=(day - begins.weekday()) % 7)  # type: ignore[operator]
@@ -371,6 +385,8 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if when.end is not None and when.end > when.start:
         value["end"] = dt.datetime.combine(first, when.end)
+    if (where := event_place(sent.text[m.end() :])) is not None:
+        value["location"] = where  # "every Tuesday at 1 pm in the church hall"
     ctx.add("schedule.events", value, sent, 0.7)
 
 
@@ -414,7 +430,7 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         wd = WEEKDAYS.get(named.lower())
         if wd is not None and isinstance(begin, dt.datetime) and _NEXT_WEEK.search(sent.text):
             # "wednesdays 7-9pm starting next week": that weekday of the coming Monday's week
-            day = ctx.today + dt.timedelta(days=7 - ctx.today.weekday() + wd)
+            day = next_week_day(ctx.today, wd)
             value["start"] = dt.datetime.combine(day, begin.time())
         until = _UNTIL.search(sent.text, m.end())
         if until is not None:

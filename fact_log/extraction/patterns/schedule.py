@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     dates_in,
     guarded,
@@ -34,6 +35,9 @@ EVENT = re.compile(
     r"rehearsal|review|training|"
     r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
     r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
+    # a test said with what it tests ("herd TB test", "covid test"); hearings of the law
+    r"(?-i:[A-Z]{2,5})\s+test|mediation|court\s+hearing|tribunal|deposition|"
+    r"optician|optometrist|orthodontist|hygienist|podiatrist|dermatologist|"
     r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
     r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
     r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
@@ -66,10 +70,11 @@ _LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
     "important quick so ok okay well and then also just called booked book need needs get "
-    "getting finally about joined join joining started starting attend attending"
+    "getting finally about joined join joining started starting attend attending plus we you "
+    "they"
 )
 _DEADLINE = re.compile(
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
+    r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
     r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
     r"(?!\s+to\b)|"
@@ -88,7 +93,11 @@ _DEADLINE = re.compile(
     r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
     # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
-    r"renewing|[a-z]{3,15}(?:ed|ing|en))\s+(?:by|before)\b|"
+    r"renewing|[a-z]{3,15}(?:ed|ing|en))"
+    # "has to be in with the NMC by 30 april": who receives it, then the day
+    r"(?:\s+(?:with|to)\s+(?:the|my|our)\s+[\w-]{2,15})?\s+(?:by|before)\b|"
+    # "Also: practising certificate renewal, deadline 31/10": a thing, then its deadline
+    r"(?:^|(?<=:\s))(?:also\s+)?(?P<goal8>[A-Za-z][\w'’ -]{2,60}?)\s*[,–-]\s*deadline\b|"
     # "The grant application closes on 20 March": a call that closes is a deadline
     r"(?:^|\b(?:the|my|our)\s+)(?P<goal6>[A-Za-z][\w'’ -]{0,40}?(?:application|submission|"
     r"registration|entries|nominations|enrol?ment|consultation|applications|bids?))\s+"
@@ -105,8 +114,15 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not in_clause(m, parts, sent):
         return
     goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
-    goal = next(g for g in goals if g)
+    goal = next((g for g in goals if g), None) or m["goal8"]
+    if _DONE_BY_OTHER.search(sent.text, m.end()):
+        return  # "school registration, deadline is 1 August but my wife is doing it"
+    # "annual returns for my company due 30 Nov": whom it is for is no part of the goal
+    goal = re.sub(r"\s+for\s+(?:my|our|the)\s+[\w'’-]+$", "", goal, flags=re.I)
     goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
+    goal = _REPORTED.sub("", goal)  # "my boss says the report is due": the report
+    if not goal or re.match(r"(?:his|her|their)\b", goal, re.I):
+        return  # "my boss says the deadline is Friday": whose deadline for what is unsaid
     if _NOT_A_GOAL.match(goal):
         return  # "the baby's due in July", "next one due in 12 months": no task of the user's
     if m["goal5"]:  # "The report has to be submitted by Friday"
@@ -122,6 +138,8 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]
     if not dates or not dates[0].valid:
         return
+    if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
+        return  # "due 28 days from service, served on 3 June": the day counted from, not due
     if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
         return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
     value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
@@ -150,6 +168,26 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# a term counted from another day ("28 days from service", "two weeks after delivery")
+_COUNTED = re.compile(
+    r"\b(?:\d{1,3}|a|one|two|three|four|six|ten|fourteen|thirty)\s+(?:working\s+|business\s+)?"
+    r"(?:days?|weeks?|months?)\s+(?:from|after|of)\b",
+    re.I,
+)
+# "... but my wife is doing it", "Tom will handle that": the task is someone else's
+_DONE_BY_OTHER = re.compile(
+    r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
+    r"(?:doing|handling|sorting|taking\s+care\s+of|do|handle|sort|take\s+care\s+of)\s+"
+    r"(?:it|that|this|them)\b",
+    re.I,
+)
+# "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
+_REPORTED = re.compile(
+    r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
+    r"mentioned|confirmed|reminded\s+(?:me|us)|wrote|emailed)(?:\s+that)?(?:\s+(?:the|my|our)\b)?"
+    r"\s*",
+    re.I,
+)
 _NOT_A_GOAL = re.compile(
     r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
     r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
@@ -189,6 +227,10 @@ def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _DONE.search(sent.text)
     if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
         return
+    if "?" in sent.text or re.search(
+        r"\b(?:can|could|may|should)\s+(?:\w+\s+)?be\b", sent.text, re.I
+    ):
+        return  # "can a defence be filed on a Saturday?": asked, not done
     if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
         return  # "it has to be filed by 7 October" is the deadline, not its end
     said = goal_words(sent.text)
@@ -216,6 +258,9 @@ _CONTACTED = re.compile(
 )
 
 
+_REMIND_TO = re.compile(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
+
+
 def event_title(text: str, ev: re.Match[str]) -> str:
     """The event word with up to two words said before it ("scuba diving course")."""
     if _FIXTURE.search(ev[0]):
@@ -225,7 +270,9 @@ def event_title(text: str, ev: re.Match[str]) -> str:
     while words and words[0].lower() in _TITLE_DROP:
         words.pop(0)
     words = [w for w in words if w.lower() not in _TITLE_DROP]
-    return " ".join([*words, ev[0]])
+    # "anniversary dinner", "wedding reception": an event word naming the next one's kind
+    nxt = EVENT.match(text, ev.end() + 1) if text[ev.end() : ev.end() + 1] == " " else None
+    return " ".join([*words, ev[0], *([nxt[0]] if nxt is not None else [])])
 
 
 def named_event(text: str) -> str | None:
@@ -237,15 +284,42 @@ def named_event(text: str) -> str | None:
     return title[:1].upper() + title[1:]
 
 
+_JOURNEY_WORDS = word_set("holiday holidays vacation trip week weekend getaway break")
+
+
+def a_journey(title: str) -> bool:
+    """Whether an event's title names a journey ("proper holiday", "last minute week"): the
+    trip rules read those, a calendar event of whole days would double them."""
+    words = title.lower().split()
+    return bool(words) and words[-1] in _JOURNEY_WORDS
+
+
+def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | None:
+    """Of several event words, the first in a clause that holds a day ("vet rang, herd TB test
+    is on the 23rd at 10": the test, not the vet); None for one or none."""
+    found = list(EVENT.finditer(sent.text))
+    dated = [clause_of(parts, d.start) for d in dates_in(sent, "future", ctx.today, ctx.anchor)]
+    days = {(c.start, c.end) for c in dated if c is not None}
+    for ev in found:
+        own = clause_of(parts, sent.start + ev.start())
+        if own is not None and (own.start, own.end) in days:
+            return ev
+    return None
+
+
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
     if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
     ev = find_event(sent.text)
+    if ev is not None and EVENT.search(sent.text, ev.end()) is not None:
+        ev = _dated_event(ctx, sent, parts) or ev  # of several, the one said with its day
     if not in_clause(ev, parts, sent):
         return
     if (imp := _IMPERATIVE.match(sent.text)) is not None and ev.start() == imp.end():
         return  # "call AEP tomorrow": something to do (agenda.rule_todo), not a call booked
+    if _REMIND_TO.search(sent.text, 0, ev.start()):
+        return  # "remind me to call mum on Sunday": a task (agenda.rule_reminder)
     if _CONTACTED.search(sent.text, 0, ev.start()):
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
@@ -275,6 +349,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     start = dt.datetime.combine(day, when.start if when else dt.time(0, 0))
     end = _end(ctx, sent, dates, start, when)
     title = event_title(sent.text, ev)
+    if a_journey(title):
+        return  # "booked a proper holiday", "a last minute week in Porto": a trip, not an event
     if ev[0].lower() == "table" and (loc := _LOCATION.search(sent.text, ev.end())):
         title = f"Table at {loc[1]}"  # "booked a table at Dishoom"
     value: dict[str, Any] = {"title": title[:1].upper() + title[1:], "start": start}
@@ -287,12 +363,40 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["with_whom"] = people
             if title.lower() in ("meeting", "call", "lunch", "dinner", "coffee", "catch-up"):
                 value["title"] = f"{value['title']} with {people[0]}"
-    loc = _LOCATION.search(sent.text) or _TRAILING_PLACE.search(sent.text, ev.end())
-    if loc is not None and loc[1].split()[0] not in NOT_NAMES:
-        value["location"] = loc[1]
+    if (where := event_place(sent.text, ev.end())) is not None:
+        value["location"] = where
     ctx.add("schedule.events", value, sent, 0.8 if when else 0.7)
 
 
+def event_place(text: str, after: int = 0) -> str | None:
+    """Where an event takes place: a street, a numbered or named place, a kind of venue, or a
+    name standing alone as the last clause after the event word at `after`."""
+    loc = (
+        _STREET.search(text)
+        or _NUMBERED_PLACE.search(text)
+        or _LOCATION.search(text)
+        or _VENUE.search(text)
+        or _TRAILING_PLACE.search(text, after)
+    )
+    if loc is None or loc[1].split()[0] in NOT_NAMES:
+        return None
+    return " ".join(loc[1].split())
+
+
+# "on Mill Rd", "(Harley St)": a street said with its name
+_STREET = re.compile(
+    r"(?:\b(?:on|at|in|off)\s+|\()((?-i:[A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)\s(?i:rd|road|st|street|"
+    r"ave|avenue|lane|ln|way|drive|square|sq|place|pl|terrace|crescent|close)\b\.?)"
+)
+# "in the church hall", "at the university arena", "in Pier 7": where, said by its kind of
+# place in lower case, or a name with its number
+_VENUE = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
+    r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
+    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre)\b)",
+    re.I,
+)
+_NUMBERED_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
 # "christening at 2pm, St Mary's": a capitalised name standing alone as the last clause
 _TRAILING_PLACE = re.compile(
     r",\s*(?:the\s+)?((?-i:(?:St\.?\s+)?[A-Z][\w'’]+(?:\s+[A-Z][\w'’]+){0,3}))\s*[.!]*$"
@@ -317,6 +421,8 @@ _DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[
 _PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
 _THEN = re.compile(
     r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"
+    # "Same day 11:45 dentist", "that day at 3 the vet too": the day just talked about
+    r"^(?:and\s+|also\s+)?(?:the\s+)?(?:same|that)\s+day\b|"
     r"\bafter(?:wards)?\s+(?:is|are|will\s+be|at)\b",  # "the reception after is at the Swan"
     re.I,
 )
@@ -382,7 +488,9 @@ _AWAY_NOTE = re.compile(
     r"\s+(?:(?:is|has\s+been|got|was)\s+)?(?:finally\s+)?(?:approved|booked|confirmed|signed\s+off|"
     r"granted)\b"
     # "booked annual leave: out of office 9 to 24 August"
-    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b)",
+    r"|(?:booked|got|took|taking)\s+(?:my\s+|some\s+)?(?P<leave2>annual\s+leave|leave|holiday|time\s+off|pto)\b"
+    # "annual leave 22-26 July", "PTO: 3 to 7 March": the leave and its days, a note
+    r"|(?:my\s+)?(?P<leave3>annual\s+leave|time\s+off|pto)\s*[:,–-]?\s*(?=(?:from\s+)?(?:the\s+)?\d))",
     re.I,
 )
 
@@ -400,7 +508,8 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start > sent.start + m.start()
     ]
-    leave = m.groupdict().get("leave") or m.groupdict().get("leave2")
+    said = m.groupdict()
+    leave = said.get("leave") or said.get("leave2") or said.get("leave3")
     if not dates and leave and ctx.following is not None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])

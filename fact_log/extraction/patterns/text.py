@@ -129,13 +129,17 @@ _DAY_DOT_AFTER = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\b)",
     re.I,
 )
+# "20.12. and back 8.1.": after a day and month each closed by a dot, a lower-case word
+# goes on with the sentence
+_DAY_MONTH_DOT = re.compile(r"(?:^|[\s(])\d{1,2}\.(?:0?[1-9]|1[0-2])$")
+_GOES_ON = re.compile(r"[ \t]{1,3}[a-z]")
 
 
 def _day_dot(text: str, at: int) -> bool:
     """Whether the full stop at `at` closes a day number in a date ("6. to 17. September")."""
     return bool(
         _DAY_DOT_BEFORE.search(text, max(0, at - 6), at) and _DAY_DOT_AFTER.match(text, at + 1)
-    )
+    ) or bool(_DAY_MONTH_DOT.search(text, max(0, at - 6), at) and _GOES_ON.match(text, at + 1))
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[Span]:
@@ -305,7 +309,8 @@ def clause_of(clauses_: list[Span], offset: int) -> Span | None:
 # -- names ---------------------------------------------------------------------------------
 
 # "Jean-Luc", "Al-Rashid", "McKenzie": a capital may follow a hyphen or a prefix.
-_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
+# (Latin Extended-A too: "Wiśniewska", "Łukasz", "Gökçe")
+_NAME_WORD = r"[A-ZĄĆČĎĘĚŁŃŇŘŚŠŤŹŻŽ][a-zà-ÿā-ž'’-]{1,20}(?:[A-Z][a-zà-ÿā-ž'’]{1,20})?"
 NAME = _NAME_WORD + r"(?:[ \t]{1,2}" + _NAME_WORD + r"){0,2}"
 NOT_NAMES = word_set(
     "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "

@@ -163,9 +163,48 @@ _DATE_NUMBER = re.compile(
 )
 
 
+# "18h", "9h30", "7h40" (continental hours), "tue 4.15" (a dotted time after its day)
+_H_TIME = re.compile(
+    r"\b(\d{1,2})h(\d{2})\b|(?<=\bat[ \t])(\d{1,2})h\b|(?<=\bto[ \t])(\d{1,2})h\b|"
+    r"(?<=\bfrom[ \t])(\d{1,2})h\b|(?<=til[ \t])(\d{1,2})h\b|(?<=till[ \t])(\d{1,2})h\b|"
+    r"(?<=[@–-][ \t])(\d{1,2})h\b",
+    re.I,
+)
+_DAY_DOT_TIME = re.compile(
+    r"\b((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|today|tomorrow|tonight)[ \t]{1,3}"
+    r"(\d{1,2})\.([0-5]\d)\b(?!\.\d)",
+    re.I,
+)
+
+
+_DIGIT_H = re.compile(r"\dh", re.I)
+_DIGIT_DOT = re.compile(r"\d\.\d")
+
+
+def _hours(m: re.Match[str]) -> str:
+    hour = next(g for g in (m[1], *m.groups()[2:]) if g)
+    return f"{hour}:{m[2] or '00'}" if int(hour) < 24 else m[0]
+
+
+# "6:05 in morning", "at 7 in the evening": the part of the day said after the hour
+_PART_AFTER = re.compile(
+    r"\b(\d{1,2}(?:[:.]\d{2})?)[ \t]+in[ \t]+(?:the[ \t]+)?(morning|afternoon|evening)\b", re.I
+)
+
+
+def _continental(text: str) -> str:
+    """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15";
+    "6:05 in morning" as "6:05am"."""
+    if _DIGIT_H.search(text):
+        text = _H_TIME.sub(_hours, text)
+    if "orning" in text or "fternoon" in text or "vening" in text:
+        text = _PART_AFTER.sub(lambda m: m[1] + ("am" if m[2].lower() == "morning" else "pm"), text)
+    return _DAY_DOT_TIME.sub(r"\1 at \2:\3", text) if _DIGIT_DOT.search(text) else text
+
+
 def clock(text: str) -> Clock | None:
     """The first time of day (or time range) in text."""
-    text = spoken_times(text)
+    text = _continental(spoken_times(text))
     if _DATE_NUMBER.search(text):  # blanked, same length: "from 1 June" holds no 1pm
         text = _DATE_NUMBER.sub(lambda m: " " * len(m[0]), text)
     if "-" in text or "–" in text:
@@ -222,8 +261,13 @@ _TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
 
 
 def _clock_faces(said: str, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> bool:
-    """Both ends written as clock faces ("9:30-9:45"): a time range, not counts or pages."""
-    return bool(first[1] and second[1]) and said.count(":") == 2
+    """Both ends written as clock faces ("9:30-9:45"), or a clock face to a later hour
+    ("9:45-11", "10:30-12"): a time range, not counts or pages."""
+    if first[1] and second[1]:
+        return said.count(":") == 2
+    if first[1] and ":" in said and first[0] and second[0] and second[1] is None:
+        return int(first[0]) < int(second[0]) <= 23
+    return False
 
 
 def _looks_like_range(text: str) -> bool:

@@ -33,6 +33,7 @@ _TRAVEL = re.compile(
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
     r"\b(?P<other>travel(?:l?ing)?|travell?ed|going|go|heading|head|off|trip|visit(?:ing)?|"
     r"visited|holiday|vacation|booked|leaving|leave|went|was|were|be|back|returning|getaway|"
+    r"taking|take|"  # "taking the missus to Lanzarote"
     r"staying|send(?:ing)?\s+me|sent\s+me|"
     # "I'm out of office 12-16 April, conference in Lisbon": away, and where
     r"out\s+of\s+(?:the\s+)?office|on\s+(?:annual\s+)?leave)\b|"
@@ -40,11 +41,12 @@ _TRAVEL = re.compile(
     re.IGNORECASE,
 )
 _PLACE_INTRO = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
+    r"\b(?:to|into|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
     r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
     r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
-    r"((?:[A-Za-z][\w'’.-]{0,20})"
-    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
+    # (the words are looked at, not consumed: "to my dad in Gdańsk" still finds "in Gdańsk")
+    r"(?=((?:[A-Za-z][\w'’.-]{0,20})"
+    r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2}))"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
 _RETURN = re.compile(
@@ -71,7 +73,12 @@ _PURPOSE = (
     ),
     (
         re.compile(
-            r"\b(?:see|visit|visiting)\s+(?:my\s+)?(?:family|parents|mum|mom|dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            r"\b(?:see|visit|visiting)\s+(?:my\s+|her\s+|his\s+|our\s+|their\s+)?(?:family|parents|mum|mom|"
+            r"dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            # "at my mother in Gdańsk", "staying with my parents", "home for Christmas"
+            r"\b(?:at|with)\s+my\s+(?:mother|mum|mom|parents|family|dad|father|sister|brother|"
+            r"grand\w+|in-laws)\b|\bhome\b[^.?!]{0,20}\bfor\s+(?:christmas|easter|eid|diwali|"
+            r"thanksgiving|new\s+year)\b|"
             # "for mum's 70th", "the whole family's coming", "with the grandchildren"
             r"\b(?:mum|mom|dad|parents|gran|grandma|grandad|nan|sister|brother|cousin|aunt|uncle)['’]s\s+"
             r"(?:\d{2,3}(?:st|nd|rd|th)|birthday|anniversary|funeral)\b|\bwhole\s+family\b|"
@@ -83,7 +90,11 @@ _PURPOSE = (
     (re.compile(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
 )
 PAST = re.compile(
-    r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been|last)\b",
+    r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been)\b|"
+    # "last year", "last June", "the last time": a time gone by ("a last trip before the
+    # baby", "a last minute week in Porto" are still to come)
+    r"\blast\s+(?!minute\b|trip\b|chance\b|one\b|holiday\b|break\b|getaway\b|leg\b|"
+    r"stop\b|day\b|night\b|flight\b|train\b|bit\b)\w+|\bthe\s+last\s+(?:time|day|night)\b",
     re.IGNORECASE,
 )
 _CONTINUES = re.compile(
@@ -93,8 +104,9 @@ _CONTINUES = re.compile(
     re.I,
 )
 _HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
+_BACK_ON = re.compile(r"\b(?:back|home|return(?:ing)?)\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _STAY_FOR = re.compile(
-    r"\b(?:for|booked)\s+(?:a|an|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
+    r"\b(?:for|booked)\s+(?:a|an|the|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
@@ -119,7 +131,8 @@ _VIA = re.compile(
     r"\b(?:(?:layover|stopover|stop-over|connection|connecting|connects|changing(?:\s+planes)?|"
     r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
-    r"([A-Z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Z][\w'’.-]{0,20}){0,2})"
+    # ("cheapest was american via miami": a known place in lower case too)
+    r"([A-Za-z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
 )
 _BOOKED_PLACE = re.compile(
     r"\b(?i:booked|booking)[ \t]{1,3}"
@@ -156,7 +169,7 @@ def known(words: list[str]) -> tuple[str | None, str] | None:
     return None
 
 
-def _via(sent: Span) -> list[str]:
+def via_of(sent: Span) -> list[str]:
     """Where the journey changes planes ("with a layover in Dallas", "via Doha")."""
     out = []
     for m in _VIA.finditer(sent.text):
@@ -230,9 +243,7 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
     for m in _PLACE_INTRO.finditer(sent.text):
         if m[0].lower().startswith("from"):
             continue
-        if _LAYOVER.search(
-            sent.text[max(0, m.start() - 40) : m.start() + len(m[0]) - len(m[1] or "")]
-        ):
+        if _LAYOVER.search(sent.text[max(0, m.start() - 40) : m.start(1) if m[1] else m.end()]):
             continue  # "a layover in Dallas": where the plane stops, not where the user goes
         if m[2]:  # Chinese: no spaces, so try the longest known prefix of the characters
             for n in range(len(m[2]), 1, -1):
@@ -305,6 +316,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         days_place = _place(sent)
     if (travel is None and days_place is None) or NOT_TRAVEL.search(sent.text):
         return
+    if "since" in sent.text and _HERE_SINCE.search(sent.text):
+        return  # "I'm in lisbon since sept 3": begun already (rule_here_since)
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
     # without a travel word; the place stands where the word would.
     trip_at = sent.start + travel.start() if travel is not None else days_place[2]  # type: ignore[index]
@@ -352,6 +365,12 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             break
         if depart is None:
             depart = d
+    if ret is not None:
+        # "Tbilisi, 17-21 July, then I stay some days more ..., back 26th": the way home said
+        # after the range is the return
+        later = [d for d in dates if d.start > ret.start and d.valid]
+        home = [d for d in later if _BACK_ON.search(ctx.text[max(ret.end, d.start - 20) : d.start])]
+        ret = home[-1] if home else ret
     if depart is None or not depart.valid or (ret is not None and not ret.valid):
         return  # no departure day, or a day that does not exist: nothing to record
     if OTHER_SUBJECT.match(sent.text) or _asked(parts, at):
@@ -368,10 +387,10 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["return_date"] = ret.date
     elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
         # "going to Bali for two weeks from 3 March": the stay's length gives the return
-        span = duration(stay[0])
+        span = duration(re.sub(r"\bthe\b", "a", stay[0]))  # "for the week": a week
         if span is not None and span[0] >= dt.timedelta(days=1):
             value["return_date"] = depart.date + dt.timedelta(days=span[0].days)
-    if via := _via(sent):
+    if via := via_of(sent):
         value["via"] = via
     if (why := purpose(sent.text)) is not None:
         value["purpose"] = why
@@ -411,6 +430,38 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if city is not None:
         ctx.add("places.location.city", city, sent, 0.75)
     ctx.add("places.location.country", country, sent, 0.75)
+
+
+# "ok so I'm in lisbon since sept 3, planning to stay till dec 20ish": where the user is now,
+# and the trip that began on that day (a day said within the last half year: "in Berlin
+# since 2019" is where they live)
+_HERE_SINCE = re.compile(
+    r"\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:in|based\s+in)\s+"
+    r"(?P<place>[A-Za-z][\w'’-]{1,20}(?:\s[A-Za-z][\w'’-]{1,20})?)\s+since\s",
+    re.I,
+)
+_AWAY_FOR = dt.timedelta(days=183)
+
+
+def rule_here_since(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Where the user has been since a recent day: the current place, and the trip there."""
+    m = _HERE_SINCE.search(sent.text) if "since" in sent.text else None
+    if m is None or not in_clause(m, parts, sent) or said_here(ctx, sent, "travel.trips"):
+        return
+    found = known(m["place"].split())
+    days = [
+        d
+        for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.end() - 1 and d.valid and d.date
+    ]
+    if found is None or not days or found[0] is None:
+        return
+    day = days[0].date
+    if not ctx.today - _AWAY_FOR <= day <= ctx.today:  # type: ignore[operator]
+        return
+    ctx.add("places.location.city", found[0], sent, 0.7)
+    value: dict[str, Any] = {"country": found[1], "city": found[0], "depart": day}
+    ctx.add("travel.trips", value, sent, 0.7)
 
 
 def purpose(text: str) -> str | None:
@@ -502,7 +553,7 @@ _VIA_ONLY = re.compile(
 
 def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Plan is to go via Singapore": where the last trip's journey changes."""
-    via = _via(sent)
+    via = via_of(sent)
     if not via or (trip := ctx.thread.last("travel.trips")) is None:
         return
     if not _VIA_ONLY.search(sent.text) or WISH.search(sent.text):
@@ -547,4 +598,5 @@ RULES: tuple[Rule, ...] = (
     rule_trip_from_thread,
     rule_trip_via,
     rule_home,
+    rule_here_since,
 )
