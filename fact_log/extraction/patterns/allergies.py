@@ -206,9 +206,34 @@ _MORE_ITEMS = re.compile(
     r"\s*,\s*(?:and\s+|or\s+)?([A-Za-z][A-Za-z-]{1,25}(?:[ \t][A-Za-z][A-Za-z-]{1,25}){0,3})"
 )
 _NARROWING = word_set("especially particularly mainly mostly even including like such except")
+# What one is allergic to besides the drugs and the EU food allergens of the reference data:
+# the environment, animals, materials, and foods outside the fourteen (singular or plural).
 _OTHER_ALLERGENS = word_set(
-    "latex pollen dust mites cats cat dogs dog bees wasps nickel grass mould mold hay"
+    "latex pollen dust mites mite cats cat dogs dog bees bee wasps wasp nickel grass mould mold hay "
+    "stings sting insect bites feathers feather horses horse rabbits rabbit hamsters guinea pigs "
+    "fur dander ragweed birch tree trees perfume perfumes fragrance fragrances plasters plaster "
+    "adhesive tape iodine dye dyes contrast chlorine wool lanolin detergent soap formaldehyde "
+    "preservatives sun sunlight cold metal gold sulfa sulpha sulfonamides nsaids nsaid "
+    "antibiotics antibiotic anaesthetic anesthetic opioids opiates vaccine steroids "
+    "kiwi kiwis strawberry strawberries banana bananas apple apples peach peaches tomato "
+    "tomatoes citrus orange oranges pineapple mango avocado cherries chicken pork beef meat "
+    "corn maize rice oats chocolate cocoa coconut garlic onion onions pepper peppers "
+    "legumes lentils chickpeas peas beans seeds nut"
 )
+DRUG_SUFFIX = re.compile(
+    r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
+    r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride|cycline|"
+    r"floxacin|caine)$",
+    re.IGNORECASE,
+)
+
+
+def plausible_allergen(subst: str) -> bool:
+    """Whether a substance said after "allergic to" names something one can be allergic to:
+    a word the reference data knows (drug, food allergen), an allergen of the environment, or
+    a drug by its name's ending ("allergic to Mondays" names none)."""
+    words = re.findall(r"[a-z]+", subst.lower())
+    return any(_allergen(w) or w in _OTHER_ALLERGENS or DRUG_SUFFIX.search(w) for w in words)
 
 
 def _listed_after(text: str, at: int) -> str:
@@ -334,6 +359,8 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 continue
             if _NOT_SUBSTANCE.search(subst):
                 break  # "... and gave me an EpiPen": the list of substances has ended
+            if m.re is not _ALLERGY_CJK and not plausible_allergen(subst):
+                continue  # "allergic to Mondays haha", "allergic to my job": no allergen
             value: dict[str, Any] = {"substance": subst}
             if reaction:
                 value["reaction"] = " ".join(reaction["r"].split())

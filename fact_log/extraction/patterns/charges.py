@@ -24,6 +24,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.reference.spending import category_of
 
 _MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
 _CHARGED = re.compile(
@@ -192,7 +193,11 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = [x for x in find_money(sent.text) if x.start == m.end()]
     if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
-        ctx.add("finance.transactions", value | {"merchant": shop}, sent, 0.7)
+        if (what := shop.lower()) in _NOT_A_SHOP:
+            return  # "Rent was 1,000", "Total was 80": a word capitalised as the first
+        # "Dinner was 80 euros", "Petrol came to £60": a kind of spending, not a shop's name
+        kind = {"category": what} if what in _MEALS or category_of(what) else {"merchant": shop}
+        ctx.add("finance.transactions", value | kind, sent, 0.7)
 
 
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
@@ -234,8 +239,9 @@ _PLACE_FIRST = re.compile(
     re.I,
 )
 # "and brunch yesterday was £41.50", "dinner last night came to £60": a meal the user paid
+_MEALS = word_set("breakfast brunch lunch dinner drinks coffee takeaway")
 _MEAL_COST = re.compile(
-    r"^(?:and\s+|also\s+)?(?P<c>breakfast|brunch|lunch|dinner|drinks|coffee|takeaway)\s+"
+    r"^(?:and\s+|also\s+)?(?P<c>" + "|".join(sorted(_MEALS)) + r")\s+"
     r"(?:(?:today|yesterday|last\s+night|this\s+morning|on\s+\w+day)\s+)?(?:was|came\s+to|cost(?:\s+me)?)\s+"
     r"(?=[£$€]\s?\d)",
     re.I,
@@ -349,3 +355,58 @@ _ASKED = re.compile(
     r"^\W*(?:did|has|have|was|were|is|are|will|would|could|can|do|does|why|when|how|what)\b", re.I
 )
 _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
+
+
+# Money someone else paid: "Dinner was 80 euros, Tom paid", "my dad covered it", "work paid
+# for the hotel", "it was on him", "paid by my company".
+_OTHER_PAID = re.compile(
+    r"\b(?P<who>(?-i:[A-Z][a-z]{1,20})|he|she|they|work|(?:my|his|her|their)\s+[a-z]{2,12}|"
+    r"the\s+(?:company|firm|office|client|boss))\s+(?:(?:kindly|generously|already|also)\s+)?"
+    r"(?:paid|covered|treated(?!\s+(?:me\s+)?myself)|picked\s+up\s+the\s+(?:bill|tab|check)|"
+    r"got\s+the\s+(?:bill|tab|check)|footed\s+the\s+bill)\b|"
+    r"\b(?:paid|covered)\s+(?:for\s+)?by\s+(?:my\s+[a-z]{2,12}|him|her|them|work|the\s+"
+    r"(?:company|firm|office|client))\b|"
+    r"\b(?:it\s+was\s+|was\s+)?on\s+(?:him|her|them|the\s+company|work)\b(?!\s+\w)|"
+    r"\b(?:his|her|their)\s+treat\b",
+    re.IGNORECASE,
+)
+_ME_WORDS = word_set("I We i we Me Us Everyone Nobody Both")
+# A spend said of another time: "Rent was 1,000 euros in 2019", "used to pay 40 a month",
+# "back then it cost", "ten years ago"; with no day of its own it is not a payment today.
+_OTHER_TIME = re.compile(
+    r"\b(?:in|back\s+in|during|since)\s+(?P<year>(?:19|20)\d\d)\b|\b(?:used\s+to|back\s+then|"
+    r"years?\s+ago|last\s+year|when\s+i\s+was|in\s+the\s+(?:old\s+days|past))\b",
+    re.IGNORECASE,
+)
+
+
+def paid_by_someone_else(text: str) -> bool:
+    """Whether a sentence says someone other than the user paid ("Tom paid", "on him")."""
+    for m in _OTHER_PAID.finditer(text):
+        who = (m["who"] or "").split()
+        if who and (who[0] in _ME_WORDS or (who[0] in NOT_NAMES and who[0] not in ("He", "She"))):
+            continue
+        if who and who[0].lower() in ("my", "our") and who[-1].lower() in ("card", "account"):
+            continue  # "my card paid": the user's own means
+        return True
+    return False
+
+
+def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Drop the payments this sentence yielded when someone else paid, or when it was at
+    another time than the day the rules gave it ("Dinner was 80 euros, Tom paid")."""
+    mine = [c for c in ctx.out if c.path == "finance.transactions" and c.start >= sent.start]
+    if not mine:
+        return
+    other_time = _OTHER_TIME.search(sent.text)
+    if other_time and other_time["year"] and int(other_time["year"]) >= ctx.today.year:
+        other_time = None  # "in 2028" said in 2028: this year
+    others = paid_by_someone_else(sent.text)
+    if not (others or other_time):
+        return
+    drop = {
+        id(c)
+        for c in mine
+        if others or (isinstance(c.value, dict) and c.value.get("date") == ctx.today)
+    }
+    ctx.out[:] = [c for c in ctx.out if id(c) not in drop]

@@ -10,11 +10,18 @@ import functools
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.allergies import rule_allergies, rule_allergy_severity
+from uac.fact_log.extraction.patterns.allergies import (
+    DRUG_SUFFIX,
+    rule_allergies,
+    rule_allergy_severity,
+)
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+from uac.fact_log.extraction.patterns.discourse import OTHER
 from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -24,6 +31,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_names,
     drug_vocabulary,
     in_clause,
+    is_question,
     someone_else,
     stop_ok,
 )
@@ -103,11 +111,6 @@ _FREQ = re.compile(
 _REASON = re.compile(
     r"\bfor\s+(?:my\s+)?([a-z][a-z' ]{2,30}?)(?=[,.;!?]|$|\s+(?:and|but|since|because)\b)", re.I
 )
-_DRUG_SUFFIX = re.compile(
-    r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
-    r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride)$",
-    re.IGNORECASE,
-)
 
 
 _SAID_MASS = re.compile(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
@@ -127,7 +130,7 @@ def _dose_text(dose: str) -> str:
 
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
-    return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
+    return key in drug_vocabulary() or (dose and bool(DRUG_SUFFIX.search(key)))
 
 
 # "new medication list for me: metoprolol ..., atorvastatin forty at night, and aspirin":
@@ -241,7 +244,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("health.medications", value, sent, 0.75)
     if not drug_names(sent.text):
         _drug_follow_up(ctx, sent, parts)
-    last = ctx.thread.last("drug")
+    last = ctx.thread.last_own("drug")
     m = _DOSE_ONLY.search(sent.text)
     if m and last and last.get("name") and in_clause(m, parts, sent):
         # "I take 500 mg with breakfast": the dose of the drug just talked about
@@ -299,6 +302,25 @@ _FOR_SOMEONE = re.compile(
     r"grandma|grandad|nan|gran|flatmate)\b",
     re.I,
 )
+
+
+def drug_owner(text: str, name: str) -> dict[str, str]:
+    """The `owner` of a drug named in a sentence where no rule found it the user's: someone
+    else's ("My mum takes warfarin", "ibuprofen for my son") or asked about ("Is ibuprofen
+    okay?", "what if I took ...") is not a record a later dose may complete."""
+    at = re.search(rf"\b{re.escape(name)}\b", text, re.I)
+    head = text[: at.start()] if at else text
+    if (
+        is_question(text, text)
+        or text.rstrip().endswith(("?", "？"))
+        or HYPOTHETICAL.search(text)
+        or THIRD_PARTY.search(text)
+        or someone_else(head)
+        or _RELATIVE_SUBJECT.search(head)
+        or _FOR_SOMEONE.search(text)
+    ):
+        return {"owner": OTHER}
+    return {}
 
 
 def _other_taker(text: str, m: re.Match[str]) -> bool:
@@ -427,7 +449,7 @@ def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None
 
 def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A start day or a supply's end said after the drug it belongs to."""
-    last = ctx.thread.last("drug", "health.medications")
+    last = ctx.thread.last_own("drug", "health.medications")
     if last is None or not last.get("name"):
         return
     for rx, prefer, field in (
@@ -570,7 +592,7 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
         value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
         ctx.add("health.allergies", value, sent, 0.8)
-    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last("drug", "health.medications"):
+    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last_own("drug", "health.medications"):
         what = " ".join(m["what"].lower().split())
         ctx.add("health.conditions", {"name": _FOR_MY_NAMES.get(what, what)}, sent, 0.75)
 

@@ -9,7 +9,11 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
-from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
+from uac.fact_log.extraction.patterns.charges import (
+    rule_charges,
+    rule_money_in,
+    rule_not_the_users_spend,
+)
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.purchases import card_limits
@@ -646,4 +650,5 @@ RULES: tuple[Rule, ...] = (
     rule_planned_card_payment,
     rule_accounts,
     rule_promotions,
+    rule_not_the_users_spend,  # last: what the rules above read of someone else's
 )
