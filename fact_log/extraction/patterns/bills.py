@@ -80,7 +80,9 @@ _NEXT_DUE = re.compile(
 )
 _OUT_OF = re.compile(
     r"\b(?:comes?\s+out\s+of|out\s+of|from|paid\s+from)\s+(?:the\s+|my\s+|our\s+)?"
-    r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[A-Z][\w&]+)(?:\s+(?:account|card))?)",
+    r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[A-Z][\w&]+)(?:\s+(?:account|card))?|"
+    # "out of my nationwide account": a bank typed in lower case, named by its account
+    r"(?!(?:old|new|same|other|main|bank|that|this|one|it)\b)[a-z][\w&]{2,20}\s+(?:account|card))",
     re.I,
 )
 _CHANGED = re.compile(

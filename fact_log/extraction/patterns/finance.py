@@ -214,6 +214,25 @@ def next_day_of_month(today: dt.date, n: int) -> dt.date | None:
     return None
 
 
+# "will be cancelled", "gets cancelled on the 31st": a cancellation still to come
+_CANCEL_TO_COME = re.compile(
+    r"\b(?:will\s+be|'ll\s+be|gets?|getting|to\s+be|going\s+to\s+be|is\s+being|be)\s+"
+    r"cancel(?:l)?ed\b",
+    re.I,
+)
+
+
+def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
+    """The day a done cancellation was made: the day said when it has passed, else the
+    message's; None for one still to come. A later day is when the service ends ("Spotify
+    ends on the 20th, I cancelled it") or a plan, never the day it was cancelled."""
+    if _CANCEL_TO_COME.search(sent.text):
+        return None
+    days = [d.date for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    past = [d for d in days if d is not None and d <= ctx.today]
+    return past[0] if past else ctx.today
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
@@ -239,9 +258,9 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and (cancel.end() <= service.start() + 2 or fronted is not None)
         and stop_ok(parts, sent, sent.start + cancel.start())
     ):
-        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-        value = {"name": name, "cancelled_on": dates[0].date if dates else ctx.today}
-        ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
+        if (day := cancel_day(ctx, sent)) is not None:
+            value = {"name": name, "cancelled_on": day}
+            ctx.add("finance.subscriptions", value, sent, 0.8, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
     priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"

@@ -12,7 +12,14 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, health, journeys, purchases, travel
+from uac.fact_log.extraction.patterns import (
+    contacts,
+    finance,
+    health,
+    journeys,
+    purchases,
+    travel,
+)
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
@@ -559,8 +566,9 @@ def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["currency"] = found[0].currency
             emit(ctx, sent, "finance.transactions", value, 0.75)
     if _CANCELLED_IT.search(sent.text) and (sub := ctx.thread.last("subscription")):
-        day = first_date(ctx, sent, prefer="past") or ctx.today
-        emit(ctx, sent, "finance.subscriptions", {"name": sub.get("name"), "cancelled_on": day})
+        if (day := finance.cancel_day(ctx, sent)) is not None:  # a done one, on a past day
+            value = {"name": sub.get("name"), "cancelled_on": day}
+            emit(ctx, sent, "finance.subscriptions", value)
 
 
 _DOSE_START = re.compile(

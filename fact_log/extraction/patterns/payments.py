@@ -39,17 +39,34 @@ _ACCOUNT = (
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
 # of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
+_METHOD_WORDS = "|".join(
+    (
+        r"standing\s+order",
+        r"direct\s+debit",
+        "dauerauftrag",
+        r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)",
+        r"pr[ée]l[èe]vement",
+        r"domiciliaci[oó]n",
+        r"orden\s+permanente",
+        r"virement\s+permanent",
+    )
+)
+_ABBREVIATED = r"(?-i:DD|SO)"
 _METHOD = re.compile(
     # "DD"/"SO" only as a payment's word ("by SO", "a DD for", "set up a DD"): "I was SO tired"
-    r"\b(?P<m>standing\s+order|direct\s+debit|"
-    r"(?:(?<=by\s)|(?<=via\s)|(?<=a\s)|(?<=the\s))(?-i:DD|SO)|"
-    r"(?-i:DD|SO)(?=\s+(?:for|to|of|from|on|comes|goes|is|was|out|payment|mandate|"
-    r"each|every|monthly)\b)|"
-    r"dauerauftrag|"
-    r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)|pr[ée]l[èe]vement|"
-    r"domiciliaci[oó]n|orden\s+permanente|virement\s+permanent)\b",
+    r"\b(?P<m>"
+    + _METHOD_WORDS
+    + r"|(?:(?<=by\s)|(?<=via\s)|(?<=a\s)|(?<=the\s))"
+    + _ABBREVIATED
+    + r"|"
+    + _ABBREVIATED
+    + r"(?=\s+(?:for|to|of|from|on|comes|goes|is|was|out|payment|mandate|"
+    r"each|every|monthly)\b))\b",
     re.IGNORECASE,
 )
+# The same words in a payee cut out of its sentence ("council tax DD"): there the
+# abbreviation needs no context (the payee is already known to be a payment's).
+_METHOD_IN_PAYEE = re.compile(r"\s*\b(?:" + _METHOD_WORDS + "|" + _ABBREVIATED + r")\b", re.I)
 _METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
 _METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
 _MONTHLY = re.compile(
@@ -205,8 +222,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
-    name = _METHOD.sub("", name).strip()  # "council tax DD comes out": the payee is the tax
-    name = re.sub(r"\s+(?-i:DD|SO)$", "", name)  # (the abbreviation alone, out of its sentence)
+    name = _METHOD_IN_PAYEE.sub("", name).strip()  # "council tax DD": the payee is the tax
     # "to my landlady Frau Albers": the payee is the name, not the role before it
     name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():

@@ -228,7 +228,9 @@ _ITEM_SUBJECT = re.compile(
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
     r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
     r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
-    r"(?=,|\s+(?i:and|with|today|yesterday|from|at|on|last|this|in)\b)",
+    r"(?=,|\s+(?i:and|with|today|yesterday|from|at|on|last|this|in)\b)"
+    # "Got a new laptop from Currys yesterday": where it was bought, said after it
+    r"(?:\s+(?i:from|at)\s+(?P<merchant3>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?",
 )
 
 
@@ -311,8 +313,8 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {"item": named}
     if not value:
         return
-    if subject["merchant"]:
-        value["merchant"] = subject["merchant"]
+    if merchant := subject["merchant"] or subject["merchant3"]:
+        value["merchant"] = merchant
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
     if subject["bought"]:  # "Bought a ... (on 2 March / yesterday)": that day, else today
         said = [d for d in dates if d.start < sent.start + m.start()]

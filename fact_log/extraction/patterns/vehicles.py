@@ -142,6 +142,37 @@ _MILEAGE = re.compile(
 )
 
 
+# What makes a distance a target, not the reading: "needs a service at 60,000 miles", "next
+# one due at 100k", "every 10,000 km", "warranty until 100,000 km" (said just before it)
+_TARGET_BEFORE = re.compile(
+    r"\b(?:due|next|needs?|needed|every|until|till|interval|limit|warranty|max(?:imum)?|"
+    r"service\s+(?:at|in|every)|(?:at|by)\s+the\s+latest)\b[^.;!?\d]{0,20}$",
+    re.I,
+)
+# A reading said without its unit after a target in one ("..., it's on 58,200 now")
+_BARE_READING = re.compile(
+    r"\b(?:it'?s\s+(?:on|at)|(?:is|currently|now)\s+(?:on|at)|currently|has\s+done|reads|"
+    r"showing|shows|clocked)\s+(?P<n>\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€%]))",
+    re.I,
+)
+
+
+def odometer(text: str) -> int | None:
+    """The odometer reading a sentence gives, in km: a distance that is not a target (a
+    service or limit "at"/"due at"/"every" it) nor a distance away; None when none is."""
+    unit = None
+    for km in _MILEAGE.finditer(text):
+        if re.match(r"\s*(?:away|from|to)\b", text[km.end() :]):
+            continue
+        if _TARGET_BEFORE.search(text, max(0, km.start() - 40), km.start()):
+            unit = unit or km[3]  # the target's unit is the reading's when it has none
+            continue
+        return kilometres(km[1], km[3], bool(km[2]))
+    if unit and (bare := _BARE_READING.search(text)):
+        return kilometres(bare["n"], unit)
+    return None
+
+
 def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
     value = int(re.sub(r"[,.'’]", "", number)) * (1000 if thousands else 1)
@@ -253,10 +284,8 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         year = int(built[1])  # "a VW Passat Variant from 2019"
     if year:
         value["year"] = year
-    if (km := _MILEAGE.search(sent.text)) and not re.match(
-        r"\s*(?:away|from|to)\b", sent.text[km.end() :]
-    ):
-        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    if (reading := odometer(sent.text)) is not None:
+        value["mileage"] = reading
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
     service = ctx.thread.last("vehicles.services")

@@ -1,0 +1,167 @@
+"""Constructs the rules must cover (issue 14, session 9, h16s): a value said after a thing
+completes only what the user owns; payments someone else made or made at another time are not
+the user's today; an allergy needs an allergen; a payee, a merchant, a bank typed in lower
+case; a cancellation still to come; an odometer reading chosen by its relation to its cue.
+Sentences invented here in several registers (terse, lowercase, non-native, dictated, pasted),
+negatives alongside. AT is Sunday 1 June 2025 (tests/candidates.py)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from candidates import AT, D, found, of
+
+MEDS = "health.medications"
+PAY = "finance.transactions"
+
+
+# -- a dose completes only a drug the user takes ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("My mum takes warfarin. The dose is 3 mg.",),
+        ("my dad is on metoprolol", "i take 50 mg in the morning"),
+        ("Is ibuprofen okay with my tablets? The dose is 400 mg",),
+        ("what if I took naproxen instead", "dose would be 250mg"),
+        ("Bought some calpol for my daughter.", "the dose is 5 ml"),
+        ("She's on sertraline now. The dose is 50mg.",),
+    ],
+)
+def test_dose_never_completes_someone_elses_or_an_asked_drug(lines: tuple[str, ...]) -> None:
+    *earlier, last = lines
+    if earlier:
+        assert not of(MEDS, found(last, *earlier))
+    else:
+        assert not [v for v in of(MEDS, found(last)) if v.get("dose")]
+
+
+def test_dose_completes_the_users_drug() -> None:
+    assert of(MEDS, found("I started warfarin yesterday. The dose is 3 mg."))[0]["dose"] == "3 mg"
+    said = of(MEDS, found("i take 500 mg with breakfast", "picked up my metformin"))
+    assert said and said[0]["name"] == "metformin" and said[0]["dose"].startswith("500 mg")
+
+
+# -- payments someone else made, or made at another time ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dinner was 80 euros, Tom paid",
+        "Lunch came to £42, my boss paid",
+        "Paid £45 at Dishoom, it was on her",
+        "drinks were 60 quid but Sam covered it",
+        "Rent was 1,000 euros in 2019",
+        "Back in 2019 the flat cost me 900 a month",
+        "I used to pay £30 at Tesco every week",
+    ],
+)
+def test_no_payment_of_someone_else_or_another_time(text: str) -> None:
+    assert of(PAY, found(text)) == []
+
+
+def test_a_meal_or_kind_of_spending_is_no_merchant() -> None:
+    (pay,) = of(PAY, found("Dinner was 80 euros"))
+    assert pay["amount"] == Decimal("80") and "merchant" not in pay
+    (shop,) = of(PAY, found("Tesco came to £54.20"))
+    assert shop["merchant"] == "Tesco" and shop["date"] == AT.date()
+    assert of(PAY, found("Rent was 1,000 euros")) == []
+
+
+def test_a_payment_this_year_or_by_the_users_card_stays() -> None:
+    assert of(PAY, found("Uber 23.10 yesterday, I paid"))[0]["date"] == D(2025, 5, 31)
+    assert of(PAY, found("Boots came to £14.30 in 2025"))[0]["merchant"] == "Boots"
+
+
+# -- an allergy names an allergen ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm allergic to Mondays haha", "im allergic to my job lol", "I am allergic to hard work"],
+)
+def test_allergic_to_something_no_one_is_allergic_to(text: str) -> None:
+    assert of("health.allergies", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "substance"),
+    [
+        ("I am allergic to kiwi", "kiwi"),
+        ("turns out im allergic to clindamycin", "clindamycin"),
+        ("allergic to bee stings since a kid", "bee stings"),
+        ("I'm allergic to plasters", "plasters"),
+        ("allergic to sulfa drugs", "sulfa drugs"),
+    ],
+)
+def test_allergens_beyond_the_lists(text: str, substance: str) -> None:
+    assert [v["substance"] for v in of("health.allergies", found(text))] == [substance]
+
+
+# -- payees, merchants, banks -------------------------------------------------------------
+
+
+def test_payee_without_the_method_words() -> None:
+    (so,) = of("finance.scheduled_payments", found("council tax DD comes out on the 1st, £180"))
+    assert so["payee"] == "council tax" and so["method"] == "direct_debit"
+
+
+def test_bank_in_lower_case_is_the_account() -> None:
+    text = "the council tax direct debit comes out of my nationwide account"
+    assert of("finance.scheduled_payments", found(text))[0]["account"] == "nationwide account"
+
+
+def test_warranty_keeps_the_shop_it_was_bought_from() -> None:
+    (w,) = of("finance.warranties", found("Got a new laptop from Currys yesterday, 2 year warranty"))
+    assert w["merchant"] == "Currys" and w["ends_on"] == D(2027, 5, 31)
+
+
+# -- cancellations: done ones only, on the day they were done -----------------------------
+
+
+def cancelled(text: str, *earlier: str) -> list[object]:
+    from uac.fact_log.extraction.patterns import extract
+
+    history = [(line, AT) for line in earlier]
+    return [
+        c.value.get("cancelled_on")
+        for c in extract(text, AT, history=history)
+        if c.path == "finance.subscriptions" and "cancelled_on" in c.value
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancelling netflix end of june",
+        "Netflix will be cancelled on 30 June",
+        "gonna cancel spotify before it renews",
+    ],
+)
+def test_a_cancellation_to_come_is_not_done(text: str) -> None:
+    assert cancelled(text) == []
+
+
+def test_a_later_day_is_not_the_day_it_was_cancelled() -> None:
+    assert cancelled("Spotify ends on the 20th, I cancelled it") == [AT.date()]
+    assert cancelled("cancelled netflix yesterday") == [D(2025, 5, 31)]
+
+
+# -- an odometer reading is not the service target ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "km"),
+    [
+        ("My Golf needs a service at 60,000 miles, it's on 58,200 now", 93664),
+        ("my VW Golf is due a service at 60,000 miles and has 58,200 miles on it", 93664),
+        ("My Yaris is due its next service at 100,000 km", None),
+        ("my corsa does a service every 10,000 km, currently 43,500 km", 43500),
+    ],
+)
+def test_odometer_reading_not_the_target(text: str, km: int | None) -> None:
+    (car,) = of("vehicles.vehicles", found(text))
+    assert car.get("mileage") == km
