@@ -115,7 +115,8 @@ def test_bank_in_lower_case_is_the_account() -> None:
 
 
 def test_warranty_keeps_the_shop_it_was_bought_from() -> None:
-    (w,) = of("finance.warranties", found("Got a new laptop from Currys yesterday, 2 year warranty"))
+    text = "Got a new laptop from Currys yesterday, 2 year warranty"
+    (w,) = of("finance.warranties", found(text))
     assert w["merchant"] == "Currys" and w["ends_on"] == D(2027, 5, 31)
 
 

@@ -210,7 +210,8 @@ _NARROWING = word_set("especially particularly mainly mostly even including like
 # the environment, animals, materials, and foods outside the fourteen (singular or plural).
 _OTHER_ALLERGENS = word_set(
     "latex pollen dust mites mite cats cat dogs dog bees bee wasps wasp nickel grass mould mold "
-    "hay stings sting insect bites feathers feather horses horse rabbits rabbit hamsters guinea pigs "
+    "hay stings sting insect bites feathers feather horses horse rabbits rabbit hamsters guinea "
+    "pigs "
     "fur dander ragweed birch tree trees perfume perfumes fragrance fragrances plasters plaster "
     "adhesive tape iodine dye dyes contrast chlorine wool lanolin detergent soap formaldehyde "
     "preservatives sun sunlight cold metal gold sulfa sulpha sulfonamides nsaids nsaid "

@@ -565,10 +565,9 @@ def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if found[0].currency:
                 value["currency"] = found[0].currency
             emit(ctx, sent, "finance.transactions", value, 0.75)
-    if _CANCELLED_IT.search(sent.text) and (sub := ctx.thread.last("subscription")):
-        if (day := finance.cancel_day(ctx, sent)) is not None:  # a done one, on a past day
-            value = {"name": sub.get("name"), "cancelled_on": day}
-            emit(ctx, sent, "finance.subscriptions", value)
+    sub = _CANCELLED_IT.search(sent.text) and ctx.thread.last("subscription")
+    if sub and (day := finance.cancel_day(ctx, sent)) is not None:  # a done one, a past day
+        emit(ctx, sent, "finance.subscriptions", {"name": sub.get("name"), "cancelled_on": day})
 
 
 _DOSE_START = re.compile(
