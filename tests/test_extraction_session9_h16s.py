@@ -166,3 +166,102 @@ def test_a_later_day_is_not_the_day_it_was_cancelled() -> None:
 def test_odometer_reading_not_the_target(text: str, km: int | None) -> None:
     (car,) = of("vehicles.vehicles", found(text))
     assert car.get("mileage") == km
+
+
+# -- health constructs of new writers ------------------------------------------------------
+
+
+def meds(text: str, *earlier: str) -> list[dict[str, object]]:
+    return of(MEDS, found(text, *earlier))
+
+
+@pytest.mark.parametrize(
+    ("text", "dose"),
+    [
+        ("on metformin 850 bd with meals", "850 bd"),  # a clinician's abbreviation
+        ("I take omeprazole 20mg OD", "20mg OD"),
+        ("they gave me co-codamol 8/500 for the pain", "8/500"),  # a combination's strength
+        ("still taking lansoprazole 15 nocte", "15 nocte"),
+    ],
+)
+def test_doses_written_as_prescriptions_are(text: str, dose: str) -> None:
+    (med,) = meds(text)
+    assert str(med["dose"]).startswith(dose), med
+
+
+def test_a_date_after_a_drug_is_no_strength() -> None:
+    assert all("/" not in str(m.get("dose", "")) for m in meds("been on warfarin since 12/05"))
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("also take a low-dose aspirin every night", "aspirin"),
+        ("the GP placed me on ramipril this morning", "ramipril"),
+        ("doc put me back on sertraline", "sertraline"),
+    ],
+)
+def test_drug_after_a_kind_or_another_start_verb(text: str, name: str) -> None:
+    assert [m["name"] for m in meds(text)] == [name]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the dose went up to 75mg yesterday",
+        "and my dose was increased to 75mg",
+        "they upped my dose to 75mg last week",
+    ],
+)
+def test_a_new_dose_of_the_drug_talked_about(line: str) -> None:
+    said = meds(line, "I'm on venlafaxine 37.5mg")
+    assert said and said[0]["name"] == "venlafaxine" and said[0]["dose"].startswith("75mg")
+
+
+def test_a_supply_said_with_the_drug_in_the_sentence() -> None:
+    said = meds("picked up 30 days of citalopram, that gets me to the 28th")
+    assert said == [{"name": "citalopram", "supply_until": D(2025, 6, 28)}]
+    assert meds("my mum got 30 days of citalopram, that gets her to the 28th") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is it ok to drink on sertraline",  # asked without a question mark
+        "can i take ibuprofen with my warfarin",
+        "should I take my metformin before food",
+    ],
+)
+def test_questions_without_a_question_mark_teach_nothing(text: str) -> None:
+    assert meds(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I have also asthma since childhood", "asthma"),  # non-native word order
+        ("i have often migraines in winter", "migraines"),
+        ("bisoprolol 2.5 mg for the BP", "hypertension"),
+    ],
+)
+def test_conditions_said_other_ways(text: str, name: str) -> None:
+    assert name in [c["name"] for c in of("health.conditions", found(text))]
+
+
+@pytest.mark.parametrize(
+    ("text", "substance", "reaction"),
+    [
+        ("I'm allergic to ibuprofen by the way, told the nurse", "ibuprofen", None),
+        ("allergic to codeine btw so they gave me something else", "codeine", None),
+        ("Allergies: aspirin (wheezing).", "aspirin", "wheezing"),
+        ("im allergic to peanuts and all tree nuts, my lips are swelling", "tree nuts", "swelling"),
+    ],
+)
+def test_allergy_values_without_the_remark(text: str, substance: str, reaction: str | None) -> None:
+    said = {a["substance"]: a.get("reaction") for a in of("health.allergies", found(text))}
+    assert substance in said and said[substance] == reaction, said
+
+
+def test_weight_after_a_clock_time() -> None:
+    (w,) = of("health.body_weight", found("weighed myself at 6am before the run, 71.3 kg"))
+    assert w["kg"] == 71.3
