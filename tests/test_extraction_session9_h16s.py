@@ -265,3 +265,98 @@ def test_allergy_values_without_the_remark(text: str, substance: str, reaction: 
 def test_weight_after_a_clock_time() -> None:
     (w,) = of("health.body_weight", found("weighed myself at 6am before the run, 71.3 kg"))
     assert w["kg"] == 71.3
+
+
+# -- money in, charges said other ways, pasted alerts -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("the agency paid me 1200 EUR yesterday", "-1200", "EUR"),
+        ("customer finally sent me £350", "-350", "GBP"),
+        ("got paid 2 500 € for the wedding shoot", "-2500", "EUR"),  # a space groups thousands
+        ("the refund of tax, 812 € came in today on my account", "-812", "EUR"),
+        ("my flatmate paid me back £20", "-20", "GBP"),  # paid to the user: the user's
+    ],
+)
+def test_money_paid_to_the_user_is_income(text: str, amount: str, currency: str) -> None:
+    said = of(PAY, found(text))
+    assert [(p["amount"], p.get("currency")) for p in said] == [(Decimal(amount), currency)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["if they paid me 500 I'd be happy", "my sister got paid 3000 EUR", "the parcel arrived"],
+)
+def test_no_income_for_wishes_or_others(text: str) -> None:
+    assert of(PAY, found(text)) == []
+
+
+def test_charged_by_a_merchant_typed_in_lower_case() -> None:
+    (pay,) = of(PAY, found("got charged 12.50 by deliveroo last night"))
+    assert pay == {"date": D(2025, 5, 31), "amount": Decimal("12.50"), "merchant": "Deliveroo"}
+    subs = of("finance.subscriptions", found("charged 9.99 by spotify today, monthly"))
+    assert subs and subs[0]["amount"] == Decimal("9.99") and subs[0]["period"] == "monthly"
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency", "merchant", "day"),
+    [
+        (
+            "got this sms: 'A/C *9921 DR KES 2,400.00 POS JAVA HOUSE 28-MAY-25 Bal KES 10,020.55'",
+            "2400.00",
+            "KES",
+            "JAVA HOUSE",
+            D(2025, 5, 28),
+        ),
+        ("Debit alert: EUR 64.90 at ZALANDO on 30 May", "64.90", "EUR", "ZALANDO", D(2025, 5, 30)),
+        (
+            "'Your Bolt ride receipt: PLN 38.50 charged to card ****1234, 31 May 2025'",
+            "38.50",
+            "PLN",
+            "Bolt",
+            D(2025, 5, 31),
+        ),
+    ],
+)
+def test_pasted_debit_alerts_and_receipts(
+    text: str, amount: str, currency: str, merchant: str, day: object
+) -> None:
+    (pay,) = of(PAY, found(text))
+    assert pay == {
+        "date": day,
+        "amount": Decimal(amount),
+        "currency": currency,
+        "merchant": merchant,
+    }
+
+
+def test_an_alert_of_someone_else_or_a_doctor_is_no_payment() -> None:
+    assert of(PAY, found("my brother got a debit alert of NGN 5,000")) == []
+    assert of(PAY, found("Dr Patel said my bloods are fine")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("4 299 zł", "4299", "PLN"),
+        ("NGN 45,000.00", "45000.00", "NGN"),
+        ("EUR 40", "40", "EUR"),
+        ("300 dirhams", "300", "AED"),
+    ],
+)
+def test_money_written_the_way_other_countries_write_it(
+    text: str, amount: str, currency: str
+) -> None:
+    from uac.fact_log.extraction.patterns.money import find_money
+
+    (m,) = find_money(text)
+    assert (m.amount, m.currency) == (Decimal(amount), currency)
+
+
+def test_no_money_from_codes_that_are_not_currencies() -> None:
+    from uac.fact_log.extraction.patterns.money import find_money
+
+    assert find_money("flight BA 123 lands at 9") == []
+    assert find_money("I have 2 100 reasons") == []

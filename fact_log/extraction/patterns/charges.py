@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
@@ -28,8 +29,10 @@ from uac.fact_log.reference.spending import category_of
 
 _MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
 _CHARGED = re.compile(
-    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
-    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
+    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+|^(?:just\s+)?(?:got\s+|been\s+)?)"
+    r"(?:just\s+)?charged\s+(?P<amt>\S+)\s+by\s+(?:" + _MERCHANT_NAME + "|"
+    # "charged 39.99 by adobe today": the one "by" names is the merchant, however typed
+    r"(?P<merchant3>[a-z][\w.&'+-]{1,20}))|"
     # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
     r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
     + _MERCHANT_NAME.replace("merchant", "merchant2")
@@ -94,15 +97,15 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
     money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
+    if not money and m["amt"]:  # "charged 39.99 by adobe": pence say it is money
+        money = [a for a in amounts(sent.text) if a.start == at and "." in m["amt"]]
+    if m["merchant3"] and m["merchant3"].lower() in _NOT_A_PAYEE:
+        return
     day = _day(ctx, sent)
     if not money or day is None:
         return
-    value = {
-        "date": day,
-        "amount": money[0].amount,
-        "currency": money[0].currency,
-        "merchant": m["merchant"] or m["merchant2"],
-    }
+    merchant = m["merchant"] or m["merchant2"] or m["merchant3"].capitalize()
+    value = put_amount({"date": day, "merchant": merchant}, money[0])
     ctx.add("finance.transactions", value, sent, 0.75)
 
 
@@ -153,8 +156,94 @@ def _day(ctx: Ctx, sent: Span) -> Any:
 _LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
 
 
+# Money paid to the user: "Client paid me 7000 PLN today", "the agency finally sent me
+# €1,200", "got paid 850 for the shoot", "1 019 € arrived yesterday on the account"
+_PAID_ME = re.compile(
+    r"(?P<before>\b(?:paid|sent|transferred|wired)\s+me\s+(?:back\s+)?(?:the\s+)?|"
+    r"\b(?:i\s+)?(?:got|was|have\s+been|'ve\s+been)\s+paid\s+|"
+    r"\bi\s+(?:received|got)\s+(?=[£$€]?\s?\d[^.!?]{0,25}\bfrom\b))(?=[£$€]?\s?\d)|"
+    r"(?P<after>\s(?:arrived|came\s+in|landed|was\s+credited|got\s+credited)\b)"
+    r"(?=[^.!?]{0,30}\b(?:account|bank|today|yesterday)\b|\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _paid_to_me(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Money someone paid the user, stored negative; True when the sentence said so."""
+    m = _PAID_ME.search(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    if _WISH.search(sent.text) or _REFUND.search(sent.text):
+        return False  # "if they paid me"; refunds are the refund rule's
+    said = find_money(sent.text) or amounts(sent.text)
+    # the amount the verb is about: right after "paid me", right before "arrived"
+    if m["before"]:
+        near = [a for a in said if a.start == m.end()]
+    else:
+        near = [a for a in said if 0 <= m.start() - a.end <= 2]
+    day = _day(ctx, sent)
+    if not near or day is None or near[0].amount <= 0:
+        return False
+    value = put_amount({"date": day}, near[0])
+    value["amount"] = -value["amount"]
+    ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
+# A bank's debit alert or a receipt, pasted: "Acct:**4471 DR NGN 45,000.00 POS/WEB DSTV
+# MULTICHOICE 12-JUN-28 Bal: NGN 312,440.10", "Debit alert: EUR 39.00 at SPOTIFY on 3 Feb",
+# "Your Uber trip receipt: NGN 6,850.00 charged to Visa ****2210, 20 Jan 2029"
+_ALERT = re.compile(
+    r"(?:\b(?-i:DR|Dr)\b|\bdebit(?:ed)?\b(?:\s+alert)?:?|\b(?:purchase|txn|transaction|payment)\s+"
+    r"(?:of|for)\b|(?P<receipt>\byour\s+(?P<brand>(?-i:[A-Z])[\w&]{1,20})(?:\s+\w+)?\s+receipt:?))"
+    r"\s*(?P<amt>(?:[£$€]|\b(?-i:[A-Z]{3}))\s?\d[\d,]*(?:\.\d\d)?)"
+    r"(?P<rest>[^'\"]{0,80})",
+    re.IGNORECASE,
+)
+_ALERT_PAYEE = re.compile(
+    r"^\s*(?:(?:POS|WEB|POS/WEB|CARD|ONLINE|TRF|TRANSFER)(?:/\w+)?\s+|at\s+|to\s+)+"
+    r"(?P<m>(?-i:[A-Z][A-Z0-9&.'-]{1,20})(?:\s(?-i:[A-Z][A-Z0-9&.'-]{1,20}))?)",
+    re.IGNORECASE,
+)
+# "12-JUN-28", "03-FEB-2029": the day as alerts write it
+_ALERT_DAY = re.compile(r"\b(\d{1,2})-([A-Za-z]{3})-(\d{2}|\d{4})\b")
+
+
+def _alert_day(ctx: Ctx, sent: Span, text: str) -> dt.date | None:
+    """The day an alert names (its own form or any the date reader knows), else today."""
+    if (m := _ALERT_DAY.search(text)) and m[2].lower() in MONTHS:
+        year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        try:
+            return dt.date(year, MONTHS[m[2].lower()], int(m[1]))
+        except ValueError:
+            return None
+    return _day(ctx, sent)
+
+
+def _pasted_alert(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A debit alert or receipt pasted into the message; True when one was read."""
+    m = _ALERT.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]) or _WISH.search(sent.text[: m.start()]):
+        return False
+    money = find_money(m["amt"])
+    if not money or money[0].amount <= 0:
+        return False
+    payee = _ALERT_PAYEE.match(m["rest"])
+    merchant = m["brand"] if m["receipt"] else (payee["m"] if payee else None)
+    day = _alert_day(ctx, sent, m["rest"])
+    if day is None:
+        return False
+    value = put_amount({"date": day}, money[0])
+    if merchant:
+        value["merchant"] = merchant
+    ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
 def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Income and refunds, stored as negative transactions; a shop named with its total."""
+    if _paid_to_me(ctx, sent, parts) or _pasted_alert(ctx, sent, parts):
+        return
     if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
         said = [a for a in amounts(sent.text) if a.amount > 0]
         if said and in_clause(m, parts, sent) and (day := _day(ctx, sent)):
@@ -362,8 +451,8 @@ _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
 _OTHER_PAID = re.compile(
     r"\b(?P<who>(?-i:[A-Z][a-z]{1,20})|he|she|they|work|(?:my|his|her|their)\s+[a-z]{2,12}|"
     r"the\s+(?:company|firm|office|client|boss))\s+(?:(?:kindly|generously|already|also)\s+)?"
-    r"(?:paid|covered|treated(?!\s+(?:me\s+)?myself)|picked\s+up\s+the\s+(?:bill|tab|check)|"
-    r"got\s+the\s+(?:bill|tab|check)|footed\s+the\s+bill)\b|"
+    r"(?:paid(?!\s+(?:me|us)\b)|covered|treated(?!\s+(?:me\s+)?myself)|picked\s+up\s+the\s+"
+    r"(?:bill|tab|check)|got\s+the\s+(?:bill|tab|check)|footed\s+the\s+bill)\b|"
     r"\b(?:paid|covered)\s+(?:for\s+)?by\s+(?:my\s+[a-z]{2,12}|him|her|them|work|the\s+"
     r"(?:company|firm|office|client))\b|"
     r"\b(?:it\s+was\s+|was\s+)?on\s+(?:him|her|them|the\s+company|work)\b(?!\s+\w)|"
@@ -407,6 +496,8 @@ def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     drop = {
         id(c)
         for c in mine
-        if others or (isinstance(c.value, dict) and c.value.get("date") == ctx.today)
+        # what someone else paid the user (income, negative) is the user's
+        if (others and c.value.get("amount", 0) > 0)
+        or (other_time and c.value.get("date") == ctx.today)
     }
     ctx.out[:] = [c for c in ctx.out if id(c) not in drop]

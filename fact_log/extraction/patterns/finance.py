@@ -233,6 +233,11 @@ def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
     return past[0] if past else ctx.today
 
 
+def _pence(text: str) -> list[Any]:
+    """The amounts of a text written with pence ("39.99"): money, though no currency is said."""
+    return [a for a in amounts(text) if re.fullmatch(r"\d{1,5}[.,]\d\d", text[a.start : a.end])]
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
@@ -263,7 +268,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("finance.subscriptions", value, sent, 0.8, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
-    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"
+    # "11.99 a month", "charged 39.99 by adobe today, ..., monthly": pence say it is a price
+    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text) or _pence(sent.text)
     if (
         verb is None
         and _PRICE_NOW.match(sent.text, service.end())
@@ -292,6 +298,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["amount"] = Decimal(bare[1].replace(",", "."))  # "17.99 a month": no currency said
     elif verb is service and (said := amounts(sent.text)):
         value["amount"] = said[0].amount  # "and 10.99 for Netflix, also monthly"
+    elif said := _pence(sent.text):
+        value["amount"] = said[0].amount
     if (period := period_of(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
