@@ -360,3 +360,76 @@ def test_no_money_from_codes_that_are_not_currencies() -> None:
 
     assert find_money("flight BA 123 lands at 9") == []
     assert find_money("I have 2 100 reasons") == []
+
+
+# -- corrections of an amount, subscriptions and budgets said other ways ------------------
+
+
+@pytest.mark.parametrize(
+    "fix",
+    ["sorry 14.99 not 12.99", "oops, make that 14.99", "actually it was 14.99", "my bad, 14.99"],
+)
+def test_a_corrected_amount_supersedes(fix: str) -> None:
+    cands = found(fix, "charged 12.99 by netflix today, monthly")
+    subs, pays = of("finance.subscriptions", cands), of(PAY, cands)
+    assert [s["amount"] for s in subs] == [Decimal("14.99")]
+    assert [p["amount"] for p in pays] == [Decimal("14.99")]
+
+
+def test_a_correction_with_nothing_to_correct_is_refused() -> None:
+    assert found("sorry 14.99 not 12.99", "hi there") == []
+    assert of(PAY, found("actually 20", "I take sertraline 50mg")) == []
+
+
+def test_renewal_on_a_day_of_every_month_is_the_next_such_day() -> None:
+    subs = of(
+        "finance.subscriptions",
+        found("it renews on the 3rd of every month", "Spotify 10.99 a month"),
+    )
+    assert subs == [{"name": "Spotify", "renews_on": D(2025, 6, 3)}]
+
+
+def test_plus_said_as_a_word_is_the_same_service() -> None:
+    (sub,) = of("finance.subscriptions", found("i pay for apple tv plus, 8.99 a month"))
+    assert sub["name"] == "Apple TV+"
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "limit", "period"),
+    [
+        ("I want no more than 150 pounds a month on eating out", "eating out", "150", "month"),
+        ("we want maximum 80€ per week for the kids things", "kids", "80", "week"),
+        ("i want max 40 a week for coffee", "coffee", "40", "week"),
+    ],
+)
+def test_a_limit_the_user_wants_is_a_budget(
+    text: str, category: str, limit: str, period: str
+) -> None:
+    (b,) = of("finance.budgets", found(text))
+    assert (b["category"], b["limit"], b["period"]) == (category, Decimal(limit), period)
+
+
+def test_no_budget_of_someone_else_or_of_things_not_money() -> None:
+    assert of("finance.budgets", found("my brother wants no more than 100 a month on games")) == []
+    assert of("finance.budgets", found("I want no more than 2 coffees a day")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "limit"),
+    [
+        ("Revolut card: £750 per-transaction cap", "Revolut card", "750"),
+        ("monzo card has a £300 per payment limit fyi", "monzo card", "300"),
+    ],
+)
+def test_a_card_named_by_its_bank_alone(text: str, name: str, limit: str) -> None:
+    (acct,) = of("finance.bank_accounts", found(text))
+    assert acct["name"] == name and acct["per_transaction_limit"] == Decimal(limit)
+
+
+def test_no_card_named_by_a_determiner() -> None:
+    assert of("finance.bank_accounts", found("this card has a per payment limit of 100")) == []
+
+
+def test_an_account_abbreviated() -> None:
+    (acct,) = of("finance.bank_accounts", found("closing the Halifax current acct on 30 June"))
+    assert acct["provider"] == "Halifax" and acct["closing_on"] == D(2025, 6, 30)

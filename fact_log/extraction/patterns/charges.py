@@ -501,3 +501,61 @@ def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         or (other_time and c.value.get("date") == ctx.today)
     }
     ctx.out[:] = [c for c in ctx.out if id(c) not in drop]
+
+
+# A corrected amount: "sorry 59.99 not 39.99", "make that £45", "actually it was 52 euros",
+# "no wait, 185" (after a payment, a subscription, a standing order or a budget was told)
+_AMOUNT_FIX = re.compile(
+    r"^(?:(?:oh|ah|hmm+|um+|ok|okay|lol)\s*,?\s+)?(?:sorry|oops|actually|correction|wait|no|"
+    r"my\s+bad|typo)\b[,.!:]?\s*(?:(?:no|wait|sorry)\b[,.!]?\s*)?(?:it\s+(?:was|is)\s+|it's\s+|"
+    r"make\s+(?:that|it)\s+|i\s+meant\s+|the\s+(?:price|amount|total)\s+(?:is|was)\s+)?"
+    r"(?=[£$€]?\s?\d)|"
+    r"^(?:make\s+(?:that|it)|i\s+meant)\s+(?=[£$€]?\s?\d)|"
+    r"(?=[£$€]?\s?\d[\d,.]*\s?(?:[£$€]|[A-Z]{3})?\s*,?\s+not\s+[£$€]?\s?\d)",
+    re.IGNORECASE,
+)
+_NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
+# what a money record was found as, and the path to propose it again under
+_MONEY_KINDS = {
+    "finance.transactions": "finance.transactions",
+    "subscription": "finance.subscriptions",
+    "finance.subscriptions": "finance.subscriptions",
+    "finance.scheduled_payments": "finance.scheduled_payments",
+    "finance.budgets": "finance.budgets",
+}
+
+
+def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The records of the amount a correction replaces, proposed again with the new one;
+    nothing when no earlier amount is there to correct (refused, not guessed)."""
+    m = _AMOUNT_FIX.search(sent.text)
+    if m is None or "?" in sent.text or _WISH.search(sent.text):
+        return
+    said = amounts(sent.text[m.end() :])
+    if not said or said[0].start != 0 or said[0].amount <= 0:
+        return
+    new = said[0]
+    old = None
+    if (gap := _NOT_OLD.match(sent.text, m.end() + new.end)) is not None:
+        rest = amounts(sent.text[gap.end() :])
+        old = rest[0].amount if rest and rest[0].start == 0 else None
+    money = [
+        x for x in ctx.thread.mentions if x.kind in _MONEY_KINDS and x.get("amount") is not None
+    ]
+    if old is not None:
+        targets = [x for x in money if abs(x.get("amount")) == old]
+    else:  # the latest amount told, and what was told with it
+        targets = [x for x in money if money and x.get("amount") == money[-1].get("amount")]
+    done = set()
+    for target in targets:
+        path = _MONEY_KINDS[target.kind]
+        record = target.record()
+        key = (path, repr(sorted(record.items())))
+        if key in done:
+            continue
+        done.add(key)
+        amount = -new.amount if record["amount"] < 0 else new.amount
+        fixed = {**record, "amount": amount}
+        if new.currency:
+            fixed["currency"] = new.currency
+        ctx.add(path, fixed, sent, 0.75, replaces=record)

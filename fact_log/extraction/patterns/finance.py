@@ -48,7 +48,11 @@ SUBSCRIPTION_SERVICES = (
 )
 
 
-_SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECASE)
+# "Paramount Plus" is "Paramount+": every "+" of a name may be said as "plus"
+_SERVICE = re.compile(
+    r"\b(" + SUBSCRIPTION_SERVICES.replace("\\+", "(?:\\+|\\s+plus\\b)") + r")(?![\w])",
+    re.IGNORECASE,
+)
 _SUB_VERB = re.compile(
     r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
     r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
@@ -97,7 +101,10 @@ _COMMON_WORD_SERVICES = word_set("max sky calm medium slack notion tidal guardia
 
 
 def _service_name(raw: str) -> str:
-    key = raw.lower()
+    key = " ".join(raw.lower().split())
+    if key.endswith(" plus") and key not in _SERVICE_NAMES and _SERVICE.fullmatch(key[:-5] + "+"):
+        key = key[:-5] + "+"  # "Paramount Plus" is the one written "Paramount+"
+        raw = " ".join(raw.split()[:-1]) + "+"
     if key in _SERVICE_NAMES:
         return _SERVICE_NAMES[key]
     canonical = {
@@ -112,6 +119,7 @@ def _service_name(raw: str) -> str:
         "dazn": "DAZN",
         "1password": "1Password",
         "ps plus": "PlayStation Plus",
+        "apple tv+": "Apple TV+",
     }
     if key in canonical:
         return canonical[key]
@@ -344,13 +352,36 @@ _RENEWS_NEXT = re.compile(
 _EVERY = re.compile(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
 
 
+_NTH_OF_MONTH = re.compile(
+    r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each)\s+month\b", re.I
+)
+
+
+def _next_day_of_month(today: dt.date, nth: int) -> dt.date | None:
+    """The next day numbered `nth` after today (None past the month's length, no guessing)."""
+    for step in (0, 1, 2):
+        year, month = divmod(today.year * 12 + today.month - 1 + step, 12)
+        try:
+            day = dt.date(year, month + 1, nth)
+        except ValueError:
+            continue
+        if day > today:
+            return day
+    return None
+
+
 def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A renewal day said after the subscription it belongs to."""
     m = _RENEWS_NEXT.match(sent.text)
     last = ctx.thread.last("subscription")
-    if m is None or last is None or not last.get("name") or _EVERY.search(sent.text):
-        return  # "on the 4th of every month" is a day of each month, not the next renewal
-    if not in_clause(m, parts, sent):
+    if m is None or last is None or not last.get("name") or not in_clause(m, parts, sent):
+        return
+    if _EVERY.search(sent.text):
+        # "renews the 12th of every month": the next such day after today is the next renewal
+        nth = _NTH_OF_MONTH.search(sent.text, m.end())
+        if nth and (day := _next_day_of_month(ctx.today, int(nth[1]))) is not None:
+            value = {"name": last.get("name"), "renews_on": day}
+            ctx.add("finance.subscriptions", value, sent, 0.7)
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
     if dates and dates[0].valid:

@@ -10,6 +10,7 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.bills import rule_bills
 from uac.fact_log.extraction.patterns.charges import (
+    rule_amount_correction,
     rule_charges,
     rule_money_in,
     rule_not_the_users_spend,
@@ -34,7 +35,8 @@ _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))
 _ACCOUNT = (
     # "my N26 card": a bank's name may hold digits
     r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z0-9&]{1,20}"
-    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
+    r"(?:account|(?i:acct|a/c)|card))"  # "the NatWest current acct"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
@@ -404,12 +406,16 @@ _PER_PAYMENT = re.compile(
     r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
     # "a 1000 EUR per-payment limit"
     r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
-    r"(?:transaction|payment|purchase)\s+limit\b",
+    r"(?:transaction|payment|purchase)\s+(?:limit|cap)\b",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(
-    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|have|comes\s+with|only\s+allows|'s|"
-    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)\b"
+    r"^\s*(?:and\s+|also\s+|but\s+)?(?:" + _ACCOUNT + r"|"
+    # "wise card has ...", "Starling card: ...": a card named by its bank alone, as typed
+    r"(?!(?:this|that|the|my|our|a|an|your|his|her|their|which|credit|debit|bank|new|old)\b)"
+    r"(?P<acct2>[A-Za-z][A-Za-z0-9&]{1,20}\s+(?:card|account))(?=\s*:|\s+has\b))"
+    r"\s*(?::|has|have|comes\s+with|only\s+allows|'s|"
+    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)"
 )
 # "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
 _CAPPED = re.compile(
@@ -458,11 +464,13 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:
         money = find_money(sent.text) or amounts(sent.text[limit.start() :])
-        if money and clause_ok(parts, sent, sent.start + holder.end("acct")):
+        group = "acct" if holder["acct"] else "acct2"
+        name = holder[group]
+        if money and clause_ok(parts, sent, sent.start + holder.start(group)):
             value = {
-                "name": holder["acct"],
-                "provider": _provider(holder["acct"]),
-                "kind": _kind(holder["acct"]),
+                "name": name,
+                "provider": _provider(name),
+                "kind": _kind(name),
                 "per_transaction_limit": money[0].amount,
             }
             if money[0].currency:
@@ -666,5 +674,6 @@ RULES: tuple[Rule, ...] = (
     rule_planned_card_payment,
     rule_accounts,
     rule_promotions,
+    rule_amount_correction,
     rule_not_the_users_spend,  # last: what the rules above read of someone else's
 )
