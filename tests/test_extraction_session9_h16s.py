@@ -381,14 +381,6 @@ def test_a_correction_with_nothing_to_correct_is_refused() -> None:
     assert of(PAY, found("actually 20", "I take sertraline 50mg")) == []
 
 
-def test_renewal_on_a_day_of_every_month_is_the_next_such_day() -> None:
-    subs = of(
-        "finance.subscriptions",
-        found("it renews on the 3rd of every month", "Spotify 10.99 a month"),
-    )
-    assert subs == [{"name": "Spotify", "renews_on": D(2025, 6, 3)}]
-
-
 def test_plus_said_as_a_word_is_the_same_service() -> None:
     (sub,) = of("finance.subscriptions", found("i pay for apple tv plus, 8.99 a month"))
     assert sub["name"] == "Apple TV+"

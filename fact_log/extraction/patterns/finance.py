@@ -352,24 +352,6 @@ _RENEWS_NEXT = re.compile(
 _EVERY = re.compile(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
 
 
-_NTH_OF_MONTH = re.compile(
-    r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each)\s+month\b", re.I
-)
-
-
-def _next_day_of_month(today: dt.date, nth: int) -> dt.date | None:
-    """The next day numbered `nth` after today (None past the month's length, no guessing)."""
-    for step in (0, 1, 2):
-        year, month = divmod(today.year * 12 + today.month - 1 + step, 12)
-        try:
-            day = dt.date(year, month + 1, nth)
-        except ValueError:
-            continue
-        if day > today:
-            return day
-    return None
-
-
 def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A renewal day said after the subscription it belongs to."""
     m = _RENEWS_NEXT.match(sent.text)
@@ -377,12 +359,7 @@ def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or last is None or not last.get("name") or not in_clause(m, parts, sent):
         return
     if _EVERY.search(sent.text):
-        # "renews the 12th of every month": the next such day after today is the next renewal
-        nth = _NTH_OF_MONTH.search(sent.text, m.end())
-        if nth and (day := _next_day_of_month(ctx.today, int(nth[1]))) is not None:
-            value = {"name": last.get("name"), "renews_on": day}
-            ctx.add("finance.subscriptions", value, sent, 0.7)
-        return
+        return  # "on the 4th of every month" is a day of each month, not the next renewal
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
     if dates and dates[0].valid:
         value = {"name": last.get("name"), "renews_on": dates[0].date}
