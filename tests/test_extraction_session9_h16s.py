@@ -425,3 +425,40 @@ def test_no_card_named_by_a_determiner() -> None:
 def test_an_account_abbreviated() -> None:
     (acct,) = of("finance.bank_accounts", found("closing the Halifax current acct on 30 June"))
     assert acct["provider"] == "Halifax" and acct["closing_on"] == D(2025, 6, 30)
+
+
+# -- payment instructions said other ways -------------------------------------------------
+
+SCHED = "finance.scheduled_payments"
+
+
+def test_payee_said_first_then_the_users_clause() -> None:
+    (so,) = of(SCHED, found("HMRC we pay by direct debit from mBank, £300 every 31st"))
+    assert so["payee"] == "HMRC" and so["account"] == "mBank"
+    (so,) = of(SCHED, found("the gym I have on standing order, £25 every 3rd"))
+    assert so["day_of_month"] == 3 and so["period"] == "monthly"
+
+
+@pytest.mark.parametrize(
+    ("text", "payee", "day"),
+    [
+        ("I send money to my dad every month, £150 by bank transfer, every 5th", "dad", 5),
+        ("i pay my cleaner 80 EUR every month", "cleaner", None),
+    ],
+)
+def test_a_monthly_payment_the_user_makes(text: str, payee: str, day: int | None) -> None:
+    (so,) = of(SCHED, found(text))
+    assert so["payee"] == payee and so["period"] == "monthly" and so.get("day_of_month") == day
+
+
+def test_no_monthly_payment_to_a_pronoun() -> None:
+    assert of(SCHED, found("I pay her 300 EUR every month")) == []
+
+
+def test_a_statement_line_with_a_remark_after_the_money() -> None:
+    (pay,) = of(PAY, found("aldi £31.75 after work"))
+    assert pay["merchant"] == "aldi" and pay["amount"] == Decimal("31.75")
+
+
+def test_a_day_written_with_a_dot_after_a_time_word_is_no_payment() -> None:
+    assert of(PAY, found("Airbnb in Oslo, check-in 4.06, check-out 9.06")) == []

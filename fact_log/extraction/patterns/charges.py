@@ -306,13 +306,19 @@ _STATEMENT_ITEM = re.compile(
     r"takeaway|groceries|top-?up))?"
     r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
     # (not "2.14.1", a version, nor "18.20.1": the amount ends where its digits do)
-    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)(?!\.\d)"
+    r"\s+(?P<amt>(?P<cur>[£$€])\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)(?!\.\d)"
     r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
     r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
     # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
-    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)\s*(?=$|[,;!?.]|\s+and\b)"
+    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)"
+    # "lidl £46.20 on the way home after shift": after money with its currency, a remark
+    r"(?(cur)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?)"
+    r"\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(
+    # a time's word before a number is a day, not a shop ("check-in 2.02, check-out 9.02")
+    "check-in check-out checkin checkout arrival arrive arrives departure depart departs "
+    "return returning due until till since start starts end ends from flight "
     "paid spent cost costs was is for about around only just total me it that this and the my "
     "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
     "on in by to from of for with was were then also another plus so but or like"

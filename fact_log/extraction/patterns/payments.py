@@ -8,7 +8,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.bills import rule_bills
+from uac.fact_log.extraction.patterns.bills import EVERY_NTH, clean_payee, rule_bills
 from uac.fact_log.extraction.patterns.charges import (
     rule_amount_correction,
     rule_charges,
@@ -100,7 +100,7 @@ _MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 _GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
 _FROM_BANK = re.compile(
     r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+)?(?P<acct>" + _GENERIC_ACCOUNT + r"(?:"
-    r"(?-i:[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"
+    r"(?-i:[a-z]?[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"  # "mBank"
     r"[a-z][a-z0-9&]{2,20}\s+(?:current\s+|savings\s+)?account)|"
     # "comes out of halifax on the 1st": a bank typed in lower case, where money leaves
     r"(?<=out\sof\s)[a-z][a-z0-9&]{2,20}(?=\s+(?:on|every|each)\b|\s*[,.]|\s*$))\b",
@@ -176,6 +176,43 @@ _NOT_PAID_OUT = word_set(
 )
 
 
+# "I send money to my mama every month 2,000 AED thru Western Union, every 25th", "I pay my
+# cleaner 80 every month": a monthly payment the user makes to someone, no instruction named
+_I_PAY_MONTHLY = re.compile(
+    r"^(?:(?:and|also|so)\s+)?i\s+(?:send|pay|transfer|wire|give)\s+(?:(?:some\s+)?money\s+)?"
+    r"(?:to\s+)?(?:my\s+)?(?P<payee>[a-z][\w'-]{1,20}(?:\s(?-i:[A-Z])[\w'-]{1,20})?)\s+"
+    r"(?:[£$€]?\s?\d[\d,.]*\s?(?:[A-Z]{3}|[£$€])?\s+)?(?:every|each|a|per)\s+month\b",
+    re.I,
+)
+_VIA = re.compile(
+    r"\b(?:by|via|thru|through)\s+(?:bank\s+)?(?:transfer|western\s+union|wise|remitly)", re.I
+)
+_PRONOUNS = word_set("her him them it that this you me us")
+
+
+def _i_pay_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A monthly payment the user says they make; True when one was read."""
+    m = _I_PAY_MONTHLY.match(sent.text)
+    said = m and find_money(sent.text)
+    if m is None or not said or not clause_ok(parts, sent, sent.start):
+        return False
+    payee = m["payee"]
+    if payee.lower() in _PRONOUNS or _NOT_PAID_OUT & {payee.lower()} - _RELATIVES:
+        return False  # "I pay her ...": who is not said here
+    value = put_amount({"payee": payee, "period": "monthly"}, said[0])
+    if (nth := EVERY_NTH.search(sent.text) or _ON_NTH.search(sent.text)) and 1 <= int(nth[1]) <= 31:
+        value["day_of_month"] = int(nth[1])
+    if _VIA.search(sent.text):
+        value["method"] = "transfer"
+    if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
+        value["account"] = acct["acct"]
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
+
+
+_RELATIVES = word_set("mum mom dad mother father brother sister son daughter wife husband partner")
+
+
 def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A monthly payment with no instruction named; True when one was read."""
     m = _GOES_MONTHLY.match(sent.text)
@@ -206,7 +243,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and bill.start("payee") == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
-    if m is None and _goes_monthly(ctx, sent, parts):
+    if m is None and (_goes_monthly(ctx, sent, parts) or _i_pay_monthly(ctx, sent, parts)):
         return
     if m is None or not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
@@ -225,6 +262,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
     name = _METHOD_IN_PAYEE.sub("", name).strip()  # "council tax DD": the payee is the tax
+    name = clean_payee(name)  # "ZUS I have on standing order": the user's clause is no name
     # "to my landlady Frau Albers": the payee is the name, not the role before it
     name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
@@ -250,6 +288,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["day_of_month"] = day
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
+    elif (nth := EVERY_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
+        value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
 
