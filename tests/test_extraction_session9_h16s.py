@@ -462,3 +462,70 @@ def test_a_statement_line_with_a_remark_after_the_money() -> None:
 
 def test_a_day_written_with_a_dot_after_a_time_word_is_no_payment() -> None:
     assert of(PAY, found("Airbnb in Oslo, check-in 4.06, check-out 9.06")) == []
+
+
+# -- purchases: the shop said with "in", an article left out, a warranty in another tongue -
+
+
+def test_the_shop_said_with_in_and_no_place() -> None:
+    (pay,) = of(PAY, found("bought a drill in Screwfix saturday, £89"))
+    assert pay["merchant"] == "Screwfix" and pay["date"] == D(2025, 5, 31)
+    assert of(PAY, found("I bought a coat in Paris for €120")) == []  # a city is no shop
+
+
+@pytest.mark.parametrize(
+    ("text", "item", "months"),
+    [
+        ("I bought new camera for 2 100 zł in Foto.pl, it has 2 years guarantee", "camera", 24),
+        (
+            "I bought the frigo (fridge) Bosch at Darty for 899 €, with 2 ans de garantie",
+            "Bosch",
+            24,
+        ),
+        ("bought a blender at Argos for £40, 6 month warranty", "blender", 6),
+    ],
+)
+def test_a_warranty_said_with_the_purchase(text: str, item: str, months: int) -> None:
+    (w,) = of("finance.warranties", found(text))
+    assert item in w["item"] and w["merchant"] and w["purchased_on"] == AT.date()
+    ends = w["ends_on"]
+    assert (ends.year - AT.year) * 12 + ends.month - AT.month == months
+
+
+# -- vehicles: named by their kind, farm vehicles, services said tersely -------------------
+
+CARS = "vehicles.vehicles"
+SERVICES = "vehicles.services"
+
+
+def test_a_vehicle_said_as_what_its_kind_is() -> None:
+    (car,) = of(CARS, found("the pickup is a 2018 hilux, 140,000 km on it"))
+    assert car == {
+        "make": "Toyota",
+        "model": "Hilux",
+        "year": 2018,
+        "mileage": 140000,
+        "mileage_on": AT.date(),
+    }
+    assert of(CARS, found("my neighbour's van is a 2018 hilux")) == []
+
+
+def test_an_inspection_by_its_countrys_name() -> None:
+    said = of(CARS, found("the NCT is due the 30th of june", "my car is a 2012 corolla"))
+    assert said and said[0]["inspection_due"] == D(2025, 6, 30)
+
+
+def test_a_service_named_by_make_and_model_with_its_one_amount() -> None:
+    cands = found("tractor went in for the service friday, massey ferguson 5713, €520 all in")
+    assert of(CARS, cands) == [{"make": "Massey Ferguson", "model": "5713"}]
+    (svc,) = of(SERVICES, cands)
+    assert svc["vehicle"] == "Massey Ferguson 5713" and svc["cost"] == Decimal("520")
+
+
+def test_a_terse_service_with_its_next_reading_and_a_year() -> None:
+    (svc,) = of(
+        SERVICES,
+        found("corolla service done, 98,400 km on the clock, €310, next at 113,400 or a year"),
+    )
+    assert svc["mileage"] == 98400 and svc["next_due_mileage"] == 113400
+    assert svc["next_due_date"] == D(2026, 6, 1) and svc["cost"] == Decimal("310")

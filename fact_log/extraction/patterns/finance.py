@@ -17,8 +17,10 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_budgets,
     rule_spending_caps,
 )
+from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -446,6 +448,20 @@ _PAYEE_ACCOUNT = re.compile(
 )
 
 
+# "in Woodies", "in Cyfrowe.pl": where it was bought, said with "in" (a place is no shop)
+_MERCHANT_IN = re.compile(
+    r"\bin\s+([A-Z][\w&'’-]{1,20}(?:\.[a-z]{2,3})?(?:[ \t][A-Z][\w&'’-]{1,20})?)"
+)
+
+
+def _shop_in(text: str, after: int) -> re.Match[str] | None:
+    """The shop of "in <Name>" after the verb, unless the name is a place or a month."""
+    m = _MERCHANT_IN.search(text, after)
+    if m is None or lookup_place(m[1]) or m[1].split()[0].lower() in MONTHS:
+        return None
+    return m
+
+
 def _merchant(raw: str) -> str | None:
     """A payee as named, without a trailing full stop; None for a pronoun or a non-name."""
     name = raw.rstrip(".,;:!?")
@@ -560,7 +576,11 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if money[0].currency is not None:
         value["currency"] = money[0].currency
-    merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
+    merchant = (
+        _MERCHANT.search(sent.text, m.end())
+        or _BILL_OF.search(sent.text)
+        or _shop_in(sent.text, m.end())  # "bought a power washer in Woodies"
+    )
     if merchant is None and _SORT_CODE_ACCOUNT.search(sent.text):
         merchant = _MERCHANT.search(sent.text)  # "an email from Harbour Lettings ... I paid"
     if merchant and (name := _merchant(merchant[1])) is not None:
