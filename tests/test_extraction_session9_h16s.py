@@ -529,3 +529,49 @@ def test_a_terse_service_with_its_next_reading_and_a_year() -> None:
     )
     assert svc["mileage"] == 98400 and svc["next_due_mileage"] == 113400
     assert svc["next_due_date"] == D(2026, 6, 1) and svc["cost"] == Decimal("310")
+
+
+# -- plans to pay with a card, household instructions, offers, drugs given ----------------
+
+
+def test_a_planned_payment_written_as_a_note() -> None:
+    (plan,) = of(SCHED, found("Course fee: £1,200 to the college on 20 June, Monzo card."))
+    assert plan["account"] == "Monzo card" and plan["next_date"] == D(2025, 6, 20)
+    assert plan["amount"] == Decimal("1200") and plan["period"] == "once"
+
+
+def test_a_planned_payment_on_a_card_typed_in_lower_case() -> None:
+    text = "lisbon flat: €1,800 for june, paying it on the revolut card on 10 june"
+    (plan,) = of(SCHED, found(text))
+    assert plan["payee"] == "lisbon flat" and plan["account"] == "revolut card"
+
+
+def test_a_household_instruction_said_of_what_it_will_cost() -> None:
+    text = "The nursery will be 540 € per month by direct debit from the joint account, from May"
+    (so,) = of(SCHED, found(text))
+    assert so["payee"] == "nursery" and so["account"] == "joint account"
+    assert so["period"] == "monthly" and so["method"] == "direct_debit"
+
+
+def test_a_spouses_instruction_for_the_household() -> None:
+    text = "oops my wife also made a standing order of 540 € for the nursery from her ING account"
+    (so,) = of(SCHED, found(text))
+    assert so["payee"] == "nursery" and so["account"] == "ING account"
+
+
+@pytest.mark.parametrize(
+    ("text", "provider", "ends"),
+    [
+        ("Octopus email, the fixed tariff ends 31 July", "Octopus", D(2025, 7, 31)),
+        ("Monzo sent me a message: 0% on card purchases until 30.09", "Monzo", D(2025, 9, 30)),
+    ],
+)
+def test_an_offer_named_by_who_wrote_about_it(text: str, provider: str, ends: object) -> None:
+    (promo,) = of("finance.promotions", found(text))
+    assert promo["provider"] == provider and promo["ends_on"] == ends
+
+
+def test_a_drug_whoever_gave_it_but_not_a_device_after_and() -> None:
+    (med,) = meds("the farmacia gave me amoxicillin 500, three times a day")
+    assert med["name"] == "amoxicillin" and med["dose"].startswith("500")
+    assert meds("I'm allergic to bees and gave the nurse my EpiPen") == []

@@ -122,6 +122,8 @@ def _items(sent: Span) -> list[Span]:
     return out
 
 
+# "my wife also made a standing order": who made it and the making are no payee
+_MADE = re.compile(r"\b(?:made|make|created|added|arranged|set)\b", re.I)
 EVERY_NTH = re.compile(r"\b(?:every|each)\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
 _OWN_CLAUSE = re.compile(r"\s+(?:i|we)\s+(?:have|had|pay|put|set|made|make|keep)\b.*$", re.I)
 
@@ -167,7 +169,7 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
     payee = _payee(text, method)
     if payee is not None:  # "for the rent as well": the bill, not the adverb
         payee = clean_payee(re.sub(r"\s+(?:as\s+well|too|also)$", "", payee, flags=re.I))
-    if payee is None or payee.lower() in _NOT_PAYEES:
+    if payee is None or payee.lower() in _NOT_PAYEES or _MADE.search(payee):
         return None
     if _someone_elses(text, payee) or HYPOTHETICAL.search(text) or UNCERTAIN.search(text):
         return None

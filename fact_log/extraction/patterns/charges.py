@@ -306,13 +306,16 @@ _STATEMENT_ITEM = re.compile(
     r"takeaway|groceries|top-?up))?"
     r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
     # (not "2.14.1", a version, nor "18.20.1": the amount ends where its digits do)
-    r"\s+(?P<amt>(?P<cur>[£$€])\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)(?!\.\d)"
+    # "£46.20", "46.20", "19,99 €" (the currency after, a decimal comma)
+    r"\s+(?P<amt>(?P<cur>[£$€])\s?\d[\d,]*(?:\.\d\d)?|\d[\d.]*,\d\d\s?(?P<cur2>[£$€])|"
+    r"\d[\d,]*\.\d\d)(?!\.\d)"
     r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
     r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
     # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
     r"(?(when)(?:\s+[a-z' ]{2,30}?)?)"
     # "lidl £46.20 on the way home after shift": after money with its currency, a remark
-    r"(?(cur)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?)"
+    r"(?(cur)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?|"
+    r"(?(cur2)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?))"
     r"\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(

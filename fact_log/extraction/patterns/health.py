@@ -69,6 +69,8 @@ _DOSE = (
     # a combination's strength ("co-codamol 30/500"); a bare number before an abbreviated
     # frequency ("naproxen 500 bd")
     r"(?:\d{1,3}/\d{3}\b(?!/)(?:\s?mg\b)?|\d{1,4}(?:\.\d{1,3})?(?=\s" + _FREQ_ABBREV + r"\b)|"
+    # "augmentin 875, twice a day": a strength said bare before how often
+    r"\d{2,4}(?=,?\s(?:once|twice|three\s+times|four\s+times|[1-4]\s?x)\s+(?:a|per)\s+day\b)|"
     r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
     + _MASS_WORDS
     + r")\b|(?:\d{1,2}|\b(?=[aefhnostz])"  # a cheap first-letter test before the words
@@ -90,8 +92,9 @@ _MED_START = re.compile(
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     # "the clinic has changed my warfarin to 4 mg": a new dose of the user's drug
     r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
-    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
-    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
+    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|"
+    # whoever gave it ("the pharmacia gave me", "A&E gave me"): the user is the one who takes it
+    r"\b(?!(?:and|but|then|so|also|who|which)\b)[\w&]{2,20}\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
@@ -422,7 +425,7 @@ _SUPPLY_LASTS = re.compile(
     r"\b(?:got|have|i've\s+got|there\s+are)\s+(?:(?:enough|some)\s+)?(?:tablets|pills|capsules|"
     r"doses|meds|medication|supply|patches)\s+(?:left\s+)?(?:till|until|til|to\s+last\s+until)\b|"
     # "28 days of sertraline so that takes me to the 28th"
-    r"\b(?:that|this|it|which)\s+(?:takes|gets|lasts)\s+me\s+(?:to|till|until|through)\b|"
+    r"(?:\b(?:that|this|it|which)\s+|(?<=,\s))(?:takes|gets|lasts)\s+me\s+(?:to|till|until|through)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",

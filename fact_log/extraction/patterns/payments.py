@@ -29,6 +29,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.extraction.patterns.vehicles import dotted_day
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
@@ -72,9 +73,10 @@ _METHOD_IN_PAYEE = re.compile(r"\s*\b(?:" + _METHOD_WORDS + "|" + _ABBREVIATED +
 _METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
 _METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
 _MONTHLY = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th)|first|second|third|fourth|fifth|last)"
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th|\s+of\s+(?:every|each))|first|second|third|"
+    r"fourth|fifth|last)"
     r"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each|the)\s+month\b|"
-    r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month)\b",
+    r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month|per\s+month)\b",
     re.IGNORECASE,
 )
 _PAYEE_TO = re.compile(
@@ -83,13 +85,14 @@ _PAYEE_TO = re.compile(
 )
 _PAYEE_FOR = re.compile(
     r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?:[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+)?"  # "the £180 council tax"
-    r"(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"(?P<payee>(?-i:[^\W\dA-Z_])[\w'&-]*(?:\s+[a-z][\w'&-]*){0,2}?)"  # "crèche"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
 )
 _PAYEE_SUBJECT = re.compile(
-    r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|collects|"
-    r"leaves)\b",
+    r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[^\W\d_][^\W\d_ ]*(?:\s[^\W\d_]+){0,3}?)\s+"
+    r"(?:of\s+\S+\s+)?(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|"
+    # "The crèche will be 620 € per month by prélèvement": what it will cost, and how
+    r"collects|leaves|will\s+be(?=\s+[£$€]?\s?\d))\b",
     re.IGNORECASE,
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
@@ -97,9 +100,19 @@ _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _MONTH_NUMBER = {m: i + 1 for i, m in enumerate(_MONTHS)}
 _MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 # "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
-_GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+_FROM_KIND = re.compile(
+    r"\b(?:from|out\s+of)\s+(?:the|my|our)\s+((?:joint|savings|current|business)\s+account)\b", re.I
+)
+_GENERIC_ACCOUNT = (
+    r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+    # "from October", "from Monday": a time, not an account
+    r"(?!(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:mon|tue|wed|thu|fri|sat|sun)"
+    r"[a-z]*\b|next\b|today\b|tomorrow\b)"
+)
 _FROM_BANK = re.compile(
-    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+)?(?P<acct>" + _GENERIC_ACCOUNT + r"(?:"
+    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?(?P<acct>"
+    + _GENERIC_ACCOUNT
+    + r"(?:"
     r"(?-i:[a-z]?[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"  # "mBank"
     r"[a-z][a-z0-9&]{2,20}\s+(?:current\s+|savings\s+)?account)|"
     # "comes out of halifax on the 1st": a bank typed in lower case, where money leaves
@@ -116,7 +129,11 @@ _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])"
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
-_OTHER_SETS_UP = re.compile(r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I)
+_OTHER_SETS_UP = re.compile(
+    r"^(?:(?:oops|oh|and|also|so|hmm|ugh)[,!]?\s+)?my\s+(?:partner|wife|husband)\s+"
+    r"(?:also\s+|has\s+|just\s+)*(?:set\s+up|made|created|added|arranged)\b",
+    re.I,
+)
 
 
 _ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
@@ -240,7 +257,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
         (bill := _PAYEE_SUBJECT.match(sent.text)) is not None
-        and bill.start("payee") == 0
+        and bill.start() == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
     if m is None and (_goes_monthly(ctx, sent, parts) or _i_pay_monthly(ctx, sent, parts)):
@@ -278,6 +295,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     acct = _ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]
+    elif (kind := _FROM_KIND.search(sent.text)) is not None:
+        value["account"] = kind[1]  # "from the joint account": the account by its kind
     period = _MONTHLY.search(sent.text)
     if period is not None:
         value["period"] = "monthly"
@@ -341,18 +360,53 @@ _PLAN_CARD = re.compile(
     # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
     r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay|"
     # "..., I pay it with the Swisscard" (non-native present for a plan)
-    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b))\s+"
+    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b)|"
+    # "mexico city airbnb: $2,140 ..., paying it on the wise card on dec 1" (a note)
+    r"(?:^|(?<=,\s))paying(?=\s+(?:it|this|that|them)\b))\s+"
     r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
     r"(?:with|on|using|from)\s+(?:"
     + _ACCOUNT
-    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b)",
+    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b"
+    + r"|(?i:the|my)\s+(?P<bank2>[a-z][a-z0-9&]{1,20}\s+card)\b)",  # "on the wise card"
     re.IGNORECASE,
 )
+
+
+# "Retreat deposit: £1,450 to the travel agent on 3 March, Starling card.": a payment
+# planned as a note: what, the amount, (whom), the day, the card
+_PLAN_NOTE = re.compile(
+    r"^(?P<what>[A-Za-z][\w' -]{2,40}):\s*"
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.' ]*\s?(?:[£$€]|[A-Z]{3}))"
+    r"[^.;]{0,60}?,\s*(?:on\s+|with\s+|by\s+)?(?:the\s+|my\s+)?"
+    r"(?P<card>[A-Za-z][\w&]{1,20}\s+card)\s*[.!]?$",
+)
+
+
+def _planned_note(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A planned payment written as a note; True when one was read."""
+    m = _PLAN_NOTE.match(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start):
+        return False
+    money = find_money(m["amt"])
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not money or len(dates) != 1 or someone_else(sent.text):
+        return False
+    value = {
+        "payee": m["what"].strip(),
+        "account": m["card"],
+        "method": "card",
+        "period": "once",
+        "next_date": dates[0].date,
+    }
+    ctx.add("finance.scheduled_payments", put_amount(value, money[0]), sent, 0.75)
+    return True
 
 
 def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A one-off payment the user plans with a named card or account, on a day."""
     m = _PLAN_CARD.search(sent.text)
+    if m is None and _planned_note(ctx, sent, parts):
+        return
     if not in_clause(m, parts, sent):
         return
     said, what_at, what = sent, m.start("what"), m["what"]
@@ -406,6 +460,7 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
     """The planned payment: its payee from what is paid, its account as named or the card
     the thread named ("the same card")."""
     what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
+    what = re.sub(r"\s*:.*$", "", what)  # "mexico city airbnb: $2,140 ...": what is paid
     what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
     head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
@@ -413,7 +468,7 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
-    account = m["acct"] or m["bank"]  # "with the Swisscard": the account as named
+    account = m["acct"] or m["bank"] or m["bank2"]  # "with the Swisscard": as named
     if _SAME_CARD.match(account) and (card := ctx.thread.last("finance.bank_accounts")):
         account = str(card.get("name") or f"{card.get('provider')} card")
     elif m["bank"]:  # "with the Swisscard": the card the thread knows by that issuer
@@ -565,20 +620,33 @@ _OFFER = re.compile(
     + _PROVIDER
     + r")(?:'s|’s)?(?:\s+card)?:?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
     r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
-    r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
-    r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
+    r"(?:(?:card\s+)?purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|"
+    r"(?:[a-z]{3,15}\s+)?(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|"
+    # "the discounted rate ends 30 April", "the fixed tariff ends"
+    r"(?:discounted|reduced|special|fixed|promo(?:tional)?|teaser|bonus)\s+(?:rate|price|tariff)))"
     r"(?:\s+(?:with|from|on)\s+(?:my\s+|the\s+)?(?P<prov2>" + _PROVIDER + r")(?:\s+card)?)?\s+"
     r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
     re.IGNORECASE,
 )
 _THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
-_RATE = re.compile(r"\d{1,2}(?:\.\d{1,2})?%")
+_RATE = re.compile(r"\d{1,2}(?:[.,]\d{1,2})?%")  # "19,9%": a decimal comma
+
+
+_UNTIL_DOTTED = re.compile(
+    r"\b(?:until|till|til|to|ends?|expires?|on)\s+(\d{1,2})\.(\d{1,2})\b(?![.,]?\d)", re.I
+)
+_SAID_BY = re.compile(
+    r"^(?P<p>" + _PROVIDER + r")\s+(?:letter|e-?mail|message|text|sms|notice|app|says|said|"
+    r"sent|send|wrote|told\s+me)\b"
+)
 
 
 def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotion said plainly, and what applies after it."""
     m = _OFFER.search(sent.text)
-    provider = m and (m["prov"] or m["prov2"])
+    # "Electric Ireland letter, the discounted rate ends ...": who wrote is the provider
+    said_by = _SAID_BY.match(sent.text)
+    provider = m and (m["prov"] or m["prov2"] or (said_by and said_by["p"]))
     if m is None or not provider or provider.split()[0] in NOT_NAMES:
         return
     if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
@@ -588,12 +656,15 @@ def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.valid and d.start >= sent.start + m.end() - 8
     ]
-    if not later:
+    # "until 31.08": a day written day-first with dots, after the word that ends the offer
+    until = None if later else _UNTIL_DOTTED.search(sent.text, max(0, m.end() - 8))
+    dotted = until and dotted_day(f"{until[1]}.{until[2]}.", ctx.today, "future")
+    if not later and dotted is None:
         return
     value: dict[str, Any] = {
-        "name": " ".join(m["name"].split()),
+        "name": re.sub(r"^(?:the|my|our|a|an)\s+", "", " ".join(m["name"].split()), flags=re.I),
         "provider": provider,
-        "ends_on": later[0].date,
+        "ends_on": later[0].date if later else dotted,
     }
     if then := _after_then(sent.text, m.end()):
         value["then"] = then

@@ -192,7 +192,7 @@ def kilometres(number: str, unit: str, thousands: bool = False) -> int:
 # vehicle named by its kind, then what it is
 _KIND_IS_A = re.compile(
     r"\b(?:my|our|the)\s+(?:car|jeep|van|truck|pickup|pick-up|4x4|suv|motorbike|motorcycle|bike|"
-    r"tractor|camper|campervan|motorhome)\s+(?:is|'s)\s+(?:an?\s+)?(?P<year>(?:19|20)\d\d\s+)?"
+    r"tractor|camper|campervan|motorhome)(?:\s+is|'s|’s)\s+(?:an?\s+)?(?P<year>(?:19|20)\d\d\s+)?"
     r"(?:(?P<make>" + _MAKE_RE + r")\s+)?(?P<model>" + _MODEL_RE + r")\b",
     re.IGNORECASE,
 )
@@ -610,7 +610,8 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     named = _VEHICLE.search(sent.text) or _MODEL_WORD.search(sent.text)
     car = ctx.thread.last("vehicles.vehicles")
-    vehicle = _named_vehicle(ctx, named[0].split()[-1] if named else None)
+    word = (named["model"] if named.re is _VEHICLE else named[0]) if named else None
+    vehicle = _named_vehicle(ctx, word)
     if vehicle is None:
         return  # which vehicle? a record needs its make and model
     make, _, model = vehicle.partition(" ")
