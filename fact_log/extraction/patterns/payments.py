@@ -106,8 +106,9 @@ _FROM_KIND = re.compile(
 _GENERIC_ACCOUNT = (
     r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
     # "from October", "from Monday": a time, not an account
-    r"(?!(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|(?:mon|tue|wed|thu|fri|sat|sun)"
-    r"[a-z]*\b|next\b|today\b|tomorrow\b)"
+    r"(?!(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)day|next|today|tomorrow)\b)"
 )
 _FROM_BANK = re.compile(
     r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?(?P<acct>"
