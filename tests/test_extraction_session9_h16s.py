@@ -575,3 +575,10 @@ def test_a_drug_whoever_gave_it_but_not_a_device_after_and() -> None:
     (med,) = meds("the farmacia gave me amoxicillin 500, three times a day")
     assert med["name"] == "amoxicillin" and med["dose"].startswith("500")
     assert meds("I'm allergic to bees and gave the nurse my EpiPen") == []
+
+
+def test_payee_without_a_preposition_and_banks_like_months() -> None:
+    (so,) = of(SCHED, found("rent by standing order from Marcus account, £900 monthly"))
+    assert so["payee"] == "rent" and so["account"] == "Marcus account"
+    (dd,) = of(SCHED, found("gym DD comes out of my monzo account on the 3rd, £30"))
+    assert dd["account"] == "monzo account"

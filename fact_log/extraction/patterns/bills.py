@@ -129,8 +129,10 @@ _OWN_CLAUSE = re.compile(r"\s+(?:i|we)\s+(?:have|had|pay|put|set|made|make|keep)
 
 
 def clean_payee(name: str) -> str:
-    """A payee without the user's own clause after it ("ZUS I have on" is "ZUS")."""
-    return _OWN_CLAUSE.sub("", name).strip()
+    """A payee without the user's own clause or a preposition after it ("ZUS I have on" is
+    "ZUS", "rent by standing order" is "rent")."""
+    name = _OWN_CLAUSE.sub("", name).strip()
+    return re.sub(r"\s+(?:by|via|with|through|thru|from|of)$", "", name, flags=re.I)  # "rent by"
 
 
 def _payee(text: str, method: re.Match[str] | None) -> str | None:
