@@ -582,3 +582,31 @@ def test_payee_without_a_preposition_and_banks_like_months() -> None:
     assert so["payee"] == "rent" and so["account"] == "Marcus account"
     (dd,) = of(SCHED, found("gym DD comes out of my monzo account on the 3rd, £30"))
     assert dd["account"] == "monzo account"
+
+
+# -- pregnancy and vaccinations said other ways --------------------------------------------
+
+
+def test_a_due_date_said_as_the_term_beats_one_counted_from_weeks() -> None:
+    text = "big news, I am pregnant (9 weeks!!), the term is expected for the 14/01."
+    (preg,) = of("health.conditions", found(text))
+    assert preg["name"] == "pregnancy" and preg["expected_end"] == D(2026, 1, 14)
+
+
+def test_weeks_said_after_pregnant() -> None:
+    (preg,) = of("health.conditions", found("I'm pregnant, 20 weeks now"))
+    assert preg["expected_end"] == D(2025, 10, 19)
+
+
+def test_no_due_date_from_a_term_that_is_not_one() -> None:
+    assert of("health.conditions", found("the long-term plan is 5 years")) == []
+
+
+def test_vaccinations_listed_under_the_users_heading() -> None:
+    said = of("health.vaccinations", found("Jabs I've had: tetanus 3 May 2021, rabies, hep A"))
+    assert [(v["name"], v.get("date")) for v in said] == [
+        ("tetanus", D(2021, 5, 3)),
+        ("rabies", None),
+        ("hepatitis a", None),
+    ]
+    assert of("health.vaccinations", found("vaccinations needed: rabies, typhoid")) == []
