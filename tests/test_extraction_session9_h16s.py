@@ -610,3 +610,22 @@ def test_vaccinations_listed_under_the_users_heading() -> None:
         ("hepatitis a", None),
     ]
     assert of("health.vaccinations", found("vaccinations needed: rabies, typhoid")) == []
+
+
+def test_instructions_listed_under_a_heading() -> None:
+    said = of(SCHED, found("SOs from Monzo: rent £950 (1st); gym £30 (15th)."))
+    assert [(s["payee"], s["amount"], s["day_of_month"], s["account"]) for s in said] == [
+        ("rent", Decimal("950"), 1, "Monzo"),
+        ("gym", Decimal("30"), 15, "Monzo"),
+    ]
+    assert all(s["method"] == "standing_order" for s in said)
+
+
+def test_an_instruction_the_thread_knows_moved_by_its_payee() -> None:
+    said = of(
+        SCHED, found("Gym moved to Starling today.", "direct debits on Monzo: gym £30 (15th)")
+    )
+    assert {"payee": "gym", "account": "Starling", "method": "direct_debit"}.items() <= said[
+        -1
+    ].items()
+    assert of(SCHED, found("Gym moved to Starling today.")) == []  # nothing known to move

@@ -248,11 +248,64 @@ def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# "DDs on NatWest: council tax £186/month (1st); Thames Water £38 (20th).": instructions
+# listed under a heading that names the method (and the account); each item a payee, its
+# amount, its day in brackets. The items after a ";" are sentences of their own.
+_LIST_HEAD = re.compile(
+    r"(?:^|(?<=[.\n]\s))(?:my\s+|our\s+)?(?P<m>(?-i:DDs|SOs)|direct\s+debits|standing\s+orders)"
+    r"(?:\s+(?:on|from|out\s+of)\s+(?:the\s+|my\s+|our\s+)?(?P<acct>(?-i:[a-z]?[A-Z][\w&]{1,20})"
+    r"(?:\s+(?:current\s+|savings\s+|joint\s+)?account)?))?\s*:\s*",
+    re.I,
+)
+_LIST_ITEM = re.compile(
+    r"(?P<payee>[A-Za-z][\w'&]*(?:\s[A-Za-z][\w'&]*){0,3}?)\s+"
+    r"(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,.]*\s?(?:[£$€]|[A-Z]{3}\b))"
+    r"(?:\s*/\s*(?:month|mo)|\s+(?:a|per)\s+month|\s+monthly)?"
+    r"(?:\s*\((?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\))?\s*[,.;]?\s*$"
+)
+
+
+def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """An item of a list of payment instructions under its heading; True when one was read."""
+    here = _LIST_HEAD.search(sent.text)
+    if here is not None:
+        head, item = here, sent.text[here.end() :]
+    else:  # an item after the heading's own, in the same line of the message
+        line = ctx.text[: sent.start]
+        line = line[line.rfind("\n") + 1 :]
+        head = next(_LIST_HEAD.finditer(line), None)
+        if head is None or re.search(r"[.!?]\s", line[head.end() :]):
+            return False
+        item = sent.text
+    m = _LIST_ITEM.match(item)
+    if m is None or not clause_ok(parts, sent, sent.start) or someone_else(line_of(ctx, sent)):
+        return False
+    money = find_money(m["amt"]) or amounts(m["amt"])
+    if not money:
+        return False
+    value: dict[str, Any] = {"payee": m["payee"], "method": _method(head["m"].rstrip("sS"))}
+    put_amount(value, money[0])
+    if head["acct"]:
+        value["account"] = head["acct"]
+    if m["day"] and 1 <= int(m["day"]) <= 31:
+        value |= {"period": "monthly", "day_of_month": int(m["day"])}
+    ctx.add("finance.scheduled_payments", value, sent, 0.75)
+    return True
+
+
+def line_of(ctx: Ctx, sent: Span) -> str:
+    """The message's line up to the end of the sentence."""
+    before = ctx.text[: sent.end]
+    return before[before.rfind("\n") + 1 :]
+
+
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
     if _moved(ctx, sent, parts) or _stopped_after(ctx, sent, parts):
+        return
+    if _instruction_list(ctx, sent, parts):
         return
     m = _METHOD.search(sent.text)
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
@@ -331,9 +384,42 @@ _OLD_ACCOUNT = re.compile(
 )
 
 
+# "Council tax moved to Starling today": an instruction the thread knows, said by its payee
+_PAYEE_MOVED = re.compile(
+    r"^(?:the\s+|my\s+|our\s+)?(?P<payee>[A-Za-z][\w' ]{1,30}?)\s+(?:(?:has|have|got|is|was)\s+)?"
+    r"(?:(?:now|already|just)\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:to|onto)\s+"
+    r"(?:my\s+|the\s+)?(?P<new>(?-i:[a-z]?[A-Z][A-Za-z&]{1,20}))",
+    re.I,
+)
+
+
+def _known_instruction(ctx: Ctx, payee: str) -> Any:
+    """The latest instruction the thread knows for a payee (said in other case), or None."""
+    for x in reversed(ctx.thread.mentions):
+        if x.kind == "finance.scheduled_payments" and str(x.get("payee") or "").lower() == payee:
+            return x
+    return None
+
+
 def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """An instruction moved to another account; True when the sentence said one."""
     m = _MOVED.search(sent.text)
+    if m is None and (said := _PAYEE_MOVED.match(sent.text)) is not None:
+        known = _known_instruction(ctx, said["payee"].strip().lower())
+        if known is None or not in_clause(said, parts, sent):
+            return False  # a payee the thread has no instruction for: nothing to move
+        new = {k: known.get(k) for k in ("payee", "method", "amount", "currency", "period")}
+        new = {k: v for k, v in new.items() if v is not None}
+        if (old := known.get("account")) and not str(old).lower().startswith(said["new"].lower()):
+            ended = {k: new[k] for k in ("payee", "method") if k in new}  # as _MOVED ends it
+            ctx.add(
+                "finance.scheduled_payments",
+                ended | {"account": old, "ends_on": ctx.today},
+                sent,
+                0.75,
+            )
+        ctx.add("finance.scheduled_payments", new | {"account": said["new"]}, sent, 0.75)
+        return True
     if not in_clause(m, parts, sent):
         return False
     earlier = ctx.thread.last("finance.scheduled_payments")
