@@ -270,15 +270,22 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     here = _LIST_HEAD.search(sent.text)
     if here is not None:
         head, item = here, sent.text[here.end() :]
-    else:  # an item after the heading's own, in the same line of the message
-        line = ctx.text[: sent.start]
+    else:  # an item after the heading's own, in the same line of the message (a list's
+        # items follow it closely: the look back is bounded, so long messages stay linear)
+        if (
+            "(" not in sent.text
+            and "£" not in sent.text
+            and not any(ch.isdigit() for ch in sent.text)
+        ):
+            return False
+        line = ctx.text[max(0, sent.start - _LIST_REACH) : sent.start]
         line = line[line.rfind("\n") + 1 :]
         head = next(_LIST_HEAD.finditer(line), None)
         if head is None or re.search(r"[.!?]\s", line[head.end() :]):
             return False
         item = sent.text
     m = _LIST_ITEM.match(item)
-    if m is None or not clause_ok(parts, sent, sent.start) or someone_else(line_of(ctx, sent)):
+    if m is None or not clause_ok(parts, sent, sent.start) or someone_else(sent.text):
         return False
     money = find_money(m["amt"]) or amounts(m["amt"])
     if not money:
@@ -293,10 +300,7 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-def line_of(ctx: Ctx, sent: Span) -> str:
-    """The message's line up to the end of the sentence."""
-    before = ctx.text[: sent.end]
-    return before[before.rfind("\n") + 1 :]
+_LIST_REACH = 400  # how far back a list item looks for its heading (characters)
 
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
