@@ -154,6 +154,7 @@ def _day(ctx: Ctx, sent: Span) -> Any:
 
 
 _LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
+_DIGIT = re.compile(r"\d")
 
 
 # Money paid to the user: "Client paid me 7000 PLN today", "the agency finally sent me
@@ -170,7 +171,7 @@ _PAID_ME = re.compile(
 
 def _paid_to_me(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """Money someone paid the user, stored negative; True when the sentence said so."""
-    m = _PAID_ME.search(sent.text)
+    m = _PAID_ME.search(sent.text) if _DIGIT.search(sent.text) else None
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return False
     if _WISH.search(sent.text) or _REFUND.search(sent.text):
@@ -222,7 +223,7 @@ def _alert_day(ctx: Ctx, sent: Span, text: str) -> dt.date | None:
 
 def _pasted_alert(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A debit alert or receipt pasted into the message; True when one was read."""
-    m = _ALERT.search(sent.text)
+    m = _ALERT.search(sent.text) if _DIGIT.search(sent.text) else None
     if m is None or someone_else(sent.text[: m.start()]) or _WISH.search(sent.text[: m.start()]):
         return False
     money = find_money(m["amt"])
@@ -537,6 +538,8 @@ _MONEY_KINDS = {
 def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The records of the amount a correction replaces, proposed again with the new one;
     nothing when no earlier amount is there to correct (refused, not guessed)."""
+    if not _DIGIT.search(sent.text):
+        return  # most sentences: no amount, nothing to correct
     m = _AMOUNT_FIX.search(sent.text)
     if m is None or "?" in sent.text or _WISH.search(sent.text):
         return

@@ -119,8 +119,24 @@ def parse_number(raw: str) -> Decimal | None:
         return None
 
 
+_FOUND: dict[str, tuple[Money, ...]] = {}  # the last few hundred texts' answers
+
+
 def find_money(text: str) -> list[Money]:
-    """Amounts with a currency: "£300", "300 GBP", "$12.99", "12,50 €", "179 pounds"."""
+    """Amounts with a currency: "£300", "300 GBP", "$12.99", "12,50 €", "179 pounds".
+
+    Many rules ask the same sentence; the answer for a text never changes, so it is found
+    once (a fresh list each time: callers may filter it)."""
+    found = _FOUND.get(text)
+    if found is None:
+        if len(_FOUND) >= 512:
+            _FOUND.clear()
+        found = _FOUND[text] = tuple(_find_money(text))
+    return list(found)
+
+
+def _find_money(text: str) -> list[Money]:
+    """find_money, computed."""
     out = []
     for m in _MONEY.finditer(text):
         if m["sym"] and len(m["sym"]) == 3 and m["sym"].isalpha():

@@ -267,7 +267,7 @@ _LIST_ITEM = re.compile(
 
 def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """An item of a list of payment instructions under its heading; True when one was read."""
-    here = _LIST_HEAD.search(sent.text)
+    here = _LIST_HEAD.search(sent.text) if _LIST_WORD.search(sent.text) else None
     if here is not None:
         head, item = here, sent.text[here.end() :]
     else:  # an item after the heading's own, in the same line of the message (a list's
@@ -280,6 +280,8 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
             return False
         line = ctx.text[max(0, sent.start - _LIST_REACH) : sent.start]
         line = line[line.rfind("\n") + 1 :]
+        if not _LIST_WORD.search(line):
+            return False
         head = next(_LIST_HEAD.finditer(line), None)
         if head is None or re.search(r"[.!?]\s", line[head.end() :]):
             return False
@@ -301,6 +303,7 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 _LIST_REACH = 400  # how far back a list item looks for its heading (characters)
+_LIST_WORD = re.compile(r"DDs|SOs|debits|orders", re.I)  # a cheap test before the heading
 
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -312,15 +315,15 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _instruction_list(ctx, sent, parts):
         return
     m = _METHOD.search(sent.text)
+    if m is None:
+        _goes_monthly(ctx, sent, parts) or _i_pay_monthly(ctx, sent, parts)
+        return
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
         (bill := _PAYEE_SUBJECT.match(sent.text)) is not None
-        and bill.start() == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
-    if m is None and (_goes_monthly(ctx, sent, parts) or _i_pay_monthly(ctx, sent, parts)):
-        return
-    if m is None or not own or _ENDED.search(sent.text):
+    if not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not _OTHER_SETS_UP.search(sent.text) and (
         not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()])

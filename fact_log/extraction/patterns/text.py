@@ -250,7 +250,7 @@ _ASKED_UNMARKED = re.compile(
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
-        _ASKED_UNMARKED.search(sentence)
+        _ASKED_UNMARKED.match(sentence)
         or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
