@@ -94,6 +94,8 @@ _REACTION = re.compile(
     r"\b(?:i\s+get|i\s+got|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me(?:\s+get|\s+break\s+out"
     r"\s+in|\s+come\s+out\s+in)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
     r"i\s+come\s+out\s+in|(?:came|come|broke)\s+(?:up|out)\s+in|my\s+\w+\s+swells?\s+up|"
+    # "my lips are swelling", "my eyes go puffy": the body part said, then what it does
+    r"my\s+\w+\s+(?:are|is|get|gets|go|goes|went|got)(?=\s+(?:swell|swollen|itch|puff|red\b|blotch))|"
     r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
     r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
     re.IGNORECASE,
@@ -107,11 +109,15 @@ _BARE_REACTION = re.compile(
 )
 _SUBST_STOP = re.compile(
     r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
-    r"ever|though|all|since|in|after|for|with|a|like|at)\b.*$",
+    r"ever|though|all(?!\s+(?-i:[a-z]))|since|in|after|for|with|a|like|at|"
+    # a remark after the allergen: "penicillin by the way", "amoxicillin btw", "shrimp po"
+    r"by\s+the\s+way|btw|fyi|po|lol|haha|tho|anyway|anyways|ma'am|sir)\b.*$",
     re.IGNORECASE,
 )
 
 
+# "so they didn't give me that": what follows "give me" is no reaction when it is a pronoun
+_NO_REACTION = word_set("that it this them those one some any a the another")
 _NOT_SUBSTANCE = re.compile(
     r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
 )
@@ -206,9 +212,35 @@ _MORE_ITEMS = re.compile(
     r"\s*,\s*(?:and\s+|or\s+)?([A-Za-z][A-Za-z-]{1,25}(?:[ \t][A-Za-z][A-Za-z-]{1,25}){0,3})"
 )
 _NARROWING = word_set("especially particularly mainly mostly even including like such except")
+# What one is allergic to besides the drugs and the EU food allergens of the reference data:
+# the environment, animals, materials, and foods outside the fourteen (singular or plural).
 _OTHER_ALLERGENS = word_set(
-    "latex pollen dust mites cats cat dogs dog bees wasps nickel grass mould mold hay"
+    "latex pollen dust mites mite cats cat dogs dog bees bee wasps wasp nickel grass mould mold "
+    "hay stings sting insect bites feathers feather horses horse rabbits rabbit hamsters guinea "
+    "pigs "
+    "fur dander ragweed birch tree trees perfume perfumes fragrance fragrances plasters plaster "
+    "adhesive tape iodine dye dyes contrast chlorine wool lanolin detergent soap formaldehyde "
+    "preservatives sun sunlight cold metal gold sulfa sulpha sulfonamides nsaids nsaid "
+    "antibiotics antibiotic anaesthetic anesthetic opioids opiates vaccine steroids "
+    "kiwi kiwis strawberry strawberries banana bananas apple apples peach peaches tomato "
+    "tomatoes citrus orange oranges pineapple mango avocado cherries chicken pork beef meat "
+    "corn maize rice oats chocolate cocoa coconut garlic onion onions pepper peppers "
+    "legumes lentils chickpeas peas beans seeds nut"
 )
+DRUG_SUFFIX = re.compile(
+    r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
+    r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride|cycline|"
+    r"floxacin|caine)$",
+    re.IGNORECASE,
+)
+
+
+def plausible_allergen(subst: str) -> bool:
+    """Whether a substance said after "allergic to" names something one can be allergic to:
+    a word the reference data knows (drug, food allergen), an allergen of the environment, or
+    a drug by its name's ending ("allergic to Mondays" names none)."""
+    words = re.findall(r"[a-z]+", subst.lower())
+    return any(_allergen(w) or w in _OTHER_ALLERGENS or DRUG_SUFFIX.search(w) for w in words)
 
 
 def _listed_after(text: str, at: int) -> str:
@@ -235,7 +267,7 @@ def _allergen(word: str) -> bool:
 # peanuts": the user's allergies under a heading that names them, a reaction in brackets
 _ALLERGY_LIST = re.compile(
     r"^(?P<head>(?:my\s+)?(?:allerg(?:y|ies)|allergic\s+to)(?:\s+list)?(?:\s+(?:for|at)\s+[^:]{1,40})?)"
-    r"\s*[:–—]\s*(?P<list>.+)$",
+    r"\s*[:–—]\s*(?P<list>.+?)[.!\s]*$",
     re.I,
 )
 _LISTED = re.compile(
@@ -329,13 +361,15 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         )
         sev = _severity(m.groupdict().get("sev"), sent.text)
         for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
-            subst = subst.strip().lower()
+            subst = re.sub(r"^all\s+", "", subst.strip().lower())  # "and all shellfish"
             if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
                 continue
             if _NOT_SUBSTANCE.search(subst):
                 break  # "... and gave me an EpiPen": the list of substances has ended
+            if m.re is not _ALLERGY_CJK and not plausible_allergen(subst):
+                continue  # "allergic to Mondays haha", "allergic to my job": no allergen
             value: dict[str, Any] = {"substance": subst}
-            if reaction:
+            if reaction and reaction["r"].split()[0].lower() not in _NO_REACTION:
                 value["reaction"] = " ".join(reaction["r"].split())
             if sev:
                 value["severity"] = sev

@@ -80,7 +80,9 @@ _NEXT_DUE = re.compile(
 )
 _OUT_OF = re.compile(
     r"\b(?:comes?\s+out\s+of|out\s+of|from|paid\s+from)\s+(?:the\s+|my\s+|our\s+)?"
-    r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[A-Z][\w&]+)(?:\s+(?:account|card))?)",
+    r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[a-z]?[A-Z][\w&]+)(?:\s+(?:account|card))?|"
+    # "out of my nationwide account": a bank typed in lower case, named by its account
+    r"(?!(?:old|new|same|other|main|bank|that|this|one|it)\b)[a-z][\w&]{2,20}\s+(?:account|card))",
     re.I,
 )
 _CHANGED = re.compile(
@@ -120,6 +122,19 @@ def _items(sent: Span) -> list[Span]:
     return out
 
 
+# "my wife also made a standing order": who made it and the making are no payee
+_MADE = re.compile(r"\b(?:made|make|created|added|arranged|set)\b", re.I)
+EVERY_NTH = re.compile(r"\b(?:every|each)\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_OWN_CLAUSE = re.compile(r"\s+(?:i|we)\s+(?:have|had|pay|put|set|made|make|keep)\b.*$", re.I)
+
+
+def clean_payee(name: str) -> str:
+    """A payee without the user's own clause or a preposition after it ("ZUS I have on" is
+    "ZUS", "rent by standing order" is "rent")."""
+    name = _OWN_CLAUSE.sub("", name).strip()
+    return re.sub(r"\s+(?:by|via|with|through|thru|from|of)$", "", name, flags=re.I)  # "rent by"
+
+
 def _payee(text: str, method: re.Match[str] | None) -> str | None:
     """Who a bill is paid to, as the item names it."""
     if method is not None and (m := _IN_METHOD.search(text)) and m.end() >= method.end() - 1:
@@ -155,8 +170,8 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
         return None
     payee = _payee(text, method)
     if payee is not None:  # "for the rent as well": the bill, not the adverb
-        payee = re.sub(r"\s+(?:as\s+well|too|also)$", "", payee, flags=re.I)
-    if payee is None or payee.lower() in _NOT_PAYEES:
+        payee = clean_payee(re.sub(r"\s+(?:as\s+well|too|also)$", "", payee, flags=re.I))
+    if payee is None or payee.lower() in _NOT_PAYEES or _MADE.search(payee):
         return None
     if _someone_elses(text, payee) or HYPOTHETICAL.search(text) or UNCERTAIN.search(text):
         return None
@@ -174,6 +189,8 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
         value["period"] = period
     if (nth := _ON_NTH.search(text)) and 1 <= int(nth[1]) <= 31 and period in (None, "monthly"):
         value["day_of_month"] = int(nth[1])
+    elif (nth := EVERY_NTH.search(text)) and 1 <= int(nth[1]) <= 31 and period in (None, "monthly"):
+        value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     if due := _NEXT_DUE.search(text):
         days = [
             d

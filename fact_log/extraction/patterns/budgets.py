@@ -49,7 +49,11 @@ _SPEND_LIMIT = re.compile(
     r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
     r"max(?:imum)?(?:\s+of)?)\b|"
     # "new rule: max £200 a month on eating out"
-    r"(?:^|:\s*)max(?:imum)?\s+(?=[£$€]?\s?\d)",
+    r"(?:^|:\s*)max(?:imum)?\s+(?=[£$€]?\s?\d)|"
+    # "I want no more than two hundred dollars a month on ...", "I want maximum 300€ per
+    # month for ...", "allow myself at most £50 a week for ...": a limit the user sets
+    r"\b(?:i\s+|we\s+)?(?:want|allow\s+(?:myself|ourselves|us)|give\s+(?:myself|ourselves))\s+"
+    r"(?:no\s+more\s+than|at\s+most|max(?:imum)?(?:\s+of)?|up\s+to)\s+(?=[£$€]?\s?\d|[a-z]+\s)",
     re.IGNORECASE,
 )
 _WANT = re.compile(

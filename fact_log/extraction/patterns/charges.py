@@ -10,6 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
@@ -24,11 +25,14 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.reference.spending import category_of
 
 _MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
 _CHARGED = re.compile(
-    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)|^(?:just\s+)?got)\s+(?:just\s+)?"
-    r"charged\s+(?P<amt>\S+)\s+by\s+" + _MERCHANT_NAME + "|"
+    r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+|^(?:just\s+)?(?:got\s+|been\s+)?)"
+    r"(?:just\s+)?charged\s+(?P<amt>\S+)\s+by\s+(?:" + _MERCHANT_NAME + "|"
+    # "charged 39.99 by adobe today": the one "by" names is the merchant, however typed
+    r"(?P<merchant3>[a-z][\w.&'+-]{1,20}))|"
     # at the start or after a lead-in ("hang on, Disney+ charged me £7.99")
     r"(?:^|^(?:hang\s+on|hold\s+on|wait|so|um|erm|oh|argh|wtf|ugh|and|also)[,!.]?\s+)"
     + _MERCHANT_NAME.replace("merchant", "merchant2")
@@ -93,15 +97,15 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
     money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
+    if not money and m["amt"]:  # "charged 39.99 by adobe": pence say it is money
+        money = [a for a in amounts(sent.text) if a.start == at and "." in m["amt"]]
+    if m["merchant3"] and m["merchant3"].lower() in _NOT_A_PAYEE:
+        return
     day = _day(ctx, sent)
     if not money or day is None:
         return
-    value = {
-        "date": day,
-        "amount": money[0].amount,
-        "currency": money[0].currency,
-        "merchant": m["merchant"] or m["merchant2"],
-    }
+    merchant = m["merchant"] or m["merchant2"] or m["merchant3"].capitalize()
+    value = put_amount({"date": day, "merchant": merchant}, money[0])
     ctx.add("finance.transactions", value, sent, 0.75)
 
 
@@ -150,10 +154,97 @@ def _day(ctx: Ctx, sent: Span) -> Any:
 
 
 _LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
+_DIGIT = re.compile(r"\d")
+
+
+# Money paid to the user: "Client paid me 7000 PLN today", "the agency finally sent me
+# €1,200", "got paid 850 for the shoot", "1 019 € arrived yesterday on the account"
+_PAID_ME = re.compile(
+    r"(?P<before>\b(?:paid|sent|transferred|wired)\s+me\s+(?:back\s+)?(?:the\s+)?|"
+    r"\b(?:i\s+)?(?:got|was|have\s+been|'ve\s+been)\s+paid\s+|"
+    r"\bi\s+(?:received|got)\s+(?=[£$€]?\s?\d[^.!?]{0,25}\bfrom\b))(?=[£$€]?\s?\d)|"
+    r"(?P<after>\s(?:arrived|came\s+in|landed|was\s+credited|got\s+credited)\b)"
+    r"(?=[^.!?]{0,30}\b(?:account|bank|today|yesterday)\b|\s*[,.!]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _paid_to_me(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Money someone paid the user, stored negative; True when the sentence said so."""
+    m = _PAID_ME.search(sent.text) if _DIGIT.search(sent.text) else None
+    if m is None or not clause_ok(parts, sent, sent.start + m.start()):
+        return False
+    if _WISH.search(sent.text) or _REFUND.search(sent.text):
+        return False  # "if they paid me"; refunds are the refund rule's
+    said = find_money(sent.text) or amounts(sent.text)
+    # the amount the verb is about: right after "paid me", right before "arrived"
+    if m["before"]:
+        near = [a for a in said if a.start == m.end()]
+    else:
+        near = [a for a in said if 0 <= m.start() - a.end <= 2]
+    day = _day(ctx, sent)
+    if not near or day is None or near[0].amount <= 0:
+        return False
+    value = put_amount({"date": day}, near[0])
+    value["amount"] = -value["amount"]
+    ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
+# A bank's debit alert or a receipt, pasted: "Acct:**4471 DR NGN 45,000.00 POS/WEB DSTV
+# MULTICHOICE 12-JUN-28 Bal: NGN 312,440.10", "Debit alert: EUR 39.00 at SPOTIFY on 3 Feb",
+# "Your Uber trip receipt: NGN 6,850.00 charged to Visa ****2210, 20 Jan 2029"
+_ALERT = re.compile(
+    r"(?:\b(?-i:DR|Dr)\b|\bdebit(?:ed)?\b(?:\s+alert)?:?|\b(?:purchase|txn|transaction|payment)\s+"
+    r"(?:of|for)\b|(?P<receipt>\byour\s+(?P<brand>(?-i:[A-Z])[\w&]{1,20})(?:\s+\w+)?\s+receipt:?))"
+    r"\s*(?P<amt>(?:[£$€]|\b(?-i:[A-Z]{3}))\s?\d[\d,]*(?:\.\d\d)?)"
+    r"(?P<rest>[^'\"]{0,80})",
+    re.IGNORECASE,
+)
+_ALERT_PAYEE = re.compile(
+    r"^\s*(?:(?:POS|WEB|POS/WEB|CARD|ONLINE|TRF|TRANSFER)(?:/\w+)?\s+|at\s+|to\s+)+"
+    r"(?P<m>(?-i:[A-Z][A-Z0-9&.'-]{1,20})(?:\s(?-i:[A-Z][A-Z0-9&.'-]{1,20}))?)",
+    re.IGNORECASE,
+)
+# "12-JUN-28", "03-FEB-2029": the day as alerts write it
+_ALERT_DAY = re.compile(r"\b(\d{1,2})-([A-Za-z]{3})-(\d{2}|\d{4})\b")
+
+
+def _alert_day(ctx: Ctx, sent: Span, text: str) -> dt.date | None:
+    """The day an alert names (its own form or any the date reader knows), else today."""
+    if (m := _ALERT_DAY.search(text)) and m[2].lower() in MONTHS:
+        year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        try:
+            return dt.date(year, MONTHS[m[2].lower()], int(m[1]))
+        except ValueError:
+            return None
+    return _day(ctx, sent)
+
+
+def _pasted_alert(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A debit alert or receipt pasted into the message; True when one was read."""
+    m = _ALERT.search(sent.text) if _DIGIT.search(sent.text) else None
+    if m is None or someone_else(sent.text[: m.start()]) or _WISH.search(sent.text[: m.start()]):
+        return False
+    money = find_money(m["amt"])
+    if not money or money[0].amount <= 0:
+        return False
+    payee = _ALERT_PAYEE.match(m["rest"])
+    merchant = m["brand"] if m["receipt"] else (payee["m"] if payee else None)
+    day = _alert_day(ctx, sent, m["rest"])
+    if day is None:
+        return False
+    value = put_amount({"date": day}, money[0])
+    if merchant:
+        value["merchant"] = merchant
+    ctx.add("finance.transactions", value, sent, 0.7)
+    return True
 
 
 def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Income and refunds, stored as negative transactions; a shop named with its total."""
+    if _paid_to_me(ctx, sent, parts) or _pasted_alert(ctx, sent, parts):
+        return
     if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
         said = [a for a in amounts(sent.text) if a.amount > 0]
         if said and in_clause(m, parts, sent) and (day := _day(ctx, sent)):
@@ -192,7 +283,11 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = [x for x in find_money(sent.text) if x.start == m.end()]
     if money and (day := _day(ctx, sent)) and not _WISH.search(sent.text):
         value = {"date": day, "amount": money[0].amount, "currency": money[0].currency}
-        ctx.add("finance.transactions", value | {"merchant": shop}, sent, 0.7)
+        if (what := shop.lower()) in _NOT_A_SHOP:
+            return  # "Rent was 1,000", "Total was 80": a word capitalised as the first
+        # "Dinner was 80 euros", "Petrol came to £60": a kind of spending, not a shop's name
+        kind = {"category": what} if what in _MEALS or category_of(what) else {"merchant": shop}
+        ctx.add("finance.transactions", value | kind, sent, 0.7)
 
 
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
@@ -212,13 +307,22 @@ _STATEMENT_ITEM = re.compile(
     r"takeaway|groceries|top-?up))?"
     r"(?P<when0>\s+(?i:" + _WHEN_SAID + r"))?"
     # (not "2.14.1", a version, nor "18.20.1": the amount ends where its digits do)
-    r"\s+(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,]*\.\d\d)(?!\.\d)"
+    # "£46.20", "46.20", "19,99 €" (the currency after, a decimal comma)
+    r"\s+(?P<amt>(?P<cur>[£$€])\s?\d[\d,]*(?:\.\d\d)?|\d[\d.]*,\d\d\s?(?P<cur2>[£$€])|"
+    r"\d[\d,]*\.\d\d)(?!\.\d)"
     r"(?P<when>\s+(?i:" + _WHEN_SAID + r"))?"
     r"(?:\s+(?i:lol|haha|oops|ugh|smh|fml|rip|tho|though|again))?"
     # "doordash 23.80 tonight dont judge": after its day, a remark ends the line
-    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)\s*(?=$|[,;!?.]|\s+and\b)"
+    r"(?(when)(?:\s+[a-z' ]{2,30}?)?)"
+    # "lidl £46.20 on the way home after shift": after money with its currency, a remark
+    r"(?(cur)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?|"
+    r"(?(cur2)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?))"
+    r"\s*(?=$|[,;!?.]|\s+and\b)"
 )
 _NOT_A_SHOP = word_set(
+    # a time's word before a number is a day, not a shop ("check-in 2.02, check-out 9.02")
+    "check-in check-out checkin checkout arrival arrive arrives departure depart departs "
+    "return returning due until till since start starts end ends from flight "
     "paid spent cost costs was is for about around only just total me it that this and the my "
     "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
     "on in by to from of for with was were then also another plus so but or like"
@@ -234,8 +338,9 @@ _PLACE_FIRST = re.compile(
     re.I,
 )
 # "and brunch yesterday was £41.50", "dinner last night came to £60": a meal the user paid
+_MEALS = word_set("breakfast brunch lunch dinner drinks coffee takeaway")
 _MEAL_COST = re.compile(
-    r"^(?:and\s+|also\s+)?(?P<c>breakfast|brunch|lunch|dinner|drinks|coffee|takeaway)\s+"
+    r"^(?:and\s+|also\s+)?(?P<c>" + "|".join(sorted(_MEALS)) + r")\s+"
     r"(?:(?:today|yesterday|last\s+night|this\s+morning|on\s+\w+day)\s+)?(?:was|came\s+to|cost(?:\s+me)?)\s+"
     r"(?=[£$€]\s?\d)",
     re.I,
@@ -349,3 +454,120 @@ _ASKED = re.compile(
     r"^\W*(?:did|has|have|was|were|is|are|will|would|could|can|do|does|why|when|how|what)\b", re.I
 )
 _WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
+
+
+# Money someone else paid: "Dinner was 80 euros, Tom paid", "my dad covered it", "work paid
+# for the hotel", "it was on him", "paid by my company".
+_OTHER_PAID = re.compile(
+    r"\b(?P<who>(?-i:[A-Z][a-z]{1,20})|he|she|they|work|(?:my|his|her|their)\s+[a-z]{2,12}|"
+    r"the\s+(?:company|firm|office|client|boss))\s+(?:(?:kindly|generously|already|also)\s+)?"
+    r"(?:paid(?!\s+(?:me|us)\b)|covered|treated(?!\s+(?:me\s+)?myself)|picked\s+up\s+the\s+"
+    r"(?:bill|tab|check)|got\s+the\s+(?:bill|tab|check)|footed\s+the\s+bill)\b|"
+    r"\b(?:paid|covered)\s+(?:for\s+)?by\s+(?:my\s+[a-z]{2,12}|him|her|them|work|the\s+"
+    r"(?:company|firm|office|client))\b|"
+    r"\b(?:it\s+was\s+|was\s+)?on\s+(?:him|her|them|the\s+company|work)\b(?!\s+\w)|"
+    r"\b(?:his|her|their)\s+treat\b",
+    re.IGNORECASE,
+)
+_ME_WORDS = word_set("I We i we Me Us Everyone Nobody Both")
+# A spend said of another time: "Rent was 1,000 euros in 2019", "used to pay 40 a month",
+# "back then it cost", "ten years ago"; with no day of its own it is not a payment today.
+_OTHER_TIME = re.compile(
+    r"\b(?:in|back\s+in|during|since)\s+(?P<year>(?:19|20)\d\d)\b|\b(?:used\s+to|back\s+then|"
+    r"years?\s+ago|last\s+year|when\s+i\s+was|in\s+the\s+(?:old\s+days|past))\b",
+    re.IGNORECASE,
+)
+
+
+def paid_by_someone_else(text: str) -> bool:
+    """Whether a sentence says someone other than the user paid ("Tom paid", "on him")."""
+    for m in _OTHER_PAID.finditer(text):
+        who = (m["who"] or "").split()
+        if who and (who[0] in _ME_WORDS or (who[0] in NOT_NAMES and who[0] not in ("He", "She"))):
+            continue
+        if who and who[0].lower() in ("my", "our") and who[-1].lower() in ("card", "account"):
+            continue  # "my card paid": the user's own means
+        return True
+    return False
+
+
+def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Drop the payments this sentence yielded when someone else paid, or when it was at
+    another time than the day the rules gave it ("Dinner was 80 euros, Tom paid")."""
+    mine = [c for c in ctx.out if c.path == "finance.transactions" and c.start >= sent.start]
+    if not mine:
+        return
+    other_time = _OTHER_TIME.search(sent.text)
+    if other_time and other_time["year"] and int(other_time["year"]) >= ctx.today.year:
+        other_time = None  # "in 2028" said in 2028: this year
+    others = paid_by_someone_else(sent.text)
+    if not (others or other_time):
+        return
+    drop = {
+        id(c)
+        for c in mine
+        # what someone else paid the user (income, negative) is the user's
+        if (others and c.value.get("amount", 0) > 0)
+        or (other_time and c.value.get("date") == ctx.today)
+    }
+    ctx.out[:] = [c for c in ctx.out if id(c) not in drop]
+
+
+# A corrected amount: "sorry 59.99 not 39.99", "make that £45", "actually it was 52 euros",
+# "no wait, 185" (after a payment, a subscription, a standing order or a budget was told)
+_AMOUNT_FIX = re.compile(
+    r"^(?:(?:oh|ah|hmm+|um+|ok|okay|lol)\s*,?\s+)?(?:sorry|oops|actually|correction|wait|no|"
+    r"my\s+bad|typo)\b[,.!:]?\s*(?:(?:no|wait|sorry)\b[,.!]?\s*)?(?:it\s+(?:was|is)\s+|it's\s+|"
+    r"make\s+(?:that|it)\s+|i\s+meant\s+|the\s+(?:price|amount|total)\s+(?:is|was)\s+)?"
+    r"(?=[£$€]?\s?\d)|"
+    r"^(?:make\s+(?:that|it)|i\s+meant)\s+(?=[£$€]?\s?\d)|"
+    r"(?=[£$€]?\s?\d[\d,.]*\s?(?:[£$€]|[A-Z]{3})?\s*,?\s+not\s+[£$€]?\s?\d)",
+    re.IGNORECASE,
+)
+_NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
+# what a money record was found as, and the path to propose it again under
+_MONEY_KINDS = {
+    "finance.transactions": "finance.transactions",
+    "subscription": "finance.subscriptions",
+    "finance.subscriptions": "finance.subscriptions",
+    "finance.scheduled_payments": "finance.scheduled_payments",
+    "finance.budgets": "finance.budgets",
+}
+
+
+def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The records of the amount a correction replaces, proposed again with the new one;
+    nothing when no earlier amount is there to correct (refused, not guessed)."""
+    if not _DIGIT.search(sent.text):
+        return  # most sentences: no amount, nothing to correct
+    m = _AMOUNT_FIX.search(sent.text)
+    if m is None or "?" in sent.text or _WISH.search(sent.text):
+        return
+    said = amounts(sent.text[m.end() :])
+    if not said or said[0].start != 0 or said[0].amount <= 0:
+        return
+    new = said[0]
+    old = None
+    if (gap := _NOT_OLD.match(sent.text, m.end() + new.end)) is not None:
+        rest = amounts(sent.text[gap.end() :])
+        old = rest[0].amount if rest and rest[0].start == 0 else None
+    money = [
+        x for x in ctx.thread.mentions if x.kind in _MONEY_KINDS and x.get("amount") is not None
+    ]
+    if old is not None:
+        targets = [x for x in money if abs(x.get("amount")) == old]
+    else:  # the latest amount told, and what was told with it
+        targets = [x for x in money if money and x.get("amount") == money[-1].get("amount")]
+    done = set()
+    for target in targets:
+        path = _MONEY_KINDS[target.kind]
+        record = target.record()
+        key = (path, repr(sorted(record.items())))
+        if key in done:
+            continue
+        done.add(key)
+        amount = -new.amount if record["amount"] < 0 else new.amount
+        fixed = {**record, "amount": amount}
+        if new.currency:
+            fixed["currency"] = new.currency
+        ctx.add(path, fixed, sent, 0.75, replaces=record)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_MENTIONS = 16  # older mentions fall out of the thread: nobody says "it" about them
+OTHER = "other"  # a mention's `owner` when it was said of someone else or asked about
 
 
 def freeze(value: Any) -> Any:
@@ -79,6 +80,16 @@ class Thread:
             if m.kind in kinds:
                 return m
         return None
+
+    def last_own(self, *kinds: str) -> Mention | None:
+        """The most recent mention of one of the kinds when it is the user's, else None.
+
+        A value said next completes only a record the user owns: after "My mum takes
+        warfarin." or "Is ibuprofen okay?", "The dose is 3 mg" completes nothing (an older
+        drug of the user's is not what the dose is about either).
+        """
+        found = self.last(*kinds)
+        return None if found is None or found.get("owner") == OTHER else found
 
     def last_date(self) -> dt.date | None:
         """The most recent day the conversation named (an anchor for "the 20th")."""

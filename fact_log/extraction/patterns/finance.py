@@ -17,8 +17,10 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_budgets,
     rule_spending_caps,
 )
+from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -48,7 +50,11 @@ SUBSCRIPTION_SERVICES = (
 )
 
 
-_SERVICE = re.compile(r"\b(" + SUBSCRIPTION_SERVICES + r")(?![\w])", re.IGNORECASE)
+# "Paramount Plus" is "Paramount+": every "+" of a name may be said as "plus"
+_SERVICE = re.compile(
+    r"\b(" + SUBSCRIPTION_SERVICES.replace("\\+", "(?:\\+|\\s+plus\\b)") + r")(?![\w])",
+    re.IGNORECASE,
+)
 _SUB_VERB = re.compile(
     r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
     r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
@@ -97,7 +103,10 @@ _COMMON_WORD_SERVICES = word_set("max sky calm medium slack notion tidal guardia
 
 
 def _service_name(raw: str) -> str:
-    key = raw.lower()
+    key = " ".join(raw.lower().split())
+    if key.endswith(" plus") and key not in _SERVICE_NAMES and _SERVICE.fullmatch(key[:-5] + "+"):
+        key = key[:-5] + "+"  # "Paramount Plus" is the one written "Paramount+"
+        raw = " ".join(raw.split()[:-1]) + "+"
     if key in _SERVICE_NAMES:
         return _SERVICE_NAMES[key]
     canonical = {
@@ -112,6 +121,7 @@ def _service_name(raw: str) -> str:
         "dazn": "DAZN",
         "1password": "1Password",
         "ps plus": "PlayStation Plus",
+        "apple tv+": "Apple TV+",
     }
     if key in canonical:
         return canonical[key]
@@ -214,6 +224,30 @@ def next_day_of_month(today: dt.date, n: int) -> dt.date | None:
     return None
 
 
+# "will be cancelled", "gets cancelled on the 31st": a cancellation still to come
+_CANCEL_TO_COME = re.compile(
+    r"\b(?:will\s+be|'ll\s+be|gets?|getting|to\s+be|going\s+to\s+be|is\s+being|be)\s+"
+    r"cancel(?:l)?ed\b",
+    re.I,
+)
+
+
+def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
+    """The day a done cancellation was made: the day said when it has passed, else the
+    message's; None for one still to come. A later day is when the service ends ("Spotify
+    ends on the 20th, I cancelled it") or a plan, never the day it was cancelled."""
+    if _CANCEL_TO_COME.search(sent.text):
+        return None
+    days = [d.date for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    past = [d for d in days if d is not None and d <= ctx.today]
+    return past[0] if past else ctx.today
+
+
+def _pence(text: str) -> list[Any]:
+    """The amounts of a text written with pence ("39.99"): money, though no currency is said."""
+    return [a for a in amounts(text) if re.fullmatch(r"\d{1,5}[.,]\d\d", text[a.start : a.end])]
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
@@ -239,12 +273,13 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and (cancel.end() <= service.start() + 2 or fronted is not None)
         and stop_ok(parts, sent, sent.start + cancel.start())
     ):
-        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-        value = {"name": name, "cancelled_on": dates[0].date if dates else ctx.today}
-        ctx.add("finance.subscriptions", value, sent, 0.85 if dates else 0.75, op="end")
+        if (day := cancel_day(ctx, sent)) is not None:
+            value = {"name": name, "cancelled_on": day}
+            ctx.add("finance.subscriptions", value, sent, 0.8, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
-    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text)  # "11.99 a month"
+    # "11.99 a month", "charged 39.99 by adobe today, ..., monthly": pence say it is a price
+    priced = find_money(sent.text) or _BARE_PRICE.search(sent.text) or _pence(sent.text)
     if (
         verb is None
         and _PRICE_NOW.match(sent.text, service.end())
@@ -273,6 +308,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["amount"] = Decimal(bare[1].replace(",", "."))  # "17.99 a month": no currency said
     elif verb is service and (said := amounts(sent.text)):
         value["amount"] = said[0].amount  # "and 10.99 for Netflix, also monthly"
+    elif said := _pence(sent.text):
+        value["amount"] = said[0].amount
     if (period := period_of(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
@@ -321,10 +358,10 @@ def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A renewal day said after the subscription it belongs to."""
     m = _RENEWS_NEXT.match(sent.text)
     last = ctx.thread.last("subscription")
-    if m is None or last is None or not last.get("name") or _EVERY.search(sent.text):
-        return  # "on the 4th of every month" is a day of each month, not the next renewal
-    if not in_clause(m, parts, sent):
+    if m is None or last is None or not last.get("name") or not in_clause(m, parts, sent):
         return
+    if _EVERY.search(sent.text):
+        return  # "on the 4th of every month" is a day of each month, not the next renewal
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
     if dates and dates[0].valid:
         value = {"name": last.get("name"), "renews_on": dates[0].date}
@@ -409,6 +446,20 @@ _PAYEE_ACCOUNT = re.compile(
     r"account\s+"
     r"(?:number\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
 )
+
+
+# "in Woodies", "in Cyfrowe.pl": where it was bought, said with "in" (a place is no shop)
+_MERCHANT_IN = re.compile(
+    r"\bin\s+([A-Z][\w&'’-]{1,20}(?:\.[a-z]{2,3})?(?:[ \t][A-Z][\w&'’-]{1,20})?)"
+)
+
+
+def _shop_in(text: str, after: int) -> re.Match[str] | None:
+    """The shop of "in <Name>" after the verb, unless the name is a place or a month."""
+    m = _MERCHANT_IN.search(text, after)
+    if m is None or lookup_place(m[1]) or m[1].split()[0].lower() in MONTHS:
+        return None
+    return m
 
 
 def _merchant(raw: str) -> str | None:
@@ -525,7 +576,11 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     }
     if money[0].currency is not None:
         value["currency"] = money[0].currency
-    merchant = _MERCHANT.search(sent.text, m.end()) or _BILL_OF.search(sent.text)
+    merchant = (
+        _MERCHANT.search(sent.text, m.end())
+        or _BILL_OF.search(sent.text)
+        or _shop_in(sent.text, m.end())  # "bought a power washer in Woodies"
+    )
     if merchant is None and _SORT_CODE_ACCOUNT.search(sent.text):
         merchant = _MERCHANT.search(sent.text)  # "an email from Harbour Lettings ... I paid"
     if merchant and (name := _merchant(merchant[1])) is not None:

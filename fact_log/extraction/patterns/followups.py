@@ -12,7 +12,14 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns import contacts, journeys, purchases, travel
+from uac.fact_log.extraction.patterns import (
+    contacts,
+    finance,
+    health,
+    journeys,
+    purchases,
+    travel,
+)
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
@@ -125,7 +132,8 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         out.append(Mention("item", freeze(fields), day))
     for name in drug_names(text):
         if "health.medications" not in paths:
-            out.append(Mention("drug", freeze({"name": name}), day))
+            owner = health.drug_owner(text, name)  # a dose said next completes only the user's
+            out.append(Mention("drug", freeze({"name": name, **owner}), day))
     dates = [d.date for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.date]
     if dates and plain(sent):  # "her birthday is on June 3": a day to count back from
         out.append(Mention("date", freeze({"date": dates[-1]}), day))
@@ -611,8 +619,8 @@ def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             if found[0].currency:
                 value["currency"] = found[0].currency
             emit(ctx, sent, "finance.transactions", value, 0.75)
-    if _CANCELLED_IT.search(sent.text) and (sub := ctx.thread.last("subscription")):
-        day = first_date(ctx, sent, prefer="past") or ctx.today
+    sub = _CANCELLED_IT.search(sent.text) and ctx.thread.last("subscription")
+    if sub and (day := finance.cancel_day(ctx, sent)) is not None:  # a done one, a past day
         emit(ctx, sent, "finance.subscriptions", {"name": sub.get("name"), "cancelled_on": day})
 
 
@@ -632,7 +640,7 @@ _FREQ = re.compile(
 
 def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "It's 500 mg three times a day for seven days.", "I start it on Monday."."""
-    drug = ctx.thread.last("drug")
+    drug = ctx.thread.last_own("drug")
     if (
         drug is None
         or not plain(sent)

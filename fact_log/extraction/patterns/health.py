@@ -10,11 +10,18 @@ import functools
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.allergies import rule_allergies, rule_allergy_severity
+from uac.fact_log.extraction.patterns.allergies import (
+    DRUG_SUFFIX,
+    rule_allergies,
+    rule_allergy_severity,
+)
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
+from uac.fact_log.extraction.patterns.discourse import OTHER
 from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
+    HYPOTHETICAL,
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -24,6 +31,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_names,
     drug_vocabulary,
     in_clause,
+    is_question,
     someone_else,
     stop_ok,
 )
@@ -55,8 +63,15 @@ CONDITIONS = (
 
 
 # A dose as typed ("50mg", "1g") or said ("fifty milligrams", "two puffs", "2 tablets").
+# Frequencies as prescriptions abbreviate them ("500 bd", "50mg od", "2 puffs prn")
+_FREQ_ABBREV = r"(?-i:od|OD|bd|BD|bid|BID|tds|TDS|tid|TID|qds|QDS|qid|QID|prn|PRN|nocte|mane)"
 _DOSE = (
-    r"(?:\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
+    # a combination's strength ("co-codamol 30/500"); a bare number before an abbreviated
+    # frequency ("naproxen 500 bd")
+    r"(?:\d{1,3}/\d{3}\b(?!/)(?:\s?mg\b)?|\d{1,4}(?:\.\d{1,3})?(?=\s" + _FREQ_ABBREV + r"\b)|"
+    # "augmentin 875, twice a day": a strength said bare before how often
+    r"\d{2,4}(?=,?\s(?:once|twice|three\s+times|four\s+times|[1-4]\s?x)\s+(?:a|per)\s+day\b)|"
+    r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
     + _MASS_WORDS
     + r")\b|(?:\d{1,2}|\b(?=[aefhnostz])"  # a cheap first-letter test before the words
     + NUMBER_WORDS
@@ -65,9 +80,11 @@ _DOSE = (
     + r"|puffs?|tablets?|pills?|capsules?|drops?|sprays?)\b)"
 )
 _MED_START = re.compile(
-    r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|(?:put|has|have)\s+me\s+on|"
+    r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|"
+    r"(?:put|placed|has|have)\s+me\s+(?:back\s+)?on|"
     r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+|still\s+)?take(?:\s+still|\s+also)?|"
+    r"^(?:also|still)\s+take|"  # a note: "also take a low-dose aspirin"
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
     r"i(?:'?ve|\s+have)\s+(?:always\s+|long\s+|regularly\s+)?taken|"
     # "I took two Nurofen": a dose taken, said with its count ("took some melatonin" is not)
@@ -75,13 +92,16 @@ _MED_START = re.compile(
     r"switch(?:ed|ing)?\s+(?:me\s+)?(?:over\s+)?to|"
     # "the clinic has changed my warfarin to 4 mg": a new dose of the user's drug
     r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
-    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|(?:they|she|he|gp|doctor|doc|dentist|nurse|"
-    r"consultant|pharmacist|surgeon|clinic|hospital|pharmacy|a&e|er)\s+(?:also\s+|just\s+)?gave\s+me|"
+    r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|"
+    # whoever gave it ("the pharmacia gave me", "A&E gave me"): the user is the one who takes it
+    r"\b(?!(?:and|but|then|so|also|who|which)\b)[\w&]{2,20}\s+(?:also\s+|just\s+)?gave\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
     r"(?:(?:some|a\s+course\s+of|a\s+low\s+dose\s+of|the|my|daily|an?|a\s+couple\s+of|"
     r"one|two|three|four|[1-4])\s+|(?P<times>[1-4])\s*[x×]\s*)?"  # "took 2 x 500mg paracetamol"
+    # "one baby aspirin", "a low-dose aspirin": the kind of tablet before the drug
+    r"(?:(?:baby|low[-\s]dose|junior|mini|extra[-\s]strength|slow[-\s]release|generic)\s+)?"
     r"(?P<dose1>" + _DOSE + r")?(?:\s*(?:of\s+))?\s*(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?:to\s+)?(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
@@ -97,16 +117,12 @@ _FREQ = re.compile(
     r"\b(?:once|twice|three\s+times|four\s+times|\d\s+times)\s+(?:a|per)\s+(?:day|week)|"
     r"\b(?:once|twice)\s+(?:daily|weekly)\b|"
     r"\bdaily\b|\bweekly\b|\bevery\s+(?:morning|evening|night|day|other\s+day|\d{1,2}\s+hours)|"
+    r"\b" + _FREQ_ABBREV + r"\b|"
     r"\bat\s+(?:night|bedtime)\b|\bin\s+the\s+(?:morning|evening)\b|\bas\s+needed\b",
     re.IGNORECASE,
 )
 _REASON = re.compile(
     r"\bfor\s+(?:my\s+)?([a-z][a-z' ]{2,30}?)(?=[,.;!?]|$|\s+(?:and|but|since|because)\b)", re.I
-)
-_DRUG_SUFFIX = re.compile(
-    r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
-    r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride)$",
-    re.IGNORECASE,
 )
 
 
@@ -127,7 +143,7 @@ def _dose_text(dose: str) -> str:
 
 def _is_drug(name: str, dose: bool) -> bool:
     key = name.lower()
-    return key in drug_vocabulary() or (dose and bool(_DRUG_SUFFIX.search(key)))
+    return key in drug_vocabulary() or (dose and bool(DRUG_SUFFIX.search(key)))
 
 
 # "new medication list for me: metoprolol ..., atorvastatin forty at night, and aspirin":
@@ -239,9 +255,9 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             freq = _FREQ.search(sent.text, dose.end())
             value["dose"] = " ".join(f"{dose[0]} {freq[0] if freq else ''}".split())
         ctx.add("health.medications", value, sent, 0.75)
-    if not drug_names(sent.text):
+    if not drug_names(sent.text) or not any(c.start >= sent.start for c in ctx.out):
         _drug_follow_up(ctx, sent, parts)
-    last = ctx.thread.last("drug")
+    last = ctx.thread.last_own("drug")
     m = _DOSE_ONLY.search(sent.text)
     if m and last and last.get("name") and in_clause(m, parts, sent):
         # "I take 500 mg with breakfast": the dose of the drug just talked about
@@ -299,6 +315,25 @@ _FOR_SOMEONE = re.compile(
     r"grandma|grandad|nan|gran|flatmate)\b",
     re.I,
 )
+
+
+def drug_owner(text: str, name: str) -> dict[str, str]:
+    """The `owner` of a drug named in a sentence where no rule found it the user's: someone
+    else's ("My mum takes warfarin", "ibuprofen for my son") or asked about ("Is ibuprofen
+    okay?", "what if I took ...") is not a record a later dose may complete."""
+    at = re.search(rf"\b{re.escape(name)}\b", text, re.I)
+    head = text[: at.start()] if at else text
+    if (
+        is_question(text, text)
+        or text.rstrip().endswith(("?", "？"))
+        or HYPOTHETICAL.search(text)
+        or THIRD_PARTY.search(text)
+        or someone_else(head)
+        or _RELATIVE_SUBJECT.search(head)
+        or _FOR_SOMEONE.search(text)
+    ):
+        return {"owner": OTHER}
+    return {}
 
 
 def _other_taker(text: str, m: re.Match[str]) -> bool:
@@ -389,6 +424,8 @@ _SUPPLY_LASTS = re.compile(
     # "got pills until the 5th of december", "I have tablets till the 20th"
     r"\b(?:got|have|i've\s+got|there\s+are)\s+(?:(?:enough|some)\s+)?(?:tablets|pills|capsules|"
     r"doses|meds|medication|supply|patches)\s+(?:left\s+)?(?:till|until|til|to\s+last\s+until)\b|"
+    # "28 days of sertraline so that takes me to the 28th"
+    r"(?:\b(?:that|this|it|which)\s+|(?<=,\s))(?:takes|gets|lasts)\s+me\s+(?:to|till|until|through)\b|"
     r"\b(?:the|my|this|these|a|a\s+new)\s+(?:pen|pens|pack|packet|box|inhaler|prescription|supply|"
     r"pills|tablets|injections?|bottle|repeat|script|refill)\b[^.!?]{0,30}?\b(?:lasts?|will\s+last|"
     r"should\s+last|runs?\s+out|is\s+good)\s+(?:me\s+)?(?:till|until|til|to|through|on|by)\b",
@@ -427,8 +464,14 @@ def _day_after(ctx: Ctx, sent: Span, end: int, prefer: Prefer) -> dt.date | None
 
 def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A start day or a supply's end said after the drug it belongs to."""
-    last = ctx.thread.last("drug", "health.medications")
-    if last is None or not last.get("name"):
+    named = drug_names(sent.text)  # "28 days of sertraline, that takes me to the 28th"
+    if len(set(named)) == 1 and not drug_owner(sent.text, named[0]):
+        name = named[0]
+    elif named or (last := ctx.thread.last_own("drug", "health.medications")) is None:
+        return
+    else:
+        name = last.get("name")
+    if not name:
         return
     for rx, prefer, field in (
         (_STARTED_ON, "past", "start_date"),
@@ -437,7 +480,7 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         m = rx.search(sent.text)
         day = _day_after(ctx, sent, m.end(), prefer) if m else None
         if m and day is not None and in_clause(m, parts, sent):
-            ctx.add("health.medications", {"name": last.get("name"), field: day}, sent, 0.75)
+            ctx.add("health.medications", {"name": name, field: day}, sent, 0.75)
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
@@ -447,7 +490,7 @@ _COURSE = re.compile(
 )
 _AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = re.compile(
-    r"\b(?:started|put\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
+    r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
     r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )
@@ -456,10 +499,16 @@ _UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$
 _DOSE_ONLY = re.compile(
     r"(?:\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?|"
     # "The dose for now is 3 mg once daily", "dose is 20mg"
-    r"^(?:the\s+|my\s+)?(?:starting\s+|new\s+)?dose\s+(?:for\s+now\s+|now\s+)?(?:is|will\s+be)\s+)"
+    r"^(?:the\s+|my\s+)?(?:starting\s+|new\s+)?dose\s+(?:for\s+now\s+|now\s+)?(?:is|will\s+be)\s+|"
+    # "the dose went up to 100mg", "they upped my dose to 150mg": the new dose of the drug
+    r"^(?:(?:oh\s+)?and\s+|also\s+|so\s+)?(?:(?:the|my)\s+dose\s+(?:has\s+|was\s+)?(?:went|gone|"
+    r"increased|decreased|reduced|raised|lowered|upped|changed|doubled|halved)(?:\s+(?:up|down))?|"
+    r"(?:they|she|he|gp|doctor|doc|i)\s+(?:have\s+|has\s+)?(?:increased|reduced|raised|lowered|upped|"
+    r"changed)\s+(?:my|the)\s+dose)\s+to\s+)"
     r"(?P<dose>" + _DOSE + r")"
     # what follows says when, not what: "500 mg with breakfast", "100 mg at night"
-    r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day)\b))",
+    r"(?=\s*(?:$|[,.;!]|(?:with|at|in|every|each|twice|once|daily|before|after|per|a\s+day|"
+    r"last|yesterday|today|from|since|now)\b))",
     re.I,
 )
 # "the metformin seems to be helping", "my inhaler is working": a drug the user is on, named
@@ -480,6 +529,8 @@ _CONDITION = re.compile(
     r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
     r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
+    # "I have also asthma", "I have often migraine": the adverb before the object
+    r"(?:(?:also|still|often|always|now|sometimes|bad|really)\s+)?"
     r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r"|" + _INFLAMMATION + r")\b",
     re.IGNORECASE,
 )
@@ -506,7 +557,7 @@ def _condition_words() -> frozenset[str]:
     """Every name a condition goes by: the list above and the checks' condition families."""
     families = health_rules()["condition_family"]
     named = {w for words in families.values() for w in words if len(w) > 2}
-    return frozenset(CONDITIONS.split("|")) | named | {"blood pressure", "cholesterol"}
+    return frozenset(CONDITIONS.split("|")) | named | set(_FOR_MY_NAMES)
 
 
 def condition_named(what: str) -> str | None:
@@ -551,12 +602,13 @@ _INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intoleran
 # treats; any condition of the list.
 _FOR_MY = re.compile(
     r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
-    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|cholesterol|"
+    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|bp|cholesterol|"
     + CONDITIONS
     + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
     re.I,
 )
 _FOR_MY_NAMES = {
+    "bp": "hypertension",  # "for the BP"
     "blood pressure": "hypertension",
     "high blood pressure": "hypertension",
     "cholesterol": "high cholesterol",
@@ -570,7 +622,7 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
         value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
         ctx.add("health.allergies", value, sent, 0.8)
-    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last("drug", "health.medications"):
+    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last_own("drug", "health.medications"):
         what = " ".join(m["what"].lower().split())
         ctx.add("health.conditions", {"name": _FOR_MY_NAMES.get(what, what)}, sent, 0.75)
 
@@ -592,7 +644,9 @@ _WEIGHT = re.compile(
 # A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
 # "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
 _WEIGHT_READING = re.compile(
-    r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b(?P<mid>[^.!?;\d]{0,40}?)"
+    r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b"
+    # "weighed on the ward scales at 4am, 58.4kg": a clock time may come before it
+    r"(?P<mid>[^.!?;\d]{0,40}?(?:\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b[^.!?;\d]{0,25})?)"
     r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
     r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,

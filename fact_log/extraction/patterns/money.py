@@ -13,7 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
 
 CURRENCY_CODES = word_set(
     "GBP USD EUR JPY CNY INR CHF CAD AUD NZD SGD HKD SEK NOK DKK PLN CZK HUF MXN BRL ZAR "
-    "KRW TRY AED THB"
+    "KRW TRY AED THB NGN PHP KES GHS EGP MYR IDR VND ILS SAR QAR RON BGN ISK PKR"
 )
 _SYMBOLS = {
     "US$": "USD",
@@ -49,6 +49,14 @@ _WORDS = {
     "rupees": "INR",
     "franc": "CHF",
     "francs": "CHF",
+    "zł": "PLN",
+    "zl": "PLN",
+    "złoty": "PLN",
+    "zloty": "PLN",
+    "naira": "NGN",
+    "dirham": "AED",
+    "dirhams": "AED",
+    "baht": "THB",
 }
 # Grouped thousands: Indian ("2,50,000"), Swiss ("8'000"), then "1,200" / "1.200" / "1 200".
 _NUM = (
@@ -66,11 +74,17 @@ def _times(mult: str | None) -> int:
 
 
 _MONEY = re.compile(
-    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹])\s?(?P<n1>" + _NUM + r")"
+    # "NGN 45,000.00", "EUR 40": a code before the number, as bank alerts write it
+    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹]|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>"
+    + _NUM
+    + r")"
     r"(?P<k1>" + _MULT + r")?"
-    r"|(?<![\w.,])(?P<n2>" + _NUM + r")(?P<k2>" + _MULT + r")?"
+    # "4 299 zł", "1 019 €": thousands grouped by a space, before the currency only
+    r"|(?<![\w.,])(?P<n2>\d{1,3}(?:[ \u00a0]\d{3}){1,2}(?:[.,]\d{1,2})?(?=\s?(?:[£€$]|[A-Z]{3}\b|"
+    r"z[łl]\b|euros?\b|dollars?\b))|" + _NUM + r")(?P<k2>" + _MULT + r")?"
     r"\s?(?P<unit>[A-Z]{3}\b|[£€$¥]|pounds?\b|"
-    r"quid\b|dollars?\b|bucks\b|euros?\b|yen\b|yuan\b|rmb\b|RMB\b|元|块|rupees?\b|francs?\b)",
+    r"quid\b|dollars?\b|bucks\b|euros?\b|yen\b|yuan\b|rmb\b|RMB\b|元|块|rupees?\b|francs?\b|"
+    r"zł|zl\b|z[łl]oty\b|naira\b|dirhams?\b|baht\b)",
     re.IGNORECASE,
 )
 
@@ -88,6 +102,7 @@ class Money:
 def parse_number(raw: str) -> Decimal | None:
     """'1,200.50' / '1.200,50' / '12,50' / '12.99' as an exact Decimal."""
     raw = raw.replace("\u202f", ",").replace("'", "").replace("\u2019", "")
+    raw = raw.replace(" ", "").replace("\u00a0", "")  # "4 299": grouped by spaces
     if "," in raw and "." in raw:
         dec = "." if raw.rfind(".") > raw.rfind(",") else ","
         thousands = "," if dec == "." else "."
@@ -104,11 +119,31 @@ def parse_number(raw: str) -> Decimal | None:
         return None
 
 
+_FOUND: dict[str, tuple[Money, ...]] = {}  # the last few hundred texts' answers
+
+
 def find_money(text: str) -> list[Money]:
-    """Amounts with a currency: "£300", "300 GBP", "$12.99", "12,50 €", "179 pounds"."""
+    """Amounts with a currency: "£300", "300 GBP", "$12.99", "12,50 €", "179 pounds".
+
+    Many rules ask the same sentence; the answer for a text never changes, so it is found
+    once (a fresh list each time: callers may filter it)."""
+    found = _FOUND.get(text)
+    if found is None:
+        if len(_FOUND) >= 512:
+            _FOUND.clear()
+        found = _FOUND[text] = tuple(_find_money(text))
+    return list(found)
+
+
+def _find_money(text: str) -> list[Money]:
+    """find_money, computed."""
     out = []
     for m in _MONEY.finditer(text):
-        if m["sym"]:
+        if m["sym"] and len(m["sym"]) == 3 and m["sym"].isalpha():
+            if m["sym"] not in CURRENCY_CODES:
+                continue  # "ABC 300": not an ISO code, so not an amount
+            currency, number, k = m["sym"], m["n1"], m["k1"]
+        elif m["sym"]:
             currency = _SYMBOLS[m["sym"].upper()]
             number, k = m["n1"], m["k1"]
         else:

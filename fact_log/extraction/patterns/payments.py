@@ -8,8 +8,13 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.bills import rule_bills
-from uac.fact_log.extraction.patterns.charges import rule_charges, rule_money_in
+from uac.fact_log.extraction.patterns.bills import EVERY_NTH, clean_payee, rule_bills
+from uac.fact_log.extraction.patterns.charges import (
+    rule_amount_correction,
+    rule_charges,
+    rule_money_in,
+    rule_not_the_users_spend,
+)
 from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.purchases import card_limits
@@ -24,34 +29,54 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.extraction.patterns.vehicles import dotted_day
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 _CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 _ACCOUNT = (
     # "my N26 card": a bank's name may hold digits
     r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z0-9&]{1,20}"
-    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?(?:account|card))"
+    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
+    r"(?:account|(?i:acct|a/c)|card))"  # "the NatWest current acct"
 )
 _ACCOUNT_RE = re.compile(_ACCOUNT)
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
 # of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
+_METHOD_WORDS = "|".join(
+    (
+        r"standing\s+order",
+        r"direct\s+debit",
+        "dauerauftrag",
+        r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)",
+        r"pr[ée]l[èe]vement",
+        r"domiciliaci[oó]n",
+        r"orden\s+permanente",
+        r"virement\s+permanent",
+    )
+)
+_ABBREVIATED = r"(?-i:DD|SO)"
 _METHOD = re.compile(
     # "DD"/"SO" only as a payment's word ("by SO", "a DD for", "set up a DD"): "I was SO tired"
-    r"\b(?P<m>standing\s+order|direct\s+debit|"
-    r"(?:(?<=by\s)|(?<=via\s)|(?<=a\s)|(?<=the\s))(?-i:DD|SO)|"
-    r"(?-i:DD|SO)(?=\s+(?:for|to|of|from|on|comes|goes|is|was|out|payment|mandate|"
-    r"each|every|monthly)\b)|"
-    r"dauerauftrag|"
-    r"(?:sepa[\s-]+)?(?:lastschrift|direct\s+debit|mandate)|pr[ée]l[èe]vement|"
-    r"domiciliaci[oó]n|orden\s+permanente|virement\s+permanent)\b",
+    r"\b(?P<m>"
+    + _METHOD_WORDS
+    + r"|(?:(?<=by\s)|(?<=via\s)|(?<=a\s)|(?<=the\s))"
+    + _ABBREVIATED
+    + r"|"
+    + _ABBREVIATED
+    + r"(?=\s+(?:for|to|of|from|on|comes|goes|is|was|out|payment|mandate|"
+    r"each|every|monthly)\b))\b",
     re.IGNORECASE,
 )
+# The same words in a payee cut out of its sentence ("council tax DD"): there the
+# abbreviation needs no context (the payee is already known to be a payment's).
+_METHOD_IN_PAYEE = re.compile(r"\s*\b(?:" + _METHOD_WORDS + "|" + _ABBREVIATED + r")\b", re.I)
 _METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
 _METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
 _MONTHLY = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th)|first|second|third|fourth|fifth|last)"
+    r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th|\s+of\s+(?:every|each))|first|second|third|"
+    r"fourth|fifth|last)"
     r"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each|the)\s+month\b|"
-    r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month)\b",
+    r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month|per\s+month)\b",
     re.IGNORECASE,
 )
 _PAYEE_TO = re.compile(
@@ -60,13 +85,14 @@ _PAYEE_TO = re.compile(
 )
 _PAYEE_FOR = re.compile(
     r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?:[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+)?"  # "the £180 council tax"
-    r"(?P<payee>[a-z][a-z'&-]*(?:\s+[a-z][a-z'&-]*){0,2}?)"
+    r"(?P<payee>(?-i:[^\W\dA-Z_])[\w'&-]*(?:\s+[a-z][\w'&-]*){0,2}?)"  # "crèche"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
 )
 _PAYEE_SUBJECT = re.compile(
-    r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[A-Za-z][A-Za-z ]{1,30}?)\s+(?:of\s+\S+\s+)?"
-    r"(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|collects|"
-    r"leaves)\b",
+    r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[^\W\d_][^\W\d_ ]*(?:\s[^\W\d_]+){0,3}?)\s+"
+    r"(?:of\s+\S+\s+)?(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|"
+    # "The crèche will be 620 € per month by prélèvement": what it will cost, and how
+    r"collects|leaves|will\s+be(?=\s+[£$€]?\s?\d))\b",
     re.IGNORECASE,
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
@@ -74,10 +100,21 @@ _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _MONTH_NUMBER = {m: i + 1 for i, m in enumerate(_MONTHS)}
 _MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 # "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
-_GENERIC_ACCOUNT = r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+_FROM_KIND = re.compile(
+    r"\b(?:from|out\s+of)\s+(?:the|my|our)\s+((?:joint|savings|current|business)\s+account)\b", re.I
+)
+_GENERIC_ACCOUNT = (
+    r"(?!(?:current|savings|joint|bank|old|new|same|other|main)\b)"
+    # "from October", "from Monday": a time, not an account
+    r"(?!(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|"
+    r"satur|sun)day|next|today|tomorrow)\b)"
+)
 _FROM_BANK = re.compile(
-    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+)?(?P<acct>" + _GENERIC_ACCOUNT + r"(?:"
-    r"(?-i:[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"
+    r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?(?P<acct>"
+    + _GENERIC_ACCOUNT
+    + r"(?:"
+    r"(?-i:[a-z]?[A-Z][A-Za-z0-9&]{1,20})(?:\s+(?:current\s+|savings\s+)?account)?|"  # "mBank"
     r"[a-z][a-z0-9&]{2,20}\s+(?:current\s+|savings\s+)?account)|"
     # "comes out of halifax on the 1st": a bank typed in lower case, where money leaves
     r"(?<=out\sof\s)[a-z][a-z0-9&]{2,20}(?=\s+(?:on|every|each)\b|\s*[,.]|\s*$))\b",
@@ -93,7 +130,11 @@ _ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])"
 _FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
-_OTHER_SETS_UP = re.compile(r"^(?:my\s+(?:partner|wife|husband)\s+(?:also\s+)?set\s+up)", re.I)
+_OTHER_SETS_UP = re.compile(
+    r"^(?:(?:oops|oh|and|also|so|hmm|ugh)[,!]?\s+)?my\s+(?:partner|wife|husband)\s+"
+    r"(?:also\s+|has\s+|just\s+)*(?:set\s+up|made|created|added|arranged)\b",
+    re.I,
+)
 
 
 _ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
@@ -153,6 +194,43 @@ _NOT_PAID_OUT = word_set(
 )
 
 
+# "I send money to my mama every month 2,000 AED thru Western Union, every 25th", "I pay my
+# cleaner 80 every month": a monthly payment the user makes to someone, no instruction named
+_I_PAY_MONTHLY = re.compile(
+    r"^(?:(?:and|also|so)\s+)?i\s+(?:send|pay|transfer|wire|give)\s+(?:(?:some\s+)?money\s+)?"
+    r"(?:to\s+)?(?:my\s+)?(?P<payee>[a-z][\w'-]{1,20}(?:\s(?-i:[A-Z])[\w'-]{1,20})?)\s+"
+    r"(?:[£$€]?\s?\d[\d,.]*\s?(?:[A-Z]{3}|[£$€])?\s+)?(?:every|each|a|per)\s+month\b",
+    re.I,
+)
+_VIA = re.compile(
+    r"\b(?:by|via|thru|through)\s+(?:bank\s+)?(?:transfer|western\s+union|wise|remitly)", re.I
+)
+_PRONOUNS = word_set("her him them it that this you me us")
+
+
+def _i_pay_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A monthly payment the user says they make; True when one was read."""
+    m = _I_PAY_MONTHLY.match(sent.text)
+    said = m and find_money(sent.text)
+    if m is None or not said or not clause_ok(parts, sent, sent.start):
+        return False
+    payee = m["payee"]
+    if payee.lower() in _PRONOUNS or _NOT_PAID_OUT & {payee.lower()} - _RELATIVES:
+        return False  # "I pay her ...": who is not said here
+    value = put_amount({"payee": payee, "period": "monthly"}, said[0])
+    if (nth := EVERY_NTH.search(sent.text) or _ON_NTH.search(sent.text)) and 1 <= int(nth[1]) <= 31:
+        value["day_of_month"] = int(nth[1])
+    if _VIA.search(sent.text):
+        value["method"] = "transfer"
+    if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
+        value["account"] = acct["acct"]
+    ctx.add("finance.scheduled_payments", value, sent, 0.7)
+    return True
+
+
+_RELATIVES = word_set("mum mom dad mother father brother sister son daughter wife husband partner")
+
+
 def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A monthly payment with no instruction named; True when one was read."""
     m = _GOES_MONTHLY.match(sent.text)
@@ -170,22 +248,82 @@ def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
+# "DDs on NatWest: council tax £186/month (1st); Thames Water £38 (20th).": instructions
+# listed under a heading that names the method (and the account); each item a payee, its
+# amount, its day in brackets. The items after a ";" are sentences of their own.
+_LIST_HEAD = re.compile(
+    r"(?:^|(?<=[.\n]\s))(?:my\s+|our\s+)?(?P<m>(?-i:DDs|SOs)|direct\s+debits|standing\s+orders)"
+    r"(?:\s+(?:on|from|out\s+of)\s+(?:the\s+|my\s+|our\s+)?(?P<acct>(?-i:[a-z]?[A-Z][\w&]{1,20})"
+    r"(?:\s+(?:current\s+|savings\s+|joint\s+)?account)?))?\s*:\s*",
+    re.I,
+)
+_LIST_ITEM = re.compile(
+    r"(?P<payee>[A-Za-z][\w'&]*(?:\s[A-Za-z][\w'&]*){0,3}?)\s+"
+    r"(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,.]*\s?(?:[£$€]|[A-Z]{3}\b))"
+    r"(?:\s*/\s*(?:month|mo)|\s+(?:a|per)\s+month|\s+monthly)?"
+    r"(?:\s*\((?:on\s+)?(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\))?\s*[,.;]?\s*$"
+)
+
+
+def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """An item of a list of payment instructions under its heading; True when one was read."""
+    here = _LIST_HEAD.search(sent.text) if _LIST_WORD.search(sent.text) else None
+    if here is not None:
+        head, item = here, sent.text[here.end() :]
+    else:  # an item after the heading's own, in the same line of the message (a list's
+        # items follow it closely: the look back is bounded, so long messages stay linear)
+        if (
+            "(" not in sent.text
+            and "£" not in sent.text
+            and not any(ch.isdigit() for ch in sent.text)
+        ):
+            return False
+        line = ctx.text[max(0, sent.start - _LIST_REACH) : sent.start]
+        line = line[line.rfind("\n") + 1 :]
+        if not _LIST_WORD.search(line):
+            return False
+        head = next(_LIST_HEAD.finditer(line), None)
+        if head is None or re.search(r"[.!?]\s", line[head.end() :]):
+            return False
+        item = sent.text
+    m = _LIST_ITEM.match(item)
+    if m is None or not clause_ok(parts, sent, sent.start) or someone_else(sent.text):
+        return False
+    money = find_money(m["amt"]) or amounts(m["amt"])
+    if not money:
+        return False
+    value: dict[str, Any] = {"payee": m["payee"], "method": _method(head["m"].rstrip("sS"))}
+    put_amount(value, money[0])
+    if head["acct"]:
+        value["account"] = head["acct"]
+    if m["day"] and 1 <= int(m["day"]) <= 31:
+        value |= {"period": "monthly", "day_of_month": int(m["day"])}
+    ctx.add("finance.scheduled_payments", value, sent, 0.75)
+    return True
+
+
+_LIST_REACH = 400  # how far back a list item looks for its heading (characters)
+_LIST_WORD = re.compile(r"DDs|SOs|debits|orders", re.I)  # a cheap test before the heading
+
+
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
     if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
         return  # the bills rule (bills.py) read this sentence already
     if _moved(ctx, sent, parts) or _stopped_after(ctx, sent, parts):
         return
+    if _instruction_list(ctx, sent, parts):
+        return
     m = _METHOD.search(sent.text)
+    if m is None:
+        _goes_monthly(ctx, sent, parts) or _i_pay_monthly(ctx, sent, parts)
+        return
     # "Rent goes out on the 28th by standing order": a bill named first is the user's own.
     own = _FIRST_PERSON.search(sent.text) or (
         (bill := _PAYEE_SUBJECT.match(sent.text)) is not None
-        and bill.start("payee") == 0
         and not re.match(r"(?:his|her|their|its)\b", bill["payee"], re.I)
     )
-    if m is None and _goes_monthly(ctx, sent, parts):
-        return
-    if m is None or not own or _ENDED.search(sent.text):
+    if not own or _ENDED.search(sent.text):
         return  # a cancelled or replaced instruction is not a standing one
     if not _OTHER_SETS_UP.search(sent.text) and (
         not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()])
@@ -201,8 +339,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if payee is None:
         return
     name = re.sub(r"^the\s+", "", payee["payee"].strip(), flags=re.IGNORECASE)
-    name = _METHOD.sub("", name).strip()  # "council tax DD comes out": the payee is the tax
-    name = re.sub(r"\s+(?-i:DD|SO)$", "", name)  # (the abbreviation alone, out of its sentence)
+    name = _METHOD_IN_PAYEE.sub("", name).strip()  # "council tax DD": the payee is the tax
+    name = clean_payee(name)  # "ZUS I have on standing order": the user's clause is no name
     # "to my landlady Frau Albers": the payee is the name, not the role before it
     name = re.sub(r"^(?:my|our)\s+[a-z]+\s+(?=(?-i:[A-Z]))", "", name, flags=re.I)
     if payee.re is _PAYEE_SUBJECT and payee.start("payee") == 0 and name[1:] == name[1:].lower():
@@ -218,6 +356,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     acct = _ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]
+    elif (kind := _FROM_KIND.search(sent.text)) is not None:
+        value["account"] = kind[1]  # "from the joint account": the account by its kind
     period = _MONTHLY.search(sent.text)
     if period is not None:
         value["period"] = "monthly"
@@ -228,6 +368,8 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["day_of_month"] = day
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
+    elif (nth := EVERY_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
+        value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
 
 
@@ -249,9 +391,42 @@ _OLD_ACCOUNT = re.compile(
 )
 
 
+# "Council tax moved to Starling today": an instruction the thread knows, said by its payee
+_PAYEE_MOVED = re.compile(
+    r"^(?:the\s+|my\s+|our\s+)?(?P<payee>[A-Za-z][\w' ]{1,30}?)\s+(?:(?:has|have|got|is|was)\s+)?"
+    r"(?:(?:now|already|just)\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:to|onto)\s+"
+    r"(?:my\s+|the\s+)?(?P<new>(?-i:[a-z]?[A-Z][A-Za-z&]{1,20}))",
+    re.I,
+)
+
+
+def _known_instruction(ctx: Ctx, payee: str) -> Any:
+    """The latest instruction the thread knows for a payee (said in other case), or None."""
+    for x in reversed(ctx.thread.mentions):
+        if x.kind == "finance.scheduled_payments" and str(x.get("payee") or "").lower() == payee:
+            return x
+    return None
+
+
 def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """An instruction moved to another account; True when the sentence said one."""
     m = _MOVED.search(sent.text)
+    if m is None and (said := _PAYEE_MOVED.match(sent.text)) is not None:
+        known = _known_instruction(ctx, said["payee"].strip().lower())
+        if known is None or not in_clause(said, parts, sent):
+            return False  # a payee the thread has no instruction for: nothing to move
+        new = {k: known.get(k) for k in ("payee", "method", "amount", "currency", "period")}
+        new = {k: v for k, v in new.items() if v is not None}
+        if (old := known.get("account")) and not str(old).lower().startswith(said["new"].lower()):
+            ended = {k: new[k] for k in ("payee", "method") if k in new}  # as _MOVED ends it
+            ctx.add(
+                "finance.scheduled_payments",
+                ended | {"account": old, "ends_on": ctx.today},
+                sent,
+                0.75,
+            )
+        ctx.add("finance.scheduled_payments", new | {"account": said["new"]}, sent, 0.75)
+        return True
     if not in_clause(m, parts, sent):
         return False
     earlier = ctx.thread.last("finance.scheduled_payments")
@@ -279,18 +454,53 @@ _PLAN_CARD = re.compile(
     # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
     r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay|"
     # "..., I pay it with the Swisscard" (non-native present for a plan)
-    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b))\s+"
+    r"i\s+pay(?=\s+(?:it|this|that|them|on|by)\b)|"
+    # "mexico city airbnb: $2,140 ..., paying it on the wise card on dec 1" (a note)
+    r"(?:^|(?<=,\s))paying(?=\s+(?:it|this|that|them)\b))\s+"
     r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
     r"(?:with|on|using|from)\s+(?:"
     + _ACCOUNT
-    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b)",
+    + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b"
+    + r"|(?i:the|my)\s+(?P<bank2>[a-z][a-z0-9&]{1,20}\s+card)\b)",  # "on the wise card"
     re.IGNORECASE,
 )
+
+
+# "Retreat deposit: £1,450 to the travel agent on 3 March, Starling card.": a payment
+# planned as a note: what, the amount, (whom), the day, the card
+_PLAN_NOTE = re.compile(
+    r"^(?P<what>[A-Za-z][\w' -]{2,40}):\s*"
+    r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.' ]*\s?(?:[£$€]|[A-Z]{3}))"
+    r"[^.;]{0,60}?,\s*(?:on\s+|with\s+|by\s+)?(?:the\s+|my\s+)?"
+    r"(?P<card>[A-Za-z][\w&]{1,20}\s+card)\s*[.!]?$",
+)
+
+
+def _planned_note(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A planned payment written as a note; True when one was read."""
+    m = _PLAN_NOTE.match(sent.text)
+    if m is None or not clause_ok(parts, sent, sent.start):
+        return False
+    money = find_money(m["amt"])
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not money or len(dates) != 1 or someone_else(sent.text):
+        return False
+    value = {
+        "payee": m["what"].strip(),
+        "account": m["card"],
+        "method": "card",
+        "period": "once",
+        "next_date": dates[0].date,
+    }
+    ctx.add("finance.scheduled_payments", put_amount(value, money[0]), sent, 0.75)
+    return True
 
 
 def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A one-off payment the user plans with a named card or account, on a day."""
     m = _PLAN_CARD.search(sent.text)
+    if m is None and _planned_note(ctx, sent, parts):
+        return
     if not in_clause(m, parts, sent):
         return
     said, what_at, what = sent, m.start("what"), m["what"]
@@ -344,6 +554,7 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
     """The planned payment: its payee from what is paid, its account as named or the card
     the thread named ("the same card")."""
     what = re.sub(r"\s*\([^)]*\)", "", what).strip(" ,")  # "Casa Vela (the villa)"
+    what = re.sub(r"\s*:.*$", "", what)  # "mexico city airbnb: $2,140 ...": what is paid
     what = re.sub(r",.*$|\s+(?:on|by|due)\s+(?:the\s+)?\d.*$", "", what)  # not its day
     head, _, tail = f" {what}".partition(" for ")  # "the deposit for the car": the car deposit
     words = f"{tail} {head}" if tail else head
@@ -351,7 +562,7 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
     payee = re.sub(r"\s+of$", "", payee)  # "the villa deposit of €2,000": the villa deposit
     if not payee:
         return
-    account = m["acct"] or m["bank"]  # "with the Swisscard": the account as named
+    account = m["acct"] or m["bank"] or m["bank2"]  # "with the Swisscard": as named
     if _SAME_CARD.match(account) and (card := ctx.thread.last("finance.bank_accounts")):
         account = str(card.get("name") or f"{card.get('provider')} card")
     elif m["bank"]:  # "with the Swisscard": the card the thread knows by that issuer
@@ -384,12 +595,16 @@ _PER_PAYMENT = re.compile(
     r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
     # "a 1000 EUR per-payment limit"
     r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
-    r"(?:transaction|payment|purchase)\s+limit\b",
+    r"(?:transaction|payment|purchase)\s+(?:limit|cap)\b",
     re.IGNORECASE,
 )
 _HOLDER = re.compile(
-    r"^\s*(?:and\s+|also\s+|but\s+)?" + _ACCOUNT + r"\s+(?:has|have|comes\s+with|only\s+allows|'s|"
-    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)\b"
+    r"^\s*(?:and\s+|also\s+|but\s+)?(?:" + _ACCOUNT + r"|"
+    # "wise card has ...", "Starling card: ...": a card named by its bank alone, as typed
+    r"(?!(?:this|that|the|my|our|a|an|your|his|her|their|which|credit|debit|bank|new|old)\b)"
+    r"(?P<acct2>[A-Za-z][A-Za-z0-9&]{1,20}\s+(?:card|account))(?=\s*:|\s+has\b))"
+    r"\s*(?::|has|have|comes\s+with|only\s+allows|'s|"
+    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)"
 )
 # "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
 _CAPPED = re.compile(
@@ -438,11 +653,13 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     holder = _HOLDER.search(sent.text)
     if limit is not None and holder is not None:
         money = find_money(sent.text) or amounts(sent.text[limit.start() :])
-        if money and clause_ok(parts, sent, sent.start + holder.end("acct")):
+        group = "acct" if holder["acct"] else "acct2"
+        name = holder[group]
+        if money and clause_ok(parts, sent, sent.start + holder.start(group)):
             value = {
-                "name": holder["acct"],
-                "provider": _provider(holder["acct"]),
-                "kind": _kind(holder["acct"]),
+                "name": name,
+                "provider": _provider(name),
+                "kind": _kind(name),
                 "per_transaction_limit": money[0].amount,
             }
             if money[0].currency:
@@ -497,20 +714,33 @@ _OFFER = re.compile(
     + _PROVIDER
     + r")(?:'s|’s)?(?:\s+card)?:?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
     r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
-    r"(?:purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|(?:[a-z]{3,15}\s+)?"
-    r"(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|promo(?:tional)?\s+rate))"
+    r"(?:(?:card\s+)?purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|"
+    r"(?:[a-z]{3,15}\s+)?(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|"
+    # "the discounted rate ends 30 April", "the fixed tariff ends"
+    r"(?:discounted|reduced|special|fixed|promo(?:tional)?|teaser|bonus)\s+(?:rate|price|tariff)))"
     r"(?:\s+(?:with|from|on)\s+(?:my\s+|the\s+)?(?P<prov2>" + _PROVIDER + r")(?:\s+card)?)?\s+"
     r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
     re.IGNORECASE,
 )
 _THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
-_RATE = re.compile(r"\d{1,2}(?:\.\d{1,2})?%")
+_RATE = re.compile(r"\d{1,2}(?:[.,]\d{1,2})?%")  # "19,9%": a decimal comma
+
+
+_UNTIL_DOTTED = re.compile(
+    r"\b(?:until|till|til|to|ends?|expires?|on)\s+(\d{1,2})\.(\d{1,2})\b(?![.,]?\d)", re.I
+)
+_SAID_BY = re.compile(
+    r"^(?P<p>" + _PROVIDER + r")\s+(?:letter|e-?mail|message|text|sms|notice|app|says|said|"
+    r"sent|send|wrote|told\s+me)\b"
+)
 
 
 def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A promotion said plainly, and what applies after it."""
     m = _OFFER.search(sent.text)
-    provider = m and (m["prov"] or m["prov2"])
+    # "Electric Ireland letter, the discounted rate ends ...": who wrote is the provider
+    said_by = _SAID_BY.match(sent.text)
+    provider = m and (m["prov"] or m["prov2"] or (said_by and said_by["p"]))
     if m is None or not provider or provider.split()[0] in NOT_NAMES:
         return
     if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
@@ -520,12 +750,15 @@ def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.valid and d.start >= sent.start + m.end() - 8
     ]
-    if not later:
+    # "until 31.08": a day written day-first with dots, after the word that ends the offer
+    until = None if later else _UNTIL_DOTTED.search(sent.text, max(0, m.end() - 8))
+    dotted = until and dotted_day(f"{until[1]}.{until[2]}.", ctx.today, "future")
+    if not later and dotted is None:
         return
     value: dict[str, Any] = {
-        "name": " ".join(m["name"].split()),
+        "name": re.sub(r"^(?:the|my|our|a|an)\s+", "", " ".join(m["name"].split()), flags=re.I),
         "provider": provider,
-        "ends_on": later[0].date,
+        "ends_on": later[0].date if later else dotted,
     }
     if then := _after_then(sent.text, m.end()):
         value["then"] = then
@@ -646,4 +879,6 @@ RULES: tuple[Rule, ...] = (
     rule_planned_card_payment,
     rule_accounts,
     rule_promotions,
+    rule_amount_correction,
+    rule_not_the_users_spend,  # last: what the rules above read of someone else's
 )

@@ -19,7 +19,12 @@ from uac.fact_log.extraction.patterns.text import (
 )
 
 TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
-_WEEKS = re.compile(r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b", re.I)
+_WEEKS = re.compile(
+    r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b|"
+    # "I am pregnant (11 weeks, ...)", "pregnant, 20 weeks": the weeks said after
+    r"\bpregnant\s*[(,:-]\s*(?P<n2>\d{1,2})\s*(?:weeks?|wks?)\b",
+    re.I,
+)
 _DUE = re.compile(
     r"\b(?:(?:the\s+|our\s+)?baby(?:'s|\s+is|\s+was)?\s+(?:now\s+)?due|(?:my|our|the)\s+due\s+"
     r"date(?:'s|\s+is|\s+was)?(?:\s+now)?|i(?:'m|\s+am)\s+due|we(?:'re|\s+are)\s+due|"
@@ -27,7 +32,10 @@ _DUE = re.compile(
     # (a bare "due date is 22 April" stays unread: the fresh and blind3 writers record nothing
     # for it, the blind4 writer the due date; bench/extraction_data/README.md, session 8)
     r"^(?:and\s+|so\s+)?due(?=\s+(?:on\s+|in\s+|for\s+)?(?:the\s+)?\d)|"
-    r"\bthe\s+date\s+(?:is|will\s+be)(?:\s+for)?)\b",
+    r"\bthe\s+date\s+(?:is|will\s+be)(?:\s+for)?|"
+    # "the term is foreseen for the 29/08" (the French "le terme"), "term is 3 June"
+    r"\b(?:the\s+)?term\s+(?:is\s+|was\s+)?(?:foreseen|expected|planned|predicted|set|due|now)?"
+    r"(?:\s+(?:for|on))?(?=\s+(?:the\s+)?\d))\b",
     re.I,
 )
 
@@ -44,7 +52,8 @@ def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] |
         due = _BARE_DUE.search(sent.text, pregnant_at)
     value: dict[str, Any] = {"name": "pregnancy", "status": "active"}
     weeks = _WEEKS.search(sent.text)
-    n = count_word(weeks["n"].replace("-", " ")) if weeks else None
+    said_n = weeks and (weeks["n"] or weeks["n2"])
+    n = count_word(said_n.replace("-", " ")) if said_n else None
     if n is not None and 4 <= n <= 42:
         value["expected_end"] = ctx.today + dt.timedelta(weeks=TERM_WEEKS - n)
     if due is not None:
@@ -83,6 +92,11 @@ def rule_due_date(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value = pregnancy(ctx, sent, None)
     if value is not None and "expected_end" in value:
         end = {"expected_end": value["expected_end"]}  # "I am pregnant!! due 27 August"
+        # a day said beats one counted from the weeks ("pregnant (11 weeks), the term is
+        # foreseen for the 29/08"): the earlier sentence's record loses its counted day
+        for c in ctx.out:
+            if c.path == "health.conditions" and c.start < sent.start and _is_pregnancy(c.value):
+                c.value.pop("expected_end", None)
         if not complete_earlier(ctx, "health.conditions", _is_pregnancy, end, sent):
             ctx.add("health.conditions", value, sent, 0.8)
 

@@ -208,12 +208,18 @@ _IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 # "2 year warranty", "2 yr parts & labour warranty", "3 years of garantía" (the writer's word)
 _GUARANTEE = r"(?:warranty|guarantee|garant[ií]a|garantie|garanzia)"
+# a year or a month in the writer's language ("2 ans de garantie", "3 años de garantía")
+_UNIT = r"year|yr|month|ans?|años?|anni|jahre?|mois|meses|mesi|monate?"
 _WARRANTY = re.compile(
-    r"\b(?P<n>\w+)[- ](?P<unit>year|yr|month)s?(?:[- ]of)?(?:[- ][\w&]+){0,3}?[- ]"
+    r"\b(?P<n>\w+)[- ](?P<unit>"
+    + _UNIT
+    + r")s?(?:[- ](?:of|de|di))?(?:[- ][\w&]+){0,3}?[- ]"
     + _GUARANTEE
     + r"\b|"
     # "warranty is 3 years", "guarantee of two years", "the warranty lasts 24 months"
-    r"\b(?:warranty|guarantee)\s+(?:is|of|lasts|for)\s+(?P<n2>\w+)[- ](?P<unit2>year|yr|month)s?\b|"
+    r"\b(?:warranty|guarantee)\s+(?:is|of|lasts|for)\s+(?P<n2>\w+)[- ](?P<unit2>"
+    + _UNIT
+    + r")s?\b|"
     r"\b(?:warranty|guarantee)\s+(?:until|till|through|to|runs\s+until|expires\s+on)\b|"
     r"\b(?:warranty|guarantee)\s+(?:on|for)\s+(?:my|the|our)\s+[\w -]{2,40}?\s+"
     r"(?:ends|expires|runs\s+out)\b",
@@ -226,9 +232,14 @@ _ITEM_SUBJECT = re.compile(
     r"^(?i:the|my|our)\s+(?P<item>[A-Za-z][A-Za-z-]{1,20})\b(?:\s+(?i:i|we)\s+bought"
     r"(?:\s+(?:at|from)\s+(?P<merchant>[A-Z][\w.&'-]+))?)?|^(?i:it|this|that)\b|"
     # "Bought a Bosch washing machine, the warranty runs until ...": the item is the object.
-    r"^(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?i:a|an|the|my|our)\s+(?i:new\s+)?"
-    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?)"
-    r"(?=,|\s+(?i:and|with|today|yesterday|from|at|on|last|this|in)\b)",
+    # (the article may be left out: "I bought new lens, ...")
+    r"^(?i:(?:bonjour|hello|hi|hey|so|ok|okay|also|and)[,!]?\s+)?"  # after a greeting
+    r"(?i:(?:i\s+)?(?:just\s+)?(?:bought|got|ordered))\s+(?:(?i:a|an|the|my|our)\s+)?(?i:new\s+)?"
+    # "the poussette (stroller) Cybex": a word glossed in brackets, then the brand
+    r"(?P<bought>[A-Za-z][\w-]{1,20}(?:\s[A-Za-z][\w-]{1,20}){0,2}?(?:\s\([^)]{1,20}\)\s[A-Z][\w-]{1,20})?)"
+    r"(?=,|\s+(?i:and|with|today|yesterday|from|at|on|last|this|in|for)\b)"
+    # "Got a new laptop from Currys yesterday": where it was bought, said after it
+    r"(?:\s+(?i:from|at)\s+(?P<merchant3>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?",
 )
 
 
@@ -259,7 +270,7 @@ def _length(m: re.Match[str]) -> tuple[int | None, int]:
     said, unit = m["n"] or m["n2"], m["unit"] or m["unit2"]
     if said is None:
         return None, 12
-    return count_word(said), 12 if unit.lower()[0] == "y" else 1
+    return count_word(said), 12 if unit.lower()[0] in "yaj" else 1  # year, an, año, Jahr
 
 
 def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
@@ -311,8 +322,13 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {"item": named}
     if not value:
         return
-    if subject["merchant"]:
-        value["merchant"] = subject["merchant"]
+    paid_here = [
+        c.value.get("merchant")
+        for c in ctx.out
+        if c.path == "finance.transactions" and c.start == sent.start and c.value.get("merchant")
+    ]  # "bought new lens for 4 299 zł in Cyfrowe.pl, 2 years guarantee": where it was paid
+    if merchant := subject["merchant"] or subject["merchant3"] or (paid_here and paid_here[0]):
+        value["merchant"] = merchant
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
     if subject["bought"]:  # "Bought a ... (on 2 March / yesterday)": that day, else today
         said = [d for d in dates if d.start < sent.start + m.start()]

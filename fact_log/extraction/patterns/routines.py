@@ -191,7 +191,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
         return  # "my car will run out in ...": not a medication
     if not names:
-        mention = ctx.thread.last("drug", "health.medications")
+        mention = ctx.thread.last_own("drug", "health.medications")
         names = [mention.get("name")] if mention is not None and mention.get("name") else []
     if not names:
         return
@@ -209,7 +209,7 @@ def _drug_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False
     names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
     if not names and m["it"]:
-        mention = ctx.thread.last("drug", "health.medications")
+        mention = ctx.thread.last_own("drug", "health.medications")
         names = [mention.get("name")] if mention is not None and mention.get("name") else []
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end()]

@@ -242,10 +242,20 @@ _AUX_QUESTION = re.compile(
 _WHEN_I_WAS = re.compile(r"^\s*when\s+(?:i|we)\s+(?:was|were)\b", re.IGNORECASE)
 
 
+# Asked without a question mark (typed fast, lower case): "is it ok to drink on sertraline",
+# "can i take ibuprofen with it", "should I take it with food"
+_ASKED_UNMARKED = re.compile(
+    r"^\s*(?:(?:is|are)\s+(?:it|this|that|they)\s+(?:ok|okay|safe|fine|alright|bad|normal|"
+    r"allowed|true)|(?:can|could|should|may|must)\s+i|do\s+i\s+(?:need|have)\s+to)\b",
+    re.IGNORECASE,
+)
+
+
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
-        (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
+        _ASKED_UNMARKED.match(sentence)
+        or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
             and (_AUX_QUESTION.search(clause) or _AUX_QUESTION.search(sentence))

@@ -88,6 +88,33 @@ _GIVEN_LIST = re.compile(
 )
 
 
+# "Vaccines I have: yellow fever from 2019, hepatitis A and typhoid last year", "my jabs so
+# far - tetanus, hep B": the user's vaccinations listed under a heading that says they had them
+_HAD_LIST = re.compile(
+    r"^(?:(?:my|the)\s+)?(?:vaccines?|vaccinations?|jabs?|shots?|immuni[sz]ations?)\s*"
+    r"(?:(?:i(?:'ve|\s+have)(?:\s+(?:had|got))?|i\s+(?:had|got)|(?:i'm|i\s+am)\s+up\s+to\s+date\s+on|"
+    r"done|so\s+far|up\s+to\s+date)\s*)?(?::|-|–|—)\s*",
+    re.I,
+)
+
+
+def _had_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Vaccinations listed under a heading of the user's own; True when found. Each keeps the
+    day its own item says, none when the item names only a year ("from 2019")."""
+    m = _HAD_LIST.match(sent.text)
+    if m is None or _PLANNED.search(m[0]) or not clause_ok(parts, sent, sent.start):
+        return False
+    pattern, table = _vaccines()
+    hits = list(pattern.finditer(sent.text, m.end()))
+    for i, v in enumerate(hits):
+        end = hits[i + 1].start() if i + 1 < len(hits) else len(sent.text)
+        item = Span(sent.start + v.start(), sent.text[v.start() : end])
+        days = [d for d in dates_in(item, "past", ctx.today) if d.valid and d.date <= ctx.today]
+        value = {"name": table[v[0].lower()], "date": days[0].date if days else None}
+        ctx.add("health.vaccinations", value, sent, 0.75)
+    return bool(hits)
+
+
 def _given_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """Vaccines listed after a heading that says where and which day; True when found."""
     m = _GIVEN_LIST.match(sent.text)
@@ -113,7 +140,7 @@ _EARLIER_TODAY = re.compile(
 def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vaccinations received ("I had my yellow fever jab in 2019", "I'm vaccinated against
     typhoid"); a future date makes it a plan, not a vaccination."""
-    if _given_list(ctx, sent, parts):
+    if _given_list(ctx, sent, parts) or _had_list(ctx, sent, parts):
         return
     m = _VACCINATED.search(sent.text)
     if m is None or not _JAB.search(sent.text) or _PLANNED.search(sent.text):

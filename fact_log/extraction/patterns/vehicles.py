@@ -66,6 +66,10 @@ MAKES = {
     "range rover": "Land Rover",
     "jaguar": "Jaguar",
     "rivian": "Rivian",
+    "john deere": "John Deere",  # farm vehicles are vehicles too
+    "massey ferguson": "Massey Ferguson",
+    "new holland": "New Holland",
+    "isuzu": "Isuzu",
 }
 MODEL_MAKES = {
     "civic": "Honda",
@@ -77,6 +81,10 @@ MODEL_MAKES = {
     "prius": "Toyota",
     "rav4": "Toyota",
     "yaris": "Toyota",
+    "land cruiser": "Toyota",
+    "hilux": "Toyota",
+    "defender": "Land Rover",
+    "discovery": "Land Rover",
     "golf": "Volkswagen",
     "polo": "Volkswagen",
     "passat": "Volkswagen",
@@ -115,6 +123,7 @@ MODEL_MAKES = {
 
 
 _MAKE_RE = "|".join(sorted((re.escape(k) for k in MAKES), key=len, reverse=True))
+_MODEL_RE = "|".join(sorted((re.escape(k) for k in MODEL_MAKES), key=len, reverse=True))
 _VEHICLE = re.compile(
     r"\b(?:i(?:\s+just)?\s+(?:drive|own|have|bought|got|lease|leased|picked\s+up|ride)|"
     r"^(?:just\s+)?(?:bought|picked\s+up|leased)|"
@@ -142,10 +151,69 @@ _MILEAGE = re.compile(
 )
 
 
+# What makes a distance a target, not the reading: "needs a service at 60,000 miles", "next
+# one due at 100k", "every 10,000 km", "warranty until 100,000 km" (said just before it)
+_TARGET_BEFORE = re.compile(
+    r"\b(?:due|next|needs?|needed|every|until|till|interval|limit|warranty|max(?:imum)?|"
+    r"service\s+(?:at|in|every)|(?:at|by)\s+the\s+latest)\b[^.;!?\d]{0,20}$",
+    re.I,
+)
+# A reading said without its unit after a target in one ("..., it's on 58,200 now")
+_BARE_READING = re.compile(
+    r"\b(?:it'?s\s+(?:on|at)|(?:is|currently|now)\s+(?:on|at)|currently|has\s+done|reads|"
+    r"showing|shows|clocked)\s+(?P<n>\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€%]))",
+    re.I,
+)
+
+
+def odometer(text: str) -> int | None:
+    """The odometer reading a sentence gives, in km: a distance that is not a target (a
+    service or limit "at"/"due at"/"every" it) nor a distance away; None when none is."""
+    unit = None
+    for km in _MILEAGE.finditer(text):
+        if re.match(r"\s*(?:away|from|to)\b", text[km.end() :]):
+            continue
+        if _TARGET_BEFORE.search(text, max(0, km.start() - 40), km.start()):
+            unit = unit or km[3]  # the target's unit is the reading's when it has none
+            continue
+        return kilometres(km[1], km[3], bool(km[2]))
+    if unit and (bare := _BARE_READING.search(text)):
+        return kilometres(bare["n"], unit)
+    return None
+
+
 def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
     value = int(re.sub(r"[,.'’]", "", number)) * (1000 if thousands else 1)
     return round(value * 1.609344) if unit.lower().startswith("mi") else value
+
+
+# "the jeep is a 2016 land cruiser, 212,400 km on her now", "my car is a 2019 VW Golf": a
+# vehicle named by its kind, then what it is
+_KIND_IS_A = re.compile(
+    r"\b(?:my|our|the)\s+(?:car|jeep|van|truck|pickup|pick-up|4x4|suv|motorbike|motorcycle|bike|"
+    r"tractor|camper|campervan|motorhome)(?:\s+is|'s|’s)\s+(?:an?\s+)?(?P<year>(?:19|20)\d\d\s+)?"
+    r"(?:(?P<make>" + _MAKE_RE + r")\s+)?(?P<model>" + _MODEL_RE + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _kind_is_a(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A vehicle said as "<the car/jeep/...> is a <year> <model>"; True when one was read."""
+    m = _KIND_IS_A.search(sent.text)
+    if m is None or not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
+        return False
+    model = m["model"]
+    make = MODEL_MAKES[model.lower()]
+    if m["make"] and MAKES[m["make"].lower()] != make:
+        return False
+    value: dict[str, Any] = {"make": make, "model": " ".join(w.capitalize() for w in model.split())}
+    if m["year"]:
+        value["year"] = int(m["year"])
+    if (reading := odometer(sent.text)) is not None:
+        value |= {"mileage": reading, "mileage_on": ctx.today}
+    ctx.add("vehicles.vehicles", value, sent, 0.75)
+    return True
 
 
 def _year_and_make(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -227,6 +295,8 @@ def dotted_day(text: str, today: dt.date, prefer: str) -> dt.date | None:
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
+    if m is None and _kind_is_a(ctx, sent, parts):
+        return
     if m is None and _IT_IS_A.search(sent.text):
         _year_and_make(ctx, sent, parts)
         return
@@ -253,10 +323,8 @@ def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         year = int(built[1])  # "a VW Passat Variant from 2019"
     if year:
         value["year"] = year
-    if (km := _MILEAGE.search(sent.text)) and not re.match(
-        r"\s*(?:away|from|to)\b", sent.text[km.end() :]
-    ):
-        value["mileage"] = kilometres(km[1], km[3], bool(km[2]))
+    if (reading := odometer(sent.text)) is not None:
+        value["mileage"] = reading
         value["mileage_on"] = ctx.today
     ctx.add("vehicles.vehicles", value, sent, 0.85 if m else 0.7)
     service = ctx.thread.last("vehicles.services")
@@ -330,7 +398,7 @@ def _plate(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _SERVICED = re.compile(
     # "Toyota Yaris serviced today", "the Golf went in for its service today"
     r"^(?:the\s+|my\s+|our\s+)?(?:[A-Za-z]\w+\s+)?[A-Za-z]\w+\s+(?:was\s+|got\s+)?serviced\b|"
-    r"\b(?:the|my|our)\s+\w+\s+(?:went|has\s+gone|is|was)\s+in\s+for\s+(?:its|a|the|her|his)\s+"
+    r"(?:^|\b(?:the|my|our)\s+)\w+\s+(?:went|has\s+gone|is|was)\s+in\s+for\s+(?:its|a|the|her|his)\s+"
     r"(?:annual\s+|yearly\s+|full\s+|first\s+)?(?:service|mot|oil\s+change)\b|"
     r"\b(?:i\s+)?(?:had|got)\s+(?:the|my|our)\s+(?:car|van|bike|\w+)\s+serviced\b|"
     r"\b(?:my|our|the)\s+(?:car|van|bike|\w+)\s+(?:was|got)\s+serviced\b|"
@@ -338,7 +406,9 @@ _SERVICED = re.compile(
     r"(?:service|oil\s+change|inspection)\b|"
     # "Last service was at the VW dealer on 14.02.": the last one, said as what it was
     r"^(?:(?:my|the|our|its)\s+)?(?:last|latest|most\s+recent)\s+(?:service|oil\s+change|"
-    r"inspection)(?:\s+was\b|(?=\s+(?:on\s+)?\d))",
+    r"inspection)(?:\s+on\s+(?:her|him|it|the\s+\w+))?(?:\s+was\b|(?=\s+(?:on\s+)?\d))|"
+    # "land cruiser service done too": the vehicle, then its service, done
+    r"^(?:the\s+|my\s+)?[\w-]+(?:\s[\w-]+)?\s+(?:service|oil\s+change)\s+(?:done|finished|sorted)\b",
     re.IGNORECASE,
 )
 _NEXT_DUE = re.compile(
@@ -355,7 +425,6 @@ _TOOK_IN = re.compile(
     r"major\s+|minor\s+)?(?:service|mot|repair|oil\s+change|inspection)\b",
     re.IGNORECASE,
 )
-_MODEL_RE = "|".join(sorted((re.escape(k) for k in MODEL_MAKES), key=len, reverse=True))
 _MODEL_WORD = re.compile(r"\b(?:" + _MODEL_RE + r")\b", re.IGNORECASE)
 # "it's a 2018 Skoda": the year and make of the vehicle just talked about
 _IT_IS_A = re.compile(
@@ -371,9 +440,15 @@ _COST_FOR = re.compile(
     re.I,
 )
 _DUE_IN = re.compile(
-    r"\bnext\s+(?:one|service|mot)\b(?:[^.!?]{0,20}?\bdue\b|\s+(?:is\s+)?(?:at|in)\b)", re.I
+    r"\bnext\s+(?:one|service|mot)\b(?:[^.!?]{0,20}?\bdue\b|\s+(?:is\s+)?(?:at|in)\b)|"
+    r"\bnext\s+(?:at|in)\b",  # "they said the next at 215,000"
+    re.I,
 )
-_DUE_MONTHS = re.compile(r"\bin\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
+# "john deere 6155R", "Toyota Hilux": a make and the model said right after it
+_MAKE_MODEL = re.compile(
+    r"\b(?P<make>" + _MAKE_RE + r")\s+(?P<model>(?=[\w-]*\d|(?-i:[A-Z]))[\w-]{1,15})\b", re.I
+)
+_DUE_MONTHS = re.compile(r"\b(?:in|or)\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
 # the unit may be left out after a reading in km ("next one at 100,000 or in a year")
 _DUE_KM = re.compile(
     r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
@@ -386,7 +461,7 @@ def _named_vehicle(ctx: Ctx, word: str | None) -> str | None:
     """ "Octavia" as "Skoda Octavia"; "car" or nothing as the vehicle the thread knows."""
     key = (word or "").lower()
     if key in MODEL_MAKES:
-        return f"{MODEL_MAKES[key]} {word[0].upper() + word[1:]}"
+        return f"{MODEL_MAKES[key]} {' '.join(w[0].upper() + w[1:] for w in word.split())}"
     car = ctx.thread.last("vehicles.vehicles")
     if car is None or (key in MAKES and MAKES[key] != car.get("make")):
         return None
@@ -456,13 +531,20 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     said = [c.value for c in ctx.out if c.path == "vehicles.vehicles" and c.start == sent.start]
     if vehicle is None and said:  # "My Corolla had its last service": named in this sentence
         vehicle = f"{said[-1]['make']} {said[-1]['model']}"
+    if vehicle is None and (mm := _MAKE_MODEL.search(sent.text)) is not None:
+        # "tractor went in for the service tuesday, john deere 6155R": the vehicle, named here
+        make, model = MAKES[mm["make"].lower()], mm["model"]
+        vehicle = f"{make} {model}"
+        ctx.add("vehicles.vehicles", {"make": make, "model": model}, sent, 0.7)
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
     # "in February, on 14.02.": the dotted day is the more exact one
     day = dotted_day(sent.text, ctx.today, "past") or (dates[0].date if dates else ctx.today)
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
-    if (cost := _COST.search(sent.text)) and (money := find_money(sent.text[cost.end() :])):
+    cost = _COST.search(sent.text)
+    money = find_money(sent.text[cost.end() :] if cost else sent.text)
+    if money and (cost or len(money) == 1):  # "€640 all in": the one amount is its cost
         value["cost"], value["currency"] = money[0].amount, money[0].currency
     nxt = _DUE_IN.search(sent.text)
     upto = nxt.start() if nxt else len(sent.text)  # "next one at 130.000 km" is no reading
@@ -475,6 +557,13 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
     if nxt and (later := [d for d in ahead if d.valid and d.start > sent.start + nxt.end()]):
         value["next_due_date"] = later[0].date  # "the next one is due 20 April 2027"
+    elif (
+        nxt
+        and (more := _DUE_MONTHS.search(sent.text, nxt.start()))
+        and (n := count_word(more["n"]))
+    ):
+        # "next at 244,850 or a year": a year from this service's day
+        value["next_due_date"] = add_months(day, n * (12 if more["unit"].lower() == "year" else 1))
     if (due := _NEXT_DUE.search(sent.text)) is not None:
         if due["n"] and (n := count_word(due["n"])):
             value["next_due_date"] = add_months(
@@ -495,8 +584,10 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "the MOT is due 14 March", "TÜV runs out in May", "car inspection by the 30th": a
 # roadworthiness inspection's due day (vehicles.vehicles.inspection_due, the service_due check)
 _INSPECTION = re.compile(
-    r"\b(?:mot|t[üu]v|roadworthiness\s+(?:test|inspection)|(?:state\s+|safety\s+|car\s+)"
-    r"inspection)\b[^.!?;]{0,40}?\b(?:due|runs?\s+out|expires?|ends?|valid\s+(?:until|till|"
+    # the test by its country's name: MOT (UK), NCT (Ireland), TÜV (Germany), ITV (Spain),
+    # WOF (New Zealand), a state or smog inspection (US)
+    r"\b(?:mot|nct|t[üu]v|itv|wof|smog\s+check|roadworthiness\s+(?:test|inspection)|"
+    r"(?:state\s+|safety\s+|car\s+)inspection)\b[^.!?;]{0,40}?\b(?:due|runs?\s+out|expires?|ends?|valid\s+(?:until|till|"
     r"to)|needs?\s+(?:doing|renewing)|by|(?:be\s+)?done\s+(?:until|till|by|before))\b",
     re.IGNORECASE,
 )
@@ -519,7 +610,8 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     named = _VEHICLE.search(sent.text) or _MODEL_WORD.search(sent.text)
     car = ctx.thread.last("vehicles.vehicles")
-    vehicle = _named_vehicle(ctx, named[0].split()[-1] if named else None)
+    word = (named["model"] if named.re is _VEHICLE else named[0]) if named else None
+    vehicle = _named_vehicle(ctx, word)
     if vehicle is None:
         return  # which vehicle? a record needs its make and model
     make, _, model = vehicle.partition(" ")
