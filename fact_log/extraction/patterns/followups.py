@@ -299,6 +299,13 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if journeys.stay_corrected(ctx, sent, day):
         return  # "so three nights from the eighth": the stay's nights, not the trip's days
     target = _target(ctx, sent)
+    via = travel.via_of(sent)
+    if target is not None and target.kind == "travel.trips" and day is None and via:
+        # "wait it's only via london, the toronto leg got cancelled": the stops, corrected
+        emit(
+            ctx, sent, target.kind, {**target.record(), "via": via}, 0.75, replaces=target.record()
+        )
+        return
     if target is None or (day is None and when is None):
         return  # nothing earlier to correct, or no new value: refused by saying nothing
     fields = target.record()
@@ -315,7 +322,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
-        if via := travel.via_of(sent):  # "I fly already on the 16th, via Warsaw"
+        if via:  # "I fly already on the 16th, via Warsaw"
             fields["via"] = via
         days = dates_in(sent, "future", ctx.today, ctx.anchor)
         days = [d for d in days if d.start >= sent.start + after]
