@@ -561,3 +561,20 @@ def test_a_visa_held_by_the_days_the_next_fragment_gives() -> None:
     assert of("identity.passport.issuing_country", found("Irish passport guy here, quick one")) == [
         "IE"
     ]
+
+
+def test_how_met_by_pronoun_a_via_corrected_alone_and_a_pages_field() -> None:
+    people = _people("we met him at uni", "my friend Tom is great")
+    assert people == [{"name": "Tom", "how_met": "at uni"}]
+    trips = of(
+        "travel.trips",
+        found(
+            "wait it's only via frankfurt, the doha leg got cancelled",
+            "sorted. tokyo 3-17 may, flying london -> doha -> tokyo",
+        ),
+    )
+    assert [t.get("via") for t in trips] == [["Frankfurt"]]
+    pages = of(
+        "identity.passport.blank_pages", found("Blank pages: 3.", "Passport renewed in May.")
+    )
+    assert pages == [3]

@@ -193,6 +193,13 @@ _WE_MET = re.compile(
 )
 
 
+_MET_THEM = re.compile(
+    r"^(?:and\s+|oh\s+)?(?:i|we)\s+met\s+(?:him|her|them)\s+(?P<how>(?:on|at|in|through|via)\s+"
+    r"(?:the\s+|a\s+|an\s+|my\s+)?[\w'’-]{2,20}(?:\s[a-z][\w'’-]{1,20}){0,2})",
+    re.I,
+)
+
+
 def how_met(text: str, after: int) -> str | None:
     """How the user met the person named just before `after`, when the line says it."""
     m = _FROM_WHERE.match(text, after)
@@ -575,6 +582,9 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and (born := born_on(day.get("date"), m)) is not None
     ):
         emit(ctx, sent, "contacts.contacts", {**fields, "birthday": born})  # "she's turning 40"
+    elif (m := _MET_THEM.match(sent.text)) is not None:
+        # "I met her on a workshop in Kraków last year": how the user met the person just named
+        emit(ctx, sent, "contacts.contacts", {**fields, "how_met": " ".join(m["how"].split())})
 
 
 RULES: tuple[Rule, ...] = (rule_contacts, rule_people)

@@ -20,6 +20,7 @@ from uac.fact_log.extraction.patterns import (
     purchases,
     travel,
 )
+from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
@@ -307,6 +308,13 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if journeys.stay_corrected(ctx, sent, day):
         return  # "so three nights from the eighth": the stay's nights, not the trip's days
     target = _target(ctx, sent)
+    via = travel.via_of(sent)
+    if target is not None and target.kind == "travel.trips" and day is None and via:
+        # "wait it's only via london, the toronto leg got cancelled": the stops, corrected
+        emit(
+            ctx, sent, target.kind, {**target.record(), "via": via}, 0.75, replaces=target.record()
+        )
+        return
     if target is None or (day is None and when is None):
         return  # nothing earlier to correct, or no new value: refused by saying nothing
     fields = target.record()
@@ -323,7 +331,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
             fields.pop("return_date")
-        if via := travel.via_of(sent):  # "I fly already on the 16th, via Warsaw"
+        if via:  # "I fly already on the 16th, via Warsaw"
             fields["via"] = via
         days = dates_in(sent, "future", ctx.today, ctx.anchor)
         days = [d for d in days if d.start >= sent.start + after]
@@ -414,7 +422,7 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if off is None or not plain(sent) or _ASK.search(sent.text):
         return
     rest = sent.text[off.end :]
-    base = month_end(rest, sent.text[: off.start], ctx.today) or _anchor_day(ctx, rest)
+    base = month_end(rest, sent.text[: off.start], ctx.today) or anchor_day(ctx, rest)
     if base is None:
         return
     day = off.apply(base)
@@ -443,7 +451,7 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 },
             )
         return
-    if not (_OBLIGATION.search(sent.text) or _DATED.match(rest)) or ctx.today > day:
+    if not (_OBLIGATION.search(sent.text) or DATED_PAPER.match(rest)) or ctx.today > day:
         return  # (a term counted from a letter is an obligation: "14 days from the letter")
     goal = _GOAL_TAIL.sub("", _GOAL_LEAD.sub("", head)).strip()
     goal = _GOAL_VERB.sub("", goal)  # "passport renewal form needs to go off" -> the form
@@ -461,91 +469,9 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _GOAL_VERB = re.compile(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
 _ENDS = re.compile(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
 _ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
-_ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
-_DATED = re.compile(
-    r"^\s*(?:the|my|a|your|their)\s+[a-z]{3,15}\s+(?:(?:which|that)\s+(?:was|is)\s+)?"
-    r"(?:dated|sent|received|issued)\s+(?:on\s+)?",
-    re.I,
-)
-_ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
-
-
-def _anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
-    """The day an offset counts from: the fact it names, else the last one talked about."""
-    said = find_dates(rest, ctx.today, "future", ctx.anchor)
-    lead = rest[: said[0].start].strip().lower() if said else None
-    if said and said[0].date and lead in ("", "the", "on", "on the"):  # "before the 15th of Feb"
-        return said[0].date
-    if (dated := _DATED.match(rest)) is not None:
-        # "14 days from the letter which was dated the 5th": a paper's date is in the past
-        past = find_dates(rest[dated.end() :], ctx.today, "past", ctx.today)
-        return past[0].date if past and past[0].start == 0 else None
-    if (m := _ANCHOR_NOUN.match(rest)) and not _ANCHOR_PRONOUN.match(rest):
-        noun = m[1].lower().rstrip("s")[:6]
-        for mention in reversed(ctx.thread.mentions):
-            label = " ".join(str(v) for k, v in mention.value if isinstance(v, str)).lower()
-            if noun and noun in label:
-                return _day_of(mention)
-        return _done_on(ctx, m[1])
-    return _anchor_fallback(ctx, rest)
-
-
-def _done_on(ctx: Ctx, noun: str) -> dt.date | None:
-    """The day the message says the anchor happened, by its verb ("14 days from service;
-    served 7 Jan", "28 days from delivery, delivered on the 3rd"); None when unsaid."""
-    stem = re.escape(noun.lower()[:4])
-    said = re.search(
-        rf"\b{stem}[a-z]*ed\s+(?:on\s+)?(?=(?:the\s+)?\d|[a-z]{{3,9}}\s+\d)", ctx.text, re.I
-    )
-    if len(noun) < 5 or said is None:
-        return None
-    past = find_dates(ctx.text[said.end() :], ctx.today, "past", ctx.today)
-    return past[0].date if past and past[0].start == 0 else None
-
-
-def _anchor_fallback(ctx: Ctx, rest: str) -> dt.date | None:
-    """The anchor of an offset named by no noun: the document, the item, the last day said."""
-    if re.match(r"\s*(?:it|its)\b.{0,12}\bexpir", rest, re.I):
-        doc = ctx.thread.last(
-            "identity.visas",
-            "identity.insurance_policies",
-            "visa",
-            "insurance",
-            "identity.passport.expiry_date",
-        )
-        return _day_of(doc) if doc is not None else None
-    if re.match(r"\s*(?:of\s+)?(?:delivery|purchase)", rest, re.I) is None and _RETURNS_OK(rest):
-        item = ctx.thread.last("item")
-        if item is not None:
-            return item.get("purchased_on")
-    return ctx.thread.last_date()
-
-
-def _RETURNS_OK(rest: str) -> bool:
-    return not rest.strip(" .!")
-
-
-def _day_of(mention: Mention) -> dt.date | None:
-    for key in (
-        "date",
-        "valid_until",
-        "ends_on",
-        "value",
-        "start",
-        "depart",
-        "due_date",
-        "purchased_on",
-    ):
-        day = mention.get(key)
-        if isinstance(day, dt.datetime):
-            return day.date()
-        if isinstance(day, dt.date):
-            return day
-    return None
 
 
 # -- contacts, payments, cancellations, medications -------------------------------------
-
 _COMING = re.compile(
     r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
 )

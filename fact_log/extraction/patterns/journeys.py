@@ -78,6 +78,9 @@ _PAGES = re.compile(
 _BLANK_AFTER = re.compile(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
 
 
+_PAGES_FIELD = re.compile(
+    r"^(?:passport\s+)?(?:blank|empty|free)\s+(?:visa\s+)?pages?\s*[:=–-]\s*(?P<n3>\d{1,2})\b", re.I
+)
 _THEIR_PASSPORT = re.compile(
     r"\b(?:his|her|their|\w+['’]s)\s+(?:\w+\s+)?passport\b|\b(?:he|she|they)\b", re.I
 )
@@ -86,7 +89,9 @@ _THEIR_PASSPORT = re.compile(
 def _blank_pages(ctx: Ctx, sent: Span) -> re.Match[str] | None:
     """A count of blank passport pages said in other words than _BLANK's, or None."""
     m = _PAGES.search(sent.text)
-    if m is None or not (m["blank"] or _BLANK_AFTER.search(m["rest"])):
+    if m is None and (field := _PAGES_FIELD.match(sent.text)) is not None:
+        m = field  # "Blank pages: 5." (a field of the passport the session talks about)
+    elif m is None or not (m["blank"] or _BLANK_AFTER.search(m["rest"])):
         return None
     if _THEIR_PASSPORT.search(sent.text):
         return None  # "my husband's passport ..., he only has 1 blank page left"
