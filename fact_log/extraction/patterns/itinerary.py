@@ -395,11 +395,44 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # A pasted confirmation: "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. ...",
 # "Passenger: Anna Lopes"; the reference and the name belong to every leg the message books.
+_NAME_WORDS = r"[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}"
 _PASSENGER = re.compile(
-    r"(?:\bDear|\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:)\s+"
-    r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?"
-    r"(?P<name>(?-i:[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}))\b"
+    r"\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:\s+"
+    r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?(?P<name>(?-i:" + _NAME_WORDS + r"))\b"
+    # "Dear" greets the passenger only as a confirmation does: by title and full name, or in
+    # capitals ("Dear CHIDIEBERE OKONKWO"); a letter the user writes greets someone else
+    r"|\bDear\s+(?:(?i:mr|mrs|ms|miss|dr)\.?\s+(?P<titled>(?-i:" + _NAME_WORDS + r"))"
+    r"|(?P<caps>[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3}))\b"
 )
+# "Dear Valued Customer", "Passenger: Hotel Manager": a role, not a name
+_ROLE_WORDS = frozenset(
+    [
+        "valued",
+        "customer",
+        "customers",
+        "guest",
+        "guests",
+        "manager",
+        "team",
+        "sir",
+        "madam",
+        "member",
+        "members",
+        "colleague",
+        "hotel",
+        "traveller",
+        "traveler",
+        "passenger",
+        "user",
+        "client",
+        "friend",
+        "friends",
+        "all",
+        "reception",
+    ]
+)
+# A confirmation's fields sit close together: looked for this far around the leg's sentence.
+_DETAILS_REACH = 1200
 _BOOKING_REF = re.compile(
     r"\b(?i:booking|reservation|confirmation|PNR)(?:\s+(?i:ref(?:erence)?|code|number|no\.?))?"
     r"\s*(?:(?i:is)\s+)?[:#]?\s*(?P<ref>(?-i:[A-Z0-9]{5,8}))\b(?=[^\d]|$)"
@@ -415,10 +448,13 @@ def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]
     if not legs:
         return
-    who, ref = _PASSENGER.search(ctx.text), _BOOKING_REF.search(ctx.text)
+    near = ctx.text[max(0, sent.start - _DETAILS_REACH) : sent.end + _DETAILS_REACH]
+    who, ref = _PASSENGER.search(near), _BOOKING_REF.search(near)
     said = {}
-    if who is not None and who["name"].split()[0] not in NOT_NAMES:
-        said["traveller_name"] = who["name"]
+    name = who and (who["name"] or who["titled"] or who["caps"])
+    words = name.split() if name else []
+    if words and words[0] not in NOT_NAMES and not _ROLE_WORDS & {w.lower() for w in words}:
+        said["traveller_name"] = name
     if ref is not None and any(ch.isdigit() for ch in ref["ref"]):
         said["reference"] = ref["ref"]
     for i in legs if said else []:

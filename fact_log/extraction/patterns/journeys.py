@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
     Rule,
     Span,
@@ -555,14 +556,21 @@ _FIELD_IN = re.compile(r"^check[- ]?in\s*(?::|on\b)", re.I)
 _LODGING_AT = re.compile(r"\b" + LODGING + r"\b", re.I)
 
 
+# A confirmation's fields sit close together: the hotel's line is looked for this far back,
+# and the fields read this far after it (a long paste costs one window per field line).
+_PASTE_BACK, _PASTE_SPAN = 400, 1200
+
+
 def rule_pasted_stay(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A stay whose check-in and check-out are field lines of a pasted confirmation."""
     if not _FIELD_IN.match(sent.text) or said_stay(ctx):
         return
-    head = _LODGING_AT.search(ctx.text, 0, sent.start)
-    if head is None:
+    back = max(0, sent.start - _PASTE_BACK)
+    head = _LODGING_AT.search(ctx.text, back, sent.start)
+    # "Forwarding my colleague's booking:" - someone else's stay
+    if head is None or THIRD_PARTY.search(ctx.text[back : sent.start]):
         return
-    window = Span(head.start(), ctx.text[head.start() :])
+    window = Span(head.start(), ctx.text[head.start() : head.start() + _PASTE_SPAN])
     days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     cue_in, cue_out = _CHECK_IN.search(window.text), _CHECK_OUT.search(window.text)
     ins = [d for d in days if cue_in and d.start > window.start + cue_in.start()]
