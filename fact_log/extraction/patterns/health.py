@@ -224,6 +224,12 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["start_date"] = day  # "two days before I fly on the 1st of July"
         elif dates:
             value["start_date"] = dates[0].date
+        elif (
+            rel is not None
+            and (leaving := _next_departure(ctx, sent))
+            and (day := rel.apply(leaving))
+        ):
+            value["start_date"] = day  # "to start 2 days before I fly": the next trip's leaving
         elif rel is not None and ctx.anchor is not None and (day := rel.apply(ctx.anchor)):
             value["start_date"] = day  # "starting the day before" the procedure just named
         elif _STARTS_NOW.search(m[0]):
@@ -375,6 +381,24 @@ def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
         return dataclasses.replace(d, date=dt.date(year, month, day))
     except ValueError:
         return d
+
+
+_BEFORE_I_GO = re.compile(
+    r"\b(?:before|after)\s+(?:i|we)\s+(?:fly|leave|travel|go|depart|set\s+off)\b", re.I
+)
+
+
+def _next_departure(ctx: Ctx, sent: Span) -> dt.date | None:
+    """The first day the user leaves on a trip the thread knows, when the sentence counts
+    from leaving ("before I fly"); None otherwise."""
+    if not _BEFORE_I_GO.search(sent.text):
+        return None
+    days = [
+        d
+        for m in ctx.thread.mentions
+        if m.kind == "travel.trips" and isinstance(d := m.get("depart"), dt.date) and d >= ctx.today
+    ]
+    return min(days) if days else None
 
 
 def _later_dose(text: str, end: int) -> str | None:
