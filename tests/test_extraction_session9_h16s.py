@@ -663,3 +663,15 @@ def test_a_product_of_a_service_is_its_own_subscription_a_tier_is_not() -> None:
     assert sub["name"] == "Adobe Photoshop"
     (sub,) = of("finance.subscriptions", found("Spotify Premium is 11.99 a month"))
     assert sub["name"] == "Spotify"
+
+
+def test_a_budget_with_its_period_before_the_category() -> None:
+    (b,) = of("finance.budgets", found("setting myself a £120 a month takeaway budget"))
+    assert b["category"] == "takeaway" and b["period"] == "month"
+
+
+def test_statement_lines_with_a_size_word_and_this_week() -> None:
+    said = of(PAY, found("big asda shop £71.30 today"))
+    assert [p["merchant"] for p in said] == ["asda"]
+    said = of(PAY, found("tesco £12.10 and boots £8.99 this week"))
+    assert [p["merchant"] for p in said] == ["tesco", "boots"]
