@@ -629,3 +629,49 @@ def test_an_instruction_the_thread_knows_moved_by_its_payee() -> None:
         -1
     ].items()
     assert of(SCHED, found("Gym moved to Starling today.")) == []  # nothing known to move
+
+
+# -- values bound to what they name --------------------------------------------------------
+
+
+def test_a_member_of_an_allergen_group_named_whole_is_the_group() -> None:
+    said = of("health.allergies", found("allergic to prawns and all shellfish, my face gets puffy"))
+    assert [a["substance"] for a in said] == ["shellfish"]
+
+
+def test_the_model_said_between_commas_names_the_item() -> None:
+    text = "I bought new phone, Pixel 9, for 799 € in Fnac.fr, it has 2 years guarantee"
+    (w,) = of("finance.warranties", found(text))
+    assert w["item"] == "Pixel 9 phone" and w["merchant"] == "Fnac.fr"
+
+
+def test_the_payees_account_abbreviated() -> None:
+    (pay,) = of(PAY, found("rent paid to Mrs Okafor, £800 bank transfer, acct 44120987"))
+    assert pay["payee_account"] == "44120987"
+
+
+def test_a_start_counted_from_the_next_departure() -> None:
+    said = meds(
+        "the travel nurse gave me Malarone, to start 2 days before I fly",
+        "flying to Nairobi on 20 June, back 4 July",
+    )
+    assert said and said[0]["start_date"] == D(2025, 6, 18)
+
+
+def test_a_product_of_a_service_is_its_own_subscription_a_tier_is_not() -> None:
+    (sub,) = of("finance.subscriptions", found("Adobe Photoshop monthly plan, 24,59 €"))
+    assert sub["name"] == "Adobe Photoshop"
+    (sub,) = of("finance.subscriptions", found("Spotify Premium is 11.99 a month"))
+    assert sub["name"] == "Spotify"
+
+
+def test_a_budget_with_its_period_before_the_category() -> None:
+    (b,) = of("finance.budgets", found("setting myself a £120 a month takeaway budget"))
+    assert b["category"] == "takeaway" and b["period"] == "month"
+
+
+def test_statement_lines_with_a_size_word_and_this_week() -> None:
+    said = of(PAY, found("big asda shop £71.30 today"))
+    assert [p["merchant"] for p in said] == ["asda"]
+    said = of(PAY, found("tesco £12.10 and boots £8.99 this week"))
+    assert [p["merchant"] for p in said] == ["tesco", "boots"]

@@ -255,6 +255,29 @@ def _listed_after(text: str, at: int) -> str:
     return out
 
 
+def _group_of(subst: str) -> str | None:
+    """The reference data's allergen group a substance names ("shrimp" -> shellfish)."""
+    key = re.sub(r"^all\s+", "", subst.strip().lower())
+    for group, entry in food_data()[2].items():
+        if key in entry["names"] or key.rstrip("s") in entry["names"]:
+            return group
+    return None
+
+
+def _broadest(items: list[str]) -> list[str]:
+    """A list of allergens without the members of a group also named whole: "shrimp and all
+    shellfish" is the shellfish allergy (as "tree nuts, especially walnuts" is tree nuts)."""
+    heads = {g for i in items if (g := _group_of(i)) and _is_head(i, g)}
+    return [i for i in items if not ((g := _group_of(i)) in heads and not _is_head(i, g))]
+
+
+def _is_head(item: str, group: str) -> bool:
+    """Whether an item names its group as a whole ("all shellfish", "tree nuts", "dairy")."""
+    names = food_data()[2][group]["names"]
+    key = re.sub(r"^all\s+", "", item.strip().lower())
+    return key in names[:3] or key.replace(" ", "_") == group or key == group
+
+
 def _allergen(word: str) -> bool:
     """A drug name or a food allergen of the reference data (what an allergy can be to)."""
     key = word.lower()
@@ -360,7 +383,7 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             else _REACTION.search(sent.text, m.end()) or _BARE_REACTION.match(sent.text, m.end())
         )
         sev = _severity(m.groupdict().get("sev"), sent.text)
-        for subst in re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw):
+        for subst in _broadest(re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw)):
             subst = re.sub(r"^all\s+", "", subst.strip().lower())  # "and all shellfish"
             if not subst or subst in ("it", "that", "them", "something", "anything", "stuff"):
                 continue

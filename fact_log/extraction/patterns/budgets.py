@@ -61,7 +61,9 @@ _WANT = re.compile(
     re.IGNORECASE,
 )
 _CATEGORY_JUNK = word_set(
-    "my our the a an set new total monthly weekly yearly annual budget is this that"
+    # "a £250 a month grocery budget": the period said before the category is no part of it
+    "my our the a an set new total monthly weekly yearly annual budget is this that month week "
+    "year day per"
 )
 
 

@@ -294,11 +294,13 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
 # amount (a currency or pence), and maybe the day; no verb.
 _WHEN_SAID = (
-    r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening)|"
+    r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening|week)|"
     r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
 )
 _STATEMENT_ITEM = re.compile(
-    r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
+    r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?"
+    r"(?i:(?:big|weekly|small|quick|food|online)\s+)?"  # "big tesco shop £96.40"
+    r"(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
     r"(?:\s[A-Z][\w'’&.+-]{1,20}|"
     # "uber eats last night 31.50": a two-word name in lower case, then its day
     r"\s[a-z][\w'’&.+-]{1,20}(?=\s+(?i:" + _WHEN_SAID + r")\s+\d))?)"

@@ -243,6 +243,18 @@ def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
     return past[0] if past else ctx.today
 
 
+# A product named right after its maker's service, capitalised ("Adobe Lightroom", "Adobe
+# Photoshop"); a plan's tier ("Spotify Premium") is the same subscription.
+_PRODUCT = re.compile(r"[ \t]+((?-i:[A-Z][a-z]{2,20}))\b")
+_NOT_PRODUCT = (
+    word_set(
+        "Premium Family Plus Basic Standard Duo Student Individual Pro Ultimate Essential Annual "
+        "Monthly Yearly Subscription Membership Plan Account Card Bill Sub"
+    )
+    | NOT_NAMES
+)
+
+
 def _pence(text: str) -> list[Any]:
     """The amounts of a text written with pence ("39.99"): money, though no currency is said."""
     return [a for a in amounts(text) if re.fullmatch(r"\d{1,5}[.,]\d\d", text[a.start : a.end])]
@@ -261,6 +273,8 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if service[1].lower() in _COMMON_WORD_SERVICES and not service[1][:1].isupper():
         return  # "max", "calm", "sky" in lowercase are words, not services
     name = _service_name(service[1])
+    if (product := _PRODUCT.match(sent.text, service.end())) and product[1] not in _NOT_PRODUCT:
+        name = f"{name} {product[1]}"  # "Adobe Lightroom yearly plan": the product subscribed
     if "?" not in sent.text:
         # "thinking of dropping Spotify" records nothing, but "cancelled it" next means Spotify
         topic = Mention("subscription", freeze({"name": name}), ctx.today)
@@ -443,8 +457,8 @@ _MERCHANT = re.compile(
 _NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
 _PAYEE_ACCOUNT = re.compile(
     r"(?:\b(?:to|into|at)\s+|,\s*)(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?"
-    r"account\s+"
-    r"(?:number\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
+    r"(?:account|acct|a/c)\s+"  # "£925 bank transfer, acct 31559920"
+    r"(?:number\s+|no\.?\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
 )
 
 

@@ -1,12 +1,13 @@
-"""Health patterns: medications started and stopped, allergies with severity, conditions,
-body weight; vaccinations live in vaccinations.py, a pregnancy's due date in pregnancy.py
-(both listed in RULES here)."""
+"""Health patterns: medications started and stopped, with dose, schedule and supply, whose
+they are (a drug said of someone else or asked about is no record a later dose completes);
+allergies live in allergies.py, conditions in conditions.py, body weight in bodyweight.py,
+vaccinations in vaccinations.py, a pregnancy's due date in pregnancy.py (all listed in RULES
+here)."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 import re
 from typing import Any
 
@@ -14,6 +15,13 @@ from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
     rule_allergies,
     rule_allergy_severity,
+)
+from uac.fact_log.extraction.patterns.bodyweight import rule_body_weight
+from uac.fact_log.extraction.patterns.conditions import (
+    CONDITIONS,
+    FOR_MY_NAMES,
+    condition_named,
+    rule_conditions,
 )
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
 from uac.fact_log.extraction.patterns.discourse import OTHER
@@ -37,7 +45,6 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
-from uac.fact_log.reference import health_rules
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -47,19 +54,6 @@ _MASS_ABBREV = {
     "millilitre": "ml",
     "milliliter": "ml",
 }
-
-# A condition named by its inflammation or disease ending: "mastitis", "tendonitis",
-# "diverticulosis" (a word, not a list: new ones need no entry)
-_INFLAMMATION = r"[a-z]{3,20}(?:itis|osis|iasis)(?!\s+(?-i:[A-E])\b|\s+(?:jab|vacc|shot|booster))"
-CONDITIONS = (
-    "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
-    "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
-    "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
-    "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
-    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
-    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia|"
-    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure"
-)
 
 
 # A dose as typed ("50mg", "1g") or said ("fifty milligrams", "two puffs", "2 tablets").
@@ -224,6 +218,12 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["start_date"] = day  # "two days before I fly on the 1st of July"
         elif dates:
             value["start_date"] = dates[0].date
+        elif (
+            rel is not None
+            and (leaving := _next_departure(ctx, sent))
+            and (day := rel.apply(leaving))
+        ):
+            value["start_date"] = day  # "to start 2 days before I fly": the next trip's leaving
         elif rel is not None and ctx.anchor is not None and (day := rel.apply(ctx.anchor)):
             value["start_date"] = day  # "starting the day before" the procedure just named
         elif _STARTS_NOW.search(m[0]):
@@ -377,6 +377,24 @@ def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
         return d
 
 
+_BEFORE_I_GO = re.compile(
+    r"\b(?:before|after)\s+(?:i|we)\s+(?:fly|leave|travel|go|depart|set\s+off)\b", re.I
+)
+
+
+def _next_departure(ctx: Ctx, sent: Span) -> dt.date | None:
+    """The first day the user leaves on a trip the thread knows, when the sentence counts
+    from leaving ("before I fly"); None otherwise."""
+    if not _BEFORE_I_GO.search(sent.text):
+        return None
+    days = [
+        d
+        for m in ctx.thread.mentions
+        if m.kind == "travel.trips" and isinstance(d := m.get("depart"), dt.date) and d >= ctx.today
+    ]
+    return min(days) if days else None
+
+
 def _later_dose(text: str, end: int) -> str | None:
     """A dose said later in the sentence of the drug ending at `end`, before any other drug."""
     m = _HAS_DOSE.search(text, end)
@@ -524,71 +542,6 @@ _DATE_WORD = re.compile(
 )
 
 
-_CONDITION = re.compile(
-    r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
-    r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
-    r"i\s+live\s+with|(?<!'s\s)my|"
-    r"(?:gp|doctor|doc|nurse|consultant|specialist)\b[^.!?]{0,30}\babout\s+(?:the|my))\s+"
-    # "I have also asthma", "I have often migraine": the adverb before the object
-    r"(?:(?:also|still|often|always|now|sometimes|bad|really)\s+)?"
-    r"(?:(?:mild|severe|chronic|moderate)\s+)?(" + CONDITIONS + r"|" + _INFLAMMATION + r")\b",
-    re.IGNORECASE,
-)
-# "I'm borderline diabetic", "I am asthmatic": the condition said as what the user is
-_I_AM_CONDITION = re.compile(
-    r"\bi(?:'?m|\s+am)\s+(?:now\s+|also\s+)?(?:an?\s+)?(?P<deg>borderline\s+|pre-?)?"
-    r"(?P<adj>diabetic|asthmatic|epileptic|an(?:a)?emic|hypertensive|coeliac|celiac)\b",
-    re.I,
-)
-_ADJECTIVE_CONDITION = {
-    "diabetic": "diabetes",
-    "asthmatic": "asthma",
-    "epileptic": "epilepsy",
-    "anaemic": "anaemia",
-    "anemic": "anemia",
-    "hypertensive": "hypertension",
-    "coeliac": "coeliac disease",
-    "celiac": "celiac disease",
-}
-
-
-@functools.cache
-def _condition_words() -> frozenset[str]:
-    """Every name a condition goes by: the list above and the checks' condition families."""
-    families = health_rules()["condition_family"]
-    named = {w for words in families.values() for w in words if len(w) > 2}
-    return frozenset(CONDITIONS.split("|")) | named | set(_FOR_MY_NAMES)
-
-
-def condition_named(what: str) -> str | None:
-    """The condition a drug's "for ..." names ("for atrial fibrillation", "for my cholesterol",
-    "for the acne"), or None when it names something else ("for my knee", "for a week")."""
-    key = re.sub(r"^(?:my|the|his|her)\s+", "", " ".join(what.lower().split()))
-    if key in _condition_words() or re.fullmatch(_INFLAMMATION, key):
-        return _FOR_MY_NAMES.get(key, key)
-    return None
-
-
-def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Diagnosed conditions."""
-    if (m := _I_AM_CONDITION.search(sent.text)) and in_clause(m, parts, sent):
-        name = _ADJECTIVE_CONDITION[m["adj"].lower()]
-        deg = "borderline " if m["deg"] and m["deg"].strip().lower() == "borderline" else ""
-        deg = "pre" if m["deg"] and m["deg"].lower().startswith("pre") else deg
-        ctx.add("health.conditions", {"name": f"{deg}{name}"}, sent, 0.8)
-    for m in _CONDITION.finditer(sent.text):
-        if not in_clause(m, parts, sent):
-            continue
-        value: dict[str, Any] = {"name": m[1].lower()}
-        if "diagnos" in m[0].lower():
-            dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-            if dates:
-                value["diagnosed_on"] = dates[0].date
-        if re.search(r"\b(?:under control|well controlled|managed|manage it)\b", sent.text, re.I):
-            value["status"] = "managed"
-        ctx.add("health.conditions", value, sent, 0.8)
-
-
 _PREGNANT = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
     r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
@@ -607,12 +560,6 @@ _FOR_MY = re.compile(
     + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
     re.I,
 )
-_FOR_MY_NAMES = {
-    "bp": "hypertension",  # "for the BP"
-    "blood pressure": "hypertension",
-    "high blood pressure": "hypertension",
-    "cholesterol": "high cholesterol",
-}
 
 
 def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -624,83 +571,7 @@ def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("health.allergies", value, sent, 0.8)
     if (m := _FOR_MY.search(sent.text)) and ctx.thread.last_own("drug", "health.medications"):
         what = " ".join(m["what"].lower().split())
-        ctx.add("health.conditions", {"name": _FOR_MY_NAMES.get(what, what)}, sent, 0.75)
-
-
-_WEIGHT = re.compile(
-    r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
-    # "Weighed myself this morning, 45 kg"
-    r"|^(?:just\s+)?weighed\s+(?:myself|in)(?:\s+(?:this|today|yesterday|last)(?:\s+[a-z]+)?)?,?"
-    r"(?:\s+now)?(?:\s+at)?|i\s+was|"
-    # "I'm down to 51 kg", "I've gone up to 88 kg", "Lost a lot, down to 60 kg now"
-    r"(?:i(?:'m|\s+am|'ve|\s+have)\s+(?:now\s+|gone\s+|got\s+|come\s+)?|^(?:(?:lost|gained|put\s+on)"
-    r"\b[^,.;]{0,30},\s+|(?:now\s+)?))(?:down|up)\s+to)\s+(?:about\s+|around\s+|roughly\s+|just\s+)?"
-    r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
-    r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
-    re.I,
-)
-
-
-# A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
-# "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
-_WEIGHT_READING = re.compile(
-    r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b"
-    # "weighed on the ward scales at 4am, 58.4kg": a clock time may come before it
-    r"(?P<mid>[^.!?;\d]{0,40}?(?:\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b[^.!?;\d]{0,25})?)"
-    r"(?P<n>\d{1,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
-    r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
-    re.I,
-)
-_NOT_A_READING = re.compile(
-    r"\b(?:target|goal|ideal|aim|want|hope|healthy|should|limit|max|maximum|luggage|bag|baggage|"
-    r"case|suitcase|allowance)\b",
-    re.I,
-)
-
-
-# "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
-_BARE_WEIGHT = re.compile(
-    # "I'm tiny, 44kg on a good day": after a self-description, a reading
-    r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+|"
-    # "And I've lost a bit, 68 kilos this morning": a change, then the reading
-    r"(?:and\s+|so\s+)?(?:i(?:'?ve|\s+have)\s+)?(?:lost|gained|put\s+on|dropped)\b[^,.;]{0,25},\s*)?"
-    r"(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<unit>kg|kilos?|kilograms?|lbs?)"
-    r"(?P<lb>(?!))?(?=\s+(?:this\s+morning|today|yesterday|now|on\s+the\s+scales?|on\s+a\s+good\s+day)\b|"
-    r"\s*[.!]*$)",
-    re.I,
-)
-
-
-def _weight_match(sent: Span) -> re.Match[str] | None:
-    """The user's body-weight statement in a sentence, if any."""
-    if m := _WEIGHT.search(sent.text) or _BARE_WEIGHT.search(sent.text):
-        return m
-    m = _WEIGHT_READING.search(sent.text)
-    # a wish said after the reading ("they want me to gain a bit") does not unsay it
-    if (
-        m is None
-        or _NOT_A_READING.search(sent.text[: m.end()])
-        or someone_else(sent.text[: m.start()])
-    ):
-        return None
-    return m
-
-
-def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Body weight the user reports ("I weigh 64 kg", "Weekly weigh-in: 78.2 kg")."""
-    m = _weight_match(sent)
-    if not in_clause(m, parts, sent):
-        return
-    kg = float(m["n"].replace(",", "."))
-    unit = m["unit"].lower()
-    if unit.startswith(("lb", "pound")):
-        kg = round(kg * 0.45359237, 1)
-    elif unit in ("st", "stone"):  # "9 stone 4": 14 pounds to the stone
-        kg = round((kg * 14 + int(m["lb"] or 0)) * 0.45359237, 1)
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-    day = dates[0].date if dates else ctx.today
-    if 20 <= kg <= 350:
-        ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)
+        ctx.add("health.conditions", {"name": FOR_MY_NAMES.get(what, what)}, sent, 0.75)
 
 
 RULES: tuple[Rule, ...] = (

@@ -8,6 +8,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.patterns.accounts import ACCOUNT, ACCOUNT_RE, kind_of, rule_accounts
 from uac.fact_log.extraction.patterns.bills import EVERY_NTH, clean_payee, rule_bills
 from uac.fact_log.extraction.patterns.charges import (
     rule_amount_correction,
@@ -15,11 +16,9 @@ from uac.fact_log.extraction.patterns.charges import (
     rule_money_in,
     rule_not_the_users_spend,
 )
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
-from uac.fact_log.extraction.patterns.purchases import card_limits
+from uac.fact_log.extraction.patterns.promotions import rule_promotions
 from uac.fact_log.extraction.patterns.text import (
-    NOT_NAMES,
     Ctx,
     Rule,
     Span,
@@ -29,17 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
-from uac.fact_log.extraction.patterns.vehicles import dotted_day
 
-# A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
-_CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
-_ACCOUNT = (
-    # "my N26 card": a bank's name may hold digits
-    r"(?i:my|the|our)\s+(?P<acct>" + _CARD_BRAND + r"|[A-Z][A-Za-z0-9&]{1,20}"
-    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
-    r"(?:account|(?i:acct|a/c)|card))"  # "the NatWest current acct"
-)
-_ACCOUNT_RE = re.compile(_ACCOUNT)
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
 # of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
 _METHOD_WORDS = "|".join(
@@ -353,7 +342,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = find_money(sent.text)
     if money:
         value["amount"], value["currency"] = money[0].amount, money[0].currency
-    acct = _ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
+    acct = ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]
     elif (kind := _FROM_KIND.search(sent.text)) is not None:
@@ -459,7 +448,7 @@ _PLAN_CARD = re.compile(
     r"(?:^|(?<=,\s))paying(?=\s+(?:it|this|that|them)\b))\s+"
     r"(?:the\s+|a\s+)?(?P<what>(?:[^.;]|(?<=\d)[,.](?=\d)){2,80}?)\s*,?\s+"
     r"(?:with|on|using|from)\s+(?:"
-    + _ACCOUNT
+    + ACCOUNT
     + r"|(?i:the|my)\s+(?P<bank>(?-i:[A-Z][A-Za-z0-9&]{1,20}))\b"
     + r"|(?i:the|my)\s+(?P<bank2>[a-z][a-z0-9&]{1,20}\s+card)\b)",  # "on the wise card"
     re.IGNORECASE,
@@ -580,295 +569,11 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
         "amount": money.amount,
         "currency": money.currency,
         "account": account,
-        "method": "card" if _kind(account).endswith("card") else "transfer",
+        "method": "card" if kind_of(account).endswith("card") else "transfer",
         "period": "once",
         "next_date": day,
     }
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
-
-
-_PER_PAYMENT = re.compile(
-    r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
-    r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
-    r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)(?:\s+(?:euros?|pounds?|dollars?|quid|eur|gbp|usd))?\s+"
-    r"(?:per|a|each|for\s+each|on\s+each|on\s+any)\s+"
-    r"(?:single\s+)?(?:transaction|payment|purchase)\b|"
-    # "a 1000 EUR per-payment limit"
-    r"\b(?:a\s+)?(?P<amt4>[£$€]?\d[\d,.]*)\s*(?:[A-Z]{3}\s+)?per[- ]"
-    r"(?:transaction|payment|purchase)\s+(?:limit|cap)\b",
-    re.IGNORECASE,
-)
-_HOLDER = re.compile(
-    r"^\s*(?:and\s+|also\s+|but\s+)?(?:" + _ACCOUNT + r"|"
-    # "wise card has ...", "Starling card: ...": a card named by its bank alone, as typed
-    r"(?!(?:this|that|the|my|our|a|an|your|his|her|their|which|credit|debit|bank|new|old)\b)"
-    r"(?P<acct2>[A-Za-z][A-Za-z0-9&]{1,20}\s+(?:card|account))(?=\s*:|\s+has\b))"
-    r"\s*(?::|has|have|comes\s+with|only\s+allows|'s|"
-    r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)"
-)
-# "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
-_CAPPED = re.compile(
-    r"\b(?:let|lets|allow|allows)\s+me\s+(?:to\s+)?(?:pay|spend|transfer|send)\s+(?:more\s+than|"
-    r"over|up\s+to|at\s+most)\s+(?P<amt>\S+)\s+(?:in\s+one\s+go|at\s+(?:a|one)\s+time|"
-    r"per\s+(?:payment|transaction)|in\s+a\s+single\s+(?:payment|transaction))\b",
-    re.IGNORECASE,
-)
-_CLOSING = re.compile(
-    # "closing my Santander current account on 30 April" (a note: no "I'm" said)
-    r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|[,;:.]\s*)(?:and\s+)?)clos(?:ing|e)\s+"
-    + _ACCOUNT
-    + r"|"
-    r"\b" + _ACCOUNT.replace("acct", "acct2") + r"\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed|"
-    # "The MBNA card I shall close at the end of the month": the account said first
-    r"(?:i|we)\s+(?:shall|will|'ll|am\s+going\s+to|must|need\s+to|want\s+to|plan\s+to)\s+close)\b|"
-    # "the old one with NatWest closes on 30 September"
-    r"\b(?:my|the|our)\s+(?:old\s+)?(?:one|account|bank\s+account)\s+(?:with|at)\s+"
-    r"(?P<acct3>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed|shuts)\b",
-    re.IGNORECASE,
-)
-
-
-def _kind(name: str) -> str:
-    low = name.lower()
-    if "credit" in low or low.startswith(("amex", "barclaycard")):
-        return "credit_card"
-    if low.endswith("card"):
-        return "debit_card"
-    return "savings" if "savings" in low else "current"
-
-
-def _provider(name: str) -> str:
-    """The issuer named by an account's first word, as the user names it ("Amex")."""
-    first = name.split()[0]
-    return "American Express" if first.lower() == "american" else first
-
-
-def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A card's per-payment limit, or an account the user is closing, and when."""
-    if card_limits(ctx, sent, parts):
-        return
-    limit = _PER_PAYMENT.search(sent.text) or _CAPPED.search(sent.text)
-    holder = _HOLDER.search(sent.text)
-    if limit is not None and holder is not None:
-        money = find_money(sent.text) or amounts(sent.text[limit.start() :])
-        group = "acct" if holder["acct"] else "acct2"
-        name = holder[group]
-        if money and clause_ok(parts, sent, sent.start + holder.start(group)):
-            value = {
-                "name": name,
-                "provider": _provider(name),
-                "kind": _kind(name),
-                "per_transaction_limit": money[0].amount,
-            }
-            if money[0].currency:
-                value["currency"] = money[0].currency
-            ctx.add("finance.bank_accounts", value, sent, 0.8)
-        return
-    close = _CLOSING.search(sent.text)
-    at = close.start() + max(0, close[0].lower().find("clos")) if close else 0  # past a comma
-    if close is None or not clause_ok(parts, sent, sent.start + at):
-        return
-    name = close["acct"] or close["acct2"] or f"{close['acct3']} account"
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
-    when = dates[0].date if dates else None
-    if when is None:
-        return
-    value = {"name": name, "provider": _provider(name), "kind": _kind(name), "closing_on": when}
-    ctx.add("finance.bank_accounts", value, sent, 0.8)
-
-
-_PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
-# "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"
-_THEN = re.compile(
-    r"\b(?:then|after\s+that|afterwards|from\s+then\s+on)\s*,?\s*(?:it\s*(?:'s|'ll\s+be|\s+is|"
-    r"\s+will\s+be|\s+goes\s+up\s+to|\s+rises\s+to|\s+jumps\s+to|\s+reverts\s+to|\s+becomes)\s+)?"
-    r"(?:up\s+to\s+)?(?P<then>" + _PRICE + r")",
-    re.IGNORECASE,
-)
-_PROMO = re.compile(
-    r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
-    r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
-    r"(?:(?:on|with|from|at)\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
-    r"(?:ends|expires|runs\s+out|finishes|is\s+over|stops)\b|"
-    r"\bmy\s+(?P<prov2>(?-i:[A-Z][A-Za-z]{1,20}))\s+(?P<name2>(?:\d{1,2}%\s+)?(?:intro(?:ductory)?|"
-    r"promotional|promo)?\s*(?:rate|offer|deal|price|tariff))\s+(?:ends|expires|runs\s+out)\b|"
-    # "My broadband deal ends on 1 May", "My 12-month discount with Virgin Media ends ...",
-    # "Sky's introductory offer runs out on 15 May"
-    r"(?:\bmy|^(?P<prov3>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))(?:'s|’s))\s+"
-    r"(?P<name3>(?:[\w%-]+\s+){0,2}(?:deal|discount|offer|tariff|intro\s+price|introductory\s+"
-    r"price|promotional\s+price))(?:\s+(?:with|from|on)\s+(?P<prov4>(?-i:[A-Z][A-Za-z]{1,20}"
-    r"(?:\s[A-Z][A-Za-z]{1,20})?)))?"
-    # "... with BT at £25 a month ends": the promotional price said before the end
-    r"(?:\s+(?:at|for)\s+(?P<rate>" + _PRICE + r"))?\s+(?:ends|expires|runs\s+out|finishes)\b",
-    re.IGNORECASE,
-)
-
-
-# Said without "my": "Barclaycard 0% on purchases until 31 January", "broadband deal with
-# Virgin ends 2 December"; the provider before the offer or after "with/from/on".
-_PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
-_OFFER = re.compile(
-    r"(?:(?P<prov>"
-    + _PROVIDER
-    + r")(?:'s|’s)?(?:\s+card)?:?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
-    r"transfers?|purchases?|interest(?:-free)?|intro(?:ductory)?\s+rate|deal|offer))?(?:\s+(?:on|for)\s+"
-    r"(?:(?:card\s+)?purchases|balance\s+transfers?|spending|everything|money\s+transfers?))?|"
-    r"(?:[a-z]{3,15}\s+)?(?:deal|discount|offer|tariff|intro\s+rate|introductory\s+rate|"
-    # "the discounted rate ends 30 April", "the fixed tariff ends"
-    r"(?:discounted|reduced|special|fixed|promo(?:tional)?|teaser|bonus)\s+(?:rate|price|tariff)))"
-    r"(?:\s+(?:with|from|on)\s+(?:my\s+|the\s+)?(?P<prov2>" + _PROVIDER + r")(?:\s+card)?)?\s+"
-    r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
-    re.IGNORECASE,
-)
-_THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
-_RATE = re.compile(r"\d{1,2}(?:[.,]\d{1,2})?%")  # "19,9%": a decimal comma
-
-
-_UNTIL_DOTTED = re.compile(
-    r"\b(?:until|till|til|to|ends?|expires?|on)\s+(\d{1,2})\.(\d{1,2})\b(?![.,]?\d)", re.I
-)
-_SAID_BY = re.compile(
-    r"^(?P<p>" + _PROVIDER + r")\s+(?:letter|e-?mail|message|text|sms|notice|app|says|said|"
-    r"sent|send|wrote|told\s+me)\b"
-)
-
-
-def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A promotion said plainly, and what applies after it."""
-    m = _OFFER.search(sent.text)
-    # "Electric Ireland letter, the discounted rate ends ...": who wrote is the provider
-    said_by = _SAID_BY.match(sent.text)
-    provider = m and (m["prov"] or m["prov2"] or (said_by and said_by["p"]))
-    if m is None or not provider or provider.split()[0] in NOT_NAMES:
-        return
-    if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
-        return
-    later = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.valid and d.start >= sent.start + m.end() - 8
-    ]
-    # "until 31.08": a day written day-first with dots, after the word that ends the offer
-    until = None if later else _UNTIL_DOTTED.search(sent.text, max(0, m.end() - 8))
-    dotted = until and dotted_day(f"{until[1]}.{until[2]}.", ctx.today, "future")
-    if not later and dotted is None:
-        return
-    value: dict[str, Any] = {
-        "name": re.sub(r"^(?:the|my|our|a|an)\s+", "", " ".join(m["name"].split()), flags=re.I),
-        "provider": provider,
-        "ends_on": later[0].date if later else dotted,
-    }
-    if then := _after_then(sent.text, m.end()):
-        value["then"] = then
-    ctx.add("finance.promotions", value, sent, 0.75)
-
-
-def _after_then(text: str, start: int) -> str | None:
-    """What applies after an offer: the last price or rate said after "then"."""
-    then = _THEN_ANY.search(text, start)
-    if then is None:
-        return None
-    said = [x.group() for x in _RATE.finditer(text, then.end())]
-    money = [text[x.start : x.end] for x in find_money(text) if x.start >= then.end()]
-    found = money or said
-    return " ".join(found[-1].split()) if found else None
-
-
-def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """ "then 22.9% apparently", after a promotion: what applies after it ends."""
-    earlier = ctx.thread.last("finance.promotions")
-    if earlier is None or not _THEN_ANY.match(sent.text) or not clause_ok(parts, sent, sent.start):
-        return
-    if then := _after_then(sent.text, 0):
-        value = {"name": earlier.get("name"), "then": then}
-        if earlier.get("provider"):
-            value["provider"] = earlier.get("provider")
-        ctx.add("finance.promotions", value, sent, 0.7)
-
-
-# An offer said by how long it lasts: "at 29.90 instead of 59.90 for the first 12 months",
-# "0% on transfers for 24 months, after which the rate reverts to 24.9% APR"
-_FOR_FIRST = re.compile(
-    r"\bfor\s+(?:the\s+first\s+|the\s+next\s+)?(?P<n>\d{1,2}|[a-z]+)\s+(?P<unit>months?|years?)\b",
-    re.I,
-)
-_PROMO_RATE = re.compile(
-    r"(?P<rate>\b\d{1,2}(?:\.\d{1,2})?\s?%|(?<![\w.,])[£$€]?\d{1,4}[.,]\d{2})(?:\s+(?:on|for)\s+"
-    r"(?:balance\s+)?(?:transfers?|purchases|spending)|\s+(?:instead|a\s+month|/\s?mo))?",
-    re.I,
-)
-_AFTER_OFFER = re.compile(
-    r"\binstead\s+of\s+(?P<then>[£$€]?\d{1,4}(?:[.,]\d{2})?(?:\s?%)?)|"
-    r"\b(?:after\s+which|after\s+that|afterwards|then)\b[^.;]{0,40}?\b(?:reverts?\s+to|goes\s+"
-    r"(?:up\s+)?to|rises\s+to|becomes|is)\s+(?P<then2>[£$€]?\d{1,4}(?:[.,]\d{1,2})?(?:\s?%)?"
-    r"(?:\s+APR)?)",
-    re.I,
-)
-_PROVIDER_SAID = re.compile(
-    r"^(?P<p>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))\s+(?:gave|gives|offered|put|"
-    r"has\s+given|sold)\b|\b(?:with|from)\s+(?P<p2>(?-i:[A-Z][A-Za-z]{1,20}))\b",
-    re.I,
-)
-
-
-_INSTEAD = re.compile(r"(?:\s+instead)?$")
-
-
-def _offer_for_months(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
-    """A promotional rate or price said with how long it lasts and what applies after."""
-    span = _FOR_FIRST.search(sent.text)
-    after = _AFTER_OFFER.search(sent.text)
-    who = _PROVIDER_SAID.search(sent.text)
-    if span is None or after is None or who is None or not clause_ok(parts, sent, sent.start):
-        return False
-    provider = who["p"] or who["p2"]
-    rate = _PROMO_RATE.search(sent.text)
-    months = count_word(span["n"]) if not span["n"].isdigit() else int(span["n"])
-    if not months or provider.split()[0] in NOT_NAMES or someone_else(sent.text[: who.start()]):
-        return False
-    months *= 12 if span["unit"].lower().startswith("year") else 1
-    starts = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
-    start = starts[0].date if starts else ctx.today
-    value: dict[str, Any] = {
-        "name": _INSTEAD.sub(" offer", " ".join(rate[0].split()), count=1)
-        if rate
-        else "intro offer",
-        "provider": provider,
-        "ends_on": add_months(start, months) - dt.timedelta(days=1),
-        "then": " ".join((after["then"] or after["then2"]).split()),
-    }
-    if rate:
-        value["rate"] = " ".join(rate["rate"].split())
-    ctx.add("finance.promotions", value, sent, 0.75)
-    return True
-
-
-def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A promotional rate or price that ends on a day ("my 0% intro rate ... ends on 1 March")."""
-    m = _PROMO.search(sent.text)
-    if m is None:
-        if not _offer_for_months(ctx, sent, parts):
-            _offer(ctx, sent, parts)
-        _then_after(ctx, sent, parts)
-        return
-    if not in_clause(m, parts, sent):
-        return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
-    later = [d for d in dates if d.start >= sent.start + m.end() - 8]
-    if not later:
-        return
-    name = " ".join((m["name"] or m["name2"] or m["name3"]).split())
-    value: dict[str, Any] = {"name": name, "ends_on": later[0].date}
-    provider = m["prov"] or m["prov2"] or m["prov3"] or m["prov4"]
-    if provider:
-        value["provider"] = provider
-    if m["rate"]:
-        value["rate"] = " ".join(m["rate"].split())
-    if (then := _THEN.search(sent.text, m.end())) is not None:
-        value["then"] = " ".join(then["then"].split())
-    ctx.add("finance.promotions", value, sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (

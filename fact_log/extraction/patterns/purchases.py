@@ -225,6 +225,9 @@ _WARRANTY = re.compile(
     r"(?:ends|expires|runs\s+out)\b",
     re.I,
 )
+# the make and model said after the thing bought, between commas ("a new phone, Samsung
+# Galaxy S27, 1.099 €"; "new lens, Sigma 24-70, for 4 299 zł")
+_APPOSITIVE = re.compile(r",\s+(?P<model>[A-Z][\w-]*(?:\s[\w-]+){0,3}?),")
 _ITEM_SUBJECT = re.compile(
     # "The warranty on my washing machine ends on 30 April": the item after "on"/"for".
     r"^(?i:the|my)\s+(?i:warranty|guarantee)\s+(?i:on|for)\s+(?i:my|the|our)\s+"
@@ -317,6 +320,8 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     item = ctx.thread.last("item")
     named = subject["item"] or subject["bought"] or subject["item2"]
+    if subject["bought"] and (model := _APPOSITIVE.match(sent.text, subject.end("bought"))):
+        named = f"{model['model']} {named}"  # "new lens, Sigma 24-70, for ...": which lens
     value: dict[str, Any] = item.record() if item is not None else {}
     if named and (not value or named.lower() not in str(value.get("item", "")).lower()):
         value = {"item": named}
