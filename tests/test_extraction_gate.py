@@ -246,8 +246,12 @@ def test_64k_message_is_accepted_and_fast(mem: Memory) -> None:
         "a" * 65520
         + " x period",  # a dictated full stop after one long word: was read quadratically
         ("1.," * 21846)[:65536],
+        # a pasted stay's fields, each line once searched the whole message back (80 s)
+        ("Hotel\n" + "\n".join(["Check-in: x"] * 6000))[:65536],
+        # a confirmation's passenger and reference, once searched per leg (10 s)
+        "\n".join(["Your flight BA123 to Rome departs 3 July at 07:15."] * 1300)[:65536],
     ],
-    ids=["lowercase-sentences", "dictated-period", "dots-and-commas"],
+    ids=["lowercase-sentences", "dictated-period", "dots-and-commas", "check-ins", "legs"],
 )
 def test_hostile_64k_shapes_stay_linear(text: str) -> None:
     # CPU time, not wall time (see above): these took 62 s, 35 s and ~50 s before the fix,

@@ -401,12 +401,26 @@ def _name_words(name: str) -> list[tuple[str, ...]]:
         surname, given = composed.split("/")
         composed = f"{given} {surname}"
     words = []
-    for word in _NAME_WORDS.split(composed):
-        forms = (_NAME_MARKS.sub("", anyascii(w)) for w in (word, word.translate(_ICAO_SPELLED)))
+    for word in _NAME_WORDS.split(composed)[:_MOST_WORDS]:
+        # lower case after anyascii too: it capitalises syllables it spells out ("WangWei")
+        spelled = (anyascii(w).casefold() for w in (word, word.translate(_ICAO_SPELLED)))
+        forms = (_NAME_MARKS.sub("", w) for w in spelled)
         unique = tuple(dict.fromkeys(f for f in forms if f))
         if unique and unique[0] not in _TITLES:
             words.append(unique)
     return words
+
+
+# No name has more words than this (a hostile one of thousands costs their square).
+_MOST_WORDS = 12
+
+
+def _latin(name: str) -> bool:
+    """Whether every letter of a name is a Latin one (a ticket's is; a passport's may not be)."""
+    return all(
+        not ch.isalpha() or "LATIN" in unicodedata.name(ch, "")
+        for ch in unicodedata.normalize("NFC", name)
+    )
 
 
 def _spellings(words: list[tuple[str, ...]]) -> set[str]:
@@ -431,7 +445,9 @@ def _same_first_and_last(given: list[tuple[str, ...]], passport: list[tuple[str,
 def booking_name_mismatch(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
     """Travel bookings whose passenger name differs from the passport's (first or last name)."""
     full = attr(user, "passport", "full_name")
-    if not full:
+    if not full or not _latin(full):
+        # "Дмитрий", "王伟": tickets spell such names by rules of each country (ICAO, pinyin,
+        # ...); no one spelling to compare with, and a false "refused at boarding" costs more
         return []
     passport = _name_words(full)
     out = []

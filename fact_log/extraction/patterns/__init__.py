@@ -14,6 +14,7 @@ states a fact in a 2,000-character sentence, and it bounds the work on hostile i
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import replace
@@ -142,21 +143,30 @@ def _dedupe(cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
+# A record is completed by one said soon after it: this many later records of its path are
+# compared (a hostile message of thousands of payments stays linear).
+_COMPLETED_WITHIN = 16
+
+
 def _subsumed(cands: list[Candidate]) -> list[Candidate]:
     """Drop a record a later one of the same path in the message repeats and completes
     ("Flying to Lisbon on 3 July. Back on the 10th." is one trip with its return, not two)."""
     if len(cands) < 2:
         return cands
+    later_of: dict[str, list[int]] = {}
+    for i, c in enumerate(cands):
+        later_of.setdefault(c.path, []).append(i)
     out = []
     for i, c in enumerate(cands):
         value = c.value
+        same = later_of[c.path]
+        after = same[bisect.bisect_right(same, i) :][:_COMPLETED_WITHIN]
         if isinstance(value, dict) and any(
-            later.path == c.path
-            and later.op == c.op
+            (later := cands[j]).op == c.op
             and isinstance(later.value, dict)
             and len(later.value) > len(value)
             and all(later.value.get(k) == v for k, v in value.items())
-            for later in cands[i + 1 :]
+            for j in after
         ):
             continue
         out.append(c)

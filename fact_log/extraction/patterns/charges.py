@@ -527,6 +527,9 @@ _AMOUNT_FIX = re.compile(
     re.IGNORECASE,
 )
 _NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
+# After the new amount the correction ends ("sorry, 59.99."; "make that £60 a month"): a
+# number with more words after it ("sorry 2 secs", "actually 2 people live here") is no amount.
+_FIX_ENDS = re.compile(r"\s*(?:[.!,;:)]|$|(?:a|per|each|every)\s+(?:month|week|year)\b)", re.I)
 # what a money record was found as, and the path to propose it again under
 _MONEY_KINDS = {
     "finance.transactions": "finance.transactions",
@@ -553,6 +556,9 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (gap := _NOT_OLD.match(sent.text, m.end() + new.end)) is not None:
         rest = amounts(sent.text[gap.end() :])
         old = rest[0].amount if rest and rest[0].start == 0 else None
+    shaped = new.currency or not sent.text[m.end() : m.end() + new.end].strip().isdigit()
+    if old is None and not (shaped and _FIX_ENDS.match(sent.text, m.end() + new.end)):
+        return  # "no 1 priority is the gym", "wait 10 min": a number, not a corrected amount
     money = [
         x for x in ctx.thread.mentions if x.kind in _MONEY_KINDS and x.get("amount") is not None
     ]

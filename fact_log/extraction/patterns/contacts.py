@@ -132,6 +132,9 @@ _REL_FIRST = re.compile(
 _NOTE_REL = re.compile(
     r"^(?P<rel>(?-i:Sister|Brother|Mum|Mom|Dad|Cousin|Aunt|Uncle|Niece|Nephew|Grandma|Grandpa|"
     r"Son|Daughter|Wife|Husband))\s+(?P<name>" + NAME + r")"
+    # ... shaped as a note: a field follows ("Mum Jeans are back", "Uncle Sam takes half my
+    # salary", "Sister Act 2 is on TV" are no relatives)
+    r"(?=(?:'s|’s)\s+[^:\n]{1,30}:|\s*[:–—-]\s)"
 )
 
 

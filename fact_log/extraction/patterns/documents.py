@@ -12,8 +12,10 @@ from uac.fact_log.extraction.patterns.dates import count_word, shift
 from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    FOR_SOMEONE,
     HYPOTHETICAL,
     NOT_NAMES,
+    THIRD_PARTY,
     UNCERTAIN,
     Ctx,
     Rule,
@@ -62,8 +64,27 @@ def country_code(name: str | None) -> str | None:
     return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
 
 
+# "ETA for Rome is 6pm", "Canada ETA 7pm": an estimated time of arrival, not an authorisation
+_ARRIVAL_AFTER = re.compile(
+    r"[^.!?\n]{0,25}?(?:\b\d{1,2}(?::\d{2}|\s?(?:am|pm|h)\b)|\b(?:late|delayed|soon|tonight)\b)",
+    re.I,
+)
+
+
+def arrival_time(m: re.Match[str], text: str) -> bool:
+    """Whether an all-capitals ETA is a time of arrival: a clock time or delay follows it, or
+    it names no country whose authorisation is called so (the UK's ETA, Canada's eTA)."""
+    if m["eta"] != "ETA":
+        return False
+    if _ARRIVAL_AFTER.match(text, m.end()):
+        return True
+    return not (m["c3"] in ("UK", "Canada", "Canadian") or m["c4"] == "UK")
+
+
 def visa_country(m: re.Match[str]) -> str | None:
     """The country a visa mention names ("my Indian visa", "a visa for India", "ESTA")."""
+    if arrival_time(m, m.string):
+        return None
     if m["esta"]:
         return "US"
     if m["eta"]:
@@ -83,10 +104,31 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
     return None
 
 
+# "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
+# friend", "Tom's, not mine": the document is someone else's
+_OTHERS = re.compile(
+    r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
+    + FOR_SOMEONE
+    + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
+    r"\bnot\s+(?:mine|for\s+me)\b",
+    re.I,
+)
+
+
+def others_document(ctx: Ctx, sent: Span) -> bool:
+    """Whether the sentence, or a fragment right after it, gives the document to another."""
+    nxt = ctx.following
+    return bool(
+        THIRD_PARTY.search(sent.text)
+        or _OTHERS.search(sent.text)
+        or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
+    )
+
+
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Visas the user holds: "I got my ESTA approved", "my UK visa expires on ..."."""
     m = VISA.search(sent.text)
-    if m is None:
+    if m is None or arrival_time(m, sent.text) or others_document(ctx, sent):
         return
     nxt = ctx.following
     details = nxt is not None and _FRAGMENT.match(nxt.text) and _HOLDS.search(nxt.text)
@@ -314,6 +356,8 @@ def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up
+    if m["lead"] and ("?" in sent.text or others_document(ctx, sent)):
+        return  # "US passport only? asking for my friend"
     said = m["adj"] or m["holder"] or m["lead"]
     code = NATIONALITIES.get(said.lower()) or country_code(said)
     if code is not None:

@@ -72,7 +72,9 @@ _KNOWN_JOB = re.compile(
 )
 # "Lou's birthday is ...", "Jocelyn birthday is on Sept 21" (the possessive left unsaid)
 _BIRTHDAY = re.compile(
-    r"\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
+    # "the Queen's birthday", "King's birthday is a bank holiday": a title, no contact
+    r"(?<!\b[Tt]he\s)\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad|King|Queen|Prince|"
+    r"Princess|Google|Jesus|Christ)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
     r"(?:['’]s)?\s+(?i:birthday)(?:\s+is|['’]s)\b"
 )
 _BORN_IN = re.compile(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)

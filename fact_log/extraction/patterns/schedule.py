@@ -10,6 +10,7 @@ from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
 from uac.fact_log.extraction.patterns.itinerary import claimed
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    FOR_SOMEONE,
     NAME,
     NOT_NAMES,
     THIRD_PARTY,
@@ -495,6 +496,13 @@ _AWAY_NOTE = re.compile(
 )
 
 
+# "annual leave 22-26 July got rejected", "time off 3 to 7 March would be nice", "PTO for my
+# husband", "leave 22-26 July?": no days the user is away
+_LEAVE_NOT = re.compile(
+    r"\?|\b(?:rejected|denied|declined|refused|not\s+(?:approved|granted|sure)|cancell?ed|"
+    r"would\s+be\s+nice|hop(?:e|ing)|wish|maybe|might)\b|" + FOR_SOMEONE,
+    re.I,
+)
 _TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
 
 
@@ -521,6 +529,8 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "From 1 to 21 of August I am in holidays": the days before the cue
         dates = dates_in(sent, "future", ctx.today, ctx.anchor)[:2]
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
+        return
+    if leave and _LEAVE_NOT.search(sent.text):
         return
     lead = ctx.text[max(sent.start, dates[1].start - 12) : dates[1].start]
     if not _UNTIL.search(lead) or dates[1].date < dates[0].date:

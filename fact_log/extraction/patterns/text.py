@@ -291,6 +291,14 @@ _SOMEONE_ELSE = re.compile(
 )
 
 
+# "sorted for my son", "PTO for my husband": done or held for another person
+FOR_SOMEONE = (
+    r"\bfor\s+(?:my|our)\s+(?:son|daughter|wife|husband|partner|mum|mom|mother|dad|father|"
+    r"brother|sister|kids?|child(?:ren)?|friend|colleague|boss|parents|grand\w+|niece|nephew|"
+    r"aunt|uncle|cousin)\b"
+)
+
+
 def someone_else(head: str) -> bool:
     """Whether the text before a value names another person as its subject."""
     return bool(_SOMEONE_ELSE.search(head))

@@ -1,0 +1,128 @@
+"""Session 9 review (hreview9): other people's documents, greetings, arrival times, titles and
+corrections that are no facts of the user's; each with the reading that must stay."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.candidates import D, found, of
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ETA for Rome is 6pm, I got delayed at the gate",
+        "my eta for lisbon: 18:40, got the last train",
+        "Canada ETA 7pm, I have the keys",
+        "Tom's China visa landed! Single entry, valid 1 April to 30 April",
+        "China visa sorted for my son! Single entry, valid 1 April to 30 April",
+        "China visa came in. Tom's, not mine.",
+    ],
+)
+def test_an_arrival_time_or_someone_elses_visa_is_no_visa(text: str) -> None:
+    assert of("identity.visas", found(text)) == []
+
+
+def test_a_travel_authorisation_is_still_a_visa() -> None:
+    [uk] = of("identity.visas", found("Got my UK ETA approved, valid until 3 May 2028"))
+    assert (uk["country"], uk["valid_until"]) == ("GB", D(2028, 5, 3))
+    [cn] = of("identity.visas", found("China visa landed! Single entry, valid 1 April to 30 April"))
+    assert cn["country"] == "CN" and cn["entries"] == "single"
+
+
+@pytest.mark.parametrize(
+    "text", ["US passport only? asking for my friend", "UK passport too, says my husband"]
+)
+def test_a_passport_asked_about_or_someone_elses_is_not_the_users(text: str) -> None:
+    assert of("identity.passport.issuing_country", found(text)) == []
+    assert of("identity.passport.issuing_country", found("UK passport here")) == ["GB"]
+
+
+@pytest.mark.parametrize(
+    ("text", "traveller"),
+    [
+        ("Dear Tom Baker,\nmy flight BA123 to Rome departs 3 July at 07:15, see you there!", None),
+        ("Dear Valued Customer,\nYour flight BA123 to Rome departs 3 July at 07:15.", None),
+        (
+            "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. Flight BA123 to Rome "
+            "departs 3 July at 07:15.",
+            "CHIDIEBERE OKONKWO",
+        ),
+        ("Passenger: Anna Lopes\nFlight TP1234 Lisbon to Paris on 3 July at 07:15", "Anna Lopes"),
+    ],
+)
+def test_a_greeting_names_the_passenger_only_as_a_confirmation_does(
+    text: str, traveller: str | None
+) -> None:
+    legs = of("travel.bookings", found(text))
+    assert legs and all(leg.get("traveller_name") == traveller for leg in legs)
+
+
+def test_a_forwarded_stay_of_someone_else_is_not_the_users() -> None:
+    paste = "Hotel Riu Plaza, Madrid\nCheck-in: 14 Oct 2026\nCheck-out: 17 Oct 2026"
+    [stay] = of("travel.bookings", found(paste))
+    assert stay["place"] == "Madrid" and stay["kind"] == "hotel"
+    assert of("travel.bookings", found("Forwarding my colleague's booking:\n" + paste)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sister Act 2 is on TV tonight",
+        "Uncle Sam takes half my salary",
+        "Mum Jeans are back in fashion",
+        "Dad Jokes Volume 2 comes out 3 May",
+        "The Queen's birthday is 21 April",
+        "King's birthday is a bank holiday on 2 June",
+    ],
+)
+def test_a_title_is_no_relative(text: str) -> None:
+    assert of("contacts.contacts", found(text)) == []
+
+
+def test_a_relatives_note_is_still_a_contact() -> None:
+    [bro] = of("contacts.contacts", found("Brother Tom: 07700 900123"))
+    assert (bro["name"], bro["relationship"]) == ("Tom", "brother")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "annual leave 22-26 July got rejected",
+        "annual leave 22-26 July - not approved",
+        "my annual leave 3 to 7 March was cancelled",
+        "annual leave 22-26 July?",
+        "time off 3 to 7 March would be nice",
+        "PTO: 3 to 7 March for my husband",
+    ],
+)
+def test_leave_refused_wished_or_someone_elses_is_no_away_period(text: str) -> None:
+    assert of("schedule.away_periods", found(text)) == []
+    [away] = of("schedule.away_periods", found("annual leave 22-26 July"))
+    assert (away["start"], away["end"]) == (D(2025, 7, 22), D(2025, 7, 26))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text"),
+    [
+        ("My Netflix is £15.99 a month.", "sorry 2 secs, doorbell"),
+        ("My Netflix is £15.99 a month.", "wait 10 min"),
+        ("My Netflix is £15.99 a month.", "no 1 priority is the gym"),
+        (
+            "My rent is £900 a month, paid by standing order on the 1st.",
+            "Actually 2 people live here",
+        ),
+    ],
+)
+def test_a_number_after_sorry_or_wait_corrects_no_amount(earlier: str, text: str) -> None:
+    assert found(text, earlier) == []
+
+
+def test_a_corrected_amount_still_replaces_the_old_one() -> None:
+    [sub] = of("finance.subscriptions", found("sorry, 17.99", "My Netflix is £15.99 a month."))
+    assert sub["amount"] == Decimal("17.99")
+    rent = "My rent is £900 a month, paid by standing order on the 1st."
+    [order] = of("finance.scheduled_payments", found("actually 950 not 900", rent))
+    assert order["amount"] == Decimal("950")
