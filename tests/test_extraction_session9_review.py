@@ -126,3 +126,22 @@ def test_a_corrected_amount_still_replaces_the_old_one() -> None:
     rent = "My rent is £900 a month, paid by standing order on the 1st."
     [order] = of("finance.scheduled_payments", found("actually 950 not 900", rent))
     assert order["amount"] == Decimal("950")
+
+
+@pytest.mark.parametrize(
+    ("earlier", "text"),
+    [
+        ("Tom is flying to Rome on 3 July.", "Back on the 10th."),
+        ("", "Anna flies to Paris on 3 July"),
+        ("", "so Priya is going to Goa on the 12th"),
+    ],
+)
+def test_a_named_persons_trip_is_not_the_users(earlier: str, text: str) -> None:
+    assert of("travel.trips", found(text, *filter(None, [earlier]))) == []
+
+
+def test_the_user_travelling_with_someone_or_a_place_as_subject_is_a_trip() -> None:
+    [with_tom] = of("travel.trips", found("Tom and I are flying to Rome on 3 July."))
+    assert with_tom["city"] == "Rome"
+    [hanoi] = of("travel.trips", found("Vietnam is happening: Hanoi, August 1 through August 25"))
+    assert (hanoi["depart"], hanoi["return_date"]) == (D(2025, 8, 1), D(2025, 8, 25))

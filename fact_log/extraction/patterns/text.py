@@ -299,6 +299,39 @@ FOR_SOMEONE = (
 )
 
 
+# "Tom is flying to Rome on 3 July", "Anna flies out Friday": a sentence whose subject is a
+# named person (not with the user: "Tom and I", "with me", "we") tells that person's doings
+_NAMED_SUBJECT = re.compile(
+    r"^(?:(?:and|so|also|btw|oh)[\s,]+)?(?P<name>(?-i:[A-Z][a-z]{1,15}))(?:\s+(?-i:[A-Z][a-z]+))?"
+    r"\s+(?:is|was|will|has|had|'s|’s|flies|flew|goes|went|drives|drove|takes|took|leaves|left|"
+    r"arrives|lands|gets|got|needs|starts|moves|moved|travels|travelled|traveled|heads)\b",
+    re.IGNORECASE,
+)
+_WITH_USER = re.compile(r"\b(?:I|me|we|us|our)\b", re.I)
+
+
+def named_subject(text: str) -> str | None:
+    """The name of the sentence's subject when it may be a person other than the user (the
+    caller rules out places: "Vietnam is happening")."""
+    m = _NAMED_SUBJECT.match(text)
+    if (
+        m is None
+        or m["name"] in NOT_NAMES
+        or m["name"] in _NOT_PERSON_SUBJECTS
+        or _WITH_USER.search(text)
+    ):
+        return None
+    return m["name"]
+
+
+# Capitalised words that open a sentence as a subject but are no person
+_NOT_PERSON_SUBJECTS = word_set(
+    "It This That There Here What Which Who Where When Why How Everything Nothing Someone "
+    "Everyone Today Tomorrow Tonight Yesterday Work School Rent Flight Train Trip Hotel "
+    "Insurance Passport Visa Dinner Lunch Breakfast Payment Netflix Spotify"
+)
+
+
 def someone_else(head: str) -> bool:
     """Whether the text before a value names another person as its subject."""
     return bool(_SOMEONE_ELSE.search(head))

@@ -23,6 +23,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     guarded,
     in_clause,
+    named_subject,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
@@ -316,6 +317,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         days_place = _place(sent)
     if (travel is None and days_place is None) or NOT_TRAVEL.search(sent.text):
         return
+    if _someone_travels(sent.text):
+        return  # "Tom is flying to Rome on 3 July": Tom's trip
     if "since" in sent.text and _HERE_SINCE.search(sent.text):
         return  # "I'm in lisbon since sept 3": begun already (rule_here_since)
     # "Vietnam is happening: Hanoi, August 1 through August 25": a place and its days say trip
@@ -474,6 +477,13 @@ _CONFIRMED = re.compile(
 )
 
 
+def _someone_travels(text: str) -> bool:
+    """Whether a named person other than the user is the sentence's traveller (a place as the
+    subject, "Vietnam is happening", is the user's trip)."""
+    name = named_subject(text)
+    return name is not None and lookup_place(name) is None
+
+
 def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
     """A destination the user says they are going to without its days ("work is sending me
     to Lima at the end of April"): the place a later "out 26 April, back 7 May" is about."""
@@ -481,7 +491,7 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
         return []
     if _TRAVEL.search(sent.text) is None and not _CONFIRMED.search(sent.text):
         return []  # "study abroad in Seville is CONFIRMED": the place, its days to come
-    if PAST.search(sent.text) or NOT_TRAVEL.search(sent.text):
+    if PAST.search(sent.text) or NOT_TRAVEL.search(sent.text) or _someone_travels(sent.text):
         return []  # the cheap refusals before the place lookups
     place = _place(sent) or _place_days(sent) or _booked_place(sent.text, sent.start)
     if place is None:
