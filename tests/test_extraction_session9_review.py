@@ -145,3 +145,17 @@ def test_the_user_travelling_with_someone_or_a_place_as_subject_is_a_trip() -> N
     assert with_tom["city"] == "Rome"
     [hanoi] = of("travel.trips", found("Vietnam is happening: Hanoi, August 1 through August 25"))
     assert (hanoi["depart"], hanoi["return_date"]) == (D(2025, 8, 1), D(2025, 8, 25))
+
+
+def test_a_visa_of_the_users_said_beside_a_relatives_event_is_still_the_users() -> None:
+    text = (
+        "I have a Canadian visitor visa also, multiple entry, valid till 30 August 2031, from "
+        "my cousin's wedding in Brampton"
+    )
+    [visa] = of("identity.visas", found(text))
+    assert (visa["country"], visa["entries"]) == ("CA", "multiple")
+
+
+def test_a_bare_appointment_is_the_one_the_caller_named() -> None:
+    events = of("schedule.events", found("Physio rang, next appointment is the 12th at 6pm."))
+    assert events and events[0]["title"] == "Physio"

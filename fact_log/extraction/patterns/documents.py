@@ -115,11 +115,12 @@ _OTHERS = re.compile(
 )
 
 
-def others_document(ctx: Ctx, sent: Span) -> bool:
-    """Whether the sentence, or a fragment right after it, gives the document to another."""
+def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
+    """Whether the sentence, or a fragment right after it, gives the document named at `at`
+    to another ("my son's visa"; "my visa, from my cousin's wedding" is still the user's)."""
     nxt = ctx.following
     return bool(
-        THIRD_PARTY.search(sent.text)
+        THIRD_PARTY.search(sent.text[:at])
         or _OTHERS.search(sent.text)
         or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
     )
@@ -128,7 +129,7 @@ def others_document(ctx: Ctx, sent: Span) -> bool:
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Visas the user holds: "I got my ESTA approved", "my UK visa expires on ..."."""
     m = VISA.search(sent.text)
-    if m is None or arrival_time(m, sent.text) or others_document(ctx, sent):
+    if m is None or arrival_time(m, sent.text) or others_document(ctx, sent, m.start()):
         return
     nxt = ctx.following
     details = nxt is not None and _FRAGMENT.match(nxt.text) and _HOLDS.search(nxt.text)
@@ -146,7 +147,9 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if country is None:
         # "Update on India: e-visa approved": a country said before the visa in its sentence
         head = _CAPITALISED.findall(sent.text[: m.start()])
-        country = next((COUNTRIES[w.lower()] for w in head if w.lower() in COUNTRIES), None)
+        country = next(
+            filter(None, (country_code(w) for w in head)), None
+        )  # 'Canadian visitor visa'
     if country is None:
         earlier = ctx.thread.last("visa")  # "Got the e-visa today" after "my visa for India"
         country = earlier.get("country") if earlier is not None else None
@@ -356,7 +359,7 @@ def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if m["it"] and ctx.thread.last("passport") is None:
         return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    if m["lead"] and ("?" in sent.text or others_document(ctx, sent)):
+    if m["lead"] and ("?" in sent.text or others_document(ctx, sent, m.end())):
         return  # "US passport only? asking for my friend"
     said = m["adj"] or m["holder"] or m["lead"]
     code = NATIONALITIES.get(said.lower()) or country_code(said)

@@ -304,8 +304,13 @@ def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | Non
     for ev in found:
         own = clause_of(parts, sent.start + ev.start())
         if own is not None and (own.start, own.end) in days:
-            return ev
+            # "Physio rang, next appointment is the 12th": a bare appointment is the one the
+            # first word named
+            return None if _GENERIC_EVENT.fullmatch(ev[0]) else ev
     return None
+
+
+_GENERIC_EVENT = re.compile(r"(?:next\s+)?(?:appointment|appt|session|visit|consultation)", re.I)
 
 
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
