@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.candidates import D, found, of
+from tests.candidates import D, T, found, of
+from uac.fact_log.extraction.patterns import extract
 
 
 @pytest.mark.parametrize(
@@ -159,3 +160,20 @@ def test_a_visa_of_the_users_said_beside_a_relatives_event_is_still_the_users() 
 def test_a_bare_appointment_is_the_one_the_caller_named() -> None:
     events = of("schedule.events", found("Physio rang, next appointment is the 12th at 6pm."))
     assert events and events[0]["title"] == "Physio"
+
+
+@pytest.mark.parametrize(
+    ("plan", "cancel", "name"),
+    [
+        ("My NOW TV Entertainment membership renews on 3 March, £9.99 a month",
+         "just cancelled NOW TV", "NOW TV Entertainment"),
+        ("Adobe Lightroom renews on 3 March, £9.99 a month", "cancelled Adobe this morning",
+         "Adobe Lightroom"),
+    ],
+)  # fmt: skip
+def test_a_cancellation_by_the_services_short_name_ends_the_plan_the_thread_knows(
+    plan: str, cancel: str, name: str
+) -> None:
+    earlier = [(plan, T(2028, 2, 6, 9))]
+    ended = [c.value for c in extract(cancel, T(2028, 2, 20, 9), history=earlier) if c.op == "end"]
+    assert ended == [{"name": name, "cancelled_on": D(2028, 2, 20)}]

@@ -260,6 +260,17 @@ def _pence(text: str) -> list[Any]:
     return [a for a in amounts(text) if re.fullmatch(r"\d{1,5}[.,]\d\d", text[a.start : a.end])]
 
 
+def _known_as(ctx: Ctx, name: str) -> str:
+    """The name the thread knows a service by ("cancelled NOW TV" after "NOW TV Boost renews
+    5 Dec": the Boost subscription ends), else the name said."""
+    said = name.casefold()
+    for m in reversed(ctx.thread.mentions):
+        known = m.get("name") if m.kind in ("subscription", "finance.subscriptions") else None
+        if isinstance(known, str) and known.casefold().startswith(said + " "):
+            return known
+    return name
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
@@ -288,7 +299,7 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and stop_ok(parts, sent, sent.start + cancel.start())
     ):
         if (day := cancel_day(ctx, sent)) is not None:
-            value = {"name": name, "cancelled_on": day}
+            value = {"name": _known_as(ctx, name), "cancelled_on": day}
             ctx.add("finance.subscriptions", value, sent, 0.8, op="end")
         return
     verb = _SUB_VERB.search(sent.text)
