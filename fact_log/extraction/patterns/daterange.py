@@ -236,6 +236,9 @@ _JOINED = re.compile(
 )
 
 
+_ONGOING_SINCE = 92  # days: a range that began longer ago is said of the next one
+
+
 def ongoing_ranges(text: str, found: list[DateMatch], today: dt.date) -> list[DateMatch]:
     """A range said without years that holds today is this one, not next year's ("insurance
     from 1 May to 20 July" said on 10 May runs now; read ahead, both days were a year on)."""
@@ -248,6 +251,8 @@ def ongoing_ranges(text: str, found: list[DateMatch], today: dt.date) -> list[Da
             continue
         first, last = safe_date(a.date.year - 1, a.date.month, a.date.day), None
         last = safe_date(b.date.year - 1, b.date.month, b.date.day)
-        if first is not None and last is not None and first <= today <= last:
+        # ... begun lately: "from 15 March to 10 January" said on 5 January is the next one
+        recent = first is not None and (today - first).days <= _ONGOING_SINCE
+        if recent and last is not None and first <= today <= last:  # type: ignore[operator]
             out[i], out[i + 1] = replace(a, date=first), replace(b, date=last)
     return out
