@@ -177,3 +177,12 @@ def test_a_cancellation_by_the_services_short_name_ends_the_plan_the_thread_know
     earlier = [(plan, T(2028, 2, 6, 9))]
     ended = [c.value for c in extract(cancel, T(2028, 2, 20, 9), history=earlier) if c.op == "end"]
     assert ended == [{"name": name, "cancelled_on": D(2028, 2, 20)}]
+
+
+def test_a_relatives_passport_is_not_the_one_a_later_it_expires_completes() -> None:
+    later = "It expires on 3 May 2027."
+    assert (
+        of("identity.passport.expiry_date", found(later, "My daughter needs a new passport.")) == []
+    )
+    mine = of("identity.passport.expiry_date", found(later, "My new passport finally arrived."))
+    assert mine == [D(2027, 5, 3)]

@@ -38,6 +38,7 @@ from uac.fact_log.extraction.patterns.text import (
     drug_names,
     emit,
     is_question,
+    someone_else,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
@@ -110,7 +111,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         _PASSPORT.search(text)
         and "identity.passport.expiry_date" not in paths
         and not THIRD_PARTY.search(text)
-        and not re.search(r"\b(?:his|her|their)\b", text, re.I)
+        and not someone_else(text)  # "My daughter needs a new passport. It expires ..."
     ):
         out.append(Mention("passport", (), day))
     if _LICENCE.search(text) and "identity.driver_licence.expiry_date" not in paths:
