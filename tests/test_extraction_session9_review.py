@@ -186,3 +186,16 @@ def test_a_relatives_passport_is_not_the_one_a_later_it_expires_completes() -> N
     )
     mine = of("identity.passport.expiry_date", found(later, "My new passport finally arrived."))
     assert mine == [D(2027, 5, 3)]
+
+
+@pytest.mark.parametrize(
+    ("text", "period"),
+    [
+        ("The water bill is £60 every two months by direct debit from my Barclays account",
+         "every_two_months"),
+        ("Council tax is £95 fortnightly by direct debit from my Monzo account", "fortnightly"),
+        ("The electricity bill is £90 a month by direct debit", "monthly"),
+    ],
+)  # fmt: skip
+def test_a_bill_every_fortnight_or_two_months_keeps_its_period(text: str, period: str) -> None:
+    assert [p.get("period") for p in of("finance.scheduled_payments", found(text))] == [period]

@@ -28,6 +28,15 @@ from uac.fact_log.extraction.patterns.text import (
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
 _I_PAY = re.compile(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
 _PERIODS = (
+    # first: "every two months" and "every other week" hold "month" and "week"
+    (
+        re.compile(r"\b(?:every\s+(?:two|2|other|second)\s+months?)\b", re.I),
+        "every_two_months",
+    ),
+    (
+        re.compile(r"\b(?:fortnightly|every\s+(?:two|2|other|second)\s+weeks?|biweekly)\b", re.I),
+        "fortnightly",
+    ),
     (
         re.compile(r"\b(?:monthly|a\s+month|per\s+month|every\s+month|each\s+month)\b", re.I),
         "monthly",
