@@ -199,3 +199,18 @@ def test_a_relatives_passport_is_not_the_one_a_later_it_expires_completes() -> N
 )  # fmt: skip
 def test_a_bill_every_fortnight_or_two_months_keeps_its_period(text: str, period: str) -> None:
     assert [p.get("period") for p in of("finance.scheduled_payments", found(text))] == [period]
+
+
+def test_the_amounts_memo_gives_every_thread_the_serial_answers() -> None:
+    # money._FOUND is shared by every thread of a Memory and cleared at 512 texts: many threads
+    # over more texts than it holds must each get exactly what one thread alone gets
+    from concurrent.futures import ThreadPoolExecutor
+
+    from uac.fact_log.extraction.patterns.money import find_money
+
+    texts = [f"paid £{i}.{i % 100:02d} and €{i * 3} for item {i}" for i in range(1500)]
+    serial = [find_money(t) for t in texts]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(3):
+            assert list(pool.map(find_money, texts)) == serial
+    assert all(len(found) == 2 for found in serial)  # the check can fail: two amounts each
