@@ -463,9 +463,11 @@ def _fold_group(coll: Any, key: str, contributions: list[Fact], fields: dict[str
 
 
 def _is_ending(fact: Fact) -> bool:
-    # "I stopped taking X" arrives without the record's key fields (no start date): it names
-    # the record by its other fields and must end the record it names, not start a new one.
-    if not (fact.record_key or "").startswith("h:") or fact.evidence_json is None:
+    # "I stopped taking X" arrives without the record's key fields (no start date), and
+    # "cancelled NOW TV" names the plan "NOW TV Boost" by part of its key, often sessions
+    # later: an ending names the record it ends by its other fields, and ends that record
+    # rather than start a new one (its own key only when it names no earlier record).
+    if fact.evidence_json is None:
         return False
     evidence = fact.evidence
     return isinstance(evidence, dict) and evidence.get("intent") == "end"

@@ -49,6 +49,25 @@ def test_a_stop_message_ends_the_medication_it_names(mem: Memory) -> None:
     assert mem.checkpoint("maya").diagnostics["diagnostics"] == []
 
 
+def test_a_cancellation_sessions_later_ends_the_plan_it_names_by_part_of_its_name(
+    mem: Memory,
+) -> None:
+    # The plan is "NOW TV Boost"; weeks later, in another session, the user says "NOW TV".
+    mem.add("maya", "NOW TV Boost renews 5 Dec, £9.99 a month", at=T0, now=T0, session_id="s1")
+    later = T0 + dt.timedelta(days=14)
+    mem.add("maya", "cancelled NOW TV today", at=later, now=later, session_id="s2")
+    mem.add("maya", "I cancelled Disney+ yesterday.", at=later, now=later, session_id="s2")
+    mem.compile("maya")
+    subs = {s.name: s for s in mem.checkpoint("maya").user.subscriptions}
+    assert set(subs) == {"NOW TV Boost", "Disney+"}
+    assert subs["NOW TV Boost"].cancelled_on == later.date()
+    assert subs["NOW TV Boost"].renews_on is not None  # the plan keeps what it was
+    # An ending that names no earlier record is its own record, and reported.
+    assert subs["Disney+"].cancelled_on == later.date() - dt.timedelta(days=1)
+    kinds = [d["kind"] for d in mem.checkpoint("maya").diagnostics["diagnostics"]]
+    assert kinds == ["unmatched_ending"]
+
+
 def test_an_unmatched_stop_is_reported(mem: Memory) -> None:
     mem.add("maya", "I stopped taking ibuprofen.", now=T0)
     mem.compile("maya")
