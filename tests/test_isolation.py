@@ -55,19 +55,17 @@ def test_reads_return_only_the_named_subjects_rows(tmp_path_factory, fresh_log, 
 
 def _reads_only_named(home: Path, writes: list[tuple[tuple[str, str], str]]) -> None:
     expected: dict[tuple[str, str], list[str]] = {a: [] for a in ADDRESSES}
-    with Memory(home, "t1", create=True):
-        pass
-    # A Memory is bound to one tenant: each run of writes to one tenant shares an open one
-    # (reads are under test, not reactions).
-    for tenant, run in itertools.groupby(writes, key=lambda w: w[0][0]):
-        with Memory(home, tenant, react=False) as mem:
-            for (_, subject), name in run:
-                if "\x00" in name:  # uac stores no U+0000: refused whole, nothing to read back
-                    with pytest.raises(InputError, match="NUL character"):
-                        mem.set(subject, "identity.name", name, now=T0)
-                    continue
-                mem.set(subject, "identity.name", name, now=T0)
-                expected[(tenant, subject)].append(name)
+    # Writes interleave tenants as drawn, through one open workspace and a view per tenant
+    # (as `uac serve` answers many tenants); reads open the workspace afresh, per tenant.
+    with Memory(home, "t1", create=True, react=False) as mem:
+        views = {"t1": mem, "t2": mem.for_tenant("t2")}
+        for (tenant, subject), name in writes:
+            if "\x00" in name:  # uac stores no U+0000: refused whole, nothing to read back
+                with pytest.raises(InputError, match="NUL character"):
+                    views[tenant].set(subject, "identity.name", name, now=T0)
+                continue
+            views[tenant].set(subject, "identity.name", name, now=T0)
+            expected[(tenant, subject)].append(name)
     for tenant, addresses in itertools.groupby(ADDRESSES, key=lambda a: a[0]):
         with Memory(home, tenant, read_only=True) as mem:
             for _, subject in addresses:
