@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,32 @@ from uac.fact_log.catalog import Catalog, CollectionPath, describe_error
 from uac.fact_log.errors import InputError
 from uac.fact_log.shapes import BadShape, Shape, infer_shape, widen_shape
 from uac.fact_log.store import NewFact
-from uac.fact_log.values import canonical_json, loads, sha256
+from uac.fact_log.values import canonical_json, sha256
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a number (JSON has no NaN or Infinity)")
+
+
+# What comes from outside is held to JSON proper: non-integer numbers stay exact (Decimal),
+# NaN and Infinity (Python's extension) are refused.
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_not_a_number)
+
+
+def loads(text: str) -> Any:
+    """Parse JSON from outside: Decimal for non-integers; NaN, Infinity and nesting past
+    Python's recursion limit raise ValueError (JSONDecodeError for syntax)."""
+    try:
+        return _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _bad_json(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"malformed JSON ({exc.msg} at column {exc.colno})"
+    return f"malformed JSON ({exc})"
+
 
 MAX_RECORD_BYTES = 1 << 20  # one line / record; a larger one is refused, not truncated
 MAX_FILE_BYTES = 1 << 30
@@ -199,10 +225,8 @@ def _jsonl(path: Path, text: str, first: int = 1) -> Iterator[RawRecord]:
             continue
         try:
             obj = loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{path}:{number}: malformed JSON ({exc.msg} at column {exc.colno})"
-            ) from None
+        except ValueError as exc:
+            raise InputError(f"{path}:{number}: {_bad_json(exc)}") from None
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
         yield RawRecord(f"line {number}", obj, False)
@@ -211,10 +235,9 @@ def _jsonl(path: Path, text: str, first: int = 1) -> Iterator[RawRecord]:
 def _json_array(path: Path, text: str) -> Iterator[RawRecord]:
     try:
         items = loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno})"
-        ) from None
+    except ValueError as exc:
+        where = f"{path}:{exc.lineno}" if isinstance(exc, json.JSONDecodeError) else str(path)
+        raise InputError(f"{where}: {_bad_json(exc)}") from None
     if not isinstance(items, list):
         raise InputError(f"{path}: expected a JSON array of objects")
     for number, obj in enumerate(items, 1):
@@ -399,5 +422,5 @@ def parse_cli_value(text: str, field_type: str) -> Any:
         return text
     try:
         return loads(text)
-    except json.JSONDecodeError:
+    except ValueError:
         raise InputError(f"expected a JSON {field_type}, got {text!r}") from None

@@ -177,6 +177,14 @@ BAD_FILES = [
     ),
     ("binary.jsonl", b"\x00\x01\x02\x03", r"binary.jsonl:1: contains a NUL byte"),
     ("bad_date.csv", "country,depart\nFR,2025-02-30\n", r"line 2: field 'depart'"),
+    (
+        "nan.jsonl",
+        '{"country": "FR", "depart": "2025-01-01"}\n{"country": "FR", "n": NaN}\n',
+        r"nan.jsonl:2: malformed JSON \(NaN is not a number",
+    ),
+    ("infinity.json", '[{"country": "FR", "n": -Infinity}]', r"infinity.json: malformed JSON"),
+    ("deep.json", "[" * 5000 + "]" * 5000, r"deep.json: malformed JSON \(JSON nested too deeply"),
+    ("deep.jsonl", '{"a":' * 3000 + "1" + "}" * 3000 + "\n", r"deep.jsonl:1: .*nested too deeply"),
 ]
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 
 import pytest
+from conftest import T0
 
-from uac import Memory
+from uac import AgentTools, Memory
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import Batch, NewInput
@@ -110,6 +112,23 @@ def test_time_expressions_become_windows() -> None:
     assert timeq.parse("what did I read recently", today).recent
     plain = timeq.parse("boiler pressure valve", today)
     assert plain.windows == () and plain.text == "boiler pressure valve" and not plain.recent
+    # Past the calendar's ends: no window (the words stay in the query), never an error.
+    for far in (
+        "what happened 3000 years ago",
+        "tea 30000 months ago",
+        "tea in March 0000",
+        "tea 99999999999999999999 days ago",
+    ):
+        q = timeq.parse(far, today)
+        assert q.windows == () and q.text == far, far
+
+
+def test_a_time_past_the_calendar_searches_without_a_window(mem: Memory) -> None:
+    mem.add_note("alice", "We drank tea by the pyramids.", now=T0)
+    tools = AgentTools(mem, "alice")
+    out = tools.call("search", {"text": "the pyramids 5000 years ago"})
+    assert "error" not in out and "pyramids" in json.dumps(out)
+    assert mem.context("alice", query="what happened 3000 years ago")
 
 
 def test_time_window_filters_on_the_message_time(mem: Memory, index: SearchIndex) -> None:

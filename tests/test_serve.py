@@ -212,7 +212,12 @@ def test_keys_scope_every_request_and_errors_are_clear(tmp_path: Path) -> None:
         assert "/v1/subjects/{subject}/add" in spec["paths"]
         with urllib.request.urlopen(url + "/healthz", timeout=30) as response:
             assert json.loads(response.read())["status"] == "ok"
-        assert Client(url, key_a).verify()["ok"]
+        # verify and anchor read every tenant's chain heads: the operator's token only
+        assert admin.verify()["ok"]
+        with pytest.raises(AccessDenied, match="admin token"):
+            Client(url, key_a).verify()
+        with pytest.raises(AccessDenied, match="admin token"):
+            Client(url, key_a).call("anchor", None)
     proc = info["proc"]
     assert proc.returncode == 0  # SIGTERM: a graceful stop ...
     assert not (home / "server.json").exists()
@@ -393,7 +398,7 @@ def test_killed_server_loses_nothing_and_delivers_alerts_after_restart(tmp_path:
     assert acked, "no write was acknowledged before the kill"
     with webhook() as (hook, received), serving(home, "--webhook", hook) as info:
         client = Client(info["url"], _key(_admin(info), "default"))
-        assert client.verify()["ok"]  # nothing half-written: the chain verifies
+        assert _admin(info).verify()["ok"]  # nothing half-written: the chain verifies
         stored = {f["id"] for n in range(4) for f in client.facts(f"w{n}")}
         assert set(acked) <= stored  # every acknowledged write survived
         deadline = time.monotonic() + 60
@@ -455,7 +460,7 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
         report = writer.erase("alice", [fid], reason="asked")
         assert report["verified"] and "Quillfeather" not in json.dumps(report)
         assert [r["id"] for r in writer.erasures("alice")] == [report["id"]]
-        assert writer.verify()["ok"]
+        assert admin.verify()["ok"]
         assert "Quillfeather" not in json.dumps(writer.facts("alice"))
 
 

@@ -8,6 +8,7 @@ header the host set when it connected), so a model cannot reach anyone else's me
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
 from collections.abc import Callable, Mapping
@@ -68,9 +69,26 @@ def _headers(ctx: Context) -> Mapping[str, str] | None:
         return None
 
 
+# The headers of the resource read under way: static resources get no Context from the SDK.
+_READING: contextvars.ContextVar[Mapping[str, str] | None] = contextvars.ContextVar(
+    "uac_mcp_reading", default=None
+)
+
+
+class _Server(MCPServer):
+    """An MCPServer whose resources, like its tools, are bound by the connection's headers."""
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        token = _READING.set(_headers(context) if context is not None else None)
+        try:
+            return await super().read_resource(uri, context)
+        finally:
+            _READING.reset(token)
+
+
 def build_server(run_tool: ToolRunner, instructions: str = INSTRUCTIONS) -> MCPServer:
     """An MCP server exposing the agent tools and the manifest; `run_tool` binds each call."""
-    server = MCPServer(name="uac", instructions=instructions)
+    server = _Server(name="uac", instructions=instructions)
     for tool in TOOLS.values():
         server.add_tool(_handler(run_tool, tool), name=tool.name, description=tool.description)
 
@@ -80,8 +98,16 @@ def build_server(run_tool: ToolRunner, instructions: str = INSTRUCTIONS) -> MCPS
         mime_type="text/markdown",
         description="What uac knows about the user, as typed collections",
     )
-    def manifest() -> str:
-        out = run_tool(None, "manifest", {})
+    async def manifest() -> str:
+        headers = _READING.get()
+
+        def call() -> dict[str, Any]:
+            try:
+                return run_tool(headers, "manifest", {})
+            except UacError as exc:
+                return {"error": str(exc)}
+
+        out = await anyio.to_thread.run_sync(call)
         return str(out.get("manifest") or out.get("error"))
 
     return server

@@ -38,6 +38,7 @@ from fastapi import Body, Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import uac
@@ -352,6 +353,17 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
     @app.middleware("http")
+    async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
+        # An MCP session costs the server memory until it idles out: only a valid key opens
+        # one (each tool call checks the key again, as it may be revoked meanwhile).
+        if request.url.path.rstrip("/") == "/mcp":
+            try:
+                await run_in_threadpool(principal, request)
+            except HTTPException as exc:
+                return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return await call_next(request)
+
+    @app.middleware("http")
     async def _access_log(request: Request, call_next: Any) -> Any:
         started = time.perf_counter()
         rid = uuid.uuid4().hex[:12]
@@ -443,9 +455,15 @@ def _route(
     """Add the route of one verb; its body is the verb's argument model."""
 
     def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
-        if verb.writes and who.read_only:
+        args = body or verb.args()
+        if verb.operator and not who.admin:
+            raise HTTPException(
+                403,
+                f"{verb.name} reads every tenant's log: only the service's admin token may call it",
+            )
+        if who.read_only and verb.writes_with(args):
             raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
-        if verb.admin and who.subject is not None:
+        if verb.admin_with(args) and who.subject is not None:
             raise HTTPException(
                 403, f"this key is bound to one subject; {verb.name} needs a tenant key; {NEW_KEY}"
             )
@@ -466,10 +484,10 @@ def _route(
             )
         try:
             if not verb.long:
-                return verbs.execute(mem, verb, subject, body or verb.args())
+                return verbs.execute(mem, verb, subject, args)
             with service.jobs.track(verb.name, mem.tenant, subject) as job:
                 mem.progress = job.report  # this request's view: reported to the board
-                return verbs.execute(mem, verb, subject, body or verb.args())
+                return verbs.execute(mem, verb, subject, args)
         except UacError as exc:
             raise HTTPException(_status(exc), str(exc)) from None
 
@@ -534,7 +552,8 @@ def _mcp(service: Service) -> Any:
                 "name the subject of this connection in the X-Uac-Subject header, "
                 "or use a key bound to one subject"
             )
-        return dispatch(service.mem.for_tenant(tenant), subject, name, arguments)
+        mem = service.mem.for_tenant(tenant)
+        return dispatch(mem, subject, name, arguments, read_only=who.read_only)
 
     return build_server(run_tool)
 

@@ -106,6 +106,7 @@ class Tool:
     description: str
     args: type[_Args]
     run: Callable[[Verbs, str, Any], Any]
+    writes: bool = False  # True: appends to the log (refused to read-only keys)
 
 
 def fresh_checkpoint(mem: Verbs, subject: str) -> None:
@@ -232,13 +233,21 @@ TOOLS: dict[str, Tool] = {
             "result lists any alert the new facts raised (tell the user about it).",
             TextArgs,
             _add,
+            writes=True,
         ),
-        Tool("remember", "The user explicitly asked to remember this.", TextArgs, _remember),
+        Tool(
+            "remember",
+            "The user explicitly asked to remember this.",
+            TextArgs,
+            _remember,
+            writes=True,
+        ),
         Tool(
             "forget",
             "Retract one of the user's facts (the log keeps a record).",
             ForgetArgs,
             _forget,
+            writes=True,
         ),
     )
 }
@@ -269,13 +278,29 @@ def openai_specs() -> list[dict[str, Any]]:
     return specs
 
 
+def tool_writes(name: str) -> bool:
+    """Whether the named tool appends to the log (an unknown name writes nothing)."""
+    tool = TOOLS.get(name)
+    return tool is not None and tool.writes
+
+
 def dispatch(
-    mem: Verbs, subject: str, name: str, arguments: str | dict[str, Any] | None
+    mem: Verbs,
+    subject: str,
+    name: str,
+    arguments: str | dict[str, Any] | None,
+    *,
+    read_only: bool = False,
 ) -> dict[str, Any]:
-    """Run one tool call for the bound subject; errors are returned, not raised."""
+    """Run one tool call for the bound subject; errors are returned, not raised.
+
+    `read_only` (a read-only key's call) refuses the tools that write.
+    """
     tool = TOOLS.get(name)
     if tool is None:
         return {"error": f"unknown tool {name!r}; tools: {', '.join(sorted(TOOLS))}"}
+    if read_only and tool.writes:
+        return {"error": f"this key is read-only and {name} writes; use a key that may write"}
     try:
         raw = json.loads(arguments) if isinstance(arguments, str) else (arguments or {})
         args = tool.args.model_validate(raw)

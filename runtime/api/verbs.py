@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
-from uac.runtime.api.tools import dispatch
+from uac.runtime.api.tools import dispatch, tool_writes
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory
@@ -313,6 +313,19 @@ class Verb:
     subject: bool = True  # False: a tenant-wide verb
     long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
     admin: bool = False  # True: refused to keys bound to one subject
+    operator: bool = False  # True: the service's admin token only (every tenant's metadata)
+    # For a verb that writes or not by its arguments (a tool call): whether these write.
+    writes_when: Callable[[Any], bool] | None = None
+    # For a verb that needs a tenant key by its arguments (quarantined text shown).
+    admin_when: Callable[[Any], bool] | None = None
+
+    def writes_with(self, args: Any) -> bool:
+        """Whether a call with these arguments writes (refused to read-only keys)."""
+        return self.writes or (self.writes_when is not None and self.writes_when(args))
+
+    def admin_with(self, args: Any) -> bool:
+        """Whether a call with these arguments is refused to keys bound to one subject."""
+        return self.admin or (self.admin_when is not None and self.admin_when(args))
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
@@ -540,12 +553,14 @@ VERBS: dict[str, Verb] = {
             "Everything archived for the subject.",
             ShowArgs,
             lambda m, s, a: m.inputs(s, show=a.show),
+            admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
         ),
         Verb(
             "rejections",
             "What the gate refused, and why.",
             ShowArgs,
             lambda m, s, a: m.rejections(s, show=a.show),
+            admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
         ),
         Verb(
             "compile",
@@ -608,7 +623,7 @@ VERBS: dict[str, Verb] = {
             "Run one agent tool call for the subject (errors come back as {'error': ...}).",
             ToolArgs,
             lambda m, s, a: dispatch(m, s, a.name, a.arguments),
-            writes=True,
+            writes_when=lambda a: tool_writes(a.name),
         ),
         Verb(
             "subjects",
@@ -623,6 +638,7 @@ VERBS: dict[str, Verb] = {
             VerifyArgs,
             lambda m, s, a: m.verify(a.anchor),
             subject=False,
+            operator=True,
         ),
         Verb(
             "anchor",
@@ -630,6 +646,7 @@ VERBS: dict[str, Verb] = {
             AnchorArgs,
             lambda m, s, a: m.anchors(a.all),
             subject=False,
+            operator=True,
         ),
         Verb(
             "tenant-alerts",

@@ -151,6 +151,10 @@ def parse(query: str, today: dt.date) -> TimeQuery:
             continue
         if kind in ("year",) and not 1900 <= int(m.group(1)) <= 2200:
             continue
+        try:
+            windows = _windows(kind, m, today)
+        except (ValueError, OverflowError):
+            continue  # "3000 years ago", "March 0000": no day of the calendar, so no filter
         rest = (query[: m.start()] + " " + query[m.end() :]).strip()
-        return TimeQuery(_windows(kind, m, today), " ".join(rest.split()), recent, m.group(0))
+        return TimeQuery(windows, " ".join(rest.split()), recent, m.group(0))
     return TimeQuery((), query, recent, None)
