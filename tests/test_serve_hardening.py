@@ -11,6 +11,7 @@ import pytest
 from test_serve import _admin, _key, _raw, serving
 
 from uac import Client
+from uac.fact_log.errors import InputError
 from uac.runtime.api.client import AccessDenied
 
 _INIT = json.dumps(
@@ -92,6 +93,15 @@ def test_mcp_needs_a_key_and_read_only_keys_never_write(tmp_path: Path) -> None:
         with pytest.raises(AccessDenied, match="read-only"):
             reader.call("tool", "alice", name="remember", arguments={"text": "nope"})
         assert writer.facts("alice") == before
+        # A recording time ahead of the server's clock is refused, nothing written: one
+        # write dated 9999 would win every later conflict and end every membership.
+        with pytest.raises(InputError, match="later than the server's clock"):
+            writer.call(
+                "set", "alice", path="identity.name", value="Future", now="9999-12-31T23:59:59"
+            )
+        assert writer.facts("alice") == before
+        writer.call("set", "alice", path="identity.name", value="Past", now="2020-01-01T00:00:00")
+        assert len(writer.facts("alice")) == len(before) + 1  # backdating stays allowed
         # Quarantined text (`show`) is for an operator's audit: a tenant key, not a bound one.
         with pytest.raises(AccessDenied, match="tenant key"):
             reader.call("inputs", "alice", show=True)

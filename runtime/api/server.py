@@ -44,6 +44,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import uac
 from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
+from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import health, keys, metrics, outbox, verbs
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
@@ -461,6 +462,8 @@ def _route(
                 403,
                 f"{verb.name} reads every tenant's log: only the service's admin token may call it",
             )
+        if (late := _future_now(args)) is not None:
+            raise HTTPException(400, late)
         if who.read_only and verb.writes_with(args):
             raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
         if verb.admin_with(args) and who.subject is not None:
@@ -526,6 +529,28 @@ def _route(
     endpoint.__doc__ = verb.summary
     tag = "writes" if verb.writes else "reads"
     app.post(path, tags=[tag], summary=verb.summary, name=verb.name)(endpoint)
+
+
+CLOCK_SLACK = dt.timedelta(minutes=5)  # how far a client's clock may run ahead of ours
+
+
+def _future_now(args: Any) -> str | None:
+    """Why a request's recording time cannot be taken: later than the server's clock.
+
+    The log's clock is its latest `recorded_at`: one write dated 9999 would win every later
+    conflict and end every membership for good. Clients may backdate (imports of old
+    data), never date ahead.
+    """
+    now = getattr(args, "now", None)
+    if not isinstance(now, dt.datetime):
+        return None
+    limit = utc_now() + CLOCK_SLACK
+    if utc_naive(now) <= limit:
+        return None
+    return (
+        f"now: {now.isoformat()} is later than the server's clock ({limit:%Y-%m-%d %H:%M} UTC "
+        "at most); leave it out to record the present"
+    )
 
 
 def _required(model: type[verbs.Args]) -> bool:
