@@ -251,10 +251,16 @@ _ASKED_UNMARKED = re.compile(
 )
 
 
+_ASKED_MARK = re.compile(r"(?<![?!？！])[?？]\s*$")
+
+
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
         _ASKED_UNMARKED.match(sentence)
+        # "I pay £15 a month for Netflix?": said as a statement, asked with the mark (not
+        # "spotify is 19.99 now?? when did that happen": "??" and "?!" are surprise at a fact)
+        or bool(_ASKED_MARK.search(clause))
         or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
