@@ -9,7 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.candidates import D, found, of
+from tests.candidates import D, T, found, of
+from uac.fact_log.extraction.patterns.dates import find_dates
 
 # -- a list under a heading that names another person is theirs ----------------------------
 
@@ -130,3 +131,123 @@ def test_a_statement_asked_with_a_question_mark_asserts_nothing(text: str) -> No
 def test_a_statement_with_a_question_after_it_or_surprise_still_asserts(text: str) -> None:
     [sub] = of("finance.subscriptions", found(text))
     assert (sub["name"], sub["amount"]) == ("Netflix", Decimal("15"))
+
+
+# -- a year said first with the month named keeps its year ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My passport is valid till 2031 August 30",
+        "My passport expires 2031 Aug 30",
+        "My passport expires 2031-Aug-30",
+    ],
+)
+def test_a_year_first_date_with_a_month_name_keeps_its_year(text: str) -> None:
+    assert of("identity.passport.expiry_date", found(text)) == [D(2031, 8, 30)]
+
+
+def test_a_year_first_date_that_does_not_exist_is_no_date() -> None:
+    assert of("identity.passport.expiry_date", found("My passport expires 2031 Feb 30")) == []
+    # an amount before a month is no year: "£2031 Aug 30" is the next 30 August
+    [day] = find_dates("paid £2031 Aug 30", D(2025, 6, 1))
+    assert (day.text, day.date) == ("Aug 30", D(2025, 8, 30))
+    [day] = find_dates("paid 2031 Aug 30", D(2025, 6, 1))
+    assert (day.text, day.date) == ("2031 Aug 30", D(2031, 8, 30))
+
+
+# -- a "since" correction is of a day gone by, and replaces the trip ------------------------
+
+AT_WED = T(2026, 12, 2, 9)  # a Wednesday
+
+
+def test_a_since_correction_reads_the_day_gone_by() -> None:
+    [trip] = of(
+        "travel.trips", found("no, since Monday", "I'm in Lisbon since yesterday.", at=AT_WED)
+    )
+    assert (trip["city"], trip["depart"]) == ("Lisbon", D(2026, 11, 30))
+    # a correction of a trip begun already: its new start is past too
+    [trip] = of("travel.trips", found("sorry, Monday", "I'm in Lisbon since yesterday.", at=AT_WED))
+    assert trip["depart"] == D(2026, 11, 30)
+
+
+def test_a_correction_in_the_same_message_replaces_what_it_corrects() -> None:
+    [trip] = of(
+        "travel.trips", found("I'm in Lisbon since yesterday. No, since Monday.", at=AT_WED)
+    )
+    assert trip["depart"] == D(2026, 11, 30)
+    [trip] = of("travel.trips", found("Flying to Rome on the 3rd. Sorry, the 4th.", at=AT_WED))
+    assert trip["depart"] == D(2026, 12, 4)
+    [event] = of(
+        "schedule.events", found("Dentist on Friday at 3. Actually make that Thursday.", at=AT_WED)
+    )
+    assert event["start"] == T(2026, 12, 3, 15)
+
+
+def test_a_correction_of_a_trip_ahead_still_reads_forward() -> None:
+    [trip] = of("travel.trips", found("Actually the 10th", "Flying to Rome on the 5th.", at=AT_WED))
+    assert trip["depart"] == D(2026, 12, 10)
+    [trip] = of(
+        "travel.trips", found("sorry, back on Monday", "I'm in Lisbon since yesterday.", at=AT_WED)
+    )
+    assert (trip["depart"], trip["return_date"]) == (D(2026, 12, 1), D(2026, 12, 7))
+
+
+# -- a birthday makes a contact only of someone the user knows ------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Shakespeare's birthday is 23 April",
+        "Shakespeare's birthday is 23 April, he was born in 1564",
+        "Son Heung-min's 30th: 8 July",
+        "Anna's birthday is 23 April",  # no one the user is said to know, yet
+    ],
+)
+def test_a_birthday_of_no_one_the_user_knows_is_no_contact(text: str) -> None:
+    assert of("contacts.contacts", found(text)) == []
+
+
+def test_a_birthday_of_someone_the_user_knows_is_a_contact() -> None:
+    [anna] = of("contacts.contacts", found("My friend Anna's birthday is 23 April"))
+    assert (anna["relationship"], anna["birthday"]) == ("friend", D(2025, 4, 23))
+    [lou] = of(
+        "contacts.contacts",
+        found(
+            "Lou's birthday is the 9th of march btw, she was born in 1991",
+            "my friend Lou says he's pricey but worth it",
+        ),
+    )
+    assert (lou["name"], lou["birthday"]) == ("Lou", D(1991, 3, 9))
+    [ros] = of("contacts.contacts", found("Sister Rosalind's 50th: 17 June"))
+    assert (ros["relationship"], ros["birthday"]) == ("sister", D(1975, 6, 17))
+    assert of("contacts.contacts", found("Einstein's birthday is 14 March", "my friend Lou")) == []
+
+
+# -- a bare number correcting the amount just told ------------------------------------------
+
+
+@pytest.mark.parametrize("fix", ["actually 950", "sorry, 950", "Sorry 950."])
+def test_a_bare_number_alone_corrects_an_amount_of_its_size(fix: str) -> None:
+    [dd] = of("finance.scheduled_payments", found(fix, "rent is £900 a month by standing order"))
+    assert (dd["payee"], dd["amount"]) == ("rent", Decimal("950"))
+    [sub] = of("finance.subscriptions", found("actually 14", "My Netflix is £12.99 a month"))
+    assert sub["amount"] == Decimal("14")
+
+
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "sorry 2 secs",
+        "wait 5 min",
+        "no 3 kids",
+        "no, 3",  # not an amount of the size of £900
+        "actually 9500",
+        "actually 950 but I might move",
+        "no 1 priority is the gym",
+    ],
+)
+def test_a_number_with_words_after_it_or_of_another_size_corrects_nothing(fix: str) -> None:
+    assert found(fix, "rent is £900 a month by standing order") == []
