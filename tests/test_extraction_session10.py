@@ -25,6 +25,8 @@ from uac.fact_log.extraction.patterns.dates import find_dates
         "Dad's meds:\n- metformin 500mg twice a day\n- ramipril 5mg",
         "my parents' bills:\n- Netflix £15 a month",
         "Tom's standing orders:\n- £200 to the landlord on the 1st",
+        "Mum's direct debits (from her Barclays):\n- Council tax £150 on the 1st",
+        "My mum's meds:\n- metformin 500mg twice a day",
     ],
 )
 def test_a_list_under_another_persons_heading_is_not_the_users(text: str) -> None:
@@ -60,6 +62,8 @@ def test_a_heading_is_no_payee() -> None:
         "remind me never to fly Ryanair again",
         "remind me to not call my ex",
         "Remind me tomorrow not to eat cake",
+        "Don't remind me to call my ex",
+        "no need to remind me to call Tom on Friday",
     ],
 )
 def test_a_reminder_not_to_do_something_is_no_task(text: str) -> None:
@@ -70,6 +74,8 @@ def test_a_reminder_to_do_something_is_a_task() -> None:
     assert of("tasks.tasks", found("remind me to call my ex")) == [
         {"goal": "Call my ex", "status": "planned"}
     ]
+    [task] = of("tasks.tasks", found("I don't know, remind me to call Dad on Friday"))
+    assert task["goal"] == "Call Dad" and task["due_date"] == D(2025, 6, 6)
     [task] = of("tasks.tasks", found("Remind me to call Dad on Friday, not Saturday"))
     assert task["goal"] == "Call Dad" and task["due_date"] == D(2025, 6, 6)
 
@@ -142,6 +148,7 @@ def test_a_statement_with_a_question_after_it_or_surprise_still_asserts(text: st
         "My passport is valid till 2031 August 30",
         "My passport expires 2031 Aug 30",
         "My passport expires 2031-Aug-30",
+        "My passport expires 2031, August 30",
     ],
 )
 def test_a_year_first_date_with_a_month_name_keeps_its_year(text: str) -> None:

@@ -93,10 +93,10 @@ _DMY = re.compile(
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-# "2031 August 30", "2031 Aug 30", "2031-Aug-30": year first, the month named (a year is
+# "2031 August 30", "2031, Aug 30", "2031-Aug-30": year first, the month named (a year is
 # 19xx or 20xx: "1500 Aug" is no year)
 _YMD = re.compile(
-    rf"(?<![\d.,£$€])((?:19|20)\d\d)(?:[ \t]{{1,3}}|[-/])({_MONTH_RE})\.?(?:[ \t]{{1,3}}|[-/])"
+    rf"(?<![\d.,£$€])((?:19|20)\d\d)(?:,?[ \t]{{1,3}}|[-/])({_MONTH_RE})\.?(?:[ \t]{{1,3}}|[-/])"
     r"(\d{1,2})(?:st|nd|rd|th)?(?![\d:])",
     re.IGNORECASE,
 )

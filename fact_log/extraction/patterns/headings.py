@@ -30,12 +30,14 @@ _HELD = (
     r"vaccinations?|jabs|appointments?|documents?|docs|passport|visas?|licen[cs]e|cars?|"
     r"vehicles?|flights?|bookings?|itinerary|list|stuff|things|details|info"
 )
-# "Mum's direct debits:", "my sister's new meds:", "Tom's bills:", "my parents' bills:"
+# "Mum's direct debits:", "my sister's new meds:", "Tom's bills:", "my parents' bills:",
+# "Dad's standing orders (from his Barclays):"
 _HEADING = re.compile(
     r"^[ \t]*(?:[-*•][ \t]*)?(?:(?:my|our|his|her|their)[ \t]+)?"
     r"(?:(?:" + _RELATION + r")(?:['’]s|s['’])|(?:(?:my|our)[ \t]+(?:" + _RELATION + r")[ \t]+)?"
     r"(?P<name>(?-i:[A-Z][a-z]{1,15}))['’]s)"
-    r"(?:[ \t]+[\w-]+){0,3}?[ \t]+(?:" + _HELD + r")[ \t]*:(?P<rest>[^\n]*)",
+    r"(?:[ \t]+[\w-]+){0,3}?[ \t]+(?:" + _HELD + r")(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:"
+    r"(?P<rest>[^\n]*)",
     re.I | re.M,
 )
 _ANY_HEADING = re.compile(r"^[^\n]{1,80}:[ \t]*$", re.M)  # the next heading ends a list
