@@ -251,7 +251,10 @@ _ASKED_UNMARKED = re.compile(
 )
 
 
-_ASKED_MARK = re.compile(r"(?<![?!？！])[?？]\s*$")
+def _asked_mark(clause: str) -> bool:
+    """Whether a clause ends in one question mark ("?", not "??" or "?!")."""
+    said = clause.rstrip()
+    return said.endswith(("?", "？")) and not said[:-1].endswith(("?", "!", "？", "！"))
 
 
 def is_question(clause: str, sentence: str) -> bool:
@@ -260,7 +263,7 @@ def is_question(clause: str, sentence: str) -> bool:
         _ASKED_UNMARKED.match(sentence)
         # "I pay £15 a month for Netflix?": said as a statement, asked with the mark (not
         # "spotify is 19.99 now?? when did that happen": "??" and "?!" are surprise at a fact)
-        or bool(_ASKED_MARK.search(clause))
+        or _asked_mark(clause)
         or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
