@@ -27,6 +27,7 @@ from uac.fact_log.extraction.patterns.dates import find_dates
         "Tom's standing orders:\n- £200 to the landlord on the 1st",
         "Mum's direct debits (from her Barclays):\n- Council tax £150 on the 1st",
         "My mum's meds:\n- metformin 500mg twice a day",
+        "MUM'S DDs are:\n- council tax £150 on the 1st\n- Netflix £15 a month",
     ],
 )
 def test_a_list_under_another_persons_heading_is_not_the_users(text: str) -> None:
@@ -236,7 +237,7 @@ def test_a_birthday_of_someone_the_user_knows_is_a_contact() -> None:
 # -- a bare number correcting the amount just told ------------------------------------------
 
 
-@pytest.mark.parametrize("fix", ["actually 950", "sorry, 950", "Sorry 950."])
+@pytest.mark.parametrize("fix", ["actually 950", "sorry, 950", "Sorry 950.", "no, 950 a month"])
 def test_a_bare_number_alone_corrects_an_amount_of_its_size(fix: str) -> None:
     [dd] = of("finance.scheduled_payments", found(fix, "rent is £900 a month by standing order"))
     assert (dd["payee"], dd["amount"]) == ("rent", Decimal("950"))
@@ -254,6 +255,7 @@ def test_a_bare_number_alone_corrects_an_amount_of_its_size(fix: str) -> None:
         "actually 9500",
         "actually 950 but I might move",
         "no 1 priority is the gym",
+        "sorry 2 a week",
     ],
 )
 def test_a_number_with_words_after_it_or_of_another_size_corrects_nothing(fix: str) -> None:

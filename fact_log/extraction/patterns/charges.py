@@ -530,7 +530,7 @@ _NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
 # After the new amount the correction ends ("sorry, 59.99."; "make that £60 a month"): a
 # number with more words after it ("sorry 2 secs", "actually 2 people live here") is no amount.
 _FIX_ENDS = re.compile(r"\s*(?:[.!,;:)]|$|(?:a|per|each|every)\s+(?:month|week|year)\b)", re.I)
-_ALONE = re.compile(r"\s*[.!]{0,3}\s*$")
+_ALONE = re.compile(r"\s*(?:(?:a|per|each|every)\s+(?:month|week|year)\b)?\s*[.!]{0,3}\s*$", re.I)
 
 
 def _near_in_size(new: Decimal, old: Any) -> bool:
