@@ -55,10 +55,18 @@ def theirs(text: str) -> Callable[[int], bool]:
         return _nowhere
     starts: list[int] = []
     ends: list[int] = []
+    blank = -1  # the next blank line after a heading (found once for all the headings before it)
     for m in _HEADING.finditer(text):
         if (m["name"] and m["name"] in _NOT_OWNERS) or (ends and m.start() < ends[-1]):
             continue
-        end = m.end() if m["rest"].strip() else _list_end(text, m.end())
+        if m["rest"].strip():
+            end = m.end()
+        else:  # the list stops at a blank line or the next heading
+            if blank < m.end():
+                found = _BLANK.search(text, m.end())
+                blank = found.start() if found else len(text)
+            following = _ANY_HEADING.search(text, m.end() + 1, blank)
+            end = following.start() if following else blank
         starts.append(m.start())
         ends.append(end)
     if not starts:
@@ -69,14 +77,6 @@ def theirs(text: str) -> Callable[[int], bool]:
         return i >= 0 and at < ends[i]
 
     return inside
-
-
-def _list_end(text: str, at: int) -> int:
-    """Where the list under a heading ending at `at` stops: a blank line or the next heading."""
-    blank = _BLANK.search(text, at)
-    stop = blank.start() if blank else len(text)
-    following = _ANY_HEADING.search(text, at + 1, stop)
-    return following.start() if following else stop
 
 
 def _nowhere(at: int) -> bool:
