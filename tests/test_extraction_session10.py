@@ -260,3 +260,13 @@ def test_a_bare_number_alone_corrects_an_amount_of_its_size(fix: str) -> None:
 )
 def test_a_number_with_words_after_it_or_of_another_size_corrects_nothing(fix: str) -> None:
     assert found(fix, "rent is £900 a month by standing order") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My Netflix is £15 a month. Sorry, £16.", "My Netflix is £15 a month. actually 16"],
+)
+def test_an_amount_corrected_in_the_same_message_is_one_record(text: str) -> None:
+    assert [s["amount"] for s in of("finance.subscriptions", found(text))] == [Decimal("16")]
+    text = "Rent is £900 a month by standing order. sorry 950 not 900"
+    assert [p["amount"] for p in of("finance.scheduled_payments", found(text))] == [Decimal("950")]

@@ -23,6 +23,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     in_clause,
     someone_else,
+    unsay,
     word_set,
 )
 from uac.fact_log.reference.spending import category_of
@@ -591,4 +592,5 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fixed = {**record, "amount": amount}
         if new.currency:
             fixed["currency"] = new.currency
+        unsay(ctx, path, record)  # when said earlier in this message
         ctx.add(path, fixed, sent, 0.75, replaces=record)

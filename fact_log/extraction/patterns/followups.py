@@ -39,6 +39,7 @@ from uac.fact_log.extraction.patterns.text import (
     emit,
     is_question,
     someone_else,
+    unsay,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
@@ -353,9 +354,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if fields == target.record():
         return  # the day said is the one already held: nothing is corrected
-    said = target.record()  # found earlier in this message: the correction replaces it
-    ctx.out[:] = [c for c in ctx.out if not (c.path == target.kind and c.value == said)]
-    emit(ctx, sent, target.kind, fields, 0.8, replaces=said)
+    unsay(ctx, target.kind, target.record())  # when said earlier in this message
+    emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
 
 
 _SINCE = re.compile(r"\bsince\b", re.I)

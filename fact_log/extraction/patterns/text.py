@@ -525,3 +525,9 @@ def emit(
     """Propose a record, replacing what the domain rules found for the same path here."""
     ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
     ctx.add(path, value, sent, confidence, replaces=replaces)
+
+
+def unsay(ctx: Ctx, path: str, value: Any) -> None:
+    """Drop a record found earlier in this message that a correction replaces ("Netflix is
+    £15 a month. Sorry, £16." is one subscription, at £16)."""
+    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.value == value)]
