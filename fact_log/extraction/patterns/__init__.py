@@ -28,6 +28,7 @@ from uac.fact_log.extraction.patterns import (
     episodes,
     finance,
     followups,
+    headings,
     health,
     identity,
     itinerary,
@@ -72,6 +73,9 @@ DOMAINS = (
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
 DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
+# The rules that read a line of another person's list ("Mum's direct debits:" then its items):
+# facts about that person, none of the user's own records (patterns/headings.py)
+THEIR_RULES: tuple[Rule, ...] = tuple(r for domain in (contacts, people) for r in domain.RULES)
 
 __all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
 
@@ -104,12 +108,18 @@ def read(
     said, text = text, undictate(text)
     ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
+    owned = headings.theirs(text)
     for i, sent in enumerate(spans):
         if len(sent.text) > MAX_SENTENCE:
             continue
         ctx.following = spans[i + 1] if i + 1 < len(spans) else None
         parts = clauses(sent)
         before = len(ctx.out)
+        if owned(sent.start):
+            for rule in THEIR_RULES:
+                rule(ctx, sent, parts)
+            ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
+            continue
         for rule in RULES:
             rule(ctx, sent, parts)
         # What the sentence names joins the thread before the follow-ups read it ("The IKEA

@@ -39,6 +39,9 @@ _REMIND = re.compile(
     re.IGNORECASE,
 )
 
+_NOT_TO = re.compile(r"\b(?:not|never)\b", re.I)
+_NO_ASK = re.compile(r"\b(?:don['’]?t|do\s+not|no\s+need\s+to|never)\s+(?:\w+\s+){0,2}$", re.I)
+
 
 # "call AEP tomorrow", "pay the nursery by friday", "pls renew the parking permit on the 3rd":
 # a line that opens with a verb of errands and holds a day is a task due that day
@@ -74,6 +77,12 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _REMIND.search(sent.text)
     if m is None or THIRD_PARTY.search(sent.text[: m.start()]):
         return
+    if (
+        _NOT_TO.search(m["pre"])
+        or _NOT_TO.match(m["goal"])
+        or _NO_ASK.search(sent.text[: m.start()])
+    ):
+        return  # "remind me not to call my ex", "don't remind me to ...": nothing to do
     if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out):
         return  # the deadline rules read it already
     # the next 8th, from now; a day said in another clause before the ask is another thing's

@@ -99,7 +99,9 @@ _CHANGED = re.compile(
     r"stopp?(?:ed|ing)?|replac(?:ed|ing)|clos(?:ed|ing))\b",
     re.I,
 )
-_NOT_PAYEES = word_set("it that this one which me money")
+_NOT_PAYEES = word_set(
+    "it that this one which me money my our your his her their"
+)  # "My direct debits:"
 # "water bill: Thames Water direct debit, £38 ...", "gym direct debit is £32": the payee
 # named right before the method, at the start of a clause
 _NAMED_METHOD = re.compile(

@@ -23,6 +23,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     in_clause,
     someone_else,
+    unsay,
     word_set,
 )
 from uac.fact_log.reference.spending import category_of
@@ -530,6 +531,15 @@ _NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
 # After the new amount the correction ends ("sorry, 59.99."; "make that £60 a month"): a
 # number with more words after it ("sorry 2 secs", "actually 2 people live here") is no amount.
 _FIX_ENDS = re.compile(r"\s*(?:[.!,;:)]|$|(?:a|per|each|every)\s+(?:month|week|year)\b)", re.I)
+_ALONE = re.compile(r"\s*(?:(?:a|per|each|every)\s+(?:month|week|year)\b)?\s*[.!]{0,3}\s*$", re.I)
+
+
+def _near_in_size(new: Decimal, old: Any) -> bool:
+    """Whether a bare number is of the size of the amount it would correct (within half to
+    double: "950" for £900, not "3" for £900)."""
+    return isinstance(old, (int, float, Decimal)) and 0 < abs(old) / 2 <= new <= abs(old) * 2
+
+
 # what a money record was found as, and the path to propose it again under
 _MONEY_KINDS = {
     "finance.transactions": "finance.transactions",
@@ -557,11 +567,15 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         rest = amounts(sent.text[gap.end() :])
         old = rest[0].amount if rest and rest[0].start == 0 else None
     shaped = new.currency or not sent.text[m.end() : m.end() + new.end].strip().isdigit()
-    if old is None and not (shaped and _FIX_ENDS.match(sent.text, m.end() + new.end)):
+    # "actually 950", "sorry, 950": a bare number that is all the correction says
+    alone = old is None and not shaped and _ALONE.match(sent.text, m.end() + new.end)
+    if old is None and not alone and not (shaped and _FIX_ENDS.match(sent.text, m.end() + new.end)):
         return  # "no 1 priority is the gym", "wait 10 min": a number, not a corrected amount
     money = [
         x for x in ctx.thread.mentions if x.kind in _MONEY_KINDS and x.get("amount") is not None
     ]
+    if alone and not (money and _near_in_size(new.amount, money[-1].get("amount"))):
+        return  # "no, 3" after "rent is £900 a month": not an amount of its size
     if old is not None:
         targets = [x for x in money if abs(x.get("amount")) == old]
     else:  # the latest amount told, and what was told with it
@@ -578,4 +592,5 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         fixed = {**record, "amount": amount}
         if new.currency:
             fixed["currency"] = new.currency
+        unsay(ctx, path, record)  # when said earlier in this message
         ctx.add(path, fixed, sent, 0.75, replaces=record)

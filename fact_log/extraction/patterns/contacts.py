@@ -131,7 +131,9 @@ _REL_FIRST = re.compile(
 # "Sister Rosalind's 50th: 17 June": a note-style line opening with the relation, "my" unsaid
 _NOTE_REL = re.compile(
     r"^(?P<rel>(?-i:Sister|Brother|Mum|Mom|Dad|Cousin|Aunt|Uncle|Niece|Nephew|Grandma|Grandpa|"
-    r"Son|Daughter|Wife|Husband))\s+(?P<name>" + NAME + r")"
+    r"Son|Daughter|Wife|Husband))\s+"
+    # (not a family name before a given name: "Son Heung-min's 30th" is a footballer's)
+    r"(?![A-Z][a-z]+-[a-z])(?P<name>" + NAME + r")"
     # ... shaped as a note: a field follows ("Mum Jeans are back", "Uncle Sam takes half my
     # salary", "Sister Act 2 is on TV" are no relatives)
     r"(?=(?:'s|’s)\s+[^:\n]{1,30}:|\s*[:–—-]\s)"

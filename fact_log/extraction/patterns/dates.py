@@ -1,6 +1,7 @@
 """Resolve date expressions in a message relative to the moment it was written.
 
-Supported: ISO dates ("2025-03-05"), "March 5, 2025", "Mar 5th", "5 March 2025",
+Supported: ISO dates ("2025-03-05"), year first with the month named ("2025 March 5",
+"2025-Mar-05"), "March 5, 2025", "Mar 5th", "5 March 2025",
 "5th of March", Chinese "2025年3月5日" / "3月5日", "today", "tomorrow", "yesterday",
 "the day after tomorrow", weekdays ("Friday", "next Friday", "last Friday"), "in two weeks",
 "in 3 days", "3 days ago", and "the 19th" (the day of that number closest to an earlier
@@ -90,6 +91,13 @@ _MDY = re.compile(
 _DMY = re.compile(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    re.IGNORECASE,
+)
+# "2031 August 30", "2031, Aug 30", "2031-Aug-30": year first, the month named (a year is
+# 19xx or 20xx: "1500 Aug" is no year)
+_YMD = re.compile(
+    rf"(?<![\d.,£$€])((?:19|20)\d\d)(?:,?[ \t]{{1,3}}|[-/])({_MONTH_RE})\.?(?:[ \t]{{1,3}}|[-/])"
+    r"(\d{1,2})(?:st|nd|rd|th)?(?![\d:])",
     re.IGNORECASE,
 )
 # "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
@@ -289,6 +297,8 @@ def _find_dates(
         found.append(_month_day(m, MONTHS[m[1].lower()], int(m[2]), m[3], today, prefer))
     for m in _DMY.finditer(text):
         found.append(_month_day(m, MONTHS[m[2].lower()], int(m[1]), m[3], today, prefer))
+    for m in _YMD.finditer(text):
+        found.append(_month_day(m, MONTHS[m[2].lower()], int(m[3]), m[1], today, prefer))
     for m in _DMY_RANGE.finditer(text):
         last = _month_day(m, MONTHS[m[3].lower()], int(m["last"]), m[4], today, prefer)
         first = _month_day(m, MONTHS[m[3].lower()], int(m[1]), m[4], today, prefer)

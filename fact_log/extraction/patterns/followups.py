@@ -39,6 +39,7 @@ from uac.fact_log.extraction.patterns.text import (
     emit,
     is_question,
     someone_else,
+    unsay,
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
@@ -328,6 +329,8 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         key = next(
             (k for k in ("return_date", "depart") if old_day and fields.get(k) == old_day), key
         )
+        if key == "depart" and _begun(ctx, sent, fields):
+            day = first_date(ctx, sent, after, "past") or day  # "no, since Monday": gone by
         day = _nearest(day, fields.get(key))
         fields[key] = day
         if key == "depart" and fields.get("return_date") and fields["return_date"] < day:
@@ -351,7 +354,18 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if fields == target.record():
         return  # the day said is the one already held: nothing is corrected
+    unsay(ctx, target.kind, target.record())  # when said earlier in this message
     emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+
+
+_SINCE = re.compile(r"\bsince\b", re.I)
+
+
+def _begun(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> bool:
+    """Whether a corrected departure is of a trip already begun: said "since", or its day
+    held is past ("I'm in Lisbon since yesterday." "no, Monday": the Monday gone by)."""
+    held = trip.get("depart")
+    return bool(_SINCE.search(sent.text)) or (isinstance(held, dt.date) and held < ctx.today)
 
 
 def _nearest(day: dt.date, old: Any) -> dt.date:

@@ -77,6 +77,8 @@ _BIRTHDAY = re.compile(
     r"Princess|Google|Jesus|Christ)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
     r"(?:['’]s)?\s+(?i:birthday)(?:\s+is|['’]s)\b"
 )
+# "Anna's birthday is 23 April, she's my neighbour": the user's relation said beside it
+_RELATED = re.compile(r"\b(?:my|our)\s+(?:" + RELATIONS + r")\b", re.I)
 _BORN_IN = re.compile(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)
 _DOCTOR_ACTS = re.compile(
     r"\b(?P<name>(?:Dr|Doctor)\.?\s" + _WORD + r")\s+(?i:started|put|prescribed|referred|"
@@ -169,10 +171,25 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
 
 
+def _knows(ctx: Ctx, sent: Span, m: re.Match[str], year: re.Match[str] | None) -> bool:
+    """Whether a birthday's person is one the user knows: named in the session, said with
+    the user's relation, noted without the possessive ("Grace birthday is on Nov 2"), or
+    born within a lifetime ("Kim's birthday is 4 April, she was born in 1990")."""
+    return bool(
+        _known(ctx, m["name"])
+        or _RELATED.search(sent.text)
+        or not re.match(r"['’]s\b", sent.text[m.end("name") :])
+        or (year and int(year["year"]) > ctx.today.year - 110)
+    )
+
+
 def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
     """A named person's birthday: with the year they were born, else this year's date."""
     if m["name"] in NOT_NAMES or not in_clause(m, parts, sent):
         return
+    year = _BORN_IN.search(sent.text)
+    if not _knows(ctx, sent, m, year):
+        return  # "Shakespeare's birthday is 23 April": no one the user is said to know
     days = [
         d
         for d in dates_in(sent, "past", ctx.today)
@@ -180,7 +197,6 @@ def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None
     ]
     if not days:
         return
-    year = _BORN_IN.search(sent.text)
     day = days[0].date
     born = (
         safe_date(int(year["year"]), day.month, day.day) if year else this_year(days[0], ctx.today)

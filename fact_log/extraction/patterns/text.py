@@ -251,10 +251,19 @@ _ASKED_UNMARKED = re.compile(
 )
 
 
+def _asked_mark(clause: str) -> bool:
+    """Whether a clause ends in one question mark ("?", not "??" or "?!")."""
+    said = clause.rstrip()
+    return said.endswith(("?", "？")) and not said[:-1].endswith(("?", "!", "？", "！"))
+
+
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
         _ASKED_UNMARKED.match(sentence)
+        # "I pay £15 a month for Netflix?": said as a statement, asked with the mark (not
+        # "spotify is 19.99 now?? when did that happen": "??" and "?!" are surprise at a fact)
+        or _asked_mark(clause)
         or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
@@ -516,3 +525,9 @@ def emit(
     """Propose a record, replacing what the domain rules found for the same path here."""
     ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.start == sent.start)]
     ctx.add(path, value, sent, confidence, replaces=replaces)
+
+
+def unsay(ctx: Ctx, path: str, value: Any) -> None:
+    """Drop a record found earlier in this message that a correction replaces ("Netflix is
+    £15 a month. Sorry, £16." is one subscription, at £16)."""
+    ctx.out[:] = [c for c in ctx.out if not (c.path == path and c.value == value)]

@@ -13,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
     Span,
+    clause_of,
     clause_ok,
     complete_earlier,
     dates_in,
@@ -292,7 +293,42 @@ def dotted_day(text: str, today: dt.date, prefer: str) -> dt.date | None:
     return None
 
 
+# "I sold my Golf", "gave away my old Corolla", "the Fiesta got scrapped": no longer owned
+_PARTED_WITH = re.compile(
+    r"\b(?:sold|gave\s+away|given\s+away|scrapped|traded\s+in|part[- ]?exchanged|got\s+rid\s+of|"
+    r"wrote\s+off|written\s+off|handed\s+back)\s+(?:[\w'’-]+\s+){0,4}$",
+    re.I,
+)
+_PARTED_AFTER = re.compile(
+    r"(?:\s+[\w'’-]+){0,2}?\s+(?:is|was|got|has\s+been|'s\s+been|’s\s+been)\s+(?:now\s+)?"
+    r"(?:sold|scrapped|written\s+off|gone)\b|\s+(?:away|to\s+(?:my|our|a|his|her)\b)",
+    re.I,
+)
+
+
 def rule_vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Vehicles owned (make, model, year) and their odometer reading; none the user parted
+    with (the catalog has no way to end a vehicle: a sold car is proposed as nothing)."""
+    before = len(ctx.out)
+    _vehicles(ctx, sent, parts)
+    if len(ctx.out) > before:  # (rare: a vehicle is named)
+        ctx.out[before:] = [c for c in ctx.out[before:] if not _parted_with(sent, parts, c)]
+
+
+def _parted_with(sent: Span, parts: list[Span], cand: Any) -> bool:
+    """Whether a vehicle found in the sentence is one the user says they sold or gave away."""
+    if cand.path != "vehicles.vehicles":
+        return False
+    at = sent.text.lower().find(str(cand.value.get("model", "")).lower())
+    own = clause_of(parts, sent.start + at) if at >= 0 else None
+    if own is None:
+        return False
+    head = own.text[: sent.start + at - own.start]
+    tail = own.text[sent.start + at - own.start + len(str(cand.value["model"])) :]
+    return bool(_PARTED_WITH.search(head) or _PARTED_AFTER.match(tail))
+
+
+def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Vehicles owned (make, model, year) and their odometer reading."""
     m = _VEHICLE.search(sent.text)
     if m is None and _kind_is_a(ctx, sent, parts):

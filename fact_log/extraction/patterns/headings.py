@@ -1,0 +1,84 @@
+"""Lists under a heading that names another person ("Mum's direct debits:", "Dad's meds:",
+"my sister's subscriptions:"): the lines under it are that person's, not the user's records.
+
+Only the people rules read such lines (a contact's details are still facts about them); the
+user's own records (payments, medications, documents, ...) are not made of them. A heading
+owns the lines after it up to a blank line or the next heading; one with its items on the
+same line ("Mum's direct debits: council tax £150 on the 1st") owns that line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+
+from uac.fact_log.extraction.patterns.text import NOT_NAMES, word_set
+
+_RELATION = (
+    r"mum|mom|mam|mother|dad|father|brother|sister|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|fianc[ée]e?|friend|colleague|boss|grandma|grandad|grandpa|granny|"
+    r"gran|nan|nana|aunt|auntie|uncle|cousin|niece|nephew|flatmate|roommate|neighbou?r|"
+    r"in-laws?|mother-in-law|father-in-law|stepmum|stepdad|parent|kid|child"
+)
+# What a person's list holds: records of theirs (not an occasion: "Mum's birthday:" then
+# "- buy flowers" is the user's to do)
+_HELD = (
+    r"direct\s+debits?|standing\s+orders?|DDs|SOs|bills?|payments?|subscriptions?|accounts?|"
+    r"cards?|pensions?|savings|insurance|polic(?:y|ies)|loans?|mortgage|debts?|budgets?|"
+    r"meds|medications?|medicines?|prescriptions?|pills|tablets|allerg(?:y|ies)|conditions?|"
+    r"vaccinations?|jabs|appointments?|documents?|docs|passport|visas?|licen[cs]e|cars?|"
+    r"vehicles?|flights?|bookings?|itinerary|list|stuff|things|details|info"
+)
+# "Mum's direct debits:", "my sister's new meds:", "Tom's bills:", "my parents' bills:",
+# "Dad's standing orders (from his Barclays):"
+_HEADING = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*)?(?:(?:my|our|his|her|their)[ \t]+)?"
+    r"(?:(?:" + _RELATION + r")(?:['’]s|s['’])|(?:(?:my|our)[ \t]+(?:" + _RELATION + r")[ \t]+)?"
+    r"(?P<name>(?-i:[A-Z][a-z]{1,15}))['’]s)"
+    r"(?:[ \t]+[\w-]+){0,3}?[ \t]+(?:"
+    + _HELD
+    + r")(?:[ \t]*\([^()\n]{1,40}\))?(?:[ \t]+(?:are|is))?[ \t]*:"
+    r"(?P<rest>[^\n]*)",
+    re.I | re.M,
+)
+_ANY_HEADING = re.compile(r"^[^\n]{1,80}:[ \t]*$", re.M)  # the next heading ends a list
+_BLANK = re.compile(r"\n[ \t]*\n")
+# Capitalised possessives that name no person ("Sainsbury's bills:", "Today's list:")
+_NOT_OWNERS = NOT_NAMES | word_set("Sainsbury Children Valentine Lloyd Everyone Nobody")
+
+
+def theirs(text: str) -> Callable[[int], bool]:
+    """A test of whether a sentence starting at an offset lies in a list a heading says is
+    another person's (one scan of the message; each test is a binary search)."""
+    if ":" not in text or not ("'" in text or "’" in text):
+        return _nowhere
+    starts: list[int] = []
+    ends: list[int] = []
+    blank = -1  # the next blank line after a heading (found once for all the headings before it)
+    for m in _HEADING.finditer(text):
+        if (m["name"] and m["name"] in _NOT_OWNERS) or (ends and m.start() < ends[-1]):
+            continue
+        if m["rest"].strip():
+            end = m.end()
+        else:  # the list stops at a blank line or the next heading
+            if blank < m.end():
+                found = _BLANK.search(text, m.end())
+                blank = found.start() if found else len(text)
+            following = _ANY_HEADING.search(text, m.end() + 1, blank)
+            end = following.start() if following else blank
+        starts.append(m.start())
+        ends.append(end)
+    if not starts:
+        return _nowhere
+
+    def inside(at: int) -> bool:
+        i = bisect.bisect_right(starts, at) - 1
+        return i >= 0 and at < ends[i]
+
+    return inside
+
+
+def _nowhere(at: int) -> bool:
+    """No list in the message is another person's."""
+    return False
