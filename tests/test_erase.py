@@ -102,6 +102,33 @@ def test_erase_all_blanks_alerts_outbox_and_rejections(home: Path) -> None:
         assert mem.verify().ok
 
 
+def test_erasing_a_user_erases_the_copies_it_promoted_to_its_groups(mem: Memory) -> None:
+    mem.member_add("group:family", "alice", now=DAY)
+    mem.member_add("group:family", "bob", now=DAY)
+    secret = mem.add_note("alice", f"the spare key is under {SECRET}", now=DAY)
+    shared = mem.add_note("alice", "the wifi is on the fridge", now=DAY)
+    direct = mem.add_note("group:family", "bins go out on Tuesday", now=DAY)
+    mem.promote("alice", secret.id, "group:family", now=DAY)
+    mem.promote("alice", shared.id, "group:family", now=DAY)
+    mem.compile("bob")
+    assert SECRET in json.dumps(mem.query("bob", "str(user)"), default=str)  # bob inherits it
+    # An erase of one fact erases its copy only.
+    one = mem.erase("alice", [secret.id], reason="user asked (art. 17)")
+    assert len(one["promoted_copies"]) == 1
+    (group_report,) = mem.erasures("group:family")
+    assert group_report["id"] == one["promoted_copies"][0]
+    assert "promoted from user:alice" in group_report["reason"]
+    assert _everywhere(mem, SECRET) == []
+    assert _reads(mem, "bob", SECRET) == []
+    texts = [n.text for n in mem.checkpoint("bob").user.notes]
+    assert "the wifi is on the fridge" in texts and "bins go out on Tuesday" in texts
+    # Erasing the whole user takes the other copy; the group's own facts stay.
+    every = mem.erase("alice", all=True, reason="account closed")
+    assert len(every["promoted_copies"]) == 1 and mem.verify().ok
+    assert [n.text for n in mem.checkpoint("bob").user.notes] == ["bins go out on Tuesday"]
+    assert [f.id for f in mem.facts("group:family") if f.op == "assert"][-1] == direct.id
+
+
 def test_an_unknown_fact_id_erases_nothing(mem: Memory) -> None:
     note = mem.add_note("alice", f"remember {SECRET}", now=DAY)
     before = counts(mem)

@@ -50,6 +50,7 @@ from uac.fact_log.erase import (
 )
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.progress import Report
+from uac.fact_log.scopes import MEMBERSHIP_PATH, promoted_from
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
 from uac.runtime.api import schema as service_schema  # noqa: F401 (the outbox table)
@@ -85,8 +86,42 @@ def erase(
     with subject_lock(mem.home, addr):
         log = erase_log(mem.store, addr, fact_ids, reason=reason, actor=mem.actor, now=now)
         report = _purge_derived(mem, log, step)
+    # The user's facts promoted to a group live on as the group's copies: they go too.
+    erased = {f["id"] for f in log.facts}
+    report["promoted_copies"] = [
+        erase(mem, group, copies, reason=f"{reason} (promoted from {addr})", now=now)["id"]
+        for group, copies in _promoted_copies(mem, str(addr), erased).items()
+    ]
     report["verified"] = mem.verify().ok
     return report
+
+
+def _inheritors(mem: Memory, addr: Address) -> list[Address]:
+    """The users whose compiled state may hold a group's (members, ever) or the tenant's
+    (every user) values: their checkpoints are republished when those are erased."""
+    if addr.scope == "group":
+        users = {f.record_key for f in mem.facts(str(addr)) if f.path == MEMBERSHIP_PATH}
+    elif addr.scope == "tenant":
+        users = {i.subject for i in mem.subjects() if i.scope == "user"}
+    else:
+        return []
+    return [Address(addr.tenant, "user", u) for u in sorted(u for u in users if u)]
+
+
+def _promoted_copies(mem: Memory, user: str, erased: set[str]) -> dict[str, list[str]]:
+    """The groups' copies of erased facts the user promoted: group subject -> fact ids."""
+    if not erased or mem.address(user).scope != "user":
+        return {}
+    found: dict[str, list[str]] = {}
+    for info in mem.subjects():
+        if info.scope != "group":
+            continue
+        group = f"group:{info.subject}"
+        for fact in mem.facts(group):
+            origin = promoted_from(fact) or {}
+            if origin.get("subject") == user and origin.get("fact") in erased:
+                found.setdefault(group, []).append(fact.id)
+    return found
 
 
 def resume_pending(mem: Memory) -> list[dict[str, Any]]:
@@ -146,6 +181,12 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     step(3)
     republished, removed = _republish(mem, addr)
     blobs = _forget_shared(mem, addr, republished) if replica is not None else []
+    # Users who inherit from a group or the tenant hold its values in their own versions.
+    for heir in _inheritors(mem, addr):
+        version, gone = _republish(mem, heir)
+        removed += gone
+        if replica is not None:
+            blobs += _forget_shared(mem, heir, version)
     step(4)
     mem.forget_reaction(addr)
     where = {
