@@ -250,6 +250,8 @@ class Store(LogReads, Staging):
         created_dir = not home.exists()
         try:
             home.mkdir(parents=True, exist_ok=True)
+            if created_dir:  # the log holds personal data: only its owner may enter
+                home.chmod(0o700)
             if not home.is_dir():
                 raise WorkspaceError(f"cannot create workspace: {home} is not a directory")
             probe = home / ".uac-write-test"

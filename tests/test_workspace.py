@@ -27,6 +27,8 @@ def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
         mem.set("alice", "identity.name", "Alice", now=T0)
     with Memory(home, create=True) as mem:  # init again is harmless
         assert len(mem.facts("alice")) == 1
+    # A workspace it creates is its owner's only: other local users cannot enter it.
+    assert home.stat().st_mode & 0o777 == 0o700
 
 
 def test_fts_extension_loads_offline() -> None:
