@@ -102,6 +102,27 @@ def test_mcp_needs_a_key_and_read_only_keys_never_write(tmp_path: Path) -> None:
         assert writer.facts("alice") == before
         writer.call("set", "alice", path="identity.name", value="Past", now="2020-01-01T00:00:00")
         assert len(writer.facts("alice")) == len(before) + 1  # backdating stays allowed
+        # Bad names and times are one clear error each (they were bare 500s), nothing written.
+        snapshot = writer.facts("alice")
+        auth = {
+            "Authorization": f"Bearer {info['admin_token']}",
+            "Content-Type": "application/json",
+        }
+        for verb, body, field in (
+            ("import", {"collection": "trips", "content": "{}", "name": ".."}, "name"),
+            ("import", {"collection": "trips", "content": "{}", "name": "a\x00b"}, "name"),
+            ("import", {"collection": "trips", "content": "{}", "name": "x" * 300}, "name"),
+            ("note", {"content": "# hi", "note_id": ".."}, "note_id"),
+        ):
+            status, reply = _raw(url, f"/v1/subjects/alice/{verb}", json.dumps(body).encode(), auth)
+            assert status == 422 and reply["error"].startswith(f"{field}:"), reply
+        status, reply = _raw(
+            url, "/v1/subjects/alice/facts", b"{}", {**auth, "X-Uac-Tenant": "a/b"}
+        )
+        assert status == 400 and "X-Uac-Tenant" in reply["error"]
+        status, reply = _raw(url, "/v1/gc", b'{"now": "0001-01-01T00:00:00"}', auth)
+        assert status == 400 and "before year 1" in reply["error"], reply
+        assert writer.facts("alice") == snapshot
         # Quarantined text (`show`) is for an operator's audit: a tenant key, not a bound one.
         with pytest.raises(AccessDenied, match="tenant key"):
             reader.call("inputs", "alice", show=True)

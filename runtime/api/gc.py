@@ -50,7 +50,12 @@ def collect(
         raise InputError(f"--older-than must be 0 days or more, got {older_than_days}")
     if mem.store.read_only:
         raise InputError(f"workspace {mem.home} was opened read-only; gc writes")
-    cutoff = utc_naive(now or utc_now()) - dt.timedelta(days=older_than_days)  # type: ignore[operator]
+    try:
+        cutoff = utc_naive(now or utc_now()) - dt.timedelta(days=older_than_days)  # type: ignore[operator]
+    except OverflowError:
+        raise InputError(
+            f"--older-than {older_than_days} days before {now or 'now'} is before year 1"
+        ) from None
     out = {"search_docs": 0, "checkpoint_versions": 0, "outbox": 0, "jobs": 0}
     shared = mem.store.replica.artifacts if mem.store.replica is not None else None
     if shared is not None:

@@ -243,7 +243,10 @@ class Service:
         tenant = principal.tenant
         if tenant is None:
             tenant = request.headers.get("x-uac-tenant") or "default"
-        return self.mem.for_tenant(tenant)
+        try:
+            return self.mem.for_tenant(tenant)
+        except UacError as exc:  # a bad X-Uac-Tenant: the caller's mistake, said in one line
+            raise HTTPException(400, f"X-Uac-Tenant: {exc}") from None
 
 
 def claim_server_file(home: Path) -> None:

@@ -18,9 +18,9 @@ import tempfile
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
@@ -71,12 +71,23 @@ class SetArgs(Args):
     now: dt.datetime | None = Field(None, description="Recording time (default: now)")
 
 
+def _file_name(value: str) -> str:
+    """A file name as sent (a path keeps only its last part): never "..", NUL or a path."""
+    name = PurePath(value).name
+    if not name or name in (".", "..") or "\x00" in name or len(name.encode()) > 255:
+        raise ValueError("must be a file name (not '.' or '..', no NUL, at most 255 bytes)")
+    return name
+
+
+FileName = Annotated[str, AfterValidator(_file_name)]
+
+
 class ImportArgs(Args):
     """Import a file's records (JSON Lines, JSON array or CSV) into a collection."""
 
     collection: str = Field(description="Catalog collection or a new name (schema inferred)")
     content: str = Field(description="The file's text")
-    name: str = Field("records.jsonl", description="File name (its suffix names the format)")
+    name: FileName = Field("records.jsonl", description="File name (its suffix names the format)")
     format: Literal["jsonl", "json", "csv"] | None = None
     session: str | None = None
     now: dt.datetime | None = None
@@ -104,7 +115,7 @@ class NoteArgs(Args):
     """Ingest a Markdown note."""
 
     content: str = Field(max_length=4 * MAX_TEXT)
-    note_id: str = Field("note.md", description="The note's name: a new version replaces it")
+    note_id: FileName = Field("note.md", description="The note's name: a new version replaces it")
     now: dt.datetime | None = None
 
 
@@ -330,9 +341,8 @@ class Verb:
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
     # The importer detects formats from file names: give it the file as sent.
-    safe = PurePath(a.name).name or "records.jsonl"
     with tempfile.TemporaryDirectory(prefix="uac-import-") as tmp:
-        path = Path(tmp) / safe
+        path = Path(tmp) / a.name
         path.write_text(a.content, encoding="utf-8")
         return mem.import_file(
             subject, a.collection, path, format=a.format, session_id=a.session, now=a.now
@@ -340,11 +350,10 @@ def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
 
 
 def _note(mem: Memory, subject: str | None, a: NoteArgs) -> Any:
-    safe = PurePath(a.note_id).name or "note.md"
     with tempfile.TemporaryDirectory(prefix="uac-note-") as tmp:
-        path = Path(tmp) / safe
+        path = Path(tmp) / a.note_id
         path.write_text(a.content, encoding="utf-8")
-        return mem.note(subject, path, note_id=safe, now=a.now)
+        return mem.note(subject, path, note_id=a.note_id, now=a.now)
 
 
 def _facts(mem: Memory, subject: str | None, a: FactsArgs) -> Any:
