@@ -100,6 +100,25 @@ def test_tenant_option_isolates(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert [f["value"] for f in json.loads(out)] == ["Alice A"]
 
 
+def test_an_explicit_home_beats_a_server_named_in_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = str(tmp_path / "ws")
+    run(capsys, "--home", home, "init")
+    monkeypatch.setenv("UAC_URL", "http://127.0.0.1:1")  # nothing listens there
+    monkeypatch.setenv("UAC_API_KEY", "uac_x_y")
+    code, _, _ = run(capsys, "--home", home, "set", "lena", "identity.name", "Lena")
+    assert code == 0  # written here, not sent to the server the environment names
+    monkeypatch.delenv("UAC_URL")
+    code, out, _ = run(capsys, "--home", home, "facts", "lena", "--json")
+    assert [f["value"] for f in json.loads(out)] == ["Lena"]
+    # Without --home, the environment's server is the one asked (and it is down).
+    monkeypatch.setenv("UAC_URL", "http://127.0.0.1:1")
+    monkeypatch.setenv("UAC_HOME", home)
+    code, _, err = run(capsys, "facts", "lena")
+    assert code == 1 and "127.0.0.1:1" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

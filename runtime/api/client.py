@@ -76,9 +76,12 @@ class Client:
         self._local = threading.local()
 
     @classmethod
-    def discover(cls, home: Path | str | None, tenant: str | None = None) -> Client | None:
-        """The server to forward to: UAC_URL + UAC_API_KEY, else the workspace's live server."""
-        if os.environ.get("UAC_URL") and os.environ.get("UAC_API_KEY"):
+    def discover(
+        cls, home: Path | str | None, tenant: str | None = None, *, remote: bool = True
+    ) -> Client | None:
+        """The server to forward to: UAC_URL + UAC_API_KEY (unless `remote` is False: the
+        caller named a workspace), else the workspace's live server."""
+        if remote and os.environ.get("UAC_URL") and os.environ.get("UAC_API_KEY"):
             return cls(tenant=None)
         if home is None:
             return None

@@ -371,22 +371,26 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     async def _access_log(request: Request, call_next: Any) -> Any:
         started = time.perf_counter()
         rid = uuid.uuid4().hex[:12]
-        response = await call_next(request)
-        response.headers[VERSION_HEADER] = uac.__version__
-        who = getattr(request.state, "principal", None)
-        service.log(
-            {
-                "event": "request",
-                "id": rid,
-                "method": request.method,
-                "path": request.url.path,
-                "status": response.status_code,
-                "ms": round((time.perf_counter() - started) * 1000, 2),
-                "key": who.key_id if who else None,
-                "tenant": who.tenant if who else None,
-            }
-        )
-        return response
+        status = 500  # unless the handler answers: a request that raised is logged too
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            response.headers[VERSION_HEADER] = uac.__version__
+            return response
+        finally:
+            who = getattr(request.state, "principal", None)
+            service.log(
+                {
+                    "event": "request",
+                    "id": rid,
+                    "method": request.method,
+                    "path": request.url.path,
+                    "status": status,
+                    "ms": round((time.perf_counter() - started) * 1000, 2),
+                    "key": who.key_id if who else None,
+                    "tenant": who.tenant if who else None,
+                }
+            )
 
     @app.get("/healthz", tags=["ops"])
     def healthz() -> dict[str, Any]:

@@ -32,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run `uac` with argv; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.home_flag = args.home is not None  # --home names a workspace: it beats UAC_URL
     args.home_given = args.home is not None or bool(os.environ.get("UAC_HOME"))
     if args.home is None:
         args.home = default_home()

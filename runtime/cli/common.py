@@ -54,7 +54,7 @@ def _client(args: argparse.Namespace) -> Any:
         return args._client
     from uac.runtime.api.client import Client
 
-    args._client = Client.discover(args.home, args.tenant)
+    args._client = Client.discover(args.home, args.tenant, remote=not args.home_flag)
     if args._client is not None and (args.alerts_jsonl or args.webhook):
         _err("note: a server serves this workspace; alert sinks are the server's (uac serve)")
     return args._client
@@ -115,7 +115,7 @@ def _await_server(args: argparse.Namespace, holder: str) -> bool:
     wait = float(os.environ.get("UAC_SERVER_START_WAIT") or SERVER_START_WAIT)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
-        args._client = Client.discover(args.home, args.tenant)
+        args._client = Client.discover(args.home, args.tenant, remote=not args.home_flag)
         if args._client is not None:
             return True
         time.sleep(0.2)
