@@ -41,14 +41,23 @@ from uac.fact_log.extraction.patterns import (
     travel,
     vehicles,
 )
-from uac.fact_log.extraction.patterns.discourse import Mention, Thread, fold, freeze, remember
-from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.dates import forget_dates
+from uac.fact_log.extraction.patterns.discourse import (
+    MEMO,
+    Mention,
+    Thread,
+    fold,
+    freeze,
+    remember,
+)
+from uac.fact_log.extraction.patterns.money import find_money, forget_money
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
     Ctx,
     Rule,
     builtin_catalog,
     clauses,
+    forget_guards,
     sentences,
     undictate,
 )
@@ -73,7 +82,29 @@ DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
 DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 
-__all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
+__all__ = [
+    "DOMAINS",
+    "RULES",
+    "Candidate",
+    "builtin_catalog",
+    "clear_caches",
+    "extract",
+    "find_money",
+    "sentences",
+]
+
+
+def clear_caches() -> None:
+    """Forget every answer the extractor remembers between messages, as a fresh process has
+    it: the read sessions (discourse memo), amounts, dates and guard answers per text.
+
+    Only answers about inputs: compiled patterns, reference data and catalog models stay.
+    Benchmarks call it before a cold pass; reading gives the same candidates either way.
+    """
+    MEMO.clear()
+    forget_money()
+    forget_dates()
+    forget_guards()
 
 
 def extract(

@@ -168,6 +168,13 @@ def _trimmed_span(sent: Span, start: int, end: int) -> list[Span]:
 
 
 _UNKNOWN = object()  # no answer remembered yet (None is an answer: no match)
+_GUARDS: list[Guard] = []  # every guard made, so a cold read forgets them all
+
+
+def forget_guards() -> None:
+    """Drop every guard's remembered answers (a cold read)."""
+    for guard in _GUARDS:
+        guard._answers.clear()
 
 
 class Guard:
@@ -182,6 +189,7 @@ class Guard:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         self._answers: dict[str, re.Match[str] | None] = {}
+        _GUARDS.append(self)
 
     def search(self, text: str) -> re.Match[str] | None:
         """`pattern.search(text)`, remembered for the last few hundred texts.
