@@ -51,6 +51,8 @@ from uac.fact_log.extraction.patterns.discourse import (
     remember,
 )
 from uac.fact_log.extraction.patterns.money import find_money, forget_money
+from uac.fact_log.extraction.patterns.needles import install, rule_modules
+from uac.fact_log.extraction.patterns.needles_table import MAY
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
     Ctx,
@@ -81,6 +83,10 @@ DOMAINS = (
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
 DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
 RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
+
+# Every rule module's regexes get their literal pre-check (patterns/needles.py): a search
+# that cannot match is not run. Same answers, a fraction of the time.
+GATED = install(rule_modules(), MAY)
 
 __all__ = [
     "DOMAINS",
