@@ -145,6 +145,7 @@ def read(
         if len(sent.text) > MAX_SENTENCE:
             continue
         ctx.following = spans[i + 1] if i + 1 < len(spans) else None
+        ctx.begin(sent)
         parts = clauses(sent)
         before = len(ctx.out)
         for rule in RULES:

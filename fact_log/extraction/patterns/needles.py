@@ -212,6 +212,7 @@ def requirement(pattern: re.Pattern[str]) -> Req:
     return req if strength(req) >= 2 else None  # one letter: in nearly every text
 
 
+_LONG = 4096  # a text longer than any sentence read (MAX_SENTENCE)
 _last: tuple[str, str] = ("", "")  # the latest text and its lower-cased form (shared)
 
 
@@ -227,11 +228,13 @@ class Gated:
         self.regex = regex
         self.may = may  # the requirement, tested on the lower-cased text
 
-    def _may(self, text: Any) -> bool:
+    def _may(self, text: Any, window: tuple[Any, ...] | dict[str, Any] = ()) -> bool:
         """False only when no match can be in the text."""
         global _last
-        if type(text) is not str:
-            return True  # the regex itself says what is wrong with it
+        if type(text) is not str or (window and len(text) > _LONG):
+            # the regex says what is wrong with a non-text; and a search of part of a long
+            # text (pos, endpos) is the regex's own: lower-casing all of it would cost more
+            return True
         last = _last
         if last[0] is text:  # the rules ask many regexes about one sentence in a row
             low = last[1]
@@ -242,23 +245,39 @@ class Gated:
 
     def search(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         """`re.Pattern.search`."""
-        return self.regex.search(string, *args, **kwargs) if self._may(string) else None
+        return (
+            self.regex.search(string, *args, **kwargs)
+            if self._may(string, args or kwargs)
+            else None
+        )
 
     def match(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         """`re.Pattern.match`."""
-        return self.regex.match(string, *args, **kwargs) if self._may(string) else None
+        return (
+            self.regex.match(string, *args, **kwargs) if self._may(string, args or kwargs) else None
+        )
 
     def fullmatch(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         """`re.Pattern.fullmatch`."""
-        return self.regex.fullmatch(string, *args, **kwargs) if self._may(string) else None
+        return (
+            self.regex.fullmatch(string, *args, **kwargs)
+            if self._may(string, args or kwargs)
+            else None
+        )
 
     def finditer(self, string: str, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
         """`re.Pattern.finditer`."""
-        return self.regex.finditer(string, *args, **kwargs) if self._may(string) else iter(())
+        return (
+            self.regex.finditer(string, *args, **kwargs)
+            if self._may(string, args or kwargs)
+            else iter(())
+        )
 
     def findall(self, string: str, *args: Any, **kwargs: Any) -> list[Any]:
         """`re.Pattern.findall`."""
-        return self.regex.findall(string, *args, **kwargs) if self._may(string) else []
+        return (
+            self.regex.findall(string, *args, **kwargs) if self._may(string, args or kwargs) else []
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.regex, name)
