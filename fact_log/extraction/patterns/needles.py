@@ -245,11 +245,20 @@ class Gated:
 
     def search(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         """`re.Pattern.search`."""
-        return (
-            self.regex.search(string, *args, **kwargs)
-            if self._may(string, args or kwargs)
-            else None
-        )
+        global _last
+        if args or kwargs or type(string) is not str:
+            return (
+                self.regex.search(string, *args, **kwargs)
+                if self._may(string, args or kwargs)
+                else None
+            )
+        # _may written out: the rules' most frequent call, a function call less
+        last = _last
+        if last[0] is not string:
+            last = _last = (string, string.lower())
+        if self.may(last[1]) or (not string.isascii() and _FOLDS.search(string) is not None):
+            return self.regex.search(string)
+        return None
 
     def match(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
         """`re.Pattern.match`."""
