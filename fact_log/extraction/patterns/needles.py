@@ -388,6 +388,8 @@ def rule_modules() -> list[ModuleType]:
 
 TABLE_PATH = Path(__file__).with_name("needles_table.py")
 
-if __name__ == "__main__":
-    write_table(rule_modules(), TABLE_PATH)
-    print(f"wrote {TABLE_PATH}")
+if __name__ == "__main__":  # (run as a script: the package's own copy holds the regexes)
+    from uac.fact_log.extraction.patterns import needles
+
+    needles.write_table(needles.rule_modules(), needles.TABLE_PATH)
+    print(f"wrote {needles.TABLE_PATH}")
