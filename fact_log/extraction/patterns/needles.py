@@ -216,6 +216,28 @@ _LONG = 4096  # a text longer than any sentence read (MAX_SENTENCE)
 _last: tuple[str, str] = ("", "")  # the latest text and its lower-cased form (shared)
 
 
+def _checked(name: str, empty: Callable[[], Any] | None = None) -> Callable[..., Any]:
+    """A method of Gated: the regex's own `name`, or no match (None, or `empty()`) when the
+    lower-cased text lacks what the regex requires."""
+
+    def method(self: Gated, string: Any, *args: Any, **kwargs: Any) -> Any:
+        global _last
+        if args or kwargs or type(string) is not str:
+            if self._may(string, args or kwargs):
+                return getattr(self.regex, name)(string, *args, **kwargs)
+        else:  # the rules' usual call, _may written out (a function call less)
+            last = _last
+            if last[0] is not string:
+                last = _last = (string, string.lower())
+            if self.may(last[1]) or (not string.isascii() and _FOLDS.search(string) is not None):
+                return getattr(self.regex, name)(string)
+        return None if empty is None else empty()
+
+    method.__name__ = name
+    method.__doc__ = f"`re.Pattern.{name}`."
+    return method
+
+
 class Gated:
     """A compiled regex with its literal pre-check: the same answers, fewer searches.
 
@@ -243,50 +265,11 @@ class Gated:
             _last = (text, low)
         return self.may(low) or (not text.isascii() and _FOLDS.search(text) is not None)
 
-    def search(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
-        """`re.Pattern.search`."""
-        global _last
-        if args or kwargs or type(string) is not str:
-            return (
-                self.regex.search(string, *args, **kwargs)
-                if self._may(string, args or kwargs)
-                else None
-            )
-        # _may written out: the rules' most frequent call, a function call less
-        last = _last
-        if last[0] is not string:
-            last = _last = (string, string.lower())
-        if self.may(last[1]) or (not string.isascii() and _FOLDS.search(string) is not None):
-            return self.regex.search(string)
-        return None
-
-    def match(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
-        """`re.Pattern.match`."""
-        return (
-            self.regex.match(string, *args, **kwargs) if self._may(string, args or kwargs) else None
-        )
-
-    def fullmatch(self, string: str, *args: Any, **kwargs: Any) -> re.Match[str] | None:
-        """`re.Pattern.fullmatch`."""
-        return (
-            self.regex.fullmatch(string, *args, **kwargs)
-            if self._may(string, args or kwargs)
-            else None
-        )
-
-    def finditer(self, string: str, *args: Any, **kwargs: Any) -> Iterator[re.Match[str]]:
-        """`re.Pattern.finditer`."""
-        return (
-            self.regex.finditer(string, *args, **kwargs)
-            if self._may(string, args or kwargs)
-            else iter(())
-        )
-
-    def findall(self, string: str, *args: Any, **kwargs: Any) -> list[Any]:
-        """`re.Pattern.findall`."""
-        return (
-            self.regex.findall(string, *args, **kwargs) if self._may(string, args or kwargs) else []
-        )
+    search = _checked("search")
+    match = _checked("match")
+    fullmatch = _checked("fullmatch")
+    finditer = _checked("finditer", lambda: iter(()))
+    findall = _checked("findall", list)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.regex, name)
