@@ -98,6 +98,11 @@ def test_a_regex_told_apart_by_identity_or_missing_from_the_table_stays_plain() 
     assert install([holder], MAY) == 0 and holder.X is fresh  # type: ignore[attr-defined]
     assert install([holder], {needles.key(fresh): lambda t: "table" in t}) == 1
     assert isinstance(holder.X, Gated)  # type: ignore[attr-defined]
+    unread = type(health)("unread")  # installed without its source (.pyc only): none gated
+    unread.__file__ = str(Path(__file__).with_suffix(".pyc-missing"))
+    unread.X = fresh  # type: ignore[attr-defined]
+    assert install([unread], {needles.key(fresh): lambda t: "table" in t}) == 0
+    assert unread.X is fresh  # type: ignore[attr-defined]
 
 
 def test_what_a_regex_requires() -> None:

@@ -310,7 +310,10 @@ def install(modules: list[ModuleType], table: dict[str, Callable[[str], bool]]) 
     (and its guards); the number gated. Regexes compared by identity stay plain."""
     plain: set[int] = set()
     for module in modules:
-        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        try:
+            source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return 0  # no source to tell which regexes are compared by identity: none gated
         names = vars(module)
         plain |= {id(names[n]) for n in _COMPARED.findall(source) if n in names}
     gated: dict[int, Gated] = {}
