@@ -2,7 +2,8 @@
 
 Every candidate the patterns yield (kind, path, op, value, quote, start, confidence, what it
 replaces) for every user message of the extraction sets and the active corpora, each read in
-order with its session's earlier messages as history (as the pipeline passes them), is
+order with its session's earlier messages as history (as the pipeline passes them), with the
+message's date notes (patterns/ambiguity.py) and task progress (patterns/progress.py), is
 written one line per message and hashed per set. Run it at a branch point and after a
 change: equal hashes, equal behaviour. `--threads 8` also reads every set from eight threads
 at once (each in its own order, sharing the extractor's caches as a Memory's threads do) and
@@ -101,13 +102,18 @@ def _fields(c: Any) -> tuple[Any, ...]:
 def read_session(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
     """Each message's candidates as one line, read in order with the session's history."""
     from uac.fact_log.extraction.patterns import extract
+    from uac.fact_log.extraction.patterns.ambiguity import date_notes
+    from uac.fact_log.extraction.patterns.progress import parse_progress
     from uac.fact_log.pipeline import HISTORY_LIMIT
 
     out = {}
     history: list[tuple[str, dt.datetime]] = []
     for mid, text, at in session:
         found = extract(text, at, "user", None, history[-HISTORY_LIMIT:])
-        out[mid] = repr([_fields(c) for c in found])
+        # with the other readings of the rule modules: the pipeline's date notes, the
+        # journal's task progress
+        said = (date_notes(text, at.date()), parse_progress(text))
+        out[mid] = repr([_fields(c) for c in found]) + " " + repr(said)
         history.append((text, at))
     return out
 
