@@ -105,6 +105,22 @@ def test_a_regex_told_apart_by_identity_or_missing_from_the_table_stays_plain() 
     assert unread.X is fresh  # type: ignore[attr-defined]
 
 
+def test_every_identity_comparison_names_a_plain_regex() -> None:
+    # `m.re is _X` must see the object `_X.search` made the match with: a comparison the
+    # install cannot read (a local alias, `==`, `in`) would silently differ once `_X` is gated
+    said = re.compile(r"\.re\b\s*(is\s+not|is|==|!=|not\s+in|in)\s*([^\s):,]+)")
+    seen = 0
+    for module in needles.rule_modules():
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        for op, name in said.findall(source):
+            if module is needles:
+                continue  # its own pattern for these comparisons
+            seen += 1
+            assert op in ("is", "is not"), (module.__name__, op, name)
+            assert isinstance(vars(module).get(name), re.Pattern), (module.__name__, name)
+    assert seen >= 12
+
+
 def test_what_a_regex_requires() -> None:
     def need(pattern: str, flags: int = 0) -> str | None:
         req = requirement(re.compile(pattern, flags))
