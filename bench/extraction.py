@@ -62,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.patterns.discourse import MEMO
+from uac.fact_log.extraction.patterns import clear_caches
 from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
 from uac.fact_log.store import Batch
 
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     def one_pass() -> int:
         # Each message with its session's earlier messages, as Memory.add reads them, met
         # once: what earlier passes read is forgotten, as in a service meeting a stream.
-        MEMO.data.clear()
+        clear_caches()
         for part in sessions(rows).values():
             history: list[tuple[str, dt.datetime]] = []
             for row in part:

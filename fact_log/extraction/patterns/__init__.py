@@ -42,14 +42,25 @@ from uac.fact_log.extraction.patterns import (
     travel,
     vehicles,
 )
-from uac.fact_log.extraction.patterns.discourse import Mention, Thread, fold, freeze, remember
-from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.dates import forget_dates
+from uac.fact_log.extraction.patterns.discourse import (
+    MEMO,
+    Mention,
+    Thread,
+    fold,
+    freeze,
+    remember,
+)
+from uac.fact_log.extraction.patterns.money import find_money, forget_money
+from uac.fact_log.extraction.patterns.needles import install, rule_modules
+from uac.fact_log.extraction.patterns.needles_table import MAY
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
     Ctx,
     Rule,
     builtin_catalog,
     clauses,
+    forget_guards,
     sentences,
     undictate,
 )
@@ -77,7 +88,33 @@ RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RU
 # facts about that person, none of the user's own records (patterns/headings.py)
 THEIR_RULES: tuple[Rule, ...] = tuple(r for domain in (contacts, people) for r in domain.RULES)
 
-__all__ = ["DOMAINS", "RULES", "Candidate", "builtin_catalog", "extract", "find_money", "sentences"]
+# Every rule module's regexes get their literal pre-check (patterns/needles.py): a search
+# that cannot match is not run. Same answers, a fraction of the time.
+GATED = install(rule_modules(), MAY)
+
+__all__ = [
+    "DOMAINS",
+    "RULES",
+    "Candidate",
+    "builtin_catalog",
+    "clear_caches",
+    "extract",
+    "find_money",
+    "sentences",
+]
+
+
+def clear_caches() -> None:
+    """Forget every answer the extractor remembers between messages, as a fresh process has
+    it: the read sessions (discourse memo), amounts, dates and guard answers per text.
+
+    Only answers about inputs: compiled patterns, reference data and catalog models stay.
+    Benchmarks call it before a cold pass; reading gives the same candidates either way.
+    """
+    MEMO.clear()
+    forget_money()
+    forget_dates()
+    forget_guards()
 
 
 def extract(
@@ -113,6 +150,7 @@ def read(
         if len(sent.text) > MAX_SENTENCE:
             continue
         ctx.following = spans[i + 1] if i + 1 < len(spans) else None
+        ctx.begin(sent)
         parts = clauses(sent)
         before = len(ctx.out)
         if owned(sent.start):

@@ -459,7 +459,8 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A deadline set by time left ("30 days from today to reply") or by someone's ask."""
-    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in ctx.out) or "?" in sent.text:
+    here = ctx.out[ctx.here() :]
+    if any(c.path == "tasks.tasks" and c.start >= sent.start for c in here) or "?" in sent.text:
         return
     m = _TIME_TO.search(sent.text) or _WANTS.search(sent.text)
     if not in_clause(m, parts, sent):

@@ -423,7 +423,9 @@ _ITEM_LEAD = re.compile(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.
 
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Payments listed as "<payee> <amount> <day>", one transaction each."""
-    if any(c.path == "finance.transactions" and c.start == sent.start for c in ctx.out):
+    if any(
+        c.path == "finance.transactions" and c.start == sent.start for c in ctx.out[ctx.here() :]
+    ):
         return  # another rule read this sentence's payment already
     if _spent_at(ctx, sent, parts) or _bought_at(ctx, sent, parts):
         return
@@ -497,7 +499,11 @@ def paid_by_someone_else(text: str) -> bool:
 def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Drop the payments this sentence yielded when someone else paid, or when it was at
     another time than the day the rules gave it ("Dinner was 80 euros, Tom paid")."""
-    mine = [c for c in ctx.out if c.path == "finance.transactions" and c.start >= sent.start]
+    mine = [
+        c
+        for c in ctx.out[ctx.here() :]
+        if c.path == "finance.transactions" and c.start >= sent.start
+    ]
     if not mine:
         return
     other_time = _OTHER_TIME.search(sent.text)

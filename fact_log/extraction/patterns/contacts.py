@@ -306,7 +306,7 @@ def rule_people(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if (job := _HIS_JOB.search(sent.text, m.end())) is not None:
             value["role"] = job["role"].lower()
         ctx.add("contacts.contacts", value, sent, 0.75)
-    named = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
+    named = {c.value.get("name") for c in ctx.of_path("contacts.contacts")}
     m = _ROLE_IS.search(sent.text)
     if m and m["name"] in NOT_NAMES:
         m = None  # "my GP is Dr A. Okafor": the title is not the name

@@ -284,6 +284,11 @@ def _dates_of(
     return tuple(_find_dates(text, today, prefer, anchor))
 
 
+def forget_dates() -> None:
+    """Drop the remembered answers of find_dates (a cold read)."""
+    _dates_of.cache_clear()
+
+
 def _find_dates(
     text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
 ) -> list[DateMatch]:

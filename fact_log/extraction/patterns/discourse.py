@@ -135,6 +135,11 @@ class _Memo:
                 self.data.move_to_end(key)
             return found
 
+    def clear(self) -> None:
+        """Forget every message read (a cold read)."""
+        with self.lock:
+            self.data.clear()
+
     def put(self, key: Any, value: Any) -> None:
         with self.lock:
             self.data[key] = value

@@ -213,7 +213,7 @@ _STAY = re.compile(r"\b(?:there|stay(?:ing)?|away)\b[^.]{0,30}?\bfor\b|\bstaying
 
 def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """ "Back home on the 20th." / "We'll be there for a week.": the last trip's return."""
-    here = [c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start]
+    here = [c for c in ctx.out[ctx.here() :] if c.path == "travel.trips" and c.start == sent.start]
     trip = ctx.thread.last("travel.trips")
     if not plain(sent):
         return

@@ -355,7 +355,8 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The later stops of a journey said with the first ("In Spain from 1 June to 15 July,
     then Italy 16 July to 20 August"): each known place with its own days is a trip of its
     own, so the checks see every country visited."""
-    first = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
+    here = ctx.out[ctx.here() :]
+    first = next((c for c in here if c.path == "travel.trips" and c.start == sent.start), None)
     if first is None or "?" in sent.text:
         return
     stops = list(_NEXT_STOP.finditer(sent.text))
@@ -443,7 +444,7 @@ def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The passenger and the reference a pasted confirmation gives, on the legs it books."""
     legs = [
         i
-        for i, c in enumerate(ctx.out)
+        for i, c in enumerate(ctx.out[ctx.here() :], ctx.here())
         if c.path == "travel.bookings" and c.start >= sent.start and c.value.get("kind") == "flight"
     ]
     if not legs:

@@ -135,6 +135,11 @@ def find_money(text: str) -> list[Money]:
     return list(found)
 
 
+def forget_money() -> None:
+    """Drop the remembered answers of find_money (a cold read)."""
+    _FOUND.clear()
+
+
 def _find_money(text: str) -> list[Money]:
     """find_money, computed."""
     out = []

@@ -297,7 +297,8 @@ _LIST_WORD = re.compile(r"DDs|SOs|debits|orders", re.I)  # a cheap test before t
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Standing orders and direct debits ("rent of £1,200 goes out by standing order ...")."""
-    if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in ctx.out):
+    here = ctx.out[ctx.here() :]
+    if any(c.path == "finance.scheduled_payments" and c.start == sent.start for c in here):
         return  # the bills rule (bills.py) read this sentence already
     if _moved(ctx, sent, parts) or _stopped_after(ctx, sent, parts):
         return

@@ -146,7 +146,7 @@ def _card(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None:
 
 def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People in a list, on a card, by a known name, by birthday, or by what they did."""
-    said = {c.value.get("name") for c in ctx.out if c.path == "contacts.contacts"}
+    said = {c.value.get("name") for c in ctx.of_path("contacts.contacts")}
     text = sent.text
     m = _REL_LIST.search(text) if (" and " in text or "&" in text) else None
     at = sent.start + m.start() if m else 0

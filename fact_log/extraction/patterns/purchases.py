@@ -143,7 +143,9 @@ def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Accounts and cards the user has, with the issuer and the limit when said."""
-    if any(c.path == "finance.bank_accounts" and c.start == sent.start for c in ctx.out):
+    if any(
+        c.path == "finance.bank_accounts" and c.start == sent.start for c in ctx.out[ctx.here() :]
+    ):
         return  # card_limits (run by payments.rule_accounts) read this sentence's card
     m = _ACCOUNT.search(sent.text)
     brand = _CARD_BRAND.search(sent.text)

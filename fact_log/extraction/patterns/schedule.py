@@ -336,9 +336,10 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     when = clock(sent.text)
     if ev[0].lower() in _PEOPLE and when is None:
         return  # "the doctor put me on ...": a person, not an appointment, without a time
-    if any(c.path == "travel.bookings" and c.start == sent.start for c in ctx.out):
+    here = ctx.out[ctx.here() :]
+    if any(c.path == "travel.bookings" and c.start == sent.start for c in here):
         return  # "Booked Emirates BLR-DXB-CDG for 2nd October": the journey, not an event
-    trip = next((c for c in ctx.out if c.path == "travel.trips" and c.start == sent.start), None)
+    trip = next((c for c in here if c.path == "travel.trips" and c.start == sent.start), None)
     city = trip.value.get("city") if trip is not None else None
     booked = _BOOKED.search(sent.text, 0, ev.start())
     if trip is not None and (not city or not booked or ev.start() > sent.text.find(city)):

@@ -168,6 +168,13 @@ def _trimmed_span(sent: Span, start: int, end: int) -> list[Span]:
 
 
 _UNKNOWN = object()  # no answer remembered yet (None is an answer: no match)
+_GUARDS: list[Guard] = []  # every guard made, so a cold read forgets them all
+
+
+def forget_guards() -> None:
+    """Drop every guard's remembered answers (a cold read)."""
+    for guard in _GUARDS:
+        guard._answers.clear()
 
 
 class Guard:
@@ -182,6 +189,7 @@ class Guard:
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
         self._answers: dict[str, re.Match[str] | None] = {}
+        _GUARDS.append(self)
 
     def search(self, text: str) -> re.Match[str] | None:
         """`pattern.search(text)`, remembered for the last few hundred texts.
@@ -396,6 +404,36 @@ class Ctx:
     out: list[Candidate]
     following: Span | None = None  # the next sentence, for details that spill over
     thread: Thread = field(default_factory=Thread)  # what the session mentioned before
+    # Where the sentence being read starts, and whether every candidate of the earlier
+    # sentences quotes text before it (`here` relies on it); the furthest quote yet.
+    sentence_start: int = 0
+    ordered: bool = True
+    furthest: int = -1
+    memo: dict[str, Any] = field(default_factory=dict)  # a rule's state across sentences
+    paths: set[str] = field(default_factory=set)  # every path a candidate was added under
+
+    def begin(self, sent: Span) -> None:
+        """Start reading a sentence (the driver calls it before the rules)."""
+        self.sentence_start = sent.start
+        if self.furthest >= sent.start:  # an earlier sentence quoted this one: scan it all
+            self.ordered = False
+
+    def of_path(self, path: str) -> list[Candidate]:
+        """The candidates of a path found so far (none to look for when no rule added one:
+        a long list of payments is not scanned for contacts sentence after sentence)."""
+        return [c for c in self.out if c.path == path] if path in self.paths else []
+
+    def here(self) -> int:
+        """The index in `out` from which the candidates the current sentence yielded start:
+        every candidate before it quotes an earlier sentence, so a rule asking what this
+        sentence gave reads a few candidates, not all of a long message's (0 when the
+        quotes are out of order: then all are read, as before)."""
+        out, i = self.out, len(self.out)
+        if not self.ordered:
+            return 0
+        while i and out[i - 1].start >= self.sentence_start:
+            i -= 1
+        return i
 
     @property
     def anchor(self) -> dt.date | None:
@@ -420,6 +458,10 @@ class Ctx:
         self.out.append(
             Candidate(kind, path, typed, op, quote.text, quote.start, confidence, replaces)
         )
+        self.furthest = max(self.furthest, quote.start)
+        self.paths.add(path)
+        if quote.start < self.sentence_start:  # a quote of an earlier sentence: out of order
+            self.ordered = False
 
 
 def complete_earlier(

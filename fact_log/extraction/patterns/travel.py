@@ -189,6 +189,59 @@ def _booked_place(text: str, offset: int) -> tuple[str | None, str, int] | None:
     return None
 
 
+# How far past a match's start a search of _BOOKED_PLACE reads (77 characters of match, the
+# word boundary before it and the few it peeks at after): a match starting further than this
+# before a cut is found alike in the text and in the text cut there.
+_BOOKED_REACH = 96
+
+
+class _BookedScan:
+    """_booked_place over a growing prefix of one message, each match read once."""
+
+    __slots__ = ("cut", "done", "found", "matches", "pending", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.matches = _BOOKED_PLACE.finditer(text)
+        self.pending = next(self.matches, None)  # the next match of the whole text
+        self.done = 0  # where the whole text's matches read so far end
+        self.found: tuple[str | None, str, int] | None = None  # the first known place
+        self.cut = 0
+
+    def before(self, end: int) -> tuple[str | None, str, int] | None:
+        """`_booked_place(text[:end], 0)`, for `end` never smaller than the last one's."""
+        if end < self.cut:
+            return _booked_place(self.text[:end], 0)
+        self.cut = end
+        # the whole text's matches that start well before the cut are the cut text's
+        while self.found is None and self.pending is not None:
+            m = self.pending
+            if m.start() + _BOOKED_REACH > end:
+                break
+            place = known(m[1].split())
+            if place is not None:
+                self.found = (place[0], place[1], m.start(1))
+            self.done, self.pending = m.end(), next(self.matches, None)
+        if self.found is not None:
+            return self.found
+        # the cut text's own matches near the cut (a name the cut may have shortened)
+        for m in _BOOKED_PLACE.finditer(self.text, max(self.done, end - _BOOKED_REACH), end):
+            place = known(m[1].split())
+            if place is not None:
+                return place[0], place[1], m.start(1)
+        return None
+
+
+def _booked_before(ctx: Ctx, end: int) -> tuple[str | None, str, int] | None:
+    """A place named right after "booked" in the message before `end`: the first one, as
+    `_booked_place(ctx.text[:end], 0)` finds it, in time linear in the message (a 64 KB
+    message read sentence by sentence would otherwise be read once per sentence)."""
+    scan = ctx.memo.get("booked")
+    if scan is None:
+        scan = ctx.memo["booked"] = _BookedScan(ctx.text)
+    return scan.before(end)
+
+
 def _place(sent: Span) -> tuple[str | None, str, int] | None:
     """The first known destination after 'to/in/visit' with its absolute offset; a country
     named first takes the city of it named later ("Off to Canada: flying to Toronto")."""
@@ -328,7 +381,7 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if place is None:
         # "Booked Mexico City! Flying out 3 June ...": the destination is the message's earlier
         # sentence, the dates this one.
-        place = _booked_place(ctx.text[: sent.start], 0)
+        place = _booked_before(ctx, sent.start)
         if place is not None and not clause_ok(parts, sent, trip_at):
             return
         place = place and (place[0], place[1], trip_at)

@@ -1,0 +1,193 @@
+"""Proof that a change to the rule extractor changed no output: one SHA-256 per message set.
+
+Every candidate the patterns yield (kind, path, op, value, quote, start, confidence, what it
+replaces) for every user message of the extraction sets and the active corpora, each read in
+order with its session's earlier messages as history (as the pipeline passes them), with the
+message's date notes (patterns/ambiguity.py) and task progress (patterns/progress.py), is
+written one line per message and hashed per set. Run it at a branch point and after a
+change: equal hashes, equal behaviour. `--threads 8` also reads every set from eight threads
+at once (each in its own order, sharing the extractor's caches as a Memory's threads do) and
+checks each thread's answer for each message equals the serial one.
+
+    python bench/extraction_identity.py                  # hashes of every set
+    python bench/extraction_identity.py --threads 8      # and the threaded check
+    python bench/extraction_identity.py --dump out.txt   # the lines hashed, to diff two runs
+
+The sixth blind sets (extraction_data/blind6.jsonl, active_data/blind6*.toml) are never read:
+they stay blind until the lead scores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import threading
+import tomllib
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import benchpath  # takes bench/ off sys.path (stdlib-named scripts live there)
+
+HERE = Path(__file__).resolve().parent
+
+EXTRACTION_SETS = ("dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5")
+ACTIVE_SETS = ("dialogues", "fresh", "blind2", "blind3", "blind4", "blind5")
+
+# (message id, text, when said) per session, sessions in file order
+Sessions = list[list[tuple[str, str, dt.datetime]]]
+
+
+def extraction_set(name: str) -> Sessions:
+    """The user messages of one extraction set, grouped by session, each in time order."""
+    by_session: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    with (HERE / "extraction_data" / f"{name}.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                if row.get("role", "user") == "user":
+                    by_session[row["session"]].append(row)
+    return [
+        [
+            (r["id"], r["text"], dt.datetime.fromisoformat(r["observed_at"]))
+            for r in sorted(rows, key=lambda r: r["observed_at"])
+        ]
+        for rows in by_session.values()
+    ]
+
+
+def active_set(name: str) -> Sessions:
+    """The lines of one active corpus, one session per dated session of a dialogue."""
+    with (HERE / "active_data" / f"{name}.toml").open("rb") as fh:
+        dialogues = tomllib.load(fh)["d"]
+    out: Sessions = []
+    for d in dialogues:
+        for n, session in enumerate(d["s"], start=1):
+            day, lines = session[0], session[1:]
+            # as bench/active.py says them: a minute apart from 09:00
+            start = dt.datetime.fromisoformat(day) + dt.timedelta(hours=9)
+            out.append(
+                [
+                    (f"{d['id']}/s{n}/{i}", line, start + dt.timedelta(minutes=i))
+                    for i, line in enumerate(lines)
+                ]
+            )
+    return out
+
+
+def all_sets() -> dict[str, Sessions]:
+    """Every set this proof covers, by name (never the sixth blind sets)."""
+    sets = {f"extraction/{n}": extraction_set(n) for n in EXTRACTION_SETS}
+    sets |= {f"active/{n}": active_set(n) for n in ACTIVE_SETS}
+    return sets
+
+
+def _plain(value: Any) -> Any:
+    """A value written so its repr is stable (dicts by key)."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _plain(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
+def _fields(c: Any) -> tuple[Any, ...]:
+    """Everything a candidate says, stably written."""
+    value, replaces = _plain(c.value), _plain(c.replaces)
+    return (c.kind, c.path, c.op, value, c.quote, c.start, c.confidence, replaces)
+
+
+def read_session(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
+    """Each message's candidates as one line, read in order with the session's history."""
+    from uac.fact_log.extraction.patterns import extract
+    from uac.fact_log.extraction.patterns.ambiguity import date_notes
+    from uac.fact_log.extraction.patterns.progress import parse_progress
+    from uac.fact_log.pipeline import HISTORY_LIMIT
+
+    out = {}
+    history: list[tuple[str, dt.datetime]] = []
+    for mid, text, at in session:
+        found = extract(text, at, "user", None, history[-HISTORY_LIMIT:])
+        # with the other readings of the rule modules: the pipeline's date notes, the
+        # journal's task progress
+        said = (date_notes(text, at.date()), parse_progress(text))
+        out[mid] = repr([_fields(c) for c in found]) + " " + repr(said)
+        history.append((text, at))
+    return out
+
+
+def read_all(sessions: Sessions) -> dict[str, str]:
+    """read_session over every session of a set."""
+    out: dict[str, str] = {}
+    for session in sessions:
+        out |= read_session(session)
+    return out
+
+
+def digest(answers: dict[str, str]) -> str:
+    """The SHA-256 of a set's lines, in message order."""
+    h = hashlib.sha256()
+    for mid, line in answers.items():
+        h.update(f"{mid}\t{line}\n".encode())
+    return h.hexdigest()
+
+
+def threaded(sets: dict[str, Sessions], serial: dict[str, str], threads: int) -> int:
+    """Read every set from `threads` threads at once; the number of answers unlike serial."""
+    sessions = [s for group in sets.values() for s in group]
+    wrong: list[str] = []
+
+    def work(k: int) -> None:
+        shift = k * len(sessions) // threads  # each thread in its own order
+        for session in sessions[shift:] + sessions[:shift]:
+            for mid, line in read_session(session).items():
+                if serial[mid] != line:
+                    wrong.append(f"thread {k}: {mid}")
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for line in wrong[:20]:
+        print(f"  differs: {line}")
+    return len(wrong)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print one SHA-256 per set; with --threads, also check threaded reads equal serial."""
+    # (older revisions lack patterns.clear_caches: the throughput bench clears theirs)
+    clear_caches = benchpath.sibling("extraction_throughput").clear_caches
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, default=0, help="also read from N threads")
+    parser.add_argument("--dump", type=Path, help="write the hashed lines to this file")
+    args = parser.parse_args(argv)
+    sets = all_sets()
+    clear_caches()
+    serial: dict[str, str] = {}
+    lines = []
+    for name, sessions in sets.items():
+        answers = read_all(sessions)
+        print(f"{name:22} {len(answers):5} messages  {digest(answers)}")
+        serial |= {f"{name}:{mid}": line for mid, line in answers.items()}
+        lines += [f"{name}:{mid}\t{line}" for mid, line in answers.items()]
+    print(f"{'all':22} {len(serial):5} messages  {digest(serial)}")
+    if args.dump:
+        args.dump.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if args.threads:
+        clear_caches()
+        named = {
+            name: [[(f"{name}:{m}", t, at) for m, t, at in s] for s in sessions]
+            for name, sessions in sets.items()
+        }
+        bad = threaded(named, serial, args.threads)
+        print(f"{args.threads} threads: {bad} answers unlike the serial ones")
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
