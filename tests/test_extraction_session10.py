@@ -110,20 +110,18 @@ def test_a_vehicle_kept_or_bought_beside_one_sold_is_owned() -> None:
     assert of("vehicles.vehicles", found("my Corolla is for sale")) != []
 
 
-# -- a statement asked with a question mark asserts nothing ---------------------------------
+# -- a question's form asks; a statement's word order with "?" states a surprise ----------
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "I pay £15 a month for Netflix? Is that normal?",
         "Is my Netflix £15 a month?",
-        "Netflix £15 a month?",
-        "the gym direct debit is £32 on the 5th?",
-        "My dentist appointment is on Friday at 3?",
+        "Do I pay £15 a month for Netflix?",
+        "Is the gym direct debit £32 on the 5th?",
     ],
 )
-def test_a_statement_asked_with_a_question_mark_asserts_nothing(text: str) -> None:
+def test_a_question_asserts_nothing(text: str) -> None:
     assert found(text) == []
 
 
@@ -131,6 +129,7 @@ def test_a_statement_asked_with_a_question_mark_asserts_nothing(text: str) -> No
     "text",
     [
         "I pay £15 a month for Netflix",
+        "I pay £15 a month for Netflix? Is that normal?",  # the user does pay it
         "My Netflix is £15 a month, is that normal?",  # the question is the second clause
         "Netflix is £15 a month now?! when did that happen",  # surprise at a fact
     ],
@@ -138,6 +137,12 @@ def test_a_statement_asked_with_a_question_mark_asserts_nothing(text: str) -> No
 def test_a_statement_with_a_question_after_it_or_surprise_still_asserts(text: str) -> None:
     [sub] = of("finance.subscriptions", found(text))
     assert (sub["name"], sub["amount"]) == ("Netflix", Decimal("15"))
+
+
+def test_a_surprise_reported_with_a_question_mark_is_a_payment() -> None:
+    text = "Hmm, my banking app says I paid £89 at Currys again today?"
+    [paid] = of("finance.transactions", found(text))
+    assert paid["amount"] == Decimal("89")
 
 
 # -- a year said first with the month named keeps its year ----------------------------------

@@ -22,6 +22,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
     in_clause,
+    is_question,
     someone_else,
     unsay,
     word_set,
@@ -227,6 +228,8 @@ def _pasted_alert(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _ALERT.search(sent.text) if _DIGIT.search(sent.text) else None
     if m is None or someone_else(sent.text[: m.start()]) or _WISH.search(sent.text[: m.start()]):
         return False
+    if is_question(sent.text, sent.text):
+        return False  # "Is the gym direct debit £32 on the 5th?" pastes no alert
     money = find_money(m["amt"])
     if not money or money[0].amount <= 0:
         return False
@@ -423,6 +426,8 @@ _ITEM_LEAD = re.compile(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.
 
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Payments listed as "<payee> <amount> <day>", one transaction each."""
+    if is_question(sent.text, sent.text):
+        return  # "Is the gym direct debit £32 on the 5th?" lists nothing
     if any(
         c.path == "finance.transactions" and c.start == sent.start for c in ctx.out[ctx.here() :]
     ):

@@ -259,19 +259,13 @@ _ASKED_UNMARKED = re.compile(
 )
 
 
-def _asked_mark(clause: str) -> bool:
-    """Whether a clause ends in one question mark ("?", not "??" or "?!")."""
-    said = clause.rstrip()
-    return said.endswith(("?", "？")) and not said[:-1].endswith(("?", "!", "？", "！"))
-
-
 def is_question(clause: str, sentence: str) -> bool:
     """Whether a clause asks rather than states."""
     return bool(
         _ASKED_UNMARKED.match(sentence)
-        # "I pay £15 a month for Netflix?": said as a statement, asked with the mark (not
-        # "spotify is 19.99 now?? when did that happen": "??" and "?!" are surprise at a fact)
-        or _asked_mark(clause)
+        # A statement's word order with a question mark states what surprised the user ("my
+        # banking app says I paid £89 at Currys again today?", "I pay £15 a month for
+        # Netflix? Is that normal?"): only a question's form asks.
         or (_WH_QUESTION.search(clause) and not _WHEN_I_WAS.search(clause))
         or (
             ("?" in sentence or "？" in sentence)
