@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,6 +118,19 @@ def test_an_explicit_home_beats_a_server_named_in_the_environment(
     monkeypatch.setenv("UAC_HOME", home)
     code, _, err = run(capsys, "facts", "lena")
     assert code == 1 and "127.0.0.1:1" in err
+
+
+def test_a_server_file_whose_pid_is_now_another_process_is_stale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "ws"
+    run(capsys, "--home", str(home), "init")
+    # A crashed server's file, its pid reused by a live process that is no uac server (this
+    # test's own parent): the workspace is not locked, so nobody serves it.
+    stale = {"url": "http://127.0.0.1:1", "pid": os.getppid(), "admin_token": "x", "version": "0"}
+    (home / "server.json").write_text(json.dumps(stale))
+    code, _, err = run(capsys, "--home", str(home), "set", "lena", "identity.name", "Lena")
+    assert code == 0, err  # done here, not forwarded to the dead address
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,41 @@ if TYPE_CHECKING:  # loaded on the first request: a local CLI call only asks `di
     import http.client
 
 SERVER_FILE = "server.json"
+DB_FILE = "uac.duckdb"  # the workspace file a live server holds locked (fact_log/store.py)
+
+
+def live_server(home: Path | str) -> dict[str, Any] | None:
+    """The workspace's `server.json` when its server is alive, else None (no file, or stale).
+
+    Alive means its process exists AND the workspace file is locked: after a crash the pid
+    may belong to another process by now (containers reuse them), but the lock went with the
+    server. Call it only from a process that does not hold the workspace open itself (closing
+    the probe's descriptor would drop that process's own lock).
+    """
+    import fcntl
+
+    home = Path(home).expanduser()
+    try:
+        info = json.loads((home / SERVER_FILE).read_text())
+        pid = int(info["pid"])
+        os.kill(pid, 0)
+    except PermissionError:
+        pass  # alive, another user's
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # no server file, unreadable, or its process is gone
+    if pid == os.getpid():
+        return info
+    try:
+        fd = os.open(home / DB_FILE, os.O_RDONLY)
+    except OSError:
+        return None  # no workspace file: nothing can be serving it
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return info  # held: the server has it open
+    finally:
+        os.close(fd)
+    return None
 
 
 class AccessDenied(UacError):
@@ -83,15 +118,9 @@ class Client:
         caller named a workspace), else the workspace's live server."""
         if remote and os.environ.get("UAC_URL") and os.environ.get("UAC_API_KEY"):
             return cls(tenant=None)
-        if home is None:
+        info = live_server(home) if home is not None else None
+        if info is None:
             return None
-        path = Path(home).expanduser() / SERVER_FILE
-        try:
-            info = json.loads(path.read_text())
-            pid = int(info["pid"])
-            os.kill(pid, 0)
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # no server file, unreadable, or its process is gone
         return cls(info["url"], info["admin_token"], tenant=tenant or "default")
 
     def close(self) -> None:

@@ -46,6 +46,7 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import health, keys, metrics, outbox, verbs
+from uac.runtime.api.client import SERVER_FILE, live_server
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
@@ -54,7 +55,6 @@ NEW_KEY = "create one with: uac keys create --tenant TENANT"
 ADMIN_ONLY = "only the local admin can manage keys; run uac keys on the server's machine"
 SHUTTING_DOWN = "the server is starting or shutting down; retry once `uac serve` is up"
 
-SERVER_FILE = "server.json"
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
 VERSION_HEADER = "X-Uac-Version"
 
@@ -269,19 +269,7 @@ def release_server_file(home: Path) -> None:
 
 def read_server_file(home: Path) -> dict[str, Any] | None:
     """The live server of a workspace (None if none, or if the file is stale)."""
-    path = Path(home) / SERVER_FILE
-    try:
-        info = json.loads(path.read_text())
-        pid = int(info["pid"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None  # the server died without cleaning up: the file is stale
-    except PermissionError:
-        pass  # alive, another user's
-    return info
+    return live_server(home)
 
 
 def _status(exc: Exception) -> int:
