@@ -31,6 +31,18 @@ def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
     assert home.stat().st_mode & 0o777 == 0o700
 
 
+def test_a_writable_open_sweeps_bodies_a_killed_server_left_staged(home: Path) -> None:
+    with Memory(home, create=True):
+        pass
+    left = home / "staging" / "uac-abc" / "big.jsonl"  # as a kill -9 mid-import leaves it
+    left.parent.mkdir(parents=True)
+    left.write_text('{"name": "Zebraplum"}\n')
+    with Memory(home, read_only=True):
+        assert left.exists()  # a reader leaves it: the writer may still be reading it
+    with Memory(home):
+        assert not (home / "staging").exists()
+
+
 def test_fts_extension_loads_offline() -> None:
     assert fts_extension_path().is_file()
     con = duckdb.connect()

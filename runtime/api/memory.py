@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -37,6 +38,10 @@ from uac.runtime.api.recall import Recall
 from uac.runtime.api.writes import ImportResult, Learned, Writes
 from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.index import SearchIndex
+
+# Bodies sent to the service as files wait under <home>/staging/ while they are read
+# (runtime/api/verbs.py); a writable open sweeps what a killed process left there.
+STAGING = "staging"
 
 __all__ = ["REACTION_MEMORY", "Explanation", "ImportResult", "Learned", "Memory"]
 
@@ -97,6 +102,8 @@ class Memory(Writes, Reads, Alerts, Recall):
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
             if not read_only:
+                # Bodies a killed server was importing: nobody reads them any more.
+                shutil.rmtree(self.home / STAGING, ignore_errors=True)
                 erasing.resume_pending(self)  # an erase a killed process left half done
                 if self.store.replica is not None:  # one another node made, seen at a sync
                     self.store.replica.on_erased = lambda a, e: erasing.apply_shared(self, a, e)

@@ -12,10 +12,11 @@ Time-dependent verbs take `today`/`now` as arguments; nothing here reads the clo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -339,20 +340,30 @@ class Verb:
         return self.admin or (self.admin_when is not None and self.admin_when(args))
 
 
+@contextlib.contextmanager
+def _staged(mem: Memory, name: str, content: str) -> Iterator[Path]:
+    """The sent content as a file named as sent, inside the workspace (mode 0700 there), so
+    a crash leaves it where the next writable open sweeps it (Memory), never in /tmp."""
+    from uac.runtime.api.memory import STAGING
+
+    where = mem.home / STAGING
+    where.mkdir(mode=0o700, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="uac-", dir=where) as tmp:
+        path = Path(tmp) / name
+        path.write_text(content, encoding="utf-8")
+        yield path
+
+
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
     # The importer detects formats from file names: give it the file as sent.
-    with tempfile.TemporaryDirectory(prefix="uac-import-") as tmp:
-        path = Path(tmp) / a.name
-        path.write_text(a.content, encoding="utf-8")
+    with _staged(mem, a.name, a.content) as path:
         return mem.import_file(
             subject, a.collection, path, format=a.format, session_id=a.session, now=a.now
         )
 
 
 def _note(mem: Memory, subject: str | None, a: NoteArgs) -> Any:
-    with tempfile.TemporaryDirectory(prefix="uac-note-") as tmp:
-        path = Path(tmp) / a.note_id
-        path.write_text(a.content, encoding="utf-8")
+    with _staged(mem, a.note_id, a.content) as path:
         return mem.note(subject, path, note_id=a.note_id, now=a.now)
 
 
