@@ -38,6 +38,9 @@ class _Base(BaseModel):
     severity: Literal["critical", "warning", "info"] = "warning"
 
 
+MAX_FILTER_VALUE = 200  # a category or merchant name, not a document
+
+
 class ThresholdRule(_Base):
     """Alert when agg(field) over the collection's records in a window compares true."""
 
@@ -56,9 +59,15 @@ class ThresholdRule(_Base):
     @field_validator("filter")
     @classmethod
     def _filter_fields(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
+        for key, wanted in value.items():
             if not re.match(_IDENT, key):
                 raise ValueError(f"filter field {key!r} is not a field name")
+            if len(wanted) > MAX_FILTER_VALUE:
+                # rendered into every compiled version's constraints.py: keep it a value
+                raise ValueError(
+                    f"filter value of {key!r} is {len(wanted):,} characters, over "
+                    f"{MAX_FILTER_VALUE}"
+                )
         return value
 
 

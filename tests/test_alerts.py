@@ -301,6 +301,7 @@ DINING = {
         ({**DINING, "collection": "cars"}, "unknown collection 'cars'"),
         ({**DINING, "field": "merchant"}, "field 'merchant' is not numeric"),
         ({**DINING, "filter": {"colour": "red"}}, "has no field 'colour'"),
+        ({**DINING, "filter": {"category": "x" * 2_000_000}}, "2,000,000 characters, over 200"),
         ({**DINING, "op": "=~"}, "op"),
         ({**DINING, "value": "lots"}, "value"),
         ({**DINING, "code": "import os"}, "code: Extra inputs are not permitted"),

@@ -120,6 +120,15 @@ def test_an_explicit_home_beats_a_server_named_in_the_environment(
     assert code == 1 and "127.0.0.1:1" in err
 
 
+def test_an_empty_tenant_is_refused_not_read_as_the_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = str(tmp_path / "ws")
+    run(capsys, "--home", home, "init")
+    code, out, err = run(capsys, "--home", home, "--tenant", " ", "facts", "alice")
+    assert code == 2 and out == "" and "--tenant needs a name" in err
+
+
 def test_a_server_file_whose_pid_is_now_another_process_is_stale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,6 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.home is None:
         args.home = default_home()
     args.tenant_given = args.tenant is not None
+    if args.tenant is not None and not args.tenant.strip():
+        _err("uac: error: --tenant needs a name (leave it out for the default tenant)")
+        return 2
     args.tenant = args.tenant or "default"
     args._client = False
     try:
