@@ -11,7 +11,7 @@ import pytest
 from test_serve import _admin, _key, _raw, serving
 
 from uac import Client
-from uac.fact_log.errors import InputError
+from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.client import AccessDenied
 
 _INIT = json.dumps(
@@ -123,6 +123,11 @@ def test_mcp_needs_a_key_and_read_only_keys_never_write(tmp_path: Path) -> None:
         status, reply = _raw(url, "/v1/gc", b'{"now": "0001-01-01T00:00:00"}', auth)
         assert status == 400 and "before year 1" in reply["error"], reply
         assert writer.facts("alice") == snapshot
+        # An unknown verb says so in the same shape as every other error, for the Client too.
+        status, reply = _raw(url, "/v1/subjects/alice/nope", b"{}", auth)
+        assert status == 404 and reply["error"].startswith("no route POST /v1/subjects/alice/nope")
+        with pytest.raises(NotFound, match="no route"):
+            writer.call("nope", "alice")
         # Quarantined text (`show`) is for an operator's audit: a tenant key, not a bound one.
         with pytest.raises(AccessDenied, match="tenant key"):
             reader.call("inputs", "alice", show=True)

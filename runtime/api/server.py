@@ -39,6 +39,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import uac
@@ -340,9 +341,16 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             status_code=422,
         )
 
-    @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+    @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's own
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no route {request.method} {request.url.path}; the verbs are at /docs"
+        elif exc.status_code == 405 and detail == "Method Not Allowed":
+            detail = f"{request.url.path} does not take {request.method}; see /docs"
+        elif exc.status_code == 400 and detail == "There was an error parsing the body":
+            detail = "body: not a JSON document this server can read"
+        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.middleware("http")
     async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
