@@ -409,9 +409,10 @@ def _fold_collection(
     fields = {f.source: f for f in coll.fields}
     diagnostics: list[dict[str, Any]] = []
     for fact in endings:
-        target = _ending_target(fact, by_key, fields)
+        target, partial = _ending_target(fact, by_key, fields)
         if target is None:
-            diagnostics.append({"kind": "unmatched_ending", "path": path, "fact": fact.id})
+            kind = "ambiguous_ending" if partial > 1 else "unmatched_ending"
+            diagnostics.append({"kind": kind, "path": path, "fact": fact.id})
             target = fact.record_key or fact.id
         by_key[target].append(fact)
     out = _Collection((), {}, [], {}, ())
@@ -473,8 +474,11 @@ def _is_ending(fact: Fact) -> bool:
     return isinstance(evidence, dict) and evidence.get("intent") == "end"
 
 
-def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, Any]) -> str | None:
-    """The key of the latest record whose non-date fields match an ending fact's."""
+def _ending_target(
+    fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, Any]
+) -> tuple[str | None, int]:
+    """The key of the latest record whose non-date fields match an ending fact's (None when
+    none does, or when several match only in part), and how many matched in part."""
     value = fact.value if isinstance(fact.value, dict) else {}
     wanted = {
         k: str(v).casefold()
@@ -482,8 +486,9 @@ def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, 
         if k in fields and not _is_dated(fields, k) and v is not None
     }
     if not wanted:
-        return None
+        return None, 0
     best: tuple[bool, str, str] | None = None
+    partial = 0  # records named by part of their fields only ("Sky" for "Sky Sports")
     for key, facts in by_key.items():
         merged: dict[str, Any] = {}
         for f in sorted(facts, key=_rank):
@@ -497,9 +502,12 @@ def _ending_target(fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, 
                 (str(v) for k, v in merged.items() if _is_dated(fields, k)),
                 default="",
             )
+            partial += not exact
             if best is None or (exact, when, key) > best:
                 best = (exact, when, key)
-    return None if best is None else best[2]
+    if best is None or (not best[0] and partial > 1):
+        return None, partial  # none, or several it may mean ("Sky": Sports or Broadband?)
+    return best[2], partial
 
 
 def _is_dated(fields: dict[str, Any], name: str) -> bool:

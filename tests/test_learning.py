@@ -68,6 +68,19 @@ def test_a_cancellation_sessions_later_ends_the_plan_it_names_by_part_of_its_nam
     assert kinds == ["unmatched_ending"]
 
 
+def test_an_ending_that_could_mean_several_records_ends_none_and_says_so(mem: Memory) -> None:
+    mem.add("maya", "Sky Broadband renews 5 Dec, £30 a month", at=T0, now=T0, session_id="s1")
+    mem.add("maya", "Sky Sports renews 9 Dec, £25 a month", at=T0, now=T0, session_id="s1")
+    later = T0 + dt.timedelta(days=14)
+    mem.add("maya", "cancelled Sky today", at=later, now=later, session_id="s2")
+    mem.compile("maya")
+    subs = {s.name: s for s in mem.checkpoint("maya").user.subscriptions}
+    assert subs["Sky Broadband"].cancelled_on is None and subs["Sky Sports"].cancelled_on is None
+    assert subs["Sky"].cancelled_on == later.date()  # its own record, for the user to settle
+    kinds = [d["kind"] for d in mem.checkpoint("maya").diagnostics["diagnostics"]]
+    assert kinds == ["ambiguous_ending"]
+
+
 def test_an_unmatched_stop_is_reported(mem: Memory) -> None:
     mem.add("maya", "I stopped taking ibuprofen.", now=T0)
     mem.compile("maya")

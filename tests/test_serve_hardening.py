@@ -14,6 +14,8 @@ from uac import Client
 from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.client import AccessDenied
 
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
 _INIT = json.dumps(
     {
         "jsonrpc": "2.0",

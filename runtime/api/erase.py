@@ -183,7 +183,8 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     blobs = _forget_shared(mem, addr, republished) if replica is not None else []
     # Users who inherit from a group or the tenant hold its values in their own versions.
     for heir in _inheritors(mem, addr):
-        version, gone = _republish(mem, heir)
+        with subject_lock(mem.home, heir):  # as a reaction compiling the heir would hold it
+            version, gone = _republish(mem, heir)
         removed += gone
         if replica is not None:
             blobs += _forget_shared(mem, heir, version)

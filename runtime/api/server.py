@@ -548,8 +548,11 @@ def _future_now(args: Any) -> str | None:
     if not isinstance(now, dt.datetime):
         return None
     limit = utc_now() + CLOCK_SLACK
-    if utc_naive(now) <= limit:
-        return None
+    try:
+        if utc_naive(now) <= limit:
+            return None
+    except (OverflowError, ValueError):  # "9999-12-31T23:00:00-14:00" is past year 9999 in UTC
+        return f"now: {now.isoformat()} is out of range once converted to UTC"
     return (
         f"now: {now.isoformat()} is later than the server's clock ({limit:%Y-%m-%d %H:%M} UTC "
         "at most); leave it out to record the present"

@@ -3,8 +3,9 @@
 
 Only the people rules read such lines (a contact's details are still facts about them); the
 user's own records (payments, medications, documents, ...) are not made of them. A heading
-owns the lines after it up to a blank line or the next heading; one with its items on the
-same line ("Mum's direct debits: council tax £150 on the 1st") owns that line.
+owns the lines after it up to a blank line, the next heading or a line where the user speaks
+of themselves ("I pay ...", "My ..."); one with its items on the same line ("Mum's direct
+debits: council tax £150 on the 1st") owns that sentence.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ _HEADING = re.compile(
     re.I | re.M,
 )
 _ANY_HEADING = re.compile(r"^[^\n]{1,80}:[ \t]*$", re.M)  # the next heading ends a list
+# ... and so does a line in which the user speaks of themselves again ("I pay Spotify ...",
+# "My direct debits: ...": not an item of the other person's list)
+_USER_LINE = re.compile(r"^[ \t]*(?:I\b|my\b|we\b|our\b)", re.I | re.M)
+# An inline list ("Mum's direct debits are: water £30 a month. My ...") ends with its sentence.
+_SENTENCE_END = re.compile(r"[.!?](?=\s+\S)|\n")
 _BLANK = re.compile(r"\n[ \t]*\n")
 # Capitalised possessives that name no person ("Sainsbury's bills:", "Today's list:")
 _NOT_OWNERS = NOT_NAMES | word_set("Sainsbury Children Valentine Lloyd Everyone Nobody")
@@ -60,13 +66,21 @@ def theirs(text: str) -> Callable[[int], bool]:
         if (m["name"] and m["name"] in _NOT_OWNERS) or (ends and m.start() < ends[-1]):
             continue
         if m["rest"].strip():
-            end = m.end()
-        else:  # the list stops at a blank line or the next heading
+            stop = _SENTENCE_END.search(text, m.start("rest"), m.end())
+            end = stop.start() + 1 if stop else m.end()
+        else:  # the list stops at a blank line, the next heading or the user's own line
             if blank < m.end():
                 found = _BLANK.search(text, m.end())
                 blank = found.start() if found else len(text)
-            following = _ANY_HEADING.search(text, m.end() + 1, blank)
-            end = following.start() if following else blank
+            following = [
+                f.start()
+                for f in (
+                    _ANY_HEADING.search(text, m.end() + 1, blank),
+                    _USER_LINE.search(text, m.end() + 1, blank),
+                )
+                if f is not None
+            ]
+            end = min(following, default=blank)
         starts.append(m.start())
         ends.append(end)
     if not starts:
