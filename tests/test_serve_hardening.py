@@ -101,6 +101,9 @@ def test_mcp_needs_a_key_and_read_only_keys_never_write(tmp_path: Path) -> None:
             writer.call(
                 "set", "alice", path="identity.name", value="Future", now="9999-12-31T23:59:59"
             )
+        for far in ("9999-12-31T23:00:00-14:00", "0001-01-01T00:30:00+14:00"):
+            with pytest.raises(InputError, match="out of range"):  # past the calendar in UTC
+                writer.call("set", "alice", path="identity.name", value="Far", now=far)
         assert writer.facts("alice") == before
         writer.call("set", "alice", path="identity.name", value="Past", now="2020-01-01T00:00:00")
         assert len(writer.facts("alice")) == len(before) + 1  # backdating stays allowed
