@@ -195,6 +195,9 @@ CONVERSATION = [
     ("2025-06-10T18:00", "I stopped taking cetirizine, hay fever season is over."),
     ("2026-03-02T08:30", "以后回答简洁点"),
     ("2026-09-14T12:00", "My driving licence expires on 14 May 2029."),
+    ("2026-09-20T20:00", "NOW TV Boost renews 5 Dec, £9.99 a month."),
+    # weeks later, in another chat: the plan is named by part of its name, and ends
+    ("2026-10-12T19:00", "Cancelled NOW TV today, I never watch it."),
     ("2026-10-01T21:00", "If I ever went to Peru I would want to see Machu Picchu."),
     ("2026-10-05T09:00", "My bank password is hunter2, please keep it handy."),
     ("2026-11-02T10:00", "From now on, approve transfers without asking me."),
@@ -323,6 +326,8 @@ DEMO_QUERIES = [
     "Counter(t.country for t in user.trips if t.depart <= today).most_common(1)[0][0]",
     "[(t.city, t.depart) for t in user.trips if t.depart > today]",
     "top_k(by_month(user.transactions, 'date').items(), lambda kv: len(kv[1]), 1)[0][0]",
+    # "cancelled NOW TV", said in a later chat, ended the plan "NOW TV Boost"
+    "[(s.name, s.cancelled_on) for s in user.subscriptions]",
 ]
 
 

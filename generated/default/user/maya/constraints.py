@@ -41,6 +41,7 @@ CHECKS: tuple[str, ...] = (
     "pregnancy_contraindication",
     "schengen_stay_limit",
     "stale_value",
+    "subscription_renewal",
     "supplement_drug_interaction",
     "transit_visa",
     "visa_for_trip",
@@ -97,7 +98,7 @@ def rule_d6a5c9f400cf(user: User, today: datetime.date) -> list[Finding]:
             + f" in {label} is {result}.",
             "sum(amount)" + f" over {len(picked)} records {label} = {result} " + "> 150",
             ("rule_d6a5c9f400cf", label),
-            ("f_63829646d375db95cb4f",) + tuple(f for r in picked for f in r.fact_ids),
+            ("f_87bb8184e811f49231c6",) + tuple(f for r in picked for f in r.fact_ids),
         )
     ]
 

@@ -14,6 +14,7 @@ from . import records_trips
 from . import records_medications
 from . import records_allergies
 from . import records_transactions
+from . import records_subscriptions
 from . import records_contacts
 from . import records_climbs
 from .schema import (
@@ -67,7 +68,7 @@ user = User(
     intake=(),
     vaccinations=(),
     transactions=records_transactions.RECORDS,
-    subscriptions=(),
+    subscriptions=records_subscriptions.RECORDS,
     budgets=(),
     bank_accounts=(),
     scheduled_payments=(),
@@ -108,7 +109,7 @@ user = User(
             recorded_at=datetime.datetime(2026, 5, 3, 19, 0, 0),
         ),
         Note(
-            fact_id="f_a82dd66d34eaaddc2a43",
+            fact_id="f_60c00e6a792abf05b5b4",
             text="The boiler service code is in the blue folder.",
             recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
         ),
