@@ -252,7 +252,7 @@ class Service:
 
 def claim_server_file(home: Path) -> None:
     """Refuse to start when another live server already serves this workspace."""
-    info = read_server_file(home)
+    info = live_server(home)
     if info is not None:
         raise WorkspaceError(
             f"workspace {home} is already served by uac serve (pid {info['pid']}) at "
@@ -266,11 +266,6 @@ def release_server_file(home: Path) -> None:
     with contextlib.suppress(OSError, ValueError):
         if json.loads(path.read_text()).get("pid") == os.getpid():
             path.unlink()
-
-
-def read_server_file(home: Path) -> dict[str, Any] | None:
-    """The live server of a workspace (None if none, or if the file is stale)."""
-    return live_server(home)
 
 
 def _status(exc: Exception) -> int:
