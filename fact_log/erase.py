@@ -31,8 +31,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +42,6 @@ import pyarrow as pa
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_erase
 from uac.fact_log.backends.pg_erase import BLANKED
-from uac.fact_log.duck import connect, load_fts
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import (
@@ -377,17 +374,15 @@ def erasure_reports(store: Store, addr: Address | None = None) -> list[dict[str,
 def compact_file(store: Store) -> int:
     """Rewrite the workspace file so no overwritten value survives in free blocks.
 
-    Copies the database into a fresh file, then swaps it in under the store's write lock
-    with every cursor closed; threads get new cursors on their next read. Returns the new
-    file's size in bytes.
+    Copies the database into a fresh file, then swaps it in with every other thread's
+    statements held out (`Store.exclusive`); threads get new cursors on their next
+    statement. Returns the new file's size in bytes.
     """
-    home = store.home
-    db = home / DB_FILE
-    fresh = home / f".{DB_FILE}.compact-{uuid.uuid4().hex[:8]}"
-    # The store's connection internals are swapped here, under both of its locks: appends
-    # wait on write_lock, and new cursors are handed out under _cursors_lock.
-    with store.write_lock, store._cursors_lock:
-        root = store._root
+    db = store.home / DB_FILE
+    fresh = store.home / f".{DB_FILE}.compact-{uuid.uuid4().hex[:8]}"
+    # Statements and transactions of other threads in flight finish first; new ones wait
+    # for the fresh file (fact_log/gate.py).
+    with store.exclusive() as root:
         name = root.execute("SELECT current_database()").fetchone()[0]
         quoted = str(fresh).replace("'", "''")
         try:
@@ -400,16 +395,5 @@ def compact_file(store: Store) -> int:
             fresh.unlink(missing_ok=True)
             fresh.with_name(fresh.name + ".wal").unlink(missing_ok=True)
             raise
-        for cur in reversed(store._cursors):
-            if cur is not root:
-                cur.close()
-        store._cursors.clear()
-        root.close()
-        db.with_name(DB_FILE + ".wal").unlink(missing_ok=True)  # belongs to the old file
-        os.replace(fresh, db)
-        store._root = connect(db, read_only=False)
-        load_fts(store._root)  # the search index loaded it into the old instance
-        store._local = threading.local()  # every thread: a fresh cursor
-        store._cursors.append(store._root)
-    store._local.con = store._root
+        store.swap_in(fresh)
     return db.stat().st_size

@@ -7,11 +7,8 @@ copied into this file (`_sync`), so every read here reads DuckDB.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
-
-import duckdb
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
@@ -278,19 +275,20 @@ class LogReads:
         expected_prev, expected_seq, checked = GENESIS, 1, 0
         keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
         erased = erased_residuals(self.con, ring) if ring is not None else None
-        cursor = self.con.execute(f"SELECT {self._fact_cols} FROM facts ORDER BY seq")
-        for row in _chunks(cursor, chunk):
-            fact = Fact(*row)
-            problem = None
-            if fact.seq != expected_seq:
-                problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-            else:
-                problem = fact_problem(
-                    row, expected_prev, ring if fact.seq >= keyed_from else None, erased
-                )
-            if problem:
-                return VerifyReport(False, checked, fact.seq, fact.id, problem)
-            expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
+        scan = self.con.stream(f"SELECT {self._fact_cols} FROM facts ORDER BY seq", size=chunk)
+        with scan as rows:
+            for row in rows:
+                fact = Fact(*row)
+                problem = None
+                if fact.seq != expected_seq:
+                    problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
+                else:
+                    problem = fact_problem(
+                        row, expected_prev, ring if fact.seq >= keyed_from else None, erased
+                    )
+                if problem:
+                    return VerifyReport(False, checked, fact.seq, fact.id, problem)
+                expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
         return VerifyReport(True, checked)
 
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
@@ -298,8 +296,3 @@ class LogReads:
         if self.replica is not None:  # one per subject
             return self.replica.log.anchors(every)
         return latest_anchors(self.con, every)
-
-
-def _chunks(cursor: duckdb.DuckDBPyConnection, size: int) -> Iterator[tuple[Any, ...]]:
-    while rows := cursor.fetchmany(size):
-        yield from rows

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import shutil
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,9 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
-from uac.fact_log.duck import check_fts, connect
+from uac.fact_log.duck import check_fts, connect, load_fts
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.gate import Gate, GatedConnection
 from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.reads import LogReads
 from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
@@ -180,6 +182,9 @@ class Store(LogReads, Staging):
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
+        # Every statement runs inside the gate, so the file can be swapped (fact_log/gate.py).
+        self.gate = Gate()
+        self._con = GatedConnection(self.gate, self._thread_cursor)
         self._closed = False
         self.read_only = read_only
         # Group commit: queued (batch, return_facts, slot) and whether a writer is active.
@@ -340,30 +345,60 @@ class Store(LogReads, Staging):
         return versions(self.con, registered())
 
     @property
-    def con(self) -> duckdb.DuckDBPyConnection:
-        """This thread's connection (a cursor of the workspace's one database instance)."""
+    def con(self) -> GatedConnection:
+        """The connection every thread uses: each statement runs on the thread's own cursor
+        of the workspace's one database instance, inside the store's gate."""
+        return self._con
+
+    def _thread_cursor(self) -> duckdb.DuckDBPyConnection:
         cur = getattr(self._local, "con", None)
         if cur is None:
-            if self._closed:
-                raise WorkspaceError(f"workspace {self.home} is closed")
             with self._cursors_lock:
+                if self._closed:
+                    raise WorkspaceError(f"workspace {self.home} is closed")
                 cur = self._root if not self._cursors else self._root.cursor()
                 self._cursors.append(cur)
             self._local.con = cur
         return cur
 
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Hold every other statement and transaction out; yields the root connection."""
+        with self.write_lock, self.gate.exclusive():
+            yield self._root
+
+    def swap_in(self, fresh: Path) -> None:
+        """Replace the workspace file by `fresh` (inside `exclusive`): every cursor is closed,
+        and each thread's next statement runs on a fresh cursor of the new file."""
+        db = self.home / DB_FILE
+        with self._cursors_lock:
+            self._close_cursors()
+            db.with_name(DB_FILE + ".wal").unlink(missing_ok=True)  # the old file's
+            os.replace(fresh, db)
+            self._root = connect(db, read_only=False)
+            load_fts(self._root)  # the search index loaded it into the old instance
+            self._local = threading.local()
+
     def close(self) -> None:
-        """Close every thread's connection (releases the workspace lock)."""
+        """Close every thread's connection (releases the workspace lock).
+
+        Statements in flight on other threads finish first; later ones fail with a clear
+        error.
+        """
         if self.replica is not None:
             self.replica.close()
-        with self._cursors_lock:
+        held = self.gate.held()  # closing from inside a transaction: nothing to wait for
+        with contextlib.nullcontext() if held else self.gate.exclusive(), self._cursors_lock:
             self._closed = True
-            for cur in reversed(self._cursors):
-                if cur is not self._root:
-                    cur.close()
-            self._cursors.clear()
-        self._root.close()
+            self._close_cursors()
         _release(Path(self._claim))
+
+    def _close_cursors(self) -> None:
+        for cur in reversed(self._cursors):
+            if cur is not self._root:
+                cur.close()
+        self._cursors.clear()
+        self._root.close()
 
     def __enter__(self) -> Store:
         return self

@@ -27,6 +27,7 @@ from typing import Any
 
 import duckdb
 
+from uac.fact_log.gate import scan
 from uac.fact_log.keys import KeyRing, row_message
 
 META_KEY = "tamper"
@@ -254,12 +255,12 @@ def _first_mismatch(
     skip_unsigned: bool = False,
 ) -> str | None:
     """Why the first row (in the table's order) fails its digest under one seal version."""
-    cur = con.execute(
+    sql = (
         f"SELECT mac, {', '.join(spec.label)}, {', '.join(spec.columns_of(version))}"
         f" FROM {spec.table} ORDER BY {spec.order}"
     )
     width = len(spec.label)
-    while rows := cur.fetchmany(10_000):
+    with scan(con, sql) as rows:
         for mac, *rest in rows:
             if mac is None and skip_unsigned:
                 continue  # migrated since the last writable open: sealed on the next one

@@ -223,11 +223,11 @@ def refresh(con: Any, old: Subject) -> Subject:
 
 def _refresh(con: Any, old: Subject) -> Subject:
     sid, after = old.sid, old.max_doc
-    table = con.execute(
+    table = con.arrow(
         "SELECT doc, epoch_us(at_ts) AS at, len, kind = 'input' AS is_input,"
         " item_id, kind, text, session FROM search_docs WHERE sid = ? AND doc > ? ORDER BY doc",
         [sid, after],
-    ).to_arrow_table()
+    )
     docs = {name: table.column(name).to_numpy() for name in ("doc", "at", "len", "is_input")}
     m = table.num_rows
     items = table.select(["item_id", "kind", "text", "session"]).cast(_ITEMS)
@@ -243,11 +243,11 @@ def _refresh(con: Any, old: Subject) -> Subject:
     terms = dict(old.terms)
     post_bytes = old.post_bytes
     if m:
-        rows = con.execute(
+        rows = con.arrow(
             "SELECT term, list(doc ORDER BY doc) AS docs, list(tf ORDER BY doc) AS tfs"
             " FROM search_postings WHERE sid = ? AND doc > ? GROUP BY term",
             [sid, after],
-        ).to_arrow_table()
+        )
         names = rows.column("term").to_pylist()
         offsets = rows.column("docs").combine_chunks().offsets.to_numpy()
         flat_docs = rows.column("docs").combine_chunks().values.to_numpy()
@@ -267,11 +267,11 @@ def _refresh(con: Any, old: Subject) -> Subject:
     # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
     hidden[: old.n] = old.hidden
-    hid = con.execute(
+    hid = con.numpy(
         "SELECT coalesce(doc, -1) AS doc, rowid AS r FROM search_hidden"
         " WHERE sid = ? AND rowid >= ?",
         [sid, old.hidden_rows],
-    ).fetchnumpy()
+    )
     hidden_rows = int(hid["r"].max()) + 1 if len(hid["r"]) else old.hidden_rows
     found = np.asarray(hid["doc"], dtype=np.int64)
     found = found[found >= 0]  # -1: the hidden item was never indexed (a note's own input)
@@ -317,10 +317,10 @@ def _vectors(
         return None
     if not m:
         return old.vec_buf
-    table = con.execute(
+    table = con.arrow(
         "SELECT doc, vec FROM search_vectors WHERE sid = ? AND doc > ? ORDER BY doc",
         [old.sid, after],
-    ).to_arrow_table()
+    )
     if table.num_rows != m:
         return None  # vectors missing for some documents: the dense list is not used
     column = table.column("vec").combine_chunks()
