@@ -14,6 +14,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind4  # the fourth blind set (active_data/blind4.toml)
     python bench/active.py --corpus blind5  # the fifth blind set (active_data/blind5.toml)
     python bench/active.py --corpus blind6  # the sixth blind set (active_data/blind6.toml)
+    python bench/active.py --corpus blind7  # the seventh blind set (active_data/blind7.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -88,6 +89,9 @@ CORPORA = {
     "blind5": (CORPUS.with_name("blind5.toml"), CORPUS.with_name("blind5_oracle.toml")),
     # blind6: written the same way once "blind5" was tuned on (session 9); never tune on it.
     "blind6": (CORPUS.with_name("blind6.toml"), CORPUS.with_name("blind6_oracle.toml")),
+    # blind7: written the same way once "blind6" was opened for tuning (session 11); never
+    # tune on it.
+    "blind7": (CORPUS.with_name("blind7.toml"), CORPUS.with_name("blind7_oracle.toml")),
 }
 
 
@@ -308,7 +312,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-6.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-7.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",

@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind6) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind7) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ SETS = {
     "blind4": (220, 40, 0.35, 32, 8),
     "blind5": (220, 40, 0.35, 32, 8),
     "blind6": (220, 40, 0.35, 32, 8),
+    "blind7": (260, 48, 0.33, 42, 13),
 }
 
 
