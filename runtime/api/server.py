@@ -47,7 +47,12 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import health, keys, metrics, outbox, verbs
-from uac.runtime.api.client import SERVER_FILE, live_server
+from uac.runtime.api.client import (
+    MCP_IDLE_SECONDS,
+    MCP_SESSIONS_PER_KEY,
+    SERVER_FILE,
+    live_server,
+)
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
@@ -74,6 +79,8 @@ class ServeOptions:
     schedule: Any = None  # checks.scheduler.Every | Cron | None
     max_body: int = MAX_BODY
     log: Callable[[dict[str, Any]], None] | None = None
+    mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
+    mcp_idle_seconds: float = MCP_IDLE_SECONDS
 
 
 class NewKey(BaseModel):
@@ -250,6 +257,58 @@ class Service:
             raise HTTPException(400, f"X-Uac-Tenant: {exc}") from None
 
 
+class McpSessions:
+    """The MCP sessions each key has open, so that no key takes more than its cap.
+
+    The SDK's session manager keeps the live sessions (it ends idle ones and those a client
+    deletes); this only remembers which key opened which, and how many opening requests of
+    each key are under way (two concurrent ones must not both take the last place).
+    """
+
+    def __init__(self, manager: Any, options: ServeOptions):
+        self.manager = manager
+        self.cap = options.mcp_sessions_per_key
+        self.idle = options.mcp_idle_seconds
+        self.lock = threading.Lock()
+        self.open: dict[str, set[str]] = {}
+        self.pending: dict[str, int] = {}
+
+    def _live(self, key_id: str) -> set[str]:
+        # The SDK's own table of sessions (a private attribute: tests/test_serve_sessions.py
+        # fails if an SDK upgrade renames it, rather than the cap silently never freeing).
+        alive = self.manager._server_instances
+        ids = {sid for sid in self.open.get(key_id, ()) if sid in alive}
+        if ids:
+            self.open[key_id] = ids
+        else:
+            self.open.pop(key_id, None)
+        return ids
+
+    def reserve(self, key_id: str) -> str | None:
+        """Take a place for a session the key is opening, or say why it cannot have one."""
+        with self.lock:
+            taken = len(self._live(key_id)) + self.pending.get(key_id, 0)
+            if taken >= self.cap:
+                return (
+                    f"this API key already has {self.cap} MCP sessions open, its limit "
+                    "(uac serve --mcp-sessions-per-key); end one (DELETE /mcp with its "
+                    f"Mcp-Session-Id) or wait until one is unused for {self.idle:g} seconds"
+                )
+            self.pending[key_id] = self.pending.get(key_id, 0) + 1
+            return None
+
+    def settle(self, key_id: str, session_id: str | None) -> None:
+        """The opening request ended: count the session it opened (if any) as the key's."""
+        with self.lock:
+            left = self.pending.get(key_id, 1) - 1
+            if left > 0:
+                self.pending[key_id] = left
+            else:
+                self.pending.pop(key_id, None)
+            if session_id:
+                self.open.setdefault(key_id, set()).add(session_id)
+
+
 def claim_server_file(home: Path) -> None:
     """Refuse to start when another live server already serves this workspace."""
     info = live_server(home)
@@ -282,7 +341,10 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     """The ASGI app serving one workspace (see the module docstring)."""
     service = Service(Path(home).expanduser(), options or ServeOptions())
     mcp_server = _mcp(service)
-    mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp")
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/mcp", session_idle_timeout=service.options.mcp_idle_seconds
+    )
+    mcp_sessions = McpSessions(mcp_server.session_manager, service.options)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -350,13 +412,27 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     @app.middleware("http")
     async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
         # An MCP session costs the server memory until it idles out: only a valid key opens
-        # one (each tool call checks the key again, as it may be revoked meanwhile).
-        if request.url.path.rstrip("/") == "/mcp":
-            try:
-                await run_in_threadpool(principal, request)
-            except HTTPException as exc:
-                return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
-        return await call_next(request)
+        # one, within its key's cap (each tool call checks the key again, as it may be
+        # revoked meanwhile).
+        if request.url.path.rstrip("/") != "/mcp":
+            return await call_next(request)
+        try:
+            who = await run_in_threadpool(principal, request)
+        except HTTPException as exc:
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        if request.headers.get("mcp-session-id"):  # a request of a session already open
+            return await call_next(request)
+        refused = mcp_sessions.reserve(who.key_id)
+        if refused is not None:
+            return JSONResponse({"error": refused}, status_code=429)
+        opened = None
+        try:
+            response = await call_next(request)
+            if response.status_code < 400:
+                opened = response.headers.get("mcp-session-id")
+            return response
+        finally:
+            mcp_sessions.settle(who.key_id, opened)
 
     @app.middleware("http")
     async def _access_log(request: Request, call_next: Any) -> Any:
