@@ -172,6 +172,7 @@ class Service:
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
         mem = Memory(self.home, create=True, actor="serve")
+        mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
             self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
@@ -606,6 +607,10 @@ def _route(
 
 
 CLOCK_SLACK = dt.timedelta(minutes=5)  # how far a client's clock may run ahead of ours
+# How far a `today` may be from the server's UTC date and still be "today" for the stored
+# alerts: a client's local date is at most a day off. Further off, check and run-once are
+# previews (nothing stored or delivered) and a backdated write reacts as of the server's day.
+TODAY_SLACK_DAYS = 1
 
 
 def _future_now(args: Any) -> str | None:

@@ -423,6 +423,7 @@ def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
         "woken": res.woken,
         "errors": res.errors,
         "delivery_errors": res.delivery_errors,
+        "preview": res.preview,
     }
 
 
