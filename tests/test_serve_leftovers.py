@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_serve import _admin, _key, serving
+from test_serve import ROOT, _admin, _key, child_env, serving
 
 from uac import Client, Memory
+from uac.runtime.api.client import AccessDenied
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -63,3 +66,92 @@ def test_embedded_today_is_a_parameter_and_is_stored(home: Path) -> None:
         result = mem.check("alice", today=dt.date(9999, 12, 31))
         assert result.preview is False
         assert any(a.first_seen == dt.date(9999, 12, 31) for a in mem.alerts("alice"))
+
+
+def _uac(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "uac.runtime.cli", *argv],
+        capture_output=True, text=True, env=child_env(), cwd=ROOT, timeout=timeout,
+    )  # fmt: skip
+
+
+def test_serve_on_a_busy_port_fails_first_in_one_sentence(tmp_path: Path) -> None:
+    with serving(tmp_path / "ws") as info:
+        port = int(info["url"].rsplit(":", 1)[1])
+        other = tmp_path / "other"
+        done = _uac("--home", str(other), "serve", "--port", str(port))
+        assert done.returncode == 1
+        assert done.stderr == (
+            f"uac: error: cannot listen on 127.0.0.1:{port}: the port is in use; stop what "
+            "listens there or pick another port with --port (0: any free one)\n"
+        )
+        assert not other.exists()  # refused before the workspace was created or announced
+
+
+def test_query_import_is_not_allowed_and_feedback_names_the_bad_id(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from uac.runtime.cli import main
+
+    with Memory(home, create=True) as mem:
+        mem.set("alice", "identity.name", "Alice")
+    for program in ("import os", "from os import path", "import os\nlen(user.trips)"):
+        assert main(["--home", str(home), "query", "alice", program]) != 0
+        err = capsys.readouterr().err
+        assert err == "uac: not_allowed (line 1): import is not allowed in a query\n", err
+    assert main(["--home", str(home), "query", "alice", "x = 1"]) != 0  # valid, allowed: no result
+    assert (
+        "syntax_error (line 1): the program must end with an expression" in capsys.readouterr().err
+    )
+    assert main(["--home", str(home), "feedback", "alice", "i_nope"]) == 1
+    assert capsys.readouterr().err == (
+        "uac: error: user:alice has no note or input with id 'i_nope'; feedback takes an id "
+        "that 'uac search user:alice QUERY' shows\n"
+    )
+
+
+def test_workspace_in_use_quotes_the_holder_on_one_short_line(home: Path) -> None:
+    Memory(home, create=True).close()
+    script = (
+        "import sys, time\n"
+        "from uac import Memory\n"
+        f"mem = Memory({str(home)!r})  # {'a long comment ' * 20}\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=child_env(), cwd=ROOT
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        done = _uac("--home", str(home), "facts", "alice")
+        assert done.returncode == 1
+        (line,) = done.stderr.splitlines()  # one line, whatever the holder's command line holds
+        assert line.startswith(f"uac: error: workspace {home} is in use by process {holder.pid} (")
+        assert "import sys, time from uac import Memory" in line and "…)" in line
+        assert line.endswith("; wait for it to finish or stop it")
+        assert len(line) < 200 + len(str(home)) and "a long comment " * 20 not in line
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+
+
+def test_only_a_tenant_key_changes_who_belongs_to_a_group(tmp_path: Path) -> None:
+    with serving(tmp_path / "ws") as info:
+        admin = _admin(info)
+        tenant = Client(info["url"], _key(admin, "default"))
+        group = Client(info["url"], _key(admin, "default", subject="group:family"))
+        tenant.set("alice", "identity.name", "Alice")
+        tenant.set("group:family", "places.address.city", "Lisbon")
+        # A key bound to the group would enrol any user of the tenant, who then inherits
+        # whatever the group's key writes: membership takes a tenant key.
+        with pytest.raises(AccessDenied, match="member-add needs a tenant key"):
+            group.member_add("group:family", "alice")
+        assert tenant.members("group:family") == []
+        tenant.member_add("group:family", "alice")
+        with pytest.raises(AccessDenied, match="member-remove needs a tenant key"):
+            group.member_remove("group:family", "alice")
+        assert [m["user"] for m in group.members("group:family")] == ["alice"]  # it may read
+        assert tenant.query("alice", "user.address.city")["result"] == "Lisbon"
+        tenant.member_remove("group:family", "alice")
+        assert group.members("group:family") == []

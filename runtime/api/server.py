@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import inspect
 import json
 import os
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -665,19 +667,62 @@ def _mcp(service: Service) -> Any:
     return build_server(run_tool)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """Bind the address `uac serve` listens on, or say in one sentence why it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"cannot listen on {where}: the port is in use; stop what listens there or "
+                "pick another port with --port (0: any free one)"
+            ) from None
+        reason = exc.strerror or str(exc)
+        raise InputError(f"cannot listen on {where}: {reason}") from None
+    return sock
+
+
 def run(
     home: Path | str,
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
     options: ServeOptions | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> int:
-    """Serve until SIGTERM/SIGINT; returns the exit status."""
+    """Serve until SIGTERM/SIGINT; returns the exit status.
+
+    The port is bound and the workspace opened before anything is announced: a busy port
+    or a workspace another server holds fails first, in one sentence. `announce(url)` is
+    then called with the address bound (the port chosen for port 0).
+    """
+    sock = listen(host, port)
+    try:
+        return _serve(home, sock, options, announce)
+    finally:
+        sock.close()
+
+
+def _serve(
+    home: Path | str,
+    sock: socket.socket,
+    options: ServeOptions | None,
+    announce: Callable[[str], None] | None,
+) -> int:
     import uvicorn
 
+    bound = sock.getsockname()
+    host, port = bound[0], bound[1]
     app = create_app(home, options)
     service: Service = app.state.service
     service.start()  # before listening: a second server or a locked workspace fails clearly
+    if announce is not None:
+        announce(f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
     )
@@ -698,7 +743,7 @@ def run(
     # handler that was there before it: make that a no-op so a clean stop exits 0.
     previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
