@@ -155,3 +155,50 @@ def test_only_a_tenant_key_changes_who_belongs_to_a_group(tmp_path: Path) -> Non
         assert tenant.query("alice", "user.address.city")["result"] == "Lisbon"
         tenant.member_remove("group:family", "alice")
         assert group.members("group:family") == []
+
+
+def test_a_naive_now_is_utc_and_the_refusal_says_how_to_send_an_offset(tmp_path: Path) -> None:
+    from uac.fact_log.errors import InputError
+
+    with serving(tmp_path / "ws") as info:
+        c = Client(info["url"], _key(_admin(info), "default"))
+        # A client at UTC+10 sends its local wall-clock time: without an offset it is read
+        # as UTC, ten hours ahead of the server, and refused with the way out.
+        local = dt.datetime.now(dt.UTC).astimezone(dt.timezone(dt.timedelta(hours=10)))
+        naive = local.replace(tzinfo=None, microsecond=0)
+        with pytest.raises(InputError) as refused:
+            c.call("set", "alice", path="identity.name", value="Alice", now=naive.isoformat())
+        message = str(refused.value)
+        assert message.startswith(f"now: {naive.isoformat()} has no UTC offset, so it is read as")
+        assert "later than the server's clock" in message
+        assert f"send the offset (e.g. {naive.isoformat()}+14:00)" in message
+        assert c.facts("alice") == []
+        # The same moment with its offset is the present: recorded.
+        aware = local.replace(microsecond=0).isoformat()
+        c.call("set", "alice", path="identity.name", value="Alice", now=aware)
+        assert [f["path"] for f in c.facts("alice")] == ["identity.name"]
+        # An aware time ahead of the clock is refused without the naive-time advice.
+        ahead = (local + dt.timedelta(hours=3)).isoformat()
+        with pytest.raises(InputError, match="later than the server's clock") as refused:
+            c.call("set", "alice", path="identity.name", value="Later", now=ahead)
+        assert "offset" not in str(refused.value)
+
+
+def test_init_on_an_existing_open_directory_keeps_its_mode_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from uac.runtime.cli import main
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    assert main(["--home", str(shared), "init"]) == 0
+    assert shared.stat().st_mode & 0o777 == 0o755  # a user's directory is never chmod-ed
+    err = capsys.readouterr().err
+    assert f"note: {shared} existed already and keeps its mode 755" in err
+    assert f"run chmod 700 {shared}" in err
+    fresh = tmp_path / "fresh"
+    assert main(["--home", str(fresh), "init"]) == 0
+    assert fresh.stat().st_mode & 0o777 == 0o700 and "note:" not in capsys.readouterr().err
+    assert main(["--home", str(fresh), "init"]) == 0  # again: its own 0700 needs no note
+    assert "note:" not in capsys.readouterr().err

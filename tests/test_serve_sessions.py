@@ -87,11 +87,14 @@ def test_serve_refuses_a_session_cap_or_idle_time_that_is_not_positive(tmp_path:
 
     from test_serve import ROOT, child_env
 
-    for flag, value in (("--mcp-sessions-per-key", "0"), ("--mcp-idle-timeout", "nan")):
+    for flag, value, why in (
+        ("--mcp-sessions-per-key", "0", "not a whole number of at least 1: '0'"),
+        ("--mcp-idle-timeout", "nan", "not a number of seconds above 0: 'nan'"),
+    ):
         done = subprocess.run(
             [sys.executable, "-m", "uac.runtime.cli", "--home", str(tmp_path / "ws"), "serve",
              "--port", "0", flag, value],
             capture_output=True, text=True, env=child_env(), cwd=ROOT, timeout=120,
         )  # fmt: skip
-        assert done.returncode == 2 and flag in done.stderr, done.stderr
+        assert done.returncode == 2 and f"{flag}: {why}" in done.stderr, done.stderr
         assert not (tmp_path / "ws").exists()  # refused before anything was opened

@@ -620,7 +620,8 @@ def _future_now(args: Any) -> str | None:
 
     The log's clock is its latest `recorded_at`: one write dated 9999 would win every later
     conflict and end every membership for good. Clients may backdate (imports of old
-    data), never date ahead.
+    data), never date ahead. A naive time is UTC (as everywhere in uac), so a client ahead
+    of UTC must send its offset: the error says so.
     """
     now = getattr(args, "now", None)
     if not isinstance(now, dt.datetime):
@@ -631,6 +632,12 @@ def _future_now(args: Any) -> str | None:
             return None
     except (OverflowError, ValueError):  # "9999-12-31T23:00:00-14:00" is past year 9999 in UTC
         return f"now: {now.isoformat()} is out of range once converted to UTC"
+    if now.tzinfo is None:  # the likeliest cause: a client's local time sent without offset
+        return (
+            f"now: {now.isoformat()} has no UTC offset, so it is read as UTC, and that is later "
+            f"than the server's clock ({limit:%Y-%m-%d %H:%M} UTC at most); send the offset "
+            f"(e.g. {now:%Y-%m-%dT%H:%M:%S}+14:00) or leave it out to record the present"
+        )
     return (
         f"now: {now.isoformat()} is later than the server's clock ({limit:%Y-%m-%d %H:%M} UTC "
         "at most); leave it out to record the present"
