@@ -37,23 +37,23 @@ class Alerts:
     # than this many days from it (a client's time zone is at most a day off) is a preview.
     clock_days: int | None = None
 
-    def hypothetical(self, day: dt.date) -> bool:
+    def _hypothetical(self, day: dt.date) -> bool:
         """Whether checking as of `day` must store nothing (a server's day far from its clock)."""
         if self.clock_days is None:
             return False
         return abs((day - utc_now().date()).days) > self.clock_days
 
-    def reaction_day(self, now: dt.datetime) -> dt.date:
+    def _reaction_day(self, now: dt.datetime) -> dt.date:
         """The day a write's reaction checks as of: the write's, unless that is hypothetical."""
         day = now.date()
-        return utc_now().date() if self.hypothetical(day) else day
+        return utc_now().date() if self._hypothetical(day) else day
 
     def check(
         self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
     ) -> EvaluationResult:
         """Compile the subject if needed, run its checks, store and deliver alert changes.
 
-        On a server a `today` far from its clock (`hypothetical`) is a preview: the result
+        On a server a `today` far from its clock (`_hypothetical`) is a preview: the result
         says what would change (`preview` is True), nothing is stored or delivered.
         """
         if self.stale(subject):
@@ -74,7 +74,7 @@ class Alerts:
             self.address(subject),
             day,
             sinks=self.sinks if sinks is None else sinks,
-            preview=self.hypothetical(day),
+            preview=self._hypothetical(day),
         )
         self._local.evaluation = result
         return result
@@ -147,5 +147,5 @@ class Alerts:
             compile_one,
             store=self.store,
             sinks=self.sinks,
-            preview=self.hypothetical(day),
+            preview=self._hypothetical(day),
         )
