@@ -54,6 +54,7 @@ class EvaluationResult:
     checks: list[str] = field(default_factory=list)
     errors: dict[str, str] = field(default_factory=dict)  # check → error
     delivery_errors: dict[str, str] = field(default_factory=dict)  # sink → error
+    preview: bool = False  # True: compared with the stored alerts, nothing stored or delivered
 
 
 def _values(a: Alert) -> list[Any]:
@@ -156,12 +157,16 @@ def evaluate(
     config: CheckConfig = DEFAULT_CONFIG,
     sinks: Iterable[Sink] = (),
     now: dt.datetime | None = None,
+    preview: bool = False,
 ) -> EvaluationResult:
     """Run the checks the subject's checkpoint lists, store alert changes, deliver new ones.
 
-    Holds the subject's lock: one evaluation (or compile) of a subject at a time.
+    Holds the subject's lock: one evaluation (or compile) of a subject at a time. `preview`:
+    say what would change as of `today` against the stored alerts, store and deliver nothing.
     """
-    outcome = evaluate_many(store, home, [addr], today, config=config, sinks=sinks, now=now)
+    outcome = evaluate_many(
+        store, home, [addr], today, config=config, sinks=sinks, now=now, preview=preview
+    )
     if isinstance(outcome[addr], Exception):
         raise outcome[addr]
     return outcome[addr]
@@ -176,12 +181,15 @@ def evaluate_many(
     config: CheckConfig = DEFAULT_CONFIG,
     sinks: Iterable[Sink] = (),
     now: dt.datetime | None = None,
+    preview: bool = False,
 ) -> dict[Address, EvaluationResult | Exception]:
     """`evaluate` for several subjects: one read of their alerts, one write transaction.
 
     Holds all their locks meanwhile. Each subject's result, or the exception that stopped
     it (a failed write stops them all: it is one transaction). Recording sinks (the outbox)
     write their rows in that same transaction; the others are called after it commits.
+    With `preview` the results are planned against the stored alerts and nothing is written
+    or delivered.
     """
     sinks = list(sinks)
     recorders = [s for s in sinks if isinstance(s, Recorder)]
@@ -195,8 +203,12 @@ def evaluate_many(
                 out[addr] = exc
                 continue
             result = EvaluationResult(addr, version, checks=names, errors=errors)
+            result.preview = preview
             computed.append((result, drafts))
             out[addr] = result
+        if preview:
+            _preview(store, computed, today)
+            return out
         try:
             plans = _record(store, computed, today, recorders)
         except Exception as exc:
@@ -223,6 +235,22 @@ def _record(
     plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
     _write(store, plans, today, _outbox(plans, recorders, {}))
     return plans
+
+
+def _preview(
+    store: Store, computed: list[tuple[EvaluationResult, list[AlertDraft]]], today: dt.date
+) -> None:
+    """Fill the results with what evaluating as of `today` would change; write nothing."""
+    if not computed:
+        return
+    addresses = [result.address for result, _ in computed]
+    if store.replica is not None:  # the shared rows are the truth; this node's copy may lag
+        with pg_schema.transaction(store.replica.log) as cur:
+            existing = _grouped(pg_alerts.rows(cur, [_triple(a) for a in addresses]))
+    else:
+        existing = _existing(store, addresses)
+    for result, drafts in computed:
+        _plan(result, drafts, existing.get(result.address, {}), today)
 
 
 def _outbox(

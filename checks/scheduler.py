@@ -56,6 +56,7 @@ class JobResult:
     alerts_open: int = 0
     alerts_resolved: int = 0
     errors: dict[str, str] = field(default_factory=dict)  # subject → error
+    preview: bool = False  # True: the alerts were compared as of `today`, nothing recorded
 
 
 def _failed(result: Any) -> str | None:
@@ -77,8 +78,14 @@ def run_once(
     config: CheckConfig = DEFAULT_CONFIG,
     sinks: Iterable[Sink] = (),
     kind: str = "run_once",
+    preview: bool = False,
 ) -> JobResult:
-    """Compile changed subjects, evaluate every compiled subject, record a `jobs` row."""
+    """Compile changed subjects, evaluate every compiled subject, record a `jobs` row.
+
+    `preview`: evaluate as of `today` against the stored alerts but store no alert change,
+    deliver nothing and record no `jobs` row (its id is 0); compiles are stored as ever
+    (a checkpoint depends on the log, not on the day).
+    """
     home = Path(home)
     own = store is None
     store = store or Store.open(home)
@@ -98,8 +105,9 @@ def run_once(
             else:
                 compiled += 1
         subjects = [Address(tenant, s.scope, s.subject) for s in store.subjects(tenant) if s.facts]
-        settled = _settled(home, tenant)
-        states = _alert_states(store, tenant)
+        # A preview neither uses nor updates what real passes settled.
+        settled = {} if preview else _settled(home, tenant)
+        states = {} if preview else _alert_states(store, tenant)
         evaluated: dict[Address, tuple[Any, ...]] = {}
         due: list[tuple[Address, tuple[Any, ...]]] = []
         for addr in subjects:
@@ -118,7 +126,9 @@ def run_once(
         # transaction per batch instead of a few statements per subject.
         for at in range(0, len(due), BATCH):
             batch = dict(due[at : at + BATCH])
-            outcome = evaluate_many(store, home, list(batch), today, config=config, sinks=sinks)
+            outcome = evaluate_many(
+                store, home, list(batch), today, config=config, sinks=sinks, preview=preview
+            )
             for addr, result in outcome.items():
                 if isinstance(result, Exception):
                     errors[str(addr)] = f"evaluate: {type(result).__name__}: {result}"
@@ -131,12 +141,14 @@ def run_once(
                     errors[f"{addr}:{name}"] = err
                 if not failures and result.version == batch[addr][0]:
                     evaluated[addr] = (*batch[addr], len(result.new) + len(result.still_open))
-        if evaluated:
+        if evaluated and not preview:
             after = _alert_states(store, tenant)
             for addr, (*inputs, still_open) in evaluated.items():
                 settled[addr] = (*inputs, after.get(addr), still_open)
         duration = (time.perf_counter() - start) * 1000
-        job_id = store.con.execute("SELECT coalesce(max(id), 0) + 1 FROM jobs").fetchone()[0]
+        job_id = 0
+        if not preview:
+            job_id = store.con.execute("SELECT coalesce(max(id), 0) + 1 FROM jobs").fetchone()[0]
         job = JobResult(
             job_id,
             tenant,
@@ -148,7 +160,10 @@ def run_once(
             new + still,
             resolved,
             errors,
+            preview,
         )
+        if preview:
+            return job
         store.con.execute(
             "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [

@@ -85,16 +85,30 @@ def check_fts() -> None:
         con.close()
 
 
+HOLDER_SHOWN = 120  # characters of the holder's command line an error message quotes
+
+
 def _holder(message: str) -> str:
+    """The process holding the lock, with its command line on one line (`python -c` scripts
+    and arguments may hold newlines and control characters)."""
     match = _LOCK.search(message)
     if not match:
         return "another process"
     pid = match.group("pid")
     try:
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        cmd = raw.decode(errors="replace")
     except OSError:
         cmd = match.group("prog")
+    cmd = " ".join("".join(c if c.isprintable() else " " for c in cmd).split())
     return f"process {pid} ({cmd})" if cmd else f"process {pid}"
+
+
+def _shown(holder: str) -> str:
+    """The holder as an error message quotes it: at most HOLDER_SHOWN characters."""
+    if len(holder) <= HOLDER_SHOWN:
+        return holder
+    return holder[: HOLDER_SHOWN - 2].rstrip() + "…)"
 
 
 def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
@@ -110,7 +124,8 @@ def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
         if "lock" in message.lower():
             holder = _holder(message)
             raise WorkspaceInUse(
-                f"workspace {path.parent} is in use by {holder}; wait for it to finish or stop it",
+                f"workspace {path.parent} is in use by {_shown(holder)}; wait for it to finish "
+                "or stop it",
                 holder,
             ) from None
         raise WorkspaceError(

@@ -32,10 +32,30 @@ from uac.fact_log.store import utc_now
 class Alerts:
     """The verbs that run checks and manage the alerts they raise."""
 
+    # Set by `uac serve` (None embedded, where `today` is a parameter like any other): the
+    # stored alerts are the state as of the server's date, so a check as of a day further
+    # than this many days from it (a client's time zone is at most a day off) is a preview.
+    clock_days: int | None = None
+
+    def _hypothetical(self, day: dt.date) -> bool:
+        """Whether checking as of `day` must store nothing (a server's day far from its clock)."""
+        if self.clock_days is None:
+            return False
+        return abs((day - utc_now().date()).days) > self.clock_days
+
+    def _reaction_day(self, now: dt.datetime) -> dt.date:
+        """The day a write's reaction checks as of: the write's, unless that is hypothetical."""
+        day = now.date()
+        return utc_now().date() if self._hypothetical(day) else day
+
     def check(
         self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
     ) -> EvaluationResult:
-        """Compile the subject if needed, run its checks, store and deliver alert changes."""
+        """Compile the subject if needed, run its checks, store and deliver alert changes.
+
+        On a server a `today` far from its clock (`_hypothetical`) is a preview: the result
+        says what would change (`preview` is True), nothing is stored or delivered.
+        """
         if self.stale(subject):
             try:
                 (res,) = self.compile(subject)
@@ -54,6 +74,7 @@ class Alerts:
             self.address(subject),
             day,
             sinks=self.sinks if sinks is None else sinks,
+            preview=self._hypothetical(day),
         )
         self._local.evaluation = result
         return result
@@ -99,7 +120,8 @@ class Alerts:
         """One scheduled pass: compile changed subjects, evaluate every subject, record a job.
 
         `progress("compiling", done, total)` is called after each subject the pass compiles
-        (default: this Memory's `progress`).
+        (default: this Memory's `progress`). On a server a `today` far from its clock is a
+        preview, as for `check`: no alert change, delivery or job row is stored.
         """
         report = progress or self.progress
         changed = with_members(self.store, self.tenant, self.store.changed_subjects(self.tenant))
@@ -117,11 +139,13 @@ class Alerts:
                 if report is not None:
                     report("compiling", done, max(total, done))
 
+        day = today or utc_now().date()
         return run_once(
             self.home,
             self.tenant,
-            today or utc_now().date(),
+            day,
             compile_one,
             store=self.store,
             sinks=self.sinks,
+            preview=self._hypothetical(day),
         )

@@ -33,6 +33,12 @@ if TYPE_CHECKING:  # loaded on the first request: a local CLI call only asks `di
 
 SERVER_FILE = "server.json"
 DB_FILE = "uac.duckdb"  # the workspace file a live server holds locked (fact_log/store.py)
+# `uac serve`'s MCP limits (runtime/api/server.py), here so the CLI's parser, which loads
+# only the standard library, shows the same defaults. The SDK caps sessions globally
+# (10,000): one key holder could take them all, so each key gets its own cap, and a session
+# unused for MCP_IDLE_SECONDS ends (the SDK's default is 30 minutes).
+MCP_SESSIONS_PER_KEY = 100
+MCP_IDLE_SECONDS = 600.0
 
 
 def live_server(home: Path | str) -> dict[str, Any] | None:

@@ -294,7 +294,7 @@ class Memory(Writes, Reads, Alerts, Recall):
                         self._local.evaluation = entry[2]  # coalesced into a later reaction
                         return
                     start = entry[0] if entry is not None else 0  # saved writes: all covered
-                result = self.check(subject, today=now.date())
+                result = self.check(subject, today=self._reaction_day(now))
                 with self._tickets_lock:
                     # Only the entry this reaction started from: if it was evicted meanwhile,
                     # a new entry counts other writes, which `start` says nothing about.

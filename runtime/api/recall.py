@@ -76,7 +76,13 @@ class Recall:
         addr = self.address(subject)
         known = {i.id for i in self.store.inputs(addr)}
         if item_id not in known:
-            self.store.fact(addr, item_id)  # NotFound unless it is one of the subject's facts
+            try:
+                self.store.fact(addr, item_id)  # a note is one of the subject's facts
+            except NotFound:
+                raise NotFound(
+                    f"{addr} has no note or input with id {item_id!r}; feedback takes an id "
+                    f"that 'uac search {addr} QUERY' shows"
+                ) from None
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(NewInput("command", f"feedback {item_id} not_this", "explicit_command"))
         fact = feedback_fact(item_id, reason)

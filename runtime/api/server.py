@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import inspect
 import json
 import os
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -47,7 +49,12 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import health, keys, metrics, outbox, verbs
-from uac.runtime.api.client import SERVER_FILE, live_server
+from uac.runtime.api.client import (
+    MCP_IDLE_SECONDS,
+    MCP_SESSIONS_PER_KEY,
+    SERVER_FILE,
+    live_server,
+)
 from uac.runtime.api.memory import Memory
 from uac.runtime.progress import JobBoard
 
@@ -74,6 +81,8 @@ class ServeOptions:
     schedule: Any = None  # checks.scheduler.Every | Cron | None
     max_body: int = MAX_BODY
     log: Callable[[dict[str, Any]], None] | None = None
+    mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
+    mcp_idle_seconds: float = MCP_IDLE_SECONDS
 
 
 class NewKey(BaseModel):
@@ -165,6 +174,7 @@ class Service:
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
         mem = Memory(self.home, create=True, actor="serve")
+        mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
             self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
@@ -250,6 +260,58 @@ class Service:
             raise HTTPException(400, f"X-Uac-Tenant: {exc}") from None
 
 
+class McpSessions:
+    """The MCP sessions each key has open, so that no key takes more than its cap.
+
+    The SDK's session manager keeps the live sessions (it ends idle ones and those a client
+    deletes); this only remembers which key opened which, and how many opening requests of
+    each key are under way (two concurrent ones must not both take the last place).
+    """
+
+    def __init__(self, manager: Any, options: ServeOptions):
+        self.manager = manager
+        self.cap = options.mcp_sessions_per_key
+        self.idle = options.mcp_idle_seconds
+        self.lock = threading.Lock()
+        self.open: dict[str, set[str]] = {}
+        self.pending: dict[str, int] = {}
+
+    def _live(self, key_id: str) -> set[str]:
+        # The SDK's own table of sessions (a private attribute: tests/test_serve_sessions.py
+        # fails if an SDK upgrade renames it, rather than the cap silently never freeing).
+        alive = self.manager._server_instances
+        ids = {sid for sid in self.open.get(key_id, ()) if sid in alive}
+        if ids:
+            self.open[key_id] = ids
+        else:
+            self.open.pop(key_id, None)
+        return ids
+
+    def reserve(self, key_id: str) -> str | None:
+        """Take a place for a session the key is opening, or say why it cannot have one."""
+        with self.lock:
+            taken = len(self._live(key_id)) + self.pending.get(key_id, 0)
+            if taken >= self.cap:
+                return (
+                    f"this API key already has {self.cap} MCP sessions open, its limit "
+                    "(uac serve --mcp-sessions-per-key); end one (DELETE /mcp with its "
+                    f"Mcp-Session-Id) or wait until one is unused for {self.idle:g} seconds"
+                )
+            self.pending[key_id] = self.pending.get(key_id, 0) + 1
+            return None
+
+    def settle(self, key_id: str, session_id: str | None) -> None:
+        """The opening request ended: count the session it opened (if any) as the key's."""
+        with self.lock:
+            left = self.pending.get(key_id, 1) - 1
+            if left > 0:
+                self.pending[key_id] = left
+            else:
+                self.pending.pop(key_id, None)
+            if session_id:
+                self.open.setdefault(key_id, set()).add(session_id)
+
+
 def claim_server_file(home: Path) -> None:
     """Refuse to start when another live server already serves this workspace."""
     info = live_server(home)
@@ -282,7 +344,10 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     """The ASGI app serving one workspace (see the module docstring)."""
     service = Service(Path(home).expanduser(), options or ServeOptions())
     mcp_server = _mcp(service)
-    mcp_app = mcp_server.streamable_http_app(streamable_http_path="/mcp")
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/mcp", session_idle_timeout=service.options.mcp_idle_seconds
+    )
+    mcp_sessions = McpSessions(mcp_server.session_manager, service.options)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -350,13 +415,27 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     @app.middleware("http")
     async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
         # An MCP session costs the server memory until it idles out: only a valid key opens
-        # one (each tool call checks the key again, as it may be revoked meanwhile).
-        if request.url.path.rstrip("/") == "/mcp":
-            try:
-                await run_in_threadpool(principal, request)
-            except HTTPException as exc:
-                return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
-        return await call_next(request)
+        # one, within its key's cap (each tool call checks the key again, as it may be
+        # revoked meanwhile).
+        if request.url.path.rstrip("/") != "/mcp":
+            return await call_next(request)
+        try:
+            who = await run_in_threadpool(principal, request)
+        except HTTPException as exc:
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        if request.headers.get("mcp-session-id"):  # a request of a session already open
+            return await call_next(request)
+        refused = mcp_sessions.reserve(who.key_id)
+        if refused is not None:
+            return JSONResponse({"error": refused}, status_code=429)
+        opened = None
+        try:
+            response = await call_next(request)
+            if response.status_code < 400:
+                opened = response.headers.get("mcp-session-id")
+            return response
+        finally:
+            mcp_sessions.settle(who.key_id, opened)
 
     @app.middleware("http")
     async def _access_log(request: Request, call_next: Any) -> Any:
@@ -530,6 +609,10 @@ def _route(
 
 
 CLOCK_SLACK = dt.timedelta(minutes=5)  # how far a client's clock may run ahead of ours
+# How far a `today` may be from the server's UTC date and still be "today" for the stored
+# alerts: a client's local date is at most a day off. Further off, check and run-once are
+# previews (nothing stored or delivered) and a backdated write reacts as of the server's day.
+TODAY_SLACK_DAYS = 1
 
 
 def _future_now(args: Any) -> str | None:
@@ -537,7 +620,8 @@ def _future_now(args: Any) -> str | None:
 
     The log's clock is its latest `recorded_at`: one write dated 9999 would win every later
     conflict and end every membership for good. Clients may backdate (imports of old
-    data), never date ahead.
+    data), never date ahead. A naive time is UTC (as everywhere in uac), so a client ahead
+    of UTC must send its offset: the error says so.
     """
     now = getattr(args, "now", None)
     if not isinstance(now, dt.datetime):
@@ -548,6 +632,12 @@ def _future_now(args: Any) -> str | None:
             return None
     except (OverflowError, ValueError):  # "9999-12-31T23:00:00-14:00" is past year 9999 in UTC
         return f"now: {now.isoformat()} is out of range once converted to UTC"
+    if now.tzinfo is None:  # the likeliest cause: a client's local time sent without offset
+        return (
+            f"now: {now.isoformat()} has no UTC offset, so it is read as UTC, and that is later "
+            f"than the server's clock ({limit:%Y-%m-%d %H:%M} UTC at most); send the offset "
+            f"(e.g. {now:%Y-%m-%dT%H:%M:%S}+14:00) or leave it out to record the present"
+        )
     return (
         f"now: {now.isoformat()} is later than the server's clock ({limit:%Y-%m-%d %H:%M} UTC "
         "at most); leave it out to record the present"
@@ -584,19 +674,62 @@ def _mcp(service: Service) -> Any:
     return build_server(run_tool)
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """Bind the address `uac serve` listens on, or say in one sentence why it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"cannot listen on {where}: the port is in use; stop what listens there or "
+                "pick another port with --port (0: any free one)"
+            ) from None
+        reason = exc.strerror or str(exc)
+        raise InputError(f"cannot listen on {where}: {reason}") from None
+    return sock
+
+
 def run(
     home: Path | str,
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
     options: ServeOptions | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> int:
-    """Serve until SIGTERM/SIGINT; returns the exit status."""
+    """Serve until SIGTERM/SIGINT; returns the exit status.
+
+    The port is bound and the workspace opened before anything is announced: a busy port
+    or a workspace another server holds fails first, in one sentence. `announce(url)` is
+    then called with the address bound (the port chosen for port 0).
+    """
+    sock = listen(host, port)
+    try:
+        return _serve(home, sock, options, announce)
+    finally:
+        sock.close()
+
+
+def _serve(
+    home: Path | str,
+    sock: socket.socket,
+    options: ServeOptions | None,
+    announce: Callable[[str], None] | None,
+) -> int:
     import uvicorn
 
+    bound = sock.getsockname()
+    host, port = bound[0], bound[1]
     app = create_app(home, options)
     service: Service = app.state.service
     service.start()  # before listening: a second server or a locked workspace fails clearly
+    if announce is not None:
+        announce(f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
     config = uvicorn.Config(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
     )
@@ -617,7 +750,7 @@ def run(
     # handler that was there before it: make that a no-op so a clean stop exits 0.
     previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        server.run()
+        server.run(sockets=[sock])
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -423,6 +423,7 @@ def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
         "woken": res.woken,
         "errors": res.errors,
         "delivery_errors": res.delivery_errors,
+        "preview": res.preview,
     }
 
 
@@ -539,6 +540,9 @@ VERBS: dict[str, Verb] = {
                 s, a.user, valid_from=a.valid_from, valid_to=a.valid_to, now=a.now
             ),
             writes=True,
+            # A membership decides what another subject (the user) inherits: a key bound to
+            # the group must not enrol any user of the tenant, so it takes a tenant key.
+            admin=True,
         ),
         Verb(
             "member-remove",
@@ -546,6 +550,7 @@ VERBS: dict[str, Verb] = {
             MemberRemoveArgs,
             lambda m, s, a: m.member_remove(s, a.user, at=a.at, now=a.now),
             writes=True,
+            admin=True,  # as member-add: it changes what the user inherits
         ),
         Verb(
             "members",

@@ -73,6 +73,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     _out(
         f"{args.subject}: {len(result['checks'])} checks, {len(result['new'])} new, "
         f"{len(result['still_open'])} still open, {len(result['resolved'])} resolved"
+        + (PREVIEW if result.get("preview") else "")
     )
     for alert in result["new"]:
         _print_alert(alert)
@@ -102,13 +103,17 @@ def cmd_rule(args: argparse.Namespace) -> int:
     return 0
 
 
+# A server keeps the alerts as of its own date: a day far from it is only looked at.
+PREVIEW = " (a preview: that day is far from the server's date, so nothing was stored)"
+
+
 def _job_summary(job: dict[str, Any]) -> str:
     errors = job.get("errors") or {}
     text = (
         f"pass for {job['today']} (tenant {job['tenant']}): {job['subjects']} subjects, "
         f"{job['compiled']} compiled, {job['alerts_new']} new alerts, {job['alerts_open']} open, "
         f"{job['alerts_resolved']} resolved, {len(errors)} errors, "
-        f"{job['duration_ms']:.0f} ms"
+        f"{job['duration_ms']:.0f} ms" + (PREVIEW if job.get("preview") else "")
     )
     return text + "".join(f"\n  error: {s}: {e}" for s, e in sorted(errors.items()))
 

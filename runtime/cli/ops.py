@@ -228,9 +228,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         webhooks=[args.webhook] if args.webhook else [],
         alerts_jsonl=args.alerts_jsonl,
         schedule=schedule,
+        mcp_sessions_per_key=args.mcp_sessions_per_key,
+        mcp_idle_seconds=args.mcp_idle_timeout,
     )
-    _err(f"uac serve: workspace {args.home}, http://{args.host}:{args.port} (Ctrl-C to stop)")
-    return run(args.home, host=args.host, port=args.port, options=options)
+
+    def announce(url: str) -> None:  # once the port is bound and the workspace opened
+        _err(f"uac serve: workspace {args.home}, {url} (Ctrl-C to stop)")
+
+    return run(args.home, host=args.host, port=args.port, options=options, announce=announce)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

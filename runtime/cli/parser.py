@@ -12,6 +12,7 @@ from typing import Any
 
 import uac
 from uac.fact_log.backends import pg_jobs
+from uac.runtime.api.client import MCP_IDLE_SECONDS, MCP_SESSIONS_PER_KEY
 from uac.runtime.cli.admin import (
     cmd_erase,
     cmd_erasures,
@@ -75,6 +76,22 @@ def _date_arg(text: str) -> dt.datetime:
 
 def _day_arg(text: str) -> dt.date:
     return _date_arg(text).date()
+
+
+def _positive_int(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a whole number of at least 1: {text!r}")
+    return int(text)
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 10**9:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
+    return value
 
 
 def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -468,6 +485,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
     p.add_argument("--port", type=int, default=8765, help="port (default: %(default)s; 0: any)")
     p.add_argument("--public", action="store_true", help="allow binding a non-loopback address")
+    p.add_argument(
+        "--mcp-sessions-per-key", type=_positive_int, default=MCP_SESSIONS_PER_KEY, metavar="N",
+        help="MCP sessions one API key may hold open at once (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--mcp-idle-timeout", type=_positive_seconds, default=MCP_IDLE_SECONDS, metavar="SECONDS",
+        help="end an MCP session unused for this long (default: %(default)g)",
+    )  # fmt: skip
     when = p.add_mutually_exclusive_group()
     when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
     when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")

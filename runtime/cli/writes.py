@@ -57,8 +57,15 @@ def cmd_init(args: argparse.Namespace) -> int:
     if _client(args) is not None:
         _out(f"workspace {args.home} is served by {_client(args).url}; nothing to do")
         return 0
+    existed = Path(args.home).expanduser().is_dir()
     with _memory(args, create=True) as mem:
         _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
+        mode = mem.home.stat().st_mode & 0o777
+        if existed and mode & 0o077:  # uac makes 0700 only the homes it creates
+            _err(
+                f"note: {mem.home} existed already and keeps its mode {mode:o}, so other users "
+                f"of this machine may read it; run chmod 700 {mem.home} to keep them out"
+            )
         if mem.store.replica is not None:
             _out(f"its fact log is the PostgreSQL database {mem.store.replica.log.where}")
     return 0

@@ -251,12 +251,14 @@ def compile_program(source: str, attrs: frozenset[str], limits: Limits) -> Any:
         raise QueryFailure("syntax_error", f"invalid syntax: {exc.msg}", exc.lineno) from None
     except (RecursionError, MemoryError):
         raise QueryFailure("limit_exceeded", "the program is nested too deeply to parse") from None
+    # What is not allowed is said first: `import os` is valid Python, refused as an import,
+    # not as a program that lacks a result.
+    validate(tree, attrs, limits)
     if not tree.body or not isinstance(tree.body[-1], ast.Expr):
         line = tree.body[-1].lineno if tree.body else None
         raise QueryFailure(
             "syntax_error", "the program must end with an expression giving the result", line
         )
-    validate(tree, attrs, limits)
     return lower(tree)
 
 

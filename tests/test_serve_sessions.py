@@ -1,0 +1,100 @@
+"""MCP sessions over `uac serve` are capped per API key: one key holder cannot lock others out."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_serve import _admin, _key, serving
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+
+_INIT = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"},
+        },
+    }
+).encode()
+
+
+def _mcp(url: str, key: str, method: str = "POST", session: str | None = None) -> tuple[int, str]:
+    """One raw request to /mcp: (status, the session id it opened, or the error it says)."""
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    if session is not None:
+        headers["Mcp-Session-Id"] = session
+    body = _INIT if method == "POST" else None
+    request = urllib.request.Request(url + "/mcp", data=body, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            response.read()
+            return response.status, response.headers.get("mcp-session-id") or ""
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode()
+        return exc.code, json.loads(text).get("error", text) if text.startswith("{") else text
+
+
+def test_a_key_past_its_session_cap_is_refused_while_another_key_still_connects(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "ws"
+    idle = 8  # seconds: the refusals below happen well within it
+    with serving(home, "--mcp-sessions-per-key", "2", "--mcp-idle-timeout", str(idle)) as info:
+        url = info["url"]
+        admin = _admin(info)
+        a, b = _key(admin, "default"), _key(admin, "default", subject="alice")
+        started = time.monotonic()
+        first, second = _mcp(url, a), _mcp(url, a)
+        assert first[0] == second[0] == 200 and first[1] and second[1] != first[1]
+        status, error = _mcp(url, a)
+        assert status == 429, (status, error)
+        assert "already has 2 MCP sessions open" in error and "--mcp-sessions-per-key" in error
+        assert "DELETE /mcp" in error and f"unused for {idle} seconds" in error
+        # Another key is not locked out by A's sessions.
+        status, other = _mcp(url, b)
+        assert status == 200 and other
+        assert time.monotonic() - started < idle, "too slow to prove the cap within the idle time"
+        # A session A ends frees its place at once.
+        assert _mcp(url, a, "DELETE", first[1])[0] == 200
+        status, third = _mcp(url, a)
+        assert status == 200 and third
+        assert _mcp(url, a)[0] == 429
+        # Unused sessions end after the idle timeout, and their places come back.
+        time.sleep(idle + 2)
+        assert _mcp(url, a, "DELETE", second[1])[0] == 404  # the SDK ended it already
+        status, fourth = _mcp(url, a)
+        assert status == 200 and fourth
+        status, fifth = _mcp(url, a)
+        assert status == 200 and fifth
+
+
+def test_serve_refuses_a_session_cap_or_idle_time_that_is_not_positive(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from test_serve import ROOT, child_env
+
+    for flag, value, why in (
+        ("--mcp-sessions-per-key", "0", "not a whole number of at least 1: '0'"),
+        ("--mcp-idle-timeout", "nan", "not a number of seconds above 0: 'nan'"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "uac.runtime.cli", "--home", str(tmp_path / "ws"), "serve",
+             "--port", "0", flag, value],
+            capture_output=True, text=True, env=child_env(), cwd=ROOT, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and f"{flag}: {why}" in done.stderr, done.stderr
+        assert not (tmp_path / "ws").exists()  # refused before anything was opened
