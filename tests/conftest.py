@@ -53,21 +53,28 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
-# The longest tests (seconds in an idle full run, bench/RESULTS.md), longest first. Under
-# `--dist worksteal` each worker is first given a contiguous share of the collection and an
-# idle worker steals the *end* of the longest queue, so a long test late in a share starts
-# late and ends the run alone. These are moved to the heads of the shares (the longest
-# share first, as a greedy longest-first schedule would), so they start at once, side by
-# side; every other test keeps its place and order. Only under xdist: `-n 0` keeps the
-# collected order.
+# The longest tests, longest first (seconds of a full run at load ~15 on 2 cores, 2026-12-02:
+# only their ratios mean anything). Under `--dist worksteal` each worker is first given a
+# contiguous share of the collection and an idle worker steals the *end* of the longest
+# queue, so a long test late in a share starts late and ends the run alone. These are moved
+# to the heads of the shares (each to the share with the least such work yet, as a greedy
+# longest-first schedule would), so they start at once, side by side; every other test keeps
+# its place and order. Only under xdist's worksteal: `-n 0` keeps the collected order.
 LONGEST_FIRST: dict[str, float] = {
-    "test_scope_leaks.py::test_no_read_returns_what_the_rules_do_not_share[postgres]": 41,
     "test_compiler_properties.py::test_warm_incremental_compiles_equal_a_cold_compile"
-    "[postgres]": 30,
-    "test_cli.py::test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log[postgres]": 27,
-    "test_multi_node.py::test_two_serve_nodes_on_one_database_serve_each_others_writes": 23,
-    "test_cli.py::test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log[duckdb]": 12,
-    "test_isolation.py::test_reads_return_only_the_named_subjects_rows[postgres]": 15,
+    "[postgres]": 406,
+    "test_concurrency.py::test_threads_importing_checkpoints_of_different_subjects_never"
+    "_collide": 358,
+    "test_scope_leaks.py::test_no_read_returns_what_the_rules_do_not_share[postgres]": 343,
+    "test_cli.py::test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log[postgres]": 327,
+    "test_extraction_gate.py::test_hostile_64k_shapes_stay_linear[postgres-dots-and-commas]": 287,
+    "test_serve.py::test_cli_mcp_clients_and_scheduler_work_while_serving[duckdb]": 250,
+    "test_compiler_properties.py::test_fold_equals_reference_fold[postgres]": 239,
+    "test_multi_node.py::test_two_serve_nodes_on_one_database_serve_each_others_writes": 218,
+    "test_extraction_gate.py::test_hostile_64k_shapes_stay_linear[duckdb-dots-and-commas]": 217,
+    "test_compiler_properties.py::test_warm_incremental_compiles_equal_a_cold_compile[duckdb]": 211,
+    "test_secrets.py::test_imports_mask_every_string_field[postgres]": 209,
+    "test_isolation.py::test_reads_return_only_the_named_subjects_rows[postgres]": 153,
 }
 
 
