@@ -26,7 +26,11 @@ def _node(tmp_path: Path, name: str, url: str) -> Memory:
     return Memory(tmp_path / name, create=True, react=False, log_db=url)
 
 
-def test_a_key_made_on_one_node_works_on_another_until_revoked(tmp_path: Path, pg_url: str) -> None:
+def test_a_key_made_on_one_node_works_on_another_until_revoked(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A one-second lookup cache (five in production): the wait below is for its expiry.
+    monkeypatch.setattr(keys, "_CACHE_SECONDS", 1.0)
     with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
         key_id, token = keys.create(a.store, "acme", "alice", label="agent")
         who = keys.resolve(b.store, token)
