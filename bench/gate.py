@@ -68,7 +68,7 @@ def _threaded(make_run, n: int, threads: int) -> float:
 
 def _round(statements: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp), create=True, react=False) as mem:
-        records = [{"date": "2025-01-01", "amount": i, "merchant": f"shop {i}"} for i in range(2000)]
+        records = [{"date": "2025-01-01", "amount": i, "merchant": f"m{i}"} for i in range(2000)]
         mem.import_records("alice", "finance.transactions", records, now=DAY)
         store = mem.store
         top = store.con.execute("SELECT max(seq) FROM facts").fetchone()[0]

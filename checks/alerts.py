@@ -279,10 +279,14 @@ def record_outbox(store: Store, entries: Sequence[tuple[Alert, int, str, str]]) 
     now = utc_now()
     # Ids from a per-workspace counter: two threads' transactions (each its own cursor)
     # reading max(id) would both take the same id and one would fail at commit.
+    # The first id is read before the lock: no statement runs while it is held, so a thread
+    # waiting for it inside a transaction never waits on a statement (fact_log/gate.py).
+    seen = None
+    if store not in _OUTBOX_IDS:
+        seen = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
     with _OUTBOX_LOCK:
-        first = _OUTBOX_IDS.get(store)
-        if first is None:
-            first = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
+        first = _OUTBOX_IDS.get(store, seen)
+        assert first is not None  # set by another thread since, or read above
         _OUTBOX_IDS[store] = first + len(entries)
     con.executemany(
         "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)",

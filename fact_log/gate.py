@@ -17,21 +17,39 @@ gate (`GatedConnection.stream`).
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import duckdb
 
-_BEGIN = ("BEGIN", "START")
-_END = ("COMMIT", "END", "ROLLBACK", "ABORT")
+_BEGIN = frozenset({"BEGIN", "START"})
+_END = frozenset({"COMMIT", "END", "ROLLBACK", "ABORT"})
+_COMMENTS = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+_WORD = re.compile(r"\s*(\w*)")
+
+
+def _kind(sql: str) -> str:
+    """A transaction statement's first word (BEGIN, COMMIT, ...), else ''; refuses a string
+    holding it and more statements (the gate follows a transaction by its BEGIN and end)."""
+    bare = _COMMENTS.sub(" ", sql) if "--" in sql or "/*" in sql else sql
+    word = _WORD.match(bare).group(1).upper()  # type: ignore[union-attr]
+    if word not in _BEGIN | _END:
+        return ""
+    if bare.strip().rstrip(";").count(";"):
+        raise ValueError("a transaction statement must be sent alone, one per execute()")
+    return word
 
 
 class Gate:
     """A readers-writer lock: many statements at once, or one file swap.
 
-    Readers are reentrant per thread (a statement inside a transaction). A waiting swap holds
-    new readers back, so a busy workspace cannot starve it.
+    Readers are reentrant per thread (a statement inside a transaction) and never wait for
+    a swap that is only waiting: the swap starts at a moment no statement is inside. So a
+    thread that holds some other lock inside the gate can never deadlock with one that
+    waits for that lock before its next statement, and one long scan delays only the swap,
+    never the other threads.
     """
 
     def __init__(self) -> None:
@@ -45,7 +63,7 @@ class Gate:
         return getattr(self._local, "depth", 0) > 0
 
     def enter(self) -> None:
-        """Enter as a reader (waits while a swap is waiting or running)."""
+        """Enter as a reader (waits only while a swap runs)."""
         depth = getattr(self._local, "depth", 0)
         if depth == 0:
             with self._cond:
@@ -75,15 +93,13 @@ class Gate:
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
-        """Hold every reader out for the block (waits for those inside to leave)."""
+        """Run the block with no reader inside (starts once none is)."""
         if self.held():
             raise RuntimeError("a thread inside a statement or transaction cannot swap the file")
         with self._cond:
-            while self._swapping:
+            while self._swapping or self._readers:
                 self._cond.wait()
             self._swapping = True
-            while self._readers:
-                self._cond.wait()
         try:
             yield
         finally:
@@ -124,20 +140,27 @@ class Rows:
 
 class GatedConnection:
     """The store's connection as every thread sees it: each call runs inside the gate on the
-    calling thread's own cursor (`cursor()` gives it, fresh after a swap)."""
+    calling thread's own cursor (`cursor()` gives it, fresh after a swap; `new_cursor()` one
+    for a scan)."""
 
-    def __init__(self, gate: Gate, cursor: Callable[[], duckdb.DuckDBPyConnection]) -> None:
+    def __init__(
+        self,
+        gate: Gate,
+        cursor: Callable[[], duckdb.DuckDBPyConnection],
+        new_cursor: Callable[[], duckdb.DuckDBPyConnection],
+    ) -> None:
         self._gate = gate
         self._cursor = cursor
+        self._new_cursor = new_cursor
         self._local = threading.local()  # whether this thread's transaction holds the gate
 
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Rows:
         """Run one statement; its rows are fetched before the gate is left."""
-        word = sql.lstrip()[:8].upper()
-        if word.startswith(_BEGIN):
+        word = _kind(sql)
+        if word in _BEGIN:
             self._begin(lambda cur: cur.execute(sql))
             return Rows([], None)
-        if word.startswith(_END):
+        if word in _END:
             self._end(lambda cur: cur.execute(sql))
             return Rows([], None)
         with self._gate.reading():
@@ -166,9 +189,17 @@ class GatedConnection:
     def stream(
         self, sql: str, parameters: Sequence[Any] | None = None, size: int = 10_000
     ) -> Iterator[Iterator[tuple[Any, ...]]]:
-        """A long scan read in chunks of `size` rows, inside the gate for the block."""
+        """A long scan read in chunks of `size` rows, inside the gate for the block.
+
+        It reads on a cursor of its own (outside the thread's transaction, if one is open),
+        so statements the block runs meanwhile cannot end the scan's pending result.
+        """
         with self._gate.reading():
-            yield _chunks(self._cursor().execute(sql, parameters), size)
+            cur = self._new_cursor()
+            try:
+                yield _chunks(cur.execute(sql, parameters), size)
+            finally:
+                cur.close()
 
     def register(self, name: str, data: object) -> None:
         """Register a view of Arrow data on this thread's cursor (under the write lock)."""

@@ -184,7 +184,7 @@ class Store(LogReads, Staging):
         self._cursors_lock = threading.Lock()
         # Every statement runs inside the gate, so the file can be swapped (fact_log/gate.py).
         self.gate = Gate()
-        self._con = GatedConnection(self.gate, self._thread_cursor)
+        self._con = GatedConnection(self.gate, self._thread_cursor, self._scan_cursor)
         self._closed = False
         self.read_only = read_only
         # Group commit: queued (batch, return_facts, slot) and whether a writer is active.
@@ -361,6 +361,12 @@ class Store(LogReads, Staging):
             self._local.con = cur
         return cur
 
+    def _scan_cursor(self) -> duckdb.DuckDBPyConnection:
+        with self._cursors_lock:
+            if self._closed:
+                raise WorkspaceError(f"workspace {self.home} is closed")
+            return self._root.cursor()
+
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """Hold every other statement and transaction out; yields the root connection."""
@@ -391,6 +397,7 @@ class Store(LogReads, Staging):
         with contextlib.nullcontext() if held else self.gate.exclusive(), self._cursors_lock:
             self._closed = True
             self._close_cursors()
+            self._local = threading.local()  # a thread's next statement: the closed error
         _release(Path(self._claim))
 
     def _close_cursors(self) -> None:

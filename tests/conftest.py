@@ -24,6 +24,7 @@ import datetime as dt
 import os
 import socket
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -414,3 +415,20 @@ def append_to_state(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
         return files
 
     monkeypatch.setattr(ckpt_module, "render", render)
+
+
+def reads_linearly(read: Callable[[str], object], text: str) -> None:
+    """Assert that reading `text` costs about 4x reading its first quarter, not 16x.
+
+    A guard against a return to quadratic reading that a busy machine cannot trip: both
+    reads are CPU time of this process, slowed alike by other load; an absolute bound
+    flaked when CI shared the cores. Under a second of CPU nothing is asserted (no
+    quadratic reading of 64 KiB is that fast).
+    """
+    times = []
+    for part in (text[: len(text) // 4], text):
+        start = time.process_time()
+        read(part)
+        times.append(time.process_time() - start)
+    small, big = times
+    assert big < 1.0 or big < 8 * max(small, 0.1), f"{small:.2f} s for a quarter, {big:.2f} s whole"

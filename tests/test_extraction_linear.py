@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import reads_linearly
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -136,11 +136,7 @@ def test_a_long_list_is_not_walked_once_a_sentence(
 
 
 def test_hostile_booked_shapes_stay_linear() -> None:
-    # CPU time, not wall time: these took 18.6 s and 10.6 s (2026-12, under load), ~2.6 s
-    # and ~1.6 s since; the bound only catches a return to reading the message's prefix
-    # once a sentence.
+    # These took 18.6 s and 10.6 s of CPU (2026-12, under load), ~2.6 s and ~1.6 s since:
+    # the guard catches a return to reading the message's prefix once a sentence.
     for unit in ("booked a b c. flying 3 june.\n", "Booked nothing yet. Flying out 3 June.\n"):
-        text = (unit * 3000)[:65536]
-        start = time.process_time()
-        extract(text, NOW)
-        assert time.process_time() - start < 10, unit
+        reads_linearly(lambda part: extract(part, NOW), (unit * 3000)[:65536])
