@@ -289,6 +289,27 @@ def forget_dates() -> None:
     _dates_of.cache_clear()
 
 
+# "renews on the 5th of December, sorry, the 6th", "on Tuesday - I mean Wednesday": a day the
+# writer takes back in the same breath, the next one said instead
+_SELF_FIX_HINT = re.compile(r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I)
+_SELF_FIX = re.compile(
+    r"(?:\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?)?\s*[,;:–—-]?\s*(?:(?:no|oops|wait)\s*[,!]?\s*)?(?:sorry|i\s+mean|i\s+meant|or\s+rather|"
+    r"make\s+that|scratch\s+that|oops)\s*[,;:!–—-]?\s*(?:it['’]?s\s+|on\s+)?$",
+    re.I,
+)
+
+
+def _self_corrected(text: str, out: list[DateMatch]) -> list[DateMatch]:
+    """The days without those taken back by the next one ("the 5th, sorry, the 6th")."""
+    keep = []
+    for i, d in enumerate(out):
+        nxt = out[i + 1] if i + 1 < len(out) else None
+        if nxt is not None and nxt.start >= d.end and _SELF_FIX.fullmatch(text, d.end, nxt.start):
+            continue
+        keep.append(d)
+    return keep
+
+
 def _find_dates(
     text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
 ) -> list[DateMatch]:
@@ -411,6 +432,8 @@ def _find_dates(
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
     out = _starts_before_ends(text, out)
+    if len(out) > 1 and _SELF_FIX_HINT.search(text):
+        out = _self_corrected(text, out)
     if prefer == "future" and len(out) > 1:
         out = ongoing_ranges(text, out, today)  # "from 1 May to 20 July" said on 10 May
     if named and any(d.valid and d not in named for d in out):

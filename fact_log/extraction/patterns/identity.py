@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.places import NATIONALITIES, lookup_place
+from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -61,11 +61,15 @@ _WE_ARE = re.compile(
     r"nationals|here|though|anyway|if)\b))",
     re.IGNORECASE,
 )
-# "My passport's a UK one", "my passport is German": the country that issued it.
+# "My passport's a UK one", "my passport is German": the country that issued it; "My Turkish
+# passport number is ...", "My passport (Japan) expires ...": said beside the passport.
 _PASSPORT_OF = re.compile(
     r"\bmy\s+passport(?:'s|’s|\s+is)\s+(?:an?\s+)?("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
-    + r")(?:\s+one)?\b",
+    + r")(?:\s+one)?\b|"
+    r"\bmy\s+(?:current\s+|new\s+|valid\s+)?(" + _DEMONYMS + r")\s+passport\b(?!\s+holder)|"
+    r"\bmy\s+passport\s*\((" + _DEMONYMS + r"|" + "|".join(map(re.escape, sorted(COUNTRIES, key=len, reverse=True)))
+    + r")\)",
     re.IGNORECASE,
 )
 
@@ -169,9 +173,12 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
         path = "passport.issuing_country" if "passport" in (m["noun"] or "") else "nationality"
         ctx.add(f"identity.{path}", NATIONALITIES[word], sent, 0.75)
-    m = _PASSPORT_OF.search(sent.text)
+    m = _PASSPORT_OF.search(sent.text) if "assport" in sent.text else None
     if in_clause(m, parts, sent):
-        ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
+        word = (m[1] or m[2] or m[3]).lower()  # type: ignore[index]
+        code = NATIONALITIES.get(word) or COUNTRIES.get(word)
+        if code:
+            ctx.add("identity.passport.issuing_country", code, sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (rule_identity,)

@@ -259,6 +259,35 @@ _CONTACTED = re.compile(
 )
 
 
+# "I will call them tomorrow", "said to call back monday", "I'll call you": calling as a thing
+# to do (no call booked); "a call with Dana at 3", "the sales call" stay events
+_CALL_VERB_BEFORE = re.compile(
+    r"\b(?:will|['’]ll|to|gonna|must|should|can|could|shall|might|may|would|pls|please)\s+$", re.I
+)
+_CALL_VERB_AFTER = re.compile(r"\s+(?:them|him|her|me|you|us|it|back|round)\b", re.I)
+# "Updated med list after GI appt today", "after my physio this morning": an event that was
+_AFTER_IT = re.compile(
+    r"\bafter\s+(?:my\s+|the\s+|a\s+|his\s+|her\s+|our\s+)?(?:[\w-]+\s+){0,2}$", re.I
+)
+_PAST_TODAY = re.compile(r"^\W*(?:[\w-]+\s+){0,2}(?:today|this\s+morning|earlier)\b", re.I)
+# "I am on the triple therapy for 14 days": a treatment the user is on, no appointment
+_ON_TREATMENT = re.compile(r"\bon\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+
+
+def _not_an_event(text: str, ev: re.Match[str]) -> bool:
+    """Whether the event word is said as something else than an event: a call to make, an
+    event that already was today, a treatment the user is on."""
+    word = ev[0].lower()
+    before = text[max(0, ev.start() - 40) : ev.start()]
+    if word == "call" and (
+        _CALL_VERB_BEFORE.search(before) or _CALL_VERB_AFTER.match(text, ev.end())
+    ):
+        return True
+    if _AFTER_IT.search(before) and _PAST_TODAY.match(text[ev.end() :]):
+        return True
+    return word == "therapy" and _ON_TREATMENT.search(before) is not None
+
+
 _REMIND_TO = re.compile(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
 
 
@@ -330,6 +359,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
+    if _not_an_event(sent.text, ev):
+        return
     if _details_follow(ctx, sent):
         # "I joined a choir! Wednesdays 7 to 9pm, starting tomorrow": the details follow
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])  # type: ignore[union-attr]
