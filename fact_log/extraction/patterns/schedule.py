@@ -137,6 +137,12 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start >= sent.start + m.start()
     ]
+    if dates and dates[0].valid and dates[0].date < ctx.today:  # type: ignore[operator]
+        # "I must pay the DAS until the 20th" said on 3 March: a bare day continued from an
+        # earlier one fell before today; a deadline still to meet is the next such day
+        fresh = [d for d in dates_in(sent, "future", ctx.today) if d.start == dates[0].start]
+        if fresh and fresh[0].valid and fresh[0].date >= ctx.today:  # type: ignore[operator]
+            dates[0] = fresh[0]
     if not dates or not dates[0].valid:
         return
     if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
@@ -431,7 +437,8 @@ _STREET = re.compile(
 _VENUE = re.compile(
     r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
     r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
-    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre)\b)",
+    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre|facility|depot|"
+    r"pharmacy|garage)\b)",
     re.I,
 )
 _NUMBERED_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
@@ -543,9 +550,23 @@ _LEAVE_NOT = re.compile(
 _TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
 
 
+# "I will be in Tokyo from 18 to 22 December for the audit, out of office.": the user's days
+# away said first, "out of office" closing the sentence
+_AWAY_TAIL = re.compile(
+    r"^(?:[^.?!]*?\b)?(?:i(?:['’]m|\s+am|['’]ll\s+be|\s+will\s+be)|we(?:['’]re|\s+are|['’]ll\s+be|"
+    r"\s+will\s+be))\s[^?]*?[,;(–-]\s*(?:so\s+|and\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|ooo)"
+    r"\s*\)?[.!]*$",
+    re.I,
+)
+
+
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
     m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
+    if m is None and ("office" in sent.text or "OOO" in sent.text):
+        m = _AWAY_TAIL.match(sent.text)
+        if m is not None and not clause_ok(parts, sent, sent.start):
+            return
     if not in_clause(m, parts, sent):
         return
     dates = [
@@ -578,7 +599,7 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["reason"] = " ".join(leave.lower().split())
     elif what.startswith(("on ", "in ")):
         value["reason"] = re.sub(r"(?<=holiday|acation)s$", "", what[3:])  # "in holidays"
-    elif what.startswith("out"):
+    elif what.startswith("out") or what == "ooo":
         value["reason"] = "out of office"
     ctx.add("schedule.away_periods", value, sent, 0.8)
 

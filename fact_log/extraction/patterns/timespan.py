@@ -26,7 +26,7 @@ _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
 _RANGE = re.compile(
     rf"\b(?:from|between)[ \t]{{1,3}}(?:{_T})[ \t]{{1,3}}(?:to|till|til|until|and|-|–)"
-    rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|until|-|–)[ \t]{{0,2}}(?:{_T})",
+    rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|til|until|-|–)[ \t]{{0,2}}(?:{_T})",
     re.IGNORECASE,
 )
 _AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
