@@ -291,7 +291,9 @@ def forget_dates() -> None:
 
 # "renews on the 5th of December, sorry, the 6th", "on Tuesday - I mean Wednesday": a day the
 # writer takes back in the same breath, the next one said instead
-_SELF_FIX_HINT = re.compile(r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I)
+_SELF_FIX_HINT = re.compile(
+    r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I
+)
 _SELF_FIX = re.compile(
     r"(?:\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?)?\s*[,;:–—-]?\s*(?:(?:no|oops|wait)\s*[,!]?\s*)?(?:sorry|i\s+mean|i\s+meant|or\s+rather|"
     r"make\s+that|scratch\s+that|oops)\s*[,;:!–—-]?\s*(?:it['’]?s\s+|on\s+)?$",

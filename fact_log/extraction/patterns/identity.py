@@ -69,7 +69,10 @@ _PASSPORT_OF = re.compile(
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
     + r")(?:\s+one)?\b|"
     r"\bmy\s+(?:current\s+|new\s+|valid\s+)?(" + _DEMONYMS + r")\s+passport\b(?!\s+holder)|"
-    r"\bmy\s+passport\s*\((" + _DEMONYMS + r"|" + "|".join(map(re.escape, sorted(COUNTRIES, key=len, reverse=True)))
+    r"\bmy\s+passport\s*\(("
+    + _DEMONYMS
+    + r"|"
+    + "|".join(map(re.escape, sorted(COUNTRIES, key=len, reverse=True)))
     + r")\)",
     re.IGNORECASE,
 )
