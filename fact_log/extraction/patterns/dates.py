@@ -182,6 +182,8 @@ _NTH_OF_MONTH = re.compile(
 )
 # a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
 _WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
+# "bio lab report due mon", "essay in by fri": a short weekday after the word of a deadline
+_DUE_SHORT = re.compile(rf"\b(?:due|by)[ \t]{{1,3}}({_ABBR_RE})\b\.?(?![ \t]*\d)", re.I)
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
@@ -190,7 +192,8 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    r"this (?:morning|afternoon|evening)|(?:next|this|coming)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
+    r"this (?:morning|afternoon|evening)|(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|"
+    r"sat|sun)|"
     + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
@@ -367,6 +370,9 @@ def _find_dates(
     for m in _WEEKDAY_SHORT.finditer(text) if said_short else ():  # "physio next tue"
         d = _weekday(today, m[1], WEEKDAY_ABBR[m[2].lower()], prefer)
         found.append(DateMatch(m.start(), m.end(), m[0], d))
+    for m in _DUE_SHORT.finditer(text) if ("due " in text or "by " in text) else ():
+        d = _weekday(today, None, WEEKDAY_ABBR[m[1].lower()], "future")
+        found.append(DateMatch(m.start(1), m.end(), text[m.start(1) : m.end()], d))
     for m in _IN_N.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):

@@ -45,7 +45,10 @@ EVENT = re.compile(
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
     r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
     r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
-    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"kick[- ]?off|"
+    # a school's and a sports club's days ("homecoming is oct 14", "the grand final")
+    r"homecoming|prom|grand\s+final|(?:school|class|field)\s+trip|health\s+visitor)(?:e?s)?\b|"
+    r"(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)
@@ -90,8 +93,9 @@ _DEADLINE = re.compile(
     # "dissertation draft to my supervisor by Friday": a deliverable, who gets it, and when
     r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+"
     r"(?:to|for)\s+(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
-    r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ #-]{2,60}?)\s+(?:has|have|needs?|must)\s+"
+    # "reports need to be on the system by Friday": where it must be, then the day
+    r"(?:to\s+)?(?:be\s+)?(?:(?:on|into|in|uploaded\s+to)\s+(?:the|my|our)\s+[\w-]{2,15}(?=\s+by\b)|submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
     # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
     r"renewing|[a-z]{3,15}(?:ed|ing|en))"
