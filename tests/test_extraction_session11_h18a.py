@@ -341,3 +341,109 @@ def test_the_airport_a_flight_leaves_from_is_no_destination() -> None:
     )
     trips = of("travel.trips", found(text))
     assert [t["city"] for t in trips] == ["Crete"] or [t["country"] for t in trips] == ["GR"]
+
+
+# -- second batch: dotted times after a date, short weekdays due, where a deliverable goes ----
+
+
+def test_a_dotted_time_after_the_day_and_month() -> None:
+    [ev] = of("schedule.events", found("Physio is 12 June 09.45 at the clinic"))
+    assert ev["start"] == T(2025, 6, 12, 9, 45)
+
+
+def test_a_dotted_amount_after_a_date_is_no_time() -> None:
+    from uac.fact_log.extraction.patterns.timespan import clock
+
+    assert clock("paid on 3 May 14.50 euros") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("history essay due fri", D(2025, 6, 6)),
+        ("chem worksheet due tues", D(2025, 6, 3)),
+    ],
+)
+def test_a_short_weekday_after_due(text: str, day: D) -> None:
+    [task] = of("tasks.tasks", found(text))
+    assert task["due_date"] == day
+
+
+@pytest.mark.parametrize(
+    ("text", "goal", "day"),
+    [
+        ("Timesheets need to be on the portal by Friday 6 June", "Timesheets", D(2025, 6, 6)),
+        ("the referral for #3 has to be approved by 20 June", "Referral for #3", D(2025, 6, 20)),
+    ],
+)
+def test_a_deliverable_due_somewhere_by_a_day(text: str, goal: str, day: D) -> None:
+    [task] = of("tasks.tasks", found(text))
+    assert (task["goal"], task["due_date"]) == (goal, day)
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("prom is june 20!!", "Prom"),
+        ("the rugby grand final is Saturday 14 June", "grand final"),
+        ("health visitor coming Tuesday at 10", "Health visitor"),
+    ],
+)
+def test_school_and_club_days_are_events(text: str, title: str) -> None:
+    [ev] = of("schedule.events", found(text))
+    assert title in ev["title"]
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "start", "end"),
+    [
+        (
+            "I also coach the juniors on Wednesdays, 17:30-19:00",
+            "Coach the juniors",
+            T(2025, 6, 4, 17, 30),
+            T(2025, 6, 4, 19, 0),
+        ),
+        (
+            "I work at the garden centre on sundays 9-3",
+            "Work at the garden centre",
+            T(2025, 6, 8, 9, 0),
+            T(2025, 6, 8, 15, 0),
+        ),
+    ],
+)
+def test_the_users_weekly_duty(text: str, title: str, start: T, end: T) -> None:
+    [ev] = of("schedule.events", found(text))
+    assert (ev["title"], ev["start"], ev["end"], ev["repeats"]) == (title, start, end, "weekly")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My wife works at the bakery on saturdays 9-3",
+        "I worked at the bakery on saturdays 9-3",
+        "I work from home on Fridays",
+    ],
+)
+def test_no_weekly_duty_of_the_user(text: str) -> None:
+    assert of("schedule.events", found(text)) == []
+
+
+# -- a flight by number with its route; the known trip's way out ----------------------------
+
+
+def test_a_flight_numbers_route() -> None:
+    [flight] = of("travel.bookings", found("flight LH903 Frankfurt to London 20 Jul 10:35"))
+    assert (flight["place"], flight["destination"], flight["start"]) == (
+        "Frankfurt",
+        "London",
+        T(2025, 7, 20, 10, 35),
+    )
+
+
+def test_the_known_trips_flight_out_is_no_new_trip() -> None:
+    cands = found("flight LH903 Frankfurt to London 20 Jul 10:35", "Off to London 20 to 25 July!")
+    assert of("travel.trips", cands) == []
+    assert of("travel.bookings", cands) != []
+    # a flight to somewhere else that day is still a trip
+    cands = found("flight LH903 Frankfurt to Paris 20 Jul 10:35", "Off to London 20 to 25 July!")
+    assert [t["city"] for t in of("travel.trips", cands)] == ["Paris"]

@@ -3513,131 +3513,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("home" in t and "my" in t and "is" in t and "in" in t)
     ),
     "6c25d0c1ed2ee22f": lambda t: "began" in t or "started" in t,
-    "6c918d7bb26c416c": lambda t: (
-        "appointment" in t
-        or "appt" in t
-        or "meeting" in t
-        or "call" in t
-        or "interview" in t
-        or "dinner" in t
-        or "lunch" in t
-        or "breakfast" in t
-        or "brunch" in t
-        or "party" in t
-        or "wedding" in t
-        or "check-up" in t
-        or "checkup" in t
-        or "consultation" in t
-        or "session" in t
-        or "class" in t
-        or "conference" in t
-        or "concert" in t
-        or "game" in t
-        or "match" in t
-        or "haircut" in t
-        or "viewing" in t
-        or "exam" in t
-        or "surgery" in t
-        or "operation" in t
-        or "reservation" in t
-        or "ceremony" in t
-        or "funeral" in t
-        or "recital" in t
-        or "presentation" in t
-        or "webinar" in t
-        or "scan" in t
-        or "1:1" in t
-        or "one-on-one" in t
-        or "catch-up" in t
-        or ("night" in t and "date" in t)
-        or "playdate" in t
-        or "gig" in t
-        or "show" in t
-        or "rehearsal" in t
-        or "review" in t
-        or "training" in t
-        or "workshop" in t
-        or "visit" in t
-        or "offsite" in t
-        or "off-site" in t
-        or "retreat" in t
-        or ("away" in t and "day" in t)
-        or "dentist" in t
-        or "doctor" in t
-        or "gp" in t
-        or "mri" in t
-        or "x-ray" in t
-        or "xray" in t
-        or ("blood" in t and "test" in t)
-        or "vaccination" in t
-        or ("canal" in t and "root" in t)
-        or "lesson" in t
-        or "theatre" in t
-        or "theater" in t
-        or ("book" in t and "club" in t)
-        or "plumber" in t
-        or "test" in t
-        or "mediation" in t
-        or ("hearing" in t and "court" in t)
-        or "tribunal" in t
-        or "deposition" in t
-        or "optician" in t
-        or "optometrist" in t
-        or "orthodontist" in t
-        or "hygienist" in t
-        or "podiatrist" in t
-        or "dermatologist" in t
-        or "electrician" in t
-        or ("appointment" in t and "midwife" in t)
-        or ("appointment" in t and "biometrics" in t)
-        or "table" in t
-        or "tasting" in t
-        or ("parents" in t and "evening" in t)
-        or ("open" in t and "day" in t)
-        or ("sports" in t and "day" in t)
-        or ("school" in t and "play" in t)
-        or "course" in t
-        or "choir" in t
-        or "pilates" in t
-        or "swimming" in t
-        or "tutoring" in t
-        or "yoga" in t
-        or "stand-up" in t
-        or "standup" in t
-        or "practice" in t
-        or "therapy" in t
-        or "quiz" in t
-        or (
-            "test" in t
-            and ("driving" in t or "eye" in t or "hearing" in t or "sight" in t or "smear" in t)
-        )
-        or "mot" in t
-        or "screening" in t
-        or "fitting" in t
-        or "christening" in t
-        or "baptism" in t
-        or "graduation" in t
-        or "reception" in t
-        or "housewarming" in t
-        or "barbecue" in t
-        or "bbq" in t
-        or "anniversary" in t
-        or "physio" in t
-        or "counselling" in t
-        or "osteo" in t
-        or "chiropractor" in t
-        or "vet" in t
-        or "kick off" in t
-        or "kick-off" in t
-        or "kickoff" in t
-        or "会议" in t
-        or "体检" in t
-        or "婚礼" in t
-        or "看牙" in t
-        or "聚会" in t
-        or "面试" in t
-        or "预约" in t
-    ),
     "6cff0b4fc47a973b": lambda t: (
         "since" in t
         and (
@@ -3974,6 +3849,136 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("flare" in t and "up" in t)
         )
         and ("give" in t or "make" in t or "bring" in t or ("set" in t and "off" in t))
+    ),
+    "77b7d3a624823158": lambda t: (
+        "appointment" in t
+        or "appt" in t
+        or "meeting" in t
+        or "call" in t
+        or "interview" in t
+        or "dinner" in t
+        or "lunch" in t
+        or "breakfast" in t
+        or "brunch" in t
+        or "party" in t
+        or "wedding" in t
+        or "check-up" in t
+        or "checkup" in t
+        or "consultation" in t
+        or "session" in t
+        or "class" in t
+        or "conference" in t
+        or "concert" in t
+        or "game" in t
+        or "match" in t
+        or "haircut" in t
+        or "viewing" in t
+        or "exam" in t
+        or "surgery" in t
+        or "operation" in t
+        or "reservation" in t
+        or "ceremony" in t
+        or "funeral" in t
+        or "recital" in t
+        or "presentation" in t
+        or "webinar" in t
+        or "scan" in t
+        or "1:1" in t
+        or "one-on-one" in t
+        or "catch-up" in t
+        or ("night" in t and "date" in t)
+        or "playdate" in t
+        or "gig" in t
+        or "show" in t
+        or "rehearsal" in t
+        or "review" in t
+        or "training" in t
+        or "workshop" in t
+        or "visit" in t
+        or "offsite" in t
+        or "off-site" in t
+        or "retreat" in t
+        or ("away" in t and "day" in t)
+        or "dentist" in t
+        or "doctor" in t
+        or "gp" in t
+        or "mri" in t
+        or "x-ray" in t
+        or "xray" in t
+        or ("blood" in t and "test" in t)
+        or "vaccination" in t
+        or ("canal" in t and "root" in t)
+        or "lesson" in t
+        or "theatre" in t
+        or "theater" in t
+        or ("book" in t and "club" in t)
+        or "plumber" in t
+        or "test" in t
+        or "mediation" in t
+        or ("hearing" in t and "court" in t)
+        or "tribunal" in t
+        or "deposition" in t
+        or "optician" in t
+        or "optometrist" in t
+        or "orthodontist" in t
+        or "hygienist" in t
+        or "podiatrist" in t
+        or "dermatologist" in t
+        or "electrician" in t
+        or ("appointment" in t and "midwife" in t)
+        or ("appointment" in t and "biometrics" in t)
+        or "table" in t
+        or "tasting" in t
+        or ("parents" in t and "evening" in t)
+        or ("open" in t and "day" in t)
+        or ("sports" in t and "day" in t)
+        or ("school" in t and "play" in t)
+        or "course" in t
+        or "choir" in t
+        or "pilates" in t
+        or "swimming" in t
+        or "tutoring" in t
+        or "yoga" in t
+        or "stand-up" in t
+        or "standup" in t
+        or "practice" in t
+        or "therapy" in t
+        or "quiz" in t
+        or (
+            "test" in t
+            and ("driving" in t or "eye" in t or "hearing" in t or "sight" in t or "smear" in t)
+        )
+        or "mot" in t
+        or "screening" in t
+        or "fitting" in t
+        or "christening" in t
+        or "baptism" in t
+        or "graduation" in t
+        or "reception" in t
+        or "housewarming" in t
+        or "barbecue" in t
+        or "bbq" in t
+        or "anniversary" in t
+        or "physio" in t
+        or "counselling" in t
+        or "osteo" in t
+        or "chiropractor" in t
+        or "vet" in t
+        or "kick off" in t
+        or "kick-off" in t
+        or "kickoff" in t
+        or "homecoming" in t
+        or "prom" in t
+        or ("grand" in t and "final" in t)
+        or (("class" in t or "field" in t or "school" in t) and "trip" in t)
+        or ("visitor" in t and "health" in t)
+        or "会议" in t
+        or "体检" in t
+        or "婚礼" in t
+        or "看牙" in t
+        or "聚会" in t
+        or "面试" in t
+        or "预约" in t
     ),
     "78554ed67057803a": lambda t: "dated" in t or "issued" in t or "received" in t or "sent" in t,
     "78a4318f63cfd9b6": lambda t: (
@@ -7913,6 +7918,18 @@ MAY: dict[str, Callable[[str], bool]] = {
             and "on" in t
         )
     ),
+    "b07c8a177e1e56dc": lambda t: (
+        ("by\t" in t or "by " in t or "due\t" in t or "due " in t)
+        and (
+            "fri" in t
+            or "mon" in t
+            or "sat" in t
+            or "sun" in t
+            or "thu" in t
+            or "tue" in t
+            or "wed" in t
+        )
+    ),
     "b12a47a03ab04a4f": lambda t: (
         "did" in t
         and (
@@ -7922,6 +7939,30 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("anything" in t and "do" in t)
         )
         and ("n't" in t or "not" in t or "nt" in t)
+    ),
+    "b1e3a1a31a9aa491": lambda t: (
+        "apr" in t
+        or "aug" in t
+        or "dec" in t
+        or "feb" in t
+        or "fri" in t
+        or "jan" in t
+        or "jul" in t
+        or "jun" in t
+        or "mar" in t
+        or "may" in t
+        or "mon" in t
+        or "nov" in t
+        or "oct" in t
+        or "sat" in t
+        or "sep" in t
+        or "sun" in t
+        or "thu" in t
+        or "today" in t
+        or "tomorrow" in t
+        or "tonight" in t
+        or "tue" in t
+        or "wed" in t
     ),
     "b216efa42714ac65": lambda t: (
         "day" in t or "hour" in t or "hr" in t or "min" in t or "night" in t or "week" in t
@@ -8053,6 +8094,78 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "sep" in t
         )
         and ("19" in t or "20" in t)
+    ),
+    "b78c4f0964433f8f": lambda t: (
+        "due" in t
+        or ("deadline" in t and ("for" in t or "to" in t) and "is" in t)
+        or ("deadline" in t and "is" in t)
+        or (
+            (
+                ("owe" in t and ("my" in t or "our" in t or "the" in t))
+                or "must" in t
+                or (
+                    (
+                        "need" in t
+                        or "have" in t
+                        or "must" in t
+                        or "got" in t
+                        or ("'ve" in t and "got" in t)
+                        or ("need" in t and "'ll" in t)
+                    )
+                    and "to" in t
+                )
+            )
+            and ("before" in t or "by" in t or "till" in t or "until" in t)
+        )
+        or (("for" in t or "to" in t) and ("my" in t or "our" in t or "the" in t) and "by" in t)
+        or (
+            ("has" in t or "have" in t or "must" in t or "need" in t)
+            and (
+                (
+                    ("on" in t or "into" in t or "in" in t or ("uploaded" in t and "to" in t))
+                    and ("my" in t or "our" in t or "the" in t)
+                )
+                or "submitted" in t
+                or "filed" in t
+                or "sent" in t
+                or ("handed" in t and "in" in t)
+                or "paid" in t
+                or "returned" in t
+                or "signed" in t
+                or "done" in t
+                or "finished" in t
+                or "renewed" in t
+                or "in" in t
+                or "sending" in t
+                or "posting" in t
+                or "submitting" in t
+                or "filing" in t
+                or "doing" in t
+                or "paying" in t
+                or "signing" in t
+                or "returning" in t
+                or "renewing" in t
+                or "ed" in t
+                or "en" in t
+                or "ing" in t
+            )
+            and ("before" in t or "by" in t)
+        )
+        or "deadline" in t
+        or (
+            ("closes" in t or ("closing" in t and "is" in t) or "shuts" in t)
+            and (
+                "application" in t
+                or "bid" in t
+                or "consultation" in t
+                or "enrolment" in t
+                or "enroment" in t
+                or "entries" in t
+                or "nominations" in t
+                or "registration" in t
+                or "submission" in t
+            )
+        )
     ),
     "b82eb62c4b91621e": lambda t: (
         "fri" in t
@@ -8343,6 +8456,29 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "switched" in t
         )
         and "from" in t
+    ),
+    "bf04b9e1febcbb2c": lambda t: (
+        (
+            "teach" in t
+            or "coach" in t
+            or "tutor" in t
+            or "run" in t
+            or "lead" in t
+            or "work" in t
+            or "volunteer" in t
+            or "referee" in t
+            or ("help" in t and "out" in t)
+        )
+        and (
+            "fri" in t
+            or "mon" in t
+            or "sat" in t
+            or "sun" in t
+            or "thu" in t
+            or "tue" in t
+            or "wed" in t
+        )
+        and ("every" in t or "on" in t)
     ),
     "bf1fe9d37b904dcb": lambda t: (
         ("stay" in t and ("instead" in t or "now" in t) and ("til" in t or "to" in t))
@@ -9737,74 +9873,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     ),
     "dffd151f93ae7e53": lambda t: "back" in t or "home" in t,
     "e066e58637cf53fc": lambda t: "from" in t,
-    "e1dd1706d5d52b8a": lambda t: (
-        "due" in t
-        or ("deadline" in t and ("for" in t or "to" in t) and "is" in t)
-        or ("deadline" in t and "is" in t)
-        or (
-            (
-                ("owe" in t and ("my" in t or "our" in t or "the" in t))
-                or "must" in t
-                or (
-                    (
-                        "need" in t
-                        or "have" in t
-                        or "must" in t
-                        or "got" in t
-                        or ("'ve" in t and "got" in t)
-                        or ("need" in t and "'ll" in t)
-                    )
-                    and "to" in t
-                )
-            )
-            and ("before" in t or "by" in t or "till" in t or "until" in t)
-        )
-        or (("for" in t or "to" in t) and ("my" in t or "our" in t or "the" in t) and "by" in t)
-        or (
-            ("has" in t or "have" in t or "must" in t or "need" in t)
-            and (
-                "submitted" in t
-                or "filed" in t
-                or "sent" in t
-                or ("handed" in t and "in" in t)
-                or "paid" in t
-                or "returned" in t
-                or "signed" in t
-                or "done" in t
-                or "finished" in t
-                or "renewed" in t
-                or "in" in t
-                or "sending" in t
-                or "posting" in t
-                or "submitting" in t
-                or "filing" in t
-                or "doing" in t
-                or "paying" in t
-                or "signing" in t
-                or "returning" in t
-                or "renewing" in t
-                or "ed" in t
-                or "en" in t
-                or "ing" in t
-            )
-            and ("before" in t or "by" in t)
-        )
-        or "deadline" in t
-        or (
-            ("closes" in t or ("closing" in t and "is" in t) or "shuts" in t)
-            and (
-                "application" in t
-                or "bid" in t
-                or "consultation" in t
-                or "enrolment" in t
-                or "enroment" in t
-                or "entries" in t
-                or "nominations" in t
-                or "registration" in t
-                or "submission" in t
-            )
-        )
-    ),
     "e29f55ca3a5755d0": lambda t: (
         "sorry" in t
         or "mean" in t
@@ -10846,18 +10914,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     "fdb337fc4d8221fd": lambda t: (
         ("also" in t or "and" in t or "plus" in t or "then" in t)
         and ("at" in t or "in" in t or "to" in t)
-    ),
-    "fdc7cc030c502f32": lambda t: (
-        "fri" in t
-        or "mon" in t
-        or "sat" in t
-        or "sun" in t
-        or "thu" in t
-        or "today" in t
-        or "tomorrow" in t
-        or "tonight" in t
-        or "tue" in t
-        or "wed" in t
     ),
     "fe16466fc0a13f27": lambda t: (
         "renews" in t

@@ -447,6 +447,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     city = city or _city_alone(parts, country)  # "to India in September, Bangalore, 6-17"
     if city:
         value["city"] = city
+    if ret is None and _known_outbound(ctx, country, city, depart.date):  # type: ignore[arg-type]
+        return  # "flight KL691 Amsterdam to Toronto 20 Sep": the known trip's way out, no trip
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
         value["return_date"] = ret.date
     elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
@@ -461,6 +463,19 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if mode := transport(sent.text):
         value["transport"] = mode
     ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
+
+
+def _known_outbound(ctx: Ctx, country: str, city: str | None, day: dt.date) -> bool:
+    """Whether the session already has a trip to this place leaving that day (with its return):
+    a flight to it said again is the trip's booking, not another trip."""
+    return any(
+        m.kind == "travel.trips"
+        and m.get("depart") == day
+        and m.get("country") == country
+        and m.get("city") in (city, None)
+        and m.get("return_date") is not None
+        for m in ctx.thread.mentions
+    )
 
 
 def transport(text: str) -> str | None:
