@@ -10501,7 +10501,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             and ("'m" in t or "am" in t)
         )
     ),
-    "f0f0aa274f2a9d3d": lambda t: "at" in t or "in" in t,
     "f153cfdb5ca6f49c": lambda t: (
         "take" in t
         or ("dose" in t and ("is" in t or ("will" in t and "be" in t)))
@@ -10607,6 +10606,7 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         and (("office" in t and "ut" in t and "of" in t) or "oo" in t)
     ),
+    "f43f3ad825d0fa53": lambda t: "at" in t or "in" in t,
     "f5ddcbe6ec148284": lambda t: "my" in t or "our" in t or "the" in t,
     "f696e6f0d163a8c8": lambda t: (
         ("enough" in t and ("through" in t or "til" in t or "to" in t))

@@ -70,7 +70,13 @@ _EVENT_LEAD = re.compile(
 _WITH = re.compile(
     r"\bwith\s+(?:my\s+\w+\s+)?(" + NAME + r"(?:\s*(?:,|and|&)\s*" + NAME + r"){0,3})"
 )
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
+# (a name's particles kept: "at Tandartspraktijk Hof van Delft", "at Huis ter Duin")
+_LOCATION = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+)?("
+    + NAME
+    + r"(?:\s(?-i:van|von|de|der|den|ter|ten|da|di|del|du|la|le)"
+    r"(?:\s(?-i:der|den|de|la))?\s(?-i:[A-Z][\w'’-]+))?)"
+)
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
     "important quick so ok okay well and then also just called booked book need needs get "
