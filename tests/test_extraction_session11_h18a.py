@@ -447,3 +447,10 @@ def test_the_known_trips_flight_out_is_no_new_trip() -> None:
     # a flight to somewhere else that day is still a trip
     cands = found("flight LH903 Frankfurt to Paris 20 Jul 10:35", "Off to London 20 to 25 July!")
     assert [t["city"] for t in of("travel.trips", cands)] == ["Paris"]
+
+
+def test_a_place_names_particles_are_kept() -> None:
+    [ev] = of("schedule.events", found("Dinner at Huis ter Duin on Friday at 7"))
+    assert ev["location"] == "Huis ter Duin"
+    [ev] = of("schedule.events", found("Meeting at Acme in London on Friday at 3"))
+    assert ev["location"] == "Acme"
