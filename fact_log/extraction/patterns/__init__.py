@@ -143,6 +143,8 @@ def read(
 ) -> tuple[list[Candidate], Thread]:
     """The candidates one message yields given the thread so far, and the thread after it."""
     said, text = text, undictate(text)
+    if "İ" in text:  # Turkish dotted capital I ("İzmir", "İstanbul"): read as I, same offsets
+        text = text.replace("İ", "I")
     ctx = Ctx(text, observed_at.date(), catalog, [], thread=thread)
     spans = list(sentences(text))
     owned = headings.theirs(text)
@@ -166,7 +168,7 @@ def read(
         for rule in followups.RULES:
             rule(ctx, sent, parts)
         ctx.thread = ctx.thread.with_([_mention(c, ctx.today) for c in ctx.out[before:]])
-    if said != text:  # dictation read as punctuation: quote what was said (same offsets)
+    if said != text:  # dictation or a dotted İ read plainly: quote what was said (same offsets)
         ctx.out = [replace(c, quote=said[c.start : c.start + len(c.quote)]) for c in ctx.out]
     return _subsumed(_dedupe(ctx.out)), ctx.thread
 

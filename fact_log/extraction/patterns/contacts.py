@@ -37,7 +37,7 @@ RELATIONS = (
     "solicitor|landlord|landlady|fiancé|fiancée|fiance|fiancee|girlfriend|boyfriend|"
     "stepmother|stepfather|stepson|stepdaughter|mother-in-law|father-in-law|sister-in-law|"
     "brother-in-law|mentor|tutor|teacher|coach|vet|hairdresser|barber|trainer|assistant|"
-    "cleaner|babysitter|nanny|godmother|godfather|twin|ex"
+    "cleaner|babysitter|nanny|godmother|godfather|twin|ex|buddy|mate"
 )
 
 # One word per relationship, whatever the register ("my mum" and "my mother" are one person).
@@ -54,6 +54,8 @@ _CANONICAL = {
     "physio": "physiotherapist",
     "fiance": "fiancé",
     "fiancee": "fiancée",
+    "buddy": "friend",  # "my buddy Marcus", "my mate Dave": a friend in other registers
+    "mate": "friend",
 }
 
 
@@ -111,7 +113,8 @@ _INVERSE = {
 
 
 _REL_FIRST = re.compile(
-    r"\bmy\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
+    # "our neighbour Doug Reimer", "our grandson Liam": the user's household's people too
+    r"\b(?:my|our)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>"
     + RELATIONS
     + r"|"
@@ -140,6 +143,12 @@ _NOTE_REL = re.compile(
 )
 
 
+# "Mum (Grace Wambui) is turning 60", "my boss (Karen Holt) wants ...": the name in brackets
+_PAREN = re.compile(
+    r"(?:^|\b(?i:my|our)\s+)(?P<rel>(?i:" + RELATIONS + r"))\s*\((?P<name>" + NAME + r")\)"
+)
+
+
 def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """People and their relationship to the user ("my sister Priya")."""
     found: list[tuple[re.Match[str], str]] = []
@@ -148,6 +157,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         *_REL_FIRST.finditer(sent.text),
         *_NAME_FIRST.finditer(sent.text),
         *filter(None, [_NOTE_REL.match(sent.text)]),
+        *(_PAREN.finditer(sent.text) if "(" in sent.text else ()),
     ]:
         # a match whose "name" is no name ("my accountant, mob 0791...") leaves the relation
         # to the next pattern
@@ -167,7 +177,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         email = _EMAIL.search(sent.text)
         if email is not None:
             value["email"] = email[0]
-        bday = re.search(r"\bbirthday\b", sent.text, re.I)
+        bday = re.search(r"\b(?:birthday|b-?day)\b", sent.text, re.I)
         if bday:
             dates = [
                 d

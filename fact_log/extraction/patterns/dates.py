@@ -182,6 +182,8 @@ _NTH_OF_MONTH = re.compile(
 )
 # a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
 _WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
+# "bio lab report due mon", "essay in by fri": a short weekday after the word of a deadline
+_DUE_SHORT = re.compile(rf"\b(?:due|by)[ \t]{{1,3}}({_ABBR_RE})\b\.?(?![ \t]*\d)", re.I)
 _WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
 _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
@@ -190,8 +192,8 @@ _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = re.compile(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    r"this (?:morning|afternoon|evening)|(?:next|this|coming)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
-    + calendar_days.MAYBE_WORDS,
+    r"this (?:morning|afternoon|evening)|(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|"
+    r"sat|sun)|" + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -289,6 +291,29 @@ def forget_dates() -> None:
     _dates_of.cache_clear()
 
 
+# "renews on the 5th of December, sorry, the 6th", "on Tuesday - I mean Wednesday": a day the
+# writer takes back in the same breath, the next one said instead
+_SELF_FIX_HINT = re.compile(
+    r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I
+)
+_SELF_FIX = re.compile(
+    r"(?:\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?)?\s*[,;:–—-]?\s*(?:(?:no|oops|wait)\s*[,!]?\s*)?(?:sorry|i\s+mean|i\s+meant|or\s+rather|"
+    r"make\s+that|scratch\s+that|oops)\s*[,;:!–—-]?\s*(?:it['’]?s\s+|on\s+)?$",
+    re.I,
+)
+
+
+def _self_corrected(text: str, out: list[DateMatch]) -> list[DateMatch]:
+    """The days without those taken back by the next one ("the 5th, sorry, the 6th")."""
+    keep = []
+    for i, d in enumerate(out):
+        nxt = out[i + 1] if i + 1 < len(out) else None
+        if nxt is not None and nxt.start >= d.end and _SELF_FIX.fullmatch(text, d.end, nxt.start):
+            continue
+        keep.append(d)
+    return keep
+
+
 def _find_dates(
     text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
 ) -> list[DateMatch]:
@@ -344,6 +369,9 @@ def _find_dates(
     for m in _WEEKDAY_SHORT.finditer(text) if said_short else ():  # "physio next tue"
         d = _weekday(today, m[1], WEEKDAY_ABBR[m[2].lower()], prefer)
         found.append(DateMatch(m.start(), m.end(), m[0], d))
+    for m in _DUE_SHORT.finditer(text) if ("due " in text or "by " in text) else ():
+        d = _weekday(today, None, WEEKDAY_ABBR[m[1].lower()], "future")
+        found.append(DateMatch(m.start(1), m.end(), text[m.start(1) : m.end()], d))
     for m in _IN_N.finditer(text):
         found.append(DateMatch(m.start(), m.end(), m[0], shift(today, _amount(m[1]), m[2])))
     for m in _AGO.finditer(text):
@@ -411,6 +439,8 @@ def _find_dates(
     found = [d for d in found if not any(_overlap(d, e) for e in extra if e.date is not None)]
     out = _weekday_ends(text, sorted([*found, *extra], key=lambda d: d.start))
     out = _starts_before_ends(text, out)
+    if len(out) > 1 and _SELF_FIX_HINT.search(text):
+        out = _self_corrected(text, out)
     if prefer == "future" and len(out) > 1:
         out = ongoing_ranges(text, out, today)  # "from 1 May to 20 July" said on 10 May
     if named and any(d.valid and d not in named for d in out):

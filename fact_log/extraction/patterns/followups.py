@@ -224,7 +224,8 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _RETURN_CUE.search(sent.text):
         day = first_date(ctx, sent)
-        if day is not None and day >= trip.get("depart"):
+        # (the return day already held, said again with a flight's time, teaches nothing)
+        if day is not None and day >= trip.get("depart") and day != trip.get("return_date"):
             emit(ctx, sent, "travel.trips", {**trip.record(), "return_date": day})
     elif _STAY.search(sent.text) and trip.get("return_date") is None:
         _stay(ctx, sent, trip.record())
@@ -249,7 +250,9 @@ _STAY_ON = re.compile(
     re.I,
 )
 _ITS_FOR = re.compile(
-    r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|the\s+trip\s+is)\s+(?:for|a|an)\b", re.I
+    r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|th(?:is|at)\s+is|the\s+trip\s+is)\s+"
+    r"(?:for|a|an)\b",
+    re.I,
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.places import NATIONALITIES, lookup_place
+from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -20,7 +20,8 @@ from uac.fact_log.extraction.patterns.text import (
 
 _EXPIRY = re.compile(
     r"\b(?:expir\w{0,6}|valid\s+(?:until|till|til|to|through|thru)|runs?\s+out|"
-    r"good\s+(?:until|till|through)|(?:is\s+)?due\s+to\s+expire|ends?)\b|到期|过期",
+    r"(?:good|fine|ok|okay)\s+(?:until|till|through)|(?:is\s+)?due\s+to\s+expire|ends?)\b|"
+    r"到期|过期",
     re.IGNORECASE,
 )
 _DOC = re.compile(
@@ -61,11 +62,18 @@ _WE_ARE = re.compile(
     r"nationals|here|though|anyway|if)\b))",
     re.IGNORECASE,
 )
-# "My passport's a UK one", "my passport is German": the country that issued it.
+# "My passport's a UK one", "my passport is German": the country that issued it; "My Turkish
+# passport number is ...", "My passport (Japan) expires ...": said beside the passport.
 _PASSPORT_OF = re.compile(
     r"\bmy\s+passport(?:'s|’s|\s+is)\s+(?:an?\s+)?("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
-    + r")(?:\s+one)?\b",
+    + r")(?:\s+one)?\b|"
+    r"\bmy\s+(?:current\s+|new\s+|valid\s+)?(" + _DEMONYMS + r")\s+passport\b(?!\s+holder)|"
+    r"\bmy\s+passport\s*\(("
+    + _DEMONYMS
+    + r"|"
+    + "|".join(map(re.escape, sorted(COUNTRIES, key=len, reverse=True)))
+    + r")\)",
     re.IGNORECASE,
 )
 
@@ -110,8 +118,29 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("places.address.city", place[0], sent, 0.8)
 
 
+# "Pat's passport arrived; mine is fine until 2029-11-02": the user's own of the document the
+# sentence before named
+_MINE = re.compile(r"^(?:and\s+|but\s+|while\s+)?mine(?:['’]s|\s+is|\s+)", re.I)
+
+
+def _mine_expires(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The expiry of the user's own document, said as "mine" after another person's."""
+    exp = _EXPIRY.search(sent.text)
+    if exp is None or not clause_ok(parts, sent, sent.start + exp.start()):
+        return
+    before = list(_DOC.finditer(ctx.text[max(0, sent.start - 80) : sent.start]))
+    dates = [d for d in dates_in(sent, "future", ctx.today) if d.start > sent.start + exp.start()]
+    if not before or not dates or not dates[0].valid:
+        return
+    doc = before[-1]
+    which = "passport" if doc["passport"] or doc["cpassport"] else "driver_licence"
+    ctx.add(f"identity.{which}.expiry_date", dates[0].date, sent, 0.75)
+
+
 def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Passport / licence expiry and numbers, name, birth date, nationality."""
+    if _MINE.match(sent.text):
+        _mine_expires(ctx, sent, parts)
     docs = list(_DOC.finditer(sent.text))
     if docs and (exp := _EXPIRY.search(sent.text)):
         abs_exp = sent.start + exp.start()
@@ -169,9 +198,12 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m and (word not in _NEEDS_NOUN or m["noun"]) and not guarded(sent.text[: m.end()]):
         path = "passport.issuing_country" if "passport" in (m["noun"] or "") else "nationality"
         ctx.add(f"identity.{path}", NATIONALITIES[word], sent, 0.75)
-    m = _PASSPORT_OF.search(sent.text)
+    m = _PASSPORT_OF.search(sent.text) if "assport" in sent.text else None
     if in_clause(m, parts, sent):
-        ctx.add("identity.passport.issuing_country", NATIONALITIES[m[1].lower()], sent, 0.8)
+        word = (m[1] or m[2] or m[3]).lower()  # type: ignore[index]
+        code = NATIONALITIES.get(word) or COUNTRIES.get(word)
+        if code:
+            ctx.add("identity.passport.issuing_country", code, sent, 0.8)
 
 
 RULES: tuple[Rule, ...] = (rule_identity,)

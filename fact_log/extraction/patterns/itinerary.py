@@ -41,7 +41,9 @@ _WORD = re.compile(r"[A-Za-z][\w'’.-]*")
 # a stay's neighbourhood ("villa near Lagos": Lagos may be another country's city).
 _NOT_DESTINATION = re.compile(
     r"\b(?:from|via|through|thru|connect\w*|layover|stopover|live|lives|living|based|born|near|"
-    r"outside)\s+(?:the\s+)?$",
+    # "flying out of Sydney", "leaving Nairobi": where the journey starts
+    r"outside|(?:fly\w*|depart\w*|leav\w*|sail\w*|driv\w*|head\w*)\s+out\s+of|"
+    r"departing|leaving)\s+(?:the\s+)?$",
     re.I,
 )
 _TOWARD = re.compile(r"(?:\bto|->|→|>)\s*$", re.I)

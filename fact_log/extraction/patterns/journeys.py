@@ -544,10 +544,29 @@ def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if day is None:
         return False
     value: dict[str, Any] = {"kind": "flight", "start": dt.datetime.combine(day, when.start)}
-    if not dates and city:
+    if (route := _NUMBER_ROUTE.match(sent.text, m.end())) is not None and _places(route):
+        value["place"], value["destination"] = route["a"], route["b"]
+    elif not dates and city:
         value["destination"] = city
     ctx.add("travel.bookings", value, sent, 0.7)
     return True
+
+
+# "KL691 Amsterdam to Toronto", "BA117: London - New York": the route after the number
+_NUMBER_ROUTE = re.compile(
+    r"[ \t]*[:,]?[ \t]*(?:from[ \t]+)?(?P<a>(?-i:[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+)?))"
+    r"[ \t]*(?:\([A-Z]{3}\))?[ \t]*(?:to|[-–→>])[ \t]*"
+    r"(?P<b>(?-i:[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+)?))",
+    re.I,
+)
+
+
+def _places(route: re.Match[str]) -> bool:
+    """Whether both ends of a route are places the reference data knows."""
+    return all(
+        lookup_place(route[k]) is not None or lookup_place(route[k].split()[0]) is not None
+        for k in ("a", "b")
+    )
 
 
 # A pasted confirmation lists a stay's fields a line each: "Hotel Riu Plaza, Madrid. Check-in:

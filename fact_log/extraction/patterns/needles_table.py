@@ -163,6 +163,7 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "yaris" in t
         )
     ),
+    "045fef8f13c5d9bf": lambda t: "after" in t,
     "047808ec349a6329": lambda t: (
         "don't" in t
         or ("not" in t and "do" in t)
@@ -234,15 +235,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "'ll" in t
     ),
     "06a510c0f9750e7c": lambda t: "til" in t,
-    "06f67bd7833cb8db": lambda t: (
-        "it's" in t
-        or "its" in t
-        or "it’s" in t
-        or ("it" in t and "is" in t)
-        or "that's" in t
-        or "that’s" in t
-        or ("trip" in t and "the" in t and "is" in t)
-    ),
     "072ac6c191e8c663": lambda t: (
         "next" in t
         or "tomorrow" in t
@@ -410,6 +402,206 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("flying" in t and "back" in t)
         or "returning" in t
         or "return" in t
+    ),
+    "1084e226d85fca2a": lambda t: (
+        (
+            "brother in law" in t
+            or "brother in-law" in t
+            or "brother-in law" in t
+            or "brother-in-law" in t
+            or "daughter in law" in t
+            or "daughter in-law" in t
+            or "daughter-in law" in t
+            or "daughter-in-law" in t
+            or "father in law" in t
+            or "father in-law" in t
+            or "father-in law" in t
+            or "father-in-law" in t
+            or "mother in law" in t
+            or "mother in-law" in t
+            or "mother-in law" in t
+            or "mother-in-law" in t
+            or "sister in law" in t
+            or "sister in-law" in t
+            or "sister-in law" in t
+            or "sister-in-law" in t
+            or "son in law" in t
+            or "son in-law" in t
+            or "son-in law" in t
+            or "son-in-law" in t
+            or "grandson" in t
+            or "granddaughter" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "employer" in t
+            or "sister" in t
+            or "brother" in t
+            or "mother" in t
+            or "mom" in t
+            or "mum" in t
+            or "father" in t
+            or "dad" in t
+            or "wife" in t
+            or "husband" in t
+            or "partner" in t
+            or "son" in t
+            or "daughter" in t
+            or "friend" in t
+            or "best friend" in t
+            or "colleague" in t
+            or "coworker" in t
+            or "co-worker" in t
+            or "boss" in t
+            or "manager" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "gp" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "therapist" in t
+            or "cousin" in t
+            or "aunt" in t
+            or "uncle" in t
+            or "niece" in t
+            or "nephew" in t
+            or "grandmother" in t
+            or "grandma" in t
+            or "granny" in t
+            or "grandfather" in t
+            or "grandpa" in t
+            or "neighbour" in t
+            or "neighbor" in t
+            or "flatmate" in t
+            or "roommate" in t
+            or "housemate" in t
+            or "accountant" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "landlord" in t
+            or "landlady" in t
+            or "fianc" in t
+            or "fianc" in t
+            or "fiance" in t
+            or "fiancee" in t
+            or "girlfriend" in t
+            or "boyfriend" in t
+            or "stepmother" in t
+            or "stepfather" in t
+            or "stepson" in t
+            or "stepdaughter" in t
+            or "mother-in-law" in t
+            or "father-in-law" in t
+            or "sister-in-law" in t
+            or "brother-in-law" in t
+            or "mentor" in t
+            or "tutor" in t
+            or "teacher" in t
+            or "coach" in t
+            or "vet" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or "trainer" in t
+            or "assistant" in t
+            or "cleaner" in t
+            or "babysitter" in t
+            or "nanny" in t
+            or "godmother" in t
+            or "godfather" in t
+            or "twin" in t
+            or "ex" in t
+            or "buddy" in t
+            or "mate" in t
+            or "vet" in t
+            or "nurse" in t
+            or "doctor" in t
+            or "surgeon" in t
+            or "midwife" in t
+            or "paramedic" in t
+            or "pharmacist" in t
+            or "dentist" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "pilot" in t
+            or "teacher" in t
+            or "tutor" in t
+            or "instructor" in t
+            or "lecturer" in t
+            or "professor" in t
+            or "architect" in t
+            or "engineer" in t
+            or "developer" in t
+            or "designer" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "barrister" in t
+            or "accountant" in t
+            or "plumber" in t
+            or "electrician" in t
+            or "builder" in t
+            or "mechanic" in t
+            or "chef" in t
+            or "cook" in t
+            or "baker" in t
+            or "journalist" in t
+            or "writer" in t
+            or "photographer" in t
+            or "artist" in t
+            or "musician" in t
+            or ("officer" in t and "police" in t)
+            or "firefighter" in t
+            or "carpenter" in t
+            or "gardener" in t
+            or "cleaner" in t
+            or "therapist" in t
+            or "counsellor" in t
+            or "counselor" in t
+            or "coach" in t
+            or "trainer" in t
+            or "consultant" in t
+            or "manager" in t
+            or "librarian" in t
+            or "pharmacist" in t
+            or "optician" in t
+            or "scientist" in t
+            or "researcher" in t
+            or "vicar" in t
+            or "priest" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or ("estate" in t and "agent" in t)
+            or "receptionist" in t
+            or "carer" in t
+            or ("social" in t and "worker" in t)
+            or "student" in t
+            or "dietitian" in t
+            or "nutritionist" in t
+            or "neurologist" in t
+            or "cardiologist" in t
+            or "dermatologist" in t
+            or "psychiatrist" in t
+            or "psychologist" in t
+            or "gynaecologist" in t
+            or "oncologist" in t
+            or "specialist" in t
+            or "osteopath" in t
+            or "chiropractor" in t
+            or "deputy" in t
+            or "supervisor" in t
+            or ("manager" in t and "line" in t)
+            or "secretary" in t
+            or "pa" in t
+            or "nanny" in t
+            or "babysitter" in t
+        )
+        and (
+            "is" in t
+            or ("called" in t and "is" in t)
+            or ("called" in t and ("'s" in t or "’s" in t))
+            or ("named" in t and "is" in t)
+            or ("name" in t and ("'s" in t or "’s" in t) and "is" in t)
+            or "'s" in t
+            or "’s" in t
+        )
     ),
     "10fae21d99c508fc": lambda t: "budget" in t or "预算" in t,
     "1188edc2fe766645": lambda t: "back" in t or "returning" in t,
@@ -664,6 +856,69 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "如果" in t
         or "要是" in t
     ),
+    "1c05c9645947b658": lambda t: (
+        ("her" in t or "his" in t or "their" in t)
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
+    ),
     "1c54b2db7a4511bf": lambda t: (
         "audi" in t
         or "bmw" in t
@@ -725,194 +980,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or (("based" in t or "living" in t) and ("'m" in t or "am" in t) and "in" in t)
         or (("based" in t or "live" in t or "living" in t) and "in" in t)
         or ("home" in t and "my" in t and "is" in t and "in" in t)
-    ),
-    "1d3c8b0b98791369": lambda t: (
-        "my" in t
-        and (
-            "brother in law" in t
-            or "brother in-law" in t
-            or "brother-in law" in t
-            or "brother-in-law" in t
-            or "daughter in law" in t
-            or "daughter in-law" in t
-            or "daughter-in law" in t
-            or "daughter-in-law" in t
-            or "father in law" in t
-            or "father in-law" in t
-            or "father-in law" in t
-            or "father-in-law" in t
-            or "mother in law" in t
-            or "mother in-law" in t
-            or "mother-in law" in t
-            or "mother-in-law" in t
-            or "sister in law" in t
-            or "sister in-law" in t
-            or "sister-in law" in t
-            or "sister-in-law" in t
-            or "son in law" in t
-            or "son in-law" in t
-            or "son-in law" in t
-            or "son-in-law" in t
-            or "grandson" in t
-            or "granddaughter" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "employer" in t
-            or "sister" in t
-            or "brother" in t
-            or "mother" in t
-            or "mom" in t
-            or "mum" in t
-            or "father" in t
-            or "dad" in t
-            or "wife" in t
-            or "husband" in t
-            or "partner" in t
-            or "son" in t
-            or "daughter" in t
-            or "friend" in t
-            or "best friend" in t
-            or "colleague" in t
-            or "coworker" in t
-            or "co-worker" in t
-            or "boss" in t
-            or "manager" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "gp" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "therapist" in t
-            or "cousin" in t
-            or "aunt" in t
-            or "uncle" in t
-            or "niece" in t
-            or "nephew" in t
-            or "grandmother" in t
-            or "grandma" in t
-            or "granny" in t
-            or "grandfather" in t
-            or "grandpa" in t
-            or "neighbour" in t
-            or "neighbor" in t
-            or "flatmate" in t
-            or "roommate" in t
-            or "housemate" in t
-            or "accountant" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "landlord" in t
-            or "landlady" in t
-            or "fianc" in t
-            or "fianc" in t
-            or "fiance" in t
-            or "fiancee" in t
-            or "girlfriend" in t
-            or "boyfriend" in t
-            or "stepmother" in t
-            or "stepfather" in t
-            or "stepson" in t
-            or "stepdaughter" in t
-            or "mother-in-law" in t
-            or "father-in-law" in t
-            or "sister-in-law" in t
-            or "brother-in-law" in t
-            or "mentor" in t
-            or "tutor" in t
-            or "teacher" in t
-            or "coach" in t
-            or "vet" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or "trainer" in t
-            or "assistant" in t
-            or "cleaner" in t
-            or "babysitter" in t
-            or "nanny" in t
-            or "godmother" in t
-            or "godfather" in t
-            or "twin" in t
-            or "ex" in t
-            or "vet" in t
-            or "nurse" in t
-            or "doctor" in t
-            or "surgeon" in t
-            or "midwife" in t
-            or "paramedic" in t
-            or "pharmacist" in t
-            or "dentist" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "pilot" in t
-            or "teacher" in t
-            or "tutor" in t
-            or "instructor" in t
-            or "lecturer" in t
-            or "professor" in t
-            or "architect" in t
-            or "engineer" in t
-            or "developer" in t
-            or "designer" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "barrister" in t
-            or "accountant" in t
-            or "plumber" in t
-            or "electrician" in t
-            or "builder" in t
-            or "mechanic" in t
-            or "chef" in t
-            or "cook" in t
-            or "baker" in t
-            or "journalist" in t
-            or "writer" in t
-            or "photographer" in t
-            or "artist" in t
-            or "musician" in t
-            or ("officer" in t and "police" in t)
-            or "firefighter" in t
-            or "carpenter" in t
-            or "gardener" in t
-            or "cleaner" in t
-            or "therapist" in t
-            or "counsellor" in t
-            or "counselor" in t
-            or "coach" in t
-            or "trainer" in t
-            or "consultant" in t
-            or "manager" in t
-            or "librarian" in t
-            or "pharmacist" in t
-            or "optician" in t
-            or "scientist" in t
-            or "researcher" in t
-            or "vicar" in t
-            or "priest" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or ("estate" in t and "agent" in t)
-            or "receptionist" in t
-            or "carer" in t
-            or ("social" in t and "worker" in t)
-            or "student" in t
-            or "dietitian" in t
-            or "nutritionist" in t
-            or "neurologist" in t
-            or "cardiologist" in t
-            or "dermatologist" in t
-            or "psychiatrist" in t
-            or "psychologist" in t
-            or "gynaecologist" in t
-            or "oncologist" in t
-            or "specialist" in t
-            or "osteopath" in t
-            or "chiropractor" in t
-            or "deputy" in t
-            or "supervisor" in t
-            or ("manager" in t and "line" in t)
-            or "secretary" in t
-            or "pa" in t
-        )
     ),
     "1dcb9dc92ea0d1e3": lambda t: (
         ("consulate" in t or "embassy" in t or ("commission" in t and "high" in t))
@@ -1225,6 +1292,69 @@ MAY: dict[str, Callable[[str], bool]] = {
         (("standing" in t and "order" in t) or ("direct" in t and "debit" in t))
         and ("for" in t or "to" in t or "with" in t)
     ),
+    "23ce8c1faf6fcb5f": lambda t: (
+        ("my" in t or "new" in t or "our" in t or "the" in t)
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
+    ),
     "23ed2083b6a58ec3": lambda t: (
         "day" in t
         or "evening" in t
@@ -1405,66 +1535,16 @@ MAY: dict[str, Callable[[str], bool]] = {
     "2e30ad43736d0b0c": lambda t: "我对" in t and "过敏" in t,
     "2e42341ad4c2a0c8": lambda t: ("back" in t or "home" in t or "return" in t) and "from" in t,
     "2ed3da2260f86bdc": lambda t: "through" in t or "til" in t,
-    "2f14c78e703caae1": lambda t: (
-        "accountant" in t
-        or "assistant" in t
-        or "aunt" in t
-        or "babysitter" in t
-        or "barber" in t
-        or "boss" in t
-        or "brother" in t
-        or "cleaner" in t
-        or "co-worker" in t
-        or "coach" in t
-        or "colleague" in t
-        or "cousin" in t
-        or "coworker" in t
-        or "dad" in t
-        or "daughter" in t
-        or "dentist" in t
-        or "doctor" in t
-        or "employer" in t
-        or "ex" in t
-        or "father" in t
-        or "fianc" in t
-        or "flatmate" in t
-        or "friend" in t
-        or "gp" in t
-        or "grandchild" in t
-        or "grandkid" in t
-        or "grandma" in t
-        or "grandpa" in t
-        or "granny" in t
-        or "hairdresser" in t
-        or "housemate" in t
-        or "husband" in t
-        or "landlady" in t
-        or "landlord" in t
-        or "lawyer" in t
-        or "manager" in t
-        or "mentor" in t
-        or "mom" in t
-        or "mother" in t
-        or "mum" in t
-        or "nanny" in t
-        or "neighbor" in t
-        or "neighbour" in t
-        or "nephew" in t
-        or "niece" in t
-        or "partner" in t
-        or "physio" in t
-        or "roommate" in t
-        or "sister" in t
-        or "solicitor" in t
-        or "son" in t
-        or "teacher" in t
-        or "therapist" in t
-        or "trainer" in t
-        or "tutor" in t
-        or "twin" in t
-        or "uncle" in t
-        or "vet" in t
-        or "wife" in t
+    "2f678396e0e63084": lambda t: (
+        "back" in t
+        or "her" in t
+        or "him" in t
+        or "it" in t
+        or "me" in t
+        or "round" in t
+        or "them" in t
+        or "us" in t
+        or "you" in t
     ),
     "30877d98d2da96c2": lambda t: (
         ("have" in t or ("'ve" in t and "got" in t) or "got" in t or ("have" in t and "got" in t))
@@ -2092,172 +2172,8 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "3d01fed8d63d9c45": lambda t: "from" in t or "starting" in t or "starts" in t,
-    "3dbf346986bfb1e8": lambda t: (
-        "considering" in t
-        or "could" in t
-        or "dreaming of" in t
-        or "hope to" in t
-        or "hoping to" in t
-        or "i believe" in t
-        or "i guess" in t
-        or "i suppose" in t
-        or "i think" in t
-        or "i'd like to" in t
-        or "may" in t
-        or "might" in t
-        or "not certain" in t
-        or "not sure" in t
-        or "one day" in t
-        or "or so" in t
-        or "perhaps" in t
-        or "possibly" in t
-        or "probably" in t
-        or "should" in t
-        or "someday" in t
-        or "tentative" in t
-        or "thinking about" in t
-        or "thinking of" in t
-        or "undecided" in t
-        or "unsure" in t
-        or "wanna" in t
-        or "want to" in t
-        or "would like to" in t
-        or "也许" in t
-        or "可能" in t
-        or "大概" in t
-        or "或许" in t
-    ),
-    "3df49349516d5d51": lambda t: (
-        "ends" in t
-        or "expires" in t
-        or "finishes" in t
-        or ("runs" in t and "out" in t)
-        or ("is" in t and "up" in t)
-    ),
-    "3e0644ce8094d6c7": lambda t: "月" in t and ("号" in t or "日" in t or "號" in t),
-    "3fdd99d8ee45a905": lambda t: (
-        (
-            "bus" in t
-            or "coach" in t
-            or "ferry" in t
-            or "flight" in t
-            or "plane" in t
-            or "train" in t
-        )
-        and ("my" in t or "our" in t or "the" in t)
-        and ("for" in t or "to" in t)
-    ),
-    "408ca54e77d14554": lambda t: (
-        (
-            "apr" in t
-            or "aug" in t
-            or "dec" in t
-            or "feb" in t
-            or "jan" in t
-            or "jul" in t
-            or "jun" in t
-            or "mar" in t
-            or "may" in t
-            or "nov" in t
-            or "oct" in t
-            or "sep" in t
-        )
-        and (
-            "early" in t
-            or "for" in t
-            or "in" in t
-            or "late" in t
-            or "mid" in t
-            or "next" in t
-            or "of" in t
-            or "this" in t
-        )
-    ),
-    "4173cdceb010983b": lambda t: (
-        (
-            "weigh" in t
-            or "weigh-in" in t
-            or "weighin" in t
-            or ("weight" in t and "my" in t and "is" in t)
-            or "'m" in t
-            or "am" in t
-            or ("weighed" in t and ("in" in t or "myself" in t))
-            or "was" in t
-            or (("down" in t or "up" in t) and "to" in t)
-        )
-        and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
-    ),
-    "42a47916ff902050": lambda t: "before" in t or "by" in t,
-    "42d5fbcfb788abbe": lambda t: "kilometers" in t or "kilometres" in t or "km" in t or "mi" in t,
-    "4328689945dc7322": lambda t: (
-        ("charged" in t and "by" in t) or "billed" in t or "charged" in t or "took" in t
-    ),
-    "45817d4089975b00": lambda t: (
-        "annually" in t or "mo" in t or "week" in t or "year" in t or "yr" in t
-    ),
-    "464ef63fbb884f8d": lambda t: (
-        (
-            "hall" in t
-            or "arena" in t
-            or "centre" in t
-            or "center" in t
-            or "clinic" in t
-            or "hospital" in t
-            or "church" in t
-            or "chapel" in t
-            or "school" in t
-            or "library" in t
-            or "gym" in t
-            or "surgery" in t
-            or "studio" in t
-            or "pool" in t
-            or "club" in t
-            or "pub" in t
-            or "restaurant" in t
-            or "cafe" in t
-            or "caf" in t
-            or "hotel" in t
-            or "theatre" in t
-            or "theater" in t
-            or "stadium" in t
-            or "office" in t
-            or "practice" in t
-            or ("community" in t and "centre" in t)
-        )
-        and ("at" in t or "in" in t)
-    ),
-    "46ff95f3c0c475a4": lambda t: (
-        ("extended" in t or "prolonged" in t or "renewed" in t)
-        and ("through" in t or "til" in t or "to" in t)
-    ),
-    "491d73dca425371b": lambda t: (
-        (
-            "dad" in t
-            or "father" in t
-            or "gran" in t
-            or "hubby" in t
-            or "mam" in t
-            or "mom" in t
-            or "mother" in t
-            or "mum" in t
-            or "nan" in t
-            or "wifey" in t
-        )
-        and (
-            "'s" in t
-            or "got" in t
-            or "had" in t
-            or "has" in t
-            or "is" in t
-            or "now" in t
-            or "takes" in t
-            or "was" in t
-            or "’s" in t
-        )
-    ),
-    "49382ded08853cdd": lambda t: (
-        ("he's" in t or "he’s" in t or ("he" in t and "is" in t))
-        and "my" in t
+    "3d079d7a95d9ec64": lambda t: (
+        ("my" in t or "our" in t)
         and (
             "brother in law" in t
             or "brother in-law" in t
@@ -2363,6 +2279,8 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "godfather" in t
             or "twin" in t
             or "ex" in t
+            or "buddy" in t
+            or "mate" in t
             or "vet" in t
             or "nurse" in t
             or "doctor" in t
@@ -2442,6 +2360,202 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("manager" in t and "line" in t)
             or "secretary" in t
             or "pa" in t
+        )
+    ),
+    "3dbf346986bfb1e8": lambda t: (
+        "considering" in t
+        or "could" in t
+        or "dreaming of" in t
+        or "hope to" in t
+        or "hoping to" in t
+        or "i believe" in t
+        or "i guess" in t
+        or "i suppose" in t
+        or "i think" in t
+        or "i'd like to" in t
+        or "may" in t
+        or "might" in t
+        or "not certain" in t
+        or "not sure" in t
+        or "one day" in t
+        or "or so" in t
+        or "perhaps" in t
+        or "possibly" in t
+        or "probably" in t
+        or "should" in t
+        or "someday" in t
+        or "tentative" in t
+        or "thinking about" in t
+        or "thinking of" in t
+        or "undecided" in t
+        or "unsure" in t
+        or "wanna" in t
+        or "want to" in t
+        or "would like to" in t
+        or "也许" in t
+        or "可能" in t
+        or "大概" in t
+        or "或许" in t
+    ),
+    "3df49349516d5d51": lambda t: (
+        "ends" in t
+        or "expires" in t
+        or "finishes" in t
+        or ("runs" in t and "out" in t)
+        or ("is" in t and "up" in t)
+    ),
+    "3e0644ce8094d6c7": lambda t: "月" in t and ("号" in t or "日" in t or "號" in t),
+    "3fdd99d8ee45a905": lambda t: (
+        (
+            "bus" in t
+            or "coach" in t
+            or "ferry" in t
+            or "flight" in t
+            or "plane" in t
+            or "train" in t
+        )
+        and ("my" in t or "our" in t or "the" in t)
+        and ("for" in t or "to" in t)
+    ),
+    "408ca54e77d14554": lambda t: (
+        (
+            "apr" in t
+            or "aug" in t
+            or "dec" in t
+            or "feb" in t
+            or "jan" in t
+            or "jul" in t
+            or "jun" in t
+            or "mar" in t
+            or "may" in t
+            or "nov" in t
+            or "oct" in t
+            or "sep" in t
+        )
+        and (
+            "early" in t
+            or "for" in t
+            or "in" in t
+            or "late" in t
+            or "mid" in t
+            or "next" in t
+            or "of" in t
+            or "this" in t
+        )
+    ),
+    "4173cdceb010983b": lambda t: (
+        (
+            "weigh" in t
+            or "weigh-in" in t
+            or "weighin" in t
+            or ("weight" in t and "my" in t and "is" in t)
+            or "'m" in t
+            or "am" in t
+            or ("weighed" in t and ("in" in t or "myself" in t))
+            or "was" in t
+            or (("down" in t or "up" in t) and "to" in t)
+        )
+        and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
+    ),
+    "42a47916ff902050": lambda t: "before" in t or "by" in t,
+    "42d5fbcfb788abbe": lambda t: "kilometers" in t or "kilometres" in t or "km" in t or "mi" in t,
+    "4328689945dc7322": lambda t: (
+        ("charged" in t and "by" in t) or "billed" in t or "charged" in t or "took" in t
+    ),
+    "45817d4089975b00": lambda t: (
+        "annually" in t or "mo" in t or "week" in t or "year" in t or "yr" in t
+    ),
+    "46ff95f3c0c475a4": lambda t: (
+        ("extended" in t or "prolonged" in t or "renewed" in t)
+        and ("through" in t or "til" in t or "to" in t)
+    ),
+    "48295e3d2b9e0613": lambda t: (
+        ("b-day" in t or "bday" in t or "birthday" in t)
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
+        and ("'s" in t or "is" in t or "’s" in t)
+    ),
+    "491d73dca425371b": lambda t: (
+        (
+            "dad" in t
+            or "father" in t
+            or "gran" in t
+            or "hubby" in t
+            or "mam" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nan" in t
+            or "wifey" in t
+        )
+        and (
+            "'s" in t
+            or "got" in t
+            or "had" in t
+            or "has" in t
+            or "is" in t
+            or "now" in t
+            or "takes" in t
+            or "was" in t
+            or "’s" in t
         )
     ),
     "49b89e8f4acd26bb": lambda t: "for" in t or "on" in t,
@@ -2563,6 +2677,23 @@ MAY: dict[str, Callable[[str], bool]] = {
     ),
     "4d4db41303f505e3": lambda t: "from" in t or ("out" in t and "of" in t),
     "4d576707d3f9c3f9": lambda t: "next" in t and "week" in t,
+    "4d74594173b8ced2": lambda t: (
+        "'ll" in t
+        or "can" in t
+        or "could" in t
+        or "gonna" in t
+        or "may" in t
+        or "might" in t
+        or "must" in t
+        or "please" in t
+        or "pls" in t
+        or "shall" in t
+        or "should" in t
+        or "to" in t
+        or "will" in t
+        or "would" in t
+        or "’ll" in t
+    ),
     "4dd8e509158bb831": lambda t: (
         ("begin" in t or "start" in t)
         and (
@@ -2757,70 +2888,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     "5446f809b4f43767": lambda t: (
         ("each" in t or "every" in t) and ("month" in t or "week" in t or "year" in t)
     ),
-    "54bd741dc812667e": lambda t: (
-        ("my" in t or "our" in t)
-        and (
-            "accountant" in t
-            or "assistant" in t
-            or "aunt" in t
-            or "babysitter" in t
-            or "barber" in t
-            or "boss" in t
-            or "brother" in t
-            or "cleaner" in t
-            or "co-worker" in t
-            or "coach" in t
-            or "colleague" in t
-            or "cousin" in t
-            or "coworker" in t
-            or "dad" in t
-            or "daughter" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "employer" in t
-            or "ex" in t
-            or "father" in t
-            or "fianc" in t
-            or "flatmate" in t
-            or "friend" in t
-            or "gp" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "grandma" in t
-            or "grandpa" in t
-            or "granny" in t
-            or "hairdresser" in t
-            or "housemate" in t
-            or "husband" in t
-            or "landlady" in t
-            or "landlord" in t
-            or "lawyer" in t
-            or "manager" in t
-            or "mentor" in t
-            or "mom" in t
-            or "mother" in t
-            or "mum" in t
-            or "nanny" in t
-            or "neighbor" in t
-            or "neighbour" in t
-            or "nephew" in t
-            or "niece" in t
-            or "partner" in t
-            or "physio" in t
-            or "roommate" in t
-            or "sister" in t
-            or "solicitor" in t
-            or "son" in t
-            or "teacher" in t
-            or "therapist" in t
-            or "trainer" in t
-            or "tutor" in t
-            or "twin" in t
-            or "uncle" in t
-            or "vet" in t
-            or "wife" in t
-        )
-    ),
     "54daec91dca62405": lambda t: "kg" in t or "kilo" in t or "lb" in t,
     "5559c6033cc18b06": lambda t: (
         "apr" in t
@@ -2960,6 +3027,36 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "pm" in t
         or "点" in t
         or "點" in t
+    ),
+    "5c5467b74209035f": lambda t: (
+        "from" in t
+        or "via" in t
+        or "through" in t
+        or "thru" in t
+        or "connect" in t
+        or "layover" in t
+        or "stopover" in t
+        or "live" in t
+        or "lives" in t
+        or "living" in t
+        or "based" in t
+        or "born" in t
+        or "near" in t
+        or "outside" in t
+        or (
+            (
+                "depart" in t
+                or "driv" in t
+                or "fly" in t
+                or "head" in t
+                or "leav" in t
+                or "sail" in t
+            )
+            and "out" in t
+            and "of" in t
+        )
+        or "departing" in t
+        or "leaving" in t
     ),
     "5ca9c0f2be9723ba": lambda t: (
         "he" in t
@@ -3180,16 +3277,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("has" in t or "have" in t or "must" in t or "need" in t)
         and ("be" in t or "get" in t or "go" in t)
     ),
-    "60822e617fe086e7": lambda t: (
-        "expir" in t
-        or ("valid" in t and ("through" in t or "thru" in t or "til" in t or "to" in t))
-        or ("run" in t and "out" in t)
-        or ("good" in t and ("through" in t or "till" in t or "until" in t))
-        or ("expire" in t and "due" in t and "to" in t)
-        or "end" in t
-        or "到期" in t
-        or "过期" in t
-    ),
     "60935bdd81c57c65": lambda t: (
         "done" in t
         or ("done" in t and "all" in t)
@@ -3301,6 +3388,41 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         or "via" in t
     ),
+    "68af6e057bdfe839": lambda t: (
+        (
+            "hall" in t
+            or "arena" in t
+            or "centre" in t
+            or "center" in t
+            or "clinic" in t
+            or "hospital" in t
+            or "church" in t
+            or "chapel" in t
+            or "school" in t
+            or "library" in t
+            or "gym" in t
+            or "surgery" in t
+            or "studio" in t
+            or "pool" in t
+            or "club" in t
+            or "pub" in t
+            or "restaurant" in t
+            or "cafe" in t
+            or "caf" in t
+            or "hotel" in t
+            or "theatre" in t
+            or "theater" in t
+            or "stadium" in t
+            or "office" in t
+            or "practice" in t
+            or ("community" in t and "centre" in t)
+            or "facility" in t
+            or "depot" in t
+            or "pharmacy" in t
+            or "garage" in t
+        )
+        and ("at" in t or "in" in t)
+    ),
     "6915074cb692f100": lambda t: (
         "refunded" in t
         or ("refund" in t and "gave" in t and "me" in t)
@@ -3391,131 +3513,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("home" in t and "my" in t and "is" in t and "in" in t)
     ),
     "6c25d0c1ed2ee22f": lambda t: "began" in t or "started" in t,
-    "6c918d7bb26c416c": lambda t: (
-        "appointment" in t
-        or "appt" in t
-        or "meeting" in t
-        or "call" in t
-        or "interview" in t
-        or "dinner" in t
-        or "lunch" in t
-        or "breakfast" in t
-        or "brunch" in t
-        or "party" in t
-        or "wedding" in t
-        or "check-up" in t
-        or "checkup" in t
-        or "consultation" in t
-        or "session" in t
-        or "class" in t
-        or "conference" in t
-        or "concert" in t
-        or "game" in t
-        or "match" in t
-        or "haircut" in t
-        or "viewing" in t
-        or "exam" in t
-        or "surgery" in t
-        or "operation" in t
-        or "reservation" in t
-        or "ceremony" in t
-        or "funeral" in t
-        or "recital" in t
-        or "presentation" in t
-        or "webinar" in t
-        or "scan" in t
-        or "1:1" in t
-        or "one-on-one" in t
-        or "catch-up" in t
-        or ("night" in t and "date" in t)
-        or "playdate" in t
-        or "gig" in t
-        or "show" in t
-        or "rehearsal" in t
-        or "review" in t
-        or "training" in t
-        or "workshop" in t
-        or "visit" in t
-        or "offsite" in t
-        or "off-site" in t
-        or "retreat" in t
-        or ("away" in t and "day" in t)
-        or "dentist" in t
-        or "doctor" in t
-        or "gp" in t
-        or "mri" in t
-        or "x-ray" in t
-        or "xray" in t
-        or ("blood" in t and "test" in t)
-        or "vaccination" in t
-        or ("canal" in t and "root" in t)
-        or "lesson" in t
-        or "theatre" in t
-        or "theater" in t
-        or ("book" in t and "club" in t)
-        or "plumber" in t
-        or "test" in t
-        or "mediation" in t
-        or ("hearing" in t and "court" in t)
-        or "tribunal" in t
-        or "deposition" in t
-        or "optician" in t
-        or "optometrist" in t
-        or "orthodontist" in t
-        or "hygienist" in t
-        or "podiatrist" in t
-        or "dermatologist" in t
-        or "electrician" in t
-        or ("appointment" in t and "midwife" in t)
-        or ("appointment" in t and "biometrics" in t)
-        or "table" in t
-        or "tasting" in t
-        or ("parents" in t and "evening" in t)
-        or ("open" in t and "day" in t)
-        or ("sports" in t and "day" in t)
-        or ("school" in t and "play" in t)
-        or "course" in t
-        or "choir" in t
-        or "pilates" in t
-        or "swimming" in t
-        or "tutoring" in t
-        or "yoga" in t
-        or "stand-up" in t
-        or "standup" in t
-        or "practice" in t
-        or "therapy" in t
-        or "quiz" in t
-        or (
-            "test" in t
-            and ("driving" in t or "eye" in t or "hearing" in t or "sight" in t or "smear" in t)
-        )
-        or "mot" in t
-        or "screening" in t
-        or "fitting" in t
-        or "christening" in t
-        or "baptism" in t
-        or "graduation" in t
-        or "reception" in t
-        or "housewarming" in t
-        or "barbecue" in t
-        or "bbq" in t
-        or "anniversary" in t
-        or "physio" in t
-        or "counselling" in t
-        or "osteo" in t
-        or "chiropractor" in t
-        or "vet" in t
-        or "kick off" in t
-        or "kick-off" in t
-        or "kickoff" in t
-        or "会议" in t
-        or "体检" in t
-        or "婚礼" in t
-        or "看牙" in t
-        or "聚会" in t
-        or "面试" in t
-        or "预约" in t
-    ),
     "6cff0b4fc47a973b": lambda t: (
         "since" in t
         and (
@@ -3584,8 +3581,22 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "我习惯" in t
     ),
     "6ef2ee8bdf71b93f": lambda t: "to" in t,
+    "6f3392efa69f6a3c": lambda t: (
+        "expir" in t
+        or ("valid" in t and ("through" in t or "thru" in t or "til" in t or "to" in t))
+        or ("run" in t and "out" in t)
+        or (
+            ("through" in t or "till" in t or "until" in t)
+            and ("fine" in t or "good" in t or "ok" in t)
+        )
+        or ("expire" in t and "due" in t and "to" in t)
+        or "end" in t
+        or "到期" in t
+        or "过期" in t
+    ),
     "6faed6db3b8c607c": lambda t: "budget" in t,
     "6fedabd2c2c7b6b8": lambda t: "budget" in t,
+    "704542fed826e0ed": lambda t: "on" in t,
     "70b97fe02723ac2f": lambda t: (
         "reg" in t
         or (("licence" in t or "license" in t or "number" in t) and "plate" in t)
@@ -3799,21 +3810,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("my" in t and ("are" in t or "get" in t or "go" in t or "is" in t or "went" in t))
         or ("swell" in t and "up" in t)
     ),
-    "765f362e59dcef3e": lambda t: (
-        "based" in t
-        or "born" in t
-        or "connect" in t
-        or "from" in t
-        or "layover" in t
-        or "live" in t
-        or "living" in t
-        or "near" in t
-        or "outside" in t
-        or "stopover" in t
-        or "through" in t
-        or "thru" in t
-        or "via" in t
-    ),
     "7668f7d5c5d10064": lambda t: (
         (
             ("sold" in t or "scrapped" in t or ("written" in t and "off" in t) or "gone" in t)
@@ -3853,6 +3849,136 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("flare" in t and "up" in t)
         )
         and ("give" in t or "make" in t or "bring" in t or ("set" in t and "off" in t))
+    ),
+    "77b7d3a624823158": lambda t: (
+        "appointment" in t
+        or "appt" in t
+        or "meeting" in t
+        or "call" in t
+        or "interview" in t
+        or "dinner" in t
+        or "lunch" in t
+        or "breakfast" in t
+        or "brunch" in t
+        or "party" in t
+        or "wedding" in t
+        or "check-up" in t
+        or "checkup" in t
+        or "consultation" in t
+        or "session" in t
+        or "class" in t
+        or "conference" in t
+        or "concert" in t
+        or "game" in t
+        or "match" in t
+        or "haircut" in t
+        or "viewing" in t
+        or "exam" in t
+        or "surgery" in t
+        or "operation" in t
+        or "reservation" in t
+        or "ceremony" in t
+        or "funeral" in t
+        or "recital" in t
+        or "presentation" in t
+        or "webinar" in t
+        or "scan" in t
+        or "1:1" in t
+        or "one-on-one" in t
+        or "catch-up" in t
+        or ("night" in t and "date" in t)
+        or "playdate" in t
+        or "gig" in t
+        or "show" in t
+        or "rehearsal" in t
+        or "review" in t
+        or "training" in t
+        or "workshop" in t
+        or "visit" in t
+        or "offsite" in t
+        or "off-site" in t
+        or "retreat" in t
+        or ("away" in t and "day" in t)
+        or "dentist" in t
+        or "doctor" in t
+        or "gp" in t
+        or "mri" in t
+        or "x-ray" in t
+        or "xray" in t
+        or ("blood" in t and "test" in t)
+        or "vaccination" in t
+        or ("canal" in t and "root" in t)
+        or "lesson" in t
+        or "theatre" in t
+        or "theater" in t
+        or ("book" in t and "club" in t)
+        or "plumber" in t
+        or "test" in t
+        or "mediation" in t
+        or ("hearing" in t and "court" in t)
+        or "tribunal" in t
+        or "deposition" in t
+        or "optician" in t
+        or "optometrist" in t
+        or "orthodontist" in t
+        or "hygienist" in t
+        or "podiatrist" in t
+        or "dermatologist" in t
+        or "electrician" in t
+        or ("appointment" in t and "midwife" in t)
+        or ("appointment" in t and "biometrics" in t)
+        or "table" in t
+        or "tasting" in t
+        or ("parents" in t and "evening" in t)
+        or ("open" in t and "day" in t)
+        or ("sports" in t and "day" in t)
+        or ("school" in t and "play" in t)
+        or "course" in t
+        or "choir" in t
+        or "pilates" in t
+        or "swimming" in t
+        or "tutoring" in t
+        or "yoga" in t
+        or "stand-up" in t
+        or "standup" in t
+        or "practice" in t
+        or "therapy" in t
+        or "quiz" in t
+        or (
+            "test" in t
+            and ("driving" in t or "eye" in t or "hearing" in t or "sight" in t or "smear" in t)
+        )
+        or "mot" in t
+        or "screening" in t
+        or "fitting" in t
+        or "christening" in t
+        or "baptism" in t
+        or "graduation" in t
+        or "reception" in t
+        or "housewarming" in t
+        or "barbecue" in t
+        or "bbq" in t
+        or "anniversary" in t
+        or "physio" in t
+        or "counselling" in t
+        or "osteo" in t
+        or "chiropractor" in t
+        or "vet" in t
+        or "kick off" in t
+        or "kick-off" in t
+        or "kickoff" in t
+        or "homecoming" in t
+        or "prom" in t
+        or ("grand" in t and "final" in t)
+        or (("class" in t or "field" in t or "school" in t) and "trip" in t)
+        or ("visitor" in t and "health" in t)
+        or "会议" in t
+        or "体检" in t
+        or "婚礼" in t
+        or "看牙" in t
+        or "聚会" in t
+        or "面试" in t
+        or "预约" in t
     ),
     "78554ed67057803a": lambda t: "dated" in t or "issued" in t or "received" in t or "sent" in t,
     "78a4318f63cfd9b6": lambda t: (
@@ -3958,6 +4084,70 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "7ac7bc00e5949798": lambda t: "he" in t or "him" in t,
+    "7b239194d590350b": lambda t: (
+        "is" in t
+        and "my" in t
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
+    ),
     "7b4af2439cc4359f": lambda t: (
         (("passport" in t or "visa" in t) and ("'s" in t or "’s" in t))
         or (
@@ -4098,71 +4288,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         or ("delivery" in t and "is" in t)
         or "arrives" in t
-    ),
-    "7f10b97720fef7a3": lambda t: (
-        "is" in t
-        and "my" in t
-        and (
-            "accountant" in t
-            or "assistant" in t
-            or "aunt" in t
-            or "babysitter" in t
-            or "barber" in t
-            or "boss" in t
-            or "brother" in t
-            or "cleaner" in t
-            or "co-worker" in t
-            or "coach" in t
-            or "colleague" in t
-            or "cousin" in t
-            or "coworker" in t
-            or "dad" in t
-            or "daughter" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "employer" in t
-            or "ex" in t
-            or "father" in t
-            or "fianc" in t
-            or "flatmate" in t
-            or "friend" in t
-            or "gp" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "grandma" in t
-            or "grandpa" in t
-            or "granny" in t
-            or "hairdresser" in t
-            or "housemate" in t
-            or "husband" in t
-            or "landlady" in t
-            or "landlord" in t
-            or "lawyer" in t
-            or "manager" in t
-            or "mentor" in t
-            or "mom" in t
-            or "mother" in t
-            or "mum" in t
-            or "nanny" in t
-            or "neighbor" in t
-            or "neighbour" in t
-            or "nephew" in t
-            or "niece" in t
-            or "partner" in t
-            or "physio" in t
-            or "roommate" in t
-            or "sister" in t
-            or "solicitor" in t
-            or "son" in t
-            or "teacher" in t
-            or "therapist" in t
-            or "trainer" in t
-            or "tutor" in t
-            or "twin" in t
-            or "uncle" in t
-            or "vet" in t
-            or "wife" in t
-        )
     ),
     "7f68e598ed024687": lambda t: (
         (
@@ -4373,6 +4498,66 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "by" in t
         or ("done" in t and ("before" in t or "by" in t or "till" in t or "until" in t))
     ),
+    "832e73f8acdc8450": lambda t: (
+        "accountant" in t
+        or "assistant" in t
+        or "aunt" in t
+        or "babysitter" in t
+        or "barber" in t
+        or "boss" in t
+        or "brother" in t
+        or "buddy" in t
+        or "cleaner" in t
+        or "co-worker" in t
+        or "coach" in t
+        or "colleague" in t
+        or "cousin" in t
+        or "coworker" in t
+        or "dad" in t
+        or "daughter" in t
+        or "dentist" in t
+        or "doctor" in t
+        or "employer" in t
+        or "ex" in t
+        or "father" in t
+        or "fianc" in t
+        or "friend" in t
+        or "gp" in t
+        or "grandchild" in t
+        or "grandkid" in t
+        or "grandma" in t
+        or "grandpa" in t
+        or "granny" in t
+        or "hairdresser" in t
+        or "husband" in t
+        or "landlady" in t
+        or "landlord" in t
+        or "lawyer" in t
+        or "manager" in t
+        or "mate" in t
+        or "mentor" in t
+        or "mom" in t
+        or "mother" in t
+        or "mum" in t
+        or "nanny" in t
+        or "neighbor" in t
+        or "neighbour" in t
+        or "nephew" in t
+        or "niece" in t
+        or "partner" in t
+        or "physio" in t
+        or "sister" in t
+        or "solicitor" in t
+        or "son" in t
+        or "teacher" in t
+        or "therapist" in t
+        or "trainer" in t
+        or "tutor" in t
+        or "twin" in t
+        or "uncle" in t
+        or "vet" in t
+        or "wife" in t
+    ),
     "834a7b5fea9f861b": lambda t: (
         (("it's" in t or "its" in t) and ("at" in t or "on" in t))
         or (("currently" in t or "is" in t or "now" in t) and ("at" in t or "on" in t))
@@ -4561,6 +4746,66 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         and ("my" in t or "our" in t or "the" in t)
     ),
+    "8777ec653f1c821a": lambda t: (
+        "accountant" in t
+        or "assistant" in t
+        or "aunt" in t
+        or "babysitter" in t
+        or "barber" in t
+        or "boss" in t
+        or "brother" in t
+        or "buddy" in t
+        or "cleaner" in t
+        or "co-worker" in t
+        or "coach" in t
+        or "colleague" in t
+        or "cousin" in t
+        or "coworker" in t
+        or "dad" in t
+        or "daughter" in t
+        or "dentist" in t
+        or "doctor" in t
+        or "employer" in t
+        or "ex" in t
+        or "father" in t
+        or "fianc" in t
+        or "friend" in t
+        or "gp" in t
+        or "grandchild" in t
+        or "grandkid" in t
+        or "grandma" in t
+        or "grandpa" in t
+        or "granny" in t
+        or "hairdresser" in t
+        or "husband" in t
+        or "landlady" in t
+        or "landlord" in t
+        or "lawyer" in t
+        or "manager" in t
+        or "mate" in t
+        or "mentor" in t
+        or "mom" in t
+        or "mother" in t
+        or "mum" in t
+        or "nanny" in t
+        or "neighbor" in t
+        or "neighbour" in t
+        or "nephew" in t
+        or "niece" in t
+        or "partner" in t
+        or "physio" in t
+        or "sister" in t
+        or "solicitor" in t
+        or "son" in t
+        or "teacher" in t
+        or "therapist" in t
+        or "trainer" in t
+        or "tutor" in t
+        or "twin" in t
+        or "uncle" in t
+        or "vet" in t
+        or "wife" in t
+    ),
     "87ac62e56796bc02": lambda t: "began" in t or "started" in t,
     "87e6f00ef16d2ebd": lambda t: (
         "letter" in t
@@ -4670,70 +4915,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     "8c30e2e00a8b7a18": lambda t: (
         ("scale" in t or "weigh-in" in t or "weighed" in t or "weighin" in t or "weight" in t)
         and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
-    ),
-    "8c35333843471d1d": lambda t: (
-        ("my" in t or "new" in t or "our" in t or "the" in t)
-        and (
-            "accountant" in t
-            or "assistant" in t
-            or "aunt" in t
-            or "babysitter" in t
-            or "barber" in t
-            or "boss" in t
-            or "brother" in t
-            or "cleaner" in t
-            or "co-worker" in t
-            or "coach" in t
-            or "colleague" in t
-            or "cousin" in t
-            or "coworker" in t
-            or "dad" in t
-            or "daughter" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "employer" in t
-            or "ex" in t
-            or "father" in t
-            or "fianc" in t
-            or "flatmate" in t
-            or "friend" in t
-            or "gp" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "grandma" in t
-            or "grandpa" in t
-            or "granny" in t
-            or "hairdresser" in t
-            or "housemate" in t
-            or "husband" in t
-            or "landlady" in t
-            or "landlord" in t
-            or "lawyer" in t
-            or "manager" in t
-            or "mentor" in t
-            or "mom" in t
-            or "mother" in t
-            or "mum" in t
-            or "nanny" in t
-            or "neighbor" in t
-            or "neighbour" in t
-            or "nephew" in t
-            or "niece" in t
-            or "partner" in t
-            or "physio" in t
-            or "roommate" in t
-            or "sister" in t
-            or "solicitor" in t
-            or "son" in t
-            or "teacher" in t
-            or "therapist" in t
-            or "trainer" in t
-            or "tutor" in t
-            or "twin" in t
-            or "uncle" in t
-            or "vet" in t
-            or "wife" in t
-        )
     ),
     "8c84cf22a20311ac": lambda t: (
         (
@@ -4931,6 +5112,71 @@ MAY: dict[str, Callable[[str], bool]] = {
     "8e1b1b2dd93e15c5": lambda t: (
         "fly" in t or "flight" in t or ("train" in t and "to" in t) or ("trip" in t and "to" in t)
     ),
+    "8e2200ca444c2be8": lambda t: (
+        ("b-day" in t or "bday" in t or "birthday" in t)
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
+        and ("'s" in t or "’s" in t)
+        and ("'s" in t or "is" in t or "’s" in t)
+    ),
     "8ec977ef77d45fed": lambda t: (
         (
             ("are" in t or "is" in t)
@@ -4952,6 +5198,10 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "must" in t
         or "should" in t
         or (("have" in t or "need" in t) and "do" in t and "to" in t)
+    ),
+    "8ed1144dc0d189ef": lambda t: (
+        (("'ll" in t or "will" in t or "’ll" in t) and "he" in t and "be" in t)
+        or ("turning" in t and "he" in t and ("'s" in t or "is" in t or "’s" in t))
     ),
     "8f30a3a041806e33": lambda t: (
         "friday" in t
@@ -5180,6 +5430,204 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("want" in t and "to" in t)
     ),
     "97385728ee4126e5": lambda t: "when" in t and ("was" in t or "were" in t),
+    "9751920a249477f5": lambda t: (
+        "he" in t
+        and ("'s" in t or "is" in t or "’s" in t)
+        and (
+            "analyst" in t
+            or "consultant" in t
+            or "director" in t
+            or "engineer" in t
+            or "lead" in t
+            or "manager" in t
+            or "officer" in t
+            or "brother in law" in t
+            or "brother in-law" in t
+            or "brother-in law" in t
+            or "brother-in-law" in t
+            or "daughter in law" in t
+            or "daughter in-law" in t
+            or "daughter-in law" in t
+            or "daughter-in-law" in t
+            or "father in law" in t
+            or "father in-law" in t
+            or "father-in law" in t
+            or "father-in-law" in t
+            or "mother in law" in t
+            or "mother in-law" in t
+            or "mother-in law" in t
+            or "mother-in-law" in t
+            or "sister in law" in t
+            or "sister in-law" in t
+            or "sister-in law" in t
+            or "sister-in-law" in t
+            or "son in law" in t
+            or "son in-law" in t
+            or "son-in law" in t
+            or "son-in-law" in t
+            or "grandson" in t
+            or "granddaughter" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "employer" in t
+            or "sister" in t
+            or "brother" in t
+            or "mother" in t
+            or "mom" in t
+            or "mum" in t
+            or "father" in t
+            or "dad" in t
+            or "wife" in t
+            or "husband" in t
+            or "partner" in t
+            or "son" in t
+            or "daughter" in t
+            or "friend" in t
+            or "best friend" in t
+            or "colleague" in t
+            or "coworker" in t
+            or "co-worker" in t
+            or "boss" in t
+            or "manager" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "gp" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "therapist" in t
+            or "cousin" in t
+            or "aunt" in t
+            or "uncle" in t
+            or "niece" in t
+            or "nephew" in t
+            or "grandmother" in t
+            or "grandma" in t
+            or "granny" in t
+            or "grandfather" in t
+            or "grandpa" in t
+            or "neighbour" in t
+            or "neighbor" in t
+            or "flatmate" in t
+            or "roommate" in t
+            or "housemate" in t
+            or "accountant" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "landlord" in t
+            or "landlady" in t
+            or "fianc" in t
+            or "fianc" in t
+            or "fiance" in t
+            or "fiancee" in t
+            or "girlfriend" in t
+            or "boyfriend" in t
+            or "stepmother" in t
+            or "stepfather" in t
+            or "stepson" in t
+            or "stepdaughter" in t
+            or "mother-in-law" in t
+            or "father-in-law" in t
+            or "sister-in-law" in t
+            or "brother-in-law" in t
+            or "mentor" in t
+            or "tutor" in t
+            or "teacher" in t
+            or "coach" in t
+            or "vet" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or "trainer" in t
+            or "assistant" in t
+            or "cleaner" in t
+            or "babysitter" in t
+            or "nanny" in t
+            or "godmother" in t
+            or "godfather" in t
+            or "twin" in t
+            or "ex" in t
+            or "buddy" in t
+            or "mate" in t
+            or "vet" in t
+            or "nurse" in t
+            or "doctor" in t
+            or "surgeon" in t
+            or "midwife" in t
+            or "paramedic" in t
+            or "pharmacist" in t
+            or "dentist" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "pilot" in t
+            or "teacher" in t
+            or "tutor" in t
+            or "instructor" in t
+            or "lecturer" in t
+            or "professor" in t
+            or "architect" in t
+            or "engineer" in t
+            or "developer" in t
+            or "designer" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "barrister" in t
+            or "accountant" in t
+            or "plumber" in t
+            or "electrician" in t
+            or "builder" in t
+            or "mechanic" in t
+            or "chef" in t
+            or "cook" in t
+            or "baker" in t
+            or "journalist" in t
+            or "writer" in t
+            or "photographer" in t
+            or "artist" in t
+            or "musician" in t
+            or ("officer" in t and "police" in t)
+            or "firefighter" in t
+            or "carpenter" in t
+            or "gardener" in t
+            or "cleaner" in t
+            or "therapist" in t
+            or "counsellor" in t
+            or "counselor" in t
+            or "coach" in t
+            or "trainer" in t
+            or "consultant" in t
+            or "manager" in t
+            or "librarian" in t
+            or "pharmacist" in t
+            or "optician" in t
+            or "scientist" in t
+            or "researcher" in t
+            or "vicar" in t
+            or "priest" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or ("estate" in t and "agent" in t)
+            or "receptionist" in t
+            or "carer" in t
+            or ("social" in t and "worker" in t)
+            or "student" in t
+            or "dietitian" in t
+            or "nutritionist" in t
+            or "neurologist" in t
+            or "cardiologist" in t
+            or "dermatologist" in t
+            or "psychiatrist" in t
+            or "psychologist" in t
+            or "gynaecologist" in t
+            or "oncologist" in t
+            or "specialist" in t
+            or "osteopath" in t
+            or "chiropractor" in t
+            or "deputy" in t
+            or "supervisor" in t
+            or ("manager" in t and "line" in t)
+            or "secretary" in t
+            or "pa" in t
+        )
+    ),
     "97619b2c250bc123": lambda t: (
         "gave" in t
         or "gives" in t
@@ -5190,7 +5638,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "from" in t
         or "with" in t
     ),
-    "977e3ebe216e073d": lambda t: "birthday" in t and ("'s" in t or "is" in t or "’s" in t),
     "979e4c5163e99900": lambda t: "back" in t or "home" in t,
     "97d44068d0bf5876": lambda t: "below" in t or "under" in t,
     "97ff9699737fe053": lambda t: (
@@ -5253,6 +5700,7 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "invoice" in t
         or ("licence" in t and "fee" in t)
     ),
+    "999ecd33cab9ba3c": lambda t: "mine" in t,
     "9a853e04dcd16bb8": lambda t: (
         "apr" in t
         or "aug" in t
@@ -5677,6 +6125,893 @@ MAY: dict[str, Callable[[str], bool]] = {
             )
         )
     ),
+    "9c984c8008e469d5": lambda t: (
+        (
+            (
+                "passport" in t
+                and ("'s" in t or "is" in t or "’s" in t)
+                and (
+                    "afghan" in t
+                    or "albanian" in t
+                    or "algerian" in t
+                    or "american" in t
+                    or "andorran" in t
+                    or "angolan" in t
+                    or "argentine" in t
+                    or "argentinian" in t
+                    or "armenian" in t
+                    or "azerbaijani" in t
+                    or "azeri" in t
+                    or "bahamian" in t
+                    or "bahraini" in t
+                    or "bajan" in t
+                    or "bangladeshi" in t
+                    or "barbadian" in t
+                    or "basotho" in t
+                    or "belgian" in t
+                    or "belizean" in t
+                    or "beninese" in t
+                    or "bhutanese" in t
+                    or "bolivian" in t
+                    or "bosnian" in t
+                    or "botswanan" in t
+                    or "brazilian" in t
+                    or "brit" in t
+                    or "bruneian" in t
+                    or "bulgarian" in t
+                    or "burkinabe" in t
+                    or "burmese" in t
+                    or "burundian" in t
+                    or "cambodian" in t
+                    or "cameroonian" in t
+                    or "canadian" in t
+                    or "cape verdean" in t
+                    or "chadian" in t
+                    or "chilean" in t
+                    or "chinese" in t
+                    or "colombian" in t
+                    or "comorian" in t
+                    or "congolese" in t
+                    or "costa rican" in t
+                    or "croatian" in t
+                    or "cuban" in t
+                    or "cypriot" in t
+                    or "czech" in t
+                    or "danish" in t
+                    or "djiboutian" in t
+                    or "dominican" in t
+                    or "dutch" in t
+                    or "ecuadorian" in t
+                    or "egyptian" in t
+                    or "emirati" in t
+                    or "english" in t
+                    or "eritrean" in t
+                    or "estonian" in t
+                    or "ethiopian" in t
+                    or "fijian" in t
+                    or "filipino" in t
+                    or "finnish" in t
+                    or "french" in t
+                    or "gabonese" in t
+                    or "gambian" in t
+                    or "georgian" in t
+                    or "german" in t
+                    or "ghanaian" in t
+                    or "greek" in t
+                    or "grenadian" in t
+                    or "guatemalan" in t
+                    or "guinean" in t
+                    or "guyanese" in t
+                    or "haitian" in t
+                    or "honduran" in t
+                    or "hong kong" in t
+                    or "hongkonger" in t
+                    or "hungarian" in t
+                    or "icelandic" in t
+                    or "indian" in t
+                    or "indonesian" in t
+                    or "iranian" in t
+                    or "iraqi" in t
+                    or "irish" in t
+                    or "israeli" in t
+                    or "italian" in t
+                    or "ivorian" in t
+                    or "jamaican" in t
+                    or "japanese" in t
+                    or "jordanian" in t
+                    or "kazakh" in t
+                    or "kenyan" in t
+                    or "kiwi" in t
+                    or "korean" in t
+                    or "kuwaiti" in t
+                    or "kyrgyz" in t
+                    or "lao" in t
+                    or "latvian" in t
+                    or "lebanese" in t
+                    or "liberian" in t
+                    or "libyan" in t
+                    or "liechtensteiner" in t
+                    or "lithuanian" in t
+                    or "luxembourgish" in t
+                    or "macedonian" in t
+                    or "malagasy" in t
+                    or "malawian" in t
+                    or "malaysian" in t
+                    or "maldivian" in t
+                    or "malian" in t
+                    or "maltese" in t
+                    or "mauritanian" in t
+                    or "mauritian" in t
+                    or "mexican" in t
+                    or "moldovan" in t
+                    or "monegasque" in t
+                    or "mongolian" in t
+                    or "montenegrin" in t
+                    or "moroccan" in t
+                    or "motswana" in t
+                    or "mozambican" in t
+                    or "namibian" in t
+                    or "nepalese" in t
+                    or "nepali" in t
+                    or "new zealand" in t
+                    or "nicaraguan" in t
+                    or "nigerian" in t
+                    or "nigerien" in t
+                    or "norwegian" in t
+                    or "omani" in t
+                    or "pakistani" in t
+                    or "palestinian" in t
+                    or "panamanian" in t
+                    or "paraguayan" in t
+                    or "peruvian" in t
+                    or "polish" in t
+                    or "portuguese" in t
+                    or "puerto rican" in t
+                    or "qatari" in t
+                    or "rwandan" in t
+                    or "salvadoran" in t
+                    or "salvadorean" in t
+                    or "sammarinese" in t
+                    or "samoan" in t
+                    or "saudi" in t
+                    or "scot" in t
+                    or "senegalese" in t
+                    or "serbian" in t
+                    or "seychellois" in t
+                    or "sierra leonean" in t
+                    or "singaporean" in t
+                    or "slovak" in t
+                    or "slovenian" in t
+                    or "somali" in t
+                    or "south african" in t
+                    or "spanish" in t
+                    or "sri lankan" in t
+                    or "sudanese" in t
+                    or "surinamese" in t
+                    or "swazi" in t
+                    or "swedish" in t
+                    or "swiss" in t
+                    or "syrian" in t
+                    or "taiwanese" in t
+                    or "tajik" in t
+                    or "tanzanian" in t
+                    or "thai" in t
+                    or "timorese" in t
+                    or "togolese" in t
+                    or "tongan" in t
+                    or "trinidadian" in t
+                    or "tunisian" in t
+                    or "turkish" in t
+                    or "turkmen" in t
+                    or "tuvaluan" in t
+                    or "ugandan" in t
+                    or "uk" in t
+                    or "uruguayan" in t
+                    or "us" in t
+                    or "uzbek" in t
+                    or "vanuatuan" in t
+                    or "venezuelan" in t
+                    or "vietnamese" in t
+                    or "welsh" in t
+                    or "yemeni" in t
+                    or "zambian" in t
+                    or "zimbabwean" in t
+                )
+            )
+            or (
+                "passport" in t
+                and (
+                    "afghan" in t
+                    or "albanian" in t
+                    or "algerian" in t
+                    or "american" in t
+                    or "andorran" in t
+                    or "angolan" in t
+                    or "argentine" in t
+                    or "argentinian" in t
+                    or "armenian" in t
+                    or "azerbaijani" in t
+                    or "azeri" in t
+                    or "bahamian" in t
+                    or "bahraini" in t
+                    or "bajan" in t
+                    or "bangladeshi" in t
+                    or "barbadian" in t
+                    or "basotho" in t
+                    or "belgian" in t
+                    or "belizean" in t
+                    or "beninese" in t
+                    or "bhutanese" in t
+                    or "bolivian" in t
+                    or "bosnian" in t
+                    or "botswanan" in t
+                    or "brazilian" in t
+                    or "brit" in t
+                    or "bruneian" in t
+                    or "bulgarian" in t
+                    or "burkinabe" in t
+                    or "burmese" in t
+                    or "burundian" in t
+                    or "cambodian" in t
+                    or "cameroonian" in t
+                    or "canadian" in t
+                    or "cape verdean" in t
+                    or "chadian" in t
+                    or "chilean" in t
+                    or "chinese" in t
+                    or "colombian" in t
+                    or "comorian" in t
+                    or "congolese" in t
+                    or "costa rican" in t
+                    or "croatian" in t
+                    or "cuban" in t
+                    or "cypriot" in t
+                    or "czech" in t
+                    or "danish" in t
+                    or "djiboutian" in t
+                    or "dominican" in t
+                    or "dutch" in t
+                    or "ecuadorian" in t
+                    or "egyptian" in t
+                    or "emirati" in t
+                    or "english" in t
+                    or "eritrean" in t
+                    or "estonian" in t
+                    or "ethiopian" in t
+                    or "fijian" in t
+                    or "filipino" in t
+                    or "finnish" in t
+                    or "french" in t
+                    or "gabonese" in t
+                    or "gambian" in t
+                    or "georgian" in t
+                    or "german" in t
+                    or "ghanaian" in t
+                    or "greek" in t
+                    or "grenadian" in t
+                    or "guatemalan" in t
+                    or "guinean" in t
+                    or "guyanese" in t
+                    or "haitian" in t
+                    or "honduran" in t
+                    or "hong kong" in t
+                    or "hongkonger" in t
+                    or "hungarian" in t
+                    or "icelandic" in t
+                    or "indian" in t
+                    or "indonesian" in t
+                    or "iranian" in t
+                    or "iraqi" in t
+                    or "irish" in t
+                    or "israeli" in t
+                    or "italian" in t
+                    or "ivorian" in t
+                    or "jamaican" in t
+                    or "japanese" in t
+                    or "jordanian" in t
+                    or "kazakh" in t
+                    or "kenyan" in t
+                    or "kiwi" in t
+                    or "korean" in t
+                    or "kuwaiti" in t
+                    or "kyrgyz" in t
+                    or "lao" in t
+                    or "latvian" in t
+                    or "lebanese" in t
+                    or "liberian" in t
+                    or "libyan" in t
+                    or "liechtensteiner" in t
+                    or "lithuanian" in t
+                    or "luxembourgish" in t
+                    or "macedonian" in t
+                    or "malagasy" in t
+                    or "malawian" in t
+                    or "malaysian" in t
+                    or "maldivian" in t
+                    or "malian" in t
+                    or "maltese" in t
+                    or "mauritanian" in t
+                    or "mauritian" in t
+                    or "mexican" in t
+                    or "moldovan" in t
+                    or "monegasque" in t
+                    or "mongolian" in t
+                    or "montenegrin" in t
+                    or "moroccan" in t
+                    or "motswana" in t
+                    or "mozambican" in t
+                    or "namibian" in t
+                    or "nepalese" in t
+                    or "nepali" in t
+                    or "new zealand" in t
+                    or "nicaraguan" in t
+                    or "nigerian" in t
+                    or "nigerien" in t
+                    or "norwegian" in t
+                    or "omani" in t
+                    or "pakistani" in t
+                    or "palestinian" in t
+                    or "panamanian" in t
+                    or "paraguayan" in t
+                    or "peruvian" in t
+                    or "polish" in t
+                    or "portuguese" in t
+                    or "puerto rican" in t
+                    or "qatari" in t
+                    or "rwandan" in t
+                    or "salvadoran" in t
+                    or "salvadorean" in t
+                    or "sammarinese" in t
+                    or "samoan" in t
+                    or "saudi" in t
+                    or "scot" in t
+                    or "senegalese" in t
+                    or "serbian" in t
+                    or "seychellois" in t
+                    or "sierra leonean" in t
+                    or "singaporean" in t
+                    or "slovak" in t
+                    or "slovenian" in t
+                    or "somali" in t
+                    or "south african" in t
+                    or "spanish" in t
+                    or "sri lankan" in t
+                    or "sudanese" in t
+                    or "surinamese" in t
+                    or "swazi" in t
+                    or "swedish" in t
+                    or "swiss" in t
+                    or "syrian" in t
+                    or "taiwanese" in t
+                    or "tajik" in t
+                    or "tanzanian" in t
+                    or "thai" in t
+                    or "timorese" in t
+                    or "togolese" in t
+                    or "tongan" in t
+                    or "trinidadian" in t
+                    or "tunisian" in t
+                    or "turkish" in t
+                    or "turkmen" in t
+                    or "tuvaluan" in t
+                    or "ugandan" in t
+                    or "uk" in t
+                    or "uruguayan" in t
+                    or "us" in t
+                    or "uzbek" in t
+                    or "vanuatuan" in t
+                    or "venezuelan" in t
+                    or "vietnamese" in t
+                    or "welsh" in t
+                    or "yemeni" in t
+                    or "zambian" in t
+                    or "zimbabwean" in t
+                )
+            )
+            or (
+                "passport" in t
+                and (
+                    "papua new guinean" in t
+                    or "north macedonian" in t
+                    or "liechtensteiner" in t
+                    or "northern irish" in t
+                    or "sierra leonean" in t
+                    or "south sudanese" in t
+                    or "luxembourgish" in t
+                    or "new zealander" in t
+                    or "saudi arabian" in t
+                    or "south african" in t
+                    or "cape verdean" in t
+                    or "north korean" in t
+                    or "puerto rican" in t
+                    or "south korean" in t
+                    or "argentinian" in t
+                    or "azerbaijani" in t
+                    or "bangladeshi" in t
+                    or "cameroonian" in t
+                    or "costa rican" in t
+                    or "kazakhstani" in t
+                    or "mauritanian" in t
+                    or "montenegrin" in t
+                    or "new zealand" in t
+                    or "palestinian" in t
+                    or "salvadorean" in t
+                    or "sammarinese" in t
+                    or "seychellois" in t
+                    or "singaporean" in t
+                    or "trinidadian" in t
+                    or "uzbekistani" in t
+                    or "australian" in t
+                    or "belarusian" in t
+                    or "djiboutian" in t
+                    or "ecuadorian" in t
+                    or "guatemalan" in t
+                    or "hongkonger" in t
+                    or "indonesian" in t
+                    or "lithuanian" in t
+                    or "macedonian" in t
+                    or "monegasque" in t
+                    or "mozambican" in t
+                    or "nicaraguan" in t
+                    or "panamanian" in t
+                    or "paraguayan" in t
+                    or "portuguese" in t
+                    or "salvadoran" in t
+                    or "senegalese" in t
+                    or "sri lankan" in t
+                    or "surinamese" in t
+                    or "venezuelan" in t
+                    or "vietnamese" in t
+                    or "zimbabwean" in t
+                    or "argentine" in t
+                    or "barbadian" in t
+                    or "bhutanese" in t
+                    or "botswanan" in t
+                    or "brazilian" in t
+                    or "bulgarian" in t
+                    or "burkinabe" in t
+                    or "burundian" in t
+                    or "cambodian" in t
+                    or "colombian" in t
+                    or "congolese" in t
+                    or "dominican" in t
+                    or "ethiopian" in t
+                    or "grenadian" in t
+                    or "hong kong" in t
+                    or "hungarian" in t
+                    or "icelandic" in t
+                    or "jordanian" in t
+                    or "malaysian" in t
+                    or "maldivian" in t
+                    or "mauritian" in t
+                    or "mongolian" in t
+                    or "norwegian" in t
+                    or "pakistani" in t
+                    or "slovenian" in t
+                    or "taiwanese" in t
+                    or "tanzanian" in t
+                    or "ukrainian" in t
+                    or "uruguayan" in t
+                    or "vanuatuan" in t
+                    or "albanian" in t
+                    or "algerian" in t
+                    or "american" in t
+                    or "andorran" in t
+                    or "armenian" in t
+                    or "austrian" in t
+                    or "bahamian" in t
+                    or "bahraini" in t
+                    or "belizean" in t
+                    or "beninese" in t
+                    or "bolivian" in t
+                    or "bruneian" in t
+                    or "canadian" in t
+                    or "comorian" in t
+                    or "croatian" in t
+                    or "egyptian" in t
+                    or "eritrean" in t
+                    or "estonian" in t
+                    or "filipino" in t
+                    or "gabonese" in t
+                    or "georgian" in t
+                    or "ghanaian" in t
+                    or "guyanese" in t
+                    or "honduran" in t
+                    or "jamaican" in t
+                    or "japanese" in t
+                    or "lebanese" in t
+                    or "liberian" in t
+                    or "malagasy" in t
+                    or "malawian" in t
+                    or "moldovan" in t
+                    or "moroccan" in t
+                    or "motswana" in t
+                    or "namibian" in t
+                    or "nepalese" in t
+                    or "nigerian" in t
+                    or "nigerien" in t
+                    or "peruvian" in t
+                    or "romanian" in t
+                    or "scottish" in t
+                    or "somalian" in t
+                    or "sudanese" in t
+                    or "timorese" in t
+                    or "togolese" in t
+                    or "tunisian" in t
+                    or "tuvaluan" in t
+                    or "angolan" in t
+                    or "aussies" in t
+                    or "basotho" in t
+                    or "belgian" in t
+                    or "bosnian" in t
+                    or "british" in t
+                    or "burmese" in t
+                    or "chadian" in t
+                    or "chilean" in t
+                    or "chinese" in t
+                    or "cypriot" in t
+                    or "emirati" in t
+                    or "english" in t
+                    or "finnish" in t
+                    or "gambian" in t
+                    or "guinean" in t
+                    or "haitian" in t
+                    or "iranian" in t
+                    or "israeli" in t
+                    or "italian" in t
+                    or "ivorian" in t
+                    or "kuwaiti" in t
+                    or "laotian" in t
+                    or "latvian" in t
+                    or "maltese" in t
+                    or "mexican" in t
+                    or "russian" in t
+                    or "rwandan" in t
+                    or "serbian" in t
+                    or "spanish" in t
+                    or "swedish" in t
+                    or "turkish" in t
+                    or "turkmen" in t
+                    or "ugandan" in t
+                    or "zambian" in t
+                    or "afghan" in t
+                    or "aussie" in t
+                    or "danish" in t
+                    or "fijian" in t
+                    or "french" in t
+                    or "german" in t
+                    or "indian" in t
+                    or "kazakh" in t
+                    or "kenyan" in t
+                    or "korean" in t
+                    or "kyrgyz" in t
+                    or "libyan" in t
+                    or "malian" in t
+                    or "nepali" in t
+                    or "polish" in t
+                    or "qatari" in t
+                    or "samoan" in t
+                    or "slovak" in t
+                    or "somali" in t
+                    or "syrian" in t
+                    or "tongan" in t
+                    or "yemeni" in t
+                    or "azeri" in t
+                    or "bajan" in t
+                    or "brits" in t
+                    or "cuban" in t
+                    or "czech" in t
+                    or "dutch" in t
+                    or "greek" in t
+                    or "iraqi" in t
+                    or "irish" in t
+                    or "kiwis" in t
+                    or "omani" in t
+                    or "saudi" in t
+                    or "scots" in t
+                    or "swazi" in t
+                    or "swiss" in t
+                    or "tajik" in t
+                    or "uzbek" in t
+                    or "welsh" in t
+                    or "brit" in t
+                    or "kiwi" in t
+                    or "scot" in t
+                    or "thai" in t
+                    or "lao" in t
+                    or "usa" in t
+                    or "uk" in t
+                    or "us" in t
+                    or "the democratic republic of the congo" in t
+                    or "democratic republic of the congo" in t
+                    or "the central african republic" in t
+                    or "the united states of america" in t
+                    or "the republic of the congo" in t
+                    or "central african republic" in t
+                    or "the united arab emirates" in t
+                    or "united states of america" in t
+                    or "bosnia and herzegovina" in t
+                    or "british virgin islands" in t
+                    or "the dominican republic" in t
+                    or "republic of the congo" in t
+                    or "saint kitts and nevis" in t
+                    or "sao tome and principe" in t
+                    or "the marshall islands" in t
+                    or "united arab emirates" in t
+                    or "antigua and barbuda" in t
+                    or "republic of ireland" in t
+                    or "the solomon islands" in t
+                    or "trinidad and tobago" in t
+                    or "dominican republic" in t
+                    or "the cayman islands" in t
+                    or "the czech republic" in t
+                    or "the united kingdom" in t
+                    or "equatorial guinea" in t
+                    or "the faroe islands" in t
+                    or "the united states" in t
+                    or "french polynesia" in t
+                    or "marshall islands" in t
+                    or "northern ireland" in t
+                    or "papua new guinea" in t
+                    or "turks and caicos" in t
+                    or "north macedonia" in t
+                    or "solomon islands" in t
+                    or "the ivory coast" in t
+                    or "the netherlands" in t
+                    or "the philippines" in t
+                    or "cayman islands" in t
+                    or "czech republic" in t
+                    or "united kingdom" in t
+                    or "te d'ivoire" in t
+                    or "faroe islands" in t
+                    or "french guiana" in t
+                    or "great britain" in t
+                    or "guinea-bissau" in t
+                    or "liechtenstein" in t
+                    or "new caledonia" in t
+                    or "saint vincent" in t
+                    or "united states" in t
+                    or "burkina faso" in t
+                    or "cook islands" in t
+                    or "saudi arabia" in t
+                    or "sierra leone" in t
+                    or "south africa" in t
+                    or "the maldives" in t
+                    or "turkmenistan" in t
+                    or "vatican city" in t
+                    or "afghanistan" in t
+                    or "el salvador" in t
+                    or "isle of man" in t
+                    or "ivory coast" in t
+                    or "netherlands" in t
+                    or "new zealand" in t
+                    or "north korea" in t
+                    or "philippines" in t
+                    or "puerto rico" in t
+                    or "saint lucia" in t
+                    or "south korea" in t
+                    or "south sudan" in t
+                    or "switzerland" in t
+                    or "the bahamas" in t
+                    or "the vatican" in t
+                    or "timor-leste" in t
+                    or "azerbaijan" in t
+                    or "bangladesh" in t
+                    or "cabo verde" in t
+                    or "cape verde" in t
+                    or "costa rica" in t
+                    or "east timor" in t
+                    or "guadeloupe" in t
+                    or "kazakhstan" in t
+                    or "kyrgyzstan" in t
+                    or "luxembourg" in t
+                    or "madagascar" in t
+                    or "martinique" in t
+                    or "mauritania" in t
+                    or "micronesia" in t
+                    or "montenegro" in t
+                    or "mozambique" in t
+                    or "tajikistan" in t
+                    or "the gambia" in t
+                    or "the states" in t
+                    or "uzbekistan" in t
+                    or "argentina" in t
+                    or "australia" in t
+                    or "gibraltar" in t
+                    or "greenland" in t
+                    or "guatemala" in t
+                    or "hong kong" in t
+                    or "indonesia" in t
+                    or "lithuania" in t
+                    or "macedonia" in t
+                    or "nicaragua" in t
+                    or "palestine" in t
+                    or "singapore" in t
+                    or "sri lanka" in t
+                    or "swaziland" in t
+                    or "venezuela" in t
+                    or "anguilla" in t
+                    or "barbados" in t
+                    or "botswana" in t
+                    or "bulgaria" in t
+                    or "cambodia" in t
+                    or "cameroon" in t
+                    or "colombia" in t
+                    or "djibouti" in t
+                    or "dominica" in t
+                    or "dr congo" in t
+                    or "eswatini" in t
+                    or "ethiopia" in t
+                    or "guernsey" in t
+                    or "honduras" in t
+                    or "kiribati" in t
+                    or "malaysia" in t
+                    or "mongolia" in t
+                    or "pakistan" in t
+                    or "paraguay" in t
+                    or "portugal" in t
+                    or "scotland" in t
+                    or "slovakia" in t
+                    or "slovenia" in t
+                    or "st kitts" in t
+                    or "st lucia" in t
+                    or "suriname" in t
+                    or "tanzania" in t
+                    or "thailand" in t
+                    or "viet nam" in t
+                    or "zimbabwe" in t
+                    or "albania" in t
+                    or "algeria" in t
+                    or "america" in t
+                    or "andorra" in t
+                    or "armenia" in t
+                    or "austria" in t
+                    or "bahamas" in t
+                    or "bahrain" in t
+                    or "belarus" in t
+                    or "belgium" in t
+                    or "bermuda" in t
+                    or "bolivia" in t
+                    or "bonaire" in t
+                    or "britain" in t
+                    or "burundi" in t
+                    or "comoros" in t
+                    or "croatia" in t
+                    or "curacao" in t
+                    or ("cura" in t and "ao" in t)
+                    or "czechia" in t
+                    or "denmark" in t
+                    or "ecuador" in t
+                    or "england" in t
+                    or "eritrea" in t
+                    or "estonia" in t
+                    or "finland" in t
+                    or "germany" in t
+                    or "grenada" in t
+                    or "holland" in t
+                    or "hungary" in t
+                    or "iceland" in t
+                    or "ireland" in t
+                    or "jamaica" in t
+                    or "lebanon" in t
+                    or "lesotho" in t
+                    or "liberia" in t
+                    or "moldova" in t
+                    or "morocco" in t
+                    or "myanmar" in t
+                    or "namibia" in t
+                    or "nigeria" in t
+                    or "reunion" in t
+                    or "romania" in t
+                    or "union" in t
+                    or "senegal" in t
+                    or "somalia" in t
+                    or "the uae" in t
+                    or "the usa" in t
+                    or "tunisia" in t
+                    or "rkiye" in t
+                    or "ukraine" in t
+                    or "uruguay" in t
+                    or "vanuatu" in t
+                    or "vatican" in t
+                    or "vietnam" in t
+                    or "angola" in t
+                    or "belize" in t
+                    or "bhutan" in t
+                    or "bosnia" in t
+                    or "brazil" in t
+                    or "brunei" in t
+                    or "canada" in t
+                    or "cyprus" in t
+                    or "france" in t
+                    or "gambia" in t
+                    or "greece" in t
+                    or "guinea" in t
+                    or "guyana" in t
+                    or "israel" in t
+                    or "jordan" in t
+                    or "kuwait" in t
+                    or "latvia" in t
+                    or "malawi" in t
+                    or "mexico" in t
+                    or "monaco" in t
+                    or "norway" in t
+                    or "panama" in t
+                    or "poland" in t
+                    or "russia" in t
+                    or "rwanda" in t
+                    or "serbia" in t
+                    or "sweden" in t
+                    or "taiwan" in t
+                    or "the uk" in t
+                    or "the us" in t
+                    or "turkey" in t
+                    or "tuvalu" in t
+                    or "u.s.a." in t
+                    or "uganda" in t
+                    or "zambia" in t
+                    or "aruba" in t
+                    or "benin" in t
+                    or "burma" in t
+                    or "chile" in t
+                    or "china" in t
+                    or "egypt" in t
+                    or "gabon" in t
+                    or "ghana" in t
+                    or "haiti" in t
+                    or "india" in t
+                    or "italy" in t
+                    or "japan" in t
+                    or "kenya" in t
+                    or "korea" in t
+                    or "libya" in t
+                    or "malta" in t
+                    or "nauru" in t
+                    or "nepal" in t
+                    or "niger" in t
+                    or "palau" in t
+                    or "qatar" in t
+                    or "samoa" in t
+                    or "spain" in t
+                    or "sudan" in t
+                    or "syria" in t
+                    or "tonga" in t
+                    or "wales" in t
+                    or "yemen" in t
+                    or "cuba" in t
+                    or "fiji" in t
+                    or "iran" in t
+                    or "iraq" in t
+                    or "laos" in t
+                    or "mali" in t
+                    or "oman" in t
+                    or "peru" in t
+                    or "togo" in t
+                    or "u.k." in t
+                    or "u.s." in t
+                    or "澳大利亚" in t
+                    or "drc" in t
+                    or "uae" in t
+                    or "usa" in t
+                    or "加拿大" in t
+                    or "意大利" in t
+                    or "新加坡" in t
+                    or "西班牙" in t
+                    or "uk" in t
+                    or "us" in t
+                    or "中国" in t
+                    or "德国" in t
+                    or "日本" in t
+                    or "法国" in t
+                    or "泰国" in t
+                    or "美国" in t
+                    or "英国" in t
+                    or "韩国" in t
+                )
+            )
+        )
+        and "my" in t
+    ),
     "9d321031253a9e55": lambda t: (
         "today" in t
         or "yesterday" in t
@@ -5754,6 +7089,15 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("e-mail" in t or "email" in t or "mobile" in t or "number" in t)
         and ("'s" in t or "’s" in t)
         and "is" in t
+    ),
+    "9f1386518ebfab8f": lambda t: (
+        "sorry" in t
+        or "mean" in t
+        or "meant" in t
+        or ("rather" in t and "or" in t)
+        or ("make" in t and "that" in t)
+        or ("scratch" in t and "that" in t)
+        or "oops" in t
     ),
     "9f2ef6b0cba2a4d5": lambda t: "page" in t,
     "a03c080b06cbcfed": lambda t: (
@@ -5863,6 +7207,197 @@ MAY: dict[str, Callable[[str], bool]] = {
     ),
     "a2d5121e7afafed5": lambda t: (
         ("licence" in t or "license" in t) and ("driver" in t or "driving" in t)
+    ),
+    "a36685c44192999e": lambda t: (
+        ("he's" in t or "he’s" in t or ("he" in t and "is" in t))
+        and "my" in t
+        and (
+            "brother in law" in t
+            or "brother in-law" in t
+            or "brother-in law" in t
+            or "brother-in-law" in t
+            or "daughter in law" in t
+            or "daughter in-law" in t
+            or "daughter-in law" in t
+            or "daughter-in-law" in t
+            or "father in law" in t
+            or "father in-law" in t
+            or "father-in law" in t
+            or "father-in-law" in t
+            or "mother in law" in t
+            or "mother in-law" in t
+            or "mother-in law" in t
+            or "mother-in-law" in t
+            or "sister in law" in t
+            or "sister in-law" in t
+            or "sister-in law" in t
+            or "sister-in-law" in t
+            or "son in law" in t
+            or "son in-law" in t
+            or "son-in law" in t
+            or "son-in-law" in t
+            or "grandson" in t
+            or "granddaughter" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "employer" in t
+            or "sister" in t
+            or "brother" in t
+            or "mother" in t
+            or "mom" in t
+            or "mum" in t
+            or "father" in t
+            or "dad" in t
+            or "wife" in t
+            or "husband" in t
+            or "partner" in t
+            or "son" in t
+            or "daughter" in t
+            or "friend" in t
+            or "best friend" in t
+            or "colleague" in t
+            or "coworker" in t
+            or "co-worker" in t
+            or "boss" in t
+            or "manager" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "gp" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "therapist" in t
+            or "cousin" in t
+            or "aunt" in t
+            or "uncle" in t
+            or "niece" in t
+            or "nephew" in t
+            or "grandmother" in t
+            or "grandma" in t
+            or "granny" in t
+            or "grandfather" in t
+            or "grandpa" in t
+            or "neighbour" in t
+            or "neighbor" in t
+            or "flatmate" in t
+            or "roommate" in t
+            or "housemate" in t
+            or "accountant" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "landlord" in t
+            or "landlady" in t
+            or "fianc" in t
+            or "fianc" in t
+            or "fiance" in t
+            or "fiancee" in t
+            or "girlfriend" in t
+            or "boyfriend" in t
+            or "stepmother" in t
+            or "stepfather" in t
+            or "stepson" in t
+            or "stepdaughter" in t
+            or "mother-in-law" in t
+            or "father-in-law" in t
+            or "sister-in-law" in t
+            or "brother-in-law" in t
+            or "mentor" in t
+            or "tutor" in t
+            or "teacher" in t
+            or "coach" in t
+            or "vet" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or "trainer" in t
+            or "assistant" in t
+            or "cleaner" in t
+            or "babysitter" in t
+            or "nanny" in t
+            or "godmother" in t
+            or "godfather" in t
+            or "twin" in t
+            or "ex" in t
+            or "buddy" in t
+            or "mate" in t
+            or "vet" in t
+            or "nurse" in t
+            or "doctor" in t
+            or "surgeon" in t
+            or "midwife" in t
+            or "paramedic" in t
+            or "pharmacist" in t
+            or "dentist" in t
+            or "physio" in t
+            or "physiotherapist" in t
+            or "pilot" in t
+            or "teacher" in t
+            or "tutor" in t
+            or "instructor" in t
+            or "lecturer" in t
+            or "professor" in t
+            or "architect" in t
+            or "engineer" in t
+            or "developer" in t
+            or "designer" in t
+            or "lawyer" in t
+            or "solicitor" in t
+            or "barrister" in t
+            or "accountant" in t
+            or "plumber" in t
+            or "electrician" in t
+            or "builder" in t
+            or "mechanic" in t
+            or "chef" in t
+            or "cook" in t
+            or "baker" in t
+            or "journalist" in t
+            or "writer" in t
+            or "photographer" in t
+            or "artist" in t
+            or "musician" in t
+            or ("officer" in t and "police" in t)
+            or "firefighter" in t
+            or "carpenter" in t
+            or "gardener" in t
+            or "cleaner" in t
+            or "therapist" in t
+            or "counsellor" in t
+            or "counselor" in t
+            or "coach" in t
+            or "trainer" in t
+            or "consultant" in t
+            or "manager" in t
+            or "librarian" in t
+            or "pharmacist" in t
+            or "optician" in t
+            or "scientist" in t
+            or "researcher" in t
+            or "vicar" in t
+            or "priest" in t
+            or "hairdresser" in t
+            or "barber" in t
+            or ("estate" in t and "agent" in t)
+            or "receptionist" in t
+            or "carer" in t
+            or ("social" in t and "worker" in t)
+            or "student" in t
+            or "dietitian" in t
+            or "nutritionist" in t
+            or "neurologist" in t
+            or "cardiologist" in t
+            or "dermatologist" in t
+            or "psychiatrist" in t
+            or "psychologist" in t
+            or "gynaecologist" in t
+            or "oncologist" in t
+            or "specialist" in t
+            or "osteopath" in t
+            or "chiropractor" in t
+            or "deputy" in t
+            or "supervisor" in t
+            or ("manager" in t and "line" in t)
+            or "secretary" in t
+            or "pa" in t
+        )
     ),
     "a44328051fd4f294": lambda t: (
         (
@@ -6007,6 +7542,69 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "sos" in t
         or ("direct" in t and "debits" in t)
         or ("standing" in t and "orders" in t)
+    ),
+    "a7e3c583bc06e1f0": lambda t: (
+        ("my" in t or "our" in t)
+        and (
+            "accountant" in t
+            or "assistant" in t
+            or "aunt" in t
+            or "babysitter" in t
+            or "barber" in t
+            or "boss" in t
+            or "brother" in t
+            or "buddy" in t
+            or "cleaner" in t
+            or "co-worker" in t
+            or "coach" in t
+            or "colleague" in t
+            or "cousin" in t
+            or "coworker" in t
+            or "dad" in t
+            or "daughter" in t
+            or "dentist" in t
+            or "doctor" in t
+            or "employer" in t
+            or "ex" in t
+            or "father" in t
+            or "fianc" in t
+            or "friend" in t
+            or "gp" in t
+            or "grandchild" in t
+            or "grandkid" in t
+            or "grandma" in t
+            or "grandpa" in t
+            or "granny" in t
+            or "hairdresser" in t
+            or "husband" in t
+            or "landlady" in t
+            or "landlord" in t
+            or "lawyer" in t
+            or "manager" in t
+            or "mate" in t
+            or "mentor" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nanny" in t
+            or "neighbor" in t
+            or "neighbour" in t
+            or "nephew" in t
+            or "niece" in t
+            or "partner" in t
+            or "physio" in t
+            or "sister" in t
+            or "solicitor" in t
+            or "son" in t
+            or "teacher" in t
+            or "therapist" in t
+            or "trainer" in t
+            or "tutor" in t
+            or "twin" in t
+            or "uncle" in t
+            or "vet" in t
+            or "wife" in t
+        )
     ),
     "a804ff0c0cff747c": lambda t: (
         ("said" in t or "says" in t or "say" in t or ("told" in t and "me" in t) or "thinks" in t)
@@ -6320,6 +7918,18 @@ MAY: dict[str, Callable[[str], bool]] = {
             and "on" in t
         )
     ),
+    "b07c8a177e1e56dc": lambda t: (
+        ("by\t" in t or "by " in t or "due\t" in t or "due " in t)
+        and (
+            "fri" in t
+            or "mon" in t
+            or "sat" in t
+            or "sun" in t
+            or "thu" in t
+            or "tue" in t
+            or "wed" in t
+        )
+    ),
     "b12a47a03ab04a4f": lambda t: (
         "did" in t
         and (
@@ -6329,6 +7939,30 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("anything" in t and "do" in t)
         )
         and ("n't" in t or "not" in t or "nt" in t)
+    ),
+    "b1e3a1a31a9aa491": lambda t: (
+        "apr" in t
+        or "aug" in t
+        or "dec" in t
+        or "feb" in t
+        or "fri" in t
+        or "jan" in t
+        or "jul" in t
+        or "jun" in t
+        or "mar" in t
+        or "may" in t
+        or "mon" in t
+        or "nov" in t
+        or "oct" in t
+        or "sat" in t
+        or "sep" in t
+        or "sun" in t
+        or "thu" in t
+        or "today" in t
+        or "tomorrow" in t
+        or "tonight" in t
+        or "tue" in t
+        or "wed" in t
     ),
     "b216efa42714ac65": lambda t: (
         "day" in t or "hour" in t or "hr" in t or "min" in t or "night" in t or "week" in t
@@ -6460,6 +8094,78 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "sep" in t
         )
         and ("19" in t or "20" in t)
+    ),
+    "b78c4f0964433f8f": lambda t: (
+        "due" in t
+        or ("deadline" in t and ("for" in t or "to" in t) and "is" in t)
+        or ("deadline" in t and "is" in t)
+        or (
+            (
+                ("owe" in t and ("my" in t or "our" in t or "the" in t))
+                or "must" in t
+                or (
+                    (
+                        "need" in t
+                        or "have" in t
+                        or "must" in t
+                        or "got" in t
+                        or ("'ve" in t and "got" in t)
+                        or ("need" in t and "'ll" in t)
+                    )
+                    and "to" in t
+                )
+            )
+            and ("before" in t or "by" in t or "till" in t or "until" in t)
+        )
+        or (("for" in t or "to" in t) and ("my" in t or "our" in t or "the" in t) and "by" in t)
+        or (
+            ("has" in t or "have" in t or "must" in t or "need" in t)
+            and (
+                (
+                    ("on" in t or "into" in t or "in" in t or ("uploaded" in t and "to" in t))
+                    and ("my" in t or "our" in t or "the" in t)
+                )
+                or "submitted" in t
+                or "filed" in t
+                or "sent" in t
+                or ("handed" in t and "in" in t)
+                or "paid" in t
+                or "returned" in t
+                or "signed" in t
+                or "done" in t
+                or "finished" in t
+                or "renewed" in t
+                or "in" in t
+                or "sending" in t
+                or "posting" in t
+                or "submitting" in t
+                or "filing" in t
+                or "doing" in t
+                or "paying" in t
+                or "signing" in t
+                or "returning" in t
+                or "renewing" in t
+                or "ed" in t
+                or "en" in t
+                or "ing" in t
+            )
+            and ("before" in t or "by" in t)
+        )
+        or "deadline" in t
+        or (
+            ("closes" in t or ("closing" in t and "is" in t) or "shuts" in t)
+            and (
+                "application" in t
+                or "bid" in t
+                or "consultation" in t
+                or "enrolment" in t
+                or "enroment" in t
+                or "entries" in t
+                or "nominations" in t
+                or "registration" in t
+                or "submission" in t
+            )
+        )
     ),
     "b82eb62c4b91621e": lambda t: (
         "fri" in t
@@ -6751,6 +8457,29 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         and "from" in t
     ),
+    "bf04b9e1febcbb2c": lambda t: (
+        (
+            "teach" in t
+            or "coach" in t
+            or "tutor" in t
+            or "run" in t
+            or "lead" in t
+            or "work" in t
+            or "volunteer" in t
+            or "referee" in t
+            or ("help" in t and "out" in t)
+        )
+        and (
+            "fri" in t
+            or "mon" in t
+            or "sat" in t
+            or "sun" in t
+            or "thu" in t
+            or "tue" in t
+            or "wed" in t
+        )
+        and ("every" in t or "on" in t)
+    ),
     "bf1fe9d37b904dcb": lambda t: (
         ("stay" in t and ("instead" in t or "now" in t) and ("til" in t or "to" in t))
         or (
@@ -6909,197 +8638,8 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "in" in t
         )
     ),
-    "c3194cb14dcb3238": lambda t: (
-        "passport" in t
-        and "my" in t
-        and ("'s" in t or "is" in t or "’s" in t)
-        and (
-            "afghan" in t
-            or "albanian" in t
-            or "algerian" in t
-            or "american" in t
-            or "andorran" in t
-            or "angolan" in t
-            or "argentine" in t
-            or "argentinian" in t
-            or "armenian" in t
-            or "azerbaijani" in t
-            or "azeri" in t
-            or "bahamian" in t
-            or "bahraini" in t
-            or "bajan" in t
-            or "bangladeshi" in t
-            or "barbadian" in t
-            or "basotho" in t
-            or "belgian" in t
-            or "belizean" in t
-            or "beninese" in t
-            or "bhutanese" in t
-            or "bolivian" in t
-            or "bosnian" in t
-            or "botswanan" in t
-            or "brazilian" in t
-            or "brit" in t
-            or "bruneian" in t
-            or "bulgarian" in t
-            or "burkinabe" in t
-            or "burmese" in t
-            or "burundian" in t
-            or "cambodian" in t
-            or "cameroonian" in t
-            or "canadian" in t
-            or "cape verdean" in t
-            or "chadian" in t
-            or "chilean" in t
-            or "chinese" in t
-            or "colombian" in t
-            or "comorian" in t
-            or "congolese" in t
-            or "costa rican" in t
-            or "croatian" in t
-            or "cuban" in t
-            or "cypriot" in t
-            or "czech" in t
-            or "danish" in t
-            or "djiboutian" in t
-            or "dominican" in t
-            or "dutch" in t
-            or "ecuadorian" in t
-            or "egyptian" in t
-            or "emirati" in t
-            or "english" in t
-            or "eritrean" in t
-            or "estonian" in t
-            or "ethiopian" in t
-            or "fijian" in t
-            or "filipino" in t
-            or "finnish" in t
-            or "french" in t
-            or "gabonese" in t
-            or "gambian" in t
-            or "georgian" in t
-            or "german" in t
-            or "ghanaian" in t
-            or "greek" in t
-            or "grenadian" in t
-            or "guatemalan" in t
-            or "guinean" in t
-            or "guyanese" in t
-            or "haitian" in t
-            or "honduran" in t
-            or "hong kong" in t
-            or "hongkonger" in t
-            or "hungarian" in t
-            or "icelandic" in t
-            or "indian" in t
-            or "indonesian" in t
-            or "iranian" in t
-            or "iraqi" in t
-            or "irish" in t
-            or "israeli" in t
-            or "italian" in t
-            or "ivorian" in t
-            or "jamaican" in t
-            or "japanese" in t
-            or "jordanian" in t
-            or "kazakh" in t
-            or "kenyan" in t
-            or "kiwi" in t
-            or "korean" in t
-            or "kuwaiti" in t
-            or "kyrgyz" in t
-            or "lao" in t
-            or "latvian" in t
-            or "lebanese" in t
-            or "liberian" in t
-            or "libyan" in t
-            or "liechtensteiner" in t
-            or "lithuanian" in t
-            or "luxembourgish" in t
-            or "macedonian" in t
-            or "malagasy" in t
-            or "malawian" in t
-            or "malaysian" in t
-            or "maldivian" in t
-            or "malian" in t
-            or "maltese" in t
-            or "mauritanian" in t
-            or "mauritian" in t
-            or "mexican" in t
-            or "moldovan" in t
-            or "monegasque" in t
-            or "mongolian" in t
-            or "montenegrin" in t
-            or "moroccan" in t
-            or "motswana" in t
-            or "mozambican" in t
-            or "namibian" in t
-            or "nepalese" in t
-            or "nepali" in t
-            or "new zealand" in t
-            or "nicaraguan" in t
-            or "nigerian" in t
-            or "nigerien" in t
-            or "norwegian" in t
-            or "omani" in t
-            or "pakistani" in t
-            or "palestinian" in t
-            or "panamanian" in t
-            or "paraguayan" in t
-            or "peruvian" in t
-            or "polish" in t
-            or "portuguese" in t
-            or "puerto rican" in t
-            or "qatari" in t
-            or "rwandan" in t
-            or "salvadoran" in t
-            or "salvadorean" in t
-            or "sammarinese" in t
-            or "samoan" in t
-            or "saudi" in t
-            or "scot" in t
-            or "senegalese" in t
-            or "serbian" in t
-            or "seychellois" in t
-            or "sierra leonean" in t
-            or "singaporean" in t
-            or "slovak" in t
-            or "slovenian" in t
-            or "somali" in t
-            or "south african" in t
-            or "spanish" in t
-            or "sri lankan" in t
-            or "sudanese" in t
-            or "surinamese" in t
-            or "swazi" in t
-            or "swedish" in t
-            or "swiss" in t
-            or "syrian" in t
-            or "taiwanese" in t
-            or "tajik" in t
-            or "tanzanian" in t
-            or "thai" in t
-            or "timorese" in t
-            or "togolese" in t
-            or "tongan" in t
-            or "trinidadian" in t
-            or "tunisian" in t
-            or "turkish" in t
-            or "turkmen" in t
-            or "tuvaluan" in t
-            or "ugandan" in t
-            or "uk" in t
-            or "uruguayan" in t
-            or "us" in t
-            or "uzbek" in t
-            or "vanuatuan" in t
-            or "venezuelan" in t
-            or "vietnamese" in t
-            or "welsh" in t
-            or "yemeni" in t
-            or "zambian" in t
-            or "zimbabwean" in t
-        )
+    "c3040f51d0ceeaa2": lambda t: (
+        ("b-day" in t or "bday" in t or "birthday" in t) and ("'s" in t or "is" in t or "’s" in t)
     ),
     "c325c499b9ad8516": lambda t: (
         "this afternoon" in t
@@ -7190,6 +8730,9 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "wife" in t
         )
         and ("her" in t or "his" in t or "my" in t or "our" in t or "the" in t)
+    ),
+    "c8dd0b0d5fd50de2": lambda t: (
+        "today" in t or ("morning" in t and "this" in t) or "earlier" in t
     ),
     "c95c4ab1107ac7d9": lambda t: (
         "ex" in t or "former" in t or "late" in t or "old" in t or "previous" in t
@@ -8328,139 +9871,16 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "month" in t
         or ("month" in t and "per" in t)
     ),
-    "dff1f1fb4e3a2de3": lambda t: (
-        ("her" in t or "his" in t or "their" in t)
-        and (
-            "accountant" in t
-            or "assistant" in t
-            or "aunt" in t
-            or "babysitter" in t
-            or "barber" in t
-            or "boss" in t
-            or "brother" in t
-            or "cleaner" in t
-            or "co-worker" in t
-            or "coach" in t
-            or "colleague" in t
-            or "cousin" in t
-            or "coworker" in t
-            or "dad" in t
-            or "daughter" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "employer" in t
-            or "ex" in t
-            or "father" in t
-            or "fianc" in t
-            or "flatmate" in t
-            or "friend" in t
-            or "gp" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "grandma" in t
-            or "grandpa" in t
-            or "granny" in t
-            or "hairdresser" in t
-            or "housemate" in t
-            or "husband" in t
-            or "landlady" in t
-            or "landlord" in t
-            or "lawyer" in t
-            or "manager" in t
-            or "mentor" in t
-            or "mom" in t
-            or "mother" in t
-            or "mum" in t
-            or "nanny" in t
-            or "neighbor" in t
-            or "neighbour" in t
-            or "nephew" in t
-            or "niece" in t
-            or "partner" in t
-            or "physio" in t
-            or "roommate" in t
-            or "sister" in t
-            or "solicitor" in t
-            or "son" in t
-            or "teacher" in t
-            or "therapist" in t
-            or "trainer" in t
-            or "tutor" in t
-            or "twin" in t
-            or "uncle" in t
-            or "vet" in t
-            or "wife" in t
-        )
-    ),
     "dffd151f93ae7e53": lambda t: "back" in t or "home" in t,
     "e066e58637cf53fc": lambda t: "from" in t,
-    "e1dd1706d5d52b8a": lambda t: (
-        "due" in t
-        or ("deadline" in t and ("for" in t or "to" in t) and "is" in t)
-        or ("deadline" in t and "is" in t)
-        or (
-            (
-                ("owe" in t and ("my" in t or "our" in t or "the" in t))
-                or "must" in t
-                or (
-                    (
-                        "need" in t
-                        or "have" in t
-                        or "must" in t
-                        or "got" in t
-                        or ("'ve" in t and "got" in t)
-                        or ("need" in t and "'ll" in t)
-                    )
-                    and "to" in t
-                )
-            )
-            and ("before" in t or "by" in t or "till" in t or "until" in t)
-        )
-        or (("for" in t or "to" in t) and ("my" in t or "our" in t or "the" in t) and "by" in t)
-        or (
-            ("has" in t or "have" in t or "must" in t or "need" in t)
-            and (
-                "submitted" in t
-                or "filed" in t
-                or "sent" in t
-                or ("handed" in t and "in" in t)
-                or "paid" in t
-                or "returned" in t
-                or "signed" in t
-                or "done" in t
-                or "finished" in t
-                or "renewed" in t
-                or "in" in t
-                or "sending" in t
-                or "posting" in t
-                or "submitting" in t
-                or "filing" in t
-                or "doing" in t
-                or "paying" in t
-                or "signing" in t
-                or "returning" in t
-                or "renewing" in t
-                or "ed" in t
-                or "en" in t
-                or "ing" in t
-            )
-            and ("before" in t or "by" in t)
-        )
-        or "deadline" in t
-        or (
-            ("closes" in t or ("closing" in t and "is" in t) or "shuts" in t)
-            and (
-                "application" in t
-                or "bid" in t
-                or "consultation" in t
-                or "enrolment" in t
-                or "enroment" in t
-                or "entries" in t
-                or "nominations" in t
-                or "registration" in t
-                or "submission" in t
-            )
-        )
+    "e29f55ca3a5755d0": lambda t: (
+        "sorry" in t
+        or "mean" in t
+        or "meant" in t
+        or "rather" in t
+        or ("make" in t and "that" in t)
+        or ("scratch" in t and "that" in t)
+        or "oops" in t
     ),
     "e3edae1251ae89a5": lambda t: (
         "coach" in t
@@ -8951,204 +10371,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "want" in t
     ),
     "e6b8d0cb84d9fa7a": lambda t: "for" in t,
-    "e7dc6928444df94a": lambda t: (
-        (
-            "brother in law" in t
-            or "brother in-law" in t
-            or "brother-in law" in t
-            or "brother-in-law" in t
-            or "daughter in law" in t
-            or "daughter in-law" in t
-            or "daughter-in law" in t
-            or "daughter-in-law" in t
-            or "father in law" in t
-            or "father in-law" in t
-            or "father-in law" in t
-            or "father-in-law" in t
-            or "mother in law" in t
-            or "mother in-law" in t
-            or "mother-in law" in t
-            or "mother-in-law" in t
-            or "sister in law" in t
-            or "sister in-law" in t
-            or "sister-in law" in t
-            or "sister-in-law" in t
-            or "son in law" in t
-            or "son in-law" in t
-            or "son-in law" in t
-            or "son-in-law" in t
-            or "grandson" in t
-            or "granddaughter" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "employer" in t
-            or "sister" in t
-            or "brother" in t
-            or "mother" in t
-            or "mom" in t
-            or "mum" in t
-            or "father" in t
-            or "dad" in t
-            or "wife" in t
-            or "husband" in t
-            or "partner" in t
-            or "son" in t
-            or "daughter" in t
-            or "friend" in t
-            or "best friend" in t
-            or "colleague" in t
-            or "coworker" in t
-            or "co-worker" in t
-            or "boss" in t
-            or "manager" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "gp" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "therapist" in t
-            or "cousin" in t
-            or "aunt" in t
-            or "uncle" in t
-            or "niece" in t
-            or "nephew" in t
-            or "grandmother" in t
-            or "grandma" in t
-            or "granny" in t
-            or "grandfather" in t
-            or "grandpa" in t
-            or "neighbour" in t
-            or "neighbor" in t
-            or "flatmate" in t
-            or "roommate" in t
-            or "housemate" in t
-            or "accountant" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "landlord" in t
-            or "landlady" in t
-            or "fianc" in t
-            or "fianc" in t
-            or "fiance" in t
-            or "fiancee" in t
-            or "girlfriend" in t
-            or "boyfriend" in t
-            or "stepmother" in t
-            or "stepfather" in t
-            or "stepson" in t
-            or "stepdaughter" in t
-            or "mother-in-law" in t
-            or "father-in-law" in t
-            or "sister-in-law" in t
-            or "brother-in-law" in t
-            or "mentor" in t
-            or "tutor" in t
-            or "teacher" in t
-            or "coach" in t
-            or "vet" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or "trainer" in t
-            or "assistant" in t
-            or "cleaner" in t
-            or "babysitter" in t
-            or "nanny" in t
-            or "godmother" in t
-            or "godfather" in t
-            or "twin" in t
-            or "ex" in t
-            or "vet" in t
-            or "nurse" in t
-            or "doctor" in t
-            or "surgeon" in t
-            or "midwife" in t
-            or "paramedic" in t
-            or "pharmacist" in t
-            or "dentist" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "pilot" in t
-            or "teacher" in t
-            or "tutor" in t
-            or "instructor" in t
-            or "lecturer" in t
-            or "professor" in t
-            or "architect" in t
-            or "engineer" in t
-            or "developer" in t
-            or "designer" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "barrister" in t
-            or "accountant" in t
-            or "plumber" in t
-            or "electrician" in t
-            or "builder" in t
-            or "mechanic" in t
-            or "chef" in t
-            or "cook" in t
-            or "baker" in t
-            or "journalist" in t
-            or "writer" in t
-            or "photographer" in t
-            or "artist" in t
-            or "musician" in t
-            or ("officer" in t and "police" in t)
-            or "firefighter" in t
-            or "carpenter" in t
-            or "gardener" in t
-            or "cleaner" in t
-            or "therapist" in t
-            or "counsellor" in t
-            or "counselor" in t
-            or "coach" in t
-            or "trainer" in t
-            or "consultant" in t
-            or "manager" in t
-            or "librarian" in t
-            or "pharmacist" in t
-            or "optician" in t
-            or "scientist" in t
-            or "researcher" in t
-            or "vicar" in t
-            or "priest" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or ("estate" in t and "agent" in t)
-            or "receptionist" in t
-            or "carer" in t
-            or ("social" in t and "worker" in t)
-            or "student" in t
-            or "dietitian" in t
-            or "nutritionist" in t
-            or "neurologist" in t
-            or "cardiologist" in t
-            or "dermatologist" in t
-            or "psychiatrist" in t
-            or "psychologist" in t
-            or "gynaecologist" in t
-            or "oncologist" in t
-            or "specialist" in t
-            or "osteopath" in t
-            or "chiropractor" in t
-            or "deputy" in t
-            or "supervisor" in t
-            or ("manager" in t and "line" in t)
-            or "secretary" in t
-            or "pa" in t
-            or "nanny" in t
-            or "babysitter" in t
-        )
-        and (
-            "is" in t
-            or ("called" in t and "is" in t)
-            or ("called" in t and ("'s" in t or "’s" in t))
-            or ("named" in t and "is" in t)
-            or ("name" in t and ("'s" in t or "’s" in t) and "is" in t)
-            or "'s" in t
-            or "’s" in t
-        )
-    ),
     "e7e1d39648f1f2ad": lambda t: (
         ("transfer" in t or ("western" in t and "union" in t) or "wise" in t or "remitly" in t)
         and ("by" in t or "through" in t or "thru" in t or "via" in t)
@@ -9279,7 +10501,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             and ("'m" in t or "am" in t)
         )
     ),
-    "f0f0aa274f2a9d3d": lambda t: "at" in t or "in" in t,
     "f153cfdb5ca6f49c": lambda t: (
         "take" in t
         or ("dose" in t and ("is" in t or ("will" in t and "be" in t)))
@@ -9365,6 +10586,27 @@ MAY: dict[str, Callable[[str], bool]] = {
     "f39ca673a7f030e2": lambda t: (
         "then" in t or ("after" in t and "that" in t) or "afterwards" in t
     ),
+    "f3a7429a07c55fa6": lambda t: (
+        (
+            "'m" in t
+            or "’m" in t
+            or "am" in t
+            or (("'ll" in t or "’ll" in t) and "be" in t)
+            or ("will" in t and "be" in t)
+            or (
+                (
+                    "'re" in t
+                    or "’re" in t
+                    or "are" in t
+                    or (("'ll" in t or "’ll" in t) and "be" in t)
+                    or ("will" in t and "be" in t)
+                )
+                and "we" in t
+            )
+        )
+        and (("office" in t and "ut" in t and "of" in t) or "oo" in t)
+    ),
+    "f43f3ad825d0fa53": lambda t: "at" in t or "in" in t,
     "f5ddcbe6ec148284": lambda t: "my" in t or "our" in t or "the" in t,
     "f696e6f0d163a8c8": lambda t: (
         ("enough" in t and ("through" in t or "til" in t or "to" in t))
@@ -9420,202 +10662,6 @@ MAY: dict[str, Callable[[str], bool]] = {
                 or ("good" in t and "is" in t)
             )
             and ("by" in t or "on" in t or "through" in t or "til" in t or "to" in t)
-        )
-    ),
-    "f6b099d822d1641a": lambda t: (
-        "he" in t
-        and ("'s" in t or "is" in t or "’s" in t)
-        and (
-            "analyst" in t
-            or "consultant" in t
-            or "director" in t
-            or "engineer" in t
-            or "lead" in t
-            or "manager" in t
-            or "officer" in t
-            or "brother in law" in t
-            or "brother in-law" in t
-            or "brother-in law" in t
-            or "brother-in-law" in t
-            or "daughter in law" in t
-            or "daughter in-law" in t
-            or "daughter-in law" in t
-            or "daughter-in-law" in t
-            or "father in law" in t
-            or "father in-law" in t
-            or "father-in law" in t
-            or "father-in-law" in t
-            or "mother in law" in t
-            or "mother in-law" in t
-            or "mother-in law" in t
-            or "mother-in-law" in t
-            or "sister in law" in t
-            or "sister in-law" in t
-            or "sister-in law" in t
-            or "sister-in-law" in t
-            or "son in law" in t
-            or "son in-law" in t
-            or "son-in law" in t
-            or "son-in-law" in t
-            or "grandson" in t
-            or "granddaughter" in t
-            or "grandchild" in t
-            or "grandkid" in t
-            or "employer" in t
-            or "sister" in t
-            or "brother" in t
-            or "mother" in t
-            or "mom" in t
-            or "mum" in t
-            or "father" in t
-            or "dad" in t
-            or "wife" in t
-            or "husband" in t
-            or "partner" in t
-            or "son" in t
-            or "daughter" in t
-            or "friend" in t
-            or "best friend" in t
-            or "colleague" in t
-            or "coworker" in t
-            or "co-worker" in t
-            or "boss" in t
-            or "manager" in t
-            or "dentist" in t
-            or "doctor" in t
-            or "gp" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "therapist" in t
-            or "cousin" in t
-            or "aunt" in t
-            or "uncle" in t
-            or "niece" in t
-            or "nephew" in t
-            or "grandmother" in t
-            or "grandma" in t
-            or "granny" in t
-            or "grandfather" in t
-            or "grandpa" in t
-            or "neighbour" in t
-            or "neighbor" in t
-            or "flatmate" in t
-            or "roommate" in t
-            or "housemate" in t
-            or "accountant" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "landlord" in t
-            or "landlady" in t
-            or "fianc" in t
-            or "fianc" in t
-            or "fiance" in t
-            or "fiancee" in t
-            or "girlfriend" in t
-            or "boyfriend" in t
-            or "stepmother" in t
-            or "stepfather" in t
-            or "stepson" in t
-            or "stepdaughter" in t
-            or "mother-in-law" in t
-            or "father-in-law" in t
-            or "sister-in-law" in t
-            or "brother-in-law" in t
-            or "mentor" in t
-            or "tutor" in t
-            or "teacher" in t
-            or "coach" in t
-            or "vet" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or "trainer" in t
-            or "assistant" in t
-            or "cleaner" in t
-            or "babysitter" in t
-            or "nanny" in t
-            or "godmother" in t
-            or "godfather" in t
-            or "twin" in t
-            or "ex" in t
-            or "vet" in t
-            or "nurse" in t
-            or "doctor" in t
-            or "surgeon" in t
-            or "midwife" in t
-            or "paramedic" in t
-            or "pharmacist" in t
-            or "dentist" in t
-            or "physio" in t
-            or "physiotherapist" in t
-            or "pilot" in t
-            or "teacher" in t
-            or "tutor" in t
-            or "instructor" in t
-            or "lecturer" in t
-            or "professor" in t
-            or "architect" in t
-            or "engineer" in t
-            or "developer" in t
-            or "designer" in t
-            or "lawyer" in t
-            or "solicitor" in t
-            or "barrister" in t
-            or "accountant" in t
-            or "plumber" in t
-            or "electrician" in t
-            or "builder" in t
-            or "mechanic" in t
-            or "chef" in t
-            or "cook" in t
-            or "baker" in t
-            or "journalist" in t
-            or "writer" in t
-            or "photographer" in t
-            or "artist" in t
-            or "musician" in t
-            or ("officer" in t and "police" in t)
-            or "firefighter" in t
-            or "carpenter" in t
-            or "gardener" in t
-            or "cleaner" in t
-            or "therapist" in t
-            or "counsellor" in t
-            or "counselor" in t
-            or "coach" in t
-            or "trainer" in t
-            or "consultant" in t
-            or "manager" in t
-            or "librarian" in t
-            or "pharmacist" in t
-            or "optician" in t
-            or "scientist" in t
-            or "researcher" in t
-            or "vicar" in t
-            or "priest" in t
-            or "hairdresser" in t
-            or "barber" in t
-            or ("estate" in t and "agent" in t)
-            or "receptionist" in t
-            or "carer" in t
-            or ("social" in t and "worker" in t)
-            or "student" in t
-            or "dietitian" in t
-            or "nutritionist" in t
-            or "neurologist" in t
-            or "cardiologist" in t
-            or "dermatologist" in t
-            or "psychiatrist" in t
-            or "psychologist" in t
-            or "gynaecologist" in t
-            or "oncologist" in t
-            or "specialist" in t
-            or "osteopath" in t
-            or "chiropractor" in t
-            or "deputy" in t
-            or "supervisor" in t
-            or ("manager" in t and "line" in t)
-            or "secretary" in t
-            or "pa" in t
         )
     ),
     "f6cf55f7455f119f": lambda t: "remind" in t and "me" in t and "to" in t,
@@ -9869,18 +10915,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("also" in t or "and" in t or "plus" in t or "then" in t)
         and ("at" in t or "in" in t or "to" in t)
     ),
-    "fdc7cc030c502f32": lambda t: (
-        "fri" in t
-        or "mon" in t
-        or "sat" in t
-        or "sun" in t
-        or "thu" in t
-        or "today" in t
-        or "tomorrow" in t
-        or "tonight" in t
-        or "tue" in t
-        or "wed" in t
-    ),
     "fe16466fc0a13f27": lambda t: (
         "renews" in t
         or "auto-renews" in t
@@ -9889,6 +10923,16 @@ MAY: dict[str, Callable[[str], bool]] = {
     ),
     "fe3f006ba8e69e73": lambda t: (
         "dear" in t or "guest" in t or "passenger" in t or "traveler" in t or "traveller" in t
+    ),
+    "fef7c211d5e57931": lambda t: (
+        "it's" in t
+        or "its" in t
+        or "it’s" in t
+        or ("it" in t and "is" in t)
+        or "that's" in t
+        or "that’s" in t
+        or (("that" in t or "this" in t) and "is" in t)
+        or ("trip" in t and "the" in t and "is" in t)
     ),
     "ff92b07b5295fe6c": lambda t: (
         ("valid" in t and ("through" in t or "till" in t or "to" in t or "until" in t))

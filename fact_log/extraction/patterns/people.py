@@ -19,6 +19,7 @@ from typing import Any
 from uac.fact_log.extraction.patterns.contacts import (
     OCCUPATIONS,
     RELATIONS,
+    born_on,
     relationship,
     this_year,
 )
@@ -75,7 +76,27 @@ _BIRTHDAY = re.compile(
     # "the Queen's birthday", "King's birthday is a bank holiday": a title, no contact
     r"(?<!\b[Tt]he\s)\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad|King|Queen|Prince|"
     r"Princess|Google|Jesus|Christ)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
-    r"(?:['’]s)?\s+(?i:birthday)(?:\s+is|['’]s)\b"
+    r"(?:['’]s)?\s+(?i:birthday|b-?day)(?:\s+is|['’]s)\b"
+)
+# "cousin jess bday is nov 9", "my sister ana's birthday is ...": a name typed in lower case
+# after the user's relation
+_REL_LOWER = re.compile(
+    r"(?:^|\b(?:my|our)\s+)(?P<rel>" + RELATIONS + r")\s+(?!(?:next|last|first|own|whose|and|"
+    r"or|the|big|little|new|old|real|actual|is|was)\b)(?P<name>[a-zà-ÿ]{2,20})(?:['’]s)?\s+"
+    r"(?:birthday|b-?day)(?:\s+is|['’]s)\b",
+    re.I,
+)
+# "Dad's birthday is 12 March", "my sister's bday is the 4th": the relation's name is the one
+# the session gave them ("my dad Peter ..."); no name said or known, no contact
+_REL_BIRTHDAY = re.compile(
+    r"(?:^|\b(?:my|our)\s+)(?P<rel>" + RELATIONS + r")['’]s\s+(?:birthday|b-?day)(?:\s+is|['’]s)\b",
+    re.I,
+)
+# "Pat's birthday is October 19. She will be 70.": the age said next gives the year
+_WILL_BE = re.compile(
+    r"^(?:and\s+)?(?:she|he)(?:['’]ll|\s+will)\s+be\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
+    r"^(?:and\s+)?(?:she|he)(?:['’]s|\s+is)\s+turning\s+(?P<nth>\d{1,3})\b",
+    re.I,
 )
 # "Anna's birthday is 23 April, she's my neighbour": the user's relation said beside it
 _RELATED = re.compile(r"\b(?:my|our)\s+(?:" + RELATIONS + r")\b", re.I)
@@ -164,11 +185,64 @@ def rule_people_shapes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {"name": name, key: " ".join(m["value"].split())})
     elif "," in text and (m := _KNOWN_JOB.match(text)) and (name := _known(ctx, m["name"])):
         emit(ctx, sent, "contacts.contacts", {"name": name, "role": m["role"].lower()})
-    if "irthday" in text and (m := _BIRTHDAY.search(text)) and m["name"] not in said:
-        _birthday(ctx, sent, parts, m)
+    if "irthday" in text or "day" in text:
+        _birthdays(ctx, sent, parts, said)
     _corrected(ctx, sent)
     if "D" in text and (m := _DOCTOR_ACTS.search(text)) and in_clause(m, parts, sent):
         ctx.add("contacts.contacts", {"name": " ".join(m["name"].split())}, sent, 0.65)
+
+
+def _birthdays(ctx: Ctx, sent: Span, parts: list[Span], said: set[Any]) -> None:
+    """A birthday by the person's name, by a relation and a lower-case name, or by a relation
+    whose name the session knows."""
+    text = sent.text
+    if (m := _BIRTHDAY.search(text)) and m["name"] not in said:
+        _birthday(ctx, sent, parts, m)
+    elif (m := _REL_LOWER.search(text)) and m["name"].capitalize() not in said:
+        name = m["name"].capitalize()
+        if name not in NOT_NAMES and in_clause(m, parts, sent):
+            value = {"name": name, "relationship": relationship(m["rel"])}
+            if (born := _born(ctx, sent, m)) is not None:
+                value["birthday"] = born
+            emit(ctx, sent, "contacts.contacts", value)
+    elif (m := _REL_BIRTHDAY.search(text)) and in_clause(m, parts, sent):
+        rel = relationship(m["rel"])
+        name = next(
+            (
+                p.get("name")
+                for p in reversed(ctx.thread.mentions)
+                if p.kind == "contact" and p.get("relationship") == rel
+            ),
+            None,
+        )
+        if isinstance(name, str) and name not in said and (born := _born(ctx, sent, m)):
+            emit(ctx, sent, "contacts.contacts", {"name": name, "birthday": born})
+
+
+def _born(ctx: Ctx, sent: Span, m: re.Match[str]) -> Any:
+    """The birthday said after the match: with the year the age said next gives ("... is
+    October 19. She will be 70."), else this year's date; None without a day."""
+    days = [
+        d
+        for d in dates_in(sent, "past", ctx.today)
+        if d.valid and d.date and d.start > sent.start + m.start()
+    ]
+    if not days:
+        return None
+    if (age := _age_next(ctx, sent)) is not None:
+        upcoming = next((d.date for d in dates_in(sent, "future", ctx.today) if d.valid), None)
+        if (born := born_on(upcoming, age)) is not None:
+            return born
+    return this_year(days[0], ctx.today)
+
+
+def _age_next(ctx: Ctx, sent: Span) -> re.Match[str] | None:
+    """ "She will be 70" opening the next sentence (or the rest of this one after a comma)."""
+    following = ctx.following.text if ctx.following is not None else ""
+    if (age := _WILL_BE.match(following.strip())) is not None:
+        return age
+    _, _, rest = sent.text.partition(", ")
+    return _WILL_BE.match(rest.strip()) if rest else None
 
 
 def _knows(ctx: Ctx, sent: Span, m: re.Match[str], year: re.Match[str] | None) -> bool:
@@ -188,7 +262,8 @@ def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None
     if m["name"] in NOT_NAMES or not in_clause(m, parts, sent):
         return
     year = _BORN_IN.search(sent.text)
-    if not _knows(ctx, sent, m, year):
+    age = None if year else _age_next(ctx, sent)
+    if not age and not _knows(ctx, sent, m, year):
         return  # "Shakespeare's birthday is 23 April": no one the user is said to know
     days = [
         d
@@ -199,8 +274,10 @@ def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None
         return
     day = days[0].date
     born = (
-        safe_date(int(year["year"]), day.month, day.day) if year else this_year(days[0], ctx.today)
-    )  # type: ignore[union-attr]
+        safe_date(int(year["year"]), day.month, day.day)  # type: ignore[union-attr]
+        if year
+        else _born(ctx, sent, m)
+    )
     if born is not None:
         emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
 

@@ -390,6 +390,51 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.7)
 
 
+# "I also teach the lab on Thursdays, 13:45-17:30", "I work at the bakery on saturdays 9-3",
+# "I volunteer at the food bank every Tuesday 10-2": the user's weekly duty and its hours
+_WEEKLY_DUTY = re.compile(
+    r"^(?:(?:and|also|so|oh|plus)\s+)?i\s+(?:also\s+|now\s+|still\s+)?"
+    r"(?P<verb>teach|coach|tutor|run|lead|work|volunteer|referee|help\s+out)\s+"
+    r"(?P<what>(?:at\s+|in\s+|on\s+)?(?:the\s+|a\s+|an\s+|my\s+|our\s+)?[\w'’ -]{2,30}?)[,\s]+"
+    r"(?:on\s+|every\s+)(?P<day>" + _DAY_WORD + r")\b",
+    re.I,
+)
+
+
+_BARE_HOURS = re.compile(r"\s*,?\s*(\d{1,2}(?::\d\d)?)\s*[-–]\s*(\d{1,2}(?::\d\d)?)\b(?![-/.\d])")
+
+
+def rule_weekly_duty(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """What the user teaches, runs or works at on a weekday, with its hours: a weekly event."""
+    m = _WEEKLY_DUTY.match(sent.text) if any(ch.isdigit() for ch in sent.text) else None
+    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
+        return  # "I work at the shop on Friday": one day, not a weekly duty
+    key = m["day"].lower().rstrip("s")
+    day = (
+        WEEKDAYS.get(key)
+        if key in WEEKDAYS
+        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+    )
+    rest = sent.text[m.end() :]
+    when = clock(rest)
+    if when is None and (hours := _BARE_HOURS.match(rest)) is not None:
+        when = clock(f"from {hours[1]} to {hours[2]}")  # "saturdays 9-3": hours after the day
+    if day is None or when is None or not clause_ok(parts, sent, sent.start):
+        return
+    first = ctx.today + dt.timedelta(days=(day - ctx.today.weekday()) % 7 or 7)
+    title = f"{m['verb'].lower()} {' '.join(m['what'].split())}"  # "Teach the lab"
+    value: dict[str, Any] = {
+        "title": title[:1].upper() + title[1:],
+        "start": dt.datetime.combine(first, when.start),
+        "repeats": "weekly",
+    }
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(first, when.end)
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
 def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Mark the sentence's event as weekly when it happens "every Tuesday"."""
     m = _EVERY_WEEKDAY.search(sent.text)
@@ -617,6 +662,7 @@ RULES: tuple[Rule, ...] = (
     rule_supply,
     rule_weekly_note,
     rule_weekly_slot,
+    rule_weekly_duty,
     rule_repeats,
     rule_series_end,
 )

@@ -45,7 +45,10 @@ EVENT = re.compile(
     r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
     r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
     r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
-    r"kick[- ]?off)(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"kick[- ]?off|"
+    # a school's and a sports club's days ("homecoming is oct 14", "the grand final")
+    r"homecoming|prom|grand\s+final|(?:school|class|field)\s+trip|health\s+visitor)(?:e?s)?\b|"
+    r"(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)
@@ -67,7 +70,13 @@ _EVENT_LEAD = re.compile(
 _WITH = re.compile(
     r"\bwith\s+(?:my\s+\w+\s+)?(" + NAME + r"(?:\s*(?:,|and|&)\s*" + NAME + r"){0,3})"
 )
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?:the\s+)?(" + NAME + r")")
+# (a name's particles kept: "at Tandartspraktijk Hof van Delft", "at Huis ter Duin")
+_LOCATION = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+)?("
+    + NAME
+    + r"(?:\s(?-i:van|von|de|der|den|ter|ten|da|di|del|du|la|le)"
+    r"(?:\s(?-i:der|den|de|la))?\s(?-i:[A-Z][\w'’-]+))?)"
+)
 _TITLE_DROP = word_set(
     "a an the my our i i've i'm have has got had there's is with on at for this next big "
     "important quick so ok okay well and then also just called booked book need needs get "
@@ -90,8 +99,9 @@ _DEADLINE = re.compile(
     # "dissertation draft to my supervisor by Friday": a deliverable, who gets it, and when
     r"^(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?(?P<goal7>[A-Za-z][\w'’ -]{2,40}?)\s+"
     r"(?:to|for)\s+(?:my|the|our)\s+[a-z]{3,15}\s+by\b|"
-    r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ -]{2,60}?)\s+(?:has|have|needs?|must)\s+"
-    r"(?:to\s+)?(?:be\s+)?(?:submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<goal5>[A-Za-z][\w'’ #-]{2,60}?)\s+(?:has|have|needs?|must)\s+"
+    # "reports need to be on the system by Friday": where it must be, then the day
+    r"(?:to\s+)?(?:be\s+)?(?:(?:on|into|in|uploaded\s+to)\s+(?:the|my|our)\s+[\w-]{2,15}(?=\s+by\b)|submitted|filed|sent|handed\s+in|paid|returned|signed|done|"
     r"finished|renewed|in|sending|posting|submitting|filing|doing|paying|signing|returning|"
     # any participle: "needs ordering by the 1st", "must be finalised by 30 September"
     r"renewing|[a-z]{3,15}(?:ed|ing|en))"
@@ -137,6 +147,12 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         for d in dates_in(sent, "future", ctx.today, ctx.anchor)
         if d.start >= sent.start + m.start()
     ]
+    if dates and dates[0].valid and dates[0].date < ctx.today:  # type: ignore[operator]
+        # "I must pay the DAS until the 20th" said on 3 March: a bare day continued from an
+        # earlier one fell before today; a deadline still to meet is the next such day
+        fresh = [d for d in dates_in(sent, "future", ctx.today) if d.start == dates[0].start]
+        if fresh and fresh[0].valid and fresh[0].date >= ctx.today:  # type: ignore[operator]
+            dates[0] = fresh[0]
     if not dates or not dates[0].valid:
         return
     if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
@@ -259,6 +275,35 @@ _CONTACTED = re.compile(
 )
 
 
+# "I will call them tomorrow", "said to call back monday", "I'll call you": calling as a thing
+# to do (no call booked); "a call with Dana at 3", "the sales call" stay events
+_CALL_VERB_BEFORE = re.compile(
+    r"\b(?:will|['’]ll|to|gonna|must|should|can|could|shall|might|may|would|pls|please)\s+$", re.I
+)
+_CALL_VERB_AFTER = re.compile(r"\s+(?:them|him|her|me|you|us|it|back|round)\b", re.I)
+# "Updated med list after GI appt today", "after my physio this morning": an event that was
+_AFTER_IT = re.compile(
+    r"\bafter\s+(?:my\s+|the\s+|a\s+|his\s+|her\s+|our\s+)?(?:[\w-]+\s+){0,2}$", re.I
+)
+_PAST_TODAY = re.compile(r"^\W*(?:[\w-]+\s+){0,2}(?:today|this\s+morning|earlier)\b", re.I)
+# "I am on the triple therapy for 14 days": a treatment the user is on, no appointment
+_ON_TREATMENT = re.compile(r"\bon\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+
+
+def _not_an_event(text: str, ev: re.Match[str]) -> bool:
+    """Whether the event word is said as something else than an event: a call to make, an
+    event that already was today, a treatment the user is on."""
+    word = ev[0].lower()
+    before = text[max(0, ev.start() - 40) : ev.start()]
+    if word == "call" and (
+        _CALL_VERB_BEFORE.search(before) or _CALL_VERB_AFTER.match(text, ev.end())
+    ):
+        return True
+    if _AFTER_IT.search(before) and _PAST_TODAY.match(text[ev.end() :]):
+        return True
+    return word == "therapy" and _ON_TREATMENT.search(before) is not None
+
+
 _REMIND_TO = re.compile(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
 
 
@@ -330,6 +375,8 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "need to ring the surgery": the place to call, not an appointment
     if _NO_MORE.search(sent.text):
         return  # "I used to have yoga every Tuesday": a past habit, not a plan
+    if _not_an_event(sent.text, ev):
+        return
     if _details_follow(ctx, sent):
         # "I joined a choir! Wednesdays 7 to 9pm, starting tomorrow": the details follow
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])  # type: ignore[union-attr]
@@ -400,7 +447,8 @@ _STREET = re.compile(
 _VENUE = re.compile(
     r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
     r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
-    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre)\b)",
+    r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre|facility|depot|"
+    r"pharmacy|garage)\b)",
     re.I,
 )
 _NUMBERED_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
@@ -512,9 +560,23 @@ _LEAVE_NOT = re.compile(
 _TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
 
 
+# "I will be in Tokyo from 18 to 22 December for the audit, out of office.": the user's days
+# away said first, "out of office" closing the sentence
+_AWAY_TAIL = re.compile(
+    r"^(?:[^.?!]*?\b)?(?:i(?:['’]m|\s+am|['’]ll\s+be|\s+will\s+be)|we(?:['’]re|\s+are|['’]ll\s+be|"
+    r"\s+will\s+be))\s[^?]*?[,;(–-]\s*(?:so\s+|and\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|ooo)"
+    r"\s*\)?[.!]*$",
+    re.I,
+)
+
+
 def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Days the user is away: "I'm out of office from April 6 to April 10"."""
     m = _AWAY.search(sent.text) or _AWAY_NOTE.match(sent.text)
+    if m is None and ("office" in sent.text or "OOO" in sent.text):
+        m = _AWAY_TAIL.match(sent.text)
+        if m is not None and not clause_ok(parts, sent, sent.start):
+            return
     if not in_clause(m, parts, sent):
         return
     dates = [
@@ -547,7 +609,7 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["reason"] = " ".join(leave.lower().split())
     elif what.startswith(("on ", "in ")):
         value["reason"] = re.sub(r"(?<=holiday|acation)s$", "", what[3:])  # "in holidays"
-    elif what.startswith("out"):
+    elif what.startswith("out") or what == "ooo":
         value["reason"] = "out of office"
     ctx.add("schedule.away_periods", value, sent, 0.8)
 

@@ -26,7 +26,7 @@ _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
 _RANGE = re.compile(
     rf"\b(?:from|between)[ \t]{{1,3}}(?:{_T})[ \t]{{1,3}}(?:to|till|til|until|and|-|–)"
-    rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|until|-|–)[ \t]{{0,2}}(?:{_T})",
+    rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|til|until|-|–)[ \t]{{0,2}}(?:{_T})",
     re.IGNORECASE,
 )
 _AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
@@ -170,9 +170,17 @@ _H_TIME = re.compile(
     r"(?<=[@–-][ \t])(\d{1,2})h\b",
     re.I,
 )
+_MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY_DOT_TIME = re.compile(
-    r"\b((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|today|tomorrow|tonight)[ \t]{1,3}"
-    r"(\d{1,2})\.([0-5]\d)\b(?!\.\d)",
+    r"\b((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|today|tomorrow|tonight|"
+    # "Thursday 20 May 14.15", "on May 20th 9.30": a dotted time after the day and month
+    r"\d{1,2}(?:st|nd|rd|th)?[ \t]+"
+    + _MONTH_WORD
+    + r"|"
+    + _MONTH_WORD
+    + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?)"
+    r"[ \t]{1,3}([01]?\d|2[0-3])\.([0-5]\d)\b(?!\.\d)"
+    r"(?![ \t]*(?:€|\$|£|eur|euros?|usd|gbp|dollars?|pounds?|kg|km|%|mg|ml))",
     re.I,
 )
 

@@ -61,7 +61,12 @@ _PURPOSE = (
             r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
             r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
             r"sent\s+me|training\s+course|site\s+visit|work\s+thing|"
-            r"(?:work|company|office|boss)\s+(?:has\s+)?booked\s+(?:me|us))\b|出差",
+            r"(?:work|company|office|boss)\s+(?:has\s+)?booked\s+(?:me|us)|"
+            # "for the regional workshop", "for the NY NOW fair", "the head office audit",
+            # "to find suppliers": work the trip is for (not "fair enough", the county fair)
+            r"workshop|seminar|symposium|congress|convention|audit|head\s+office|"
+            r"(?:(?-i:[A-Z][\w&'’-]*)|book|job|careers?|industry)\s+fair(?!\s+(?:enough|share|price))|"
+            r"(?:find|meet|visit|see)\s+(?:new\s+|our\s+|some\s+)?(?:suppliers|customers|clients))\b|出差",
             re.I,
         ),
         "business",
@@ -76,6 +81,9 @@ _PURPOSE = (
         re.compile(
             r"\b(?:see|visit|visiting)\s+(?:my\s+|her\s+|his\s+|our\s+|their\s+)?(?:family|parents|mum|mom|"
             r"dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
+            # "my cousin is getting married", "my brother gets married in June"
+            r"\bmy\s+(?:cousin|sister|brother|son|daughter|niece|nephew|best\s+friend|friend)\s+"
+            r"(?:is\s+getting|gets|is)\s+married\b|"
             # "at my mother in Gdańsk", "staying with my parents", "home for Christmas"
             r"\b(?:at|with)\s+my\s+(?:mother|mum|mom|parents|family|dad|father|sister|brother|"
             r"grand\w+|in-laws)\b|\bhome\b[^.?!]{0,20}\bfor\s+(?:christmas|easter|eid|diwali|"
@@ -439,6 +447,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     city = city or _city_alone(parts, country)  # "to India in September, Bangalore, 6-17"
     if city:
         value["city"] = city
+    if ret is None and _known_outbound(ctx, country, city, depart.date):  # type: ignore[arg-type]
+        return  # "flight KL691 Amsterdam to Toronto 20 Sep": the known trip's way out, no trip
     if ret is not None and ret.date is not None and ret.date >= depart.date:  # type: ignore[operator]
         value["return_date"] = ret.date
     elif ret is None and (stay := _STAY_FOR.search(sent.text)) and depart.date is not None:
@@ -453,6 +463,19 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if mode := transport(sent.text):
         value["transport"] = mode
     ctx.add("travel.trips", value, sent, 0.85 if depart.explicit_year else 0.8)
+
+
+def _known_outbound(ctx: Ctx, country: str, city: str | None, day: dt.date) -> bool:
+    """Whether the session already has a trip to this place leaving that day (with its return):
+    a flight to it said again is the trip's booking, not another trip."""
+    return any(
+        m.kind == "travel.trips"
+        and m.get("depart") == day
+        and m.get("country") == country
+        and m.get("city") in (city, None)
+        and m.get("return_date") is not None
+        for m in ctx.thread.mentions
+    )
 
 
 def transport(text: str) -> str | None:
