@@ -84,3 +84,81 @@ def test_an_ending_cannot_end_a_record_begun_after_it(mem: Memory) -> None:
     mem.compile("maya")
     meds = {m.dose: m for m in mem.checkpoint("maya").user.medications}
     assert meds["300mg"].stop_date is None
+
+
+# -- an allergy's reaction said in brackets, in the next sentence, or "X allergic" ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "substances", "reaction"),
+    [
+        ("I'm allergic to peanuts and sesame (throat swells).", ["peanuts", "sesame"], "swell"),
+        ("allergic to latex (a rash)", ["latex"], "rash"),
+        ("I am penicillin allergic (hives as a child)", ["penicillin"], "hives"),
+        ("Allergic to aspirin. It gives me hives.", ["aspirin"], "hives"),
+        ("I react badly to ibuprofen. I broke out in a rash last time.", ["ibuprofen"], "rash"),
+        ("my allergy is penicillin, it makes me itchy", ["penicillin"], "itchy"),
+    ],
+)
+def test_an_allergys_reaction_said_around_it(
+    text: str, substances: list[str], reaction: str
+) -> None:
+    got = of("health.allergies", found(text))
+    assert [a["substance"] for a in got] == substances
+    assert all(reaction in a["reaction"] for a in got)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I am so allergic to mornings",
+        "I'm not allergic to anything",
+        "my allergy is bad today",
+        "My wife is penicillin allergic (hives).",
+        "I got a rash from the new washing powder.",  # no allergy said before it
+    ],
+)
+def test_no_allergy_without_one_of_the_users(text: str) -> None:
+    assert of("health.allergies", found(text)) == []
+
+
+# -- a diagnosis told by a clinician, "officially", "Dx is" --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "day"),
+    [
+        ("Saw the GP this morning, she says I have asthma.", "asthma", D(2025, 3, 10)),
+        ("the consultant reckons it is psoriasis", "psoriasis", D(2025, 3, 10)),
+        ("so it's coeliac disease officially, no more bread", "coeliac disease", D(2025, 3, 10)),
+        ("My GP confirmed hypothyroidism on Friday", "hypothyroidism", D(2025, 3, 7)),
+        ("Diagnosis: ulcerative colitis. Great.", "ulcerative colitis", None),
+        ("the specialist said it was H pylori all along", "h. pylori", None),
+    ],
+)
+def test_a_diagnosis_told_is_a_condition(text: str, name: str, day: dt.date | None) -> None:
+    [cond] = of("health.conditions", found(text, at=AT))
+    assert cond["name"] == name and cond.get("diagnosed_on") == day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "doctor says it is not diabetes",
+        "the doctor thinks my dad has gout",
+        "Doctor says I might have asthma, more tests next week",
+        "the GP wants to rule out coeliac disease",
+        "does the doctor think it's psoriasis?",
+        "doctor said to take it easy",
+    ],
+)
+def test_a_diagnosis_not_told_of_the_user_is_none(text: str) -> None:
+    assert of("health.conditions", found(text, at=AT)) == []
+
+
+@pytest.mark.parametrize(
+    "text", ["Hay fever season is here again, sneezing all day", "ugh, hay fever is back"]
+)
+def test_hay_fever_back_is_the_condition(text: str) -> None:
+    assert of("health.conditions", found(text, at=AT)) == [{"name": "hay fever"}]
+    assert of("health.conditions", found("is hay fever season over yet?", at=AT)) == []

@@ -412,6 +412,41 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "return" in t
     ),
     "10fae21d99c508fc": lambda t: "budget" in t or "预算" in t,
+    "1144c31f463a1ea5": lambda t: (
+        "not" in t
+        or "n't" in t
+        or "no" in t
+        or "isn't" in t
+        or ("rule" in t and "out" in t)
+        or "might" in t
+        or "may" in t
+        or "could" in t
+        or "possibly" in t
+        or "probably" in t
+        or "maybe" in t
+        or "perhaps" in t
+        or "suspect" in t
+        or ("test" in t and "for" in t)
+        or ("check" in t and "for" in t)
+        or "if" in t
+        or "whether" in t
+        or ("rule" in t and "out" in t)
+        or "mum" in t
+        or "mom" in t
+        or "dad" in t
+        or "wife" in t
+        or "husband" in t
+        or "son" in t
+        or "daughter" in t
+        or "sister" in t
+        or "brother" in t
+        or "he" in t
+        or "she" in t
+        or "they" in t
+        or "his" in t
+        or "her" in t
+        or "their" in t
+    ),
     "1188edc2fe766645": lambda t: "back" in t or "returning" in t,
     "119900662ff4110b": lambda t: "from" in t,
     "11d3a2914362fb04": lambda t: (
@@ -1368,6 +1403,9 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("standing" in t and "order" in t) or ("direct" in t and "debit" in t)
     ),
     "2bf3d90b286ab654": lambda t: "tried" in t,
+    "2d5c082ee5df0fb6": lambda t: (
+        "confirms" in t or "officially" in t or "reckons" in t or "says" in t or "thinks" in t
+    ),
     "2dab0e20c3f47b44": lambda t: (
         (
             "passport" in t
@@ -1991,76 +2029,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "landed" in t
         or "arrived" in t
     ),
-    "3c330b27e11b8587": lambda t: (
-        "for" in t
-        and (
-            "it's" in t
-            or ("it" in t and "is" in t)
-            or "that's" in t
-            or ("that" in t and "is" in t)
-            or ("this" in t and "is" in t)
-            or "they're" in t
-            or ("they" in t and "are" in t)
-        )
-        and ("my" in t or "the" in t)
-        and (
-            ("pressure" in t and "blood" in t)
-            or "bp" in t
-            or "cholesterol" in t
-            or "type 1 diabetes" in t
-            or "type 2 diabetes" in t
-            or "diabetes" in t
-            or "asthma" in t
-            or "hypertension" in t
-            or "high blood pressure" in t
-            or "high cholesterol" in t
-            or "migraines" in t
-            or "migraine" in t
-            or "eczema" in t
-            or "epilepsy" in t
-            or "arthritis" in t
-            or "rheumatoid arthritis" in t
-            or "osteoarthritis" in t
-            or "depression" in t
-            or "anxiety" in t
-            or "adhd" in t
-            or "coeliac disease" in t
-            or "celiac disease" in t
-            or "ibs" in t
-            or "crohn's disease" in t
-            or "gout" in t
-            or "sleep apnea" in t
-            or "sleep apnoea" in t
-            or "hypothyroidism" in t
-            or "hyperthyroidism" in t
-            or "psoriasis" in t
-            or "copd" in t
-            or "glaucoma" in t
-            or "long covid" in t
-            or "endometriosis" in t
-            or "pcos" in t
-            or "fibromyalgia" in t
-            or "atrial fibrillation" in t
-            or "lupus" in t
-            or "multiple sclerosis" in t
-            or "hay fever" in t
-            or "allergic rhinitis" in t
-            or "acid reflux" in t
-            or "sciatica" in t
-            or "tinnitus" in t
-            or "insomnia" in t
-            or "rosacea" in t
-            or "anaemia" in t
-            or "anemia" in t
-            or "acne" in t
-            or "shingles" in t
-            or "strep throat" in t
-            or "heart failure" in t
-            or "angina" in t
-            or "kidney stones" in t
-            or "high blood pressure" in t
-        )
-    ),
     "3cac7df0b314ecd0": lambda t: (
         ("standing" in t and "order" in t)
         or ("direct" in t and "debit" in t)
@@ -2135,6 +2103,55 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("is" in t and "up" in t)
     ),
     "3e0644ce8094d6c7": lambda t: "月" in t and ("号" in t or "日" in t or "號" in t),
+    "3effe6ba1190b8ed": lambda t: (
+        "acid reflux" in t
+        or "acne" in t
+        or "adhd" in t
+        or "anaemia" in t
+        or "anemia" in t
+        or "angina" in t
+        or "anxiety" in t
+        or "asthma" in t
+        or "atrial fibrillation" in t
+        or "celiac disease" in t
+        or "coeliac disease" in t
+        or "copd" in t
+        or "crohn's" in t
+        or "crohns" in t
+        or "depression" in t
+        or "diabetes" in t
+        or "eczema" in t
+        or "epilepsy" in t
+        or "fibromyalgia" in t
+        or "glaucoma" in t
+        or "gout" in t
+        or "hay fever" in t
+        or "heart failure" in t
+        or "helicobacter" in t
+        or "high blood pressure" in t
+        or "high cholesterol" in t
+        or "hypertension" in t
+        or "hyperthyroidism" in t
+        or "hypothyroidism" in t
+        or "iasis" in t
+        or "ibs" in t
+        or "insomnia" in t
+        or "itis" in t
+        or "kidney stones" in t
+        or "long covid" in t
+        or "lupus" in t
+        or "migraine" in t
+        or "osis" in t
+        or "pcos" in t
+        or "pylori" in t
+        or "rosacea" in t
+        or "sciatica" in t
+        or "shingles" in t
+        or "sleep apnea" in t
+        or "sleep apnoea" in t
+        or "strep throat" in t
+        or "tinnitus" in t
+    ),
     "3fdd99d8ee45a905": lambda t: (
         (
             "bus" in t
@@ -2924,6 +2941,27 @@ MAY: dict[str, Callable[[str], bool]] = {
     "57870ed6fcb7feb6": lambda t: (
         (("met" in t and "we" in t) or ("met" in t and ("her" in t or "him" in t or "them" in t)))
         and ("at" in t or "in" in t or "on" in t or "through" in t or "via" in t)
+    ),
+    "58626d556f546b4b": lambda t: (
+        (
+            "brother" in t
+            or "dad" in t
+            or "daughter" in t
+            or "father" in t
+            or "gran" in t
+            or "hubby" in t
+            or "husband" in t
+            or "mam" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nan" in t
+            or "partner" in t
+            or "sister" in t
+            or "son" in t
+            or "wife" in t
+        )
+        and ("my" in t or "our" in t)
     ),
     "58f956231cef838d": lambda t: (
         "dinner" in t
@@ -4430,6 +4468,102 @@ MAY: dict[str, Callable[[str], bool]] = {
             and "is" in t
         )
     ),
+    "8620bfa7fdc74b13": lambda t: (
+        (
+            (
+                "says" in t
+                or "said" in t
+                or "reckons" in t
+                or "thinks" in t
+                or "confirmed" in t
+                or "confirms" in t
+                or ("told" in t and "me" in t)
+            )
+            and (
+                "consultant" in t
+                or "doc" in t
+                or "dr" in t
+                or "gi" in t
+                or "gp" in t
+                or "specialist" in t
+            )
+        )
+        or "diagnosis" in t
+        or "dx" in t
+        or "officially" in t
+    ),
+    "86579fe7dcd29a57": lambda t: (
+        (
+            "acid reflux" in t
+            or "acne" in t
+            or "adhd" in t
+            or "anaemia" in t
+            or "anemia" in t
+            or "angina" in t
+            or "anxiety" in t
+            or "asthma" in t
+            or "atrial fibrillation" in t
+            or "celiac disease" in t
+            or "coeliac disease" in t
+            or "copd" in t
+            or "crohn's" in t
+            or "crohns" in t
+            or "depression" in t
+            or "diabetes" in t
+            or "eczema" in t
+            or "epilepsy" in t
+            or "fibromyalgia" in t
+            or "glaucoma" in t
+            or "gout" in t
+            or "hay fever" in t
+            or "heart failure" in t
+            or "high blood pressure" in t
+            or "high cholesterol" in t
+            or "hypertension" in t
+            or "hyperthyroidism" in t
+            or "hypothyroidism" in t
+            or "iasis" in t
+            or "ibs" in t
+            or "insomnia" in t
+            or "itis" in t
+            or "kidney stones" in t
+            or "long covid" in t
+            or "lupus" in t
+            or "migraine" in t
+            or "osis" in t
+            or "pcos" in t
+            or "rosacea" in t
+            or "sciatica" in t
+            or "shingles" in t
+            or "sleep apnea" in t
+            or "sleep apnoea" in t
+            or "strep throat" in t
+            or "tinnitus" in t
+        )
+        and (
+            ("diagnosed" in t and "been" in t and "with" in t)
+            or ("diagnosed" in t and "with" in t and "was" in t)
+            or ("diagnosed" in t and "with" in t and "me" in t)
+            or ("diagnosed" in t and "with" in t)
+            or "have" in t
+            or ("i've" in t and "got" in t)
+            or (("'ve" in t or "have" in t) and "had" in t)
+            or ("suffer" in t and "from" in t)
+            or ("live" in t and "with" in t)
+            or "my" in t
+            or (
+                "about" in t
+                and (
+                    "consultant" in t
+                    or "doc" in t
+                    or "gp" in t
+                    or "nurse" in t
+                    or "specialist" in t
+                )
+                and ("my" in t or "the" in t)
+            )
+        )
+    ),
     "866c890ebf7c2e3e": lambda t: (
         (
             (
@@ -4963,77 +5097,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "wednesday" in t
     ),
     "8f78d531de59312a": lambda t: "in" in t,
-    "8fe61c46f9df4a8b": lambda t: (
-        (
-            "acid reflux" in t
-            or "acne" in t
-            or "adhd" in t
-            or "anaemia" in t
-            or "anemia" in t
-            or "angina" in t
-            or "anxiety" in t
-            or "asthma" in t
-            or "atrial fibrillation" in t
-            or "celiac disease" in t
-            or "coeliac disease" in t
-            or "copd" in t
-            or "crohn's disease" in t
-            or "depression" in t
-            or "diabetes" in t
-            or "eczema" in t
-            or "epilepsy" in t
-            or "fibromyalgia" in t
-            or "glaucoma" in t
-            or "gout" in t
-            or "hay fever" in t
-            or "heart failure" in t
-            or "high blood pressure" in t
-            or "high cholesterol" in t
-            or "hypertension" in t
-            or "hyperthyroidism" in t
-            or "hypothyroidism" in t
-            or "iasis" in t
-            or "ibs" in t
-            or "insomnia" in t
-            or "itis" in t
-            or "kidney stones" in t
-            or "long covid" in t
-            or "lupus" in t
-            or "migraine" in t
-            or "osis" in t
-            or "pcos" in t
-            or "rosacea" in t
-            or "sciatica" in t
-            or "shingles" in t
-            or "sleep apnea" in t
-            or "sleep apnoea" in t
-            or "strep throat" in t
-            or "tinnitus" in t
-        )
-        and (
-            ("diagnosed" in t and "been" in t and "with" in t)
-            or ("diagnosed" in t and "with" in t and "was" in t)
-            or ("diagnosed" in t and "with" in t and "me" in t)
-            or ("diagnosed" in t and "with" in t)
-            or "have" in t
-            or ("i've" in t and "got" in t)
-            or (("'ve" in t or "have" in t) and "had" in t)
-            or ("suffer" in t and "from" in t)
-            or ("live" in t and "with" in t)
-            or "my" in t
-            or (
-                "about" in t
-                and (
-                    "consultant" in t
-                    or "doc" in t
-                    or "gp" in t
-                    or "nurse" in t
-                    or "specialist" in t
-                )
-                and ("my" in t or "the" in t)
-            )
-        )
-    ),
     "90385e4c03cf6ef3": lambda t: (
         "got" in t
         or "have" in t
@@ -5205,6 +5268,44 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "paid" in t
         or "pay" in t
         or "purchased" in t
+    ),
+    "9801c9e7e3299058": lambda t: (
+        (
+            "rash" in t
+            or "hives" in t
+            or "swell" in t
+            or "wheez" in t
+            or "itch" in t
+            or "anaphyla" in t
+            or "blisters" in t
+            or "reaction" in t
+            or "sneez" in t
+            or "vomiting" in t
+            or ("throw" in t and "up" in t)
+            or "sick" in t
+            or ("stomach" in t and "cramps" in t)
+            or "cramps" in t
+            or "breathless" in t
+            or "puffy" in t
+            or ("eyes" in t and "red" in t)
+            or ("streaming" in t and "eyes" in t)
+            or "eczema" in t
+            or ("flare" in t and "up" in t)
+        )
+        and (
+            "got" in t
+            or "get" in t
+            or "had" in t
+            or ("came" in t and "out" in t and "in" in t)
+            or ("come" in t and "out" in t and "in" in t)
+            or ("broke" in t and "out" in t and "in" in t)
+            or ("break" in t and "out" in t and "in" in t)
+            or (
+                ("gave" in t or "give" in t or "made" in t or "make" in t)
+                and ("it" in t or "they" in t)
+                and "me" in t
+            )
+        )
     ),
     "98441cf5e7651455": lambda t: (
         "'s" in t
@@ -6055,6 +6156,29 @@ MAY: dict[str, Callable[[str], bool]] = {
     "a929ad798240d836": lambda t: (
         ("it's" in t or "its" in t or "the" in t) and ("no" in t or "number" in t)
     ),
+    "a944e5fb446fbaba": lambda t: (
+        (
+            "fever" in t
+            and (
+                "back" in t
+                or "again" in t
+                or "here" in t
+                or (
+                    (
+                        "started" in t
+                        or "begun" in t
+                        or "arrived" in t
+                        or ("kicked" in t and "in" in t)
+                    )
+                    and "has" in t
+                )
+                or "started" in t
+                or ("kicked" in t and "in" in t)
+            )
+            and "hay" in t
+        )
+        or ("season" in t and "fever" in t and "hay" in t)
+    ),
     "a9539e331611966c": lambda t: (
         "sold" in t
         or ("gave" in t and "away" in t)
@@ -6834,6 +6958,79 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "wife" in t
         or "’s" in t
     ),
+    "c0ab548ee234162c": lambda t: (
+        "for" in t
+        and (
+            "it's" in t
+            or ("it" in t and "is" in t)
+            or "that's" in t
+            or ("that" in t and "is" in t)
+            or ("this" in t and "is" in t)
+            or "they're" in t
+            or ("they" in t and "are" in t)
+        )
+        and ("my" in t or "the" in t)
+        and (
+            ("pressure" in t and "blood" in t)
+            or "bp" in t
+            or "cholesterol" in t
+            or "type 1 diabetes" in t
+            or "type 2 diabetes" in t
+            or "diabetes" in t
+            or "asthma" in t
+            or "hypertension" in t
+            or "high blood pressure" in t
+            or "high cholesterol" in t
+            or "migraines" in t
+            or "migraine" in t
+            or "eczema" in t
+            or "epilepsy" in t
+            or "arthritis" in t
+            or "rheumatoid arthritis" in t
+            or "osteoarthritis" in t
+            or "depression" in t
+            or "anxiety" in t
+            or "adhd" in t
+            or "coeliac disease" in t
+            or "celiac disease" in t
+            or "ibs" in t
+            or "crohn's disease" in t
+            or "gout" in t
+            or "sleep apnea" in t
+            or "sleep apnoea" in t
+            or "hypothyroidism" in t
+            or "hyperthyroidism" in t
+            or "psoriasis" in t
+            or "copd" in t
+            or "glaucoma" in t
+            or "long covid" in t
+            or "endometriosis" in t
+            or "pcos" in t
+            or "fibromyalgia" in t
+            or "atrial fibrillation" in t
+            or "lupus" in t
+            or "multiple sclerosis" in t
+            or "hay fever" in t
+            or "allergic rhinitis" in t
+            or "acid reflux" in t
+            or "sciatica" in t
+            or "tinnitus" in t
+            or "insomnia" in t
+            or "rosacea" in t
+            or "anaemia" in t
+            or "anemia" in t
+            or "acne" in t
+            or "shingles" in t
+            or "strep throat" in t
+            or "heart failure" in t
+            or "angina" in t
+            or "kidney stones" in t
+            or "high blood pressure" in t
+            or "crohn's" in t
+            or "crohns" in t
+            or "ulcerative colitis" in t
+        )
+    ),
     "c0ae5545d5b92ba7": lambda t: (
         "completed" in t
         or "done" in t
@@ -6866,6 +7063,12 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("more" in t and "than" in t and "no" in t)
     ),
     "c164a4e0bea66eeb": lambda t: "at" in t or "in" in t,
+    "c1c06bf66f389b19": lambda t: (
+        "started" in t
+        or "began" in t
+        or "begun" in t
+        or ("been" in t and "on" in t and ("it" in t or "them" in t))
+    ),
     "c214c4ceba5dcb4b": lambda t: (
         ("treat" in t and "my" in t)
         or ("share" in t and "my" in t)
@@ -8095,6 +8298,10 @@ MAY: dict[str, Callable[[str], bool]] = {
     "d5378315c3cc57ce": lambda t: (
         (("booked" in t or "for" in t) and ("day" in t or "night" in t or "week" in t))
         or ("week" in t and "in" in t)
+    ),
+    "d5812c808a03426b": lambda t: (
+        ("allergic" in t and ("'m" in t or "am" in t))
+        or ("allergy" in t and "my" in t and "is" in t)
     ),
     "d5f89b97600d50a0": lambda t: (
         (
@@ -9733,6 +9940,28 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "f908d8b1cfcb7eb4": lambda t: "confirmation" in t or "ref" in t,
+    "f9caff386db81db4": lambda t: (
+        "rash" in t
+        or "hives" in t
+        or "swell" in t
+        or "wheez" in t
+        or "itch" in t
+        or "anaphyla" in t
+        or "blisters" in t
+        or "reaction" in t
+        or "sneez" in t
+        or "vomiting" in t
+        or ("throw" in t and "up" in t)
+        or "sick" in t
+        or ("stomach" in t and "cramps" in t)
+        or "cramps" in t
+        or "breathless" in t
+        or "puffy" in t
+        or ("eyes" in t and "red" in t)
+        or ("streaming" in t and "eyes" in t)
+        or "eczema" in t
+        or ("flare" in t and "up" in t)
+    ),
     "f9e3a115cddc6fde": lambda t: (
         "valid" in t and ("day" in t or "month" in t or "week" in t or "year" in t)
     ),
