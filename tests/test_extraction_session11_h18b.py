@@ -162,3 +162,66 @@ def test_a_diagnosis_not_told_of_the_user_is_none(text: str) -> None:
 def test_hay_fever_back_is_the_condition(text: str) -> None:
     assert of("health.conditions", found(text, at=AT)) == [{"name": "hay fever"}]
     assert of("health.conditions", found("is hay fever season over yet?", at=AT)) == []
+
+
+# -- a weight someone else read off the scales, in words, with a change over weeks ---------
+
+
+@pytest.mark.parametrize(
+    ("text", "kg"),
+    [
+        ("The nurse weighed me, 71.2 kg, fine apparently", 71.2),
+        ("they weighed me in at ninety four kilos", 94.0),
+        ("weighed 80 kg this morning, 2 kg up in three weeks", 80.0),
+    ],
+)
+def test_a_weight_read_by_someone_else_of_the_user(text: str, kg: float) -> None:
+    [w] = of("health.body_weight", found(text, at=AT))
+    assert (w["kg"], w["date"]) == (kg, D(2025, 3, 10))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["They weighed my son, 34 kg", "she weighed herself, 60 kg", "weighed me in at loads of kilos"],
+)
+def test_no_weight_of_another_or_without_a_number(text: str) -> None:
+    assert of("health.body_weight", found(text, at=AT)) == []
+
+
+# -- a make and model code read with a reading: the user's vehicle, k's as kilometres --------
+
+
+@pytest.mark.parametrize(
+    ("text", "make", "model", "year", "km"),
+    [
+        (
+            "quick one, the Scania R450 2019 model rolled over 612,000 k's today",
+            "Scania",
+            "R450",
+            2019,
+            612000,
+        ),
+        ("the FH16 Volvo's on 300,100 ks now", "Volvo", "FH16", None, 300100),
+        ("brand new 2024 Isuzu D-Max, 1,200 km on her", "Isuzu", "D-Max", 2024, 1200),
+        ("Washed the Mazda CX-5 and it shows 64,020 km.", "Mazda", "CX-5", None, 64020),
+    ],
+)
+def test_a_make_and_model_read_with_a_reading(
+    text: str, make: str, model: str, year: int | None, km: int
+) -> None:
+    [car] = of("vehicles.vehicles", found(text, at=AT))
+    assert (car["make"], car["model"], car.get("year"), car["mileage"]) == (make, model, year, km)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother's Toyota Hilux has 300,000 km on it",
+        "The Volvo XC60 we hired had 20,000 km on it",
+        "Scania R500 for sale, 600,000 ks",
+        "Mazda CX-5 with 80,000 km, is that a good buy?",
+        "the Kenworth depot is 40 ks away",
+    ],
+)
+def test_no_vehicle_of_anothers_hired_or_asked_about(text: str) -> None:
+    assert of("vehicles.vehicles", found(text, at=AT)) == []

@@ -52,6 +52,21 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         and "if" in t
     ),
+    "00d929a7ff00a70e": lambda t: (
+        "due" in t
+        or "next" in t
+        or "need" in t
+        or "needed" in t
+        or "every" in t
+        or "until" in t
+        or "till" in t
+        or "interval" in t
+        or "limit" in t
+        or "warranty" in t
+        or "max" in t
+        or ("service" in t and ("at" in t or "every" in t or "in" in t))
+        or ("latest" in t and "the" in t and ("at" in t or "by" in t))
+    ),
     "02cc173695ce96d0": lambda t: (
         (
             (
@@ -94,73 +109,6 @@ MAY: dict[str, Callable[[str], bool]] = {
                 or "was" in t
                 or "went" in t
             )
-        )
-    ),
-    "0356ccfa398ea1a3": lambda t: (
-        (
-            "4x4" in t
-            or "bike" in t
-            or "camper" in t
-            or "car" in t
-            or "jeep" in t
-            or "motorcycle" in t
-            or "motorhome" in t
-            or "pick-up" in t
-            or "pickup" in t
-            or "suv" in t
-            or "tractor" in t
-            or "truck" in t
-            or "van" in t
-        )
-        and ("my" in t or "our" in t or "the" in t)
-        and ("'s" in t or "is" in t or "’s" in t)
-        and (
-            "208" in t
-            or "308" in t
-            or "a3" in t
-            or "a4" in t
-            or "accord" in t
-            or "astra" in t
-            or "camry" in t
-            or "ceed" in t
-            or "civic" in t
-            or "clio" in t
-            or "corolla" in t
-            or "corsa" in t
-            or "cr-v" in t
-            or "defender" in t
-            or "discovery" in t
-            or "f-150" in t
-            or "fabia" in t
-            or "fiesta" in t
-            or "focus" in t
-            or "forester" in t
-            or "golf" in t
-            or "hilux" in t
-            or "ibiza" in t
-            or "jazz" in t
-            or "juke" in t
-            or "kuga" in t
-            or "land cruiser" in t
-            or "leaf" in t
-            or "leon" in t
-            or "micra" in t
-            or "model 3" in t
-            or "model y" in t
-            or "mokka" in t
-            or "mustang" in t
-            or "octavia" in t
-            or "outback" in t
-            or "passat" in t
-            or "polo" in t
-            or "prius" in t
-            or "puma" in t
-            or "qashqai" in t
-            or "rav4" in t
-            or "sportage" in t
-            or "tiguan" in t
-            or "tucson" in t
-            or "yaris" in t
         )
     ),
     "047808ec349a6329": lambda t: (
@@ -698,54 +646,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "假设" in t
         or "如果" in t
         or "要是" in t
-    ),
-    "1c54b2db7a4511bf": lambda t: (
-        "audi" in t
-        or "bmw" in t
-        or "byd" in t
-        or "chevrolet" in t
-        or "chevy" in t
-        or "citro" in t
-        or "dacia" in t
-        or "ducati" in t
-        or "fiat" in t
-        or "ford" in t
-        or "harley-davidson" in t
-        or "honda" in t
-        or "hyundai" in t
-        or "isuzu" in t
-        or "jaguar" in t
-        or "jeep" in t
-        or "john deere" in t
-        or "kia" in t
-        or "koda" in t
-        or "land rover" in t
-        or "lexus" in t
-        or "massey ferguson" in t
-        or "mazda" in t
-        or "mercedes" in t
-        or "mini" in t
-        or "mitsubishi" in t
-        or "new holland" in t
-        or "nissan" in t
-        or "opel" in t
-        or "peugeot" in t
-        or "polestar" in t
-        or "porsche" in t
-        or "range rover" in t
-        or "renault" in t
-        or "rivian" in t
-        or "seat" in t
-        or "subaru" in t
-        or "suzuki" in t
-        or "tesla" in t
-        or "toyota" in t
-        or "triumph" in t
-        or "vauxhall" in t
-        or "volkswagen" in t
-        or "volvo" in t
-        or "vw" in t
-        or "yamaha" in t
     ),
     "1c6d707377034959": lambda t: (
         "from" in t
@@ -1510,6 +1410,61 @@ MAY: dict[str, Callable[[str], bool]] = {
         and "to" in t
     ),
     "30a47c20c3d64a49": lambda t: "fixed" in t and "it" in t and "by" in t,
+    "33bc7d39577f1c89": lambda t: (
+        "audi" in t
+        or "bmw" in t
+        or "byd" in t
+        or "chevrolet" in t
+        or "chevy" in t
+        or "citro" in t
+        or "dacia" in t
+        or "ducati" in t
+        or "fiat" in t
+        or "ford" in t
+        or "freightliner" in t
+        or "harley-davidson" in t
+        or "hino" in t
+        or "honda" in t
+        or "hyundai" in t
+        or "isuzu" in t
+        or "iveco" in t
+        or "jaguar" in t
+        or "jeep" in t
+        or "john deere" in t
+        or "kenworth" in t
+        or "kia" in t
+        or "koda" in t
+        or "land rover" in t
+        or "lexus" in t
+        or "massey ferguson" in t
+        or "mazda" in t
+        or "mercedes" in t
+        or "mini" in t
+        or "mitsubishi" in t
+        or "new holland" in t
+        or "nissan" in t
+        or "opel" in t
+        or "peterbilt" in t
+        or "peugeot" in t
+        or "polestar" in t
+        or "porsche" in t
+        or "range rover" in t
+        or "renault" in t
+        or "rivian" in t
+        or "scania" in t
+        or "seat" in t
+        or "subaru" in t
+        or "suzuki" in t
+        or "tesla" in t
+        or "toyota" in t
+        or "triumph" in t
+        or "vauxhall" in t
+        or "volkswagen" in t
+        or "volvo" in t
+        or "vw" in t
+        or "western star" in t
+        or "yamaha" in t
+    ),
     "33e07cc50739d2e2": lambda t: "gram" in t or "milliliter" in t or "millilitre" in t,
     "3498135c90b9e24a": lambda t: (
         "allergic" in t
@@ -1759,6 +1714,15 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "later" in t
         or (("same" in t or "that" in t) and "day" in t)
         or ("after" in t and ("is" in t or "are" in t or ("will" in t and "be" in t) or "at" in t))
+    ),
+    "39be6d85260f071a": lambda t: (
+        "k's" in t
+        or "kilometers" in t
+        or "kilometres" in t
+        or "km" in t
+        or "ks" in t
+        or "k’s" in t
+        or "mi" in t
     ),
     "3a4ccf8f32521c36": lambda t: (
         ("nd" in t or "rd" in t or "st" in t or "th" in t)
@@ -2205,7 +2169,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
     ),
     "42a47916ff902050": lambda t: "before" in t or "by" in t,
-    "42d5fbcfb788abbe": lambda t: "kilometers" in t or "kilometres" in t or "km" in t or "mi" in t,
     "4328689945dc7322": lambda t: (
         ("charged" in t and "by" in t) or "billed" in t or "charged" in t or "took" in t
     ),
@@ -2473,91 +2436,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "驾驶证" in t
     ),
     "4b36b19790e24bac": lambda t: "'s" in t or "’s" in t,
-    "4b48b4f11e8969f7": lambda t: (
-        (
-            "drive" in t
-            or "own" in t
-            or "have" in t
-            or "bought" in t
-            or "got" in t
-            or "lease" in t
-            or "leased" in t
-            or ("picked" in t and "up" in t)
-            or "ride" in t
-            or "bought" in t
-            or ("picked" in t and "up" in t)
-            or "leased" in t
-            or ("i've" in t and ("bought" in t or "got" in t))
-            or (
-                ("bought" in t or "drive" in t or "got" in t or "have" in t or "own" in t)
-                and "we" in t
-            )
-            or (
-                (
-                    "bike" in t
-                    or "car" in t
-                    or "motorcycle" in t
-                    or "ride" in t
-                    or "truck" in t
-                    or "van" in t
-                    or "vehicle" in t
-                )
-                and "my" in t
-                and "is" in t
-            )
-            or (("car" in t or "van" in t) and "my" in t)
-            or "my" in t
-            or "our" in t
-        )
-        and (
-            "audi" in t
-            or "bmw" in t
-            or "byd" in t
-            or "chevrolet" in t
-            or "chevy" in t
-            or "citro" in t
-            or "dacia" in t
-            or "ducati" in t
-            or "fiat" in t
-            or "ford" in t
-            or "harley-davidson" in t
-            or "honda" in t
-            or "hyundai" in t
-            or "isuzu" in t
-            or "jaguar" in t
-            or "jeep" in t
-            or "john deere" in t
-            or "kia" in t
-            or "koda" in t
-            or "land rover" in t
-            or "lexus" in t
-            or "massey ferguson" in t
-            or "mazda" in t
-            or "mercedes" in t
-            or "mini" in t
-            or "mitsubishi" in t
-            or "new holland" in t
-            or "nissan" in t
-            or "opel" in t
-            or "peugeot" in t
-            or "polestar" in t
-            or "porsche" in t
-            or "range rover" in t
-            or "renault" in t
-            or "rivian" in t
-            or "seat" in t
-            or "subaru" in t
-            or "suzuki" in t
-            or "tesla" in t
-            or "toyota" in t
-            or "triumph" in t
-            or "vauxhall" in t
-            or "volkswagen" in t
-            or "volvo" in t
-            or "vw" in t
-            or "yamaha" in t
-        )
-    ),
     "4b6c726df4f01226": lambda t: "cancel" in t or "closed" in t or "replace" in t or "stop" in t,
     "4b6e22de5b3358cd": lambda t: "for" in t and ("day" in t or "week" in t),
     "4b78f57b3500b079": lambda t: (
@@ -2612,6 +2490,165 @@ MAY: dict[str, Callable[[str], bool]] = {
     "4f486685967ec5c0": lambda t: (
         ("\tago" in t or " ago" in t)
         and ("day" in t or "fortnight" in t or "month" in t or "week" in t or "year" in t)
+    ),
+    "4f91a63cf6bb59e6": lambda t: (
+        (
+            "the" in t
+            and (
+                "208" in t
+                or "308" in t
+                or "a3" in t
+                or "a4" in t
+                or "accord" in t
+                or "astra" in t
+                or "camry" in t
+                or "ceed" in t
+                or "civic" in t
+                or "clio" in t
+                or "corolla" in t
+                or "corsa" in t
+                or "cr-v" in t
+                or "defender" in t
+                or "discovery" in t
+                or "f-150" in t
+                or "fabia" in t
+                or "fiesta" in t
+                or "focus" in t
+                or "forester" in t
+                or "golf" in t
+                or "hilux" in t
+                or "ibiza" in t
+                or "jazz" in t
+                or "juke" in t
+                or "kuga" in t
+                or "land cruiser" in t
+                or "leaf" in t
+                or "leon" in t
+                or "micra" in t
+                or "model 3" in t
+                or "model y" in t
+                or "mokka" in t
+                or "mustang" in t
+                or "octavia" in t
+                or "outback" in t
+                or "passat" in t
+                or "polo" in t
+                or "prius" in t
+                or "puma" in t
+                or "qashqai" in t
+                or "rav4" in t
+                or "sportage" in t
+                or "tiguan" in t
+                or "tucson" in t
+                or "yaris" in t
+            )
+        )
+        or (
+            ("19" in t or "20" in t)
+            and (
+                "audi" in t
+                or "bmw" in t
+                or "byd" in t
+                or "chevrolet" in t
+                or "chevy" in t
+                or "citro" in t
+                or "dacia" in t
+                or "ducati" in t
+                or "fiat" in t
+                or "ford" in t
+                or "freightliner" in t
+                or "harley-davidson" in t
+                or "hino" in t
+                or "honda" in t
+                or "hyundai" in t
+                or "isuzu" in t
+                or "iveco" in t
+                or "jaguar" in t
+                or "jeep" in t
+                or "john deere" in t
+                or "kenworth" in t
+                or "kia" in t
+                or "koda" in t
+                or "land rover" in t
+                or "lexus" in t
+                or "massey ferguson" in t
+                or "mazda" in t
+                or "mercedes" in t
+                or "mini" in t
+                or "mitsubishi" in t
+                or "new holland" in t
+                or "nissan" in t
+                or "opel" in t
+                or "peterbilt" in t
+                or "peugeot" in t
+                or "polestar" in t
+                or "porsche" in t
+                or "range rover" in t
+                or "renault" in t
+                or "rivian" in t
+                or "scania" in t
+                or "seat" in t
+                or "subaru" in t
+                or "suzuki" in t
+                or "tesla" in t
+                or "toyota" in t
+                or "triumph" in t
+                or "vauxhall" in t
+                or "volkswagen" in t
+                or "volvo" in t
+                or "vw" in t
+                or "western star" in t
+                or "yamaha" in t
+            )
+            and (
+                "208" in t
+                or "308" in t
+                or "a3" in t
+                or "a4" in t
+                or "accord" in t
+                or "astra" in t
+                or "camry" in t
+                or "ceed" in t
+                or "civic" in t
+                or "clio" in t
+                or "corolla" in t
+                or "corsa" in t
+                or "cr-v" in t
+                or "defender" in t
+                or "discovery" in t
+                or "f-150" in t
+                or "fabia" in t
+                or "fiesta" in t
+                or "focus" in t
+                or "forester" in t
+                or "golf" in t
+                or "hilux" in t
+                or "ibiza" in t
+                or "jazz" in t
+                or "juke" in t
+                or "kuga" in t
+                or "land cruiser" in t
+                or "leaf" in t
+                or "leon" in t
+                or "micra" in t
+                or "model 3" in t
+                or "model y" in t
+                or "mokka" in t
+                or "mustang" in t
+                or "octavia" in t
+                or "outback" in t
+                or "passat" in t
+                or "polo" in t
+                or "prius" in t
+                or "puma" in t
+                or "qashqai" in t
+                or "rav4" in t
+                or "sportage" in t
+                or "tiguan" in t
+                or "tucson" in t
+                or "yaris" in t
+            )
+        )
     ),
     "50765fe5d2379219": lambda t: "capped" in t or "limit" in t,
     "525449ee45fbe81a": lambda t: (
@@ -3737,6 +3774,119 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "wife" in t
         or "you" in t
     ),
+    "73d21f58b90c7df5": lambda t: (
+        "audi" in t
+        or "bmw" in t
+        or "byd" in t
+        or "chevrolet" in t
+        or "chevy" in t
+        or "citro" in t
+        or "dacia" in t
+        or "ducati" in t
+        or "fiat" in t
+        or "ford" in t
+        or "freightliner" in t
+        or "harley-davidson" in t
+        or "hino" in t
+        or "honda" in t
+        or "hyundai" in t
+        or "isuzu" in t
+        or "iveco" in t
+        or "jaguar" in t
+        or "jeep" in t
+        or "john deere" in t
+        or "kenworth" in t
+        or "kia" in t
+        or "koda" in t
+        or "land rover" in t
+        or "lexus" in t
+        or "massey ferguson" in t
+        or "mazda" in t
+        or "mercedes" in t
+        or "mini" in t
+        or "mitsubishi" in t
+        or "new holland" in t
+        or "nissan" in t
+        or "opel" in t
+        or "peterbilt" in t
+        or "peugeot" in t
+        or "polestar" in t
+        or "porsche" in t
+        or "range rover" in t
+        or "renault" in t
+        or "rivian" in t
+        or "scania" in t
+        or "seat" in t
+        or "subaru" in t
+        or "suzuki" in t
+        or "tesla" in t
+        or "toyota" in t
+        or "triumph" in t
+        or "vauxhall" in t
+        or "volkswagen" in t
+        or "volvo" in t
+        or "vw" in t
+        or "western star" in t
+        or "yamaha" in t
+        or (
+            "the" in t
+            and (
+                "audi" in t
+                or "bmw" in t
+                or "byd" in t
+                or "chevrolet" in t
+                or "chevy" in t
+                or "citro" in t
+                or "dacia" in t
+                or "ducati" in t
+                or "fiat" in t
+                or "ford" in t
+                or "freightliner" in t
+                or "harley-davidson" in t
+                or "hino" in t
+                or "honda" in t
+                or "hyundai" in t
+                or "isuzu" in t
+                or "iveco" in t
+                or "jaguar" in t
+                or "jeep" in t
+                or "john deere" in t
+                or "kenworth" in t
+                or "kia" in t
+                or "koda" in t
+                or "land rover" in t
+                or "lexus" in t
+                or "massey ferguson" in t
+                or "mazda" in t
+                or "mercedes" in t
+                or "mini" in t
+                or "mitsubishi" in t
+                or "new holland" in t
+                or "nissan" in t
+                or "opel" in t
+                or "peterbilt" in t
+                or "peugeot" in t
+                or "polestar" in t
+                or "porsche" in t
+                or "range rover" in t
+                or "renault" in t
+                or "rivian" in t
+                or "scania" in t
+                or "seat" in t
+                or "subaru" in t
+                or "suzuki" in t
+                or "tesla" in t
+                or "toyota" in t
+                or "triumph" in t
+                or "vauxhall" in t
+                or "volkswagen" in t
+                or "volvo" in t
+                or "vw" in t
+                or "western star" in t
+                or "yamaha" in t
+            )
+        )
+    ),
     "74d31f82c042faa4": lambda t: (
         ("booked" in t or "found" in t or "got" in t or "reserved" in t)
         and (
@@ -3836,6 +3986,118 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("swell" in t and "my" in t and "up" in t)
         or ("my" in t and ("are" in t or "get" in t or "go" in t or "is" in t or "went" in t))
         or ("swell" in t and "up" in t)
+    ),
+    "75c0025947a04c53": lambda t: (
+        (
+            "it's" in t
+            or ("it" in t and "is" in t)
+            or "she's" in t
+            or ("car's" in t and "the" in t)
+            or ("the" in t and "car" in t and "is" in t)
+            or "mine's" in t
+        )
+        and ("19" in t or "20" in t)
+        and (
+            "208" in t
+            or "308" in t
+            or "a3" in t
+            or "a4" in t
+            or "accord" in t
+            or "astra" in t
+            or "audi" in t
+            or "bmw" in t
+            or "byd" in t
+            or "camry" in t
+            or "ceed" in t
+            or "chevrolet" in t
+            or "chevy" in t
+            or "citro" in t
+            or "civic" in t
+            or "clio" in t
+            or "corolla" in t
+            or "corsa" in t
+            or "cr-v" in t
+            or "dacia" in t
+            or "defender" in t
+            or "discovery" in t
+            or "ducati" in t
+            or "f-150" in t
+            or "fabia" in t
+            or "fiat" in t
+            or "fiesta" in t
+            or "focus" in t
+            or "ford" in t
+            or "forester" in t
+            or "freightliner" in t
+            or "golf" in t
+            or "harley-davidson" in t
+            or "hilux" in t
+            or "hino" in t
+            or "honda" in t
+            or "hyundai" in t
+            or "ibiza" in t
+            or "isuzu" in t
+            or "iveco" in t
+            or "jaguar" in t
+            or "jazz" in t
+            or "jeep" in t
+            or "john deere" in t
+            or "juke" in t
+            or "kenworth" in t
+            or "kia" in t
+            or "koda" in t
+            or "kuga" in t
+            or "land cruiser" in t
+            or "land rover" in t
+            or "leaf" in t
+            or "leon" in t
+            or "lexus" in t
+            or "massey ferguson" in t
+            or "mazda" in t
+            or "mercedes" in t
+            or "micra" in t
+            or "mini" in t
+            or "mitsubishi" in t
+            or "model 3" in t
+            or "model y" in t
+            or "mokka" in t
+            or "mustang" in t
+            or "new holland" in t
+            or "nissan" in t
+            or "octavia" in t
+            or "opel" in t
+            or "outback" in t
+            or "passat" in t
+            or "peterbilt" in t
+            or "peugeot" in t
+            or "polestar" in t
+            or "polo" in t
+            or "porsche" in t
+            or "prius" in t
+            or "puma" in t
+            or "qashqai" in t
+            or "range rover" in t
+            or "rav4" in t
+            or "renault" in t
+            or "rivian" in t
+            or "scania" in t
+            or "seat" in t
+            or "sportage" in t
+            or "subaru" in t
+            or "suzuki" in t
+            or "tesla" in t
+            or "tiguan" in t
+            or "toyota" in t
+            or "triumph" in t
+            or "tucson" in t
+            or "vauxhall" in t
+            or "volkswagen" in t
+            or "volvo" in t
+            or "vw" in t
+            or "western star" in t
+            or "yamaha" in t
+            or "yaris" in t
+        )
     ),
     "765f362e59dcef3e": lambda t: (
         "based" in t
@@ -4287,111 +4549,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("student" in t and "loan" in t)
             or ("maternity" in t and "pay" in t)
             or ("sick" in t and "pay" in t)
-        )
-    ),
-    "81ca78ee1dfca92b": lambda t: (
-        (
-            "it's" in t
-            or ("it" in t and "is" in t)
-            or "she's" in t
-            or ("car's" in t and "the" in t)
-            or ("the" in t and "car" in t and "is" in t)
-            or "mine's" in t
-        )
-        and ("19" in t or "20" in t)
-        and (
-            "208" in t
-            or "308" in t
-            or "a3" in t
-            or "a4" in t
-            or "accord" in t
-            or "astra" in t
-            or "audi" in t
-            or "bmw" in t
-            or "byd" in t
-            or "camry" in t
-            or "ceed" in t
-            or "chevrolet" in t
-            or "chevy" in t
-            or "citro" in t
-            or "civic" in t
-            or "clio" in t
-            or "corolla" in t
-            or "corsa" in t
-            or "cr-v" in t
-            or "dacia" in t
-            or "defender" in t
-            or "discovery" in t
-            or "ducati" in t
-            or "f-150" in t
-            or "fabia" in t
-            or "fiat" in t
-            or "fiesta" in t
-            or "focus" in t
-            or "ford" in t
-            or "forester" in t
-            or "golf" in t
-            or "harley-davidson" in t
-            or "hilux" in t
-            or "honda" in t
-            or "hyundai" in t
-            or "ibiza" in t
-            or "isuzu" in t
-            or "jaguar" in t
-            or "jazz" in t
-            or "jeep" in t
-            or "john deere" in t
-            or "juke" in t
-            or "kia" in t
-            or "koda" in t
-            or "kuga" in t
-            or "land cruiser" in t
-            or "land rover" in t
-            or "leaf" in t
-            or "leon" in t
-            or "lexus" in t
-            or "massey ferguson" in t
-            or "mazda" in t
-            or "mercedes" in t
-            or "micra" in t
-            or "mini" in t
-            or "mitsubishi" in t
-            or "model 3" in t
-            or "model y" in t
-            or "mokka" in t
-            or "mustang" in t
-            or "new holland" in t
-            or "nissan" in t
-            or "octavia" in t
-            or "opel" in t
-            or "outback" in t
-            or "passat" in t
-            or "peugeot" in t
-            or "polestar" in t
-            or "polo" in t
-            or "porsche" in t
-            or "prius" in t
-            or "puma" in t
-            or "qashqai" in t
-            or "range rover" in t
-            or "rav4" in t
-            or "renault" in t
-            or "rivian" in t
-            or "seat" in t
-            or "sportage" in t
-            or "subaru" in t
-            or "suzuki" in t
-            or "tesla" in t
-            or "tiguan" in t
-            or "toyota" in t
-            or "triumph" in t
-            or "tucson" in t
-            or "vauxhall" in t
-            or "volkswagen" in t
-            or "volvo" in t
-            or "vw" in t
-            or "yamaha" in t
-            or "yaris" in t
         )
     ),
     "820d945a654482dc": lambda t: (
@@ -4869,158 +5026,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "wife" in t
         )
     ),
-    "8c84cf22a20311ac": lambda t: (
-        (
-            "the" in t
-            and (
-                "208" in t
-                or "308" in t
-                or "a3" in t
-                or "a4" in t
-                or "accord" in t
-                or "astra" in t
-                or "camry" in t
-                or "ceed" in t
-                or "civic" in t
-                or "clio" in t
-                or "corolla" in t
-                or "corsa" in t
-                or "cr-v" in t
-                or "defender" in t
-                or "discovery" in t
-                or "f-150" in t
-                or "fabia" in t
-                or "fiesta" in t
-                or "focus" in t
-                or "forester" in t
-                or "golf" in t
-                or "hilux" in t
-                or "ibiza" in t
-                or "jazz" in t
-                or "juke" in t
-                or "kuga" in t
-                or "land cruiser" in t
-                or "leaf" in t
-                or "leon" in t
-                or "micra" in t
-                or "model 3" in t
-                or "model y" in t
-                or "mokka" in t
-                or "mustang" in t
-                or "octavia" in t
-                or "outback" in t
-                or "passat" in t
-                or "polo" in t
-                or "prius" in t
-                or "puma" in t
-                or "qashqai" in t
-                or "rav4" in t
-                or "sportage" in t
-                or "tiguan" in t
-                or "tucson" in t
-                or "yaris" in t
-            )
-        )
-        or (
-            ("19" in t or "20" in t)
-            and (
-                "audi" in t
-                or "bmw" in t
-                or "byd" in t
-                or "chevrolet" in t
-                or "chevy" in t
-                or "citro" in t
-                or "dacia" in t
-                or "ducati" in t
-                or "fiat" in t
-                or "ford" in t
-                or "harley-davidson" in t
-                or "honda" in t
-                or "hyundai" in t
-                or "isuzu" in t
-                or "jaguar" in t
-                or "jeep" in t
-                or "john deere" in t
-                or "kia" in t
-                or "koda" in t
-                or "land rover" in t
-                or "lexus" in t
-                or "massey ferguson" in t
-                or "mazda" in t
-                or "mercedes" in t
-                or "mini" in t
-                or "mitsubishi" in t
-                or "new holland" in t
-                or "nissan" in t
-                or "opel" in t
-                or "peugeot" in t
-                or "polestar" in t
-                or "porsche" in t
-                or "range rover" in t
-                or "renault" in t
-                or "rivian" in t
-                or "seat" in t
-                or "subaru" in t
-                or "suzuki" in t
-                or "tesla" in t
-                or "toyota" in t
-                or "triumph" in t
-                or "vauxhall" in t
-                or "volkswagen" in t
-                or "volvo" in t
-                or "vw" in t
-                or "yamaha" in t
-            )
-            and (
-                "208" in t
-                or "308" in t
-                or "a3" in t
-                or "a4" in t
-                or "accord" in t
-                or "astra" in t
-                or "camry" in t
-                or "ceed" in t
-                or "civic" in t
-                or "clio" in t
-                or "corolla" in t
-                or "corsa" in t
-                or "cr-v" in t
-                or "defender" in t
-                or "discovery" in t
-                or "f-150" in t
-                or "fabia" in t
-                or "fiesta" in t
-                or "focus" in t
-                or "forester" in t
-                or "golf" in t
-                or "hilux" in t
-                or "ibiza" in t
-                or "jazz" in t
-                or "juke" in t
-                or "kuga" in t
-                or "land cruiser" in t
-                or "leaf" in t
-                or "leon" in t
-                or "micra" in t
-                or "model 3" in t
-                or "model y" in t
-                or "mokka" in t
-                or "mustang" in t
-                or "octavia" in t
-                or "outback" in t
-                or "passat" in t
-                or "polo" in t
-                or "prius" in t
-                or "puma" in t
-                or "qashqai" in t
-                or "rav4" in t
-                or "sportage" in t
-                or "tiguan" in t
-                or "tucson" in t
-                or "yaris" in t
-            )
-        )
-    ),
     "8cf227d539372a5e": lambda t: (
         "how" in t
         or "what" in t
@@ -5061,6 +5066,98 @@ MAY: dict[str, Callable[[str], bool]] = {
     "8da81d6f5010c2be": lambda t: "at" in t or "with" in t,
     "8dae09b5d5b1f5b5": lambda t: (
         ("each" in t or "every" in t) and ("nd" in t or "rd" in t or "st" in t or "th" in t)
+    ),
+    "8dbd7c701960f926": lambda t: (
+        (
+            "drive" in t
+            or "own" in t
+            or "have" in t
+            or "bought" in t
+            or "got" in t
+            or "lease" in t
+            or "leased" in t
+            or ("picked" in t and "up" in t)
+            or "ride" in t
+            or "bought" in t
+            or ("picked" in t and "up" in t)
+            or "leased" in t
+            or ("i've" in t and ("bought" in t or "got" in t))
+            or (
+                ("bought" in t or "drive" in t or "got" in t or "have" in t or "own" in t)
+                and "we" in t
+            )
+            or (
+                (
+                    "bike" in t
+                    or "car" in t
+                    or "motorcycle" in t
+                    or "ride" in t
+                    or "truck" in t
+                    or "van" in t
+                    or "vehicle" in t
+                )
+                and "my" in t
+                and "is" in t
+            )
+            or (("car" in t or "van" in t) and "my" in t)
+            or "my" in t
+            or "our" in t
+        )
+        and (
+            "audi" in t
+            or "bmw" in t
+            or "byd" in t
+            or "chevrolet" in t
+            or "chevy" in t
+            or "citro" in t
+            or "dacia" in t
+            or "ducati" in t
+            or "fiat" in t
+            or "ford" in t
+            or "freightliner" in t
+            or "harley-davidson" in t
+            or "hino" in t
+            or "honda" in t
+            or "hyundai" in t
+            or "isuzu" in t
+            or "iveco" in t
+            or "jaguar" in t
+            or "jeep" in t
+            or "john deere" in t
+            or "kenworth" in t
+            or "kia" in t
+            or "koda" in t
+            or "land rover" in t
+            or "lexus" in t
+            or "massey ferguson" in t
+            or "mazda" in t
+            or "mercedes" in t
+            or "mini" in t
+            or "mitsubishi" in t
+            or "new holland" in t
+            or "nissan" in t
+            or "opel" in t
+            or "peterbilt" in t
+            or "peugeot" in t
+            or "polestar" in t
+            or "porsche" in t
+            or "range rover" in t
+            or "renault" in t
+            or "rivian" in t
+            or "scania" in t
+            or "seat" in t
+            or "subaru" in t
+            or "suzuki" in t
+            or "tesla" in t
+            or "toyota" in t
+            or "triumph" in t
+            or "vauxhall" in t
+            or "volkswagen" in t
+            or "volvo" in t
+            or "vw" in t
+            or "western star" in t
+            or "yamaha" in t
+        )
     ),
     "8e1b1b2dd93e15c5": lambda t: (
         "fly" in t or "flight" in t or ("train" in t and "to" in t) or ("trip" in t and "to" in t)
@@ -8295,6 +8392,7 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "d4f11e59ebc9438f": lambda t: ".re" in t and "is" in t,
+    "d50d2d8dd006f7d8": lambda t: "weighed" in t and "me" in t and ("kg" in t or "kilo" in t),
     "d5378315c3cc57ce": lambda t: (
         (("booked" in t or "for" in t) and ("day" in t or "night" in t or "week" in t))
         or ("week" in t and "in" in t)
@@ -8318,21 +8416,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "’s" in t
             or ("been" in t and "has" in t)
         )
-    ),
-    "d66326ae14366f2b": lambda t: (
-        "due" in t
-        or "next" in t
-        or "need" in t
-        or "needed" in t
-        or "every" in t
-        or "until" in t
-        or "till" in t
-        or "interval" in t
-        or "limit" in t
-        or "warranty" in t
-        or "max" in t
-        or ("service" in t and ("at" in t or "every" in t or "in" in t))
-        or ("latest" in t and "the" in t and ("at" in t or "by" in t))
     ),
     "d7461687a6a31817": lambda t: (
         ("passport" in t and ("'s" in t or "her" in t or "his" in t or "their" in t or "’s" in t))
@@ -9910,6 +9993,73 @@ MAY: dict[str, Callable[[str], bool]] = {
             and ("day" in t or "week" in t)
         )
         or (("breakfast" in t or "dinner" in t or "lunch" in t) and "with" in t)
+    ),
+    "f8a38ed5486c8921": lambda t: (
+        (
+            "4x4" in t
+            or "bike" in t
+            or "camper" in t
+            or "car" in t
+            or "jeep" in t
+            or "motorcycle" in t
+            or "motorhome" in t
+            or "pick-up" in t
+            or "pickup" in t
+            or "suv" in t
+            or "tractor" in t
+            or "truck" in t
+            or "van" in t
+        )
+        and ("my" in t or "our" in t or "the" in t)
+        and ("'s" in t or "is" in t or "’s" in t)
+        and (
+            "208" in t
+            or "308" in t
+            or "a3" in t
+            or "a4" in t
+            or "accord" in t
+            or "astra" in t
+            or "camry" in t
+            or "ceed" in t
+            or "civic" in t
+            or "clio" in t
+            or "corolla" in t
+            or "corsa" in t
+            or "cr-v" in t
+            or "defender" in t
+            or "discovery" in t
+            or "f-150" in t
+            or "fabia" in t
+            or "fiesta" in t
+            or "focus" in t
+            or "forester" in t
+            or "golf" in t
+            or "hilux" in t
+            or "ibiza" in t
+            or "jazz" in t
+            or "juke" in t
+            or "kuga" in t
+            or "land cruiser" in t
+            or "leaf" in t
+            or "leon" in t
+            or "micra" in t
+            or "model 3" in t
+            or "model y" in t
+            or "mokka" in t
+            or "mustang" in t
+            or "octavia" in t
+            or "outback" in t
+            or "passat" in t
+            or "polo" in t
+            or "prius" in t
+            or "puma" in t
+            or "qashqai" in t
+            or "rav4" in t
+            or "sportage" in t
+            or "tiguan" in t
+            or "tucson" in t
+            or "yaris" in t
+        )
     ),
     "f8b1040fa2da1c20": lambda t: (
         "he" in t
