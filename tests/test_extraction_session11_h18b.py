@@ -4,6 +4,7 @@ them, each construct tested in words other than the tuning set's."""
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 
@@ -225,3 +226,40 @@ def test_a_make_and_model_read_with_a_reading(
 )
 def test_no_vehicle_of_anothers_hired_or_asked_about(text: str) -> None:
     assert of("vehicles.vehicles", found(text, at=AT)) == []
+
+
+# -- money: R$ is the real, a three-letter currency word is a currency -----------------------
+
+
+def test_r_dollar_is_the_brazilian_real_and_yen_a_currency() -> None:
+    [tx] = of("finance.transactions", found("Paid the printer R$ 1.250,00 today", at=AT))
+    assert (tx["amount"], tx["currency"]) == (Decimal("1250.00"), "BRL")
+    [sub] = of("finance.subscriptions", found("Netflix is R$ 55,90 a month", at=AT))
+    assert sub["currency"] == "BRL"
+    [tx] = of("finance.transactions", found("I paid $40 to the plumber today", at=AT))
+    assert tx["currency"] == "USD"  # a bare dollar is still a dollar
+    [card] = of("finance.bank_accounts", found("My JCB card limit is 300,000 yen", at=AT))
+    assert (card["limit"], card["currency"]) == (Decimal("300000"), "JPY")
+
+
+# -- an account closing, named with letters beyond ASCII or as "the X one" -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "provider", "day"),
+    [
+        ("the Sparkasse one closes on 15 April, moving to N26", "Sparkasse", D(2025, 4, 15)),
+        ("the Société Générale account I will close on 31 March", "Société", D(2025, 3, 31)),
+        ("I'm closing my Bradesco account end of this month", "Bradesco", D(2025, 3, 31)),
+    ],
+)
+def test_an_account_closing(text: str, provider: str, day: dt.date) -> None:
+    [acct] = of("finance.bank_accounts", found(text, at=AT))
+    assert (acct["provider"], acct["closing_on"]) == (provider, day)
+
+
+@pytest.mark.parametrize(
+    "text", ["the Monzo one is great", "the Starling one closes at 5pm on Fridays?"]
+)
+def test_no_account_closing_without_a_closing_day(text: str) -> None:
+    assert of("finance.bank_accounts", found(text, at=AT)) == []

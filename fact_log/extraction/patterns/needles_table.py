@@ -359,6 +359,76 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "returning" in t
         or "return" in t
     ),
+    "0f5fe1b338515f18": lambda t: (
+        (
+            ("close" in t or "closing" in t)
+            and (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or (
+                    "close" in t
+                    and (
+                        "shall" in t
+                        or "will" in t
+                        or "'ll" in t
+                        or ("going" in t and "am" in t and "to" in t)
+                        or "must" in t
+                        or ("need" in t and "to" in t)
+                        or ("want" in t and "to" in t)
+                        or ("plan" in t and "to" in t)
+                    )
+                )
+            )
+            and (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct2" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or "shuts" in t
+            )
+            and ("one" in t or "account" in t or ("account" in t and "bank" in t))
+            and ("my" in t or "our" in t or "the" in t)
+            and ("at" in t or "with" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or "shuts" in t
+                or ("closed" in t and "gets" in t)
+            )
+            and "one" in t
+            and ("my" in t or "our" in t or "the" in t)
+        )
+    ),
     "10fae21d99c508fc": lambda t: "budget" in t or "预算" in t,
     "1144c31f463a1ea5": lambda t: (
         "not" in t
@@ -557,64 +627,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "day" in t
         or "monthly" in t
         or "withdrawal" in t
-    ),
-    "1a67e3e12fa883c9": lambda t: (
-        (
-            ("close" in t or "closing" in t)
-            and (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or (
-            (
-                "closes" in t
-                or ("closing" in t and "is" in t)
-                or ("close" in t and "will" in t)
-                or ("closed" in t and "being" in t and "is" in t)
-                or (
-                    "close" in t
-                    and (
-                        "shall" in t
-                        or "will" in t
-                        or "'ll" in t
-                        or ("going" in t and "am" in t and "to" in t)
-                        or "must" in t
-                        or ("need" in t and "to" in t)
-                        or ("want" in t and "to" in t)
-                        or ("plan" in t and "to" in t)
-                    )
-                )
-            )
-            and (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct2" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or (
-            (
-                "closes" in t
-                or ("closing" in t and "is" in t)
-                or ("close" in t and "will" in t)
-                or ("closed" in t and "being" in t and "is" in t)
-                or "shuts" in t
-            )
-            and ("one" in t or "account" in t or ("account" in t and "bank" in t))
-            and ("my" in t or "our" in t or "the" in t)
-            and ("at" in t or "with" in t)
-        )
     ),
     "1b5338f8c19afd84": lambda t: "it" in t or "its" in t or ("card" in t and "the" in t),
     "1b87c39c6ddc5d52": lambda t: (
@@ -2890,18 +2902,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "oct" in t
         or "sep" in t
     ),
-    "55f3e02f41ecb1e9": lambda t: (
-        (
-            "amex" in t
-            or ("american" in t and "express" in t)
-            or "barclaycard" in t
-            or "a/c" in t
-            or "account" in t
-            or "acct" in t
-            or "card" in t
-        )
-        and ("my" in t or "our" in t or "the" in t)
-    ),
     "571578127df7535c": lambda t: "same" in t and ("dates" in t or "days" in t or "nights" in t),
     "573be984b289671e": lambda t: (
         "in" in t
@@ -3427,6 +3427,22 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("e-mail" in t or "email" in t) and ("her" in t or "his" in t) and "is" in t
     ),
     "6a45d81d7a7f54f6": lambda t: "with" in t,
+    "6ac4c3cc32a60605": lambda t: (
+        (
+            (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or "account" in t
+        or "card" in t
+    ),
     "6b0e3ae3bb7e83d2": lambda t: (
         "cancel" in t
         or "changed" in t
@@ -3599,22 +3615,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         and ("in" in t or ("based" in t and "in" in t))
     ),
     "6d175f08d0f36094": lambda t: "from" in t,
-    "6d39d792c6baed96": lambda t: (
-        (
-            (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or "account" in t
-        or "card" in t
-    ),
     "6e5dcd45f8b6047b": lambda t: (
         ("from" in t and "now" in t and "on" in t)
         or ("forward" in t and "going" in t)
@@ -3680,48 +3680,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     "7109edfe54019af2": lambda t: ("turning" in t or "turns" in t) and "he" in t,
     "711c13196a2024a7": lambda t: (
         ("day" in t or "month" in t or "week" in t) and ("after" in t or "from" in t or "of" in t)
-    ),
-    "714ccbfe992008ae": lambda t: (
-        (
-            (
-                (
-                    ("going" in t and "pay" in t and "to" in t)
-                    or ("about" in t and "pay" in t and "to" in t)
-                    or "paying" in t
-                )
-                and ("'m" in t or "am" in t)
-            )
-            or (("'ll" in t or "will" in t) and "pay" in t)
-            or (
-                (
-                    "must" in t
-                    or ("have" in t and "to" in t)
-                    or ("need" in t and "to" in t)
-                    or ("will" in t and "have" in t and "to" in t)
-                )
-                and "pay" in t
-            )
-            or "pay" in t
-            or "paying" in t
-        )
-        and ("from" in t or "on" in t or "using" in t or "with" in t)
-        and (
-            (
-                (
-                    "amex" in t
-                    or ("american" in t and "express" in t)
-                    or "barclaycard" in t
-                    or "a/c" in t
-                    or "account" in t
-                    or "acct" in t
-                    or "card" in t
-                )
-                and ("my" in t or "our" in t or "the" in t)
-            )
-            or "my" in t
-            or "the" in t
-            or ("card" in t and ("my" in t or "the" in t))
-        )
     ),
     "71b63e1d37fd5f55": lambda t: (
         "a.m" in t
@@ -4901,6 +4859,18 @@ MAY: dict[str, Callable[[str], bool]] = {
             and ("for" in t or "on" in t)
             and ("my" in t or "our" in t or "the" in t)
         )
+    ),
+    "888cdd9d2fe49e47": lambda t: (
+        (
+            "amex" in t
+            or ("american" in t and "express" in t)
+            or "barclaycard" in t
+            or "a/c" in t
+            or "account" in t
+            or "acct" in t
+            or "card" in t
+        )
+        and ("my" in t or "our" in t or "the" in t)
     ),
     "8a5f5c893cdd7434": lambda t: (
         (
@@ -7466,6 +7436,48 @@ MAY: dict[str, Callable[[str], bool]] = {
         and "to" in t
     ),
     "c538d93867120698": lambda t: "on" in t,
+    "c68d92aa38fe8c58": lambda t: (
+        (
+            (
+                (
+                    ("going" in t and "pay" in t and "to" in t)
+                    or ("about" in t and "pay" in t and "to" in t)
+                    or "paying" in t
+                )
+                and ("'m" in t or "am" in t)
+            )
+            or (("'ll" in t or "will" in t) and "pay" in t)
+            or (
+                (
+                    "must" in t
+                    or ("have" in t and "to" in t)
+                    or ("need" in t and "to" in t)
+                    or ("will" in t and "have" in t and "to" in t)
+                )
+                and "pay" in t
+            )
+            or "pay" in t
+            or "paying" in t
+        )
+        and ("from" in t or "on" in t or "using" in t or "with" in t)
+        and (
+            (
+                (
+                    "amex" in t
+                    or ("american" in t and "express" in t)
+                    or "barclaycard" in t
+                    or "a/c" in t
+                    or "account" in t
+                    or "acct" in t
+                    or "card" in t
+                )
+                and ("my" in t or "our" in t or "the" in t)
+            )
+            or "my" in t
+            or "the" in t
+            or ("card" in t and ("my" in t or "the" in t))
+        )
+    ),
     "c6fc0ecdde254766": lambda t: (
         "for" in t
         and (
