@@ -263,3 +263,55 @@ def test_an_account_closing(text: str, provider: str, day: dt.date) -> None:
 )
 def test_no_account_closing_without_a_closing_day(text: str) -> None:
     assert of("finance.bank_accounts", found(text, at=AT)) == []
+
+
+# -- a vaccination received by "we", or given to the user by someone -------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "day"),
+    [
+        ("We both got our flu jabs at Boots on Friday", "influenza", D(2025, 3, 7)),
+        ("the practice nurse gave me the tetanus booster this morning", "tetanus", D(2025, 3, 10)),
+        ("I did get the hep A shot on 2 March in the end", "hepatitis a", D(2025, 3, 2)),
+    ],
+)
+def test_a_vaccination_received_said_otherwise(text: str, name: str, day: dt.date) -> None:
+    [vac] = of("health.vaccinations", found(text, at=AT))
+    assert (vac["name"], vac["date"]) == (name, day)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "they gave me a leaflet about the flu jab",
+        "will we get the flu shot next week?",
+        "we need to get the typhoid jab before the trip",
+    ],
+)
+def test_no_vaccination_not_received(text: str) -> None:
+    assert of("health.vaccinations", found(text, at=AT)) == []
+
+
+# -- "took my last X", "X is done": a medication's stop ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "day"),
+    [
+        ("Took my last amoxicillin this morning, course finished", "amoxicillin", D(2025, 3, 10)),
+        ("took the last dose of prednisolone on Friday", "prednisolone", D(2025, 3, 7)),
+        ("ok, the sertraline is done, last tablet was on 2 March", "sertraline", D(2025, 3, 2)),
+    ],
+)
+def test_a_last_dose_is_the_stop(text: str, name: str, day: dt.date) -> None:
+    ends = [c.value for c in extract(text, AT) if c.op == "end"]
+    assert ends == [{"name": name, "stop_date": day}]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My mum took her last aspirin on Friday", "Christmas is over", "is the metformin done?"],
+)
+def test_no_stop_of_anothers_or_asked(text: str) -> None:
+    assert [c for c in extract(text, AT) if c.op == "end"] == []

@@ -104,7 +104,13 @@ _MED_STOP = re.compile(
     r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
     r"(?:finished|completed|done\s+with)(?:\s+(?:my|the)\s+(?:course|pack|packet|box|"
     r"prescription|supply)\s+of)?|no\s+longer\s+(?:take|taking|on)|"
-    r"(?:don't|do\s+not)\s+take)\s+(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})",
+    r"(?:don't|do\s+not)\s+take|"
+    # "took my last ibuprofen on Saturday": the last one taken is the stop
+    r"took\s+(?:my|the)\s+(?:very\s+)?last(?:\s+(?:dose|tablet|pill|shot)\s+of)?)\s+"
+    r"(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})|"
+    # "so Humira is done, last shot was May 28": a drug said to be over
+    r"(?:^|\b(?:so|and|ok|okay|well)[,\s]+)(?:the\s+|my\s+)?(?P<name2>[A-Za-z][A-Za-z-]{2,30})\s+is\s+"
+    r"(?:done|finished|over)\b(?=[^.!?]{0,6}\blast\b|\s*[.!]|$)",
     re.IGNORECASE,
 )
 _BEGAN = re.compile(
@@ -179,7 +185,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     for m in _MED_STOP.finditer(sent.text):
         at = sent.start + m.start()
-        if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
+        drug = m["name"] or m["name2"]
+        if not _is_drug(drug, False) or not stop_ok(parts, sent, at):
             continue
         dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
         # "the aspirin I started on 1 March": a day the drug began is its start, no stop
@@ -187,7 +194,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         dates = [d for d in dates if d not in began]
         # No stated day: the message date is the latest it can have stopped ("on or before").
         stop = dates[0].date if dates else ctx.today
-        value = {"name": m["name"].lower(), "stop_date": stop}
+        value = {"name": drug.lower(), "stop_date": stop}
         if began and began[0].date <= stop:
             value["start_date"] = began[0].date
         ctx.add("health.medications", value, sent, 0.85 if dates else 0.7, op="end")

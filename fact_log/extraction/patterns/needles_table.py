@@ -520,24 +520,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("due" in t and "is" in t)
         )
     ),
-    "133810dcbdd86a2d": lambda t: (
-        "got" in t
-        or "had" in t
-        or "received" in t
-        or (
-            ("immunised" in t or "immunized" in t or "jabbed" in t or "vaccinated" in t)
-            and (
-                "'m" in t
-                or "am" in t
-                or "was" in t
-                or ("been" in t and "'ve" in t)
-                or ("have" in t and "been" in t)
-            )
-        )
-        or "got" in t
-        or "had" in t
-        or "my" in t
-    ),
     "1445a9d4376e46d7": lambda t: (
         "moving" in t
         or "move" in t
@@ -1640,18 +1622,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "tucson" in t
             or "yaris" in t
         )
-    ),
-    "37fe92321051da94": lambda t: (
-        "stopped" in t
-        or "quit" in t
-        or ("came" in t and "off" in t)
-        or ("come" in t and "off" in t)
-        or "discontinued" in t
-        or "finished" in t
-        or "completed" in t
-        or ("done" in t and "with" in t)
-        or ("longer" in t and "no" in t and ("on" in t or "take" in t or "taking" in t))
-        or ("take" in t and ("n't" in t or "not" in t) and "do" in t)
     ),
     "38a4fbb2c6b46b2d": lambda t: "before" in t or "by" in t or "on" in t,
     "38d76978e6a40567": lambda t: (
@@ -3845,6 +3815,39 @@ MAY: dict[str, Callable[[str], bool]] = {
             )
         )
     ),
+    "73f44b7b596da354": lambda t: (
+        "got" in t
+        or "had" in t
+        or "received" in t
+        or (
+            ("immunised" in t or "immunized" in t or "jabbed" in t or "vaccinated" in t)
+            and (
+                "'m" in t
+                or "am" in t
+                or "was" in t
+                or ("been" in t and "'ve" in t)
+                or ("have" in t and "been" in t)
+            )
+        )
+        or "got" in t
+        or "had" in t
+        or "get" in t
+        or "got" in t
+        or "had" in t
+        or (
+            ("gave" in t or "given" in t)
+            and (
+                "booster" in t
+                or "dose" in t
+                or "injection" in t
+                or "jab" in t
+                or "shot" in t
+                or "vaccine" in t
+            )
+            and "me" in t
+        )
+        or "my" in t
+    ),
     "74d31f82c042faa4": lambda t: (
         ("booked" in t or "found" in t or "got" in t or "reserved" in t)
         and (
@@ -5406,6 +5409,20 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "’s" in t
     ),
     "984cb173da3c52d1": lambda t: "too" in t or ("well" in t and "as" in t),
+    "988e62d939f4b218": lambda t: (
+        "stopped" in t
+        or "quit" in t
+        or ("came" in t and "off" in t)
+        or ("come" in t and "off" in t)
+        or "discontinued" in t
+        or "finished" in t
+        or "completed" in t
+        or ("done" in t and "with" in t)
+        or ("longer" in t and "no" in t and ("on" in t or "take" in t or "taking" in t))
+        or ("take" in t and ("n't" in t or "not" in t) and "do" in t)
+        or ("took" in t and "last" in t and ("my" in t or "the" in t))
+        or (("done" in t or "finished" in t or "over" in t) and "is" in t)
+    ),
     "98e393c64f3eeb04": lambda t: (
         ("canceled" in t or "cancelled" in t) and ("it" in t or "that" in t or "them" in t)
     ),
