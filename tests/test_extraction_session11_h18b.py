@@ -315,3 +315,13 @@ def test_a_last_dose_is_the_stop(text: str, name: str, day: dt.date) -> None:
 )
 def test_no_stop_of_anothers_or_asked(text: str) -> None:
     assert [c for c in extract(text, AT) if c.op == "end"] == []
+
+
+def test_a_service_said_only_by_its_month_gone_by_is_no_service_of_today() -> None:
+    earlier = "my Toyota Corolla is on 80,000 km"
+    assert (
+        of("vehicles.services", found("had the service at 78,000 back in August", earlier, at=AT))
+        == []
+    )
+    [svc] = of("vehicles.services", found("the Corolla had its service on 3 March", earlier, at=AT))
+    assert svc["date"] == D(2025, 3, 3)

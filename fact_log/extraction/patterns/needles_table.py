@@ -1669,6 +1669,26 @@ MAY: dict[str, Callable[[str], bool]] = {
             )
         )
     ),
+    "3944eda9529663a3": lambda t: (
+        (
+            (
+                "april" in t
+                or "aug" in t
+                or "dec" in t
+                or "feb" in t
+                or "jan" in t
+                or "july" in t
+                or "june" in t
+                or "march" in t
+                or "may" in t
+                or "nov" in t
+                or "oct" in t
+                or "sep" in t
+            )
+            and "in" in t
+        )
+        or ("last" in t and ("month" in t or "year" in t))
+    ),
     "3970705fe1335b45": lambda t: (
         (
             "inhaler" in t

@@ -588,6 +588,12 @@ _AT_READING = re.compile(
     r"\bat\s+(\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€]))(?=[^.]*?\bnext\b)"
 )
 _COST = re.compile(r"\b(?:cost(?:\s+me)?|paid|bill\s+was|came\s+to)\b", re.I)
+# a month without its day, gone by: "back in August", "last month"
+_MONTH_ONLY = re.compile(
+    r"\b(?:back\s+)?in\s+(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?!\s+\d)|\blast\s+(?:month|year)\b",
+    re.I,
+)
 
 
 def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -621,8 +627,11 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dotted = dotted_day(sent.text, ctx.today, "past")
+    if not dates and dotted is None and _MONTH_ONLY.search(sent.text):
+        return  # "had the service back in August": no day to key it by, and not today
     # "in February, on 14.02.": the dotted day is the more exact one
-    day = dotted_day(sent.text, ctx.today, "past") or (dates[0].date if dates else ctx.today)
+    day = dotted or (dates[0].date if dates else ctx.today)
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     cost = _COST.search(sent.text)
     money = find_money(sent.text[cost.end() :] if cost else sent.text)
