@@ -409,7 +409,7 @@ def _fold_collection(
     fields = {f.source: f for f in coll.fields}
     diagnostics: list[dict[str, Any]] = []
     for fact in endings:
-        target, partial = _ending_target(fact, by_key, fields)
+        target, partial = _ending_target(fact, by_key, fields, tuple(coll.key_fields))
         if target is None:
             kind = "ambiguous_ending" if partial > 1 else "unmatched_ending"
             diagnostics.append({"kind": kind, "path": path, "fact": fact.id})
@@ -475,7 +475,7 @@ def _is_ending(fact: Fact) -> bool:
 
 
 def _ending_target(
-    fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, Any]
+    fact: Fact, by_key: dict[str, list[Fact]], fields: dict[str, Any], keys: tuple[str, ...] = ()
 ) -> tuple[str | None, int]:
     """The key of the latest record whose non-date fields match an ending fact's (None when
     none does, or when several match only in part), and how many matched in part."""
@@ -487,6 +487,12 @@ def _ending_target(
     }
     if not wanted:
         return None, 0
+    # An ending cannot end a record begun after it: its earliest day ("stopped on 2 March",
+    # "the one I started on 1 March") bounds the dated key fields of the records it may mean.
+    bound = min(
+        (str(v)[:10] for k, v in value.items() if _is_dated(fields, k) and v is not None),
+        default=None,
+    )
     best: tuple[bool, str, str] | None = None
     partial = 0  # records named by part of their fields only ("Sky" for "Sky Sports")
     for key, facts in by_key.items():
@@ -494,6 +500,11 @@ def _ending_target(
         for f in sorted(facts, key=_rank):
             if f.seq < fact.seq and isinstance(f.value, dict):
                 merged.update({k: v for k, v in f.value.items() if v is not None})
+        if bound is not None and any(
+            _is_dated(fields, k) and merged.get(k) is not None and str(merged[k])[:10] > bound
+            for k in keys
+        ):
+            continue
         said = {k: str(merged.get(k, "")).casefold() for k in wanted}
         exact = all(said[k] == v for k, v in wanted.items())
         # "we stopped the yoga" ends "Yoga class": every word of the ending names the record.

@@ -19,8 +19,10 @@ from uac.fact_log.extraction.patterns.text import (
 CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
 ACCOUNT = (
     # "my N26 card": a bank's name may hold digits
-    r"(?i:my|the|our)\s+(?P<acct>" + CARD_BRAND + r"|[A-Z][A-Za-z0-9&]{1,20}"
-    r"(?:\s+[A-Z][A-Za-z&]{1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
+    r"(?i:my|the|our)\s+(?P<acct>"
+    + CARD_BRAND
+    + r"|[A-Z](?:[A-Za-z0-9&]|[^\W\d_])(?:[A-Za-z0-9&]|[^\W\d_]){0,19}"
+    r"(?:\s+[A-Z](?:[A-Za-z&]|[^\W\d_]){1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
     r"(?:account|(?i:acct|a/c)|card))"  # "the NatWest current acct"
 )
 ACCOUNT_RE = re.compile(ACCOUNT)
@@ -64,7 +66,10 @@ _CLOSING = re.compile(
     # "the old one with NatWest closes on 30 September"
     r"\b(?:my|the|our)\s+(?:old\s+)?(?:one|account|bank\s+account)\s+(?:with|at)\s+"
     r"(?P<acct3>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:closes|is\s+closing|will\s+close|"
-    r"is\s+being\s+closed|shuts)\b",
+    r"is\s+being\s+closed|shuts)\b|"
+    # "the Nationwide one closes on 30 April": the bank's one, after the account was named
+    r"\b(?:my|the|our)\s+(?:old\s+)?(?P<acct4>(?-i:[A-Z][A-Za-z&]{1,20}))\s+one\s+(?:closes|"
+    r"is\s+closing|will\s+close|is\s+being\s+closed|shuts|gets\s+closed)\b",
     re.IGNORECASE,
 )
 
@@ -110,7 +115,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     at = close.start() + max(0, close[0].lower().find("clos")) if close else 0  # past a comma
     if close is None or not clause_ok(parts, sent, sent.start + at):
         return
-    name = close["acct"] or close["acct2"] or f"{close['acct3']} account"
+    name = close["acct"] or close["acct2"] or f"{close['acct3'] or close['acct4']} account"
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     when = dates[0].date if dates else None
     if when is None:

@@ -41,6 +41,14 @@ _ALLERGY_BACKREF = re.compile(
     r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
     re.IGNORECASE,
 )
+# "I'm sulfa allergic", "my allergy is codeine": the allergen said before "allergic" or after
+# "my allergy is" (a substance the reference data knows)
+_ALLERGIC_AFTER = re.compile(
+    r"\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly|seriously|highly)\s+)?"
+    r"(?P<subst>[a-z][a-z-]{2,20})\s+allergic\b(?!\s+to\b)|"
+    r"\bmy\s+(?:only\s+)?allergy\s+is\s+(?:to\s+)?(?P<subst2>[a-z][a-z-]{2,20})\b",
+    re.I,
+)
 # What an allergy does, one closed list for every rule that reads a reaction.
 _REACTION_WORDS = (
     r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
@@ -99,6 +107,19 @@ _REACTION = re.compile(
     r"i\s+swell\s+up)\s+(?:an?\s+|in\s+)?"
     r"(?P<r>[a-z][a-z -]{1,40}?)(?=[,.;!?)]|$|\s+(?:and\s+i|but|so|if|when)\b)",
     re.IGNORECASE,
+)
+# "allergic to shrimp and crab (my lips swell)", "sulfa allergic (hives)": a reaction in
+# brackets after the allergens
+_BRACKET_REACTION = re.compile(
+    r"\((?:[^()]{0,24}?\b)?(?P<r>" + _REACTION_WORDS + r")\b[^()]{0,24}\)", re.I
+)
+# "I react to sulfa drugs. I got a rash all over": the next sentence says what it does
+_REACTION_NEXT = re.compile(
+    r"^(?:and\s+|but\s+|oh\s+)?(?:i\s+(?:got|get|had|came\s+out\s+in|come\s+out\s+in|"
+    r"broke\s+out\s+in|break\s+out\s+in)|(?:it|they)\s+(?:gives?|gave|makes?|made)\s+me"
+    r"(?:\s+come\s+out\s+in|\s+break\s+out\s+in)?)\s+(?:an?\s+|really\s+|bad\s+|awful\s+)?"
+    r"(?P<r>" + _REACTION_WORDS + r")\b",
+    re.I,
 )
 # "allergic to penicillin, hives as a kid": the reaction named alone right after
 _BARE_REACTION = re.compile(
@@ -198,7 +219,8 @@ def _allergy_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
             value["severity"] = sev
         ctx.add("health.allergies", value, sent, 0.75)
         return True
-    if (m := _ONLY_REACTION.match(sent.text)) and last.get("substance"):
+    m = _ONLY_REACTION.match(sent.text) or _REACTION_NEXT.match(sent.text)
+    if m and last.get("substance"):
         value = {"substance": last.get("substance"), "reaction": " ".join(m["r"].split())}
         if sev := _severity(None, sent.text):
             value["severity"] = sev
@@ -366,6 +388,9 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         hits.append(m)
     if not hits and (m := _ALLERGY_HERE.search(sent.text)) and _allergen(m["subst"]):
         hits.append(m)
+    after = None if hits else _ALLERGIC_AFTER.search(sent.text)
+    if after is not None and _allergen(after["subst"] or after["subst2"]):
+        hits.append(after)
     before = len(ctx.out)
     for m in hits:
         at = m.start("subst") if m.re is _REACTS else m.start()  # after a "but" that splits
@@ -373,14 +398,16 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue
         if m.re is _ALLERGIC and "?" in sent.text and not re.match(r"i\b|i'|turns", m[0], re.I):
             continue  # "allergic to cats?": asked, not said (no subject to tell it by)
-        raw = _SUBST_STOP.sub("", m["subst"]).strip()
+        raw = _SUBST_STOP.sub("", m["subst"] or m.groupdict().get("subst2") or "").strip()
         if m.re is _ALLERGIC and not _SUBST_STOP.search(m["subst"]):
             raw += _listed_after(sent.text, m.end())
         said = m.groupdict().get("r")  # "Penicillin gives me a rash": the reaction is matched
         reaction = (
             {"r": said}
             if said
-            else _REACTION.search(sent.text, m.end()) or _BARE_REACTION.match(sent.text, m.end())
+            else _REACTION.search(sent.text, m.end())
+            or _BARE_REACTION.match(sent.text, m.end())
+            or _BRACKET_REACTION.search(sent.text, m.end())
         )
         sev = _severity(m.groupdict().get("sev"), sent.text)
         for subst in _broadest(re.split(r"\s*(?:,|\band\b|\bor\b|\bplus\b)\s*", raw)):

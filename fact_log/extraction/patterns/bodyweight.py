@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.patterns.money import words_to_number
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -58,16 +59,28 @@ _BARE_WEIGHT = re.compile(
 )
 
 
+# "they weighed me in at one hundred and twelve kilos": a dictated reading, in words
+_WEIGHT_WORDS = re.compile(
+    r"\bweighed\s+me(?:\s+in)?(?:\s+at)?\s+(?P<w>(?:[a-z]+[\s-]+){1,6}?)"
+    r"(?P<unit>kg|kilos?|kilograms?)\b",
+    re.I,
+)
+
+
 def _weight_match(sent: Span) -> re.Match[str] | None:
     """The user's body-weight statement in a sentence, if any."""
     if m := _WEIGHT.search(sent.text) or _BARE_WEIGHT.search(sent.text):
         return m
-    m = _WEIGHT_READING.search(sent.text)
-    # a wish said after the reading ("they want me to gain a bit") does not unsay it
+    m = _WEIGHT_READING.search(sent.text) or _WEIGHT_WORDS.search(sent.text)
+    # a wish said after the reading ("they want me to gain a bit") does not unsay it; "they
+    # weighed me" is the user's weight whoever held the scales
     if (
         m is None
         or _NOT_A_READING.search(sent.text[: m.end()])
-        or someone_else(sent.text[: m.start()])
+        or (
+            someone_else(sent.text[: m.start()])
+            and not re.match(r"weighed\s+me\b", sent.text[m.start() :], re.I)
+        )
     ):
         return None
     return m
@@ -78,13 +91,20 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _weight_match(sent)
     if not in_clause(m, parts, sent):
         return
-    kg = float(m["n"].replace(",", "."))
+    said = m.groupdict().get("n")
+    number = words_to_number(m["w"]) if said is None else None
+    if said is None and not number:
+        return
+    kg = float(said.replace(",", ".")) if said is not None else float(number or 0)
     unit = m["unit"].lower()
     if unit.startswith(("lb", "pound")):
         kg = round(kg * 0.45359237, 1)
     elif unit in ("st", "stone"):  # "9 stone 4": 14 pounds to the stone
         kg = round((kg * 14 + int(m["lb"] or 0)) * 0.45359237, 1)
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    # a reading is of today or a day gone by ("3 kg down in two weeks" names no day)
+    dates = [
+        d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid and d.date <= ctx.today
+    ]
     day = dates[0].date if dates else ctx.today
     if 20 <= kg <= 350:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)

@@ -27,8 +27,11 @@ CONDITIONS = (
     "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
     "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
     "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia|"
-    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure"
+    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure|"
+    "crohn's|crohns|ulcerative colitis"
 )
+# named in full only after a clinician or "dx": "it's H. pylori", "the diagnosis is H pylori"
+_TOLD_ONLY = r"h\.?\s?pylori|helicobacter(?:\s+pylori)?"
 
 
 _CONDITION = re.compile(
@@ -76,8 +79,70 @@ def condition_named(what: str) -> str | None:
     return None
 
 
+# "the doctor says I have gout", "doc reckons ... type 2 diabetes", "Dx is Crohn's", "type 2
+# diabetes officially": a diagnosis told (today's when told in the present)
+_TOLD = re.compile(
+    r"\b(?:doctor|doc|dr|gp|consultant|specialist|gastroenterologist|cardiologist|"
+    r"dermatologist|rheumatologist|neurologist|gi)\b[^.!?]{0,40}?\b(?P<v>says|said|reckons|"
+    r"thinks|confirmed|confirms|told\s+me)\b|"
+    r"\b(?:dx|diagnosis)\s*(?:is|was|:|=)|\bofficially\b",
+    re.I,
+)
+_TOLD_CONDITION = re.compile(
+    r"\b(" + CONDITIONS + r"|" + _TOLD_ONLY + r"|" + _INFLAMMATION + r")\b", re.I
+)
+# "not diabetes", "might have", "my dad has": a diagnosis not told of the user
+_NOT_TOLD = re.compile(
+    r"\b(?:not|n't|no|isn't|ruled?\s+out|might|may|could|possibly|probably|maybe|perhaps|"
+    r"suspects?|test(?:ing)?\s+for|check(?:ing)?\s+for|if|whether|rule\s+out|"
+    r"mum|mom|dad|wife|husband|son|daughter|sister|brother|he|she|they|his|her|their)\b",
+    re.I,
+)
+_PRESENT = re.compile(r"says|reckons|thinks|confirms|officially", re.I)
+
+
+def _told(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A diagnosis told by a clinician (or "officially", "Dx is"), when the rules below did
+    not read one in the sentence."""
+    if any(c.path == "health.conditions" and c.start == sent.start for c in ctx.out):
+        return
+    cue = _TOLD.search(sent.text)
+    if cue is None or "?" in sent.text:
+        return
+    if cue[0].lower() == "officially":  # "type 2 diabetes officially": the name is next to it
+        near = sent.text[max(0, cue.start() - 40) : cue.end() + 40]
+        m = _TOLD_CONDITION.search(near)
+        head = near[: m.start()] if m else ""
+    else:
+        m = _TOLD_CONDITION.search(sent.text, cue.end())
+        head = sent.text[cue.end() : m.start()] if m else ""
+    if m is None or _NOT_TOLD.search(head) or _NOT_TOLD.search(sent.text[: cue.start()]):
+        return
+    name = " ".join(m[1].lower().split())
+    name = "h. pylori" if "pylori" in name or name.startswith("helicobacter") else name
+    name = "crohn's disease" if name.startswith("crohn") else name
+    value: dict[str, Any] = {"name": name}
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if dates:
+        value["diagnosed_on"] = dates[0].date
+    elif _PRESENT.search(cue.group("v") or cue[0]):
+        value["diagnosed_on"] = ctx.today  # "the doctor says I have gout": told today
+    ctx.add("health.conditions", value, sent, 0.75)
+
+
+_SEASON = re.compile(
+    r"^(?:(?:ugh|oh|argh|and)[,!\s]+)?(?:the\s+)?(?:my\s+)?hay\s*fever\s+(?:season\s+)?(?:is\s+)?"
+    r"(?:back|again|here|has\s+(?:started|begun|arrived|kicked\s+in)|started|kicked\s+in)\b|"
+    r"^(?:(?:ugh|oh|argh|and)[,!\s]+)?hay\s*fever\s+season\b",
+    re.I,
+)
+
+
 def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Diagnosed conditions."""
+    if _SEASON.search(sent.text) and "?" not in sent.text:
+        ctx.add("health.conditions", {"name": "hay fever"}, sent, 0.7)  # "hay fever season again"
+        return
     if (m := _I_AM_CONDITION.search(sent.text)) and in_clause(m, parts, sent):
         name = _ADJECTIVE_CONDITION[m["adj"].lower()]
         deg = "borderline " if m["deg"] and m["deg"].strip().lower() == "borderline" else ""
@@ -93,7 +158,11 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["diagnosed_on"] = dates[0].date
         if re.search(r"\b(?:under control|well controlled|managed|manage it)\b", sent.text, re.I):
             value["status"] = "managed"
+        told = _TOLD.search(sent.text[: m.start()])
+        if "diagnosed_on" not in value and told and _PRESENT.search(told.group("v") or ""):
+            value["diagnosed_on"] = ctx.today  # "the doctor says I have gout": told today
         ctx.add("health.conditions", value, sent, 0.8)
+    _told(ctx, sent, parts)
 
 
 FOR_MY_NAMES = {

@@ -22,7 +22,7 @@ from uac.fact_log.extraction.patterns import (
 )
 from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
 from uac.fact_log.extraction.patterns.dates import find_dates, month_end
-from uac.fact_log.extraction.patterns.discourse import Mention, freeze
+from uac.fact_log.extraction.patterns.discourse import OTHER, Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
 from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.schedule import named_event
@@ -353,12 +353,30 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             fields["end"] = fields["start"] + (fields["end"] - old)
     elif target.kind == "tasks.tasks" and day is not None:
         fields["due_date"] = day
+    elif target.kind == "drug" and day is not None:
+        # a drug's days are gone by ("no, since 3 March"); the field that held the rejected
+        # day is the one corrected, else the start
+        gone = [
+            health.last_such_day(d, ctx.today)
+            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            if d.start >= sent.start + after and d.date
+        ]
+        day = gone[0].date if gone and gone[0].date else day
+        key = "stop_date" if old_day and fields.get("stop_date") == old_day else "start_date"
+        fields[key] = day
+        if (
+            fields.get("stop_date")
+            and fields.get("start_date")
+            and fields["stop_date"] < fields["start_date"]
+        ):
+            return  # a stop before the start: no reading to trust
     else:
         return
     if fields == target.record():
         return  # the day said is the one already held: nothing is corrected
-    unsay(ctx, target.kind, target.record())  # when said earlier in this message
-    emit(ctx, sent, target.kind, fields, 0.8, replaces=target.record())
+    path = "health.medications" if target.kind == "drug" else target.kind
+    unsay(ctx, path, target.record())  # when said earlier in this message
+    emit(ctx, sent, path, fields, 0.8, replaces=target.record())
 
 
 _SINCE = re.compile(r"\bsince\b", re.I)
@@ -398,9 +416,15 @@ _STOPWORDS = word_set("the a an my our to it that this same time actually sorry 
 def _target(ctx: Ctx, sent: Span) -> Mention | None:
     """The dated record a correction is about: one it names, else the latest."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sent.text)} - _STOPWORDS
-    dated = [m for m in ctx.thread.mentions if m.kind in DATED]
+    # a medication with its start day is dated too ("on sertraline since 1 March" "no, since
+    # the 3rd"); one without a day has nothing a day could correct
+    dated = [
+        m
+        for m in ctx.thread.mentions
+        if m.kind in DATED or (m.kind == "drug" and m.get("start_date") and m.get("owner") != OTHER)
+    ]
     for m in reversed(dated):
-        label = " ".join(str(m.get(k) or "") for k in ("title", "goal", "city")).lower()
+        label = " ".join(str(m.get(k) or "") for k in ("title", "goal", "city", "name")).lower()
         if words & set(re.findall(r"[a-z]{3,}", label)):
             return m
     if re.search(r"\bdeadline\b", sent.text, re.I):

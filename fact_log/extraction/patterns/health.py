@@ -104,8 +104,18 @@ _MED_STOP = re.compile(
     r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
     r"(?:finished|completed|done\s+with)(?:\s+(?:my|the)\s+(?:course|pack|packet|box|"
     r"prescription|supply)\s+of)?|no\s+longer\s+(?:take|taking|on)|"
-    r"(?:don't|do\s+not)\s+take)\s+(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})",
+    r"(?:don't|do\s+not)\s+take|"
+    # "took my last ibuprofen on Saturday": the last one taken is the stop
+    r"took\s+(?:my|the)\s+(?:very\s+)?last(?:\s+(?:dose|tablet|pill|shot)\s+of)?)\s+"
+    r"(?:my\s+|the\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})|"
+    # "so Humira is done, last shot was May 28": a drug said to be over
+    r"(?:^|\b(?:so|and|ok|okay|well)[,\s]+)(?:the\s+|my\s+)?(?P<name2>[A-Za-z][A-Za-z-]{2,30})\s+is\s+"
+    r"(?:done|finished|over)\b(?=[^.!?]{0,6}\blast\b|\s*[.!]|$)",
     re.IGNORECASE,
+)
+_BEGAN = re.compile(
+    r"\b(?:started|began|begun|been\s+on\s+(?:it|them))(?:\s+(?:it|them))?(?:\s+(?:on|in))?\s+$",
+    re.I,
 )
 _FREQ = re.compile(
     r"\b(?:once|twice|three\s+times|four\s+times|\d\s+times)\s+(?:a|per)\s+(?:day|week)|"
@@ -175,12 +185,18 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     for m in _MED_STOP.finditer(sent.text):
         at = sent.start + m.start()
-        if not _is_drug(m["name"], False) or not stop_ok(parts, sent, at):
+        drug = m["name"] or m["name2"]
+        if not _is_drug(drug, False) or not stop_ok(parts, sent, at):
             continue
         dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        # "the aspirin I started on 1 March": a day the drug began is its start, no stop
+        began = [d for d in dates if _BEGAN.search(ctx.text[max(0, d.start - 24) : d.start])]
+        dates = [d for d in dates if d not in began]
         # No stated day: the message date is the latest it can have stopped ("on or before").
         stop = dates[0].date if dates else ctx.today
-        value = {"name": m["name"].lower(), "stop_date": stop}
+        value = {"name": drug.lower(), "stop_date": stop}
+        if began and began[0].date <= stop:
+            value["start_date"] = began[0].date
         ctx.add("health.medications", value, sent, 0.85 if dates else 0.7, op="end")
         return
     for m in _med_matches(sent.text):
@@ -304,6 +320,12 @@ _RELATIVE_SUBJECT = re.compile(
     r"nana|nanna|hubby|wifey)(?:'s|’s|\s+(?:is|has|was|had|takes|got|now))\b",
     re.I,
 )
+# "my mum started warfarin": the relative is the start verb's subject
+_RELATIVE_BEFORE = re.compile(
+    r"\b(?:my|our)\s+(?:mum|mom|mam|dad|mother|father|grandma|grandad|grandpa|granny|gran|nan|"
+    r"nana|husband|wife|hubby|son|daughter|brother|sister|partner)\s+(?:has\s+|just\s+)?$",
+    re.I,
+)
 _TO_ME = re.compile(
     r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I
 )
@@ -345,7 +367,7 @@ def _other_taker(text: str, m: re.Match[str]) -> bool:
         # a start verb's subject is most often the prescriber ("they prescribed", "she's
         # prescribed me"): only a relative named as the subject makes it someone else's
         return bool(
-            _RELATIVE_SUBJECT.search(head)
+            (_RELATIVE_SUBJECT.search(head) or _RELATIVE_BEFORE.search(head))
             and not re.match(r"i\b|i'|i’", m[0], re.I)
             and not _TO_ME.search(m[0])
         )

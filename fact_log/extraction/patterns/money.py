@@ -24,6 +24,7 @@ _SYMBOLS = {
     "HK$": "HKD",
     "S$": "SGD",
     "NZ$": "NZD",
+    "R$": "BRL",  # the Brazilian real: "R$ 3.480,00", never a dollar
     "£": "GBP",
     "$": "USD",
     "€": "EUR",
@@ -75,7 +76,7 @@ def _times(mult: str | None) -> int:
 
 _MONEY = re.compile(
     # "NGN 45,000.00", "EUR 40": a code before the number, as bank alerts write it
-    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|[£$€¥￥₹]|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>"
+    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|(?<![A-Za-z])R\$|[£$€¥￥₹]|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>"
     + _NUM
     + r")"
     r"(?P<k1>" + _MULT + r")?"
@@ -153,7 +154,8 @@ def _find_money(text: str) -> list[Money]:
             number, k = m["n1"], m["k1"]
         else:
             unit = m["unit"]
-            if len(unit) == 3 and unit.isalpha() and unit.isascii():
+            # "yen", "rmb": a currency word of three letters is no ISO code to check
+            if len(unit) == 3 and unit.isalpha() and unit.isascii() and unit.lower() not in _WORDS:
                 if unit != unit.upper() or unit not in CURRENCY_CODES:
                     continue  # "300 abc": not an ISO code, so not an amount
                 currency = unit

@@ -52,6 +52,21 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         and "if" in t
     ),
+    "00d929a7ff00a70e": lambda t: (
+        "due" in t
+        or "next" in t
+        or "need" in t
+        or "needed" in t
+        or "every" in t
+        or "until" in t
+        or "till" in t
+        or "interval" in t
+        or "limit" in t
+        or "warranty" in t
+        or "max" in t
+        or ("service" in t and ("at" in t or "every" in t or "in" in t))
+        or ("latest" in t and "the" in t and ("at" in t or "by" in t))
+    ),
     "02cc173695ce96d0": lambda t: (
         (
             (
@@ -94,73 +109,6 @@ MAY: dict[str, Callable[[str], bool]] = {
                 or "was" in t
                 or "went" in t
             )
-        )
-    ),
-    "0356ccfa398ea1a3": lambda t: (
-        (
-            "4x4" in t
-            or "bike" in t
-            or "camper" in t
-            or "car" in t
-            or "jeep" in t
-            or "motorcycle" in t
-            or "motorhome" in t
-            or "pick-up" in t
-            or "pickup" in t
-            or "suv" in t
-            or "tractor" in t
-            or "truck" in t
-            or "van" in t
-        )
-        and ("my" in t or "our" in t or "the" in t)
-        and ("'s" in t or "is" in t or "’s" in t)
-        and (
-            "208" in t
-            or "308" in t
-            or "a3" in t
-            or "a4" in t
-            or "accord" in t
-            or "astra" in t
-            or "camry" in t
-            or "ceed" in t
-            or "civic" in t
-            or "clio" in t
-            or "corolla" in t
-            or "corsa" in t
-            or "cr-v" in t
-            or "defender" in t
-            or "discovery" in t
-            or "f-150" in t
-            or "fabia" in t
-            or "fiesta" in t
-            or "focus" in t
-            or "forester" in t
-            or "golf" in t
-            or "hilux" in t
-            or "ibiza" in t
-            or "jazz" in t
-            or "juke" in t
-            or "kuga" in t
-            or "land cruiser" in t
-            or "leaf" in t
-            or "leon" in t
-            or "micra" in t
-            or "model 3" in t
-            or "model y" in t
-            or "mokka" in t
-            or "mustang" in t
-            or "octavia" in t
-            or "outback" in t
-            or "passat" in t
-            or "polo" in t
-            or "prius" in t
-            or "puma" in t
-            or "qashqai" in t
-            or "rav4" in t
-            or "sportage" in t
-            or "tiguan" in t
-            or "tucson" in t
-            or "yaris" in t
         )
     ),
     "045fef8f13c5d9bf": lambda t: "after" in t,
@@ -403,6 +351,76 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "returning" in t
         or "return" in t
     ),
+    "0f5fe1b338515f18": lambda t: (
+        (
+            ("close" in t or "closing" in t)
+            and (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or (
+                    "close" in t
+                    and (
+                        "shall" in t
+                        or "will" in t
+                        or "'ll" in t
+                        or ("going" in t and "am" in t and "to" in t)
+                        or "must" in t
+                        or ("need" in t and "to" in t)
+                        or ("want" in t and "to" in t)
+                        or ("plan" in t and "to" in t)
+                    )
+                )
+            )
+            and (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct2" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or "shuts" in t
+            )
+            and ("one" in t or "account" in t or ("account" in t and "bank" in t))
+            and ("my" in t or "our" in t or "the" in t)
+            and ("at" in t or "with" in t)
+        )
+        or (
+            (
+                "closes" in t
+                or ("closing" in t and "is" in t)
+                or ("close" in t and "will" in t)
+                or ("closed" in t and "being" in t and "is" in t)
+                or "shuts" in t
+                or ("closed" in t and "gets" in t)
+            )
+            and "one" in t
+            and ("my" in t or "our" in t or "the" in t)
+        )
+    ),
     "1084e226d85fca2a": lambda t: (
         (
             "brother in law" in t
@@ -604,6 +622,41 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "10fae21d99c508fc": lambda t: "budget" in t or "预算" in t,
+    "1144c31f463a1ea5": lambda t: (
+        "not" in t
+        or "n't" in t
+        or "no" in t
+        or "isn't" in t
+        or ("rule" in t and "out" in t)
+        or "might" in t
+        or "may" in t
+        or "could" in t
+        or "possibly" in t
+        or "probably" in t
+        or "maybe" in t
+        or "perhaps" in t
+        or "suspect" in t
+        or ("test" in t and "for" in t)
+        or ("check" in t and "for" in t)
+        or "if" in t
+        or "whether" in t
+        or ("rule" in t and "out" in t)
+        or "mum" in t
+        or "mom" in t
+        or "dad" in t
+        or "wife" in t
+        or "husband" in t
+        or "son" in t
+        or "daughter" in t
+        or "sister" in t
+        or "brother" in t
+        or "he" in t
+        or "she" in t
+        or "they" in t
+        or "his" in t
+        or "her" in t
+        or "their" in t
+    ),
     "1188edc2fe766645": lambda t: "back" in t or "returning" in t,
     "119900662ff4110b": lambda t: "from" in t,
     "11d3a2914362fb04": lambda t: (
@@ -658,24 +711,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "arrives" in t
             or ("due" in t and "is" in t)
         )
-    ),
-    "133810dcbdd86a2d": lambda t: (
-        "got" in t
-        or "had" in t
-        or "received" in t
-        or (
-            ("immunised" in t or "immunized" in t or "jabbed" in t or "vaccinated" in t)
-            and (
-                "'m" in t
-                or "am" in t
-                or "was" in t
-                or ("been" in t and "'ve" in t)
-                or ("have" in t and "been" in t)
-            )
-        )
-        or "got" in t
-        or "had" in t
-        or "my" in t
     ),
     "1445a9d4376e46d7": lambda t: (
         "moving" in t
@@ -766,64 +801,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "day" in t
         or "monthly" in t
         or "withdrawal" in t
-    ),
-    "1a67e3e12fa883c9": lambda t: (
-        (
-            ("close" in t or "closing" in t)
-            and (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or (
-            (
-                "closes" in t
-                or ("closing" in t and "is" in t)
-                or ("close" in t and "will" in t)
-                or ("closed" in t and "being" in t and "is" in t)
-                or (
-                    "close" in t
-                    and (
-                        "shall" in t
-                        or "will" in t
-                        or "'ll" in t
-                        or ("going" in t and "am" in t and "to" in t)
-                        or "must" in t
-                        or ("need" in t and "to" in t)
-                        or ("want" in t and "to" in t)
-                        or ("plan" in t and "to" in t)
-                    )
-                )
-            )
-            and (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct2" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or (
-            (
-                "closes" in t
-                or ("closing" in t and "is" in t)
-                or ("close" in t and "will" in t)
-                or ("closed" in t and "being" in t and "is" in t)
-                or "shuts" in t
-            )
-            and ("one" in t or "account" in t or ("account" in t and "bank" in t))
-            and ("my" in t or "our" in t or "the" in t)
-            and ("at" in t or "with" in t)
-        )
     ),
     "1b5338f8c19afd84": lambda t: "it" in t or "its" in t or ("card" in t and "the" in t),
     "1b87c39c6ddc5d52": lambda t: (
@@ -918,54 +895,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "vet" in t
             or "wife" in t
         )
-    ),
-    "1c54b2db7a4511bf": lambda t: (
-        "audi" in t
-        or "bmw" in t
-        or "byd" in t
-        or "chevrolet" in t
-        or "chevy" in t
-        or "citro" in t
-        or "dacia" in t
-        or "ducati" in t
-        or "fiat" in t
-        or "ford" in t
-        or "harley-davidson" in t
-        or "honda" in t
-        or "hyundai" in t
-        or "isuzu" in t
-        or "jaguar" in t
-        or "jeep" in t
-        or "john deere" in t
-        or "kia" in t
-        or "koda" in t
-        or "land rover" in t
-        or "lexus" in t
-        or "massey ferguson" in t
-        or "mazda" in t
-        or "mercedes" in t
-        or "mini" in t
-        or "mitsubishi" in t
-        or "new holland" in t
-        or "nissan" in t
-        or "opel" in t
-        or "peugeot" in t
-        or "polestar" in t
-        or "porsche" in t
-        or "range rover" in t
-        or "renault" in t
-        or "rivian" in t
-        or "seat" in t
-        or "subaru" in t
-        or "suzuki" in t
-        or "tesla" in t
-        or "toyota" in t
-        or "triumph" in t
-        or "vauxhall" in t
-        or "volkswagen" in t
-        or "volvo" in t
-        or "vw" in t
-        or "yamaha" in t
     ),
     "1c6d707377034959": lambda t: (
         "from" in t
@@ -1498,6 +1427,9 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("standing" in t and "order" in t) or ("direct" in t and "debit" in t)
     ),
     "2bf3d90b286ab654": lambda t: "tried" in t,
+    "2d5c082ee5df0fb6": lambda t: (
+        "confirms" in t or "officially" in t or "reckons" in t or "says" in t or "thinks" in t
+    ),
     "2dab0e20c3f47b44": lambda t: (
         (
             "passport" in t
@@ -1552,6 +1484,61 @@ MAY: dict[str, Callable[[str], bool]] = {
         and "to" in t
     ),
     "30a47c20c3d64a49": lambda t: "fixed" in t and "it" in t and "by" in t,
+    "33bc7d39577f1c89": lambda t: (
+        "audi" in t
+        or "bmw" in t
+        or "byd" in t
+        or "chevrolet" in t
+        or "chevy" in t
+        or "citro" in t
+        or "dacia" in t
+        or "ducati" in t
+        or "fiat" in t
+        or "ford" in t
+        or "freightliner" in t
+        or "harley-davidson" in t
+        or "hino" in t
+        or "honda" in t
+        or "hyundai" in t
+        or "isuzu" in t
+        or "iveco" in t
+        or "jaguar" in t
+        or "jeep" in t
+        or "john deere" in t
+        or "kenworth" in t
+        or "kia" in t
+        or "koda" in t
+        or "land rover" in t
+        or "lexus" in t
+        or "massey ferguson" in t
+        or "mazda" in t
+        or "mercedes" in t
+        or "mini" in t
+        or "mitsubishi" in t
+        or "new holland" in t
+        or "nissan" in t
+        or "opel" in t
+        or "peterbilt" in t
+        or "peugeot" in t
+        or "polestar" in t
+        or "porsche" in t
+        or "range rover" in t
+        or "renault" in t
+        or "rivian" in t
+        or "scania" in t
+        or "seat" in t
+        or "subaru" in t
+        or "suzuki" in t
+        or "tesla" in t
+        or "toyota" in t
+        or "triumph" in t
+        or "vauxhall" in t
+        or "volkswagen" in t
+        or "volvo" in t
+        or "vw" in t
+        or "western star" in t
+        or "yamaha" in t
+    ),
     "33e07cc50739d2e2": lambda t: "gram" in t or "milliliter" in t or "millilitre" in t,
     "3498135c90b9e24a": lambda t: (
         "allergic" in t
@@ -1716,18 +1703,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "yaris" in t
         )
     ),
-    "37fe92321051da94": lambda t: (
-        "stopped" in t
-        or "quit" in t
-        or ("came" in t and "off" in t)
-        or ("come" in t and "off" in t)
-        or "discontinued" in t
-        or "finished" in t
-        or "completed" in t
-        or ("done" in t and "with" in t)
-        or ("longer" in t and "no" in t and ("on" in t or "take" in t or "taking" in t))
-        or ("take" in t and ("n't" in t or "not" in t) and "do" in t)
-    ),
     "38a4fbb2c6b46b2d": lambda t: "before" in t or "by" in t or "on" in t,
     "38d76978e6a40567": lambda t: (
         "actually" in t
@@ -1774,6 +1749,26 @@ MAY: dict[str, Callable[[str], bool]] = {
             )
         )
     ),
+    "3944eda9529663a3": lambda t: (
+        (
+            (
+                "april" in t
+                or "aug" in t
+                or "dec" in t
+                or "feb" in t
+                or "jan" in t
+                or "july" in t
+                or "june" in t
+                or "march" in t
+                or "may" in t
+                or "nov" in t
+                or "oct" in t
+                or "sep" in t
+            )
+            and "in" in t
+        )
+        or ("last" in t and ("month" in t or "year" in t))
+    ),
     "3970705fe1335b45": lambda t: (
         (
             "inhaler" in t
@@ -1801,6 +1796,15 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "later" in t
         or (("same" in t or "that" in t) and "day" in t)
         or ("after" in t and ("is" in t or "are" in t or ("will" in t and "be" in t) or "at" in t))
+    ),
+    "39be6d85260f071a": lambda t: (
+        "k's" in t
+        or "kilometers" in t
+        or "kilometres" in t
+        or "km" in t
+        or "ks" in t
+        or "k’s" in t
+        or "mi" in t
     ),
     "3a4ccf8f32521c36": lambda t: (
         ("nd" in t or "rd" in t or "st" in t or "th" in t)
@@ -2071,76 +2075,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "landed" in t
         or "arrived" in t
     ),
-    "3c330b27e11b8587": lambda t: (
-        "for" in t
-        and (
-            "it's" in t
-            or ("it" in t and "is" in t)
-            or "that's" in t
-            or ("that" in t and "is" in t)
-            or ("this" in t and "is" in t)
-            or "they're" in t
-            or ("they" in t and "are" in t)
-        )
-        and ("my" in t or "the" in t)
-        and (
-            ("pressure" in t and "blood" in t)
-            or "bp" in t
-            or "cholesterol" in t
-            or "type 1 diabetes" in t
-            or "type 2 diabetes" in t
-            or "diabetes" in t
-            or "asthma" in t
-            or "hypertension" in t
-            or "high blood pressure" in t
-            or "high cholesterol" in t
-            or "migraines" in t
-            or "migraine" in t
-            or "eczema" in t
-            or "epilepsy" in t
-            or "arthritis" in t
-            or "rheumatoid arthritis" in t
-            or "osteoarthritis" in t
-            or "depression" in t
-            or "anxiety" in t
-            or "adhd" in t
-            or "coeliac disease" in t
-            or "celiac disease" in t
-            or "ibs" in t
-            or "crohn's disease" in t
-            or "gout" in t
-            or "sleep apnea" in t
-            or "sleep apnoea" in t
-            or "hypothyroidism" in t
-            or "hyperthyroidism" in t
-            or "psoriasis" in t
-            or "copd" in t
-            or "glaucoma" in t
-            or "long covid" in t
-            or "endometriosis" in t
-            or "pcos" in t
-            or "fibromyalgia" in t
-            or "atrial fibrillation" in t
-            or "lupus" in t
-            or "multiple sclerosis" in t
-            or "hay fever" in t
-            or "allergic rhinitis" in t
-            or "acid reflux" in t
-            or "sciatica" in t
-            or "tinnitus" in t
-            or "insomnia" in t
-            or "rosacea" in t
-            or "anaemia" in t
-            or "anemia" in t
-            or "acne" in t
-            or "shingles" in t
-            or "strep throat" in t
-            or "heart failure" in t
-            or "angina" in t
-            or "kidney stones" in t
-            or "high blood pressure" in t
-        )
-    ),
     "3cac7df0b314ecd0": lambda t: (
         ("standing" in t and "order" in t)
         or ("direct" in t and "debit" in t)
@@ -2405,6 +2339,55 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("is" in t and "up" in t)
     ),
     "3e0644ce8094d6c7": lambda t: "月" in t and ("号" in t or "日" in t or "號" in t),
+    "3effe6ba1190b8ed": lambda t: (
+        "acid reflux" in t
+        or "acne" in t
+        or "adhd" in t
+        or "anaemia" in t
+        or "anemia" in t
+        or "angina" in t
+        or "anxiety" in t
+        or "asthma" in t
+        or "atrial fibrillation" in t
+        or "celiac disease" in t
+        or "coeliac disease" in t
+        or "copd" in t
+        or "crohn's" in t
+        or "crohns" in t
+        or "depression" in t
+        or "diabetes" in t
+        or "eczema" in t
+        or "epilepsy" in t
+        or "fibromyalgia" in t
+        or "glaucoma" in t
+        or "gout" in t
+        or "hay fever" in t
+        or "heart failure" in t
+        or "helicobacter" in t
+        or "high blood pressure" in t
+        or "high cholesterol" in t
+        or "hypertension" in t
+        or "hyperthyroidism" in t
+        or "hypothyroidism" in t
+        or "iasis" in t
+        or "ibs" in t
+        or "insomnia" in t
+        or "itis" in t
+        or "kidney stones" in t
+        or "long covid" in t
+        or "lupus" in t
+        or "migraine" in t
+        or "osis" in t
+        or "pcos" in t
+        or "pylori" in t
+        or "rosacea" in t
+        or "sciatica" in t
+        or "shingles" in t
+        or "sleep apnea" in t
+        or "sleep apnoea" in t
+        or "strep throat" in t
+        or "tinnitus" in t
+    ),
     "3fdd99d8ee45a905": lambda t: (
         (
             "bus" in t
@@ -2458,7 +2441,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
     ),
     "42a47916ff902050": lambda t: "before" in t or "by" in t,
-    "42d5fbcfb788abbe": lambda t: "kilometers" in t or "kilometres" in t or "km" in t or "mi" in t,
     "4328689945dc7322": lambda t: (
         ("charged" in t and "by" in t) or "billed" in t or "charged" in t or "took" in t
     ),
@@ -2570,91 +2552,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "驾驶证" in t
     ),
     "4b36b19790e24bac": lambda t: "'s" in t or "’s" in t,
-    "4b48b4f11e8969f7": lambda t: (
-        (
-            "drive" in t
-            or "own" in t
-            or "have" in t
-            or "bought" in t
-            or "got" in t
-            or "lease" in t
-            or "leased" in t
-            or ("picked" in t and "up" in t)
-            or "ride" in t
-            or "bought" in t
-            or ("picked" in t and "up" in t)
-            or "leased" in t
-            or ("i've" in t and ("bought" in t or "got" in t))
-            or (
-                ("bought" in t or "drive" in t or "got" in t or "have" in t or "own" in t)
-                and "we" in t
-            )
-            or (
-                (
-                    "bike" in t
-                    or "car" in t
-                    or "motorcycle" in t
-                    or "ride" in t
-                    or "truck" in t
-                    or "van" in t
-                    or "vehicle" in t
-                )
-                and "my" in t
-                and "is" in t
-            )
-            or (("car" in t or "van" in t) and "my" in t)
-            or "my" in t
-            or "our" in t
-        )
-        and (
-            "audi" in t
-            or "bmw" in t
-            or "byd" in t
-            or "chevrolet" in t
-            or "chevy" in t
-            or "citro" in t
-            or "dacia" in t
-            or "ducati" in t
-            or "fiat" in t
-            or "ford" in t
-            or "harley-davidson" in t
-            or "honda" in t
-            or "hyundai" in t
-            or "isuzu" in t
-            or "jaguar" in t
-            or "jeep" in t
-            or "john deere" in t
-            or "kia" in t
-            or "koda" in t
-            or "land rover" in t
-            or "lexus" in t
-            or "massey ferguson" in t
-            or "mazda" in t
-            or "mercedes" in t
-            or "mini" in t
-            or "mitsubishi" in t
-            or "new holland" in t
-            or "nissan" in t
-            or "opel" in t
-            or "peugeot" in t
-            or "polestar" in t
-            or "porsche" in t
-            or "range rover" in t
-            or "renault" in t
-            or "rivian" in t
-            or "seat" in t
-            or "subaru" in t
-            or "suzuki" in t
-            or "tesla" in t
-            or "toyota" in t
-            or "triumph" in t
-            or "vauxhall" in t
-            or "volkswagen" in t
-            or "volvo" in t
-            or "vw" in t
-            or "yamaha" in t
-        )
-    ),
     "4b6c726df4f01226": lambda t: "cancel" in t or "closed" in t or "replace" in t or "stop" in t,
     "4b6e22de5b3358cd": lambda t: "for" in t and ("day" in t or "week" in t),
     "4b78f57b3500b079": lambda t: (
@@ -2726,6 +2623,165 @@ MAY: dict[str, Callable[[str], bool]] = {
     "4f486685967ec5c0": lambda t: (
         ("\tago" in t or " ago" in t)
         and ("day" in t or "fortnight" in t or "month" in t or "week" in t or "year" in t)
+    ),
+    "4f91a63cf6bb59e6": lambda t: (
+        (
+            "the" in t
+            and (
+                "208" in t
+                or "308" in t
+                or "a3" in t
+                or "a4" in t
+                or "accord" in t
+                or "astra" in t
+                or "camry" in t
+                or "ceed" in t
+                or "civic" in t
+                or "clio" in t
+                or "corolla" in t
+                or "corsa" in t
+                or "cr-v" in t
+                or "defender" in t
+                or "discovery" in t
+                or "f-150" in t
+                or "fabia" in t
+                or "fiesta" in t
+                or "focus" in t
+                or "forester" in t
+                or "golf" in t
+                or "hilux" in t
+                or "ibiza" in t
+                or "jazz" in t
+                or "juke" in t
+                or "kuga" in t
+                or "land cruiser" in t
+                or "leaf" in t
+                or "leon" in t
+                or "micra" in t
+                or "model 3" in t
+                or "model y" in t
+                or "mokka" in t
+                or "mustang" in t
+                or "octavia" in t
+                or "outback" in t
+                or "passat" in t
+                or "polo" in t
+                or "prius" in t
+                or "puma" in t
+                or "qashqai" in t
+                or "rav4" in t
+                or "sportage" in t
+                or "tiguan" in t
+                or "tucson" in t
+                or "yaris" in t
+            )
+        )
+        or (
+            ("19" in t or "20" in t)
+            and (
+                "audi" in t
+                or "bmw" in t
+                or "byd" in t
+                or "chevrolet" in t
+                or "chevy" in t
+                or "citro" in t
+                or "dacia" in t
+                or "ducati" in t
+                or "fiat" in t
+                or "ford" in t
+                or "freightliner" in t
+                or "harley-davidson" in t
+                or "hino" in t
+                or "honda" in t
+                or "hyundai" in t
+                or "isuzu" in t
+                or "iveco" in t
+                or "jaguar" in t
+                or "jeep" in t
+                or "john deere" in t
+                or "kenworth" in t
+                or "kia" in t
+                or "koda" in t
+                or "land rover" in t
+                or "lexus" in t
+                or "massey ferguson" in t
+                or "mazda" in t
+                or "mercedes" in t
+                or "mini" in t
+                or "mitsubishi" in t
+                or "new holland" in t
+                or "nissan" in t
+                or "opel" in t
+                or "peterbilt" in t
+                or "peugeot" in t
+                or "polestar" in t
+                or "porsche" in t
+                or "range rover" in t
+                or "renault" in t
+                or "rivian" in t
+                or "scania" in t
+                or "seat" in t
+                or "subaru" in t
+                or "suzuki" in t
+                or "tesla" in t
+                or "toyota" in t
+                or "triumph" in t
+                or "vauxhall" in t
+                or "volkswagen" in t
+                or "volvo" in t
+                or "vw" in t
+                or "western star" in t
+                or "yamaha" in t
+            )
+            and (
+                "208" in t
+                or "308" in t
+                or "a3" in t
+                or "a4" in t
+                or "accord" in t
+                or "astra" in t
+                or "camry" in t
+                or "ceed" in t
+                or "civic" in t
+                or "clio" in t
+                or "corolla" in t
+                or "corsa" in t
+                or "cr-v" in t
+                or "defender" in t
+                or "discovery" in t
+                or "f-150" in t
+                or "fabia" in t
+                or "fiesta" in t
+                or "focus" in t
+                or "forester" in t
+                or "golf" in t
+                or "hilux" in t
+                or "ibiza" in t
+                or "jazz" in t
+                or "juke" in t
+                or "kuga" in t
+                or "land cruiser" in t
+                or "leaf" in t
+                or "leon" in t
+                or "micra" in t
+                or "model 3" in t
+                or "model y" in t
+                or "mokka" in t
+                or "mustang" in t
+                or "octavia" in t
+                or "outback" in t
+                or "passat" in t
+                or "polo" in t
+                or "prius" in t
+                or "puma" in t
+                or "qashqai" in t
+                or "rav4" in t
+                or "sportage" in t
+                or "tiguan" in t
+                or "tucson" in t
+                or "yaris" in t
+            )
+        )
     ),
     "50765fe5d2379219": lambda t: "capped" in t or "limit" in t,
     "525449ee45fbe81a": lambda t: (
@@ -2903,18 +2959,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "oct" in t
         or "sep" in t
     ),
-    "55f3e02f41ecb1e9": lambda t: (
-        (
-            "amex" in t
-            or ("american" in t and "express" in t)
-            or "barclaycard" in t
-            or "a/c" in t
-            or "account" in t
-            or "acct" in t
-            or "card" in t
-        )
-        and ("my" in t or "our" in t or "the" in t)
-    ),
     "571578127df7535c": lambda t: "same" in t and ("dates" in t or "days" in t or "nights" in t),
     "573be984b289671e": lambda t: (
         "in" in t
@@ -2991,6 +3035,27 @@ MAY: dict[str, Callable[[str], bool]] = {
     "57870ed6fcb7feb6": lambda t: (
         (("met" in t and "we" in t) or ("met" in t and ("her" in t or "him" in t or "them" in t)))
         and ("at" in t or "in" in t or "on" in t or "through" in t or "via" in t)
+    ),
+    "58626d556f546b4b": lambda t: (
+        (
+            "brother" in t
+            or "dad" in t
+            or "daughter" in t
+            or "father" in t
+            or "gran" in t
+            or "hubby" in t
+            or "husband" in t
+            or "mam" in t
+            or "mom" in t
+            or "mother" in t
+            or "mum" in t
+            or "nan" in t
+            or "partner" in t
+            or "sister" in t
+            or "son" in t
+            or "wife" in t
+        )
+        and ("my" in t or "our" in t)
     ),
     "58f956231cef838d": lambda t: (
         "dinner" in t
@@ -3474,6 +3539,22 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("e-mail" in t or "email" in t) and ("her" in t or "his" in t) and "is" in t
     ),
     "6a45d81d7a7f54f6": lambda t: "with" in t,
+    "6ac4c3cc32a60605": lambda t: (
+        (
+            (
+                "amex" in t
+                or ("american" in t and "express" in t)
+                or "barclaycard" in t
+                or "a/c" in t
+                or "account" in t
+                or "acct" in t
+                or "card" in t
+            )
+            and ("my" in t or "our" in t or "the" in t)
+        )
+        or "account" in t
+        or "card" in t
+    ),
     "6b0e3ae3bb7e83d2": lambda t: (
         "cancel" in t
         or "changed" in t
@@ -3521,22 +3602,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         and ("in" in t or ("based" in t and "in" in t))
     ),
     "6d175f08d0f36094": lambda t: "from" in t,
-    "6d39d792c6baed96": lambda t: (
-        (
-            (
-                "amex" in t
-                or ("american" in t and "express" in t)
-                or "barclaycard" in t
-                or "a/c" in t
-                or "account" in t
-                or "acct" in t
-                or "card" in t
-            )
-            and ("my" in t or "our" in t or "the" in t)
-        )
-        or "account" in t
-        or "card" in t
-    ),
     "6e5dcd45f8b6047b": lambda t: (
         ("from" in t and "now" in t and "on" in t)
         or ("forward" in t and "going" in t)
@@ -3617,48 +3682,6 @@ MAY: dict[str, Callable[[str], bool]] = {
     "711c13196a2024a7": lambda t: (
         ("day" in t or "month" in t or "week" in t) and ("after" in t or "from" in t or "of" in t)
     ),
-    "714ccbfe992008ae": lambda t: (
-        (
-            (
-                (
-                    ("going" in t and "pay" in t and "to" in t)
-                    or ("about" in t and "pay" in t and "to" in t)
-                    or "paying" in t
-                )
-                and ("'m" in t or "am" in t)
-            )
-            or (("'ll" in t or "will" in t) and "pay" in t)
-            or (
-                (
-                    "must" in t
-                    or ("have" in t and "to" in t)
-                    or ("need" in t and "to" in t)
-                    or ("will" in t and "have" in t and "to" in t)
-                )
-                and "pay" in t
-            )
-            or "pay" in t
-            or "paying" in t
-        )
-        and ("from" in t or "on" in t or "using" in t or "with" in t)
-        and (
-            (
-                (
-                    "amex" in t
-                    or ("american" in t and "express" in t)
-                    or "barclaycard" in t
-                    or "a/c" in t
-                    or "account" in t
-                    or "acct" in t
-                    or "card" in t
-                )
-                and ("my" in t or "our" in t or "the" in t)
-            )
-            or "my" in t
-            or "the" in t
-            or ("card" in t and ("my" in t or "the" in t))
-        )
-    ),
     "71b63e1d37fd5f55": lambda t: (
         "a.m" in t
         or "approx" in t
@@ -3709,6 +3732,152 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "takes" in t
         or "wife" in t
         or "you" in t
+    ),
+    "73d21f58b90c7df5": lambda t: (
+        "audi" in t
+        or "bmw" in t
+        or "byd" in t
+        or "chevrolet" in t
+        or "chevy" in t
+        or "citro" in t
+        or "dacia" in t
+        or "ducati" in t
+        or "fiat" in t
+        or "ford" in t
+        or "freightliner" in t
+        or "harley-davidson" in t
+        or "hino" in t
+        or "honda" in t
+        or "hyundai" in t
+        or "isuzu" in t
+        or "iveco" in t
+        or "jaguar" in t
+        or "jeep" in t
+        or "john deere" in t
+        or "kenworth" in t
+        or "kia" in t
+        or "koda" in t
+        or "land rover" in t
+        or "lexus" in t
+        or "massey ferguson" in t
+        or "mazda" in t
+        or "mercedes" in t
+        or "mini" in t
+        or "mitsubishi" in t
+        or "new holland" in t
+        or "nissan" in t
+        or "opel" in t
+        or "peterbilt" in t
+        or "peugeot" in t
+        or "polestar" in t
+        or "porsche" in t
+        or "range rover" in t
+        or "renault" in t
+        or "rivian" in t
+        or "scania" in t
+        or "seat" in t
+        or "subaru" in t
+        or "suzuki" in t
+        or "tesla" in t
+        or "toyota" in t
+        or "triumph" in t
+        or "vauxhall" in t
+        or "volkswagen" in t
+        or "volvo" in t
+        or "vw" in t
+        or "western star" in t
+        or "yamaha" in t
+        or (
+            "the" in t
+            and (
+                "audi" in t
+                or "bmw" in t
+                or "byd" in t
+                or "chevrolet" in t
+                or "chevy" in t
+                or "citro" in t
+                or "dacia" in t
+                or "ducati" in t
+                or "fiat" in t
+                or "ford" in t
+                or "freightliner" in t
+                or "harley-davidson" in t
+                or "hino" in t
+                or "honda" in t
+                or "hyundai" in t
+                or "isuzu" in t
+                or "iveco" in t
+                or "jaguar" in t
+                or "jeep" in t
+                or "john deere" in t
+                or "kenworth" in t
+                or "kia" in t
+                or "koda" in t
+                or "land rover" in t
+                or "lexus" in t
+                or "massey ferguson" in t
+                or "mazda" in t
+                or "mercedes" in t
+                or "mini" in t
+                or "mitsubishi" in t
+                or "new holland" in t
+                or "nissan" in t
+                or "opel" in t
+                or "peterbilt" in t
+                or "peugeot" in t
+                or "polestar" in t
+                or "porsche" in t
+                or "range rover" in t
+                or "renault" in t
+                or "rivian" in t
+                or "scania" in t
+                or "seat" in t
+                or "subaru" in t
+                or "suzuki" in t
+                or "tesla" in t
+                or "toyota" in t
+                or "triumph" in t
+                or "vauxhall" in t
+                or "volkswagen" in t
+                or "volvo" in t
+                or "vw" in t
+                or "western star" in t
+                or "yamaha" in t
+            )
+        )
+    ),
+    "73f44b7b596da354": lambda t: (
+        "got" in t
+        or "had" in t
+        or "received" in t
+        or (
+            ("immunised" in t or "immunized" in t or "jabbed" in t or "vaccinated" in t)
+            and (
+                "'m" in t
+                or "am" in t
+                or "was" in t
+                or ("been" in t and "'ve" in t)
+                or ("have" in t and "been" in t)
+            )
+        )
+        or "got" in t
+        or "had" in t
+        or "get" in t
+        or "got" in t
+        or "had" in t
+        or (
+            ("gave" in t or "given" in t)
+            and (
+                "booster" in t
+                or "dose" in t
+                or "injection" in t
+                or "jab" in t
+                or "shot" in t
+                or "vaccine" in t
+            )
+            and "me" in t
+        )
+        or "my" in t
     ),
     "74d31f82c042faa4": lambda t: (
         ("booked" in t or "found" in t or "got" in t or "reserved" in t)
@@ -3809,6 +3978,118 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("swell" in t and "my" in t and "up" in t)
         or ("my" in t and ("are" in t or "get" in t or "go" in t or "is" in t or "went" in t))
         or ("swell" in t and "up" in t)
+    ),
+    "75c0025947a04c53": lambda t: (
+        (
+            "it's" in t
+            or ("it" in t and "is" in t)
+            or "she's" in t
+            or ("car's" in t and "the" in t)
+            or ("the" in t and "car" in t and "is" in t)
+            or "mine's" in t
+        )
+        and ("19" in t or "20" in t)
+        and (
+            "208" in t
+            or "308" in t
+            or "a3" in t
+            or "a4" in t
+            or "accord" in t
+            or "astra" in t
+            or "audi" in t
+            or "bmw" in t
+            or "byd" in t
+            or "camry" in t
+            or "ceed" in t
+            or "chevrolet" in t
+            or "chevy" in t
+            or "citro" in t
+            or "civic" in t
+            or "clio" in t
+            or "corolla" in t
+            or "corsa" in t
+            or "cr-v" in t
+            or "dacia" in t
+            or "defender" in t
+            or "discovery" in t
+            or "ducati" in t
+            or "f-150" in t
+            or "fabia" in t
+            or "fiat" in t
+            or "fiesta" in t
+            or "focus" in t
+            or "ford" in t
+            or "forester" in t
+            or "freightliner" in t
+            or "golf" in t
+            or "harley-davidson" in t
+            or "hilux" in t
+            or "hino" in t
+            or "honda" in t
+            or "hyundai" in t
+            or "ibiza" in t
+            or "isuzu" in t
+            or "iveco" in t
+            or "jaguar" in t
+            or "jazz" in t
+            or "jeep" in t
+            or "john deere" in t
+            or "juke" in t
+            or "kenworth" in t
+            or "kia" in t
+            or "koda" in t
+            or "kuga" in t
+            or "land cruiser" in t
+            or "land rover" in t
+            or "leaf" in t
+            or "leon" in t
+            or "lexus" in t
+            or "massey ferguson" in t
+            or "mazda" in t
+            or "mercedes" in t
+            or "micra" in t
+            or "mini" in t
+            or "mitsubishi" in t
+            or "model 3" in t
+            or "model y" in t
+            or "mokka" in t
+            or "mustang" in t
+            or "new holland" in t
+            or "nissan" in t
+            or "octavia" in t
+            or "opel" in t
+            or "outback" in t
+            or "passat" in t
+            or "peterbilt" in t
+            or "peugeot" in t
+            or "polestar" in t
+            or "polo" in t
+            or "porsche" in t
+            or "prius" in t
+            or "puma" in t
+            or "qashqai" in t
+            or "range rover" in t
+            or "rav4" in t
+            or "renault" in t
+            or "rivian" in t
+            or "scania" in t
+            or "seat" in t
+            or "sportage" in t
+            or "subaru" in t
+            or "suzuki" in t
+            or "tesla" in t
+            or "tiguan" in t
+            or "toyota" in t
+            or "triumph" in t
+            or "tucson" in t
+            or "vauxhall" in t
+            or "volkswagen" in t
+            or "volvo" in t
+            or "vw" in t
+            or "western star" in t
+            or "yamaha" in t
+            or "yaris" in t
+        )
     ),
     "7668f7d5c5d10064": lambda t: (
         (
@@ -4376,111 +4657,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or ("sick" in t and "pay" in t)
         )
     ),
-    "81ca78ee1dfca92b": lambda t: (
-        (
-            "it's" in t
-            or ("it" in t and "is" in t)
-            or "she's" in t
-            or ("car's" in t and "the" in t)
-            or ("the" in t and "car" in t and "is" in t)
-            or "mine's" in t
-        )
-        and ("19" in t or "20" in t)
-        and (
-            "208" in t
-            or "308" in t
-            or "a3" in t
-            or "a4" in t
-            or "accord" in t
-            or "astra" in t
-            or "audi" in t
-            or "bmw" in t
-            or "byd" in t
-            or "camry" in t
-            or "ceed" in t
-            or "chevrolet" in t
-            or "chevy" in t
-            or "citro" in t
-            or "civic" in t
-            or "clio" in t
-            or "corolla" in t
-            or "corsa" in t
-            or "cr-v" in t
-            or "dacia" in t
-            or "defender" in t
-            or "discovery" in t
-            or "ducati" in t
-            or "f-150" in t
-            or "fabia" in t
-            or "fiat" in t
-            or "fiesta" in t
-            or "focus" in t
-            or "ford" in t
-            or "forester" in t
-            or "golf" in t
-            or "harley-davidson" in t
-            or "hilux" in t
-            or "honda" in t
-            or "hyundai" in t
-            or "ibiza" in t
-            or "isuzu" in t
-            or "jaguar" in t
-            or "jazz" in t
-            or "jeep" in t
-            or "john deere" in t
-            or "juke" in t
-            or "kia" in t
-            or "koda" in t
-            or "kuga" in t
-            or "land cruiser" in t
-            or "land rover" in t
-            or "leaf" in t
-            or "leon" in t
-            or "lexus" in t
-            or "massey ferguson" in t
-            or "mazda" in t
-            or "mercedes" in t
-            or "micra" in t
-            or "mini" in t
-            or "mitsubishi" in t
-            or "model 3" in t
-            or "model y" in t
-            or "mokka" in t
-            or "mustang" in t
-            or "new holland" in t
-            or "nissan" in t
-            or "octavia" in t
-            or "opel" in t
-            or "outback" in t
-            or "passat" in t
-            or "peugeot" in t
-            or "polestar" in t
-            or "polo" in t
-            or "porsche" in t
-            or "prius" in t
-            or "puma" in t
-            or "qashqai" in t
-            or "range rover" in t
-            or "rav4" in t
-            or "renault" in t
-            or "rivian" in t
-            or "seat" in t
-            or "sportage" in t
-            or "subaru" in t
-            or "suzuki" in t
-            or "tesla" in t
-            or "tiguan" in t
-            or "toyota" in t
-            or "triumph" in t
-            or "tucson" in t
-            or "vauxhall" in t
-            or "volkswagen" in t
-            or "volvo" in t
-            or "vw" in t
-            or "yamaha" in t
-            or "yaris" in t
-        )
-    ),
     "820d945a654482dc": lambda t: (
         ("fixed" in t and "it" in t)
         or ("solved" in t and "it" in t)
@@ -4613,6 +4789,102 @@ MAY: dict[str, Callable[[str], bool]] = {
                 or "it" in t
             )
             and "is" in t
+        )
+    ),
+    "8620bfa7fdc74b13": lambda t: (
+        (
+            (
+                "says" in t
+                or "said" in t
+                or "reckons" in t
+                or "thinks" in t
+                or "confirmed" in t
+                or "confirms" in t
+                or ("told" in t and "me" in t)
+            )
+            and (
+                "consultant" in t
+                or "doc" in t
+                or "dr" in t
+                or "gi" in t
+                or "gp" in t
+                or "specialist" in t
+            )
+        )
+        or "diagnosis" in t
+        or "dx" in t
+        or "officially" in t
+    ),
+    "86579fe7dcd29a57": lambda t: (
+        (
+            "acid reflux" in t
+            or "acne" in t
+            or "adhd" in t
+            or "anaemia" in t
+            or "anemia" in t
+            or "angina" in t
+            or "anxiety" in t
+            or "asthma" in t
+            or "atrial fibrillation" in t
+            or "celiac disease" in t
+            or "coeliac disease" in t
+            or "copd" in t
+            or "crohn's" in t
+            or "crohns" in t
+            or "depression" in t
+            or "diabetes" in t
+            or "eczema" in t
+            or "epilepsy" in t
+            or "fibromyalgia" in t
+            or "glaucoma" in t
+            or "gout" in t
+            or "hay fever" in t
+            or "heart failure" in t
+            or "high blood pressure" in t
+            or "high cholesterol" in t
+            or "hypertension" in t
+            or "hyperthyroidism" in t
+            or "hypothyroidism" in t
+            or "iasis" in t
+            or "ibs" in t
+            or "insomnia" in t
+            or "itis" in t
+            or "kidney stones" in t
+            or "long covid" in t
+            or "lupus" in t
+            or "migraine" in t
+            or "osis" in t
+            or "pcos" in t
+            or "rosacea" in t
+            or "sciatica" in t
+            or "shingles" in t
+            or "sleep apnea" in t
+            or "sleep apnoea" in t
+            or "strep throat" in t
+            or "tinnitus" in t
+        )
+        and (
+            ("diagnosed" in t and "been" in t and "with" in t)
+            or ("diagnosed" in t and "with" in t and "was" in t)
+            or ("diagnosed" in t and "with" in t and "me" in t)
+            or ("diagnosed" in t and "with" in t)
+            or "have" in t
+            or ("i've" in t and "got" in t)
+            or (("'ve" in t or "have" in t) and "had" in t)
+            or ("suffer" in t and "from" in t)
+            or ("live" in t and "with" in t)
+            or "my" in t
+            or (
+                "about" in t
+                and (
+                    "consultant" in t
+                    or "doc" in t
+                    or "gp" in t
+                    or "nurse" in t
+                    or "specialist" in t
+                )
+                and ("my" in t or "the" in t)
+            )
         )
     ),
     "866c890ebf7c2e3e": lambda t: (
@@ -4856,6 +5128,18 @@ MAY: dict[str, Callable[[str], bool]] = {
             and ("my" in t or "our" in t or "the" in t)
         )
     ),
+    "888cdd9d2fe49e47": lambda t: (
+        (
+            "amex" in t
+            or ("american" in t and "express" in t)
+            or "barclaycard" in t
+            or "a/c" in t
+            or "account" in t
+            or "acct" in t
+            or "card" in t
+        )
+        and ("my" in t or "our" in t or "the" in t)
+    ),
     "8a5f5c893cdd7434": lambda t: (
         (
             "end" in t
@@ -4916,158 +5200,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         ("scale" in t or "weigh-in" in t or "weighed" in t or "weighin" in t or "weight" in t)
         and ("kg" in t or "kilo" in t or "lb" in t or "pounds" in t or "st" in t)
     ),
-    "8c84cf22a20311ac": lambda t: (
-        (
-            "the" in t
-            and (
-                "208" in t
-                or "308" in t
-                or "a3" in t
-                or "a4" in t
-                or "accord" in t
-                or "astra" in t
-                or "camry" in t
-                or "ceed" in t
-                or "civic" in t
-                or "clio" in t
-                or "corolla" in t
-                or "corsa" in t
-                or "cr-v" in t
-                or "defender" in t
-                or "discovery" in t
-                or "f-150" in t
-                or "fabia" in t
-                or "fiesta" in t
-                or "focus" in t
-                or "forester" in t
-                or "golf" in t
-                or "hilux" in t
-                or "ibiza" in t
-                or "jazz" in t
-                or "juke" in t
-                or "kuga" in t
-                or "land cruiser" in t
-                or "leaf" in t
-                or "leon" in t
-                or "micra" in t
-                or "model 3" in t
-                or "model y" in t
-                or "mokka" in t
-                or "mustang" in t
-                or "octavia" in t
-                or "outback" in t
-                or "passat" in t
-                or "polo" in t
-                or "prius" in t
-                or "puma" in t
-                or "qashqai" in t
-                or "rav4" in t
-                or "sportage" in t
-                or "tiguan" in t
-                or "tucson" in t
-                or "yaris" in t
-            )
-        )
-        or (
-            ("19" in t or "20" in t)
-            and (
-                "audi" in t
-                or "bmw" in t
-                or "byd" in t
-                or "chevrolet" in t
-                or "chevy" in t
-                or "citro" in t
-                or "dacia" in t
-                or "ducati" in t
-                or "fiat" in t
-                or "ford" in t
-                or "harley-davidson" in t
-                or "honda" in t
-                or "hyundai" in t
-                or "isuzu" in t
-                or "jaguar" in t
-                or "jeep" in t
-                or "john deere" in t
-                or "kia" in t
-                or "koda" in t
-                or "land rover" in t
-                or "lexus" in t
-                or "massey ferguson" in t
-                or "mazda" in t
-                or "mercedes" in t
-                or "mini" in t
-                or "mitsubishi" in t
-                or "new holland" in t
-                or "nissan" in t
-                or "opel" in t
-                or "peugeot" in t
-                or "polestar" in t
-                or "porsche" in t
-                or "range rover" in t
-                or "renault" in t
-                or "rivian" in t
-                or "seat" in t
-                or "subaru" in t
-                or "suzuki" in t
-                or "tesla" in t
-                or "toyota" in t
-                or "triumph" in t
-                or "vauxhall" in t
-                or "volkswagen" in t
-                or "volvo" in t
-                or "vw" in t
-                or "yamaha" in t
-            )
-            and (
-                "208" in t
-                or "308" in t
-                or "a3" in t
-                or "a4" in t
-                or "accord" in t
-                or "astra" in t
-                or "camry" in t
-                or "ceed" in t
-                or "civic" in t
-                or "clio" in t
-                or "corolla" in t
-                or "corsa" in t
-                or "cr-v" in t
-                or "defender" in t
-                or "discovery" in t
-                or "f-150" in t
-                or "fabia" in t
-                or "fiesta" in t
-                or "focus" in t
-                or "forester" in t
-                or "golf" in t
-                or "hilux" in t
-                or "ibiza" in t
-                or "jazz" in t
-                or "juke" in t
-                or "kuga" in t
-                or "land cruiser" in t
-                or "leaf" in t
-                or "leon" in t
-                or "micra" in t
-                or "model 3" in t
-                or "model y" in t
-                or "mokka" in t
-                or "mustang" in t
-                or "octavia" in t
-                or "outback" in t
-                or "passat" in t
-                or "polo" in t
-                or "prius" in t
-                or "puma" in t
-                or "qashqai" in t
-                or "rav4" in t
-                or "sportage" in t
-                or "tiguan" in t
-                or "tucson" in t
-                or "yaris" in t
-            )
-        )
-    ),
     "8cf227d539372a5e": lambda t: (
         "how" in t
         or "what" in t
@@ -5108,6 +5240,98 @@ MAY: dict[str, Callable[[str], bool]] = {
     "8da81d6f5010c2be": lambda t: "at" in t or "with" in t,
     "8dae09b5d5b1f5b5": lambda t: (
         ("each" in t or "every" in t) and ("nd" in t or "rd" in t or "st" in t or "th" in t)
+    ),
+    "8dbd7c701960f926": lambda t: (
+        (
+            "drive" in t
+            or "own" in t
+            or "have" in t
+            or "bought" in t
+            or "got" in t
+            or "lease" in t
+            or "leased" in t
+            or ("picked" in t and "up" in t)
+            or "ride" in t
+            or "bought" in t
+            or ("picked" in t and "up" in t)
+            or "leased" in t
+            or ("i've" in t and ("bought" in t or "got" in t))
+            or (
+                ("bought" in t or "drive" in t or "got" in t or "have" in t or "own" in t)
+                and "we" in t
+            )
+            or (
+                (
+                    "bike" in t
+                    or "car" in t
+                    or "motorcycle" in t
+                    or "ride" in t
+                    or "truck" in t
+                    or "van" in t
+                    or "vehicle" in t
+                )
+                and "my" in t
+                and "is" in t
+            )
+            or (("car" in t or "van" in t) and "my" in t)
+            or "my" in t
+            or "our" in t
+        )
+        and (
+            "audi" in t
+            or "bmw" in t
+            or "byd" in t
+            or "chevrolet" in t
+            or "chevy" in t
+            or "citro" in t
+            or "dacia" in t
+            or "ducati" in t
+            or "fiat" in t
+            or "ford" in t
+            or "freightliner" in t
+            or "harley-davidson" in t
+            or "hino" in t
+            or "honda" in t
+            or "hyundai" in t
+            or "isuzu" in t
+            or "iveco" in t
+            or "jaguar" in t
+            or "jeep" in t
+            or "john deere" in t
+            or "kenworth" in t
+            or "kia" in t
+            or "koda" in t
+            or "land rover" in t
+            or "lexus" in t
+            or "massey ferguson" in t
+            or "mazda" in t
+            or "mercedes" in t
+            or "mini" in t
+            or "mitsubishi" in t
+            or "new holland" in t
+            or "nissan" in t
+            or "opel" in t
+            or "peterbilt" in t
+            or "peugeot" in t
+            or "polestar" in t
+            or "porsche" in t
+            or "range rover" in t
+            or "renault" in t
+            or "rivian" in t
+            or "scania" in t
+            or "seat" in t
+            or "subaru" in t
+            or "suzuki" in t
+            or "tesla" in t
+            or "toyota" in t
+            or "triumph" in t
+            or "vauxhall" in t
+            or "volkswagen" in t
+            or "volvo" in t
+            or "vw" in t
+            or "western star" in t
+            or "yamaha" in t
+        )
     ),
     "8e1b1b2dd93e15c5": lambda t: (
         "fly" in t or "flight" in t or ("train" in t and "to" in t) or ("trip" in t and "to" in t)
@@ -5213,77 +5437,6 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "wednesday" in t
     ),
     "8f78d531de59312a": lambda t: "in" in t,
-    "8fe61c46f9df4a8b": lambda t: (
-        (
-            "acid reflux" in t
-            or "acne" in t
-            or "adhd" in t
-            or "anaemia" in t
-            or "anemia" in t
-            or "angina" in t
-            or "anxiety" in t
-            or "asthma" in t
-            or "atrial fibrillation" in t
-            or "celiac disease" in t
-            or "coeliac disease" in t
-            or "copd" in t
-            or "crohn's disease" in t
-            or "depression" in t
-            or "diabetes" in t
-            or "eczema" in t
-            or "epilepsy" in t
-            or "fibromyalgia" in t
-            or "glaucoma" in t
-            or "gout" in t
-            or "hay fever" in t
-            or "heart failure" in t
-            or "high blood pressure" in t
-            or "high cholesterol" in t
-            or "hypertension" in t
-            or "hyperthyroidism" in t
-            or "hypothyroidism" in t
-            or "iasis" in t
-            or "ibs" in t
-            or "insomnia" in t
-            or "itis" in t
-            or "kidney stones" in t
-            or "long covid" in t
-            or "lupus" in t
-            or "migraine" in t
-            or "osis" in t
-            or "pcos" in t
-            or "rosacea" in t
-            or "sciatica" in t
-            or "shingles" in t
-            or "sleep apnea" in t
-            or "sleep apnoea" in t
-            or "strep throat" in t
-            or "tinnitus" in t
-        )
-        and (
-            ("diagnosed" in t and "been" in t and "with" in t)
-            or ("diagnosed" in t and "with" in t and "was" in t)
-            or ("diagnosed" in t and "with" in t and "me" in t)
-            or ("diagnosed" in t and "with" in t)
-            or "have" in t
-            or ("i've" in t and "got" in t)
-            or (("'ve" in t or "have" in t) and "had" in t)
-            or ("suffer" in t and "from" in t)
-            or ("live" in t and "with" in t)
-            or "my" in t
-            or (
-                "about" in t
-                and (
-                    "consultant" in t
-                    or "doc" in t
-                    or "gp" in t
-                    or "nurse" in t
-                    or "specialist" in t
-                )
-                and ("my" in t or "the" in t)
-            )
-        )
-    ),
     "90385e4c03cf6ef3": lambda t: (
         "got" in t
         or "have" in t
@@ -5653,6 +5806,44 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "pay" in t
         or "purchased" in t
     ),
+    "9801c9e7e3299058": lambda t: (
+        (
+            "rash" in t
+            or "hives" in t
+            or "swell" in t
+            or "wheez" in t
+            or "itch" in t
+            or "anaphyla" in t
+            or "blisters" in t
+            or "reaction" in t
+            or "sneez" in t
+            or "vomiting" in t
+            or ("throw" in t and "up" in t)
+            or "sick" in t
+            or ("stomach" in t and "cramps" in t)
+            or "cramps" in t
+            or "breathless" in t
+            or "puffy" in t
+            or ("eyes" in t and "red" in t)
+            or ("streaming" in t and "eyes" in t)
+            or "eczema" in t
+            or ("flare" in t and "up" in t)
+        )
+        and (
+            "got" in t
+            or "get" in t
+            or "had" in t
+            or ("came" in t and "out" in t and "in" in t)
+            or ("come" in t and "out" in t and "in" in t)
+            or ("broke" in t and "out" in t and "in" in t)
+            or ("break" in t and "out" in t and "in" in t)
+            or (
+                ("gave" in t or "give" in t or "made" in t or "make" in t)
+                and ("it" in t or "they" in t)
+                and "me" in t
+            )
+        )
+    ),
     "98441cf5e7651455": lambda t: (
         "'s" in t
         or "arrives" in t
@@ -5685,6 +5876,20 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "’s" in t
     ),
     "984cb173da3c52d1": lambda t: "too" in t or ("well" in t and "as" in t),
+    "988e62d939f4b218": lambda t: (
+        "stopped" in t
+        or "quit" in t
+        or ("came" in t and "off" in t)
+        or ("come" in t and "off" in t)
+        or "discontinued" in t
+        or "finished" in t
+        or "completed" in t
+        or ("done" in t and "with" in t)
+        or ("longer" in t and "no" in t and ("on" in t or "take" in t or "taking" in t))
+        or ("take" in t and ("n't" in t or "not" in t) and "do" in t)
+        or ("took" in t and "last" in t and ("my" in t or "the" in t))
+        or (("done" in t or "finished" in t or "over" in t) and "is" in t)
+    ),
     "98e393c64f3eeb04": lambda t: (
         ("canceled" in t or "cancelled" in t) and ("it" in t or "that" in t or "them" in t)
     ),
@@ -7653,6 +7858,29 @@ MAY: dict[str, Callable[[str], bool]] = {
     "a929ad798240d836": lambda t: (
         ("it's" in t or "its" in t or "the" in t) and ("no" in t or "number" in t)
     ),
+    "a944e5fb446fbaba": lambda t: (
+        (
+            "fever" in t
+            and (
+                "back" in t
+                or "again" in t
+                or "here" in t
+                or (
+                    (
+                        "started" in t
+                        or "begun" in t
+                        or "arrived" in t
+                        or ("kicked" in t and "in" in t)
+                    )
+                    and "has" in t
+                )
+                or "started" in t
+                or ("kicked" in t and "in" in t)
+            )
+            and "hay" in t
+        )
+        or ("season" in t and "fever" in t and "hay" in t)
+    ),
     "a9539e331611966c": lambda t: (
         "sold" in t
         or ("gave" in t and "away" in t)
@@ -8563,6 +8791,79 @@ MAY: dict[str, Callable[[str], bool]] = {
         or "wife" in t
         or "’s" in t
     ),
+    "c0ab548ee234162c": lambda t: (
+        "for" in t
+        and (
+            "it's" in t
+            or ("it" in t and "is" in t)
+            or "that's" in t
+            or ("that" in t and "is" in t)
+            or ("this" in t and "is" in t)
+            or "they're" in t
+            or ("they" in t and "are" in t)
+        )
+        and ("my" in t or "the" in t)
+        and (
+            ("pressure" in t and "blood" in t)
+            or "bp" in t
+            or "cholesterol" in t
+            or "type 1 diabetes" in t
+            or "type 2 diabetes" in t
+            or "diabetes" in t
+            or "asthma" in t
+            or "hypertension" in t
+            or "high blood pressure" in t
+            or "high cholesterol" in t
+            or "migraines" in t
+            or "migraine" in t
+            or "eczema" in t
+            or "epilepsy" in t
+            or "arthritis" in t
+            or "rheumatoid arthritis" in t
+            or "osteoarthritis" in t
+            or "depression" in t
+            or "anxiety" in t
+            or "adhd" in t
+            or "coeliac disease" in t
+            or "celiac disease" in t
+            or "ibs" in t
+            or "crohn's disease" in t
+            or "gout" in t
+            or "sleep apnea" in t
+            or "sleep apnoea" in t
+            or "hypothyroidism" in t
+            or "hyperthyroidism" in t
+            or "psoriasis" in t
+            or "copd" in t
+            or "glaucoma" in t
+            or "long covid" in t
+            or "endometriosis" in t
+            or "pcos" in t
+            or "fibromyalgia" in t
+            or "atrial fibrillation" in t
+            or "lupus" in t
+            or "multiple sclerosis" in t
+            or "hay fever" in t
+            or "allergic rhinitis" in t
+            or "acid reflux" in t
+            or "sciatica" in t
+            or "tinnitus" in t
+            or "insomnia" in t
+            or "rosacea" in t
+            or "anaemia" in t
+            or "anemia" in t
+            or "acne" in t
+            or "shingles" in t
+            or "strep throat" in t
+            or "heart failure" in t
+            or "angina" in t
+            or "kidney stones" in t
+            or "high blood pressure" in t
+            or "crohn's" in t
+            or "crohns" in t
+            or "ulcerative colitis" in t
+        )
+    ),
     "c0ae5545d5b92ba7": lambda t: (
         "completed" in t
         or "done" in t
@@ -8595,6 +8896,12 @@ MAY: dict[str, Callable[[str], bool]] = {
         or ("more" in t and "than" in t and "no" in t)
     ),
     "c164a4e0bea66eeb": lambda t: "at" in t or "in" in t,
+    "c1c06bf66f389b19": lambda t: (
+        "started" in t
+        or "began" in t
+        or "begun" in t
+        or ("been" in t and "on" in t and ("it" in t or "them" in t))
+    ),
     "c214c4ceba5dcb4b": lambda t: (
         ("treat" in t and "my" in t)
         or ("share" in t and "my" in t)
@@ -8706,6 +9013,48 @@ MAY: dict[str, Callable[[str], bool]] = {
         and "to" in t
     ),
     "c538d93867120698": lambda t: "on" in t,
+    "c68d92aa38fe8c58": lambda t: (
+        (
+            (
+                (
+                    ("going" in t and "pay" in t and "to" in t)
+                    or ("about" in t and "pay" in t and "to" in t)
+                    or "paying" in t
+                )
+                and ("'m" in t or "am" in t)
+            )
+            or (("'ll" in t or "will" in t) and "pay" in t)
+            or (
+                (
+                    "must" in t
+                    or ("have" in t and "to" in t)
+                    or ("need" in t and "to" in t)
+                    or ("will" in t and "have" in t and "to" in t)
+                )
+                and "pay" in t
+            )
+            or "pay" in t
+            or "paying" in t
+        )
+        and ("from" in t or "on" in t or "using" in t or "with" in t)
+        and (
+            (
+                (
+                    "amex" in t
+                    or ("american" in t and "express" in t)
+                    or "barclaycard" in t
+                    or "a/c" in t
+                    or "account" in t
+                    or "acct" in t
+                    or "card" in t
+                )
+                and ("my" in t or "our" in t or "the" in t)
+            )
+            or "my" in t
+            or "the" in t
+            or ("card" in t and ("my" in t or "the" in t))
+        )
+    ),
     "c6fc0ecdde254766": lambda t: (
         "for" in t
         and (
@@ -9635,9 +9984,14 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "d4f11e59ebc9438f": lambda t: ".re" in t and "is" in t,
+    "d50d2d8dd006f7d8": lambda t: "weighed" in t and "me" in t and ("kg" in t or "kilo" in t),
     "d5378315c3cc57ce": lambda t: (
         (("booked" in t or "for" in t) and ("day" in t or "night" in t or "week" in t))
         or ("week" in t and "in" in t)
+    ),
+    "d5812c808a03426b": lambda t: (
+        ("allergic" in t and ("'m" in t or "am" in t))
+        or ("allergy" in t and "my" in t and "is" in t)
     ),
     "d5f89b97600d50a0": lambda t: (
         (
@@ -9654,21 +10008,6 @@ MAY: dict[str, Callable[[str], bool]] = {
             or "’s" in t
             or ("been" in t and "has" in t)
         )
-    ),
-    "d66326ae14366f2b": lambda t: (
-        "due" in t
-        or "next" in t
-        or "need" in t
-        or "needed" in t
-        or "every" in t
-        or "until" in t
-        or "till" in t
-        or "interval" in t
-        or "limit" in t
-        or "warranty" in t
-        or "max" in t
-        or ("service" in t and ("at" in t or "every" in t or "in" in t))
-        or ("latest" in t and "the" in t and ("at" in t or "by" in t))
     ),
     "d7461687a6a31817": lambda t: (
         ("passport" in t and ("'s" in t or "her" in t or "his" in t or "their" in t or "’s" in t))
@@ -10750,6 +11089,73 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
         or (("breakfast" in t or "dinner" in t or "lunch" in t) and "with" in t)
     ),
+    "f8a38ed5486c8921": lambda t: (
+        (
+            "4x4" in t
+            or "bike" in t
+            or "camper" in t
+            or "car" in t
+            or "jeep" in t
+            or "motorcycle" in t
+            or "motorhome" in t
+            or "pick-up" in t
+            or "pickup" in t
+            or "suv" in t
+            or "tractor" in t
+            or "truck" in t
+            or "van" in t
+        )
+        and ("my" in t or "our" in t or "the" in t)
+        and ("'s" in t or "is" in t or "’s" in t)
+        and (
+            "208" in t
+            or "308" in t
+            or "a3" in t
+            or "a4" in t
+            or "accord" in t
+            or "astra" in t
+            or "camry" in t
+            or "ceed" in t
+            or "civic" in t
+            or "clio" in t
+            or "corolla" in t
+            or "corsa" in t
+            or "cr-v" in t
+            or "defender" in t
+            or "discovery" in t
+            or "f-150" in t
+            or "fabia" in t
+            or "fiesta" in t
+            or "focus" in t
+            or "forester" in t
+            or "golf" in t
+            or "hilux" in t
+            or "ibiza" in t
+            or "jazz" in t
+            or "juke" in t
+            or "kuga" in t
+            or "land cruiser" in t
+            or "leaf" in t
+            or "leon" in t
+            or "micra" in t
+            or "model 3" in t
+            or "model y" in t
+            or "mokka" in t
+            or "mustang" in t
+            or "octavia" in t
+            or "outback" in t
+            or "passat" in t
+            or "polo" in t
+            or "prius" in t
+            or "puma" in t
+            or "qashqai" in t
+            or "rav4" in t
+            or "sportage" in t
+            or "tiguan" in t
+            or "tucson" in t
+            or "yaris" in t
+        )
+    ),
     "f8b1040fa2da1c20": lambda t: (
         "he" in t
         and (
@@ -10779,6 +11185,28 @@ MAY: dict[str, Callable[[str], bool]] = {
         )
     ),
     "f908d8b1cfcb7eb4": lambda t: "confirmation" in t or "ref" in t,
+    "f9caff386db81db4": lambda t: (
+        "rash" in t
+        or "hives" in t
+        or "swell" in t
+        or "wheez" in t
+        or "itch" in t
+        or "anaphyla" in t
+        or "blisters" in t
+        or "reaction" in t
+        or "sneez" in t
+        or "vomiting" in t
+        or ("throw" in t and "up" in t)
+        or "sick" in t
+        or ("stomach" in t and "cramps" in t)
+        or "cramps" in t
+        or "breathless" in t
+        or "puffy" in t
+        or ("eyes" in t and "red" in t)
+        or ("streaming" in t and "eyes" in t)
+        or "eczema" in t
+        or ("flare" in t and "up" in t)
+    ),
     "f9e3a115cddc6fde": lambda t: (
         "valid" in t and ("day" in t or "month" in t or "week" in t or "year" in t)
     ),

@@ -31,7 +31,12 @@ def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
 _VACCINATED = re.compile(
     r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
     r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
-    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
+    r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|"
+    # "we did get the flu shots", "I did get my booster", "the pharmacist gave me the shingles
+    # vaccine": received, said otherwise
+    r"\b(?:we|i)\s+(?:did\s+|both\s+|all\s+)?(?:get|got|had)\s+(?:our|my|the|a|both)|"
+    r"\b(?:gave|given)\s+me\s+(?:the|my|a|an|both)\s+(?:[\w-]+\s+){0,3}(?:jabs?|shots?|vaccines?|"
+    r"boosters?|injections?|doses?)\b|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
     re.I,
 )
 _JAB = re.compile(

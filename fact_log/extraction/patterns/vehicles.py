@@ -71,6 +71,13 @@ MAKES = {
     "massey ferguson": "Massey Ferguson",
     "new holland": "New Holland",
     "isuzu": "Isuzu",
+    "kenworth": "Kenworth",  # trucks: a driver's own rig is a vehicle too
+    "peterbilt": "Peterbilt",
+    "freightliner": "Freightliner",
+    "scania": "Scania",
+    "iveco": "Iveco",
+    "western star": "Western Star",
+    "hino": "Hino",
 }
 MODEL_MAKES = {
     "civic": "Honda",
@@ -147,7 +154,8 @@ _MY_MODEL = re.compile(
 _KM_NUM = r"\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{1,7}"
 _MILEAGE = re.compile(
     r"(?<![\d.,])(" + _KM_NUM + r")\s?(k)?\s?(km|kms|kilometers|kilometres|"
-    r"miles|mi)\b",
+    # "412,300 k's", "8,400 ks": kilometres as said in Australia
+    r"miles|mi|k['’]s|ks(?=\s|$|[,.;!?]))\b",
     re.IGNORECASE,
 )
 
@@ -155,7 +163,7 @@ _MILEAGE = re.compile(
 # What makes a distance a target, not the reading: "needs a service at 60,000 miles", "next
 # one due at 100k", "every 10,000 km", "warranty until 100,000 km" (said just before it)
 _TARGET_BEFORE = re.compile(
-    r"\b(?:due|next|needs?|needed|every|until|till|interval|limit|warranty|max(?:imum)?|"
+    r"\b(?:due|next|needs?|needed|every|until|till|interval|limit|warranty|(?<!-)max(?:imum)?|"
     r"service\s+(?:at|in|every)|(?:at|by)\s+the\s+latest)\b[^.;!?\d]{0,20}$",
     re.I,
 )
@@ -186,6 +194,8 @@ def odometer(text: str) -> int | None:
 def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
     value = int(re.sub(r"[,.'’]", "", number)) * (1000 if thousands else 1)
+    if unit.lower().startswith("k") and unit[1:2] in ("'", "’", "s"):
+        unit = "km"  # "412,300 k's"
     return round(value * 1.609344) if unit.lower().startswith("mi") else value
 
 
@@ -241,11 +251,11 @@ _THE_MODEL = re.compile(
 )
 
 
-def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
+def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None, str | None] | None:
     """Where a model is named, the model and its year: "my Yaris", or "the Yaris" / "2019 VW
     Golf" once the thread has it as the user's vehicle."""
     if m := _MY_MODEL.search(sent.text):
-        return m.start(), m["model"], None
+        return m.start(), m["model"], None, None
     m = _THE_MODEL.search(sent.text)
     if m is None:
         return None
@@ -267,7 +277,41 @@ def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None] | None:
     opens = m.start() == 0 or (reading and re.match(r"(?:shows|reads|says)", reading[0].strip()))
     if not any(model.lower() in k for k in known) and not (opens and reading):
         return None
-    return m.start(), model, int(m["year"]) if m["year"] else None
+    return m.start(), model, int(m["year"]) if m["year"] else None, None
+
+
+# "the Kenworth T610 2021 model just ticked over 412,300 k's", "the T610 Kenworth's on
+# 455,900", "2029 Kenworth T909, 8,400 k's on her": a make and a model code named with a
+# reading (no "my" said) is the user's vehicle being read
+_MAKE_AND_CODE = re.compile(
+    r"\b(?:(?P<year>(?:19|20)\d\d)\s+)?(?P<make>(?i:"
+    + _MAKE_RE
+    + r"))\s+(?P<model>[A-Z]{1,3}-?\d[\w-]{0,8}|"
+    r"[A-Z]{1,3}-[A-Za-z0-9]{1,6}|[A-Z][a-z]{2,12})(?:\s+(?P<year2>(?:19|20)\d\d)(?:\s+model)?)?\b|"
+    r"\bthe\s+(?P<model2>[A-Z]{1,3}-?\d[\w-]{0,8})\s+(?P<make2>(?i:" + _MAKE_RE + r"))\b"
+)
+# a vehicle read but not the user's: hired, for sale, looked at, asked about
+_NOT_OWN = re.compile(
+    r"\b(?:hired?|rent(?:ed|al)?|for\s+sale|test[-\s]drove|test[-\s]drive|looking\s+at|borrowed|"
+    r"courtesy|loan\s+car|selling|listing|listed|advert|ad|viewing|dealer\s+has)\b|\?",
+    re.I,
+)
+_NOT_MODEL = frozenset({"is", "and", "with", "that", "which", "car", "truck", "dealer", "service"})
+
+
+def _reading_of(sent: Span, parts: list[Span]) -> tuple[int, str, int | None, str] | None:
+    """A make and model named in a sentence that gives a reading, not of someone else's."""
+    m = _MAKE_AND_CODE.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]) or _NOT_OWN.search(sent.text):
+        return None
+    if odometer(sent.text) is None:
+        return None
+    make = MAKES.get((m["make"] or m["make2"]).lower())
+    model = m["model"] or m["model2"]
+    if make is None or model.lower() in _NOT_MODEL or not in_clause(m, parts, sent):
+        return None
+    year = m["year"] or m["year2"]
+    return m.start(), model, int(year) if year else None, make
 
 
 _BUILT = re.compile(
@@ -348,11 +392,13 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     else:
         said = _said_model(ctx, sent)
         mileage_here = _MILEAGE.search(sent.text)
+        if not said and mileage_here and (named := _reading_of(sent, parts)):
+            said = named  # "the Kenworth T610 just ticked over 412,300 k's": a reading of it
         if not said or not mileage_here or not clause_ok(parts, sent, sent.start + said[0]):
             _model_named(ctx, sent, parts)
             _plate(ctx, sent, parts)
             return
-        make, model, year = MODEL_MAKES[said[1].lower()], said[1], said[2]
+        make, model, year = said[3] or MODEL_MAKES[said[1].lower()], said[1], said[2]
     model = model[0].upper() + model[1:] if model.islower() else model
     value: dict[str, Any] = {"make": make, "model": model}
     if year is None and m and (built := _BUILT.match(sent.text, m.end())):
@@ -542,6 +588,12 @@ _AT_READING = re.compile(
     r"\bat\s+(\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€]))(?=[^.]*?\bnext\b)"
 )
 _COST = re.compile(r"\b(?:cost(?:\s+me)?|paid|bill\s+was|came\s+to)\b", re.I)
+# a month without its day, gone by: "back in August", "last month"
+_MONTH_ONLY = re.compile(
+    r"\b(?:back\s+)?in\s+(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?!\s+\d)|\blast\s+(?:month|year)\b",
+    re.I,
+)
 
 
 def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -575,8 +627,11 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
     dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dotted = dotted_day(sent.text, ctx.today, "past")
+    if not dates and dotted is None and _MONTH_ONLY.search(sent.text):
+        return  # "had the service back in August": no day to key it by, and not today
     # "in February, on 14.02.": the dotted day is the more exact one
-    day = dotted_day(sent.text, ctx.today, "past") or (dates[0].date if dates else ctx.today)
+    day = dotted or (dates[0].date if dates else ctx.today)
     value: dict[str, Any] = {"vehicle": vehicle, "date": day, "work": "service"}
     cost = _COST.search(sent.text)
     money = find_money(sent.text[cost.end() :] if cost else sent.text)
