@@ -104,10 +104,11 @@ _PRESENT = re.compile(r"says|reckons|thinks|confirms|officially", re.I)
 def _told(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """A diagnosis told by a clinician (or "officially", "Dx is"), when the rules below did
     not read one in the sentence."""
-    if any(c.path == "health.conditions" and c.start == sent.start for c in ctx.out):
-        return
     cue = _TOLD.search(sent.text)
     if cue is None or "?" in sent.text:
+        return
+    here = ctx.out[ctx.here() :]  # this sentence's candidates: never the whole message's
+    if any(c.path == "health.conditions" and c.start == sent.start for c in here):
         return
     if cue[0].lower() == "officially":  # "type 2 diabetes officially": the name is next to it
         near = sent.text[max(0, cue.start() - 40) : cue.end() + 40]
