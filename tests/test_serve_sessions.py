@@ -10,21 +10,9 @@ from pathlib import Path
 
 import pytest
 from test_serve import _admin, _key, serving
+from test_serve_hardening import _INIT
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-
-_INIT = json.dumps(
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "probe", "version": "1"},
-        },
-    }
-).encode()
 
 
 def _mcp(url: str, key: str, method: str = "POST", session: str | None = None) -> tuple[int, str]:
