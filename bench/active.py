@@ -15,6 +15,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind5  # the fifth blind set (active_data/blind5.toml)
     python bench/active.py --corpus blind6  # the sixth blind set (active_data/blind6.toml)
     python bench/active.py --corpus blind7  # the seventh blind set (active_data/blind7.toml)
+    python bench/active.py --corpus blind8  # the eighth blind set (active_data/blind8.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -92,6 +93,8 @@ CORPORA = {
     # blind7: written the same way once "blind6" was opened for tuning (session 11); never
     # tune on it.
     "blind7": (CORPUS.with_name("blind7.toml"), CORPUS.with_name("blind7_oracle.toml")),
+    # blind8: written the same way (session 12, 2026-12-06) before the frames; never tune on it.
+    "blind8": (CORPUS.with_name("blind8.toml"), CORPUS.with_name("blind8_oracle.toml")),
 }
 
 
@@ -312,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-7.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-8.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",

@@ -12,6 +12,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind5   # the fifth blind set (blind5.jsonl), run once
     python bench/extraction.py --set blind6   # the sixth blind set (blind6.jsonl), run once
     python bench/extraction.py --set blind7   # the seventh blind set (blind7.jsonl), run once
+    python bench/extraction.py --set blind8   # the eighth blind set (blind8.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
@@ -26,7 +27,8 @@ by another hand without reading the rules (extraction_data/README.md); never tun
 `--set blind4` blind4.jsonl, written the same way once `blind3` was tuned on, and
 `--set blind5` blind5.jsonl, written the same way once `blind4` was tuned on, and
 `--set blind6` blind6.jsonl, written the same way once `blind5` was tuned on, and
-`--set blind7` blind7.jsonl, written the same way once `blind6` was opened for tuning.
+`--set blind7` blind7.jsonl, written the same way once `blind6` was opened for tuning, and
+`--set blind8` blind8.jsonl, written the same way (session 12) before the frames.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -265,9 +267,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=["dev", "heldout"], help="score one half only")
     parser.add_argument(
         "--set",
-        choices=["session", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"],
+        choices=[
+            "session",
+            "fresh",
+            "blind2",
+            "blind3",
+            "blind4",
+            "blind5",
+            "blind6",
+            "blind7",
+            "blind8",
+        ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-7: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-8: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     benchpath.add_llm_option(parser)

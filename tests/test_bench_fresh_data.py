@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind7) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind8) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SETS = {
     "blind5": (220, 40, 0.35, 32, 8),
     "blind6": (220, 40, 0.35, 32, 8),
     "blind7": (260, 48, 0.33, 42, 13),
+    "blind8": (332, 61, 0.31, 81, 15),
 }
 
 
