@@ -1,0 +1,341 @@
+"""Frames: which catalog path a window of conversation talks about, and its slots filled.
+
+Hand-written patterns do not carry over to writers they were not written for, so this
+extractor decides *what a window is about* by meaning and fills *values* by type:
+
+1. windows: each sentence of the message alone and with the sentence before it (which may be
+   the last sentence of the session's previous message: "my renewed passport came." then
+   "New expiry is March 5, 2035." is one frame);
+2. frames: the shipped sentence encoder (encoder.py) embeds the windows; the nearest labelled
+   examples of each frame (fact_log/frames.toml and fact_log/frame_examples.jsonl — data, not
+   code) vote, against examples of messages that teach nothing ("none") or fill paths no frame fills ("other"); a frame is chosen
+   when its score reaches its threshold, beats "none", and the window says one of its cues;
+3. slots: the general parsers of slots.py fill the frame's fields from the message's own
+   sentence, so every value has a span the evidence stage can verify;
+4. the same guards as the rules: a sentence that is a question, hypothetical, negated or about
+   someone else yields nothing.
+
+The pipeline adds these candidates for paths the rules did not produce from the message, so
+the frames widen what is learned and the rules keep what they already do well. Nothing here
+runs without the encoder's weights package (`available()`), and nothing is imported by read
+commands: the example vectors are computed on first use and cached on disk, keyed by the
+examples and the weights.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import json
+import os
+import re
+import threading
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction import encoder
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
+from uac.fact_log.extraction.slots import Found, parser
+
+_DATA = Path(__file__).resolve().parents[1]
+FRAMES_FILE = _DATA / "frames.toml"
+EXAMPLES_FILE = _DATA / "frame_examples.jsonl"
+NONE = "none"
+OTHER = "other"  # examples about paths no frame fills
+_TOP_K = 3
+_MAX_WINDOWS = 64  # a 100 kB message is read in its first windows only: bounded time
+_MAX_SENTENCE = 600  # characters of one sentence given to the encoder
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One field of a frame and how to fill it."""
+
+    field: str
+    type: str
+    required: bool = False
+    prefer: str = "future"
+    pick: str = "first"
+    near: tuple[str, ...] = ()
+    order: str | None = None
+    default: str | None = None
+    when: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What a window may be about: one catalog path, its cues, slots and threshold."""
+
+    name: str
+    path: str
+    cues: tuple[str, ...]
+    slots: tuple[Slot, ...]
+    threshold: float
+    confidence: float
+    examples: tuple[str, ...]
+    holder: str = "user"  # "other": the frame is about someone else (a contact)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A sentence of the message (offsets into it) and the text the frame is decided on."""
+
+    start: int
+    end: int
+    sentence: str
+    context: str
+
+
+def available() -> bool:
+    """Whether frames can run here (the encoder's weights are installed)."""
+    return os.environ.get("UAC_FRAMES", "1") != "0" and encoder.available()
+
+
+@functools.cache
+def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
+    """The frames of the data file, in file order."""
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))["frames"]
+    return tuple(
+        Frame(
+            name=name,
+            path=spec["path"],
+            cues=tuple(c.lower() for c in spec.get("cues", ())),
+            slots=tuple(
+                Slot(**{**s, "near": tuple(s.get("near", ()))}) for s in spec.get("slots", ())
+            ),
+            threshold=float(spec.get("threshold", 0.45)),
+            confidence=float(spec.get("confidence", 0.7)),
+            examples=tuple(spec.get("examples", ())),
+            holder=spec.get("holder", "user"),
+        )
+        for name, spec in raw.items()
+    )
+
+
+def labelled_examples() -> list[tuple[str, str]]:
+    """(label, text) of every example: the frames' own, then the examples file's."""
+    out = [(f.name, t) for f in load_frames() for t in f.examples]
+    if EXAMPLES_FILE.is_file():
+        for line in EXAMPLES_FILE.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                out.append((row["frame"], row["text"]))
+    return out
+
+
+class FrameIndex:
+    """The example vectors and their labels, for nearest-example votes."""
+
+    def __init__(self, labels: list[str], vectors: np.ndarray) -> None:
+        self.labels = sorted(set(labels))
+        self._rows = {lab: np.flatnonzero(np.array(labels) == lab) for lab in self.labels}
+        self.vectors = vectors
+
+    def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
+        """Per label, the mean similarity of each window to its nearest examples."""
+        sims = windows @ self.vectors.T
+        out = {}
+        for lab, rows in self._rows.items():
+            part = sims[:, rows]
+            k = min(_TOP_K, part.shape[1])
+            top = -np.partition(-part, k - 1, axis=1)[:, :k]
+            out[lab] = top.mean(axis=1)
+        return out
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "uac"
+
+
+@functools.cache
+def _index() -> FrameIndex:
+    examples = labelled_examples()
+    folder = encoder.model_dir()
+    weights = folder / "model.safetensors" if folder else None
+    digest = hashlib.sha256(
+        json.dumps(examples, ensure_ascii=False).encode()
+        + (str(weights.stat().st_size).encode() if weights else b"")
+    ).hexdigest()[:16]
+    cached = _cache_dir() / f"frame-vectors-{digest}.npy"
+    vectors: np.ndarray | None = None
+    try:
+        loaded = np.load(cached)
+        if loaded.shape == (len(examples), encoder.DIM):
+            vectors = loaded
+    except (OSError, ValueError):
+        vectors = None
+    if vectors is None:
+        vectors = encoder.encode([t for _, t in examples])
+        try:  # a cache: a read-only home only costs the next process the same work
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            with open(tmp, "wb") as fh:
+                np.save(fh, vectors)
+            os.replace(tmp, cached)
+        except OSError:
+            pass
+    return FrameIndex([lab for lab, _ in examples], vectors)
+
+
+def index() -> FrameIndex:
+    """The process-wide example index, built (or read from the cache) on first use."""
+    with _lock:
+        return _index()
+
+
+def windows(text: str, history: Sequence[tuple[str, dt.datetime]] = ()) -> list[Window]:
+    """Each sentence of text, with the sentence before it (from history for the first)."""
+    spans = [s for s in sentences(text) if s.text.strip()][:_MAX_WINDOWS]
+    previous = ""
+    if history:
+        earlier = [s.text for s in sentences(history[-1][0]) if s.text.strip()]
+        previous = earlier[-1] if earlier else ""
+    out = []
+    for span in spans:
+        sentence = span.text[:_MAX_SENTENCE]
+        context = f"{previous} {sentence}".strip() if previous else sentence
+        out.append(Window(span.start, span.start + len(span.text), sentence, context))
+        previous = sentence
+    return out
+
+
+def choose(
+    found: dict[str, np.ndarray], frames: Iterable[Frame], at: int
+) -> list[tuple[Frame, float]]:
+    """The frames chosen for window `at`, best first."""
+    none = max(float(found[lab][at]) for lab in (NONE, OTHER) if lab in found) if found else -1.0
+    chosen = []
+    for frame in frames:
+        score = float(found[frame.name][at]) if frame.name in found else -1.0
+        if score >= frame.threshold and score > none:
+            chosen.append((frame, score))
+    return sorted(chosen, key=lambda fs: -fs[1])
+
+
+def _said(cues: tuple[str, ...], text: str) -> bool:
+    low = " " + text.lower()
+    return any(re.search(r"[^a-z]" + re.escape(c), low) for c in cues)
+
+
+def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
+    if not found:
+        return None
+    if slot.pick == "last":
+        return found[-1]
+    if slot.pick == "second":
+        return found[1] if len(found) > 1 else None
+    if slot.pick == "near" and slot.near:
+        low = sentence.lower()
+        marks = [m.end() for w in slot.near for m in re.finditer(re.escape(w), low)]
+        after = [(f.start - m, f) for f in found for m in marks if 0 <= f.start - m <= 40]
+        if after:
+            return min(after, key=lambda df: df[0])[1]
+        return found[-1] if len(found) == 1 else None
+    return found[0]
+
+
+def fill(frame: Frame, sentence: str, today: dt.date) -> tuple[dict[str, Any], list[Found]] | None:
+    """The frame's fields from one sentence, with the spans used; None when a required slot
+    is empty."""
+    value: dict[str, Any] = {}
+    used: list[Found] = []
+    for slot in frame.slots:
+        found = parser(slot.type)(sentence, today, "past" if slot.prefer == "past" else "future")
+        if slot.when is not None:
+            found = [f for f in found if _on_side(f.value, today, slot.when)]
+        hit = _pick(slot, found, sentence)
+        if hit is None:
+            if slot.default == "today":
+                value[slot.field] = today.isoformat()
+                continue
+            if slot.required:
+                return None
+            continue
+        if isinstance(hit.value, dict):  # a place: city and country
+            value.update({k: v for k, v in hit.value.items() if v is not None})
+        else:
+            value[slot.field] = hit.value
+        used.append(hit)
+    _order_range(frame, value)
+    return value, used
+
+
+def _on_side(value: Any, today: dt.date, when: str) -> bool:
+    day = dt.date.fromisoformat(value) if isinstance(value, str) else None
+    if day is None:
+        return True
+    return day > today if when == "future" else day < today
+
+
+def _order_range(frame: Frame, value: dict[str, Any]) -> None:
+    start = next((s.field for s in frame.slots if s.order == "start"), None)
+    end = next((s.field for s in frame.slots if s.order == "end"), None)
+    if start and end and start in value and end in value and value[end] < value[start]:
+        value[start], value[end] = value[end], value[start]
+
+
+def _about_someone_else(sentence: str, used: list[Found]) -> bool:
+    first = min(f.start for f in used)
+    return someone_else(sentence[:first]) or named_subject(sentence) is not None
+
+
+def extract(
+    text: str,
+    observed_at: dt.datetime,
+    catalog: Catalog,
+    history: Sequence[tuple[str, dt.datetime]] = (),
+    skip: Iterable[str] = (),
+) -> list[Candidate]:
+    """Candidates the frames find in one user message (paths in `skip` are left alone)."""
+    frames = [f for f in load_frames() if f.path not in set(skip)]
+    if not frames or not text.strip():
+        return []
+    spans = windows(text, history)
+    # cheap pre-filter: only windows that say some frame's cue are embedded
+    todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
+    if not todo:
+        return []
+    vectors = encoder.encode([w.context for w in todo])
+    scores = index().scores(vectors)
+    today = observed_at.date()
+    out: list[Candidate] = []
+    taken: set[str] = set()
+    for at, win in enumerate(todo):
+        if guarded(win.sentence, sentence=win.sentence):
+            continue
+        for frame, _score in choose(scores, frames, at):
+            if frame.path in taken or not _said(frame.cues, win.context):
+                continue
+            filled = fill(frame, win.sentence, today)
+            if filled is None:
+                continue
+            value, used = filled
+            if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
+                continue
+            first = min(f.start for f in used)
+            last = max(f.end for f in used)
+            attribute = frame.path in catalog.attributes
+            out.append(
+                Candidate(
+                    kind="attribute" if attribute else "record",
+                    path=frame.path,
+                    value=value["value"] if attribute else value,
+                    op="assert",
+                    quote=text[win.start + first : win.start + last],
+                    start=win.start + first,
+                    confidence=frame.confidence,
+                )
+            )
+            taken.add(frame.path)
+            break  # one frame per sentence: the best that fills
+    return out

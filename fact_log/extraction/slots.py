@@ -1,0 +1,428 @@
+"""General slot parsers: each finds every value of one type in a text, with its span.
+
+A frame (frames.py) declares its slots by type (frames.toml); the parser of that type returns
+candidates `Found(value, start, end)` with offsets into the text it was given, so evidence can
+quote them. The parsers are shared by every frame and know nothing of any catalog path:
+
+    date          one time model (explicit, relative, weekday, ranges) from patterns.dates
+    datetime      a date with the clock time said in the same sentence, when there is one
+    money         an amount with its currency -> {"amount", "currency"}
+    period        how often a payment recurs -> the catalog's period words
+    topic         what the sentence is about: its leading noun phrase ("the client dinner")
+    name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
+    person        a person named with their relation ("my sister Emma") -> name, relationship
+    place         cities and countries of the reference place table -> (city, country code)
+    country       a country or nationality name -> ISO code
+    drug          a drug name of the reference drug table
+    substance     a drug or a food allergen of the reference tables
+    vaccine       a vaccine or the disease it prevents (reference vaccine words)
+    weight_kg     a body weight in kg, lb or stone -> kilograms
+    dose          an amount of a drug with its unit (and how often, when said)
+    count         a small whole number (digits or words)
+    enum:a|b|c    one of the words a, b, c
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from uac.fact_log.extraction.patterns.dates import find_dates, find_time
+from uac.fact_log.extraction.patterns.money import find_money
+from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
+from uac.fact_log.reference import food_data, vaccine_words
+
+Prefer = Literal["future", "past"]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One value a parser found, with the span of the text that says it."""
+
+    value: Any
+    start: int
+    end: int
+
+
+Parser = Callable[[str, dt.date, Prefer], list[Found]]
+
+_WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*")
+
+
+def dates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Every real calendar date the text names, resolved against today."""
+    return [
+        Found(m.date.isoformat(), m.start, m.end)
+        for m in find_dates(text, today, prefer)
+        if m.date is not None and m.conflict is None
+    ]
+
+
+def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Known cities and countries, longest name first at each position: (city, country)."""
+    out: list[Found] = []
+    words = list(_WORD.finditer(text))
+    i = 0
+    while i < len(words):
+        for size in (3, 2, 1):
+            if i + size > len(words):
+                continue
+            start, end = words[i].start(), words[i + size - 1].end()
+            name = text[start:end].rstrip(".'’")
+            if not name[:1].isupper():
+                continue
+            hit = lookup_place(name)
+            if hit is not None:
+                out.append(Found({"city": hit[0], "country": hit[1]}, start, start + len(name)))
+                i += size
+                break
+        else:
+            i += 1
+    return out
+
+
+def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Country and nationality names: the ISO code."""
+    out = []
+    for m in _WORD.finditer(text):
+        key = m[0].rstrip(".'’").casefold()
+        code = COUNTRIES.get(key) or NATIONALITIES.get(key)
+        if code and m[0][:1].isupper():
+            out.append(Found(code, m.start(), m.start() + len(m[0].rstrip(".'’"))))
+    return out
+
+
+def _vocab_hits(text: str, vocab: frozenset[str]) -> list[Found]:
+    out = []
+    low = text.lower()
+    for m in _WORD.finditer(low):
+        word = m[0].rstrip(".'’-")
+        if word in vocab:
+            out.append(
+                Found(text[m.start() : m.start() + len(word)], m.start(), m.start() + len(word))
+            )
+    return out
+
+
+def drugs(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Drug names the reference table knows, as written."""
+    return _vocab_hits(text, drug_vocabulary())
+
+
+@functools.cache
+def _substances() -> frozenset[str]:
+    allergen_names = {
+        word
+        for allergen in food_data()[2].values()
+        for name in allergen.get("names", [])
+        for word in name.lower().split()
+        if len(word) > 2
+    }
+    return frozenset(drug_vocabulary() | allergen_names)
+
+
+def substances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """What one can be allergic to: a drug or a common food allergen."""
+    return _vocab_hits(text, _substances())
+
+
+_KG = re.compile(
+    r"(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<u>kg|kgs|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
+    r"(?:\s?(?P<lb>\d{1,2})\s?(?:lbs?|pounds))?",
+    re.I,
+)
+
+
+@functools.cache
+def _vaccines() -> frozenset[str]:
+    return frozenset(w.lower() for words in vaccine_words().values() for w in words for w in [w])
+
+
+def vaccines(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Vaccines and the diseases they are named after, as the reference data spells them."""
+    low = text.lower()
+    out = []
+    for word in sorted(_vaccines(), key=len, reverse=True):
+        for m in re.finditer(r"\b" + re.escape(word) + r"\b", low):
+            if not any(f.start <= m.start() < f.end for f in out):
+                out.append(Found(text[m.start() : m.end()], m.start(), m.end()))
+    return sorted(out, key=lambda f: f.start)
+
+
+def weights(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A body weight, converted to kilograms (one decimal)."""
+    out = []
+    for m in _KG.finditer(text):
+        n = float(m["n"].replace(",", "."))
+        unit = m["u"].lower()
+        if unit.startswith(("lb", "pound")):
+            kg = n * 0.45359237
+        elif unit in ("st", "stone"):
+            kg = n * 6.35029318 + (float(m["lb"]) * 0.45359237 if m["lb"] else 0.0)
+        else:
+            kg = n
+        if 25 <= kg <= 350:
+            out.append(Found(round(kg, 1), m.start(), m.end()))
+    return out
+
+
+_DOSE = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
+    r"(?:\s(?:once|twice|three times|four times|\d\s?x|every \w+)(?:\s(?:a|per)\s(?:day|week))?"
+    r"|\s(?:daily|a day|at night|in the morning))?",
+    re.I,
+)
+
+
+def doses(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """An amount of a drug with its unit, and how often when said next to it."""
+    return [Found(m[0], m.start(), m.end()) for m in _DOSE.finditer(text)]
+
+
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+}
+_COUNT = re.compile(r"\b(?:\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+
+
+def counts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Small whole numbers, in digits or words."""
+    out = []
+    for m in _COUNT.finditer(text):
+        word = m[0].lower()
+        out.append(Found(int(word) if word.isdigit() else _NUMBER_WORDS[word], m.start(), m.end()))
+    return out
+
+
+def enum_parser(values: list[str]) -> Parser:
+    """A parser finding any of the given words (the catalog enum's spelling)."""
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, values)) + r")\b", re.I)
+
+    def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+        return [Found(m[0].lower(), m.start(), m.end()) for m in pattern.finditer(text)]
+
+    return parse
+
+
+def datetimes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Dates, each with the sentence's clock time when it says one ("Tuesday at 7pm")."""
+    days = dates(text, today, prefer)
+    clock = find_time(text)
+    if clock is None:
+        return days
+    time, start, end = clock
+    out = []
+    for d in days:
+        value = f"{d.value}T{time.hour:02d}:{time.minute:02d}"
+        out.append(Found(value, min(d.start, start), max(d.end, end)))
+    return out
+
+
+def money(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Amounts with their currency (when the text names one)."""
+    out = []
+    for m in find_money(text):
+        value: dict[str, Any] = {"amount": str(m.amount)}
+        if m.currency:
+            value["currency"] = m.currency
+        out.append(Found(value, m.start, m.end))
+    return out
+
+
+_PERIODS = [
+    ("fortnightly", r"fortnight(?:ly)?|every (?:two|2|other) weeks?|bi-?weekly"),
+    ("weekly", r"weekly|(?:a|per|each|every|/) ?week|/wk"),
+    ("quarterly", r"quarterly|(?:a|per|each|every) quarter|every (?:three|3) months"),
+    ("every_two_months", r"every (?:two|2|other) months|bi-?monthly"),
+    ("monthly", r"monthly|(?:a|per|each|every|/) ?month|/mo|pcm|p/m"),
+    ("yearly", r"yearly|annual(?:ly)?|(?:a|per|each|every|/) ?year|/yr|p/a|per annum"),
+]
+_PERIOD = re.compile("|".join(f"(?P<{k}>\\b(?:{v}))" for k, v in _PERIODS), re.I)
+
+
+def periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """How often a payment recurs, in the catalog's words (monthly, yearly, ...)."""
+    return [Found(m.lastgroup, m.start(), m.end()) for m in _PERIOD.finditer(text) if m.lastgroup]
+
+
+# Words that open a sentence without saying what it is about ("so I have a ...")
+_LEAD = re.compile(
+    r"^(?:(?:so|and|also|oh|ok|okay|well|um+|uh+|btw|just|reminder|note|fyi|plus|then|"
+    r"i|we|i've|we've|i'm|we're|there's|there|is|are|have|has|got|gotta|need|to|will|"
+    r"i'll|we'll|must|should|booked|scheduled|set|up|my|our|the|a|an|its|it's|that|this)"
+    r"[\s,:;-]+)+",
+    re.I,
+)
+# Where the topic phrase stops: a verb of being, a preposition of time or place, punctuation
+_TOPIC_END = re.compile(
+    r"\s(?:is|are|was|were|will|on|at|in|from|for|this|next|tomorrow|today|tonight|by|"
+    r"due|starts?|begins?|until|till|before|after|every|each|with|which|that|has|have|"
+    r"\d)\b|[,.;:!?()–—]",
+    re.I,
+)
+
+
+def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The sentence's leading noun phrase: what it is about ("the client dinner")."""
+    lead = _LEAD.match(text)
+    start = lead.end() if lead else 0
+    rest = text[start:]
+    stop = _TOPIC_END.search(rest)
+    phrase = rest[: stop.start() if stop else len(rest)].strip(" '\"-")
+    words = phrase.split()
+    if not 1 <= len(words) <= 6 or not any(ch.isalpha() for ch in phrase):
+        return []
+    at = text.find(phrase, start)
+    return [Found(phrase, at, at + len(phrase))]
+
+
+_NAME = re.compile(
+    r"\b(?:at|from|to|with|for|on|via)\s+(?P<n>(?:[A-Z][\w&'’.-]*|[A-Z]{2,})(?:\s+[A-Z][\w&'’.-]*){0,3})"
+)
+
+
+def names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Proper names after at/from/to/with/for ("at Lidl", "from Best Buy")."""
+    out = []
+    for m in _NAME.finditer(text):
+        name = m["n"].rstrip(".'’")
+        if name.split()[0] in NOT_NAMES or lookup_place(name) is not None:
+            continue
+        out.append(Found(name, m.start("n"), m.start("n") + len(name)))
+    return out
+
+
+_RELATIONS = [
+    "mum",
+    "mom",
+    "mother",
+    "dad",
+    "father",
+    "brother",
+    "sister",
+    "wife",
+    "husband",
+    "partner",
+    "son",
+    "daughter",
+    "friend",
+    "colleague",
+    "boss",
+    "manager",
+    "neighbour",
+    "neighbor",
+    "aunt",
+    "uncle",
+    "cousin",
+    "grandma",
+    "grandmother",
+    "grandpa",
+    "grandfather",
+    "niece",
+    "nephew",
+    "fiancé",
+    "fiancée",
+    "fiance",
+    "fiancee",
+    "girlfriend",
+    "boyfriend",
+    "stepmother",
+    "stepfather",
+    "stepson",
+    "stepdaughter",
+    "sister-in-law",
+    "brother-in-law",
+    "mother-in-law",
+    "father-in-law",
+    "flatmate",
+    "roommate",
+    "housemate",
+    "dentist",
+    "doctor",
+    "gp",
+    "accountant",
+    "lawyer",
+    "landlord",
+    "landlady",
+    "therapist",
+    "vet",
+    "plumber",
+    "babysitter",
+    "nanny",
+]
+_PERSON = re.compile(
+    r"\b(?i:my|our)\s+(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
+    r"(?P<r>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\s*,?\s+"
+    r"(?P<n>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)"
+    r"|(?P<n2>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)\s*,\s*(?i:my|our)\s+"
+    r"(?P<r2>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\b"
+)
+
+
+def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A person with their relation to the user: {"name", "relationship"}."""
+    out = []
+    for m in _PERSON.finditer(text):
+        name = (m["n"] or m["n2"]).strip()
+        rel = (m["r"] or m["r2"]).lower()
+        first = name.split()[0]
+        if first in NOT_NAMES or not first[:1].isupper() or first.lower() in _RELATIONS:
+            continue
+        if name.endswith(("'s", "’s")):
+            name = name[:-2]
+        out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
+    return out
+
+
+PARSERS: dict[str, Parser] = {
+    "date": dates,
+    "datetime": datetimes,
+    "money": money,
+    "period": periods,
+    "topic": topics,
+    "name": names,
+    "person": people,
+    "place": places,
+    "country": countries,
+    "drug": drugs,
+    "substance": substances,
+    "vaccine": vaccines,
+    "weight_kg": weights,
+    "dose": doses,
+    "count": counts,
+}
+
+
+def parser(kind: str) -> Parser:
+    """The parser of a slot type (`enum:a|b` builds one); KeyError names an unknown type."""
+    if kind.startswith("enum:"):
+        return enum_parser(kind.removeprefix("enum:").split("|"))
+    return PARSERS[kind]
+
+
+def as_decimal(value: Any) -> Decimal:
+    """A parsed number as an exact Decimal (money and quantities)."""
+    return Decimal(str(value))
