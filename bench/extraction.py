@@ -14,6 +14,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind7   # the seventh blind set (blind7.jsonl), run once
     python bench/extraction.py --set blind8   # the eighth blind set (blind8.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
+    python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
@@ -50,12 +51,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -259,6 +261,16 @@ def throughput(run: Callable[[], int], repeat: int) -> tuple[float, float]:
     return sorted(wall)[len(wall) // 2], sorted(cpu)[len(cpu) // 2]
 
 
+def extractors(choice: str) -> Iterator[str]:
+    """Set the extractor for each replay in turn (UAC_FRAMES switches the frames off)."""
+    for which in ("rules", "rules + frames") if choice == "compare" else (choice,):
+        os.environ["UAC_FRAMES"] = "0" if which == "rules" else "1"
+        yield which
+    if choice == "rules":
+        return
+    os.environ["UAC_FRAMES"] = "1"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Score the set and print Markdown tables and the throughput."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -282,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
         help="session: dev.jsonl and heldout.jsonl; fresh, blind2-8: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
+    parser.add_argument(
+        "--extractor",
+        choices=["default", "rules", "compare"],
+        default="default",
+        help="default: rules + frames (as installed); rules: the rules alone (UAC_FRAMES=0); "
+        "compare: both in this run, rules first",
+    )
     benchpath.add_llm_option(parser)
     args = parser.parse_args(argv)
     llm = benchpath.llm_settings(parser, args)
@@ -302,10 +321,11 @@ def main(argv: list[str] | None = None) -> int:
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):
-                counts = replay(part, args.errors, llm)
-                print(table(f"split: {split}", counts, len(part)))
-                print(false_kinds(counts))
-                print()
+                for which in extractors(args.extractor):
+                    counts = replay(part, args.errors, llm)
+                    print(table(f"split: {split}, extractor: {which}", counts, len(part)))
+                    print(false_kinds(counts))
+                    print()
     if llm is not None:  # the throughput below is the rules' alone: not this run's
         return 0
 

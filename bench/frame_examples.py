@@ -3,8 +3,8 @@
 The examples are the messages of the project's tuning sets (bench/extraction_data: dev,
 heldout, fresh and blind2 to blind6 — every set already opened for tuning; never a blind
 set) whose expected facts all fall on one frame's path (label: that frame), those that teach
-nothing (label: "none") and those about paths no frame fills (label: "other"). Messages over 300 characters are left out: a window is a
-sentence or two. Run from the repository root after a tuning set changes:
+nothing (label: "none") and those about paths no frame fills (label: "other"). Messages over
+300 characters are left out: a window is a sentence or two. Run from the repository root after a tuning set changes:
 
     python bench/frame_examples.py            # rewrites fact_log/frame_examples.jsonl
 """
@@ -20,7 +20,7 @@ import benchpath  # noqa: F401  (takes bench/ off sys.path)
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from uac.fact_log.extraction.frames import EXAMPLES_FILE, NONE, OTHER, load_frames
+from uac.fact_log.extraction.frames import EXAMPLES_FILE, NONE, OTHER, load_frames  # noqa: E402
 
 TUNING_SETS = ["dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6"]
 MAX_CHARS = 300

@@ -7,6 +7,8 @@ never calls back up the pipeline:
     safety scan      extraction.safety   secrets/identifiers masked, instructions found
     extract          extraction.llm      LLM candidates, when an LLM is configured
                      extraction.patterns pattern candidates (add what the LLM missed)
+                     extraction.frames   frame candidates on the shipped encoder, for paths
+                                         the patterns did not fill
                      extraction.markdown note candidates (a Markdown note instead)
     verify evidence  extraction.evidence the tier each quote reaches in the message
     eligibility      extraction.gate     threshold per source, boundary (catalog path or
@@ -111,6 +113,7 @@ def build_message_batch(
     pattern_found: list[Candidate] = []
     if learns:
         found = extract(text, observed_at, role, catalog, history)
+        found += framed(text, observed_at, catalog, history, skip={c.path for c in found})
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:
@@ -152,6 +155,24 @@ def build_message_batch(
     if store is not None:
         batch.facts.extend(corrections(catalog, store, address, patterns_out, source, session_id))
     return batch
+
+
+def framed(
+    text: str,
+    observed_at: dt.datetime,
+    catalog: Catalog,
+    history: Sequence[tuple[str, dt.datetime]],
+    skip: set[str],
+) -> list[Candidate]:
+    """What the frames find for paths the patterns did not fill (none without the encoder).
+
+    Imported here, not at the top: the encoder's arrays load only when a message is read.
+    """
+    from uac.fact_log.extraction import frames
+
+    if not frames.available():
+        return []
+    return frames.extract(text, observed_at, catalog, history, skip=skip)
 
 
 def corrections(

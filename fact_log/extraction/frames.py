@@ -8,8 +8,9 @@ extractor decides *what a window is about* by meaning and fills *values* by type
    "New expiry is March 5, 2035." is one frame);
 2. frames: the shipped sentence encoder (encoder.py) embeds the windows; the nearest labelled
    examples of each frame (fact_log/frames.toml and fact_log/frame_examples.jsonl — data, not
-   code) vote, against examples of messages that teach nothing ("none") or fill paths no frame fills ("other"); a frame is chosen
-   when its score reaches its threshold, beats "none", and the window says one of its cues;
+   code) vote, against examples of messages that teach nothing ("none") or fill paths no
+   frame fills ("other"); a frame is chosen when its score reaches its threshold, beats both,
+   and the window says one of its cues (a frame without cues is decided by meaning alone);
 3. slots: the general parsers of slots.py fill the frame's fields from the message's own
    sentence, so every value has a span the evidence stage can verify;
 4. the same guards as the rules: a sentence that is a question, hypothetical, negated or about
@@ -223,6 +224,8 @@ def choose(
 
 
 def _said(cues: tuple[str, ...], text: str) -> bool:
+    if not cues:  # a frame without cues is decided by the encoder and its slots alone
+        return True
     low = " " + text.lower()
     return any(re.search(r"[^a-z]" + re.escape(c), low) for c in cues)
 
@@ -234,6 +237,8 @@ def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
         return found[-1]
     if slot.pick == "second":
         return found[1] if len(found) > 1 else None
+    if slot.pick == "first_of_two":  # a range's start: only when the range has two ends
+        return found[0] if len(found) > 1 else None
     if slot.pick == "near" and slot.near:
         low = sentence.lower()
         marks = [m.end() for w in slot.near for m in re.finditer(re.escape(w), low)]

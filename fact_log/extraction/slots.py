@@ -11,6 +11,11 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     topic         what the sentence is about: its leading noun phrase ("the client dinner")
     name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
     person        a person named with their relation ("my sister Emma") -> name, relationship
+    venue         where something takes place: a capitalised name after at/in
+    provider      who provides a service: a capitalised name after with/from/by/is or ":"
+    repeats       how an event repeats -> the catalog's words (weekly, daily, ...)
+    reaction      what happens on exposure ("(hives)", "gives me a rash")
+    purpose       why one travels -> the catalog's words (business, family, ...)
     place         cities and countries of the reference place table -> (city, country code)
     country       a country or nationality name -> ISO code
     drug          a drug name of the reference drug table
@@ -397,8 +402,106 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+_VENUE = re.compile(
+    r"\b(?:at|in)\s+(?:the\s+)?(?P<v>[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|de|da|do|la|le|"
+    r"of|on|clinic|hospital|centre|center|hall|school|church|office|surgery|workshop|garage|"
+    r"restaurant|cafe|café|hotel|stadium|park|gym|library)){0,4})"
+)
+
+
+def venues(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Where something takes place: a capitalised name after at/in ("at the Wythenshawe
+    clinic")."""
+    out = []
+    for m in _VENUE.finditer(text):
+        name = m["v"].rstrip(".'’")
+        if name.split()[0] in NOT_NAMES:
+            continue
+        out.append(Found(name, m.start("v"), m.start("v") + len(name)))
+    return out
+
+
+_PROVIDER = re.compile(
+    r"(?:\b(?:with|from|by|through|via|is|are|:)\s+|:\s*)"
+    r"(?P<n>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})"
+)
+
+
+def providers(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Who provides a service: a capitalised name after with/from/by/is or a colon."""
+    out = []
+    for m in _PROVIDER.finditer(text):
+        name = m["n"].rstrip(".'’")
+        if name.split()[0] in NOT_NAMES or lookup_place(name) is not None:
+            continue
+        out.append(Found(name, m.start("n"), m.start("n") + len(name)))
+    return out
+
+
+_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_REPEATS = [
+    ("fortnightly", r"fortnightly|every (?:other|second|two|2) (?:weeks?|" + _WEEKDAY + ")"),
+    ("weekdays", r"(?:every|each) weekday|weekdays|monday to friday|mon-fri"),
+    ("daily", r"daily|every (?:day|morning|evening|night)"),
+    ("monthly", r"monthly|every month|(?:first|last|second|third) \w+ of (?:each|every) month"),
+    ("weekly", r"weekly|every week|(?:every|each) " + _WEEKDAY + "|on " + _WEEKDAY[:-3] + "s\b"),
+]
+_REPEAT = re.compile("|".join(f"(?P<{k}>\\b(?:{v}))" for k, v in _REPEATS), re.I)
+
+
+def repeats(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """How an event repeats, in the catalog's words (weekly, fortnightly, daily, ...)."""
+    return [Found(m.lastgroup, m.start(), m.end()) for m in _REPEAT.finditer(text) if m.lastgroup]
+
+
+_REACTION = re.compile(
+    r"\((?P<p>[^()]{3,40})\)|\b(?:gives?|gave|makes?|made|brings?|brought|causes?|caused|"
+    r"breaks?|broke|puts?|put)\s+me\s+(?:out\s+in\s+|into\s+)?(?P<g>[^,.;!?]{3,40})"
+    r"|\b(?:I|i)\s+(?:get|got|come out in|came out in|break out in|broke out in)\s+"
+    r"(?P<i>[^,.;!?]{3,40})",
+)
+
+
+def reactions(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """What happens on exposure: "(hives)", "gives me a rash", "I get swollen lips"."""
+    out = []
+    for m in _REACTION.finditer(text):
+        group = next(g for g in ("p", "g", "i") if m[g])
+        phrase = m[group].strip()
+        out.append(Found(phrase, m.start(group), m.start(group) + len(phrase)))
+    return out
+
+
+_PURPOSES = [
+    (
+        "business",
+        r"work|business|conference|client|meeting|workshop|training|summit|"
+        r"expo|trade fair|office|colleagues?",
+    ),
+    (
+        "family",
+        r"family|wedding|funeral|mum|mom|dad|parents|grand\w+|sister|brother|"
+        r"cousin|aunt|uncle|in-laws",
+    ),
+    ("study", r"study|studies|course|semester|exchange|university|exam"),
+    ("medical", r"treatment|surgery|operation|clinic|hospital"),
+    ("leisure", r"holiday|holidays|vacation|honeymoon|getaway|hiking|beach|sightseeing"),
+]
+_PURPOSE = re.compile("|".join(f"(?P<{k}>\\b(?:{v})\\b)" for k, v in _PURPOSES), re.I)
+
+
+def purposes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Why the user travels, in the catalog's words (business, family, leisure, ...)."""
+    return [Found(m.lastgroup, m.start(), m.end()) for m in _PURPOSE.finditer(text) if m.lastgroup]
+
+
 PARSERS: dict[str, Parser] = {
     "date": dates,
+    "venue": venues,
+    "provider": providers,
+    "repeats": repeats,
+    "reaction": reactions,
+    "purpose": purposes,
     "datetime": datetimes,
     "money": money,
     "period": periods,

