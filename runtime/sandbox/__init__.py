@@ -76,7 +76,7 @@ class Stopped(RuntimeError):
     """The query sandbox was stopped (the process is shutting down): no zygote is started."""
 
 
-STOPPED = "the query sandbox is stopping because its server is shutting down; retry the query"
+STOPPED = "the query sandbox is shutting down with its process; retry the query once it is back"
 
 
 def _reuse() -> bool:
