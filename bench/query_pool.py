@@ -30,10 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-
-from uac import Client, Memory  # noqa: E402
+from uac import Client, Memory
 
 TODAY = dt.date(2026, 11, 29)
 PROGRAM = "[user.identity.name, len(user.trips)]"
