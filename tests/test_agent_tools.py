@@ -119,7 +119,7 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
 
     from uac.runtime.cli import main
 
-    with Memory(home, create=True, react=False) as mem:  # the query must find no checkpoint
+    with Memory(home, create=True, react=False) as mem:  # no reaction compiles: queries do
         mem.import_records(
             "alice",
             "trips",
@@ -136,13 +136,14 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
             [{"city": "Oslo", "country": "NO", "depart": "2024-01-01", "cost": "999.99"}],
             now=T0,
         )
-        with pytest.raises(Exception, match="no compiled checkpoint"):
-            mem.query("alice", "len(user.trips)")
+        # Never compiled: the query compiles alice first and answers (no dead end).
+        assert mem.query("alice", "len(user.trips)")["result"] == 3
+        assert mem.checkpoint("alice").version == 1
         out = AgentTools(mem, "alice").call(
             "query",
             {"program": "sum(t.cost for t in user.trips if t.depart.year == 2024)"},
         )
-        assert out["ok"] and out["result"] == "792.10"  # exact Decimal, compiled on demand
+        assert out["ok"] and out["result"] == "792.10"  # exact Decimal
         env = mem.query(
             "alice", "[t.city for t in user.trips if t.depart > today]", today=dt.date(2026, 11, 29)
         )

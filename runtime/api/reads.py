@@ -14,6 +14,7 @@ from typing import Any
 
 from uac.compiler import explain, inherit, loader, shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
+from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.extraction.screen import QUARANTINE_REASONS, QUARANTINED, excerpt
@@ -222,14 +223,28 @@ class Reads:
 
         Returns the JSON envelope (`ok`, `result` or `error`, `checkpoint`, `elapsed_ms`, and
         with explain the records and fact ids read). `today` defaults to the current UTC
-        date; pass it for reproducible answers.
+        date; pass it for reproducible answers. Without `version` it answers from every
+        saved write: a subject not compiled yet, or with facts its checkpoint lacks, is
+        compiled first (waiting for a reaction in progress, which holds the subject's lock).
         """
         addr = self.address(subject)
-        if version is None:  # the newest checkpoint any node of a shared log published
-            shared.fetch(self.store, addr)
+        if version is None:
+            self._catch_up(subject)
         _, directory = loader.version_dir(self.home, addr, version)
         day = today or utc_now().date()
         return run_query(directory, program, today=day, limits=limits, explain=explain)
+
+    def _catch_up(self, subject: str) -> None:
+        """Compile the subject if its current checkpoint lacks saved facts (or is missing).
+
+        A reaction in progress holds the subject's lock: this waits for it, looks again and
+        usually finds nothing left to do. A read-only workspace queries what was published.
+        """
+        if not self.stale(subject) or self.store.read_only:
+            return
+        with subject_lock(self.home, self.address(subject)):
+            if self.stale(subject):
+                self.compile(subject)
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""

@@ -12,8 +12,9 @@
   `<home>/server.json` (mode 0600) and names the tenant in `X-Uac-Tenant`.
 
 Requests run in a thread pool on one shared, thread-safe `Memory`. SIGTERM stops accepting,
-lets in-flight requests finish, stops the scheduler and the outbox worker, then closes the
-workspace. Every request is logged as one JSON line on stderr.
+stops the query sandbox (a query in flight answers a `sandbox_error` saying the server is
+stopping), lets other in-flight requests finish, stops the scheduler and the outbox worker,
+then closes the workspace. Every request is logged as one JSON line on stderr.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import uac
 from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
+from uac.runtime import sandbox
 from uac.runtime.api import health, keys, metrics, outbox, verbs
 from uac.runtime.api.client import (
     MCP_IDLE_SECONDS,
@@ -746,6 +748,16 @@ def _serve(
             service.log({"event": "listening", "url": url})
 
     server.startup = startup  # type: ignore[method-assign]
+    handle_exit = server.handle_exit
+
+    def stop_queries(sig: int, frame: Any) -> None:
+        # Queries in flight end now (a sandbox_error saying the server is stopping) and no
+        # zygote starts again, so the graceful stop never waits on the query sandbox. In a
+        # thread: a signal handler must not wait for the registry's lock.
+        threading.Thread(target=sandbox.shutdown, kwargs={"final": True}, daemon=True).start()
+        handle_exit(sig, frame)
+
+    server.handle_exit = stop_queries  # type: ignore[method-assign]
     # uvicorn stops gracefully on SIGTERM/SIGINT and then re-raises the signal to the
     # handler that was there before it: make that a no-op so a clean stop exits 0.
     previous = {sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGTERM, signal.SIGINT)}

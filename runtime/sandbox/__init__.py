@@ -28,21 +28,32 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
+import itertools
 import json
 import logging
 import os
-import queue
 import select
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from uac.fact_log.errors import InputError
 from uac.runtime.sandbox.engine import Limits
 
-__all__ = ["Limits", "Sandbox", "SandboxPool", "prestart", "reads_only", "run_query", "shutdown"]
+__all__ = [
+    "Limits",
+    "Sandbox",
+    "SandboxPool",
+    "Stopped",
+    "prestart",
+    "reads_only",
+    "run_query",
+    "shutdown",
+]
 
 _LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
@@ -61,6 +72,13 @@ def _error(code: str, message: str, line: int | None = None) -> dict[str, Any]:
     return {"ok": False, "error": {"type": code, "message": message, "line": line}}
 
 
+class Stopped(RuntimeError):
+    """The query sandbox was stopped (the process is shutting down): no zygote is started."""
+
+
+STOPPED = "the query sandbox is shutting down with its process; retry the query once it is back"
+
+
 def _reuse() -> bool:
     # Operators who want a fresh process per query (no worker reuse) set UAC_SANDBOX_REUSE=0.
     return os.environ.get("UAC_SANDBOX_REUSE", "1") != "0"
@@ -72,6 +90,11 @@ class Sandbox:
     With `reuse` (the default, unless UAC_SANDBOX_REUSE=0) a confined worker serves many
     queries of this checkpoint (runtime/sandbox/zygote.py says when it is replaced);
     without, every query runs in a freshly forked process.
+
+    Every request carries an id; the zygote's reply repeats it and names the checkpoint
+    directory the zygote loaded, and `accept` refuses any other reply: an answer can only
+    reach the caller that asked, about the checkpoint it asked about. The pipes are only
+    opened, read, written and closed under `_lock`; `stop` only signals the process.
     """
 
     def __init__(
@@ -86,8 +109,10 @@ class Sandbox:
         self.only = only  # the only collections the zygote loads (None: all)
         self.max_queries = 1
         self.version = self.directory.name
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._ids = itertools.count(1)
+        self._stopped = False
         self._pending = False  # started, its hello not read yet
         self._buf = b""
         self.seccomp = False
@@ -103,7 +128,13 @@ class Sandbox:
 
     def spawn(self) -> None:
         """Start (or restart) the zygote without waiting for it (the first query waits)."""
+        with self._lock:
+            self._spawn()
+
+    def _spawn(self) -> None:
         self.close()
+        if self._stopped:
+            raise Stopped(STOPPED)
         self._buf = b""
         from uac.compiler.loader import check_signature
 
@@ -134,6 +165,8 @@ class Sandbox:
         info = json.loads(hello) if hello else {"ready": False, "message": "no answer"}
         if not info.get("ready"):
             self.close()
+            if self._stopped:
+                raise Stopped(STOPPED)
             raise RuntimeError(
                 f"sandbox for {self.directory} failed to start: {info.get('message')}"
             )
@@ -146,17 +179,35 @@ class Sandbox:
                 _LOG.warning("query sandbox: %s", warning)
 
     def close(self) -> None:
-        """Stop the zygote (its children die with their pipes or are killed by it)."""
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        try:
-            proc.stdin.close()  # type: ignore[union-attr]
-            proc.wait(timeout=2)
-        except Exception:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()  # type: ignore[union-attr]
+        """Stop the zygote (its children die with their pipes or are killed by it).
+
+        Waits for a query in flight on this sandbox to end (`stop` first to cut it short).
+        """
+        with self._lock:
+            proc, self._proc = self._proc, None
+            self._pending = False
+            if proc is None:
+                return
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+                proc.wait(timeout=2)
+            except Exception:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        """Signal the zygote to stop now and start no other; safe from any thread.
+
+        A query in flight ends with a `sandbox_error` envelope as soon as the zygote is
+        gone; `close` then reaps it. No pipe is touched here: only the thread holding
+        `_lock` ever does.
+        """
+        self._stopped = True
+        proc = self._proc
+        if proc is not None and proc.returncode is None:
+            with contextlib.suppress(OSError):
+                proc.terminate()
 
     def _read_line(self, deadline: float, cap: int) -> bytes | None:
         assert self._proc is not None and self._proc.stdout is not None
@@ -193,30 +244,79 @@ class Sandbox:
             return _error("limit_exceeded", f"the program is longer than {limits.max_source}")
         if type(today) is not dt.date:
             return _error("sandbox_error", "today must be a datetime.date")
-        request = {
+        request = self.request(program, today=today, limits=limits, explain=explain)
+        line = self.exchange(request)
+        return line if isinstance(line, dict) else self.accept(line, request)
+
+    def request(
+        self, program: str, *, today: dt.date, limits: Limits | None = None, explain: bool = False
+    ) -> dict[str, Any]:
+        """The request line sent to the zygote for one program, with a fresh id."""
+        return {
+            "id": next(self._ids),
             "program": program,
             "today": today.isoformat(),
-            "limits": _limits_dict(limits),
+            "limits": _limits_dict(limits or Limits()),
             "explain": bool(explain),
         }
+
+    def exchange(self, request: dict[str, Any]) -> bytes | dict[str, Any]:
+        """Send one request and read one reply line; an error envelope when there is none.
+
+        A zygote that cannot be written to or stops answering is replaced (never trusted
+        again), unless the sandbox was stopped.
+        """
+        limits = Limits(**request["limits"])
         with self._lock:
-            if self._pending:
-                self._await_hello()
-            if self._proc is None or self._proc.poll() is not None:
-                self.start()
+            try:
+                if self._pending:
+                    self._await_hello()
+                if self._proc is None or self._proc.poll() is not None:
+                    self.start()
+            except Stopped:
+                return _error("sandbox_error", STOPPED)
             assert self._proc is not None and self._proc.stdin is not None
             try:
                 self._proc.stdin.write(json.dumps(request).encode() + b"\n")
                 self._proc.stdin.flush()
             except OSError:
-                self.start()
-                return _error("sandbox_error", "the sandbox was restarted; retry the query")
+                return self._replace("the sandbox was restarted; retry the query")
             cap = limits.max_result_bytes * 2 + 65536
             line = self._read_line(time.monotonic() + limits.timeout_s + _SLACK_S, cap)
             if line is None:
-                self.start()  # a zygote that stops answering is replaced, never trusted
-                return _error("sandbox_error", "the sandbox stopped answering and was restarted")
-        return _envelope(line)
+                return self._replace("the sandbox stopped answering and was restarted")
+            return line
+
+    def accept(self, line: bytes, request: dict[str, Any]) -> dict[str, Any]:
+        """The envelope of a reply line, if it answers this request about this checkpoint.
+
+        Any other reply (another request's id, another checkpoint's directory, no stamp)
+        is an error, never an answer, and the zygote that gave it is replaced: what it
+        says next cannot be trusted to line up with what it is asked.
+        """
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            return _error("sandbox_error", "the sandbox answered with malformed JSON")
+        if (
+            not isinstance(reply, dict)
+            or reply.get("id") != request["id"]
+            or reply.get("directory") != str(self.directory)
+        ):
+            with self._lock:
+                return self._replace("the sandbox answered another request and was restarted")
+        return _envelope(reply)
+
+    def _replace(self, message: str) -> dict[str, Any]:
+        """Restart the zygote (unless stopped) and return the error envelope saying why."""
+        if self._stopped:
+            self.close()
+            return _error("sandbox_error", STOPPED)
+        try:
+            self.start()
+        except Stopped:
+            return _error("sandbox_error", STOPPED)
+        return _error("sandbox_error", message)
 
 
 @functools.lru_cache(maxsize=64)
@@ -224,9 +324,8 @@ def _limits_dict(limits: Limits) -> dict[str, Any]:
     return dataclasses.asdict(limits)
 
 
-def _envelope(line: bytes) -> dict[str, Any]:
+def _envelope(reply: dict[str, Any]) -> dict[str, Any]:
     try:
-        reply = json.loads(line)
         if reply.get("ok"):
             out: dict[str, Any] = {"ok": True, "result": json.loads(reply["result_json"])}
             if "explain" in reply:
@@ -239,7 +338,12 @@ def _envelope(line: bytes) -> dict[str, Any]:
 
 
 class SandboxPool:
-    """Up to `size` zygotes for one checkpoint, so queries run on several cores at once."""
+    """Up to `size` zygotes for one checkpoint, so queries run on several cores at once.
+
+    A zygote is lent to one query at a time; `close` stops them all, waiting for queries
+    in flight (after `stop`, those end at once with a `sandbox_error`). Callers waiting
+    for a zygote of a closed pool get `Stopped`.
+    """
 
     def __init__(
         self,
@@ -250,61 +354,122 @@ class SandboxPool:
     ):
         self.directory = Path(checkpoint_dir).resolve()
         self.size, self.reuse, self.only = size, reuse, only
-        self._idle: queue.LifoQueue[Sandbox] = queue.LifoQueue()
+        self.leases = 0  # queries holding this pool (`_leased`); it is closed only at 0
+        self.closed = False
+        self._idle: list[Sandbox] = []
         self._all: list[Sandbox] = []
-        self._lock = threading.Lock()
+        self._free = threading.Condition()
 
     def run(self, program: str, **kwargs: Any) -> dict[str, Any]:
         """Run on an idle zygote, starting one if fewer than `size` exist."""
-        try:
-            box = self._idle.get_nowait()
-        except queue.Empty:
-            with self._lock:
-                grow = len(self._all) < self.size
-                if grow:
-                    box = Sandbox(self.directory, reuse=self.reuse, only=self.only)
-                    self._all.append(box)
-            if not grow:
-                box = self._idle.get()
+        box = self._borrow()
         try:
             return box.run(program, **kwargs)
         finally:
-            self._idle.put(box)
+            with self._free:
+                if not self.closed:
+                    self._idle.append(box)
+                    self._free.notify()
+
+    def _borrow(self) -> Sandbox:
+        with self._free:
+            while not self.closed:
+                if self._idle:
+                    return self._idle.pop()
+                if len(self._all) < self.size:
+                    # Started without waiting: the query waits for its hello, not the pool.
+                    box = Sandbox(self.directory, reuse=self.reuse, wait=False, only=self.only)
+                    self._all.append(box)
+                    return box
+                self._free.wait()
+        raise Stopped(STOPPED)
 
     def prestart(self) -> None:
         """Start one zygote now without waiting for it: it loads while the caller works."""
-        with self._lock:
-            if not self._all:
+        with self._free:
+            if not self._all and not self.closed:
                 box = Sandbox(self.directory, reuse=self.reuse, wait=False, only=self.only)
                 self._all.append(box)
-                self._idle.put(box)
+                self._idle.append(box)
+
+    def stop(self) -> None:
+        """Signal every zygote to stop now (queries in flight end with `sandbox_error`)."""
+        with self._free:
+            boxes = list(self._all)
+        for box in boxes:
+            box.stop()
 
     def close(self) -> None:
-        """Stop every zygote."""
-        with self._lock:
-            for box in self._all:
-                box.close()
-            self._all.clear()
+        """Stop every zygote, once each finishes the query it is serving."""
+        with self._free:
+            self.closed = True
+            boxes, self._all, self._idle = self._all, [], []
+            self._free.notify_all()
+        for box in boxes:
+            box.close()
 
 
-# A pool per checkpoint and set of collections loaded (None: all of them).
+# A pool per checkpoint and set of collections loaded (None: all of them), least recently
+# used first. A query leases its pool for as long as it runs (`_leased`): eviction beyond
+# the bound only takes pools nobody holds, so no zygote is ever stopped under a query.
 _POOLS: dict[tuple[Path, frozenset[str] | None], SandboxPool] = {}
 _POOLS_LOCK = threading.Lock()
-_MAX_POOLS = 8  # subjects kept warm; the least recently used is stopped beyond this
+_MAX_POOLS = 8  # subjects kept warm (UAC_SANDBOX_POOLS); the least recently used is stopped
+_STOPPING = False  # set by shutdown(final=True): no new zygote from then on
 
 
-def _pool(
+def _max_pools() -> int:
+    raw = os.environ.get("UAC_SANDBOX_POOLS")
+    if raw is None:
+        return _MAX_POOLS
+    if not raw.strip().isdigit() or int(raw) < 1:
+        raise InputError(f"UAC_SANDBOX_POOLS must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
+@contextlib.contextmanager
+def _leased(
     checkpoint_dir: Path, reuse: bool | None = None, only: frozenset[str] | None = None
-) -> SandboxPool:
+) -> Iterator[SandboxPool]:
+    """The checkpoint's pool, held: it is not closed before the lease ends."""
+    limit = _max_pools()
     key = (Path(checkpoint_dir).resolve(), only)
     with _POOLS_LOCK:
+        if _STOPPING:
+            raise Stopped(STOPPED)
         pool = _POOLS.pop(key, None)
         if pool is None:
             pool = SandboxPool(key[0], size=min(2, os.cpu_count() or 1), reuse=reuse, only=only)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
-        while len(_POOLS) > _MAX_POOLS:
-            _POOLS.pop(next(iter(_POOLS))).close()
-        return pool
+        pool.leases += 1
+        evicted = _evict(limit)
+    _close(evicted)
+    try:
+        yield pool
+    finally:
+        with _POOLS_LOCK:
+            pool.leases -= 1
+            evicted = _evict(limit)
+        _close(evicted)
+
+
+def _evict(limit: int) -> list[SandboxPool]:
+    """Take the least recently used pools nobody holds out, down to `limit` (under the lock).
+
+    Held pools stay even past the bound; the release of the last lease evicts them.
+    """
+    evicted = []
+    for key in [k for k, p in _POOLS.items() if p.leases == 0]:
+        if len(_POOLS) <= limit:
+            break
+        evicted.append(_POOLS.pop(key))
+    return evicted
+
+
+def _close(pools: list[SandboxPool]) -> None:
+    # Outside the registry's lock: stopping a zygote waits for its process.
+    for pool in pools:
+        pool.close()
 
 
 def run_query(
@@ -324,8 +489,8 @@ def run_query(
         only = None  # never a program the partial state was not made for
     started = time.perf_counter()
     try:
-        pool = _pool(checkpoint_dir, only=only)
-        envelope = pool.run(program, today=today, limits=limits, explain=explain)
+        with _leased(checkpoint_dir, only=only) as pool:
+            envelope = pool.run(program, today=today, limits=limits, explain=explain)
     except RuntimeError as exc:
         envelope = _error("sandbox_error", str(exc))
         envelope["checkpoint"] = Path(checkpoint_dir).name
@@ -342,8 +507,8 @@ def prestart(
     workspace, checking the subject is compiled); if it then queries another checkpoint,
     this zygote is simply stopped at exit.
     """
-    with contextlib.suppress(Exception):  # best effort: run_query starts it again, and says
-        _pool(checkpoint_dir, reuse, only).prestart()
+    with contextlib.suppress(Exception), _leased(checkpoint_dir, reuse, only) as pool:
+        pool.prestart()  # best effort: run_query starts it again, and says what failed
 
 
 def reads_only(program: str) -> frozenset[str] | None:
@@ -374,12 +539,23 @@ def reads_only(program: str) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def shutdown() -> None:
-    """Stop every warm zygote (also registered at exit)."""
+def shutdown(*, final: bool = False) -> None:
+    """Stop every warm zygote and wait until they are gone.
+
+    `final` (at exit, and when `uac serve` receives SIGTERM): queries in flight are cut
+    short and no zygote starts afterwards; each such query gets a `sandbox_error` saying
+    the server is shutting down. Without it (tests, benchmarks), queries in flight finish
+    first and a later query starts a fresh pool.
+    """
+    global _STOPPING
     with _POOLS_LOCK:
-        for pool in _POOLS.values():
-            pool.close()
+        _STOPPING = _STOPPING or final
+        pools = list(_POOLS.values())
         _POOLS.clear()
+    if final:
+        for pool in pools:
+            pool.stop()
+    _close(pools)
 
 
-atexit.register(shutdown)
+atexit.register(functools.partial(shutdown, final=True))

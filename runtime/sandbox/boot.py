@@ -9,6 +9,7 @@ logging), and every megabyte the zygote holds makes each fork slower. Everything
 zygote imports is the standard library and uac's own modules.
 """
 
+import contextlib
 import os
 import sys
 import types
@@ -27,7 +28,8 @@ if __name__ == "__main__":
         sys.modules[name] = package
     from uac.runtime.sandbox.zygote import main
 
-    main()
+    with contextlib.suppress(SystemExit):  # the host's SIGTERM: main has unwound
+        main()
     # Served and answered: exit without tearing the loaded state down object by object
     # (a big subject's records), which the host's shutdown would otherwise wait for.
     os._exit(0)

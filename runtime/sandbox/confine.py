@@ -34,6 +34,7 @@ import errno
 import os
 import platform
 import resource
+import signal
 import sys
 import tempfile
 
@@ -49,6 +50,7 @@ _CMP_MASKED_EQ = 7
 _PROT_EXEC = 0x4
 _MAP_ANONYMOUS = 0x20
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _PR_SET_SECCOMP = 22
 _PR_SET_NO_NEW_PRIVS = 38
@@ -319,6 +321,9 @@ def confine(
         ]
     for which, value in limits:
         resource.setrlimit(which, value if isinstance(value, tuple) else (value, value))
+    # Dies with the zygote that forked it, even a killed one (after the identity change,
+    # which clears this setting): no query outlives the host's stop.
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if plan.privileges:
         if _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")

@@ -50,7 +50,9 @@ Serve = Callable[[dict[str, Any]], tuple[bool, bytes]]
 # address space past the zygote's before it is replaced (the host caps its queries).
 _LIFETIME_CPU_S = 600
 _GROWTH = 16 * 1024 * 1024
-_HEADER = struct.Struct("<IB")  # a frame: length, status (1 ok, 0 failed), then the bytes
+# A frame: length, status (1 ok, 0 failed), the request's number in the worker's life (the
+# reply repeats it), then the bytes.
+_HEADER = struct.Struct("<IBQ")
 
 
 def _vm_bytes(pid: int | str = "self") -> int:
@@ -177,6 +179,7 @@ class Worker:
         if pid == 0:
             code = 3
             try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the zygote's handler is its own
                 os.close(self.req_w)  # or the request pipe never reaches EOF
                 os.close(self.res_r)
                 # Closes every other descriptor too: the zygote's protocol pipes and the
@@ -194,13 +197,14 @@ class Worker:
         """In the child: read a frame, serve it, answer, reset; until EOF or the last one."""
         for n in range(self.max_queries):
             header = _read_exactly(0, _HEADER.size)
-            raw = header and _read_exactly(0, _HEADER.unpack(header)[0])
+            size, _, number = _HEADER.unpack(header) if header else (0, 0, 0)
+            raw = header and _read_exactly(0, size)
             if not raw:
                 break  # retired by the zygote
             if n + 1 == self.max_queries:
                 os.close(0)  # nothing more to read: the last query cannot reach the pipe
             ok, data = serve(json.loads(raw))
-            _write_all(1, _HEADER.pack(len(data), int(ok)) + data)
+            _write_all(1, _HEADER.pack(len(data), int(ok), number) + data)
             reset_between_queries()
         os.close(1)  # EOF now: the zygote answers before this process is torn down
 
@@ -225,20 +229,24 @@ class Worker:
         self.cpu_s = float(limits["cpu_s"])
         self.deadline = self.started + float(limits["timeout_s"])
         data = raw or json.dumps(request).encode()
-        _write_all(self.req_w, _HEADER.pack(len(data), 1) + data)
+        _write_all(self.req_w, _HEADER.pack(len(data), 1, self.served) + data)
 
     def collect(self, request: dict[str, Any]) -> bytes:
         """The worker's reply (one line of JSON), or a typed error if it overran or died.
 
-        A worker is never reused after a reply that is not `ok`, or no reply: it is killed.
+        A worker is never reused after a reply that is not `ok`, or no reply, or a reply
+        numbered for another of its requests: it is killed.
         """
         limits = Limits(**request["limits"])
         cap = limits.max_result_bytes * 2 + 65536
         header = self._read(_HEADER.size)
         why = header if isinstance(header, str) else ""
         if not why:
-            size, ok = _HEADER.unpack(header)
-            body = self._read(size) if size <= cap else "too_big"
+            size, ok, number = _HEADER.unpack(header)
+            if number != self.served:
+                body: bytes | str = "malformed"
+            else:
+                body = self._read(size) if size <= cap else "too_big"
             if isinstance(body, bytes) and b"\n" not in body:
                 if not ok:
                     self.kill()
@@ -491,56 +499,97 @@ def prepare(root: str) -> Confiner:
     return Confiner(plan, seccomp, _vm_bytes())
 
 
+def stamped(reply: bytes, request_id: Any, directory: str) -> bytes:
+    """The reply line with the request's id and the checkpoint served as its last keys.
+
+    The host accepts a reply only when both are its own (`Sandbox.accept`). Last, because a
+    JSON object's last occurrence of a key is the one read: nothing a reply holds can
+    stand in for them.
+    """
+    stamp = json.dumps({"id": request_id, "directory": directory}).encode()
+    if len(reply) < 3 or not reply.startswith(b"{") or not reply.endswith(b"}"):
+        reply = _error("sandbox_error", "the query process answered with malformed data")
+    return reply[:-1] + b"," + stamp[1:]
+
+
+@dataclasses.dataclass
+class Crew:
+    """A zygote's workers: the one serving, the one forked ahead, those winding down."""
+
+    current: Worker | None = None
+    spare: Worker | None = None
+    finished: list[Worker] = dataclasses.field(default_factory=list)
+
+    def kill(self) -> None:
+        """Kill every worker (the zygote is stopping)."""
+        for w in [self.current, self.spare, *self.finished]:
+            if w is not None:
+                w.kill()
+
+
 def serve_forever(
-    proto_in: Any, proto_out: Any, confiner: Confiner, serve: Serve, max_queries: int = 1
+    proto_in: Any,
+    proto_out: Any,
+    confiner: Confiner,
+    serve: Serve,
+    max_queries: int = 1,
+    directory: str = "",
 ) -> None:
-    """Answer one request line with one reply line until EOF on proto_in.
+    """Answer one request line with one reply line until EOF on proto_in (or SIGTERM).
 
     `current` serves queries while it is healthy and within its budgets; `spare` (forked
-    and confined ahead of time) takes over when it is replaced.
+    and confined ahead of time) takes over when it is replaced. Every reply names the
+    request it answers and the checkpoint directory this zygote loaded (`stamped`).
     """
     default = dataclasses.asdict(Limits())
-    current: Worker | None = None
-    spare: Worker | None = Worker(confiner, serve, default, max_queries)
-    finished: list[Worker] = []
-    for line in proto_in:
-        limits = default
-        try:
-            request = json.loads(line)
-            limits = request["limits"]
-            if current is not None and not current.fits(limits):
-                current.retire()
-                finished.append(current)
-                current = None
-            if spare is not None and spare.limits != limits:
-                spare.kill()
-                spare = None
-            if current is None:
-                current = spare or Worker(confiner, serve, limits, max_queries)
-                spare = None
-            current.send(request, line)
-            if spare is None:
-                # The next spare is forked while this query runs (on the other core).
-                spare = Worker(confiner, serve, limits, max_queries)
-            reply = current.collect(request)
-        except Exception as exc:
-            reply = _error("sandbox_error", f"the sandbox failed: {type(exc).__name__}")
-            if current is not None:
-                current.kill()
-        proto_out.write(reply + b"\n")
-        proto_out.flush()
-        if current is not None and (not current.pid or current.req_w < 0):
-            finished.append(current)  # killed after a failure, or retired after its last query
-            current = None
-        spare = spare or Worker(confiner, serve, limits, max_queries)
-        finished = [w for w in finished if not w.reap()]
-        if len(finished) > 16:  # a worker that closed its pipe but lingers is killed
-            for w in finished:
-                w.kill()
-            finished = []
-    for w in [current, spare, *finished]:
-        if w is not None:
-            w.kill()
+    crew = Crew()
+    try:
+        crew.spare = Worker(confiner, serve, default, max_queries)
+        for line in proto_in:
+            limits = default
+            request_id = None
+            try:
+                request = json.loads(line)
+                request_id = request.get("id")
+                limits = request["limits"]
+                if crew.current is not None and not crew.current.fits(limits):
+                    crew.current.retire()
+                    crew.finished.append(crew.current)
+                    crew.current = None
+                if crew.spare is not None and crew.spare.limits != limits:
+                    crew.spare.kill()
+                    crew.spare = None
+                if crew.current is None:
+                    crew.current = crew.spare or Worker(confiner, serve, limits, max_queries)
+                    crew.spare = None
+                crew.current.send(request, line)
+                if crew.spare is None:
+                    # The next spare is forked while this query runs (on the other core).
+                    crew.spare = Worker(confiner, serve, limits, max_queries)
+                reply = crew.current.collect(request)
+            except Exception as exc:
+                reply = _error("sandbox_error", f"the sandbox failed: {type(exc).__name__}")
+                if crew.current is not None:
+                    crew.current.kill()
+            proto_out.write(stamped(reply, request_id, directory) + b"\n")
+            proto_out.flush()
+            current = crew.current
+            if current is not None and (not current.pid or current.req_w < 0):
+                crew.finished.append(current)  # killed after a failure, or retired after its last
+                crew.current = None
+            crew.spare = crew.spare or Worker(confiner, serve, limits, max_queries)
+            crew.finished = [w for w in crew.finished if not w.reap()]
+            if len(crew.finished) > 16:  # a worker that closed its pipe but lingers is killed
+                for w in crew.finished:
+                    w.kill()
+                crew.finished = []
+    finally:  # at EOF, and when the host stops this zygote with SIGTERM
+        crew.kill()
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM from the host: unwind (workers killed, the empty root removed), then exit."""
+    raise SystemExit(0)
 
 
 def main() -> None:
@@ -581,7 +630,8 @@ def main() -> None:
         proto_out.flush()
         if hello["ready"]:
             serve = functools.partial(_child, policy)
-            serve_forever(proto_in, proto_out, confiner, serve, max_queries)
+            signal.signal(signal.SIGTERM, _stop)
+            serve_forever(proto_in, proto_out, confiner, serve, max_queries, str(directory))
     finally:
         if root:
             os.rmdir(root)
