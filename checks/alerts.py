@@ -22,7 +22,7 @@ from typing import Any
 
 from uac.checks import pg_alerts
 from uac.checks.library import run_checks
-from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
 from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
@@ -608,10 +608,12 @@ def list_alerts(
     *,
     statuses: Iterable[str] = ACTIVE,
     today: dt.date | None = None,
+    kind: Kind | None = None,
 ) -> list[Alert]:
     """Alerts of one subject (an Address) or every subject of a tenant (its name).
 
-    With `today`, alerts snoozed until a later day are left out.
+    With `today`, alerts snoozed until a later day are left out; with `kind`, only the
+    risks ("alert") or only what the checks ask the user ("question").
     """
     _pull(store, where)
     if isinstance(where, Address):
@@ -628,7 +630,8 @@ def list_alerts(
         " CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, first_seen, id",
         params,
     ).fetchall()
-    return [_row(r) for r in rows]
+    found = [_row(r) for r in rows]
+    return found if kind is None else [a for a in found if a.kind == kind]
 
 
 def get_alert(store: Store, addr: Address, alert_id: str) -> Alert:
