@@ -22,6 +22,7 @@ from typing import Any
 
 from uac.checks import pg_alerts
 from uac.checks.library import run_checks
+from uac.checks.library.common import same_words
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
 from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
@@ -116,6 +117,56 @@ def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) ->
     return out
 
 
+# Conflicts between two records from one message: the events an extractor took twice from
+# what the user said once ("In her school play" and "Performance" at 18:00) are one event,
+# never a clash: the checks' drafts are dropped here, where the log tells where facts came from.
+SELF_CONFLICT_CHECKS = frozenset({"event_overlap", "recurring_event_collision"})
+_AUTOMATIC = ("automatic_rule", "automatic_llm")
+
+
+def _span(fact: Any) -> tuple[int, int] | None:
+    ev = fact.evidence if isinstance(fact.evidence, dict) else {}
+    if not isinstance(ev.get("offset"), int) or not ev.get("quote"):
+        return None
+    return ev["offset"], ev["offset"] + len(ev["quote"])
+
+
+def _said_once(facts: list[Any]) -> bool:
+    """Whether two records' facts were all extracted automatically from one message and say
+    one event: from one sentence (each evidence quote overlapping the first's: a quote is its
+    sentence), or in the same slot (same start and end), or with near-equal titles."""
+    if any(f.source not in _AUTOMATIC or not f.input_id for f in facts):
+        return False
+    if len({f.input_id for f in facts}) != 1 or len({f.record_key for f in facts}) != 2:
+        return False
+    spans = [_span(f) for f in facts]
+    if None in spans:
+        return True  # no offsets kept: one input is the finest grain known
+    lo, hi = spans[0]  # type: ignore[misc]
+    if all(a < hi and lo < b for a, b in spans[1:]):  # type: ignore[misc]
+        return True
+    values = [f.value for f in facts if isinstance(f.value, dict)]
+    slots = {(v.get("start"), v.get("end")) for v in values}
+    titles = [v.get("title") for v in values]
+    return len(slots) == 1 or all(same_words(titles[0], t) for t in titles[1:])
+
+
+def without_self_conflicts(
+    store: Store, addr: Address, drafts: list[AlertDraft]
+) -> list[AlertDraft]:
+    """Drafts less the conflicts between two events said once, in one message (_said_once)."""
+    suspects = [d for d in drafts if d.check in SELF_CONFLICT_CHECKS]
+    if not suspects:
+        return drafts
+    by_id = {f.id: f for f in store.facts(addr, "schedule.events")}
+    dropped = set()
+    for d in suspects:
+        facts = [by_id[i] for i in d.fact_ids if i in by_id]
+        if len(facts) == len(d.fact_ids) and _said_once(facts):
+            dropped.add(id(d))
+    return [d for d in drafts if id(d) not in dropped]
+
+
 RULE_WHY = "It breaks a rule you set yourself."
 RULE_NEXT = "Look at the records named here, or change the rule if it no longer fits."
 
@@ -199,6 +250,7 @@ def evaluate_many(
         for addr in addresses:
             try:
                 version, names, drafts, errors = compute(Path(home), addr, today, config)
+                drafts = without_self_conflicts(store, addr, drafts)
             except Exception as exc:
                 out[addr] = exc
                 continue
