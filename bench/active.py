@@ -92,6 +92,8 @@ CORPORA = {
     # blind7: written the same way once "blind6" was opened for tuning (session 11); never
     # tune on it.
     "blind7": (CORPUS.with_name("blind7.toml"), CORPUS.with_name("blind7_oracle.toml")),
+    # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
+    "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }
 
 
@@ -106,6 +108,7 @@ class Outcome:
     cause: str = ""  # for misses: extraction | wording | checks
     detail: str = ""
     others: list[str] = field(default_factory=list)  # checks that fired but were not expected
+    questions: int = 0  # questions the checks asked (Memory.questions), apart from the alerts
 
 
 def _flat(text: str) -> str:
@@ -174,6 +177,7 @@ def replay(
                 missing = [w for w in words if w not in text]
                 wrong_words = f"{alert.check}: lacks {missing} in {alert.message!r}"
     out = Outcome(d["id"], d["half"], d["domain"], "", others=sorted(others))
+    out.questions = len(mem.questions(subject, include_resolved=True))
     target = d["session"]
     if target == 0:
         out.verdict = "false_alarm" if first_any else "control_ok"
@@ -355,6 +359,11 @@ def main(argv: list[str] | None = None) -> None:
             f"{c.get('missed:checks', 0)}) | {c.get('control_ok', 0)} | "
             f"{c.get('false_alarm', 0)} |"
         )
+    asked = [o for o in outcomes if o.questions]
+    print(
+        f"\nquestions asked apart from the alerts: {sum(o.questions for o in outcomes)} "
+        f"in {len(asked)} of {len(outcomes)} dialogues"
+    )
     if args.verbose:
         print()
         for o in outcomes:
