@@ -162,3 +162,16 @@ def test_a_series_during_leave_alerts_in_a_workspace(mem: Memory) -> None:
     leave = {"start": "2025-03-12", "end": "2025-03-14", "reason": "on leave"}
     [a] = _workspace_alerts(mem, [CHOIR_ROW], away_periods=[leave])
     assert "2025-03-13" in a.message and "on leave" in a.message
+
+
+def test_a_series_that_began_long_ago_still_meets_a_condition_and_an_allergy() -> None:
+    dives = event("Scuba club", T(2024, 1, 6, 10), repeats="weekly", location="Dahab")  # Saturdays
+    epilepsy = rec("e", name="epilepsy", status="managed")
+    [a] = run("activity_vs_condition", user(events=[dives], conditions=[epilepsy]))
+    assert "'Scuba club' on 2025-03-01" in a.message  # its next Saturday, today
+    over = event("Scuba club", T(2024, 1, 6, 10), repeats="weekly", repeat_until=D(2024, 12, 28))
+    assert run("activity_vs_condition", user(events=[over], conditions=[epilepsy])) == []
+    supper = event("Satay supper club", T(2024, 9, 4, 19), repeats="monthly")
+    peanut = rec("p", substance="peanuts", reaction=None, severity="severe")
+    [b] = run("food_allergy", user(events=[supper], allergies=[peanut]))
+    assert "on 2025-03-04" in b.message

@@ -22,6 +22,7 @@ from uac.checks.library.common import (
     trip_label,
     upcoming_trips,
 )
+from uac.checks.library.occurrences import first_between, repeats, user_zone
 from uac.checks.model import AlertDraft, CheckConfig
 from uac.fact_log.reference import drug_data, food_data, health_rules, mentions, normalise
 
@@ -206,6 +207,18 @@ def drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[Ale
     return out
 
 
+def _upcoming_events(user: Any, today: dt.date, config: CheckConfig) -> list[tuple[Any, dt.date]]:
+    """(event, the day of its next occurrence from today) of each event still to come: a
+    series that started long ago is upcoming on its next day (checks/library/occurrences.py)."""
+    zone, horizon = user_zone(user), today + dt.timedelta(days=366)
+    out = []
+    for event in records(user, "events"):
+        hit = first_between(event, today, horizon if repeats(event) else dt.date.max, config, zone)
+        if hit is not None:
+            out.append((event, hit.day))
+    return out
+
+
 def _allergens(user: Any) -> list[tuple[Any, str, list[str]]]:
     _, _, allergens = food_data()
     out = []
@@ -223,11 +236,10 @@ def food_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDr
     if not found:
         return []
     items: list[tuple[Any, str, str]] = []
-    for event in records(user, "events"):
-        if (event.end or event.start).date() >= today:
-            text = " ".join(filter(None, (event.title, event.location)))
-            where = f" at {event.location}" if event.location else ""
-            items.append((event, text, f"event '{event.title}'{where} on {event.start.date()}"))
+    for event, day in _upcoming_events(user, today, config):
+        text = " ".join(filter(None, (event.title, event.location)))
+        where = f" at {event.location}" if event.location else ""
+        items.append((event, text, f"event '{event.title}'{where} on {day}"))
     since = today - dt.timedelta(days=config.food_lookback_days)
     for tx in records(user, "transactions"):
         if tx.date >= since:
@@ -352,9 +364,7 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
     if not conditions:
         return []
     out = []
-    for event in records(user, "events"):
-        if (event.end or event.start).date() < today:
-            continue
+    for event, day in _upcoming_events(user, today, config):
         text = normalise(" ".join(filter(None, (event.title, event.location))))
         for rule in health_rules()["activity"]:
             if not any(mentions(text, w) for w in rule["words"]):
@@ -366,11 +376,11 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
                     draft(
                         "activity_vs_condition",
                         rule["severity"],
-                        f"{cap(rule['name'])} ('{event.title}' on {event.start.date()}) "
+                        f"{cap(rule['name'])} ('{event.title}' on {day}) "
                         f"with {cond.name}: a medical clearance is advised.",
                         why=f"{cap(rule['name'])} can be dangerous with {cond.name}.",
                         next_step=f"Ask a doctor (for diving: a diving medical referee) whether "
-                        f"{rule['name']} is safe before {event.start.date()}.",
+                        f"{rule['name']} is safe before {day}.",
                         computation=f"'{event.title}' → {rule['name']}; condition "
                         f"'{cond.name}' ({rule['source']})",
                         keys=(event.key, cond.key),
