@@ -28,9 +28,11 @@ the checks as of the message's own day. A session's lines are written inside
 `Memory.deferred()`, so the subject reacts once per session (as of its last line's time).
 After each session the subject's open alerts are read. Per dialogue:
 
-* right — an alert of an expected check containing every expected word is open after the
-  expected session, and no alert of an expected check was open after an earlier session;
-* early — an alert of an expected check was open after an earlier session (target 0);
+* right — an alert (or a question: `Memory.questions`) of an expected check containing every
+  expected word is open after the expected session, and no alert of an expected check was
+  open after an earlier session;
+* early — an alert of an expected check was open after an earlier session (target 0); a
+  question asked earlier is not an early alert;
 * late — the matching alert first appears after a later session (counted as missed too);
 * missed — no matching alert after the expected session; split by cause: `extraction` when
   something the alert needs (`needs`: a path, `path[field]`, or `path#n` for n records) is
@@ -165,11 +167,16 @@ def replay(
                 _gold(mem, subject, gold[str(n)], _when(day, len(lines)))
         if not lines_too:
             mem.check(subject, today=_when(day, len(lines)).date())
-        for alert in mem.alerts(subject):
+        # A question (Memory.questions) of an expected check can be what the dialogue
+        # expects ("To confirm: which passport…"), but asked before the target it is not an
+        # early alert: only risks (Memory.alerts) count as early.
+        asked = [q for q in mem.questions(subject) if q.check in expected]
+        for alert in [*mem.alerts(subject), *asked]:
             if alert.check not in expected:
                 others.add(alert.check)
                 continue
-            first_any = first_any or n
+            if alert.kind == "alert":
+                first_any = first_any or n
             text = _text(alert)
             if all(w in text for w in words):
                 first_match = first_match or n
