@@ -516,7 +516,8 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
             )
             continue
         weighs = weight is not None and "mg/kg" in basis
-        at = f" at {weight:g} kg" if weighs else ""
+        # a critical dose names the weight it was judged at (as it always did), an OTC one not
+        at = f" at {weight:g} kg" if weight is not None and severity == "critical" else ""
         kind = " over-the-counter" if severity == "warning" else ""
         said = " + ".join(f"{med.name} {med.dose}" for med, _ in taken)
         if len(taken) == 1:
