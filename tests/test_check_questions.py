@@ -76,3 +76,20 @@ def test_the_cli_lists_questions_apart_from_alerts(
     assert main(["--home", str(home), "--json", "questions", "u"]) == 0
     [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["kind"] == "question" and row["check"] == "visa_for_trip"
+
+
+def test_a_served_workspace_answers_questions_and_alerts_apart(home: Path) -> None:
+    from tests.test_serve import _admin, _key, serving
+    from uac import Client
+
+    # a server checks as of its own clock: a trip ahead of it
+    soon = dt.date.today() + dt.timedelta(days=60)
+    delhi = DELHI | {"depart": soon.isoformat(), "return_date": str(soon + dt.timedelta(days=12))}
+    with serving(home) as info:
+        client = Client(info["url"], _key(_admin(info), "default"))
+        client.import_records("u", "trips", [delhi])
+        client.check("u")
+        assert client.alerts("u") == []
+        [q] = client.questions("u")
+        assert q["kind"] == "question" and q["check"] == "visa_for_trip"
+        assert "which passport" in q["message"] and q["why"]
