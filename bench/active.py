@@ -29,9 +29,11 @@ the checks as of the message's own day. A session's lines are written inside
 `Memory.deferred()`, so the subject reacts once per session (as of its last line's time).
 After each session the subject's open alerts are read. Per dialogue:
 
-* right — an alert of an expected check containing every expected word is open after the
-  expected session, and no alert of an expected check was open after an earlier session;
-* early — an alert of an expected check was open after an earlier session (target 0);
+* right — an alert (or a question: `Memory.questions`) of an expected check containing every
+  expected word is open after the expected session, and no alert of an expected check was
+  open after an earlier session;
+* early — an alert of an expected check was open after an earlier session (target 0); a
+  question asked earlier is not an early alert;
 * late — the matching alert first appears after a later session (counted as missed too);
 * missed — no matching alert after the expected session; split by cause: `extraction` when
   something the alert needs (`needs`: a path, `path[field]`, or `path#n` for n records) is
@@ -95,6 +97,8 @@ CORPORA = {
     "blind7": (CORPUS.with_name("blind7.toml"), CORPUS.with_name("blind7_oracle.toml")),
     # blind8: written the same way (session 12, 2026-12-06) before the frames; never tune on it.
     "blind8": (CORPUS.with_name("blind8.toml"), CORPUS.with_name("blind8_oracle.toml")),
+    # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
+    "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }
 
 
@@ -109,6 +113,7 @@ class Outcome:
     cause: str = ""  # for misses: extraction | wording | checks
     detail: str = ""
     others: list[str] = field(default_factory=list)  # checks that fired but were not expected
+    questions: int = 0  # questions the checks asked (Memory.questions), apart from the alerts
 
 
 def _flat(text: str) -> str:
@@ -165,11 +170,16 @@ def replay(
                 _gold(mem, subject, gold[str(n)], _when(day, len(lines)))
         if not lines_too:
             mem.check(subject, today=_when(day, len(lines)).date())
-        for alert in mem.alerts(subject):
+        # A question (Memory.questions) of an expected check can be what the dialogue
+        # expects ("To confirm: which passport…"), but asked before the target it is not an
+        # early alert: only risks (Memory.alerts) count as early.
+        asked = [q for q in mem.questions(subject) if q.check in expected]
+        for alert in [*mem.alerts(subject), *asked]:
             if alert.check not in expected:
                 others.add(alert.check)
                 continue
-            first_any = first_any or n
+            if alert.kind == "alert":
+                first_any = first_any or n
             text = _text(alert)
             if all(w in text for w in words):
                 first_match = first_match or n
@@ -177,6 +187,7 @@ def replay(
                 missing = [w for w in words if w not in text]
                 wrong_words = f"{alert.check}: lacks {missing} in {alert.message!r}"
     out = Outcome(d["id"], d["half"], d["domain"], "", others=sorted(others))
+    out.questions = len(mem.questions(subject, include_resolved=True))
     target = d["session"]
     if target == 0:
         out.verdict = "false_alarm" if first_any else "control_ok"
@@ -358,6 +369,11 @@ def main(argv: list[str] | None = None) -> None:
             f"{c.get('missed:checks', 0)}) | {c.get('control_ok', 0)} | "
             f"{c.get('false_alarm', 0)} |"
         )
+    asked = [o for o in outcomes if o.questions]
+    print(
+        f"\nquestions asked apart from the alerts: {sum(o.questions for o in outcomes)} "
+        f"in {len(asked)} of {len(outcomes)} dialogues"
+    )
     if args.verbose:
         print()
         for o in outcomes:

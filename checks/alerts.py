@@ -22,7 +22,8 @@ from typing import Any
 
 from uac.checks import pg_alerts
 from uac.checks.library import run_checks
-from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, fingerprint
+from uac.checks.library.common import same_words
+from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
 from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
@@ -116,6 +117,56 @@ def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) ->
     return out
 
 
+# Conflicts between two records from one message: the events an extractor took twice from
+# what the user said once ("In her school play" and "Performance" at 18:00) are one event,
+# never a clash: the checks' drafts are dropped here, where the log tells where facts came from.
+SELF_CONFLICT_CHECKS = frozenset({"event_overlap", "recurring_event_collision"})
+_AUTOMATIC = ("automatic_rule", "automatic_llm")
+
+
+def _span(fact: Any) -> tuple[int, int] | None:
+    ev = fact.evidence if isinstance(fact.evidence, dict) else {}
+    if not isinstance(ev.get("offset"), int) or not ev.get("quote"):
+        return None
+    return ev["offset"], ev["offset"] + len(ev["quote"])
+
+
+def _said_once(facts: list[Any]) -> bool:
+    """Whether two records' facts were all extracted automatically from one message and say
+    one event: from one sentence (each evidence quote overlapping the first's: a quote is its
+    sentence), or in the same slot (same start and end), or with near-equal titles."""
+    if any(f.source not in _AUTOMATIC or not f.input_id for f in facts):
+        return False
+    if len({f.input_id for f in facts}) != 1 or len({f.record_key for f in facts}) != 2:
+        return False
+    spans = [_span(f) for f in facts]
+    if None in spans:
+        return True  # no offsets kept: one input is the finest grain known
+    lo, hi = spans[0]  # type: ignore[misc]
+    if all(a < hi and lo < b for a, b in spans[1:]):  # type: ignore[misc]
+        return True
+    values = [f.value for f in facts if isinstance(f.value, dict)]
+    slots = {(v.get("start"), v.get("end")) for v in values}
+    titles = [v.get("title") for v in values]
+    return len(slots) == 1 or all(same_words(titles[0], t) for t in titles[1:])
+
+
+def without_self_conflicts(
+    store: Store, addr: Address, drafts: list[AlertDraft]
+) -> list[AlertDraft]:
+    """Drafts less the conflicts between two events said once, in one message (_said_once)."""
+    suspects = [d for d in drafts if d.check in SELF_CONFLICT_CHECKS]
+    if not suspects:
+        return drafts
+    by_id = {f.id: f for f in store.facts(addr, "schedule.events")}
+    dropped = set()
+    for d in suspects:
+        facts = [by_id[i] for i in d.fact_ids if i in by_id]
+        if len(facts) == len(d.fact_ids) and _said_once(facts):
+            dropped.add(id(d))
+    return [d for d in drafts if id(d) not in dropped]
+
+
 RULE_WHY = "It breaks a rule you set yourself."
 RULE_NEXT = "Look at the records named here, or change the rule if it no longer fits."
 
@@ -199,6 +250,7 @@ def evaluate_many(
         for addr in addresses:
             try:
                 version, names, drafts, errors = compute(Path(home), addr, today, config)
+                drafts = without_self_conflicts(store, addr, drafts)
             except Exception as exc:
                 out[addr] = exc
                 continue
@@ -608,10 +660,12 @@ def list_alerts(
     *,
     statuses: Iterable[str] = ACTIVE,
     today: dt.date | None = None,
+    kind: Kind | None = None,
 ) -> list[Alert]:
     """Alerts of one subject (an Address) or every subject of a tenant (its name).
 
-    With `today`, alerts snoozed until a later day are left out.
+    With `today`, alerts snoozed until a later day are left out; with `kind`, only the
+    risks ("alert") or only what the checks ask the user ("question").
     """
     _pull(store, where)
     if isinstance(where, Address):
@@ -628,7 +682,8 @@ def list_alerts(
         " CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, first_seen, id",
         params,
     ).fetchall()
-    return [_row(r) for r in rows]
+    found = [_row(r) for r in rows]
+    return found if kind is None else [a for a in found if a.kind == kind]
 
 
 def get_alert(store: Store, addr: Address, alert_id: str) -> Alert:

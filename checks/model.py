@@ -12,7 +12,17 @@ from uac.fact_log.addressing import Address
 
 Severity = Literal["critical", "warning", "info"]
 Status = Literal["open", "acknowledged", "resolved"]
+Kind = Literal["alert", "question"]
 SEVERITIES: tuple[str, ...] = ("critical", "warning", "info")
+# A check that lacks a fact asks for it (common.to_confirm): a question, keyed
+# ("to_confirm", fact), kept in the alerts table for its lifecycle (asked once, resolved the
+# day the fact arrives) but listed apart from the alerts, which are risks only.
+QUESTION_KEY = "to_confirm"
+
+
+def kind_of(record_keys: tuple[str, ...]) -> Kind:
+    """'question' for what a check asks the user, 'alert' for a risk it found."""
+    return "question" if record_keys[:1] == (QUESTION_KEY,) else "alert"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +67,11 @@ class AlertDraft:
     why: str = ""  # why it matters to the user, in one sentence
     next_step: str = ""  # what to do about it, in one sentence an agent can act on
 
+    @property
+    def kind(self) -> Kind:
+        """'question' (a fact the check needs) or 'alert' (a risk)."""
+        return kind_of(self.record_keys)
+
 
 Check = Callable[[Any, dt.date, CheckConfig], list[AlertDraft]]
 
@@ -88,6 +103,11 @@ class Alert:
     why: str = ""
     next_step: str = ""
 
+    @property
+    def kind(self) -> Kind:
+        """'question' (a fact a check needs, asked once) or 'alert' (a risk)."""
+        return kind_of(self.record_keys)
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (dates ISO)."""
 
@@ -99,6 +119,7 @@ class Alert:
             "tenant": self.address.tenant,
             "subject": str(self.address),
             "check": self.check,
+            "kind": self.kind,
             "severity": self.severity,
             "status": self.status,
             "message": self.message,

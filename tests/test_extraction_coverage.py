@@ -57,6 +57,8 @@ DIALOGUES: dict[str, list[tuple[str, list[str]]]] = {
     "health.allergies": [("2025-01-05", ["I'm allergic to sesame, I get hives."])],
     "health.conditions": [("2025-01-05", ["I was diagnosed with asthma as a child."])],
     "health.body_weight": [("2025-01-05", ["I weighed in at 71.5 kg this morning."])],
+    # the user's days for a repeating event (checks/library/occurrences.py)
+    "preferences.timezone": [("2025-01-05", ["My timezone is Europe/London."])],
     "health.intake": [("2025-01-05", ["I drink grapefruit juice with breakfast every day."])],
     "health.vaccinations": [("2025-01-05", ["I had my hepatitis A jab in December."])],
     "finance.transactions": [("2025-01-05", ["I spent £42.10 at Tesco today."])],

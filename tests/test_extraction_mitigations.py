@@ -34,10 +34,10 @@ def tell(mem: Memory, *sessions: tuple[str, list[str]]) -> dt.date:
 
 
 def checks_fired(mem: Memory, day: dt.date) -> dict[str, list[Any]]:
-    """{check: its alerts} after running the subject's checks as of day."""
+    """{check: its alerts and questions} after running the subject's checks as of day."""
     mem.check(WHO, today=day)
     out: dict[str, list[Any]] = {}
-    for alert in mem.alerts(WHO):
+    for alert in [*mem.alerts(WHO), *mem.questions(WHO)]:
         out.setdefault(alert.check, []).append(alert)
     return out
 

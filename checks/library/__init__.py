@@ -39,6 +39,7 @@ from uac.checks.library.health import (
     dose_vs_weight,
     drug_allergy,
     drug_interaction,
+    duplicate_drug_class,
     food_allergy,
     food_drug_interaction,
     medication_runs_out,
@@ -59,6 +60,7 @@ from uac.checks.library.travel import (
     health_certificate,
     insurance_for_trip,
     schengen_stay_limit,
+    stay_limit,
 )
 from uac.checks.model import AlertDraft, Check, CheckConfig
 
@@ -74,6 +76,7 @@ REGISTRY: dict[str, Check] = {
         passport_blank_pages,
         booking_name_mismatch,
         schengen_stay_limit,
+        stay_limit,
         health_certificate,
         insurance_for_trip,
         checkout_vs_flight,
@@ -86,6 +89,7 @@ REGISTRY: dict[str, Check] = {
         pregnancy_contraindication,
         activity_vs_condition,
         dose_vs_weight,
+        duplicate_drug_class,
         medication_runs_out,
         # schedule and deadlines
         event_overlap,

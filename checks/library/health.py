@@ -22,6 +22,7 @@ from uac.checks.library.common import (
     trip_label,
     upcoming_trips,
 )
+from uac.checks.library.occurrences import first_between, repeats, user_zone
 from uac.checks.model import AlertDraft, CheckConfig
 from uac.fact_log.reference import drug_data, food_data, health_rules, mentions, normalise
 
@@ -206,6 +207,18 @@ def drug_interaction(user: Any, today: dt.date, config: CheckConfig) -> list[Ale
     return out
 
 
+def _upcoming_events(user: Any, today: dt.date, config: CheckConfig) -> list[tuple[Any, dt.date]]:
+    """(event, the day of its next occurrence from today) of each event still to come: a
+    series that started long ago is upcoming on its next day (checks/library/occurrences.py)."""
+    zone, horizon = user_zone(user), today + dt.timedelta(days=366)
+    out = []
+    for event in records(user, "events"):
+        hit = first_between(event, today, horizon if repeats(event) else dt.date.max, config, zone)
+        if hit is not None:
+            out.append((event, hit.day))
+    return out
+
+
 def _allergens(user: Any) -> list[tuple[Any, str, list[str]]]:
     _, _, allergens = food_data()
     out = []
@@ -223,11 +236,10 @@ def food_allergy(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDr
     if not found:
         return []
     items: list[tuple[Any, str, str]] = []
-    for event in records(user, "events"):
-        if (event.end or event.start).date() >= today:
-            text = " ".join(filter(None, (event.title, event.location)))
-            where = f" at {event.location}" if event.location else ""
-            items.append((event, text, f"event '{event.title}'{where} on {event.start.date()}"))
+    for event, day in _upcoming_events(user, today, config):
+        text = " ".join(filter(None, (event.title, event.location)))
+        where = f" at {event.location}" if event.location else ""
+        items.append((event, text, f"event '{event.title}'{where} on {day}"))
     since = today - dt.timedelta(days=config.food_lookback_days)
     for tx in records(user, "transactions"):
         if tx.date >= since:
@@ -352,9 +364,7 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
     if not conditions:
         return []
     out = []
-    for event in records(user, "events"):
-        if (event.end or event.start).date() < today:
-            continue
+    for event, day in _upcoming_events(user, today, config):
         text = normalise(" ".join(filter(None, (event.title, event.location))))
         for rule in health_rules()["activity"]:
             if not any(mentions(text, w) for w in rule["words"]):
@@ -366,11 +376,11 @@ def activity_vs_condition(user: Any, today: dt.date, config: CheckConfig) -> lis
                     draft(
                         "activity_vs_condition",
                         rule["severity"],
-                        f"{cap(rule['name'])} ('{event.title}' on {event.start.date()}) "
+                        f"{cap(rule['name'])} ('{event.title}' on {day}) "
                         f"with {cond.name}: a medical clearance is advised.",
                         why=f"{cap(rule['name'])} can be dangerous with {cond.name}.",
                         next_step=f"Ask a doctor (for diving: a diving medical referee) whether "
-                        f"{rule['name']} is safe before {event.start.date()}.",
+                        f"{rule['name']} is safe before {day}.",
                         computation=f"'{event.title}' → {rule['name']}; condition "
                         f"'{cond.name}' ({rule['source']})",
                         keys=(event.key, cond.key),
@@ -391,9 +401,12 @@ _COUNT_AFTER = re.compile(
     r"\s*,?\s*(\d|one|two|three|four)\s+(?:tablets?|capsules?|caps|pills)\b", re.I
 )
 _TIMES = {"once": 1, "twice": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+# prescription shorthand: od (once), bd/bid (twice), tds/tid (three), qds/qid (four times) a day
+_SHORT = {"od": 1, "bd": 2, "bid": 2, "tds": 3, "tid": 3, "qds": 4, "qid": 4}
 _FREQ = re.compile(
-    r"\b(once|twice|three|four|five|six|\d)(?:\s+times)?\s+(?:a|per)\s+day\b|"
-    r"\bevery\s+(\d{1,2})\s+hours?\b|\b(daily|at night|at bedtime|in the morning)\b",
+    r"\b(once|twice|three|four|five|six|\d)(?:\s*(?:times|x|×))?\s+(?:(?:a|per)\s+day|daily)\b|"
+    r"\bevery\s+(\d{1,2})\s+hours?\b|\b(daily|at night|at bedtime|in the morning)\b|"
+    r"\b(od|bd|bid|tds|tid|qds|qid)\b",
     re.IGNORECASE,
 )
 
@@ -417,6 +430,8 @@ def daily_mg(dose: str | None) -> Decimal | None:
         per_day = Decimal(_TIMES.get(word) or int(word))
     elif freq[2]:
         per_day = Decimal(24) / Decimal(freq[2])
+    elif freq[4]:
+        per_day = Decimal(_SHORT[freq[4].lower()])
     else:
         per_day = Decimal(1)
     return (mg * per_day).quantize(Decimal(1))
@@ -440,9 +455,33 @@ def _single_strength(med: Any) -> str | None:
     return dose[: pair.start()] + f"{larger}mg" + dose[pair.end() :]
 
 
+def _limit(
+    rule: dict[str, Any], mg: Decimal, weight: float | None
+) -> tuple[str, Decimal, str] | None:
+    """(severity, limit, how it is computed) of the first limit of a dosing rule a daily dose
+    is above, ("info", ...) when only the unknown body weight could tell, or None."""
+    if mg > rule["max_mg_day"]:
+        return "critical", Decimal(rule["max_mg_day"]), f"{rule['max_mg_day']} mg a day"
+    below = rule.get("below_kg")
+    if below is not None:
+        per_kg = rule["max_mg_per_kg_day"]
+        if weight is None and mg > below * per_kg:
+            return "info", Decimal(below * per_kg), f"{per_kg} mg/kg under {below} kg"
+        if weight is not None and weight < below:
+            limit = (Decimal(str(weight)) * per_kg).quantize(Decimal(1))
+            if mg > limit:
+                return "critical", limit, f"{per_kg} mg/kg × {weight:g} kg = {limit} mg a day"
+    otc = rule.get("otc_max_mg_day")
+    if otc is not None and mg > otc:
+        return "warning", Decimal(otc), f"{otc} mg a day over the counter"
+    return None
+
+
 def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Daily doses above the maximum for the user's body weight (paracetamol under 50 kg),
-    summed over every medication that contains the drug (co-codamol and paracetamol).
+    """Daily doses above a drug's maximum (health_rules.toml `[[dosing]]`): the adult
+    maximum, the maximum for the user's body weight (paracetamol under 50 kg), or the
+    over-the-counter maximum; summed over every medication that contains the drug
+    (co-codamol and paracetamol).
 
     Without a recorded weight it asks for it once, when the dose is too high for some weights.
     """
@@ -460,43 +499,52 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
         if not taken:
             continue
         mg = sum((m for _, m in taken), Decimal(0))
-        if mg > rule["max_mg_day"]:
-            limit, basis = Decimal(rule["max_mg_day"]), f"{rule['max_mg_day']} mg a day"
-        elif weight is None:
-            if mg > rule["below_kg"] * rule["max_mg_per_kg_day"]:
-                out.append(
-                    to_confirm(
-                        "dose_vs_weight",
-                        "body_weight",
-                        f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
-                        f"much for someone under {rule['below_kg']} kg.",
-                        f"The safe daily maximum of {rule['drug']} depends on body weight.",
-                        tuple(i for med, _ in taken for i in med.fact_ids),
-                    )
+        found = _limit(rule, mg, weight)
+        if found is None:
+            continue
+        severity, limit, basis = found
+        if severity == "info":
+            out.append(
+                to_confirm(
+                    "dose_vs_weight",
+                    "body_weight",
+                    f"how much do you weigh? {mg} mg of {rule['drug']} a day is too "
+                    f"much for someone under {rule['below_kg']} kg.",
+                    f"The safe daily maximum of {rule['drug']} depends on body weight.",
+                    tuple(i for med, _ in taken for i in med.fact_ids),
                 )
+            )
             continue
-        elif weight < rule["below_kg"]:
-            limit = (Decimal(str(weight)) * rule["max_mg_per_kg_day"]).quantize(Decimal(1))
-            basis = f"{rule['max_mg_per_kg_day']} mg/kg × {weight:g} kg = {limit} mg a day"
-        else:
-            continue
-        if mg <= limit:
-            continue
-        at = f" at {weight:g} kg" if weight is not None else ""
+        weighs = weight is not None and "mg/kg" in basis
+        # a critical dose names the weight it was judged at (as it always did), an OTC one not
+        at = f" at {weight:g} kg" if weight is not None and severity == "critical" else ""
+        kind = " over-the-counter" if severity == "warning" else ""
         said = " + ".join(f"{med.name} {med.dose}" for med, _ in taken)
         if len(taken) == 1:
-            message = f"{said} is {mg} mg a day, above the {limit} mg maximum{at}."
+            message = f"{said} is {mg} mg a day, above the {limit} mg{kind} maximum{at}."
         else:  # "co-codamol ... + paracetamol ...": one drug from several products
             message = f"{said} together are {mg} mg of {rule['drug']} a day, above the {limit} "
-            message += f"mg maximum{at}."
+            message += f"mg{kind} maximum{at}."
+        if severity == "warning":
+            why = (
+                f"More than {limit} mg of {rule['drug']} a day is only safe when a prescriber "
+                "chose the dose and watches for side effects."
+            )
+            step = (
+                f"Check the dose with the prescriber or a pharmacist; without a prescription "
+                f"keep to {limit} mg a day."
+            )
+        else:
+            harm = "damage the liver" if rule["drug"] == "paracetamol" else "cause serious harm"
+            why = f"Too much {rule['drug']}{' for your body weight' if weighs else ''} can {harm}."
+            step = f"Lower the dose to at most {limit} mg a day and check it with a pharmacist."
         out.append(
             draft(
                 "dose_vs_weight",
-                "critical",
+                severity,
                 message,
-                why=f"Too much {rule['drug']} for your body weight can damage the liver.",
-                next_step=f"Lower the dose to at most {limit} mg a day and check it with a "
-                "pharmacist.",
+                why=why,
+                next_step=step,
                 computation=" + ".join(f"{med.dose} → {m}" for med, m in taken)
                 + ("" if len(taken) == 1 else f" = {mg}")
                 + f" mg/day > {basis} ({rule['source']})",
@@ -505,6 +553,43 @@ def dose_vs_weight(user: Any, today: dt.date, config: CheckConfig) -> list[Alert
                 + (weighed[-1].fact_ids if weighed else ()),
             )
         )
+    return out
+
+
+def duplicate_drug_class(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Two different drugs of one class (two NSAIDs) taken at the same time
+    (health_rules.toml `[[duplicate_class]]`); the same drug in two products is a dose,
+    summed by dose_vs_weight."""
+    rows = _ingredients(current_meds(user, today))
+    out = []
+    for rule in health_rules()["duplicate_class"]:
+        cls = rule["drug_class"]
+        members = [(med, drug) for med, drug, classes, _ in rows if cls in classes]
+        done: set[tuple[str, str]] = set()
+        for i, (a, drug_a) in enumerate(members):
+            for b, drug_b in members[i + 1 :]:
+                keys = tuple(sorted((a.key, b.key)))
+                if a is b or drug_a == drug_b or keys in done:
+                    continue
+                start = max(_span(a)[0], _span(b)[0], today)
+                if start > min(_span(a)[1], _span(b)[1]):
+                    continue  # never taken together from today on
+                done.add(keys)
+                out.append(
+                    draft(
+                        "duplicate_drug_class",
+                        rule["severity"],
+                        f"Two {rule['label']} at once: {a.name} ({drug_a}) and {b.name} "
+                        f"({drug_b}).",
+                        why=f"Taken together, {rule['effect']}.",
+                        next_step=f"Take only one of {a.name} and {b.name}, or ask a pharmacist "
+                        "or the prescriber whether both are meant.",
+                        computation=f"{drug_a} ∈ {cls}, {drug_b} ∈ {cls}, both current from "
+                        f"{start} ({rule['source']})",
+                        keys=keys,
+                        fact_ids=a.fact_ids + b.fact_ids,
+                    )
+                )
     return out
 
 

@@ -4,9 +4,7 @@ user is away, deadlines approaching, and vehicle services due.
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 
 from uac.checks.library.common import (
@@ -20,25 +18,23 @@ from uac.checks.library.common import (
     trip_label,
     upcoming_trips,
 )
+from uac.checks.library.occurrences import (
+    default_end,
+    first_between,
+    first_overlap,
+    repeats,
+    rhythm,
+    user_zone,
+)
 from uac.checks.model import AlertDraft, CheckConfig
 from uac.fact_log.reference import country_name, mentions, normalise
 
 
 def _end(event: Any, config: CheckConfig) -> dt.datetime:
-    return event.end or event.start + dt.timedelta(minutes=config.event_default_minutes)
+    return default_end(event, config)
 
 
-def _repeats(event: Any) -> str | None:
-    return getattr(event, "repeats", None)
-
-
-def _length(event: Any, config: CheckConfig) -> dt.timedelta:
-    """How long one occurrence lasts: a series' `end` on another day than its start is the
-    series' end (as some records say it), not one occurrence's, so the default length."""
-    end = _end(event, config)
-    if _repeats(event) and end.date() != event.start.date():
-        return dt.timedelta(minutes=config.event_default_minutes)
-    return end - event.start
+_repeats = repeats
 
 
 def _at(event: Any) -> str:
@@ -89,75 +85,35 @@ def event_overlap(user: Any, today: dt.date, config: CheckConfig) -> list[AlertD
     return out
 
 
-def _add_months(day: dt.datetime, n: int) -> dt.datetime:
-    y, m = divmod(day.month - 1 + n, 12)
-    last = calendar.monthrange(day.year + y, m + 1)[1]
-    return day.replace(year=day.year + y, month=m + 1, day=min(day.day, last))
-
-
-def occurrences(event: Any, today: dt.date, until: dt.date) -> Iterator[dt.datetime]:
-    """Start times of an event (one-off or repeating) from today up to a day."""
-    stop = min(until, getattr(event, "repeat_until", None) or dt.date.max)
-    kind = _repeats(event) or ""
-    step = {"daily": 1, "weekdays": 1, "weekly": 7, "fortnightly": 14}.get(kind)
-    start, n = event.start, 0
-    while start.date() <= stop:
-        if start.date() >= today and (kind != "weekdays" or start.weekday() < 5):
-            yield start
-        if _repeats(event) == "monthly":
-            n += 1
-            start = _add_months(event.start, n)
-        elif step:
-            start += dt.timedelta(days=step)
-        else:
-            return
-
-
-def _rhythm(event: Any) -> str:
-    kind = _repeats(event)
-    if kind in ("weekly", "fortnightly"):
-        every = "every" if kind == "weekly" else "every other"
-        return f"{every} {event.start:%A} {event.start:%H:%M}"
-    if kind == "weekdays":
-        return f"Monday to Friday at {event.start:%H:%M}"
-    return f"{kind} at {event.start:%H:%M}" if kind else f"on {event.start:%A %Y-%m-%d %H:%M}"
-
-
 def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """A recurring event that collides with another event (recurring or one-off)."""
+    """A recurring event that collides with another event (recurring or one-off): both are
+    expanded into occurrences (checks/library/occurrences.py) and the first day they meet
+    is named."""
     until = today + dt.timedelta(weeks=config.collision_weeks)
+    zone = user_zone(user)
     events = [e for e in _events(user) if _end(e, config).date() >= today or _repeats(e)]
     out = []
     for i, a in enumerate(events):
         for b in events[i + 1 :]:
             if not (_repeats(a) or _repeats(b)):
                 continue  # two one-off events: event_overlap
-            length_a, length_b = _length(a, config), _length(b, config)
-            slots_b = list(occurrences(b, today, until))
-            first = next(
-                (
-                    (sa, sb)
-                    for sa in occurrences(a, today, until)
-                    for sb in slots_b
-                    if sa < sb + length_b and sb < sa + length_a
-                ),
-                None,
-            )
+            first = first_overlap(a, b, today, until, config, zone)
             if first is None:
                 continue
-            sa, sb = first
-            day = max(sa, sb).date()
+            oa, ob = first
+            day = max(oa, ob, key=lambda o: o.start).day
+            length_a, length_b = oa.end - oa.start, ob.end - ob.start
             out.append(
                 draft(
                     "recurring_event_collision",
                     "warning",
-                    f"Conflict: '{a.title}' ({_rhythm(a)}) and '{b.title}' ({_rhythm(b)}) "
-                    f"collide, first on {day:%A} {day}.",
+                    f"Conflict: '{a.title}' ({rhythm(a, zone)}) and '{b.title}' "
+                    f"({rhythm(b, zone)}) collide, first on {day:%A} {day}.",
                     why=CONFLICT_WHY + " A recurring clash comes back every time.",
                     next_step=f"Move one of '{a.title}' and '{b.title}' to another time, or "
                     "skip one of them on the days they meet.",
-                    computation=f"{a.title} {sa:%Y-%m-%d %H:%M}+{length_a}; {b.title} "
-                    f"{sb:%Y-%m-%d %H:%M}+{length_b}; first overlap {day}",
+                    computation=f"{a.title} {oa.start:%Y-%m-%d %H:%M}+{length_a}; {b.title} "
+                    f"{ob.start:%Y-%m-%d %H:%M}+{length_b}; first overlap {day}",
                     keys=tuple(sorted((a.key, b.key))),
                     fact_ids=a.fact_ids + b.fact_ids,
                 )
@@ -165,35 +121,79 @@ def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) ->
     return out
 
 
+def _at_destination(event: Any, trip: Any) -> bool:
+    """Whether an event's place names the trip's destination (then it is part of the trip)."""
+    place = event.location or ""
+    return (
+        names_place(place, trip.city)
+        or names_place(place, trip.country)
+        or names_place(place, country_name(trip.country))
+    )
+
+
+def _when(event: Any, occurrence: Any, zone: Any) -> str:
+    """'on 2025-03-13' for a one-off, 'on Thursday 2025-03-13 (every Thursday 19:00)' for a
+    series: the occurrence the alert is about is named."""
+    if not _repeats(event):
+        return f"on {occurrence.day}"
+    return f"on {occurrence.day:%A} {occurrence.day} ({rhythm(event, zone)})"
+
+
 def event_during_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Upcoming events at home that fall while the user is away on a trip."""
+    """Upcoming events (one-off, or an occurrence of a series) that fall while the user is
+    away: on a trip whose destination the event's place does not name, or in a time away
+    (out of office, on leave) that no trip covers. Compound: events × trips × away periods."""
     out = []
+    zone = user_zone(user)
     trips = upcoming_trips(user, today)
-    for event in records(user, "events"):
-        day = event.start.date()
-        if day < today:
-            continue
+    away = [p for p in records(user, "away_periods") if (p.end or p.start) >= today]
+    for event in _events(user):
         for trip in trips:
-            last = trip_end(trip)
-            if not trip.depart <= day <= last:
-                continue
-            place = event.location or ""
-            if names_place(place, trip.city) or names_place(place, trip.country):
+            if _at_destination(event, trip):
                 continue  # the event is at the destination: part of the trip
-            if names_place(place, country_name(trip.country)):
+            last = trip_end(trip)
+            hit = first_between(event, max(trip.depart, today), last, config, zone)
+            if hit is None:
                 continue
             out.append(
                 draft(
                     "event_during_trip",
                     "warning",
-                    f"Conflict: '{event.title}'{_at(event)} on {day} is while you are away on "
-                    f"{trip_label(trip)}.",
+                    f"Conflict: '{event.title}'{_at(event)} {_when(event, hit, zone)} is while "
+                    f"you are away on {trip_label(trip)}.",
                     why="You will not be there for it.",
-                    next_step=f"Reschedule or cancel '{event.title}', or change the trip dates.",
-                    computation=f"{trip.depart} ≤ {day} ≤ {last}; event location "
+                    next_step=f"Reschedule or cancel '{event.title}'"
+                    + (f" on {hit.day}" if _repeats(event) else "")
+                    + ", or change the trip dates.",
+                    computation=f"{trip.depart} ≤ {hit.day} ≤ {last}; event location "
                     f"'{event.location or 'unknown'}' is not the destination",
                     keys=(event.key, trip.key),
                     fact_ids=event.fact_ids + trip.fact_ids,
+                )
+            )
+        for period in away:
+            end = period.end or period.start
+            if any(t.depart <= period.start and end <= trip_end(t) for t in trips):
+                continue  # a trip covers it: said above, with the trip's name
+            place = getattr(period, "place", None)
+            if place and names_place(event.location, place):
+                continue  # the event is where the user will be
+            hit = first_between(event, max(period.start, today), end, config, zone)
+            if hit is None or any(t.depart <= hit.day <= trip_end(t) for t in trips):
+                continue
+            out.append(
+                draft(
+                    "event_during_trip",
+                    "warning",
+                    f"Conflict: '{event.title}'{_at(event)} {_when(event, hit, zone)} is while "
+                    f"you are away {_away_label(period)}.",
+                    why="You will not be there for it.",
+                    next_step=f"Reschedule or cancel '{event.title}'"
+                    + (f" on {hit.day}" if _repeats(event) else "")
+                    + ", or tell the people expecting you.",
+                    computation=f"{period.start} ≤ {hit.day} ≤ {end} (time away)",
+                    keys=(event.key, f"away:{period.key}"),
+                    fact_ids=event.fact_ids + period.fact_ids,
                 )
             )
     return out

@@ -41,51 +41,125 @@ def _first_overstay(stays: set[dt.date], limit: int, window: int, start: dt.date
     return None
 
 
-def schengen_stay_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
-    """Upcoming stays that break a short-stay limit (Schengen: 90 days in any 180).
+def _bound(rule: dict[str, Any], home: str) -> bool:
+    """Whether a stay-limit rule binds a national of `home`."""
+    if home in rule.get("exempt", ()):
+        return False
+    who = rule.get("applies_to", "all")
+    return who == "all" or home in who
 
-    Every recorded trip to a member country counts (arrival and departure days included);
-    nationals of the area's exempt countries are not limited. Other national rules of the
-    same shape can be added to travel_rules.toml.
-    """
+
+def _days_in(trips: list[Any]) -> set[dt.date]:
+    stays: set[dt.date] = set()
+    for t in trips:
+        length = (trip_end(t) - t.depart).days
+        stays.update(t.depart + dt.timedelta(days=i) for i in range(length + 1))
+    return stays
+
+
+_OVERSTAY_WHY = "Overstaying brings fines, an entry ban and trouble with future visas."
+
+
+def _rolling(rule: dict[str, Any], user: Any, today: dt.date, check: str) -> list[AlertDraft]:
+    """Upcoming trips that take the days spent in the area over `days` in any `window`."""
+    members = set(rule["countries"])
+    trips = [t for t in records(user, "trips") if t.country in members]
+    stays = _days_in(trips)
+    out = []
+    for trip in sorted(upcoming_trips(user, today), key=lambda t: t.depart):
+        if trip.country not in members:
+            continue
+        found = _first_overstay(stays, rule["days"], rule["window"], max(trip.depart, today))
+        if found is None or found[0] > trip_end(trip):
+            continue
+        day, count = found
+        out.append(
+            draft(
+                check,
+                rule.get("severity", "critical"),
+                f"{cap(trip_label(trip))} would break the {rule['name']} limit of "
+                f"{rule['days']} days in any {rule['window']}: by {day} you would have "
+                f"spent {count} days in the area.",
+                why=_OVERSTAY_WHY,
+                next_step=f"Shorten the stay (leave the area by the day before {day}), or "
+                "apply for a national long-stay visa of the country you stay in.",
+                computation=f"days in {rule['name']} area from "
+                f"{day - dt.timedelta(days=rule['window'] - 1)} to {day} = {count} > "
+                f"{rule['days']} ({rule['source']})",
+                keys=(rule["name"], trip.key),
+                fact_ids=tuple(f for t in trips for f in t.fact_ids),
+            )
+        )
+    return out
+
+
+def _per_entry(rule: dict[str, Any], user: Any, today: dt.date, check: str) -> list[AlertDraft]:
+    """Upcoming trips (with a return day) longer than one visit may last."""
+    out = []
+    for trip in sorted(upcoming_trips(user, today), key=lambda t: t.depart):
+        if trip.country not in rule["countries"] or trip.return_date is None:
+            continue
+        if rule.get("count") == "after_entry":  # admitted until entry + days
+            last = trip.depart + dt.timedelta(days=rule["days"])
+            counted = f"admitted until {trip.depart} + {rule['days']} days = {last}"
+        else:  # the arrival day is day 1
+            last = trip.depart + dt.timedelta(days=rule["days"] - 1)
+            counted = f"day 1 = {trip.depart}, day {rule['days']} = {last}"
+        if trip.return_date <= last:
+            continue
+        stay = (trip.return_date - trip.depart).days + 1
+        out.append(
+            draft(
+                check,
+                rule.get("severity", "critical"),
+                f"{cap(trip_label(trip))} is {days(stay)}, longer than the {rule['days']} days "
+                f"the {rule['name']} rule allows per visit: you would have to leave by {last}.",
+                why=_OVERSTAY_WHY,
+                next_step=f"Leave by {last}, or apply for a visa that allows the longer stay "
+                "before you travel.",
+                computation=f"{counted} < return {trip.return_date} ({rule['source']})",
+                keys=(rule["name"], trip.key),
+                fact_ids=trip.fact_ids,
+            )
+        )
+    return out
+
+
+def _stay_limits(user: Any, today: dt.date, check: str) -> list[AlertDraft]:
+    """Every stay-limit rule of travel_rules.toml reported by `check`, for the user's
+    nationality, over every recorded trip; one alert per trip (the first rule it breaks)."""
     home = home_country(user)
     if home is None:
         return []  # visa_for_trip asks for the nationality once
-    out = []
+    out: list[AlertDraft] = []
+    said: set[str] = set()  # trips already reported (a visit's limit before the yearly one)
     for rule in travel_rules()["stay_limit"]:
-        if home in rule["exempt"]:
+        if rule.get("check", "stay_limit") != check or not _bound(rule, home):
             continue
-        members = set(rule["countries"])
-        trips = [t for t in records(user, "trips") if t.country in members]
-        stays: set[dt.date] = set()
-        for t in trips:
-            length = (trip_end(t) - t.depart).days
-            stays.update(t.depart + dt.timedelta(days=i) for i in range(length + 1))
-        for trip in sorted(upcoming_trips(user, today), key=lambda t: t.depart):
-            if trip.country not in members:
-                continue
-            found = _first_overstay(stays, rule["days"], rule["window"], max(trip.depart, today))
-            if found is None or found[0] > trip_end(trip):
-                continue
-            day, count = found
-            out.append(
-                draft(
-                    "schengen_stay_limit",
-                    "critical",
-                    f"{cap(trip_label(trip))} would break the {rule['name']} limit of "
-                    f"{rule['days']} days in any {rule['window']}: by {day} you would have "
-                    f"spent {count} days in the area.",
-                    why="Overstaying brings fines, an entry ban and trouble with future visas.",
-                    next_step=f"Shorten the stay (leave the area by the day before {day}), or "
-                    "apply for a national long-stay visa of the country you stay in.",
-                    computation=f"days in {rule['name']} area from "
-                    f"{day - dt.timedelta(days=rule['window'] - 1)} to {day} = {count} > "
-                    f"{rule['days']} ({rule['source']})",
-                    keys=(rule["name"], trip.key),
-                    fact_ids=tuple(f for t in trips for f in t.fact_ids),
-                )
-            )
+        found = (_rolling if rule.get("per", "rolling") == "rolling" else _per_entry)(
+            rule, user, today, check
+        )
+        for alert in found:
+            if alert.record_keys[1] not in said:
+                said.add(alert.record_keys[1])
+                out.append(alert)
     return out
+
+
+def schengen_stay_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming stays that break the Schengen short-stay limit (90 days in any 180).
+
+    Every recorded trip to a member country counts (arrival and departure days included);
+    nationals of the area's exempt countries are not limited. The same mechanism as
+    `stay_limit` (travel_rules.toml `[[stay_limit]]`), kept under its own name.
+    """
+    return _stay_limits(user, today, "schengen_stay_limit")
+
+
+def stay_limit(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:
+    """Upcoming stays that break a country's visitor limit (UK, US visa waiver, Canada,
+    Japan, Australia, ...): per visit, or in a rolling window over every recorded trip."""
+    return _stay_limits(user, today, "stay_limit")
 
 
 def _vaccinated(user: Any, vaccine: str) -> bool:

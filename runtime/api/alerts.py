@@ -18,6 +18,7 @@ from uac.checks import (
     list_alerts,
     snooze,
 )
+from uac.checks.model import Kind
 from uac.checks.scheduler import JobResult, run_once
 from uac.checks.sinks import Sink
 from uac.compiler.checkpoint import CompileResult
@@ -86,12 +87,29 @@ class Alerts:
         include_resolved: bool = False,
         today: dt.date | None = None,
     ) -> list[Alert]:
-        """Open (and acknowledged) alerts of one subject, or of every subject of the tenant."""
+        """Open (and acknowledged) alerts of one subject, or of every subject of the tenant:
+        risks only (what the checks would like to ask is listed by `questions`)."""
+        return self._listed("alert", subject, include_resolved, today)
+
+    def questions(
+        self,
+        subject: str | None = None,
+        *,
+        include_resolved: bool = False,
+        today: dt.date | None = None,
+    ) -> list[Alert]:
+        """What the checks need to know and why (open questions of one subject, or of every
+        subject of the tenant); a question resolves itself when the fact it asks arrives."""
+        return self._listed("question", subject, include_resolved, today)
+
+    def _listed(
+        self, kind: Kind, subject: str | None, include_resolved: bool, today: dt.date | None
+    ) -> list[Alert]:
         statuses = (
             ("open", "acknowledged", "resolved") if include_resolved else ("open", "acknowledged")
         )
         where: Address | str = self.address(subject) if subject is not None else self.tenant
-        return list_alerts(self.store, where, statuses=statuses, today=today)
+        return list_alerts(self.store, where, statuses=statuses, today=today, kind=kind)
 
     def acknowledge(self, subject: str, alert_id: str, *, today: dt.date | None = None) -> Alert:
         """Mark one of the subject's alerts as seen."""

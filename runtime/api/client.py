@@ -360,6 +360,10 @@ class Client:
         """Open alerts of one subject, or of the whole tenant."""
         return self.call("alerts" if subject else "tenant-alerts", subject, **kw)
 
+    def questions(self, subject: str, **kw: Any) -> list[dict[str, Any]]:
+        """What the subject's checks would like to ask the user, and why."""
+        return self.call("questions", subject, **kw)
+
     def acknowledge(self, subject: str | None, alert_id: str, **kw: Any) -> dict[str, Any]:
         """Mark an alert as seen."""
         return self.call("ack" if subject else "tenant-ack", subject, alert_id=alert_id, **kw)

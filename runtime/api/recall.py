@@ -132,6 +132,13 @@ class Recall:
         hits = self._shared_notes(subject, query, notes, day) if query else []
         wishes = self.soft_preferences(subject, query, today=day)
         extra = journal.gather(self, subject, checkpoint, query, wishes, day)
+        extra["questions"] = [  # what the checks need to know, beside the tentative wishes
+            *extra["questions"],
+            *(
+                f"- {q.message.removeprefix('To confirm: ')} ({q.why})"
+                for q in self.questions(subject, today=day)
+            ),
+        ]
         return assemble(
             str(self.address(subject)),
             checkpoint,

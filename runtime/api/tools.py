@@ -38,6 +38,7 @@ class Verbs(Protocol):
     def add(self, subject: str, text: str) -> Any: ...
     def remember(self, subject: str, text: str) -> Any: ...
     def forget(self, subject: str, fact_id: str, *, reason: str | None = None) -> Any: ...
+    def questions(self, subject: str) -> list[Any]: ...
 
 
 class _Args(BaseModel):
@@ -158,6 +159,16 @@ def _facts(mem: Verbs, subject: str, args: FactsArgs) -> dict[str, Any]:
     return {"facts": [_fact(f) for f in facts]}
 
 
+def _questions(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
+    asked = [q if isinstance(q, dict) else q.as_dict() for q in mem.questions(subject)]
+    return {
+        "questions": [
+            {"ask": q["message"].removeprefix("To confirm: "), "why": q["why"], "id": q["id"]}
+            for q in asked
+        ]
+    }
+
+
 def _reacting(write: Callable[[], dict[str, Any]], mem: Verbs) -> dict[str, Any]:
     """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
     before = mem.last_evaluation
@@ -227,6 +238,13 @@ TOOLS: dict[str, Tool] = {
             _search,
         ),
         Tool("facts", "The user's most recent facts from the append-only log.", FactsArgs, _facts),
+        Tool(
+            "questions",
+            "What uac would like to ask the user (a fact a check needs, and why); ask when it "
+            "fits the conversation. An answer given to `add` closes the question.",
+            NoArgs,
+            _questions,
+        ),
         Tool(
             "add",
             "Give uac one message the user wrote; it keeps what it can verify as facts. The "

@@ -401,6 +401,10 @@ def _alerts(mem: Memory, subject: str | None, a: AlertsArgs) -> Any:
     return mem.alerts(subject, include_resolved=a.include_resolved, today=a.today)
 
 
+def _questions(mem: Memory, subject: str | None, a: AlertsArgs) -> Any:
+    return mem.questions(subject, include_resolved=a.include_resolved, today=a.today)
+
+
 def _ack(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
     return mem.acknowledge(_subject_of_alert(mem, subject, a.alert_id), a.alert_id, today=a.today)
 
@@ -626,6 +630,12 @@ VERBS: dict[str, Verb] = {
             "The subject's alerts.",
             AlertsArgs,
             _alerts,
+        ),
+        Verb(
+            "questions",
+            "What the subject's checks need to know, and why (apart from the alerts).",
+            AlertsArgs,
+            _questions,
         ),
         Verb(
             "ack",

@@ -51,6 +51,21 @@ def cmd_alerts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_questions(args: argparse.Namespace) -> int:
+    questions = _call(args, "questions", args.subject, include_resolved=args.all)
+    if args.json:
+        for question in questions:
+            _out(json.dumps(question, sort_keys=True, ensure_ascii=False))
+    elif not questions:
+        _out("no open questions")
+    else:
+        for q in questions:
+            _out(f"{q['id']} ({q['check']}, since {q['first_seen']}, {q['status']})")
+            _out(f"  ask: {q['message'].removeprefix('To confirm: ')}")
+            _out(f"  why: {q['why']}")
+    return 0
+
+
 def cmd_ack(args: argparse.Namespace) -> int:
     verb = "ack" if args.subject else "tenant-ack"
     alert = _call(args, verb, args.subject, alert_id=args.alert_id)

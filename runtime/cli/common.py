@@ -24,7 +24,7 @@ SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant
 READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
 
 
-READ_ONLY |= {"alerts", "tenant-alerts", "anchor", "members", "erasures"}
+READ_ONLY |= {"alerts", "questions", "tenant-alerts", "anchor", "members", "erasures"}
 
 
 # Writes from the command line react: recompile the subject, run its checks, show alerts.

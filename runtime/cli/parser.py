@@ -24,6 +24,7 @@ from uac.runtime.cli.alerts import (
     cmd_ack,
     cmd_alerts,
     cmd_check,
+    cmd_questions,
     cmd_rule,
     cmd_run_once,
     cmd_schedule,
@@ -317,6 +318,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("alerts", cmd_alerts, "List open alerts of a subject, or of the whole tenant.")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP + " (default: every subject)")
     p.add_argument("--all", action="store_true", help="include resolved alerts")
+
+    p = command("questions", cmd_questions, "List what a subject's checks need to know, and why.")
+    p.add_argument("subject", help=SUBJECT_HELP)
+    p.add_argument("--all", action="store_true", help="include answered (resolved) questions")
 
     for name, func, text in (
         ("ack", cmd_ack, "Acknowledge an alert."),
