@@ -1,0 +1,167 @@
+"""An overlay: a subject's typed state as it would be after a proposed write, in memory.
+
+`preview` (runtime/api/preview.py) asks "what would this write change?" without writing.
+The answer must come from the same code a write goes through, so an overlay is the compile
+of the subject with the proposal added, minus everything that touches the disk:
+
+- the proposal's batches are chained by the log's own `prepare` (its validation, its row
+  layout) against a throwaway key and no stored head: nothing is read from or written to the
+  log, and the rows become `Fact`s that follow everything the subject's compile reads
+  (`checkpoint.subject_facts`), as the write's rows would;
+- the fold is the compiler's `fold` (its memo is read, never kept: the next real compile
+  must not start from a state that was never written);
+- the rendered modules are executed from memory as one package (not formatted: ruff only
+  changes layout), so the checks run on the same generated dataclasses and generated rule
+  functions a published checkpoint holds. Nothing lands under generated/.
+
+The package lives in `sys.modules` only while it is executed (its relative imports resolve
+there); the objects it made stay alive as long as the overlay does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
+from types import ModuleType
+from typing import Any
+
+from uac.compiler import cache
+from uac.compiler.checkpoint import subject_facts
+from uac.compiler.fold import FoldResult, fold
+from uac.compiler.gc_pause import cyclic_gc_paused
+from uac.compiler.loader import COLUMNS, current_version
+from uac.compiler.model import build_model
+from uac.compiler.render import render
+from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.chain import GENESIS, Batch, prepare
+from uac.fact_log.errors import UacError
+from uac.fact_log.keys import KeyRing
+from uac.fact_log.store import Fact, Store
+
+# Proposed rows are never stored, so their keyed digests need no secret: a fixed key keeps
+# a preview independent of the workspace key (a read-only open may hold none).
+_THROWAWAY = KeyRing(Path(), "preview", {"preview": bytes(32)})
+PROPOSED = "proposed-"  # the prefix of a proposed fact's id: no stored fact has one
+
+# Modules execute in dependency order: each imports only modules before it.
+_ORDER = (COLUMNS, "schema")
+_NAMES = itertools.count(1)
+_NAMES_LOCK = threading.Lock()
+
+
+@dataclass(slots=True)
+class Overlay:
+    """The typed state of a subject with a proposal applied, held in memory.
+
+    Quacks like a loaded `Checkpoint` where the checks and `why` look (`user`, `package`,
+    `provenance`, `version`), so they run on it unchanged.
+    """
+
+    address: Address
+    version: int  # the published checkpoint it was read beside (0: none yet)
+    package: ModuleType
+    provenance: dict[str, Any]
+    folded: FoldResult
+    proposed: list[Fact] = field(default_factory=list)
+
+    @property
+    def user(self) -> Any:
+        """The root typed object, as a checkpoint's `state.user`."""
+        return self.package.state.user
+
+
+def proposed_facts(batches: Sequence[Batch]) -> list[Fact]:
+    """The facts the batches would append, as rows (ids `proposed-N`, in batch order).
+
+    Chained by the log's `prepare`, so a value the log would refuse is refused here too.
+    Seqs are provisional: the overlay renumbers them past the subject's log.
+    """
+    out: list[Fact] = []
+    for batch in batches:
+        prep = prepare(batch, _THROWAWAY, (0, GENESIS), itertools.count(1), itertools.count(1), 1)
+        for row in prep.fact_rows:
+            fact = Fact(*row)
+            out.append(replace(fact, id=f"{PROPOSED}{len(out) + 1}", mac=None))
+    return out
+
+
+def build_overlay(
+    store: Store,
+    catalog: Catalog,
+    addr: Address,
+    batches: Sequence[Batch],
+) -> Overlay:
+    """Fold the subject's log plus the batches and import the result from memory."""
+    proposed = proposed_facts(batches)
+    facts, shared = subject_facts(store, catalog, addr, proposed=proposed)
+    schemas = dict(store.inferred_schemas(addr))
+    for batch in batches:  # an import of a new collection infers (or widens) its schema
+        schemas.update(batch.schemas)
+    model = build_model(catalog, schemas)
+    with cyclic_gc_paused():
+        folded = fold(catalog, model, facts, cache.fold_memo(store, addr), shared.scopes)
+        files = render(folded, str(addr), addr.tenant)
+        package = import_rendered(files)
+    return Overlay(
+        addr,
+        current_version(store.home, addr) or 0,
+        package,
+        json.loads(files["provenance.json"]),
+        folded,
+        facts[len(facts) - len(proposed) :],
+    )
+
+
+class _Rendered:
+    """What `_columns.load` reads in place of a file: the rendered text of that name."""
+
+    def __init__(self, files: Mapping[str, str], name: str):
+        self.files, self.name = files, name
+
+    def with_suffix(self, suffix: str) -> _Rendered:
+        return _Rendered(self.files, PurePath(self.name).with_suffix(suffix).name)
+
+    def read_text(self, encoding: str = "utf-8") -> str:
+        return self.files[self.name]
+
+
+def import_rendered(files: Mapping[str, str]) -> ModuleType:
+    """Execute a rendered checkpoint (file name -> text) as a package, from memory."""
+    with _NAMES_LOCK:
+        name = f"uac_overlay_{next(_NAMES)}"
+    modules = [m[:-3] for m in files if m.endswith(".py") and m != "__init__.py"]
+    records = sorted(m for m in modules if m.startswith("records_"))
+    order = [*_ORDER, *records, *sorted(set(modules) - {*_ORDER, *records})]
+    package = ModuleType(name)
+    package.__path__ = []  # a package: its submodules are the ones registered below
+    package.__package__ = name
+    made = [name]
+    sys.modules[name] = package
+    try:
+        _execute(package, files["__init__.py"], f"<overlay {name}/__init__.py>")
+        for module in order:
+            sub = ModuleType(f"{name}.{module}")
+            sub.__package__ = name
+            sub.__file__ = f"{module}.py"  # what a records module hands `_columns.load`
+            sys.modules[sub.__name__] = sub
+            made.append(sub.__name__)
+            _execute(sub, files[f"{module}.py"], f"<overlay {name}/{module}.py>")
+            if module == COLUMNS:
+                sub.Path = lambda p: _Rendered(files, PurePath(p).name)  # type: ignore[attr-defined]
+            setattr(package, module, sub)
+    except Exception as exc:
+        raise UacError(f"the proposal's typed state failed to build: {exc}") from None
+    finally:
+        for module in made:
+            sys.modules.pop(module, None)
+    return package
+
+
+def _execute(module: ModuleType, text: str, origin: str) -> None:
+    exec(compile(text, origin, "exec"), module.__dict__)
