@@ -124,8 +124,8 @@ class PlanArgs(_Args):
         "back on 12 June'",
         max_length=65536,
     )
-    facts: list[ProposedFact] = Field(
-        default_factory=list, description="The plan as typed facts (instead of, or with, text)"
+    facts: list[ProposedFact] | None = Field(
+        None, description="The plan as typed facts (instead of, or with, text)"
     )
     at: str | None = Field(None, description="When the plan is made (YYYY-MM-DD; default: now)")
     session: str | None = Field(None, description="The conversation the plan belongs to")
@@ -221,7 +221,7 @@ def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
 
 
 def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
-    facts = [f.model_dump(exclude_unset=True) for f in args.facts]
+    facts = [f.model_dump(exclude_unset=True) for f in args.facts or ()]
     at = None
     if args.at is not None:
         try:
