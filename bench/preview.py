@@ -1,0 +1,117 @@
+"""Preview benchmark: `preview` of a write against doing the write (write → alert), same run.
+
+Run from the repository root with the project's virtualenv:
+
+    python bench/preview.py             # 1,000 and 10,000 facts, 5 runs each
+    python bench/preview.py --quick     # 1,000 facts, 3 runs (a smoke run)
+    python bench/preview.py --runs 7    # repetitions per size
+
+What is timed, per subject size N (N - 4 transactions imported in batches of 5,000, a
+penicillin allergy, passport attributes, one trip; written in `Memory.deferred()` so the
+setup compiles and checks once). Each run, on the same state:
+
+* preview: `Memory.preview` of one medication record that conflicts with the allergy (a new
+  record key, so a new alert): the proposal built as the import would build it, the fold
+  and render of log + proposal in memory, the checks, the plan against the stored alerts;
+* write → alert: then the same record written for real with `Memory.import_records` on a
+  reacting Memory (append + incremental compile + checks + storing the alert).
+
+Each run also checks equivalence: the alert ids the preview named are the ids the write
+raised. Reported: medians, and preview / write (the target is at most 1x: a preview must
+not cost more than doing it). One untimed warm-up run first (imports, caches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import benchpath  # noqa: E402,F401 (keeps bench/ off sys.path)
+
+from uac import Memory  # noqa: E402
+
+T0 = dt.datetime(2025, 1, 10, 9)
+
+
+def _transactions(n: int, rng: random.Random) -> list[dict]:
+    cats = ["dining", "groceries", "transport", "rent", "fun"]
+    return [
+        {
+            "date": (dt.date(2024, 1, 1) + dt.timedelta(days=i % 365)).isoformat(),
+            "amount": f"{rng.randint(100, 9999) / 100:.2f}",
+            "merchant": f"Merchant {i}",
+            "category": cats[i % len(cats)],
+            "currency": "GBP",
+        }
+        for i in range(n)
+    ]
+
+
+def measure(size: int, runs: int) -> dict[str, float]:
+    """Median ms of a preview and of the same write → alert, on a subject of `size` facts."""
+    rng = random.Random(size)
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+        with mem.deferred():  # the setup reacts once, at the end
+            mem.set("s", "identity.passport.issuing_country", "GB", now=T0)
+            mem.set("s", "identity.passport.expiry_date", "2031-01-01", now=T0)
+            mem.import_records("s", "allergies", [{"substance": "penicillin"}], now=T0)
+            mem.import_records("s", "trips", [{"country": "FR", "depart": "2025-03-01"}], now=T0)
+            txs = _transactions(size - 4, rng)
+            for i in range(0, len(txs), 5000):
+                mem.import_records("s", "transactions", txs[i : i + 5000], now=T0)
+        facts = len(mem.facts("s"))
+        times: dict[str, list[float]] = {"preview": [], "write": []}
+        for run in range(runs + 1):
+            record = {"name": "amoxicillin", "start_date": f"2025-01-{run + 1:02d}"}
+            now = T0 + dt.timedelta(minutes=run + 1)
+            start = time.perf_counter()
+            seen = mem.preview("s", facts=[{"path": "medications", "record": record}], now=now)
+            took_preview = (time.perf_counter() - start) * 1000
+            start = time.perf_counter()
+            mem.import_records("s", "medications", [record], now=now)
+            took_write = (time.perf_counter() - start) * 1000
+            result = mem.last_evaluation
+            assert result is not None and [a.check for a in result.new] == ["drug_allergy"]
+            assert sorted(a.id for a in seen.raised) == sorted(a.id for a in result.new), run
+            if run:  # run 0 warms up
+                times["preview"].append(took_preview)
+                times["write"].append(took_write)
+    out = {name: statistics.median(values) for name, values in times.items()}
+    out["facts"] = facts
+    return out
+
+
+def main() -> None:
+    """Run the benchmark and print a Markdown summary."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--runs", type=int, default=None)
+    args = parser.parse_args()
+    sizes = [1000] if args.quick else [1000, 10_000]
+    runs = args.runs or (3 if args.quick else 5)
+    print(f"# preview bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}")
+    print(f"Python {platform.python_version()}; median of {runs} runs per size (after 1 warm-up)")
+    print()
+    print("| facts | **preview ms** | write → alert ms | preview / write | same alert ids |")
+    print("|---:|---:|---:|---:|---|")
+    for size in sizes:
+        r = measure(size, runs)
+        print(
+            f"| {int(r['facts']):,} | **{r['preview']:.1f}** | {r['write']:.1f} | "
+            f"{r['preview'] / r['write']:.2f}x | yes ({runs}/{runs}) |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
