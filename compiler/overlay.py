@@ -14,12 +14,18 @@ of the subject with the proposal added, minus everything that touches the disk:
   changes layout), so the checks run on the same generated dataclasses and generated rule
   functions a published checkpoint holds. Nothing lands under generated/.
 
+Incremental like a compile: a collection whose records (and record class) are those the
+subject's previous preview built, under the same schema module, is neither rendered nor
+decoded again: its module is carried (compiler/cache.py keeps them per subject, and a legal
+erase drops them with the rest of the subject's cache).
+
 The package lives in `sys.modules` only while it is executed (its relative imports resolve
 there); the objects it made stay alive as long as the overlay does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import sys
@@ -31,12 +37,13 @@ from types import ModuleType
 from typing import Any
 
 from uac.compiler import cache
+from uac.compiler.canonical import rows_digest
 from uac.compiler.checkpoint import subject_facts
 from uac.compiler.fold import FoldResult, fold
 from uac.compiler.gc_pause import cyclic_gc_paused
 from uac.compiler.loader import COLUMNS, current_version
-from uac.compiler.model import build_model
-from uac.compiler.render import render
+from uac.compiler.model import build_model, model_parts
+from uac.compiler.render import records_files, records_format, render
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.chain import GENESIS, Batch, prepare
@@ -106,8 +113,23 @@ def build_overlay(
     model = build_model(catalog, schemas)
     with cyclic_gc_paused():
         folded = fold(catalog, model, facts, cache.fold_memo(store, addr), shared.scopes)
-        files = render(folded, str(addr), addr.tenant)
-        package = import_rendered(files)
+        parts = model_parts(model)
+        keys = {
+            c.module: rows_digest(
+                (c.class_name, tuple(f.name for f in c.fields), parts[c.attr], records_format())
+            )
+            for c in model.collections
+            if c.records
+        }
+        attrs = {c.module: c.attr for c in model.collections}
+        files = render(folded, str(addr), addr.tenant, skip=set(attrs.values()), digests=parts)
+        schema = hashlib.sha256(files["schema.py"].encode("utf-8")).hexdigest()
+        carry = _carried(cache.preview_modules(store, addr), schema, keys)
+        needed = {attrs[m] for m in keys if m not in carry}
+        files.update(records_files(folded, str(addr), addr.tenant, needed))
+        package = import_rendered(files, carry)
+    held = {m: getattr(package, m) for m in (COLUMNS, "schema", *keys)}
+    cache.keep_preview_modules(store, addr, _Kept(schema, keys, held))
     return Overlay(
         addr,
         current_version(store.home, addr) or 0,
@@ -116,6 +138,27 @@ def build_overlay(
         folded,
         facts[len(facts) - len(proposed) :],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    """A preview's schema and records modules, for the subject's next preview."""
+
+    schema: str  # digest of schema.py's text
+    keys: dict[str, str]  # records module -> digest of its class and rows
+    modules: dict[str, ModuleType]
+
+
+def _carried(kept: _Kept | None, schema: str, keys: dict[str, str]) -> dict[str, ModuleType]:
+    """The modules of the last preview this one can take as they are (none if the schema
+    changed: a records module is only good with the classes it was built from)."""
+    if kept is None or kept.schema != schema:
+        return {}
+    out = {COLUMNS: kept.modules[COLUMNS], "schema": kept.modules["schema"]}
+    for module, key in keys.items():
+        if kept.keys.get(module) == key:
+            out[module] = kept.modules[module]
+    return out
 
 
 class _Rendered:
@@ -131,11 +174,19 @@ class _Rendered:
         return self.files[self.name]
 
 
-def import_rendered(files: Mapping[str, str]) -> ModuleType:
-    """Execute a rendered checkpoint (file name -> text) as a package, from memory."""
+def import_rendered(
+    files: Mapping[str, str], carry: Mapping[str, ModuleType] | None = None
+) -> ModuleType:
+    """Execute a rendered checkpoint (file name -> text) as a package, from memory.
+
+    `carry` gives modules (by name) taken as they are instead of executed (their files
+    need not be in `files`).
+    """
+    carry = carry or {}
     with _NAMES_LOCK:
         name = f"uac_overlay_{next(_NAMES)}"
     modules = [m[:-3] for m in files if m.endswith(".py") and m != "__init__.py"]
+    modules += [m for m in carry if f"{m}.py" not in files]
     records = sorted(m for m in modules if m.startswith("records_"))
     order = [*_ORDER, *records, *sorted(set(modules) - {*_ORDER, *records})]
     package = ModuleType(name)
@@ -143,24 +194,42 @@ def import_rendered(files: Mapping[str, str]) -> ModuleType:
     package.__package__ = name
     made = [name]
     sys.modules[name] = package
+    _BEING_BUILT[name] = files
     try:
         _execute(package, files["__init__.py"], f"<overlay {name}/__init__.py>")
         for module in order:
+            if module in carry:
+                sys.modules[f"{name}.{module}"] = carry[module]
+                made.append(f"{name}.{module}")
+                setattr(package, module, carry[module])
+                continue
             sub = ModuleType(f"{name}.{module}")
             sub.__package__ = name
-            sub.__file__ = f"{module}.py"  # what a records module hands `_columns.load`
+            sub.__file__ = f"{name}/{module}.py"  # what a records module hands `_columns.load`
             sys.modules[sub.__name__] = sub
             made.append(sub.__name__)
             _execute(sub, files[f"{module}.py"], f"<overlay {name}/{module}.py>")
             if module == COLUMNS:
-                sub.Path = lambda p: _Rendered(files, PurePath(p).name)  # type: ignore[attr-defined]
+                sub.Path = _rendered  # type: ignore[attr-defined]
             setattr(package, module, sub)
     except Exception as exc:
         raise UacError(f"the proposal's typed state failed to build: {exc}") from None
     finally:
+        _BEING_BUILT.pop(name, None)
         for module in made:
             sys.modules.pop(module, None)
     return package
+
+
+# The files of each package being built, by package name: a `_columns` module carried from
+# an earlier preview reads the records of the package that imports it now.
+_BEING_BUILT: dict[str, Mapping[str, str]] = {}
+
+
+def _rendered(path: str) -> _Rendered:
+    """`_columns`'s stand-in for `Path`: `<package>/<file>` names a file being built."""
+    where = PurePath(path)
+    return _Rendered(_BEING_BUILT[where.parent.name], where.name)
 
 
 def _execute(module: ModuleType, text: str, origin: str) -> None:

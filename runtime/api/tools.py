@@ -110,8 +110,8 @@ class ProposedFact(_Args):
     value: Any = Field(None, description="The attribute's value (dates as YYYY-MM-DD)")
     record: dict[str, Any] | None = Field(
         None,
-        description="For a collection: the record's fields, e.g. {\"city\": \"Tokyo\", "
-        "\"country\": \"JP\", \"depart\": \"2026-05-28\", \"return_date\": \"2026-06-12\"}",
+        description='For a collection: the record\'s fields, e.g. {"city": "Tokyo", '
+        '"country": "JP", "depart": "2026-05-28", "return_date": "2026-06-12"}',
     )
 
 

@@ -39,6 +39,7 @@ from uac.runtime.cli.ops import (
     cmd_worker,
     cmd_workers,
 )
+from uac.runtime.cli.preview import cmd_preview
 from uac.runtime.cli.reads import (
     cmd_anchor,
     cmd_compile,
@@ -52,7 +53,6 @@ from uac.runtime.cli.reads import (
     cmd_verify,
     cmd_why,
 )
-from uac.runtime.cli.preview import cmd_preview
 from uac.runtime.cli.recall import cmd_context, cmd_feedback, cmd_search
 from uac.runtime.cli.sharing import cmd_member, cmd_promote
 from uac.runtime.cli.writes import (
