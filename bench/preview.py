@@ -5,6 +5,8 @@ Run from the repository root with the project's virtualenv:
     python bench/preview.py             # 1,000 and 10,000 facts, 5 runs each
     python bench/preview.py --quick     # 1,000 facts, 3 runs (a smoke run)
     python bench/preview.py --runs 7    # repetitions per size
+    python bench/preview.py --dialogues # equivalence on every active dialogue corpus
+    python bench/preview.py --dialogues --corpus blind7   # one corpus
 
 What is timed, per subject size N (N - 4 transactions imported in batches of 5,000, a
 penicillin allergy, passport attributes, one trip; written in `Memory.deferred()` so the
@@ -22,8 +24,20 @@ is the first preview of the subject in the process, which builds every module; i
 reported apart ("first preview").
 
 Each run also checks equivalence: the alert ids the preview named are the ids the write
-raised. Reported: medians, and preview / write (the target is at most 1x: a preview must
-not cost more than doing it). One untimed warm-up run first (imports, caches).
+raised.
+
+--dialogues: equivalence on the active-check corpora (bench/active_data: the dev set and
+every blind set), each dialogue in its own subject of one workspace per corpus. Two runs
+per corpus: `lines` — each user line is previewed (`preview(text, at=...)`) and then
+written (`add(text, at=...)`, reacting per message); `gold` — each session's gold facts (the
+oracle files: what a perfect extractor learns) are previewed as typed facts and then
+written in one deferred block, and the subject is checked as of the session's day.
+Counted: previews whose raised alert ids equal the ids the write then raised (and cleared:
+resolved ids), and controls (dialogues where no alert is justified) whose preview raised
+an alert of a listed check.
+
+Reported: medians, and preview / write (the target is at most 1x: a preview must not cost
+more than doing it). One untimed warm-up run first (imports, caches).
 """
 
 from __future__ import annotations
@@ -41,7 +55,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import benchpath  # noqa: F401 (keeps bench/ off sys.path)
+import benchpath  # keeps bench/ off sys.path; loads bench/active.py
 
 from uac import Memory
 
@@ -98,12 +112,86 @@ def measure(size: int, runs: int) -> dict[str, float]:
     return out
 
 
+def _ids(alerts: list) -> list[str]:
+    return sorted(a.id for a in alerts)
+
+
+def equivalence(corpus: str, mode: str) -> dict[str, object]:
+    """Previews of one corpus (lines or gold) against the writes that follow them."""
+    active = benchpath.sibling("active")
+    dialogues, oracle_file = active.CORPORA[corpus]
+    gold: dict = {}
+    if mode == "gold":
+        import tomllib
+
+        with oracle_file.open("rb") as fh:
+            gold = tomllib.load(fh)["oracle"]
+    counts = {"previews": 0, "same": 0, "raised": 0, "controls_loud": 0}
+    diffs: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp, Memory(Path(tmp) / "ws", create=True) as mem:
+        for d in active.load(None, dialogues):
+            subject, listed = d["id"], set(d["checks"])
+            for n, session in enumerate(d["s"], start=1):
+                day, lines = session[0], session[1:]
+                steps: list[tuple[str | None, list | None, dt.datetime]] = []
+                if mode == "lines":
+                    steps = [(line, None, active._when(day, i)) for i, line in enumerate(lines)]
+                elif gold.get(subject, {}).get(str(n)):
+                    facts = [
+                        {"path": e["c"], "record": e["r"]}
+                        if "c" in e
+                        else {"path": e["p"], "value": e["v"]}
+                        for e in gold[subject][str(n)]
+                    ]
+                    steps = [(None, facts, active._when(day, len(lines)))]
+                else:
+                    mem.check(subject, today=active._when(day, len(lines)).date())
+                for text, facts, at in steps:
+                    sid = f"s{n}"
+                    seen = mem.preview(subject, text, facts=facts, at=at, session_id=sid, now=at)
+                    if text is not None:
+                        mem.add(subject, text, at=at, session_id=sid, now=at)
+                    else:
+                        with mem.deferred():
+                            active._gold(mem, subject, gold[subject][str(n)], at)
+                    done = mem.last_evaluation
+                    wrote = (_ids([*done.new, *done.woken]), _ids(done.resolved))
+                    saw = (_ids(seen.raised), _ids(seen.cleared))
+                    counts["previews"] += 1
+                    counts["raised"] += bool(saw[0])
+                    counts["same"] += saw == wrote
+                    if saw != wrote and len(diffs) < 5:
+                        diffs.append(f"{subject} s{n}: preview {saw}, write {wrote}")
+                    if d["session"] == 0 and any(a.check in listed for a in seen.raised):
+                        counts["controls_loud"] += 1
+    return {**counts, "diffs": diffs}
+
+
 def main() -> None:
     """Run the benchmark and print a Markdown summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runs", type=int, default=None)
+    parser.add_argument("--dialogues", action="store_true")
+    parser.add_argument("--corpus", action="append", help="with --dialogues (default: all)")
     args = parser.parse_args()
+    if args.dialogues:
+        corpora = args.corpus or list(benchpath.sibling("active").CORPORA)
+        print(
+            "| corpus | run | previews | same ids as the write | raised something | controls loud |"
+        )
+        print("|---|---|---:|---:|---:|---:|")
+        for corpus in corpora:
+            for mode in ("gold", "lines"):
+                r = equivalence(corpus, mode)
+                print(
+                    f"| {corpus} | {mode} | {r['previews']} | {r['same']} | {r['raised']} | "
+                    f"{r['controls_loud']} |",
+                    flush=True,
+                )
+                for line in r["diffs"]:  # type: ignore[attr-defined]
+                    print(f"  differs: {line}", file=sys.stderr)
+        return
     sizes = [1000] if args.quick else [1000, 10_000]
     runs = args.runs or (3 if args.quick else 5)
     print(f"# preview bench {dt.date.today()} — {platform.platform()}, nproc={os.cpu_count()}")
