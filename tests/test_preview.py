@@ -98,6 +98,8 @@ def _previews(mem: Memory) -> list[dict[str, Any]]:
         mem.preview("alice", facts=[{"path": "travel.trips", "record": TRIP}], now=NOW),
         mem.preview("alice", FLIGHT, now=NOW, session_id="s1"),
         mem.preview("alice", "I started taking amoxicillin.", now=NOW),
+        # A refusal the write would record (and the message it would archive masked).
+        mem.preview("alice", "My bank password is Tr0ub4dor&3xyz, and I moved to Porto.", now=NOW),
         mem.preview(
             "alice",
             FLIGHT,
@@ -132,12 +134,13 @@ def test_previews_write_nothing(tmp_path: Path, backend: str) -> None:
         first = results[0]
         assert "passport_validity_for_trip" in [a["check"] for a in first["raised"]]
         assert all(not r["written"] for r in results)
-        assert [f["path"] for f in results[3]["facts"]][-3:] == [
+        assert [f["path"] for f in results[4]["facts"]][-3:] == [
             "identity.passport.expiry_date",
             "identity.nationality",
             "health.medications",
         ]
         assert any(s["expr"].startswith("user.gadgets[") for s in results[-2]["state"])
+        assert results[3]["refused"] == ["secret"]
         # And the write itself still does what the preview said.
         mem.import_records("alice", "travel.trips", [TRIP], now=NOW)
         raised = [a.check for a in mem.last_evaluation.new]
