@@ -94,16 +94,18 @@ class Previews:
         facts, each {"path", "value"} (an attribute, as `set`) or {"path", "record"} (one
         record of a collection, as an import); with `valid_from`/`valid_to` for attributes.
         Both may be given: the message first, then the facts. Checked as of `today`
-        (default: the day of `at`, else of `now`). Nothing is written.
+        (default: the day the write's reaction would use: `at`'s, else `now`'s). Nothing is
+        written.
         """
-        addr = self.address(subject)  # type: ignore[attr-defined]
+        addr = self.address(subject)
         recorded = now or utc_now()
         batches = self._proposal(str(addr), text, facts or (), at, session_id, role, recorded)
         for batch in batches:
-            check_policy(self.catalog, addr, batch.facts)  # type: ignore[attr-defined]
-        overlay = build_overlay(self.store, self.catalog, addr, batches)  # type: ignore[attr-defined]
-        day = today or (at or recorded).date()
-        result = preview_on(self.store, overlay, day)  # type: ignore[attr-defined]
+            check_policy(self.catalog, addr, batch.facts)
+        overlay = build_overlay(self.store, self.catalog, addr, batches)
+        # The day the write's reaction would check as of (a server clamps a far one).
+        day = today or self._reaction_day(at or recorded)
+        result = preview_on(self.store, overlay, day)
         return Preview(
             str(addr),
             day,
@@ -139,7 +141,7 @@ class Previews:
                 raise InputError("the message to preview is empty")
             # No LLM: its token ledger is written on every call (see the module docstring).
             batches.append(
-                self.message_batch(  # type: ignore[attr-defined]
+                self.message_batch(
                     subject, text, at, session_id, role, recorded, "automatic_rule", None
                 )
             )
@@ -168,23 +170,23 @@ class Previews:
                 raise InputError(
                     f"proposed fact {n}: a record is a dict of fields, given as 'record' alone"
                 )
-            addr = self.address(subject)  # type: ignore[attr-defined]
+            addr = self.address(subject)
             batch, _ = build_import_batch(
-                self.catalog,  # type: ignore[attr-defined]
+                self.catalog,
                 addr,
                 path,
                 [RawRecord(f"proposed fact {n}", record, False)],
                 text=canonical_json(record),
                 name="<preview>",
-                previous_schema=self._inferred_before(addr, path),  # type: ignore[attr-defined]
+                previous_schema=self._inferred_before(addr, path),
                 recorded_at=recorded,
                 session_id=session_id,
-                actor=self.actor,  # type: ignore[attr-defined]
+                actor=self.actor,
             )
             return batch
         if "value" not in item:
             raise InputError(f"proposed fact {n}: give the value for {path} (or a record)")
-        return self.set_batch(  # type: ignore[attr-defined]
+        return self.set_batch(
             subject,
             path,
             item["value"],
@@ -234,6 +236,6 @@ def _state(overlay: Overlay) -> list[dict[str, Any]]:
     out = []
     for expr, ids in sorted(overlay.provenance.get("paths", {}).items()):
         if any(str(i).startswith(PROPOSED) for i in ids):
-            found = resolve(overlay, expr)  # type: ignore[arg-type]
+            found = resolve(overlay, expr)
             out.append({"expr": found.expr, "value": to_json(found.value), "fact_ids": ids})
     return out
