@@ -7,6 +7,7 @@ subject; the `check_plan` tool (OpenAI specs, MCP) tells a model to call it befo
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 import os
 import sys
@@ -82,6 +83,12 @@ def test_check_plan_over_mcp(tmp_path: Path) -> None:
 
 
 def test_preview_over_http_follows_the_keys(tmp_path: Path) -> None:
+    # A server checks a write as of its own day (a far `now` is clamped to it), and so does
+    # its preview: the plan is dated from today.
+    today = dt.date.today()
+    expiry, depart, back = (today + dt.timedelta(days=d) for d in (60, 30, 90))
+    trip = {**TRIP, "depart": depart.isoformat(), "return_date": back.isoformat()}
+    words = f"I'm flying from Lisbon to Tokyo on {depart:%d %B %Y}, back on {back:%d %B %Y}."
     home = tmp_path / "ws"
     with serving(home) as info:
         admin = _admin(info)
@@ -89,17 +96,19 @@ def test_preview_over_http_follows_the_keys(tmp_path: Path) -> None:
         bound = Client(info["url"], _key(admin, "default", subject="user:alice"))
         reader = Client(info["url"], _key(admin, "default", read_only=True))
         for user in ("alice", "bob"):
-            writer.set(user, "identity.passport.expiry_date", "2026-06-01", now=NOW)
+            writer.set(user, "identity.passport.expiry_date", expiry.isoformat())
         before = writer.facts("alice")
-        proposal = {"facts": [{"path": "travel.trips", "record": TRIP}], "now": NOW}
+        proposal = {"facts": [{"path": "travel.trips", "record": trip}], "now": NOW}
         out = bound.preview("alice", **proposal)
-        assert "passport_validity_for_trip" in _checks(out)
+        assert "passport_validity_for_trip" in _checks(out) and out["today"] == str(today)
         assert bound.preview("alice", **proposal) == out  # same proposal, same answer
-        assert _checks(reader.preview("alice", FLIGHT, now=NOW)) == _checks(out)
+        assert _checks(reader.preview("alice", words)) == _checks(out)
+        past = bound.preview("alice", **proposal, today="2020-01-01")  # asked for: as of then
+        assert past["today"] == "2020-01-01"
         with pytest.raises(AccessDenied, match="another subject"):
             bound.preview("bob", **proposal)
         # The tool verb too: check_plan writes nothing, so a read-only key may call it.
-        tool = AgentTools(reader, "alice").call("check_plan", {"text": FLIGHT, "at": "2026-05-01"})
+        tool = AgentTools(reader, "alice").call("check_plan", {"text": words})
         assert _checks(tool) == _checks(out)
         assert writer.facts("alice") == before and writer.facts("bob")[0]["path"].startswith("id")
         with urllib.request.urlopen(info["url"] + "/openapi.json", timeout=30) as response:
