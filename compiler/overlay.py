@@ -17,7 +17,9 @@ of the subject with the proposal added, minus everything that touches the disk:
 Incremental like a compile: a collection whose records (and record class) are those the
 subject's previous preview built, under the same schema module, is neither rendered nor
 decoded again: its module is carried (compiler/cache.py keeps them per subject, and a legal
-erase drops them with the rest of the subject's cache).
+erase drops them with the rest of the subject's cache). A subject's first preview carries
+them from its current checkpoint instead, when this process has imported it already (a
+write's reaction does) and its files.json says they are the same.
 
 The package lives in `sys.modules` only while it is executed (its relative imports resolve
 there); the objects it made stay alive as long as the overlay does.
@@ -41,7 +43,7 @@ from uac.compiler.canonical import rows_digest
 from uac.compiler.checkpoint import subject_facts
 from uac.compiler.fold import FoldResult, fold
 from uac.compiler.gc_pause import cyclic_gc_paused
-from uac.compiler.loader import COLUMNS, current_version
+from uac.compiler.loader import COLUMNS, current_version, imported
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import records_files, records_format, render
 from uac.fact_log.addressing import Address
@@ -125,6 +127,8 @@ def build_overlay(
         files = render(folded, str(addr), addr.tenant, skip=set(attrs.values()), digests=parts)
         schema = hashlib.sha256(files["schema.py"].encode("utf-8")).hexdigest()
         carry = _carried(cache.preview_modules(store, addr), schema, keys)
+        if not carry:  # a first preview: the published checkpoint, if imported already
+            carry = _published(store, addr, schema, keys)
         needed = {attrs[m] for m in keys if m not in carry}
         files.update(records_files(folded, str(addr), addr.tenant, needed))
         package = import_rendered(files, carry)
@@ -158,6 +162,28 @@ def _carried(kept: _Kept | None, schema: str, keys: dict[str, str]) -> dict[str,
     for module, key in keys.items():
         if kept.keys.get(module) == key:
             out[module] = kept.modules[module]
+    return out
+
+
+def _published(
+    store: Store, addr: Address, schema: str, keys: dict[str, str]
+) -> dict[str, ModuleType]:
+    """The modules of the subject's current checkpoint this preview can take as they are:
+    only if this process imported it already (nothing is read but its files.json), and only
+    under the same schema text (files.json's `preformat`: digests before ruff formatted)."""
+    found = imported(store.home, addr)
+    if found is None:
+        return {}
+    package, meta = found
+    if meta.get("preformat", {}).get("schema.py") != schema:
+        return {}
+    # Not its `_columns`: that one reads files from disk; this preview's reads from memory.
+    out = {"schema": package.schema}
+    reuse = meta.get("reuse", {})
+    for module, key in keys.items():
+        attr = module.removeprefix("records_")
+        if reuse.get(attr) == key and isinstance(getattr(package, module, None), ModuleType):
+            out[module] = getattr(package, module)
     return out
 
 

@@ -12,6 +12,8 @@ import datetime as dt
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,19 @@ def test_the_same_proposal_gives_the_same_bytes(tmp_path: Path) -> None:
         assert dumped(mem) == first
     with Memory(home) as mem:  # a new open
         assert dumped(mem) == first
+        at = NOW.isoformat()
+        here = verbs.run(mem, "preview", "alice", {"text": FLIGHT, "at": at})
+    # A process that never compiled nor imported alice's checkpoint builds every module.
+    cli = [sys.executable, "-m", "uac.runtime.cli", "--home", str(home), "--json"]
+    done = subprocess.run(
+        [*cli, "preview", "alice", FLIGHT, "--at", at],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={k: v for k, v in os.environ.items() if k not in ("UAC_URL", "UAC_API_KEY")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == json.dumps(here, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
 def _raised(mem: Memory) -> list[str]:
