@@ -186,6 +186,14 @@ def compute(
     generated from the subject's own rules (`constraints.RULES`).
     """
     checkpoint = loader.load(home, addr)
+    return (checkpoint.version, *run_on(checkpoint, today, config))
+
+
+def run_on(
+    checkpoint: Any, today: dt.date, config: CheckConfig = DEFAULT_CONFIG
+) -> tuple[list[str], list[AlertDraft], dict[str, str]]:
+    """(checks run, drafts, errors) for a loaded checkpoint or an overlay (its `user`,
+    `package.constraints` and `provenance`); stores nothing."""
     constraints = checkpoint.package.constraints
     names = list(getattr(constraints, "CHECKS", ()))
     user = checkpoint.user
@@ -196,7 +204,19 @@ def compute(
             drafts.extend(_rule_finding(finding) for finding in rule(user, today))
         except Exception as exc:  # a broken rule must not hide the other alerts
             errors[name] = f"{type(exc).__name__}: {exc}"
-    return checkpoint.version, names, _with_provenance(drafts, checkpoint), errors
+    return names, _with_provenance(drafts, checkpoint), errors
+
+
+def preview_on(
+    store: Store, checkpoint: Any, today: dt.date, config: CheckConfig = DEFAULT_CONFIG
+) -> EvaluationResult:
+    """What evaluating `checkpoint` (an overlay: compiler/overlay.py) as of `today` would
+    change in the subject's stored alerts, planned as `evaluate` plans; nothing is written."""
+    names, drafts, errors = run_on(checkpoint, today, config)
+    result = EvaluationResult(checkpoint.address, checkpoint.version, checks=names, errors=errors)
+    result.preview = True
+    _preview(store, [(result, drafts)], today)
+    return result
 
 
 def evaluate(

@@ -9,7 +9,9 @@ Both are exact, never approximations, and make the cost of a small change small:
   A legal erase keeps the hashes but blanks content: it calls `drop()` for the subject;
 - the fold memo of the subject's collection records (see `compiler.fold`): a record group
   whose facts are the same as last time is not merged and coerced again;
-- the provenance lines rendered for a collection, by its part digest (`compiler.render`).
+- the provenance lines rendered for a collection, by its part digest (`compiler.render`);
+- the modules the subject's last preview built (`compiler.overlay`): the next preview
+  executes again only the records modules whose collection changed.
 
 Only the most recently compiled subjects are kept (LRU, at most `MAX_SUBJECTS` and
 `MAX_FACTS` facts in all; the subject being compiled is always kept); a process that never
@@ -34,6 +36,7 @@ MAX_FACTS = 100_000  # all subjects together: roughly 150-250 MB of facts and me
 class _Subject:
     facts: list[Fact] = field(default_factory=list)
     fold: dict[Any, Any] = field(default_factory=dict)
+    preview: Any = None  # what compiler.overlay keeps (never read by a compile)
 
 
 _LOCK = threading.Lock()
@@ -83,6 +86,16 @@ def fold_memo(store: Store, addr: Address) -> dict[Any, Any]:
 def keep_fold_memo(store: Store, addr: Address, memo: dict[Any, Any]) -> None:
     """Keep the memo of this compile (only the groups it used) for the next one."""
     _entry(store, addr).fold = memo
+
+
+def preview_modules(store: Store, addr: Address) -> Any:
+    """What the subject's last preview kept for the next one (None if nothing)."""
+    return _entry(store, addr).preview
+
+
+def keep_preview_modules(store: Store, addr: Address, kept: Any) -> None:
+    """Keep what this preview built for the subject's next one."""
+    _entry(store, addr).preview = kept
 
 
 # Rendered provenance lines of a collection, by (attribute, part digest): the digest covers

@@ -26,7 +26,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from uac.compiler import cache
 from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
-from uac.compiler.inherit import inherited
+from uac.compiler.inherit import Inherited, inherited
 from uac.compiler.loader import (
     FILES,
     current_version,
@@ -53,7 +53,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound, UacError
 from uac.fact_log.schema import Owner, register
-from uac.fact_log.store import Store, utc_now
+from uac.fact_log.store import Fact, Store, utc_now
 from uac.fact_log.tamper import seal
 
 # One row per compile attempt (published or failed) of a subject: the store's change
@@ -277,6 +277,31 @@ def _failed_early(addr: Address, error: str) -> _Pending:
     return _Pending(addr, Path(), [], {}, {}, {}, result, error)
 
 
+def subject_facts(
+    store: Store,
+    catalog: Catalog,
+    addr: Address,
+    as_of: dt.datetime | None = None,
+    known_at: dt.datetime | None = None,
+    proposed: list[Fact] | None = None,
+) -> tuple[list[Fact], Inherited]:
+    """The facts a compile of the subject folds, in log order, and what it inherits.
+
+    `proposed` (a preview, compiler/overlay.py): facts not in the log, read as if the
+    subject had just written them: after everything else, in the order given, their seqs
+    renumbered past the last one read.
+    """
+    own = select_facts(cache.read_facts(store, addr), as_of, known_at)
+    shared = inherited(store, catalog, addr, [*own, *(proposed or ())], as_of, known_at)
+    facts = own
+    if shared.facts:  # one log order: a retract in a group's log finds its target there
+        facts = sorted([*own, *shared.facts], key=lambda f: f.seq)
+    if proposed:
+        top = facts[-1].seq if facts else 0
+        facts = facts + [replace(f, seq=top + n) for n, f in enumerate(proposed, 1)]
+    return facts, shared
+
+
 def _prepare(
     store: Store,
     catalog: Catalog,
@@ -288,10 +313,7 @@ def _prepare(
     started = utc_now()
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
-    shared = inherited(store, catalog, addr, facts, as_of, known_at)
-    if shared.facts:  # one log order: a retract in a group's log finds its target there
-        facts = sorted([*facts, *shared.facts], key=lambda f: f.seq)
+    facts, shared = subject_facts(store, catalog, addr, as_of, known_at)
     if not facts:
         # Inputs with no typed fact yet (a greeting, an unparsed note) compile to the empty
         # typed state: queries answer and the manifest says nothing is known yet.

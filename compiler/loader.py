@@ -338,6 +338,24 @@ def _import_as(
     return package
 
 
+def imported(home: Path, addr: Address) -> tuple[ModuleType, dict[str, Any]] | None:
+    """The subject's current checkpoint as this process imported (and verified) it, with
+    its files.json; None if it has not imported that version. Imports nothing."""
+    version = current_version(home, addr)
+    if version is None:
+        return None
+    directory = (subject_dir(home, addr) / "versions" / version_name(version)).resolve()
+    with _IMPORT_LOCK:
+        name = _IMPORTED.get(str(directory.parent))
+        package = sys.modules.get(name) if name and name in _VERIFIED_FILES else None
+    if package is None or Path(package.__file__ or "").parent != directory:
+        return None
+    try:
+        return package, json.loads((directory / FILES).read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def version_dir(home: Path, addr: Address, version: int | None = None) -> tuple[int, Path]:
     """(version, directory) of the subject's current checkpoint, or of the version given."""
     if version is None:

@@ -342,14 +342,8 @@ def render(
     # Every checkpoint holds the one decoding module its records modules import: a fixed
     # text, so a records module carried from an earlier version finds what it was made for.
     files: dict[str, str] = {f"{COLUMNS}.py": columns_module()}
-    for coll in model.collections:
-        if not coll.records or coll.attr in skip:
-            continue
-        annotations = coll.annotations
-        files[f"{coll.module}.py"] = env.get_template("records.py.j2").render(
-            base, c=coll, uses=_uses(annotations, [])
-        )
-        files[f"{coll.module}.json"] = records_json(coll)
+    wanted = {c.attr for c in model.collections if c.records} - set(skip)
+    files.update(records_files(result, subject, tenant, wanted))
     annotations = [f.annotation for g in model.groups for f in g.fields]
     annotations += [a for c in model.collections for a in c.annotations]
     annotations.append("datetime.datetime")  # Note.recorded_at
@@ -400,6 +394,23 @@ def render(
     files["diagnostics.json"] = _json(
         {"diagnostics": result.diagnostics, "renamed": [list(r) for r in model.renames]}
     )
+    return files
+
+
+def records_files(
+    result: FoldResult, subject: str, tenant: str, attrs: set[str] | frozenset[str]
+) -> dict[str, str]:
+    """The records module and JSON file of each collection named in `attrs`."""
+    env = environment()
+    base = {"subject": subject, "tenant": tenant, "watermark": result.watermark}
+    files: dict[str, str] = {}
+    for coll in result.model.collections:
+        if coll.attr not in attrs or not coll.records:
+            continue
+        files[f"{coll.module}.py"] = env.get_template("records.py.j2").render(
+            base, c=coll, uses=_uses(coll.annotations, [])
+        )
+        files[f"{coll.module}.json"] = records_json(coll)
     return files
 
 

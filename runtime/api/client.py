@@ -245,6 +245,10 @@ class Client:
         """Learn from one conversation message."""
         return self.call("add", subject, text=text, **_renamed(kw))
 
+    def preview(self, subject: str, text: str | None = None, **kw: Any) -> dict[str, Any]:
+        """What a write would raise and clear (a message, `facts=[...]`, or both); no write."""
+        return self.call("preview", subject, text=text, **_renamed(kw))
+
     def remember(self, subject: str, text: str, **kw: Any) -> dict[str, Any]:
         """An explicit 'remember this'."""
         return self.call("remember", subject, text=text, **_renamed(kw))

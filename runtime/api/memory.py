@@ -3,7 +3,7 @@
 This module holds Memory's state (store, catalog, locks, per-thread reaction results), the
 reaction that follows every write (compile, then check) and the thin methods that hand a
 family of verbs to its own module (sharing.py, journal.py, erase.py, gc.py). The other verbs
-are written once in mixins by family: writes.py, reads.py, alerts.py, recall.py.
+are written once in mixins by family: writes.py, reads.py, alerts.py, recall.py, preview.py.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from uac.runtime.api import erase as erasing
 from uac.runtime.api import gc, journal, sharing
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
 from uac.runtime.api.alerts import Alerts
+from uac.runtime.api.preview import Previews
 from uac.runtime.api.reads import Explanation, Reads
 from uac.runtime.api.recall import Recall
 from uac.runtime.api.writes import ImportResult, Learned, Writes
@@ -48,7 +49,7 @@ __all__ = ["REACTION_MEMORY", "Explanation", "ImportResult", "Learned", "Memory"
 REACTION_MEMORY = 10_000  # subjects whose reaction state is kept for coalescing
 
 
-class Memory(Writes, Reads, Alerts, Recall):
+class Memory(Writes, Reads, Alerts, Recall, Previews):
     """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
 
     Safe to share between threads: appends from all threads go through the store's single

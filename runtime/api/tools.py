@@ -11,6 +11,7 @@ tools, CLI) sit above the verbs and the verbs know nothing of their surfaces.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uac.compiler.canonical import to_json
-from uac.fact_log.errors import UacError
+from uac.fact_log.errors import InputError, UacError
 
 
 class Verbs(Protocol):
@@ -39,6 +40,7 @@ class Verbs(Protocol):
     def remember(self, subject: str, text: str) -> Any: ...
     def forget(self, subject: str, fact_id: str, *, reason: str | None = None) -> Any: ...
     def questions(self, subject: str) -> list[Any]: ...
+    def preview(self, subject: str, text: str | None = None, **kw: Any) -> Any: ...
 
 
 class _Args(BaseModel):
@@ -97,6 +99,37 @@ class ForgetArgs(_Args):
 
     fact_id: str = Field(description="Id of the fact to retract (see facts/why)")
     reason: str | None = Field(None, description="Why it is wrong or obsolete")
+
+
+class ProposedFact(_Args):
+    """One typed fact of a plan: an attribute's value, or one record of a collection."""
+
+    path: str = Field(
+        description="Catalog path: an attribute (identity.passport.expiry_date) or a "
+        "collection (travel.trips, health.medications, schedule.events)"
+    )
+    value: Any = Field(None, description="The attribute's value (dates as YYYY-MM-DD)")
+    record: dict[str, Any] | None = Field(
+        None,
+        description='For a collection: the record\'s fields, e.g. {"city": "Tokyo", '
+        '"country": "JP", "depart": "2026-05-28", "return_date": "2026-06-12"}',
+    )
+
+
+class PlanArgs(_Args):
+    """Arguments of `check_plan`."""
+
+    text: str | None = Field(
+        None,
+        description="The plan in the user's words, e.g. 'I'm flying Lisbon to Tokyo on 28 May, "
+        "back on 12 June'",
+        max_length=65536,
+    )
+    facts: list[ProposedFact] | None = Field(
+        None, description="The plan as typed facts (instead of, or with, text)"
+    )
+    at: str | None = Field(None, description="When the plan is made (YYYY-MM-DD; default: now)")
+    session: str | None = Field(None, description="The conversation the plan belongs to")
 
 
 @dataclass(frozen=True)
@@ -198,6 +231,18 @@ def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
     )
 
 
+def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
+    facts = [f.model_dump(exclude_unset=True) for f in args.facts or ()]
+    at = None
+    if args.at is not None:
+        try:
+            at = dt.datetime.fromisoformat(args.at)
+        except ValueError:
+            raise InputError(f"at: not a date or datetime: {args.at!r}") from None
+    out = mem.preview(subject, args.text, facts=facts, at=at, session_id=args.session)
+    return out.as_dict() if hasattr(out, "as_dict") else out
+
+
 def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
     return _reacting(
         lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
@@ -252,6 +297,19 @@ TOOLS: dict[str, Tool] = {
             TextArgs,
             _add,
             writes=True,
+        ),
+        Tool(
+            "check_plan",
+            "Call this BEFORE acting for the user — booking a trip or a flight, scheduling a "
+            "call or an appointment, suggesting or prescribing a medicine, committing to a "
+            "deadline — with the plan (in words or as typed facts). It checks the plan "
+            "against everything known about the user (passport validity, visas, allergies "
+            "and drug interactions, calendar clashes, the user's own rules) and returns the "
+            "alerts it would raise and clear, with why and the next step. Nothing is saved: "
+            "if an alert is raised, tell the user before you act; once the user confirms, "
+            "record the plan with `add`.",
+            PlanArgs,
+            _check_plan,
         ),
         Tool(
             "remember",

@@ -104,6 +104,25 @@ class AddArgs(Args):
     now: dt.datetime | None = None
 
 
+class PreviewArgs(Args):
+    """A proposed write to check before acting: a message, typed facts, or both."""
+
+    text: str | None = Field(
+        None, max_length=MAX_TEXT, description="A message, read as `add` reads it"
+    )
+    facts: list[dict[str, Any]] = Field(
+        default_factory=list,
+        max_length=1000,
+        description="Typed facts: {path, value} for an attribute (as `set`), {path, record} "
+        "for one record of a collection (as an import); valid_from/valid_to optional",
+    )
+    at: dt.datetime | None = Field(None, description="When the message is said")
+    session: str | None = None
+    role: str = "user"
+    today: dt.date | None = Field(None, description="Check as of this day (default: at/now's)")
+    now: dt.datetime | None = Field(None, description="Recording time (default: now)")
+
+
 class RememberArgs(Args):
     """An explicit 'remember this'."""
 
@@ -462,6 +481,22 @@ VERBS: dict[str, Verb] = {
             AddArgs,
             lambda m, s, a: m.add(s, a.text, at=a.at, session_id=a.session, role=a.role, now=a.now),
             writes=True,
+        ),
+        Verb(
+            "preview",
+            "What a write would raise and clear, and the typed state it would create; writes "
+            "nothing.",
+            PreviewArgs,
+            lambda m, s, a: m.preview(
+                s,
+                a.text,
+                facts=a.facts,
+                at=a.at,
+                session_id=a.session,
+                role=a.role,
+                today=a.today,
+                now=a.now,
+            ),
         ),
         Verb(
             "remember",

@@ -82,6 +82,22 @@ class Writes:
         now: dt.datetime | None = None,
     ) -> Fact:
         """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
+        batch = self.set_batch(subject, path, value, valid_from, valid_to, session_id, now)
+        fact = self.append(batch)[0]
+        self._after_write(subject, now)
+        return fact
+
+    def set_batch(
+        self,
+        subject: str,
+        path: str,
+        value: Any,
+        valid_from: dt.datetime | dt.date | None = None,
+        valid_to: dt.datetime | dt.date | None = None,
+        session_id: str | None = None,
+        now: dt.datetime | None = None,
+    ) -> Batch:
+        """The batch `set` appends (the value parsed, validated and screened); writes nothing."""
         addr = self.address(subject)
         attr = self.catalog.attribute(path)
         if isinstance(value, str):
@@ -111,9 +127,7 @@ class Writes:
                 session_id=session_id,
             )
         )
-        fact = self.append(batch)[0]
-        self._after_write(subject, now)
-        return fact
+        return batch
 
     def import_file(
         self,
@@ -293,24 +307,7 @@ class Writes:
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
-        address = self.address(subject)
-        batch = build_message_batch(
-            self.catalog,
-            address,
-            text,
-            observed_at=at or recorded,
-            recorded_at=recorded,
-            role=role,
-            session_id=session_id,
-            source=source,
-            actor=self.actor,
-            llm=self.llm,
-            store=self.store,
-            # a dated message (a replay) reads what was said before it; a live one, the
-            # session as it arrived (a client clock a little behind the server's loses nothing)
-            history=session_history(self.store, address, session_id, role, at),
-        )
-        set_aside_out_of_scope(self.catalog, batch)
+        batch = self.message_batch(subject, text, at, session_id, role, recorded, source, self.llm)
         facts = self.append(batch)
         if role == "user":  # "done with the visa form, next is ...": the open task moves on
             moved = journal.task_progress(
@@ -322,6 +319,38 @@ class Writes:
         self._after_write(subject, at or now)
         reasons = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, reasons)
+
+    def message_batch(
+        self,
+        subject: str,
+        text: str,
+        at: dt.datetime | None,
+        session_id: str | None,
+        role: str,
+        recorded: dt.datetime,
+        source: str,
+        llm: LLM | None,
+    ) -> Batch:
+        """The batch a message appends (extracted, gated, out-of-scope facts set aside)."""
+        address = self.address(subject)
+        batch = build_message_batch(
+            self.catalog,
+            address,
+            text,
+            observed_at=at or recorded,
+            recorded_at=recorded,
+            role=role,
+            session_id=session_id,
+            source=source,
+            actor=self.actor,
+            llm=llm,
+            store=self.store,
+            # a dated message (a replay) reads what was said before it; a live one, the
+            # session as it arrived (a client clock a little behind the server's loses nothing)
+            history=session_history(self.store, address, session_id, role, at),
+        )
+        set_aside_out_of_scope(self.catalog, batch)
+        return batch
 
     @property
     def llm(self) -> LLM | None:

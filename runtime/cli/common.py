@@ -25,6 +25,7 @@ READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff",
 
 
 READ_ONLY |= {"alerts", "questions", "tenant-alerts", "anchor", "members", "erasures"}
+READ_ONLY |= {"preview"}  # a preview writes nothing: a read-only open proves it
 
 
 # Writes from the command line react: recompile the subject, run its checks, show alerts.

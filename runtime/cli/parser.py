@@ -40,6 +40,7 @@ from uac.runtime.cli.ops import (
     cmd_worker,
     cmd_workers,
 )
+from uac.runtime.cli.preview import cmd_preview
 from uac.runtime.cli.reads import (
     cmd_anchor,
     cmd_compile,
@@ -336,6 +337,32 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("check", cmd_check, "Compile if needed and run a subject's checks now.")
     subject(p)
     p.add_argument("--today", type=_day_arg, help="the date checks use")
+
+    p = command(
+        "preview",
+        cmd_preview,
+        "Check a plan before acting: the alerts a write would raise and clear (writes nothing).",
+    )
+    subject(p)
+    p.add_argument("message", nargs="?", help="the plan in words, read as 'uac add' reads it")
+    p.add_argument("--at", type=_date_arg, help="when the message is said (default: now)")
+    p.add_argument(
+        "--set",
+        nargs=2,
+        action="append",
+        metavar=("PATH", "VALUE"),
+        help="a proposed attribute value, as 'uac set' takes it (repeatable)",
+    )
+    p.add_argument(
+        "--record",
+        nargs=2,
+        action="append",
+        metavar=("COLLECTION", "JSON"),
+        help='a proposed record, e.g. travel.trips \'{"city": "Tokyo", "country": "JP", '
+        '"depart": "2026-05-28"}\' (repeatable)',
+    )
+    p.add_argument("--today", type=_day_arg, help="the date checks use (default: --at's, or now)")
+    p.add_argument("--session", help="conversation/session id the message belongs to")
 
     p = command("rule", cmd_rule, "Store a user rule (threshold, reminder, forbid) as JSON.")
     subject(p)

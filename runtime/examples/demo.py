@@ -408,7 +408,15 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     out("9. Memory acts on its own: every write recompiles, runs the checks, delivers alerts.")
     mem.react = True
     mem.sinks = [CallbackSink(lambda alerts: _show_alerts(alerts, out), "demo")]
-    out("   2026-11-24  Maya books Bangkok, 2027-03-01 to 2027-03-15 (passport ends 2027-04-18):")
+    out("   2026-11-24  before booking Bangkok, 2027-03-01 to 2027-03-15, the agent checks the")
+    out("               plan (uac preview: the same fold and checks, nothing written):")
+    plan = mem.preview(
+        PERSONA, facts=[{"path": "trips", "record": BANGKOK}], now=_session("2026-11-24")
+    )
+    for alert in plan.raised:
+        out(f"     would raise {alert.severity}: {alert.message}")
+        out(f"           next: {alert.next_step}")
+    out("   ...she books it anyway (passport ends 2027-04-18):")
     mem.import_records(PERSONA, "trips", [BANGKOK], now=_session("2026-11-24"))
     out("   2026-11-25  she renews her passport (now valid to 2036-11-02):")
     mem.set(PERSONA, "identity.passport.expiry_date", "2036-11-02", now=_session("2026-11-25"))
