@@ -35,11 +35,11 @@ from uac.runtime.api.alerts import Alerts
 from uac.runtime.api.reads import Explanation, Reads
 from uac.runtime.api.recall import Recall
 from uac.runtime.api.writes import ImportResult, Learned, Writes
-from uac.runtime.search.embedders import Embedder
-from uac.runtime.search.index import SearchIndex
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
     from uac.fact_log.extraction.llm import LLM, LLMSettings
+    from uac.runtime.search.embedders import Embedder
+    from uac.runtime.search.index import SearchIndex
 
 # Bodies sent to the service as files wait under <home>/staging/ while they are read
 # (runtime/api/verbs.py); a writable open sweeps what a killed process left there.
