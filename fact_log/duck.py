@@ -45,8 +45,9 @@ def _fail_fast_without_pandas() -> None:
     DuckDB's Python client tries `import pandas` for every bound parameter (two attempts
     each) and does not remember the failure; each attempt walks sys.path (~74 per
     `Memory.set`, about half its time). A finder placed first refuses the import at once with
-    the same ModuleNotFoundError (and answers a mere look-up with None). Not None in sys.modules: pyarrow takes a "pandas" key
-    there to mean pandas is imported. Nothing is installed when pandas is importable.
+    the same ModuleNotFoundError (and answers a mere look-up with None). Not None in
+    sys.modules: pyarrow takes a "pandas" key there to mean pandas is imported. Nothing is
+    installed when pandas is importable.
     """
     if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
         sys.meta_path.insert(0, _PandasAbsent())
