@@ -272,7 +272,8 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
         assert done.returncode == 0 and "2027-01-10" in done.stdout
         done = _cli(home, "query", "alice", "user.passport.expiry_date.year")
         assert done.stdout.strip() == "2027", done.stderr
-        # thin means thin: a forwarded call loads neither DuckDB nor the compiler nor the sandbox
+        # thin means thin: a forwarded call loads neither DuckDB, the extractor, the compiler
+        # nor the sandbox
         probe = subprocess.run(
             [
                 sys.executable,
@@ -280,7 +281,8 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
                 "import sys; from uac.runtime.cli import main; "
                 f"code = main(['--home', {str(home)!r}, 'facts', 'alice', '--json']); "
                 "heavy = [m for m in ('duckdb', 'uac.compiler', 'uac.runtime.sandbox', "
-                "'uac.fact_log.store', 'openai', 'fastapi') if m in sys.modules]; "
+                "'uac.fact_log.store', 'uac.fact_log.extraction', 'openai', 'fastapi') "
+                "if m in sys.modules]; "
                 "print(code, heavy, file=sys.stderr)",
             ],
             capture_output=True,
