@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import gc
 import importlib.util
@@ -174,14 +173,14 @@ def is_changed(con: duckdb.DuckDBPyConnection, tenant: str, scope: str, subject:
     return bool(row and row[0])
 
 
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes  # on the first long write: a read never loads it
+
     try:  # glibc only; elsewhere nothing to do
         return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
-
-
-_TRIM = _malloc_trim()
 
 
 def give_back_memory() -> None:
@@ -191,5 +190,5 @@ def give_back_memory() -> None:
     step's peak (a staged write's final move) then starts from the high-water mark.
     """
     gc.collect()  # cycles among the freed objects would keep their pages
-    if _TRIM is not None:
-        _TRIM(0)
+    if (trim := _malloc_trim()) is not None:
+        trim(0)
