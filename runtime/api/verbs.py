@@ -36,7 +36,7 @@ MAX_TEXT = 65536
 class Args(BaseModel):
     """Arguments of a verb (unknown fields are refused)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
 
 class NoArgs(Args):
