@@ -171,7 +171,10 @@ def gather(
     out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
     if checkpoint is not None:
         user = checkpoint.user
-        terms = mem.search_index.analyzer.query_terms
+
+        def terms(text: str) -> list[str]:  # the index (numpy) loads only if a query asks
+            return mem.search_index.analyzer.query_terms(text)
+
         out["episodes"] = journal.similar_episodes(getattr(user, "episodes", ()), query, terms)
         out["tasks"] = journal.open_tasks(getattr(user, "tasks", ()), today)
         prefs = getattr(user, "preferences", None)

@@ -110,7 +110,7 @@ class Recall:
         return recall(
             self.facts(subject, SOFT_PATH),
             hard,
-            self.search_index.embedder,
+            self.search_index.embedder if query else None,  # no query: nothing to embed
             query,
             today=today or utc_now().date(),
             k=k,
