@@ -4,13 +4,15 @@ Run from the repository root with the project's virtualenv:
 
     python bench/cli_query.py            # 9 rounds
     python bench/cli_query.py --quick    # 3 rounds
+    python bench/cli_query.py --reads    # every read command too (facts, why, diff, ...)
 
 Builds the demo workspace (`uac demo --home TMP`), then runs each command once per round,
 rounds alternating so load drifts hit every command alike, and reports per command the
 median wall time and the median CPU (user + system of the command and the children it
 waited for, so the query's zygote counts). Baselines: `python -c pass` (the interpreter's
 floor) and `uac manifest maya` (a read through the full `Memory`, what `uac query` loaded
-before its one-shot path).
+before its one-shot path). Each command's CPU is also given over the interpreter's (the
+read commands' target: at most 6x).
 """
 
 from __future__ import annotations
@@ -29,6 +31,20 @@ import time
 from pathlib import Path
 
 QUERY = "sum(t.amount for t in user.transactions if t.date.year == 2025)"
+# The read commands on the demo's subject (`--reads`).
+READS = [
+    ["facts", "maya"],
+    ["why", "maya", "user.passport.expiry_date"],
+    ["diff", "maya"],
+    ["alerts", "maya"],
+    ["search", "maya", "passport"],
+    ["context", "maya"],
+    ["subjects"],
+    ["verify"],
+    ["inputs", "maya"],
+    ["rejections", "maya"],
+    ["erasures", "maya"],
+]
 
 
 def timed(argv: list[str]) -> tuple[float, float]:
@@ -50,6 +66,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--reads", action="store_true", help="every read command too")
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
     uac = shutil.which("uac") or str(Path(sys.executable).with_name("uac"))
@@ -70,6 +87,9 @@ def main() -> None:
             ],
             "uac manifest maya (full Memory)": [uac, "manifest", "--home", home, "maya"],
         }  # fmt: skip
+        if args.reads:
+            for argv in READS:
+                commands[f"uac {' '.join(argv)}"] = [uac, argv[0], "--home", home, *argv[1:]]
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(rounds):
             for name, argv in commands.items():
@@ -83,6 +103,7 @@ def main() -> None:
     floor = rows["python -c pass"]
     for row in rows.values():
         row["wall_over_python"] = round(row["wall_ms"] / floor["wall_ms"], 1)
+        row["cpu_over_python"] = round(row["cpu_ms"] / floor["cpu_ms"], 1)
     out["commands"] = rows
     out["load_average_end"] = os.getloadavg()
     print(json.dumps(out, indent=1))

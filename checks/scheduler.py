@@ -23,8 +23,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from croniter import croniter
-
 from uac.checks.alerts import evaluate_many
 from uac.checks.model import DEFAULT_CONFIG, CheckConfig
 from uac.checks.sinks import Sink
@@ -249,6 +247,8 @@ class Cron:
 
     def next_run(self, last_start: dt.datetime | None, now: dt.datetime) -> dt.datetime:
         """The first matching time after now (missed times are skipped, not caught up)."""
+        from croniter import croniter  # parsed when a cron schedule runs
+
         return croniter(self.expression, now).get_next(dt.datetime)
 
     def __str__(self) -> str:
@@ -257,6 +257,8 @@ class Cron:
 
 def parse_cron(text: str) -> Cron:
     """A validated cron schedule, e.g. '0 * * * *' (hourly) or '*/10 * * * *'."""
+    from croniter import croniter
+
     if not text or not croniter.is_valid(text):
         raise InputError(
             f"invalid cron expression {text!r}: use five fields 'minute hour day month weekday'"

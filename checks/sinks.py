@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -102,6 +100,9 @@ class WebhookSink:
 
     def __call__(self, alerts: Sequence[Alert]) -> None:
         """POST the batch; raise DeliveryError after the last failed attempt."""
+        import urllib.error  # with the first delivery: a read never loads the HTTP client
+        import urllib.request
+
         body = json.dumps({"alerts": [a.as_dict() for a in alerts]}, sort_keys=True).encode()
         last = ""
         self.attempts = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +98,8 @@ def superseded_by(checkpoint: Checkpoint, fact_ids: tuple[str, ...]) -> list[str
 def _rows(part: Any) -> dict[str, dict[str, Any]] | dict[str, Any]:
     if isinstance(part, tuple):
         return {getattr(r, "key", None) or r.fact_id: _fields(r) for r in part}
+    if isinstance(part, Mapping):  # the state's maps (as_of, inherited_from, ...): by path
+        return dict(part)
     return _fields(part)
 
 

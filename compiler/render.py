@@ -12,9 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from uac.compiler import cache as compile_cache
 from uac.compiler.fold import FoldResult
@@ -31,6 +29,9 @@ from uac.compiler.shapes import (
     row_default,
 )
 from uac.fact_log.values import canonical_json, json_string
+
+if TYPE_CHECKING:  # Jinja2 loads when code is generated: a read never renders
+    import jinja2
 
 TEMPLATES = Path(__file__).with_name("templates")
 # canonical_json's settings, plus nested objects (compiler/shapes.Struct) as their rows.
@@ -281,6 +282,8 @@ def records_format() -> str:
 @cache
 def environment() -> jinja2.Environment:
     """The Jinja2 environment for generated code (strict: a missing variable is an error)."""
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         undefined=jinja2.StrictUndefined,

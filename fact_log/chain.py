@@ -15,8 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import pyarrow as pa
-
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.fact_log.keys import KeyRing
@@ -27,55 +25,57 @@ GENESIS = "0" * 64
 
 
 # The columns of the first format, frozen: schema step 1 creates them; later steps add more.
-FACT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("op", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("path", "VARCHAR NOT NULL", pa.string()),
-    ("record_key", "VARCHAR", pa.string()),
-    ("value", "VARCHAR", pa.string()),
-    ("text", "VARCHAR", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("confidence", "DOUBLE NOT NULL", pa.float64()),
-    ("evidence", "VARCHAR", pa.string()),
-    ("valid_from", "TIMESTAMP", pa.timestamp("us")),
-    ("valid_to", "TIMESTAMP", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("input_id", "VARCHAR", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("run_id", "VARCHAR", pa.string()),
-    ("actor", "VARCHAR", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("prev_hash", "VARCHAR NOT NULL", pa.string()),
-    ("hash", "VARCHAR NOT NULL", pa.string()),
+# Each is (name, SQL type, Arrow type name): the store builds the Arrow type when it first
+# writes a batch through Arrow, so reading the log never imports pyarrow.
+FACT_V1: tuple[tuple[str, str, str], ...] = (
+    ("seq", "BIGINT NOT NULL", "int64"),
+    ("id", "VARCHAR NOT NULL", "string"),
+    ("tenant", "VARCHAR NOT NULL", "string"),
+    ("scope", "VARCHAR NOT NULL", "string"),
+    ("subject", "VARCHAR NOT NULL", "string"),
+    ("op", "VARCHAR NOT NULL", "string"),
+    ("kind", "VARCHAR NOT NULL", "string"),
+    ("path", "VARCHAR NOT NULL", "string"),
+    ("record_key", "VARCHAR", "string"),
+    ("value", "VARCHAR", "string"),
+    ("text", "VARCHAR", "string"),
+    ("source", "VARCHAR NOT NULL", "string"),
+    ("confidence", "DOUBLE NOT NULL", "float64"),
+    ("evidence", "VARCHAR", "string"),
+    ("valid_from", "TIMESTAMP", "timestamp"),
+    ("valid_to", "TIMESTAMP", "timestamp"),
+    ("recorded_at", "TIMESTAMP NOT NULL", "timestamp"),
+    ("input_id", "VARCHAR", "string"),
+    ("session_id", "VARCHAR", "string"),
+    ("run_id", "VARCHAR", "string"),
+    ("actor", "VARCHAR", "string"),
+    ("content_hash", "VARCHAR NOT NULL", "string"),
+    ("prev_hash", "VARCHAR NOT NULL", "string"),
+    ("hash", "VARCHAR NOT NULL", "string"),
 )
 # `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
 # had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
 # generated code of the same log is the same in every workspace.
-_MAC = ("mac", "VARCHAR", pa.string())
+_MAC = ("mac", "VARCHAR", "string")
 FACT_COLUMNS = (*FACT_V1, _MAC)
 # The columns a fact's content hash covers, in order (everything but seq, id and the chain).
 CONTENT_COLUMNS = tuple(name for name, _, _ in FACT_V1[2:-3])
 
-INPUT_V1: tuple[tuple[str, str, Any], ...] = (
-    ("seq", "BIGINT NOT NULL", pa.int64()),
-    ("id", "VARCHAR NOT NULL", pa.string()),
-    ("tenant", "VARCHAR NOT NULL", pa.string()),
-    ("scope", "VARCHAR NOT NULL", pa.string()),
-    ("subject", "VARCHAR NOT NULL", pa.string()),
-    ("kind", "VARCHAR NOT NULL", pa.string()),
-    ("name", "VARCHAR", pa.string()),
-    ("role", "VARCHAR", pa.string()),
-    ("content", "VARCHAR NOT NULL", pa.string()),
-    ("content_hash", "VARCHAR NOT NULL", pa.string()),
-    ("source", "VARCHAR NOT NULL", pa.string()),
-    ("session_id", "VARCHAR", pa.string()),
-    ("observed_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
-    ("recorded_at", "TIMESTAMP NOT NULL", pa.timestamp("us")),
+INPUT_V1: tuple[tuple[str, str, str], ...] = (
+    ("seq", "BIGINT NOT NULL", "int64"),
+    ("id", "VARCHAR NOT NULL", "string"),
+    ("tenant", "VARCHAR NOT NULL", "string"),
+    ("scope", "VARCHAR NOT NULL", "string"),
+    ("subject", "VARCHAR NOT NULL", "string"),
+    ("kind", "VARCHAR NOT NULL", "string"),
+    ("name", "VARCHAR", "string"),
+    ("role", "VARCHAR", "string"),
+    ("content", "VARCHAR NOT NULL", "string"),
+    ("content_hash", "VARCHAR NOT NULL", "string"),
+    ("source", "VARCHAR NOT NULL", "string"),
+    ("session_id", "VARCHAR", "string"),
+    ("observed_at", "TIMESTAMP NOT NULL", "timestamp"),
+    ("recorded_at", "TIMESTAMP NOT NULL", "timestamp"),
 )
 INPUT_COLUMNS = (*INPUT_V1, _MAC)
 REJECTION_COLUMNS = (

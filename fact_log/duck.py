@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import gc
 import importlib.util
@@ -17,12 +16,26 @@ from uac.fact_log.errors import WorkspaceError, WorkspaceInUse
 
 
 class _PandasAbsent:
-    """A meta path finder that says at once that pandas cannot be imported."""
+    """A meta path finder that says at once that pandas cannot be imported.
+
+    `find_spec` answers None, as any finder that does not know a name: a library asking
+    whether pandas exists (`importlib.util.find_spec("pandas")`, as transformers does) hears
+    "no" and goes on. Only an `import pandas` is cut short: asked by the import system's own
+    loading step, the finder raises the ModuleNotFoundError that import would end in anyway,
+    without walking sys.path first. Were that step ever renamed, the finder only answers
+    None: imports get slower, never wrong.
+    """
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        """Refuse `pandas` without walking sys.path; leave every other name to the others."""
-        if name == "pandas":
+        """None for every name; for an `import pandas`, the import's failure at once."""
+        if name == "pandas" and sys._getframe(2).f_code.co_name == _IMPORTING:
             raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+        return None
+
+
+# The import system's step that looks a module up to load it (CPython's importlib._bootstrap):
+# `importlib.util.find_spec` reaches the finders through `_find_spec` too, but not from it.
+_IMPORTING = "_find_and_load_unlocked"
 
 
 def _fail_fast_without_pandas() -> None:
@@ -30,9 +43,10 @@ def _fail_fast_without_pandas() -> None:
 
     DuckDB's Python client tries `import pandas` for every bound parameter (two attempts
     each) and does not remember the failure; each attempt walks sys.path (~74 per
-    `Memory.set`, about half its time). A finder placed first refuses the name at once with
-    the same ModuleNotFoundError. Not None in sys.modules: pyarrow takes a "pandas" key
-    there to mean pandas is imported. Nothing is installed when pandas is importable.
+    `Memory.set`, about half its time). A finder placed first refuses the import at once with
+    the same ModuleNotFoundError (and answers a mere look-up with None). Not None in
+    sys.modules: pyarrow takes a "pandas" key there to mean pandas is imported. Nothing is
+    installed when pandas is importable.
     """
     if "pandas" not in sys.modules and importlib.util.find_spec("pandas") is None:
         sys.meta_path.insert(0, _PandasAbsent())
@@ -159,14 +173,14 @@ def is_changed(con: duckdb.DuckDBPyConnection, tenant: str, scope: str, subject:
     return bool(row and row[0])
 
 
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes  # on the first long write: a read never loads it
+
     try:  # glibc only; elsewhere nothing to do
         return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
-
-
-_TRIM = _malloc_trim()
 
 
 def give_back_memory() -> None:
@@ -176,5 +190,5 @@ def give_back_memory() -> None:
     step's peak (a staged write's final move) then starts from the high-water mark.
     """
     gc.collect()  # cycles among the freed objects would keep their pages
-    if _TRIM is not None:
-        _TRIM(0)
+    if (trim := _malloc_trim()) is not None:
+        trim(0)

@@ -37,7 +37,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_erase
@@ -295,6 +294,8 @@ def _record_rows(con: duckdb.DuckDBPyConnection, ring: Any, rows: list[list[Any]
     """Insert the sealed erased_rows records at once, through Arrow (no per-value binding)."""
     if not rows:
         return
+    import pyarrow as pa  # loaded by the writes that need it: reads never pay for it
+
     sealed = [[*r, row_mac(ring, "erased_rows", r)] for r in rows]
     names = (*ERASED_ROW_COLUMNS, "mac")
     table = pa.table(

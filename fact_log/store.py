@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.backends.replica import Replica, attach, bound
@@ -602,11 +601,14 @@ class Store(LogReads, Staging):
             for row in rows:
                 self.con.execute(f"INSERT INTO {table} VALUES ({marks})", list(row))
             return
-        schema = pa.schema([(name, typ) for name, _, typ in columns])
+        import pyarrow as pa  # loaded by the first batch that needs it: reads never pay for it
+
+        types = [_arrow_type(pa, typ) for _, _, typ in columns]
+        schema = pa.schema([(name, typ) for (name, _, _), typ in zip(columns, types, strict=True)])
         arrow = pa.Table.from_arrays(
             [
                 pa.array(col, type=typ)
-                for col, (_, _, typ) in zip(zip(*rows, strict=True), columns, strict=True)
+                for col, typ in zip(zip(*rows, strict=True), types, strict=True)
             ],
             schema=schema,
         )
@@ -617,6 +619,11 @@ class Store(LogReads, Staging):
             self.con.execute(f"INSERT INTO {table} SELECT * FROM _uac_batch")
         finally:
             self.con.unregister("_uac_batch")
+
+
+def _arrow_type(pa: Any, name: str) -> Any:
+    """The Arrow type of a column's type name in fact_log/chain.py."""
+    return pa.timestamp("us") if name == "timestamp" else getattr(pa, name)()
 
 
 def _first_input(prep: Prepared) -> str | None:

@@ -14,6 +14,7 @@ runs those functions like the built-in checks. Three shapes exist:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from decimal import Decimal
@@ -32,7 +33,7 @@ _IDENT = r"^[a-z][a-z0-9_]*$"
 
 
 class _Base(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # on first use
 
     name: str | None = Field(default=None, max_length=120)
     severity: Literal["critical", "warning", "info"] = "warning"
@@ -91,7 +92,12 @@ class ForbidRule(_Base):
 
 AnyRule = ThresholdRule | ReminderRule | ForbidRule
 Rule = Annotated[AnyRule, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(Rule)
+
+
+@functools.cache
+def _adapter() -> TypeAdapter[Any]:
+    """The rules' validator, built on first use: reading rules back needs no pydantic build."""
+    return TypeAdapter(Rule)
 
 
 class RuleError(InputError):
@@ -101,7 +107,7 @@ class RuleError(InputError):
 def parse_rule(data: Any) -> AnyRule:
     """The rule a stored value holds (structure only); RuleError naming the bad part."""
     try:
-        return _ADAPTER.validate_python(data)
+        return _adapter().validate_python(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"]) or "rule"

@@ -619,3 +619,15 @@ def test_the_compile_cache_is_bounded_by_facts(
     assert mem.checkpoint("a").user.identity.name == "a1"
     mem.compile("a")  # read again from the log, not from a stale cache
     assert mem.checkpoint("a").user.identity.name == "a1"
+
+
+def test_diff_shows_a_change_of_the_states_maps(mem: Memory) -> None:
+    # as_of and stale_after_days are maps by path, not records: diff compares them by path.
+    mem.set("alice", "identity.name", "A", now=T0)
+    mem.compile("alice")
+    mem.set("alice", "places.location.city", "Lisbon", now=at(1))
+    mem.compile("alice")
+    old, new, lines = mem.diff("alice")
+    assert (old, new) == (1, 2)
+    assert "~ user.location.city: None -> 'Lisbon'" in lines
+    assert any(line.startswith("~ user.as_of.user.location.city: None -> ") for line in lines)

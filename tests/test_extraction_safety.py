@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from conftest import reads_linearly
 
 from uac.fact_log.extraction.evidence import normalise, verify
 from uac.fact_log.extraction.safety import luhn_ok, scan
@@ -99,9 +98,7 @@ def test_ordinary_text_is_clean(text: str) -> None:
 def test_adversarial_64k_scan_is_fast() -> None:
     for chunk in ("-----BEGIN PRIVATE KEY-----", "4111 ", "password is ", "sk-", "a" * 7):
         text = (chunk * (65536 // len(chunk) + 1))[:65536]
-        start = time.process_time()
-        scan(text)
-        assert time.process_time() - start < 2.0, chunk
+        reads_linearly(scan, text)  # linear, not under a fixed bound load can break
 
 
 def test_evidence_tiers() -> None:

@@ -91,30 +91,42 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
     with Memory(home, create=True) as mem:
         mem.add_note("bob", "bob likes green tea", now=DAY)
         store = mem.store
-        hold = 3.0
         scanning = threading.Event()
+        released = threading.Event()
+        order: list[str] = []
 
         def long_scan() -> None:  # e.g. verify_log over a big log
             with store.con.stream("SELECT seq FROM facts ORDER BY seq", size=1) as rows:
                 scanning.set()
                 for _ in rows:
-                    time.sleep(hold)
+                    released.wait(60)  # the scan holds the gate until the read was tried
 
         def compact() -> None:
             scanning.wait(5)
             compact_file(store)
 
+        def one_row_read() -> None:
+            store.con.execute("SELECT 1").fetchone()
+            order.append("read")
+
         threads = [threading.Thread(target=f, daemon=True) for f in (long_scan, compact)]
         for t in threads:
             t.start()
         scanning.wait(5)
-        assert _wait_for(lambda: store.gate._swapping)
-        started = time.monotonic()
-        store.con.execute("SELECT 1").fetchone()
-        waited = time.monotonic() - started
-        for t in threads:
+        # The compaction is pending: it waits on the gate for the scan to leave.
+        assert _wait_for(lambda: len(store.gate._cond._waiters) == 1)
+        reader = threading.Thread(target=one_row_read, daemon=True)
+        reader.start()
+        # Ordering, not timing: the read must finish while the scan still holds the gate.
+        # A read stalled behind the scan finishes only after the release (the join's bound
+        # is for that stuck case; it never decides a pass).
+        reader.join(30)
+        order.append("scan released")
+        released.set()
+        for t in [*threads, reader]:
             t.join(30)
-        assert waited < 1.0, f"a one-row read waited {waited:.1f}s behind another thread's scan"
+        assert order == ["read", "scan released"], "a one-row read waited for another thread's scan"
+        assert not store.gate._swapping and all(not t.is_alive() for t in threads)  # compacted
 
 
 def test_a_statement_inside_a_stream_does_not_silently_end_the_stream(home: Path) -> None:

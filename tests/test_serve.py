@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -272,7 +274,8 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
         assert done.returncode == 0 and "2027-01-10" in done.stdout
         done = _cli(home, "query", "alice", "user.passport.expiry_date.year")
         assert done.stdout.strip() == "2027", done.stderr
-        # thin means thin: a forwarded call loads neither DuckDB nor the compiler nor the sandbox
+        # thin means thin: a forwarded call loads neither DuckDB, the extractor, the compiler
+        # nor the sandbox
         probe = subprocess.run(
             [
                 sys.executable,
@@ -280,7 +283,8 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
                 "import sys; from uac.runtime.cli import main; "
                 f"code = main(['--home', {str(home)!r}, 'facts', 'alice', '--json']); "
                 "heavy = [m for m in ('duckdb', 'uac.compiler', 'uac.runtime.sandbox', "
-                "'uac.fact_log.store', 'openai', 'fastapi') if m in sys.modules]; "
+                "'uac.fact_log.store', 'uac.fact_log.extraction', 'openai', 'fastapi') "
+                "if m in sys.modules]; "
                 "print(code, heavy, file=sys.stderr)",
             ],
             capture_output=True,
@@ -328,12 +332,18 @@ def test_cli_mcp_clients_and_scheduler_work_while_serving(tmp_path: Path) -> Non
 
 class _Recorder(BaseHTTPRequestHandler):
     received: ClassVar[list[dict[str, Any]]] = []
-    hang = 0.0
+    # Set: each request is held unanswered until the event is set, then whether its caller
+    # was still waiting for the answer (had not given up and closed) is recorded.
+    hold: threading.Event | None = None
+    held: ClassVar[list[bool]] = []
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.hang:
-            time.sleep(self.hang)
+        if self.hold is not None:
+            self.hold.wait(120)
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            closed = bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+            type(self).held.append(not closed)
         type(self).received.extend(json.loads(body)["alerts"])
         self.send_response(200)
         self.end_headers()
@@ -343,9 +353,13 @@ class _Recorder(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def webhook(hang: float = 0.0) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """A webhook receiver on 127.0.0.1 (optionally hanging before it answers)."""
-    handler = type("Recorder", (_Recorder,), {"received": [], "hang": hang})
+def webhook(
+    hold: threading.Event | None = None, held: list[bool] | None = None
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A webhook receiver on 127.0.0.1 (optionally holding each request until `hold` is set;
+    `held` then gets, per request, whether its caller was still waiting for the answer)."""
+    attrs = {"received": [], "hold": hold, "held": held if held is not None else []}
+    handler = type("Recorder", (_Recorder,), attrs)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -353,6 +367,8 @@ def webhook(hang: float = 0.0) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/hook", handler.received
     finally:
+        if hold is not None:
+            hold.set()
         server.shutdown()
         server.server_close()
 
@@ -409,15 +425,22 @@ def test_killed_server_loses_nothing_and_delivers_alerts_after_restart(tmp_path:
 
 def test_a_hanging_webhook_never_slows_a_write(tmp_path: Path) -> None:
     home = tmp_path / "ws"
-    with webhook(hang=30.0) as (hook, _), serving(home, "--webhook", hook) as info:
+    hold, held = threading.Event(), []
+    with webhook(hold, held) as (hook, received), serving(home, "--webhook", hook) as info:
         client = Client(info["url"], _key(_admin(info), "default"))
         client.import_records("alice", "allergies", [{"substance": "penicillin"}])
         client.add("alice", "I take ibuprofen")  # warm: the subject is compiled
-        started = time.monotonic()
         out = client.add("alice", "I started taking amoxicillin.")
-        took = time.monotonic() - started
         assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
-        assert took < 5.0  # the webhook hangs for 30 s (its timeout is 5 s)
+        # Ordering, not timing: the write answered while its alert's delivery was still held
+        # by the webhook, and the delivery was still waiting for it. A delivery on the
+        # write's path would have had to give up (its 5 s timeout closes the request) before
+        # the write could answer; the held request would then find its caller gone.
+        hold.set()
+        deadline = time.monotonic() + 60  # a bound for a stuck delivery, not a timing
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert held == [True] and [a["check"] for a in received] == ["drug_allergy"]
 
 
 def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Path) -> None:

@@ -35,16 +35,27 @@ def _mcp(url: str, key: str, method: str = "POST", session: str | None = None) -
         return exc.code, json.loads(text).get("error", text) if text.startswith("{") else text
 
 
+def _opened(url: str, key: str) -> str:
+    """A new session of `key` once the cap lets one in (refused while it is full)."""
+    deadline = time.monotonic() + 120  # a bound for sessions that never end, not a timing
+    while (opened := _mcp(url, key))[0] == 429 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert opened[0] == 200, opened
+    return opened[1]
+
+
 def test_a_key_past_its_session_cap_is_refused_while_another_key_still_connects(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "ws"
-    idle = 8  # seconds: the refusals below happen well within it
+    # Seconds: the six requests below must come within it, or a session expires early and
+    # an answer below says so (a third session let in, a DELETE answered 404). No elapsed
+    # time is asserted; the margin is for a loaded machine.
+    idle = 15
     with serving(home, "--mcp-sessions-per-key", "2", "--mcp-idle-timeout", str(idle)) as info:
         url = info["url"]
         admin = _admin(info)
         a, b = _key(admin, "default"), _key(admin, "default", subject="alice")
-        started = time.monotonic()
         first, second = _mcp(url, a), _mcp(url, a)
         assert first[0] == second[0] == 200 and first[1] and second[1] != first[1]
         status, error = _mcp(url, a)
@@ -54,19 +65,17 @@ def test_a_key_past_its_session_cap_is_refused_while_another_key_still_connects(
         # Another key is not locked out by A's sessions.
         status, other = _mcp(url, b)
         assert status == 200 and other
-        assert time.monotonic() - started < idle, "too slow to prove the cap within the idle time"
         # A session A ends frees its place at once.
         assert _mcp(url, a, "DELETE", first[1])[0] == 200
         status, third = _mcp(url, a)
         assert status == 200 and third
         assert _mcp(url, a)[0] == 429
-        # Unused sessions end after the idle timeout, and their places come back.
-        time.sleep(idle + 2)
+        # Unused sessions end after the idle timeout, and their places come back (waited for
+        # past it: a loaded server's reaper may run late).
+        time.sleep(idle)
+        fourth, fifth = _opened(url, a), _opened(url, a)
+        assert fourth and fifth
         assert _mcp(url, a, "DELETE", second[1])[0] == 404  # the SDK ended it already
-        status, fourth = _mcp(url, a)
-        assert status == 200 and fourth
-        status, fifth = _mcp(url, a)
-        assert status == 200 and fifth
 
 
 def test_serve_refuses_a_session_cap_or_idle_time_that_is_not_positive(tmp_path: Path) -> None:

@@ -29,7 +29,6 @@ from uac.checks.library.common import (
     where,
 )
 from uac.checks.model import AlertDraft, CheckConfig
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.reference import (
     country_name,
     normalise,
@@ -301,9 +300,17 @@ def _via(trip: Any) -> list[tuple[str, str]]:
     for stop in getattr(trip, "via", None) or ():
         if _CODE.match(stop):
             out.append((stop, country_name(stop)))
-        elif (found := lookup_place(stop)) is not None:
+        elif (found := _lookup_place(stop)) is not None:
             out.append((found[1], stop))
     return out
+
+
+def _lookup_place(text: str) -> Any:
+    # The place gazetteer sits with the extractor's patterns: loaded only when a trip names
+    # a stop by place, so reads that import the check library never load the extractor.
+    from uac.fact_log.extraction.patterns.places import lookup_place
+
+    return lookup_place(text)
 
 
 def transit_visa(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:

@@ -33,13 +33,9 @@ from uac.fact_log.extraction.safety import (
     normalised_view,
     scan,
 )
+from uac.fact_log.quarantine import QUARANTINE_REASONS, QUARANTINED  # noqa: F401 (re-exported)
 from uac.fact_log.store import NewFact, NewRejection
 from uac.fact_log.values import canonical_json, sha256
-
-# An input with one of these rejections is quarantined: kept (masked) for the audit trail,
-# never indexed, searched, put into context or shown unless an operator asks.
-QUARANTINE_REASONS = ("secret", "instruction_refused")
-QUARANTINED = "[quarantined: refused as a secret or an instruction; see `uac rejections --show`]"
 
 
 def excerpt(text: str, width: int = 300) -> str:

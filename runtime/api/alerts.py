@@ -25,7 +25,6 @@ from uac.compiler.checkpoint import CompileResult
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound, UacError
-from uac.fact_log.extraction.screen import refuse_secrets
 from uac.fact_log.progress import Report
 from uac.fact_log.store import utc_now
 
@@ -125,6 +124,8 @@ class Alerts:
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        from uac.fact_log.extraction.screen import refuse_secrets
+
         refuse_secrets(rule, "the rule")
         rid = add_rule(
             self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog

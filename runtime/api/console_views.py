@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from uac.compiler.model import build_model
 from uac.compiler.render import MASK
 from uac.fact_log.errors import NotFound
-from uac.fact_log.extraction.safety import scan
 from uac.runtime.api import verbs
 
 if TYPE_CHECKING:
@@ -174,6 +173,8 @@ def mask_note(text: str, values: frozenset[str]) -> str:
     """A note as an overview shows it: what the safety filter masks (secrets, identifiers),
     and any sensitive value of the typed state it quotes (the catalog's sensitivity classes).
     """
+    from uac.fact_log.extraction.safety import scan
+
     masked = scan(text).masked
     if not values:
         return masked

@@ -22,8 +22,6 @@ from typing import Any
 from uac.compiler import loader
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
-from uac.fact_log.extraction.patterns.progress import parse_progress, same_step
-from uac.fact_log.extraction.screen import refuse_secrets
 from uac.fact_log.importer import record_key
 from uac.fact_log.store import Batch, Fact, NewFact, NewInput, utc_now
 from uac.runtime.search import journal
@@ -66,6 +64,8 @@ def add_episode(
         )
     except ValueError as exc:
         raise InputError(f"bad episode: {exc}") from None
+    from uac.fact_log.extraction.screen import refuse_secrets
+
     refuse_secrets(value, "the episode")
     text = f"Problem: {value['problem']}."
     for label, key in (("Tried", "tried"), ("Did not help", "failed")):
@@ -105,6 +105,8 @@ def task_progress(
     mem: Memory, addr: Address, text: str, input_id: str, now: dt.datetime
 ) -> Fact | None:
     """Update the open task a message reports progress on (see the module docstring)."""
+    from uac.fact_log.extraction.patterns.progress import parse_progress, same_step
+
     said = parse_progress(text)
     if said is None:
         return None
@@ -169,7 +171,10 @@ def gather(
     out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
     if checkpoint is not None:
         user = checkpoint.user
-        terms = mem.search_index.analyzer.query_terms
+
+        def terms(text: str) -> list[str]:  # the index (numpy) loads only if a query asks
+            return mem.search_index.analyzer.query_terms(text)
+
         out["episodes"] = journal.similar_episodes(getattr(user, "episodes", ()), query, terms)
         out["tasks"] = journal.open_tasks(getattr(user, "tasks", ()), today)
         prefs = getattr(user, "preferences", None)

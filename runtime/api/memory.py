@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.checks import EvaluationResult
 from uac.checks.sinks import Sink
@@ -26,7 +26,6 @@ from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, UacError
-from uac.fact_log.extraction.llm import LLM, LLMSettings
 from uac.fact_log.progress import Report
 from uac.fact_log.store import Fact, Store, default_home, utc_now
 from uac.runtime.api import erase as erasing
@@ -37,8 +36,11 @@ from uac.runtime.api.preview import Previews
 from uac.runtime.api.reads import Explanation, Reads
 from uac.runtime.api.recall import Recall
 from uac.runtime.api.writes import ImportResult, Learned, Writes
-from uac.runtime.search.embedders import Embedder
-from uac.runtime.search.index import SearchIndex
+
+if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
+    from uac.fact_log.extraction.llm import LLM, LLMSettings
+    from uac.runtime.search.embedders import Embedder
+    from uac.runtime.search.index import SearchIndex
 
 # Bodies sent to the service as files wait under <home>/staging/ while they are read
 # (runtime/api/verbs.py); a writable open sweeps what a killed process left there.

@@ -17,7 +17,7 @@ from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
-from uac.fact_log.extraction.screen import QUARANTINE_REASONS, QUARANTINED, excerpt
+from uac.fact_log.quarantine import QUARANTINE_REASONS, QUARANTINED
 from uac.fact_log.store import (
     Fact,
     Input,
@@ -56,6 +56,8 @@ class Reads:
         addr = self.address(subject)
         rows = self.store.rejections(addr)
         texts = {i.id: i.content for i in self.store.inputs(addr)} if show else {}
+        if show:  # the operator's audit: excerpts masked again by the secret filter
+            from uac.fact_log.extraction.screen import excerpt
         for row in rows:
             if row["reason"] not in QUARANTINE_REASONS:
                 continue

@@ -7,6 +7,7 @@ A mixin of `Memory` (runtime/api/memory.py) over the workspace's search index
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound
@@ -18,9 +19,11 @@ from uac.fact_log.store import (
 )
 from uac.runtime.api import journal
 from uac.runtime.search.context import assemble, check_budget
-from uac.runtime.search.index import SearchHit, SearchIndex, feedback_fact
 from uac.runtime.search.soft_preferences import PATH as SOFT_PATH
 from uac.runtime.search.soft_preferences import SoftPreference, recall
+
+if TYPE_CHECKING:  # the index (numpy, pyarrow) loads when a search first needs it
+    from uac.runtime.search.index import SearchHit, SearchIndex
 
 
 class Recall:
@@ -37,6 +40,8 @@ class Recall:
         """The workspace's incremental hybrid index (built on first use)."""
         with self._search_lock:
             if not self._search:
+                from uac.runtime.search.index import SearchIndex  # numpy: searches only
+
                 self._search.append(SearchIndex(self.store, self._embedder))
             return self._search[0]
 
@@ -85,6 +90,8 @@ class Recall:
                 ) from None
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(NewInput("command", f"feedback {item_id} not_this", "explicit_command"))
+        from uac.runtime.search.index import feedback_fact
+
         fact = feedback_fact(item_id, reason)
         fact.input_index = 0
         batch.facts.append(fact)
@@ -103,7 +110,7 @@ class Recall:
         return recall(
             self.facts(subject, SOFT_PATH),
             hard,
-            self.search_index.embedder,
+            self.search_index.embedder if query else None,  # no query: nothing to embed
             query,
             today=today or utc_now().date(),
             k=k,

@@ -44,7 +44,7 @@ class Verbs(Protocol):
 
 
 class _Args(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
 
 class NoArgs(_Args):

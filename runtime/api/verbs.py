@@ -36,7 +36,7 @@ MAX_TEXT = 65536
 class Args(BaseModel):
     """Arguments of a verb (unknown fields are refused)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
 
 
 class NoArgs(Args):
@@ -801,8 +801,13 @@ def with_alerts(mem: Memory, before: Any, out: Any) -> Any:
     return out
 
 
+_AS_IS = frozenset({str, int, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """A JSON-ready view of a verb's result (facts and alerts as dicts, dates ISO)."""
+    if type(value) in _AS_IS:  # most values of a long listing: answered first
+        return value
     if isinstance(value, Address | PurePath):
         return str(value)
     if hasattr(value, "as_dict") and callable(value.as_dict):

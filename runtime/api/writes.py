@@ -12,22 +12,12 @@ import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
-from uac.fact_log.extraction.llm import LLM, LLMSettings, as_llm
-from uac.fact_log.extraction.markdown import note_template
-from uac.fact_log.extraction.screen import note_text, refuse_secrets
 from uac.fact_log.importer import Chunk, RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.importer import Prepared as ImportPrepared
-from uac.fact_log.pipeline import (
-    build_import_batch,
-    build_message_batch,
-    build_note_batch,
-    import_batches,
-    session_history,
-)
 from uac.fact_log.progress import Report, step
 from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
 from uac.fact_log.store import (
@@ -39,6 +29,9 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import journal
+
+if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
+    from uac.fact_log.extraction.llm import LLM
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +97,8 @@ class Writes:
             value = parse_cli_value(value, attr.spec.type)
         typed = self.catalog.validate_attribute(attr, value)
         # Secrets never; identifiers only in a field declared sensitive in the catalog.
+        from uac.fact_log.extraction.screen import refuse_secrets
+
         refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
         batch = Batch(addr, now or utc_now(), self.actor)
         batch.inputs.append(
@@ -157,6 +152,8 @@ class Writes:
             )
         addr = self.address(subject)
         finished: list[ImportPrepared] = []
+        from uac.fact_log.pipeline import import_batches
+
         batches = import_batches(
             self.catalog,
             addr,
@@ -243,6 +240,8 @@ class Writes:
     ) -> ImportResult:
         addr = self.address(subject)
         previous = self._inferred_before(addr, collection)
+        from uac.fact_log.pipeline import build_import_batch
+
         batch, prepared = build_import_batch(
             self.catalog,
             addr,
@@ -332,6 +331,8 @@ class Writes:
         llm: LLM | None,
     ) -> Batch:
         """The batch a message appends (extracted, gated, out-of-scope facts set aside)."""
+        from uac.fact_log.pipeline import build_message_batch, session_history
+
         address = self.address(subject)
         batch = build_message_batch(
             self.catalog,
@@ -357,6 +358,8 @@ class Writes:
         """The LLM extractor (explicit, else from UAC_LLM_* variables), or None when off."""
         if self._llm is False:
             setting = self._llm_setting
+            from uac.fact_log.extraction.llm import LLMSettings, as_llm
+
             self._llm = as_llm(setting if setting is not None else LLMSettings.from_env())
         return self._llm  # type: ignore[return-value]
 
@@ -376,6 +379,8 @@ class Writes:
             raise InputError(f"{path}: no such file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}: cannot read a UTF-8 Markdown note ({exc})") from None
+        from uac.fact_log.pipeline import build_note_batch
+
         batch = build_note_batch(
             self.catalog,
             self.address(subject),
@@ -390,6 +395,8 @@ class Writes:
 
     def note_template(self) -> str:
         """A Markdown note template generated from the catalog."""
+        from uac.fact_log.extraction.markdown import note_template
+
         return note_template(self.catalog)
 
     def prefer(
@@ -438,6 +445,8 @@ class Writes:
         """Store free text the user asked to keep as a note (searchable, not typed)."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("a note needs some text")
+        from uac.fact_log.extraction.screen import note_text
+
         text = note_text(text)  # secrets masked, instructions refused before anything is written
         addr = self.address(subject)
         batch = Batch(addr, now or utc_now(), self.actor)

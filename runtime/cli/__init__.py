@@ -7,7 +7,8 @@ HTTP, so commands work while agents are connected; otherwise the CLI opens the w
 itself. Either way the same printing code reads the same JSON.
 
 Only the standard library is imported at start-up; a forwarded call never loads DuckDB,
-the compiler or the sandbox. Global options (--home, --tenant, --json, ...) are accepted
+the extractor, the compiler or the sandbox, and a local read never loads the extractor
+(docs/runtime.md, What a read loads). Global options (--home, --tenant, --json, ...) are accepted
 before or after the command.
 
 The package: `common.py` (where a verb runs, printing), `parser.py` (global options and

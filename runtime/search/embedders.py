@@ -26,8 +26,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from uac.fact_log.errors import UacError
 from uac.runtime.search.analyzer import STOPWORDS
 
@@ -139,6 +137,8 @@ class HashingEmbedder:
                 rows.append(row)
                 buckets.append(i)
                 values.append(0.5 * s)
+        import numpy as np  # on the first embedding: a read that embeds nothing never loads it
+
         matrix = np.zeros((len(texts), self._dim))
         np.add.at(matrix, (np.array(rows, np.intp), np.array(buckets, np.intp)), values)
         norms = np.sqrt((matrix * matrix).sum(axis=1, keepdims=True))

@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from uac.fact_log.extraction.screen import QUARANTINE_REASONS
+from uac.fact_log.quarantine import QUARANTINE_REASONS
 from uac.runtime.search import dense
 from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.embedders import Embedder

@@ -84,7 +84,7 @@ def collect(facts: list[Any]) -> list[SoftPreference]:
 def recall(
     facts: list[Any],
     hard: set[str],
-    embedder: Embedder,
+    embedder: Embedder | None,
     query: str | None,
     *,
     today: dt.date,
@@ -94,11 +94,16 @@ def recall(
     """The k wishes that matter most for this request, none about a slot in `hard`.
 
     `facts` are the subject's facts at `PATH`; `hard` the preference slots the user has set.
+    Without a query every wish is equally relevant: nothing is embedded (`embedder` may be
+    None then).
     """
     prefs = [p for p in collect(facts) if not aspects(p.text) & hard]
     if not prefs:
         return []
-    vectors = embedder.embed([query or "", *(p.text for p in prefs)])
+    if query and embedder is not None:
+        vectors = embedder.embed([query, *(p.text for p in prefs)])
+    else:
+        vectors = [[]] * (len(prefs) + 1)
     now = dt.datetime(today.year, today.month, today.day)
     ranked = []
     for pref, vec in zip(prefs, vectors[1:], strict=True):

@@ -1,0 +1,152 @@
+"""Read commands never load the extractor, the encoder or numpy-backed models.
+
+Only a write needs the extraction package (`uac.fact_log.extraction`: ~900 regular
+expressions compiled at import, and any model a module under it loads), so every read
+command runs in a fresh interpreter here and the modules it left in `sys.modules` are
+checked: no module under the extraction prefix (new modules there are covered without
+naming them), nor numpy, pyarrow, Jinja2 or an encoder library except where the command's
+own work needs them (a search, or a context for a query, ranks with numpy).
+
+Modules only accumulate in `sys.modules`, so one interpreter runs the commands in turn and
+checks after each: a forbidden module is blamed on the first command after which it shows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from uac import Memory
+
+T0 = dt.datetime(2026, 3, 1, 9, 0)
+
+EXTRACTOR = "uac.fact_log.extraction"
+# A model or array library a plain read has no use for (the encoder's, the search index's).
+MODELS = ("numpy", "pyarrow", "torch", "transformers", "sentence_transformers", "onnxruntime")
+# Code generation: a read of a compiled subject never renders templates.
+RENDERING = ("jinja2",)
+
+# Every read command, in the order run: those that may rank with numpy come last.
+READS: list[tuple[str, ...]] = [
+    ("--help",),
+    ("facts", "alice"),
+    ("facts", "alice", "--json"),
+    ("inputs", "alice"),
+    ("subjects",),
+    ("rejections", "alice"),
+    ("alerts", "alice"),
+    ("alerts",),
+    ("manifest", "alice"),
+    ("why", "alice", "user.passport.expiry_date"),
+    ("diff", "alice"),
+    ("verify",),
+    ("anchor", "export"),
+    ("erasures", "alice"),
+    ("member", "list", "alice"),
+    ("query", "alice", "user.passport.expiry_date.year"),
+    ("tools",),
+    ("context", "alice", "--today", "2026-03-02"),  # no query: nothing to rank
+]
+RANKING: list[tuple[str, ...]] = [
+    ("search", "alice", "passport"),
+    ("context", "alice", "--today", "2026-03-02", "--query", "when is my appointment"),
+]
+# The one read allowed part of the extractor: a context for a query quotes the user's notes,
+# and instruction-like sentences in them are neutralised by the secret and instruction
+# scanner (fact_log/extraction/screen.py). Never the patterns, never anything else.
+SCANNER = {f"{EXTRACTOR}{m}" for m in ("", ".screen", ".safety", ".prefilter")}
+SCANS = [RANKING[1]]
+
+_PROBE = """
+import contextlib, io, json, sys
+from uac.runtime.cli import main
+
+home, reads, ranking, extractor, models, rendering = json.loads(sys.argv[1])
+
+def loaded(names):
+    return sorted(m for m in sys.modules if any(m == n or m.startswith(n + ".") for n in names))
+
+report = []
+for argv in reads + ranking:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            code = main(["--home", home, *argv])
+    except SystemExit as exc:  # --help
+        code = exc.code
+    report.append({
+        "argv": argv,
+        "code": code,
+        "printed": len(out.getvalue()),
+        "extractor": loaded([extractor]),
+        "models": loaded(models) if argv in reads else [],
+        "rendering": loaded(rendering),
+    })
+print(json.dumps(report))
+"""
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A compiled workspace with what every read shows: facts, an input, a note, an alert
+    rule, two checkpoints (for diff) and a group membership."""
+    home = tmp_path_factory.mktemp("reads") / "ws"
+    with Memory(home, create=True) as mem:  # reacting: each write compiles and checks
+        mem.set("alice", "identity.passport.expiry_date", "2026-04-01", now=T0)
+        mem.add("alice", "I moved to Lisbon last week.", now=T0 + dt.timedelta(hours=1))
+        mem.remember("alice", "My passport renewal appointment is at the consulate", now=T0)
+        rule = {"type": "reminder", "path": "passport.expiry_date", "days_before": 60}
+        mem.add_rule("alice", rule, now=T0)
+        mem.member_add("group:family", "alice", now=T0)
+    return home
+
+
+def _probe(home: Path) -> list[dict[str, object]]:
+    arg = json.dumps([str(home), READS, RANKING, EXTRACTOR, MODELS, RENDERING])
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_PROBE), arg],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) -> None:
+    report = _probe(workspace)
+    assert [tuple(r["argv"]) for r in report] == [*READS, *RANKING]
+    for r in report:
+        # Each command worked and printed something: a failing command proves nothing.
+        assert r["code"] == 0 and r["printed"], r
+    extractor = [
+        (r["argv"], r["extractor"])
+        for r in report
+        if set(r["extractor"]) - (SCANNER if tuple(r["argv"]) in SCANS else set())
+    ]
+    assert extractor == []
+    assert [(r["argv"], r["models"]) for r in report if r["models"]] == []
+    assert [(r["argv"], r["rendering"]) for r in report if r["rendering"]] == []
+
+
+def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:
+    # The same probe over a command that extracts (a message) names the extractor: the
+    # check above can fail.
+    probe = textwrap.dedent(_PROBE).replace('main(["--home", home, *argv])', "main(argv)")
+    home = tmp_path / "ws"
+    add = ["--home", str(home), "add", "alice", "My passport expires on 2031-05-02"]
+    arg = json.dumps([str(home), [["init", "--home", str(home)], add], [], EXTRACTOR, [], []])
+    done = subprocess.run(
+        [sys.executable, "-c", probe, arg], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    init, added = json.loads(done.stdout.splitlines()[-1])
+    assert init["code"] == 0 and added["code"] == 0
+    assert f"{EXTRACTOR}.patterns" in added["extractor"]
