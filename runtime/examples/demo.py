@@ -616,8 +616,22 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
                 for alert in result.resolved if result else []:
                     out(f"     no longer applies ({alert.check}): {alert.message}")
                 shown = _contradictions(mem, "sam", shown, out)
+            _frames(mem, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+FRAMED = ("Just picked up my renewed passport today.", "New expiry is March 5, 2035.")
+
+
+def _frames(mem: Memory, out: Callable[[str], None]) -> None:
+    """A value said in the message after its topic, learned by the frames on the encoder."""
+    out("   A value said one message after its topic (frames on the shipped encoder):")
+    at = _session("2026-11-20", 9)
+    for i, line in enumerate(FRAMED):
+        learned = mem.add("kim", line, at=at + dt.timedelta(minutes=i), session_id="kim-1")
+        said = ", ".join(f"{f.path} = {f.value}" for f in learned.facts) or "nothing yet"
+        out(f"     '{line}'  ->  {said}")
 
 
 def _contradictions(
