@@ -43,9 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.tenant = args.tenant or "default"
     args._client = False
     try:
-        if args.jsonl and (args.json or args.command not in LISTING):
-            raise UacError(_JSONL)
-        if args.jsonl and getattr(args, "action", "list") != "list":
+        listing = args.command in LISTING and getattr(args, "action", "list") == "list"
+        if args.jsonl and (args.json or not listing):
             raise UacError(_JSONL)
         try:
             return args.func(args)

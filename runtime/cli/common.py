@@ -39,8 +39,8 @@ SCHEDULED = {"run-once", "schedule"}
 
 # Commands that list rows: --jsonl streams them one JSON object per line (keys and member:
 # their list action).
-LISTING = {"facts", "inputs", "subjects", "rejections", "alerts", "search", "erasures"}
-LISTING |= {"keys", "member"}
+LISTING = {"facts", "inputs", "subjects", "rejections", "alerts", "search", "erasures", "keys"}
+LISTING |= {"member"}
 
 
 def _out(text: str = "") -> None:
