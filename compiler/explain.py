@@ -98,7 +98,7 @@ def superseded_by(checkpoint: Checkpoint, fact_ids: tuple[str, ...]) -> list[str
 def _rows(part: Any) -> dict[str, dict[str, Any]] | dict[str, Any]:
     if isinstance(part, tuple):
         return {getattr(r, "key", None) or r.fact_id: _fields(r) for r in part}
-    if isinstance(part, Mapping):  # the state's maps (as_of, inherited_from, ...): by path
+    if isinstance(part, Mapping):  # inherited_from, as_of, stale_after_days: path -> value
         return dict(part)
     return _fields(part)
 
@@ -117,8 +117,15 @@ def diff(old: Checkpoint, new: Checkpoint) -> list[str]:
             continue
         before = _rows(getattr(old.user, name)) if hasattr(old.user, name) else {}
         after = _rows(getattr(new.user, name)) if hasattr(new.user, name) else {}
-        is_collection = isinstance(getattr(new.user, name, getattr(old.user, name, ())), tuple)
-        if not is_collection:
+        part = getattr(new.user, name, getattr(old.user, name, ()))
+        if isinstance(part, Mapping):
+            for key in sorted(set(before) | set(after)):
+                if before.get(key) != after.get(key):
+                    lines.append(
+                        f"~ user.{name}[{key!r}]: {before.get(key)!r} -> {after.get(key)!r}"
+                    )
+            continue
+        if not isinstance(part, tuple):
             for field in sorted(set(before) | set(after)):
                 if before.get(field) != after.get(field):
                     lines.append(

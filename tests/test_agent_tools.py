@@ -160,7 +160,7 @@ def test_query_through_memory_cli_and_tools(home: Path, capsys: pytest.CaptureFi
     envelope = json.loads(capsys.readouterr().out)
     assert envelope["ok"] and envelope["result"] == 3 and envelope["checkpoint"] == "v000001"
     assert main(["--home", str(home), "query", "alice", "import os\n1"]) == 1
-    assert "uac: not_allowed (line 1)" in capsys.readouterr().err
+    assert "uac: error: not_allowed (line 1)" in capsys.readouterr().err
     # bob was never compiled: a query compiles him first and answers (no dead end)
     assert main(["--home", str(home), "query", "bob", "sum(t.cost for t in user.trips)"]) == 0
     assert capsys.readouterr().out.strip() == "999.99"

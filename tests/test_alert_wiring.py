@@ -117,8 +117,10 @@ def test_alert_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "ALERT critical: Your passport expired on 2020-01-01." in out
     (line,) = jsonl.read_text().splitlines()
     alert_id = json.loads(line)["id"]
-    assert main(["--home", home, "alerts", "--json"]) == 0
+    assert main(["--home", home, "alerts", "--jsonl"]) == 0  # one object a line
     assert json.loads(capsys.readouterr().out)["id"] == alert_id
+    assert main(["--home", home, "alerts", "--json"]) == 0  # one document: the list
+    assert [a["id"] for a in json.loads(capsys.readouterr().out)] == [alert_id]
     assert main(["--home", home, "ack", alert_id]) == 0
     assert f"{alert_id}: acknowledged" in capsys.readouterr().out
     assert main(["--home", home, "snooze", alert_id, "--until", "2999-01-01"]) == 0

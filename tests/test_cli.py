@@ -126,7 +126,7 @@ def test_an_empty_tenant_is_refused_not_read_as_the_default(
     home = str(tmp_path / "ws")
     run(capsys, "--home", home, "init")
     code, out, err = run(capsys, "--home", home, "--tenant", " ", "facts", "alice")
-    assert code == 2 and out == "" and "--tenant needs a name" in err
+    assert code == 1 and out == "" and "--tenant needs a name" in err
 
 
 def test_a_server_file_whose_pid_is_now_another_process_is_stale(
@@ -343,4 +343,4 @@ def test_query_one_shot_path_and_fallback(tmp_path: Path) -> None:
     # Never compiled: compiled on the way; a refused program is one typed line.
     assert _cli_query(home, "bob", "len(user.trips)").stdout.strip() == "1"
     done = _cli_query(home, "alice", "user.__class__")
-    assert done.returncode == 1 and "uac: not_allowed" in done.stderr
+    assert done.returncode == 1 and "uac: error: not_allowed (line 1): " in done.stderr

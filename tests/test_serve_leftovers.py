@@ -98,7 +98,7 @@ def test_query_import_is_not_allowed_and_feedback_names_the_bad_id(
     for program in ("import os", "from os import path", "import os\nlen(user.trips)"):
         assert main(["--home", str(home), "query", "alice", program]) != 0
         err = capsys.readouterr().err
-        assert err == "uac: not_allowed (line 1): import is not allowed in a query\n", err
+        assert err == "uac: error: not_allowed (line 1): import is not allowed in a query\n", err
     assert main(["--home", str(home), "query", "alice", "x = 1"]) != 0  # valid, allowed: no result
     assert (
         "syntax_error (line 1): the program must end with an expression" in capsys.readouterr().err

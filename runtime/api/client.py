@@ -16,11 +16,13 @@ DuckDB, the compiler or the sandbox. One connection per thread, so a Client may 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
 import threading
 import urllib.parse
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -219,20 +221,16 @@ class Client:
     ) -> dict[str, Any]:
         """Import a JSON Lines, JSON array or CSV file (sent to the server as text)."""
         path = Path(file)
-        try:
-            content = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8 text") from None
-        return self.call(
-            "import",
-            subject,
-            collection=collection,
-            content=content,
-            name=path.name,
-            **_renamed(kw),
-        )
+        content = _read_file(path)
+        with _named(path):
+            return self.call(
+                "import",
+                subject,
+                collection=collection,
+                content=content,
+                name=path.name,
+                **_renamed(kw),
+            )
 
     def import_records(
         self, subject: str, collection: str, records: list[dict[str, Any]], **kw: Any
@@ -256,13 +254,11 @@ class Client:
     def note(self, subject: str, file: str | Path, **kw: Any) -> dict[str, Any]:
         """Ingest a Markdown note (sent as text)."""
         path = Path(file)
-        try:
-            content = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path}: cannot read a UTF-8 Markdown note ({exc})") from None
-        return self.call(
-            "note", subject, content=content, note_id=kw.pop("note_id", None) or path.name, **kw
-        )
+        content = _read_file(path)
+        with _named(path):
+            return self.call(
+                "note", subject, content=content, note_id=kw.pop("note_id", None) or path.name, **kw
+            )
 
     def prefer(self, subject: str, text: str, **kw: Any) -> dict[str, Any]:
         """Store a soft (wording) preference."""
@@ -417,3 +413,30 @@ def _error(status: int, message: str) -> UacError:
     if status == 503:
         return WorkspaceError(message)
     return ServiceError(f"server error (HTTP {status}): {message}")
+
+
+def _read_file(path: Path) -> str:
+    """A file sent to the server, refused in the words a local import uses."""
+    if path.is_dir():
+        raise InputError(f"{path} is not a file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+
+
+@contextlib.contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """The server names a sent file by its name alone: errors name it as the caller did."""
+    try:
+        yield
+    except UacError as exc:
+        exc.args = tuple(
+            str(path) + str(a)[len(path.name) :] if str(a).startswith(path.name) else a
+            for a in exc.args
+        )
+        raise

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import CallToolResult, TextContent
 
 from uac.fact_log.errors import UacError
 from uac.runtime.api.tools import TOOLS, Tool, Verbs, dispatch
@@ -44,7 +45,7 @@ def _handler(run_tool: ToolRunner, tool: Tool) -> Any:
         ),
     ]
 
-    async def run(ctx: Context, **kwargs: Any) -> str:
+    async def run(ctx: Context, **kwargs: Any) -> str | CallToolResult:
         def call() -> dict[str, Any]:
             try:
                 return run_tool(_headers(ctx), tool.name, kwargs)
@@ -53,7 +54,10 @@ def _handler(run_tool: ToolRunner, tool: Tool) -> Any:
 
         # Tools touch the database and compile: never block the event loop with them.
         result = await anyio.to_thread.run_sync(call)
-        return json.dumps(result, ensure_ascii=False)
+        text = json.dumps(result, ensure_ascii=False)
+        if "error" in result and result.get("ok") is not True:  # refused, or a failed query
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        return text
 
     run.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}

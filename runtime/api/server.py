@@ -66,6 +66,23 @@ ADMIN_ONLY = "only the local admin can manage keys; run uac keys on the server's
 SHUTTING_DOWN = "the server is starting or shutting down; retry once `uac serve` is up"
 
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
+ECHO = 200  # characters of a caller's input a 422 repeats back, at most
+
+# The `code` of an error body, by HTTP status: what a program branches on (`error` is the
+# sentence for people).
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid",
+    429: "too_many",
+    500: "internal",
+    503: "unavailable",
+}
 VERSION_HEADER = "X-Uac-Version"
 
 
@@ -119,19 +136,34 @@ class BodyLimit:
             await _too_large(send, self.limit)
             return
         seen = 0
+        over = started = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, over
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > self.limit:
+                over = True
                 raise _BodyTooLarge
             return message
 
+        async def answer(message: Message) -> None:
+            # A body without a length (chunked) found too large while the app read it: the
+            # app may have turned that into its own error (FastAPI's 400); the answer is 413.
+            nonlocal started
+            if over:
+                if not started:
+                    started = True
+                    await _too_large(send, self.limit)
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await self.app(scope, counted, send)
+            await self.app(scope, counted, answer)
         except _BodyTooLarge:
-            await _too_large(send, self.limit)
+            if not started:
+                await _too_large(send, self.limit)
 
 
 class _BodyTooLarge(Exception):
@@ -139,7 +171,9 @@ class _BodyTooLarge(Exception):
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"error": f"request body over the {limit:,}-byte limit"}).encode()
+    body = json.dumps(
+        {"error": f"request body over the {limit:,}-byte limit", "code": CODES[413]}
+    ).encode()
     await send(
         {
             "type": "http.response.start",
@@ -332,6 +366,20 @@ def release_server_file(home: Path) -> None:
             path.unlink()
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= ECHO else text[:ECHO] + "…"
+
+
+def _clipped(err: Any) -> dict[str, Any]:
+    """One validation error as JSON, the caller's input in it cut to ECHO characters."""
+    out = json.loads(json.dumps(err, default=str))
+    for name in ("input", "loc", "ctx"):
+        if name in out and len(json.dumps(out[name], ensure_ascii=False)) > ECHO:
+            out[name] = _clip(json.dumps(out[name], ensure_ascii=False))
+    out["msg"] = _clip(str(out.get("msg", "")))
+    return out
+
+
 def _status(exc: Exception) -> int:
     if isinstance(exc, NotFound):
         return 404
@@ -397,11 +445,22 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
         return JSONResponse(
             {
-                "error": f"{where}: {err.get('msg')}",
-                "detail": json.loads(json.dumps(exc.errors(), default=str)),
+                "error": _clip(f"{where}: {err.get('msg')}"),
+                "code": CODES[422],
+                "detail": [_clipped(e) for e in exc.errors()[:20]],
             },
             status_code=422,
         )
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        # Never for a caller's input (those are 4xx above): a bug, said as JSON, logged.
+        service.log({"event": "error", "path": request.url.path, "error": repr(exc)})
+        return JSONResponse(
+            {"error": f"internal error ({type(exc).__name__}); see the server's log",
+             "code": CODES[500]},
+            status_code=500,
+        )  # fmt: skip
 
     @app.exception_handler(StarletteHTTPException)  # FastAPI's and the router's own
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -412,7 +471,11 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             detail = f"{request.url.path} does not take {request.method}; see /docs"
         elif exc.status_code == 400 and detail == "There was an error parsing the body":
             detail = "body: not a JSON document this server can read"
-        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
+        return JSONResponse(
+            {"error": detail, "code": CODES.get(exc.status_code, "error")},
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
 
     @app.middleware("http")
     async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
@@ -424,12 +487,15 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         try:
             who = await run_in_threadpool(principal, request)
         except HTTPException as exc:
-            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+            return JSONResponse(
+                {"error": exc.detail, "code": CODES.get(exc.status_code, "error")},
+                status_code=exc.status_code,
+            )
         if request.headers.get("mcp-session-id"):  # a request of a session already open
             return await call_next(request)
         refused = mcp_sessions.reserve(who.key_id)
         if refused is not None:
-            return JSONResponse({"error": refused}, status_code=429)
+            return JSONResponse({"error": refused, "code": CODES[429]}, status_code=429)
         opened = None
         try:
             response = await call_next(request)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.errors import InputError
+from uac.fact_log.errors import InputError, UacError
 from uac.runtime.api.tools import dispatch, tool_writes
 
 if TYPE_CHECKING:
@@ -370,7 +370,11 @@ def _staged(mem: Memory, name: str, content: str) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="uac-", dir=where) as tmp:
         path = Path(tmp) / name
         path.write_text(content, encoding="utf-8")
-        yield path
+        try:
+            yield path
+        except UacError as exc:  # errors name the file as sent, never the server's staging
+            exc.args = tuple(str(a).replace(str(path), name) for a in exc.args)
+            raise
 
 
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from uac.fact_log.addressing import default_home
 from uac.fact_log.errors import UacError, WorkspaceInUse
-from uac.runtime.cli.common import _await_server, _err
+from uac.runtime.cli.common import LISTING, _await_server, _err
 from uac.runtime.cli.parser import build_parser
 
 __all__ = ["build_parser", "main"]
@@ -40,10 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.tenant_given = args.tenant is not None
     if args.tenant is not None and not args.tenant.strip():
         _err("uac: error: --tenant needs a name (leave it out for the default tenant)")
-        return 2
+        return 1
     args.tenant = args.tenant or "default"
     args._client = False
     try:
+        listing = args.command in LISTING and getattr(args, "action", "list") == "list"
+        if args.jsonl and (args.json or not listing):
+            raise UacError(_JSONL)
         try:
             return args.func(args)
         except WorkspaceInUse as exc:
@@ -58,3 +61,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine refused (disk full, permissions): said in one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        _err(f"uac: error: {exc.strerror or exc}{where}")
+        return 1
+    except Exception as exc:  # a bug, not the input: still one line, never a traceback
+        _err(f"uac: error: internal error ({type(exc).__name__}: {exc}); please report it")
+        return 1
+
+
+_JSONL = (
+    "--jsonl streams the rows of a listing command ("
+    + ", ".join(sorted(LISTING - {"keys", "member"}))
+    + ", keys list, member list) instead of --json; other commands print one JSON document "
+    "with --json"
+)

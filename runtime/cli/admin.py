@@ -11,6 +11,7 @@ from uac.runtime.cli.common import (
     _client,
     _err,
     _listing,
+    _machine,
     _memory,
     _out,
     _print_json,
@@ -54,8 +55,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 def cmd_erasures(args: argparse.Namespace) -> int:
     reports = _call(args, "erasures", args.subject)
-    if args.json:
-        _print_json(reports)
+    if _machine(args, reports):
         return 0
     rows = [
         (r["id"], _when(r["at"]), r["by"], r["what"], r["where"]["facts"], _short(r["reason"], 40))
@@ -81,6 +81,8 @@ def cmd_rotate_chain_key(args: argparse.Namespace) -> int:
     if ring is None:
         raise InputError(f"no chain key file at {key_path(Path(args.home))}; run 'uac init' first")
     ring = ring.rotated()
+    if _machine(args, {"key": ring.current, "path": str(ring.path)}):
+        return 0
     _out(f"chain key rotated: new rows are signed with {ring.current} ({ring.path});")
     _out("older keys stay in the file to verify older rows; a running uac serve picks it up")
     _out("when restarted")
@@ -114,6 +116,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
                     label=args.label,
                 )
             made = {"id": key_id, "token": token}
+        if _machine(args, made):
+            return 0
         scope = f"tenant {args.tenant}" + (f", subject {args.subject}" if args.subject else "")
         _err(f"key {made['id']} for {scope}{' (read-only)' if args.read_only else ''}:")
         _out(made["token"])
@@ -129,7 +133,8 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
             with _memory(args) as mem:
                 keys.revoke(mem.store, args.key_id)
-        _out(f"key {args.key_id} revoked")
+        if not _machine(args, {"id": args.key_id, "revoked": True}):
+            _out(f"key {args.key_id} revoked")
         return 0
     if client is not None:
         rows = client.request("POST", "/v1/admin/keys/list", {})

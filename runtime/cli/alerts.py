@@ -12,6 +12,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _machine,
     _memory,
     _out,
     _print_alert,
@@ -38,10 +39,9 @@ def _alert_row(a: dict[str, Any]) -> Sequence[Any]:
 def cmd_alerts(args: argparse.Namespace) -> int:
     verb = "alerts" if args.subject else "tenant-alerts"
     alerts = _call(args, verb, args.subject, include_resolved=args.all)
-    if args.json:
-        for alert in alerts:
-            _out(json.dumps(alert, sort_keys=True, ensure_ascii=False))
-    elif not alerts:
+    if _machine(args, alerts):
+        return 0
+    if not alerts:
         _out("no open alerts")
     else:
         _table(
@@ -69,14 +69,16 @@ def cmd_questions(args: argparse.Namespace) -> int:
 def cmd_ack(args: argparse.Namespace) -> int:
     verb = "ack" if args.subject else "tenant-ack"
     alert = _call(args, verb, args.subject, alert_id=args.alert_id)
-    _out(f"{alert['id']}: {alert['status']}")
+    if not _machine(args, alert):
+        _out(f"{alert['id']}: {alert['status']}")
     return 0
 
 
 def cmd_snooze(args: argparse.Namespace) -> int:
     verb = "snooze" if args.subject else "tenant-snooze"
     alert = _call(args, verb, args.subject, alert_id=args.alert_id, until=args.until)
-    _out(f"{alert['id']}: snoozed until {alert['snoozed_until']}")
+    if not _machine(args, alert):
+        _out(f"{alert['id']}: snoozed until {alert['snoozed_until']}")
     return 0
 
 
@@ -113,6 +115,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(f"a rule is a JSON object, e.g. {RULE_EXAMPLE}: {exc}") from None
     rid = _call(args, "rule", args.subject, rule=rule)
+    if _machine(args, rid):
+        return 0
     _out(f"rule {rid['rule_id']} stored for {args.subject}")
     _print_alerts(rid)
     return 0

@@ -38,6 +38,12 @@ REACTING |= {"prefer", "feedback", "member", "promote", "demote", "episode", "co
 SCHEDULED = {"run-once", "schedule"}
 
 
+# Commands that list rows: --jsonl streams them one JSON object per line (keys and member:
+# their list action).
+LISTING = {"facts", "inputs", "subjects", "rejections", "alerts", "search", "erasures", "keys"}
+LISTING |= {"member"}
+
+
 def _out(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
@@ -196,6 +202,19 @@ def _print_json(obj: Any) -> None:
     _out(json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=True, default=str))
 
 
+def _machine(args: argparse.Namespace, result: Any) -> bool:
+    """Print `result` for machines if --json (one document) or --jsonl (a listing's rows, one
+    compact object a line) was given; False if the command prints text instead."""
+    if getattr(args, "jsonl", False):
+        for item in result:
+            _out(json.dumps(item, ensure_ascii=False, sort_keys=True, default=str))
+        return True
+    if args.json:
+        _print_json(result)
+        return True
+    return False
+
+
 def _short(text: Any, width: int) -> str:
     text = "" if text is None else str(text).replace("\n", " ")
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -212,16 +231,16 @@ def _listing(
     header: Sequence[str],
     row: Callable[[dict[str, Any]], Sequence[Any]],
 ) -> bool:
-    """Print a command's rows: JSON with --json, `empty` when none, else a table; True if a
-    table was printed (the command may add lines under it)."""
-    if args.json:
-        _print_json(items)
-    elif not items:
+    """Print a command's rows: JSON with --json (one array) or --jsonl (one object a line),
+    `empty` when none, else a table; True if a table was printed (the command may add lines
+    under it)."""
+    if _machine(args, items):
+        return False
+    if not items:
         _out(empty)
-    else:
-        _table([row(item) for item in items], header)
-        return True
-    return False
+        return False
+    _table([row(item) for item in items], header)
+    return True
 
 
 def _table(rows: list[Sequence[Any]], header: Sequence[str]) -> None:

@@ -266,4 +266,9 @@ def cmd_tools(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from uac.runtime.examples.demo import run_demo
 
-    return run_demo(args.home if args.home_given else None, fresh=args.fresh, out=_out)
+    if not args.json:
+        return run_demo(args.home if args.home_given else None, fresh=args.fresh, out=_out)
+    tour: list[str] = []  # --json: the tour as one document
+    code = run_demo(args.home if args.home_given else None, fresh=args.fresh, out=tour.append)
+    _print_json({"tour": tour})
+    return code

@@ -8,7 +8,7 @@ import argparse
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import uac
 from uac.fact_log.backends import pg_jobs
@@ -30,7 +30,7 @@ from uac.runtime.cli.alerts import (
     cmd_schedule,
     cmd_snooze,
 )
-from uac.runtime.cli.common import SUBJECT_HELP
+from uac.runtime.cli.common import LISTING, SUBJECT_HELP
 from uac.runtime.cli.ops import (
     cmd_demo,
     cmd_mcp,
@@ -119,7 +119,16 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
         help="also POST new alerts (from writes and scheduled runs) to this URL",
     )
     parser.add_argument(
-        "--json", action="store_true", default=default(False), help="print JSON (machines)"
+        "--json",
+        action="store_true",
+        default=default(False),
+        help="print exactly one JSON document on stdout (machines)",
+    )
+    parser.add_argument(
+        "--jsonl",
+        action="store_true",
+        default=default(False),
+        help="listing commands: stream one JSON object per line instead",
     )
     parser.add_argument(
         "--quiet",
@@ -129,15 +138,25 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose usage errors take the shape of every other error: one line, exit 1."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(1, f"uac: error: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for `uac` and all its commands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="uac",
         description="uac — a typed user-as-code memory for AI agents: an append-only fact log "
         "compiled into typed Python state.",
         epilog="The workspace is --home, else $UAC_HOME, else ~/.local/share/uac. When "
         "`uac serve` serves it (or UAC_URL and UAC_API_KEY are set), commands are forwarded "
-        "to the server.",
+        "to the server. Machine output: --json prints exactly one JSON document for every "
+        "command; --jsonl streams one JSON object per line for the listing commands ("
+        + ", ".join(sorted(LISTING))
+        + "). Errors are one line on stderr, 'uac: error: ...', with exit status 1.",
     )
     parser.add_argument("--version", action="version", version=f"uac {uac.__version__}")
     _global_options(parser, top=True)

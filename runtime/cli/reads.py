@@ -18,6 +18,7 @@ from uac.runtime.cli.common import (
     _client,
     _err,
     _listing,
+    _machine,
     _memory,
     _out,
     _print_json,
@@ -244,12 +245,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     else:
         err = envelope["error"]
         line = f" (line {err['line']})" if err.get("line") else ""
-        _err(f"uac: {err['type']}{line}: {err['message']}")
+        _err(f"uac: error: {err['type']}{line}: {err['message']}")
     return 0 if envelope["ok"] else 1
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
-    _out(_call(args, "manifest", args.subject)["manifest"].rstrip())
+    out = _call(args, "manifest", args.subject)
+    if not _machine(args, out):
+        _out(out["manifest"].rstrip())
     return 0
 
 
@@ -281,6 +284,8 @@ def cmd_why(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     out = _call(args, "diff", args.subject, v1=args.v1, v2=args.v2)
+    if _machine(args, out):
+        return 0
     lines = out["changes"]
     _out(f"{args.subject}: v{out['old']} -> v{out['new']}: {len(lines) or 'no'} change(s)")
     for line in lines:

@@ -6,8 +6,8 @@ import argparse
 
 from uac.runtime.cli.common import (
     _call,
+    _machine,
     _out,
-    _print_json,
     _short,
 )
 
@@ -23,8 +23,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         kind=args.kind,
         today=args.today,
     )
-    if args.json:
-        _print_json(hits)
+    if _machine(args, hits):
         return 0
     if not hits:
         _out(f"nothing found for {args.text!r}")
@@ -41,6 +40,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 def cmd_feedback(args: argparse.Namespace) -> int:
     fact = _call(args, "feedback", args.subject, item_id=args.item_id, reason=args.reason)
+    if _machine(args, fact):
+        return 0
     _out(
         f"{fact['id']}  'not this' recorded on {args.item_id}; undo with: uac forget "
         f"{args.subject} {fact['id']}"
@@ -52,5 +53,6 @@ def cmd_context(args: argparse.Namespace) -> int:
     block = _call(
         args, "context", args.subject, query=args.query, budget=args.budget, today=args.today
     )
-    _out(block["context"].rstrip())
+    if not _machine(args, block):
+        _out(block["context"].rstrip())
     return 0

@@ -8,9 +8,9 @@ from typing import Any
 from uac.fact_log.errors import InputError
 from uac.runtime.cli.common import (
     _call,
+    _machine,
     _out,
     _print_alerts,
-    _print_json,
     _table,
     _when,
 )
@@ -19,8 +19,7 @@ from uac.runtime.cli.common import (
 def cmd_member(args: argparse.Namespace) -> int:
     if args.action == "list":
         rows = _call(args, "members", args.subject, at=args.at)
-        if args.json:
-            _print_json(rows)
+        if _machine(args, rows):
             return 0
         _table(
             [
@@ -43,6 +42,8 @@ def cmd_member(args: argparse.Namespace) -> int:
         )
     else:
         fact = _call(args, "member-remove", args.subject, user=args.user, at=args.at)
+    if _machine(args, fact):
+        return 0
     verb = "joins" if args.action == "add" else "leaves"
     _out(f"{fact['id']}  {args.user} {verb} {args.subject}")
     _print_alerts(fact)
@@ -54,6 +55,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
     if args.command == "demote":
         params["reason"] = args.reason
     fact = _call(args, args.command, args.subject, **params)
+    if _machine(args, fact):
+        return 0
     done = "promoted to" if args.command == "promote" else "withdrawn from"
     _out(f"{fact['id']}  {args.fact_id} {done} {args.group} by {args.subject}")
     _print_alerts(fact)

@@ -14,6 +14,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _machine,
     _memory,
     _out,
     _print_alerts,
@@ -55,19 +56,23 @@ def _read_text(args: argparse.Namespace) -> str:
 
 def cmd_init(args: argparse.Namespace) -> int:
     if _client(args) is not None:
-        _out(f"workspace {args.home} is served by {_client(args).url}; nothing to do")
+        if not _machine(args, {"home": str(args.home), "served_by": _client(args).url}):
+            _out(f"workspace {args.home} is served by {_client(args).url}; nothing to do")
         return 0
     existed = Path(args.home).expanduser().is_dir()
     with _memory(args, create=True) as mem:
-        _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
+        where = mem.store.replica.log.where if mem.store.replica is not None else None
+        ready = {"home": str(mem.home), "schema_version": mem.store.schema_version, "log": where}
+        if not _machine(args, ready):
+            _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
         mode = mem.home.stat().st_mode & 0o777
         if existed and mode & 0o077:  # uac makes 0700 only the homes it creates
             _err(
                 f"note: {mem.home} existed already and keeps its mode {mode:o}, so other users "
                 f"of this machine may read it; run chmod 700 {mem.home} to keep them out"
             )
-        if mem.store.replica is not None:
-            _out(f"its fact log is the PostgreSQL database {mem.store.replica.log.where}")
+        if where is not None and not args.json:
+            _out(f"its fact log is the PostgreSQL database {where}")
     return 0
 
 
@@ -91,7 +96,6 @@ def cmd_set(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    _err(f"importing {args.file} into {args.subject} {args.collection} ...")
     client = _client(args)
     if client is not None:
         with _watching(args, client, "import", args.subject):
@@ -132,6 +136,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     fact = _call(args, "forget", args.subject, fact_id=args.fact_id, reason=args.reason)
+    if _machine(args, fact):
+        return 0
     _out(f"{fact['id']}  retracts {args.fact_id} ({fact['path']})")
     _print_alerts(fact)
     return 0
@@ -159,7 +165,9 @@ def cmd_note(args: argparse.Namespace) -> int:
         from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
         from uac.fact_log.extraction.markdown import note_template
 
-        _out(note_template(Catalog.load(args.home / WORKSPACE_CATALOG)).rstrip())
+        template = note_template(Catalog.load(args.home / WORKSPACE_CATALOG))
+        if not _machine(args, {"template": template}):
+            _out(template.rstrip())
         return 0
     try:
         content = Path(args.file).read_text(encoding="utf-8")
@@ -170,12 +178,15 @@ def cmd_note(args: argparse.Namespace) -> int:
     learned = _call(
         args, "note", args.subject, content=content, note_id=args.id or Path(args.file).name
     )
-    _print_learned(learned)
+    if not _machine(args, learned):
+        _print_learned(learned)
     return 0
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
     fact = _call(args, "prefer", args.subject, text=args.text, confidence=args.confidence)
+    if _machine(args, fact):
+        return 0
     _out(f"{fact['id']}  soft preference stored: {fact['text']}")
     return 0
 
@@ -191,6 +202,8 @@ def cmd_episode(args: argparse.Namespace) -> int:
         failed=args.failed or None,
         date=args.date,
     )
+    if _machine(args, fact):
+        return 0
     _out(f"{fact['id']}  episode: {fact['value']['problem']}")
     _print_alerts(fact)
     return 0
@@ -198,6 +211,8 @@ def cmd_episode(args: argparse.Namespace) -> int:
 
 def cmd_confirm(args: argparse.Namespace) -> int:
     fact = _call(args, "confirm", args.subject, path=args.path)
+    if _machine(args, fact):
+        return 0
     _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")
     _print_alerts(fact)
     return 0

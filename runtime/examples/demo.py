@@ -686,6 +686,8 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
     aside = None  # a workspace that --fresh replaces, kept until the new one is built
     if home is None:
         home = Path(tempfile.mkdtemp(prefix="uac-demo-"))
+    elif home.exists() and not home.is_dir():  # refused before the tour starts printing
+        raise WorkspaceError(f"cannot create workspace at {home}: it is a file, not a directory")
     elif (home / DB_FILE).exists():
         if not fresh:
             raise WorkspaceError(
