@@ -74,7 +74,7 @@ def test_the_cli_lists_questions_apart_from_alerts(
     assert "  ask: which passport will you travel on to Delhi, India?" in out
     assert "  why: " in out
     assert main(["--home", str(home), "--json", "questions", "u"]) == 0
-    [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    [row] = json.loads(capsys.readouterr().out)  # --json: one document
     assert row["kind"] == "question" and row["check"] == "visa_for_trip"
 
 

@@ -54,6 +54,8 @@ def _commands(tmp: Path, ids: dict[str, str]) -> list[list[str]]:
         ["check", "alice", "--today", "2026-01-01"],
         ["alerts"],
         ["alerts", "alice", "--all"],
+        ["questions", "alice", "--all"],
+        ["preview", "alice", "--set", "identity.passport.expiry_date", "2031-01-01"],
         ["ack", "{alert}"],
         ["snooze", "{alert}", "--until", "2999-01-01"],
         ["run-once", "--today", "2026-01-02"],

@@ -30,7 +30,6 @@ from uac.compiler.explain import resolve
 from uac.compiler.overlay import PROPOSED, Overlay, build_overlay
 from uac.fact_log.errors import InputError
 from uac.fact_log.importer import RawRecord
-from uac.fact_log.pipeline import build_import_batch
 from uac.fact_log.scopes import check_policy
 from uac.fact_log.store import Batch, utc_now
 from uac.fact_log.values import canonical_json
@@ -171,6 +170,8 @@ class Previews:
                     f"proposed fact {n}: a record is a dict of fields, given as 'record' alone"
                 )
             addr = self.address(subject)
+            from uac.fact_log.pipeline import build_import_batch  # writes' code: lazily
+
             batch, _ = build_import_batch(
                 self.catalog,
                 addr,

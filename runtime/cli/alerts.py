@@ -53,10 +53,9 @@ def cmd_alerts(args: argparse.Namespace) -> int:
 
 def cmd_questions(args: argparse.Namespace) -> int:
     questions = _call(args, "questions", args.subject, include_resolved=args.all)
-    if args.json:
-        for question in questions:
-            _out(json.dumps(question, sort_keys=True, ensure_ascii=False))
-    elif not questions:
+    if _machine(args, questions):
+        return 0
+    if not questions:
         _out("no open questions")
     else:
         for q in questions:

@@ -41,7 +41,7 @@ SCHEDULED = {"run-once", "schedule"}
 # Commands that list rows: --jsonl streams them one JSON object per line (keys and member:
 # their list action).
 LISTING = {"facts", "inputs", "subjects", "rejections", "alerts", "search", "erasures", "keys"}
-LISTING |= {"member"}
+LISTING |= {"member", "questions"}
 
 
 def _out(text: str = "") -> None:
