@@ -84,6 +84,7 @@ class Frame:
     confidence: float
     examples: tuple[str, ...]
     holder: str = "user"  # "other": the frame is about someone else (a contact)
+    emit: bool = True  # False: recognised (it wins its windows) but its slots are not emitted
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,7 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             confidence=float(spec.get("confidence", 0.7)),
             examples=tuple(spec.get("examples", ())),
             holder=spec.get("holder", "user"),
+            emit=bool(spec.get("emit", True)),
         )
         for name, spec in raw.items()
     )
@@ -302,8 +304,9 @@ def extract(
     skip: Iterable[str] = (),
 ) -> list[Candidate]:
     """Candidates the frames find in one user message (paths in `skip` are left alone)."""
-    frames = [f for f in load_frames() if f.path not in set(skip)]
-    if not frames or not text.strip():
+    frames = list(load_frames())
+    skipped = set(skip)
+    if not any(f.emit and f.path not in skipped for f in frames) or not text.strip():
         return []
     spans = windows(text, history)
     # cheap pre-filter: only windows that say some frame's cue are embedded
@@ -319,8 +322,10 @@ def extract(
         if guarded(win.sentence, sentence=win.sentence):
             continue
         for frame, _score in choose(scores, frames, at):
-            if frame.path in taken or not _said(frame.cues, win.context):
+            if not _said(frame.cues, win.context):
                 continue
+            if not frame.emit or frame.path in skipped or frame.path in taken:
+                break  # the sentence is about this frame: the rules (or nothing) speak for it
             filled = fill(frame, win.sentence, today)
             if filled is None:
                 continue
