@@ -20,6 +20,7 @@ from uac.fact_log.tamper import (
     SEALED,
     anchor_problems,
     erased_residuals,
+    key_mismatch,
     latest_anchors,
     read_record,
     reseal,
@@ -251,11 +252,17 @@ class LogReads:
                 f"the chain key file {key_path(self.home)} is missing, so keyed digests"
                 " cannot be checked"
             )
-        elif (
-            record is None
-            and self.con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0]
-        ):
-            problems.append("the keying record in meta is missing (deleted)")
+        elif record is None and ring is not None and not self._fact_cols.endswith("NULL AS mac"):
+            facts, signed = self.con.execute("SELECT count(*), count(mac) FROM facts").fetchone()
+            if signed or (facts and ring.binds):
+                # A key that has keyed a log never meets one with facts and no record:
+                # the record was deleted (with the digests, to pass the rows as unkeyed).
+                problems.append(
+                    f"the keying record in meta is missing (deleted): the log holds {facts}"
+                    " facts but no keying record, so it is broken, not unkeyed"
+                )
+        elif record is not None and ring is not None and key_mismatch(record, ring):
+            problems.append(str(key_mismatch(record, ring)))
         report = self._walk(chunk, ring, keyed_from if ring is not None else None)
         if ring is not None:
             problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]

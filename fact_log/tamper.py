@@ -170,6 +170,27 @@ def read_record(
     return record, None
 
 
+def key_mismatch(record: dict[str, Any], ring: KeyRing) -> str | None:
+    """Why the key ring is not the one the keying record names (None: it is, or unnamed)."""
+    named = record.get("key")
+    if named is None or named == ring.key_id():
+        return None
+    return (
+        f"its log is keyed by key {named.split(':')[0]} ({named}) but the chain key file"
+        f" {ring.path} holds another key; point UAC_CHAIN_KEY_FILE at this log's key"
+    )
+
+
+def unkeyed_message(home: Any, facts: int, ring: KeyRing) -> str:
+    """The refusal of a log with facts but no keying record, under a key that binds logs."""
+    return (
+        f"workspace {home} holds {facts} facts but no keying record, although its chain key"
+        f" file {ring.path} has keyed a log: the record was deleted or the log replaced, so"
+        " it is broken, not new; restore the database from a backup ('uac verify' shows what"
+        " is broken)"
+    )
+
+
 def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> None:
     """Seal rows of tables that got their digest column since the last open (one transaction).
 
@@ -187,7 +208,15 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
     try:
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
-            record = {"facts_from": int(top) + 1, "tables": []}
+            # The genesis of keying: where it starts and the head it starts after, and
+            # which key (a fingerprint, fact_log/keys.py) keys the log.
+            genesis = con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone()
+            record = {
+                "facts_from": int(top) + 1,
+                "tables": [],
+                "key": ring.key_id(),
+                "genesis": genesis[0] if genesis else "0" * 64,
+            }
             if top:  # facts before keying keep plain links: anchor their head now
                 values = list(
                     con.execute(
