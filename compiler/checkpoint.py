@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -51,7 +52,7 @@ from uac.compiler.shared import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.errors import NotFound, UacError
+from uac.fact_log.errors import LogIntegrityError, NotFound, UacError
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import seal
@@ -110,6 +111,7 @@ RUFF_CHECK = [
 ]
 
 BATCH = 200  # subjects per ruff run and per validator request
+_LOG = logging.getLogger("uac.compiler")
 
 
 class CompileError(UacError):
@@ -257,6 +259,11 @@ def _compile_chunk(
             if asked == 1:
                 raise
             batch.append(_failed_early(addr, str(exc)))
+        except LogIntegrityError as exc:
+            # Never publish over a segment that does not verify: the last good checkpoint
+            # keeps serving, the failed attempt is recorded and operators are told.
+            _LOG.error("compile of %s refused: %s", addr, exc)
+            batch.append(_refused(addr, str(exc), as_of, known_at))
     t = time.perf_counter()
     _ruff_batch(batch)
     _share(batch, "ruff", time.perf_counter() - t)
@@ -277,6 +284,32 @@ def _failed_early(addr: Address, error: str) -> _Pending:
     return _Pending(addr, Path(), [], {}, {}, {}, result, error)
 
 
+def _refused(
+    addr: Address, error: str, as_of: dt.datetime | None, known_at: dt.datetime | None
+) -> _Pending:
+    """A compile the log's integrity check refused: failed, but recorded with its reason."""
+    pending = _failed_early(addr, error)
+    pending.row = {
+        "watermark": 0,
+        "head_id": None,
+        "as_of": as_of,
+        "known_at": known_at,
+        "facts": 0,
+        "started_at": utc_now(),
+    }
+    return pending
+
+
+def _folded_mark(store: Store, addr: Address) -> int:
+    """The highest watermark a published present-time checkpoint of the subject folded."""
+    marks = [
+        c["watermark"]
+        for c in store.checkpoints(addr)
+        if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
+    ]
+    return max(marks, default=0)
+
+
 def _prepare(
     store: Store,
     catalog: Catalog,
@@ -288,7 +321,7 @@ def _prepare(
     started = utc_now()
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
+    facts = select_facts(cache.read_facts(store, addr, _folded_mark(store, addr)), as_of, known_at)
     shared = inherited(store, catalog, addr, facts, as_of, known_at)
     if shared.facts:  # one log order: a retract in a group's log finds its target there
         facts = sorted([*facts, *shared.facts], key=lambda f: f.seq)

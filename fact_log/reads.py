@@ -7,14 +7,15 @@ copied into this file (`_sync`), so every read here reads DuckDB.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
 from uac.fact_log.duck import is_changed
 from uac.fact_log.errors import NotFound
-from uac.fact_log.keys import KeyRing, key_path
+from uac.fact_log.keys import KeyRing, key_path, row_message
 from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,
@@ -29,6 +30,7 @@ from uac.fact_log.tamper import (
 from uac.fact_log.values import loads
 
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+_FACT_FIELDS = tuple(f.name for f in fields(Fact))  # FACT_COLUMNS order
 
 
 class LogReads:
@@ -276,6 +278,79 @@ class LogReads:
             tuple(problems),
             keyed_from,
         )
+
+    def verify_segment(
+        self, addr: Address, facts: Sequence[Fact], before: Fact | None, mark: int = 0
+    ) -> str | None:
+        """Why the facts a compile is about to fold (after `before`) do not verify, or None.
+
+        Each row's content hash, link, id and keyed digest; on the DuckDB log also that the
+        numbering is contiguous, that the newest anchor is signed and its head is still in
+        the log, and that the log reaches `mark` (the watermark a published checkpoint of the
+        subject already folded); on a PostgreSQL log's copy, that the subject's chain links
+        row to row. Costs one pass over the new rows and three small queries.
+        """
+        ring = self.ring
+        if ring is None:
+            return "the chain key is not loaded, so the log's keyed digests cannot be checked"
+        keyed_from = 0
+        if self.replica is None:
+            record, why = read_record(self.con, ring)
+            if why is not None:
+                return why
+            n, top = self.con.execute(
+                "SELECT count(*), coalesce(max(seq), 0) FROM facts"
+            ).fetchone()
+            if record is None:
+                if n and ring.binds:
+                    return "the log holds facts but no keying record (deleted)"
+                keyed_from = 1 << 62
+            else:
+                keyed_from = int(record["facts_from"])
+            if n != top:
+                return f"the log holds {n} facts numbered up to {top} (rows deleted or added)"
+            if top < mark:
+                return (
+                    f"the log ends at seq {top} but a published checkpoint of {addr} folded it"
+                    f" up to seq {mark} (facts deleted from the end)"
+                )
+            why = self._newest_anchor_problem(ring)
+            if why is not None:
+                return why
+        prev = before.hash if before is not None else GENESIS
+        erased: dict[int, tuple[str, str]] | None = None
+        for fact in facts:
+            row = [getattr(fact, name) for name in _FACT_FIELDS]
+            link = prev if self.replica is not None else fact.prev_hash
+            key = ring if fact.seq >= keyed_from else None
+            why = fact_problem(row, link, key, erased)
+            if why is not None and erased is None and "content" in why:
+                erased = erased_residuals(self.con, ring)  # a legal erase blanked it?
+                why = fact_problem(row, link, key, erased)
+            if why is not None:
+                return f"fact seq {fact.seq} of {addr}: {why}"
+            prev = fact.hash
+        return None
+
+    def _newest_anchor_problem(self, ring: KeyRing) -> str | None:
+        row = self.con.execute(
+            "SELECT seq, head, facts, inputs, recorded_at, mac FROM anchors"
+            " ORDER BY seq DESC, inputs DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        *values, mac = row
+        if not ring.check(row_message("anchors", values), mac):
+            return f"the anchor at seq {values[0]} does not match its keyed digest (edited)"
+        if values[0] > 0:
+            held = self.con.execute("SELECT hash FROM facts WHERE seq = ?", [values[0]])
+            found = held.fetchone()
+            if found is None or found[0] != values[1]:
+                return (
+                    f"the anchor at seq {values[0]} names a head the log no longer holds"
+                    " (facts deleted from the end or rewritten)"
+                )
+        return None
 
     def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
         """The fact chain: the first row whose content, link or keyed digest does not verify."""

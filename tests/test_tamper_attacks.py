@@ -255,21 +255,19 @@ def test_the_current_pointer_cannot_roll_back(home: Path) -> None:
         assert "2026-01-01" in _served(mem, "maya", EXPIRY)
 
 
-@pytest.mark.duckdb_only("restores an older copy of the embedded DuckDB file")
-def test_a_checkpoint_whose_log_head_is_gone_is_refused(home: Path) -> None:
-    _fill(home)
-    saved = home.parent / "old.duckdb"
-    shutil.copy(home / "uac.duckdb", saved)
-    with Memory(home, react=False) as mem:
-        mem.set("maya", "identity.passport.expiry_date", "2026-01-01", now=T)
-        mem.set("maya", "identity.name", "Maya R", now=T)
-        mem.compile("maya")
-    # The database put back to its older self, the newer checkpoint (and rows) kept.
-    shutil.copy(saved, home / "uac.duckdb")
-    _sql(
-        home,
-        "INSERT INTO checkpoints SELECT * FROM checkpoints WHERE false",  # no-op: same rows
-    )
-    cache.clear()
-    with Memory(home, react=False) as mem, pytest.raises(WorkspaceError, match="head"):
-        mem.query("maya", EXPIRY, today=TODAY)
+@pytest.mark.duckdb_only("two embedded workspaces keyed by one key file")
+def test_a_checkpoint_from_another_log_signed_with_the_same_key_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UAC_CHAIN_KEY_FILE", str(tmp_path / "one.key"))
+    for name, expiry in (("w1", "2031-01-01"), ("w2", "2025-03-05")):
+        with Memory(tmp_path / name, create=True, react=False) as mem:
+            mem.set("maya", "identity.passport.expiry_date", expiry, now=T)
+            mem.compile("maya")
+    with Memory(tmp_path / "w2", react=False) as mem:
+        _, mine = loader.version_dir(mem.home, mem.address("maya"))
+        _, theirs = loader.version_dir(tmp_path / "w1", mem.address("maya"))
+        shutil.rmtree(mine)
+        shutil.copytree(theirs, mine)  # same key, subject and version: only the head differs
+        with pytest.raises(WorkspaceError, match="compiled from another log"):
+            mem.query("maya", EXPIRY, today=TODAY)
