@@ -40,6 +40,7 @@ from uac.compiler.loader import (
     FILES,
     current_version,
     file_digests,
+    placement_file,
     sign,
     signature_ok,
     subject_dir,
@@ -536,5 +537,7 @@ def _prune(versions: Path, keep: int, current: int | None) -> int:
     for name in names[: max(0, len(names) - keep)]:
         if name not in protected:
             shutil.rmtree(versions / name, ignore_errors=True)
+            if name[1:].isdigit():
+                placement_file(versions.parent, int(name[1:])).unlink(missing_ok=True)
             removed += 1
     return removed

@@ -31,6 +31,9 @@ FILES = "files.json"
 # HMAC of files.json under the workspace's chain key (fact_log/keys.py): a separate file so
 # files.json (and the golden output) stays the same in every workspace.
 SIGNATURE = "files.sig"
+# Per subject: `placed/vNNNNNN.sig` signs (tenant, scope, subject, version, files.json) so a
+# checkpoint copied to another subject or renamed to another version is refused.
+PLACED = "placed"
 # The generated module every records_<attr> module of a checkpoint decodes its JSON with
 # (compiler/templates/columns.py.j2); its leading underscore keeps it out of any name a
 # sandboxed program may write.
@@ -103,12 +106,23 @@ def _placement(addr: Address, version: int, stamp: bytes) -> bytes:
     return f"checkpoint-at:{where}\0".encode() + hashlib.sha256(stamp).hexdigest().encode()
 
 
-def bind(directory: Path, ring: KeyRing, addr: Address, version: int) -> None:
-    """Add the signature of where a signed checkpoint is placed: its subject and version."""
+def placement_file(subject_base: Path, version: int) -> Path:
+    """Where the signature pinning version `version` of a subject to its place is kept.
+
+    Beside the version directories, not in them: a version's files are the same whatever
+    number it gets (compiling twice gives identical bytes), only this signature differs.
+    """
+    return subject_base / PLACED / f"{version_name(version)}.sig"
+
+
+def bind(directory: Path, ring: KeyRing, addr: Address, version: int, base: Path) -> None:
+    """Sign where a signed checkpoint is placed: its subject and version (before placing)."""
     stamp = (directory / FILES).read_bytes()
-    content = (directory / SIGNATURE).read_text().split()[0]
-    placed = ring.sign(_placement(addr, version, stamp))
-    (directory / SIGNATURE).write_text(content + "\n" + placed + "\n")
+    target = placement_file(base, version)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+    tmp.write_text(ring.sign(_placement(addr, version, stamp)) + "\n")
+    os.replace(tmp, target)
 
 
 def content_signature(directory: Path) -> str:
@@ -178,8 +192,11 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
             f"checkpoint {directory} was compiled for {compiled_for[0]}/{compiled_for[1]}, not"
             f" for {addr.tenant}/{addr} (copied from another subject); recompile {addr}"
         )
-    lines = (directory / SIGNATURE).read_text().split()
-    if len(lines) < 2 or not ring.check(_placement(addr, version, stamp), lines[1]):
+    try:
+        placed = placement_file(directory.parent.parent, version).read_text().strip()
+    except OSError:
+        placed = ""
+    if not ring.check(_placement(addr, version, stamp), placed):
         raise WorkspaceError(
             f"checkpoint {directory} is not signed as version {version} of {addr} (moved,"
             f" renamed or from an older uac); recompile {addr}"

@@ -52,7 +52,7 @@ def place(store: Store, addr: Address, tmp: Path, current: bool) -> tuple[int, P
     # directory with no row: number past it, so the subject never wedges.
     version = max(store.next_version(addr), last_on_disk(base) + 1)
     final = base / "versions" / version_name(version)
-    bind(tmp, store.signer(), addr, version)  # the signature pins subject and version
+    bind(tmp, store.signer(), addr, version, base)  # a signature pins subject and version
     os.replace(tmp, final)
     if current:
         pointer = base / f".current-{uuid.uuid4().hex}"
