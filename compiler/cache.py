@@ -55,11 +55,11 @@ def _entry(store: Store, addr: Address) -> _Subject:
     return entry
 
 
-def read_facts(store: Store, addr: Address, mark: int = 0) -> list[Fact]:
+def read_facts(store: Store, addr: Address) -> list[Fact]:
     """The subject's facts in log order (a new list), reading only what was appended since.
 
-    The rows read are verified first (`Store.verify_segment`; `mark`: the watermark the
-    subject's published checkpoints already folded): LogIntegrityError if they do not.
+    The rows read are verified first (`Store.verify_segment`, which also notices a log cut
+    below what the subject's checkpoints folded): LogIntegrityError if they do not.
     """
     entry = _entry(store, addr)
     if entry.facts:
@@ -73,7 +73,7 @@ def read_facts(store: Store, addr: Address, mark: int = 0) -> list[Fact]:
     before = entry.facts[-1] if entry.facts else None
     new = store.facts(addr, since_seq=before.seq if before else 0)
     # Fold only what verifies: the rows read now (the cached ones verified when read).
-    problem = store.verify_segment(addr, new, before, mark)
+    problem = store.verify_segment(addr, new, before)
     if problem is not None:
         entry.facts, entry.fold = [], {}
         raise LogIntegrityError(f"log integrity: {problem}; the last good checkpoint stays")

@@ -301,16 +301,6 @@ def _refused(
     return pending
 
 
-def _folded_mark(store: Store, addr: Address) -> int:
-    """The highest watermark a published present-time checkpoint of the subject folded."""
-    marks = [
-        c["watermark"]
-        for c in store.checkpoints(addr)
-        if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
-    ]
-    return max(marks, default=0)
-
-
 def _prepare(
     store: Store,
     catalog: Catalog,
@@ -322,7 +312,7 @@ def _prepare(
     started = utc_now()
     timings: dict[str, float] = {}
     t = time.perf_counter()
-    facts = select_facts(cache.read_facts(store, addr, _folded_mark(store, addr)), as_of, known_at)
+    facts = select_facts(cache.read_facts(store, addr), as_of, known_at)
     shared = inherited(store, catalog, addr, facts, as_of, known_at)
     if shared.facts:  # one log order: a retract in a group's log finds its target there
         facts = sorted([*facts, *shared.facts], key=lambda f: f.seq)

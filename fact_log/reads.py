@@ -23,6 +23,7 @@ from uac.fact_log.tamper import (
     erased_residuals,
     key_mismatch,
     latest_anchors,
+    parse_record,
     read_record,
     reseal,
     verify_tables,
@@ -280,41 +281,22 @@ class LogReads:
         )
 
     def verify_segment(
-        self, addr: Address, facts: Sequence[Fact], before: Fact | None, mark: int = 0
+        self, addr: Address, facts: Sequence[Fact], before: Fact | None
     ) -> str | None:
         """Why the facts a compile is about to fold (after `before`) do not verify, or None.
 
         Each row's content hash, link, id and keyed digest; on the DuckDB log also that the
         numbering is contiguous, that the newest anchor is signed and its head is still in
-        the log, and that the log reaches `mark` (the watermark a published checkpoint of the
-        subject already folded); on a PostgreSQL log's copy, that the subject's chain links
-        row to row. Costs one pass over the new rows and three small queries.
+        the log, and that the log reaches the watermark a published checkpoint of the
+        subject already folded (a cut tail); on a PostgreSQL log's copy, that the subject's
+        chain links row to row. One pass over the new rows and one small query.
         """
         ring = self.ring
         if ring is None:
             return "the chain key is not loaded, so the log's keyed digests cannot be checked"
         keyed_from = 0
         if self.replica is None:
-            record, why = read_record(self.con, ring)
-            if why is not None:
-                return why
-            n, top = self.con.execute(
-                "SELECT count(*), coalesce(max(seq), 0) FROM facts"
-            ).fetchone()
-            if record is None:
-                if n and ring.binds:
-                    return "the log holds facts but no keying record (deleted)"
-                keyed_from = 1 << 62
-            else:
-                keyed_from = int(record["facts_from"])
-            if n != top:
-                return f"the log holds {n} facts numbered up to {top} (rows deleted or added)"
-            if top < mark:
-                return (
-                    f"the log ends at seq {top} but a published checkpoint of {addr} folded it"
-                    f" up to seq {mark} (facts deleted from the end)"
-                )
-            why = self._newest_anchor_problem(ring)
+            why, keyed_from = self._log_state(addr, ring)
             if why is not None:
                 return why
         prev = before.hash if before is not None else GENESIS
@@ -332,25 +314,43 @@ class LogReads:
             prev = fact.hash
         return None
 
-    def _newest_anchor_problem(self, ring: KeyRing) -> str | None:
+    def _log_state(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
+        """The DuckDB log's keying, numbering, newest anchor and the subject's folded mark,
+        read in one statement: (why it does not verify, the first keyed seq)."""
         row = self.con.execute(
-            "SELECT seq, head, facts, inputs, recorded_at, mac FROM anchors"
-            " ORDER BY seq DESC, inputs DESC LIMIT 1"
+            "SELECT (SELECT value FROM meta WHERE key = 'tamper'), (SELECT count(*) FROM facts),"
+            " (SELECT coalesce(max(seq), 0) FROM facts),"
+            " (SELECT max(watermark) FROM checkpoints WHERE tenant = ? AND scope = ?"
+            "  AND subject = ? AND status = 'published' AND as_of IS NULL AND known_at IS NULL),"
+            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.mac,"
+            " (SELECT hash FROM facts f WHERE f.seq = a.seq)"
+            " FROM (SELECT 1) LEFT JOIN (SELECT * FROM anchors WHERE seq ="
+            " (SELECT max(seq) FROM anchors) ORDER BY inputs DESC LIMIT 1) a ON TRUE",
+            [addr.tenant, addr.scope, addr.subject],
         ).fetchone()
-        if row is None:
-            return None
-        *values, mac = row
-        if not ring.check(row_message("anchors", values), mac):
-            return f"the anchor at seq {values[0]} does not match its keyed digest (edited)"
-        if values[0] > 0:
-            held = self.con.execute("SELECT hash FROM facts WHERE seq = ?", [values[0]])
-            found = held.fetchone()
-            if found is None or found[0] != values[1]:
+        value, n, top, mark, *anchor, mac, held = row
+        record, why = parse_record(value, ring)
+        if why is not None:
+            return why, 0
+        if record is None and n and ring.binds:
+            return "the log holds facts but no keying record (deleted)", 0
+        keyed_from = 1 << 62 if record is None else int(record["facts_from"])
+        if n != top:
+            return f"the log holds {n} facts numbered up to {top} (rows deleted or added)", 0
+        if mark is not None and top < mark:
+            return (
+                f"the log ends at seq {top} but a published checkpoint of {addr} folded it"
+                f" up to seq {mark} (facts deleted from the end)"
+            ), 0
+        if anchor[0] is not None:
+            if not ring.check(row_message("anchors", anchor), mac):
+                return f"the anchor at seq {anchor[0]} does not match its keyed digest", 0
+            if anchor[0] > 0 and held != anchor[1]:
                 return (
-                    f"the anchor at seq {values[0]} names a head the log no longer holds"
+                    f"the anchor at seq {anchor[0]} names a head the log no longer holds"
                     " (facts deleted from the end or rewritten)"
-                )
-        return None
+                ), 0
+        return None, keyed_from
 
     def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
         """The fact chain: the first row whose content, link or keyed digest does not verify."""

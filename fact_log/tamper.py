@@ -158,10 +158,17 @@ def read_record(
 ) -> tuple[dict[str, Any] | None, str | None]:
     """The signed keying record ({facts_from, tables}) and a problem if it does not verify."""
     row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
-    if row is None:
+    return parse_record(None if row is None else row[0], ring)
+
+
+def parse_record(
+    value: str | None, ring: KeyRing | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """`read_record` of the meta row's value (None: no row)."""
+    if value is None:
         return None, None
     try:
-        stored = json.loads(row[0])
+        stored = json.loads(value)
         record, mac = stored["record"], stored["mac"]
     except (ValueError, KeyError, TypeError):
         return None, "the keying record in meta is corrupted"
