@@ -330,6 +330,19 @@ def anchor_problems(
                 f"an anchor counts {row[0]} inputs but the log holds only {row[1]}"
                 " (inputs deleted from the end)"
             )
+        row = con.execute("SELECT count(*), coalesce(max(seq), 0) FROM inputs").fetchone()
+        if row[0] != row[1]:  # numbered 1, 2, ... by the one writer: a gap is a deleted row
+            out.append(
+                f"inputs: {row[1] - row[0]} of the rows numbered up to {row[1]} are missing"
+                " (deleted)"
+            )
+        if "checkpoints" in _tables(con):
+            row = con.execute("SELECT count(*), coalesce(max(id), 0) FROM checkpoints").fetchone()
+            if row[0] != row[1]:
+                out.append(
+                    f"checkpoints: {row[1] - row[0]} of the rows numbered up to {row[1]} are"
+                    " missing (deleted)"
+                )
     if exported is not None:
         out.extend(_against_export(con, exported))
     return out
@@ -340,15 +353,28 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
         seq, head = int(anchor["seq"]), str(anchor["head"])
     except (KeyError, TypeError, ValueError):
         return ["the exported anchor has no seq and head"]
+    out: list[str] = []
+    try:
+        inputs = int(anchor.get("inputs") or 0)
+    except (TypeError, ValueError):
+        inputs = 0
+    held = con.execute("SELECT coalesce(max(seq), 0) FROM inputs").fetchone()[0]
+    if held < inputs:  # the inputs' tail cut together with the anchors that counted it
+        out.append(
+            f"the exported anchor counts {inputs} inputs but the log holds only {held}"
+            " (inputs deleted from the end)"
+        )
     if seq == 0:
-        return []
+        return out
     row = con.execute("SELECT hash FROM facts WHERE seq = ?", [seq]).fetchone()
     if row is None:
         top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
-        return [f"the exported anchor's seq {seq} is gone: the log ends at seq {top} (truncated)"]
-    if row[0] != head:
-        return [f"fact seq {seq} does not have the exported anchor's head hash (rewritten)"]
-    return []
+        out.append(
+            f"the exported anchor's seq {seq} is gone: the log ends at seq {top} (truncated)"
+        )
+    elif row[0] != head:
+        out.append(f"fact seq {seq} does not have the exported anchor's head hash (rewritten)")
+    return out
 
 
 def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:

@@ -271,3 +271,43 @@ def test_a_checkpoint_from_another_log_signed_with_the_same_key_is_refused(
         shutil.copytree(theirs, mine)  # same key, subject and version: only the head differs
         with pytest.raises(WorkspaceError, match="compiled from another log"):
             mem.query("maya", EXPIRY, today=TODAY)
+
+
+# -- 4. deletions from the other tables ----------------------------------------------------
+
+
+@pytest.mark.duckdb_only("the DuckDB log's inputs and checkpoints (on postgres: chain_heads)")
+@pytest.mark.parametrize(
+    ("sql", "finding"),
+    [
+        ("DELETE FROM checkpoints WHERE id = 1", "checkpoints: 1 of the rows"),
+        ("DELETE FROM inputs WHERE seq = 1", "inputs: 1 of the rows"),
+    ],
+)
+def test_a_deleted_middle_row_of_inputs_or_checkpoints_fails_verify(
+    home: Path, sql: str, finding: str
+) -> None:
+    _fill(home)
+    with Memory(home, react=False) as mem:
+        mem.add("maya", "I moved to Lisbon.", now=T)
+        mem.compile("maya")
+    _sql(home, sql)
+    with Memory(home, read_only=True) as mem:
+        report = mem.verify()
+    assert not report.ok and any(finding in p for p in report.problems), report.problems
+
+
+@pytest.mark.duckdb_only("an anchor exported from the embedded log")
+def test_the_inputs_tail_cut_with_its_anchors_fails_verify_against_an_export(home: Path) -> None:
+    _fill(home)
+    with Memory(home, react=False) as mem:
+        mem.add("maya", "Just saying hello.", now=T)  # an input with no fact
+        exported = mem.anchors()[-1]
+        top = max(i.seq for i in mem.inputs("maya"))
+    _sql(
+        home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE inputs >= {top}"
+    )
+    with Memory(home, read_only=True) as mem:
+        report = mem.verify(exported)
+    assert not report.ok
+    assert any("inputs deleted from the end" in p for p in report.problems), report.problems
