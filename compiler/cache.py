@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.errors import LogIntegrityError
 from uac.fact_log.store import Fact, Store
 
 MAX_SUBJECTS = 16
@@ -58,7 +59,11 @@ def _entry(store: Store, addr: Address) -> _Subject:
 
 
 def read_facts(store: Store, addr: Address) -> list[Fact]:
-    """The subject's facts in log order (a new list), reading only what was appended since."""
+    """The subject's facts in log order (a new list), reading only what was appended since.
+
+    The rows read are verified first (`Store.verify_segment`, which also notices a log cut
+    below what the subject's checkpoints folded): LogIntegrityError if they do not.
+    """
     entry = _entry(store, addr)
     if entry.facts:
         last = entry.facts[-1]
@@ -68,8 +73,14 @@ def read_facts(store: Store, addr: Address) -> list[Fact]:
         ).fetchone()
         if row is None or row[0] != last.hash:
             entry.facts, entry.fold = [], {}  # not the log we read before: start over
-    since = entry.facts[-1].seq if entry.facts else 0
-    entry.facts.extend(store.facts(addr, since_seq=since))
+    before = entry.facts[-1] if entry.facts else None
+    new = store.facts(addr, since_seq=before.seq if before else 0)
+    # Fold only what verifies: the rows read now (the cached ones verified when read).
+    problem = store.verify_segment(addr, new, before)
+    if problem is not None:
+        entry.facts, entry.fold = [], {}
+        raise LogIntegrityError(f"log integrity: {problem}; the last good checkpoint stays")
+    entry.facts.extend(new)
     with _LOCK:
         total = sum(len(e.facts) for e in _SUBJECTS.values())
         while total > MAX_FACTS and len(_SUBJECTS) > 1:

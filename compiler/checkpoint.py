@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -39,6 +40,7 @@ from uac.compiler.loader import (
     FILES,
     current_version,
     file_digests,
+    placement_file,
     sign,
     signature_ok,
     subject_dir,
@@ -51,7 +53,7 @@ from uac.compiler.shared import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.errors import NotFound, UacError
+from uac.fact_log.errors import LogIntegrityError, NotFound, UacError
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Fact, Store, utc_now
 from uac.fact_log.tamper import seal
@@ -110,6 +112,7 @@ RUFF_CHECK = [
 ]
 
 BATCH = 200  # subjects per ruff run and per validator request
+_LOG = logging.getLogger("uac.compiler")
 
 
 class CompileError(UacError):
@@ -257,6 +260,11 @@ def _compile_chunk(
             if asked == 1:
                 raise
             batch.append(_failed_early(addr, str(exc)))
+        except LogIntegrityError as exc:
+            # Never publish over a segment that does not verify: the last good checkpoint
+            # keeps serving, the failed attempt is recorded and operators are told.
+            _LOG.error("compile of %s refused: %s", addr, exc)
+            batch.append(_refused(addr, str(exc), as_of, known_at))
     t = time.perf_counter()
     _ruff_batch(batch)
     _share(batch, "ruff", time.perf_counter() - t)
@@ -300,6 +308,22 @@ def subject_facts(
         top = facts[-1].seq if facts else 0
         facts = facts + [replace(f, seq=top + n) for n, f in enumerate(proposed, 1)]
     return facts, shared
+
+
+def _refused(
+    addr: Address, error: str, as_of: dt.datetime | None, known_at: dt.datetime | None
+) -> _Pending:
+    """A compile the log's integrity check refused: failed, but recorded with its reason."""
+    pending = _failed_early(addr, error)
+    pending.row = {
+        "watermark": 0,
+        "head_id": None,
+        "as_of": as_of,
+        "known_at": known_at,
+        "facts": 0,
+        "started_at": utc_now(),
+    }
+    return pending
 
 
 def _prepare(
@@ -525,5 +549,7 @@ def _prune(versions: Path, keep: int, current: int | None) -> int:
     for name in names[: max(0, len(names) - keep)]:
         if name not in protected:
             shutil.rmtree(versions / name, ignore_errors=True)
+            if name[1:].isdigit():
+                placement_file(versions.parent, int(name[1:])).unlink(missing_ok=True)
             removed += 1
     return removed

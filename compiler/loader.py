@@ -31,6 +31,9 @@ FILES = "files.json"
 # HMAC of files.json under the workspace's chain key (fact_log/keys.py): a separate file so
 # files.json (and the golden output) stays the same in every workspace.
 SIGNATURE = "files.sig"
+# Per subject: `placed/vNNNNNN.sig` signs (tenant, scope, subject, version, files.json) so a
+# checkpoint copied to another subject or renamed to another version is refused.
+PLACED = "placed"
 # The generated module every records_<attr> module of a checkpoint decodes its JSON with
 # (compiler/templates/columns.py.j2); its leading underscore keeps it out of any name a
 # sandboxed program may write.
@@ -88,9 +91,61 @@ def home_of(directory: Path) -> Path:
 
 
 def sign(directory: Path, ring: KeyRing) -> None:
-    """Write the signature of a version directory's files.json (the compiler calls this)."""
+    """Write the signature of a version directory's files.json (the compiler calls this).
+
+    This first line signs the content alone (tenant, subject, watermark, head and file
+    digests are in files.json), so a checkpoint shared between nodes keeps it; `bind` adds
+    the line that pins it to its place.
+    """
     stamp = (directory / FILES).read_bytes()
     (directory / SIGNATURE).write_text(ring.sign(b"checkpoint:" + stamp) + "\n")
+
+
+def _placement(addr: Address, version: int, stamp: bytes) -> bytes:
+    where = "\0".join((addr.tenant, addr.scope, addr.subject, version_name(version)))
+    return f"checkpoint-at:{where}\0".encode() + hashlib.sha256(stamp).hexdigest().encode()
+
+
+def placement_file(subject_base: Path, version: int) -> Path:
+    """Where the signature pinning version `version` of a subject to its place is kept.
+
+    Beside the version directories, not in them: a version's files are the same whatever
+    number it gets (compiling twice gives identical bytes), only this signature differs.
+    """
+    return subject_base / PLACED / f"{version_name(version)}.sig"
+
+
+def bind(directory: Path, ring: KeyRing, addr: Address, version: int, base: Path) -> None:
+    """Sign where a signed checkpoint is placed: its subject and version (before placing)."""
+    stamp = (directory / FILES).read_bytes()
+    target = placement_file(base, version)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+    tmp.write_text(ring.sign(_placement(addr, version, stamp)) + "\n")
+    os.replace(tmp, target)
+
+
+def content_signature(directory: Path) -> str:
+    """The first line of files.sig: the signature of files.json alone (what nodes share)."""
+    return (directory / SIGNATURE).read_text().split()[0]
+
+
+def placed_at(directory: Path) -> tuple[Address, int]:
+    """The subject and version a version directory's place in the layout says it is."""
+    resolved = Path(directory).resolve()
+    subject, scope, tenant = (resolved.parents[i].name for i in (1, 2, 3))
+    if not re.fullmatch(r"v\d{6}", resolved.name):
+        raise WorkspaceError(f"checkpoint {directory} is not a version directory")
+    return Address(tenant, scope, subject), int(resolved.name[1:])  # type: ignore[arg-type]
+
+
+def folded_head(directory: Path) -> tuple[int, str | None]:
+    """The log head (seq, fact id) a version directory's files.json says it folded."""
+    try:
+        meta = json.loads((directory / FILES).read_bytes())
+        return int(meta.get("watermark") or 0), meta.get("head_id")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0, None
 
 
 def signature_ok(directory: Path, stamp: bytes, ring: KeyRing | None = None) -> bool:
@@ -98,14 +153,15 @@ def signature_ok(directory: Path, stamp: bytes, ring: KeyRing | None = None) -> 
     if ring is None:
         ring = KeyRing.load(home_of(directory))
     try:
-        mac = (directory / SIGNATURE).read_text().strip()
-    except OSError:
+        mac = content_signature(directory)
+    except (OSError, IndexError):
         return False
     return ring is not None and ring.check(b"checkpoint:" + stamp, mac)
 
 
 def check_signature(directory: Path, stamp: bytes | None = None) -> None:
-    """Refuse a checkpoint whose files.json is unsigned or not signed by this workspace's key."""
+    """Refuse a checkpoint whose files.json is unsigned or not signed by this workspace's key,
+    or that is not the checkpoint of the subject and version its directory stands for."""
     if stamp is None:
         try:
             stamp = (directory / FILES).read_bytes()
@@ -124,6 +180,26 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
         raise WorkspaceError(
             f"checkpoint {directory} has a signature that does not match its {FILES} "
             "(edited outside uac); recompile it"
+        )
+    addr, version = placed_at(directory)
+    try:
+        meta = json.loads(stamp)
+        compiled_for = (str(meta["tenant"]), str(meta["subject"]))
+    except (ValueError, KeyError, TypeError):
+        compiled_for = ("?", "?")
+    if compiled_for != (addr.tenant, str(addr)):
+        raise WorkspaceError(
+            f"checkpoint {directory} was compiled for {compiled_for[0]}/{compiled_for[1]}, not"
+            f" for {addr.tenant}/{addr} (copied from another subject); recompile {addr}"
+        )
+    try:
+        placed = placement_file(directory.parent.parent, version).read_text().strip()
+    except OSError:
+        placed = ""
+    if not ring.check(_placement(addr, version, stamp), placed):
+        raise WorkspaceError(
+            f"checkpoint {directory} is not signed as version {version} of {addr} (moved,"
+            f" renamed or from an older uac); recompile {addr}"
         )
 
 

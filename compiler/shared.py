@@ -27,7 +27,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from uac.compiler.loader import FILES, SIGNATURE, current_version, subject_dir, version_name
+from uac.compiler.loader import (
+    FILES,
+    SIGNATURE,
+    bind,
+    content_signature,
+    current_version,
+    subject_dir,
+    version_name,
+)
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends.pg_artifacts import Artifacts, Published, digest
@@ -44,6 +52,7 @@ def place(store: Store, addr: Address, tmp: Path, current: bool) -> tuple[int, P
     # directory with no row: number past it, so the subject never wedges.
     version = max(store.next_version(addr), last_on_disk(base) + 1)
     final = base / "versions" / version_name(version)
+    bind(tmp, store.signer(), addr, version, base)  # a signature pins subject and version
     os.replace(tmp, final)
     if current:
         pointer = base / f".current-{uuid.uuid4().hex}"
@@ -89,7 +98,7 @@ def upload(store: Store, addr: Address, directory: Path, row: dict[str, Any]) ->
                 "watermark": row["watermark"],
                 "head_id": row["head_id"],
                 "facts": row["facts"],
-                "signature": (directory / SIGNATURE).read_text().strip(),
+                "signature": content_signature(directory),
             },
         )
     except (WorkspaceError, OSError):

@@ -28,3 +28,7 @@ class WorkspaceInUse(WorkspaceError):
 
 class NotFound(UacError):
     """A named subject, fact or path does not exist."""
+
+
+class LogIntegrityError(WorkspaceError):
+    """The part of the log an operation was about to use does not verify (forged or cut)."""

@@ -7,8 +7,13 @@ file UAC_CHAIN_KEY_FILE names for deployments that keep secrets elsewhere. A dig
 written as `<key id>:<hex>` so rotation only adds a key: rows signed earlier keep verifying
 with the key they name, and new rows use the current one.
 
-The file is JSON, `{"current": "k2", "keys": {"k1": "<hex>", "k2": "<hex>"}}`, replaced
-atomically on rotation.
+The file is JSON, `{"current": "k2", "keys": {"k1": "<hex>", "k2": "<hex>"}, "binds": 2}`,
+replaced atomically on rotation. `binds` (format 2) says the key has keyed a log: every log
+it keys carries a signed keying record (fact_log/tamper.py) naming the key's fingerprint
+(`key_id`) and the log's genesis. With such a key, a log that holds facts but no keying
+record was stripped of it, never "not keyed yet" (an attacker who can write the database
+cannot reset keying). A file without `binds` (written before format 2) still lets its first
+open key a log that has none, once; that open upgrades the file.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class KeyRing:
     path: Path
     current: str
     keys: dict[str, bytes]
+    binds: bool = True  # format 2: a log it keys without a keying record is broken
 
     @classmethod
     def load(cls, home: Path) -> KeyRing | None:
@@ -51,7 +57,7 @@ class KeyRing:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             keys = {kid: bytes.fromhex(hexkey) for kid, hexkey in raw["keys"].items()}
-            ring = cls(path, raw["current"], keys)
+            ring = cls(path, raw["current"], keys, raw.get("binds") == 2)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -96,6 +102,19 @@ class KeyRing:
         os.replace(ring._write_aside(), self.path)
         return ring
 
+    def bound(self) -> KeyRing:
+        """This ring in format 2 (written atomically if the file was older); returns it."""
+        if self.binds:
+            return self
+        ring = KeyRing(self.path, self.current, self.keys, True)
+        os.replace(ring._write_aside(), self.path)
+        return ring
+
+    def key_id(self) -> str:
+        """A fingerprint of the ring's first key (never its bytes): which key keys a log."""
+        first = min(self.keys, key=lambda k: (len(k), k))
+        return first + ":" + hmac.digest(self.keys[first], b"uac-key-id", "sha256").hex()[:16]
+
     def _write_aside(self) -> Path:
         """This ring written and synced to a new 0600 file beside its path (for a rename)."""
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}")
@@ -108,7 +127,10 @@ class KeyRing:
 
     def _text(self) -> str:
         keys = {kid: key.hex() for kid, key in sorted(self.keys.items())}
-        return json.dumps({"current": self.current, "keys": keys}, indent=1) + "\n"
+        body: dict[str, Any] = {"current": self.current, "keys": keys}
+        if self.binds:
+            body["binds"] = 2
+        return json.dumps(body, indent=1) + "\n"
 
     def sign(self, message: str | bytes) -> str:
         """`<current key id>:<hex HMAC-SHA256>` of a message."""

@@ -7,20 +7,23 @@ copied into this file (`_sync`), so every read here reads DuckDB.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
 from uac.fact_log.duck import is_changed
 from uac.fact_log.errors import NotFound
-from uac.fact_log.keys import KeyRing, key_path
+from uac.fact_log.keys import KeyRing, key_path, row_message
 from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,
     anchor_problems,
     erased_residuals,
+    key_mismatch,
     latest_anchors,
+    parse_record,
     read_record,
     reseal,
     verify_tables,
@@ -28,6 +31,7 @@ from uac.fact_log.tamper import (
 from uac.fact_log.values import loads
 
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
+_FACT_FIELDS = tuple(f.name for f in fields(Fact))  # FACT_COLUMNS order
 
 
 class LogReads:
@@ -251,11 +255,17 @@ class LogReads:
                 f"the chain key file {key_path(self.home)} is missing, so keyed digests"
                 " cannot be checked"
             )
-        elif (
-            record is None
-            and self.con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0]
-        ):
-            problems.append("the keying record in meta is missing (deleted)")
+        elif record is None and ring is not None and not self._fact_cols.endswith("NULL AS mac"):
+            facts, signed = self.con.execute("SELECT count(*), count(mac) FROM facts").fetchone()
+            if signed or (facts and ring.binds):
+                # A key that has keyed a log never meets one with facts and no record:
+                # the record was deleted (with the digests, to pass the rows as unkeyed).
+                problems.append(
+                    f"the keying record in meta is missing (deleted): the log holds {facts}"
+                    " facts but no keying record, so it is broken, not unkeyed"
+                )
+        elif record is not None and ring is not None and key_mismatch(record, ring):
+            problems.append(str(key_mismatch(record, ring)))
         report = self._walk(chunk, ring, keyed_from if ring is not None else None)
         if ring is not None:
             problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]
@@ -269,6 +279,78 @@ class LogReads:
             tuple(problems),
             keyed_from,
         )
+
+    def verify_segment(
+        self, addr: Address, facts: Sequence[Fact], before: Fact | None
+    ) -> str | None:
+        """Why the facts a compile is about to fold (after `before`) do not verify, or None.
+
+        Each row's content hash, link, id and keyed digest; on the DuckDB log also that the
+        numbering is contiguous, that the newest anchor is signed and its head is still in
+        the log, and that the log reaches the watermark a published checkpoint of the
+        subject already folded (a cut tail); on a PostgreSQL log's copy, that the subject's
+        chain links row to row. One pass over the new rows and one small query.
+        """
+        ring = self.ring
+        if ring is None:
+            return "the chain key is not loaded, so the log's keyed digests cannot be checked"
+        keyed_from = 0
+        if self.replica is None:
+            why, keyed_from = self._log_state(addr, ring)
+            if why is not None:
+                return why
+        prev = before.hash if before is not None else GENESIS
+        erased: dict[int, tuple[str, str]] | None = None
+        for fact in facts:
+            row = [getattr(fact, name) for name in _FACT_FIELDS]
+            link = prev if self.replica is not None else fact.prev_hash
+            key = ring if fact.seq >= keyed_from else None
+            why = fact_problem(row, link, key, erased)
+            if why is not None and erased is None and "content" in why:
+                erased = erased_residuals(self.con, ring)  # a legal erase blanked it?
+                why = fact_problem(row, link, key, erased)
+            if why is not None:
+                return f"fact seq {fact.seq} of {addr}: {why}"
+            prev = fact.hash
+        return None
+
+    def _log_state(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
+        """The DuckDB log's keying, numbering, newest anchor and the subject's folded mark,
+        read in one statement: (why it does not verify, the first keyed seq)."""
+        row = self.con.execute(
+            "SELECT (SELECT value FROM meta WHERE key = 'tamper'), (SELECT count(*) FROM facts),"
+            " (SELECT coalesce(max(seq), 0) FROM facts),"
+            " (SELECT max(watermark) FROM checkpoints WHERE tenant = ? AND scope = ?"
+            "  AND subject = ? AND status = 'published' AND as_of IS NULL AND known_at IS NULL),"
+            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.mac,"
+            " (SELECT hash FROM facts f WHERE f.seq = a.seq)"
+            " FROM (SELECT 1) LEFT JOIN (SELECT * FROM anchors WHERE seq ="
+            " (SELECT max(seq) FROM anchors) ORDER BY inputs DESC LIMIT 1) a ON TRUE",
+            [addr.tenant, addr.scope, addr.subject],
+        ).fetchone()
+        value, n, top, mark, *anchor, mac, held = row
+        record, why = parse_record(value, ring)
+        if why is not None:
+            return why, 0
+        if record is None and n and ring.binds:
+            return "the log holds facts but no keying record (deleted)", 0
+        keyed_from = 1 << 62 if record is None else int(record["facts_from"])
+        if n != top:
+            return f"the log holds {n} facts numbered up to {top} (rows deleted or added)", 0
+        if mark is not None and top < mark:
+            return (
+                f"the log ends at seq {top} but a published checkpoint of {addr} folded it"
+                f" up to seq {mark} (facts deleted from the end)"
+            ), 0
+        if anchor[0] is not None:
+            if not ring.check(row_message("anchors", anchor), mac):
+                return f"the anchor at seq {anchor[0]} does not match its keyed digest", 0
+            if anchor[0] > 0 and held != anchor[1]:
+                return (
+                    f"the anchor at seq {anchor[0]} names a head the log no longer holds"
+                    " (facts deleted from the end or rewritten)"
+                ), 0
+        return None, keyed_from
 
     def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
         """The fact chain: the first row whose content, link or keyed digest does not verify."""

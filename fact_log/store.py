@@ -74,9 +74,11 @@ from uac.fact_log.staging import Staging, drop_stages
 from uac.fact_log.tamper import (
     ANCHORS,
     backfill,
+    key_mismatch,
     read_record,
     row_mac,
     seal,
+    unkeyed_message,
 )
 
 DB_FILE = "uac.duckdb"
@@ -302,8 +304,11 @@ class Store(LogReads, Staging):
         """Load the chain key ring; a writable open makes one for a workspace that had none.
 
         A workspace that already signed rows never gets a new key silently: its rows would
-        stop verifying. A read-only open without the key still reads; verify says why it
-        cannot check the keyed digests.
+        stop verifying. A key that has keyed a log (format 2, fact_log/keys.py) never starts
+        keying a log that already holds facts: such a log lost its keying record (an attacker
+        who can write the database but not the key would otherwise reset keying over a forged
+        log), so the open is refused. A read-only open without the key still reads; verify
+        says why it cannot check the keyed digests.
         """
         self.ring = KeyRing.load(self.home)
         if not writable:
@@ -319,13 +324,23 @@ class Store(LogReads, Staging):
             self.ring, fresh = KeyRing.create(self.home), True
         elif record is None:
             # A key file but nothing signed yet (a key made by a failed init, or supplied
-            # through UAC_CHAIN_KEY_FILE): this is the first keyed open.
-            signed = self.con.execute(
-                "SELECT (SELECT count(*) FROM facts WHERE mac IS NOT NULL)"
-                " + (SELECT count(*) FROM anchors)"
-            ).fetchone()[0]
+            # through UAC_CHAIN_KEY_FILE for a new workspace): this is the first keyed open.
+            facts, signed = self.con.execute(
+                "SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM facts"
+                " WHERE mac IS NOT NULL) + (SELECT count(*) FROM anchors)"
+            ).fetchone()
+            if self.ring.binds and (facts or signed):
+                raise WorkspaceError(unkeyed_message(self.home, facts, self.ring))
             fresh = not signed
+        else:
+            problem = key_mismatch(record, self.ring)
+            if problem is not None:
+                raise WorkspaceError(f"workspace {self.home}: {problem}")
         backfill(self.con, self.ring, fresh)
+        if not self.ring.binds:  # a key file from before format 2 that keys this log now
+            keyed, why = read_record(self.con, self.ring)
+            if keyed is not None and why is None:
+                self.ring = self.ring.bound()
 
     def signer(self) -> KeyRing:
         """The key ring that signs new rows (a writable open always has one)."""

@@ -158,16 +158,44 @@ def read_record(
 ) -> tuple[dict[str, Any] | None, str | None]:
     """The signed keying record ({facts_from, tables}) and a problem if it does not verify."""
     row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
-    if row is None:
+    return parse_record(None if row is None else row[0], ring)
+
+
+def parse_record(
+    value: str | None, ring: KeyRing | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """`read_record` of the meta row's value (None: no row)."""
+    if value is None:
         return None, None
     try:
-        stored = json.loads(row[0])
+        stored = json.loads(value)
         record, mac = stored["record"], stored["mac"]
     except (ValueError, KeyError, TypeError):
         return None, "the keying record in meta is corrupted"
     if ring is not None and not ring.check(_meta_message(record), mac):
         return record, "the keying record in meta does not match its keyed digest (edited)"
     return record, None
+
+
+def key_mismatch(record: dict[str, Any], ring: KeyRing) -> str | None:
+    """Why the key ring is not the one the keying record names (None: it is, or unnamed)."""
+    named = record.get("key")
+    if named is None or named == ring.key_id():
+        return None
+    return (
+        f"its log is keyed by key {named.split(':')[0]} ({named}) but the chain key file"
+        f" {ring.path} holds another key; point UAC_CHAIN_KEY_FILE at this log's key"
+    )
+
+
+def unkeyed_message(home: Any, facts: int, ring: KeyRing) -> str:
+    """The refusal of a log with facts but no keying record, under a key that binds logs."""
+    return (
+        f"workspace {home} holds {facts} facts but no keying record, although its chain key"
+        f" file {ring.path} has keyed a log: the record was deleted or the log replaced, so"
+        " it is broken, not new; restore the database from a backup ('uac verify' shows what"
+        " is broken)"
+    )
 
 
 def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> None:
@@ -187,7 +215,15 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
     try:
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
-            record = {"facts_from": int(top) + 1, "tables": []}
+            # The genesis of keying: where it starts and the head it starts after, and
+            # which key (a fingerprint, fact_log/keys.py) keys the log.
+            genesis = con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone()
+            record = {
+                "facts_from": int(top) + 1,
+                "tables": [],
+                "key": ring.key_id(),
+                "genesis": genesis[0] if genesis else "0" * 64,
+            }
             if top:  # facts before keying keep plain links: anchor their head now
                 values = list(
                     con.execute(
@@ -294,6 +330,19 @@ def anchor_problems(
                 f"an anchor counts {row[0]} inputs but the log holds only {row[1]}"
                 " (inputs deleted from the end)"
             )
+        row = con.execute("SELECT count(*), coalesce(max(seq), 0) FROM inputs").fetchone()
+        if row[0] != row[1]:  # numbered 1, 2, ... by the one writer: a gap is a deleted row
+            out.append(
+                f"inputs: {row[1] - row[0]} of the rows numbered up to {row[1]} are missing"
+                " (deleted)"
+            )
+        if "checkpoints" in _tables(con):
+            row = con.execute("SELECT count(*), coalesce(max(id), 0) FROM checkpoints").fetchone()
+            if row[0] != row[1]:
+                out.append(
+                    f"checkpoints: {row[1] - row[0]} of the rows numbered up to {row[1]} are"
+                    " missing (deleted)"
+                )
     if exported is not None:
         out.extend(_against_export(con, exported))
     return out
@@ -304,15 +353,28 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
         seq, head = int(anchor["seq"]), str(anchor["head"])
     except (KeyError, TypeError, ValueError):
         return ["the exported anchor has no seq and head"]
+    out: list[str] = []
+    try:
+        inputs = int(anchor.get("inputs") or 0)
+    except (TypeError, ValueError):
+        inputs = 0
+    held = con.execute("SELECT coalesce(max(seq), 0) FROM inputs").fetchone()[0]
+    if held < inputs:  # the inputs' tail cut together with the anchors that counted it
+        out.append(
+            f"the exported anchor counts {inputs} inputs but the log holds only {held}"
+            " (inputs deleted from the end)"
+        )
     if seq == 0:
-        return []
+        return out
     row = con.execute("SELECT hash FROM facts WHERE seq = ?", [seq]).fetchone()
     if row is None:
         top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
-        return [f"the exported anchor's seq {seq} is gone: the log ends at seq {top} (truncated)"]
-    if row[0] != head:
-        return [f"fact seq {seq} does not have the exported anchor's head hash (rewritten)"]
-    return []
+        out.append(
+            f"the exported anchor's seq {seq} is gone: the log ends at seq {top} (truncated)"
+        )
+    elif row[0] != head:
+        out.append(f"fact seq {seq} does not have the exported anchor's head hash (rewritten)")
+    return out
 
 
 def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:

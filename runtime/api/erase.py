@@ -312,6 +312,9 @@ def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)
+    for sig in sorted((base / loader.PLACED).glob("*.sig")):  # the removed versions' seals
+        if keep is None or sig.name != f"{keep}.sig":
+            sig.unlink(missing_ok=True)
     if version is None:
         (base / "current").unlink(missing_ok=True)
     return version, len(before - {keep})

@@ -10,13 +10,15 @@ import dataclasses
 import datetime as dt
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from uac.compiler import explain, inherit, loader, shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
+from uac.fact_log import duck
 from uac.fact_log.addressing import Address
-from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.errors import InputError, NotFound, WorkspaceError
 from uac.fact_log.quarantine import QUARANTINE_REASONS, QUARANTINED
 from uac.fact_log.store import (
     Fact,
@@ -150,7 +152,23 @@ class Reads:
 
     def checkpoint(self, subject: str, version: int | None = None) -> loader.Checkpoint:
         """The subject's published checkpoint (or a given version), imported and verified."""
-        return loader.load(self.home, self.address(subject), version)
+        addr = self.address(subject)
+        if version is None:
+            self._current_dir(addr)
+        return loader.load(self.home, addr, version)
+
+    def _current_dir(self, addr: Address) -> Path:
+        """The subject's current version directory, refused if it must not be served: a
+        pointer rolled back below the newest published version, or a log head this log
+        does not hold (the checkpoint's own signature binds subject and version)."""
+        version, directory = loader.version_dir(self.home, addr)
+        head = None if self.store.replica is not None else loader.folded_head(directory)
+        problem = duck.served_problem(
+            self.store.con, addr.tenant, addr.scope, addr.subject, version, head, self.store.ring
+        )
+        if problem is not None:
+            raise WorkspaceError(problem)
+        return directory
 
     def manifest(self, subject: str) -> str:
         """The compact manifest of the subject's current checkpoint, for agent context."""
@@ -231,8 +249,10 @@ class Reads:
         """
         addr = self.address(subject)
         if version is None:
-            self._catch_up(subject)
-        _, directory = loader.version_dir(self.home, addr, version)
+            self._catch_up(subject)  # takes the newest checkpoint any node published, too
+            directory = self._current_dir(addr)
+        else:
+            _, directory = loader.version_dir(self.home, addr, version)
         day = today or utc_now().date()
         return run_query(directory, program, today=day, limits=limits, explain=explain)
 

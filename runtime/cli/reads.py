@@ -193,12 +193,13 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     from uac.compiler import loader
     from uac.fact_log import duck
     from uac.fact_log.addressing import parse_subject
+    from uac.fact_log.keys import KeyRing
     from uac.runtime import sandbox
 
     try:
         home = Path(args.home).expanduser() if args.home is not None else default_home()
         addr = parse_subject(args.subject, args.tenant)
-        _, directory = loader.version_dir(home, addr)
+        version, directory = loader.version_dir(home, addr)
         # One query: no worker to keep, and only the collections it names are loaded.
         only = sandbox.reads_only(program)
         sandbox.prestart(directory, reuse=False, only=only)
@@ -206,6 +207,9 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         try:
             if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
                 return None
+            head, ring = loader.folded_head(directory), KeyRing.load(home)
+            if duck.served_problem(con, addr.tenant, addr.scope, addr.subject, version, head, ring):
+                return None  # the full verb reports why it must not be served
         finally:
             con.close()
     except (UacError, duckdb.Error):
