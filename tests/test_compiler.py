@@ -630,4 +630,4 @@ def test_diff_shows_a_change_of_the_states_maps(mem: Memory) -> None:
     old, new, lines = mem.diff("alice")
     assert (old, new) == (1, 2)
     assert "~ user.location.city: None -> 'Lisbon'" in lines
-    assert any(line.startswith("~ user.as_of.user.location.city: None -> ") for line in lines)
+    assert any(line.startswith("~ user.as_of['user.location.city']: None -> ") for line in lines)
