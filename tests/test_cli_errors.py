@@ -18,6 +18,8 @@ import pytest
 
 from uac.runtime.cli import build_parser, main
 
+pytestmark = pytest.mark.usefixtures("backend")
+
 # Bad values by argument name (a name not listed gets "x"); the first is the one used while
 # another argument is the bad one (a subject that exists, so the bad value is reached).
 BAD: dict[str, list[str]] = {

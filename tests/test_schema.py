@@ -156,7 +156,12 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         con = mem.store.con
         assert {t: _rows(con, t) for t in DATA_TABLES} == before
         keys = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        assert json.loads(keys.pop("tamper"))["record"] == {
+        record = json.loads(keys.pop("tamper"))["record"]
+        # the keying record binds the key (its fingerprint) and the log's genesis (the head
+        # hash before the first keyed fact): a deleted record is broken, never a new log
+        assert record.pop("key").startswith("k1:")
+        assert len(record.pop("genesis")) == 64
+        assert record == {
             # Keying starts after the old facts; the old rows of other tables were sealed.
             "facts_from": len(before["facts"]) + 1,
             "tables": [

@@ -36,6 +36,7 @@ from uac.runtime.api.preview import Previews
 from uac.runtime.api.reads import Explanation, Reads
 from uac.runtime.api.recall import Recall
 from uac.runtime.api.writes import ImportResult, Learned, Writes
+from uac.runtime.search import schema as search_schema  # noqa: F401 (its tables, always)
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
     from uac.fact_log.extraction.llm import LLM, LLMSettings
