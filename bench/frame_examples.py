@@ -4,7 +4,8 @@ The examples are the messages of the project's tuning sets (bench/extraction_dat
 heldout, fresh and blind2 to blind6 — every set already opened for tuning; never a blind
 set) whose expected facts all fall on one frame's path (label: that frame), those that teach
 nothing (label: "none") and those about paths no frame fills (label: "other"). Messages over
-300 characters are left out: a window is a sentence or two. Run from the repository root after a tuning set changes:
+300 characters are left out: a window is a sentence or two. Run from the repository root
+after a tuning set changes:
 
     python bench/frame_examples.py            # rewrites fact_log/frame_examples.jsonl
 """
