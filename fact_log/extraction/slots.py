@@ -311,10 +311,16 @@ _NAME = re.compile(
 
 def names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Proper names after at/from/to/with/for ("at Lidl", "from Best Buy")."""
+    return _proper_names(_NAME, text, places=False)
+
+
+def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[Found]:
+    """The capitalised names `pattern` captures as group "n" (no sentence-opening word, and
+    no known place unless `places`)."""
     out = []
-    for m in _NAME.finditer(text):
+    for m in pattern.finditer(text):
         name = m["n"].rstrip(".'’")
-        if name.split()[0] in NOT_NAMES or lookup_place(name) is not None:
+        if name.split()[0] in NOT_NAMES or (not places and lookup_place(name) is not None):
             continue
         out.append(Found(name, m.start("n"), m.start("n") + len(name)))
     return out
@@ -403,7 +409,7 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 _VENUE = re.compile(
-    r"\b(?:at|in)\s+(?:the\s+)?(?P<v>[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|de|da|do|la|le|"
+    r"\b(?:at|in)\s+(?:the\s+)?(?P<n>[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|de|da|do|la|le|"
     r"of|on|clinic|hospital|centre|center|hall|school|church|office|surgery|workshop|garage|"
     r"restaurant|cafe|café|hotel|stadium|park|gym|library)){0,4})"
 )
@@ -412,13 +418,7 @@ _VENUE = re.compile(
 def venues(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Where something takes place: a capitalised name after at/in ("at the Wythenshawe
     clinic")."""
-    out = []
-    for m in _VENUE.finditer(text):
-        name = m["v"].rstrip(".'’")
-        if name.split()[0] in NOT_NAMES:
-            continue
-        out.append(Found(name, m.start("v"), m.start("v") + len(name)))
-    return out
+    return _proper_names(_VENUE, text, places=True)
 
 
 _PROVIDER = re.compile(
@@ -429,13 +429,7 @@ _PROVIDER = re.compile(
 
 def providers(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Who provides a service: a capitalised name after with/from/by/is or a colon."""
-    out = []
-    for m in _PROVIDER.finditer(text):
-        name = m["n"].rstrip(".'’")
-        if name.split()[0] in NOT_NAMES or lookup_place(name) is not None:
-            continue
-        out.append(Found(name, m.start("n"), m.start("n") + len(name)))
-    return out
+    return _proper_names(_PROVIDER, text, places=False)
 
 
 _WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?"
