@@ -166,6 +166,8 @@ class Batch:
     schemas: dict[str, dict[str, Any]] = field(default_factory=dict)  # fact_log/shapes.py
     rejections: list[NewRejection] = field(default_factory=list)
     input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
+    # what an agent may record itself (extraction/frames.py): never stored, only returned
+    hints: list[dict[str, Any]] = field(default_factory=list)
 
 
 def content_hash(row: Sequence[Any]) -> str:

@@ -34,7 +34,7 @@ from dataclasses import replace
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import batch as build
-from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.evidence import tiers
 from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
 from uac.fact_log.extraction.llm import LLM, LLMCandidate, LLMSettings, as_llm, extract_with_llm
@@ -111,9 +111,11 @@ def build_message_batch(
             history=history,
         )
     pattern_found: list[Candidate] = []
+    reading = Reading([], [])
     if learns:
         found = extract(text, observed_at, role, catalog, history)
-        found += framed(text, observed_at, catalog, history, skip={c.path for c in found})
+        reading = framed(text, observed_at, catalog, history, skip={c.path for c in found})
+        found += reading.candidates
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:
@@ -154,6 +156,9 @@ def build_message_batch(
     )
     if store is not None:
         batch.facts.extend(corrections(catalog, store, address, patterns_out, source, session_id))
+    if learns:
+        learned = {f.path for f in batch.facts}
+        batch.hints = [h for h in reading.hints if h["path"] not in learned]
     return batch
 
 
@@ -163,16 +168,17 @@ def framed(
     catalog: Catalog,
     history: Sequence[tuple[str, dt.datetime]],
     skip: set[str],
-) -> list[Candidate]:
-    """What the frames find for paths the patterns did not fill (none without the encoder).
+) -> Reading:
+    """What the frames find for paths the patterns did not fill, and hints for a calling
+    agent (nothing without the encoder).
 
     Imported here, not at the top: the encoder's arrays load only when a message is read.
     """
     from uac.fact_log.extraction import frames
 
     if not frames.available():
-        return []
-    return frames.extract(text, observed_at, catalog, history, skip=skip)
+        return Reading([], [])
+    return frames.read(text, observed_at, catalog, history, skip=skip)
 
 
 def corrections(

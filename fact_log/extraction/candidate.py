@@ -35,6 +35,15 @@ class Candidate:
         return self.start + len(self.quote)
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What an extractor read in one message: candidates, and hints for a calling agent —
+    paths the message may state that it could not fill (extraction/frames.py)."""
+
+    candidates: list[Candidate]
+    hints: list[dict[str, Any]]
+
+
 def validate(catalog: Catalog, path: str, value: Any) -> Any | None:
     """The value typed by the catalog, or None when it does not validate (or path unknown)."""
     attr = catalog.attributes.get(path)

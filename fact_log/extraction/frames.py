@@ -42,7 +42,7 @@ import numpy as np
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder
-from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
 from uac.fact_log.extraction.slots import Found, parser
 
@@ -304,48 +304,89 @@ def extract(
     skip: Iterable[str] = (),
 ) -> list[Candidate]:
     """Candidates the frames find in one user message (paths in `skip` are left alone)."""
+    return read(text, observed_at, catalog, history, skip).candidates
+
+
+def read(
+    text: str,
+    observed_at: dt.datetime,
+    catalog: Catalog,
+    history: Sequence[tuple[str, dt.datetime]] = (),
+    skip: Iterable[str] = (),
+) -> Reading:
+    """Candidates and hints of one user message (paths in `skip`, the rules', are left alone)."""
     frames = list(load_frames())
     skipped = set(skip)
-    if not any(f.emit and f.path not in skipped for f in frames) or not text.strip():
-        return []
+    empty = Reading([], [])
+    if not text.strip():
+        return empty
     spans = windows(text, history)
     # cheap pre-filter: only windows that say some frame's cue are embedded
     todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
     if not todo:
-        return []
+        return empty
     vectors = encoder.encode([w.context for w in todo])
     scores = index().scores(vectors)
     today = observed_at.date()
     out: list[Candidate] = []
+    hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
     for at, win in enumerate(todo):
         if guarded(win.sentence, sentence=win.sentence):
             continue
-        for frame, _score in choose(scores, frames, at):
-            if not _said(frame.cues, win.context):
-                continue
-            if not frame.emit or frame.path in skipped or frame.path in taken:
-                break  # the sentence is about this frame: the rules (or nothing) speak for it
-            filled = fill(frame, win.sentence, today)
-            if filled is None:
-                continue
-            value, used = filled
-            if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
-                continue
-            first = min(f.start for f in used)
-            last = max(f.end for f in used)
-            attribute = frame.path in catalog.attributes
-            out.append(
-                Candidate(
-                    kind="attribute" if attribute else "record",
-                    path=frame.path,
-                    value=value["value"] if attribute else value,
-                    op="assert",
-                    quote=text[win.start + first : win.start + last],
-                    start=win.start + first,
-                    confidence=frame.confidence,
-                )
-            )
-            taken.add(frame.path)
-            break  # one frame per sentence: the best that fills
-    return out
+        chosen = [f for f, _ in choose(scores, frames, at) if _said(f.cues, win.context)]
+        found = _first_filled(chosen, win, text, today, catalog, skipped | taken)
+        if found is not None:
+            out.append(found)
+            taken.add(found.path)
+        elif chosen and chosen[0].path not in skipped | taken:
+            hints.setdefault(chosen[0].path, _hint(chosen[0], win.sentence, catalog))
+    return Reading(out, [h for p, h in hints.items() if p not in taken])
+
+
+def _first_filled(
+    chosen: list[Frame],
+    win: Window,
+    text: str,
+    today: dt.date,
+    catalog: Catalog,
+    closed: set[str],
+) -> Candidate | None:
+    """The candidate of the best chosen frame that fills (one frame per sentence)."""
+    for frame in chosen:
+        if not frame.emit or frame.path in closed:
+            return None  # the sentence is about this frame: the rules (or nothing) speak for it
+        filled = fill(frame, win.sentence, today)
+        if filled is None:
+            continue
+        value, used = filled
+        if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
+            continue
+        first = min(f.start for f in used)
+        last = max(f.end for f in used)
+        attribute = frame.path in catalog.attributes
+        return Candidate(
+            kind="attribute" if attribute else "record",
+            path=frame.path,
+            value=value["value"] if attribute else value,
+            op="assert",
+            quote=text[win.start + first : win.start + last],
+            start=win.start + first,
+            confidence=frame.confidence,
+        )
+    return None
+
+
+def _hint(frame: Frame, sentence: str, catalog: Catalog) -> dict[str, Any]:
+    """What a calling agent may record itself: the path, its fields, the sentence."""
+    coll = catalog.collection(frame.path)
+    fields = sorted(catalog.model_for(coll).model_fields) if coll is not None else ["value"]
+    fields = [f for f in fields if f != "id"]
+    how = "value" if coll is None else "record"
+    return {
+        "path": frame.path,
+        "fields": fields,
+        "quote": sentence,
+        "hint": f"this message may state {frame.path}; if it does, call the record tool with "
+        f"path {frame.path!r} and a {how} ({', '.join(fields)})",
+    }

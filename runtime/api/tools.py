@@ -11,6 +11,7 @@ tools, CLI) sit above the verbs and the verbs know nothing of their surfaces.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Callable
@@ -41,6 +42,8 @@ class Verbs(Protocol):
     def forget(self, subject: str, fact_id: str, *, reason: str | None = None) -> Any: ...
     def questions(self, subject: str) -> list[Any]: ...
     def preview(self, subject: str, text: str | None = None, **kw: Any) -> Any: ...
+    def set(self, subject: str, path: str, value: Any) -> Any: ...
+    def import_records(self, subject: str, collection: str, records: list[Any]) -> Any: ...
 
 
 class _Args(BaseModel):
@@ -218,6 +221,8 @@ def _learned(learned: Any) -> dict[str, Any]:
         "input_id": learned.input_id,
         "facts": [_fact(f) for f in learned.facts],
         "refused": learned.refused,
+        # paths the message may state that uac could not fill: the agent may call `record`
+        "hints": getattr(learned, "hints", []),
     }
 
 
@@ -241,6 +246,20 @@ def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
             raise InputError(f"at: not a date or datetime: {args.at!r}") from None
     out = mem.preview(subject, args.text, facts=facts, at=at, session_id=args.session)
     return out.as_dict() if hasattr(out, "as_dict") else out
+
+
+def _record(mem: Verbs, subject: str, args: ProposedFact) -> dict[str, Any]:
+    if (args.record is None) == ("value" not in args.model_fields_set):
+        raise InputError("record: give either 'value' (an attribute) or 'record' (a collection)")
+
+    def write() -> dict[str, Any]:
+        if args.record is not None:
+            done = mem.import_records(subject, args.path, [args.record])
+            imported = done if isinstance(done, dict) else dataclasses.asdict(done)
+            return {"path": imported["path"], "facts": imported["facts"]}
+        return {"fact": _fact(mem.set(subject, args.path, args.value))}
+
+    return _reacting(write, mem)
 
 
 def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
@@ -293,9 +312,21 @@ TOOLS: dict[str, Tool] = {
         Tool(
             "add",
             "Give uac one message the user wrote; it keeps what it can verify as facts. The "
-            "result lists any alert the new facts raised (tell the user about it).",
+            "result lists any alert the new facts raised (tell the user about it), and "
+            "`hints`: paths the message may state that uac could not fill — if the message "
+            "does state them, call `record` with the typed value.",
             TextArgs,
             _add,
+            writes=True,
+        ),
+        Tool(
+            "record",
+            "Record one typed fact the user stated, when `add` could not (its `hints` say "
+            "which): an attribute with `value` (identity.passport.expiry_date = 2035-03-05) "
+            "or one record of a collection with `record` (travel.trips, health.allergies, "
+            "schedule.events, ...). Only what the user said; the catalog validates it.",
+            ProposedFact,
+            _record,
             writes=True,
         ),
         Tool(

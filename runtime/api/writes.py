@@ -41,6 +41,8 @@ class Learned:
     input_id: str
     facts: list[Fact]
     refused: list[str]
+    # paths the message may state that the extractors could not fill (frames' hints)
+    hints: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +319,7 @@ class Writes:
         # alert fires on the day a careful assistant would have raised it, never later.
         self._after_write(subject, at or now)
         reasons = [r.reason for r in batch.rejections]
-        return Learned(batch.input_ids[0], facts, reasons)
+        return Learned(batch.input_ids[0], facts, reasons, batch.hints)
 
     def message_batch(
         self,
