@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_checks_round2 import med, run, user
+from tests.test_check_scenarios import med, run, user
 from uac import Memory
 from uac.checks.library.health import daily_mg
 from uac.fact_log.reference import drug_data, health_rules

@@ -130,3 +130,51 @@ def test_bad_input_costs_time_linear_in_its_length(catalog: Catalog) -> None:
     t2 = time.process_time()
     # ten times the text may cost at most ~ten times (windows are capped): ratio, not seconds
     assert (t2 - t1) <= 20 * max(t1 - t0, 0.005)
+
+
+def test_many_threads_read_alike_with_one_shared_encoder_and_index(catalog: Catalog) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [
+        "Just picked up my renewed passport today. New expiry is March 5, 2035.",
+        "turns out amoxicillin gives me a rash",
+        "weighed in at 84kg this morning",
+        "dentist appointment next week sometime",
+        "ok thanks!",
+    ] * 8
+    alone = [frames.read(t, AT, catalog) for t in texts]
+    with ThreadPoolExecutor(16) as pool:
+        together = list(pool.map(lambda t: frames.read(t, AT, catalog), texts))
+    assert together == alone
+    assert sum(len(r.candidates) for r in together) >= 24  # the test reads something
+
+
+def test_a_broken_or_half_written_vector_cache_is_rebuilt(
+    catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
+    want = frames.extract(text, AT, catalog)
+    # a process killed while it builds the cache leaves at most a temporary file behind
+    child = subprocess.Popen(
+        [sys.executable, "-c", "from uac.fact_log.extraction import frames; frames.index()"],
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},
+    )
+    try:
+        child.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    for cached in (tmp_path / "uac").glob("frame-vectors-*.npy"):
+        cached.write_bytes(b"not an array")  # and a cache file may be torn or foreign
+    frames._index.cache_clear()
+    try:
+        assert frames.extract(text, AT, catalog) == want
+        assert [p.suffix for p in (tmp_path / "uac").glob("frame-vectors-*.npy")] == [".npy"]
+    finally:
+        frames._index.cache_clear()

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.test_checks_round2 import D, T, rec, run, trip, user
+from tests.test_check_scenarios import D, T, rec, run, trip, user
 from uac import Memory
 from uac.checks.library.occurrences import occurrences
 from uac.checks.model import DEFAULT_CONFIG

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_checks_round2 import D, run, trip, user
+from tests.test_check_scenarios import D, run, trip, user
 from uac import Memory
 from uac.fact_log.reference import travel_rules
 

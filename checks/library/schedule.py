@@ -156,19 +156,16 @@ def event_during_trip(user: Any, today: dt.date, config: CheckConfig) -> list[Al
             if hit is None:
                 continue
             out.append(
-                draft(
-                    "event_during_trip",
-                    "warning",
-                    f"Conflict: '{event.title}'{_at(event)} {_when(event, hit, zone)} is while "
-                    f"you are away on {trip_label(trip)}.",
-                    why="You will not be there for it.",
-                    next_step=f"Reschedule or cancel '{event.title}'"
-                    + (f" on {hit.day}" if _repeats(event) else "")
-                    + ", or change the trip dates.",
-                    computation=f"{trip.depart} ≤ {hit.day} ≤ {last}; event location "
+                _while_away(
+                    event,
+                    hit,
+                    zone,
+                    f"on {trip_label(trip)}",
+                    "change the trip dates",
+                    f"{trip.depart} ≤ {hit.day} ≤ {last}; event location "
                     f"'{event.location or 'unknown'}' is not the destination",
-                    keys=(event.key, trip.key),
-                    fact_ids=event.fact_ids + trip.fact_ids,
+                    trip,
+                    trip.key,
                 )
             )
         for period in away:
@@ -182,21 +179,44 @@ def event_during_trip(user: Any, today: dt.date, config: CheckConfig) -> list[Al
             if hit is None or any(t.depart <= hit.day <= trip_end(t) for t in trips):
                 continue
             out.append(
-                draft(
-                    "event_during_trip",
-                    "warning",
-                    f"Conflict: '{event.title}'{_at(event)} {_when(event, hit, zone)} is while "
-                    f"you are away {_away_label(period)}.",
-                    why="You will not be there for it.",
-                    next_step=f"Reschedule or cancel '{event.title}'"
-                    + (f" on {hit.day}" if _repeats(event) else "")
-                    + ", or tell the people expecting you.",
-                    computation=f"{period.start} ≤ {hit.day} ≤ {end} (time away)",
-                    keys=(event.key, f"away:{period.key}"),
-                    fact_ids=event.fact_ids + period.fact_ids,
+                _while_away(
+                    event,
+                    hit,
+                    zone,
+                    _away_label(period),
+                    "tell the people expecting you",
+                    f"{period.start} ≤ {hit.day} ≤ {end} (time away)",
+                    period,
+                    f"away:{period.key}",
                 )
             )
     return out
+
+
+def _while_away(
+    event: Any,
+    hit: Any,
+    zone: Any,
+    where: str,
+    instead: str,
+    computation: str,
+    away: Any,
+    away_key: str,
+) -> Any:
+    """The alert of an event (its occurrence `hit`) that falls while the user is away."""
+    return draft(
+        "event_during_trip",
+        "warning",
+        f"Conflict: '{event.title}'{_at(event)} {_when(event, hit, zone)} is while "
+        f"you are away {where}.",
+        why="You will not be there for it.",
+        next_step=f"Reschedule or cancel '{event.title}'"
+        + (f" on {hit.day}" if _repeats(event) else "")
+        + f", or {instead}.",
+        computation=computation,
+        keys=(event.key, away_key),
+        fact_ids=event.fact_ids + away.fact_ids,
+    )
 
 
 def _open_tasks(user: Any) -> list[Any]:

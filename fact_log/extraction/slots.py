@@ -222,16 +222,6 @@ def counts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-def enum_parser(values: list[str]) -> Parser:
-    """A parser finding any of the given words (the catalog enum's spelling)."""
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, values)) + r")\b", re.I)
-
-    def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-        return [Found(m[0].lower(), m.start(), m.end()) for m in pattern.finditer(text)]
-
-    return parse
-
-
 def datetimes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Dates, each with the sentence's clock time when it says one ("Tuesday at 7pm")."""
     days = dates(text, today, prefer)
@@ -257,6 +247,21 @@ def money(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+def labelled(table: list[tuple[str, str]], *, word_end: bool = False) -> Parser:
+    """A parser of words that name one of a catalog enum's values: `table` pairs each value
+    with the pattern of its words, tried in order; the value is returned, the words are the
+    span."""
+    end = r"\b" if word_end else ""
+    pattern = re.compile("|".join(f"(?P<{k}>\\b(?:{v}){end})" for k, v in table), re.I)
+
+    def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+        return [
+            Found(m.lastgroup, m.start(), m.end()) for m in pattern.finditer(text) if m.lastgroup
+        ]
+
+    return parse
+
+
 _PERIODS = [
     ("fortnightly", r"fortnight(?:ly)?|every (?:two|2|other) weeks?|bi-?weekly"),
     ("weekly", r"weekly|(?:a|per|each|every|/) ?week|/wk"),
@@ -265,12 +270,8 @@ _PERIODS = [
     ("monthly", r"monthly|(?:a|per|each|every|/) ?month|/mo|pcm|p/m"),
     ("yearly", r"yearly|annual(?:ly)?|(?:a|per|each|every|/) ?year|/yr|p/a|per annum"),
 ]
-_PERIOD = re.compile("|".join(f"(?P<{k}>\\b(?:{v}))" for k, v in _PERIODS), re.I)
-
-
-def periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """How often a payment recurs, in the catalog's words (monthly, yearly, ...)."""
-    return [Found(m.lastgroup, m.start(), m.end()) for m in _PERIOD.finditer(text) if m.lastgroup]
+# how often a payment recurs, in the catalog's words (monthly, yearly, ...)
+periods = labelled(_PERIODS)
 
 
 # Words that open a sentence without saying what it is about ("so I have a ...")
@@ -432,20 +433,17 @@ def providers(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return _proper_names(_PROVIDER, text, places=False)
 
 
-_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
+_WEEKDAY = _DAY + r"(?:day)?s?"
 _REPEATS = [
     ("fortnightly", r"fortnightly|every (?:other|second|two|2) (?:weeks?|" + _WEEKDAY + ")"),
     ("weekdays", r"(?:every|each) weekday|weekdays|monday to friday|mon-fri"),
     ("daily", r"daily|every (?:day|morning|evening|night)"),
     ("monthly", r"monthly|every month|(?:first|last|second|third) \w+ of (?:each|every) month"),
-    ("weekly", r"weekly|every week|(?:every|each) " + _WEEKDAY + "|on " + _WEEKDAY[:-3] + "s\b"),
+    ("weekly", r"weekly|every week|(?:every|each) " + _WEEKDAY + "|on " + _DAY + r"days\b"),
 ]
-_REPEAT = re.compile("|".join(f"(?P<{k}>\\b(?:{v}))" for k, v in _REPEATS), re.I)
-
-
-def repeats(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """How an event repeats, in the catalog's words (weekly, fortnightly, daily, ...)."""
-    return [Found(m.lastgroup, m.start(), m.end()) for m in _REPEAT.finditer(text) if m.lastgroup]
+# how an event repeats, in the catalog's words (weekly, fortnightly, daily, ...)
+repeats = labelled(_REPEATS)
 
 
 _REACTION = re.compile(
@@ -481,12 +479,8 @@ _PURPOSES = [
     ("medical", r"treatment|surgery|operation|clinic|hospital"),
     ("leisure", r"holiday|holidays|vacation|honeymoon|getaway|hiking|beach|sightseeing"),
 ]
-_PURPOSE = re.compile("|".join(f"(?P<{k}>\\b(?:{v})\\b)" for k, v in _PURPOSES), re.I)
-
-
-def purposes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Why the user travels, in the catalog's words (business, family, leisure, ...)."""
-    return [Found(m.lastgroup, m.start(), m.end()) for m in _PURPOSE.finditer(text) if m.lastgroup]
+# why the user travels, in the catalog's words (business, family, leisure, ...)
+purposes = labelled(_PURPOSES, word_end=True)
 
 
 PARSERS: dict[str, Parser] = {
@@ -515,8 +509,10 @@ PARSERS: dict[str, Parser] = {
 
 def parser(kind: str) -> Parser:
     """The parser of a slot type (`enum:a|b` builds one); KeyError names an unknown type."""
-    if kind.startswith("enum:"):
-        return enum_parser(kind.removeprefix("enum:").split("|"))
+    if kind.startswith("enum:"):  # the catalog enum's own spelling
+        return labelled(
+            [(v, re.escape(v)) for v in kind.removeprefix("enum:").split("|")], word_end=True
+        )
     return PARSERS[kind]
 
 

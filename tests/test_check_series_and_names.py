@@ -1,4 +1,4 @@
-"""Checks, session 6: weekday series, vehicle inspections, condition families, visa names,
+"""Checks: weekday series, vehicle inspections, condition families, visa names,
 accounts known by a shorter name."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.test_checks_round2 import D, T, account, event, med, pay, rec, run, user
+from tests.test_check_scenarios import D, T, account, event, med, pay, rec, run, user
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 

@@ -1,4 +1,4 @@
-"""Round-2 checks (issue 15): one scenario per check over typed state and `today`, each alert
+"""Checks, one scenario per check over typed state and `today`, each alert
 actionable (plain words, the objects, why, a next step), and "to confirm" questions."""
 
 from __future__ import annotations

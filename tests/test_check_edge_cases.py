@@ -1,4 +1,5 @@
-"""Checks, session 4 (issue 15): cases a check lacked, each a scenario over typed state."""
+"""Checks: cases a check once missed (the same thing learned twice, edges of each rule),
+each a scenario over typed state."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from tests.test_checks_round2 import D, T, event, rec, run, user
+from tests.test_check_scenarios import D, T, event, rec, run, user
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
