@@ -507,6 +507,7 @@ PARSERS: dict[str, Parser] = {
 }
 
 
+@functools.cache  # an enum's pattern is compiled once, not on every sentence
 def parser(kind: str) -> Parser:
     """The parser of a slot type (`enum:a|b` builds one); KeyError names an unknown type."""
     if kind.startswith("enum:"):  # the catalog enum's own spelling
