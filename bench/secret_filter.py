@@ -190,6 +190,28 @@ def _cases() -> list[tuple[str, str, list[str]]]:
         )
     )
 
+    # Unlabelled hex keys and short codes after a code/PIN/password label, in five languages.
+    for key in (
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "a3f1c9e07b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a",
+        "0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6",
+    ):
+        c.append(("hex_key", f"use {key} for the api", [key]))
+    alone = "9f2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b2d4f6e"
+    c.append(("hex_key", f"{alone} here you go", [alone]))
+    c.append(("short_code", "the code is 482913", ["482913"]))
+    c.append(("short_code", "door code 4821, come in", ["4821"]))
+    c.append(("short_code", "my otp is 550913", ["550913"]))
+    c.append(("short_code", "mi código de verificación: 739104", ["739104"]))
+    c.append(("short_code", "le code de la porte est 773164", ["773164"]))
+    c.append(("short_code", "Meine PIN lautet 4821", ["4821"]))
+    c.append(("short_code", "пин-код: 551903", ["551903"]))
+    c.append(("short_code", "код: 440912", ["440912"]))
+    c.append(("password_intl", "mi contraseña es Gato!Azul88", ["Gato!Azul88"]))
+    c.append(("password_intl", "mot de passe : soleil99x", ["soleil99x"]))
+    c.append(("password_intl", "Passwort: Sommer2024!", ["Sommer2024"]))
+    c.append(("password_intl", "пароль: qwerty123", ["qwerty123"]))
+
     # Benign look-alikes: nothing may be masked.
     benign = [
         ("order_number", "order #A-2024-118733 shipped"),
@@ -238,6 +260,18 @@ def _cases() -> list[tuple[str, str, list[str]]]:
         ("numbers", "I ran 4111 metres today"),
         ("numbers", "population 1234 5678 9012 3456 in total"),
         ("numbers", "counts 100 200 300 400 500"),
+        ("git_hash", "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ok"),
+        ("git_hash", "merged 0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0 into main"),
+        ("public_code", "zip code 94110"),
+        ("public_code", "use code SAVE20 at checkout"),
+        ("public_code", "error code 4040 again"),
+        ("public_code", "the dress code is smart casual"),
+        ("public_code", "código postal 28013"),
+        ("public_code", "promo code 2024 gives 10% off"),
+        ("prose", "Olvidé la contraseña del banco"),
+        ("prose", "Я забыла пароль от почты"),
+        ("prose", "Ich habe mein Passwort vergessen"),
+        ("prose", "the code review is on Friday"),
         ("numbers", "order 4111 1111 1111 1112"),
         ("base64ish", "the colour is #FF8800"),
         ("base64ish", "hashtag #ThrowbackThursday2024"),

@@ -22,12 +22,15 @@ is skipped, so clean text (most record values, most of an archived file) skips n
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import re
 import unicodedata
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
 from typing import Literal
 
 from stdnum import iban as stdnum_iban
@@ -75,16 +78,25 @@ class SafetyResult:
 _STRONG = (
     r"password|passcode|passwd|pwd|pass\s?phrase|pin(?:\s+(?:code|number))?|security\s+code|"
     r"cvv|cvc|one[\s-]time\s+(?:code|password)|otp|2fa\s+code|verification\s+code|"
-    r"recovery\s+(?:code|phrase)|seed\s+phrase|credentials?"
+    r"recovery\s+(?:code|phrase)|seed\s+phrase|credentials?|"
+    # Spanish, French, German, Russian
+    r"contrase[nñ]a|clave|mot\s+de\s+passe|passwort|kennwort|geheimzahl|пароль|пин(?:-?код)?"
 )
+# A bare "code" (or "código", "код") is a secret only before a short run of digits ("the code
+# is 482913", "door code 4821"), and not after a word that makes it public (`_PUBLIC_CODE`):
+# promo codes, post codes and error codes stay readable.
+_CODE = r"code|c[oó]digo|код"
 _WEAK = (
     r"secret\s+key|secret|key|token|login|api[\s_-]?key|access[\s_-]?token|auth[\s_-]?token|"
     r"user\s?name"
 )
-_SEPARATOR = r"(?:\s{0,3}(?:is\s+now|will\s+be|is|was|are|=|:|：|-|–|—|/)\s{0,3}|\s{1,3})"
+_SEPARATOR = (
+    r"(?:\s{0,3}(?:is\s+now|will\s+be|is|was|are|es|est|ist|lautet|это|=|:|：|-|–|—|/)\s{0,3}|"
+    r"\s{1,3})"
+)
 _VALUE = r"[\"'“‘]?([^\s\"'”’,;]{3,200}(?:\s{0,3}/\s{0,3}[^\s\"'”’,;.]{3,200})?)"
 _LABELLED = re.compile(
-    rf"(?<![/_.-])\b(?P<label>{_STRONG}|{_WEAK})(?:\s+(?:for|to|on|of)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
+    rf"(?<![/_.-])\b(?P<label>{_STRONG}|{_WEAK}|{_CODE})(?:\s+(?:for|to|on|of|del|de|du|des|für|von|от|для)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
     rf"(?P<sep>{_SEPARATOR}){_VALUE}",
     re.IGNORECASE,
 )
@@ -92,8 +104,17 @@ _LABELLED_ZH = re.compile(
     r"(?:密码|口令|验证码|校验码|密钥|秘钥|令牌|账号|帐号|账户|帐户|PIN码|pin码|登录名|用户名)"
     r"\s{0,3}(?:是|为|:|：|=|-|/)?\s{0,3}([^\s，。；、,;]{3,200})"
 )
-_CODE_LABEL = re.compile(r"pin|cvv|cvc|otp|code", re.IGNORECASE)
+_CODE_LABEL = re.compile(r"pin|cvv|cvc|otp|code|c[oó]digo|код|пин", re.IGNORECASE)
 _WEAK_LABEL = re.compile(rf"(?:{_WEAK})$", re.IGNORECASE)
+_BARE_CODE = re.compile(_CODE, re.IGNORECASE)
+_SHORT_CODE = re.compile(r"\d{4,10}")
+_PUBLIC_CODE = re.compile(
+    r"\b(?:zip|post(?:al)?|area|country|dialling|dialing|promo(?:tion(?:al)?)?|discount|coupon|"
+    r"voucher|referral|dress|source|qr|bar|tax|sort|error|status|exit|airport|airline|product|"
+    r"item|colou?r|course|class|booking|confirmation|tracking|promocional|descuento|rabatt|"
+    r"gutschein|fehler|промо|почтовый)[\s-]{0,2}$",
+    re.IGNORECASE,
+)
 _NOT_VALUES = frozenset(
     (
         "the",
@@ -143,7 +164,8 @@ _PEM_NEEDLES = Needles(("-----BEGIN ",))
 _LABELLED_NEEDLES = Needles(
     folded=(
         "pass", "pwd", "pin", "code", "cvv", "cvc", "otp", "recovery", "seed", "credential",
-        "secret", "key", "token", "login", "user",
+        "secret", "key", "token", "login", "user", "contrase", "clave", "mot de passe",
+        "passwort", "kennwort", "geheimzahl", "пароль", "пин", "código", "codigo", "код",
     )
 )  # fmt: skip
 # A credential-like run is 24+ characters with a digit; a card number 13+ digits.
@@ -208,6 +230,11 @@ _SECRETS: tuple[tuple[str, re.Pattern[str], int, Needles], ...] = (
 # numbers) never qualify.
 _TOKEN_RUN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9_/+=-]{24,500}(?![\w/+=-])")
 _HEX = re.compile(r"[0-9a-fA-F-]+")
+_DIGEST_CONTEXT = re.compile(
+    r"\b(?:commit|commits|committed|revert|reverted|cherry-pick|merge|merged|rev|revision|"
+    r"hash|sha|sha-?1|sha-?256|sha-?512|md5|checksum|digest|fingerprint|build|tree|blob|head)\b",
+    re.IGNORECASE,
+)
 _PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
 
 _DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
@@ -284,6 +311,10 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
 
 _IBAN_LABEL = re.compile(r"iban|account|konto|账号|账户", re.IGNORECASE)
 
+# What any "drop your rules" injection in Spanish, French, German or Russian contains.
+_DROP_RULES_VERBS = tuple(
+    ["ignor", "olvid", "omite", "descarta", "oubli", "vergiss", "vergessen", "игнор", "забуд"]
+)
 _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     (
         "override_rules",
@@ -352,6 +383,41 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
             r"忽略(?:之前|以前|上面|所有)?的?(?:指令|规则|提示)|不用(?:问|确认|询问)我|无需确认|直接转账"
         ),
         Needles(("忽略", "不用", "无需确认", "直接转账")),
+    ),
+    # Spanish, French, German and Russian: the two shapes injections take in every language
+    # seen (drop your rules; act without asking). Look-alike letters are already read as
+    # Latin by the view, so a disguised word of these languages matches too.
+    (
+        "override_rules",
+        re.compile(
+            r"\b(?:ignora|ignore[sz]?|olvida|olvide|omite|descarta|oublie[sz]?|ignoriere|"
+            r"ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:todas?\s+|toutes?\s+|tous\s+|alle\s+)?"
+            r"(?:las\s+|tus\s+|sus\s+|les\s+|tes\s+|vos\s+|deine\s+|ihre\s+|die\s+)?"
+            r"(?:(?:vorherigen|bisherigen|obigen|pr[eé]c[eé]dentes|anteriores|previas)\s+)?"
+            r"(?:instrucciones|reglas|indicaciones|normas|instructions|r[eè]gles|consignes|"
+            r"anweisungen|regeln|instruktionen|vorgaben)\b|"
+            r"(?:игнорируй(?:те)?|проигнорируй(?:те)?|забудь(?:те)?)\s+(?:все\s+)?"
+            r"(?:(?:предыдущие|прежние|свои|твои|эти)\s+)?(?:инструкции|правила|указания)",
+            re.IGNORECASE,
+        ),
+        Needles(folded=_DROP_RULES_VERBS),
+    ),
+    (
+        "skip_confirmation",
+        re.compile(
+            r"\b(?:paga|pague|transfiere|env[ií]a|compra|reserva|borra|firma|acepta|aprueba|"
+            r"paie[sz]?|payez|transf[eè]re[sz]?|envoie[sz]?|ach[eè]te[sz]?|r[eé]serve[sz]?|"
+            r"supprime[sz]?|signe[sz]?|accepte[sz]?|approuve[sz]?|zahle|bezahle|[uü]berweise|"
+            r"sende|schicke|kaufe|buche|l[oö]sche|unterschreibe|akzeptiere|genehmige)\b"
+            r"[^.!?\n]{0,60}\b(?:sin\s+(?:preguntar(?:me)?|confirmar|mi\s+permiso|"
+            r"pedir(?:me)?\s+(?:permiso|confirmaci[oó]n))|sans\s+(?:me\s+)?(?:demander|"
+            r"confirmer|confirmation|v[eé]rifier|mon\s+accord)|ohne\s+(?:zu\s+fragen|"
+            r"nachzufragen|r[uü]ckfrage|best[aä]tigung|mich\s+zu\s+fragen|meine\s+zustimmung))|"
+            r"(?:оплати|переведи|отправь|купи|забронируй|удали|подпиши|прими|одобри)"
+            r"[^.!?\n]{0,60}без\s+(?:подтверждения|вопросов|спроса|согласования|моего\s+согласия)",
+            re.IGNORECASE,
+        ),
+        Needles(folded=("sin", "sans", "ohne", "без")),
     ),
 )
 
@@ -422,9 +488,11 @@ def _pem_blocks(text: str) -> list[tuple[int, int]]:
 def normalised_view(text: str) -> tuple[str, list[int] | None]:
     """The text as the patterns see it, and for each of its characters the original offset.
 
-    NFKC per character (full-width digits become digits, a no-break space a space) and
-    format characters (Unicode category Cf: zero-width spaces and joiners, bidi controls)
-    dropped. None for the offsets when nothing changed (pure ASCII text: the common case).
+    NFKC per character (full-width digits become digits, a no-break space a space), format
+    characters (Unicode category Cf: zero-width spaces and joiners, bidi controls) dropped,
+    and look-alike letters of other scripts read as the Latin letters they imitate (see
+    `_skeleton`), so "Ignоre previous instructiоns" with Cyrillic o is the English sentence.
+    None for the offsets when nothing changed (pure ASCII text: the common case).
     """
     if text.isascii():
         return text, None
@@ -440,8 +508,57 @@ def normalised_view(text: str) -> tuple[str, list[int] | None]:
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded)
         offsets.extend([i] * len(folded))
-    view = "".join(out)
+    view = _skeleton("".join(out))
     return (view, None) if view == text else (view, offsets)
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _skeleton(view: str) -> str:
+    """Words written with look-alikes of Latin letters, read as those letters.
+
+    Unicode TR39's confusables (the data of the confusable-homoglyphs package) give each
+    look-alike its Latin prototype. A word is rewritten when it mixes Latin letters with
+    look-alikes ("Ignоre"), or when every one of its letters has a Latin prototype ("рау"):
+    a real word of another script ("инструкции", "忽略") has letters without one and is left
+    as written, so the other languages' patterns still read it. One character maps to one,
+    so the offsets of the view stay valid.
+    """
+    if view.isascii():
+        return view
+    table = _latin_prototypes()
+
+    def word(m: re.Match[str]) -> str:
+        w = m[0]
+        if w.isascii():
+            return w
+        if any(c.isascii() for c in w) or all(c.isascii() or c in table for c in w):
+            return w.translate(table)
+        return w
+
+    return _WORD.sub(word, view)
+
+
+@functools.cache
+def _latin_prototypes() -> dict[int, str]:
+    """Look-alike letter -> the ASCII letter it imitates (loaded on the first non-ASCII word)."""
+    data = json.loads(
+        resources.files("confusable_homoglyphs")
+        .joinpath("confusables.json")
+        .read_text(encoding="utf-8")
+    )
+    table: dict[int, str] = {}
+    for ch, glyphs in data.items():
+        if len(ch) != 1 or ch.isascii() or not ch.isalpha():
+            continue
+        latin = [
+            g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalpha()
+        ]
+        if latin:
+            # TR39's prototype of I-like letters is "l"; a capital one reads as "I".
+            table[ord(ch)] = "I" if latin[0] == "l" and ch.isupper() else latin[0]
+    return table
 
 
 def _entropy(value: str) -> float:
@@ -453,10 +570,27 @@ def _entropy(value: str) -> float:
 
 
 def _high_entropy(text: str) -> list[tuple[int, int]]:
+    """Unlabelled keys: long mixed-case-and-digit runs of high entropy, and long hex runs.
+
+    A run of 32+ hex digits (with letters and digits, no dashes: a UUID stays readable) is a
+    key unless a word within the 24 characters before it says it is a published digest
+    (`_DIGEST_CONTEXT`: "commit 3f78…", "sha256 …"): a git hash in a note stays readable, an
+    API key pasted alone does not.
+    """
     spans: list[tuple[int, int]] = []
     for m in _TOKEN_RUN.finditer(text):
         value = m[0]
-        if _HEX.fullmatch(value) or not (
+        if _HEX.fullmatch(value):
+            if (
+                len(value) >= 32
+                and "-" not in value
+                and any(c.isdigit() for c in value)
+                and any(c.isalpha() for c in value)
+                and not _DIGEST_CONTEXT.search(text, max(0, m.start() - 24), m.start())
+            ):
+                spans.append((m.start(), m.end()))
+            continue
+        if not (
             any(c.islower() for c in value)
             and any(c.isupper() for c in value)
             and any(c.isdigit() for c in value)
@@ -491,6 +625,11 @@ def _labelled(text: str, gate: Gate) -> list[tuple[int, int]]:
             continue
         if _CODE_LABEL.search(m["label"]) and not any(c.isdigit() for c in value):
             continue  # "the pin on the map is blue": a PIN or code has digits
+        if _BARE_CODE.fullmatch(m["label"]) and (
+            not _SHORT_CODE.fullmatch(value)
+            or _PUBLIC_CODE.search(text, max(0, m.start() - 24), m.start())
+        ):
+            continue  # "use code SAVE20", "zip code 94110": public codes stay readable
         spans.append((m.start(3), m.start(3) + len(value)))
     for m in _LABELLED_ZH.finditer(text) if gate.may_match(_LABELLED_ZH_NEEDLES) else ():
         if any(c.isascii() and c.isalnum() for c in m[1]):  # not "验证码收不到怎么办"

@@ -3,13 +3,15 @@
 Messages and Markdown notes go through the pipeline's safety scan stage. The other writes
 carry typed values or short names, so they get a smaller contract, one per kind of write:
 
-* a single value the caller names (`set` of a string, a rule's name): a secret in it refuses
-  the write with an InputError before anything is appended (`refuse_secrets`);
+* a single value the caller names (`set` of a string, a rule's name, an episode): a secret or
+  instruction-like text in it refuses the write with an InputError before anything is
+  appended (`refuse_secrets`);
 * imported records: every string value of every record is scanned; a secret (or an
   identifier outside a sensitive catalog field) is masked in place, length-preserving, and a
   `secret` / `identifier_masked` rejection names the record and field. A number that is a
   secret (a card number typed as an integer) cannot be masked and keep its type, so its
-  record is refused with a recorded rejection. The import is still all-or-nothing for
+  record is refused with a recorded rejection, and so is a record with a field that reads
+  like an instruction (`instruction_refused`). The import is still all-or-nothing for
   invalid records; a masked value is not invalid (`screen_records`);
 * free text kept as a note (`add_note`): secrets masked, instruction-like text refused.
 
@@ -56,15 +58,22 @@ def note_text(text: str) -> str:
 
 
 def refuse_secrets(value: Any, what: str, *, identifiers: bool = True) -> None:
-    """Raise InputError when a string in value holds a secret (nothing is written).
+    """Raise InputError when a string in value holds a secret or an instruction (nothing is
+    written).
 
     With `identifiers` an identifier (a card number, an IBAN) is refused too: the caller says
     False for a sensitive catalog field, where identifiers belong.
     """
     for text in _strings(value):
+        findings = scan(text).findings
+        if said := [f for f in findings if f.category == "instruction"]:
+            raise InputError(
+                f"{what} reads like an instruction to the assistant ({said[0].kind}); "
+                "it is refused, so nothing was written"
+            )
         found = [
             f
-            for f in scan(text).findings
+            for f in findings
             if f.category == "secret" or (identifiers and f.category == "identifier")
         ]
         if found:
@@ -116,6 +125,15 @@ def screen_records(
         where = (fact.evidence or {}).get("where") if isinstance(fact.evidence, dict) else None
         masked: dict[str, Any] = {}
         refused = False
+        if said := _instruction(value, scanned):
+            # A field that tells the assistant what to do is not data: the record is refused
+            # whole, as a message holding the same words would be (nothing of it is stored).
+            detail = {"record": where, "field": said[0], "kind": said[1]}
+            out.rejections.append(
+                NewRejection("instruction_refused", fact.path, detail, input_index=0)
+            )
+            out.raw.extend(_strings(value))
+            continue
         for name, item in value.items():
             path = f"{fact.path}.{name}"
             if isinstance(item, str):
@@ -148,6 +166,18 @@ def screen_records(
                 fact.record_key = "h:" + sha256(f"{where}:{canonical_json(masked)}")[:16]
         out.facts.append(fact)
     return out
+
+
+def _instruction(
+    value: dict[str, Any], scanned: Callable[[str], SafetyResult]
+) -> tuple[str, str] | None:
+    """(field, kind) of the first string in a record's value that reads like an instruction."""
+    for name, item in value.items():
+        for text in _strings(item):
+            for f in scanned(text).findings:
+                if f.category == "instruction":
+                    return name, f.kind
+    return None
 
 
 def mask_text(text: str) -> tuple[str, list[Finding]]:
