@@ -16,6 +16,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind6  # the sixth blind set (active_data/blind6.toml)
     python bench/active.py --corpus blind7  # the seventh blind set (active_data/blind7.toml)
     python bench/active.py --corpus blind8  # the eighth blind set (active_data/blind8.toml)
+    python bench/active.py --corpus blind9  # the ninth blind set (active_data/blind9.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -97,6 +98,9 @@ CORPORA = {
     "blind7": (CORPUS.with_name("blind7.toml"), CORPUS.with_name("blind7_oracle.toml")),
     # blind8: written the same way (session 12, 2026-12-06) before the frames; never tune on it.
     "blind8": (CORPUS.with_name("blind8.toml"), CORPUS.with_name("blind8_oracle.toml")),
+    # blind9: written the same way (session 13, 2026-12-06) before that session's extraction
+    # changes; never tune on it.
+    "blind9": (CORPUS.with_name("blind9.toml"), CORPUS.with_name("blind9_oracle.toml")),
     # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
     "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }
@@ -326,7 +330,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-8.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-9.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",

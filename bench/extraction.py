@@ -13,6 +13,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind6   # the sixth blind set (blind6.jsonl), run once
     python bench/extraction.py --set blind7   # the seventh blind set (blind7.jsonl), run once
     python bench/extraction.py --set blind8   # the eighth blind set (blind8.jsonl), run once
+    python bench/extraction.py --set blind9   # the ninth blind set (blind9.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
@@ -29,7 +30,9 @@ by another hand without reading the rules (extraction_data/README.md); never tun
 `--set blind5` blind5.jsonl, written the same way once `blind4` was tuned on, and
 `--set blind6` blind6.jsonl, written the same way once `blind5` was tuned on, and
 `--set blind7` blind7.jsonl, written the same way once `blind6` was opened for tuning, and
-`--set blind8` blind8.jsonl, written the same way (session 12) before the frames.
+`--set blind8` blind8.jsonl, written the same way (session 12) before the frames, and
+`--set blind9` blind9.jsonl, written the same way (session 13) before that session's
+extraction changes.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -289,9 +292,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind6",
             "blind7",
             "blind8",
+            "blind9",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-8: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-9: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind8) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind9) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ SETS = {
     "blind6": (220, 40, 0.35, 32, 8),
     "blind7": (260, 48, 0.33, 42, 13),
     "blind8": (332, 61, 0.31, 81, 15),
+    "blind9": (345, 61, 0.29, 89, 23),
 }
 
 
