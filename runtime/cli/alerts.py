@@ -37,8 +37,7 @@ def _alert_row(a: dict[str, Any]) -> Sequence[Any]:
 
 
 def cmd_alerts(args: argparse.Namespace) -> int:
-    verb = "alerts" if args.subject else "tenant-alerts"
-    alerts = _call(args, verb, args.subject, include_resolved=args.all)
+    alerts = _call(args, "alerts", args.subject, include_resolved=args.all)
     if _machine(args, alerts):
         return 0
     if not alerts:
@@ -65,17 +64,15 @@ def cmd_questions(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ack(args: argparse.Namespace) -> int:
-    verb = "ack" if args.subject else "tenant-ack"
-    alert = _call(args, verb, args.subject, alert_id=args.alert_id)
+def cmd_acknowledge(args: argparse.Namespace) -> int:
+    alert = _call(args, "acknowledge", args.subject, alert_id=args.alert_id)
     if not _machine(args, alert):
         _out(f"{alert['id']}: {alert['status']}")
     return 0
 
 
 def cmd_snooze(args: argparse.Namespace) -> int:
-    verb = "snooze" if args.subject else "tenant-snooze"
-    alert = _call(args, verb, args.subject, alert_id=args.alert_id, until=args.until)
+    alert = _call(args, "snooze", args.subject, alert_id=args.alert_id, until=args.until)
     if not _machine(args, alert):
         _out(f"{alert['id']}: snoozed until {alert['snoozed_until']}")
     return 0

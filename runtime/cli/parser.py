@@ -21,7 +21,7 @@ from uac.runtime.cli.admin import (
 )
 from uac.runtime.cli.alerts import (
     RULE_EXAMPLE,
-    cmd_ack,
+    cmd_acknowledge,
     cmd_alerts,
     cmd_check,
     cmd_questions,
@@ -164,9 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     def command(
-        name: str, func: Callable[[argparse.Namespace], int], help: str
+        name: str,
+        func: Callable[[argparse.Namespace], int],
+        help: str,
+        aliases: tuple[str, ...] = (),
     ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help)
+        p = sub.add_parser(name, help=help, description=help, aliases=list(aliases))
         _global_options(p, top=False)
         p.set_defaults(func=func)
         return p
@@ -344,10 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include answered (resolved) questions")
 
     for name, func, text in (
-        ("ack", cmd_ack, "Acknowledge an alert."),
+        ("acknowledge", cmd_acknowledge, "Acknowledge an alert (also: uac ack)."),
         ("snooze", cmd_snooze, "Hide an alert until a date."),
     ):
-        p = command(name, func, text)
+        p = command(name, func, text, ("ack",) if name == "acknowledge" else ())
         p.add_argument("alert_id", help="the alert id (see 'uac alerts')")
         p.add_argument("--subject", help="the alert's subject (default: found in the tenant)")
         if name == "snooze":

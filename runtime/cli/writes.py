@@ -99,8 +99,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     client = _client(args)
     if client is not None:
         with _watching(args, client, "import", args.subject):
-            result = client.import_file(
-                args.subject, args.collection, args.file, format=args.format, session=args.session
+            result = client.send_file(
+                "import",
+                args.subject,
+                args.file,
+                collection=args.collection,
+                format=args.format,
+                session=args.session,
             )
     else:
         from uac.runtime.api.verbs import plain, with_alerts
