@@ -91,5 +91,5 @@ def test_a_served_workspace_answers_questions_and_alerts_apart(home: Path) -> No
         client.check("u")
         assert client.alerts("u") == []
         [q] = client.questions("u")
-        assert q["kind"] == "question" and q["check"] == "visa_for_trip"
-        assert "which passport" in q["message"] and q["why"]
+        assert q.kind == "question" and q.check == "visa_for_trip"
+        assert "which passport" in q.message and q.why

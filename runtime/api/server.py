@@ -2,7 +2,9 @@
 
 - An HTTP JSON API with one route per verb (`runtime/api/verbs.py`), generated from the
   verbs table so routes, OpenAPI document, `Client` and CLI cannot drift apart:
-  `POST /v1/subjects/{subject}/{verb}` and tenant-wide `POST /v1/{verb}`.
+  `POST /v1/subjects/{subject}/{verb}` and tenant-wide `POST /v1/{verb}`; writes honour an
+  `Idempotency-Key`. `create_app` composes routers (runtime/api/routes.py: ops, verbs,
+  admin) that share one dependency, the caller's key (`routes.principal`).
 - MCP over streamable HTTP at `/mcp`: the subject is the key's (a subject-bound key) or
   the one the host names for the connection in the `X-Uac-Subject` header (a tenant key);
   a tool argument can never choose it.

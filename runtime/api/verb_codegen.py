@@ -11,11 +11,13 @@ it is stale. Regenerate with:
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 import re
 import subprocess
 import sys
 import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from uac.runtime.api import verbs
 
 TARGET = Path(__file__).with_name("verb_methods.py")
 
-HEADER = '''"""The verbs as methods, generated from the verb table and `Memory`'s signatures.
+HEADER = '''# ruff: noqa: E501
+"""The verbs as methods, generated from the verb table and `Memory`'s signatures.
 
 Do not edit: run `python -m uac.runtime.api.verb_codegen` (runtime/api/verb_codegen.py);
 tests/test_verb_table.py fails when this file is stale.
@@ -60,6 +63,53 @@ REMOTE_HEAD = '''class RemoteVerbs:
         raise NotImplementedError
 
 '''
+
+
+def _kind(annotation: Any) -> tuple[str, list[Any] | None]:
+    """A field's CLI kind (parser.py turns it into an argparse type) and its choices."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)] or [annotation]
+    first = args[0]
+    if typing.get_origin(first) is typing.Literal:
+        return "str", list(typing.get_args(first))
+    names = {bool: "flag", int: "int", float: "float", dt.datetime: "moment", dt.date: "day"}
+    return names.get(first, "str"), None
+
+
+def _commands() -> dict[str, Any]:
+    """The CLI sub-commands rows define: help, subject, and (flags, settings) per argument."""
+    out: dict[str, Any] = {}
+    for verb in verbs.VERBS.values():
+        if verb.cli is None:
+            continue
+        arguments: list[Any] = []
+        for name, field in verb.args.model_fields.items():
+            if name == "now":  # the command records the present
+                continue
+            wire = field.alias or name
+            kind, choices = _kind(field.annotation)
+            spec: dict[str, Any] = {"help": field.description or wire.replace("_", " ")}
+            if choices is not None:
+                spec["choices"] = choices
+            if name in verb.cli:
+                flags = [wire]
+                if not field.is_required():
+                    spec["nargs"] = "?"
+            else:
+                flags = ["--" + wire.replace("_", "-")]
+                spec["dest"] = wire
+                if kind != "flag" and field.default is not None:
+                    spec["default"] = field.default
+                    spec["help"] += " (default: %(default)s)"
+            spec["kind"] = kind
+            arguments.append((verb.cli.index(name) if name in verb.cli else 99, flags, spec))
+        arguments.sort(key=lambda a: a[0])
+        out[verb.command or verb.name] = {
+            "verb": verb.name,
+            "help": verb.cli_help or verb.summary,
+            "subject": verb.subject,
+            "arguments": [[flags, spec] for _, flags, spec in arguments],
+        }
+    return out
 
 
 def _memory() -> type:
@@ -177,6 +227,8 @@ def render() -> str:
         "# Where each result type lives: an answer is decoded into it (imported on first use).\n"
     )
     text += f"RESULT_TYPES = {dict(sorted(result_types.items()))!r}\n\n\n"
+    text += "# The CLI sub-commands the verb table defines (runtime/cli/parser.py adds them).\n"
+    text += f"COMMANDS = {_commands()!r}\n\n\n"
     text += "class Verbs(Protocol):\n"
     text += '    """The verbs of `Memory` and of `Client`, one signature each."""\n\n'
     text += "\n".join(protocol) + "\n\n\n"

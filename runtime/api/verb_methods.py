@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """The verbs as methods, generated from the verb table and `Memory`'s signatures.
 
 Do not edit: run `python -m uac.runtime.api.verb_codegen` (runtime/api/verb_codegen.py);
@@ -47,6 +48,180 @@ RESULT_TYPES = {
     "SearchHit": "uac.runtime.search.index",
     "SubjectInfo": "uac.fact_log.rows",
     "VerifyReport": "uac.fact_log.chain",
+}
+
+
+# The CLI sub-commands the verb table defines (runtime/cli/parser.py adds them).
+COMMANDS = {
+    "prefer": {
+        "verb": "prefer",
+        "help": "Store a style wish that fits no preference slot.",
+        "subject": "required",
+        "arguments": [
+            [["text"], {"help": 'e.g. "give the root cause first, then the steps"', "kind": "str"}],
+            [
+                ["--confidence"],
+                {
+                    "help": "0-1 (default: %(default)s)",
+                    "dest": "confidence",
+                    "default": 1.0,
+                    "kind": "float",
+                },
+            ],
+        ],
+    },
+    "forget": {
+        "verb": "forget",
+        "help": "Retract one of a subject's facts (appends a retract; nothing is deleted).",
+        "subject": "required",
+        "arguments": [
+            [["fact_id"], {"help": "id of the fact to retract (see 'uac facts')", "kind": "str"}],
+            [["--reason"], {"help": "why it is forgotten", "dest": "reason", "kind": "str"}],
+        ],
+    },
+    "confirm": {
+        "verb": "confirm",
+        "help": "Confirm a preference inferred from conversation (context shows it as a question until then).",
+        "subject": "required",
+        "arguments": [
+            [["path"], {"help": "preference path, e.g. preferences.language", "kind": "str"}]
+        ],
+    },
+    "erasures": {
+        "verb": "erasures",
+        "help": "List erasure reports (no erased content) of a subject, or of the tenant.",
+        "subject": "optional",
+        "arguments": [],
+    },
+    "facts": {
+        "verb": "facts",
+        "help": "List a subject's facts in log order.",
+        "subject": "required",
+        "arguments": [
+            [["--path"], {"help": "only facts at this path", "dest": "path", "kind": "str"}]
+        ],
+    },
+    "inputs": {
+        "verb": "inputs",
+        "help": "List a subject's archived raw inputs.",
+        "subject": "required",
+        "arguments": [
+            [
+                ["--show"],
+                {
+                    "help": "operator audit: show quarantined inputs' text (secrets stay masked)",
+                    "dest": "show",
+                    "kind": "flag",
+                },
+            ]
+        ],
+    },
+    "rejections": {
+        "verb": "rejections",
+        "help": "List what the ingestion gate refused for a subject, and why.",
+        "subject": "required",
+        "arguments": [
+            [
+                ["--show"],
+                {
+                    "help": "operator audit: show quarantined inputs' text (secrets stay masked)",
+                    "dest": "show",
+                    "kind": "flag",
+                },
+            ]
+        ],
+    },
+    "context": {
+        "verb": "context",
+        "help": "Print the memory block for an agent's system prompt.",
+        "subject": "required",
+        "arguments": [
+            [
+                ["--query"],
+                {
+                    "help": "the current user message: adds the most relevant notes",
+                    "dest": "query",
+                    "kind": "str",
+                },
+            ],
+            [
+                ["--budget"],
+                {
+                    "help": "token budget (default: %(default)s)",
+                    "dest": "budget",
+                    "default": 800,
+                    "kind": "int",
+                },
+            ],
+            [
+                ["--today"],
+                {"help": "reference date for recency and alerts", "dest": "today", "kind": "day"},
+            ],
+            [
+                ["--notes"],
+                {
+                    "help": "Most relevant notes quoted, at most (default: %(default)s)",
+                    "dest": "notes",
+                    "default": 5,
+                    "kind": "int",
+                },
+            ],
+        ],
+    },
+    "manifest": {
+        "verb": "manifest",
+        "help": "Print the compact manifest of a subject's current checkpoint.",
+        "subject": "required",
+        "arguments": [],
+    },
+    "why": {
+        "verb": "why",
+        "help": "Explain a compiled value: the facts behind it and what they superseded.",
+        "subject": "required",
+        "arguments": [
+            [
+                ["expr"],
+                {
+                    "help": "user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']",
+                    "kind": "str",
+                },
+            ]
+        ],
+    },
+    "diff": {
+        "verb": "diff",
+        "help": "Show the typed-state difference between two checkpoints.",
+        "subject": "required",
+        "arguments": [
+            [
+                ["v1"],
+                {"help": "older version (default: the one before v2)", "nargs": "?", "kind": "int"},
+            ],
+            [["v2"], {"help": "newer version (default: current)", "nargs": "?", "kind": "int"}],
+        ],
+    },
+    "check": {
+        "verb": "check",
+        "help": "Compile if needed and run a subject's checks now.",
+        "subject": "required",
+        "arguments": [
+            [["--today"], {"help": "the date checks use", "dest": "today", "kind": "day"}]
+        ],
+    },
+    "subjects": {
+        "verb": "subjects",
+        "help": "List the tenant's subjects with fact and input counts.",
+        "subject": "none",
+        "arguments": [],
+    },
+    "run-once": {
+        "verb": "run-once",
+        "help": "One scheduled pass: compile changed, check all, record.",
+        "subject": "none",
+        "arguments": [
+            [["--today"], {"help": "the date checks use", "dest": "today", "kind": "day"}]
+        ],
+    },
 }
 
 

@@ -1,7 +1,14 @@
-"""The verbs, defined once: what the HTTP service, the `Client` and the CLI all call.
+"""The verbs, defined once: one table (`VERBS`) that every surface reads.
 
-Each `Verb` names a `Memory` method, the pydantic model of its arguments (which the server
-also turns into its OpenAPI document), whether it writes, and whether it needs a subject.
+Each `Verb` row names the verb (on the wire and in the CLI), the `Memory` methods that are
+it, the pydantic model of its arguments (fields named as Memory's parameters, aliases as
+the wire's; the server turns it into its OpenAPI document), whether it writes, reacts,
+needs a subject (required, optional or none), and, for simple commands, the CLI arguments.
+From the table come: the service's routes (runtime/api/routes.py), the `Client`'s methods
+and the `Verbs` protocol (generated into verb_methods.py with Memory's signatures by
+verb_codegen.py), the CLI's table-defined commands and its local-open rules
+(`REACTING_COMMANDS`, `LOCAL_READS`), and the tool verb the agent tools run through.
+
 `run(mem, verb, subject, params)` validates the arguments, calls `Memory` and returns plain
 JSON (dates ISO, Decimals as exact text, facts and alerts as dicts). The server answers
 with exactly that, and the CLI prints from exactly that whether it runs the verb in process
@@ -61,7 +68,9 @@ class AnchorArgs(Args):
 class ShowArgs(Args):
     """Whether to show quarantined text (masked) to an operator auditing it."""
 
-    show: bool = Field(False, description="Include quarantined inputs' masked text")
+    show: bool = Field(
+        False, description="operator audit: show quarantined inputs' text (secrets stay masked)"
+    )
 
 
 class SetArgs(Args):
@@ -145,16 +154,18 @@ class NoteArgs(Args):
 class PreferArgs(Args):
     """Store a soft (wording) preference."""
 
-    text: str = Field(max_length=MAX_TEXT)
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    text: str = Field(
+        max_length=MAX_TEXT, description='e.g. "give the root cause first, then the steps"'
+    )
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="0-1")
     now: dt.datetime | None = None
 
 
 class ForgetArgs(Args):
     """Retract one fact (the log keeps it)."""
 
-    fact_id: str
-    reason: str | None = None
+    fact_id: str = Field(description="id of the fact to retract (see 'uac facts')")
+    reason: str | None = Field(None, description="why it is forgotten")
     now: dt.datetime | None = None
 
 
@@ -189,7 +200,7 @@ class EpisodeArgs(Args):
 class ConfirmArgs(Args):
     """Confirm an inferred preference."""
 
-    path: str = Field(description="A preference path, e.g. preferences.language")
+    path: str = Field(description="preference path, e.g. preferences.language")
     now: dt.datetime | None = None
 
 
@@ -204,7 +215,7 @@ class FeedbackArgs(Args):
 class FactsArgs(Args):
     """The subject's facts, optionally at one path."""
 
-    path: str | None = None
+    path: str | None = Field(None, description="only facts at this path")
 
 
 class CompileArgs(Args):
@@ -241,23 +252,32 @@ class SearchArgs(Args):
 class ContextArgs(Args):
     """The memory block for an agent's system prompt."""
 
-    query: str | None = Field(None, max_length=MAX_TEXT)
-    budget: int = Field(800, ge=20, le=100_000)
-    today: dt.date | None = None
+    query: str | None = Field(
+        None,
+        max_length=MAX_TEXT,
+        description="the current user message: adds the most relevant notes",
+    )
+    budget: int = Field(800, ge=20, le=100_000, description="token budget")
+    today: dt.date | None = Field(None, description="reference date for recency and alerts")
     notes: int = Field(5, ge=0, le=100, description="Most relevant notes quoted, at most")
 
 
 class WhyArgs(Args):
     """Explain one value of the typed state."""
 
-    expr: str = Field(max_length=500)
+    expr: str = Field(
+        max_length=500,
+        description="user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']",
+    )
 
 
 class DiffArgs(Args):
     """The typed-state change between two checkpoint versions."""
 
-    old: int | None = Field(None, ge=1, alias="v1")
-    new: int | None = Field(None, ge=1, alias="v2")
+    old: int | None = Field(
+        None, ge=1, alias="v1", description="older version (default: the one before v2)"
+    )
+    new: int | None = Field(None, ge=1, alias="v2", description="newer version (default: current)")
 
 
 class AlertsArgs(Args):
@@ -290,7 +310,7 @@ class RuleArgs(Args):
 class CheckArgs(Args):
     """Run the subject's checks as of a day."""
 
-    today: dt.date | None = None
+    today: dt.date | None = Field(None, description="the date checks use")
 
 
 class ToolArgs(Args):
@@ -303,7 +323,7 @@ class ToolArgs(Args):
 class RunOnceArgs(Args):
     """One scheduled pass over the tenant."""
 
-    today: dt.date | None = None
+    today: dt.date | None = Field(None, description="the date checks use")
 
 
 class MemberArgs(Args):
@@ -374,6 +394,10 @@ class Verb:
     # Client parameters sent as other fields: Memory's parameter -> the Client's helper.
     sent_as: tuple[tuple[str, str], ...] = ()
     aliases: tuple[str, ...] = ()  # earlier wire names, still answered (deprecated)
+    # The CLI command's arguments come from this row: the fields given as positionals (the
+    # others, but `now`, are options), with `cli_help` as its help. None: parser.py has it.
+    cli: tuple[str, ...] | None = None
+    cli_help: str | None = None
     long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
     admin: bool = False  # True: refused to keys bound to one subject
     operator: bool = False  # True: the service's admin token only (every tenant's metadata)
@@ -518,12 +542,21 @@ VERBS: dict[str, Verb] = {
             sent_as=(("file", "_note_fields"),),
             writes=True,
         ),
-        _verb("prefer", "Store a soft (wording) preference.", PreferArgs, writes=True),
+        _verb(
+            "prefer",
+            "Store a soft (wording) preference.",
+            PreferArgs,
+            writes=True,
+            cli=("text",),
+            cli_help="Store a style wish that fits no preference slot.",
+        ),
         _verb(
             "forget",
             "Retract one fact (appends a retract; nothing is deleted).",
             ForgetArgs,
             writes=True,
+            cli=("fact_id",),
+            cli_help="Retract one of a subject's facts (appends a retract; nothing is deleted).",
         ),
         _verb(
             "erase",
@@ -545,6 +578,9 @@ VERBS: dict[str, Verb] = {
             "Confirm an inferred preference (context then applies it as a rule).",
             ConfirmArgs,
             writes=True,
+            cli=("path",),
+            cli_help="Confirm a preference inferred from conversation (context shows it as a "
+            "question until then).",
         ),
         _verb(
             "erasures",
@@ -552,6 +588,8 @@ VERBS: dict[str, Verb] = {
             NoArgs,
             subject="optional",
             local_read=True,
+            cli=(),
+            cli_help="List erasure reports (no erased content) of a subject, or of the tenant.",
         ),
         _verb("feedback", "Mark a search result as 'not this'.", FeedbackArgs, writes=True),
         _verb(
@@ -605,6 +643,8 @@ VERBS: dict[str, Verb] = {
             FactsArgs,
             call=_facts,
             local_read=True,
+            cli=(),
+            cli_help="List a subject's facts in log order.",
         ),
         _verb(
             "inputs",
@@ -612,6 +652,8 @@ VERBS: dict[str, Verb] = {
             ShowArgs,
             local_read=True,
             admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
+            cli=(),
+            cli_help="List a subject's archived raw inputs.",
         ),
         _verb(
             "rejections",
@@ -619,6 +661,8 @@ VERBS: dict[str, Verb] = {
             ShowArgs,
             local_read=True,
             admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
+            cli=(),
+            cli_help="List what the ingestion gate refused for a subject, and why.",
         ),
         _verb(
             "compile",
@@ -631,7 +675,12 @@ VERBS: dict[str, Verb] = {
         _verb("query", "Run a program over the typed state (sandboxed).", QueryArgs),
         _verb("search", "Search notes and messages.", SearchArgs),
         _verb(
-            "context", "The memory block for a system prompt.", ContextArgs, result_key="context"
+            "context",
+            "The memory block for a system prompt.",
+            ContextArgs,
+            result_key="context",
+            cli=(),
+            cli_help="Print the memory block for an agent's system prompt.",
         ),
         _verb(
             "manifest",
@@ -639,14 +688,25 @@ VERBS: dict[str, Verb] = {
             NoArgs,
             result_key="manifest",
             local_read=True,
+            cli=(),
+            cli_help="Print the compact manifest of a subject's current checkpoint.",
         ),
-        _verb("why", "Explain one value and the facts behind it.", WhyArgs, local_read=True),
+        _verb(
+            "why",
+            "Explain one value and the facts behind it.",
+            WhyArgs,
+            local_read=True,
+            cli=("expr",),
+            cli_help="Explain a compiled value: the facts behind it and what they superseded.",
+        ),
         _verb(
             "diff",
             "Typed-state change between two checkpoints.",
             DiffArgs,
             result_key=("old", "new", "changes"),
             local_read=True,
+            cli=("old", "new"),
+            cli_help="Show the typed-state difference between two checkpoints.",
         ),
         _verb(
             "alerts",
@@ -684,7 +744,13 @@ VERBS: dict[str, Verb] = {
             aliases=("tenant-snooze",),
         ),
         _verb(
-            "check", "Run the subject's checks as of a day.", CheckArgs, call=_check, writes=True
+            "check",
+            "Run the subject's checks as of a day.",
+            CheckArgs,
+            call=_check,
+            writes=True,
+            cli=(),
+            cli_help="Compile if needed and run a subject's checks now.",
         ),
         _verb(
             "tool",
@@ -692,7 +758,15 @@ VERBS: dict[str, Verb] = {
             ToolArgs,
             writes_when=lambda a: tool_writes(a.name),
         ),
-        _verb("subjects", "Subjects of the tenant.", NoArgs, subject="none", local_read=True),
+        _verb(
+            "subjects",
+            "Subjects of the tenant.",
+            NoArgs,
+            subject="none",
+            local_read=True,
+            cli=(),
+            cli_help="List the tenant's subjects with fact and input counts.",
+        ),
         _verb(
             "verify",
             "Walk the hash chain, keyed digests and anchors (optionally against an exported one).",
@@ -726,6 +800,8 @@ VERBS: dict[str, Verb] = {
             writes=True,
             reacts=False,
             long=True,
+            cli=(),
+            cli_help="One scheduled pass: compile changed, check all, record.",
         ),
     )
 }

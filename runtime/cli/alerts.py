@@ -12,6 +12,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _machine,
     _memory,
     _out,
@@ -79,7 +80,7 @@ def cmd_snooze(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    result = _call(args, "check", args.subject, today=args.today)
+    result = _call(args, "check", args.subject, **_fields(args))
     if args.json:
         _print_json(result)
         return 0
@@ -137,7 +138,7 @@ def cmd_run_once(args: argparse.Namespace) -> int:
     client = _client(args)
     if client is not None:
         with _watching(args, client, "run-once", None):
-            job = _call(args, "run-once", today=args.today)
+            job = _call(args, "run-once", **_fields(args))
     else:
         from uac.runtime.api.verbs import plain
 

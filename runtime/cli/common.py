@@ -94,6 +94,25 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
         return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
 
 
+def _fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The verb fields of a command the verb table defines, as given on the command line."""
+    from uac.runtime.api.verb_methods import COMMANDS
+
+    spec = COMMANDS[args.command]
+    names = [f[0] if not f[0].startswith("-") else s["dest"] for f, s in spec["arguments"]]
+    return {name: getattr(args, name) for name in names}
+
+
+def cmd_verb(args: argparse.Namespace) -> int:
+    """Run the verb a table-defined command names and print its JSON answer."""
+    from uac.runtime.api.verb_methods import COMMANDS
+
+    spec = COMMANDS[args.command]
+    subject = getattr(args, "subject", None) if spec["subject"] != "none" else None
+    _print_json(_call(args, spec["verb"], subject, **_fields(args)))
+    return 0
+
+
 # Seconds a command waits for a starting `uac serve` to announce itself (UAC_SERVER_START_WAIT
 # overrides: a slow or loaded host can need longer).
 SERVER_START_WAIT = 15.0
