@@ -79,7 +79,8 @@ def test_the_cli_lists_questions_apart_from_alerts(
 
 
 def test_a_served_workspace_answers_questions_and_alerts_apart(home: Path) -> None:
-    from tests.test_serve import _admin, _key, serving
+    from test_serve import _admin, _key, serving
+
     from uac import Client
 
     # a server checks as of its own clock: a trip ahead of it

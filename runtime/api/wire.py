@@ -75,12 +75,12 @@ def _as(tp: Any, data: Any, tenant: str) -> Any:
         return Path(data)
     if tp is float and isinstance(data, int | float):
         return float(data)
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        return _dataclass(tp, data, tenant)
-    if isinstance(tp, type) and tp.__name__ == "Address":
+    if isinstance(tp, type) and tp.__name__ == "Address":  # 'user:alice' in the tenant
         from uac.fact_log.addressing import parse_subject
 
         return parse_subject(data, tenant)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _dataclass(tp, data, tenant)
     return data
 
 
