@@ -58,7 +58,8 @@ def _commands(tmp: Path, ids: dict[str, str]) -> list[list[str]]:
         ["alerts", "alice", "--all"],
         ["questions", "alice", "--all"],
         ["preview", "alice", "--set", "identity.passport.expiry_date", "2031-01-01"],
-        ["ack", "{alert}"],
+        ["acknowledge", "{alert}"],
+        ["ack", "{alert}"],  # its earlier name
         ["snooze", "{alert}", "--until", "2999-01-01"],
         ["run-once", "--today", "2026-01-02"],
         ["search", "alice", "spare key"],

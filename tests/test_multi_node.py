@@ -97,17 +97,18 @@ def test_two_serve_nodes_on_one_database_serve_each_others_writes(
         key = _key(admin_a, "default")  # made through node A ...
         a, b = Client(a_info["url"], key), Client(b_info["url"], key)  # ... used on both
         a.import_records("alice", "allergies", [{"substance": "penicillin"}])
-        out = a.add("alice", "I started taking amoxicillin.")
+        out = a.call("add", "alice", text="I started taking amoxicillin.")
         assert [x["check"] for x in out["alerts"]] == ["drug_allergy"]
         # Node B: query, checks and search over what node A took.
         assert b.query("alice", "len(user.medications)")["result"] == 1
         assert b.query("alice", "user.allergies[0].substance")["result"] == "penicillin"
-        checked = b.check("alice")  # A's reaction recorded the alert in the shared database:
+        # A's reaction recorded the alert in the shared database:
+        checked = b.call("check", "alice")
         assert checked["new"] == [], checked  # B finds it open, never a second one
         assert [x["check"] for x in checked["still_open"]] == ["drug_allergy"], checked
-        assert [x["check"] for x in b.alerts("alice")] == ["drug_allergy"]
+        assert [x.check for x in b.alerts("alice")] == ["drug_allergy"]
         hits = b.search("alice", "amoxicillin")
-        assert any("amoxicillin" in h["text"] for h in hits)
+        assert any("amoxicillin" in h.text for h in hits)
         # A write through B is read through A at once (each read catches up per subject).
         b.set("alice", "identity.name", "Alice")
         assert a.query("alice", "user.identity.name")["result"] == "Alice"

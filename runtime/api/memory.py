@@ -259,6 +259,14 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):
         """Compact the tenant's derived data (never the log); returns what was dropped."""
         return gc.collect(self, keep=keep, older_than_days=older_than_days, now=now)
 
+    def tool(
+        self, subject: str, name: str, arguments: str | dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Run one agent tool call for the subject (errors come back as {"error": ...})."""
+        from uac.runtime.api.tools import dispatch
+
+        return dispatch(self, subject, name, arguments)
+
     def forget_reaction(self, addr: Address) -> None:
         """Drop the subject's cached reaction result (it may quote erased values)."""
         with self._tickets_lock:

@@ -10,6 +10,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _listing,
     _machine,
     _memory,
@@ -54,7 +55,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 
 def cmd_erasures(args: argparse.Namespace) -> int:
-    reports = _call(args, "erasures", args.subject)
+    reports = _call(args, "erasures", args.subject, **_fields(args))
     if _machine(args, reports):
         return 0
     rows = [

@@ -6,6 +6,7 @@ import argparse
 
 from uac.runtime.cli.common import (
     _call,
+    _fields,
     _machine,
     _out,
     _short,
@@ -50,9 +51,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    block = _call(
-        args, "context", args.subject, query=args.query, budget=args.budget, today=args.today
-    )
+    block = _call(args, "context", args.subject, **_fields(args))
     if not _machine(args, block):
         _out(block["context"].rstrip())
     return 0

@@ -14,6 +14,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _machine,
     _memory,
     _out,
@@ -99,8 +100,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     client = _client(args)
     if client is not None:
         with _watching(args, client, "import", args.subject):
-            result = client.import_file(
-                args.subject, args.collection, args.file, format=args.format, session=args.session
+            result = client.send_file(
+                "import",
+                args.subject,
+                args.file,
+                collection=args.collection,
+                format=args.format,
+                session=args.session,
             )
     else:
         from uac.runtime.api.verbs import plain, with_alerts
@@ -135,7 +141,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    fact = _call(args, "forget", args.subject, fact_id=args.fact_id, reason=args.reason)
+    fact = _call(args, "forget", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  retracts {args.fact_id} ({fact['path']})")
@@ -184,7 +190,7 @@ def cmd_note(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
-    fact = _call(args, "prefer", args.subject, text=args.text, confidence=args.confidence)
+    fact = _call(args, "prefer", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  soft preference stored: {fact['text']}")
@@ -210,7 +216,7 @@ def cmd_episode(args: argparse.Namespace) -> int:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    fact = _call(args, "confirm", args.subject, path=args.path)
+    fact = _call(args, "confirm", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")
