@@ -20,7 +20,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from uac.checks import pg_alerts
 from uac.checks.library import run_checks
 from uac.checks.library.common import same_words
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
@@ -28,7 +27,7 @@ from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_schema
+from uac.fact_log.backends import pg_alerts, pg_schema
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -352,7 +351,7 @@ def record_outbox(store: Store, entries: Sequence[tuple[Alert, int, str, str]]) 
     # Ids from a per-workspace counter: two threads' transactions (each its own cursor)
     # reading max(id) would both take the same id and one would fail at commit.
     # The first id is read before the lock: no statement runs while it is held, so a thread
-    # waiting for it inside a transaction never waits on a statement (fact_log/gate.py).
+    # waiting for it inside a transaction never waits on a statement (fact_log/rwlock.py).
     seen = None
     if store not in _OUTBOX_IDS:
         seen = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
@@ -375,7 +374,8 @@ def _record_shared(
     today: dt.date,
     recorders: list[Recorder],
 ) -> list[_Plan]:
-    """`_record` on PostgreSQL (checks/pg_alerts.py): locked, idempotent, then copied here."""
+    """`_record` on PostgreSQL (fact_log/backends/pg_alerts.py): locked, idempotent, then
+    copied here."""
     assert store.replica is not None
     keys = [_triple(result.address) for result, _ in computed]
     if not keys:

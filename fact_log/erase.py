@@ -382,7 +382,7 @@ def compact_file(store: Store) -> int:
     db = store.home / DB_FILE
     fresh = store.home / f".{DB_FILE}.compact-{uuid.uuid4().hex[:8]}"
     # Statements and transactions of other threads in flight finish first; new ones wait
-    # for the fresh file (fact_log/gate.py).
+    # for the fresh file (fact_log/rwlock.py).
     with store.exclusive() as root:
         name = root.execute("SELECT current_database()").fetchone()[0]
         quoted = str(fresh).replace("'", "''")

@@ -13,9 +13,9 @@ from typing import Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
+from uac.fact_log.chain_keys import KeyRing, key_path, row_message
 from uac.fact_log.duck import is_changed
 from uac.fact_log.errors import NotFound
-from uac.fact_log.keys import KeyRing, key_path, row_message
 from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,

@@ -39,7 +39,7 @@ from typing import Any
 import duckdb
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
-from uac.fact_log.backends.replica import Replica, attach, bound
+from uac.fact_log.backends.postgres import Replica, attach, bound
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
     CONTENT_COLUMNS,
     FACT_COLUMNS,
@@ -63,12 +63,12 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
+from uac.fact_log.chain_keys import KeyRing, key_path
 from uac.fact_log.duck import check_fts, connect, load_fts
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.gate import Gate, GatedConnection
-from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.reads import LogReads
 from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
+from uac.fact_log.rwlock import Gate, GatedConnection
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
 from uac.fact_log.staging import Staging, drop_stages
 from uac.fact_log.tamper import (
@@ -183,7 +183,7 @@ class Store(LogReads, Staging):
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
-        # Every statement runs inside the gate, so the file can be swapped (fact_log/gate.py).
+        # Every statement runs inside the gate, so the file can be swapped (fact_log/rwlock.py).
         self.gate = Gate()
         self._con = GatedConnection(self.gate, self._thread_cursor, self._scan_cursor)
         self._closed = False
@@ -195,8 +195,8 @@ class Store(LogReads, Staging):
         self.write_lock = threading.RLock()  # held by the writer and by other transactions
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
-        self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
-        # Set when the log lives in PostgreSQL (fact_log/backends/replica.py): this file
+        self.ring: KeyRing | None = None  # the chain key ring (fact_log/chain_keys.py)
+        # Set when the log lives in PostgreSQL (fact_log/backends/postgres.py): this file
         # then holds a local copy of it.
         self.replica: Replica | None = None
         self._fact_cols = _cols(FACT_COLUMNS)
@@ -221,7 +221,7 @@ class Store(LogReads, Staging):
 
         Every registered schema owner's tables are migrated (fact_log/schema.py), plus
         `owners`: a layer not imported yet can be passed in by the opener. `log_db` (or UAC_DB)
-        binds a new workspace's log to a PostgreSQL database (fact_log/backends/replica.py).
+        binds a new workspace's log to a PostgreSQL database (fact_log/backends/postgres.py).
         """
         home = Path(home).expanduser()
         db = home / DB_FILE
@@ -304,7 +304,7 @@ class Store(LogReads, Staging):
         """Load the chain key ring; a writable open makes one for a workspace that had none.
 
         A workspace that already signed rows never gets a new key silently: its rows would
-        stop verifying. A key that has keyed a log (format 2, fact_log/keys.py) never starts
+        stop verifying. A key that has keyed a log (format 2, fact_log/chain_keys.py) never starts
         keying a log that already holds facts: such a log lost its keying record (an attacker
         who can write the database but not the key would otherwise reset keying over a forged
         log), so the open is refused. A read-only open without the key still reads; verify

@@ -3,7 +3,7 @@
 The fact chain (store.py) proves the order and content of facts; these are the rest:
 
 * Sealed tables. Each row of `inputs`, `rejections`, `schemas`, `checkpoints` and `alerts`
-  carries `mac`, a keyed digest (fact_log/keys.py) of its other columns, written with the
+  carries `mac`, a keyed digest (fact_log/chain_keys.py) of its other columns, written with the
   row and rewritten whenever the lifecycle updates it (checks/alerts.py). A layer declares
   which of its tables are sealed and in which column order (`seal`), the same way it
   registers its schema, so this module never imports a higher one.
@@ -27,8 +27,8 @@ from typing import Any
 
 import duckdb
 
-from uac.fact_log.gate import scan
-from uac.fact_log.keys import KeyRing, row_message
+from uac.fact_log.chain_keys import KeyRing, row_message
+from uac.fact_log.rwlock import scan
 
 META_KEY = "tamper"
 
@@ -216,7 +216,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
             # The genesis of keying: where it starts and the head it starts after, and
-            # which key (a fingerprint, fact_log/keys.py) keys the log.
+            # which key (a fingerprint, fact_log/chain_keys.py) keys the log.
             genesis = con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone()
             record = {
                 "facts_from": int(top) + 1,

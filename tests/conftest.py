@@ -225,7 +225,7 @@ def new_database(cluster: Cluster) -> str:
 
 def _migrated(url: str) -> str:
     """The log at url with its tables created (what a first node's open would do)."""
-    from uac.fact_log.backends.postgres import PgLog
+    from uac.fact_log.backends.pg_log import PgLog
 
     log = PgLog(url, max_size=1)
     try:

@@ -1,4 +1,4 @@
-"""A hostile review's repros for the store's gate (fact_log/gate.py): each failed on the gate's
+"""A hostile review's repros for the store's gate (fact_log/rwlock.py): each failed on the gate's
 first version (a376970) and passes since.
 
 Deadlock tests are bounded: threads are daemons joined with a timeout, and the assertion is

@@ -112,7 +112,7 @@ def test_gc_on_the_shared_outbox_never_takes_a_row_a_node_is_delivering(
     import threading
     import time
 
-    from uac.checks import pg_alerts
+    from uac.fact_log.backends import pg_alerts
 
     with Memory(home, create=True, react=False) as mem:
         log = mem.store.replica.log

@@ -31,11 +31,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from uac.checks import pg_alerts
-from uac.compiler import cache, loader, shared
+from uac.compiler import cache, loader, shared_checkpoints
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_erase
+from uac.fact_log.backends import pg_alerts, pg_erase
 from uac.fact_log.backends.pg_artifacts import digest
 from uac.fact_log.erase import (
     LogErasure,
@@ -49,7 +48,7 @@ from uac.fact_log.erase import (
     apply_shared as blank_copy,
 )
 from uac.fact_log.errors import InputError, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.scopes import MEMBERSHIP_PATH, promoted_from
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -321,7 +320,8 @@ def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
 
 
 def _uncache(home: Path, version: Path) -> None:
-    """Delete a version's files from this node's shared-blob cache (compiler/shared.py)."""
+    """Delete a version's files from this node's shared-blob cache
+    (compiler/shared_checkpoints.py)."""
     try:
         stamp = (version / loader.FILES).read_bytes()
         files = json.loads(stamp).get("files", {})
@@ -332,4 +332,4 @@ def _uncache(home: Path, version: Path) -> None:
 
 def _drop_cached(home: Path, keys: list[str]) -> None:
     for key in keys:
-        (home / shared.CACHE / key[:2] / key).unlink(missing_ok=True)
+        (home / shared_checkpoints.CACHE / key[:2] / key).unlink(missing_ok=True)

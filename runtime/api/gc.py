@@ -14,8 +14,9 @@ legal erase is the only rewrite of the log, runtime/api/erase.py). For one tenan
 * on a workspace bound to a shared log (PostgreSQL): every shared checkpoint record of the
   tenant's subjects but the newest, and the blobs only those named (`shared_blobs`). Nodes
   only ever fetch the newest record, and a node that started fetching one just dropped finds a
-  blob missing and compiles from the log instead (compiler/shared.py), so this is safe while
-  other nodes run; each node's local cache of blobs is its own (dropped with its versions).
+  blob missing and compiles from the log instead (compiler/shared_checkpoints.py), so this is
+  safe while other nodes run; each node's local cache of blobs is its own (dropped with its
+  versions).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from uac.checks import pg_alerts
 from uac.compiler.checkpoint import DEFAULT_KEEP, prune_versions
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_alerts
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import utc_naive, utc_now
 from uac.runtime.api import schema as service_schema  # noqa: F401 (the outbox table)

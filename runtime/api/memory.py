@@ -26,7 +26,7 @@ from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.store import Fact, Store, default_home, utc_now
 from uac.runtime.api import erase as erasing
 from uac.runtime.api import gc, journal, sharing

@@ -80,7 +80,7 @@ def queue_lines(store: Store) -> list[str]:
         rows = store.con.execute("SELECT status, count(*) FROM outbox GROUP BY status").fetchall()
         outbox = {status: float(n) for status, n in rows}
         return _gauge("uac_outbox_rows", "Outbox rows by status.", outbox, "status")
-    from uac.checks import pg_alerts
+    from uac.fact_log.backends import pg_alerts
 
     log = store.replica.log
     status = pg_jobs.status(log, limit=0)

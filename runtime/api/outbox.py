@@ -17,9 +17,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from uac.checks import pg_alerts
 from uac.checks.alerts import record_outbox
 from uac.checks.model import Alert
+from uac.fact_log.backends import pg_alerts
 from uac.fact_log.store import Store, utc_now
 from uac.runtime.api import schema  # noqa: F401 (registers the outbox table)
 
@@ -28,7 +28,8 @@ class OutboxSink:
     """A recording sink (checks/sinks.py Recorder): one outbox row per alert and named sink.
 
     Evaluations write its rows in the alert's own transaction (checks/alerts.py); on a
-    workspace bound to PostgreSQL they go to the shared outbox there (checks/pg_alerts.py).
+    workspace bound to PostgreSQL they go to the shared outbox there
+    (fact_log/backends/pg_alerts.py).
     """
 
     name = "outbox"

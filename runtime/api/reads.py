@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uac.compiler import explain, inherit, loader, shared
+from uac.compiler import explain, inherit, loader
+from uac.compiler import shared_checkpoints as shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log import duck

@@ -50,7 +50,9 @@ from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime import sandbox
-from uac.runtime.api import health, keys, metrics, outbox, verbs
+from uac.runtime.api import api_keys as keys
+from uac.runtime.api import metrics, outbox, verbs
+from uac.runtime.api import readiness as health
 from uac.runtime.api.client import (
     MCP_IDLE_SECONDS,
     MCP_SESSIONS_PER_KEY,
@@ -58,7 +60,7 @@ from uac.runtime.api.client import (
     live_server,
 )
 from uac.runtime.api.memory import Memory
-from uac.runtime.progress import JobBoard
+from uac.runtime.progress_display import JobBoard
 
 # What a refused caller does next (one sentence each, shared by the API, MCP and console).
 NEW_KEY = "create one with: uac keys create --tenant TENANT"

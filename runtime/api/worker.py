@@ -4,8 +4,8 @@ A worker is a node: a workspace bound to the shared log (`uac init --db URL`, it
 DuckDB copy and checkpoints), and a loop that claims due jobs (fact_log/backends/pg_jobs.py:
 `FOR UPDATE SKIP LOCKED`, a lease per subject), compiles each subject if its checkpoint is
 stale and runs its checks (alerts and their outbox rows are recorded once, in PostgreSQL:
-checks/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of the
-jobs it holds every third of the lease; a worker that dies stops renewing, and any other
+fact_log/backends/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of
+the jobs it holds every third of the lease; a worker that dies stops renewing, and any other
 worker claims the job once the lease has expired. A failed job is retried with backoff and
 dead-lettered after `max_attempts` (pg_jobs.py). Any number of workers, on any hosts, can
 share one database.
