@@ -73,7 +73,7 @@ def last_on_disk(base: Path) -> int:
 
 def artifacts(store: Store) -> Artifacts | None:
     """Where this workspace's published checkpoints are shared, or None (a local workspace)."""
-    return None if store.replica is None else store.replica.artifacts
+    return store.backend.artifacts
 
 
 def upload(store: Store, addr: Address, directory: Path, row: dict[str, Any]) -> Published | None:

@@ -262,7 +262,7 @@ def test_a_node_copies_a_long_history_in_windows_of_whole_writes(
     with _node(tmp_path, "a", pg_url) as a:
         for tag in "abcde":  # five writes of three facts
             a.store.append(_batch("alice", 3, tag))
-        log = a.store.replica.log
+        log = a.store.backend.log
         windows = [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, budget=7)]
         assert windows == [(2, 6), (4, 6), (5, 3)]  # a window never splits a write
         assert [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, 2)] == [
@@ -610,7 +610,7 @@ def test_verify_finds_edits_to_a_nodes_local_copy(
             found = " | ".join(report.problems)
             assert "this node's copy" in found and finding in found, found
     with _node(tmp_path, "b", pg_url) as other:  # another node's copy is its own
-        other.store.replica.sync(ALICE)  # type: ignore[union-attr]
+        other.store.backend.sync(ALICE)  # type: ignore[union-attr]
         assert other.verify().ok
 
 

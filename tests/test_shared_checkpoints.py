@@ -174,7 +174,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
         old = records()
         assert [r[0] for r in old] == [1, 2, 3]
         shared_files = [set(json.loads(_blob(a, r[2]))["files"].values()) for r in old]
-        bob = a.store.replica.artifacts.latest(parse_subject("bob"))  # type: ignore[union-attr]
+        bob = a.store.backend.artifacts.latest(parse_subject("bob"))  # type: ignore[union-attr]
         assert bob is not None
         kept = shared_files[2] | set(json.loads(_blob(a, bob.manifest))["files"].values())
         out = a.gc()
@@ -182,7 +182,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
         # Blobs only the dropped records named are gone; the newest's (and bob's) stay.
         dropped = ({old[0][2], old[1][2]} | shared_files[0] | shared_files[1]) - kept
         assert out["shared_blobs"] == len(dropped) > 0
-        artifacts = a.store.replica.artifacts  # type: ignore[union-attr]
+        artifacts = a.store.backend.artifacts  # type: ignore[union-attr]
         assert artifacts.missing(dropped) == dropped
         assert not artifacts.missing({old[2][2], bob.manifest, *kept})
         # Another node still serves both subjects, fetching what is left.
@@ -192,7 +192,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
 
 
 def _blob(mem: Memory, key: str) -> bytes:
-    data = mem.store.replica.artifacts.get([key])  # type: ignore[union-attr]
+    data = mem.store.backend.artifacts.get([key])  # type: ignore[union-attr]
     return data[key]
 
 

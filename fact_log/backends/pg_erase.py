@@ -120,7 +120,7 @@ def erase(
             "INSERT INTO uac_erased_rows VALUES (%s, %s, %s, %s, %s, %s, %s)",
             [[*r, ring.sign(row_message("erased_rows", r))] for r in records],
         )
-        where, params = _SUBJECT, list(key)
+        where, params = _SUBJECT, list[Any](key)
         if not every:
             where += " AND input_id = ANY(%s)"
             params.append(list(input_ids))

@@ -1,4 +1,4 @@
-"""A workspace bound to a PostgreSQL log: writes go there, the DuckDB file keeps a local copy.
+"""The log in PostgreSQL (a `LogBackend`, fact_log/backends/base.py); the file is a copy.
 
 `uac init --db postgresql://...` (or UAC_DB) binds a new workspace to a PostgreSQL log: the
 URL is recorded in the workspace's `meta` (without checking the password into anything
@@ -14,18 +14,29 @@ after it commits, so a node always reads its own writes.
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import os
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_erase
+from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service
+from uac.fact_log.backends.base import Key, Send, StoreFile
+from uac.fact_log.backends.duckdb import FileAlerts, FileOutbox, Pending, hand_back
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.pg_log import TABLES, PgLog, is_url, redact
-from uac.fact_log.chain import GENESIS, Prepared, fact_problem
+from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.rows import Fact
+from uac.fact_log.rwlock import one
 from uac.fact_log.tamper import erased_residuals, verify_tables
+
+if TYPE_CHECKING:
+    import psycopg
+
 
 ENV = "UAC_DB"
 ARTIFACTS_ENV = "UAC_ARTIFACTS"  # a shared directory for checkpoint blobs (default: the database)
@@ -47,7 +58,7 @@ def bound(con: Any) -> bool:
     )
 
 
-def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
+def attach(store: StoreFile, url: str | None, writable: bool) -> PostgresBackend | None:
     """Bind the store to the PostgreSQL log it names (argument, UAC_DB, or its meta row)."""
     con = store.con
     row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
@@ -61,7 +72,7 @@ def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
             "use --db postgresql://USER@HOST:PORT/DB (or unset UAC_DB)"
         )
     if recorded is None:
-        if con.execute("SELECT count(*) FROM facts").fetchone()[0]:
+        if one(con.execute("SELECT count(*) FROM facts"))[0]:
             raise WorkspaceError(
                 f"workspace {store.home} keeps its log in its DuckDB file; moving an existing "
                 "log to PostgreSQL is not supported: create a new workspace with "
@@ -92,26 +103,129 @@ def attach(store: Any, url: str | None, writable: bool) -> Replica | None:
         raise
     # A read-only open of a bound workspace still has a writable file (Store.open): it keeps
     # its copy current; only appends are refused.
-    return Replica(log, store, writable or recorded is not None)
+    return PostgresBackend(log, store, writable or recorded is not None)
 
 
-class Replica:
-    """This node's DuckDB copy of a PostgreSQL log, brought up to date subject by subject."""
+class PostgresBackend:
+    """The log in PostgreSQL, and this node's DuckDB copy of it, brought up to date subject by
+    subject."""
 
-    def __init__(self, log: PgLog, store: Any, writable: bool):
+    name = "postgres"
+    one_chain = False
+
+    def __init__(self, log: PgLog, store: StoreFile, writable: bool):
         self.log = log
         self.store = store
+        self.where: str | None = log.where
+        self.alerts = SharedAlerts(log, FileAlerts(store))
+        self.outbox = SharedOutbox(log, FileOutbox(store))
         self.writable = writable  # False: the file cannot be written, the copy is read as is
         # Set by the runtime (runtime/api/memory.py): applies to this copy the legal erasures
         # of a subject (pg_erase.listing) that another node made, and purges what derives.
         self.on_erased: Callable[[Address, list[dict[str, Any]]], None] | None = None
         # Published checkpoints every node can fetch (compiler/shared_checkpoints.py).
         shared_dir = os.environ.get(ARTIFACTS_ENV)
-        self.artifacts: Artifacts = DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
+        self.artifacts: Artifacts | None = (
+            DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
+        )
 
     def close(self) -> None:
         """Close the pool of PostgreSQL connections."""
         self.log.close()
+
+    # -- appending and verifying ----------------------------------------------------------
+
+    def append(self, batch: Batch, return_facts: bool) -> list[Fact]:
+        """Each caller commits its own transaction on a pooled connection, so a subject whose
+        head another node holds never stalls this node's other writes."""
+        mine = Pending(batch, return_facts)
+        self._append([batch], [mine])
+        return mine.facts
+
+    def _append(self, batches: list[Batch], items: list[Pending]) -> None:
+        """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
+        prepared = self.log.append(batches, self.store.signer())
+        # Committed already: if the copy fails, the next read of the subject copies it.
+        with contextlib.suppress(Exception):
+            self.record(prepared)
+        hand_back(prepared, items)
+
+    def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
+        """One PostgreSQL transaction, sent batch by batch."""
+        facts = self.log.append_stream(batches, self.store.signer())
+        # Committed already, so a failed copy is made by the next read; the node's copy
+        # is pulled from the log, not fed the rows in hand (that would hold the write).
+        with contextlib.suppress(Exception):
+            self.sync(seen[0], erasures=False)
+        return facts
+
+    def verify(self, chunk: int, anchor: dict[str, Any] | None) -> VerifyReport:
+        """Every subject's chain in PostgreSQL, and the copy this node reads."""
+        ring = self.store.ring
+        shared = self.log.verify(ring, anchor)
+        copy = tuple(self.verify_copy(ring))
+        return replace(shared, ok=shared.ok and not copy, problems=shared.problems + copy)
+
+    def segment_check(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
+        """A copy's numbers have gaps across subjects: its chain links are all there is."""
+        return None, 0
+
+    def anchors(self, every: bool) -> list[dict[str, Any]]:
+        """One per subject."""
+        return self.log.anchors(every)
+
+    def erase_shared(
+        self, record: dict[str, Any], seqs: Sequence[int], input_ids: Sequence[str], every: bool
+    ) -> dict[str, Any] | None:
+        """The shared log first: it is what every node copies; this node's copy follows
+        (fact_log/erase.py), and a node that misses that step applies the erasure at its next
+        sync. An erase of everything chose its rows under the head lock (a write that landed
+        since this node's sync is erased too): those rows are copied before returning."""
+        done = pg_erase.erase(self.log, self.store.signer(), record, seqs, input_ids, every)
+        self.sync(record["address"], erasures=False)
+        return done
+
+    def erasure_done(self, erasure_id: str, report: dict[str, Any]) -> int | None:
+        """The first node to complete the shared report vacuums the shared tables once."""
+        if pg_erase.complete(self.log, self.store.signer(), erasure_id, report):
+            return len(pg_erase.vacuum(self.log))
+        return None
+
+    def missed_erasures(self) -> list[tuple[Address, list[dict[str, Any]]]]:
+        """Erasures other nodes made while this one was down, of subjects its file holds."""
+        local = {
+            tuple(row[:3]): row[3]
+            for row in self.store.con.execute(
+                "SELECT s.tenant, s.scope, s.subject, count(e.id) FROM log_sync s LEFT JOIN"
+                " erasures e USING (tenant, scope, subject) GROUP BY ALL"
+            ).fetchall()
+        }
+        out = []
+        for key, n in pg_erase.counts(self.log).items():
+            if key in local and local[key] < n:
+                addr = Address(*key)  # type: ignore[arg-type]
+                out.append((addr, pg_erase.listing(self.log, addr)))
+        return out
+
+    # -- the tables the nodes share ----------------------------------------------------------
+
+    def service_rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every API node of a shared log sees the same rows."""
+        return pg_service.run(self.log, sql, params)
+
+    def readiness(self) -> dict[str, str]:
+        """A node is useless while its database is down (or not migrated)."""
+        return {"log": self.log.where, "database": pg_service.ping(self.log) or "ok"}
+
+    def job_status(self, limit: int = 20) -> pg_jobs.QueueStatus | None:
+        """The shared compile-and-check queue (fact_log/backends/pg_jobs.py)."""
+        return pg_jobs.status(self.log, limit=limit)
+
+    def job_log(self) -> PgLog:
+        """This log: workers claim its jobs."""
+        return self.log
+
+    # -- this node's copy -------------------------------------------------------------------
 
     def synced(self, addr: Address) -> int:
         """How many of the subject's writes the local copy holds."""
@@ -161,9 +275,11 @@ class Replica:
             return
         key = [addr.tenant, addr.scope, addr.subject]
         # `erasures` is fact_log/erase.py's table (not imported here: it imports the store).
-        (have,) = self.store.con.execute(
-            "SELECT count(*) FROM erasures WHERE tenant = ? AND scope = ? AND subject = ?", key
-        ).fetchone()
+        (have,) = one(
+            self.store.con.execute(
+                "SELECT count(*) FROM erasures WHERE tenant = ? AND scope = ? AND subject = ?", key
+            )
+        )
         if have < shared:
             self.on_erased(addr, pg_erase.listing(self.log, addr))
 
@@ -256,3 +372,99 @@ class Replica:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+
+class _SharedAlertWrite:
+    """An evaluation's changes to the shared alerts, in the transaction holding their locks."""
+
+    def __init__(self, cur: psycopg.Cursor[Any], keys: Sequence[Key]):
+        self.cur = cur
+        self.keys = keys
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return pg_alerts.rows(self.cur, self.keys)
+
+    def insert(self, values: Sequence[Sequence[Any]]) -> set[str]:
+        return pg_alerts.insert(self.cur, values)
+
+    def rewrite(self, values: Sequence[Any], raised: bool) -> int:
+        return pg_alerts.rewrite(self.cur, values, raised)
+
+    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
+        pg_alerts.update(self.cur, key, ids, sets.replace("?", "%s"), list(values))
+
+    def outbox(self, entries: Sequence[tuple[str, str, str, str, int, str, str]]) -> None:
+        pg_alerts.record_outbox(self.cur, entries)
+
+
+class SharedAlerts:
+    """The alerts every node shares (fact_log/backends/pg_alerts.py): locked, idempotent, and
+    copied into this node's file after each change (the copy is what reads read)."""
+
+    def __init__(self, log: PgLog, copy: FileAlerts):
+        self.log = log
+        self.copy = copy
+
+    @contextlib.contextmanager
+    def evaluating(self, keys: Sequence[Key]) -> Iterator[_SharedAlertWrite]:
+        with pg_schema.transaction(self.log) as cur:
+            pg_alerts.lock(cur, keys)
+            yield _SharedAlertWrite(cur, keys)
+            final = pg_alerts.rows(cur, keys)
+        self.copy.mirror(keys, final)
+
+    def rows(self, keys: Sequence[Key]) -> list[tuple[Any, ...]]:
+        """The shared rows are the truth; this node's copy may lag."""
+        with pg_schema.transaction(self.log) as cur:
+            return pg_alerts.rows(cur, keys)
+
+    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
+        """The shared rows first, then this node's copy of them."""
+        with pg_schema.transaction(self.log) as cur:
+            pg_alerts.update(cur, key, ids, sets.replace("?", "%s"), list(values))
+            rows = pg_alerts.rows(cur, [key])
+        self.copy.mirror([key], rows)
+
+    def pull(self, where: Address | str) -> None:
+        with pg_schema.transaction(self.log) as cur:
+            if isinstance(where, Address):
+                keys: list[tuple[str, ...]] = [(where.tenant, where.scope, where.subject)]
+                rows = pg_alerts.rows(cur, [(where.tenant, where.scope, where.subject)])
+            else:
+                keys = [(where,)]
+                rows = pg_alerts.tenant_rows(cur, where)
+        self.copy.mirror(keys, rows)
+
+    def erase(
+        self, key: Key, facts: set[str], every: bool, blank: str, today: dt.date
+    ) -> tuple[list[str], int]:
+        """Idempotent: any node may run it."""
+        return pg_alerts.erase(self.log, key, facts, every, blank, today)
+
+
+class SharedOutbox:
+    """The outbox every node shares: each row is sent by one node (SKIP LOCKED)."""
+
+    def __init__(self, log: PgLog, copy: FileOutbox):
+        self.log = log
+        self.copy = copy
+
+    def pending(self) -> int:
+        return pg_alerts.outbox_pending(self.log)
+
+    def deliver_due(
+        self, now: dt.datetime, send: Send, stopped: Callable[[], bool]
+    ) -> dt.datetime | None:
+        for _ in range(100):
+            if stopped() or not pg_alerts.outbox_send_one(self.log, now, send):
+                break
+        return pg_alerts.outbox_next_due(self.log)
+
+    def collect(self, tenant: str, cutoff: dt.datetime) -> int:
+        """Rows of the file (recorded outside an evaluation) and of the shared outbox."""
+        return self.copy.collect(tenant, cutoff) + pg_alerts.outbox_collect(
+            self.log, tenant, cutoff
+        )
+
+    def counts(self) -> dict[str, int]:
+        return pg_alerts.counts(self.log)

@@ -109,8 +109,8 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):
                 # Bodies a killed server was importing: nobody reads them any more.
                 shutil.rmtree(self.home / STAGING, ignore_errors=True)
                 erasing.resume_pending(self)  # an erase a killed process left half done
-                if self.store.replica is not None:  # one another node made, seen at a sync
-                    self.store.replica.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
+                # Erasures another node made of a shared log, seen at a sync.
+                self.store.backend.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
         except BaseException:
             self.store.close()
             raise

@@ -78,13 +78,11 @@ class Worker:
         self.name = name or worker_name()
         self.log = log
         self.mem = Memory(home, create=False, react=False, actor="worker")
-        if self.mem.store.replica is None:
+        try:
+            self.shared = self.mem.store.backend.job_log()
+        except WorkspaceError:
             self.mem.close()
-            raise WorkspaceError(
-                f"workspace {self.mem.home} keeps its log in its DuckDB file; workers need a "
-                "shared log: create the node with 'uac --home DIR init --db postgresql://...'"
-            )
-        self.shared = self.mem.store.replica.log
+            raise
         self.mem.sinks = [OutboxSink(self.mem.store, list(options.sinks))]
         self._held: set[pg_jobs.Job] = set()
         self._held_lock = threading.Lock()
