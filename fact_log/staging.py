@@ -12,7 +12,7 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -20,6 +20,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.chain import Batch, slices, utc_naive
 from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.rwlock import Connection, GatedConnection
 
 # `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
 _STAGE = "_stage_"
@@ -44,11 +45,15 @@ class Staging:
     # Provided by Store.
     home: Any
     read_only: bool
-    replica: Any
+    backend: Any
     write_lock: threading.RLock
     _head: tuple[int, str] | None
     _input_seq: int | None
-    con: duckdb.DuckDBPyConnection
+    if TYPE_CHECKING:
+
+        @property
+        def con(self) -> GatedConnection: ...
+
     signer: Callable[[], Any]
 
     def append_stream(self, batches: Iterable[Batch]) -> int:
@@ -71,14 +76,10 @@ class Staging:
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         seen: list[Address] = []
-        batches = _one_subject(batches, seen)
-        if self.replica is not None:  # one PostgreSQL transaction, sent batch by batch
-            facts = self.replica.log.append_stream(batches, self.signer())
-            # Committed already, so a failed copy is made by the next read; the node's copy
-            # is pulled from the log, not fed the rows in hand (that would hold the write).
-            with contextlib.suppress(Exception):
-                self.replica.sync(seen[0], erasures=False)
-            return facts
+        return self.backend.append_stream(_one_subject(batches, seen), seen)
+
+    def _stream_into_file(self, batches: Iterable[Batch]) -> int:
+        """`append_stream` on the DuckDB log (backends/duckdb.py): staged, then moved."""
         facts = 0
         with self.write_lock:
             heads = self._load_heads()
@@ -156,7 +157,7 @@ def _one_subject(batches: Iterable[Batch], seen: list[Address]) -> Iterator[Batc
         yield batch
 
 
-def drop_stages(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None) -> None:
+def drop_stages(con: Connection, names: Sequence[str] | None = None) -> None:
     """Drop staging tables of `append_stream`: these, or (None) every one left by a crash."""
     if names is None:
         names = [

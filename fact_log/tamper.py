@@ -3,7 +3,7 @@
 The fact chain (store.py) proves the order and content of facts; these are the rest:
 
 * Sealed tables. Each row of `inputs`, `rejections`, `schemas`, `checkpoints` and `alerts`
-  carries `mac`, a keyed digest (fact_log/keys.py) of its other columns, written with the
+  carries `mac`, a keyed digest (fact_log/chain_keys.py) of its other columns, written with the
   row and rewritten whenever the lifecycle updates it (checks/alerts.py). A layer declares
   which of its tables are sealed and in which column order (`seal`), the same way it
   registers its schema, so this module never imports a higher one.
@@ -25,10 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
-from uac.fact_log.gate import scan
-from uac.fact_log.keys import KeyRing, row_message
+from uac.fact_log.chain_keys import KeyRing, row_message
+from uac.fact_log.rwlock import Connection, scan
 
 META_KEY = "tamper"
 
@@ -92,9 +90,7 @@ ANCHORS = seal(
 ERASED_ROW_COLUMNS = ("erasure", "tbl", "row_id", "seq", "content_hash", "residual")
 
 
-def erased_residuals(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
-) -> dict[int, tuple[str, str]]:
+def erased_residuals(con: Connection, ring: KeyRing | None) -> dict[int, tuple[str, str]]:
     """seq -> (content hash, residual) of erased facts whose record verifies under the key."""
     has = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'erased_rows'"
@@ -120,9 +116,7 @@ def row_mac(ring: KeyRing, table: str, row: Sequence[Any]) -> str:
     return ring.sign(row_message(table, row))
 
 
-def reseal(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing, table: str, where: str, params: Sequence[Any]
-) -> int:
+def reseal(con: Connection, ring: KeyRing, table: str, where: str, params: Sequence[Any]) -> int:
     """Recompute the digest of the rows matching `where` (after an update); returns how many."""
     spec = SEALED[table]
     cols = ", ".join(spec.columns)
@@ -142,7 +136,7 @@ def reseal(
     return len(rows)
 
 
-def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+def _tables(con: Connection) -> set[str]:
     rows = con.execute(
         "SELECT table_name FROM duckdb_columns() WHERE column_name = 'mac'"
     ).fetchall()
@@ -153,9 +147,7 @@ def _meta_message(record: dict[str, Any]) -> str:
     return "meta:" + json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
-def read_record(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
-) -> tuple[dict[str, Any] | None, str | None]:
+def read_record(con: Connection, ring: KeyRing | None) -> tuple[dict[str, Any] | None, str | None]:
     """The signed keying record ({facts_from, tables}) and a problem if it does not verify."""
     row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
     return parse_record(None if row is None else row[0], ring)
@@ -198,7 +190,7 @@ def unkeyed_message(home: Any, facts: int, ring: KeyRing) -> str:
     )
 
 
-def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> None:
+def backfill(con: Connection, ring: KeyRing, fresh_key: bool) -> None:
     """Seal rows of tables that got their digest column since the last open (one transaction).
 
     The first keyed open records the seq keying starts at; later opens seal only tables a
@@ -216,7 +208,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
             # The genesis of keying: where it starts and the head it starts after, and
-            # which key (a fingerprint, fact_log/keys.py) keys the log.
+            # which key (a fingerprint, fact_log/chain_keys.py) keys the log.
             genesis = con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone()
             record = {
                 "facts_from": int(top) + 1,
@@ -256,7 +248,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
 
 
 def verify_tables(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     ring: KeyRing,
     record: dict[str, Any] | None,
     only: Iterable[str] | None = None,
@@ -284,7 +276,7 @@ def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:
 
 
 def _first_mismatch(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     ring: KeyRing,
     spec: Sealed,
     version: int,
@@ -306,9 +298,7 @@ def _first_mismatch(
     return None
 
 
-def anchor_problems(
-    con: duckdb.DuckDBPyConnection, exported: dict[str, Any] | None = None
-) -> list[str]:
+def anchor_problems(con: Connection, exported: dict[str, Any] | None = None) -> list[str]:
     """Anchors naming a head the log no longer holds (truncation), and the exported one."""
     out: list[str] = []
     has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
@@ -348,7 +338,7 @@ def anchor_problems(
     return out
 
 
-def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> list[str]:
+def _against_export(con: Connection, anchor: dict[str, Any]) -> list[str]:
     try:
         seq, head = int(anchor["seq"]), str(anchor["head"])
     except (KeyError, TypeError, ValueError):
@@ -377,7 +367,7 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
     return out
 
 
-def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:
+def latest_anchors(con: Connection, every: bool = False) -> list[dict[str, Any]]:
     """The newest anchor (or all of them, oldest first) as JSON-ready dicts."""
     has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
     if not has.fetchone()[0]:

@@ -489,15 +489,15 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
 
 def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path, fresh_log) -> None:
     from uac import Memory
-    from uac.runtime.api import keys
+    from uac.runtime.api import api_keys
 
     # Two independent deployments (on PostgreSQL: two databases; nodes of one database share
     # their keys, tests/test_multi_node.py).
     with fresh_log("a"), Memory(tmp_path / "a", create=True, react=False) as a:
-        _, token = keys.create(a.store, "default")
-        assert keys.resolve(a.store, token) is not None  # now cached
+        _, token = api_keys.create(a.store, "default")
+        assert api_keys.resolve(a.store, token) is not None  # now cached
         with fresh_log("b"), Memory(tmp_path / "b", create=True, react=False) as b:
-            assert keys.resolve(b.store, token) is None
+            assert api_keys.resolve(b.store, token) is None
 
 
 def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_path: Path) -> None:

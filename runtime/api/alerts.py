@@ -25,7 +25,7 @@ from uac.compiler.checkpoint import CompileResult
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.store import utc_now
 
 

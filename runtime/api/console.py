@@ -39,7 +39,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from uac.fact_log.addressing import check_name
 from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.store import utc_now
-from uac.runtime.api import keys, verbs
+from uac.runtime.api import api_keys as keys
+from uac.runtime.api import verbs
 from uac.runtime.api.console_sessions import SESSION_SECONDS, Sessions
 from uac.runtime.api.console_views import (
     export_data,

@@ -28,7 +28,7 @@ from typing import Any
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.store import Store
 from uac.runtime.api import schema  # noqa: F401 (registers the idempotency table)
-from uac.runtime.api.keys import _rows
+from uac.runtime.api.api_keys import _rows
 
 HEADER = "Idempotency-Key"
 RETENTION = dt.timedelta(hours=24)

@@ -26,7 +26,7 @@ from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.store import Fact, Store, default_home, utc_now
 from uac.runtime.api import erase as erasing
 from uac.runtime.api import gc, journal, sharing
@@ -109,8 +109,8 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):
                 # Bodies a killed server was importing: nobody reads them any more.
                 shutil.rmtree(self.home / STAGING, ignore_errors=True)
                 erasing.resume_pending(self)  # an erase a killed process left half done
-                if self.store.replica is not None:  # one another node made, seen at a sync
-                    self.store.replica.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
+                # Erasures another node made of a shared log, seen at a sync.
+                self.store.backend.on_erased = lambda a, e: erasing.apply_shared(self, a, e)
         except BaseException:
             self.store.close()
             raise

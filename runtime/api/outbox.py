@@ -17,7 +17,6 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from uac.checks import pg_alerts
 from uac.checks.alerts import record_outbox
 from uac.checks.model import Alert
 from uac.fact_log.store import Store, utc_now
@@ -28,7 +27,8 @@ class OutboxSink:
     """A recording sink (checks/sinks.py Recorder): one outbox row per alert and named sink.
 
     Evaluations write its rows in the alert's own transaction (checks/alerts.py); on a
-    workspace bound to PostgreSQL they go to the shared outbox there (checks/pg_alerts.py).
+    workspace bound to PostgreSQL they go to the shared outbox there
+    (fact_log/backends/pg_alerts.py).
     """
 
     name = "outbox"
@@ -93,12 +93,7 @@ class Deliverer:
 
     def pending(self) -> int:
         """Rows not yet delivered (nor dead-lettered)."""
-        if self.store.replica is not None:
-            return pg_alerts.outbox_pending(self.store.replica.log)
-        row = self.store.con.execute(
-            "SELECT count(*) FROM outbox WHERE status = 'pending'"
-        ).fetchone()
-        return int(row[0]) if row else 0
+        return self.store.backend.outbox.pending()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -113,39 +108,11 @@ class Deliverer:
     def run_due(self, now: dt.datetime | None = None) -> float:
         """Deliver every due row once; returns seconds until the next row falls due (max 5)."""
         now = now or utc_now()
-        if self.store.replica is not None:
-            nxt = self._run_shared(now)
-        else:
-            rows = self.store.con.execute(
-                "SELECT id, sink, payload, attempts FROM outbox"
-                " WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT 100",
-                [now],
-            ).fetchall()
-            for row in rows:
-                if self._stop.is_set():
-                    break
-                status, attempts, next_at, error = self._send(*row)
-                self.store.con.execute(
-                    "UPDATE outbox SET status = ?, attempts = ?, next_at = ?, last_error = ?,"
-                    " delivered_at = CASE WHEN ? = 'delivered' THEN ? END WHERE id = ?",
-                    [status, attempts, next_at, error, status, next_at, row[0]],
-                )
-            found = self.store.con.execute(
-                "SELECT min(next_at) FROM outbox WHERE status = 'pending'"
-            ).fetchone()
-            nxt = found[0] if found else None
+        # On a shared outbox each row is locked while sent: one node sends it.
+        nxt = self.store.backend.outbox.deliver_due(now, self._send, self._stop.is_set)
         if nxt is None:
             return 5.0
         return max(0.05, min(5.0, (nxt - utc_now()).total_seconds()))
-
-    def _run_shared(self, now: dt.datetime) -> dt.datetime | None:
-        """Deliver due rows of the shared outbox, each locked while sent (one node sends it)."""
-        assert self.store.replica is not None
-        log = self.store.replica.log
-        for _ in range(100):
-            if self._stop.is_set() or not pg_alerts.outbox_send_one(log, now, self._send):
-                break
-        return pg_alerts.outbox_next_due(log)
 
     def _send(
         self, row_id: int, sink_name: str, payload: str, attempts: int

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uac.compiler import explain, inherit, loader, shared
+from uac.compiler import explain, inherit, loader
+from uac.compiler import shared_checkpoints as shared
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log import duck
@@ -162,7 +163,7 @@ class Reads:
         pointer rolled back below the newest published version, or a log head this log
         does not hold (the checkpoint's own signature binds subject and version)."""
         version, directory = loader.version_dir(self.home, addr)
-        head = None if self.store.replica is not None else loader.folded_head(directory)
+        head = loader.folded_head(directory) if self.store.backend.one_chain else None
         problem = duck.served_problem(
             self.store.con, addr.tenant, addr.scope, addr.subject, version, head, self.store.ring
         )

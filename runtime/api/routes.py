@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict
 import uac
 from uac.fact_log.errors import NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
-from uac.runtime.api import health, idempotency, keys, verbs
+from uac.runtime.api import api_keys as keys
+from uac.runtime.api import idempotency, verbs
+from uac.runtime.api import readiness as health
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory

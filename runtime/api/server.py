@@ -49,7 +49,8 @@ import uac
 from uac.checks import JsonLinesSink, WebhookSink
 from uac.fact_log.errors import InputError, UacError, WorkspaceError
 from uac.runtime import sandbox
-from uac.runtime.api import keys, metrics, outbox, routes
+from uac.runtime.api import api_keys as keys
+from uac.runtime.api import metrics, outbox, routes
 from uac.runtime.api.client import (
     MCP_IDLE_SECONDS,
     MCP_SESSIONS_PER_KEY,
@@ -58,7 +59,7 @@ from uac.runtime.api.client import (
 )
 from uac.runtime.api.memory import Memory
 from uac.runtime.api.routes import CODES, NEW_KEY, SHUTTING_DOWN, NewKey  # noqa: F401
-from uac.runtime.progress import JobBoard
+from uac.runtime.progress_display import JobBoard
 
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
 ECHO = 200  # characters of a caller's input a 422 repeats back, at most

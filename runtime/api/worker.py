@@ -4,8 +4,8 @@ A worker is a node: a workspace bound to the shared log (`uac init --db URL`, it
 DuckDB copy and checkpoints), and a loop that claims due jobs (fact_log/backends/pg_jobs.py:
 `FOR UPDATE SKIP LOCKED`, a lease per subject), compiles each subject if its checkpoint is
 stale and runs its checks (alerts and their outbox rows are recorded once, in PostgreSQL:
-checks/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of the
-jobs it holds every third of the lease; a worker that dies stops renewing, and any other
+fact_log/backends/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of
+the jobs it holds every third of the lease; a worker that dies stops renewing, and any other
 worker claims the job once the lease has expired. A failed job is retried with backoff and
 dead-lettered after `max_attempts` (pg_jobs.py). Any number of workers, on any hosts, can
 share one database.
@@ -78,13 +78,11 @@ class Worker:
         self.name = name or worker_name()
         self.log = log
         self.mem = Memory(home, create=False, react=False, actor="worker")
-        if self.mem.store.replica is None:
+        try:
+            self.shared = self.mem.store.backend.job_log()
+        except WorkspaceError:
             self.mem.close()
-            raise WorkspaceError(
-                f"workspace {self.mem.home} keeps its log in its DuckDB file; workers need a "
-                "shared log: create the node with 'uac --home DIR init --db postgresql://...'"
-            )
-        self.shared = self.mem.store.replica.log
+            raise
         self.mem.sinks = [OutboxSink(self.mem.store, list(options.sinks))]
         self._held: set[pg_jobs.Job] = set()
         self._held_lock = threading.Lock()

@@ -18,7 +18,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.fact_log.importer import Chunk, RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.importer import Prepared as ImportPrepared
-from uac.fact_log.progress import Report, step
+from uac.fact_log.progress_callback import Report, step
 from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
 from uac.fact_log.store import (
     Batch,

@@ -140,7 +140,7 @@ def _await_server(args: argparse.Namespace, holder: str) -> bool:
 
 def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> Any:
     """A progress display on stderr for long work (silenced by --quiet)."""
-    from uac.runtime.progress import Progress
+    from uac.runtime.progress_display import Progress
 
     return Progress(label, quiet=quiet or args.quiet, heartbeat=1.0)
 

@@ -27,7 +27,7 @@ def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
     """The workspace file's owner versions and the log URL it is bound to (read-only look)."""
     import duckdb
 
-    from uac.fact_log.backends.replica import META_KEY
+    from uac.fact_log.backends.postgres import META_KEY
     from uac.fact_log.schema import registered, versions
     from uac.fact_log.store import DB_FILE
 
@@ -56,14 +56,14 @@ def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
 
 def _register_all() -> None:
     """Import every layer that registers tables (DuckDB owners, PostgreSQL owners)."""
-    from uac.checks import pg_alerts  # noqa: F401
+    from uac.fact_log.backends import pg_alerts  # noqa: F401
     from uac.runtime.api import memory  # noqa: F401 (the log, compiler, checks, service tables)
     from uac.runtime.search import schema  # noqa: F401
 
 
 def _shared_state(url: str) -> dict[str, int]:
     from uac.fact_log.backends import pg_schema
-    from uac.fact_log.backends.postgres import PgLog
+    from uac.fact_log.backends.pg_log import PgLog
 
     log = PgLog(url, max_size=1)
     try:
@@ -77,7 +77,7 @@ def _shared_state(url: str) -> dict[str, int]:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Apply every layer's pending migrations (workspace file and shared database)."""
-    from uac.fact_log.backends.postgres import redact
+    from uac.fact_log.backends.pg_log import redact
     from uac.runtime.api.memory import Memory
 
     home = Path(args.home)
@@ -112,8 +112,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _shared_log(args: argparse.Namespace) -> Any:
-    from uac.fact_log.backends.postgres import PgLog
-    from uac.fact_log.backends.replica import ENV
+    from uac.fact_log.backends.pg_log import PgLog
+    from uac.fact_log.backends.postgres import ENV
 
     url = getattr(args, "db", None) or os.environ.get(ENV)
     if not url:

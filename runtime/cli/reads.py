@@ -194,7 +194,7 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     from uac.compiler import loader
     from uac.fact_log import duck
     from uac.fact_log.addressing import parse_subject
-    from uac.fact_log.keys import KeyRing
+    from uac.fact_log.chain_keys import KeyRing
     from uac.runtime import sandbox
 
     try:

@@ -62,7 +62,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         return 0
     existed = Path(args.home).expanduser().is_dir()
     with _memory(args, create=True) as mem:
-        where = mem.store.replica.log.where if mem.store.replica is not None else None
+        where = mem.store.backend.where
         ready = {"home": str(mem.home), "schema_version": mem.store.schema_version, "log": where}
         if not _machine(args, ready):
             _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")

@@ -22,7 +22,7 @@ from typing import Any
 from uac.checks import CallbackSink
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.store import DB_FILE
-from uac.runtime.api import keys
+from uac.runtime.api import api_keys
 from uac.runtime.api.memory import Memory
 
 CONSOLE_URL = "http://127.0.0.1:8765/console/"  # `uac serve` listens there by default
@@ -746,7 +746,9 @@ def run_demo(home: Path | None, fresh: bool, out: Callable[[str], None]) -> int:
             "(any out-of-band UPDATE or DELETE is reported by 'uac verify')."
         )
         tour_compiler(mem, out)
-        key_id, token = keys.create(mem.store, mem.tenant, PERSONA, read_only=True, label="demo")
+        key_id, token = api_keys.create(
+            mem.store, mem.tenant, PERSONA, read_only=True, label="demo"
+        )
     out("")
     out("Explore it:")
     for cmd in (

@@ -374,7 +374,7 @@ class SearchIndex:
             return self._sync()
 
     def _sync(self) -> int:
-        if self.store.replica is not None:
+        if not self.store.backend.one_chain:  # numbers with gaps: watermarks per subject
             return self._sync_subjects()
         fhi, ihi = self._log_heads()
         if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")):
@@ -461,8 +461,7 @@ class SearchIndex:
             raise InputError(f"neighbours must be between 0 and 20, got {neighbours}")
         if hops not in (1, 2):
             raise InputError(f"hops must be 1 or 2, got {hops}")
-        if self.store.replica is not None:  # a shared log: copy other nodes' writes first
-            self.store.replica.sync(address)
+        self.store.backend.sync(address)  # a shared log: copy other nodes' writes first
         if not self.store.read_only:
             self.sync()
         if not self._has_table("search_docs") or self._meta("layout") != LAYOUT:

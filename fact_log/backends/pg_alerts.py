@@ -1,6 +1,6 @@
 """Alerts and their outbox rows in a shared log's PostgreSQL database: all their SQL.
 
-On a workspace bound to PostgreSQL (fact_log/backends/replica.py) the alerts table there is
+On a workspace bound to PostgreSQL (fact_log/backends/postgres.py) the alerts table there is
 the one every node and worker shares; each node's DuckDB `alerts` table is a copy of the
 rows of the subjects it evaluated or listed (checks/alerts.py keeps it current). An
 evaluation locks its subjects (`pg_advisory_xact_lock`, in sorted order), reads their rows,
