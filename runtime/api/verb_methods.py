@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from uac.checks.sinks import Sink
     from uac.compiler.checkpoint import CompileResult
     from uac.fact_log.chain import VerifyReport
-    from uac.fact_log.progress import Report
+    from uac.fact_log.progress_callback import Report
     from uac.fact_log.rows import Fact, Input, SubjectInfo
     from uac.runtime.api.preview import Preview
     from uac.runtime.api.reads import Explanation
