@@ -226,6 +226,7 @@ class SearchArgs(Args):
     since: dt.datetime | None = None
     kind: Literal["note", "input"] | None = None
     today: dt.date | None = None
+    neighbours: int | None = Field(None, ge=0, le=20)
 
 
 class ContextArgs(Args):
@@ -641,7 +642,9 @@ VERBS: dict[str, Verb] = {
             "search",
             "Search notes and messages.",
             SearchArgs,
-            lambda m, s, a: m.search(s, a.text, k=a.k, since=a.since, kind=a.kind, today=a.today),
+            lambda m, s, a: m.search(
+                s, a.text, k=a.k, since=a.since, kind=a.kind, today=a.today, neighbours=a.neighbours
+            ),
         ),
         Verb(
             "context",
