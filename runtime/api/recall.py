@@ -55,8 +55,13 @@ class Recall:
         kind: str | None = None,
         today: dt.date | None = None,
         half_life_days: float = 180.0,
+        neighbours: int | None = None,
     ) -> list[SearchHit]:
-        """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
+        """The subject's best-matching notes and archived inputs (BM25 + vectors, fused).
+
+        `neighbours`: turns either side that come with each hit (None: 1 for a message,
+        0 for a note; see SearchIndex.search).
+        """
         # No lock held here: the index serialises its own syncs, and searches read
         # immutable per-subject snapshots, so concurrent searches run side by side.
         return self.search_index.search(
@@ -67,6 +72,7 @@ class Recall:
             kind=kind,  # type: ignore[arg-type]
             half_life_days=half_life_days,
             today=today or utc_now().date(),
+            neighbours=neighbours,
         )
 
     def feedback(

@@ -37,7 +37,9 @@ class ToolHost(Protocol):
     def manifest(self, subject: str) -> str: ...
     def why(self, subject: str, expr: str) -> Any: ...
     def query(self, subject: str, program: str, *, explain: bool = False) -> dict[str, Any]: ...
-    def search(self, subject: str, text: str, *, k: int = 5) -> list[Any]: ...
+    def search(
+        self, subject: str, text: str, *, k: int = 5, neighbours: int | None = None
+    ) -> list[Any]: ...
     def facts(self, subject: str, path: str | None = None) -> list[Any]: ...
     def add(self, subject: str, text: str) -> Any: ...
     def remember(self, subject: str, text: str) -> Any: ...
@@ -97,6 +99,12 @@ class SearchArgs(_Args):
 
     text: str = Field(description="What to look for in the user's notes and past messages")
     k: int = Field(5, ge=1, le=50, description="How many results")
+    neighbours: int | None = Field(
+        None,
+        ge=0,
+        le=5,
+        description="Turns either side returned with each hit (default: 1 for messages)",
+    )
 
 
 class ForgetArgs(_Args):
@@ -176,7 +184,7 @@ def _query(mem: ToolHost, subject: str, args: QueryArgs) -> dict[str, Any]:
 
 
 def _search(mem: ToolHost, subject: str, args: SearchArgs) -> dict[str, Any]:
-    hits = mem.search(subject, args.text, k=args.k)
+    hits = mem.search(subject, args.text, k=args.k, neighbours=args.neighbours)
     return {
         "results": [
             {
@@ -186,6 +194,10 @@ def _search(mem: ToolHost, subject: str, args: SearchArgs) -> dict[str, Any]:
                 "date": h.date,
                 "score": round(h.score, 6),
                 "not_this": h.negative_feedback,
+                "neighbours": [
+                    {"id": n.id, "text": n.text, "date": n.date, "offset": n.offset}
+                    for n in h.neighbours
+                ],
             }
             for h in hits
         ]

@@ -247,6 +247,7 @@ class SearchArgs(Args):
     kind: Literal["note", "input"] | None = None
     today: dt.date | None = None
     half_life_days: float = Field(180.0, gt=0, le=100_000, description="Recency half-life")
+    neighbours: int | None = Field(None, ge=0, le=20)
 
 
 class ContextArgs(Args):

@@ -401,6 +401,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", type=_date_arg, help="only items from this date on")
     p.add_argument("--kind", choices=("note", "input"), help="only notes or only raw inputs")
     p.add_argument("--today", type=_day_arg, help="reference date for recency")
+    p.add_argument(
+        "--neighbours",
+        type=int,
+        help="turns either side shown with each hit (default: 1 for messages, 0 for notes)",
+    )
 
     p = command("feedback", cmd_feedback, "Mark a search result 'not this': it ranks lower.")
     subject(p)

@@ -23,6 +23,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         since=args.since,
         kind=args.kind,
         today=args.today,
+        neighbours=args.neighbours,
     )
     if _machine(args, hits):
         return 0
@@ -36,6 +37,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             f"{flag}"
         )
         _out(f"    {_short(hit['text'], 100)}")
+        for nb in hit.get("neighbours") or ():
+            _out(f"      {nb['offset']:+d} {nb['id']}  {_short(nb['text'], 90)}")
     return 0
 
 
