@@ -407,6 +407,7 @@ class Verbs(Protocol):
         kind: str | None = None,
         today: dt.date | None = None,
         half_life_days: float = 180.0,
+        neighbours: int | None = None,
     ) -> list[SearchHit]: ...
     def context(
         self,
@@ -831,6 +832,7 @@ class RemoteVerbs:
         kind: str | None = None,
         today: dt.date | None = None,
         half_life_days: float = 180.0,
+        neighbours: int | None = None,
     ) -> list[SearchHit]:
         """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
         return self._verb(
@@ -843,6 +845,7 @@ class RemoteVerbs:
                 "kind": kind,
                 "today": today,
                 "half_life_days": half_life_days,
+                "neighbours": neighbours,
             },
             "list[SearchHit]",
         )
