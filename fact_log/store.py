@@ -38,6 +38,7 @@ from typing import Any
 
 import duckdb
 
+from uac.fact_log import reactions
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.backends.replica import Replica, attach, bound
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
@@ -583,6 +584,7 @@ class Store(LogReads, Staging):
         self._write_rows(prep)
         batch = prep.batch
         self._write_schemas(batch.address, batch.schemas, _first_input(prep), prep.recorded)
+        reactions.enqueue(self.con, [batch.address])  # the write's reaction, same transaction
 
     def _write_rows(self, prep: Prepared, tables: dict[str, str] | None = None) -> None:
         """A prepared batch's inputs, facts and rejections, into the log or its staging."""

@@ -103,7 +103,7 @@ class Previews:
             check_policy(self.catalog, addr, batch.facts)
         overlay = build_overlay(self.store, self.catalog, addr, batches)
         # The day the write's reaction would check as of (a server clamps a far one).
-        day = today or self._reaction_day(at or recorded)
+        day = today or self._reactor.day_for(at or recorded)
         result = preview_on(self.store, overlay, day)
         return Preview(
             str(addr),
@@ -140,7 +140,7 @@ class Previews:
                 raise InputError("the message to preview is empty")
             # No LLM: its token ledger is written on every call (see the module docstring).
             batches.append(
-                self.message_batch(
+                self._message_batch(
                     subject, text, at, session_id, role, recorded, "automatic_rule", None
                 )
             )
@@ -187,7 +187,7 @@ class Previews:
             return batch
         if "value" not in item:
             raise InputError(f"proposed fact {n}: give the value for {path} (or a record)")
-        return self.set_batch(
+        return self._set_batch(
             subject,
             path,
             item["value"],

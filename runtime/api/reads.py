@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uac.compiler import explain, inherit, loader, shared
+from uac.compiler import explain, inherit, loader
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log import duck
@@ -270,14 +270,4 @@ class Reads:
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
-        addr = self.address(subject)
-        # On a shared log another node may have published a newer checkpoint: take it.
-        shared.fetch(self.store, addr)
-        if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
-            return True
-        marks = [
-            c["watermark"]
-            for c in self.store.checkpoints(addr)
-            if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
-        ]
-        return inherit.changed(self.store, addr, max(marks, default=0))
+        return self._reactor.stale(self.address(subject))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the index (numpy, pyarrow) loads when a search first needs 
 class Recall:
     """The verbs that find notes and assemble an agent's memory block."""
 
-    def purge_search(self, addr: Address, items: list[str] | None) -> int:
+    def _purge_search(self, addr: Address, items: list[str] | None) -> int:
         """Drop indexed rows of items (None: retracted ones) under the search lock."""
         with self._search_lock:
             self.search_index.sync()  # what a retract hides must be indexed to be found
@@ -95,7 +95,7 @@ class Recall:
         fact = feedback_fact(item_id, reason)
         fact.input_index = 0
         batch.facts.append(fact)
-        return self.append(batch)[0]
+        return self._append(batch)[0]
 
     def soft_preferences(
         self, subject: str, query: str | None = None, *, today: dt.date | None = None, k: int = 3

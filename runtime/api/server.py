@@ -91,6 +91,9 @@ def compatible(a: str, b: str) -> bool:
     return a.split(".")[:2] == b.split(".")[:2]
 
 
+REACTION_WAIT = 10.0  # seconds
+
+
 @dataclass
 class ServeOptions:
     """How `uac serve` runs: sinks for alerts, the schedule, limits."""
@@ -102,6 +105,9 @@ class ServeOptions:
     log: Callable[[dict[str, Any]], None] | None = None
     mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
     mcp_idle_seconds: float = MCP_IDLE_SECONDS
+    # A write waits this long for its reaction (compile, checks), then answers with a
+    # ticket to poll at /v1/subjects/{subject}/reactions/{ticket} (runtime/api/reactor.py).
+    reaction_wait: float = REACTION_WAIT
 
 
 class NewKey(BaseModel):
@@ -209,7 +215,10 @@ class Service:
             sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
-        mem = Memory(self.home, create=True, actor="serve")
+        # Opening writable drains the reactions a killed server left queued.
+        mem = Memory(
+            self.home, create=True, actor="serve", reaction_wait=self.options.reaction_wait
+        )
         mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
             self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
@@ -548,6 +557,20 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
         """Long jobs (imports, passes) running or last finished: the key's tenant's (admin: all)."""
         return service.jobs.visible(None if who.admin else who.tenant, who.subject)
+
+    @app.get("/v1/subjects/{subject}/reactions/{ticket}", tags=["reads"])
+    def reaction(
+        request: Request, subject: str, ticket: int, who: keys.Principal = Depends(principal)
+    ) -> dict[str, Any]:
+        """Whether the reaction to a write (its `ticket`) ran, and the alerts it changed."""
+        mem = service.memory_for(who, request)
+        try:
+            addr = mem.address(subject)
+            if who.subject is not None and str(addr) != who.subject:
+                raise HTTPException(403, f"this key is bound to another subject; {NEW_KEY}")
+            return verbs.plain(mem.reaction(str(addr), ticket))
+        except UacError as exc:
+            raise HTTPException(_status(exc), str(exc)) from None
 
     for verb in verbs.VERBS.values():
         _route(app, service, verb, principal)

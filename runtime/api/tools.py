@@ -27,8 +27,6 @@ from uac.fact_log.errors import InputError, UacError
 class Verbs(Protocol):
     """What the tools call: implemented by `Memory` and by the service `Client`."""
 
-    @property
-    def last_evaluation(self) -> Any: ...
     def address(self, subject: str) -> Any: ...
     def stale(self, subject: str) -> bool: ...
     def compile(self, subject: str) -> Any: ...
@@ -205,14 +203,19 @@ def _questions(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
     }
 
 
-def _reacting(write: Callable[[], dict[str, Any]], mem: Verbs) -> dict[str, Any]:
-    """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
-    before = mem.last_evaluation
-    out = write()
-    after = mem.last_evaluation
-    if after is not None and after is not before:
-        out["alerts"] = [a.as_dict() for a in [*after.new, *after.woken]]
-        out["alerts_resolved"] = [a.as_dict() for a in after.resolved]
+def _reacting(out: dict[str, Any], result: Any) -> dict[str, Any]:
+    """A write tool's answer with the alerts the write's reaction raised or cleared."""
+    found = result if isinstance(result, dict) else {}
+
+    def field(name: str) -> Any:
+        return found.get(name) if found else getattr(result, name, None)
+
+    out["alerts"] = [a if isinstance(a, dict) else a.as_dict() for a in field("alerts") or ()]
+    out["alerts_resolved"] = [
+        a if isinstance(a, dict) else a.as_dict() for a in field("alerts_resolved") or ()
+    ]
+    if field("ticket") is not None:  # the reaction was still running: ask for it later
+        out["ticket"] = field("ticket")
     return out
 
 
@@ -227,13 +230,13 @@ def _learned(learned: Any) -> dict[str, Any]:
 
 
 def _add(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(lambda: _learned(mem.add(subject, args.text, session_id=args.session)), mem)
+    learned = mem.add(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
 def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: _learned(mem.remember(subject, args.text, session_id=args.session)), mem
-    )
+    learned = mem.remember(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
 def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
@@ -252,20 +255,17 @@ def _record(mem: Verbs, subject: str, args: ProposedFact) -> dict[str, Any]:
     if (args.record is None) == ("value" not in args.model_fields_set):
         raise InputError("record: give either 'value' (an attribute) or 'record' (a collection)")
 
-    def write() -> dict[str, Any]:
-        if args.record is not None:
-            done = mem.import_records(subject, args.path, [args.record])
-            imported = done if isinstance(done, dict) else dataclasses.asdict(done)
-            return {"path": imported["path"], "facts": imported["facts"]}
-        return {"fact": _fact(mem.set(subject, args.path, args.value))}
-
-    return _reacting(write, mem)
+    if args.record is not None:
+        done = mem.import_records(subject, args.path, [args.record])
+        imported = done if isinstance(done, dict) else dataclasses.asdict(done)
+        return _reacting({"path": imported["path"], "facts": imported["facts"]}, done)
+    written = mem.set(subject, args.path, args.value)
+    return _reacting({"fact": _fact(written)}, written)
 
 
 def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
-    )
+    retract = mem.forget(subject, args.fact_id, reason=args.reason)
+    return _reacting({"retract": _fact(retract)}, retract)
 
 
 TOOLS: dict[str, Tool] = {
