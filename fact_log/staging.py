@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 
-from uac.fact_log import reactions
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import reactions
 from uac.fact_log.chain import Batch, slices, utc_naive
 from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError

@@ -38,8 +38,8 @@ from typing import Any
 
 import duckdb
 
-from uac.fact_log import reactions
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
+from uac.fact_log.backends import reactions
 from uac.fact_log.backends.replica import Replica, attach, bound
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
     CONTENT_COLUMNS,

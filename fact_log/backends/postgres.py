@@ -27,9 +27,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from uac.fact_log import reactions
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_jobs, pg_schema
+from uac.fact_log.backends import pg_jobs, pg_schema, reactions
 from uac.fact_log.chain import (
     FACT_COLUMNS,
     GENESIS,

@@ -2,7 +2,7 @@
 the alert changes — and the only owner of reactions' tickets, locks and coalescing.
 
 One Reactor per open workspace, shared by every tenant view of it. Its dependencies are
-declared: the store (the log and the reactions queue, fact_log/reactions.py), the catalog,
+declared: the store (the log and the reactions queue, fact_log/backends/reactions.py), the catalog,
 the workspace directory (checkpoints, per-subject locks) and the sinks alerts go to.
 
 A write's pending reaction is recorded durably in the write's own transaction (the queue's
@@ -22,6 +22,8 @@ own threads and a write waits at most `wait` seconds, then answers with its tick
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import datetime as dt
 import threading
 from collections import OrderedDict
@@ -39,12 +41,15 @@ from uac.compiler import inherit, loader, shared
 from uac.compiler.checkpoint import compile_many
 from uac.compiler.inherit import with_members
 from uac.compiler.locks import subject_lock
-from uac.fact_log import reactions
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import reactions
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound, UacError
 from uac.fact_log.store import Fact, Store, utc_now
 
+# Fault injection for the crash tests: set, a process dies (SIGKILL) after a write's commit,
+# before its reaction runs, as a kill -9 at that point would leave it.
+CRASH_BEFORE_REACTION = "UAC_CRASH_BEFORE_REACTION"
 RESULTS_KEPT = 10_000  # subjects whose latest reaction result is kept for coalesced writes
 THREADS = 4  # reactions running at once on a server (each holds its subject's lock)
 
@@ -53,7 +58,7 @@ THREADS = 4  # reactions running at once on a server (each holds its subject's l
 class Reaction:
     """What a write's reaction changed, or the ticket to ask about it while it runs.
 
-    `ticket` is the subject's write count the reaction covers (fact_log/reactions.py);
+    `ticket` is the subject's write count the reaction covers (fact_log/backends/reactions.py);
     `done` is False when the caller stopped waiting (a server's bounded wait) or the write
     was made inside `deferred()` (the block reacts when it ends).
     """
@@ -238,6 +243,8 @@ class Reactor:
 
     def _await(self, addr: Address, moment: dt.datetime) -> Reaction:
         ticket = reactions.wanted(self.store, addr)[0]
+        if os.environ.get(CRASH_BEFORE_REACTION):  # fault injection: die as kill -9 would
+            os.kill(os.getpid(), signal.SIGKILL)
         if self.wait is None or self._pool is None:
             return Reaction.of(str(addr), ticket, self.react(addr, moment, ticket))
         future: Future[EvaluationResult | None] = self._pool.submit(

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     import duckdb
     import psycopg
 
-    from uac.fact_log.store import Store
+# The workspace's Store (fact_log/store.py: `replica`, `con`, `write_lock`), passed in:
+# this module sits under the store and never imports it.
+Store = Any
 
 REACTIONS = register(
     Owner(
