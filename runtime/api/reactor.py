@@ -22,9 +22,9 @@ own threads and a write waits at most `wait` seconds, then answers with its tick
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 import signal
-import datetime as dt
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
