@@ -58,33 +58,29 @@ THREADS = 4  # reactions running at once on a server (each holds its subject's l
 class Reaction:
     """What a write's reaction changed, or the ticket to ask about it while it runs.
 
-    `ticket` is the subject's write count the reaction covers (fact_log/backends/reactions.py);
-    `done` is False when the caller stopped waiting (a server's bounded wait) or the write
-    was made inside `deferred()` (the block reacts when it ends).
+    `ticket` is the subject's write count the reaction covers
+    (fact_log/backends/reactions.py); `done` is False when the caller stopped waiting (a
+    server's bounded wait) or the write was made inside `deferred()` (the block reacts when
+    it ends). `raised` and `cleared` are None when no reaction is known for the write: still
+    running, deferred, or not reacting at all (`react=False`).
     """
 
     subject: str
     ticket: int
     done: bool = True
-    raised: list[Alert] = field(default_factory=list)  # new, or woken from a snooze
-    cleared: list[Alert] = field(default_factory=list)
+    raised: list[Alert] | None = None  # new, or woken from a snooze
+    cleared: list[Alert] | None = None
 
     @classmethod
     def of(cls, subject: str, ticket: int, result: EvaluationResult | None) -> Reaction:
-        """The reaction a check result stands for (None: nothing was checked)."""
+        """The reaction a check result stands for (None: ran, but its result is not kept)."""
         if result is None:
             return cls(subject, ticket)
         return cls(subject, ticket, True, [*result.new, *result.woken], list(result.resolved))
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (alerts as alerts show)."""
-        return {
-            "subject": self.subject,
-            "ticket": self.ticket,
-            "done": self.done,
-            "alerts": [a.as_dict() for a in self.raised],
-            "alerts_resolved": [a.as_dict() for a in self.cleared],
-        }
+        """A JSON-ready dict (alerts as alerts show; unknown ones left out)."""
+        return {"subject": self.subject, "done": self.done, **outcome(caused(self))}
 
 
 @dataclass(slots=True)
@@ -92,6 +88,7 @@ class Deferred:
     """A `deferred()` block: the subjects written in it, then the reactions it ran."""
 
     moments: dict[Address, dt.datetime] = field(default_factory=dict)
+    members: set[Address] = field(default_factory=set)  # reached through a group's write
     results: list[EvaluationResult] = field(default_factory=list)
 
     def result(self, subject: str | Address) -> EvaluationResult | None:
@@ -105,8 +102,10 @@ class Deferred:
 class Written(Fact):
     """The fact one write appended, and the alerts its reaction raised and cleared."""
 
-    alerts: list[Alert] = dataclasses.field(default_factory=list)  # raised (new or woken)
-    alerts_resolved: list[Alert] = dataclasses.field(default_factory=list)
+    # raised (new or woken) and cleared by the write's reaction; None: no reaction known
+    # (react=False, inside `deferred()`, or still running: then `ticket` is set)
+    alerts: list[Alert] | None = None
+    alerts_resolved: list[Alert] | None = None
     # the write's number when its reaction had not finished: ask Memory.reaction(subject, it)
     ticket: int | None = None
 
@@ -117,13 +116,9 @@ class Written(Fact):
         return cls(*row, **caused(reaction))
 
     def as_dict(self) -> dict[str, Any]:
-        """The fact's row as `Fact.as_dict` gives it, with the reaction's alerts."""
-        return {
-            **Fact.as_dict(self),
-            "alerts": [a.as_dict() for a in self.alerts],
-            "alerts_resolved": [a.as_dict() for a in self.alerts_resolved],
-            "ticket": self.ticket,
-        }
+        """The fact's row as `Fact.as_dict` gives it, with what the reaction did (if known)."""
+        mine = {"alerts": self.alerts, "alerts_resolved": self.alerts_resolved}
+        return {**Fact.as_dict(self), **outcome({**mine, "ticket": self.ticket})}
 
 
 def caused(reaction: Reaction) -> dict[str, Any]:
@@ -132,6 +127,15 @@ def caused(reaction: Reaction) -> dict[str, Any]:
         "alerts": reaction.raised,
         "alerts_resolved": reaction.cleared,
         "ticket": None if reaction.done else reaction.ticket,
+    }
+
+
+def outcome(fields: dict[str, Any]) -> dict[str, Any]:
+    """The reaction fields of a result as its JSON shows them: unknown (None) ones left out."""
+    return {
+        k: [a.as_dict() for a in v] if k != "ticket" else v
+        for k, v in fields.items()
+        if v is not None
     }
 
 
@@ -230,25 +234,27 @@ class Reactor:
         if not react:
             for target in affected:
                 self._skip(target)
-            return Reaction(str(addr), 0)
+            return Reaction(str(addr), 0)  # done, nothing known: no reaction ran
         block: Deferred | None = getattr(self._local, "deferred", None)
         if block is not None:
             for target in affected:
                 block.moments[target] = max(moment, block.moments.get(target, moment))
+            block.members.update(affected[1:])
             return Reaction(str(addr), reactions.wanted(self.store, addr)[0], done=False)
-        own = self._await(addr, moment)
+        # Members first, the written subject last: a crash in between leaves the write queued,
+        # so the catch-up reacts to the members again (their own counts did not move).
         for target in affected[1:]:
-            self._await(target, moment)
-        return own
+            self._await(target, moment, force=True)
+        return self._await(addr, moment)
 
-    def _await(self, addr: Address, moment: dt.datetime) -> Reaction:
+    def _await(self, addr: Address, moment: dt.datetime, force: bool = False) -> Reaction:
         ticket = reactions.wanted(self.store, addr)[0]
         if os.environ.get(CRASH_BEFORE_REACTION):  # fault injection: die as kill -9 would
             os.kill(os.getpid(), signal.SIGKILL)
         if self.wait is None or self._pool is None:
-            return Reaction.of(str(addr), ticket, self.react(addr, moment, ticket))
+            return Reaction.of(str(addr), ticket, self.react(addr, moment, ticket, force))
         future: Future[EvaluationResult | None] = self._pool.submit(
-            self.react, addr, moment, ticket
+            self.react, addr, moment, ticket, force
         )
         try:
             return Reaction.of(str(addr), ticket, future.result(timeout=self.wait))
@@ -256,11 +262,16 @@ class Reactor:
             return Reaction(str(addr), ticket, done=False)
 
     def react(
-        self, addr: Address, moment: dt.datetime | None = None, ticket: int | None = None
+        self,
+        addr: Address,
+        moment: dt.datetime | None = None,
+        ticket: int | None = None,
+        force: bool = False,
     ) -> EvaluationResult | None:
         """Compile and check the subject, unless a reaction since `ticket` covered it.
 
-        Returns the check's result (a covering reaction's, when coalesced).
+        Returns the check's result (a covering reaction's, when coalesced). `force`: react
+        whatever the subject's own count says (a member, after its group's write).
         """
         if ticket is None:
             ticket = reactions.wanted(self.store, addr)[0]
@@ -268,7 +279,7 @@ class Reactor:
             with subject_lock(self.home, addr):
                 with self._lock:
                     cached = self._results.get(addr)
-                if cached is not None and cached[0] >= ticket:
+                if not force and cached is not None and cached[0] >= ticket:
                     return cached[1]  # coalesced into a reaction that started after the write
                 upto = reactions.wanted(self.store, addr)[0]  # every write saved so far
                 result = self.check(addr, self.day_for(moment or utc_now()))
@@ -321,8 +332,10 @@ class Reactor:
             yield block
         finally:
             self._local.deferred = None
-            for target, moment in block.moments.items():
-                result = self.react(target, moment)
+            # Members first (forced: their own counts did not move), written subjects last.
+            order = sorted(block.moments, key=lambda a: a not in block.members)
+            for target in order:
+                result = self.react(target, block.moments[target], force=target in block.members)
                 if result is not None:
                     block.results.append(result)
 
@@ -334,12 +347,13 @@ class Reactor:
         """
         done = 0
         for addr in reactions.pending(self.store, tenant):
-            targets = [addr]
+            members = []
             if addr.scope != "user":
-                targets += [a for a in with_members(self.store, addr.tenant, [addr]) if a != addr]
+                members = [a for a in with_members(self.store, addr.tenant, [addr]) if a != addr]
             try:
-                for target in targets:
-                    self.react(target)
+                for member in members:
+                    self.react(member, force=True)
+                self.react(addr)
                 done += 1
             except UacError as exc:
                 if log is not None:

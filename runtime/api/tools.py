@@ -210,10 +210,9 @@ def _reacting(out: dict[str, Any], result: Any) -> dict[str, Any]:
     def field(name: str) -> Any:
         return found.get(name) if found else getattr(result, name, None)
 
-    out["alerts"] = [a if isinstance(a, dict) else a.as_dict() for a in field("alerts") or ()]
-    out["alerts_resolved"] = [
-        a if isinstance(a, dict) else a.as_dict() for a in field("alerts_resolved") or ()
-    ]
+    for name in ("alerts", "alerts_resolved"):  # None: no reaction known, nothing claimed
+        if field(name) is not None:
+            out[name] = [a if isinstance(a, dict) else a.as_dict() for a in field(name)]
     if field("ticket") is not None:  # the reaction was still running: ask for it later
         out["ticket"] = field("ticket")
     return out

@@ -32,7 +32,7 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import journal
-from uac.runtime.api.reactor import Written, caused
+from uac.runtime.api.reactor import Written, caused, outcome
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
     from uac.fact_log.extraction.llm import LLM
@@ -48,10 +48,16 @@ class Learned:
     refused: list[str]
     # paths the message may state that the extractors could not fill (frames' hints)
     hints: list[dict[str, Any]] = dataclasses.field(default_factory=list)
-    alerts: list[Alert] = dataclasses.field(default_factory=list)  # raised (new or woken)
-    alerts_resolved: list[Alert] = dataclasses.field(default_factory=list)
+    # raised (new or woken) and cleared by the write's reaction; None: no reaction known
+    # (react=False, inside `deferred()`, or still running: then `ticket` is set)
+    alerts: list[Alert] | None = None
+    alerts_resolved: list[Alert] | None = None
     # the write's number when its reaction had not finished: ask Memory.reaction(subject, it)
     ticket: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; the reaction's fields only when known."""
+        return _with_outcome(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +70,26 @@ class ImportResult:
     facts: int
     input_id: str
     schema: dict[str, Any] | None  # field -> shape (fact_log/shapes.py)
-    alerts: list[Alert] = dataclasses.field(default_factory=list)  # raised (new or woken)
-    alerts_resolved: list[Alert] = dataclasses.field(default_factory=list)
-    ticket: int | None = None  # see Learned.ticket
+    alerts: list[Alert] | None = None  # see Learned
+    alerts_resolved: list[Alert] | None = None
+    ticket: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; the reaction's fields only when known."""
+        return _with_outcome(self)
+
+
+_OUTCOME = ("alerts", "alerts_resolved", "ticket")
+
+
+def _with_outcome(result: Any) -> dict[str, Any]:
+    """A result's fields as they are, its reaction's as `outcome` shows them."""
+    out = {
+        f.name: getattr(result, f.name)
+        for f in dataclasses.fields(result)
+        if f.name not in _OUTCOME
+    }
+    return {**out, **outcome({k: getattr(result, k) for k in _OUTCOME})}
 
 
 class Writes:
