@@ -7,7 +7,7 @@ A mixin of `Memory` (runtime/api/memory.py); `check` is the `Reactor`'s
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.checks import (
     Alert,
@@ -26,10 +26,15 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.progress import Report
 from uac.fact_log.store import utc_now
 from uac.runtime.api.reactor import Reaction
+from uac.runtime.api.workspace import Workspace
 
 
-class Alerts:
+class Alerts(Workspace):
     """The verbs that run checks and manage the alerts they raise."""
+
+    if TYPE_CHECKING:  # the verbs of other families this one calls (reads.py)
+
+        def compile(self, subject: str | None = None) -> list[CompileResult]: ...
 
     def check(
         self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
@@ -132,6 +137,6 @@ class Alerts:
             day,
             compile_one,
             store=self.store,
-            sinks=self.sinks,
+            sinks=self._reactor.sinks,
             preview=self._reactor.hypothetical(day),
         )

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from uac.checks.sinks import Sink
 from uac.compiler.checkpoint import DEFAULT_KEEP
-from uac.fact_log.addressing import Address, check_name, parse_subject
+from uac.fact_log.addressing import Address, check_name
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError
 from uac.fact_log.progress import Report
@@ -46,7 +46,7 @@ STAGING = "staging"
 __all__ = ["Explanation", "ImportResult", "Learned", "Memory", "Reaction", "Written"]
 
 
-class Memory(Writes, Reads, Alerts, Recall, Previews):
+class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (workspace.py)
     """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
 
     Safe to share between threads: appends from all threads go through the store's single
@@ -153,16 +153,6 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def address(self, subject: str | Address) -> Address:
-        """Resolve 'alice' / 'user:alice' / 'group:x' / 'tenant' within this tenant."""
-        if isinstance(subject, Address):
-            if subject.tenant != self.tenant:
-                raise InputError(
-                    f"subject {subject} belongs to tenant {subject.tenant!r}, not {self.tenant!r}"
-                )
-            return subject
-        return parse_subject(subject, self.tenant)
 
     # -- sharing between scopes (runtime/api/sharing.py, docs/scopes.md) -------------------
 
@@ -285,9 +275,5 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):
         (a server's bounded wait): ask here until `done`.
         """
         return self._reactor.status(self.address(subject), ticket)
-
-    def _wrote(self, subject: str | Address, now: dt.datetime | None) -> Reaction:
-        """React to a committed write (compile and check, unless deferred or react=False)."""
-        return self._reactor.wrote(self.address(subject), now, react=self.react)
 
     # -- queries ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.fact_log.values import canonical_json
+from uac.runtime.api.workspace import Workspace
 from uac.runtime.sandbox import Limits, run_query
 
 
@@ -45,7 +46,7 @@ class Explanation:
     scopes: dict[str, str] = dataclasses.field(default_factory=dict)  # fact id -> its scope
 
 
-class Reads:
+class Reads(Workspace):
     """The verbs that read a subject's log, compile it and query its typed state."""
 
     def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:

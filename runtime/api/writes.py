@@ -33,6 +33,7 @@ from uac.fact_log.store import (
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import journal
 from uac.runtime.api.reactor import Written, caused, outcome
+from uac.runtime.api.workspace import Workspace
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
     from uac.fact_log.extraction.llm import LLM
@@ -92,13 +93,8 @@ def _with_outcome(result: Any) -> dict[str, Any]:
     return {**out, **outcome({k: getattr(result, k) for k in _OUTCOME})}
 
 
-class Writes:
+class Writes(Workspace):
     """The verbs that append to a subject's log."""
-
-    def _append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
-        """Append one write's batch if the scope policy allows every fact in it (else nothing)."""
-        check_policy(self.catalog, batch.address, batch.facts)
-        return self.store.append(batch, return_facts=return_facts)
 
     def set(
         self,
