@@ -165,3 +165,24 @@ def test_a_memory_shared_by_many_threads_loses_no_write(tmp_path: Path) -> None:
         assert reactions.pending(mem.store) == []
         for k in range(3):
             assert not mem.stale(f"u{k}")
+
+
+def test_a_write_that_stops_waiting_answers_with_a_ticket_that_is_answered_later(
+    tmp_path: Path,
+) -> None:
+    from uac.compiler.locks import subject_lock
+
+    with Memory(tmp_path / "ws", create=True, reaction_wait=0.2) as mem:
+        addr = mem.address("maya")
+        with subject_lock(mem.home, addr):  # a reaction in progress elsewhere holds the subject
+            written = mem.set("maya", EXPIRY, "2026-02-01", now=NOW)
+            assert written.alerts is None and written.ticket == 1  # not waited for: a ticket
+            assert mem.reaction("maya", 1).done is False
+        for _ in range(600):  # the Reactor's thread runs it once the lock is free
+            answer = mem.reaction("maya", 1)
+            if answer.done:
+                break
+            threading.Event().wait(0.1)
+        assert answer.done and answer.raised is not None
+        assert [a.check for a in answer.raised] == ["document_expiry"]
+        assert reactions.pending(mem.store) == []
