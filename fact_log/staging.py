@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import reactions
 from uac.fact_log.chain import Batch, slices, utc_naive
 from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError
@@ -89,6 +90,7 @@ class Staging:
             # per collection, the schema the last batch giving one gave, and that batch's input.
             schemas: dict[tuple[Address, str], tuple[dict[str, Any], str | None, Any]] = {}
             recorded: Any = None
+            written: set[Address] = set()  # the subjects whose reaction the write queues
             con = self.con
             limit, threads = con.execute(
                 "SELECT current_setting('memory_limit'), current_setting('threads')"
@@ -114,6 +116,7 @@ class Staging:
                             ids.extend(row[1] for row in prep.input_rows)
                         facts += len(prep.fact_rows)
                     batch.input_ids = ids
+                    written.add(batch.address)
                     recorded = utc_naive(batch.recorded_at)
                     first = ids[0] if ids else None
                     for path, fields in batch.schemas.items():
@@ -129,6 +132,7 @@ class Staging:
                     con.execute(f"DROP TABLE {staged}")
                 for (addr, path), (fields, first_input, at) in sorted(schemas.items()):
                     self._write_schemas(addr, {path: fields}, first_input, at)
+                reactions.enqueue(con, written)  # the write's reaction, same transaction
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:

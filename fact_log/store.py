@@ -36,7 +36,7 @@ from typing import Any
 import duckdb
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
-from uac.fact_log.backends import open_backend
+from uac.fact_log.backends import open_backend, reactions
 from uac.fact_log.backends.base import LogBackend
 from uac.fact_log.backends.duckdb import DuckDBBackend
 from uac.fact_log.backends.postgres import bound
@@ -477,6 +477,7 @@ class Store(LogReads, Staging):
         self._write_rows(prep)
         batch = prep.batch
         self._write_schemas(batch.address, batch.schemas, _first_input(prep), prep.recorded)
+        reactions.enqueue(self.con, [batch.address])  # the write's reaction, same transaction
 
     def _write_rows(self, prep: Prepared, tables: dict[str, str] | None = None) -> None:
         """A prepared batch's inputs, facts and rejections, into the log or its staging."""

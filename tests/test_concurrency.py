@@ -239,13 +239,13 @@ def test_threads_importing_checkpoints_of_different_subjects_never_collide(home:
 def test_coalescing_state_is_bounded_and_eviction_loses_no_reaction(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import uac.runtime.api.memory as memory_module
+    import uac.runtime.api.reactor as reactor_module
 
-    monkeypatch.setattr(memory_module, "REACTION_MEMORY", 2)
+    monkeypatch.setattr(reactor_module, "RESULTS_KEPT", 2)
     with Memory(home, create=True) as mem:
         errors, acked = _hammer(mem, threads=4, writes=6, subjects=5)
         assert errors == [] and len(acked) == 24
-        assert len(mem._reactions) <= 2
+        assert len(mem._reactor._results) <= 2
         for n in range(5):
             subject = f"u{n}"
             assert not mem.stale(subject)  # every write was reacted to despite evictions

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_jobs, pg_schema
+from uac.fact_log.backends import pg_jobs, pg_schema, reactions
 from uac.fact_log.chain import (
     FACT_COLUMNS,
     GENESIS,
@@ -306,6 +306,7 @@ class PgLog:
                         " FOR UPDATE", key)  # fmt: skip
             heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
         pg_jobs.enqueue(cur, sorted(keys))  # in the write's transaction: no write without its job
+        reactions.enqueue_pg(cur, keys)  # and none without its pending reaction
         return heads
 
     @staticmethod

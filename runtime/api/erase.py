@@ -153,7 +153,7 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     cache.drop(mem.store, addr)
     step(1)
     items = [f["id"] for f in log.facts] + log.inputs
-    purged = mem.purge_search(addr, items)
+    purged = mem._purge_search(addr, items)
     step(2)
     erased = {f["id"] for f in log.facts}
     alert_ids = _blank_alerts(mem.store, addr, erased, log.what == "all")
@@ -175,7 +175,7 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
         removed += gone
         blobs += _forget_shared(artifacts, mem, heir, version)
     step(4)
-    mem.forget_reaction(addr)
+    mem._forget_reaction(addr)
     where = {
         "facts": len(log.facts),
         "inputs": len(log.inputs),

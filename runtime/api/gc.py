@@ -63,7 +63,7 @@ def collect(
         out["shared_blobs"] = 0
     for info in mem.subjects():
         addr = Address(mem.tenant, info.scope, info.subject)  # type: ignore[arg-type]
-        out["search_docs"] += mem.purge_search(addr, None)
+        out["search_docs"] += mem._purge_search(addr, None)
         out["checkpoint_versions"] += prune_versions(mem.home, addr, keep)
         if shared is not None and (newest := shared.latest(addr)) is not None:
             out["shared_blobs"] += len(shared.forget(addr, newest.manifest))

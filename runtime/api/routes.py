@@ -191,6 +191,21 @@ def admin_router() -> APIRouter:
 def verb_router() -> APIRouter:
     """One route per verb (and per earlier name of it, kept out of the OpenAPI document)."""
     router = APIRouter()
+
+    @router.get("/v1/subjects/{subject}/reactions/{ticket}", tags=["reads"])
+    def reaction(
+        request: Request, subject: str, ticket: int, who: keys.Principal = Depends(principal)
+    ) -> Any:
+        """Whether the reaction to a write (its `ticket`) ran, and the alerts it changed."""
+        mem = service_of(request).memory_for(who, request)
+        try:
+            addr = mem.address(subject)
+            if who.subject is not None and str(addr) != who.subject:
+                raise HTTPException(403, f"this key is bound to another subject; {NEW_KEY}")
+            return verbs.plain(mem.reaction(str(addr), ticket))
+        except UacError as exc:
+            raise HTTPException(status_of(exc), str(exc)) from None
+
     for verb in verbs.VERBS.values():
         for name in (verb.name, *verb.aliases):
             modes = ("required", "none") if verb.subject == "optional" else (verb.subject,)

@@ -65,6 +65,7 @@ MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac 
 ECHO = 200  # characters of a caller's input a 422 repeats back, at most
 
 VERSION_HEADER = "X-Uac-Version"
+REACTION_WAIT = 10.0  # seconds a write waits for its reaction before answering with a ticket
 
 
 @dataclass
@@ -78,6 +79,9 @@ class ServeOptions:
     log: Callable[[dict[str, Any]], None] | None = None
     mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
     mcp_idle_seconds: float = MCP_IDLE_SECONDS
+    # A write waits this long for its reaction (compile, checks), then answers with a
+    # ticket to poll at /v1/subjects/{subject}/reactions/{ticket} (runtime/api/reactor.py).
+    reaction_wait: float = REACTION_WAIT
 
 
 def _log_to_stderr(event: dict[str, Any]) -> None:
@@ -175,7 +179,10 @@ class Service:
             sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
-        mem = Memory(self.home, create=True, actor="serve")
+        # Opening writable drains the reactions a killed server left queued.
+        mem = Memory(
+            self.home, create=True, actor="serve", reaction_wait=self.options.reaction_wait
+        )
         mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
             self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)

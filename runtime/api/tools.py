@@ -29,8 +29,6 @@ from uac.runtime.api.verb_methods import Verbs
 class ToolHost(Protocol):
     """What the tools call in process: implemented by `Memory`."""
 
-    @property
-    def last_evaluation(self) -> Any: ...
     def address(self, subject: str) -> Any: ...
     def stale(self, subject: str) -> bool: ...
     def compile(self, subject: str) -> Any: ...
@@ -219,14 +217,18 @@ def _questions(mem: ToolHost, subject: str, _: NoArgs) -> dict[str, Any]:
     }
 
 
-def _reacting(write: Callable[[], dict[str, Any]], mem: ToolHost) -> dict[str, Any]:
-    """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
-    before = mem.last_evaluation
-    out = write()
-    after = mem.last_evaluation
-    if after is not None and after is not before:
-        out["alerts"] = [a.as_dict() for a in [*after.new, *after.woken]]
-        out["alerts_resolved"] = [a.as_dict() for a in after.resolved]
+def _reacting(out: dict[str, Any], result: Any) -> dict[str, Any]:
+    """A write tool's answer with the alerts the write's reaction raised or cleared."""
+    found = result if isinstance(result, dict) else {}
+
+    def field(name: str) -> Any:
+        return found.get(name) if found else getattr(result, name, None)
+
+    for name in ("alerts", "alerts_resolved"):  # None: no reaction known, nothing claimed
+        if field(name) is not None:
+            out[name] = [a if isinstance(a, dict) else a.as_dict() for a in field(name)]
+    if field("ticket") is not None:  # the reaction was still running: ask for it later
+        out["ticket"] = field("ticket")
     return out
 
 
@@ -241,13 +243,13 @@ def _learned(learned: Any) -> dict[str, Any]:
 
 
 def _add(mem: ToolHost, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(lambda: _learned(mem.add(subject, args.text, session_id=args.session)), mem)
+    learned = mem.add(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
 def _remember(mem: ToolHost, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: _learned(mem.remember(subject, args.text, session_id=args.session)), mem
-    )
+    learned = mem.remember(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
 def _check_plan(mem: ToolHost, subject: str, args: PlanArgs) -> dict[str, Any]:
@@ -266,20 +268,17 @@ def _record(mem: ToolHost, subject: str, args: ProposedFact) -> dict[str, Any]:
     if (args.record is None) == ("value" not in args.model_fields_set):
         raise InputError("record: give either 'value' (an attribute) or 'record' (a collection)")
 
-    def write() -> dict[str, Any]:
-        if args.record is not None:
-            done = mem.import_records(subject, args.path, [args.record])
-            imported = done if isinstance(done, dict) else dataclasses.asdict(done)
-            return {"path": imported["path"], "facts": imported["facts"]}
-        return {"fact": _fact(mem.set(subject, args.path, args.value))}
-
-    return _reacting(write, mem)
+    if args.record is not None:
+        done = mem.import_records(subject, args.path, [args.record])
+        imported = done if isinstance(done, dict) else dataclasses.asdict(done)
+        return _reacting({"path": imported["path"], "facts": imported["facts"]}, done)
+    written = mem.set(subject, args.path, args.value)
+    return _reacting({"fact": _fact(written)}, written)
 
 
 def _forget(mem: ToolHost, subject: str, args: ForgetArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
-    )
+    retract = mem.forget(subject, args.fact_id, reason=args.reason)
+    return _reacting({"retract": _fact(retract)}, retract)
 
 
 TOOLS: dict[str, Tool] = {

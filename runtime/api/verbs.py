@@ -480,6 +480,13 @@ def _acknowledge(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
     return mem.acknowledge(_subject_of_alert(mem, subject, a.alert_id), a.alert_id, today=a.today)
 
 
+def _rule(mem: Memory, subject: str, args: Any) -> dict[str, Any]:
+    from uac.runtime.api.reactor import caused
+
+    rid, reaction = mem._add_rule(subject, args.rule, args.now)
+    return {"rule_id": rid, **caused(reaction)}
+
+
 def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
     where = _subject_of_alert(mem, subject, a.alert_id)
     return mem.snooze(where, a.alert_id, a.until, today=a.today)
@@ -597,6 +604,7 @@ VERBS: dict[str, Verb] = {
             "rule",
             "Store a user rule.",
             RuleArgs,
+            call=_rule,
             methods=("add_rule",),
             result_key="rule_id",
             writes=True,
@@ -845,28 +853,19 @@ def run(mem: Memory, name: str, subject: str | None, params: dict[str, Any] | No
 
 
 def execute(mem: Memory, verb: Verb, subject: str | None, args: Args) -> Any:
-    """Call a verb with validated arguments; a write's result names the alerts it changed.
+    """Call a verb with validated arguments and return its plain-JSON result.
 
-    The alerts a write's reaction raised (or woke from a snooze) come back under
-    `alerts`, those it cleared under `alerts_resolved`, so the caller can tell the user.
+    A write's result carries what its reaction did: the alerts it raised (or woke from a
+    snooze) under `alerts`, those it cleared under `alerts_resolved`, and a `ticket` to
+    ask about the reaction when the write did not wait for it to finish.
     """
-    before = mem.last_evaluation
     out = verb.call(mem, subject, args)
     if isinstance(verb.result_key, str):
-        out = {verb.result_key: out}
+        if not (isinstance(out, dict) and verb.result_key in out):  # `_rule` adds its alerts
+            out = {verb.result_key: out}
     elif verb.result_key is not None:
         out = dict(zip(verb.result_key, out, strict=True))
-    out = plain(out)
-    return with_alerts(mem, before, out) if verb.writes else out
-
-
-def with_alerts(mem: Memory, before: Any, out: Any) -> Any:
-    """Add to a write's result the alerts of the reaction it caused (if any)."""
-    after = mem.last_evaluation
-    if isinstance(out, dict) and after is not None and after is not before:
-        out.setdefault("alerts", plain([*after.new, *after.woken]))
-        out.setdefault("alerts_resolved", plain(after.resolved))
-    return out
+    return plain(out)
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from uac.checks.sinks import Sink
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_jobs
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.store import utc_now
 from uac.runtime.api.memory import Memory
 from uac.runtime.api.outbox import OutboxSink
+from uac.runtime.api.reactor import Reactor
 
 
 @dataclass(slots=True)
@@ -83,7 +84,8 @@ class Worker:
         except WorkspaceError:
             self.mem.close()
             raise
-        self.mem.sinks = [OutboxSink(self.mem.store, list(options.sinks))]
+        sinks: list[Sink] = [OutboxSink(self.mem.store, list(options.sinks))]
+        self.reactor = Reactor(self.mem.store, self.mem.catalog, self.mem.home, sinks=sinks)
         self._held: set[pg_jobs.Job] = set()
         self._held_lock = threading.Lock()
 
@@ -96,6 +98,8 @@ class Worker:
         stop = stop or threading.Event()
         stats = WorkerStats(self.name)
         start = time.perf_counter()
+        # Reactions a killed process left queued (the reactions queue, in the shared log).
+        self.reactor.drain(log=lambda line: self.log({"event": "drain", "message": line}))
         beat = threading.Thread(target=self._heartbeat, args=(stop,), daemon=True)
         beat.start()
         try:
@@ -157,14 +161,12 @@ class Worker:
 
     def run_job(self, job: pg_jobs.Job) -> None:
         """Compile the subject if stale and run its checks (and its group's members')."""
-        mem = self.mem.for_tenant(job.tenant)
         addr = Address(*job.key)  # type: ignore[arg-type]
         targets = [addr]
         if addr.scope != "user":  # a group's or the tenant's write changes what members inherit
-            targets += [a for a in with_members(mem.store, job.tenant, [addr]) if a != addr]
-        today = utc_now().date()
+            targets += [a for a in with_members(self.mem.store, job.tenant, [addr]) if a != addr]
         for target in targets:
-            mem.check(str(target), today=today)
+            self.reactor.react(target)  # as of today; covers the reactions queue's row too
 
     def _heartbeat(self, stop: threading.Event) -> None:
         """Renew the leases of held jobs every third of the lease, until stopped."""

@@ -109,10 +109,9 @@ def cmd_import(args: argparse.Namespace) -> int:
                 session=args.session,
             )
     else:
-        from uac.runtime.api.verbs import plain, with_alerts
+        from uac.runtime.api.verbs import plain
 
         with _memory(args) as mem, _progress(args, "importing") as bar:
-            before = mem.last_evaluation
             result = plain(
                 mem.import_file(
                     args.subject,
@@ -123,7 +122,6 @@ def cmd_import(args: argparse.Namespace) -> int:
                     progress=bar.report,
                 )
             )
-            result = with_alerts(mem, before, result)
     if args.json:
         _print_json(result)
         return 0

@@ -374,9 +374,8 @@ def _show_alerts(alerts: Any, out: Callable[[str], None]) -> None:
         out(f"           {alert.computation}")
 
 
-def _show_resolved(mem: Memory, out: Callable[[str], None]) -> None:
-    result = mem.last_evaluation
-    for alert in result.resolved if result else []:
+def _show_resolved(resolved: Any, out: Callable[[str], None]) -> None:
+    for alert in resolved:
         out(f"     resolved: {alert.message}")
 
 
@@ -424,8 +423,10 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
     out("   ...she books it anyway (passport ends 2027-04-18):")
     mem.import_records(PERSONA, "trips", [BANGKOK], now=_session("2026-11-24"))
     out("   2026-11-25  she renews her passport (now valid to 2036-11-02):")
-    mem.set(PERSONA, "identity.passport.expiry_date", "2036-11-02", now=_session("2026-11-25"))
-    _show_resolved(mem, out)
+    renewed = mem.set(
+        PERSONA, "identity.passport.expiry_date", "2036-11-02", now=_session("2026-11-25")
+    )
+    _show_resolved(renewed.alerts_resolved, out)
     old, new, lines = mem.diff(PERSONA)
     for line in lines:
         out(f"     checkpoint v{old} -> v{new}: {line}")
@@ -443,8 +444,7 @@ def tour_compiler(mem: Memory, out: Callable[[str], None]) -> None:
         at=_session("2026-11-28", 9),
         now=_session("2026-11-28", 9),
     )
-    mem.check(PERSONA, today=TODAY)
-    _show_resolved(mem, out)
+    _show_resolved(mem.check(PERSONA, today=TODAY).resolved, out)
     out("   2026-11-29  Maya adds a rule: 'alert me when dining passes 150 GBP in a month'")
     mem.add_rule(PERSONA, DINING_RULE, now=_session("2026-11-29", 10))
     rule = mem.checkpoint(PERSONA).package.constraints.RULES
@@ -609,11 +609,11 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
     try:
         with Memory(scratch / "ws", create=True) as mem:
             for day, *lines in DIALOGUE:
-                with mem.deferred():  # one reaction per session, as of its day
+                with mem.deferred() as block:  # one reaction per session, as of its day
                     for i, line in enumerate(lines):
                         mem.add("sam", line, at=_session(day, 9 + i))
                 out(f"   {day}  " + "  ".join(f"'{line}'" for line in lines))
-                result = mem.last_evaluation
+                result = block.result("sam")
                 for alert in result.new if result else []:
                     out(f"     ALERT {alert.severity} ({alert.check}): {alert.message}")
                     out(f"           why: {alert.why}")
