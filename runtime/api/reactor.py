@@ -37,7 +37,8 @@ from typing import Any
 
 from uac.checks import Alert, EvaluationResult, evaluate
 from uac.checks.sinks import Sink
-from uac.compiler import inherit, loader, shared
+from uac.compiler import inherit, loader
+from uac.compiler import shared_checkpoints as shared
 from uac.compiler.checkpoint import compile_many
 from uac.compiler.inherit import with_members
 from uac.compiler.locks import subject_lock

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from uac.fact_log.progress_callback import Report
     from uac.fact_log.rows import Fact, Input, SubjectInfo
     from uac.runtime.api.preview import Preview
+    from uac.runtime.api.reactor import Written
     from uac.runtime.api.reads import Explanation
     from uac.runtime.api.writes import ImportResult, Learned
     from uac.runtime.sandbox.engine import Limits
@@ -48,6 +49,7 @@ RESULT_TYPES = {
     "SearchHit": "uac.runtime.search.index",
     "SubjectInfo": "uac.fact_log.rows",
     "VerifyReport": "uac.fact_log.chain",
+    "Written": "uac.runtime.api.reactor",
 }
 
 
@@ -238,7 +240,7 @@ class Verbs(Protocol):
         valid_to: dt.datetime | dt.date | None = None,
         session_id: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def import_file(
         self,
         subject: str,
@@ -308,7 +310,7 @@ class Verbs(Protocol):
         *,
         reason: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def erase(
         self,
         subject: str,
@@ -329,7 +331,7 @@ class Verbs(Protocol):
         failed: list[str] | None = None,
         date: dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact: ...
     def erasures(self, subject: str | None = None) -> list[dict[str, Any]]: ...
     def feedback(
@@ -351,7 +353,7 @@ class Verbs(Protocol):
         valid_from: dt.datetime | dt.date | None = None,
         valid_to: dt.datetime | dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def member_remove(
         self,
         group: str,
@@ -359,11 +361,11 @@ class Verbs(Protocol):
         *,
         at: dt.datetime | dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def members(self, subject: str, *, at: dt.datetime | None = None) -> list[dict[str, Any]]: ...
     def promote(
         self, subject: str, fact_id: str, group: str, *, now: dt.datetime | None = None
-    ) -> Fact: ...
+    ) -> Written: ...
     def demote(
         self,
         subject: str,
@@ -372,7 +374,7 @@ class Verbs(Protocol):
         *,
         reason: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact: ...
+    ) -> Written: ...
     def facts(self, subject: str, path: str | None = None) -> list[Fact]: ...
     def inputs(self, subject: str, *, show: bool = False) -> list[Input]: ...
     def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]: ...
@@ -488,7 +490,7 @@ class RemoteVerbs:
         valid_to: dt.datetime | dt.date | None = None,
         session_id: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
         return self._verb(
             "set",
@@ -501,7 +503,7 @@ class RemoteVerbs:
                 "session": session_id,
                 "now": now,
             },
-            "Fact",
+            "Written",
         )
 
     def import_file(
@@ -636,10 +638,10 @@ class RemoteVerbs:
         *,
         reason: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Append a retract of one of the subject's facts (nothing is deleted)."""
         return self._verb(
-            "forget", subject, {"fact_id": fact_id, "reason": reason, "now": now}, "Fact"
+            "forget", subject, {"fact_id": fact_id, "reason": reason, "now": now}, "Written"
         )
 
     def erase(
@@ -671,7 +673,7 @@ class RemoteVerbs:
         failed: list[str] | None = None,
         date: dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
         return self._verb(
             "episode",
@@ -684,7 +686,7 @@ class RemoteVerbs:
                 "date": date,
                 "now": now,
             },
-            "Fact",
+            "Written",
         )
 
     def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
@@ -722,13 +724,13 @@ class RemoteVerbs:
         valid_from: dt.datetime | dt.date | None = None,
         valid_to: dt.datetime | dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Make a user a member of a group (a fact in the group's log, with validity times)."""
         return self._verb(
             "member-add",
             group,
             {"user": user, "valid_from": valid_from, "valid_to": valid_to, "now": now},
-            "Fact",
+            "Written",
         )
 
     def member_remove(
@@ -738,9 +740,9 @@ class RemoteVerbs:
         *,
         at: dt.datetime | dt.date | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """End a user's membership of a group at `at` (default: now)."""
-        return self._verb("member-remove", group, {"user": user, "at": at, "now": now}, "Fact")
+        return self._verb("member-remove", group, {"user": user, "at": at, "now": now}, "Written")
 
     def members(self, subject: str, *, at: dt.datetime | None = None) -> list[dict[str, Any]]:
         """A group's members (or a user's groups) at a moment (default: now)."""
@@ -748,10 +750,10 @@ class RemoteVerbs:
 
     def promote(
         self, subject: str, fact_id: str, group: str, *, now: dt.datetime | None = None
-    ) -> Fact:
+    ) -> Written:
         """Share one of a user's facts with a group it belongs to (recorded: who, what, when)."""
         return self._verb(
-            "promote", subject, {"fact_id": fact_id, "group": group, "now": now}, "Fact"
+            "promote", subject, {"fact_id": fact_id, "group": group, "now": now}, "Written"
         )
 
     def demote(
@@ -762,13 +764,13 @@ class RemoteVerbs:
         *,
         reason: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Withdraw what the user promoted to a group (the copy is retracted there)."""
         return self._verb(
             "demote",
             subject,
             {"fact_id": fact_id, "group": group, "reason": reason, "now": now},
-            "Fact",
+            "Written",
         )
 
     def facts(self, subject: str, path: str | None = None) -> list[Fact]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from uac.fact_log.addressing import Address, parse_subject
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.scopes import check_policy
 from uac.fact_log.store import Batch, Fact, Store
 from uac.runtime.api.reactor import Reaction, Reactor
