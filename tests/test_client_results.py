@@ -50,7 +50,7 @@ def test_the_client_returns_memorys_result_types(tmp_path: Path) -> None:
         assert old < new and isinstance(changes, list)
     with Memory(home) as mem:
         expected = {
-            "set": type(mem.facts("alice")[0]),
+            "set": type(mem.set("bob", PATH, "2031-01-01")),
             "add": type(mem.remember("bob", "I live in Lisbon.")),
             "import_records": type(mem.import_records("bob", "allergies", [{"substance": "x"}])),
             "compile": type(mem.compile("bob")[0]),
