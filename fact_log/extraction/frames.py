@@ -253,18 +253,6 @@ def choose(
     return sorted(chosen, key=lambda fs: -fs[1])
 
 
-def _either(
-    found: dict[str, np.ndarray], frames: list[Frame], alone: int, joined: int
-) -> list[tuple[Frame, float]]:
-    """The frames either view of a window chooses, each with its better score, best first."""
-    best: dict[str, tuple[Frame, float]] = {}
-    for at in dict.fromkeys((alone, joined)):
-        for frame, score in choose(found, frames, at):
-            if frame.name not in best or score > best[frame.name][1]:
-                best[frame.name] = (frame, score)
-    return sorted(best.values(), key=lambda fs: (-fs[1], fs[0].name))
-
-
 def _said(cues: tuple[str, ...], text: str) -> bool:
     if not cues:  # a frame without cues is decided by the encoder and its slots alone
         return True
@@ -389,24 +377,22 @@ def read(
     todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
     if not todo:
         return empty
-    # two views of each window: the sentence alone, and with the sentence before it (a
-    # value said after its topic); a frame is chosen when either view chooses it, so the
-    # previous sentence's topic neither hides nor replaces the sentence's own
-    texts = sorted({t for w in todo for t in (w.sentence, w.context)})
-    row = {t: i for i, t in enumerate(texts)}
-    scores = index().scores(encoder.encode(texts))
+    # one view of each window: the sentence alone when it says some frame's cue (its own
+    # topic, not the previous sentence's), else with the sentence before it (a value said
+    # after its topic: "New expiry is March 5, 2035." after "my renewed passport came")
+    views = [
+        w.sentence if any(_said(f.cues, w.sentence) for f in frames) else w.context for w in todo
+    ]
+    row = {t: i for i, t in enumerate(dict.fromkeys(views))}
+    scores = index().scores(encoder.encode(list(row)))
     today = observed_at.date()
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
-    for win in todo:
+    for win, view in zip(todo, views, strict=True):
         if guarded(win.sentence, sentence=win.sentence):
             continue
-        chosen = [
-            f
-            for f, _ in _either(scores, frames, row[win.sentence], row[win.context])
-            if _said(f.cues, win.context)
-        ]
+        chosen = [f for f, _ in choose(scores, frames, row[view]) if _said(f.cues, view)]
         found = _first_filled(chosen, win, text, today, catalog, skipped, taken)
         if found is not None:
             out.append(found)
