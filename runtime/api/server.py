@@ -102,6 +102,7 @@ class ServeOptions:
     log: Callable[[dict[str, Any]], None] | None = None
     mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
     mcp_idle_seconds: float = MCP_IDLE_SECONDS
+    delivery: outbox.OutboxSettings = field(default_factory=outbox.OutboxSettings)
 
 
 class NewKey(BaseModel):
@@ -206,13 +207,17 @@ class Service:
         claim_server_file(self.home)
         sinks: dict[str, Any] = {}
         for n, url in enumerate(self.options.webhooks):
-            sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
+            sinks[f"webhook{n or ''}"] = WebhookSink(
+                url, retries=0, timeout=self.options.delivery.timeout
+            )
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
         mem = Memory(self.home, create=True, actor="serve")
         mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
-            self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
+            self.deliverer = outbox.Deliverer(
+                mem.store, sinks, settings=self.options.delivery, log=self.log
+            )
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
             self.deliverer.start()
         except BaseException:
