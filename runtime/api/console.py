@@ -26,7 +26,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.responses import RedirectResponse, Response
 
-from uac.runtime.api import console_login, console_pages
+from uac.runtime.api import console_login, console_ops, console_pages
 from uac.runtime.api.console_context import Console
 
 
@@ -34,12 +34,13 @@ def mount(app: FastAPI, service: Any) -> None:
     """Serve the console under /console of a `uac serve` app (`service`: its `Service`).
 
     The pages are routers (console_login.py: login, logout, static; console_pages.py: the
-    operator's pages); what they share is in console_context.py, found through
-    `app.state.uac_console`.
+    operator's pages; console_ops.py: the Operations page); what they share is in
+    console_context.py, found through `app.state.uac_console`.
     """
     app.state.uac_console = Console(service)
     app.include_router(console_login.router)
     app.include_router(console_pages.router)
+    app.include_router(console_ops.router)
 
     @app.get("/console", include_in_schema=False)
     def console_root() -> Response:

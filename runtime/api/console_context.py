@@ -58,6 +58,14 @@ _env.filters["show"] = show
 _env.filters["q"] = lambda s: quote(str(s), safe="")
 
 
+def count(n: int, one: str, many: str | None = None) -> str:
+    """A count with its noun in the right number: "1 alert", "4 alerts"."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+_env.filters["count"] = count
+
+
 class Denied(Exception):
     """A console request that must go back to the login page (no or expired session)."""
 

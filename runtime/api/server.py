@@ -199,6 +199,7 @@ class Service:
         self.stop = threading.Event()
         self.url: str | None = None
         self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
+        self.last_pass: dict[str, Any] | None = None  # the scheduler's last (console: Operations)
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -235,12 +236,15 @@ class Service:
 
         def tick(today: dt.date) -> str:
             assert self.mem is not None
+            started = dt.datetime.now(dt.UTC)
             done = []
             for tenant in self.tenants():
                 with self.jobs.track("scheduled pass", tenant) as tracked:
                     job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
-            return "; ".join(done) or "no tenants yet"
+            summary = "; ".join(done) or "no tenants yet"
+            self.last_pass = {"started": started, "summary": summary}
+            return summary
 
         serve(
             self.home,
