@@ -1,5 +1,6 @@
-"""The console's Operations page in headless Chromium: health and version, the scheduler,
-the alert outbox (retry, drop), jobs, and API keys (admin only: create, revoke).
+"""The operator's view of the console in headless Chromium: the Operations page (health and
+version, the scheduler, the alert outbox with retry and drop, jobs, API keys for the admin),
+the timeline on the facts' time axis with typed rows, and a diff of any two versions.
 
 A real `uac serve` with a webhook nobody listens on (so deliveries wait in the outbox) and a
 schedule; screenshots under tests/artifacts/console/ like test_console_browser.py's.
@@ -37,8 +38,9 @@ def _closed_port() -> int:
 def _queue_alert(home: Path) -> str:
     """An alert of tenant acme queued for the `webhook` sink (delivered once the server runs)."""
     with Memory(home, tenant="acme", react=False) as mem:
-        mem.set("zed", "identity.passport.expiry_date", "2026-12-01", now=DAY)
-        mem.compile("zed")
+        for n, date in enumerate(("2031-01-01", "2030-06-01", "2026-12-01")):  # versions 1-3
+            mem.set("zed", "identity.passport.expiry_date", date, now=DAY + dt.timedelta(days=n))
+            mem.compile("zed")
         (alert,) = mem.check(
             "zed", today=DAY.date(), sinks=[OutboxSink(mem.store, ["webhook"])]
         ).new
@@ -147,3 +149,46 @@ def test_counts_are_pluralised() -> None:
     assert count(4, "alert") + " raised" == "4 alerts raised"
     assert count(0, "delivery", "deliveries") == "0 deliveries"
     assert count(1_200, "key") == "1,200 keys"
+
+
+def test_the_timeline_reads_on_fact_dates_and_the_diff_picks_any_two_versions(
+    served: dict[str, Any],
+    browser: Any,  # noqa: F811 (the fixture)
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    url = served["url"]
+    login(browser, url, served["rw"])
+    browser.get(url + "/console/s/user:zed/timeline")
+    meta = browser.find_element(By.CSS_SELECTOR, "p.meta").text
+    assert "3 facts asserted" in meta and "3 checkpoints published" in meta
+    for item in meta.split(" · "):  # every count in words: "1 alert raised", "2 alerts raised"
+        n, noun, *_ = item.split()
+        assert noun.endswith("s") == (n != "1"), item
+    events = browser.find_elements(By.CSS_SELECTOR, "ol.events li")
+    days = [e.find_element(By.TAG_NAME, "time").get_attribute("datetime") for e in events]
+    kinds = [e.find_element(By.CSS_SELECTOR, ".badge").text for e in events]
+    # One axis: each checkpoint stands on the date of the newest fact it compiled (the fact
+    # dates are in 2026-11, the compiles ran today), right above that fact.
+    fact_days = {d for d, k in zip(days, kinds, strict=True) if k.startswith("fact")}
+    checkpoint_days = [d for d, k in zip(days, kinds, strict=True) if k.startswith("checkpoint")]
+    assert len(checkpoint_days) >= 3 and set(checkpoint_days) <= fact_days
+    assert days == sorted(days, reverse=True)
+    typed = browser.find_elements(By.CSS_SELECTOR, "ol.events dl.typed")
+    assert typed and {"value 2026-12-01", "value 2031-01-01"} <= {
+        t.text.replace("\n", " ") for t in typed
+    }
+    shot(browser, "24-timeline-fact-dates")
+
+    browser.get(url + "/console/s/user:zed/diff")
+    options = Select(browser.find_element(By.ID, "v1")).options
+    assert [o.text for o in options][-3:] == ["3", "2", "1"]  # every version, not the newest
+    Select(browser.find_element(By.ID, "v1")).select_by_visible_text("1")
+    Select(browser.find_element(By.ID, "v2")).select_by_visible_text("3")
+    loads(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Compare']").click)
+    main = browser.find_element(By.TAG_NAME, "main").text
+    # Versions 1 and 3, not the default newest two (2 → 3 would show 2030, not 2031).
+    assert "Version 1 → 3: 1 change." in main and "user.passport.expiry_date" in main
+    assert "2031" in main and "2030" not in main
+    shot(browser, "25-diff-any-two")
