@@ -227,6 +227,10 @@ def cmd_outbox(args: argparse.Namespace) -> int:
             n = outbox.drop(mem.store, mem.tenant, args.ids)
             _out(json.dumps({"dropped": n}) if args.json else f"dropped {n} outbox rows")
             return 0
+    if getattr(args, "jsonl", False):  # the rows, one compact object a line
+        for row in found:
+            _out(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str))
+        return 0
     if args.json:
         _print_json({"counts": counts, "rows": found})
         return 0

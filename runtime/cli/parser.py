@@ -559,7 +559,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=("list", "retry", "drop"), help="list, retry or drop")
     p.add_argument("ids", nargs="*", type=int, metavar="ID", help="outbox row ids (retry, drop)")
     p.add_argument("--status", choices=("pending", "delivered", "dead"), help="list only these")
-    p.add_argument("--limit", type=int, default=50, help="rows to list (default: %(default)s)")
+    p.add_argument(
+        "--limit", type=_positive_int, default=50, help="rows to list (default: %(default)s)"
+    )
 
     p = command(
         "keys",
