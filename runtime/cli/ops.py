@@ -260,7 +260,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"refusing to listen on {args.host}: uac serve binds to 127.0.0.1 unless you pass "
             "--public (and put TLS in front of it)"
         )
-    from uac.runtime.api.outbox import OutboxSettings
+    from uac.runtime.api.outbox_settings import OutboxSettings
 
     delivery = OutboxSettings(
         workers=args.outbox_workers,

@@ -589,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _outbox_options(p: argparse.ArgumentParser) -> None:
     """`uac serve`'s alert delivery settings (runtime/api/outbox.py OutboxSettings)."""
-    from uac.runtime.api.outbox import OutboxSettings
+    from uac.runtime.api.outbox_settings import OutboxSettings
 
     d = OutboxSettings()
     p.add_argument(
