@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -157,9 +158,15 @@ class Outbox(Protocol):
         ...
 
     def deliver_due(
-        self, now: dt.datetime, send: Send, stopped: Callable[[], bool]
+        self,
+        now: dt.datetime,
+        send: Send,
+        stopped: Callable[[], bool],
+        pool: Executor,
+        workers: int,
     ) -> dt.datetime | None:
-        """Send the due rows (until `stopped()`); when the next pending row falls due."""
+        """Send the due rows on `workers` threads of `pool` (until `stopped()`); when the next
+        pending row falls due."""
         ...
 
     def collect(self, tenant: str, cutoff: dt.datetime) -> int:
@@ -168,6 +175,23 @@ class Outbox(Protocol):
 
     def counts(self) -> dict[str, int]:
         """Rows per status."""
+        ...
+
+    def rows(self, tenant: str, status: str | None, limit: int) -> list[tuple[Any, ...]]:
+        """A tenant's rows, newest first: id, alert_id, sink, status, attempts, next_at,
+        last_error, created_at, delivered_at."""
+        ...
+
+    def tenant_counts(self, tenant: str) -> dict[str, int]:
+        """A tenant's rows per status."""
+        ...
+
+    def requeue(self, tenant: str, ids: list[int], now: dt.datetime) -> int:
+        """Queue rows again, due now: the named ones (not delivered), or every dead one."""
+        ...
+
+    def drop(self, tenant: str, ids: list[int]) -> int:
+        """Delete a tenant's named rows; how many."""
         ...
 
 
@@ -271,8 +295,9 @@ class LogBackend(Protocol):
         """What a load balancer needs to know: {} or {"log": where, "database": "ok"/why}."""
         ...
 
-    def job_status(self, limit: int = 20) -> QueueStatus | None:
-        """The shared compile-and-check job queue, or None where there is none."""
+    def job_status(self, limit: int = 20, tenant: str | None = None) -> QueueStatus | None:
+        """The shared compile-and-check job queue (of a tenant, or all), or None where there
+        is none."""
         ...
 
     def job_log(self) -> PgLog:

@@ -21,6 +21,7 @@ import datetime as dt
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -314,7 +315,7 @@ class DuckDBBackend:
         """Nothing beyond the open file."""
         return {}
 
-    def job_status(self, limit: int = 20) -> QueueStatus | None:
+    def job_status(self, limit: int = 20, tenant: str | None = None) -> QueueStatus | None:
         """No shared job queue: the server runs its checks itself."""
         return None
 
@@ -518,7 +519,12 @@ class FileOutbox:
         return int(row[0]) if row else 0
 
     def deliver_due(
-        self, now: dt.datetime, send: Send, stopped: Callable[[], bool]
+        self,
+        now: dt.datetime,
+        send: Send,
+        stopped: Callable[[], bool],
+        pool: Executor,
+        workers: int,
     ) -> dt.datetime | None:
         con = self.store.con
         rows = con.execute(
@@ -526,14 +532,19 @@ class FileOutbox:
             " WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT 100",
             [now],
         ).fetchall()
-        for row in rows:
-            if stopped():
-                break
-            status, attempts, next_at, error = send(*row)
+
+        def one(row: tuple[Any, ...]) -> tuple[Any, Any]:
+            return row[0], (None if stopped() else send(*row))
+
+        # Sent on the pool's threads; the file is written from this one thread only.
+        for row_id, result in pool.map(one, rows):
+            if result is None:
+                continue
+            status, attempts, next_at, error = result
             con.execute(
                 "UPDATE outbox SET status = ?, attempts = ?, next_at = ?, last_error = ?,"
                 " delivered_at = CASE WHEN ? = 'delivered' THEN ? END WHERE id = ?",
-                [status, attempts, next_at, error, status, next_at, row[0]],
+                [status, attempts, next_at, error, status, next_at, row_id],
             )
         found = con.execute("SELECT min(next_at) FROM outbox WHERE status = 'pending'").fetchone()
         return found[0] if found else None
@@ -550,3 +561,38 @@ class FileOutbox:
     def counts(self) -> dict[str, int]:
         rows = self.store.con.execute("SELECT status, count(*) FROM outbox GROUP BY status")
         return {status: int(n) for status, n in rows.fetchall()}
+
+    def rows(self, tenant: str, status: str | None, limit: int) -> list[tuple[Any, ...]]:
+        return self.store.con.execute(
+            "SELECT id, alert_id, sink, status, attempts, next_at, last_error, created_at,"
+            " delivered_at FROM outbox WHERE tenant = ? AND (? IS NULL OR status = ?)"
+            " ORDER BY id DESC LIMIT ?",
+            [tenant, status, status, limit],
+        ).fetchall()
+
+    def tenant_counts(self, tenant: str) -> dict[str, int]:
+        found = self.store.con.execute(
+            "SELECT status, count(*) FROM outbox WHERE tenant = ? GROUP BY status", [tenant]
+        ).fetchall()
+        return {status: int(n) for status, n in found}
+
+    def requeue(self, tenant: str, ids: list[int], now: dt.datetime) -> int:
+        with self.store.write_lock:
+            return len(
+                self.store.con.execute(
+                    "UPDATE outbox SET status = 'pending', attempts = 0, next_at = ?"
+                    " WHERE tenant = ? AND status <> 'delivered' AND (len(?::BIGINT[]) = 0"
+                    " AND status = 'dead' OR list_contains(?::BIGINT[], id)) RETURNING id",
+                    [now, tenant, ids, ids],
+                ).fetchall()
+            )
+
+    def drop(self, tenant: str, ids: list[int]) -> int:
+        with self.store.write_lock:
+            return len(
+                self.store.con.execute(
+                    "DELETE FROM outbox WHERE tenant = ? AND list_contains(?::BIGINT[], id)"
+                    " RETURNING id",
+                    [tenant, ids],
+                ).fetchall()
+            )

@@ -18,6 +18,7 @@ import contextlib
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -217,9 +218,9 @@ class PostgresBackend:
         """A node is useless while its database is down (or not migrated)."""
         return {"log": self.log.where, "database": pg_service.ping(self.log) or "ok"}
 
-    def job_status(self, limit: int = 20) -> pg_jobs.QueueStatus | None:
+    def job_status(self, limit: int = 20, tenant: str | None = None) -> pg_jobs.QueueStatus | None:
         """The shared compile-and-check queue (fact_log/backends/pg_jobs.py)."""
-        return pg_jobs.status(self.log, limit=limit)
+        return pg_jobs.status(self.log, limit=limit, tenant=tenant)
 
     def job_log(self) -> PgLog:
         """This log: workers claim its jobs."""
@@ -453,11 +454,20 @@ class SharedOutbox:
         return pg_alerts.outbox_pending(self.log)
 
     def deliver_due(
-        self, now: dt.datetime, send: Send, stopped: Callable[[], bool]
+        self,
+        now: dt.datetime,
+        send: Send,
+        stopped: Callable[[], bool],
+        pool: Executor,
+        workers: int,
     ) -> dt.datetime | None:
-        for _ in range(100):
-            if stopped() or not pg_alerts.outbox_send_one(self.log, now, send):
-                break
+        def drain() -> None:  # each row is locked while sent: one node, one worker sends it
+            for _ in range(100):
+                if stopped() or not pg_alerts.outbox_send_one(self.log, now, send):
+                    break
+
+        for done in [pool.submit(drain) for _ in range(workers)]:
+            done.result()
         return pg_alerts.outbox_next_due(self.log)
 
     def collect(self, tenant: str, cutoff: dt.datetime) -> int:
@@ -468,3 +478,15 @@ class SharedOutbox:
 
     def counts(self) -> dict[str, int]:
         return pg_alerts.counts(self.log)
+
+    def rows(self, tenant: str, status: str | None, limit: int) -> list[tuple[Any, ...]]:
+        return pg_alerts.outbox_rows(self.log, tenant, status, limit)
+
+    def tenant_counts(self, tenant: str) -> dict[str, int]:
+        return pg_alerts.outbox_counts(self.log, tenant)
+
+    def requeue(self, tenant: str, ids: list[int], now: dt.datetime) -> int:
+        return pg_alerts.outbox_requeue(self.log, tenant, ids, now)
+
+    def drop(self, tenant: str, ids: list[int]) -> int:
+        return pg_alerts.outbox_drop(self.log, tenant, ids)

@@ -82,6 +82,7 @@ class ServeOptions:
     # A write waits this long for its reaction (compile, checks), then answers with a
     # ticket to poll at /v1/subjects/{subject}/reactions/{ticket} (runtime/api/reactor.py).
     reaction_wait: float = REACTION_WAIT
+    delivery: outbox.OutboxSettings = field(default_factory=outbox.OutboxSettings)
 
 
 def _log_to_stderr(event: dict[str, Any]) -> None:
@@ -168,6 +169,7 @@ class Service:
         self.stop = threading.Event()
         self.url: str | None = None
         self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
+        self.last_pass: dict[str, Any] | None = None  # the scheduler's last (console: Operations)
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -176,7 +178,9 @@ class Service:
         claim_server_file(self.home)
         sinks: dict[str, Any] = {}
         for n, url in enumerate(self.options.webhooks):
-            sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
+            sinks[f"webhook{n or ''}"] = WebhookSink(
+                url, retries=0, timeout=self.options.delivery.timeout
+            )
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
         # Opening writable drains the reactions a killed server left queued.
@@ -185,7 +189,9 @@ class Service:
         )
         mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
-            self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
+            self.deliverer = outbox.Deliverer(
+                mem.store, sinks, settings=self.options.delivery, log=self.log
+            )
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
             self.deliverer.start()
         except BaseException:
@@ -203,12 +209,15 @@ class Service:
 
         def tick(today: dt.date) -> str:
             assert self.mem is not None
+            started = dt.datetime.now(dt.UTC)
             done = []
             for tenant in self.tenants():
                 with self.jobs.track("scheduled pass", tenant) as tracked:
                     job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
-            return "; ".join(done) or "no tenants yet"
+            summary = "; ".join(done) or "no tenants yet"
+            self.last_pass = {"started": started, "summary": summary}
+            return summary
 
         serve(
             self.home,

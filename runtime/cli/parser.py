@@ -36,6 +36,7 @@ from uac.runtime.cli.ops import (
     cmd_demo,
     cmd_mcp,
     cmd_migrate,
+    cmd_outbox,
     cmd_serve,
     cmd_tools,
     cmd_worker,
@@ -518,9 +519,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp-idle-timeout", type=_positive_seconds, default=MCP_IDLE_SECONDS, metavar="SECONDS",
         help="end an MCP session unused for this long (default: %(default)g)",
     )  # fmt: skip
+    _outbox_options(p)
     when = p.add_mutually_exclusive_group()
     when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
     when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")
+
+    p = command(
+        "outbox",
+        cmd_outbox,
+        "The tenant's alerts waiting for a sink: list rows, retry (queue again; without ids,"
+        " every dead row) or drop them.",
+    )
+    p.add_argument("action", choices=("list", "retry", "drop"), help="list, retry or drop")
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="outbox row ids (retry, drop)")
+    p.add_argument("--status", choices=("pending", "delivered", "dead"), help="list only these")
+    p.add_argument(
+        "--limit", type=_positive_int, default=50, help="rows to list (default: %(default)s)"
+    )
 
     p = command(
         "keys",
@@ -544,3 +559,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace the workspace at --home (kept until the demo is built)",
     )
     return parser
+
+
+def _outbox_options(p: argparse.ArgumentParser) -> None:
+    """`uac serve`'s alert delivery settings (runtime/api/outbox.py OutboxSettings)."""
+    from uac.runtime.api.outbox_settings import OutboxSettings
+
+    d = OutboxSettings()
+    p.add_argument(
+        "--outbox-workers", type=_positive_int, default=d.workers, metavar="N",
+        help="threads delivering alerts to sinks (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-per-sink", type=_positive_int, default=d.per_sink, metavar="N",
+        help="deliveries to one sink at once (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-max-delay", type=_positive_seconds, default=d.max_delay, metavar="SECONDS",
+        help="longest wait between two attempts of one delivery (default: %(default)g)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-horizon", type=_positive_seconds, default=d.horizon / 3600, metavar="HOURS",
+        help="keep retrying a failing delivery this long before giving up (default: %(default)g)",
+    )  # fmt: skip
+    p.add_argument(
+        "--webhook-timeout", type=_positive_seconds, default=d.timeout, metavar="SECONDS",
+        help="seconds a webhook may take to answer one delivery (default: %(default)g)",
+    )  # fmt: skip
