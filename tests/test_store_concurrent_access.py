@@ -1,5 +1,6 @@
-"""A hostile review's repros for the store's gate (fact_log/gate.py): each failed on the gate's
-first version (a376970) and passes since.
+"""The store's gate (the readers-writer lock of fact_log/gate.py) under concurrent use: a close
+while a check records, a compaction waiting beside a long scan, statements inside a stream,
+after close, and several in one string.
 
 Deadlock tests are bounded: threads are daemons joined with a timeout, and the assertion is
 that they finished. A test that deadlocks leaves its daemon threads parked until the worker
