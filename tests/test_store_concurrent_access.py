@@ -28,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("backend")
 DAY = dt.datetime(2025, 1, 10, 9)
 
 
-def _wait_for(cond, timeout: float = 5.0) -> bool:
+def _wait_for(cond, timeout: float = 60.0) -> bool:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if cond():
@@ -54,7 +54,7 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     def x() -> None:  # _write: BEGIN ... record_outbox(...) (takes _OUTBOX_LOCK) ... COMMIT
         con.execute("BEGIN")
         x_in_txn.set()
-        y_has_lock.wait(5)
+        y_has_lock.wait(60)
         _wait_for(lambda: store.gate._swapping)
         with alerts._OUTBOX_LOCK:
             pass
@@ -70,8 +70,8 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
         done.append("y")
 
     def closer() -> None:
-        x_in_txn.wait(5)
-        y_has_lock.wait(5)
+        x_in_txn.wait(60)
+        y_has_lock.wait(60)
         store.close()
         done.append("close")
 
@@ -79,7 +79,7 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     for t in threads:
         t.start()
     for t in threads:
-        t.join(10)
+        t.join(120)  # a bound for a deadlock, not a timing
     assert sorted(done) == ["close", "x", "y"], f"deadlocked: only {done} finished"
 
 
@@ -103,7 +103,7 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
                     released.wait(60)  # the scan holds the gate until the read was tried
 
         def compact() -> None:
-            scanning.wait(5)
+            scanning.wait(60)
             compact_file(store)
 
         def one_row_read() -> None:
@@ -113,7 +113,7 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
         threads = [threading.Thread(target=f, daemon=True) for f in (long_scan, compact)]
         for t in threads:
             t.start()
-        scanning.wait(5)
+        scanning.wait(60)
         # The compaction is pending: it waits on the gate for the scan to leave.
         assert _wait_for(lambda: len(store.gate._cond._waiters) == 1)
         reader = threading.Thread(target=one_row_read, daemon=True)
@@ -121,7 +121,7 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
         # Ordering, not timing: the read must finish while the scan still holds the gate.
         # A read stalled behind the scan finishes only after the release (the join's bound
         # is for that stuck case; it never decides a pass).
-        reader.join(30)
+        reader.join(120)
         order.append("scan released")
         released.set()
         for t in [*threads, reader]:
