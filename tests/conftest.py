@@ -142,22 +142,24 @@ def _names_in(code: types.CodeType) -> set[str]:
     return names
 
 
-def _starts_server(func: Callable[..., object], seen: set[object]) -> bool:
-    """Whether func calls `serving`, directly or through the tests' own helpers."""
+def _starts_server(
+    func: Callable[..., object], seen: set[object], starters: frozenset[str] = _SERVER_STARTERS
+) -> bool:
+    """Whether func calls `serving` (a starter), directly or through the tests' own helpers."""
     func = inspect.unwrap(func)
     code = getattr(func, "__code__", None)
     if code is None or func in seen:
         return False
     seen.add(func)
     names = _names_in(code)
-    if names & _SERVER_STARTERS:
+    if names & starters:
         return True
     here = Path(__file__).parent
     for name in names:
         helper = getattr(func, "__globals__", {}).get(name)
         module = inspect.getmodule(helper) if callable(helper) else None
         origin = getattr(module, "__file__", None)
-        if origin and Path(origin).parent == here and _starts_server(helper, seen):
+        if origin and Path(origin).parent == here and _starts_server(helper, seen, starters):
             return True
     return False
 
