@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_serve import _admin, _key, serving
 
 from uac import Memory
 from uac.runtime.api.client import Client
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 PATH = "identity.passport.expiry_date"
 RULE = {"type": "forbid", "collection": "trips", "field": "country", "value": "th"}

@@ -19,6 +19,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import frames
 from uac.fact_log.extraction.slots import parser
 
+pytestmark = pytest.mark.usefixtures("backend")  # the catalog recipe opens a workspace
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "contributing.md"
 

@@ -1,11 +1,13 @@
-"""Read commands never load the extractor, the encoder or numpy-backed models.
+"""Read commands never load the extractor or numpy-backed models; only a ranking loads the encoder.
 
 Only a write needs the extraction package (`uac.fact_log.extraction`: ~900 regular
 expressions compiled at import, and any model a module under it loads), so every read
 command runs in a fresh interpreter here and the modules it left in `sys.modules` are
 checked: no module under the extraction prefix (new modules there are covered without
 naming them), nor numpy, pyarrow, Jinja2 or an encoder library except where the command's
-own work needs them (a search, or a context for a query, ranks with numpy).
+own work needs them: a search, or a context for a query, ranks with numpy and embeds the
+query with the shipped encoder (`uac.fact_log.extraction.encoder`, the default semantic
+list), never with the extractor's patterns.
 
 Modules only accumulate in `sys.modules`, so one interpreter runs the commands in turn and
 checks after each: a forbidden module is blamed on the first command after which it shows.
@@ -70,6 +72,8 @@ RANKING: list[tuple[str, ...]] = [
 # scanner (fact_log/extraction/screen.py). Never the patterns, never anything else.
 SCANNER = {f"{EXTRACTOR}{m}" for m in ("", ".screen", ".safety", ".prefilter")}
 SCANS = [RANKING[1]]
+# What a ranking may load of the package besides: the encoder that embeds the query.
+ENCODER = {EXTRACTOR, f"{EXTRACTOR}.encoder"}
 
 _PROBE = """
 import contextlib, io, json, sys
@@ -137,7 +141,9 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
     extractor = [
         (r["argv"], r["extractor"])
         for r in report
-        if set(r["extractor"]) - (SCANNER if tuple(r["argv"]) in SCANS else set())
+        if set(r["extractor"])
+        - (SCANNER if tuple(r["argv"]) in SCANS else set())
+        - (ENCODER if tuple(r["argv"]) in RANKING else set())
     ]
     assert extractor == []
     assert [(r["argv"], r["models"]) for r in report if r["models"]] == []

@@ -188,12 +188,13 @@ def test_neighbours_and_time_through_client_cli_and_tool(tmp_path: Path) -> None
     assert f"+1 {ids[3]}" in shown.stdout and f"-1 {ids[1]}" in shown.stdout
     with serving(home) as info:
         client = _admin(info)
-        hits = client.search("alice", BOOK, today=str(TODAY))
-        assert hits[0]["id"] == ids[2]
-        assert [n["id"] for n in hits[0]["neighbours"]] == [ids[1], ids[3]]
-        assert client.search("alice", BOOK, today=str(TODAY), neighbours=0)[0]["neighbours"] == []
-        day = client.search("alice", CONCERT, today=str(TODAY), neighbours=0)
-        assert day[0]["id"] == ids[4] and ids[6] not in [h["id"] for h in day]
+        # The Client returns Memory's SearchHit dataclasses (neighbours as SearchHits too).
+        hits = client.search("alice", BOOK, today=TODAY)
+        assert hits[0].id == ids[2]
+        assert [n.id for n in hits[0].neighbours] == [ids[1], ids[3]]
+        assert client.search("alice", BOOK, today=TODAY, neighbours=0)[0].neighbours == ()
+        day = client.search("alice", CONCERT, today=TODAY, neighbours=0)
+        assert day[0].id == ids[4] and ids[6] not in [h.id for h in day]
 
 
 QUESTIONS = [

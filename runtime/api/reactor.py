@@ -99,7 +99,10 @@ class Deferred:
         return found[-1] if found else None
 
 
-@dataclass(frozen=True, slots=True)
+_FACT_FIELDS = dataclasses.fields(Fact)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Written(Fact):
     """The fact one write appended, and the alerts its reaction raised and cleared."""
 
@@ -115,6 +118,20 @@ class Written(Fact):
         """The fact with what its write's reaction did."""
         row = [getattr(fact, f.name) for f in dataclasses.fields(Fact)]
         return cls(*row, **caused(reaction))
+
+    def __eq__(self, other: object) -> bool:
+        # A write's result is the fact it appended: equal to that fact as any read returns it
+        # (what its reaction did is not part of the fact; two results compare it too).
+        if not isinstance(other, Fact):
+            return NotImplemented
+        same = all(getattr(self, f.name) == getattr(other, f.name) for f in _FACT_FIELDS)
+        if isinstance(other, Written):
+            mine = (self.alerts, self.alerts_resolved, self.ticket)
+            return same and mine == (other.alerts, other.alerts_resolved, other.ticket)
+        return same
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in _FACT_FIELDS))
 
     def as_dict(self) -> dict[str, Any]:
         """The fact's row as `Fact.as_dict` gives it, with what the reaction did (if known)."""
