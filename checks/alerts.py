@@ -31,7 +31,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
-from uac.fact_log.tamper import reseal
+from uac.fact_log.tamper import anchor_rows, reseal
 
 _COLS = (
     "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"
@@ -430,20 +430,24 @@ def _mirror(store: Store, keys: Sequence[tuple[str, ...]], rows: list[tuple[Any,
         where, params = "tenant = ?", [keys[0][0]]
     else:
         where, params = _PICK_SUBJECTS, [chr(30).join(chr(31).join(k) for k in keys)]
-    con.execute("BEGIN")
-    try:
-        con.execute(f"DELETE FROM alerts WHERE {where}", params)
-        if rows:
-            con.executemany(
-                f"INSERT INTO alerts ({_COLS}, delivered_at, delivery_error)"
-                f" VALUES ({', '.join(['?'] * 20)})",
-                [list(row) for row in rows],
-            )
-        reseal(con, store.signer(), "alerts", where, params)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+    with store.write_lock:  # the anchor's count and the rows it counts, as one writer
+        con.execute("BEGIN")
+        try:
+            held = con.execute(f"SELECT count(*) FROM alerts WHERE {where}", params).fetchone()
+            con.execute(f"DELETE FROM alerts WHERE {where}", params)
+            if rows:
+                con.executemany(
+                    f"INSERT INTO alerts ({_COLS}, delivered_at, delivery_error)"
+                    f" VALUES ({', '.join(['?'] * 20)})",
+                    [list(row) for row in rows],
+                )
+            reseal(con, store.signer(), "alerts", where, params)
+            if held[0] != len(rows):
+                anchor_rows(con, store.signer())  # the copy's new count
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
 
 def _pull(store: Store, where: Address | str) -> None:
@@ -571,6 +575,19 @@ def _write(
     )
     if not changed:
         return
+    with store.write_lock:  # the anchor's count and the rows it counts, as one writer
+        _write_rows(store, plans, today, outbox, touched, gone, changed)
+
+
+def _write_rows(
+    store: Store,
+    plans: list[_Plan],
+    today: dt.date,
+    outbox: list[tuple[Alert, int, str, str]],
+    touched: list[str],
+    gone: list[str],
+    changed: list[str],
+) -> None:
     con = store.con
     con.execute("BEGIN")
     try:
@@ -601,6 +618,8 @@ def _write(
                 [today, chr(30).join(gone)],
             )
         reseal(con, store.signer(), "alerts", _PICK_ALERTS, [chr(30).join(changed)])
+        if any(plan.inserts for plan in plans):
+            anchor_rows(con, store.signer())  # counts the new rows: a deleted one shows
         record_outbox(store, outbox)
         con.execute("COMMIT")
     except BaseException:

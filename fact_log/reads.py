@@ -20,6 +20,7 @@ from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,
     anchor_problems,
+    anchor_rows,
     erased_residuals,
     key_mismatch,
     latest_anchors,
@@ -41,6 +42,7 @@ class LogReads:
     home: Any
     replica: Any
     ring: KeyRing | None
+    write_lock: Any
     _fact_cols: str
     _input_cols: str
 
@@ -138,8 +140,9 @@ class LogReads:
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def record_checkpoint(self, addr: Address, row: dict[str, Any]) -> int:
-        """Append one compile attempt (published or failed) to `checkpoints`; returns its id."""
-        next_id = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+        """Append one compile attempt (published or failed) to `checkpoints`; returns its id.
+
+        Under the write lock, with an anchor counting the new row in the same transaction."""
         cols = (
             "version",
             "status",
@@ -154,20 +157,23 @@ class LogReads:
             "finished_at",
         )
         con = self.con
-        con.execute("BEGIN")
-        try:
-            con.execute(
-                f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
-                f" VALUES ({', '.join('?' * (len(cols) + 4))})",
-                [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
-            )
-            # Sealed from the stored row, so the digest covers the values as DuckDB keeps them.
-            if "checkpoints" in SEALED:
-                reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        with self.write_lock:
+            next_id = con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+            con.execute("BEGIN")
+            try:
+                con.execute(
+                    f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
+                    f" VALUES ({', '.join('?' * (len(cols) + 4))})",
+                    [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
+                )
+                # Sealed from the stored row: the digest covers the values as DuckDB keeps them.
+                if "checkpoints" in SEALED:
+                    reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
+                    anchor_rows(con, self.signer())  # counts the new row: a deleted one shows
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
         return next_id
 
     def checkpoints(self, addr: Address) -> list[dict[str, Any]]:
@@ -322,7 +328,7 @@ class LogReads:
             " (SELECT coalesce(max(seq), 0) FROM facts),"
             " (SELECT max(watermark) FROM checkpoints WHERE tenant = ? AND scope = ?"
             "  AND subject = ? AND status = 'published' AND as_of IS NULL AND known_at IS NULL),"
-            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.mac,"
+            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.tally, a.mac,"
             " (SELECT hash FROM facts f WHERE f.seq = a.seq)"
             " FROM (SELECT 1) LEFT JOIN (SELECT * FROM anchors WHERE seq ="
             " (SELECT max(seq) FROM anchors) ORDER BY inputs DESC LIMIT 1) a ON TRUE",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -166,25 +167,40 @@ def test_deleting_the_last_facts_is_caught_by_the_anchors(filled: Path) -> None:
     assert any("no longer holds" in p for p in report.problems), report.problems
 
 
-def test_deleting_facts_and_anchors_together_is_caught_by_an_exported_anchor(
+def test_deleting_facts_and_anchors_together_is_caught_by_the_rows_they_counted(
+    filled: Path,
+) -> None:
+    top = _verify(filled).checked
+    _sql(
+        filled,
+        f"DELETE FROM facts WHERE seq >= {top - 1}",
+        f"DELETE FROM anchors WHERE seq >= {top - 1}",
+    )
+    report = _verify(filled)  # the checkpoint and alerts written later are counted by no anchor
+    assert not report.ok
+    assert any("rows that no anchor counts" in p for p in report.problems), report.problems
+
+
+def test_an_older_copy_of_the_whole_file_is_caught_by_an_exported_anchor(
     filled: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    db, backup = filled / "uac.duckdb", filled.parent / "backup.duckdb"
+    assert not db.with_name("uac.duckdb.wal").exists()  # closed: the file is whole
+    shutil.copyfile(db, backup)  # a backup taken now...
+    with Memory(filled, react=False) as mem:
+        mem.set("maya", "identity.name", "Maya", now=T)
     assert main(["--home", str(filled), "anchor", "export"]) == 0
     exported = json.loads(capsys.readouterr().out)
     saved = filled.parent / "anchor.json"
     saved.write_text(json.dumps(exported))
     assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 0
     capsys.readouterr()
-    top = exported["seq"]
-    _sql(
-        filled,
-        f"DELETE FROM facts WHERE seq >= {top - 1}",
-        f"DELETE FROM anchors WHERE seq >= {top - 1}",
-    )
-    assert _verify(filled).ok  # nothing inside the file contradicts the shorter log...
+    db.with_name("uac.duckdb.wal").unlink(missing_ok=True)
+    backup.replace(db)  # ...put back later
+    assert _verify(filled).ok  # nothing inside the file contradicts the older, whole file...
     assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 1
     out = capsys.readouterr().out
-    assert f"the exported anchor's seq {top} is gone" in out  # ...but the witness does
+    assert f"the exported anchor's seq {exported['seq']} is gone" in out  # ...but the witness does
 
 
 def _plain_rewrite(home: Path, seq: int, value: str) -> None:

@@ -25,7 +25,7 @@ from uac.fact_log.backends.postgres import TABLES, PgLog, is_url, redact
 from uac.fact_log.chain import GENESIS, Prepared, fact_problem
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.keys import KeyRing
-from uac.fact_log.tamper import erased_residuals, verify_tables
+from uac.fact_log.tamper import SEALED, erased_residuals, tally_problems, verify_tables
 
 ENV = "UAC_DB"
 ARTIFACTS_ENV = "UAC_ARTIFACTS"  # a shared directory for checkpoint blobs (default: the database)
@@ -240,6 +240,8 @@ class Replica:
         if ring is not None:
             found = verify_tables(con, ring, None, only=set(TABLES) - {"facts"})
             problems += [f"this node's copy, {t}: {why}" for t, why in found.items()]
+        # The node's own counted tables (its compile attempts, its copy of the alerts).
+        problems += [f"this node's {why}" for why in tally_problems(con, set(SEALED) - set(TABLES))]
         return problems
 
     def _absorb(self, addr: Address, writes: int, rows: dict[str, list[tuple[Any, ...]]]) -> None:
