@@ -505,14 +505,15 @@ def _tally_against_export(con: duckdb.DuckDBPyConnection, value: Any) -> list[st
     """Counted tables holding fewer rows than an exported anchor counted (tails cut together
     with the anchors that counted them)."""
     try:
-        counted = json.loads(value) if isinstance(value, str) else dict(value or {})
-    except (ValueError, TypeError):
+        loaded = json.loads(value) if isinstance(value, str) else dict(value or {})
+        counted = {t: int(n) for t, n in loaded.items()}
+    except (ValueError, TypeError, AttributeError):
         return ["the exported anchor's tally is not readable"]
     out = []
-    for spec in _counted(con):
+    for spec in _counted(con):  # known tables only: a name from the file never reaches SQL
         if spec.table in counted:
             held = con.execute(f"SELECT count(*) FROM {spec.table}").fetchone()[0]
-            if held < int(counted[spec.table]):
+            if held < counted[spec.table]:
                 out.append(
                     f"the exported anchor counts {counted[spec.table]} {spec.table} rows but"
                     f" the log holds only {held} (rows deleted)"

@@ -20,8 +20,9 @@ import pytest
 from uac import Memory
 from uac.checks import evaluate
 from uac.compiler import loader
+from uac.fact_log import tamper
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.keys import KeyRing
+from uac.fact_log.keys import KeyRing, row_message
 from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
 from uac.runtime.cli import main
 
@@ -376,3 +377,32 @@ def test_the_keying_record_cannot_be_removed_or_moved(filled: Path, sql: str) ->
     report = _verify(filled)
     assert not report.ok
     assert any("keying record" in p for p in report.problems), report.problems
+
+
+def test_a_workspace_keyed_before_anchors_counted_rows_upgrades_and_then_counts_them(
+    filled: Path,
+) -> None:
+    """Put the file back as the previous version wrote it (anchors without a tally, sealed
+    under their first column list, keying record naming `anchors`): the next writable open
+    re-signs the anchors, anchors the tally, and a deleted alert shows from then on."""
+    ring = KeyRing.load(filled)
+    assert ring is not None
+    con = duckdb.connect(str(filled / "uac.duckdb"))
+    con.execute("ALTER TABLE anchors DROP COLUMN tally")
+    rows = con.execute("SELECT rowid, seq, head, facts, inputs, recorded_at FROM anchors")
+    for rowid, *values in rows.fetchall():
+        mac = ring.sign(row_message("anchors", values))
+        con.execute("UPDATE anchors SET mac = ? WHERE rowid = ?", [mac, rowid])
+    stored = json.loads(con.execute("SELECT value FROM meta WHERE key = 'tamper'").fetchone()[0])
+    record = stored["record"]
+    record["tables"] = ["anchors" if t == "anchors@2" else t for t in record["tables"]]
+    value = json.dumps({"record": record, "mac": ring.sign(tamper._meta_message(record))})
+    con.execute("UPDATE meta SET value = ? WHERE key = 'tamper'", [value])
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version.tamper'")
+    con.close()
+    assert _verify(filled).ok  # the previous format, read as it is
+    Memory(filled, react=False).close()  # the upgrade
+    assert _verify(filled).ok
+    _sql(filled, "DELETE FROM alerts")
+    report = _verify(filled)
+    assert any("alerts: an anchor counts" in p for p in report.problems), report.problems

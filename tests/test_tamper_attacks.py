@@ -292,20 +292,20 @@ def test_a_deleted_middle_row_of_inputs_or_checkpoints_fails_verify(
     assert not report.ok and any(finding in p for p in report.problems), report.problems
 
 
-@pytest.mark.duckdb_only("an anchor exported from the embedded log")
 def test_the_inputs_tail_cut_with_its_anchors_fails_verify_against_an_export(home: Path) -> None:
     _fill(home)
     with Memory(home, react=False) as mem:
         mem.add("maya", "Just saying hello.", now=T)  # an input with no fact
         exported = mem.anchors()[-1]
         top = max(i.seq for i in mem.inputs("maya"))
-    _sql(
-        home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE inputs >= {top}"
-    )
+    # On postgres the anchor counts the subject's inputs; on DuckDB it names the top input.
+    counted = "writes = (SELECT max(writes) FROM anchors)" if _postgres() else f"inputs >= {top}"
+    _sql(home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE {counted}")
     with Memory(home, read_only=True) as mem:
         report = mem.verify(exported)
     assert not report.ok
-    assert any("inputs deleted from the end" in p for p in report.problems), report.problems
+    found = ("inputs rows of default/user:maya but the log holds only", "inputs deleted from the")
+    assert any(f in p for p in report.problems for f in found), report.problems
 
 
 def _every_table(home: Path) -> None:
@@ -364,19 +364,34 @@ def test_deleted_rows_of_alerts_or_checkpoints_fail_verify(
     _refused(home, finding)
 
 
-@pytest.mark.duckdb_only("the DuckDB log's rejections and schemas (postgres: the shared log)")
 @pytest.mark.parametrize("table", ["rejections", "schemas"])
 def test_deleted_rows_of_rejections_or_schemas_fail_verify(home: Path, table: str) -> None:
+    """In the log itself: the DuckDB file, or the shared PostgreSQL log."""
     _every_table(home)
     _sql(home, f"DELETE FROM {table}")
-    _refused(home, f"{table}: an anchor counts")
+    _refused(home, f"{table} of default/user:maya" if _postgres() else f"{table}: an anchor")
 
 
-@pytest.mark.duckdb_only("the anchors of the one DuckDB chain")
+@pytest.mark.parametrize("table", ["rejections", "schemas"])
+def test_rows_deleted_with_every_anchor_fail_verify_against_an_export(
+    home: Path, table: str
+) -> None:
+    """Every anchor counting the rows deleted with them: the export still counts them."""
+    _every_table(home)
+    with Memory(home, read_only=True) as mem:
+        exported = mem.anchors()[-1]
+    _sql(home, f"DELETE FROM {table}", "DELETE FROM anchors")
+    _refused(home, f"{table} rows", exported)
+
+
 def test_the_anchors_tail_deleted_alone_fails_verify(home: Path) -> None:
     _every_table(home)
-    _sql(home, "DELETE FROM anchors WHERE seq = (SELECT max(seq) FROM anchors)")
-    _refused(home, "named by no anchor")
+    if _postgres():  # each subject's anchors, numbered by its writes
+        _sql(home, "DELETE FROM anchors WHERE writes = (SELECT max(writes) FROM anchors)")
+        _refused(home, "anchors deleted")
+    else:
+        _sql(home, "DELETE FROM anchors WHERE seq = (SELECT max(seq) FROM anchors)")
+        _refused(home, "named by no anchor")
 
 
 @pytest.mark.duckdb_only("the inputs and anchors of the one DuckDB log")
