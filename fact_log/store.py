@@ -521,7 +521,8 @@ class Store(LogReads, Staging):
         try:
             for prep in prepared:
                 self._write_prepared(prep)
-            self._anchor(heads, prepared[-1].recorded)
+            counted = any(p.rejection_rows or p.batch.schemas for p in prepared)
+            self._anchor(heads, prepared[-1].recorded, counted)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -575,10 +576,11 @@ class Store(LogReads, Staging):
                 [list(r) for r in rows],
             )
 
-    def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
-        """Record the chain head this commit leaves (same transaction): truncation shows."""
+    def _anchor(self, heads: tuple[tuple[int, str], int], at: Any, counted: bool = True) -> None:
+        """Record the chain head this commit leaves (same transaction): truncation shows.
+        `counted`: the commit appended rejections or schemas rows, so the anchor counts them."""
         (seq, head), inputs = heads
-        write_anchor(self.con, self.signer(), (seq, head), inputs, at)
+        write_anchor(self.con, self.signer(), (seq, head), inputs, at, counted)
 
     def _write_prepared(self, prep: Prepared) -> None:
         self._write_rows(prep)

@@ -180,10 +180,17 @@ def tally(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def write_anchor(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing, head: tuple[int, str], inputs: int, at: Any
+    con: duckdb.DuckDBPyConnection,
+    ring: KeyRing,
+    head: tuple[int, str],
+    inputs: int,
+    at: Any,
+    counted: bool = True,
 ) -> None:
-    """Anchor a head, the input count and the counted tables' tally (caller's transaction)."""
-    values = [head[0], head[1], head[0], inputs, at, tally(con)]
+    """Anchor a head, the input count and (`counted`: the commit appended to a counted table)
+    the counted tables' tally, in the caller's transaction. A commit that appended to none
+    records no tally: the counts it would repeat are in an earlier anchor already."""
+    values = [head[0], head[1], head[0], inputs, at, tally(con) if counted else None]
     con.execute(
         f"INSERT INTO anchors ({', '.join(ANCHORS.columns)}, mac) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [*values, row_mac(ring, ANCHORS.table, values)],
@@ -224,13 +231,11 @@ def tally_problems(con: duckdb.DuckDBPyConnection, only: Iterable[str] | None = 
     specs = [s for s in _counted(con) if only is None or s.table in set(only)]
     if not specs or not _has_tally(con):
         return []
-    counted: dict[str, int] = {}
-    for (value,) in con.execute("SELECT tally FROM anchors WHERE tally IS NOT NULL").fetchall():
-        try:
-            for table, n in json.loads(value).items():
-                counted[table] = max(counted.get(table, 0), int(n))
-        except (ValueError, TypeError, AttributeError):
-            continue  # an edited anchor: its keyed digest fails (verify_tables says so)
+    counted: dict[str, int] = json.loads(tally_of_anchors(con))
+    # Once the keying record seals anchors with their tally, every row was counted by some
+    # anchor (the upgrade's open counts the rows it finds): none counting a table means 0.
+    record, _ = read_record(con, None)
+    started = record is not None and ANCHORS.entry() in record.get("tables", ())
     out: list[str] = []
     for spec in specs:
         ident = ", ".join(spec.identity)
@@ -243,7 +248,7 @@ def tally_problems(con: duckdb.DuckDBPyConnection, only: Iterable[str] | None = 
                 f"{spec.table}: {held - distinct} rows repeat another row's {ident} (copied in,"
                 " in place of deleted ones)"
             )
-        top = counted.get(spec.table)
+        top = counted.get(spec.table, 0 if started else None)
         if top is None:
             continue  # no anchor has counted it yet (the open after an upgrade does)
         if held < top:
@@ -358,8 +363,8 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
                     continue
                 reseal(con, ring, table, "TRUE", [])
             entries.append(spec.entry())
-        if ANCHORS.entry() in entries and ANCHORS.entry() not in record["tables"]:
-            anchor_rows(con, ring)  # the first anchor counting the counted tables' rows
+        if ANCHORS.entry() not in record["tables"] and any(json.loads(tally(con)).values()):
+            anchor_rows(con, ring)  # rows from before anchors counted them: count them now
         record = {**record, "tables": entries}
         value = json.dumps({"record": record, "mac": ring.sign(_meta_message(record))})
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, value])
@@ -487,7 +492,7 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
             f"the exported anchor counts {inputs} inputs but the log holds only {held}"
             " (inputs deleted from the end)"
         )
-    out.extend(_tally_against_export(con, anchor.get("tally")))
+    out.extend(_tally_against_export(con, anchor.get("tally") or anchor.get("counted")))
     if seq == 0:
         return out
     row = con.execute("SELECT hash FROM facts WHERE seq = ?", [seq]).fetchone()
@@ -544,4 +549,20 @@ def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[
         at = item["at"]
         item["at"] = at.isoformat() if isinstance(at, dt.datetime) else at
         out.append(item)
+    if not every and out and "tally" in names and out[0]["tally"] is None:
+        # A commit that appended to no counted table records no tally: the witness gets the
+        # newest counts (they still hold: counts only grow), outside the signed row.
+        out[0]["counted"] = tally_of_anchors(con)
     return out
+
+
+def tally_of_anchors(con: duckdb.DuckDBPyConnection) -> str:
+    """The largest count each counted table has in any anchor, as tally JSON."""
+    counted: dict[str, int] = {}
+    for (value,) in con.execute("SELECT tally FROM anchors WHERE tally IS NOT NULL").fetchall():
+        try:
+            for table, n in json.loads(value).items():
+                counted[table] = max(counted.get(table, 0), int(n))
+        except (ValueError, TypeError, AttributeError):
+            continue  # an edited anchor: its keyed digest fails (verify_tables says so)
+    return json.dumps(counted, sort_keys=True, separators=(",", ":"))

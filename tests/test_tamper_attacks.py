@@ -414,7 +414,8 @@ def test_every_table_cut_back_with_its_anchors_fails_verify_against_an_export(
     """Cutting all of it back to an earlier anchor leaves a consistent file: the witness."""
     _every_table(home)
     with Memory(home, read_only=True) as mem:
-        (first, *_), exported = mem.anchors(every=True), mem.anchors()[-1]
+        first = next(a for a in mem.anchors(every=True) if a["tally"])
+        exported = mem.anchors()[-1]
     counted = json.loads(first["tally"])
     _sql(
         home,
