@@ -25,6 +25,7 @@ _EXPORTS = {
     "UacError": "uac.fact_log.errors",
     "InputError": "uac.fact_log.errors",
     "NotFound": "uac.fact_log.errors",
+    "Verbs": "uac.runtime.api.verb_methods",
 }
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Memory",
     "NotFound",
     "UacError",
+    "Verbs",
     "__version__",
 ]
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from uac.runtime.api.client import Client
     from uac.runtime.api.memory import Explanation, ImportResult, Learned, Memory
     from uac.runtime.api.tools import AgentTools
+    from uac.runtime.api.verb_methods import Verbs
 
 
 def __getattr__(name: str) -> Any:

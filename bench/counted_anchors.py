@@ -35,7 +35,7 @@ from typing import Any
 import benchpath  # noqa: F401 - first: takes bench/ off sys.path (a stdlib-named script here)
 
 from uac.fact_log import tamper
-from uac.fact_log.backends import replica
+from uac.fact_log.backends import postgres
 from uac.runtime.api.memory import Memory
 
 T0 = dt.datetime(2025, 1, 10, 9)
@@ -44,13 +44,13 @@ T0 = dt.datetime(2025, 1, 10, 9)
 @contextmanager
 def without_counts() -> Iterator[None]:
     """The code as it was before anchors counted rows: no count query, no count check."""
-    saved = tamper.tally, tamper.tally_problems, replica.tally_problems
+    saved = tamper.tally, tamper.tally_problems, postgres.tally_problems
     tamper.tally = lambda con: "{}"  # type: ignore[assignment]
-    tamper.tally_problems = replica.tally_problems = lambda con, only=None: []  # type: ignore[assignment]
+    tamper.tally_problems = postgres.tally_problems = lambda con, only=None: []  # type: ignore[assignment]
     try:
         yield
     finally:
-        tamper.tally, tamper.tally_problems, replica.tally_problems = saved
+        tamper.tally, tamper.tally_problems, postgres.tally_problems = saved
 
 
 def one_side(home: Path, writes: int, compiles: int, facts: int) -> dict[str, float]:

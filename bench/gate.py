@@ -1,4 +1,4 @@
-"""The store's gate (fact_log/gate.py): what it costs a statement, and what it buys an erase.
+"""The store's gate (fact_log/rwlock.py): what it costs a statement, and what it buys an erase.
 
 Run from the repository root with the project's virtualenv:
 

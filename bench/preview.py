@@ -97,11 +97,10 @@ def measure(size: int, runs: int) -> dict[str, float]:
             seen = mem.preview("s", facts=[{"path": "medications", "record": record}], now=now)
             took_preview = (time.perf_counter() - start) * 1000
             start = time.perf_counter()
-            mem.import_records("s", "medications", [record], now=now)
+            result = mem.import_records("s", "medications", [record], now=now)
             took_write = (time.perf_counter() - start) * 1000
-            result = mem.last_evaluation
-            assert result is not None and [a.check for a in result.new] == ["drug_allergy"]
-            assert sorted(a.id for a in seen.raised) == sorted(a.id for a in result.new), run
+            assert [a.check for a in result.alerts] == ["drug_allergy"]
+            assert sorted(a.id for a in seen.raised) == sorted(a.id for a in result.alerts), run
             if run:  # run 0 warms up
                 times["preview"].append(took_preview)
                 times["write"].append(took_write)
@@ -150,12 +149,14 @@ def equivalence(corpus: str, mode: str) -> dict[str, object]:
                     sid = f"s{n}"
                     seen = mem.preview(subject, text, facts=facts, at=at, session_id=sid, now=at)
                     if text is not None:
-                        mem.add(subject, text, at=at, session_id=sid, now=at)
+                        done = mem.add(subject, text, at=at, session_id=sid, now=at)
+                        wrote = (_ids(done.alerts), _ids(done.alerts_resolved))
                     else:
-                        with mem.deferred():
+                        with mem.deferred() as block:
                             active._gold(mem, subject, gold[subject][str(n)], at)
-                    done = mem.last_evaluation
-                    wrote = (_ids([*done.new, *done.woken]), _ids(done.resolved))
+                        result = block.result(subject)
+                        assert result is not None
+                        wrote = (_ids([*result.new, *result.woken]), _ids(result.resolved))
                     saw = (_ids(seen.raised), _ids(seen.cleared))
                     counts["previews"] += 1
                     counts["raised"] += bool(saw[0])

@@ -9,7 +9,7 @@ Run from the repository root with the project's virtualenv:
 
 What is timed: `Memory.import_file` of N transactions (JSON Lines, a fresh workspace each
 run, reacting: append + compile + checks) with no progress callback (the baseline) and with
-a `runtime.progress.Progress` in log mode writing to a real file (the CLI's path when stderr
+a `runtime.progress_display.Progress` in log mode writing to a real file (the CLI's path when stderr
 is not a terminal), alternated so load drifts hit both alike. Reported: the median of each,
 their ratio, and the stages the reporter saw with the wall time spent in each (from the
 last run), which is what a user watching a long import sees.
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from uac import Memory
-from uac.runtime.progress import Progress
+from uac.runtime.progress_display import Progress
 
 
 def write_file(path: Path, n: int) -> None:

@@ -16,7 +16,7 @@ the same facts on both backends):
   DuckDB; on PostgreSQL, one transaction per group locking each subject's head).
 
 On PostgreSQL a write also copies the new rows into the node's local DuckDB copy
-(fact_log/backends/replica.py): that is part of the timed cost.
+(fact_log/backends/postgres.py): that is part of the timed cost.
 
 Case (b), `python bench/scale.py --workers [--subjects N] [--counts 1,2,4]`: one writer node
 appends N subjects x 100 facts to a fresh PostgreSQL database (untimed; each write enqueues

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import math
 import os
@@ -57,8 +58,10 @@ from uac.runtime.api.memory import Memory
 from uac.runtime.search.embedders import (
     STOPWORDS,
     Embedder,
+    EncoderEmbedder,
     HashingEmbedder,
     LocalEmbedder,
+    default_embedder,
     local_model_dir,
 )
 from uac.runtime.search.index import SearchIndex
@@ -469,9 +472,7 @@ def write_testset(path: Path, notes: list[str], pairs: list[tuple[str, int]]) ->
 
 def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     notes, pairs = generate(args.notes, args.queries)
-    embedders: list[tuple[str, Callable[[], Embedder]]] = [("hashing-256", HashingEmbedder)]
-    if local_model_dir() is not None:
-        embedders.append(("MiniLM-L6-v2", LocalEmbedder))
+    embedders = bench_embedders()
     lines += [
         f"### Retrieval quality ({len(notes):,} notes, {len(pairs)} queries, 1 relevant each,"
         " a third with a typo; recency off)",
@@ -479,13 +480,27 @@ def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         "| ranking | embedder | recall@5 | recall@10 | MRR@10 | index build s |",
         "|---|---|---:|---:|---:|---:|",
     ]
+    ranked = rank_bm25_at_scale(notes)
+    r5 = r10 = rr = 0.0
+    for query, idx in pairs:
+        found = ranked(query)
+        if idx in found:
+            rank = found.index(idx) + 1
+            r5, r10, rr = r5 + (rank <= 5), r10 + 1, rr + 1 / rank
+    n_q = len(pairs)
+    lines.append(
+        f"| rank_bm25 BM25Okapi (baseline) | — | {r5 / n_q:.3f} | {r10 / n_q:.3f}"
+        f" | {rr / n_q:.3f} | — |"
+    )
+    print(lines[-1], flush=True)
     for n, (label, make) in enumerate(embedders):
         home = tmp / f"quality-{n}"
         with Memory(home, create=True, react=False) as mem:
             ids = load_notes(mem, notes)
             index = SearchIndex(mem.store, make())
             build = timed(index.sync)
-            modes = [("vector only", False, True), ("fused (weighted score fusion)", True, True)]
+            fused = "fused (default)" if label.endswith("(default)") else "fused"
+            modes = [("vector only", False, True), (fused, True, True)]
             if n == 0:
                 modes.insert(0, ("lexical only (BM25)", True, False))
             for mode, lex, den in modes:
@@ -546,15 +561,40 @@ def rank_bm25_at_scale(notes: list[str]) -> Callable[[str], list[int]]:
     return ranked
 
 
+class Memo:
+    """The default embedder with its document vectors memoised by text (bench only).
+
+    With --distinct, the latency corpus repeats a smaller set of texts, so the MiniLM index
+    of 100k notes is built in minutes on a shared 2-core machine: each distinct text is
+    embedded once, every note still gets its own stored vector and the searches run the
+    default code path unchanged (query vectors are not memoised here).
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self.semantic = getattr(inner, "semantic", True)
+        self.memo: dict[str, list[float]] = {}
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if len(texts) == 1:
+            return self.inner.embed(texts)
+        new = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        self.memo.update(zip(new, self.inner.embed(new), strict=True))
+        return [self.memo[t] for t in texts]
+
+
 def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     _, pairs = generate(min(args.notes, 2000), args.queries)
-    queries = [q for q, _ in pairs]
+    queries = [q for q, _ in pairs][: args.scale_queries]
     home = tmp / "scale"
-    corpus = filler(args.scale)
+    distinct = filler(min(args.distinct or args.scale, args.scale))
+    corpus = [distinct[i % len(distinct)] for i in range(args.scale)]
     ms = 1000.0
     with Memory(home, create=True, react=False) as mem:
         load_notes(mem, corpus)
-        index = SearchIndex(mem.store)
+        embedder = default_embedder()
+        index = SearchIndex(mem.store, Memo(embedder))
         build = timed(index.sync)
         print(f"index build: {build:.1f} s", flush=True)
         # As after a restart: the index is in the checkpointed (compressed) database file.
@@ -562,7 +602,7 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         first = timed(lambda: index.search(ALICE, queries[0], k=10, today=TODAY))
         bm25_ranked = rank_bm25_at_scale(corpus)
         modes: dict[str, Callable[[str], Any]] = {
-            "fused (default: `SearchIndex.search`, hashing embedder)": lambda q: index.search(
+            f"fused (default: `SearchIndex.search`, {embedder.name})": lambda q: index.search(
                 ALICE, q, k=10, today=TODAY
             ),
             "lexical list only": lambda q: index.search(ALICE, q, k=10, today=TODAY, dense=False),
@@ -610,8 +650,9 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         rebuilds = [fts_rebuild(index) for _ in range(args.runs)]
     shutil.rmtree(home)
     lines += [
-        f"### Latency, {args.scale:,} notes in one subject (hashing embedder, k=10,"
-        f" {len(queries)} queries, median of {args.runs} rounds)",
+        f"### Latency, {args.scale:,} notes ({len(distinct):,} distinct texts) in one subject"
+        f" (default embedder {embedder.name}, k=10, {len(queries)} queries, median of"
+        f" {args.runs} rounds)",
         "",
         "| search | p50 ms | p99 ms | CPU p50 ms | CPU p99 ms | p50 ratio to fused |",
         "|---|---:|---:|---:|---:|---:|",
@@ -749,19 +790,27 @@ def conv_modes(index: SearchIndex, ids: dict[int, list[str]]) -> dict[str, Calla
         "uac lexical only (recency off)": mode(dense=False, half_life_days=math.inf),
         "uac vector only (recency off)": mode(lexical=False, half_life_days=math.inf),
         "uac fused, recency off": mode(half_life_days=math.inf),
-        "uac default (Memory.search defaults)": mode(),
-        "uac default, hops=2": mode(hops=2),
-        "uac default, neighbours=1 (hit + its 2 neighbours per place)": mode(
-            neighbours=1, context=True
+        "uac default (Memory.search defaults: neighbours on, hit + neighbours per place)": mode(
+            context=True
         ),
+        "uac default without neighbours (neighbours=0)": mode(neighbours=0),
+        "uac default, hops=2": mode(hops=2, context=True),
     }
+
+
+def bench_embedders() -> list[tuple[str, Callable[[], Embedder]]]:
+    """The embedders to compare: the fallback, the default, the torch MiniLM if installed."""
+    embedders: list[tuple[str, Callable[[], Embedder]]] = [("hashing-256", HashingEmbedder)]
+    if isinstance(default_embedder(), EncoderEmbedder):
+        embedders.append(("MiniLM-L6-v2 NumPy (default)", EncoderEmbedder))
+    if local_model_dir() is not None and importlib.util.find_spec("sentence_transformers"):
+        embedders.append(("MiniLM-L6-v2 torch", LocalEmbedder))
+    return embedders
 
 
 def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     """Quality on the conversational set: rank_bm25, each uac list, the uac default."""
-    embedders: list[tuple[str, Callable[[], Embedder]]] = [("hashing-256", HashingEmbedder)]
-    if local_model_dir() is not None:
-        embedders.append(("MiniLM-L6-v2", LocalEmbedder))
+    embedders = bench_embedders()
     for split in args.conv:
         data = json.loads((DATA / f"conv_{split}.json").read_text())
         dialogues = data["dialogues"]
@@ -790,12 +839,14 @@ def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
             print(lines[-1], flush=True)
 
         row("rank_bm25 BM25Okapi (baseline)", "—", conv_scores(questions, bm25_baseline(dialogues)))
+        builds: list[str] = []
         for n, (label, make) in enumerate(embedders):
             home = tmp / f"conv-{split}-{n}"
             with Memory(home, create=True, react=False) as mem:
                 ids = load_dialogues(mem, dialogues)
                 index = SearchIndex(mem.store, make())
-                index.sync()
+                build = timed(index.sync)
+                builds.append(f"{label}: {build / turns * 1000:.1f} s per 1,000 turns")
                 for name, ranked in conv_modes(index, ids).items():
                     if n and "lexical only" in name:
                         continue
@@ -805,7 +856,7 @@ def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
                         conv_scores(questions, ranked),
                     )
             shutil.rmtree(home)
-        lines.append("")
+        lines += ["", "Index build (tokenise, stem, embed): " + "; ".join(builds) + ".", ""]
 
 
 def machine() -> str:
@@ -831,6 +882,12 @@ def main() -> None:
     parser.add_argument(
         "--write-testset", default=None, help="only write the test set as JSON to this path"
     )
+    parser.add_argument("--scale", type=int, help="notes in the latency index (default 100,000)")
+    parser.add_argument(
+        "--distinct", type=int, help="distinct texts the latency corpus cycles through"
+    )
+    parser.add_argument("--scale-queries", type=int, default=250, help="latency queries")
+    parser.add_argument("--skip-quality", action="store_true", help="only the latency part")
     parser.add_argument(
         "--conv",
         nargs="*",
@@ -840,7 +897,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.notes, args.queries = (500, 60) if args.quick else (2000, 250)
-    args.scale = 10_000 if args.quick else 100_000
+    args.scale = args.scale or (10_000 if args.quick else 100_000)
     args.adds = 10 if args.quick else 25
     if args.write_testset:
         write_testset(Path(args.write_testset), *generate(args.notes, args.queries))
@@ -860,7 +917,8 @@ def main() -> None:
             args.conv = args.conv or ["dev", "heldout"]
             run_conv(args, tmp, lines)
         else:
-            run_quality(args, tmp, lines)
+            if not args.skip_quality:
+                run_quality(args, tmp, lines)
             run_scale(args, tmp, lines)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

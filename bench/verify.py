@@ -9,8 +9,9 @@ Run from the repository root with the project's virtualenv:
 Setup: one workspace, N facts appended through `Store.append` in batches of 1,000 (so N/1,000
 commits and anchors), one input per batch. Timed, alternating in the same process:
 
-* baseline, `Store._walk(chunk, None, None)`: the chain walk `verify` did before tamper
-  evidence (content hash, plain link, id per fact), reading the same rows;
+* baseline, `store.backend._walk(chunk, None, None)` (backends/duckdb.py): the chain walk
+  `verify` did before tamper evidence (content hash, plain link, id per fact), reading the
+  same rows;
 * keyed, `Store.verify()`: that walk plus the keyed digest of every fact, every sealed table
   row (inputs, anchors) and the anchor checks.
 
@@ -80,7 +81,7 @@ def main() -> None:
         with Store.open(home, read_only=True) as store:
             for _ in range(args.runs):
                 t0 = time.perf_counter()
-                walk = store._walk(20_000, None, None)
+                walk = store.backend._walk(20_000, None, None)  # type: ignore[attr-defined]
                 plain.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 report = store.verify()

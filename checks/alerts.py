@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from uac.checks import pg_alerts
 from uac.checks.library import run_checks
 from uac.checks.library.common import same_words
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
@@ -28,16 +25,12 @@ from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_schema
+from uac.fact_log.backends.base import ALERT_COLUMNS
+from uac.fact_log.backends.duckdb import insert_outbox
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
-from uac.fact_log.tamper import anchor_rows, reseal
 
-_COLS = (
-    "id, tenant, scope, subject, check_name, severity, status, message, computation, fact_ids,"
-    " record_keys, first_seen, last_seen, acknowledged_on, snoozed_until, resolved_on,"
-    " why, next_step"
-)
+_COLS = ALERT_COLUMNS
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 ACTIVE = ("open", "acknowledged")
 
@@ -300,12 +293,38 @@ def _record(
     today: dt.date,
     recorders: list[Recorder],
 ) -> list[_Plan]:
-    """Plan and store the alert changes and their outbox rows, in one transaction."""
-    if store.replica is not None:
-        return _record_shared(store, computed, today, recorders)
-    existing = _existing(store, [result.address for result, _ in computed])
-    plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
-    _write(store, plans, today, _outbox(plans, recorders, {}))
+    """Plan and store the alert changes and their outbox rows, in one transaction.
+
+    The backend locks the subjects' alerts for it (fact_log/backends/base.py): on a shared
+    log two nodes evaluating one subject queue there, and the second finds what the first
+    recorded. An insert another evaluation won is not raised again here.
+    """
+    keys = [_triple(result.address) for result, _ in computed]
+    if not keys:
+        return []
+    with store.backend.alerts.evaluating(keys) as write:
+        existing = _grouped(write.rows())
+        plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
+        occurrence: dict[str, int] = {}
+        for plan in plans:
+            result = plan.result
+            inserted = write.insert([_values(a) for a in plan.inserts])
+            result.new = [a for a in result.new if a.id in inserted or a in plan.rewrites]
+            raised = {a.id for a in (*result.new, *result.woken)}
+            for alert in plan.rewrites:
+                occurrence[alert.id] = write.rewrite(_values(alert), alert.id in raised)
+            key = _triple(result.address)
+            if plan.touched:
+                write.update(key, plan.touched, "last_seen = ?", [today])
+            if result.resolved:
+                ids = [a.id for a in result.resolved]
+                write.update(key, ids, "status = 'resolved', resolved_on = ?", [today])
+        write.outbox(
+            [
+                (*_triple(alert.address), alert.id, n, sink, payload)
+                for alert, n, sink, payload in _outbox(plans, recorders, occurrence)
+            ]
+        )
     return plans
 
 
@@ -315,12 +334,8 @@ def _preview(
     """Fill the results with what evaluating as of `today` would change; write nothing."""
     if not computed:
         return
-    addresses = [result.address for result, _ in computed]
-    if store.replica is not None:  # the shared rows are the truth; this node's copy may lag
-        with pg_schema.transaction(store.replica.log) as cur:
-            existing = _grouped(pg_alerts.rows(cur, [_triple(a) for a in addresses]))
-    else:
-        existing = _existing(store, addresses)
+    keys = [_triple(result.address) for result, _ in computed]
+    existing = _grouped(store.backend.alerts.rows(keys))  # the stored rows, shared or not
     for result, drafts in computed:
         _plan(result, drafts, existing.get(result.address, {}), today)
 
@@ -339,76 +354,12 @@ def _outbox(
     return out
 
 
-_OUTBOX_LOCK = threading.Lock()
-_OUTBOX_IDS: weakref.WeakKeyDictionary[Store, int] = weakref.WeakKeyDictionary()
-
-
 def record_outbox(store: Store, entries: Sequence[tuple[Alert, int, str, str]]) -> None:
-    """Insert outbox rows into the workspace file, in the caller's transaction if any."""
-    if not entries:
-        return
-    con = store.con
-    now = utc_now()
-    # Ids from a per-workspace counter: two threads' transactions (each its own cursor)
-    # reading max(id) would both take the same id and one would fail at commit.
-    # The first id is read before the lock: no statement runs while it is held, so a thread
-    # waiting for it inside a transaction never waits on a statement (fact_log/gate.py).
-    seen = None
-    if store not in _OUTBOX_IDS:
-        seen = int(con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()[0]) + 1  # type: ignore[index]
-    with _OUTBOX_LOCK:
-        first = _OUTBOX_IDS.get(store, seen)
-        assert first is not None  # set by another thread since, or read above
-        _OUTBOX_IDS[store] = first + len(entries)
-    con.executemany(
-        "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, NULL, ?, NULL)",
-        [
-            [first + n, alert.id, alert.address.tenant, sink, payload, now, now]
-            for n, (alert, _, sink, payload) in enumerate(entries)
-        ],
+    """Insert outbox rows (alert, occurrence, sink, payload) into the workspace file, in the
+    caller's transaction if any."""
+    insert_outbox(
+        store, [(a.id, a.address.tenant, sink, payload) for a, _, sink, payload in entries]
     )
-
-
-def _record_shared(
-    store: Store,
-    computed: list[tuple[EvaluationResult, list[AlertDraft]]],
-    today: dt.date,
-    recorders: list[Recorder],
-) -> list[_Plan]:
-    """`_record` on PostgreSQL (checks/pg_alerts.py): locked, idempotent, then copied here."""
-    assert store.replica is not None
-    keys = [_triple(result.address) for result, _ in computed]
-    if not keys:
-        return []
-    with pg_schema.transaction(store.replica.log) as cur:
-        pg_alerts.lock(cur, keys)
-        existing = _grouped(pg_alerts.rows(cur, keys))
-        plans = [_plan(r, drafts, existing.get(r.address, {}), today) for r, drafts in computed]
-        occurrence: dict[str, int] = {}
-        for plan in plans:
-            result = plan.result
-            inserted = pg_alerts.insert(cur, [_values(a) for a in plan.inserts])
-            # Under the lock an insert cannot lose a race; if one did, the winner raised it.
-            result.new = [a for a in result.new if a.id in inserted or a in plan.rewrites]
-            raised = {a.id for a in (*result.new, *result.woken)}
-            for alert in plan.rewrites:
-                occurrence[alert.id] = pg_alerts.rewrite(cur, _values(alert), alert.id in raised)
-            key = _triple(result.address)
-            if plan.touched:
-                pg_alerts.update(cur, key, plan.touched, "last_seen = %s", [today])
-            if result.resolved:
-                ids = [a.id for a in result.resolved]
-                pg_alerts.update(cur, key, ids, "status = 'resolved', resolved_on = %s", [today])
-        pg_alerts.record_outbox(
-            cur,
-            [
-                (*_triple(alert.address), alert.id, n, sink, payload)
-                for alert, n, sink, payload in _outbox(plans, recorders, occurrence)
-            ],
-        )
-        final = pg_alerts.rows(cur, keys)
-    _mirror(store, keys, final)
-    return plans
 
 
 def _triple(addr: Address) -> tuple[str, str, str]:
@@ -423,47 +374,6 @@ def _grouped(rows: Iterable[Sequence[Any]]) -> dict[Address, dict[str, Alert]]:
     return out
 
 
-def _mirror(store: Store, keys: Sequence[tuple[str, ...]], rows: list[tuple[Any, ...]]) -> None:
-    """Replace this node's copy of the subjects' (or a tenant's) alerts with the shared rows."""
-    con = store.con
-    if keys and len(keys[0]) == 1:
-        where, params = "tenant = ?", [keys[0][0]]
-    else:
-        where, params = _PICK_SUBJECTS, [chr(30).join(chr(31).join(k) for k in keys)]
-    with store.write_lock:  # the anchor's count and the rows it counts, as one writer
-        con.execute("BEGIN")
-        try:
-            held = con.execute(f"SELECT count(*) FROM alerts WHERE {where}", params).fetchone()
-            con.execute(f"DELETE FROM alerts WHERE {where}", params)
-            if rows:
-                con.executemany(
-                    f"INSERT INTO alerts ({_COLS}, delivered_at, delivery_error)"
-                    f" VALUES ({', '.join(['?'] * 20)})",
-                    [list(row) for row in rows],
-                )
-            reseal(con, store.signer(), "alerts", where, params)
-            if held[0] != len(rows):
-                anchor_rows(con, store.signer())  # the copy's new count
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-
-
-def _pull(store: Store, where: Address | str) -> None:
-    """Bring this node's copy of a subject's (or a tenant's) alerts up to date."""
-    if store.replica is None:
-        return
-    with pg_schema.transaction(store.replica.log) as cur:
-        if isinstance(where, Address):
-            keys: list[tuple[str, ...]] = [_triple(where)]
-            rows = pg_alerts.rows(cur, [_triple(where)])
-        else:
-            keys = [(where,)]
-            rows = pg_alerts.tenant_rows(cur, where)
-    _mirror(store, keys, rows)
-
-
 @dataclass(slots=True)
 class _Plan:
     """The alert rows one evaluation of a subject inserts and updates."""
@@ -472,29 +382,6 @@ class _Plan:
     inserts: list[Alert] = field(default_factory=list)
     rewrites: list[Alert] = field(default_factory=list)  # content changed or re-opened
     touched: list[str] = field(default_factory=list)  # unchanged and open: last_seen moves
-
-
-def _key(addr: Address, *rest: str) -> str:
-    return chr(31).join((addr.tenant, addr.scope, addr.subject, *rest))
-
-
-# Rows picked by "tenant, scope, subject[, id]" keys bound as one string (see _key): one
-# statement for many subjects, and no list binding (DuckDB probes modules per element).
-_PICK_SUBJECTS = (
-    "concat_ws(chr(31), tenant, scope, subject) IN (SELECT unnest(string_split(?, chr(30))))"
-)
-_PICK_ALERTS = (
-    "concat_ws(chr(31), tenant, scope, subject, id) IN (SELECT unnest(string_split(?, chr(30))))"
-)
-
-
-def _existing(store: Store, addresses: Sequence[Address]) -> dict[Address, dict[str, Alert]]:
-    """The alert rows of the subjects, in one query (a subject's rows are few)."""
-    rows = store.con.execute(
-        f"SELECT {_COLS} FROM alerts WHERE {_PICK_SUBJECTS}",
-        [chr(30).join(_key(a) for a in addresses)],
-    ).fetchall()
-    return _grouped(rows)
 
 
 def _plan(
@@ -563,70 +450,6 @@ def _plan(
     return plan
 
 
-def _write(
-    store: Store, plans: list[_Plan], today: dt.date, outbox: list[tuple[Alert, int, str, str]]
-) -> None:
-    """Store the planned rows of every subject, reseal them and queue the outbox rows, in one
-    transaction."""
-    touched = [_key(p.result.address, aid) for p in plans for aid in p.touched]
-    gone = [_key(a.address, a.id) for p in plans for a in p.result.resolved]
-    changed = (
-        [_key(a.address, a.id) for p in plans for a in (*p.inserts, *p.rewrites)] + touched + gone
-    )
-    if not changed:
-        return
-    with store.write_lock:  # the anchor's count and the rows it counts, as one writer
-        _write_rows(store, plans, today, outbox, touched, gone, changed)
-
-
-def _write_rows(
-    store: Store,
-    plans: list[_Plan],
-    today: dt.date,
-    outbox: list[tuple[Alert, int, str, str]],
-    touched: list[str],
-    gone: list[str],
-    changed: list[str],
-) -> None:
-    con = store.con
-    con.execute("BEGIN")
-    try:
-        for plan in plans:
-            for alert in plan.inserts:
-                con.execute(
-                    f"INSERT INTO alerts ({_COLS}) VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)",
-                    _values(alert)[:13] + _values(alert)[16:],
-                )
-            for alert in plan.rewrites:
-                key = [alert.address.tenant, alert.address.scope, alert.address.subject]
-                con.execute(
-                    "UPDATE alerts SET severity = ?, status = ?, message = ?, computation = ?,"
-                    " fact_ids = ?, record_keys = ?, first_seen = ?, last_seen = ?,"
-                    " acknowledged_on = ?, snoozed_until = ?, resolved_on = ?, why = ?,"
-                    f" next_step = ? WHERE {_SUBJECT} AND id = ?",
-                    [*_values(alert)[5:], *key, alert.id],
-                )
-        if touched:
-            con.execute(
-                f"UPDATE alerts SET last_seen = ? WHERE {_PICK_ALERTS}",
-                [today, chr(30).join(touched)],
-            )
-        if gone:
-            con.execute(
-                f"UPDATE alerts SET status = 'resolved', resolved_on = ? WHERE {_PICK_ALERTS}",
-                [today, chr(30).join(gone)],
-            )
-        reseal(con, store.signer(), "alerts", _PICK_ALERTS, [chr(30).join(changed)])
-        if any(plan.inserts for plan in plans):
-            anchor_rows(con, store.signer())  # counts the new rows: a deleted one shows
-        record_outbox(store, outbox)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-
-
 def _deliver(
     store: Store, result: EvaluationResult, sinks: list[Sink], now: dt.datetime | None
 ) -> None:
@@ -648,44 +471,15 @@ def _deliver(
             )
 
 
-def _reseal(store: Store, key: list[str], ids: list[str]) -> None:
-    """Rewrite updated alerts' keyed digests (fact_log/tamper.py) in the caller's transaction."""
-    if ids:
-        reseal(
-            store.con,
-            store.signer(),
-            "alerts",
-            f"{_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
-            [*key, ids],
-        )
-
-
 def _update(store: Store, key: list[str], ids: list[str], sets: str, values: list[Any]) -> None:
     """One lifecycle update of some alerts and their new digests, in one transaction."""
-    if store.replica is not None:  # the shared rows first, then this node's copy of them
-        with pg_schema.transaction(store.replica.log) as cur:
-            pg_alerts.update(cur, key, ids, sets.replace("?", "%s"), values)
-            rows = pg_alerts.rows(cur, [tuple(key)])  # type: ignore[list-item]
-        _mirror(store, [tuple(key)], rows)
-        return
-    con = store.con
-    con.execute("BEGIN")
-    try:
-        con.execute(
-            f"UPDATE alerts SET {sets} WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
-            [*values, *key, ids],
-        )
-        _reseal(store, key, ids)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+    store.backend.alerts.update((key[0], key[1], key[2]), ids, sets, values)
 
 
 def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
     if not ids:
         return {}
-    _pull(store, addr)
+    store.backend.alerts.pull(addr)
     rows = store.con.execute(
         f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
         [addr.tenant, addr.scope, addr.subject, ids],
@@ -706,7 +500,7 @@ def list_alerts(
     With `today`, alerts snoozed until a later day are left out; with `kind`, only the
     risks ("alert") or only what the checks ask the user ("question").
     """
-    _pull(store, where)
+    store.backend.alerts.pull(where)
     if isinstance(where, Address):
         sql, params = _SUBJECT, [where.tenant, where.scope, where.subject]
     else:

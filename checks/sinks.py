@@ -40,6 +40,9 @@ class Recorder(Protocol):
     def recorded(self) -> None: ...
 
 
+DELIVERY_ID_HEADER = "Uac-Delivery-Id"  # one outbox delivery's id: sinks deduplicate by it
+
+
 class DeliveryError(Exception):
     """A sink gave up delivering."""
 
@@ -75,7 +78,11 @@ class JsonLinesSink:
 
 
 class WebhookSink:
-    """POSTs `{"alerts": [...]}` as JSON; retries with exponential backoff, per-try timeout."""
+    """POSTs `{"alerts": [...]}` as JSON; retries with exponential backoff, per-try timeout.
+
+    Alerts sent by the outbox carry a delivery id, sent as the `Uac-Delivery-Id` header (the
+    same on every retry of one delivery: delivery is at-least-once, so deduplicate by it).
+    """
 
     def __init__(
         self,
@@ -104,13 +111,17 @@ class WebhookSink:
         import urllib.request
 
         body = json.dumps({"alerts": [a.as_dict() for a in alerts]}, sort_keys=True).encode()
+        headers = dict(self.headers)
+        ids = [getattr(a, "delivery_id", None) for a in alerts]
+        if ids and all(ids):  # from the outbox: the same id on every retry of one delivery
+            headers[DELIVERY_ID_HEADER] = ",".join(str(i) for i in ids)
         last = ""
         self.attempts = 0
         for attempt in range(self.retries + 1):
             if attempt:
                 self.sleep(self.backoff * 2 ** (attempt - 1))
             self.attempts += 1
-            request = urllib.request.Request(self.url, body, self.headers, method="POST")
+            request = urllib.request.Request(self.url, body, headers, method="POST")
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     if 200 <= response.status < 300:

@@ -49,7 +49,7 @@ from uac.compiler.loader import (
 from uac.compiler.locks import subjects_locked
 from uac.compiler.model import build_model, model_parts
 from uac.compiler.render import applicable_checks, records_format, render
-from uac.compiler.shared import place, upload
+from uac.compiler.shared_checkpoints import place, upload
 from uac.compiler.validator import validate
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog

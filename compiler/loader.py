@@ -23,12 +23,12 @@ from typing import Any
 
 from uac.compiler.gc_pause import cyclic_gc_paused
 from uac.fact_log.addressing import Address
+from uac.fact_log.chain_keys import KeyRing, key_path
 from uac.fact_log.errors import NotFound, WorkspaceError
-from uac.fact_log.keys import KeyRing, key_path
 
 GENERATED = "generated"
 FILES = "files.json"
-# HMAC of files.json under the workspace's chain key (fact_log/keys.py): a separate file so
+# HMAC of files.json under the workspace's chain key (fact_log/chain_keys.py): a separate file so
 # files.json (and the golden output) stays the same in every workspace.
 SIGNATURE = "files.sig"
 # Per subject: `placed/vNNNNNN.sig` signs (tenant, scope, subject, version, files.json) so a

@@ -49,8 +49,8 @@ from uac.compiler.render import records_files, records_format, render
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.chain import GENESIS, Batch, prepare
+from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import UacError
-from uac.fact_log.keys import KeyRing
 from uac.fact_log.store import Fact, Store
 
 # Proposed rows are never stored, so their keyed digests need no secret: a fixed key keeps

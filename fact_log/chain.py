@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import InputError
-from uac.fact_log.keys import KeyRing
 from uac.fact_log.tamper import row_mac
 from uac.fact_log.values import canonical_json, json_string, sha256
 
@@ -53,7 +53,7 @@ FACT_V1: tuple[tuple[str, str, str], ...] = (
     ("prev_hash", "VARCHAR NOT NULL", "string"),
     ("hash", "VARCHAR NOT NULL", "string"),
 )
-# `mac`: `<key id>:<HMAC of the link>` (fact_log/keys.py); NULL only before the workspace
+# `mac`: `<key id>:<HMAC of the link>` (fact_log/chain_keys.py); NULL only before the workspace
 # had a key. The plain `hash` (and the id derived from it) stays key-independent, so the
 # generated code of the same log is the same in every workspace.
 _MAC = ("mac", "VARCHAR", "string")

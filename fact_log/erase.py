@@ -39,7 +39,6 @@ from typing import Any
 import duckdb
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_erase
 from uac.fact_log.backends.pg_erase import BLANKED
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.schema import Owner, register
@@ -170,8 +169,7 @@ def erase_log(
     """
     if not reason or not reason.strip():
         raise InputError("an erase needs --reason (why the content must go, for the report)")
-    if store.replica is not None:
-        store.replica.sync(addr)  # targets are chosen from every write the log holds
+    store.backend.sync(addr)  # targets are chosen from every write the log holds
     seqs, input_ids = select_targets(store, addr, fact_ids)
     erasure = LogErasure(
         "e_" + uuid.uuid4().hex[:20],
@@ -181,29 +179,23 @@ def erase_log(
         actor,
         now,
     )
-    if store.replica is not None:
-        # The shared log first: it is what every node copies; this node's copy follows in
-        # _blank, and a node that misses that step applies the erasure at its next sync.
-        record = {
-            "id": erasure.id,
-            "address": addr,
-            "what": erasure.what,
-            "reason": erasure.reason,
-            "actor": actor,
-            "erased_at": now,
-        }
-        done = pg_erase.erase(
-            store.replica.log, store.signer(), record, seqs, input_ids, fact_ids is None
-        )
-        # An erase of everything chose its rows under the head lock (a write that landed
-        # since this node's sync is erased too): copy those rows, then blank what it blanked.
-        store.replica.sync(addr, erasures=False)
+    record = {
+        "id": erasure.id,
+        "address": addr,
+        "what": erasure.what,
+        "reason": erasure.reason,
+        "actor": actor,
+        "erased_at": now,
+    }
+    # A shared log is blanked first (the backend returns what it blanked; None: the file is
+    # the log); this node's copy follows in _blank.
+    done = store.backend.erase_shared(record, seqs, input_ids, fact_ids is None)
+    if done is not None:
         seqs, input_ids = [f["seq"] for f in done["facts"]], done["inputs"]
-        if not _blank(store, erasure, seqs, input_ids):  # another thread applied it already
-            erasure.facts, erasure.inputs = done["facts"], done["inputs"]
-            erasure.rejections = done["rejections"]
-        return erasure
-    _blank(store, erasure, seqs, input_ids)
+    if not _blank(store, erasure, seqs, input_ids) and done is not None:
+        # another thread applied the shared erasure to this copy already
+        erasure.facts, erasure.inputs = done["facts"], done["inputs"]
+        erasure.rejections = done["rejections"]
     return erasure
 
 
@@ -382,7 +374,7 @@ def compact_file(store: Store) -> int:
     db = store.home / DB_FILE
     fresh = store.home / f".{DB_FILE}.compact-{uuid.uuid4().hex[:8]}"
     # Statements and transactions of other threads in flight finish first; new ones wait
-    # for the fresh file (fact_log/gate.py).
+    # for the fresh file (fact_log/rwlock.py).
     with store.exclusive() as root:
         name = root.execute("SELECT current_database()").fetchone()[0]
         quoted = str(fresh).replace("'", "''")

@@ -54,7 +54,7 @@ from uac.fact_log.extraction.policy import Policy, check_message, check_source, 
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
 from uac.fact_log.importer import Chunk, Prepared, RawRecord, prepare, record_key
-from uac.fact_log.progress import Report, counted, step
+from uac.fact_log.progress_callback import Report, counted, step
 from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
 

@@ -1,33 +1,29 @@
 """Reading the log back: a subject's facts and inputs, checkpoints, verification.
 
-A mixin of `Store` (fact_log/store.py). With a PostgreSQL log the subject's rows are first
-copied into this file (`_sync`), so every read here reads DuckDB.
+A mixin of `Store` (fact_log/store.py). The store's backend first brings the file up to date
+(`backend.sync`: a no-op on the DuckDB log, a copy from a PostgreSQL log), so every read here
+reads DuckDB.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import fields
 from typing import Any
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends.base import LogBackend
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
+from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.duck import is_changed
 from uac.fact_log.errors import NotFound
-from uac.fact_log.keys import KeyRing, key_path, row_message
 from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,
-    anchor_problems,
     anchor_rows,
     erased_residuals,
-    key_mismatch,
-    latest_anchors,
-    parse_record,
-    read_record,
     reseal,
-    verify_tables,
 )
 from uac.fact_log.values import loads
 
@@ -40,7 +36,7 @@ class LogReads:
 
     # Provided by Store.
     home: Any
-    replica: Any
+    backend: LogBackend
     ring: KeyRing | None
     write_lock: Any
     _fact_cols: str
@@ -49,9 +45,8 @@ class LogReads:
     # -- reading ---------------------------------------------------------------------------
 
     def _sync(self, addr: Address) -> None:
-        """With a PostgreSQL log: copy the subject's rows this file lacks before reading."""
-        if self.replica is not None:
-            self.replica.sync(addr)
+        """Make the file hold every write of the subject the log has before reading."""
+        self.backend.sync(addr)
 
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
@@ -110,8 +105,7 @@ class LogReads:
 
     def subjects(self, tenant: str) -> list[SubjectInfo]:
         """Every subject of one tenant that has facts or inputs."""
-        if self.replica is not None:
-            self.replica.sync_tenant(tenant)
+        self.backend.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
@@ -195,8 +189,7 @@ class LogReads:
 
     def changed_subjects(self, tenant: str) -> list[Address]:
         """Subjects with facts newer than their last published (present-time) checkpoint."""
-        if self.replica is not None:
-            self.replica.sync_tenant(tenant)
+        self.backend.sync_tenant(tenant)
         rows = self.con.execute(
             """
             WITH f AS (SELECT scope, subject, max(seq) AS top FROM facts WHERE tenant = ?
@@ -248,43 +241,7 @@ class LogReads:
         row of each sealed table, anchors naming a head that is gone and, given `anchor` (an
         exported one), whether the log still holds it.
         """
-        ring = self.ring
-        if self.replica is not None:  # the shared log: every subject's chain, in PostgreSQL
-            shared = self.replica.log.verify(ring, anchor)
-            copy = tuple(self.replica.verify_copy(ring))  # and the copy this node reads
-            return replace(shared, ok=shared.ok and not copy, problems=shared.problems + copy)
-        record, record_problem = read_record(self.con, ring)
-        problems: list[str] = [record_problem] if record_problem else []
-        keyed_from = None if record is None else int(record["facts_from"])
-        if ring is None and record is not None:
-            problems.append(
-                f"the chain key file {key_path(self.home)} is missing, so keyed digests"
-                " cannot be checked"
-            )
-        elif record is None and ring is not None and not self._fact_cols.endswith("NULL AS mac"):
-            facts, signed = self.con.execute("SELECT count(*), count(mac) FROM facts").fetchone()
-            if signed or (facts and ring.binds):
-                # A key that has keyed a log never meets one with facts and no record:
-                # the record was deleted (with the digests, to pass the rows as unkeyed).
-                problems.append(
-                    f"the keying record in meta is missing (deleted): the log holds {facts}"
-                    " facts but no keying record, so it is broken, not unkeyed"
-                )
-        elif record is not None and ring is not None and key_mismatch(record, ring):
-            problems.append(str(key_mismatch(record, ring)))
-        report = self._walk(chunk, ring, keyed_from if ring is not None else None)
-        if ring is not None:
-            problems += [f"{t}: {why}" for t, why in verify_tables(self.con, ring, record).items()]
-        problems += anchor_problems(self.con, anchor)
-        return VerifyReport(
-            report.ok and not problems,
-            report.checked,
-            report.broken_seq,
-            report.broken_id,
-            report.problem,
-            tuple(problems),
-            keyed_from,
-        )
+        return self.backend.verify(chunk, anchor)
 
     def verify_segment(
         self, addr: Address, facts: Sequence[Fact], before: Fact | None
@@ -300,16 +257,15 @@ class LogReads:
         ring = self.ring
         if ring is None:
             return "the chain key is not loaded, so the log's keyed digests cannot be checked"
-        keyed_from = 0
-        if self.replica is None:
-            why, keyed_from = self._log_state(addr, ring)
-            if why is not None:
-                return why
+        why, keyed_from = self.backend.segment_check(addr, ring)
+        if why is not None:
+            return why
+        one_chain = self.backend.one_chain
         prev = before.hash if before is not None else GENESIS
         erased: dict[int, tuple[str, str]] | None = None
         for fact in facts:
             row = [getattr(fact, name) for name in _FACT_FIELDS]
-            link = prev if self.replica is not None else fact.prev_hash
+            link = fact.prev_hash if one_chain else prev
             key = ring if fact.seq >= keyed_from else None
             why = fact_problem(row, link, key, erased)
             if why is not None and erased is None and "content" in why:
@@ -320,67 +276,6 @@ class LogReads:
             prev = fact.hash
         return None
 
-    def _log_state(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
-        """The DuckDB log's keying, numbering, newest anchor and the subject's folded mark,
-        read in one statement: (why it does not verify, the first keyed seq)."""
-        row = self.con.execute(
-            "SELECT (SELECT value FROM meta WHERE key = 'tamper'), (SELECT count(*) FROM facts),"
-            " (SELECT coalesce(max(seq), 0) FROM facts),"
-            " (SELECT max(watermark) FROM checkpoints WHERE tenant = ? AND scope = ?"
-            "  AND subject = ? AND status = 'published' AND as_of IS NULL AND known_at IS NULL),"
-            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.tally, a.mac,"
-            " (SELECT hash FROM facts f WHERE f.seq = a.seq)"
-            " FROM (SELECT 1) LEFT JOIN (SELECT * FROM anchors WHERE seq ="
-            " (SELECT max(seq) FROM anchors) ORDER BY inputs DESC LIMIT 1) a ON TRUE",
-            [addr.tenant, addr.scope, addr.subject],
-        ).fetchone()
-        value, n, top, mark, *anchor, mac, held = row
-        record, why = parse_record(value, ring)
-        if why is not None:
-            return why, 0
-        if record is None and n and ring.binds:
-            return "the log holds facts but no keying record (deleted)", 0
-        keyed_from = 1 << 62 if record is None else int(record["facts_from"])
-        if n != top:
-            return f"the log holds {n} facts numbered up to {top} (rows deleted or added)", 0
-        if mark is not None and top < mark:
-            return (
-                f"the log ends at seq {top} but a published checkpoint of {addr} folded it"
-                f" up to seq {mark} (facts deleted from the end)"
-            ), 0
-        if anchor[0] is not None:
-            if not ring.check(row_message("anchors", anchor), mac):
-                return f"the anchor at seq {anchor[0]} does not match its keyed digest", 0
-            if anchor[0] > 0 and held != anchor[1]:
-                return (
-                    f"the anchor at seq {anchor[0]} names a head the log no longer holds"
-                    " (facts deleted from the end or rewritten)"
-                ), 0
-        return None, keyed_from
-
-    def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
-        """The fact chain: the first row whose content, link or keyed digest does not verify."""
-        expected_prev, expected_seq, checked = GENESIS, 1, 0
-        keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
-        erased = erased_residuals(self.con, ring) if ring is not None else None
-        scan = self.con.stream(f"SELECT {self._fact_cols} FROM facts ORDER BY seq", size=chunk)
-        with scan as rows:
-            for row in rows:
-                fact = Fact(*row)
-                problem = None
-                if fact.seq != expected_seq:
-                    problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-                else:
-                    problem = fact_problem(
-                        row, expected_prev, ring if fact.seq >= keyed_from else None, erased
-                    )
-                if problem:
-                    return VerifyReport(False, checked, fact.seq, fact.id, problem)
-                expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
-        return VerifyReport(True, checked)
-
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
         """The newest anchor (or all, oldest first) as JSON-ready dicts for a witness."""
-        if self.replica is not None:  # one per subject
-            return self.replica.log.anchors(every)
-        return latest_anchors(self.con, every)
+        return self.backend.anchors(every)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import duckdb
 
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.rwlock import Connection
 
 META_DDL = "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
 SPLIT_AT = 3  # the fact_log version from which other owners record their own versions
@@ -73,7 +74,7 @@ def _ordered(owners: Iterable[Owner]) -> list[Owner]:
     return sorted({o.name: o for o in owners}.values(), key=lambda o: (o.layer, o.name))
 
 
-def versions(con: duckdb.DuckDBPyConnection, owners: Iterable[Owner]) -> dict[str, int]:
+def versions(con: Connection, owners: Iterable[Owner]) -> dict[str, int]:
     """Each owner's version as recorded in the file (0: none of its tables yet)."""
     has_meta = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
@@ -93,9 +94,7 @@ def versions(con: duckdb.DuckDBPyConnection, owners: Iterable[Owner]) -> dict[st
     return out
 
 
-def migrate(
-    con: duckdb.DuckDBPyConnection, owners: Sequence[Owner], *, allow: bool, where: str
-) -> dict[str, int]:
+def migrate(con: Connection, owners: Sequence[Owner], *, allow: bool, where: str) -> dict[str, int]:
     """Bring every owner's tables to its version in one transaction; returns the versions.
 
     With allow=False (a read-only open) nothing is written: a fact_log behind is refused
@@ -148,6 +147,6 @@ def migrate(
     return {o.name: o.version for o in owners}
 
 
-def forget(con: duckdb.DuckDBPyConnection, owner: Owner) -> None:
+def forget(con: Connection, owner: Owner) -> None:
     """Record that an owner's tables are gone (it dropped them to rebuild derived data)."""
     con.execute("DELETE FROM meta WHERE key = ?", [owner.meta_key])

@@ -12,14 +12,16 @@ import contextlib
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import reactions
 from uac.fact_log.chain import Batch, slices, utc_naive
 from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.rwlock import Connection, GatedConnection
 
 # `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
 _STAGE = "_stage_"
@@ -44,11 +46,15 @@ class Staging:
     # Provided by Store.
     home: Any
     read_only: bool
-    replica: Any
+    backend: Any
     write_lock: threading.RLock
     _head: tuple[int, str] | None
     _input_seq: int | None
-    con: duckdb.DuckDBPyConnection
+    if TYPE_CHECKING:
+
+        @property
+        def con(self) -> GatedConnection: ...
+
     signer: Callable[[], Any]
 
     def append_stream(self, batches: Iterable[Batch]) -> int:
@@ -71,14 +77,10 @@ class Staging:
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
         seen: list[Address] = []
-        batches = _one_subject(batches, seen)
-        if self.replica is not None:  # one PostgreSQL transaction, sent batch by batch
-            facts = self.replica.log.append_stream(batches, self.signer())
-            # Committed already, so a failed copy is made by the next read; the node's copy
-            # is pulled from the log, not fed the rows in hand (that would hold the write).
-            with contextlib.suppress(Exception):
-                self.replica.sync(seen[0], erasures=False)
-            return facts
+        return self.backend.append_stream(_one_subject(batches, seen), seen)
+
+    def _stream_into_file(self, batches: Iterable[Batch]) -> int:
+        """`append_stream` on the DuckDB log (backends/duckdb.py): staged, then moved."""
         facts = 0
         with self.write_lock:
             heads = self._load_heads()
@@ -88,6 +90,7 @@ class Staging:
             # per collection, the schema the last batch giving one gave, and that batch's input.
             schemas: dict[tuple[Address, str], tuple[dict[str, Any], str | None, Any]] = {}
             recorded: Any = None
+            written: set[Address] = set()  # the subjects whose reaction the write queues
             con = self.con
             limit, threads = con.execute(
                 "SELECT current_setting('memory_limit'), current_setting('threads')"
@@ -113,6 +116,7 @@ class Staging:
                             ids.extend(row[1] for row in prep.input_rows)
                         facts += len(prep.fact_rows)
                     batch.input_ids = ids
+                    written.add(batch.address)
                     recorded = utc_naive(batch.recorded_at)
                     first = ids[0] if ids else None
                     for path, fields in batch.schemas.items():
@@ -128,6 +132,7 @@ class Staging:
                     con.execute(f"DROP TABLE {staged}")
                 for (addr, path), (fields, first_input, at) in sorted(schemas.items()):
                     self._write_schemas(addr, {path: fields}, first_input, at)
+                reactions.enqueue(con, written)  # the write's reaction, same transaction
                 self._anchor(heads, recorded)
                 con.execute("COMMIT")
             except BaseException:
@@ -156,7 +161,7 @@ def _one_subject(batches: Iterable[Batch], seen: list[Address]) -> Iterator[Batc
         yield batch
 
 
-def drop_stages(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None) -> None:
+def drop_stages(con: Connection, names: Sequence[str] | None = None) -> None:
     """Drop staging tables of `append_stream`: these, or (None) every one left by a crash."""
     if names is None:
         names = [

@@ -7,20 +7,18 @@ row changed or removed out of band. DuckDB's file lock makes a workspace single-
 the chain head and the next sequence numbers are cached for the life of a connection.
 
 A Store is shared by many threads. Each thread reads through its own DuckDB cursor (a
-connection to the same database instance, so reads run concurrently). Appends go through one
-writer with group commit: a caller queues its batch; whichever caller finds no writer active
-becomes the writer, takes every queued batch, chains them in queue order and commits them in
-one transaction (one fsync), then hands each caller its own facts. The chain stays linear
-whatever the number of threads. A batch that fails inside a shared transaction is retried
-alone, so one bad batch never fails its neighbours.
+connection to the same database instance, so reads run concurrently). Where the log itself
+is kept, and how appends commit, is the store's backend (`store.backend`, a `LogBackend`:
+fact_log/backends/base.py): the file itself with group commit (backends/duckdb.py), or a
+PostgreSQL log the file copies (backends/postgres.py).
 
 The Store's other verbs live beside it as mixins: reading the log back and verifying it
 (fact_log/reads.py), a write too big to hold at once (fact_log/staging.py); the rows it hands
 back are fact_log/rows.py, how a batch becomes chained rows fact_log/chain.py.
 
-A workspace bound to PostgreSQL (`log_db`, UAC_DB; fact_log/backends/) keeps its log there,
-one hash chain per subject; this file is then the node's local copy of the log, and every
-layer above keeps reading it. Rows are prepared the same way for both (fact_log/chain.py).
+A workspace bound to PostgreSQL (`log_db`, UAC_DB) keeps its log there, one hash chain per
+subject; this file is then the node's local copy of the log, and every layer above keeps
+reading it. Rows are prepared the same way for both (fact_log/chain.py).
 """
 
 from __future__ import annotations
@@ -32,14 +30,16 @@ import shutil
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
-from uac.fact_log.backends.replica import Replica, attach, bound
+from uac.fact_log.backends import open_backend, reactions
+from uac.fact_log.backends.base import LogBackend
+from uac.fact_log.backends.duckdb import DuckDBBackend
+from uac.fact_log.backends.postgres import bound
 from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public vocabulary)
     CONTENT_COLUMNS,
     FACT_COLUMNS,
@@ -63,12 +63,12 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 )
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
+from uac.fact_log.chain_keys import KeyRing, key_path
 from uac.fact_log.duck import check_fts, connect, load_fts
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.gate import Gate, GatedConnection
-from uac.fact_log.keys import KeyRing, key_path
 from uac.fact_log.reads import LogReads
 from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
+from uac.fact_log.rwlock import Gate, GatedConnection, one
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
 from uac.fact_log.staging import Staging, drop_stages
 from uac.fact_log.tamper import (
@@ -168,17 +168,6 @@ def _release(db: Path) -> None:
         _OPEN.discard(str(db.resolve()))
 
 
-@dataclass(slots=True)
-class _Pending:
-    """One caller's batch waiting in the group-commit queue, and what it gets back."""
-
-    batch: Batch
-    return_facts: bool
-    done: threading.Event = field(default_factory=threading.Event)
-    facts: list[Fact] = field(default_factory=list)
-    error: BaseException | None = None
-
-
 class Store(LogReads, Staging):
     """A workspace's DuckDB file. Use `Store.open`; close it (or use `with`) when done."""
 
@@ -188,22 +177,17 @@ class Store(LogReads, Staging):
         self._local = threading.local()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._cursors_lock = threading.Lock()
-        # Every statement runs inside the gate, so the file can be swapped (fact_log/gate.py).
+        # Every statement runs inside the gate, so the file can be swapped (fact_log/rwlock.py).
         self.gate = Gate()
         self._con = GatedConnection(self.gate, self._thread_cursor, self._scan_cursor)
         self._closed = False
         self.read_only = read_only
-        # Group commit: queued (batch, return_facts, slot) and whether a writer is active.
-        self._queue: list[_Pending] = []
-        self._queue_lock = threading.Lock()
-        self._writer_active = False
         self.write_lock = threading.RLock()  # held by the writer and by other transactions
         self._head: tuple[int, str] | None = None
         self._input_seq: int | None = None
-        self.ring: KeyRing | None = None  # the chain key ring (fact_log/keys.py)
-        # Set when the log lives in PostgreSQL (fact_log/backends/replica.py): this file
-        # then holds a local copy of it.
-        self.replica: Replica | None = None
+        self.ring: KeyRing | None = None  # the chain key ring (fact_log/chain_keys.py)
+        # Where the log lives (fact_log/backends/base.py); `open` binds it once migrated.
+        self.backend: LogBackend = DuckDBBackend(self)
         self._fact_cols = _cols(FACT_COLUMNS)
         self._input_cols = _cols(INPUT_COLUMNS)
         self._claim = str((home / DB_FILE).resolve())
@@ -226,7 +210,7 @@ class Store(LogReads, Staging):
 
         Every registered schema owner's tables are migrated (fact_log/schema.py), plus
         `owners`: a layer not imported yet can be passed in by the opener. `log_db` (or UAC_DB)
-        binds a new workspace's log to a PostgreSQL database (fact_log/backends/replica.py).
+        binds a new workspace's log to a PostgreSQL database (fact_log/backends/base.py).
         """
         home = Path(home).expanduser()
         db = home / DB_FILE
@@ -250,7 +234,7 @@ class Store(LogReads, Staging):
             raise
         try:
             store._migrate(not read_only, owners)
-            store.replica = attach(store, log_db, not read_only)
+            store.backend = open_backend(store, log_db, not read_only)
         except BaseException:
             store.close()
             raise
@@ -276,7 +260,7 @@ class Store(LogReads, Staging):
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
-            store.replica = attach(store, log_db, True)
+            store.backend = open_backend(store, log_db, True)
         except BaseException:
             _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
@@ -296,10 +280,12 @@ class Store(LogReads, Staging):
         migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
         if allow:  # an import killed mid-way left its staging: nothing of it reached the log
             drop_stages(self.con)
-        keyed = self.con.execute(
-            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
-            " AND column_name = 'mac'"
-        ).fetchone()[0]
+        keyed = one(
+            self.con.execute(
+                "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
+                " AND column_name = 'mac'"
+            )
+        )[0]
         if not keyed:  # a read-only open of a workspace from before keyed digests
             self._fact_cols = _cols(_FACT_V1) + ", NULL AS mac"
             self._input_cols = _cols(_INPUT_V1) + ", NULL AS mac"
@@ -309,7 +295,7 @@ class Store(LogReads, Staging):
         """Load the chain key ring; a writable open makes one for a workspace that had none.
 
         A workspace that already signed rows never gets a new key silently: its rows would
-        stop verifying. A key that has keyed a log (format 2, fact_log/keys.py) never starts
+        stop verifying. A key that has keyed a log (format 2, fact_log/chain_keys.py) never starts
         keying a log that already holds facts: such a log lost its keying record (an attacker
         who can write the database but not the key would otherwise reset keying over a forged
         log), so the open is refused. A read-only open without the key still reads; verify
@@ -330,10 +316,12 @@ class Store(LogReads, Staging):
         elif record is None:
             # A key file but nothing signed yet (a key made by a failed init, or supplied
             # through UAC_CHAIN_KEY_FILE for a new workspace): this is the first keyed open.
-            facts, signed = self.con.execute(
-                "SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM facts"
-                " WHERE mac IS NOT NULL) + (SELECT count(*) FROM anchors)"
-            ).fetchone()
+            facts, signed = one(
+                self.con.execute(
+                    "SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM facts"
+                    " WHERE mac IS NOT NULL) + (SELECT count(*) FROM anchors)"
+                )
+            )
             if self.ring.binds and (facts or signed):
                 raise WorkspaceError(unkeyed_message(self.home, facts, self.ring))
             fresh = not signed
@@ -410,8 +398,7 @@ class Store(LogReads, Staging):
         Statements in flight on other threads finish first; later ones fail with a clear
         error.
         """
-        if self.replica is not None:
-            self.replica.close()
+        self.backend.close()
         held = self.gate.held()  # closing from inside a transaction: nothing to wait for
         with contextlib.nullcontext() if held else self.gate.exclusive(), self._cursors_lock:
             self._closed = True
@@ -448,91 +435,12 @@ class Store(LogReads, Staging):
     def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
         """Append a batch durably; returns the stored facts (or [] if not wanted).
 
-        Safe from any thread: concurrent callers share one transaction (group commit). The
-        ids given to the batch's inputs are left in `batch.input_ids`.
+        Safe from any thread (on the DuckDB log concurrent callers share one transaction:
+        group commit). The ids given to the batch's inputs are left in `batch.input_ids`.
         """
         if self.read_only:
             raise WorkspaceError(f"workspace {self.home} was opened read-only")
-        mine = _Pending(batch, return_facts)
-        if self.replica is not None:
-            # PostgreSQL: each caller commits its own transaction on a pooled connection, so
-            # a subject whose head another node holds never stalls this node's other writes.
-            self._transaction_shared([batch], [mine])
-            return mine.facts
-        with self._queue_lock:
-            self._queue.append(mine)
-            lead = not self._writer_active
-            if lead:
-                self._writer_active = True
-        if lead:
-            self._write_queued()
-        mine.done.wait()
-        if mine.error is not None:
-            raise mine.error
-        return mine.facts
-
-    def _write_queued(self) -> None:
-        """As the writer: commit queued batches, a group at a time, until the queue is empty."""
-        while True:
-            with self._queue_lock:
-                group, self._queue = self._queue, []
-                if not group:
-                    self._writer_active = False
-                    return
-            try:
-                with self.write_lock:
-                    self._commit_group(group)
-            except BaseException as exc:  # never leave a caller waiting
-                for item in group:
-                    if not item.done.is_set():
-                        item.error = exc
-                        item.done.set()
-                if not isinstance(exc, Exception):
-                    with self._queue_lock:
-                        self._writer_active = False
-                    raise
-
-    def _commit_group(self, group: list[_Pending]) -> None:
-        if len(group) > 1:
-            try:
-                self._transaction([item.batch for item in group], group)
-                return
-            except Exception:
-                pass  # find the batch that failed: each alone below
-        for item in group:
-            try:
-                self._transaction([item.batch], [item])
-            except Exception as exc:
-                item.error = exc
-                item.done.set()
-
-    def _transaction(self, batches: list[Batch], items: list[_Pending]) -> None:
-        """Chain and insert batches in one transaction; on success, wake their callers."""
-        if self.replica is not None:
-            self._transaction_shared(batches, items)
-            return
-        heads = self._load_heads()
-        prepared: list[Prepared] = []
-        for batch in batches:
-            prep, heads = self._chain(batch, heads)
-            prepared.append(prep)
-        con = self.con
-        con.execute("BEGIN")
-        try:
-            for prep in prepared:
-                self._write_prepared(prep)
-            counted = any(p.rejection_rows or p.batch.schemas for p in prepared)
-            self._anchor(heads, prepared[-1].recorded, counted)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            self._head = self._input_seq = None  # re-read the heads on the next append
-            raise
-        self._head, self._input_seq = heads
-        for prep, item in zip(prepared, items, strict=True):
-            prep.batch.input_ids = [row[1] for row in prep.input_rows]
-            item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
-            item.done.set()
+        return self.backend.append(batch, return_facts)
 
     def _chain(
         self, batch: Batch, heads: tuple[tuple[int, str], int], run_seq: int | None = None
@@ -548,21 +456,6 @@ class Store(LogReads, Staging):
             seq + 1 if run_seq is None else run_seq,
         )
         return prep, (prep.head, prep.input_seq or input_seq)
-
-    def _transaction_shared(
-        self, batches: list[Batch], items: list[_Pending], *, one_run: bool = False
-    ) -> None:
-        """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
-        replica = self.replica
-        assert replica is not None
-        prepared = replica.log.append(batches, self.signer(), one_run=one_run)
-        # Committed already: if the copy fails, the next read of the subject copies it.
-        with contextlib.suppress(Exception):
-            replica.record(prepared)
-        for prep, item in zip(prepared, items, strict=True):
-            prep.batch.input_ids = [row[1] for row in prep.input_rows]
-            item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
-            item.done.set()
 
     def insert_rows(self, table: str, names: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
         """Insert stored rows (columns `names`) into one of the log's tables of this file."""
@@ -586,6 +479,7 @@ class Store(LogReads, Staging):
         self._write_rows(prep)
         batch = prep.batch
         self._write_schemas(batch.address, batch.schemas, _first_input(prep), prep.recorded)
+        reactions.enqueue(self.con, [batch.address])  # the write's reaction, same transaction
 
     def _write_rows(self, prep: Prepared, tables: dict[str, str] | None = None) -> None:
         """A prepared batch's inputs, facts and rejections, into the log or its staging."""

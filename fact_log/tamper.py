@@ -3,7 +3,7 @@
 The fact chain (store.py) proves the order and content of facts; these are the rest:
 
 * Sealed tables. Each row of `inputs`, `rejections`, `schemas`, `checkpoints` and `alerts`
-  carries `mac`, a keyed digest (fact_log/keys.py) of its other columns, written with the
+  carries `mac`, a keyed digest (fact_log/chain_keys.py) of its other columns, written with the
   row and rewritten whenever the lifecycle updates it (checks/alerts.py). A layer declares
   which of its tables are sealed and in which column order (`seal`), the same way it
   registers its schema, so this module never imports a higher one.
@@ -25,10 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
-from uac.fact_log.gate import scan
-from uac.fact_log.keys import KeyRing, row_message
+from uac.fact_log.chain_keys import KeyRing, row_message
+from uac.fact_log.rwlock import Connection, scan
 
 META_KEY = "tamper"
 
@@ -110,9 +108,7 @@ ANCHORS = seal(
 ERASED_ROW_COLUMNS = ("erasure", "tbl", "row_id", "seq", "content_hash", "residual")
 
 
-def erased_residuals(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
-) -> dict[int, tuple[str, str]]:
+def erased_residuals(con: Connection, ring: KeyRing | None) -> dict[int, tuple[str, str]]:
     """seq -> (content hash, residual) of erased facts whose record verifies under the key."""
     has = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'erased_rows'"
@@ -138,9 +134,7 @@ def row_mac(ring: KeyRing, table: str, row: Sequence[Any]) -> str:
     return ring.sign(row_message(table, row))
 
 
-def reseal(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing, table: str, where: str, params: Sequence[Any]
-) -> int:
+def reseal(con: Connection, ring: KeyRing, table: str, where: str, params: Sequence[Any]) -> int:
     """Recompute the digest of the rows matching `where` (after an update); returns how many."""
     spec = SEALED[table]
     cols = ", ".join(spec.columns)
@@ -160,13 +154,13 @@ def reseal(
     return len(rows)
 
 
-def _counted(con: duckdb.DuckDBPyConnection) -> list[Sealed]:
+def _counted(con: Connection) -> list[Sealed]:
     """The counted tables this database holds, by name."""
     present = _tables(con)
     return [s for _, s in sorted(SEALED.items()) if s.identity and s.table in present]
 
 
-def tally(con: duckdb.DuckDBPyConnection) -> str:
+def tally(con: Connection) -> str:
     """The row count of every counted table, as the JSON an anchor records (one statement)."""
     specs = _counted(con)
     if not specs:
@@ -180,7 +174,7 @@ def tally(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def write_anchor(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     ring: KeyRing,
     head: tuple[int, str],
     inputs: int,
@@ -197,7 +191,7 @@ def write_anchor(
     )
 
 
-def anchor_rows(con: duckdb.DuckDBPyConnection, ring: KeyRing, at: Any = None) -> None:
+def anchor_rows(con: Connection, ring: KeyRing, at: Any = None) -> None:
     """Anchor the log as it stands, in the caller's transaction: a layer appending rows to a
     counted table (alerts, checkpoints) calls it, under the store's write lock, so that the
     newest anchor always counts every row and a deleted one shows."""
@@ -210,7 +204,7 @@ def anchor_rows(con: duckdb.DuckDBPyConnection, ring: KeyRing, at: Any = None) -
     write_anchor(con, ring, (int(seq), head or "0" * 64), int(inputs), when)
 
 
-def _has_tally(con: duckdb.DuckDBPyConnection) -> bool:
+def _has_tally(con: Connection) -> bool:
     """Whether `anchors` has its tally column (a read-only open of an older file may not)."""
     return bool(
         con.execute(
@@ -220,7 +214,7 @@ def _has_tally(con: duckdb.DuckDBPyConnection) -> bool:
     )
 
 
-def tally_problems(con: duckdb.DuckDBPyConnection, only: Iterable[str] | None = None) -> list[str]:
+def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[str]:
     """Counted tables whose rows do not match what the anchors counted, or repeat a row.
 
     Every commit that appends to a counted table anchors its new count in the same
@@ -264,7 +258,7 @@ def tally_problems(con: duckdb.DuckDBPyConnection, only: Iterable[str] | None = 
     return out
 
 
-def _tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+def _tables(con: Connection) -> set[str]:
     rows = con.execute(
         "SELECT table_name FROM duckdb_columns() WHERE column_name = 'mac'"
     ).fetchall()
@@ -275,9 +269,7 @@ def _meta_message(record: dict[str, Any]) -> str:
     return "meta:" + json.dumps(record, sort_keys=True, separators=(",", ":"))
 
 
-def read_record(
-    con: duckdb.DuckDBPyConnection, ring: KeyRing | None
-) -> tuple[dict[str, Any] | None, str | None]:
+def read_record(con: Connection, ring: KeyRing | None) -> tuple[dict[str, Any] | None, str | None]:
     """The signed keying record ({facts_from, tables}) and a problem if it does not verify."""
     row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
     return parse_record(None if row is None else row[0], ring)
@@ -320,7 +312,7 @@ def unkeyed_message(home: Any, facts: int, ring: KeyRing) -> str:
     )
 
 
-def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> None:
+def backfill(con: Connection, ring: KeyRing, fresh_key: bool) -> None:
     """Seal rows of tables that got their digest column since the last open (one transaction).
 
     The first keyed open records the seq keying starts at; later opens seal only tables a
@@ -338,7 +330,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
         if record is None:
             top = con.execute("SELECT coalesce(max(seq), 0) FROM facts").fetchone()[0]
             # The genesis of keying: where it starts and the head it starts after, and
-            # which key (a fingerprint, fact_log/keys.py) keys the log.
+            # which key (a fingerprint, fact_log/chain_keys.py) keys the log.
             genesis = con.execute("SELECT hash FROM facts ORDER BY seq DESC LIMIT 1").fetchone()
             record = {
                 "facts_from": int(top) + 1,
@@ -375,7 +367,7 @@ def backfill(con: duckdb.DuckDBPyConnection, ring: KeyRing, fresh_key: bool) -> 
 
 
 def verify_tables(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     ring: KeyRing,
     record: dict[str, Any] | None,
     only: Iterable[str] | None = None,
@@ -403,7 +395,7 @@ def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:
 
 
 def _first_mismatch(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     ring: KeyRing,
     spec: Sealed,
     version: int,
@@ -425,9 +417,7 @@ def _first_mismatch(
     return None
 
 
-def anchor_problems(
-    con: duckdb.DuckDBPyConnection, exported: dict[str, Any] | None = None
-) -> list[str]:
+def anchor_problems(con: Connection, exported: dict[str, Any] | None = None) -> list[str]:
     """Anchors naming a head the log no longer holds (truncation), and the exported one."""
     out: list[str] = []
     has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
@@ -476,7 +466,7 @@ def anchor_problems(
     return out
 
 
-def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> list[str]:
+def _against_export(con: Connection, anchor: dict[str, Any]) -> list[str]:
     try:
         seq, head = int(anchor["seq"]), str(anchor["head"])
     except (KeyError, TypeError, ValueError):
@@ -506,7 +496,7 @@ def _against_export(con: duckdb.DuckDBPyConnection, anchor: dict[str, Any]) -> l
     return out
 
 
-def _tally_against_export(con: duckdb.DuckDBPyConnection, value: Any) -> list[str]:
+def _tally_against_export(con: Connection, value: Any) -> list[str]:
     """Counted tables holding fewer rows than an exported anchor counted (tails cut together
     with the anchors that counted them)."""
     try:
@@ -526,7 +516,7 @@ def _tally_against_export(con: duckdb.DuckDBPyConnection, value: Any) -> list[st
     return out
 
 
-def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[dict[str, Any]]:
+def latest_anchors(con: Connection, every: bool = False) -> list[dict[str, Any]]:
     """The newest anchor (or all of them, oldest first) as JSON-ready dicts."""
     has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
     if not has.fetchone()[0]:
@@ -556,7 +546,7 @@ def latest_anchors(con: duckdb.DuckDBPyConnection, every: bool = False) -> list[
     return out
 
 
-def tally_of_anchors(con: duckdb.DuckDBPyConnection) -> str:
+def tally_of_anchors(con: Connection) -> str:
     """The largest count each counted table has in any anchor, as tally JSON."""
     counted: dict[str, int] = {}
     for (value,) in con.execute("SELECT tally FROM anchors WHERE tally IS NOT NULL").fetchall():

@@ -225,7 +225,7 @@ def new_database(cluster: Cluster) -> str:
 
 def _migrated(url: str) -> str:
     """The log at url with its tables created (what a first node's open would do)."""
-    from uac.fact_log.backends.postgres import PgLog
+    from uac.fact_log.backends.pg_log import PgLog
 
     log = PgLog(url, max_size=1)
     try:
@@ -387,10 +387,10 @@ def write(path: Path, text: str | bytes) -> Path:
 
 def rows(memory: Memory, table: str) -> int:
     """Rows of `outbox` or `jobs` where the workspace keeps them (PostgreSQL when bound)."""
-    replica = memory.store.replica
-    if replica is None:
+    backend = memory.store.backend
+    if backend.name != "postgres":
         return memory.store.con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    with replica.log.pool.connection() as conn:
+    with backend.log.pool.connection() as conn:
         return conn.execute(f"SELECT count(*) FROM uac_{table}").fetchone()[0]  # type: ignore[index]
 
 

@@ -46,13 +46,15 @@ def test_every_api_write_reacts_by_default(home: Path) -> None:
     sink = CallbackSink(lambda alerts: delivered.extend(a.check for a in alerts))
     with Memory(home, create=True, sinks=[sink]) as mem:
         day = dt.datetime(2025, 1, 10, 9)
-        mem.set("maya", "identity.passport.expiry_date", "2025-02-01", now=day)
-        assert delivered == ["document_expiry"] and mem.last_evaluation is not None
+        written = mem.set("maya", "identity.passport.expiry_date", "2025-02-01", now=day)
+        assert delivered == ["document_expiry"]
+        assert [a.check for a in written.alerts] == ["document_expiry"]  # the write says so
         mem.import_records("maya", "allergies", [{"substance": "penicillin"}], now=day)
         learned = mem.add("maya", "I started taking amoxicillin.", at=day, now=day)
         assert learned.facts and delivered[-1] == "drug_allergy"
-        mem.forget("maya", learned.facts[0].id, now=day)
-        assert [a.check for a in mem.last_evaluation.resolved] == ["drug_allergy"]
+        assert [a.check for a in learned.alerts] == ["drug_allergy"]
+        forgotten = mem.forget("maya", learned.facts[0].id, now=day)
+        assert [a.check for a in forgotten.alerts_resolved] == ["drug_allergy"]
         rule = {"type": "reminder", "path": "passport.expiry_date", "days_before": 30}
         mem.add_rule("maya", rule, now=day)
         assert delivered[-1].startswith("rule:")
@@ -88,8 +90,8 @@ def test_a_failed_reaction_says_the_write_was_saved(
 
 def test_react_false_writes_raise_no_alerts(home: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
-        mem.set("maya", "identity.passport.expiry_date", "2020-01-01", now=T0)
-        assert mem.alerts("maya") == [] and mem.last_evaluation is None
+        written = mem.set("maya", "identity.passport.expiry_date", "2020-01-01", now=T0)
+        assert mem.alerts("maya") == [] and written.alerts is None  # no reaction known
         result = mem.check("maya", today=dt.date(2025, 1, 1))
         assert [a.check for a in result.new] == ["document_expiry"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.chain import Batch, NewFact, NewInput, NewRejection, prepare, slices
-from uac.fact_log.keys import KeyRing
+from uac.fact_log.chain_keys import KeyRing
 
 RING = KeyRing(Path("/nonexistent/chain.key"), "k1", {"k1": bytes(range(32))})
 AT = dt.datetime(2026, 11, 29, 12, 0, 0, 123456)

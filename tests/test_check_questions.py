@@ -79,7 +79,8 @@ def test_the_cli_lists_questions_apart_from_alerts(
 
 
 def test_a_served_workspace_answers_questions_and_alerts_apart(home: Path) -> None:
-    from tests.test_serve import _admin, _key, serving
+    from test_serve import _admin, _key, serving
+
     from uac import Client
 
     # a server checks as of its own clock: a trip ahead of it
@@ -91,5 +92,5 @@ def test_a_served_workspace_answers_questions_and_alerts_apart(home: Path) -> No
         client.check("u")
         assert client.alerts("u") == []
         [q] = client.questions("u")
-        assert q["kind"] == "question" and q["check"] == "visa_for_trip"
-        assert "which passport" in q["message"] and q["why"]
+        assert q.kind == "question" and q.check == "visa_for_trip"
+        assert "which passport" in q.message and q.why

@@ -39,6 +39,7 @@ BAD: dict[str, list[str]] = {
     "user": ["nobody", "group:x"],
     "v1": ["7"],
     "v2": ["9"],
+    "ids": ["99999", "-1", "x"],
 }
 # Files: `MISSING` and `BAD_JSON` are paths under the test's directory.
 FILE_ARGS = {"file", "anchor"}

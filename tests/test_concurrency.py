@@ -74,7 +74,8 @@ def test_concurrent_writers_share_commits(home: Path) -> None:
     # Group commit: with many writers the number of transactions is below the writes.
     with Memory(home, create=True, react=False) as mem:
         commits = 0
-        real = mem.store._transaction
+        backend = mem.store.backend  # the DuckDB log's group commit (backends/duckdb.py)
+        real = backend._transaction  # type: ignore[attr-defined]
 
         def counting(batches, items):
             nonlocal commits
@@ -82,7 +83,7 @@ def test_concurrent_writers_share_commits(home: Path) -> None:
             time.sleep(0.002)  # widen the window in which other writers queue up
             return real(batches, items)
 
-        mem.store._transaction = counting  # type: ignore[method-assign]
+        backend._transaction = counting  # type: ignore[attr-defined]
         errors, acked = _hammer(mem, threads=8, writes=25, subjects=3)
         assert errors == [] and len(acked) == 200
         assert commits < 200
@@ -238,13 +239,13 @@ def test_threads_importing_checkpoints_of_different_subjects_never_collide(home:
 def test_coalescing_state_is_bounded_and_eviction_loses_no_reaction(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import uac.runtime.api.memory as memory_module
+    import uac.runtime.api.reactor as reactor_module
 
-    monkeypatch.setattr(memory_module, "REACTION_MEMORY", 2)
+    monkeypatch.setattr(reactor_module, "RESULTS_KEPT", 2)
     with Memory(home, create=True) as mem:
         errors, acked = _hammer(mem, threads=4, writes=6, subjects=5)
         assert errors == [] and len(acked) == 24
-        assert len(mem._reactions) <= 2
+        assert len(mem._reactor._results) <= 2
         for n in range(5):
             subject = f"u{n}"
             assert not mem.stale(subject)  # every write was reacted to despite evictions

@@ -244,7 +244,7 @@ def test_export_masks_sensitive_values(server: dict[str, Any]) -> None:
 
 def test_alerts_ack_and_snooze_need_a_writer_and_csrf(server: dict[str, Any]) -> None:
     client = Client(server["url"], server["keys"]["rw"])
-    (alert,) = client.alerts("maya")
+    (alert,) = (a.as_dict() for a in client.alerts("maya"))
 
     ro = logged_in(server, "ro")
     status, _, page = ro.get("/console/s/user:maya/alerts")
@@ -260,17 +260,18 @@ def test_alerts_ack_and_snooze_need_a_writer_and_csrf(server: dict[str, Any]) ->
     status, _, page = rw.get("/console/s/user:maya/alerts")
     assert "Acknowledge" in page and "Computation" in page and alert["computation"][:20] in page
     assert rw.post(ack, {"csrf": "forged"})[0] == 403
-    assert client.alerts("maya")[0]["status"] == "open"  # nothing changed
+    assert client.alerts("maya")[0].status == "open"  # nothing changed
     status, headers, _ = rw.post(ack, {"csrf": csrf(page), "back": "/console/alerts"})
     assert status == 303 and headers["location"] == "/console/alerts"
-    assert client.alerts("maya")[0]["status"] == "acknowledged"
+    assert client.alerts("maya")[0].status == "acknowledged"
 
     snooze = f"/console/s/user:maya/alerts/{alert['id']}/snooze"
     status, _, text = rw.post(snooze, {"csrf": csrf(page), "until": "next week"})
     assert status == 400 and "YYYY-MM-DD" in text
     status, _, _ = rw.post(snooze, {"csrf": csrf(page), "until": "2099-01-01"})
     assert status == 303
-    assert client.alerts("maya", include_resolved=True)[0]["snoozed_until"] == "2099-01-01"
+    snoozed = client.alerts("maya", include_resolved=True)[0].snoozed_until
+    assert snoozed == dt.date(2099, 1, 1)
 
 
 def test_other_tenant_and_other_subject_see_nothing(server: dict[str, Any]) -> None:

@@ -1,4 +1,4 @@
-"""Progress of long work (runtime/progress.py): a bar on a terminal, lines in a log, and the
+"""Progress of long work (runtime/progress_display.py): a bar on a terminal, lines in a log, and the
 service's job board at /v1/jobs/progress.
 
 The clock is driven by the test; the CLI half runs real commands on a real workspace; the
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from uac.runtime.cli import main
-from uac.runtime.progress import Progress
+from uac.runtime.progress_display import Progress
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -166,7 +166,7 @@ def test_a_failure_ends_the_line_without_saying_done() -> None:
 
 
 def test_counted_reports_every_n_and_the_end() -> None:
-    from uac.fact_log.progress import counted
+    from uac.fact_log.progress_callback import counted
 
     heard: list[tuple[str, int, int]] = []
     assert list(counted(range(2500), "x", lambda *a: heard.append(a), every=1000)) == list(
@@ -284,7 +284,7 @@ def test_heartbeat_keeps_a_stage_without_counts_moving() -> None:
 
 
 def test_the_job_board_keeps_running_jobs_and_a_bounded_history() -> None:
-    from uac.runtime.progress import JobBoard
+    from uac.runtime.progress_display import JobBoard
 
     board = JobBoard(keep=3)
     with board.track("import", "acme", "user:long") as running:

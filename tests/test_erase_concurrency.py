@@ -1,7 +1,7 @@
 """A legal erase while other threads use the same Memory: nothing they do fails or is lost.
 
 An erase ends by rewriting the workspace file and swapping it in (fact_log/erase.py
-`compact_file`), which closes every cursor. Before the store's gate (fact_log/gate.py),
+`compact_file`), which closes every cursor. Before the store's gate (fact_log/rwlock.py),
 threads reading at that moment failed with "Connection already closed", and a write another
 thread committed while the file was being copied was silently left in the old file.
 """

@@ -1,4 +1,4 @@
-"""A hostile review's repros for the store's gate (fact_log/gate.py): each failed on the gate's
+"""A hostile review's repros for the store's gate (fact_log/rwlock.py): each failed on the gate's
 first version (a376970) and passes since.
 
 Deadlock tests are bounded: threads are daemons joined with a timeout, and the assertion is
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from uac import Memory
-from uac.checks import alerts
+from uac.fact_log.backends.duckdb import OUTBOX_LOCK
 from uac.fact_log.erase import compact_file
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import Store
@@ -39,8 +39,8 @@ def _wait_for(cond, timeout: float = 5.0) -> bool:
 def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(home: Path) -> None:
     """Store.close takes the gate exclusively without the write lock. Meanwhile:
     X, a check's alert transaction (checks/alerts.py `_write`), holds the gate and calls
-    record_outbox, which takes _OUTBOX_LOCK; Y, an OutboxSink's first record for this store
-    (runtime/api/outbox.py -> record_outbox), holds _OUTBOX_LOCK and runs
+    insert_outbox, which takes OUTBOX_LOCK; Y, an OutboxSink's first record for this store
+    (runtime/api/outbox.py -> record_outbox), holds OUTBOX_LOCK and runs
     `SELECT max(id) FROM outbox` as a fresh statement. With close() waiting, Y's statement
     is held back (a waiting swap holds new readers), X waits for Y, close waits for X.
     The two threads below run exactly those lock/statement steps in that order."""
@@ -50,18 +50,18 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     x_in_txn, y_has_lock = threading.Event(), threading.Event()
     done: list[str] = []
 
-    def x() -> None:  # _write: BEGIN ... record_outbox(...) (takes _OUTBOX_LOCK) ... COMMIT
+    def x() -> None:  # _write: BEGIN ... insert_outbox(...) (takes OUTBOX_LOCK) ... COMMIT
         con.execute("BEGIN")
         x_in_txn.set()
         y_has_lock.wait(5)
         _wait_for(lambda: store.gate._swapping)
-        with alerts._OUTBOX_LOCK:
+        with OUTBOX_LOCK:
             pass
         con.execute("ROLLBACK")
         done.append("x")
 
-    def y() -> None:  # record_outbox from OutboxSink: _OUTBOX_LOCK, then the first max(id)
-        with alerts._OUTBOX_LOCK:
+    def y() -> None:  # record_outbox from OutboxSink: OUTBOX_LOCK, then the first max(id)
+        with OUTBOX_LOCK:
             y_has_lock.set()
             _wait_for(lambda: store.gate._swapping)
             with contextlib.suppress(Exception):  # closed under it: fine, it did not hang

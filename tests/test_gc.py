@@ -57,12 +57,12 @@ def test_gc_keeps_the_newest_checkpoints_and_the_current_one(mem: Memory) -> Non
 def _outbox(mem: Memory, sql: str, params: tuple = ()) -> list[tuple]:
     """Run sql on the outbox the workspace delivers from: its DuckDB table, or the shared
     one in PostgreSQL (uac_outbox) when the workspace is bound to a shared log."""
-    if mem.store.replica is None:
+    if mem.store.backend.name != "postgres":
         con = mem.store.con
         return con.execute(
             sql.replace("uac_outbox", "outbox").replace("%s", "?"), params
         ).fetchall()
-    with pg_schema.transaction(mem.store.replica.log) as cur:
+    with pg_schema.transaction(mem.store.backend.log) as cur:
         cur.execute(sql, params)
         return cur.fetchall() if cur.description else []
 
@@ -112,10 +112,10 @@ def test_gc_on_the_shared_outbox_never_takes_a_row_a_node_is_delivering(
     import threading
     import time
 
-    from uac.checks import pg_alerts
+    from uac.fact_log.backends import pg_alerts
 
     with Memory(home, create=True, react=False) as mem:
-        log = mem.store.replica.log
+        log = mem.store.backend.log
         rows = [("default", "user", "alice", f"a{i:03d}", 1, "log", "{}") for i in range(60)]
         with pg_schema.transaction(log) as cur:
             assert pg_alerts.record_outbox(cur, rows) == 60

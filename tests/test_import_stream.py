@@ -59,9 +59,9 @@ def test_chunks_append_as_one_run_with_one_input_per_chunk(mem: Memory, tmp_path
 
 def _anchors(mem: Memory) -> int:
     """Anchors recorded: in the file, or in the PostgreSQL log the workspace is bound to."""
-    if mem.store.replica is None:
+    if mem.store.backend.name != "postgres":
         return mem.store.con.execute("SELECT count(*) FROM anchors").fetchone()[0]
-    with mem.store.replica.log._tx() as cur:
+    with mem.store.backend.log._tx() as cur:
         cur.execute("SELECT count(*) FROM anchors")
         return cur.fetchone()[0]
 

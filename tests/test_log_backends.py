@@ -6,6 +6,7 @@ several workspaces ("nodes") bound to one database stand for several hosts.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -24,10 +25,10 @@ from psycopg import sql
 
 from uac import Memory
 from uac.fact_log.addressing import parse_subject
-from uac.fact_log.backends import postgres
-from uac.fact_log.backends.postgres import LogUnavailable, redact
+from uac.fact_log.backends import pg_log
+from uac.fact_log.backends.pg_log import LogUnavailable, redact
 from uac.fact_log.errors import InputError, WorkspaceError
-from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
+from uac.fact_log.store import GENESIS, Batch, Fact, NewFact, NewInput, NewRejection
 from uac.runtime.api.outbox import OutboxSink
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,7 +234,9 @@ def test_two_nodes_appending_to_one_subject_keep_its_chain_linear(
 
 def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> None:
     with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
-        fact = a.set("alice", "identity.name", "Alice", now=T0)
+        written = a.set("alice", "identity.name", "Alice", now=T0)
+        # The fact the write appended (a write answers with it and its reaction's alerts).
+        fact = Fact(*[getattr(written, f.name) for f in dataclasses.fields(Fact)])
         assert b.facts("alice") == [fact]
         assert [s.subject for s in b.store.subjects("default")] == ["alice"]
         a.set("alice", "identity.name", "Alicia", now=T0)
@@ -262,7 +265,7 @@ def test_a_node_copies_a_long_history_in_windows_of_whole_writes(
     with _node(tmp_path, "a", pg_url) as a:
         for tag in "abcde":  # five writes of three facts
             a.store.append(_batch("alice", 3, tag))
-        log = a.store.replica.log
+        log = a.store.backend.log
         windows = [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, budget=7)]
         assert windows == [(2, 6), (4, 6), (5, 3)]  # a window never splits a write
         assert [(end, len(rows["facts"])) for end, rows, _ in log.pull(ALICE, 0, 2)] == [
@@ -271,7 +274,7 @@ def test_a_node_copies_a_long_history_in_windows_of_whole_writes(
         ]
         assert list(log.pull(ALICE, 5)) == [(5, {}, 0)]
         assert list(log.pull(parse_subject("nobody"), 0)) == []
-    monkeypatch.setattr(postgres, "PULL_ROWS", 4)
+    monkeypatch.setattr(pg_log, "PULL_ROWS", 4)
     with _node(tmp_path, "b", pg_url) as b:  # a new node catches up window by window
         assert [f.value["tag"] for f in b.facts("alice")] == [*"aaabbbcccdddeee"]
         assert b.verify().ok
@@ -283,7 +286,7 @@ def test_threads_catching_up_in_windows_copy_each_row_once(
     with _node(tmp_path, "a", pg_url) as a:
         for tag in "abcdefgh":  # eight writes of three facts
             a.store.append(_batch("alice", 3, tag))
-    monkeypatch.setattr(postgres, "PULL_ROWS", 4)  # a window a write: many chances to race
+    monkeypatch.setattr(pg_log, "PULL_ROWS", 4)  # a window a write: many chances to race
     with _node(tmp_path, "b", pg_url) as b:
         start = threading.Barrier(8)
         seen: list[int] = []
@@ -610,7 +613,7 @@ def test_verify_finds_edits_to_a_nodes_local_copy(
             found = " | ".join(report.problems)
             assert "this node's copy" in found and finding in found, found
     with _node(tmp_path, "b", pg_url) as other:  # another node's copy is its own
-        other.store.replica.sync(ALICE)  # type: ignore[union-attr]
+        other.store.backend.sync(ALICE)  # type: ignore[union-attr]
         assert other.verify().ok
 
 

@@ -14,7 +14,7 @@ import pytest
 from conftest import T0
 
 from uac import Memory
-from uac.runtime.api import keys
+from uac.runtime.api import api_keys
 
 
 @pytest.fixture(autouse=True)
@@ -30,24 +30,24 @@ def test_a_key_made_on_one_node_works_on_another_until_revoked(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A one-second lookup cache (five in production): the wait below is for its expiry.
-    monkeypatch.setattr(keys, "_CACHE_SECONDS", 1.0)
+    monkeypatch.setattr(api_keys, "_CACHE_SECONDS", 1.0)
     with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
-        key_id, token = keys.create(a.store, "acme", "alice", label="agent")
-        who = keys.resolve(b.store, token)
+        key_id, token = api_keys.create(a.store, "acme", "alice", label="agent")
+        who = api_keys.resolve(b.store, token)
         assert who is not None and (who.key_id, who.tenant, who.subject) == (
             key_id,
             "acme",
             "user:alice",
         )
-        assert [k["id"] for k in keys.listing(b.store, "acme")] == [key_id]
-        keys.revoke(b.store, key_id)
-        assert keys.resolve(b.store, token) is None  # at once on the node that revoked it
+        assert [k["id"] for k in api_keys.listing(b.store, "acme")] == [key_id]
+        api_keys.revoke(b.store, key_id)
+        assert api_keys.resolve(b.store, token) is None  # at once on the node that revoked it
         # On A within the lookup cache's lifetime (bounded wait, not a timing assertion).
-        deadline = time.monotonic() + 10 * keys._CACHE_SECONDS
-        while keys.resolve(a.store, token) is not None and time.monotonic() < deadline:
+        deadline = time.monotonic() + 10 * api_keys._CACHE_SECONDS
+        while api_keys.resolve(a.store, token) is not None and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert keys.resolve(a.store, token) is None
-        assert keys.listing(a.store)[0]["revoked_at"] is not None
+        assert api_keys.resolve(a.store, token) is None
+        assert api_keys.listing(a.store)[0]["revoked_at"] is not None
         # The workspace files hold no key: they live in the shared database only.
         assert a.store.con.execute("SELECT count(*) FROM api_keys").fetchone() == (0,)
 
@@ -97,17 +97,18 @@ def test_two_serve_nodes_on_one_database_serve_each_others_writes(
         key = _key(admin_a, "default")  # made through node A ...
         a, b = Client(a_info["url"], key), Client(b_info["url"], key)  # ... used on both
         a.import_records("alice", "allergies", [{"substance": "penicillin"}])
-        out = a.add("alice", "I started taking amoxicillin.")
+        out = a.call("add", "alice", text="I started taking amoxicillin.")
         assert [x["check"] for x in out["alerts"]] == ["drug_allergy"]
         # Node B: query, checks and search over what node A took.
         assert b.query("alice", "len(user.medications)")["result"] == 1
         assert b.query("alice", "user.allergies[0].substance")["result"] == "penicillin"
-        checked = b.check("alice")  # A's reaction recorded the alert in the shared database:
+        # A's reaction recorded the alert in the shared database:
+        checked = b.call("check", "alice")
         assert checked["new"] == [], checked  # B finds it open, never a second one
         assert [x["check"] for x in checked["still_open"]] == ["drug_allergy"], checked
-        assert [x["check"] for x in b.alerts("alice")] == ["drug_allergy"]
+        assert [x.check for x in b.alerts("alice")] == ["drug_allergy"]
         hits = b.search("alice", "amoxicillin")
-        assert any("amoxicillin" in h["text"] for h in hits)
+        assert any("amoxicillin" in h.text for h in hits)
         # A write through B is read through A at once (each read catches up per subject).
         b.set("alice", "identity.name", "Alice")
         assert a.query("alice", "user.identity.name")["result"] == "Alice"
@@ -134,21 +135,21 @@ def test_two_serve_nodes_on_one_database_serve_each_others_writes(
 def test_readiness_follows_the_shared_database(tmp_path: Path) -> None:
     from pg_cluster import Cluster, find_bin
 
-    from uac.runtime.api import health
+    from uac.runtime.api import readiness
 
-    assert health.readiness(None)[0] is False  # the workspace is still opening
+    assert readiness.readiness(None)[0] is False  # the workspace is still opening
     bindir = find_bin()
     if bindir is None:
         pytest.skip("needs a PostgreSQL 16+ binary")
     cluster = Cluster.start(bindir, durable=True)
     try:
         with _node(tmp_path, "a", cluster.url) as mem:
-            ready, body = health.readiness(mem)
+            ready, body = readiness.readiness(mem)
             assert ready and body["database"] == "ok", body
             cluster._run("pg_ctl", "-D", str(cluster.data), "-w", "-m", "fast", "stop")
-            ready, body = health.readiness(mem)
+            ready, body = readiness.readiness(mem)
             assert not ready and "unavailable" in body["database"], body
             cluster._start(durable=True)
-            assert health.readiness(mem)[0]
+            assert readiness.readiness(mem)[0]
     finally:
         cluster.stop()

@@ -144,8 +144,8 @@ def test_previews_write_nothing(tmp_path: Path, backend: str) -> None:
         assert any(s["expr"].startswith("user.gadgets[") for s in results[-2]["state"])
         assert results[3]["refused"] == ["secret"]
         # And the write itself still does what the preview said.
-        mem.import_records("alice", "travel.trips", [TRIP], now=NOW)
-        raised = [a.check for a in mem.last_evaluation.new]
+        imported = mem.import_records("alice", "travel.trips", [TRIP], now=NOW)
+        raised = [a.check for a in imported.alerts]
         assert sorted(raised) == sorted(a["check"] for a in first["raised"])
 
 
@@ -212,9 +212,9 @@ def test_the_same_proposal_gives_the_same_bytes(tmp_path: Path) -> None:
     assert done.stdout == json.dumps(here, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-def _raised(mem: Memory) -> list[str]:
-    result = mem.last_evaluation
-    return sorted(a.id for a in [*result.new, *result.woken])
+def _raised(written: Any) -> list[str]:
+    """The alerts a write's result says its reaction raised (new or woken)."""
+    return sorted(a.id for a in written.alerts)
 
 
 def _ids(preview: Any) -> list[str]:
@@ -230,27 +230,26 @@ def test_a_preview_names_the_alerts_the_write_then_raises(tmp_path: Path, form: 
         # A passport expiring before the trip's return.
         if form == "record":
             seen = mem.preview("alice", facts=[{"path": "travel.trips", "record": TRIP}], now=later)
-            mem.import_records("alice", "travel.trips", [TRIP], now=later)
+            written: Any = mem.import_records("alice", "travel.trips", [TRIP], now=later)
         else:
             seen = mem.preview("alice", FLIGHT, now=later)
-            mem.add("alice", FLIGHT, now=later)
+            written = mem.add("alice", FLIGHT, now=later)
         assert "passport_validity_for_trip" in [a.check for a in seen.raised]
-        assert _ids(seen) == _raised(mem)
+        assert _ids(seen) == _raised(written)
         # A new drug against a recorded allergy.
         later += dt.timedelta(hours=1)
         drug = "I started taking amoxicillin."
         seen = mem.preview("alice", drug, now=later)
         assert [a.check for a in seen.raised] == ["drug_allergy"]
-        mem.add("alice", drug, now=later)
-        assert _ids(seen) == _raised(mem)
+        assert _ids(seen) == _raised(mem.add("alice", drug, now=later))
         # A renewed passport clears what the trip raised: the preview says which.
         later += dt.timedelta(hours=1)
         renew = [{"path": "identity.passport.expiry_date", "value": "2036-01-01"}]
         seen = mem.preview("alice", facts=renew, now=later)
         cleared = sorted(a.id for a in seen.cleared)
         assert "passport_validity_for_trip" in [a.check for a in seen.cleared]
-        mem.set("alice", "identity.passport.expiry_date", "2036-01-01", now=later)
-        assert cleared == sorted(a.id for a in mem.last_evaluation.resolved)
+        written = mem.set("alice", "identity.passport.expiry_date", "2036-01-01", now=later)
+        assert cleared == sorted(a.id for a in written.alerts_resolved)
 
 
 def test_a_control_stays_quiet_before_and_after(tmp_path: Path) -> None:
@@ -262,8 +261,7 @@ def test_a_control_stays_quiet_before_and_after(tmp_path: Path) -> None:
         for text in (FLIGHT, "I started taking ibuprofen.", "I like green tea."):
             seen = mem.preview("alice", text, now=later)
             assert seen.raised == [] and seen.cleared == [], text
-            mem.add("alice", text, now=later)
-            assert _raised(mem) == [], text
+            assert _raised(mem.add("alice", text, now=later)) == [], text
             later += dt.timedelta(hours=1)
 
 
@@ -282,8 +280,8 @@ def test_group_facts_count_for_members_only(tmp_path: Path) -> None:
         assert trip and "JP|Tokyo|2026-05-28" in trip[0].record_keys
         assert not any("Tokyo" in json.dumps(p.as_dict()) for p in [outsider])
         assert all(a.address.subject == "alice" for a in member.raised + member.still_open)
-        mem.set("alice", "identity.passport.expiry_date", "2026-06-05", now=later)
-        assert _ids(member) == _raised(mem)
+        written = mem.set("alice", "identity.passport.expiry_date", "2026-06-05", now=later)
+        assert _ids(member) == _raised(written)
 
 
 def test_a_preview_refuses_what_the_write_refuses(tmp_path: Path) -> None:

@@ -99,18 +99,18 @@ def test_preview_over_http_follows_the_keys(tmp_path: Path) -> None:
             writer.set(user, "identity.passport.expiry_date", expiry.isoformat())
         before = writer.facts("alice")
         proposal = {"facts": [{"path": "travel.trips", "record": trip}], "now": NOW}
-        out = bound.preview("alice", **proposal)
+        out = bound.preview("alice", **proposal).as_dict()
         assert "passport_validity_for_trip" in _checks(out) and out["today"] == str(today)
-        assert bound.preview("alice", **proposal) == out  # same proposal, same answer
-        assert _checks(reader.preview("alice", words)) == _checks(out)
-        past = bound.preview("alice", **proposal, today="2020-01-01")  # asked for: as of then
+        assert bound.preview("alice", **proposal).as_dict() == out  # same proposal, same answer
+        assert _checks(reader.preview("alice", words).as_dict()) == _checks(out)
+        past = bound.preview("alice", **proposal, today=dt.date(2020, 1, 1)).as_dict()  # as of then
         assert past["today"] == "2020-01-01"
         with pytest.raises(AccessDenied, match="another subject"):
             bound.preview("bob", **proposal)
         # The tool verb too: check_plan writes nothing, so a read-only key may call it.
         tool = AgentTools(reader, "alice").call("check_plan", {"text": words})
         assert _checks(tool) == _checks(out)
-        assert writer.facts("alice") == before and writer.facts("bob")[0]["path"].startswith("id")
+        assert writer.facts("alice") == before and writer.facts("bob")[0].path.startswith("id")
         with urllib.request.urlopen(info["url"] + "/openapi.json", timeout=30) as response:
             paths = json.loads(response.read())["paths"]
         assert "post" in paths["/v1/subjects/{subject}/preview"]

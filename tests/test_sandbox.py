@@ -389,3 +389,26 @@ def test_concurrent_queries_agree(alice: Path) -> None:
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: q(alice, prog)["result"], range(12)))
     assert all(r == results[0] for r in results) and len(results[0]) == 4
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "repr(map(str, [1]))",
+        "str((x for x in [1]))",
+        "repr('a'.upper)",
+        "f'{filter(None, [1])}'",
+        "{repr(zip([1], [2])): 1}",
+        "[repr(enumerate([1])), repr(reversed([1]))]",
+    ],
+)
+def test_results_never_show_a_memory_address(alice: Path, program: str) -> None:
+    env = q(alice, program)
+    assert env["ok"] is True, env
+    assert "0x" not in json.dumps(env["result"]), env["result"]
+
+
+def test_errors_name_a_helper_not_the_host_function_that_made_it(alice: Path) -> None:
+    env = q(alice, "top_k(1, 2, 3, 4)")
+    assert err(env) == "runtime_error"
+    assert "top_k()" in env["error"]["message"] and "<locals>" not in env["error"]["message"]

@@ -56,7 +56,7 @@ class Story:
         scheduled check.
         """
         now = dt.datetime.combine(day, dt.time(9))
-        with self.mem.deferred():
+        with self.mem.deferred() as block:
             for path, value in (set or {}).items():
                 self.mem.set(self.subject, path, value, now=now)
             for coll, records in (add or {}).items():
@@ -65,11 +65,12 @@ class Story:
                 self.mem.forget(self.subject, fid, now=now)
             for rule in rules:
                 self.mem.add_rule(self.subject, rule, now=now)
+        result = block.result(self.addr)
         if not (set or add or forget or rules):
-            self.mem.check(self.subject, today=day)
-        assert self.mem.last_evaluation is not None
-        assert self.mem.last_evaluation.address == self.addr
-        self.last = self.mem.last_evaluation
+            result = self.mem.check(self.subject, today=day)
+        assert result is not None
+        assert result.address == self.addr
+        self.last = result
         return self.last
 
     def fact(self, path: str, **match: Any) -> str:

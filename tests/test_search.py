@@ -56,7 +56,10 @@ def texts(hits: list) -> list[str]:
 
 @pytest.fixture
 def index(mem: Memory) -> SearchIndex:
-    return SearchIndex(mem.store)
+    # The feature-hashing list (the fallback without the weights package): these tests pin
+    # index maintenance and fusion on its exact, batch-independent vectors; the default
+    # MiniLM list is tested in tests/test_search_default.py.
+    return SearchIndex(mem.store, HashingEmbedder())
 
 
 def test_keyword_query_ranks_the_matching_note_first(mem: Memory, index: SearchIndex) -> None:
@@ -356,8 +359,9 @@ def test_loaded_arrays_follow_later_writes(mem: Memory, index: SearchIndex) -> N
     mem.forget("alice", ids[0], reason="moved out")
     for query in ("dog", "dog sitter euros", "boiler", "allergic"):
         warm = index.search(ALICE, query, today=TODAY, k=20)
-        cold = SearchIndex(mem.store).search(ALICE, query, today=TODAY, k=20)
-        assert warm == cold
+        cold = SearchIndex(mem.store, HashingEmbedder())
+        cold_hits = cold.search(ALICE, query, today=TODAY, k=20)
+        assert warm == cold_hits
     found = [h.id for h in index.search(ALICE, "dog", today=TODAY)]
     assert late in found and ids[0] not in found
 

@@ -26,7 +26,10 @@ TODAY = dt.date(2026, 2, 1)
 
 @pytest.fixture
 def index(mem: Memory) -> SearchIndex:
-    return SearchIndex(mem.store)
+    # The feature-hashing list (the fallback without the weights package): these tests pin
+    # index maintenance and fusion on its exact, batch-independent vectors; the default
+    # MiniLM list is tested in tests/test_search_default.py.
+    return SearchIndex(mem.store, HashingEmbedder())
 
 
 def messages(mem: Memory, turns: list[tuple[str, str, dt.datetime]]) -> list[str]:
@@ -240,7 +243,10 @@ def test_neighbours_come_from_the_same_session(mem: Memory, index: SearchIndex) 
     hit = index.search(ALICE, "beagle puppy", today=TODAY, neighbours=2)[0]
     assert hit.id == ids[1]
     assert [(n.id, n.offset) for n in hit.neighbours] == [(ids[0], -1), (ids[2], 1), (ids[3], 2)]
-    assert index.search(ALICE, "beagle puppy", today=TODAY)[0].neighbours == ()
+    # By default a message brings the turn before and after it; neighbours=0 turns that off.
+    default = index.search(ALICE, "beagle puppy", today=TODAY)[0]
+    assert [(n.id, n.offset) for n in default.neighbours] == [(ids[0], -1), (ids[2], 1)]
+    assert index.search(ALICE, "beagle puppy", today=TODAY, neighbours=0)[0].neighbours == ()
     # Notes without a session: neighbours are the items close in time.
     a = mem.add_note("alice", "Parking garage on level 3", now=dt.datetime(2026, 1, 20, 8)).id
     b = mem.add_note("alice", "Ticket in the glovebox", now=dt.datetime(2026, 1, 20, 8, 5)).id

@@ -87,6 +87,11 @@ def _found(mem: Memory, home: Path, needles: list[str]) -> list[tuple[str, str]]
             continue  # hex digests: a short numeric needle can occur in one by chance
         if (table, col) == ("checkpoints", "timings"):
             continue  # measured durations (digits the machine wrote): the same chance
+        if (table, col) == ("search_vectors", "vec"):
+            # Embeddings: 384 dense floats per item print as ~3,000 digits, where a
+            # four-digit needle occurs by chance; they hold no text (the item's text is in
+            # search_docs.text, scanned above).
+            continue
         if kind.startswith(("TIMESTAMP", "DATE", "TIME", "INTERVAL")):
             # The clock's readings (recorded_at, ...: six digits of microseconds each, some
             # 300 per run) hold no text, and a four-digit needle is in one of them by chance

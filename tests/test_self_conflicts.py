@@ -37,7 +37,7 @@ def _event(title: str, start: str, offset: int, quote: str, end: str | None = No
 
 def _said(mem: Memory, text: str, *events: NewFact) -> None:
     inp = NewInput(kind="message", content=text, source="user", observed_at=AT)
-    mem.append(Batch(mem.address("u"), AT, "test", inputs=[inp], facts=list(events)))
+    mem._append(Batch(mem.address("u"), AT, "test", inputs=[inp], facts=list(events)))
 
 
 def _conflicts(mem: Memory) -> list[Any]:

@@ -156,7 +156,7 @@ def test_keys_scope_every_request_and_errors_are_clear(tmp_path: Path) -> None:
         a, alice, ro, b = (Client(url, k) for k in (key_a, key_alice, key_ro, key_b))
         fact = a.set("alice", "identity.passport.expiry_date", "2030-05-01")
         a.set("bob", "identity.passport.expiry_date", "2031-01-01")
-        assert fact["path"] == "identity.passport.expiry_date"
+        assert fact.path == "identity.passport.expiry_date"
 
         # unknown key: 401, nothing written
         before = len(a.facts("alice"))
@@ -169,8 +169,8 @@ def test_keys_scope_every_request_and_errors_are_clear(tmp_path: Path) -> None:
         assert b.facts("alice") == []
         with pytest.raises(NotFound):
             b.why("alice", "user.passport.expiry_date")
-        assert [s["subject"] for s in b.subjects()] == []
-        assert {s["subject"] for s in a.subjects()} == {"alice", "bob"}
+        assert [s.subject for s in b.subjects()] == []
+        assert {s.subject for s in a.subjects()} == {"alice", "bob"}
         # read-only key: reads yes, writes 403 with nothing written
         assert len(ro.facts("alice")) == before
         with pytest.raises(AccessDenied, match="read-only"):
@@ -215,7 +215,7 @@ def test_keys_scope_every_request_and_errors_are_clear(tmp_path: Path) -> None:
         with urllib.request.urlopen(url + "/healthz", timeout=30) as response:
             assert json.loads(response.read())["status"] == "ok"
         # verify and anchor read every tenant's chain heads: the operator's token only
-        assert admin.verify()["ok"]
+        assert admin.verify().ok
         with pytest.raises(AccessDenied, match="admin token"):
             Client(url, key_a).verify()
         with pytest.raises(AccessDenied, match="admin token"):
@@ -393,7 +393,7 @@ def test_killed_server_loses_nothing_and_delivers_alerts_after_restart(tmp_path:
                 i += 1
                 try:
                     fact = mine.set(f"w{n}", "identity.name", f"Writer {n}-{i}")
-                    acked.append(fact["id"])
+                    acked.append(fact.id)
                 except Exception as exc:  # after the kill: expected, counted apart
                     errors.append(type(exc).__name__)
                     return
@@ -414,8 +414,8 @@ def test_killed_server_loses_nothing_and_delivers_alerts_after_restart(tmp_path:
     assert acked, "no write was acknowledged before the kill"
     with webhook() as (hook, received), serving(home, "--webhook", hook) as info:
         client = Client(info["url"], _key(_admin(info), "default"))
-        assert _admin(info).verify()["ok"]  # nothing half-written: the chain verifies
-        stored = {f["id"] for n in range(4) for f in client.facts(f"w{n}")}
+        assert _admin(info).verify().ok  # nothing half-written: the chain verifies
+        stored = {f.id for n in range(4) for f in client.facts(f"w{n}")}
         assert set(acked) <= stored  # every acknowledged write survived
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not received:
@@ -430,7 +430,7 @@ def test_a_hanging_webhook_never_slows_a_write(tmp_path: Path) -> None:
         client = Client(info["url"], _key(_admin(info), "default"))
         client.import_records("alice", "allergies", [{"substance": "penicillin"}])
         client.add("alice", "I take ibuprofen")  # warm: the subject is compiled
-        out = client.add("alice", "I started taking amoxicillin.")
+        out = client.call("add", "alice", text="I started taking amoxicillin.")
         assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
         # Ordering, not timing: the write answered while its alert's delivery was still held
         # by the webhook, and the delivery was still waiting for it. A delivery on the
@@ -447,15 +447,14 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
     from uac import AgentTools
     from uac.runtime.api.verbs import VERBS
 
-    tenant_wide = {"subjects", "verify", "run-once", "tenant-alerts", "tenant-ack"}
-    tenant_wide |= {"tenant-snooze", "anchor", "gc"}
-    # every verb has a route; every subject verb a Client method of Memory's name
-    method = {"rule": "add_rule", "ack": "acknowledge", "import": "import_file", "tool": "call"}
-    method |= {"tenant-alerts": "alerts", "tenant-ack": "acknowledge", "tenant-snooze": "snooze"}
-    method |= {"anchor": "anchors", "episode": "add_episode"}
+    tenant_wide = {"subjects", "verify", "run-once", "anchor", "gc"}
+    either = {"alerts", "questions", "acknowledge", "snooze", "erasures", "compile"}
+    # every verb has a route; each of its Memory methods is a Client method
     for name, verb in VERBS.items():
-        assert verb.subject == (name not in tenant_wide), name
-        assert callable(getattr(Client, method.get(name, name.replace("-", "_")), None)), name
+        expected = "none" if name in tenant_wide else "optional" if name in either else "required"
+        assert verb.subject == expected, name
+        for method in verb.method_names:
+            assert callable(getattr(Client, method, None)), name
     home = tmp_path / "ws"
     with serving(home) as info:
         client = Client(info["url"], _key(_admin(info), "default"))
@@ -483,21 +482,22 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
         report = writer.erase("alice", [fid], reason="asked")
         assert report["verified"] and "Quillfeather" not in json.dumps(report)
         assert [r["id"] for r in writer.erasures("alice")] == [report["id"]]
-        assert admin.verify()["ok"]
-        assert "Quillfeather" not in json.dumps(writer.facts("alice"))
+        assert admin.verify().ok
+        facts = [f.as_dict() for f in writer.facts("alice")]
+        assert "Quillfeather" not in json.dumps(facts, default=str)
 
 
 def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path, fresh_log) -> None:
     from uac import Memory
-    from uac.runtime.api import keys
+    from uac.runtime.api import api_keys
 
     # Two independent deployments (on PostgreSQL: two databases; nodes of one database share
     # their keys, tests/test_multi_node.py).
     with fresh_log("a"), Memory(tmp_path / "a", create=True, react=False) as a:
-        _, token = keys.create(a.store, "default")
-        assert keys.resolve(a.store, token) is not None  # now cached
+        _, token = api_keys.create(a.store, "default")
+        assert api_keys.resolve(a.store, token) is not None  # now cached
         with fresh_log("b"), Memory(tmp_path / "b", create=True, react=False) as b:
-            assert keys.resolve(b.store, token) is None
+            assert api_keys.resolve(b.store, token) is None
 
 
 def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_path: Path) -> None:
@@ -552,11 +552,11 @@ def test_sharing_verbs_over_http_respect_bound_keys(tmp_path: Path) -> None:
         tenant.set("group:family", "places.address.city", "Lisbon")
         assert [m["user"] for m in tenant.members("group:family")] == ["alice", "bob"]
         alice = Client(info["url"], _key(admin, "default", subject="user:alice"))
-        fact = alice.remember("alice", "The spare key is under the blue pot.")["facts"][0]
+        fact = alice.remember("alice", "The spare key is under the blue pot.").facts[0]
         with pytest.raises(AccessDenied):  # a key bound to alice cannot write to the group
             alice.member_add("group:family", "eve")
-        copy = alice.promote("alice", fact["id"], "group:family")
-        assert copy["evidence"]["promoted_from"]["subject"] == "user:alice"
+        copy = alice.promote("alice", fact.id, "group:family")
+        assert copy.evidence["promoted_from"]["subject"] == "user:alice"
         out = tenant.query("bob", "[n.text for n in user.notes] + [user.address.city]")
         assert out["result"] == ["The spare key is under the blue pot.", "Lisbon"]
         with pytest.raises(InputError, match="groups of groups"):

@@ -79,13 +79,13 @@ def test_mcp_needs_a_key_and_read_only_keys_never_write(tmp_path: Path) -> None:
                         ("facts", {}),
                         ("add", {"text": "I'm allergic to penicillin."}),
                         ("remember", {"text": "written with a read-only key"}),
-                        ("forget", {"fact_id": before[0]["id"]}),
+                        ("forget", {"fact_id": before[0].id}),
                     ],
                 ),
                 120,
             )
         )
-        assert [f["id"] for f in facts["facts"]] == [f["id"] for f in before]
+        assert [f["id"] for f in facts["facts"]] == [f.id for f in before]
         for refused in (added, remembered, forgot):
             assert "read-only" in refused["error"], refused
         assert "passport" in manifest

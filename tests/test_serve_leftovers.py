@@ -176,7 +176,7 @@ def test_a_naive_now_is_utc_and_the_refusal_says_how_to_send_an_offset(tmp_path:
         # The same moment with its offset is the present: recorded.
         aware = local.replace(microsecond=0).isoformat()
         c.call("set", "alice", path="identity.name", value="Alice", now=aware)
-        assert [f["path"] for f in c.facts("alice")] == ["identity.name"]
+        assert [f.path for f in c.facts("alice")] == ["identity.name"]
         # An aware time ahead of the clock is refused without the naive-time advice.
         ahead = (local + dt.timedelta(hours=3)).isoformat()
         with pytest.raises(InputError, match="later than the server's clock") as refused:

@@ -1,4 +1,5 @@
-"""Checkpoints as shared artifacts (compiler/shared.py, fact_log/backends/pg_artifacts.py).
+"""Checkpoints as shared artifacts (compiler/shared_checkpoints.py,
+fact_log/backends/pg_artifacts.py).
 
 Two workspaces ("nodes") bound to one real PostgreSQL database: a checkpoint compiled on one
 is fetched, verified and served by the other; a stale or corrupted cache is noticed by digest;
@@ -16,7 +17,7 @@ from conftest import T0
 from conftest import pg_node as _node
 
 from uac import Memory
-from uac.compiler import loader, shared
+from uac.compiler import loader, shared_checkpoints
 from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends.pg_artifacts import DirArtifacts, digest
 
@@ -39,7 +40,7 @@ def _fetched(mem: Memory) -> list[str | None]:
 
 
 def _files(mem: Memory, manifest: str) -> dict[str, str]:
-    path = mem.home / shared.CACHE / manifest[:2] / manifest
+    path = mem.home / shared_checkpoints.CACHE / manifest[:2] / manifest
     return json.loads(path.read_bytes())["files"]
 
 
@@ -103,7 +104,7 @@ def test_a_stale_node_notices_by_digest_and_refreshes(tmp_path: Path, pg_url: st
             json.loads((res.directory / loader.FILES).read_text())["files"].values()
         )
         assert unchanged  # files the two versions share: B reuses them from its cache
-        blob = b.home / shared.CACHE / min(unchanged)[:2] / min(unchanged)
+        blob = b.home / shared_checkpoints.CACHE / min(unchanged)[:2] / min(unchanged)
         blob.write_bytes(b"tampered")
         assert b.query("alice", QUERY)["result"] == "Ali"
         assert digest(blob.read_bytes()) == blob.name
@@ -131,11 +132,11 @@ def test_a_shared_copy_that_does_not_match_is_never_served(tmp_path: Path, pg_ur
     with _node(tmp_path, "c", pg_url) as c:
         with psycopg.connect(pg_url) as conn:  # a record whose signature is not the key's
             conn.execute("UPDATE uac_checkpoints SET signature = 'f' || signature")
-        assert shared.fetch(c.store, ALICE) is None
+        assert shared_checkpoints.fetch(c.store, ALICE) is None
         assert loader.current_version(c.home, ALICE) is None
         c.compile("alice")  # C compiles the same checkpoint; its publication repairs the record
     with _node(tmp_path, "d", pg_url) as d:
-        assert shared.fetch(d.store, ALICE) is not None
+        assert shared_checkpoints.fetch(d.store, ALICE) is not None
         assert _fetched(d) == [_records(pg_url)[0][2]]
 
 
@@ -173,7 +174,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
         old = records()
         assert [r[0] for r in old] == [1, 2, 3]
         shared_files = [set(json.loads(_blob(a, r[2]))["files"].values()) for r in old]
-        bob = a.store.replica.artifacts.latest(parse_subject("bob"))  # type: ignore[union-attr]
+        bob = a.store.backend.artifacts.latest(parse_subject("bob"))  # type: ignore[union-attr]
         assert bob is not None
         kept = shared_files[2] | set(json.loads(_blob(a, bob.manifest))["files"].values())
         out = a.gc()
@@ -181,7 +182,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
         # Blobs only the dropped records named are gone; the newest's (and bob's) stay.
         dropped = ({old[0][2], old[1][2]} | shared_files[0] | shared_files[1]) - kept
         assert out["shared_blobs"] == len(dropped) > 0
-        artifacts = a.store.replica.artifacts  # type: ignore[union-attr]
+        artifacts = a.store.backend.artifacts  # type: ignore[union-attr]
         assert artifacts.missing(dropped) == dropped
         assert not artifacts.missing({old[2][2], bob.manifest, *kept})
         # Another node still serves both subjects, fetching what is left.
@@ -191,7 +192,7 @@ def test_gc_keeps_only_the_newest_shared_checkpoint(
 
 
 def _blob(mem: Memory, key: str) -> bytes:
-    data = mem.store.replica.artifacts.get([key])  # type: ignore[union-attr]
+    data = mem.store.backend.artifacts.get([key])  # type: ignore[union-attr]
     return data[key]
 
 

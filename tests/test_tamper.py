@@ -21,8 +21,8 @@ from uac import Memory
 from uac.checks import evaluate
 from uac.compiler import loader
 from uac.fact_log import tamper
+from uac.fact_log.chain_keys import KeyRing, row_message
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.keys import KeyRing, row_message
 from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
 from uac.runtime.cli import main
 
@@ -122,7 +122,7 @@ def test_an_edit_to_any_sealed_table_is_reported_per_table(
 
 def _seal_alerts_as_version_1(home: Path, edit: str | None = None) -> None:
     """Put a workspace back where alert rows were signed without why/next_step (seal v1)."""
-    from uac.fact_log.keys import row_message
+    from uac.fact_log.chain_keys import row_message
     from uac.fact_log.tamper import META_KEY, SEALED, read_record
 
     ring = KeyRing.load(home)

@@ -53,7 +53,7 @@ def test_a_write_enqueues_one_coalesced_job_per_subject(tmp_path: Path, pg_url: 
         a.set("bob", "identity.name", "Bob", now=DAY)
         jobs = _jobs(pg_url)
         assert jobs["maya"][:5] == ("queued", 3, 0, 0, 0) and jobs["bob"][:2] == ("queued", 1)
-        log = a.store.replica.log  # type: ignore[union-attr]
+        log = a.store.backend.log  # type: ignore[union-attr]
         first = pg_jobs.claim(log, "w1", 10)
         assert sorted(j.subject for j in first) == ["bob", "maya"]
         assert pg_jobs.claim(log, "w2", 10) == []  # leased: nobody else takes them
@@ -75,7 +75,7 @@ def test_failures_back_off_then_dead_letter_and_an_expired_lease_is_reclaimed(
 ) -> None:
     with _node(tmp_path, "a", pg_url) as a:
         a.set("maya", "identity.name", "Maya", now=DAY)
-        log = a.store.replica.log  # type: ignore[union-attr]
+        log = a.store.backend.log  # type: ignore[union-attr]
         (job,) = pg_jobs.claim(log, "w1", 1)
         assert pg_jobs.fail(log, "w1", job, "boom", max_attempts=3, base_delay=3600) == "queued"
         assert pg_jobs.claim(log, "w1", 1) == []  # backing off for an hour
@@ -210,7 +210,7 @@ def test_uac_migrate_and_workers_status(
     with _node(tmp_path, "a", pg_url) as a:
         a.set("maya", "identity.name", "Maya", now=DAY)
         a.set("bob", "identity.name", "Bob", now=DAY)
-        log = a.store.replica.log  # type: ignore[union-attr]
+        log = a.store.backend.log  # type: ignore[union-attr]
         (job, *_) = pg_jobs.claim(log, "w1", 1)
         pg_jobs.fail(log, "w1", job, "boom", max_attempts=1)
     assert main(["--home", home, "--json", "workers", "status"]) == 0

@@ -4,7 +4,7 @@ A node that publishes a checkpoint uploads its files as blobs named by their SHA
 adds a record (tenant, scope, subject, version, watermark, the digest of its `files.json` —
 the manifest listing every file's digest — and the chain key's signature of that manifest).
 Any node serving the subject reads the latest record, fetches the blobs it lacks and checks
-every digest and the signature before it serves them (compiler/shared.py).
+every digest and the signature before it serves them (compiler/shared_checkpoints.py).
 
 `Artifacts` is the interface; `PgArtifacts` keeps blobs and records in the log's PostgreSQL
 database (tables `uac_blobs`, `uac_checkpoints`); `DirArtifacts` keeps them in a directory
@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
-from uac.fact_log.backends.postgres import PgLog
+from uac.fact_log.backends.pg_log import PgLog
 
 _DDL = (
     "CREATE TABLE IF NOT EXISTS uac_blobs (digest TEXT PRIMARY KEY, data BYTEA NOT NULL)",

@@ -7,7 +7,7 @@ and the digest of what is left), which `PgLog.verify` accepts exactly as the Duc
 accepts `erased_rows`. `uac_erasures` holds the report (ids and counts, never content),
 numbered per subject (`n`): a node catching up a subject compares how many erasures it has
 applied with how many the database holds and applies the ones it lacks to its own copy
-(fact_log/backends/replica.py). All SQL for these tables is in this module.
+(fact_log/backends/postgres.py). All SQL for these tables is in this module.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_schema
-from uac.fact_log.backends.postgres import TABLES, PgLog
+from uac.fact_log.backends.pg_log import TABLES, PgLog
 from uac.fact_log.chain import content_hash
-from uac.fact_log.keys import KeyRing, row_message
+from uac.fact_log.chain_keys import KeyRing, row_message
 
 if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
     import psycopg
@@ -120,7 +120,7 @@ def erase(
             "INSERT INTO uac_erased_rows VALUES (%s, %s, %s, %s, %s, %s, %s)",
             [[*r, ring.sign(row_message("erased_rows", r))] for r in records],
         )
-        where, params = _SUBJECT, list(key)
+        where, params = _SUBJECT, list[Any](key)
         if not every:
             where += " AND input_id = ANY(%s)"
             params.append(list(input_ids))

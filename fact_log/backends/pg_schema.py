@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class PgLog(Protocol):
-    """The shared log (fact_log/backends/postgres.py PgLog), as this module uses it."""
+    """The shared log (fact_log/backends/pg_log.py PgLog), as this module uses it."""
 
     def migrate(self) -> int: ...
 

@@ -2,8 +2,8 @@
 
 `uac serve` nodes bound to one database must accept the same keys: a key created through
 node A authenticates on node B, and a revocation on either stops it on both (each node
-caches a lookup for a few seconds: runtime/api/keys.py). The table has the same name and
-columns as the workspace file's `api_keys`, so runtime/api/keys.py writes its SQL once and
+caches a lookup for a few seconds: runtime/api/api_keys.py). The table has the same name and
+columns as the workspace file's `api_keys`, so runtime/api/api_keys.py writes its SQL once and
 `run` only swaps the placeholder style.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.backends import pg_schema
-from uac.fact_log.backends.postgres import VERSION, PgLog
+from uac.fact_log.backends.pg_log import VERSION, PgLog
 
 if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
     pass

@@ -1,731 +1,494 @@
-"""The fact log on PostgreSQL: one hash chain per subject, numbers from a global sequence.
+"""The log in PostgreSQL (a `LogBackend`, fact_log/backends/base.py); the file is a copy.
 
-Every subject has a row in `chain_heads` (its last fact's seq and hash, how many facts,
-inputs and writes it holds, and a keyed digest of all that). An append locks the heads of
-the subjects it writes (`SELECT ... FOR UPDATE`, in sorted order so two nodes never
-deadlock), draws fact and input numbers from the sequences `uac_fact_seq` and
-`uac_input_seq`, chains each subject's new facts after its head (fact_log/chain.py, the same
-row format as the DuckDB log), and moves the head, all in one transaction. Writers on
-different subjects therefore never wait for each other; two writers on one subject queue on
-its head row, so the chain stays linear. Numbers taken under the lock increase along each
-chain; across subjects they give the audit order but may have gaps (rolled-back writes).
+`uac init --db postgresql://...` (or UAC_DB) binds a new workspace to a PostgreSQL log: the
+URL is recorded in the workspace's `meta` (without checking the password into anything
+else), keys stay in the workspace directory (every node of one log needs the same key file),
+and the workspace's DuckDB file becomes this node's read cache of the log. Everything above
+the fact log (compiler, checks, search, alerts, checkpoints) still reads and writes DuckDB.
 
-`w` on every row is the subject's write number (`chain_heads.writes` when the row was
-written): a node's local cache asks for `w > what it has`, which never skips a row because
-writes of one subject commit in `w` order. Each write also adds a signed anchor per subject.
-
-All SQL for PostgreSQL is in this module. Connections come from a psycopg_pool pool; a lost
-connection or a restarting server surfaces as `LogUnavailable` (retryable: the write was
-rolled back, or, if the connection died during COMMIT, its outcome is unknown and the next
-read of the subject shows it).
+Before a read of a subject the node asks PostgreSQL how many writes the subject has
+(`chain_heads.writes`, one indexed row) and copies the rows of writes it lacks; the write
+counter per subject it holds is the `log_sync` table. A write on this node is copied right
+after it commits, so a node always reads its own writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+import contextlib
+import datetime as dt
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_jobs, pg_schema
-from uac.fact_log.chain import (
-    FACT_COLUMNS,
-    GENESIS,
-    INPUT_COLUMNS,
-    REJECTION_COLUMNS,
-    SCHEMA_COLUMNS,
-    Batch,
-    Prepared,
-    VerifyReport,
-    fact_problem,
-    prepare,
-    schema_row,
-)
-from uac.fact_log.errors import InputError, WorkspaceError
-from uac.fact_log.keys import KeyRing, row_message
-from uac.fact_log.tamper import ERASED_ROW_COLUMNS, verified_residuals
-from uac.fact_log.values import canonical_json, loads
+from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service
+from uac.fact_log.backends.base import Key, Send, StoreFile
+from uac.fact_log.backends.duckdb import FileAlerts, FileOutbox, Pending, hand_back
+from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
+from uac.fact_log.backends.pg_log import TABLES, PgLog, is_url, redact
+from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
+from uac.fact_log.chain_keys import KeyRing
+from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.rows import Fact
+from uac.fact_log.rwlock import one
+from uac.fact_log.tamper import SEALED, erased_residuals, tally_problems, verify_tables
 
-if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
+if TYPE_CHECKING:
     import psycopg
 
-SCHEME = ("postgresql://", "postgres://")
-_SUBJECT = "tenant = %s AND scope = %s AND subject = %s"
-_HEAD = ("seq", "hash", "facts", "inputs", "writes")
-_ANCHOR = "tenant, scope, subject, seq, head, facts, inputs, writes, recorded_at"
 
-
-class LogUnavailable(WorkspaceError):
-    """The PostgreSQL log cannot be reached right now; the caller may retry."""
-
-
-def _pg_type(sql: str) -> str:
-    return sql.replace("VARCHAR", "TEXT").replace("DOUBLE", "DOUBLE PRECISION")
-
-
-def _table(name: str, columns: Sequence[tuple[str, str]], extra: str = "") -> str:
-    body = ", ".join(f"{col} {_pg_type(sql)}" for col, sql in columns)
-    return f"CREATE TABLE {name} ({body}, w BIGINT NOT NULL{extra})"
-
-
-# Column names of each log table as the local cache stores them (everything but `w`).
-TABLES: dict[str, tuple[str, ...]] = {
-    "inputs": tuple(c for c, _, _ in INPUT_COLUMNS),
-    "facts": tuple(c for c, _, _ in FACT_COLUMNS),
-    "rejections": (*REJECTION_COLUMNS, "mac"),
-    "schemas": (*SCHEMA_COLUMNS, "mac"),
-}
-_TYPES = {"version": "INTEGER NOT NULL", "recorded_at": "TIMESTAMP NOT NULL"}
-_NULLABLE = {"input_id", "path", "detail", "mac"}
-
-
-def _plain(table: str) -> list[tuple[str, str]]:
-    return [
-        (c, _TYPES.get(c, "VARCHAR" if c in _NULLABLE else "VARCHAR NOT NULL"))
-        for c in TABLES[table]
-    ]
-
-
-# Migration steps, one tuple per version, applied in one transaction under an advisory lock
-# (two nodes starting at once migrate once). The version is the `uac_meta` row
-# `schema_version`.
-STEPS: tuple[tuple[str, ...], ...] = (
-    (
-        "CREATE TABLE uac_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE SEQUENCE uac_fact_seq",
-        "CREATE SEQUENCE uac_input_seq",
-        "CREATE TABLE chain_heads (tenant TEXT NOT NULL, scope TEXT NOT NULL,"
-        " subject TEXT NOT NULL, seq BIGINT NOT NULL, hash TEXT NOT NULL, facts BIGINT NOT NULL,"
-        " inputs BIGINT NOT NULL, writes BIGINT NOT NULL, mac TEXT,"
-        " PRIMARY KEY (tenant, scope, subject))",
-        _table("facts", [(c, s) for c, s, _ in FACT_COLUMNS], ", PRIMARY KEY (seq)"),
-        _table("inputs", [(c, s) for c, s, _ in INPUT_COLUMNS], ", PRIMARY KEY (seq)"),
-        _table("rejections", _plain("rejections")),
-        _table("schemas", _plain("schemas")),
-        "CREATE TABLE anchors (tenant TEXT NOT NULL, scope TEXT NOT NULL, subject TEXT NOT NULL,"
-        " seq BIGINT NOT NULL, head TEXT NOT NULL, facts BIGINT NOT NULL, inputs BIGINT NOT NULL,"
-        " writes BIGINT NOT NULL, recorded_at TIMESTAMP NOT NULL, mac TEXT NOT NULL)",
-        *(
-            f"CREATE INDEX {t}_by_subject ON {t} (tenant, scope, subject, w)"
-            for t in ("facts", "inputs", "rejections", "schemas")
-        ),
-        "CREATE INDEX anchors_by_subject ON anchors (tenant, scope, subject, writes)",
-    ),
-    # Each anchor counts its subject's rejections and schemas rows too (sealed with it).
-    ("ALTER TABLE anchors ADD COLUMN tally TEXT",),
+ENV = "UAC_DB"
+ARTIFACTS_ENV = "UAC_ARTIFACTS"  # a shared directory for checkpoint blobs (default: the database)
+META_KEY = "log_url"
+_SYNC_DDL = (
+    "CREATE TABLE IF NOT EXISTS log_sync (tenant VARCHAR NOT NULL, scope VARCHAR NOT NULL,"
+    " subject VARCHAR NOT NULL, writes BIGINT NOT NULL, PRIMARY KEY (tenant, scope, subject))"
 )
-# The subject's tables an anchor counts (`tally`): a deleted row shows.
-COUNTED = ("rejections", "schemas")
-VERSION = len(STEPS)
-PULL_ROWS = 20_000  # facts a node copies from the log in one window (PgLog.pull)
 
 
-def is_url(text: str | None) -> bool:
-    """True when text names a PostgreSQL database (postgresql://...)."""
-    return bool(text) and text.startswith(SCHEME)  # type: ignore[union-attr]
+def bound(con: Any) -> bool:
+    """True when a workspace file (a DuckDB connection) is bound to a PostgreSQL log."""
+    has_meta = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'meta'"
+    ).fetchone()[0]
+    return bool(
+        has_meta
+        and con.execute("SELECT count(*) FROM meta WHERE key = ?", [META_KEY]).fetchone()[0]
+    )
 
 
-def redact(url: str) -> str:
-    """The URL without its password, for messages; names the log (two logs may live in
-    one database, each in a schema of its own chosen by the connection's options)."""
-    import psycopg
+def attach(store: StoreFile, url: str | None, writable: bool) -> PostgresBackend | None:
+    """Bind the store to the PostgreSQL log it names (argument, UAC_DB, or its meta row)."""
+    con = store.con
+    row = con.execute("SELECT value FROM meta WHERE key = ?", [META_KEY]).fetchone()
+    recorded = row[0] if row else None
+    url = url or os.environ.get(ENV) or recorded
+    if not url:
+        return None
+    if not is_url(url):
+        raise WorkspaceError(
+            f"the log database {url!r} is not a postgresql:// URL; "
+            "use --db postgresql://USER@HOST:PORT/DB (or unset UAC_DB)"
+        )
+    if recorded is None:
+        if one(con.execute("SELECT count(*) FROM facts"))[0]:
+            raise WorkspaceError(
+                f"workspace {store.home} keeps its log in its DuckDB file; moving an existing "
+                "log to PostgreSQL is not supported: create a new workspace with "
+                "'uac --home NEW init --db URL' (or unset UAC_DB)"
+            )
+        if not writable:
+            raise WorkspaceError(
+                f"workspace {store.home} is not bound to a PostgreSQL log yet; "
+                f"run 'uac --home {store.home} init --db URL' first"
+            )
+    elif redact(recorded) != redact(url):
+        raise WorkspaceError(
+            f"workspace {store.home} is bound to the log at {redact(recorded)}, not "
+            f"{redact(url)}; use a new workspace for another database"
+        )
+    log = PgLog(url)
+    try:
+        if writable:
+            log.migrate()
+            log.check_key(store.signer())
+            con.execute(_SYNC_DDL)
+            if recorded is None:
+                con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, url])
+        elif log.version() == 0:
+            raise WorkspaceError(f"the PostgreSQL log at {log.where} has no uac tables yet")
+    except BaseException:
+        log.close()
+        raise
+    # A read-only open of a bound workspace still has a writable file (Store.open): it keeps
+    # its copy current; only appends are refused.
+    return PostgresBackend(log, store, writable or recorded is not None)
 
-    info = psycopg.conninfo.conninfo_to_dict(url)
-    host, port, db = info.get("host", "?"), info.get("port", "5432"), info.get("dbname", "?")
-    options = info.get("options")
-    return f"postgresql://{host}:{port}/{db}" + (f"?options={options}" if options else "")
 
+class PostgresBackend:
+    """The log in PostgreSQL, and this node's DuckDB copy of it, brought up to date subject by
+    subject."""
 
-class PgLog:
-    """The shared log in one PostgreSQL database; thread-safe (a pool of connections)."""
+    name = "postgres"
+    one_chain = False
 
-    def __init__(self, url: str, *, max_size: int = 8):
-        # psycopg is imported when a log in PostgreSQL is used, not by every process that
-        # imports the store (a DuckDB workspace never needs it: ~16 MB, ~0.4 s).
-        import psycopg
-        from psycopg_pool import ConnectionPool
-
-        self.url = url
-        self.where = redact(url)
-        try:  # one direct attempt first: a wrong URL fails at once, not after the pool's wait
-            psycopg.connect(url, connect_timeout=10).close()
-        except psycopg.Error as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise LogUnavailable(
-                f"cannot reach the PostgreSQL log at {self.where} ({first}); "
-                "check that the server runs and the URL is right"
-            ) from None
-        self.pool = ConnectionPool(
-            url, min_size=1, max_size=max_size, open=True, name="uac-log", timeout=30
+    def __init__(self, log: PgLog, store: StoreFile, writable: bool):
+        self.log = log
+        self.store = store
+        self.where: str | None = log.where
+        self.alerts = SharedAlerts(log, FileAlerts(store))
+        self.outbox = SharedOutbox(log, FileOutbox(store))
+        self.writable = writable  # False: the file cannot be written, the copy is read as is
+        # Set by the runtime (runtime/api/memory.py): applies to this copy the legal erasures
+        # of a subject (pg_erase.listing) that another node made, and purges what derives.
+        self.on_erased: Callable[[Address, list[dict[str, Any]]], None] | None = None
+        # Published checkpoints every node can fetch (compiler/shared_checkpoints.py).
+        shared_dir = os.environ.get(ARTIFACTS_ENV)
+        self.artifacts: Artifacts | None = (
+            DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
         )
 
     def close(self) -> None:
-        """Close every pooled connection."""
-        self.pool.close()
+        """Close the pool of PostgreSQL connections."""
+        self.log.close()
 
-    @contextmanager
-    def _tx(self) -> Iterator[psycopg.Cursor[Any]]:
-        """A cursor inside one transaction; connection failures become LogUnavailable."""
-        import psycopg
+    # -- appending and verifying ----------------------------------------------------------
 
-        try:
-            with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                yield cur
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise LogUnavailable(
-                f"the PostgreSQL log at {self.where} is unavailable ({first}); "
-                "retry (a write that failed with this error was not acknowledged)"
-            ) from None
-        except psycopg.DataError as exc:
-            if "NUL" not in str(exc):
-                raise
-            # PostgreSQL text cannot hold U+0000 (DuckDB can); the whole write is refused.
-            raise InputError(
-                "the text contains a NUL character (U+0000), which a log in PostgreSQL cannot "
-                "store; remove it and retry (nothing was written)"
-            ) from None
+    def append(self, batch: Batch, return_facts: bool) -> list[Fact]:
+        """Each caller commits its own transaction on a pooled connection, so a subject whose
+        head another node holds never stalls this node's other writes."""
+        mine = Pending(batch, return_facts)
+        self._append([batch], [mine])
+        return mine.facts
 
-    # -- schema ----------------------------------------------------------------------------
+    def _append(self, batches: list[Batch], items: list[Pending]) -> None:
+        """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
+        prepared = self.log.append(batches, self.store.signer())
+        # Committed already: if the copy fails, the next read of the subject copies it.
+        with contextlib.suppress(Exception):
+            self.record(prepared)
+        hand_back(prepared, items)
 
-    def migrate(self) -> int:
-        """Create or upgrade the log's tables (all pending steps, one transaction)."""
-        with self._tx() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(hashtext('uac_migrate'))")
-            found = self._version(cur)
-            if found > VERSION:
-                raise WorkspaceError(
-                    f"the PostgreSQL log at {self.where} has schema version {found}, newer "
-                    f"than this uac supports ({VERSION}); upgrade uac"
-                )
-            pg_schema.run_ddl(cur, STEPS[found:])
-            if found < VERSION:
-                cur.execute(
-                    "INSERT INTO uac_meta VALUES ('schema_version', %s) ON CONFLICT (key)"
-                    " DO UPDATE SET value = excluded.value",
-                    [str(VERSION)],
-                )
-            pg_schema.migrate(cur)  # other layers' tables (jobs, alerts, outbox)
-        return VERSION
-
-    @staticmethod
-    def _version(cur: psycopg.Cursor[Any]) -> int:
-        cur.execute("SELECT to_regclass('uac_meta') IS NOT NULL")
-        if not cur.fetchone()[0]:  # type: ignore[index]
-            return 0
-        cur.execute("SELECT value FROM uac_meta WHERE key = 'schema_version'")
-        row = cur.fetchone()
-        return int(row[0]) if row else 0
-
-    def check_key(self, ring: KeyRing) -> None:
-        """Refuse a node whose chain key is not the one that signs this log (first node sets it)."""
-        message = "uac-log-key-check"
-        with self._tx() as cur:
-            cur.execute(
-                "INSERT INTO uac_meta VALUES ('key_check', %s) ON CONFLICT (key) DO NOTHING",
-                [ring.sign(message)],
-            )
-            cur.execute("SELECT value FROM uac_meta WHERE key = 'key_check'")
-            mac = cur.fetchone()[0]  # type: ignore[index]
-        if not ring.check(message, mac):
-            raise WorkspaceError(
-                f"this workspace's chain key ({ring.path}) is not the key that signs the "
-                f"PostgreSQL log at {self.where}; give every node the same key file "
-                "(copy it, or point UAC_CHAIN_KEY_FILE at it)"
-            )
-
-    def version(self) -> int:
-        """The schema version the database holds (0: no uac tables yet)."""
-        with self._tx() as cur:
-            return self._version(cur)
-
-    # -- appending -------------------------------------------------------------------------
-
-    def append(
-        self, batches: Sequence[Batch], ring: KeyRing, *, one_run: bool = False
-    ) -> list[Prepared]:
-        """Append batches in one transaction, each chained after its subject's head; with
-        `one_run`, every batch carries the first one's run id (the parts of one write)."""
-        with self._tx() as cur:
-            heads = self._lock_heads(cur, {_key(b.address) for b in batches})
-            out: list[Prepared] = []
-            for batch in batches:
-                run = out[0].run_id if one_run and out else None
-                out.append(self._append_one(cur, batch, ring, heads, run))
-            at: dict[tuple[str, str, str], Any] = {}
-            for p in out:
-                key = _key(p.batch.address)
-                at[key] = max(at.get(key, p.recorded), p.recorded)
-            self._seal(cur, heads, at, ring)
-        return out
-
-    def append_stream(self, batches: Iterable[Batch], ring: KeyRing) -> int:
-        """Append batches built one at a time as one run, in one transaction; their facts.
-
-        For writes too big to hold at once (a large import): each batch goes to the server
-        before the next is built, so only the batch in hand is held; an error from `batches`
-        rolls everything back. Each collection's schema (every batch carries the schema of
-        the write so far) is recorded once, as the last batch giving it gives it. A subject is
-        locked as it first appears: `Store.append_stream` sends one subject a stream (two
-        streams locking the same subjects in other orders could deadlock).
-        """
-        with self._tx() as cur:
-            heads: dict[tuple[str, str, str], list[Any]] = {}
-            schemas: dict[tuple[tuple[str, str, str], str], tuple[Address, Any, Any, Any]] = {}
-            at: dict[tuple[str, str, str], Any] = {}
-            run, facts = None, 0
-            for batch in batches:
-                key = _key(batch.address)
-                if key not in heads:
-                    heads.update(self._lock_heads(cur, {key}))
-                # schemas are written once at the end: the batch in hand goes without them
-                # (a copy: the caller's batch keeps its schema if the write is refused)
-                prep = self._append_one(cur, replace(batch, schemas={}), ring, heads, run)
-                run = run or prep.run_id
-                batch.input_ids = [row[1] for row in prep.input_rows]
-                first = batch.input_ids[0] if batch.input_ids else None
-                for path, fields in batch.schemas.items():
-                    schemas[key, path] = (batch.address, fields, first, prep.recorded)
-                facts += len(prep.fact_rows)
-                at[key] = max(at.get(key, prep.recorded), prep.recorded)
-            if not heads:
-                raise WorkspaceError("nothing to append: the write holds no batch")
-            for (key, path), (addr, fields, first, recorded) in sorted(schemas.items()):
-                self._write_schema(cur, ring, addr, path, fields, first, recorded, heads[key][4])
-            self._seal(cur, heads, at, ring)
+    def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
+        """One PostgreSQL transaction, sent batch by batch."""
+        facts = self.log.append_stream(batches, self.store.signer())
+        # Committed already, so a failed copy is made by the next read; the node's copy
+        # is pulled from the log, not fed the rows in hand (that would hold the write).
+        with contextlib.suppress(Exception):
+            self.sync(seen[0], erasures=False)
         return facts
 
-    def _lock_heads(
-        self, cur: psycopg.Cursor[Any], keys: set[tuple[str, str, str]]
-    ) -> dict[tuple[str, str, str], list[Any]]:
-        """The subjects' chain heads, locked until the transaction ends; their jobs queued."""
-        heads: dict[tuple[str, str, str], list[Any]] = {}
-        for key in sorted(keys):  # sorted: two nodes locking the same subjects never deadlock
-            cur.execute(
-                "INSERT INTO chain_heads VALUES (%s, %s, %s, 0, %s, 0, 0, 0, NULL)"
-                " ON CONFLICT DO NOTHING",
-                [*key, GENESIS],
-            )
-            cur.execute(f"SELECT {', '.join(_HEAD)} FROM chain_heads WHERE {_SUBJECT}"
-                        " FOR UPDATE", key)  # fmt: skip
-            heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
-        pg_jobs.enqueue(cur, sorted(keys))  # in the write's transaction: no write without its job
-        return heads
+    def verify(self, chunk: int, anchor: dict[str, Any] | None) -> VerifyReport:
+        """Every subject's chain in PostgreSQL, and the copy this node reads."""
+        ring = self.store.ring
+        shared = self.log.verify(ring, anchor)
+        copy = tuple(self.verify_copy(ring))
+        return replace(shared, ok=shared.ok and not copy, problems=shared.problems + copy)
 
-    @staticmethod
-    def _seal(
-        cur: psycopg.Cursor[Any],
-        heads: dict[tuple[str, str, str], list[Any]],
-        at: dict[tuple[str, str, str], Any],
-        ring: KeyRing,
-    ) -> None:
-        """Store each subject's new chain head and anchor it (at its latest write's time)."""
-        for key, (seq, link, facts, inputs, writes) in heads.items():
-            state = [*key, seq, link, facts, inputs, writes]
-            cur.execute(
-                f"UPDATE chain_heads SET seq = %s, hash = %s, facts = %s, inputs = %s,"
-                f" writes = %s, mac = %s WHERE {_SUBJECT}",
-                [*state[3:], ring.sign(row_message("chain_heads", state)), *key],
-            )
-            anchor = [*state, at[key], _tally(cur, key)]
-            cur.execute(
-                f"INSERT INTO anchors ({_ANCHOR}, tally, mac)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [*anchor, ring.sign(row_message("anchors", anchor))],
-            )
+    def segment_check(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
+        """A copy's numbers have gaps across subjects: its chain links are all there is."""
+        return None, 0
 
-    def _append_one(
-        self,
-        cur: psycopg.Cursor[Any],
-        batch: Batch,
-        ring: KeyRing,
-        heads: dict[tuple[str, str, str], list[Any]],
-        run_id: str | None = None,
-    ) -> Prepared:
-        head = heads[_key(batch.address)]
-        seqs = _numbers(cur, "uac_fact_seq", max(len(batch.facts), 1))
-        input_seqs = _numbers(cur, "uac_input_seq", len(batch.inputs))
-        run_seq = seqs[0] if run_id is None else int(run_id.removeprefix("run_"))
-        prep = prepare(batch, ring, (head[0], head[1]), iter(seqs), iter(input_seqs), run_seq)
-        head[4] += 1
-        w = head[4]
-        prep.writes = (w - 1, w)
-        self._insert(cur, "inputs", prep.input_rows, w)
-        self._insert(cur, "facts", prep.fact_rows, w)
-        self._insert(cur, "rejections", prep.rejection_rows, w)
-        first_input = prep.input_rows[0][1] if prep.input_rows else None
-        for path, fields in sorted(batch.schemas.items()):
-            row = self._write_schema(
-                cur, ring, batch.address, path, fields, first_input, prep.recorded, w
-            )
-            if row is not None:
-                prep.schema_rows.append(row)
-        head[0], head[1] = prep.head
-        head[2] += len(prep.fact_rows)
-        head[3] += len(prep.input_rows)
-        return prep
+    def anchors(self, every: bool) -> list[dict[str, Any]]:
+        """One per subject."""
+        return self.log.anchors(every)
 
-    def _write_schema(
-        self,
-        cur: psycopg.Cursor[Any],
-        ring: KeyRing,
-        addr: Address,
-        path: str,
-        fields: Any,
-        first_input: str | None,
-        recorded: Any,
-        w: int,
-    ) -> tuple[Any, ...] | None:
-        """Record a collection's inferred schema when it differs from its latest version."""
-        cur.execute(
-            f"SELECT version, fields FROM schemas WHERE {_SUBJECT} AND path = %s"
-            " ORDER BY version DESC LIMIT 1",
-            [*_key(addr), path],
+    def erase_shared(
+        self, record: dict[str, Any], seqs: Sequence[int], input_ids: Sequence[str], every: bool
+    ) -> dict[str, Any] | None:
+        """The shared log first: it is what every node copies; this node's copy follows
+        (fact_log/erase.py), and a node that misses that step applies the erasure at its next
+        sync. An erase of everything chose its rows under the head lock (a write that landed
+        since this node's sync is erased too): those rows are copied before returning."""
+        done = pg_erase.erase(self.log, self.store.signer(), record, seqs, input_ids, every)
+        self.sync(record["address"], erasures=False)
+        return done
+
+    def erasure_done(self, erasure_id: str, report: dict[str, Any]) -> int | None:
+        """The first node to complete the shared report vacuums the shared tables once."""
+        if pg_erase.complete(self.log, self.store.signer(), erasure_id, report):
+            return len(pg_erase.vacuum(self.log))
+        return None
+
+    def missed_erasures(self) -> list[tuple[Address, list[dict[str, Any]]]]:
+        """Erasures other nodes made while this one was down, of subjects its file holds."""
+        local = {
+            tuple(row[:3]): row[3]
+            for row in self.store.con.execute(
+                "SELECT s.tenant, s.scope, s.subject, count(e.id) FROM log_sync s LEFT JOIN"
+                " erasures e USING (tenant, scope, subject) GROUP BY ALL"
+            ).fetchall()
+        }
+        out = []
+        for key, n in pg_erase.counts(self.log).items():
+            if key in local and local[key] < n:
+                addr = Address(*key)  # type: ignore[arg-type]
+                out.append((addr, pg_erase.listing(self.log, addr)))
+        return out
+
+    # -- the tables the nodes share ----------------------------------------------------------
+
+    def service_rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every API node of a shared log sees the same rows."""
+        return pg_service.run(self.log, sql, params)
+
+    def readiness(self) -> dict[str, str]:
+        """A node is useless while its database is down (or not migrated)."""
+        return {"log": self.log.where, "database": pg_service.ping(self.log) or "ok"}
+
+    def job_status(self, limit: int = 20, tenant: str | None = None) -> pg_jobs.QueueStatus | None:
+        """The shared compile-and-check queue (fact_log/backends/pg_jobs.py)."""
+        return pg_jobs.status(self.log, limit=limit, tenant=tenant)
+
+    def job_log(self) -> PgLog:
+        """This log: workers claim its jobs."""
+        return self.log
+
+    # -- this node's copy -------------------------------------------------------------------
+
+    def synced(self, addr: Address) -> int:
+        """How many of the subject's writes the local copy holds."""
+        row = (
+            self.store.con.execute(
+                "SELECT writes FROM log_sync WHERE tenant = ? AND scope = ? AND subject = ?",
+                [addr.tenant, addr.scope, addr.subject],
+            ).fetchone()
+            if self.writable
+            else None
         )
-        found = cur.fetchone()
-        current = None if found is None else (found[0], loads(found[1]))
-        row = schema_row(ring, addr, path, fields, current, first_input, recorded)
-        if row is not None:
-            self._insert(cur, "schemas", [row], w)
-        return row
+        return int(row[0]) if row else 0
 
-    @staticmethod
-    def _insert(cur: psycopg.Cursor[Any], table: str, rows: list[tuple[Any, ...]], w: int) -> None:
-        if not rows:
+    def sync(self, addr: Address, *, erasures: bool = True) -> None:
+        """Copy the subject's writes the local copy lacks (one small query when none), and
+        hand the legal erasures other nodes made of it to the runtime (unless `erasures`
+        is False: the caller is applying one, or holds the write lock)."""
+        if not self.writable:
             return
-        cols = TABLES[table]
-        if len(rows) < 16:
-            marks = ", ".join(["%s"] * (len(cols) + 1))
-            cur.executemany(
-                f"INSERT INTO {table} ({', '.join(cols)}, w) VALUES ({marks})",  # type: ignore[arg-type]
-                [(*row, w) for row in rows],
+        erased = self._copy(addr)
+        if erased and erasures:
+            self._apply_erasures(addr, erased)
+
+    def _copy(self, addr: Address) -> int:
+        """Copy the subject's missing writes, window by window (PgLog.pull); how many legal
+        erasures of it the log holds. Another thread copying the same subject meanwhile
+        moves the start on: the copy goes on from where the local file has got to, until
+        nothing is missing (each pass copies or sees a window copied: it ends)."""
+        while True:
+            have, erased, raced = self.synced(addr), 0, False
+            for now, rows, count in self.log.pull(addr, have):
+                erased = count
+                if now == have:
+                    continue
+                with self.store.write_lock:
+                    raced = self.synced(addr) != have
+                    if raced:
+                        break
+                    self._absorb(addr, now, rows)
+                have = now
+            if not raced:
+                return erased
+
+    def _apply_erasures(self, addr: Address, shared: int) -> None:
+        """Hand erasures another node made (the log holds `shared`) to the runtime to apply."""
+        if self.on_erased is None:
+            return
+        key = [addr.tenant, addr.scope, addr.subject]
+        # `erasures` is fact_log/erase.py's table (not imported here: it imports the store).
+        (have,) = one(
+            self.store.con.execute(
+                "SELECT count(*) FROM erasures WHERE tenant = ? AND scope = ? AND subject = ?", key
             )
-            return
-        with cur.copy(f"COPY {table} ({', '.join(cols)}, w) FROM STDIN") as copy:  # type: ignore[arg-type]
-            for row in rows:
-                copy.write_row((*row, w))
-
-    # -- reading ---------------------------------------------------------------------------
-
-    def writes(self, tenant: str, addr: Address | None = None) -> dict[tuple[str, str], int]:
-        """(scope, subject) -> how many writes the log holds, for a tenant or one subject."""
-        sql = "SELECT scope, subject, writes FROM chain_heads WHERE tenant = %s"
-        params: list[Any] = [tenant]
-        if addr is not None:
-            sql += " AND scope = %s AND subject = %s"
-            params += [addr.scope, addr.subject]
-        with self._tx() as cur:
-            cur.execute(sql, params)  # type: ignore[arg-type]
-            return {(scope, subject): n for scope, subject, n in cur.fetchall()}
-
-    def pull(
-        self, addr: Address, since: int, budget: int | None = None
-    ) -> Iterator[tuple[int, dict[str, list[tuple[Any, ...]]], int]]:
-        """A subject's rows written after its write number `since`, in windows of whole
-        writes holding about `budget` facts each (a write bigger than that is one window):
-        (the write number a window ends at, its rows, how many legal erasures of the subject
-        the log holds); one empty window ending at `since` when the subject has no later
-        write, none when it has none at all. A big import is many writes: a node catching
-        up holds one window at a time, not the import."""
-        key = _key(addr)
-        with self._tx() as cur:
-            cur.execute(
-                f"SELECT writes, (SELECT count(*) FROM uac_erasures WHERE {_SUBJECT})"
-                f" FROM chain_heads WHERE {_SUBJECT}",
-                [*key, *key],
-            )
-            row = cur.fetchone()
-            if row is None:
-                return
-            now, erased = row
-            ends: list[int] = []
-            if now > since:
-                ends = self._windows(cur, key, since, now, budget or PULL_ROWS)
-        if not ends:
-            yield since, {}, erased
-            return
-        start = since
-        for end in ends:
-            with self._tx() as cur:
-                out = {}
-                for table, cols in TABLES.items():
-                    cur.execute(
-                        f"SELECT {', '.join(cols)} FROM {table} WHERE {_SUBJECT} AND w > %s"  # type: ignore[arg-type]
-                        " AND w <= %s ORDER BY w",
-                        [*key, start, end],
-                    )
-                    out[table] = cur.fetchall()
-            yield end, out, erased
-            start = end
-
-    @staticmethod
-    def _windows(
-        cur: psycopg.Cursor[Any], key: tuple[str, str, str], since: int, now: int, budget: int
-    ) -> list[int]:
-        """The write numbers that end each window of whole writes of about `budget` facts."""
-        cur.execute(
-            f"SELECT w, count(*) FROM facts WHERE {_SUBJECT} AND w > %s AND w <= %s"
-            " GROUP BY w ORDER BY w",
-            [*key, since, now],
         )
-        ends, held, previous = [], 0, since
-        for w, n in cur.fetchall():
-            if held and held + n > budget:
-                ends.append(previous)
-                held = 0
-            held, previous = held + n, w
-        return [*ends, now]
+        if have < shared:
+            self.on_erased(addr, pg_erase.listing(self.log, addr))
 
-    def head_at(self, addr: Address, writes: int) -> tuple[int, str]:
-        """How many facts a subject's first `writes` writes hold, and the last one's hash."""
-        with self._tx() as cur:
-            cur.execute(
-                f"SELECT count(*), (SELECT hash FROM facts WHERE {_SUBJECT} AND w <= %s"
-                f" ORDER BY seq DESC LIMIT 1) FROM facts WHERE {_SUBJECT} AND w <= %s",
-                [*_key(addr), writes, *_key(addr), writes],
-            )
-            count, head = cur.fetchone()  # type: ignore[misc]
-            return int(count), head or GENESIS
+    def record(self, prepared: list[Prepared]) -> None:
+        """Copy this node's own committed writes, or catch up from the log if it is behind."""
+        for prep in prepared:
+            addr = prep.batch.address
+            before, after = prep.writes
+            with self.store.write_lock:
+                if self.synced(addr) == before:  # nothing missed: the rows in hand are all
+                    rows = {
+                        "inputs": prep.input_rows,
+                        "facts": prep.fact_rows,
+                        "rejections": prep.rejection_rows,
+                        "schemas": prep.schema_rows,
+                    }
+                    self._absorb(addr, after, rows)
+                    continue
+            # The append path holds the store's write lock: erasures are applied by the next
+            # read (applying takes the subject's lock, which a compile may hold while it waits
+            # on the write lock).
+            self.sync(addr, erasures=False)
 
-    def facts(self, addr: Address, since_seq: int = 0) -> list[tuple[Any, ...]]:
-        """A subject's fact rows (FACT_COLUMNS order) after a seq, in chain order."""
-        with self._tx() as cur:
-            cur.execute(
-                f"SELECT {', '.join(TABLES['facts'])} FROM facts WHERE {_SUBJECT} AND seq > %s"  # type: ignore[arg-type]
-                " ORDER BY seq",
-                [*_key(addr), since_seq],
-            )
-            return cur.fetchall()
+    def sync_tenant(self, tenant: str) -> None:
+        """Bring every subject of a tenant up to date (for tenant-wide listings)."""
+        if not self.writable:
+            return
+        local = dict(
+            ((scope, subject), n)
+            for scope, subject, n in self.store.con.execute(
+                "SELECT scope, subject, writes FROM log_sync WHERE tenant = ?", [tenant]
+            ).fetchall()
+        )
+        for (scope, subject), n in self.log.writes(tenant).items():
+            if n > local.get((scope, subject), 0):
+                self.sync(Address(tenant, scope, subject))  # type: ignore[arg-type]
 
-    def anchors(self, every: bool = False) -> list[dict[str, Any]]:
-        """The newest anchor of every subject (or all anchors), as JSON-ready dicts."""
-        cols = f"{_ANCHOR}, mac, tally"
-        sql = f"SELECT {cols} FROM anchors ORDER BY tenant, scope, subject, writes"
-        if not every:
-            sql = (
-                f"SELECT DISTINCT ON (tenant, scope, subject) {cols} FROM anchors"
-                " ORDER BY tenant, scope, subject, writes DESC"
-            )
-        names = cols.replace("recorded_at", "at").split(", ")
-        with self._tx() as cur:
-            cur.execute(sql)  # type: ignore[arg-type]
-            rows = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-        for row in rows:
-            row["at"] = row["at"].isoformat()
-        return rows
+    def verify_copy(self, ring: KeyRing | None) -> list[str]:
+        """What in this node's local copy (which its queries read) the shared log disowns.
 
-    # -- verification ----------------------------------------------------------------------
-
-    def verify(self, ring: KeyRing | None, anchor: dict[str, Any] | None = None) -> VerifyReport:
-        """Walk every subject's chain against its signed head, then the other tables' digests.
-
-        Given `anchor` (one exported with `uac anchor export`: a subject's seq and head),
-        also check that the log still holds that head.
+        Each copied subject's chain is walked as the shared log's is (content, links, keyed
+        digests), then its length and head are compared with the shared log's at the same
+        write, so rows edited, removed or added in the copy show; the copied sealed tables'
+        digests are checked too.
         """
-        problems: list[str] = [] if anchor is None else self._against_export(anchor)
-        checked = 0
-        with self._tx() as cur:
-            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            cur.execute(
-                f"SELECT tenant, scope, subject, {', '.join(_HEAD)}, mac FROM chain_heads"
-                " ORDER BY tenant, scope, subject"
-            )
-            heads = cur.fetchall()
-            erased = self._residuals(cur, ring)
-            for tenant, scope, subject, *state, mac in heads:
-                key = (tenant, scope, subject)
-                label = f"{tenant}/{scope}:{subject}"
-                if ring is not None and not ring.check(
-                    row_message("chain_heads", [*key, *state]), mac
-                ):
-                    problems.append(f"the chain head of {label} does not match its keyed digest")
-                broken = self._walk(cur, key, state, ring, erased)
-                checked += broken[0]
-                if broken[1] is not None:
-                    _, seq, fid, why = broken
-                    return VerifyReport(
-                        False, checked, seq, fid, f"{label}: {why}", tuple(problems)
-                    )
-            if ring is not None:
-                problems += self._sealed(cur, ring)
-            problems += self._counted(cur, {tuple(h[:3]): h[7] for h in heads})
-            cur.execute("SELECT count(*) FROM facts")
-            total = cur.fetchone()[0]  # type: ignore[index]
-            if total != checked:
-                problems.append(
-                    f"the log holds {total} facts but the subjects' chains hold {checked}"
-                    " (rows inserted outside a chain)"
-                )
-        return VerifyReport(not problems, checked, problems=tuple(problems))
-
-    def _against_export(self, anchor: dict[str, Any]) -> list[str]:
-        try:
-            key = (str(anchor["tenant"]), str(anchor["scope"]), str(anchor["subject"]))
-            seq, head = int(anchor["seq"]), str(anchor["head"])
-        except (KeyError, TypeError, ValueError):
-            return ["the exported anchor names no subject, seq and head (export it from this log)"]
-        label = f"{key[0]}/{key[1]}:{key[2]}"
-        out = []
-        with self._tx() as cur:
-            # The subject's inputs and counted rows, cut together with its anchors and head?
-            try:
-                counted = {
-                    t: int(n)
-                    for t, n in {
-                        "inputs": anchor.get("inputs") or 0,
-                        **loads(anchor.get("tally") or "{}"),
-                    }.items()
-                    if t in ("inputs", *COUNTED)  # a name from the file is never put into SQL
-                }
-            except (ValueError, TypeError, AttributeError):
-                return ["the exported anchor's counts are not readable (export it from this log)"]
-            for table, n in sorted(counted.items()):
-                cur.execute(f"SELECT count(*) FROM {table} WHERE {_SUBJECT}", key)  # type: ignore[arg-type]
-                held = cur.fetchone()[0]  # type: ignore[index]
-                if held < n:
-                    out.append(
-                        f"the exported anchor counts {n} {table} rows of {label} but the log"
-                        f" holds only {held} (rows deleted)"
-                    )
-            if seq == 0:
-                return out
-            cur.execute(f"SELECT hash FROM facts WHERE {_SUBJECT} AND seq = %s", [*key, seq])
-            row = cur.fetchone()
-        if row is None:
-            return [*out, f"the exported anchor's seq {seq} of {label} is gone (truncated)"]
-        if row[0] != head:
-            return [
-                *out,
-                f"fact seq {seq} of {label} does not have the exported anchor's head (rewritten)",
-            ]
-        return out
-
-    @staticmethod
-    def _walk(
-        cur: psycopg.Cursor[Any],
-        key: tuple[str, ...],
-        state: list[Any],
-        ring: KeyRing | None,
-        erased: dict[int, tuple[str, str]],
-    ) -> tuple[int, int | None, str | None, str | None]:
-        """One subject's chain: (facts checked, seq, id, problem) of the first bad row."""
-        seq, link, facts, inputs, _ = state
-        cur.execute(
-            f"SELECT {', '.join(TABLES['facts'])} FROM facts WHERE {_SUBJECT} ORDER BY seq",  # type: ignore[arg-type]
-            key,
-        )
-        prev, last, n = GENESIS, 0, 0
-        for row in cur.fetchall():
-            why = fact_problem(row, prev, ring, erased)
-            if why is None and row[0] <= last:
-                why = "its sequence number does not increase along the chain"
-            if why is not None:
-                return n, row[0], row[1], why
-            prev, last, n = row[-2], row[0], n + 1
-        if n != facts or prev != link:
-            return (
-                n,
-                seq,
-                None,
-                (
-                    f"its head names {facts} facts ending at seq {seq} but the chain holds {n}"
-                    " (facts deleted from the end or rewritten)"
-                ),
-            )
-        cur.execute(f"SELECT count(*) FROM inputs WHERE {_SUBJECT}", key)
-        held = cur.fetchone()[0]  # type: ignore[index]
-        if held != inputs:
-            return n, None, None, f"its head counts {inputs} inputs but the log holds {held}"
-        return n, None, None, None
-
-    @staticmethod
-    def _residuals(cur: psycopg.Cursor[Any], ring: KeyRing | None) -> dict[int, tuple[str, str]]:
-        """seq -> (content hash, residual) of legally erased facts (pg_erase.py) that verify."""
-        cur.execute("SELECT to_regclass('uac_erased_rows') IS NOT NULL")
-        if ring is None or not cur.fetchone()[0]:  # type: ignore[index]
-            return {}
-        cur.execute(
-            f"SELECT {', '.join(ERASED_ROW_COLUMNS)}, mac FROM uac_erased_rows"  # type: ignore[arg-type]
-            " WHERE tbl = 'facts'"
-        )
-        return verified_residuals(cur.fetchall(), ring)
-
-    @staticmethod
-    def _sealed(cur: psycopg.Cursor[Any], ring: KeyRing) -> list[str]:
-        """The first row per table whose keyed digest does not verify."""
-        found = []
-        for table in ("inputs", "rejections", "schemas"):
-            cols = TABLES[table]
-            cur.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY w")  # type: ignore[arg-type]
-            for row in cur.fetchall():
-                if not ring.check(row_message(table, row[:-1]), row[-1]):
-                    found.append(f"{table}: row {row[0]} does not match its keyed digest (edited)")
+        con = self.store.con
+        cols = ", ".join(TABLES["facts"])
+        erased = erased_residuals(con, ring)
+        problems: list[str] = []
+        synced = con.execute(
+            "SELECT tenant, scope, subject FROM log_sync ORDER BY tenant, scope, subject"
+        ).fetchall()
+        for tenant, scope, subject in synced:
+            addr = Address(tenant, scope, subject)
+            label = f"{tenant}/{scope}:{subject}"
+            with self.store.write_lock:  # the rows and their write count as one copy holds them
+                writes = self.synced(addr)
+                rows = con.execute(
+                    f"SELECT {cols} FROM facts WHERE tenant = ? AND scope = ? AND subject = ?"
+                    " ORDER BY seq",
+                    [tenant, scope, subject],
+                ).fetchall()
+            prev, why = GENESIS, None
+            for row in rows:
+                if why := fact_problem(row, prev, ring, erased):
+                    problems.append(f"this node's copy of {label}, fact seq {row[0]}: {why}")
                     break
-        cur.execute(
-            f"SELECT {_ANCHOR}, tally, mac FROM anchors ORDER BY tenant, scope, subject, writes"
-        )
-        for *values, tally, mac in cur.fetchall():
-            if tally is not None:  # anchors written before the tally sign without it
-                values.append(tally)
-            if not ring.check(row_message("anchors", values), mac):
-                found.append(f"anchors: the anchor of {values[2]} write {values[7]} was edited")
-                break
-        return found
-
-    @staticmethod
-    def _counted(cur: psycopg.Cursor[Any], writes: dict[tuple[Any, ...], int]) -> list[str]:
-        """Subjects whose newest anchor is not their last write (anchors deleted), or whose
-        rejections or schemas rows do not number what that anchor counted (rows deleted or
-        added). `writes`: each subject's write count, from its signed chain head."""
-        cur.execute(
-            "SELECT DISTINCT ON (tenant, scope, subject) tenant, scope, subject, writes, tally"
-            " FROM anchors ORDER BY tenant, scope, subject, writes DESC"
-        )
-        newest = {tuple(row[:3]): row[3:] for row in cur.fetchall()}
-        held: dict[tuple[Any, ...], dict[str, int]] = {}
-        for table in COUNTED:
-            cur.execute(f"SELECT tenant, scope, subject, count(*) FROM {table} GROUP BY 1, 2, 3")  # type: ignore[arg-type]
-            for *key, n in cur.fetchall():
-                held.setdefault(tuple(key), {})[table] = n
-        out = []
-        for key, n in sorted(writes.items()):
-            label = f"{key[0]}/{key[1]}:{key[2]}"
-            last, tally = newest.get(key, (0, None))
-            if n and last != n:
-                out.append(
-                    f"the newest anchor of {label} is of write {last} but its chain head counts"
-                    f" {n} writes (anchors deleted)"
+                prev = row[-2]
+            if why is None and (len(rows), prev) != self.log.head_at(addr, writes):
+                problems.append(
+                    f"this node's copy of {label} does not hold the shared log's facts of its "
+                    f"first {writes} writes (rows removed or added in the copy)"
                 )
-            counted = {} if tally is None else loads(tally)
-            for table in counted:
-                rows = held.get(key, {}).get(table, 0)
-                if rows != counted[table]:
-                    how = "deleted" if rows < counted[table] else "added outside uac"
-                    out.append(
-                        f"{table} of {label}: its newest anchor counts {counted[table]} rows but"
-                        f" the log holds {rows} (rows {how})"
-                    )
-        return out
+        if ring is not None:
+            found = verify_tables(con, ring, None, only=set(TABLES) - {"facts"})
+            problems += [f"this node's copy, {t}: {why}" for t, why in found.items()]
+        # The node's own counted tables (its compile attempts, its copy of the alerts).
+        problems += [f"this node's {why}" for why in tally_problems(con, set(SEALED) - set(TABLES))]
+        return problems
+
+    def _absorb(self, addr: Address, writes: int, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        con = self.store.con
+        con.execute("BEGIN")
+        try:
+            for table, cols in TABLES.items():
+                self.store.insert_rows(table, cols, rows.get(table, []))
+            con.execute(
+                "INSERT OR REPLACE INTO log_sync VALUES (?, ?, ?, ?)",
+                [addr.tenant, addr.scope, addr.subject, writes],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
 
-def _tally(cur: psycopg.Cursor[Any], key: tuple[str, str, str]) -> str:
-    """How many rows of each counted table a subject holds, as the JSON its anchor records."""
-    cur.execute(
-        "SELECT " + ", ".join(f"(SELECT count(*) FROM {t} WHERE {_SUBJECT})" for t in COUNTED),  # type: ignore[arg-type]
-        [*key] * len(COUNTED),
-    )
-    counts = cur.fetchone()
-    return canonical_json(dict(zip(COUNTED, counts, strict=True)))  # type: ignore[arg-type]
+class _SharedAlertWrite:
+    """An evaluation's changes to the shared alerts, in the transaction holding their locks."""
+
+    def __init__(self, cur: psycopg.Cursor[Any], keys: Sequence[Key]):
+        self.cur = cur
+        self.keys = keys
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        return pg_alerts.rows(self.cur, self.keys)
+
+    def insert(self, values: Sequence[Sequence[Any]]) -> set[str]:
+        return pg_alerts.insert(self.cur, values)
+
+    def rewrite(self, values: Sequence[Any], raised: bool) -> int:
+        return pg_alerts.rewrite(self.cur, values, raised)
+
+    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
+        pg_alerts.update(self.cur, key, ids, sets.replace("?", "%s"), list(values))
+
+    def outbox(self, entries: Sequence[tuple[str, str, str, str, int, str, str]]) -> None:
+        pg_alerts.record_outbox(self.cur, entries)
 
 
-def _key(addr: Address) -> tuple[str, str, str]:
-    return (addr.tenant, addr.scope, addr.subject)
+class SharedAlerts:
+    """The alerts every node shares (fact_log/backends/pg_alerts.py): locked, idempotent, and
+    copied into this node's file after each change (the copy is what reads read)."""
+
+    def __init__(self, log: PgLog, copy: FileAlerts):
+        self.log = log
+        self.copy = copy
+
+    @contextlib.contextmanager
+    def evaluating(self, keys: Sequence[Key]) -> Iterator[_SharedAlertWrite]:
+        with pg_schema.transaction(self.log) as cur:
+            pg_alerts.lock(cur, keys)
+            yield _SharedAlertWrite(cur, keys)
+            final = pg_alerts.rows(cur, keys)
+        self.copy.mirror(keys, final)
+
+    def rows(self, keys: Sequence[Key]) -> list[tuple[Any, ...]]:
+        """The shared rows are the truth; this node's copy may lag."""
+        with pg_schema.transaction(self.log) as cur:
+            return pg_alerts.rows(cur, keys)
+
+    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
+        """The shared rows first, then this node's copy of them."""
+        with pg_schema.transaction(self.log) as cur:
+            pg_alerts.update(cur, key, ids, sets.replace("?", "%s"), list(values))
+            rows = pg_alerts.rows(cur, [key])
+        self.copy.mirror([key], rows)
+
+    def pull(self, where: Address | str) -> None:
+        with pg_schema.transaction(self.log) as cur:
+            if isinstance(where, Address):
+                keys: list[tuple[str, ...]] = [(where.tenant, where.scope, where.subject)]
+                rows = pg_alerts.rows(cur, [(where.tenant, where.scope, where.subject)])
+            else:
+                keys = [(where,)]
+                rows = pg_alerts.tenant_rows(cur, where)
+        self.copy.mirror(keys, rows)
+
+    def erase(
+        self, key: Key, facts: set[str], every: bool, blank: str, today: dt.date
+    ) -> tuple[list[str], int]:
+        """Idempotent: any node may run it."""
+        return pg_alerts.erase(self.log, key, facts, every, blank, today)
 
 
-def _numbers(cur: psycopg.Cursor[Any], sequence: str, n: int) -> list[int]:
-    """n fresh numbers from a sequence, increasing."""
-    if n == 0:
-        return []
-    cur.execute(f"SELECT nextval('{sequence}') FROM generate_series(1, %s)", [n])  # type: ignore[arg-type]
-    return sorted(row[0] for row in cur.fetchall())
+class SharedOutbox:
+    """The outbox every node shares: each row is sent by one node (SKIP LOCKED)."""
+
+    def __init__(self, log: PgLog, copy: FileOutbox):
+        self.log = log
+        self.copy = copy
+
+    def pending(self) -> int:
+        return pg_alerts.outbox_pending(self.log)
+
+    def deliver_due(
+        self,
+        now: dt.datetime,
+        send: Send,
+        stopped: Callable[[], bool],
+        pool: Executor,
+        workers: int,
+    ) -> dt.datetime | None:
+        def drain() -> None:  # each row is locked while sent: one node, one worker sends it
+            for _ in range(100):
+                if stopped() or not pg_alerts.outbox_send_one(self.log, now, send):
+                    break
+
+        for done in [pool.submit(drain) for _ in range(workers)]:
+            done.result()
+        return pg_alerts.outbox_next_due(self.log)
+
+    def collect(self, tenant: str, cutoff: dt.datetime) -> int:
+        """Rows of the file (recorded outside an evaluation) and of the shared outbox."""
+        return self.copy.collect(tenant, cutoff) + pg_alerts.outbox_collect(
+            self.log, tenant, cutoff
+        )
+
+    def counts(self) -> dict[str, int]:
+        return pg_alerts.counts(self.log)
+
+    def rows(self, tenant: str, status: str | None, limit: int) -> list[tuple[Any, ...]]:
+        return pg_alerts.outbox_rows(self.log, tenant, status, limit)
+
+    def tenant_counts(self, tenant: str) -> dict[str, int]:
+        return pg_alerts.outbox_counts(self.log, tenant)
+
+    def requeue(self, tenant: str, ids: list[int], now: dt.datetime) -> int:
+        return pg_alerts.outbox_requeue(self.log, tenant, ids, now)
+
+    def drop(self, tenant: str, ids: list[int]) -> int:
+        return pg_alerts.outbox_drop(self.log, tenant, ids)

@@ -25,6 +25,7 @@ examples and the weights.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -33,7 +34,7 @@ import os
 import re
 import threading
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,7 @@ class Frame:
     examples: tuple[str, ...]
     holder: str = "user"  # "other": the frame is about someone else (a contact)
     emit: bool = True  # False: recognised (it wins its windows) but its slots are not emitted
+    plans: bool = False  # True: a plan or a need is this frame's fact (a trip, an event, a task)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,7 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             examples=tuple(spec.get("examples", ())),
             holder=spec.get("holder", "user"),
             emit=bool(spec.get("emit", True)),
+            plans=bool(spec.get("plans", False)),
         )
         for name, spec in raw.items()
     )
@@ -126,12 +129,17 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
 
 def labelled_examples() -> list[tuple[str, str]]:
     """(label, text) of every example: the frames' own, then the examples file's."""
-    out = [(f.name, t) for f in load_frames() for t in f.examples]
+    return [(label, text) for label, text, _ in _sourced_examples()]
+
+
+def _sourced_examples() -> list[tuple[str, str, str]]:
+    """(label, text, tuning set it came from; "frames" for the frames' own)."""
+    out = [(f.name, t, "frames") for f in load_frames() for t in f.examples]
     if EXAMPLES_FILE.is_file():
         for line in EXAMPLES_FILE.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
-                out.append((row["frame"], row["text"]))
+                out.append((row["frame"], row["text"], str(row.get("from", "")).split(":")[0]))
     return out
 
 
@@ -190,10 +198,30 @@ def _index() -> FrameIndex:
     return FrameIndex([lab for lab, _ in examples], vectors)
 
 
+_held_out: FrameIndex | None = None
+
+
 def index() -> FrameIndex:
     """The process-wide example index, built (or read from the cache) on first use."""
     with _lock:
-        return _index()
+        return _held_out if _held_out is not None else _index()
+
+
+@contextlib.contextmanager
+def without_examples(sets: Iterable[str]) -> Iterator[FrameIndex]:
+    """For evaluation only: the frames vote without the examples taken from these tuning
+    sets (leave-one-set-out, so a set is scored as a writer the examples never saw)."""
+    global _held_out
+    left = set(sets)
+    full = index()
+    keep = [i for i, (_, _, src) in enumerate(_sourced_examples()) if src not in left]
+    labels = labelled_examples()
+    held = FrameIndex([labels[i][0] for i in keep], full.vectors[keep])
+    _held_out = held
+    try:
+        yield held
+    finally:
+        _held_out = None
 
 
 def windows(text: str, history: Sequence[tuple[str, dt.datetime]] = ()) -> list[Window]:
@@ -291,6 +319,30 @@ def _order_range(frame: Frame, value: dict[str, Any]) -> None:
         value[start], value[end] = value[end], value[start]
 
 
+# A plan, a need or a wish said before the frame's values: "I need to sort out my visa for
+# India", "we're thinking of getting travel insurance" state no fact of a frame that is a state
+# (an expiry, an allergy, a payment); frames whose facts are plans (`plans = true`) keep them.
+_INTENT = re.compile(
+    r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
+    r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
+    r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
+    r"|sort(?:ing)? out|apply(?:ing)? for|remind me|about to|yet to|not yet|haven't|hasn't"
+    r"|in case)\b",
+    re.I,
+)
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
+
+
+def _intended(sentence: str, used: list[Found]) -> bool:
+    """Whether the clause holding the first value says a plan or a need before it."""
+    first = min(f.start for f in used)
+    head = sentence[:first]
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(head)]
+    return _INTENT.search(head[breaks[-1] if breaks else 0 :]) is not None
+
+
 def _about_someone_else(sentence: str, used: list[Found]) -> bool:
     first = min(f.start for f in used)
     return someone_else(sentence[:first]) or named_subject(sentence) is not None
@@ -325,17 +377,23 @@ def read(
     todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
     if not todo:
         return empty
-    vectors = encoder.encode([w.context for w in todo])
-    scores = index().scores(vectors)
+    # one view of each window: the sentence alone when it says some frame's cue (its own
+    # topic, not the previous sentence's), else with the sentence before it (a value said
+    # after its topic: "New expiry is March 5, 2035." after "my renewed passport came")
+    views = [
+        w.sentence if any(_said(f.cues, w.sentence) for f in frames) else w.context for w in todo
+    ]
+    row = {t: i for i, t in enumerate(dict.fromkeys(views))}
+    scores = index().scores(encoder.encode(list(row)))
     today = observed_at.date()
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
-    for at, win in enumerate(todo):
+    for win, view in zip(todo, views, strict=True):
         if guarded(win.sentence, sentence=win.sentence):
             continue
-        chosen = [f for f, _ in choose(scores, frames, at) if _said(f.cues, win.context)]
-        found = _first_filled(chosen, win, text, today, catalog, skipped | taken)
+        chosen = [f for f, _ in choose(scores, frames, row[view]) if _said(f.cues, view)]
+        found = _first_filled(chosen, win, text, today, catalog, skipped, taken)
         if found is not None:
             out.append(found)
             taken.add(found.path)
@@ -351,9 +409,12 @@ def _first_filled(
     today: dt.date,
     catalog: Catalog,
     closed: set[str],
+    taken: set[str],
 ) -> Candidate | None:
     """The candidate of the best chosen frame that fills (one frame per sentence)."""
     for frame in chosen:
+        if frame.path in taken:
+            continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
             return None  # the sentence is about this frame: the rules (or nothing) speak for it
         filled = fill(frame, win.sentence, today)
@@ -361,6 +422,8 @@ def _first_filled(
             continue
         value, used = filled
         if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
+            continue
+        if not frame.plans and _intended(win.sentence, used):
             continue
         first = min(f.start for f in used)
         last = max(f.end for f in used)

@@ -733,8 +733,37 @@ def _scan_view(text: str, prefilter: bool = True, gate: Gate | None = None) -> l
         if not gate.may_match(needles):
             continue
         for m in pattern.finditer(text):
-            findings.append(Finding("instruction", kind, m.start(), m.end()))
+            if not _asks_about_facts(text, m.start(), m.end()):
+                findings.append(Finding("instruction", kind, m.start(), m.end()))
     return findings
+
+
+# A plain question about what happened ("Did she ignore the rules of the tournament?",
+# "Why did you stop asking for permission?") is not an order: a sentence opening with a
+# question word or a tense auxiliary and ending in "?". "Can/could/would you ..." are polite
+# orders and stay in scope, and so does a question about the assistant's own rules or prompt.
+_QUESTION = re.compile(
+    r"(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|"
+    r"had)\b[^.!?\n]*\?",
+    re.IGNORECASE,
+)
+_ADDRESSED = re.compile(
+    r"\byour\b|\b(?:previous|prior|above|earlier)\b|system\s+prompt|instructions?\s*:",
+    re.IGNORECASE,
+)
+
+
+def _asks_about_facts(text: str, start: int, end: int) -> bool:
+    """Whether the match sits in a question about facts rather than an order (see above)."""
+    opening = max(text.rfind(c, 0, start) for c in ".!?\n") + 1
+    head = text[opening:start].lstrip(" \t\"'*-(")
+    sentence = head + text[start:]
+    m = _QUESTION.match(sentence)
+    return (
+        m is not None
+        and m.end() >= len(head) + (end - start)
+        and not _ADDRESSED.search(text, start, end)
+    )
 
 
 def _merge(findings: list[Finding]) -> list[Finding]:

@@ -7,6 +7,7 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     date          one time model (explicit, relative, weekday, ranges) from patterns.dates
     datetime      a date with the clock time said in the same sentence, when there is one
     money         an amount with its currency -> {"amount", "currency"}
+    amount        money, else an amount said as paid without a currency ("paid 899")
     period        how often a payment recurs -> the catalog's period words
     topic         what the sentence is about: its leading noun phrase ("the client dinner")
     name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
@@ -244,6 +245,41 @@ def money(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if m.currency:
             value["currency"] = m.currency
         out.append(Found(value, m.start, m.end))
+    return out
+
+
+# An amount said without its currency, where the words around it say it is paid: after a
+# payment word ("paid 899", "spent 38 ... and 120"), or written as money is ("17.99",
+# "1,450"); never a number with a unit or a clock time after it.
+_PAID = re.compile(
+    r"(?:\b(?:paid|pay|pays|paying|spent|spend|spending|cost|costs|costing|charged|for"
+    r"|and|back)\s+(?:about\s+|around\s+|roughly\s+|only\s+|just\s+|another\s+)?"
+    r"(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})(?:\.(?P<c>\d{2}))?"
+    r"|(?<![\w.,:/-])(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,6}\.\d{2}))"
+    r"(?!\d|[.,:/]\d)(?!\s*(?:%|am\b|pm\b|a\.m|p\.m|o'clock|mg\b|mcg\b|ml\b|kg\b|g\b"
+    r"|lbs?\b|km\b|mi\b|miles?\b|min(?:ute)?s?\b|hours?\b|hrs?\b|days?\b|weeks?\b"
+    r"|months?\b|years?\b|nights?\b|times?\b|people\b|persons?\b|th\b|st\b|nd\b|rd\b"
+    r"|x\b|tablets?\b|pills?\b|doses?\b|steps?\b|percent\b|-))",
+    re.I,
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Amounts with a currency, else amounts said as paid without one (see _PAID)."""
+    found = money(text, today, prefer)
+    if found:
+        return found
+    out = []
+    for m in _PAID.finditer(text):
+        group = "n" if m["n"] else "m"
+        number = m[group].replace(",", "")
+        if group == "n" and m["c"]:
+            number += "." + m["c"]
+        start = m.start(group)
+        end = m.end() if group == "n" else m.end(group)
+        if Decimal(number) > 0 and not (group == "n" and not m["c"] and _YEAR.fullmatch(number)):
+            out.append(Found({"amount": str(Decimal(number))}, start, end))
     return out
 
 
@@ -492,6 +528,7 @@ PARSERS: dict[str, Parser] = {
     "purpose": purposes,
     "datetime": datetimes,
     "money": money,
+    "amount": amounts,
     "period": periods,
     "topic": topics,
     "name": names,

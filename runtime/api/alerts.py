@@ -1,20 +1,19 @@
 """Memory's checks and alerts: check, list, acknowledge, snooze, rules, scheduled passes.
 
-A mixin of `Memory` (runtime/api/memory.py); the reaction to a write (memory.py) runs
-`check` here.
+A mixin of `Memory` (runtime/api/memory.py); `check` is the `Reactor`'s
+(runtime/api/reactor.py), which the reaction to a write runs too.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.checks import (
     Alert,
     EvaluationResult,
     acknowledge,
     add_rule,
-    evaluate,
     list_alerts,
     snooze,
 )
@@ -24,60 +23,28 @@ from uac.checks.sinks import Sink
 from uac.compiler.checkpoint import CompileResult
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
-from uac.fact_log.errors import NotFound, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.store import utc_now
+from uac.runtime.api.reactor import Reaction
+from uac.runtime.api.workspace import Workspace
 
 
-class Alerts:
+class Alerts(Workspace):
     """The verbs that run checks and manage the alerts they raise."""
 
-    # Set by `uac serve` (None embedded, where `today` is a parameter like any other): the
-    # stored alerts are the state as of the server's date, so a check as of a day further
-    # than this many days from it (a client's time zone is at most a day off) is a preview.
-    clock_days: int | None = None
+    if TYPE_CHECKING:  # the verbs of other families this one calls (reads.py)
 
-    def _hypothetical(self, day: dt.date) -> bool:
-        """Whether checking as of `day` must store nothing (a server's day far from its clock)."""
-        if self.clock_days is None:
-            return False
-        return abs((day - utc_now().date()).days) > self.clock_days
-
-    def _reaction_day(self, now: dt.datetime) -> dt.date:
-        """The day a write's reaction checks as of: the write's, unless that is hypothetical."""
-        day = now.date()
-        return utc_now().date() if self._hypothetical(day) else day
+        def compile(self, subject: str | None = None) -> list[CompileResult]: ...
 
     def check(
         self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
     ) -> EvaluationResult:
         """Compile the subject if needed, run its checks, store and deliver alert changes.
 
-        On a server a `today` far from its clock (`_hypothetical`) is a preview: the result
+        On a server a `today` far from its clock (`Reactor.hypothetical`) is a preview: the result
         says what would change (`preview` is True), nothing is stored or delivered.
         """
-        if self.stale(subject):
-            try:
-                (res,) = self.compile(subject)
-            except NotFound:  # no facts at all (e.g. an empty note): nothing to check
-                self._local.evaluation = EvaluationResult(self.address(subject), 0)
-                return self._local.evaluation
-            if res.status != "published":
-                raise UacError(
-                    f"cannot check {subject}: its compile failed ({res.error}); "
-                    f"see its diagnostics with: uac compile {subject}"
-                )
-        day = today or utc_now().date()
-        result = evaluate(
-            self.store,
-            self.home,
-            self.address(subject),
-            day,
-            sinks=self.sinks if sinks is None else sinks,
-            preview=self._hypothetical(day),
-        )
-        self._local.evaluation = result
-        return result
+        return self._reactor.check(self.address(subject), today, sinks)
 
     def alerts(
         self,
@@ -124,14 +91,19 @@ class Alerts:
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
+        return self._add_rule(subject, rule, now)[0]
+
+    def _add_rule(
+        self, subject: str, rule: dict[str, Any], now: dt.datetime | None
+    ) -> tuple[str, Reaction]:
+        """`add_rule`, with what the write's reaction did (for the `rule` verb's result)."""
         from uac.fact_log.extraction.screen import refuse_secrets
 
         refuse_secrets(rule, "the rule")
         rid = add_rule(
             self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
         )
-        self._after_write(subject, now)
-        return rid
+        return rid, self._wrote(subject, now)
 
     def run_once(
         self, *, today: dt.date | None = None, progress: Report | None = None
@@ -165,6 +137,6 @@ class Alerts:
             day,
             compile_one,
             store=self.store,
-            sinks=self.sinks,
-            preview=self._hypothetical(day),
+            sinks=self._reactor.sinks,
+            preview=self._reactor.hypothetical(day),
         )

@@ -5,10 +5,16 @@
         c.add("alice", "I'm flying to Tokyo on March 5")
         c.query("alice", "len(user.trips)")["result"]
 
-Methods have the names and arguments of `Memory`'s verbs and return plain JSON (what
-`Memory` returns, as dicts: dates ISO, Decimals as exact text). Errors come back as the
-same exceptions `Memory` raises (`InputError`, `NotFound`, ...) with the server's message;
-`AccessDenied` for a refused key and `ServiceError` (retryable) when the server is down.
+The verb methods (runtime/api/verb_methods.py) are generated from the verb table and
+`Memory`'s signatures: same names, same parameters, same result types (`Fact`, `Learned`,
+`Alert`, ... rebuilt from the JSON answer by runtime/api/wire.py), so both satisfy the one
+`Verbs` protocol. `call(verb, subject, **fields)` sends wire fields and returns the plain
+JSON answer (what the CLI prints). Errors come back as the same exceptions `Memory` raises
+(`InputError`, `NotFound`, ...) with the server's message; `AccessDenied` for a refused key
+and `ServiceError` (retryable) when the server is down.
+
+Every POST carries an `Idempotency-Key`: a retry after a lost connection sends the same
+key, and the server answers it with the first result instead of writing twice.
 
 This module imports only the standard library: a CLI call forwarded to a server never loads
 DuckDB, the compiler or the sandbox. One connection per thread, so a Client may be shared.
@@ -22,6 +28,7 @@ import json
 import os
 import threading
 import urllib.parse
+import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -29,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from uac import __version__
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
+from uac.runtime.api import wire
+from uac.runtime.api.verb_methods import RESULT_TYPES, RemoteVerbs
 
 if TYPE_CHECKING:  # loaded on the first request: a local CLI call only asks `discover`
     import http.client
@@ -41,6 +50,7 @@ DB_FILE = "uac.duckdb"  # the workspace file a live server holds locked (fact_lo
 # unused for MCP_IDLE_SECONDS ends (the SDK's default is 30 minutes).
 MCP_SESSIONS_PER_KEY = 100
 MCP_IDLE_SECONDS = 600.0
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 def live_server(home: Path | str) -> dict[str, Any] | None:
@@ -93,7 +103,7 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot send a {type(value).__name__} to the server")
 
 
-class Client:
+class Client(RemoteVerbs):
     """A connection to `uac serve` for one tenant (the key's)."""
 
     def __init__(
@@ -160,14 +170,22 @@ class Client:
             self._local.conn = conn
         return conn
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """Send one request; returns the decoded JSON or raises the matching error."""
+    def request(
+        self, method: str, path: str, body: Any = None, *, idempotency_key: str | None = None
+    ) -> Any:
+        """Send one request; returns the decoded JSON or raises the matching error.
+
+        A POST carries an `Idempotency-Key` (a new one unless given), the same on its retry:
+        a write the server committed before the connection broke is answered, not repeated.
+        """
         data = None if body is None else json.dumps(body, default=_encode).encode("utf-8")
         headers = {
             "Authorization": f"Bearer {self._key}",
             "X-Uac-Client-Version": __version__,
             "Content-Type": "application/json",
         }
+        if method == "POST":
+            headers[IDEMPOTENCY_HEADER] = idempotency_key or uuid.uuid4().hex
         if self.tenant:
             headers["X-Uac-Tenant"] = self.tenant
         prefix = self._parts.path.rstrip("/")
@@ -193,214 +211,87 @@ class Client:
             payload = json.loads(raw) if raw else None
         except ValueError:
             payload = {"error": raw[:200].decode("utf-8", "replace")}
+        self._local.tenant = response.getheader("X-Uac-Tenant")
         if response.status >= 400:
             message = payload.get("error") if isinstance(payload, dict) else None
             raise _error(response.status, str(message or f"HTTP {response.status}"))
         return payload
 
-    def call(self, verb: str, subject: str | None = None, **params: Any) -> Any:
-        """Run one verb (subject-scoped when `subject` is given) on the server."""
+    def call(
+        self,
+        verb: str,
+        subject: str | None = None,
+        *,
+        idempotency_key: str | None = None,
+        **params: Any,
+    ) -> Any:
+        """Run one verb (subject-scoped when `subject` is given) with its wire fields; returns
+        the plain JSON answer."""
         params = {k: v for k, v in params.items() if v is not None}
-        if subject is None:
-            return self.request("POST", f"/v1/{verb}", params)
-        quoted = urllib.parse.quote(subject, safe=":")
-        return self.request("POST", f"/v1/subjects/{quoted}/{verb}", params)
+        path = f"/v1/{verb}"
+        if subject is not None:
+            path = f"/v1/subjects/{urllib.parse.quote(subject, safe=':')}/{verb}"
+        return self.request("POST", path, params, idempotency_key=idempotency_key)
+
+    def send_file(self, verb: str, subject: str | None, file: str | Path, **params: Any) -> Any:
+        """Run a verb that takes a file (import, note) with the file's text; plain JSON back."""
+        fields = self._note_fields(file) if verb == "note" else self._file_fields(file)
+        path = fields.pop("__file__")
+        with _named(path):
+            return self.call(verb, subject, **{**fields, **params})
 
     def health(self) -> dict[str, Any]:
         """The server's liveness answer (its version)."""
         return self.request("GET", "/healthz")
 
-    # -- the verbs (names and arguments as on Memory) ----------------------------------------
+    # -- the generated verb methods' transport (runtime/api/verb_methods.py) ---------------
 
-    def set(self, subject: str, path: str, value: Any, **kw: Any) -> dict[str, Any]:
-        """Assert a single-valued attribute."""
-        return self.call("set", subject, path=path, value=value, **_renamed(kw))
+    def _verb(
+        self,
+        name: str,
+        subject: str | None,
+        fields: dict[str, Any],
+        returns: str,
+        *,
+        key: str | tuple[str, ...] | None = None,
+        sent: tuple[str, Any] | None = None,
+    ) -> Any:
+        params = {k: v for k, v in fields.items() if v is not None}
+        named: Path | None = None
+        if sent is not None:  # a file or records: sent as fields of the wire's own
+            helper, value = sent
+            extra = getattr(self, helper)(value)
+            named = extra.pop("__file__", None)
+            for field_name, field_value in extra.items():
+                params.setdefault(field_name, field_value)
+        with _named(named) if named is not None else contextlib.nullcontext():
+            data = self.call(name, subject, **params)
+        if isinstance(key, str):
+            data = data[key]
+        elif key is not None:
+            data = tuple(data[k] for k in key)
+        return wire.decode(returns, data, RESULT_TYPES, getattr(self._local, "tenant", None))
 
-    def import_file(
-        self, subject: str, collection: str, file: str | Path, **kw: Any
-    ) -> dict[str, Any]:
-        """Import a JSON Lines, JSON array or CSV file (sent to the server as text)."""
+    def _local_only(self, method: str, **given: Any) -> None:
+        for name, value in given.items():
+            if value is not None:
+                raise InputError(
+                    f"{method}: {name} works in process only (a Memory), not over a Client"
+                )
+
+    @staticmethod
+    def _file_fields(file: str | Path) -> dict[str, Any]:
         path = Path(file)
-        content = _read_file(path)
-        with _named(path):
-            return self.call(
-                "import",
-                subject,
-                collection=collection,
-                content=content,
-                name=path.name,
-                **_renamed(kw),
-            )
+        return {"content": _read_file(path), "name": path.name, "__file__": path}
 
-    def import_records(
-        self, subject: str, collection: str, records: list[dict[str, Any]], **kw: Any
-    ) -> dict[str, Any]:
-        """Import records given as dicts."""
-        content = "\n".join(json.dumps(r, default=_encode) for r in records)
-        return self.call("import", subject, collection=collection, content=content, **_renamed(kw))
-
-    def add(self, subject: str, text: str, **kw: Any) -> dict[str, Any]:
-        """Learn from one conversation message."""
-        return self.call("add", subject, text=text, **_renamed(kw))
-
-    def preview(self, subject: str, text: str | None = None, **kw: Any) -> dict[str, Any]:
-        """What a write would raise and clear (a message, `facts=[...]`, or both); no write."""
-        return self.call("preview", subject, text=text, **_renamed(kw))
-
-    def remember(self, subject: str, text: str, **kw: Any) -> dict[str, Any]:
-        """An explicit 'remember this'."""
-        return self.call("remember", subject, text=text, **_renamed(kw))
-
-    def note(self, subject: str, file: str | Path, **kw: Any) -> dict[str, Any]:
-        """Ingest a Markdown note (sent as text)."""
+    @staticmethod
+    def _note_fields(file: str | Path) -> dict[str, Any]:
         path = Path(file)
-        content = _read_file(path)
-        with _named(path):
-            return self.call(
-                "note", subject, content=content, note_id=kw.pop("note_id", None) or path.name, **kw
-            )
+        return {"content": _read_file(path), "note_id": path.name, "__file__": path}
 
-    def prefer(self, subject: str, text: str, **kw: Any) -> dict[str, Any]:
-        """Store a soft (wording) preference."""
-        return self.call("prefer", subject, text=text, **kw)
-
-    def forget(self, subject: str, fact_id: str, **kw: Any) -> dict[str, Any]:
-        """Retract one fact."""
-        return self.call("forget", subject, fact_id=fact_id, **kw)
-
-    def erase(self, subject: str, fact_ids: list[str] | None = None, **kw: Any) -> dict[str, Any]:
-        """Legal erase (a tenant key with write access); returns the erasure report."""
-        return self.call("erase", subject, fact_ids=list(fact_ids or []), **kw)
-
-    def erasures(self, subject: str) -> list[dict[str, Any]]:
-        """The subject's erasure reports."""
-        return self.call("erasures", subject)
-
-    def add_episode(self, subject: str, problem: str, **kw: Any) -> dict[str, Any]:
-        """Record a past problem (tried, worked, failed, date as keywords)."""
-        return self.call("episode", subject, problem=problem, **kw)
-
-    def confirm(self, subject: str, path: str, **kw: Any) -> dict[str, Any]:
-        """Confirm an inferred preference."""
-        return self.call("confirm", subject, path=path, **kw)
-
-    def gc(self, **kw: Any) -> dict[str, int]:
-        """Compact the tenant's derived data (keep, older_than_days)."""
-        return self.call("gc", None, **kw)
-
-    def feedback(self, subject: str, item_id: str, **kw: Any) -> dict[str, Any]:
-        """Mark a search result as 'not this'."""
-        return self.call("feedback", subject, item_id=item_id, **kw)
-
-    def add_rule(self, subject: str, rule: dict[str, Any], **kw: Any) -> str:
-        """Store a user rule; returns its id."""
-        return self.call("rule", subject, rule=rule, **kw)["rule_id"]
-
-    def member_add(self, group: str, user: str, **kw: Any) -> dict[str, Any]:
-        """Make a user a member of a group."""
-        return self.call("member-add", group, user=user, **kw)
-
-    def member_remove(self, group: str, user: str, **kw: Any) -> dict[str, Any]:
-        """End a user's membership of a group."""
-        return self.call("member-remove", group, user=user, **kw)
-
-    def members(self, subject: str, **kw: Any) -> list[dict[str, Any]]:
-        """A group's members, or a user's groups."""
-        return self.call("members", subject, **kw)
-
-    def promote(self, subject: str, fact_id: str, group: str, **kw: Any) -> dict[str, Any]:
-        """Share one of the user's facts with a group."""
-        return self.call("promote", subject, fact_id=fact_id, group=group, **kw)
-
-    def demote(self, subject: str, fact_id: str, group: str, **kw: Any) -> dict[str, Any]:
-        """Withdraw a fact the user promoted."""
-        return self.call("demote", subject, fact_id=fact_id, group=group, **kw)
-
-    def facts(self, subject: str, path: str | None = None) -> list[dict[str, Any]]:
-        """The subject's facts with their derived status."""
-        return self.call("facts", subject, path=path)
-
-    def inputs(self, subject: str) -> list[dict[str, Any]]:
-        """Everything archived for the subject."""
-        return self.call("inputs", subject)
-
-    def rejections(self, subject: str) -> list[dict[str, Any]]:
-        """What the gate refused, and why."""
-        return self.call("rejections", subject)
-
-    def compile(self, subject: str, **kw: Any) -> list[dict[str, Any]]:
-        """Compile the subject."""
-        return self.call("compile", subject, **kw)
-
-    def query(self, subject: str, program: str, **kw: Any) -> dict[str, Any]:
-        """Run a program over the typed state in the server's sandbox."""
-        return self.call("query", subject, program=program, **kw)
-
-    def search(self, subject: str, text: str, **kw: Any) -> list[dict[str, Any]]:
-        """Search notes and messages."""
-        return self.call("search", subject, text=text, **kw)
-
-    def context(self, subject: str, **kw: Any) -> str:
-        """The memory block for an agent's system prompt."""
-        return self.call("context", subject, **kw)["context"]
-
-    def manifest(self, subject: str) -> str:
-        """The compact manifest of the typed state."""
-        return self.call("manifest", subject)["manifest"]
-
-    def why(self, subject: str, expr: str) -> dict[str, Any]:
-        """Explain one value and the facts behind it."""
-        return self.call("why", subject, expr=expr)
-
-    def diff(self, subject: str, v1: int | None = None, v2: int | None = None) -> dict[str, Any]:
-        """Typed-state change between two checkpoint versions."""
-        return self.call("diff", subject, v1=v1, v2=v2)
-
-    def alerts(self, subject: str | None = None, **kw: Any) -> list[dict[str, Any]]:
-        """Open alerts of one subject, or of the whole tenant."""
-        return self.call("alerts" if subject else "tenant-alerts", subject, **kw)
-
-    def questions(self, subject: str, **kw: Any) -> list[dict[str, Any]]:
-        """What the subject's checks would like to ask the user, and why."""
-        return self.call("questions", subject, **kw)
-
-    def acknowledge(self, subject: str | None, alert_id: str, **kw: Any) -> dict[str, Any]:
-        """Mark an alert as seen."""
-        return self.call("ack" if subject else "tenant-ack", subject, alert_id=alert_id, **kw)
-
-    def snooze(
-        self, subject: str | None, alert_id: str, until: dt.date, **kw: Any
-    ) -> dict[str, Any]:
-        """Hide an alert until a date."""
-        verb = "snooze" if subject else "tenant-snooze"
-        return self.call(verb, subject, alert_id=alert_id, until=until, **kw)
-
-    def check(self, subject: str, **kw: Any) -> dict[str, Any]:
-        """Run the subject's checks."""
-        return self.call("check", subject, **kw)
-
-    def subjects(self) -> list[dict[str, Any]]:
-        """Subjects of the tenant."""
-        return self.call("subjects")
-
-    def verify(self, anchor: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Verify the log on the server (optionally against an anchor exported earlier)."""
-        return self.call("verify", anchor=anchor)
-
-    def anchors(self, all: bool = False) -> Any:
-        """The log's newest anchor (or all), for an external witness."""
-        return self.call("anchor", all=all or None)
-
-    def run_once(self, **kw: Any) -> dict[str, Any]:
-        """One scheduled pass over the tenant."""
-        return self.call("run-once", **kw)
-
-
-def _renamed(kw: dict[str, Any]) -> dict[str, Any]:
-    # Memory names it session_id; the wire names it session.
-    if "session_id" in kw:
-        kw["session"] = kw.pop("session_id")
-    return kw
+    @staticmethod
+    def _records_fields(records: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"content": "\n".join(json.dumps(r, default=_encode) for r in records)}
 
 
 def _error(status: int, message: str) -> UacError:

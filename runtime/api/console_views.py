@@ -324,18 +324,27 @@ def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any
                 "kind": f"fact {f.op}",
                 "text": what,
                 "detail": masked_fact_text(mem, f, hidden),
+                "fields": fact_fields(mem, f),
                 "source": f.source,
                 "id": f.id,
             }
         )
+    # One time axis, the facts' dates: a checkpoint stands at the date of the newest fact it
+    # compiled (its wall-clock publication time is its detail), so replayed or imported
+    # history and the compiles that followed it read in one order.
+    by_seq = sorted((f.seq, f.recorded_at) for f in facts)
     for c in checkpoints:
-        at = c.get("published_at") or c.get("finished_at") or c.get("started_at")
+        published = c.get("published_at") or c.get("finished_at") or c.get("started_at")
+        upto = [at for seq, at in by_seq if seq <= (c.get("watermark") or 0)]
+        n = c.get("facts") or 0
         events.append(
             {
-                "at": at,
+                "at": upto[-1] if upto else published,
                 "kind": f"checkpoint {c.get('status')}",
                 "text": f"version {c.get('version')}" if c.get("version") else "compile",
-                "detail": f"{c.get('facts')} facts up to seq {c.get('watermark')}",
+                "detail": f"{n:,} fact{'s' if n != 1 else ''} up to seq {c.get('watermark')};"
+                f" {c.get('status')} {show(published)}",
+                "fields": None,
                 "source": "compiler",
                 "id": None,
             }
@@ -347,6 +356,7 @@ def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any
                 "kind": "alert raised",
                 "text": a.message,
                 "detail": f"{a.severity} · {a.check}",
+                "fields": None,
                 "source": "checks",
                 "id": a.id,
             }
@@ -358,6 +368,7 @@ def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any
                     "kind": "alert resolved",
                     "text": a.message,
                     "detail": a.check,
+                    "fields": None,
                     "source": "checks",
                     "id": a.id,
                 }
@@ -367,7 +378,8 @@ def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any
         e["day"] = at.date() if isinstance(at, dt.datetime) else at
         e["sort"] = at if isinstance(at, dt.datetime) else dt.datetime.combine(at, dt.time.max)
     events = [e for e in events if e["day"] is not None]
-    events.sort(key=lambda e: e["sort"], reverse=True)
+    # At one instant a checkpoint comes after the facts it compiled (newest first: above).
+    events.sort(key=lambda e: (e["sort"], e["kind"].startswith("checkpoint")), reverse=True)
     marks = [(e["day"], e["kind"].split()[0]) for e in events if not e["kind"].startswith("fact")]
     plot = activity_svg([f.recorded_at.date() for f in facts], marks)
     counts = Counter(e["kind"] for e in events)
@@ -376,8 +388,34 @@ def timeline(mem: Memory, subject: str, offset: int, size: int) -> dict[str, Any
         "events": shown,
         "paging": pager,
         "plot": plot,
-        "counts": sorted(counts.items()),
+        "counts": [counted(kind, n) for kind, n in sorted(counts.items())],
     }
+
+
+_DONE = {"assert": "asserted", "retract": "retracted", "publish": "published"}
+
+
+def counted(kind: str, n: int) -> str:
+    """An event kind counted in words: "1 alert raised", "4 alerts raised", "3 facts asserted"."""
+    noun, _, rest = kind.partition(" ")
+    rest = _DONE.get(rest, rest)
+    return f"{n:,} {noun}{'s' if n != 1 else ''}" + (f" {rest}" if rest else "")
+
+
+def fact_fields(mem: Memory, fact: Any) -> list[tuple[str, str]] | None:
+    """A fact's value as typed rows (field, shown value), sensitive ones masked; None for a
+    note or a fact without a value (its statement is shown instead)."""
+    if fact.kind == "note" or fact.value_json is None:
+        return None
+    value = fact.value
+    spec = mem.catalog.attributes.get(fact.path)
+    if spec is not None:
+        return [("value", MASK if spec.spec.sensitivity != "none" else show(value))]
+    coll = mem.catalog.collection(fact.path)
+    if not isinstance(value, dict):
+        return [("value", show(value))]
+    hidden = {n for n, f in coll.spec.fields.items() if f.sensitivity != "none"} if coll else set()
+    return [(k, MASK if k in hidden else show(v)) for k, v in value.items()]
 
 
 def fact_view(f: Any, statuses: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -31,12 +31,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from uac.checks import pg_alerts
-from uac.compiler import cache, loader, shared
+from uac.compiler import cache, loader, shared_checkpoints
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_erase
-from uac.fact_log.backends.pg_artifacts import digest
+from uac.fact_log.backends.pg_artifacts import Artifacts, digest
 from uac.fact_log.erase import (
     LogErasure,
     compact_file,
@@ -49,7 +47,7 @@ from uac.fact_log.erase import (
     apply_shared as blank_copy,
 )
 from uac.fact_log.errors import InputError, UacError
-from uac.fact_log.progress import Report
+from uac.fact_log.progress_callback import Report
 from uac.fact_log.scopes import MEMBERSHIP_PATH, promoted_from
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
@@ -132,20 +130,9 @@ def resume_pending(mem: Memory) -> list[dict[str, Any]]:
     so running them again completes the erase and its report with no hand work. On a
     shared log, erasures other nodes made of subjects this file holds are applied first.
     """
-    replica = mem.store.replica
-    if replica is not None:
-        # Erasures other nodes made while this one was down, of subjects its file holds.
-        local = {
-            tuple(row[:3]): row[3]
-            for row in mem.store.con.execute(
-                "SELECT s.tenant, s.scope, s.subject, count(e.id) FROM log_sync s LEFT JOIN"
-                " erasures e USING (tenant, scope, subject) GROUP BY ALL"
-            ).fetchall()
-        }
-        for key, n in pg_erase.counts(replica.log).items():
-            if key in local and local[key] < n:
-                addr = Address(*key)  # type: ignore[arg-type]
-                blank_copy(mem.store, addr, pg_erase.listing(replica.log, addr))
+    # Erasures other nodes made while this one was down, of subjects its file holds.
+    for addr, listing in mem.store.backend.missed_erasures():
+        blank_copy(mem.store, addr, listing)
     done = []
     for log in pending_erasures(mem.store):
         view = mem.for_tenant(log.address.tenant)
@@ -166,30 +153,29 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     cache.drop(mem.store, addr)
     step(1)
     items = [f["id"] for f in log.facts] + log.inputs
-    purged = mem.purge_search(addr, items)
+    purged = mem._purge_search(addr, items)
     step(2)
     erased = {f["id"] for f in log.facts}
     alert_ids = _blank_alerts(mem.store, addr, erased, log.what == "all")
     outbox = _drop_outbox(mem.store, addr.tenant, alert_ids)
-    replica = mem.store.replica
-    if replica is not None:  # the shared alerts and outbox (idempotent: any node may run it)
-        key = [addr.tenant, addr.scope, addr.subject]
-        shared, dropped = pg_alerts.erase(
-            replica.log, key, erased, log.what == "all", ERASED, utc_now().date()
-        )
-        alert_ids, outbox = sorted(set(alert_ids) | set(shared)), outbox + dropped
+    # The shared alerts and outbox, if the log is shared (idempotent: any node may run it).
+    key = (addr.tenant, addr.scope, addr.subject)
+    shared, dropped = mem.store.backend.alerts.erase(
+        key, erased, log.what == "all", ERASED, utc_now().date()
+    )
+    alert_ids, outbox = sorted(set(alert_ids) | set(shared)), outbox + dropped
     step(3)
+    artifacts = shared_checkpoints.artifacts(mem.store)
     republished, removed = _republish(mem, addr)
-    blobs = _forget_shared(mem, addr, republished) if replica is not None else []
+    blobs = _forget_shared(artifacts, mem, addr, republished)
     # Users who inherit from a group or the tenant hold its values in their own versions.
     for heir in _inheritors(mem, addr):
         with subject_lock(mem.home, heir):  # as a reaction compiling the heir would hold it
             version, gone = _republish(mem, heir)
         removed += gone
-        if replica is not None:
-            blobs += _forget_shared(mem, heir, version)
+        blobs += _forget_shared(artifacts, mem, heir, version)
     step(4)
-    mem.forget_reaction(addr)
+    mem._forget_reaction(addr)
     where = {
         "facts": len(log.facts),
         "inputs": len(log.inputs),
@@ -199,7 +185,7 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
         "outbox": outbox,
         "checkpoint_versions_removed": removed,
     }
-    if replica is not None:
+    if artifacts is not None:
         where["shared_blobs_removed"] = len(blobs)
     report = {
         "id": log.id,
@@ -217,8 +203,9 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     }
     record_report(mem.store, log, report)
     # The first node to complete the shared report vacuums the shared tables once.
-    if replica is not None and pg_erase.complete(replica.log, mem.store.signer(), log.id, report):
-        where["shared_tables_vacuumed"] = len(pg_erase.vacuum(replica.log))
+    vacuumed = mem.store.backend.erasure_done(log.id, report)
+    if vacuumed is not None:
+        where["shared_tables_vacuumed"] = vacuumed
     where["file_bytes"] = compact_file(mem.store)
     step(5)
     return report
@@ -277,14 +264,18 @@ def _drop_outbox(store: Store, tenant: str, alert_ids: list[str]) -> int:
     return len(row)
 
 
-def _forget_shared(mem: Memory, addr: Address, version: int | None) -> list[str]:
+def _forget_shared(
+    artifacts: Artifacts | None, mem: Memory, addr: Address, version: int | None
+) -> list[str]:
     """Delete the subject's shared checkpoint records but the republished one, and the
     blobs only they named; the digests removed (also from this node's blob cache)."""
+    if artifacts is None:  # checkpoints are not shared
+        return []
     keep = None
     if version is not None:
         folder = loader.subject_dir(mem.home, addr) / "versions" / loader.version_name(version)
         keep = digest((folder / loader.FILES).read_bytes())
-    gone = mem.store.replica.artifacts.forget(addr, keep)
+    gone = artifacts.forget(addr, keep)
     _drop_cached(mem.home, gone)
     return gone
 
@@ -321,7 +312,8 @@ def _republish(mem: Memory, addr: Address) -> tuple[int | None, int]:
 
 
 def _uncache(home: Path, version: Path) -> None:
-    """Delete a version's files from this node's shared-blob cache (compiler/shared.py)."""
+    """Delete a version's files from this node's shared-blob cache
+    (compiler/shared_checkpoints.py)."""
     try:
         stamp = (version / loader.FILES).read_bytes()
         files = json.loads(stamp).get("files", {})
@@ -332,4 +324,4 @@ def _uncache(home: Path, version: Path) -> None:
 
 def _drop_cached(home: Path, keys: list[str]) -> None:
     for key in keys:
-        (home / shared.CACHE / key[:2] / key).unlink(missing_ok=True)
+        (home / shared_checkpoints.CACHE / key[:2] / key).unlink(missing_ok=True)

@@ -14,8 +14,9 @@ legal erase is the only rewrite of the log, runtime/api/erase.py). For one tenan
 * on a workspace bound to a shared log (PostgreSQL): every shared checkpoint record of the
   tenant's subjects but the newest, and the blobs only those named (`shared_blobs`). Nodes
   only ever fetch the newest record, and a node that started fetching one just dropped finds a
-  blob missing and compiles from the log instead (compiler/shared.py), so this is safe while
-  other nodes run; each node's local cache of blobs is its own (dropped with its versions).
+  blob missing and compiles from the log instead (compiler/shared_checkpoints.py), so this is
+  safe while other nodes run; each node's local cache of blobs is its own (dropped with its
+  versions).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from uac.checks import pg_alerts
+from uac.compiler import shared_checkpoints
 from uac.compiler.checkpoint import DEFAULT_KEEP, prune_versions
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
@@ -57,26 +58,18 @@ def collect(
             f"--older-than {older_than_days} days before {now or 'now'} is before year 1"
         ) from None
     out = {"search_docs": 0, "checkpoint_versions": 0, "outbox": 0, "jobs": 0}
-    shared = mem.store.replica.artifacts if mem.store.replica is not None else None
+    shared = shared_checkpoints.artifacts(mem.store)
     if shared is not None:
         out["shared_blobs"] = 0
     for info in mem.subjects():
         addr = Address(mem.tenant, info.scope, info.subject)  # type: ignore[arg-type]
-        out["search_docs"] += mem.purge_search(addr, None)
+        out["search_docs"] += mem._purge_search(addr, None)
         out["checkpoint_versions"] += prune_versions(mem.home, addr, keep)
         if shared is not None and (newest := shared.latest(addr)) is not None:
             out["shared_blobs"] += len(shared.forget(addr, newest.manifest))
     store = mem.store
     with store.write_lock:
-        out["outbox"] = len(
-            store.con.execute(
-                "DELETE FROM outbox WHERE tenant = ? AND status IN ('delivered', 'dead')"
-                " AND coalesce(delivered_at, next_at) < ? RETURNING id",
-                [mem.tenant, cutoff],
-            ).fetchall()
-        )
-        if store.replica is not None:  # the outbox of a shared log lives in PostgreSQL
-            out["outbox"] += pg_alerts.outbox_collect(store.replica.log, mem.tenant, cutoff)
+        out["outbox"] = store.backend.outbox.collect(mem.tenant, cutoff)
         out["jobs"] = len(
             store.con.execute(
                 "DELETE FROM jobs WHERE tenant = ? AND finished_at < ? RETURNING id",

@@ -24,6 +24,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.importer import record_key
 from uac.fact_log.store import Batch, Fact, NewFact, NewInput, utc_now
+from uac.runtime.api.reactor import Written
 from uac.runtime.search import journal
 from uac.runtime.search.soft_preferences import SoftPreference
 
@@ -43,7 +44,7 @@ def add_episode(
     failed: list[str] | None = None,
     date: dt.date | None = None,
     now: dt.datetime | None = None,
-) -> Fact:
+) -> Written:
     """Record a past problem with what was tried, what worked and what did not."""
     if not isinstance(problem, str) or not problem.strip():
         raise InputError("an episode needs --problem (what went wrong)")
@@ -76,9 +77,8 @@ def add_episode(
     batch = Batch(mem.address(subject), recorded, mem.actor)
     batch.inputs.append(NewInput("episode", text, "explicit_command"))
     batch.facts.append(_record(mem, EPISODES, value, source="explicit_command", input_index=0))
-    fact = mem.store.append(batch)[0]
-    mem.react_to(subject, now)
-    return fact
+    fact = mem._append(batch)[0]
+    return Written.of(fact, mem._wrote(subject, now))
 
 
 def confirm(mem: Memory, subject: str, path: str, now: dt.datetime | None = None) -> Fact:

@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent
 
 from uac.fact_log.errors import UacError
-from uac.runtime.api.tools import TOOLS, Tool, Verbs, dispatch
+from uac.runtime.api.tools import TOOLS, Tool, ToolHost, dispatch
 
 # Runs one tool call: (the connection's headers or None, tool name, arguments) -> result.
 ToolRunner = Callable[[Mapping[str, str] | None, str, dict[str, Any]], dict[str, Any]]
@@ -117,7 +117,7 @@ def build_server(run_tool: ToolRunner, instructions: str = INSTRUCTIONS) -> MCPS
     return server
 
 
-def serve(mem: Verbs, subject: str) -> None:
+def serve(mem: ToolHost, subject: str) -> None:
     """Serve MCP over stdio for one bound subject until the client disconnects."""
     serve_tools(
         lambda name, arguments: dispatch(mem, subject, name, arguments), str(mem.address(subject))

@@ -17,7 +17,6 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import PlainTextResponse
 
-from uac.fact_log.backends import pg_jobs
 from uac.fact_log.store import Store
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -76,15 +75,10 @@ def _gauge(name: str, help: str, values: dict[str, float], label: str = "") -> l
 
 def queue_lines(store: Store) -> list[str]:
     """Jobs and outbox metrics of the workspace (the shared ones when bound to PostgreSQL)."""
-    if store.replica is None:
-        rows = store.con.execute("SELECT status, count(*) FROM outbox GROUP BY status").fetchall()
-        outbox = {status: float(n) for status, n in rows}
+    outbox = {k: float(v) for k, v in store.backend.outbox.counts().items()}
+    status = store.backend.job_status(limit=0)
+    if status is None:  # no shared job queue: the server runs its checks itself
         return _gauge("uac_outbox_rows", "Outbox rows by status.", outbox, "status")
-    from uac.checks import pg_alerts
-
-    log = store.replica.log
-    status = pg_jobs.status(log, limit=0)
-    outbox = {k: float(v) for k, v in pg_alerts.counts(log).items()}
     return [
         *_gauge("uac_jobs", "Compile-and-check jobs by state.", status.states, "state"),  # type: ignore[arg-type]
         *_gauge(

@@ -21,18 +21,20 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.checks import Alert
 from uac.checks.alerts import preview_on
 from uac.compiler.canonical import to_json
 from uac.compiler.explain import resolve
 from uac.compiler.overlay import PROPOSED, Overlay, build_overlay
+from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.fact_log.importer import RawRecord
 from uac.fact_log.scopes import check_policy
 from uac.fact_log.store import Batch, utc_now
 from uac.fact_log.values import canonical_json
+from uac.runtime.api.workspace import Workspace
 
 MAX_PROPOSED = 1000  # facts in one proposal: a plan, not an import
 
@@ -72,8 +74,33 @@ class Preview:
         }
 
 
-class Previews:
+class Previews(Workspace):
     """The verb that checks a plan before acting."""
+
+    if TYPE_CHECKING:  # the batches the writes build (writes.py)
+
+        def _set_batch(
+            self,
+            subject: str,
+            path: str,
+            value: Any,
+            valid_from: dt.datetime | dt.date | None = None,
+            valid_to: dt.datetime | dt.date | None = None,
+            session_id: str | None = None,
+            now: dt.datetime | None = None,
+        ) -> Batch: ...
+        def _message_batch(
+            self,
+            subject: str,
+            text: str,
+            at: dt.datetime | None,
+            session_id: str | None,
+            role: str,
+            recorded: dt.datetime,
+            source: str,
+            llm: Any,
+        ) -> Batch: ...
+        def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None: ...
 
     def preview(
         self,
@@ -103,7 +130,7 @@ class Previews:
             check_policy(self.catalog, addr, batch.facts)
         overlay = build_overlay(self.store, self.catalog, addr, batches)
         # The day the write's reaction would check as of (a server clamps a far one).
-        day = today or self._reaction_day(at or recorded)
+        day = today or self._reactor.day_for(at or recorded)
         result = preview_on(self.store, overlay, day)
         return Preview(
             str(addr),
@@ -140,7 +167,7 @@ class Previews:
                 raise InputError("the message to preview is empty")
             # No LLM: its token ledger is written on every call (see the module docstring).
             batches.append(
-                self.message_batch(
+                self._message_batch(
                     subject, text, at, session_id, role, recorded, "automatic_rule", None
                 )
             )
@@ -187,7 +214,7 @@ class Previews:
             return batch
         if "value" not in item:
             raise InputError(f"proposed fact {n}: give the value for {path} (or a record)")
-        return self.set_batch(
+        return self._set_batch(
             subject,
             path,
             item["value"],

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from uac.compiler import explain, inherit, loader, shared
+from uac.compiler import explain, inherit, loader
 from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log import duck
@@ -29,6 +29,7 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.fact_log.values import canonical_json
+from uac.runtime.api.workspace import Workspace
 from uac.runtime.sandbox import Limits, run_query
 
 
@@ -45,7 +46,7 @@ class Explanation:
     scopes: dict[str, str] = dataclasses.field(default_factory=dict)  # fact id -> its scope
 
 
-class Reads:
+class Reads(Workspace):
     """The verbs that read a subject's log, compile it and query its typed state."""
 
     def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:
@@ -162,7 +163,7 @@ class Reads:
         pointer rolled back below the newest published version, or a log head this log
         does not hold (the checkpoint's own signature binds subject and version)."""
         version, directory = loader.version_dir(self.home, addr)
-        head = None if self.store.replica is not None else loader.folded_head(directory)
+        head = loader.folded_head(directory) if self.store.backend.one_chain else None
         problem = duck.served_problem(
             self.store.con, addr.tenant, addr.scope, addr.subject, version, head, self.store.ring
         )
@@ -270,14 +271,4 @@ class Reads:
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
-        addr = self.address(subject)
-        # On a shared log another node may have published a newer checkpoint: take it.
-        shared.fetch(self.store, addr)
-        if loader.current_version(self.home, addr) is None or self.store.is_changed(addr):
-            return True
-        marks = [
-            c["watermark"]
-            for c in self.store.checkpoints(addr)
-            if c["status"] == "published" and c["as_of"] is None and c["known_at"] is None
-        ]
-        return inherit.changed(self.store, addr, max(marks, default=0))
+        return self._reactor.stale(self.address(subject))

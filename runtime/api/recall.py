@@ -7,7 +7,7 @@ A mixin of `Memory` (runtime/api/memory.py) over the workspace's search index
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound
@@ -18,18 +18,35 @@ from uac.fact_log.store import (
     utc_now,
 )
 from uac.runtime.api import journal
+from uac.runtime.api.workspace import Workspace
 from uac.runtime.search.context import assemble, check_budget
 from uac.runtime.search.soft_preferences import PATH as SOFT_PATH
 from uac.runtime.search.soft_preferences import SoftPreference, recall
 
 if TYPE_CHECKING:  # the index (numpy, pyarrow) loads when a search first needs it
+    from uac.checks import Alert
+    from uac.compiler.loader import Checkpoint
     from uac.runtime.search.index import SearchHit, SearchIndex
 
 
-class Recall:
+class Recall(Workspace):
     """The verbs that find notes and assemble an agent's memory block."""
 
-    def purge_search(self, addr: Address, items: list[str] | None) -> int:
+    if TYPE_CHECKING:  # the verbs of other families this one calls (reads, alerts, Memory)
+
+        def facts(self, subject: str, path: str | None = None) -> list[Fact]: ...
+        def checkpoint(self, subject: str, version: int | None = None) -> Checkpoint: ...
+        def alerts(
+            self, subject: str | None = None, *, today: dt.date | None = None
+        ) -> list[Alert]: ...
+        def questions(
+            self, subject: str | None = None, *, today: dt.date | None = None
+        ) -> list[Alert]: ...
+        def members(
+            self, subject: str, *, at: dt.datetime | None = None
+        ) -> list[dict[str, Any]]: ...
+
+    def _purge_search(self, addr: Address, items: list[str] | None) -> int:
         """Drop indexed rows of items (None: retracted ones) under the search lock."""
         with self._search_lock:
             self.search_index.sync()  # what a retract hides must be indexed to be found
@@ -55,8 +72,13 @@ class Recall:
         kind: str | None = None,
         today: dt.date | None = None,
         half_life_days: float = 180.0,
+        neighbours: int | None = None,
     ) -> list[SearchHit]:
-        """The subject's best-matching notes and archived inputs (BM25 + vectors, fused)."""
+        """The subject's best-matching notes and archived inputs (BM25 + vectors, fused).
+
+        `neighbours`: turns either side that come with each hit (None: 1 for a message,
+        0 for a note; see SearchIndex.search).
+        """
         # No lock held here: the index serialises its own syncs, and searches read
         # immutable per-subject snapshots, so concurrent searches run side by side.
         return self.search_index.search(
@@ -67,6 +89,7 @@ class Recall:
             kind=kind,  # type: ignore[arg-type]
             half_life_days=half_life_days,
             today=today or utc_now().date(),
+            neighbours=neighbours,
         )
 
     def feedback(
@@ -95,7 +118,7 @@ class Recall:
         fact = feedback_fact(item_id, reason)
         fact.input_index = 0
         batch.facts.append(fact)
-        return self.append(batch)[0]
+        return self._append(batch)[0]
 
     def soft_preferences(
         self, subject: str, query: str | None = None, *, today: dt.date | None = None, k: int = 3

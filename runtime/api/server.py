@@ -2,7 +2,9 @@
 
 - An HTTP JSON API with one route per verb (`runtime/api/verbs.py`), generated from the
   verbs table so routes, OpenAPI document, `Client` and CLI cannot drift apart:
-  `POST /v1/subjects/{subject}/{verb}` and tenant-wide `POST /v1/{verb}`.
+  `POST /v1/subjects/{subject}/{verb}` and tenant-wide `POST /v1/{verb}`; writes honour an
+  `Idempotency-Key`. `create_app` composes routers (runtime/api/routes.py: ops, verbs,
+  admin) that share one dependency, the caller's key (`routes.principal`).
 - MCP over streamable HTTP at `/mcp`: the subject is the key's (a subject-bound key) or
   the one the host names for the connection in the `X-Uac-Subject` header (a tenant key);
   a tool argument can never choose it.
@@ -22,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import inspect
 import json
 import os
 import secrets
@@ -37,20 +38,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastapi import Body, Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import uac
 from uac.checks import JsonLinesSink, WebhookSink
-from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
-from uac.fact_log.rows import utc_naive, utc_now
+from uac.fact_log.errors import InputError, UacError, WorkspaceError
 from uac.runtime import sandbox
-from uac.runtime.api import health, keys, metrics, outbox, verbs
+from uac.runtime.api import api_keys as keys
+from uac.runtime.api import metrics, outbox, routes
 from uac.runtime.api.client import (
     MCP_IDLE_SECONDS,
     MCP_SESSIONS_PER_KEY,
@@ -58,37 +58,14 @@ from uac.runtime.api.client import (
     live_server,
 )
 from uac.runtime.api.memory import Memory
-from uac.runtime.progress import JobBoard
-
-# What a refused caller does next (one sentence each, shared by the API, MCP and console).
-NEW_KEY = "create one with: uac keys create --tenant TENANT"
-ADMIN_ONLY = "only the local admin can manage keys; run uac keys on the server's machine"
-SHUTTING_DOWN = "the server is starting or shutting down; retry once `uac serve` is up"
+from uac.runtime.api.routes import CODES, NEW_KEY, SHUTTING_DOWN, NewKey  # noqa: F401
+from uac.runtime.progress_display import JobBoard
 
 MAX_BODY = 32 * 1024 * 1024  # an import file or a message; larger imports: uac import locally
 ECHO = 200  # characters of a caller's input a 422 repeats back, at most
 
-# The `code` of an error body, by HTTP status: what a program branches on (`error` is the
-# sentence for people).
-CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    409: "conflict",
-    413: "too_large",
-    422: "invalid",
-    429: "too_many",
-    500: "internal",
-    503: "unavailable",
-}
 VERSION_HEADER = "X-Uac-Version"
-
-
-def compatible(a: str, b: str) -> bool:
-    """Client and server speak the same protocol when major and minor versions agree."""
-    return a.split(".")[:2] == b.split(".")[:2]
+REACTION_WAIT = 10.0  # seconds a write waits for its reaction before answering with a ticket
 
 
 @dataclass
@@ -102,16 +79,10 @@ class ServeOptions:
     log: Callable[[dict[str, Any]], None] | None = None
     mcp_sessions_per_key: int = MCP_SESSIONS_PER_KEY
     mcp_idle_seconds: float = MCP_IDLE_SECONDS
-
-
-class NewKey(BaseModel):
-    """A key to create: its tenant, optionally one subject, optionally read-only."""
-
-    model_config = ConfigDict(extra="forbid")
-    tenant: str
-    subject: str | None = None
-    read_only: bool = False
-    label: str | None = None
+    # A write waits this long for its reaction (compile, checks), then answers with a
+    # ticket to poll at /v1/subjects/{subject}/reactions/{ticket} (runtime/api/reactor.py).
+    reaction_wait: float = REACTION_WAIT
+    delivery: outbox.OutboxSettings = field(default_factory=outbox.OutboxSettings)
 
 
 def _log_to_stderr(event: dict[str, Any]) -> None:
@@ -198,6 +169,7 @@ class Service:
         self.stop = threading.Event()
         self.url: str | None = None
         self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
+        self.last_pass: dict[str, Any] | None = None  # the scheduler's last (console: Operations)
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -206,13 +178,20 @@ class Service:
         claim_server_file(self.home)
         sinks: dict[str, Any] = {}
         for n, url in enumerate(self.options.webhooks):
-            sinks[f"webhook{n or ''}"] = WebhookSink(url, retries=0)
+            sinks[f"webhook{n or ''}"] = WebhookSink(
+                url, retries=0, timeout=self.options.delivery.timeout
+            )
         if self.options.alerts_jsonl:
             sinks["jsonl"] = JsonLinesSink(self.options.alerts_jsonl)
-        mem = Memory(self.home, create=True, actor="serve")
+        # Opening writable drains the reactions a killed server left queued.
+        mem = Memory(
+            self.home, create=True, actor="serve", reaction_wait=self.options.reaction_wait
+        )
         mem.clock_days = TODAY_SLACK_DAYS  # far-off `today`s are previews (runtime/api/alerts.py)
         try:
-            self.deliverer = outbox.Deliverer(mem.store, sinks, log=self.log)
+            self.deliverer = outbox.Deliverer(
+                mem.store, sinks, settings=self.options.delivery, log=self.log
+            )
             mem.sinks = [outbox.OutboxSink(mem.store, list(sinks), self.deliverer.wake)]
             self.deliverer.start()
         except BaseException:
@@ -230,12 +209,15 @@ class Service:
 
         def tick(today: dt.date) -> str:
             assert self.mem is not None
+            started = dt.datetime.now(dt.UTC)
             done = []
             for tenant in self.tenants():
                 with self.jobs.track("scheduled pass", tenant) as tracked:
                     job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
                 done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
-            return "; ".join(done) or "no tenants yet"
+            summary = "; ".join(done) or "no tenants yet"
+            self.last_pass = {"started": started, "summary": summary}
+            return summary
 
         serve(
             self.home,
@@ -380,16 +362,6 @@ def _clipped(err: Any) -> dict[str, Any]:
     return out
 
 
-def _status(exc: Exception) -> int:
-    if isinstance(exc, NotFound):
-        return 404
-    if isinstance(exc, InputError):
-        return 400
-    if isinstance(exc, WorkspaceError):
-        return 503
-    return 400
-
-
 def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI:
     """The ASGI app serving one workspace (see the module docstring)."""
     service = Service(Path(home).expanduser(), options or ServeOptions())
@@ -397,7 +369,6 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp", session_idle_timeout=service.options.mcp_idle_seconds
     )
-    mcp_sessions = McpSessions(mcp_server.session_manager, service.options)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -418,26 +389,24 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         lifespan=lifespan,
     )
     app.state.service = service
+    _answer_errors(app, service)
+    _mcp_needs_a_key(app, McpSessions(mcp_server.session_manager, service.options))
+    _access_log(app, service)
+    app.include_router(routes.ops_router())
+    metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
+    app.include_router(routes.verb_router())
+    app.include_router(routes.admin_router())
 
-    def principal(request: Request) -> keys.Principal:
-        header = request.headers.get("authorization", "")
-        token = header[7:].strip() if header.lower().startswith("bearer ") else None
-        if service.mem is None:
-            raise HTTPException(503, SHUTTING_DOWN)
-        found = keys.resolve(service.mem.store, token, service.admin_token)
-        if found is None:
-            raise HTTPException(
-                401, f"unknown or revoked API key (send Authorization: Bearer KEY); {NEW_KEY}"
-            )
-        client_version = request.headers.get("x-uac-client-version")
-        if client_version and not compatible(client_version, uac.__version__):
-            raise HTTPException(
-                409,
-                f"client version {client_version} cannot talk to server version "
-                f"{uac.__version__}; use the same uac version on both sides",
-            )
-        request.state.principal = found
-        return found
+    from uac.runtime.api import console  # the operator console: HTML pages under /console
+
+    console.mount(app, service)
+    app.router.routes.extend(mcp_app.routes)
+    app.add_middleware(BodyLimit, limit=service.options.max_body)
+    return app
+
+
+def _answer_errors(app: FastAPI, service: Service) -> None:
+    """Every error as one JSON body: {"error": sentence, "code": what a program branches on}."""
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -477,15 +446,18 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
             headers=exc.headers,
         )
 
+
+def _mcp_needs_a_key(app: FastAPI, mcp_sessions: McpSessions) -> None:
+    """An MCP session costs the server memory until it idles out: only a valid key opens
+    one, within its key's cap (each tool call checks the key again, as it may be revoked
+    meanwhile)."""
+
     @app.middleware("http")
-    async def _mcp_needs_a_key(request: Request, call_next: Any) -> Any:
-        # An MCP session costs the server memory until it idles out: only a valid key opens
-        # one, within its key's cap (each tool call checks the key again, as it may be
-        # revoked meanwhile).
+    async def _mcp_key(request: Request, call_next: Any) -> Any:
         if request.url.path.rstrip("/") != "/mcp":
             return await call_next(request)
         try:
-            who = await run_in_threadpool(principal, request)
+            who = await run_in_threadpool(routes.principal, request)
         except HTTPException as exc:
             return JSONResponse(
                 {"error": exc.detail, "code": CODES.get(exc.status_code, "error")},
@@ -505,8 +477,12 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
         finally:
             mcp_sessions.settle(who.key_id, opened)
 
+
+def _access_log(app: FastAPI, service: Service) -> None:
+    """Every request logged as one JSON line; every answer names the server's version."""
+
     @app.middleware("http")
-    async def _access_log(request: Request, call_next: Any) -> Any:
+    async def _log(request: Request, call_next: Any) -> Any:
         started = time.perf_counter()
         rid = uuid.uuid4().hex[:12]
         status = 500  # unless the handler answers: a request that raised is logged too
@@ -530,190 +506,11 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
                 }
             )
 
-    @app.get("/healthz", tags=["ops"])
-    def healthz() -> dict[str, Any]:
-        """Liveness: the process answers."""
-        return health.liveness()
 
-    @app.get("/readyz", tags=["ops"])
-    def readyz() -> JSONResponse:
-        """Readiness: the workspace is open, its shared database (if any) answers and is
-        migrated."""
-        ready, body = health.readiness(service.mem, service.deliverer)
-        return JSONResponse(body, status_code=200 if ready else 503)
-
-    metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
-
-    @app.get("/v1/jobs/progress", tags=["ops"])
-    def jobs_progress(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
-        """Long jobs (imports, passes) running or last finished: the key's tenant's (admin: all)."""
-        return service.jobs.visible(None if who.admin else who.tenant, who.subject)
-
-    for verb in verbs.VERBS.values():
-        _route(app, service, verb, principal)
-
-    @app.post("/v1/admin/keys", tags=["admin"])
-    def create_key(body: NewKey, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
-        """Create an API key (the local admin only)."""
-        if not who.admin or service.mem is None:
-            raise HTTPException(403, ADMIN_ONLY)
-        try:
-            key_id, token = keys.create(
-                service.mem.store,
-                body.tenant,
-                body.subject,
-                read_only=body.read_only,
-                label=body.label,
-            )
-        except UacError as exc:
-            raise HTTPException(_status(exc), str(exc)) from None
-        return {"id": key_id, "token": token}
-
-    @app.post("/v1/admin/keys/list", tags=["admin"])
-    def list_keys(who: keys.Principal = Depends(principal)) -> list[dict[str, Any]]:
-        """List keys (the local admin only; never the tokens)."""
-        if not who.admin or service.mem is None:
-            raise HTTPException(403, ADMIN_ONLY)
-        return verbs.plain(keys.listing(service.mem.store))
-
-    @app.post("/v1/admin/keys/{key_id}/revoke", tags=["admin"])
-    def revoke_key(key_id: str, who: keys.Principal = Depends(principal)) -> dict[str, Any]:
-        """Revoke a key (the local admin only)."""
-        if not who.admin or service.mem is None:
-            raise HTTPException(403, ADMIN_ONLY)
-        try:
-            keys.revoke(service.mem.store, key_id)
-        except UacError as exc:
-            raise HTTPException(_status(exc), str(exc)) from None
-        return {"id": key_id, "revoked": True}
-
-    from uac.runtime.api import console  # the operator console: HTML pages under /console
-
-    console.mount(app, service)
-    app.router.routes.extend(mcp_app.routes)
-    app.add_middleware(BodyLimit, limit=service.options.max_body)
-    return app
-
-
-def _route(
-    app: FastAPI, service: Service, verb: verbs.Verb, principal: Callable[..., keys.Principal]
-) -> None:
-    """Add the route of one verb; its body is the verb's argument model."""
-
-    def handle(request: Request, who: keys.Principal, subject: str | None, body: Any) -> Any:
-        args = body or verb.args()
-        if verb.operator and not who.admin:
-            raise HTTPException(
-                403,
-                f"{verb.name} reads every tenant's log: only the service's admin token may call it",
-            )
-        if (late := _future_now(args)) is not None:
-            raise HTTPException(400, late)
-        if who.read_only and verb.writes_with(args):
-            raise HTTPException(403, f"this key is read-only and {verb.name} writes; {NEW_KEY}")
-        if verb.admin_with(args) and who.subject is not None:
-            raise HTTPException(
-                403, f"this key is bound to one subject; {verb.name} needs a tenant key; {NEW_KEY}"
-            )
-        mem = service.memory_for(who, request)
-        if subject is not None:
-            try:
-                addr = mem.address(subject)
-            except UacError as exc:
-                raise HTTPException(400, str(exc)) from None
-            if who.subject is not None and str(addr) != who.subject:
-                raise HTTPException(
-                    403, f"this key is bound to another subject; {NEW_KEY} [--subject S]"
-                )
-            subject = str(addr)
-        elif who.subject is not None:
-            raise HTTPException(
-                403, f"this key is bound to one subject; {verb.name} is tenant-wide"
-            )
-        try:
-            if not verb.long:
-                return verbs.execute(mem, verb, subject, args)
-            with service.jobs.track(verb.name, mem.tenant, subject) as job:
-                mem.progress = job.report  # this request's view: reported to the board
-                return verbs.execute(mem, verb, subject, args)
-        except UacError as exc:
-            raise HTTPException(_status(exc), str(exc)) from None
-
-    if verb.subject:
-
-        def endpoint(request: Request, subject: str, body: Any, who: Any) -> Any:
-            return handle(request, who, subject, body)
-
-        path = f"/v1/subjects/{{subject}}/{verb.name}"
-        params = ["request", "subject", "body", "who"]
-    else:
-
-        def endpoint(request: Request, body: Any, who: Any) -> Any:  # type: ignore[misc]
-            return handle(request, who, None, body)
-
-        path = f"/v1/{verb.name}"
-        params = ["request", "body", "who"]
-    annotations = {
-        "request": (Request, inspect.Parameter.empty),
-        "subject": (str, inspect.Parameter.empty),
-        "body": (verb.args, Body(...) if _required(verb.args) else Body(None)),
-        "who": (keys.Principal, Depends(principal)),
-    }
-    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                annotation=annotations[name][0],
-                default=annotations[name][1],
-            )
-            for name in params
-        ]
-    )
-    endpoint.__name__ = verb.name.replace("-", "_")
-    endpoint.__doc__ = verb.summary
-    tag = "writes" if verb.writes else "reads"
-    app.post(path, tags=[tag], summary=verb.summary, name=verb.name)(endpoint)
-
-
-CLOCK_SLACK = dt.timedelta(minutes=5)  # how far a client's clock may run ahead of ours
 # How far a `today` may be from the server's UTC date and still be "today" for the stored
 # alerts: a client's local date is at most a day off. Further off, check and run-once are
 # previews (nothing stored or delivered) and a backdated write reacts as of the server's day.
 TODAY_SLACK_DAYS = 1
-
-
-def _future_now(args: Any) -> str | None:
-    """Why a request's recording time cannot be taken: later than the server's clock.
-
-    The log's clock is its latest `recorded_at`: one write dated 9999 would win every later
-    conflict and end every membership for good. Clients may backdate (imports of old
-    data), never date ahead. A naive time is UTC (as everywhere in uac), so a client ahead
-    of UTC must send its offset: the error says so.
-    """
-    now = getattr(args, "now", None)
-    if not isinstance(now, dt.datetime):
-        return None
-    limit = utc_now() + CLOCK_SLACK
-    try:
-        if utc_naive(now) <= limit:
-            return None
-    except (OverflowError, ValueError):  # "9999-12-31T23:00:00-14:00" is past year 9999 in UTC
-        return f"now: {now.isoformat()} is out of range once converted to UTC"
-    if now.tzinfo is None:  # the likeliest cause: a client's local time sent without offset
-        return (
-            f"now: {now.isoformat()} has no UTC offset, so it is read as UTC, and that is later "
-            f"than the server's clock ({limit:%Y-%m-%d %H:%M} UTC at most); send the offset "
-            f"(e.g. {now:%Y-%m-%dT%H:%M:%S}+14:00) or leave it out to record the present"
-        )
-    return (
-        f"now: {now.isoformat()} is later than the server's clock ({limit:%Y-%m-%d %H:%M} UTC "
-        "at most); leave it out to record the present"
-    )
-
-
-def _required(model: type[verbs.Args]) -> bool:
-    return any(f.is_required() for f in model.model_fields.values())
 
 
 def _mcp(service: Service) -> Any:

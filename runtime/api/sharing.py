@@ -25,6 +25,7 @@ from uac.fact_log.scopes import (
     statements,
 )
 from uac.fact_log.store import Batch, Fact, NewFact, NewInput, utc_naive, utc_now
+from uac.runtime.api.reactor import Written
 
 # `mem` is the calling `Memory` (typed loosely: this module sits below memory.py).
 Memory = Any
@@ -42,7 +43,7 @@ def _write(mem: Memory, addr: Address, command: str, fact: NewFact, now: dt.date
     batch.inputs.append(NewInput("command", command, "explicit_command"))
     fact.input_index = 0
     batch.facts.append(fact)
-    return mem.append(batch)[0]
+    return mem._append(batch)[0]
 
 
 def member_add(
@@ -52,15 +53,14 @@ def member_add(
     valid_from: dt.datetime | dt.date | None,
     valid_to: dt.datetime | dt.date | None,
     now: dt.datetime | None,
-) -> Fact:
+) -> Written:
     """Record that user is a member of group (from/to: valid time, default open)."""
     gaddr, uaddr = _group_and_user(mem, group, user)
     now = now or utc_now()
     fact = membership_fact(uaddr.subject, True, utc_naive(valid_from), utc_naive(valid_to))
     command = f"member add {gaddr} {uaddr.subject}"
     saved = _write(mem, gaddr, command, fact, now)
-    mem._after_write(str(gaddr), now)
-    return saved
+    return Written.of(saved, mem._wrote(gaddr, now))
 
 
 def member_remove(
@@ -69,7 +69,7 @@ def member_remove(
     user: str | Address,
     at: dt.datetime | dt.date | None,
     now: dt.datetime | None,
-) -> Fact:
+) -> Written:
     """Record that user stops being a member of group at `at` (default: now)."""
     gaddr, uaddr = _group_and_user(mem, group, user)
     now = now or utc_now()
@@ -81,8 +81,7 @@ def member_remove(
         )
     fact = membership_fact(uaddr.subject, False, moment, None)
     saved = _write(mem, gaddr, f"member remove {gaddr} {uaddr.subject}", fact, now)
-    mem._after_write(str(gaddr), now)
-    return saved
+    return Written.of(saved, mem._wrote(gaddr, now))
 
 
 def members(mem: Memory, subject: str | Address, at: dt.datetime | None) -> list[dict[str, Any]]:
@@ -109,7 +108,9 @@ def members(mem: Memory, subject: str | Address, at: dt.datetime | None) -> list
     ]
 
 
-def promote(mem: Memory, subject: str, fact_id: str, group: str, now: dt.datetime | None) -> Fact:
+def promote(
+    mem: Memory, subject: str, fact_id: str, group: str, now: dt.datetime | None
+) -> Written:
     """Copy one of a user's facts into a group it belongs to, recording who, what and when."""
     uaddr = mem.address(subject)
     gaddr = mem.address(group)
@@ -142,8 +143,7 @@ def promote(mem: Memory, subject: str, fact_id: str, group: str, now: dt.datetim
         raise InputError(f"fact {fact_id} is already promoted to {gaddr} as {active[0].id}")
     copy = promoted_copy(source, str(uaddr), mem.actor, now)
     saved = _write(mem, gaddr, f"promote {fact_id} from {uaddr}", copy, now)
-    mem._after_write(str(gaddr), now)
-    return saved
+    return Written.of(saved, mem._wrote(gaddr, now))
 
 
 def demote(
@@ -153,7 +153,7 @@ def demote(
     group: str,
     reason: str | None,
     now: dt.datetime | None,
-) -> Fact:
+) -> Written:
     """Withdraw what a user promoted to a group (by the copy's or the original's id)."""
     uaddr = mem.address(subject)
     gaddr = mem.address(group)
@@ -176,8 +176,7 @@ def demote(
     )
     now = now or utc_now()
     saved = _write(mem, gaddr, f"demote {target.id} by {uaddr}", withdraw, now)
-    mem._after_write(str(gaddr), now)
-    return saved
+    return Written.of(saved, mem._wrote(gaddr, now))
 
 
 def _promoted(mem: Memory, group: Address, user: Address, fact_id: str) -> list[Fact]:

@@ -4,9 +4,10 @@ The host binds the subject: a model can only read and write the one user the con
 is about, never choose another subject or tenant. Arguments are validated with pydantic;
 results are JSON-ready dicts; errors come back as {"error": "..."} rather than exceptions.
 
-Tools run against `Verbs`, the structural interface that `Memory` (in process) and the
-service `Client` share, so this module never imports either: the surfaces (MCP, OpenAI
-tools, CLI) sit above the verbs and the verbs know nothing of their surfaces.
+Tools run in process against a `ToolHost` (the part of `Memory` they use), so this module
+never imports `Memory`: the surfaces (MCP, OpenAI tools, CLI) sit above the verbs and the
+verbs know nothing of their surfaces. `AgentTools` takes any `Verbs` (a `Memory` or a
+service `Client`) and runs each call through the `tool` verb: in process, or on the server.
 """
 
 from __future__ import annotations
@@ -22,20 +23,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uac.compiler.canonical import to_json
 from uac.fact_log.errors import InputError, UacError
+from uac.runtime.api.verb_methods import Verbs
 
 
-class Verbs(Protocol):
-    """What the tools call: implemented by `Memory` and by the service `Client`."""
+class ToolHost(Protocol):
+    """What the tools call in process: implemented by `Memory`."""
 
-    @property
-    def last_evaluation(self) -> Any: ...
     def address(self, subject: str) -> Any: ...
     def stale(self, subject: str) -> bool: ...
     def compile(self, subject: str) -> Any: ...
     def manifest(self, subject: str) -> str: ...
     def why(self, subject: str, expr: str) -> Any: ...
     def query(self, subject: str, program: str, *, explain: bool = False) -> dict[str, Any]: ...
-    def search(self, subject: str, text: str, *, k: int = 5) -> list[Any]: ...
+    def search(
+        self, subject: str, text: str, *, k: int = 5, neighbours: int | None = None
+    ) -> list[Any]: ...
     def facts(self, subject: str, path: str | None = None) -> list[Any]: ...
     def add(self, subject: str, text: str) -> Any: ...
     def remember(self, subject: str, text: str) -> Any: ...
@@ -95,6 +97,12 @@ class SearchArgs(_Args):
 
     text: str = Field(description="What to look for in the user's notes and past messages")
     k: int = Field(5, ge=1, le=50, description="How many results")
+    neighbours: int | None = Field(
+        None,
+        ge=0,
+        le=5,
+        description="Turns either side returned with each hit (default: 1 for messages)",
+    )
 
 
 class ForgetArgs(_Args):
@@ -142,22 +150,22 @@ class Tool:
     name: str
     description: str
     args: type[_Args]
-    run: Callable[[Verbs, str, Any], Any]
+    run: Callable[[ToolHost, str, Any], Any]
     writes: bool = False  # True: appends to the log (refused to read-only keys)
 
 
-def fresh_checkpoint(mem: Verbs, subject: str) -> None:
+def fresh_checkpoint(mem: ToolHost, subject: str) -> None:
     """Compile the subject first if it has facts the current checkpoint does not hold."""
     if mem.stale(subject):
         mem.compile(subject)
 
 
-def _manifest(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
+def _manifest(mem: ToolHost, subject: str, _: NoArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     return {"manifest": mem.manifest(subject)}
 
 
-def _why(mem: Verbs, subject: str, args: WhyArgs) -> dict[str, Any]:
+def _why(mem: ToolHost, subject: str, args: WhyArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     exp = mem.why(subject, args.expr)
     return {
@@ -168,13 +176,13 @@ def _why(mem: Verbs, subject: str, args: WhyArgs) -> dict[str, Any]:
     }
 
 
-def _query(mem: Verbs, subject: str, args: QueryArgs) -> dict[str, Any]:
+def _query(mem: ToolHost, subject: str, args: QueryArgs) -> dict[str, Any]:
     fresh_checkpoint(mem, subject)
     return mem.query(subject, args.program, explain=args.explain)
 
 
-def _search(mem: Verbs, subject: str, args: SearchArgs) -> dict[str, Any]:
-    hits = mem.search(subject, args.text, k=args.k)
+def _search(mem: ToolHost, subject: str, args: SearchArgs) -> dict[str, Any]:
+    hits = mem.search(subject, args.text, k=args.k, neighbours=args.neighbours)
     return {
         "results": [
             {
@@ -184,18 +192,22 @@ def _search(mem: Verbs, subject: str, args: SearchArgs) -> dict[str, Any]:
                 "date": h.date,
                 "score": round(h.score, 6),
                 "not_this": h.negative_feedback,
+                "neighbours": [
+                    {"id": n.id, "text": n.text, "date": n.date, "offset": n.offset}
+                    for n in h.neighbours
+                ],
             }
             for h in hits
         ]
     }
 
 
-def _facts(mem: Verbs, subject: str, args: FactsArgs) -> dict[str, Any]:
+def _facts(mem: ToolHost, subject: str, args: FactsArgs) -> dict[str, Any]:
     facts = mem.facts(subject, args.path)[-args.limit :][::-1]
     return {"facts": [_fact(f) for f in facts]}
 
 
-def _questions(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
+def _questions(mem: ToolHost, subject: str, _: NoArgs) -> dict[str, Any]:
     asked = [q if isinstance(q, dict) else q.as_dict() for q in mem.questions(subject)]
     return {
         "questions": [
@@ -205,14 +217,18 @@ def _questions(mem: Verbs, subject: str, _: NoArgs) -> dict[str, Any]:
     }
 
 
-def _reacting(write: Callable[[], dict[str, Any]], mem: Verbs) -> dict[str, Any]:
-    """Run a write tool and add the alerts its reaction raised or cleared, for the agent."""
-    before = mem.last_evaluation
-    out = write()
-    after = mem.last_evaluation
-    if after is not None and after is not before:
-        out["alerts"] = [a.as_dict() for a in [*after.new, *after.woken]]
-        out["alerts_resolved"] = [a.as_dict() for a in after.resolved]
+def _reacting(out: dict[str, Any], result: Any) -> dict[str, Any]:
+    """A write tool's answer with the alerts the write's reaction raised or cleared."""
+    found = result if isinstance(result, dict) else {}
+
+    def field(name: str) -> Any:
+        return found.get(name) if found else getattr(result, name, None)
+
+    for name in ("alerts", "alerts_resolved"):  # None: no reaction known, nothing claimed
+        if field(name) is not None:
+            out[name] = [a if isinstance(a, dict) else a.as_dict() for a in field(name)]
+    if field("ticket") is not None:  # the reaction was still running: ask for it later
+        out["ticket"] = field("ticket")
     return out
 
 
@@ -226,17 +242,17 @@ def _learned(learned: Any) -> dict[str, Any]:
     }
 
 
-def _add(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(lambda: _learned(mem.add(subject, args.text, session_id=args.session)), mem)
+def _add(mem: ToolHost, subject: str, args: TextArgs) -> dict[str, Any]:
+    learned = mem.add(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
-def _remember(mem: Verbs, subject: str, args: TextArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: _learned(mem.remember(subject, args.text, session_id=args.session)), mem
-    )
+def _remember(mem: ToolHost, subject: str, args: TextArgs) -> dict[str, Any]:
+    learned = mem.remember(subject, args.text, session_id=args.session)
+    return _reacting(_learned(learned), learned)
 
 
-def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
+def _check_plan(mem: ToolHost, subject: str, args: PlanArgs) -> dict[str, Any]:
     facts = [f.model_dump(exclude_unset=True) for f in args.facts or ()]
     at = None
     if args.at is not None:
@@ -248,24 +264,21 @@ def _check_plan(mem: Verbs, subject: str, args: PlanArgs) -> dict[str, Any]:
     return out.as_dict() if hasattr(out, "as_dict") else out
 
 
-def _record(mem: Verbs, subject: str, args: ProposedFact) -> dict[str, Any]:
+def _record(mem: ToolHost, subject: str, args: ProposedFact) -> dict[str, Any]:
     if (args.record is None) == ("value" not in args.model_fields_set):
         raise InputError("record: give either 'value' (an attribute) or 'record' (a collection)")
 
-    def write() -> dict[str, Any]:
-        if args.record is not None:
-            done = mem.import_records(subject, args.path, [args.record])
-            imported = done if isinstance(done, dict) else dataclasses.asdict(done)
-            return {"path": imported["path"], "facts": imported["facts"]}
-        return {"fact": _fact(mem.set(subject, args.path, args.value))}
-
-    return _reacting(write, mem)
+    if args.record is not None:
+        done = mem.import_records(subject, args.path, [args.record])
+        imported = done if isinstance(done, dict) else dataclasses.asdict(done)
+        return _reacting({"path": imported["path"], "facts": imported["facts"]}, done)
+    written = mem.set(subject, args.path, args.value)
+    return _reacting({"fact": _fact(written)}, written)
 
 
-def _forget(mem: Verbs, subject: str, args: ForgetArgs) -> dict[str, Any]:
-    return _reacting(
-        lambda: {"retract": _fact(mem.forget(subject, args.fact_id, reason=args.reason))}, mem
-    )
+def _forget(mem: ToolHost, subject: str, args: ForgetArgs) -> dict[str, Any]:
+    retract = mem.forget(subject, args.fact_id, reason=args.reason)
+    return _reacting({"retract": _fact(retract)}, retract)
 
 
 TOOLS: dict[str, Tool] = {
@@ -392,7 +405,7 @@ def tool_writes(name: str) -> bool:
 
 
 def dispatch(
-    mem: Verbs,
+    mem: ToolHost,
     subject: str,
     name: str,
     arguments: str | dict[str, Any] | None,
@@ -436,10 +449,7 @@ class AgentTools:
 
     def call(self, name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
         """Execute one tool call from the model; errors come back as {"error": ...}."""
-        remote = getattr(self.verbs, "call", None)
-        if remote is not None and not hasattr(self.verbs, "store"):  # a service Client
-            return remote("tool", self.subject, name=name, arguments=arguments)
-        return dispatch(self.verbs, self.subject, name, arguments)
+        return self.verbs.tool(self.subject, name, arguments)
 
 
 def _first_error(exc: Exception) -> str:

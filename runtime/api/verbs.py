@@ -1,7 +1,14 @@
-"""The verbs, defined once: what the HTTP service, the `Client` and the CLI all call.
+"""The verbs, defined once: one table (`VERBS`) that every surface reads.
 
-Each `Verb` names a `Memory` method, the pydantic model of its arguments (which the server
-also turns into its OpenAPI document), whether it writes, and whether it needs a subject.
+Each `Verb` row names the verb (on the wire and in the CLI), the `Memory` methods that are
+it, the pydantic model of its arguments (fields named as Memory's parameters, aliases as
+the wire's; the server turns it into its OpenAPI document), whether it writes, reacts,
+needs a subject (required, optional or none), and, for simple commands, the CLI arguments.
+From the table come: the service's routes (runtime/api/routes.py), the `Client`'s methods
+and the `Verbs` protocol (generated into verb_methods.py with Memory's signatures by
+verb_codegen.py), the CLI's table-defined commands and its local-open rules
+(`REACTING_COMMANDS`, `LOCAL_READS`), and the tool verb the agent tools run through.
+
 `run(mem, verb, subject, params)` validates the arguments, calls `Memory` and returns plain
 JSON (dates ISO, Decimals as exact text, facts and alerts as dicts). The server answers
 with exactly that, and the CLI prints from exactly that whether it runs the verb in process
@@ -25,7 +32,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, UacError
-from uac.runtime.api.tools import dispatch, tool_writes
+from uac.runtime.api.tools import tool_writes
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory
@@ -36,7 +43,10 @@ MAX_TEXT = 65536
 class Args(BaseModel):
     """Arguments of a verb (unknown fields are refused)."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use
+    # Fields carry Memory's parameter names; an alias is the name on the wire.
+    model_config = ConfigDict(
+        extra="forbid", defer_build=True, validate_by_name=True, validate_by_alias=True
+    )  # built on first use
 
 
 class NoArgs(Args):
@@ -52,13 +62,15 @@ class VerifyArgs(Args):
 class AnchorArgs(Args):
     """Export anchors."""
 
-    all: bool = False
+    every: bool = Field(False, alias="all", description="Every anchor, oldest first")
 
 
 class ShowArgs(Args):
     """Whether to show quarantined text (masked) to an operator auditing it."""
 
-    show: bool = Field(False, description="Include quarantined inputs' masked text")
+    show: bool = Field(
+        False, description="operator audit: show quarantined inputs' text (secrets stay masked)"
+    )
 
 
 class SetArgs(Args):
@@ -68,7 +80,7 @@ class SetArgs(Args):
     value: Any = Field(description="The value (text is parsed by the path's type)")
     valid_from: dt.datetime | None = None
     valid_to: dt.datetime | None = None
-    session: str | None = None
+    session_id: str | None = Field(None, alias="session")
     now: dt.datetime | None = Field(None, description="Recording time (default: now)")
 
 
@@ -90,7 +102,7 @@ class ImportArgs(Args):
     content: str = Field(description="The file's text")
     name: FileName = Field("records.jsonl", description="File name (its suffix names the format)")
     format: Literal["jsonl", "json", "csv"] | None = None
-    session: str | None = None
+    session_id: str | None = Field(None, alias="session")
     now: dt.datetime | None = None
 
 
@@ -99,7 +111,7 @@ class AddArgs(Args):
 
     text: str = Field(max_length=MAX_TEXT)
     at: dt.datetime | None = Field(None, description="When the message was said")
-    session: str | None = None
+    session_id: str | None = Field(None, alias="session")
     role: str = "user"
     now: dt.datetime | None = None
 
@@ -117,7 +129,7 @@ class PreviewArgs(Args):
         "for one record of a collection (as an import); valid_from/valid_to optional",
     )
     at: dt.datetime | None = Field(None, description="When the message is said")
-    session: str | None = None
+    session_id: str | None = Field(None, alias="session")
     role: str = "user"
     today: dt.date | None = Field(None, description="Check as of this day (default: at/now's)")
     now: dt.datetime | None = Field(None, description="Recording time (default: now)")
@@ -127,7 +139,7 @@ class RememberArgs(Args):
     """An explicit 'remember this'."""
 
     text: str = Field(max_length=MAX_TEXT)
-    session: str | None = None
+    session_id: str | None = Field(None, alias="session")
     now: dt.datetime | None = None
 
 
@@ -142,15 +154,18 @@ class NoteArgs(Args):
 class PreferArgs(Args):
     """Store a soft (wording) preference."""
 
-    text: str = Field(max_length=MAX_TEXT)
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    text: str = Field(
+        max_length=MAX_TEXT, description='e.g. "give the root cause first, then the steps"'
+    )
+    confidence: float = Field(1.0, ge=0.0, le=1.0, description="0-1")
+    now: dt.datetime | None = None
 
 
 class ForgetArgs(Args):
     """Retract one fact (the log keeps it)."""
 
-    fact_id: str
-    reason: str | None = None
+    fact_id: str = Field(description="id of the fact to retract (see 'uac facts')")
+    reason: str | None = Field(None, description="why it is forgotten")
     now: dt.datetime | None = None
 
 
@@ -185,7 +200,7 @@ class EpisodeArgs(Args):
 class ConfirmArgs(Args):
     """Confirm an inferred preference."""
 
-    path: str = Field(description="A preference path, e.g. preferences.language")
+    path: str = Field(description="preference path, e.g. preferences.language")
     now: dt.datetime | None = None
 
 
@@ -194,19 +209,24 @@ class FeedbackArgs(Args):
 
     item_id: str
     reason: str | None = None
+    now: dt.datetime | None = None
 
 
 class FactsArgs(Args):
     """The subject's facts, optionally at one path."""
 
-    path: str | None = None
+    path: str | None = Field(None, description="only facts at this path")
 
 
 class CompileArgs(Args):
-    """Compile the subject (optionally as of a time: a checkpoint that is not made current)."""
+    """Compile a subject, every subject (all) or those with new facts (changed); optionally
+    as of a time (a checkpoint that is not made current)."""
 
+    all: bool = False
+    changed: bool = False
     as_of: dt.datetime | None = None
     known_at: dt.datetime | None = None
+    keep: int = Field(5, ge=1, le=1000, description="Checkpoint versions kept per subject")
 
 
 class QueryArgs(Args):
@@ -226,27 +246,39 @@ class SearchArgs(Args):
     since: dt.datetime | None = None
     kind: Literal["note", "input"] | None = None
     today: dt.date | None = None
+    half_life_days: float = Field(180.0, gt=0, le=100_000, description="Recency half-life")
+    neighbours: int | None = Field(None, ge=0, le=20)
 
 
 class ContextArgs(Args):
     """The memory block for an agent's system prompt."""
 
-    query: str | None = Field(None, max_length=MAX_TEXT)
-    budget: int = Field(800, ge=20, le=100_000)
-    today: dt.date | None = None
+    query: str | None = Field(
+        None,
+        max_length=MAX_TEXT,
+        description="the current user message: adds the most relevant notes",
+    )
+    budget: int = Field(800, ge=20, le=100_000, description="token budget")
+    today: dt.date | None = Field(None, description="reference date for recency and alerts")
+    notes: int = Field(5, ge=0, le=100, description="Most relevant notes quoted, at most")
 
 
 class WhyArgs(Args):
     """Explain one value of the typed state."""
 
-    expr: str = Field(max_length=500)
+    expr: str = Field(
+        max_length=500,
+        description="user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']",
+    )
 
 
 class DiffArgs(Args):
     """The typed-state change between two checkpoint versions."""
 
-    v1: int | None = Field(None, ge=1)
-    v2: int | None = Field(None, ge=1)
+    old: int | None = Field(
+        None, ge=1, alias="v1", description="older version (default: the one before v2)"
+    )
+    new: int | None = Field(None, ge=1, alias="v2", description="newer version (default: current)")
 
 
 class AlertsArgs(Args):
@@ -279,7 +311,7 @@ class RuleArgs(Args):
 class CheckArgs(Args):
     """Run the subject's checks as of a day."""
 
-    today: dt.date | None = None
+    today: dt.date | None = Field(None, description="the date checks use")
 
 
 class ToolArgs(Args):
@@ -292,7 +324,7 @@ class ToolArgs(Args):
 class RunOnceArgs(Args):
     """One scheduled pass over the tenant."""
 
-    today: dt.date | None = None
+    today: dt.date | None = Field(None, description="the date checks use")
 
 
 class MemberArgs(Args):
@@ -332,16 +364,41 @@ class DemoteArgs(PromoteArgs):
     reason: str | None = None
 
 
+Subject = Literal["required", "optional", "none"]
+
+
 @dataclasses.dataclass(frozen=True)
 class Verb:
-    """One verb: its name, arguments, what it does, and how it may be called."""
+    """One verb: its name, arguments, what it does, and how it may be called.
 
-    name: str
+    The row is the only place a verb is named: the service's routes and OpenAPI, the
+    `Client`'s methods (generated into verb_methods.py from this row and `Memory`'s
+    signatures), the `Verbs` protocol, the CLI's local-open rules and the agent tools'
+    dispatch all read it.
+    """
+
+    name: str  # on the wire (/v1/subjects/{subject}/NAME) and in the CLI
     summary: str
-    args: type[Args]
+    args: type[Args]  # fields: Memory's parameter names (aliases: the wire's)
     call: Callable[[Memory, str | None, Any], Any]
+    # Memory's methods (and so the Client's) that are this verb (default: the name).
+    methods: tuple[str, ...] = ()
+    # "required": /v1/subjects/{subject}/NAME; "none": /v1/NAME (tenant-wide);
+    # "optional": both (no subject: every subject of the tenant).
+    subject: Subject = "required"
     writes: bool = False
-    subject: bool = True  # False: a tenant-wide verb
+    reacts: bool | None = None  # a local write compiles and checks the subject (default: writes)
+    local_read: bool = False  # a local call may run it on a read-only open of the workspace
+    command: str | None = None  # the CLI command that runs it (default: the name)
+    # The wire wraps a bare result in an object: {key: result} (a tuple: one key per item).
+    result_key: str | tuple[str, ...] | None = None
+    # Client parameters sent as other fields: Memory's parameter -> the Client's helper.
+    sent_as: tuple[tuple[str, str], ...] = ()
+    aliases: tuple[str, ...] = ()  # earlier wire names, still answered (deprecated)
+    # The CLI command's arguments come from this row: the fields given as positionals (the
+    # others, but `now`, are options), with `cli_help` as its help. None: parser.py has it.
+    cli: tuple[str, ...] | None = None
+    cli_help: str | None = None
     long: bool = False  # long work: the service shows its progress at /v1/jobs/progress
     admin: bool = False  # True: refused to keys bound to one subject
     operator: bool = False  # True: the service's admin token only (every tenant's metadata)
@@ -349,6 +406,16 @@ class Verb:
     writes_when: Callable[[Any], bool] | None = None
     # For a verb that needs a tenant key by its arguments (quarantined text shown).
     admin_when: Callable[[Any], bool] | None = None
+
+    @property
+    def method_names(self) -> tuple[str, ...]:
+        """Memory's (and the Client's) methods that are this verb."""
+        return self.methods or (self.name.replace("-", "_"),)
+
+    @property
+    def reacting(self) -> bool:
+        """Whether a local write of this verb compiles and checks the subject it wrote."""
+        return self.writes if self.reacts is None else self.reacts
 
     def writes_with(self, args: Any) -> bool:
         """Whether a call with these arguments writes (refused to read-only keys)."""
@@ -381,7 +448,7 @@ def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
     # The importer detects formats from file names: give it the file as sent.
     with _staged(mem, a.name, a.content) as path:
         return mem.import_file(
-            subject, a.collection, path, format=a.format, session_id=a.session, now=a.now
+            subject, a.collection, path, format=a.format, session_id=a.session_id, now=a.now
         )
 
 
@@ -394,16 +461,6 @@ def _facts(mem: Memory, subject: str | None, a: FactsArgs) -> Any:
     facts = mem.facts(subject, a.path)
     statuses = mem.statuses(subject)
     return [{**plain(f), "derived": statuses.get(f.id)} for f in facts]
-
-
-def _query(mem: Memory, subject: str | None, a: QueryArgs) -> Any:
-    # Memory.query compiles first when saved writes are missing from the checkpoint.
-    return mem.query(subject, a.program, today=a.today, explain=a.explain, version=a.version)
-
-
-def _diff(mem: Memory, subject: str | None, a: DiffArgs) -> Any:
-    old, new, lines = mem.diff(subject, a.v1, a.v2)
-    return {"old": old, "new": new, "changes": lines}
 
 
 def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
@@ -419,17 +476,15 @@ def _subject_of_alert(mem: Memory, subject: str | None, alert_id: str) -> str:
     return str(found[0].address)
 
 
-# The tenant-wide alert verbs are called with subject None: the same functions serve both.
-def _alerts(mem: Memory, subject: str | None, a: AlertsArgs) -> Any:
-    return mem.alerts(subject, include_resolved=a.include_resolved, today=a.today)
-
-
-def _questions(mem: Memory, subject: str | None, a: AlertsArgs) -> Any:
-    return mem.questions(subject, include_resolved=a.include_resolved, today=a.today)
-
-
-def _ack(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
+def _acknowledge(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
     return mem.acknowledge(_subject_of_alert(mem, subject, a.alert_id), a.alert_id, today=a.today)
+
+
+def _rule(mem: Memory, subject: str, args: Any) -> dict[str, Any]:
+    from uac.runtime.api.reactor import caused
+
+    rid, reaction = mem._add_rule(subject, args.rule, args.now)
+    return {"rule_id": rid, **caused(reaction)}
 
 
 def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
@@ -439,330 +494,342 @@ def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
 
 def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
     res = mem.check(subject, today=a.today)
-    return {
-        "subject": str(res.address),
-        "version": res.version,
-        "checks": res.checks,
-        "new": res.new,
-        "still_open": res.still_open,
-        "resolved": res.resolved,
-        "woken": res.woken,
-        "errors": res.errors,
-        "delivery_errors": res.delivery_errors,
-        "preview": res.preview,
-    }
+    return {**plain(res), "subject": str(res.address)}
+
+
+def _method(verb: Verb) -> Callable[[Memory, str | None, Any], Any]:
+    """The call of a verb whose argument fields are its Memory method's keywords."""
+    name = verb.method_names[0]
+
+    def call(mem: Memory, subject: str | None, args: Args) -> Any:
+        fields = {f: getattr(args, f) for f in type(args).model_fields}
+        method = getattr(mem, name)
+        return method(**fields) if verb.subject == "none" else method(subject, **fields)
+
+    return call
+
+
+def _verb(name: str, summary: str, args: type[Args], **kw: Any) -> Verb:
+    verb = Verb(name, summary, args, kw.pop("call", None), **kw)  # type: ignore[arg-type]
+    return verb if verb.call is not None else dataclasses.replace(verb, call=_method(verb))
 
 
 VERBS: dict[str, Verb] = {
     v.name: v
     for v in (
-        Verb(
-            "set",
-            "Assert a single-valued attribute.",
-            SetArgs,
-            lambda m, s, a: m.set(
-                s,
-                a.path,
-                a.value,
-                valid_from=a.valid_from,
-                valid_to=a.valid_to,
-                session_id=a.session,
-                now=a.now,
-            ),
-            writes=True,
-        ),
-        Verb(
+        _verb("set", "Assert a single-valued attribute.", SetArgs, writes=True),
+        _verb(
             "import",
             "Import records into a collection.",
             ImportArgs,
-            _import,
+            call=_import,
+            methods=("import_file", "import_records"),
+            sent_as=(("file", "_file_fields"), ("records", "_records_fields")),
             writes=True,
             long=True,
         ),
-        Verb(
-            "add",
-            "Learn from one conversation message.",
-            AddArgs,
-            lambda m, s, a: m.add(s, a.text, at=a.at, session_id=a.session, role=a.role, now=a.now),
-            writes=True,
-        ),
-        Verb(
+        _verb("add", "Learn from one conversation message.", AddArgs, writes=True),
+        _verb(
             "preview",
             "What a write would raise and clear, and the typed state it would create; writes "
             "nothing.",
             PreviewArgs,
-            lambda m, s, a: m.preview(
-                s,
-                a.text,
-                facts=a.facts,
-                at=a.at,
-                session_id=a.session,
-                role=a.role,
-                today=a.today,
-                now=a.now,
-            ),
+            local_read=True,
         ),
-        Verb(
+        _verb(
             "remember",
             "An explicit 'remember this' (kept as a note if nothing typed is found).",
             RememberArgs,
-            lambda m, s, a: m.remember(s, a.text, session_id=a.session, now=a.now),
             writes=True,
         ),
-        Verb("note", "Ingest a Markdown note.", NoteArgs, _note, writes=True),
-        Verb(
+        _verb(
+            "note",
+            "Ingest a Markdown note.",
+            NoteArgs,
+            call=_note,
+            sent_as=(("file", "_note_fields"),),
+            writes=True,
+        ),
+        _verb(
             "prefer",
             "Store a soft (wording) preference.",
             PreferArgs,
-            lambda m, s, a: m.prefer(s, a.text, confidence=a.confidence),
             writes=True,
+            cli=("text",),
+            cli_help="Store a style wish that fits no preference slot.",
         ),
-        Verb(
+        _verb(
             "forget",
             "Retract one fact (appends a retract; nothing is deleted).",
             ForgetArgs,
-            lambda m, s, a: m.forget(s, a.fact_id, reason=a.reason, now=a.now),
             writes=True,
+            cli=("fact_id",),
+            cli_help="Retract one of a subject's facts (appends a retract; nothing is deleted).",
         ),
-        Verb(
+        _verb(
             "erase",
             "Legal erase: blank facts' content and everything derived; returns the report.",
             EraseArgs,
-            lambda m, s, a: m.erase(s, a.fact_ids, all=a.all, reason=a.reason, now=a.now),
             writes=True,
+            reacts=False,
             admin=True,
         ),
-        Verb(
+        _verb(
             "episode",
             "Record a past problem: what was tried, what worked, what did not.",
             EpisodeArgs,
-            lambda m, s, a: m.add_episode(
-                s,
-                a.problem,
-                tried=a.tried,
-                worked=a.worked,
-                failed=a.failed,
-                date=a.date,
-                now=a.now,
-            ),
+            methods=("add_episode",),
             writes=True,
         ),
-        Verb(
+        _verb(
             "confirm",
             "Confirm an inferred preference (context then applies it as a rule).",
             ConfirmArgs,
-            lambda m, s, a: m.confirm(s, a.path, now=a.now),
             writes=True,
+            cli=("path",),
+            cli_help="Confirm a preference inferred from conversation (context shows it as a "
+            "question until then).",
         ),
-        Verb(
+        _verb(
             "erasures",
-            "The subject's erasure reports.",
+            "Erasure reports of the subject (or of every subject of the tenant).",
             NoArgs,
-            lambda m, s, a: m.erasures(s),
+            subject="optional",
+            local_read=True,
+            cli=(),
+            cli_help="List erasure reports (no erased content) of a subject, or of the tenant.",
         ),
-        Verb(
-            "feedback",
-            "Mark a search result as 'not this'.",
-            FeedbackArgs,
-            lambda m, s, a: m.feedback(s, a.item_id, reason=a.reason),
-            writes=True,
-        ),
-        Verb(
+        _verb("feedback", "Mark a search result as 'not this'.", FeedbackArgs, writes=True),
+        _verb(
             "rule",
             "Store a user rule.",
             RuleArgs,
-            lambda m, s, a: {"rule_id": m.add_rule(s, a.rule, now=a.now)},
+            call=_rule,
+            methods=("add_rule",),
+            result_key="rule_id",
             writes=True,
         ),
-        Verb(
+        _verb(
             "member-add",
             "Make a user a member of the group (a fact in the group's log).",
             MemberArgs,
-            lambda m, s, a: m.member_add(
-                s, a.user, valid_from=a.valid_from, valid_to=a.valid_to, now=a.now
-            ),
+            command="member",
             writes=True,
             # A membership decides what another subject (the user) inherits: a key bound to
             # the group must not enrol any user of the tenant, so it takes a tenant key.
             admin=True,
         ),
-        Verb(
+        _verb(
             "member-remove",
             "End a user's membership of the group.",
             MemberRemoveArgs,
-            lambda m, s, a: m.member_remove(s, a.user, at=a.at, now=a.now),
+            command="member",
             writes=True,
             admin=True,  # as member-add: it changes what the user inherits
         ),
-        Verb(
+        _verb(
             "members",
             "A group's members, or the groups a user belongs to.",
             MembersArgs,
-            lambda m, s, a: m.members(s, at=a.at),
+            command="member",
+            local_read=True,
         ),
-        Verb(
+        _verb(
             "promote",
             "Share one of the user's facts with a group it belongs to (recorded).",
             PromoteArgs,
-            lambda m, s, a: m.promote(s, a.fact_id, a.group, now=a.now),
             writes=True,
         ),
-        Verb(
+        _verb(
             "demote",
             "Withdraw a fact the user promoted to a group.",
             DemoteArgs,
-            lambda m, s, a: m.demote(s, a.fact_id, a.group, reason=a.reason, now=a.now),
             writes=True,
         ),
-        Verb("facts", "The subject's facts with their derived status.", FactsArgs, _facts),
-        Verb(
+        _verb(
+            "facts",
+            "The subject's facts with their derived status.",
+            FactsArgs,
+            call=_facts,
+            local_read=True,
+            cli=(),
+            cli_help="List a subject's facts in log order.",
+        ),
+        _verb(
             "inputs",
             "Everything archived for the subject.",
             ShowArgs,
-            lambda m, s, a: m.inputs(s, show=a.show),
+            local_read=True,
             admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
+            cli=(),
+            cli_help="List a subject's archived raw inputs.",
         ),
-        Verb(
+        _verb(
             "rejections",
             "What the gate refused, and why.",
             ShowArgs,
-            lambda m, s, a: m.rejections(s, show=a.show),
+            local_read=True,
             admin_when=lambda a: a.show,  # quarantined text is for an operator's audit
+            cli=(),
+            cli_help="List what the ingestion gate refused for a subject, and why.",
         ),
-        Verb(
+        _verb(
             "compile",
-            "Compile the subject's typed state.",
+            "Compile the subject's typed state (no subject: all=true or changed=true).",
             CompileArgs,
-            lambda m, s, a: m.compile(s, as_of=a.as_of, known_at=a.known_at),
+            subject="optional",
             writes=True,
+            reacts=False,
         ),
-        Verb("query", "Run a program over the typed state (sandboxed).", QueryArgs, _query),
-        Verb(
-            "search",
-            "Search notes and messages.",
-            SearchArgs,
-            lambda m, s, a: m.search(s, a.text, k=a.k, since=a.since, kind=a.kind, today=a.today),
-        ),
-        Verb(
+        _verb("query", "Run a program over the typed state (sandboxed).", QueryArgs),
+        _verb("search", "Search notes and messages.", SearchArgs),
+        _verb(
             "context",
             "The memory block for a system prompt.",
             ContextArgs,
-            lambda m, s, a: {
-                "context": m.context(s, query=a.query, budget=a.budget, today=a.today)
-            },
+            result_key="context",
+            cli=(),
+            cli_help="Print the memory block for an agent's system prompt.",
         ),
-        Verb(
+        _verb(
             "manifest",
             "The compact manifest of the typed state.",
             NoArgs,
-            lambda m, s, a: {"manifest": m.manifest(s)},
+            result_key="manifest",
+            local_read=True,
+            cli=(),
+            cli_help="Print the compact manifest of a subject's current checkpoint.",
         ),
-        Verb(
+        _verb(
             "why",
             "Explain one value and the facts behind it.",
             WhyArgs,
-            lambda m, s, a: m.why(s, a.expr),
+            local_read=True,
+            cli=("expr",),
+            cli_help="Explain a compiled value: the facts behind it and what they superseded.",
         ),
-        Verb("diff", "Typed-state change between two checkpoints.", DiffArgs, _diff),
-        Verb(
+        _verb(
+            "diff",
+            "Typed-state change between two checkpoints.",
+            DiffArgs,
+            result_key=("old", "new", "changes"),
+            local_read=True,
+            cli=("old", "new"),
+            cli_help="Show the typed-state difference between two checkpoints.",
+        ),
+        _verb(
             "alerts",
-            "The subject's alerts.",
+            "Alerts of the subject (or of every subject of the tenant).",
             AlertsArgs,
-            _alerts,
+            subject="optional",
+            local_read=True,
+            aliases=("tenant-alerts",),
         ),
-        Verb(
+        _verb(
             "questions",
-            "What the subject's checks need to know, and why (apart from the alerts).",
+            "What the checks need to know, and why (apart from the alerts).",
             AlertsArgs,
-            _questions,
+            subject="optional",
+            local_read=True,
         ),
-        Verb(
-            "ack",
-            "Acknowledge an alert.",
+        _verb(
+            "acknowledge",
+            "Acknowledge an alert (without a subject: found by id in the tenant).",
             AlertArgs,
-            _ack,
+            call=_acknowledge,
+            subject="optional",
             writes=True,
+            reacts=False,
+            aliases=("ack", "tenant-ack"),
         ),
-        Verb(
+        _verb(
             "snooze",
-            "Hide an alert until a date.",
+            "Hide an alert until a date (without a subject: found by id in the tenant).",
             SnoozeArgs,
-            _snooze,
+            call=_snooze,
+            subject="optional",
             writes=True,
+            reacts=False,
+            aliases=("tenant-snooze",),
         ),
-        Verb("check", "Run the subject's checks as of a day.", CheckArgs, _check, writes=True),
-        Verb(
+        _verb(
+            "check",
+            "Run the subject's checks as of a day.",
+            CheckArgs,
+            call=_check,
+            writes=True,
+            cli=(),
+            cli_help="Compile if needed and run a subject's checks now.",
+        ),
+        _verb(
             "tool",
             "Run one agent tool call for the subject (errors come back as {'error': ...}).",
             ToolArgs,
-            lambda m, s, a: dispatch(m, s, a.name, a.arguments),
             writes_when=lambda a: tool_writes(a.name),
         ),
-        Verb(
+        _verb(
             "subjects",
             "Subjects of the tenant.",
             NoArgs,
-            lambda m, s, a: m.subjects(),
-            subject=False,
+            subject="none",
+            local_read=True,
+            cli=(),
+            cli_help="List the tenant's subjects with fact and input counts.",
         ),
-        Verb(
+        _verb(
             "verify",
             "Walk the hash chain, keyed digests and anchors (optionally against an exported one).",
             VerifyArgs,
-            lambda m, s, a: m.verify(a.anchor),
-            subject=False,
+            subject="none",
+            local_read=True,
             operator=True,
         ),
-        Verb(
+        _verb(
             "anchor",
             "The log's newest anchor (or all) for an external witness.",
             AnchorArgs,
-            lambda m, s, a: m.anchors(a.all),
-            subject=False,
+            methods=("anchors",),
+            subject="none",
+            local_read=True,
             operator=True,
         ),
-        Verb(
-            "tenant-alerts",
-            "Alerts of every subject of the tenant.",
-            AlertsArgs,
-            _alerts,
-            subject=False,
-        ),
-        Verb(
-            "tenant-ack",
-            "Acknowledge an alert by id.",
-            AlertArgs,
-            _ack,
-            writes=True,
-            subject=False,
-        ),
-        Verb(
-            "tenant-snooze",
-            "Snooze an alert by id.",
-            SnoozeArgs,
-            _snooze,
-            writes=True,
-            subject=False,
-        ),
-        Verb(
+        _verb(
             "gc",
             "Compact derived data: retracted search rows, old checkpoints, outbox, jobs.",
             GcArgs,
-            lambda m, s, a: m.gc(keep=a.keep, older_than_days=a.older_than_days, now=a.now),
+            subject="none",
             writes=True,
-            subject=False,
+            reacts=False,
         ),
-        Verb(
+        _verb(
             "run-once",
             "One scheduled pass over the tenant.",
             RunOnceArgs,
-            lambda m, s, a: m.run_once(today=a.today),
+            subject="none",
             writes=True,
-            subject=False,
+            reacts=False,
             long=True,
+            cli=(),
+            cli_help="One scheduled pass: compile changed, check all, record.",
         ),
     )
 }
+# Earlier wire names of a verb, still answered.
+ALIASES: dict[str, str] = {alias: v.name for v in VERBS.values() for alias in v.aliases}
+# Memory's methods that are verbs (the Client has each, with the same signature).
+BY_METHOD: dict[str, Verb] = {m: v for v in VERBS.values() for m in v.method_names}
+# CLI commands whose local writes react (compile, check, show alerts); `mcp` serves tools.
+REACTING_COMMANDS = frozenset({v.command or v.name for v in VERBS.values() if v.reacting} | {"mcp"})
+# Verbs a local call can serve from a read-only open (several readers may run together).
+LOCAL_READS = frozenset(v.name for v in VERBS.values() if v.local_read)
+
+
+def verb(name: str) -> Verb:
+    """The verb of a name (or of an earlier name of it); InputError names the verbs."""
+    found = VERBS.get(ALIASES.get(name, name))
+    if found is None:
+        raise InputError(f"unknown verb {name!r}; verbs: {', '.join(sorted(VERBS))}")
+    return found
 
 
 def parse_args(verb: Verb, params: dict[str, Any] | None) -> Args:
@@ -777,32 +844,28 @@ def parse_args(verb: Verb, params: dict[str, Any] | None) -> Args:
 
 def run(mem: Memory, name: str, subject: str | None, params: dict[str, Any] | None) -> Any:
     """Run one verb on a Memory and return its plain-JSON result."""
-    verb = VERBS.get(name)
-    if verb is None:
-        raise InputError(f"unknown verb {name!r}; verbs: {', '.join(sorted(VERBS))}")
-    if verb.subject and subject is None:
-        raise InputError(f"{name} needs a subject")
-    return execute(mem, verb, subject if verb.subject else None, parse_args(verb, params))
+    found = verb(name)
+    if found.subject == "required" and subject is None:
+        raise InputError(f"{found.name} needs a subject")
+    if found.subject == "none":
+        subject = None
+    return execute(mem, found, subject, parse_args(found, params))
 
 
 def execute(mem: Memory, verb: Verb, subject: str | None, args: Args) -> Any:
-    """Call a verb with validated arguments; a write's result names the alerts it changed.
+    """Call a verb with validated arguments and return its plain-JSON result.
 
-    The alerts a write's reaction raised (or woke from a snooze) come back under
-    `alerts`, those it cleared under `alerts_resolved`, so the caller can tell the user.
+    A write's result carries what its reaction did: the alerts it raised (or woke from a
+    snooze) under `alerts`, those it cleared under `alerts_resolved`, and a `ticket` to
+    ask about the reaction when the write did not wait for it to finish.
     """
-    before = mem.last_evaluation
-    out = plain(verb.call(mem, subject, args))
-    return with_alerts(mem, before, out) if verb.writes else out
-
-
-def with_alerts(mem: Memory, before: Any, out: Any) -> Any:
-    """Add to a write's result the alerts of the reaction it caused (if any)."""
-    after = mem.last_evaluation
-    if isinstance(out, dict) and after is not None and after is not before:
-        out.setdefault("alerts", plain([*after.new, *after.woken]))
-        out.setdefault("alerts_resolved", plain(after.resolved))
-    return out
+    out = verb.call(mem, subject, args)
+    if isinstance(verb.result_key, str):
+        if not (isinstance(out, dict) and verb.result_key in out):  # `_rule` adds its alerts
+            out = {verb.result_key: out}
+    elif verb.result_key is not None:
+        out = dict(zip(verb.result_key, out, strict=True))
+    return plain(out)
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})

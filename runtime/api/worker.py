@@ -4,8 +4,8 @@ A worker is a node: a workspace bound to the shared log (`uac init --db URL`, it
 DuckDB copy and checkpoints), and a loop that claims due jobs (fact_log/backends/pg_jobs.py:
 `FOR UPDATE SKIP LOCKED`, a lease per subject), compiles each subject if its checkpoint is
 stale and runs its checks (alerts and their outbox rows are recorded once, in PostgreSQL:
-checks/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of the
-jobs it holds every third of the lease; a worker that dies stops renewing, and any other
+fact_log/backends/pg_alerts.py), then marks the job done. A heartbeat thread renews the leases of
+the jobs it holds every third of the lease; a worker that dies stops renewing, and any other
 worker claims the job once the lease has expired. A failed job is retried with backoff and
 dead-lettered after `max_attempts` (pg_jobs.py). Any number of workers, on any hosts, can
 share one database.
@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from uac.checks.sinks import Sink
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_jobs
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.store import utc_now
 from uac.runtime.api.memory import Memory
 from uac.runtime.api.outbox import OutboxSink
+from uac.runtime.api.reactor import Reactor
 
 
 @dataclass(slots=True)
@@ -78,14 +79,13 @@ class Worker:
         self.name = name or worker_name()
         self.log = log
         self.mem = Memory(home, create=False, react=False, actor="worker")
-        if self.mem.store.replica is None:
+        try:
+            self.shared = self.mem.store.backend.job_log()
+        except WorkspaceError:
             self.mem.close()
-            raise WorkspaceError(
-                f"workspace {self.mem.home} keeps its log in its DuckDB file; workers need a "
-                "shared log: create the node with 'uac --home DIR init --db postgresql://...'"
-            )
-        self.shared = self.mem.store.replica.log
-        self.mem.sinks = [OutboxSink(self.mem.store, list(options.sinks))]
+            raise
+        sinks: list[Sink] = [OutboxSink(self.mem.store, list(options.sinks))]
+        self.reactor = Reactor(self.mem.store, self.mem.catalog, self.mem.home, sinks=sinks)
         self._held: set[pg_jobs.Job] = set()
         self._held_lock = threading.Lock()
 
@@ -98,6 +98,8 @@ class Worker:
         stop = stop or threading.Event()
         stats = WorkerStats(self.name)
         start = time.perf_counter()
+        # Reactions a killed process left queued (the reactions queue, in the shared log).
+        self.reactor.drain(log=lambda line: self.log({"event": "drain", "message": line}))
         beat = threading.Thread(target=self._heartbeat, args=(stop,), daemon=True)
         beat.start()
         try:
@@ -159,14 +161,12 @@ class Worker:
 
     def run_job(self, job: pg_jobs.Job) -> None:
         """Compile the subject if stale and run its checks (and its group's members')."""
-        mem = self.mem.for_tenant(job.tenant)
         addr = Address(*job.key)  # type: ignore[arg-type]
         targets = [addr]
         if addr.scope != "user":  # a group's or the tenant's write changes what members inherit
-            targets += [a for a in with_members(mem.store, job.tenant, [addr]) if a != addr]
-        today = utc_now().date()
+            targets += [a for a in with_members(self.mem.store, job.tenant, [addr]) if a != addr]
         for target in targets:
-            mem.check(str(target), today=today)
+            self.reactor.react(target)  # as of today; covers the reactions queue's row too
 
     def _heartbeat(self, stop: threading.Event) -> None:
         """Renew the leases of held jobs every third of the lease, until stopped."""

@@ -2,7 +2,9 @@
 
 A mixin of `Memory` (runtime/api/memory.py): each verb builds one batch (the ingestion
 pipeline in fact_log/pipeline.py does the heavy part), appends it through the scope policy
-and reacts to it with `Memory._after_write`.
+(the append queues its reaction in the same transaction) and hands it to the `Reactor`
+(runtime/api/reactor.py) through `Memory._wrote`; the result carries the alerts the
+reaction raised and cleared.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from uac.checks import Alert
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.fact_log.importer import Chunk, RawRecord, parse_cli_value, read_chunks
 from uac.fact_log.importer import Prepared as ImportPrepared
-from uac.fact_log.progress import Report, step
+from uac.fact_log.progress_callback import Report, step
 from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
 from uac.fact_log.store import (
     Batch,
@@ -29,6 +32,8 @@ from uac.fact_log.store import (
 )
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import journal
+from uac.runtime.api.reactor import Written, caused, outcome
+from uac.runtime.api.workspace import Workspace
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
     from uac.fact_log.extraction.llm import LLM
@@ -36,13 +41,24 @@ if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay
 
 @dataclass(frozen=True, slots=True)
 class Learned:
-    """What one message taught: the archived input, the facts appended, what was refused."""
+    """What one message taught: the archived input, the facts appended, what was refused,
+    and the alerts the write's reaction raised and cleared."""
 
     input_id: str
     facts: list[Fact]
     refused: list[str]
     # paths the message may state that the extractors could not fill (frames' hints)
     hints: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # raised (new or woken) and cleared by the write's reaction; None: no reaction known
+    # (react=False, inside `deferred()`, or still running: then `ticket` is set)
+    alerts: list[Alert] | None = None
+    alerts_resolved: list[Alert] | None = None
+    # the write's number when its reaction had not finished: ask Memory.reaction(subject, it)
+    ticket: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; the reaction's fields only when known."""
+        return _with_outcome(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +71,30 @@ class ImportResult:
     facts: int
     input_id: str
     schema: dict[str, Any] | None  # field -> shape (fact_log/shapes.py)
+    alerts: list[Alert] | None = None  # see Learned
+    alerts_resolved: list[Alert] | None = None
+    ticket: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; the reaction's fields only when known."""
+        return _with_outcome(self)
 
 
-class Writes:
+_OUTCOME = ("alerts", "alerts_resolved", "ticket")
+
+
+def _with_outcome(result: Any) -> dict[str, Any]:
+    """A result's fields as they are, its reaction's as `outcome` shows them."""
+    out = {
+        f.name: getattr(result, f.name)
+        for f in dataclasses.fields(result)
+        if f.name not in _OUTCOME
+    }
+    return {**out, **outcome({k: getattr(result, k) for k in _OUTCOME})}
+
+
+class Writes(Workspace):
     """The verbs that append to a subject's log."""
-
-    def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
-        """Append one write's batch if the scope policy allows every fact in it (else nothing)."""
-        check_policy(self.catalog, batch.address, batch.facts)
-        return self.store.append(batch, return_facts=return_facts)
 
     def set(
         self,
@@ -75,14 +106,13 @@ class Writes:
         valid_to: dt.datetime | dt.date | None = None,
         session_id: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
-        batch = self.set_batch(subject, path, value, valid_from, valid_to, session_id, now)
-        fact = self.append(batch)[0]
-        self._after_write(subject, now)
-        return fact
+        batch = self._set_batch(subject, path, value, valid_from, valid_to, session_id, now)
+        fact = self._append(batch)[0]
+        return Written.of(fact, self._wrote(subject, now))
 
-    def set_batch(
+    def _set_batch(
         self,
         subject: str,
         path: str,
@@ -174,12 +204,18 @@ class Writes:
         # and a bad record in the last chunk still leaves nothing written.
         first: list[Batch] = []
         facts = self.store.append_stream(self._policed(batches, report, first))
-        done = step(report if self.react and self._deferred is None else None, "compiling")
-        self._after_write(subject, now)
+        done = step(report if self.react and not self._reactor.deferring else None, "compiling")
+        reaction = self._wrote(subject, now)
         done()
         prepared = finished[0]
         return ImportResult(
-            str(addr), prepared.path, prepared.known, facts, first[0].input_ids[0], prepared.schema
+            str(addr),
+            prepared.path,
+            prepared.known,
+            facts,
+            first[0].input_ids[0],
+            prepared.schema,
+            **caused(reaction),
         )
 
     def _policed(
@@ -259,10 +295,10 @@ class Writes:
         )
         # The pipeline builds the batch; appending it and reacting to it are Memory's.
         done = step(report, f"writing {len(batch.facts):,} facts")
-        self.append(batch, return_facts=False)
+        self._append(batch, return_facts=False)
         done()
-        done = step(report if self.react and self._deferred is None else None, "compiling")
-        self._after_write(subject, now)
+        done = step(report if self.react and not self._reactor.deferring else None, "compiling")
+        reaction = self._wrote(subject, now)
         done()
         return ImportResult(
             str(addr),
@@ -271,6 +307,7 @@ class Writes:
             len(batch.facts),
             batch.input_ids[0],
             prepared.schema,
+            **caused(reaction),
         )
 
     def add(
@@ -308,8 +345,9 @@ class Writes:
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
-        batch = self.message_batch(subject, text, at, session_id, role, recorded, source, self.llm)
-        facts = self.append(batch)
+        llm = self._extraction_llm
+        batch = self._message_batch(subject, text, at, session_id, role, recorded, source, llm)
+        facts = self._append(batch)
         if role == "user":  # "done with the visa form, next is ...": the open task moves on
             moved = journal.task_progress(
                 self, self.address(subject), text, batch.input_ids[0], recorded
@@ -317,11 +355,11 @@ class Writes:
             facts += [moved] if moved is not None else []
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
-        self._after_write(subject, at or now)
+        reaction = self._wrote(subject, at or now)
         reasons = [r.reason for r in batch.rejections]
-        return Learned(batch.input_ids[0], facts, reasons, batch.hints)
+        return Learned(batch.input_ids[0], facts, reasons, batch.hints, **caused(reaction))
 
-    def message_batch(
+    def _message_batch(
         self,
         subject: str,
         text: str,
@@ -356,7 +394,7 @@ class Writes:
         return batch
 
     @property
-    def llm(self) -> LLM | None:
+    def _extraction_llm(self) -> LLM | None:
         """The LLM extractor (explicit, else from UAC_LLM_* variables), or None when off."""
         if self._llm is False:
             setting = self._llm_setting
@@ -391,9 +429,10 @@ class Writes:
             recorded_at=now or utc_now(),
             actor=self.actor,
         )
-        facts = self.append(batch)
-        self._after_write(subject, now)
-        return Learned(batch.input_ids[0], facts, [r.reason for r in batch.rejections])
+        facts = self._append(batch)
+        reaction = self._wrote(subject, now)
+        refused = [r.reason for r in batch.rejections]
+        return Learned(batch.input_ids[0], facts, refused, **caused(reaction))
 
     def note_template(self) -> str:
         """A Markdown note template generated from the catalog."""
@@ -434,7 +473,7 @@ class Writes:
                 input_index=0,
             )
         )
-        return self.append(batch)[0]
+        return self._append(batch)[0]
 
     def add_note(
         self,
@@ -443,7 +482,7 @@ class Writes:
         *,
         session_id: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Store free text the user asked to keep as a note (searchable, not typed)."""
         if not isinstance(text, str) or not text.strip():
             raise InputError("a note needs some text")
@@ -464,9 +503,8 @@ class Writes:
                 session_id=session_id,
             )
         )
-        fact = self.append(batch)[0]
-        self._after_write(subject, now)
-        return fact
+        fact = self._append(batch)[0]
+        return Written.of(fact, self._wrote(subject, now))
 
     def forget(
         self,
@@ -475,7 +513,7 @@ class Writes:
         *,
         reason: str | None = None,
         now: dt.datetime | None = None,
-    ) -> Fact:
+    ) -> Written:
         """Append a retract of one of the subject's facts (nothing is deleted)."""
         addr = self.address(subject)
         target = self.store.fact(addr, fact_id)
@@ -503,9 +541,8 @@ class Writes:
                 input_index=0,
             )
         )
-        fact = self.append(batch)[0]
-        self._after_write(subject, now)
-        return fact
+        fact = self._append(batch)[0]
+        return Written.of(fact, self._wrote(subject, now))
 
 
 def _handed_on(first: list[Chunk], rest: Iterator[Chunk]) -> Iterator[Chunk]:

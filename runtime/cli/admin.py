@@ -10,6 +10,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _listing,
     _machine,
     _memory,
@@ -54,7 +55,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
 
 
 def cmd_erasures(args: argparse.Namespace) -> int:
-    reports = _call(args, "erasures", args.subject)
+    reports = _call(args, "erasures", args.subject, **_fields(args))
     if _machine(args, reports):
         return 0
     rows = [
@@ -75,7 +76,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 
 def cmd_rotate_chain_key(args: argparse.Namespace) -> int:
-    from uac.fact_log.keys import KeyRing, key_path
+    from uac.fact_log.chain_keys import KeyRing, key_path
 
     ring = KeyRing.load(Path(args.home))
     if ring is None:
@@ -105,10 +106,10 @@ def cmd_keys(args: argparse.Namespace) -> int:
         if client is not None:
             made = client.request("POST", "/v1/admin/keys", body)
         else:
-            from uac.runtime.api import keys
+            from uac.runtime.api import api_keys
 
             with _memory(args) as mem:
-                key_id, token = keys.create(
+                key_id, token = api_keys.create(
                     mem.store,
                     args.tenant,
                     args.subject,
@@ -129,21 +130,21 @@ def cmd_keys(args: argparse.Namespace) -> int:
         if client is not None:
             client.request("POST", f"/v1/admin/keys/{args.key_id}/revoke", {})
         else:
-            from uac.runtime.api import keys
+            from uac.runtime.api import api_keys
 
             with _memory(args) as mem:
-                keys.revoke(mem.store, args.key_id)
+                api_keys.revoke(mem.store, args.key_id)
         if not _machine(args, {"id": args.key_id, "revoked": True}):
             _out(f"key {args.key_id} revoked")
         return 0
     if client is not None:
         rows = client.request("POST", "/v1/admin/keys/list", {})
     else:
-        from uac.runtime.api import keys
+        from uac.runtime.api import api_keys
         from uac.runtime.api.verbs import plain
 
         with _memory(args) as mem:
-            rows = plain(keys.listing(mem.store))
+            rows = plain(api_keys.listing(mem.store))
     _listing(
         args,
         rows,

@@ -12,6 +12,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _machine,
     _memory,
     _out,
@@ -37,8 +38,7 @@ def _alert_row(a: dict[str, Any]) -> Sequence[Any]:
 
 
 def cmd_alerts(args: argparse.Namespace) -> int:
-    verb = "alerts" if args.subject else "tenant-alerts"
-    alerts = _call(args, verb, args.subject, include_resolved=args.all)
+    alerts = _call(args, "alerts", args.subject, include_resolved=args.all)
     if _machine(args, alerts):
         return 0
     if not alerts:
@@ -65,24 +65,22 @@ def cmd_questions(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_ack(args: argparse.Namespace) -> int:
-    verb = "ack" if args.subject else "tenant-ack"
-    alert = _call(args, verb, args.subject, alert_id=args.alert_id)
+def cmd_acknowledge(args: argparse.Namespace) -> int:
+    alert = _call(args, "acknowledge", args.subject, alert_id=args.alert_id)
     if not _machine(args, alert):
         _out(f"{alert['id']}: {alert['status']}")
     return 0
 
 
 def cmd_snooze(args: argparse.Namespace) -> int:
-    verb = "snooze" if args.subject else "tenant-snooze"
-    alert = _call(args, verb, args.subject, alert_id=args.alert_id, until=args.until)
+    alert = _call(args, "snooze", args.subject, alert_id=args.alert_id, until=args.until)
     if not _machine(args, alert):
         _out(f"{alert['id']}: snoozed until {alert['snoozed_until']}")
     return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    result = _call(args, "check", args.subject, today=args.today)
+    result = _call(args, "check", args.subject, **_fields(args))
     if args.json:
         _print_json(result)
         return 0
@@ -140,7 +138,7 @@ def cmd_run_once(args: argparse.Namespace) -> int:
     client = _client(args)
     if client is not None:
         with _watching(args, client, "run-once", None):
-            job = _call(args, "run-once", today=args.today)
+            job = _call(args, "run-once", **_fields(args))
     else:
         from uac.runtime.api.verbs import plain
 

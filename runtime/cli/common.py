@@ -20,21 +20,9 @@ from typing import Any
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
 
 
-# Verbs a local call can serve from a read-only open (several readers may run together).
-READ_ONLY = {"facts", "inputs", "subjects", "verify", "manifest", "why", "diff", "rejections"}
-
-
-READ_ONLY |= {"alerts", "questions", "tenant-alerts", "anchor", "members", "erasures"}
-READ_ONLY |= {"preview"}  # a preview writes nothing: a read-only open proves it
-
-
-# Writes from the command line react: recompile the subject, run its checks, show alerts.
-REACTING = {"set", "import", "add", "remember", "note", "forget", "rule", "check", "mcp"}
-
-
-REACTING |= {"prefer", "feedback", "member", "promote", "demote", "episode", "confirm"}
-
-
+# Which commands react and which verbs a read-only open serves: attributes of the verb
+# table's rows (runtime/api/verbs.py `REACTING_COMMANDS`, `LOCAL_READS`), read on the local
+# path only (a forwarded call never loads the table).
 SCHEDULED = {"run-once", "schedule"}
 
 
@@ -73,8 +61,10 @@ def _memory(args: argparse.Namespace, *, create: bool = False, read_only: bool =
 
     # A write's result names the alerts it raised (printed by the command); the sinks given
     # on the command line receive them too, and the scheduled passes' alerts.
+    from uac.runtime.api.verbs import REACTING_COMMANDS
+
     command = getattr(args, "command", "")
-    react = not read_only and command in REACTING
+    react = not read_only and command in REACTING_COMMANDS
     delivers = not read_only and (react or command in SCHEDULED)
     sinks: list[Any] = []
     if delivers and args.alerts_jsonl:
@@ -100,8 +90,27 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
         return client.call(verb, subject, **params)
     from uac.runtime.api import verbs
 
-    with _memory(args, read_only=verb in READ_ONLY) as mem:
+    with _memory(args, read_only=verbs.verb(verb).name in verbs.LOCAL_READS) as mem:
         return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
+
+
+def _fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The verb fields of a command the verb table defines, as given on the command line."""
+    from uac.runtime.api.verb_methods import COMMANDS
+
+    spec = COMMANDS[args.command]
+    names = [f[0] if not f[0].startswith("-") else s["dest"] for f, s in spec["arguments"]]
+    return {name: getattr(args, name) for name in names}
+
+
+def cmd_verb(args: argparse.Namespace) -> int:
+    """Run the verb a table-defined command names and print its JSON answer."""
+    from uac.runtime.api.verb_methods import COMMANDS
+
+    spec = COMMANDS[args.command]
+    subject = getattr(args, "subject", None) if spec["subject"] != "none" else None
+    _print_json(_call(args, spec["verb"], subject, **_fields(args)))
+    return 0
 
 
 # Seconds a command waits for a starting `uac serve` to announce itself (UAC_SERVER_START_WAIT
@@ -131,7 +140,7 @@ def _await_server(args: argparse.Namespace, holder: str) -> bool:
 
 def _progress(args: argparse.Namespace, label: str, *, quiet: bool = False) -> Any:
     """A progress display on stderr for long work (silenced by --quiet)."""
-    from uac.runtime.progress import Progress
+    from uac.runtime.progress_display import Progress
 
     return Progress(label, quiet=quiet or args.quiet, heartbeat=1.0)
 

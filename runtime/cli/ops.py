@@ -1,5 +1,6 @@
 """Commands that run uac as a service and operate its nodes: serve, mcp, tools, demo,
-migrate, worker, workers (status and retry of the shared job queue)."""
+migrate, worker, workers (status and retry of the shared job queue), outbox (alerts waiting
+for a sink: list, retry, drop)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
     """The workspace file's owner versions and the log URL it is bound to (read-only look)."""
     import duckdb
 
-    from uac.fact_log.backends.replica import META_KEY
+    from uac.fact_log.backends.postgres import META_KEY
     from uac.fact_log.schema import registered, versions
     from uac.fact_log.store import DB_FILE
 
@@ -56,14 +57,14 @@ def _file_state(home: Path) -> tuple[dict[str, int], str | None]:
 
 def _register_all() -> None:
     """Import every layer that registers tables (DuckDB owners, PostgreSQL owners)."""
-    from uac.checks import pg_alerts  # noqa: F401
+    from uac.fact_log.backends import pg_alerts  # noqa: F401
     from uac.runtime.api import memory  # noqa: F401 (the log, compiler, checks, service tables)
     from uac.runtime.search import schema  # noqa: F401
 
 
 def _shared_state(url: str) -> dict[str, int]:
     from uac.fact_log.backends import pg_schema
-    from uac.fact_log.backends.postgres import PgLog
+    from uac.fact_log.backends.pg_log import PgLog
 
     log = PgLog(url, max_size=1)
     try:
@@ -77,7 +78,7 @@ def _shared_state(url: str) -> dict[str, int]:
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Apply every layer's pending migrations (workspace file and shared database)."""
-    from uac.fact_log.backends.postgres import redact
+    from uac.fact_log.backends.pg_log import redact
     from uac.runtime.api.memory import Memory
 
     home = Path(args.home)
@@ -112,8 +113,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _shared_log(args: argparse.Namespace) -> Any:
-    from uac.fact_log.backends.postgres import PgLog
-    from uac.fact_log.backends.replica import ENV
+    from uac.fact_log.backends.pg_log import PgLog
+    from uac.fact_log.backends.postgres import ENV
 
     url = getattr(args, "db", None) or os.environ.get(ENV)
     if not url:
@@ -210,6 +211,41 @@ def cmd_workers(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_outbox(args: argparse.Namespace) -> int:
+    """List the tenant's outbox rows, queue rows again (retry) or delete them (drop)."""
+    from uac.runtime.api import outbox
+
+    with _memory(args) as mem:
+        if args.action == "list":
+            found = outbox.rows(mem.store, mem.tenant, args.status, args.limit)
+            counts = outbox.counts(mem.store, mem.tenant)
+        elif args.action == "retry":
+            n = outbox.retry(mem.store, mem.tenant, args.ids)
+            _out(json.dumps({"requeued": n}) if args.json else f"queued {n} outbox rows again")
+            return 0
+        else:
+            n = outbox.drop(mem.store, mem.tenant, args.ids)
+            _out(json.dumps({"dropped": n}) if args.json else f"dropped {n} outbox rows")
+            return 0
+    if getattr(args, "jsonl", False):  # the rows, one compact object a line
+        for row in found:
+            _out(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str))
+        return 0
+    if args.json:
+        _print_json({"counts": counts, "rows": found})
+        return 0
+    _out(", ".join(f"{n} {status}" for status, n in counts.items()))
+    for row in found:
+        error = f"  last error: {row['last_error']}" if row["last_error"] else ""
+        _out(
+            f"  #{row['id']} {row['status']} to {row['sink']}: alert {row['alert_id']},"
+            f" {row['attempts']} attempts, next {row['next_at']:%Y-%m-%d %H:%M:%S}{error}"
+        )
+    if counts["dead"]:
+        _out("queue the dead rows again with: uac outbox retry")
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from uac.checks.scheduler import Every, parse_cron, parse_every
     from uac.runtime.api.server import ServeOptions, run
@@ -224,7 +260,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"refusing to listen on {args.host}: uac serve binds to 127.0.0.1 unless you pass "
             "--public (and put TLS in front of it)"
         )
+    from uac.runtime.api.outbox_settings import OutboxSettings
+
+    delivery = OutboxSettings(
+        workers=args.outbox_workers,
+        per_sink=args.outbox_per_sink,
+        max_delay=args.outbox_max_delay,
+        horizon=args.outbox_horizon * 3600,
+        timeout=args.webhook_timeout,
+    )
     options = ServeOptions(
+        delivery=delivery,
         webhooks=[args.webhook] if args.webhook else [],
         alerts_jsonl=args.alerts_jsonl,
         schedule=schedule,

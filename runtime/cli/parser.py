@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import uac
 from uac.fact_log.backends import pg_jobs
 from uac.runtime.api.client import MCP_IDLE_SECONDS, MCP_SESSIONS_PER_KEY
+from uac.runtime.api.verb_methods import COMMANDS
 from uac.runtime.cli.admin import (
     cmd_erase,
     cmd_erasures,
@@ -21,7 +22,7 @@ from uac.runtime.cli.admin import (
 )
 from uac.runtime.cli.alerts import (
     RULE_EXAMPLE,
-    cmd_ack,
+    cmd_acknowledge,
     cmd_alerts,
     cmd_check,
     cmd_questions,
@@ -30,11 +31,12 @@ from uac.runtime.cli.alerts import (
     cmd_schedule,
     cmd_snooze,
 )
-from uac.runtime.cli.common import LISTING, SUBJECT_HELP
+from uac.runtime.cli.common import LISTING, SUBJECT_HELP, cmd_verb
 from uac.runtime.cli.ops import (
     cmd_demo,
     cmd_mcp,
     cmd_migrate,
+    cmd_outbox,
     cmd_serve,
     cmd_tools,
     cmd_worker,
@@ -94,6 +96,33 @@ def _positive_seconds(text: str) -> float:
     if not 0 < value < 10**9:  # also refuses nan and inf
         raise argparse.ArgumentTypeError(f"not a number of seconds above 0: {text!r}")
     return value
+
+
+# How a verb field's kind (runtime/api/verb_methods.py COMMANDS) is read from the line.
+KINDS: dict[str, Callable[[str], Any]] = {
+    "int": int,
+    "float": float,
+    "day": _day_arg,
+    "moment": _date_arg,
+}
+# The function that runs and prints a command the verb table defines (default: cmd_verb,
+# which prints the verb's JSON answer).
+VERB_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "prefer": cmd_prefer,
+    "forget": cmd_forget,
+    "confirm": cmd_confirm,
+    "erasures": cmd_erasures,
+    "facts": cmd_facts,
+    "inputs": cmd_inputs,
+    "rejections": cmd_rejections,
+    "context": cmd_context,
+    "manifest": cmd_manifest,
+    "why": cmd_why,
+    "diff": cmd_diff,
+    "check": cmd_check,
+    "subjects": cmd_subjects,
+    "run-once": cmd_run_once,
+}
 
 
 def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
@@ -164,9 +193,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     def command(
-        name: str, func: Callable[[argparse.Namespace], int], help: str
+        name: str,
+        func: Callable[[argparse.Namespace], int],
+        help: str,
+        aliases: tuple[str, ...] = (),
     ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help)
+        p = sub.add_parser(name, help=help, description=help, aliases=list(aliases))
         _global_options(p, top=False)
         p.set_defaults(func=func)
         return p
@@ -204,25 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="file format (default: from the extension)",
     )
     p.add_argument("--session", help="conversation/session id to record")
-
-    p = command("facts", cmd_facts, "List a subject's facts in log order.")
-    subject(p)
-    p.add_argument("--path", help="only facts at this path")
-
-    p = command("inputs", cmd_inputs, "List a subject's archived raw inputs.")
-    subject(p)
-    p.add_argument("--show", action="store_true", help="show quarantined inputs' (masked) text too")
-
-    command("subjects", cmd_subjects, "List the tenant's subjects with fact and input counts.")
-
-    p = command(
-        "forget",
-        cmd_forget,
-        "Retract one of a subject's facts (appends a retract; nothing is deleted).",
-    )
-    subject(p)
-    p.add_argument("fact_id", help="id of the fact to retract (see 'uac facts')")
-    p.add_argument("--reason", help="why it is forgotten")
 
     p = command(
         "member", cmd_member, "Add a user to a group, remove them, or list members (or groups)."
@@ -270,18 +283,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--date", type=_day_arg, help="when it happened (YYYY-MM-DD; default today)")
 
     p = command(
-        "confirm",
-        cmd_confirm,
-        "Confirm a preference inferred from conversation (context shows it as a question "
-        "until then).",
-    )
-    subject(p)
-    p.add_argument("path", help="preference path, e.g. preferences.language")
-
-    p = command("erasures", cmd_erasures, "List a subject's erasure reports (no erased content).")
-    subject(p)
-
-    p = command(
         "gc",
         cmd_gc,
         "Compact derived data (never the log): search rows of retracted items, checkpoint "
@@ -312,11 +313,6 @@ def build_parser() -> argparse.ArgumentParser:
                 help="who said it (default: user)",
             )
 
-    p = command("prefer", cmd_prefer, "Store a style wish that fits no preference slot.")
-    subject(p)
-    p.add_argument("text", help='e.g. "give the root cause first, then the steps"')
-    p.add_argument("--confidence", type=float, default=1.0, help="0-1 (default: %(default)s)")
-
     p = command("note", cmd_note, "Ingest a Markdown note (frontmatter, ## Preferences, ## Notes).")
     subject(p)
     p.add_argument(
@@ -324,16 +320,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--id", help="note identity (default: the file name)")
     p.add_argument("--template", action="store_true", help="print a note template from the catalog")
-
-    p = command(
-        "rejections", cmd_rejections, "List what the ingestion gate refused for a subject, and why."
-    )
-    subject(p)
-    p.add_argument(
-        "--show",
-        action="store_true",
-        help="operator audit: show quarantined inputs' text (secrets stay masked)",
-    )
 
     p = command("alerts", cmd_alerts, "List open alerts of a subject, or of the whole tenant.")
     p.add_argument("subject", nargs="?", help=SUBJECT_HELP + " (default: every subject)")
@@ -344,18 +330,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="include answered (resolved) questions")
 
     for name, func, text in (
-        ("ack", cmd_ack, "Acknowledge an alert."),
+        ("acknowledge", cmd_acknowledge, "Acknowledge an alert (also: uac ack)."),
         ("snooze", cmd_snooze, "Hide an alert until a date."),
     ):
-        p = command(name, func, text)
+        p = command(name, func, text, ("ack",) if name == "acknowledge" else ())
         p.add_argument("alert_id", help="the alert id (see 'uac alerts')")
         p.add_argument("--subject", help="the alert's subject (default: found in the tenant)")
         if name == "snooze":
             p.add_argument("--until", type=_day_arg, required=True, help="last day it stays hidden")
-
-    p = command("check", cmd_check, "Compile if needed and run a subject's checks now.")
-    subject(p)
-    p.add_argument("--today", type=_day_arg, help="the date checks use")
 
     p = command(
         "preview",
@@ -386,9 +368,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("rule", cmd_rule, "Store a user rule (threshold, reminder, forbid) as JSON.")
     subject(p)
     p.add_argument("rule", help=f"the rule, e.g. {RULE_EXAMPLE}")
-
-    p = command("run-once", cmd_run_once, "One scheduled pass: compile changed, check all, record.")
-    p.add_argument("--today", type=_day_arg, help="the date checks use")
 
     p = command(
         "schedule", cmd_schedule, "Run scheduled passes on an interval or cron until stopped."
@@ -423,6 +402,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", type=_date_arg, help="only items from this date on")
     p.add_argument("--kind", choices=("note", "input"), help="only notes or only raw inputs")
     p.add_argument("--today", type=_day_arg, help="reference date for recency")
+    p.add_argument(
+        "--neighbours",
+        type=int,
+        help="turns either side shown with each hit (default: 1 for messages, 0 for notes)",
+    )
 
     p = command("feedback", cmd_feedback, "Mark a search result 'not this': it ranks lower.")
     subject(p)
@@ -431,12 +415,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--not-this", action="store_true", default=True, help="negative feedback (the default)"
     )
     p.add_argument("--reason", help="why it is not relevant")
-
-    p = command("context", cmd_context, "Print the memory block for an agent's system prompt.")
-    subject(p)
-    p.add_argument("--query", help="the current user message: adds the most relevant notes")
-    p.add_argument("--budget", type=int, default=800, help="token budget (default: %(default)s)")
-    p.add_argument("--today", type=_day_arg, help="reference date for recency and alerts")
 
     p = command("query", cmd_query, "Answer a question exactly: run Python over the typed state.")
     subject(p)
@@ -447,24 +425,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--today", type=_day_arg, help="what 'today' means (default: now, UTC)")
     p.add_argument("--as-of", type=_date_arg, help="query the state as it was at this valid time")
     p.add_argument("--explain", action="store_true", help="also show the records and fact ids read")
-
-    p = command(
-        "manifest", cmd_manifest, "Print the compact manifest of a subject's current checkpoint."
-    )
-    subject(p)
-
-    p = command(
-        "why", cmd_why, "Explain a compiled value: the facts behind it and what they superseded."
-    )
-    subject(p)
-    p.add_argument(
-        "expr", help="user.passport.expiry_date, user.trips[0], user.trips['FR|Paris|2025-03-05']"
-    )
-
-    p = command("diff", cmd_diff, "Show the typed-state difference between two checkpoints.")
-    subject(p)
-    p.add_argument("v1", nargs="?", type=int, help="older version (default: the one before v2)")
-    p.add_argument("v2", nargs="?", type=int, help="newer version (default: current)")
 
     p = command(
         "verify",
@@ -480,6 +440,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("action", choices=("export",), help="what to do")
     p.add_argument("--all", action="store_true", help="every anchor, oldest first")
+
+    # Commands whose arguments the verb table defines (runtime/api/verbs.py, `cli`).
+    for name, spec in COMMANDS.items():
+        p = command(name, VERB_COMMANDS.get(name, cmd_verb), spec["help"])
+        if spec["subject"] != "none":
+            optional = spec["subject"] == "optional"
+            p.add_argument("subject", nargs="?" if optional else None, help=SUBJECT_HELP)
+        for flags, settings in spec["arguments"]:
+            settings = dict(settings)
+            kind = settings.pop("kind")
+            if kind == "flag":
+                settings["action"] = "store_true"
+            elif kind != "str":
+                settings["type"] = KINDS[kind]
+            p.add_argument(*flags, **settings)
 
     p = command("mcp", cmd_mcp, "Serve the agent tools for one subject over MCP (stdio).")
     subject(p, "; the only subject the connected agent reaches")
@@ -544,9 +519,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp-idle-timeout", type=_positive_seconds, default=MCP_IDLE_SECONDS, metavar="SECONDS",
         help="end an MCP session unused for this long (default: %(default)g)",
     )  # fmt: skip
+    _outbox_options(p)
     when = p.add_mutually_exclusive_group()
     when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
     when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")
+
+    p = command(
+        "outbox",
+        cmd_outbox,
+        "The tenant's alerts waiting for a sink: list rows, retry (queue again; without ids,"
+        " every dead row) or drop them.",
+    )
+    p.add_argument("action", choices=("list", "retry", "drop"), help="list, retry or drop")
+    p.add_argument("ids", nargs="*", type=int, metavar="ID", help="outbox row ids (retry, drop)")
+    p.add_argument("--status", choices=("pending", "delivered", "dead"), help="list only these")
+    p.add_argument(
+        "--limit", type=_positive_int, default=50, help="rows to list (default: %(default)s)"
+    )
 
     p = command(
         "keys",
@@ -570,3 +559,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace the workspace at --home (kept until the demo is built)",
     )
     return parser
+
+
+def _outbox_options(p: argparse.ArgumentParser) -> None:
+    """`uac serve`'s alert delivery settings (runtime/api/outbox.py OutboxSettings)."""
+    from uac.runtime.api.outbox_settings import OutboxSettings
+
+    d = OutboxSettings()
+    p.add_argument(
+        "--outbox-workers", type=_positive_int, default=d.workers, metavar="N",
+        help="threads delivering alerts to sinks (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-per-sink", type=_positive_int, default=d.per_sink, metavar="N",
+        help="deliveries to one sink at once (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-max-delay", type=_positive_seconds, default=d.max_delay, metavar="SECONDS",
+        help="longest wait between two attempts of one delivery (default: %(default)g)",
+    )  # fmt: skip
+    p.add_argument(
+        "--outbox-horizon", type=_positive_seconds, default=d.horizon / 3600, metavar="HOURS",
+        help="keep retrying a failing delivery this long before giving up (default: %(default)g)",
+    )  # fmt: skip
+    p.add_argument(
+        "--webhook-timeout", type=_positive_seconds, default=d.timeout, metavar="SECONDS",
+        help="seconds a webhook may take to answer one delivery (default: %(default)g)",
+    )  # fmt: skip

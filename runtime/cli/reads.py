@@ -17,6 +17,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _listing,
     _machine,
     _memory,
@@ -33,7 +34,7 @@ from uac.runtime.cli.common import (
 def cmd_facts(args: argparse.Namespace) -> int:
     _listing(
         args,
-        _call(args, "facts", args.subject, path=args.path),
+        _call(args, "facts", args.subject, **_fields(args)),
         f"no facts for {args.subject}; add some with: uac add {args.subject} TEXT",
         ("seq", "id", "status", "origin", "op", "kind", "path", "key", "value", "source", "at"),
         lambda f: (
@@ -56,7 +57,7 @@ def cmd_facts(args: argparse.Namespace) -> int:
 def cmd_inputs(args: argparse.Namespace) -> int:
     _listing(
         args,
-        _call(args, "inputs", args.subject, show=args.show or None),
+        _call(args, "inputs", args.subject, **_fields(args)),
         f"no inputs for {args.subject}",
         ("seq", "id", "kind", "name", "source", "content", "observed"),
         lambda i: (
@@ -75,7 +76,7 @@ def cmd_inputs(args: argparse.Namespace) -> int:
 def cmd_subjects(args: argparse.Namespace) -> int:
     _listing(
         args,
-        _call(args, "subjects"),
+        _call(args, "subjects", **_fields(args)),
         f"no subjects in tenant {args.tenant}; start with: uac add alice 'some text'",
         ("scope", "subject", "facts", "inputs", "last write"),
         lambda s: (s["scope"], s["subject"], s["facts"], s["inputs"], _when(s["last_recorded_at"])),
@@ -84,7 +85,7 @@ def cmd_subjects(args: argparse.Namespace) -> int:
 
 
 def cmd_rejections(args: argparse.Namespace) -> int:
-    rows = _call(args, "rejections", args.subject, show=args.show or None)
+    rows = _call(args, "rejections", args.subject, **_fields(args))
     table = _listing(
         args,
         rows,
@@ -193,7 +194,7 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     from uac.compiler import loader
     from uac.fact_log import duck
     from uac.fact_log.addressing import parse_subject
-    from uac.fact_log.keys import KeyRing
+    from uac.fact_log.chain_keys import KeyRing
     from uac.runtime import sandbox
 
     try:
@@ -254,14 +255,14 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_manifest(args: argparse.Namespace) -> int:
-    out = _call(args, "manifest", args.subject)
+    out = _call(args, "manifest", args.subject, **_fields(args))
     if not _machine(args, out):
         _out(out["manifest"].rstrip())
     return 0
 
 
 def cmd_why(args: argparse.Namespace) -> int:
-    exp = _call(args, "why", args.subject, expr=args.expr)
+    exp = _call(args, "why", args.subject, **_fields(args))
     if args.json:
         _print_json(exp)
         return 0
@@ -287,7 +288,7 @@ def cmd_why(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    out = _call(args, "diff", args.subject, v1=args.v1, v2=args.v2)
+    out = _call(args, "diff", args.subject, **_fields(args))
     if _machine(args, out):
         return 0
     lines = out["changes"]

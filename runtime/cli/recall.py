@@ -6,6 +6,7 @@ import argparse
 
 from uac.runtime.cli.common import (
     _call,
+    _fields,
     _machine,
     _out,
     _short,
@@ -22,6 +23,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         since=args.since,
         kind=args.kind,
         today=args.today,
+        neighbours=args.neighbours,
     )
     if _machine(args, hits):
         return 0
@@ -35,6 +37,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             f"{flag}"
         )
         _out(f"    {_short(hit['text'], 100)}")
+        for nb in hit.get("neighbours") or ():
+            _out(f"      {nb['offset']:+d} {nb['id']}  {_short(nb['text'], 90)}")
     return 0
 
 
@@ -50,9 +54,7 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    block = _call(
-        args, "context", args.subject, query=args.query, budget=args.budget, today=args.today
-    )
+    block = _call(args, "context", args.subject, **_fields(args))
     if not _machine(args, block):
         _out(block["context"].rstrip())
     return 0

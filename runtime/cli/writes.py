@@ -14,6 +14,7 @@ from uac.runtime.cli.common import (
     _call,
     _client,
     _err,
+    _fields,
     _machine,
     _memory,
     _out,
@@ -61,7 +62,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         return 0
     existed = Path(args.home).expanduser().is_dir()
     with _memory(args, create=True) as mem:
-        where = mem.store.replica.log.where if mem.store.replica is not None else None
+        where = mem.store.backend.where
         ready = {"home": str(mem.home), "schema_version": mem.store.schema_version, "log": where}
         if not _machine(args, ready):
             _out(f"workspace ready at {mem.home} (schema version {mem.store.schema_version})")
@@ -99,14 +100,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     client = _client(args)
     if client is not None:
         with _watching(args, client, "import", args.subject):
-            result = client.import_file(
-                args.subject, args.collection, args.file, format=args.format, session=args.session
+            result = client.send_file(
+                "import",
+                args.subject,
+                args.file,
+                collection=args.collection,
+                format=args.format,
+                session=args.session,
             )
     else:
-        from uac.runtime.api.verbs import plain, with_alerts
+        from uac.runtime.api.verbs import plain
 
         with _memory(args) as mem, _progress(args, "importing") as bar:
-            before = mem.last_evaluation
             result = plain(
                 mem.import_file(
                     args.subject,
@@ -117,7 +122,6 @@ def cmd_import(args: argparse.Namespace) -> int:
                     progress=bar.report,
                 )
             )
-            result = with_alerts(mem, before, result)
     if args.json:
         _print_json(result)
         return 0
@@ -135,7 +139,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    fact = _call(args, "forget", args.subject, fact_id=args.fact_id, reason=args.reason)
+    fact = _call(args, "forget", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  retracts {args.fact_id} ({fact['path']})")
@@ -184,7 +188,7 @@ def cmd_note(args: argparse.Namespace) -> int:
 
 
 def cmd_prefer(args: argparse.Namespace) -> int:
-    fact = _call(args, "prefer", args.subject, text=args.text, confidence=args.confidence)
+    fact = _call(args, "prefer", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  soft preference stored: {fact['text']}")
@@ -210,7 +214,7 @@ def cmd_episode(args: argparse.Namespace) -> int:
 
 
 def cmd_confirm(args: argparse.Namespace) -> int:
-    fact = _call(args, "confirm", args.subject, path=args.path)
+    fact = _call(args, "confirm", args.subject, **_fields(args))
     if _machine(args, fact):
         return 0
     _out(f"{fact['id']}  confirmed {fact['path']} = {json.dumps(fact['value'])}")

@@ -704,7 +704,9 @@ def _plain(value: Any, policy: Policy, limits: Limits, depth: int) -> Any:
     if depth > limits.max_result_depth:
         raise QueryFailure("bad_result", f"the result nests deeper than {limits.max_result_depth}")
     kind = type(value)
-    if value is None or kind in (bool, str):
+    if kind is str:
+        return hide_host(value)
+    if value is None or kind is bool:
         return value
     if kind is int:
         if value.bit_length() > limits.max_int_bits:
@@ -746,9 +748,25 @@ def _plain(value: Any, policy: Policy, limits: Limits, depth: int) -> Any:
     raise _bad(value, "; wrap iterators in list() and return plain values")
 
 
+# What the host's memory layout and code shape would leak through a string the program made
+# (`repr(map(...))`, `str(gen)`, an error naming a helper): "<map object at 0x7f..>" reads
+# "<map object>", "make_helpers.<locals>.top_k()" reads "top_k()".
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,16}(?=>)")
+_LOCALS = re.compile(r"\b[\w.]*<locals>\.")
+
+
+def hide_host(text: str) -> str:
+    """text without memory addresses or the host's nested function names."""
+    if "0x" in text:
+        text = _ADDRESS.sub("", text)
+    if "<locals>" in text:
+        text = _LOCALS.sub("", text)
+    return text
+
+
 def _key(k: Any, policy: Policy, limits: Limits, depth: int) -> str:
     if type(k) is str:
-        return k
+        return hide_host(k)
     plain = _plain(k, policy, limits, depth)
     if isinstance(plain, str):
         return plain
@@ -793,7 +811,7 @@ def execute(
             raise QueryFailure("limit_exceeded", msg, query_line(exc.__traceback__)) from None
         except Exception as exc:
             line = query_line(exc.__traceback__)
-            msg = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            msg = hide_host(f"{type(exc).__name__}: {exc}".splitlines()[0])[:300]
             if isinstance(exc, ValueError) and "limit" in msg and "digits" in msg:
                 raise QueryFailure("limit_exceeded", msg, line) from None
             raise QueryFailure("runtime_error", msg, line) from None

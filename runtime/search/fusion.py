@@ -20,11 +20,16 @@ import math
 from typing import Any
 
 RRF_K = 60  # only for the informational `rrf` of a hit; ranking uses weighted score fusion
-# Fusion weights: the lexical list is the reference (1.0). A semantic embedder's list gets
-# equal say; a non-semantic one (feature hashing) is consulted only when the lexical list
+# Fusion weights: the lexical list is the reference (1.0). A semantic embedder's list weighs
+# what was measured for it (VECTOR_WEIGHTS; an unmeasured one gets equal say); a
+# non-semantic one (feature hashing) is consulted only when the lexical list
 # cannot be trusted alone (a query word unknown to the subject, or fewer than k matches) and
 # then weighs VECTOR_WEIGHT_NON_SEMANTIC (tuned on the dev half of bench/data/conv_*).
 VECTOR_WEIGHT_SEMANTIC = 1.0
+# Measured per list on the dev half of bench/data/conv_* (recall@10 and MRR both above the
+# lexical list alone): all-MiniLM-L6-v2's list at 0.1 (0.05: less recall; 0.15: MRR below
+# the lexical list's; 0.3 and up: MRR well below it). The same model by either runtime.
+VECTOR_WEIGHTS = {"minilm-l6-v2-numpy": 0.1, "sentence-transformers/all-MiniLM-L6-v2": 0.1}
 VECTOR_WEIGHT_NON_SEMANTIC = 0.1
 VECTOR_WEIGHT_UNKNOWN_WORD = 0.1
 # Recency breaks ties: its whole range (factor 0.5..1) moves a score by at most
@@ -52,10 +57,10 @@ def recency_factor(age_days: float, half_life_days: float) -> float:
     return RECENCY_FLOOR + (1.0 - RECENCY_FLOOR) * math.pow(0.5, age_days / half_life_days)
 
 
-def vector_weight(semantic: bool, unknown: bool) -> float:
-    """The dense list's weight against the lexical list's 1.0."""
+def vector_weight(semantic: bool, unknown: bool, embedder: str = "") -> float:
+    """The dense list's weight against the lexical list's 1.0 (measured per embedder)."""
     if semantic:
-        return VECTOR_WEIGHT_SEMANTIC
+        return VECTOR_WEIGHTS.get(embedder, VECTOR_WEIGHT_SEMANTIC)
     return VECTOR_WEIGHT_UNKNOWN_WORD if unknown else VECTOR_WEIGHT_NON_SEMANTIC
 
 
@@ -69,9 +74,10 @@ def fuse(
     windows: bool,
     semantic: bool,
     unknown: bool,
+    embedder: str = "",
 ) -> Parts:
     """Candidates with their score parts: weighted, normalised score fusion."""
-    w_vec = vector_weight(semantic, unknown)
+    w_vec = vector_weight(semantic, unknown, embedder)
     parts: Parts = {}
     if lex:
         top = lex[0][1]

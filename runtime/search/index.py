@@ -79,7 +79,7 @@ from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.arrays import Cache, Subject
 from uac.runtime.search.dense import cosine, embed_docs_after
 from uac.runtime.search.dense import create_table as create_vectors_table
-from uac.runtime.search.embedders import Embedder, HashingEmbedder, is_semantic
+from uac.runtime.search.embedders import Embedder, default_embedder, is_semantic
 from uac.runtime.search.expand import Neighbour, hop_names, neighbours
 from uac.runtime.search.fusion import RRF_K, Parts, recency_factor
 from uac.runtime.search.indexing import index_range, index_subjects
@@ -149,7 +149,7 @@ class SearchIndex:
 
     def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
-        self.embedder: Embedder = embedder if embedder is not None else HashingEmbedder()
+        self.embedder: Embedder = embedder if embedder is not None else default_embedder()
         # Caches of search_meta and of which search_* tables exist: the connection holds the
         # workspace lock, so only this process changes them, and sync() re-reads the meta.
         self._meta_cache: dict[str, str] | None = None
@@ -374,7 +374,7 @@ class SearchIndex:
             return self._sync()
 
     def _sync(self) -> int:
-        if self.store.replica is not None:
+        if not self.store.backend.one_chain:  # numbers with gaps: watermarks per subject
             return self._sync_subjects()
         fhi, ihi = self._log_heads()
         if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")):
@@ -444,11 +444,18 @@ class SearchIndex:
         today: dt.date,
         lexical: bool = True,
         dense: bool = True,
-        neighbours: int = 0,
+        neighbours: int | None = None,
         hops: int = 1,
         time_filter: bool = True,
     ) -> list[SearchHit]:
-        """The subject's k best notes/inputs for text, newest-first on ties."""
+        """The subject's k best notes/inputs for text, newest-first on ties.
+
+        `neighbours`: how many turns either side of a hit come with it (`SearchHit.neighbours`,
+        same session, else within expand.NEIGHBOUR_GAP). None, the default, is 1 for hits
+        that are conversational inputs (the answer is often the next turn) and 0 for notes.
+        A neighbour that is itself a hit, or already came with a better hit, is not repeated,
+        so the k hits and their neighbours hold each item once.
+        """
         if not isinstance(text, str) or not text.strip():
             raise InputError("a search needs some text")
         if not 1 <= k <= 1000:
@@ -457,12 +464,11 @@ class SearchIndex:
             raise InputError(f"kind must be 'note' or 'input', got {kind!r}")
         if not half_life_days > 0:
             raise InputError(f"half_life_days must be positive, got {half_life_days}")
-        if not 0 <= neighbours <= 20:
+        if neighbours is not None and not 0 <= neighbours <= 20:
             raise InputError(f"neighbours must be between 0 and 20, got {neighbours}")
         if hops not in (1, 2):
             raise InputError(f"hops must be 1 or 2, got {hops}")
-        if self.store.replica is not None:  # a shared log: copy other nodes' writes first
-            self.store.replica.sync(address)
+        self.store.backend.sync(address)  # a shared log: copy other nodes' writes first
         if not self.store.read_only:
             self.sync()
         if not self._has_table("search_docs") or self._meta("layout") != LAYOUT:
@@ -530,6 +536,7 @@ class SearchIndex:
             windows=bool(scope.windows),
             semantic=semantic,
             unknown=unknown,
+            embedder=self.embedder.name,
         )
 
     def _second_hop(
@@ -552,6 +559,44 @@ class SearchIndex:
         second = self._rank(scope, subject, more, k, use_lexical, use_dense)
         return fusion.merge_second_pass(first, second)
 
+    def _around(
+        self,
+        subject: Subject,
+        parts: Parts,
+        top: list[int],
+        found: dict[int, tuple[Any, ...]],
+        n: int | None,
+        k: int,
+    ) -> tuple[list[int], dict[int, tuple[Neighbour, ...]]]:
+        """The k hits with their neighbouring items, every item shown once.
+
+        In rank order: a hit already shown as a better hit's neighbour gives its place to
+        the next candidate, and a neighbour already shown is not repeated.
+        """
+        wanted = {doc: (n if n is not None else int(found[doc][1] == "input")) for doc in top}
+        asking = [doc for doc in top if wanted[doc]]
+        if not asking:
+            return top[:k], {}
+        dates = {d: parts[d]["at"] for d in asking}
+        near = neighbours(self.con, subject.sid, asking, found, dates, max(wanted.values()))
+        shown: set[str] = set()
+        hits: list[int] = []
+        around = {}
+        for doc in top:
+            if len(hits) == k:
+                break
+            if found[doc][0] in shown:
+                continue
+            hits.append(doc)
+            shown.add(found[doc][0])
+            keep = []
+            for nb in near.get(doc, ()):
+                if abs(nb.offset) <= wanted[doc] and nb.id not in shown:
+                    shown.add(nb.id)
+                    keep.append(nb)
+            around[doc] = tuple(keep)
+        return hits, around
+
     def _hits(
         self,
         subject: Subject,
@@ -560,23 +605,24 @@ class SearchIndex:
         half_life_days: float,
         today: dt.date,
         recent: bool,
-        n_neighbours: int,
+        n_neighbours: int | None,
     ) -> list[SearchHit]:
         if not parts:
             return []
-        top = fusion.best(
-            parts,
-            k,
-            disliked=subject.disliked,
-            half_life_days=half_life_days,
-            today=today,
-            recent=recent,
-        )
+        options: dict[str, Any] = {
+            "disliked": subject.disliked,
+            "half_life_days": half_life_days,
+            "today": today,
+            "recent": recent,
+        }
+        top = fusion.best(parts, k, **options)
+        if n_neighbours != 0:
+            # A hit shown beside a better one gives its place to the next: the k best first
+            # (in their order), then the next k as replacements.
+            chosen = set(top)
+            top += [d for d in fusion.best(parts, 2 * k, **options) if d not in chosen]
         found = {doc: subject.item(subject.position(doc)) for doc in top}
-        around = {}
-        if n_neighbours:
-            dates = {d: parts[d]["at"] for d in top}
-            around = neighbours(self.con, subject.sid, top, found, dates, n_neighbours)
+        top, around = self._around(subject, parts, top, found, n_neighbours, k)
         hits = []
         for doc in top:
             item_id, kind, text, _ = found[doc]

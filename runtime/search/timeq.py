@@ -10,12 +10,19 @@ same day always gives the same windows. Understood (case-insensitive):
 
 * "yesterday", "today", "this week/month/year", "last week/month/year"
 * "N days/weeks/months/years ago" (a window around that day, week, month or year)
+* "on 9 November, 2022", "November 9th 2022", "2022-11-09": that day (a day stays a day)
 * "in/during/on March" (the latest March that began on or before today),
   "in March 2023", "March 2023", "in 2024"
+* "last night" (yesterday), "last/this weekend"
 * "last/this spring/summer/autumn/fall/winter" (northern seasons: winter is Dec-Feb);
   "last summer" is the latest summer that ended before today
 * "recently", "lately", "latest", "these days", "nowadays": no window, but a cue that the
   newest items matter (the caller weighs recency more)
+
+The same expressions in an item's own text say when what it tells happened: `stated(text,
+at)` resolves them against the item's date ("two weeks ago" written on 4 February is mid
+January), and a query's window keeps an item dated outside it whose stated time falls
+inside it (arrays.py).
 
 Not understood: event-relative phrases ("before the move"), which need events rather than
 dates; such words stay in the query and are matched as words.
@@ -90,13 +97,27 @@ def _season(name: str, today: dt.date, last: bool) -> Window:
 
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:on |in )?(\d{4})-(\d{2})-(\d{2})\b"), "iso_day"),
+    (
+        re.compile(
+            r"\b(?:on |in )?(?:the )?(\d{1,2})(?:st|nd|rd|th)?(?: of)? ("
+            + _MONTH_RE
+            + r")\.?,? (\d{4})\b"
+        ),
+        "day_month_year",
+    ),
+    (
+        re.compile(r"\b(?:on |in )?(" + _MONTH_RE + r")\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b"),
+        "month_day_year",
+    ),
     (re.compile(r"\b(?:in |during |on )?(" + _MONTH_RE + r")\.?,? (\d{4})\b"), "month_year"),
     (re.compile(r"\b(?:in|during|on) (" + _MONTH_RE + r")\b(?! \d)"), "month"),
     (re.compile(r"\b(?:in|during) (\d{4})\b"), "year"),
     (re.compile(r"\b(last|this|past) (spring|summer|autumn|fall|winter)\b"), "season"),
     (re.compile(r"\b(last|this|past) (week|month|year)\b"), "relative"),
     (re.compile(r"\b(\d+|a|one|two|three|four|five|six) (day|week|month|year)s? ago\b"), "ago"),
-    (re.compile(r"\byesterday\b"), "yesterday"),
+    (re.compile(r"\b(last|this) weekend\b"), "weekend"),
+    (re.compile(r"\b(?:yesterday|last night)\b"), "yesterday"),
     (re.compile(r"\btoday\b"), "today"),
 ]
 _RECENT = re.compile(r"\b(recently|lately|latest|these days|nowadays|most recent|newest)\b")
@@ -104,6 +125,23 @@ _RECENT = re.compile(r"\b(recently|lately|latest|these days|nowadays|most recent
 
 def _windows(kind: str, m: re.Match[str], today: dt.date) -> tuple[Window, ...]:
     day = _day(today)
+    if kind in ("iso_day", "day_month_year", "month_day_year"):
+        if kind == "iso_day":
+            y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        elif kind == "day_month_year":
+            y, mo, d = int(m.group(3)), _MONTH[m.group(2)], int(m.group(1))
+        else:
+            y, mo, d = int(m.group(3)), _MONTH[m.group(1)], int(m.group(2))
+        start = dt.datetime(y, mo, d)
+        return ((start, start + dt.timedelta(days=1)),)
+    if kind == "weekend":
+        # "this weekend": the one ahead of (or holding) today; "last": the one before it.
+        saturday = day + dt.timedelta(days=5 - today.weekday())
+        if today.weekday() == 6:
+            saturday -= dt.timedelta(days=7)
+        if m.group(1) == "last":
+            saturday -= dt.timedelta(days=7)
+        return ((saturday, saturday + dt.timedelta(days=2)),)
     if kind == "month_year":
         return (_month(int(m.group(2)), _MONTH[m.group(1)]),)
     if kind == "month":
@@ -158,3 +196,21 @@ def parse(query: str, today: dt.date) -> TimeQuery:
         rest = (query[: m.start()] + " " + query[m.end() :]).strip()
         return TimeQuery(windows, " ".join(rest.split()), recent, m.group(0))
     return TimeQuery((), query, recent, None)
+
+
+# A cheap first look: most items say nothing about time, and need no pattern run.
+_ANY_TIME = re.compile(
+    r"\b(?:ago|yesterday|last|this|past|weekend|night|in|during|on|\d{4})\b", re.IGNORECASE
+)
+
+
+def stated(text: str, at: dt.datetime) -> Window | None:
+    """When what an item says happened: its first time expression, read on its own date."""
+    if _ANY_TIME.search(text) is None:
+        return None
+    found = parse(text, at.date())
+    if not found.windows or found.expression in ("today",):
+        return None  # nothing, or the item's own day (its date already says so)
+    lo = min(w[0] for w in found.windows)
+    hi = max(w[1] for w in found.windows)
+    return lo, hi

@@ -109,7 +109,7 @@ user = User(
             recorded_at=datetime.datetime(2026, 5, 3, 19, 0, 0),
         ),
         Note(
-            fact_id="f_60c00e6a792abf05b5b4",
+            fact_id="f_1fd3a06e57c338a7c731",
             text="The boiler service code is in the blue folder.",
             recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
         ),

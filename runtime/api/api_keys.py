@@ -19,7 +19,6 @@ import time
 from typing import Any
 
 from uac.fact_log.addressing import check_name, parse_subject
-from uac.fact_log.backends import pg_service
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
 from uac.runtime.api import schema  # noqa: F401 (registers the api_keys table)
@@ -45,9 +44,7 @@ class Principal:
 
 def _rows(store: Store, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """Run one statement on the keys table: the shared database's, else the workspace's."""
-    if store.replica is not None:  # every API node of a shared log sees the same keys
-        return pg_service.run(store.replica.log, sql, params)
-    return store.con.execute(sql, params).fetchall()
+    return store.backend.service_rows(sql, params)
 
 
 def _hash(token: str) -> str:

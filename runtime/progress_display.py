@@ -4,7 +4,7 @@
 bar, done/total, rate and time left. Not on a terminal (a log, CI): one plain line every
 `interval` seconds and a last one at the end, so logs stay readable. `quiet` prints
 nothing. Its `report(stage, done, total)` is the callback every layer reports to
-(`uac.fact_log.progress`): an import goes through stages (reading, validating, ...) and
+(`uac.fact_log.progress_callback`): an import goes through stages (reading, validating, ...) and
 the line names the stage it is in. The clock is a parameter so tests can drive it; the
 helper keeps no global state and never touches stdout, where results go.
 

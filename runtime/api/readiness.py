@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import uac
-from uac.fact_log.backends import pg_service
 
 
 def liveness() -> dict[str, Any]:
@@ -28,13 +27,11 @@ def readiness(mem: Any, deliverer: Any = None) -> tuple[bool, dict[str, Any]]:
         body["workspace"] = "opening"
         return False, body
     body["workspace"] = "open"
-    replica = mem.store.replica
-    if replica is not None:  # a shared log: this node is useless while the database is down
-        body["log"] = replica.log.where
-        problem = pg_service.ping(replica.log)
-        body["database"] = problem or "ok"
-        if problem:
-            return False, body
+    # A shared log: this node is useless while the database is down.
+    found = mem.store.backend.readiness()
+    body.update(found)
+    if found.get("database", "ok") != "ok":
+        return False, body
     if deliverer is not None:
         body["outbox_pending"] = deliverer.pending()
     body["ready"] = True

@@ -3,7 +3,7 @@
 `place` renames a complete, signed version directory into the subject's `versions/` (the
 compiler's publish and a fetch both end with it).
 
-When the workspace's log is on PostgreSQL (fact_log/backends/replica.py), a node that
+When the workspace's log is on PostgreSQL (fact_log/backends/postgres.py), a node that
 publishes a present-time checkpoint uploads its files as content-addressed blobs and records
 it (fact_log/backends/pg_artifacts.py). A node about to serve a subject asks for the latest
 record first: if it folded more of the log than the node's own current checkpoint, the node
@@ -73,7 +73,7 @@ def last_on_disk(base: Path) -> int:
 
 def artifacts(store: Store) -> Artifacts | None:
     """Where this workspace's published checkpoints are shared, or None (a local workspace)."""
-    return None if store.replica is None else store.replica.artifacts
+    return store.backend.artifacts
 
 
 def upload(store: Store, addr: Address, directory: Path, row: dict[str, Any]) -> Published | None:

@@ -1,6 +1,6 @@
 """Alerts and their outbox rows in a shared log's PostgreSQL database: all their SQL.
 
-On a workspace bound to PostgreSQL (fact_log/backends/replica.py) the alerts table there is
+On a workspace bound to PostgreSQL (fact_log/backends/postgres.py) the alerts table there is
 the one every node and worker shares; each node's DuckDB `alerts` table is a copy of the
 rows of the subjects it evaluated or listed (checks/alerts.py keeps it current). An
 evaluation locks its subjects (`pg_advisory_xact_lock`, in sorted order), reads their rows,
@@ -219,6 +219,46 @@ def outbox_send_one(
             [status, attempts, next_at, error, status, row[0]],
         )
         return True
+
+
+def outbox_rows(log: PgLog, tenant: str, status: str | None, limit: int) -> list[tuple[Any, ...]]:
+    """A tenant's shared outbox rows, newest first (`uac outbox list`, the console)."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute(
+            "SELECT id, alert_id, sink, status, attempts, next_at, last_error, created_at,"
+            " delivered_at FROM uac_outbox WHERE tenant = %s"
+            " AND (%s::TEXT IS NULL OR status = %s) ORDER BY id DESC LIMIT %s",
+            [tenant, status, status, limit],
+        )
+        return list(cur.fetchall())
+
+
+def outbox_counts(log: PgLog, tenant: str) -> dict[str, int]:
+    """A tenant's shared outbox rows per status."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute(
+            "SELECT status, count(*) FROM uac_outbox WHERE tenant = %s GROUP BY status", [tenant]
+        )
+        return {status: int(n) for status, n in cur.fetchall()}
+
+
+def outbox_requeue(log: PgLog, tenant: str, ids: list[int], now: dt.datetime) -> int:
+    """Queue a tenant's rows again (the named ones, or every dead one), due at `now`."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute(
+            "UPDATE uac_outbox SET status = 'pending', attempts = 0, next_at = %s"
+            " WHERE tenant = %s AND status <> 'delivered'"
+            " AND (cardinality(%s::BIGINT[]) = 0 AND status = 'dead' OR id = ANY(%s::BIGINT[]))",
+            [now, tenant, ids, ids],
+        )
+        return cur.rowcount
+
+
+def outbox_drop(log: PgLog, tenant: str, ids: list[int]) -> int:
+    """Delete a tenant's named outbox rows."""
+    with pg_schema.transaction(log) as cur:
+        cur.execute("DELETE FROM uac_outbox WHERE tenant = %s AND id = ANY(%s)", [tenant, ids])
+        return cur.rowcount
 
 
 def counts(log: PgLog) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """How long work reports progress: one callback, `report(stage, done, total)`.
 
 Any layer may report (the importer, an erase, a scheduled pass) without knowing who
-listens; the runtime decides how to show it (`runtime/progress.py` draws a bar on a
+listens; the runtime decides how to show it (`runtime/progress_display.py` draws a bar on a
 terminal, prints lines in a log, or keeps it for the service's `/v1/jobs/progress`).
 A stage is a short verb phrase ("validating", "writing"); `done` counts up to `total`
 within it, and a new stage starts its count again; a total of 0 means the stage has no

@@ -20,7 +20,7 @@ import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
 
@@ -106,6 +106,33 @@ class Gate:
             with self._cond:
                 self._swapping = False
                 self._cond.notify_all()
+
+
+class Cursor(Protocol):
+    """A statement's result: what `Connection.execute` returns (a DuckDB cursor or Rows)."""
+
+    def fetchone(self) -> tuple[Any, ...] | None: ...
+
+    def fetchall(self) -> list[tuple[Any, ...]]: ...
+
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]: ...
+
+
+def one(rows: Cursor) -> tuple[Any, ...]:
+    """The row of a statement that always returns one (an aggregate, a scalar subquery)."""
+    row = rows.fetchone()
+    if row is None:
+        raise RuntimeError("a statement that returns one row returned none")
+    return row
+
+
+class Connection(Protocol):
+    """What the log's SQL helpers need of a connection: a DuckDB connection or cursor, or the
+    store's GatedConnection (every statement inside the store's gate)."""
+
+    def execute(self, sql: str, parameters: Any = None, /) -> Cursor: ...
+
+    def executemany(self, sql: str, parameters: Any, /) -> Cursor: ...
 
 
 class Rows:
@@ -250,7 +277,7 @@ class GatedConnection:
 
 @contextlib.contextmanager
 def scan(
-    con: GatedConnection | duckdb.DuckDBPyConnection,
+    con: Connection,
     sql: str,
     parameters: Sequence[Any] | None = None,
     size: int = 10_000,
@@ -263,6 +290,6 @@ def scan(
         yield _chunks(con.execute(sql, parameters), size)
 
 
-def _chunks(cur: duckdb.DuckDBPyConnection, size: int) -> Iterator[tuple[Any, ...]]:
+def _chunks(cur: Cursor, size: int) -> Iterator[tuple[Any, ...]]:
     while chunk := cur.fetchmany(size):
         yield from chunk

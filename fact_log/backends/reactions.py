@@ -1,0 +1,115 @@
+"""The reactions queue: which subjects have writes their reaction has not covered yet.
+
+A write and its pending reaction are recorded in one transaction: the append that stores a
+batch also counts one more wanted reaction for the batch's subject (`enqueue`, called by the
+DuckDB append in store.py/staging.py and by the PostgreSQL append in backends/pg_log.py,
+in the write's own transaction). The runtime's `Reactor` (runtime/api/reactor.py) reads the
+count before it reacts and records it as covered afterwards (`covered`), so writes that land
+while a reaction runs are covered by one more reaction (coalesced), and a process killed
+between a write's commit and its reaction leaves the row pending (`wanted > done`) for the
+next writable open, server or worker to catch up (`pending`).
+
+One row per subject, on the backend that holds the log: the workspace file (DuckDB) or the
+shared PostgreSQL database (where `uac_jobs` is the workers' queue and this table the
+reactors' — both filled by the same transaction); read and updated through the backend's
+`service_rows`, so this module never asks which backend it runs on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from uac.fact_log.addressing import Address
+from uac.fact_log.backends import pg_schema
+from uac.fact_log.schema import Owner, register
+
+if TYPE_CHECKING:
+    import duckdb
+    import psycopg
+
+# The workspace's Store (fact_log/store.py: `backend`, `con`, `write_lock`), passed in:
+# this module sits under the store and never imports it.
+Store = Any
+
+REACTIONS = register(
+    Owner(
+        "reactions",
+        0,
+        (
+            (
+                "CREATE TABLE IF NOT EXISTS reactions (tenant VARCHAR NOT NULL,"
+                " scope VARCHAR NOT NULL, subject VARCHAR NOT NULL, wanted BIGINT NOT NULL,"
+                " done BIGINT NOT NULL, PRIMARY KEY (tenant, scope, subject))",
+            ),
+        ),
+    )
+)
+
+pg_schema.register(
+    "reactions",
+    (
+        (
+            "CREATE TABLE IF NOT EXISTS reactions (tenant TEXT NOT NULL, scope TEXT NOT NULL,"
+            " subject TEXT NOT NULL, wanted BIGINT NOT NULL, done BIGINT NOT NULL,"
+            " PRIMARY KEY (tenant, scope, subject))",
+        ),
+    ),
+)
+
+_KEY = "tenant = ? AND scope = ? AND subject = ?"
+
+Key = tuple[str, str, str]
+
+
+def key_of(addr: Address) -> Key:
+    """(tenant, scope, subject) of an address."""
+    return (addr.tenant, addr.scope, addr.subject)
+
+
+def enqueue(con: duckdb.DuckDBPyConnection, addresses: Iterable[Address]) -> None:
+    """Count one more wanted reaction per subject (DuckDB, in the caller's transaction)."""
+    for key in sorted({key_of(a) for a in addresses}):
+        con.execute(
+            "INSERT INTO reactions VALUES (?, ?, ?, 1, 0)"
+            " ON CONFLICT DO UPDATE SET wanted = reactions.wanted + 1",
+            list(key),
+        )
+
+
+def enqueue_pg(cur: psycopg.Cursor[Any], keys: Iterable[Key]) -> None:
+    """Count one more wanted reaction per subject (PostgreSQL, in the write's transaction)."""
+    for key in sorted(set(keys)):
+        cur.execute(
+            "INSERT INTO reactions VALUES (%s, %s, %s, 1, 0)"
+            " ON CONFLICT (tenant, scope, subject)"
+            " DO UPDATE SET wanted = reactions.wanted + 1",
+            list(key),
+        )
+
+
+def wanted(store: Store, addr: Address) -> tuple[int, int]:
+    """(writes counted, writes covered) of a subject: (0, 0) before its first write."""
+    rows = store.backend.service_rows(
+        f"SELECT wanted, done FROM reactions WHERE {_KEY}", list(key_of(addr))
+    )
+    return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
+
+
+def covered(store: Store, addr: Address, upto: int) -> None:
+    """Record that a reaction covered the subject's writes up to number `upto`."""
+    with store.write_lock:  # the writer's upserts and this update never overlap
+        store.backend.service_rows(
+            f"UPDATE reactions SET done = greatest(done, ?) WHERE {_KEY}",
+            [upto, *key_of(addr)],
+        )
+
+
+def pending(store: Store, tenant: str | None = None) -> list[Address]:
+    """Subjects with writes no reaction covered yet (of a tenant, or all), oldest key first."""
+    sql = "SELECT tenant, scope, subject FROM reactions WHERE wanted > done"
+    if tenant is not None:
+        rows = store.backend.service_rows(sql + " AND tenant = ? ORDER BY 1, 2, 3", [tenant])
+    else:
+        rows = store.backend.service_rows(sql + " ORDER BY 1, 2, 3")
+    return [Address(t, s, n) for t, s, n in rows]

@@ -1,0 +1,60 @@
+"""A write sent again with its Idempotency-Key is done once, even across a server kill.
+
+A real `uac serve` (tests/test_serve.py `serving`) is killed with SIGKILL after it committed
+a write and stored its answer but before it answered (the fault point
+runtime/api/idempotency.py `KILL_BEFORE_ANSWER`); the client saw only a broken connection.
+Retried with the same key on the restarted server, the write is not stored again and the
+first answer comes back.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+from test_serve import _admin, _key, serving
+
+from uac import Memory
+from uac.fact_log.errors import InputError
+from uac.runtime.api.client import Client, ServiceError
+from uac.runtime.api.idempotency import KILL_BEFORE_ANSWER
+
+pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and PostgreSQL
+
+PATH = "identity.passport.expiry_date"
+
+
+def test_a_write_retried_after_a_kill_between_commit_and_answer_is_stored_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+        client = Client(info["url"], key)
+        client.set("bob", PATH, "2031-01-01")  # the workspace and the key exist before
+    monkeypatch.setenv(KILL_BEFORE_ANSWER, "1")
+    with serving(home, stop=False) as info:
+        client = Client(info["url"], key)
+        with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+            client.call("set", "alice", idempotency_key="trip-1", path=PATH, value="2030-05-01")
+        assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_BEFORE_ANSWER)
+    with Memory(home, read_only=True) as mem:  # the write was committed before the kill
+        (committed,) = mem.facts("alice")
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        first = client.call("set", "alice", idempotency_key="trip-1", path=PATH, value="2030-05-01")
+        again = client.call("set", "alice", idempotency_key="trip-1", path=PATH, value="2030-05-01")
+        assert first == again and first["id"] == committed.id  # the first answer, replayed
+        assert [f.id for f in client.facts("alice")] == [first["id"]]  # stored once
+        # one key stands for one request: another body under it is refused, nothing written
+        with pytest.raises(InputError, match="another request"):
+            client.call("set", "alice", idempotency_key="trip-1", path=PATH, value="2032-01-01")
+        # without the same key a write is a new write; a refused write's answer is kept too
+        client.set("alice", PATH, "2032-01-01")
+        assert len(client.facts("alice")) == 2
+        for _ in range(2):
+            with pytest.raises(InputError, match="bad-date"):
+                client.call("set", "alice", idempotency_key="typo", path=PATH, value="bad-date")
+        assert len(client.facts("alice")) == 2
