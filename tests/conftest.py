@@ -21,10 +21,12 @@ with one line saying how to enable them, and fail under CI=true.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import os
 import socket
 import tempfile
 import time
+import types
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -113,6 +115,83 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ordered += [next(rest) for _ in range(size - len(head))]
     assert len(ordered) == len(items) and set(ordered) == set(items)
     items[:] = ordered
+
+
+# -- tiers -----------------------------------------------------------------------------------
+# Every test carries tier marks (registered in pyproject.toml, strict), set here from what it
+# uses, never by hand: `postgres` (a run on the PostgreSQL backend, or a test about PostgreSQL:
+# `pg_url`), `browser` (drives chromium: the `driver` fixture), `service` (starts a real `uac
+# serve`: calls `serving`, itself or through a helper or fixture of its own), `unit` (none of
+# those: in-process, DuckDB files at most), and `slow` (listed in tests/slow_tests.txt, from the
+# `--durations=0` report of one full run). `python -m pytest -m "not slow"` is the fast tier.
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+_SERVER_STARTERS = frozenset({"serving"})
+
+
+def _slow_test_ids() -> frozenset[str]:
+    lines = SLOW_TESTS.read_text(encoding="utf-8").splitlines()
+    return frozenset(ln.split(None, 1)[1] for ln in lines if ln.strip() and ln[0] != "#")
+
+
+def _names_in(code: types.CodeType) -> set[str]:
+    """Global names a function's code (nested functions and lambdas included) refers to."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_in(const)
+    return names
+
+
+def _starts_server(
+    func: Callable[..., object], seen: set[object], starters: frozenset[str] = _SERVER_STARTERS
+) -> bool:
+    """Whether func calls `serving` (a starter), directly or through the tests' own helpers."""
+    func = inspect.unwrap(func)
+    code = getattr(func, "__code__", None)
+    if code is None or func in seen:
+        return False
+    seen.add(func)
+    names = _names_in(code)
+    if names & starters:
+        return True
+    here = Path(__file__).parent
+    for name in names:
+        helper = getattr(func, "__globals__", {}).get(name)
+        module = inspect.getmodule(helper) if callable(helper) else None
+        origin = getattr(module, "__file__", None)
+        if origin and Path(origin).parent == here and _starts_server(helper, seen, starters):
+            return True
+    return False
+
+
+def _tiers(item: pytest.Item, slow: frozenset[str]) -> list[str]:
+    names = set(getattr(item, "fixturenames", ()))
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    marks = []
+    if params.get("module_backend") == "postgres" or names & {"pg_url", "pg_server"}:
+        marks.append("postgres")
+    if "driver" in names:
+        marks.append("browser")
+    seen: set[object] = set()
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    funcs = [getattr(item, "function", None)] + [d.func for ds in defs.values() for d in ds]
+    if any(f is not None and _starts_server(f, seen) for f in funcs):
+        marks.append("service")
+    if not marks:
+        marks.append("unit")
+    if item.nodeid in slow:
+        marks.append("slow")
+    return marks
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+def pytest_itemcollected(item: pytest.Item) -> None:
+    slow = item.config.stash.setdefault(_SLOW_KEY, _slow_test_ids())
+    for name in _tiers(item, slow):
+        item.add_marker(name)
+
+
+_SLOW_KEY = pytest.StashKey[frozenset[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

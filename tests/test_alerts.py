@@ -572,7 +572,7 @@ def test_serve_lock_and_stop(tmp_path: Path) -> None:
     while len(ticks) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
     stop.set()
-    thread.join(5)
+    thread.join(60)  # a bound for a stuck loop; the loop ends at its next 0.01 s tick
     assert len(ticks) >= 2 and not (home / LOCK_FILE).exists()
     # A lock held by another live process refuses; a stale one (dead pid) is taken over.
     (home / LOCK_FILE).write_text("1\n")

@@ -1,4 +1,4 @@
-"""Golden output: the compiled demo workspace must match the committed `generated/` bytes.
+"""Golden output: the compiled demo workspace must match the committed `tests/golden/` bytes.
 
 Regenerate after an intended change with:
     UAC_REGENERATE_GOLDEN=1 python -m pytest tests/test_golden.py
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from uac.compiler.loader import SIGNATURE, subject_dir
-from uac.fact_log.addressing import parse_subject
+from uac.compiler.loader import SIGNATURE, subject_dir, version_name
+from uac.fact_log.addressing import default_home, parse_subject
 from uac.runtime.examples.demo import PERSONA, run_demo
 
 pytestmark = [
@@ -25,7 +25,7 @@ pytestmark = [
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "generated" / "default" / "user" / PERSONA
+GOLDEN = ROOT / "tests" / "golden" / "default" / "user" / PERSONA
 
 
 def _files(directory: Path) -> dict[str, bytes]:
@@ -52,4 +52,21 @@ def test_demo_compiles_to_the_committed_golden_output(tmp_path: Path) -> None:
     golden = _files(GOLDEN)
     assert sorted(produced) == sorted(golden)
     for name in golden:
-        assert produced[name] == golden[name], f"generated/{name} differs from the compiled demo"
+        assert produced[name] == golden[name], (
+            f"{(GOLDEN / name).relative_to(ROOT)} differs from the compiled demo"
+        )
+
+
+def test_the_top_level_generated_directory_documents_the_compilers_output_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # generated/README.md states where compiled modules go; this keeps it true.
+    readme = (ROOT / "generated" / "README.md").read_text(encoding="utf-8")
+    workspace = Path("<workspace>")
+    first = subject_dir(workspace, parse_subject("alice")) / "versions" / version_name(1)
+    assert f"    {first}/\n" in readme
+    for name in ("UAC_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    root = subject_dir(default_home(), parse_subject("alice")).parents[2]
+    assert f"`~/{root.relative_to(tmp_path)}/`" in readme

@@ -134,7 +134,7 @@ def test_loading_a_new_version_carries_only_unchanged_modules(tmp_path: Path) ->
         assert [a.substance for a in third.user.allergies] == ["penicillin"]
 
 
-GOLDEN_COLUMNS = Path(__file__).resolve().parents[1] / "generated/default/user/maya/_columns.py"
+GOLDEN_COLUMNS = Path(__file__).resolve().parent / "golden/default/user/maya/_columns.py"
 
 
 def test_every_checkpoint_holds_the_one_decoding_module(tmp_path: Path) -> None:

@@ -251,7 +251,11 @@ HOSTILE = [
 def test_hostile_program_is_contained(alice: Path, program: str, expected: str) -> None:
     env = q(alice, program)
     assert err(env) == expected, env
-    assert env["elapsed_ms"] < 5_000
+    # Stopped by the sandbox's own limits, before the host's deadline (timeout + slack): a run
+    # the host gives up on is a sandbox_error, not limit_exceeded. No wall-clock bound here:
+    # load stretches every run alike.
+    if env["error"]["message"].startswith("the query took longer"):
+        assert f"{FAST.timeout_s:g} s" in env["error"]["message"], env
 
 
 def test_parser_bomb_sources(alice: Path) -> None:

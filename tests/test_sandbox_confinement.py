@@ -360,7 +360,7 @@ def test_payload_works_when_nothing_confines_it(world: dict, name: str, tmp_path
         if name == "create_file_in_root":
             (world["paths"]["cwd"] / "created").unlink(missing_ok=True)
         if name in ("kill", "pidfd_send_signal"):
-            assert victim.wait(timeout=5) == -9
+            assert victim.wait(timeout=60) == -9  # a bound for a stuck wait, not a timing
         if name == "socket_connect":
             conn, _ = world["listener"].accept()
             conn.close()

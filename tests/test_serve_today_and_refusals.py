@@ -1,4 +1,6 @@
-"""Leftovers of the session-10 hostile review of the service and CLI, against real parts."""
+"""The service's and CLI's `today` as a parameter and their one-sentence refusals, against real
+parts: a far day is a preview that stores nothing, a busy port, an import in a query, a
+workspace in use, group membership, a naive `now`, `init` on an existing directory."""
 
 from __future__ import annotations
 
