@@ -56,4 +56,5 @@ seal(
     "tenant, scope, subject, id",
     ("subject", "id"),
     earlier=(ALERT_COLUMNS,),
+    identity=("tenant", "scope", "subject", "id"),  # counted: a deleted alert shows
 )

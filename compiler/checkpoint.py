@@ -83,7 +83,7 @@ CHECKPOINT_COLUMNS = (
     "id", "tenant", "scope", "subject", "version", "status", "watermark", "head_id",
     "as_of", "known_at", "facts", "error", "timings", "started_at", "finished_at",
 )  # fmt: skip
-seal("checkpoints", CHECKPOINT_COLUMNS, "id", ("id",))
+seal("checkpoints", CHECKPOINT_COLUMNS, "id", ("id",), identity=("id",))  # counted too
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory

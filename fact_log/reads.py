@@ -21,6 +21,7 @@ from uac.fact_log.errors import NotFound
 from uac.fact_log.rows import Fact, Input, SubjectInfo
 from uac.fact_log.tamper import (
     SEALED,
+    anchor_rows,
     erased_residuals,
     reseal,
 )
@@ -37,6 +38,7 @@ class LogReads:
     home: Any
     backend: LogBackend
     ring: KeyRing | None
+    write_lock: Any
     _fact_cols: str
     _input_cols: str
 
@@ -132,8 +134,9 @@ class LogReads:
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def record_checkpoint(self, addr: Address, row: dict[str, Any]) -> int:
-        """Append one compile attempt (published or failed) to `checkpoints`; returns its id."""
-        next_id = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+        """Append one compile attempt (published or failed) to `checkpoints`; returns its id.
+
+        Under the write lock, with an anchor counting the new row in the same transaction."""
         cols = (
             "version",
             "status",
@@ -148,20 +151,23 @@ class LogReads:
             "finished_at",
         )
         con = self.con
-        con.execute("BEGIN")
-        try:
-            con.execute(
-                f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
-                f" VALUES ({', '.join('?' * (len(cols) + 4))})",
-                [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
-            )
-            # Sealed from the stored row, so the digest covers the values as DuckDB keeps them.
-            if "checkpoints" in SEALED:
-                reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+        with self.write_lock:
+            next_id = con.execute("SELECT coalesce(max(id), 0) + 1 FROM checkpoints").fetchone()[0]
+            con.execute("BEGIN")
+            try:
+                con.execute(
+                    f"INSERT INTO checkpoints (id, tenant, scope, subject, {', '.join(cols)})"
+                    f" VALUES ({', '.join('?' * (len(cols) + 4))})",
+                    [next_id, addr.tenant, addr.scope, addr.subject, *(row.get(c) for c in cols)],
+                )
+                # Sealed from the stored row: the digest covers the values as DuckDB keeps them.
+                if "checkpoints" in SEALED:
+                    reseal(con, self.signer(), "checkpoints", "id = ?", [next_id])
+                    anchor_rows(con, self.signer())  # counts the new row: a deleted one shows
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
         return next_id
 
     def checkpoints(self, addr: Address) -> list[dict[str, Any]]:

@@ -72,13 +72,12 @@ from uac.fact_log.rwlock import Gate, GatedConnection, one
 from uac.fact_log.schema import META_DDL, Owner, migrate, register, registered, versions
 from uac.fact_log.staging import Staging, drop_stages
 from uac.fact_log.tamper import (
-    ANCHORS,
     backfill,
     key_mismatch,
     read_record,
-    row_mac,
     seal,
     unkeyed_message,
+    write_anchor,
 )
 
 DB_FILE = "uac.duckdb"
@@ -133,12 +132,18 @@ TAMPER = register(
                 " facts BIGINT NOT NULL, inputs BIGINT NOT NULL, recorded_at TIMESTAMP NOT NULL,"
                 " mac VARCHAR NOT NULL)",
             ),
+            # Each anchor counts the counted tables' rows too (fact_log/tamper.py `tally`).
+            ("ALTER TABLE anchors ADD COLUMN IF NOT EXISTS tally VARCHAR",),
         ),
     )
 )
 seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
-seal("rejections", REJECTION_COLUMNS, "recorded_at, id", ("id",))
-seal("schemas", SCHEMA_COLUMNS, "tenant, scope, subject, path, version", ("path", "version"))
+# Rejections and inferred schemas are counted too: every anchor records how many rows each
+# holds, so a deleted row shows (fact_log/tamper.py). A rejection's id is not unique on its
+# own (two inputs with no fact in between share a run id): all its columns name it.
+seal("rejections", REJECTION_COLUMNS, "recorded_at, id", ("id",), identity=REJECTION_COLUMNS)
+_SCHEMA_KEY = ("tenant", "scope", "subject", "path", "version")
+seal("schemas", SCHEMA_COLUMNS, ", ".join(_SCHEMA_KEY), ("path", "version"), identity=_SCHEMA_KEY)
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
@@ -464,14 +469,11 @@ class Store(LogReads, Staging):
                 [list(r) for r in rows],
             )
 
-    def _anchor(self, heads: tuple[tuple[int, str], int], at: Any) -> None:
-        """Record the chain head this commit leaves (same transaction): truncation shows."""
+    def _anchor(self, heads: tuple[tuple[int, str], int], at: Any, counted: bool = True) -> None:
+        """Record the chain head this commit leaves (same transaction): truncation shows.
+        `counted`: the commit appended rejections or schemas rows, so the anchor counts them."""
         (seq, head), inputs = heads
-        values = [seq, head, seq, inputs, at]
-        self.con.execute(
-            "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
-            [*values, row_mac(self.signer(), ANCHORS.table, values)],
-        )
+        write_anchor(self.con, self.signer(), (seq, head), inputs, at, counted)
 
     def _write_prepared(self, prep: Prepared) -> None:
         self._write_rows(prep)

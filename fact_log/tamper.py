@@ -40,6 +40,9 @@ class Sealed:
     order: str  # ORDER BY for verification: the first mismatch is the oldest
     label: tuple[str, ...]  # columns naming a row in a report
     earlier: tuple[tuple[str, ...], ...] = ()  # the columns of older seal versions, oldest first
+    # Columns naming a row uniquely: a counted table, whose row count every anchor records
+    # (`tally`), so deleting its rows shows. Empty: not counted.
+    identity: tuple[str, ...] = ()
 
     @property
     def version(self) -> int:
@@ -65,14 +68,24 @@ def seal(
     order: str,
     label: Sequence[str],
     earlier: Sequence[Sequence[str]] = (),
+    identity: Sequence[str] = (),
 ) -> Sealed:
     """Declare a sealed table (its layer calls this next to its schema); returns it.
 
     A layer that seals more columns later keeps the old column lists in `earlier`: the next
     writable open re-signs the rows under the new list, but only if every row still verifies
     under the one it was signed with (an edit made before the upgrade is never blessed).
+    A table given an `identity` is also counted: every anchor records its row count, and a
+    layer appending to it writes an anchor in the same transaction (`anchor_rows`).
     """
-    entry = Sealed(table, tuple(columns), order, tuple(label), tuple(map(tuple, earlier)))
+    entry = Sealed(
+        table,
+        tuple(columns),
+        order,
+        tuple(label),
+        tuple(map(tuple, earlier)),
+        tuple(identity),
+    )
     known = SEALED.get(table)
     if known is not None and known != entry:
         raise ValueError(f"two different seals declared for table {table!r}")
@@ -80,8 +93,13 @@ def seal(
     return entry
 
 
+# Version 2 seals `tally` too: the row count of every counted table at that commit.
 ANCHORS = seal(
-    "anchors", ("seq", "head", "facts", "inputs", "recorded_at"), "seq, recorded_at", ("seq",)
+    "anchors",
+    ("seq", "head", "facts", "inputs", "recorded_at", "tally"),
+    "seq, recorded_at",
+    ("seq",),
+    earlier=(("seq", "head", "facts", "inputs", "recorded_at"),),
 )
 
 
@@ -134,6 +152,110 @@ def reseal(con: Connection, ring: KeyRing, table: str, where: str, params: Seque
             ],
         )
     return len(rows)
+
+
+def _counted(con: Connection) -> list[Sealed]:
+    """The counted tables this database holds, by name."""
+    present = _tables(con)
+    return [s for _, s in sorted(SEALED.items()) if s.identity and s.table in present]
+
+
+def tally(con: Connection) -> str:
+    """The row count of every counted table, as the JSON an anchor records (one statement)."""
+    specs = _counted(con)
+    if not specs:
+        return "{}"
+    counts = con.execute(
+        "SELECT " + ", ".join(f"(SELECT count(*) FROM {s.table})" for s in specs)
+    ).fetchone()
+    return json.dumps(
+        {s.table: int(n) for s, n in zip(specs, counts, strict=True)}, separators=(",", ":")
+    )
+
+
+def write_anchor(
+    con: Connection,
+    ring: KeyRing,
+    head: tuple[int, str],
+    inputs: int,
+    at: Any,
+    counted: bool = True,
+) -> None:
+    """Anchor a head, the input count and (`counted`: the commit appended to a counted table)
+    the counted tables' tally, in the caller's transaction. A commit that appended to none
+    records no tally: the counts it would repeat are in an earlier anchor already."""
+    values = [head[0], head[1], head[0], inputs, at, tally(con) if counted else None]
+    con.execute(
+        f"INSERT INTO anchors ({', '.join(ANCHORS.columns)}, mac) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [*values, row_mac(ring, ANCHORS.table, values)],
+    )
+
+
+def anchor_rows(con: Connection, ring: KeyRing, at: Any = None) -> None:
+    """Anchor the log as it stands, in the caller's transaction: a layer appending rows to a
+    counted table (alerts, checkpoints) calls it, under the store's write lock, so that the
+    newest anchor always counts every row and a deleted one shows."""
+    seq, head, inputs = con.execute(
+        "SELECT (SELECT coalesce(max(seq), 0) FROM facts),"
+        " (SELECT hash FROM facts ORDER BY seq DESC LIMIT 1),"
+        " (SELECT coalesce(max(seq), 0) FROM inputs)"
+    ).fetchone()
+    when = at if at is not None else dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    write_anchor(con, ring, (int(seq), head or "0" * 64), int(inputs), when)
+
+
+def _has_tally(con: Connection) -> bool:
+    """Whether `anchors` has its tally column (a read-only open of an older file may not)."""
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_columns()"
+            " WHERE table_name = 'anchors' AND column_name = 'tally'"
+        ).fetchone()[0]
+    )
+
+
+def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[str]:
+    """Counted tables whose rows do not match what the anchors counted, or repeat a row.
+
+    Every commit that appends to a counted table anchors its new count in the same
+    transaction, so the largest count any anchor records is the table's row count: fewer
+    rows were deleted; more were added outside uac (or counted by anchors since deleted).
+    A row deleted and another copied in its place keeps the count but repeats an identity.
+    """
+    specs = [s for s in _counted(con) if only is None or s.table in set(only)]
+    if not specs or not _has_tally(con):
+        return []
+    counted: dict[str, int] = json.loads(tally_of_anchors(con))
+    # Once the keying record seals anchors with their tally, every row was counted by some
+    # anchor (the upgrade's open counts the rows it finds): none counting a table means 0.
+    record, _ = read_record(con, None)
+    started = record is not None and ANCHORS.entry() in record.get("tables", ())
+    out: list[str] = []
+    for spec in specs:
+        ident = ", ".join(spec.identity)
+        held, distinct = con.execute(
+            f"SELECT (SELECT count(*) FROM {spec.table}),"
+            f" (SELECT count(*) FROM (SELECT DISTINCT {ident} FROM {spec.table}))"
+        ).fetchone()
+        if held != distinct:
+            out.append(
+                f"{spec.table}: {held - distinct} rows repeat another row's {ident} (copied in,"
+                " in place of deleted ones)"
+            )
+        top = counted.get(spec.table, 0 if started else None)
+        if top is None:
+            continue  # no anchor has counted it yet (the open after an upgrade does)
+        if held < top:
+            out.append(
+                f"{spec.table}: an anchor counts {top} rows but the table holds {held}"
+                " (rows deleted)"
+            )
+        elif held > top:
+            out.append(
+                f"{spec.table}: {held - top} rows that no anchor counts (the anchors of their"
+                " commits deleted, or rows added outside uac)"
+            )
+    return out
 
 
 def _tables(con: Connection) -> set[str]:
@@ -217,16 +339,11 @@ def backfill(con: Connection, ring: KeyRing, fresh_key: bool) -> None:
                 "genesis": genesis[0] if genesis else "0" * 64,
             }
             if top:  # facts before keying keep plain links: anchor their head now
-                values = list(
-                    con.execute(
-                        "SELECT seq, hash, seq, (SELECT coalesce(max(seq), 0) FROM inputs),"
-                        " recorded_at FROM facts ORDER BY seq DESC LIMIT 1"
-                    ).fetchone()
-                )
-                con.execute(
-                    "INSERT INTO anchors VALUES (?, ?, ?, ?, ?, ?)",
-                    [*values, row_mac(ring, ANCHORS.table, values)],
-                )
+                seq, head, inputs, at = con.execute(
+                    "SELECT seq, hash, (SELECT coalesce(max(seq), 0) FROM inputs),"
+                    " recorded_at FROM facts ORDER BY seq DESC LIMIT 1"
+                ).fetchone()
+                write_anchor(con, ring, (seq, head), inputs, at)
         entries = []
         for table in present:
             spec, version = SEALED[table], sealed_version(record, table)
@@ -238,6 +355,8 @@ def backfill(con: Connection, ring: KeyRing, fresh_key: bool) -> None:
                     continue
                 reseal(con, ring, table, "TRUE", [])
             entries.append(spec.entry())
+        if ANCHORS.entry() not in record["tables"] and any(json.loads(tally(con)).values()):
+            anchor_rows(con, ring)  # rows from before anchors counted them: count them now
         record = {**record, "tables": entries}
         value = json.dumps({"record": record, "mac": ring.sign(_meta_message(record))})
         con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [META_KEY, value])
@@ -320,6 +439,15 @@ def anchor_problems(con: Connection, exported: dict[str, Any] | None = None) -> 
                 f"an anchor counts {row[0]} inputs but the log holds only {row[1]}"
                 " (inputs deleted from the end)"
             )
+        row = con.execute(
+            "SELECT (SELECT max(seq) FROM anchors), (SELECT coalesce(max(seq), 0) FROM facts)"
+        ).fetchone()
+        if row[0] is not None and row[1] > row[0]:  # every commit anchors its head
+            out.append(
+                f"facts after seq {row[0]} (up to {row[1]}) are named by no anchor (the anchors"
+                " of their commits deleted)"
+            )
+        out.extend(tally_problems(con))
         row = con.execute("SELECT count(*), coalesce(max(seq), 0) FROM inputs").fetchone()
         if row[0] != row[1]:  # numbered 1, 2, ... by the one writer: a gap is a deleted row
             out.append(
@@ -354,6 +482,7 @@ def _against_export(con: Connection, anchor: dict[str, Any]) -> list[str]:
             f"the exported anchor counts {inputs} inputs but the log holds only {held}"
             " (inputs deleted from the end)"
         )
+    out.extend(_tally_against_export(con, anchor.get("tally") or anchor.get("counted")))
     if seq == 0:
         return out
     row = con.execute("SELECT hash FROM facts WHERE seq = ?", [seq]).fetchone()
@@ -367,20 +496,63 @@ def _against_export(con: Connection, anchor: dict[str, Any]) -> list[str]:
     return out
 
 
+def _tally_against_export(con: Connection, value: Any) -> list[str]:
+    """Counted tables holding fewer rows than an exported anchor counted (tails cut together
+    with the anchors that counted them)."""
+    try:
+        loaded = json.loads(value) if isinstance(value, str) else dict(value or {})
+        counted = {t: int(n) for t, n in loaded.items()}
+    except (ValueError, TypeError, AttributeError):
+        return ["the exported anchor's tally is not readable"]
+    out = []
+    for spec in _counted(con):  # known tables only: a name from the file never reaches SQL
+        if spec.table in counted:
+            held = con.execute(f"SELECT count(*) FROM {spec.table}").fetchone()[0]
+            if held < counted[spec.table]:
+                out.append(
+                    f"the exported anchor counts {counted[spec.table]} {spec.table} rows but"
+                    f" the log holds only {held} (rows deleted)"
+                )
+    return out
+
+
 def latest_anchors(con: Connection, every: bool = False) -> list[dict[str, Any]]:
     """The newest anchor (or all of them, oldest first) as JSON-ready dicts."""
     has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
     if not has.fetchone()[0]:
         return []  # a read-only open of a workspace from before anchors
+    names: tuple[str, ...] = ("seq", "head", "facts", "inputs", "at", "mac")
     cols = "seq, head, facts, inputs, recorded_at, mac"
-    sql = f"SELECT {cols} FROM anchors ORDER BY seq, inputs"
+    if _has_tally(con):
+        names, cols = (*names, "tally"), cols + ", tally"
+    # Anchors of one head are told apart by their tallies (alerts or checkpoints written
+    # since): counts only grow, field by field, so the longest, then greatest, is the newest.
+    keys = ["seq", "inputs"]
+    if "tally" in names:
+        keys += ["length(coalesce(tally, ''))", "tally"]
+    sql = f"SELECT {cols} FROM anchors ORDER BY {', '.join(keys)}"
     if not every:
-        sql = f"SELECT {cols} FROM anchors ORDER BY seq DESC, inputs DESC LIMIT 1"
-    names = ("seq", "head", "facts", "inputs", "at", "mac")
+        sql = f"SELECT {cols} FROM anchors ORDER BY {' DESC, '.join(keys)} DESC LIMIT 1"
     out = []
     for row in con.execute(sql).fetchall():
         item = dict(zip(names, row, strict=True))
         at = item["at"]
         item["at"] = at.isoformat() if isinstance(at, dt.datetime) else at
         out.append(item)
+    if not every and out and "tally" in names and out[0]["tally"] is None:
+        # A commit that appended to no counted table records no tally: the witness gets the
+        # newest counts (they still hold: counts only grow), outside the signed row.
+        out[0]["counted"] = tally_of_anchors(con)
     return out
+
+
+def tally_of_anchors(con: Connection) -> str:
+    """The largest count each counted table has in any anchor, as tally JSON."""
+    counted: dict[str, int] = {}
+    for (value,) in con.execute("SELECT tally FROM anchors WHERE tally IS NOT NULL").fetchall():
+        try:
+            for table, n in json.loads(value).items():
+                counted[table] = max(counted.get(table, 0), int(n))
+        except (ValueError, TypeError, AttributeError):
+            continue  # an edited anchor: its keyed digest fails (verify_tables says so)
+    return json.dumps(counted, sort_keys=True, separators=(",", ":"))

@@ -6,6 +6,7 @@ several workspaces ("nodes") bound to one database stand for several hosts.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -27,7 +28,7 @@ from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends import pg_log
 from uac.fact_log.backends.pg_log import LogUnavailable, redact
 from uac.fact_log.errors import InputError, WorkspaceError
-from uac.fact_log.store import GENESIS, Batch, NewFact, NewInput, NewRejection
+from uac.fact_log.store import GENESIS, Batch, Fact, NewFact, NewInput, NewRejection
 from uac.runtime.api.outbox import OutboxSink
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,7 +234,9 @@ def test_two_nodes_appending_to_one_subject_keep_its_chain_linear(
 
 def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> None:
     with _node(tmp_path, "a", pg_url) as a, _node(tmp_path, "b", pg_url) as b:
-        fact = a.set("alice", "identity.name", "Alice", now=T0)
+        written = a.set("alice", "identity.name", "Alice", now=T0)
+        # The fact the write appended (a write answers with it and its reaction's alerts).
+        fact = Fact(*[getattr(written, f.name) for f in dataclasses.fields(Fact)])
         assert b.facts("alice") == [fact]
         assert [s.subject for s in b.store.subjects("default")] == ["alice"]
         a.set("alice", "identity.name", "Alicia", now=T0)

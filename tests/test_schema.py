@@ -28,7 +28,7 @@ pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
-OWNERS = {"fact_log": 3, "tamper": 1, "llm": 1, "compiler": 2, "checks": 3, "search": 1}
+OWNERS = {"fact_log": 3, "tamper": 2, "llm": 1, "compiler": 2, "checks": 3, "search": 1}
 OWNERS["service"] = 1  # API keys and the alert outbox (runtime/api/schema.py)
 OWNERS["erase"] = 1  # erasure reports and erased rows (fact_log/erase.py)
 OWNERS["idempotency"] = 1  # writes' Idempotency-Keys and answers (runtime/api/schema.py)
@@ -168,7 +168,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
             "facts_from": len(before["facts"]) + 1,
             "tables": [
                 "alerts@2",  # seal version 2: why and next_step are covered
-                "anchors",
+                "anchors@2",  # seal version 2: each anchor's tally of the counted tables
                 "checkpoints",
                 "erased_rows",
                 "erasures",
@@ -179,7 +179,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
         }
         assert keys == {
             "schema_version": "3",
-            "schema_version.tamper": "1",
+            "schema_version.tamper": "2",
             "schema_version.llm": "1",
             "schema_version.compiler": "2",
             "schema_version.checks": "3",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +20,8 @@ import pytest
 from uac import Memory
 from uac.checks import evaluate
 from uac.compiler import loader
-from uac.fact_log.chain_keys import KeyRing
+from uac.fact_log import tamper
+from uac.fact_log.chain_keys import KeyRing, row_message
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import CONTENT_COLUMNS, GENESIS, content_hash, fact_id, link_hash
 from uac.runtime.cli import main
@@ -166,25 +168,40 @@ def test_deleting_the_last_facts_is_caught_by_the_anchors(filled: Path) -> None:
     assert any("no longer holds" in p for p in report.problems), report.problems
 
 
-def test_deleting_facts_and_anchors_together_is_caught_by_an_exported_anchor(
+def test_deleting_facts_and_anchors_together_is_caught_by_the_rows_they_counted(
+    filled: Path,
+) -> None:
+    top = _verify(filled).checked
+    _sql(
+        filled,
+        f"DELETE FROM facts WHERE seq >= {top - 1}",
+        f"DELETE FROM anchors WHERE seq >= {top - 1}",
+    )
+    report = _verify(filled)  # the checkpoint and alerts written later are counted by no anchor
+    assert not report.ok
+    assert any("rows that no anchor counts" in p for p in report.problems), report.problems
+
+
+def test_an_older_copy_of_the_whole_file_is_caught_by_an_exported_anchor(
     filled: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    db, backup = filled / "uac.duckdb", filled.parent / "backup.duckdb"
+    assert not db.with_name("uac.duckdb.wal").exists()  # closed: the file is whole
+    shutil.copyfile(db, backup)  # a backup taken now...
+    with Memory(filled, react=False) as mem:
+        mem.set("maya", "identity.name", "Maya", now=T)
     assert main(["--home", str(filled), "anchor", "export"]) == 0
     exported = json.loads(capsys.readouterr().out)
     saved = filled.parent / "anchor.json"
     saved.write_text(json.dumps(exported))
     assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 0
     capsys.readouterr()
-    top = exported["seq"]
-    _sql(
-        filled,
-        f"DELETE FROM facts WHERE seq >= {top - 1}",
-        f"DELETE FROM anchors WHERE seq >= {top - 1}",
-    )
-    assert _verify(filled).ok  # nothing inside the file contradicts the shorter log...
+    db.with_name("uac.duckdb.wal").unlink(missing_ok=True)
+    backup.replace(db)  # ...put back later
+    assert _verify(filled).ok  # nothing inside the file contradicts the older, whole file...
     assert main(["--home", str(filled), "verify", "--anchor", str(saved)]) == 1
     out = capsys.readouterr().out
-    assert f"the exported anchor's seq {top} is gone" in out  # ...but the witness does
+    assert f"the exported anchor's seq {exported['seq']} is gone" in out  # ...but the witness does
 
 
 def _plain_rewrite(home: Path, seq: int, value: str) -> None:
@@ -360,3 +377,32 @@ def test_the_keying_record_cannot_be_removed_or_moved(filled: Path, sql: str) ->
     report = _verify(filled)
     assert not report.ok
     assert any("keying record" in p for p in report.problems), report.problems
+
+
+def test_a_workspace_keyed_before_anchors_counted_rows_upgrades_and_then_counts_them(
+    filled: Path,
+) -> None:
+    """Put the file back as the previous version wrote it (anchors without a tally, sealed
+    under their first column list, keying record naming `anchors`): the next writable open
+    re-signs the anchors, anchors the tally, and a deleted alert shows from then on."""
+    ring = KeyRing.load(filled)
+    assert ring is not None
+    con = duckdb.connect(str(filled / "uac.duckdb"))
+    con.execute("ALTER TABLE anchors DROP COLUMN tally")
+    rows = con.execute("SELECT rowid, seq, head, facts, inputs, recorded_at FROM anchors")
+    for rowid, *values in rows.fetchall():
+        mac = ring.sign(row_message("anchors", values))
+        con.execute("UPDATE anchors SET mac = ? WHERE rowid = ?", [mac, rowid])
+    stored = json.loads(con.execute("SELECT value FROM meta WHERE key = 'tamper'").fetchone()[0])
+    record = stored["record"]
+    record["tables"] = ["anchors" if t == "anchors@2" else t for t in record["tables"]]
+    value = json.dumps({"record": record, "mac": ring.sign(tamper._meta_message(record))})
+    con.execute("UPDATE meta SET value = ? WHERE key = 'tamper'", [value])
+    con.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version.tamper'")
+    con.close()
+    assert _verify(filled).ok  # the previous format, read as it is
+    Memory(filled, react=False).close()  # the upgrade
+    assert _verify(filled).ok
+    _sql(filled, "DELETE FROM alerts")
+    report = _verify(filled)
+    assert any("alerts: an anchor counts" in p for p in report.problems), report.problems

@@ -43,12 +43,7 @@ def _sql(home: Path, *statements: str) -> None:
             for statement in statements:
                 conn.execute(statement)  # type: ignore[arg-type]
         return
-    con = duckdb.connect(str(home / "uac.duckdb"))
-    try:
-        for statement in statements:
-            con.execute(statement)
-    finally:
-        con.close()
+    _local_sql(home, *statements)
 
 
 def _rows(home: Path, query: str) -> list[tuple[Any, ...]]:
@@ -297,17 +292,135 @@ def test_a_deleted_middle_row_of_inputs_or_checkpoints_fails_verify(
     assert not report.ok and any(finding in p for p in report.problems), report.problems
 
 
-@pytest.mark.duckdb_only("an anchor exported from the embedded log")
 def test_the_inputs_tail_cut_with_its_anchors_fails_verify_against_an_export(home: Path) -> None:
     _fill(home)
     with Memory(home, react=False) as mem:
         mem.add("maya", "Just saying hello.", now=T)  # an input with no fact
         exported = mem.anchors()[-1]
         top = max(i.seq for i in mem.inputs("maya"))
-    _sql(
-        home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE inputs >= {top}"
-    )
+    # On postgres the anchor counts the subject's inputs; on DuckDB it names the top input.
+    counted = "writes = (SELECT max(writes) FROM anchors)" if _postgres() else f"inputs >= {top}"
+    _sql(home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE {counted}")
     with Memory(home, read_only=True) as mem:
         report = mem.verify(exported)
     assert not report.ok
-    assert any("inputs deleted from the end" in p for p in report.problems), report.problems
+    found = ("inputs rows of default/user:maya but the log holds only", "inputs deleted from the")
+    assert any(f in p for p in report.problems for f in found), report.problems
+
+
+def _every_table(home: Path) -> None:
+    """maya with rows in every counted table: an alert, a rejection, an inferred schema and
+    compile attempts (each write compiles: reactions on); verify passes."""
+    with Memory(home, create=True, react=True) as mem:
+        mem.set("maya", "identity.passport.issuing_country", "GB", now=T)
+        mem.set("maya", "identity.passport.expiry_date", "2025-06-01", now=T)
+        trip = {"city": "Bangkok", "country": "TH", "depart": "2025-03-01"}
+        mem.import_records("maya", "trips", [trip], now=T)
+        mem.import_records("maya", "climbs", [{"route": "Arete", "grade": "5a"}], now=T)
+        mem.add("maya", "my password is Gr33nTea!Mug", now=T)  # refused: a rejection row
+        mem.compile("maya")
+        mem.set("maya", "identity.name", "Maya", now=T)
+        mem.compile("maya")
+        assert mem.alerts("maya") and mem.rejections("maya", show=True)
+        assert len(mem.store.checkpoints(mem.address("maya"))) >= 2
+        assert mem.verify().ok
+
+
+def _local_sql(home: Path, *statements: str) -> None:
+    """Run statements against the workspace's own DuckDB file (on postgres: this node's)."""
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    try:
+        for statement in statements:
+            con.execute(statement)
+    finally:
+        con.close()
+
+
+def _refused(home: Path, finding: str, anchor: dict[str, Any] | None = None) -> None:
+    with Memory(home, read_only=True) as mem:
+        report = mem.verify(anchor)
+    assert not report.ok and any(finding in p for p in report.problems), report.problems
+
+
+@pytest.mark.parametrize(
+    ("sql", "finding"),
+    [
+        ("DELETE FROM alerts", "alerts: an anchor counts"),
+        ("DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)", "checkpoints:"),
+        (  # one row deleted, another copied in its place: same count, no gap
+            "DELETE FROM checkpoints WHERE id = 1;"
+            " INSERT INTO checkpoints SELECT * FROM checkpoints WHERE id = 2",
+            "checkpoints: 1 rows repeat",
+        ),
+    ],
+    ids=["alerts", "checkpoints-tail", "checkpoints-swapped"],
+)
+def test_deleted_rows_of_alerts_or_checkpoints_fail_verify(
+    home: Path, sql: str, finding: str
+) -> None:
+    """Alerts and compile attempts live in the workspace's own file on both backends."""
+    _every_table(home)
+    _local_sql(home, *sql.split(";"))
+    _refused(home, finding)
+
+
+@pytest.mark.parametrize("table", ["rejections", "schemas"])
+def test_deleted_rows_of_rejections_or_schemas_fail_verify(home: Path, table: str) -> None:
+    """In the log itself: the DuckDB file, or the shared PostgreSQL log."""
+    _every_table(home)
+    _sql(home, f"DELETE FROM {table}")
+    _refused(home, f"{table} of default/user:maya" if _postgres() else f"{table}: an anchor")
+
+
+@pytest.mark.parametrize("table", ["rejections", "schemas"])
+def test_rows_deleted_with_every_anchor_fail_verify_against_an_export(
+    home: Path, table: str
+) -> None:
+    """Every anchor counting the rows deleted with them: the export still counts them."""
+    _every_table(home)
+    with Memory(home, read_only=True) as mem:
+        exported = mem.anchors()[-1]
+    _sql(home, f"DELETE FROM {table}", "DELETE FROM anchors")
+    _refused(home, f"{table} rows", exported)
+
+
+def test_the_anchors_tail_deleted_alone_fails_verify(home: Path) -> None:
+    _every_table(home)
+    if _postgres():  # each subject's anchors, numbered by its writes
+        _sql(home, "DELETE FROM anchors WHERE writes = (SELECT max(writes) FROM anchors)")
+        _refused(home, "anchors deleted")
+    else:
+        _sql(home, "DELETE FROM anchors WHERE seq = (SELECT max(seq) FROM anchors)")
+        _refused(home, "named by no anchor")
+
+
+@pytest.mark.duckdb_only("the inputs and anchors of the one DuckDB log")
+def test_the_inputs_tail_cut_with_its_anchors_fails_verify(home: Path) -> None:
+    _every_table(home)
+    with Memory(home, react=False) as mem:
+        mem.add("maya", "Just saying hello.", now=T)  # an input with no fact
+        mem.compile("maya")  # a compile attempt anchored after it
+        top = max(i.seq for i in mem.inputs("maya"))
+    _sql(
+        home, f"DELETE FROM inputs WHERE seq = {top}", f"DELETE FROM anchors WHERE inputs >= {top}"
+    )
+    _refused(home, "rows that no anchor counts")
+
+
+@pytest.mark.duckdb_only("an anchor exported from the embedded log")
+def test_every_table_cut_back_with_its_anchors_fails_verify_against_an_export(
+    home: Path,
+) -> None:
+    """Cutting all of it back to an earlier anchor leaves a consistent file: the witness."""
+    _every_table(home)
+    with Memory(home, read_only=True) as mem:
+        first = next(a for a in mem.anchors(every=True) if a["tally"])
+        exported = mem.anchors()[-1]
+    counted = json.loads(first["tally"])
+    _sql(
+        home,
+        f"DELETE FROM checkpoints WHERE id > {counted['checkpoints']}",
+        "DELETE FROM alerts",
+        f"DELETE FROM anchors WHERE tally IS DISTINCT FROM '{first['tally']}'",
+    )
+    _refused(home, "checkpoints rows but the log holds only", exported)

@@ -34,6 +34,7 @@ from uac.fact_log.rows import Fact, utc_now
 from uac.fact_log.rwlock import one
 from uac.fact_log.tamper import (
     anchor_problems,
+    anchor_rows,
     erased_residuals,
     key_mismatch,
     latest_anchors,
@@ -174,7 +175,8 @@ class DuckDBBackend:
         try:
             for prep in prepared:
                 store._write_prepared(prep)
-            store._anchor(heads, prepared[-1].recorded)
+            counted = any(p.rejection_rows or p.batch.schemas for p in prepared)
+            store._anchor(heads, prepared[-1].recorded, counted)
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -257,7 +259,7 @@ class DuckDBBackend:
             " (SELECT coalesce(max(seq), 0) FROM facts),"
             " (SELECT max(watermark) FROM checkpoints WHERE tenant = ? AND scope = ?"
             "  AND subject = ? AND status = 'published' AND as_of IS NULL AND known_at IS NULL),"
-            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.mac,"
+            " a.seq, a.head, a.facts, a.inputs, a.recorded_at, a.tally, a.mac,"
             " (SELECT hash FROM facts f WHERE f.seq = a.seq)"
             " FROM (SELECT 1) LEFT JOIN (SELECT * FROM anchors WHERE seq ="
             " (SELECT max(seq) FROM anchors) ORDER BY inputs DESC LIMIT 1) a ON TRUE",
@@ -374,7 +376,10 @@ def file_transaction(store: StoreFile) -> Iterator[None]:
 
 
 class _FileAlertWrite:
-    """An evaluation's changes to the file's alerts; resealed and committed at the end."""
+    """An evaluation's changes to the file's alerts; resealed and committed at the end.
+
+    Its transaction runs under the store's write lock, and one that inserts rows anchors
+    the new count in it (`alerts` is counted: fact_log/tamper.py), so a deleted row shows."""
 
     def __init__(self, store: StoreFile, keys: Sequence[Key]):
         self.store = store
@@ -384,11 +389,25 @@ class _FileAlertWrite:
         self.entries: list[tuple[str, str, str, str]] = []
         self.open = False  # BEGIN is sent by the first write: an evaluation that changes
         # nothing opens no transaction
+        self.inserted = False
 
     def _begin(self) -> None:
         if not self.open:
-            self.store.con.execute("BEGIN")
+            # The anchor's count and the rows it counts, as one writer.
+            self.store.write_lock.acquire()
+            try:
+                self.store.con.execute("BEGIN")
+            except BaseException:
+                self.store.write_lock.release()
+                raise
             self.open = True
+
+    def _end(self, statement: str) -> None:
+        try:
+            self.store.con.execute(statement)
+        finally:
+            self.open = False
+            self.store.write_lock.release()
 
     def rows(self) -> list[tuple[Any, ...]]:
         return self.store.con.execute(
@@ -405,6 +424,7 @@ class _FileAlertWrite:
                 [*row[:13], *row[16:]],
             )
             self.changed.append((*row[1:4], row[0]))
+            self.inserted = True
         return {row[0] for row in values}
 
     def rewrite(self, values: Sequence[Any], raised: bool) -> int:
@@ -437,14 +457,14 @@ class _FileAlertWrite:
         for (sets, values), found in self.updates.items():
             con.execute(f"UPDATE alerts SET {sets} WHERE {_PICK_ALERTS}", [*values, picked(found)])
         reseal(con, self.store.signer(), "alerts", _PICK_ALERTS, [picked(changed)])
+        if self.inserted:
+            anchor_rows(con, self.store.signer())  # counts the new rows: a deleted one shows
         insert_outbox(self.store, self.entries)
-        con.execute("COMMIT")
-        self.open = False
+        self._end("COMMIT")
 
     def rollback(self) -> None:
         if self.open:
-            self.store.con.execute("ROLLBACK")
-            self.open = False
+            self._end("ROLLBACK")
 
 
 class FileAlerts:
@@ -495,7 +515,9 @@ class FileAlerts:
             where, params = "tenant = ?", [keys[0][0]]
         else:
             where, params = PICK_SUBJECTS, [picked(keys)]
-        with file_transaction(self.store):
+        # The anchor's count and the rows it counts, as one writer.
+        with self.store.write_lock, file_transaction(self.store):
+            held = one(con.execute(f"SELECT count(*) FROM alerts WHERE {where}", params))[0]
             con.execute(f"DELETE FROM alerts WHERE {where}", params)
             if rows:
                 con.executemany(
@@ -504,6 +526,8 @@ class FileAlerts:
                     [list(row) for row in rows],
                 )
             reseal(con, self.store.signer(), "alerts", where, params)
+            if held != len(rows):
+                anchor_rows(con, self.store.signer())  # the copy's new count
 
 
 class FileOutbox:

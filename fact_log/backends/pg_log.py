@@ -45,7 +45,7 @@ from uac.fact_log.chain import (
 from uac.fact_log.chain_keys import KeyRing, row_message
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.tamper import ERASED_ROW_COLUMNS, verified_residuals
-from uac.fact_log.values import loads
+from uac.fact_log.values import canonical_json, loads
 
 if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
     import psycopg
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # imported where used: a DuckDB workspace never loads psycopg
 SCHEME = ("postgresql://", "postgres://")
 _SUBJECT = "tenant = %s AND scope = %s AND subject = %s"
 _HEAD = ("seq", "hash", "facts", "inputs", "writes")
+_ANCHOR = "tenant, scope, subject, seq, head, facts, inputs, writes, recorded_at"
 
 
 class LogUnavailable(WorkspaceError):
@@ -111,7 +112,11 @@ STEPS: tuple[tuple[str, ...], ...] = (
         ),
         "CREATE INDEX anchors_by_subject ON anchors (tenant, scope, subject, writes)",
     ),
+    # Each anchor counts its subject's rejections and schemas rows too (sealed with it).
+    ("ALTER TABLE anchors ADD COLUMN tally TEXT",),
 )
+# The subject's tables an anchor counts (`tally`): a deleted row shows.
+COUNTED = ("rejections", "schemas")
 VERSION = len(STEPS)
 PULL_ROWS = 20_000  # facts a node copies from the log in one window (PgLog.pull)
 
@@ -324,9 +329,10 @@ class PgLog:
                 f" writes = %s, mac = %s WHERE {_SUBJECT}",
                 [*state[3:], ring.sign(row_message("chain_heads", state)), *key],
             )
-            anchor = [*state, at[key]]
+            anchor = [*state, at[key], _tally(cur, key)]
             cur.execute(
-                "INSERT INTO anchors VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                f"INSERT INTO anchors ({_ANCHOR}, tally, mac)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [*anchor, ring.sign(row_message("anchors", anchor))],
             )
 
@@ -495,7 +501,7 @@ class PgLog:
 
     def anchors(self, every: bool = False) -> list[dict[str, Any]]:
         """The newest anchor of every subject (or all anchors), as JSON-ready dicts."""
-        cols = "tenant, scope, subject, seq, head, facts, inputs, writes, recorded_at, mac"
+        cols = f"{_ANCHOR}, mac, tally"
         sql = f"SELECT {cols} FROM anchors ORDER BY tenant, scope, subject, writes"
         if not every:
             sql = (
@@ -544,6 +550,7 @@ class PgLog:
                     )
             if ring is not None:
                 problems += self._sealed(cur, ring)
+            problems += self._counted(cur, {tuple(h[:3]): h[7] for h in heads})
             cur.execute("SELECT count(*) FROM facts")
             total = cur.fetchone()[0]  # type: ignore[index]
             if total != checked:
@@ -559,19 +566,41 @@ class PgLog:
             seq, head = int(anchor["seq"]), str(anchor["head"])
         except (KeyError, TypeError, ValueError):
             return ["the exported anchor names no subject, seq and head (export it from this log)"]
-        if seq == 0:
-            return []
+        label = f"{key[0]}/{key[1]}:{key[2]}"
+        out = []
         with self._tx() as cur:
+            # The subject's inputs and counted rows, cut together with its anchors and head?
+            try:
+                counted = {
+                    t: int(n)
+                    for t, n in {
+                        "inputs": anchor.get("inputs") or 0,
+                        **loads(anchor.get("tally") or "{}"),
+                    }.items()
+                    if t in ("inputs", *COUNTED)  # a name from the file is never put into SQL
+                }
+            except (ValueError, TypeError, AttributeError):
+                return ["the exported anchor's counts are not readable (export it from this log)"]
+            for table, n in sorted(counted.items()):
+                cur.execute(f"SELECT count(*) FROM {table} WHERE {_SUBJECT}", key)  # type: ignore[arg-type]
+                held = cur.fetchone()[0]  # type: ignore[index]
+                if held < n:
+                    out.append(
+                        f"the exported anchor counts {n} {table} rows of {label} but the log"
+                        f" holds only {held} (rows deleted)"
+                    )
+            if seq == 0:
+                return out
             cur.execute(f"SELECT hash FROM facts WHERE {_SUBJECT} AND seq = %s", [*key, seq])
             row = cur.fetchone()
-        label = f"{key[0]}/{key[1]}:{key[2]}"
         if row is None:
-            return [f"the exported anchor's seq {seq} of {label} is gone (truncated)"]
+            return [*out, f"the exported anchor's seq {seq} of {label} is gone (truncated)"]
         if row[0] != head:
             return [
-                f"fact seq {seq} of {label} does not have the exported anchor's head (rewritten)"
+                *out,
+                f"fact seq {seq} of {label} does not have the exported anchor's head (rewritten)",
             ]
-        return []
+        return out
 
     @staticmethod
     def _walk(
@@ -635,14 +664,60 @@ class PgLog:
                     found.append(f"{table}: row {row[0]} does not match its keyed digest (edited)")
                     break
         cur.execute(
-            "SELECT tenant, scope, subject, seq, head, facts, inputs, writes, recorded_at, mac"
-            " FROM anchors ORDER BY tenant, scope, subject, writes"
+            f"SELECT {_ANCHOR}, tally, mac FROM anchors ORDER BY tenant, scope, subject, writes"
         )
-        for *values, mac in cur.fetchall():
+        for *values, tally, mac in cur.fetchall():
+            if tally is not None:  # anchors written before the tally sign without it
+                values.append(tally)
             if not ring.check(row_message("anchors", values), mac):
                 found.append(f"anchors: the anchor of {values[2]} write {values[7]} was edited")
                 break
         return found
+
+    @staticmethod
+    def _counted(cur: psycopg.Cursor[Any], writes: dict[tuple[Any, ...], int]) -> list[str]:
+        """Subjects whose newest anchor is not their last write (anchors deleted), or whose
+        rejections or schemas rows do not number what that anchor counted (rows deleted or
+        added). `writes`: each subject's write count, from its signed chain head."""
+        cur.execute(
+            "SELECT DISTINCT ON (tenant, scope, subject) tenant, scope, subject, writes, tally"
+            " FROM anchors ORDER BY tenant, scope, subject, writes DESC"
+        )
+        newest = {tuple(row[:3]): row[3:] for row in cur.fetchall()}
+        held: dict[tuple[Any, ...], dict[str, int]] = {}
+        for table in COUNTED:
+            cur.execute(f"SELECT tenant, scope, subject, count(*) FROM {table} GROUP BY 1, 2, 3")  # type: ignore[arg-type]
+            for *key, n in cur.fetchall():
+                held.setdefault(tuple(key), {})[table] = n
+        out = []
+        for key, n in sorted(writes.items()):
+            label = f"{key[0]}/{key[1]}:{key[2]}"
+            last, tally = newest.get(key, (0, None))
+            if n and last != n:
+                out.append(
+                    f"the newest anchor of {label} is of write {last} but its chain head counts"
+                    f" {n} writes (anchors deleted)"
+                )
+            counted = {} if tally is None else loads(tally)
+            for table in counted:
+                rows = held.get(key, {}).get(table, 0)
+                if rows != counted[table]:
+                    how = "deleted" if rows < counted[table] else "added outside uac"
+                    out.append(
+                        f"{table} of {label}: its newest anchor counts {counted[table]} rows but"
+                        f" the log holds {rows} (rows {how})"
+                    )
+        return out
+
+
+def _tally(cur: psycopg.Cursor[Any], key: tuple[str, str, str]) -> str:
+    """How many rows of each counted table a subject holds, as the JSON its anchor records."""
+    cur.execute(
+        "SELECT " + ", ".join(f"(SELECT count(*) FROM {t} WHERE {_SUBJECT})" for t in COUNTED),  # type: ignore[arg-type]
+        [*key] * len(COUNTED),
+    )
+    counts = cur.fetchone()
+    return canonical_json(dict(zip(COUNTED, counts, strict=True)))  # type: ignore[arg-type]
 
 
 def _key(addr: Address) -> tuple[str, str, str]:

@@ -33,7 +33,7 @@ from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.rows import Fact
 from uac.fact_log.rwlock import one
-from uac.fact_log.tamper import erased_residuals, verify_tables
+from uac.fact_log.tamper import SEALED, erased_residuals, tally_problems, verify_tables
 
 if TYPE_CHECKING:
     import psycopg
@@ -357,6 +357,8 @@ class PostgresBackend:
         if ring is not None:
             found = verify_tables(con, ring, None, only=set(TABLES) - {"facts"})
             problems += [f"this node's copy, {t}: {why}" for t, why in found.items()]
+        # The node's own counted tables (its compile attempts, its copy of the alerts).
+        problems += [f"this node's {why}" for why in tally_problems(con, set(SEALED) - set(TABLES))]
         return problems
 
     def _absorb(self, addr: Address, writes: int, rows: dict[str, list[tuple[Any, ...]]]) -> None:
