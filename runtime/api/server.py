@@ -214,7 +214,10 @@ class Service:
             for tenant in self.tenants():
                 with self.jobs.track("scheduled pass", tenant) as tracked:
                     job = self.mem.for_tenant(tenant).run_once(today=today, progress=tracked.report)
-                done.append(f"{tenant}: {job.subjects} subjects, {job.alerts_new} new alerts")
+                done.append(
+                    f"{tenant}: {_count(job.subjects, 'subject')}, "
+                    f"{_count(job.alerts_new, 'new alert')}"
+                )
             summary = "; ".join(done) or "no tenants yet"
             self.last_pass = {"started": started, "summary": summary}
             return summary
@@ -631,3 +634,8 @@ def _serve(
             signal.signal(sig, handler)
         service.close()  # already done by the lifespan unless uvicorn failed to start
     return 0 if server.started else 1
+
+
+def _count(n: int, noun: str) -> str:
+    """ "1 new alert", "2 new alerts": a count with its noun in the right number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -248,7 +248,7 @@ def cmd_outbox(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from uac.checks.scheduler import Every, parse_cron, parse_every
-    from uac.runtime.api.server import ServeOptions, run
+    from uac.runtime.api.server import REACTION_WAIT, ServeOptions, run
 
     schedule = None
     if args.cron:
@@ -276,6 +276,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         schedule=schedule,
         mcp_sessions_per_key=args.mcp_sessions_per_key,
         mcp_idle_seconds=args.mcp_idle_timeout,
+        reaction_wait=REACTION_WAIT if args.reaction_wait is None else args.reaction_wait,
     )
 
     def announce(url: str) -> None:  # once the port is bound and the workspace opened

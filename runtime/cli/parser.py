@@ -520,6 +520,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="end an MCP session unused for this long (default: %(default)g)",
     )  # fmt: skip
     _outbox_options(p)
+    p.add_argument(
+        "--reaction-wait", type=_positive_seconds, default=None, metavar="SECONDS",
+        help="how long a write waits for its reaction (compile, checks) before answering with a "
+        "ticket to poll (default: 10)",
+    )  # fmt: skip
     when = p.add_mutually_exclusive_group()
     when.add_argument("--every", help="run scheduled passes at this interval, e.g. 10m")
     when.add_argument("--cron", help="run scheduled passes on this cron expression (UTC)")
