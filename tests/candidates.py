@@ -21,3 +21,11 @@ def found(text: str, *earlier: str, at: dt.datetime = AT) -> list[tuple[str, Any
 def of(path: str, cands: list[tuple[str, Any]]) -> list[Any]:
     """The values found for one path."""
     return [v for p, v in cands if p == path]
+
+
+AT_2027 = dt.datetime(2027, 3, 10, 9)  # a Wednesday
+
+
+def values(text: str, path: str, at: dt.datetime = AT_2027) -> list[Any]:
+    """The values of one path in text alone (no session before it)."""
+    return [c.value for c in extract(text, observed_at=at) if c.path == path]

@@ -9,20 +9,10 @@ path. Unless a test says otherwise, AT is Sunday 1 June 2025 (tests/candidates.p
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
-from tests.candidates import D, T, found, of
-from uac.fact_log.extraction.patterns import extract
+from tests.candidates import D, T, found, of, values
 from uac.fact_log.extraction.patterns.dates import find_dates
-
-AT_2027 = dt.datetime(2027, 3, 10, 9)
-
-
-def _facts(text: str, path: str) -> list[dict]:
-    return [c.value for c in extract(text, observed_at=AT_2027) if c.path == path]
-
 
 # -- identity ------------------------------------------------------------------------------
 
@@ -496,7 +486,7 @@ def test_a_passport_holder_names_the_passport_country() -> None:
 
 
 def test_a_visa_valid_for_a_length_from_a_day_said() -> None:
-    [visa] = _facts(
+    [visa] = values(
         "Got my Kenyan e-visa, single entry, valid 90 days from 2 May.", "identity.visas"
     )
     assert (str(visa["valid_from"]), str(visa["valid_until"])) == ("2027-05-02", "2027-07-31")

@@ -15,15 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.candidates import AT, D, found, of
+from tests.candidates import AT, D, found, of, values
 from uac.fact_log.extraction.patterns import extract
-
-AT_2027 = dt.datetime(2027, 3, 10, 9)
-
-
-def _facts(text: str, path: str) -> list[dict]:
-    return [c.value for c in extract(text, observed_at=AT_2027) if c.path == path]
-
 
 MEDS = "health.medications"
 
@@ -1008,13 +1001,13 @@ def test_no_dose_change_of_someone_else() -> None:
     ],
 )
 def test_a_dose_taken_is_a_medication_with_what_was_taken(text: str, name: str, dose: str) -> None:
-    [med] = _facts(text, "health.medications")
+    [med] = values(text, "health.medications")
     assert (med["name"], med["dose"]) == (name, dose)
 
 
 @pytest.mark.parametrize("text", ["She took 2 paracetamol.", "took 2 buses to get there"])
 def test_what_others_took_or_took_as_transport_is_no_medication(text: str) -> None:
-    assert _facts(text, "health.medications") == []
+    assert values(text, "health.medications") == []
 
 
 @pytest.mark.parametrize(
@@ -1030,7 +1023,7 @@ def test_what_others_took_or_took_as_transport_is_no_medication(text: str) -> No
     ],
 )
 def test_every_allergen_of_a_list(text: str, substances: list[str]) -> None:
-    assert [a["substance"] for a in _facts(text, "health.allergies")] == substances
+    assert [a["substance"] for a in values(text, "health.allergies")] == substances
 
 
 # -- a dose completes only a drug the user takes ------------------------------------------

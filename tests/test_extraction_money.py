@@ -15,15 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.candidates import AT, D, T, found, of
+from tests.candidates import AT, D, T, found, of, values
 from uac.fact_log.extraction.patterns import extract
-
-AT_2027 = dt.datetime(2027, 3, 10, 9)
-
-
-def _facts(text: str, path: str) -> list[dict]:
-    return [c.value for c in extract(text, observed_at=AT_2027) if c.path == path]
-
 
 PAY = "finance.transactions"
 
@@ -1484,12 +1477,12 @@ def test_no_monthly_payment_coming_in_or_of_others(text: str) -> None:
 def test_an_amount_opening_the_sentence_is_a_payment(
     text: str, merchant: str, category: str
 ) -> None:
-    [paid] = _facts(text, "finance.transactions")
+    [paid] = values(text, "finance.transactions")
     assert paid["merchant"] == merchant and paid["category"] == category
 
 
 def test_an_amount_that_is_only_weighed_is_no_payment() -> None:
-    assert _facts("Another £150 would be too much.", "finance.transactions") == []
+    assert values("Another £150 would be too much.", "finance.transactions") == []
 
 
 @pytest.mark.parametrize(
@@ -1516,12 +1509,12 @@ def test_an_amount_that_is_only_weighed_is_no_payment() -> None:
     ],
 )
 def test_a_warranty_said_with_the_purchase(text: str, item: str, bought: str, ends: str) -> None:
-    [w] = _facts(text, "finance.warranties")
+    [w] = values(text, "finance.warranties")
     assert (w["item"], str(w["purchased_on"]), str(w["ends_on"])) == (item, bought, ends)
 
 
 def test_by_says_how_a_bill_is_paid_not_to_whom() -> None:
-    [order] = _facts(
+    [order] = values(
         "I pay £45 a month to the gym by direct debit from my Monzo account.",
         "finance.scheduled_payments",
     )
@@ -1537,19 +1530,19 @@ def test_by_says_how_a_bill_is_paid_not_to_whom() -> None:
     ],
 )
 def test_no_payment_instruction_without_one(text: str) -> None:
-    assert _facts(text, "finance.scheduled_payments") == []
+    assert values(text, "finance.scheduled_payments") == []
 
 
 def test_dd_and_so_as_payment_words() -> None:
-    [dd] = _facts("I set up a DD for the gym, £30 a month.", "finance.scheduled_payments")
+    [dd] = values("I set up a DD for the gym, £30 a month.", "finance.scheduled_payments")
     assert (dd["payee"], dd["method"]) == ("gym", "direct_debit")
-    [so] = _facts("water rates SO goes out on the 12th", "finance.scheduled_payments")
+    [so] = values("water rates SO goes out on the 12th", "finance.scheduled_payments")
     assert so["method"] == "standing_order" and "SO" not in so["payee"]
 
 
 @pytest.mark.parametrize("text", ["Firmware 2.14.1 came out.", "Node 18.20.1 is installed."])
 def test_a_version_number_is_no_amount(text: str) -> None:
-    assert _facts(text, "finance.transactions") == []
+    assert values(text, "finance.transactions") == []
 
 
 # -- payments someone else made, or made at another time ----------------------------------

@@ -12,8 +12,7 @@ import datetime as dt
 
 import pytest
 
-from tests.candidates import AT, D, T, found, of
-from uac.fact_log.extraction.patterns import extract
+from tests.candidates import AT, D, T, found, of, values
 from uac.fact_log.extraction.patterns.ambiguity import date_notes
 from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.timespan import clock
@@ -30,13 +29,6 @@ def _events(text: str, *earlier: str) -> list[dict]:
 def _days(text: str) -> list:
 
     return [d.date for d in find_dates(text, AT.date(), "future")]
-
-
-AT_2027 = dt.datetime(2027, 3, 10, 9)
-
-
-def _facts(text: str, path: str) -> list[dict]:
-    return [c.value for c in extract(text, observed_at=AT_2027) if c.path == path]
 
 
 AT_MONDAY = dt.datetime(2025, 3, 10, 9)  # a Monday
@@ -580,19 +572,19 @@ def test_a_weekly_slot_said_after_its_subject() -> None:
     ],
 )
 def test_shows_as_a_verb_is_no_event(text: str) -> None:
-    assert _facts(text, "schedule.events") == []
+    assert values(text, "schedule.events") == []
 
 
 def test_a_show_is_still_an_event() -> None:
-    [show] = _facts("Comedy show tomorrow at 8pm.", "schedule.events")
+    [show] = values("Comedy show tomorrow at 8pm.", "schedule.events")
     assert show["start"] == dt.datetime(2027, 3, 11, 20)
 
 
 def test_day_numbers_of_a_date_are_no_hours() -> None:
     # "from 1 June" is the first of June, never 1pm: no event is made of a visa's validity
     said = "My Indian e-visa is valid from 1 June to 30 June."
-    assert _facts(said, "schedule.events") == []
-    [visa] = _facts(said, "identity.visas")
+    assert values(said, "schedule.events") == []
+    [visa] = values(said, "identity.visas")
     assert str(visa["valid_until"]) == "2027-06-30"
 
 

@@ -12,7 +12,7 @@ import datetime as dt
 
 import pytest
 
-from tests.candidates import AT, D, T, found, of
+from tests.candidates import AT, D, T, found, of, values
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.timespan import clock
 
@@ -24,13 +24,6 @@ def _stays(text: str, *earlier: str) -> list[tuple]:
         (b.get("place"), b["start"], b.get("end"))
         for b in of("travel.bookings", found(text, *earlier))
     ]
-
-
-AT_2027 = dt.datetime(2027, 3, 10, 9)
-
-
-def _facts(text: str, path: str) -> list[dict]:
-    return [c.value for c in extract(text, observed_at=AT_2027) if c.path == path]
 
 
 def _people(text: str, *earlier: str) -> list[dict]:
@@ -791,12 +784,12 @@ def test_a_past_verb_in_a_later_clause_does_not_make_the_trip_past() -> None:
     ],
 )
 def test_a_hotel_named_by_its_chain_is_a_hotel_booking(text: str, place: str) -> None:
-    [stay] = _facts(text, "travel.bookings")
+    [stay] = values(text, "travel.bookings")
     assert stay["kind"] == "hotel" and stay["place"] == place and stay["end"] > stay["start"]
 
 
 def test_a_chain_in_a_name_is_no_booking() -> None:
-    assert _facts("Paris Hilton was on TV last night.", "travel.bookings") == []
+    assert values("Paris Hilton was on TV last night.", "travel.bookings") == []
 
 
 @pytest.mark.parametrize(
@@ -814,13 +807,13 @@ def test_a_chain_in_a_name_is_no_booking() -> None:
     ],
 )
 def test_every_stop_of_a_journey_is_a_trip(text: str, stops: list[tuple[str, str]]) -> None:
-    trips = _facts(text, "travel.trips")
+    trips = values(text, "travel.trips")
     assert [(t["country"], str(t["depart"])) for t in trips] == stops
 
 
 def test_what_follows_then_without_a_place_and_days_is_no_stop() -> None:
-    assert len(_facts("Flying to Rome on 3 May, then we'll see.", "travel.trips")) == 1
-    assert len(_facts("Flying to Paris with my wife and Tom on 3 May.", "travel.trips")) == 1
+    assert len(values("Flying to Rome on 3 May, then we'll see.", "travel.trips")) == 1
+    assert len(values("Flying to Paris with my wife and Tom on 3 May.", "travel.trips")) == 1
 
 
 # -- reviewers' defects ------------------------------------------------------------------
