@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import enum
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from uac.compiler.loader import Checkpoint
@@ -107,8 +111,39 @@ def _fields(obj: Any) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj) if f.name != "fact_ids"}
 
 
+def show(value: Any) -> str:
+    """A value as a person reads it: ISO dates, plain numbers, quoted text, `unset` for None."""
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return show(value.value)
+    if isinstance(value, dt.date | dt.time):  # datetime is a date
+        return value.isoformat()
+    if isinstance(value, int | float | Decimal):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{show(k)}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple | list | set | frozenset):
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        return "[" + ", ".join(show(v) for v in items) + "]"
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return show(_fields(value))
+    return str(value)
+
+
+def _change(where: str, before: Any, after: Any) -> str:
+    return f"~ {where}: {show(before)} -> {show(after)}"
+
+
 def diff(old: Checkpoint, new: Checkpoint) -> list[str]:
-    """Human-readable typed-state changes from old to new (empty if identical)."""
+    """Human-readable typed-state changes from old to new (empty if identical).
+
+    Keys and values are written by `show` (ISO dates, quoted text, `unset`), never as Python
+    reprs, so the lines read the same in the CLI, the console and the JSON API."""
     lines: list[str] = []
     old_parts, new_parts = old.meta.get("parts", {}), new.meta.get("parts", {})
     names = [f.name for f in dataclasses.fields(new.user)]
@@ -122,25 +157,25 @@ def diff(old: Checkpoint, new: Checkpoint) -> list[str]:
             for key in sorted(set(before) | set(after)):
                 if before.get(key) != after.get(key):
                     lines.append(
-                        f"~ user.{name}[{key!r}]: {before.get(key)!r} -> {after.get(key)!r}"
+                        _change(f"user.{name}[{show(key)}]", before.get(key), after.get(key))
                     )
             continue
         if not isinstance(part, tuple):
             for field in sorted(set(before) | set(after)):
                 if before.get(field) != after.get(field):
                     lines.append(
-                        f"~ user.{name}.{field}: {before.get(field)!r} -> {after.get(field)!r}"
+                        _change(f"user.{name}.{field}", before.get(field), after.get(field))
                     )
             continue
         for key in sorted(set(before) - set(after)):
-            lines.append(f"- user.{name}[{key!r}]")
+            lines.append(f"- user.{name}[{show(key)}]")
         for key in sorted(set(after) - set(before)):
-            lines.append(f"+ user.{name}[{key!r}]")
+            lines.append(f"+ user.{name}[{show(key)}]")
         for key in sorted(set(before) & set(after)):
             a, b = before[key], after[key]
             for field in sorted(set(a) | set(b)):
                 if a.get(field) != b.get(field):
                     lines.append(
-                        f"~ user.{name}[{key!r}].{field}: {a.get(field)!r} -> {b.get(field)!r}"
+                        _change(f"user.{name}[{show(key)}].{field}", a.get(field), b.get(field))
                     )
     return lines

@@ -285,7 +285,7 @@ def test_incremental_compile_reuses_unchanged_collections(mem: Memory) -> None:
     assert mem.compile(changed=True) == []
     old, new, lines = mem.diff("alice")
     assert (old, new) == (1, 2)
-    assert len(lines) == 1 and lines[0].startswith("+ user.trips['h:")  # no city: content-hash key
+    assert len(lines) == 1 and lines[0].startswith('+ user.trips["h:')  # no city: content-hash key
 
 
 def test_failed_validation_publishes_nothing(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -629,5 +629,5 @@ def test_diff_shows_a_change_of_the_states_maps(mem: Memory) -> None:
     mem.compile("alice")
     old, new, lines = mem.diff("alice")
     assert (old, new) == (1, 2)
-    assert "~ user.location.city: None -> 'Lisbon'" in lines
-    assert any(line.startswith("~ user.as_of['user.location.city']: None -> ") for line in lines)
+    assert '~ user.location.city: unset -> "Lisbon"' in lines
+    assert any(line.startswith('~ user.as_of["user.location.city"]: unset -> 20') for line in lines)

@@ -19,10 +19,10 @@ H = dt.timedelta(hours=1)
 
 # What the second checkpoint adds over the first, line for line.
 EXPECTED = [
-    f"~ user.as_of['user.location.city']: None -> {T0.date()!r}",
-    "~ user.inherited_from['user.address.city']: None -> 'group:family'",
-    "~ user.location.city: None -> 'Faro'",
-    "~ user.stale_after_days['user.location.city']: None -> 3",
+    f'~ user.as_of["user.location.city"]: unset -> {T0.date().isoformat()}',
+    '~ user.inherited_from["user.address.city"]: unset -> "group:family"',
+    '~ user.location.city: unset -> "Faro"',
+    '~ user.stale_after_days["user.location.city"]: unset -> 3',
 ]
 
 
@@ -56,7 +56,7 @@ def test_diff_shows_inherited_and_stale_maps(tmp_path: Path) -> None:
         old, new, lines = mem.diff("alice")
         assert (old, new) == (1, 2)
         assert set(EXPECTED) <= set(lines), lines
-        assert "~ user.address.city: None -> 'Lisbon'" in lines
+        assert '~ user.address.city: unset -> "Lisbon"' in lines
         assert mem.diff("alice", 2, 2)[2] == []  # a version against itself: no change
     assert set(EXPECTED) <= set(_lines(home))
 
