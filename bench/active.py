@@ -17,6 +17,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind7  # the seventh blind set (active_data/blind7.toml)
     python bench/active.py --corpus blind8  # the eighth blind set (active_data/blind8.toml)
     python bench/active.py --corpus blind9  # the ninth blind set (active_data/blind9.toml)
+    python bench/active.py --corpus blind10  # the tenth blind set (active_data/blind10.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -101,6 +102,9 @@ CORPORA = {
     # blind9: written the same way (session 13, 2026-12-06) before that session's extraction
     # changes; never tune on it.
     "blind9": (CORPUS.with_name("blind9.toml"), CORPUS.with_name("blind9_oracle.toml")),
+    # blind10: written the same way (session 14, 2026-12-06) before that session's extraction
+    # changes; never tune on it.
+    "blind10": (CORPUS.with_name("blind10.toml"), CORPUS.with_name("blind10_oracle.toml")),
     # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
     "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }
@@ -329,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-9.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-10.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",

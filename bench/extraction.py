@@ -14,6 +14,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind7   # the seventh blind set (blind7.jsonl), run once
     python bench/extraction.py --set blind8   # the eighth blind set (blind8.jsonl), run once
     python bench/extraction.py --set blind9   # the ninth blind set (blind9.jsonl), run once
+    python bench/extraction.py --set blind10  # the tenth blind set (blind10.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
@@ -32,7 +33,8 @@ by another hand without reading the rules (extraction_data/README.md); never tun
 `--set blind7` blind7.jsonl, written the same way once `blind6` was opened for tuning, and
 `--set blind8` blind8.jsonl, written the same way (session 12) before the frames, and
 `--set blind9` blind9.jsonl, written the same way (session 13) before that session's
-extraction changes.
+extraction changes, and `--set blind10` blind10.jsonl, written the same way (session 14) before
+that session's extraction changes.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -293,9 +295,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind7",
             "blind8",
             "blind9",
+            "blind10",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-9: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-10: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind9) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind10) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ SETS = {
     "blind7": (260, 48, 0.33, 42, 13),
     "blind8": (332, 61, 0.31, 81, 15),
     "blind9": (345, 61, 0.29, 89, 23),
+    "blind10": (368, 79, 0.31, 91, 19),
 }
 
 
