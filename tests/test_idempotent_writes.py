@@ -4,7 +4,9 @@ A real `uac serve` (tests/test_serve.py `serving`) is killed with SIGKILL after 
 a write and stored its answer but before it answered (the fault point
 runtime/api/idempotency.py `KILL_BEFORE_ANSWER`); the client saw only a broken connection.
 Retried with the same key on the restarted server, the write is not stored again and the
-first answer comes back.
+first answer comes back. Killed earlier — after the commit, before the write's reaction and
+before any answer was stored (runtime/api/reactor.py `CRASH_BEFORE_REACTION`) — the key was
+recorded in the write's own transaction, so the retry answers from the committed write.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from uac import Memory
 from uac.fact_log.errors import InputError
 from uac.runtime.api.client import Client, ServiceError
 from uac.runtime.api.idempotency import KILL_BEFORE_ANSWER
+from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
 
 pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and PostgreSQL
 
@@ -58,3 +61,36 @@ def test_a_write_retried_after_a_kill_between_commit_and_answer_is_stored_once(
             with pytest.raises(InputError, match="bad-date"):
                 client.call("set", "alice", idempotency_key="typo", path=PATH, value="bad-date")
         assert len(client.facts("alice")) == 2
+
+
+def test_a_write_retried_after_a_kill_between_commit_and_storing_its_answer_is_stored_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+    monkeypatch.setenv(CRASH_BEFORE_REACTION, "1")  # dies after each write's commit
+    calls = {
+        "set-1": ("set", {"path": PATH, "value": "2030-05-01"}),
+        "msg-1": ("add", {"text": "I booked a trip to Lisbon from 2030-06-01 to 2030-06-09."}),
+    }
+    for idem, (verb, fields) in calls.items():
+        with serving(home, stop=False) as info:
+            with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+                Client(info["url"], key).call(verb, "alice", idempotency_key=idem, **fields)
+            assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(CRASH_BEFORE_REACTION)
+    with Memory(home, read_only=True) as mem:  # both writes were committed before the kills
+        committed = [f.id for f in mem.facts("alice")]
+    assert len(committed) >= 2
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        verb, fields = calls["set-1"]
+        first = client.call(verb, "alice", idempotency_key="set-1", **fields)
+        assert first["id"] == committed[0]  # the committed write's answer, not a second write
+        verb, fields = calls["msg-1"]
+        learned = client.call(verb, "alice", idempotency_key="msg-1", **fields)
+        assert [f["id"] for f in learned["facts"]] == committed[1:]
+        again = client.call(verb, "alice", idempotency_key="msg-1", **fields)
+        assert again == learned  # stored now: the same answer again
+        assert [f.id for f in client.facts("alice")] == committed  # each stored once

@@ -23,11 +23,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service
+from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service, write_keys
 from uac.fact_log.backends.base import Key, Send, StoreFile
 from uac.fact_log.backends.duckdb import FileAlerts, FileOutbox, Pending, hand_back
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
-from uac.fact_log.backends.pg_log import TABLES, PgLog, is_url, redact
+from uac.fact_log.backends.pg_log import TABLES, LogUnavailable, PgLog, is_url, redact
 from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import WorkspaceError
@@ -138,14 +138,27 @@ class PostgresBackend:
 
     def append(self, batch: Batch, return_facts: bool) -> list[Fact]:
         """Each caller commits its own transaction on a pooled connection, so a subject whose
-        head another node holds never stalls this node's other writes."""
-        mine = Pending(batch, return_facts)
-        self._append([batch], [mine])
+        head another node holds never stalls this node's other writes. A batch a keyed
+        request's earlier run committed is handed back, not written again (write_keys.py)."""
+        slot = write_keys.take()
+        if slot is not None and slot.earlier is not None:
+            self.sync(batch.address)
+            batch.input_ids = list(slot.earlier.input_ids)
+            facts = write_keys.replayed(self.store, slot.earlier)
+            return facts if return_facts else []
+        mine = Pending(batch, return_facts, slot)
+        try:
+            self._append([batch], [mine])
+        except LogUnavailable:
+            raise  # the connection broke, perhaps in the commit: the outcome stays unknown
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
         return mine.facts
 
     def _append(self, batches: list[Batch], items: list[Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
-        prepared = self.log.append(batches, self.store.signer())
+        prepared = self.log.append(batches, self.store.signer(), [i.slot for i in items])
         # Committed already: if the copy fails, the next read of the subject copies it.
         with contextlib.suppress(Exception):
             self.record(prepared)

@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 import uac
+from uac.fact_log.backends import faults, write_keys
 from uac.fact_log.errors import NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import api_keys as keys
@@ -54,6 +55,7 @@ CODES = {
     429: "too_many",
     500: "internal",
     503: "unavailable",
+    507: "insufficient_storage",
 }
 TENANT_HEADER = "X-Uac-Tenant"  # the tenant an answer is about (the Client reads addresses in it)
 
@@ -68,6 +70,15 @@ class NewKey(BaseModel):
     subject: str | None = None
     read_only: bool = False
     label: str | None = None
+
+
+class Refused(HTTPException):
+    """An HTTP error whose JSON body says more than its sentence: a failed write's
+    `committed` (true: saved; false: not saved; null: unknown)."""
+
+    def __init__(self, status: int, detail: str, **extra: Any):
+        super().__init__(status, detail)
+        self.extra = extra
 
 
 def compatible(a: str, b: str) -> bool:
@@ -128,10 +139,13 @@ def ops_router() -> APIRouter:
 
     @router.get("/readyz")
     def readyz(request: Request) -> JSONResponse:
-        """Readiness: the workspace is open, its shared database (if any) answers and is
-        migrated."""
+        """Readiness: the workspace is open, its storage takes writes (after a fault), its
+        shared database (if any) answers and is migrated."""
         service = service_of(request)
-        ready, body = health.readiness(service.mem, service.deliverer)
+        probe = service.fault is not None and service.mem is not None
+        if probe and health.storage_probe(service.home) is None:  # takes writes again
+            service.fault = None
+        ready, body = health.readiness(service.mem, service.deliverer, service.fault)
         return JSONResponse(body, status_code=200 if ready else 503)
 
     @router.get("/v1/jobs/progress")
@@ -265,8 +279,11 @@ def _handle(
     subject = _subject(verb, mem, who, subject)
     response.headers[TENANT_HEADER] = mem.tenant
     key = request.headers.get(idempotency.HEADER)
-    if key is None or not verb.writes_with(args):
+    if not verb.writes_with(args):
         return _run(service, mem, verb, subject, args)
+    if key is None:
+        with write_keys.writing(write_keys.WriteMark(mem.tenant, who.key_id, None)) as mark:
+            return _written(service, _run(service, mem, verb, subject, args, mark))
     held = idempotency.Claim(
         mem.tenant,
         who.key_id,
@@ -277,34 +294,79 @@ def _handle(
         stored = idempotency.claim(mem.store, held, utc_now())
     except UacError as exc:
         raise HTTPException(status_of(exc), str(exc)) from None
-    if stored is not None:  # a repeat: the first answer, never a second write
+    if isinstance(stored, idempotency.Stored):  # a repeat: the first answer, never a second write
         return JSONResponse(
             stored.body,
             status_code=stored.status,
             headers={TENANT_HEADER: mem.tenant, "Idempotent-Replayed": "true"},
         )
+    # A repeat of a run that committed but never answered (a killed server): run it again,
+    # its committed batches handed back rather than written (fact_log/backends/write_keys.py).
+    earlier = stored.earlier if isinstance(stored, idempotency.Resume) else []
+    if earlier:
+        response.headers["Idempotent-Replayed"] = "true"
+    mark = write_keys.WriteMark(mem.tenant, who.key_id, key, list(earlier))
     try:
-        out = _run(service, mem, verb, subject, args)
+        with write_keys.writing(mark):
+            out = _run(service, mem, verb, subject, args, mark)
     except HTTPException as exc:
-        if exc.status_code >= 500:  # nothing was written: the key may be sent again
-            idempotency.release(mem.store, held)
-        else:
+        if exc.status_code < 500:
             body = {"error": exc.detail, "code": CODES.get(exc.status_code, "error")}
             idempotency.finish(mem.store, held, exc.status_code, body)
+        elif mark.saved is False:  # nothing was written: the key may be sent again
+            idempotency.release(mem.store, held)
+        else:  # part of it was saved (or may have been): a repeat resumes it
+            idempotency.let_go(held)
+        raise
+    except BaseException:
+        if mark.saved is False:
+            idempotency.release(mem.store, held)
+        else:
+            idempotency.let_go(held)
         raise
     idempotency.finish(mem.store, held, 200, out)
+    return _written(service, out)
+
+
+def _written(service: Service, out: Any) -> Any:
+    """A write succeeded: the storage takes writes again (`/readyz`)."""
+    service.fault = None
     return out
 
 
-def _run(service: Service, mem: Memory, verb: verbs.Verb, subject: Any, args: Any) -> Any:
+def _run(
+    service: Service,
+    mem: Memory,
+    verb: verbs.Verb,
+    subject: Any,
+    args: Any,
+    mark: write_keys.WriteMark | None = None,
+) -> Any:
+    """Run the verb; its errors as HTTP errors (a write's 5xx saying whether it was saved)."""
     try:
         if not verb.long:
             return verbs.execute(mem, verb, subject, args)
         with service.jobs.track(verb.name, mem.tenant, subject) as job:
             mem.progress = job.report  # this request's view: reported to the board
             return verbs.execute(mem, verb, subject, args)
-    except UacError as exc:
-        raise HTTPException(status_of(exc), str(exc)) from None
+    except Exception as exc:
+        fault = faults.storage_fault(exc)
+        if fault is not None:  # a full or failing disk or database: said plainly, not a bug
+            service.fault = fault.sentence()
+            service.log({"event": "storage_fault", "verb": verb.name, "error": repr(exc)})
+            status, message = fault.status, fault.sentence()
+        elif isinstance(exc, UacError):
+            status, message = status_of(exc), str(exc)
+        else:
+            raise
+        if mark is None or status < 500:
+            raise HTTPException(status, message) from None
+        saved = mark.saved
+        said = {True: "it was saved: do not send it again (or send it with the same "
+                "Idempotency-Key, which answers it)", False: "nothing of it was saved",
+                None: "whether it was saved is unknown: look, or send it again with the "
+                "same Idempotency-Key"}[saved]  # fmt: skip
+        raise Refused(status, f"{message}; {said}", committed=saved) from None
 
 
 def _route(router: APIRouter, verb: verbs.Verb, name: str, scoped: bool, *, listed: bool) -> None:
