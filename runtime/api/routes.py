@@ -5,7 +5,8 @@
   and, for tenant-wide verbs, `POST /v1/NAME`; earlier names answer too, out of the docs.
   Writes honour an `Idempotency-Key` (runtime/api/idempotency.py).
 - `ops_router()`: liveness, readiness, long jobs' progress.
-- `admin_router()`: API keys (the local admin token only).
+- `admin_router()`: API keys; `outbox_router()`: the alert outbox (the local admin token
+  only).
 
 Every route takes the `Service` (runtime/api/server.py) from the app and the caller's key
 through `principal`, which refuses unknown keys and incompatible clients.
@@ -19,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 import uac
 from uac.fact_log.backends import faults, write_keys
 from uac.fact_log.errors import NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import api_keys as keys
-from uac.runtime.api import idempotency, verbs
+from uac.runtime.api import idempotency, outbox, verbs
 from uac.runtime.api import readiness as health
 
 if TYPE_CHECKING:
@@ -161,15 +162,76 @@ def ops_router() -> APIRouter:
 # -- admin -----------------------------------------------------------------------------------
 
 
+def admin_store(request: Request, who: keys.Principal = Depends(principal)) -> Any:
+    """The workspace's store, for the local admin token only."""
+    service = service_of(request)
+    if not who.admin or service.mem is None:
+        raise HTTPException(403, ADMIN_ONLY)
+    return service.mem.store
+
+
+class OutboxList(BaseModel):
+    """Which outbox rows to list: of one status (default all), at most `limit`."""
+
+    model_config = ConfigDict(extra="forbid")
+    status: str | None = None
+    limit: int = Field(50, ge=1, le=10_000)
+
+
+class OutboxIds(BaseModel):
+    """Outbox rows by id (retry: none names every dead row)."""
+
+    model_config = ConfigDict(extra="forbid")
+    ids: list[int] = Field(default_factory=list, max_length=10_000)
+
+
+def outbox_router() -> APIRouter:
+    """The alert outbox of the tenant the admin names (X-Uac-Tenant): list, retry, drop —
+    what `uac outbox` does, for a workspace a running server holds."""
+    router = APIRouter(prefix="/v1/admin/outbox", tags=["admin"])
+
+    def tenant(request: Request) -> str:
+        return request.headers.get("x-uac-tenant") or "default"
+
+    @router.post("/list")
+    def list_outbox(
+        request: Request, body: OutboxList | None = None, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """The tenant's outbox rows, newest first, and its counts per status (admin only)."""
+        body = body or OutboxList()
+        try:
+            found = outbox.rows(store, tenant(request), body.status, body.limit)
+        except UacError as exc:
+            raise HTTPException(status_of(exc), str(exc)) from None
+        return {"counts": outbox.counts(store, tenant(request)), "rows": verbs.plain(found)}
+
+    @router.post("/retry")
+    def retry_outbox(
+        request: Request, body: OutboxIds | None = None, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """Queue rows again, due now: the named ones, or every dead row (admin only)."""
+        n = outbox.retry(store, tenant(request), (body or OutboxIds()).ids)
+        deliverer = service_of(request).deliverer
+        if deliverer is not None and n:
+            deliverer.wake.set()  # due now: the deliverer need not wait for its next look
+        return {"requeued": n}
+
+    @router.post("/drop")
+    def drop_outbox(
+        request: Request, body: OutboxIds, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """Delete the named rows; their alerts stay stored (admin only)."""
+        try:
+            return {"dropped": outbox.drop(store, tenant(request), body.ids)}
+        except UacError as exc:
+            raise HTTPException(status_of(exc), str(exc)) from None
+
+    return router
+
+
 def admin_router() -> APIRouter:
     """API keys: create, list, revoke (the local admin token only)."""
     router = APIRouter(prefix="/v1/admin/keys", tags=["admin"])
-
-    def admin_store(request: Request, who: keys.Principal = Depends(principal)) -> Any:
-        service = service_of(request)
-        if not who.admin or service.mem is None:
-            raise HTTPException(403, ADMIN_ONLY)
-        return service.mem.store
 
     @router.post("")
     def create_key(body: NewKey, store: Any = Depends(admin_store)) -> dict[str, Any]:

@@ -402,6 +402,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
     app.include_router(routes.verb_router())
     app.include_router(routes.admin_router())
+    app.include_router(routes.outbox_router())
 
     from uac.runtime.api import console  # the operator console: HTML pages under /console
 
