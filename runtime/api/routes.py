@@ -354,8 +354,8 @@ def _handle(
     )
     try:
         stored = idempotency.claim(mem.store, held, utc_now())
-    except UacError as exc:
-        raise HTTPException(status_of(exc), str(exc)) from None
+    except Exception as exc:  # a full disk may refuse the claim itself: nothing is written
+        raise _as_http(service, verb, exc, write_keys.WriteMark(mem.tenant, "", None)) from None
     if isinstance(stored, idempotency.Stored):  # a repeat: the first answer, never a second write
         return JSONResponse(
             stored.body,
@@ -371,23 +371,37 @@ def _handle(
     try:
         with write_keys.writing(mark):
             out = _run(service, mem, verb, subject, args, mark)
-    except HTTPException as exc:
-        if exc.status_code < 500:
+    except BaseException as exc:
+        _failed(service, mem, held, mark, exc)
+        raise
+    try:
+        idempotency.finish(mem.store, held, 200, out)
+    except Exception as exc:  # the write is saved: answer it; a repeat resumes to this answer
+        idempotency.let_go(held)
+        service.log({"event": "idempotency_answer_not_stored", "error": repr(exc)})
+    return _written(service, out)
+
+
+def _failed(
+    service: Service,
+    mem: Memory,
+    held: idempotency.Claim,
+    mark: write_keys.WriteMark,
+    exc: BaseException,
+) -> None:
+    """A keyed write failed: keep its refusal as its answer (4xx), free the key if nothing
+    was saved, else leave it for a repeat to resume. Never hides the write's own error."""
+    try:
+        if isinstance(exc, HTTPException) and exc.status_code < 500:
             body = {"error": exc.detail, "code": CODES.get(exc.status_code, "error")}
             idempotency.finish(mem.store, held, exc.status_code, body)
         elif mark.saved is False:  # nothing was written: the key may be sent again
             idempotency.release(mem.store, held)
         else:  # part of it was saved (or may have been): a repeat resumes it
             idempotency.let_go(held)
-        raise
-    except BaseException:
-        if mark.saved is False:
-            idempotency.release(mem.store, held)
-        else:
-            idempotency.let_go(held)
-        raise
-    idempotency.finish(mem.store, held, 200, out)
-    return _written(service, out)
+    except Exception as problem:  # the storage that failed the write may fail this too
+        idempotency.let_go(held)
+        service.log({"event": "idempotency_not_settled", "error": repr(problem)})
 
 
 def _written(service: Service, out: Any) -> Any:
@@ -412,23 +426,31 @@ def _run(
             mem.progress = job.report  # this request's view: reported to the board
             return verbs.execute(mem, verb, subject, args)
     except Exception as exc:
-        fault = faults.storage_fault(exc)
-        if fault is not None:  # a full or failing disk or database: said plainly, not a bug
-            service.fault = fault.sentence()
-            service.log({"event": "storage_fault", "verb": verb.name, "error": repr(exc)})
-            status, message = fault.status, fault.sentence()
-        elif isinstance(exc, UacError):
-            status, message = status_of(exc), str(exc)
-        else:
-            raise
-        if mark is None or status < 500:
-            raise HTTPException(status, message) from None
-        saved = mark.saved
-        said = {True: "it was saved: do not send it again (or send it with the same "
-                "Idempotency-Key, which answers it)", False: "nothing of it was saved",
-                None: "whether it was saved is unknown: look, or send it again with the "
-                "same Idempotency-Key"}[saved]  # fmt: skip
-        raise Refused(status, f"{message}; {said}", committed=saved) from None
+        raise _as_http(service, verb, exc, mark) from None
+
+
+def _as_http(
+    service: Service, verb: verbs.Verb, exc: Exception, mark: write_keys.WriteMark | None
+) -> HTTPException:
+    """A verb's error as the HTTP error that says it: the caller's (4xx), the storage's (507
+    or 503, a write's saying whether it was saved), or re-raised as a bug."""
+    fault = faults.storage_fault(exc)
+    if fault is not None:  # a full or failing disk or database: said plainly, not a bug
+        service.fault = fault.sentence()
+        service.log({"event": "storage_fault", "verb": verb.name, "error": repr(exc)})
+        status, message = fault.status, fault.sentence()
+    elif isinstance(exc, UacError):
+        status, message = status_of(exc), str(exc)
+    else:
+        raise exc
+    if mark is None or status < 500:
+        return HTTPException(status, message)
+    saved = mark.saved
+    said = {True: "it was saved: do not send it again (or send it with the same "
+            "Idempotency-Key, which answers it)", False: "nothing of it was saved",
+            None: "whether it was saved is unknown: look, or send it again with the "
+            "same Idempotency-Key"}[saved]  # fmt: skip
+    return Refused(status, f"{message}; {said}", committed=saved)
 
 
 def _route(router: APIRouter, verb: verbs.Verb, name: str, scoped: bool, *, listed: bool) -> None:
