@@ -7,6 +7,9 @@ Retried with the same key on the restarted server, the write is not stored again
 first answer comes back. Killed earlier — after the commit, before the write's reaction and
 before any answer was stored (runtime/api/reactor.py `CRASH_BEFORE_REACTION`) — the key was
 recorded in the write's own transaction, so the retry answers from the committed write.
+Killed before the commit (`KILL_AFTER_CLAIM`), nothing was written: the retry writes once
+where the server is the log's only writer (DuckDB); on a shared log another node might still
+be running it, so the retry is refused with 409 rather than risk a second write.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from test_serve import _admin, _key, serving
 from uac import Memory
 from uac.fact_log.errors import InputError
 from uac.runtime.api.client import Client, ServiceError
-from uac.runtime.api.idempotency import KILL_BEFORE_ANSWER
+from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
 
 pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and PostgreSQL
@@ -94,3 +97,31 @@ def test_a_write_retried_after_a_kill_between_commit_and_storing_its_answer_is_s
         again = client.call(verb, "alice", idempotency_key="msg-1", **fields)
         assert again == learned  # stored now: the same answer again
         assert [f.id for f in client.facts("alice")] == committed  # each stored once
+
+
+def test_a_write_retried_after_a_kill_before_its_commit_is_written_once_or_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+    monkeypatch.setenv(KILL_AFTER_CLAIM, "1")
+    with serving(home, stop=False) as info:
+        with pytest.raises(ServiceError):
+            Client(info["url"], key).call(
+                "set", "alice", idempotency_key="early", path=PATH, value="2030-05-01"
+            )
+        assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_AFTER_CLAIM)
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        assert client.facts("alice") == []  # killed before its commit: nothing was written
+        send = {"idempotency_key": "early", "path": PATH, "value": "2030-05-01"}
+        if backend == "postgres":  # a shared log: the first run may be alive on another node
+            with pytest.raises(InputError, match="no answer yet"):
+                client.call("set", "alice", **send)
+            assert client.facts("alice") == []
+            return
+        first = client.call("set", "alice", **send)
+        assert client.call("set", "alice", **send) == first  # answered, not written again
+        assert [f.id for f in client.facts("alice")] == [first["id"]]

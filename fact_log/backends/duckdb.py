@@ -94,6 +94,7 @@ class DuckDBBackend:
     name = "duckdb"
     where: str | None = None
     one_chain = True
+    one_writer = True
     artifacts = None
 
     def __init__(self, store: StoreFile):

@@ -113,6 +113,7 @@ class PostgresBackend:
 
     name = "postgres"
     one_chain = False
+    one_writer = False
 
     def __init__(self, log: PgLog, store: StoreFile, writable: bool):
         self.log = log

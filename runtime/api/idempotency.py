@@ -10,8 +10,10 @@ Each batch the request appends records the key in its own transaction
 was stored (during the write's reaction, say) leaves a claim whose committed batches are
 known: a repeat then runs the request again in replay (`Resume`) — the committed batches are
 handed back, not written — and gets the answer the first run would have given. A repeat
-that finds a claim with nothing committed (the first still running, here or on another
-node, or stopped before its commit) is refused with 409, saying so: never a second write. A
+that finds a claim with nothing committed runs the request when the first cannot be running
+(not in this process, and the log has no other writer: DuckDB's file lock); otherwise (the
+first still running, here or on another node of a shared log) it is refused with 409,
+saying so: never a second write. A
 key is the caller's: rows are per tenant and per API key, and a key reused with another
 request (another verb, subject or body) is refused.
 
@@ -41,9 +43,11 @@ HEADER = "Idempotency-Key"
 RETENTION = dt.timedelta(hours=24)
 MAX_KEY = 255
 PURGE_EVERY = dt.timedelta(minutes=1)
-# Fault injection for the crash test (tests/test_idempotent_writes.py): the server kills
-# itself after storing a write's answer, before sending it.
+# Fault injection for the crash tests (tests/test_idempotent_writes.py): the server kills
+# itself after storing a write's answer, before sending it; or after claiming a new key,
+# before the write runs.
 KILL_BEFORE_ANSWER = "UAC_FAULT_KILL_BEFORE_ANSWER"
+KILL_AFTER_CLAIM = "UAC_FAULT_KILL_AFTER_CLAIM"
 
 _purged: dict[int, dt.datetime] = {}
 _purge_lock = threading.Lock()
@@ -112,6 +116,8 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | Resume | None
     )
     if new:
         _hold(held)
+        if os.environ.get(KILL_AFTER_CLAIM) == "1":
+            os.kill(os.getpid(), signal.SIGKILL)
         return None
     found = _rows(store, f"SELECT request_hash, status, answer FROM idempotency WHERE {where}", pk)
     if not found:  # expired and dropped between the two statements: claim it again
@@ -125,6 +131,10 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | Resume | None
         earlier = [] if _key(held) in _running else write_keys.committed(store, *pk)
         if earlier and _hold(held):
             return Resume(earlier)
+        # Nothing committed and not running here: where this process is the log's only
+        # writer, the first run died before its commit (it wrote nothing): run it now.
+        if store.backend.one_writer and _hold(held):
+            return None
         raise Unknown(
             f"the request with {HEADER} {key!r} has no answer yet and nothing of it is saved "
             "yet: it is still running, or the server stopped before saving it; send it again "
