@@ -9,7 +9,8 @@ before any answer was stored (runtime/api/reactor.py `CRASH_BEFORE_REACTION`) â€
 recorded in the write's own transaction, so the retry answers from the committed write.
 Killed before the commit (`KILL_AFTER_CLAIM`), nothing was written: the retry writes once
 where the server is the log's only writer (DuckDB); on a shared log another node might still
-be running it, so the retry is refused with 409 rather than risk a second write.
+be running it, so the retry is refused with 409 rather than risk a second write. A streamed
+import (a file too big to hold) is marked before it starts, and its repeat refused.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ import pytest
 from test_serve import _admin, _key, serving
 
 from uac import Memory
+from uac.fact_log import importer
+from uac.fact_log.backends import write_keys
 from uac.fact_log.errors import InputError
+from uac.fact_log.store import utc_now
+from uac.runtime.api import idempotency
 from uac.runtime.api.client import Client, ServiceError
 from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
@@ -125,3 +130,23 @@ def test_a_write_retried_after_a_kill_before_its_commit_is_written_once_or_refus
         first = client.call("set", "alice", **send)
         assert client.call("set", "alice", **send) == first  # answered, not written again
         assert [f.id for f in client.facts("alice")] == [first["id"]]
+
+
+def test_a_streamed_import_under_a_key_is_marked_and_its_repeat_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(importer, "CHUNK_RECORDS", 2)  # 5 records: a streamed import
+    file = tmp_path / "allergies.jsonl"
+    file.write_text("".join(f'{{"substance": "s{n}"}}\n' for n in range(5)))
+    held = idempotency.Claim("default", "k1", "imp-1", "digest")
+    with Memory(tmp_path / "ws", create=True) as mem:
+        assert idempotency.claim(mem.store, held, utc_now()) is None  # a new key
+        with write_keys.writing(write_keys.WriteMark("default", "k1", "imp-1")):
+            done = mem.import_file("maya", "allergies", file)
+        assert done.facts == 5
+        marks = write_keys.committed(mem.store, "default", "k1", "imp-1")
+        assert [m.streamed for m in marks] == [True]
+        idempotency.let_go(held)  # as a server killed before storing the answer leaves it
+        with pytest.raises(idempotency.Unknown, match="streamed import"):
+            idempotency.claim(mem.store, held, utc_now())
+        assert len(mem.facts("maya")) == 5  # never written twice

@@ -84,7 +84,7 @@ def hand_back(prepared: Sequence[Prepared], items: Sequence[Pending]) -> None:
     for prep, item in zip(prepared, items, strict=True):
         prep.batch.input_ids = [row[1] for row in prep.input_rows]
         item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
-        write_keys.settle(item.slot, True)
+        write_keys.settle(item.slot)
         item.done.set()
 
 
@@ -205,8 +205,17 @@ class DuckDBBackend:
         hand_back(prepared, items)
 
     def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
-        """Staged in the file, then moved into the log in one transaction (staging.py)."""
-        return self.store._stream_into_file(batches)
+        """Staged in the file, then moved into the log in one transaction (staging.py); a
+        keyed request's stream is marked first (write_keys.streaming)."""
+        slot = write_keys.take()
+        try:
+            write_keys.streaming(self.store, slot)
+            facts = self.store._stream_into_file(batches)
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
+        write_keys.settle(slot)
+        return facts
 
     def verify(self, chunk: int, anchor: dict[str, Any] | None) -> VerifyReport:
         """The chain: the first fact whose content, plain link or keyed digest is wrong (a log

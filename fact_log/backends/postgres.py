@@ -166,8 +166,18 @@ class PostgresBackend:
         hand_back(prepared, items)
 
     def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
-        """One PostgreSQL transaction, sent batch by batch."""
-        facts = self.log.append_stream(batches, self.store.signer())
+        """One PostgreSQL transaction, sent batch by batch; a keyed request's stream is
+        marked first (write_keys.streaming)."""
+        slot = write_keys.take()
+        try:
+            write_keys.streaming(self.store, slot)
+            facts = self.log.append_stream(batches, self.store.signer())
+        except LogUnavailable:
+            raise  # perhaps in the commit: the outcome stays unknown
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
+        write_keys.settle(slot)
         # Committed already, so a failed copy is made by the next read; the node's copy
         # is pulled from the log, not fed the rows in hand (that would hold the write).
         with contextlib.suppress(Exception):

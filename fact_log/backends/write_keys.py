@@ -12,11 +12,14 @@ any append the first run did not reach writes for real. A write is stored once, 
 the moment of the kill.
 
 Whichever request is writing is said by `writing(...)`, a context variable the service sets
-around a verb (`current()`), so the verbs themselves never see keys. A request without a key
-is counted too (`WriteMark.committed`), so a storage error can say whether anything of the
-request was saved. Rows are per tenant and per API key, like the claims, and dropped with
-them (`forget`, `purge`). Both backends call `note`/`record` from their append; this module
-never asks which backend it runs on.
+around a verb, so the verbs themselves never see keys. A request without a key is counted
+too (`WriteMark.saved`), so a storage error can say whether anything of the request was
+saved. Rows are per tenant and per API key, like the claims, and dropped with them
+(`forget`, `purge`). Both backends' `append` call `take` (replay or write), `record` (in
+the transaction) and `settle`/`rolled_back`; this module never asks which backend it runs
+on. A streamed import (`append_stream`, files too big to hold) is marked before it starts
+(`streaming`), in its own transaction: a repeat of a key so marked is refused as unknown,
+never replayed nor run again blind.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.backends import pg_schema
 from uac.fact_log.chain import Prepared
+from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.rows import Fact, utc_now
 from uac.fact_log.schema import Owner, register
 
@@ -53,10 +57,15 @@ _KEY = "tenant = ? AND key_id = ? AND idem_key = ?"
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """One batch a keyed request committed: the ids of the facts and inputs it stored."""
+    """One batch a keyed request committed: the ids of the facts and inputs it stored; or
+    (`streamed`) a streamed write it started, whose outcome the row cannot tell."""
 
     fact_ids: tuple[str, ...]
     input_ids: tuple[str, ...]
+    streamed: bool = False
+
+
+STREAM = '"stream"'  # fact_ids of a streamed write's mark (a JSON string, not a list)
 
 
 @dataclass(slots=True)
@@ -102,11 +111,6 @@ def writing(mark: WriteMark) -> Iterator[WriteMark]:
         _current.reset(token)
 
 
-def current() -> WriteMark | None:
-    """The request writing in this context, if the service said which."""
-    return _current.get()
-
-
 @dataclass(frozen=True, slots=True)
 class Slot:
     """One append's place in its request: replay `earlier` (committed before), or write and
@@ -131,15 +135,14 @@ def take() -> Slot | None:
     return Slot(mark, n, earlier)
 
 
-def settle(slot: Slot | None, ok: bool) -> None:
-    """An append's outcome: committed (`ok`), or failed (rolled back, unless it failed in the
-    commit itself: then `in_flight` stays set and the outcome is unknown)."""
+def settle(slot: Slot | None) -> None:
+    """The append committed. (One that failed: `rolled_back`, or nothing when it failed in
+    the commit itself: `in_flight` stays set and the outcome is unknown.)"""
     if slot is None or slot.earlier is not None:
         return
     with slot.mark._lock:
-        if ok:
-            slot.mark.committed += 1
-            slot.mark.in_flight = False
+        slot.mark.committed += 1
+        slot.mark.in_flight = False
 
 
 def rolled_back(slot: Slot | None) -> None:
@@ -173,6 +176,19 @@ def record_pg(cur: psycopg.Cursor[Any], slot: Slot | None, prep: Prepared) -> No
         cur.execute("INSERT INTO idempotency_writes VALUES (%s, %s, %s, %s, %s, %s, %s)", row)
 
 
+def streaming(store: Any, slot: Slot | None) -> None:
+    """Mark a keyed request's streamed write before it starts (its own transaction)."""
+    if slot is None or not slot.mark.keyed:
+        return
+    if slot.earlier is not None:
+        raise WorkspaceError("a streamed write cannot be replayed; send it with a new key")
+    mark = slot.mark
+    store.backend.service_rows(
+        "INSERT INTO idempotency_writes VALUES (?, ?, ?, ?, ?, '[]', ?)",
+        [mark.tenant, mark.key_id, mark.key, slot.n, STREAM, utc_now()],
+    )
+
+
 def replayed(store: Any, earlier: Committed) -> list[Fact]:
     """The facts an earlier run of the request stored (read from the workspace file, which
     the caller brought up to date), in their order. `store`: the backend's StoreFile."""
@@ -195,7 +211,12 @@ def committed(store: Any, tenant: str, key_id: str, key: str) -> list[Committed]
         f"SELECT fact_ids, input_ids FROM idempotency_writes WHERE {_KEY} ORDER BY n",
         [tenant, key_id, key],
     )
-    return [Committed(tuple(json.loads(f)), tuple(json.loads(i))) for f, i in rows]
+    return [
+        Committed((), (), True)
+        if f == STREAM
+        else Committed(tuple(json.loads(f)), tuple(json.loads(i)))
+        for f, i in rows
+    ]
 
 
 def forget(store: Any, tenant: str, key_id: str, key: str) -> None:

@@ -129,6 +129,11 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | Resume | None
         )
     if status is None:
         earlier = [] if _key(held) in _running else write_keys.committed(store, *pk)
+        if any(c.streamed for c in earlier):
+            raise Unknown(
+                f"the request with {HEADER} {key!r} is a streamed import that has no answer: "
+                "it may have been saved; look before sending it again with a new key"
+            )
         if earlier and _hold(held):
             return Resume(earlier)
         # Nothing committed and not running here: where this process is the log's only
