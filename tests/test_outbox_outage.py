@@ -6,6 +6,7 @@ of `run_due` calls; the slow sink is a real HTTP server answering after the webh
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import http.server
 import json
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from test_serve import serving
 
 from uac import Memory
 from uac.checks.sinks import DELIVERY_ID_HEADER, WebhookSink
@@ -215,9 +217,11 @@ def test_a_slow_sink_sees_each_duplicate_under_one_delivery_id(home: Path, slow_
         assert len({d for d, _ in seen}) == 5
 
 
+@pytest.mark.parametrize("served", [False, True], ids=["local", "through-uac-serve"])
 def test_uac_outbox_lists_retries_and_drops_rows(
-    home: Path, capsys: pytest.CaptureFixture[str]
+    home: Path, capsys: pytest.CaptureFixture[str], served: bool
 ) -> None:
+    """Run on the workspace, or forwarded to the server that holds it (its admin routes)."""
     with Memory(home, create=True, react=False) as mem:
         _raise_alerts(mem, 2)
         settings = OutboxSettings(horizon=1.0, base_delay=1.0)  # dead after a second try
@@ -234,6 +238,11 @@ def test_uac_outbox_lists_retries_and_drops_rows(
         finally:
             deliverer.stop()
         assert _statuses(mem) == {"dead": 2}
+    with serving(home) if served else contextlib.nullcontext():
+        _outbox_commands(home, capsys)
+
+
+def _outbox_commands(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--home", str(home), "outbox", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert listed["counts"] == {"pending": 0, "delivered": 0, "dead": 2}

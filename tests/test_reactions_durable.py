@@ -93,6 +93,19 @@ def test_many_subjects_killed_mid_write_all_catch_up(tmp_path: Path) -> None:
             assert "2026-03-01" in alert, s
 
 
+def test_a_scheduled_pass_marks_the_reactions_it_caught_up_as_done(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    assert _write_in_child(home, "maya", "2026-02-01", crash=False) == 0
+    assert _write_in_child(home, "maya", "2026-03-01", crash=True) == -9
+    with Memory(home, react=False) as mem:  # react=False: opening does not drain the queue
+        assert reactions.pending(mem.store) == [mem.address("maya")]
+        job = mem.run_once(today=TODAY)
+        assert job.errors == {}
+        assert reactions.pending(mem.store) == []  # covered by the pass, not left for a drain
+        [alert] = _expiry_alerts(mem, "maya")
+        assert "2026-03-01" in alert
+
+
 def test_a_write_returns_the_alerts_it_raised_and_cleared(tmp_path: Path) -> None:
     with Memory(tmp_path / "ws", create=True) as mem:
         first = mem.set("maya", EXPIRY, "2026-02-01", now=NOW)

@@ -33,6 +33,7 @@ OWNERS["service"] = 1  # API keys and the alert outbox (runtime/api/schema.py)
 OWNERS["erase"] = 1  # erasure reports and erased rows (fact_log/erase.py)
 OWNERS["idempotency"] = 1  # writes' Idempotency-Keys and answers (runtime/api/schema.py)
 OWNERS["reactions"] = 1  # writes awaiting their reaction (fact_log/backends/reactions.py)
+OWNERS["write_keys"] = 1  # keyed writes' batches, in their transaction (backends/write_keys.py)
 DATA_TABLES = (
     "facts",
     "inputs",
@@ -188,6 +189,7 @@ def test_an_old_format_workspace_upgrades_in_place_with_its_data(
             "schema_version.erase": "1",
             "schema_version.idempotency": "1",
             "schema_version.reactions": "1",
+            "schema_version.write_keys": "1",
         }
         # The old facts keep verifying with their plain links; the key file was made.
         assert con.execute("SELECT count(*) FROM facts WHERE mac IS NOT NULL").fetchone()[0] == 0

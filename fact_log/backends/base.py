@@ -219,6 +219,13 @@ class LogBackend(Protocol):
         ...
 
     @property
+    def one_writer(self) -> bool:
+        """True: only the process holding the workspace file writes the log (its file lock
+        says so), so a write this process is not running is not running anywhere. False:
+        other nodes write the same log."""
+        ...
+
+    @property
     def artifacts(self) -> Artifacts | None:
         """Where published checkpoints are shared between nodes (None: they are not)."""
         ...

@@ -25,7 +25,10 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.base import ALERT_COLUMNS, Key, Send, StoreFile
 from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
 from uac.fact_log.chain_keys import KeyRing, key_path, row_message
@@ -70,6 +73,7 @@ class Pending:
 
     batch: Batch
     return_facts: bool
+    slot: write_keys.Slot | None = None  # the keyed request it belongs to (write_keys.py)
     done: threading.Event = field(default_factory=threading.Event)
     facts: list[Fact] = field(default_factory=list)
     error: BaseException | None = None
@@ -80,6 +84,7 @@ def hand_back(prepared: Sequence[Prepared], items: Sequence[Pending]) -> None:
     for prep, item in zip(prepared, items, strict=True):
         prep.batch.input_ids = [row[1] for row in prep.input_rows]
         item.facts = [Fact(*row) for row in prep.fact_rows] if item.return_facts else []
+        write_keys.settle(item.slot)
         item.done.set()
 
 
@@ -89,6 +94,7 @@ class DuckDBBackend:
     name = "duckdb"
     where: str | None = None
     one_chain = True
+    one_writer = True
     artifacts = None
 
     def __init__(self, store: StoreFile):
@@ -113,8 +119,16 @@ class DuckDBBackend:
         """The file is the log: nothing to copy."""
 
     def append(self, batch: Batch, return_facts: bool) -> list[Fact]:
-        """Queue the batch for the group commit; become the writer if none is active."""
-        mine = Pending(batch, return_facts)
+        """Queue the batch for the group commit; become the writer if none is active.
+
+        A batch a keyed request's earlier run committed is not written again: its facts are
+        handed back (fact_log/backends/write_keys.py)."""
+        slot = write_keys.take()
+        if slot is not None and slot.earlier is not None:
+            batch.input_ids = list(slot.earlier.input_ids)
+            facts = write_keys.replayed(self.store, slot.earlier)
+            return facts if return_facts else []
+        mine = Pending(batch, return_facts, slot)
         with self._queue_lock:
             self._queue.append(mine)
             lead = not self._writer_active
@@ -124,6 +138,7 @@ class DuckDBBackend:
             self._write_queued()
         mine.done.wait()
         if mine.error is not None:
+            write_keys.rolled_back(slot)  # DuckDB rolls a failed commit back: nothing stored
             raise mine.error
         return mine.facts
 
@@ -173,21 +188,34 @@ class DuckDBBackend:
         con = store.con
         con.execute("BEGIN")
         try:
-            for prep in prepared:
+            for prep, item in zip(prepared, items, strict=True):
                 store._write_prepared(prep)
+                write_keys.record(con, item.slot, prep)  # the request's key, same transaction
             counted = any(p.rejection_rows or p.batch.schemas for p in prepared)
             store._anchor(heads, prepared[-1].recorded, counted)
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            # A COMMIT that failed (a full disk) has ended the transaction already: the
+            # ROLLBACK's own error must not hide why the write failed.
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
             store._head = store._input_seq = None  # re-read the heads on the next append
             raise
         store._head, store._input_seq = heads
         hand_back(prepared, items)
 
     def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
-        """Staged in the file, then moved into the log in one transaction (staging.py)."""
-        return self.store._stream_into_file(batches)
+        """Staged in the file, then moved into the log in one transaction (staging.py); a
+        keyed request's stream is marked first (write_keys.streaming)."""
+        slot = write_keys.take()
+        try:
+            write_keys.streaming(self.store, slot)
+            facts = self.store._stream_into_file(batches)
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
+        write_keys.settle(slot)
+        return facts
 
     def verify(self, chunk: int, anchor: dict[str, Any] | None) -> VerifyReport:
         """The chain: the first fact whose content, plain link or keyed digest is wrong (a log
@@ -371,7 +399,8 @@ def file_transaction(store: StoreFile) -> Iterator[None]:
         yield
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        with contextlib.suppress(duckdb.Error):  # a failed COMMIT ended it already
+            con.execute("ROLLBACK")
         raise
 
 

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_jobs, pg_schema, reactions
+from uac.fact_log.backends import pg_jobs, pg_schema, reactions, write_keys
 from uac.fact_log.chain import (
     FACT_COLUMNS,
     GENESIS,
@@ -243,16 +243,23 @@ class PgLog:
     # -- appending -------------------------------------------------------------------------
 
     def append(
-        self, batches: Sequence[Batch], ring: KeyRing, *, one_run: bool = False
+        self,
+        batches: Sequence[Batch],
+        ring: KeyRing,
+        slots: Sequence[write_keys.Slot | None] = (),
+        *,
+        one_run: bool = False,
     ) -> list[Prepared]:
         """Append batches in one transaction, each chained after its subject's head; with
-        `one_run`, every batch carries the first one's run id (the parts of one write)."""
+        `one_run`, every batch carries the first one's run id (the parts of one write).
+        `slots`: each batch's keyed request, recorded in the same transaction."""
         with self._tx() as cur:
             heads = self._lock_heads(cur, {_key(b.address) for b in batches})
             out: list[Prepared] = []
-            for batch in batches:
+            for i, batch in enumerate(batches):
                 run = out[0].run_id if one_run and out else None
                 out.append(self._append_one(cur, batch, ring, heads, run))
+                write_keys.record_pg(cur, slots[i] if i < len(slots) else None, out[-1])
             at: dict[tuple[str, str, str], Any] = {}
             for p in out:
                 key = _key(p.batch.address)

@@ -23,11 +23,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service
+from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service, write_keys
 from uac.fact_log.backends.base import Key, Send, StoreFile
 from uac.fact_log.backends.duckdb import FileAlerts, FileOutbox, Pending, hand_back
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
-from uac.fact_log.backends.pg_log import TABLES, PgLog, is_url, redact
+from uac.fact_log.backends.pg_log import TABLES, LogUnavailable, PgLog, is_url, redact
 from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import WorkspaceError
@@ -113,6 +113,7 @@ class PostgresBackend:
 
     name = "postgres"
     one_chain = False
+    one_writer = False
 
     def __init__(self, log: PgLog, store: StoreFile, writable: bool):
         self.log = log
@@ -138,22 +139,45 @@ class PostgresBackend:
 
     def append(self, batch: Batch, return_facts: bool) -> list[Fact]:
         """Each caller commits its own transaction on a pooled connection, so a subject whose
-        head another node holds never stalls this node's other writes."""
-        mine = Pending(batch, return_facts)
-        self._append([batch], [mine])
+        head another node holds never stalls this node's other writes. A batch a keyed
+        request's earlier run committed is handed back, not written again (write_keys.py)."""
+        slot = write_keys.take()
+        if slot is not None and slot.earlier is not None:
+            self.sync(batch.address)
+            batch.input_ids = list(slot.earlier.input_ids)
+            facts = write_keys.replayed(self.store, slot.earlier)
+            return facts if return_facts else []
+        mine = Pending(batch, return_facts, slot)
+        try:
+            self._append([batch], [mine])
+        except LogUnavailable:
+            raise  # the connection broke, perhaps in the commit: the outcome stays unknown
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
         return mine.facts
 
     def _append(self, batches: list[Batch], items: list[Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
-        prepared = self.log.append(batches, self.store.signer())
+        prepared = self.log.append(batches, self.store.signer(), [i.slot for i in items])
         # Committed already: if the copy fails, the next read of the subject copies it.
         with contextlib.suppress(Exception):
             self.record(prepared)
         hand_back(prepared, items)
 
     def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:
-        """One PostgreSQL transaction, sent batch by batch."""
-        facts = self.log.append_stream(batches, self.store.signer())
+        """One PostgreSQL transaction, sent batch by batch; a keyed request's stream is
+        marked first (write_keys.streaming)."""
+        slot = write_keys.take()
+        try:
+            write_keys.streaming(self.store, slot)
+            facts = self.log.append_stream(batches, self.store.signer())
+        except LogUnavailable:
+            raise  # perhaps in the commit: the outcome stays unknown
+        except BaseException:
+            write_keys.rolled_back(slot)
+            raise
+        write_keys.settle(slot)
         # Committed already, so a failed copy is made by the next read; the node's copy
         # is pulled from the log, not fed the rows in hand (that would hold the write).
         with contextlib.suppress(Exception):

@@ -105,6 +105,16 @@ def covered(store: Store, addr: Address, upto: int) -> None:
         )
 
 
+def pending_counts(store: Store, tenant: str) -> list[tuple[Address, int]]:
+    """A tenant's subjects with writes no reaction covered, each with its write count."""
+    rows = store.backend.service_rows(
+        "SELECT tenant, scope, subject, wanted FROM reactions WHERE wanted > done"
+        " AND tenant = ? ORDER BY 1, 2, 3",
+        [tenant],
+    )
+    return [(Address(t, s, n), int(w)) for t, s, n, w in rows]
+
+
 def pending(store: Store, tenant: str | None = None) -> list[Address]:
     """Subjects with writes no reaction covered yet (of a tenant, or all), oldest key first."""
     sql = "SELECT tenant, scope, subject FROM reactions WHERE wanted > done"

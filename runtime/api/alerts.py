@@ -131,12 +131,16 @@ class Alerts(Workspace):
                     report("compiling", done, max(total, done))
 
         day = today or utc_now().date()
-        return run_once(
+        preview = self._reactor.hypothetical(day)
+        queued = [] if preview else self._reactor.uncovered(self.tenant)
+        job = run_once(
             self.home,
             self.tenant,
             day,
             compile_one,
             store=self.store,
             sinks=self._reactor.sinks,
-            preview=self._reactor.hypothetical(day),
+            preview=preview,
         )
+        self._reactor.passed(queued, job.errors)  # the reactions the pass caught up: done
+        return job

@@ -11,7 +11,8 @@ The verb methods (runtime/api/verb_methods.py) are generated from the verb table
 `Verbs` protocol. `call(verb, subject, **fields)` sends wire fields and returns the plain
 JSON answer (what the CLI prints). Errors come back as the same exceptions `Memory` raises
 (`InputError`, `NotFound`, ...) with the server's message; `AccessDenied` for a refused key
-and `ServiceError` (retryable) when the server is down.
+and `ServiceError` (retryable) when the server is down; `StorageFault` (a `ServiceError`)
+when its storage is full or failing, with `committed` saying whether the write was saved.
 
 Every POST carries an `Idempotency-Key`: a retry after a lost connection sends the same
 key, and the server answers it with the first result instead of writing twice.
@@ -93,6 +94,19 @@ class AccessDenied(UacError):
 
 class ServiceError(UacError):
     """The server could not be reached or failed; the request may be retried."""
+
+
+class StorageFault(ServiceError, WorkspaceError):
+    """The server's storage is full (HTTP 507) or failing (503) and the write failed.
+
+    `committed` says whether the write was saved anyway: True (do not send it again with a
+    new key; the same `Idempotency-Key` answers it), False (nothing was saved: send it again
+    once the server is ready), None (unknown: the same key settles it).
+    """
+
+    def __init__(self, message: str, committed: bool | None):
+        super().__init__(message)
+        self.committed = committed
 
 
 def _encode(value: Any) -> Any:
@@ -214,7 +228,11 @@ class Client(RemoteVerbs):
         self._local.tenant = response.getheader("X-Uac-Tenant")
         if response.status >= 400:
             message = payload.get("error") if isinstance(payload, dict) else None
-            raise _error(response.status, str(message or f"HTTP {response.status}"))
+            error = _error(response.status, str(message or f"HTTP {response.status}"))
+            if response.status == 507 or (isinstance(payload, dict) and "committed" in payload):
+                committed = payload.get("committed") if isinstance(payload, dict) else None
+                error = StorageFault(str(error), committed)
+            raise error
         return payload
 
     def call(

@@ -3,11 +3,19 @@
 A client that lost the answer to a write cannot tell whether it was committed; it sends the
 write again with the same key (the `Client` and the CLI do, automatically). The first
 request claims the key (a row with no answer yet) before the write runs and stores the
-answer after it; a repeat is answered with the stored answer and never runs again. A
-repeat that finds the claim without an answer (the first still running, or its server
-killed before it stored the answer) is refused with 409, saying the outcome is unknown:
-never a second write. A key is the caller's: rows are per tenant and per API key, and a
-key reused with another request (another verb, subject or body) is refused.
+answer after it; a repeat is answered with the stored answer and never runs again.
+
+Each batch the request appends records the key in its own transaction
+(fact_log/backends/write_keys.py), so a server killed after the commit but before the answer
+was stored (during the write's reaction, say) leaves a claim whose committed batches are
+known: a repeat then runs the request again in replay (`Resume`) — the committed batches are
+handed back, not written — and gets the answer the first run would have given. A repeat
+that finds a claim with nothing committed runs the request when the first cannot be running
+(not in this process, and the log has no other writer: DuckDB's file lock); otherwise (the
+first still running, here or on another node of a shared log) it is refused with 409,
+saying so: never a second write. A
+key is the caller's: rows are per tenant and per API key, and a key reused with another
+request (another verb, subject or body) is refused.
 
 Rows live `RETENTION` (24 h, as the IETF httpapi draft suggests at least) and are dropped
 by the next claims after that; the table is the workspace's, or the shared PostgreSQL
@@ -25,6 +33,7 @@ import signal
 import threading
 from typing import Any
 
+from uac.fact_log.backends import write_keys
 from uac.fact_log.errors import InputError, UacError
 from uac.fact_log.store import Store
 from uac.runtime.api import schema  # noqa: F401 (registers the idempotency table)
@@ -34,12 +43,16 @@ HEADER = "Idempotency-Key"
 RETENTION = dt.timedelta(hours=24)
 MAX_KEY = 255
 PURGE_EVERY = dt.timedelta(minutes=1)
-# Fault injection for the crash test (tests/test_idempotent_writes.py): the server kills
-# itself after storing a write's answer, before sending it.
+# Fault injection for the crash tests (tests/test_idempotent_writes.py): the server kills
+# itself after storing a write's answer, before sending it; or after claiming a new key,
+# before the write runs.
 KILL_BEFORE_ANSWER = "UAC_FAULT_KILL_BEFORE_ANSWER"
+KILL_AFTER_CLAIM = "UAC_FAULT_KILL_AFTER_CLAIM"
 
 _purged: dict[int, dt.datetime] = {}
 _purge_lock = threading.Lock()
+# Keys whose request runs in this process now: a repeat of one waits for its answer (409).
+_running: set[tuple[str, str, str]] = set()
 
 
 class Unknown(UacError):
@@ -57,6 +70,14 @@ class Claim:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class Resume:
+    """A key whose first run committed these batches but stored no answer: run the request
+    again, replaying them (write_keys.WriteMark)."""
+
+    earlier: list[write_keys.Committed]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Stored:
     """The first answer of a key: its HTTP status and JSON body."""
 
@@ -70,18 +91,23 @@ def request_hash(verb: str, subject: str | None, fields: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | None:
-    """Claim the key for a write: None when it is new (run the write, then `finish`);
-    the stored answer when the key answered before; `Unknown` when it has no answer yet."""
+def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | Resume | None:
+    """Claim the key for a write: None when it is new (run the write, then `finish`); the
+    stored answer when the key answered before; `Resume` when its first run committed but
+    stored no answer (run it again, replaying); `Unknown` when nothing of it is known yet."""
     key = held.key
     if not key or len(key) > MAX_KEY or not key.isascii() or not key.isprintable():
         raise InputError(f"{HEADER}: at most {MAX_KEY} printable ASCII characters")
     _purge(store, now)
     where = "tenant = ? AND key_id = ? AND idem_key = ?"
     pk = [held.tenant, held.key_id, key]
-    _rows(
-        store, f"DELETE FROM idempotency WHERE {where} AND created_at < ?", [*pk, now - RETENTION]
+    expired = _rows(
+        store,
+        f"DELETE FROM idempotency WHERE {where} AND created_at < ? RETURNING idem_key",
+        [*pk, now - RETENTION],
     )
+    if expired:
+        write_keys.forget(store, *pk)
     new = _rows(
         store,
         "INSERT INTO idempotency VALUES (?, ?, ?, ?, NULL, NULL, ?) ON CONFLICT DO NOTHING"
@@ -89,6 +115,9 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | None:
         [*pk, held.request_hash, now],
     )
     if new:
+        _hold(held)
+        if os.environ.get(KILL_AFTER_CLAIM) == "1":
+            os.kill(os.getpid(), signal.SIGKILL)
         return None
     found = _rows(store, f"SELECT request_hash, status, answer FROM idempotency WHERE {where}", pk)
     if not found:  # expired and dropped between the two statements: claim it again
@@ -99,12 +128,44 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | None:
             f"{HEADER} {key!r} was used for another request; use a new key for a new request"
         )
     if status is None:
+        earlier = [] if _key(held) in _running else write_keys.committed(store, *pk)
+        if any(c.streamed for c in earlier):
+            raise Unknown(
+                f"the request with {HEADER} {key!r} is a streamed import that has no answer: "
+                "it may have been saved; look before sending it again with a new key"
+            )
+        if earlier and _hold(held):
+            return Resume(earlier)
+        # Nothing committed and not running here: where this process is the log's only
+        # writer, the first run died before its commit (it wrote nothing): run it now.
+        if store.backend.one_writer and _hold(held):
+            return None
         raise Unknown(
-            f"the request with {HEADER} {key!r} has no answer yet: it is still running, or the "
-            "server stopped before answering it, so it may have been saved; look before "
-            "sending it again with a new key"
+            f"the request with {HEADER} {key!r} has no answer yet and nothing of it is saved "
+            "yet: it is still running, or the server stopped before saving it; send it again "
+            "with this key once it has answered, or look before sending it with a new key"
         )
     return Stored(int(status), json.loads(answer))
+
+
+def _key(held: Claim) -> tuple[str, str, str]:
+    return (held.tenant, held.key_id, held.key)
+
+
+def _hold(held: Claim) -> bool:
+    """Mark the key's request as running in this process (False: it already is)."""
+    with _purge_lock:
+        if _key(held) in _running:
+            return False
+        _running.add(_key(held))
+        return True
+
+
+def let_go(held: Claim) -> None:
+    """The key's request stopped without an answer that would be its answer for good (a
+    failure after part of it was saved): a repeat resumes it."""
+    with _purge_lock:
+        _running.discard(_key(held))
 
 
 def finish(store: Store, held: Claim, status: int, body: Any) -> None:
@@ -115,6 +176,7 @@ def finish(store: Store, held: Claim, status: int, body: Any) -> None:
         " AND idem_key = ?",
         [status, json.dumps(body), held.tenant, held.key_id, held.key],
     )
+    let_go(held)
     if os.environ.get(KILL_BEFORE_ANSWER) == "1":
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -126,6 +188,8 @@ def release(store: Store, held: Claim) -> None:
         "DELETE FROM idempotency WHERE tenant = ? AND key_id = ? AND idem_key = ?",
         [held.tenant, held.key_id, held.key],
     )
+    write_keys.forget(store, held.tenant, held.key_id, held.key)
+    let_go(held)
 
 
 def _purge(store: Store, now: dt.datetime) -> None:
@@ -136,3 +200,4 @@ def _purge(store: Store, now: dt.datetime) -> None:
             return
         _purged[id(store)] = now
     _rows(store, "DELETE FROM idempotency WHERE created_at < ?", [now - RETENTION])
+    write_keys.purge(store, now - RETENTION)

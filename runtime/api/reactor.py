@@ -27,7 +27,7 @@ import os
 import signal
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
@@ -377,6 +377,21 @@ class Reactor:
                 if log is not None:
                     log(f"reaction to {addr} failed, left queued: {exc}")
         return done
+
+    def uncovered(self, tenant: str) -> list[tuple[Address, int]]:
+        """A tenant's subjects with writes no reaction covered, and their write counts (what
+        a scheduled pass about to start will cover: `passed`)."""
+        return reactions.pending_counts(self.store, tenant)
+
+    def passed(self, counts: list[tuple[Address, int]], errors: Iterable[str]) -> None:
+        """A scheduled pass compiled and checked the tenant: the writes counted before it
+        started are covered, but for subjects it failed on (`errors`' keys name them)."""
+        failed = list(errors)
+        for addr, upto in counts:
+            name = str(addr)
+            if any(key == name or key.startswith(name + ":") for key in failed):
+                continue
+            reactions.covered(self.store, addr, upto)
 
     def start(self, wait: float) -> None:
         """Run reactions on the Reactor's threads; a write waits at most `wait` seconds."""

@@ -5,7 +5,8 @@
   and, for tenant-wide verbs, `POST /v1/NAME`; earlier names answer too, out of the docs.
   Writes honour an `Idempotency-Key` (runtime/api/idempotency.py).
 - `ops_router()`: liveness, readiness, long jobs' progress.
-- `admin_router()`: API keys (the local admin token only).
+- `admin_router()`: API keys; `outbox_router()`: the alert outbox (the local admin token
+  only).
 
 Every route takes the `Service` (runtime/api/server.py) from the app and the caller's key
 through `principal`, which refuses unknown keys and incompatible clients.
@@ -19,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 import uac
+from uac.fact_log.backends import faults, write_keys
 from uac.fact_log.errors import NotFound, UacError, WorkspaceError
 from uac.fact_log.rows import utc_naive, utc_now
 from uac.runtime.api import api_keys as keys
-from uac.runtime.api import idempotency, verbs
+from uac.runtime.api import idempotency, outbox, verbs
 from uac.runtime.api import readiness as health
 
 if TYPE_CHECKING:
@@ -54,6 +56,7 @@ CODES = {
     429: "too_many",
     500: "internal",
     503: "unavailable",
+    507: "insufficient_storage",
 }
 TENANT_HEADER = "X-Uac-Tenant"  # the tenant an answer is about (the Client reads addresses in it)
 
@@ -68,6 +71,15 @@ class NewKey(BaseModel):
     subject: str | None = None
     read_only: bool = False
     label: str | None = None
+
+
+class Refused(HTTPException):
+    """An HTTP error whose JSON body says more than its sentence: a failed write's
+    `committed` (true: saved; false: not saved; null: unknown)."""
+
+    def __init__(self, status: int, detail: str, **extra: Any):
+        super().__init__(status, detail)
+        self.extra = extra
 
 
 def compatible(a: str, b: str) -> bool:
@@ -128,10 +140,13 @@ def ops_router() -> APIRouter:
 
     @router.get("/readyz")
     def readyz(request: Request) -> JSONResponse:
-        """Readiness: the workspace is open, its shared database (if any) answers and is
-        migrated."""
+        """Readiness: the workspace is open, its storage takes writes (after a fault), its
+        shared database (if any) answers and is migrated."""
         service = service_of(request)
-        ready, body = health.readiness(service.mem, service.deliverer)
+        probe = service.fault is not None and service.mem is not None
+        if probe and health.storage_probe(service.home) is None:  # takes writes again
+            service.fault = None
+        ready, body = health.readiness(service.mem, service.deliverer, service.fault)
         return JSONResponse(body, status_code=200 if ready else 503)
 
     @router.get("/v1/jobs/progress")
@@ -147,15 +162,76 @@ def ops_router() -> APIRouter:
 # -- admin -----------------------------------------------------------------------------------
 
 
+def admin_store(request: Request, who: keys.Principal = Depends(principal)) -> Any:
+    """The workspace's store, for the local admin token only."""
+    service = service_of(request)
+    if not who.admin or service.mem is None:
+        raise HTTPException(403, ADMIN_ONLY)
+    return service.mem.store
+
+
+class OutboxList(BaseModel):
+    """Which outbox rows to list: of one status (default all), at most `limit`."""
+
+    model_config = ConfigDict(extra="forbid")
+    status: str | None = None
+    limit: int = Field(50, ge=1, le=10_000)
+
+
+class OutboxIds(BaseModel):
+    """Outbox rows by id (retry: none names every dead row)."""
+
+    model_config = ConfigDict(extra="forbid")
+    ids: list[int] = Field(default_factory=list, max_length=10_000)
+
+
+def outbox_router() -> APIRouter:
+    """The alert outbox of the tenant the admin names (X-Uac-Tenant): list, retry, drop —
+    what `uac outbox` does, for a workspace a running server holds."""
+    router = APIRouter(prefix="/v1/admin/outbox", tags=["admin"])
+
+    def tenant(request: Request) -> str:
+        return request.headers.get("x-uac-tenant") or "default"
+
+    @router.post("/list")
+    def list_outbox(
+        request: Request, body: OutboxList | None = None, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """The tenant's outbox rows, newest first, and its counts per status (admin only)."""
+        body = body or OutboxList()
+        try:
+            found = outbox.rows(store, tenant(request), body.status, body.limit)
+        except UacError as exc:
+            raise HTTPException(status_of(exc), str(exc)) from None
+        return {"counts": outbox.counts(store, tenant(request)), "rows": verbs.plain(found)}
+
+    @router.post("/retry")
+    def retry_outbox(
+        request: Request, body: OutboxIds | None = None, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """Queue rows again, due now: the named ones, or every dead row (admin only)."""
+        n = outbox.retry(store, tenant(request), (body or OutboxIds()).ids)
+        deliverer = service_of(request).deliverer
+        if deliverer is not None and n:
+            deliverer.wake.set()  # due now: the deliverer need not wait for its next look
+        return {"requeued": n}
+
+    @router.post("/drop")
+    def drop_outbox(
+        request: Request, body: OutboxIds, store: Any = Depends(admin_store)
+    ) -> dict[str, Any]:
+        """Delete the named rows; their alerts stay stored (admin only)."""
+        try:
+            return {"dropped": outbox.drop(store, tenant(request), body.ids)}
+        except UacError as exc:
+            raise HTTPException(status_of(exc), str(exc)) from None
+
+    return router
+
+
 def admin_router() -> APIRouter:
     """API keys: create, list, revoke (the local admin token only)."""
     router = APIRouter(prefix="/v1/admin/keys", tags=["admin"])
-
-    def admin_store(request: Request, who: keys.Principal = Depends(principal)) -> Any:
-        service = service_of(request)
-        if not who.admin or service.mem is None:
-            raise HTTPException(403, ADMIN_ONLY)
-        return service.mem.store
 
     @router.post("")
     def create_key(body: NewKey, store: Any = Depends(admin_store)) -> dict[str, Any]:
@@ -265,8 +341,11 @@ def _handle(
     subject = _subject(verb, mem, who, subject)
     response.headers[TENANT_HEADER] = mem.tenant
     key = request.headers.get(idempotency.HEADER)
-    if key is None or not verb.writes_with(args):
+    if not verb.writes_with(args):
         return _run(service, mem, verb, subject, args)
+    if key is None:
+        with write_keys.writing(write_keys.WriteMark(mem.tenant, who.key_id, None)) as mark:
+            return _written(service, _run(service, mem, verb, subject, args, mark))
     held = idempotency.Claim(
         mem.tenant,
         who.key_id,
@@ -275,36 +354,103 @@ def _handle(
     )
     try:
         stored = idempotency.claim(mem.store, held, utc_now())
-    except UacError as exc:
-        raise HTTPException(status_of(exc), str(exc)) from None
-    if stored is not None:  # a repeat: the first answer, never a second write
+    except Exception as exc:  # a full disk may refuse the claim itself: nothing is written
+        raise _as_http(service, verb, exc, write_keys.WriteMark(mem.tenant, "", None)) from None
+    if isinstance(stored, idempotency.Stored):  # a repeat: the first answer, never a second write
         return JSONResponse(
             stored.body,
             status_code=stored.status,
             headers={TENANT_HEADER: mem.tenant, "Idempotent-Replayed": "true"},
         )
+    # A repeat of a run that committed but never answered (a killed server): run it again,
+    # its committed batches handed back rather than written (fact_log/backends/write_keys.py).
+    earlier = stored.earlier if isinstance(stored, idempotency.Resume) else []
+    if earlier:
+        response.headers["Idempotent-Replayed"] = "true"
+    mark = write_keys.WriteMark(mem.tenant, who.key_id, key, list(earlier))
     try:
-        out = _run(service, mem, verb, subject, args)
-    except HTTPException as exc:
-        if exc.status_code >= 500:  # nothing was written: the key may be sent again
-            idempotency.release(mem.store, held)
-        else:
+        with write_keys.writing(mark):
+            out = _run(service, mem, verb, subject, args, mark)
+    except BaseException as exc:
+        _failed(service, mem, held, mark, exc)
+        raise
+    try:
+        idempotency.finish(mem.store, held, 200, out)
+    except Exception as exc:  # the write is saved: answer it; a repeat resumes to this answer
+        idempotency.let_go(held)
+        service.log({"event": "idempotency_answer_not_stored", "error": repr(exc)})
+    return _written(service, out)
+
+
+def _failed(
+    service: Service,
+    mem: Memory,
+    held: idempotency.Claim,
+    mark: write_keys.WriteMark,
+    exc: BaseException,
+) -> None:
+    """A keyed write failed: keep its refusal as its answer (4xx), free the key if nothing
+    was saved, else leave it for a repeat to resume. Never hides the write's own error."""
+    try:
+        if isinstance(exc, HTTPException) and exc.status_code < 500:
             body = {"error": exc.detail, "code": CODES.get(exc.status_code, "error")}
             idempotency.finish(mem.store, held, exc.status_code, body)
-        raise
-    idempotency.finish(mem.store, held, 200, out)
+        elif mark.saved is False:  # nothing was written: the key may be sent again
+            idempotency.release(mem.store, held)
+        else:  # part of it was saved (or may have been): a repeat resumes it
+            idempotency.let_go(held)
+    except Exception as problem:  # the storage that failed the write may fail this too
+        idempotency.let_go(held)
+        service.log({"event": "idempotency_not_settled", "error": repr(problem)})
+
+
+def _written(service: Service, out: Any) -> Any:
+    """A write succeeded: the storage takes writes again (`/readyz`)."""
+    service.fault = None
     return out
 
 
-def _run(service: Service, mem: Memory, verb: verbs.Verb, subject: Any, args: Any) -> Any:
+def _run(
+    service: Service,
+    mem: Memory,
+    verb: verbs.Verb,
+    subject: Any,
+    args: Any,
+    mark: write_keys.WriteMark | None = None,
+) -> Any:
+    """Run the verb; its errors as HTTP errors (a write's 5xx saying whether it was saved)."""
     try:
         if not verb.long:
             return verbs.execute(mem, verb, subject, args)
         with service.jobs.track(verb.name, mem.tenant, subject) as job:
             mem.progress = job.report  # this request's view: reported to the board
             return verbs.execute(mem, verb, subject, args)
-    except UacError as exc:
-        raise HTTPException(status_of(exc), str(exc)) from None
+    except Exception as exc:
+        raise _as_http(service, verb, exc, mark) from None
+
+
+def _as_http(
+    service: Service, verb: verbs.Verb, exc: Exception, mark: write_keys.WriteMark | None
+) -> HTTPException:
+    """A verb's error as the HTTP error that says it: the caller's (4xx), the storage's (507
+    or 503, a write's saying whether it was saved), or re-raised as a bug."""
+    fault = faults.storage_fault(exc)
+    if fault is not None:  # a full or failing disk or database: said plainly, not a bug
+        service.fault = fault.sentence()
+        service.log({"event": "storage_fault", "verb": verb.name, "error": repr(exc)})
+        status, message = fault.status, fault.sentence()
+    elif isinstance(exc, UacError):
+        status, message = status_of(exc), str(exc)
+    else:
+        raise exc
+    if mark is None or status < 500:
+        return HTTPException(status, message)
+    saved = mark.saved
+    said = {True: "it was saved: do not send it again (or send it with the same "
+            "Idempotency-Key, which answers it)", False: "nothing of it was saved",
+            None: "whether it was saved is unknown: look, or send it again with the "
+            "same Idempotency-Key"}[saved]  # fmt: skip
+    return Refused(status, f"{message}; {said}", committed=saved)
 
 
 def _route(router: APIRouter, verb: verbs.Verb, name: str, scoped: bool, *, listed: bool) -> None:

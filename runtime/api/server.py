@@ -170,6 +170,9 @@ class Service:
         self.url: str | None = None
         self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
         self.last_pass: dict[str, Any] | None = None  # the scheduler's last (console: Operations)
+        # The last storage fault a request met (a full disk): /readyz is not ready until a
+        # write succeeds again, or its own probe write does (runtime/api/readiness.py).
+        self.fault: str | None = None
 
     def start(self) -> None:
         """Open the workspace (refusing a second server), start the outbox and scheduler."""
@@ -399,6 +402,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
     app.include_router(routes.verb_router())
     app.include_router(routes.admin_router())
+    app.include_router(routes.outbox_router())
 
     from uac.runtime.api import console  # the operator console: HTML pages under /console
 
@@ -443,8 +447,9 @@ def _answer_errors(app: FastAPI, service: Service) -> None:
             detail = f"{request.url.path} does not take {request.method}; see /docs"
         elif exc.status_code == 400 and detail == "There was an error parsing the body":
             detail = "body: not a JSON document this server can read"
+        extra = getattr(exc, "extra", {})  # routes.Refused: a failed write's `committed`
         return JSONResponse(
-            {"error": detail, "code": CODES.get(exc.status_code, "error")},
+            {"error": detail, "code": CODES.get(exc.status_code, "error"), **extra},
             status_code=exc.status_code,
             headers=exc.headers,
         )

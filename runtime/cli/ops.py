@@ -5,6 +5,7 @@ for a sink: list, retry, drop)."""
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import signal
@@ -215,6 +216,9 @@ def cmd_outbox(args: argparse.Namespace) -> int:
     """List the tenant's outbox rows, queue rows again (retry) or delete them (drop)."""
     from uac.runtime.api import outbox
 
+    client = _client(args)
+    if client is not None:  # the server holds the workspace: it runs the command
+        return _outbox_forwarded(client, args)
     with _memory(args) as mem:
         if args.action == "list":
             found = outbox.rows(mem.store, mem.tenant, args.status, args.limit)
@@ -227,6 +231,33 @@ def cmd_outbox(args: argparse.Namespace) -> int:
             n = outbox.drop(mem.store, mem.tenant, args.ids)
             _out(json.dumps({"dropped": n}) if args.json else f"dropped {n} outbox rows")
             return 0
+    return _outbox_listed(args, counts, found)
+
+
+def _outbox_forwarded(client: Any, args: argparse.Namespace) -> int:
+    """`uac outbox` through the server that holds the workspace (its admin routes)."""
+    if args.action == "list":
+        body = {"status": args.status, "limit": args.limit}
+        got = client.request("POST", "/v1/admin/outbox/list", body)
+        for row in got["rows"]:
+            for name in ("next_at", "created_at", "delivered_at"):
+                if isinstance(row.get(name), str):
+                    row[name] = dt.datetime.fromisoformat(row[name])
+        return _outbox_listed(args, got["counts"], got["rows"])
+    got = client.request("POST", f"/v1/admin/outbox/{args.action}", {"ids": list(args.ids)})
+    if args.json:
+        _out(json.dumps(got))
+    elif args.action == "retry":
+        _out(f"queued {got['requeued']} outbox rows again")
+    else:
+        _out(f"dropped {got['dropped']} outbox rows")
+    return 0
+
+
+def _outbox_listed(
+    args: argparse.Namespace, counts: dict[str, int], found: list[dict[str, Any]]
+) -> int:
+    """Print outbox rows and counts as `uac outbox list` shows them."""
     if getattr(args, "jsonl", False):  # the rows, one compact object a line
         for row in found:
             _out(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str))
