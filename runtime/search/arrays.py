@@ -179,6 +179,13 @@ class Cache:
             self._subjects.clear()
             self._stale.clear()
 
+    def drop(self, sids: set[int]) -> None:
+        """Forget some subjects: their next search loads them whole (vectors completed)."""
+        with self._lock:
+            for sid in sids:
+                self._subjects.pop(sid, None)
+                self._stale.discard(sid)
+
     def stale(self, sids: set[int]) -> None:
         """Mark subjects whose documents, hidden items or feedback changed."""
         with self._lock:

@@ -40,6 +40,26 @@ def embed_docs_after(con: Any, embedder: Embedder, first_doc: int) -> int:
         "SELECT doc, sid, kind, at_ts, text FROM search_docs WHERE doc >= ? ORDER BY doc",
         [first_doc],
     ).fetchall()
+    return store_vectors(con, embedder, rows)
+
+
+def embed_docs_below(con: Any, embedder: Embedder, below: int, limit: int) -> int:
+    """Embed the newest `limit` documents numbered below `below`; returns the lowest embedded.
+
+    The step of an embedder change (index.py): returns 1 once no document below is left, so
+    the documents still without vectors are always exactly those numbered below the result.
+    """
+    rows = con.execute(
+        "SELECT doc, sid, kind, at_ts, text FROM search_docs WHERE doc < ?"
+        " ORDER BY doc DESC LIMIT ?",
+        [below, limit],
+    ).fetchall()
+    store_vectors(con, embedder, rows[::-1])
+    return int(rows[-1][0]) if len(rows) == limit else 1
+
+
+def store_vectors(con: Any, embedder: Embedder, rows: list[tuple[Any, ...]]) -> int:
+    """Embed (doc, sid, kind, at_ts, text) rows in batches into search_vectors; returns rows."""
     dim = int(embedder.dim)
     for start in range(0, len(rows), EMBED_BATCH):
         chunk = rows[start : start + EMBED_BATCH]
