@@ -6,6 +6,8 @@ Run from the repository root with the project's virtualenv:
     python bench/search.py --quick     # 500 notes / 60 queries, 10,000-note index
     python bench/search.py --runs 5    # repetitions of the timed parts (default 3; medians)
     python bench/search.py --write-testset bench/search_testset.json   # only the test set
+    python bench/search.py --index-speed    # index build speed, turns/s (MiniLM)
+    python bench/search.py --conv heldout   # the conversational set's held-out half
 
 The test set is generated deterministically (fixed seed) from templates: each note states
 one fact about a distinct entity (a full name, a city+event, a product), and each query asks
@@ -47,6 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 # Run as a script, bench/ is sys.path[0] and a stdlib-named script here would shadow the standard
 # library's `secrets` (the store's key ring uses it): move bench/ to the end of the path.
 if Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
@@ -64,7 +68,7 @@ from uac.runtime.search.embedders import (
     default_embedder,
     local_model_dir,
 )
-from uac.runtime.search.index import SearchIndex
+from uac.runtime.search.index import LAYOUT, SearchIndex
 
 DATA = Path(__file__).with_name("data")
 
@@ -584,6 +588,34 @@ class Memo:
         return [self.memo[t] for t in texts]
 
 
+def scale_workspace(
+    args: argparse.Namespace, corpus: list[str], distinct: int, embedder: Embedder
+) -> tuple[Path, float]:
+    """The latency workspace, built once and kept in the temp folder; (its path, build s).
+
+    Building 100k notes with MiniLM takes minutes on a shared machine, so the built (and
+    checkpointed) workspace is reused by later runs with the same size, texts, embedder and
+    index layout. One is kept: building another removes the old. --fresh builds anew.
+    """
+    key = f"{args.scale}-{distinct}-{embedder.name}-layout{LAYOUT}"
+    root = Path(tempfile.gettempdir()) / f"uac-bench-search-scale-{key}"
+    done = root / "build-seconds"
+    if done.is_file() and not args.fresh:
+        print(f"reusing the built index in {root}", flush=True)
+        return root / "ws", float(done.read_text())
+    for old in Path(tempfile.gettempdir()).glob("uac-bench-search-scale-*"):
+        shutil.rmtree(old, ignore_errors=True)
+    with Memory(root / "ws", create=True, react=False) as mem:
+        load_notes(mem, corpus)
+        index = SearchIndex(mem.store, Memo(embedder))
+        build = timed(index.sync)
+        print(f"index build: {build:.1f} s", flush=True)
+        # As after a restart: the index is in the checkpointed (compressed) database file.
+        mem.store.con.execute("CHECKPOINT")
+    done.write_text(f"{build:.3f}")
+    return root / "ws", build
+
+
 def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     _, pairs = generate(min(args.notes, 2000), args.queries)
     queries = [q for q, _ in pairs][: args.scale_queries]
@@ -591,14 +623,12 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     distinct = filler(min(args.distinct or args.scale, args.scale))
     corpus = [distinct[i % len(distinct)] for i in range(args.scale)]
     ms = 1000.0
-    with Memory(home, create=True, react=False) as mem:
-        load_notes(mem, corpus)
-        embedder = default_embedder()
-        index = SearchIndex(mem.store, Memo(embedder))
-        build = timed(index.sync)
-        print(f"index build: {build:.1f} s", flush=True)
-        # As after a restart: the index is in the checkpointed (compressed) database file.
-        mem.store.con.execute("CHECKPOINT")
+    embedder = default_embedder()
+    built, build = scale_workspace(args, corpus, len(distinct), embedder)
+    shutil.copytree(built, home)  # the searches and adds below change a copy, not the cache
+    with Memory(home, react=False) as mem:
+        index = SearchIndex(mem.store, embedder)
+        assert index.stats()["docs"] == args.scale and not index.stats()["vectors_pending"]
         first = timed(lambda: index.search(ALICE, queries[0], k=10, today=TODAY))
         bm25_ranked = rank_bm25_at_scale(corpus)
         modes: dict[str, Callable[[str], Any]] = {
@@ -859,6 +889,58 @@ def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         lines += ["", "Index build (tokenise, stem, embed): " + "; ".join(builds) + ".", ""]
 
 
+def run_index_speed(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
+    """Index build speed: the MiniLM forward pass alone, then a whole sync, per 1,000 turns."""
+    from uac.fact_log.extraction import encoder
+
+    data = json.loads((DATA / "conv_dev.json").read_text())
+    dialogues = data["dialogues"]
+    texts = list(dict.fromkeys(t["text"] for d in dialogues for t in d["turns"]))
+    enc = encoder.encoder()
+    enc.encode(texts[:8])  # the weights load outside the timings
+
+    def threads_default() -> None:
+        # The forward pass as before one_blas_thread(): OpenBLAS's own thread count.
+        encodings = enc._tok.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        enc._batches(encodings, order, np.zeros((len(texts), encoder.DIM), np.float32))
+
+    lines += [
+        f"### Index build speed ({len(texts):,} distinct turns of bench/data/conv_dev.json,"
+        f" {args.runs} rounds, medians)",
+        "",
+        "| step | wall s per 1,000 turns | CPU s per 1,000 turns | turns/s (wall) | load |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    steps: dict[str, Callable[[], Any]] = {
+        "MiniLM forward pass, OpenBLAS threads (before)": threads_default,
+        "MiniLM forward pass, one BLAS thread (`encode`)": lambda: enc.encode(texts),
+    }
+    for name, fn in steps.items():
+        both = [timed_both(fn) for _ in range(args.runs)]
+        wall = statistics.median(w for w, _ in both) / len(texts) * 1000
+        cpu = statistics.median(c for _, c in both) / len(texts) * 1000
+        lines.append(
+            f"| {name} | {wall:.2f} | {cpu:.2f} | {1000 / wall:.0f} | {os.getloadavg()[0]:.1f} |"
+        )
+        print(lines[-1], flush=True)
+    turns = sum(len(d["turns"]) for d in dialogues)
+    both = []
+    for run in range(args.runs):
+        with Memory(tmp / f"speed{run}", create=True, react=False) as mem:
+            load_dialogues(mem, dialogues)
+            index = SearchIndex(mem.store, EncoderEmbedder())
+            both.append(timed_both(index.sync))
+    wall = statistics.median(w for w, _ in both) / turns * 1000
+    cpu = statistics.median(c for _, c in both) / turns * 1000
+    lines += [
+        f"| whole `SearchIndex.sync()` of the {turns:,} turns (repeated texts embedded once)"
+        f" | {wall:.2f} | {cpu:.2f} | {1000 / wall:.0f} | {os.getloadavg()[0]:.1f} |",
+        "",
+    ]
+    print(lines[-2], flush=True)
+
+
 def machine() -> str:
     """nproc and CPU model."""
     cpu = platform.processor() or "unknown CPU"
@@ -889,6 +971,12 @@ def main() -> None:
     parser.add_argument("--scale-queries", type=int, default=250, help="latency queries")
     parser.add_argument("--skip-quality", action="store_true", help="only the latency part")
     parser.add_argument(
+        "--index-speed", action="store_true", help="only the index build speed (MiniLM)"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="build the latency index anew (not the kept one)"
+    )
+    parser.add_argument(
         "--conv",
         nargs="*",
         choices=["dev", "heldout"],
@@ -913,7 +1001,9 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="uac-bench-search-"))
     try:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        if args.conv is not None:
+        if args.index_speed:
+            run_index_speed(args, tmp, lines)
+        elif args.conv is not None:
             args.conv = args.conv or ["dev", "heldout"]
             run_conv(args, tmp, lines)
         else:
