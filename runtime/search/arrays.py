@@ -30,6 +30,12 @@ _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 # Above this many bytes of arrays in one process, the least recently searched subjects are
 # dropped (reloaded from the database on their next search).
 MAX_BYTES = 768 * 1024 * 1024
+# The dense list's coarse stage (dense.py): subjects of COARSE_MIN documents or more keep
+# their vectors' COARSE_RANK leading directions, fitted on at most FIT_SAMPLE of them.
+COARSE_MIN = 20_000
+COARSE_RANK = 96
+FIT_SAMPLE = 20_000
+MIN_ENERGY = 0.6
 _ITEMS = pa.schema(
     [
         ("item_id", pa.string()),
@@ -73,6 +79,10 @@ class Subject:
     items: pa.Table  # item_id, kind, text, session per position: hits need no query
     post_bytes: int = 0  # bytes of the postings arrays (approximate after appends)
     hidden_rows: int = 0  # search_hidden rowids below this have been read
+    # The coarse stage of the dense list (dense.py) for a large subject: the vectors'
+    # leading directions (dim, r) and every document's coordinates on them (r, capacity).
+    basis: np.ndarray | None = None
+    coarse_buf: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
@@ -86,7 +96,7 @@ class Subject:
             self.said_lo,
             self.said_hi,
         )
-        vec = 0 if self.vec_buf is None else self.vec_buf.nbytes
+        vec = sum(b.nbytes for b in (self.vec_buf, self.coarse_buf) if b is not None)
         return sum(b.nbytes for b in bufs) + vec + self.post_bytes + self.items.nbytes
 
     def item(self, pos: int) -> tuple[str, str, str, str | None]:
@@ -146,6 +156,10 @@ class Subject:
     def vectors(self) -> np.ndarray | None:
         """The (dim, n) matrix of unit vectors (one column per document), or None."""
         return None if self.vec_buf is None else self.vec_buf[:, : self.n]
+
+    def coarse(self) -> np.ndarray | None:
+        """The (r, n) documents' coordinates on `basis`, or None (a small subject)."""
+        return None if self.coarse_buf is None else self.coarse_buf[:, : self.n]
 
 
 def micros(moment: dt.datetime) -> int:
@@ -215,7 +229,12 @@ class Cache:
 
 def load(con: Any, sid: int, embedder: str | None) -> Subject:
     """A subject's arrays read from the search tables."""
-    empty = Subject(
+    return refresh(con, empty(sid, embedder))
+
+
+def empty(sid: int, embedder: str | None) -> Subject:
+    """A subject holding no documents yet."""
+    return Subject(
         sid=sid,
         n=0,
         doc_buf=np.zeros(0, np.int64),
@@ -232,7 +251,6 @@ def load(con: Any, sid: int, embedder: str | None) -> Subject:
         len_sum=0.0,
         items=_ITEMS.empty_table(),
     )
-    return refresh(con, empty)
 
 
 def refresh(con: Any, old: Subject) -> Subject:
@@ -292,6 +310,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
                 )
             terms[term] = new
     vec_buf = _vectors(con, old, after, n, m, all_docs)
+    basis, coarse_buf = _coarse(old, vec_buf, n)
     # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
     hidden[: old.n] = old.hidden
@@ -332,6 +351,8 @@ def _refresh(con: Any, old: Subject) -> Subject:
         disliked=disliked,
         terms=terms,
         vec_buf=vec_buf,
+        basis=basis,
+        coarse_buf=coarse_buf,
         len_sum=old.len_sum + float(docs["len"].sum()),
         items=items,
         post_bytes=post_bytes,
@@ -373,6 +394,35 @@ def _vectors(
     if old.vec_buf is None:  # the first load: one transposed copy, exactly the size needed
         return np.ascontiguousarray(rows.T)
     return _grow(old.vec_buf.T, old.n, n, rows).T
+
+
+def _coarse(
+    old: Subject, vec_buf: np.ndarray | None, n: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The coarse stage's basis and coordinates with the new documents' columns appended.
+
+    Fitted once, when a subject first holds COARSE_MIN documents: the leading eigenvectors
+    of the vectors' second-moment matrix (from at most FIT_SAMPLE columns), the r directions
+    that keep inner products best in the least-squares sense. Later documents are projected
+    on that basis. A basis keeping under MIN_ENERGY of the vectors' energy (near-isotropic
+    vectors such as feature hashing's) is not used: its coarse order would miss too often.
+    """
+    if vec_buf is None or n < COARSE_MIN:
+        return None, None
+    matrix = vec_buf[:, :n]
+    if old.basis is None or old.coarse_buf is None:
+        step = max(1, n // FIT_SAMPLE)
+        sample = matrix[:, ::step]
+        values, vectors = np.linalg.eigh(sample @ sample.T)  # ascending eigenvalues
+        rank = min(COARSE_RANK, len(values))
+        if values[-rank:].sum() < MIN_ENERGY * values.sum():
+            return None, None
+        basis = np.ascontiguousarray(vectors[:, -rank:][:, ::-1].astype(np.float32))
+        return basis, np.ascontiguousarray(basis.T @ matrix)
+    if n == old.n:
+        return old.basis, old.coarse_buf
+    new = (old.basis.T @ matrix[:, old.n : n]).T
+    return old.basis, _grow(old.coarse_buf.T, old.n, n, new).T
 
 
 def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray:
