@@ -658,7 +658,7 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         index = SearchIndex(mem.store, embedder)
         assert index.stats()["docs"] == args.scale and not index.stats()["vectors_pending"]
         first = timed(lambda: index.search(ALICE, queries[0], k=10, today=TODAY))
-        bm25_ranked = rank_bm25_at_scale(corpus)
+        bm25_ranked = rank_bm25_at_scale(corpus) if not args.no_baselines else (lambda q: [])
         modes: dict[str, Callable[[str], Any]] = {
             f"fused (default: `SearchIndex.search`, {embedder.name})": lambda q: index.search(
                 ALICE, q, k=10, today=TODAY
@@ -671,6 +671,8 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
             ),
             "baseline: rank_bm25 BM25Okapi (1 round)": bm25_ranked,
         }
+        if args.no_baselines:
+            modes = {m: fn for m, fn in modes.items() if not m.startswith("baseline")}
         # Wall time, and this process's CPU time: on a machine shared with other work the
         # wall time includes waiting for a core, the CPU time only the search's own work.
         rounds: dict[str, list[tuple[float, float, float, float]]] = {m: [] for m in modes}
@@ -706,7 +708,7 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
                 )
             )
         stats = index.stats()
-        rebuilds = [fts_rebuild(index) for _ in range(args.runs)]
+        rebuilds = [fts_rebuild(index) for _ in range(0 if args.no_baselines else args.runs)]
     shutil.rmtree(home)
     lines += [
         f"### Latency, {args.scale:,} notes ({len(distinct):,} distinct texts) in one subject"
@@ -725,7 +727,7 @@ def run_scale(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
     append_ms = statistics.median(a for a, _, _ in adds) * ms
     sync_ms = statistics.median(s for _, s, _ in adds) * ms
     after_ms = statistics.median(s for _, _, s in adds) * ms
-    rebuild_ms = statistics.median(rebuilds) * ms
+    rebuild_ms = statistics.median(rebuilds) * ms if rebuilds else float("nan")
     lines += [
         "",
         f"Dense list's two stages (coarse basis, then exact cosines of the best candidates):"
@@ -1003,6 +1005,9 @@ def main() -> None:
     )
     parser.add_argument("--scale-queries", type=int, default=250, help="latency queries")
     parser.add_argument("--skip-quality", action="store_true", help="only the latency part")
+    parser.add_argument(
+        "--no-baselines", action="store_true", help="latency: skip the slow baselines"
+    )
     parser.add_argument(
         "--index-speed", action="store_true", help="only the index build speed (MiniLM)"
     )

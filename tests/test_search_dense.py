@@ -24,10 +24,12 @@ def subject_of(matrix: np.ndarray, first: int) -> Subject:
     base = replace(
         arrays.empty(1, "test"), doc_buf=np.arange(1, n + 1, dtype=np.int64), vec_buf=matrix
     )
-    basis, coarse = arrays._coarse(base, matrix, first)
-    old = replace(base, n=first, basis=basis, coarse_buf=coarse)
-    basis, coarse = arrays._coarse(old, matrix, n)  # the refresh of appended documents
-    return replace(old, n=n, basis=basis, coarse_buf=coarse)
+    vec_buf, basis, coarse = arrays._coarse(base, matrix, first)
+    old = replace(base, n=first, vec_buf=vec_buf, basis=basis, coarse_buf=coarse)
+    if vec_buf is not matrix:  # relaid by rows: append the rest as a refresh would
+        vec_buf = arrays._grow(vec_buf.T, first, n, matrix[:, first:].T).T
+    vec_buf, basis, coarse = arrays._coarse(old, vec_buf, n)  # the refresh of appended docs
+    return replace(old, n=n, vec_buf=vec_buf, basis=basis, coarse_buf=coarse)
 
 
 def exact_top(matrix: np.ndarray, query: np.ndarray, allowed: np.ndarray, k: int) -> list[int]:
@@ -50,6 +52,7 @@ def test_the_coarse_stage_keeps_the_exact_top_ten_of_clustered_vectors() -> None
     matrix = unit_columns(rows)
     subject = subject_of(matrix, arrays.COARSE_MIN)
     assert subject.coarse() is not None and subject.coarse().shape == (arrays.COARSE_RANK, n)
+    assert np.array_equal(subject.vectors(), matrix) and subject.vectors().T.flags.c_contiguous
     # Appended documents are projected on the basis fitted at the first load.
     assert np.allclose(subject.coarse()[:, -5:], subject.basis.T @ matrix[:, -5:], atol=1e-5)
     everything = np.ones(n, bool)

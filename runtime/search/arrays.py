@@ -310,7 +310,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
                 )
             terms[term] = new
     vec_buf = _vectors(con, old, after, n, m, all_docs)
-    basis, coarse_buf = _coarse(old, vec_buf, n)
+    vec_buf, basis, coarse_buf = _coarse(old, vec_buf, n)
     # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
     hidden[: old.n] = old.hidden
@@ -398,17 +398,19 @@ def _vectors(
 
 def _coarse(
     old: Subject, vec_buf: np.ndarray | None, n: int
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The coarse stage's basis and coordinates with the new documents' columns appended.
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The vectors, the coarse stage's basis and coordinates, new documents appended.
 
     Fitted once, when a subject first holds COARSE_MIN documents: the leading eigenvectors
     of the vectors' second-moment matrix (from at most FIT_SAMPLE columns), the r directions
     that keep inner products best in the least-squares sense. Later documents are projected
     on that basis. A basis keeping under MIN_ENERGY of the vectors' energy (near-isotropic
     vectors such as feature hashing's) is not used: its coarse order would miss too often.
+    With the basis, the vectors are laid out one document per contiguous row (the matrix is
+    its transposed view), so the exact stage gathers its candidates as whole rows.
     """
     if vec_buf is None or n < COARSE_MIN:
-        return None, None
+        return vec_buf, None, None
     matrix = vec_buf[:, :n]
     if old.basis is None or old.coarse_buf is None:
         step = max(1, n // FIT_SAMPLE)
@@ -416,13 +418,14 @@ def _coarse(
         values, vectors = np.linalg.eigh(sample @ sample.T)  # ascending eigenvalues
         rank = min(COARSE_RANK, len(values))
         if values[-rank:].sum() < MIN_ENERGY * values.sum():
-            return None, None
+            return vec_buf, None, None
         basis = np.ascontiguousarray(vectors[:, -rank:][:, ::-1].astype(np.float32))
-        return basis, np.ascontiguousarray(basis.T @ matrix)
+        rows = np.ascontiguousarray(matrix.T)  # (n, dim): document by document
+        return rows.T, basis, np.ascontiguousarray(basis.T @ rows.T)
     if n == old.n:
-        return old.basis, old.coarse_buf
+        return vec_buf, old.basis, old.coarse_buf
     new = (old.basis.T @ matrix[:, old.n : n]).T
-    return old.basis, _grow(old.coarse_buf.T, old.n, n, new).T
+    return vec_buf, old.basis, _grow(old.coarse_buf.T, old.n, n, new).T
 
 
 def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray:
@@ -431,7 +434,9 @@ def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray
     # (dim, capacity) buffer: the new buffer is allocated in that layout too.
     if total > len(buf):
         size = max(total, 2 * len(buf))
-        if buf.ndim == 2:
+        if buf.ndim == 2 and buf.flags.c_contiguous:  # rows stay rows (_coarse's layout)
+            bigger = np.zeros((size, buf.shape[1]), buf.dtype)
+        elif buf.ndim == 2:
             bigger = np.zeros((buf.shape[1], size), buf.dtype).T
         else:
             bigger = np.zeros(size, buf.dtype)
