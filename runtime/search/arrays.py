@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from uac.fact_log.extraction.encoder import one_blas_thread
 from uac.runtime.search.timeq import Window, stated
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
@@ -391,8 +392,9 @@ def _vectors(
     rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)  # a writable copy
     norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
     rows /= np.where(norms > 0, norms, 1.0)
-    if old.vec_buf is None:  # the first load: one transposed copy, exactly the size needed
-        return np.ascontiguousarray(rows.T)
+    if old.vec_buf is None:  # the first load: exactly the size needed
+        # A large subject keeps them as rows if _coarse fits a basis: no copy either way.
+        return rows.T if m >= COARSE_MIN else np.ascontiguousarray(rows.T)
     return _grow(old.vec_buf.T, old.n, n, rows).T
 
 
@@ -412,19 +414,19 @@ def _coarse(
     if vec_buf is None or n < COARSE_MIN:
         return vec_buf, None, None
     matrix = vec_buf[:, :n]
-    if old.basis is None or old.coarse_buf is None:
-        step = max(1, n // FIT_SAMPLE)
-        sample = matrix[:, ::step]
-        values, vectors = np.linalg.eigh(sample @ sample.T)  # ascending eigenvalues
-        rank = min(COARSE_RANK, len(values))
-        if values[-rank:].sum() < MIN_ENERGY * values.sum():
-            return vec_buf, None, None
-        basis = np.ascontiguousarray(vectors[:, -rank:][:, ::-1].astype(np.float32))
-        rows = np.ascontiguousarray(matrix.T)  # (n, dim): document by document
-        return rows.T, basis, np.ascontiguousarray(basis.T @ rows.T)
-    if n == old.n:
-        return vec_buf, old.basis, old.coarse_buf
-    new = (old.basis.T @ matrix[:, old.n : n]).T
+    with one_blas_thread():  # small products: spinning BLAS threads only cost (encoder.py)
+        if old.basis is None or old.coarse_buf is None:
+            rows = np.ascontiguousarray(matrix.T)  # (n, dim): no copy after a first load
+            sample = rows[:: max(1, n // FIT_SAMPLE)]
+            values, vectors = np.linalg.eigh(sample.T @ sample)  # ascending eigenvalues
+            rank = min(COARSE_RANK, len(values))
+            if values[-rank:].sum() < MIN_ENERGY * values.sum():
+                return np.ascontiguousarray(matrix), None, None  # by dimension (dense.py)
+            basis = np.ascontiguousarray(vectors[:, -rank:][:, ::-1].astype(np.float32))
+            return rows.T, basis, np.ascontiguousarray((rows @ basis).T)
+        if n == old.n:
+            return vec_buf, old.basis, old.coarse_buf
+        new = matrix[:, old.n : n].T @ old.basis
     return vec_buf, old.basis, _grow(old.coarse_buf.T, old.n, n, new).T
 
 
