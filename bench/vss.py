@@ -71,7 +71,7 @@ def main() -> None:
     if args.workspace:
         emb = default_embedder()
         with duckdb.connect(str(Path(args.workspace) / "uac.duckdb"), read_only=True) as ws:
-            stored = ws.execute("SELECT vec FROM search_vectors ORDER BY doc").fetch_arrow_table()
+            stored = ws.execute("SELECT vec FROM search_vectors ORDER BY doc").to_arrow_table()
         column = stored.column(0).combine_chunks()
         vectors = column.values.to_numpy().reshape(len(column), -1)[: args.notes].tolist()
         args.notes = len(vectors)
