@@ -502,7 +502,7 @@ def run_quality(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
         with Memory(home, create=True, react=False) as mem:
             ids = load_notes(mem, notes)
             index = SearchIndex(mem.store, make())
-            build = timed(index.sync)
+            build = timed(lambda index=index: (index.sync(), index.complete_vectors()))
             fused = "fused (default)" if label.endswith("(default)") else "fused"
             modes = [("vector only", False, True), (fused, True, True)]
             if n == 0:
@@ -608,7 +608,7 @@ def scale_workspace(
     with Memory(root / "ws", create=True, react=False) as mem:
         load_notes(mem, corpus)
         index = SearchIndex(mem.store, Memo(embedder))
-        build = timed(index.sync)
+        build = timed(lambda index=index: (index.sync(), index.complete_vectors()))
         print(f"index build: {build:.1f} s", flush=True)
         # As after a restart: the index is in the checkpointed (compressed) database file.
         mem.store.con.execute("CHECKPOINT")
@@ -910,7 +910,7 @@ def run_conv(args: argparse.Namespace, tmp: Path, lines: list[str]) -> None:
             with Memory(home, create=True, react=False) as mem:
                 ids = load_dialogues(mem, dialogues)
                 index = SearchIndex(mem.store, make())
-                build = timed(index.sync)
+                build = timed(lambda index=index: (index.sync(), index.complete_vectors()))
                 builds.append(f"{label}: {build / turns * 1000:.1f} s per 1,000 turns")
                 for name, ranked in conv_modes(index, ids).items():
                     if n and "lexical only" in name:
@@ -965,7 +965,7 @@ def run_index_speed(args: argparse.Namespace, tmp: Path, lines: list[str]) -> No
         with Memory(tmp / f"speed{run}", create=True, react=False) as mem:
             load_dialogues(mem, dialogues)
             index = SearchIndex(mem.store, EncoderEmbedder())
-            both.append(timed_both(index.sync))
+            both.append(timed_both(lambda index=index: (index.sync(), index.complete_vectors())))
     wall = statistics.median(w for w, _ in both) / turns * 1000
     cpu = statistics.median(c for _, c in both) / turns * 1000
     lines += [

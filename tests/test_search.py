@@ -368,6 +368,26 @@ def test_a_new_embedder_embeds_a_step_per_search_never_the_whole_workspace(mem: 
     assert hits[0].vector_rank is not None  # complete: his dense list is back
 
 
+def test_a_long_log_searched_first_gets_its_terms_at_once_and_its_vectors_in_steps(
+    mem: Memory,
+) -> None:
+    turns = [f"alice turn {i} about the red canoe number {i}" for i in range(25)]
+    batch = Batch(ALICE, T0, "test")
+    batch.inputs += [NewInput("message", t, "user_message") for t in turns]
+    mem.store.append(batch)
+    counting = Counting(HashingEmbedder())
+    index = SmallSteps(mem.store, counting)
+    hits = index.search(ALICE, "red canoe number 3", today=TODAY, k=3)
+    assert hits[0].text == turns[3]  # every document's terms are indexed by the first search
+    assert len(counting.texts) == SmallSteps.backfill  # but only one step of vectors
+    assert index.stats()["vectors_pending"] == len(turns) - SmallSteps.backfill
+    assert index.search(ALICE, "red canoe number 3", today=TODAY, lexical=False) == []
+    index.complete_vectors()
+    assert sorted(t for t in counting.texts if t != "red canoe number 3") == sorted(turns)
+    hits = index.search(ALICE, "red canoe number 3", today=TODAY, k=3, lexical=False)
+    assert hits[0].text == turns[3] and hits[0].vector_rank == 1  # the dense list is back
+
+
 def test_bad_arguments_are_refused(index: SearchIndex) -> None:
     with pytest.raises(InputError):
         index.search(ALICE, "  ", today=TODAY)

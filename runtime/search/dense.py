@@ -46,14 +46,14 @@ def embed_docs_after(con: Any, embedder: Embedder, first_doc: int) -> int:
 
 
 def embed_docs_below(con: Any, embedder: Embedder, below: int, limit: int) -> int:
-    """Embed the newest `limit` documents numbered below `below`; returns the lowest embedded.
+    """Embed the newest `limit` documents below `below` without vectors; the lowest embedded.
 
-    The step of an embedder change (index.py): returns 1 once no document below is left, so
-    the documents still without vectors are always exactly those numbered below the result.
+    A step of index.py's backfill: returns 1 once no such document is left, so every
+    document numbered at or above the result has its vector.
     """
     rows = con.execute(
-        "SELECT doc, sid, kind, at_ts, text FROM search_docs WHERE doc < ?"
-        " ORDER BY doc DESC LIMIT ?",
+        "SELECT doc, sid, kind, at_ts, text FROM search_docs d WHERE doc < ? AND NOT EXISTS"
+        " (SELECT 1 FROM search_vectors v WHERE v.doc = d.doc) ORDER BY doc DESC LIMIT ?",
         [below, limit],
     ).fetchall()
     store_vectors(con, embedder, rows[::-1])

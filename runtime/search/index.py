@@ -211,8 +211,10 @@ class SearchIndex:
         """Embed the next `backfill` documents without vectors (inside the caller's BEGIN).
 
         After an embedder change the documents already indexed have no vectors of the new
-        one: each writable sync embeds the newest `backfill` of them, so no search waits for a
-        whole workspace to be embedded, and `complete_vectors()` does the rest with progress.
+        one, and a sync of a long stretch of the log (more than `backfill` rows) indexes its
+        documents' terms only: each writable sync embeds the newest `backfill` documents still
+        without vectors, so no search waits for a whole workspace to be embedded, and
+        `complete_vectors()` does the rest with progress.
         A subject's dense list is used only once all its documents have vectors (arrays.py);
         the subjects this step completes are loaded afresh by their next search.
         """
@@ -228,11 +230,15 @@ class SearchIndex:
         self._arrays.drop({int(r[0]) for r in done})
 
     def vectors_pending(self) -> int:
-        """Documents still without a vector of this index's embedder (after a change of it)."""
+        """Documents still without a vector of this index's embedder (see _backfill)."""
         below = self._meta_int("unembedded")
         if below <= 1 or not self._has_table("search_docs"):
             return 0
-        row = self.con.execute("SELECT count(*) FROM search_docs WHERE doc < ?", [below]).fetchone()
+        row = self.con.execute(
+            "SELECT count(*) FROM search_docs d WHERE doc < ? AND NOT EXISTS"
+            " (SELECT 1 FROM search_vectors v WHERE v.doc = d.doc)",
+            [below],
+        ).fetchone()
         return int(row[0]) if row else 0
 
     def complete_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
@@ -453,9 +459,14 @@ class SearchIndex:
         try:
             added, vectors, touched = 0, 0, set()
             if (fhi, ihi) != (flo, ilo):
+                # A long stretch of the log (a workspace never searched, an import) gets its
+                # postings now and its vectors a step per sync, like an embedder change.
+                inline = (fhi - flo) + (ihi - ilo) <= self.backfill
                 added, vectors, touched = index_range(
-                    self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi
+                    self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi, embed=inline
                 )
+                if not inline:
+                    self._set_meta(unembedded=next_doc(self.con))
                 self._record_sync(fhi, ihi, added, vectors)
             self._backfill()
             self.con.execute("COMMIT")
@@ -479,7 +490,11 @@ class SearchIndex:
         """Index a shared log's local copy subject by subject (indexing.index_subjects)."""
         self.con.execute("BEGIN")
         try:
-            added, vectors, touched = index_subjects(self.con, self.analyzer, self.embedder)
+            added, vectors, touched = index_subjects(
+                self.con, self.analyzer, self.embedder, self.backfill
+            )
+            if added > vectors:  # some documents left to the steps (see _sync)
+                self._set_meta(unembedded=next_doc(self.con))
             if touched or added:
                 self._record_sync(*self._log_heads(), added, vectors)
             self._backfill()
