@@ -304,6 +304,90 @@ def test_switching_embedder_reembeds_without_touching_postings(mem: Memory) -> N
     assert second.search(ALICE, "flihgt Lisbn", today=TODAY)[0].text == NOTES[1]
 
 
+class Counting:
+    """A real embedder that records every text it is asked to embed."""
+
+    def __init__(self, inner: HashingEmbedder) -> None:
+        self.inner, self.texts = inner, []
+        self.name, self.dim, self.semantic = inner.name, inner.dim, inner.semantic
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return self.inner.embed(texts)
+
+
+class SmallSteps(SearchIndex):
+    """The index with a step small enough for a test's few dozen documents."""
+
+    backfill = 10
+
+
+def test_an_existing_index_keeps_its_vectors_and_embeds_only_new_items(mem: Memory) -> None:
+    add_all(mem)
+    first = Counting(HashingEmbedder())
+    SearchIndex(mem.store, first).sync()
+    assert sorted(first.texts) == sorted(NOTES)  # each item once, at indexing
+    again = Counting(HashingEmbedder())
+    index = SearchIndex(mem.store, again)  # the same workspace reopened: nothing re-embedded
+    index.search(ALICE, "boiler pressure valve", today=TODAY, lexical=False)
+    assert again.texts == ["boiler pressure valve"]
+    mem.add_note("alice", "The garden hose leaks at the tap", now=T0)
+    index.search(ALICE, "garden hose", today=TODAY, lexical=False)
+    assert again.texts[1:] == ["The garden hose leaks at the tap", "garden hose"]
+
+
+def test_a_new_embedder_embeds_a_step_per_search_never_the_whole_workspace(mem: Memory) -> None:
+    # Abe's notes are written first and his name sorts first: on either backend (log order,
+    # or subject by subject) his documents get the lowest numbers.
+    abe = Address("default", "user", "abe")
+    old = [f"abe note {i}: the blue kayak is stored in shed {i}" for i in range(5)]
+    for i, text in enumerate(old):
+        mem.add_note("abe", text, now=T0 + dt.timedelta(minutes=i))
+    turns = [f"alice turn {i} about topic {i % 7} and plan {i}" for i in range(26)]
+    batch = Batch(ALICE, T0 + dt.timedelta(days=1), "test")
+    batch.inputs += [NewInput("message", t, "user_message") for t in turns]
+    mem.store.append(batch)
+    SearchIndex(mem.store, HashingEmbedder(256)).sync()
+    total = len(old) + len(turns)
+
+    new = Counting(HashingEmbedder(64))
+    index = SmallSteps(mem.store, new)  # opening embeds one step, not all 31 documents
+    assert len(new.texts) == SmallSteps.backfill
+    assert index.stats()["vectors_pending"] == total - SmallSteps.backfill
+    # Abe's documents are the oldest, embedded last: until then his search is lexical only.
+    hits = index.search(abe, "blue kayak shed", today=TODAY)
+    assert hits and all(h.vector_rank is None for h in hits)
+    assert len(new.texts) == 2 * SmallSteps.backfill  # one more step (no dense list to query)
+    steps: list[tuple[int, int]] = []
+    index.complete_vectors(lambda done, of: steps.append((done, of)))
+    assert steps == [(10, 11), (11, 11)]
+    embedded = [t for t in new.texts if t != "blue kayak shed"]
+    assert sorted(embedded) == sorted(old + turns)  # every document once, none twice
+    assert index.stats()["vectors_pending"] == 0 and index.stats()["vectors"] == total
+    hits = index.search(abe, "blue kayak shed", today=TODAY)
+    assert hits[0].vector_rank is not None  # complete: his dense list is back
+
+
+def test_a_long_log_searched_first_gets_its_terms_at_once_and_its_vectors_in_steps(
+    mem: Memory,
+) -> None:
+    turns = [f"alice turn {i} about the red canoe number {i}" for i in range(25)]
+    batch = Batch(ALICE, T0, "test")
+    batch.inputs += [NewInput("message", t, "user_message") for t in turns]
+    mem.store.append(batch)
+    counting = Counting(HashingEmbedder())
+    index = SmallSteps(mem.store, counting)
+    hits = index.search(ALICE, "red canoe number 3", today=TODAY, k=3)
+    assert hits[0].text == turns[3]  # every document's terms are indexed by the first search
+    assert len(counting.texts) == SmallSteps.backfill  # but only one step of vectors
+    assert index.stats()["vectors_pending"] == len(turns) - SmallSteps.backfill
+    assert index.search(ALICE, "red canoe number 3", today=TODAY, lexical=False) == []
+    index.complete_vectors()
+    assert sorted(t for t in counting.texts if t != "red canoe number 3") == sorted(turns)
+    hits = index.search(ALICE, "red canoe number 3", today=TODAY, k=3, lexical=False)
+    assert hits[0].text == turns[3] and hits[0].vector_rank == 1  # the dense list is back
+
+
 def test_bad_arguments_are_refused(index: SearchIndex) -> None:
     with pytest.raises(InputError):
         index.search(ALICE, "  ", today=TODAY)

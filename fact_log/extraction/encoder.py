@@ -14,9 +14,12 @@ fall back to rules alone on an install without it.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import functools
 import importlib.util
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +78,11 @@ class Encoder:
         encodings = self._tok.encode_batch(list(texts))
         # Batches of similar length waste less on padding: sort by length, write back by index.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        with one_blas_thread():
+            self._batches(encodings, order, out)
+        return out
+
+    def _batches(self, encodings: list[Any], order: list[int], out: np.ndarray) -> None:
         for at in range(0, len(order), _BATCH):
             chunk = order[at : at + _BATCH]
             width = max(len(encodings[i].ids) for i in chunk)
@@ -85,7 +93,6 @@ class Encoder:
                 ids[row, : len(seq)] = seq
                 mask[row, : len(seq)] = 1.0
             out[chunk] = self._forward(ids, mask)
-        return out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self._w
@@ -153,6 +160,39 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     )
     erf = sign * (1.0 - poly * np.exp(-a * a))
     return (0.5 * x * (1.0 + erf)).astype(np.float32)
+
+
+@functools.cache
+def _blas_local() -> Any:
+    """OpenBLAS's per-thread thread count setter (0.3.27+, as NumPy's wheels ship), or None."""
+    import glob
+    import os
+
+    root = os.path.dirname(np.__file__)
+    for path in sorted(glob.glob(os.path.join(root, "..", "numpy*libs", "*openblas*"))):
+        with contextlib.suppress(OSError, AttributeError):
+            return ctypes.CDLL(path).openblas_set_num_threads_local  # the loaded copy
+    return None
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run this thread's matrix products on one BLAS thread, as it was afterwards.
+
+    The encoder's products are small (a batch of short texts by 384 or 1,536): OpenBLAS's
+    worker threads spin waiting for each other, and on a machine whose cores are busy that
+    made the forward pass 5-8x slower in wall time and 6x costlier in CPU than one thread
+    (bench/search.py --index-speed). Thread-local: other threads' products keep their setting.
+    """
+    setter = _blas_local()
+    if setter is None:
+        yield
+        return
+    before = setter(1)
+    try:
+        yield
+    finally:
+        setter(before)
 
 
 @functools.cache

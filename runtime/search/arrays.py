@@ -24,12 +24,19 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from uac.fact_log.extraction.encoder import one_blas_thread
 from uac.runtime.search.timeq import Window, stated
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
 # Above this many bytes of arrays in one process, the least recently searched subjects are
 # dropped (reloaded from the database on their next search).
 MAX_BYTES = 768 * 1024 * 1024
+# The dense list's coarse stage (dense.py): subjects of COARSE_MIN documents or more keep
+# their vectors' COARSE_RANK leading directions, fitted on at most FIT_SAMPLE of them.
+COARSE_MIN = 20_000
+COARSE_RANK = 96
+FIT_SAMPLE = 20_000
+MIN_ENERGY = 0.6
 _ITEMS = pa.schema(
     [
         ("item_id", pa.string()),
@@ -73,6 +80,10 @@ class Subject:
     items: pa.Table  # item_id, kind, text, session per position: hits need no query
     post_bytes: int = 0  # bytes of the postings arrays (approximate after appends)
     hidden_rows: int = 0  # search_hidden rowids below this have been read
+    # The coarse stage of the dense list (dense.py) for a large subject: the vectors'
+    # leading directions (dim, r) and every document's coordinates on them (r, capacity).
+    basis: np.ndarray | None = None
+    coarse_buf: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
@@ -86,7 +97,7 @@ class Subject:
             self.said_lo,
             self.said_hi,
         )
-        vec = 0 if self.vec_buf is None else self.vec_buf.nbytes
+        vec = sum(b.nbytes for b in (self.vec_buf, self.coarse_buf) if b is not None)
         return sum(b.nbytes for b in bufs) + vec + self.post_bytes + self.items.nbytes
 
     def item(self, pos: int) -> tuple[str, str, str, str | None]:
@@ -147,6 +158,10 @@ class Subject:
         """The (dim, n) matrix of unit vectors (one column per document), or None."""
         return None if self.vec_buf is None else self.vec_buf[:, : self.n]
 
+    def coarse(self) -> np.ndarray | None:
+        """The (r, n) documents' coordinates on `basis`, or None (a small subject)."""
+        return None if self.coarse_buf is None else self.coarse_buf[:, : self.n]
+
 
 def micros(moment: dt.datetime) -> int:
     """Microseconds since the epoch of a naive UTC datetime."""
@@ -179,6 +194,13 @@ class Cache:
             self._subjects.clear()
             self._stale.clear()
 
+    def drop(self, sids: set[int]) -> None:
+        """Forget some subjects: their next search loads them whole (vectors completed)."""
+        with self._lock:
+            for sid in sids:
+                self._subjects.pop(sid, None)
+                self._stale.discard(sid)
+
     def stale(self, sids: set[int]) -> None:
         """Mark subjects whose documents, hidden items or feedback changed."""
         with self._lock:
@@ -208,7 +230,12 @@ class Cache:
 
 def load(con: Any, sid: int, embedder: str | None) -> Subject:
     """A subject's arrays read from the search tables."""
-    empty = Subject(
+    return refresh(con, empty(sid, embedder))
+
+
+def empty(sid: int, embedder: str | None) -> Subject:
+    """A subject holding no documents yet."""
+    return Subject(
         sid=sid,
         n=0,
         doc_buf=np.zeros(0, np.int64),
@@ -225,7 +252,6 @@ def load(con: Any, sid: int, embedder: str | None) -> Subject:
         len_sum=0.0,
         items=_ITEMS.empty_table(),
     )
-    return refresh(con, empty)
 
 
 def refresh(con: Any, old: Subject) -> Subject:
@@ -285,6 +311,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
                 )
             terms[term] = new
     vec_buf = _vectors(con, old, after, n, m, all_docs)
+    vec_buf, basis, coarse_buf = _coarse(old, vec_buf, n)
     # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
     hidden[: old.n] = old.hidden
@@ -325,6 +352,8 @@ def _refresh(con: Any, old: Subject) -> Subject:
         disliked=disliked,
         terms=terms,
         vec_buf=vec_buf,
+        basis=basis,
+        coarse_buf=coarse_buf,
         len_sum=old.len_sum + float(docs["len"].sum()),
         items=items,
         post_bytes=post_bytes,
@@ -363,9 +392,42 @@ def _vectors(
     rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)  # a writable copy
     norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
     rows /= np.where(norms > 0, norms, 1.0)
-    if old.vec_buf is None:  # the first load: one transposed copy, exactly the size needed
-        return np.ascontiguousarray(rows.T)
+    if old.vec_buf is None:  # the first load: exactly the size needed
+        # A large subject keeps them as rows if _coarse fits a basis: no copy either way.
+        return rows.T if m >= COARSE_MIN else np.ascontiguousarray(rows.T)
     return _grow(old.vec_buf.T, old.n, n, rows).T
+
+
+def _coarse(
+    old: Subject, vec_buf: np.ndarray | None, n: int
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """The vectors, the coarse stage's basis and coordinates, new documents appended.
+
+    Fitted once, when a subject first holds COARSE_MIN documents: the leading eigenvectors
+    of the vectors' second-moment matrix (from at most FIT_SAMPLE columns), the r directions
+    that keep inner products best in the least-squares sense. Later documents are projected
+    on that basis. A basis keeping under MIN_ENERGY of the vectors' energy (near-isotropic
+    vectors such as feature hashing's) is not used: its coarse order would miss too often.
+    With the basis, the vectors are laid out one document per contiguous row (the matrix is
+    its transposed view), so the exact stage gathers its candidates as whole rows.
+    """
+    if vec_buf is None or n < COARSE_MIN:
+        return vec_buf, None, None
+    matrix = vec_buf[:, :n]
+    with one_blas_thread():  # small products: spinning BLAS threads only cost (encoder.py)
+        if old.basis is None or old.coarse_buf is None:
+            rows = np.ascontiguousarray(matrix.T)  # (n, dim): no copy after a first load
+            sample = rows[:: max(1, n // FIT_SAMPLE)]
+            values, vectors = np.linalg.eigh(sample.T @ sample)  # ascending eigenvalues
+            rank = min(COARSE_RANK, len(values))
+            if values[-rank:].sum() < MIN_ENERGY * values.sum():
+                return np.ascontiguousarray(matrix), None, None  # by dimension (dense.py)
+            basis = np.ascontiguousarray(vectors[:, -rank:][:, ::-1].astype(np.float32))
+            return rows.T, basis, np.ascontiguousarray((rows @ basis).T)
+        if n == old.n:
+            return vec_buf, old.basis, old.coarse_buf
+        new = matrix[:, old.n : n].T @ old.basis
+    return vec_buf, old.basis, _grow(old.coarse_buf.T, old.n, n, new).T
 
 
 def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray:
@@ -374,7 +436,9 @@ def _grow(buf: np.ndarray, used: int, total: int, new: np.ndarray) -> np.ndarray
     # (dim, capacity) buffer: the new buffer is allocated in that layout too.
     if total > len(buf):
         size = max(total, 2 * len(buf))
-        if buf.ndim == 2:
+        if buf.ndim == 2 and buf.flags.c_contiguous:  # rows stay rows (_coarse's layout)
+            bigger = np.zeros((size, buf.shape[1]), buf.dtype)
+        elif buf.ndim == 2:
             bigger = np.zeros((buf.shape[1], size), buf.dtype).T
         else:
             bigger = np.zeros(size, buf.dtype)

@@ -16,11 +16,13 @@ import numpy as np
 import pyarrow as pa
 
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.encoder import one_blas_thread
 from uac.runtime.search.arrays import Subject, top
 from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.scope import Scope
 
 EMBED_BATCH = 2048
+CANDIDATES = 2000  # documents the coarse stage passes to the exact one (at least)
 
 
 def create_table(con: Any, dim: int) -> None:
@@ -40,6 +42,26 @@ def embed_docs_after(con: Any, embedder: Embedder, first_doc: int) -> int:
         "SELECT doc, sid, kind, at_ts, text FROM search_docs WHERE doc >= ? ORDER BY doc",
         [first_doc],
     ).fetchall()
+    return store_vectors(con, embedder, rows)
+
+
+def embed_docs_below(con: Any, embedder: Embedder, below: int, limit: int) -> int:
+    """Embed the newest `limit` documents below `below` without vectors; the lowest embedded.
+
+    A step of index.py's backfill: returns 1 once no such document is left, so every
+    document numbered at or above the result has its vector.
+    """
+    rows = con.execute(
+        "SELECT doc, sid, kind, at_ts, text FROM search_docs d WHERE doc < ? AND NOT EXISTS"
+        " (SELECT 1 FROM search_vectors v WHERE v.doc = d.doc) ORDER BY doc DESC LIMIT ?",
+        [below, limit],
+    ).fetchall()
+    store_vectors(con, embedder, rows[::-1])
+    return int(rows[-1][0]) if len(rows) == limit else 1
+
+
+def store_vectors(con: Any, embedder: Embedder, rows: list[tuple[Any, ...]]) -> int:
+    """Embed (doc, sid, kind, at_ts, text) rows in batches into search_vectors; returns rows."""
     dim = int(embedder.dim)
     for start in range(0, len(rows), EMBED_BATCH):
         chunk = rows[start : start + EMBED_BATCH]
@@ -78,13 +100,42 @@ def cosine(
     norm = float(np.linalg.norm(query))
     if not norm or not np.isfinite(norm):
         return []
-    sims = similarities(matrix, query / norm)
-    pos = np.flatnonzero(allowed & (sims > 0))
+    pos, sims = scored(subject, matrix, query / norm, allowed, scope.depth)
+    keep = sims > 0
+    pos, sims = pos[keep], sims[keep]
     if not len(pos):
         return []
     docs = subject.docs
-    best = pos[top(sims[pos], pos, docs, scope.depth)]
-    return [(int(docs[i]), float(sims[i]), subject.when(int(i))) for i in best]
+    best = top(sims, pos, docs, scope.depth)
+    return [(int(docs[pos[i]]), float(sims[i]), subject.when(int(pos[i]))) for i in best]
+
+
+def scored(
+    subject: Subject, matrix: np.ndarray, query: np.ndarray, allowed: np.ndarray, depth: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, exact cosines) of the allowed documents that can reach the top `depth`.
+
+    A large subject's dense query first scores every document on the coarse basis (r of
+    the dim numbers, arrays.py), keeps the best max(CANDIDATES, 20 x depth) allowed ones and
+    scores only those exactly: at 100k MiniLM vectors the full product read 154 MB per
+    query. bench/search.py measures how much of the exact top 10 the two stages keep.
+    """
+    pos = np.flatnonzero(allowed)
+    want = max(CANDIDATES, 20 * depth)
+    coarse = subject.coarse()
+    dense_query = np.count_nonzero(query) >= len(query) // 2  # hashing queries are sparse
+    with one_blas_thread():  # small products: spinning BLAS threads only cost (encoder.py)
+        if coarse is not None and subject.basis is not None and dense_query and len(pos) > want:
+            approx = (
+                (query @ subject.basis) @ coarse[:, pos]
+                if len(pos) < subject.n // 2
+                else ((query @ subject.basis) @ coarse)[pos]
+            )
+            pos = np.sort(pos[np.argpartition(approx, len(pos) - want)[len(pos) - want :]])
+            return pos, query @ matrix[:, pos]
+        if len(pos) < subject.n // 4:
+            return pos, query @ matrix[:, pos]  # few allowed (a window, a kind): just those
+        return pos, similarities(matrix, query)[pos]
 
 
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -50,7 +50,10 @@ watermarks, appends their documents, postings and vectors, records retracts/feed
 advances the watermarks, all in one transaction. Adding one note therefore costs one small
 tokenise+stem INSERT and one embedding, independent of corpus size; nothing is ever
 rebuilt. `rebuild()` drops and recomputes everything from the log (after a legal erase, or
-to change tokenisation); switching embedder re-embeds all documents but keeps the postings.
+to change tokenisation). Switching embedder keeps the postings and embeds the documents
+again a step (`backfill` documents, newest first) per writable sync, so opening an upgraded
+workspace never waits for all of it; `complete_vectors()` finishes with progress. Each item
+is embedded once: an index reopened with the same embedder keeps its vectors.
 
 Writable vs read-only: on a writable store `search()` calls `sync()` first, so results
 always reflect the whole log. A read-only store cannot write the derived tables, so it
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -77,18 +81,19 @@ from uac.fact_log.store import NewFact, Store
 from uac.runtime.search import fusion, timeq
 from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.arrays import Cache, Subject
-from uac.runtime.search.dense import cosine, embed_docs_after
+from uac.runtime.search.dense import cosine, embed_docs_below
 from uac.runtime.search.dense import create_table as create_vectors_table
 from uac.runtime.search.embedders import Embedder, default_embedder, is_semantic
 from uac.runtime.search.expand import Neighbour, hop_names, neighbours
 from uac.runtime.search.fusion import RRF_K, Parts, recency_factor
-from uac.runtime.search.indexing import index_range, index_subjects
+from uac.runtime.search.indexing import index_range, index_subjects, next_doc
 from uac.runtime.search.lexical import bm25
 from uac.runtime.search.schema import SEARCH
 from uac.runtime.search.scope import Scope, as_datetime, quoted
 
 __all__ = ["Neighbour", "SearchHit", "SearchIndex", "feedback_fact", "recency_factor"]
 
+BACKFILL = 1024  # documents embedded per sync after an embedder change (_backfill)
 LAYOUT = "5"  # bump when the search_* tables change shape; a writable store then rebuilds
 NOT_THIS = "not_this"
 
@@ -147,6 +152,8 @@ def feedback_fact(note_id: str, reason: str | None = None) -> NewFact:
 class SearchIndex:
     """The incremental hybrid index of one workspace; searches are always per subject."""
 
+    backfill = BACKFILL  # documents embedded per step after an embedder change
+
     def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
         self.store = store
         self.embedder: Embedder = embedder if embedder is not None else default_embedder()
@@ -185,19 +192,79 @@ class SearchIndex:
 
     def _ensure_vectors(self) -> None:
         # FLOAT[dim] is fixed per table, so a different embedder gets a fresh vectors table.
+        # Its documents are embedded a step at a time (_backfill), never all at once here.
         ident = self._embedder_ident()
         if self._meta("embedder") == ident and self._has_table("search_vectors"):
             return
         self.con.execute("BEGIN")
         try:
             create_vectors_table(self.con, int(self.embedder.dim))
-            embed_docs_after(self.con, self.embedder, 0)
-            self._set_meta(embedder=ident)
+            self._set_meta(embedder=ident, unembedded=next_doc(self.con))
+            self._backfill()
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()
             raise
         self._tables = None
+
+    def _backfill(self) -> None:
+        """Embed the next `backfill` documents without vectors (inside the caller's BEGIN).
+
+        After an embedder change the documents already indexed have no vectors of the new
+        one, and a sync of a long stretch of the log (more than `backfill` rows) indexes its
+        documents' terms only: each writable sync embeds the newest `backfill` documents still
+        without vectors, so no search waits for a whole workspace to be embedded, and
+        `complete_vectors()` does the rest with progress.
+        A subject's dense list is used only once all its documents have vectors (arrays.py);
+        the subjects this step completes are loaded afresh by their next search.
+        """
+        below = self._meta_int("unembedded")
+        if below <= 1:
+            return
+        lowest = embed_docs_below(self.con, self.embedder, below, self.backfill)
+        self._set_meta(unembedded=lowest)
+        done = self.con.execute(
+            "SELECT sid FROM search_docs GROUP BY sid HAVING min(doc) >= ? AND min(doc) < ?",
+            [lowest, below],
+        ).fetchall()
+        self._arrays.drop({int(r[0]) for r in done})
+
+    def vectors_pending(self) -> int:
+        """Documents still without a vector of this index's embedder (see _backfill)."""
+        below = self._meta_int("unembedded")
+        if below <= 1 or not self._has_table("search_docs"):
+            return 0
+        row = self.con.execute(
+            "SELECT count(*) FROM search_docs d WHERE doc < ? AND NOT EXISTS"
+            " (SELECT 1 FROM search_vectors v WHERE v.doc = d.doc)",
+            [below],
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def complete_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Embed every document still without a vector, a step (one transaction) at a time.
+
+        `progress(done, total)` is called after each step; an interrupted run keeps the steps
+        it committed. Returns how many documents were embedded.
+        """
+        self._require_writable()
+        total = self.vectors_pending()
+        done = 0
+        while True:
+            with self._lock:
+                left = self.vectors_pending()
+                if not left:
+                    return done
+                self.con.execute("BEGIN")
+                try:
+                    self._backfill()
+                    self.con.execute("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+                done += left - self.vectors_pending()
+            if progress is not None:
+                progress(done, total)
 
     def _rollback(self) -> None:
         self.con.execute("ROLLBACK")
@@ -285,6 +352,7 @@ class SearchIndex:
                 out[key] = int(row[0]) if row else 0
             else:
                 out[key] = 0
+        out["vectors_pending"] = self.vectors_pending()
         return out
 
     def rebuild(self) -> None:
@@ -377,21 +445,30 @@ class SearchIndex:
         if not self.store.backend.one_chain:  # numbers with gaps: watermarks per subject
             return self._sync_subjects()
         fhi, ihi = self._log_heads()
-        if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")):
+        behind = self._meta_int("unembedded") > 1  # documents still without vectors
+        if (fhi, ihi) == (self._meta_int("fact_seq"), self._meta_int("input_seq")) and not behind:
             return 0  # the common case of a search: nothing new since our last look
         # Re-read the watermarks: another SearchIndex on this connection may have synced.
         cached, self._meta_cache = self._meta_cache, None
         if cached is not None and self._meta("syncs") != cached.get("syncs"):
             self._forget_caches()
         flo, ilo = self._meta_int("fact_seq"), self._meta_int("input_seq")
-        if fhi == flo and ihi == ilo:
+        if fhi == flo and ihi == ilo and not self._meta_int("unembedded") > 1:
             return 0
         self.con.execute("BEGIN")
         try:
-            added, vectors, touched = index_range(
-                self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi
-            )
-            self._record_sync(fhi, ihi, added, vectors)
+            added, vectors, touched = 0, 0, set()
+            if (fhi, ihi) != (flo, ilo):
+                # A long stretch of the log (a workspace never searched, an import) gets its
+                # postings now and its vectors a step per sync, like an embedder change.
+                inline = (fhi - flo) + (ihi - ilo) <= self.backfill
+                added, vectors, touched = index_range(
+                    self.con, self.analyzer, self.embedder, flo, fhi, ilo, ihi, embed=inline
+                )
+                if not inline:
+                    self._set_meta(unembedded=next_doc(self.con))
+                self._record_sync(fhi, ihi, added, vectors)
+            self._backfill()
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()
@@ -413,9 +490,14 @@ class SearchIndex:
         """Index a shared log's local copy subject by subject (indexing.index_subjects)."""
         self.con.execute("BEGIN")
         try:
-            added, vectors, touched = index_subjects(self.con, self.analyzer, self.embedder)
+            added, vectors, touched = index_subjects(
+                self.con, self.analyzer, self.embedder, self.backfill
+            )
+            if added > vectors:  # some documents left to the steps (see _sync)
+                self._set_meta(unembedded=next_doc(self.con))
             if touched or added:
                 self._record_sync(*self._log_heads(), added, vectors)
+            self._backfill()
             self.con.execute("COMMIT")
         except BaseException:
             self._rollback()

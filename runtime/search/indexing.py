@@ -36,8 +36,13 @@ def index_range(
     ilo: int,
     ihi: int,
     subject: tuple[str, str, str] | None = None,
+    *,
+    embed: bool = True,
 ) -> tuple[int, int, set[int]]:
-    """Index one range of the log (of one subject, if named); returns docs, vectors, sids."""
+    """Index one range of the log (of one subject, if named); returns docs, vectors, sids.
+
+    `embed=False` leaves the new documents without vectors (index.py embeds them in steps).
+    """
     values: dict[str, Any] = {"flo": flo, "fhi": fhi, "ilo": ilo, "ihi": ihi}
     only = only_i = only_f = ""
     if subject is not None:  # a node of a shared log indexes subject by subject
@@ -151,18 +156,21 @@ def index_range(
           ON s.tenant = n.tenant AND s.scope = n.scope AND s.subject = n.subject
         """
     ).fetchall()
-    vectors = dense.embed_docs_after(con, embedder, first_doc)
+    vectors = dense.embed_docs_after(con, embedder, first_doc) if embed else 0
     return len(rows), vectors, {int(r[0]) for r in touched}
 
 
-def index_subjects(con: Any, analyzer: Analyzer, embedder: Embedder) -> tuple[int, int, set[int]]:
+def index_subjects(
+    con: Any, analyzer: Analyzer, embedder: Embedder, inline: int
+) -> tuple[int, int, set[int]]:
     """Index each subject's rows above that subject's own marks (a shared log's local copy).
 
     A node copies another node's writes when it next reads their subject, so rows arrive
     with seqs lower than ones it indexed long ago: one global watermark would skip them.
     Within one subject they arrive in seq order (a subject's writes commit in order under
     its chain head's lock), so a watermark per subject misses nothing. `log_sync` (the
-    replica's count of copied writes per subject) says which subjects moved.
+    replica's count of copied writes per subject) says which subjects moved. A subject's
+    range of more than `inline` rows is indexed without vectors (index.py embeds in steps).
     """
     changed = con.execute(
         "SELECT l.tenant, l.scope, l.subject, l.writes, coalesce(s.fact_seq, 0),"
@@ -180,7 +188,10 @@ def index_subjects(con: Any, analyzer: Analyzer, embedder: Embedder) -> tuple[in
             key + key,
         ).fetchone()
         fhi, ihi = max(flo, fhi), max(ilo, ihi)
-        docs, vecs, sids = index_range(con, analyzer, embedder, flo, fhi, ilo, ihi, tuple(key))
+        embed = (fhi - flo) + (ihi - ilo) <= inline
+        docs, vecs, sids = index_range(
+            con, analyzer, embedder, flo, fhi, ilo, ihi, tuple(key), embed=embed
+        )
         added, vectors, touched = added + docs, vectors + vecs, touched | sids
         con.execute(
             "INSERT OR REPLACE INTO search_synced VALUES (?, ?, ?, ?, ?, ?)",
