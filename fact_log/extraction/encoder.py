@@ -163,8 +163,12 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 
 @functools.cache
+@functools.cache
 def _blas_local() -> Any:
-    """OpenBLAS's per-thread thread count setter (0.3.27+, as NumPy's wheels ship), or None."""
+    """OpenBLAS's per-thread thread count setter (0.3.27+, as NumPy's wheels ship), or None.
+
+    threadpoolctl would set the count for the whole process; uac serve's other threads keep
+    theirs, so this looks up the thread-local setter of the copy NumPy loaded (once)."""
     import glob
     import os
 
