@@ -24,6 +24,7 @@ import datetime as dt
 import inspect
 import os
 import socket
+import sys
 import tempfile
 import time
 import types
@@ -39,6 +40,12 @@ from pg_cluster import HOW_TO_ENABLE, Cluster, find_bin
 from uac import Memory
 
 BACKENDS = ("duckdb", "postgres")
+
+# pytest caches each test module's assertion-rewritten bytecode in tests/__pycache__ (ignored by
+# git); under PYTHONDONTWRITEBYTECODE every xdist worker rewrote and compiled every test module
+# again at each run (~20 s of CPU of the fast tier's ~70 on 2 cores). The setting stays for the
+# child processes the tests start (the environment is left alone).
+sys.dont_write_bytecode = False
 
 # Property tests are timed by nothing: hypothesis's default 200 ms deadline per example and
 # its too-slow check on drawing data measure the machine's load, not the code (a test that
