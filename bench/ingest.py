@@ -52,7 +52,7 @@ import duckdb
 import pyarrow as pa
 
 from uac.fact_log.importer import prepare, read_records
-from uac.fact_log.store import FACT_COLUMNS, Batch, NewInput, Store
+from uac.fact_log.store import FACT_COLUMNS, Batch, NewInput, Store, _arrow_type
 from uac.runtime.api.memory import Memory
 
 NOW = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
@@ -134,7 +134,8 @@ def workdir() -> Iterator[Path]:
 
 
 def arrow_schema() -> pa.Schema:
-    return pa.schema([(name, typ) for name, _, typ in FACT_COLUMNS])
+    """The facts table as the store writes it through Arrow (its column type names)."""
+    return pa.schema([(name, _arrow_type(pa, typ)) for name, _, typ in FACT_COLUMNS])
 
 
 def bare_db(path: Path) -> duckdb.DuckDBPyConnection:

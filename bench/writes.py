@@ -59,31 +59,33 @@ def _row(seq: int) -> list:
     ]  # fmt: skip
 
 
-def sequential_uac(writes: int) -> list[float]:
-    """Per-call seconds of `Memory.set`, one caller."""
+def sequential_uac(writes: int) -> tuple[list[float], list[float]]:
+    """Per-call seconds of `Memory.set`, one caller: wall clock and CPU."""
     with (
         tempfile.TemporaryDirectory() as tmp,
         Memory(Path(tmp) / "ws", "bench", create=True, react=False) as mem,
     ):
         for i in range(20):  # warm-up: caches, the first checkpoint of the WAL
             mem.set("alice", "preferences.verbosity", VALUES[i % 2], now=NOW)
-        out = []
+        out, cpu = [], []
         for i in range(writes):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             mem.set("alice", "preferences.verbosity", VALUES[i % 2], now=NOW)
             out.append(time.perf_counter() - t0)
-        return out
+            cpu.append(time.process_time() - c0)
+        return out, cpu
 
 
-def sequential_bare(writes: int, empty: bool = False) -> list[float]:
-    """Per-call seconds of BEGIN + one-row INSERT + COMMIT (or a one-small-row commit)."""
+def sequential_bare(writes: int, empty: bool = False) -> tuple[list[float], list[float]]:
+    """Per-call seconds of BEGIN + one-row INSERT + COMMIT (or a one-small-row commit):
+    wall clock and CPU."""
     with tempfile.TemporaryDirectory() as tmp:
         con = _bare_table(Path(tmp) / "bare.duckdb")
         con.execute("CREATE TABLE tick (n BIGINT)")
         try:
-            out = []
+            out, cpu = [], []
             for i in range(writes + 20):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 con.execute("BEGIN")
                 if empty:
                     con.execute(f"INSERT INTO tick VALUES ({i})")
@@ -92,7 +94,8 @@ def sequential_bare(writes: int, empty: bool = False) -> list[float]:
                 con.execute("COMMIT")
                 if i >= 20:
                     out.append(time.perf_counter() - t0)
-            return out
+                    cpu.append(time.process_time() - c0)
+            return out, cpu
         finally:
             con.close()
 
@@ -184,10 +187,16 @@ def main() -> None:
         "load_average_start": os.getloadavg(),
     }
     runs: dict[str, list] = {"uac": [], "bare": [], "commit": [], "threads": [], "bare_thr": []}
+    cpu: dict[str, list] = {"uac": [], "bare": [], "commit": []}
     for _ in range(args.runs):
-        runs["uac"].append(sequential_uac(args.writes))
-        runs["bare"].append(sequential_bare(args.writes))
-        runs["commit"].append(sequential_bare(args.writes, empty=True))
+        for name, timed in (
+            ("uac", lambda: sequential_uac(args.writes)),
+            ("bare", lambda: sequential_bare(args.writes)),
+            ("commit", lambda: sequential_bare(args.writes, empty=True)),
+        ):
+            wall, used = timed()
+            runs[name].append(wall)
+            cpu[name].append(used)
         runs["threads"].append(threaded_uac(args.threads, args.per_thread))
         runs["bare_thr"].append(threaded_bare(args.threads, args.per_thread))
     for name, label in (
@@ -197,8 +206,16 @@ def main() -> None:
     ):
         p50 = statistics.median(_pct(r, 0.5) for r in runs[name])
         p90 = statistics.median(_pct(r, 0.9) for r in runs[name])
-        out[name] = {"p50_ms": round(p50, 3), "p90_ms": round(p90, 3)}
-        print(f"{label:<36} p50 {p50:7.3f} ms   p90 {p90:7.3f} ms", flush=True)
+        cpu50 = statistics.median(_pct(r, 0.5) for r in cpu[name])
+        out[name] = {
+            "p50_ms": round(p50, 3),
+            "p90_ms": round(p90, 3),
+            "cpu_p50_ms": round(cpu50, 3),
+        }
+        print(
+            f"{label:<36} p50 {p50:7.3f} ms   p90 {p90:7.3f} ms   CPU p50 {cpu50:7.3f} ms",
+            flush=True,
+        )
     thr = runs["threads"]
     out["threads"] = {
         "threads": args.threads,
@@ -211,6 +228,10 @@ def main() -> None:
         "all_verify": all(r["verifies"] for r in thr),
     }
     out["ratio_p50_uac_over_bare"] = round(out["uac"]["p50_ms"] / out["bare"]["p50_ms"], 2)
+    # CPU: what a loaded machine's scheduling does not inflate (wall p50 does, on both sides).
+    out["ratio_cpu_p50_uac_over_bare"] = round(
+        out["uac"]["cpu_p50_ms"] / out["bare"]["cpu_p50_ms"], 2
+    )
     out["load_average_end"] = os.getloadavg()
     print(json.dumps(out, indent=1))
 

@@ -168,6 +168,9 @@ class Batch:
     input_ids: list[str] = field(default_factory=list)  # filled in by Store.append
     # what an agent may record itself (extraction/frames.py): never stored, only returned
     hints: list[dict[str, Any]] = field(default_factory=list)
+    # No reaction wanted (a `react=False` writer): the write is recorded as covered in its own
+    # transaction, not by a second commit after it (fact_log/backends/reactions.py).
+    covered: bool = False
 
 
 def content_hash(row: Sequence[Any]) -> str:

@@ -479,7 +479,8 @@ class Store(LogReads, Staging):
         self._write_rows(prep)
         batch = prep.batch
         self._write_schemas(batch.address, batch.schemas, _first_input(prep), prep.recorded)
-        reactions.enqueue(self.con, [batch.address])  # the write's reaction, same transaction
+        # the write's reaction (or, wanted none, its coverage), in the same transaction
+        reactions.enqueue(self.con, [batch.address], covered=batch.covered)
 
     def _write_rows(self, prep: Prepared, tables: dict[str, str] | None = None) -> None:
         """A prepared batch's inputs, facts and rejections, into the log or its staging."""

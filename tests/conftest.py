@@ -24,6 +24,7 @@ import datetime as dt
 import inspect
 import os
 import socket
+import sys
 import tempfile
 import time
 import types
@@ -39,6 +40,12 @@ from pg_cluster import HOW_TO_ENABLE, Cluster, find_bin
 from uac import Memory
 
 BACKENDS = ("duckdb", "postgres")
+
+# pytest caches each test module's assertion-rewritten bytecode in tests/__pycache__ (ignored by
+# git); under PYTHONDONTWRITEBYTECODE every xdist worker rewrote and compiled every test module
+# again at each run (~20 s of CPU of the fast tier's ~70 on 2 cores). The setting stays for the
+# child processes the tests start (the environment is left alone).
+sys.dont_write_bytecode = False
 
 # Property tests are timed by nothing: hypothesis's default 200 ms deadline per example and
 # its too-slow check on drawing data measure the machine's load, not the code (a test that
@@ -142,26 +149,37 @@ def _names_in(code: types.CodeType) -> set[str]:
     return names
 
 
+# What `_starts_server` found per (function, starters): the suite's fixtures and helpers are
+# shared by thousands of tests, so each is walked once per session, not once per test.
+_STARTS: dict[tuple[object, frozenset[str]], bool] = {}
+_HERE = Path(__file__).parent
+
+
 def _starts_server(
     func: Callable[..., object], seen: set[object], starters: frozenset[str] = _SERVER_STARTERS
 ) -> bool:
     """Whether func calls `serving` (a starter), directly or through the tests' own helpers."""
     func = inspect.unwrap(func)
     code = getattr(func, "__code__", None)
-    if code is None or func in seen:
+    if code is None:
+        return False
+    known = _STARTS.get((func, starters))
+    if known is not None:
+        return known
+    if func in seen:  # a cycle among helpers: found through its first caller, if at all
         return False
     seen.add(func)
     names = _names_in(code)
-    if names & starters:
-        return True
-    here = Path(__file__).parent
-    for name in names:
+    found = bool(names & starters)
+    for name in () if found else names:
         helper = getattr(func, "__globals__", {}).get(name)
         module = inspect.getmodule(helper) if callable(helper) else None
         origin = getattr(module, "__file__", None)
-        if origin and Path(origin).parent == here and _starts_server(helper, seen, starters):
-            return True
-    return False
+        if origin and Path(origin).parent == _HERE and _starts_server(helper, seen, starters):
+            found = True
+            break
+    _STARTS[(func, starters)] = found
+    return found
 
 
 def _tiers(item: pytest.Item, slow: frozenset[str]) -> list[str]:
@@ -186,7 +204,9 @@ def _tiers(item: pytest.Item, slow: frozenset[str]) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
 def pytest_itemcollected(item: pytest.Item) -> None:
-    slow = item.config.stash.setdefault(_SLOW_KEY, _slow_test_ids())
+    slow = item.config.stash.get(_SLOW_KEY, None)
+    if slow is None:  # read once per session
+        slow = item.config.stash[_SLOW_KEY] = _slow_test_ids()
     for name in _tiers(item, slow):
         item.add_marker(name)
 

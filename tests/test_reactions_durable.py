@@ -19,6 +19,7 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.backends import reactions
+from uac.fact_log.store import Batch, NewFact
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -199,3 +200,28 @@ def test_a_write_that_stops_waiting_answers_with_a_ticket_that_is_answered_later
         assert answer.done and answer.raised is not None
         assert [a.check for a in answer.raised] == ["document_expiry"]
         assert reactions.pending(mem.store) == []
+
+
+@pytest.mark.duckdb_only(
+    "the embedded log records a write that wants no reaction as covered in the write's own"
+    " commit; on PostgreSQL the reactor marks it covered after the commit"
+)
+def test_a_write_that_wants_no_reaction_is_covered_by_its_own_commit(home: Path) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        addr = mem.address("maya")
+        mem.set("maya", EXPIRY, "2026-03-01", now=NOW)  # counted and covered: (1, 1)
+        assert reactions.wanted(mem.store, addr) == (1, 1)
+        # The store alone, no reactor after it: the batch's flag decides.
+        wants = Batch(
+            addr, NOW, "test", facts=[NewFact("assert", "attribute", EXPIRY, "2026-04-01")]
+        )
+        mem.store.append(wants)
+        assert reactions.wanted(mem.store, addr) == (2, 1)  # pending: a reaction is owed
+        covered = Batch(
+            addr, NOW, "test", facts=[NewFact("assert", "attribute", EXPIRY, "2026-05-01")]
+        )
+        covered.covered = True
+        mem.store.append(covered)
+        assert reactions.wanted(mem.store, addr) == (3, 3)  # covers the one before it too
+        assert reactions.pending(mem.store) == []
+        assert mem.verify().ok

@@ -7,11 +7,13 @@ mark fails the run; the slow list names only tests that exist, so it cannot rot 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from pathlib import Path
 
 from conftest import SLOW_TESTS, _slow_test_ids, _starts_server
+from slow_list import slow_tests
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = {"unit", "service", "postgres", "browser", "slow"}
@@ -24,6 +26,7 @@ def test_the_tiers_are_registered_under_strict_markers() -> None:
     assert "--strict-markers" in options["ini_options"]["addopts"].split()
 
 
+@functools.cache  # a module lists hundreds of slow tests: parsed once
 def _functions(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
@@ -64,3 +67,21 @@ def test_a_test_that_starts_a_server_is_found_through_its_helpers() -> None:
     assert _starts_server(direct, set(), STARTERS)
     assert _starts_server(through_a_helper, set(), STARTERS)
     assert not _starts_server(in_process, set(), STARTERS)
+
+
+def test_each_module_keeps_its_cheapest_test_fast_unless_over_the_cap() -> None:
+    seconds = {
+        "tests/test_a.py::test_one": 3.0,
+        "tests/test_a.py::test_two": 1.5,
+        "tests/test_b.py::test_one": 3.0,
+        "tests/test_b.py::test_two": 0.1,
+        "tests/test_c.py::test_one": 40.0,
+    }
+    slow = slow_tests(seconds, threshold=1.0, module_cap=10.0)
+    # test_a keeps test_two (its cheapest); test_b has a fast test already; test_c's only
+    # test is over the cap.
+    assert sorted(slow) == [
+        "tests/test_a.py::test_one",
+        "tests/test_b.py::test_one",
+        "tests/test_c.py::test_one",
+    ]

@@ -67,14 +67,23 @@ def key_of(addr: Address) -> Key:
     return (addr.tenant, addr.scope, addr.subject)
 
 
-def enqueue(con: duckdb.DuckDBPyConnection, addresses: Iterable[Address]) -> None:
-    """Count one more wanted reaction per subject (DuckDB, in the caller's transaction)."""
+def enqueue(
+    con: duckdb.DuckDBPyConnection, addresses: Iterable[Address], *, covered: bool = False
+) -> None:
+    """Count one more wanted reaction per subject (DuckDB, in the caller's transaction);
+    `covered`: the writer wants no reaction, so every write so far counts as covered.
+
+    An UPDATE, and an INSERT only for a subject's first write: DuckDB's `ON CONFLICT DO
+    UPDATE` costs about three times a keyed UPDATE (bench/writes.py, a statement per write).
+    The caller holds the store's write lock, so no other first write races the INSERT.
+    """
+    done = ", done = wanted + 1" if covered else ""
     for key in sorted({key_of(a) for a in addresses}):
-        con.execute(
-            "INSERT INTO reactions VALUES (?, ?, ?, 1, 0)"
-            " ON CONFLICT DO UPDATE SET wanted = reactions.wanted + 1",
-            list(key),
-        )
+        changed = con.execute(
+            f"UPDATE reactions SET wanted = wanted + 1{done} WHERE {_KEY}", list(key)
+        ).fetchone()
+        if not changed or not changed[0]:
+            con.execute("INSERT INTO reactions VALUES (?, ?, ?, 1, ?)", [*key, int(covered)])
 
 
 def enqueue_pg(cur: psycopg.Cursor[Any], keys: Iterable[Key]) -> None:

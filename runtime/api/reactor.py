@@ -317,7 +317,9 @@ class Reactor:
 
     def _skip(self, addr: Address) -> None:
         with subject_lock(self.home, addr):
-            reactions.covered(self.store, addr, reactions.wanted(self.store, addr)[0])
+            wanted, done = reactions.wanted(self.store, addr)
+            if done < wanted:  # a write the log's own commit did not cover (Batch.covered)
+                reactions.covered(self.store, addr, wanted)
 
     def status(self, addr: Address, ticket: int) -> Reaction:
         """Whether the reaction covering write `ticket` of the subject ran, and what it did."""
