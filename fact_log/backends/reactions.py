@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import duckdb
     import psycopg
 
+    from uac.fact_log.rwlock import GatedConnection
+
 # The workspace's Store (fact_log/store.py: `backend`, `con`, `write_lock`), passed in:
 # this module sits under the store and never imports it.
 Store = Any
@@ -67,7 +69,7 @@ def key_of(addr: Address) -> Key:
     return (addr.tenant, addr.scope, addr.subject)
 
 
-def enqueue(con: duckdb.DuckDBPyConnection, addresses: Iterable[Address]) -> None:
+def enqueue(con: duckdb.DuckDBPyConnection | GatedConnection, addresses: Iterable[Address]) -> None:
     """Count one more wanted reaction per subject (DuckDB, in the caller's transaction)."""
     for key in sorted({key_of(a) for a in addresses}):
         con.execute(

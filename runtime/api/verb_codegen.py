@@ -178,8 +178,8 @@ def _body(verb: verbs.Verb, name: str, params: list[inspect.Parameter], returns:
     if local:
         lines.append(f"self._local_only({name!r}, {', '.join(local)})")
     call = f"self._verb({verb.name!r}, {subject}, {{{', '.join(wire)}}}, {returns!r}"
-    if verb.result_key is not None:
-        call += f", key={verb.result_key!r}"
+    if verb.result.key is not None:
+        call += f", key={verb.result.key!r}"
     if extra is not None:
         call += f", sent={extra}"
     lines.append(f"return {call})")
