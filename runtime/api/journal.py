@@ -71,62 +71,42 @@ class Journal:
         now: dt.datetime | None = None,
     ) -> Written:
         """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
-        return _add_episode(
-            self.catalog, self.caller, self.appender, subject, problem,
-            tried=tried, worked=worked, failed=failed, date=date, now=now,
-        )  # fmt: skip
+        if not isinstance(problem, str) or not problem.strip():
+            raise InputError("an episode needs --problem (what went wrong)")
+        recorded = now or utc_now()
+        raw = {
+            "problem": problem.strip(),
+            "date": (date or recorded.date()).isoformat(),
+            "tried": [t.strip() for t in tried or [] if t.strip()],
+            "worked": worked.strip() if worked and worked.strip() else None,
+            "failed": [f.strip() for f in failed or [] if f.strip()],
+        }
+        coll = self.catalog.collection(EPISODES)
+        assert coll is not None, EPISODES  # the built-in catalog declares it
+        try:
+            model = self.catalog.model_for(coll).model_validate(raw)
+            value = model.model_dump(mode="json", exclude_none=True)
+        except ValueError as exc:
+            raise InputError(f"bad episode: {exc}") from None
+        from uac.fact_log.extraction.screen import refuse_secrets
+
+        refuse_secrets(value, "the episode")
+        text = f"Problem: {value['problem']}."
+        for label, key in (("Tried", "tried"), ("Did not help", "failed")):
+            if value.get(key):
+                text += f" {label}: {'; '.join(value[key])}."
+        if value.get("worked"):
+            text += f" Fixed by: {value['worked']}."
+        batch = Batch(self.caller.address(subject), recorded, self.caller.actor)
+        batch.inputs.append(NewInput("episode", text, "explicit_command"))
+        episode = _record(self.catalog, EPISODES, value, source="explicit_command", input_index=0)
+        batch.facts.append(episode)
+        fact = self.appender.append(batch)[0]
+        return Written.of(fact, self.appender.wrote(subject, now))
 
     def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
         """Confirm an inferred (tentative) preference: it becomes a rule in context."""
         return _confirm(self.catalog, self.reader, self.writer, subject, path, now)
-
-
-def _add_episode(
-    catalog: Catalog,
-    caller: Caller,
-    appender: Appender,
-    subject: str,
-    problem: str,
-    *,
-    tried: list[str] | None = None,
-    worked: str | None = None,
-    failed: list[str] | None = None,
-    date: dt.date | None = None,
-    now: dt.datetime | None = None,
-) -> Written:
-    """Record a past problem with what was tried, what worked and what did not."""
-    if not isinstance(problem, str) or not problem.strip():
-        raise InputError("an episode needs --problem (what went wrong)")
-    recorded = now or utc_now()
-    raw = {
-        "problem": problem.strip(),
-        "date": (date or recorded.date()).isoformat(),
-        "tried": [t.strip() for t in tried or [] if t.strip()],
-        "worked": worked.strip() if worked and worked.strip() else None,
-        "failed": [f.strip() for f in failed or [] if f.strip()],
-    }
-    coll = catalog.collection(EPISODES)
-    assert coll is not None, EPISODES  # the built-in catalog declares it
-    try:
-        value = (
-            catalog.model_for(coll).model_validate(raw).model_dump(mode="json", exclude_none=True)
-        )
-    except ValueError as exc:
-        raise InputError(f"bad episode: {exc}") from None
-    from uac.fact_log.extraction.screen import refuse_secrets
-
-    refuse_secrets(value, "the episode")
-    text = f"Problem: {value['problem']}."
-    for label, key in (("Tried", "tried"), ("Did not help", "failed")):
-        if value.get(key):
-            text += f" {label}: {'; '.join(value[key])}."
-    if value.get("worked"):
-        text += f" Fixed by: {value['worked']}."
-    batch = Batch(caller.address(subject), recorded, caller.actor)
-    batch.inputs.append(NewInput("episode", text, "explicit_command"))
-    batch.facts.append(_record(catalog, EPISODES, value, source="explicit_command", input_index=0))
-    fact = appender.append(batch)[0]
-    return Written.of(fact, appender.wrote(subject, now))
 
 
 def _confirm(

@@ -3,8 +3,9 @@
 A thin facade over services that each declare, in their constructor, what they use: the
 store, the catalog, the tenant view (`Caller`), the `Reactor` that compiles and checks after
 every write (runtime/api/reactor.py), and the other services they call. Its public methods
-are the verbs, each written once in its service and exposed here with `via` (same
-signature, same docstring):
+are the verbs, each written once in its service and exposed by `ServiceVerbs`
+(memory_verbs.py, generated from the verb table: `workspace.via`, same signature, same
+docstring):
 
     Writer (writes.py)      set, imports, add, remember, note, prefer, add_note, forget
     Planner (preview.py)    preview: what a write would raise and clear, writing nothing
@@ -40,6 +41,7 @@ from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, 
 from uac.runtime.api.alerts import AlertDesk
 from uac.runtime.api.drafts import Drafts
 from uac.runtime.api.journal import Journal
+from uac.runtime.api.memory_verbs import ServiceVerbs
 from uac.runtime.api.preview import Planner
 from uac.runtime.api.reactor import Deferred, Reaction, Reactor, Written
 from uac.runtime.api.reads import Explanation, Reader
@@ -61,7 +63,7 @@ STAGING = "staging"
 __all__ = ["Explanation", "ImportResult", "Learned", "Memory", "Reaction", "Written"]
 
 
-class Memory:
+class Memory(ServiceVerbs):
     """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
 
     Safe to share between threads: appends from all threads go through the store's single
@@ -225,60 +227,15 @@ class Memory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- the verbs, each written once in its service ----------------------------------------
+    # -- more of the services' methods (the verbs are in ServiceVerbs) ---------------------
 
-    # writes (writes.py)
-    set = via("_writer", Writer.set)
-    import_file = via("_writer", Writer.import_file)
-    import_records = via("_writer", Writer.import_records)
-    add = via("_writer", Writer.add)
-    remember = via("_writer", Writer.remember)
-    note = via("_writer", Writer.note)
     note_template = via("_writer", Writer.note_template)
-    prefer = via("_writer", Writer.prefer)
-    add_note = via("_writer", Writer.add_note)
-    forget = via("_writer", Writer.forget)
-    # checking a plan before acting (preview.py)
-    preview = via("_planner", Planner.preview)
-    # reads (reads.py)
-    rejections = via("_reader", Reader.rejections)
     quarantined = via("_reader", Reader.quarantined)
-    facts = via("_reader", Reader.facts)
-    inputs = via("_reader", Reader.inputs)
-    subjects = via("_reader", Reader.subjects)
     inferred_schemas = via("_reader", Reader.inferred_schemas)
-    verify = via("_reader", Reader.verify)
-    anchors = via("_reader", Reader.anchors)
-    compile = via("_reader", Reader.compile)
     checkpoint = via("_reader", Reader.checkpoint)
-    manifest = via("_reader", Reader.manifest)
-    why = via("_reader", Reader.why)
-    diff = via("_reader", Reader.diff)
     statuses = via("_reader", Reader.statuses)
-    query = via("_reader", Reader.query)
     stale = via("_reader", Reader.stale)
-    # checks and alerts (alerts.py)
-    check = via("_alerts", AlertDesk.check)
-    alerts = via("_alerts", AlertDesk.alerts)
-    questions = via("_alerts", AlertDesk.questions)
-    acknowledge = via("_alerts", AlertDesk.acknowledge)
-    snooze = via("_alerts", AlertDesk.snooze)
-    add_rule = via("_alerts", AlertDesk.add_rule)
-    run_once = via("_alerts", AlertDesk.run_once)
-    # recall (recall.py)
-    search = via("_recall", Recall.search)
-    feedback = via("_recall", Recall.feedback)
     soft_preferences = via("_recall", Recall.soft_preferences)
-    context = via("_recall", Recall.context)
-    # sharing between scopes (sharing.py, docs/scopes.md)
-    member_add = via("_sharing", Sharing.member_add)
-    member_remove = via("_sharing", Sharing.member_remove)
-    members = via("_sharing", Sharing.members)
-    promote = via("_sharing", Sharing.promote)
-    demote = via("_sharing", Sharing.demote)
-    # episodes and confirmations (journal.py)
-    add_episode = via("_journal", Journal.add_episode)
-    confirm = via("_journal", Journal.confirm)
 
     # -- the verbs over the whole open workspace (erase.py, gc.py, tools.py) ----------------
 
