@@ -31,6 +31,20 @@ def test_the_generated_verb_methods_are_current() -> None:
     )
 
 
+def test_memory_exposes_every_public_method_of_its_services() -> None:
+    import importlib
+
+    missing = [
+        f"{cls}.{name}"
+        for _, module, cls in verb_codegen.SERVICES
+        for name in vars(getattr(importlib.import_module(module), cls))
+        if not name.startswith("_")
+        and not hasattr(Memory, name)
+        and not hasattr(Memory, f"_{name}")  # the verb table's (`_rule`): not public
+    ]
+    assert missing == []
+
+
 def test_every_verb_is_a_service_method_or_memory_own() -> None:
     # a verb a service holds is exposed by the generated facade, with that method's signature
     for name in verbs.BY_METHOD:

@@ -229,6 +229,7 @@ class Memory(ServiceVerbs):
 
     # -- more of the services' methods (the verbs are in ServiceVerbs) ---------------------
 
+    add_note = via("_writer", Writer.add_note)
     note_template = via("_writer", Writer.note_template)
     quarantined = via("_reader", Reader.quarantined)
     inferred_schemas = via("_reader", Reader.inferred_schemas)
