@@ -28,7 +28,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.progress_callback import Report
 from uac.fact_log.store import Store, utc_now
-from uac.runtime.api.reactor import Reactor, caused, outcome
+from uac.runtime.api.reactor import Reactor, caused
 from uac.runtime.api.reads import Reader
 from uac.runtime.api.workspace import Appender, Caller
 
@@ -42,11 +42,6 @@ class RuleAdded:
     alerts: list[Alert] | None = None
     alerts_resolved: list[Alert] | None = None
     ticket: int | None = None  # the write's number when its reaction had not finished
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; the reaction's fields only when known."""
-        reaction = {"alerts": self.alerts, "alerts_resolved": self.alerts_resolved}
-        return {"rule_id": self.rule_id, **outcome({**reaction, "ticket": self.ticket})}
 
 
 class AlertDesk:

@@ -170,10 +170,18 @@ class Memory(ServiceVerbs):
         """The tenant this view answers for."""
         return self._caller.tenant
 
+    @tenant.setter
+    def tenant(self, value: str) -> None:
+        self._caller.tenant = check_name("tenant", value)
+
     @property
     def actor(self) -> str:
         """Who this view's writes are recorded as made by."""
         return self._caller.actor
+
+    @actor.setter
+    def actor(self, value: str) -> None:
+        self._caller.actor = value
 
     @property
     def react(self) -> bool:
