@@ -2,12 +2,16 @@
 
     python .ci/mypy_baseline.py            # check (CI, .ci/run): exit 1 if errors grew
     python .ci/mypy_baseline.py --update   # after fixing errors: write the smaller baseline
+    python .ci/mypy_baseline.py --update --allow-growth   # a merge brought new files' errors
 
 The baseline (.ci/mypy-baseline.txt) holds each file's error count. The check fails when a
 file has more errors than its line says (a new file: more than none), or when a file that
 must stay clean has any: everything under runtime/api/, fact_log/store.py and
 fact_log/backends/. Fewer errors pass, with a reminder to run --update so they cannot come
-back. `--update` refuses to write a baseline with more errors than the committed one.
+back. `--update` refuses to write a baseline with more errors than the committed one unless
+`--allow-growth` says so (a merge of work checked against an older baseline): the
+baseline's diff then shows the growth to whoever reviews it. Files that must stay clean
+are never written into it.
 
 The repository's root is the `uac` package (pyproject.toml maps it), so mypy reads it
 through a link named `uac` in a temporary directory; its settings are pyproject.toml's
@@ -81,6 +85,9 @@ def must_be_clean(path: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--update", action="store_true", help="write the (smaller) baseline")
+    parser.add_argument(
+        "--allow-growth", action="store_true", help="with --update: write it even if larger"
+    )
     args = parser.parse_args()
     counts, lines = run_mypy()
     base = read_baseline() if BASELINE.exists() else None
@@ -94,12 +101,14 @@ def main() -> int:
     if grew:
         print(f"mypy: more errors than the baseline in: {', '.join(grew)}")
     if args.update:
-        if base is not None and total > sum(base.values()):
+        if base is not None and total > sum(base.values()) and not args.allow_growth:
             print(f"mypy: {total} errors, more than the baseline's {sum(base.values())}")
             return 1
+        if dirty:
+            return 1  # fix those first: they never go into the baseline
         write_baseline(counts)
         print(f"mypy: wrote {BASELINE.relative_to(ROOT)} ({total} errors)")
-        return 1 if dirty else 0
+        return 0
     if base is None:
         print("mypy: no baseline; write one with: python .ci/mypy_baseline.py --update")
         return 1
