@@ -12,6 +12,7 @@ from conftest import T0, append_to_state
 from uac import Memory
 from uac.checks import CallbackSink
 from uac.fact_log.errors import NotFound, UacError
+from uac.runtime.api import verbs
 from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
@@ -212,3 +213,18 @@ def test_a_replayed_alert_resolves_on_the_day_time_makes_it_moot(home: Path) -> 
         resolved = {a.check: a.resolved_on for a in mem.alerts("bob", include_resolved=True)
                     if a.status == "resolved"}  # fmt: skip
         assert resolved["visa_for_trip"] == dt.date(2025, 3, 28)
+
+
+def test_the_rule_verb_answers_with_the_rule_id_and_what_its_reaction_raised(
+    tmp_path: Path,
+) -> None:
+    with Memory(tmp_path / "ws", create=True) as mem:
+        day = dt.datetime(2025, 1, 10, 9)
+        mem.set("maya", "identity.passport.expiry_date", "2025-02-01", now=day)
+        rule = {"type": "reminder", "path": "passport.expiry_date", "days_before": 30}
+        out = verbs.run(mem, "rule", "maya", {"rule": rule, "now": day.isoformat()})
+        (stored,) = [f for f in mem.facts("maya") if f.kind == "rule"]
+        assert list(out) == ["rule_id", "alerts", "alerts_resolved", "ticket"]
+        assert out["rule_id"] == stored.id and out["ticket"] is None
+        assert [a["check"].split(":")[0] for a in out["alerts"]] == ["rule"]
+        assert stored.id in out["alerts"][0]["fact_ids"]

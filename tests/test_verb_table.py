@@ -26,6 +26,36 @@ def test_the_generated_verb_methods_are_current() -> None:
     assert verb_codegen.TARGET.read_text(encoding="utf-8") == verb_codegen.render(), (
         "runtime/api/verb_methods.py is stale: run python -m uac.runtime.api.verb_codegen"
     )
+    assert verb_codegen.FACADE.read_text(encoding="utf-8") == verb_codegen.render_facade(), (
+        "runtime/api/memory_verbs.py is stale: run python -m uac.runtime.api.verb_codegen"
+    )
+
+
+def test_memory_exposes_every_public_method_of_its_services() -> None:
+    import importlib
+
+    missing = [
+        f"{cls}.{name}"
+        for _, module, cls in verb_codegen.SERVICES
+        for name in vars(getattr(importlib.import_module(module), cls))
+        if not name.startswith("_")
+        and not hasattr(Memory, name)
+        and not hasattr(Memory, f"_{name}")  # the verb table's (`_rule`): not public
+    ]
+    assert missing == []
+
+
+def test_every_verb_is_a_service_method_or_memory_own() -> None:
+    # a verb a service holds is exposed by the generated facade, with that method's signature
+    for name in verbs.BY_METHOD:
+        found = verb_codegen._service(name)
+        if found is not None:
+            _, service = found
+            assert inspect.signature(getattr(Memory, name)) == inspect.signature(
+                getattr(service, name)
+            )
+        else:  # the verbs over the whole open workspace are the facade's own
+            assert name in vars(Memory), name
 
 
 def test_client_and_memory_have_the_same_signature_for_every_verb() -> None:

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import duckdb
     import psycopg
 
+    from uac.fact_log.rwlock import GatedConnection
+
 # The workspace's Store (fact_log/store.py: `backend`, `con`, `write_lock`), passed in:
 # this module sits under the store and never imports it.
 Store = Any
@@ -68,7 +70,10 @@ def key_of(addr: Address) -> Key:
 
 
 def enqueue(
-    con: duckdb.DuckDBPyConnection, addresses: Iterable[Address], *, covered: bool = False
+    con: duckdb.DuckDBPyConnection | GatedConnection,
+    addresses: Iterable[Address],
+    *,
+    covered: bool = False,
 ) -> None:
     """Count one more wanted reaction per subject (DuckDB, in the caller's transaction);
     `covered`: the writer wants no reaction, so every write so far counts as covered.

@@ -1,13 +1,15 @@
-"""Memory's checks and alerts: check, list, acknowledge, snooze, rules, scheduled passes.
+"""`AlertDesk`: Memory's checks and alerts — check, list, acknowledge, snooze, rules, passes.
 
-A mixin of `Memory` (runtime/api/memory.py); `check` is the `Reactor`'s
+A service of `Memory` (runtime/api/memory.py); `check` is the `Reactor`'s
 (runtime/api/reactor.py), which the reaction to a write runs too.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from uac.checks import (
     Alert,
@@ -23,18 +25,45 @@ from uac.checks.sinks import Sink
 from uac.compiler.checkpoint import CompileResult
 from uac.compiler.inherit import with_members
 from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
 from uac.fact_log.progress_callback import Report
-from uac.fact_log.store import utc_now
-from uac.runtime.api.reactor import Reaction
-from uac.runtime.api.workspace import Workspace
+from uac.fact_log.store import Store, utc_now
+from uac.runtime.api.reactor import Reactor, caused
+from uac.runtime.api.reads import Reader
+from uac.runtime.api.workspace import Appender, Caller
 
 
-class Alerts(Workspace):
+@dataclass(frozen=True, slots=True)
+class RuleAdded:
+    """The `rule` verb's result: the stored rule's id, and what the write's reaction did."""
+
+    rule_id: str
+    # raised (new or woken) and cleared by the write's reaction; None: no reaction known
+    alerts: list[Alert] | None = None
+    alerts_resolved: list[Alert] | None = None
+    ticket: int | None = None  # the write's number when its reaction had not finished
+
+
+class AlertDesk:
     """The verbs that run checks and manage the alerts they raise."""
 
-    if TYPE_CHECKING:  # the verbs of other families this one calls (reads.py)
-
-        def compile(self, subject: str | None = None) -> list[CompileResult]: ...
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        home: Path,
+        caller: Caller,
+        reactor: Reactor,
+        appender: Appender,
+        reader: Reader,
+    ):
+        self.store = store
+        self.catalog = catalog  # a rule is validated against it
+        self.home = home  # a scheduled pass records its job there
+        self.caller = caller
+        self.reactor = reactor  # runs the checks (a write's reaction runs the same)
+        self.appender = appender  # a rule is a fact: written and reacted to as any write
+        self.reader = reader  # a scheduled pass compiles the changed subjects
 
     def check(
         self, subject: str, *, today: dt.date | None = None, sinks: list[Sink] | None = None
@@ -44,7 +73,7 @@ class Alerts(Workspace):
         On a server a `today` far from its clock (`Reactor.hypothetical`) is a preview: the result
         says what would change (`preview` is True), nothing is stored or delivered.
         """
-        return self._reactor.check(self.address(subject), today, sinks)
+        return self.reactor.check(self.caller.address(subject), today, sinks)
 
     def alerts(
         self,
@@ -74,36 +103,39 @@ class Alerts(Workspace):
         statuses = (
             ("open", "acknowledged", "resolved") if include_resolved else ("open", "acknowledged")
         )
-        where: Address | str = self.address(subject) if subject is not None else self.tenant
+        where: Address | str = self.caller.tenant
+        if subject is not None:
+            where = self.caller.address(subject)
         return list_alerts(self.store, where, statuses=statuses, today=today, kind=kind)
 
     def acknowledge(self, subject: str, alert_id: str, *, today: dt.date | None = None) -> Alert:
         """Mark one of the subject's alerts as seen."""
-        return acknowledge(self.store, self.address(subject), alert_id, today or utc_now().date())
+        addr = self.caller.address(subject)
+        return acknowledge(self.store, addr, alert_id, today or utc_now().date())
 
     def snooze(
         self, subject: str, alert_id: str, until: dt.date, *, today: dt.date | None = None
     ) -> Alert:
         """Hide one of the subject's alerts until a date."""
-        return snooze(self.store, self.address(subject), alert_id, until, today or utc_now().date())
+        addr = self.caller.address(subject)
+        return snooze(self.store, addr, alert_id, until, today or utc_now().date())
 
     def add_rule(
         self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
     ) -> str:
         """Store a user rule (threshold, reminder, forbid) as a fact; returns its id."""
-        return self._add_rule(subject, rule, now)[0]
+        return self.rule(subject, rule, now=now).rule_id
 
-    def _add_rule(
-        self, subject: str, rule: dict[str, Any], now: dt.datetime | None
-    ) -> tuple[str, Reaction]:
-        """`add_rule`, with what the write's reaction did (for the `rule` verb's result)."""
+    def rule(
+        self, subject: str, rule: dict[str, Any], *, now: dt.datetime | None = None
+    ) -> RuleAdded:
+        """`add_rule`, with what the write's reaction did (the `rule` verb's result)."""
         from uac.fact_log.extraction.screen import refuse_secrets
 
         refuse_secrets(rule, "the rule")
-        rid = add_rule(
-            self.store, self.address(subject), rule, now or utc_now(), self.actor, self.catalog
-        )
-        return rid, self._wrote(subject, now)
+        addr = self.caller.address(subject)
+        rid = add_rule(self.store, addr, rule, now or utc_now(), self.caller.actor, self.catalog)
+        return RuleAdded(rid, **caused(self.appender.wrote(subject, now)))
 
     def run_once(
         self, *, today: dt.date | None = None, progress: Report | None = None
@@ -114,8 +146,9 @@ class Alerts(Workspace):
         (default: this Memory's `progress`). On a server a `today` far from its clock is a
         preview, as for `check`: no alert change, delivery or job row is stored.
         """
-        report = progress or self.progress
-        changed = with_members(self.store, self.tenant, self.store.changed_subjects(self.tenant))
+        report = progress or self.caller.progress
+        tenant = self.caller.tenant
+        changed = with_members(self.store, tenant, self.store.changed_subjects(tenant))
         total = len(changed) if report else 0
         done = 0
         if report is not None:
@@ -124,23 +157,23 @@ class Alerts(Workspace):
         def compile_one(addr: Address) -> list[CompileResult]:
             nonlocal done
             try:
-                return self.compile(str(addr))
+                return self.reader.compile(str(addr))
             finally:
                 done += 1
                 if report is not None:
                     report("compiling", done, max(total, done))
 
         day = today or utc_now().date()
-        preview = self._reactor.hypothetical(day)
-        queued = [] if preview else self._reactor.uncovered(self.tenant)
+        preview = self.reactor.hypothetical(day)
+        queued = [] if preview else self.reactor.uncovered(tenant)
         job = run_once(
             self.home,
-            self.tenant,
+            self.caller.tenant,
             day,
             compile_one,
             store=self.store,
-            sinks=self._reactor.sinks,
+            sinks=self.reactor.sinks,
             preview=preview,
         )
-        self._reactor.passed(queued, job.errors)  # the reactions the pass caught up: done
+        self.reactor.passed(queued, job.errors)  # the reactions the pass caught up: done
         return job

@@ -180,7 +180,7 @@ class Client(RemoteVerbs):
                 if self._parts.scheme == "https"
                 else http.client.HTTPConnection
             )
-            conn = kind(self._parts.hostname, self._parts.port, timeout=self.timeout)
+            conn = kind(self._parts.hostname or "", self._parts.port, timeout=self.timeout)
             self._local.conn = conn
         return conn
 

@@ -86,7 +86,8 @@ def sensitivity(mem: Memory, subject: str) -> dict[tuple[str, str], str]:
     """(part, field) -> sensitivity class, for every sensitive field of the subject's model."""
     model = build_model(mem.catalog, mem.inferred_schemas(subject))
     out: dict[tuple[str, str], str] = {}
-    for part in [*model.groups, *model.collections]:
+    parts: list[Any] = [*model.groups, *model.collections]  # each with .attr and .fields
+    for part in parts:
         for f in part.fields:
             if f.spec.sensitivity != "none":
                 out[(part.attr, f.name)] = f.spec.sensitivity
@@ -298,7 +299,9 @@ def masked_fact_text(mem: Memory, fact: Any, hidden: frozenset[str] = frozenset(
             return MASK
         return fact.text or (fact.value_json or "")[:160]
     coll = mem.catalog.collection(fact.path)
-    hidden = {n for n, f in coll.spec.fields.items() if f.sensitivity != "none"} if coll else set()
+    hidden = frozenset(
+        n for n, f in (coll.spec.fields.items() if coll else ()) if f.sensitivity != "none"
+    )
     value = fact.value
     if isinstance(value, dict) and hidden & set(value):
         value = {k: MASK if k in hidden else v for k, v in value.items()}

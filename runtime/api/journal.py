@@ -17,92 +17,134 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from uac.compiler import loader
 from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.importer import record_key
-from uac.fact_log.store import Batch, Fact, NewFact, NewInput, utc_now
+from uac.fact_log.store import Batch, Fact, NewFact, NewInput, Store, utc_now
 from uac.runtime.api.reactor import Written
+from uac.runtime.api.workspace import Appender, Caller
 from uac.runtime.search import journal
 from uac.runtime.search.soft_preferences import SoftPreference
 
+if TYPE_CHECKING:
+    from uac.runtime.api.reads import Reader
+
 EPISODES = "support.episodes"
 TASKS = "tasks.tasks"
-# `mem` is a runtime.api.memory.Memory (typed Any: memory.py imports this module).
-Memory = Any
 
 
-def add_episode(
-    mem: Memory,
+class Sets(Protocol):
+    """The write `confirm` makes (writes.py `Writer`, which imports this module for tasks)."""
+
+    def set(self, subject: str, path: str, value: Any, *, now: dt.datetime | None = None) -> Fact:
+        """Assert a single-valued attribute."""
+        ...
+
+
+class Journal:
+    """The verbs that record episodes and confirm inferred preferences."""
+
+    def __init__(
+        self, catalog: Catalog, caller: Caller, appender: Appender, reader: Reader, writer: Sets
+    ):
+        self.catalog = catalog
+        self.caller = caller
+        self.appender = appender
+        self.reader = reader  # confirm reads the compiled preference
+        self.writer = writer  # and sets it explicitly
+
+    def add_episode(
+        self,
+        subject: str,
+        problem: str,
+        *,
+        tried: list[str] | None = None,
+        worked: str | None = None,
+        failed: list[str] | None = None,
+        date: dt.date | None = None,
+        now: dt.datetime | None = None,
+    ) -> Written:
+        """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
+        if not isinstance(problem, str) or not problem.strip():
+            raise InputError("an episode needs --problem (what went wrong)")
+        recorded = now or utc_now()
+        raw = {
+            "problem": problem.strip(),
+            "date": (date or recorded.date()).isoformat(),
+            "tried": [t.strip() for t in tried or [] if t.strip()],
+            "worked": worked.strip() if worked and worked.strip() else None,
+            "failed": [f.strip() for f in failed or [] if f.strip()],
+        }
+        coll = self.catalog.collection(EPISODES)
+        assert coll is not None, EPISODES  # the built-in catalog declares it
+        try:
+            model = self.catalog.model_for(coll).model_validate(raw)
+            value = model.model_dump(mode="json", exclude_none=True)
+        except ValueError as exc:
+            raise InputError(f"bad episode: {exc}") from None
+        from uac.fact_log.extraction.screen import refuse_secrets
+
+        refuse_secrets(value, "the episode")
+        text = f"Problem: {value['problem']}."
+        for label, key in (("Tried", "tried"), ("Did not help", "failed")):
+            if value.get(key):
+                text += f" {label}: {'; '.join(value[key])}."
+        if value.get("worked"):
+            text += f" Fixed by: {value['worked']}."
+        batch = Batch(self.caller.address(subject), recorded, self.caller.actor)
+        batch.inputs.append(NewInput("episode", text, "explicit_command"))
+        episode = _record(self.catalog, EPISODES, value, source="explicit_command", input_index=0)
+        batch.facts.append(episode)
+        fact = self.appender.append(batch)[0]
+        return Written.of(fact, self.appender.wrote(subject, now))
+
+    def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
+        """Confirm an inferred (tentative) preference: it becomes a rule in context."""
+        return _confirm(self.catalog, self.reader, self.writer, subject, path, now)
+
+
+def _confirm(
+    catalog: Catalog,
+    reader: Reader,
+    writer: Sets,
     subject: str,
-    problem: str,
-    *,
-    tried: list[str] | None = None,
-    worked: str | None = None,
-    failed: list[str] | None = None,
-    date: dt.date | None = None,
+    path: str,
     now: dt.datetime | None = None,
-) -> Written:
-    """Record a past problem with what was tried, what worked and what did not."""
-    if not isinstance(problem, str) or not problem.strip():
-        raise InputError("an episode needs --problem (what went wrong)")
-    recorded = now or utc_now()
-    raw = {
-        "problem": problem.strip(),
-        "date": (date or recorded.date()).isoformat(),
-        "tried": [t.strip() for t in tried or [] if t.strip()],
-        "worked": worked.strip() if worked and worked.strip() else None,
-        "failed": [f.strip() for f in failed or [] if f.strip()],
-    }
-    coll = mem.catalog.collection(EPISODES)
-    try:
-        value = (
-            mem.catalog.model_for(coll)
-            .model_validate(raw)
-            .model_dump(mode="json", exclude_none=True)
-        )
-    except ValueError as exc:
-        raise InputError(f"bad episode: {exc}") from None
-    from uac.fact_log.extraction.screen import refuse_secrets
-
-    refuse_secrets(value, "the episode")
-    text = f"Problem: {value['problem']}."
-    for label, key in (("Tried", "tried"), ("Did not help", "failed")):
-        if value.get(key):
-            text += f" {label}: {'; '.join(value[key])}."
-    if value.get("worked"):
-        text += f" Fixed by: {value['worked']}."
-    batch = Batch(mem.address(subject), recorded, mem.actor)
-    batch.inputs.append(NewInput("episode", text, "explicit_command"))
-    batch.facts.append(_record(mem, EPISODES, value, source="explicit_command", input_index=0))
-    fact = mem._append(batch)[0]
-    return Written.of(fact, mem._wrote(subject, now))
-
-
-def confirm(mem: Memory, subject: str, path: str, now: dt.datetime | None = None) -> Fact:
+) -> Fact:
     """The user confirms an inferred preference: its current value is asserted explicitly."""
-    attr = mem.catalog.attributes.get(path)
+    attr = catalog.attributes.get(path)
     if attr is None or attr.domain != "preferences":
         raise InputError(
             f"{path!r} is not a preference path; confirm one of: "
-            + ", ".join(sorted(a.path for a in mem.catalog.attributes.values()
+            + ", ".join(sorted(a.path for a in catalog.attributes.values()
                                if a.domain == "preferences"))
         )  # fmt: skip
-    if mem.stale(subject):
-        mem.compile(subject)
-    value = getattr(mem.checkpoint(subject).user.preferences, attr.name, None)
-    if not journal.tentative(mem.facts(subject, path), value):
+    if reader.stale(subject):
+        reader.compile(subject)
+    value = getattr(reader.checkpoint(subject).user.preferences, attr.name, None)
+    if not journal.tentative(reader.facts(subject, path), value):
         raise InputError(
             f"{path} of {subject} is not an inferred preference waiting for confirmation; "
             f"to change it run: uac set {subject} {path} VALUE"
         )
-    return mem.set(subject, path, value, now=now)
+    return writer.set(subject, path, value, now=now)
 
 
 def task_progress(
-    mem: Memory, addr: Address, text: str, input_id: str, now: dt.datetime
+    store: Store,
+    catalog: Catalog,
+    home: Path,
+    actor: str,
+    addr: Address,
+    text: str,
+    input_id: str,
+    now: dt.datetime,
 ) -> Fact | None:
     """Update the open task a message reports progress on (see the module docstring)."""
     from uac.fact_log.extraction.patterns.progress import parse_progress, same_step
@@ -111,7 +153,7 @@ def task_progress(
     if said is None:
         return None
     try:
-        tasks = loader.load(mem.home, addr).user.tasks
+        tasks = loader.load(home, addr).user.tasks
     except (NotFound, AttributeError):
         return None
     steps = [s for s in (said.done, said.next) if s]
@@ -137,11 +179,11 @@ def task_progress(
     }
     if resume:
         value["resume_point"] = resume
-    batch = Batch(addr, now, mem.actor)
+    batch = Batch(addr, now, actor)
     evidence = {"quote": text, "start": 0, "rule": "task_progress"}
     batch.facts.append(
         _record(
-            mem,
+            catalog,
             TASKS,
             value,
             source="automatic_rule",
@@ -150,44 +192,48 @@ def task_progress(
             input_id=input_id,
         )
     )
-    return mem.store.append(batch)[0]
+    return store.append(batch)[0]
 
 
-def _record(mem: Memory, path: str, value: dict[str, Any], **fact: Any) -> NewFact:
+def _record(catalog: Catalog, path: str, value: dict[str, Any], **fact: Any) -> NewFact:
     """An assert of one record of a catalog collection, keyed by the collection's key."""
-    key = record_key(value, mem.catalog.collection(path).spec.key)
+    collection = catalog.collection(path)
+    assert collection is not None, path  # the built-in catalog declares both collections
+    key = record_key(value, collection.spec.key)
     return NewFact(op="assert", kind="record", path=path, value=value, record_key=key, **fact)
 
 
 def gather(
-    mem: Memory,
+    catalog: Catalog,
+    facts_of: Callable[[str, str | None], list[Fact]],
+    terms: Callable[[str], list[str]],
     subject: str,
     checkpoint: Any | None,
     query: str | None,
     wishes: list[SoftPreference],
     today: dt.date,
 ) -> dict[str, Any]:
-    """The context's episodes, open tasks and questions (tentative preferences)."""
+    """The context's episodes, open tasks and questions (tentative preferences).
+
+    `facts_of(subject, path)` reads the subject's facts; `terms(text)` analyses a query as
+    the search index does (called only when a query asks).
+    """
     out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
     if checkpoint is not None:
         user = checkpoint.user
-
-        def terms(text: str) -> list[str]:  # the index (numpy) loads only if a query asks
-            return mem.search_index.analyzer.query_terms(text)
-
         out["episodes"] = journal.similar_episodes(getattr(user, "episodes", ()), query, terms)
         out["tasks"] = journal.open_tasks(getattr(user, "tasks", ()), today)
         prefs = getattr(user, "preferences", None)
         tentative = set()
-        for attr in mem.catalog.attributes.values():
+        for attr in catalog.attributes.values():
             if attr.domain != "preferences" or prefs is None:
                 continue
             value = getattr(prefs, attr.name, None)
-            if journal.tentative(mem.facts(subject, attr.path), value):
+            if journal.tentative(facts_of(subject, attr.path), value):
                 tentative.add(attr.name)
                 out["questions"].append(journal.question(attr.path, value))
         out["tentative"] = frozenset(tentative)
-    facts = {f.id: f for f in mem.facts(subject, "preferences.soft")} if wishes else {}
+    facts = {f.id: f for f in facts_of(subject, "preferences.soft")} if wishes else {}
     for wish in list(wishes):
         support = [facts[i] for i in wish.fact_ids if i in facts]
         if support and journal.tentative(support, support[0].value):

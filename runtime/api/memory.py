@@ -1,17 +1,29 @@
 """`Memory`: the Python API agents and operators use. Every call names its subject.
 
-This module holds Memory's state (store, catalog, the `Reactor` that compiles and checks
-after every write: runtime/api/reactor.py) and the thin methods that hand a
-family of verbs to its own module (sharing.py, journal.py, erase.py, gc.py). The other verbs
-are written once in mixins by family: writes.py, reads.py, alerts.py, recall.py, preview.py.
+A thin facade over services that each declare, in their constructor, what they use: the
+store, the catalog, the tenant view (`Caller`), the `Reactor` that compiles and checks after
+every write (runtime/api/reactor.py), and the other services they call. Its public methods
+are the verbs, each written once in its service and exposed by `ServiceVerbs`
+(memory_verbs.py, generated from the verb table: `workspace.via`, same signature, same
+docstring):
+
+    Writer (writes.py)      set, imports, add, remember, note, prefer, add_note, forget
+    Planner (preview.py)    preview: what a write would raise and clear, writing nothing
+    Reader (reads.py)       facts, inputs, compile, checkpoint, query, why, diff, verify ...
+    AlertDesk (alerts.py)   check, alerts, questions, acknowledge, snooze, rules, run_once
+    Recall (recall.py)      search, feedback, soft preferences, context
+    Sharing (sharing.py)    memberships, promote, demote
+    Journal (journal.py)    episodes, confirming an inferred preference
+
+Erase and gc (erase.py, gc.py) work on the whole open workspace and take the facade itself.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import shutil
-import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,16 +34,21 @@ from uac.fact_log.addressing import Address, check_name
 from uac.fact_log.catalog import WORKSPACE_CATALOG, Catalog
 from uac.fact_log.errors import InputError
 from uac.fact_log.progress_callback import Report
-from uac.fact_log.store import Fact, Store, default_home
+from uac.fact_log.store import Store, default_home
 from uac.runtime.api import erase as erasing
-from uac.runtime.api import gc, journal, sharing
+from uac.runtime.api import gc
 from uac.runtime.api import schema as service_schema  # noqa: F401 (its tables, always)
-from uac.runtime.api.alerts import Alerts
-from uac.runtime.api.preview import Previews
+from uac.runtime.api.alerts import AlertDesk
+from uac.runtime.api.drafts import Drafts
+from uac.runtime.api.journal import Journal
+from uac.runtime.api.memory_verbs import ServiceVerbs
+from uac.runtime.api.preview import Planner
 from uac.runtime.api.reactor import Deferred, Reaction, Reactor, Written
-from uac.runtime.api.reads import Explanation, Reads
-from uac.runtime.api.recall import Recall
-from uac.runtime.api.writes import ImportResult, Learned, Writes
+from uac.runtime.api.reads import Explanation, Reader
+from uac.runtime.api.recall import Recall, SharedIndex
+from uac.runtime.api.sharing import Sharing
+from uac.runtime.api.workspace import Appender, Caller, via
+from uac.runtime.api.writes import Extractor, ImportResult, Learned, Writer
 from uac.runtime.search import schema as search_schema  # noqa: F401 (its tables, always)
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
@@ -46,7 +63,7 @@ STAGING = "staging"
 __all__ = ["Explanation", "ImportResult", "Learned", "Memory", "Reaction", "Written"]
 
 
-class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (workspace.py)
+class Memory(ServiceVerbs):
     """A workspace opened for one tenant. Close it (or use `with`) to release the lock.
 
     Safe to share between threads: appends from all threads go through the store's single
@@ -56,9 +73,9 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
     its own connection. `deferred()` blocks are per thread. One
     process owns a workspace; other processes reach it through `uac serve` (see `Client`).
 
-    The verbs are written once in services by family (mixins over the declared workspace
-    state below); the reaction to writes is one `Reactor` (runtime/api/reactor.py), and a
-    write returns the alerts its reaction raised and cleared.
+    The verbs are written once in services (the module docstring lists them); the reaction
+    to writes is one `Reactor`, and a write returns the alerts its reaction raised and
+    cleared.
     """
 
     def __init__(
@@ -77,28 +94,21 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
         reaction_wait: float | None = None,
     ):
         self.home = Path(home).expanduser() if home is not None else default_home()
-        self.tenant = check_name("tenant", tenant)
-        self.actor = actor
-        self._llm_setting = llm  # resolved on first use: bad UAC_LLM_* must not block reads
-        self._llm: LLM | bool | None = False
-        self._embedder = embedder  # None: the built-in hashing embedder
-        # One index per open workspace, shared by every `for_tenant` view (the list is copied
-        # by reference): two indexes would sync the same rows concurrently.
-        self._search: list[SearchIndex] = []
         # react: every write recompiles the subject, runs its checks, stores and delivers new
         # alerts (to `sinks`). Bulk loads wrap their writes in `deferred()` to react once per
         # subject; react=False is for back-fills of history that must raise no alerts.
-        self.react = react
-        self._search_lock = threading.RLock()  # builds the index once
-        # Who hears long work's progress (imports, passes) when a call names no one: the
-        # service sets it on the per-request view a long verb runs on.
-        self.progress: Report | None = None
+        self._caller = Caller(check_name("tenant", tenant), actor, react)
+        # The LLM is resolved on a write's first use: a bad UAC_LLM_* must not block reads.
+        self._extractor = Extractor(llm)
         self._owner = True
         self.store = Store.open(self.home, create=create, read_only=read_only, log_db=log_db)
         try:
             self.catalog = Catalog.load(self.home / WORKSPACE_CATALOG)
             # Compiles and checks after writes; owns their tickets, locks and coalescing.
             self._reactor = Reactor(self.store, self.catalog, self.home, sinks=sinks)
+            # One index per open workspace, shared by every `for_tenant` view.
+            self._index = SharedIndex(self.store, embedder)
+            self._compose()
             if not read_only:
                 # Bodies a killed server was importing: nobody reads them any more.
                 shutil.rmtree(self.home / STAGING, ignore_errors=True)
@@ -113,6 +123,28 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
             self.store.close()
             raise
 
+    def _compose(self) -> None:
+        """Build this view's services over the open workspace (each names what it uses)."""
+        store, catalog, home, caller, reactor = (
+            self.store, self.catalog, self.home, self._caller, self._reactor
+        )  # fmt: skip
+        self._appender = Appender(store, catalog, reactor, caller)
+        drafts = Drafts(store, catalog, caller)
+        self._reader = Reader(store, catalog, home, caller, reactor)
+        self._writer = Writer(
+            store, catalog, home, caller, reactor, self._appender, drafts, self._extractor
+        )
+        self._planner = Planner(store, catalog, caller, reactor, drafts)
+        self._alerts = AlertDesk(
+            store, catalog, home, caller, reactor, self._appender, self._reader
+        )
+        self._sharing = Sharing(store, caller, self._appender)
+        self._journal = Journal(catalog, caller, self._appender, self._reader, self._writer)
+        self._recall = Recall(
+            store, catalog, caller, self._appender, self._index, self._reader, self._alerts,
+            self._sharing,
+        )  # fmt: skip
+
     def close(self) -> None:
         """Release the workspace (a `for_tenant` view leaves it to the Memory it came from)."""
         if self._owner:
@@ -126,9 +158,53 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
         view of its key's tenant. Closing a view does not close the workspace.
         """
         view = copy.copy(self)
-        view.tenant = check_name("tenant", tenant)
+        view._caller = dataclasses.replace(self._caller, tenant=check_name("tenant", tenant))
         view._owner = False
+        view._compose()
         return view
+
+    # -- the view: tenant, actor, reacting, progress ----------------------------------------
+
+    @property
+    def tenant(self) -> str:
+        """The tenant this view answers for."""
+        return self._caller.tenant
+
+    @tenant.setter
+    def tenant(self, value: str) -> None:
+        self._caller.tenant = check_name("tenant", value)
+
+    @property
+    def actor(self) -> str:
+        """Who this view's writes are recorded as made by."""
+        return self._caller.actor
+
+    @actor.setter
+    def actor(self, value: str) -> None:
+        self._caller.actor = value
+
+    @property
+    def react(self) -> bool:
+        """Whether a write recompiles its subject and runs its checks (False: back-fills)."""
+        return self._caller.react
+
+    @react.setter
+    def react(self, value: bool) -> None:
+        self._caller.react = value
+
+    @property
+    def progress(self) -> Report | None:
+        """Who hears long work's progress (imports, passes) when a call names no one: the
+        service sets it on the per-request view a long verb runs on."""
+        return self._caller.progress
+
+    @progress.setter
+    def progress(self, value: Report | None) -> None:
+        self._caller.progress = value
+
+    def address(self, subject: str | Address) -> Address:
+        """Resolve 'alice' / 'user:alice' / 'group:x' / 'tenant' within this tenant."""
+        return self._caller.address(subject)
 
     @property
     def sinks(self) -> list[Sink]:
@@ -148,78 +224,29 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
     def clock_days(self, value: int | None) -> None:
         self._reactor.clock_days = value
 
+    @property
+    def search_index(self) -> SearchIndex:
+        """The workspace's incremental hybrid index (built on first use)."""
+        return self._index.index
+
     def __enter__(self) -> Memory:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- sharing between scopes (runtime/api/sharing.py, docs/scopes.md) -------------------
+    # -- more of the services' methods (the verbs are in ServiceVerbs) ---------------------
 
-    def member_add(
-        self,
-        group: str,
-        user: str,
-        *,
-        valid_from: dt.datetime | dt.date | None = None,
-        valid_to: dt.datetime | dt.date | None = None,
-        now: dt.datetime | None = None,
-    ) -> Written:
-        """Make a user a member of a group (a fact in the group's log, with validity times)."""
-        return sharing.member_add(self, group, user, valid_from, valid_to, now)
+    add_note = via("_writer", Writer.add_note)
+    note_template = via("_writer", Writer.note_template)
+    quarantined = via("_reader", Reader.quarantined)
+    inferred_schemas = via("_reader", Reader.inferred_schemas)
+    checkpoint = via("_reader", Reader.checkpoint)
+    statuses = via("_reader", Reader.statuses)
+    stale = via("_reader", Reader.stale)
+    soft_preferences = via("_recall", Recall.soft_preferences)
 
-    def member_remove(
-        self,
-        group: str,
-        user: str,
-        *,
-        at: dt.datetime | dt.date | None = None,
-        now: dt.datetime | None = None,
-    ) -> Written:
-        """End a user's membership of a group at `at` (default: now)."""
-        return sharing.member_remove(self, group, user, at, now)
-
-    def members(self, subject: str, *, at: dt.datetime | None = None) -> list[dict[str, Any]]:
-        """A group's members (or a user's groups) at a moment (default: now)."""
-        return sharing.members(self, subject, at)
-
-    def promote(
-        self, subject: str, fact_id: str, group: str, *, now: dt.datetime | None = None
-    ) -> Written:
-        """Share one of a user's facts with a group it belongs to (recorded: who, what, when)."""
-        return sharing.promote(self, subject, fact_id, group, now)
-
-    def demote(
-        self,
-        subject: str,
-        fact_id: str,
-        group: str,
-        *,
-        reason: str | None = None,
-        now: dt.datetime | None = None,
-    ) -> Written:
-        """Withdraw what the user promoted to a group (the copy is retracted there)."""
-        return sharing.demote(self, subject, fact_id, group, reason, now)
-
-    def add_episode(
-        self,
-        subject: str,
-        problem: str,
-        *,
-        tried: list[str] | None = None,
-        worked: str | None = None,
-        failed: list[str] | None = None,
-        date: dt.date | None = None,
-        now: dt.datetime | None = None,
-    ) -> Written:
-        """Record a past problem: what was tried, what fixed it, what did not (searchable)."""
-        return journal.add_episode(
-            self, subject, problem, tried=tried, worked=worked, failed=failed, date=date, now=now
-        )
-
-    def confirm(self, subject: str, path: str, *, now: dt.datetime | None = None) -> Fact:
-        """Confirm an inferred (tentative) preference: it becomes a rule in context."""
-        return journal.confirm(self, subject, path, now)
+    # -- the verbs over the whole open workspace (erase.py, gc.py, tools.py) ----------------
 
     def erase(
         self,
@@ -261,10 +288,6 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
 
         return dispatch(self, subject, name, arguments)
 
-    def _forget_reaction(self, addr: Address) -> None:
-        """Drop the subject's cached reaction result (it may quote erased values)."""
-        self._reactor.forget(addr)
-
     # -- reacting to writes (runtime/api/reactor.py) ---------------------------------------
 
     def deferred(self) -> AbstractContextManager[Deferred]:
@@ -284,4 +307,15 @@ class Memory(Writes, Reads, Alerts, Recall, Previews):  # each a Workspace (work
         """
         return self._reactor.status(self.address(subject), ticket)
 
-    # -- queries ---------------------------------------------------------------------------
+    # -- for erase.py, gc.py and the verb table (not verbs) ----------------------------------
+
+    _append = via("_appender", Appender.append)  # a write's batch, under the scope policy
+    _rule = via("_alerts", AlertDesk.rule)  # `add_rule` with its reaction: the `rule` verb's
+
+    def _purge_search(self, addr: Address, items: list[str] | None) -> int:
+        """Drop indexed rows of items (None: retracted ones) under the search lock."""
+        return self._index.purge(addr, items)
+
+    def _forget_reaction(self, addr: Address) -> None:
+        """Drop the subject's cached reaction result (it may quote erased values)."""
+        self._reactor.forget(addr)

@@ -192,8 +192,8 @@ def rows(
     if status is not None and status not in STATUSES:
         raise InputError(f"outbox status {status!r}: use one of {', '.join(STATUSES)}.")
     found = store.backend.outbox.rows(tenant, status, limit)
-    names = ("id", "alert_id", "sink", "status", "attempts", "next_at", "last_error")
-    names += ("created_at", "delivered_at")
+    names: tuple[str, ...] = ("id", "alert_id", "sink", "status", "attempts", "next_at")
+    names += ("last_error", "created_at", "delivered_at")
     return [dict(zip(names, row, strict=True)) for row in found]
 
 

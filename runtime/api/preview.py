@@ -1,11 +1,12 @@
 """`preview`: check a plan before acting — what a write would raise and clear, writing nothing.
 
-A mixin of `Memory` (runtime/api/memory.py). A proposal takes any form a write takes: a
-message (the same extraction pipeline as `add`, rules and frames), typed facts (`path` and
-`value` as `set` takes them, or `path` and `record` as an import of one record), or several
-of these at once (a batch: applied in order, checked once at the end).
+`Planner` is the service of `Memory` (runtime/api/memory.py) behind it. A proposal takes
+any form a write takes: a message (the same extraction pipeline as `add`, rules and
+frames), typed facts (`path` and `value` as `set` takes them, or `path` and `record` as an
+import of one record), or several of these at once (a batch: applied in order, checked
+once at the end).
 
-The verb only orchestrates: each form builds the batch its write would build (writes.py),
+The verb only orchestrates: each form builds the batch its write would build (drafts.py),
 the scope policy refuses what the write would refuse, the compiler folds the subject's log
 plus the batches in memory (compiler/overlay.py) and the checks plan the alert changes
 against the stored alerts exactly as the write's reaction does (checks/alerts.py
@@ -21,20 +22,25 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from uac.checks import Alert
 from uac.checks.alerts import preview_on
 from uac.compiler.canonical import to_json
 from uac.compiler.explain import resolve
 from uac.compiler.overlay import PROPOSED, Overlay, build_overlay
-from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
 from uac.fact_log.importer import RawRecord
 from uac.fact_log.scopes import check_policy
-from uac.fact_log.store import Batch, utc_now
+from uac.fact_log.store import Batch, Store, utc_now
 from uac.fact_log.values import canonical_json
-from uac.runtime.api.workspace import Workspace
+from uac.runtime.api.drafts import Drafts
+from uac.runtime.api.reactor import Reactor
+from uac.runtime.api.workspace import Caller
+
+if TYPE_CHECKING:
+    from uac.compiler.loader import Checkpoint
 
 MAX_PROPOSED = 1000  # facts in one proposal: a plan, not an import
 
@@ -74,33 +80,17 @@ class Preview:
         }
 
 
-class Previews(Workspace):
+class Planner:
     """The verb that checks a plan before acting."""
 
-    if TYPE_CHECKING:  # the batches the writes build (writes.py)
-
-        def _set_batch(
-            self,
-            subject: str,
-            path: str,
-            value: Any,
-            valid_from: dt.datetime | dt.date | None = None,
-            valid_to: dt.datetime | dt.date | None = None,
-            session_id: str | None = None,
-            now: dt.datetime | None = None,
-        ) -> Batch: ...
-        def _message_batch(
-            self,
-            subject: str,
-            text: str,
-            at: dt.datetime | None,
-            session_id: str | None,
-            role: str,
-            recorded: dt.datetime,
-            source: str,
-            llm: Any,
-        ) -> Batch: ...
-        def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None: ...
+    def __init__(
+        self, store: Store, catalog: Catalog, caller: Caller, reactor: Reactor, drafts: Drafts
+    ):
+        self.store = store
+        self.catalog = catalog
+        self.caller = caller
+        self.reactor = reactor  # the day a write's reaction would check as of
+        self.drafts = drafts  # the batches the proposal's writes would append
 
     def preview(
         self,
@@ -123,14 +113,14 @@ class Previews(Workspace):
         (default: the day the write's reaction would use: `at`'s, else `now`'s). Nothing is
         written.
         """
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         recorded = now or utc_now()
         batches = self._proposal(str(addr), text, facts or (), at, session_id, role, recorded)
         for batch in batches:
             check_policy(self.catalog, addr, batch.facts)
         overlay = build_overlay(self.store, self.catalog, addr, batches)
         # The day the write's reaction would check as of (a server clamps a far one).
-        day = today or self._reactor.day_for(at or recorded)
+        day = today or self.reactor.day_for(at or recorded)
         result = preview_on(self.store, overlay, day)
         return Preview(
             str(addr),
@@ -167,7 +157,7 @@ class Previews(Workspace):
                 raise InputError("the message to preview is empty")
             # No LLM: its token ledger is written on every call (see the module docstring).
             batches.append(
-                self._message_batch(
+                self.drafts.message_batch(
                     subject, text, at, session_id, role, recorded, "automatic_rule", None
                 )
             )
@@ -196,7 +186,7 @@ class Previews(Workspace):
                 raise InputError(
                     f"proposed fact {n}: a record is a dict of fields, given as 'record' alone"
                 )
-            addr = self.address(subject)
+            addr = self.caller.address(subject)
             from uac.fact_log.pipeline import build_import_batch  # writes' code: lazily
 
             batch, _ = build_import_batch(
@@ -206,15 +196,15 @@ class Previews(Workspace):
                 [RawRecord(f"proposed fact {n}", record, False)],
                 text=canonical_json(record),
                 name="<preview>",
-                previous_schema=self._inferred_before(addr, path),
+                previous_schema=self.drafts.inferred_before(addr, path),
                 recorded_at=recorded,
                 session_id=session_id,
-                actor=self.actor,
+                actor=self.caller.actor,
             )
             return batch
         if "value" not in item:
             raise InputError(f"proposed fact {n}: give the value for {path} (or a record)")
-        return self._set_batch(
+        return self.drafts.set_batch(
             subject,
             path,
             item["value"],
@@ -264,6 +254,7 @@ def _state(overlay: Overlay) -> list[dict[str, Any]]:
     out = []
     for expr, ids in sorted(overlay.provenance.get("paths", {}).items()):
         if any(str(i).startswith(PROPOSED) for i in ids):
-            found = resolve(overlay, expr)
+            # An Overlay has what `resolve` reads of a checkpoint (user, provenance).
+            found = resolve(cast("Checkpoint", overlay), expr)
             out.append({"expr": found.expr, "value": to_json(found.value), "fact_ids": ids})
     return out

@@ -1,6 +1,6 @@
-"""Memory's read verbs: the log, compiling, checkpoints, explanations, queries.
+"""`Reader`: Memory's read verbs — the log, compiling, checkpoints, explanations, queries.
 
-A mixin of `Memory` (runtime/api/memory.py): nothing here appends to the log (compiling
+A service of `Memory` (runtime/api/memory.py): nothing here appends to the log (compiling
 writes derived checkpoints only).
 """
 
@@ -18,18 +18,21 @@ from uac.compiler.checkpoint import DEFAULT_KEEP, CompileResult, compile_many
 from uac.compiler.locks import subject_lock
 from uac.fact_log import duck
 from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError, NotFound, WorkspaceError
 from uac.fact_log.quarantine import QUARANTINE_REASONS, QUARANTINED
 from uac.fact_log.store import (
     Fact,
     Input,
+    Store,
     SubjectInfo,
     VerifyReport,
     utc_naive,
     utc_now,
 )
 from uac.fact_log.values import canonical_json
-from uac.runtime.api.workspace import Workspace
+from uac.runtime.api.reactor import Reactor
+from uac.runtime.api.workspace import Caller
 from uac.runtime.sandbox import Limits, run_query
 
 
@@ -46,8 +49,17 @@ class Explanation:
     scopes: dict[str, str] = dataclasses.field(default_factory=dict)  # fact id -> its scope
 
 
-class Reads(Workspace):
+class Reader:
     """The verbs that read a subject's log, compile it and query its typed state."""
+
+    def __init__(
+        self, store: Store, catalog: Catalog, home: Path, caller: Caller, reactor: Reactor
+    ):
+        self.store = store
+        self.catalog = catalog
+        self.home = home  # the compiled checkpoints
+        self.caller = caller
+        self.reactor = reactor  # knows whether a subject's checkpoint lags its log
 
     def rejections(self, subject: str, *, show: bool = False) -> list[dict[str, Any]]:
         """What the ingestion gate refused for the subject, with reasons.
@@ -56,7 +68,7 @@ class Reads(Workspace):
         shown (quotes dropped from the detail); `show=True` is for an operator auditing it and
         adds the input's masked excerpt (secrets stay masked either way).
         """
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         rows = self.store.rejections(addr)
         texts = {i.id: i.content for i in self.store.inputs(addr)} if show else {}
         if show:  # the operator's audit: excerpts masked again by the secret filter
@@ -80,17 +92,17 @@ class Reads(Workspace):
         """Ids of the subject's quarantined inputs (a secret or an instruction was refused)."""
         return {
             r["input_id"]
-            for r in self.store.rejections(self.address(subject))
+            for r in self.store.rejections(self.caller.address(subject))
             if r["reason"] in QUARANTINE_REASONS and r["input_id"] is not None
         }
 
     def facts(self, subject: str, path: str | None = None) -> list[Fact]:
         """The subject's facts in log order."""
-        return self.store.facts(self.address(subject), path)
+        return self.store.facts(self.caller.address(subject), path)
 
     def inputs(self, subject: str, *, show: bool = False) -> list[Input]:
         """The subject's archived raw inputs (masked); a quarantined one's text only if show."""
-        inputs = self.store.inputs(self.address(subject))
+        inputs = self.store.inputs(self.caller.address(subject))
         if show:
             return inputs
         hidden = self.quarantined(subject)
@@ -100,11 +112,11 @@ class Reads(Workspace):
 
     def subjects(self) -> list[SubjectInfo]:
         """Subjects of this tenant."""
-        return self.store.subjects(self.tenant)
+        return self.store.subjects(self.caller.tenant)
 
     def inferred_schemas(self, subject: str) -> dict[str, dict[str, Any]]:
         """Schemas inferred for the subject's imported collections the catalog lacks."""
-        return self.store.inferred_schemas(self.address(subject))
+        return self.store.inferred_schemas(self.caller.address(subject))
 
     def verify(self, anchor: dict[str, Any] | None = None) -> VerifyReport:
         """Check the hash chain, keyed digests and anchors (and an exported anchor, if given)."""
@@ -129,13 +141,13 @@ class Reads(Workspace):
         if sum((subject is not None, all, changed)) != 1:
             raise InputError("name exactly one of: a subject, all=True or changed=True")
         if subject is not None:
-            addresses = [self.address(subject)]
+            addresses = [self.caller.address(subject)]
         elif changed:
-            changed_ = self.store.changed_subjects(self.tenant)
-            addresses = inherit.with_members(self.store, self.tenant, changed_)
+            changed_ = self.store.changed_subjects(self.caller.tenant)
+            addresses = inherit.with_members(self.store, self.caller.tenant, changed_)
         else:
             addresses = [
-                Address(self.tenant, s.scope, s.subject)  # type: ignore[arg-type]
+                Address(self.caller.tenant, s.scope, s.subject)  # type: ignore[arg-type]
                 for s in self.subjects()
                 if s.facts or s.inputs  # inputs alone compile to the empty typed state
             ]
@@ -153,7 +165,7 @@ class Reads(Workspace):
 
     def checkpoint(self, subject: str, version: int | None = None) -> loader.Checkpoint:
         """The subject's published checkpoint (or a given version), imported and verified."""
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         if version is None:
             self._current_dir(addr)
         return loader.load(self.home, addr, version)
@@ -177,7 +189,7 @@ class Reads(Workspace):
 
     def why(self, subject: str, expr: str) -> Explanation:
         """The value at expr (e.g. user.passport.expiry_date) and the facts behind it."""
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         ckpt = self.checkpoint(subject)
         resolved = explain.resolve(ckpt, expr)
         statuses = ckpt.provenance["facts"]
@@ -186,7 +198,7 @@ class Reads(Workspace):
         scopes = ckpt.provenance.get("scopes", {})
 
         def fact(fid: str) -> Fact:
-            return self.store.fact(self.address(scopes[fid]) if fid in scopes else addr, fid)
+            return self.store.fact(self.caller.address(scopes[fid]) if fid in scopes else addr, fid)
 
         facts = [fact(fid) for fid in resolved.fact_ids]
         older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
@@ -205,7 +217,7 @@ class Reads(Workspace):
         self, subject: str, old: int | None = None, new: int | None = None
     ) -> tuple[int, int, list[str]]:
         """Typed-state changes between two checkpoint versions (default: previous → current)."""
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         published = [
             c["version"] for c in self.store.checkpoints(addr) if c["status"] == "published"
         ]
@@ -248,7 +260,7 @@ class Reads(Workspace):
         saved write: a subject not compiled yet, or with facts its checkpoint lacks, is
         compiled first (waiting for a reaction in progress, which holds the subject's lock).
         """
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         if version is None:
             self._catch_up(subject)  # takes the newest checkpoint any node published, too
             directory = self._current_dir(addr)
@@ -265,10 +277,10 @@ class Reads(Workspace):
         """
         if not self.stale(subject) or self.store.read_only:
             return
-        with subject_lock(self.home, self.address(subject)):
+        with subject_lock(self.home, self.caller.address(subject)):
             if self.stale(subject):
                 self.compile(subject)
 
     def stale(self, subject: str) -> bool:
         """True when the subject has facts its current checkpoint does not include."""
-        return self._reactor.stale(self.address(subject))
+        return self.reactor.stale(self.caller.address(subject))

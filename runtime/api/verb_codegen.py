@@ -1,10 +1,12 @@
-"""Writes runtime/api/verb_methods.py: the `Verbs` protocol and the `Client`'s verb methods.
+"""Writes runtime/api/verb_methods.py (the `Verbs` protocol and the `Client`'s verb methods)
+and runtime/api/memory_verbs.py (`Memory`'s verbs, each its service's method).
 
 Both are derived from two sources of truth: the verb table (runtime/api/verbs.py: which
-Memory methods are verbs, their wire names and argument models) and `Memory`'s own
-signatures (parameters, defaults, annotations, first docstring line). The generated file is
-committed so a type checker reads it and a reader can; tests/test_verb_table.py fails when
-it is stale. Regenerate with:
+Memory methods are verbs, their wire names and argument models) and the methods' own
+signatures (parameters, defaults, annotations, first docstring line), read in the service
+that holds each (`SERVICES`; a verb no service holds is `Memory`'s own). The generated files
+are committed so a type checker reads them and a reader can; tests/test_verb_table.py fails
+when one is stale. Regenerate with:
 
     python -m uac.runtime.api.verb_codegen
 """
@@ -12,6 +14,7 @@ it is stale. Regenerate with:
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import inspect
 import re
 import subprocess
@@ -24,6 +27,31 @@ from typing import Any
 from uac.runtime.api import verbs
 
 TARGET = Path(__file__).with_name("verb_methods.py")
+FACADE = Path(__file__).with_name("memory_verbs.py")
+
+# The services behind `Memory` (memory.py composes them): its attribute holding each, the
+# module and the class. A verb's method is looked for in these, in this order.
+SERVICES = (
+    ("_writer", "uac.runtime.api.writes", "Writer"),
+    ("_planner", "uac.runtime.api.preview", "Planner"),
+    ("_reader", "uac.runtime.api.reads", "Reader"),
+    ("_alerts", "uac.runtime.api.alerts", "AlertDesk"),
+    ("_recall", "uac.runtime.api.recall", "Recall"),
+    ("_sharing", "uac.runtime.api.sharing", "Sharing"),
+    ("_journal", "uac.runtime.api.journal", "Journal"),
+)
+
+FACADE_HEADER = '''"""`Memory`'s verbs, each the method of the service that holds it: generated.
+
+Do not edit: run `python -m uac.runtime.api.verb_codegen` (runtime/api/verb_codegen.py);
+tests/test_verb_table.py fails when this file is stale. Each line exposes one verb of the
+verb table (runtime/api/verbs.py) with its service's signature and docstring (`via`,
+runtime/api/workspace.py); `Memory` (memory.py) composes the services and inherits these.
+"""
+
+from __future__ import annotations
+
+'''
 
 HEADER = '''# ruff: noqa: E501
 """The verbs as methods, generated from the verb table and `Memory`'s signatures.
@@ -118,6 +146,21 @@ def _memory() -> type:
     return Memory
 
 
+def _service(name: str) -> tuple[str, type] | None:
+    """(Memory's attribute, the service class) holding verb method `name`; None: Memory's own."""
+    for attr, module, cls in SERVICES:
+        service = getattr(importlib.import_module(module), cls)
+        if name in vars(service):
+            return attr, service
+    return None
+
+
+def _method(name: str) -> Any:
+    """The function that is verb method `name`: its service's, else `Memory`'s own."""
+    found = _service(name)
+    return vars(found[1])[name] if found is not None else getattr(_memory(), name)
+
+
 def _names(annotation: str) -> set[str]:
     """The top-level names an annotation string uses (`dt.date | None` -> {"dt"})."""
     return {m for m in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", annotation)} - {"None"}
@@ -178,22 +221,38 @@ def _body(verb: verbs.Verb, name: str, params: list[inspect.Parameter], returns:
     if local:
         lines.append(f"self._local_only({name!r}, {', '.join(local)})")
     call = f"self._verb({verb.name!r}, {subject}, {{{', '.join(wire)}}}, {returns!r}"
-    if verb.result_key is not None:
-        call += f", key={verb.result_key!r}"
+    if verb.result.key is not None:
+        call += f", key={verb.result.key!r}"
     if extra is not None:
         call += f", sent={extra}"
     lines.append(f"return {call})")
     return "\n".join(" " * 8 + line for line in lines)
 
 
+def render_facade() -> str:
+    """The text of memory_verbs.py (formatted as ruff formats it)."""
+    lines, used = [], set()
+    for verb in verbs.VERBS.values():
+        for name in verb.method_names:
+            found = _service(name)
+            if found is not None:
+                attr, service = found
+                used.add((service.__module__, service.__name__))
+                lines.append(f"    {name} = via({attr!r}, {service.__name__}.{name})")
+    text = FACADE_HEADER + "from uac.runtime.api.workspace import via\n"
+    text += "".join(f"from {module} import {cls}\n" for module, cls in sorted(used))
+    text += "\n\nclass ServiceVerbs:\n"
+    text += '    """The verbs of the verb table a service holds, as `Memory` exposes them."""\n\n'
+    return _format(text + "\n".join(lines) + "\n", FACADE)
+
+
 def render() -> str:
     """The text of verb_methods.py (formatted as ruff formats it)."""
-    memory = _memory()
     imports: dict[str, set[str | None]] = {}
     protocol, remote, result_types = [], [], {}
     for verb in verbs.VERBS.values():
         for name in verb.method_names:
-            method = getattr(memory, name)
+            method = _method(name)
             params, returns = _signature(method)
             used: set[str] = set()
             for ann in [returns, *(str(p.annotation) for p in params)]:
@@ -234,13 +293,13 @@ def render() -> str:
     text += "\n".join(protocol) + "\n\n\n"
     text += REMOTE_HEAD
     text += "\n".join(remote)
-    return _format(text)
+    return _format(text, TARGET)
 
 
-def _format(text: str) -> str:
+def _format(text: str, target: Path) -> str:
     for command in (["check", "--fix", "--select", "I"], ["format"]):
         text = subprocess.run(
-            [sys.executable, "-m", "ruff", *command, "--stdin-filename", str(TARGET), "-"],
+            [sys.executable, "-m", "ruff", *command, "--stdin-filename", str(target), "-"],
             input=text,
             capture_output=True,
             text=True,
@@ -250,9 +309,10 @@ def _format(text: str) -> str:
 
 
 def main() -> int:
-    """Write verb_methods.py."""
-    TARGET.write_text(render(), encoding="utf-8")
-    print(f"wrote {TARGET}")
+    """Write memory_verbs.py, then verb_methods.py (from the services' signatures)."""
+    for target, text in ((FACADE, render_facade()), (TARGET, render())):
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target}")
     return 0
 
 

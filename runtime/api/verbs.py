@@ -32,6 +32,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, UacError
+from uac.runtime.api.alerts import RuleAdded
 from uac.runtime.api.tools import tool_writes
 
 if TYPE_CHECKING:
@@ -368,6 +369,41 @@ Subject = Literal["required", "optional", "none"]
 
 
 @dataclasses.dataclass(frozen=True)
+class Result:
+    """A verb's result model: what its call returns and how the wire shows it.
+
+    `model`: the type the call returns, already an object on the wire (None: the return type
+    of Memory's method, as it is). `fields`: the wire object's fields the `Client`'s method
+    returns (one: that field's value; several: a tuple of them); with no `model`, the call's
+    bare value (or tuple) is wrapped in an object under those names.
+    """
+
+    model: type | None = None
+    fields: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str | tuple[str, ...] | None:
+        """What the `Client` returns of the wire's object (None: all of it)."""
+        if not self.fields:
+            return None
+        return self.fields[0] if len(self.fields) == 1 else self.fields
+
+    def wire(self, value: Any) -> Any:
+        """The call's value as the wire shows it (plain JSON)."""
+        if self.model is not None:
+            if not isinstance(value, self.model):
+                raise TypeError(f"expected a {self.model.__name__}, got {type(value).__name__}")
+        elif len(self.fields) == 1:
+            value = {self.fields[0]: value}
+        elif self.fields:
+            value = dict(zip(self.fields, value, strict=True))
+        return plain(value)
+
+
+AS_IS = Result()  # Memory's method's own result type, as its JSON shows it
+
+
+@dataclasses.dataclass(frozen=True)
 class Verb:
     """One verb: its name, arguments, what it does, and how it may be called.
 
@@ -390,8 +426,8 @@ class Verb:
     reacts: bool | None = None  # a local write compiles and checks the subject (default: writes)
     local_read: bool = False  # a local call may run it on a read-only open of the workspace
     command: str | None = None  # the CLI command that runs it (default: the name)
-    # The wire wraps a bare result in an object: {key: result} (a tuple: one key per item).
-    result_key: str | tuple[str, ...] | None = None
+    # The result's model: the call's value as the wire shows it (default: as it is).
+    result: Result = AS_IS
     # Client parameters sent as other fields: Memory's parameter -> the Client's helper.
     sent_as: tuple[tuple[str, str], ...] = ()
     aliases: tuple[str, ...] = ()  # earlier wire names, still answered (deprecated)
@@ -444,22 +480,29 @@ def _staged(mem: Memory, name: str, content: str) -> Iterator[Path]:
             raise
 
 
+def _named(subject: str | None) -> str:
+    """The subject of a verb that needs one (`run` refused a call without it)."""
+    if subject is None:
+        raise InputError("this verb needs a subject")
+    return subject
+
+
 def _import(mem: Memory, subject: str | None, a: ImportArgs) -> Any:
     # The importer detects formats from file names: give it the file as sent.
     with _staged(mem, a.name, a.content) as path:
         return mem.import_file(
-            subject, a.collection, path, format=a.format, session_id=a.session_id, now=a.now
+            _named(subject), a.collection, path, format=a.format, session_id=a.session_id, now=a.now
         )
 
 
 def _note(mem: Memory, subject: str | None, a: NoteArgs) -> Any:
     with _staged(mem, a.note_id, a.content) as path:
-        return mem.note(subject, path, note_id=a.note_id, now=a.now)
+        return mem.note(_named(subject), path, note_id=a.note_id, now=a.now)
 
 
 def _facts(mem: Memory, subject: str | None, a: FactsArgs) -> Any:
-    facts = mem.facts(subject, a.path)
-    statuses = mem.statuses(subject)
+    facts = mem.facts(_named(subject), a.path)
+    statuses = mem.statuses(_named(subject))
     return [{**plain(f), "derived": statuses.get(f.id)} for f in facts]
 
 
@@ -480,11 +523,8 @@ def _acknowledge(mem: Memory, subject: str | None, a: AlertArgs) -> Any:
     return mem.acknowledge(_subject_of_alert(mem, subject, a.alert_id), a.alert_id, today=a.today)
 
 
-def _rule(mem: Memory, subject: str, args: Any) -> dict[str, Any]:
-    from uac.runtime.api.reactor import caused
-
-    rid, reaction = mem._add_rule(subject, args.rule, args.now)
-    return {"rule_id": rid, **caused(reaction)}
+def _rule(mem: Memory, subject: str | None, a: RuleArgs) -> RuleAdded:
+    return mem._rule(_named(subject), a.rule, now=a.now)
 
 
 def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
@@ -493,7 +533,7 @@ def _snooze(mem: Memory, subject: str | None, a: SnoozeArgs) -> Any:
 
 
 def _check(mem: Memory, subject: str | None, a: CheckArgs) -> Any:
-    res = mem.check(subject, today=a.today)
+    res = mem.check(_named(subject), today=a.today)
     return {**plain(res), "subject": str(res.address)}
 
 
@@ -606,7 +646,7 @@ VERBS: dict[str, Verb] = {
             RuleArgs,
             call=_rule,
             methods=("add_rule",),
-            result_key="rule_id",
+            result=Result(RuleAdded, ("rule_id",)),
             writes=True,
         ),
         _verb(
@@ -687,7 +727,7 @@ VERBS: dict[str, Verb] = {
             "context",
             "The memory block for a system prompt.",
             ContextArgs,
-            result_key="context",
+            result=Result(fields=("context",)),
             cli=(),
             cli_help="Print the memory block for an agent's system prompt.",
         ),
@@ -695,7 +735,7 @@ VERBS: dict[str, Verb] = {
             "manifest",
             "The compact manifest of the typed state.",
             NoArgs,
-            result_key="manifest",
+            result=Result(fields=("manifest",)),
             local_read=True,
             cli=(),
             cli_help="Print the compact manifest of a subject's current checkpoint.",
@@ -712,7 +752,7 @@ VERBS: dict[str, Verb] = {
             "diff",
             "Typed-state change between two checkpoints.",
             DiffArgs,
-            result_key=("old", "new", "changes"),
+            result=Result(fields=("old", "new", "changes")),
             local_read=True,
             cli=("old", "new"),
             cli_help="Show the typed-state difference between two checkpoints.",
@@ -859,13 +899,7 @@ def execute(mem: Memory, verb: Verb, subject: str | None, args: Args) -> Any:
     snooze) under `alerts`, those it cleared under `alerts_resolved`, and a `ticket` to
     ask about the reaction when the write did not wait for it to finish.
     """
-    out = verb.call(mem, subject, args)
-    if isinstance(verb.result_key, str):
-        if not (isinstance(out, dict) and verb.result_key in out):  # `_rule` adds its alerts
-            out = {verb.result_key: out}
-    elif verb.result_key is not None:
-        out = dict(zip(verb.result_key, out, strict=True))
-    return plain(out)
+    return verb.result.wire(verb.call(mem, subject, args))
 
 
 _AS_IS = frozenset({str, int, bool, type(None)})

@@ -1,20 +1,23 @@
-"""`Workspace`: the state every verb family of `Memory` reads, declared in one place.
+"""What the services behind `Memory` share: who calls, how a write is appended, delegation.
 
-`Memory` (runtime/api/memory.py) is built from its verb families (writes.py, reads.py,
-alerts.py, recall.py, preview.py); each family subclasses `Workspace` and reaches the open
-workspace only through what is declared here: the store, the catalog, the tenant and actor
-of this view, the `Reactor` that compiles and checks after writes, and the three operations
-every write shares (resolve a subject, append a batch under the scope policy, hand the
-committed write to the Reactor). A family that calls another's verb declares it in its own
-`TYPE_CHECKING` block, so every dependency is written down and checked by the type checker.
+`Memory` (runtime/api/memory.py) is a facade over services that each declare, in their
+constructor, what they use (the store, the catalog, the `Reactor`, the caller, another
+service). Three small pieces are shared by them all and live here:
+
+* `Caller`: one tenant's view of the open workspace — tenant, actor, whether writes react,
+  who hears long work's progress — and the resolution of a subject within the tenant;
+* `Appender`: the one path every write takes — the scope policy, the store's append (which
+  queues the write's reaction in the same transaction), then the `Reactor`;
+* `via`: a facade attribute that is a service's method (same signature, same docstring), so
+  `Memory`'s public methods are its verbs, each written once, in its service.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import threading
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from uac.fact_log.addressing import Address, parse_subject
 from uac.fact_log.catalog import Catalog
@@ -24,30 +27,17 @@ from uac.fact_log.scopes import check_policy
 from uac.fact_log.store import Batch, Fact, Store
 from uac.runtime.api.reactor import Reaction, Reactor
 
-if TYPE_CHECKING:
-    from uac.fact_log.extraction.llm import LLM, LLMSettings
-    from uac.runtime.search.embedders import Embedder
-    from uac.runtime.search.index import SearchIndex
 
+@dataclass(slots=True)
+class Caller:
+    """One tenant's view of an open workspace: whose calls these are, and how writes react."""
 
-class Workspace:
-    """One tenant's view of an open workspace (the attributes `Memory.__init__` sets)."""
-
-    home: Path
     tenant: str
-    actor: str
-    store: Store
-    catalog: Catalog
-    # react: every write recompiles the subject and runs its checks (see Memory)
-    react: bool
+    actor: str = "api"
+    # every write recompiles the subject and runs its checks (False: back-fills; see Memory)
+    react: bool = True
     # who hears long work's progress when a call names no one (the service's request view)
-    progress: Report | None
-    _reactor: Reactor  # compiles and checks after writes; one per open workspace
-    _llm_setting: LLM | LLMSettings | None  # the extractor, resolved on a write's first use
-    _llm: LLM | bool | None
-    _embedder: Embedder | None  # None: the built-in hashing embedder
-    _search: list[SearchIndex]  # the one index of the open workspace, built on first use
-    _search_lock: threading.RLock
+    progress: Report | None = None
 
     def address(self, subject: str | Address) -> Address:
         """Resolve 'alice' / 'user:alice' / 'group:x' / 'tenant' within this tenant."""
@@ -59,7 +49,17 @@ class Workspace:
             return subject
         return parse_subject(subject, self.tenant)
 
-    def _append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
+
+class Appender:
+    """Appends a write's batch under the scope policy and hands the write to the Reactor."""
+
+    def __init__(self, store: Store, catalog: Catalog, reactor: Reactor, caller: Caller):
+        self.store = store
+        self.catalog = catalog
+        self.reactor = reactor
+        self.caller = caller
+
+    def append(self, batch: Batch, *, return_facts: bool = True) -> list[Fact]:
         """Append one write's batch if the scope policy allows every fact in it (else nothing).
 
         The append queues the write's reaction in the same transaction (the reactions queue).
@@ -68,6 +68,35 @@ class Workspace:
         batch.covered = not self.react  # marked covered in the write's own commit
         return self.store.append(batch, return_facts=return_facts)
 
-    def _wrote(self, subject: str | Address, now: dt.datetime | None) -> Reaction:
+    def wrote(self, subject: str | Address, now: dt.datetime | None) -> Reaction:
         """React to a committed write (compile and check, unless deferred or react=False)."""
-        return self._reactor.wrote(self.address(subject), now, react=self.react)
+        return self.reactor.wrote(self.caller.address(subject), now, react=self.caller.react)
+
+
+S = TypeVar("S")
+P = ParamSpec("P")
+R = TypeVar("R", covariant=True)
+
+
+class via(Generic[S, P, R]):
+    """A facade attribute that is the method of the service held in attribute `service`.
+
+    On the class it is the service's function itself (so `inspect.signature(Memory.set)` is
+    `Writer.set`'s, `self` included); on an instance, the bound method of that instance's
+    service. A type checker sees the method's own signature through the overloads.
+    """
+
+    def __init__(self, service: str, method: Callable[Concatenate[S, P], R]):
+        self.service = service
+        self.method = method
+        self.__doc__ = method.__doc__
+        self.name = method.__name__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Callable[Concatenate[S, P], R]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> Callable[P, R]: ...
+    def __get__(self, obj: object, owner: type) -> Any:
+        if obj is None:
+            return self.method
+        return getattr(getattr(obj, self.service), self.name)

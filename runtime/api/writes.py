@@ -1,10 +1,10 @@
-"""Memory's write verbs: set, imports, messages, notes, preferences, forget.
+"""`Writer`: Memory's write verbs — set, imports, messages, notes, preferences, forget.
 
-A mixin of `Memory` (runtime/api/memory.py): each verb builds one batch (the ingestion
-pipeline in fact_log/pipeline.py does the heavy part), appends it through the scope policy
-(the append queues its reaction in the same transaction) and hands it to the `Reactor`
-(runtime/api/reactor.py) through `Memory._wrote`; the result carries the alerts the
-reaction raised and cleared.
+A service of `Memory` (runtime/api/memory.py): each verb builds one batch (drafts.py and the
+ingestion pipeline in fact_log/pipeline.py do the heavy part) and hands it to the `Appender`
+(workspace.py: the scope policy, the append, which queues its reaction in the same
+transaction, then the `Reactor` of runtime/api/reactor.py); the result carries the alerts
+the reaction raised and cleared.
 """
 
 from __future__ import annotations
@@ -17,26 +17,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uac.checks import Alert
-from uac.fact_log.addressing import Address
+from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
-from uac.fact_log.importer import Chunk, RawRecord, parse_cli_value, read_chunks
+from uac.fact_log.importer import Chunk, RawRecord, read_chunks
 from uac.fact_log.importer import Prepared as ImportPrepared
 from uac.fact_log.progress_callback import Report, step
-from uac.fact_log.scopes import check_policy, set_aside_out_of_scope
-from uac.fact_log.store import (
-    Batch,
-    Fact,
-    NewFact,
-    NewInput,
-    utc_now,
-)
+from uac.fact_log.scopes import check_policy
+from uac.fact_log.store import Batch, Fact, NewFact, NewInput, Store, utc_now
 from uac.fact_log.values import canonical_json
 from uac.runtime.api import journal
-from uac.runtime.api.reactor import Written, caused, outcome
-from uac.runtime.api.workspace import Workspace
+from uac.runtime.api.drafts import Drafts
+from uac.runtime.api.reactor import Reactor, Written, caused, outcome
+from uac.runtime.api.workspace import Appender, Caller
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
-    from uac.fact_log.extraction.llm import LLM
+    from uac.fact_log.extraction.llm import LLM, LLMSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +88,48 @@ def _with_outcome(result: Any) -> dict[str, Any]:
     return {**out, **outcome({k: getattr(result, k) for k in _OUTCOME})}
 
 
-class Writes(Workspace):
+class Extractor:
+    """The LLM extractor of a workspace, resolved on a write's first use (explicit, else from
+    the UAC_LLM_* variables): a bad setting must not block reads. None: extraction is off."""
+
+    def __init__(self, setting: LLM | LLMSettings | None):
+        self.setting = setting
+        self._llm: LLM | None = None
+        self._resolved = False
+
+    def llm(self) -> LLM | None:
+        """The extractor (resolved once), or None when off."""
+        if not self._resolved:
+            from uac.fact_log.extraction.llm import LLMSettings, as_llm
+
+            setting = self.setting
+            self._llm = as_llm(setting if setting is not None else LLMSettings.from_env())
+            self._resolved = True
+        return self._llm
+
+
+class Writer:
     """The verbs that append to a subject's log."""
+
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        home: Path,
+        caller: Caller,
+        reactor: Reactor,
+        appender: Appender,
+        drafts: Drafts,
+        extractor: Extractor,
+    ):
+        self.store = store
+        self.catalog = catalog
+        self.home = home  # a message's task progress reads the subject's checkpoint
+        self.caller = caller
+        self.reactor = reactor  # whether this thread defers reactions (progress reports)
+        self.appender = appender
+        self.drafts = drafts
+        self.extractor = extractor
 
     def set(
         self,
@@ -108,53 +143,9 @@ class Writes(Workspace):
         now: dt.datetime | None = None,
     ) -> Written:
         """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
-        batch = self._set_batch(subject, path, value, valid_from, valid_to, session_id, now)
-        fact = self._append(batch)[0]
-        return Written.of(fact, self._wrote(subject, now))
-
-    def _set_batch(
-        self,
-        subject: str,
-        path: str,
-        value: Any,
-        valid_from: dt.datetime | dt.date | None = None,
-        valid_to: dt.datetime | dt.date | None = None,
-        session_id: str | None = None,
-        now: dt.datetime | None = None,
-    ) -> Batch:
-        """The batch `set` appends (the value parsed, validated and screened); writes nothing."""
-        addr = self.address(subject)
-        attr = self.catalog.attribute(path)
-        if isinstance(value, str):
-            value = parse_cli_value(value, attr.spec.type)
-        typed = self.catalog.validate_attribute(attr, value)
-        # Secrets never; identifiers only in a field declared sensitive in the catalog.
-        from uac.fact_log.extraction.screen import refuse_secrets
-
-        refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
-        batch = Batch(addr, now or utc_now(), self.actor)
-        batch.inputs.append(
-            NewInput(
-                "command",
-                f"set {path} {canonical_json(typed)}",
-                "explicit_command",
-                session_id=session_id,
-            )
-        )
-        batch.facts.append(
-            NewFact(
-                op="assert",
-                kind=attr.kind,
-                path=path,
-                value=typed,
-                source="explicit_command",
-                valid_from=valid_from,
-                valid_to=valid_to,
-                input_index=0,
-                session_id=session_id,
-            )
-        )
-        return batch
+        batch = self.drafts.set_batch(subject, path, value, valid_from, valid_to, session_id, now)
+        fact = self.appender.append(batch)[0]
+        return Written.of(fact, self.appender.wrote(subject, now))
 
     def import_file(
         self,
@@ -172,7 +163,7 @@ class Writes(Workspace):
         `progress(stage, done, total)` hears each stage (default: this Memory's `progress`).
         """
         path = Path(file)
-        report = progress or self.progress
+        report = progress or self.caller.progress
         done = step(report, "reading")
         chunks = read_chunks(path, format)
         head = next(chunks)  # a file that cannot be read fails here, before anything starts
@@ -182,7 +173,7 @@ class Writes(Workspace):
             return self._import(
                 subject, collection, head.records, head.text, path.name, session_id, now, report
             )
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         finished: list[ImportPrepared] = []
         from uac.fact_log.pipeline import import_batches
 
@@ -192,10 +183,10 @@ class Writes(Workspace):
             collection,
             _handed_on([head, more], chunks),
             name=path.name,
-            previous_schema=self._inferred_before(addr, collection),
+            previous_schema=self.drafts.inferred_before(addr, collection),
             recorded_at=now or utc_now(),
             session_id=session_id,
-            actor=self.actor,
+            actor=self.caller.actor,
             progress=report,
             done=finished,
         )
@@ -204,8 +195,8 @@ class Writes(Workspace):
         # and a bad record in the last chunk still leaves nothing written.
         first: list[Batch] = []
         facts = self.store.append_stream(self._policed(batches, report, first))
-        done = step(report if self.react and not self._reactor.deferring else None, "compiling")
-        reaction = self._wrote(subject, now)
+        done = step(report if self._reacts_inline else None, "compiling")
+        reaction = self.appender.wrote(subject, now)
         done()
         prepared = finished[0]
         return ImportResult(
@@ -217,6 +208,11 @@ class Writes(Workspace):
             prepared.schema,
             **caused(reaction),
         )
+
+    @property
+    def _reacts_inline(self) -> bool:
+        """Whether a write's reaction runs before it returns (its compile is reported)."""
+        return self.caller.react and not self.reactor.deferring
 
     def _policed(
         self, batches: Iterator[Batch], report: Report | None, first: list[Batch]
@@ -235,13 +231,6 @@ class Writes(Workspace):
             if first[0].input_ids and len(first[0].facts):
                 # Stored already (the store sets the ids): keep the ids, not every record.
                 first[0] = dataclasses.replace(first[0], facts=[], inputs=[], rejections=[])
-
-    def _inferred_before(self, addr: Address, collection: str) -> dict[str, Any] | None:
-        """The schema earlier imports inferred for a collection not in the catalog, if any."""
-        if self.catalog.collection(collection) is not None:
-            return None
-        found = self.store.inferred_schema(addr, collection)
-        return found[1] if found else None
 
     def import_records(
         self,
@@ -262,7 +251,7 @@ class Writes(Workspace):
                 raise InputError(f"record {i}: expected a dict, got {type(rec).__name__}")
             raw.append(RawRecord(f"record {i}", rec, False))
         text = "\n".join(canonical_json(r) for r in records)
-        report = progress or self.progress
+        report = progress or self.caller.progress
         return self._import(subject, collection, raw, text, "<api>", session_id, now, report)
 
     def _import(
@@ -276,8 +265,8 @@ class Writes(Workspace):
         now: dt.datetime | None,
         report: Report | None,
     ) -> ImportResult:
-        addr = self.address(subject)
-        previous = self._inferred_before(addr, collection)
+        addr = self.caller.address(subject)
+        previous = self.drafts.inferred_before(addr, collection)
         from uac.fact_log.pipeline import build_import_batch
 
         batch, prepared = build_import_batch(
@@ -290,15 +279,15 @@ class Writes(Workspace):
             previous_schema=previous,
             recorded_at=now or utc_now(),
             session_id=session_id,
-            actor=self.actor,
+            actor=self.caller.actor,
             progress=report,
         )
         # The pipeline builds the batch; appending it and reacting to it are Memory's.
         done = step(report, f"writing {len(batch.facts):,} facts")
-        self._append(batch, return_facts=False)
+        self.appender.append(batch, return_facts=False)
         done()
-        done = step(report if self.react and not self._reactor.deferring else None, "compiling")
-        reaction = self._wrote(subject, now)
+        done = step(report if self._reacts_inline else None, "compiling")
+        reaction = self.appender.wrote(subject, now)
         done()
         return ImportResult(
             str(addr),
@@ -345,63 +334,22 @@ class Writes(Workspace):
         source: str,
     ) -> Learned:
         recorded = now or utc_now()
-        llm = self._extraction_llm
-        batch = self._message_batch(subject, text, at, session_id, role, recorded, source, llm)
-        facts = self._append(batch)
+        llm = self.extractor.llm()
+        draft = self.drafts.message_batch
+        batch = draft(subject, text, at, session_id, role, recorded, source, llm)
+        facts = self.appender.append(batch)
         if role == "user":  # "done with the visa form, next is ...": the open task moves on
+            addr = self.caller.address(subject)
             moved = journal.task_progress(
-                self, self.address(subject), text, batch.input_ids[0], recorded
-            )
+                self.store, self.catalog, self.home, self.caller.actor, addr, text,
+                batch.input_ids[0], recorded,
+            )  # fmt: skip
             facts += [moved] if moved is not None else []
         # A dated message (a replayed history) is checked as of when it was said, so an
         # alert fires on the day a careful assistant would have raised it, never later.
-        reaction = self._wrote(subject, at or now)
+        reaction = self.appender.wrote(subject, at or now)
         reasons = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, reasons, batch.hints, **caused(reaction))
-
-    def _message_batch(
-        self,
-        subject: str,
-        text: str,
-        at: dt.datetime | None,
-        session_id: str | None,
-        role: str,
-        recorded: dt.datetime,
-        source: str,
-        llm: LLM | None,
-    ) -> Batch:
-        """The batch a message appends (extracted, gated, out-of-scope facts set aside)."""
-        from uac.fact_log.pipeline import build_message_batch, session_history
-
-        address = self.address(subject)
-        batch = build_message_batch(
-            self.catalog,
-            address,
-            text,
-            observed_at=at or recorded,
-            recorded_at=recorded,
-            role=role,
-            session_id=session_id,
-            source=source,
-            actor=self.actor,
-            llm=llm,
-            store=self.store,
-            # a dated message (a replay) reads what was said before it; a live one, the
-            # session as it arrived (a client clock a little behind the server's loses nothing)
-            history=session_history(self.store, address, session_id, role, at),
-        )
-        set_aside_out_of_scope(self.catalog, batch)
-        return batch
-
-    @property
-    def _extraction_llm(self) -> LLM | None:
-        """The LLM extractor (explicit, else from UAC_LLM_* variables), or None when off."""
-        if self._llm is False:
-            setting = self._llm_setting
-            from uac.fact_log.extraction.llm import LLMSettings, as_llm
-
-            self._llm = as_llm(setting if setting is not None else LLMSettings.from_env())
-        return self._llm  # type: ignore[return-value]
 
     def note(
         self,
@@ -423,14 +371,14 @@ class Writes(Workspace):
 
         batch = build_note_batch(
             self.catalog,
-            self.address(subject),
+            self.caller.address(subject),
             text,
             note_id=note_id or path.name,
             recorded_at=now or utc_now(),
-            actor=self.actor,
+            actor=self.caller.actor,
         )
-        facts = self._append(batch)
-        reaction = self._wrote(subject, now)
+        facts = self.appender.append(batch)
+        reaction = self.appender.wrote(subject, now)
         refused = [r.reason for r in batch.rejections]
         return Learned(batch.input_ids[0], facts, refused, **caused(reaction))
 
@@ -459,8 +407,8 @@ class Writes(Workspace):
             raise InputError(
                 f"refused as a preference: {unsafe[0].category} text ({unsafe[0].kind})"
             )
-        addr = self.address(subject)
-        batch = Batch(addr, now or utc_now(), self.actor)
+        addr = self.caller.address(subject)
+        batch = Batch(addr, now or utc_now(), self.caller.actor)
         batch.inputs.append(NewInput("command", f"prefer {text.strip()}", "explicit_command"))
         batch.facts.append(
             NewFact(
@@ -473,7 +421,7 @@ class Writes(Workspace):
                 input_index=0,
             )
         )
-        return self._append(batch)[0]
+        return self.appender.append(batch)[0]
 
     def add_note(
         self,
@@ -489,8 +437,8 @@ class Writes(Workspace):
         from uac.fact_log.extraction.screen import note_text
 
         text = note_text(text)  # secrets masked, instructions refused before anything is written
-        addr = self.address(subject)
-        batch = Batch(addr, now or utc_now(), self.actor)
+        addr = self.caller.address(subject)
+        batch = Batch(addr, now or utc_now(), self.caller.actor)
         batch.inputs.append(NewInput("note", text, "explicit_command", session_id=session_id))
         batch.facts.append(
             NewFact(
@@ -503,8 +451,8 @@ class Writes(Workspace):
                 session_id=session_id,
             )
         )
-        fact = self._append(batch)[0]
-        return Written.of(fact, self._wrote(subject, now))
+        fact = self.appender.append(batch)[0]
+        return Written.of(fact, self.appender.wrote(subject, now))
 
     def forget(
         self,
@@ -515,13 +463,13 @@ class Writes(Workspace):
         now: dt.datetime | None = None,
     ) -> Written:
         """Append a retract of one of the subject's facts (nothing is deleted)."""
-        addr = self.address(subject)
+        addr = self.caller.address(subject)
         target = self.store.fact(addr, fact_id)
         if target.op not in ("assert", "feedback"):
             raise InputError(
                 f"fact {fact_id} is a {target.op}; only asserts and feedback can be forgotten"
             )
-        batch = Batch(addr, now or utc_now(), self.actor)
+        batch = Batch(addr, now or utc_now(), self.caller.actor)
         batch.inputs.append(
             NewInput(
                 "command",
@@ -541,8 +489,8 @@ class Writes(Workspace):
                 input_index=0,
             )
         )
-        fact = self._append(batch)[0]
-        return Written.of(fact, self._wrote(subject, now))
+        fact = self.appender.append(batch)[0]
+        return Written.of(fact, self.appender.wrote(subject, now))
 
 
 def _handed_on(first: list[Chunk], rest: Iterator[Chunk]) -> Iterator[Chunk]:
