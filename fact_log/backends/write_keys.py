@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     import duckdb
     import psycopg
 
+    from uac.fact_log.rwlock import GatedConnection
+
 _DDL = (
     "CREATE TABLE IF NOT EXISTS idempotency_writes (tenant VARCHAR NOT NULL,"
     " key_id VARCHAR NOT NULL, idem_key VARCHAR NOT NULL, n INTEGER NOT NULL,"
@@ -162,7 +164,9 @@ def _row(slot: Slot, prep: Prepared) -> list[Any] | None:
     return [mark.tenant, mark.key_id, mark.key, slot.n, json.dumps(facts), json.dumps(inputs), now]
 
 
-def record(con: duckdb.DuckDBPyConnection, slot: Slot | None, prep: Prepared) -> None:
+def record(
+    con: duckdb.DuckDBPyConnection | GatedConnection, slot: Slot | None, prep: Prepared
+) -> None:
     """Record a keyed request's batch (DuckDB, in the write's transaction)."""
     row = None if slot is None else _row(slot, prep)
     if row is not None:

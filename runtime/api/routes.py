@@ -175,7 +175,7 @@ class OutboxList(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     status: str | None = None
-    limit: int = Field(50, ge=1, le=10_000)
+    limit: int = Field(default=50, ge=1, le=10_000)
 
 
 class OutboxIds(BaseModel):

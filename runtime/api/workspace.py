@@ -65,7 +65,7 @@ class Appender:
         The append queues the write's reaction in the same transaction (the reactions queue).
         """
         check_policy(self.catalog, batch.address, batch.facts)
-        batch.covered = not self.react  # marked covered in the write's own commit
+        batch.covered = not self.caller.react  # marked covered in the write's own commit
         return self.store.append(batch, return_facts=return_facts)
 
     def wrote(self, subject: str | Address, now: dt.datetime | None) -> Reaction:

@@ -457,7 +457,8 @@ class SearchIndex:
             return 0
         self.con.execute("BEGIN")
         try:
-            added, vectors, touched = 0, 0, set()
+            touched: set[int] = set()
+            added, vectors = 0, 0
             if (fhi, ihi) != (flo, ilo):
                 # A long stretch of the log (a workspace never searched, an import) gets its
                 # postings now and its vectors a step per sync, like an embedder change.
