@@ -56,6 +56,7 @@ _TOP_K = 3
 _MAX_WINDOWS = 64  # a 100 kB message is read in its first windows only: bounded time
 _MAX_SENTENCE = 600  # characters of one sentence given to the encoder
 _lock = threading.Lock()
+CONTEXT_FILL = True  # required slots may come from the sentence before (a bench flips it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class Frame:
     holder: str = "user"  # "other": the frame is about someone else (a contact)
     emit: bool = True  # False: recognised (it wins its windows) but its slots are not emitted
     plans: bool = False  # True: a plan or a need is this frame's fact (a trip, an event, a task)
+    anchors: tuple[str, ...] = ()  # slot types whose value in a window counts as a cue
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,7 @@ class Window:
     end: int
     sentence: str
     context: str
+    previous: str = ""  # the sentence before (from the session's previous message for the first)
 
 
 def available() -> bool:
@@ -122,6 +125,7 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             holder=spec.get("holder", "user"),
             emit=bool(spec.get("emit", True)),
             plans=bool(spec.get("plans", False)),
+            anchors=tuple(spec.get("anchors", ())),
         )
         for name, spec in raw.items()
     )
@@ -235,7 +239,7 @@ def windows(text: str, history: Sequence[tuple[str, dt.datetime]] = ()) -> list[
     for span in spans:
         sentence = span.text[:_MAX_SENTENCE]
         context = f"{previous} {sentence}".strip() if previous else sentence
-        out.append(Window(span.start, span.start + len(span.text), sentence, context))
+        out.append(Window(span.start, span.start + len(span.text), sentence, context, previous))
         previous = sentence
     return out
 
@@ -251,6 +255,14 @@ def choose(
         if score >= frame.threshold and score > none:
             chosen.append((frame, score))
     return sorted(chosen, key=lambda fs: -fs[1])
+
+
+def cued(frame: Frame, text: str, today: dt.date) -> bool:
+    """Whether the text says one of the frame's cues, or a value of one of its anchor slot
+    types ("I'm on sertraline now": a drug name cues the medication frame)."""
+    if _said(frame.cues, text):
+        return True
+    return any(parser(kind)(text, today, "past") for kind in frame.anchors)
 
 
 def _said(cues: tuple[str, ...], text: str) -> bool:
@@ -279,16 +291,22 @@ def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
     return found[0]
 
 
-def fill(frame: Frame, sentence: str, today: dt.date) -> tuple[dict[str, Any], list[Found]] | None:
+def fill(
+    frame: Frame, sentence: str, today: dt.date, previous: str = ""
+) -> tuple[dict[str, Any], list[Found]] | None:
     """The frame's fields from one sentence, with the spans used; None when a required slot
-    is empty."""
+    is empty. A required slot the sentence leaves empty may take its value from `previous`,
+    the sentence before ("I got my ESTA approved." then "It's valid until June 1."); such a
+    value has no span in the sentence, so at least one other slot must be filled from it."""
     value: dict[str, Any] = {}
     used: list[Found] = []
     for slot in frame.slots:
-        found = parser(slot.type)(sentence, today, "past" if slot.prefer == "past" else "future")
-        if slot.when is not None:
-            found = [f for f in found if _on_side(f.value, today, slot.when)]
-        hit = _pick(slot, found, sentence)
+        hit = _slot(slot, sentence, today)
+        if hit is None and slot.required and previous:
+            earlier = _slot(slot, previous, today)
+            if earlier is not None:
+                _put(value, slot, earlier)
+                continue
         if hit is None:
             if slot.default == "today":
                 value[slot.field] = today.isoformat()
@@ -296,13 +314,24 @@ def fill(frame: Frame, sentence: str, today: dt.date) -> tuple[dict[str, Any], l
             if slot.required:
                 return None
             continue
-        if isinstance(hit.value, dict):  # a place: city and country
-            value.update({k: v for k, v in hit.value.items() if v is not None})
-        else:
-            value[slot.field] = hit.value
+        _put(value, slot, hit)
         used.append(hit)
     _order_range(frame, value)
     return value, used
+
+
+def _slot(slot: Slot, text: str, today: dt.date) -> Found | None:
+    found = parser(slot.type)(text, today, "past" if slot.prefer == "past" else "future")
+    if slot.when is not None:
+        found = [f for f in found if _on_side(f.value, today, slot.when)]
+    return _pick(slot, found, text)
+
+
+def _put(value: dict[str, Any], slot: Slot, hit: Found) -> None:
+    if isinstance(hit.value, dict):  # a place: city and country
+        value.update({k: v for k, v in hit.value.items() if v is not None})
+    else:
+        value[slot.field] = hit.value
 
 
 def _on_side(value: Any, today: dt.date, when: str) -> bool:
@@ -374,25 +403,25 @@ def read(
         return empty
     spans = windows(text, history)
     # cheap pre-filter: only windows that say some frame's cue are embedded
-    todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
+    today = observed_at.date()
+    todo = [w for w in spans if any(cued(f, w.context, today) for f in frames)]
     if not todo:
         return empty
     # one view of each window: the sentence alone when it says some frame's cue (its own
     # topic, not the previous sentence's), else with the sentence before it (a value said
     # after its topic: "New expiry is March 5, 2035." after "my renewed passport came")
     views = [
-        w.sentence if any(_said(f.cues, w.sentence) for f in frames) else w.context for w in todo
+        w.sentence if any(cued(f, w.sentence, today) for f in frames) else w.context for w in todo
     ]
     row = {t: i for i, t in enumerate(dict.fromkeys(views))}
     scores = index().scores(encoder.encode(list(row)))
-    today = observed_at.date()
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
     for win, view in zip(todo, views, strict=True):
         if guarded(win.sentence, sentence=win.sentence):
             continue
-        chosen = [f for f, _ in choose(scores, frames, row[view]) if _said(f.cues, view)]
+        chosen = [f for f, _ in choose(scores, frames, row[view]) if cued(f, view, today)]
         found = _first_filled(chosen, win, text, today, catalog, skipped, taken)
         if found is not None:
             out.append(found)
@@ -417,7 +446,7 @@ def _first_filled(
             continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
             return None  # the sentence is about this frame: the rules (or nothing) speak for it
-        filled = fill(frame, win.sentence, today)
+        filled = fill(frame, win.sentence, today, win.previous if CONTEXT_FILL else "")
         if filled is None:
             continue
         value, used = filled

@@ -19,6 +19,8 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     purpose       why one travels -> the catalog's words (business, family, ...)
     place         cities and countries of the reference place table -> (city, country code)
     country       a country or nationality name -> ISO code
+    visa_country  a country, or a travel authorisation that names one (ESTA: US) -> ISO code
+    visa_kind     what kind of visa, as written (tourist, business, ESTA, e-visa, ...)
     drug          a drug name of the reference drug table
     substance     a drug or a food allergen of the reference tables
     vaccine       a vaccine or the disease it prevents (reference vaccine words)
@@ -102,6 +104,36 @@ def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if code and m[0][:1].isupper():
             out.append(Found(code, m.start(), m.start() + len(m[0].rstrip(".'’"))))
     return out
+
+
+# Travel authorisations named by their scheme, not their country ("my ESTA came through")
+_AUTHORISATION_COUNTRY = {"esta": "US", "nzeta": "NZ", "k-eta": "KR", "keta": "KR"}
+_AUTHORISATION = re.compile(r"\b(?:esta|nzeta|k-?eta)\b", re.I)
+
+
+def visa_countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The country a visa is for: a country name, or a scheme that names one (ESTA: US)."""
+    out = countries(text, today, prefer)
+    for m in _AUTHORISATION.finditer(text):
+        if not any(f.start <= m.start() < f.end for f in out):
+            out.append(Found(_AUTHORISATION_COUNTRY[m[0].lower()], m.start(), m.end()))
+    return sorted(out, key=lambda f: f.start)
+
+
+_VISA_KIND = re.compile(
+    r"\b(?:esta|nzeta|k-?eta|eta|e-?visa|evisa|schengen|working holiday|tourist|business|work"
+    r"|student|transit|visitor|residence|b1/b2|b-?1|b-?2|h-?1b|f-?1|j-?1)\b(?=\s*(?:visa|one|permit"
+    r"|card)?)",
+    re.I,
+)
+
+
+def visa_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """What kind of visa, as written (tourist, business, ESTA, e-visa, ...): only where the
+    sentence speaks of a visa, a permit or a travel authorisation."""
+    if not re.search(r"visa|permit|esta|eta\b|authori[sz]ation", text, re.I):
+        return []
+    return [Found(m[0], m.start(), m.end()) for m in _VISA_KIND.finditer(text)]
 
 
 def _vocab_hits(text: str, vocab: frozenset[str]) -> list[Found]:
@@ -535,6 +567,8 @@ PARSERS: dict[str, Parser] = {
     "person": people,
     "place": places,
     "country": countries,
+    "visa_country": visa_countries,
+    "visa_kind": visa_kinds,
     "drug": drugs,
     "substance": substances,
     "vaccine": vaccines,

@@ -1,0 +1,109 @@
+"""Frames entered by the thing a sentence names (a drug, a vaccine, a weight) as well as by
+their cue words, and required slots taken from the sentence before: sentence -> facts."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction import encoder, frames
+from uac.fact_log.extraction.slots import parser
+
+AT = dt.datetime(2026, 6, 8, 10, 0)
+TODAY = AT.date()
+needs_encoder = pytest.mark.skipif(not encoder.available(), reason="encoder not installed")
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return Catalog.load()
+
+
+def said(text: str, history: list[str] = ()) -> list[tuple[str, object]]:
+    earlier = [(h, AT - dt.timedelta(minutes=1)) for h in history]
+    return [(c.path, c.value) for c in frames.extract(text, AT, Catalog.load(), earlier)]
+
+
+@pytest.mark.parametrize(
+    ("text", "codes"),
+    [
+        ("My ESTA came through.", ["US"]),
+        ("the NZeTA is approved", ["NZ"]),
+        ("Got my visa for India and my ESTA.", ["IN", "US"]),
+        ("An estate agent called.", []),
+    ],
+)
+def test_a_travel_authorisation_names_its_country(text: str, codes: list[str]) -> None:
+    found = parser("visa_country")(text, TODAY, "future")
+    assert [f.value for f in found] == codes
+    assert all(text[f.start : f.end] for f in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("It's a tourist visa, single entry.", ["tourist"]),
+        ("Got the e-visa today.", ["e-visa"]),
+        ("I got my ESTA approved this morning.", ["ESTA"]),
+        ("I went on a business trip.", []),  # no visa spoken of: no kind
+    ],
+)
+def test_a_visa_kind_is_read_only_where_a_visa_is_spoken_of(text: str, kinds: list[str]) -> None:
+    assert [f.value for f in parser("visa_kind")(text, TODAY, "future")] == kinds
+
+
+def test_every_anchor_names_a_known_slot_type() -> None:
+    for frame in frames.load_frames():
+        for kind in frame.anchors:
+            parser(kind)  # KeyError names an unknown type
+
+
+@needs_encoder
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I'm still on levothyroxine 75 mcg each morning for my thyroid.", "levothyroxine"),
+        ("I picked up amoxicillin for the ear infection.", "amoxicillin"),
+    ],
+)
+def test_a_drug_named_without_a_cue_word_is_a_medication(
+    catalog: Catalog, text: str, name: str
+) -> None:
+    found = said(text)
+    assert [(p, v["name"]) for p, v in found] == [("health.medications", name)]
+
+
+@needs_encoder
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My mum is on levothyroxine 75 mcg.",  # someone else's
+        "Should I ask about amoxicillin?",  # a question
+        "If the rash comes back I might need amoxicillin.",  # a hypothetical
+    ],
+)
+def test_a_drug_named_in_someone_elses_or_an_unasserted_sentence_is_nothing(
+    catalog: Catalog, text: str
+) -> None:
+    assert [p for p, _ in said(text)] == []
+
+
+@needs_encoder
+def test_a_visas_country_may_come_from_the_sentence_before(catalog: Catalog) -> None:
+    found = said("It's valid until June 1, 2028.", ["I got my ESTA approved this morning."])
+    assert found == [("identity.visas", {"country": "US", "valid_until": "2028-06-01"})]
+
+
+@needs_encoder
+def test_a_value_from_the_sentence_before_alone_is_not_a_fact(catalog: Catalog) -> None:
+    # the sentence itself must fill a slot: a bare "It came through." learns nothing new
+    assert said("It came through.", ["My visa for India is valid until 3 March 2027."]) == []
+
+
+@needs_encoder
+def test_an_authorisation_approved_today_has_no_end_day(catalog: Catalog) -> None:
+    assert said("I got my ESTA approved this morning.") == [
+        ("identity.visas", {"country": "US", "kind": "ESTA"})
+    ]
