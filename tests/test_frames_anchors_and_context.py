@@ -21,7 +21,7 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
-def said(text: str, history: list[str] = ()) -> list[tuple[str, object]]:
+def said(text: str, history: tuple[str, ...] | list[str] = ()) -> list[tuple[str, object]]:
     earlier = [(h, AT - dt.timedelta(minutes=1)) for h in history]
     return [(c.path, c.value) for c in frames.extract(text, AT, Catalog.load(), earlier)]
 
@@ -107,3 +107,43 @@ def test_an_authorisation_approved_today_has_no_end_day(catalog: Catalog) -> Non
     assert said("I got my ESTA approved this morning.") == [
         ("identity.visas", {"country": "US", "kind": "ESTA"})
     ]
+
+
+@needs_encoder
+def test_a_sentence_about_something_else_borrows_no_value_from_the_one_before(
+    catalog: Catalog,
+) -> None:
+    # the drug is the previous message's; "last week" is when the diagnosis was made
+    history = ["The doctor started me on metformin 500 mg twice daily."]
+    assert said("I was diagnosed with type 2 diabetes last week.", history) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("And I'm allergic to tree nuts, especially walnuts.", ["tree nuts", "walnuts"]),
+        ("I have a peanut allergy.", ["peanut"]),
+        ("I'm allergic to penicillin.", ["penicillin"]),
+    ],
+)
+def test_an_allergen_is_read_whole_when_its_name_has_several_words(
+    text: str, names: list[str]
+) -> None:
+    assert [f.value for f in parser("substance")(text, TODAY, "past")] == names
+
+
+@needs_encoder
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("The doctor started me on metformin 500 mg twice daily.", TODAY.isoformat()),
+        ("I picked up amoxicillin for the ear infection.", TODAY.isoformat()),
+        ("I'm still on levothyroxine 75 mcg each morning.", None),  # no start said
+    ],
+)
+def test_a_medication_starts_today_only_when_a_start_is_said(
+    catalog: Catalog, text: str, start: str | None
+) -> None:
+    [(path, value)] = said(text)
+    assert path == "health.medications"
+    assert value.get("start_date") == start

@@ -71,6 +71,7 @@ class Slot:
     near: tuple[str, ...] = ()
     order: str | None = None
     default: str | None = None
+    default_if: tuple[str, ...] = ()  # the default applies only when one of these is said
     when: str | None = None
 
 
@@ -117,7 +118,14 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             path=spec["path"],
             cues=tuple(c.lower() for c in spec.get("cues", ())),
             slots=tuple(
-                Slot(**{**s, "near": tuple(s.get("near", ()))}) for s in spec.get("slots", ())
+                Slot(
+                    **{
+                        **s,
+                        "near": tuple(s.get("near", ())),
+                        "default_if": tuple(w.lower() for w in s.get("default_if", ())),
+                    }
+                )
+                for s in spec.get("slots", ())
             ),
             threshold=float(spec.get("threshold", 0.45)),
             confidence=float(spec.get("confidence", 0.7)),
@@ -308,7 +316,9 @@ def fill(
                 _put(value, slot, earlier)
                 continue
         if hit is None:
-            if slot.default == "today":
+            if slot.default == "today" and (
+                not slot.default_if or _said(slot.default_if, sentence)
+            ):
                 value[slot.field] = today.isoformat()
                 continue
             if slot.required:
@@ -446,7 +456,14 @@ def _first_filled(
             continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
             return None  # the sentence is about this frame: the rules (or nothing) speak for it
-        filled = fill(frame, win.sentence, today, win.previous if CONTEXT_FILL else "")
+        filled = fill(frame, win.sentence, today)
+        if filled is None and CONTEXT_FILL and win.previous:
+            # a required value from the sentence before: only when the sentence alone is
+            # still about this frame ("It's valid until June 1." after "my ESTA came"), not
+            # about something else that borrows it ("I was diagnosed with diabetes last week.")
+            filled = fill(frame, win.sentence, today, win.previous)
+            if filled is not None and not _about(frame, win.sentence):
+                continue
         if filled is None:
             continue
         value, used = filled
@@ -467,6 +484,15 @@ def _first_filled(
             confidence=frame.confidence,
         )
     return None
+
+
+def _about(frame: Frame, sentence: str) -> bool:
+    """Whether the sentence alone scores this frame above the none and other examples."""
+    found = index().scores(encoder.encode([sentence]))
+    if frame.name not in found:
+        return False
+    against = max(float(found[lab][0]) for lab in (NONE, OTHER) if lab in found)
+    return float(found[frame.name][0]) > against
 
 
 def _hint(frame: Frame, sentence: str, catalog: Catalog) -> dict[str, Any]:

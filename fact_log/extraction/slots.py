@@ -122,8 +122,7 @@ def visa_countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 _VISA_KIND = re.compile(
     r"\b(?:esta|nzeta|k-?eta|eta|e-?visa|evisa|schengen|working holiday|tourist|business|work"
-    r"|student|transit|visitor|residence|b1/b2|b-?1|b-?2|h-?1b|f-?1|j-?1)\b(?=\s*(?:visa|one|permit"
-    r"|card)?)",
+    r"|student|transit|visitor|residence|b1/b2|b-?1|b-?2|h-?1b|f-?1|j-?1)\b",
     re.I,
 )
 
@@ -154,20 +153,27 @@ def drugs(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 @functools.cache
-def _substances() -> frozenset[str]:
-    allergen_names = {
-        word
+def _allergen_names() -> re.Pattern[str]:
+    """Every food allergen name of the reference table, longest first ("tree nuts" before
+    "nuts"), as one pattern."""
+    names = {
+        name.lower()
         for allergen in food_data()[2].values()
         for name in allergen.get("names", [])
-        for word in name.lower().split()
-        if len(word) > 2
+        if len(name) > 2
     }
-    return frozenset(drug_vocabulary() | allergen_names)
+    words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b(?:{words})\b", re.I)
 
 
 def substances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """What one can be allergic to: a drug or a common food allergen."""
-    return _vocab_hits(text, _substances())
+    """What one can be allergic to: a food allergen as named (several words when it has
+    them: "tree nuts") or a drug of the reference tables."""
+    out = [Found(m[0], m.start(), m.end()) for m in _allergen_names().finditer(text)]
+    for hit in drugs(text, today, prefer):
+        if not any(f.start <= hit.start < f.end for f in out):
+            out.append(hit)
+    return sorted(out, key=lambda f: f.start)
 
 
 _KG = re.compile(
