@@ -147,3 +147,37 @@ def test_a_medication_starts_today_only_when_a_start_is_said(
     [(path, value)] = said(text)
     assert path == "health.medications"
     assert value.get("start_date") == start
+
+
+@needs_encoder
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("I stopped the atorvastatin yesterday.", {"stop_date": "2026-06-07"}),
+        ("I came off the sertraline on Friday.", {"stop_date": "2026-06-05"}),
+        ("I started the sertraline on Friday.", {"start_date": "2026-06-05"}),
+    ],
+)
+def test_a_medication_date_is_a_stop_when_a_stop_is_said(
+    catalog: Catalog, text: str, dates: dict[str, str]
+) -> None:
+    [(path, value)] = said(text)
+    assert path == "health.medications"
+    assert {k: v for k, v in value.items() if k.endswith("_date")} == dates
+
+
+@needs_encoder
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The doctor wants me to try rosuvastatin instead.",
+        "She told me to try cetirizine.",
+    ],
+)
+def test_a_drug_someone_wants_the_user_to_try_is_not_taken_yet(catalog: Catalog, text: str) -> None:
+    assert said(text) == []
+
+
+def test_a_provider_is_never_a_code_with_digits() -> None:
+    text = "The policy number is HX-4471-22, and it is with Allianz."
+    assert [f.value for f in parser("provider")(text, TODAY, "future")] == ["Allianz"]

@@ -72,6 +72,8 @@ class Slot:
     order: str | None = None
     default: str | None = None
     default_if: tuple[str, ...] = ()  # the default applies only when one of these is said
+    if_said: tuple[str, ...] = ()  # the slot is filled only when one of these is said
+    unless_said: tuple[str, ...] = ()  # ... and never when one of these is
     when: str | None = None
 
 
@@ -122,7 +124,10 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
                     **{
                         **s,
                         "near": tuple(s.get("near", ())),
-                        "default_if": tuple(w.lower() for w in s.get("default_if", ())),
+                        **{
+                            k: tuple(w.lower() for w in s.get(k, ()))
+                            for k in ("default_if", "if_said", "unless_said")
+                        },
                     }
                 )
                 for s in spec.get("slots", ())
@@ -309,6 +314,10 @@ def fill(
     value: dict[str, Any] = {}
     used: list[Found] = []
     for slot in frame.slots:
+        if (slot.if_said and not _said(slot.if_said, sentence)) or (
+            slot.unless_said and _said(slot.unless_said, sentence)
+        ):
+            continue  # "I stopped it yesterday": the date is no start
         hit = _slot(slot, sentence, today)
         if hit is None and slot.required and previous:
             earlier = _slot(slot, previous, today)
@@ -365,6 +374,7 @@ _INTENT = re.compile(
     r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
     r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
+    r"|wants? me to|told me to|asked me to|(?:going|have|got) to try|to try"
     r"|sort(?:ing)? out|apply(?:ing)? for|remind me|about to|yet to|not yet|haven't|hasn't"
     r"|in case)\b",
     re.I,

@@ -503,8 +503,11 @@ _PROVIDER = re.compile(
 
 
 def providers(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Who provides a service: a capitalised name after with/from/by/is or a colon."""
-    return _proper_names(_PROVIDER, text, places=False)
+    """Who provides a service: a capitalised name after with/from/by/is or a colon (never a
+    code with digits: "The policy number is HX-4471-22")."""
+    return [
+        f for f in _proper_names(_PROVIDER, text, places=False) if not re.search(r"\d", f.value)
+    ]
 
 
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
