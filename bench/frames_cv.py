@@ -2,8 +2,9 @@
 
 The frames vote with labelled examples taken from the tuning sets (fact_log/
 frame_examples.jsonl), so scoring them on a set their examples came from flatters them. Here
-each tuning set X (dev, heldout, fresh) is scored with the examples of X left out of the
-vote, so the numbers estimate a writer the examples never saw. Three readings per set:
+each tuning set X (dev, heldout, fresh, blind2-6: the sets already opened for tuning) is
+scored with the examples of X left out of the vote, so the numbers estimate a writer the
+examples never saw. Three readings per set:
 
     frames   the frames alone (every frame that emits; what a rule-less extractor learns)
     rules    the rules alone (tuned on these sets: not an estimate for a new writer)
@@ -16,6 +17,8 @@ Nothing here reads a blind set. Run from the repository root:
     python bench/frames_cv.py                 # frames/rules/both per set, leave-one-set-out
     python bench/frames_cv.py --errors fresh  # also list the frames' own errors on fresh
     python bench/frames_cv.py --classify      # which-frame accuracy, leave-one-set-out
+    python bench/frames_cv.py --no-rules dev heldout fresh   # frames alone, three sets
+    python bench/frames_cv.py --no-anchors --no-context      # without anchors / borrowed slots
 """
 
 from __future__ import annotations
