@@ -181,3 +181,8 @@ def test_a_drug_someone_wants_the_user_to_try_is_not_taken_yet(catalog: Catalog,
 def test_a_provider_is_never_a_code_with_digits() -> None:
     text = "The policy number is HX-4471-22, and it is with Allianz."
     assert [f.value for f in parser("provider")(text, TODAY, "future")] == ["Allianz"]
+
+
+@needs_encoder
+def test_a_drug_the_user_used_to_take_is_not_a_current_medication(catalog: Catalog) -> None:
+    assert said("I used to take ibuprofen for my back.") == []

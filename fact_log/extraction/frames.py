@@ -374,7 +374,7 @@ _INTENT = re.compile(
     r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
     r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
-    r"|wants? me to|told me to|asked me to|(?:going|have|got) to try|to try"
+    r"|wants? me to|told me to|asked me to|(?:going|have|got) to try|to try|used to"
     r"|sort(?:ing)? out|apply(?:ing)? for|remind me|about to|yet to|not yet|haven't|hasn't"
     r"|in case)\b",
     re.I,
