@@ -2,8 +2,9 @@
 
 The frames vote with labelled examples taken from the tuning sets (fact_log/
 frame_examples.jsonl), so scoring them on a set their examples came from flatters them. Here
-each tuning set X (dev, heldout, fresh) is scored with the examples of X left out of the
-vote, so the numbers estimate a writer the examples never saw. Three readings per set:
+each tuning set X (dev, heldout, fresh, blind2-6: the sets already opened for tuning) is
+scored with the examples of X left out of the vote, so the numbers estimate a writer the
+examples never saw. Three readings per set:
 
     frames   the frames alone (every frame that emits; what a rule-less extractor learns)
     rules    the rules alone (tuned on these sets: not an estimate for a new writer)
@@ -16,6 +17,8 @@ Nothing here reads a blind set. Run from the repository root:
     python bench/frames_cv.py                 # frames/rules/both per set, leave-one-set-out
     python bench/frames_cv.py --errors fresh  # also list the frames' own errors on fresh
     python bench/frames_cv.py --classify      # which-frame accuracy, leave-one-set-out
+    python bench/frames_cv.py --no-rules dev heldout fresh   # frames alone, three sets
+    python bench/frames_cv.py --no-anchors --no-context      # without anchors / borrowed slots
 """
 
 from __future__ import annotations
@@ -43,10 +46,9 @@ from uac.fact_log.extraction import frames  # noqa: E402
 from uac.fact_log.pipeline import HISTORY_LIMIT  # noqa: E402
 
 SETS = {
-    "dev": "dev.jsonl",
-    "heldout": "heldout.jsonl",
-    "fresh": "fresh.jsonl",
-}
+    name: f"{name}.jsonl"
+    for name in ("dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6")
+}  # the tuning sets (bench/extraction_data/README.md); never blind7 or later
 
 
 def score(rows: list[dict[str, Any]], predict, errors: bool) -> dict[str, int]:
@@ -132,7 +134,7 @@ def classify() -> None:
                 chosen = [
                     f.name
                     for f, _ in frames.choose(found, all_frames, at)
-                    if frames._said(f.cues, r["text"])
+                    if frames.cued(f, r["text"], dt.date(2026, 1, 1))
                 ]
                 got = chosen[0] if chosen else "none"
                 want = r["frame"] if r["frame"] in {f.name for f in all_frames} else "none"
@@ -162,7 +164,16 @@ def main() -> int:
     ap.add_argument(
         "--all-frames", action="store_true", help="let every frame emit (emit=false ones too)"
     )
+    ap.add_argument("--no-anchors", action="store_true", help="cues only (no anchor slot types)")
+    ap.add_argument(
+        "--no-context", action="store_true", help="required slots from the sentence only"
+    )
     args = ap.parse_args()
+    if args.no_context:
+        frames.CONTEXT_FILL = False
+    if args.no_anchors:
+        cues_only = tuple(dataclasses.replace(f, anchors=()) for f in frames.load_frames())
+        frames.load_frames = lambda *a: cues_only
     if args.all_frames:
         every = tuple(dataclasses.replace(f, emit=True) for f in frames.load_frames())
         frames.load_frames = lambda *a: every

@@ -56,6 +56,7 @@ _TOP_K = 3
 _MAX_WINDOWS = 64  # a 100 kB message is read in its first windows only: bounded time
 _MAX_SENTENCE = 600  # characters of one sentence given to the encoder
 _lock = threading.Lock()
+CONTEXT_FILL = True  # required slots may come from the sentence before (a bench flips it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,9 @@ class Slot:
     near: tuple[str, ...] = ()
     order: str | None = None
     default: str | None = None
+    default_if: tuple[str, ...] = ()  # the default applies only when one of these is said
+    if_said: tuple[str, ...] = ()  # the slot is filled only when one of these is said
+    unless_said: tuple[str, ...] = ()  # ... and never when one of these is
     when: str | None = None
 
 
@@ -87,6 +91,7 @@ class Frame:
     holder: str = "user"  # "other": the frame is about someone else (a contact)
     emit: bool = True  # False: recognised (it wins its windows) but its slots are not emitted
     plans: bool = False  # True: a plan or a need is this frame's fact (a trip, an event, a task)
+    anchors: tuple[str, ...] = ()  # slot types whose value in a window counts as a cue
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,7 @@ class Window:
     end: int
     sentence: str
     context: str
+    previous: str = ""  # the sentence before (from the session's previous message for the first)
 
 
 def available() -> bool:
@@ -114,7 +120,17 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             path=spec["path"],
             cues=tuple(c.lower() for c in spec.get("cues", ())),
             slots=tuple(
-                Slot(**{**s, "near": tuple(s.get("near", ()))}) for s in spec.get("slots", ())
+                Slot(
+                    **{
+                        **s,
+                        "near": tuple(s.get("near", ())),
+                        **{
+                            k: tuple(w.lower() for w in s.get(k, ()))
+                            for k in ("default_if", "if_said", "unless_said")
+                        },
+                    }
+                )
+                for s in spec.get("slots", ())
             ),
             threshold=float(spec.get("threshold", 0.45)),
             confidence=float(spec.get("confidence", 0.7)),
@@ -122,6 +138,7 @@ def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
             holder=spec.get("holder", "user"),
             emit=bool(spec.get("emit", True)),
             plans=bool(spec.get("plans", False)),
+            anchors=tuple(spec.get("anchors", ())),
         )
         for name, spec in raw.items()
     )
@@ -235,7 +252,7 @@ def windows(text: str, history: Sequence[tuple[str, dt.datetime]] = ()) -> list[
     for span in spans:
         sentence = span.text[:_MAX_SENTENCE]
         context = f"{previous} {sentence}".strip() if previous else sentence
-        out.append(Window(span.start, span.start + len(span.text), sentence, context))
+        out.append(Window(span.start, span.start + len(span.text), sentence, context, previous))
         previous = sentence
     return out
 
@@ -251,6 +268,14 @@ def choose(
         if score >= frame.threshold and score > none:
             chosen.append((frame, score))
     return sorted(chosen, key=lambda fs: -fs[1])
+
+
+def cued(frame: Frame, text: str, today: dt.date) -> bool:
+    """Whether the text says one of the frame's cues, or a value of one of its anchor slot
+    types ("I'm on sertraline now": a drug name cues the medication frame)."""
+    if _said(frame.cues, text):
+        return True
+    return any(parser(kind)(text, today, "past") for kind in frame.anchors)
 
 
 def _said(cues: tuple[str, ...], text: str) -> bool:
@@ -279,30 +304,53 @@ def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
     return found[0]
 
 
-def fill(frame: Frame, sentence: str, today: dt.date) -> tuple[dict[str, Any], list[Found]] | None:
+def fill(
+    frame: Frame, sentence: str, today: dt.date, previous: str = ""
+) -> tuple[dict[str, Any], list[Found]] | None:
     """The frame's fields from one sentence, with the spans used; None when a required slot
-    is empty."""
+    is empty. A required slot the sentence leaves empty may take its value from `previous`,
+    the sentence before ("I got my ESTA approved." then "It's valid until June 1."); such a
+    value has no span in the sentence, so at least one other slot must be filled from it."""
     value: dict[str, Any] = {}
     used: list[Found] = []
     for slot in frame.slots:
-        found = parser(slot.type)(sentence, today, "past" if slot.prefer == "past" else "future")
-        if slot.when is not None:
-            found = [f for f in found if _on_side(f.value, today, slot.when)]
-        hit = _pick(slot, found, sentence)
+        if (slot.if_said and not _said(slot.if_said, sentence)) or (
+            slot.unless_said and _said(slot.unless_said, sentence)
+        ):
+            continue  # "I stopped it yesterday": the date is no start
+        hit = _slot(slot, sentence, today)
+        if hit is None and slot.required and previous:
+            earlier = _slot(slot, previous, today)
+            if earlier is not None:
+                _put(value, slot, earlier)
+                continue
         if hit is None:
-            if slot.default == "today":
+            if slot.default == "today" and (
+                not slot.default_if or _said(slot.default_if, sentence)
+            ):
                 value[slot.field] = today.isoformat()
                 continue
             if slot.required:
                 return None
             continue
-        if isinstance(hit.value, dict):  # a place: city and country
-            value.update({k: v for k, v in hit.value.items() if v is not None})
-        else:
-            value[slot.field] = hit.value
+        _put(value, slot, hit)
         used.append(hit)
     _order_range(frame, value)
     return value, used
+
+
+def _slot(slot: Slot, text: str, today: dt.date) -> Found | None:
+    found = parser(slot.type)(text, today, "past" if slot.prefer == "past" else "future")
+    if slot.when is not None:
+        found = [f for f in found if _on_side(f.value, today, slot.when)]
+    return _pick(slot, found, text)
+
+
+def _put(value: dict[str, Any], slot: Slot, hit: Found) -> None:
+    if isinstance(hit.value, dict):  # a place: city and country
+        value.update({k: v for k, v in hit.value.items() if v is not None})
+    else:
+        value[slot.field] = hit.value
 
 
 def _on_side(value: Any, today: dt.date, when: str) -> bool:
@@ -326,6 +374,7 @@ _INTENT = re.compile(
     r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
     r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
+    r"|wants? me to|told me to|asked me to|(?:going|have|got) to try|to try|used to"
     r"|sort(?:ing)? out|apply(?:ing)? for|remind me|about to|yet to|not yet|haven't|hasn't"
     r"|in case)\b",
     re.I,
@@ -374,25 +423,25 @@ def read(
         return empty
     spans = windows(text, history)
     # cheap pre-filter: only windows that say some frame's cue are embedded
-    todo = [w for w in spans if any(_said(f.cues, w.context) for f in frames)]
+    today = observed_at.date()
+    todo = [w for w in spans if any(cued(f, w.context, today) for f in frames)]
     if not todo:
         return empty
     # one view of each window: the sentence alone when it says some frame's cue (its own
     # topic, not the previous sentence's), else with the sentence before it (a value said
     # after its topic: "New expiry is March 5, 2035." after "my renewed passport came")
     views = [
-        w.sentence if any(_said(f.cues, w.sentence) for f in frames) else w.context for w in todo
+        w.sentence if any(cued(f, w.sentence, today) for f in frames) else w.context for w in todo
     ]
     row = {t: i for i, t in enumerate(dict.fromkeys(views))}
     scores = index().scores(encoder.encode(list(row)))
-    today = observed_at.date()
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
     for win, view in zip(todo, views, strict=True):
         if guarded(win.sentence, sentence=win.sentence):
             continue
-        chosen = [f for f, _ in choose(scores, frames, row[view]) if _said(f.cues, view)]
+        chosen = [f for f, _ in choose(scores, frames, row[view]) if cued(f, view, today)]
         found = _first_filled(chosen, win, text, today, catalog, skipped, taken)
         if found is not None:
             out.append(found)
@@ -418,6 +467,13 @@ def _first_filled(
         if not frame.emit or frame.path in closed:
             return None  # the sentence is about this frame: the rules (or nothing) speak for it
         filled = fill(frame, win.sentence, today)
+        if filled is None and CONTEXT_FILL and win.previous:
+            # a required value from the sentence before: only when the sentence alone is
+            # still about this frame ("It's valid until June 1." after "my ESTA came"), not
+            # about something else that borrows it ("I was diagnosed with diabetes last week.")
+            filled = fill(frame, win.sentence, today, win.previous)
+            if filled is not None and not _about(frame, win.sentence):
+                continue
         if filled is None:
             continue
         value, used = filled
@@ -438,6 +494,15 @@ def _first_filled(
             confidence=frame.confidence,
         )
     return None
+
+
+def _about(frame: Frame, sentence: str) -> bool:
+    """Whether the sentence alone scores this frame above the none and other examples."""
+    found = index().scores(encoder.encode([sentence]))
+    if frame.name not in found:
+        return False
+    against = max(float(found[lab][0]) for lab in (NONE, OTHER) if lab in found)
+    return float(found[frame.name][0]) > against
 
 
 def _hint(frame: Frame, sentence: str, catalog: Catalog) -> dict[str, Any]:

@@ -19,6 +19,8 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     purpose       why one travels -> the catalog's words (business, family, ...)
     place         cities and countries of the reference place table -> (city, country code)
     country       a country or nationality name -> ISO code
+    visa_country  a country, or a travel authorisation that names one (ESTA: US) -> ISO code
+    visa_kind     what kind of visa, as written (tourist, business, ESTA, e-visa, ...)
     drug          a drug name of the reference drug table
     substance     a drug or a food allergen of the reference tables
     vaccine       a vaccine or the disease it prevents (reference vaccine words)
@@ -104,6 +106,35 @@ def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+# Travel authorisations named by their scheme, not their country ("my ESTA came through")
+_AUTHORISATION_COUNTRY = {"esta": "US", "nzeta": "NZ", "k-eta": "KR", "keta": "KR"}
+_AUTHORISATION = re.compile(r"\b(?:esta|nzeta|k-?eta)\b", re.I)
+
+
+def visa_countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The country a visa is for: a country name, or a scheme that names one (ESTA: US)."""
+    out = countries(text, today, prefer)
+    for m in _AUTHORISATION.finditer(text):
+        if not any(f.start <= m.start() < f.end for f in out):
+            out.append(Found(_AUTHORISATION_COUNTRY[m[0].lower()], m.start(), m.end()))
+    return sorted(out, key=lambda f: f.start)
+
+
+_VISA_KIND = re.compile(
+    r"\b(?:esta|nzeta|k-?eta|eta|e-?visa|evisa|schengen|working holiday|tourist|business|work"
+    r"|student|transit|visitor|residence|b1/b2|b-?1|b-?2|h-?1b|f-?1|j-?1)\b",
+    re.I,
+)
+
+
+def visa_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """What kind of visa, as written (tourist, business, ESTA, e-visa, ...): only where the
+    sentence speaks of a visa, a permit or a travel authorisation."""
+    if not re.search(r"visa|permit|esta|eta\b|authori[sz]ation", text, re.I):
+        return []
+    return [Found(m[0], m.start(), m.end()) for m in _VISA_KIND.finditer(text)]
+
+
 def _vocab_hits(text: str, vocab: frozenset[str]) -> list[Found]:
     out = []
     low = text.lower()
@@ -122,20 +153,27 @@ def drugs(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 @functools.cache
-def _substances() -> frozenset[str]:
-    allergen_names = {
-        word
+def _allergen_names() -> re.Pattern[str]:
+    """Every food allergen name of the reference table, longest first ("tree nuts" before
+    "nuts"), as one pattern."""
+    names = {
+        name.lower()
         for allergen in food_data()[2].values()
         for name in allergen.get("names", [])
-        for word in name.lower().split()
-        if len(word) > 2
+        if len(name) > 2
     }
-    return frozenset(drug_vocabulary() | allergen_names)
+    words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b(?:{words})\b", re.I)
 
 
 def substances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """What one can be allergic to: a drug or a common food allergen."""
-    return _vocab_hits(text, _substances())
+    """What one can be allergic to: a food allergen as named (several words when it has
+    them: "tree nuts") or a drug of the reference tables."""
+    out = [Found(m[0], m.start(), m.end()) for m in _allergen_names().finditer(text)]
+    for hit in drugs(text, today, prefer):
+        if not any(f.start <= hit.start < f.end for f in out):
+            out.append(hit)
+    return sorted(out, key=lambda f: f.start)
 
 
 _KG = re.compile(
@@ -465,8 +503,11 @@ _PROVIDER = re.compile(
 
 
 def providers(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Who provides a service: a capitalised name after with/from/by/is or a colon."""
-    return _proper_names(_PROVIDER, text, places=False)
+    """Who provides a service: a capitalised name after with/from/by/is or a colon (never a
+    code with digits: "The policy number is HX-4471-22")."""
+    return [
+        f for f in _proper_names(_PROVIDER, text, places=False) if not re.search(r"\d", f.value)
+    ]
 
 
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
@@ -535,6 +576,8 @@ PARSERS: dict[str, Parser] = {
     "person": people,
     "place": places,
     "country": countries,
+    "visa_country": visa_countries,
+    "visa_kind": visa_kinds,
     "drug": drugs,
     "substance": substances,
     "vaccine": vaccines,
