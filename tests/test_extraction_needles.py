@@ -16,8 +16,14 @@ from hypothesis import strategies as st
 
 from uac.fact_log.extraction import patterns
 from uac.fact_log.extraction.patterns import health, needles, sentences, text
-from uac.fact_log.extraction.patterns.needles import Gated, _source, install, requirement
-from uac.fact_log.extraction.patterns.needles_table import MAY
+from uac.fact_log.extraction.patterns.needles import (
+    Gated,
+    _source,
+    compile_tests,
+    install,
+    load_table,
+    requirement,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "bench" / "extraction_data"
 
@@ -49,10 +55,10 @@ def _texts() -> list[str]:
 def test_the_table_is_the_one_the_regexes_give(tmp_path: Path) -> None:
     # a regex edited since the table was written is not gated (slower, same answers):
     # `python -m uac.fact_log.extraction.patterns.needles` writes the table again
-    path = tmp_path / "needles_table.py"
+    path = tmp_path / "needles.json"
     needles.write_table(needles.rule_modules(), path)
     assert path.read_text(encoding="utf-8") == needles.TABLE_PATH.read_text(encoding="utf-8"), (
-        "patterns/needles_table.py is stale: run python -m uac.fact_log.extraction.patterns.needles"
+        "patterns/needles.json is stale: run python -m uac.fact_log.extraction.patterns.needles"
     )
 
 
@@ -95,7 +101,7 @@ def test_a_regex_told_apart_by_identity_or_missing_from_the_table_stays_plain() 
     holder = type(health)("holder")
     holder.__file__ = __file__
     holder.X = fresh  # type: ignore[attr-defined]
-    assert install([holder], MAY) == 0 and holder.X is fresh  # type: ignore[attr-defined]
+    assert install([holder], load_table()) == 0 and holder.X is fresh  # type: ignore[attr-defined]
     assert install([holder], {needles.key(fresh): lambda t: "table" in t}) == 1
     assert isinstance(holder.X, Gated)  # type: ignore[attr-defined]
     unread = type(health)("unread")  # installed without its source (.pyc only): none gated
@@ -119,6 +125,19 @@ def test_every_identity_comparison_names_a_plain_regex() -> None:
             assert op in ("is", "is not"), (module.__name__, op, name)
             assert isinstance(vars(module).get(name), re.Pattern), (module.__name__, name)
     assert seen >= 12
+
+
+def test_the_table_holds_requirements_only(tmp_path: Path) -> None:
+    # the table is compiled into Python tests: anything but strings and and/or is refused
+    path = tmp_path / "needles.json"
+    path.write_text('{"k": ["or", ["due", ["and", ["by", "the"]]]]}', encoding="utf-8")
+    may = load_table(path)["k"]
+    assert may("rent due") and may("by the way") and not may("by now")
+    for bad in ('["__import__", ["os"]]', '["or", []]', '["or", [1]]', '["and"]'):
+        path.write_text('{"k": ' + bad + "}", encoding="utf-8")
+        with pytest.raises((ValueError, TypeError)):
+            load_table(path)
+    assert load_table(tmp_path / "missing.json") == {}  # no table: nothing gated
 
 
 def test_what_a_regex_requires() -> None:
@@ -201,7 +220,7 @@ def test_a_requirement_holds_in_every_text_the_regex_matches(
     req = requirement(regex)
     if req is None:
         return
-    g = Gated(regex, eval(f"lambda t: {_source(req)}"))  # (the test's own source)
+    g = Gated(regex, compile_tests(json.loads(json.dumps({"k": req})))["k"])  # as needles.json
     said = "".join(words)
     for t in (said, said.upper(), said.lower(), said.swapcase()):
         assert g._may(t) or regex.search(t) is None, (source, t)

@@ -12,7 +12,14 @@ from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.places import lookup_place
-from uac.fact_log.reference import country_name, drug_data, food_data, health_rules, places
+from uac.fact_log.reference import (
+    country_name,
+    drug_data,
+    food_data,
+    health_rules,
+    places,
+    vocabulary,
+)
 
 TODAY = dt.date(2025, 3, 1)
 NOW = dt.datetime(2025, 3, 1, 10, 0)
@@ -246,3 +253,24 @@ def test_signal_dishes_reveal_their_allergen() -> None:
         assert alert.severity == "critical", (substance, title)
     names = {n for spec in food_data()[2].values() for n in spec["names"]}
     assert {"celery", "lupin", "sulphites", "macadamia", "salmon"} <= names
+
+
+# -- the extractor's word lists ---------------------------------------------------------------
+
+
+def test_word_lists_looked_up_by_lower_case_words_are_written_in_lower_case() -> None:
+    # the rules look these up with the word said, lower-cased ("my Civic" -> "civic"): a key
+    # written with a capital would never be found
+    words = vocabulary()
+    for table in ("vehicle_makes", "vehicle_models", "relation_inverses", "currency_words"):
+        assert words[table], table
+        assert [k for k in words[table] if k != k.lower()] == [], table
+    assert [k for k in words["condition_adjectives"] if k != k.lower()] == []
+
+
+def test_a_model_said_is_recorded_with_the_make_the_vocabulary_gives() -> None:
+    assert vocabulary()["vehicle_models"]["civic"] == "Honda"
+    found = extract("I drive a Honda Civic.", NOW)
+    assert [(c.path, c.value) for c in found] == [
+        ("vehicles.vehicles", {"make": "Honda", "model": "Civic"})
+    ]

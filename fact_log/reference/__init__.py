@@ -222,3 +222,10 @@ def places() -> dict[str, dict[str, str]]:
     """{"countries" | "cities" | "nationalities": {lower-case name: ISO code}} (places.toml)."""
     raw = _read("places.toml")
     return {k: dict(raw[k]) for k in ("countries", "cities", "nationalities")}
+
+
+@functools.cache
+def vocabulary() -> dict[str, Any]:
+    """The word lists the rule extractor reads values with (data/vocabulary.toml), by table:
+    what people say -> the value recorded, in the order written."""
+    return _read("vocabulary.toml")

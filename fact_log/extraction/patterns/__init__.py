@@ -52,8 +52,7 @@ from uac.fact_log.extraction.patterns.discourse import (
     remember,
 )
 from uac.fact_log.extraction.patterns.money import find_money, forget_money
-from uac.fact_log.extraction.patterns.needles import install, rule_modules
-from uac.fact_log.extraction.patterns.needles_table import MAY
+from uac.fact_log.extraction.patterns.needles import install, load_table, rule_modules
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
     Ctx,
@@ -90,7 +89,7 @@ THEIR_RULES: tuple[Rule, ...] = tuple(r for domain in (contacts, people) for r i
 
 # Every rule module's regexes get their literal pre-check (patterns/needles.py): a search
 # that cannot match is not run. Same answers, a fraction of the time.
-GATED = install(rule_modules(), MAY)
+GATED = install(rule_modules(), load_table())
 
 __all__ = [
     "DOMAINS",

@@ -30,6 +30,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.reference import vocabulary
 
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
 # 1 June": what to do is the task, the day said is when it is due.
@@ -193,11 +194,7 @@ _DOING = re.compile(
     r"(?P<verb>[a-z]{3,}ing)\b",
     re.I,
 )
-_NOT_ACTIVITY = word_set(
-    "going flying heading leaving travelling traveling driving moving staying taking paying "
-    "getting thinking planning hoping trying looking considering wondering feeling being having "
-    "doing saying asking waiting starting finishing expecting seeing"
-)
+_NOT_ACTIVITY = frozenset(vocabulary()["word_sets"]["agenda_not_activity"])
 
 
 def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -298,15 +295,9 @@ _SUBJECT_SLOT = re.compile(
     r"(?:(?:on|for|this|next)\s+)?",
     re.I,
 )
-_NOT_A_TITLE = word_set(
-    "it that this he she they there what which who when where why how i we you everything "
-    "nothing something today tomorrow tonight rent payment bill flight train trip holiday "
-    "deadline due one mine his hers theirs birthday"
-)
+_NOT_A_TITLE = frozenset(vocabulary()["word_sets"]["agenda_not_a_title"])
 # a journey or a payment is no calendar event, wherever its word stands in the title
-_NOT_AN_EVENT = word_set(
-    "flight flights train trip holiday rent payment bill deadline due birthday"
-)
+_NOT_AN_EVENT = frozenset(vocabulary()["word_sets"]["agenda_not_an_event"])
 _CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
 # "my dentist is 6pm same day": the day the conversation was just about
 _SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)

@@ -17,7 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
-from uac.fact_log.reference import food_data
+from uac.fact_log.reference import food_data, vocabulary
 
 _ALLERGIC = re.compile(
     # "I am, as you know, allergic to codeine": an aside between the subject and the word
@@ -236,19 +236,7 @@ _MORE_ITEMS = re.compile(
 _NARROWING = word_set("especially particularly mainly mostly even including like such except")
 # What one is allergic to besides the drugs and the EU food allergens of the reference data:
 # the environment, animals, materials, and foods outside the fourteen (singular or plural).
-_OTHER_ALLERGENS = word_set(
-    "latex pollen dust mites mite cats cat dogs dog bees bee wasps wasp nickel grass mould mold "
-    "hay stings sting insect bites feathers feather horses horse rabbits rabbit hamsters guinea "
-    "pigs "
-    "fur dander ragweed birch tree trees perfume perfumes fragrance fragrances plasters plaster "
-    "adhesive tape iodine dye dyes contrast chlorine wool lanolin detergent soap formaldehyde "
-    "preservatives sun sunlight cold metal gold sulfa sulpha sulfonamides nsaids nsaid "
-    "antibiotics antibiotic anaesthetic anesthetic opioids opiates vaccine steroids "
-    "kiwi kiwis strawberry strawberries banana bananas apple apples peach peaches tomato "
-    "tomatoes citrus orange oranges pineapple mango avocado cherries chicken pork beef meat "
-    "corn maize rice oats chocolate cocoa coconut garlic onion onions pepper peppers "
-    "legumes lentils chickpeas peas beans seeds nut"
-)
+_OTHER_ALLERGENS = frozenset(vocabulary()["word_sets"]["other_allergens"])
 DRUG_SUFFIX = re.compile(
     r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
     r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride|cycline|"

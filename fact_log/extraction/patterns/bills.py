@@ -22,8 +22,8 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     is_question,
     someone_else,
-    word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
 _I_PAY = re.compile(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
@@ -99,9 +99,7 @@ _CHANGED = re.compile(
     r"stopp?(?:ed|ing)?|replac(?:ed|ing)|clos(?:ed|ing))\b",
     re.I,
 )
-_NOT_PAYEES = word_set(
-    "it that this one which me money my our your his her their"
-)  # "My direct debits:"
+_NOT_PAYEES = frozenset(vocabulary()["word_sets"]["bills_not_payees"])
 # "water bill: Thames Water direct debit, £38 ...", "gym direct debit is £32": the payee
 # named right before the method, at the start of a clause
 _NAMED_METHOD = re.compile(

@@ -17,8 +17,8 @@ from uac.fact_log.extraction.patterns.text import (
     clause_of,
     clause_ok,
     guarded,
-    word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 PERIOD = re.compile(
     r"(?:\b(?:a|per|each|every|for\s+the)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
@@ -60,11 +60,7 @@ _WANT = re.compile(
     r"\b(?:i\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\b|\bno(?:t)?\s+more\s+than\b",
     re.IGNORECASE,
 )
-_CATEGORY_JUNK = word_set(
-    # "a £250 a month grocery budget": the period said before the category is no part of it
-    "my our the a an set new total monthly weekly yearly annual budget is this that month week "
-    "year day per"
-)
+_CATEGORY_JUNK = frozenset(vocabulary()["word_sets"]["budgets_category_junk"])
 
 
 def period_of(text: str, kind: str) -> str | None:

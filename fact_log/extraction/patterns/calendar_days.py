@@ -29,27 +29,11 @@ from collections.abc import Callable
 
 from dateutil.easter import easter
 
+from uac.fact_log.reference import vocabulary
+
 Hit = tuple[int, int, str, "dt.date | None", bool]  # ..., the year was said
 
-_FIXED: dict[str, tuple[int, int]] = {
-    "christmas eve": (12, 24),
-    "christmas day": (12, 25),
-    "christmas": (12, 25),
-    "xmas": (12, 25),
-    "boxing day": (12, 26),
-    "new year's eve": (12, 31),
-    "new years eve": (12, 31),
-    "nye": (12, 31),
-    "hogmanay": (12, 31),
-    "new year's day": (1, 1),
-    "new years day": (1, 1),
-    "valentine's day": (2, 14),
-    "valentines day": (2, 14),
-    "st patrick's day": (3, 17),
-    "st. patrick's day": (3, 17),
-    "halloween": (10, 31),
-    "bonfire night": (11, 5),
-}
+_FIXED: dict[str, tuple[int, int]] = {k: (m, d) for k, (m, d) in vocabulary()["holidays"].items()}
 _EASTER: dict[str, int] = {  # days from Easter Sunday
     "good friday": -2,
     "easter saturday": -1,

@@ -27,6 +27,7 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
+from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 
 _MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
@@ -54,10 +55,7 @@ _CHARGED_ME = re.compile(
     r"(?:\s+(?:off|from)\s+me)?",
     re.IGNORECASE,
 )
-_NOT_A_PAYEE = word_set(
-    "i we you he she mum mom dad my the someone somebody nobody wife husband partner friend "
-    "brother sister son daughter boss"
-)
+_NOT_A_PAYEE = frozenset(vocabulary()["word_sets"]["charges_not_a_payee"])
 
 
 def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -325,14 +323,7 @@ _STATEMENT_ITEM = re.compile(
     r"(?(cur2)(?:\s+(?:on|after|before|for|at|from|with)\s+[a-z' ]{2,40}?)?))"
     r"\s*(?=$|[,;!?.]|\s+and\b)"
 )
-_NOT_A_SHOP = word_set(
-    # a time's word before a number is a day, not a shop ("check-in 2.02, check-out 9.02")
-    "check-in check-out checkin checkout arrival arrive arrives departure depart departs "
-    "return returning due until till since start starts end ends from flight "
-    "paid spent cost costs was is for about around only just total me it that this and the my "
-    "i we at pay payment bill rent today yesterday limit budget max balance owe fee "
-    "on in by to from of for with was were then also another plus so but or like"
-)
+_NOT_A_SHOP = frozenset(vocabulary()["word_sets"]["charges_not_a_shop"])
 
 
 # "Dishoom with the team today, £86.40, my treat", "friday was Hawksmoor for Ben's

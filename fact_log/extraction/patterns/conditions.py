@@ -15,7 +15,7 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     in_clause,
 )
-from uac.fact_log.reference import health_rules
+from uac.fact_log.reference import health_rules, vocabulary
 
 # A condition named by its inflammation or disease ending: "mastitis", "tendonitis",
 # "diverticulosis" (a word, not a list: new ones need no entry)
@@ -50,16 +50,7 @@ _I_AM_CONDITION = re.compile(
     r"(?P<adj>diabetic|asthmatic|epileptic|an(?:a)?emic|hypertensive|coeliac|celiac)\b",
     re.I,
 )
-_ADJECTIVE_CONDITION = {
-    "diabetic": "diabetes",
-    "asthmatic": "asthma",
-    "epileptic": "epilepsy",
-    "anaemic": "anaemia",
-    "anemic": "anemia",
-    "hypertensive": "hypertension",
-    "coeliac": "coeliac disease",
-    "celiac": "celiac disease",
-}
+_ADJECTIVE_CONDITION: dict[str, str] = vocabulary()["condition_adjectives"]
 
 
 @functools.cache

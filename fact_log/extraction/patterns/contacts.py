@@ -22,6 +22,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
 # what people put before a name they address with respect ("Ma'am Layla", "Barr. Funmi")
@@ -41,22 +42,7 @@ RELATIONS = (
 )
 
 # One word per relationship, whatever the register ("my mum" and "my mother" are one person).
-_CANONICAL = {
-    "mom": "mother",
-    "mum": "mother",
-    "dad": "father",
-    "grandma": "grandmother",
-    "granny": "grandmother",
-    "grandpa": "grandfather",
-    "coworker": "colleague",
-    "co-worker": "colleague",
-    "neighbor": "neighbour",
-    "physio": "physiotherapist",
-    "fiance": "fiancé",
-    "fiancee": "fiancée",
-    "buddy": "friend",  # "my buddy Marcus", "my mate Dave": a friend in other registers
-    "mate": "friend",
-}
+_CANONICAL: dict[str, str] = vocabulary()["relations"]
 
 
 def relationship(word: str) -> str:
@@ -92,24 +78,10 @@ OCCUPATIONS = (
     r"neurologist|cardiologist|dermatologist|psychiatrist|psychologist|gynaecologist|oncologist|"
     r"specialist|osteopath|chiropractor|deputy|supervisor|line\s+manager|secretary|pa"
 )
-_FAMILY = word_set(
-    "sister brother mother mom mum father dad wife husband partner son daughter cousin aunt "
-    "uncle niece nephew grandmother grandma granny grandfather grandpa twin"
-)
+
+_FAMILY = frozenset(vocabulary()["word_sets"]["contacts_family"])
 # "I'm Ana's godmother": the other person's side of the relation
-_INVERSE = {
-    "godmother": "godchild",
-    "godfather": "godchild",
-    "godparent": "godchild",
-    "grandmother": "grandchild",
-    "grandfather": "grandchild",
-    "mother": "child",
-    "father": "child",
-    "sister": "sibling",
-    "brother": "sibling",
-    "teacher": "student",
-    "tutor": "student",
-}
+_INVERSE: dict[str, str] = vocabulary()["relation_inverses"]
 
 
 _REL_FIRST = re.compile(

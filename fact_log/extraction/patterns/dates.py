@@ -49,6 +49,7 @@ from uac.fact_log.extraction.patterns.daterange import (
     slashed_dates,
     spell_out_days,
 )
+from uac.fact_log.reference import vocabulary
 
 MONTHS: dict[str, int] = {}
 for _n, _name in enumerate(calendar.month_name):
@@ -59,24 +60,7 @@ MONTHS["sept"] = 9
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
 _WEEKDAY_RE = "|".join(WEEKDAYS)
-NUMBER_WORDS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a couple of": 2,
-    "a few": 3,
-}
+NUMBER_WORDS: dict[str, int] = vocabulary()["number_words"]
 _NUM_RE = (
     r"\d{1,3}|a couple of|a few|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 )

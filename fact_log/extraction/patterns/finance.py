@@ -36,6 +36,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
     word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 SUBSCRIPTION_SERVICES = (
     "netflix|spotify|disney\\+|disney plus|amazon prime|prime video|apple music|apple tv\\+|"
@@ -86,17 +87,7 @@ _SIGNED_UP = re.compile(
     r"(?:\b(?i:i)\s+|^)(?i:(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
 )
-_SERVICE_NAMES = {
-    "disney plus": "Disney+",
-    "economist": "The Economist",
-    "new york times": "The New York Times",
-    "nyt": "The New York Times",
-    "guardian": "The Guardian",
-    "game pass": "Xbox Game Pass",
-    "ps plus": "PlayStation Plus",
-    "icloud+": "iCloud+",
-    "icloud": "iCloud+",
-}
+_SERVICE_NAMES: dict[str, str] = vocabulary()["service_names"]
 
 
 _COMMON_WORD_SERVICES = word_set("max sky calm medium slack notion tidal guardian")

@@ -35,6 +35,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.reference import vocabulary
 
 _WORD = re.compile(r"[A-Za-z][\w'’.-]*")
 # What may stand before a place that is not where the user goes: an origin, a layover, a home,
@@ -408,32 +409,7 @@ _PASSENGER = re.compile(
     r"|(?P<caps>[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3}))\b"
 )
 # "Dear Valued Customer", "Passenger: Hotel Manager": a role, not a name
-_ROLE_WORDS = frozenset(
-    [
-        "valued",
-        "customer",
-        "customers",
-        "guest",
-        "guests",
-        "manager",
-        "team",
-        "sir",
-        "madam",
-        "member",
-        "members",
-        "colleague",
-        "hotel",
-        "traveller",
-        "traveler",
-        "passenger",
-        "user",
-        "client",
-        "friend",
-        "friends",
-        "all",
-        "reception",
-    ]
-)
+_ROLE_WORDS = frozenset(vocabulary()["word_sets"]["roles"])
 # A confirmation's fields sit close together: looked for this far around the leg's sentence.
 _DETAILS_REACH = 1200
 _BOOKING_REF = re.compile(

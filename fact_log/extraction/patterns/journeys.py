@@ -41,7 +41,6 @@ _FULL_NAME = re.compile(
     r"(?P<same>" + NAME + r")"
     r"(?=[^.!?]{0,30}\b(?i:like|as|matches)\s+(?i:in\s+|on\s+)?(?i:my)\s+passport)"
 )
-_NUMBER_WORDS = {"no": 0, "zero": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 _BLANK = re.compile(
     r"\bmy\s+passport\s+(?:only\s+|just\s+)?has\s+(?:only\s+|just\s+)?(?P<n>\d{1,2}|no|zero|one|a|"
     r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b|"
@@ -65,7 +64,7 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if in_clause(m, parts, sent):
         said = m.groupdict()
         raw = (said.get("n") or said.get("n2") or said["n3"]).lower()
-        pages = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+        pages = 0 if raw in ("no", "zero") else count_word(raw)
         ctx.add("identity.passport.blank_pages", pages, sent, 0.8)
 
 

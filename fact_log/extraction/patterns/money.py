@@ -7,58 +7,11 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from uac.fact_log.extraction.patterns.text import (
-    word_set,
-)
+from uac.fact_log.reference import vocabulary
 
-CURRENCY_CODES = word_set(
-    "GBP USD EUR JPY CNY INR CHF CAD AUD NZD SGD HKD SEK NOK DKK PLN CZK HUF MXN BRL ZAR "
-    "KRW TRY AED THB NGN PHP KES GHS EGP MYR IDR VND ILS SAR QAR RON BGN ISK PKR"
-)
-_SYMBOLS = {
-    "US$": "USD",
-    "A$": "AUD",
-    "AU$": "AUD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "HK$": "HKD",
-    "S$": "SGD",
-    "NZ$": "NZD",
-    "R$": "BRL",  # the Brazilian real: "R$ 3.480,00", never a dollar
-    "£": "GBP",
-    "$": "USD",
-    "€": "EUR",
-    "¥": "JPY",
-    "￥": "CNY",
-    "₹": "INR",
-}
-_WORDS = {
-    "pound": "GBP",
-    "pounds": "GBP",
-    "quid": "GBP",
-    "dollar": "USD",
-    "dollars": "USD",
-    "bucks": "USD",
-    "euro": "EUR",
-    "euros": "EUR",
-    "yen": "JPY",
-    "yuan": "CNY",
-    "rmb": "CNY",
-    "元": "CNY",
-    "块": "CNY",
-    "rupee": "INR",
-    "rupees": "INR",
-    "franc": "CHF",
-    "francs": "CHF",
-    "zł": "PLN",
-    "zl": "PLN",
-    "złoty": "PLN",
-    "zloty": "PLN",
-    "naira": "NGN",
-    "dirham": "AED",
-    "dirhams": "AED",
-    "baht": "THB",
-}
+CURRENCY_CODES = frozenset(vocabulary()["word_sets"]["money_currency_codes"])
+_SYMBOLS: dict[str, str] = vocabulary()["currency_symbols"]
+_WORDS: dict[str, str] = vocabulary()["currency_words"]
 # Grouped thousands: Indian ("2,50,000"), Swiss ("8'000"), then "1,200" / "1.200" / "1 200".
 _NUM = (
     r"\d{1,2}(?:,\d{2}){1,3},\d{3}(?:\.\d{1,2})?|\d{1,3}(?:['\u2019]\d{3}){1,3}(?:[.,]\d{1,2})?|"

@@ -28,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
 # of the writer's bank ("Dauerauftrag", "SEPA Lastschrift", "prélèvement")
@@ -176,11 +177,7 @@ _GOES_MONTHLY = re.compile(
 
 
 # money that comes in, and people: no payment the user makes
-_NOT_PAID_OUT = word_set(
-    "pension salary wage wages pay benefit benefits allowance dividend dividends income "
-    "son daughter wife husband partner mum mom dad mother father brother sister kid kids child "
-    "children boss friend neighbour neighbor"
-)
+_NOT_PAID_OUT = frozenset(vocabulary()["word_sets"]["payments_not_paid_out"])
 
 
 # "I send money to my mama every month 2,000 AED thru Western Union, every 25th", "I pay my

@@ -14,35 +14,9 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     is_question,
 )
+from uac.fact_log.reference import vocabulary
 
-LANGUAGES = {
-    "english": "en",
-    "chinese": "zh",
-    "mandarin": "zh",
-    "cantonese": "yue",
-    "french": "fr",
-    "german": "de",
-    "spanish": "es",
-    "japanese": "ja",
-    "italian": "it",
-    "portuguese": "pt",
-    "korean": "ko",
-    "dutch": "nl",
-    "russian": "ru",
-    "arabic": "ar",
-    "hindi": "hi",
-    "中文": "zh",
-    "汉语": "zh",
-    "普通话": "zh",
-    "英文": "en",
-    "英语": "en",
-    "日语": "ja",
-    "日文": "ja",
-    "法语": "fr",
-    "德语": "de",
-    "西班牙语": "es",
-    "韩语": "ko",
-}
+LANGUAGES: dict[str, str] = vocabulary()["languages"]
 
 
 _DURABLE = re.compile(

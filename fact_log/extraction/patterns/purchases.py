@@ -18,8 +18,8 @@ from uac.fact_log.extraction.patterns.text import (
     guarded,
     in_clause,
     someone_else,
-    word_set,
 )
+from uac.fact_log.reference import vocabulary
 
 _ACCOUNT = re.compile(
     r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
@@ -35,15 +35,7 @@ _ISSUER_CARDS = ("amex", "american express", "barclaycard")  # a card named by i
 # "a £4,000 limit", "£2,500 credit limit": the amount said just before the word
 _AMOUNT_BEFORE = re.compile(r"(?:a|an|the)?\s*(?:credit\s+)?$", re.I)
 _LIMIT = re.compile(r"\b(?i:limit)\b")
-_KINDS = {
-    "credit card": "credit_card",
-    "debit card": "debit_card",
-    "savings account": "savings",
-    "current account": "current",
-    "checking account": "checking",
-    "bank account": "checking",
-    "overdraft": "checking",
-}
+_KINDS: dict[str, str] = vocabulary()["account_kinds"]
 _FIRST_PERSON = re.compile(
     r"\b(?:i|my|i've|i'm|we|our)\b|^(?:just\s+|finally\s+)?(?:opened\s+|got\s+)?(?:a\s+)?new\b",
     re.I,
@@ -58,10 +50,7 @@ _HELD_CARD = re.compile(
     r"(?P<kind>credit\s+card|debit\s+card|card|Mastercard|Visa)\b",
     re.I,
 )
-_NOT_ISSUERS = word_set(
-    "credit debit new old same other bank first second main business company work "
-    "wife's husband's partner's"
-)
+_NOT_ISSUERS = frozenset(vocabulary()["word_sets"]["purchases_not_issuers"])
 # The cue an amount answers to, read clause by clause so each amount binds to its own cue
 # ("limit is 2,50,000 INR and per transaction it is capped at 1 lakh")
 _PER_ONE = re.compile(

@@ -155,17 +155,6 @@ _DRUG_RUNS_OUT = re.compile(
     r"(?:on|by|until|till)\b",
     re.IGNORECASE,
 )
-_NUM = {
-    "a": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "ten": 10,
-}
 
 
 def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -196,7 +185,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not names:
         return
     raw, unit = (m["n"] or m["n2"]).lower(), (m["unit"] or m["unit2"]).lower()
-    count = int(raw) if raw.isdigit() else _NUM[raw]
+    count = count_word(raw) or 0  # (the regex said a digit or a word count_word reads)
     days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
     until = ctx.today + dt.timedelta(days=days)
     ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)

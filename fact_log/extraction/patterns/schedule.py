@@ -25,6 +25,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
+from uac.fact_log.reference import vocabulary
 
 EVENT = re.compile(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
@@ -77,12 +78,7 @@ _LOCATION = re.compile(
     + r"(?:\s(?-i:van|von|de|der|den|ter|ten|da|di|del|du|la|le)"
     r"(?:\s(?-i:der|den|de|la))?\s(?-i:[A-Z][\w'’-]+))?)"
 )
-_TITLE_DROP = word_set(
-    "a an the my our i i've i'm have has got had there's is with on at for this next big "
-    "important quick so ok okay well and then also just called booked book need needs get "
-    "getting finally about joined join joining started starting attend attending plus we you "
-    "they"
-)
+_TITLE_DROP = frozenset(vocabulary()["word_sets"]["schedule_title_drop"])
 _DEADLINE = re.compile(
     r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
@@ -218,10 +214,7 @@ _DONE = re.compile(
     r"done|sorted|dealt\s+with)\b",
     re.I,
 )
-_GOAL_NOISE = word_set(
-    "need needs send sent the and for with that this have has get got make sure submit form "
-    "forms thing stuff done"
-)
+_GOAL_NOISE = frozenset(vocabulary()["word_sets"]["schedule_goal_noise"])
 
 
 NOT_YET = re.compile(

@@ -21,7 +21,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
 from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
 from uac.fact_log.extraction.patterns.discourse import Thread
-from uac.fact_log.reference import drug_data, normalise
+from uac.fact_log.reference import drug_data, normalise, vocabulary
 
 MAX_SENTENCE = 2000
 
@@ -89,10 +89,7 @@ _SPOKEN_COMMA = re.compile(r"[ \t]+comma\b", re.I)
 # never a period of time ("trial period", "on my period", "a 3 month period").
 # (anchored at a word's start: unanchored, each start of a long word was tried again)
 _PERIOD_SAID = re.compile(r"(?<!\S)(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
-_PERIOD_OF_TIME = word_set(
-    "my the a an this that her its our trial grace notice billing waiting off probation same "
-    "time month week day year free cooling cooling-off rental minimum contract one"
-)
+_PERIOD_OF_TIME = frozenset(vocabulary()["word_sets"]["text_period_of_time"])
 _DICTATED = re.compile(r"[ \t](?:period|question[ \t]+mark)[ \t]*$|[ \t]comma[ \t]", re.I)
 
 
@@ -336,11 +333,7 @@ def named_subject(text: str) -> str | None:
 
 
 # Capitalised words that open a sentence as a subject but are no person
-_NOT_PERSON_SUBJECTS = word_set(
-    "It This That There Here What Which Who Where When Why How Everything Nothing Someone "
-    "Everyone Today Tomorrow Tonight Yesterday Work School Rent Flight Train Trip Hotel "
-    "Insurance Passport Visa Dinner Lunch Breakfast Payment Netflix Spotify"
-)
+_NOT_PERSON_SUBJECTS = frozenset(vocabulary()["word_sets"]["text_not_person_subjects"])
 
 
 def someone_else(head: str) -> bool:
@@ -374,12 +367,7 @@ def clause_of(clauses_: list[Span], offset: int) -> Span | None:
 # (Latin Extended-A too: "Wiśniewska", "Łukasz", "Gökçe")
 _NAME_WORD = r"[A-ZĄĆČĎĘĚŁŃŇŘŚŠŤŹŻŽ][a-zà-ÿā-ž'’-]{1,20}(?:[A-Z][a-zà-ÿā-ž'’]{1,20})?"
 NAME = _NAME_WORD + r"(?:[ \t]{1,2}" + _NAME_WORD + r"){0,2}"
-NOT_NAMES = word_set(
-    "I I'm I've I'll I'd The A An This That It He She They We You My Our Monday Tuesday "
-    "Wednesday Thursday Friday Saturday Sunday January February March April May June July "
-    "August September October November December Today Tomorrow Yesterday Also And But So "
-    "Just Actually Please Thanks Hi Hello Dr Mr Mrs Ms Prof"
-)
+NOT_NAMES = frozenset(vocabulary()["word_sets"]["text_not_names"])
 
 
 # -- the context and clause checks ------------------------------------------------------

@@ -24,9 +24,9 @@ from uac.fact_log.extraction.patterns.text import (
     guarded,
     in_clause,
     named_subject,
-    word_set,
 )
 from uac.fact_log.extraction.patterns.timespan import duration
+from uac.fact_log.reference import vocabulary
 
 _TRAVEL = re.compile(
     r"\b(?P<plane>fly(?:ing)?|flew|flights?|planes?|fares?)\b|\b(?P<train>train|eurostar|rail)\b|"
@@ -149,10 +149,7 @@ _BOOKED_PLACE = re.compile(
 )
 # Place names that are also everyday words or first names: written in lower case they are
 # not taken for the place ("nice", "turkey", "jordan").
-_WORDS_TOO = word_set(
-    "nice china turkey chile jordan cork guinea sofia austin niger georgia chad mali victoria "
-    "york lima cuba wales bali"
-)
+_WORDS_TOO = frozenset(vocabulary()["word_sets"]["travel_words_too"])
 
 
 def _lookup(name: str) -> tuple[str | None, str] | None:
