@@ -15,6 +15,7 @@ service). Three small pieces are shared by them all and live here:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
@@ -81,16 +82,24 @@ R = TypeVar("R", covariant=True)
 class via(Generic[S, P, R]):
     """A facade attribute that is the method of the service held in attribute `service`.
 
-    On the class it is the service's function itself (so `inspect.signature(Memory.set)` is
-    `Writer.set`'s, `self` included); on an instance, the bound method of that instance's
-    service. A type checker sees the method's own signature through the overloads.
+    On the class it is a function that takes the facade first and calls its service's method
+    (so `Memory.checkpoint(mem, "alice")` works, and `inspect.signature(Memory.set)` is
+    `Writer.set`'s, `self` included, through `functools.wraps`); on an instance, the bound
+    method of that instance's service. A type checker sees the method's own signature through
+    the overloads.
     """
 
     def __init__(self, service: str, method: Callable[Concatenate[S, P], R]):
         self.service = service
         self.method = method
         self.__doc__ = method.__doc__
-        self.name = method.__name__
+        self.name = name = method.__name__
+
+        @functools.wraps(method)
+        def on_facade(facade: Any, /, *args: Any, **kwargs: Any) -> Any:
+            return getattr(getattr(facade, service), name)(*args, **kwargs)
+
+        self.unbound = on_facade
 
     @overload
     def __get__(self, obj: None, owner: type) -> Callable[Concatenate[S, P], R]: ...
@@ -98,5 +107,5 @@ class via(Generic[S, P, R]):
     def __get__(self, obj: object, owner: type) -> Callable[P, R]: ...
     def __get__(self, obj: object, owner: type) -> Any:
         if obj is None:
-            return self.method
+            return self.unbound
         return getattr(getattr(obj, self.service), self.name)
