@@ -368,6 +368,27 @@ def test_a_new_embedder_embeds_a_step_per_search_never_the_whole_workspace(mem: 
     assert hits[0].vector_rank is not None  # complete: his dense list is back
 
 
+def test_completing_vectors_stops_between_steps_when_asked(mem: Memory) -> None:
+    batch = Batch(ALICE, T0, "test")
+    batch.inputs += [
+        NewInput("message", f"turn {i} about plan {i}", "user_message") for i in range(25)
+    ]
+    mem.store.append(batch)
+    SearchIndex(mem.store, HashingEmbedder(256)).sync()
+    index = SmallSteps(mem.store, HashingEmbedder(64))  # opening embeds one step of 25
+    stop = threading.Event()
+    steps: list[tuple[int, int]] = []
+
+    def one_step_then_stop(done: int, of: int) -> None:
+        steps.append((done, of))
+        stop.set()
+
+    assert index.complete_vectors(one_step_then_stop, stop=stop) == SmallSteps.backfill
+    assert steps == [(10, 15)] and index.stats()["vectors_pending"] == 5  # kept what it did
+    assert index.complete_vectors(stop=stop) == 0  # already stopped: not one more step
+    assert index.complete_vectors() == 5 and index.stats()["vectors_pending"] == 0
+
+
 def test_a_long_log_searched_first_gets_its_terms_at_once_and_its_vectors_in_steps(
     mem: Memory,
 ) -> None:

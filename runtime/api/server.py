@@ -166,6 +166,7 @@ class Service:
         self.mem: Memory | None = None
         self.deliverer: outbox.Deliverer | None = None
         self.scheduler: threading.Thread | None = None
+        self.vectors: threading.Thread | None = None  # completes the search vectors (below)
         self.stop = threading.Event()
         self.url: str | None = None
         self.jobs = JobBoard()  # long jobs' progress, for /v1/jobs/progress and the console
@@ -201,11 +202,36 @@ class Service:
             mem.close()
             raise
         self.mem = mem
+        self.vectors = threading.Thread(
+            target=self._complete_vectors, name="uac-vectors", daemon=True
+        )
+        self.vectors.start()
         if self.options.schedule is not None:
             self.scheduler = threading.Thread(
                 target=self._schedule, name="uac-scheduler", daemon=True
             )
             self.scheduler.start()
+
+    def _complete_vectors(self) -> None:
+        """Open the search index and embed, a step at a time, the notes it has no vectors for.
+
+        A workspace indexed by another embedder (an upgrade) or a long import gets its dense
+        vectors here, in the background and on the job board (admin: `GET /v1/jobs/progress`,
+        kind "search vectors"), instead of one step per search; searches run between the
+        steps, and `close` stops it between them.
+        """
+        assert self.mem is not None
+        try:
+            with self.jobs.track("search vectors", "*") as tracked:
+                tracked.report("opening", 0, 0)
+                index = self.mem.search_index  # opening embeds a first step (index.py)
+                pending = index.vectors_pending()
+                tracked.report("embedding", 0, pending)
+                index.complete_vectors(
+                    lambda done, total: tracked.report("embedding", done, total), stop=self.stop
+                )
+        except Exception as exc:  # a background nicety: searches still embed step by step
+            self.log({"event": "search vectors", "error": f"{type(exc).__name__}: {exc}"})
 
     def _schedule(self) -> None:
         from uac.checks.scheduler import serve
@@ -244,6 +270,8 @@ class Service:
     def close(self) -> None:
         """Stop workers, then release the workspace and the server file."""
         self.stop.set()
+        if self.vectors is not None:
+            self.vectors.join(timeout=30)  # ends between two steps
         if self.scheduler is not None:
             self.scheduler.join(timeout=30)
         if self.deliverer is not None:

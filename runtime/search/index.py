@@ -241,16 +241,22 @@ class SearchIndex:
         ).fetchone()
         return int(row[0]) if row else 0
 
-    def complete_vectors(self, progress: Callable[[int, int], None] | None = None) -> int:
+    def complete_vectors(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        stop: threading.Event | None = None,
+    ) -> int:
         """Embed every document still without a vector, a step (one transaction) at a time.
 
         `progress(done, total)` is called after each step; an interrupted run keeps the steps
-        it committed. Returns how many documents were embedded.
+        it committed, and a set `stop` ends the run between steps. Returns how many documents
+        were embedded.
         """
         self._require_writable()
         total = self.vectors_pending()
         done = 0
-        while True:
+        while stop is None or not stop.is_set():
             with self._lock:
                 left = self.vectors_pending()
                 if not left:
@@ -265,6 +271,7 @@ class SearchIndex:
                 done += left - self.vectors_pending()
             if progress is not None:
                 progress(done, total)
+        return done
 
     def _rollback(self) -> None:
         self.con.execute("ROLLBACK")
