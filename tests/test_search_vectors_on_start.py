@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from conftest import T0
 from test_search import Counting
 from test_serve import _admin, serving
@@ -16,6 +17,8 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.store import Batch, NewInput
 from uac.runtime.search.embedders import HashingEmbedder, default_embedder
 from uac.runtime.search.index import SearchIndex
+
+pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 TURNS = [f"turn {i}: the boat trailer needs new tyres before trip {i}" for i in range(30)]
 
