@@ -275,7 +275,14 @@ def cued(frame: Frame, text: str, today: dt.date) -> bool:
     types ("I'm on sertraline now": a drug name cues the medication frame)."""
     if _said(frame.cues, text):
         return True
-    return any(parser(kind)(text, today, "past") for kind in frame.anchors)
+    return any(_anchored(kind, text, today) for kind in frame.anchors)
+
+
+@functools.lru_cache(maxsize=1024)
+def _anchored(kind: str, text: str, today: dt.date) -> bool:
+    # A message asks each window's text, then its sentence, then its chosen view, once per
+    # frame with this anchor: the parse is a pure function of these, so it runs once.
+    return bool(parser(kind)(text, today, "past"))
 
 
 def _said(cues: tuple[str, ...], text: str) -> bool:
