@@ -18,6 +18,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind8  # the eighth blind set (active_data/blind8.toml)
     python bench/active.py --corpus blind9  # the ninth blind set (active_data/blind9.toml)
     python bench/active.py --corpus blind10  # the tenth blind set (active_data/blind10.toml)
+    python bench/active.py --corpus blind11  # the eleventh blind set (active_data/blind11.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -105,6 +106,9 @@ CORPORA = {
     # blind10: written the same way (session 14, 2026-12-06) before that session's extraction
     # changes; never tune on it.
     "blind10": (CORPUS.with_name("blind10.toml"), CORPUS.with_name("blind10_oracle.toml")),
+    # blind11: written the same way (2026-12-06, after blind10) before the frames work of
+    # issue 32 is measured; never tune on it.
+    "blind11": (CORPUS.with_name("blind11.toml"), CORPUS.with_name("blind11_oracle.toml")),
     # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
     "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }

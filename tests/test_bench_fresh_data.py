@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind10) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind11) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ SETS = {
     "blind8": (332, 61, 0.31, 81, 15),
     "blind9": (345, 61, 0.29, 89, 23),
     "blind10": (368, 79, 0.31, 91, 19),
+    "blind11": (408, 84, 0.34, 91, 37),
 }
 
 
