@@ -203,6 +203,15 @@ def replay(rows: list[dict[str, Any]], errors: bool, llm: Any = None) -> Counts:
                     if f.kind != "note" and f.op == "assert"
                 ]
                 tally(counts, row, facts, errors)
+        # An extractor that failed on a message is recorded, not raised (fact_log/pipeline.py):
+        # counted here so a fault on a set shows, without its text (safe for a blind set).
+        faults = sum(
+            r["reason"] == "extractor_failed"
+            for name in sessions(rows)
+            for r in mem.rejections(f"bench-{name}")
+        )
+        if faults:
+            print(f"extractor faults: {faults} message(s) (see the log of uac.fact_log.pipeline)")
     return counts
 
 

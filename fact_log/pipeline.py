@@ -27,9 +27,11 @@ input, apart from the LLM's token ledger, so the same input always yields the sa
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
@@ -57,6 +59,9 @@ from uac.fact_log.importer import Chunk, Prepared, RawRecord, prepare, record_ke
 from uac.fact_log.progress_callback import Report, counted, step
 from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
+
+_log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def build_message_batch(
@@ -112,9 +117,13 @@ def build_message_batch(
         )
     pattern_found: list[Candidate] = []
     reading = Reading([], [])
+    failed: list[NewRejection] = []
     if learns:
-        found = extract(text, observed_at, role, catalog, history)
-        reading = framed(text, observed_at, catalog, history, skip={c.path for c in found})
+        found = _isolated("rules", failed, [], extract, text, observed_at, role, catalog, history)
+        skip = {c.path for c in found}
+        reading = _isolated(
+            "frames", failed, reading, framed, text, observed_at, catalog, history, skip
+        )
         found += reading.candidates
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
@@ -135,7 +144,7 @@ def build_message_batch(
         *gate(
             catalog, text, pattern_found, safety, source=source, policy=policy, tiers=pattern_tiers
         ),
-        problems=[NewRejection(str(n["kind"]), None, n) for n in notes],
+        problems=[*failed, *(NewRejection(str(n["kind"]), None, n) for n in notes)],
     )
 
     batch = build.message_batch(
@@ -160,6 +169,25 @@ def build_message_batch(
         learned = {f.path for f in batch.facts}
         batch.hints = [h for h in reading.hints if h["path"] not in learned]
     return batch
+
+
+def _isolated(
+    name: str, failed: list[NewRejection], empty: T, read: Callable[..., T], *args: Any
+) -> T:
+    """What one extractor read, or `empty` when it failed on this message.
+
+    A fault in one extractor must not lose the message: the input is archived as always,
+    the other extractors still run, and the failure is recorded as a refusal naming the
+    extractor and the error's type (never the text) so it can be found and fixed.
+    """
+    try:
+        return read(*args)
+    except Exception as exc:  # any fault of an extractor: the write goes on
+        _log.exception("the %s extractor failed on a message; the message is kept", name)
+        failed.append(
+            NewRejection("extractor_failed", None, {"extractor": name, "error": type(exc).__name__})
+        )
+        return empty
 
 
 def framed(

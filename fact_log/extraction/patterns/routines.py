@@ -257,12 +257,6 @@ def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
     return today
 
 
-def _next_weekday(today: dt.date, words: str) -> dt.date:
-    """The first day on or after today that is the weekday named in words."""
-    name = next(d for d in WEEKDAYS if d in words.lower())
-    return today + dt.timedelta(days=(WEEKDAYS[name] - today.weekday()) % 7)
-
-
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 # ("weekly, to end July": "to" before a month's end is "until")
 _UNTIL = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
@@ -477,10 +471,15 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 value["repeat_until"] = later[0].date
                 begin = value.get("start")
                 if isinstance(begin, dt.datetime) and begin.date() >= later[0].date:
-                    # "on Thursdays at 8pm till the 26th": the day said is the last, the series
-                    # starts on the next such weekday
-                    day = _next_weekday(ctx.today, m[0])
-                    value["start"] = dt.datetime.combine(day, begin.time())
+                    if wd is None:
+                        # "on the 20th, weekly until the 10th": no weekday to start the series
+                        # from, and an end before its start is no end
+                        del value["repeat_until"]
+                    else:
+                        # "on Thursdays at 8pm till the 26th": the day said is the last, the
+                        # series starts on the next such weekday
+                        day = ctx.today + dt.timedelta(days=(wd - ctx.today.weekday()) % 7)
+                        value["start"] = dt.datetime.combine(day, begin.time())
         if "repeat_until" not in value and (last := _series_last(sent, value, repeats)):
             value["repeat_until"] = last
         said_start, said_end, first = (
