@@ -17,13 +17,12 @@ import pytest
 from tests.candidates import AT, D, T, found, of
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract, sentences
-from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.money import amounts, find_money
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import clock, find_dates
 
 
 def _days(text: str) -> list:
-    from uac.fact_log.extraction.patterns.dates import find_dates
+    from uac.fact_log.extraction.timemodel import find_dates
 
     return [d.date for d in find_dates(text, AT.date(), "future")]
 
@@ -253,7 +252,7 @@ def test_a_ranges_bare_last_day_takes_the_first_days_month() -> None:
 
 
 def test_a_guessed_range_runs_forward_into_the_evening() -> None:
-    from uac.fact_log.extraction.patterns.timespan import clock
+    from uac.fact_log.extraction.timemodel import clock
 
     said = clock("from 6 to 7.30")
     assert said is not None and (said.start.hour, said.end.hour) == (18, 19)
@@ -488,7 +487,7 @@ def test_mine_without_a_document_is_nothing() -> None:
 
 
 def test_a_dotted_amount_after_a_date_is_no_time() -> None:
-    from uac.fact_log.extraction.patterns.timespan import clock
+    from uac.fact_log.extraction.timemodel import clock
 
     assert clock("paid on 3 May 14.50 euros") is None
 

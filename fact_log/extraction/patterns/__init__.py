@@ -3,7 +3,8 @@
 One module per domain (identity, travel, health, vehicles, finance, schedule, contacts,
 preferences) holds its regexes, lexicons and `rule_*` functions and lists them in `RULES`;
 `text` holds what they share (sentences, clauses, guards, names, the context that validates
-each value against the catalog), `money`, `dates` and `places` the value parsers.
+each value against the catalog), `money` and `places` the value parsers; dates, times, ranges,
+durations and offsets are read by the one time model, `fact_log/extraction/timemodel/`.
 
 `DOMAINS` is the registry. Its order is the order rules run in, and it matters: when two
 rules find the same (path, value) the first one's quote is kept. Rules are deliberately
@@ -42,7 +43,6 @@ from uac.fact_log.extraction.patterns import (
     travel,
     vehicles,
 )
-from uac.fact_log.extraction.patterns.dates import forget_dates
 from uac.fact_log.extraction.patterns.discourse import (
     MEMO,
     Mention,
@@ -63,6 +63,7 @@ from uac.fact_log.extraction.patterns.text import (
     sentences,
     undictate,
 )
+from uac.fact_log.extraction.timemodel import forget_dates
 
 DOMAINS = (
     identity,

@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_words
@@ -29,7 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import add_months, clock, count_word
 from uac.fact_log.reference import vocabulary
 
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by

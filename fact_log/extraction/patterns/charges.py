@@ -10,7 +10,6 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
@@ -27,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
+from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 

@@ -8,7 +8,6 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import DateMatch, safe_date
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -22,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
+from uac.fact_log.extraction.timemodel import DateMatch, safe_date
 from uac.fact_log.reference import vocabulary
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"

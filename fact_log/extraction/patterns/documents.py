@@ -8,7 +8,6 @@ import itertools
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import count_word, shift
 from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
@@ -25,6 +24,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     is_question,
 )
+from uac.fact_log.extraction.timemodel import count_word, shift
 
 VISA = re.compile(
     r"\b(?P<esta>ESTA)\b|"

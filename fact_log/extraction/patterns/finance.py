@@ -17,7 +17,6 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_budgets,
     rule_spending_caps,
 )
-from uac.fact_log.extraction.patterns.dates import MONTHS
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.places import lookup_place
@@ -36,6 +35,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
     word_set,
 )
+from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.reference import vocabulary
 
 SUBSCRIPTION_SERVICES = (

@@ -21,7 +21,6 @@ from uac.fact_log.extraction.patterns import (
     travel,
 )
 from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
-from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import OTHER, Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
 from uac.fact_log.extraction.patterns.money import amounts
@@ -42,7 +41,7 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
+from uac.fact_log.extraction.timemodel import clock, duration, find_dates, month_end, offset
 
 # Which thread topic a found record is about (for "it" and "the policy").
 TOPIC_OF = {

@@ -23,7 +23,6 @@ from uac.fact_log.extraction.patterns.conditions import (
     condition_named,
     rule_conditions,
 )
-from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
 from uac.fact_log.extraction.patterns.discourse import OTHER
 from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
@@ -43,8 +42,8 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     stop_ok,
 )
-from uac.fact_log.extraction.patterns.timespan import duration, offset
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.extraction.timemodel import DateMatch, Prefer, duration, offset
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {

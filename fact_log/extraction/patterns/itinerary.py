@@ -20,7 +20,6 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns import travel
-from uac.fact_log.extraction.patterns.dates import DateMatch
 from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES, fold
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -34,7 +33,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import DateMatch, clock
 from uac.fact_log.reference import vocabulary
 
 _WORD = re.compile(r"[A-Za-z][\w'’.-]*")

@@ -23,7 +23,6 @@ from uac.fact_log.extraction.patterns.contacts import (
     relationship,
     this_year,
 )
-from uac.fact_log.extraction.patterns.dates import safe_date
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -34,6 +33,7 @@ from uac.fact_log.extraction.patterns.text import (
     emit,
     in_clause,
 )
+from uac.fact_log.extraction.timemodel import safe_date
 
 _WORD = r"[A-ZĄĆČĘŁŃŚŠŹŻŽ][a-zà-ÿā-ž'’-]{1,20}"
 _REL_LIST = re.compile(

@@ -8,7 +8,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import count_word
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -17,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.timemodel import count_word
 
 TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
 _WEEKS = re.compile(

@@ -17,7 +17,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import MONTHS, WEEKDAY_ABBR, WEEKDAYS, count_word
 from uac.fact_log.extraction.patterns.schedule import event_place
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -31,7 +30,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import MONTHS, WEEKDAY_ABBR, WEEKDAYS, clock, count_word
 from uac.fact_log.reference import health_rules
 
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.places import lookup_place
@@ -25,7 +24,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     named_subject,
 )
-from uac.fact_log.extraction.patterns.timespan import duration
+from uac.fact_log.extraction.timemodel import Prefer, duration
 from uac.fact_log.reference import vocabulary
 
 _TRAVEL = re.compile(

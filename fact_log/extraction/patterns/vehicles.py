@@ -6,7 +6,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
@@ -20,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.timemodel import add_months, count_word
 from uac.fact_log.reference import vocabulary
 
 MAKES: dict[str, str] = vocabulary()["vehicle_makes"]

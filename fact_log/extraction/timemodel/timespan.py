@@ -20,7 +20,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from uac.fact_log.extraction.patterns.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
+from uac.fact_log.extraction.timemodel.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
 
 _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"

@@ -32,11 +32,11 @@ import datetime as dt
 import functools
 import re
 
-from uac.fact_log.extraction.patterns import calendar_days
-from uac.fact_log.extraction.patterns.daterange import (
+from uac.fact_log.extraction.timemodel import calendar_days
+from uac.fact_log.extraction.timemodel.daterange import (
     ORD_RE as _ORD_RE,
 )
-from uac.fact_log.extraction.patterns.daterange import (
+from uac.fact_log.extraction.timemodel.daterange import (
     ORDINAL_WORDS,
     DateMatch,
     Prefer,
