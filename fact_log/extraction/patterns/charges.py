@@ -11,7 +11,6 @@ from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.health import last_such_day
 from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
@@ -26,7 +25,7 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
-from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
 from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 

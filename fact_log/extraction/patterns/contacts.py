@@ -21,7 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
-from uac.fact_log.extraction.timemodel import DateMatch, safe_date
+from uac.fact_log.extraction.timemodel import safe_date, this_year
 from uac.fact_log.reference import vocabulary
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
@@ -239,13 +239,6 @@ _TURNS = re.compile(
     r"['’]s\s+(?P<nth>\d{2,3})(?:st|nd|rd|th)\b(?:\s+birthday)?(?=\s*[:,–-]|\s+(?:is|on|was)\b)",
     re.I,
 )
-
-
-def this_year(day: DateMatch, today: dt.date) -> dt.date | None:
-    """A birthday said without a year is this year's date of it (the older sets' reading)."""
-    if day.explicit_year or day.date is None:
-        return day.date
-    return safe_date(today.year, day.date.month, day.date.day) or day.date
 
 
 def born_on(birthday: dt.date | None, age: re.Match[str]) -> dt.date | None:

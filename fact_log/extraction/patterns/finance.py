@@ -35,7 +35,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
     word_set,
 )
-from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.timemodel import MONTHS, next_day_of_month
 from uac.fact_log.reference import vocabulary
 
 SUBSCRIPTION_SERVICES = (
@@ -197,22 +197,6 @@ def _named_renews(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False
     ctx.add("finance.subscriptions", {"name": known[-1], "renews_on": day}, sent, 0.75)
     return True
-
-
-def next_day_of_month(today: dt.date, n: int) -> dt.date | None:
-    """The next day numbered n (this month's if still to come, else next month's)."""
-    for months in (0, 1, 2):
-        year, month = (
-            today.year + (today.month - 1 + months) // 12,
-            (today.month - 1 + months) % 12 + 1,
-        )
-        try:
-            day = dt.date(year, month, n)
-        except ValueError:
-            continue
-        if day > today:
-            return day
-    return None
 
 
 # "will be cancelled", "gets cancelled on the 31st": a cancellation still to come

@@ -41,7 +41,14 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
-from uac.fact_log.extraction.timemodel import clock, duration, find_dates, month_end, offset
+from uac.fact_log.extraction.timemodel import (
+    clock,
+    duration,
+    find_dates,
+    last_such_day,
+    month_end,
+    offset,
+)
 
 # Which thread topic a found record is about (for "it" and "the policy").
 TOPIC_OF = {
@@ -356,7 +363,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # a drug's days are gone by ("no, since 3 March"); the field that held the rejected
         # day is the one corrected, else the start
         gone = [
-            health.last_such_day(d, ctx.today)
+            last_such_day(d, ctx.today)
             for d in dates_in(sent, "past", ctx.today, ctx.anchor)
             if d.start >= sent.start + after and d.date
         ]

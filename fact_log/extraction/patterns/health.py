@@ -6,7 +6,6 @@ here)."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from typing import Any
@@ -43,7 +42,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
 )
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
-from uac.fact_log.extraction.timemodel import DateMatch, Prefer, duration, offset
+from uac.fact_log.extraction.timemodel import Prefer, duration, last_such_day, offset
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -373,29 +372,6 @@ def _other_taker(text: str, m: re.Match[str]) -> bool:
     if not (someone_else(head) or _RELATIVE_SUBJECT.search(head)):
         return False
     return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
-
-
-_BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
-
-
-def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
-    """A bare "the 1st" said of what has happened (a start, a payment): the last such day,
-    not the next (dates.find_dates reads a bare day forward whatever the preference)."""
-    m = _BARE_NTH.fullmatch(d.text)
-    if m is None or d.date is None or d.date <= today:
-        return d
-    day = int(m[1])
-    # this month when the day has come, else last month
-    year, month = (
-        (today.year, today.month)
-        if day <= today.day
-        else divmod(today.year * 12 + today.month - 2, 12)
-    )
-    month += 0 if day <= today.day else 1
-    try:
-        return dataclasses.replace(d, date=dt.date(year, month, day))
-    except ValueError:
-        return d
 
 
 _BEFORE_I_GO = re.compile(

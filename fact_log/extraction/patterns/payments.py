@@ -28,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     word_set,
 )
+from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.reference import vocabulary
 
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word
@@ -87,7 +88,6 @@ _PAYEE_SUBJECT = re.compile(
 )
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_MONTH_NUMBER = {m: i + 1 for i, m in enumerate(_MONTHS)}
 _MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 # "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
 _FROM_KIND = re.compile(
@@ -156,7 +156,7 @@ def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _STOP_AFTER.match(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start):
         return False
-    month = _MONTH_NUMBER[m["month"][:3].lower()]
+    month = MONTHS[m["month"][:3].lower()]
     year = ctx.today.year + (1 if month < ctx.today.month else 0)
     last = dt.date(year, month, calendar.monthrange(year, month)[1])
     value: dict[str, Any] = {"payee": m["payee"].strip(), "ends_on": last}

@@ -21,7 +21,6 @@ from uac.fact_log.extraction.patterns.contacts import (
     RELATIONS,
     born_on,
     relationship,
-    this_year,
 )
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
@@ -33,7 +32,7 @@ from uac.fact_log.extraction.patterns.text import (
     emit,
     in_clause,
 )
-from uac.fact_log.extraction.timemodel import safe_date
+from uac.fact_log.extraction.timemodel import safe_date, this_year
 
 _WORD = r"[A-ZĄĆČĘŁŃŚŠŹŻŽ][a-zà-ÿā-ž'’-]{1,20}"
 _REL_LIST = re.compile(

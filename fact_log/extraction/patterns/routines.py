@@ -30,7 +30,15 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
     word_set,
 )
-from uac.fact_log.extraction.timemodel import MONTHS, WEEKDAY_ABBR, WEEKDAYS, clock, count_word
+from uac.fact_log.extraction.timemodel import (
+    MONTHS,
+    WEEKDAY_ABBR,
+    WEEKDAYS,
+    clock,
+    count_word,
+    next_weekday,
+    nth_weekday,
+)
 from uac.fact_log.reference import health_rules
 
 
@@ -241,27 +249,6 @@ _SERIES_UNTIL = re.compile(
 )
 
 
-def _nth_weekday(today: dt.date, nth: int, weekday: int) -> dt.date:
-    """The next day on or after today that is the nth (or last) such weekday of its month."""
-    for k in range(3):
-        month = (today.replace(day=1) + dt.timedelta(days=32 * k)).replace(day=1)
-        days = [
-            month + dt.timedelta(days=i)
-            for i in range(calendar.monthrange(month.year, month.month)[1])
-            if (month + dt.timedelta(days=i)).weekday() == weekday
-        ]
-        day = days[nth - 1] if nth > 0 else days[-1]
-        if day >= today:
-            return day
-    return today
-
-
-def _next_weekday(today: dt.date, words: str) -> dt.date:
-    """The first day on or after today that is the weekday named in words."""
-    name = next(d for d in WEEKDAYS if d in words.lower())
-    return today + dt.timedelta(days=(WEEKDAYS[name] - today.weekday()) % 7)
-
-
 _STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 # ("weekly, to end July": "to" before a month's end is "until")
 _UNTIL = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
@@ -445,7 +432,7 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {k: v for k, v in cand.value.items() if v is not None}
         value["repeats"] = repeats
         if said is None and m["nth"] and isinstance(value.get("start"), dt.datetime):
-            day = _nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
+            day = nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
             value["start"] = dt.datetime.combine(day, value["start"].time())
         start = _STARTING.search(sent.text)
         first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
@@ -478,7 +465,7 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
                 if isinstance(begin, dt.datetime) and begin.date() >= later[0].date:
                     # "on Thursdays at 8pm till the 26th": the day said is the last, the series
                     # starts on the next such weekday
-                    day = _next_weekday(ctx.today, m[0])
+                    day = next_weekday(ctx.today, m[0])
                     value["start"] = dt.datetime.combine(day, begin.time())
         if "repeat_until" not in value and (last := _series_last(sent, value, repeats)):
             value["repeat_until"] = last

@@ -9,7 +9,8 @@ the lease ends") is the rules' thread (`patterns/anchors.py`).
 * `dates.find_dates`: explicit dates, relative days, weekdays (an explicit date beats the
   weekday beside it; a weekday that disagrees is flagged in `DateMatch.conflict`), ranges,
   "the 19th" continuing from the last date said; `daterange` the calendar primitives and the
-  dotted, slashed and spelled-out forms; `calendar_days` holidays, weekends and "last week".
+  dotted, slashed and spelled-out forms; `calendar_days` holidays, weekends and "last week";
+  `days` the calendar arithmetic the rules share (the next 5th, the last such day, ...).
 * `timespan.clock`, `duration`, `offset`: times of day and their ranges, how long, how far
   before or after.
 * `ambiguity.date_notes`: what is never guessed ("03/04", "next Friday" early in a week),
@@ -36,6 +37,13 @@ from uac.fact_log.extraction.timemodel.dates import (
     safe_date,
     shift,
 )
+from uac.fact_log.extraction.timemodel.days import (
+    last_such_day,
+    next_day_of_month,
+    next_weekday,
+    nth_weekday,
+    this_year,
+)
 from uac.fact_log.extraction.timemodel.timespan import Clock, Offset, clock, duration, offset
 
 __all__ = [
@@ -56,8 +64,13 @@ __all__ = [
     "find_time",
     "forget_dates",
     "infer_year",
+    "last_such_day",
     "month_end",
+    "next_day_of_month",
+    "next_weekday",
+    "nth_weekday",
     "offset",
     "safe_date",
     "shift",
+    "this_year",
 ]
