@@ -17,8 +17,8 @@ import pytest
 from tests.candidates import AT, D, T, found, of
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract, sentences
-from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.timemodel import clock, find_dates
+from uac.fact_log.extraction.values.money import amounts, find_money
 
 
 def _days(text: str) -> list:
@@ -341,14 +341,14 @@ def test_a_dotted_date_does_not_end_a_sentence(text: str) -> None:
 def test_money_written_the_way_other_countries_write_it(
     text: str, amount: str, currency: str
 ) -> None:
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     (m,) = find_money(text)
     assert (m.amount, m.currency) == (Decimal(amount), currency)
 
 
 def test_no_money_from_codes_that_are_not_currencies() -> None:
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     assert find_money("flight BA 123 lands at 9") == []
     assert find_money("I have 2 100 reasons") == []
@@ -392,7 +392,7 @@ def test_the_amounts_memo_gives_every_thread_the_serial_answers() -> None:
     # over more texts than it holds must each get exactly what one thread alone gets
     from concurrent.futures import ThreadPoolExecutor
 
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     texts = [f"paid £{i}.{i % 100:02d} and €{i * 3} for item {i}" for i in range(1500)]
     serial = [find_money(t) for t in texts]

@@ -40,10 +40,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
 from uac.fact_log.extraction.timemodel import find_dates, find_time
+from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.reference import food_data, vaccine_words
 
 Prefer = Literal["future", "past"]

@@ -3,8 +3,9 @@
 One module per domain (identity, travel, health, vehicles, finance, schedule, contacts,
 preferences) holds its regexes, lexicons and `rule_*` functions and lists them in `RULES`;
 `text` holds what they share (sentences, clauses, guards, names, the context that validates
-each value against the catalog), `money` and `places` the value parsers; dates, times, ranges,
-durations and offsets are read by the one time model, `fact_log/extraction/timemodel/`.
+each value against the catalog). The value parsers are shared with the frames' slots and
+live outside this package: amounts and places in `fact_log/extraction/values/`, dates, times,
+ranges, durations and offsets in the one time model, `fact_log/extraction/timemodel/`.
 
 `DOMAINS` is the registry. Its order is the order rules run in, and it matters: when two
 rules find the same (path, value) the first one's quote is kept. Rules are deliberately
@@ -51,7 +52,6 @@ from uac.fact_log.extraction.patterns.discourse import (
     freeze,
     remember,
 )
-from uac.fact_log.extraction.patterns.money import find_money, forget_money
 from uac.fact_log.extraction.patterns.needles import install, load_table, rule_modules
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
@@ -64,6 +64,7 @@ from uac.fact_log.extraction.patterns.text import (
     undictate,
 )
 from uac.fact_log.extraction.timemodel import forget_dates
+from uac.fact_log.extraction.values.money import find_money, forget_money
 
 DOMAINS = (
     identity,

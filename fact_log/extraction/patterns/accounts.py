@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -14,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     dates_in,
 )
+from uac.fact_log.extraction.values.money import amounts, find_money
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"

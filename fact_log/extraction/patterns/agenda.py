@@ -14,7 +14,6 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.journeys import LODGING
-from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_words
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -29,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import add_months, clock, count_word
+from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary
 
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by

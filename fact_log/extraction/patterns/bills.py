@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts, find_money
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     UNCERTAIN,
@@ -23,6 +22,7 @@ from uac.fact_log.extraction.patterns.text import (
     is_question,
     someone_else,
 )
+from uac.fact_log.extraction.values.money import amounts, find_money
 from uac.fact_log.reference import vocabulary
 
 _METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.money import words_to_number
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -14,6 +13,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.values.money import words_to_number
 
 _WEIGHT = re.compile(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"

@@ -8,7 +8,6 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts, words_to_number
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
@@ -18,6 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     guarded,
 )
+from uac.fact_log.extraction.values.money import amounts, words_to_number
 from uac.fact_log.reference import vocabulary
 
 PERIOD = re.compile(

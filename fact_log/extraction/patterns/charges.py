@@ -11,8 +11,6 @@ from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -26,6 +24,8 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
+from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 

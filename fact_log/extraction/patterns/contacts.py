@@ -8,7 +8,6 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -22,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import safe_date, this_year
+from uac.fact_log.extraction.values.places import CITIES, COUNTRIES
 from uac.fact_log.reference import vocabulary
 
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"

@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     HYPOTHETICAL,
@@ -25,6 +24,7 @@ from uac.fact_log.extraction.patterns.text import (
     is_question,
 )
 from uac.fact_log.extraction.timemodel import count_word, shift
+from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 
 VISA = re.compile(
     r"\b(?P<esta>ESTA)\b|"

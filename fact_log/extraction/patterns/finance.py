@@ -18,8 +18,6 @@ from uac.fact_log.extraction.patterns.budgets import (
     rule_spending_caps,
 )
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -36,6 +34,8 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS, next_day_of_month
+from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
 SUBSCRIPTION_SERVICES = (

@@ -23,7 +23,6 @@ from uac.fact_log.extraction.patterns import (
 from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
 from uac.fact_log.extraction.patterns.discourse import OTHER, Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
-from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -49,6 +48,7 @@ from uac.fact_log.extraction.timemodel import (
     month_end,
     offset,
 )
+from uac.fact_log.extraction.values.money import amounts
 
 # Which thread topic a found record is about (for "it" and "the policy").
 TOPIC_OF = {

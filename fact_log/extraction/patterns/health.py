@@ -23,7 +23,6 @@ from uac.fact_log.extraction.patterns.conditions import (
     rule_conditions,
 )
 from uac.fact_log.extraction.patterns.discourse import OTHER
-from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -43,6 +42,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
 from uac.fact_log.extraction.timemodel import Prefer, duration, last_such_day, offset
+from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {

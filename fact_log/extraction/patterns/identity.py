@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -17,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 
 _EXPIRY = re.compile(
     r"\b(?:expir\w{0,6}|valid\s+(?:until|till|til|to|through|thru)|runs?\s+out|"

@@ -20,7 +20,6 @@ from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns import travel
-from uac.fact_log.extraction.patterns.places import CITIES, COUNTRIES, fold
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -34,6 +33,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.timemodel import DateMatch, clock
+from uac.fact_log.extraction.values.places import CITIES, COUNTRIES, fold
 from uac.fact_log.reference import vocabulary
 
 _WORD = re.compile(r"[A-Za-z][\w'’.-]*")

@@ -8,7 +8,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -22,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
 )
 from uac.fact_log.extraction.timemodel import DateMatch, add_months, clock, closest_nth, count_word
+from uac.fact_log.extraction.values.places import lookup_place
 
 # "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
 _FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"

@@ -384,11 +384,11 @@ def compile_tests(said: dict[str, Any]) -> dict[str, Callable[[str], bool]]:
 
 def rule_modules() -> list[ModuleType]:
     """Every module of the patterns package and of the shared value parsers, imported."""
-    from uac.fact_log.extraction import patterns, timemodel
+    from uac.fact_log.extraction import patterns, timemodel, values
 
     return [
         importlib.import_module(f"{package.__name__}.{name}")
-        for package in (patterns, timemodel)
+        for package in (patterns, timemodel, values)
         for name in sorted(m.name for m in pkgutil.iter_modules(package.__path__))
     ]
 

@@ -16,7 +16,6 @@ from uac.fact_log.extraction.patterns.charges import (
     rule_money_in,
     rule_not_the_users_spend,
 )
-from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.patterns.promotions import rule_promotions
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -29,6 +28,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
 from uac.fact_log.reference import vocabulary
 
 # A payment instruction as people name it: in full, abbreviated ("DD", "SO"), or in the word

@@ -8,7 +8,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -20,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.vehicles import dotted_day
 from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import find_money
 
 _PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
 # "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"

@@ -7,7 +7,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -19,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import amounts
 from uac.fact_log.reference import vocabulary
 
 _ACCOUNT = re.compile(

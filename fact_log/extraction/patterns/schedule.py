@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.itinerary import claimed
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     NAME,
@@ -24,6 +23,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import WEEKDAYS, Clock, DateMatch, clock, duration
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
 EVENT = re.compile(

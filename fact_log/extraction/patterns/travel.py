@@ -10,7 +10,6 @@ from typing import Any
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.journeys import LODGING
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
@@ -25,6 +24,7 @@ from uac.fact_log.extraction.patterns.text import (
     named_subject,
 )
 from uac.fact_log.extraction.timemodel import Prefer, duration
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
 _TRAVEL = re.compile(

@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -20,6 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary
 
 MAKES: dict[str, str] = vocabulary()["vehicle_makes"]
