@@ -1,8 +1,8 @@
 """Health patterns: medications started and stopped, with dose, schedule and supply, whose
 they are (a drug said of someone else or asked about is no record a later dose completes);
-allergies live in allergies.py, conditions in conditions.py, body weight in bodyweight.py,
-vaccinations in vaccinations.py, a pregnancy's due date in pregnancy.py (all listed in RULES
-here)."""
+allergies and intolerances live in allergies.py, conditions (a pregnancy and its due date
+too) in conditions.py, body weight in bodyweight.py, vaccinations in vaccinations.py (all
+listed in RULES here)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,18 @@ from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
     rule_allergies,
     rule_allergy_severity,
+    rule_intolerance,
 )
 from uac.fact_log.extraction.patterns.bodyweight import rule_body_weight
 from uac.fact_log.extraction.patterns.conditions import (
-    CONDITIONS,
-    FOR_MY_NAMES,
-    condition_named,
+    condition_for_drug,
+    rule_birth,
     rule_conditions,
+    rule_due_date,
+    rule_for_my,
+    rule_pregnant,
 )
 from uac.fact_log.extraction.patterns.discourse import OTHER
-from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     THIRD_PARTY,
@@ -253,9 +255,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
         ctx.add("health.medications", value, sent, 0.85)
-        if reason and (named := condition_named(reason[1])):
-            # "started on warfarin for atrial fibrillation": the user has the condition
-            ctx.add("health.conditions", {"name": named}, sent, 0.75)
+        if reason:  # "started on warfarin for atrial fibrillation": the user has the condition
+            condition_for_drug(ctx, sent, reason[1])
         pos = m.end() if not m["dose2"] else m.end("dose2")
         while (more := _AND_DRUG.match(sent.text, pos)) and _is_drug(more["name"], False):
             extra = {k: v for k, v in value.items() if k == "start_date"}  # "metformin and ..."
@@ -539,38 +540,6 @@ _DATE_WORD = re.compile(
 )
 
 
-_PREGNANT = re.compile(
-    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
-    r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
-    r"\bwe(?:'re|’re|\s+are)\s+(?:now\s+|finally\s+|officially\s+)?pregnant\b|"
-    r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
-    r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
-    re.I,
-)
-_INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
-# "It's for my blood pressure", "that's mostly for the anxiety": what the drug just named
-# treats; any condition of the list.
-_FOR_MY = re.compile(
-    r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
-    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|bp|cholesterol|"
-    + CONDITIONS
-    + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
-    re.I,
-)
-
-
-def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Pregnancy, intolerances, and a condition named as what a drug is for."""
-    if (m := _PREGNANT.search(sent.text)) and in_clause(m, parts, sent):
-        ctx.add("health.conditions", pregnancy(ctx, sent, m.start()), sent, 0.85)
-    if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
-        value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
-        ctx.add("health.allergies", value, sent, 0.8)
-    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last_own("drug", "health.medications"):
-        what = " ".join(m["what"].lower().split())
-        ctx.add("health.conditions", {"name": FOR_MY_NAMES.get(what, what)}, sent, 0.75)
-
-
 RULES: tuple[Rule, ...] = (
     rule_vaccinations,
     rule_medications,
@@ -578,8 +547,10 @@ RULES: tuple[Rule, ...] = (
     rule_allergies,
     rule_allergy_severity,
     rule_conditions,
-    rule_states,
-    rule_due_date,  # after rule_states: a sentence it read is not read twice
+    rule_pregnant,
+    rule_intolerance,
+    rule_for_my,
+    rule_due_date,  # after rule_pregnant: a sentence it read is not read twice
     rule_birth,
     rule_body_weight,
 )
