@@ -43,7 +43,7 @@ from uac.fact_log.extraction.patterns.text import (
     stop_ok,
 )
 from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
-from uac.fact_log.extraction.timemodel import Prefer, duration, last_such_day, offset
+from uac.fact_log.extraction.timemodel import Prefer, count_word, duration, last_such_day, offset
 from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
@@ -538,6 +538,85 @@ _MED_WORKS = re.compile(
 _DATE_WORD = re.compile(
     r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
 )
+
+
+_DEVICES = frozenset({"inhaler", "pills", "tablets", "prescription", "meds", "medication"})
+_SUPPLY_END = re.compile(
+    r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
+    r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
+    re.IGNORECASE,
+)
+_DAYS_LEFT = re.compile(
+    r"(?:\bi(?:'ve|\s+have)?\s+(?:only\s+|just\s+)?(?:got\s+|have\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
+    r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
+    r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
+    r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit2>days?|weeks?)\b",
+    re.IGNORECASE,
+)
+# "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
+_SUPPLY_RUNS_OUT = re.compile(
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they|(?:my|the)\s+(?:current\s+|last\s+|"
+    r"new\s+)?(?:pack|box|supply|prescription|bottle|packet|stock|repeat)))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out|lasts?|will\s+last)\s+"
+    r"(?:on|by|until|till)\b",
+    re.IGNORECASE,
+)
+
+
+def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
+    m = _SUPPLY_END.search(sent.text)
+    if in_clause(m, parts, sent):
+        name = drug_names(m["name"] or m["name2"] or "")
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if name and dates and dates[0].start >= sent.start + m.end():
+            ctx.add(
+                "health.medications",
+                {"name": name[0].lower(), "supply_until": dates[0].date},
+                sent,
+                0.8,
+            )
+            return
+    if _supply_runs_out(ctx, sent, parts):
+        return
+    m = _DAYS_LEFT.search(sent.text)
+    if not in_clause(m, parts, sent):
+        return
+    names = drug_names(sent.text) or drug_names(m["what2"] or "")
+    if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
+        return  # "my car will run out in ...": not a medication
+    if not names:
+        mention = ctx.thread.last_own("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    if not names:
+        return
+    raw, unit = (m["n"] or m["n2"]).lower(), (m["unit"] or m["unit2"]).lower()
+    count = count_word(raw) or 0  # (the regex said a digit or a word count_word reads)
+    days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
+    until = ctx.today + dt.timedelta(days=days)
+    ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
+
+
+def _supply_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A drug (or "it", one named before) that runs out on a day; True when one was added."""
+    m = _SUPPLY_RUNS_OUT.search(sent.text)
+    if not in_clause(m, parts, sent):
+        return False
+    names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
+    if not names and m["it"]:
+        mention = ctx.thread.last_own("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in dates if d.start >= sent.start + m.end()]
+    if not names or not later:
+        return False
+    value = {"name": names[0].lower(), "supply_until": later[0].date}
+    ctx.add("health.medications", value, sent, 0.8)
+    return True
 
 
 RULES: tuple[Rule, ...] = (
