@@ -36,7 +36,6 @@ from uac.fact_log.extraction.patterns import (
     itinerary,
     journeys,
     payments,
-    people,
     preferences,
     purchases,
     routines,
@@ -83,11 +82,14 @@ DOMAINS = (
     preferences,
 )
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
-DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
-RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
+DOMAINS += (itinerary,)  # trips by place and days
+RULES: tuple[Rule, ...] = (
+    *(rule for domain in DOMAINS for rule in domain.RULES),
+    *contacts.SHAPE_RULES,  # people in other shapes: lists, cards, known names, birthdays
+)
 # The rules that read a line of another person's list ("Mum's direct debits:" then its items):
 # facts about that person, none of the user's own records (patterns/headings.py)
-THEIR_RULES: tuple[Rule, ...] = tuple(r for domain in (contacts, people) for r in domain.RULES)
+THEIR_RULES: tuple[Rule, ...] = (*contacts.RULES, *contacts.SHAPE_RULES)
 
 # Every rule module's regexes get their literal pre-check (patterns/needles.py): a search
 # that cannot match is not run. Same answers, a fraction of the time.
