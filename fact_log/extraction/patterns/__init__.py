@@ -33,7 +33,6 @@ from uac.fact_log.extraction.patterns import (
     headings,
     health,
     identity,
-    itinerary,
     journeys,
     payments,
     preferences,
@@ -82,9 +81,15 @@ DOMAINS = (
     preferences,
 )
 DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
-DOMAINS += (itinerary,)  # trips by place and days
 RULES: tuple[Rule, ...] = (
     *(rule for domain in DOMAINS for rule in domain.RULES),
+    # after every other trip and booking rule: a trip said as a known place and its days, the
+    # legs and booking details said of it (they add only what those found none of)
+    travel.rule_place_span,
+    journeys.rule_legs,
+    travel.rule_next_stops,
+    journeys.rule_booking_name,
+    journeys.rule_pasted_details,
     *contacts.SHAPE_RULES,  # people in other shapes: lists, cards, known names, birthdays
 )
 # The rules that read a line of another person's list ("Mum's direct debits:" then its items):

@@ -13,7 +13,6 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.journeys import LODGING
 from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_words
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -27,6 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
+from uac.fact_log.extraction.patterns.travel import LODGING
 from uac.fact_log.extraction.timemodel import add_months, clock, count_word
 from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary

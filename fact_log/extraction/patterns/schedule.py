@@ -6,7 +6,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.itinerary import claimed
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     NAME,
@@ -22,6 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
+from uac.fact_log.extraction.patterns.travel import claimed
 from uac.fact_log.extraction.timemodel import WEEKDAYS, Clock, DateMatch, clock, duration
 from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
