@@ -1,8 +1,8 @@
 """Accounts and cards, the one home of finance.bank_accounts: accounts and cards the user has
 with the issuer and their limits ("I got a new credit card from Chase", "a £4,000 limit";
-`rule_cards`, listed in purchases.RULES), a card's per-payment limit ("wise card has a $2,000
+`rule_cards`), a card's per-payment limit ("wise card has a $2,000
 per payment limit", "Starling card: £1,000 per-transaction cap"), an account the user is
-closing and when (`rule_accounts`, listed in payments.RULES); the account-name pattern the
+closing and when (`rule_accounts`); the account-name pattern the
 payment rules share."""
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_w
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -566,21 +565,3 @@ def rule_step_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     fields = task.record()
     fields["done_steps"] = list(dict.fromkeys([*fields.get("done_steps", ()), step]))
     ctx.add("tasks.tasks", fields, sent, 0.7)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_subject_slot,
-    rule_plan,
-    rule_step_done,
-    rule_signed_up,
-    rule_asked_by,
-    rule_status,
-    rule_owned_task,
-    rule_reminder,
-    rule_todo,
-    rule_done_paperwork,
-    rule_done_steps,
-    rule_plans,
-    rule_home_visit,
-    rule_done_it,
-)

@@ -1,7 +1,8 @@
 """Allergy patterns: "I'm allergic to penicillin", "peanuts give me hives", an allergy list
 under a heading, a reaction or another allergen said after one, and the severity; the
 substances a rule may take without "allergic" come from the reference data the checks use
-(drug names, food allergens). Listed in health.RULES."""
+(drug names, food allergens); intolerances ("I'm lactose-intolerant"). The one home of
+health.allergies."""
 
 from __future__ import annotations
 

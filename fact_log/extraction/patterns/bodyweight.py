@@ -1,6 +1,6 @@
 """Body weight the user reports: "I weigh 64 kg", "weighed on the ward scales at 4am,
 58.4kg", "9 stone 4", "82.5kg this morning"; a target or someone else's is no reading.
-Listed in health.RULES."""
+The one home of health.body_weight."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Budget patterns: spending limits per category and period ("max £250 a month on eating
 out", a list under "my budgets for this year:", "and fifty a week on takeaways" after one),
-per-payment caps; the period parser the other money rules share. Listed in finance.RULES."""
+per-payment caps; the period parser the other money rules share. The one home of
+finance.budgets."""
 
 from __future__ import annotations
 

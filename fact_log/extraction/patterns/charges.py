@@ -3,7 +3,7 @@
 total, statement lines ("tesco 86.40 yesterday"), a spend without a verb ("Dishoom ...,
 £86.40, my treat"), and payments the user made ("paid the Thames Water bill today",
 "paid the council tax (182), the water bill 41.20 by DD"): the one home of
-finance.transactions. Listed in payments.RULES (`rule_transactions` in finance.RULES)."""
+finance.transactions."""
 
 from __future__ import annotations
 

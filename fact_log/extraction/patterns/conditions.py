@@ -1,7 +1,7 @@
 """Conditions the user has: diagnosed ("I was diagnosed with asthma"), had ("I have also
 asthma"), said as what the user is ("I'm borderline diabetic") or named as what a drug is for
 ("for the BP"), a pregnancy and its due date; the one home of health.conditions. The names
-come from this list and the checks' condition families. Listed in health.RULES."""
+come from this list and the checks' condition families."""
 
 from __future__ import annotations
 

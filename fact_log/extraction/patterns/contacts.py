@@ -1,6 +1,6 @@
 """Contact patterns, the one home of contacts.contacts: people the user names with their
-relationship ("my sister Ana"; `RULES`), and people said in other shapes: lists, cards, known
-names, birthdays (`SHAPE_RULES`, run late: patterns/__init__.py)."""
+relationship ("my sister Ana"), and people said in other shapes: lists, cards, known names,
+birthdays (`rule_people_shapes`, run late)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -570,9 +569,6 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "contacts.contacts", {**fields, "how_met": " ".join(m["how"].split())})
 
 
-RULES: tuple[Rule, ...] = (rule_contacts, rule_people)
-
-
 # -- people said in other shapes ---------------------------------------------------------------
 # People said in other shapes than "my sister Ana": lists, cards, known names, birthdays.
 #
@@ -829,6 +825,3 @@ def _birthday(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str]) -> None
     )
     if born is not None:
         emit(ctx, sent, "contacts.contacts", {"name": m["name"], "birthday": born})
-
-
-SHAPE_RULES: tuple[Rule, ...] = (rule_people_shapes,)  # run late: patterns/__init__.py

@@ -16,7 +16,6 @@ from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     UNCERTAIN,
     Ctx,
-    Rule,
     Span,
     dates_in,
     emit,
@@ -435,11 +434,3 @@ def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
     said_alone = last is doc and dates[0].explicit_year and _FILLER.match(rest)
     if named or said_alone:
         emit(ctx, sent, f"identity.{doc.kind}.expiry_date", dates[0].date, 0.75)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_visas,
-    rule_insurance,
-    rule_passport_country,
-    rule_document_fragments,
-)

@@ -1,6 +1,5 @@
 """Finance patterns: subscriptions (started, cancelled, renewed, priced), the one home of
-finance.subscriptions. RULES also lists, in their order, budgets and spending limits
-(budgets.py) and the payments the user made (charges.py)."""
+finance.subscriptions."""
 
 from __future__ import annotations
 
@@ -11,15 +10,11 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.budgets import (
     period_of,
-    rule_budgets,
-    rule_spending_caps,
 )
-from uac.fact_log.extraction.patterns.charges import rule_transactions
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -394,11 +389,3 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "started_on": dates[0].date if dates else ctx.today,
     }
     ctx.add("finance.subscriptions", value, sent, 0.8)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_budgets,
-    rule_spending_caps,
-    rule_subscriptions,
-    rule_transactions,
-)

@@ -1,8 +1,8 @@
 """Health patterns: medications started and stopped, with dose, schedule and supply, whose
-they are (a drug said of someone else or asked about is no record a later dose completes);
-allergies and intolerances live in allergies.py, conditions (a pregnancy and its due date
-too) in conditions.py, body weight in bodyweight.py, vaccinations in vaccinations.py (all
-listed in RULES here)."""
+they are (a drug said of someone else or asked about is no record a later dose completes):
+the one home of health.medications. Allergies and intolerances live in allergies.py,
+conditions (a pregnancy and its due date too) in conditions.py, body weight in
+bodyweight.py, vaccinations in vaccinations.py."""
 
 from __future__ import annotations
 
@@ -12,25 +12,15 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
-    rule_allergies,
-    rule_allergy_severity,
-    rule_intolerance,
 )
-from uac.fact_log.extraction.patterns.bodyweight import rule_body_weight
 from uac.fact_log.extraction.patterns.conditions import (
     condition_for_drug,
-    rule_birth,
-    rule_conditions,
-    rule_due_date,
-    rule_for_my,
-    rule_pregnant,
 )
 from uac.fact_log.extraction.patterns.discourse import OTHER
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     complete_earlier,
@@ -42,7 +32,6 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     stop_ok,
 )
-from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
 from uac.fact_log.extraction.timemodel import Prefer, count_word, duration, last_such_day, offset
 from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
 
@@ -617,19 +606,3 @@ def _supply_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     value = {"name": names[0].lower(), "supply_until": later[0].date}
     ctx.add("health.medications", value, sent, 0.8)
     return True
-
-
-RULES: tuple[Rule, ...] = (
-    rule_vaccinations,
-    rule_medications,
-    rule_medication_list,  # after rule_medications: the drugs it read are not read twice
-    rule_allergies,
-    rule_allergy_severity,
-    rule_conditions,
-    rule_pregnant,
-    rule_intolerance,
-    rule_for_my,
-    rule_due_date,  # after rule_pregnant: a sentence it read is not read twice
-    rule_birth,
-    rule_body_weight,
-)

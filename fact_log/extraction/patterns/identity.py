@@ -8,7 +8,6 @@ from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     dates_in,
@@ -204,6 +203,3 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         code = NATIONALITIES.get(word) or COUNTRIES.get(word)
         if code:
             ctx.add("identity.passport.issuing_country", code, sent, 0.8)
-
-
-RULES: tuple[Rule, ...] = (rule_identity,)

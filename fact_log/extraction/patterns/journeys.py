@@ -18,7 +18,6 @@ from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     dates_in,
@@ -781,6 +780,3 @@ def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value = {**said, **ctx.out[i].value}
         if (typed := validate(ctx.catalog, "travel.bookings", value)) is not None:
             ctx.out[i] = replace(ctx.out[i], value=typed)
-
-
-RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings, rule_pasted_stay)

@@ -1,9 +1,7 @@
 """Payment arrangements, the one home of finance.scheduled_payments: bills paid on a schedule,
 said item by item ("the gym direct debit comes out of Santander, £35 on the 5th", "the TV
 licence I pay yearly, £174.50, next due 1 April"; a message listing several bills gives one
-record each), standing orders and direct debits, a planned card payment. RULES also lists,
-in their order, the rules of charges.py (money in and out), accounts.py (a card's per-payment
-limit, an account being closed) and promotions.py (a promotional rate that ends).
+record each), standing orders and direct debits, a planned card payment.
 
 A bill: named first (its noun phrase is the payee), then how it is paid (a method, or "I pay"
 with a period); or a method with the payee inside it ("the Netflix direct debit"), or "I pay
@@ -17,19 +15,11 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.accounts import ACCOUNT, ACCOUNT_RE, kind_of, rule_accounts
-from uac.fact_log.extraction.patterns.charges import (
-    rule_amount_correction,
-    rule_charges,
-    rule_money_in,
-    rule_not_the_users_spend,
-)
-from uac.fact_log.extraction.patterns.promotions import rule_promotions
+from uac.fact_log.extraction.patterns.accounts import ACCOUNT, ACCOUNT_RE, kind_of
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     UNCERTAIN,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     dates_in,
@@ -806,16 +796,3 @@ def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, 
         "next_date": day,
     }
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_bills,
-    rule_money_in,
-    rule_charges,
-    rule_standing_orders,
-    rule_planned_card_payment,
-    rule_accounts,
-    rule_promotions,
-    rule_amount_correction,
-    rule_not_the_users_spend,  # last: what the rules above read of someone else's
-)

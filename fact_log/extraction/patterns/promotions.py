@@ -1,6 +1,7 @@
 """Promotions that end: an intro rate, a deal or a discount with its last day ("my 0% intro
 rate on the Barclaycard ends 31 January", "Electric Ireland letter, the discounted rate ends
-30 April"), the provider, the rate and what applies after. Listed in payments.RULES."""
+30 April"), the provider, the rate and what applies after. The one home of
+finance.promotions."""
 
 from __future__ import annotations
 

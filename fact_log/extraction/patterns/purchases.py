@@ -7,7 +7,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.accounts import rule_cards
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Rule,
@@ -200,5 +199,4 @@ def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", {"title": title, "start": start}, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (rule_cards, rule_warranties)
 LATE_RULES: tuple[Rule, ...] = (rule_deliveries,)  # read the item named in the same sentence

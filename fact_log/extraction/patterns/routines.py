@@ -16,11 +16,9 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.health import rule_supply
 from uac.fact_log.extraction.patterns.schedule import event_place
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -550,14 +548,3 @@ def _month_end(sent: Span, today: dt.date) -> dt.date:
     year = today.year if month <= today.month else today.year - 1
     last = dt.date(year, month, calendar.monthrange(year, month)[1])
     return min(last, yesterday)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_intake,
-    rule_supply,  # (health.py: every medication rule lives there)
-    rule_weekly_note,
-    rule_weekly_slot,
-    rule_weekly_duty,
-    rule_repeats,
-    rule_series_end,
-)

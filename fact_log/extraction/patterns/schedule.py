@@ -12,7 +12,6 @@ from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -672,13 +671,3 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "end": dt.datetime.combine(dates[1].date, dt.time(23, 59)),
     }
     ctx.add("schedule.events", value, sent, 0.75)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_deadlines,
-    rule_task_done,
-    rule_events,
-    rule_away,
-    rule_booked_place,
-    rule_guests,
-)

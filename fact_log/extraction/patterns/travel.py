@@ -15,7 +15,6 @@ from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -939,13 +938,3 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if mode := first.value.get("transport"):
             value["transport"] = mode
         ctx.add("travel.trips", value, leg, 0.7)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_trips,
-    rule_location,
-    rule_trip_from_thread,
-    rule_trip_via,
-    rule_home,
-    rule_here_since,
-)

@@ -9,7 +9,6 @@ from typing import Any
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -606,6 +605,3 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if car is not None and car.get("make") == make and car.get("year"):
         value["year"] = car.get("year")  # the same record as the vehicle talked about
     ctx.add("vehicles.vehicles", value, sent, 0.75)
-
-
-RULES: tuple[Rule, ...] = (rule_vehicles, rule_services, rule_inspection)
