@@ -17,7 +17,7 @@ from uac.fact_log.extraction.patterns import (
     finance,
     health,
     journeys,
-    purchases,
+    schedule,
     travel,
 )
 from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
@@ -131,7 +131,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         item = _ITEM_STOP.sub("", (m["item"] or m["item2"] or m["item3"] or m["item4"]).strip())
         merchant = m["merchant"] or m["merchant2"] or m["merchant4"]
         # "it gets delivered on April 2" is not when it was bought.
-        bought = None if purchases.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
+        bought = None if schedule.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
         bought = bought or day
         fields = {
             "item": item,
@@ -637,7 +637,7 @@ def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 RULES: tuple[Rule, ...] = (
-    *purchases.LATE_RULES,
+    schedule.rule_deliveries,  # read the item named in the same sentence
     rule_document_followup,
     rule_trip_followup,
     rule_duration_followup,

@@ -1,5 +1,5 @@
-"""Purchase patterns: warranties and return windows, deliveries ("The laptop has a two-year
-warranty"). Bank accounts and cards are accounts.py's (its `rule_cards` runs first here)."""
+"""Purchase patterns, the one home of finance.warranties: warranties and return windows ("The
+laptop has a two-year warranty", "returns accepted within 30 days")."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Any
 
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
-    Rule,
     Span,
     dates_in,
     guarded,
@@ -172,31 +171,3 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             return
         value["ends_on"] = until[0].date
     ctx.add("finance.warranties", value, sent, 0.75)
-
-
-DELIVERED = re.compile(
-    r"\b(?:gets?|will\s+be|is\s+being|should\s+be|being)\s+delivered\b|\bdelivery\s+is\b|"
-    r"\barrives\b",
-    re.I,
-)
-
-
-def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """ "it gets delivered on April 2": the delivery of the item last bought, as an event."""
-    m = DELIVERED.search(sent.text)
-    item = ctx.thread.last("item")
-    if item is None or not in_clause(m, parts, sent):
-        return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
-    if not dates or dates[0].date is None:
-        return
-    title = f"{str(item.get('item')).capitalize()} delivery"
-    start = dt.datetime.combine(dates[0].date, dt.time())
-    ctx.add("schedule.events", {"title": title, "start": start}, sent, 0.75)
-
-
-LATE_RULES: tuple[Rule, ...] = (rule_deliveries,)  # read the item named in the same sentence

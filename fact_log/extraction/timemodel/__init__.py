@@ -40,6 +40,7 @@ from uac.fact_log.extraction.timemodel.dates import (
 from uac.fact_log.extraction.timemodel.days import (
     last_such_day,
     next_day_of_month,
+    next_week_day,
     next_weekday,
     nth_weekday,
     this_year,
@@ -67,6 +68,7 @@ __all__ = [
     "last_such_day",
     "month_end",
     "next_day_of_month",
+    "next_week_day",
     "next_weekday",
     "nth_weekday",
     "offset",

@@ -78,3 +78,9 @@ def next_weekday(today: dt.date, words: str) -> dt.date:
     """The first day on or after today that is the weekday named in words."""
     name = next(d for d in WEEKDAYS if d in words.lower())
     return today + dt.timedelta(days=(WEEKDAYS[name] - today.weekday()) % 7)
+
+
+def next_week_day(today: dt.date, weekday: int) -> dt.date:
+    """That weekday of next week, the week from the coming Monday (said on a Sunday, the
+    week from tomorrow: ambiguity.date_notes flags the other reading)."""
+    return today + dt.timedelta(days=7 - today.weekday() + weekday)
