@@ -44,6 +44,7 @@ from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
 from uac.fact_log.extraction.timemodel import find_dates, find_time
 from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.extraction.values.quantities import kilograms
 from uac.fact_log.reference import food_data, vaccine_words
 
 Prefer = Literal["future", "past"]
@@ -204,13 +205,7 @@ def weights(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     out = []
     for m in _KG.finditer(text):
         n = float(m["n"].replace(",", "."))
-        unit = m["u"].lower()
-        if unit.startswith(("lb", "pound")):
-            kg = n * 0.45359237
-        elif unit in ("st", "stone"):
-            kg = n * 6.35029318 + (float(m["lb"]) * 0.45359237 if m["lb"] else 0.0)
-        else:
-            kg = n
+        kg = kilograms(n, m["u"], float(m["lb"]) if m["lb"] else 0.0)
         if 25 <= kg <= 350:
             out.append(Found(round(kg, 1), m.start(), m.end()))
     return out
