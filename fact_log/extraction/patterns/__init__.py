@@ -81,7 +81,7 @@ RULES: tuple[Rule, ...] = (
     identity.rule_identity,
     documents.rule_visas,
     documents.rule_insurance,
-    documents.rule_passport_country,
+    identity.rule_passport_country,
     documents.rule_document_fragments,
     travel.rule_trips,
     travel.rule_location,

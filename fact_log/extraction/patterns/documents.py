@@ -1,5 +1,7 @@
-"""Document patterns: visas and entry permits, insurance policies ("travel insurance with AXA
-until 31 December"). Passports and licences are identity.py's."""
+"""Document patterns, the one home of identity.visas and identity.insurance_policies: visas and
+entry permits, insurance policies ("travel insurance with AXA until 31 December"); fragments
+that complete the document just talked about ("number 550192834", "expires 2037-01-28",
+"issued by Ireland"). The passport's issuing country said of the user is identity.py's."""
 
 from __future__ import annotations
 
@@ -326,46 +328,10 @@ def _cover_ends(first: dt.date, text: str) -> dt.date | None:
 _FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
 
 
-_NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
 _ISSUER = re.compile(
-    r"\b(?P<nat>" + _NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
+    r"\b(?P<nat>" + NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
 )
-# "I have Turkish passport", "I'll travel on the French passport": the country that issued it
-_PASSPORT_OF = re.compile(
-    r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
-    r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
-    r"(?:a\s+|an\s+|the\s+|my\s+)?"
-    r"(?P<adj>" + _NATIONS + r")\s+passport\b"
-    # "US passport holder", "British passport holder, living in Manchester"
-    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
-    + _NATIONS
-    + r"|UK|US|USA)\s+passport\s+holder\b"
-    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
-    # the line's topic (a remark on it follows, never a verb of its own)
-    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + _NATIONS + r"|UK|US|USA)\s+passport\b"
-    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
-    r"guy|girl|here|holder)\b)",
-    re.IGNORECASE,
-)
-
-
-def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """The country that issued the passport the user holds or travels on."""
-    if "assport" not in sent.text and "ASSPORT" not in sent.text:
-        return  # every form names the passport
-    m = _PASSPORT_OF.search(sent.text)
-    if m is None or not in_clause(m, parts, sent, "holder" if m["holder"] else 0):
-        return
-    if m["it"] and ctx.thread.last("passport") is None:
-        return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    if m["lead"] and ("?" in sent.text or others_document(ctx, sent, m.end())):
-        return  # "US passport only? asking for my friend"
-    said = m["adj"] or m["holder"] or m["lead"]
-    code = NATIONALITIES.get(said.lower()) or country_code(said)
-    if code is not None:
-        ctx.add("identity.passport.issuing_country", code, sent, 0.8)
-
-
 # Fragments that complete the document just talked about, each a field said by its name:
 # "number 550192834", "expires 2037-01-28", "issued by Ireland", "valid till 3 May 2030".
 _FRAGMENT_NUMBER = re.compile(

@@ -1,9 +1,11 @@
-"""Identity patterns: passport and ID documents (expiry, number), name, birth date, nationality."""
+"""Identity patterns, the one home of identity.name, identity.birth_date, identity.nationality
+and the passport's issuing country ("I have a Turkish passport", "US passport holder")."""
 
 from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.patterns.documents import NATIONS, country_code, others_document
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -203,3 +205,39 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         code = NATIONALITIES.get(word) or COUNTRIES.get(word)
         if code:
             ctx.add("identity.passport.issuing_country", code, sent, 0.8)
+
+
+# "I have Turkish passport", "I'll travel on the French passport": the country that issued it
+_PASSPORT_HELD = re.compile(
+    r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
+    r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
+    r"(?:a\s+|an\s+|the\s+|my\s+)?"
+    r"(?P<adj>" + NATIONS + r")\s+passport\b"
+    # "US passport holder", "British passport holder, living in Manchester"
+    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
+    + NATIONS
+    + r"|UK|US|USA)\s+passport\s+holder\b"
+    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
+    # the line's topic (a remark on it follows, never a verb of its own)
+    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + NATIONS + r"|UK|US|USA)\s+passport\b"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
+    r"guy|girl|here|holder)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The country that issued the passport the user holds or travels on."""
+    if "assport" not in sent.text and "ASSPORT" not in sent.text:
+        return  # every form names the passport
+    m = _PASSPORT_HELD.search(sent.text)
+    if m is None or not in_clause(m, parts, sent, "holder" if m["holder"] else 0):
+        return
+    if m["it"] and ctx.thread.last("passport") is None:
+        return  # "it is a Brazilian passport" says whose only after the user's passport came up
+    if m["lead"] and ("?" in sent.text or others_document(ctx, sent, m.end())):
+        return  # "US passport only? asking for my friend"
+    said = m["adj"] or m["holder"] or m["lead"]
+    code = NATIONALITIES.get(said.lower()) or country_code(said)
+    if code is not None:
+        ctx.add("identity.passport.issuing_country", code, sent, 0.8)

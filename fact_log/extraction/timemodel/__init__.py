@@ -30,7 +30,6 @@ from uac.fact_log.extraction.timemodel.dates import (
     closest_nth,
     count_word,
     find_dates,
-    find_time,
     forget_dates,
     infer_year,
     month_end,
@@ -45,7 +44,14 @@ from uac.fact_log.extraction.timemodel.days import (
     nth_weekday,
     this_year,
 )
-from uac.fact_log.extraction.timemodel.timespan import Clock, Offset, clock, duration, offset
+from uac.fact_log.extraction.timemodel.timespan import (
+    Clock,
+    Offset,
+    clock,
+    duration,
+    find_time,
+    offset,
+)
 
 __all__ = [
     "MONTHS",
