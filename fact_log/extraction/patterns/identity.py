@@ -15,8 +15,8 @@ from uac.fact_log.extraction.patterns.text import (
     dates_in,
     guarded,
     in_clause,
-    someone_else,
 )
+from uac.fact_log.extraction.patterns.travel import home_city
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 
 _EXPIRY = re.compile(
@@ -89,18 +89,10 @@ _I_AM_NAMED = re.compile(
     r"\bmy\s+name(?:'s|’s)\s+(?P<n2>(?-i:" + NAME + r"))",
     re.IGNORECASE,
 )
-# "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
-# the reference data (its country is the reference data's to say, not a fact the user said).
-_LIVE_IN = re.compile(
-    r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
-    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
-    r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
-    re.IGNORECASE,
-)
 
 
 def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """The user's name said as "I'm <first last>", and the city they live in."""
+    """The user's name said as "I'm <first last>", and the city they live in (travel.py's)."""
     m = _I_AM_NAMED.search(sent.text)
     name = m and (m["n"] or m["n2"])
     if (
@@ -110,13 +102,7 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and in_clause(m, parts, sent, "n" if m["n"] else "n2")
     ):
         ctx.add("identity.name", name, sent, 0.8)
-    m = _LIVE_IN.search(sent.text)
-    if m is None or someone_else(sent.text[: m.start()]):
-        return
-    place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
-    if place is None or place[0] is None or not in_clause(m, parts, sent, "city"):
-        return
-    ctx.add("places.address.city", place[0], sent, 0.8)
+    home_city(ctx, sent, parts)  # travel.py: where the user lives
 
 
 # "Pat's passport arrived; mine is fine until 2029-11-02": the user's own of the document the

@@ -671,6 +671,28 @@ _HOME = re.compile(
 )
 
 
+# "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
+# the reference data (its country is the reference data's to say, not a fact the user said).
+_LIVE_IN = re.compile(
+    r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
+    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
+    r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
+    re.IGNORECASE,
+)
+
+
+def home_city(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The city the user lives in, said as "I live in Leeds" (read with the user's name,
+    identity.py's `rule_identity`)."""
+    m = _LIVE_IN.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]):
+        return
+    place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
+    if place is None or place[0] is None or not in_clause(m, parts, sent, "city"):
+        return
+    ctx.add("places.address.city", place[0], sent, 0.8)
+
+
 def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The city the user lives in ("quick intro: I'm Niamh, 36, living in Bristol")."""
     m = _HOME.search(sent.text)
