@@ -11,11 +11,15 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.discourse import Mention
+from uac.fact_log.extraction.patterns.identity import (
+    NATIONS,
+    country_code,
+    others_document,
+    passport_issued_by,
+)
 from uac.fact_log.extraction.patterns.text import (
-    FOR_SOMEONE,
     HYPOTHETICAL,
     NOT_NAMES,
-    THIRD_PARTY,
     UNCERTAIN,
     Ctx,
     Span,
@@ -25,7 +29,7 @@ from uac.fact_log.extraction.patterns.text import (
     is_question,
 )
 from uac.fact_log.extraction.timemodel import count_word, shift
-from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.extraction.values.places import NATIONALITIES, lookup_place
 
 VISA = re.compile(
     r"\b(?P<esta>ESTA)\b|"
@@ -49,22 +53,6 @@ _UNTIL = re.compile(
 )
 _KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
 _ENTRIES = re.compile(r"\b(single|double|multiple)[- ](?:entry|entries)\b", re.I)
-_CODES = {"UK": "GB", "US": "US", "USA": "US"}
-
-
-def country_code(name: str | None) -> str | None:
-    """ISO code of a country or city name ("India", "UK"), or None."""
-    if not name:
-        return None
-    if name in _CODES:
-        return _CODES[name]
-    found = lookup_place(name)
-    if found is not None:
-        return found[1]
-    # "my Chinese visa": the adjective names the country as well as the noun does.
-    return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
-
-
 # "ETA for Rome is 6pm", "Canada ETA 7pm": an estimated time of arrival, not an authorisation
 _ARRIVAL_AFTER = re.compile(
     r"[^.!?\n]{0,25}?(?:\b\d{1,2}(?::\d{2}|\s?(?:am|pm|h)\b)|\b(?:late|delayed|soon|tonight)\b)",
@@ -103,28 +91,6 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
         if d.start >= sent.start + m.start():
             return d.date
     return None
-
-
-# "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
-# friend", "Tom's, not mine": the document is someone else's
-_OTHERS = re.compile(
-    r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
-    + FOR_SOMEONE
-    + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
-    r"\bnot\s+(?:mine|for\s+me)\b",
-    re.I,
-)
-
-
-def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
-    """Whether the sentence, or a fragment right after it, gives the document named at `at`
-    to another ("my son's visa"; "my visa, from my cousin's wedding" is still the user's)."""
-    nxt = ctx.following
-    return bool(
-        THIRD_PARTY.search(sent.text[:at])
-        or _OTHERS.search(sent.text)
-        or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
-    )
 
 
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -328,7 +294,6 @@ def _cover_ends(first: dt.date, text: str) -> dt.date | None:
 _FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
 
 
-NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
 _ISSUER = re.compile(
     r"\b(?P<nat>" + NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
 )
@@ -388,7 +353,7 @@ def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
         return  # what follows it ("it is Brazilian passport") the other rules read
     if doc.kind == "passport" and (m := _FRAGMENT_ISSUER.match(sent.text)):
         if (code := country_code(m["c"])) is not None:
-            ctx.add("identity.passport.issuing_country", code, sent, 0.75)
+            passport_issued_by(ctx, sent, code, 0.75)
         return
     named = _FRAGMENT_EXPIRY.match(sent.text)
     if not (named or last is doc) or UNCERTAIN.search(sent.text):

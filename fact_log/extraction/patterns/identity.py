@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.documents import NATIONS, country_code, others_document
 from uac.fact_log.extraction.patterns.text import (
+    FOR_SOMEONE,
     NAME,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
     Span,
     clause_ok,
@@ -18,6 +19,47 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.patterns.travel import home_city
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
+
+# The nationality adjectives, longest first ("Northern Irish" before "Irish")
+NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+
+_CODES = {"UK": "GB", "US": "US", "USA": "US"}
+
+
+def country_code(name: str | None) -> str | None:
+    """ISO code of a country or city name ("India", "UK"), or None."""
+    if not name:
+        return None
+    if name in _CODES:
+        return _CODES[name]
+    found = lookup_place(name)
+    if found is not None:
+        return found[1]
+    # "my Chinese visa": the adjective names the country as well as the noun does.
+    return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
+
+
+# "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
+# friend", "Tom's, not mine": the document is someone else's
+_OTHERS = re.compile(
+    r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
+    + FOR_SOMEONE
+    + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
+    r"\bnot\s+(?:mine|for\s+me)\b",
+    re.I,
+)
+
+
+def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
+    """Whether the sentence, or a fragment right after it, gives the document named at `at`
+    to another ("my son's visa"; "my visa, from my cousin's wedding" is still the user's)."""
+    nxt = ctx.following
+    return bool(
+        THIRD_PARTY.search(sent.text[:at])
+        or _OTHERS.search(sent.text)
+        or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
+    )
+
 
 _EXPIRY = re.compile(
     r"\b(?:expir\w{0,6}|valid\s+(?:until|till|til|to|through|thru)|runs?\s+out|"
@@ -227,3 +269,9 @@ def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     code = NATIONALITIES.get(said.lower()) or country_code(said)
     if code is not None:
         ctx.add("identity.passport.issuing_country", code, sent, 0.8)
+
+
+def passport_issued_by(ctx: Ctx, sent: Span, code: str, confidence: float) -> None:
+    """The country that issued the user's passport, as a fragment said it ("issued by
+    Ireland": documents.py reads the fragment)."""
+    ctx.add("identity.passport.issuing_country", code, sent, confidence)
