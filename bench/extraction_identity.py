@@ -3,7 +3,7 @@
 Every candidate the patterns yield (kind, path, op, value, quote, start, confidence, what it
 replaces) for every user message of the extraction sets and the active corpora, each read in
 order with its session's earlier messages as history (as the pipeline passes them), with the
-message's date notes (patterns/ambiguity.py) and task progress (patterns/progress.py), is
+message's date notes (timemodel/ambiguity.py) and task progress (patterns/progress.py), is
 written one line per message and hashed per set. Run it at a branch point and after a
 change: equal hashes, equal behaviour. `--threads 8` also reads every set from eight threads
 at once (each in its own order, sharing the extractor's caches as a Memory's threads do) and
@@ -102,8 +102,8 @@ def _fields(c: Any) -> tuple[Any, ...]:
 def read_session(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
     """Each message's candidates as one line, read in order with the session's history."""
     from uac.fact_log.extraction.patterns import extract
-    from uac.fact_log.extraction.patterns.ambiguity import date_notes
     from uac.fact_log.extraction.patterns.progress import parse_progress
+    from uac.fact_log.extraction.timemodel import date_notes
     from uac.fact_log.pipeline import HISTORY_LIMIT
 
     out = {}

@@ -51,10 +51,10 @@ from uac.fact_log.extraction.markdown import (
     stray_secrets,
 )
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.extraction.patterns.ambiguity import date_notes
 from uac.fact_log.extraction.policy import Policy, check_message, check_source, default_policy
 from uac.fact_log.extraction.safety import scan, sensitive_fields
 from uac.fact_log.extraction.screen import mask_text, screen_records
+from uac.fact_log.extraction.timemodel import date_notes
 from uac.fact_log.importer import Chunk, Prepared, RawRecord, prepare, record_key
 from uac.fact_log.progress_callback import Report, counted, step
 from uac.fact_log.store import Batch, NewFact, NewRejection, Store

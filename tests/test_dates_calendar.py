@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.extraction.patterns.dates import find_dates
+from uac.fact_log.extraction.timemodel import find_dates
 
 WED = dt.date(2027, 3, 10)  # a Wednesday, before Easter 2027 (28 March)
 

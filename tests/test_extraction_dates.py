@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from uac.fact_log.extraction.patterns.dates import find_dates, find_time, infer_year
+from uac.fact_log.extraction.timemodel import find_dates, find_time, infer_year
 
 TODAY = dt.date(2025, 3, 1)  # a Saturday
 

@@ -15,9 +15,7 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract, health
-from uac.fact_log.extraction.patterns.ambiguity import date_notes
-from uac.fact_log.extraction.patterns.dates import find_dates
-from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
+from uac.fact_log.extraction.timemodel import clock, date_notes, duration, find_dates, offset
 from uac.fact_log.reference import drug_data
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.candidates import D, T, found, of, values
-from uac.fact_log.extraction.patterns.dates import find_dates
+from uac.fact_log.extraction.timemodel import find_dates
 
 # -- identity ------------------------------------------------------------------------------
 

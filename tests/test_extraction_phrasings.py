@@ -15,7 +15,7 @@ import pytest
 
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.extraction.patterns.contacts import relationship
-from uac.fact_log.extraction.patterns.dates import find_dates
+from uac.fact_log.extraction.timemodel import find_dates
 
 AT = dt.datetime(2025, 6, 1, 9)  # a Sunday
 D = dt.date

@@ -13,9 +13,7 @@ import datetime as dt
 import pytest
 
 from tests.candidates import AT, D, T, found, of, values
-from uac.fact_log.extraction.patterns.ambiguity import date_notes
-from uac.fact_log.extraction.patterns.dates import find_dates
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates
 
 
 def _tasks(text: str, *earlier: str) -> list[dict]:

@@ -17,13 +17,12 @@ import pytest
 from tests.candidates import AT, D, T, found, of
 from uac import Memory
 from uac.fact_log.extraction.patterns import extract, sentences
-from uac.fact_log.extraction.patterns.dates import find_dates
-from uac.fact_log.extraction.patterns.money import amounts, find_money
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import clock, find_dates
+from uac.fact_log.extraction.values.money import amounts, find_money
 
 
 def _days(text: str) -> list:
-    from uac.fact_log.extraction.patterns.dates import find_dates
+    from uac.fact_log.extraction.timemodel import find_dates
 
     return [d.date for d in find_dates(text, AT.date(), "future")]
 
@@ -253,7 +252,7 @@ def test_a_ranges_bare_last_day_takes_the_first_days_month() -> None:
 
 
 def test_a_guessed_range_runs_forward_into_the_evening() -> None:
-    from uac.fact_log.extraction.patterns.timespan import clock
+    from uac.fact_log.extraction.timemodel import clock
 
     said = clock("from 6 to 7.30")
     assert said is not None and (said.start.hour, said.end.hour) == (18, 19)
@@ -342,14 +341,14 @@ def test_a_dotted_date_does_not_end_a_sentence(text: str) -> None:
 def test_money_written_the_way_other_countries_write_it(
     text: str, amount: str, currency: str
 ) -> None:
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     (m,) = find_money(text)
     assert (m.amount, m.currency) == (Decimal(amount), currency)
 
 
 def test_no_money_from_codes_that_are_not_currencies() -> None:
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     assert find_money("flight BA 123 lands at 9") == []
     assert find_money("I have 2 100 reasons") == []
@@ -393,7 +392,7 @@ def test_the_amounts_memo_gives_every_thread_the_serial_answers() -> None:
     # over more texts than it holds must each get exactly what one thread alone gets
     from concurrent.futures import ThreadPoolExecutor
 
-    from uac.fact_log.extraction.patterns.money import find_money
+    from uac.fact_log.extraction.values.money import find_money
 
     texts = [f"paid £{i}.{i % 100:02d} and €{i * 3} for item {i}" for i in range(1500)]
     serial = [find_money(t) for t in texts]
@@ -488,7 +487,7 @@ def test_mine_without_a_document_is_nothing() -> None:
 
 
 def test_a_dotted_amount_after_a_date_is_no_time() -> None:
-    from uac.fact_log.extraction.patterns.timespan import clock
+    from uac.fact_log.extraction.timemodel import clock
 
     assert clock("paid on 3 May 14.50 euros") is None
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.candidates import AT, D, T, found, of, values
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.timemodel import clock
 
 _TRIP = "road trip to Chicago june ninth through the fifteenth"
 

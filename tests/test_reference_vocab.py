@@ -11,7 +11,7 @@ from typing import Any
 from uac.checks.library import REGISTRY
 from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.extraction.patterns import extract
-from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import (
     country_name,
     drug_data,

@@ -306,9 +306,9 @@ def _via(trip: Any) -> list[tuple[str, str]]:
 
 
 def _lookup_place(text: str) -> Any:
-    # The place gazetteer sits with the extractor's patterns: loaded only when a trip names
-    # a stop by place, so reads that import the check library never load the extractor.
-    from uac.fact_log.extraction.patterns.places import lookup_place
+    # The place gazetteer sits with the extractor's value parsers: loaded only when a trip
+    # names a stop by place, so reads that import the check library never load the extractor.
+    from uac.fact_log.extraction.values.places import lookup_place
 
     return lookup_place(text)
 

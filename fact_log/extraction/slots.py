@@ -4,7 +4,7 @@ A frame (frames.py) declares its slots by type (frames.toml); the parser of that
 candidates `Found(value, start, end)` with offsets into the text it was given, so evidence can
 quote them. The parsers are shared by every frame and know nothing of any catalog path:
 
-    date          one time model (explicit, relative, weekday, ranges) from patterns.dates
+    date          one time model (explicit, relative, weekday, ranges) (timemodel)
     datetime      a date with the clock time said in the same sentence, when there is one
     money         an amount with its currency -> {"amount", "currency"}
     amount        money, else an amount said as paid without a currency ("paid 899")
@@ -40,10 +40,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from uac.fact_log.extraction.patterns.dates import find_dates, find_time
-from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
+from uac.fact_log.extraction.timemodel import find_dates, find_time
+from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.extraction.values.quantities import kilograms
 from uac.fact_log.reference import food_data, vaccine_words
 
 Prefer = Literal["future", "past"]
@@ -204,13 +205,7 @@ def weights(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     out = []
     for m in _KG.finditer(text):
         n = float(m["n"].replace(",", "."))
-        unit = m["u"].lower()
-        if unit.startswith(("lb", "pound")):
-            kg = n * 0.45359237
-        elif unit in ("st", "stone"):
-            kg = n * 6.35029318 + (float(m["lb"]) * 0.45359237 if m["lb"] else 0.0)
-        else:
-            kg = n
+        kg = kilograms(n, m["u"], float(m["lb"]) if m["lb"] else 0.0)
         if 25 <= kg <= 350:
             out.append(Found(round(kg, 1), m.start(), m.end()))
     return out

@@ -1,11 +1,14 @@
 """The deterministic pattern extractor: one message in, typed fact candidates out.
 
-One module per domain (identity, travel, health, vehicles, finance, schedule, contacts,
-preferences) holds its regexes, lexicons and `rule_*` functions and lists them in `RULES`;
-`text` holds what they share (sentences, clauses, guards, names, the context that validates
-each value against the catalog), `money`, `dates` and `places` the value parsers.
+Each catalog path has one module that holds its regexes, lexicons and `rule_*` functions
+(the module's docstring names the paths it owns; the session thread's follow-ups,
+followups.py, complete records of many paths across messages). `text` holds what they share
+(sentences, clauses, guards, names, the context that validates each value against the
+catalog). The value parsers are shared with the frames' slots and live outside this package:
+amounts, places and service names in `fact_log/extraction/values/`, dates, times, ranges,
+durations and offsets in the one time model, `fact_log/extraction/timemodel/`.
 
-`DOMAINS` is the registry. Its order is the order rules run in, and it matters: when two
+`RULES` is the registry: every rule, in the order rules run in, and it matters: when two
 rules find the same (path, value) the first one's quote is kept. Rules are deliberately
 conservative (precision over recall): a candidate needs a first-person anchor ("I", "my", an
 imperative preference). Sentences longer than MAX_SENTENCE characters are skipped (no one
@@ -22,7 +25,13 @@ from dataclasses import replace
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import (
+    accounts,
     agenda,
+    allergies,
+    bodyweight,
+    budgets,
+    charges,
+    conditions,
     contacts,
     documents,
     episodes,
@@ -31,18 +40,17 @@ from uac.fact_log.extraction.patterns import (
     headings,
     health,
     identity,
-    itinerary,
     journeys,
     payments,
-    people,
     preferences,
+    promotions,
     purchases,
     routines,
     schedule,
     travel,
+    vaccinations,
     vehicles,
 )
-from uac.fact_log.extraction.patterns.dates import forget_dates
 from uac.fact_log.extraction.patterns.discourse import (
     MEMO,
     Mention,
@@ -51,7 +59,6 @@ from uac.fact_log.extraction.patterns.discourse import (
     freeze,
     remember,
 )
-from uac.fact_log.extraction.patterns.money import find_money, forget_money
 from uac.fact_log.extraction.patterns.needles import install, load_table, rule_modules
 from uac.fact_log.extraction.patterns.text import (
     MAX_SENTENCE,
@@ -63,36 +70,112 @@ from uac.fact_log.extraction.patterns.text import (
     sentences,
     undictate,
 )
+from uac.fact_log.extraction.timemodel import forget_dates
+from uac.fact_log.extraction.values.money import find_money, forget_money
 
-DOMAINS = (
-    identity,
-    documents,
-    travel,
-    journeys,
-    health,
-    vehicles,
-    finance,
-    payments,
-    purchases,
-    schedule,
-    agenda,
-    routines,
-    contacts,
-    preferences,
+# The order rules run in, every rule of every module in one place. It matters: when two rules
+# find the same (path, value), the first one's quote is kept, and a later rule may skip what
+# an earlier one read in the sentence. Each path's rules live in its one module (the catalog
+# path in each module's docstring); the order here is independent of where they live.
+RULES: tuple[Rule, ...] = (
+    identity.rule_identity,
+    documents.rule_visas,
+    documents.rule_insurance,
+    identity.rule_passport_country,
+    documents.rule_document_fragments,
+    travel.rule_trips,
+    travel.rule_location,
+    travel.rule_trip_from_thread,
+    travel.rule_trip_via,
+    travel.rule_home,
+    travel.rule_here_since,
+    journeys.rule_passport_details,
+    journeys.rule_bookings,
+    journeys.rule_pasted_stay,
+    vaccinations.rule_vaccinations,
+    health.rule_medications,
+    health.rule_medication_list,  # after rule_medications: the drugs it read are not read twice
+    allergies.rule_allergies,
+    allergies.rule_allergy_severity,
+    conditions.rule_conditions,
+    conditions.rule_pregnant,
+    allergies.rule_intolerance,
+    conditions.rule_for_my,
+    conditions.rule_due_date,  # after rule_pregnant: a sentence it read is not read twice
+    conditions.rule_birth,
+    bodyweight.rule_body_weight,
+    vehicles.rule_vehicles,
+    vehicles.rule_services,
+    vehicles.rule_inspection,
+    budgets.rule_budgets,
+    budgets.rule_spending_caps,
+    finance.rule_subscriptions,
+    charges.rule_transactions,
+    payments.rule_bills,
+    charges.rule_money_in,
+    charges.rule_charges,
+    payments.rule_standing_orders,
+    payments.rule_planned_card_payment,
+    accounts.rule_accounts,
+    promotions.rule_promotions,
+    charges.rule_amount_correction,
+    charges.rule_not_the_users_spend,  # last of the money rules: what they read of someone else's
+    accounts.rule_cards,
+    purchases.rule_warranties,
+    agenda.rule_deadlines,
+    agenda.rule_task_done,
+    schedule.rule_events,
+    schedule.rule_away,
+    schedule.rule_booked_place,
+    schedule.rule_guests,
+    schedule.rule_subject_slot,
+    agenda.rule_plan,
+    agenda.rule_step_done,
+    schedule.rule_signed_up,
+    agenda.rule_asked_by,
+    agenda.rule_status,
+    agenda.rule_owned_task,
+    agenda.rule_reminder,
+    agenda.rule_todo,
+    agenda.rule_done_paperwork,
+    agenda.rule_done_steps,
+    schedule.rule_plans,
+    schedule.rule_home_visit,
+    agenda.rule_done_it,
+    routines.rule_intake,
+    health.rule_supply,
+    schedule.rule_weekly_note,
+    schedule.rule_weekly_slot,
+    schedule.rule_weekly_duty,
+    schedule.rule_repeats,
+    schedule.rule_series_end,
+    contacts.rule_contacts,
+    contacts.rule_people,
+    preferences.rule_preferences,
+    preferences.rule_timezone_only,
+    episodes.rule_episodes,
+    # after every other trip and booking rule: a trip said as a known place and its days, the
+    # legs and booking details said of it (they add only what those found none of)
+    travel.rule_place_span,
+    journeys.rule_legs,
+    travel.rule_next_stops,
+    journeys.rule_booking_name,
+    journeys.rule_pasted_details,
+    contacts.rule_people_shapes,  # people in other shapes: lists, cards, known names, birthdays
 )
-DOMAINS += (episodes,)  # support episodes (patterns/episodes.py)
-DOMAINS += (itinerary, people)  # trips by place and days; people in other shapes (h14p)
-RULES: tuple[Rule, ...] = tuple(rule for domain in DOMAINS for rule in domain.RULES)
 # The rules that read a line of another person's list ("Mum's direct debits:" then its items):
 # facts about that person, none of the user's own records (patterns/headings.py)
-THEIR_RULES: tuple[Rule, ...] = tuple(r for domain in (contacts, people) for r in domain.RULES)
+THEIR_RULES: tuple[Rule, ...] = (
+    contacts.rule_contacts,
+    contacts.rule_people,
+    contacts.rule_people_shapes,
+)
 
 # Every rule module's regexes get their literal pre-check (patterns/needles.py): a search
 # that cannot match is not run. Same answers, a fraction of the time.
 GATED = install(rule_modules(), load_table())
 
 __all__ = [
-    "DOMAINS",
     "RULES",
     "Candidate",
     "builtin_catalog",

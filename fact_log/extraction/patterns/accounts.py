@@ -1,19 +1,25 @@
-"""Accounts and cards: a card's per-payment limit ("wise card has a $2,000 per payment
-limit", "Starling card: £1,000 per-transaction cap"), an account the user is closing and when;
-the account-name pattern the payment rules share. Listed in payments.RULES."""
+"""Accounts and cards, the one home of finance.bank_accounts: accounts and cards the user has
+with the issuer and their limits ("I got a new credit card from Chase", "a £4,000 limit";
+`rule_cards`), a card's per-payment limit ("wise card has a $2,000
+per payment limit", "Starling card: £1,000 per-transaction cap"), an account the user is
+closing and when (`rule_accounts`); the account-name pattern the
+payment rules share."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts, find_money
-from uac.fact_log.extraction.patterns.purchases import card_limits
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     clause_ok,
     dates_in,
+    in_clause,
+    someone_else,
 )
+from uac.fact_log.extraction.values.money import amounts, find_money
+from uac.fact_log.reference import vocabulary
 
 # A card named by its brand alone ("my Amex") is a card; "my Visa" is left out (a travel visa).
 CARD_BRAND = r"(?-i:Amex|American\s+Express|Barclaycard)(?!\s+(?:card|account))"
@@ -72,6 +78,182 @@ _CLOSING = re.compile(
     r"is\s+closing|will\s+close|is\s+being\s+closed|shuts|gets\s+closed)\b",
     re.IGNORECASE,
 )
+
+
+_ACCOUNT = re.compile(
+    r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
+    r"checking\s+account|bank\s+account|overdraft))\b"
+    r"(?:[^.;]{0,25}?\b(?i:from|with|at|on)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
+)
+_CARD_BRAND = re.compile(
+    r"\b(?:(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Barclaycard|Visa|Mastercard|"
+    r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))|(?i:the)\s+(?P<brand2>Amex|American\s+Express|"
+    r"Barclaycard|[A-Z][a-z]+\s+(?:credit\s+)?card))\b"
+)
+_ISSUER_CARDS = ("amex", "american express", "barclaycard")  # a card named by its issuer
+# "a £4,000 limit", "£2,500 credit limit": the amount said just before the word
+_AMOUNT_BEFORE = re.compile(r"(?:a|an|the)?\s*(?:credit\s+)?$", re.I)
+_LIMIT = re.compile(r"\b(?i:limit)\b")
+_KINDS: dict[str, str] = vocabulary()["account_kinds"]
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|my|i've|i'm|we|our)\b|^(?:just\s+|finally\s+)?(?:opened\s+|got\s+)?(?:a\s+)?new\b",
+    re.I,
+)
+
+
+# A card as the user names it, any case: "my HDFC credit card", "My Swisscard Mastercard",
+# "the BBVA card", "my discover card"
+_HELD_CARD = re.compile(
+    r"\b(?:my|the|our)\s+(?P<prov>[A-Za-z][\w&]{1,20}(?:\s[A-Za-z][\w&]{1,20})??)"
+    r"(?:\s+(?:Mastercard|Visa|Amex))?\s+"
+    r"(?P<kind>credit\s+card|debit\s+card|card|Mastercard|Visa)\b",
+    re.I,
+)
+_NOT_ISSUERS = frozenset(vocabulary()["word_sets"]["purchases_not_issuers"])
+# The cue an amount answers to, read clause by clause so each amount binds to its own cue
+# ("limit is 2,50,000 INR and per transaction it is capped at 1 lakh")
+_PER_ONE = re.compile(
+    r"\b(?:per|each|a\s+single|any\s+single|for\s+one|for\s+a\s+single|one)[\s-]+"
+    r"(?:transaction|payment|purchase)\b|\bin\s+one\s+go\b|\bat\s+a\s+time\b",
+    re.I,
+)
+_LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
+_LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
+_CASH_LIMIT = re.compile(r"\b(?:ATM|withdrawals?|cash|contactless|monthly)\b", re.I)
+_DAILY_LIMIT = re.compile(r"\b(?:daily|(?:a|per|each)\s+day)\b", re.I)
+# any limit that is not the card's credit limit: a cash, monthly or daily one
+_OTHER_LIMIT = re.compile(rf"{_CASH_LIMIT.pattern}|\b(?:daily|day)\b", re.I)
+# "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
+_BARE_LIMIT = re.compile(
+    r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"
+    r"(?:credit\s+)?limit\b",
+    re.I,
+)
+
+
+def card_limits(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A card's credit limit and per-payment cap, each amount bound to its own cue."""
+    if _LIMIT_CUE.search(sent.text) is None:
+        return False
+    held = _HELD_CARD.search(sent.text)
+    if held is not None and held["prov"].lower() in _NOT_ISSUERS:
+        held = None
+    value: dict[str, Any] = {}
+    if held is not None:
+        if not in_clause(held, parts, sent) or someone_else(sent.text[: held.start()]):
+            return False
+        kind = held["kind"].lower()
+        value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        if "debit" in kind:
+            value["kind"] = "debit_card"
+        elif "credit" in kind:
+            value["kind"] = "credit_card"
+    elif _BARE_LIMIT.search(sent.text):
+        before = ctx.text[: sent.start].rstrip().rstrip("!?.")
+        start = max(before.rfind(". "), before.rfind("!"), before.rfind("\n")) + 1
+        held = _HELD_CARD.search(before[start:])
+        if held is not None and held["prov"].lower() not in _NOT_ISSUERS:
+            value = {"name": held[0].split(None, 1)[1], "provider": held["prov"]}
+        elif (earlier := ctx.thread.last("finance.bank_accounts")) is not None:
+            value = {k: v for k, v in earlier.record().items() if k in ("name", "provider", "kind")}
+        if not value or not clause_ok(parts, sent, sent.start):
+            return False
+    else:
+        return False
+    other = False  # a cash or monthly limit: read here, and no field holds it
+    for clause in _LIMIT_CLAUSES.split(sent.text):
+        said = amounts(clause)
+        if not said:
+            continue
+        if _CASH_LIMIT.search(clause):
+            other = True
+            continue
+        if _DAILY_LIMIT.search(clause):  # "a daily limit of €2,000": all payments of a day
+            value["daily_limit"] = said[0].amount
+        elif _PER_ONE.search(clause):
+            value["per_transaction_limit"] = said[0].amount
+        elif _LIMIT_CUE.search(clause):
+            value["limit"] = said[0].amount
+            value["kind"] = "credit_card"  # a card with a credit limit is a credit card
+        else:
+            continue
+        if said[0].currency:
+            value.setdefault("currency", said[0].currency)
+    if not any(k in value for k in ("limit", "per_transaction_limit", "daily_limit")):
+        return other
+    if "limit" not in value and held is not None and held["kind"].lower() == "card":
+        # a card with a cap and no credit limit, unless its issuer only issues credit cards
+        issuer = held["prov"].lower() in _ISSUER_CARDS
+        value.setdefault("kind", "credit_card" if issuer else "debit_card")
+    ctx.add("finance.bank_accounts", value, sent, 0.8)
+    return True
+
+
+def rule_cards(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Accounts and cards the user has, with the issuer and the limit when said."""
+    if any(
+        c.path == "finance.bank_accounts" and c.start == sent.start for c in ctx.out[ctx.here() :]
+    ):
+        return  # card_limits (run by rule_accounts) read this sentence's card
+    m = _ACCOUNT.search(sent.text)
+    brand = _CARD_BRAND.search(sent.text)
+    limit = _LIMIT.search(sent.text)
+    if limit and _OTHER_LIMIT.search(sent.text[max(0, limit.start() - 12) : limit.start()]):
+        limit = None  # "a daily limit of 600": no field holds it
+    value: dict[str, Any] = {}
+    inst = m and (m["inst"] or (_AT_BANK.search(sent.text) or [None, None])[1])
+    known = inst and any(
+        p.kind == "finance.bank_accounts" and p.get("provider") == inst for p in ctx.thread.mentions
+    )
+    if m is not None and (_FIRST_PERSON.search(sent.text) or known):
+        kind = " ".join(m["kind"].lower().split())
+        value["kind"] = _KINDS[kind]
+        if inst:
+            value["provider"] = inst
+        if kind == "overdraft" and (said := [a for a in amounts(sent.text) if a.start > m.end()]):
+            value["limit"] = said[0].amount  # "the overdraft on Starling is £500"
+            if said[0].currency:
+                value["currency"] = said[0].currency
+    if brand is not None:
+        said = brand["brand"] or brand["brand2"]
+        value["name"] = said
+        if said.lower() in _ISSUER_CARDS:
+            value.setdefault("kind", "credit_card")
+            value.setdefault("provider", said)  # as said: "Amex" stays "Amex"
+        elif said.split()[0] not in ("Visa", "Mastercard", "Credit"):
+            value.setdefault("provider", said.split()[0])  # "my Halifax card": Halifax's
+    earlier = ctx.thread.last("finance.bank_accounts")
+    if not value and limit is not None and earlier is not None and _IT.search(sent.text):
+        value = earlier.record()  # "The limit on it is $5,000."
+    if limit is not None and _PER_PAYMENT_SAID.search(sent.text):
+        return  # a per-payment limit, not a credit limit: payments.rule_accounts
+    anchor = m or brand or limit
+    if not value or not in_clause(anchor, parts, sent):
+        return
+    if limit is not None:
+        said = amounts(sent.text)
+        found = [a for a in said if a.start > limit.start()] or [
+            a
+            for a in said
+            if a.end <= limit.start() and _AMOUNT_BEFORE.fullmatch(sent.text[a.end : limit.start()])
+        ]
+        if found:
+            if value.get("name", "").lower().endswith("card"):
+                value.setdefault("kind", "credit_card")  # a card's own limit is credit
+            value["limit"] = found[0].amount
+            if found[0].currency:
+                value["currency"] = found[0].currency
+    # "my Visa card was declined", "insurance through my Amex card": a card in passing is no
+    # record; an account said as had ("a new current account with Starling") or a limit is
+    if "limit" in value or (m is not None and "provider" in value):
+        ctx.add("finance.bank_accounts", value, sent, 0.75)
+
+
+_PER_PAYMENT_SAID = re.compile(
+    r"\b(?:per|each|any\s+single|a\s+single)[\s-]+(?:payment|transaction|purchase)\b", re.I
+)
+_AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
+_IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
 def kind_of(name: str) -> str:

@@ -1,9 +1,6 @@
-"""Agenda patterns: what the user asks to be reminded of, paperwork and steps said finished,
-starting a job or an activity on a day, and visits to the home (a collection, a delivery).
-
-Rules that read a sentence's plans rather than name an event word (schedule.py's); they run
-after schedule.py's, so a sentence that already yielded an event or a task is left alone.
-"""
+"""Agenda patterns, the one home of tasks.tasks: deadlines ("the report is due Friday"), what
+the user asks to be reminded of, to-dos and plans of steps, paperwork and steps said finished,
+what someone asked of the user; a task said done."""
 
 from __future__ import annotations
 
@@ -13,14 +10,10 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
-from uac.fact_log.extraction.patterns.journeys import LODGING
-from uac.fact_log.extraction.patterns.money import find_money
-from uac.fact_log.extraction.patterns.schedule import NOT_YET, a_journey, goal_words
+from uac.fact_log.extraction.patterns.schedule import CLAIMED, DEADLINE
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -29,7 +22,11 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.patterns.travel import claimed
+from uac.fact_log.extraction.timemodel import (
+    add_months,
+    count_word,
+)
 from uac.fact_log.reference import vocabulary
 
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
@@ -60,7 +57,7 @@ def rule_todo(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _TODO.match(sent.text)
     if m is None or "?" in sent.text or not in_clause(m, parts, sent, "verb"):
         return
-    if any(c.path in _CLAIMED and c.start >= sent.start for c in ctx.out):
+    if any(c.path in CLAIMED and c.start >= sent.start for c in ctx.out):
         return  # another rule read the sentence
     days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
     if not days or days[0].date < ctx.today:  # type: ignore[operator]
@@ -182,81 +179,6 @@ def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", fields, sent, 0.7)
 
 
-# "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
-# beginning, or an activity said with its day and its time, is a plan in the calendar.
-_STARTS = re.compile(
-    r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
-    r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
-    re.I,
-)
-_DOING = re.compile(
-    r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
-    r"(?P<verb>[a-z]{3,}ing)\b",
-    re.I,
-)
-_NOT_ACTIVITY = frozenset(vocabulary()["word_sets"]["agenda_not_activity"])
-
-
-def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Starting a job or course on a day; an activity with its day and time."""
-    start = _STARTS.search(sent.text)
-    doing = None if start else _DOING.search(sent.text)
-    if (start is None and doing is None) or (ctx.out and ctx.out[-1].start >= sent.start):
-        return  # nothing planned, or the sentence already said what it is
-    if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
-        return
-    m = start or doing
-    if not in_clause(m, parts, sent):
-        return
-    days = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
-    when = clock(sent.text)
-    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
-        return
-    if doing is not None and (when is None or when.assumed):
-        return  # "we're meeting up on the 5th": a time said makes it a plan, not a mood
-    if start is not None:
-        title = "Start " + " ".join(start["what"].lower().split())
-    else:
-        title = doing["verb"][:1].upper() + doing["verb"][1:].lower()  # type: ignore[index]
-    begin = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
-    ctx.add("schedule.events", {"title": title, "start": begin}, sent, 0.7)
-
-
-# "the old Hotpoint is getting collected on Friday 21st", "the sofa is being delivered
-# tomorrow": a visit to the user's home on a day, an event
-_HOME_VISIT = re.compile(
-    r"\b(?:the|my|our)\s+(?P<what>[\w'’ -]{2,30}?)\s+(?:is|are|'s)\s+(?:getting|being)\s+"
-    r"(?P<verb>collected|delivered|picked\s+up|installed|fitted|repaired|serviced|fixed|replaced)\b",
-    re.I,
-)
-
-
-def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Something collected, delivered or fitted at home on a day: an event on that day."""
-    m = _HOME_VISIT.search(sent.text)
-    if not in_clause(m, parts, sent, "verb"):
-        return  # guards read up to the verb: "my sister's sofa is being delivered" is hers
-    days = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
-    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
-        return
-    when = clock(sent.text)
-    what = re.sub(r"^(?:old|new)\s+", "", " ".join(m["what"].split()), flags=re.I)
-    title = f"{what[:1].upper()}{what[1:]} {' '.join(m['verb'].lower().split())}"
-    start = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
-    value: dict[str, Any] = {"title": title, "start": start}
-    if when is not None and when.end is not None:
-        value["end"] = dt.datetime.combine(days[0].date, when.end)  # type: ignore[arg-type]
-    ctx.add("schedule.events", value, sent, 0.7)
-
-
 # "Q1 board pack - I own it this time", "I'm in charge of the office move": a task the user
 # takes on, named before its due date
 _OWNS = re.compile(
@@ -280,80 +202,6 @@ def rule_owned_task(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     goal = " ".join((m["goal"] or m["goal2"]).split())
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": "planned"}, sent, 0.7)
-
-
-# "the boiler service is wednesday between 8 and 12", "spirometry is on tuesday the 19th at
-# 9:40", "engineer booked for thursday morning 8-1": a thing as the sentence's subject, then
-# its day and its time. Both a day and a clock time must be said: that is what makes it a slot
-# in the calendar whatever the thing is called (no list of event words).
-_SUBJECT_SLOT = re.compile(
-    r"^(?:(?:and|also|so|oh|ok|okay|right|hmm+|um+|well|ah)\s+)?(?:(?:the|my|our)\s+)?"
-    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[\w'’-]{1,20}){0,6}?)"
-    # "parents eve for josh is tues 23rd", "Eid market stall - Sat 16th Oct, 8am till 4pm"
-    r"(?:\s+(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
-    r"|[ \t]+[-–][ \t]+)"
-    r"(?:(?:on|for|this|next)\s+)?",
-    re.I,
-)
-_NOT_A_TITLE = frozenset(vocabulary()["word_sets"]["agenda_not_a_title"])
-# a journey or a payment is no calendar event, wherever its word stands in the title
-_NOT_AN_EVENT = frozenset(vocabulary()["word_sets"]["agenda_not_an_event"])
-_CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
-# "my dentist is 6pm same day": the day the conversation was just about
-_SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
-_AT_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
-
-
-_TIME_HINT = re.compile(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
-
-
-def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Events named by the thing they are, each said with its day and its time of day."""
-    if "?" in sent.text or _TIME_HINT.search(sent.text) is None:
-        return  # no clock time can be said without a digit or one of these words
-    # "orgo final is tues may 9 at 8am, chem is thurs 11th 1:30": one slot a clause
-    # (matched from the clause on: " - " and ":" end a clause and join a thing to its day)
-    slots = [(c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))]
-    if not slots or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
-        return
-    for n, (clause, m) in enumerate(slots):
-        end = slots[n + 1][0].start if n + 1 < len(slots) else sent.start + len(sent.text)
-        _slot(ctx, sent, parts, clause, m, end)
-
-
-def _slot(
-    ctx: Ctx, sent: Span, parts: list[Span], clause: Span, m: re.Match[str], end: int
-) -> None:
-    """One event from a clause "<thing> is <day> <time>" (the rest runs to `end`)."""
-    words = m["title"].lower().split()
-    if words[0] in _NOT_A_TITLE or _NOT_AN_EVENT & set(words):
-        return
-    if re.search(r"['’]s?\b", m["title"]):
-        return  # "it's on tuesday", "my mum's operation is ...": not the user's thing named
-    if any(c.path in _CLAIMED and clause.start <= c.start < end for c in ctx.out) or any(
-        c.path in _CLAIMED and c.start == sent.start and clause.start == sent.start for c in ctx.out
-    ):
-        return  # another rule read the clause
-    rest = Span(clause.start + m.end(), ctx.text[clause.start + m.end() : end])
-    when = clock(rest.text)
-    days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
-    day: dt.date | None = None
-    if days and days[0].start - rest.start <= 12:
-        day = days[0].date  # the day must follow the verb ("is on tuesday the 19th")
-    elif not days and _SAME_DAY.search(rest.text):
-        day = ctx.anchor
-    if when is None or day is None:
-        return
-    if day < ctx.today or not clause_ok(parts, sent, clause.start):
-        return
-    start = dt.datetime.combine(day, when.start)
-    title = m["title"][:1].upper() + m["title"][1:]
-    value: dict[str, Any] = {"title": title, "start": start}
-    if when.end is not None and when.end > when.start:
-        value["end"] = dt.datetime.combine(day, when.end)
-    if (place := _AT_PLACE.search(rest.text)) is not None:
-        value["location"] = place[1]
-    ctx.add("schedule.events", value, sent, 0.7)
 
 
 def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -382,17 +230,6 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 _FILED = re.compile(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
 
 
-# "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
-# Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
-_SIGNED_UP = re.compile(
-    r"\b(?:(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
-    r"(?:a\s+|an\s+|the\s+)?|booked\s+(?:me\s+|us\s+)?(?:a|an)\s+(?!(?:trip|holiday|flight|train|ticket|"
-    r"cruise|table|car|taxi|cab|"
-    + LODGING
-    + r")s?\b))(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
-    r"(?=\s*(?:[,!.;:(]|$)|\s+(?:on|from|starting|in|at|this|next|every)\b)",
-    re.I,
-)
 # "I've got 30 days from today to reply", "we have two weeks to send it back": a deadline
 _TIME_TO = re.compile(
     r"\b(?:i|we)(?:\s+have|'ve\s+got|\s+got|\s+have\s+got)\s+(?P<n>\d{1,3}|[a-z]+)\s+"
@@ -410,42 +247,6 @@ _WANTS = re.compile(
     r"before\s+(?:that|then|it|the\s+deadline)\b)",
     re.I,
 )
-
-
-_SIGNUP_DAY = re.compile(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
-
-
-def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """What the user signed up for, on the day said (its hours, its last day)."""
-    m = _SIGNED_UP.search(sent.text)
-    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
-        return
-    if a_journey(m["title"]) or re.fullmatch(LODGING, m["title"].split()[-1], re.I):
-        return  # "booked a last minute week in Porto": a trip; "booked a riad": a stay
-    if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
-        return
-    if not in_clause(m, parts, sent) or THIRD_PARTY.search(sent.text):
-        return
-    if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
-        return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
-    window = sent
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
-    if not days and ctx.following is not None:
-        window = Span(sent.start, ctx.text[sent.start : ctx.following.end])
-        days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
-    if not days or days[0].date < ctx.today:  # type: ignore[operator]
-        return
-    when = clock(window.text)
-    day = days[0].date
-    value: dict[str, Any] = {
-        "title": m["title"][:1].upper() + m["title"][1:],
-        "start": dt.datetime.combine(day, when.start if when else dt.time()),  # type: ignore[arg-type]
-    }
-    if when is not None and when.end is not None and when.end > when.start:
-        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
-    elif len(days) > 1 and days[1].date > day:  # type: ignore[operator]
-        value["end"] = dt.datetime.combine(days[1].date, dt.time(23, 59))  # type: ignore[arg-type]
-    ctx.add("schedule.events", value, sent, 0.7)
 
 
 def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -569,19 +370,141 @@ def rule_step_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", fields, sent, 0.7)
 
 
-RULES: tuple[Rule, ...] = (
-    rule_subject_slot,
-    rule_plan,
-    rule_step_done,
-    rule_signed_up,
-    rule_asked_by,
-    rule_status,
-    rule_owned_task,
-    rule_reminder,
-    rule_todo,
-    rule_done_paperwork,
-    rule_done_steps,
-    rule_plans,
-    rule_home_visit,
-    rule_done_it,
+def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Deadlines become tasks with a due date."""
+    if _it_due(ctx, sent, parts):
+        return
+    m = DEADLINE.search(sent.text)
+    if not in_clause(m, parts, sent):
+        return
+    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
+    goal = next((g for g in goals if g), None) or m["goal8"]
+    if _DONE_BY_OTHER.search(sent.text, m.end()):
+        return  # "school registration, deadline is 1 August but my wife is doing it"
+    # "annual returns for my company due 30 Nov": whom it is for is no part of the goal
+    goal = re.sub(r"\s+for\s+(?:my|our|the)\s+[\w'’-]+$", "", goal, flags=re.I)
+    goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
+    goal = _REPORTED.sub("", goal)  # "my boss says the report is due": the report
+    if not goal or re.match(r"(?:his|her|their)\b", goal, re.I):
+        return  # "my boss says the deadline is Friday": whose deadline for what is unsaid
+    if _NOT_A_GOAL.match(goal):
+        return  # "the baby's due in July", "next one due in 12 months": no task of the user's
+    if m["goal5"]:  # "The report has to be submitted by Friday"
+        if re.match(r"(?:his|her|their|its)\b", goal, re.I):
+            return  # someone else's deadline
+        goal = re.sub(r"^(?:the|my|our)\s+", "", goal, flags=re.I)
+    if goal.lower() in ("it", "this", "that") and not m["goal4"]:
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start >= sent.start + m.start()
+    ]
+    if dates and dates[0].valid and dates[0].date < ctx.today:  # type: ignore[operator]
+        # "I must pay the DAS until the 20th" said on 3 March: a bare day continued from an
+        # earlier one fell before today; a deadline still to meet is the next such day
+        fresh = [d for d in dates_in(sent, "future", ctx.today) if d.start == dates[0].start]
+        if fresh and fresh[0].valid and fresh[0].date >= ctx.today:  # type: ignore[operator]
+            dates[0] = fresh[0]
+    if not dates or not dates[0].valid:
+        return
+    if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
+        return  # "due 28 days from service, served on 3 June": the day counted from, not due
+    if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
+        return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
+    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.8)
+
+
+# "it's due to the chair on the 24th": the due date of the task the session named last
+_IT_DUE = re.compile(
+    r"^(?:and\s+|so\s+)?(?:it's|it\s+is|it’s|that's|that\s+is)\s+due\b"
+    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15})?(?=\s+(?:on|by|before|in|this|next)\b)",
+    re.IGNORECASE,
 )
+
+
+def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """The due date of the thread's open task said by pronoun; True when added."""
+    m = _IT_DUE.match(sent.text)
+    task = ctx.thread.last("tasks.tasks") if m is not None else None
+    if task is None or task.get("status") == "done" or not clause_ok(parts, sent, sent.start):
+        return False
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if not days:
+        return False
+    value = {"goal": task.get("goal"), "status": "planned", "due_date": days[0].date}
+    ctx.add("tasks.tasks", value, sent, 0.75)
+    return True
+
+
+# a term counted from another day ("28 days from service", "two weeks after delivery")
+_COUNTED = re.compile(
+    r"\b(?:\d{1,3}|a|one|two|three|four|six|ten|fourteen|thirty)\s+(?:working\s+|business\s+)?"
+    r"(?:days?|weeks?|months?)\s+(?:from|after|of)\b",
+    re.I,
+)
+
+# "... but my wife is doing it", "Tom will handle that": the task is someone else's
+_DONE_BY_OTHER = re.compile(
+    r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
+    r"(?:doing|handling|sorting|taking\s+care\s+of|do|handle|sort|take\s+care\s+of)\s+"
+    r"(?:it|that|this|them)\b",
+    re.I,
+)
+
+# "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
+_REPORTED = re.compile(
+    r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
+    r"mentioned|confirmed|reminded\s+(?:me|us)|wrote|emailed)(?:\s+that)?(?:\s+(?:the|my|our)\b)?"
+    r"\s*",
+    re.I,
+)
+
+_NOT_A_GOAL = re.compile(
+    r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
+    r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
+    re.I,
+)
+
+# "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
+_DONE = re.compile(
+    r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
+    r"done|sorted|dealt\s+with)\b",
+    re.I,
+)
+
+_GOAL_NOISE = frozenset(vocabulary()["word_sets"]["schedule_goal_noise"])
+
+NOT_YET = re.compile(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
+    r"by|before|until|yet|still)\b|'ll\b",
+    re.I,
+)
+
+_SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
+
+
+def goal_words(text: str) -> set[str]:
+    """The words of a task's goal that name it (four letters or more, no filler)."""
+    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
+
+
+def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A task the conversation set, said to be done: the same goal, status done."""
+    m = _DONE.search(sent.text)
+    if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    if "?" in sent.text or re.search(
+        r"\b(?:can|could|may|should)\s+(?:\w+\s+)?be\b", sent.text, re.I
+    ):
+        return  # "can a defence be filed on a Saturday?": asked, not done
+    if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
+        return  # "it has to be filed by 7 October" is the deadline, not its end
+    said = goal_words(sent.text)
+    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
+    for task in reversed(tasks):
+        if task.get("status") != "done" and said & goal_words(str(task.get("goal"))):
+            fields = task.record()
+            ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
+            return

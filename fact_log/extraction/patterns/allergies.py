@@ -1,7 +1,8 @@
 """Allergy patterns: "I'm allergic to penicillin", "peanuts give me hives", an allergy list
 under a heading, a reaction or another allergen said after one, and the severity; the
 substances a rule may take without "allergic" come from the reference data the checks use
-(drug names, food allergens). Listed in health.RULES."""
+(drug names, food allergens); intolerances ("I'm lactose-intolerant"). The one home of
+health.allergies."""
 
 from __future__ import annotations
 
@@ -415,3 +416,13 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     # "I had a bad reaction to amoxicillin, so I'm allergic to it": nothing named after "to"
     if len(ctx.out) == before and (m := _REACTS_TO.search(sent.text)):
         _reacts_to(ctx, sent, parts, m)
+
+
+_INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
+
+
+def rule_intolerance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """An intolerance said of oneself ("I'm lactose-intolerant"): a mild allergy record."""
+    if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
+        value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
+        ctx.add("health.allergies", value, sent, 0.8)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from uac.fact_log.extraction.patterns.dates import find_dates
 from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.text import Ctx
+from uac.fact_log.extraction.timemodel import find_dates
 
 _ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
 DATED_PAPER = re.compile(

@@ -1,12 +1,11 @@
 """Body weight the user reports: "I weigh 64 kg", "weighed on the ward scales at 4am,
 58.4kg", "9 stone 4", "82.5kg this morning"; a target or someone else's is no reading.
-Listed in health.RULES."""
+The one home of health.body_weight."""
 
 from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.money import words_to_number
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -14,6 +13,8 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.values.money import words_to_number
+from uac.fact_log.extraction.values.quantities import kilograms
 
 _WEIGHT = re.compile(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
@@ -97,10 +98,8 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     kg = float(said.replace(",", ".")) if said is not None else float(number or 0)
     unit = m["unit"].lower()
-    if unit.startswith(("lb", "pound")):
-        kg = round(kg * 0.45359237, 1)
-    elif unit in ("st", "stone"):  # "9 stone 4": 14 pounds to the stone
-        kg = round((kg * 14 + int(m["lb"] or 0)) * 0.45359237, 1)
+    if unit.startswith(("lb", "pound", "st")):  # "9 stone 4": 14 pounds to the stone
+        kg = round(kilograms(kg, unit, int(m["lb"] or 0)), 1)
     # a reading is of today or a day gone by ("3 kg down in two weeks" names no day)
     dates = [
         d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid and d.date <= ctx.today

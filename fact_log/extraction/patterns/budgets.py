@@ -1,6 +1,7 @@
 """Budget patterns: spending limits per category and period ("max £250 a month on eating
 out", a list under "my budgets for this year:", "and fifty a week on takeaways" after one),
-per-payment caps; the period parser the other money rules share. Listed in finance.RULES."""
+per-payment caps; the period parser the other money rules share. The one home of
+finance.budgets."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.money import amounts, words_to_number
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
@@ -18,6 +18,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     guarded,
 )
+from uac.fact_log.extraction.values.money import amounts, words_to_number
 from uac.fact_log.reference import vocabulary
 
 PERIOD = re.compile(

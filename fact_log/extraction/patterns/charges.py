@@ -1,7 +1,9 @@
 """Money the user saw go out or come in, said as it happened: a charge ("boots charged me
 £8.49", "they still took £24.99 off me"), income and refunds (negative), a shop and its
 total, statement lines ("tesco 86.40 yesterday"), a spend without a verb ("Dishoom ...,
-£86.40, my treat"). Listed in payments.RULES."""
+£86.40, my treat"), and payments the user made ("paid the Thames Water bill today",
+"paid the council tax (182), the water bill 41.20 by DD"): the one home of
+finance.transactions."""
 
 from __future__ import annotations
 
@@ -10,13 +12,12 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import MONTHS
+from uac.fact_log.extraction.patterns.budgets import BUDGET, PERIOD, another, carry_currency
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.health import last_such_day
-from uac.fact_log.extraction.patterns.money import amounts, find_money, put_amount
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    NAME,
     NOT_NAMES,
+    UNCERTAIN,
     Ctx,
     Span,
     clause_ok,
@@ -27,6 +28,10 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
+from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
+from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.places import lookup_place
+from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 
@@ -596,3 +601,259 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             fixed["currency"] = new.currency
         unsay(ctx, path, record)  # when said earlier in this message
         ctx.add(path, fixed, sent, 0.75, replaces=record)
+
+
+# -- payments the user made ---------------------------------------------------------------------
+_SPENT = re.compile(
+    r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
+    r"\bcost\s+me\b|^(?:(?:note\s+to\s+self|fyi|btw|ok(?:ay)?|so|update)[,:!-]?\s+)?"
+    r"(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
+    # "rent paid to Harbour Lettings, £1,250": the thing paid first
+    r"^(?:the\s+|my\s+)?[a-z]+(?:\s+[a-z]+)?\s+paid\b(?=\s+(?:to|today|yesterday|on|at)\b)|"
+    # "Rent went out, £1,325 to Foxtons", "£60 at Tesco and £12 on Etsy": a report of money gone
+    r"\b(?:went|came)\s+out\b|\bleft\s+my\s+account\b|"
+    # "Another £150 on groceries at Lidl": the amount first, its category between
+    r"^(?:and\s+|plus\s+|also\s+|another\s+|then\s+)?(?=[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+"
+    r"(?:at|on|to)\s+(?:[a-z]{3,20}\s+(?:at|from)\s+)?(?-i:[A-Z]))",
+    re.IGNORECASE,
+)
+_PAYEE = re.compile(
+    r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from|on(?=\s+(?-i:[A-Z])))\s+(?:the\s+)?"
+    r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
+)
+_TITLE = r"(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?"  # "rent to Mr Patel": a payee with a title
+# A payee as named: "Foxtons", "John Lewis", "IKEA", "H&M".
+_MERCHANT = re.compile(
+    r"\b(?:at|to|from)\s+(" + _TITLE + r"[A-Z][\w.&'’-]{1,20}(?:[ \t][A-Z][\w.&'’-]{1,20}){0,2})"
+)
+_NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
+_PAYEE_ACCOUNT = re.compile(
+    r"(?:\b(?:to|into|at)\s+|,\s*)(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?"
+    r"(?:account|acct|a/c)\s+"  # "£925 bank transfer, acct 31559920"
+    r"(?:number\s+|no\.?\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
+)
+
+
+# "in Woodies", "in Cyfrowe.pl": where it was bought, said with "in" (a place is no shop)
+_MERCHANT_IN = re.compile(
+    r"\bin\s+([A-Z][\w&'’-]{1,20}(?:\.[a-z]{2,3})?(?:[ \t][A-Z][\w&'’-]{1,20})?)"
+)
+
+
+def _shop_in(text: str, after: int) -> re.Match[str] | None:
+    """The shop of "in <Name>" after the verb, unless the name is a place or a month."""
+    m = _MERCHANT_IN.search(text, after)
+    if m is None or lookup_place(m[1]) or m[1].split()[0].lower() in MONTHS:
+        return None
+    return m
+
+
+def _merchant(raw: str) -> str | None:
+    """A payee as named, without a trailing full stop; None for a pronoun or a non-name."""
+    name = raw.rstrip(".,;:!?")
+    bare = re.sub(r"^(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+", "", name)
+    return None if not bare or bare.split()[0] in NOT_NAMES else name
+
+
+# "Paid the Thames Water bill today": the payee named by its bill
+_BILL_OF = re.compile(
+    r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
+    r"(?:(?i:electric(?:ity)?|gas|water|energy|phone|mobile|internet|broadband|power|"
+    r"heating|utility)\s+)?(?i:bill|invoice)\b"
+)
+_WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
+_SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
+
+
+# "paid the council tax (182), paid the water bill 41.20 by DD, sent mum 100": a list of
+# payments, a verb each; in such a list a bare number is an amount
+_LISTED_PAYMENT = re.compile(
+    r"(?:^|[,:;]\s*)(?:and\s+)?(?P<verb>paid|sent|spent|transferred)\b", re.I
+)
+
+
+def _payment_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """Each payment of a list said in one sentence; True when the sentence is such a list."""
+    starts = [m.start("verb") for m in _LISTED_PAYMENT.finditer(sent.text)]
+    if len(starts) < 2 or not clause_ok(parts, sent, sent.start + starts[0]):
+        return False
+    for a in starts:
+        # one item runs to the next comma ("sent mum 100 for her birthday, oh and ...")
+        b = sent.text.find(",", a)
+        item = Span(sent.start + a, sent.text[a : b if b > 0 else len(sent.text)])
+        money = amounts(item.text)
+        verb = _LISTED_PAYMENT.match(item.text)
+        if not money or verb is None:
+            continue
+        dates = [d for d in dates_in(item, "past", ctx.today, ctx.anchor) if d.valid]
+        value: dict[str, Any] = {
+            "amount": money[0].amount,
+            "date": dates[0].date if dates else ctx.today,
+        }
+        if money[0].currency:
+            value["currency"] = money[0].currency
+        inside = re.sub(r"[()]", " ", item.text)  # "the council tax (182)"
+        spot = amounts(inside)[0]
+        _paid_what(value, inside, verb.end(), spot.start, spot.end)
+        # "sent mum 100": a relative named without "the/my"
+        if "merchant" not in value and "category" not in value:
+            who = re.match(
+                r"\s+(?P<w>mum|mom|dad|nan|gran)\s+$", inside[verb.end() : spot.start], re.I
+            )
+            if who:
+                value["merchant"] = who["w"]
+        if "merchant" in value or "category" in value:
+            ctx.add("finance.transactions", value, sent, 0.7)
+    return True
+
+
+def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """One-off payments the user reports ("I spent £45 at Nando's yesterday")."""
+    if _payment_list(ctx, sent, parts):
+        return
+    m = _SPENT.search(sent.text)
+    if m is None:
+        _another_payment(ctx, sent, parts)
+        return
+    if BUDGET.search(sent.text):
+        return
+    if (subject := _IT_WAS_PAID.match(sent.text)) is not None and in_clause(m, parts, sent):
+        _paid_it(ctx, sent, subject)
+        return
+    if not in_clause(m, parts, sent) or PERIOD.search(sent.text):
+        return
+    if not m[0] and (_WOULD.search(sent.text) or UNCERTAIN.search(sent.text)):
+        return  # "£60 at Tesco would be too much": no verb of its own, so the whole sentence
+    money = amounts(sent.text)
+    if not money:
+        return
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    if any(not d.valid for d in dates):
+        return
+    if SERVICE.search(sent.text) and not dates:
+        return  # "I paid £10.99 for Netflix": the subscription; on a day said, one charge
+    paired = [(a, _PAYEE.match(sent.text, a.end)) for a in money if a.start >= m.start()]
+    if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
+        # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
+        for amount, payee in paired:
+            if payee is None or (name := _merchant(payee["m"])) is None:
+                continue
+            value: dict[str, Any] = {
+                "amount": amount.amount,
+                "date": dates[0].date if dates else ctx.today,
+                "merchant": name,
+            }
+            if amount.currency:
+                value["currency"] = amount.currency
+            if len(money) == 1:
+                _payee_account(value, sent.text)
+            ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.7)
+        return
+    priced = sent.text[: money[0].start].rstrip().lower().endswith(" for")
+    if (
+        money[0].currency is None
+        and not (priced and _MERCHANT.search(sent.text, m.end()))
+        and not _SORT_CODE_ACCOUNT.search(sent.text)  # "paid ... 2,000 to 20-45-77 83920155"
+    ):
+        return  # a bare number is a price only as "from Argos for 35"
+    value: dict[str, Any] = {
+        "amount": money[0].amount,
+        "date": dates[0].date if dates else ctx.today,
+    }
+    if money[0].currency is not None:
+        value["currency"] = money[0].currency
+    merchant = (
+        _MERCHANT.search(sent.text, m.end())
+        or _BILL_OF.search(sent.text)
+        or _shop_in(sent.text, m.end())  # "bought a power washer in Woodies"
+    )
+    if merchant is None and _SORT_CODE_ACCOUNT.search(sent.text):
+        merchant = _MERCHANT.search(sent.text)  # "an email from Harbour Lettings ... I paid"
+    if merchant and (name := _merchant(merchant[1])) is not None:
+        value["merchant"] = name
+    category = _SPEND_CATEGORY.search(sent.text, m.end()) or _NOUN_TO.match(sent.text, money[0].end)
+    if category:
+        value["category"] = category[1].lower()
+    _payee_account(value, sent.text)
+    if "merchant" not in value and "category" not in value:
+        _paid_what(value, sent.text, m.end(), money[0].start, money[0].end)
+    if "merchant" not in value and "category" not in value:
+        return
+    ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
+    """ "Deposit is three months rent, 4.140, I transferred it yesterday": what "it" is opens
+    the sentence, and the last amount before "it" is what was paid."""
+    said = [a for a in amounts(sent.text[: subject.end()]) if a.amount >= 1]
+    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    if not said:
+        return
+    value = put_amount({"date": dates[0].date if dates else ctx.today}, said[-1])
+    ctx.add("finance.transactions", value | {"category": subject["what"].lower()}, sent, 0.65)
+
+
+_IT_WAS_PAID = re.compile(
+    r"^(?:the\s+|my\s+)?(?P<what>[a-z]{3,20})\s+(?:is|was|came\s+to)\b(?:[^.]|(?<=\d)\.(?=\d))*"
+    r"\bi\s+(?:paid|transferred|"
+    r"sent)\s+it\b",
+    re.I,
+)
+_PAID_WHOM = re.compile(
+    r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
+    r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
+)
+_THING_PAID = re.compile(
+    r"^\s+(?P<what>[a-z][a-z-]{2,20}"
+    r"(?:\s(?!today|yesterday|this|last|on|at|for|to)[a-z][a-z-]{2,20})?)"
+    r"(?=\s*(?:$|[,.;!]|\s(?:today|yesterday|this|last|on|at|for|to)\b))"
+)
+
+
+def _paid_what(value: dict[str, Any], text: str, verb_end: int, start: int, end: int) -> None:
+    """ "paid the plumber £180": who, named between verb and amount; "paid the £45 parking
+    fine": what, named after the amount."""
+    if (who := _PAID_WHOM.match(text[verb_end:start])) is not None:
+        value["merchant"] = who["who"]
+    elif re.search(r"\b(?:the|my|our|a)\s+$", text[:start]) and (
+        what := _THING_PAID.match(text[end:])
+    ):
+        value["category"] = what["what"].lower()
+
+
+# A UK sort code and account number ("20-45-77 83920155"): an account whatever the words
+_SORT_CODE_ACCOUNT = re.compile(r"\b\d{2}-\d{2}-\d{2}[\s,]+(?P<acct>\d{8})\b")
+
+
+def _payee_account(value: dict[str, Any], text: str) -> None:
+    """The account number a payment went to, when the sentence gives one."""
+    if (acct := _PAYEE_ACCOUNT.search(text) or _SORT_CODE_ACCOUNT.search(text)) is not None:
+        value["payee_account"] = acct["acct"].replace(" ", "")
+
+
+_ANOTHER_PAYMENT = re.compile(
+    r"^(?:and|plus|also|then)\s+(?:another\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?)\s+"
+    r"(?:at|to|in)\s+" + NAME.replace("[A-Z]", "(?-i:[A-Z])", 1),
+    re.IGNORECASE,
+)
+
+
+def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "And 12 at Greggs", right after a payment: another one, said without its verb."""
+    if (found := another(ctx, sent, parts, _ANOTHER_PAYMENT, "finance.transactions")) is None:
+        return
+    m, earlier = found
+    money = amounts(m["amt"])
+    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    merchant = _MERCHANT.search(sent.text, m.start("amt"))
+    if not money or any(not d.valid for d in dates) or merchant is None:
+        return
+    if (name := _merchant(merchant[1])) is None:
+        return
+    value: dict[str, Any] = {
+        "amount": money[0].amount,
+        "date": dates[0].date if dates else ctx.today,
+        "merchant": name,
+    }
+    carry_currency(value, money[0].currency, earlier)
+    ctx.add("finance.transactions", value, sent, 0.7)

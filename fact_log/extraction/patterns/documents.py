@@ -1,5 +1,7 @@
-"""Document patterns: visas and entry permits, insurance policies ("travel insurance with AXA
-until 31 December"). Passports and licences are identity.py's."""
+"""Document patterns, the one home of identity.visas and identity.insurance_policies: visas and
+entry permits, insurance policies ("travel insurance with AXA until 31 December"); fragments
+that complete the document just talked about ("number 550192834", "expires 2037-01-28",
+"issued by Ireland"). The passport's issuing country said of the user is identity.py's."""
 
 from __future__ import annotations
 
@@ -8,23 +10,26 @@ import itertools
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import count_word, shift
 from uac.fact_log.extraction.patterns.discourse import Mention
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
+from uac.fact_log.extraction.patterns.identity import (
+    NATIONS,
+    country_code,
+    others_document,
+    passport_issued_by,
+)
 from uac.fact_log.extraction.patterns.text import (
-    FOR_SOMEONE,
     HYPOTHETICAL,
     NOT_NAMES,
-    THIRD_PARTY,
     UNCERTAIN,
     Ctx,
-    Rule,
     Span,
     dates_in,
     emit,
     in_clause,
     is_question,
 )
+from uac.fact_log.extraction.timemodel import count_word, shift
+from uac.fact_log.extraction.values.places import NATIONALITIES, lookup_place
 
 VISA = re.compile(
     r"\b(?P<esta>ESTA)\b|"
@@ -48,22 +53,6 @@ _UNTIL = re.compile(
 )
 _KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
 _ENTRIES = re.compile(r"\b(single|double|multiple)[- ](?:entry|entries)\b", re.I)
-_CODES = {"UK": "GB", "US": "US", "USA": "US"}
-
-
-def country_code(name: str | None) -> str | None:
-    """ISO code of a country or city name ("India", "UK"), or None."""
-    if not name:
-        return None
-    if name in _CODES:
-        return _CODES[name]
-    found = lookup_place(name)
-    if found is not None:
-        return found[1]
-    # "my Chinese visa": the adjective names the country as well as the noun does.
-    return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
-
-
 # "ETA for Rome is 6pm", "Canada ETA 7pm": an estimated time of arrival, not an authorisation
 _ARRIVAL_AFTER = re.compile(
     r"[^.!?\n]{0,25}?(?:\b\d{1,2}(?::\d{2}|\s?(?:am|pm|h)\b)|\b(?:late|delayed|soon|tonight)\b)",
@@ -102,28 +91,6 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
         if d.start >= sent.start + m.start():
             return d.date
     return None
-
-
-# "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
-# friend", "Tom's, not mine": the document is someone else's
-_OTHERS = re.compile(
-    r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
-    + FOR_SOMEONE
-    + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
-    r"\bnot\s+(?:mine|for\s+me)\b",
-    re.I,
-)
-
-
-def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
-    """Whether the sentence, or a fragment right after it, gives the document named at `at`
-    to another ("my son's visa"; "my visa, from my cousin's wedding" is still the user's)."""
-    nxt = ctx.following
-    return bool(
-        THIRD_PARTY.search(sent.text[:at])
-        or _OTHERS.search(sent.text)
-        or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
-    )
 
 
 def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -327,46 +294,9 @@ def _cover_ends(first: dt.date, text: str) -> dt.date | None:
 _FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
 
 
-_NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
 _ISSUER = re.compile(
-    r"\b(?P<nat>" + _NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
+    r"\b(?P<nat>" + NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
 )
-# "I have Turkish passport", "I'll travel on the French passport": the country that issued it
-_PASSPORT_OF = re.compile(
-    r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
-    r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
-    r"(?:a\s+|an\s+|the\s+|my\s+)?"
-    r"(?P<adj>" + _NATIONS + r")\s+passport\b"
-    # "US passport holder", "British passport holder, living in Manchester"
-    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
-    + _NATIONS
-    + r"|UK|US|USA)\s+passport\s+holder\b"
-    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
-    # the line's topic (a remark on it follows, never a verb of its own)
-    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + _NATIONS + r"|UK|US|USA)\s+passport\b"
-    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
-    r"guy|girl|here|holder)\b)",
-    re.IGNORECASE,
-)
-
-
-def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """The country that issued the passport the user holds or travels on."""
-    if "assport" not in sent.text and "ASSPORT" not in sent.text:
-        return  # every form names the passport
-    m = _PASSPORT_OF.search(sent.text)
-    if m is None or not in_clause(m, parts, sent, "holder" if m["holder"] else 0):
-        return
-    if m["it"] and ctx.thread.last("passport") is None:
-        return  # "it is a Brazilian passport" says whose only after the user's passport came up
-    if m["lead"] and ("?" in sent.text or others_document(ctx, sent, m.end())):
-        return  # "US passport only? asking for my friend"
-    said = m["adj"] or m["holder"] or m["lead"]
-    code = NATIONALITIES.get(said.lower()) or country_code(said)
-    if code is not None:
-        ctx.add("identity.passport.issuing_country", code, sent, 0.8)
-
-
 # Fragments that complete the document just talked about, each a field said by its name:
 # "number 550192834", "expires 2037-01-28", "issued by Ireland", "valid till 3 May 2030".
 _FRAGMENT_NUMBER = re.compile(
@@ -423,7 +353,7 @@ def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
         return  # what follows it ("it is Brazilian passport") the other rules read
     if doc.kind == "passport" and (m := _FRAGMENT_ISSUER.match(sent.text)):
         if (code := country_code(m["c"])) is not None:
-            ctx.add("identity.passport.issuing_country", code, sent, 0.75)
+            passport_issued_by(ctx, sent, code, 0.75)
         return
     named = _FRAGMENT_EXPIRY.match(sent.text)
     if not (named or last is doc) or UNCERTAIN.search(sent.text):
@@ -435,11 +365,3 @@ def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
     said_alone = last is doc and dates[0].explicit_year and _FILLER.match(rest)
     if named or said_alone:
         emit(ctx, sent, f"identity.{doc.kind}.expiry_date", dates[0].date, 0.75)
-
-
-RULES: tuple[Rule, ...] = (
-    rule_visas,
-    rule_insurance,
-    rule_passport_country,
-    rule_document_fragments,
-)

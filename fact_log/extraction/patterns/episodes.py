@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.text import Ctx, Rule, Span
+from uac.fact_log.extraction.patterns.text import Ctx, Span
 
 _THING = r"[A-Za-z][\w'’ -]{1,40}?"
 _BROKE = (
@@ -86,6 +86,3 @@ def rule_episodes(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "failed": [f for f in failed if f],
     }
     ctx.add("support.episodes", value, Span(0, text), 0.8)
-
-
-RULES: tuple[Rule, ...] = (rule_episodes,)

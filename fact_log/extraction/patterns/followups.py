@@ -17,14 +17,12 @@ from uac.fact_log.extraction.patterns import (
     finance,
     health,
     journeys,
-    purchases,
+    schedule,
     travel,
 )
 from uac.fact_log.extraction.patterns.anchors import DATED_PAPER, anchor_day
-from uac.fact_log.extraction.patterns.dates import find_dates, month_end
 from uac.fact_log.extraction.patterns.discourse import OTHER, Mention, freeze
 from uac.fact_log.extraction.patterns.documents import VISA, visa_country
-from uac.fact_log.extraction.patterns.money import amounts
 from uac.fact_log.extraction.patterns.schedule import named_event
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -42,7 +40,15 @@ from uac.fact_log.extraction.patterns.text import (
     unsay,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import clock, duration, offset
+from uac.fact_log.extraction.timemodel import (
+    clock,
+    duration,
+    find_dates,
+    last_such_day,
+    month_end,
+    offset,
+)
+from uac.fact_log.extraction.values.money import amounts
 
 # Which thread topic a found record is about (for "it" and "the policy").
 TOPIC_OF = {
@@ -125,7 +131,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         item = _ITEM_STOP.sub("", (m["item"] or m["item2"] or m["item3"] or m["item4"]).strip())
         merchant = m["merchant"] or m["merchant2"] or m["merchant4"]
         # "it gets delivered on April 2" is not when it was bought.
-        bought = None if purchases.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
+        bought = None if schedule.DELIVERED.search(text) else first_date(ctx, sent, prefer="past")
         bought = bought or day
         fields = {
             "item": item,
@@ -357,7 +363,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # a drug's days are gone by ("no, since 3 March"); the field that held the rejected
         # day is the one corrected, else the start
         gone = [
-            health.last_such_day(d, ctx.today)
+            last_such_day(d, ctx.today)
             for d in dates_in(sent, "past", ctx.today, ctx.anchor)
             if d.start >= sent.start + after and d.date
         ]
@@ -631,7 +637,7 @@ def rule_medication_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 RULES: tuple[Rule, ...] = (
-    *purchases.LATE_RULES,
+    schedule.rule_deliveries,  # read the item named in the same sentence
     rule_document_followup,
     rule_trip_followup,
     rule_duration_followup,

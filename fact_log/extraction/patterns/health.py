@@ -1,37 +1,26 @@
 """Health patterns: medications started and stopped, with dose, schedule and supply, whose
-they are (a drug said of someone else or asked about is no record a later dose completes);
-allergies live in allergies.py, conditions in conditions.py, body weight in bodyweight.py,
-vaccinations in vaccinations.py, a pregnancy's due date in pregnancy.py (all listed in RULES
-here)."""
+they are (a drug said of someone else or asked about is no record a later dose completes):
+the one home of health.medications. Allergies and intolerances live in allergies.py,
+conditions (a pregnancy and its due date too) in conditions.py, body weight in
+bodyweight.py, vaccinations in vaccinations.py."""
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
 from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
-    rule_allergies,
-    rule_allergy_severity,
 )
-from uac.fact_log.extraction.patterns.bodyweight import rule_body_weight
 from uac.fact_log.extraction.patterns.conditions import (
-    CONDITIONS,
-    FOR_MY_NAMES,
-    condition_named,
-    rule_conditions,
+    condition_for_drug,
 )
-from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer
 from uac.fact_log.extraction.patterns.discourse import OTHER
-from uac.fact_log.extraction.patterns.money import NUMBER_WORDS, words_to_number
-from uac.fact_log.extraction.patterns.pregnancy import pregnancy, rule_birth, rule_due_date
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     complete_earlier,
@@ -43,8 +32,8 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     stop_ok,
 )
-from uac.fact_log.extraction.patterns.timespan import duration, offset
-from uac.fact_log.extraction.patterns.vaccinations import rule_vaccinations
+from uac.fact_log.extraction.timemodel import Prefer, count_word, duration, last_such_day, offset
+from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -255,9 +244,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if reason and not _DATE_WORD.search(reason[1]):
             value["reason"] = reason[1].strip()
         ctx.add("health.medications", value, sent, 0.85)
-        if reason and (named := condition_named(reason[1])):
-            # "started on warfarin for atrial fibrillation": the user has the condition
-            ctx.add("health.conditions", {"name": named}, sent, 0.75)
+        if reason:  # "started on warfarin for atrial fibrillation": the user has the condition
+            condition_for_drug(ctx, sent, reason[1])
         pos = m.end() if not m["dose2"] else m.end("dose2")
         while (more := _AND_DRUG.match(sent.text, pos)) and _is_drug(more["name"], False):
             extra = {k: v for k, v in value.items() if k == "start_date"}  # "metformin and ..."
@@ -374,29 +362,6 @@ def _other_taker(text: str, m: re.Match[str]) -> bool:
     if not (someone_else(head) or _RELATIVE_SUBJECT.search(head)):
         return False
     return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
-
-
-_BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
-
-
-def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:
-    """A bare "the 1st" said of what has happened (a start, a payment): the last such day,
-    not the next (dates.find_dates reads a bare day forward whatever the preference)."""
-    m = _BARE_NTH.fullmatch(d.text)
-    if m is None or d.date is None or d.date <= today:
-        return d
-    day = int(m[1])
-    # this month when the day has come, else last month
-    year, month = (
-        (today.year, today.month)
-        if day <= today.day
-        else divmod(today.year * 12 + today.month - 2, 12)
-    )
-    month += 0 if day <= today.day else 1
-    try:
-        return dataclasses.replace(d, date=dt.date(year, month, day))
-    except ValueError:
-        return d
 
 
 _BEFORE_I_GO = re.compile(
@@ -564,47 +529,80 @@ _DATE_WORD = re.compile(
 )
 
 
-_PREGNANT = re.compile(
-    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
-    r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
-    r"\bwe(?:'re|’re|\s+are)\s+(?:now\s+|finally\s+|officially\s+)?pregnant\b|"
-    r"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|finally\s+)?expecting(?:\s+(?:a\s+baby|our\s+"
-    r"(?:first|second|third)(?:\s+(?:baby|child))?|twins))?\b(?!\s+(?:a|an|the|some|my|to)\b)",
-    re.I,
+_DEVICES = frozenset({"inhaler", "pills", "tablets", "prescription", "meds", "medication"})
+_SUPPLY_END = re.compile(
+    r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
+    r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
+    re.IGNORECASE,
 )
-_INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
-# "It's for my blood pressure", "that's mostly for the anxiety": what the drug just named
-# treats; any condition of the list.
-_FOR_MY = re.compile(
-    r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
-    r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|bp|cholesterol|"
-    + CONDITIONS
-    + r")\b(?!\s+(?:clinic|appointment|check|review|nurse|team))",
-    re.I,
+_DAYS_LEFT = re.compile(
+    r"(?:\bi(?:'ve|\s+have)?\s+(?:only\s+|just\s+)?(?:got\s+|have\s+)?|\bmaybe\s+|\bonly\s+)"
+    r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
+    r"(?P<what>[A-Za-z][A-Za-z-]{2,30})?(?:\s+(?:pills|tablets))?\s+left\b|"
+    r"\bmy\s+(?P<what2>[A-Za-z][A-Za-z-]{2,30})\s+(?:will\s+run|runs|is\s+going\s+to\s+run)\s+out\s+"
+    r"in\s+(?:about\s+)?(?P<n2>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
+    r"(?P<unit2>days?|weeks?)\b",
+    re.IGNORECASE,
+)
+# "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
+_SUPPLY_RUNS_OUT = re.compile(
+    r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they|(?:my|the)\s+(?:current\s+|last\s+|"
+    r"new\s+)?(?:pack|box|supply|prescription|bottle|packet|stock|repeat)))\s+(?:runs?\s+out|"
+    r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out|lasts?|will\s+last)\s+"
+    r"(?:on|by|until|till)\b",
+    re.IGNORECASE,
 )
 
 
-def rule_states(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Pregnancy, intolerances, and a condition named as what a drug is for."""
-    if (m := _PREGNANT.search(sent.text)) and in_clause(m, parts, sent):
-        ctx.add("health.conditions", pregnancy(ctx, sent, m.start()), sent, 0.85)
-    if (m := _INTOLERANT.search(sent.text)) and in_clause(m, parts, sent):
-        value = {"substance": m["subst"].lower(), "reaction": "intolerance", "severity": "mild"}
-        ctx.add("health.allergies", value, sent, 0.8)
-    if (m := _FOR_MY.search(sent.text)) and ctx.thread.last_own("drug", "health.medications"):
-        what = " ".join(m["what"].lower().split())
-        ctx.add("health.conditions", {"name": FOR_MY_NAMES.get(what, what)}, sent, 0.75)
+def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """How long a medication supply lasts ("my metformin prescription runs out on 10 June")."""
+    m = _SUPPLY_END.search(sent.text)
+    if in_clause(m, parts, sent):
+        name = drug_names(m["name"] or m["name2"] or "")
+        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        if name and dates and dates[0].start >= sent.start + m.end():
+            ctx.add(
+                "health.medications",
+                {"name": name[0].lower(), "supply_until": dates[0].date},
+                sent,
+                0.8,
+            )
+            return
+    if _supply_runs_out(ctx, sent, parts):
+        return
+    m = _DAYS_LEFT.search(sent.text)
+    if not in_clause(m, parts, sent):
+        return
+    names = drug_names(sent.text) or drug_names(m["what2"] or "")
+    if not names and m["what2"] and m["what2"].lower() not in _DEVICES:
+        return  # "my car will run out in ...": not a medication
+    if not names:
+        mention = ctx.thread.last_own("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    if not names:
+        return
+    raw, unit = (m["n"] or m["n2"]).lower(), (m["unit"] or m["unit2"]).lower()
+    count = count_word(raw) or 0  # (the regex said a digit or a word count_word reads)
+    days = count * (14 if unit == "fortnight" else 7 if unit.startswith("week") else 1)
+    until = ctx.today + dt.timedelta(days=days)
+    ctx.add("health.medications", {"name": names[0].lower(), "supply_until": until}, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (
-    rule_vaccinations,
-    rule_medications,
-    rule_medication_list,  # after rule_medications: the drugs it read are not read twice
-    rule_allergies,
-    rule_allergy_severity,
-    rule_conditions,
-    rule_states,
-    rule_due_date,  # after rule_states: a sentence it read is not read twice
-    rule_birth,
-    rule_body_weight,
-)
+def _supply_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
+    """A drug (or "it", one named before) that runs out on a day; True when one was added."""
+    m = _SUPPLY_RUNS_OUT.search(sent.text)
+    if not in_clause(m, parts, sent):
+        return False
+    names = drug_names(m["name"] or "") or (drug_names(sent.text[: m.start()]) if m["it"] else [])
+    if not names and m["it"]:
+        mention = ctx.thread.last_own("drug", "health.medications")
+        names = [mention.get("name")] if mention is not None and mention.get("name") else []
+    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in dates if d.start >= sent.start + m.end()]
+    if not names or not later:
+        return False
+    value = {"name": names[0].lower(), "supply_until": later[0].date}
+    ctx.add("health.medications", value, sent, 0.8)
+    return True

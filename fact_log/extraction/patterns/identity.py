@@ -1,22 +1,65 @@
-"""Identity patterns: passport and ID documents (expiry, number), name, birth date, nationality."""
+"""Identity patterns, the one home of identity.name, identity.birth_date, identity.nationality
+and the passport's issuing country ("I have a Turkish passport", "US passport holder")."""
 
 from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.patterns.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.patterns.text import (
+    FOR_SOMEONE,
     NAME,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     dates_in,
     guarded,
     in_clause,
-    someone_else,
 )
+from uac.fact_log.extraction.patterns.travel import home_city
+from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
+
+# The nationality adjectives, longest first ("Northern Irish" before "Irish")
+NATIONS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
+
+_CODES = {"UK": "GB", "US": "US", "USA": "US"}
+
+
+def country_code(name: str | None) -> str | None:
+    """ISO code of a country or city name ("India", "UK"), or None."""
+    if not name:
+        return None
+    if name in _CODES:
+        return _CODES[name]
+    found = lookup_place(name)
+    if found is not None:
+        return found[1]
+    # "my Chinese visa": the adjective names the country as well as the noun does.
+    return COUNTRIES.get(name.lower()) or NATIONALITIES.get(name.lower())
+
+
+# "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
+# friend", "Tom's, not mine": the document is someone else's
+_OTHERS = re.compile(
+    r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
+    + FOR_SOMEONE
+    + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
+    r"\bnot\s+(?:mine|for\s+me)\b",
+    re.I,
+)
+
+
+def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
+    """Whether the sentence, or a fragment right after it, gives the document named at `at`
+    to another ("my son's visa"; "my visa, from my cousin's wedding" is still the user's)."""
+    nxt = ctx.following
+    return bool(
+        THIRD_PARTY.search(sent.text[:at])
+        or _OTHERS.search(sent.text)
+        or (nxt is not None and len(nxt.text) < 80 and _OTHERS.search(nxt.text))
+    )
+
 
 _EXPIRY = re.compile(
     r"\b(?:expir\w{0,6}|valid\s+(?:until|till|til|to|through|thru)|runs?\s+out|"
@@ -88,18 +131,10 @@ _I_AM_NAMED = re.compile(
     r"\bmy\s+name(?:'s|’s)\s+(?P<n2>(?-i:" + NAME + r"))",
     re.IGNORECASE,
 )
-# "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
-# the reference data (its country is the reference data's to say, not a fact the user said).
-_LIVE_IN = re.compile(
-    r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
-    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
-    r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
-    re.IGNORECASE,
-)
 
 
 def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """The user's name said as "I'm <first last>", and the city they live in."""
+    """The user's name said as "I'm <first last>", and the city they live in (travel.py's)."""
     m = _I_AM_NAMED.search(sent.text)
     name = m and (m["n"] or m["n2"])
     if (
@@ -109,13 +144,7 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         and in_clause(m, parts, sent, "n" if m["n"] else "n2")
     ):
         ctx.add("identity.name", name, sent, 0.8)
-    m = _LIVE_IN.search(sent.text)
-    if m is None or someone_else(sent.text[: m.start()]):
-        return
-    place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
-    if place is None or place[0] is None or not in_clause(m, parts, sent, "city"):
-        return
-    ctx.add("places.address.city", place[0], sent, 0.8)
+    home_city(ctx, sent, parts)  # travel.py: where the user lives
 
 
 # "Pat's passport arrived; mine is fine until 2029-11-02": the user's own of the document the
@@ -206,4 +235,43 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("identity.passport.issuing_country", code, sent, 0.8)
 
 
-RULES: tuple[Rule, ...] = (rule_identity,)
+# "I have Turkish passport", "I'll travel on the French passport": the country that issued it
+_PASSPORT_HELD = re.compile(
+    r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
+    r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
+    r"(?:a\s+|an\s+|the\s+|my\s+)?"
+    r"(?P<adj>" + NATIONS + r")\s+passport\b"
+    # "US passport holder", "British passport holder, living in Manchester"
+    r"|(?:^|[,;]\s*|\b(?:i(?:'m|\s+am)\s+)?an?\s+)(?P<holder>"
+    + NATIONS
+    + r"|UK|US|USA)\s+passport\s+holder\b"
+    # "Nigerian passport, expires 2031", "US passport obviously": the user's passport said as
+    # the line's topic (a remark on it follows, never a verb of its own)
+    r"|^(?:and\s+|also\s+|oh\s+|my\s+)?(?P<lead>" + NATIONS + r"|UK|US|USA)\s+passport\b"
+    r"(?=\s*(?:[,.;!]|$)|\s+(?:obviously|too|btw|only|though|as\s+well|expires?|valid|good|"
+    r"guy|girl|here|holder)\b)",
+    re.IGNORECASE,
+)
+
+
+def rule_passport_country(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The country that issued the passport the user holds or travels on."""
+    if "assport" not in sent.text and "ASSPORT" not in sent.text:
+        return  # every form names the passport
+    m = _PASSPORT_HELD.search(sent.text)
+    if m is None or not in_clause(m, parts, sent, "holder" if m["holder"] else 0):
+        return
+    if m["it"] and ctx.thread.last("passport") is None:
+        return  # "it is a Brazilian passport" says whose only after the user's passport came up
+    if m["lead"] and ("?" in sent.text or others_document(ctx, sent, m.end())):
+        return  # "US passport only? asking for my friend"
+    said = m["adj"] or m["holder"] or m["lead"]
+    code = NATIONALITIES.get(said.lower()) or country_code(said)
+    if code is not None:
+        ctx.add("identity.passport.issuing_country", code, sent, 0.8)
+
+
+def passport_issued_by(ctx: Ctx, sent: Span, code: str, confidence: float) -> None:
+    """The country that issued the user's passport, as a fragment said it ("issued by
+    Ireland": documents.py reads the fragment)."""
+    ctx.add("identity.passport.issuing_country", code, sent, confidence)

@@ -1,28 +1,34 @@
-"""Journey document patterns: the name printed in the passport, its blank pages, and bookings
-(a hotel with check-in and check-out, a flight on a day and time, the name a booking is under).
-Trips themselves are travel.py's."""
+"""Journey patterns, the one home of travel.bookings: a hotel with check-in and check-out, a
+flight on a day and time, the legs of a trip and the name a booking is under (`rule_legs`,
+`rule_booking_name`, `rule_pasted_details`: run late, patterns/__init__.py); and what a
+journey needs of the passport, the name printed in it and its blank pages. Trips themselves
+are travel.py's."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import DateMatch, add_months, closest_nth, count_word
-from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     dates_in,
     emit,
     in_clause,
+    someone_else,
 )
-from uac.fact_log.extraction.patterns.timespan import clock
+from uac.fact_log.extraction.patterns.travel import LODGING
+from uac.fact_log.extraction.timemodel import DateMatch, add_months, clock, closest_nth, count_word
+from uac.fact_log.extraction.values.places import lookup_place
+from uac.fact_log.reference import vocabulary
 
 # "Elena Sofía Martínez García": a passport's name may hold four words (two surnames)
 _FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
@@ -133,14 +139,6 @@ _CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b"
 # A stay as the subject of its sentence: "hotel is the Casa Nova in Lapa, checking in the 3rd
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
-LODGING = (
-    r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
-    r"cabin|chalet|lodge|resort|room|riad|ryokan|pension|g[iî]te|finca|agriturismo|homestay|"
-    # the chains people name instead of the word ("booked the Hilton in Rome")
-    r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
-    r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
-    r"sofitel|moxy|motel\s+one|pullman|kempinski|hampton\s+inn)"
-)
 _STAY = re.compile(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
     r"(?P<where>(?-i:[A-Z][a-z]{2,20})\s+)?"  # "Rome hotel booked: ..."
@@ -619,4 +617,166 @@ def said_stay(ctx: Ctx) -> bool:
     return any(c.path == "travel.bookings" and c.value.get("kind") == "hotel" for c in ctx.out)
 
 
-RULES: tuple[Rule, ...] = (rule_passport_details, rule_bookings, rule_pasted_stay)
+# -- legs and booking details said of a trip ----------------------------------------------------
+# A leg of a journey: a flight, train or ferry named as a thing (the verb "fly" is the trip)
+# ("I fly with Wizz Air from Gdańsk 2.02 at 6:05": the verb names the service too)
+_LEG = re.compile(r"\b(?P<kind>flights?|fly|flying|trains?|ferry|ferries|eurostar|coach)\b", re.I)
+_LEG_KIND = {"f": "flight", "t": "train", "e": "train", "c": "bus"}
+# A particular service: its carrier ("with JAL", "the BA flight") identifies it
+_CARRIER = re.compile(
+    r"\b(?:with|on)\s+(?:the\s+)?(?-i:[A-Z]{2,4}|[A-Z][a-z]{2,14}(?:\s[A-Z][a-z]{2,14})?)\b"
+    r"(?!\s+(?:on|in)\b)|(?-i:\b[A-Z]{2,3})\s+(?:flight|train)\b"
+)
+_HOMEWARD = re.compile(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,16}$", re.I)
+_NAMED_AS = re.compile(
+    r"\b(?:the\s+)?name\s+on\s+(?:it|the\s+(?:booking|ticket|reservation))\s+(?:is|says)\s+"
+    r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
+    # "booked by the clerk under 'Henrietta Blake'": who booked it, then the name in quotes
+    r"|\bbooked\s+by\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s+under\s+(?:the\s+name\s+)?"
+    r"|\bunder\s['‘\"“](?=[A-Z])"
+)
+
+
+_LEG_HOME = re.compile(r"\s+(?:home|back)\b", re.I)  # "the flight home is 1am on the 13th"
+_BACK_FROM = re.compile(
+    r"\b(?:back|home|return\w*)\s+from\s+([A-Za-z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)?)"
+)
+
+
+def _home_from(sent: Span) -> str | None:
+    """The city a way home leaves from ("back from Rome on 12 May"), or None."""
+    m = _BACK_FROM.search(sent.text)
+    found = travel.known(m[1].split()) if m is not None else None
+    return found[0] if found is not None else None
+
+
+def _leg_time(text: str, start: int, end: int) -> dt.time | None:
+    """The clock time said with one leg's day: after it up to the next day, else before it."""
+    when = clock(text[start:end])
+    return when.start if when is not None else None
+
+
+_THEIRS = re.compile(r"(?-i:\b[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:[a-z]+\s+)?$")
+
+
+def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The flights or trains of a journey, when a particular service is said (its time or its
+    carrier): "flights gatwick to faro on the 14th at 07:15 and back on the 21st at 18:40"."""
+    m = _LEG.search(sent.text)
+    if m is None or "?" in sent.text or travel.said_here(ctx, sent, "travel.bookings"):
+        return
+    at = sent.start + m.start()
+    if someone_else(ctx.text[sent.start : at]) or not clause_ok(parts, sent, at):
+        return
+    if _THEIRS.search(ctx.text, sent.start, at):
+        return  # "Tom's flight lands at 6pm": someone else's journey
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or travel.PAST.search(sent.text):
+        return
+    where = travel.places_in(sent)
+    trip = next((c.value for c in reversed(ctx.out) if c.path == "travel.trips"), None)
+    if trip is None and not where and (last := ctx.thread.last("travel.trips")) is not None:
+        trip = last.record()
+    city = where[0][0] if where else (trip or {}).get("city") or _home_from(sent)
+    if city is None and (stay := ctx.thread.last("travel.bookings")) is not None:
+        city = stay.get("place")  # "flights: out on 8 May ..." after the hotel in Rome
+    carrier = next(
+        (c for c in _CARRIER.finditer(sent.text) if c[0].split()[-1] not in NOT_NAMES), None
+    )
+    named = _NAMED_AS.search(sent.text)
+    name = re.match(NAME, sent.text[named.end() :].lstrip("'‘\"“")) if named is not None else None
+    if name is not None and name[0].split()[0] in NOT_NAMES:
+        name = None
+    first_home = _LEG_HOME.match(sent.text, m.end()) is not None
+    kind = _LEG_KIND.get(m["kind"][0].lower(), "boat")
+    bounds = [sent.start, *(d.end for d in days)]
+    ends = [*(d.start for d in days[1:]), sent.end]
+    legs: list[dict[str, Any]] = []
+    for i, d in enumerate(days[:2]):
+        lead = ctx.text[max(bounds[i], d.start - 24) : d.start]
+        homeward = (i == 0 and first_home) or bool(_HOMEWARD.search(lead))
+        if i > 0 and not homeward:
+            break
+        when = _leg_time(ctx.text, d.end, ends[i])
+        if when is None and i == 0:  # "11:50 on the 14th"; the way back's time follows its day
+            when = _leg_time(ctx.text, bounds[i], d.start)
+        if (
+            when is None
+            and (carrier is None or m["kind"].lower().startswith("fly"))
+            and name is None
+        ):
+            continue  # "flights to Crete are booked for the 4th": the trip, no one service
+        leg: dict[str, Any] = {
+            "kind": kind,
+            "start": dt.datetime.combine(d.date, when or dt.time()),
+        }  # type: ignore[arg-type]
+        if city:
+            leg["place" if homeward else "destination"] = city
+        if not homeward and (origin := travel.origin_of(sent)) is not None and origin != city:
+            leg["place"] = origin  # "Flight is with Lufthansa from Munich at 21:55 on the 6th"
+        legs.append(leg)
+    for leg in legs:
+        if name is not None:
+            leg["traveller_name"] = name[0].rstrip("'’\"”")
+        ctx.add("travel.bookings", leg, sent, 0.7)
+
+
+def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "name on the booking is Priya Sharma-Kaur": the name on the session's last ticket."""
+    named = _NAMED_AS.search(sent.text)
+    if named is None or _LEG.search(sent.text) or "?" in sent.text:
+        return
+    name = re.match(NAME, sent.text[named.end() :])
+    last = ctx.thread.last("travel.bookings")
+    if name is None or name[0].split()[0] in NOT_NAMES or last is None:
+        return
+    if last.get("kind") not in ("flight", "train", "bus", "boat"):
+        return
+    if not in_clause(named, parts, sent):
+        return
+    ctx.add("travel.bookings", {**last.record(), "traveller_name": name[0]}, sent, 0.7)
+
+
+# A pasted confirmation: "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. ...",
+# "Passenger: Anna Lopes"; the reference and the name belong to every leg the message books.
+_NAME_WORDS = r"[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}"
+_PASSENGER = re.compile(
+    r"\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:\s+"
+    r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?(?P<name>(?-i:" + _NAME_WORDS + r"))\b"
+    # "Dear" greets the passenger only as a confirmation does: by title and full name, or in
+    # capitals ("Dear CHIDIEBERE OKONKWO"); a letter the user writes greets someone else
+    r"|\bDear\s+(?:(?i:mr|mrs|ms|miss|dr)\.?\s+(?P<titled>(?-i:" + _NAME_WORDS + r"))"
+    r"|(?P<caps>[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3}))\b"
+)
+# "Dear Valued Customer", "Passenger: Hotel Manager": a role, not a name
+_ROLE_WORDS = frozenset(vocabulary()["word_sets"]["roles"])
+# A confirmation's fields sit close together: looked for this far around the leg's sentence.
+_DETAILS_REACH = 1200
+_BOOKING_REF = re.compile(
+    r"\b(?i:booking|reservation|confirmation|PNR)(?:\s+(?i:ref(?:erence)?|code|number|no\.?))?"
+    r"\s*(?:(?i:is)\s+)?[:#]?\s*(?P<ref>(?-i:[A-Z0-9]{5,8}))\b(?=[^\d]|$)"
+)
+
+
+def rule_pasted_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The passenger and the reference a pasted confirmation gives, on the legs it books."""
+    legs = [
+        i
+        for i, c in enumerate(ctx.out[ctx.here() :], ctx.here())
+        if c.path == "travel.bookings" and c.start >= sent.start and c.value.get("kind") == "flight"
+    ]
+    if not legs:
+        return
+    near = ctx.text[max(0, sent.start - _DETAILS_REACH) : sent.end + _DETAILS_REACH]
+    who, ref = _PASSENGER.search(near), _BOOKING_REF.search(near)
+    said = {}
+    name = who and (who["name"] or who["titled"] or who["caps"])
+    words = name.split() if name else []
+    if words and words[0] not in NOT_NAMES and not _ROLE_WORDS & {w.lower() for w in words}:
+        said["traveller_name"] = name
+    if ref is not None and any(ch.isdigit() for ch in ref["ref"]):
+        said["reference"] = ref["ref"]
+    for i in legs if said else []:
+        value = {**said, **ctx.out[i].value}
+        if (typed := validate(ctx.catalog, "travel.bookings", value)) is not None:
+            ctx.out[i] = replace(ctx.out[i], value=typed)

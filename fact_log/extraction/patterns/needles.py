@@ -383,11 +383,14 @@ def compile_tests(said: dict[str, Any]) -> dict[str, Callable[[str], bool]]:
 
 
 def rule_modules() -> list[ModuleType]:
-    """Every module of the patterns package, imported."""
-    from uac.fact_log.extraction import patterns
+    """Every module of the patterns package and of the shared value parsers, imported."""
+    from uac.fact_log.extraction import patterns, timemodel, values
 
-    names = sorted(m.name for m in pkgutil.iter_modules(patterns.__path__))
-    return [importlib.import_module(f"{patterns.__name__}.{n}") for n in names]
+    return [
+        importlib.import_module(f"{package.__name__}.{name}")
+        for package in (patterns, timemodel, values)
+        for name in sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    ]
 
 
 if __name__ == "__main__":  # (run as a script: the package's own copy holds the regexes)

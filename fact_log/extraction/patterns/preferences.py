@@ -9,7 +9,6 @@ import re
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     Ctx,
-    Rule,
     Span,
     clause_ok,
     is_question,
@@ -173,6 +172,3 @@ def rule_timezone_only(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if (tz := _TIMEZONE.search(sent.text)) is not None:
         ctx.add("preferences.timezone", tz[1] or tz[2], sent, 0.85)
-
-
-RULES: tuple[Rule, ...] = (rule_preferences, rule_timezone_only)

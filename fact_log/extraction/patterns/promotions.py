@@ -1,6 +1,7 @@
 """Promotions that end: an intro rate, a deal or a discount with its last day ("my 0% intro
 rate on the Barclaycard ends 31 January", "Electric Ireland letter, the discounted rate ends
-30 April"), the provider, the rate and what applies after. Listed in payments.RULES."""
+30 April"), the provider, the rate and what applies after. The one home of
+finance.promotions."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
-from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -20,6 +19,8 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.patterns.vehicles import dotted_day
+from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import find_money
 
 _PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
 # "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"

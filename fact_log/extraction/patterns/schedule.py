@@ -1,30 +1,50 @@
-"""Schedule patterns: deadlines and tasks ("the report is due Friday"), events and appointments."""
+"""Schedule patterns, the one home of schedule.events and schedule.away_periods: events and
+appointments said with an event word ("dentist on Thursday at 3:30"), a booked place, guests;
+events read from a sentence's plans (starting a job or an activity on a day, a visit to the
+home, signing up, a thing named with its day and time: "orgo final is tues may 9 at 8am");
+events that repeat (a weekly note, a slot, a duty, a series and its end); deliveries (run with
+the session thread's follow-ups); time away."""
 
 from __future__ import annotations
 
+import calendar
+import dataclasses
 import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import WEEKDAYS, DateMatch
-from uac.fact_log.extraction.patterns.itinerary import claimed
-from uac.fact_log.extraction.patterns.places import lookup_place
+from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     NAME,
     NOT_NAMES,
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
     dates_in,
     guarded,
     in_clause,
+    stop_ok,
     word_set,
 )
-from uac.fact_log.extraction.patterns.timespan import Clock, clock, duration
+from uac.fact_log.extraction.patterns.travel import LODGING
+from uac.fact_log.extraction.timemodel import (
+    MONTHS,
+    WEEKDAY_ABBR,
+    WEEKDAYS,
+    Clock,
+    DateMatch,
+    clock,
+    count_word,
+    duration,
+    next_week_day,
+    next_weekday,
+    nth_weekday,
+)
+from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
 EVENT = re.compile(
@@ -79,7 +99,7 @@ _LOCATION = re.compile(
     r"(?:\s(?-i:der|den|de|la))?\s(?-i:[A-Z][\w'’-]+))?)"
 )
 _TITLE_DROP = frozenset(vocabulary()["word_sets"]["schedule_title_drop"])
-_DEADLINE = re.compile(
+DEADLINE = re.compile(
     r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
     r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
@@ -111,145 +131,6 @@ _DEADLINE = re.compile(
     r"(?:closes|is\s+closing|shuts)\b",
     re.IGNORECASE,
 )
-
-
-def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """Deadlines become tasks with a due date."""
-    if _it_due(ctx, sent, parts):
-        return
-    m = _DEADLINE.search(sent.text)
-    if not in_clause(m, parts, sent):
-        return
-    goals = (m["goal"], m["goal2"], m["goal3"], m["goal4"], m["goal5"], m["goal6"], m["goal7"])
-    goal = next((g for g in goals if g), None) or m["goal8"]
-    if _DONE_BY_OTHER.search(sent.text, m.end()):
-        return  # "school registration, deadline is 1 August but my wife is doing it"
-    # "annual returns for my company due 30 Nov": whom it is for is no part of the goal
-    goal = re.sub(r"\s+for\s+(?:my|our|the)\s+[\w'’-]+$", "", goal, flags=re.I)
-    goal = re.sub(r"['’]s$", "", " ".join(goal.split()))  # "mot's due": "MOT is due"
-    goal = _REPORTED.sub("", goal)  # "my boss says the report is due": the report
-    if not goal or re.match(r"(?:his|her|their)\b", goal, re.I):
-        return  # "my boss says the deadline is Friday": whose deadline for what is unsaid
-    if _NOT_A_GOAL.match(goal):
-        return  # "the baby's due in July", "next one due in 12 months": no task of the user's
-    if m["goal5"]:  # "The report has to be submitted by Friday"
-        if re.match(r"(?:his|her|their|its)\b", goal, re.I):
-            return  # someone else's deadline
-        goal = re.sub(r"^(?:the|my|our)\s+", "", goal, flags=re.I)
-    if goal.lower() in ("it", "this", "that") and not m["goal4"]:
-        return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start >= sent.start + m.start()
-    ]
-    if dates and dates[0].valid and dates[0].date < ctx.today:  # type: ignore[operator]
-        # "I must pay the DAS until the 20th" said on 3 March: a bare day continued from an
-        # earlier one fell before today; a deadline still to meet is the next such day
-        fresh = [d for d in dates_in(sent, "future", ctx.today) if d.start == dates[0].start]
-        if fresh and fresh[0].valid and fresh[0].date >= ctx.today:  # type: ignore[operator]
-            dates[0] = fresh[0]
-    if not dates or not dates[0].valid:
-        return
-    if _COUNTED.search(ctx.text, sent.start + m.start(), dates[0].start):
-        return  # "due 28 days from service, served on 3 June": the day counted from, not due
-    if claimed(ctx, sent, (dates[0].date,), "identity."):  # type: ignore[arg-type]
-        return  # "the car insurance is due - Admiral, ends 19 July": the policy's end
-    value = {"goal": goal[:1].upper() + goal[1:], "status": "planned", "due_date": dates[0].date}
-    ctx.add("tasks.tasks", value, sent, 0.8)
-
-
-# "it's due to the chair on the 24th": the due date of the task the session named last
-_IT_DUE = re.compile(
-    r"^(?:and\s+|so\s+)?(?:it's|it\s+is|it’s|that's|that\s+is)\s+due\b"
-    r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15})?(?=\s+(?:on|by|before|in|this|next)\b)",
-    re.IGNORECASE,
-)
-
-
-def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
-    """The due date of the thread's open task said by pronoun; True when added."""
-    m = _IT_DUE.match(sent.text)
-    task = ctx.thread.last("tasks.tasks") if m is not None else None
-    if task is None or task.get("status") == "done" or not clause_ok(parts, sent, sent.start):
-        return False
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
-    if not days:
-        return False
-    value = {"goal": task.get("goal"), "status": "planned", "due_date": days[0].date}
-    ctx.add("tasks.tasks", value, sent, 0.75)
-    return True
-
-
-# a term counted from another day ("28 days from service", "two weeks after delivery")
-_COUNTED = re.compile(
-    r"\b(?:\d{1,3}|a|one|two|three|four|six|ten|fourteen|thirty)\s+(?:working\s+|business\s+)?"
-    r"(?:days?|weeks?|months?)\s+(?:from|after|of)\b",
-    re.I,
-)
-# "... but my wife is doing it", "Tom will handle that": the task is someone else's
-_DONE_BY_OTHER = re.compile(
-    r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
-    r"(?:doing|handling|sorting|taking\s+care\s+of|do|handle|sort|take\s+care\s+of)\s+"
-    r"(?:it|that|this|them)\b",
-    re.I,
-)
-# "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
-_REPORTED = re.compile(
-    r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
-    r"mentioned|confirmed|reminded\s+(?:me|us)|wrote|emailed)(?:\s+that)?(?:\s+(?:the|my|our)\b)?"
-    r"\s*",
-    re.I,
-)
-_NOT_A_GOAL = re.compile(
-    r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
-    r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
-    re.I,
-)
-
-
-# "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
-_DONE = re.compile(
-    r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
-    r"done|sorted|dealt\s+with)\b",
-    re.I,
-)
-_GOAL_NOISE = frozenset(vocabulary()["word_sets"]["schedule_goal_noise"])
-
-
-NOT_YET = re.compile(
-    r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
-    r"by|before|until|yet|still)\b|'ll\b",
-    re.I,
-)
-
-
-_SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
-
-
-def goal_words(text: str) -> set[str]:
-    """The words of a task's goal that name it (four letters or more, no filler)."""
-    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GOAL_NOISE}
-
-
-def rule_task_done(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
-    """A task the conversation set, said to be done: the same goal, status done."""
-    m = _DONE.search(sent.text)
-    if m is None or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
-        return
-    if "?" in sent.text or re.search(
-        r"\b(?:can|could|may|should)\s+(?:\w+\s+)?be\b", sent.text, re.I
-    ):
-        return  # "can a defence be filed on a Saturday?": asked, not done
-    if NOT_YET.search(sent.text) or _SOMEONE.search(sent.text):
-        return  # "it has to be filed by 7 October" is the deadline, not its end
-    said = goal_words(sent.text)
-    tasks = [t for t in ctx.thread.mentions if t.kind == "tasks.tasks" and t.get("goal")]
-    for task in reversed(tasks):
-        if task.get("status") != "done" and said & goal_words(str(task.get("goal"))):
-            fields = task.record()
-            ctx.add("tasks.tasks", {**fields, "status": "done"}, sent, 0.75, replaces=fields)
-            return
 
 
 _NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
@@ -353,7 +234,7 @@ _GENERIC_EVENT = re.compile(r"(?:next\s+)?(?:appointment|appt|session|visit|cons
 
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Appointments and events with a date (and a time when given)."""
-    if _DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
+    if DEADLINE.search(sent.text) or _TRAVEL_ONLY.search(sent.text):
         return
     ev = find_event(sent.text)
     if ev is not None and EVENT.search(sent.text, ev.end()) is not None:
@@ -675,11 +556,655 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (
-    rule_deadlines,
-    rule_task_done,
-    rule_events,
-    rule_away,
-    rule_booked_place,
-    rule_guests,
+# "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
+# beginning, or an activity said with its day and its time, is a plan in the calendar.
+_STARTS = re.compile(
+    r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
+    r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
+    re.I,
 )
+
+_DOING = re.compile(
+    r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
+    r"(?P<verb>[a-z]{3,}ing)\b",
+    re.I,
+)
+
+_NOT_ACTIVITY = frozenset(vocabulary()["word_sets"]["agenda_not_activity"])
+
+
+def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Starting a job or course on a day; an activity with its day and time."""
+    start = _STARTS.search(sent.text)
+    doing = None if start else _DOING.search(sent.text)
+    if (start is None and doing is None) or (ctx.out and ctx.out[-1].start >= sent.start):
+        return  # nothing planned, or the sentence already said what it is
+    if doing is not None and doing["verb"].lower() in _NOT_ACTIVITY:
+        return
+    m = start or doing
+    if not in_clause(m, parts, sent):
+        return
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    when = clock(sent.text)
+    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    if doing is not None and (when is None or when.assumed):
+        return  # "we're meeting up on the 5th": a time said makes it a plan, not a mood
+    if start is not None:
+        title = "Start " + " ".join(start["what"].lower().split())
+    else:
+        title = doing["verb"][:1].upper() + doing["verb"][1:].lower()  # type: ignore[index]
+    begin = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
+    ctx.add("schedule.events", {"title": title, "start": begin}, sent, 0.7)
+
+
+# "the old Hotpoint is getting collected on Friday 21st", "the sofa is being delivered
+# tomorrow": a visit to the user's home on a day, an event
+_HOME_VISIT = re.compile(
+    r"\b(?:the|my|our)\s+(?P<what>[\w'’ -]{2,30}?)\s+(?:is|are|'s)\s+(?:getting|being)\s+"
+    r"(?P<verb>collected|delivered|picked\s+up|installed|fitted|repaired|serviced|fixed|replaced)\b",
+    re.I,
+)
+
+
+def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Something collected, delivered or fitted at home on a day: an event on that day."""
+    m = _HOME_VISIT.search(sent.text)
+    if not in_clause(m, parts, sent, "verb"):
+        return  # guards read up to the verb: "my sister's sofa is being delivered" is hers
+    days = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    when = clock(sent.text)
+    what = re.sub(r"^(?:old|new)\s+", "", " ".join(m["what"].split()), flags=re.I)
+    title = f"{what[:1].upper()}{what[1:]} {' '.join(m['verb'].lower().split())}"
+    start = dt.datetime.combine(days[0].date, when.start if when else dt.time())  # type: ignore[arg-type]
+    value: dict[str, Any] = {"title": title, "start": start}
+    if when is not None and when.end is not None:
+        value["end"] = dt.datetime.combine(days[0].date, when.end)  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+# "the boiler service is wednesday between 8 and 12", "spirometry is on tuesday the 19th at
+# 9:40", "engineer booked for thursday morning 8-1": a thing as the sentence's subject, then
+# its day and its time. Both a day and a clock time must be said: that is what makes it a slot
+# in the calendar whatever the thing is called (no list of event words).
+_SUBJECT_SLOT = re.compile(
+    r"^(?:(?:and|also|so|oh|ok|okay|right|hmm+|um+|well|ah)\s+)?(?:(?:the|my|our)\s+)?"
+    r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[\w'’-]{1,20}){0,6}?)"
+    # "parents eve for josh is tues 23rd", "Eid market stall - Sat 16th Oct, 8am till 4pm"
+    r"(?:\s+(?:is|'s|’s|are|is\s+booked\s+for|booked\s+for|booked\s+in\s+for|is\s+on|on)\s+"
+    r"|[ \t]+[-–][ \t]+)"
+    r"(?:(?:on|for|this|next)\s+)?",
+    re.I,
+)
+
+_NOT_A_TITLE = frozenset(vocabulary()["word_sets"]["agenda_not_a_title"])
+
+# a journey or a payment is no calendar event, wherever its word stands in the title
+_NOT_AN_EVENT = frozenset(vocabulary()["word_sets"]["agenda_not_an_event"])
+
+CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
+
+# "my dentist is 6pm same day": the day the conversation was just about
+_SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
+
+_AT_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
+
+_TIME_HINT = re.compile(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
+
+
+def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Events named by the thing they are, each said with its day and its time of day."""
+    if "?" in sent.text or _TIME_HINT.search(sent.text) is None:
+        return  # no clock time can be said without a digit or one of these words
+    # "orgo final is tues may 9 at 8am, chem is thurs 11th 1:30": one slot a clause
+    # (matched from the clause on: " - " and ":" end a clause and join a thing to its day)
+    slots = [(c, m) for c in parts if (m := _SUBJECT_SLOT.match(sent.text[c.start - sent.start :]))]
+    if not slots or guarded(sent.text, None, sent.text) or THIRD_PARTY.search(sent.text):
+        return
+    for n, (clause, m) in enumerate(slots):
+        end = slots[n + 1][0].start if n + 1 < len(slots) else sent.start + len(sent.text)
+        _slot(ctx, sent, parts, clause, m, end)
+
+
+def _slot(
+    ctx: Ctx, sent: Span, parts: list[Span], clause: Span, m: re.Match[str], end: int
+) -> None:
+    """One event from a clause "<thing> is <day> <time>" (the rest runs to `end`)."""
+    words = m["title"].lower().split()
+    if words[0] in _NOT_A_TITLE or _NOT_AN_EVENT & set(words):
+        return
+    if re.search(r"['’]s?\b", m["title"]):
+        return  # "it's on tuesday", "my mum's operation is ...": not the user's thing named
+    if any(c.path in CLAIMED and clause.start <= c.start < end for c in ctx.out) or any(
+        c.path in CLAIMED and c.start == sent.start and clause.start == sent.start for c in ctx.out
+    ):
+        return  # another rule read the clause
+    rest = Span(clause.start + m.end(), ctx.text[clause.start + m.end() : end])
+    when = clock(rest.text)
+    days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    day: dt.date | None = None
+    if days and days[0].start - rest.start <= 12:
+        day = days[0].date  # the day must follow the verb ("is on tuesday the 19th")
+    elif not days and _SAME_DAY.search(rest.text):
+        day = ctx.anchor
+    if when is None or day is None:
+        return
+    if day < ctx.today or not clause_ok(parts, sent, clause.start):
+        return
+    start = dt.datetime.combine(day, when.start)
+    title = m["title"][:1].upper() + m["title"][1:]
+    value: dict[str, Any] = {"title": title, "start": start}
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)
+    if (place := _AT_PLACE.search(rest.text)) is not None:
+        value["location"] = place[1]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+# "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
+# Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
+_SIGNED_UP = re.compile(
+    r"\b(?:(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
+    r"(?:a\s+|an\s+|the\s+)?|booked\s+(?:me\s+|us\s+)?(?:a|an)\s+(?!(?:trip|holiday|flight|train|ticket|"
+    r"cruise|table|car|taxi|cab|"
+    + LODGING
+    + r")s?\b))(?P<title>[A-Za-z][\w'’-]*(?:\s[A-Za-z][\w'’-]*){0,3}?)"
+    r"(?=\s*(?:[,!.;:(]|$)|\s+(?:on|from|starting|in|at|this|next|every)\b)",
+    re.I,
+)
+
+_SIGNUP_DAY = re.compile(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
+
+
+def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """What the user signed up for, on the day said (its hours, its last day)."""
+    m = _SIGNED_UP.search(sent.text)
+    if m is None or "?" in sent.text or m["title"].split()[0].lower() in _NOT_A_TITLE:
+        return
+    if a_journey(m["title"]) or re.fullmatch(LODGING, m["title"].split()[-1], re.I):
+        return  # "booked a last minute week in Porto": a trip; "booked a riad": a stay
+    if any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not in_clause(m, parts, sent) or THIRD_PARTY.search(sent.text):
+        return
+    if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
+        return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
+    window = sent
+    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days and ctx.following is not None:
+        window = Span(sent.start, ctx.text[sent.start : ctx.following.end])
+        days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    if not days or days[0].date < ctx.today:  # type: ignore[operator]
+        return
+    when = clock(window.text)
+    day = days[0].date
+    value: dict[str, Any] = {
+        "title": m["title"][:1].upper() + m["title"][1:],
+        "start": dt.datetime.combine(day, when.start if when else dt.time()),  # type: ignore[arg-type]
+    }
+    if when is not None and when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(day, when.end)  # type: ignore[arg-type]
+    elif len(days) > 1 and days[1].date > day:  # type: ignore[operator]
+        value["end"] = dt.datetime.combine(days[1].date, dt.time(23, 59))  # type: ignore[arg-type]
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+_EVERY_WEEKDAY = re.compile(
+    r"\b(?:every|each|on\s+the)\s+(?:(?P<other>other|alternate)\s+|(?P<nth>first|second|third|"
+    r"fourth|last)\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
+    r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
+    re.IGNORECASE,
+)
+
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
+
+# "Spanish lessons every week", "every other week", "fortnightly": the period said, not the day
+_EVERY_PERIOD = re.compile(
+    r"\b(?:every|each)\s+(?:(?P<other>other|second|two|2)\s+)?(?P<unit>week|fortnight|month|"
+    r"day|weekday|working\s+day)s?\b|"
+    r"\b(?P<adv>weekly|fortnightly|monthly|daily)\b",
+    re.IGNORECASE,
+)
+
+_PERIOD_REPEATS = {"week": "weekly", "fortnight": "fortnightly", "month": "monthly"}
+
+# every weekday (working day) is Monday to Friday: "weekdays", never a weekend day
+_PERIOD_REPEATS |= {"day": "daily", "weekday": "weekdays", "working day": "weekdays"}
+
+_PERIOD_DAYS = {"weekly": 7, "fortnightly": 14, "daily": 1, "weekdays": 1}
+
+# "every Tuesday for six weeks", "..., 8 weeks", "ten sessions": a series said by its length
+_SERIES_LENGTH = re.compile(
+    r"\b(?:for\s+)?(?:the\s+next\s+)?(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\s+(?P<unit>weeks|sessions|classes|lessons|times|appointments)\b",
+    re.IGNORECASE,
+)
+
+# "they run until the end of July": the end of the series just talked about
+_SERIES_UNTIL = re.compile(
+    r"^(?:and\s+)?(?:they|it|the\s+(?:classes|lessons|sessions|course|series))\s+"
+    r"(?:run|runs|go\s+on|goes\s+on|continue|continues|last|lasts|finish|finishes|end|ends)\s+"
+    r"(?:until|till|to|through|on|at)\b",
+    re.IGNORECASE,
+)
+
+_STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
+
+# ("weekly, to end July": "to" before a month's end is "until")
+_UNTIL_END = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
+
+# "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
+# for each weekday named
+_DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
+
+_WEEKLY_NOTE = re.compile(
+    r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
+    r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
+    r"(?:on\s+|every\s+)?(?P<days>"
+    + _DAY_WORD
+    + r"(?:\s*(?:,|&|\+|and|\s)\s*"
+    + _DAY_WORD
+    + r"){0,4})\s+(?:at\s+|@\s*)?(?P<time>\d[^.!?]{0,12})[.!]*$",
+    re.I,
+)
+
+_NOT_HABIT = word_set("the a an my our was is were it i we he she they had has on what about how")
+
+
+def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A habit noted with its weekdays and its time: a weekly event from the next such day."""
+    m = _WEEKLY_NOTE.match(sent.text)
+    if m is None:
+        return
+    several = len(re.findall(_DAY_WORD, m["days"], re.I)) > 1  # the event rules read one day
+    if not several and any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if set(m["title"].lower().split()) & _NOT_HABIT:
+        return  # "the meeting was tues 3pm": a sentence, not a note of a habit
+    when = clock(m["time"])
+    if when is None or not clause_ok(parts, sent, sent.start):
+        return
+    title = m["title"][:1].upper() + m["title"][1:]
+    if several:  # one series a weekday, in place of the event the event rules read for one
+        ctx.out = [c for c in ctx.out if c.path != "schedule.events" or c.start < sent.start]
+    for word in re.findall(_DAY_WORD, m["days"], re.I):
+        key = word.lower().rstrip("s")
+        day = (
+            WEEKDAYS.get(key)
+            if key in WEEKDAYS
+            else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+        )
+        if day is None:
+            continue
+        ahead = (day - ctx.today.weekday()) % 7 or 7
+        start = dt.datetime.combine(ctx.today + dt.timedelta(days=ahead), when.start)
+        value: dict[str, Any] = {"title": title, "start": start, "repeats": "weekly"}
+        if when.end is not None and when.end > when.start:
+            value["end"] = dt.datetime.combine(start.date(), when.end)
+        ctx.add("schedule.events", value, sent, 0.7)
+
+
+# "new study group: me, Kenji and Ollie, wednesdays 7-9pm at the library starting next week",
+# "shifts are wednesdays 6 to 10pm, starting next wed": a weekly slot said after its subject
+_WEEKLY_SLOT = re.compile(
+    r"^(?:(?:and|also|so|oh|ok)\s+)?(?:(?:the|my|our|new)\s+)*"
+    r"(?P<title>[a-z][\w'’-]{2,20}(?:\s[\w'’-]{2,20}){0,3}?)\s*(?::|\s(?:are|is)\s)\s*"
+    r"(?:[^.!?:]{0,50}?,\s*)?(?:on\s+|every\s+)?(?P<day>" + _DAY_WORD + r")\b",
+    re.I,
+)
+
+_NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
+
+
+def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A thing, then its weekday and hours: a weekly event from the first such day."""
+    if not any(ch.isdigit() for ch in sent.text):
+        return  # hours are said in digits here ("wednesdays 7-9pm")
+    m = _WEEKLY_SLOT.match(sent.text)
+    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
+        return  # "the scan is on friday at 2pm": one day, not a weekly slot
+    if re.search(r"['’]s\b", m[0]):
+        return  # "my dad's scan": someone else's
+    key = m["day"].lower().rstrip("s")
+    day = (
+        WEEKDAYS.get(key)
+        if key in WEEKDAYS
+        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+    )
+    when = clock(sent.text[m.end() :])
+    if set(m["title"].lower().split()) & _NOT_HABIT or when is None or day is None:
+        return
+    if not clause_ok(parts, sent, sent.start):
+        return
+    first = ctx.today + dt.timedelta(days=(day - ctx.today.weekday()) % 7 or 7)
+    start = _STARTING.search(sent.text, m.end())
+    later = [d for d in dates_in(sent, "future", ctx.today) if d.valid and d.date]
+    if _NEXT_WEEK.search(sent.text):
+        first = next_week_day(ctx.today, day)
+    elif start is not None and (after := [d for d in later if d.start >= sent.start + start.end()]):
+        begins = after[0].date
+        first = begins + dt.timedelta(days=(day - begins.weekday()) % 7)  # type: ignore[operator]
+    title = m["title"][:1].upper() + m["title"][1:]
+    value: dict[str, Any] = {
+        "title": title,
+        "start": dt.datetime.combine(first, when.start),
+        "repeats": "weekly",
+    }
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(first, when.end)
+    if (where := event_place(sent.text[m.end() :])) is not None:
+        value["location"] = where  # "every Tuesday at 1 pm in the church hall"
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+# "I also teach the lab on Thursdays, 13:45-17:30", "I work at the bakery on saturdays 9-3",
+# "I volunteer at the food bank every Tuesday 10-2": the user's weekly duty and its hours
+_WEEKLY_DUTY = re.compile(
+    r"^(?:(?:and|also|so|oh|plus)\s+)?i\s+(?:also\s+|now\s+|still\s+)?"
+    r"(?P<verb>teach|coach|tutor|run|lead|work|volunteer|referee|help\s+out)\s+"
+    r"(?P<what>(?:at\s+|in\s+|on\s+)?(?:the\s+|a\s+|an\s+|my\s+|our\s+)?[\w'’ -]{2,30}?)[,\s]+"
+    r"(?:on\s+|every\s+)(?P<day>" + _DAY_WORD + r")\b",
+    re.I,
+)
+
+_BARE_HOURS = re.compile(r"\s*,?\s*(\d{1,2}(?::\d\d)?)\s*[-–]\s*(\d{1,2}(?::\d\d)?)\b(?![-/.\d])")
+
+
+def rule_weekly_duty(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """What the user teaches, runs or works at on a weekday, with its hours: a weekly event."""
+    m = _WEEKLY_DUTY.match(sent.text) if any(ch.isdigit() for ch in sent.text) else None
+    if m is None or any(c.path == "schedule.events" and c.start >= sent.start for c in ctx.out):
+        return
+    if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
+        return  # "I work at the shop on Friday": one day, not a weekly duty
+    key = m["day"].lower().rstrip("s")
+    day = (
+        WEEKDAYS.get(key)
+        if key in WEEKDAYS
+        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
+    )
+    rest = sent.text[m.end() :]
+    when = clock(rest)
+    if when is None and (hours := _BARE_HOURS.match(rest)) is not None:
+        when = clock(f"from {hours[1]} to {hours[2]}")  # "saturdays 9-3": hours after the day
+    if day is None or when is None or not clause_ok(parts, sent, sent.start):
+        return
+    first = ctx.today + dt.timedelta(days=(day - ctx.today.weekday()) % 7 or 7)
+    title = f"{m['verb'].lower()} {' '.join(m['what'].split())}"  # "Teach the lab"
+    value: dict[str, Any] = {
+        "title": title[:1].upper() + title[1:],
+        "start": dt.datetime.combine(first, when.start),
+        "repeats": "weekly",
+    }
+    if when.end is not None and when.end > when.start:
+        value["end"] = dt.datetime.combine(first, when.end)
+    ctx.add("schedule.events", value, sent, 0.7)
+
+
+def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """Mark the sentence's event as weekly when it happens "every Tuesday"."""
+    m = _EVERY_WEEKDAY.search(sent.text)
+    said = _EVERY_PERIOD.search(sent.text) if m is None else None
+    if said is not None:
+        m = said
+        unit = said["unit"] or said["adv"].lower().removesuffix("ly").replace("dai", "day")
+        repeats = _PERIOD_REPEATS[" ".join(unit.lower().split())]
+        if said["other"] and unit == "week":
+            repeats = "fortnightly"
+    elif m is None:
+        _series_until(ctx, sent, parts)
+        return
+    else:
+        repeats = "fortnightly" if m["other"] else ("monthly" if m["nth"] else "weekly")
+    for i, cand in enumerate(ctx.out):
+        # the event's quote may run into this sentence ("I joined a choir! Wednesdays 7 to 9pm")
+        if cand.path != "schedule.events" or not cand.start < sent.end or cand.end < sent.start:
+            continue
+        value = {k: v for k, v in cand.value.items() if v is not None}
+        value["repeats"] = repeats
+        if said is None and m["nth"] and isinstance(value.get("start"), dt.datetime):
+            day = nth_weekday(ctx.today, _NTH[m["nth"].lower()], WEEKDAYS[m["day"].lower()])
+            value["start"] = dt.datetime.combine(day, value["start"].time())
+        start = _STARTING.search(sent.text)
+        first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
+        if start is not None and isinstance(value.get("start"), dt.datetime):
+            after = [d for d in first if d.start >= sent.start + start.end()]
+            if after:  # "every Tuesday at 6pm starting 4 March": the series begins then
+                begins = after[0].date
+                named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
+                if (wd := WEEKDAYS.get(named.lower())) is not None:
+                    # "every Thursday ... starting tomorrow" (a Monday): the first Thursday on
+                    begins += dt.timedelta(days=(wd - begins.weekday()) % 7)
+                value["start"] = dt.datetime.combine(begins, value["start"].time())
+        named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
+        begin = value.get("start")
+        wd = WEEKDAYS.get(named.lower())
+        if wd is not None and isinstance(begin, dt.datetime) and _NEXT_WEEK.search(sent.text):
+            # "wednesdays 7-9pm starting next week": that weekday of the coming Monday's week
+            day = next_week_day(ctx.today, wd)
+            value["start"] = dt.datetime.combine(day, begin.time())
+        until = _UNTIL_END.search(sent.text, m.end())
+        if until is not None:
+            later = [
+                d
+                for d in dates_in(sent, "future", ctx.today)
+                if d.valid and d.start > sent.start + until.start()
+            ]
+            if later:
+                value["repeat_until"] = later[0].date
+                begin = value.get("start")
+                if isinstance(begin, dt.datetime) and begin.date() >= later[0].date:
+                    # "on Thursdays at 8pm till the 26th": the day said is the last, the series
+                    # starts on the next such weekday; "on the 20th, weekly until the 10th"
+                    # names none to start from, and an end before its start is no end
+                    day = next_weekday(ctx.today, m[0])
+                    if day is None:
+                        del value["repeat_until"]
+                    else:
+                        value["start"] = dt.datetime.combine(day, begin.time())
+        if "repeat_until" not in value and (last := _series_last(sent, value, repeats)):
+            value["repeat_until"] = last
+        said_start, said_end, first = (
+            cand.value.get("start"),
+            cand.value.get("end"),
+            value.get("start"),
+        )
+        if (
+            isinstance(said_end, dt.datetime)
+            and isinstance(said_start, dt.datetime)
+            and isinstance(first, dt.datetime)
+            and said_end.date() == said_start.date()
+        ):
+            # the series moved the first day ("starting this week"): its hours move with it
+            value["end"] = dt.datetime.combine(first.date(), said_end.time())
+        end, begin = value.get("end"), value.get("start")
+        # "6pm until 25 February": the series ends then, not one occurrence (which would
+        # then span weeks and collide with everything between)
+        if (
+            isinstance(end, dt.datetime)
+            and isinstance(begin, dt.datetime)
+            and (end.date() != begin.date())
+        ):
+            del value["end"]
+        typed = validate(ctx.catalog, "schedule.events", value)
+        if typed is not None:
+            ctx.out[i] = dataclasses.replace(cand, value=typed)
+
+
+def _series_last(sent: Span, value: dict[str, Any], repeats: str) -> dt.date | None:
+    """The last day of a series said by its length ("for six weeks", "ten sessions")."""
+    m = _SERIES_LENGTH.search(sent.text)
+    begin, step = value.get("start"), _PERIOD_DAYS.get(repeats)
+    if m is None or not isinstance(begin, dt.datetime) or step is None:
+        return None
+    n = count_word(m["n"])
+    if not n:
+        return None
+    # n weeks hold the occurrences that start within them; n sessions are n occurrences
+    weeks = m["unit"].lower() == "weeks"
+    if repeats == "weekdays":  # Monday to Friday: the weekend days are no occurrences
+        days = (begin.date() + dt.timedelta(days=i) for i in range(n * 7 if weeks else n * 2 + 7))
+        held = [d for d in days if d.weekday() < 5]
+        return held[-1] if weeks else held[n - 1]
+    times = (n * 7 - 1) // step + 1 if weeks else n
+    return begin.date() + dt.timedelta(days=step * (times - 1))
+
+
+_WEEKDAY_WORDS = (
+    r"(?:(?:every\s+|on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    r"weekly|fortnightly|monthly|daily|regular|usual)"
+)
+
+_WHAT = r"[A-Za-z][\w' -]{1,40}?"
+
+_SERIES_END = re.compile(
+    # "We stopped the Tuesday yoga", "I dropped out of choir", "I'm not doing yoga anymore"
+    r"\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|"
+    r"dropped(?:\s+out\s+of)?|gave\s+up|given\s+up|cancell?ed|ended|finished|no\s+longer\s+(?:go\s+to|do)|"
+    r"not\s+doing(?=.*\bany\s*more\b))\s+(?:going\s+to\s+|doing\s+|attending\s+)?"
+    r"(?:(?:the|my|our)\s+)?(?P<what>" + _WHAT + r")"
+    r"(?=\s+(?:in|on|at|from|since|after|as\s+of|last|this|for\s+good|altogether|any\s*more)\b"
+    r"|[,.;!?]|$)|"
+    # "The book club ended in May", "Yoga finished last week", "Tuesday yoga is cancelled"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what2>" + _WHAT + r")\s+(?:has\s+|have\s+)?(?:ended|"
+    r"finished|stopped(?:\s+running)?|wrapped\s+up|(?:is|are|'s)\s+(?:over|finished|cancell?ed)|"
+    r"(?:was|were|got|has\s+been|have\s+been)\s+(?:cancell?ed|discontinued|stopped))\b|"
+    # present tense with a day: "The Tuesday yoga class ends on 25 February"
+    r"(?:^|\b(?:the|my|our)\s+)(?P<what3>"
+    + _WHAT
+    + r")\s+(?:ends|finishes|stops)\s+(?:on|after)\b|"
+    # "No more yoga on Tuesdays", "My last yoga class was on 25 February"
+    r"^no\s+more\s+(?P<what4>" + _WHAT + r")(?=\s+(?:on|for|from)\b|[,.;!?]|$)|"
+    r"\b(?:my|our|the)\s+last\s+(?P<what5>" + _WHAT + r")\s+(?:was|is|will\s+be)\s+on\b",
+    re.IGNORECASE,
+)
+
+_FUTURE_END = ("what3", "what5")
+
+# What a series is: an event word of the schedule rules or a regular activity.
+_SERIES_WORD = re.compile(
+    r"\b(?:class|classes|lessons?|club|practice|training|rehearsals?|yoga|pilates|choir|"
+    r"therapy|tutoring|swimming|football|tennis|stand-?up|course)\b",
+    re.IGNORECASE,
+)
+
+# Words for one-off events too ("the meeting finished early"): a series only with a rhythm.
+_MAYBE_SERIES = re.compile(
+    r"\b(?:meetings?|calls?|sessions?|group|1:1|one-on-one|catch-?up)\b", re.IGNORECASE
+)
+
+_SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
+
+
+def _series_until(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "They run until the end of July": the last repeating event's last day."""
+    m = _SERIES_UNTIL.search(sent.text)
+    last = ctx.thread.last("schedule.events")
+    if (
+        m is None
+        or last is None
+        or not last.get("repeats")
+        or not clause_ok(parts, sent, sent.start)
+    ):
+        return
+    later = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    if later and (start := last.get("start")) is not None and later[0].date >= start.date():
+        value = {**last.record(), "repeat_until": later[0].date}
+        ctx.add("schedule.events", value, sent, 0.75)
+
+
+def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A repeating event that ended ("we stopped the Tuesday yoga", "the book club ended in
+    May"): ends the recorded series by its title, the weekday left out of the match."""
+    m = _SERIES_END.search(sent.text)
+    if m is None or not stop_ok(parts, sent, sent.start + m.start()):
+        return
+    group = next(g for g in ("what", "what2", "what3", "what4", "what5") if m[g])
+    what = m[group]
+    rhythm = re.search(_WEEKDAY_WORDS, what, re.IGNORECASE)
+    if not _SERIES_WORD.search(what) and not (rhythm and _MAYBE_SERIES.search(what)):
+        return  # "I cancelled my Netflix", "the meeting finished early": not a series
+    title = " ".join(_SERIES_DROP.sub("", what).split())
+    title = re.sub(r"^(?:the|my|our)\s+", "", title, flags=re.IGNORECASE)
+    if not title:
+        return
+    span = m.span(group)
+    # "ends on 25 February" / "my last class is on ...": the day said (which may be ahead);
+    # "ended", "stopped": on or before today.
+    prefer = "future" if group in _FUTURE_END and "was" not in m[0].lower() else "past"
+    dates = [
+        d
+        for d in dates_in(sent, prefer, ctx.today, ctx.anchor)  # type: ignore[arg-type]
+        if d.valid and not sent.start + span[0] <= d.start < sent.start + span[1]
+    ]
+    if prefer == "future" and dates:
+        until = dates[0].date
+    elif prefer == "future":
+        return  # "ends on" without a day says nothing yet
+    else:
+        recent = dates and dates[0].date <= ctx.today
+        until = dates[0].date if recent else _month_end(sent, ctx.today)
+
+    # The sentence names the series, it does not plan one ("I quit my Thursday piano lessons").
+    ctx.out[:] = [
+        c
+        for c in ctx.out
+        if not (
+            c.path == "schedule.events" and c.op == "assert" and sent.start <= c.start < sent.end
+        )
+    ]
+    value = {"title": title[:1].upper() + title[1:], "repeat_until": until}
+    ctx.add("schedule.events", value, sent, 0.75, op="end")
+
+
+_IN_MONTH = re.compile(r"\b(?:in|at\s+the\s+end\s+of|end\s+of)\s+(?P<month>[A-Za-z]{3,9})\b", re.I)
+
+
+def _month_end(sent: Span, today: dt.date) -> dt.date:
+    """The last day of a past month named alone ("ended in May"), else yesterday: it has
+    stopped, so nothing of it takes place from the day it is said."""
+    yesterday = today - dt.timedelta(days=1)
+    m = _IN_MONTH.search(sent.text)
+    month = MONTHS.get(m["month"].lower()) if m else None
+    if month is None:
+        return yesterday
+    year = today.year if month <= today.month else today.year - 1
+    last = dt.date(year, month, calendar.monthrange(year, month)[1])
+    return min(last, yesterday)
+
+
+DELIVERED = re.compile(
+    r"\b(?:gets?|will\s+be|is\s+being|should\s+be|being)\s+delivered\b|\bdelivery\s+is\b|"
+    r"\barrives\b",
+    re.I,
+)
+
+
+def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """ "it gets delivered on April 2": the delivery of the item last bought, as an event."""
+    m = DELIVERED.search(sent.text)
+    item = ctx.thread.last("item")
+    if item is None or not in_clause(m, parts, sent):
+        return
+    dates = [
+        d
+        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+        if d.start > sent.start + m.start()
+    ]
+    if not dates or dates[0].date is None:
+        return
+    title = f"{str(item.get('item')).capitalize()} delivery"
+    start = dt.datetime.combine(dates[0].date, dt.time())
+    ctx.add("schedule.events", {"title": title, "start": start}, sent, 0.75)

@@ -19,8 +19,8 @@ from typing import Any, TypeGuard
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
-from uac.fact_log.extraction.patterns.dates import DateMatch, Prefer, find_dates
 from uac.fact_log.extraction.patterns.discourse import Thread
+from uac.fact_log.extraction.timemodel import DateMatch, Prefer, find_dates
 from uac.fact_log.reference import drug_data, normalise, vocabulary
 
 MAX_SENTENCE = 2000

@@ -1,4 +1,7 @@
-"""Travel patterns: trips with destination, dates and purpose ("I'm flying to Tokyo on March 5")."""
+"""Travel patterns, the one home of travel.trips: trips with destination, dates and purpose
+("I'm flying to Tokyo on March 5"), a trip said as a known place and its span of days
+(`rule_place_span`, `rule_next_stops`: run late, patterns/__init__.py), where the user lives
+or is (places.address, places.location)."""
 
 from __future__ import annotations
 
@@ -8,14 +11,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns.dates import Prefer
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.journeys import LODGING
-from uac.fact_log.extraction.patterns.places import lookup_place
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -24,9 +23,21 @@ from uac.fact_log.extraction.patterns.text import (
     guarded,
     in_clause,
     named_subject,
+    someone_else,
 )
-from uac.fact_log.extraction.patterns.timespan import duration
+from uac.fact_log.extraction.timemodel import DateMatch, Prefer, duration
+from uac.fact_log.extraction.values.places import CITIES, COUNTRIES, fold, lookup_place
 from uac.fact_log.reference import vocabulary
+
+# A place to stay, as people name it (the chains too: "booked the Hilton in Rome")
+LODGING = (
+    r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
+    r"cabin|chalet|lodge|resort|room|riad|ryokan|pension|g[iî]te|finca|agriturismo|homestay|"
+    # the chains people name instead of the word ("booked the Hilton in Rome")
+    r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
+    r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
+    r"sofitel|moxy|motel\s+one|pullman|kempinski|hampton\s+inn)"
+)
 
 _TRAVEL = re.compile(
     r"\b(?P<plane>fly(?:ing)?|flew|flights?|planes?|fares?)\b|\b(?P<train>train|eurostar|rail)\b|"
@@ -660,6 +671,28 @@ _HOME = re.compile(
 )
 
 
+# "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
+# the reference data (its country is the reference data's to say, not a fact the user said).
+_LIVE_IN = re.compile(
+    r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
+    r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
+    r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
+    re.IGNORECASE,
+)
+
+
+def home_city(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The city the user lives in, said as "I live in Leeds" (read with the user's name,
+    identity.py's `rule_identity`)."""
+    m = _LIVE_IN.search(sent.text)
+    if m is None or someone_else(sent.text[: m.start()]):
+        return
+    place = lookup_place(m["city"]) or lookup_place(m["city"].split()[0])
+    if place is None or place[0] is None or not in_clause(m, parts, sent, "city"):
+        return
+    ctx.add("places.address.city", place[0], sent, 0.8)
+
+
 def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """The city the user lives in ("quick intro: I'm Niamh, 36, living in Bristol")."""
     m = _HOME.search(sent.text)
@@ -675,11 +708,255 @@ def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("places.address.country", country, sent, 0.75)
 
 
-RULES: tuple[Rule, ...] = (
-    rule_trips,
-    rule_location,
-    rule_trip_from_thread,
-    rule_trip_via,
-    rule_home,
-    rule_here_since,
+# -- trips said as a known place and its span of days -------------------------------------------
+# Trips said as a known place and its span of days, however the sentence is built.
+#
+# People name a trip by its place and its days and leave the travel verb out: "oaxaca for day
+# of the dead!! fly out oct 27, home nov 4", "first use: Shanghai in June, 6th-13th", "Lima in
+# November!! 9th to the 23rd", "I'm in Dublin that week, 8th to the 12th, for work". The
+# construct is a place the reference data knows (fact_log/reference/data/places.toml, the list
+# the checks use) and two days that bound a stay (joined by a range word, or the second said as
+# the way home), in one sentence or in the sentence right after the place. It is the user's
+# plan unless a guard says otherwise (a question, a wish, the past, someone else's trip, a place
+# the user lives in or only passes through). `rule_trips` (travel.py) reads trips that have a
+# travel word; this rule runs after it and adds a trip only where that found none.
+
+_WORD = re.compile(r"[A-Za-z][\w'’.-]*")
+# What may stand before a place that is not where the user goes: an origin, a layover, a home,
+# a stay's neighbourhood ("villa near Lagos": Lagos may be another country's city).
+_NOT_DESTINATION = re.compile(
+    r"\b(?:from|via|through|thru|connect\w*|layover|stopover|live|lives|living|based|born|near|"
+    # "flying out of Sydney", "leaving Nairobi": where the journey starts
+    r"outside|(?:fly\w*|depart\w*|leav\w*|sail\w*|driv\w*|head\w*)\s+out\s+of|"
+    r"departing|leaving)\s+(?:the\s+)?$",
+    re.I,
 )
+_TOWARD = re.compile(r"(?:\bto|->|→|>)\s*$", re.I)
+# The second day of a stay: after a range word, or said as the way home.
+_SPAN_JOIN = re.compile(
+    r"(?:[-–]|\b(?:to|till|til|until|through|thru|back|home|return\w*|flying\s+back)\b)"
+    r"[^.!?\d]{0,14}$",
+    re.I,
+)
+_HAS_DAY = re.compile(
+    r"\d|first|second|third|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|tomorrow|"
+    r"today|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
+    re.I,
+)
+# The first word of every place name the reference data knows: a word that starts none is
+# skipped without a lookup (most words of most sentences).
+_FIRST_WORDS = frozenset(name.split()[0] for name in (*CITIES, *COUNTRIES))
+_DOCUMENT = re.compile(
+    r"\b(?:e-?visa|visa|passport|insurance|policy|cover|licen[cs]e|permit|esta|eta|valid)\b", re.I
+)
+MAX_STAY = dt.timedelta(days=370)
+
+
+_FROM = re.compile(r"\bfrom\s+((?-i:[A-Z][\w'’.-]+)(?:\s[A-Z][\w'’.-]+)?)")
+
+
+def origin_of(sent: Span) -> str | None:
+    """The known city a journey leaves from ("from Munich"), or None."""
+    m = _FROM.search(sent.text)
+    found = known(m[1].split()) if m is not None else None
+    return found[0] if found is not None else None
+
+
+def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
+    """Known places in a sentence (city or None, country, absolute offset), destinations first:
+    one after "to" or an arrow before any other, none that is an origin, layover or home."""
+    words = list(_WORD.finditer(sent.text))
+    toward: list[tuple[str | None, str, int]] = []
+    other: list[tuple[str | None, str, int]] = []
+    skip_to = -1
+    for i, w in enumerate(words):
+        if w.start() < skip_to:
+            continue
+        first = w[0].casefold().rstrip(".,'’!")
+        if first not in _FIRST_WORDS and (first.isascii() or fold(first) not in _FIRST_WORDS):
+            continue
+        found = known([x[0] for x in words[i : i + 3]])
+        if found is None:
+            continue
+        skip_to = w.start() + len(" ".join(found[0].split()) if found[0] else w[0])
+        head = sent.text[max(0, w.start() - 24) : w.start()]
+        if _NOT_DESTINATION.search(head):
+            continue
+        (toward if _TOWARD.search(head) else other).append((*found, sent.start + w.start()))
+    chain = _arrow_chain(sent, toward)
+    if len(chain) > 1:  # "mexico city -> toronto -> london -> goa": the last is where to
+        toward = [chain[-1], *(p for p in toward if p is not chain[-1])]
+    return toward + other
+
+
+_ARROW = re.compile(r"(?:->|→|>)\s*$")
+
+
+def _arrow_chain(sent: Span, toward: list[tuple[str | None, str, int]]) -> list[Any]:
+    """The places of a route written with arrows, in order."""
+    if ">" not in sent.text and "→" not in sent.text:
+        return []
+    return [
+        p
+        for p in toward
+        if _ARROW.search(sent.text[max(0, p[2] - sent.start - 4) : p[2] - sent.start])
+    ]
+
+
+def _via_arrows(sent: Span) -> list[str]:
+    """The stops between the first and the last place of a route written with arrows."""
+    chain = _arrow_chain(sent, [p for p in places_in(sent) if p[0]])
+    return [p[0] for p in sorted(chain, key=lambda p: p[2])[:-1] if p[0]]
+
+
+def span_of(dates: list[DateMatch], text: str, offset: int) -> tuple[dt.date, dt.date] | None:
+    """The first two days that bound a stay (the second after a range word or "home")."""
+    valid = [d for d in dates if d.valid and d.date is not None]
+    for i, first in enumerate(valid):
+        for last in valid[i + 1 :]:
+            lead = text[max(first.end, last.start - 24) - offset : last.start - offset]
+            if _SPAN_JOIN.search(lead) and first.date <= last.date <= first.date + MAX_STAY:  # type: ignore[operator]
+                return first.date, last.date  # type: ignore[return-value]
+        return None  # only the first day said can open the stay
+    return None
+
+
+def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A trip said as a known place and the days it spans ("Mumbai 2-16 Feb")."""
+    nxt = ctx.following
+    if not _HAS_DAY.search(sent.text) and (nxt is None or not _HAS_DAY.search(nxt.text)):
+        return  # no day in reach: skip the place lookups
+    if "?" in sent.text or said_here(ctx, sent, "travel.trips"):
+        return
+    if PAST.search(sent.text) or NOT_TRAVEL.search(sent.text):
+        return
+    found = places_in(sent)
+    if not found:
+        _topic_span(ctx, sent, parts)
+        return
+    city, country, at = found[0]
+    if city is None:  # "home to Poland ..., at my mother in Gdańsk": the city of it said later
+        city = next((c for c, k, _ in found[1:] if c and k == country), None)
+    head = ctx.text[sent.start : at]
+    if someone_else(head) or OTHER_SUBJECT.match(sent.text) or not _stated(parts, sent, at):
+        return
+    window = sent
+    dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+    stay = span_of(dates, ctx.text, 0)
+    if stay is None and nxt is not None and not places_in(nxt) and "?" not in nxt.text:
+        # "Lima in November!! 9th to the 23rd.": the days in the sentence after the place
+        window = Span(sent.start, ctx.text[sent.start : nxt.end])
+        if PAST.search(nxt.text) or WISH.search(nxt.text):
+            return
+        stay = span_of(dates_in(window, "future", ctx.today, ctx.anchor), ctx.text, 0)
+    if _DOCUMENT.search(window.text):
+        return  # "India: e-visa approved!! valid 10 Jan to 9 Jan": a document's validity
+    if stay is None or inside_a_trip(ctx, *stay) or claimed(ctx, sent, stay):
+        return
+    value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
+    if city:
+        value["city"] = city
+    if via := _via_arrows(sent):
+        value["via"] = via
+    if (why := purpose(window.text)) is not None:
+        value["purpose"] = why
+    if mode := transport(window.text):
+        value["transport"] = mode
+    ctx.add("travel.trips", value, sent, 0.75)
+
+
+def _day(value: object) -> object:
+    """A datetime's day (an event from the 14th owns the 14th), anything else as it is."""
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+def claimed(ctx: Ctx, sent: Span, stay: tuple[dt.date, ...], prefix: str = "") -> bool:
+    """Whether another record found in the sentence owns the days ("India e-visa approved,
+    valid 10 Jan to 9 Jan": the visa's validity, not a trip)."""
+    for c in reversed(ctx.out):
+        if c.start < sent.start:
+            return False
+        if not c.path.startswith(prefix) or not isinstance(c.value, dict):
+            continue
+        if any(_day(v) in stay for v in c.value.values()):
+            return True
+    return False
+
+
+_INTERJECTION = re.compile(r"^(?:oh\s+no|no\s+wait|wait\s+no|oh\s+god|oh\s+dear)\b[\s,!.]*", re.I)
+
+
+def _stated(parts: list[Span], sent: Span, at: int) -> bool:
+    """The clause guards pass before `at`; an opening "oh no" is a sigh, not a negation."""
+    if clause_ok(parts, sent, at):
+        return True
+    sigh = _INTERJECTION.match(sent.text)
+    if sigh is None:
+        return False
+    plain = Span(sent.start, " " * sigh.end() + sent.text[sigh.end() :])
+    return clause_ok(clauses(plain), plain, at)
+
+
+def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The days of a destination an earlier line named without them ("study abroad in Seville
+    is confirmed" / "the programme runs 1 September to 20 December")."""
+    where = latest(ctx, "destination")
+    if where < 0 or where < latest(ctx, "travel.trips") or WISH.search(sent.text):
+        return
+    stay = span_of(dates_in(sent, "future", ctx.today, ctx.anchor), ctx.text, 0)
+    if stay is None or not clause_ok(parts, sent, sent.start) or someone_else(sent.text):
+        return
+    fields = ctx.thread.mentions[where].record()
+    ctx.add("travel.trips", {**fields, "depart": stay[0], "return_date": stay[1]}, sent, 0.7)
+
+
+# "..., then Italy 16 July to 20 August", "and then in Berlin from 7 to 12 May", "then on to
+# Rome on 10 June", "Tokyo 3-10 May and Seoul 10-15 May": where the journey goes next
+_NEXT_STOP = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and\s+)?(?:then|after\s+that|afterwards)\b(?:\s+on)?(?:\s+(?:to|in))?\s+|"
+    r"(?<=[\w.])\s+and\s+(?:then\s+)?(?:(?:on\s+)?to\s+|in\s+)?(?=(?-i:[A-Z]))",
+    re.I,
+)
+
+
+def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """The later stops of a journey said with the first ("In Spain from 1 June to 15 July,
+    then Italy 16 July to 20 August"): each known place with its own days is a trip of its
+    own, so the checks see every country visited."""
+    here = ctx.out[ctx.here() :]
+    first = next((c for c in here if c.path == "travel.trips" and c.start == sent.start), None)
+    if first is None or "?" in sent.text:
+        return
+    stops = list(_NEXT_STOP.finditer(sent.text))
+    seen = {(first.value.get("country"), first.value.get("city"))}
+    for i, m in enumerate(stops):
+        end = stops[i + 1].start() if i + 1 < len(stops) else len(sent.text)
+        leg = Span(sent.start + m.end(), sent.text[m.end() : end])
+        found = places_in(leg)
+        if not found or found[0][2] - leg.start > 3:
+            continue  # the stop opens with its place ("then Italy ...", "then in Berlin ...")
+        city, country, _ = found[0]
+        # the leg's days read in the whole sentence: "on 4 July ... on to Cairo on the 9th"
+        # is 9 July (the month said before the leg)
+        days = [
+            d
+            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            if d.valid and d.date and leg.start <= d.start < leg.start + len(leg.text)
+        ]
+        stay = span_of(days, ctx.text, 0)
+        if stay is None and days:  # "then on to Rome on 10 June, home on 20 June"
+            stay = (days[0].date, first.value.get("return_date") or days[0].date)  # type: ignore[assignment]
+        if stay is None or (country, city) in seen or stay[1] < stay[0]:
+            continue
+        same = (first.value.get("depart"), first.value.get("return_date")) == stay
+        if same and country == first.value.get("country"):
+            continue  # "Kenya, Nairobi and Masai Mara, 3 to 17 March": places of one trip
+        seen.add((country, city))
+        value: dict[str, Any] = {"country": country, "depart": stay[0]}
+        if stay[1] > stay[0] or first.value.get("return_date"):
+            value["return_date"] = stay[1]  # a stop said with one day has no return of its own
+        if city:
+            value["city"] = city
+        if mode := first.value.get("transport"):
+            value["transport"] = mode
+        ctx.add("travel.trips", value, leg, 0.7)

@@ -6,12 +6,9 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.patterns.dates import add_months, count_word
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
-from uac.fact_log.extraction.patterns.money import find_money
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
-    Rule,
     Span,
     clause_of,
     clause_ok,
@@ -20,6 +17,8 @@ from uac.fact_log.extraction.patterns.text import (
     in_clause,
     someone_else,
 )
+from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary
 
 MAKES: dict[str, str] = vocabulary()["vehicle_makes"]
@@ -606,6 +605,3 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if car is not None and car.get("make") == make and car.get("year"):
         value["year"] = car.get("year")  # the same record as the vehicle talked about
     ctx.add("vehicles.vehicles", value, sent, 0.75)
-
-
-RULES: tuple[Rule, ...] = (rule_vehicles, rule_services, rule_inspection)

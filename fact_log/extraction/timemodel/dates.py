@@ -32,11 +32,11 @@ import datetime as dt
 import functools
 import re
 
-from uac.fact_log.extraction.patterns import calendar_days
-from uac.fact_log.extraction.patterns.daterange import (
+from uac.fact_log.extraction.timemodel import calendar_days
+from uac.fact_log.extraction.timemodel.daterange import (
     ORD_RE as _ORD_RE,
 )
-from uac.fact_log.extraction.patterns.daterange import (
+from uac.fact_log.extraction.timemodel.daterange import (
     ORDINAL_WORDS,
     DateMatch,
     Prefer,
@@ -651,39 +651,3 @@ def _drop_overlaps(found: list[DateMatch]) -> list[DateMatch]:
         if not any(_overlap(cand, k) for k in kept):
             kept.append(cand)
     return sorted(kept, key=lambda d: d.start)
-
-
-_TIME = re.compile(
-    r"\b(?:at|@|from|by)?[ \t]{0,3}(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)"
-    r"|\b(?:at|@|from)[ \t]{1,3}(\d{1,2})[:h](\d{2})\b|\b(noon|midday|midnight)\b"
-    r"|(上午|下午|晚上)?(\d{1,2})[点點](?:(\d{1,2})分|半)?",
-    re.IGNORECASE,
-)
-
-
-def find_time(text: str) -> tuple[dt.time, int, int] | None:
-    """The first clock time in text ("3pm", "at 14:30", "noon", "下午3点") with its span."""
-    for m in _TIME.finditer(text):
-        hour: int
-        minute = 0
-        if m[1]:
-            hour, minute = int(m[1]), int(m[2] or 0)
-            if not 1 <= hour <= 12:
-                continue
-            if m[3].lower().startswith("p") and hour != 12:
-                hour += 12
-            elif m[3].lower().startswith("a") and hour == 12:
-                hour = 0
-        elif m[4]:
-            hour, minute = int(m[4]), int(m[5])
-        elif m[6]:
-            hour = 0 if m[6].lower() == "midnight" else 12
-        else:
-            hour, minute = int(m[8]), int(m[9] or 0)
-            if m[0].endswith("半"):
-                minute = 30
-            if m[7] in ("下午", "晚上") and hour < 12:
-                hour += 12
-        if 0 <= hour <= 23 and 0 <= minute <= 59:
-            return dt.time(hour, minute), m.start(), m.end()
-    return None

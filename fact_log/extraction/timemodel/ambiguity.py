@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from uac.fact_log.extraction.patterns.dates import (
+from uac.fact_log.extraction.timemodel.dates import (
     _WEEKDAY,
     _WEEKDAY_RE,
     WEEKDAYS,

@@ -12,6 +12,8 @@ another fact's date) is the caller's (discourse.py).
   a half", "for a week", "four nights".
 * `offset(text)`: "a month before", "two weeks before", "three days before that", "at least
   28 days before", "within 14 days (of delivery)": a signed amount and its unit.
+* `find_time(text)`: the first clock time said with am/pm, "at 14:30", noon or in Chinese
+  ("下午3点"), with its span (the frames' datetime slot reads it).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from uac.fact_log.extraction.patterns.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
+from uac.fact_log.extraction.timemodel.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
 
 _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
@@ -383,3 +385,39 @@ def offset(text: str) -> Offset | None:
         return Offset(1, m["one"].lower(), sign, m.start(), m.end())
     sign = 1 if m["dir"].lower() in ("after", "from") else -1
     return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())
+
+
+_TIME = re.compile(
+    r"\b(?:at|@|from|by)?[ \t]{0,3}(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)"
+    r"|\b(?:at|@|from)[ \t]{1,3}(\d{1,2})[:h](\d{2})\b|\b(noon|midday|midnight)\b"
+    r"|(上午|下午|晚上)?(\d{1,2})[点點](?:(\d{1,2})分|半)?",
+    re.IGNORECASE,
+)
+
+
+def find_time(text: str) -> tuple[dt.time, int, int] | None:
+    """The first clock time in text ("3pm", "at 14:30", "noon", "下午3点") with its span."""
+    for m in _TIME.finditer(text):
+        hour: int
+        minute = 0
+        if m[1]:
+            hour, minute = int(m[1]), int(m[2] or 0)
+            if not 1 <= hour <= 12:
+                continue
+            if m[3].lower().startswith("p") and hour != 12:
+                hour += 12
+            elif m[3].lower().startswith("a") and hour == 12:
+                hour = 0
+        elif m[4]:
+            hour, minute = int(m[4]), int(m[5])
+        elif m[6]:
+            hour = 0 if m[6].lower() == "midnight" else 12
+        else:
+            hour, minute = int(m[8]), int(m[9] or 0)
+            if m[0].endswith("半"):
+                minute = 30
+            if m[7] in ("下午", "晚上") and hour < 12:
+                hour += 12
+        if 0 <= hour <= 23 and 0 <= minute <= 59:
+            return dt.time(hour, minute), m.start(), m.end()
+    return None
