@@ -267,6 +267,7 @@ def bench_split(n: int) -> dict[str, float]:
         mem.import_file("warm", "trips", write_jsonl(tmp / "w.jsonl", trips(200, 1)), now=NOW)
         mem.store.close()
         store = TimedStore.open(home)
+        assert isinstance(store, TimedStore)
         try:
             addr = mem.address("alice")
             clock = time.process_time

@@ -233,7 +233,9 @@ def test_a_write_that_wants_no_reaction_is_covered_by_its_own_commit(home: Path)
 
 
 @_COVERED_IN_COMMIT
-def test_a_settled_write_runs_no_statement_after_its_commit(home: Path) -> None:
+def test_a_settled_write_runs_no_statement_after_its_commit(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with Memory(home, create=True, react=False) as mem:
         addr = mem.address("maya")
         mem.set("maya", EXPIRY, "2026-03-01", now=NOW)
@@ -245,11 +247,9 @@ def test_a_settled_write_runs_no_statement_after_its_commit(home: Path) -> None:
             said.append(" ".join(sql.split()[:1]).upper())
             return run(sql, parameters)  # type: ignore[arg-type]
 
-        con.execute = counting  # type: ignore[method-assign]
-        try:
+        with monkeypatch.context() as patched:
+            patched.setattr(con, "execute", counting)
             written = mem.set("maya", EXPIRY, "2026-04-01", now=NOW)
-        finally:
-            del con.execute
         assert said[0] == "BEGIN" and said[-1] == "COMMIT", said  # nothing after the commit
         assert said.count("COMMIT") == 1
         assert reactions.wanted(mem.store, addr) == (2, 2)  # counted and covered, no pending
