@@ -171,6 +171,9 @@ class Batch:
     # No reaction wanted (a `react=False` writer): the write is recorded as covered in its own
     # transaction, not by a second commit after it (fact_log/backends/reactions.py).
     covered: bool = False
+    # Filled in by Store.append: the commit itself recorded the write as covered (`covered`,
+    # honoured by the embedded log), so the caller has nothing left to mark.
+    settled: bool = False
 
 
 def content_hash(row: Sequence[Any]) -> str:

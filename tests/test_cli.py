@@ -59,7 +59,8 @@ def test_import_facts_verify_round_trip(tmp_path: Path, capsys: pytest.CaptureFi
     code, out, _ = run(capsys, "--home", home, "inputs", "alice")
     assert code == 0 and "trips.csv" in out
     code, out, _ = run(capsys, "--home", home, "subjects")
-    assert out.splitlines()[1].split()[:4] == ["user", "alice", "3", "2"]
+    # 3 facts; 1 input: the file (a `set` is its own fact row, with no inputs row)
+    assert out.splitlines()[1].split()[:4] == ["user", "alice", "3", "1"]
     code, out, _ = run(
         capsys, "--home", home, "forget", "alice", facts[2]["id"], "--reason", "typo"
     )

@@ -37,6 +37,14 @@ with Memory(sys.argv[1], create=True) as mem:
 """
 
 
+# Only the embedded log records a write that wants no reaction as covered in the write's
+# own commit; on PostgreSQL the reactor marks it covered after the commit.
+_COVERED_IN_COMMIT = pytest.mark.duckdb_only(
+    "the embedded log covers a write that wants no reaction in its own commit; on PostgreSQL"
+    " the reactor marks it covered after the commit"
+)
+
+
 def _write_in_child(home: Path, subject: str, expiry: str, *, crash: bool) -> int:
     env = {k: v for k, v in os.environ.items() if k not in ("UAC_URL", "UAC_API_KEY")}
     if crash:
@@ -202,10 +210,7 @@ def test_a_write_that_stops_waiting_answers_with_a_ticket_that_is_answered_later
         assert reactions.pending(mem.store) == []
 
 
-@pytest.mark.duckdb_only(
-    "the embedded log records a write that wants no reaction as covered in the write's own"
-    " commit; on PostgreSQL the reactor marks it covered after the commit"
-)
+@_COVERED_IN_COMMIT
 def test_a_write_that_wants_no_reaction_is_covered_by_its_own_commit(home: Path) -> None:
     with Memory(home, create=True, react=False) as mem:
         addr = mem.address("maya")
@@ -224,4 +229,36 @@ def test_a_write_that_wants_no_reaction_is_covered_by_its_own_commit(home: Path)
         mem.store.append(covered)
         assert reactions.wanted(mem.store, addr) == (3, 3)  # covers the one before it too
         assert reactions.pending(mem.store) == []
+        assert mem.verify().ok
+
+
+@_COVERED_IN_COMMIT
+def test_a_settled_write_runs_no_statement_after_its_commit(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(home, create=True, react=False) as mem:
+        addr = mem.address("maya")
+        mem.set("maya", EXPIRY, "2026-03-01", now=NOW)
+        con = mem.store.con
+        run = con.execute
+        said: list[str] = []
+
+        def counting(sql: str, parameters: object = None) -> object:
+            said.append(" ".join(sql.split()[:1]).upper())
+            return run(sql, parameters)  # type: ignore[arg-type]
+
+        with monkeypatch.context() as patched:
+            patched.setattr(con, "execute", counting)
+            written = mem.set("maya", EXPIRY, "2026-04-01", now=NOW)
+        assert said[0] == "BEGIN" and said[-1] == "COMMIT", said  # nothing after the commit
+        assert said.count("COMMIT") == 1
+        assert reactions.wanted(mem.store, addr) == (2, 2)  # counted and covered, no pending
+        assert reactions.pending(mem.store) == []
+        # a write the store appends without settling is still covered by the reactor after it
+        mem.store.append(
+            Batch(addr, NOW, "test", facts=[NewFact("assert", "attribute", EXPIRY, "2026-05-01")])
+        )
+        assert reactions.wanted(mem.store, addr) == (3, 2)
+        mem.forget("maya", written.id, now=NOW)  # settled too: covers the one before it
+        assert reactions.wanted(mem.store, addr) == (4, 4)
         assert mem.verify().ok

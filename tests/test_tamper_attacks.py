@@ -284,7 +284,8 @@ def test_a_deleted_middle_row_of_inputs_or_checkpoints_fails_verify(
 ) -> None:
     _fill(home)
     with Memory(home, react=False) as mem:
-        mem.add("maya", "I moved to Lisbon.", now=T)
+        mem.add("maya", "I moved to Lisbon.", now=T)  # inputs 1 and 2: seq 1 is a middle row
+        mem.add("maya", "I like green tea.", now=T)
         mem.compile("maya")
     _sql(home, sql)
     with Memory(home, read_only=True) as mem:

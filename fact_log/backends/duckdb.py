@@ -202,6 +202,8 @@ class DuckDBBackend:
             store._head = store._input_seq = None  # re-read the heads on the next append
             raise
         store._head, store._input_seq = heads
+        for prep in prepared:  # a covered batch was counted covered by this commit (store.py)
+            prep.batch.settled = prep.batch.covered
         hand_back(prepared, items)
 
     def append_stream(self, batches: Iterable[Batch], seen: list[Address]) -> int:

@@ -14,8 +14,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.importer import parse_cli_value
 from uac.fact_log.scopes import set_aside_out_of_scope
-from uac.fact_log.store import Batch, NewFact, NewInput, Store, utc_naive, utc_now
-from uac.fact_log.values import canonical_json
+from uac.fact_log.store import Batch, NewFact, Store, utc_naive, utc_now
 from uac.runtime.api.workspace import Caller
 
 if TYPE_CHECKING:  # the extractor loads on a write's first use: reads never pay for it
@@ -50,15 +49,9 @@ class Drafts:
         from uac.fact_log.extraction.screen import refuse_secrets
 
         refuse_secrets(typed, f"the value for {path}", identifiers=attr.spec.sensitivity == "none")
+        # No inputs row: the command (`set <path> <value>`) is the fact row itself (its path,
+        # value, session and time), so the write touches one table of the log, not two.
         batch = Batch(addr, now or utc_now(), self.caller.actor)
-        batch.inputs.append(
-            NewInput(
-                "command",
-                f"set {path} {canonical_json(typed)}",
-                "explicit_command",
-                session_id=session_id,
-            )
-        )
         batch.facts.append(
             NewFact(
                 op="assert",
@@ -68,7 +61,6 @@ class Drafts:
                 source="explicit_command",
                 valid_from=_moment(valid_from),
                 valid_to=_moment(valid_to),
-                input_index=0,
                 session_id=session_id,
             )
         )

@@ -240,17 +240,20 @@ class Reactor:
 
     # -- reacting to writes ----------------------------------------------------------------
 
-    def wrote(self, addr: Address, now: dt.datetime | None, *, react: bool = True) -> Reaction:
+    def wrote(
+        self, addr: Address, now: dt.datetime | None, *, react: bool = True, settled: bool = False
+    ) -> Reaction:
         """React to a committed write of `addr` (and of its members, for a group or tenant).
 
-        `react=False` (a back-fill that must raise nothing) marks the write covered instead.
+        `react=False` (a back-fill that must raise nothing) marks the write covered instead;
+        `settled`: its own commit did (`Batch.settled`), so `addr` needs nothing more.
         """
         affected = [addr]
         if addr.scope != "user":  # a group's or the tenant's write changes what members inherit
             affected += [a for a in with_members(self.store, addr.tenant, [addr]) if a != addr]
         moment = now or utc_now()
         if not react:
-            for target in affected:
+            for target in affected[1:] if settled else affected:
                 self._skip(target)
             return Reaction(str(addr), 0)  # done, nothing known: no reaction ran
         block: Deferred | None = getattr(self._local, "deferred", None)

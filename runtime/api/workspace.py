@@ -69,9 +69,15 @@ class Appender:
         batch.covered = not self.caller.react  # marked covered in the write's own commit
         return self.store.append(batch, return_facts=return_facts)
 
-    def wrote(self, subject: str | Address, now: dt.datetime | None) -> Reaction:
-        """React to a committed write (compile and check, unless deferred or react=False)."""
-        return self.reactor.wrote(self.caller.address(subject), now, react=self.caller.react)
+    def wrote(
+        self, subject: str | Address, now: dt.datetime | None, batch: Batch | None = None
+    ) -> Reaction:
+        """React to a committed write (compile and check, unless deferred or react=False);
+        `batch`: the write's one batch, when its commit may have settled it (`Batch.settled`)."""
+        settled = batch is not None and batch.settled
+        return self.reactor.wrote(
+            self.caller.address(subject), now, react=self.caller.react, settled=settled
+        )
 
 
 S = TypeVar("S")

@@ -145,7 +145,7 @@ class Writer:
         """Assert a single-valued attribute (e.g. identity.passport.expiry_date)."""
         batch = self.drafts.set_batch(subject, path, value, valid_from, valid_to, session_id, now)
         fact = self.appender.append(batch)[0]
-        return Written.of(fact, self.appender.wrote(subject, now))
+        return Written.of(fact, self.appender.wrote(subject, now, batch))
 
     def import_file(
         self,
@@ -452,7 +452,7 @@ class Writer:
             )
         )
         fact = self.appender.append(batch)[0]
-        return Written.of(fact, self.appender.wrote(subject, now))
+        return Written.of(fact, self.appender.wrote(subject, now, batch))
 
     def forget(
         self,
@@ -490,7 +490,7 @@ class Writer:
             )
         )
         fact = self.appender.append(batch)[0]
-        return Written.of(fact, self.appender.wrote(subject, now))
+        return Written.of(fact, self.appender.wrote(subject, now, batch))
 
 
 def _handed_on(first: list[Chunk], rest: Iterator[Chunk]) -> Iterator[Chunk]:

@@ -84,32 +84,32 @@ user = User(
     climbs=records_climbs.RECORDS,
     notes=(
         Note(
-            fact_id="f_88c5d8f64ff1d342f6ac",
+            fact_id="f_9f6bdb1594dbebb16f42",
             text="Prefers aisle seats on flights longer than three hours; gets restless by the window.",
             recorded_at=datetime.datetime(2026, 1, 15, 19, 0, 0),
         ),
         Note(
-            fact_id="f_13a5cc97ff4fbd3c7406",
+            fact_id="f_72cc077ec98d2400bf3c",
             text="Is learning Japanese (JLPT N4) before the Kyoto trip and wants vocabulary drills.",
             recorded_at=datetime.datetime(2026, 2, 15, 19, 0, 0),
         ),
         Note(
-            fact_id="f_1eed89fcdc1ed1ac8f6b",
+            fact_id="f_058c36c6a0cc03b1c765",
             text="Her climbing gym membership pauses every August while she visits family in Lagos.",
             recorded_at=datetime.datetime(2026, 3, 15, 19, 0, 0),
         ),
         Note(
-            fact_id="f_5bb02fb4b59dd8bd9994",
+            fact_id="f_32ed4f4b4c2f0bca63c6",
             text="Mentioned that loud open-plan offices drain her; books quiet rooms for deep work.",
             recorded_at=datetime.datetime(2026, 4, 15, 19, 0, 0),
         ),
         Note(
-            fact_id="f_3af30ba57636a7fd4bff",
+            fact_id="f_96bb21e80737ffa4be1e",
             text="Keep travel suggestions to direct trains or flights; she dislikes layovers.",
             recorded_at=datetime.datetime(2026, 5, 3, 19, 0, 0),
         ),
         Note(
-            fact_id="f_1fd3a06e57c338a7c731",
+            fact_id="f_be346a5986d0e52db953",
             text="The boiler service code is in the blue folder.",
             recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
         ),
