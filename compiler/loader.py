@@ -203,20 +203,46 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
         )
 
 
+def check_files(directory: Path, stamp: bytes) -> dict[str, str]:
+    """The digests of a version directory's files, refused unless they are the ones its
+    files.json (`stamp`) lists: a file edited, added or removed after publishing."""
+    try:
+        meta = json.loads(stamp)
+    except ValueError:
+        raise WorkspaceError(
+            f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
+        ) from None
+    found = file_digests(directory)
+    if found != meta.get("files"):
+        bad = sorted(set(found.items()) ^ set(meta.get("files", {}).items()))
+        raise WorkspaceError(
+            f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
+        )
+    return found
+
+
+def verified_files(home: Path, addr: Address, version: int | None = None) -> Checked:
+    """A subject's published checkpoint (or a given version) checked as `load` checks it
+    (signature, placement, every file's digest), without importing its code: for reads of
+    its data files (provenance, manifest) that never need the typed objects."""
+    version, directory = version_dir(home, addr, version)
+    try:
+        stamp = (directory / FILES).read_bytes()
+    except OSError:
+        stamp = b""
+    check_signature(directory, stamp)
+    check_files(directory, stamp)
+    return Checked(addr, version, directory, json.loads(stamp))
+
+
 @dataclass(frozen=True)
-class Checkpoint:
-    """A loaded checkpoint: its typed root object and metadata."""
+class Checked:
+    """A checkpoint whose files were verified, not imported: its data files only."""
 
     address: Address
     version: int
     directory: Path
-    package: ModuleType
     meta: dict[str, Any]
-
-    @property
-    def user(self) -> Any:
-        """The root typed object."""
-        return self.package.state.user
 
     @property
     def manifest(self) -> str:
@@ -227,6 +253,18 @@ class Checkpoint:
     def provenance(self) -> dict[str, Any]:
         """Object path → fact ids, and each fact's derived status."""
         return json.loads((self.directory / "provenance.json").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Checkpoint(Checked):
+    """A loaded checkpoint: its typed root object and metadata."""
+
+    package: ModuleType
+
+    @property
+    def user(self) -> Any:
+        """The root typed object."""
+        return self.package.state.user
 
     @property
     def diagnostics(self) -> dict[str, Any]:
@@ -275,21 +313,7 @@ def import_package(
         stamp = b""
     if verify and signed:
         check_signature(directory, stamp)
-    files: dict[str, str] | None = None
-    if verify:
-        try:
-            meta = json.loads(stamp)
-        except ValueError:
-            raise WorkspaceError(
-                f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
-            ) from None
-        found = file_digests(directory)
-        if found != meta.get("files"):
-            bad = sorted(set(found.items()) ^ set(meta.get("files", {}).items()))
-            raise WorkspaceError(
-                f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
-            )
-        files = found
+    files = check_files(directory, stamp) if verify else None
     # Named by path and content: a directory rewritten with other code (a workspace deleted
     # and built again at the same path) must not be served from an earlier import.
     resolved = directory.resolve()
@@ -449,4 +473,4 @@ def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
     version, directory = version_dir(home, addr, version)
     package = import_package(directory)
     meta = json.loads((directory / FILES).read_text())
-    return Checkpoint(addr, version, directory, package, meta)
+    return Checkpoint(addr, version, directory, meta, package)
