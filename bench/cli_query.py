@@ -68,9 +68,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--reads", action="store_true", help="every read command too")
+    parser.add_argument(
+        "--uac", help="the uac command to measure (default: the one beside this interpreter)"
+    )
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
-    uac = shutil.which("uac") or str(Path(sys.executable).with_name("uac"))
+    uac = args.uac or shutil.which("uac") or str(Path(sys.executable).with_name("uac"))
     out: dict = {
         "machine": f"{os.cpu_count()} vCPU, {platform.processor() or platform.machine()}",
         "python": platform.python_version(),

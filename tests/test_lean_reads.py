@@ -56,6 +56,15 @@ CALLS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("questions", "alice", {}),
     ("questions", None, {"include_resolved": True}),
     ("manifest", "alice", {}),
+    ("why", "alice", {"expr": "user.passport.expiry_date"}),
+    ("why", "alice", {"expr": "passport"}),
+    ("why", "alice", {"expr": "user.nothing"}),
+    ("why", "alice", {"expr": "user.passport["}),
+    ("diff", "alice", {}),
+    ("diff", "alice", {"v1": 1}),
+    ("diff", "alice", {"v1": 1, "v2": 2}),
+    ("diff", "alice", {"v1": 1, "v2": 99}),
+    ("diff", "group:family", {}),
 ]
 
 
@@ -112,7 +121,7 @@ def test_the_lean_reads_answer_as_the_verbs(workspace: Path, tenant: str) -> Non
         assert lean == full, (verb, subject, params)
         answered += lean[0] == "answer" and lean[1] not in ("[]", "{}")
     # Most calls of the default tenant show something: comparing empty answers proves little.
-    assert answered >= (14 if tenant == "default" else 1)
+    assert answered >= (17 if tenant == "default" else 1)
 
 
 def test_what_the_comparison_covers_is_there(workspace: Path) -> None:
@@ -136,7 +145,9 @@ def test_what_the_comparison_covers_is_there(workspace: Path) -> None:
 def test_an_operators_audit_and_unknown_arguments_take_the_verb(workspace: Path) -> None:
     assert lean_reads.answer(workspace, "default", "rejections", "alice", {"show": True}) is None
     assert lean_reads.answer(workspace, "default", "facts", "alice", {"since": 3}) is None
-    assert lean_reads.answer(workspace, "default", "why", "alice", {"expr": "user"}) is None
+    assert lean_reads.answer(workspace, "default", "diff", "alice", {"v1": 0}) is None
+    assert lean_reads.answer(workspace, "default", "why", "alice", {"expr": "x" * 501}) is None
+    assert lean_reads.answer(workspace, "default", "search", "alice", {"text": "a"}) is None
     assert lean_reads.answer(workspace.parent / "none", "default", "facts", "alice", {}) is None
 
 
@@ -193,9 +204,10 @@ def test_the_alert_listing_reads_the_backends_columns() -> None:
 def _both(home: Path, verb: str) -> list[str]:
     """The errors the lean read and the verb raise for the subject alice."""
     errors = []
+    params = {"expr": "user.passport.expiry_date"} if verb == "why" else {}
     for call in (
-        lambda: lean_reads.answer(home, "default", verb, "alice", {}),
-        lambda: _verb(home, verb, "alice", {}, "default"),
+        lambda: lean_reads.answer(home, "default", verb, "alice", params),
+        lambda: _verb(home, verb, "alice", params, "default"),
     ):
         with pytest.raises(WorkspaceError) as caught:
             call()
@@ -203,7 +215,7 @@ def _both(home: Path, verb: str) -> list[str]:
     return errors
 
 
-@pytest.mark.parametrize("verb", ["facts", "manifest"])
+@pytest.mark.parametrize("verb", ["facts", "manifest", "why"])
 @pytest.mark.parametrize("edited", ["provenance.json", "manifest.md", "files.sig"])
 def test_a_tampered_checkpoint_is_refused_as_the_verb_refuses_it(
     workspace: Path, tmp_path: Path, verb: str, edited: str
@@ -224,6 +236,6 @@ def test_a_rolled_back_pointer_is_refused_as_the_verb_refuses_it(
     versions = sorted(p.name for p in (base / "versions").iterdir())
     assert len(versions) >= 2
     (base / "current").write_text(versions[-2] + "\n")  # an older, genuinely signed version
-    for verb in ("facts", "manifest"):
+    for verb in ("facts", "manifest", "why"):
         lean, full = _both(home, verb)
         assert lean == full and "rolled back" in lean

@@ -2,7 +2,8 @@
 
 A local `uac facts`, `inputs`, `subjects`, `rejections`, `erasures`, `alerts`, `questions`
 or `manifest` needs a few SQL statements over the workspace's DuckDB file and, for the
-facts' statuses and the manifest, one file of the subject's current checkpoint. `Memory`
+facts' statuses and the manifest, one file of the subject's current checkpoint; `why` and
+`diff` also import the checkpoint's typed state (verified by the loader, as the verb does). `Memory`
 would first import pydantic (the verb table), the compiler, the checks and every service;
 this module imports DuckDB's engine, the row vocabulary and the checkpoint loader's
 checks, nothing else (tests/test_read_imports.py).
@@ -197,6 +198,76 @@ def _manifest(ws: _Workspace, subject: str | None) -> Any:
     return {"manifest": ws.checked(ws.address(subject)).manifest}
 
 
+def _fact(ws: _Workspace, addr: Address, fid: str) -> dict[str, Any]:
+    names, rows = ws.rows(
+        queries.FACTS.format(columns="*") + " AND id = ?",
+        [addr.tenant, addr.scope, addr.subject, 0, fid],
+    )
+    if not rows:
+        raise NotFound(f"subject {addr} has no fact {fid!r}")
+    (fact,) = _plain_rows(names, rows, decoded=("value", "evidence"))
+    return fact
+
+
+def _why(ws: _Workspace, subject: str | None, expr: str) -> Any:
+    from uac.compiler import explain
+
+    if not isinstance(expr, str) or len(expr) > 500:
+        return None  # the verb's validation says what is wrong with it
+    addr = ws.address(subject)
+    ws.checked(addr)  # refused as the verb refuses it, before any of its code runs
+    ckpt = loader.load(ws.home, addr)
+    resolved = explain.resolve(ckpt, expr)
+    provenance = ckpt.provenance
+    scopes = provenance.get("scopes", {})  # an inherited value's facts: its group's or tenant's
+
+    def fact(fid: str) -> dict[str, Any]:
+        return _fact(ws, ws.address(scopes[fid]) if fid in scopes else addr, fid)
+
+    facts = [fact(fid) for fid in resolved.fact_ids]
+    older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
+    wanted = {f["id"] for f in facts + older}
+    return {
+        "expr": resolved.expr,
+        "value": plain(resolved.value),
+        "version": ckpt.version,
+        "facts": facts,
+        "superseded": older,
+        "statuses": plain({k: v for k, v in provenance["facts"].items() if k in wanted}),
+        "scopes": {
+            f["id"]: str(Address(f["tenant"], f["scope"], f["subject"])) for f in facts + older
+        },
+    }
+
+
+def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | None = None) -> Any:
+    from uac.compiler import explain
+
+    if any(v is not None and (type(v) is not int or v < 1) for v in (v1, v2)):
+        return None  # the verb's validation says what is wrong with it
+    addr = ws.address(subject)
+    old, new = v1, v2
+    rows = ws.con.execute(
+        f"SELECT version, status FROM checkpoints WHERE {queries.SUBJECT} ORDER BY id",
+        [addr.tenant, addr.scope, addr.subject],
+    ).fetchall()
+    published = [version for version, status in rows if status == "published"]
+    if new is None:
+        new = loader.current_version(ws.home, addr)
+        if new is None:
+            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+    if old is None:
+        earlier = [v for v in published if v < new]
+        if not earlier:
+            raise NotFound(
+                f"{addr} has no checkpoint before version {new} to compare with; "
+                f"a diff needs two: write to it, then run 'uac compile {addr}'"
+            )
+        old = earlier[-1]
+    changes = explain.diff(loader.load(ws.home, addr, old), loader.load(ws.home, addr, new))
+    return {"old": old, "new": new, "changes": changes}
+
+
 # verb -> (what answers it, the arguments it takes)
 VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "facts": (_facts, frozenset({"path"})),
@@ -207,6 +278,8 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "alerts": (_listing("alert"), frozenset({"include_resolved", "today"})),
     "questions": (_listing("question"), frozenset({"include_resolved", "today"})),
     "manifest": (_manifest, frozenset()),
+    "why": (_why, frozenset({"expr"})),
+    "diff": (_diff, frozenset({"v1", "v2"})),
 }
 
 
