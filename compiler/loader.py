@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -282,6 +283,28 @@ _IMPORT_LOCK = threading.RLock()
 def _forget(name: str) -> None:
     for mod in [m for m in list(sys.modules) if m == name or m.startswith(name + ".")]:
         sys.modules.pop(mod, None)
+    where = _FINDERS.pop(name, None)
+    if where is not None:
+        sys.path_importer_cache.pop(where, None)
+
+
+class _SourceOnly(importlib.machinery.SourceFileLoader):
+    """Runs a checkpoint module from its source, which its digest and signature cover.
+
+    Never from bytecode: a `.pyc` beside the sources is covered by no digest, and the
+    standard loader would run one planted there (its header names the source's size and
+    time, both easy to copy) instead of the verified source. Nothing is written either.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        """The module's code, compiled from its source file."""
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+# A package imported from a version directory -> that directory, whose finder (in
+# sys.path_importer_cache) loads its modules with _SourceOnly.
+_FINDERS: dict[str, str] = {}
 
 
 def import_package(
@@ -403,11 +426,18 @@ def _import_as(
         stub = ModuleType(f"{name}.{module}")
         stub.RECORDS = ()  # type: ignore[attr-defined]
         sys.modules[stub.__name__] = stub
+    where = str(directory)
+    init = where + os.sep + "__init__.py"
     spec = importlib.util.spec_from_file_location(
-        name, directory / "__init__.py", submodule_search_locations=[str(directory)]
+        name, init, loader=_SourceOnly(name, init), submodule_search_locations=[where]
     )
     if spec is None or spec.loader is None:
         raise WorkspaceError(f"checkpoint {directory} cannot be imported")
+    # Its modules are found by this directory's finder: one that loads only sources.
+    sys.path_importer_cache[where] = importlib.machinery.FileFinder(
+        where, (_SourceOnly, importlib.machinery.SOURCE_SUFFIXES)
+    )
+    _FINDERS[name] = where
     package = importlib.util.module_from_spec(spec)
     earlier = _IMPORTED.get(str(resolved.parent))
     carried = {} if stubs else _carried(earlier, files)

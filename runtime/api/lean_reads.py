@@ -101,6 +101,13 @@ def _facts(ws: _Workspace, subject: str | None, path: str | None = None) -> Any:
 
 
 _KEPT = frozenset({str, int, bool, type(None)})  # cells plain already (most of them)
+# Cells `plain` would convert, by their exact type: what it makes of them, without its
+# walk through every other kind of value (a listing's times and confidences).
+_CELLS: dict[type, Callable[[Any], Any]] = {
+    dt.datetime: dt.datetime.isoformat,
+    dt.date: dt.date.isoformat,
+    float: lambda f: f if f == f else None,  # NaN is not JSON
+}
 
 
 def _plain_rows(
@@ -111,7 +118,10 @@ def _plain_rows(
     columns (JSON text) are parsed as the row types' properties parse them."""
     out = []
     for row in rows:
-        item = {n: c if type(c) in _KEPT else plain(c) for n, c in zip(names, row, strict=True)}
+        item = {
+            n: c if type(c) in _KEPT else _CELLS.get(type(c), plain)(c)
+            for n, c in zip(names, row, strict=True)
+        }
         for name in decoded:
             if item[name] is not None:
                 item[name] = plain(loads(item[name]))
