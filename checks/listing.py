@@ -58,6 +58,7 @@ def listed(
     """Alerts of one subject (an Address) or every subject of a tenant (its name), most
     severe first per subject; with `today`, those snoozed past it are left out; with
     `kind`, only the risks ("alert") or only the questions."""
+    params: list[Any]
     if isinstance(where, Address):
         sql, params = _SUBJECT, [where.tenant, where.scope, where.subject]
     else:

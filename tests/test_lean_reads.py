@@ -124,21 +124,27 @@ def test_the_lean_reads_answer_as_the_verbs(workspace: Path, tenant: str) -> Non
     assert answered >= (17 if tenant == "default" else 1)
 
 
+def _lean(home: Path, tenant: str, verb: str, subject: str | None, params: dict[str, Any]) -> Any:
+    answer = lean_reads.answer(home, tenant, verb, subject, params)
+    assert answer is not None, verb
+    return answer
+
+
 def test_what_the_comparison_covers_is_there(workspace: Path) -> None:
-    facts = lean_reads.answer(workspace, "default", "facts", "alice", {})
+    facts = _lean(workspace, "default", "facts", "alice", {})
     assert {f["derived"]["status"] for f in facts if f["derived"]} >= {"active", "superseded"}
     assert any(isinstance(f["value"], dict) for f in facts)  # a record, decoded
-    inputs = lean_reads.answer(workspace, "default", "inputs", "alice", {})
+    inputs = _lean(workspace, "default", "inputs", "alice", {})
     assert any("quarantined" in i["content"] for i in inputs)
-    shown = lean_reads.answer(workspace, "default", "inputs", "alice", {"show": True})
+    shown = _lean(workspace, "default", "inputs", "alice", {"show": True})
     assert any("GB82WEST" in i["content"] or "Ignore previous" in i["content"] for i in shown)
-    refused = lean_reads.answer(workspace, "default", "rejections", "alice", {})
+    refused = _lean(workspace, "default", "rejections", "alice", {})
     assert any(r.get("quarantined") for r in refused)
     assert "Ignore previous" not in json.dumps(refused)
-    assert lean_reads.answer(workspace, "default", "erasures", "alice", {})
-    every = lean_reads.answer(workspace, "default", "alerts", "alice", {"include_resolved": True})
+    assert _lean(workspace, "default", "erasures", "alice", {})
+    every = _lean(workspace, "default", "alerts", "alice", {"include_resolved": True})
     assert {a["status"] for a in every} >= {"open", "resolved"}
-    other = lean_reads.answer(workspace, "other", "subjects", None, {})
+    other = _lean(workspace, "other", "subjects", None, {})
     assert [s["subject"] for s in other] == ["carol"]  # never the default tenant's
 
 

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,7 +159,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def _probe(home: Path) -> list[dict[str, object]]:
+def _probe(home: Path) -> list[dict[str, Any]]:
     arg = json.dumps(
         [str(home), READS, RANKING, EXTRACTOR, MODELS, RENDERING, LEAN, LEAN_FORBIDDEN]
     )
