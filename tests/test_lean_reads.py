@@ -245,3 +245,14 @@ def test_a_rolled_back_pointer_is_refused_as_the_verb_refuses_it(
     for verb in ("facts", "manifest", "why"):
         lean, full = _both(home, verb)
         assert lean == full and "rolled back" in lean
+
+
+def test_a_corrupted_key_file_fails_as_the_verb_fails(workspace: Path, tmp_path: Path) -> None:
+    home = _copy(workspace, tmp_path)
+    from uac.fact_log.chain_keys import key_path
+
+    key_path(home).write_text("not a key ring")
+    for verb, subject in (("subjects", None), ("facts", "alice")):
+        lean = _outcome(lean_reads.answer, home, "default", verb, subject, {})
+        full = _outcome(_verb, home, verb, subject, {}, "default")
+        assert lean == full and "corrupted" in lean[1], verb

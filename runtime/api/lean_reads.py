@@ -3,10 +3,10 @@
 A local `uac facts`, `inputs`, `subjects`, `rejections`, `erasures`, `alerts`, `questions`
 or `manifest` needs a few SQL statements over the workspace's DuckDB file and, for the
 facts' statuses and the manifest, one file of the subject's current checkpoint; `why` and
-`diff` also import the checkpoint's typed state (verified by the loader, as the verb does). `Memory`
-would first import pydantic (the verb table), the compiler, the checks and every service;
-this module imports DuckDB's engine, the row vocabulary and the checkpoint loader's
-checks, nothing else (tests/test_read_imports.py).
+`diff` also import the checkpoint's typed state (verified by the loader, as the verb
+does). `Memory` would first import pydantic (the verb table), the compiler, the checks and
+every service; this module imports DuckDB's engine, the row vocabulary and the checkpoint
+loader's checks, nothing else (tests/test_read_imports.py).
 
 `answer` returns exactly what `verbs.run` returns for the same call on a `Memory` opened
 read-only (tests/test_lean_reads.py compares them), or None where it would not answer the
@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.compiler import loader
 from uac.fact_log import duck, queries
@@ -34,6 +34,9 @@ from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.quarantine import QUARANTINED, marked, quarantined_ids
 from uac.fact_log.values import loads
 from uac.runtime.api.wire import plain
+
+if TYPE_CHECKING:
+    from uac.checks.model import Kind
 
 DB_FILE = "uac.duckdb"  # fact_log/store.py DB_FILE
 # The table versions of every owner a read-only `Memory` registers (`meta`'s schema_version
@@ -58,10 +61,11 @@ BOUND = "log_url"  # meta key of a workspace bound to PostgreSQL (fact_log/backe
 class _Workspace:
     """One read-only connection to a workspace file and the tenant the call names."""
 
-    def __init__(self, home: Path, tenant: str, con: Any):
+    def __init__(self, home: Path, tenant: str, con: Any, ring: KeyRing | None):
         self.home = home
         self.tenant = tenant
         self.con = con
+        self.ring = ring  # the chain key ring, loaded as Memory's open loads it
 
     def address(self, subject: str | None) -> Address:
         return parse_subject(subject, self.tenant)  # type: ignore[arg-type]
@@ -75,7 +79,7 @@ class _Workspace:
         version, directory = loader.version_dir(self.home, addr)
         head = loader.folded_head(directory)  # one chain: the DuckDB log
         problem = duck.served_problem(
-            self.con, addr.tenant, addr.scope, addr.subject, version, head, KeyRing.load(self.home)
+            self.con, addr.tenant, addr.scope, addr.subject, version, head, self.ring
         )
         if problem is not None:
             raise WorkspaceError(problem)
@@ -185,7 +189,7 @@ def _erasures(ws: _Workspace, subject: str | None) -> Any:
     return plain(reports)
 
 
-def _listing(kind: str) -> Callable[..., Any]:
+def _listing(kind: Kind) -> Callable[..., Any]:
     def listing(
         ws: _Workspace,
         subject: str | None,
@@ -198,7 +202,7 @@ def _listing(kind: str) -> Callable[..., Any]:
         where: Address | str = ws.address(subject) if subject is not None else ws.tenant
         if subject is None:
             check_name("tenant", ws.tenant)
-        found = alerts.listed(ws.con, where, statuses=statuses, today=today, kind=kind)  # type: ignore[arg-type]
+        found = alerts.listed(ws.con, where, statuses=statuses, today=today, kind=kind)
         return [a.as_dict() for a in found]
 
     return listing
@@ -310,7 +314,9 @@ def answer(
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         if any(meta.get(key) != version for key, version in VERSIONS.items()) or BOUND in meta:
             return None
-        return found[0](_Workspace(db.parent, tenant, con), subject, **params)
+        # The key ring as the store's open loads it: a corrupt key file fails alike.
+        ring = KeyRing.load(db.parent)
+        return found[0](_Workspace(db.parent, tenant, con, ring), subject, **params)
     except duck.duckdb.Error:
         return None  # a table this uac does not know: the full open says why
     finally:
