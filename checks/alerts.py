@@ -18,21 +18,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from uac.checks import schema as _tables  # noqa: F401 (registered wherever alerts are used)
 from uac.checks.library import run_checks
 from uac.checks.library.common import same_words
+from uac.checks.listing import ACTIVE, COLUMNS, from_row, listed
 from uac.checks.model import DEFAULT_CONFIG, Alert, AlertDraft, CheckConfig, Kind, fingerprint
 from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends.base import ALERT_COLUMNS
 from uac.fact_log.backends.duckdb import insert_outbox
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
 
-_COLS = ALERT_COLUMNS
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
-ACTIVE = ("open", "acknowledged")
 
 
 @dataclass(slots=True)
@@ -73,27 +72,6 @@ def _values(a: Alert) -> list[Any]:
         a.why,
         a.next_step,
     ]
-
-
-def _row(row: Sequence[Any]) -> Alert:
-    return Alert(
-        id=row[0],
-        address=Address(row[1], row[2], row[3]),
-        check=row[4],
-        severity=row[5],
-        status=row[6],
-        message=row[7],
-        computation=row[8],
-        fact_ids=tuple(json.loads(row[9])),
-        record_keys=tuple(json.loads(row[10])),
-        first_seen=row[11],
-        last_seen=row[12],
-        acknowledged_on=row[13],
-        snoozed_until=row[14],
-        resolved_on=row[15],
-        why=row[16] or "",
-        next_step=row[17] or "",
-    )
 
 
 def _with_provenance(drafts: list[AlertDraft], checkpoint: loader.Checkpoint) -> list[AlertDraft]:
@@ -369,7 +347,7 @@ def _triple(addr: Address) -> tuple[str, str, str]:
 def _grouped(rows: Iterable[Sequence[Any]]) -> dict[Address, dict[str, Alert]]:
     out: dict[Address, dict[str, Alert]] = {}
     for row in rows:
-        alert = _row(row)
+        alert = from_row(row)
         out.setdefault(alert.address, {})[alert.id] = alert
     return out
 
@@ -481,10 +459,10 @@ def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
         return {}
     store.backend.alerts.pull(addr)
     rows = store.con.execute(
-        f"SELECT {_COLS} FROM alerts WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
+        f"SELECT {COLUMNS} FROM alerts WHERE {_SUBJECT} AND id IN (SELECT unnest(?::VARCHAR[]))",
         [addr.tenant, addr.scope, addr.subject, ids],
     ).fetchall()
-    return {row[0]: _row(row) for row in rows}
+    return {row[0]: from_row(row) for row in rows}
 
 
 def list_alerts(
@@ -501,22 +479,7 @@ def list_alerts(
     risks ("alert") or only what the checks ask the user ("question").
     """
     store.backend.alerts.pull(where)
-    if isinstance(where, Address):
-        sql, params = _SUBJECT, [where.tenant, where.scope, where.subject]
-    else:
-        sql, params = "tenant = ?", [where]
-    sql += " AND status IN (SELECT unnest(?::VARCHAR[]))"
-    params.append(list(statuses))
-    if today is not None:
-        sql += " AND (snoozed_until IS NULL OR snoozed_until <= ?)"
-        params.append(today)
-    rows = store.con.execute(
-        f"SELECT {_COLS} FROM alerts WHERE {sql} ORDER BY scope, subject,"
-        " CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, first_seen, id",
-        params,
-    ).fetchall()
-    found = [_row(r) for r in rows]
-    return found if kind is None else [a for a in found if a.kind == kind]
+    return listed(store.con, where, statuses=statuses, today=today, kind=kind)
 
 
 def get_alert(store: Store, addr: Address, alert_id: str) -> Alert:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -203,20 +204,46 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
         )
 
 
+def check_files(directory: Path, stamp: bytes) -> dict[str, str]:
+    """The digests of a version directory's files, refused unless they are the ones its
+    files.json (`stamp`) lists: a file edited, added or removed after publishing."""
+    try:
+        meta = json.loads(stamp)
+    except ValueError:
+        raise WorkspaceError(
+            f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
+        ) from None
+    found = file_digests(directory)
+    if found != meta.get("files"):
+        bad = sorted(set(found.items()) ^ set(meta.get("files", {}).items()))
+        raise WorkspaceError(
+            f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
+        )
+    return found
+
+
+def verified_files(home: Path, addr: Address, version: int | None = None) -> Checked:
+    """A subject's published checkpoint (or a given version) checked as `load` checks it
+    (signature, placement, every file's digest), without importing its code: for reads of
+    its data files (provenance, manifest) that never need the typed objects."""
+    version, directory = version_dir(home, addr, version)
+    try:
+        stamp = (directory / FILES).read_bytes()
+    except OSError:
+        stamp = b""
+    check_signature(directory, stamp)
+    check_files(directory, stamp)
+    return Checked(addr, version, directory, json.loads(stamp))
+
+
 @dataclass(frozen=True)
-class Checkpoint:
-    """A loaded checkpoint: its typed root object and metadata."""
+class Checked:
+    """A checkpoint whose files were verified, not imported: its data files only."""
 
     address: Address
     version: int
     directory: Path
-    package: ModuleType
     meta: dict[str, Any]
-
-    @property
-    def user(self) -> Any:
-        """The root typed object."""
-        return self.package.state.user
 
     @property
     def manifest(self) -> str:
@@ -227,6 +254,18 @@ class Checkpoint:
     def provenance(self) -> dict[str, Any]:
         """Object path → fact ids, and each fact's derived status."""
         return json.loads((self.directory / "provenance.json").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Checkpoint(Checked):
+    """A loaded checkpoint: its typed root object and metadata."""
+
+    package: ModuleType
+
+    @property
+    def user(self) -> Any:
+        """The root typed object."""
+        return self.package.state.user
 
     @property
     def diagnostics(self) -> dict[str, Any]:
@@ -244,6 +283,28 @@ _IMPORT_LOCK = threading.RLock()
 def _forget(name: str) -> None:
     for mod in [m for m in list(sys.modules) if m == name or m.startswith(name + ".")]:
         sys.modules.pop(mod, None)
+    where = _FINDERS.pop(name, None)
+    if where is not None:
+        sys.path_importer_cache.pop(where, None)
+
+
+class _SourceOnly(importlib.machinery.SourceFileLoader):
+    """Runs a checkpoint module from its source, which its digest and signature cover.
+
+    Never from bytecode: a `.pyc` beside the sources is covered by no digest, and the
+    standard loader would run one planted there (its header names the source's size and
+    time, both easy to copy) instead of the verified source. Nothing is written either.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        """The module's code, compiled from its source file."""
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+# A package imported from a version directory -> that directory, whose finder (in
+# sys.path_importer_cache) loads its modules with _SourceOnly.
+_FINDERS: dict[str, str] = {}
 
 
 def import_package(
@@ -275,21 +336,7 @@ def import_package(
         stamp = b""
     if verify and signed:
         check_signature(directory, stamp)
-    files: dict[str, str] | None = None
-    if verify:
-        try:
-            meta = json.loads(stamp)
-        except ValueError:
-            raise WorkspaceError(
-                f"checkpoint {directory} is missing or corrupted ({FILES} unreadable); recompile it"
-            ) from None
-        found = file_digests(directory)
-        if found != meta.get("files"):
-            bad = sorted(set(found.items()) ^ set(meta.get("files", {}).items()))
-            raise WorkspaceError(
-                f"checkpoint {directory} is corrupted ({bad[0][0]} does not match); recompile it"
-            )
-        files = found
+    files = check_files(directory, stamp) if verify else None
     # Named by path and content: a directory rewritten with other code (a workspace deleted
     # and built again at the same path) must not be served from an earlier import.
     resolved = directory.resolve()
@@ -379,11 +426,18 @@ def _import_as(
         stub = ModuleType(f"{name}.{module}")
         stub.RECORDS = ()  # type: ignore[attr-defined]
         sys.modules[stub.__name__] = stub
+    where = str(directory)
+    init = where + os.sep + "__init__.py"
     spec = importlib.util.spec_from_file_location(
-        name, directory / "__init__.py", submodule_search_locations=[str(directory)]
+        name, init, loader=_SourceOnly(name, init), submodule_search_locations=[where]
     )
     if spec is None or spec.loader is None:
         raise WorkspaceError(f"checkpoint {directory} cannot be imported")
+    # Its modules are found by this directory's finder: one that loads only sources.
+    sys.path_importer_cache[where] = importlib.machinery.FileFinder(
+        where, (_SourceOnly, importlib.machinery.SOURCE_SUFFIXES)
+    )
+    _FINDERS[name] = where
     package = importlib.util.module_from_spec(spec)
     earlier = _IMPORTED.get(str(resolved.parent))
     carried = {} if stubs else _carried(earlier, files)
@@ -449,4 +503,4 @@ def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
     version, directory = version_dir(home, addr, version)
     package = import_package(directory)
     meta = json.loads((directory / FILES).read_text())
-    return Checkpoint(addr, version, directory, package, meta)
+    return Checkpoint(addr, version, directory, meta, package)

@@ -11,7 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
+try:
+    # The engine the `duckdb` package re-exports (`duckdb.connect is _duckdb.connect`): its
+    # package's __init__ also reads its own version through importlib.metadata, ~45 ms of a
+    # local read's start (docs/runtime.md, What a read loads). The package when absent.
+    import _duckdb as duckdb
+except ImportError:  # pragma: no cover (a DuckDB whose engine is named otherwise)
+    import duckdb  # type: ignore[no-redef]
 
 from uac.fact_log.errors import WorkspaceError, WorkspaceInUse
 
@@ -126,14 +132,19 @@ def _shown(holder: str) -> str:
     return holder[: HOLDER_SHOWN - 2].rstrip() + "…)"
 
 
-def connect(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
-    """Open a DuckDB file with network extension loading disabled; errors name the cause."""
+def connect(path: Path, read_only: bool, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB file with network extension loading disabled; errors name the cause.
+
+    `threads`: DuckDB's worker threads (default: one per core); a short read on one thread
+    spends less CPU than on idle workers it wakes."""
+    config: dict[str, Any] = {
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
+    if threads is not None:
+        config["threads"] = threads
     try:
-        con = duckdb.connect(
-            str(path),
-            read_only=read_only,
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
-        )
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.IOException as exc:
         message = str(exc)
         if "lock" in message.lower():

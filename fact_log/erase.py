@@ -38,6 +38,7 @@ from typing import Any
 
 import duckdb
 
+from uac.fact_log import queries
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends.pg_erase import BLANKED
 from uac.fact_log.errors import InputError, NotFound
@@ -355,12 +356,12 @@ def pending_erasures(store: Store) -> list[LogErasure]:
 
 def erasure_reports(store: Store, addr: Address | None = None) -> list[dict[str, Any]]:
     """Stored erasure reports (of one subject, or all), oldest first."""
-    sql = "SELECT report FROM erasures"
+    sql = queries.ERASURES
     params: list[Any] = []
     if addr is not None:
-        sql += f" WHERE {_SUBJECT}"
+        sql += queries.ERASURES_OF
         params = [addr.tenant, addr.scope, addr.subject]
-    rows = store.con.execute(sql + " ORDER BY erased_at, id", params).fetchall()
+    rows = store.con.execute(sql + queries.ERASURES_ORDER, params).fetchall()
     return [json.loads(r[0]) for r in rows]
 
 

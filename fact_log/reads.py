@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from uac.fact_log import queries
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends.base import LogBackend
 from uac.fact_log.chain import GENESIS, VerifyReport, fact_problem, utc_naive
@@ -51,12 +52,13 @@ class LogReads:
     def facts(self, addr: Address, path: str | None = None, since_seq: int = 0) -> list[Fact]:
         """The subject's facts in log order, optionally for one path or after a sequence."""
         self._sync(addr)
-        sql = f"SELECT {self._fact_cols} FROM facts WHERE {_SUBJECT} AND seq > ?"
+        sql = queries.FACTS.format(columns=self._fact_cols)
         params: list[Any] = [addr.tenant, addr.scope, addr.subject, since_seq]
         if path is not None:
-            sql += " AND path = ?"
+            sql += queries.FACTS_AT_PATH
             params.append(path)
-        return [Fact(*row) for row in self.con.execute(sql + " ORDER BY seq", params).fetchall()]
+        rows = self.con.execute(sql + queries.FACTS_ORDER, params).fetchall()
+        return [Fact(*row) for row in rows]
 
     def facts_of_kind(self, tenant: str, kind: str, record_key: str | None = None) -> list[Fact]:
         """One tenant's facts of a kind across its subjects (e.g. a user's memberships)."""
@@ -82,7 +84,7 @@ class LogReads:
         """The subject's archived inputs in arrival order."""
         self._sync(addr)
         rows = self.con.execute(
-            f"SELECT {self._input_cols} FROM inputs WHERE {_SUBJECT} ORDER BY seq",
+            queries.INPUTS.format(columns=self._input_cols),
             [addr.tenant, addr.scope, addr.subject],
         ).fetchall()
         return [Input(*row) for row in rows]
@@ -106,30 +108,13 @@ class LogReads:
     def subjects(self, tenant: str) -> list[SubjectInfo]:
         """Every subject of one tenant that has facts or inputs."""
         self.backend.sync_tenant(tenant)
-        rows = self.con.execute(
-            """
-            WITH f AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM facts
-                       WHERE tenant = ? GROUP BY ALL),
-                 i AS (SELECT scope, subject, count(*) n, max(recorded_at) last_at FROM inputs
-                       WHERE tenant = ? GROUP BY ALL)
-            SELECT coalesce(f.scope, i.scope), coalesce(f.subject, i.subject),
-                   coalesce(f.n, 0), coalesce(i.n, 0), greatest(f.last_at, i.last_at)
-            FROM f FULL OUTER JOIN i ON f.scope = i.scope AND f.subject = i.subject
-            ORDER BY 1, 2
-            """,
-            [tenant, tenant],
-        ).fetchall()
+        rows = self.con.execute(queries.SUBJECTS, [tenant, tenant]).fetchall()
         return [SubjectInfo(tenant, *row) for row in rows]
 
     def rejections(self, addr: Address) -> list[dict[str, Any]]:
         """What the gate refused for a subject, oldest first."""
         self._sync(addr)
-        cur = self.con.execute(
-            "SELECT id, input_id, path, reason, detail, recorded_at FROM rejections"
-            f" WHERE {_SUBJECT}"
-            " ORDER BY recorded_at, id",
-            [addr.tenant, addr.scope, addr.subject],
-        )
+        cur = self.con.execute(queries.REJECTIONS, [addr.tenant, addr.scope, addr.subject])
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 

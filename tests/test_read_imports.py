@@ -21,6 +21,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,9 +43,9 @@ MODELS = ("numpy", "pyarrow", "torch", "transformers", "sentence_transformers", 
 # Code generation: a read of a compiled subject never renders templates.
 RENDERING = ("jinja2",)
 
-# Every read command, in the order run: those that may rank with numpy come last.
-READS: list[tuple[str, ...]] = [
-    ("--help",),
+# The reads answered without `Memory` (runtime/api/lean_reads.py), run first: what they
+# load is checked against LEAN_FORBIDDEN too, before a full read loads it.
+LEAN: list[tuple[str, ...]] = [
     ("facts", "alice"),
     ("facts", "alice", "--json"),
     ("inputs", "alice"),
@@ -52,12 +53,47 @@ READS: list[tuple[str, ...]] = [
     ("rejections", "alice"),
     ("alerts", "alice"),
     ("alerts",),
+    ("questions", "alice"),
     ("manifest", "alice"),
+    ("erasures", "alice"),
+]
+# Lean reads of the typed state: they import the subject's checkpoint (its generated
+# modules), nothing else LEAN_FORBIDDEN names.
+LEAN_TYPED: list[tuple[str, ...]] = [
     ("why", "alice", "user.passport.expiry_date"),
     ("diff", "alice"),
+]
+# What `Memory` and the full verbs load, and a lean read must not: the verb table's
+# validation (pydantic), the DuckDB package's start (its version read through
+# importlib.metadata; the lean reads use its engine), the store and its backends, the
+# checks' library and lifecycle, the compiler's fold and publishing, the sandbox, the
+# subject's generated modules (`uac_checkpoint_*`: statuses and the manifest are files).
+LEAN_FORBIDDEN = (
+    "pydantic",
+    "duckdb",
+    "uac.runtime.api.memory",
+    "uac.runtime.api.verbs",
+    "uac.runtime.api.client",
+    "uac.fact_log.store",
+    "uac.fact_log.chain",
+    "uac.fact_log.backends",
+    "uac.checks.alerts",
+    "uac.checks.library",
+    "uac.checks.scheduler",
+    "uac.checks.sinks",
+    "uac.compiler.fold",
+    "uac.compiler.checkpoint",
+    "uac.runtime.sandbox",
+    "uac.runtime.search",
+)
+CHECKPOINT_MODULES = "uac_checkpoint_"
+# Every read command, in the order run: those that may rank with numpy come last.
+READS: list[tuple[str, ...]] = [
+    *LEAN,
+    *LEAN_TYPED,
+    ("--help",),  # every command's parser: `uac worker`'s defaults are the job queue's
     ("verify",),
     ("anchor", "export"),
-    ("erasures", "alice"),
     ("member", "list", "alice"),
     ("query", "alice", "user.passport.expiry_date.year"),
     ("tools",),
@@ -79,10 +115,13 @@ _PROBE = """
 import contextlib, io, json, sys
 from uac.runtime.cli import main
 
-home, reads, ranking, extractor, models, rendering = json.loads(sys.argv[1])
+home, reads, ranking, extractor, models, rendering, lean, forbidden = json.loads(sys.argv[1])
 
 def loaded(names):
     return sorted(m for m in sys.modules if any(m == n or m.startswith(n + ".") for n in names))
+
+def generated():  # a subject's imported checkpoint modules
+    return sorted(m for m in sys.modules if m.startswith("uac_checkpoint_"))
 
 report = []
 for argv in reads + ranking:
@@ -99,6 +138,7 @@ for argv in reads + ranking:
         "extractor": loaded([extractor]),
         "models": loaded(models) if argv in reads else [],
         "rendering": loaded(rendering),
+        "lean": loaded(forbidden) + generated(),
     })
 print(json.dumps(report))
 """
@@ -119,8 +159,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
-def _probe(home: Path) -> list[dict[str, object]]:
-    arg = json.dumps([str(home), READS, RANKING, EXTRACTOR, MODELS, RENDERING])
+def _probe(home: Path) -> list[dict[str, Any]]:
+    arg = json.dumps(
+        [str(home), READS, RANKING, EXTRACTOR, MODELS, RENDERING, LEAN, LEAN_FORBIDDEN]
+    )
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_PROBE), arg],
         capture_output=True,
@@ -148,6 +190,17 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
     assert extractor == []
     assert [(r["argv"], r["models"]) for r in report if r["models"]] == []
     assert [(r["argv"], r["rendering"]) for r in report if r["rendering"]] == []
+    lean = [r for r in report if tuple(r["argv"]) in LEAN]
+    assert [(r["argv"], r["lean"]) for r in lean if r["lean"]] == []
+    typed = [r for r in report if tuple(r["argv"]) in LEAN_TYPED]
+    leaked = [
+        (r["argv"], [m for m in r["lean"] if not m.startswith(CHECKPOINT_MODULES)]) for r in typed
+    ]
+    assert [(argv, found) for argv, found in leaked if found] == []
+    # The probe sees what loads: the checks above can fail.
+    assert any(m.startswith(CHECKPOINT_MODULES) for m in typed[0]["lean"])
+    (verify,) = [r for r in report if r["argv"][0] == "verify"]  # the first through Memory
+    assert {"pydantic", "uac.runtime.api.memory", "uac.fact_log.store"} <= set(verify["lean"])
 
 
 def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:
@@ -156,7 +209,9 @@ def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> N
     probe = textwrap.dedent(_PROBE).replace('main(["--home", home, *argv])', "main(argv)")
     home = tmp_path / "ws"
     add = ["--home", str(home), "add", "alice", "My passport expires on 2031-05-02"]
-    arg = json.dumps([str(home), [["init", "--home", str(home)], add], [], EXTRACTOR, [], []])
+    arg = json.dumps(
+        [str(home), [["init", "--home", str(home)], add], [], EXTRACTOR, [], [], [], []]
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe, arg], capture_output=True, text=True, check=False
     )

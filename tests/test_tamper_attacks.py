@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +249,38 @@ def test_the_current_pointer_cannot_roll_back(home: Path) -> None:
         (res,) = mem.compile("maya")
         assert res.status == "published"
         assert "2026-01-01" in _served(mem, "maya", EXPIRY)
+
+
+def _plant_bytecode(directory: Path, old: str, new: str) -> None:
+    """Compile an edited state.py of the same size and time into the version's __pycache__
+    (what the standard import system would run instead of the source)."""
+    import py_compile
+
+    source = directory / "state.py"
+    text = source.read_text()
+    assert old in text and len(new) == len(old)
+    forged = directory.parent / "forged" / "state.py"
+    forged.parent.mkdir()
+    forged.write_text(text.replace(old, new))
+    stat = source.stat()
+    os.utime(forged, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    pyc = directory / "__pycache__" / f"state.{sys.implementation.cache_tag}.pyc"
+    pyc.parent.mkdir(exist_ok=True)
+    py_compile.compile(str(forged), cfile=str(pyc), doraise=True)
+    shutil.rmtree(forged.parent)
+
+
+def test_bytecode_planted_beside_a_checkpoint_is_never_run(home: Path) -> None:
+    _fill(home)
+    with Memory(home, react=False) as mem:
+        _, directory = loader.version_dir(home, mem.address("maya"))
+        text = (directory / "state.py").read_text()
+        old = "2025, 3, 5" if "2025, 3, 5" in text else "2025-3-5"
+        _plant_bytecode(directory, old, old.replace("2025", "2099"))
+    # Neither the sandbox's zygote (a new process: query) nor the host (why) runs it.
+    with Memory(home, react=False) as mem:
+        assert "2025-03-05" in _served(mem, "maya", EXPIRY)
+        assert "2025-03-05" in json.dumps(mem.why("maya", EXPIRY).value, default=str)
 
 
 @pytest.mark.duckdb_only("two embedded workspaces keyed by one key file")

@@ -38,54 +38,19 @@ from typing import TYPE_CHECKING, Any
 from uac import __version__
 from uac.fact_log.errors import InputError, NotFound, UacError, WorkspaceError
 from uac.runtime.api import wire
+from uac.runtime.api.discovery import (  # noqa: F401 (re-exported)
+    DB_FILE,
+    MCP_IDLE_SECONDS,
+    MCP_SESSIONS_PER_KEY,
+    SERVER_FILE,
+    live_server,
+)
 from uac.runtime.api.verb_methods import RESULT_TYPES, RemoteVerbs
 
 if TYPE_CHECKING:  # loaded on the first request: a local CLI call only asks `discover`
     import http.client
 
-SERVER_FILE = "server.json"
-DB_FILE = "uac.duckdb"  # the workspace file a live server holds locked (fact_log/store.py)
-# `uac serve`'s MCP limits (runtime/api/server.py), here so the CLI's parser, which loads
-# only the standard library, shows the same defaults. The SDK caps sessions globally
-# (10,000): one key holder could take them all, so each key gets its own cap, and a session
-# unused for MCP_IDLE_SECONDS ends (the SDK's default is 30 minutes).
-MCP_SESSIONS_PER_KEY = 100
-MCP_IDLE_SECONDS = 600.0
 IDEMPOTENCY_HEADER = "Idempotency-Key"
-
-
-def live_server(home: Path | str) -> dict[str, Any] | None:
-    """The workspace's `server.json` when its server is alive, else None (no file, or stale).
-
-    Alive means its process exists AND the workspace file is locked: after a crash the pid
-    may belong to another process by now (containers reuse them), but the lock went with the
-    server. Call it only from a process that does not hold the workspace open itself (closing
-    the probe's descriptor would drop that process's own lock).
-    """
-    import fcntl
-
-    home = Path(home).expanduser()
-    try:
-        info = json.loads((home / SERVER_FILE).read_text())
-        pid = int(info["pid"])
-        os.kill(pid, 0)
-    except PermissionError:
-        pass  # alive, another user's
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # no server file, unreadable, or its process is gone
-    if pid == os.getpid():
-        return info
-    try:
-        fd = os.open(home / DB_FILE, os.O_RDONLY)
-    except OSError:
-        return None  # no workspace file: nothing can be serving it
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except OSError:
-        return info  # held: the server has it open
-    finally:
-        os.close(fd)
-    return None
 
 
 class AccessDenied(UacError):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from uac.fact_log import duck
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError, NotFound, WorkspaceError
-from uac.fact_log.quarantine import QUARANTINE_REASONS, QUARANTINED
+from uac.fact_log.quarantine import QUARANTINED, marked, quarantined_ids
 from uac.fact_log.store import (
     Fact,
     Input,
@@ -30,7 +29,6 @@ from uac.fact_log.store import (
     utc_naive,
     utc_now,
 )
-from uac.fact_log.values import canonical_json
 from uac.runtime.api.reactor import Reactor
 from uac.runtime.api.workspace import Caller
 from uac.runtime.sandbox import Limits, run_query
@@ -70,31 +68,16 @@ class Reader:
         """
         addr = self.caller.address(subject)
         rows = self.store.rejections(addr)
-        texts = {i.id: i.content for i in self.store.inputs(addr)} if show else {}
-        if show:  # the operator's audit: excerpts masked again by the secret filter
-            from uac.fact_log.extraction.screen import excerpt
-        for row in rows:
-            if row["reason"] not in QUARANTINE_REASONS:
-                continue
-            row["quarantined"] = True
-            detail = json.loads(row["detail"]) if row["detail"] else None
-            if show and row["input_id"] in texts:
-                row["excerpt"] = excerpt(texts[row["input_id"]])
-            if isinstance(detail, dict) and "quote" in detail:
-                if show:
-                    detail["quote"] = excerpt(str(detail["quote"]), 200)
-                else:
-                    del detail["quote"]
-                row["detail"] = canonical_json(detail)
-        return rows
+        if not show:
+            return marked(rows)
+        # The operator's audit: excerpts masked again by the secret filter.
+        from uac.fact_log.extraction.screen import excerpt
+
+        return marked(rows, {i.id: i.content for i in self.store.inputs(addr)}, excerpt)
 
     def quarantined(self, subject: str) -> set[str]:
         """Ids of the subject's quarantined inputs (a secret or an instruction was refused)."""
-        return {
-            r["input_id"]
-            for r in self.store.rejections(self.caller.address(subject))
-            if r["reason"] in QUARANTINE_REASONS and r["input_id"] is not None
-        }
+        return quarantined_ids(self.store.rejections(self.caller.address(subject)))
 
     def facts(self, subject: str, path: str | None = None) -> list[Fact]:
         """The subject's facts in log order."""
@@ -170,6 +153,13 @@ class Reader:
             self._current_dir(addr)
         return loader.load(self.home, addr, version)
 
+    def _checked(self, subject: str) -> loader.Checked:
+        """The subject's current checkpoint, verified as `checkpoint` verifies it but not
+        imported: what reads of its data files (manifest, statuses) need."""
+        addr = self.caller.address(subject)
+        self._current_dir(addr)
+        return loader.verified_files(self.home, addr)
+
     def _current_dir(self, addr: Address) -> Path:
         """The subject's current version directory, refused if it must not be served: a
         pointer rolled back below the newest published version, or a log head this log
@@ -185,7 +175,7 @@ class Reader:
 
     def manifest(self, subject: str) -> str:
         """The compact manifest of the subject's current checkpoint, for agent context."""
-        return self.checkpoint(subject).manifest
+        return self._checked(subject).manifest
 
     def why(self, subject: str, expr: str) -> Explanation:
         """The value at expr (e.g. user.passport.expiry_date) and the facts behind it."""
@@ -238,7 +228,7 @@ class Reader:
     def statuses(self, subject: str) -> dict[str, dict[str, Any]]:
         """Derived status of each fact in the current checkpoint ({} if never compiled)."""
         try:
-            return self.checkpoint(subject).provenance["facts"]
+            return self._checked(subject).provenance["facts"]
         except NotFound:
             return {}
 

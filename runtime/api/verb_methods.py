@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from uac.runtime.api.reactor import Written
     from uac.runtime.api.reads import Explanation
     from uac.runtime.api.writes import ImportResult, Learned
-    from uac.runtime.sandbox.engine import Limits
+    from uac.runtime.sandbox.limits import Limits
     from uac.runtime.search.index import SearchHit
 
 # Where each result type lives: an answer is decoded into it (imported on first use).

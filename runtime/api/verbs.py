@@ -24,16 +24,15 @@ import dataclasses
 import datetime as dt
 import tempfile
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError, UacError
 from uac.runtime.api.alerts import RuleAdded
 from uac.runtime.api.tools import tool_writes
+from uac.runtime.api.wire import plain
 
 if TYPE_CHECKING:
     from uac.runtime.api.memory import Memory
@@ -900,29 +899,3 @@ def execute(mem: Memory, verb: Verb, subject: str | None, args: Args) -> Any:
     ask about the reaction when the write did not wait for it to finish.
     """
     return verb.result.wire(verb.call(mem, subject, args))
-
-
-_AS_IS = frozenset({str, int, bool, type(None)})
-
-
-def plain(value: Any) -> Any:
-    """A JSON-ready view of a verb's result (facts and alerts as dicts, dates ISO)."""
-    if type(value) in _AS_IS:  # most values of a long listing: answered first
-        return value
-    if isinstance(value, Address | PurePath):
-        return str(value)
-    if hasattr(value, "as_dict") and callable(value.as_dict):
-        return plain(value.as_dict())
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, tuple | list):
-        return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, float) and value != value:  # NaN is not JSON
-        return None
-    return value

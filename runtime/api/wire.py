@@ -1,4 +1,5 @@
-"""A verb's JSON answer read back into the type `Memory` returns (for the `Client`).
+"""A verb's JSON answer: `plain(result)` makes it, `decode` reads it back into the type
+`Memory` returns (for the `Client`).
 
 The server answers with `verbs.plain(result)`: dataclasses as dicts, dates ISO, Decimals as
 text, addresses as 'user:alice'. `decode(annotation, data)` inverts that, guided by the
@@ -21,8 +22,10 @@ import types
 import typing
 from collections.abc import Sequence
 from decimal import Decimal
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
+
+from uac.fact_log.addressing import Address
 
 
 def decode(annotation: str, data: Any, where: dict[str, str], tenant: str | None) -> Any:
@@ -101,3 +104,29 @@ def _dataclass(cls: type, data: dict[str, Any], tenant: str) -> Any:
         if f.init and f.name in data
     }
     return cls(**given)
+
+
+_AS_IS = frozenset({str, int, bool, type(None)})
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready view of a verb's result (facts and alerts as dicts, dates ISO)."""
+    if type(value) in _AS_IS:  # most values of a long listing: answered first
+        return value
+    if isinstance(value, Address | PurePath):
+        return str(value)
+    if hasattr(value, "as_dict") and callable(value.as_dict):
+        return plain(value.as_dict())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, float) and value != value:  # NaN is not JSON
+        return None
+    return value

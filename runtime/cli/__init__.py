@@ -19,20 +19,21 @@ one-shot query path), `alerts.py`, `recall.py`, `sharing.py`, `admin.py`, `ops.p
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 from uac.fact_log.addressing import default_home
 from uac.fact_log.errors import UacError, WorkspaceInUse
 from uac.runtime.cli.common import LISTING, _await_server, _err
-from uac.runtime.cli.parser import build_parser
+from uac.runtime.cli.parser import build_parser, named_command
 
 __all__ = ["build_parser", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `uac` with argv; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(named_command(words)).parse_args(words)
     args.home_flag = args.home is not None  # --home names a workspace: it beats UAC_URL
     args.home_given = args.home is not None or bool(os.environ.get("UAC_HOME"))
     if args.home is None:

@@ -47,6 +47,11 @@ def _client(args: argparse.Namespace) -> Any:
     """The server to forward to, or None to work on the workspace in this process."""
     if getattr(args, "_client", False) is not False:
         return args._client
+    from uac.runtime.api.discovery import forwarded
+
+    if not forwarded(args.home, remote=not args.home_flag):
+        args._client = None  # the usual local call: the Client is never imported
+        return None
     from uac.runtime.api.client import Client
 
     args._client = Client.discover(args.home, args.tenant, remote=not args.home_flag)
@@ -88,10 +93,16 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
     client = _client(args)
     if client is not None:
         return client.call(verb, subject, **params)
+    given = {k: v for k, v in params.items() if v is not None}
+    from uac.runtime.api import lean_reads  # a few statements, without opening `Memory`
+
+    answer = lean_reads.answer(args.home, args.tenant, verb, subject, given)
+    if answer is not None:
+        return answer
     from uac.runtime.api import verbs
 
     with _memory(args, read_only=verbs.verb(verb).name in verbs.LOCAL_READS) as mem:
-        return verbs.run(mem, verb, subject, {k: v for k, v in params.items() if v is not None})
+        return verbs.run(mem, verb, subject, given)
 
 
 def _fields(args: argparse.Namespace) -> dict[str, Any]:

@@ -8,13 +8,11 @@ import argparse
 import datetime as dt
 import json
 import os
-import signal
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from uac.fact_log.backends import pg_jobs
 from uac.fact_log.errors import InputError, WorkspaceError
 from uac.runtime.cli.common import (
     _client,
@@ -150,6 +148,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
             sys.stderr.write(json.dumps(event, sort_keys=True) + "\n")
 
     worker = Worker(args.home, options, log=log)
+    import signal
+
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())  # finish the job in hand, then stop
@@ -175,6 +175,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_workers(args: argparse.Namespace) -> int:
     """Show the job queue (status) or queue dead-lettered jobs again (retry)."""
+    from uac.fact_log.backends import pg_jobs
+
     log = _shared_log(args)
     try:
         tenant = args.tenant if args.tenant_given else None

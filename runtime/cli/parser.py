@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import uac
-from uac.fact_log.backends import pg_jobs
-from uac.runtime.api.client import MCP_IDLE_SECONDS, MCP_SESSIONS_PER_KEY
+from uac.runtime.api.discovery import MCP_IDLE_SECONDS, MCP_SESSIONS_PER_KEY
 from uac.runtime.api.verb_methods import COMMANDS
 from uac.runtime.cli.admin import (
     cmd_erase,
@@ -174,8 +173,43 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"uac: error: {message} (see: {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for `uac` and all its commands."""
+class _Unbuilt:
+    """The parser of a command this call did not name: every call on it does nothing.
+
+    A call names one command; building the ~50 others' parsers would cost it more than its
+    own work (a local read: as much as its query). `uac --help` and a name that is no
+    command get every parser."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self._nothing
+
+    def _nothing(self, *args: Any, **kwargs: Any) -> _Unbuilt:
+        return self
+
+
+UNBUILT: Any = _Unbuilt()
+# Global options that take a value (the command is the first word that is not one of them).
+_VALUED = {"--home", "--tenant", "--alerts-jsonl", "--webhook"}
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command word of a command line (None: none, or a help or version request)."""
+    words = iter(argv)
+    for word in words:
+        # argparse also takes an unambiguous prefix (--ten NAME) for an option
+        if len(word) > 2 and any(v.startswith(word) for v in _VALUED):
+            next(words, None)
+        elif word in ("-h", "--help", "--version"):
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser for `uac` and all its commands (or only the command `only`, when
+    it is one: what a call that names it needs)."""
+    built: list[str] = []
     parser = _Parser(
         prog="uac",
         description="uac — a typed user-as-code memory for AI agents: an append-only fact log "
@@ -197,7 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
         func: Callable[[argparse.Namespace], int],
         help: str,
         aliases: tuple[str, ...] = (),
-    ) -> argparse.ArgumentParser:
+    ) -> Any:
+        if only is not None and only != name and only not in aliases:
+            return UNBUILT
+        built.append(name)
         p = sub.add_parser(name, help=help, description=help, aliases=list(aliases))
         _global_options(p, top=False)
         p.set_defaults(func=func)
@@ -474,27 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Run a compile-and-check worker for a node bound to PostgreSQL: claims jobs with "
         "per-subject leases until SIGTERM.",
     )
-    p.add_argument("--batch", type=int, default=4, help="jobs claimed at once (default: 4)")
-    p.add_argument(
-        "--lease", type=float, default=pg_jobs.LEASE,
-        help="seconds a claim holds a job unless renewed (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument(
-        "--max-attempts", type=int, default=pg_jobs.MAX_ATTEMPTS,
-        help="attempts before a job is dead-lettered (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument(
-        "--retry-delay", type=float, default=pg_jobs.BASE_DELAY,
-        help="seconds before the first retry; doubles each time (default: %(default)s)",
-    )  # fmt: skip
-    p.add_argument("--poll", type=float, default=1.0, help="seconds between claims when idle")
-    p.add_argument(
-        "--until-idle", action="store_true", help="stop once no job is queued or running"
-    )
-    p.add_argument(
-        "--sink", action="append", metavar="NAME",
-        help="queue raised alerts for this `uac serve` sink (webhook, jsonl); repeatable",
-    )  # fmt: skip
+    if p is not UNBUILT:
+        _worker_options(p)
     p = command(
         "workers",
         cmd_workers,
@@ -519,7 +537,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp-idle-timeout", type=_positive_seconds, default=MCP_IDLE_SECONDS, metavar="SECONDS",
         help="end an MCP session unused for this long (default: %(default)g)",
     )  # fmt: skip
-    _outbox_options(p)
+    if p is not UNBUILT:
+        _outbox_options(p)
     p.add_argument(
         "--reaction-wait", type=_positive_seconds, default=None, metavar="SECONDS",
         help="how long a write waits for its reaction (compile, checks) before answering with a "
@@ -563,7 +582,36 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="replace the workspace at --home (kept until the demo is built)",
     )
+    if only is not None and not built:
+        return build_parser()  # not a command: the full parser names the commands
     return parser
+
+
+def _worker_options(p: argparse.ArgumentParser) -> None:
+    """`uac worker`'s options (defaults: the job queue's, fact_log/backends/pg_jobs.py)."""
+    from uac.fact_log.backends import pg_jobs
+
+    p.add_argument("--batch", type=int, default=4, help="jobs claimed at once (default: 4)")
+    p.add_argument(
+        "--lease", type=float, default=pg_jobs.LEASE,
+        help="seconds a claim holds a job unless renewed (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-attempts", type=int, default=pg_jobs.MAX_ATTEMPTS,
+        help="attempts before a job is dead-lettered (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument(
+        "--retry-delay", type=float, default=pg_jobs.BASE_DELAY,
+        help="seconds before the first retry; doubles each time (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument("--poll", type=float, default=1.0, help="seconds between claims when idle")
+    p.add_argument(
+        "--until-idle", action="store_true", help="stop once no job is queued or running"
+    )
+    p.add_argument(
+        "--sink", action="append", metavar="NAME",
+        help="queue raised alerts for this `uac serve` sink (webhook, jsonl); repeatable",
+    )  # fmt: skip
 
 
 def _outbox_options(p: argparse.ArgumentParser) -> None:

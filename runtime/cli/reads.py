@@ -189,8 +189,6 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     """
     if _client(args) is not None or len(program) > 20_000:
         return None
-    import duckdb
-
     from uac.compiler import loader
     from uac.fact_log import duck
     from uac.fact_log.addressing import parse_subject
@@ -204,7 +202,7 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         # One query: no worker to keep, and only the collections it names are loaded.
         only = sandbox.reads_only(program)
         sandbox.prestart(directory, reuse=False, only=only)
-        con = duck.connect(home / "uac.duckdb", read_only=True)
+        con = duck.connect(home / "uac.duckdb", read_only=True, threads=1)
         try:
             if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
                 return None
@@ -213,7 +211,7 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
                 return None  # the full verb reports why it must not be served
         finally:
             con.close()
-    except (UacError, duckdb.Error):
+    except (UacError, duck.duckdb.Error):
         return None
     today = args.today or dt.datetime.now(dt.UTC).date()
     return sandbox.run_query(directory, program, today=today, explain=args.explain, only=only)

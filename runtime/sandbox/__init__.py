@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from uac.fact_log.errors import InputError
-from uac.runtime.sandbox.engine import Limits
+from uac.runtime.sandbox.limits import Limits
 
 __all__ = [
     "Limits",

@@ -1,0 +1,323 @@
+"""Local read verbs answered from a read-only look at the workspace, without `Memory`.
+
+A local `uac facts`, `inputs`, `subjects`, `rejections`, `erasures`, `alerts`, `questions`
+or `manifest` needs a few SQL statements over the workspace's DuckDB file and, for the
+facts' statuses and the manifest, one file of the subject's current checkpoint; `why` and
+`diff` also import the checkpoint's typed state (verified by the loader, as the verb
+does). `Memory` would first import pydantic (the verb table), the compiler, the checks and
+every service; this module imports DuckDB's engine, the row vocabulary and the checkpoint
+loader's checks, nothing else (tests/test_read_imports.py).
+
+`answer` returns exactly what `verbs.run` returns for the same call on a `Memory` opened
+read-only (tests/test_lean_reads.py compares them), or None where it would not answer the
+same way, and the caller then runs the full verb: a workspace that does not exist, is
+bound to PostgreSQL or holds tables at other versions than this uac's (the full open
+migrates or explains), an operator's audit of quarantined text (it needs the secret
+filter), an argument it does not know. Checks are the full verb's: the subject and tenant
+named and parsed alike, the checkpoint refused when its signature, placement or any
+file's digest does not verify or its pointer was rolled back (`loader.verified_files`,
+`duck.served_problem`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from uac.compiler import loader
+from uac.fact_log import duck, queries
+from uac.fact_log.addressing import Address, check_name, parse_subject
+from uac.fact_log.chain_keys import KeyRing
+from uac.fact_log.errors import NotFound, WorkspaceError
+from uac.fact_log.quarantine import QUARANTINED, marked, quarantined_ids
+from uac.fact_log.values import loads
+from uac.runtime.api.wire import plain
+
+if TYPE_CHECKING:
+    from uac.checks.model import Kind
+
+DB_FILE = "uac.duckdb"  # fact_log/store.py DB_FILE
+# The table versions of every owner a read-only `Memory` registers (`meta`'s schema_version
+# rows, fact_log/schema.py; tests/test_lean_reads.py holds them to it): a workspace whose
+# rows differ, or lack one, takes the full verb, which migrates or explains. Rows of owners
+# a read never loads (the LLM ledger) are not looked at, as that open does not.
+VERSIONS = {
+    "schema_version": "3",
+    "schema_version.tamper": "2",
+    "schema_version.compiler": "2",
+    "schema_version.checks": "3",
+    "schema_version.erase": "1",
+    "schema_version.reactions": "1",
+    "schema_version.write_keys": "1",
+    "schema_version.idempotency": "1",
+    "schema_version.service": "1",
+    "schema_version.search": "1",
+}
+BOUND = "log_url"  # meta key of a workspace bound to PostgreSQL (fact_log/backends/postgres.py)
+
+
+class _Workspace:
+    """One read-only connection to a workspace file and the tenant the call names."""
+
+    def __init__(self, home: Path, tenant: str, con: Any, ring: KeyRing | None):
+        self.home = home
+        self.tenant = tenant
+        self.con = con
+        self.ring = ring  # the chain key ring, loaded as Memory's open loads it
+
+    def address(self, subject: str | None) -> Address:
+        return parse_subject(subject, self.tenant)  # type: ignore[arg-type]
+
+    def rows(self, sql: str, params: list[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        cur = self.con.execute(sql, params)
+        return [d[0] for d in cur.description], cur.fetchall()
+
+    def checked(self, addr: Address) -> loader.Checked:
+        """The subject's current checkpoint, refused as `Reader._checked` refuses it."""
+        version, directory = loader.version_dir(self.home, addr)
+        head = loader.folded_head(directory)  # one chain: the DuckDB log
+        problem = duck.served_problem(
+            self.con, addr.tenant, addr.scope, addr.subject, version, head, self.ring
+        )
+        if problem is not None:
+            raise WorkspaceError(problem)
+        return loader.verified_files(self.home, addr, version)
+
+
+def _facts(ws: _Workspace, subject: str | None, path: str | None = None) -> Any:
+    addr = ws.address(subject)
+    sql = queries.FACTS.format(columns="*")
+    params: list[Any] = [addr.tenant, addr.scope, addr.subject, 0]
+    if path is not None:
+        sql += queries.FACTS_AT_PATH
+        params.append(path)
+    names, rows = ws.rows(sql + queries.FACTS_ORDER, params)
+    try:
+        statuses = ws.checked(addr).provenance["facts"]
+    except NotFound:
+        statuses = {}
+    out = _plain_rows(names, rows, decoded=("value", "evidence"))
+    for fact in out:
+        fact["derived"] = statuses.get(fact["id"])
+    return out
+
+
+_KEPT = frozenset({str, int, bool, type(None)})  # cells plain already (most of them)
+# Cells `plain` would convert, by their exact type: what it makes of them, without its
+# walk through every other kind of value (a listing's times and confidences).
+_CELLS: dict[type, Callable[[Any], Any]] = {
+    dt.datetime: dt.datetime.isoformat,
+    dt.date: dt.date.isoformat,
+    float: lambda f: f if f == f else None,  # NaN is not JSON
+}
+
+
+def _plain_rows(
+    names: list[str], rows: list[tuple[Any, ...]], decoded: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """Rows as `plain` shows the dataclasses they stand for: cells that are plain already
+    are kept as they are, others (times, floats) go through `plain`, and the `decoded`
+    columns (JSON text) are parsed as the row types' properties parse them."""
+    out = []
+    for row in rows:
+        item = {
+            n: c if type(c) in _KEPT else _CELLS.get(type(c), plain)(c)
+            for n, c in zip(names, row, strict=True)
+        }
+        for name in decoded:
+            if item[name] is not None:
+                item[name] = plain(loads(item[name]))
+        out.append(item)
+    return out
+
+
+def _rejections(ws: _Workspace, addr: Address) -> list[dict[str, Any]]:
+    names, rows = ws.rows(queries.REJECTIONS, [addr.tenant, addr.scope, addr.subject])
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def _inputs(ws: _Workspace, subject: str | None, show: bool = False) -> Any:
+    addr = ws.address(subject)
+    hidden = set() if show else quarantined_ids(_rejections(ws, addr))
+    names, rows = ws.rows(
+        queries.INPUTS.format(columns="*"), [addr.tenant, addr.scope, addr.subject]
+    )
+    out = _plain_rows(names, rows)
+    for item in out:
+        if item["id"] in hidden:
+            item["content"] = QUARANTINED
+    return out
+
+
+def _rejections_verb(ws: _Workspace, subject: str | None, show: bool = False) -> Any:
+    if show:
+        return None  # an operator's audit: the secret filter masks the excerpts
+    return plain(marked(_rejections(ws, ws.address(subject))))
+
+
+def _subjects(ws: _Workspace, subject: str | None) -> Any:
+    check_name("tenant", ws.tenant)
+    rows = ws.con.execute(queries.SUBJECTS, [ws.tenant, ws.tenant]).fetchall()
+    return [
+        {
+            "tenant": ws.tenant,
+            "scope": scope,
+            "subject": name,
+            "facts": facts,
+            "inputs": inputs,
+            "last_recorded_at": plain(last),
+        }
+        for scope, name, facts, inputs, last in rows
+    ]
+
+
+def _erasures(ws: _Workspace, subject: str | None) -> Any:
+    import json
+
+    sql, params = queries.ERASURES, []
+    if subject is not None:
+        addr = ws.address(subject)
+        sql, params = sql + queries.ERASURES_OF, [addr.tenant, addr.scope, addr.subject]
+    else:
+        check_name("tenant", ws.tenant)
+    rows = ws.con.execute(sql + queries.ERASURES_ORDER, params).fetchall()
+    reports = [json.loads(r[0]) for r in rows]
+    if subject is None:
+        reports = [r for r in reports if r.get("tenant") == ws.tenant]
+    return plain(reports)
+
+
+def _listing(kind: Kind) -> Callable[..., Any]:
+    def listing(
+        ws: _Workspace,
+        subject: str | None,
+        include_resolved: bool = False,
+        today: dt.date | None = None,
+    ) -> Any:
+        from uac.checks import listing as alerts
+
+        statuses = (*alerts.ACTIVE, "resolved") if include_resolved else alerts.ACTIVE
+        where: Address | str = ws.address(subject) if subject is not None else ws.tenant
+        if subject is None:
+            check_name("tenant", ws.tenant)
+        found = alerts.listed(ws.con, where, statuses=statuses, today=today, kind=kind)
+        return [a.as_dict() for a in found]
+
+    return listing
+
+
+def _manifest(ws: _Workspace, subject: str | None) -> Any:
+    return {"manifest": ws.checked(ws.address(subject)).manifest}
+
+
+def _fact(ws: _Workspace, addr: Address, fid: str) -> dict[str, Any]:
+    names, rows = ws.rows(
+        queries.FACTS.format(columns="*") + " AND id = ?",
+        [addr.tenant, addr.scope, addr.subject, 0, fid],
+    )
+    if not rows:
+        raise NotFound(f"subject {addr} has no fact {fid!r}")
+    (fact,) = _plain_rows(names, rows, decoded=("value", "evidence"))
+    return fact
+
+
+def _why(ws: _Workspace, subject: str | None, expr: str) -> Any:
+    from uac.compiler import explain
+
+    if not isinstance(expr, str) or len(expr) > 500:
+        return None  # the verb's validation says what is wrong with it
+    addr = ws.address(subject)
+    ws.checked(addr)  # refused as the verb refuses it, before any of its code runs
+    ckpt = loader.load(ws.home, addr)
+    resolved = explain.resolve(ckpt, expr)
+    provenance = ckpt.provenance
+    scopes = provenance.get("scopes", {})  # an inherited value's facts: its group's or tenant's
+
+    def fact(fid: str) -> dict[str, Any]:
+        return _fact(ws, ws.address(scopes[fid]) if fid in scopes else addr, fid)
+
+    facts = [fact(fid) for fid in resolved.fact_ids]
+    older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
+    wanted = {f["id"] for f in facts + older}
+    return {
+        "expr": resolved.expr,
+        "value": plain(resolved.value),
+        "version": ckpt.version,
+        "facts": facts,
+        "superseded": older,
+        "statuses": plain({k: v for k, v in provenance["facts"].items() if k in wanted}),
+        "scopes": {
+            f["id"]: str(Address(f["tenant"], f["scope"], f["subject"])) for f in facts + older
+        },
+    }
+
+
+def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | None = None) -> Any:
+    from uac.compiler import explain
+
+    if any(v is not None and (type(v) is not int or v < 1) for v in (v1, v2)):
+        return None  # the verb's validation says what is wrong with it
+    addr = ws.address(subject)
+    old, new = v1, v2
+    rows = ws.con.execute(
+        f"SELECT version, status FROM checkpoints WHERE {queries.SUBJECT} ORDER BY id",
+        [addr.tenant, addr.scope, addr.subject],
+    ).fetchall()
+    published = [version for version, status in rows if status == "published"]
+    if new is None:
+        new = loader.current_version(ws.home, addr)
+        if new is None:
+            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+    if old is None:
+        earlier = [v for v in published if v < new]
+        if not earlier:
+            raise NotFound(
+                f"{addr} has no checkpoint before version {new} to compare with; "
+                f"a diff needs two: write to it, then run 'uac compile {addr}'"
+            )
+        old = earlier[-1]
+    changes = explain.diff(loader.load(ws.home, addr, old), loader.load(ws.home, addr, new))
+    return {"old": old, "new": new, "changes": changes}
+
+
+# verb -> (what answers it, the arguments it takes)
+VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
+    "facts": (_facts, frozenset({"path"})),
+    "inputs": (_inputs, frozenset({"show"})),
+    "rejections": (_rejections_verb, frozenset({"show"})),
+    "subjects": (_subjects, frozenset()),
+    "erasures": (_erasures, frozenset()),
+    "alerts": (_listing("alert"), frozenset({"include_resolved", "today"})),
+    "questions": (_listing("question"), frozenset({"include_resolved", "today"})),
+    "manifest": (_manifest, frozenset()),
+    "why": (_why, frozenset({"expr"})),
+    "diff": (_diff, frozenset({"v1", "v2"})),
+}
+
+
+def answer(
+    home: Path, tenant: str, verb: str, subject: str | None, params: dict[str, Any]
+) -> Any | None:
+    """The verb's plain-JSON answer read straight from the workspace, or None: run the full
+    verb (see the module's docstring for when)."""
+    found = VERBS.get(verb)
+    if found is None or not set(params) <= found[1]:
+        return None
+    db = Path(home).expanduser() / DB_FILE
+    if not db.is_file():
+        return None
+    # A held lock raises WorkspaceInUse, as Memory's open does; a few short statements: one thread.
+    con = duck.connect(db, read_only=True, threads=1)
+    try:
+        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        if any(meta.get(key) != version for key, version in VERSIONS.items()) or BOUND in meta:
+            return None
+        # The key ring as the store's open loads it: a corrupt key file fails alike.
+        ring = KeyRing.load(db.parent)
+        return found[0](_Workspace(db.parent, tenant, con, ring), subject, **params)
+    except duck.duckdb.Error:
+        return None  # a table this uac does not know: the full open says why
+    finally:
+        con.close()
