@@ -44,14 +44,18 @@ from extraction import load, matches, sessions  # noqa: E402
 from frames_cv import SETS  # noqa: E402
 
 from uac.fact_log.catalog import Catalog  # noqa: E402
-from uac.fact_log.extraction import frames  # noqa: E402
+from uac.fact_log.extraction import frames, patterns  # noqa: E402
+from uac.fact_log.extraction.candidate import Candidate  # noqa: E402
+from uac.fact_log.pipeline import HISTORY_LIMIT  # noqa: E402
 
 FOLDS_FILE = ROOT / "bench" / "frame_folds.json"
 THRESHOLDS = [round(0.30 + 0.01 * i, 2) for i in range(66)]  # 0.30 .. 0.95
 MARGINS = [0.0, 0.02, 0.04, 0.06, 0.08, 0.10]
 
-# (set, cued, score, against, outcome) of one frame on one window; outcome 1 right, -1 false
-Record = tuple[str, bool, float, float, int]
+# (set, cued, score, against, outcome, beside) of one frame on one window; outcome 1 right,
+# -1 false; beside: the merge would keep it beside the rules' candidates of the message
+Record = tuple[str, bool, float, float, int, bool]
+_PROBE = Candidate("record", "", {}, "assert", "", 0, 0.0)
 
 
 def records(catalog: Catalog) -> dict[str, list[Record]]:
@@ -77,6 +81,13 @@ def _read(name, row, at, history, every, catalog, out) -> None:
     if not spans:
         return
     today = at.date()
+    ruled = frames.merge(
+        patterns.extract(text, at, row.get("role", "user"), catalog, history[-HISTORY_LIMIT:]),
+        [dataclasses.replace(_PROBE, path=f.path, start=w.start) for w in spans for f in every],
+        spans,
+        catalog,
+    )
+    kept = {(c.path, c.start) for c in ruled}  # what the merge keeps beside the rules
     for win, ballot in zip(spans, frames.votes(spans, every, today), strict=True):
         stopped = frames.stated_not(win.sentence)
         for vote in ballot:
@@ -88,7 +99,10 @@ def _read(name, row, at, history, every, catalog, out) -> None:
             if got is not None:
                 right = any(matches(exp, (got.path, got.value)) for exp in row["expected"])
                 outcome = 1 if right else -1
-            out[vote.frame.name].append((name, vote.cued, vote.score, vote.against, outcome))
+            beside = (vote.frame.path, win.start) in kept
+            out[vote.frame.name].append(
+                (name, vote.cued, vote.score, vote.against, outcome, beside)
+            )
 
 
 def best(recs: list[Record], lam: float, min_right: int) -> dict[str, object]:
@@ -128,9 +142,11 @@ def _threshold(
     return plateau[len(plateau) // 2], top
 
 
-def table(recs: dict[str, list[Record]], left_out: str | None, lam: float, min_right: int):
+def table(
+    recs: dict[str, list[Record]], left_out: str | None, lam: float, min_right: int, beside: bool
+):
     return {
-        name: best([r for r in rs if r[0] != left_out], lam, min_right)
+        name: best([r for r in rs if r[0] != left_out and (r[5] or not beside)], lam, min_right)
         for name, rs in sorted(recs.items())
     }
 
@@ -180,6 +196,12 @@ def main() -> int:
     ap.add_argument("--precision", type=float, default=0.8, help="target precision per frame")
     ap.add_argument("--min-right", type=int, default=3, help="right facts a frame needs to emit")
     ap.add_argument(
+        "--beside-rules",
+        action="store_true",
+        help="count only what the frames add beside the rules (a path the rules read in the "
+        "same sentence is theirs): thresholds for rules + frames",
+    )
+    ap.add_argument(
         "--records",
         type=Path,
         help="read the window records from this JSON file, or write "
@@ -193,9 +215,9 @@ def main() -> int:
         recs = records(Catalog.load())
         if args.records is not None:
             args.records.write_text(json.dumps(recs), encoding="utf-8")
-    shipped = table(recs, None, lam, args.min_right)
+    shipped = table(recs, None, lam, args.min_right, args.beside_rules)
     write_toml(frames.CALIBRATION_FILE, shipped, args.precision)
-    folds = {name: table(recs, name, lam, args.min_right) for name in SETS}
+    folds = {name: table(recs, name, lam, args.min_right, args.beside_rules) for name in SETS}
     FOLDS_FILE.write_text(json.dumps(folds, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     for name, spec in shipped.items():
         rs = recs[name]

@@ -574,49 +574,85 @@ class Vote:
 
 
 def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> list[list[Vote]]:
-    """Every frame's vote on every window, best first; the message's texts are encoded in one
-    batch, each once (a sentence and its context view are both scored at most once)."""
-    texts: dict[str, None] = {}
-    plan: list[list[tuple[Frame, str, bool]]] = []
+    """Every frame's vote on every window, best first. One view per window: the sentence when
+    it says some frame's cue (its own topic, not the previous sentence's), else the sentence
+    after the one before it when that says one (a value said after its topic: "New expiry is
+    March 5, 2035." after "my renewed passport came"), else the sentence, uncued. A window
+    read on its context view is scored on the sentence alone too, only when some frame is
+    chosen there; each text is encoded once, in at most two batches per message."""
     open_ = any(f.uncued is not None for f in frames)  # some frame reads uncued windows
+    plan: list[tuple[str, list[bool]] | None] = []
     for win in spans:
-        row = []
-        for frame in frames:
-            if cued(frame, win.sentence, today):
-                row.append((frame, win.sentence, True))
-            elif win.previous and cued(frame, win.context, today):
-                texts.setdefault(win.context)
-                row.append((frame, win.context, True))
-            else:
-                row.append((frame, win.sentence, False))
-        if open_ or any(cue for _, _, cue in row):
-            texts.setdefault(win.sentence)
-        plan.append(row)
-    if not texts:  # the cheap pre-filter: no window can choose a frame
+        cues = [cued(f, win.sentence, today) for f in frames]
+        view = win.sentence
+        if not any(cues) and win.previous:
+            around = [cued(f, win.context, today) for f in frames]
+            if any(around):
+                view, cues = win.context, around
+        plan.append((view, cues) if open_ or any(cues) else None)
+    views = list(dict.fromkeys(p[0] for p in plan if p is not None))
+    if not views:  # the cheap pre-filter: no window can choose a frame
         return [[] for _ in spans]
-    at = {t: i for i, t in enumerate(texts)}
-    found = index().scores(encoder.encode(list(texts)))
-    against = np.max([found[lab] for lab in (NONE, OTHER) if lab in found], axis=0)
-    out = []
-    for win, row in zip(spans, plan, strict=True):
-        if win.sentence not in at:
+    scored = _Scored(views)
+    out: list[list[Vote]] = []
+    for win, step in zip(spans, plan, strict=True):
+        if step is None:
             out.append([])
             continue
-        alone = at[win.sentence]
-        ballot = [
-            Vote(
-                frame,
-                float(found[frame.name][at[view]]) if frame.name in found else -1.0,
-                float(against[at[view]]),
-                cue,
-                view == win.sentence,
-                float(found[frame.name][alone]) if frame.name in found else -1.0,
-                float(against[alone]),
+        view, cues = step
+        score, against = scored.row(view)
+        out.append(
+            sorted(
+                (
+                    Vote(f, score.get(f.name, -1.0), against, cue, view == win.sentence, -1.0, 0.0)
+                    for f, cue in zip(frames, cues, strict=True)
+                ),
+                key=lambda v: -v.score,
             )
-            for frame, view, cue in row
-        ]
-        out.append(sorted(ballot, key=lambda v: -v.score))
+        )
+    # the sentence alone, for windows read on their context view where a frame is chosen
+    later = [w.sentence for w, b in zip(spans, out, strict=True) if _borrowing(w, b)]
+    scored.add(later)
+    for i, (win, ballot) in enumerate(zip(spans, out, strict=True)):
+        if ballot and (ballot[0].cued_alone or win.sentence in scored.at):
+            score, against = scored.row(win.sentence)
+            out[i] = [
+                replace(v, alone=score.get(v.frame.name, -1.0), alone_against=against)
+                for v in ballot
+            ]
     return out
+
+
+def _borrowing(win: Window, ballot: list[Vote]) -> bool:
+    return bool(ballot) and not ballot[0].cued_alone and any(v.chosen for v in ballot)
+
+
+class _Scored:
+    """Label scores of a message's texts, each text encoded once."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.at: dict[str, int] = {}
+        self._scores: dict[str, np.ndarray] = {}
+        self._against = np.zeros(0, dtype=np.float32)
+        self.add(texts)
+
+    def add(self, texts: list[str]) -> None:
+        new = [t for t in dict.fromkeys(texts) if t not in self.at]
+        if not new:
+            return
+        found = index().scores(encoder.encode(new))
+        against = np.max([found[lab] for lab in (NONE, OTHER) if lab in found], axis=0)
+        base = len(self.at)
+        self.at.update({t: base + i for i, t in enumerate(new)})
+        self._scores = {
+            lab: np.concatenate([self._scores.get(lab, np.zeros(0, np.float32)), v])
+            for lab, v in found.items()
+        }
+        self._against = np.concatenate([self._against, against])
+
+    def row(self, text: str) -> tuple[dict[str, float], float]:
+        i = self.at[text]
+        return {lab: float(v[i]) for lab, v in self._scores.items()}, float(self._against[i])
 
 
 # Frames whose scores sit this close to the best chosen one are read too (multi-label):
