@@ -105,12 +105,19 @@ def _read(name, row, at, history, every, catalog, out) -> None:
             )
 
 
+# An uncued threshold makes every window of every message go through the encoder (the cue
+# pre-filter skips none): it must add at least this many right facts to pay for that.
+UNCUED_MIN_RIGHT = 5
+
+
 def best(recs: list[Record], lam: float, min_right: int) -> dict[str, object]:
     """The thresholds and margin that maximise right - lam * false over these records."""
     top: tuple[float, float, float | None, float] | None = None  # (gain, threshold, uncued, m)
     for margin in MARGINS:
         cued, cued_gain = _threshold([r for r in recs if r[1]], margin, lam, min_right)
-        uncued, uncued_gain = _threshold([r for r in recs if not r[1]], margin, lam, min_right)
+        uncued, uncued_gain = _threshold(
+            [r for r in recs if not r[1]], margin, lam, max(min_right, UNCUED_MIN_RIGHT)
+        )
         gain = cued_gain + uncued_gain
         if cued is not None and (top is None or gain > top[0]):
             top = (gain, cued, uncued, margin)

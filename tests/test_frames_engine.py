@@ -185,3 +185,14 @@ def test_a_sentence_cued_only_by_the_one_before_must_be_about_the_frame_itself(
         c.path for c in frames.extract("My licence runs out on the 12th of December.", AT, catalog)
     ]
     assert alone == ["identity.driver_licence.expiry_date"]  # the test can fail
+
+
+@needs_encoder
+def test_a_jab_had_is_a_vaccination_and_one_to_come_is_not(catalog: Catalog) -> None:
+    had = frames.extract("Had my hepatitis A vaccine at the clinic on 2 December.", AT, catalog)
+    assert [(c.path, c.value.get("date")) for c in had] == [("health.vaccinations", "2026-12-02")]
+    for text in (
+        "My second hepatitis A vaccine is in two weeks.",
+        "The second hepatitis A vaccine at the clinic is on 20 December 2026.",
+    ):
+        assert frames.extract(text, AT, catalog) == []

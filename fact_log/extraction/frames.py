@@ -490,6 +490,19 @@ def _intended(sentence: str, used: list[Found]) -> bool:
     return _INTENT.search(head[breaks[-1] if breaks else 0 :]) is not None
 
 
+def _not_yet(frame: Frame, value: dict[str, Any], today: dt.date) -> bool:
+    """Whether a date the frame reads as past (a jab had, a weight taken, a medication
+    started) falls after the message's day: what has not happened yet is no fact of a frame
+    that is a state ("the second rabies one in a week")."""
+    for slot in frame.slots:
+        said = value.get(slot.field)
+        if slot.prefer == "past" and slot.type == "date" and isinstance(said, str):
+            with contextlib.suppress(ValueError):
+                if dt.date.fromisoformat(said[:10]) > today:
+                    return True
+    return False
+
+
 def _about_someone_else(sentence: str, used: list[Found]) -> bool:
     first = min(f.start for f in used)
     return someone_else(sentence[:first]) or named_subject(sentence) is not None
@@ -710,7 +723,7 @@ def _candidate(
         return None
     if frame.path not in catalog.attributes and corrects(win.sentence):
         return None
-    if not frame.plans and _intended(win.sentence, used):
+    if not frame.plans and (_intended(win.sentence, used) or _not_yet(frame, value, today)):
         return None
     first = min(f.start for f in used)
     last = max(f.end for f in used)
