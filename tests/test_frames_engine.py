@@ -150,6 +150,8 @@ def test_a_correction_is_told_from_a_new_statement(text: str, corrects: bool) ->
         ("and what about the tetanus jab, is that needed there", False),
         ("so when does the licence run out", False),
         ("is it safe to fly with this cast", False),
+        ("also need the tetanus jab?", False),
+        ("my passport expires in May??", False),
         ("And I had the tetanus jab in March.", True),
     ],
 )

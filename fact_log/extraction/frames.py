@@ -469,9 +469,15 @@ _CORRECTS = re.compile(
 
 
 def stated_not(sentence: str) -> bool:
-    """Whether a sentence states no fact of its own: a question (the rules' forms, or one
-    asked after a conjunction), a hypothetical, an uncertainty or a negation."""
-    return guarded(sentence, sentence=sentence) or _ASKED.search(sentence) is not None
+    """Whether a sentence states no fact of its own: a question (the rules' forms, one asked
+    after a conjunction, or any sentence ending in a question mark: "also need hep A jab?" —
+    the rules read a statement's word order with one as surprise, the frames, less precise,
+    do not), a hypothetical, an uncertainty or a negation."""
+    return (
+        guarded(sentence, sentence=sentence)
+        or _ASKED.search(sentence) is not None
+        or sentence.rstrip().endswith(("?", "？"))
+    )
 
 
 def corrects(sentence: str) -> bool:
