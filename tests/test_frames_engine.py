@@ -198,3 +198,16 @@ def test_a_jab_had_is_a_vaccination_and_one_to_come_is_not(catalog: Catalog) -> 
         "The second hepatitis A vaccine at the clinic is on 20 December 2026.",
     ):
         assert frames.extract(text, AT, catalog) == []
+
+
+def test_each_tuning_set_has_thresholds_measured_without_it_and_no_blind_set_is_read() -> None:
+    import json
+    from pathlib import Path
+
+    folds = json.loads(
+        (Path(__file__).resolve().parents[1] / "bench" / "frame_folds.json").read_text()
+    )
+    tuning = {"dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6"}
+    assert set(folds) == tuning
+    shipped = set(frames.load_calibration(frames.CALIBRATION_FILE))
+    assert all(set(fold) == shipped for fold in folds.values())
