@@ -9,15 +9,18 @@ extractor decides *what a window is about* by meaning and fills *values* by type
 2. frames: the shipped sentence encoder (encoder.py) embeds the windows; the nearest labelled
    examples of each frame (fact_log/frames.toml and fact_log/frame_examples.jsonl — data, not
    code) vote, against examples of messages that teach nothing ("none") or fill paths no
-   frame fills ("other"); a frame is chosen when its score reaches its threshold, beats both,
-   and the window says one of its cues (a frame without cues is decided by meaning alone);
+   frame fills ("other"); a frame is chosen when its score beats both by its margin and
+   reaches its threshold — that of a window saying one of its cues, or the higher `uncued`
+   one (thresholds measured leave-one-set-out: fact_log/frame_calibration.toml, written by
+   bench/frame_calibrate.py); frames scoring close to the best are read too;
 3. slots: the general parsers of slots.py fill the frame's fields from the message's own
    sentence, so every value has a span the evidence stage can verify;
-4. the same guards as the rules: a sentence that is a question, hypothetical, negated or about
-   someone else yields nothing.
+4. guards: a sentence that is a question, hypothetical, negated or about someone else yields
+   nothing; a state frame ignores a plan, the future and a past date still to come; a record
+   frame leaves a correction to the rules.
 
-The pipeline adds these candidates for paths the rules did not produce from the message, so
-the frames widen what is learned and the rules keep what they already do well. Nothing here
+The pipeline reads every sentence and merges with the rules (`merge`): where both read the
+same path in the same sentence, the rule's candidate is the answer. Nothing here
 runs without the encoder's weights package (`available()`), and nothing is imported by read
 commands: the example vectors are computed on first use and cached on disk, keyed by the
 examples and the weights.
