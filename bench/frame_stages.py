@@ -40,11 +40,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from extraction import load, matches, sessions  # noqa: E402
-from frames_cv import SETS  # noqa: E402
+from frames_cv import SETS, fold  # noqa: E402
 
 from uac.fact_log.catalog import Catalog  # noqa: E402
-from uac.fact_log.extraction import encoder, frames  # noqa: E402
-from uac.fact_log.extraction.patterns.text import guarded  # noqa: E402
+from uac.fact_log.extraction import frames  # noqa: E402
 
 STAGES = [
     "no frame",
@@ -67,39 +66,39 @@ def _value(frame, catalog, value):
 
 def stage(exp, text, at, history, all_frames, catalog) -> str:
     """The furthest stage a frame of the expected fact's path reaches in the message."""
-    mine = [f for f in all_frames if f.path == exp["path"]]
+    mine = {f.name for f in all_frames if f.path == exp["path"]}
     if not mine:
         return "no frame"
     spans = frames.windows(text, history)
     if not spans:
         return "no cue"
-    views = [
-        w.sentence if any(frames.cued(f, w.sentence, at.date()) for f in all_frames) else w.context
-        for w in spans
-    ]
-    scores = frames.index().scores(encoder.encode(views))
     today = at.date()
-    best = 0
-    for i, (win, view) in enumerate(zip(spans, views, strict=True)):
-        for frame in mine:
-            reached = _reached(frame, win, view, i, scores, all_frames, today, exp, catalog)
-            best = max(best, STAGES.index(reached))
+    best = STAGES.index("no cue")  # a window no frame is cued on is not scored at all
+    for win, ballot in zip(spans, frames.votes(spans, all_frames, today), strict=True):
+        for vote in ballot:
+            if vote.frame.name in mine:
+                reached = _reached(vote, ballot, win, text, today, exp, catalog)
+                best = max(best, STAGES.index(reached))
     return STAGES[best]
 
 
-def _reached(frame, win, view, i, scores, all_frames, today, exp, catalog) -> str:
-    if not frames.cued(frame, view, today):
+def _reached(vote, ballot, win, text, today, exp, catalog) -> str:
+    frame = vote.frame
+    limit = frame.threshold if vote.cued else frame.uncued
+    if limit is None:
         return "no cue"
-    score = float(scores[frame.name][i])
-    none = max(float(scores[lab][i]) for lab in (frames.NONE, frames.OTHER) if lab in scores)
-    if score < frame.threshold:
+    if vote.score < limit:
         return "below"
-    if score <= none:
+    if vote.score <= vote.against + frame.margin:
         return "none wins"
-    chosen = [f for f, _ in frames.choose(scores, all_frames, i) if frames.cued(f, view, today)]
-    if chosen and chosen[0].name != frame.name:
+    chosen = [v for v in ballot if v.chosen]
+    if (
+        chosen
+        and chosen[0].frame.name != frame.name
+        and vote.score < chosen[0].score - frames.CLOSE
+    ):
         return "outranked"
-    if guarded(win.sentence, sentence=win.sentence):
+    if frames.stated_not(win.sentence):
         return "guarded"
     filled = frames.fill(frame, win.sentence, today, win.previous)
     ok = filled is not None and matches(exp, (frame.path, _value(frame, catalog, filled[0])))
@@ -108,12 +107,7 @@ def _reached(frame, win, view, i, scores, all_frames, today, exp, catalog) -> st
         if ctx is not None and matches(exp, (frame.path, _value(frame, catalog, ctx[0]))):
             return "in context"
         return "unfilled" if filled is None else "wrong value"
-    used = filled[1]
-    if not used:
-        return "unfilled"
-    if (frame.holder == "user" and frames._about_someone_else(win.sentence, used)) or (
-        not frame.plans and frames._intended(win.sentence, used)
-    ):
+    if frames._candidate(vote, win, text, today, catalog) is None:
         return "intent/holder"
     return "found"
 
@@ -123,14 +117,15 @@ def main() -> int:
     ap.add_argument("sets", nargs="*", default=list(SETS), help="tuning sets to read")
     ap.add_argument("--list", metavar="STAGE", help="print the facts lost at this stage")
     args = ap.parse_args()
-    every = tuple(dataclasses.replace(f, emit=True) for f in frames.load_frames())
     catalog = Catalog.load()
     total: Counter = Counter()
     per_path: dict[str, Counter] = {}
     for name in args.sets:
         rows = load(ROOT / "bench" / "extraction_data" / SETS[name])
         c: Counter = Counter()
-        with frames.without_examples([name]):
+        with frames.without_examples([name]), fold(name, False):
+            # thresholds: those measured without the set being read (bench/frame_folds.json)
+            every = tuple(dataclasses.replace(f, emit=True) for f in frames.active_frames())
             for _s, part in sessions(rows).items():
                 history: list[tuple[str, dt.datetime]] = []
                 for row in part:

@@ -24,6 +24,7 @@ Nothing here reads a blind set. Run from the repository root:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -81,8 +82,17 @@ def score(rows: list[dict[str, Any]], predict, errors: bool) -> dict[str, int]:
     return c
 
 
+def fold(name: str, shipped: bool):
+    """The thresholds measured without this set (bench/frame_folds.json, written by
+    bench/frame_calibrate.py), unless asked for the shipped ones."""
+    folds = ROOT / "bench" / "frame_folds.json"
+    if shipped or not folds.is_file():
+        return contextlib.nullcontext()
+    return frames.using_calibration(json.loads(folds.read_text(encoding="utf-8"))[name])
+
+
 def emitting() -> set[str]:
-    return {f.path for f in frames.load_frames() if f.emit}
+    return {f.path for f in frames.active_frames() if f.emit}
 
 
 def frames_alone(catalog):
@@ -164,6 +174,12 @@ def main() -> int:
     ap.add_argument(
         "--all-frames", action="store_true", help="let every frame emit (emit=false ones too)"
     )
+    ap.add_argument(
+        "--shipped-thresholds",
+        action="store_true",
+        help="score every set with the shipped thresholds (tuned on it too) instead of those "
+        "measured without it (bench/frame_folds.json)",
+    )
     ap.add_argument("--no-anchors", action="store_true", help="cues only (no anchor slot types)")
     ap.add_argument(
         "--no-context", action="store_true", help="required slots from the sentence only"
@@ -175,6 +191,7 @@ def main() -> int:
         cues_only = tuple(dataclasses.replace(f, anchors=()) for f in frames.load_frames())
         frames.load_frames = lambda *a: cues_only
     if args.all_frames:
+        args.shipped_thresholds = True  # every frame emits: no fold's emit flags
         every = tuple(dataclasses.replace(f, emit=True) for f in frames.load_frames())
         frames.load_frames = lambda *a: every
     if args.classify:
@@ -185,7 +202,7 @@ def main() -> int:
     for name in args.sets:
         rows = load(ROOT / "bench" / "extraction_data" / SETS[name])
         print(f"== {name} (its examples left out)")
-        with frames.without_examples([name]):
+        with frames.without_examples([name]), fold(name, args.shipped_thresholds):
             c = score(rows, frames_alone(catalog), args.errors)
             totals["frames"].update(c)
             print(line("frames", c))

@@ -120,9 +120,8 @@ def build_message_batch(
     failed: list[NewRejection] = []
     if learns:
         found = _isolated("rules", failed, [], extract, text, observed_at, role, catalog, history)
-        skip = {c.path for c in found}
         reading = _isolated(
-            "frames", failed, reading, framed, text, observed_at, catalog, history, skip
+            "frames", failed, reading, framed, text, observed_at, catalog, history, found
         )
         found += reading.candidates
         pattern_found = [*found, *(candidates or ())]
@@ -195,10 +194,11 @@ def framed(
     observed_at: dt.datetime,
     catalog: Catalog,
     history: Sequence[tuple[str, dt.datetime]],
-    skip: set[str],
+    rules: Sequence[Candidate],
 ) -> Reading:
-    """What the frames find for paths the patterns did not fill, and hints for a calling
-    agent (nothing without the encoder).
+    """What the frames find beside the patterns' candidates `rules` (one answer where both
+    read the same path in the same sentence), and hints for a calling agent (nothing without
+    the encoder).
 
     Imported here, not at the top: the encoder's arrays load only when a message is read.
     """
@@ -206,7 +206,7 @@ def framed(
 
     if not frames.available():
         return Reading([], [])
-    return frames.read(text, observed_at, catalog, history, skip=skip)
+    return frames.read(text, observed_at, catalog, history, rules=rules)
 
 
 def corrections(

@@ -9,15 +9,18 @@ extractor decides *what a window is about* by meaning and fills *values* by type
 2. frames: the shipped sentence encoder (encoder.py) embeds the windows; the nearest labelled
    examples of each frame (fact_log/frames.toml and fact_log/frame_examples.jsonl — data, not
    code) vote, against examples of messages that teach nothing ("none") or fill paths no
-   frame fills ("other"); a frame is chosen when its score reaches its threshold, beats both,
-   and the window says one of its cues (a frame without cues is decided by meaning alone);
+   frame fills ("other"); a frame is chosen when its score beats both by its margin and
+   reaches its threshold — that of a window saying one of its cues, or the higher `uncued`
+   one (thresholds measured leave-one-set-out: fact_log/frame_calibration.toml, written by
+   bench/frame_calibrate.py); frames scoring close to the best are read too;
 3. slots: the general parsers of slots.py fill the frame's fields from the message's own
    sentence, so every value has a span the evidence stage can verify;
-4. the same guards as the rules: a sentence that is a question, hypothetical, negated or about
-   someone else yields nothing.
+4. guards: a sentence that is a question, hypothetical, negated or about someone else yields
+   nothing; a state frame ignores a plan, the future and a past date still to come; a record
+   frame leaves a correction to the rules.
 
-The pipeline adds these candidates for paths the rules did not produce from the message, so
-the frames widen what is learned and the rules keep what they already do well. Nothing here
+The pipeline reads every sentence and merges with the rules (`merge`): where both read the
+same path in the same sentence, the rule's candidate is the answer. Nothing here
 runs without the encoder's weights package (`available()`), and nothing is imported by read
 commands: the example vectors are computed on first use and cached on disk, keyed by the
 examples and the weights.
@@ -35,7 +38,7 @@ import re
 import threading
 import tomllib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,7 @@ from uac.fact_log.extraction.slots import Found, parser
 
 _DATA = Path(__file__).resolve().parents[1]
 FRAMES_FILE = _DATA / "frames.toml"
+CALIBRATION_FILE = _DATA / "frame_calibration.toml"
 EXAMPLES_FILE = _DATA / "frame_examples.jsonl"
 NONE = "none"
 OTHER = "other"  # examples about paths no frame fills
@@ -92,6 +96,8 @@ class Frame:
     emit: bool = True  # False: recognised (it wins its windows) but its slots are not emitted
     plans: bool = False  # True: a plan or a need is this frame's fact (a trip, an event, a task)
     anchors: tuple[str, ...] = ()  # slot types whose value in a window counts as a cue
+    uncued: float | None = None  # threshold of a window saying no cue (None: never chosen)
+    margin: float = 0.0  # how far the score must beat the best of "none" and "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,36 +118,90 @@ def available() -> bool:
 
 @functools.cache
 def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
-    """The frames of the data file, in file order."""
+    """The frames of the data file, in file order, with their calibrated thresholds
+    (fact_log/frame_calibration.toml, for the shipped frames file only)."""
     raw = tomllib.loads(path.read_text(encoding="utf-8"))["frames"]
+    shipped = path == FRAMES_FILE and CALIBRATION_FILE.is_file()
+    table = load_calibration(CALIBRATION_FILE) if shipped else {}
     return tuple(
-        Frame(
-            name=name,
-            path=spec["path"],
-            cues=tuple(c.lower() for c in spec.get("cues", ())),
-            slots=tuple(
-                Slot(
-                    **{
-                        **s,
-                        "near": tuple(s.get("near", ())),
+        calibrated(
+            Frame(
+                name=name,
+                path=spec["path"],
+                cues=tuple(c.lower() for c in spec.get("cues", ())),
+                slots=tuple(
+                    Slot(
                         **{
-                            k: tuple(w.lower() for w in s.get(k, ()))
-                            for k in ("default_if", "if_said", "unless_said")
-                        },
-                    }
-                )
-                for s in spec.get("slots", ())
+                            **s,
+                            "near": tuple(s.get("near", ())),
+                            **{
+                                k: tuple(w.lower() for w in s.get(k, ()))
+                                for k in ("default_if", "if_said", "unless_said")
+                            },
+                        }
+                    )
+                    for s in spec.get("slots", ())
+                ),
+                threshold=float(spec.get("threshold", 0.45)),
+                confidence=float(spec.get("confidence", 0.7)),
+                examples=tuple(spec.get("examples", ())),
+                holder=spec.get("holder", "user"),
+                emit=bool(spec.get("emit", True)),
+                plans=bool(spec.get("plans", False)),
+                anchors=tuple(spec.get("anchors", ())),
+                uncued=spec.get("uncued"),
+                margin=float(spec.get("margin", 0.0)),
             ),
-            threshold=float(spec.get("threshold", 0.45)),
-            confidence=float(spec.get("confidence", 0.7)),
-            examples=tuple(spec.get("examples", ())),
-            holder=spec.get("holder", "user"),
-            emit=bool(spec.get("emit", True)),
-            plans=bool(spec.get("plans", False)),
-            anchors=tuple(spec.get("anchors", ())),
+            table,
         )
         for name, spec in raw.items()
     )
+
+
+Calibration = dict[str, dict[str, Any]]
+_CALIBRATED = ("threshold", "uncued", "margin", "emit")
+
+
+def load_calibration(path: Path) -> Calibration:
+    """Per frame name, the thresholds measured leave-one-set-out (bench/frame_calibrate.py)."""
+    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {name: dict(spec) for name, spec in raw.get("frames", {}).items()}
+
+
+def calibrated(frame: Frame, table: Calibration) -> Frame:
+    """The frame with its measured threshold, uncued threshold, margin and emit flag; a
+    frame the table does not name keeps its own (a new frame, before it is measured)."""
+    spec = table.get(frame.name)
+    if spec is None:
+        return frame
+    fields = {k: spec[k] for k in _CALIBRATED if k in spec}
+    if "uncued" not in spec:
+        fields["uncued"] = None
+    return replace(frame, **fields)
+
+
+_override: Calibration | None = None
+
+
+def active_frames() -> tuple[Frame, ...]:
+    """The frames a message is read with: the shipped ones, or (for evaluation) those of a
+    calibration measured without the set being scored (`using_calibration`)."""
+    shipped = load_frames()
+    if _override is None:
+        return shipped
+    return tuple(calibrated(f, _override) for f in shipped)
+
+
+@contextlib.contextmanager
+def using_calibration(table: Calibration) -> Iterator[None]:
+    """For evaluation only: read with these thresholds instead of the shipped ones."""
+    global _override
+    before = _override
+    _override = table
+    try:
+        yield
+    finally:
+        _override = before
 
 
 def labelled_examples() -> list[tuple[str, str]]:
@@ -383,9 +443,49 @@ _INTENT = re.compile(
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
     r"|wants? me to|told me to|asked me to|(?:going|have|got) to try|to try|used to"
     r"|sort(?:ing)? out|apply(?:ing)? for|remind me|about to|yet to|not yet|haven't|hasn't"
-    r"|in case)\b",
+    r"|in case"
+    # the future or a question still to ask states no present fact: "I'll be on statins",
+    # "I shall ask the pharmacist about paracetamol"
+    r"|will|shall|won't|going to|gonna|(?:i|we|you|they)'ll|ask(?:ing)?(?:\s+\w+){0,3}\s+about)\b",
     re.I,
 )
+
+
+# A question asked after a conjunction or a greeting ("and what about yellow fever, is that
+# needed there"): the rules' question form reads the clause's first word only.
+_ASKED = re.compile(
+    r"^\W*(?:(?:and|so|but|also|oh|ok|okay|hmm+|um+|then|wait)\W+)+"
+    r"(?:what|when|where|which|who|why|how|is|are|do|does|did|can|could|should)\b"
+    r"|\b(?:is|are)\s+(?:that|it|this|they)\s+(?:needed|necessary|required|ok|okay|safe)\b",
+    re.I,
+)
+# A sentence that corrects a record said before ("actually, make that the 19th", "the
+# dentist moved to Friday", "wait, started yesterday actually"): the record it corrects is
+# the rules' (a correction replaces it); a frame would add a second one.
+_CORRECTS = re.compile(
+    r"^\W*(?:(?:oh|ah|ok|okay|sorry)\W+)?(?:actually|correction|oops|wait|scratch that)\b"
+    r"|\bactually\W*$|\b(?:make (?:that|it)|i meant|is actually|now (?:it's|it is)"
+    r"|(?:moved|pushed back|pushed|changed|rescheduled|postponed|brought forward)"
+    r"(?:\s+\S+){0,3}?\s+to)\b",
+    re.I,
+)
+
+
+def stated_not(sentence: str) -> bool:
+    """Whether a sentence states no fact of its own: a question (the rules' forms, one asked
+    after a conjunction, or any sentence ending in a question mark: "also need hep A jab?" —
+    the rules read a statement's word order with one as surprise, the frames, less precise,
+    do not), a hypothetical, an uncertainty or a negation."""
+    return (
+        guarded(sentence, sentence=sentence)
+        or _ASKED.search(sentence) is not None
+        or sentence.rstrip().endswith(("?", "？"))
+    )
+
+
+def corrects(sentence: str) -> bool:
+    """Whether a sentence corrects a record said before it."""
+    return _CORRECTS.search(sentence) is not None
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
@@ -397,6 +497,19 @@ def _intended(sentence: str, used: list[Found]) -> bool:
     head = sentence[:first]
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(head)]
     return _INTENT.search(head[breaks[-1] if breaks else 0 :]) is not None
+
+
+def _not_yet(frame: Frame, value: dict[str, Any], today: dt.date) -> bool:
+    """Whether a date the frame reads as past (a jab had, a weight taken, a medication
+    started) falls after the message's day: what has not happened yet is no fact of a frame
+    that is a state ("the second rabies one in a week")."""
+    for slot in frame.slots:
+        said = value.get(slot.field)
+        if slot.prefer == "past" and slot.type == "date" and isinstance(said, str):
+            with contextlib.suppress(ValueError):
+                if dt.date.fromisoformat(said[:10]) > today:
+                    return True
+    return False
 
 
 def _about_someone_else(sentence: str, used: list[Found]) -> bool:
@@ -421,95 +534,246 @@ def read(
     catalog: Catalog,
     history: Sequence[tuple[str, dt.datetime]] = (),
     skip: Iterable[str] = (),
+    rules: Sequence[Candidate] = (),
 ) -> Reading:
-    """Candidates and hints of one user message (paths in `skip`, the rules', are left alone)."""
-    frames = list(load_frames())
+    """Candidates and hints of one user message, read on every window.
+
+    `rules` are the rules' candidates of the same message: where a rule and a frame propose
+    the same path for the same sentence, one answer is kept (`merge`); paths in `skip` are
+    left alone entirely."""
+    frames = list(active_frames())
     skipped = set(skip)
     empty = Reading([], [])
     if not text.strip():
         return empty
     spans = windows(text, history)
-    # cheap pre-filter: only windows that say some frame's cue are embedded
-    today = observed_at.date()
-    todo = [w for w in spans if any(cued(f, w.context, today) for f in frames)]
-    if not todo:
+    if not spans:
         return empty
-    # one view of each window: the sentence alone when it says some frame's cue (its own
-    # topic, not the previous sentence's), else with the sentence before it (a value said
-    # after its topic: "New expiry is March 5, 2035." after "my renewed passport came")
-    views = [
-        w.sentence if any(cued(f, w.sentence, today) for f in frames) else w.context for w in todo
-    ]
-    row = {t: i for i, t in enumerate(dict.fromkeys(views))}
-    scores = index().scores(encoder.encode(list(row)))
+    today = observed_at.date()
+    ballots = votes(spans, frames, today)
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[str] = set()
-    for win, view in zip(todo, views, strict=True):
-        if guarded(win.sentence, sentence=win.sentence):
+    for win, ballot in zip(spans, ballots, strict=True):
+        if stated_not(win.sentence):
             continue
-        chosen = [f for f, _ in choose(scores, frames, row[view]) if cued(f, view, today)]
-        found = _first_filled(chosen, win, text, today, catalog, skipped, taken)
-        if found is not None:
-            out.append(found)
-            taken.add(found.path)
-        elif chosen and chosen[0].path not in skipped | taken:
-            hints.setdefault(chosen[0].path, _hint(chosen[0], win.sentence, catalog))
+        chosen = [v for v in ballot if v.chosen]
+        found = _filled(chosen, win, text, today, catalog, skipped, taken)
+        out += found
+        taken |= {c.path for c in found}
+        if not found and chosen and chosen[0].frame.path not in skipped | taken:
+            first = chosen[0].frame
+            hints.setdefault(first.path, _hint(first, win.sentence, catalog))
+    out = merge(rules, out, spans, catalog)
     return Reading(out, [h for p, h in hints.items() if p not in taken])
 
 
-def _first_filled(
-    chosen: list[Frame],
+@dataclass(frozen=True, slots=True)
+class Vote:
+    """How one frame scores one window: on the view it is read on (the sentence, or the
+    sentence after the one before it when only that says the frame's cue), against the best
+    of "none" and "other" on the same view, and on the sentence alone."""
+
+    frame: Frame
+    score: float
+    against: float
+    cued: bool
+    cued_alone: bool  # the sentence itself says the cue (not only the one before it)
+    alone: float  # the sentence alone's score for this frame
+    alone_against: float
+
+    @property
+    def chosen(self) -> bool:
+        """Whether the frame is chosen for the window: its score reaches the threshold of a
+        cued window (or the higher one of an uncued window) and beats none/other by its
+        margin."""
+        limit = self.frame.threshold if self.cued else self.frame.uncued
+        return (
+            limit is not None
+            and self.score >= limit
+            and self.score > self.against + self.frame.margin
+        )
+
+
+def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> list[list[Vote]]:
+    """Every frame's vote on every window, best first. One view per window: the sentence when
+    it says some frame's cue (its own topic, not the previous sentence's), else the sentence
+    after the one before it when that says one (a value said after its topic: "New expiry is
+    March 5, 2035." after "my renewed passport came"), else the sentence, uncued. A window
+    read on its context view is scored on the sentence alone too, only when some frame is
+    chosen there; each text is encoded once, in at most two batches per message."""
+    open_ = any(f.uncued is not None for f in frames)  # some frame reads uncued windows
+    plan: list[tuple[str, list[bool]] | None] = []
+    for win in spans:
+        cues = [cued(f, win.sentence, today) for f in frames]
+        view = win.sentence
+        if not any(cues) and win.previous:
+            around = [cued(f, win.context, today) for f in frames]
+            if any(around):
+                view, cues = win.context, around
+        plan.append((view, cues) if open_ or any(cues) else None)
+    views = list(dict.fromkeys(p[0] for p in plan if p is not None))
+    if not views:  # the cheap pre-filter: no window can choose a frame
+        return [[] for _ in spans]
+    scored = _Scored(views)
+    out: list[list[Vote]] = []
+    for win, step in zip(spans, plan, strict=True):
+        if step is None:
+            out.append([])
+            continue
+        view, cues = step
+        score, against = scored.row(view)
+        out.append(
+            sorted(
+                (
+                    Vote(f, score.get(f.name, -1.0), against, cue, view == win.sentence, -1.0, 0.0)
+                    for f, cue in zip(frames, cues, strict=True)
+                ),
+                key=lambda v: -v.score,
+            )
+        )
+    # the sentence alone, for windows read on their context view where a frame is chosen
+    later = [w.sentence for w, b in zip(spans, out, strict=True) if _borrowing(w, b)]
+    scored.add(later)
+    for i, (win, ballot) in enumerate(zip(spans, out, strict=True)):
+        if ballot and (ballot[0].cued_alone or win.sentence in scored.at):
+            score, against = scored.row(win.sentence)
+            out[i] = [
+                replace(v, alone=score.get(v.frame.name, -1.0), alone_against=against)
+                for v in ballot
+            ]
+    return out
+
+
+def _borrowing(win: Window, ballot: list[Vote]) -> bool:
+    return bool(ballot) and not ballot[0].cued_alone and any(v.chosen for v in ballot)
+
+
+class _Scored:
+    """Label scores of a message's texts, each text encoded once."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.at: dict[str, int] = {}
+        self._scores: dict[str, np.ndarray] = {}
+        self._against = np.zeros(0, dtype=np.float32)
+        self.add(texts)
+
+    def add(self, texts: list[str]) -> None:
+        new = [t for t in dict.fromkeys(texts) if t not in self.at]
+        if not new:
+            return
+        found = index().scores(encoder.encode(new))
+        against = np.max([found[lab] for lab in (NONE, OTHER) if lab in found], axis=0)
+        base = len(self.at)
+        self.at.update({t: base + i for i, t in enumerate(new)})
+        self._scores = {
+            lab: np.concatenate([self._scores.get(lab, np.zeros(0, np.float32)), v])
+            for lab, v in found.items()
+        }
+        self._against = np.concatenate([self._against, against])
+
+    def row(self, text: str) -> tuple[dict[str, float], float]:
+        i = self.at[text]
+        return {lab: float(v[i]) for lab, v in self._scores.items()}, float(self._against[i])
+
+
+# Frames whose scores sit this close to the best chosen one are read too (multi-label):
+# "Flying to Rome on the 3rd for my cousin's wedding" is a trip and an event.
+CLOSE = 0.05
+
+
+def _filled(
+    chosen: list[Vote],
     win: Window,
     text: str,
     today: dt.date,
     catalog: Catalog,
     closed: set[str],
     taken: set[str],
-) -> Candidate | None:
-    """The candidate of the best chosen frame that fills (one frame per sentence)."""
-    for frame in chosen:
-        if frame.path in taken:
+) -> list[Candidate]:
+    """The candidates of the chosen frames that fill: the best one, and those scoring within
+    CLOSE of the best chosen score (one candidate per path and message)."""
+    out: list[Candidate] = []
+    top = chosen[0].score if chosen else 0.0
+    for vote in chosen:
+        frame = vote.frame
+        if out and vote.score < top - CLOSE:
+            break
+        if frame.path in taken or any(c.path == frame.path for c in out):
             continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
-            return None  # the sentence is about this frame: the rules (or nothing) speak for it
-        filled = fill(frame, win.sentence, today)
-        if filled is None and CONTEXT_FILL and win.previous:
-            # a required value from the sentence before: only when the sentence alone is
-            # still about this frame ("It's valid until June 1." after "my ESTA came"), not
-            # about something else that borrows it ("I was diagnosed with diabetes last week.")
-            filled = fill(frame, win.sentence, today, win.previous)
-            if filled is not None and not _about(frame, win.sentence):
+            if out:
                 continue
-        if filled is None:
-            continue
-        value, used = filled
-        if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
-            continue
-        if not frame.plans and _intended(win.sentence, used):
-            continue
-        first = min(f.start for f in used)
-        last = max(f.end for f in used)
-        attribute = frame.path in catalog.attributes
-        return Candidate(
-            kind="attribute" if attribute else "record",
-            path=frame.path,
-            value=value["value"] if attribute else value,
-            op="assert",
-            quote=text[win.start + first : win.start + last],
-            start=win.start + first,
-            confidence=frame.confidence,
-        )
-    return None
+            return out  # the sentence is about this frame: the rules (or nothing) speak for it
+        found = _candidate(vote, win, text, today, catalog)
+        if found is not None:
+            out.append(found)
+    return out
 
 
-def _about(frame: Frame, sentence: str) -> bool:
-    """Whether the sentence alone scores this frame above the none and other examples."""
-    found = index().scores(encoder.encode([sentence]))
-    if frame.name not in found:
-        return False
-    against = max(float(found[lab][0]) for lab in (NONE, OTHER) if lab in found)
-    return float(found[frame.name][0]) > against
+def _candidate(
+    vote: Vote, win: Window, text: str, today: dt.date, catalog: Catalog
+) -> Candidate | None:
+    frame = vote.frame
+    filled = fill(frame, win.sentence, today)
+    if filled is None and CONTEXT_FILL and win.previous:
+        # a required value from the sentence before: only when the sentence alone is
+        # still about this frame ("It's valid until June 1." after "my ESTA came"), not
+        # about something else that borrows it ("I was diagnosed with diabetes last week.")
+        filled = fill(frame, win.sentence, today, win.previous)
+        if filled is not None and not vote.alone > vote.alone_against:
+            return None
+    if filled is None:
+        return None
+    if not vote.cued_alone and not vote.alone > vote.alone_against:
+        return None  # cued only by the sentence before: the sentence must be about it too
+    value, used = filled
+    if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
+        return None
+    if frame.path not in catalog.attributes and corrects(win.sentence):
+        return None
+    if not frame.plans and (_intended(win.sentence, used) or _not_yet(frame, value, today)):
+        return None
+    first = min(f.start for f in used)
+    last = max(f.end for f in used)
+    attribute = frame.path in catalog.attributes
+    return Candidate(
+        kind="attribute" if attribute else "record",
+        path=frame.path,
+        value=value["value"] if attribute else value,
+        op="assert",
+        quote=text[win.start + first : win.start + last],
+        start=win.start + first,
+        confidence=frame.confidence,
+    )
+
+
+def merge(
+    rules: Sequence[Candidate],
+    found: list[Candidate],
+    spans: Sequence[Window],
+    catalog: Catalog,
+) -> list[Candidate]:
+    """The frames' candidates that add to the rules': where a rule and a frame propose the
+    same path for the same sentence, the rule's is the answer (rules measure the more precise
+    on every path: bench/frames_cv.py); a single-valued path the rules filled anywhere in the
+    message keeps the rules' value; a record of another sentence is added."""
+    if not rules:
+        return found
+
+    def sentence_of(offset: int) -> int:
+        return next((i for i, w in enumerate(spans) if w.start <= offset < w.end), -1)
+
+    ruled = {(c.path, sentence_of(c.start)) for c in rules}
+    ruled_paths = {c.path for c in rules}
+    out = []
+    for cand in found:
+        if (cand.path, sentence_of(cand.start)) in ruled:
+            continue
+        if cand.path in catalog.attributes and cand.path in ruled_paths:
+            continue
+        out.append(cand)
+    return out
 
 
 def _hint(frame: Frame, sentence: str, catalog: Catalog) -> dict[str, Any]:
