@@ -119,7 +119,8 @@ def build_message_batch(
     reading = Reading([], [])
     failed: list[NewRejection] = []
     if learns:
-        found = _isolated("rules", failed, [], extract, text, observed_at, role, catalog, history)
+        none: list[Candidate] = []
+        found = _isolated("rules", failed, none, extract, text, observed_at, role, catalog, history)
         reading = _isolated(
             "frames", failed, reading, framed, text, observed_at, catalog, history, found
         )
