@@ -36,6 +36,7 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     term          a length of time ("a two-year warranty", "within 14 days", "for 12 months")
                   -> the message's day plus that length
     day_of_month  the day a monthly payment goes out ("on the 5th", "1st of every month") -> int
+    day_period    the same words -> "monthly" (a payment on a day of the month repeats monthly)
     pay_method    standing order, direct debit, card or transfer -> the catalog's words
     account_kind  a kind of account or card (vocabulary account_kinds) -> the catalog's words
     bank          a bank or card issuer: a capitalised name before account/card or after
@@ -52,6 +53,9 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     model_year    a four-digit year said bare (not inside a date): "a 2017 Fiesta"
     distance_km   an odometer reading: "78,400 km", "412,300 k's", "at 72,000" -> whole km
     rate          a percentage or a price ("29.9%", "0%", "£52")
+    item          a thing bought: "The laptop has ...", "bought a dishwasher from ..."
+    payee         who a payment instruction pays: "standing order to Mum", "the gym direct
+                  debit", "council tax DD", "my phone bill"
     enum:a|b|c    one of the words a, b, c
     KIND@w1|w2    the values of KIND said within a few words of one of w1, w2 (either side):
                   "term@warrant|guarantee" is a warranty's length, "country@passport" the
@@ -353,10 +357,32 @@ def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+# A bare number said as a limit or a rate per period: "under 150", "no more than 300",
+# "limit is 1.500", "400/month", "250 a month" (never a clock time, a year or a unit)
+_LIMIT = re.compile(
+    r"\b(?:under|below|than|max(?:imum)?|at\s+most|up\s+to|limit\s+(?:is|of)|is|at)\s+"
+    r"(?P<a>\d{1,3}(?:[,.'’]\d{3})+|\d{2,7})(?![\d:.,]\d|\s*(?:%|am|pm|km|kg|mg|h\b|hours?|days?"
+    r"|weeks?|months?|years?|times?|people|nights?))"
+    r"|(?<![\w.,:/-])(?P<b>\d{1,3}(?:[,.'’]\d{3})+|\d{2,7})\s*(?=(?:/|a\s+|per\s+|each\s+)"
+    r"(?:week|month|year)\b)",
+    re.I,
+)
+
+
 def sums(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """The number of each amount (see `amounts`), for a money field other than "amount" (a
-    card's limit, a budget's, a service's cost)."""
-    return [Found(f.value["amount"], f.start, f.end) for f in amounts(text, today, prefer)]
+    card's limit, a budget's, a service's cost); else a bare number said as a limit ("under
+    150", "400/month")."""
+    found = [Found(f.value["amount"], f.start, f.end) for f in amounts(text, today, prefer)]
+    if found:
+        return found
+    out = []
+    for m in _LIMIT.finditer(text):
+        group = "a" if m["a"] else "b"
+        number = parse_number(re.sub(r"[,.'’](?=\d{3}\b)", "", m[group]))
+        if number is not None and number > 0 and not _YEAR.fullmatch(m[group]):
+            out.append(Found(str(number), m.start(group), m.end(group)))
+    return out
 
 
 def currencies(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -745,6 +771,11 @@ def days_of_month(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+def day_periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A payment said to go out on a day of the month ("on the 1st") repeats monthly."""
+    return [Found("monthly", f.start, f.end) for f in days_of_month(text, today, prefer)]
+
+
 # how a payment is made, in the catalog's words
 pay_methods = labelled(
     [
@@ -766,15 +797,29 @@ def _account_kinds() -> Parser:
     return labelled([(k, "|".join(v)) for k, v in by_kind.items()], word_end=True)
 
 
+# A card with a credit limit, or one of the card brands that are credit cards, is a credit
+# card ("my Amex has a £7,500 limit", "My Rakuten card limit is 500,000 yen")
+_CREDIT_CARD = re.compile(r"\b(?:amex|american express|barclaycard|card)\b", re.I)
+_DEBIT = re.compile(r"\bdebit\b", re.I)
+
+
 def account_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """A kind of account or card ("credit card", "savings account"): the catalog's word."""
-    return _account_kinds()(text, today, prefer)
+    """A kind of account or card ("credit card", "savings account"): the catalog's word; a
+    card said with a limit (never a debit card) or a credit-card brand is a credit card."""
+    found = _account_kinds()(text, today, prefer)
+    if found or _DEBIT.search(text):
+        return found
+    card = _CREDIT_CARD.search(text)
+    brand = card is not None and card[0].lower() != "card"
+    if card is not None and (brand or re.search(r"\blimit\b", text, re.I)):
+        return [Found("credit_card", card.start(), card.end())]
+    return []
 
 
 _BANK = re.compile(
     r"(?P<n>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))(?=\s+(?:current\s+|savings\s+|joint\s+|credit\s+"
     r"|debit\s+|business\s+)?(?:account|acct|card|overdraft|debit\s+card|credit\s+card)\b)"
-    r"|\b(?i:with|at|from|on|my|the|is)\s+(?P<m>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))"
+    r"|\b(?i:with|at|from|on|of|my|the|is)\s+(?P<m>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))"
 )
 
 
@@ -985,6 +1030,98 @@ def rates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
+_ITEM_WORD = r"[A-Za-z][\w'&.-]*"
+_ITEM_STOP = frozenset(
+    {"it", "this", "that", "they", "them", "one", "stuff", "thing", "things", "something"}
+)
+_ITEM = re.compile(
+    # "The laptop has a two-year warranty", "The Uniqlo jacket can be returned"
+    r"(?:^|[,;:]\s*|\band\s+)(?i:the|my|our|this|that)\s+(?P<s>(?:"
+    + _ITEM_WORD
+    + r"\s+){0,2}?"
+    + _ITEM_WORD
+    + r")\s+(?i:i\s+(?:bought|got|ordered)|has|have|comes?|came|can|could|is\s+under|'s\s+got"
+    r"|is\s+covered|is\s+guaranteed)\b"
+    # "bought a dishwasher from Currys", "ordered a sofa from Made.com"
+    r"|\b(?i:bought|ordered|purchased|picked\s+up)\s+(?:(?i:a|an|the|my|our|some|new|me)\s+)*"
+    r"(?P<b>" + _ITEM_WORD + r"(?:\s+(?!(?i:from|at|for|in|on|online|today|yesterday|last|this"
+    r"|with|and|off)\b)" + _ITEM_WORD + r"){0,2})"
+)
+
+
+def items(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A thing bought: the subject of what it has or can do ("The laptop has ...", "The air
+    fryer can go back ...") or what was bought ("bought a dishwasher from ..."); never a
+    pronoun ("It comes with ..." names no item: the one before it does)."""
+    out = []
+    for m in _ITEM.finditer(text):
+        group = "s" if m["s"] else "b"
+        phrase = m[group].rstrip(".,'’")
+        if phrase.split()[0].lower() in _ITEM_STOP or phrase.lower() in _ITEM_STOP:
+            continue
+        out.append(Found(phrase, m.start(group), m.start(group) + len(phrase)))
+    return out
+
+
+_PAYEE_TO = re.compile(
+    # "a standing order to Mum", "rent to DUWO is 612,50 per month"
+    r"\b(?i:standing\s+order|payment|transfer|rent|money)\s+(?:of\s+\S+\s+)?(?i:to)\s+"
+    r"(?:(?i:my|our|the)\s+)?(?P<n>[A-Za-z][\w'&-]*(?:\s+[A-Z][\w'&-]*)?)"
+)
+_PAYEE_BEFORE = re.compile(
+    # "the gym direct debit", "council tax DD", "rent standing order", "my phone bill is"
+    r"(?P<n>(?:[A-Za-z][\w'&-]*\s+)?[A-Za-z][\w'&-]*)\s+(?=(?i:direct\s+debit|(?-i:DD)"
+    r"|standing\s+order|bill|subscription|instal?ments?)\b)"
+)
+_PAYEE_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "up",
+        "set",
+        "is",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "and",
+        "also",
+        "by",
+        "on",
+        "of",
+        "as",
+        "new",
+        "monthly",
+        "pay",
+        "paid",
+        "from",
+        "via",
+        "per",
+    }
+)
+
+
+def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Who or what a payment instruction pays: "to Mum" after a standing order or payment,
+    else the words before "direct debit", "standing order", "DD" or "bill" ("the gym direct
+    debit", "council tax DD", "my phone bill")."""
+    out = []
+    for m in [*_PAYEE_TO.finditer(text), *_PAYEE_BEFORE.finditer(text)]:
+        group = "n"
+        words = m[group].split()
+        while words and words[0].lower() in _PAYEE_STOP:
+            words = words[1:]
+        if not words or words[-1].lower() in _PAYEE_STOP:
+            continue
+        phrase = " ".join(words)
+        at = text.find(phrase, m.start(group))
+        out.append(Found(phrase, at, at + len(phrase)))
+    return sorted(out, key=lambda f: f.start)
+
+
 _BESIDE = 25  # characters between a value and the word it must be said beside
 
 
@@ -1036,6 +1173,7 @@ PARSERS: dict[str, Parser] = {
     "intake_kind": intake_kinds,
     "term": terms,
     "day_of_month": days_of_month,
+    "day_period": day_periods,
     "pay_method": pay_methods,
     "account_kind": account_kinds,
     "bank": banks,
@@ -1051,6 +1189,8 @@ PARSERS: dict[str, Parser] = {
     "model_year": model_years,
     "distance_km": distances,
     "rate": rates,
+    "item": items,
+    "payee": payees,
 }
 
 
