@@ -820,6 +820,9 @@ _BANK = re.compile(
     r"(?P<n>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))(?=\s+(?:current\s+|savings\s+|joint\s+|credit\s+"
     r"|debit\s+|business\s+)?(?:account|acct|card|overdraft|debit\s+card|credit\s+card)\b)"
     r"|\b(?i:with|at|from|on|of|my|the|is)\s+(?P<m>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))"
+    # "Nubank gave me 0% ...", "Revolut send me message": a company opening what it did
+    r"|(?:^|[.!?:]\s+)(?P<k>(?-i:[A-Z][\w&'’.-]+))\s+(?=(?i:gave|gives?|sent|sends?|offer\w*"
+    r"|charg\w*|wants?|says?|said|told|emailed|texted|wrote)\b)"
 )
 
 
@@ -828,7 +831,7 @@ def banks(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     account") or after with/at/from/on/my ("with Marcus", "my Amex")."""
     out = []
     for m in _BANK.finditer(text):
-        group = "n" if m["n"] else "m"
+        group = next(g for g in ("n", "m", "k") if m[g])
         name = m[group].rstrip(".'’")
         if name in NOT_NAMES or name.lower() in {"visa", "mastercard", "i"} or lookup_place(name):
             continue
