@@ -184,3 +184,25 @@ def test_other_people_questions_hypotheticals_and_chat_fill_no_new_frame(
     catalog: Catalog, text: str
 ) -> None:
     assert frames.extract(text, AT, catalog) == []
+
+
+def test_limits_currencies_payees_and_items_bought() -> None:
+    assert values("sum", "and takeaways under 120") == ["120"]
+    assert values("sum", "clothes 90/month") == ["90"]
+    assert values("sum", "the card limit is £2,500") == ["2500"]
+    assert values("sum", "at 9:30 in 2026") == []  # a clock time and a year are no limit
+    assert values("currency", "the card limit is £2,500") == ["GBP"]
+    assert values("payee", "set up a standing order to Grandad, £40 a month") == ["Grandad"]
+    assert values("payee", "the water bill comes out on the 3rd") == ["water"]
+    assert values("payee", "I paid 30 for lunch") == []
+    assert values("day_period", "goes out on the 3rd") == ["monthly"]
+    assert values("item", "The kettle has a one-year guarantee") == ["kettle"]
+    assert values("item", "I ordered a desk lamp from Argos") == ["desk lamp"]
+    assert values("item", "It comes with a 2 year warranty") == []  # "it" names no item
+
+
+def test_a_card_with_a_limit_is_a_credit_card_and_a_company_may_open_a_sentence() -> None:
+    assert values("account_kind", "my Monzo card has a £900 limit") == ["credit_card"]
+    assert values("account_kind", "my debit card has a £900 limit") == ["debit_card"]
+    assert values("account_kind", "I lost my card") == []
+    assert values("bank", "Monzo sent me a letter about the rate") == ["Monzo"]
