@@ -27,10 +27,20 @@ TUNING_SETS = ["dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5"
 MAX_CHARS = 300
 
 
+def frame_label(frames: list, expected: list[dict]) -> str:
+    """The frame of one path an example teaches: the first whose required fields the expected
+    facts all state (a return window, not a warranty's length), else the path's first frame."""
+    said = {key for exp in expected for key in exp["values"]}
+    for frame in frames:
+        if {s.field for s in frame.slots if s.required} <= said:
+            return frame.name
+    return frames[0].name
+
+
 def main(sets: list[str] = TUNING_SETS) -> None:
-    by_path = {}
+    by_path: dict[str, list] = {}
     for frame in load_frames():
-        by_path.setdefault(frame.path, frame.name)
+        by_path.setdefault(frame.path, []).append(frame)
     rows = []
     seen = set()
     for name in sets:
@@ -46,7 +56,7 @@ def main(sets: list[str] = TUNING_SETS) -> None:
             elif not framed:
                 label = OTHER  # about a path no frame fills: votes against every frame
             elif len(paths) == 1:
-                label = by_path[framed.pop()]
+                label = frame_label(by_path[framed.pop()], msg["expected"])
             else:
                 continue
             seen.add(text)

@@ -113,9 +113,12 @@ def test_an_authorisation_approved_today_has_no_end_day(catalog: Catalog) -> Non
 def test_a_sentence_about_something_else_borrows_no_value_from_the_one_before(
     catalog: Catalog,
 ) -> None:
-    # the drug is the previous message's; "last week" is when the diagnosis was made
+    # the drug is the previous message's; "last week" is when the diagnosis was made: the
+    # sentence states a condition, never a medication borrowed from the message before
     history = ["The doctor started me on metformin 500 mg twice daily."]
-    assert said("I was diagnosed with type 2 diabetes last week.", history) == []
+    found = said("I was diagnosed with type 2 diabetes last week.", history)
+    assert [p for p, _ in found] == ["health.conditions"]
+    assert found[0][1]["name"] == "type 2 diabetes"
 
 
 @pytest.mark.parametrize(

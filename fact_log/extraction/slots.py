@@ -8,6 +8,8 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     datetime      a date with the clock time said in the same sentence, when there is one
     money         an amount with its currency -> {"amount", "currency"}
     amount        money, else an amount said as paid without a currency ("paid 899")
+    sum           the number of such an amount alone (a limit, a cost) -> "1500"
+    currency      the ISO code of an amount said with its currency
     period        how often a payment recurs -> the catalog's period words
     topic         what the sentence is about: its leading noun phrase ("the client dinner")
     name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
@@ -27,7 +29,37 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     weight_kg     a body weight in kg, lb or stone -> kilograms
     dose          an amount of a drug with its unit (and how often, when said)
     count         a small whole number (digits or words)
+    condition     a health condition (the rules' condition names, the checks' condition
+                  families, pregnancy words, "diabetic") -> its name ("pregnancy", "hypertension")
+    intake        a food, drink or supplement of the interaction table (or "vitamin D")
+    intake_kind   the same words -> food | drink | supplement
+    term          a length of time ("a two-year warranty", "within 14 days", "for 12 months")
+                  -> the message's day plus that length
+    day_of_month  the day a monthly payment goes out ("on the 5th", "1st of every month") -> int
+    day_period    the same words -> "monthly" (a payment on a day of the month repeats monthly)
+    pay_method    standing order, direct debit, card or transfer -> the catalog's words
+    account_kind  a kind of account or card (vocabulary account_kinds) -> the catalog's words
+    bank          a bank or card issuer: a capitalised name before account/card or after
+                  with/at/from ("with Marcus", "the Santander account", "my Amex")
+    budget_period week | month | year, as a budget is said per ("a month", "/week", "yearly")
+    category      a spending category word of the reference table, else the words after on/for
+    booking_kind  flight | train | hotel | car | bus | boat, by the words that book them
+    code          an identifier after number/ref/reference/confirmation/reg ("ref HLM-88213")
+    city          a known city, as a string (a place parser's city)
+    full_name     a full name: two to four capitalised (or capital-letter) words
+    vehicle_make  a vehicle make, or the make of a model named (vocabulary) -> its make
+    vehicle_model a vehicle model of the vocabulary, as written
+    vehicle       the model when named, else the make (which vehicle a service was for)
+    model_year    a four-digit year said bare (not inside a date): "a 2017 Fiesta"
+    distance_km   an odometer reading: "78,400 km", "412,300 k's", "at 72,000" -> whole km
+    rate          a percentage or a price ("29.9%", "0%", "£52")
+    item          a thing bought: "The laptop has ...", "bought a dishwasher from ..."
+    payee         who a payment instruction pays: "standing order to Mum", "the gym direct
+                  debit", "council tax DD", "my phone bill"
     enum:a|b|c    one of the words a, b, c
+    KIND@w1|w2    the values of KIND said within a few words of one of w1, w2 (either side):
+                  "term@warrant|guarantee" is a warranty's length, "country@passport" the
+                  country of a passport
 """
 
 from __future__ import annotations
@@ -35,17 +67,21 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from dateutil.relativedelta import relativedelta
+
+from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
 from uac.fact_log.extraction.timemodel import find_dates, find_time
-from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.money import find_money, parse_number
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
-from uac.fact_log.reference import food_data, vaccine_words
+from uac.fact_log.reference import food_data, health_rules, vaccine_words, vocabulary
+from uac.fact_log.reference.spending import _index as _spending_index
 
 Prefer = Literal["future", "past"]
 
@@ -316,6 +352,39 @@ def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+# A bare number said as a limit or a rate per period: "under 150", "no more than 300",
+# "limit is 1.500", "400/month", "250 a month" (never a clock time, a year or a unit)
+_LIMIT = re.compile(
+    r"\b(?:under|below|than|max(?:imum)?|at\s+most|up\s+to|limit\s+(?:is|of)|is|at)\s+"
+    r"(?P<a>\d{1,3}(?:[,.'’]\d{3})+|\d{2,7})(?![\d:.,]\d|\s*(?:%|am|pm|km|kg|mg|h\b|hours?|days?"
+    r"|weeks?|months?|years?|times?|people|nights?))"
+    r"|(?<![\w.,:/-])(?P<b>\d{1,3}(?:[,.'’]\d{3})+|\d{2,7})\s*(?=(?:/|a\s+|per\s+|each\s+)"
+    r"(?:week|month|year)\b)",
+    re.I,
+)
+
+
+def sums(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The number of each amount (see `amounts`), for a money field other than "amount" (a
+    card's limit, a budget's, a service's cost); else a bare number said as a limit ("under
+    150", "400/month")."""
+    found = [Found(f.value["amount"], f.start, f.end) for f in amounts(text, today, prefer)]
+    if found:
+        return found
+    out = []
+    for m in _LIMIT.finditer(text):
+        group = "a" if m["a"] else "b"
+        number = parse_number(re.sub(r"[,.'’](?=\d{3}\b)", "", m[group]))
+        if number is not None and number > 0 and not _YEAR.fullmatch(m[group]):
+            out.append(Found(str(number), m.start(group), m.end(group)))
+    return out
+
+
+def currencies(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The ISO currency of each amount said with one."""
+    return [Found(f.value["currency"], f.start, f.end) for f in money(text, today, prefer)]
+
+
 def labelled(table: list[tuple[str, str]], *, word_end: bool = False) -> Parser:
     """A parser of words that name one of a catalog enum's values: `table` pairs each value
     with the pattern of its words, tried in order; the value is returned, the words are the
@@ -555,6 +624,522 @@ _PURPOSES = [
 purposes = labelled(_PURPOSES, word_end=True)
 
 
+def _phrase_pattern(words: Iterable[str], extra: str = "") -> re.Pattern[str]:
+    """One pattern of whole-word phrases, longest first ("type 2 diabetes" before
+    "diabetes"), and the pattern `extra` as one more alternative."""
+    alts = [
+        r"\s+".join(re.escape(part) for part in w.split())
+        for w in sorted({w.lower() for w in words if len(w) > 2}, key=len, reverse=True)
+    ]
+    return re.compile(
+        r"(?<![\w-])(?:" + "|".join(alts + [extra] * bool(extra)) + r")(?![\w-])", re.I
+    )
+
+
+def _phrases(pattern: re.Pattern[str], text: str) -> list[Found]:
+    return [Found(" ".join(m[0].split()), m.start(), m.end()) for m in pattern.finditer(text)]
+
+
+@functools.cache
+def _condition_table() -> tuple[re.Pattern[str], dict[str, str]]:
+    """Every name a condition goes by (the rules' list, the checks' condition families,
+    pregnancy words, "diabetic"), and the name each is recorded as when it differs."""
+    rules = health_rules()
+    pregnancy = rules["pregnancy"]["condition_words"]
+    adjectives: dict[str, str] = vocabulary()["condition_adjectives"]
+    names = {
+        *CONDITIONS.split("|"),
+        *(w for words in rules["condition_family"].values() for w in words),
+        *FOR_MY_NAMES,
+        *pregnancy,
+        *adjectives,
+    }
+    canonical = {w: "pregnancy" for w in pregnancy} | dict(FOR_MY_NAMES) | adjectives
+    return _phrase_pattern(names), canonical
+
+
+def conditions(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Health conditions as named ("type 2 diabetes", "hay fever"), recorded by the name the
+    checks read ("pregnant" -> pregnancy, "blood pressure" -> hypertension)."""
+    pattern, canonical = _condition_table()
+    out = []
+    for f in _phrases(pattern, text):
+        key = f.value.lower()
+        out.append(Found(canonical.get(key, key), f.start, f.end))
+    return out
+
+
+_VITAMIN = r"vitamins?\s+(?:[a-e]|k)\d{0,2}(?![\w-])|multivitamins?|fish\s+oil|cod\s+liver\s+oil"
+
+
+@functools.cache
+def _intake_table() -> tuple[re.Pattern[str], dict[str, str]]:
+    """What one eats, drinks or takes as the interaction table names it, and its kind: a
+    supplement as the table says, a drink when it is alcohol or a juice, else food."""
+    kinds: dict[str, str] = {}
+    for entry in health_rules()["intake"]:
+        for word in entry["words"]:
+            kind = entry["kind"]
+            if kind == "food" and (entry["name"] == "alcohol" or word.endswith("juice")):
+                kind = "drink"
+            kinds.setdefault(word.lower(), kind)
+    return _phrase_pattern(kinds, _VITAMIN), kinds
+
+
+def intakes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Foods, drinks and supplements the interaction checks know ("grapefruit juice", "St
+    John's wort", "red wine"), and vitamins, as written."""
+    return _phrases(_intake_table()[0], text)
+
+
+def intake_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The kind of each intake found: food, drink or supplement."""
+    kinds = _intake_table()[1]
+    return [
+        Found(kinds.get(f.value.lower(), "supplement"), f.start, f.end)
+        for f in intakes(text, today, prefer)
+    ]
+
+
+_UNIT = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
+_TERM = re.compile(
+    r"\b(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|fourteen|twenty|thirty|sixty|ninety)[\s-](?P<u>days?|weeks?|fortnights?|months?|years?|yrs?)"
+    r"\b",
+    re.I,
+)
+_TERM_WORDS = {"a": 1, "an": 1, "fourteen": 14, "twenty": 20, "thirty": 30, "sixty": 60}
+
+
+def terms(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A length of time said ("two-year", "14 days", "12 months"), as the day it ends counted
+    from the message's day (a warranty bought today, a return window, an intro offer)."""
+    out = []
+    for m in _TERM.finditer(text):
+        word = m["n"].lower()
+        n = int(word) if word.isdigit() else _TERM_WORDS.get(word, _NUMBER_WORDS.get(word, 0))
+        if word == "ninety":
+            n = 90
+        unit = _UNIT[m["u"].lower().rstrip("s").replace("yr", "year")]
+        if m["u"].lower().startswith("fortnight"):
+            n *= 2
+        if n <= 0:
+            continue
+        out.append(Found((today + relativedelta(**{unit: n})).isoformat(), m.start(), m.end()))
+    return out
+
+
+_ORDINAL_WORDS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+    "fifteenth": 15,
+    "twentieth": 20,
+    "last": 31,
+}
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:on|by|every|each)\s+(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:[-–/.:]\d"
+    r"|%|am|pm|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
+    r"|\b(?:on\s+)?the\s+(?P<w>" + "|".join(_ORDINAL_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))\s+"
+    r"(?:day\s+)?of\s+(?:each|every|the)\s+month\b",
+    re.I,
+)
+
+
+def days_of_month(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """The day of the month a repeating payment goes out: "on the 5th", "the 1st of each
+    month", "the first of every month" (never a day with its month: "on 5 May")."""
+    out = []
+    for m in _DAY_OF_MONTH.finditer(text):
+        raw = (m["d"] or m["w"]).lower()
+        digits = re.match(r"\d+", raw)
+        day = int(digits[0]) if digits else _ORDINAL_WORDS[raw]
+        if 1 <= day <= 31:
+            out.append(Found(day, m.start(), m.end()))
+    return out
+
+
+def day_periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A payment said to go out on a day of the month ("on the 1st") repeats monthly."""
+    return [Found("monthly", f.start, f.end) for f in days_of_month(text, today, prefer)]
+
+
+# how a payment is made, in the catalog's words
+pay_methods = labelled(
+    [
+        ("standing_order", r"standing\s+orders?|dauerauftrag|(?-i:SO)"),
+        ("direct_debit", r"direct\s+debits?|(?-i:DD)|auto-?pay|autopay"),
+        ("transfer", r"bank\s+transfer|transfers?|wire"),
+        ("card", r"by\s+card|on\s+(?:my|the)\s+card"),
+    ],
+    word_end=True,
+)
+
+
+@functools.cache
+def _account_kinds() -> Parser:
+    table: dict[str, str] = vocabulary()["account_kinds"]
+    by_kind: dict[str, list[str]] = {}
+    for words, kind in table.items():
+        by_kind.setdefault(kind, []).append(r"\s+".join(map(re.escape, words.split())))
+    return labelled([(k, "|".join(v)) for k, v in by_kind.items()], word_end=True)
+
+
+# A card with a credit limit, or one of the card brands that are credit cards, is a credit
+# card ("my Amex has a £7,500 limit", "My Rakuten card limit is 500,000 yen")
+_CREDIT_CARD = re.compile(r"\b(?:amex|american express|barclaycard|card)\b", re.I)
+_DEBIT = re.compile(r"\bdebit\b", re.I)
+
+
+def account_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A kind of account or card ("credit card", "savings account"): the catalog's word; a
+    card said with a limit (never a debit card) or a credit-card brand is a credit card."""
+    found = _account_kinds()(text, today, prefer)
+    if found or _DEBIT.search(text):
+        return found
+    card = _CREDIT_CARD.search(text)
+    brand = card is not None and card[0].lower() != "card"
+    if card is not None and (brand or re.search(r"\blimit\b", text, re.I)):
+        return [Found("credit_card", card.start(), card.end())]
+    return []
+
+
+_BANK = re.compile(
+    r"(?P<n>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))(?=\s+(?:current\s+|savings\s+|joint\s+|credit\s+"
+    r"|debit\s+|business\s+)?(?:account|acct|card|overdraft|debit\s+card|credit\s+card)\b)"
+    r"|\b(?i:with|at|from|on|of|my|the|is)\s+(?P<m>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))"
+    # "Nubank gave me 0% ...", "Revolut send me message": a company opening what it did
+    r"|(?:^|[.!?:]\s+)(?P<k>(?-i:[A-Z][\w&'’.-]+))\s+(?=(?i:gave|gives?|sent|sends?|offer\w*"
+    r"|charg\w*|wants?|says?|said|told|emailed|texted|wrote)\b)"
+)
+
+
+def banks(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A bank or card issuer: a capitalised name before account/card ("the Santander
+    account") or after with/at/from/on/my ("with Marcus", "my Amex")."""
+    out = []
+    for m in _BANK.finditer(text):
+        group = next(g for g in ("n", "m", "k") if m[g])
+        name = m[group].rstrip(".'’")
+        if name in NOT_NAMES or name.lower() in {"visa", "mastercard", "i"} or lookup_place(name):
+            continue
+        if m.start(group) == 0 and group == "n" and name.lower() in {"my", "the", "new", "old"}:
+            continue
+        out.append(Found(name, m.start(group), m.start(group) + len(name)))
+    return out
+
+
+# the period a budget is set per, in the catalog's words (week, month, year)
+budget_periods = labelled(
+    [
+        ("week", r"(?:a|per|each|every|/|the)\s?week|weekly|/wk|this\s+week"),
+        ("month", r"(?:a|per|each|every|/|the)\s?month|monthly|/mo|pcm|this\s+month"),
+        ("year", r"(?:a|per|each|every|/|the)\s?year|yearly|annual(?:ly)?|/yr|this\s+year"),
+    ],
+    word_end=True,
+)
+
+
+@functools.cache
+def _category_words() -> re.Pattern[str]:
+    return _phrase_pattern(w.strip() for w in _spending_index()[0])
+
+
+_CATEGORY_AFTER = re.compile(r"\b(?:on|for)\s+(?:the\s+)?(?P<c>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)")
+
+
+def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A spending category: a word of the reference table ("groceries", "eating out"), else
+    the words after on/for ("on clothes")."""
+    found = _phrases(_category_words(), text)
+    if found:
+        return found
+    out = []
+    for m in _CATEGORY_AFTER.finditer(text):
+        words = m["c"].split()
+        if words[0] in NOT_NAMES or words[0] in {"a", "an", "it", "that", "this", "me", "now"}:
+            continue
+        out.append(Found(m["c"], m.start("c"), m.end("c")))
+    return out
+
+
+# what a booking is for, in the catalog's words
+booking_kinds = labelled(
+    [
+        ("car", r"car\s+hire|hire\s+car|rental\s+car|car\s+rental|rent(?:ed|ing)?\s+a\s+car"),
+        ("flight", r"flights?|flying|fly|plane|airline|(?-i:[A-Z]{2}\d{2,4})"),
+        ("train", r"trains?|eurostar|rail"),
+        ("bus", r"coach|bus"),
+        ("boat", r"ferry|ferries|boat|cruise"),
+        (
+            "hotel",
+            r"hotels?|airbnb|villa|hostel|b&b|guesthouse|guest\s+house|apartment|check(?:ing)?[\s-]?in",
+        ),
+    ],
+    word_end=True,
+)
+
+
+_CODE = re.compile(
+    r"\b(?:number|no\.?|nr\.?|ref(?:erence)?|confirmation|conf|code|booking|reg(?:istration)?"
+    r"|plate|pnr)\b(?:\s+(?:is|was|number|no\.?|code))?\s*[:#]?\s*"
+    r"(?P<c>(?-i:[A-Z0-9]{2,4}\s[A-Z0-9]{3}(?![\w-])|[A-Z0-9][A-Z0-9-]{4,13}(?<!-)))",
+    re.I,
+)
+
+
+def codes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """An identifier said after number/ref/reference/confirmation/reg: letters and digits
+    ("HLM-88213", "FT4471902", "LV19 KDT"), never a plain word or a short number."""
+    out = []
+    for m in _CODE.finditer(text):
+        code = m["c"]
+        if not re.search(r"\d", code) or (code.isdigit() and len(code) < 6):
+            continue
+        out.append(Found(code, m.start("c"), m.end("c")))
+    return out
+
+
+def cities(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Known cities, as a string."""
+    return [
+        Found(f.value["city"], f.start, f.end)
+        for f in places(text, today, prefer)
+        if f.value.get("city")
+    ]
+
+
+_FULL_NAME = re.compile(
+    r"(?<![\w-])(?P<n>(?:[A-Z][a-zà-ÿıİğşç'’-]+|[A-Z][A-Z'’-]+)(?:\s+(?:[A-Z][a-zà-ÿıİğşç'’-]+"
+    r"|[A-Z][A-Z'’-]+|[A-Z]\.?)){1,3})(?![\w-])"
+)
+
+
+def full_names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A full name: two to four capitalised or capital-letter words ("Rohan Krishnan Iyer",
+    "HENRIETTA CLARE ASHWORTH-BLAKE"), never a sentence's opening word or a place."""
+    out = []
+    for m in _FULL_NAME.finditer(text):
+        words = m["n"].split()
+        while words and (words[0] in NOT_NAMES or words[0].lower() in _NAME_STOP):
+            words = words[1:]
+        if (
+            len(words) < 2
+            or lookup_place(" ".join(words))
+            or any(w.lower() in _NAME_STOP for w in words)
+        ):
+            continue
+        name = " ".join(words)
+        at = text.find(name, m.start())
+        out.append(Found(name, at, at + len(name)))
+    return out
+
+
+_NAME_STOP = frozenset(
+    {"i", "my", "the", "passport", "name", "ok", "okay", "hi", "hello", "also", "and", "but"}
+)
+
+
+@functools.cache
+def _vehicle_words() -> tuple[re.Pattern[str], re.Pattern[str], dict[str, str], dict[str, str]]:
+    words = vocabulary()
+    makes: dict[str, str] = words["vehicle_makes"]
+    models: dict[str, str] = words["vehicle_models"]
+    return _phrase_pattern(makes), _phrase_pattern(models), makes, models
+
+
+def vehicle_makes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A vehicle's make: the make of a model named ("a Golf" -> Volkswagen), else a make
+    said ("my Skoda")."""
+    make_re, model_re, makes, models = _vehicle_words()
+    named = [Found(models[f.value.lower()], f.start, f.end) for f in _phrases(model_re, text)]
+    return named or [Found(makes[f.value.lower()], f.start, f.end) for f in _phrases(make_re, text)]
+
+
+def vehicle_models(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A vehicle model the vocabulary knows, as written ("Fiesta", "land cruiser")."""
+    return _phrases(_vehicle_words()[1], text)
+
+
+def vehicles(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Which vehicle: its model when named, else its make."""
+    return vehicle_models(text, today, prefer) or _phrases(_vehicle_words()[0], text)
+
+
+_MODEL_YEAR = re.compile(r"(?<![\w/.,:-])(?:19[6-9]\d|20[0-4]\d)(?![\w/:-]|[.,]\d|\s*[-–]\s*\d)")
+
+
+def model_years(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A four-digit year said bare, not as part of a date ("a 2017 Fiesta", "from 2019")."""
+    taken = [(d.start, d.end) for d in find_dates(text, today, prefer)]
+    return [
+        Found(int(m[0]), m.start(), m.end())
+        for m in _MODEL_YEAR.finditer(text)
+        if not any(a <= m.start() < b and b - a > 4 for a, b in taken)
+    ]
+
+
+_DISTANCE = re.compile(
+    r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d{4,7})(?P<k>k)?\s*(?P<u>km\b|kms\b|k's|ks\b|kilomet\w*"
+    r"|miles?\b|mi\b|on\s+the\s+clock|hours\b)?",
+    re.I,
+)
+
+
+def distances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """An odometer reading in whole km: "78,400 km", "412,300 k's", "112.400 km", "at
+    72,000" (grouped thousands after at); miles are converted, engine hours are not km."""
+    out = []
+    for m in _DISTANCE.finditer(text):
+        unit = (m["u"] or "").lower()
+        grouped = not m["n"].isdigit()
+        before = text[max(0, m.start() - 4) : m.start()].lower()
+        if unit.startswith("hour") or not (unit or (grouped and before.endswith("at "))):
+            continue
+        if any(ch in m["n"] for ch in "£$€"):
+            continue
+        number = parse_number(re.sub(r"[,.\s]", "", m["n"]))
+        if number is None:
+            continue
+        km = int(number) * (1000 if m["k"] and not grouped else 1)
+        if unit.startswith("mi"):
+            km = round(km * 1.609344)
+        if 100 <= km <= 3_000_000:
+            out.append(Found(km, m.start(), m.end()))
+    return out
+
+
+_RATE = re.compile(r"(?<![\w.])\d{1,2}(?:[.,]\d{1,2})?\s?%")
+
+
+def rates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A percentage ("0%", "29.9%") or a price ("£52", "59.90"), as written."""
+    out = [Found(m[0], m.start(), m.end()) for m in _RATE.finditer(text)]
+    for f in amounts(text, today, prefer):
+        if not any(o.start <= f.start < o.end for o in out):
+            out.append(Found(text[f.start : f.end], f.start, f.end))
+    return sorted(out, key=lambda f: f.start)
+
+
+_ITEM_WORD = r"[A-Za-z][\w'&.-]*"
+_ITEM_STOP = frozenset(
+    {"it", "this", "that", "they", "them", "one", "stuff", "thing", "things", "something"}
+)
+_ITEM = re.compile(
+    # "The laptop has a two-year warranty", "The Uniqlo jacket can be returned"
+    r"(?:^|[,;:]\s*|\band\s+)(?i:the|my|our|this|that)\s+(?P<s>(?:"
+    + _ITEM_WORD
+    + r"\s+){0,2}?"
+    + _ITEM_WORD
+    + r")\s+(?i:i\s+(?:bought|got|ordered)|has|have|comes?|came|can|could|is\s+under|'s\s+got"
+    r"|is\s+covered|is\s+guaranteed)\b"
+    # "bought a dishwasher from Currys", "ordered a sofa from Made.com"
+    r"|\b(?i:bought|ordered|purchased|picked\s+up)\s+(?:(?i:a|an|the|my|our|some|new|me)\s+)*"
+    r"(?P<b>" + _ITEM_WORD + r"(?:\s+(?!(?i:from|at|for|in|on|online|today|yesterday|last|this"
+    r"|with|and|off)\b)" + _ITEM_WORD + r"){0,2})"
+)
+
+
+def items(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A thing bought: the subject of what it has or can do ("The laptop has ...", "The air
+    fryer can go back ...") or what was bought ("bought a dishwasher from ..."); never a
+    pronoun ("It comes with ..." names no item: the one before it does)."""
+    out = []
+    for m in _ITEM.finditer(text):
+        group = "s" if m["s"] else "b"
+        phrase = m[group].rstrip(".,'’")
+        if phrase.split()[0].lower() in _ITEM_STOP or phrase.lower() in _ITEM_STOP:
+            continue
+        out.append(Found(phrase, m.start(group), m.start(group) + len(phrase)))
+    return out
+
+
+_PAYEE_TO = re.compile(
+    # "a standing order to Mum", "rent to DUWO is 612,50 per month"
+    r"\b(?i:standing\s+order|payment|transfer|rent|money)\s+(?:of\s+\S+\s+)?(?i:to)\s+"
+    r"(?:(?i:my|our|the)\s+)?(?P<n>[A-Za-z][\w'&-]*(?:\s+[A-Z][\w'&-]*)?)"
+)
+_PAYEE_BEFORE = re.compile(
+    # "the gym direct debit", "council tax DD", "rent standing order", "my phone bill is"
+    r"(?P<n>(?:[A-Za-z][\w'&-]*\s+)?[A-Za-z][\w'&-]*)\s+(?=(?i:direct\s+debit|(?-i:DD)"
+    r"|standing\s+order|bill|subscription|instal?ments?)\b)"
+)
+_PAYEE_STOP = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "up",
+        "set",
+        "is",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "and",
+        "also",
+        "by",
+        "on",
+        "of",
+        "as",
+        "new",
+        "monthly",
+        "pay",
+        "paid",
+        "from",
+        "via",
+        "per",
+    }
+)
+
+
+def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Who or what a payment instruction pays: "to Mum" after a standing order or payment,
+    else the words before "direct debit", "standing order", "DD" or "bill" ("the gym direct
+    debit", "council tax DD", "my phone bill")."""
+    out = []
+    for m in [*_PAYEE_TO.finditer(text), *_PAYEE_BEFORE.finditer(text)]:
+        group = "n"
+        words = m[group].split()
+        while words and words[0].lower() in _PAYEE_STOP:
+            words = words[1:]
+        if not words or words[-1].lower() in _PAYEE_STOP:
+            continue
+        phrase = " ".join(words)
+        at = text.find(phrase, m.start(group))
+        out.append(Found(phrase, at, at + len(phrase)))
+    return sorted(out, key=lambda f: f.start)
+
+
+_BESIDE = 25  # characters between a value and the word it must be said beside
+
+
+def beside(kind: Parser, words: tuple[str, ...]) -> Parser:
+    """The values of a parser said within a few words of one of `words` (either side), the
+    nearest first ("2 year guarantee and 35 days to return": the guarantee's is 2 years)."""
+    pattern = re.compile("|".join(re.escape(w) for w in words), re.I)
+
+    def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+        marks = [(m.start(), m.end()) for m in pattern.finditer(text)]
+        near = []
+        for f in kind(text, today, prefer):
+            gaps = [max(s - f.end, f.start - e, 0) for s, e in marks]
+            if gaps and min(gaps) <= _BESIDE:
+                near.append((min(gaps), f.start, f))
+        return [f for _, _, f in sorted(near, key=lambda g: g[:2])]  # the nearest first
+
+    return parse
+
+
 PARSERS: dict[str, Parser] = {
     "date": dates,
     "venue": venues,
@@ -565,6 +1150,8 @@ PARSERS: dict[str, Parser] = {
     "datetime": datetimes,
     "money": money,
     "amount": amounts,
+    "sum": sums,
+    "currency": currencies,
     "period": periods,
     "topic": topics,
     "name": names,
@@ -579,12 +1166,39 @@ PARSERS: dict[str, Parser] = {
     "weight_kg": weights,
     "dose": doses,
     "count": counts,
+    "condition": conditions,
+    "intake": intakes,
+    "intake_kind": intake_kinds,
+    "term": terms,
+    "day_of_month": days_of_month,
+    "day_period": day_periods,
+    "pay_method": pay_methods,
+    "account_kind": account_kinds,
+    "bank": banks,
+    "budget_period": budget_periods,
+    "category": categories,
+    "booking_kind": booking_kinds,
+    "code": codes,
+    "city": cities,
+    "full_name": full_names,
+    "vehicle_make": vehicle_makes,
+    "vehicle_model": vehicle_models,
+    "vehicle": vehicles,
+    "model_year": model_years,
+    "distance_km": distances,
+    "rate": rates,
+    "item": items,
+    "payee": payees,
 }
 
 
 @functools.cache  # an enum's pattern is compiled once, not on every sentence
 def parser(kind: str) -> Parser:
-    """The parser of a slot type (`enum:a|b` builds one); KeyError names an unknown type."""
+    """The parser of a slot type (`enum:a|b` builds one, `KIND@w1|w2` keeps the values of
+    KIND said beside one of the words); KeyError names an unknown type."""
+    if "@" in kind and not kind.startswith("enum:"):
+        base, words = kind.split("@", 1)
+        return beside(parser(base), tuple(w.lower() for w in words.split("|")))
     if kind.startswith("enum:"):  # the catalog enum's own spelling
         return labelled(
             [(v, re.escape(v)) for v in kind.removeprefix("enum:").split("|")], word_end=True
