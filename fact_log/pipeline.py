@@ -29,9 +29,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any, TypeVar
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
@@ -61,7 +61,6 @@ from uac.fact_log.store import Batch, NewFact, NewRejection, Store
 from uac.fact_log.values import canonical_json
 
 _log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 def build_message_batch(
@@ -119,11 +118,11 @@ def build_message_batch(
     reading = Reading([], [])
     failed: list[NewRejection] = []
     if learns:
-        none: list[Candidate] = []
-        found = _isolated("rules", failed, none, extract, text, observed_at, role, catalog, history)
-        reading = _isolated(
-            "frames", failed, reading, framed, text, observed_at, catalog, history, found
-        )
+        found: list[Candidate] = []
+        with _kept_on_fault("rules", failed):
+            found = extract(text, observed_at, role, catalog, history)
+        with _kept_on_fault("frames", failed):
+            reading = framed(text, observed_at, catalog, history, found)
         found += reading.candidates
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
@@ -171,23 +170,20 @@ def build_message_batch(
     return batch
 
 
-def _isolated(
-    name: str, failed: list[NewRejection], empty: T, read: Callable[..., T], *args: Any
-) -> T:
-    """What one extractor read, or `empty` when it failed on this message.
+@contextmanager
+def _kept_on_fault(name: str, failed: list[NewRejection]) -> Iterator[None]:
+    """Run one extractor; a fault in it is recorded, and the write goes on without its facts.
 
     A fault in one extractor must not lose the message: the input is archived as always,
     the other extractors still run, and the failure is recorded as a refusal naming the
     extractor and the error's type (never the text) so it can be found and fixed.
     """
     try:
-        return read(*args)
+        yield
     except Exception as exc:  # any fault of an extractor: the write goes on
         _log.exception("the %s extractor failed on a message; the message is kept", name)
-        failed.append(
-            NewRejection("extractor_failed", None, {"extractor": name, "error": type(exc).__name__})
-        )
-        return empty
+        detail = {"extractor": name, "error": type(exc).__name__}
+        failed.append(NewRejection("extractor_failed", None, detail))
 
 
 def framed(
