@@ -118,13 +118,27 @@ def loads(driver: Any, action: Callable[[], object]) -> None:
     main, a caption) read then is the old page's. Waiting for the old document to go first
     makes the next read the new page's.
     """
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     old = driver.find_element(By.TAG_NAME, "html")
+
+    def gone(_: object) -> bool:
+        try:
+            old.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            # Mid-navigation chromedriver may answer for the old page's node with this
+            # "unknown error" instead of a stale reference: the document is going all the same.
+            if "does not belong to the document" in (exc.msg or ""):
+                return True
+            raise
+        return False
+
     action()
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 60).until(gone)
 
 
 def login(driver: Any, url: str, key: str) -> None:
