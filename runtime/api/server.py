@@ -260,10 +260,10 @@ class Service:
         )
 
     def tenants(self) -> list[str]:
-        """Tenants that have written anything."""
+        """Tenants that have written anything (a `set` writes a fact and no input row)."""
         assert self.mem is not None
         rows = self.mem.store.con.execute(
-            "SELECT DISTINCT tenant FROM inputs ORDER BY tenant"
+            "SELECT tenant FROM facts UNION SELECT tenant FROM inputs ORDER BY tenant"
         ).fetchall()
         return [r[0] for r in rows]
 
