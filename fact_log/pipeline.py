@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -181,7 +182,15 @@ def _kept_on_fault(name: str, failed: list[NewRejection]) -> Iterator[None]:
     try:
         yield
     except Exception as exc:  # any fault of an extractor: the write goes on
-        _log.exception("the %s extractor failed on a message; the message is kept", name)
+        # Where it was raised, never the error's words: they may quote the message (PII).
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        _log.error(
+            "the %s extractor failed on a message (%s at %s:%s); the message is kept",
+            name,
+            type(exc).__name__,
+            where.filename,
+            where.lineno,
+        )
         detail = {"extractor": name, "error": type(exc).__name__}
         failed.append(NewRejection("extractor_failed", None, detail))
 

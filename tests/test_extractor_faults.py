@@ -17,12 +17,12 @@ pytestmark = pytest.mark.usefixtures("backend")
 AT = dt.datetime(2027, 3, 1, 9, 0)
 
 
-def _broken(*args: object, **kwargs: object) -> list[object]:
-    raise StopIteration  # the kind of fault a rule once raised on an unexpected phrasing
+def _broken(text: str, *args: object, **kwargs: object) -> list[object]:
+    raise ValueError(f"cannot read {text!r}")  # an error whose words quote the message
 
 
 def test_a_failing_rule_extractor_keeps_the_message_and_records_the_fault(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     with Memory(tmp_path / "ws", create=True, react=False) as mem:
         monkeypatch.setattr(pipeline, "extract", _broken)
@@ -33,7 +33,10 @@ def test_a_failing_rule_extractor_keeps_the_message_and_records_the_fault(
         assert [i.content for i in mem.inputs("ana")] == [said]  # archived as always
         faults = [r for r in mem.rejections("ana") if r["reason"] == "extractor_failed"]
         assert len(faults) == 1
-        assert json.loads(faults[0]["detail"]) == {"extractor": "rules", "error": "StopIteration"}
+        assert json.loads(faults[0]["detail"]) == {"extractor": "rules", "error": "ValueError"}
+        (record,) = [r for r in caplog.records if r.name == "uac.fact_log.pipeline"]
+        assert "ValueError at" in record.getMessage()
+        assert "penicillin" not in record.getMessage() and not record.exc_info  # no words
         # and the next message is read by the rules again
         again = mem.add("ana", said, at=AT, now=AT)
         assert [f.path for f in again.facts] == ["health.allergies"]
