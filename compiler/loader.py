@@ -77,6 +77,26 @@ def current_version(home: Path, addr: Address) -> int | None:
     return int(text[1:])
 
 
+def diff_versions(
+    home: Path, addr: Address, published: list[int], old: int | None, new: int | None
+) -> tuple[int, int]:
+    """The two versions a diff compares: those given, else the current one and the
+    published one before it (`published`: the subject's published versions in order)."""
+    if new is None:
+        new = current_version(home, addr)
+        if new is None:
+            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
+    if old is None:
+        earlier = [v for v in published if v < new]
+        if not earlier:
+            raise NotFound(
+                f"{addr} has no checkpoint before version {new} to compare with; "
+                f"a diff needs two: write to it, then run 'uac compile {addr}'"
+            )
+        old = earlier[-1]
+    return old, new
+
+
 def file_digests(directory: Path) -> dict[str, str]:
     """SHA-256 of every generated file in a version directory (not caches)."""
     return {

@@ -266,18 +266,7 @@ def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | 
         [addr.tenant, addr.scope, addr.subject],
     ).fetchall()
     published = [version for version, status in rows if status == "published"]
-    if new is None:
-        new = loader.current_version(ws.home, addr)
-        if new is None:
-            raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
-    if old is None:
-        earlier = [v for v in published if v < new]
-        if not earlier:
-            raise NotFound(
-                f"{addr} has no checkpoint before version {new} to compare with; "
-                f"a diff needs two: write to it, then run 'uac compile {addr}'"
-            )
-        old = earlier[-1]
+    old, new = loader.diff_versions(ws.home, addr, published, old, new)
     changes = explain.diff(loader.load(ws.home, addr, old), loader.load(ws.home, addr, new))
     return {"old": old, "new": new, "changes": changes}
 

@@ -211,18 +211,7 @@ class Reader:
         published = [
             c["version"] for c in self.store.checkpoints(addr) if c["status"] == "published"
         ]
-        if new is None:
-            new = loader.current_version(self.home, addr)
-            if new is None:
-                raise NotFound(f"{addr} has no compiled checkpoint; run 'uac compile {addr}'")
-        if old is None:
-            earlier = [v for v in published if v < new]
-            if not earlier:
-                raise NotFound(
-                    f"{addr} has no checkpoint before version {new} to compare with; "
-                    f"a diff needs two: write to it, then run 'uac compile {addr}'"
-                )
-            old = earlier[-1]
+        old, new = loader.diff_versions(self.home, addr, published, old, new)
         return old, new, explain.diff(self.checkpoint(subject, old), self.checkpoint(subject, new))
 
     def statuses(self, subject: str) -> dict[str, dict[str, Any]]:
