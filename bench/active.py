@@ -19,6 +19,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind9  # the ninth blind set (active_data/blind9.toml)
     python bench/active.py --corpus blind10  # the tenth blind set (active_data/blind10.toml)
     python bench/active.py --corpus blind11  # the eleventh blind set (active_data/blind11.toml)
+    python bench/active.py --corpus blind12  # the twelfth blind set (active_data/blind12.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -109,6 +110,9 @@ CORPORA = {
     # blind11: written the same way (2026-12-06, after blind10) before the frames work of
     # issue 32 is measured; never tune on it.
     "blind11": (CORPUS.with_name("blind11.toml"), CORPUS.with_name("blind11_oracle.toml")),
+    # blind12: written the same way (2026-12-06, after blind11) before this session's
+    # extraction code of issue 32 lands; never tune on it.
+    "blind12": (CORPUS.with_name("blind12.toml"), CORPUS.with_name("blind12_oracle.toml")),
     # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
     "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }
@@ -337,7 +341,7 @@ def main(argv: list[str] | None = None) -> None:
         "--corpus",
         choices=sorted(CORPORA),
         default="dialogues",
-        help="dialogues.toml (dev and held-out halves), or fresh/blind2-10.toml (held out)",
+        help="dialogues.toml (dev and held-out halves), or fresh/blind2-12.toml (held out)",
     )
     parser.add_argument(
         "--gold-only",
