@@ -175,3 +175,36 @@ def test_the_frames_windows_carry_the_days_the_session_named_before() -> None:
     wins = frames.windows("Off 1 to 5 June. Then the 2nd is a dentist.", (), MONDAY)
     assert wins[0].named is None
     assert wins[1].named == (dt.date(2031, 6, 1), dt.date(2031, 6, 5))
+
+
+def test_an_email_and_a_phone_number_are_read_as_written() -> None:
+    text = "my aunt Rosa, her mobile is +44 7700 900123 and email rosa.m@example.org."
+    assert values("email", text) == ["rosa.m@example.org"]
+    assert values("phone@number|mobile|phone", text) == ["+44 7700 900123"]
+    # a date or a short number beside the word is no phone number
+    assert values("phone@number|mobile|phone", "my number changed on 2031-03-04") == []
+    assert values("phone@number|mobile|phone", "room number 412") == []
+
+
+def test_a_contact_frame_takes_the_phone_said_with_the_person() -> None:
+    from uac.fact_log.extraction import frames
+
+    contact = next(f for f in frames.load_frames() if f.path == "contacts.contacts")
+    filled = frames.fill(contact, "My cousin Dario, his number is 0161 496 0000", MONDAY)
+    assert filled is not None
+    assert filled[0] == {"name": "Dario", "relationship": "cousin", "phone": "0161 496 0000"}
+
+
+def test_a_subscription_frame_takes_its_start_and_renewal_days() -> None:
+    from uac.fact_log.extraction import frames
+
+    sub = next(f for f in frames.load_frames() if f.path == "finance.subscriptions")
+    filled = frames.fill(
+        sub, "Signed up for Audible today, £7.99 a month, renews on the 12th", MONDAY
+    )
+    assert filled is not None
+    value = filled[0]
+    assert (value["started_on"], value["renews_on"]) == ("2031-03-10", "2031-03-12")
+    # without a word of joining, no start day is guessed
+    filled = frames.fill(sub, "I pay 4.99 a month for Audible since the 2nd", MONDAY)
+    assert filled is not None and "started_on" not in filled[0]

@@ -45,6 +45,9 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     category      a spending category word of the reference table, else the words after on/for
     booking_kind  flight | train | hotel | car | bus | boat, by the words that book them
     code          an identifier after number/ref/reference/confirmation/reg ("ref HLM-88213")
+    email         an email address (the rules' pattern)
+    phone         a phone number of seven digits or more (the rules' pattern; declare it
+                  beside its word: "phone@number|mobile")
     city          a known city, as a string (a place parser's city)
     full_name     a full name: two to four capitalised (or capital-letter) words
     vehicle_make  a vehicle make, or the make of a model named (vocabulary) -> its make
@@ -78,6 +81,7 @@ from dateutil.relativedelta import relativedelta
 
 from uac.fact_log.extraction.patterns.allergies import REACTION_WORDS
 from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
+from uac.fact_log.extraction.patterns.contacts import EMAIL, PHONE
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
 from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_time
 from uac.fact_log.extraction.values.money import (
@@ -1232,6 +1236,28 @@ def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 _BESIDE = 25  # characters between a value and the word it must be said beside
 
 
+def emails(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Email addresses, as written (the rules' pattern)."""
+    return [
+        Found(m[0].rstrip("."), m.start(), m.start() + len(m[0].rstrip(".")))
+        for m in EMAIL.finditer(text)
+    ]
+
+
+def phones(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Phone numbers, as written (the rules' pattern): seven digits or more, never a date
+    ("2031-03-10") nor an amount. Declare them beside their word ("phone@number|mobile")."""
+    out = []
+    for m in PHONE.finditer(text):
+        digits = sum(ch.isdigit() for ch in m[0])
+        if digits >= 7 and not _ISO_DAY.fullmatch(m[0].strip()):
+            out.append(Found(m[0].strip(), m.start(), m.start() + len(m[0].strip())))
+    return out
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
+
+
 def beside(kind: Parser, words: tuple[str, ...]) -> Parser:
     """The values of a parser said within a few words of one of `words` (either side), the
     nearest first ("2 year guarantee and 35 days to return": the guarantee's is 2 years)."""
@@ -1255,6 +1281,8 @@ PARSERS: dict[str, Parser] = {
     "provider": providers,
     "repeats": repeats,
     "reaction": reactions,
+    "email": emails,
+    "phone": phones,
     "purpose": purposes,
     "datetime": datetimes,
     "money": money,
