@@ -208,3 +208,15 @@ def test_a_subscription_frame_takes_its_start_and_renewal_days() -> None:
     # without a word of joining, no start day is guessed
     filled = frames.fill(sub, "I pay 4.99 a month for Audible since the 2nd", MONDAY)
     assert filled is not None and "started_on" not in filled[0]
+
+
+def test_a_day_taken_from_the_sentence_before_keeps_the_time_said_now() -> None:
+    from uac.fact_log.extraction import frames
+
+    booking = next(f for f in frames.load_frames() if f.path == "travel.bookings")
+    before = "Flights to Porto are booked for 4 June."
+    filled = frames.fill(booking, "The flight leaves Gatwick 06:50.", MONDAY, before)
+    assert filled is not None and filled[0]["start"] == "2031-06-04T06:50"
+    # no time said now: the day (and time) said before
+    filled = frames.fill(booking, "The flight leaves Gatwick.", MONDAY, before)
+    assert filled is not None and filled[0]["start"] == "2031-06-04"

@@ -48,7 +48,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder
 from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
-from uac.fact_log.extraction.slots import Found, continuing, parser
+from uac.fact_log.extraction.slots import Found, continuing, parser, timed
 from uac.fact_log.extraction.timemodel import named_span
 
 _DATA = Path(__file__).resolve().parents[1]
@@ -417,6 +417,8 @@ def _fill(
         if hit is None and slot.required and previous:
             earlier = _slot(slot, previous, today)
             if earlier is not None:
+                if slot.type == "datetime":  # the day from before, the time said here
+                    earlier = replace(earlier, value=timed(earlier.value, sentence))
                 _put(value, slot, earlier)
                 continue
         if hit is None:

@@ -377,6 +377,13 @@ def datetimes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+def timed(value: str, text: str) -> str:
+    """A date or date-time value at the time of day `text` says, when it says one ("the
+    flight is on 3 June" then "it leaves 07:10": the day before, the time now)."""
+    said = clock(text) or _chinese_time(text)
+    return value if said is None else f"{value[:10]}T{said.start:%H:%M}"
+
+
 def _chinese_time(text: str) -> Clock | None:
     """A clock time the rules' clock does not read ("下午3点"), from find_time."""
     found = find_time(text)
