@@ -220,3 +220,15 @@ def test_a_day_taken_from_the_sentence_before_keeps_the_time_said_now() -> None:
     # no time said now: the day (and time) said before
     filled = frames.fill(booking, "The flight leaves Gatwick.", MONDAY, before)
     assert filled is not None and filled[0]["start"] == "2031-06-04"
+
+
+def test_a_booked_table_is_titled_by_where_it_is() -> None:
+    assert values("topic", "booked a table at Osteria Lucca for Saturday 8pm") == ["Osteria Lucca"]
+    assert values("topic", "the quiz night is on Thursday at the Crown") == ["quiz night"]
+
+
+def test_the_name_a_booking_is_under() -> None:
+    kind = "full_name@under|name on|name is|guest|passenger|dear"
+    assert values(kind, "ferry booked under 'Maren Holt' for 2 May") == ["Maren Holt"]
+    assert values(kind, "guest: TOMAS NOVAK, 2 nights") == ["TOMAS NOVAK"]
+    assert values(kind, "Flight to New York on Friday") == []

@@ -539,6 +539,10 @@ _TOPIC_END = re.compile(
 )
 
 
+# What one books rather than what it is for: the title of such a booking is its venue
+_BOOKED_THING = frozenset({"table", "reservation", "booking", "spot", "slot"})
+
+
 def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """The sentence's leading noun phrase: what it is about ("the client dinner")."""
     lead = _LEAD.match(text)
@@ -546,6 +550,8 @@ def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     rest = text[start:]
     stop = _TOPIC_END.search(rest)
     phrase = rest[: stop.start() if stop else len(rest)].strip(" '\"-")
+    if phrase.lower() in _BOOKED_THING and (venue := venues(text, today, prefer)):
+        return venue[:1]  # "booked a table at Wagamama": what is booked is where
     words = phrase.split()
     if not 1 <= len(words) <= 6 or not any(ch.isalpha() for ch in phrase):
         return []
@@ -1056,7 +1062,7 @@ def full_names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
             or any(w.lower() in _NAME_STOP for w in words)
         ):
             continue
-        name = " ".join(words)
+        name = " ".join(words).rstrip("'’")  # "under 'Henrietta Blake'": the name, unquoted
         at = text.find(name, m.start())
         out.append(Found(name, at, at + len(name)))
     return out
