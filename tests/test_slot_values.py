@@ -232,3 +232,16 @@ def test_the_name_a_booking_is_under() -> None:
     assert values(kind, "ferry booked under 'Maren Holt' for 2 May") == ["Maren Holt"]
     assert values(kind, "guest: TOMAS NOVAK, 2 nights") == ["TOMAS NOVAK"]
     assert values(kind, "Flight to New York on Friday") == []
+
+
+def test_a_day_taken_from_the_sentence_before_moves_by_the_offset_said_now() -> None:
+    from uac.fact_log.extraction import frames
+
+    task = next(f for f in frames.load_frames() if f.path == "tasks.tasks")
+    before = "The allotment lease runs out on 30 September."
+    said = "I have to hand back the keys two weeks before it runs out."
+    filled = frames.fill(task, said, MONDAY, before)
+    assert filled is not None and filled[0]["due_date"] == "2031-09-16"
+    # no offset said: the day said before
+    filled = frames.fill(task, "I have to hand back the keys.", MONDAY, before)
+    assert filled is not None and filled[0]["due_date"] == "2031-09-30"

@@ -48,7 +48,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder
 from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
-from uac.fact_log.extraction.slots import Found, continuing, parser, timed
+from uac.fact_log.extraction.slots import Found, continuing, offset_from, parser, timed
 from uac.fact_log.extraction.timemodel import named_span
 
 _DATA = Path(__file__).resolve().parents[1]
@@ -417,7 +417,11 @@ def _fill(
         if hit is None and slot.required and previous:
             earlier = _slot(slot, previous, today)
             if earlier is not None:
-                if slot.type == "datetime":  # the day from before, the time said here
+                if slot.type in ("date", "datetime"):
+                    # the day from before, moved by the offset and at the time said here ("the
+                    # lease ends on 30 June." then "I must give notice a month before it.")
+                    earlier = replace(earlier, value=offset_from(earlier.value, sentence))
+                if slot.type == "datetime":
                     earlier = replace(earlier, value=timed(earlier.value, sentence))
                 _put(value, slot, earlier)
                 continue

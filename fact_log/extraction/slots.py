@@ -83,7 +83,7 @@ from uac.fact_log.extraction.patterns.allergies import REACTION_WORDS
 from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
 from uac.fact_log.extraction.patterns.contacts import EMAIL, PHONE
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
-from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_time
+from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_time, offset
 from uac.fact_log.extraction.values.money import (
     MONEY_MULTIPLIER,
     MONEY_NUMBER,
@@ -375,6 +375,16 @@ def datetimes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if said.end is not None and len(days) == 1:
             out.append(Found(f"{d.value}T{said.end:%H:%M}", d.start, d.end))
     return out
+
+
+def offset_from(value: str, text: str) -> str:
+    """A date or date-time value moved by the offset `text` says from it ("a month before",
+    "three weeks before it renews", "the day after"), or unchanged when it says none."""
+    said = offset(text)
+    if said is None:
+        return value
+    day = said.apply(dt.date.fromisoformat(value[:10]))
+    return value if day is None else day.isoformat() + value[10:]
 
 
 def timed(value: str, text: str) -> str:
