@@ -69,7 +69,7 @@ def stage(exp, text, at, history, all_frames, catalog) -> str:
     mine = {f.name for f in all_frames if f.path == exp["path"]}
     if not mine:
         return "no frame"
-    spans = frames.windows(text, history)
+    spans = frames.windows(text, history, at.date())
     if not spans:
         return "no cue"
     today = at.date()
@@ -100,10 +100,10 @@ def _reached(vote, ballot, win, text, today, exp, catalog) -> str:
         return "outranked"
     if frames.stated_not(win.sentence):
         return "guarded"
-    filled = frames.fill(frame, win.sentence, today, win.previous)
+    filled = frames.fill(frame, win.sentence, today, win.previous, win.named)
     ok = filled is not None and matches(exp, (frame.path, _value(frame, catalog, filled[0])))
     if not ok:
-        ctx = frames.fill(frame, win.context, today)
+        ctx = frames.fill(frame, win.context, today, named=win.named)
         if ctx is not None and matches(exp, (frame.path, _value(frame, catalog, ctx[0]))):
             return "in context"
         return "unfilled" if filled is None else "wrong value"

@@ -48,7 +48,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder
 from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
-from uac.fact_log.extraction.slots import Found, parser
+from uac.fact_log.extraction.slots import Found, continuing, offset_from, parser, timed
+from uac.fact_log.extraction.timemodel import named_span
 
 _DATA = Path(__file__).resolve().parents[1]
 FRAMES_FILE = _DATA / "frames.toml"
@@ -109,6 +110,7 @@ class Window:
     sentence: str
     context: str
     previous: str = ""  # the sentence before (from the session's previous message for the first)
+    named: tuple[dt.date, dt.date] | None = None  # the days the conversation last named
 
 
 def available() -> bool:
@@ -301,19 +303,33 @@ def without_examples(sets: Iterable[str]) -> Iterator[FrameIndex]:
         _held_out = None
 
 
-def windows(text: str, history: Sequence[tuple[str, dt.datetime]] = ()) -> list[Window]:
-    """Each sentence of text, with the sentence before it (from history for the first)."""
+def windows(
+    text: str, history: Sequence[tuple[str, dt.datetime]] = (), today: dt.date | None = None
+) -> list[Window]:
+    """Each sentence of text, with the sentence before it (from history for the first) and
+    the days the session last named before it (`today` is the message's day: without it,
+    the last earlier message's)."""
     spans = [s for s in sentences(text) if s.text.strip()][:_MAX_WINDOWS]
     previous = ""
     if history:
         earlier = [s.text for s in sentences(history[-1][0]) if s.text.strip()]
         previous = earlier[-1] if earlier else ""
+    # the days the session last named: a bare "the 19th" is read among them (slots.continuing)
+    named = next(
+        (n for t, at in reversed(history) if (n := named_span(t[: _MAX_SENTENCE * 4], at.date()))),
+        None,
+    )
+    if today is None and history:
+        today = history[-1][1].date()
     out = []
     for span in spans:
         sentence = span.text[:_MAX_SENTENCE]
         context = f"{previous} {sentence}".strip() if previous else sentence
-        out.append(Window(span.start, span.start + len(span.text), sentence, context, previous))
+        win = Window(span.start, span.start + len(span.text), sentence, context, previous, named)
+        out.append(win)
         previous = sentence
+        if today is not None:  # a later sentence of the message reads the days this one named
+            named = named_span(sentence, today) or named
     return out
 
 
@@ -372,12 +388,24 @@ def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
 
 
 def fill(
-    frame: Frame, sentence: str, today: dt.date, previous: str = ""
+    frame: Frame,
+    sentence: str,
+    today: dt.date,
+    previous: str = "",
+    named: tuple[dt.date, dt.date] | None = None,
 ) -> tuple[dict[str, Any], list[Found]] | None:
     """The frame's fields from one sentence, with the spans used; None when a required slot
     is empty. A required slot the sentence leaves empty may take its value from `previous`,
     the sentence before ("I got my ESTA approved." then "It's valid until June 1."); such a
-    value has no span in the sentence, so at least one other slot must be filled from it."""
+    value has no span in the sentence, so at least one other slot must be filled from it.
+    `named` is the days the conversation last named (a bare "the 19th" is read among them)."""
+    with continuing(named):
+        return _fill(frame, sentence, today, previous)
+
+
+def _fill(
+    frame: Frame, sentence: str, today: dt.date, previous: str
+) -> tuple[dict[str, Any], list[Found]] | None:
     value: dict[str, Any] = {}
     used: list[Found] = []
     for slot in frame.slots:
@@ -389,6 +417,12 @@ def fill(
         if hit is None and slot.required and previous:
             earlier = _slot(slot, previous, today)
             if earlier is not None:
+                if slot.type in ("date", "datetime"):
+                    # the day from before, moved by the offset and at the time said here ("the
+                    # lease ends on 30 June." then "I must give notice a month before it.")
+                    earlier = replace(earlier, value=offset_from(earlier.value, sentence))
+                if slot.type == "datetime":
+                    earlier = replace(earlier, value=timed(earlier.value, sentence))
                 _put(value, slot, earlier)
                 continue
         if hit is None:
@@ -546,10 +580,10 @@ def read(
     empty = Reading([], [])
     if not text.strip():
         return empty
-    spans = windows(text, history)
+    today = observed_at.date()
+    spans = windows(text, history, today)
     if not spans:
         return empty
-    today = observed_at.date()
     ballots = votes(spans, frames, today)
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
@@ -715,12 +749,12 @@ def _candidate(
     vote: Vote, win: Window, text: str, today: dt.date, catalog: Catalog
 ) -> Candidate | None:
     frame = vote.frame
-    filled = fill(frame, win.sentence, today)
+    filled = fill(frame, win.sentence, today, named=win.named)
     if filled is None and CONTEXT_FILL and win.previous:
         # a required value from the sentence before: only when the sentence alone is
         # still about this frame ("It's valid until June 1." after "my ESTA came"), not
         # about something else that borrows it ("I was diagnosed with diabetes last week.")
-        filled = fill(frame, win.sentence, today, win.previous)
+        filled = fill(frame, win.sentence, today, win.previous, win.named)
         if filled is not None and not vote.alone > vote.alone_against:
             return None
     if filled is None:

@@ -45,6 +45,9 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     category      a spending category word of the reference table, else the words after on/for
     booking_kind  flight | train | hotel | car | bus | boat, by the words that book them
     code          an identifier after number/ref/reference/confirmation/reg ("ref HLM-88213")
+    email         an email address (the rules' pattern)
+    phone         a phone number of seven digits or more (the rules' pattern; declare it
+                  beside its word: "phone@number|mobile")
     city          a known city, as a string (a place parser's city)
     full_name     a full name: two to four capitalised (or capital-letter) words
     vehicle_make  a vehicle make, or the make of a model named (vocabulary) -> its make
@@ -64,20 +67,30 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
 from dateutil.relativedelta import relativedelta
 
+from uac.fact_log.extraction.patterns.allergies import REACTION_WORDS
 from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
+from uac.fact_log.extraction.patterns.contacts import EMAIL, PHONE
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
-from uac.fact_log.extraction.timemodel import find_dates, find_time
-from uac.fact_log.extraction.values.money import find_money, parse_number
+from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_time, offset
+from uac.fact_log.extraction.values.money import (
+    MONEY_MULTIPLIER,
+    MONEY_NUMBER,
+    find_money,
+    multiplier,
+    parse_number,
+)
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
 from uac.fact_log.reference import food_data, health_rules, vaccine_words, vocabulary
@@ -97,16 +110,61 @@ class Found:
 
 Parser = Callable[[str, dt.date, Prefer], list[Found]]
 
+_NUMBER_WORD_LIST = (
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve"),
+)
+
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*")
 
 
+# The first and last day the conversation last named with their month (set by the frames
+# for the window being filled): a bare "the 19th" is read inside them (timemodel.nth_inside)
+_NAMED: ContextVar[tuple[dt.date, dt.date] | None] = ContextVar("named_span", default=None)
+
+
+@contextlib.contextmanager
+def continuing(span: tuple[dt.date, dt.date] | None) -> Iterator[None]:
+    """Read bare day numbers inside `span` (the days the conversation last named) while the
+    block runs."""
+    token = _NAMED.set(span)
+    try:
+        yield
+    finally:
+        _NAMED.reset(token)
+
+
 def dates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Every real calendar date the text names, resolved against today."""
-    return [
+    """Every real calendar date the text names, resolved against today (a bare "the 19th"
+    inside the days the conversation last named, see `continuing`); a stay said as a number
+    of nights beside its only date ends that many days later ("6 nights from the 6th", "from
+    the 14th, 7 nights"): the end follows the date."""
+    out = [
         Found(m.date.isoformat(), m.start, m.end)
-        for m in find_dates(text, today, prefer)
+        for m in find_dates(text, today, prefer, span=_NAMED.get())
         if m.date is not None and m.conflict is None
     ]
+    if len(out) == 1 and "night" in text.lower():
+        out += _stay_end(text, out[0])
+    return out
+
+
+_NIGHTS = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(_NUMBER_WORD_LIST[1:])})[ \t]+nights?\b", re.I)
+_NIGHTS_JOIN = re.compile(
+    r"[ \t]*(?:,|from|starting|checking in|check-?in)?[ \t]*(?:on[ \t]+)?", re.I
+)
+
+
+def _stay_end(text: str, day: Found) -> list[Found]:
+    """The last day of a stay said as nights right before or after its first day."""
+    for m in _NIGHTS.finditer(text):
+        between = text[m.end() : day.start] if m.end() <= day.start else text[day.end : m.start()]
+        if not _NIGHTS_JOIN.fullmatch(re.sub(r"\bthe\b", "", between)):
+            continue
+        n = int(m["n"]) if m["n"].isdigit() else _NUMBER_WORD_LIST.index(m["n"].lower())
+        end = dt.date.fromisoformat(day.value) + dt.timedelta(days=n)
+        return [Found(end.isoformat(), m.start(), m.end())] if n else []
+    return []
 
 
 def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -260,26 +318,7 @@ def doses(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return [Found(m[0], m.start(), m.end()) for m in _DOSE.finditer(text)]
 
 
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
-}
+_NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBER_WORD_LIST)}
 _COUNT = re.compile(r"\b(?:\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 
 
@@ -292,18 +331,73 @@ def counts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
+# Where one clause of a sentence ends: a comma, semicolon, dash or sentence stop followed by
+# a space, or a line break ("10.15" and "4.15" are times, not stops)
+_CLAUSE_END = re.compile(r"[,;!?]\s|\.\s|\n|\s[-–—]\s")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of text around [start, end): from the clause break before it to the one
+    after it."""
+    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, max(start, end - 1))  # a date may end in its stop
+    return text[before[-1] if before else 0 : after.start() if after else len(text)]
+
+
+def _time_of(text: str, start: int, end: int) -> Clock | None:
+    """The time of day said for the date at [start, end) of text: the one said in the date's
+    own clause, else the first one said in text (the caller's stretch around the date)."""
+    return clock(_clause(text, start, end)) or clock(text)
+
+
 def datetimes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Dates, each with the sentence's clock time when it says one ("Tuesday at 7pm")."""
+    """Dates, each with the time of day said for it ("Tuesday at 7pm"; the rules' clock:
+    "2 till 5", "6 to 7pm", "14.15", "7h40", a bare "at 6").
+
+    Each date takes the time said in its own clause, else the first time said between the
+    date before it and the date after it ("dep 23:15 on 14 Aug. Return 10:35 on 30 Aug": one
+    time each). A time range said for the only date gives a second value, its end ("the
+    meeting on Thursday is 2 till 5": 14:00, then 17:00)."""
     days = dates(text, today, prefer)
-    clock = find_time(text)
-    if clock is None:
+    if not days:
         return days
-    time, start, end = clock
     out = []
-    for d in days:
-        value = f"{d.value}T{time.hour:02d}:{time.minute:02d}"
-        out.append(Found(value, min(d.start, start), max(d.end, end)))
+    for i, d in enumerate(days):
+        lo = days[i - 1].end if i else 0
+        hi = days[i + 1].start if i + 1 < len(days) else len(text)
+        said = _time_of(text[lo:hi], d.start - lo, d.end - lo)
+        if said is None:
+            said = _chinese_time(text) if len(days) == 1 else None
+        if said is None:
+            out.append(d)
+            continue
+        out.append(Found(f"{d.value}T{said.start:%H:%M}", d.start, d.end))
+        if said.end is not None and len(days) == 1:
+            out.append(Found(f"{d.value}T{said.end:%H:%M}", d.start, d.end))
     return out
+
+
+def offset_from(value: str, text: str) -> str:
+    """A date or date-time value moved by the offset `text` says from it ("a month before",
+    "three weeks before it renews", "the day after"), or unchanged when it says none."""
+    said = offset(text)
+    if said is None:
+        return value
+    day = said.apply(dt.date.fromisoformat(value[:10]))
+    return value if day is None else day.isoformat() + value[10:]
+
+
+def timed(value: str, text: str) -> str:
+    """A date or date-time value at the time of day `text` says, when it says one ("the
+    flight is on 3 June" then "it leaves 07:10": the day before, the time now)."""
+    said = clock(text) or _chinese_time(text)
+    return value if said is None else f"{value[:10]}T{said.start:%H:%M}"
+
+
+def _chinese_time(text: str) -> Clock | None:
+    """A clock time the rules' clock does not read ("下午3点"), from find_time."""
+    found = find_time(text)
+    return Clock(found[0], None, False) if found is not None else None
 
 
 def money(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -334,12 +428,36 @@ _PAID = re.compile(
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+# An amount said without its currency as a rate per period: "182 a month", "29/month",
+# "612,50 per month", "10k every month", "1 lakh a year" (the number parsed as money is:
+# grouped thousands, a decimal comma, a multiplier)
+_PER_PERIOD = re.compile(
+    r"(?<![\w.,:/'’@-])(?<!\bat\s)(?P<n>" + MONEY_NUMBER + r")(?P<k>" + MONEY_MULTIPLIER + r")?"
+    r"(?![\w.,:/'’]\d)(?=[ \t]{0,2}(?:/[ \t]?(?:week|wk|month|mo|year|yr)\b"
+    r"|(?:a|per|each|every)[ \t]+(?:week|month|quarter|year)\b"
+    r"|(?:weekly|monthly|yearly|annually)\b))",
+    re.I,
+)
+
+
+def _per_period(text: str) -> list[Found]:
+    out = []
+    for m in _PER_PERIOD.finditer(text):
+        number = parse_number(m["n"])
+        if number is None or number <= 0 or (not m["k"] and _YEAR.fullmatch(m["n"])):
+            continue
+        number *= multiplier(m["k"])
+        out.append(Found({"amount": str(number)}, m.start(), m.end()))
+    return out
+
+
 def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Amounts with a currency, else amounts said as paid without one (see _PAID)."""
+    """Amounts with a currency, else amounts said as paid or per period without one (see
+    _PAID and _PER_PERIOD)."""
     found = money(text, today, prefer)
     if found:
         return found
-    out = []
+    out = _per_period(text)
     for m in _PAID.finditer(text):
         group = "n" if m["n"] else "m"
         number = m[group].replace(",", "")
@@ -347,9 +465,11 @@ def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
             number += "." + m["c"]
         start = m.start(group)
         end = m.end() if group == "n" else m.end(group)
+        if any(f.start <= start < f.end for f in out):
+            continue  # read as a rate per period already
         if Decimal(number) > 0 and not (group == "n" and not m["c"] and _YEAR.fullmatch(number)):
             out.append(Found({"amount": str(Decimal(number))}, start, end))
-    return out
+    return sorted(out, key=lambda f: f.start)
 
 
 # A bare number said as a limit or a rate per period: "under 150", "no more than 300",
@@ -429,6 +549,10 @@ _TOPIC_END = re.compile(
 )
 
 
+# What one books rather than what it is for: the title of such a booking is its venue
+_BOOKED_THING = frozenset({"table", "reservation", "booking", "spot", "slot"})
+
+
 def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """The sentence's leading noun phrase: what it is about ("the client dinner")."""
     lead = _LEAD.match(text)
@@ -436,6 +560,8 @@ def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     rest = text[start:]
     stop = _TOPIC_END.search(rest)
     phrase = rest[: stop.start() if stop else len(rest)].strip(" '\"-")
+    if phrase.lower() in _BOOKED_THING and (venue := venues(text, today, prefer)):
+        return venue[:1]  # "booked a table at Wagamama": what is booked is where
     words = phrase.split()
     if not 1 <= len(words) <= 6 or not any(ch.isalpha() for ch in phrase):
         return []
@@ -602,7 +728,17 @@ def reactions(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         group = next(g for g in ("p", "g", "i") if m[g])
         phrase = m[group].strip()
         out.append(Found(phrase, m.start(group), m.start(group) + len(phrase)))
-    return out
+    # else a reaction word the rules know, wherever it is said ("came up in hives all over",
+    # "just a rash"); never the vague ones ("a reaction", "sick")
+    for m in _REACTION_WORD.finditer(text):
+        if m[0].lower() not in ("sick", "a reaction") and not any(
+            f.start <= m.start() < f.end for f in out
+        ):
+            out.append(Found(m[0], m.start(), m.end()))
+    return sorted(out, key=lambda f: f.start)
+
+
+_REACTION_WORD = re.compile(rf"\b(?:{REACTION_WORDS})\b", re.I)
 
 
 _PURPOSES = [
@@ -936,7 +1072,7 @@ def full_names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
             or any(w.lower() in _NAME_STOP for w in words)
         ):
             continue
-        name = " ".join(words)
+        name = " ".join(words).rstrip("'’")  # "under 'Henrietta Blake'": the name, unquoted
         at = text.find(name, m.start())
         out.append(Found(name, at, at + len(name)))
     return out
@@ -1123,6 +1259,28 @@ def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 _BESIDE = 25  # characters between a value and the word it must be said beside
 
 
+def emails(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Email addresses, as written (the rules' pattern)."""
+    return [
+        Found(m[0].rstrip("."), m.start(), m.start() + len(m[0].rstrip(".")))
+        for m in EMAIL.finditer(text)
+    ]
+
+
+def phones(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """Phone numbers, as written (the rules' pattern): seven digits or more, never a date
+    ("2031-03-10") nor an amount. Declare them beside their word ("phone@number|mobile")."""
+    out = []
+    for m in PHONE.finditer(text):
+        digits = sum(ch.isdigit() for ch in m[0])
+        if digits >= 7 and not _ISO_DAY.fullmatch(m[0].strip()):
+            out.append(Found(m[0].strip(), m.start(), m.start() + len(m[0].strip())))
+    return out
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
+
+
 def beside(kind: Parser, words: tuple[str, ...]) -> Parser:
     """The values of a parser said within a few words of one of `words` (either side), the
     nearest first ("2 year guarantee and 35 days to return": the guarantee's is 2 years)."""
@@ -1146,6 +1304,8 @@ PARSERS: dict[str, Parser] = {
     "provider": providers,
     "repeats": repeats,
     "reaction": reactions,
+    "email": emails,
+    "phone": phones,
     "purpose": purposes,
     "datetime": datetimes,
     "money": money,

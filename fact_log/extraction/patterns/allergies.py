@@ -56,6 +56,7 @@ _REACTION_WORDS = (
     r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
     r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
 )
+REACTION_WORDS = _REACTION_WORDS  # the frames' reaction slot reads the same list
 # "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
 # up": a substance the reference data knows, then what it does to the user.
 _REACTS = re.compile(

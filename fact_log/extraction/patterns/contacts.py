@@ -317,6 +317,7 @@ _KIN = {
 _POSSESSIVE = re.compile(r"\s*['’]s\s")
 _NOUN_AFTER = re.compile(r"\s+[a-z]")
 _PHONE = re.compile(r"\+?\d[\d ()-]{5,18}\d")
+EMAIL, PHONE = _EMAIL, _PHONE  # the frames' email and phone slots read the same patterns
 # "Priya from finance sends me the numbers": a colleague named by their team
 _FROM_TEAM = re.compile(
     r"^(?P<name>[A-Z][a-z]{1,20})\s+from\s+(?i:finance|hr|accounts|legal|marketing|sales|it|"

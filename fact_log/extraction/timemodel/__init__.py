@@ -8,7 +8,8 @@ the lease ends") is the rules' thread (`patterns/anchors.py`).
 
 * `dates.find_dates`: explicit dates, relative days, weekdays (an explicit date beats the
   weekday beside it; a weekday that disagrees is flagged in `DateMatch.conflict`), ranges,
-  "the 19th" continuing from the last date said; `daterange` the calendar primitives and the
+  "the 19th" continuing from the last date said (in the text, else inside the days the
+  conversation last named: `named_span`); `daterange` the calendar primitives and the
   dotted, slashed and spelled-out forms; `calendar_days` holidays, weekends and "last week";
   `days` the calendar arithmetic the rules share (the next 5th, the last such day, ...).
 * `timespan.clock`, `duration`, `offset`: times of day and their ranges, how long, how far
@@ -33,6 +34,8 @@ from uac.fact_log.extraction.timemodel.dates import (
     forget_dates,
     infer_year,
     month_end,
+    named_span,
+    nth_inside,
     safe_date,
     shift,
 )
@@ -73,9 +76,11 @@ __all__ = [
     "infer_year",
     "last_such_day",
     "month_end",
+    "named_span",
     "next_day_of_month",
     "next_week_day",
     "next_weekday",
+    "nth_inside",
     "nth_weekday",
     "offset",
     "safe_date",

@@ -119,8 +119,9 @@ _ORD_HINT = re.compile(
     r"first|second|third|fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b", re.I
 )
 _FROM_NOW = re.compile(
-    # "once a day from today" is a dose from today, not tomorrow
-    r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)"
+    # "once a day from today" is a dose from today, not tomorrow; "for 14 days from today" a
+    # course that starts today (the day said is today's)
+    r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)(?<!\bfor\s)"
     rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
     r"(today|now|tomorrow)\b",
     re.IGNORECASE,
@@ -233,6 +234,20 @@ def _plus(today: dt.date, days: int) -> dt.date | None:
         return None
 
 
+# "starting Monday", "beginning on the 3rd of May": what starts is still to come, whatever
+# the sentence's tense ("she put me on it, starting Monday")
+_STARTING = re.compile(
+    r"\b(?:starting|beginning|commencing|effective)[ \t]{1,3}(?:(?:on|from)[ \t]{1,3})?$", re.I
+)
+
+
+def _onward(text: str, at: int, prefer: Prefer) -> Prefer:
+    """The direction a day said at `at` is read in: onward after "starting", else `prefer`."""
+    if prefer == "past" and _STARTING.search(text, max(0, at - 30), at):
+        return "future"
+    return prefer
+
+
 def _weekday(today: dt.date, modifier: str | None, weekday: int, prefer: Prefer) -> dt.date:
     ahead = (weekday - today.weekday()) % 7
     # A bare weekday in a past-tense context ("I started it on Monday") is the last one.
@@ -249,25 +264,66 @@ def _weekday(today: dt.date, modifier: str | None, weekday: int, prefer: Prefer)
     return today + dt.timedelta(days=ahead or 7)
 
 
+Span = tuple[dt.date, dt.date]
+
+
 def find_dates(
-    text: str, today: dt.date, prefer: Prefer = "future", anchor: dt.date | None = None
+    text: str,
+    today: dt.date,
+    prefer: Prefer = "future",
+    anchor: dt.date | None = None,
+    span: Span | None = None,
 ) -> list[DateMatch]:
     """All date expressions in text, in order, overlapping matches resolved longest-first.
 
     `anchor` is the date the conversation was last about (the discourse's): a bare "the 20th"
-    with no earlier date in the text continues from it, else it is the next 20th.
+    with no earlier date in the text continues from it, else it is the next 20th. `span` is
+    the first and last day the conversation last named (`named_span`): without an anchor, a
+    bare "the 20th" is the 20th inside it when one is ("out 19 December, home 6 January",
+    then "the flight leaves on the 19th": 19 December).
     """
     if not _MAYBE.search(text):
         return []  # most sentences name no day at all: skip the dozen scans below
     # several rules ask about the same sentence: the answer (pure, immutable) is remembered
-    return list(_dates_of(text, today, prefer, anchor))
+    return list(_dates_of(text, today, prefer, anchor, span))
 
 
 @functools.lru_cache(maxsize=512)
 def _dates_of(
-    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
+    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None, span: Span | None
 ) -> tuple[DateMatch, ...]:
-    return tuple(_find_dates(text, today, prefer, anchor))
+    return tuple(_find_dates(text, today, prefer, anchor, span))
+
+
+# A day said with its month (a name, or digits with a separator): what `named_span` reads
+_NAMES_MONTH = re.compile(rf"\b(?:{_MONTH_RE})\b|\d[-/.]\d|[月]", re.I)
+
+
+_DAY_NUMBER = re.compile(r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th|\.)?", re.I)
+
+
+def named_span(text: str, today: dt.date) -> Span | None:
+    """The first and last day a text names with their month ("out 19 December and home 6
+    January": 19 December to 6 January; "17 to 28 August": both), or None when it names
+    none (relative days and weekdays name no month of their own; a bare day number counts
+    beside a day said with its month)."""
+    said = [d for d in find_dates(text, today) if d.date is not None and d.conflict is None]
+    if not any(_NAMES_MONTH.search(d.text) for d in said):
+        return None
+    days = [d.date for d in said if _NAMES_MONTH.search(d.text) or _DAY_NUMBER.fullmatch(d.text)]
+    return min(days), max(days)
+
+
+def nth_inside(span: Span, day: int) -> dt.date | None:
+    """The first day of that number inside the span, or None when none falls inside it (a
+    bare "the 29th" after "it expires 3 Aug" is no day of that topic: the next 29th)."""
+    first, last = span
+    options = (_nth_in(first, k, day) for k in range(min(13, _months(first, last) + 1)))
+    return next((o for o in options if o is not None and first <= o <= last), None)
+
+
+def _months(first: dt.date, last: dt.date) -> int:
+    return (last.year - first.year) * 12 + last.month - first.month
 
 
 def forget_dates() -> None:
@@ -299,7 +355,7 @@ def _self_corrected(text: str, out: list[DateMatch]) -> list[DateMatch]:
 
 
 def _find_dates(
-    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None
+    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None, span: Span | None
 ) -> list[DateMatch]:
     if _ORD_HINT.search(text):
         text = spell_out_days(text)  # "from the ninth" read as "from the 9th"
@@ -345,7 +401,8 @@ def _find_dates(
         found.append(DateMatch(m.start(), m.end(), m[0], _plus(today, offset)))
     for m in _WEEKDAY.finditer(text):
         try:
-            d: dt.date | None = _weekday(today, m[1], WEEKDAYS[m[2].lower()], prefer)
+            ahead = _onward(text, m.start(), prefer)
+            d: dt.date | None = _weekday(today, m[1], WEEKDAYS[m[2].lower()], ahead)
         except OverflowError:
             d = None  # beyond year 1..9999: no such date
         found.append(DateMatch(m.start(), m.end(), m[0], d))
@@ -391,7 +448,9 @@ def _find_dates(
             continue
         if not m[1] and m.start(2) not in paired and not _DAY_SLOT.search(text, 0, m.start()):
             continue  # a bare "18th" ("my 18th birthday") is a day only after a weekday or "is"
-        near = next((d for d in reversed(found) if d.end <= m.start() and d.date is not None), None)
+        # the closest earlier day said, a bare day number too ("in on the 13th, out on the 17th")
+        before = sorted([*found, *extra], key=lambda d: d.start)
+        near = next((d for d in reversed(before) if d.end <= m.start() and d.date), None)
         if near is None and m.start(2) in paired and extra and extra[-1].date is not None:
             near = extra[-1]  # "8th to the 12th": the range's end continues from its start
         if near is None and (month := _month_before(text, m.start(), today, prefer)) is not None:
@@ -406,6 +465,10 @@ def _find_dates(
             extra.append(DateMatch(m.start(), m.end(), m[0], first, False))
             continue
         base = near.date if near is not None else anchor
+        inside = nth_inside(span, int(m[2])) if base is None and span is not None else None
+        if inside is not None:  # the 20th of the days the conversation last named
+            extra.append(DateMatch(m.start(), m.end(), m[0], inside, False))
+            continue
         if base is None:
             # No date to continue from: the next such day from the message date, or the
             # last one when what is said has happened ("I stopped it on the 2nd").
@@ -637,6 +700,7 @@ def _month_day(
         shift = {"this": 0, "next": 1, "last": -1}[which[1].lower()]
         found = safe_date(today.year + shift, month, day)
         return DateMatch(m.start(), which.end(), m.string[m.start() : which.end()], found)
+    prefer = _onward(m.string, m.start(), prefer)
     return DateMatch(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
 
 

@@ -22,9 +22,13 @@ _MULT = r"k\b|\s?(?:lakhs?|lacs?|crores?)\b"
 _TIMES = {"k": 1000, "l": 100_000, "c": 10_000_000}
 
 
-def _times(mult: str | None) -> int:
-    """What a multiplier suffix multiplies by (1 without one)."""
+def multiplier(mult: str | None) -> int:
+    """What a multiplier suffix multiplies by ("k": 1000, "lakh": 100000; 1 without one)."""
     return _TIMES[mult.strip()[0].lower()] if mult else 1
+
+
+MONEY_NUMBER = _NUM  # a number as amounts are written (slots.py reads amounts without currency)
+MONEY_MULTIPLIER = _MULT
 
 
 _MONEY = re.compile(
@@ -118,7 +122,7 @@ def _find_money(text: str) -> list[Money]:
         amount = parse_number(number)
         if amount is None:
             continue
-        amount *= _times(k)
+        amount *= multiplier(k)
         out.append(Money(m.start(), m.end(), amount, currency))
     return out or _money_in_words(text)
 
@@ -216,7 +220,7 @@ def amounts(text: str) -> list[Amount]:
     for m in _BARE.finditer(text):
         amount = parse_number(m[1])
         if amount is not None:
-            out.append(Amount(m.start(), m.end(), amount * _times(m[2]), None))
+            out.append(Amount(m.start(), m.end(), amount * multiplier(m[2]), None))
     return out
 
 
