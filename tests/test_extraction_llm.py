@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import openai
 import pytest
 
 from uac import Memory
@@ -131,6 +130,8 @@ def settings_for(url: str, **kw: Any) -> LLMSettings:
 
 
 def make_llm(url: str, **kw: Any) -> LLM:
+    import openai  # here, not at collection: every xdist worker collects this module
+
     s = settings_for(url, **kw)
     client = openai.OpenAI(base_url=url, api_key="test", timeout=s.timeout, max_retries=0)
     return LLM(s, client)
