@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 from conftest import T0
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from uac import AgentTools, Memory
 
@@ -62,6 +60,11 @@ def test_the_add_tool_reads_a_session_together(mem: Memory) -> None:
 
 
 async def _session(home: Path, subject: str) -> dict:
+    # The MCP client SDK is imported by the tests that use it: every xdist worker collects
+    # this module, and the import costs ~0.5 s of CPU.
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "uac.runtime.cli", "--home", str(home), "mcp", subject],

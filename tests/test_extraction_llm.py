@@ -5,13 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import openai
 import pytest
 
 from uac import Memory
@@ -56,6 +54,9 @@ class FakeServer:
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     answered: int = 0  # replies the server finished sending (or tried to: the client may be gone)
+    # Set when the test ends: a delayed reply waits for its delay or for this, whichever is
+    # first, so a reply longer than the test is held until the test ends, however slow.
+    released: threading.Event = field(default_factory=threading.Event)
 
     @property
     def base_url(self) -> str:
@@ -97,7 +98,7 @@ def server() -> Iterator[FakeServer]:
             n = len(state.requests) - 1
             reply = state.replies[min(n, len(state.replies) - 1)]
             if reply.delay:
-                time.sleep(reply.delay)
+                state.released.wait(reply.delay)
             payload = reply.body if reply.body is not None else completion(reply)
             try:
                 self.send_response(reply.status)
@@ -119,6 +120,7 @@ def server() -> Iterator[FakeServer]:
     thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield state
+    state.released.set()
     httpd.shutdown()
     httpd.server_close()
 
@@ -128,6 +130,8 @@ def settings_for(url: str, **kw: Any) -> LLMSettings:
 
 
 def make_llm(url: str, **kw: Any) -> LLM:
+    import openai  # here, not at collection: every xdist worker collects this module
+
     s = settings_for(url, **kw)
     client = openai.OpenAI(base_url=url, api_key="test", timeout=s.timeout, max_retries=0)
     return LLM(s, client)
@@ -397,10 +401,10 @@ def test_server_down_still_archives_and_runs_rules(mem: Memory, dead_port: int) 
 
 
 def test_slow_server_times_out(mem: Memory, server: FakeServer) -> None:
-    # The reply would take 30 s; the 0.5 s timeout must cut it: the write is done while the
-    # server still holds every request it was sent, and those are bounded by the retries
-    # (no wall-clock bound around the write, whose compile a loaded machine slows).
-    server.replies = [Reply(GOOD, delay=30.0)]
+    # The reply is held until the test ends; the 0.5 s timeout must cut it: the write is done
+    # while the server still holds every request it was sent, and those are bounded by the
+    # retries (no wall-clock bound around the write, whose compile a loaded machine slows).
+    server.replies = [Reply(GOOD, delay=3600.0)]
     llm = make_llm(server.base_url, timeout=0.5)
     run(mem, llm)
     assert server.answered == 0 and 1 <= len(server.requests) <= 1 + llm.settings.max_retries

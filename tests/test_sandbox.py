@@ -23,7 +23,11 @@ pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and Pos
 
 TODAY = dt.date(2026, 11, 29)
 BOB_MARK = "Zzbobsecret"
-FAST = Limits(timeout_s=1.0, cpu_s=1, memory_mb=128)
+# A runaway query is stopped by its CPU limit (1 s of its own CPU, which load cannot
+# stretch) or by the wall limit, whichever comes first. At a 1 s wall limit a query that
+# must answer (tens of ms of CPU) could fail when a loaded machine held its worker off
+# the CPU; 10 s is ~8x such a query at load 50 on 2 cores, and caps a runaway's wait.
+FAST = Limits(timeout_s=10.0, cpu_s=1, memory_mb=128)
 
 ALICE_TRIPS = [
     {"country": "JP", "city": "Tokyo", "depart": "2024-04-09", "cost": "2176.73"},

@@ -253,7 +253,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     }
     yield state
     harness.stdin.close()  # type: ignore[union-attr]
-    harness.wait(timeout=10)
+    harness.wait(timeout=120)  # a bound for a stuck harness, not a timing
     victim.kill()
     victim.wait()
     listener.close()

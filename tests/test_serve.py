@@ -80,7 +80,7 @@ def serving(home: Path, *extra: str, stop: bool = True) -> Iterator[dict[str, An
         cwd=ROOT,
     )
     info: dict[str, Any] | None = None
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 240  # a bound for a server that never starts, not a timing
     while time.monotonic() < deadline:
         path = home / "server.json"
         if path.exists():

@@ -174,7 +174,10 @@ def test_a_worker_killed_mid_compile_is_finished_by_another_once(
     finally:
         if stalled.poll() is None:
             stalled.kill()
-    rescuer = _worker(tmp_path / "w2", "--until-idle", "--poll", "0.2", "--lease", "2")
+    # The rescuer's own lease is long: its heartbeat (every lease/3) may run late on a loaded
+    # machine, and a lease lost mid-compile would run the job twice. Only w1's 2 s lease,
+    # which the rescuer waits out, is short.
+    rescuer = _worker(tmp_path / "w2", "--until-idle", "--poll", "0.2", "--lease", "60")
     out = json.loads(rescuer.communicate(timeout=300)[0])
     assert out["done"] == 1 and rescuer.returncode == 0
     state, wanted, claimed, attempts, runs, _ = _jobs(pg_url)["maya"]
