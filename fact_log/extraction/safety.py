@@ -315,6 +315,15 @@ _IBAN_LABEL = re.compile(r"iban|account|konto|账号|账户", re.IGNORECASE)
 _DROP_RULES_VERBS = tuple(
     ["ignor", "olvid", "omite", "descarta", "oubli", "vergiss", "vergessen", "игнор", "забуд"]
 )
+# Not "sin" / "sans" / "ohne" / "без", which "business", "Sansa", "Bohne" hold, but what the
+# preposition must be followed by ("confirm" also covers confirmar, confirmer, confirmation,
+# confirmación).
+_WITHOUT_ASKING_NEEDLES = Needles(
+    folded=(
+        "preguntar", "permiso", "confirm", "demander", "rifier", "accord", "fragen", "ckfrage",
+        "tigung", "zustimmung", "подтвержд", "вопрос", "спрос", "соглас",
+    )
+)  # fmt: skip
 _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     (
         "override_rules",
@@ -417,7 +426,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
             r"[^.!?\n]{0,60}без\s+(?:подтверждения|вопросов|спроса|согласования|моего\s+согласия)",
             re.IGNORECASE,
         ),
-        Needles(folded=("sin", "sans", "ohne", "без")),
+        _WITHOUT_ASKING_NEEDLES,
     ),
 )
 
