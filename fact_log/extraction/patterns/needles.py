@@ -43,6 +43,7 @@ from re import _parser
 from types import ModuleType
 from typing import Any
 
+from uac.fact_log.extraction.lazy import LazyRegex
 from uac.fact_log.extraction.patterns.text import Guard
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII
 
@@ -302,8 +303,8 @@ def _regexes(module: ModuleType) -> Iterator[tuple[str, re.Pattern[str]]]:
             value = value.regex
         if isinstance(value, Guard):
             value = value.pattern.regex if isinstance(value.pattern, Gated) else value.pattern
-        if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
-            yield name, value
+        if isinstance(value, re.Pattern | LazyRegex) and isinstance(value.pattern, str):
+            yield name, value  # type: ignore[misc]
 
 
 def install(modules: list[ModuleType], table: dict[str, Callable[[str], bool]]) -> int:
@@ -321,7 +322,7 @@ def install(modules: list[ModuleType], table: dict[str, Callable[[str], bool]]) 
     for module in modules:
         for name, value in list(vars(module).items()):
             regex = value.pattern if isinstance(value, Guard) else value
-            if not isinstance(regex, re.Pattern) or id(regex) in plain:
+            if not isinstance(regex, re.Pattern | LazyRegex) or id(regex) in plain:
                 continue
             may = table.get(key(regex))
             if may is None:
