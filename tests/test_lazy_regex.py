@@ -22,8 +22,10 @@ def _lazies() -> list[tuple[str, LazyRegex]]:
 
 
 def test_importing_the_extractor_compiles_none_of_the_rules() -> None:
+    """Nor of the secret filter's patterns (the screen every write path imports)."""
     code = (
-        "import uac.fact_log.extraction.patterns as p, uac.fact_log.extraction.lazy as l, gc;"
+        "import uac.fact_log.extraction.patterns as p, uac.fact_log.extraction.screen as s;"
+        "import uac.fact_log.extraction.lazy as l, gc;"
         "found = [o for o in gc.get_objects() if isinstance(o, l.LazyRegex)];"
         "print(len(found), sum('regex' in o.__dict__ for o in found))"
     )

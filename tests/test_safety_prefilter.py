@@ -267,7 +267,7 @@ _PATTERNS = [
 def _matching(draw: st.DrawFn) -> str:
     """A string one of the scan's patterns matches, maybe with a letter swapped for a character
     IGNORECASE reads as that letter (what a needle test must not be fooled by)."""
-    text = draw(st.one_of([st.from_regex(p, fullmatch=True) for p in _PATTERNS]))
+    text = draw(st.one_of([st.from_regex(p.compiled(), fullmatch=True) for p in _PATTERNS]))
     swaps = [i for i, c in enumerate(text) if c.lower() in _STANDS_FOR]
     if swaps and draw(st.booleans()):
         at = draw(st.sampled_from(swaps))
