@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -224,3 +225,26 @@ def test_a_requirement_holds_in_every_text_the_regex_matches(
     said = "".join(words)
     for t in (said, said.upper(), said.lower(), said.swapcase()):
         assert g._may(t) or regex.search(t) is None, (source, t)
+
+
+def test_the_cached_table_answers_as_the_table_compiled_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shipped table's tests loaded from the bytecode cache, from a damaged cache and
+    from the JSON itself answer alike; a damaged cache is replaced."""
+    monkeypatch.setattr(needles.sys, "dont_write_bytecode", False)
+    text = needles.TABLE_PATH.read_text(encoding="utf-8")
+    fresh = compile_tests(json.loads(text))
+    cache = needles._cache_path(text)
+    samples = ["my passport expires in may", "due every 3rd month", "", "I paid £40 via card"]
+
+    def answers(table: dict[str, Any]) -> dict[str, list[bool]]:
+        return {k: [test(s.lower()) for s in samples] for k, test in table.items()}
+
+    expected = answers(fresh)
+    assert answers(load_table()) == expected
+    assert cache.is_file()
+    assert answers(load_table()) == expected  # from the cache
+    cache.write_bytes(b"\x00damaged")
+    assert answers(load_table()) == expected
+    assert cache.read_bytes() != b"\x00damaged"

@@ -105,8 +105,9 @@ RANKING: list[tuple[str, ...]] = [
 ]
 # The one read allowed part of the extractor: a context for a query quotes the user's notes,
 # and instruction-like sentences in them are neutralised by the secret and instruction
-# scanner (fact_log/extraction/screen.py). Never the patterns, never anything else.
-SCANNER = {f"{EXTRACTOR}{m}" for m in ("", ".screen", ".safety", ".prefilter")}
+# scanner (fact_log/extraction/screen.py, its regexes compiled at first use by lazy.py).
+# Never the patterns, never anything else.
+SCANNER = {f"{EXTRACTOR}{m}" for m in ("", ".screen", ".safety", ".prefilter", ".lazy")}
 SCANS = [RANKING[1]]
 # What a ranking may load of the package besides: the encoder that embeds the query.
 ENCODER = {EXTRACTOR, f"{EXTRACTOR}.encoder"}

@@ -15,7 +15,7 @@ from test_secrets import FORMS
 
 from uac.fact_log.chain import NewFact
 from uac.fact_log.extraction import safety
-from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII, Gate
+from uac.fact_log.extraction.prefilter import FOLDS_ODDLY, FOLDS_TO_ASCII, Gate
 from uac.fact_log.extraction.screen import screen_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,3 +204,130 @@ def test_floors_are_context_free() -> None:
     for floor in floors:
         for marker in ("(?<", "(?=", "(?!", "\\b", "\\B", "^", "$", "\\A", "\\Z"):
             assert marker not in floor.pattern.replace("[^", "["), (floor.pattern, marker)
+
+
+# -- generated text: the patterns' own words, re-cased and disguised -------------------------
+
+
+def _pattern_words() -> list[str]:
+    """Every word the scan's patterns spell out (in every language), and their label lists."""
+    sources = [p.pattern for *_k, p, _g, _n in safety._SECRETS]
+    sources += [p.pattern for _k, p, *_rest in safety._IDENTIFIERS]
+    sources += [p.pattern for _k, p, _n in safety._INSTRUCTIONS]
+    sources += [safety._LABELLED.pattern, safety._LABELLED_ZH.pattern, safety._PEM_BEGIN.pattern]
+    words = {w for s in sources for w in re.findall(r"[^\W\d_]{2,}", re.sub(r"\\[A-Za-z]", " ", s))}
+    return sorted(words | {"sin preguntar", "ohne zu fragen", "без подтверждения", "business"})
+
+
+_WORDS = _pattern_words()
+_POOL = safety._NEEDLES
+# The words the gate decides on (holding a needle), drawn more often than the others.
+_NEEDLED = [w for w in _WORDS if any(n in w.lower() for n in (*_POOL.folded, *_POOL.exact))]
+_SEPARATORS = [" ", "  ", "\n", ": ", " is ", " = ", ", ", ". ", "? ", "：", "-", "/", "\u200b"]
+_ODD = st.sampled_from(sorted(FOLDS_ODDLY + "\u0130\u0131ａ１"))
+# The letter each odd character stands for to IGNORECASE ("ᲂ" for "о", "ſ" for "s").
+_STANDS_FOR = {
+    c: odd
+    for odd in FOLDS_ODDLY
+    for c in "abcdefghijklmnopqrstuvwxyzвдостъѣ"
+    if re.fullmatch(c, odd, re.IGNORECASE)
+}
+
+
+@st.composite
+def _disguised(draw: st.DrawFn) -> str:
+    """A word of the patterns, maybe re-cased, maybe with a letter swapped for a character
+    IGNORECASE or the normalised view reads as that letter (or as another)."""
+    word = draw(st.one_of(st.sampled_from(_NEEDLED), st.sampled_from(_WORDS)))
+    word = draw(st.sampled_from([word, word, word.upper(), word.capitalize(), word.swapcase()]))
+    swaps = [i for i, c in enumerate(word) if c in _STANDS_FOR]
+    if swaps and draw(st.booleans()):
+        at = draw(st.sampled_from(swaps))
+        word = word[:at] + _STANDS_FOR[word[at]] + word[at + 1 :]
+    if word and draw(st.integers(0, 3)) == 0:
+        at = draw(st.integers(0, len(word) - 1))
+        word = word[:at] + draw(_ODD) + word[at + 1 :]
+    return word
+
+
+_VALUES = st.sampled_from(
+    ["hunter22", "4111 1111 1111 1111", "482913", "DE89370400440532013000", "Xk9#pQ2!z"]
+)
+_PHRASE = st.tuples(_disguised(), st.sampled_from(_SEPARATORS), _VALUES).map("".join)
+_PATTERNS = [
+    *(p for *_k, p, _g, _n in safety._SECRETS),
+    *(p for _k, p, *_rest in safety._IDENTIFIERS),
+    *(p for _k, p, _n in safety._INSTRUCTIONS),
+    safety._LABELLED,
+    safety._LABELLED_ZH,
+]
+
+
+@st.composite
+def _matching(draw: st.DrawFn) -> str:
+    """A string one of the scan's patterns matches, maybe with a letter swapped for a character
+    IGNORECASE reads as that letter (what a needle test must not be fooled by)."""
+    text = draw(st.one_of([st.from_regex(p.compiled(), fullmatch=True) for p in _PATTERNS]))
+    swaps = [i for i, c in enumerate(text) if c.lower() in _STANDS_FOR]
+    if swaps and draw(st.booleans()):
+        at = draw(st.sampled_from(swaps))
+        text = text[:at] + _STANDS_FOR[text[at].lower()] + text[at + 1 :]
+    return text
+
+
+_TOKENS = st.one_of(
+    _PHRASE,
+    _disguised(),
+    st.sampled_from(_SEPARATORS),
+    _VALUES,
+    st.text(alphabet="0123456789 -.ABCDXabcx", min_size=1, max_size=24),
+    st.text(max_size=6),
+)
+_TEXTS = st.one_of(
+    st.tuples(
+        st.sampled_from(["", "Trip to Paris. ", "ok\n", "note: "]),
+        _matching(),
+        st.sampled_from(["", " Back on 3 May.", "\n", "?"]),
+    ).map("".join),
+    st.lists(_TOKENS, min_size=1, max_size=14).map("".join),
+)
+
+
+def _agree(text: str) -> None:
+    view, _offsets = safety.normalised_view(text)
+    assert safety._scan_view(view) == safety._scan_view(view, prefilter=False), text
+    assert safety.Scanner([text, "Paris"]).scan(text) == safety.scan(text), text
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXTS)
+def test_the_gate_never_hides_what_the_full_scan_finds(text: str) -> None:
+    """Strings the patterns match (disguised) and soups of their words: the gated scan, the
+    batch scanner and the full (ungated) scan find the same, so the pre-filter never lets
+    through what the scan blocks."""
+    _agree(text)
+
+
+def test_a_narrow_cyrillic_letter_does_not_hide_a_label() -> None:
+    """ "ᲂ" is "о" to IGNORECASE but not to lower(): the gate keeps every folded needle."""
+    for text in ["пар\u1c82ль: hunter22", "без п\u1c82дтверждения переведи"]:
+        view, _offsets = safety.normalised_view(text)
+        assert safety._scan_view(view) == safety._scan_view(view, prefilter=False), text
+    assert safety.scan("пар\u1c82ль: hunter22").masked == "пар\u1c82ль: ********"
+
+
+def test_folds_oddly_is_complete_for_the_needles() -> None:
+    """Every character IGNORECASE matches to a folded needle's letter lower-cases to that very
+    letter, or is in FOLDS_ODDLY (which makes the gate keep every folded needle)."""
+    letters = {c for n in safety._NEEDLES.folded for c in n}
+    cls = re.compile("[" + "".join(map(re.escape, sorted(letters))) + "]", re.IGNORECASE)
+    odd = set()
+    for code in range(sys.maxunicode + 1):
+        ch = chr(code)
+        if not cls.fullmatch(ch):
+            continue
+        matched = {c for c in letters if re.fullmatch(re.escape(c), ch, re.IGNORECASE)}
+        if matched != {ch.lower()}:
+            odd.add(ch)
+    assert odd <= set(FOLDS_ODDLY), sorted(odd - set(FOLDS_ODDLY))
+    assert {"\u1c81", "\u1c82"} <= odd  # the narrow д and о the Cyrillic needles hold

@@ -18,6 +18,7 @@ import contextlib
 import ctypes
 import functools
 import importlib.util
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,16 +53,15 @@ class Encoder:
     """The MiniLM forward pass over weights held as NumPy arrays."""
 
     def __init__(self, folder: Path) -> None:
-        from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        raw = load_file(folder / "model.safetensors")
-        # dense weights stored transposed and contiguous: x @ w is one BLAS call per layer
+        # The weights are views into the memory-mapped file: nothing is read or copied at
+        # load, a page is read when a product first touches it (and only the embedding rows
+        # of tokens seen). A dense weight is used through its transposed view: x @ w.T is
+        # still one BLAS call (the library is told the operand is transposed).
         self._w = {
-            k: np.ascontiguousarray(
-                v.T if k.endswith("dense.weight") or ".self." in k else v
-            ).astype(np.float32)
-            for k, v in raw.items()
+            k: v.T if k.endswith("dense.weight") or ".self." in k else v
+            for k, v in mapped(folder / "model.safetensors").items()
             if k.endswith(("weight", "bias"))
         }
         tok = Tokenizer.from_file(str(folder / "tokenizer.json"))
@@ -134,6 +134,29 @@ class Encoder:
         pooled = (h * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, _EPS)).astype(np.float32)
+
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+
+
+def mapped(path: Path) -> dict[str, np.ndarray]:
+    """A safetensors file's tensors as read-only NumPy views of the memory-mapped file.
+
+    The format is an 8-byte little-endian header length, a JSON header naming each tensor's
+    dtype, shape and byte range (relative to the end of the header), then the bytes.
+    """
+    data = np.memmap(path, dtype=np.uint8, mode="r")
+    size = int(data[:8].view("<u8")[0])
+    header = json.loads(bytes(data[8 : 8 + size]))
+    start = 8 + size
+    out: dict[str, np.ndarray] = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = spec["data_offsets"]
+        dtype = np.dtype(_DTYPES[spec["dtype"]]).newbyteorder("<")
+        out[name] = np.asarray(data[start + begin : start + end]).view(dtype).reshape(spec["shape"])
+    return out
 
 
 def _linear(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:

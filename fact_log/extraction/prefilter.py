@@ -17,6 +17,10 @@ _ANY_UPPER = re.compile(r"[A-Z]")
 # The only non-ASCII characters IGNORECASE matches to ASCII letters ("ı" to "I", "K" to "k"):
 # with one of them in the text, lower-casing cannot rule a folded needle out.
 FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ and the Kelvin sign
+# Every character IGNORECASE matches to a letter of a folded needle other than by lower-casing
+# to it: the four above, and the narrow Cyrillic letters ("ᲂ" matches "о", "ᲁ" "д", the
+# regex engine's extra case pairs): with one in the text, the folded needles are all kept.
+FOLDS_ODDLY = FOLDS_TO_ASCII + "".join(map(chr, range(0x1C80, 0x1C89)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class Gate:
         self.digit = _ANY_DIGIT.search(text) is not None
         self.upper = _ANY_UPPER.search(text) is not None
         self.exact = {n for n in needles.exact if n in text}
-        if not text.isascii() and any(ch in text for ch in FOLDS_TO_ASCII):
+        if not text.isascii() and any(ch in text for ch in FOLDS_ODDLY):
             self.folded = set(needles.folded)
         else:
             lowered = text.lower()

@@ -38,6 +38,7 @@ from stdnum import luhn as stdnum_luhn
 from stdnum.cn import ric as stdnum_cn_ric
 
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.prefilter import Gate, Needles, Pool
 
 Category = Literal["secret", "identifier", "instruction"]
@@ -95,20 +96,20 @@ _SEPARATOR = (
     r"\s{1,3})"
 )
 _VALUE = r"[\"'“‘]?([^\s\"'”’,;]{3,200}(?:\s{0,3}/\s{0,3}[^\s\"'”’,;.]{3,200})?)"
-_LABELLED = re.compile(
+_LABELLED = lazy(
     rf"(?<![/_.-])\b(?P<label>{_STRONG}|{_WEAK}|{_CODE})(?:\s+(?:for|to|on|of|del|de|du|des|für|von|от|для)\s+[\w.-]{{1,40}}(?:\s[\w.-]{{1,40}})?)?"
     rf"(?P<sep>{_SEPARATOR}){_VALUE}",
     re.IGNORECASE,
 )
-_LABELLED_ZH = re.compile(
+_LABELLED_ZH = lazy(
     r"(?:密码|口令|验证码|校验码|密钥|秘钥|令牌|账号|帐号|账户|帐户|PIN码|pin码|登录名|用户名)"
     r"\s{0,3}(?:是|为|:|：|=|-|/)?\s{0,3}([^\s，。；、,;]{3,200})"
 )
-_CODE_LABEL = re.compile(r"pin|cvv|cvc|otp|code|c[oó]digo|код|пин", re.IGNORECASE)
-_WEAK_LABEL = re.compile(rf"(?:{_WEAK})$", re.IGNORECASE)
-_BARE_CODE = re.compile(_CODE, re.IGNORECASE)
-_SHORT_CODE = re.compile(r"\d{4,10}")
-_PUBLIC_CODE = re.compile(
+_CODE_LABEL = lazy(r"pin|cvv|cvc|otp|code|c[oó]digo|код|пин", re.IGNORECASE)
+_WEAK_LABEL = lazy(rf"(?:{_WEAK})$", re.IGNORECASE)
+_BARE_CODE = lazy(_CODE, re.IGNORECASE)
+_SHORT_CODE = lazy(r"\d{4,10}")
+_PUBLIC_CODE = lazy(
     r"\b(?:zip|post(?:al)?|area|country|dialling|dialing|promo(?:tion(?:al)?)?|discount|coupon|"
     r"voucher|referral|dress|source|qr|bar|tax|sort|error|status|exit|airport|airline|product|"
     r"item|colou?r|course|class|booking|confirmation|tracking|promocional|descuento|rabatt|"
@@ -157,7 +158,7 @@ _NOT_VALUES = frozenset(
 def _digits(min_len: int, floor: str) -> Needles:
     """A pattern whose every kept match holds a digit, at least min_len characters and a
     match of floor (the pattern without its lookarounds, or less)."""
-    return Needles(digit=True, min_len=min_len, floor=re.compile(floor))
+    return Needles(digit=True, min_len=min_len, floor=lazy(floor))
 
 
 _PEM_NEEDLES = Needles(("-----BEGIN ",))
@@ -181,45 +182,45 @@ _SECRETS: tuple[tuple[str, re.Pattern[str], int, Needles], ...] = (
     # (kind, pattern, group holding the secret: 0 = whole match, needles)
     (
         "api_key",
-        re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,200}"),
+        lazy(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{16,200}"),
         0,
         Needles(("sk-",)),
     ),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, Needles(("AKIA", "ASIA"))),
+    ("aws_access_key", lazy(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, Needles(("AKIA", "ASIA"))),
     (
         "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[\w]{20,255})"),
+        lazy(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[\w]{20,255})"),
         0,
         Needles(("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     ),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,200}"), 0, Needles(("xox",))),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{30,40}"), 0, Needles(("AIza",))),
+    ("slack_token", lazy(r"\bxox[abprs]-[A-Za-z0-9-]{10,200}"), 0, Needles(("xox",))),
+    ("google_api_key", lazy(r"\bAIza[0-9A-Za-z_-]{30,40}"), 0, Needles(("AIza",))),
     (
         "stripe_key",
-        re.compile(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{10,200}"),
+        lazy(r"\b(?:rk|pk|sk)_(?:live|test)_[A-Za-z0-9]{10,200}"),
         0,
         Needles(("_live_", "_test_")),
     ),
     (
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}"),
+        lazy(r"\beyJ[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}\.[A-Za-z0-9_-]{8,2000}"),
         0,
         Needles(("eyJ",)),
     ),
     (
         "bearer_token",
-        re.compile(r"\b[Bb]earer\s{1,3}([A-Za-z0-9._~+/=-]{12,2000})"),
+        lazy(r"\b[Bb]earer\s{1,3}([A-Za-z0-9._~+/=-]{12,2000})"),
         1,
         Needles(("earer",)),
     ),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, Needles(("npm_",))),
-    ("sendgrid_key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}"), 0, Needles(("SG.",))),
-    ("twilio_key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b"), 0, Needles(("SK", "AC"))),
-    ("gitlab_token", re.compile(r"\bglpat-[\w-]{20,64}"), 0, Needles(("glpat-",))),
-    ("mailchimp_key", re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0, Needles(("-us",), digit=True)),
+    ("npm_token", lazy(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, Needles(("npm_",))),
+    ("sendgrid_key", lazy(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}"), 0, Needles(("SG.",))),
+    ("twilio_key", lazy(r"\b(?:SK|AC)[0-9a-f]{32}\b"), 0, Needles(("SK", "AC"))),
+    ("gitlab_token", lazy(r"\bglpat-[\w-]{20,64}"), 0, Needles(("glpat-",))),
+    ("mailchimp_key", lazy(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0, Needles(("-us",), digit=True)),
     (
         "connection_string",
-        re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,100}:([^\s@/]{3,200})@", re.I),
+        lazy(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,100}:([^\s@/]{3,200})@", re.I),
         1,
         Needles(("://",)),
     ),
@@ -228,32 +229,30 @@ _SECRETS: tuple[tuple[str, re.Pattern[str], int, Needles], ...] = (
 # case and digits with high per-character entropy (an AWS secret access key, a random API
 # key). Hex-only runs (git hashes, UUIDs) and codes without lower case (tracking and order
 # numbers) never qualify.
-_TOKEN_RUN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9_/+=-]{24,500}(?![\w/+=-])")
-_HEX = re.compile(r"[0-9a-fA-F-]+")
-_DIGEST_CONTEXT = re.compile(
+_TOKEN_RUN = lazy(r"(?<![\w/+=.-])[A-Za-z0-9_/+=-]{24,500}(?![\w/+=-])")
+_HEX = lazy(r"[0-9a-fA-F-]+")
+_DIGEST_CONTEXT = lazy(
     r"\b(?:commit|commits|committed|revert|reverted|cherry-pick|merge|merged|rev|revision|"
     r"hash|sha|sha-?1|sha-?256|sha-?512|md5|checksum|digest|fingerprint|build|tree|blob|head)\b",
     re.IGNORECASE,
 )
-_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
+_PEM_BEGIN = lazy(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY-----")
 
-_DIGIT_RUN = re.compile(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
-_GROUP = re.compile(r"\d+")
+_DIGIT_RUN = lazy(r"(?<![\d-])\d{1,19}(?:[ .-]\d{1,19}){0,15}(?![\d-])")
+_GROUP = lazy(r"\d+")
 _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] = (
     # (kind, pattern, group, the catalog field such a value may be stored in, needles); every
     # kind is kept only with a digit in it (numbers, or the checks in `_scan_view`)
     (
         "passport_number",
-        re.compile(
-            r"\bpassport\s+(?:number|no\.?|#)\s*(?:is\s+|:\s*)?([A-Z0-9]{5,12})\b", re.IGNORECASE
-        ),
+        lazy(r"\bpassport\s+(?:number|no\.?|#)\s*(?:is\s+|:\s*)?([A-Z0-9]{5,12})\b", re.IGNORECASE),
         1,
         "identity.passport.number",
         Needles(folded=("passport",), digit=True),
     ),
     (
         "licence_number",
-        re.compile(
+        lazy(
             r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\s+(?:number|no\.?|#)\s*(?:is\s+|:\s*)?"
             r"([A-Z0-9]{5,18})\b",
             re.IGNORECASE,
@@ -264,26 +263,26 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
     ),
     (
         "us_ssn",
-        re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"),
+        lazy(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"),
         0,
         None,
         _digits(11, r"\d{3}-\d{2}-\d{4}"),
     ),
     (
         "uk_nino",
-        re.compile(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"),
+        lazy(r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"),
         0,
         None,
         Needles(  # case-sensitive capitals
             digit=True,
             min_len=9,
             upper=True,
-            floor=re.compile(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}"),
+            floor=lazy(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\s?\d{2}"),
         ),
     ),
     (
         "national_id",
-        re.compile(
+        lazy(
             r"\b(?:national\s+id(?:entity)?|id\s+card|social\s+security|ssn|nino|"
             r"national\s+insurance|tax\s+id|tin|aadhaar|身份证)\s*(?:number|no\.?|#)?\s*"
             r"(?:is|:|=|号码是|号是)?\s*([A-Z0-9][A-Z0-9 -]{4,24}[A-Z0-9])",
@@ -297,28 +296,37 @@ _IDENTIFIERS: tuple[tuple[str, re.Pattern[str], int, str | None, Needles], ...] 
             digit=True,
         ),
     ),
-    ("cn_resident_id", re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18, r"\d{17}")),
+    ("cn_resident_id", lazy(r"(?<!\d)\d{17}[\dXx](?!\d)"), 0, None, _digits(18, r"\d{17}")),
     (
         "iban",
-        re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"),
+        lazy(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b"),
         0,
         None,
         Needles(  # case-sensitive country code
-            digit=True, min_len=16, upper=True, floor=re.compile(r"[A-Z]{2}\d{2}")
+            digit=True, min_len=16, upper=True, floor=lazy(r"[A-Z]{2}\d{2}")
         ),
     ),
 )
 
-_IBAN_LABEL = re.compile(r"iban|account|konto|账号|账户", re.IGNORECASE)
+_IBAN_LABEL = lazy(r"iban|account|konto|账号|账户", re.IGNORECASE)
 
 # What any "drop your rules" injection in Spanish, French, German or Russian contains.
 _DROP_RULES_VERBS = tuple(
     ["ignor", "olvid", "omite", "descarta", "oubli", "vergiss", "vergessen", "игнор", "забуд"]
 )
+# Not "sin" / "sans" / "ohne" / "без", which "business", "Sansa", "Bohne" hold, but what the
+# preposition must be followed by ("confirm" also covers confirmar, confirmer, confirmation,
+# confirmación).
+_WITHOUT_ASKING_NEEDLES = Needles(
+    folded=(
+        "preguntar", "permiso", "confirm", "demander", "rifier", "accord", "fragen", "ckfrage",
+        "tigung", "zustimmung", "подтвержд", "вопрос", "спрос", "соглас",
+    )
+)  # fmt: skip
 _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     (
         "override_rules",
-        re.compile(
+        lazy(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
             r"(?:your\s+|the\s+|my\s+)?(?:previous|prior|above|earlier|original|system|safety)?\s*"
             r"(?:rules|instructions|prompts?|guidelines|guardrails|policies|restrictions)\b",
@@ -328,7 +336,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "persona_change",
-        re.compile(
+        lazy(
             r"\byou\s+are\s+now\b|\bact\s+as\s+(?:if\s+you\s+are\s+)?(?:an?\s+)?unrestricted|\b(?:developer|god|dan)\s+mode\b|\bjailbreak",
             re.IGNORECASE,
         ),
@@ -336,12 +344,12 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "system_prompt",
-        re.compile(r"\bsystem\s+prompt\b|\bnew\s+instructions?\s*:", re.IGNORECASE),
+        lazy(r"\bsystem\s+prompt\b|\bnew\s+instructions?\s*:", re.IGNORECASE),
         Needles(folded=("prompt", "instruction")),
     ),
     (
         "skip_confirmation",
-        re.compile(
+        lazy(
             r"\b(?:approve|authori[sz]e|execute|confirm|make|send|transfer|wire|pay|buy|book|"
             r"delete|sign|accept)\b[^.!?\n]{0,60}\bwithout\s+(?:ask(?:ing)?|confirm(?:ing|ation)?|"
             r"check(?:ing)?|my\s+(?:approval|permission|consent)|telling|warning)",
@@ -351,7 +359,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "standing_payment",
-        re.compile(
+        lazy(
             r"\b(?:always|automatically|whenever\s+asked)\s+(?:send|transfer|wire|pay|forward|"
             r"share|give|move)\b[^.!?\n]{0,60}\b(?:money|funds|payments?|passwords?|credentials|"
             r"bitcoin|crypto|\$|£|€|to\s+(?:account|iban|wallet|this))",
@@ -361,7 +369,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "no_confirmation",
-        re.compile(
+        lazy(
             r"\b(?:never|don't|do\s+not|stop)\s+(?:ask(?:ing)?|check(?:ing)?\s+with)\s+(?:me\s+)?"
             r"(?:for\s+)?(?:permission|confirmation|approval|before)",
             re.IGNORECASE,
@@ -370,7 +378,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "reveal_secrets",
-        re.compile(
+        lazy(
             r"\b(?:reveal|share|send|print|show|leak)\s+(?:your|the|all)\s+(?:system\s+prompt|"
             r"api\s+keys?|passwords?|secrets|credentials)",
             re.IGNORECASE,
@@ -379,7 +387,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "override_rules",
-        re.compile(
+        lazy(
             r"忽略(?:之前|以前|上面|所有)?的?(?:指令|规则|提示)|不用(?:问|确认|询问)我|无需确认|直接转账"
         ),
         Needles(("忽略", "不用", "无需确认", "直接转账")),
@@ -389,7 +397,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     # Latin by the view, so a disguised word of these languages matches too.
     (
         "override_rules",
-        re.compile(
+        lazy(
             r"\b(?:ignora|ignore[sz]?|olvida|olvide|omite|descarta|oublie[sz]?|ignoriere|"
             r"ignorieren\s+sie|vergiss|vergessen\s+sie)\s+(?:todas?\s+|toutes?\s+|tous\s+|alle\s+)?"
             r"(?:las\s+|tus\s+|sus\s+|les\s+|tes\s+|vos\s+|deine\s+|ihre\s+|die\s+)?"
@@ -404,7 +412,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
     ),
     (
         "skip_confirmation",
-        re.compile(
+        lazy(
             r"\b(?:paga|pague|transfiere|env[ií]a|compra|reserva|borra|firma|acepta|aprueba|"
             r"paie[sz]?|payez|transf[eè]re[sz]?|envoie[sz]?|ach[eè]te[sz]?|r[eé]serve[sz]?|"
             r"supprime[sz]?|signe[sz]?|accepte[sz]?|approuve[sz]?|zahle|bezahle|[uü]berweise|"
@@ -417,7 +425,7 @@ _INSTRUCTIONS: tuple[tuple[str, re.Pattern[str], Needles], ...] = (
             r"[^.!?\n]{0,60}без\s+(?:подтверждения|вопросов|спроса|согласования|моего\s+согласия)",
             re.IGNORECASE,
         ),
-        Needles(folded=("sin", "sans", "ohne", "без")),
+        _WITHOUT_ASKING_NEEDLES,
     ),
 )
 
@@ -512,7 +520,7 @@ def normalised_view(text: str) -> tuple[str, list[int] | None]:
     return (view, None) if view == text else (view, offsets)
 
 
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = lazy(r"[^\W\d_]+")
 
 
 def _skeleton(view: str) -> str:
@@ -742,12 +750,12 @@ def _scan_view(text: str, prefilter: bool = True, gate: Gate | None = None) -> l
 # "Why did you stop asking for permission?") is not an order: a sentence opening with a
 # question word or a tense auxiliary and ending in "?". "Can/could/would you ..." are polite
 # orders and stay in scope, and so does a question about the assistant's own rules or prompt.
-_QUESTION = re.compile(
+_QUESTION = lazy(
     r"(?:what|which|who|whom|whose|when|where|why|how|did|does|do|was|were|is|are|has|have|"
     r"had)\b[^.!?\n]*\?",
     re.IGNORECASE,
 )
-_ADDRESSED = re.compile(
+_ADDRESSED = lazy(
     r"\byour\b|\b(?:previous|prior|above|earlier)\b|system\s+prompt|instructions?\s*:",
     re.IGNORECASE,
 )

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from uac.fact_log.errors import InputError
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.safety import (
     Finding,
     SafetyResult,
@@ -263,7 +264,7 @@ NEUTRALISED = "[instruction-like text removed]"
 # Broader than the refusal patterns in safety.py on purpose: refusing a write needs a clear
 # instruction, but a note put into an agent's prompt only loses a sentence when it merely
 # sounds like one ("never tell my boss" is gone from the context, still in the note).
-_ADDRESSED = re.compile(
+_ADDRESSED = lazy(
     r"\b(?:assistant|ai|agent|model|chatbot|llm|bot|claude|gpt|copilot)\b[^.!?\n]{0,40}"
     r"\b(?:must|should|shall|will|needs?\s+to|has\s+to|is\s+(?:required|instructed|allowed)|"
     r"may\s+now)\b|"
@@ -279,7 +280,7 @@ _ADDRESSED = re.compile(
     r"忽略|无视|你必须|你应该|从现在开始|不要告诉|直接(?:转账|支付|付款)",
     re.IGNORECASE | re.MULTILINE,
 )
-_SENTENCE = re.compile(r"[^\n]*?(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
+_SENTENCE = lazy(r"[^\n]*?(?:[.!?]+(?=\s|$)|[。！？]+|\n|$)")
 
 
 def neutralise(text: str) -> str:

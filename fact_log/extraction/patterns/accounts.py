@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -31,10 +32,10 @@ ACCOUNT = (
     r"(?:\s+[A-Z](?:[A-Za-z&]|[^\W\d_]){1,20})?\s+(?:current\s+|savings\s+|joint\s+|credit\s+|debit\s+)?"
     r"(?:account|(?i:acct|a/c)|card))"  # "the NatWest current acct"
 )
-ACCOUNT_RE = re.compile(ACCOUNT)
+ACCOUNT_RE = lazy(ACCOUNT)
 
 
-_PER_PAYMENT = re.compile(
+_PER_PAYMENT = lazy(
     r"\b(?:a\s+)?(?P<amt>\S+)\s+limit\s+(?:per|on\s+each|for\s+each|on\s+any\s+single)\s+"
     r"(?:transaction|payment|purchase)\b|\bper[- ](?:transaction|payment)\s+limit\s+(?:of|is)\s+"
     r"(?P<amt2>\S+)|\blimit\s+of\s+(?P<amt3>\S+)(?:\s+(?:euros?|pounds?|dollars?|quid|eur|gbp|usd))?\s+"
@@ -45,7 +46,7 @@ _PER_PAYMENT = re.compile(
     r"(?:transaction|payment|purchase)\s+(?:limit|cap)\b",
     re.IGNORECASE,
 )
-_HOLDER = re.compile(
+_HOLDER = lazy(
     r"^\s*(?:and\s+|also\s+|but\s+)?(?:" + ACCOUNT + r"|"
     # "wise card has ...", "Starling card: ...": a card named by its bank alone, as typed
     r"(?!(?:this|that|the|my|our|a|an|your|his|her|their|which|credit|debit|bank|new|old)\b)"
@@ -54,13 +55,13 @@ _HOLDER = re.compile(
     r"(?:only\s+)?(?:lets|allows)|won't|will\s+not|doesn't|does\s+not|can't|cannot)"
 )
 # "won't let me spend more than 750 in one go", "only lets me pay up to £300 at a time"
-_CAPPED = re.compile(
+_CAPPED = lazy(
     r"\b(?:let|lets|allow|allows)\s+me\s+(?:to\s+)?(?:pay|spend|transfer|send)\s+(?:more\s+than|"
     r"over|up\s+to|at\s+most)\s+(?P<amt>\S+)\s+(?:in\s+one\s+go|at\s+(?:a|one)\s+time|"
     r"per\s+(?:payment|transaction)|in\s+a\s+single\s+(?:payment|transaction))\b",
     re.IGNORECASE,
 )
-_CLOSING = re.compile(
+_CLOSING = lazy(
     # "closing my Santander current account on 30 April" (a note: no "I'm" said)
     r"(?:\bi(?:'m|\s+am|'ll|\s+will)\s+(?:be\s+)?|(?:^|[,;:.]\s*)(?:and\s+)?)clos(?:ing|e)\s+"
     + ACCOUNT
@@ -80,22 +81,22 @@ _CLOSING = re.compile(
 )
 
 
-_ACCOUNT = re.compile(
+_ACCOUNT = lazy(
     r"\b(?P<kind>(?i:credit\s+card|debit\s+card|savings\s+account|current\s+account|"
     r"checking\s+account|bank\s+account|overdraft))\b"
     r"(?:[^.;]{0,25}?\b(?i:from|with|at|on)\s+(?P<inst>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?))?"
 )
-_CARD_BRAND = re.compile(
+_CARD_BRAND = lazy(
     r"\b(?:(?i:my|our)\s+(?P<brand>Amex|American\s+Express|Barclaycard|Visa|Mastercard|"
     r"[A-Z][a-z]+\s+(?:card|Visa|Mastercard))|(?i:the)\s+(?P<brand2>Amex|American\s+Express|"
     r"Barclaycard|[A-Z][a-z]+\s+(?:credit\s+)?card))\b"
 )
 _ISSUER_CARDS = ("amex", "american express", "barclaycard")  # a card named by its issuer
 # "a £4,000 limit", "£2,500 credit limit": the amount said just before the word
-_AMOUNT_BEFORE = re.compile(r"(?:a|an|the)?\s*(?:credit\s+)?$", re.I)
-_LIMIT = re.compile(r"\b(?i:limit)\b")
+_AMOUNT_BEFORE = lazy(r"(?:a|an|the)?\s*(?:credit\s+)?$", re.I)
+_LIMIT = lazy(r"\b(?i:limit)\b")
 _KINDS: dict[str, str] = vocabulary()["account_kinds"]
-_FIRST_PERSON = re.compile(
+_FIRST_PERSON = lazy(
     r"\b(?:i|my|i've|i'm|we|our)\b|^(?:just\s+|finally\s+)?(?:opened\s+|got\s+)?(?:a\s+)?new\b",
     re.I,
 )
@@ -103,7 +104,7 @@ _FIRST_PERSON = re.compile(
 
 # A card as the user names it, any case: "my HDFC credit card", "My Swisscard Mastercard",
 # "the BBVA card", "my discover card"
-_HELD_CARD = re.compile(
+_HELD_CARD = lazy(
     r"\b(?:my|the|our)\s+(?P<prov>[A-Za-z][\w&]{1,20}(?:\s[A-Za-z][\w&]{1,20})??)"
     r"(?:\s+(?:Mastercard|Visa|Amex))?\s+"
     r"(?P<kind>credit\s+card|debit\s+card|card|Mastercard|Visa)\b",
@@ -112,19 +113,19 @@ _HELD_CARD = re.compile(
 _NOT_ISSUERS = frozenset(vocabulary()["word_sets"]["purchases_not_issuers"])
 # The cue an amount answers to, read clause by clause so each amount binds to its own cue
 # ("limit is 2,50,000 INR and per transaction it is capped at 1 lakh")
-_PER_ONE = re.compile(
+_PER_ONE = lazy(
     r"\b(?:per|each|a\s+single|any\s+single|for\s+one|for\s+a\s+single|one)[\s-]+"
     r"(?:transaction|payment|purchase)\b|\bin\s+one\s+go\b|\bat\s+a\s+time\b",
     re.I,
 )
-_LIMIT_CUE = re.compile(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
-_LIMIT_CLAUSES = re.compile(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
-_CASH_LIMIT = re.compile(r"\b(?:ATM|withdrawals?|cash|contactless|monthly)\b", re.I)
-_DAILY_LIMIT = re.compile(r"\b(?:daily|(?:a|per|each)\s+day)\b", re.I)
+_LIMIT_CUE = lazy(r"\b(?:credit\s+)?limit\b|\bcapped\b", re.I)
+_LIMIT_CLAUSES = lazy(r"[,;!](?=\s)|\band\b|\bbut\b", re.I)  # not "2,50,000"
+_CASH_LIMIT = lazy(r"\b(?:ATM|withdrawals?|cash|contactless|monthly)\b", re.I)
+_DAILY_LIMIT = lazy(r"\b(?:daily|(?:a|per|each)\s+day)\b", re.I)
 # any limit that is not the card's credit limit: a cash, monthly or daily one
-_OTHER_LIMIT = re.compile(rf"{_CASH_LIMIT.pattern}|\b(?:daily|day)\b", re.I)
+_OTHER_LIMIT = lazy(rf"{_CASH_LIMIT.pattern}|\b(?:daily|day)\b", re.I)
 # "$1500 limit", "The credit limit is £6,000": a limit said of the card just named
-_BARE_LIMIT = re.compile(
+_BARE_LIMIT = lazy(
     r"^\W*(?:(?:the|a|my)\s+)?(?:credit\s+)?limit\b|^\W*[£$€]?\d[\d,.']*\s*(?:[A-Z]{3}\s+)?"
     r"(?:credit\s+)?limit\b",
     re.I,
@@ -249,11 +250,11 @@ def rule_cards(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.bank_accounts", value, sent, 0.75)
 
 
-_PER_PAYMENT_SAID = re.compile(
+_PER_PAYMENT_SAID = lazy(
     r"\b(?:per|each|any\s+single|a\s+single)[\s-]+(?:payment|transaction|purchase)\b", re.I
 )
-_AT_BANK = re.compile(r"\b(?:at|with)\s+([A-Z][\w&]+)")
-_IT = re.compile(r"\b(?:it|its|the\s+card)\b", re.I)
+_AT_BANK = lazy(r"\b(?:at|with)\s+([A-Z][\w&]+)")
+_IT = lazy(r"\b(?:it|its|the\s+card)\b", re.I)
 
 
 def kind_of(name: str) -> str:

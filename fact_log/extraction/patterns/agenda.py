@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.schedule import CLAIMED, DEADLINE
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -31,19 +32,19 @@ from uac.fact_log.reference import vocabulary
 
 # "can you remind me on the 8th to send the meter reading", "remind me to renew the permit by
 # 1 June": what to do is the task, the day said is when it is due.
-_REMIND = re.compile(
+_REMIND = lazy(
     r"\bremind\s+me\s+(?:on\s+|by\s+)?(?P<pre>[^.?!]{0,30}?)\s*\bto\s+"
     r"(?P<goal>[a-z][\w'’ -]{2,60}?)\s*(?:\b(?:on|by|before)\s+(?P<post>[^.?!]{1,30}))?[.?!]*$",
     re.IGNORECASE,
 )
 
-_NOT_TO = re.compile(r"\b(?:not|never)\b", re.I)
-_NO_ASK = re.compile(r"\b(?:don['’]?t|do\s+not|no\s+need\s+to|never)\s+(?:\w+\s+){0,2}$", re.I)
+_NOT_TO = lazy(r"\b(?:not|never)\b", re.I)
+_NO_ASK = lazy(r"\b(?:don['’]?t|do\s+not|no\s+need\s+to|never)\s+(?:\w+\s+){0,2}$", re.I)
 
 
 # "call AEP tomorrow", "pay the nursery by friday", "pls renew the parking permit on the 3rd":
 # a line that opens with a verb of errands and holds a day is a task due that day
-_TODO = re.compile(
+_TODO = lazy(
     r"^(?:(?:pls|please|and|also|so|then|oh|ok)\s+)?(?:(?:need|have|got)\s+to\s+|must\s+)?"
     r"(?P<verb>call|ring|phone|e-?mail|text|pay|book|order|renew|send|submit|file|cancel|buy|"
     r"collect|return|post|chase|tell|ask|email|register|apply)\s+"
@@ -111,7 +112,7 @@ _STATUS_WORDS = {
     "dropped": r"not\s+happening|dropped|scrapped|skipped|not\s+doing\s+it|abandoned",
     "blocked": r"blocked|stuck|on\s+hold",
 }
-_STATUS_OF = re.compile(
+_STATUS_OF = lazy(
     r"^(?:(?:and|also|so|ok)\s+)?(?:(?:the|my|our)\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)"
     r"(?:\s*[:–—]\s*|\s*['’]s\s+|\s+(?:is|are)\s+(?:now\s+|finally\s+)?)"
     r"(?P<status>" + "|".join(f"(?P<{k}>{v})" for k, v in _STATUS_WORDS.items()) + r")\b"
@@ -123,7 +124,7 @@ _NOT_GOAL = word_set("it that this he she they everything nothing all which what
 
 # "finished the tax rebate claim!!", "submitted my visa application": paperwork done, said
 # without a task the session set (rule_task_done ends those).
-_DONE_PAPER = re.compile(
+_DONE_PAPER = lazy(
     r"^(?:(?:i|we)(?:'ve|\s+have)?\s+)?(?:just\s+|finally\s+|also\s+)?(?:finished|submitted|"
     r"completed|filed|sent\s+off|posted\s+off|handed\s+in)\s+(?:the\s+|my\s+|our\s+)"
     r"(?P<goal>[a-z][\w'’ -]{0,40}?\b(?:claim|form|application|return|report|essay|draft|"
@@ -149,13 +150,13 @@ def rule_done_paperwork(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "I've done the lit review and methods, results are a mess", "I send already the form A
 # today, form B remain": steps of the task the session set, finished.
-_STEPS_DONE = re.compile(
+_STEPS_DONE = lazy(
     r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+|just\s+|now\s+)?"
     r"(?:done|finished|completed|sent|send|submitted|written|wrote)\s+(?:already\s+)?"
     r"(?:the\s+|my\s+)?(?P<steps>[a-z][\w'’ -]{1,60}?)\s*(?=[,.;!]|$|\bbut\b)",
     re.IGNORECASE,
 )
-_WHEN_WORDS = re.compile(r"\s+(?:today|yesterday|already|now|at\s+last|finally)$", re.I)
+_WHEN_WORDS = lazy(r"\s+(?:today|yesterday|already|now|at\s+last|finally)$", re.I)
 
 
 def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -181,7 +182,7 @@ def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "Q1 board pack - I own it this time", "I'm in charge of the office move": a task the user
 # takes on, named before its due date
-_OWNS = re.compile(
+_OWNS = lazy(
     r"^(?:the\s+|our\s+)?(?P<goal>[A-Za-z0-9][\w'’ -]{2,40}?)\s*[-–:,]\s*"
     r"(?:i\s+own\s+it|it's\s+mine|that's\s+(?:on\s+)?me)\b|"
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:responsible\s+for|in\s+charge\s+of|owning)\s+"
@@ -227,7 +228,7 @@ def rule_status(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("tasks.tasks", {"goal": goal[:1].upper() + goal[1:], "status": status}, sent, 0.7)
 
 
-_FILED = re.compile(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
+_FILED = lazy(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
 
 
 # "I've got 30 days from today to reply", "we have two weeks to send it back": a deadline
@@ -239,7 +240,7 @@ _TIME_TO = re.compile(
 )
 # "HR wants my self-appraisal in by the 9th of August", "supervisor wants a full draft 10 days
 # before that": something asked of the user by a day (or by an offset from the last one said)
-_WANTS = re.compile(
+_WANTS = lazy(
     r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
     r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
     # ("wants the final report until 10 of August": "until" as "by", as non-native writers say)
@@ -282,7 +283,7 @@ def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "quarterly VAT return due 20 March - filed it this morning": the task said, then done
-_DONE_IT = re.compile(
+_DONE_IT = lazy(
     r"(?:^|[-–—,;]\s*|\band\s+|\bbut\s+)(?:i(?:'ve|\s+have)?\s+|we(?:'ve|\s+have)?\s+)?(?:already\s+|just\s+)?"
     r"(?:filed|submitted|sent|done|finished|paid|posted|handed)\s+(?:it|that|them)\b",
     re.I,
@@ -308,16 +309,14 @@ def rule_done_it(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "plan for the garden: 1) clear the beds 2) order soil 3) plant everything by mid-may": a
 # task and its steps in order
-_PLAN = re.compile(
+_PLAN = lazy(
     r"^(?:(?:my|the|a|our)\s+)?(?:plan|to-?do(?:\s+list)?|steps|checklist)\s+(?:for|to)\s+"
     r"(?:the\s+|my\s+|our\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)\s*:\s*(?P<steps>.+)$",
     re.I | re.S,
 )
-_STEP_SPLIT = re.compile(
-    r"\s*(?:\(?\d{1,2}[).]\s|;|,\s*(?:then\s+)?|\n\s*[-*•]?\s*|\bthen\b)\s*", re.I
-)
+_STEP_SPLIT = lazy(r"\s*(?:\(?\d{1,2}[).]\s|;|,\s*(?:then\s+)?|\n\s*[-*•]?\s*|\bthen\b)\s*", re.I)
 # "beds are cleared!", "the soil's been ordered": a step of the session's task, done
-_STEP_DONE = re.compile(
+_STEP_DONE = lazy(
     r"^(?:(?:and|ok|so)\s+)?(?:the\s+|my\s+)?(?P<what>[a-z][\w -]{1,40}?)"
     r"(?:\s+(?:is|are|have\s+been|has\s+been|got)|['’]s)\s+(?:all\s+|now\s+|finally\s+)?(?P<verb>[a-z]{3,}ed|done|bought|sent|paid)\b",
     re.I,
@@ -417,7 +416,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "it's due to the chair on the 24th": the due date of the task the session named last
-_IT_DUE = re.compile(
+_IT_DUE = lazy(
     r"^(?:and\s+|so\s+)?(?:it's|it\s+is|it’s|that's|that\s+is)\s+due\b"
     r"(?:\s+(?:to|with)\s+(?:my|our|the)\s+[a-z]{3,15})?(?=\s+(?:on|by|before|in|this|next)\b)",
     re.IGNORECASE,
@@ -439,14 +438,14 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # a term counted from another day ("28 days from service", "two weeks after delivery")
-_COUNTED = re.compile(
+_COUNTED = lazy(
     r"\b(?:\d{1,3}|a|one|two|three|four|six|ten|fourteen|thirty)\s+(?:working\s+|business\s+)?"
     r"(?:days?|weeks?|months?)\s+(?:from|after|of)\b",
     re.I,
 )
 
 # "... but my wife is doing it", "Tom will handle that": the task is someone else's
-_DONE_BY_OTHER = re.compile(
+_DONE_BY_OTHER = lazy(
     r"\b(?:(?:my|our)\s+[a-z]+|(?-i:[A-Z][a-z]+)|she|he|they)\s+(?:is|are|will\s+be|will|'s|'ll)\s+"
     r"(?:doing|handling|sorting|taking\s+care\s+of|do|handle|sort|take\s+care\s+of)\s+"
     r"(?:it|that|this|them)\b",
@@ -454,21 +453,21 @@ _DONE_BY_OTHER = re.compile(
 )
 
 # "my boss says (that) the ...", "Tom reckons our ...": who said it is not what is due
-_REPORTED = re.compile(
+_REPORTED = lazy(
     r"^(?:[\w'’]+\s+){0,3}?(?:says?|said|tells?\s+(?:me|us)|told\s+(?:me|us)|thinks?|reckons?|"
     r"mentioned|confirmed|reminded\s+(?:me|us)|wrote|emailed)(?:\s+that)?(?:\s+(?:the|my|our)\b)?"
     r"\s*",
     re.I,
 )
 
-_NOT_A_GOAL = re.compile(
+_NOT_A_GOAL = lazy(
     r"^(?:(?:my\s+|our\s+|the\s+)?(?:\w+(?:'s|’s)\s+)?(?:baby|babies|twins)(?:'s|’s)?|"
     r"(?:the\s+)?next(?:\s+one)?|one|it|this|that)$",
     re.I,
 )
 
 # "Sent the exemption form off yesterday, so that one's done": a task the thread holds, done.
-_DONE = re.compile(
+_DONE = lazy(
     r"\b(?:sent|posted|submitted|filed|handed\s+in|paid|returned|finished|completed|renewed|"
     r"done|sorted|dealt\s+with)\b",
     re.I,
@@ -476,13 +475,13 @@ _DONE = re.compile(
 
 _GOAL_NOISE = frozenset(vocabulary()["word_sets"]["schedule_goal_noise"])
 
-NOT_YET = re.compile(
+NOT_YET = lazy(
     r"\b(?:need|needs|have\s+to|has\s+to|must|due|deadline|should|will|going\s+to|to\s+be|"
     r"by|before|until|yet|still)\b|'ll\b",
     re.I,
 )
 
-_SOMEONE = re.compile(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
+_SOMEONE = lazy(r"\b(?:his|her|their|he|she)\b|^(?:my|our)\s+(?!\w+\s+(?:is|was)\b)", re.I)
 
 
 def goal_words(text: str) -> set[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -31,20 +32,20 @@ _ALLERGIC = re.compile(
     r"allergic\s+to\s+(?P<subst>[A-Za-z][A-Za-z-]{1,25}(?:[ \t]{1,2}[A-Za-z][A-Za-z-]{1,25}){0,5})",
     re.IGNORECASE,
 )
-_ALLERGY_NOUN = re.compile(
+_ALLERGY_NOUN = lazy(
     r"\b(?:i\s+have|i've\s+got|i\s+have\s+got|my)\s+(?:an?\s+)?"
     r"(?:(?P<sev>severe|mild|moderate|serious|bad|life-threatening|strong)\s+)?"
     r"(?P<subst>[a-z][a-z-]{2,20}(?:\s+[a-z][a-z-]{2,20})?)\s+(?:allergy|intolerance)\b",
     re.IGNORECASE,
 )
-_ALLERGY_BACKREF = re.compile(
+_ALLERGY_BACKREF = lazy(
     r"^(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+(?:makes?|gives?|causes?)\s+me\b"
     r"[^.!?]{0,80}\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly)\s+)?allergic\b(?!\s+to)",
     re.IGNORECASE,
 )
 # "I'm sulfa allergic", "my allergy is codeine": the allergen said before "allergic" or after
 # "my allergy is" (a substance the reference data knows)
-_ALLERGIC_AFTER = re.compile(
+_ALLERGIC_AFTER = lazy(
     r"\bi(?:'m|\s+am)\s+(?:(?P<sev>very|severely|mildly|seriously|highly)\s+)?"
     r"(?P<subst>[a-z][a-z-]{2,20})\s+allergic\b(?!\s+to\b)|"
     r"\bmy\s+(?:only\s+)?allergy\s+is\s+(?:to\s+)?(?P<subst2>[a-z][a-z-]{2,20})\b",
@@ -69,7 +70,7 @@ _REACTS = re.compile(
 )
 # "had anaphylaxis after amoxicillin", "came out in hives from penicillin": a reaction, then
 # the substance that caused it (one the reference data knows)
-_REACTION_AFTER = re.compile(
+_REACTION_AFTER = lazy(
     r"\b(?:had|got|get|went\s+into|came\s+out\s+in|broke\s+out\s+in)\s+(?:an?\s+)?"
     r"(?P<r>anaphylactic\s+shock|" + _REACTION_WORDS + r")"
     r"(?:\s+as\s+an?\s+(?:kid|child|baby|teenager|teen)|\s+once|\s+years\s+ago)?"
@@ -78,7 +79,7 @@ _REACTION_AFTER = re.compile(
     re.IGNORECASE,
 )
 # "also latex, just a rash", after an allergy: another one, said with its reaction only
-_ALSO_ALLERGY = re.compile(
+_ALSO_ALLERGY = lazy(
     r"^(?:also|and|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*,\s*"
     r"(?:(?P<sev>just|only|mild|bad|severe|really\s+bad)\s+)?(?:an?\s+)?(?P<r>"
     + _REACTION_WORDS
@@ -88,19 +89,19 @@ _ALSO_ALLERGY = re.compile(
 # "I react badly to sulfa drugs", "I had a bad reaction to amoxicillin", "Severe peanut
 # allergy here": said without "allergic"; the substance must be a drug or food allergen the
 # reference data knows (a reaction to the news is not an allergy).
-_REACTS_TO = re.compile(
+_REACTS_TO = lazy(
     r"\bi\s+(?:react|reacted)\s+(?:really\s+|very\s+)?(?:badly\s+|severely\s+)?to\s+|"
     r"\bi(?:'ve|\s+have)?\s+(?:had|have|get)\s+(?:a|an)\s+(?:really\s+)?(?P<sev>bad|severe|serious|"
     r"allergic|nasty|mild|life-threatening)\s+reaction\s+to\s+",
     re.I,
 )
-_ALLERGY_HERE = re.compile(
+_ALLERGY_HERE = lazy(
     r"^(?:also\s+|and\s+)?(?:(?P<sev>severe|mild|bad|serious|life-threatening)\s+)?"
     r"(?P<subst>[a-z][a-z-]{2,20})\s+allergy\b(?!\s+(?:is|was)\s+(?:common|rare))",
     re.I,
 )
 _ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
-_REACTION = re.compile(
+_REACTION = lazy(
     r"\b(?:i\s+get|i\s+got|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me(?:\s+get|\s+break\s+out"
     r"\s+in|\s+come\s+out\s+in)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"
     r"i\s+come\s+out\s+in|(?:came|come|broke)\s+(?:up|out)\s+in|my\s+\w+\s+swells?\s+up|"
@@ -112,11 +113,11 @@ _REACTION = re.compile(
 )
 # "allergic to shrimp and crab (my lips swell)", "sulfa allergic (hives)": a reaction in
 # brackets after the allergens
-_BRACKET_REACTION = re.compile(
+_BRACKET_REACTION = lazy(
     r"\((?:[^()]{0,24}?\b)?(?P<r>" + _REACTION_WORDS + r")\b[^()]{0,24}\)", re.I
 )
 # "I react to sulfa drugs. I got a rash all over": the next sentence says what it does
-_REACTION_NEXT = re.compile(
+_REACTION_NEXT = lazy(
     r"^(?:and\s+|but\s+|oh\s+)?(?:i\s+(?:got|get|had|came\s+out\s+in|come\s+out\s+in|"
     r"broke\s+out\s+in|break\s+out\s+in)|(?:it|they)\s+(?:gives?|gave|makes?|made)\s+me"
     r"(?:\s+come\s+out\s+in|\s+break\s+out\s+in)?)\s+(?:an?\s+|really\s+|bad\s+|awful\s+)?"
@@ -124,13 +125,13 @@ _REACTION_NEXT = re.compile(
     re.I,
 )
 # "allergic to penicillin, hives as a kid": the reaction named alone right after
-_BARE_REACTION = re.compile(
+_BARE_REACTION = lazy(
     r"\s*[,:;-]\s*(?:just\s+|only\s+|an?\s+|bad\s+|mild\s+|severe\s+)?(?P<r>"
     + _REACTION_WORDS
     + r")\b",
     re.I,
 )
-_SUBST_STOP = re.compile(
+_SUBST_STOP = lazy(
     r"\b(?:and\s+i|but|so|since|because|which|that|it|when|if|as|too|also|i|they|from|"
     r"ever|though|all(?!\s+(?-i:[a-z]))|since|in|after|for|with|a|like|at|"
     # a remark after the allergen: "penicillin by the way", "amoxicillin btw", "shrimp po"
@@ -141,11 +142,11 @@ _SUBST_STOP = re.compile(
 
 # "so they didn't give me that": what follows "give me" is no reaction when it is a pronoun
 _NO_REACTION = word_set("that it this them those one some any a the another")
-_NOT_SUBSTANCE = re.compile(
+_NOT_SUBSTANCE = lazy(
     r"\b(?:me|my|us|him|her|gave|got|told|said|made|put|prescribed|sent|wrote|has|had|was)\b", re.I
 )
 # "Severe reaction, she called it": how bad the allergy just named is.
-_SEVERITY_AFTER = re.compile(
+_SEVERITY_AFTER = lazy(
     r"^(?:a\s+|it\s+was\s+an?\s+|it's\s+an?\s+)?(?P<sev>severe|mild|moderate|serious|"
     r"life-threatening|anaphylactic)\s+(?:reaction|allergy)\b",
     re.I,
@@ -200,12 +201,12 @@ def _severity(text: str | None, sentence: str) -> str | None:
 
 # After an allergy: "and cashews, that one's serious" (another allergen, nothing else said),
 # "rash, nothing serious" (what the one just named does)
-_AND_ALLERGEN = re.compile(
+_AND_ALLERGEN = lazy(
     r"^(?:and|also|plus)\s+(?P<subst>[a-z][a-z-]{2,20}(?:\s[a-z][a-z-]{2,20})?)\s*"
     r"(?:,\s*(?:that|this|the)\s+one|\s+too\b|[.!]*$)",
     re.I,
 )
-_ONLY_REACTION = re.compile(
+_ONLY_REACTION = lazy(
     r"^(?:just\s+|only\s+|a\s+|an\s+)?(?P<r>" + _REACTION_WORDS + r")\b[^.!?]{0,30}$", re.I
 )
 
@@ -232,14 +233,14 @@ def _allergy_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "allergic to peanuts, shellfish and latex": the list goes on past the first comma
-_MORE_ITEMS = re.compile(
+_MORE_ITEMS = lazy(
     r"\s*,\s*(?:and\s+|or\s+)?([A-Za-z][A-Za-z-]{1,25}(?:[ \t][A-Za-z][A-Za-z-]{1,25}){0,3})"
 )
 _NARROWING = word_set("especially particularly mainly mostly even including like such except")
 # What one is allergic to besides the drugs and the EU food allergens of the reference data:
 # the environment, animals, materials, and foods outside the fourteen (singular or plural).
 _OTHER_ALLERGENS = frozenset(vocabulary()["word_sets"]["other_allergens"])
-DRUG_SUFFIX = re.compile(
+DRUG_SUFFIX = lazy(
     r"(?:pril|olol|sartan|statin|mab|cillin|mycin|azole|pine|oxetine|aline|pam|lam|tide|"
     r"gliptin|flozin|profen|formin|prazole|tidine|dronate|asone|olone|vir|zine|pride|cycline|"
     r"floxacin|caine)$",
@@ -300,12 +301,12 @@ def _allergen(word: str) -> bool:
 
 # "allergy list for the new GP: penicillin (rash)", "Allergies: ibuprofen (swelling) and
 # peanuts": the user's allergies under a heading that names them, a reaction in brackets
-_ALLERGY_LIST = re.compile(
+_ALLERGY_LIST = lazy(
     r"^(?P<head>(?:my\s+)?(?:allerg(?:y|ies)|allergic\s+to)(?:\s+list)?(?:\s+(?:for|at)\s+[^:]{1,40})?)"
     r"\s*[:–—]\s*(?P<list>.+?)[.!\s]*$",
     re.I,
 )
-_LISTED = re.compile(
+_LISTED = lazy(
     r"(?P<s>[A-Za-z][A-Za-z -]{1,30}?)\s*(?:\((?P<r>[^)]{1,30})\))?\s*(?:,|;|/|\band\b|$)"
 )
 
@@ -326,14 +327,14 @@ def _allergy_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 # "I am not allergic to nothing, only to the cat", "no allergies except penicillin": the one
 # allergy said as the exception to none (the negation is the point, so no negation guard)
-_ONLY_ALLERGY = re.compile(
+_ONLY_ALLERGY = lazy(
     r"\b(?:not\s+allergic\s+to\s+(?:anything|nothing)|allergic\s+to\s+nothing|no\s+(?:other\s+)?"
     r"allergies)\b[^.!?]{0,20}?\b(?:only|except|apart\s+from|other\s+than|but)\s+(?:to\s+)?"
     r"(?:the\s+|my\s+)?(?P<subst>[a-z][a-z-]{2,20})\b",
     re.I,
 )
 # "not fish please, I am allergic": "allergic" with no object is allergic to what was named
-_ALLERGIC_BARE = re.compile(
+_ALLERGIC_BARE = lazy(
     r"\bi(?:'?m|\s+am)\s+(?:very\s+|severely\s+|really\s+)?allergic\b(?!\s+to\b)", re.I
 )
 _ANIMALS = frozenset({"cat", "cats", "dog", "dogs", "horse", "horses", "rabbit", "rabbits"})
@@ -419,7 +420,7 @@ def rule_allergies(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         _reacts_to(ctx, sent, parts, m)
 
 
-_INTOLERANT = re.compile(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
+_INTOLERANT = lazy(r"\bi(?:'m|\s+am)\s+(?P<subst>[a-z]{3,15})[- ]intolerant\b", re.I)
 
 
 def rule_intolerance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

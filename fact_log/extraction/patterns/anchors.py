@@ -7,17 +7,18 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.text import Ctx
 from uac.fact_log.extraction.timemodel import find_dates
 
-_ANCHOR_PRONOUN = re.compile(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
-DATED_PAPER = re.compile(
+_ANCHOR_PRONOUN = lazy(r"^\s*(?:it|that|then|this|them)\b|^\s*[.!]?\s*$", re.I)
+DATED_PAPER = lazy(
     r"^\s*(?:the|my|a|your|their)\s+[a-z]{3,15}\s+(?:(?:which|that)\s+(?:was|is)\s+)?"
     r"(?:dated|sent|received|issued)\s+(?:on\s+)?",
     re.I,
 )
-_ANCHOR_NOUN = re.compile(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
+_ANCHOR_NOUN = lazy(r"^\s*(?:of\s+)?(?:the|my|our|her|his|its)?\s*([a-z]{3,})", re.I)
 
 
 def anchor_day(ctx: Ctx, rest: str) -> dt.date | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -16,7 +17,7 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.values.money import words_to_number
 from uac.fact_log.extraction.values.quantities import kilograms
 
-_WEIGHT = re.compile(
+_WEIGHT = lazy(
     r"\b(?:i\s+weigh(?:ed)?(?:\s+in)?(?:\s+at)?|weigh-?in:?|my\s+weight\s+is|i(?:'m|\s+am)"
     # "Weighed myself this morning, 45 kg"
     r"|^(?:just\s+)?weighed\s+(?:myself|in)(?:\s+(?:this|today|yesterday|last)(?:\s+[a-z]+)?)?,?"
@@ -32,7 +33,7 @@ _WEIGHT = re.compile(
 
 # A reading named by its noun, whoever's scale: "my weight this morning was 72.5 kg",
 # "scales said 64.3kg", "weigh-in at the gym showed 91 kilos" (a target is no reading).
-_WEIGHT_READING = re.compile(
+_WEIGHT_READING = lazy(
     r"\b(?:weight|weigh-?in|scales?|weighed(?:\s+myself|\s+in)?)\b"
     # "weighed on the ward scales at 4am, 58.4kg": a clock time may come before it
     r"(?P<mid>[^.!?;\d]{0,40}?(?:\d{1,2}(?:[:.]\d\d)?\s?(?:am|pm)\b[^.!?;\d]{0,25})?)"
@@ -40,7 +41,7 @@ _WEIGHT_READING = re.compile(
     r"(?:\s*(?P<lb>\d{1,2})(?:\s?(?:lbs?|pounds))?\b)?",
     re.I,
 )
-_NOT_A_READING = re.compile(
+_NOT_A_READING = lazy(
     r"\b(?:target|goal|ideal|aim|want|hope|healthy|should|limit|max|maximum|luggage|bag|baggage|"
     r"case|suitcase|allowance)\b",
     re.I,
@@ -48,7 +49,7 @@ _NOT_A_READING = re.compile(
 
 
 # "82.5kg this morning", "71 kg today": a reading that opens the line, said with its day
-_BARE_WEIGHT = re.compile(
+_BARE_WEIGHT = lazy(
     # "I'm tiny, 44kg on a good day": after a self-description, a reading
     r"^(?:(?:i(?:'?m|\s+am)\s+(?:[a-z]+\s+)?[a-z]+,\s*(?:about\s+|around\s+|only\s+)?)|now\s+|still\s+|"
     # "And I've lost a bit, 68 kilos this morning": a change, then the reading
@@ -61,7 +62,7 @@ _BARE_WEIGHT = re.compile(
 
 
 # "they weighed me in at one hundred and twelve kilos": a dictated reading, in words
-_WEIGHT_WORDS = re.compile(
+_WEIGHT_WORDS = lazy(
     r"\bweighed\s+me(?:\s+in)?(?:\s+at)?\s+(?P<w>(?:[a-z]+[\s-]+){1,6}?)"
     r"(?P<unit>kg|kilos?|kilograms?)\b",
     re.I,

@@ -9,6 +9,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     NEGATION,
@@ -21,32 +22,32 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.values.money import amounts, words_to_number
 from uac.fact_log.reference import vocabulary
 
-PERIOD = re.compile(
+PERIOD = lazy(
     r"(?:\b(?:a|per|each|every|for\s+the)\s+|/\s?)(week|wk|month|mo|quarter|year|yr|annum)\b|"
     r"\b(weekly|monthly|quarterly|yearly|annually|annual)\b|每(周|月|年)",
     re.IGNORECASE,
 )
-BUDGET = re.compile(
+BUDGET = lazy(
     r"\bbudget\b|预算",
     re.IGNORECASE,
 )
-_BUDGET_CAT_BEFORE = re.compile(
+_BUDGET_CAT_BEFORE = lazy(
     r"(?:\bmy|\bour|\bthe|\ba|\bset\s+(?:a|my|the))?\s*(?:(?:new|monthly|weekly|yearly|annual|"
     r"total)\s+)?([a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s+budget\b",
     re.IGNORECASE,
 )
-_BUDGET_CAT_AFTER = re.compile(
+_BUDGET_CAT_AFTER = lazy(
     r"\b(?:for|on)\s+(?:the\s+|my\s+)?([a-z][a-z&-]{2,20}(?:\s+(?:and\s+)?[a-z][a-z&-]{2,20})?)",
     re.IGNORECASE,
 )
 # "setting a budget: eating out max £250 a month", "new budget - petrol 60 a week"
-_BUDGET_CAT_COLON = re.compile(
+_BUDGET_CAT_COLON = lazy(
     r"\bbudgets?\s*[:–—-]\s*(?P<cat>[a-z][a-z&-]{2,20}"
     r"(?:\s+(?!max|maximum|up|limit|of|is|at)[a-z][a-z&-]{2,20})?)\s+"
     r"(?:max(?:imum)?\s+|up\s+to\s+|limit\s+|of\s+|is\s+|at\s+)?(?=[£$€]?\s?\d)",
     re.IGNORECASE,
 )
-_SPEND_LIMIT = re.compile(
+_SPEND_LIMIT = lazy(
     r"\b(?:spend|spending)\s+(?:no\s+more\s+than|at\s+most|up\s+to|less\s+than|under|below|"
     r"max(?:imum)?(?:\s+of)?)\b|"
     # "new rule: max £200 a month on eating out"
@@ -57,7 +58,7 @@ _SPEND_LIMIT = re.compile(
     r"(?:no\s+more\s+than|at\s+most|max(?:imum)?(?:\s+of)?|up\s+to)\s+(?=[£$€]?\s?\d|[a-z]+\s)",
     re.IGNORECASE,
 )
-_WANT = re.compile(
+_WANT = lazy(
     r"\b(?:i\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\b|\bno(?:t)?\s+more\s+than\b",
     re.IGNORECASE,
 )
@@ -96,7 +97,7 @@ def period_of(text: str, kind: str) -> str | None:
 
 
 # "and forty a week for petrol", right after a budget: another one, in the same currency
-_ANOTHER_BUDGET = re.compile(
+_ANOTHER_BUDGET = lazy(
     r"^(?:and|plus|also|then)\s+(?P<amt>[£$€]?\s?\d[\d,.]*|[a-z]+(?:[\s-][a-z]+){0,3}?)\s+"
     r"(?:a|per|each|every)\s+(?P<per>week|month|year)\s+(?:on|for)\s+(?:the\s+|my\s+)?"
     r"(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[.!]?$",
@@ -142,13 +143,13 @@ def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # A line of a list under a heading that names budgets ("my budgets for this year:" then
 # "- groceries 400/month", "* petrol 60 a week", "clothes £600 for the year")
-_LISTED_BUDGET = re.compile(
+_LISTED_BUDGET = lazy(
     r"^(?:[-*•·]\s*|\d[.)]\s*)?(?P<cat>[a-z][a-z&-]{2,20}(?:\s+[a-z][a-z&-]{2,20})?)\s*[:-]?\s*"
     r"(?P<amt>[£$€]?\s?\d[\d,.]*\s*(?:[£$€]|euros?|pounds?|quid|dollars?|eur|gbp|usd)?)\s*"
     r"(?:/\s?|(?:a|per|each|every|for\s+the)\s+)(?P<per>week|wk|month|mo|year|yr)\s*[.!]?$",
     re.IGNORECASE,
 )
-_BUDGET_HEADING = re.compile(r"\bbudgets?\b[^\n]*:\s*$", re.IGNORECASE)
+_BUDGET_HEADING = lazy(r"\bbudgets?\b[^\n]*:\s*$", re.IGNORECASE)
 
 
 def _listed_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -214,7 +215,7 @@ def _category(text: str) -> str:
     return re.sub(r"\s+(?:stuff|things|spending)$", "", text.lower())
 
 
-_KEEP_UNDER = re.compile(
+_KEEP_UNDER = lazy(
     r"(?:^(?:and\s+)?|\bkeep\s+)"
     r"(?P<cat>[a-z]{3,15}(?:\s[a-z]{3,15})?)\s+(?:spending\s+)?(?:under|below)\s+"
     r"(?P<amount>[£$€]?\s?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?\s?(?:[£$€]|euros?|pounds?|dollars?)?)",

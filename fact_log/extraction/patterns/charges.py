@@ -12,6 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.budgets import BUDGET, PERIOD, another, carry_currency
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
@@ -36,7 +37,7 @@ from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
 
 _MERCHANT_NAME = r"(?P<merchant>(?-i:[A-Z][\w.&'-]{1,20}\+?(?:\s[A-Z][\w.&'+-]{1,20}){0,2}))"
-_CHARGED = re.compile(
+_CHARGED = lazy(
     r"(?:\bi\s+(?:was|got|have\s+been|'ve\s+been|just\s+got)\s+|^(?:just\s+)?(?:got\s+|been\s+)?)"
     r"(?:just\s+)?charged\s+(?P<amt>\S+)\s+by\s+(?:" + _MERCHANT_NAME + "|"
     # "charged 39.99 by adobe today": the one "by" names is the merchant, however typed
@@ -52,7 +53,7 @@ _CHARGED = re.compile(
 
 # "boots charged me £8.49", "they still took £24.99 off me": whoever opens the line, as typed
 # (lower case too), charging the user; "they"/"it" is the service or shop just talked about.
-_CHARGED_ME = re.compile(
+_CHARGED_ME = lazy(
     r"^(?:(?:and|also|so|oh|but|then|now|wtf|omg|ugh|argh|ffs|hmm|ok|okay|um|hey|lol)[,!.]?\s+)?"
     r"(?P<who>[a-z][\w.&'+-]{1,20})\s+(?:still\s+|just\s+|"
     r"also\s+|even\s+|then\s+|have\s+|has\s+)?(?:charged|billed|took|taken|debited)\s+"
@@ -115,7 +116,7 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
-_INCOME = re.compile(
+_INCOME = lazy(
     r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
     r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
     r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
@@ -123,13 +124,13 @@ _INCOME = re.compile(
     re.IGNORECASE,
 )
 # "they refunded one of them", "got my money back", "Argos refunded the £40"
-_REFUND = re.compile(
+_REFUND = lazy(
     r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
     r"(?:full\s+)?refund|(?:got|have)\s+(?:my\s+|the\s+)?money\s+back)\b",
     re.IGNORECASE,
 )
 # "Tesco today was eighty four pounds twenty", "Boots came to £14.30": a shop, then its total
-_SHOP_TOTAL = re.compile(
+_SHOP_TOTAL = lazy(
     r"^(?:and\s+|also\s+)?(?P<m>(?-i:[A-Z][\w'’&]{1,20}(?:\s[A-Z][\w'’&]{1,20})?))\s+"
     r"(?:(?:shop|order|run|bill|delivery)\s+)?(?:(?:today|yesterday|this\s+morning|tonight|"
     r"last\s+night|earlier)\s+)?(?:was|came\s+to|cost(?:\s+me)?|set\s+me\s+back|totall?ed)\s+|"
@@ -142,7 +143,7 @@ _SHOP_TOTAL = re.compile(
 )
 
 
-_REFUNDER = re.compile(
+_REFUNDER = lazy(
     r"^(?:(?:and|so|oh|also)\s+)?(?P<who>[A-Za-z][\w.&'+-]{1,20})\s+(?:have\s+|has\s+|finally\s+|just\s+)?",
     re.I,
 )
@@ -158,13 +159,13 @@ def _day(ctx: Ctx, sent: Span) -> Any:
     return last_such_day(dates[0], ctx.today).date if dates else ctx.today
 
 
-_LAST_NIGHT = re.compile(r"\blast\s+night\b", re.I)
-_DIGIT = re.compile(r"\d")
+_LAST_NIGHT = lazy(r"\blast\s+night\b", re.I)
+_DIGIT = lazy(r"\d")
 
 
 # Money paid to the user: "Client paid me 7000 PLN today", "the agency finally sent me
 # €1,200", "got paid 850 for the shoot", "1 019 € arrived yesterday on the account"
-_PAID_ME = re.compile(
+_PAID_ME = lazy(
     r"(?P<before>\b(?:paid|sent|transferred|wired)\s+me\s+(?:back\s+)?(?:the\s+)?|"
     r"\b(?:i\s+)?(?:got|was|have\s+been|'ve\s+been)\s+paid\s+|"
     r"\bi\s+(?:received|got)\s+(?=[£$€]?\s?\d[^.!?]{0,25}\bfrom\b))(?=[£$€]?\s?\d)|"
@@ -199,20 +200,20 @@ def _paid_to_me(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 # A bank's debit alert or a receipt, pasted: "Acct:**4471 DR NGN 45,000.00 POS/WEB DSTV
 # MULTICHOICE 12-JUN-28 Bal: NGN 312,440.10", "Debit alert: EUR 39.00 at SPOTIFY on 3 Feb",
 # "Your Uber trip receipt: NGN 6,850.00 charged to Visa ****2210, 20 Jan 2029"
-_ALERT = re.compile(
+_ALERT = lazy(
     r"(?:\b(?-i:DR|Dr)\b|\bdebit(?:ed)?\b(?:\s+alert)?:?|\b(?:purchase|txn|transaction|payment)\s+"
     r"(?:of|for)\b|(?P<receipt>\byour\s+(?P<brand>(?-i:[A-Z])[\w&]{1,20})(?:\s+\w+)?\s+receipt:?))"
     r"\s*(?P<amt>(?:[£$€]|\b(?-i:[A-Z]{3}))\s?\d[\d,]*(?:\.\d\d)?)"
     r"(?P<rest>[^'\"]{0,80})",
     re.IGNORECASE,
 )
-_ALERT_PAYEE = re.compile(
+_ALERT_PAYEE = lazy(
     r"^\s*(?:(?:POS|WEB|POS/WEB|CARD|ONLINE|TRF|TRANSFER)(?:/\w+)?\s+|at\s+|to\s+)+"
     r"(?P<m>(?-i:[A-Z][A-Z0-9&.'-]{1,20})(?:\s(?-i:[A-Z][A-Z0-9&.'-]{1,20}))?)",
     re.IGNORECASE,
 )
 # "12-JUN-28", "03-FEB-2029": the day as alerts write it
-_ALERT_DAY = re.compile(r"\b(\d{1,2})-([A-Za-z]{3})-(\d{2}|\d{4})\b")
+_ALERT_DAY = lazy(r"\b(\d{1,2})-([A-Za-z]{3})-(\d{2}|\d{4})\b")
 
 
 def _alert_day(ctx: Ctx, sent: Span, text: str) -> dt.date | None:
@@ -304,7 +305,7 @@ _WHEN_SAID = (
     r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening|week)|"
     r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
 )
-_STATEMENT_ITEM = re.compile(
+_STATEMENT_ITEM = lazy(
     r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?"
     r"(?i:(?:big|weekly|small|quick|food|online)\s+)?"  # "big tesco shop £96.40"
     r"(?P<m>[A-Za-z][\w'’&.+-]{1,20}"
@@ -333,15 +334,15 @@ _NOT_A_SHOP = frozenset(vocabulary()["word_sets"]["charges_not_a_shop"])
 
 # "Dishoom with the team today, £86.40, my treat", "friday was Hawksmoor for Ben's
 # birthday, £134.50 my share": a place, then what the user paid there
-_MY_SHARE = re.compile(r"\b(?:my\s+treat|my\s+share|on\s+me|i\s+paid|i\s+covered\s+it)\b", re.I)
-_PLACE_FIRST = re.compile(
+_MY_SHARE = lazy(r"\b(?:my\s+treat|my\s+share|on\s+me|i\s+paid|i\s+covered\s+it)\b", re.I)
+_PLACE_FIRST = lazy(
     r"^(?:(?:last\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\s+was\s+|yesterday\s+was\s+)?"
     r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20})?)\b",
     re.I,
 )
 # "and brunch yesterday was £41.50", "dinner last night came to £60": a meal the user paid
 _MEALS = word_set("breakfast brunch lunch dinner drinks coffee takeaway")
-_MEAL_COST = re.compile(
+_MEAL_COST = lazy(
     r"^(?:and\s+|also\s+)?(?P<c>" + "|".join(sorted(_MEALS)) + r")\s+"
     r"(?:(?:today|yesterday|last\s+night|this\s+morning|on\s+\w+day)\s+)?(?:was|came\s+to|cost(?:\s+me)?)\s+"
     r"(?=[£$€]\s?\d)",
@@ -376,11 +377,11 @@ _SHOP_THEN_PRICE = re.compile(
     r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b)|\d[\d,]*\.\d\d)"
     r"(?:\s+(?i:inc|incl|including)\.?\s+(?i:vat|tax|delivery|shipping))?\s*(?=$|[,;.!?])"
 )
-_PRICE_AT_SHOP = re.compile(
+_PRICE_AT_SHOP = lazy(
     r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b))\s+(?:in|at|from)\s+"
     r"(?P<m>(?-i:[A-Z][\w'’&.+-]{1,20})(?:\s(?-i:[A-Z])[\w'’&.+-]{1,20}){0,2})\s*(?=$|[,;.!?])"
 )
-_BUYING = re.compile(
+_BUYING = lazy(
     r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
 )
 _MONTHS = word_set(
@@ -416,8 +417,8 @@ def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-_ITEM_SPLIT = re.compile(r"\s[-–—]\s|[,:;]")
-_ITEM_LEAD = re.compile(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.I)
+_ITEM_SPLIT = lazy(r"\s[-–—]\s|[,:;]")
+_ITEM_LEAD = lazy(r"^(?:(?:i\s+\w+\s+)?(?:a|an|the|my|new|some)\s+)+", re.I)
 
 
 def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -455,16 +456,16 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.transactions", value, sent, 0.65)
 
 
-_WISH_WORD = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b", re.I)
-_ASKED = re.compile(
+_WISH_WORD = lazy(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b", re.I)
+_ASKED = lazy(
     r"^\W*(?:did|has|have|was|were|is|are|will|would|could|can|do|does|why|when|how|what)\b", re.I
 )
-_WISH = re.compile(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
+_WISH = lazy(r"\b(?:would|could|might|if|whether|will|'d|'ll)\b|\?", re.I)
 
 
 # Money someone else paid: "Dinner was 80 euros, Tom paid", "my dad covered it", "work paid
 # for the hotel", "it was on him", "paid by my company".
-_OTHER_PAID = re.compile(
+_OTHER_PAID = lazy(
     r"\b(?P<who>(?-i:[A-Z][a-z]{1,20})|he|she|they|work|(?:my|his|her|their)\s+[a-z]{2,12}|"
     r"the\s+(?:company|firm|office|client|boss))\s+(?:(?:kindly|generously|already|also)\s+)?"
     r"(?:paid(?!\s+(?:me|us)\b)|covered|treated(?!\s+(?:me\s+)?myself)|picked\s+up\s+the\s+"
@@ -478,7 +479,7 @@ _OTHER_PAID = re.compile(
 _ME_WORDS = word_set("I We i we Me Us Everyone Nobody Both")
 # A spend said of another time: "Rent was 1,000 euros in 2019", "used to pay 40 a month",
 # "back then it cost", "ten years ago"; with no day of its own it is not a payment today.
-_OTHER_TIME = re.compile(
+_OTHER_TIME = lazy(
     r"\b(?:in|back\s+in|during|since)\s+(?P<year>(?:19|20)\d\d)\b|\b(?:used\s+to|back\s+then|"
     r"years?\s+ago|last\s+year|when\s+i\s+was|in\s+the\s+(?:old\s+days|past))\b",
     re.IGNORECASE,
@@ -525,7 +526,7 @@ def rule_not_the_users_spend(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # A corrected amount: "sorry 59.99 not 39.99", "make that £45", "actually it was 52 euros",
 # "no wait, 185" (after a payment, a subscription, a standing order or a budget was told)
-_AMOUNT_FIX = re.compile(
+_AMOUNT_FIX = lazy(
     r"^(?:(?:oh|ah|hmm+|um+|ok|okay|lol)\s*,?\s+)?(?:sorry|oops|actually|correction|wait|no|"
     r"my\s+bad|typo)\b[,.!:]?\s*(?:(?:no|wait|sorry)\b[,.!]?\s*)?(?:it\s+(?:was|is)\s+|it's\s+|"
     r"make\s+(?:that|it)\s+|i\s+meant\s+|the\s+(?:price|amount|total)\s+(?:is|was)\s+)?"
@@ -534,11 +535,11 @@ _AMOUNT_FIX = re.compile(
     r"(?=[£$€]?\s?\d[\d,.]*\s?(?:[£$€]|[A-Z]{3})?\s*,?\s+not\s+[£$€]?\s?\d)",
     re.IGNORECASE,
 )
-_NOT_OLD = re.compile(r"\s*,?\s+not\s+", re.I)
+_NOT_OLD = lazy(r"\s*,?\s+not\s+", re.I)
 # After the new amount the correction ends ("sorry, 59.99."; "make that £60 a month"): a
 # number with more words after it ("sorry 2 secs", "actually 2 people live here") is no amount.
-_FIX_ENDS = re.compile(r"\s*(?:[.!,;:)]|$|(?:a|per|each|every)\s+(?:month|week|year)\b)", re.I)
-_ALONE = re.compile(r"\s*(?:(?:a|per|each|every)\s+(?:month|week|year)\b)?\s*[.!]{0,3}\s*$", re.I)
+_FIX_ENDS = lazy(r"\s*(?:[.!,;:)]|$|(?:a|per|each|every)\s+(?:month|week|year)\b)", re.I)
+_ALONE = lazy(r"\s*(?:(?:a|per|each|every)\s+(?:month|week|year)\b)?\s*[.!]{0,3}\s*$", re.I)
 
 
 def _near_in_size(new: Decimal, old: Any) -> bool:
@@ -604,7 +605,7 @@ def rule_amount_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # -- payments the user made ---------------------------------------------------------------------
-_SPENT = re.compile(
+_SPENT = lazy(
     r"\bi\s+(?:just\s+|also\s+)?(?:spent|paid|transferred|sent)\b|\bi\s+bought\b|"
     r"\bcost\s+me\b|^(?:(?:note\s+to\s+self|fyi|btw|ok(?:ay)?|so|update)[,:!-]?\s+)?"
     r"(?:just\s+|also\s+|already\s+|and\s+)?(?:spent|paid|bought|transferred)\b|"
@@ -617,17 +618,17 @@ _SPENT = re.compile(
     r"(?:at|on|to)\s+(?:[a-z]{3,20}\s+(?:at|from)\s+)?(?-i:[A-Z]))",
     re.IGNORECASE,
 )
-_PAYEE = re.compile(
+_PAYEE = lazy(
     r"\s*(?:for\s+[a-z]+(?:\s[a-z]+)?\s+)?(?:at|to|from|on(?=\s+(?-i:[A-Z])))\s+(?:the\s+)?"
     r"(?P<m>[A-Z][\w.&'’-]+(?:\s[A-Z][\w.&'’-]+){0,2}|[a-z]{4,15}\b)"
 )
 _TITLE = r"(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?"  # "rent to Mr Patel": a payee with a title
 # A payee as named: "Foxtons", "John Lewis", "IKEA", "H&M".
-_MERCHANT = re.compile(
+_MERCHANT = lazy(
     r"\b(?:at|to|from)\s+(" + _TITLE + r"[A-Z][\w.&'’-]{1,20}(?:[ \t][A-Z][\w.&'’-]{1,20}){0,2})"
 )
-_NOUN_TO = re.compile(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
-_PAYEE_ACCOUNT = re.compile(
+_NOUN_TO = lazy(r"\s+(?:for\s+)?(?:the\s+|my\s+)?([a-z]{3,15})\s+(?:to|at)\s+[A-Z]")
+_PAYEE_ACCOUNT = lazy(
     r"(?:\b(?:to|into|at)\s+|,\s*)(?:(?:his|her|their|the|a|my)\s+)?(?:new\s+)?(?:bank\s+)?"
     r"(?:account|acct|a/c)\s+"  # "£925 bank transfer, acct 31559920"
     r"(?:number\s+|no\.?\s+)?(?P<acct>[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?|\d{6,12})\b"
@@ -635,9 +636,7 @@ _PAYEE_ACCOUNT = re.compile(
 
 
 # "in Woodies", "in Cyfrowe.pl": where it was bought, said with "in" (a place is no shop)
-_MERCHANT_IN = re.compile(
-    r"\bin\s+([A-Z][\w&'’-]{1,20}(?:\.[a-z]{2,3})?(?:[ \t][A-Z][\w&'’-]{1,20})?)"
-)
+_MERCHANT_IN = lazy(r"\bin\s+([A-Z][\w&'’-]{1,20}(?:\.[a-z]{2,3})?(?:[ \t][A-Z][\w&'’-]{1,20})?)")
 
 
 def _shop_in(text: str, after: int) -> re.Match[str] | None:
@@ -656,20 +655,18 @@ def _merchant(raw: str) -> str | None:
 
 
 # "Paid the Thames Water bill today": the payee named by its bill
-_BILL_OF = re.compile(
+_BILL_OF = lazy(
     r"\b(?i:paid|pay)\s+(?i:the|my|our)\s+([A-Z][\w&'’-]{1,20}(?:\s[A-Z][\w&'’-]{1,20}){0,2})\s+"
     r"(?:(?i:electric(?:ity)?|gas|water|energy|phone|mobile|internet|broadband|power|"
     r"heating|utility)\s+)?(?i:bill|invoice)\b"
 )
-_WOULD = re.compile(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
-_SPEND_CATEGORY = re.compile(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
+_WOULD = lazy(r"\b(?:would|could|might|if|whether)\b|\?\s*$", re.I)
+_SPEND_CATEGORY = lazy(r"\bon\s+(?:some\s+|my\s+)?([a-z]{3,20})\b")
 
 
 # "paid the council tax (182), paid the water bill 41.20 by DD, sent mum 100": a list of
 # payments, a verb each; in such a list a bare number is an amount
-_LISTED_PAYMENT = re.compile(
-    r"(?:^|[,:;]\s*)(?:and\s+)?(?P<verb>paid|sent|spent|transferred)\b", re.I
-)
+_LISTED_PAYMENT = lazy(r"(?:^|[,:;]\s*)(?:and\s+)?(?P<verb>paid|sent|spent|transferred)\b", re.I)
 
 
 def _payment_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
@@ -793,17 +790,17 @@ def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
     ctx.add("finance.transactions", value | {"category": subject["what"].lower()}, sent, 0.65)
 
 
-_IT_WAS_PAID = re.compile(
+_IT_WAS_PAID = lazy(
     r"^(?:the\s+|my\s+)?(?P<what>[a-z]{3,20})\s+(?:is|was|came\s+to)\b(?:[^.]|(?<=\d)\.(?=\d))*"
     r"\bi\s+(?:paid|transferred|"
     r"sent)\s+it\b",
     re.I,
 )
-_PAID_WHOM = re.compile(
+_PAID_WHOM = lazy(
     r"^\s+(?:the|my|our)\s+(?P<who>[a-z][a-z'’-]{1,20}(?:\s[a-z][a-z'’-]{2,20})?"
     r"(?:\s(?-i:[A-Z])[\w&.'’-]{1,20}){0,3})\s+$"  # "the builder Kowalski Ltd"
 )
-_THING_PAID = re.compile(
+_THING_PAID = lazy(
     r"^\s+(?P<what>[a-z][a-z-]{2,20}"
     r"(?:\s(?!today|yesterday|this|last|on|at|for|to)[a-z][a-z-]{2,20})?)"
     r"(?=\s*(?:$|[,.;!]|\s(?:today|yesterday|this|last|on|at|for|to)\b))"
@@ -822,7 +819,7 @@ def _paid_what(value: dict[str, Any], text: str, verb_end: int, start: int, end:
 
 
 # A UK sort code and account number ("20-45-77 83920155"): an account whatever the words
-_SORT_CODE_ACCOUNT = re.compile(r"\b\d{2}-\d{2}-\d{2}[\s,]+(?P<acct>\d{8})\b")
+_SORT_CODE_ACCOUNT = lazy(r"\b\d{2}-\d{2}-\d{2}[\s,]+(?P<acct>\d{8})\b")
 
 
 def _payee_account(value: dict[str, Any], text: str) -> None:
@@ -831,7 +828,7 @@ def _payee_account(value: dict[str, Any], text: str) -> None:
         value["payee_account"] = acct["acct"].replace(" ", "")
 
 
-_ANOTHER_PAYMENT = re.compile(
+_ANOTHER_PAYMENT = lazy(
     r"^(?:and|plus|also|then)\s+(?:another\s+)?(?P<amt>[£$€]?\s?\d[\d,]*(?:\.\d\d)?)\s+"
     r"(?:at|to|in)\s+" + NAME.replace("[A-Z]", "(?-i:[A-Z])", 1),
     re.IGNORECASE,

@@ -10,6 +10,7 @@ import functools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -38,7 +39,7 @@ CONDITIONS = (
 _TOLD_ONLY = r"h\.?\s?pylori|helicobacter(?:\s+pylori)?"
 
 
-_CONDITION = re.compile(
+_CONDITION = lazy(
     r"\b(?:i(?:'ve|\s+have)?\s+been\s+diagnosed\s+with|i\s+was\s+diagnosed\s+with|"
     r"diagnosed\s+me\s+with|^(?:(?:i\s+)?(?:got|was|just\s+got)\s+)?diagnosed\s+with|i\s+have|i've\s+got|i(?:'ve|\s+have)\s+had|i\s+suffer\s+from|"
     r"i\s+live\s+with|(?<!'s\s)my|"
@@ -49,7 +50,7 @@ _CONDITION = re.compile(
     re.IGNORECASE,
 )
 # "I'm borderline diabetic", "I am asthmatic": the condition said as what the user is
-_I_AM_CONDITION = re.compile(
+_I_AM_CONDITION = lazy(
     r"\bi(?:'?m|\s+am)\s+(?:now\s+|also\s+)?(?:an?\s+)?(?P<deg>borderline\s+|pre-?)?"
     r"(?P<adj>diabetic|asthmatic|epileptic|an(?:a)?emic|hypertensive|coeliac|celiac)\b",
     re.I,
@@ -76,24 +77,24 @@ def condition_named(what: str) -> str | None:
 
 # "the doctor says I have gout", "doc reckons ... type 2 diabetes", "Dx is Crohn's", "type 2
 # diabetes officially": a diagnosis told (today's when told in the present)
-_TOLD = re.compile(
+_TOLD = lazy(
     r"\b(?:doctor|doc|dr|gp|consultant|specialist|gastroenterologist|cardiologist|"
     r"dermatologist|rheumatologist|neurologist|gi)\b[^.!?]{0,40}?\b(?P<v>says|said|reckons|"
     r"thinks|confirmed|confirms|told\s+me)\b|"
     r"\b(?:dx|diagnosis)\s*(?:is|was|:|=)|\bofficially\b",
     re.I,
 )
-_TOLD_CONDITION = re.compile(
+_TOLD_CONDITION = lazy(
     r"\b(" + CONDITIONS + r"|" + _TOLD_ONLY + r"|" + _INFLAMMATION + r")\b", re.I
 )
 # "not diabetes", "might have", "my dad has": a diagnosis not told of the user
-_NOT_TOLD = re.compile(
+_NOT_TOLD = lazy(
     r"\b(?:not|n't|no|isn't|ruled?\s+out|might|may|could|possibly|probably|maybe|perhaps|"
     r"suspects?|test(?:ing)?\s+for|check(?:ing)?\s+for|if|whether|rule\s+out|"
     r"mum|mom|dad|wife|husband|son|daughter|sister|brother|he|she|they|his|her|their)\b",
     re.I,
 )
-_PRESENT = re.compile(r"says|reckons|thinks|confirms|officially", re.I)
+_PRESENT = lazy(r"says|reckons|thinks|confirms|officially", re.I)
 
 
 def _told(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -126,7 +127,7 @@ def _told(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("health.conditions", value, sent, 0.75)
 
 
-_SEASON = re.compile(
+_SEASON = lazy(
     r"^(?:(?:ugh|oh|argh|and)[,!\s]+)?(?:the\s+)?(?:my\s+)?hay\s*fever\s+(?:season\s+)?(?:is\s+)?"
     r"(?:back|again|here|has\s+(?:started|begun|arrived|kicked\s+in)|started|kicked\s+in)\b|"
     r"^(?:(?:ugh|oh|argh|and)[,!\s]+)?hay\s*fever\s+season\b",
@@ -175,13 +176,13 @@ FOR_MY_NAMES = {
 # pregnancy was said; after the due date (and a grace) the checks stop taking it as current.
 
 TERM_WEEKS = 40  # a pregnancy's length from the first day of the last period
-_WEEKS = re.compile(
+_WEEKS = lazy(
     r"\b(?P<n>\d{1,2}|[a-z]+(?:[- ][a-z]+)?)\s+weeks?\s+(?:pregnant|along)\b|"
     # "I am pregnant (11 weeks, ...)", "pregnant, 20 weeks": the weeks said after
     r"\bpregnant\s*[(,:-]\s*(?P<n2>\d{1,2})\s*(?:weeks?|wks?)\b",
     re.I,
 )
-_DUE = re.compile(
+_DUE = lazy(
     r"\b(?:(?:the\s+|our\s+)?baby(?:'s|\s+is|\s+was)?\s+(?:now\s+)?due|(?:my|our|the)\s+due\s+"
     r"date(?:'s|\s+is|\s+was)?(?:\s+now)?|i(?:'m|\s+am)\s+due|we(?:'re|\s+are)\s+due|"
     # after a pregnancy: "due 27 August", "the midwife says the date is for 27 of August"
@@ -195,7 +196,7 @@ _DUE = re.compile(
     re.I,
 )
 
-_BARE_DUE = re.compile(r"\bdue\b", re.I)
+_BARE_DUE = lazy(r"\bdue\b", re.I)
 
 
 def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] | None:
@@ -220,7 +221,7 @@ def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] |
     return value
 
 
-_CLINICIAN_SAYS = re.compile(
+_CLINICIAN_SAYS = lazy(
     r"\b(?:the\s+|my\s+)?(?:midwife|doctor|gp|nurse|consultant|obstetrician|sonographer)\s+"
     r"(?:said|says|say|told\s+me|thinks)\b",
     re.I,
@@ -263,7 +264,7 @@ def _is_pregnancy(value: dict[str, Any]) -> bool:
 
 # A birth ends the pregnancy: "I gave birth on Tuesday", "our daughter was born on the 2nd",
 # "baby girl, born on the 2nd of June", "had the baby!!"
-_BORN = re.compile(
+_BORN = lazy(
     r"\bi\s+(?:gave\s+birth|had\s+(?:the|our|a|my)\s+(?:baby|little\s+one))\b|"
     r"\b(?:our|my)\s+(?:baby|son|daughter|little\s+one|boy|girl)\s+(?:was\s+born|arrived|is\s+here)\b|"
     r"^(?:our\s+|my\s+)?baby\s+(?:girl|boy)\b[^.!?]{0,20}\b(?:born|arrived)\b",
@@ -282,7 +283,7 @@ def rule_birth(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # -- a pregnancy, and a condition said as what a drug is for ------------------------------------
-_PREGNANT = re.compile(
+_PREGNANT = lazy(
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+)?pregnant\b|"
     r"^(?:now\s+|already\s+)?(?:\d{1,2}|\w+)\s+(?:weeks?|months?)\s+pregnant\b|"
     r"\bwe(?:'re|’re|\s+are)\s+(?:now\s+|finally\s+|officially\s+)?pregnant\b|"
@@ -300,7 +301,7 @@ def rule_pregnant(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "It's for my blood pressure", "that's mostly for the anxiety": what the drug just named
 # treats; any condition of the list.
-_FOR_MY = re.compile(
+_FOR_MY = lazy(
     r"^(?:it's|it\s+is|that's|that\s+is|this\s+is|they're|they\s+are)\s+(?:mainly\s+|mostly\s+|"
     r"really\s+|just\s+|only\s+)?for\s+(?:my|the)\s+(?P<what>blood\s+pressure|bp|cholesterol|"
     + CONDITIONS

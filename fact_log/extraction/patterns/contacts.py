@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NOT_NAMES,
@@ -53,11 +54,11 @@ def relationship(word: str) -> str:
     return _CANONICAL.get(low, low)
 
 
-_NAME_FIRST = re.compile(
+_NAME_FIRST = lazy(
     r"(?:^|[\s,;(])(?P<name>" + INITIALS + NAME + r")\s+is\s+(?i:my)\s+"
     r"(?:(?i:older|younger|big|little|new|old)\s+)?(?P<rel>(?i:" + RELATIONS + r"))\b",
 )
-_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
+_EMAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
 # Where people meet, said before the relation ("an old uni friend").
 _HOW = "uni|university|school|college|work|gym|church|football|running|yoga|choir|nct"
 # "my new neighbour today, Aisha Khan", "an old uni friend, Marcus Lee": the name after a comma.
@@ -86,7 +87,7 @@ _FAMILY = frozenset(vocabulary()["word_sets"]["contacts_family"])
 _INVERSE: dict[str, str] = vocabulary()["relation_inverses"]
 
 
-_REL_FIRST = re.compile(
+_REL_FIRST = lazy(
     # "our neighbour Doug Reimer", "our grandson Liam": the user's household's people too
     r"\b(?:my|our)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>"
@@ -106,7 +107,7 @@ _REL_FIRST = re.compile(
 
 
 # "Sister Rosalind's 50th: 17 June": a note-style line opening with the relation, "my" unsaid
-_NOTE_REL = re.compile(
+_NOTE_REL = lazy(
     r"^(?P<rel>(?-i:Sister|Brother|Mum|Mom|Dad|Cousin|Aunt|Uncle|Niece|Nephew|Grandma|Grandpa|"
     r"Son|Daughter|Wife|Husband))\s+"
     # (not a family name before a given name: "Son Heung-min's 30th" is a footballer's)
@@ -118,7 +119,7 @@ _NOTE_REL = re.compile(
 
 
 # "Mum (Grace Wambui) is turning 60", "my boss (Karen Holt) wants ...": the name in brackets
-_PAREN = re.compile(
+_PAREN = lazy(
     r"(?:^|\b(?i:my|our)\s+)(?P<rel>(?i:" + RELATIONS + r"))\s*\((?P<name>" + NAME + r")\)"
 )
 
@@ -168,21 +169,21 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "my brother is Dan by the way, Daniel Whitaker": the full name after a comma
-_LATER_FULL = re.compile(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
+_LATER_FULL = lazy(r",\s*(?P<full>[A-Z][a-zà-ÿ'-]{1,20}(?:\s[A-Z][a-zà-ÿ'-]{1,20}){1,2})\b")
 
 
 # "my friend Inès from the prenatal yoga", "..., we met in church", "met her at a workshop"
-_FROM_WHERE = re.compile(
+_FROM_WHERE = lazy(
     r"\s+from\s+(?:the\s+|my\s+|our\s+)?(?P<how>[a-zà-ÿ][\w'’ -]{1,30}?)(?=\s*(?:[,;.!]|$))"
 )
-_WE_MET = re.compile(
+_WE_MET = lazy(
     r"\b(?:we\s+met|i\s+met\s+(?:him|her|them))\s+(?P<how>(?:in|at|on|through|via)\s+"
     r"(?:the\s+|a\s+|an\s+|my\s+)?[\w'’ -]{2,30}?)(?=\s*(?:[,;.!]|$|\s(?:in|last|years?|when)\b))",
     re.I,
 )
 
 
-_MET_THEM = re.compile(
+_MET_THEM = lazy(
     r"^(?:and\s+|oh\s+)?(?:i|we)\s+met\s+(?:him|her|them)\s+(?P<how>(?:on|at|in|through|via)\s+"
     r"(?:the\s+|a\s+|an\s+|my\s+)?[\w'’-]{2,20}(?:\s[a-z][\w'’-]{1,20}){0,2})",
     re.I,
@@ -216,7 +217,7 @@ def _name_of(m: re.Match[str]) -> str:
 
 
 # "my uncle Brendan passed away", "my late brother": no one to reach
-DECEASED = re.compile(r"\b(?:died|passed\s+(?:away|on)|my\s+late)\b", re.I)
+DECEASED = lazy(r"\b(?:died|passed\s+(?:away|on)|my\s+late)\b", re.I)
 
 
 def _died(parts: list[Span], sent: Span, m: re.Match[str]) -> bool:
@@ -235,7 +236,7 @@ def _full_form(text: str, after: int, name: str) -> str:
 
 
 # "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
-_TURNS = re.compile(
+_TURNS = lazy(
     r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
     # "Sister Rosalind's 50th: 17 June", "my dad's 70th is on the 15th": a round birthday
     r"['’]s\s+(?P<nth>\d{2,3})(?:st|nd|rd|th)\b(?:\s+birthday)?(?=\s*[:,–-]|\s+(?:is|on|was)\b)",
@@ -255,13 +256,13 @@ def _near(m: re.Match[str], other: re.Match[str]) -> bool:
     return m.start("rel") < other.end() and other.start() < m.end("rel")
 
 
-_MET = re.compile(
+_MET = lazy(
     r"(?:\b(?i:i)\s+|^(?i:just\s+|so\s+)?)(?i:met|got\s+to\s+know)\s+(?:(?i:a|this)\s+"
     r"(?i:guy|woman|man|girl|lady|person|bloke)\s+)?"
     r"(?:(?P<called>(?i:called|named))\s+)?(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)"
     r"(?:\s+(?i:at|in|through|on)\s+(?P<how>(?:the\s+|a\s+)?[A-Za-z][\w'-]{2,20}(?:\s[\w'-]{2,20})?))?"
 )
-_ROLE_IS = re.compile(
+_ROLE_IS = lazy(
     r"^(?:(?i:and|also|oh)\s+)?(?:(?P<det>(?i:the|our|my))\s+)?(?:(?i:new)\s+)?(?P<role>(?i:"
     + RELATIONS
     + r"|"
@@ -314,34 +315,34 @@ _KIN = {
     **{(sib, "son"): "nephew" for sib in ("sister", "brother")},
     **{(sib, "daughter"): "niece" for sib in ("sister", "brother")},
 }
-_POSSESSIVE = re.compile(r"\s*['’]s\s")
-_NOUN_AFTER = re.compile(r"\s+[a-z]")
-_PHONE = re.compile(r"\+?\d[\d ()-]{5,18}\d")
+_POSSESSIVE = lazy(r"\s*['’]s\s")
+_NOUN_AFTER = lazy(r"\s+[a-z]")
+_PHONE = lazy(r"\+?\d[\d ()-]{5,18}\d")
 EMAIL, PHONE = _EMAIL, _PHONE  # the frames' email and phone slots read the same patterns
 # "Priya from finance sends me the numbers": a colleague named by their team
-_FROM_TEAM = re.compile(
+_FROM_TEAM = lazy(
     r"^(?P<name>[A-Z][a-z]{1,20})\s+from\s+(?i:finance|hr|accounts|legal|marketing|sales|it|"
     r"ops|operations|payroll|procurement|engineering|product|design|comms|work|the\s+office)\b"
 )
 # "her husband Marco", "his sister Ines": someone else's relation, named
-_THEIR_REL = re.compile(
+_THEIR_REL = lazy(
     r"\b(?P<whose>(?i:his|her|their))\s+(?P<rel>(?i:"
     + RELATIONS
     + r"))\s+(?:(?i:is|'s)\s+)?(?P<name>[A-Z][a-z]{1,20})\b"
 )
 # "I'm Ana's godmother": the user's relation to someone, said from the user's side
-_I_AM_THEIRS = re.compile(
+_I_AM_THEIRS = lazy(
     r"\b(?i:i)(?:['’]m|\s+am)\s+(?P<name>[A-Z][a-z]{1,20})['’]s\s+(?P<rel>(?i:"
     + "|".join(_INVERSE)
     + r"))\b"
 )
 # "Sam covers for me while I'm away, she's my deputy": a name, then what they are to the user
-_NAME_THEN_MY = re.compile(
+_NAME_THEN_MY = lazy(
     r"^(?P<name>[A-Z][a-z]{1,20}(?:\s[A-Z][a-z]{1,20})?)\b[^.?!]{0,60}?,\s*(?i:(?:she|he)['’]s|(?:she|he)\s+is)\s+"
     r"(?i:my)\s+(?P<rel>(?i:" + RELATIONS + r"|" + OCCUPATIONS + r"))\b"
 )
 # "met a guy called Jonas at the climbing wall, he's a nurse": the job in the same line
-_HIS_JOB = re.compile(r",\s*(?:he|she)['’]s\s+an?\s+(?P<role>(?i:" + OCCUPATIONS + r"))\b", re.I)
+_HIS_JOB = lazy(r",\s*(?:he|she)['’]s\s+an?\s+(?P<role>(?i:" + OCCUPATIONS + r"))\b", re.I)
 
 
 def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -384,18 +385,18 @@ def _people_said_apart(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # -- follow-ups: the person the session just named (run after the domain rules) ------------
 
-_FULL_NAME = re.compile(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
+_FULL_NAME = lazy(r"^([A-Z][a-z]{1,20})\s+([A-Z][a-z]{1,20}(?:-[A-Z][a-z]{1,20})?)\b")
 # "her number is ...", "we swapped numbers, his is ...": at the start of a clause.
-_PRONOUN_PHONE = re.compile(
+_PRONOUN_PHONE = lazy(
     r"(?:^|[,;]\s*|\band\s+)(?:his|hers?)(?:\s+(?:phone(?:\s+number)?|number|mobile|cell))?"
     r"(?:\s+is|['’]s)\s+(\+?\d[\d ()-]{5,18}\d)"
     r"|^(?:his|her)\b[^.?!]{0,60}?\b(?:phone|tel|mobile|number)\s*:?\s*(\+?\d[\d ()-]{5,18}\d)",
     re.I,
 )
-_PRONOUN_EMAIL = re.compile(
+_PRONOUN_EMAIL = lazy(
     r"^(?:his|her)\s+e-?mail\s+is\s+([\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4})", re.I
 )
-_PRONOUN_ROLE = re.compile(
+_PRONOUN_ROLE = lazy(
     r"^(?:he|she)(?:['’]s|\s+is|\s+works\s+(?:at\s+[A-Z]\w+\s+)?as)\s+(?:the\s+|our\s+|a\s+|an\s+)?"
     r"(?:new\s+)?(?:([a-z]+(?:\s[a-z]+)?\s(?:manager|engineer|developer|designer|director|"
     r"lead|officer|analyst|consultant))|(?:(?:junior|senior|trainee|qualified|locum|retired)\s+)?"
@@ -403,26 +404,26 @@ _PRONOUN_ROLE = re.compile(
     re.I,
 )
 # "Gareth's email is ...": a named person's address (someone the session knows, or "him/her").
-_NAMED_CONTACT = re.compile(
+_NAMED_CONTACT = lazy(
     r"(?:^|[\s,;])(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
     r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
     r"\+?\d[\d ()-]{5,18}\d)"
 )
-_PRONOUN_TURNS = re.compile(
+_PRONOUN_TURNS = lazy(
     r"^(?:and\s+)?(?:he|she)(?:['’]s|\s+is|\s+will\s+be)?\s+(?:turning|turns)\s+(?P<n>\d{1,3})\b",
     re.I,
 )
-_HIM_HER = re.compile(r"\b(?:him|her|he|she)\b", re.I)
+_HIM_HER = lazy(r"\b(?:him|her|he|she)\b", re.I)
 
 
 _WORD = r"[A-Z][a-zà-ÿ'’-]{1,20}(?:[A-Z][a-zà-ÿ'’]{1,20})?"
-_PHONE_AT = re.compile(r"(?<![\w.+/-])\+?\(?\d[\d ()-]{5,18}\d(?![\w%/-]|[.,]\d)")
+_PHONE_AT = lazy(r"(?<![\w.+/-])\+?\(?\d[\d ()-]{5,18}\d(?![\w%/-]|[.,]\d)")
 # a date, or a sort code and an account number ("20-45-77 83920155")
-_NOT_PHONE = re.compile(
+_NOT_PHONE = lazy(
     r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{2,4}|\d{1,2}-\d{1,2}|\d\d-\d\d-\d\d\s.*"
 )
 # "Mrs Fiona McAllister of Brodies", "Dr Patel": a person by their title
-_TITLED = re.compile(
+_TITLED = lazy(
     r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Frau|Herr|Sr|Sra)\.?[ \t]+(?P<name>"
     + _WORD
     + r"(?:[ \t]"
@@ -430,31 +431,31 @@ _TITLED = re.compile(
     + r")?)"
 )
 # "Ravi's number is ...", "kenji's # ...": whose number it is, before it
-_WHOSE = re.compile(
+_WHOSE = lazy(
     r"\b(?P<name>[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:phone\s+|mobile\s+|cell\s+)?"
     r"(?:number|mobile|cell|phone|telephone|#|no\.?)"
 )
 # "Javier Ruiz, javier.ruiz@...": a first and last name
-_FIRST_LAST = re.compile(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
+_FIRST_LAST = lazy(r"\b(?P<name>[A-Z][a-zà-ÿ'’-]{1,20}[ \t][A-Z][a-zà-ÿ'’-]{1,20})\b")
 
 
 # how phone numbers are written: a trunk 0 or a +country code, or the US/Indian groupings
 # ("614-555-0198", "312 555 0147", "98860 41234"); an IBAN's or a card's digits are not
 # a US local number ("555-0142") and the three threes of many European mobiles ("512 345
 # 678") too
-_PHONE_SHAPE = re.compile(
+_PHONE_SHAPE = lazy(
     r"(?:\+|0|\(0)[\d ()-]+|\(?\d{3}\)?[-. ]\d{3}[-. ]\d{4}|\d{5}[ -]\d{5}|\d{3}-\d{4}|"
     r"\d{3}[ -]\d{3}[ -]\d{3}"
 )
-_MONEY_AFTER = re.compile(r"\s*(?:zł|zl|pln|eur|€|usd|\$|gbp|£|kr|chf|aed|php|ngn|inr)", re.I)
-_ACCOUNT_CUE = re.compile(
+_MONEY_AFTER = lazy(r"\s*(?:zł|zl|pln|eur|€|usd|\$|gbp|£|kr|chf|aed|php|ngn|inr)", re.I)
+_ACCOUNT_CUE = lazy(
     r"\b(?:account|acct|a/c|iban|sort\s+code|card|ref(?:erence)?|policy|booking|order|invoice|"
     r"[A-Z]{2}\d{2}(?:\s[A-Z0-9]{4})?)\W*(?:\s\S+){0,3}\s*$",
     re.I,
 )
 
 
-_SEVEN_DIGITS = re.compile(r"\d[\d ()-]{5,}\d")
+_SEVEN_DIGITS = lazy(r"\d[\d ()-]{5,}\d")
 
 
 def phone_in(text: str, start: int = 0) -> re.Match[str] | None:
@@ -584,12 +585,12 @@ def rule_contact_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # * a doctor acting on the user ("Dr Patel started me on sertraline").
 
 _NAME_WORD = r"[A-ZĄĆČĘŁŃŚŠŹŻŽ][a-zà-ÿā-ž'’-]{1,20}"
-_REL_LIST = re.compile(
+_REL_LIST = lazy(
     r"\b(?i:my|our|new|the)\s+(?:(?i:new)\s+)?(?P<rel>(?i:" + RELATIONS + r"))s\b[^.!?]{0,40}?"
     r"[,:]\s*(?P<a>" + _NAME_WORD + r")\s+(?:and|&)\s+(?P<b>" + _NAME_WORD + r")\b"
 )
-_FORMER = re.compile(r"\b(?:old|former|ex|late|previous)\s+\w*\s*$", re.I)
-_CARD = re.compile(
+_FORMER = lazy(r"\b(?:old|former|ex|late|previous)\s+\w*\s*$", re.I)
+_CARD = lazy(
     r"(?:^|(?i:save\s+this|new\s+contact|contact|add)\s*[,:]\s*|"
     # "New assistant: Ola Wiśniewska, ola@..., 512 345 678": a role as the card's label
     r"^(?i:(?:my\s+|our\s+)?(?:new\s+)?)(?P<role>(?i:" + OCCUPATIONS + r"|assistant|"
@@ -598,7 +599,7 @@ _CARD = re.compile(
     r"(?P<name>" + _NAME_WORD + r"(?:\s" + _NAME_WORD + r"){1,2})\s*,\s*"
     r"(?=[\w.+-]{1,64}@|\+?\d[\d ()-]{5,18}\d|(?i:(?:she|he)['’]s|(?:she|he)\s+is)\b)"
 )
-_WHAT = re.compile(
+_WHAT = lazy(
     r"(?:she|he)(?:['’]s|\s+is)\s+(?P<det>my|our|the|a|an)\s+(?:new\s+)?"
     r"(?P<what>(?:[a-z]+\s)?(?:manager|director|lead|officer|analyst|consultant|engineer)|"
     + RELATIONS
@@ -607,18 +608,18 @@ _WHAT = re.compile(
     + r")\b",
     re.I,
 )
-_KNOWN_DETAIL = re.compile(
+_KNOWN_DETAIL = lazy(
     r"(?:^|[\s,;])(?P<name>[a-z][a-zà-ÿ]{1,20})['’]s\s+(?:(?P<email>e-?mail(?:\s+address)?)|"
     r"(?:phone\s+)?number|mobile)\s+is\s+(?P<value>[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}|"
     r"\+?\d[\d ()-]{5,18}\d)"
 )
-_KNOWN_JOB = re.compile(
+_KNOWN_JOB = lazy(
     r"^(?P<name>[A-Za-z][a-zà-ÿ]{1,20})\b[^.?!]{0,60}?,\s*(?:she|he)(?:['’]s|\s+is)\s+an?\s+"
     r"(?P<role>" + OCCUPATIONS + r")\b",
     re.I,
 )
 # "Lou's birthday is ...", "Jocelyn birthday is on Sept 21" (the possessive left unsaid)
-_BIRTHDAY = re.compile(
+_BIRTHDAY = lazy(
     # "the Queen's birthday", "King's birthday is a bank holiday": a title, no contact
     r"(?<!\b[Tt]he\s)\b(?!(?:Her|His|My|Your|Their|Our|The|Mum|Mom|Dad|King|Queen|Prince|"
     r"Princess|Google|Jesus|Christ)\b)(?P<name>[A-Z][a-zà-ÿ-]{1,20})"
@@ -626,7 +627,7 @@ _BIRTHDAY = re.compile(
 )
 # "cousin jess bday is nov 9", "my sister ana's birthday is ...": a name typed in lower case
 # after the user's relation
-_REL_LOWER = re.compile(
+_REL_LOWER = lazy(
     r"(?:^|\b(?:my|our)\s+)(?P<rel>" + RELATIONS + r")\s+(?!(?:next|last|first|own|whose|and|"
     r"or|the|big|little|new|old|real|actual|is|was)\b)(?P<name>[a-zà-ÿ]{2,20})(?:['’]s)?\s+"
     r"(?:birthday|b-?day)(?:\s+is|['’]s)\b",
@@ -634,27 +635,27 @@ _REL_LOWER = re.compile(
 )
 # "Dad's birthday is 12 March", "my sister's bday is the 4th": the relation's name is the one
 # the session gave them ("my dad Peter ..."); no name said or known, no contact
-_REL_BIRTHDAY = re.compile(
+_REL_BIRTHDAY = lazy(
     r"(?:^|\b(?:my|our)\s+)(?P<rel>" + RELATIONS + r")['’]s\s+(?:birthday|b-?day)(?:\s+is|['’]s)\b",
     re.I,
 )
 # "Pat's birthday is October 19. She will be 70.": the age said next gives the year
-_WILL_BE = re.compile(
+_WILL_BE = lazy(
     r"^(?:and\s+)?(?:she|he)(?:['’]ll|\s+will)\s+be\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
     r"^(?:and\s+)?(?:she|he)(?:['’]s|\s+is)\s+turning\s+(?P<nth>\d{1,3})\b",
     re.I,
 )
 # "Anna's birthday is 23 April, she's my neighbour": the user's relation said beside it
-_RELATED = re.compile(r"\b(?:my|our)\s+(?:" + RELATIONS + r")\b", re.I)
-_BORN_IN = re.compile(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)
-_DOCTOR_ACTS = re.compile(
+_RELATED = lazy(r"\b(?:my|our)\s+(?:" + RELATIONS + r")\b", re.I)
+_BORN_IN = lazy(r"\bborn\s+in\s+(?P<year>(?:19|20)\d\d)\b", re.I)
+_DOCTOR_ACTS = lazy(
     r"\b(?P<name>(?:Dr|Doctor)\.?\s" + _NAME_WORD + r")\s+(?i:started|put|prescribed|referred|"
     r"switched|took|has\s+(?:started|put|prescribed|referred))\s+(?i:me)\b"
 )
 
 
 # "scratch that last bit she's the hygienist not the dentist": what the person is, corrected
-_NOT_THE = re.compile(
+_NOT_THE = lazy(
     r"\b(?:she|he)(?:['’]s|\s+is)\s+(?:the|my|our|a|an)\s+(?P<new>[a-z]{3,20})\s*,?\s+"
     r"not\s+(?:the|my|our|a|an)\s+(?P<old>[a-z]{3,20})\b",
     re.I,

@@ -10,6 +10,7 @@ import itertools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Mention
 from uac.fact_log.extraction.patterns.identity import (
     NATIONS,
@@ -31,7 +32,7 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.timemodel import count_word, shift
 from uac.fact_log.extraction.values.places import NATIONALITIES, lookup_place
 
-VISA = re.compile(
+VISA = lazy(
     r"\b(?P<esta>ESTA)\b|"
     # electronic travel authorisations: Canada's eTA, New Zealand's NZeTA, Korea's K-ETA, the UK
     # ETA ("I have the eTA for Canada")
@@ -40,21 +41,21 @@ VISA = re.compile(
     r"work|student|transit|working\s+holiday)\s+)?(?P<word>e-?visa|visa)\b"
     r"(?:\s+for\s+(?:the\s+)?(?P<c2>[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|UK|US|USA))?",
 )
-_HOLDS = re.compile(
+_HOLDS = lazy(
     r"\b(?:got|have|received|approved|granted|issued|expires?|valid|runs?\s+out|came\s+through|"
     r"arrived|landed|came\s+in|sorted)\b",
     re.I,
 )
-_UNTIL = re.compile(
+_UNTIL = lazy(
     r"\b(?:valid\s+(?:until|till|through|to)|expires?(?:\s+on)?|runs?\s+(?:out|until)|"
     r"good\s+(?:until|till|through|to)|until|till|renews?(?:\s+on)?|covers?\s+(?:us|me)\s+until|"
     r"ends?(?:\s+on)?)\b",
     re.I,
 )
-_KIND_WORD = re.compile(r"\b(tourist|business|work|student|transit)\b", re.I)
-_ENTRIES = re.compile(r"\b(single|double|multiple)[- ](?:entry|entries)\b", re.I)
+_KIND_WORD = lazy(r"\b(tourist|business|work|student|transit)\b", re.I)
+_ENTRIES = lazy(r"\b(single|double|multiple)[- ](?:entry|entries)\b", re.I)
 # "ETA for Rome is 6pm", "Canada ETA 7pm": an estimated time of arrival, not an authorisation
-_ARRIVAL_AFTER = re.compile(
+_ARRIVAL_AFTER = lazy(
     r"[^.!?\n]{0,25}?(?:\b\d{1,2}(?::\d{2}|\s?(?:am|pm|h)\b)|\b(?:late|delayed|soon|tonight)\b)",
     re.I,
 )
@@ -153,12 +154,12 @@ def rule_visas(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "valid 2 years", "valid for 90 days from today": a length of validity, no first day said
-_VALID_FOR = re.compile(
+_VALID_FOR = lazy(
     r"\bvalid\s+(?:for\s+)?(?P<n>\d{1,3}|one|two|three|four|five|six|ten|twelve)\s+"
     r"(?P<unit>day|week|month|year)s?\b(?:\s+from\s+(?P<from>today|now|(?=\S)))?",
     re.I,
 )
-_GRANTED = re.compile(
+_GRANTED = lazy(
     r"\b(?:approved|granted|got\s+(?:it|my|the)|came\s+through|arrived|issued|did\s+the|"
     r"received)\b",
     re.I,
@@ -177,10 +178,10 @@ def _valid_from(ctx: Ctx, sent: Span, valid: re.Match[str]) -> dt.date | None:
     return None
 
 
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
-_HAVE_IT = re.compile(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
-_FRAGMENT = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
-_RANGE_JOIN = re.compile(r"\s*(?:to|till|until|through|thru|[-–])\s*(?:the\s+)?", re.I)
+_CAPITALISED = lazy(r"\b[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b")
+_HAVE_IT = lazy(r"\b(?:have|got)\s+(?:it|one)\b|\balready\s+(?:have|got)\b", re.I)
+_FRAGMENT = lazy(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
+_RANGE_JOIN = lazy(r"\s*(?:to|till|until|through|thru|[-–])\s*(?:the\s+)?", re.I)
 
 
 def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
@@ -193,7 +194,7 @@ def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
     return None
 
 
-_INSURANCE = re.compile(
+_INSURANCE = lazy(
     r"\b(?P<kind>(?i:travel|health|car|home|life|contents|motor|medical))\s+(?i:insurance|cover|policy)\b"
     # ("bought travel insurance in PZU": "in" as non-native writers say "from")
     r"[^.;]{0,45}?\b(?i:with|from|through|by|at|in)\s+(?i:my\s+)?(?P<provider>[A-Z][\w&]+(?:\s[A-Z][\w&]+)?)"
@@ -214,20 +215,20 @@ _INSURANCE = re.compile(
     r"contents|motor|medical|pet))\s+(?i:insurance|cover|policy)\b",
 )
 _DE_KIND = (("reise", "travel"), ("ausland", "travel"), ("kranken", "health"), ("kfz", "car"))
-_LOWER_NAME = re.compile(
+_LOWER_NAME = lazy(
     r"(\b(?:with|from|through)\s+)(?!(?:the|a|an|my|our|your|his|her|their|work|them|it|us|me|"
     r"him|now|next|last|this|today|tomorrow|january|february|march|april|may|june|july|august|"
     r"september|october|november|december)\b)([a-z])"
 )
 _INS_KIND = {"motor": "car", "contents": "home", "medical": "health"}
-_POLICY_NUMBER = re.compile(
+_POLICY_NUMBER = lazy(
     r"\bpolicy(?:\s+(?:number|no\.?|#))?\s*(?:is\s+|:\s*)?((?-i:[A-Z0-9][A-Z0-9/-]{4,24}))\b", re.I
 )
 
 
 _PROVIDERS = ("provider", "provider2", "provider3", "provider4", "provider5", "provider6")
 _KINDS = ("kind", "kind3", "kind4", "kind5", "kind6")
-_INSURED = re.compile(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
+_INSURED = lazy(r"insur|versicherung|\bcover\b|\bpolicy\b", re.I)
 
 
 def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -276,7 +277,7 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("identity.insurance_policies", value, sent, 0.8)
 
 
-_FOR_LENGTH = re.compile(
+_FOR_LENGTH = lazy(
     r"\bfor\s+(?:another\s+|a\s+further\s+|the\s+next\s+)?(?:(?P<n>\d{1,2}|one|two|three|six|"
     r"twelve|a)\s+)?(?P<unit>months?|years?)\b",
     re.I,
@@ -291,31 +292,31 @@ def _cover_ends(first: dt.date, text: str) -> dt.date | None:
     return end - dt.timedelta(days=1) if end is not None else None
 
 
-_FROM_DAY = re.compile(r"\b(?:from|starting|starts)\s", re.I)
+_FROM_DAY = lazy(r"\b(?:from|starting|starts)\s", re.I)
 
 
-_ISSUER = re.compile(
+_ISSUER = lazy(
     r"\b(?P<nat>" + NATIONS + r")\s+(?:consulate|embassy|high\s+commission)\b", re.IGNORECASE
 )
 # Fragments that complete the document just talked about, each a field said by its name:
 # "number 550192834", "expires 2037-01-28", "issued by Ireland", "valid till 3 May 2030".
-_FRAGMENT_NUMBER = re.compile(
+_FRAGMENT_NUMBER = lazy(
     r"^(?:and\s+|oh\s+|also\s+)?(?:number|no\.?|#)\s*(?::|is\s+)?\s*([A-Z0-9]{6,12})\s*(?:[.!,;]|$)",
     re.I,
 )
-_FRAGMENT_EXPIRY = re.compile(
+_FRAGMENT_EXPIRY = lazy(
     r"^(?:and\s+|so\s+|it\s+)?(?:expires?|expiry(?:\s+date)?|valid\s+(?:until|till|to|through)|"
     r"good\s+(?:until|till)|runs?\s+(?:until|till|to))\b|"
     # "The validity is ten years, it is written until 1 February 2038."
     r"^(?:the\s+)?validity\b[^.!?]{0,40}\b(?:until|till|to)\b",
     re.I,
 )
-_FRAGMENT_ISSUER = re.compile(
+_FRAGMENT_ISSUER = lazy(
     r"^(?:and\s+|it\s+was\s+|it's\s+)?issued\s+(?:by|in)\s+(?:the\s+)?(?P<c>[A-Z][A-Za-z]+"
     r"(?:\s[A-Z][a-z]+)?|UK|US|USA)\b"
 )
 # "nvm found it: 14 Nov 2031": a full date said alone right after the document came up
-_FILLER = re.compile(
+_FILLER = lazy(
     r"^(?:\s|[,:;.!-]|nvm|never\s*mind|ok(?:ay)?|oh|ah|right|found\s+it|here\s+it\s+is|"
     r"it's|its|it\s+is|that's|expiry)*$",
     re.I,
@@ -338,7 +339,7 @@ def rule_document_fragments(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # two or more fields named in one line
-_FIELD_LIST = re.compile(
+_FIELD_LIST = lazy(
     r"(?:^|[,:;]\s*)(?:number|no\.?|expiry|expires|issued|valid)\b[^,;]*[,;]\s*"
     r"(?:and\s+)?(?:number|no\.?|expiry|expires|issued|valid)\b",
     re.I,

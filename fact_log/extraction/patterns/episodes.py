@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import Ctx, Span
 
 _THING = r"[A-Za-z][\w'’ -]{1,40}?"
@@ -22,9 +23,9 @@ _BROKE = (
     r"(?:would\s*n[o']?t|wouldn't|won't|could\s*n[o']?t|couldn't|did\s*n[o']?t|didn't)\s+"
     r"(?:connect|start|work|load|open|boot|sync|print|charge)|was\s+broken|died|froze)"
 )
-_PROBLEM = re.compile(rf"\b(?:my|our)\s+(?P<thing>{_THING})\s+(?:\w+\s+)?{_BROKE}", re.IGNORECASE)
-_FIXED_BY = re.compile(r"\b(?:i|we)\s+fixed\s+it\s+by\s+(?P<fix>[\w'’ /-]{3,60})", re.IGNORECASE)
-_FIX_DID = re.compile(
+_PROBLEM = lazy(rf"\b(?:my|our)\s+(?P<thing>{_THING})\s+(?:\w+\s+)?{_BROKE}", re.IGNORECASE)
+_FIXED_BY = lazy(r"\b(?:i|we)\s+fixed\s+it\s+by\s+(?P<fix>[\w'’ /-]{3,60})", re.IGNORECASE)
+_FIX_DID = lazy(
     r"(?:^|[,;.:]\s*|\band\s+|\bthen\s+|\bfinally\s+|\bbut\s+)(?P<fix>[A-Za-z][\w'’ /-]{2,60}?)"
     r"\s+(?:fixed\s+it|solved\s+it|did\s+the\s+trick|sorted\s+it(?:\s+out)?|got\s+it\s+working)",
     re.IGNORECASE,
@@ -34,17 +35,15 @@ _TRIED = re.compile(
     r"(?=\s+(?:but|and\s+it|which|then)\b|[.;:!?]|,\s*(?:but|then)\b|$)",
     re.IGNORECASE,
 )
-_NO_HELP = re.compile(
+_NO_HELP = lazy(
     r"(?:^|[,;.:]\s*|\band\s+|\bbut\s+)(?P<what>[A-Za-z][\w'’ /-]{2,60}?)\s+"
     r"(?:did\s*n[o']?t|didn't|did\s+not)\s+(?:help|work|fix\s+it|do\s+anything)",
     re.IGNORECASE,
 )
-_OTHERS = re.compile(
-    r"['’]s\b|\b(?:friend|sister|brother|mum|mom|dad|wife|husband|partner)\b", re.I
-)
+_OTHERS = lazy(r"['’]s\b|\b(?:friend|sister|brother|mum|mom|dad|wife|husband|partner)\b", re.I)
 _PRONOUNS = {"that", "it", "this", "which", "none of that", "nothing"}
-_LEAD = re.compile(r"^(?:i\s+|we\s+|then\s+|finally\s+|and\s+|but\s+|last\s+time\s+)+", re.I)
-_SPLIT = re.compile(r"\s*(?:,|\band\s+then\b|\band\b|\bthen\b)\s*", re.IGNORECASE)
+_LEAD = lazy(r"^(?:i\s+|we\s+|then\s+|finally\s+|and\s+|but\s+|last\s+time\s+)+", re.I)
+_SPLIT = lazy(r"\s*(?:,|\band\s+then\b|\band\b|\bthen\b)\s*", re.IGNORECASE)
 
 
 def _clean(text: str) -> str:

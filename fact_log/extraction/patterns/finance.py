@@ -8,6 +8,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.budgets import (
     period_of,
 )
@@ -29,34 +30,34 @@ from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
 from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import vocabulary
 
-_SUB_VERB = re.compile(
+_SUB_VERB = lazy(
     r"\b(?:i\s+(?:pay|'m\s+paying|am\s+paying|spend)|i\s+(?:just\s+)?(?:subscribed|signed\s+up)|"
     r"i(?:'m|\s+am)\s+subscribed|i\s+subscribe|my\s+\S+(?:\s+\S+)?\s+(?:subscription|membership|"
     r"plan)|subscription|membership|costs?\s+me|charges?\s+me|renews?|"
     r"^(?:just\s+|finally\s+|also\s+)?(?:subscribed|signed\s+up|joined))\b",
     re.IGNORECASE,
 )
-_SUB_CANCEL = re.compile(
+_SUB_CANCEL = lazy(
     r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)"
     r"(?:\s+(?:my\s+|the\s+|our\s+)?|[.!]?$)",
     re.IGNORECASE,
 )
 # "The Netflix one I cancelled on 20 May": the service said first, then the cancelling.
-_CANCELLED_AFTER = re.compile(
+_CANCELLED_AFTER = lazy(
     r"(?:\s+(?:one|subscription|membership|plan))?\s+(?:(?:i|we)\s+|(?:is|now|'s)\s+)?"
     r"(?:just\s+|already\s+|finally\s+|now\s+)?"
     r"(?:cancel(?:l)?ed|stopped\s+paying\s+for|ended|got\s+rid\s+of)\b",
     re.IGNORECASE,
 )
 # "and 10.99 for Netflix, also monthly": a second one said without its verb
-_AND_ANOTHER = re.compile(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
+_AND_ANOTHER = lazy(r"^(?:and|plus|also|then)\b", re.IGNORECASE)
 # "renews on", "renewd 12 feb" (typed fast), "next payment", "comes out on the 18th"
-_RENEWS = re.compile(
+_RENEWS = lazy(
     r"\brenew(?:s|ing|d|al)?\b|\bnext\s+(?:payment|bill(?:ing)?|charge|debit)(?:\s+date)?\b|\b(?:comes?|goes|is\s+taken|"
     r"gets\s+taken|taken|charged|billed|debited)\s+(?:out\s+)?on\b",
     re.I,
 )
-_SIGNED_UP = re.compile(
+_SIGNED_UP = lazy(
     r"(?:\b(?i:i)\s+|^)(?i:(?:just\s+)?(?:signed\s+up|joined|subscribed)\s+(?:at|for|with|to)\s+(?:the\s+)?)"
     r"(?P<name>[A-Z][\w+&'-]+(?:\s[A-Z][\w+&'-]+)?)"
 )
@@ -93,7 +94,7 @@ def _service_name(raw: str) -> str:
 
 
 # "Square is 29/month, Canva pro 10.99/month, and Xero 33/month": each name with its own price
-_PRICED_ITEM = re.compile(
+_PRICED_ITEM = lazy(
     r"^\s*(?:and\s+|plus\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20}"
     r"(?:\s(?!(?:is|at|costs?)\b)[A-Za-z][\w+&'’-]{1,20})?)\s+"
     r"(?:is\s+|at\s+|costs?\s+|=\s*)?(?P<amt>[£$€]?\s?\d{1,4}(?:[.,]\d{2})?\s?(?:[£€$]|[A-Z]{3})?)"
@@ -103,18 +104,18 @@ _PRICED_ITEM = re.compile(
 )
 # "Xero is 33/month for the shop, renews 1st of the month": one priced name is a
 # subscription when the sentence says it renews or is one
-_SUB_CUE = re.compile(r"\b(?:renews?|subscriptions?|sub|membership|plan)\b", re.I)
-_RENEWS_ON = re.compile(
+_SUB_CUE = lazy(r"\b(?:renews?|subscriptions?|sub|membership|plan)\b", re.I)
+_RENEWS_ON = lazy(
     r"\brenews\s+(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})(?:st|nd|rd|th)?"
     r"(?:\s+of\s+(?:the|every|each)\s+month)?\b",
     re.I,
 )
-_LIST_HEAD = re.compile(
+_LIST_HEAD = lazy(
     r"^[^:]{0,40}\b(?:subscriptions?|memberships?|monthlies)\b[^:]{0,20}:\s*|"
     r"^(?:i\s+(?:pay|have|'m\s+paying|am\s+paying)|paying)\s+(?:for\s+)?",
     re.I,
 )
-_ITEMS = re.compile(r",\s*|;\s*|\s+and\s+")
+_ITEMS = lazy(r",\s*|;\s*|\s+and\s+")
 _PERIODS = {"mo": "monthly", "month": "monthly", "year": "yearly", "yr": "yearly"}
 
 
@@ -147,7 +148,7 @@ def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "Xero renews 1st of the month": a subscription of the thread named with its renewal
-_NAMED_RENEWS = re.compile(
+_NAMED_RENEWS = lazy(
     r"^(?:and\s+|also\s+)?(?P<name>[A-Za-z][\w+&'’-]{1,20})\s+(?:auto-?)?" + _RENEWS_ON.pattern[2:],
     re.I,
 )
@@ -173,7 +174,7 @@ def _named_renews(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "will be cancelled", "gets cancelled on the 31st": a cancellation still to come
-_CANCEL_TO_COME = re.compile(
+_CANCEL_TO_COME = lazy(
     r"\b(?:will\s+be|'ll\s+be|gets?|getting|to\s+be|going\s+to\s+be|is\s+being|be)\s+"
     r"cancel(?:l)?ed\b",
     re.I,
@@ -193,7 +194,7 @@ def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
 
 # A product named right after its maker's service, capitalised ("Adobe Lightroom", "Adobe
 # Photoshop"); a plan's tier ("Spotify Premium") is the same subscription.
-_PRODUCT = re.compile(r"[ \t]+((?-i:[A-Z][a-z]{2,20}))\b")
+_PRODUCT = lazy(r"[ \t]+((?-i:[A-Z][a-z]{2,20}))\b")
 _NOT_PRODUCT = (
     word_set(
         "Premium Family Plus Basic Standard Duo Student Individual Pro Ultimate Essential Annual "
@@ -303,28 +304,28 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # a service's price said as it is now: "<service> (plan) is 19.99 now", "went up to £12.99"
-_PRICE_NOW = re.compile(
+_PRICE_NOW = lazy(
     r"(?:\s+(?:family|premium|plus|basic|standard|duo|student|individual))?\s+(?:is|went\s+up\s+to|"
     r"(?:has\s+)?gone\s+up\s+to|is\s+going\s+up\s+to|costs?)\s+(?:now\s+)?[£$€]?\s?\d{1,4}[.,]\d{2}\b",
     re.I,
 )
 # "signed up for Duolingo", "took out a disney+ sub ..., started today"
-_BEGAN = re.compile(r"\b(?:signed\s+up|subscribed|joined|started|took\s+out)\b", re.I)
+_BEGAN = lazy(r"\b(?:signed\s+up|subscribed|joined|started|took\s+out)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
-_TRIAL_END = re.compile(
+_TRIAL_END = lazy(
     r"\b(?:free\s+)?trial\s+(?:ends|runs\s+out|is\s+over|finishes|expires|is\s+up)\b", re.I
 )
 
 
 # "renews on the 18th", "next payment is on 3 July": the subscription just talked about
-_RENEWS_NEXT = re.compile(
+_RENEWS_NEXT = lazy(
     r"^(?:and\s+|also\s+)?(?:it\s+|that\s+|which\s+)?(?:renews|auto-?renews|"
     r"(?:the\s+)?next\s+(?:payment|charge|bill|renewal)(?:\s+is|'s)?)\b",
     re.I,
 )
 
 
-_EVERY = re.compile(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
+_EVERY = lazy(r"\b(?:every|each)\s+(?:month|year|week)\b", re.I)
 
 
 def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -361,7 +362,7 @@ def _trial_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("finance.subscriptions", value, sent, 0.75)
 
 
-_BARE_PRICE = re.compile(
+_BARE_PRICE = lazy(
     r"(?<![\w.,])(\d{1,4}(?:[.,]\d{2})?)\s*(?:(?:a|per|/|each|every)\s*(?:month|mo|week|year|yr)|"
     r"monthly|weekly|yearly|annually)\b",
     re.I,

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns import (
     contacts,
     finance,
@@ -88,9 +89,9 @@ def first_date(ctx: Ctx, sent: Span, after: int = 0, prefer: str = "future") -> 
 
 # -- topics: things named without a value -----------------------------------------------
 
-_PASSPORT = re.compile(r"\bpassport\b", re.I)
-_LICENCE = re.compile(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
-_ITEM = re.compile(
+_PASSPORT = lazy(r"\bpassport\b", re.I)
+_LICENCE = lazy(r"\bdriv(?:ing|er'?s?)\s+licen[cs]e\b", re.I)
+_ITEM = lazy(
     r"(?:\b(?i:i|we)\s+(?:just\s+)?|^(?i:just\s+)?)(?i:bought|ordered|purchased|got)\s+"
     r"(?:a|an|the|my|our|some)\s+(?:new\s+)?(?:[A-Z][\w-]{1,20}\s)?(?P<item>[a-z][a-z-]{2,20}(?:\s(?!from\b|at\b|for\b|on\b|today\b)[a-z][a-z-]{2,20})?)"
     r"(?:\s+(?:from|at)\s+(?P<merchant>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?"
@@ -100,8 +101,8 @@ _ITEM = re.compile(
     r"|\bpaid\s+[^.]{1,20}?\s+for\s+(?:a|an|the|my|our)\s+(?:new\s+)?(?P<item4>[a-z][a-z-]{2,20})"
     r"(?:\s+(?:at|from)\s+(?P<merchant4>[A-Z][\w.&'-]+(?:\s[A-Z][\w.&'-]+)?))?",
 )
-_ITEM_STOP = re.compile(r"\s+(?:for|from|at|on|today|yesterday|with|and|it|that)$", re.I)
-_ANCHOR = re.compile(
+_ITEM_STOP = lazy(r"\s+(?:for|from|at|on|today|yesterday|with|and|it|that)$", re.I)
+_ANCHOR = lazy(
     r"\b(?:my|our|the)\s+(?P<name>[a-z]+(?:\s[a-z]+)?)\s+(?:ends|expires|is|starts|renews|"
     r"runs\s+out|gets\s+delivered|arrives|is\s+due)\b",
     re.I,
@@ -158,7 +159,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
 
 # -- follow-ups ---------------------------------------------------------------------------
 
-_IT_VALID = re.compile(
+_IT_VALID = lazy(
     r"^(?:and\s+|so\s+)?(?:it|it's|its|it\s+is|this|that|which|(?:the\s+)?new\s+ones?|"
     r"the\s+(?:new\s+)?(?:one|policy|"
     r"visa|card|cover|insurance|warranty))\b.{0,40}?\b(?:valid|good|expires?|runs?\s+(?:out|until|till)|"
@@ -168,7 +169,7 @@ _IT_VALID = re.compile(
 
 
 # "ok extended, now it's until 31.07", "renewed it till March": the document's new last day
-_EXTENDED = re.compile(
+_EXTENDED = lazy(
     r"^(?:ok(?:ay)?[,\s]+|so\s+|and\s+)?(?:i\s+|i've\s+|we\s+)?(?:just\s+)?"
     r"(?:extended|renewed|prolonged)\b[^.?!]{0,30}?\b(?:until|till|til|to|through)\b",
     re.I,
@@ -176,7 +177,7 @@ _EXTENDED = re.compile(
 
 
 # "the number is 533912870": the number of the document just talked about
-_DOC_NUMBER = re.compile(
+_DOC_NUMBER = lazy(
     r"^(?:and\s+|oh\s+|also\s+)?(?:the|its|it's)\s+(?:document\s+)?(?:number|no\.?)\s*"
     r"(?:is|'s|:)\s*([A-Z0-9]{6,12})\b",
     re.I,
@@ -209,12 +210,12 @@ def rule_document_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "finance.warranties", {**fields, "ends_on": day})
 
 
-_RETURN_CUE = re.compile(
+_RETURN_CUE = lazy(
     r"^(?:and\s+)?(?:(?:we're|i'm|we\s+are|i\s+am|we'll\s+be|i'll\s+be)\s+)?(?:coming\s+back|"
     r"back(?:\s+home)?|home|flying\s+back|returning|(?:the\s+)?return(?:\s+flight)?(?:\s+is)?)\b",
     re.I,
 )
-_STAY = re.compile(r"\b(?:there|stay(?:ing)?|away)\b[^.]{0,30}?\bfor\b|\bstaying\b", re.I)
+_STAY = lazy(r"\b(?:there|stay(?:ing)?|away)\b[^.]{0,30}?\bfor\b|\bstaying\b", re.I)
 
 
 def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -248,14 +249,14 @@ def rule_trip_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "travel.trips", {**trip.record(), "purpose": why})
 
 
-_STAY_ON = re.compile(
+_STAY_ON = lazy(
     r"\bstay(?:ing)?\s+(?:on\s+)?(?:till|until|til|to)\b[^.?!]*\b(?:now|instead)\b|"
     # (what is extended is the stay: "extended the lease", not the insurance)
     r"\b(?:extended|extending|prolonged)\s+(?:the\s+|my\s+|our\s+)?(?:stay|trip|lease|holiday|"
     r"visit|booking|rental)\b[^.?!]{0,40}?\b(?:till|until|til|to)\b",
     re.I,
 )
-_ITS_FOR = re.compile(
+_ITS_FOR = lazy(
     r"^(?:and\s+|oh\s+)?(?:it['’]?s|it\s+is|that['’]s|th(?:is|at)\s+is|the\s+trip\s+is)\s+"
     r"(?:for|a|an)\b",
     re.I,
@@ -269,7 +270,7 @@ def _stay(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> None:
     emit(ctx, sent, "travel.trips", {**trip, "return_date": trip["depart"] + span[0]})
 
 
-_TAKES = re.compile(
+_TAKES = lazy(
     r"^(?:and\s+)?(?:(?:it|that(?:\s+one)?|this|the\s+\w+)\s+(?:should\s+|will\s+|usually\s+|"
     r"normally\s+|probably\s+)?|(?:should|will|usually|normally|probably)\s+)"
     r"(?:take|takes|last|lasts|runs?|is)\b(?!\s+over)",
@@ -294,7 +295,7 @@ def rule_duration_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     emit(ctx, sent, "schedule.events", {**fields, "end": start + span[0]})
 
 
-_CORRECTION = re.compile(
+_CORRECTION = lazy(
     r"^(?:(?:oh|ah|hmm+|um+|ok|okay)\s*,?\s+)?(?:actually|sorry|oops|correction|wait|(?<!oh\s)no|"
     r"scratch\s+that)\b|\b(?:make\s+(?:that|it)|i\s+meant|is\s+actually|(?:got\s+)?"
     r"(?:moved|pushed(?:\s+back)?|changed|rescheduled|postponed|(?:move|moving|push|pushing|"
@@ -385,7 +386,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     emit(ctx, sent, path, fields, 0.8, replaces=target.record())
 
 
-_SINCE = re.compile(r"\bsince\b", re.I)
+_SINCE = lazy(r"\bsince\b", re.I)
 
 
 def _begun(ctx: Ctx, sent: Span, trip: dict[str, Any]) -> bool:
@@ -406,7 +407,7 @@ def _nearest(day: dt.date, old: Any) -> dt.date:
     return min(years, key=lambda d: abs((d - old).days), default=day)
 
 
-_NOT_BEFORE = re.compile(r"\bnot\s+(?:on\s+)?$", re.I)
+_NOT_BEFORE = lazy(r"\bnot\s+(?:on\s+)?$", re.I)
 
 
 def _new_and_old(ctx: Ctx, sent: Span, after: int) -> tuple[dt.date | None, dt.date | None]:
@@ -440,24 +441,24 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
     return dated[-1] if dated else None
 
 
-_RETURNS = re.compile(
+_RETURNS = lazy(
     r"\breturn(?:s|ed)?\b|\b(?:send|take|bring)\s+(?:it|them)\s+back\b|\b(?:can|could)\s+go\s+back\b",
     re.I,
 )
-_OBLIGATION = re.compile(
+_OBLIGATION = lazy(
     r"\b(?:need|needs|have|has|got)\s+to\b|\bmust\b|\bdue\b|\bdeadline\b|\bgo\s+out\b|"
     r"\bi\s+want\s+to\b",
     re.I,
 )
-_GOAL_LEAD = re.compile(
+_GOAL_LEAD = lazy(
     r"^(?:and\s+)?(?:i|we)\s+(?:also\s+)?(?:need|have|want|must|got|'ve\s+got)\s*(?:to\s+)?|"
     r"^(?:(?:also|and|plus)\s+)?(?:the\s+|my\s+|our\s+)?",
     re.I,
 )
-_GOAL_TAIL = re.compile(
+_GOAL_TAIL = lazy(
     r"\s+(?:is|are|has|have|needs?)?\s*(?:due|to\s+be|to)?\s*(?:at\s+least|about)?\s*$", re.I
 )
-_EVENT_WORD = re.compile(
+_EVENT_WORD = lazy(
     r"\b(?:tasting|party|hen|stag|shower|rehearsal|dinner|lunch|meeting|appointment|"
     r"ceremony|fitting)\b",
     re.I,
@@ -514,18 +515,16 @@ def rule_offset(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.out[:] = [c for c in ctx.out if not (c.path == "schedule.events" and c.start == sent.start)]
 
 
-_GOAL_VERB = re.compile(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
-_ENDS = re.compile(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
-_ASK = re.compile(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
+_GOAL_VERB = lazy(r"\s+(?:needs?|has|have|must)\s+(?:to\s+)?(?:go|be|get)\b.*$", re.I)
+_ENDS = lazy(r"\b([a-z]{4,20})\s+(?:ends|expires|finishes|runs\s+out|is\s+up)\b", re.I)
+_ASK = lazy(r"^(?:please\s+|can\s+you\s+|could\s+you\s+)?remind\s+me\b", re.I)
 
 
 # -- contacts, payments, cancellations, medications -------------------------------------
-_COMING = re.compile(
-    r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I
-)
+_COMING = lazy(r"^(?:he|she)(?:'s|\s+is|\s+will\s+be)\s+(?:coming|coming\s+round|visiting)\b", re.I)
 
 
-_BOOKED_FOR = re.compile(
+_BOOKED_FOR = lazy(
     r"^(?:ok(?:ay)?\s+|so\s+|and\s+)?(?:it's|it\s+is|it|that's|that\s+is|we're|we\s+are|i'm|i\s+am)\s+"
     r"(?:all\s+|now\s+|finally\s+)?(?:booked|scheduled|set|confirmed|arranged|fixed|"
     r"booked\s+in)\s+(?:for|on)\b",
@@ -573,8 +572,8 @@ def rule_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75)
 
 
-_PAID_FOR_IT = re.compile(r"\bi\s+paid\s+(.{1,20}?)\s+for\s+(?:it|them|that)\b", re.I)
-_CANCELLED_IT = re.compile(r"\bcancel(?:l)?ed\s+(?:it|that|them)\b", re.I)
+_PAID_FOR_IT = lazy(r"\bi\s+paid\s+(.{1,20}?)\s+for\s+(?:it|them|that)\b", re.I)
+_CANCELLED_IT = lazy(r"\bcancel(?:l)?ed\s+(?:it|that|them)\b", re.I)
 
 
 def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -598,14 +597,14 @@ def rule_purchase_followup(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         emit(ctx, sent, "finance.subscriptions", {"name": sub.get("name"), "cancelled_on": day})
 
 
-_DOSE_START = re.compile(
+_DOSE_START = lazy(
     r"^(?:it's|it\s+is|that's|take\s+it|the\s+dose\s+is)?\s*(\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|g|ml)\b)"
     r"(?P<rest>.{0,60})",
     re.I,
 )
-_START_IT = re.compile(r"\bi\s+(?:start|begin)\s+(?:it|them|taking\s+(?:it|them))\b", re.I)
-_FOR_DAYS = re.compile(r"\bfor\s+(?:a\s+|the\s+next\s+)?(\w+)\s+(day|week)s?\b", re.I)
-_FREQ = re.compile(
+_START_IT = lazy(r"\bi\s+(?:start|begin)\s+(?:it|them|taking\s+(?:it|them))\b", re.I)
+_FOR_DAYS = lazy(r"\bfor\s+(?:a\s+|the\s+next\s+)?(\w+)\s+(day|week)s?\b", re.I)
+_FREQ = lazy(
     r"\b(?:once|twice|three\s+times|four\s+times)\s+a\s+day|\bdaily\b|\bat\s+night\b|"
     r"\bevery\s+(?:morning|evening|night)\b|\bin\s+the\s+(?:morning|evening)\b",
     re.I,

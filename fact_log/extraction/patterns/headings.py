@@ -14,6 +14,7 @@ import bisect
 import re
 from collections.abc import Callable
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, word_set
 
 _RELATION = (
@@ -33,7 +34,7 @@ _HELD = (
 )
 # "Mum's direct debits:", "my sister's new meds:", "Tom's bills:", "my parents' bills:",
 # "Dad's standing orders (from his Barclays):"
-_HEADING = re.compile(
+_HEADING = lazy(
     r"^[ \t]*(?:[-*•][ \t]*)?(?:(?:my|our|his|her|their)[ \t]+)?"
     r"(?:(?:" + _RELATION + r")(?:['’]s|s['’])|(?:(?:my|our)[ \t]+(?:" + _RELATION + r")[ \t]+)?"
     r"(?P<name>(?-i:[A-Z][a-z]{1,15}))['’]s)"
@@ -43,13 +44,13 @@ _HEADING = re.compile(
     r"(?P<rest>[^\n]*)",
     re.I | re.M,
 )
-_ANY_HEADING = re.compile(r"^[^\n]{1,80}:[ \t]*$", re.M)  # the next heading ends a list
+_ANY_HEADING = lazy(r"^[^\n]{1,80}:[ \t]*$", re.M)  # the next heading ends a list
 # ... and so does a line in which the user speaks of themselves again ("I pay Spotify ...",
 # "My direct debits: ...": not an item of the other person's list)
-_USER_LINE = re.compile(r"^[ \t]*(?:I\b|my\b|we\b|our\b)", re.I | re.M)
+_USER_LINE = lazy(r"^[ \t]*(?:I\b|my\b|we\b|our\b)", re.I | re.M)
 # An inline list ("Mum's direct debits are: water £30 a month. My ...") ends with its sentence.
-_SENTENCE_END = re.compile(r"[.!?](?=\s+\S)|\n")
-_BLANK = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = lazy(r"[.!?](?=\s+\S)|\n")
+_BLANK = lazy(r"\n[ \t]*\n")
 # Capitalised possessives that name no person ("Sainsbury's bills:", "Today's list:")
 _NOT_OWNERS = NOT_NAMES | word_set("Sainsbury Children Valentine Lloyd Everyone Nobody")
 

@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
 )
@@ -89,7 +90,7 @@ _MED_START = re.compile(
     r"(?:,?\s+(?:to\s+)?(?P<dose2>" + _DOSE + r"))?",
     re.IGNORECASE,
 )
-_MED_STOP = re.compile(
+_MED_STOP = lazy(
     r"\b(?:stopped(?:\s+taking)?|quit(?:\s+taking)?|came\s+off|come\s+off|discontinued|"
     r"(?:finished|completed|done\s+with)(?:\s+(?:my|the)\s+(?:course|pack|packet|box|"
     r"prescription|supply)\s+of)?|no\s+longer\s+(?:take|taking|on)|"
@@ -102,11 +103,11 @@ _MED_STOP = re.compile(
     r"(?:done|finished|over)\b(?=[^.!?]{0,6}\blast\b|\s*[.!]|$)",
     re.IGNORECASE,
 )
-_BEGAN = re.compile(
+_BEGAN = lazy(
     r"\b(?:started|began|begun|been\s+on\s+(?:it|them))(?:\s+(?:it|them))?(?:\s+(?:on|in))?\s+$",
     re.I,
 )
-_FREQ = re.compile(
+_FREQ = lazy(
     r"\b(?:once|twice|three\s+times|four\s+times|\d\s+times)\s+(?:a|per)\s+(?:day|week)|"
     r"\b(?:once|twice)\s+(?:daily|weekly)\b|"
     r"\bdaily\b|\bweekly\b|\bevery\s+(?:morning|evening|night|day|other\s+day|\d{1,2}\s+hours)|"
@@ -114,12 +115,12 @@ _FREQ = re.compile(
     r"\bat\s+(?:night|bedtime)\b|\bin\s+the\s+(?:morning|evening)\b|\bas\s+needed\b",
     re.IGNORECASE,
 )
-_REASON = re.compile(
+_REASON = lazy(
     r"\bfor\s+(?:my\s+)?([a-z][a-z' ]{2,30}?)(?=[,.;!?]|$|\s+(?:and|but|since|because)\b)", re.I
 )
 
 
-_SAID_MASS = re.compile(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
+_SAID_MASS = lazy(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
 
 
 def _dose_text(dose: str) -> str:
@@ -141,14 +142,12 @@ def _is_drug(name: str, dose: bool) -> bool:
 
 # "new medication list for me: metoprolol ..., atorvastatin forty at night, and aspirin":
 # every drug of a list the user heads as theirs
-_MED_LIST = re.compile(
+_MED_LIST = lazy(
     r"\b(?:medication|meds|medicines?|drugs?|prescriptions?|tablets?)\s+list\b|"
     r"\bmy\s+(?:current\s+|new\s+|daily\s+)?(?:meds|medications|medicines|tablets)\s*(?:are|now|:)",
     re.I,
 )
-_NOT_TAKEN = re.compile(
-    r"\b(?:no|not|no\s+more|stop(?:ped)?|off|instead\s+of|except|without)\s+$", re.I
-)
+_NOT_TAKEN = lazy(r"\b(?:no|not|no\s+more|stop(?:ped)?|off|instead\s+of|except|without)\s+$", re.I)
 
 
 def rule_medication_list(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -281,20 +280,18 @@ def _complete_dose(ctx: Ctx, sent: Span, name: str, dose: str) -> bool:
 # A known drug with its dose beside it is a medication whatever the verb ("the consultant
 # put sertraline 50mg on my chart", "omeprazole 20mg every morning"), and so is "on <drug>"
 # after any predicate ("kept in check on salbutamol"); the drug must be in the reference data.
-_MED_DOSED = re.compile(
+_MED_DOSED = lazy(
     r"(?P<dose1>(?!))?\b(?P<name>[A-Za-z][A-Za-z-]{2,30}),?\s?(?P<dose2>" + _DOSE + r")", re.I
 )
-_HAS_DOSE = re.compile(_DOSE, re.I)
-_DOSE_CUE = re.compile(
-    r"\d|milligram|microgram|gram|millilit|puff|tablet|pill|capsule|drop|spray", re.I
-)
+_HAS_DOSE = lazy(_DOSE, re.I)
+_DOSE_CUE = lazy(r"\d|milligram|microgram|gram|millilit|puff|tablet|pill|capsule|drop|spray", re.I)
 # "GP says naproxen 250mg, started it this afternoon": the user took what was said
-_I_TOOK_IT = re.compile(
+_I_TOOK_IT = lazy(
     r"\b(?:(?:i\s+)?(?:started|began)\s+(?:it|them|taking\s+(?:it|them))|i(?:'m|\s+am)\s+(?:now\s+)?"
     r"(?:taking|on)\s+(?:it|them))\b",
     re.I,
 )
-_MED_ON = re.compile(
+_MED_ON = lazy(
     r"(?P<dose1>(?!))?\bon\s+(?:the\s+|my\s+)?(?P<name>[A-Za-z][A-Za-z-]{2,30})"
     r"(?:,?\s+(?P<dose2>" + _DOSE + r"))?",
     re.I,
@@ -303,23 +300,21 @@ _MED_ON = re.compile(
 
 # "mum's been put on", "Dad has been prescribed", "grandad's on": a relative named without
 # "my" as the subject; "they gave me", "she put me on": the user is the one who takes it.
-_RELATIVE_SUBJECT = re.compile(
+_RELATIVE_SUBJECT = lazy(
     r"\b(?:mum|mom|mam|mummy|dad|daddy|mother|father|grandma|grandad|grandpa|granny|gran|nan|"
     r"nana|nanna|hubby|wifey)(?:'s|’s|\s+(?:is|has|was|had|takes|got|now))\b",
     re.I,
 )
 # "my mum started warfarin": the relative is the start verb's subject
-_RELATIVE_BEFORE = re.compile(
+_RELATIVE_BEFORE = lazy(
     r"\b(?:my|our)\s+(?:mum|mom|mam|dad|mother|father|grandma|grandad|grandpa|granny|gran|nan|"
     r"nana|husband|wife|hubby|son|daughter|brother|sister|partner)\s+(?:has\s+|just\s+)?$",
     re.I,
 )
-_TO_ME = re.compile(
-    r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I
-)
+_TO_ME = lazy(r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I)
 
 
-_FOR_SOMEONE = re.compile(
+_FOR_SOMEONE = lazy(
     r"[^.;!?]{0,30}?\bfor\s+(?:my|our|his|her|their|the)\s+(?:little\s+)?(?:mum|mom|dad|wife|"
     r"husband|partner|son|daughter|kids?|children|baby|boy|girl|brother|sister|friend|"
     r"grandma|grandad|nan|gran|flatmate)\b",
@@ -364,7 +359,7 @@ def _other_taker(text: str, m: re.Match[str]) -> bool:
     return not (_TO_ME.search(head) or _I_TOOK_IT.search(text, m.end()))
 
 
-_BEFORE_I_GO = re.compile(
+_BEFORE_I_GO = lazy(
     r"\b(?:before|after)\s+(?:i|we)\s+(?:fly|leave|travel|go|depart|set\s+off)\b", re.I
 )
 
@@ -407,7 +402,7 @@ def _med_matches(text: str) -> list[re.Match[str]]:
 
 
 # "running low on", "read up on", "advice on": "on <drug>" that is not taking it
-_ON_NOT_TAKING = re.compile(
+_ON_NOT_TAKING = lazy(
     r"\b(?:low|short|out|read|reading|up|article|info|information|advice|questions?|research|"
     r"leaflet|label|study|studies|opinion|views?|thoughts|tips|guidance|spent|saved|paid)\s*$",
     re.I,
@@ -416,13 +411,13 @@ _ON_NOT_TAKING = re.compile(
 
 # Said after the drug, without naming it: "actually no, started wednesday" (its first day);
 # "the pen I have now lasts till the 20th" (the end of the supply at hand).
-_STARTED_ON = re.compile(
+_STARTED_ON = lazy(
     r"\b(?:i\s+)?(?:started|began)\s+(?:it\s+|them\s+|taking\s+(?:it|them)\s+)?(?:on\s+)?"
     r"(?=(?:mon|tue|tues|wed|wednes|thu|thur|thurs|fri|sat|satur|sun)(?:day)?\b|the\s+\d|\d|"
     r"yesterday|last\b)",
     re.I,
 )
-_SUPPLY_LASTS = re.compile(
+_SUPPLY_LASTS = lazy(
     # "got enough tablets until 10 May", "I've enough to last me till the 15th"
     r"\benough\s+(?:(?:tablets|pills|capsules|doses|meds|medication|supply)\s+)?(?:to\s+last\s+"
     r"(?:me\s+)?)?(?:till|until|til|to|through)\b|"
@@ -440,7 +435,7 @@ _SUPPLY_LASTS = re.compile(
 
 # "warfarin tablets run out on the 12th", "my salbutamol inhaler runs out by Friday": the
 # end of the supply of a drug named with its form.
-_DRUG_RUNS_OUT = re.compile(
+_DRUG_RUNS_OUT = lazy(
     r"\b(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:tablets|pills|capsules|inhalers?|pens?|patches|"
     r"prescription|supply|box|pack|packet)\s+(?:will\s+|should\s+|is\s+going\s+to\s+)?"
     r"(?:runs?|running)\s+out\b",
@@ -489,19 +484,19 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "... for a week", "for 5 days": how long a course of a medication lasts
-_COURSE = re.compile(
+_COURSE = lazy(
     r"\bfor\s+(?:a|one|two|three|four|five|six|seven|ten|fourteen|\d{1,2})\s+(?:days?|weeks?)\b",
     re.IGNORECASE,
 )
-_AND_DRUG = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
-_STARTS_NOW = re.compile(
+_AND_DRUG = lazy(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
+_STARTS_NOW = lazy(
     r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
     r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )
-_STARTS_LATER = re.compile(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
-_UNTIL_DAY = re.compile(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
-_DOSE_ONLY = re.compile(
+_STARTS_LATER = lazy(r"\bstart(?:ing|s)?\b(?!\s+(?:it\s+)?(?:yesterday|last))", re.I)
+_UNTIL_DAY = lazy(r"\b(?:until|till|til|by|out\s+on|lasts?)\s+(?:the\s+)?$", re.I)
+_DOSE_ONLY = lazy(
     r"(?:\bi\s+(?:now\s+|also\s+|still\s+|only\s+)?take\s+(?:it\s+)?|"
     # "The dose for now is 3 mg once daily", "dose is 20mg"
     r"^(?:the\s+|my\s+)?(?:starting\s+|new\s+)?dose\s+(?:for\s+now\s+|now\s+)?(?:is|will\s+be)\s+|"
@@ -518,25 +513,25 @@ _DOSE_ONLY = re.compile(
 )
 # "the metformin seems to be helping", "my inhaler is working": a drug the user is on, named
 # by what it does for them.
-_MED_WORKS = re.compile(
+_MED_WORKS = lazy(
     r"\b(?:my|the)\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+(?:(?:seems?|appears?)\s+to\s+be|is|"
     r"['’]s|has\s+been)\s+(?:really\s+|definitely\s+|finally\s+)?(?:helping|working|"
     r"kicking\s+in|doing\s+(?:its|the)\s+(?:job|trick))\b",
     re.I,
 )
-_DATE_WORD = re.compile(
+_DATE_WORD = lazy(
     r"\b(?:day|days|week|weeks|month|months|year|years|morning|evening|night|now|while)\b", re.I
 )
 
 
 _DEVICES = frozenset({"inhaler", "pills", "tablets", "prescription", "meds", "medication"})
-_SUPPLY_END = re.compile(
+_SUPPLY_END = lazy(
     r"\bmy\s+(?:(?P<name>[A-Za-z][A-Za-z-]{2,30})\s+)?(?:prescription|supply|pills|tablets|inhaler|"
     r"medication|meds)(?:\s+(?:for|of)\s+(?P<name2>[A-Za-z][A-Za-z-]{2,30}))?\s+(?:runs?\s+out|"
     r"will\s+run\s+out|lasts?|will\s+last|ends?|is\s+good)\b",
     re.IGNORECASE,
 )
-_DAYS_LEFT = re.compile(
+_DAYS_LEFT = lazy(
     r"(?:\bi(?:'ve|\s+have)?\s+(?:only\s+|just\s+)?(?:got\s+|have\s+)?|\bmaybe\s+|\bonly\s+)"
     r"(?:about\s+|around\s+|roughly\s+)?(?P<n>\d{1,3}|a|one|two|three|four|five|six|seven|ten)\s+"
     r"(?P<unit>days?|weeks?|fortnight)(?:'s?|\s+worth)?\s+(?:of\s+)?(?:my\s+)?"
@@ -547,7 +542,7 @@ _DAYS_LEFT = re.compile(
     re.IGNORECASE,
 )
 # "My levothyroxine runs out on 3 July", "it runs out on 9 August" (the drug named before)
-_SUPPLY_RUNS_OUT = re.compile(
+_SUPPLY_RUNS_OUT = lazy(
     r"\b(?:my\s+(?P<name>[A-Za-z][A-Za-z-]{2,30})|(?P<it>it|they|(?:my|the)\s+(?:current\s+|last\s+|"
     r"new\s+)?(?:pack|box|supply|prescription|bottle|packet|stock|repeat)))\s+(?:runs?\s+out|"
     r"will\s+run\s+out|(?:is|are)\s+(?:going\s+to\s+)?run(?:ning)?\s+out|lasts?|will\s+last)\s+"

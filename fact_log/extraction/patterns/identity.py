@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     NAME,
@@ -41,7 +42,7 @@ def country_code(name: str | None) -> str | None:
 
 # "Tom's China visa", "sorted for my son", "UK passport too, says my husband", "asking for my
 # friend", "Tom's, not mine": the document is someone else's
-_OTHERS = re.compile(
+_OTHERS = lazy(
     r"\b(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:e-?visa|visa|passport)\b|"
     + FOR_SOMEONE
     + r"|\b(?:asking\s+for|says|said)\s+(?:my|a|his|her)\b|"
@@ -61,29 +62,29 @@ def others_document(ctx: Ctx, sent: Span, at: int) -> bool:
     )
 
 
-_EXPIRY = re.compile(
+_EXPIRY = lazy(
     r"\b(?:expir\w{0,6}|valid\s+(?:until|till|til|to|through|thru)|runs?\s+out|"
     r"(?:good|fine|ok|okay)\s+(?:until|till|through)|(?:is\s+)?due\s+to\s+expire|ends?)\b|"
     r"到期|过期",
     re.IGNORECASE,
 )
-_DOC = re.compile(
+_DOC = lazy(
     r"\b(?P<passport>passport)\b|\b(?P<licence>driv(?:ing|er'?s?)\s+licen[cs]e|licen[cs]e)\b|"
     r"(?P<cpassport>护照)|(?P<clicence>驾照|驾驶证)",
     re.IGNORECASE,
 )
-_DOC_NUMBER = re.compile(
+_DOC_NUMBER = lazy(
     r"\b(passport|driv(?:ing|er'?s?)\s+licen[cs]e|licen[cs]e)\s+(?:number|no\.?|#)\s*"
     r"(?:is\s+|:\s*)?([A-Z0-9]{5,12})\b",
     re.IGNORECASE,
 )
-_MY_NAME = re.compile(r"\b(?i:my\s+(?:full\s+)?name\s+is)\s+(" + NAME + r")")
-_BORN = re.compile(
+_MY_NAME = lazy(r"\b(?i:my\s+(?:full\s+)?name\s+is)\s+(" + NAME + r")")
+_BORN = lazy(
     r"\b(?:i\s+was\s+born\s+on|my\s+(?:birthday|date\s+of\s+birth|dob|birth\s+date)\s+is(?:\s+on)?)\b",
     re.IGNORECASE,
 )
 _DEMONYMS = "|".join(sorted(NATIONALITIES, key=len, reverse=True))
-_NATIONALITY = re.compile(
+_NATIONALITY = lazy(
     r"\b(?:i(?:'?m|\s+am)\s+(?:on\s+)?(?:an?\s+)?|my\s+nationality\s+is\s+|i\s+hold\s+(?:a\s+|an\s+)?|"
     r"i\s+(?:have|travel\s+on|use)\s+(?:a\s+|an\s+)?)("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
@@ -95,7 +96,7 @@ _NATIONALITY = re.compile(
 )
 # "Canadian here", "we're Irish btw", "We are German so ...": the user's people, said as a
 # demonym that ends the phrase (not "we are Polish-speaking", "a Canadian friend").
-_WE_ARE = re.compile(
+_WE_ARE = lazy(
     r"(?:^(?P<here>"
     + _DEMONYMS
     + r")(?P<noun>\s+(?:citizen|national|passport\s+holder))?\s+here\b|"
@@ -107,7 +108,7 @@ _WE_ARE = re.compile(
 )
 # "My passport's a UK one", "my passport is German": the country that issued it; "My Turkish
 # passport number is ...", "My passport (Japan) expires ...": said beside the passport.
-_PASSPORT_OF = re.compile(
+_PASSPORT_OF = lazy(
     r"\bmy\s+passport(?:'s|’s|\s+is)\s+(?:an?\s+)?("
     + "|".join(sorted(NATIONALITIES, key=len, reverse=True))
     + r")(?:\s+one)?\b|"
@@ -124,7 +125,7 @@ _PASSPORT_OF = re.compile(
 _NEEDS_NOUN = frozenset({"us", "uk", "usa"})
 # "I'm Niamh Lowe", "my name's Sara Kim", "this is Aoife Byrne": a first and last name said
 # as who the user is (one word alone after "I'm" is too often not a name).
-_I_AM_NAMED = re.compile(
+_I_AM_NAMED = lazy(
     r"(?:^|[,:;]\s*|\b(?:hi|hello|hey)\s*,?\s*)(?:i'm|i\s+am|this\s+is)\s+"
     r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][a-zà-ÿ'’-]{1,20}){1,2}))"
     r"(?=\s*(?:$|[,.;!]|\s(?:and|btw|here|from)\b))|"
@@ -149,7 +150,7 @@ def _name_and_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "Pat's passport arrived; mine is fine until 2029-11-02": the user's own of the document the
 # sentence before named
-_MINE = re.compile(r"^(?:and\s+|but\s+|while\s+)?mine(?:['’]s|\s+is|\s+)", re.I)
+_MINE = lazy(r"^(?:and\s+|but\s+|while\s+)?mine(?:['’]s|\s+is|\s+)", re.I)
 
 
 def _mine_expires(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -236,7 +237,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "I have Turkish passport", "I'll travel on the French passport": the country that issued it
-_PASSPORT_HELD = re.compile(
+_PASSPORT_HELD = lazy(
     r"\b(?:i(?:'ll|\s+will)?\s+(?:have|hold|use|travel\s+on|fly\s+on|enter\s+on)|i(?:'ve|\s+have)\s+"
     r"got|i(?:'m|m|\s+am)\s+(?:(?:travel(?:l)?ing|flying)\s+)?on|(?P<it>it(?:'s|\s+is)))\s+"
     r"(?:a\s+|an\s+|the\s+|my\s+)?"

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -34,7 +35,7 @@ from uac.fact_log.reference import vocabulary
 _FOURTH = r"(?:[ \t](?-i:[A-Z][a-zà-ÿ'’-]{1,20}))?"
 # a name as documents and pasted confirmations print it: "CHIDIEBERE OKONKWO"
 _CAPS_NAME = r"(?-i:[A-Z][A-Z'’-]{1,20}(?:[ \t][A-Z][A-Z'’-]{1,20}){1,3})\b"
-_FULL_NAME = re.compile(
+_FULL_NAME = lazy(
     # ("but passport has Rohan Krishnan Iyer": "my" goes unsaid)
     r"(?:\b|(?<=but\s))(?i:(?:my\s+|the\s+|^|(?<=but\s))passport\s+(?:says|reads|shows|has|"
     r"is\s+in\s+the\s+name(?:\s+of)?|has\s+my\s+name\s+as)"
@@ -47,7 +48,7 @@ _FULL_NAME = re.compile(
     r"(?P<same>" + NAME + r")"
     r"(?=[^.!?]{0,30}\b(?i:like|as|matches)\s+(?i:in\s+|on\s+)?(?i:my)\s+passport)"
 )
-_BLANK = re.compile(
+_BLANK = lazy(
     r"\bmy\s+passport\s+(?:only\s+|just\s+)?has\s+(?:only\s+|just\s+)?(?P<n>\d{1,2}|no|zero|one|a|"
     r"two|three|four|five)\s+(?:blank|empty|free)\s+(?:visa\s+)?pages?\b|"
     r"\b(?:i(?:'ve|\s+have)?(?:\s+only|\s+just)?(?:\s+got|\s+have)|there(?:'s|\s+is|\s+are|'re))\s+"
@@ -76,18 +77,18 @@ def rule_passport_details(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "exactly one blank page left in my passport", "32 pages in the new one, all of them blank":
 # a count of pages said blank, in a line about the passport (or right after it came up)
-_PAGES = re.compile(
+_PAGES = lazy(
     r"\b(?P<n3>\d{1,2}|no|zero|one|a|two|three|four|five)\s+(?:(?P<blank>blank|empty|free|clean)\s+)?"
     r"(?:visa\s+)?pages?\b(?P<rest>[^.!?]{0,40})",
     re.I,
 )
-_BLANK_AFTER = re.compile(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
+_BLANK_AFTER = lazy(r"\b(?:blank|empty|free|unused|clean)\b", re.I)
 
 
-_PAGES_FIELD = re.compile(
+_PAGES_FIELD = lazy(
     r"^(?:passport\s+)?(?:blank|empty|free)\s+(?:visa\s+)?pages?\s*[:=–-]\s*(?P<n3>\d{1,2})\b", re.I
 )
-_THEIR_PASSPORT = re.compile(
+_THEIR_PASSPORT = lazy(
     r"\b(?:his|her|their|\w+['’]s)\s+(?:\w+\s+)?passport\b|\b(?:he|she|they)\b", re.I
 )
 
@@ -108,7 +109,7 @@ def _blank_pages(ctx: Ctx, sent: Span) -> re.Match[str] | None:
 
 
 _PLACE = r"(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?)"  # capitalised, whatever the flags
-_HOTEL = re.compile(
+_HOTEL = lazy(
     r"\b(?:my\s+|the\s+|a\s+|our\s+)?(?:hotel|hostel|airbnb|apartment|villa|b&b|guesthouse)\s+in\s+"
     r"(?P<place>"
     + _PLACE
@@ -126,20 +127,20 @@ _HOTEL = re.compile(
     re.IGNORECASE,
 )
 # "my flight to Lima on 5 October under Maria Lopes", "... is in the name of M. Lopes"
-_UNDER_NAME = re.compile(
+_UNDER_NAME = lazy(
     r"\b(?P<whose>my|the|our)\s+(?:(?P<dest2>" + _PLACE + r")\s+)?(?:return\s+)?"
     r"(?P<kind>flight|ticket|train|plane\s+ticket)\s+(?:(?:to|for)\s+(?P<dest>" + _PLACE + r")\b)?"
     r"[^.;?!]*?\b(?:under|in\s+the\s+name(?:\s+of)?|booked\s+as)\s+"
     r"(?:the\s+name\s+)?(?P<name>(?-i:(?:[A-Z]\.?\s)?" + NAME + r"))",
     re.IGNORECASE,
 )
-_RANGE_TO = re.compile(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$", re.I)
-_CHECK_IN = re.compile(r"\bcheck(?:ing)?[- ]in\b", re.I)
-_CHECK_OUT = re.compile(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b", re.I)
+_RANGE_TO = lazy(r"(?:\b(?:to|till|until|through)|[-–])\s*(?:the\s+)?$", re.I)
+_CHECK_IN = lazy(r"\bcheck(?:ing)?[- ]in\b", re.I)
+_CHECK_OUT = lazy(r"\bcheck(?:ing)?[- ]out\b|(?:\b(?:and|then)|,)\s+out\b", re.I)
 # A stay as the subject of its sentence: "hotel is the Casa Nova in Lapa, checking in the 3rd
 # and out on the 9th", "the cottage is in Keswick, 4-11 July", "the apartment is near the
 # station, four nights"; its place is a known one said in it, else the trip's.
-_STAY = re.compile(
+_STAY = lazy(
     r"^(?:and\s+|so\s+|also\s+|ok(?:ay)?\s+)?(?:(?:the\s+|my\s+|our\s+)?"
     r"(?P<where>(?-i:[A-Z][a-z]{2,20})\s+)?"  # "Rome hotel booked: ..."
     + LODGING
@@ -158,44 +159,42 @@ _STAY = re.compile(
     re.I,
 )
 # "booked a guesthouse in Porto for a long weekend, 6 to 9 Oct": a stay the user booked
-_BOOKED_STAY = re.compile(
+_BOOKED_STAY = lazy(
     r"\b(?:i|we|i've|we've)?\s*(?:booked|reserved|found|got)\s+(?:us\s+|me\s+)?(?:a|an|the)\s+"
     r"(?:[a-z]+\s+)?" + LODGING + r"\b",
     re.I,
 )
-_LOOKED_BACK = re.compile(r"\b(?:was|were)\b(?!\s+booked)|\b(?:stayed|loved|hated)\b", re.I)
-_SAME_DATES = re.compile(r"\bsame\s+(?:dates|days|nights)\b", re.I)
-_REFERENCE = re.compile(
+_LOOKED_BACK = lazy(r"\b(?:was|were)\b(?!\s+booked)|\b(?:stayed|loved|hated)\b", re.I)
+_SAME_DATES = lazy(r"\bsame\s+(?:dates|days|nights)\b", re.I)
+_REFERENCE = lazy(
     r"\b(?:booking\s+|confirmation\s+)?(?:ref(?:erence)?|confirmation)(?:\s+(?:number|no\.?|code))?"
     r"\s*[:#]?\s*(?-i:([A-Z0-9][A-Z0-9-]{4,19}))\b",
     re.I,
 )
 # ("a riad in the medina of Marrakech": the place of a quarter named by its kind)
-_IN_PLACE = re.compile(r"\bin\s+(?:the\s+[a-z]{3,12}\s+of\s+)?(" + _PLACE + r")")
-_NIGHTS = re.compile(r"\b(\w+)\s+nights?\b", re.I)
+_IN_PLACE = lazy(r"\bin\s+(?:the\s+[a-z]{3,12}\s+of\s+)?(" + _PLACE + r")")
+_NIGHTS = lazy(r"\b(\w+)\s+nights?\b", re.I)
 # "Car hire sorted - pick up at Faro airport 2 June 9:00, drop off 9 June"
-_CAR_HIRE = re.compile(
+_CAR_HIRE = lazy(
     r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental|(?:rented|hired|booked)\s+a\s+car)\b",
     re.I,
 )
-_HIRED_IN = re.compile(
+_HIRED_IN = lazy(
     r"\b(?:car\s+hire|hire\s+car|rental\s+car|car\s+rental)\s+(?:in|at|from)\s+(" + _PLACE + r")",
     re.I,
 )
-_PICK_UP = re.compile(
-    r"\bpick(?:ing)?[- ]?up\b(?:\s+(?:at|from|in)\s+(?P<place>" + _PLACE + r"))?", re.I
-)
-_DROP_OFF = re.compile(
+_PICK_UP = lazy(r"\bpick(?:ing)?[- ]?up\b(?:\s+(?:at|from|in)\s+(?P<place>" + _PLACE + r"))?", re.I)
+_DROP_OFF = lazy(
     r"\b(?:drop(?:ping)?[- ]?off|return(?:ing)?\s+it|hand(?:ing)?\s+it\s+back)\b", re.I
 )
 # "Emirates EK30 out of Heathrow, leaves 20:40": a flight number with its time
-_DIGIT = re.compile(r"\d")
-_FLIGHT_NO = re.compile(
+_DIGIT = lazy(r"\d")
+_FLIGHT_NO = lazy(
     r"(?-i:\b(?:[A-Z]{2}|[A-Z]\d|\d[A-Z])\s?\d{2,4}\b)(?=[^.?!]*\b(?:leaves|departs|out\s+of|"
     r"takes\s+off|at\s+\d)|[^.?!]*\d{1,2}[:.]\d{2})",
     re.I,
 )
-_FLIGHT = re.compile(
+_FLIGHT = lazy(
     r"(?:\bmy\s+|\bour\s+|\bthe\s+|^)(?:return\s+)?flight\s+(?:home\s+|back\s+)?from\s+"
     r"(?P<place>" + _PLACE + r")\s+(?:is|leaves|departs|goes)\b|"
     r"\bthe\s+(?:airline|flight)\s+booking\s+for\s+(?P<dest>" + _PLACE + r")"
@@ -295,7 +294,7 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "return flight: Porto to Stansted, Saturday 15 May, 16:40": a flight by its route
-_ROUTE = re.compile(
+_ROUTE = lazy(
     r"\b(?:(?:return|outbound|my|the|our)\s+)?flight(?:\s+(?:home|back|out))?\s*[:,-]?\s*(?:is\s+)?"
     r"(?:from\s+)?(?P<origin>" + _PLACE + r")\s+to\s+(?P<dest>" + _PLACE + r")\b",
     re.I,
@@ -307,7 +306,7 @@ _CODE_ROUTE = re.compile(
     r"(?-i:\b(?P<origin>[A-Z]{3})(?:\s?(?:-|–|->|>)\s?[A-Z]{3}){0,2}\s?(?:-|–|->|>)\s?"
     r"(?P<dest>[A-Z]{3})\b)"
 )
-_LEAVES_FROM = re.compile(r"\bfrom\s+(" + _PLACE + r")", re.I)
+_LEAVES_FROM = lazy(r"\bfrom\s+(" + _PLACE + r")", re.I)
 
 
 def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
@@ -333,14 +332,14 @@ def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "the train to Paris is booked ... on the 18th of June at 8:01": a ticket with its day and time
-_TICKET = re.compile(
+_TICKET = lazy(
     r"\b(?:the|my|our)\s+(?P<kind>train|flight|ferry|coach|bus|plane)\s+(?:to|for)\s+"
     r"(?P<dest>" + _PLACE + r")\b(?=[^.?!]*\b(?:booked|leaves|departs|goes|is\s+at|is\s+on)\b)",
     re.I,
 )
 _KIND = {"plane": "flight", "coach": "bus", "ferry": "boat"}
 # "coming back on the 21st at 19:13": the way home of the ticket just booked
-_HOME_LEG = re.compile(
+_HOME_LEG = lazy(
     r"^(?:and\s+)?(?:(?:i'm|i\s+am|we're|we\s+are)\s+)?(?:coming\s+back|back|returning|"
     r"(?:the\s+)?return(?:\s+(?:train|flight|leg))?(?:\s+is)?)\b",
     re.I,
@@ -396,7 +395,7 @@ def _trip_city(ctx: Ctx) -> tuple[str | None, dt.date | None]:
     return trip.get("city"), trip.get("depart")
 
 
-_LANDMARK = re.compile(
+_LANDMARK = lazy(
     r"\b(?:square|street|st|road|rd|avenue|ave|park|station|centre|center|quarter|district|"
     r"beach|bay|harbour|harbor|airport|market|bridge|hill|gardens?|old\s+town)$",
     re.I,
@@ -465,7 +464,7 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "check in 29, check out 5": bare day numbers, the days of the trip being talked about
-_CHECK_DAY = re.compile(
+_CHECK_DAY = lazy(
     r"\bcheck(?:ing)?[- ]?(?P<io>in|out)\s*(?:on\s+)?(?:the\s+)?(?P<n>\d{1,2})\b"
     r"(?![:.]\d|\s*(?:am|pm|h|hrs|o'clock)\b)",
     re.I,
@@ -550,7 +549,7 @@ def _flight_number(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "KL691 Amsterdam to Toronto", "BA117: London - New York": the route after the number
-_NUMBER_ROUTE = re.compile(
+_NUMBER_ROUTE = lazy(
     r"[ \t]*[:,]?[ \t]*(?:from[ \t]+)?(?P<a>(?-i:[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+)?))"
     r"[ \t]*(?:\([A-Z]{3}\))?[ \t]*(?:to|[-–→>])[ \t]*"
     r"(?P<b>(?-i:[A-Z][\w'’.-]+(?:[ \t][A-Z][\w'’.-]+)?))",
@@ -568,8 +567,8 @@ def _places(route: re.Match[str]) -> bool:
 
 # A pasted confirmation lists a stay's fields a line each: "Hotel Riu Plaza, Madrid. Check-in:
 # 14 Oct 2025. Check-out: 17 Oct 2025. Ref: HX4471": one stay, read over the whole message
-_FIELD_IN = re.compile(r"^check[- ]?in\s*(?::|on\b)", re.I)
-_LODGING_AT = re.compile(r"\b" + LODGING + r"\b", re.I)
+_FIELD_IN = lazy(r"^check[- ]?in\s*(?::|on\b)", re.I)
+_LODGING_AT = lazy(r"\b" + LODGING + r"\b", re.I)
 
 
 # A confirmation's fields sit close together: the hotel's line is looked for this far back,
@@ -620,15 +619,15 @@ def said_stay(ctx: Ctx) -> bool:
 # -- legs and booking details said of a trip ----------------------------------------------------
 # A leg of a journey: a flight, train or ferry named as a thing (the verb "fly" is the trip)
 # ("I fly with Wizz Air from Gdańsk 2.02 at 6:05": the verb names the service too)
-_LEG = re.compile(r"\b(?P<kind>flights?|fly|flying|trains?|ferry|ferries|eurostar|coach)\b", re.I)
+_LEG = lazy(r"\b(?P<kind>flights?|fly|flying|trains?|ferry|ferries|eurostar|coach)\b", re.I)
 _LEG_KIND = {"f": "flight", "t": "train", "e": "train", "c": "bus"}
 # A particular service: its carrier ("with JAL", "the BA flight") identifies it
-_CARRIER = re.compile(
+_CARRIER = lazy(
     r"\b(?:with|on)\s+(?:the\s+)?(?-i:[A-Z]{2,4}|[A-Z][a-z]{2,14}(?:\s[A-Z][a-z]{2,14})?)\b"
     r"(?!\s+(?:on|in)\b)|(?-i:\b[A-Z]{2,3})\s+(?:flight|train)\b"
 )
-_HOMEWARD = re.compile(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,16}$", re.I)
-_NAMED_AS = re.compile(
+_HOMEWARD = lazy(r"\b(?:back|return\w*|home|homeward|inbound)\b[^.!?\d]{0,16}$", re.I)
+_NAMED_AS = lazy(
     r"\b(?:the\s+)?name\s+on\s+(?:it|the\s+(?:booking|ticket|reservation))\s+(?:is|says)\s+"
     r"|\bput\s+me\s+down\s+as\s+|\bbooked\s+(?:me\s+)?(?:in|under)\s+(?:the\s+name\s+)?"
     # "booked by the clerk under 'Henrietta Blake'": who booked it, then the name in quotes
@@ -637,10 +636,8 @@ _NAMED_AS = re.compile(
 )
 
 
-_LEG_HOME = re.compile(r"\s+(?:home|back)\b", re.I)  # "the flight home is 1am on the 13th"
-_BACK_FROM = re.compile(
-    r"\b(?:back|home|return\w*)\s+from\s+([A-Za-z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)?)"
-)
+_LEG_HOME = lazy(r"\s+(?:home|back)\b", re.I)  # "the flight home is 1am on the 13th"
+_BACK_FROM = lazy(r"\b(?:back|home|return\w*)\s+from\s+([A-Za-z][\w'’.-]*(?:\s[A-Z][\w'’.-]*)?)")
 
 
 def _home_from(sent: Span) -> str | None:
@@ -656,7 +653,7 @@ def _leg_time(text: str, start: int, end: int) -> dt.time | None:
     return when.start if when is not None else None
 
 
-_THEIRS = re.compile(r"(?-i:\b[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:[a-z]+\s+)?$")
+_THEIRS = lazy(r"(?-i:\b[A-Z][a-zà-ÿ]{1,20})['’]s\s+(?:[a-z]+\s+)?$")
 
 
 def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -740,7 +737,7 @@ def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # A pasted confirmation: "Dear CHIDIEBERE OKONKWO, your booking QX7M2L is confirmed. ...",
 # "Passenger: Anna Lopes"; the reference and the name belong to every leg the message books.
 _NAME_WORDS = r"[A-Z][A-Za-zà-ÿ'’-]{1,20}(?:[ \t][A-Z][A-Za-zà-ÿ'’-]{1,20}){1,3}"
-_PASSENGER = re.compile(
+_PASSENGER = lazy(
     r"\b(?i:passenger|traveller|traveler|guest)(?:\s+name)?\s*:\s+"
     r"(?:(?i:mr|mrs|ms|miss|dr)\.?\s+)?(?P<name>(?-i:" + _NAME_WORDS + r"))\b"
     # "Dear" greets the passenger only as a confirmation does: by title and full name, or in
@@ -752,7 +749,7 @@ _PASSENGER = re.compile(
 _ROLE_WORDS = frozenset(vocabulary()["word_sets"]["roles"])
 # A confirmation's fields sit close together: looked for this far around the leg's sentence.
 _DETAILS_REACH = 1200
-_BOOKING_REF = re.compile(
+_BOOKING_REF = lazy(
     r"\b(?i:booking|reservation|confirmation|PNR)(?:\s+(?i:ref(?:erence)?|code|number|no\.?))?"
     r"\s*(?:(?i:is)\s+)?[:#]?\s*(?P<ref>(?-i:[A-Z0-9]{5,8}))\b(?=[^\d]|$)"
 )

@@ -15,6 +15,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.accounts import ACCOUNT, ACCOUNT_RE, kind_of
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -33,34 +34,34 @@ from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
 from uac.fact_log.reference import vocabulary
 
 # -- bills paid on a schedule, said item by item -------------------------------------------------
-_BILL_METHOD = re.compile(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
-_I_PAY = re.compile(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
+_BILL_METHOD = lazy(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
+_I_PAY = lazy(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
 _PERIODS = (
     # first: "every two months" and "every other week" hold "month" and "week"
     (
-        re.compile(r"\b(?:every\s+(?:two|2|other|second)\s+months?)\b", re.I),
+        lazy(r"\b(?:every\s+(?:two|2|other|second)\s+months?)\b", re.I),
         "every_two_months",
     ),
     (
-        re.compile(r"\b(?:fortnightly|every\s+(?:two|2|other|second)\s+weeks?|biweekly)\b", re.I),
+        lazy(r"\b(?:fortnightly|every\s+(?:two|2|other|second)\s+weeks?|biweekly)\b", re.I),
         "fortnightly",
     ),
     (
-        re.compile(r"\b(?:monthly|a\s+month|per\s+month|every\s+month|each\s+month)\b", re.I),
+        lazy(r"\b(?:monthly|a\s+month|per\s+month|every\s+month|each\s+month)\b", re.I),
         "monthly",
     ),
     (
-        re.compile(r"\b(?:yearly|annually|a\s+year|per\s+year|every\s+year|each\s+year)\b", re.I),
+        lazy(r"\b(?:yearly|annually|a\s+year|per\s+year|every\s+year|each\s+year)\b", re.I),
         "yearly",
     ),
-    (re.compile(r"\b(?:quarterly|every\s+quarter|each\s+quarter)\b", re.I), "quarterly"),
-    (re.compile(r"\b(?:weekly|a\s+week|per\s+week|every\s+week|each\s+week)\b", re.I), "weekly"),
+    (lazy(r"\b(?:quarterly|every\s+quarter|each\s+quarter)\b", re.I), "quarterly"),
+    (lazy(r"\b(?:weekly|a\s+week|per\s+week|every\s+week|each\s+week)\b", re.I), "weekly"),
 )
 # An item of a list of bills starts at a comma or "and" before "the/my/our".
-_ITEM_SPLIT = re.compile(r",\s*(?:and\s+)?(?=(?:the|my|our)\s)|\s+and\s+(?=(?:the|my|our)\s)", re.I)
+_ITEM_SPLIT = lazy(r",\s*(?:and\s+)?(?=(?:the|my|our)\s)|\s+and\s+(?=(?:the|my|our)\s)", re.I)
 _WORDS = r"[A-Za-z][\w&'’+-]*(?:\s+[A-Za-z][\w&'’+-]*){0,3}?"
 # "the Netflix direct debit", "the gym standing order"
-_IN_METHOD = re.compile(
+_IN_METHOD = lazy(
     # (not "the gym by direct debit": "by" says how, it names nothing)
     r"\b(?:the|my|our)\s+(?P<p>" + _WORDS + r")(?<!\bby)(?<!\bvia)(?<!\bwith)(?<!\bthrough)"
     r"\s+(?:direct\s+debit|standing\s+order)",
@@ -68,7 +69,7 @@ _IN_METHOD = re.compile(
 )
 # "the council tax is", "the water rates I pay", "the EE bill which is",
 # "the car insurance — Admiral — is" (the name between dashes is the payee)
-_SUBJECT = re.compile(
+_SUBJECT = lazy(
     r"(?:^|:\s*)(?:right,?\s+|ok,?\s+|so\s+)?(?:also\s+|and\s+|plus\s+)?(?:(?:the|my|our)\s+|(?!(?:his|her|their|its|it|this|that|which|there|what)\b)(?=[a-z]))(?P<p>"
     + _WORDS
     + r")"
@@ -77,7 +78,7 @@ _SUBJECT = re.compile(
     re.I,
 )
 # "I pay £250 into the Vanguard pension", "we pay £40 to the window cleaner"
-_PAY_INTO = re.compile(
+_PAY_INTO = lazy(
     r"\b(?:i|we)\s+pay\s+(?:[£$€]\s?[\d,.]+\s+|[\d,.]+\s+)?"
     r"(?:(?:a|per|every|each)\s+(?:month|week|year)\s+|monthly\s+)?"  # "£45 a month to the gym"
     r"(?:into|to|towards)\s+(?:the\s+|my\s+|our\s+)?"
@@ -86,23 +87,23 @@ _PAY_INTO = re.compile(
     re.I,
 )
 # "a standing order to Mum", "a direct debit for the gym"
-_TO_PAYEE = re.compile(
+_TO_PAYEE = lazy(
     r"(?:standing\s+order|direct\s+debit)s?\s+(?:to|for|with)\s+(?:the\s+|my\s+|our\s+)?"
     r"(?P<p>" + _WORDS + r")(?=\s+(?:on|from|every|each|of|for|by|monthly)\b|[,.;]|$)",
     re.I,
 )
-_BILL_ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+(?-i:[A-Z]))", re.I)
-_NEXT_DUE = re.compile(
+_BILL_ON_NTH = lazy(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+(?-i:[A-Z]))", re.I)
+_NEXT_DUE = lazy(
     r"\b(?:next\s+(?:one\s+|payment\s+|bill\s+)?(?:is\s+)?due|next\s+payment|due)\b", re.I
 )
-_OUT_OF = re.compile(
+_OUT_OF = lazy(
     r"\b(?:comes?\s+out\s+of|out\s+of|from|paid\s+from)\s+(?:the\s+|my\s+|our\s+)?"
     r"(?P<a>joint\s+account|savings\s+account|current\s+account|(?-i:[a-z]?[A-Z][\w&]+)(?:\s+(?:account|card))?|"
     # "out of my nationwide account": a bank typed in lower case, named by its account
     r"(?!(?:old|new|same|other|main|bank|that|this|one|it)\b)[a-z][\w&]{2,20}\s+(?:account|card))",
     re.I,
 )
-_CHANGED = re.compile(
+_CHANGED = lazy(
     r"\b(?:mov(?:ed|ing)|switch(?:ed|ing)|chang(?:ed|ing)|transferr(?:ed|ing)|cancel(?:led|ed|ling)?|"
     r"stopp?(?:ed|ing)?|replac(?:ed|ing)|clos(?:ed|ing))\b",
     re.I,
@@ -110,7 +111,7 @@ _CHANGED = re.compile(
 _NOT_PAYEES = frozenset(vocabulary()["word_sets"]["bills_not_payees"])
 # "water bill: Thames Water direct debit, £38 ...", "gym direct debit is £32": the payee
 # named right before the method, at the start of a clause
-_NAMED_METHOD = re.compile(
+_NAMED_METHOD = lazy(
     r"(?:^|[:;]\s*)(?:(?:and|also|plus)\s+)?(?:(?:the|my|our)\s+)?"
     r"(?!(?:set|setting|cancel\w*|stop\w*|a|an)\b)(?P<p>"
     + _WORDS
@@ -118,15 +119,13 @@ _NAMED_METHOD = re.compile(
     re.I,
 )
 # "last payment 1 October", "the final one is on the 28th": the day it stops
-_LAST_PAYMENT = re.compile(
+_LAST_PAYMENT = lazy(
     r"\b(?:last|final)\s+(?:payment|one|debit|charge)\s+(?:is\s+|was\s+|will\s+be\s+)?(?:on\s+)?",
     re.I,
 )
 # "comes out of that one", "from the same account": the account the thread just named
-_THAT_ACCOUNT = re.compile(
-    r"\b(?:out\s+of|from)\s+(?:that|this|the\s+same)\s+(?:one|account)\b", re.I
-)
-_TOO = re.compile(r"\b(?:too|as\s+well)\b", re.I)
+_THAT_ACCOUNT = lazy(r"\b(?:out\s+of|from)\s+(?:that|this|the\s+same)\s+(?:one|account)\b", re.I)
+_TOO = lazy(r"\b(?:too|as\s+well)\b", re.I)
 
 
 def _items(sent: Span) -> list[Span]:
@@ -140,9 +139,9 @@ def _items(sent: Span) -> list[Span]:
 
 
 # "my wife also made a standing order": who made it and the making are no payee
-_MADE = re.compile(r"\b(?:made|make|created|added|arranged|set)\b", re.I)
-EVERY_NTH = re.compile(r"\b(?:every|each)\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
-_OWN_CLAUSE = re.compile(r"\s+(?:i|we)\s+(?:have|had|pay|put|set|made|make|keep)\b.*$", re.I)
+_MADE = lazy(r"\b(?:made|make|created|added|arranged|set)\b", re.I)
+EVERY_NTH = lazy(r"\b(?:every|each)\s+(\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_OWN_CLAUSE = lazy(r"\s+(?:i|we)\s+(?:have|had|pay|put|set|made|make|keep)\b.*$", re.I)
 
 
 def clean_payee(name: str) -> str:
@@ -270,7 +269,7 @@ _METHOD_WORDS = "|".join(
     )
 )
 _ABBREVIATED = r"(?-i:DD|SO)"
-_METHOD = re.compile(
+_METHOD = lazy(
     # "DD"/"SO" only as a payment's word ("by SO", "a DD for", "set up a DD"): "I was SO tired"
     r"\b(?P<m>"
     + _METHOD_WORDS
@@ -284,21 +283,21 @@ _METHOD = re.compile(
 )
 # The same words in a payee cut out of its sentence ("council tax DD"): there the
 # abbreviation needs no context (the payee is already known to be a payment's).
-_METHOD_IN_PAYEE = re.compile(r"\s*\b(?:" + _METHOD_WORDS + "|" + _ABBREVIATED + r")\b", re.I)
+_METHOD_IN_PAYEE = lazy(r"\s*\b(?:" + _METHOD_WORDS + "|" + _ABBREVIATED + r")\b", re.I)
 _METHODS = {"dd": "direct_debit", "so": "standing_order", "dauerauftrag": "standing_order"}
 _METHODS |= dict.fromkeys(("orden permanente", "virement permanent"), "standing_order")
-_MONTHLY = re.compile(
+_MONTHLY = lazy(
     r"\b(?:on\s+)?the\s+(?P<day>\d{1,2}(?=st|nd|rd|th|\s+of\s+(?:every|each))|first|second|third|"
     r"fourth|fifth|last)"
     r"(?:st|nd|rd|th)?\s+(?:of\s+)?(?:every|each|the)\s+month\b|"
     r"\b(?P<monthly>monthly|every\s+month|each\s+month|a\s+month|per\s+month)\b",
     re.IGNORECASE,
 )
-_PAYEE_TO = re.compile(
+_PAYEE_TO = lazy(
     r"\bto\s+(?P<payee>(?:the\s+)?[A-Za-z][A-Za-z'&-]*(?:\s+[A-Za-z][A-Za-z'&-]*){0,3}?)"
     r"(?=\s+(?:on|from|every|each|monthly|for|by)\b|[,.;!]|$)"
 )
-_PAYEE_FOR = re.compile(
+_PAYEE_FOR = lazy(
     r"\bfor\s+(?:the\s+|my\s+|our\s+)?(?:[£$€]\s?\d[\d,]*(?:\.\d\d)?\s+)?"  # "the £180 council tax"
     r"(?P<payee>(?-i:[^\W\dA-Z_])[\w'&-]*(?:\s+[a-z][\w'&-]*){0,2}?)"  # "crèche"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
@@ -314,7 +313,7 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _MONTH_NAMES = r"(?:" + "|".join(_MONTHS) + r")[a-z]*"
 # "from Sparkasse", "out of my halifax account": the account paid from, named by its bank
-_FROM_KIND = re.compile(
+_FROM_KIND = lazy(
     r"\b(?:from|out\s+of)\s+(?:the|my|our)\s+((?:joint|savings|current|business)\s+account)\b", re.I
 )
 _GENERIC_ACCOUNT = (
@@ -324,7 +323,7 @@ _GENERIC_ACCOUNT = (
     r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|"
     r"satur|sun)day|next|today|tomorrow)\b)"
 )
-_FROM_BANK = re.compile(
+_FROM_BANK = lazy(
     r"\b(?:from|out\s+of)\s+(?:my\s+|the\s+|our\s+|his\s+|her\s+|their\s+)?(?P<acct>"
     + _GENERIC_ACCOUNT
     + r"(?:"
@@ -335,23 +334,23 @@ _FROM_BANK = re.compile(
     re.IGNORECASE,
 )
 # "Frau Albers wants now SEPA Lastschrift": the payee asks for the instruction the user gives
-_PAYEE_WANTS = re.compile(
+_PAYEE_WANTS = lazy(
     r"^(?P<payee>(?:(?:Frau|Herr|Mr|Mrs|Ms|Dr)\.?\s+)?(?-i:[A-Z])[\w'-]+(?:\s(?-i:[A-Z])[\w'-]+)?)\s+"
     r"(?:now\s+)?(?:wants|asked\s+for|asks\s+for|needs|requires)\b",
     re.IGNORECASE,
 )
-_ON_NTH = re.compile(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
+_ON_NTH = lazy(r"\bon\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+of\s+[A-Z])", re.I)
+_FIRST_PERSON = lazy(r"\b(?:i|i've|i'm|my|we|our)\b", re.IGNORECASE)
 # A spouse's payment instruction for the household's bill is the household's arrangement (two
 # instructions for one bill is the risk); anyone else's is their own business.
-_OTHER_SETS_UP = re.compile(
+_OTHER_SETS_UP = lazy(
     r"^(?:(?:oops|oh|and|also|so|hmm|ugh)[,!]?\s+)?my\s+(?:partner|wife|husband)\s+"
     r"(?:also\s+|has\s+|just\s+)*(?:set\s+up|made|created|added|arranged)\b",
     re.I,
 )
 
 
-_ENDED = re.compile(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
+_ENDED = lazy(r"\b(?:cancel(?:led|ed|ling)?|stopp?(?:ed|ing)?|replaced?|closed)\b", re.I)
 
 
 def _method(text: str) -> str:
@@ -364,7 +363,7 @@ def _method(text: str) -> str:
 
 # "The old rent to Hausverwaltung Krämer (1.150) I must stop after August": a payment the
 # user will end, said object first, and the month it ends with
-_STOP_AFTER = re.compile(
+_STOP_AFTER = lazy(
     r"^(?:the\s+|my\s+)?(?:old\s+|current\s+)?(?P<what>[a-z]+(?:\s[a-z]+)?)\s+to\s+"
     r"(?P<payee>(?:(?-i:[A-Z])[\w'’-]+\s?){1,3}?)\s*(?:\((?P<amt>[^)]{1,15})\))?\s*,?\s+"
     r"(?:i|we)\s+(?:must\s+|will\s+|'ll\s+|need\s+to\s+|have\s+to\s+|shall\s+|am\s+going\s+to\s+)?"
@@ -392,7 +391,7 @@ def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 # "my SIP of 10k goes every month on 7th from ICICI savings": a monthly payment said without
 # naming the instruction
-_GOES_MONTHLY = re.compile(
+_GOES_MONTHLY = lazy(
     r"^(?:also\s+|and\s+)?(?:my|our)\s+(?P<payee>[A-Za-z][\w ]{1,25}?)\s+(?:of\s+(?P<amt>\S+)\s+)?"
     r"(?:goes(?:\s+out)?|is\s+paid|is\s+taken|comes\s+out)\s+(?:every|each)\s+month\b"
     r"(?:\s+on\s+(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\b)?",
@@ -406,13 +405,13 @@ _NOT_PAID_OUT = frozenset(vocabulary()["word_sets"]["payments_not_paid_out"])
 
 # "I send money to my mama every month 2,000 AED thru Western Union, every 25th", "I pay my
 # cleaner 80 every month": a monthly payment the user makes to someone, no instruction named
-_I_PAY_MONTHLY = re.compile(
+_I_PAY_MONTHLY = lazy(
     r"^(?:(?:and|also|so)\s+)?i\s+(?:send|pay|transfer|wire|give)\s+(?:(?:some\s+)?money\s+)?"
     r"(?:to\s+)?(?:my\s+)?(?P<payee>[a-z][\w'-]{1,20}(?:\s(?-i:[A-Z])[\w'-]{1,20})?)\s+"
     r"(?:[£$€]?\s?\d[\d,.]*\s?(?:[A-Z]{3}|[£$€])?\s+)?(?:every|each|a|per)\s+month\b",
     re.I,
 )
-_VIA = re.compile(
+_VIA = lazy(
     r"\b(?:by|via|thru|through)\s+(?:bank\s+)?(?:transfer|western\s+union|wise|remitly)", re.I
 )
 _PRONOUNS = word_set("her him them it that this you me us")
@@ -461,13 +460,13 @@ def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 # "DDs on NatWest: council tax £186/month (1st); Thames Water £38 (20th).": instructions
 # listed under a heading that names the method (and the account); each item a payee, its
 # amount, its day in brackets. The items after a ";" are sentences of their own.
-_LIST_HEAD = re.compile(
+_LIST_HEAD = lazy(
     r"(?:^|(?<=[.\n]\s))(?:my\s+|our\s+)?(?P<m>(?-i:DDs|SOs)|direct\s+debits|standing\s+orders)"
     r"(?:\s+(?:on|from|out\s+of)\s+(?:the\s+|my\s+|our\s+)?(?P<acct>(?-i:[a-z]?[A-Z][\w&]{1,20})"
     r"(?:\s+(?:current\s+|savings\s+|joint\s+)?account)?))?\s*:\s*",
     re.I,
 )
-_LIST_ITEM = re.compile(
+_LIST_ITEM = lazy(
     r"(?P<payee>[A-Za-z][\w'&]*(?:\s[A-Za-z][\w'&]*){0,3}?)\s+"
     r"(?P<amt>[£$€]\s?\d[\d,]*(?:\.\d\d)?|\d[\d,.]*\s?(?:[£$€]|[A-Z]{3}\b))"
     r"(?:\s*/\s*(?:month|mo)|\s+(?:a|per)\s+month|\s+monthly)?"
@@ -513,7 +512,7 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 _LIST_REACH = 400  # how far back a list item looks for its heading (characters)
-_LIST_WORD = re.compile(r"DDs|SOs|debits|orders", re.I)  # a cheap test before the heading
+_LIST_WORD = lazy(r"DDs|SOs|debits|orders", re.I)  # a cheap test before the heading
 
 
 def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -586,7 +585,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "Moved the gym direct debit to Monzo", "switched my rent standing order over to Starling":
 # the instruction named before goes on from the new account and ends on the old one.
-_MOVED = re.compile(
+_MOVED = lazy(
     r"\b(?:moved|switched|changed|transferred)\s+(?:the|my|our)\s+(?P<payee>[\w' ]{2,30}?)\s+"
     r"(?P<m>direct\s+debit|standing\s+order)s?\s+(?:from\s+(?:my\s+|the\s+)?(?-i:[A-Z][A-Za-z&]{1,20})"
     r"(?:\s+account)?\s+)?(?:over\s+)?(?:to|onto)\s+(?:my\s+|the\s+|a\s+)?"
@@ -595,7 +594,7 @@ _MOVED = re.compile(
 )
 
 
-_OLD_ACCOUNT = re.compile(
+_OLD_ACCOUNT = lazy(
     r"\bfrom\s+(?:my\s+|the\s+)?(?P<bank>(?-i:[A-Z][A-Za-z&]{1,20}))\b|"
     r"\b(?:last|old)\s+(?P<bank2>(?-i:[A-Z][A-Za-z&]{1,20}))\s+(?:one|payment|debit)\b",
     re.IGNORECASE,
@@ -603,7 +602,7 @@ _OLD_ACCOUNT = re.compile(
 
 
 # "Council tax moved to Starling today": an instruction the thread knows, said by its payee
-_PAYEE_MOVED = re.compile(
+_PAYEE_MOVED = lazy(
     r"^(?:the\s+|my\s+|our\s+)?(?P<payee>[A-Za-z][\w' ]{1,30}?)\s+(?:(?:has|have|got|is|was)\s+)?"
     r"(?:(?:now|already|just)\s+)?(?:moved|switched|transferred)\s+(?:over\s+)?(?:to|onto)\s+"
     r"(?:my\s+|the\s+)?(?P<new>(?-i:[a-z]?[A-Z][A-Za-z&]{1,20}))",
@@ -660,7 +659,7 @@ def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-_PLAN_CARD = re.compile(
+_PLAN_CARD = lazy(
     r"\b(?:i(?:'m|\s+am)\s+(?:going\s+to\s+pay|about\s+to\s+pay|paying)|i(?:'ll|\s+will)\s+pay|"
     # "Next week I must pay the deposit ..., with the Revolut" (non-native, a duty)
     r"i\s+(?:must|have\s+to|need\s+to|will\s+have\s+to)\s+pay|"
@@ -679,7 +678,7 @@ _PLAN_CARD = re.compile(
 
 # "Retreat deposit: £1,450 to the travel agent on 3 March, Starling card.": a payment
 # planned as a note: what, the amount, (whom), the day, the card
-_PLAN_NOTE = re.compile(
+_PLAN_NOTE = lazy(
     r"^(?P<what>[A-Za-z][\w' -]{2,40}):\s*"
     r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.' ]*\s?(?:[£$€]|[A-Z]{3}))"
     r"[^.;]{0,60}?,\s*(?:on\s+|with\s+|by\s+)?(?:the\s+|my\s+)?"
@@ -749,16 +748,16 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "on 5th December": a plan's object said as its day only
-_ONLY_WHEN = re.compile(r"\s*(?:on|by|before)\s+(?:the\s+)?\d[^,]*", re.I)
+_ONLY_WHEN = lazy(r"\s*(?:on|by|before)\s+(?:the\s+)?\d[^,]*", re.I)
 # what opens the sentence before the plan: "The chalet in Verbier wants the 6'200 CHF ...",
 # "Villa balance for Goa, 1,35,000 rupees, ..."
-_LEAD = re.compile(
+_LEAD = lazy(
     r"^\s*(?P<lead>(?:the\s+|my\s+|our\s+)?(?P<what>[A-Za-z][^,]{1,40}?)"
     r"(?:\s+(?:wants|needs|asks\s+for|is|costs?)\b|\s*,)(?:[^.;]|(?<=\d)\.(?=\d))*?)\s*,?\s*$",
     re.I,
 )
 # "from the same card", "with that card": the card the thread just named
-_SAME_CARD = re.compile(r"^(?:same|that|this)\s+(?:card|account)$", re.I)
+_SAME_CARD = lazy(r"^(?:same|that|this)\s+(?:card|account)$", re.I)
 
 
 def _add_planned(ctx: Ctx, sent: Span, m: re.Match[str], what: str, money: Any, day: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
     Ctx,
@@ -18,7 +19,7 @@ from uac.fact_log.reference import vocabulary
 LANGUAGES: dict[str, str] = vocabulary()["languages"]
 
 
-_DURABLE = re.compile(
+_DURABLE = lazy(
     r"\b(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|"
     r"by\s+default|always|every\s+time|each\s+time|for\s+all\s+(?:future\s+)?(?:answers|replies|"
     r"responses)|in\s+general|generally|please\s+remember|remember\s+that|i\s+prefer|"
@@ -29,7 +30,7 @@ _DURABLE = re.compile(
     r"以后|今后|从现在开始|从今以后|往后|一直|总是|每次|默认|请记住|我喜欢|我希望|我更喜欢|我习惯",
     re.IGNORECASE,
 )
-_ONE_OFF = re.compile(
+_ONE_OFF = lazy(
     r"\b(?:this\s+time|for\s+this\s+(?:one|answer|question|reply|response|task|email|message)|"
     r"just\s+(?:now|for\s+now|this\s+once)|right\s+now|for\s+now|this\s+once|just\s+this|"
     r"for\s+the\s+next\s+\w+|today)\b|这次|这一次|本次|这个问题|暂时|先这样|这回",
@@ -39,7 +40,7 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.answer_order",
         "conclusion_first",
-        re.compile(
+        lazy(
             r"\b(?:conclusion|bottom\s+line|answer|summary|tl;?dr|recommendation|verdict)s?\s+"
             r"(?:first|up\s+front|upfront|at\s+the\s+top)|\b(?:lead|start|begin|open)\s+with\s+"
             r"(?:the\s+|a\s+)?(?:conclusion|answer|bottom\s+line|recommendation|summary|tl;?dr)|"
@@ -50,7 +51,7 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.answer_order",
         "context_first",
-        re.compile(
+        lazy(
             r"\b(?:context|reasoning|background|explanation)\s+first|\b(?:start|begin|lead)\s+"
             r"with\s+(?:the\s+)?(?:context|reasoning|background)|\bexplain\s+(?:your|the)\s+"
             r"reasoning\s+(?:first|before)|先说原因|先讲背景|先解释|先讲原因",
@@ -60,7 +61,7 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.verbosity",
         "short",
-        re.compile(
+        lazy(
             r"\b(?:short(?:er)?|brief(?:er)?|concise|succinct|terse|to\s+the\s+point|less\s+verbose|"
             r"tl;?dr|no\s+(?:long|lengthy)\s+(?:answers|replies|explanations)|keep\s+it\s+tight|"
             r"fewer\s+words|cut\s+the\s+fluff)\b|简洁|简短|简单点|简单一点|短一点|短点|精简|别太长|"
@@ -71,7 +72,7 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.verbosity",
         "detailed",
-        re.compile(
+        lazy(
             r"\b(?:detailed|more\s+detail|in\s+(?:more\s+|full\s+|great\s+)?detail|thorough|"
             r"longer|in[\s-]depth|comprehensive|elaborate|step[\s-]by[\s-]step\s+explanations)\b|"
             r"详细|具体一点|详尽|展开说|多说一点",
@@ -81,7 +82,7 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.format",
         "bullets",
-        re.compile(
+        lazy(
             r"\b(?:bullet(?:ed)?(?:\s+points?|\s+lists?)?|bullets|bulleted|point\s+form|"
             r"numbered\s+lists?)\b|列表|分点|要点形式|条目|分条",
             re.IGNORECASE,
@@ -90,41 +91,41 @@ _PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     (
         "preferences.format",
         "table",
-        re.compile(r"\b(?:tables?|tabular|in\s+a\s+grid)\b|表格", re.IGNORECASE),
+        lazy(r"\b(?:tables?|tabular|in\s+a\s+grid)\b|表格", re.IGNORECASE),
     ),
     (
         "preferences.format",
         "prose",
-        re.compile(
+        lazy(
             r"\b(?:prose|paragraphs|full\s+sentences|no\s+bullet(?:\s+point)?s?|plain\s+text|"
             r"without\s+bullet(?:\s+point)?s?)\b|段落|成段",
             re.IGNORECASE,
         ),
     ),
 )
-_LANGUAGE = re.compile(
+_LANGUAGE = lazy(
     r"\b(?:answer|reply|respond|write|talk|speak|communicate|responses?|answers?|replies)"
     r"(?:\s+to\s+me)?\s+(?:in|using)\s+(?P<en>"
     + "|".join(k for k in LANGUAGES if k.isascii())
     + r")\b|(?:用|说|讲)(?P<zh>中文|汉语|普通话|英文|英语|日语|日文|法语|德语|西班牙语|韩语)",
     re.IGNORECASE,
 )
-_TIMEZONE = re.compile(
+_TIMEZONE = lazy(
     r"\b(?:my\s+)?time\s?zone\s+is\s+(?:now\s+)?([A-Za-z_]{2,20}/[A-Za-z0-9_+-]{2,30}(?:/[A-Za-z_]{2,20})?)"
     r"|我的时区是\s?([A-Za-z_]{2,20}/[A-Za-z0-9_+-]{2,30})",
     re.IGNORECASE,
 )
-_SIGNATURE = re.compile(
+_SIGNATURE = lazy(
     r"\bsign\s+(?:off\s+)?(?:my\s+|the\s+|all\s+)?(?:emails|messages|drafts|letters)?\s*"
     r"(?:off\s+)?(?:with|as)\s+[\"“'‘]([^\"”'’\n]{1,40})[\"”'’]",
     re.IGNORECASE,
 )
-_PREF_NOT = re.compile(
+_PREF_NOT = lazy(
     r"\b(?:don't|do\s+not|never|no|no\s+more|stop\s+using|stop\s+with|without|avoid|less)\s+"
     r"(?:\w+\s+){0,2}$|不要|别|不用",
     re.IGNORECASE,
 )
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CJK_CHAR = lazy(r"[\u4e00-\u9fff]")
 
 
 def rule_preferences(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

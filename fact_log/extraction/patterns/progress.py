@@ -10,18 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from uac.fact_log.extraction.lazy import lazy
+
 _ITEM = (
     r"(?:the\s+|my\s+|our\s+)?(?P<{name}>[A-Za-z][\w'’ /-]{{1,60}}?)"
     r"(?=\s*(?:[,.;:!?]|\band\b|\bso\b|$))"
 )
-_DONE = re.compile(
+_DONE = lazy(
     r"\b(?:(?:i'm|i\s+am|i've|i\s+have|we're|we've)\s+)?(?:done|finished|through)\s+with\s+"
     + _ITEM.format(name="done")
     + r"|\b(?:i|we)\s+(?:just\s+)?(?:finished|completed|submitted|sent\s+off|handed\s+in)\s+"
     + _ITEM.format(name="done2"),
     re.IGNORECASE,
 )
-_NEXT = re.compile(
+_NEXT = lazy(
     r"\bnext\s*(?:up)?\s*(?:is|:|comes|i\s+(?:need|have)\s+to\s+(?:do\s+|get\s+)?|on\s+the\s+list\s+is)\s*"
     + _ITEM.format(name="next"),
     re.IGNORECASE,

@@ -9,6 +9,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     NOT_NAMES,
     Ctx,
@@ -24,13 +25,13 @@ from uac.fact_log.extraction.values.money import find_money
 
 _PRICE = r"[£$€]\s?\d[\d,]*(?:\.\d\d)?(?:\s+(?:a|per|each)\s+(?:month|year))?"
 # "..., then it goes up to £45", "after that it's £30", "then it rises to £110 a month"
-_THEN = re.compile(
+_THEN = lazy(
     r"\b(?:then|after\s+that|afterwards|from\s+then\s+on)\s*,?\s*(?:it\s*(?:'s|'ll\s+be|\s+is|"
     r"\s+will\s+be|\s+goes\s+up\s+to|\s+rises\s+to|\s+jumps\s+to|\s+reverts\s+to|\s+becomes)\s+)?"
     r"(?:up\s+to\s+)?(?P<then>" + _PRICE + r")",
     re.IGNORECASE,
 )
-_PROMO = re.compile(
+_PROMO = lazy(
     r"\bmy\s+(?P<name>(?:\d{1,2}(?:\.\d)?%\s+)?(?:intro(?:ductory)?|promotional|promo|teaser|"
     r"balance\s+transfer|introductory)\s+(?:rate|offer|deal|price|tariff|period))\s+"
     r"(?:(?:on|with|from|at)\s+(?:the\s+|my\s+)?(?P<prov>[A-Z][A-Za-z]{1,20}(?:\s+[A-Z][A-Za-z]{1,20})?)\s+)?"
@@ -52,7 +53,7 @@ _PROMO = re.compile(
 # Said without "my": "Barclaycard 0% on purchases until 31 January", "broadband deal with
 # Virgin ends 2 December"; the provider before the offer or after "with/from/on".
 _PROVIDER = r"(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?)"
-_OFFER = re.compile(
+_OFFER = lazy(
     r"(?:(?P<prov>"
     + _PROVIDER
     + r")(?:'s|’s)?(?:\s+card)?:?\s+)?(?P<name>\d{1,2}(?:\.\d{1,2})?%(?:\s+(?:balance\s+"
@@ -65,14 +66,14 @@ _OFFER = re.compile(
     r"(?:ends|expires|finishes|runs\s+out|until|till|til|lasts\s+until|is\s+over)\b",
     re.IGNORECASE,
 )
-_THEN_ANY = re.compile(r"\b(?:then|after\s+that|afterwards)\b", re.I)
-_RATE = re.compile(r"\d{1,2}(?:[.,]\d{1,2})?%")  # "19,9%": a decimal comma
+_THEN_ANY = lazy(r"\b(?:then|after\s+that|afterwards)\b", re.I)
+_RATE = lazy(r"\d{1,2}(?:[.,]\d{1,2})?%")  # "19,9%": a decimal comma
 
 
-_UNTIL_DOTTED = re.compile(
+_UNTIL_DOTTED = lazy(
     r"\b(?:until|till|til|to|ends?|expires?|on)\s+(\d{1,2})\.(\d{1,2})\b(?![.,]?\d)", re.I
 )
-_SAID_BY = re.compile(
+_SAID_BY = lazy(
     r"^(?P<p>" + _PROVIDER + r")\s+(?:letter|e-?mail|message|text|sms|notice|app|says|said|"
     r"sent|send|wrote|told\s+me)\b"
 )
@@ -133,30 +134,30 @@ def _then_after(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # An offer said by how long it lasts: "at 29.90 instead of 59.90 for the first 12 months",
 # "0% on transfers for 24 months, after which the rate reverts to 24.9% APR"
-_FOR_FIRST = re.compile(
+_FOR_FIRST = lazy(
     r"\bfor\s+(?:the\s+first\s+|the\s+next\s+)?(?P<n>\d{1,2}|[a-z]+)\s+(?P<unit>months?|years?)\b",
     re.I,
 )
-_PROMO_RATE = re.compile(
+_PROMO_RATE = lazy(
     r"(?P<rate>\b\d{1,2}(?:\.\d{1,2})?\s?%|(?<![\w.,])[£$€]?\d{1,4}[.,]\d{2})(?:\s+(?:on|for)\s+"
     r"(?:balance\s+)?(?:transfers?|purchases|spending)|\s+(?:instead|a\s+month|/\s?mo))?",
     re.I,
 )
-_AFTER_OFFER = re.compile(
+_AFTER_OFFER = lazy(
     r"\binstead\s+of\s+(?P<then>[£$€]?\d{1,4}(?:[.,]\d{2})?(?:\s?%)?)|"
     r"\b(?:after\s+which|after\s+that|afterwards|then)\b[^.;]{0,40}?\b(?:reverts?\s+to|goes\s+"
     r"(?:up\s+)?to|rises\s+to|becomes|is)\s+(?P<then2>[£$€]?\d{1,4}(?:[.,]\d{1,2})?(?:\s?%)?"
     r"(?:\s+APR)?)",
     re.I,
 )
-_PROVIDER_SAID = re.compile(
+_PROVIDER_SAID = lazy(
     r"^(?P<p>(?-i:[A-Z][A-Za-z]{1,20}(?:\s[A-Z][A-Za-z]{1,20})?))\s+(?:gave|gives|offered|put|"
     r"has\s+given|sold)\b|\b(?:with|from)\s+(?P<p2>(?-i:[A-Z][A-Za-z]{1,20}))\b",
     re.I,
 )
 
 
-_INSTEAD = re.compile(r"(?:\s+instead)?$")
+_INSTEAD = lazy(r"(?:\s+instead)?$")
 
 
 def _offer_for_months(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:

@@ -7,6 +7,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -21,7 +22,7 @@ from uac.fact_log.extraction.timemodel import add_months, count_word
 _GUARANTEE = r"(?:warranty|guarantee|garant[ií]a|garantie|garanzia)"
 # a year or a month in the writer's language ("2 ans de garantie", "3 años de garantía")
 _UNIT = r"year|yr|month|ans?|años?|anni|jahre?|mois|meses|mesi|monate?"
-_WARRANTY = re.compile(
+_WARRANTY = lazy(
     r"\b(?P<n>\w+)[- ](?P<unit>"
     + _UNIT
     + r")s?(?:[- ](?:of|de|di))?(?:[- ][\w&]+){0,3}?[- ]"
@@ -38,8 +39,8 @@ _WARRANTY = re.compile(
 )
 # the make and model said after the thing bought, between commas ("a new phone, Samsung
 # Galaxy S27, 1.099 €"; "new lens, Sigma 24-70, for 4 299 zł")
-_APPOSITIVE = re.compile(r",\s+(?P<model>[A-Z][\w-]*(?:\s[\w-]+){0,3}?),")
-_ITEM_SUBJECT = re.compile(
+_APPOSITIVE = lazy(r",\s+(?P<model>[A-Z][\w-]*(?:\s[\w-]+){0,3}?),")
+_ITEM_SUBJECT = lazy(
     # "The warranty on my washing machine ends on 30 April": the item after "on"/"for".
     r"^(?i:the|my)\s+(?i:warranty|guarantee)\s+(?i:on|for)\s+(?i:my|the|our)\s+"
     r"(?P<item2>[A-Za-z][\w-]{1,20}(?:\s[a-z][\w-]{1,20})?)\s+(?i:ends|expires|runs\s+out|lasts)|"
@@ -58,23 +59,23 @@ _ITEM_SUBJECT = re.compile(
 
 
 # "2 year guarantee and 35 days to return it", "30 days to send it back": the return window
-_RETURN_DAYS = re.compile(
+_RETURN_DAYS = lazy(
     r"\b(?P<n>\d{1,3}|[a-z]+(?:[\s-][a-z]+)?)\s+days?\s+(?:to\s+(?:return|send)\s+(?:it|them)(?:\s+back)?|"
     r"(?:for\s+)?returns?)\b",
     re.I,
 )
 # "... if I change my mind", "if I don't like it": the condition of a return, no hypothetical
-_IF_RETURN = re.compile(r"\s+if\s+(?:i|we)\s+(?:change|don'?t|do\s+not|decide)\b.*$", re.I)
+_IF_RETURN = lazy(r"\s+if\s+(?:i|we)\s+(?:change|don'?t|do\s+not|decide)\b.*$", re.I)
 
 
 # what may open a line of terms after the item: "and", "it has", "they say", "they gave me"
-_TERMS_LEAD = re.compile(
+_TERMS_LEAD = lazy(
     r"(?:(?:and|plus|also|with|it\s+has|comes\s+with|(?:they|the\s+shop|the\s+seller|it)\s+"
     r"(?:say|says|said|gave\s+me|give\s+me|told\s+me))\s+)?(?:an?\s+)?",
     re.I,
 )
 # "till jan 15 to return it", "until 2 May to send it back": a return window's last day
-_RETURN_UNTIL = re.compile(
+_RETURN_UNTIL = lazy(
     r"\b(?:till|until|til|by)\s+[^.,;]{2,20}?\s+to\s+(?:return|send\s+back|bring\s+back)\b", re.I
 )
 

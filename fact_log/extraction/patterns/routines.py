@@ -9,6 +9,7 @@ import functools
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -27,18 +28,18 @@ def _intake_words() -> tuple[re.Pattern[str], dict[str, tuple[str, str]]]:
             kind = "supplement" if rule["kind"] == "supplement" else "food"
             table.setdefault(word.lower(), (word.lower(), kind))
     alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    return re.compile(r"\b(?:" + alternation + r")\b", re.IGNORECASE), table
+    return lazy(r"\b(?:" + alternation + r")\b", re.IGNORECASE), table
 
 
-_CONSUME = re.compile(
+_CONSUME = lazy(
     r"\bi(?:'ve|\s+have)?\s+(?:always\s+|usually\s+|also\s+|now\s+|just\s+|recently\s+)?"
     r"(?:eat|eats|drink|have|take|started(?:\s+(?:taking|drinking|eating|on))?|"
     r"began(?:\s+taking)?|been\s+(?:taking|drinking|eating|having))\b|"
     r"\bi(?:'m|\s+am)\s+(?:now\s+|also\s+)?(?:taking|drinking|eating|having|on)\b",
     re.IGNORECASE,
 )
-_STARTED = re.compile(r"\b(?:started|began|today)\b", re.IGNORECASE)
-_INTAKE_FREQ = re.compile(
+_STARTED = lazy(r"\b(?:started|began|today)\b", re.IGNORECASE)
+_INTAKE_FREQ = lazy(
     r"\b(?:every\s+(?:morning|evening|night|day|weekend)|daily|each\s+(?:morning|day)|"
     r"(?:once|twice|three\s+times)\s+a\s+(?:day|week)|with\s+(?:breakfast|lunch|dinner))\b",
     re.IGNORECASE,
@@ -46,14 +47,14 @@ _INTAKE_FREQ = re.compile(
 
 
 # Said without "I": "Started taking ginkgo", "Began on St John's wort this week".
-_CONSUME_ELLIPTIC = re.compile(
+_CONSUME_ELLIPTIC = lazy(
     r"^(?:just\s+|recently\s+|finally\s+|also\s+|so\s+)?(?:started|began)"
     r"(?:\s+(?:taking|drinking|eating|having|on))?\b",
     re.IGNORECASE,
 )
 # A habit said without a verb ("New routine: a glass of wine with dinner") is the user's own
 # only when nobody else is its subject.
-_OTHER_SUBJECT = re.compile(
+_OTHER_SUBJECT = lazy(
     r"\b(?:he|she|they|you|his|her|their|has|does|drinks|eats|takes|friend|husband|wife|"
     r"partner|son|daughter|mum|mom|dad|brother|sister|kids?|children)\b",
     re.IGNORECASE,
@@ -106,8 +107,8 @@ def rule_intake(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("health.intake", value, sent, 0.8)
 
 
-_NOT_NOW = re.compile(
+_NOT_NOW = lazy(
     r"\b(?:used\s+to|stopped|quit|gave\s+up|no\s+longer|avoid|cut\s+out|any\s+more|anymore)\b",
     re.IGNORECASE,
 )
-_IT = re.compile(r"\s+(?:it|them)\b", re.IGNORECASE)
+_IT = lazy(r"\s+(?:it|them)\b", re.IGNORECASE)

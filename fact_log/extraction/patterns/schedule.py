@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     FOR_SOMEONE,
     NAME,
@@ -47,7 +48,7 @@ from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
-EVENT = re.compile(
+EVENT = lazy(
     r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
     r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
     r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
@@ -73,7 +74,7 @@ EVENT = re.compile(
     re.IGNORECASE,
 )
 # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)
-_FIXTURE_EVENT = re.compile(
+_FIXTURE_EVENT = lazy(
     r"\b[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?\s+(?:v|vs\.?|versus)\s+[A-Z][\w'’.]+(?:\s[A-Z][\w'’.]+)?"
 )
 
@@ -85,21 +86,19 @@ def find_event(text: str) -> re.Match[str] | None:
     return EVENT.search(text)
 
 
-_EVENT_LEAD = re.compile(
+_EVENT_LEAD = lazy(
     r"(?:([A-Za-z][\w'’-]{1,20})\s+)?(?:([A-Za-z][\w'’-]{1,20})\s+)?$",
 )
-_WITH = re.compile(
-    r"\bwith\s+(?:my\s+\w+\s+)?(" + NAME + r"(?:\s*(?:,|and|&)\s*" + NAME + r"){0,3})"
-)
+_WITH = lazy(r"\bwith\s+(?:my\s+\w+\s+)?(" + NAME + r"(?:\s*(?:,|and|&)\s*" + NAME + r"){0,3})")
 # (a name's particles kept: "at Tandartspraktijk Hof van Delft", "at Huis ter Duin")
-_LOCATION = re.compile(
+_LOCATION = lazy(
     r"\b(?:at|in)\s+(?:the\s+)?("
     + NAME
     + r"(?:\s(?-i:van|von|de|der|den|ter|ten|da|di|del|du|la|le)"
     r"(?:\s(?-i:der|den|de|la))?\s(?-i:[A-Z][\w'’-]+))?)"
 )
 _TITLE_DROP = frozenset(vocabulary()["word_sets"]["schedule_title_drop"])
-DEADLINE = re.compile(
+DEADLINE = lazy(
     r"(?:^|(?<=:\s)|\b(?:the|my|our)\s+)(?P<goal>[A-Za-z][\w'’ -]{2,60}?)\s+(?:(?:is|are)\s+)?due"
     # "thesis draft due to my supervisor on 1 June" (but not "due to the rain")
     r"(?:\s+(?:to|with)\s+(?:my|our)\s+[a-z]{3,15}(?=\s+(?:on|by|before|in)\b))?\b"
@@ -133,35 +132,29 @@ DEADLINE = re.compile(
 )
 
 
-_NO_MORE = re.compile(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
-_BOOKED = re.compile(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
+_NO_MORE = lazy(r"\b(?:used\s+to|no\s+longer|any\s*more)\b", re.I)
+_BOOKED = lazy(r"\b(?:booked|signed\s+up|enrolled|registered)\b", re.I)
 # A sentence about a journey is a trip, not an event ("my flight on 5 May").
-_TRAVEL_ONLY = re.compile(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
+_TRAVEL_ONLY = lazy(r"\b(?:fly(?:ing)?|flight|train\s+to|trip\s+to)\b", re.IGNORECASE)
 
 
-_FIXTURE = re.compile(r"\s(?:v|vs\.?|versus)\s")
+_FIXTURE = lazy(r"\s(?:v|vs\.?|versus)\s")
 # "call AEP tomorrow", "pls ring the vet monday": a line that opens with what to do
-_IMPERATIVE = re.compile(
-    r"^(?:(?:pls|please|and|also|so)\s+)?(?=(?:call|ring|phone)\s+(?!with\b))", re.I
-)
-_CONTACTED = re.compile(
-    r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I
-)
+_IMPERATIVE = lazy(r"^(?:(?:pls|please|and|also|so)\s+)?(?=(?:call|ring|phone)\s+(?!with\b))", re.I)
+_CONTACTED = lazy(r"\b(?:ring|call|phone|email|e-mail|text|contact)\s+(?:the|my|our)\s+$", re.I)
 
 
 # "I will call them tomorrow", "said to call back monday", "I'll call you": calling as a thing
 # to do (no call booked); "a call with Dana at 3", "the sales call" stay events
-_CALL_VERB_BEFORE = re.compile(
+_CALL_VERB_BEFORE = lazy(
     r"\b(?:will|['’]ll|to|gonna|must|should|can|could|shall|might|may|would|pls|please)\s+$", re.I
 )
-_CALL_VERB_AFTER = re.compile(r"\s+(?:them|him|her|me|you|us|it|back|round)\b", re.I)
+_CALL_VERB_AFTER = lazy(r"\s+(?:them|him|her|me|you|us|it|back|round)\b", re.I)
 # "Updated med list after GI appt today", "after my physio this morning": an event that was
-_AFTER_IT = re.compile(
-    r"\bafter\s+(?:my\s+|the\s+|a\s+|his\s+|her\s+|our\s+)?(?:[\w-]+\s+){0,2}$", re.I
-)
-_PAST_TODAY = re.compile(r"^\W*(?:[\w-]+\s+){0,2}(?:today|this\s+morning|earlier)\b", re.I)
+_AFTER_IT = lazy(r"\bafter\s+(?:my\s+|the\s+|a\s+|his\s+|her\s+|our\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+_PAST_TODAY = lazy(r"^\W*(?:[\w-]+\s+){0,2}(?:today|this\s+morning|earlier)\b", re.I)
 # "I am on the triple therapy for 14 days": a treatment the user is on, no appointment
-_ON_TREATMENT = re.compile(r"\bon\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}$", re.I)
+_ON_TREATMENT = lazy(r"\bon\s+(?:the\s+|a\s+|an\s+|my\s+)?(?:[\w-]+\s+){0,2}$", re.I)
 
 
 def _not_an_event(text: str, ev: re.Match[str]) -> bool:
@@ -178,7 +171,7 @@ def _not_an_event(text: str, ev: re.Match[str]) -> bool:
     return word == "therapy" and _ON_TREATMENT.search(before) is not None
 
 
-_REMIND_TO = re.compile(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
+_REMIND_TO = lazy(r"\bremind\s+me\s+(?:on\s+\S+\s+|tomorrow\s+)?to\s+(?:\w+\s+){0,2}$", re.I)
 
 
 def event_title(text: str, ev: re.Match[str]) -> str:
@@ -229,7 +222,7 @@ def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | Non
     return None
 
 
-_GENERIC_EVENT = re.compile(r"(?:next\s+)?(?:appointment|appt|session|visit|consultation)", re.I)
+_GENERIC_EVENT = lazy(r"(?:next\s+)?(?:appointment|appt|session|visit|consultation)", re.I)
 
 
 def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -312,22 +305,22 @@ def event_place(text: str, after: int = 0) -> str | None:
 
 
 # "on Mill Rd", "(Harley St)": a street said with its name
-_STREET = re.compile(
+_STREET = lazy(
     r"(?:\b(?:on|at|in|off)\s+|\()((?-i:[A-Z][\w'’]+(?:\s[A-Z][\w'’]+)?)\s(?i:rd|road|st|street|"
     r"ave|avenue|lane|ln|way|drive|square|sq|place|pl|terrace|crescent|close)\b\.?)"
 )
 # "in the church hall", "at the university arena", "in Pier 7": where, said by its kind of
 # place in lower case, or a name with its number
-_VENUE = re.compile(
+_VENUE = lazy(
     r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
     r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
     r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre|facility|depot|"
     r"pharmacy|garage)\b)",
     re.I,
 )
-_NUMBERED_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
+_NUMBERED_PLACE = lazy(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
 # "christening at 2pm, St Mary's": a capitalised name standing alone as the last clause
-_TRAILING_PLACE = re.compile(
+_TRAILING_PLACE = lazy(
     r",\s*(?:the\s+)?((?-i:(?:St\.?\s+)?[A-Z][\w'’]+(?:\s+[A-Z][\w'’]+){0,3}))\s*[.!]*$"
 )
 
@@ -346,19 +339,19 @@ def _details_follow(ctx: Ctx, sent: Span) -> bool:
     return len(days) == 2 and days[0].start - nxt.start < 6
 
 
-_DETAILS = re.compile(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
+_DETAILS = lazy(r"^(?!(?:i|we|my|our|he|she|they|it|you|his|her|their)\b)[^?]*$", re.I)
 _PEOPLE = word_set("dentist doctor gp plumber electrician physio osteo vet chiropractor")
-_THEN = re.compile(
+_THEN = lazy(
     r"^(?:and\s+)?(?:then|after\s+that|afterwards|later)\b|"
     # "Same day 11:45 dentist", "that day at 3 the vet too": the day just talked about
     r"^(?:and\s+|also\s+)?(?:the\s+)?(?:same|that)\s+day\b|"
     r"\bafter(?:wards)?\s+(?:is|are|will\s+be|at)\b",  # "the reception after is at the Swan"
     re.I,
 )
-_UNTIL = re.compile(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
+_UNTIL = lazy(r"(?:\b(?:to|till|until|through|thru)|[-–])\s*(?:the\s+)?$", re.I)
 
 
-_WEEKLY_DAY = re.compile(
+_WEEKLY_DAY = lazy(
     r"\b(?:on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b", re.I
 )
 
@@ -397,7 +390,7 @@ def _end(
     return None
 
 
-_AWAY = re.compile(
+_AWAY = lazy(
     r"\b(?:i(?:'m|\s+am|'ll\s+be|\s+will\s+be)|we(?:'re|\s+are|'ll\s+be|\s+will\s+be))\s+"
     r"(?:(?:going\s+to\s+be|also)\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|away|off|abroad|"
     # "I am in holidays": the non-native preposition too
@@ -409,7 +402,7 @@ _AWAY = re.compile(
 
 # A note to self at the start of a message: "Out of office 10 to 14 March"; the user's own
 # leave granted or booked ("Annual leave approved! 4 to 9 August", "Holiday booked, ...").
-_AWAY_NOTE = re.compile(
+_AWAY_NOTE = lazy(
     r"(?:(?:and|also|so|plus)\s+)?(?:"  # "and on leave from May 3rd to the 7th"
     r"(?P<what>out\s+of\s+(?:the\s+)?office|ooo|(?:on|in)\s+(?:holidays?|vacations?|leave|"
     r"annual\s+leave))\b"
@@ -426,17 +419,17 @@ _AWAY_NOTE = re.compile(
 
 # "annual leave 22-26 July got rejected", "time off 3 to 7 March would be nice", "PTO for my
 # husband", "leave 22-26 July?": no days the user is away
-_LEAVE_NOT = re.compile(
+_LEAVE_NOT = lazy(
     r"\?|\b(?:rejected|denied|declined|refused|not\s+(?:approved|granted|sure)|cancell?ed|"
     r"would\s+be\s+nice|hop(?:e|ing)|wish|maybe|might)\b|" + FOR_SOMEONE,
     re.I,
 )
-_TILL_ONLY = re.compile(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
+_TILL_ONLY = lazy(r"\s*(?:work\s+|school\s+)?(?:until|till|til|through)\s+(?:the\s+)?$", re.I)
 
 
 # "I will be in Tokyo from 18 to 22 December for the audit, out of office.": the user's days
 # away said first, "out of office" closing the sentence
-_AWAY_TAIL = re.compile(
+_AWAY_TAIL = lazy(
     r"^(?:[^.?!]*?\b)?(?:i(?:['’]m|\s+am|['’]ll\s+be|\s+will\s+be)|we(?:['’]re|\s+are|['’]ll\s+be|"
     r"\s+will\s+be))\s[^?]*?[,;(–-]\s*(?:so\s+|and\s+)?(?P<what>out\s+of\s+(?:the\s+)?office|ooo)"
     r"\s*\)?[.!]*$",
@@ -490,7 +483,7 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "I booked the Sky Garden for 3 July", "Also booked Kew Gardens for July 9 at 10am": a named
 # place booked for a day is an outing on that day (a city booked is a trip: travel.py's).
-_BOOKED_PLACE = re.compile(
+_BOOKED_PLACE = lazy(
     r"(?:\bi(?:'ve|\s+have)?\s+|^)(?:also\s+|just\s+|finally\s+)?booked\s+(?:the\s+)?"
     r"(?P<what>(?-i:[A-Z][\w'&-]+(?:\s+[A-Z][\w'&-]+){0,3}))\s+for\s+",
     re.IGNORECASE,
@@ -527,7 +520,7 @@ def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "My in-laws are staying with us from the 4th to the 8th", "Our friends are visiting from 12
 # to 15 July": guests for days, an event of the user's from the first day to the last.
-_GUESTS = re.compile(
+_GUESTS = lazy(
     r"^(?:my|our)\s+(?P<who>parents|in-laws|mum|mom|dad|mother|father|sister|brother|friends?|"
     r"family|cousins?|grandparents|aunt|uncle|son|daughter|kids)\s+(?:are|is|'re|'s|will\s+be)\s+"
     r"(?:staying\s+with\s+(?:us|me)|visiting(?:\s+(?:us|me))?|coming\s+to\s+stay)\b",
@@ -558,13 +551,13 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "I start the new job on March 1st", "we're climbing again on Thursday 1 July at 7pm": a
 # beginning, or an activity said with its day and its time, is a plan in the calendar.
-_STARTS = re.compile(
+_STARTS = lazy(
     r"\b(?:i|we)\s+(?:start|begin)\s+(?:my\s+|the\s+|a\s+|our\s+)?(?P<what>(?:new\s+)?(?:job|role|"
     r"position|course|degree|school|uni|university|placement|internship|apprenticeship|contract))\b",
     re.I,
 )
 
-_DOING = re.compile(
+_DOING = lazy(
     r"^(?:and\s+|so\s+|also\s+|then\s+)?(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:also\s+|both\s+)?"
     r"(?P<verb>[a-z]{3,}ing)\b",
     re.I,
@@ -604,7 +597,7 @@ def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "the old Hotpoint is getting collected on Friday 21st", "the sofa is being delivered
 # tomorrow": a visit to the user's home on a day, an event
-_HOME_VISIT = re.compile(
+_HOME_VISIT = lazy(
     r"\b(?:the|my|our)\s+(?P<what>[\w'’ -]{2,30}?)\s+(?:is|are|'s)\s+(?:getting|being)\s+"
     r"(?P<verb>collected|delivered|picked\s+up|installed|fitted|repaired|serviced|fixed|replaced)\b",
     re.I,
@@ -637,7 +630,7 @@ def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # 9:40", "engineer booked for thursday morning 8-1": a thing as the sentence's subject, then
 # its day and its time. Both a day and a clock time must be said: that is what makes it a slot
 # in the calendar whatever the thing is called (no list of event words).
-_SUBJECT_SLOT = re.compile(
+_SUBJECT_SLOT = lazy(
     r"^(?:(?:and|also|so|oh|ok|okay|right|hmm+|um+|well|ah)\s+)?(?:(?:the|my|our)\s+)?"
     r"(?P<title>[A-Za-z][\w'’-]{2,20}(?:\s[\w'’-]{1,20}){0,6}?)"
     # "parents eve for josh is tues 23rd", "Eid market stall - Sat 16th Oct, 8am till 4pm"
@@ -655,11 +648,11 @@ _NOT_AN_EVENT = frozenset(vocabulary()["word_sets"]["agenda_not_an_event"])
 CLAIMED = ("schedule.events", "tasks.tasks", "travel.trips", "travel.bookings")
 
 # "my dentist is 6pm same day": the day the conversation was just about
-_SAME_DAY = re.compile(r"\b(?:the\s+)?same\s+day\b", re.I)
+_SAME_DAY = lazy(r"\b(?:the\s+)?same\s+day\b", re.I)
 
-_AT_PLACE = re.compile(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
+_AT_PLACE = lazy(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+(?:\s+[A-Za-z][\w'’]+){0,2}))")
 
-_TIME_HINT = re.compile(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
+_TIME_HINT = lazy(r"\d|noon|midday|midnight|o'clock|\bat\s+[a-z]", re.I)
 
 
 def rule_subject_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -713,7 +706,7 @@ def _slot(
 
 # "signed up for a charity Kilimanjaro trek!! 10 to 17 January", "I've signed up for pottery,
 # Wednesdays 6-8pm, starting 1 March for 10 weeks": what the user enrolled in, and its days
-_SIGNED_UP = re.compile(
+_SIGNED_UP = lazy(
     r"\b(?:(?:signed\s+(?:myself\s+|us\s+)?up|registered|enrolled|entered)\s+(?:for|in|on|onto)\s+"
     r"(?:a\s+|an\s+|the\s+)?|booked\s+(?:me\s+|us\s+)?(?:a|an)\s+(?!(?:trip|holiday|flight|train|ticket|"
     r"cruise|table|car|taxi|cab|"
@@ -723,7 +716,7 @@ _SIGNED_UP = re.compile(
     re.I,
 )
 
-_SIGNUP_DAY = re.compile(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
+_SIGNUP_DAY = lazy(r"\b(?:today|yesterday|this\s+morning|last\s+night)\b", re.I)
 
 
 def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -759,7 +752,7 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.7)
 
 
-_EVERY_WEEKDAY = re.compile(
+_EVERY_WEEKDAY = lazy(
     r"\b(?:every|each|on\s+the)\s+(?:(?P<other>other|alternate)\s+|(?P<nth>first|second|third|"
     r"fourth|last)\s+)?(?P<day>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|"
     r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
@@ -769,7 +762,7 @@ _EVERY_WEEKDAY = re.compile(
 _NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1}
 
 # "Spanish lessons every week", "every other week", "fortnightly": the period said, not the day
-_EVERY_PERIOD = re.compile(
+_EVERY_PERIOD = lazy(
     r"\b(?:every|each)\s+(?:(?P<other>other|second|two|2)\s+)?(?P<unit>week|fortnight|month|"
     r"day|weekday|working\s+day)s?\b|"
     r"\b(?P<adv>weekly|fortnightly|monthly|daily)\b",
@@ -784,30 +777,30 @@ _PERIOD_REPEATS |= {"day": "daily", "weekday": "weekdays", "working day": "weekd
 _PERIOD_DAYS = {"weekly": 7, "fortnightly": 14, "daily": 1, "weekdays": 1}
 
 # "every Tuesday for six weeks", "..., 8 weeks", "ten sessions": a series said by its length
-_SERIES_LENGTH = re.compile(
+_SERIES_LENGTH = lazy(
     r"\b(?:for\s+)?(?:the\s+next\s+)?(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve)\s+(?P<unit>weeks|sessions|classes|lessons|times|appointments)\b",
     re.IGNORECASE,
 )
 
 # "they run until the end of July": the end of the series just talked about
-_SERIES_UNTIL = re.compile(
+_SERIES_UNTIL = lazy(
     r"^(?:and\s+)?(?:they|it|the\s+(?:classes|lessons|sessions|course|series))\s+"
     r"(?:run|runs|go\s+on|goes\s+on|continue|continues|last|lasts|finish|finishes|end|ends)\s+"
     r"(?:until|till|to|through|on|at)\b",
     re.IGNORECASE,
 )
 
-_STARTING = re.compile(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
+_STARTING = lazy(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 
 # ("weekly, to end July": "to" before a month's end is "until")
-_UNTIL_END = re.compile(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
+_UNTIL_END = lazy(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
 
 # "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
 # for each weekday named
 _DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
 
-_WEEKLY_NOTE = re.compile(
+_WEEKLY_NOTE = lazy(
     r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
     r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
     r"(?:on\s+|every\s+)?(?P<days>"
@@ -856,14 +849,14 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "new study group: me, Kenji and Ollie, wednesdays 7-9pm at the library starting next week",
 # "shifts are wednesdays 6 to 10pm, starting next wed": a weekly slot said after its subject
-_WEEKLY_SLOT = re.compile(
+_WEEKLY_SLOT = lazy(
     r"^(?:(?:and|also|so|oh|ok)\s+)?(?:(?:the|my|our|new)\s+)*"
     r"(?P<title>[a-z][\w'’-]{2,20}(?:\s[\w'’-]{2,20}){0,3}?)\s*(?::|\s(?:are|is)\s)\s*"
     r"(?:[^.!?:]{0,50}?,\s*)?(?:on\s+|every\s+)?(?P<day>" + _DAY_WORD + r")\b",
     re.I,
 )
 
-_NEXT_WEEK = re.compile(r"\b(?:starting|from)\s+next\s+week\b", re.I)
+_NEXT_WEEK = lazy(r"\b(?:starting|from)\s+next\s+week\b", re.I)
 
 
 def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -911,7 +904,7 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "I also teach the lab on Thursdays, 13:45-17:30", "I work at the bakery on saturdays 9-3",
 # "I volunteer at the food bank every Tuesday 10-2": the user's weekly duty and its hours
-_WEEKLY_DUTY = re.compile(
+_WEEKLY_DUTY = lazy(
     r"^(?:(?:and|also|so|oh|plus)\s+)?i\s+(?:also\s+|now\s+|still\s+)?"
     r"(?P<verb>teach|coach|tutor|run|lead|work|volunteer|referee|help\s+out)\s+"
     r"(?P<what>(?:at\s+|in\s+|on\s+)?(?:the\s+|a\s+|an\s+|my\s+|our\s+)?[\w'’ -]{2,30}?)[,\s]+"
@@ -919,7 +912,7 @@ _WEEKLY_DUTY = re.compile(
     re.I,
 )
 
-_BARE_HOURS = re.compile(r"\s*,?\s*(\d{1,2}(?::\d\d)?)\s*[-–]\s*(\d{1,2}(?::\d\d)?)\b(?![-/.\d])")
+_BARE_HOURS = lazy(r"\s*,?\s*(\d{1,2}(?::\d\d)?)\s*[-–]\s*(\d{1,2}(?::\d\d)?)\b(?![-/.\d])")
 
 
 def rule_weekly_duty(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -1069,7 +1062,7 @@ _WEEKDAY_WORDS = (
 
 _WHAT = r"[A-Za-z][\w' -]{1,40}?"
 
-_SERIES_END = re.compile(
+_SERIES_END = lazy(
     # "We stopped the Tuesday yoga", "I dropped out of choir", "I'm not doing yoga anymore"
     r"\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+|now\s+)?(?:stopped|quit|"
     r"dropped(?:\s+out\s+of)?|gave\s+up|given\s+up|cancell?ed|ended|finished|no\s+longer\s+(?:go\s+to|do)|"
@@ -1094,18 +1087,18 @@ _SERIES_END = re.compile(
 _FUTURE_END = ("what3", "what5")
 
 # What a series is: an event word of the schedule rules or a regular activity.
-_SERIES_WORD = re.compile(
+_SERIES_WORD = lazy(
     r"\b(?:class|classes|lessons?|club|practice|training|rehearsals?|yoga|pilates|choir|"
     r"therapy|tutoring|swimming|football|tennis|stand-?up|course)\b",
     re.IGNORECASE,
 )
 
 # Words for one-off events too ("the meeting finished early"): a series only with a rhythm.
-_MAYBE_SERIES = re.compile(
+_MAYBE_SERIES = lazy(
     r"\b(?:meetings?|calls?|sessions?|group|1:1|one-on-one|catch-?up)\b", re.IGNORECASE
 )
 
-_SERIES_DROP = re.compile(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
+_SERIES_DROP = lazy(r"\b" + _WEEKDAY_WORDS + r"\b\s*", re.IGNORECASE)
 
 
 def _series_until(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -1169,7 +1162,7 @@ def rule_series_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("schedule.events", value, sent, 0.75, op="end")
 
 
-_IN_MONTH = re.compile(r"\b(?:in|at\s+the\s+end\s+of|end\s+of)\s+(?P<month>[A-Za-z]{3,9})\b", re.I)
+_IN_MONTH = lazy(r"\b(?:in|at\s+the\s+end\s+of|end\s+of)\s+(?P<month>[A-Za-z]{3,9})\b", re.I)
 
 
 def _month_end(sent: Span, today: dt.date) -> dt.date:
@@ -1185,7 +1178,7 @@ def _month_end(sent: Span, today: dt.date) -> dt.date:
     return min(last, yesterday)
 
 
-DELIVERED = re.compile(
+DELIVERED = lazy(
     r"\b(?:gets?|will\s+be|is\s+being|should\s+be|being)\s+delivered\b|\bdelivery\s+is\b|"
     r"\barrives\b",
     re.I,

@@ -19,6 +19,7 @@ from typing import Any, TypeGuard
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate, validate, validate_ending
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Thread
 from uac.fact_log.extraction.timemodel import DateMatch, Prefer, find_dates
 from uac.fact_log.reference import drug_data, normalise, vocabulary
@@ -46,20 +47,18 @@ class Span:
 
 # -- segmentation --------------------------------------------------------------------------
 
-_ABBREV = re.compile(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\.m|no)$", re.I)
+_ABBREV = lazy(r"\b(?:dr|mr|mrs|ms|st|prof|vs|etc|e\.g|i\.e|approx|a\.m|p\.m|no)$", re.I)
 # A run of "!" and "?" ends one sentence ("booked!!", "really?!"), not one each.
-_SENT_END = re.compile(r"[!?！？]{1,8}|[.。；;\n]")
+_SENT_END = lazy(r"[!?！？]{1,8}|[.。；;\n]")
 # "M. Lopes", "J. R. Smith": a capital alone before the full stop is an initial.
-_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]$")
+_INITIAL = lazy(r"(?:^|[\s(])[A-Z]$")
 # (a colon between digits is a clock time, "1:30", not a clause end)
-_CLAUSE_SPLIT = re.compile(
-    r"[,，：—–]|(?<!\d):(?!\d{2})|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过"
-)
+_CLAUSE_SPLIT = lazy(r"[,，：—–]|(?<!\d):(?!\d{2})|\s-\s|\bbut\b|\bthough\b|\bhowever\b|但是|不过")
 
 
 # Voice dictation says its punctuation ("new paragraph the hotel ... full stop"): the words
 # become a sentence end of the same length, so offsets and quotes stay those of the message.
-_DICTATION = re.compile(r"\b(?:new\s+paragraph|new\s+line|full\s+stop)\b", re.I)
+_DICTATION = lazy(r"\b(?:new\s+paragraph|new\s+line|full\s+stop)\b", re.I)
 
 
 def undictate(text: str) -> str:
@@ -83,14 +82,14 @@ def _read_period(m: re.Match[str]) -> str:
     return m[1] + mark + " " * (len(m[2]) - 1)
 
 
-_SPOKEN_COMMA = re.compile(r"[ \t]+comma\b", re.I)
+_SPOKEN_COMMA = lazy(r"[ \t]+comma\b", re.I)
 # US dictation ("call the bank tomorrow period", "... comma phone 614 ... period"): "period"
 # as the last word, or before another word when "comma" or "question mark" is dictated too;
 # never a period of time ("trial period", "on my period", "a 3 month period").
 # (anchored at a word's start: unanchored, each start of a long word was tried again)
-_PERIOD_SAID = re.compile(r"(?<!\S)(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
+_PERIOD_SAID = lazy(r"(?<!\S)(\S*)([ \t]+(?:period|question[ \t]+mark)\b)", re.I)
 _PERIOD_OF_TIME = frozenset(vocabulary()["word_sets"]["text_period_of_time"])
-_DICTATED = re.compile(r"[ \t](?:period|question[ \t]+mark)[ \t]*$|[ \t]comma[ \t]", re.I)
+_DICTATED = lazy(r"[ \t](?:period|question[ \t]+mark)[ \t]*$|[ \t]comma[ \t]", re.I)
 
 
 def _spoken_period(text: str) -> str:
@@ -120,16 +119,16 @@ def sentences(text: str) -> Iterator[Span]:
 
 # "6. to 17. September", "20.12. until 8.1.", "on 14.02., they did": the dot of a day number
 # (continental writing) before a comma, a month or "to", not a sentence end
-_DAY_DOT_BEFORE = re.compile(r"(?:^|[\s(])(?:\d{1,2}\.)?\d{1,2}$")
-_DAY_DOT_AFTER = re.compile(
+_DAY_DOT_BEFORE = lazy(r"(?:^|[\s(])(?:\d{1,2}\.)?\d{1,2}$")
+_DAY_DOT_AFTER = lazy(
     r",|[ \t]{1,3}(?:to|till|until|bis|[-–]|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\b)",
     re.I,
 )
 # "20.12. and back 8.1.": after a day and month each closed by a dot, a lower-case word
 # goes on with the sentence
-_DAY_MONTH_DOT = re.compile(r"(?:^|[\s(])\d{1,2}\.(?:0?[1-9]|1[0-2])$")
-_GOES_ON = re.compile(r"[ \t]{1,3}[a-z]")
+_DAY_MONTH_DOT = lazy(r"(?:^|[\s(])\d{1,2}\.(?:0?[1-9]|1[0-2])$")
+_GOES_ON = lazy(r"[ \t]{1,3}[a-z]")
 
 
 def _day_dot(text: str, at: int) -> bool:
@@ -209,7 +208,7 @@ class Guard:
 
 
 HYPOTHETICAL = Guard(
-    re.compile(
+    lazy(
         r"^\s*(?:and\s+|so\s+)?(?:if|suppose|supposing|imagine|what if|hypothetically|in case|"
         r"let's say|say)\b|\b(?:if i|if we|were i|i wish|what if|would i|would we)\b|"
         r"如果|假如|要是|假设",
@@ -217,7 +216,7 @@ HYPOTHETICAL = Guard(
     )
 )
 UNCERTAIN = Guard(
-    re.compile(
+    lazy(
         r"\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|i think|i guess|i suppose|"
         r"i believe|considering|thinking about|thinking of|could(?!\s+only\b)|would like to|"
         r"i'd like to|hoping to|hope to|want to|wanna|plan to maybe|"
@@ -230,26 +229,26 @@ UNCERTAIN = Guard(
     )
 )
 NEGATION = Guard(
-    re.compile(
+    lazy(
         r"\b(?:not|never|no|none|neither|nor|don't|doesn't|didn't|isn't|aren't|wasn't|weren't|"
         r"won't|haven't|hasn't|can't|cannot|dont|nobody)\b|n't\b|没有|不是|并不|从不|从没",
         re.IGNORECASE,
     )
 )
-_WH_QUESTION = re.compile(r"^\s*(?:what|when|where|which|who|why|how)\b", re.IGNORECASE)
+_WH_QUESTION = lazy(r"^\s*(?:what|when|where|which|who|why|how)\b", re.IGNORECASE)
 # An auxiliary first is a question only with a question mark: "Have a meeting at 10." is not.
-_AUX_QUESTION = re.compile(
+_AUX_QUESTION = lazy(
     r"^\s*(?:can|could|would|should|do|does|did|is|are|will|shall|am|have|has)\b", re.I
 )
 
 
 # "When I was 9 I had ...": a time clause, not a question
-_WHEN_I_WAS = re.compile(r"^\s*when\s+(?:i|we)\s+(?:was|were)\b", re.IGNORECASE)
+_WHEN_I_WAS = lazy(r"^\s*when\s+(?:i|we)\s+(?:was|were)\b", re.IGNORECASE)
 
 
 # Asked without a question mark (typed fast, lower case): "is it ok to drink on sertraline",
 # "can i take ibuprofen with it", "should I take it with food"
-_ASKED_UNMARKED = re.compile(
+_ASKED_UNMARKED = lazy(
     r"^\s*(?:(?:is|are)\s+(?:it|this|that|they)\s+(?:ok|okay|safe|fine|alright|bad|normal|"
     r"allowed|true)|(?:can|could|should|may|must)\s+i|do\s+i\s+(?:need|have)\s+to)\b",
     re.IGNORECASE,
@@ -272,7 +271,7 @@ def is_question(clause: str, sentence: str) -> bool:
 
 
 THIRD_PARTY = Guard(
-    re.compile(
+    lazy(
         r"\b(?:my|his|her|their|our)\s+(?:friend|mum|mom|dad|father|mother|brother|sister|son|"
         r"daughter|wife|husband|partner|colleague|boss|kid|child|children|kids|parents|family|"
         r"friends|neighbour|neighbor)(?:\s+(?:is|are|has|have|was|were|will|takes|took|went|goes|"
@@ -289,7 +288,7 @@ THIRD_PARTY = Guard(
 
 # Someone other than the user named as the subject before a value: "she's on", "my wife
 # takes", "a friend swears by" (THIRD_PARTY needs a verb after the relation; this does not).
-_SOMEONE_ELSE = re.compile(
+_SOMEONE_ELSE = lazy(
     r"\b(?:he|she|they|his|her|their|him|them)\b|\b(?:my|a|our|his|her)\s+(?:friend|mum|mom|dad|"
     r"father|mother|brother|sister|son|daughter|wife|husband|partner|colleague|boss|kid|child|"
     r"baby|boyfriend|girlfriend|flatmate|roommate|neighbour|neighbor|grandma|grandad|grandpa|"
@@ -309,13 +308,13 @@ FOR_SOMEONE = (
 
 # "Tom is flying to Rome on 3 July", "Anna flies out Friday": a sentence whose subject is a
 # named person (not with the user: "Tom and I", "with me", "we") tells that person's doings
-_NAMED_SUBJECT = re.compile(
+_NAMED_SUBJECT = lazy(
     r"^(?:(?:and|so|also|btw|oh)[\s,]+)?(?P<name>(?-i:[A-Z][a-z]{1,15}))(?:\s+(?-i:[A-Z][a-z]+))?"
     r"\s+(?:is|was|will|has|had|'s|’s|flies|flew|goes|went|drives|drove|takes|took|leaves|left|"
     r"arrives|lands|gets|got|needs|starts|moves|moved|travels|travelled|traveled|heads)\b",
     re.IGNORECASE,
 )
-_WITH_USER = re.compile(r"\b(?:I|me|we|us|our)\b", re.I)
+_WITH_USER = lazy(r"\b(?:I|me|we|us|our)\b", re.I)
 
 
 def named_subject(text: str) -> str | None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -39,7 +40,7 @@ LODGING = (
     r"sofitel|moxy|motel\s+one|pullman|kempinski|hampton\s+inn)"
 )
 
-_TRAVEL = re.compile(
+_TRAVEL = lazy(
     r"\b(?P<plane>fly(?:ing)?|flew|flights?|planes?|fares?)\b|\b(?P<train>train|eurostar|rail)\b|"
     r"\b(?P<car>drive|driving|drove|road\s+trip)\b|\b(?P<bus>bus|coach)\b|"
     r"\b(?P<boat>ferry|cruise|boat|sail(?:ing)?)\b|"
@@ -52,7 +53,7 @@ _TRAVEL = re.compile(
     r"(?P<cjk>出差|旅行|旅游|飞往|前往|去)",
     re.IGNORECASE,
 )
-_PLACE_INTRO = re.compile(
+_PLACE_INTRO = lazy(
     r"\b(?:to|into|in|visit(?:ing)?|visited|for|from)[ \t]{1,3}"
     r"(?:(?i:the[ \t]+)?(?i:south|north|east|west|south-west|south-east|north-west|north-east|"
     r"centre|center|middle|coast)[ \t]+of[ \t]+)?"  # "driving to the south of France"
@@ -61,14 +62,14 @@ _PLACE_INTRO = re.compile(
     r"(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2}))"
     r"|(?:去|到|飞往|飞|前往)([\u4e00-\u9fff]{2,5})"
 )
-_RETURN = re.compile(
+_RETURN = lazy(
     r"\b(?:back|return(?:ing)?|home|until|till|til|through|thru|to|and)\s+(?:on\s+)?(?:the\s+)?$|"
     r"[-–]\s*$",
     re.IGNORECASE,
 )
 _PURPOSE = (
     (
-        re.compile(
+        lazy(
             r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
             r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
             r"sent\s+me|training\s+course|site\s+visit|work\s+thing|"
@@ -83,13 +84,11 @@ _PURPOSE = (
         "business",
     ),
     (
-        re.compile(
-            r"\b(?:holiday|vacation|honeymoon|getaway|sightseeing|leisure|ski(?:ing)?)\b", re.I
-        ),
+        lazy(r"\b(?:holiday|vacation|honeymoon|getaway|sightseeing|leisure|ski(?:ing)?)\b", re.I),
         "leisure",
     ),
     (
-        re.compile(
+        lazy(
             r"\b(?:see|visit|visiting)\s+(?:my\s+|her\s+|his\s+|our\s+|their\s+)?(?:family|parents|mum|mom|"
             r"dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
             # "my cousin is getting married", "my brother gets married in June"
@@ -107,9 +106,9 @@ _PURPOSE = (
         ),
         "family",
     ),
-    (re.compile(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
+    (lazy(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
 )
-PAST = re.compile(
+PAST = lazy(
     r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been)\b|"
     # "last year", "last June", "the last time": a time gone by ("a last trip before the
     # baby", "a last minute week in Porto" are still to come)
@@ -117,20 +116,20 @@ PAST = re.compile(
     r"stop\b|day\b|night\b|flight\b|train\b|bit\b)\w+|\bthe\s+last\s+(?:time|day|night)\b",
     re.IGNORECASE,
 )
-_CONTINUES = re.compile(
+_CONTINUES = lazy(
     r"(?:leaving|departing|departure|out|flying\s+out|(?:we|i)\s+(?:leave|fly|go|head)|going)\b|"
     r"(?:from\s+)?(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+[A-Za-z]{3,9})?\s*"
     r"(?:[-–]|to|till|until)\s*(?:the\s+)?(?:[A-Za-z]{3,9}\.?\s+)?\d{1,2}",
     re.I,
 )
-_HOMEWARD = re.compile(r"\s+(?:back|home)\b", re.I)
-_BACK_ON = re.compile(r"\b(?:back|home|return(?:ing)?)\s+(?:on\s+)?(?:the\s+)?$", re.I)
-_STAY_FOR = re.compile(
+_HOMEWARD = lazy(r"\s+(?:back|home)\b", re.I)
+_BACK_ON = lazy(r"\b(?:back|home|return(?:ing)?)\s+(?:on\s+)?(?:the\s+)?$", re.I)
+_STAY_FOR = lazy(
     r"\b(?:for|booked)\s+(?:a|an|the|one|two|three|four|five|six|ten|\d{1,2})\s+(?:nights?|days?|weeks?)\b|"
     r"\b(?:a|one|two|three)\s+weeks?\s+in\b",
     re.I,
 )
-NOT_TRAVEL = re.compile(
+NOT_TRAVEL = lazy(
     r"\b(?:moving|move|moved|live|lives|living|born|weather|table|car\s+hire|hire\s+car|"
     r"rental\s+car)\b|"  # a table booked in a city is a meal there; a hire car a booking
     # "booked a try-dive in Dahab": an activity booked there, not the journey
@@ -140,21 +139,21 @@ NOT_TRAVEL = re.compile(
 )
 
 
-_LAYOVER = re.compile(
+_LAYOVER = lazy(
     r"\b(?:layover|stopover|stop-over|connection|connecting|change\s+of\s+planes?|"
     r"chang(?:es|ed)\s+planes?|changing\s+"
     r"(?:planes?\s+|trains?\s+)?|chang(?:es|e)|transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)\s+$|"
     r"\bvia\s+$",
     re.IGNORECASE,
 )
-_VIA = re.compile(
+_VIA = lazy(
     r"\b(?:(?:layover|stopover|stop-over|connection|connecting|connects|changing(?:\s+planes)?|"
     r"chang(?:es|ed)\s+planes?|chang(?:es|e)|"  # "the route changes in Toronto"
     r"transit(?:ing)?)\s+(?:flight\s+)?(?:in|at|through)|via)[ \t]{1,3}"
     # ("cheapest was american via miami": a known place in lower case too)
     r"([A-Za-z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
 )
-_BOOKED_PLACE = re.compile(
+_BOOKED_PLACE = lazy(
     r"\b(?i:booked|booking)[ \t]{1,3}"
     r"([A-Za-z][\w'’.-]{0,20}(?:[ \t]{1,2}[A-Za-z][\w'’.-]{0,20}){0,2})"
 )
@@ -273,7 +272,7 @@ def _place(sent: Span) -> tuple[str | None, str, int] | None:
 # "booked it: Rome, 3 to 8 September", "Bangkok from July 1st", "Lagos trip is on: ...": a
 # place said just before its days (a range, or "from" a day), or named as the trip itself.
 _DAY = r"(?:the[ \t]{1,3})?(?:[A-Z][a-z]{2,8}\.?[ \t]{1,3})?\d{1,2}(?:st|nd|rd|th)?"
-_PLACE_DAYS = re.compile(
+_PLACE_DAYS = lazy(
     # "the trip itself is Hanoi 5 Feb to ...", "ok Rio is locked in"
     r"(?:^(?i:(?:ok(?:ay)?|so|right|yes|yay|and)[ \t,!]{1,3})?|[:,–-][ \t]{0,2}|"
     r"\b(?:in|to|is)[ \t]{1,3})"
@@ -291,7 +290,7 @@ _PLACE_DAYS = re.compile(
     r"|,?[ \t]{1,3}(?i:landing|arriving|getting[ \t]+in|flying[ \t]+in)\b"  # "Rome, landing Feb 15"
     r"|[ \t]*[!.]*[ \t]*$)"  # "Kyoto!!!": a place said alone, its days next
 )
-WISH = re.compile(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
+WISH = lazy(r"\b(?:would|could|might|maybe|if|someday|one\s+day)\b", re.I)
 
 
 def _place_days(sent: Span) -> tuple[str | None, str, int] | None:
@@ -332,8 +331,8 @@ def _places(sent: Span) -> Iterator[tuple[str | None, str, int]]:
 
 
 # "back the 16th" is the way home; "back in India in May" a journey there
-_WAY_HOME = re.compile(r"(?:back|returning)\b(?!\s+(?:in|to)\s)", re.I)
-_JOURNEY = re.compile(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
+_WAY_HOME = lazy(r"(?:back|returning)\b(?!\s+(?:in|to)\s)", re.I)
+_JOURNEY = lazy(r"\b(?:flights?|flying|fly|train|tickets?)\b[^.?!]{0,40}[.!]+\s*$", re.I)
 
 
 def inside_a_trip(ctx: Ctx, start: dt.date, end: dt.date) -> bool:
@@ -349,12 +348,10 @@ def inside_a_trip(ctx: Ctx, start: dt.date, end: dt.date) -> bool:
 
 
 # "she's in Lisbon from the 3rd": someone else is the sentence's subject
-OTHER_SUBJECT = re.compile(
-    r"\s*(?:he|she|they)(?:'s|’s|'re|’re|\s+(?:is|are|was|were|will|'ll)\b)", re.I
-)
+OTHER_SUBJECT = lazy(r"\s*(?:he|she|they)(?:'s|’s|'re|’re|\s+(?:is|are|was|were|will|'ll)\b)", re.I)
 
 
-_BY_DAY = re.compile(r"\b(?:by|before)\s+(?:the\s+)?$", re.I)
+_BY_DAY = lazy(r"\b(?:by|before)\s+(?:the\s+)?$", re.I)
 
 
 def _asked(parts: list[Span], at: int) -> bool:
@@ -494,13 +491,13 @@ def transport(text: str) -> str | None:
     return None
 
 
-_HERE_NOW = re.compile(
+_HERE_NOW = lazy(
     r"\b(?:i(?:'m|\s+am)\s+(?:currently\s+|now\s+|still\s+)?(?:in|back\s+in)|(?:^|\bi(?:'ve|\s+have)?\s+)"
     r"(?:just\s+)?(?:landed|arrived)\s+in)\s+(?P<place>(?-i:[A-Z][\w'-]{1,20}(?:\s[A-Z][\w'-]{1,20})?))",
     re.IGNORECASE,
 )
-_NOW = re.compile(r"\b(?:now|right\s+now|currently|at\s+the\s+moment|just|landed|arrived)\b", re.I)
-_LATER = re.compile(r"\b(?:next|tomorrow|will|'ll|going\s+to|on\s+\w+day|until|till)\b", re.I)
+_NOW = lazy(r"\b(?:now|right\s+now|currently|at\s+the\s+moment|just|landed|arrived)\b", re.I)
+_LATER = lazy(r"\b(?:next|tomorrow|will|'ll|going\s+to|on\s+\w+day|until|till)\b", re.I)
 
 
 def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
@@ -522,7 +519,7 @@ def rule_location(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # "ok so I'm in lisbon since sept 3, planning to stay till dec 20ish": where the user is now,
 # and the trip that began on that day (a day said within the last half year: "in Berlin
 # since 2019" is where they live)
-_HERE_SINCE = re.compile(
+_HERE_SINCE = lazy(
     r"\bi(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:in|based\s+in)\s+"
     r"(?P<place>[A-Za-z][\w'’-]{1,20}(?:\s[A-Za-z][\w'’-]{1,20})?)\s+since\s",
     re.I,
@@ -556,9 +553,7 @@ def purpose(text: str) -> str | None:
     return next((purpose for purpose_re, purpose in _PURPOSE if purpose_re.search(text)), None)
 
 
-_CONFIRMED = re.compile(
-    r"\b(?:is|are)\s+(?:booked|sorted|confirmed|on|happening|locked\s+in)\b", re.I
-)
+_CONFIRMED = lazy(r"\b(?:is|are)\s+(?:booked|sorted|confirmed|on|happening|locked\s+in)\b", re.I)
 
 
 def _someone_travels(text: str) -> bool:
@@ -592,11 +587,11 @@ def destination_topic(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Ment
     return [Mention("destination", freeze(fields), ctx.today)]
 
 
-_OUTWARD = re.compile(
+_OUTWARD = lazy(
     r"\b(?:out|outbound|fly(?:ing)?|flights?|leav(?:e|ing)|depart(?:s|ing|ure)?|going)\b", re.I
 )
 # "back 7 May", "return flight lands 2 December", "flight back lands 11 September"
-_HOMEBOUND = re.compile(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
+_HOMEBOUND = lazy(r"\b(?:back|return(?:ing)?|home)\b[^,;]{0,16}$", re.I)
 
 
 def said_here(ctx: Ctx, sent: Span, path: str) -> bool:
@@ -638,7 +633,7 @@ def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("travel.trips", value, sent, 0.75)
 
 
-_VIA_ONLY = re.compile(
+_VIA_ONLY = lazy(
     r"\b(?:go(?:ing)?|fly(?:ing)?|travel(?:l?ing)?|route|plan\s+is|connect(?:ing|s)?|layover|"
     r"stopover|chang(?:e|es|ing))\b",
     re.I,
@@ -662,7 +657,7 @@ def rule_trip_via(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "I live in Leeds", "living in Bristol", "we moved to Porto last year", "based in Oslo": home
-_HOME = re.compile(
+_HOME = lazy(
     r"(?:\b(?:i|we)\s+(?:still\s+|now\s+|currently\s+)?live\s+in|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+"
     r"(?:now\s+|currently\s+)?(?:living|based)\s+in|(?:^|,\s*|\band\s+)(?:living|based|live)\s+in|"
     r"\b(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to|\bmy\s+home\s+is\s+in)\s+"
@@ -673,7 +668,7 @@ _HOME = re.compile(
 
 # "living in Bristol", "I live in Leeds", "I'm based in Manchester": the home city, a city of
 # the reference data (its country is the reference data's to say, not a fact the user said).
-_LIVE_IN = re.compile(
+_LIVE_IN = lazy(
     r"(?:\bi\s+(?:now\s+|currently\s+|still\s+)?live\s+in|\bi(?:'m|\s+am)\s+(?:now\s+)?"
     r"(?:living|based)\s+in|(?:^|,\s*)(?:now\s+)?(?:living|based|live)\s+in|\bmy\s+home\s+is\s+in)\s+"
     r"(?P<city>(?-i:[A-Z][a-zà-ÿ'’-]{1,20}(?:\s[A-Z][a-zà-ÿ'’-]{1,20})?))",
@@ -721,24 +716,24 @@ def rule_home(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # the user lives in or only passes through). `rule_trips` (travel.py) reads trips that have a
 # travel word; this rule runs after it and adds a trip only where that found none.
 
-_WORD = re.compile(r"[A-Za-z][\w'’.-]*")
+_WORD = lazy(r"[A-Za-z][\w'’.-]*")
 # What may stand before a place that is not where the user goes: an origin, a layover, a home,
 # a stay's neighbourhood ("villa near Lagos": Lagos may be another country's city).
-_NOT_DESTINATION = re.compile(
+_NOT_DESTINATION = lazy(
     r"\b(?:from|via|through|thru|connect\w*|layover|stopover|live|lives|living|based|born|near|"
     # "flying out of Sydney", "leaving Nairobi": where the journey starts
     r"outside|(?:fly\w*|depart\w*|leav\w*|sail\w*|driv\w*|head\w*)\s+out\s+of|"
     r"departing|leaving)\s+(?:the\s+)?$",
     re.I,
 )
-_TOWARD = re.compile(r"(?:\bto|->|→|>)\s*$", re.I)
+_TOWARD = lazy(r"(?:\bto|->|→|>)\s*$", re.I)
 # The second day of a stay: after a range word, or said as the way home.
-_SPAN_JOIN = re.compile(
+_SPAN_JOIN = lazy(
     r"(?:[-–]|\b(?:to|till|til|until|through|thru|back|home|return\w*|flying\s+back)\b)"
     r"[^.!?\d]{0,14}$",
     re.I,
 )
-_HAS_DAY = re.compile(
+_HAS_DAY = lazy(
     r"\d|first|second|third|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|tomorrow|"
     r"today|monday|tuesday|wednesday|thursday|friday|saturday|sunday",
     re.I,
@@ -746,13 +741,13 @@ _HAS_DAY = re.compile(
 # The first word of every place name the reference data knows: a word that starts none is
 # skipped without a lookup (most words of most sentences).
 _FIRST_WORDS = frozenset(name.split()[0] for name in (*CITIES, *COUNTRIES))
-_DOCUMENT = re.compile(
+_DOCUMENT = lazy(
     r"\b(?:e-?visa|visa|passport|insurance|policy|cover|licen[cs]e|permit|esta|eta|valid)\b", re.I
 )
 MAX_STAY = dt.timedelta(days=370)
 
 
-_FROM = re.compile(r"\bfrom\s+((?-i:[A-Z][\w'’.-]+)(?:\s[A-Z][\w'’.-]+)?)")
+_FROM = lazy(r"\bfrom\s+((?-i:[A-Z][\w'’.-]+)(?:\s[A-Z][\w'’.-]+)?)")
 
 
 def origin_of(sent: Span) -> str | None:
@@ -789,7 +784,7 @@ def places_in(sent: Span) -> list[tuple[str | None, str, int]]:
     return toward + other
 
 
-_ARROW = re.compile(r"(?:->|→|>)\s*$")
+_ARROW = lazy(r"(?:->|→|>)\s*$")
 
 
 def _arrow_chain(sent: Span, toward: list[tuple[str | None, str, int]]) -> list[Any]:
@@ -883,7 +878,7 @@ def claimed(ctx: Ctx, sent: Span, stay: tuple[dt.date, ...], prefix: str = "") -
     return False
 
 
-_INTERJECTION = re.compile(r"^(?:oh\s+no|no\s+wait|wait\s+no|oh\s+god|oh\s+dear)\b[\s,!.]*", re.I)
+_INTERJECTION = lazy(r"^(?:oh\s+no|no\s+wait|wait\s+no|oh\s+god|oh\s+dear)\b[\s,!.]*", re.I)
 
 
 def _stated(parts: list[Span], sent: Span, at: int) -> bool:
@@ -912,7 +907,7 @@ def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "..., then Italy 16 July to 20 August", "and then in Berlin from 7 to 12 May", "then on to
 # Rome on 10 June", "Tokyo 3-10 May and Seoul 10-15 May": where the journey goes next
-_NEXT_STOP = re.compile(
+_NEXT_STOP = lazy(
     r"(?:[,;]\s*|\s+)(?:and\s+)?(?:then|after\s+that|afterwards)\b(?:\s+on)?(?:\s+(?:to|in))?\s+|"
     r"(?<=[\w.])\s+and\s+(?:then\s+)?(?:(?:on\s+)?to\s+|in\s+)?(?=(?-i:[A-Z]))",
     re.I,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -23,12 +24,12 @@ def _vaccines() -> tuple[re.Pattern[str], dict[str, str]]:
     """A regex over every vaccine word (longest first) and word -> vaccine name."""
     table = {w.lower(): name for name, words in vaccine_words().items() for w in words}
     alternation = "|".join(re.escape(w) for w in sorted(table, key=len, reverse=True))
-    return re.compile(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
+    return lazy(r"(?<![\w-])(?:" + alternation + r")(?![\w-])", re.I), table
 
 
 # Received, not planned: "I had my yellow fever jab", "I'm vaccinated against typhoid",
 # "Got my hep A shot today"; "I need the jab" / "booked for the jab" are plans (no match).
-_VACCINATED = re.compile(
+_VACCINATED = lazy(
     r"\b(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|finally\s+|also\s+)?(?:had|got|received|"
     r"gotten)|i(?:'m|\s+am|\s+was|'ve\s+been|\s+have\s+been)\s+(?:fully\s+|already\s+|now\s+|"
     r"also\s+)?(?:vaccinated|immuni[sz]ed|jabbed)|^(?:just\s+)?(?:got|had)\s+(?:my|the|a|both)|"
@@ -39,25 +40,25 @@ _VACCINATED = re.compile(
     r"boosters?|injections?|doses?)\b|\bmy\s+(?=(?:[\w-]+\s+){1,3}certificate\b))\b",
     re.I,
 )
-_JAB = re.compile(
+_JAB = lazy(
     r"\b(?:jabs?|shots?|vaccines?|vaccinations?|vaccinated|immuni[sz](?:ed|ations?)|boosters?|"
     r"certificates?|doses?|injections?)\b",
     re.I,
 )
-_PLANNED = re.compile(
+_PLANNED = lazy(
     r"\b(?:booked|book|appointment|scheduled|going\s+to|will|'ll|need|next|tomorrow)\b", re.I
 )
 
 
 # "rabies dose 1", "first typhoid dose done", "my last tetanus was 2018": received, said by
 # the dose or by when it was; the clause must not be a plan ("dose 2 is next week").
-_DOSE_N = re.compile(
+_DOSE_N = lazy(
     r"^\s*(?:jab\s+|shot\s+|vaccine\s+)?(?:dose|jab|shot)\s+(?:\d|one|two|three)\b|"
     r"^\s*(?:dose|jab|shot|booster)\s+(?:done|today|this\s+morning|yesterday)\b",
     re.I,
 )
-_NTH_DOSE = re.compile(r"\b(?:first|second|third|1st|2nd|3rd|last)\s*$", re.I)
-_WAS_WHEN = re.compile(
+_NTH_DOSE = lazy(r"\b(?:first|second|third|1st|2nd|3rd|last)\s*$", re.I)
+_WAS_WHEN = lazy(
     r"^\s*(?:jab\s+|shot\s+|booster\s+|vaccine\s+)?was\s+(?:in\s+)?(?=\d|[A-Z]|last|back)"
 )
 
@@ -85,7 +86,7 @@ def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "travel clinic today: hep A, typhoid and rabies", "jabs this morning - yellow fever": a
 # heading with a place or jab word and a past day, then the vaccines given as a list.
-_GIVEN_LIST = re.compile(
+_GIVEN_LIST = lazy(
     r"^(?:[\w' -]{0,30}?\b(?:clinic|jabs?|vaccinations?|vaccines?|shots?|surgery|pharmacy|"
     r"nurse|gp)\b[\w' ]{0,20}?\b(?:today|yesterday|this\s+(?:morning|afternoon))|"
     r"(?:today|yesterday)['’]?s?\s+(?:jabs?|vaccinations?|shots?))\s*(?::|-|–|—)\s*",
@@ -95,7 +96,7 @@ _GIVEN_LIST = re.compile(
 
 # "Vaccines I have: yellow fever from 2019, hepatitis A and typhoid last year", "my jabs so
 # far - tetanus, hep B": the user's vaccinations listed under a heading that says they had them
-_HAD_LIST = re.compile(
+_HAD_LIST = lazy(
     r"^(?:(?:my|the)\s+)?(?:vaccines?|vaccinations?|jabs?|shots?|immuni[sz]ations?)\s*"
     r"(?:(?:i(?:'ve|\s+have)(?:\s+(?:had|got))?|i\s+(?:had|got)|(?:i'm|i\s+am)\s+up\s+to\s+date\s+on|"
     r"done|so\s+far|up\s+to\s+date)\s*)?(?::|-|–|—)\s*",
@@ -137,9 +138,7 @@ def _given_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 
 
 # "this morning", "earlier today": a part of the message's day (no date parser reads them)
-_EARLIER_TODAY = re.compile(
-    r"\b(?:this\s+(?:morning|afternoon|evening)|earlier\s+today|tonight)\b", re.I
-)
+_EARLIER_TODAY = lazy(r"\b(?:this\s+(?:morning|afternoon|evening)|earlier\s+today|tonight)\b", re.I)
 
 
 def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

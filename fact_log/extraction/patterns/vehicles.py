@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -41,13 +42,13 @@ _VEHICLE = re.compile(
     r"Touring|Sport|Plus|EV))?)",
     re.IGNORECASE,
 )
-_MY_MODEL = re.compile(
+_MY_MODEL = lazy(
     r"\b(?:my|our)\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b",
     re.IGNORECASE,
 )
 # "112,400", "112.400", "112'400": a reading grouped in thousands as the writer's country does
 _KM_NUM = r"\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{1,7}"
-_MILEAGE = re.compile(
+_MILEAGE = lazy(
     r"(?<![\d.,])(" + _KM_NUM + r")\s?(k)?\s?(km|kms|kilometers|kilometres|"
     # "412,300 k's", "8,400 ks": kilometres as said in Australia
     r"miles|mi|k['’]s|ks(?=\s|$|[,.;!?]))\b",
@@ -57,13 +58,13 @@ _MILEAGE = re.compile(
 
 # What makes a distance a target, not the reading: "needs a service at 60,000 miles", "next
 # one due at 100k", "every 10,000 km", "warranty until 100,000 km" (said just before it)
-_TARGET_BEFORE = re.compile(
+_TARGET_BEFORE = lazy(
     r"\b(?:due|next|needs?|needed|every|until|till|interval|limit|warranty|(?<!-)max(?:imum)?|"
     r"service\s+(?:at|in|every)|(?:at|by)\s+the\s+latest)\b[^.;!?\d]{0,20}$",
     re.I,
 )
 # A reading said without its unit after a target in one ("..., it's on 58,200 now")
-_BARE_READING = re.compile(
+_BARE_READING = lazy(
     r"\b(?:it'?s\s+(?:on|at)|(?:is|currently|now)\s+(?:on|at)|currently|has\s+done|reads|"
     r"showing|shows|clocked)\s+(?P<n>\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€%]))",
     re.I,
@@ -96,7 +97,7 @@ def kilometres(number: str, unit: str, thousands: bool = False) -> int:
 
 # "the jeep is a 2016 land cruiser, 212,400 km on her now", "my car is a 2019 VW Golf": a
 # vehicle named by its kind, then what it is
-_KIND_IS_A = re.compile(
+_KIND_IS_A = lazy(
     r"\b(?:my|our|the)\s+(?:car|jeep|van|truck|pickup|pick-up|4x4|suv|motorbike|motorcycle|bike|"
     r"tractor|camper|campervan|motorhome)(?:\s+is|'s|’s)\s+(?:an?\s+)?(?P<year>(?:19|20)\d\d\s+)?"
     r"(?:(?P<make>" + _MAKE_RE + r")\s+)?(?P<model>" + _MODEL_RE + r")\b",
@@ -135,7 +136,7 @@ def _year_and_make(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("vehicles.vehicles", value, sent, 0.75)
 
 
-_THE_MODEL = re.compile(
+_THE_MODEL = lazy(
     r"\bthe\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b|"
     r"^(?P<year>(?:19|20)\d\d)\s+(?:"
     + _MAKE_RE
@@ -178,7 +179,7 @@ def _said_model(ctx: Ctx, sent: Span) -> tuple[int, str, int | None, str | None]
 # "the Kenworth T610 2021 model just ticked over 412,300 k's", "the T610 Kenworth's on
 # 455,900", "2029 Kenworth T909, 8,400 k's on her": a make and a model code named with a
 # reading (no "my" said) is the user's vehicle being read
-_MAKE_AND_CODE = re.compile(
+_MAKE_AND_CODE = lazy(
     r"\b(?:(?P<year>(?:19|20)\d\d)\s+)?(?P<make>(?i:"
     + _MAKE_RE
     + r"))\s+(?P<model>[A-Z]{1,3}-?\d[\w-]{0,8}|"
@@ -186,7 +187,7 @@ _MAKE_AND_CODE = re.compile(
     r"\bthe\s+(?P<model2>[A-Z]{1,3}-?\d[\w-]{0,8})\s+(?P<make2>(?i:" + _MAKE_RE + r"))\b"
 )
 # a vehicle read but not the user's: hired, for sale, looked at, asked about
-_NOT_OWN = re.compile(
+_NOT_OWN = lazy(
     r"\b(?:hired?|rent(?:ed|al)?|for\s+sale|test[-\s]drove|test[-\s]drive|looking\s+at|borrowed|"
     r"courtesy|loan\s+car|selling|listing|listed|advert|ad|viewing|dealer\s+has)\b|\?",
     re.I,
@@ -209,11 +210,11 @@ def _reading_of(sent: Span, parts: list[Span]) -> tuple[int, str, int | None, st
     return m.start(), model, int(year) if year else None, make
 
 
-_BUILT = re.compile(
+_BUILT = lazy(
     r"[^.;]{0,25}?\b(?:from|built\s+in|made\s+in|of|reg(?:istered)?\s+in)\s+((?:19|20)\d\d)\b"
 )
 # "30.06.2028", "14.02.": a day written day-first with dots (continental Europe)
-_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?!\d)")
+_DOTTED = lazy(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?!\d)")
 
 
 def dotted_day(text: str, today: dt.date, prefer: str) -> dt.date | None:
@@ -233,12 +234,12 @@ def dotted_day(text: str, today: dt.date, prefer: str) -> dt.date | None:
 
 
 # "I sold my Golf", "gave away my old Corolla", "the Fiesta got scrapped": no longer owned
-_PARTED_WITH = re.compile(
+_PARTED_WITH = lazy(
     r"\b(?:sold|gave\s+away|given\s+away|scrapped|traded\s+in|part[- ]?exchanged|got\s+rid\s+of|"
     r"wrote\s+off|written\s+off|handed\s+back)\s+(?:[\w'’-]+\s+){0,4}$",
     re.I,
 )
-_PARTED_AFTER = re.compile(
+_PARTED_AFTER = lazy(
     r"(?:\s+[\w'’-]+){0,2}?\s+(?:is|was|got|has\s+been|'s\s+been|’s\s+been)\s+(?:now\s+)?"
     r"(?:sold|scrapped|written\s+off|gone)\b|\s+(?:away|to\s+(?:my|our|a|his|her)\b)",
     re.I,
@@ -321,11 +322,11 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "admiral want £612 for the corsa", "my Astra failed": a model the user owns, named in passing
-_OWN_MODEL = re.compile(
+_OWN_MODEL = lazy(
     r"\b(?:my|our|the)\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b", re.I
 )
 # "reg is LV19 KDT", "number plate AB12 CDE", "Kennzeichen M-AB 1234"
-_PLATE = re.compile(
+_PLATE = lazy(
     r"\b(?:reg(?:istration)?(?:\s+(?:number|no\.?|plate))?|(?:number|licen[cs]e)\s+plate|plate|"
     r"kennzeichen)\s*(?:is|:|=)?\s*"
     r"(?P<plate>(?-i:[A-Z]{1,3}[- ]?[A-Z0-9]{1,4}[ -]?[A-Z0-9]{1,4}))\b",
@@ -334,7 +335,7 @@ _PLATE = re.compile(
 
 
 # what owning a car costs or needs: the upkeep that makes "the corsa" the user's own
-_KEEPING = re.compile(
+_KEEPING = lazy(
     r"\b(?:insurance|insure|renewal|policy|premium|mot|t[üu]v|road\s+tax|car\s+tax|service|tyres?|"
     r"repairs?|garage|parking\s+permit|breakdown\s+cover|finance\s+payment)\b",
     re.I,
@@ -372,7 +373,7 @@ def _plate(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("vehicles.vehicles", value, sent, 0.7)
 
 
-_SERVICED = re.compile(
+_SERVICED = lazy(
     # "Toyota Yaris serviced today", "the Golf went in for its service today"
     r"^(?:the\s+|my\s+|our\s+)?(?:[A-Za-z]\w+\s+)?[A-Za-z]\w+\s+(?:was\s+|got\s+)?serviced\b|"
     r"(?:^|\b(?:the|my|our)\s+)\w+\s+(?:went|has\s+gone|is|was)\s+in\s+for\s+(?:its|a|the|her|his)\s+"
@@ -388,7 +389,7 @@ _SERVICED = re.compile(
     r"^(?:the\s+|my\s+)?[\w-]+(?:\s[\w-]+)?\s+(?:service|oil\s+change)\s+(?:done|finished|sorted)\b",
     re.IGNORECASE,
 )
-_NEXT_DUE = re.compile(
+_NEXT_DUE = lazy(
     r"\bnext\s+(?:one|service)\s+(?:is\s+)?due\s+(?:in\s+(?P<n>\w+)\s+(?P<unit>month|year)s?|"
     r"at\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
     re.IGNORECASE,
@@ -402,32 +403,32 @@ _TOOK_IN = re.compile(
     r"major\s+|minor\s+)?(?:service|mot|repair|oil\s+change|inspection)\b",
     re.IGNORECASE,
 )
-_MODEL_WORD = re.compile(r"\b(?:" + _MODEL_RE + r")\b", re.IGNORECASE)
+_MODEL_WORD = lazy(r"\b(?:" + _MODEL_RE + r")\b", re.IGNORECASE)
 # "it's a 2018 Skoda": the year and make of the vehicle just talked about
-_IT_IS_A = re.compile(
+_IT_IS_A = lazy(
     r"\b(?:it's|it\s+is|she's|the\s+car's|the\s+car\s+is|mine's)\s+an?\s+(?P<year>(?:19|20)\d\d)\s+"
     r"(?:(?P<make>" + _MAKE_RE + r")|(?P<model>" + _MODEL_RE + r"))\b",
     re.IGNORECASE,
 )
 # after a service: "£289 for oil, filters and brake pads", "next one due in 12 months or
 # 15,000 km" (relative to the service's day and reading), "at 60,000 km" (absolute)
-_COST_FOR = re.compile(
+_COST_FOR = lazy(
     r"^(?:and\s+|it\s+was\s+|that\s+was\s+|cost\s+)?(?P<rest>.{1,15}?)\s+(?:for|with|incl(?:uding|\.)?)\s+"
     r"(?P<work>[a-z][^.!?]{2,60})",
     re.I,
 )
-_DUE_IN = re.compile(
+_DUE_IN = lazy(
     r"\bnext\s+(?:one|service|mot)\b(?:[^.!?]{0,20}?\bdue\b|\s+(?:is\s+)?(?:at|in)\b)|"
     r"\bnext\s+(?:at|in)\b",  # "they said the next at 215,000"
     re.I,
 )
 # "john deere 6155R", "Toyota Hilux": a make and the model said right after it
-_MAKE_MODEL = re.compile(
+_MAKE_MODEL = lazy(
     r"\b(?P<make>" + _MAKE_RE + r")\s+(?P<model>(?=[\w-]*\d|(?-i:[A-Z]))[\w-]{1,15})\b", re.I
 )
-_DUE_MONTHS = re.compile(r"\b(?:in|or)\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
+_DUE_MONTHS = lazy(r"\b(?:in|or)\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
 # the unit may be left out after a reading in km ("next one at 100,000 or in a year")
-_DUE_KM = re.compile(
+_DUE_KM = lazy(
     r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
     r"(?:(?P<u>km|kms|miles)\b|(?=\s+or\b|\s*[,.;!]|\s*$))",
     re.IGNORECASE,
@@ -479,12 +480,12 @@ def _service_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # a reading said without its unit, grouped in thousands, before the next service is named
-_AT_READING = re.compile(
+_AT_READING = lazy(
     r"\bat\s+(\d{1,3}(?:[,.'’]\d{3}){1,2})\b(?!\s*(?:am|pm|[£$€]))(?=[^.]*?\bnext\b)"
 )
-_COST = re.compile(r"\b(?:cost(?:\s+me)?|paid|bill\s+was|came\s+to)\b", re.I)
+_COST = lazy(r"\b(?:cost(?:\s+me)?|paid|bill\s+was|came\s+to)\b", re.I)
 # a month without its day, gone by: "back in August", "last month"
-_MONTH_ONLY = re.compile(
+_MONTH_ONLY = lazy(
     r"\b(?:back\s+)?in\s+(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|"
     r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b(?!\s+\d)|\blast\s+(?:month|year)\b",
     re.I,
@@ -569,7 +570,7 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 # "the MOT is due 14 March", "TÜV runs out in May", "car inspection by the 30th": a
 # roadworthiness inspection's due day (vehicles.vehicles.inspection_due, the service_due check)
-_INSPECTION = re.compile(
+_INSPECTION = lazy(
     # the test by its country's name: MOT (UK), NCT (Ireland), TÜV (Germany), ITV (Spain),
     # WOF (New Zealand), a state or smog inspection (US)
     r"\b(?:mot|nct|t[üu]v|itv|wof|smog\s+check|roadworthiness\s+(?:test|inspection)|"

@@ -1,0 +1,63 @@
+"""The rules' regexes compile at first use, and behave as `re.compile` would have."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from uac.fact_log.extraction.lazy import LazyRegex, lazy
+from uac.fact_log.extraction.patterns.needles import Gated, rule_modules
+
+
+def _lazies() -> list[tuple[str, LazyRegex]]:
+    found = []
+    for module in rule_modules():
+        for name, value in vars(module).items():
+            regex = value.regex if isinstance(value, Gated) else getattr(value, "pattern", value)
+            regex = regex.regex if isinstance(regex, Gated) else regex
+            if isinstance(regex, LazyRegex):
+                found.append((f"{module.__name__}.{name}", regex))
+    return found
+
+
+def test_importing_the_extractor_compiles_none_of_the_rules() -> None:
+    """Nor of the secret filter's patterns (the screen every write path imports)."""
+    code = (
+        "import uac.fact_log.extraction.patterns as p, uac.fact_log.extraction.screen as s;"
+        "import uac.fact_log.extraction.lazy as l, gc;"
+        "found = [o for o in gc.get_objects() if isinstance(o, l.LazyRegex)];"
+        "print(len(found), sum('regex' in o.__dict__ for o in found))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    made, compiled = map(int, out.stdout.split())
+    assert made > 500
+    assert compiled == 0
+
+
+def test_flags_are_the_compiled_regex_flags() -> None:
+    """The pre-check's table is keyed by (flags, source): a lazy regex reports both exactly."""
+    lazies = _lazies()
+    assert len(lazies) > 500
+    for name, regex in lazies:
+        assert regex.flags == re.compile(regex.pattern, regex._given).flags, name
+        assert type(regex.flags) is int, name
+    for source, flags in [("(?i)x", 0), ("(?s)(?m)x", re.I), ("x", re.ASCII), (b"x".decode(), 0)]:
+        assert lazy(source, flags).flags == re.compile(source, flags).flags, source
+
+
+def test_a_lazy_regex_answers_as_the_compiled_one() -> None:
+    source, flags = r"(?P<n>\d+)\s*(kg|lb)", re.IGNORECASE
+    plain, late = re.compile(source, flags), lazy(source, flags)
+    assert "regex" not in late.__dict__
+    text = "12 KG, then 3lb and 40 st"
+    assert late.search(text).group() == plain.search(text).group()  # type: ignore[union-attr]
+    assert late.__dict__["regex"] == plain  # compiled once, now its methods are the regex's
+    assert late.search.__self__ is late.__dict__["regex"]  # type: ignore[attr-defined]
+    assert [m.span() for m in late.finditer(text)] == [m.span() for m in plain.finditer(text)]
+    assert late.findall(text) == plain.findall(text)
+    assert late.sub("#", text) == plain.sub("#", text)
+    assert late.split(text) == plain.split(text)
+    assert late.groupindex == plain.groupindex and late.groups == plain.groups
+    assert late == plain and hash(late) == hash(lazy(source, flags))
+    assert late.match("x") is None and late.fullmatch("12kg") is not None
