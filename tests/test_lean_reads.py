@@ -21,11 +21,15 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from uac import Memory
 from uac.compiler import loader
 from uac.fact_log.errors import UacError, WorkspaceError
+from uac.fact_log.values import loads
 from uac.runtime.api import lean_reads, verbs
+from uac.runtime.api.wire import plain
 
 pytestmark = [
     pytest.mark.usefixtures("backend"),
@@ -256,3 +260,44 @@ def test_a_corrupted_key_file_fails_as_the_verb_fails(workspace: Path, tmp_path:
         lean = _outcome(lean_reads.answer, home, "default", verb, subject, {})
         full = _outcome(_verb, home, verb, subject, {}, "default")
         assert lean == full and "corrupted" in lean[1], verb
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.floats() | st.decimals(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+@example(float("nan"))
+@example([1e300, -1e-7, float("inf"), float("-inf"), 12.50, 10**30])
+def test_a_value_is_read_as_plain_shows_it_decoded(value: Any) -> None:
+    # The lean facts parse a value's JSON straight to plain values; the verb decodes it
+    # (decimals exact) and `plain` shows that: the two must agree on every JSON text.
+    text = json.dumps(value, default=str)
+    assert lean_reads._PLAIN_JSON.decode(text) == plain(loads(text))
+
+
+def _executed_records() -> set[str]:
+    """The record modules of imported checkpoints that ran (a stub has no file)."""
+    return {
+        name.rsplit(".", 1)[1]
+        for name, module in list(sys.modules.items())
+        if name.startswith("uac_checkpoint_")
+        and ".records_" in name
+        and getattr(module, "__file__", None)
+    }
+
+
+def test_why_runs_only_the_records_of_the_part_it_names(workspace: Path) -> None:
+    _, directory = loader.version_dir(workspace, lean_reads.parse_subject("alice"))
+    records = sorted(p.stem for p in directory.glob("records_*.py"))
+    assert records  # alice has a collection: the check below can fail
+    collection = records[0].removeprefix("records_")
+    for name in [m for m in sys.modules if m.startswith("uac_checkpoint_")]:
+        sys.modules.pop(name)
+    _lean(workspace, "default", "why", "alice", {"expr": "user.passport.expiry_date"})
+    assert _executed_records() == set()
+    _lean(workspace, "default", "why", "alice", {"expr": f"user.{collection}"})
+    assert _executed_records() == {records[0]}
