@@ -69,6 +69,7 @@ CALLS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("diff", "alice", {"v1": 1, "v2": 2}),
     ("diff", "alice", {"v1": 1, "v2": 99}),
     ("diff", "group:family", {}),
+    ("verify", None, {}),
 ]
 
 
@@ -158,12 +159,18 @@ def test_an_operators_audit_and_unknown_arguments_take_the_verb(workspace: Path)
     assert lean_reads.answer(workspace, "default", "diff", "alice", {"v1": 0}) is None
     assert lean_reads.answer(workspace, "default", "why", "alice", {"expr": "x" * 501}) is None
     assert lean_reads.answer(workspace, "default", "search", "alice", {"text": "a"}) is None
+    assert lean_reads.answer(workspace, "default", "verify", None, {"anchor": {}}) is None
     assert lean_reads.answer(workspace.parent / "none", "default", "facts", "alice", {}) is None
 
 
-def _copy(workspace: Path, tmp_path: Path) -> Path:
+def _copy(workspace: Path, tmp_path: Path, sql: str | None = None) -> Path:
+    """A copy of the workspace, with `sql` run on its file (an edit outside uac)."""
     home = tmp_path / "ws"
     shutil.copytree(workspace, home)
+    if sql is not None:
+        con = duckdb.connect(str(home / "uac.duckdb"))
+        con.execute(sql)
+        con.close()
     return home
 
 
@@ -179,11 +186,8 @@ def _copy(workspace: Path, tmp_path: Path) -> Path:
 def test_a_workspace_bound_to_postgres_or_at_other_versions_takes_the_verb(
     workspace: Path, tmp_path: Path, sql: str
 ) -> None:
-    home = _copy(workspace, tmp_path)
-    assert lean_reads.answer(home, "default", "facts", "alice", {}) is not None
-    con = duckdb.connect(str(home / "uac.duckdb"))
-    con.execute(sql)
-    con.close()
+    assert lean_reads.answer(workspace, "default", "facts", "alice", {}) is not None
+    home = _copy(workspace, tmp_path, sql)
     for verb, subject, params in CALLS:
         assert lean_reads.answer(home, "default", verb, subject, params) is None, verb
 
@@ -236,6 +240,25 @@ def test_a_tampered_checkpoint_is_refused_as_the_verb_refuses_it(
     path.write_text(path.read_text().replace("a", "b", 1))
     lean, full = _both(home, verb)
     assert lean == full
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE facts SET value = '\"2027-01-01\"' WHERE seq = 1",
+        "DELETE FROM facts WHERE seq = 2",
+        "UPDATE facts SET mac = NULL WHERE seq = 3",
+        "UPDATE inputs SET content = 'edited' WHERE seq = 1",
+        "DELETE FROM anchors",
+    ],
+)
+def test_a_tampered_log_is_reported_as_the_verb_reports_it(
+    workspace: Path, tmp_path: Path, sql: str
+) -> None:
+    home = _copy(workspace, tmp_path, sql)
+    lean = _outcome(lean_reads.answer, home, "default", "verify", None, {})
+    assert lean == _outcome(_verb, home, "verify", None, {}, "default")
+    assert lean[0] == "answer" and json.loads(lean[1])["ok"] is False, sql
 
 
 def test_a_rolled_back_pointer_is_refused_as_the_verb_refuses_it(

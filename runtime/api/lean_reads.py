@@ -4,9 +4,11 @@ A local `uac facts`, `inputs`, `subjects`, `rejections`, `erasures`, `alerts`, `
 or `manifest` needs a few SQL statements over the workspace's DuckDB file and, for the
 facts' statuses and the manifest, one file of the subject's current checkpoint; `why` and
 `diff` also import the checkpoint's typed state (verified by the loader, as the verb
-does). `Memory` would first import pydantic (the verb table), the compiler, the checks and
-every service; this module imports DuckDB's engine, the row vocabulary and the checkpoint
-loader's checks, nothing else (tests/test_read_imports.py).
+does), `why` only the part of it the expression names; `verify` walks the whole log with
+the store's own checks (fact_log/file_verify.py). `Memory` would first import pydantic
+(the verb table), the compiler, the checks and every service; this module imports DuckDB's
+engine, the row vocabulary and the checkpoint loader's checks, nothing else
+(tests/test_read_imports.py).
 
 `answer` returns exactly what `verbs.run` returns for the same call on a `Memory` opened
 read-only (tests/test_lean_reads.py compares them), or None where it would not answer the
@@ -307,6 +309,17 @@ def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | 
     return {"old": old, "new": new, "changes": changes}
 
 
+def _verify(ws: _Workspace, subject: str | None) -> Any:
+    """The whole log verified as the store verifies it (an exported anchor to hold it to
+    takes the verb: its validation reads the file's fields)."""
+    from uac.fact_log.chain import FACT_COLUMNS
+    from uac.fact_log.file_verify import verify_file
+
+    columns = ", ".join(name for name, _, _ in FACT_COLUMNS)  # the store's, keyed digests too
+    return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None))
+
+
+CHUNK = 20_000  # rows fetched at a time by the walk (fact_log/reads.py `verify`)
 # verb -> (what answers it, the arguments it takes)
 VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "facts": (_facts, frozenset({"path"})),
@@ -319,6 +332,7 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "manifest": (_manifest, frozenset()),
     "why": (_why, frozenset({"expr"})),
     "diff": (_diff, frozenset({"v1", "v2"})),
+    "verify": (_verify, frozenset()),
 }
 
 
