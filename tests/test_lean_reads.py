@@ -324,3 +324,20 @@ def test_why_runs_only_the_records_of_the_part_it_names(workspace: Path) -> None
     assert _executed_records() == set()
     _lean(workspace, "default", "why", "alice", {"expr": f"user.{collection}"})
     assert _executed_records() == {records[0]}
+
+
+def test_a_command_a_lean_read_answered_ends_with_its_output_whole(workspace: Path) -> None:
+    # The `uac` process of a lean read ends without the interpreter's teardown: what it
+    # printed must still all arrive, and its status be the command's.
+    for argv, status in ((["facts", "alice", "--json"], 0), (["why", "alice", "user.x"], 1)):
+        done = subprocess.run(
+            [sys.executable, "-m", "uac.runtime.cli", "--home", str(workspace), *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == status, done.stderr
+        if status == 0:
+            assert json.loads(done.stdout) == _lean(workspace, "default", "facts", "alice", {})
+        else:
+            assert done.stderr.startswith("uac: error: user has no 'x'")

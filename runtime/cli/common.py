@@ -98,6 +98,7 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
 
     answer = lean_reads.answer(args.home, args.tenant, verb, subject, given)
     if answer is not None:
+        args._lean = True  # nothing left to finish: the command may end at once (`main`)
         return answer
     from uac.runtime.api import verbs
 
