@@ -279,7 +279,7 @@ def test_a_corrupted_key_file_fails_as_the_verb_fails(workspace: Path, tmp_path:
     from uac.fact_log.chain_keys import key_path
 
     key_path(home).write_text("not a key ring")
-    for verb, subject in (("subjects", None), ("facts", "alice")):
+    for verb, subject in (("subjects", None), ("facts", "alice"), ("verify", None)):
         lean = _outcome(lean_reads.answer, home, "default", verb, subject, {})
         full = _outcome(_verb, home, verb, subject, {}, "default")
         assert lean == full and "corrupted" in lean[1], verb
@@ -324,6 +324,18 @@ def test_why_runs_only_the_records_of_the_part_it_names(workspace: Path) -> None
     assert _executed_records() == set()
     _lean(workspace, "default", "why", "alice", {"expr": f"user.{collection}"})
     assert _executed_records() == {records[0]}
+
+
+def test_a_missing_key_file_is_reported_by_verify_as_the_verb_reports_it(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = _copy(workspace, tmp_path)
+    from uac.fact_log.chain_keys import key_path
+
+    key_path(home).unlink()
+    lean = _outcome(lean_reads.answer, home, "default", "verify", None, {})
+    assert lean == _outcome(_verb, home, "verify", None, {}, "default")
+    assert "chain key file" in lean[1] and json.loads(lean[1])["ok"] is False
 
 
 def test_a_command_a_lean_read_answered_ends_with_its_output_whole(workspace: Path) -> None:

@@ -81,7 +81,8 @@ def _end_now(status: int) -> None:
     its output flushed, without the interpreter's teardown (every module's objects freed one
     by one, DuckDB's engine taken down): nothing of such a read is left to finish. Only when
     nothing asked to run at exit and no other thread runs; otherwise the usual exit."""
-    if atexit._ncallbacks() or threading.active_count() > 1:
+    registered = getattr(atexit, "_ncallbacks", None)  # CPython's count of exit functions
+    if registered is None or registered() or threading.active_count() > 1:
         return
     sys.stdout.flush()
     sys.stderr.flush()
