@@ -353,3 +353,33 @@ def test_a_command_a_lean_read_answered_ends_with_its_output_whole(workspace: Pa
             assert json.loads(done.stdout) == _lean(workspace, "default", "facts", "alice", {})
         else:
             assert done.stderr.startswith("uac: error: user has no 'x'")
+
+
+def _zygotes_of(home: Path) -> list[str]:
+    """Command lines of the running sandbox zygotes serving a checkpoint under `home`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        line = b" ".join(words).decode(errors="replace")
+        if "boot.py" in line and str(home) in line:
+            found.append(line)
+    return found
+
+
+def test_a_one_shot_query_ends_with_its_answer_and_its_zygote_gone(workspace: Path) -> None:
+    # A query answered in the command's process ends it at once, after the sandbox's exit
+    # function stopped the zygote: the answer arrives and no zygote outlives the command.
+    cli = [sys.executable, "-m", "uac.runtime.cli", "--home", str(workspace)]
+    done = subprocess.run(
+        [*cli, "query", "alice", "user.passport.expiry_date.year", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["ok"] and envelope["result"] == 2026
+    assert _zygotes_of(workspace) == []

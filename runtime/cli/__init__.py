@@ -77,13 +77,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _end_now(status: int) -> None:
-    """End the process of a `uac` command a lean read answered (runtime/api/lean_reads.py),
-    its output flushed, without the interpreter's teardown (every module's objects freed one
-    by one, DuckDB's engine taken down): nothing of such a read is left to finish. Only when
-    nothing asked to run at exit and no other thread runs; otherwise the usual exit."""
-    registered = getattr(atexit, "_ncallbacks", None)  # CPython's count of exit functions
-    if registered is None or registered() or threading.active_count() > 1:
+    """End the process of a `uac` command a lean read or a one-shot query answered, its
+    output flushed, without the interpreter's teardown (every module's objects freed one by
+    one, DuckDB's engine taken down): nothing of such a command is left to finish but the
+    functions registered to run at exit (the sandbox's shutdown, after a query), which run
+    first, as the usual exit runs them. Only when no other thread runs (the usual exit would
+    wait for it); otherwise the usual exit."""
+    registered = getattr(atexit, "_ncallbacks", None)  # CPython's exit functions
+    run = getattr(atexit, "_run_exitfuncs", None)
+    if registered is None or run is None or threading.active_count() > 1:
         return
+    if registered():
+        run()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status)
