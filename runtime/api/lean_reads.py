@@ -150,8 +150,13 @@ def _plain_rows(
     for i, (name, column) in enumerate(zip(names, columns, strict=True)):
         if name in decoded:
             columns[i] = [None if c is None else parse(c) for c in column]
-        elif not set(map(type, column)) <= _KEPT:
-            columns[i] = list(map(_cell, column))
+        elif not (types := set(map(type, column))) <= _KEPT:
+            (kind, *others) = types - {type(None)}
+            convert = None if others else _CELLS.get(kind)
+            if convert is None:  # mixed kinds, or one `plain` walks: a cell at a time
+                columns[i] = list(map(_cell, column))
+            else:  # one kind of cell (times, confidences) and nulls: converted directly
+                columns[i] = [None if c is None else convert(c) for c in column]
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
