@@ -29,6 +29,13 @@ class Resolved:
     fact_ids: tuple[str, ...]
 
 
+def first_part(text: str) -> str | None:
+    """The part of `user` an expression (`user.` and its steps) starts with, or None when
+    it does not start with one (`resolve` then says what is wrong with it)."""
+    match = _STEP.match(text, 4) if text.startswith("user") else None
+    return match.group("attr") if match else None
+
+
 def resolve(checkpoint: Checkpoint, expr: str) -> Resolved:
     """Resolve `user.<group>.<field>`, `user.<coll>[i|'key']` (optionally `.field`)."""
     text = expr.strip()

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -518,9 +519,21 @@ def version_dir(home: Path, addr: Address, version: int | None = None) -> tuple[
     return version, directory
 
 
-def load(home: Path, addr: Address, version: int | None = None) -> Checkpoint:
-    """Load a subject's published checkpoint (or a given version)."""
+def stubs_except(directory: Path, only: Collection[str]) -> tuple[str, ...]:
+    """The record modules of a version directory other than those of the `only` collections:
+    the `stubs` of a package that needs just those (`import_package`)."""
+    modules = sorted(p.stem for p in directory.glob("records_*.py"))
+    return tuple(m for m in modules if m.removeprefix("records_") not in only)
+
+
+def load(
+    home: Path, addr: Address, version: int | None = None, only: Collection[str] | None = None
+) -> Checkpoint:
+    """Load a subject's published checkpoint (or a given version).
+
+    `only`: the collections of `user` the caller reads; the records of every other one are
+    not executed (an empty tuple there), though every file is verified all the same."""
     version, directory = version_dir(home, addr, version)
-    package = import_package(directory)
+    package = import_package(directory, stubs=() if only is None else stubs_except(directory, only))
     meta = json.loads((directory / FILES).read_text())
     return Checkpoint(addr, version, directory, meta, package)

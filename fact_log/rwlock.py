@@ -20,9 +20,10 @@ import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import duckdb
+if TYPE_CHECKING:  # annotations only: a read that imports this never starts the package
+    import duckdb
 
 _BEGIN = frozenset({"BEGIN", "START"})
 _END = frozenset({"COMMIT", "END", "ROLLBACK", "ABORT"})

@@ -21,11 +21,15 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from uac import Memory
 from uac.compiler import loader
 from uac.fact_log.errors import UacError, WorkspaceError
+from uac.fact_log.values import loads
 from uac.runtime.api import lean_reads, verbs
+from uac.runtime.api.wire import plain
 
 pytestmark = [
     pytest.mark.usefixtures("backend"),
@@ -65,6 +69,7 @@ CALLS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("diff", "alice", {"v1": 1, "v2": 2}),
     ("diff", "alice", {"v1": 1, "v2": 99}),
     ("diff", "group:family", {}),
+    ("verify", None, {}),
 ]
 
 
@@ -154,12 +159,18 @@ def test_an_operators_audit_and_unknown_arguments_take_the_verb(workspace: Path)
     assert lean_reads.answer(workspace, "default", "diff", "alice", {"v1": 0}) is None
     assert lean_reads.answer(workspace, "default", "why", "alice", {"expr": "x" * 501}) is None
     assert lean_reads.answer(workspace, "default", "search", "alice", {"text": "a"}) is None
+    assert lean_reads.answer(workspace, "default", "verify", None, {"anchor": {}}) is None
     assert lean_reads.answer(workspace.parent / "none", "default", "facts", "alice", {}) is None
 
 
-def _copy(workspace: Path, tmp_path: Path) -> Path:
+def _copy(workspace: Path, tmp_path: Path, sql: str | None = None) -> Path:
+    """A copy of the workspace, with `sql` run on its file (an edit outside uac)."""
     home = tmp_path / "ws"
     shutil.copytree(workspace, home)
+    if sql is not None:
+        con = duckdb.connect(str(home / "uac.duckdb"))
+        con.execute(sql)
+        con.close()
     return home
 
 
@@ -175,11 +186,8 @@ def _copy(workspace: Path, tmp_path: Path) -> Path:
 def test_a_workspace_bound_to_postgres_or_at_other_versions_takes_the_verb(
     workspace: Path, tmp_path: Path, sql: str
 ) -> None:
-    home = _copy(workspace, tmp_path)
-    assert lean_reads.answer(home, "default", "facts", "alice", {}) is not None
-    con = duckdb.connect(str(home / "uac.duckdb"))
-    con.execute(sql)
-    con.close()
+    assert lean_reads.answer(workspace, "default", "facts", "alice", {}) is not None
+    home = _copy(workspace, tmp_path, sql)
     for verb, subject, params in CALLS:
         assert lean_reads.answer(home, "default", verb, subject, params) is None, verb
 
@@ -234,6 +242,25 @@ def test_a_tampered_checkpoint_is_refused_as_the_verb_refuses_it(
     assert lean == full
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "UPDATE facts SET value = '\"2027-01-01\"' WHERE seq = 1",
+        "DELETE FROM facts WHERE seq = 2",
+        "UPDATE facts SET mac = NULL WHERE seq = 3",
+        "UPDATE inputs SET content = 'edited' WHERE seq = 1",
+        "DELETE FROM anchors",
+    ],
+)
+def test_a_tampered_log_is_reported_as_the_verb_reports_it(
+    workspace: Path, tmp_path: Path, sql: str
+) -> None:
+    home = _copy(workspace, tmp_path, sql)
+    lean = _outcome(lean_reads.answer, home, "default", "verify", None, {})
+    assert lean == _outcome(_verb, home, "verify", None, {}, "default")
+    assert lean[0] == "answer" and json.loads(lean[1])["ok"] is False, sql
+
+
 def test_a_rolled_back_pointer_is_refused_as_the_verb_refuses_it(
     workspace: Path, tmp_path: Path
 ) -> None:
@@ -252,7 +279,107 @@ def test_a_corrupted_key_file_fails_as_the_verb_fails(workspace: Path, tmp_path:
     from uac.fact_log.chain_keys import key_path
 
     key_path(home).write_text("not a key ring")
-    for verb, subject in (("subjects", None), ("facts", "alice")):
+    for verb, subject in (("subjects", None), ("facts", "alice"), ("verify", None)):
         lean = _outcome(lean_reads.answer, home, "default", verb, subject, {})
         full = _outcome(_verb, home, verb, subject, {}, "default")
         assert lean == full and "corrupted" in lean[1], verb
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.floats() | st.decimals(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+@example(float("nan"))
+@example([1e300, -1e-7, float("inf"), float("-inf"), 12.50, 10**30])
+def test_a_value_is_read_as_plain_shows_it_decoded(value: Any) -> None:
+    # The lean facts parse a value's JSON straight to plain values; the verb decodes it
+    # (decimals exact) and `plain` shows that: the two must agree on every JSON text.
+    text = json.dumps(value, default=str)
+    assert lean_reads._PLAIN_JSON.decode(text) == plain(loads(text))
+
+
+def _executed_records() -> set[str]:
+    """The record modules of imported checkpoints that ran (a stub has no file)."""
+    return {
+        name.rsplit(".", 1)[1]
+        for name, module in list(sys.modules.items())
+        if name.startswith("uac_checkpoint_")
+        and ".records_" in name
+        and getattr(module, "__file__", None)
+    }
+
+
+def test_why_runs_only_the_records_of_the_part_it_names(workspace: Path) -> None:
+    _, directory = loader.version_dir(workspace, lean_reads.parse_subject("alice"))
+    records = sorted(p.stem for p in directory.glob("records_*.py"))
+    assert records  # alice has a collection: the check below can fail
+    collection = records[0].removeprefix("records_")
+    for name in [m for m in sys.modules if m.startswith("uac_checkpoint_")]:
+        sys.modules.pop(name)
+    _lean(workspace, "default", "why", "alice", {"expr": "user.passport.expiry_date"})
+    assert _executed_records() == set()
+    _lean(workspace, "default", "why", "alice", {"expr": f"user.{collection}"})
+    assert _executed_records() == {records[0]}
+
+
+def test_a_missing_key_file_is_reported_by_verify_as_the_verb_reports_it(
+    workspace: Path, tmp_path: Path
+) -> None:
+    home = _copy(workspace, tmp_path)
+    from uac.fact_log.chain_keys import key_path
+
+    key_path(home).unlink()
+    lean = _outcome(lean_reads.answer, home, "default", "verify", None, {})
+    assert lean == _outcome(_verb, home, "verify", None, {}, "default")
+    assert "chain key file" in lean[1] and json.loads(lean[1])["ok"] is False
+
+
+def test_a_command_a_lean_read_answered_ends_with_its_output_whole(workspace: Path) -> None:
+    # The `uac` process of a lean read ends without the interpreter's teardown: what it
+    # printed must still all arrive, and its status be the command's.
+    for argv, status in ((["facts", "alice", "--json"], 0), (["why", "alice", "user.x"], 1)):
+        done = subprocess.run(
+            [sys.executable, "-m", "uac.runtime.cli", "--home", str(workspace), *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == status, done.stderr
+        if status == 0:
+            assert json.loads(done.stdout) == _lean(workspace, "default", "facts", "alice", {})
+        else:
+            assert done.stderr.startswith("uac: error: user has no 'x'")
+
+
+def _zygotes_of(home: Path) -> list[str]:
+    """Command lines of the running sandbox zygotes serving a checkpoint under `home`."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        line = b" ".join(words).decode(errors="replace")
+        if "boot.py" in line and str(home) in line:
+            found.append(line)
+    return found
+
+
+def test_a_one_shot_query_ends_with_its_answer_and_its_zygote_gone(workspace: Path) -> None:
+    # A query answered in the command's process ends it at once, after the sandbox's exit
+    # function stopped the zygote: the answer arrives and no zygote outlives the command.
+    cli = [sys.executable, "-m", "uac.runtime.cli", "--home", str(workspace)]
+    done = subprocess.run(
+        [*cli, "query", "alice", "user.passport.expiry_date.year", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["ok"] and envelope["result"] == 2026
+    assert _zygotes_of(workspace) == []

@@ -63,6 +63,9 @@ LEAN_TYPED: list[tuple[str, ...]] = [
     ("why", "alice", "user.passport.expiry_date"),
     ("diff", "alice"),
 ]
+# The lean read of the whole log: it walks the chain (`uac.fact_log.chain`: the digests of
+# each row), nothing else LEAN_FORBIDDEN names.
+LEAN_CHAIN: list[tuple[str, ...]] = [("verify",)]
 # What `Memory` and the full verbs load, and a lean read must not: the verb table's
 # validation (pydantic), the DuckDB package's start (its version read through
 # importlib.metadata; the lean reads use its engine), the store and its backends, the
@@ -91,8 +94,8 @@ CHECKPOINT_MODULES = "uac_checkpoint_"
 READS: list[tuple[str, ...]] = [
     *LEAN,
     *LEAN_TYPED,
+    *LEAN_CHAIN,
     ("--help",),  # every command's parser: `uac worker`'s defaults are the job queue's
-    ("verify",),
     ("anchor", "export"),
     ("member", "list", "alice"),
     ("query", "alice", "user.passport.expiry_date.year"),
@@ -198,10 +201,15 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
         (r["argv"], [m for m in r["lean"] if not m.startswith(CHECKPOINT_MODULES)]) for r in typed
     ]
     assert [(argv, found) for argv, found in leaked if found] == []
+    chain = [r for r in report if tuple(r["argv"]) in LEAN_CHAIN]  # after the typed reads
+    leaked = [
+        (r["argv"], [m for m in r["lean"] if not m.startswith(CHECKPOINT_MODULES)]) for r in chain
+    ]
+    assert [(argv, found) for argv, found in leaked if set(found) - {"uac.fact_log.chain"}] == []
     # The probe sees what loads: the checks above can fail.
     assert any(m.startswith(CHECKPOINT_MODULES) for m in typed[0]["lean"])
-    (verify,) = [r for r in report if r["argv"][0] == "verify"]  # the first through Memory
-    assert {"pydantic", "uac.runtime.api.memory", "uac.fact_log.store"} <= set(verify["lean"])
+    (anchor,) = [r for r in report if r["argv"][0] == "anchor"]  # the first through Memory
+    assert {"pydantic", "uac.runtime.api.memory", "uac.fact_log.store"} <= set(anchor["lean"])
 
 
 def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:

@@ -30,21 +30,17 @@ import duckdb
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.base import ALERT_COLUMNS, Key, Send, StoreFile
-from uac.fact_log.chain import GENESIS, Batch, Prepared, VerifyReport, fact_problem
-from uac.fact_log.chain_keys import KeyRing, key_path, row_message
+from uac.fact_log.chain import Batch, Prepared, VerifyReport
+from uac.fact_log.chain_keys import KeyRing, row_message
 from uac.fact_log.errors import WorkspaceError
+from uac.fact_log.file_verify import verify_file
 from uac.fact_log.rows import Fact, utc_now
 from uac.fact_log.rwlock import one
 from uac.fact_log.tamper import (
-    anchor_problems,
     anchor_rows,
-    erased_residuals,
-    key_mismatch,
     latest_anchors,
     parse_record,
-    read_record,
     reseal,
-    verify_tables,
 )
 
 if TYPE_CHECKING:
@@ -223,63 +219,9 @@ class DuckDBBackend:
         """The chain: the first fact whose content, plain link or keyed digest is wrong (a log
         rewritten with recomputed plain hashes fails the keyed digest). Then the first bad
         row of each sealed table, anchors naming a head that is gone and, given `anchor` (an
-        exported one), whether the log still holds it."""
+        exported one), whether the log still holds it (fact_log/file_verify.py)."""
         store = self.store
-        ring, con = store.ring, store.con
-        record, record_problem = read_record(con, ring)
-        problems: list[str] = [record_problem] if record_problem else []
-        keyed_from = None if record is None else int(record["facts_from"])
-        if ring is None and record is not None:
-            problems.append(
-                f"the chain key file {key_path(store.home)} is missing, so keyed digests"
-                " cannot be checked"
-            )
-        elif record is None and ring is not None and not store._fact_cols.endswith("NULL AS mac"):
-            facts, signed = one(con.execute("SELECT count(*), count(mac) FROM facts"))
-            if signed or (facts and ring.binds):
-                # A key that has keyed a log never meets one with facts and no record:
-                # the record was deleted (with the digests, to pass the rows as unkeyed).
-                problems.append(
-                    f"the keying record in meta is missing (deleted): the log holds {facts}"
-                    " facts but no keying record, so it is broken, not unkeyed"
-                )
-        elif record is not None and ring is not None and key_mismatch(record, ring):
-            problems.append(str(key_mismatch(record, ring)))
-        report = self._walk(chunk, ring, keyed_from if ring is not None else None)
-        if ring is not None:
-            problems += [f"{t}: {why}" for t, why in verify_tables(con, ring, record).items()]
-        problems += anchor_problems(con, anchor)
-        return VerifyReport(
-            report.ok and not problems,
-            report.checked,
-            report.broken_seq,
-            report.broken_id,
-            report.problem,
-            tuple(problems),
-            keyed_from,
-        )
-
-    def _walk(self, chunk: int, ring: KeyRing | None, keyed_from: int | None) -> VerifyReport:
-        """The fact chain: the first row whose content, link or keyed digest does not verify."""
-        expected_prev, expected_seq, checked = GENESIS, 1, 0
-        keyed_from = keyed_from if ring is not None and keyed_from is not None else 1 << 62
-        con = self.store.con
-        erased = erased_residuals(con, ring) if ring is not None else None
-        scan = con.stream(f"SELECT {self.store._fact_cols} FROM facts ORDER BY seq", size=chunk)
-        with scan as rows:
-            for row in rows:
-                fact = Fact(*row)
-                problem = None
-                if fact.seq != expected_seq:
-                    problem = f"sequence jumps from {expected_seq - 1} to {fact.seq} (rows deleted)"
-                else:
-                    problem = fact_problem(
-                        row, expected_prev, ring if fact.seq >= keyed_from else None, erased
-                    )
-                if problem:
-                    return VerifyReport(False, checked, fact.seq, fact.id, problem)
-                expected_prev, expected_seq, checked = fact.hash, fact.seq + 1, checked + 1
-        return VerifyReport(True, checked)
+        return verify_file(store.con, store.ring, store.home, store._fact_cols, chunk, anchor)
 
     def segment_check(self, addr: Address, ring: KeyRing) -> tuple[str | None, int]:
         """The log's keying, numbering, newest anchor and the subject's folded mark, read in

@@ -4,9 +4,11 @@ A local `uac facts`, `inputs`, `subjects`, `rejections`, `erasures`, `alerts`, `
 or `manifest` needs a few SQL statements over the workspace's DuckDB file and, for the
 facts' statuses and the manifest, one file of the subject's current checkpoint; `why` and
 `diff` also import the checkpoint's typed state (verified by the loader, as the verb
-does). `Memory` would first import pydantic (the verb table), the compiler, the checks and
-every service; this module imports DuckDB's engine, the row vocabulary and the checkpoint
-loader's checks, nothing else (tests/test_read_imports.py).
+does), `why` only the part of it the expression names; `verify` walks the whole log with
+the store's own checks (fact_log/file_verify.py). `Memory` would first import pydantic
+(the verb table), the compiler, the checks and every service; this module imports DuckDB's
+engine, the row vocabulary and the checkpoint loader's checks, nothing else
+(tests/test_read_imports.py).
 
 `answer` returns exactly what `verbs.run` returns for the same call on a `Memory` opened
 read-only (tests/test_lean_reads.py compares them), or None where it would not answer the
@@ -22,7 +24,10 @@ file's digest does not verify or its pointer was rolled back (`loader.verified_f
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +37,6 @@ from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.quarantine import QUARANTINED, marked, quarantined_ids
-from uac.fact_log.values import loads
 from uac.runtime.api.wire import plain
 
 if TYPE_CHECKING:
@@ -74,8 +78,8 @@ class _Workspace:
         cur = self.con.execute(sql, params)
         return [d[0] for d in cur.description], cur.fetchall()
 
-    def checked(self, addr: Address) -> loader.Checked:
-        """The subject's current checkpoint, refused as `Reader._checked` refuses it."""
+    def served(self, addr: Address) -> int:
+        """The subject's current version, refused as `Reader._current_dir` refuses it."""
         version, directory = loader.version_dir(self.home, addr)
         head = loader.folded_head(directory)  # one chain: the DuckDB log
         problem = duck.served_problem(
@@ -83,7 +87,11 @@ class _Workspace:
         )
         if problem is not None:
             raise WorkspaceError(problem)
-        return loader.verified_files(self.home, addr, version)
+        return version
+
+    def checked(self, addr: Address) -> loader.Checked:
+        """The subject's current checkpoint, refused as `Reader._checked` refuses it."""
+        return loader.verified_files(self.home, addr, self.served(addr))
 
 
 def _facts(ws: _Workspace, subject: str | None, path: str | None = None) -> Any:
@@ -112,6 +120,18 @@ _CELLS: dict[type, Callable[[Any], Any]] = {
     dt.date: dt.date.isoformat,
     float: lambda f: f if f == f else None,  # NaN is not JSON
 }
+# JSON text parsed straight to what `plain(values.loads(text))` makes of it: `loads` keeps a
+# non-integer number exact as a Decimal and `plain` shows a Decimal as its string, NaN as
+# None (infinities stay floats); objects, arrays, strings, integers, booleans and null are
+# plain already. One pass of the C scanner instead of a parse and a walk of every value.
+_PLAIN_JSON = json.JSONDecoder(
+    parse_float=lambda text: str(Decimal(text)),
+    parse_constant={"NaN": None, "Infinity": math.inf, "-Infinity": -math.inf}.__getitem__,
+)
+
+
+def _cell(cell: Any) -> Any:
+    return cell if type(cell) in _KEPT else _CELLS.get(type(cell), plain)(cell)
 
 
 def _plain_rows(
@@ -119,18 +139,25 @@ def _plain_rows(
 ) -> list[dict[str, Any]]:
     """Rows as `plain` shows the dataclasses they stand for: cells that are plain already
     are kept as they are, others (times, floats) go through `plain`, and the `decoded`
-    columns (JSON text) are parsed as the row types' properties parse them."""
-    out = []
-    for row in rows:
-        item = {
-            n: c if type(c) in _KEPT else _CELLS.get(type(c), plain)(c)
-            for n, c in zip(names, row, strict=True)
-        }
-        for name in decoded:
-            if item[name] is not None:
-                item[name] = plain(loads(item[name]))
-        out.append(item)
-    return out
+    columns (JSON text) are parsed as the row types' properties parse them.
+
+    A column at a time: a column whose cells are all plain already (most of them: ids,
+    text, counts) is kept without looking at each cell again."""
+    if not rows:
+        return []
+    parse = _PLAIN_JSON.decode
+    columns: list[Any] = list(zip(*rows, strict=True))
+    for i, (name, column) in enumerate(zip(names, columns, strict=True)):
+        if name in decoded:
+            columns[i] = [None if c is None else parse(c) for c in column]
+        elif not (types := set(map(type, column))) <= _KEPT:
+            (kind, *others) = types - {type(None)}
+            convert = None if others else _CELLS.get(kind)
+            if convert is None:  # mixed kinds, or one `plain` walks: a cell at a time
+                columns[i] = list(map(_cell, column))
+            else:  # one kind of cell (times, confidences) and nulls: converted directly
+                columns[i] = [None if c is None else convert(c) for c in column]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def _rejections(ws: _Workspace, addr: Address) -> list[dict[str, Any]]:
@@ -174,8 +201,6 @@ def _subjects(ws: _Workspace, subject: str | None) -> Any:
 
 
 def _erasures(ws: _Workspace, subject: str | None) -> Any:
-    import json
-
     sql, params = queries.ERASURES, []
     if subject is not None:
         addr = ws.address(subject)
@@ -212,15 +237,29 @@ def _manifest(ws: _Workspace, subject: str | None) -> Any:
     return {"manifest": ws.checked(ws.address(subject)).manifest}
 
 
-def _fact(ws: _Workspace, addr: Address, fid: str) -> dict[str, Any]:
+def _facts_by_id(ws: _Workspace, addr: Address, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The subject's facts with these ids, by id, in one statement."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
     names, rows = ws.rows(
-        queries.FACTS.format(columns="*") + " AND id = ?",
-        [addr.tenant, addr.scope, addr.subject, 0, fid],
+        queries.FACTS.format(columns="*") + f" AND id IN ({marks})",
+        [addr.tenant, addr.scope, addr.subject, 0, *ids],
     )
-    if not rows:
-        raise NotFound(f"subject {addr} has no fact {fid!r}")
-    (fact,) = _plain_rows(names, rows, decoded=("value", "evidence"))
-    return fact
+    return {f["id"]: f for f in _plain_rows(names, rows, decoded=("value", "evidence"))}
+
+
+def _the_facts(ws: _Workspace, where: list[tuple[Address, str]]) -> list[dict[str, Any]]:
+    """The facts named by (subject, id), in that order (a statement per subject); the first
+    one missing is refused as `Store.fact` refuses it."""
+    found: dict[tuple[Address, str], dict[str, Any]] = {}
+    for addr in dict.fromkeys(a for a, _ in where):
+        ids = list(dict.fromkeys(fid for a, fid in where if a == addr))
+        found.update(((addr, fid), f) for fid, f in _facts_by_id(ws, addr, ids).items())
+    for addr, fid in where:
+        if (addr, fid) not in found:
+            raise NotFound(f"subject {addr} has no fact {fid!r}")
+    return [dict(found[key]) for key in where]
 
 
 def _why(ws: _Workspace, subject: str | None, expr: str) -> Any:
@@ -229,18 +268,24 @@ def _why(ws: _Workspace, subject: str | None, expr: str) -> Any:
     if not isinstance(expr, str) or len(expr) > 500:
         return None  # the verb's validation says what is wrong with it
     addr = ws.address(subject)
-    ws.checked(addr)  # refused as the verb refuses it, before any of its code runs
-    ckpt = loader.load(ws.home, addr)
+    version = ws.served(addr)  # refused as the verb refuses it, before any of its code runs
+    # `resolve` reads only the part of `user` the expression starts with: the records of
+    # every other collection stay unexecuted (an empty tuple; their files are verified all
+    # the same). A path it cannot parse loads everything, and `resolve` says what is wrong.
+    text = expr.strip()
+    first = explain.first_part(text if text.startswith("user") else "user." + text)
+    ckpt = loader.load(ws.home, addr, version, only=None if first is None else {first})
     resolved = explain.resolve(ckpt, expr)
     provenance = ckpt.provenance
     scopes = provenance.get("scopes", {})  # an inherited value's facts: its group's or tenant's
 
-    def fact(fid: str) -> dict[str, Any]:
-        return _fact(ws, ws.address(scopes[fid]) if fid in scopes else addr, fid)
+    def where(fid: str) -> tuple[Address, str]:
+        return (ws.address(scopes[fid]) if fid in scopes else addr, fid)
 
-    facts = [fact(fid) for fid in resolved.fact_ids]
-    older = [fact(fid) for fid in explain.superseded_by(ckpt, resolved.fact_ids)]
-    wanted = {f["id"] for f in facts + older}
+    named = [*resolved.fact_ids, *explain.superseded_by(ckpt, resolved.fact_ids)]
+    found = _the_facts(ws, [where(fid) for fid in named])
+    facts, older = found[: len(resolved.fact_ids)], found[len(resolved.fact_ids) :]
+    wanted = {f["id"] for f in found}
     return {
         "expr": resolved.expr,
         "value": plain(resolved.value),
@@ -248,9 +293,7 @@ def _why(ws: _Workspace, subject: str | None, expr: str) -> Any:
         "facts": facts,
         "superseded": older,
         "statuses": plain({k: v for k, v in provenance["facts"].items() if k in wanted}),
-        "scopes": {
-            f["id"]: str(Address(f["tenant"], f["scope"], f["subject"])) for f in facts + older
-        },
+        "scopes": {f["id"]: str(Address(f["tenant"], f["scope"], f["subject"])) for f in found},
     }
 
 
@@ -271,6 +314,17 @@ def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | 
     return {"old": old, "new": new, "changes": changes}
 
 
+def _verify(ws: _Workspace, subject: str | None) -> Any:
+    """The whole log verified as the store verifies it (an exported anchor to hold it to
+    takes the verb: its validation reads the file's fields)."""
+    from uac.fact_log.chain import FACT_COLUMNS
+    from uac.fact_log.file_verify import verify_file
+
+    columns = ", ".join(name for name, _, _ in FACT_COLUMNS)  # the store's, keyed digests too
+    return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None))
+
+
+CHUNK = 20_000  # rows fetched at a time by the walk (fact_log/reads.py `verify`)
 # verb -> (what answers it, the arguments it takes)
 VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "facts": (_facts, frozenset({"path"})),
@@ -283,6 +337,7 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "manifest": (_manifest, frozenset()),
     "why": (_why, frozenset({"expr"})),
     "diff": (_diff, frozenset({"v1", "v2"})),
+    "verify": (_verify, frozenset()),
 }
 
 

@@ -18,8 +18,10 @@ one-shot query path), `alerts.py`, `recall.py`, `sharing.py`, `admin.py`, `ops.p
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 from uac.fact_log.addressing import default_home
@@ -49,11 +51,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.jsonl and (args.json or not listing):
             raise UacError(_JSONL)
         try:
-            return args.func(args)
+            status = args.func(args)
         except WorkspaceInUse as exc:
             if not _await_server(args, exc.holder):
                 raise
             return args.func(args)  # the open failed, so nothing was written: run it forwarded
+        if argv is None and getattr(args, "_lean", False):
+            _end_now(status)
+        return status
     except UacError as exc:
         _err(f"uac: error: {exc}")
         return 1
@@ -69,6 +74,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug, not the input: still one line, never a traceback
         _err(f"uac: error: internal error ({type(exc).__name__}: {exc}); please report it")
         return 1
+
+
+def _end_now(status: int) -> None:
+    """End the process of a `uac` command a lean read or a one-shot query answered, its
+    output flushed, without the interpreter's teardown (every module's objects freed one by
+    one, DuckDB's engine taken down): nothing of such a command is left to finish but the
+    functions registered to run at exit (the sandbox's shutdown, after a query), which run
+    first, as the usual exit runs them. Only when no other thread runs (the usual exit would
+    wait for it); otherwise the usual exit."""
+    registered = getattr(atexit, "_ncallbacks", None)  # CPython's exit functions
+    run = getattr(atexit, "_run_exitfuncs", None)
+    if registered is None or run is None or threading.active_count() > 1:
+        return
+    if registered():
+        run()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 _JSONL = (

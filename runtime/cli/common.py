@@ -98,6 +98,7 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
 
     answer = lean_reads.answer(args.home, args.tenant, verb, subject, given)
     if answer is not None:
+        args._lean = True  # nothing left to finish: the command may end at once (`main`)
         return answer
     from uac.runtime.api import verbs
 
@@ -265,16 +266,21 @@ def _listing(
 
 def _table(rows: list[Sequence[Any]], header: Sequence[str]) -> None:
     cells = [[str(h) for h in header], *[["" if c is None else str(c) for c in r] for r in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    for row in cells:
-        _out("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    # A column at a time, and the table written at once: a listing has thousands of rows.
+    widths = [max(map(len, column)) for column in zip(*cells, strict=True)]
+    lines = ["  ".join(map(str.ljust, row, widths)).rstrip() for row in cells]
+    _out("\n".join(lines))
+
+
+# A fact's value as one compact line (json.dumps with options builds an encoder per call).
+_VALUE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 def _value(fact: dict[str, Any]) -> str:
     value = fact.get("value")
     if value is None:
         return fact.get("text") or ""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _VALUE.encode(value)
 
 
 def _status(status: dict[str, Any] | None) -> str:

@@ -226,6 +226,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             raise UacError(f"could not compile {args.subject} as of {args.as_of}: {res['error']}")
         version = res["version"]
     envelope = None if version is not None else _query_here(args, program)
+    args._lean = envelope is not None  # answered here: the command may end at once (`main`)
     if envelope is None:
         envelope = _call(
             args,

@@ -30,7 +30,6 @@ import datetime as dt
 import functools
 import itertools
 import json
-import logging
 import os
 import select
 import subprocess
@@ -55,7 +54,6 @@ __all__ = [
     "shutdown",
 ]
 
-_LOG = logging.getLogger("uac.sandbox")
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
 _HELLO_TIMEOUT_S = 30.0
 _SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
@@ -176,7 +174,9 @@ class Sandbox:
         for warning in self.confinement.get("warnings", []):
             if warning not in _WARNED:
                 _WARNED.add(warning)
-                _LOG.warning("query sandbox: %s", warning)
+                import logging  # only to warn: a one-shot query's host never pays for it
+
+                logging.getLogger("uac.sandbox").warning("query sandbox: %s", warning)
 
     def close(self) -> None:
         """Stop the zygote (its children die with their pipes or are killed by it).

@@ -356,10 +356,7 @@ def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
     """
     from uac.compiler import loader
 
-    stubs: tuple[str, ...] = ()
-    if only is not None:
-        modules = sorted(p.stem for p in directory.glob("records_*.py"))
-        stubs = tuple(m for m in modules if m.removeprefix("records_") not in only)
+    stubs = () if only is None else loader.stubs_except(directory, only)
     # The state lives as long as the zygote: frozen out of the collector's sight before
     # it runs even once, so that no collection (the first one after the import's pause,
     # `prepare`'s, a later one) walks 200,000 records.
