@@ -298,6 +298,16 @@ class LogBackend(Protocol):
         """Run one statement (`?` placeholders) on a table every node shares (API keys)."""
         ...
 
+    def hold(self, name: str) -> bool:
+        """Take a hold on `name` that lives as long as this process (or until `let_go`):
+        False when another live process holds it. A keyed write's claim
+        (runtime/api/idempotency.py): a claim whose holder died is free to run again."""
+        ...
+
+    def let_go(self, name: str) -> None:
+        """Drop a hold `hold` took."""
+        ...
+
     def readiness(self) -> dict[str, str]:
         """What a load balancer needs to know: {} or {"log": where, "database": "ok"/why}."""
         ...

@@ -329,6 +329,14 @@ class DuckDBBackend:
         """The file is the log: fact_log/erase.py blanks it."""
         return None
 
+    def hold(self, name: str) -> bool:
+        """The file's lock makes this process the log's only writer: its in-process claims
+        (runtime/api/idempotency.py) are all the holds there are."""
+        return True
+
+    def let_go(self, name: str) -> None:
+        """Nothing is held beyond the process."""
+
     def erasure_done(self, erasure_id: str, report: dict[str, Any]) -> int | None:
         """The file's report is all there is (fact_log/erase.py records it)."""
         return None

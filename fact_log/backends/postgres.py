@@ -130,9 +130,11 @@ class PostgresBackend:
         self.artifacts: Artifacts | None = (
             DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
         )
+        self._holds = pg_service.KeyHolds(log.url)  # a connection opened on first use
 
     def close(self) -> None:
-        """Close the pool of PostgreSQL connections."""
+        """Close the pool of PostgreSQL connections (and the one holding this node's claims)."""
+        self._holds.close()
         self.log.close()
 
     # -- appending and verifying ----------------------------------------------------------
@@ -237,6 +239,15 @@ class PostgresBackend:
     def service_rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Every API node of a shared log sees the same rows."""
         return pg_service.run(self.log, sql, params)
+
+    def hold(self, name: str) -> bool:
+        """Every node asks the database: a hold lives as long as the process that took it
+        (pg_service.KeyHolds)."""
+        return self._holds.hold(name)
+
+    def let_go(self, name: str) -> None:
+        """Drop a hold `hold` took."""
+        self._holds.drop(name)
 
     def readiness(self) -> dict[str, str]:
         """A node is useless while its database is down (or not migrated)."""
