@@ -162,6 +162,9 @@ class PostgresBackend:
     def _append(self, batches: list[Batch], items: list[Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
         prepared = self.log.append(batches, self.store.signer(), [i.slot for i in items])
+        wanting = {b.address for b in batches if not b.covered}
+        for batch in batches:  # counted covered by this commit (pg_log.append), if all were
+            batch.settled = batch.covered and batch.address not in wanting
         # Committed already: if the copy fails, the next read of the subject copies it.
         with contextlib.suppress(Exception):
             self.record(prepared)
