@@ -11,11 +11,14 @@ Killed before the commit (`KILL_AFTER_CLAIM`), nothing was written: the claim's 
 with its process, so the retry writes once, on either backend; while the claimant lives (a
 node of a shared log killed later, between its claim and its commit), a retry on another
 node is refused with 409, never run twice. A streamed import (a file too big to hold) is
-marked before it starts, and its repeat refused.
+marked before it starts, and its repeat refused. An acknowledgement, a snooze and an erase
+killed after their work, before their answer was stored (`KILL_BEFORE_STORING`), answer the
+retry as their first run did and do their work once.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import signal
 import subprocess
 import sys
@@ -26,13 +29,14 @@ import pytest
 from test_serve import ROOT, _admin, _key, child_env, serving
 
 from uac import Memory
+from uac.checks.alerts import get_alert
 from uac.fact_log import importer
 from uac.fact_log.backends import write_keys
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import utc_now
 from uac.runtime.api import idempotency
 from uac.runtime.api.client import Client, ServiceError
-from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER
+from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER, KILL_BEFORE_STORING
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
 
 pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and PostgreSQL
@@ -204,3 +208,73 @@ def test_a_claim_on_a_shared_log_is_refused_while_its_node_lives_and_taken_over_
     finally:
         if node_a.poll() is None:
             node_a.kill()
+
+
+def test_an_ack_and_a_snooze_retried_after_a_kill_before_their_answer_are_done_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    today = dt.datetime.now(dt.UTC).date()
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+        client = Client(info["url"], key)
+        client.set("alice", PATH, str(today + dt.timedelta(days=20)))  # an expiry alert
+        (alert,) = [a for a in client.alerts("alice") if a.check == "document_expiry"]
+    until = str(today + dt.timedelta(days=5))
+    calls = {
+        "ack-1": ("acknowledge", {"alert_id": alert.id}),
+        "snooze-1": ("snooze", {"alert_id": alert.id, "until": until}),
+    }
+    monkeypatch.setenv(KILL_BEFORE_STORING, "1")  # dies after the change, before its answer
+    for idem, (verb, fields) in calls.items():
+        with serving(home, stop=False) as info:
+            with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+                Client(info["url"], key).call(verb, "alice", idempotency_key=idem, **fields)
+            assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_BEFORE_STORING)
+    with Memory(home, read_only=True) as mem:  # both changes were committed before the kills
+        changed = get_alert(mem.store, mem.address("alice"), alert.id)
+        assert changed.status == "acknowledged" and str(changed.snoozed_until) == until
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        client.set("alice", PATH, str(today + dt.timedelta(days=3000)))  # the alert resolves
+        (now,) = [a for a in client.alerts("alice", include_resolved=True) if a.id == alert.id]
+        assert now.status == "resolved"  # run again, an ack or a snooze would be refused now
+        answers = {}
+        for idem, (verb, fields) in calls.items():
+            answers[idem] = client.call(verb, "alice", idempotency_key=idem, **fields)
+            assert client.call(verb, "alice", idempotency_key=idem, **fields) == answers[idem]
+        # each answers as its first run left the alert, and did its change once
+        assert answers["ack-1"]["status"] == "acknowledged"
+        assert answers["ack-1"]["snoozed_until"] is None  # before the snooze: its own answer
+        assert answers["snooze-1"]["snoozed_until"] == until
+        (after,) = [a for a in client.alerts("alice", include_resolved=True) if a.id == alert.id]
+        assert after.status == "resolved"
+
+
+def test_an_erase_retried_after_a_kill_before_its_answer_erases_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+        client = Client(info["url"], key)
+        client.set("alice", PATH, "2030-05-01")
+        client.set("alice", "identity.name", "Alice")
+        target = client.facts("alice", PATH)[0].id
+    send = {"idempotency_key": "erase-1", "fact_ids": [target], "reason": "asked to"}
+    monkeypatch.setenv(KILL_BEFORE_STORING, "1")  # dies after the erase, before its answer
+    with serving(home, stop=False) as info:
+        with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+            Client(info["url"], key).call("erase", "alice", **send)
+        assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_BEFORE_STORING)
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        (first,) = client.call("erasures", "alice")  # the erase committed before the kill
+        answer = client.call("erase", "alice", **send)
+        assert client.call("erase", "alice", **send) == answer
+        assert answer["id"] == first["id"]  # that erasure's report, not a second erase
+        assert [f["id"] for f in answer["facts"]] == [target] and answer["verified"]
+        assert [r["id"] for r in client.call("erasures", "alice")] == [first["id"]]  # once
+        assert [f.value for f in client.facts("alice", "identity.name")] == ["Alice"]

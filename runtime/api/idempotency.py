@@ -51,9 +51,10 @@ RETENTION = dt.timedelta(hours=24)
 MAX_KEY = 255
 PURGE_EVERY = dt.timedelta(minutes=1)
 # Fault injection for the crash tests (tests/test_idempotent_writes.py): the server kills
-# itself after storing a write's answer, before sending it; or after claiming a new key,
-# before the write runs.
+# itself after storing a write's answer, before sending it; after the write ran, before its
+# answer is stored; or after claiming a new key, before the write runs.
 KILL_BEFORE_ANSWER = "UAC_FAULT_KILL_BEFORE_ANSWER"
+KILL_BEFORE_STORING = "UAC_FAULT_KILL_BEFORE_STORING"
 KILL_AFTER_CLAIM = "UAC_FAULT_KILL_AFTER_CLAIM"
 
 _purged: dict[int, dt.datetime] = {}
@@ -207,6 +208,8 @@ def let_go(held: Claim) -> None:
 
 def finish(store: Store, held: Claim, status: int, body: Any) -> None:
     """Store the answer of a claimed key (the one every repeat gets)."""
+    if os.environ.get(KILL_BEFORE_STORING) == "1":
+        os.kill(os.getpid(), signal.SIGKILL)
     _rows(
         store,
         "UPDATE idempotency SET status = ?, answer = ? WHERE tenant = ? AND key_id = ?"
