@@ -141,6 +141,7 @@ def claim(store: Store, held: Claim, now: dt.datetime) -> Stored | Resume | None
             store, f"SELECT request_hash, status, answer FROM idempotency WHERE {where}", pk
         )  # fmt: skip
         if not found and not new:  # expired and dropped between the two statements
+            mine = False  # let go here: the claim below holds it anew
             let_go(held)
             return claim(store, held, now)
         if found and found[0][0] != held.request_hash:
