@@ -27,6 +27,7 @@ from uac.checks.sinks import Recorder, Sink, deliver
 from uac.compiler import loader
 from uac.compiler.locks import subjects_locked
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.duckdb import insert_outbox
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.store import Store, utc_now
@@ -449,9 +450,17 @@ def _deliver(
             )
 
 
-def _update(store: Store, key: list[str], ids: list[str], sets: str, values: list[Any]) -> None:
-    """One lifecycle update of some alerts and their new digests, in one transaction."""
-    store.backend.alerts.update((key[0], key[1], key[2]), ids, sets, values)
+def _update(
+    store: Store,
+    key: list[str],
+    ids: list[str],
+    sets: str,
+    values: list[Any],
+    slot: write_keys.Slot | None = None,
+) -> None:
+    """One lifecycle update of some alerts and their new digests, in one transaction (with
+    a keyed request's step, `slot`, and its answer)."""
+    store.backend.alerts.update((key[0], key[1], key[2]), ids, sets, values, slot)
 
 
 def _fetch(store: Store, addr: Address, ids: list[str]) -> dict[str, Alert]:
@@ -491,22 +500,56 @@ def get_alert(store: Store, addr: Address, alert_id: str) -> Alert:
 
 
 def acknowledge(store: Store, addr: Address, alert_id: str, today: dt.date) -> Alert:
-    """Mark an open alert of the subject as acknowledged."""
-    alert = get_alert(store, addr, alert_id)
-    if alert.status == "resolved":
-        raise InputError(f"alert {alert_id} is already resolved")
-    key = [addr.tenant, addr.scope, addr.subject]
-    _update(store, key, [alert_id], "status = 'acknowledged', acknowledged_on = ?", [today])
-    return get_alert(store, addr, alert_id)
+    """Mark an open alert of the subject as acknowledged.
+
+    Under an idempotency key (write_keys.py) the change and its answer commit together: a
+    retry of the key answers the alert as the first run left it, and changes nothing."""
+    return _lifecycle(
+        store, addr, alert_id, "status = 'acknowledged', acknowledged_on = ?", [today]
+    )
 
 
 def snooze(store: Store, addr: Address, alert_id: str, until: dt.date, today: dt.date) -> Alert:
-    """Hide an alert of the subject from listings until the given day (exclusive of today)."""
-    alert = get_alert(store, addr, alert_id)
-    if until <= today:
-        raise InputError(f"snooze date {until} must be after today ({today})")
-    if alert.status == "resolved":
-        raise InputError(f"alert {alert_id} is already resolved")
+    """Hide an alert of the subject from listings until the given day (exclusive of today).
+
+    Idempotent under a key, as `acknowledge`."""
+    early = f"snooze date {until} must be after today ({today})" if until <= today else None
+    return _lifecycle(store, addr, alert_id, "snoozed_until = ?", [until], early)
+
+
+def _lifecycle(
+    store: Store,
+    addr: Address,
+    alert_id: str,
+    sets: str,
+    values: list[Any],
+    refused: str | None = None,
+) -> Alert:
+    """Change one open alert's lifecycle (ack, snooze): the alert as changed; under a key
+    whose earlier run did it, the alert as that run answered, nothing changed again.
+    `refused`: why the arguments are refused (said once the alert is known to exist)."""
+    slot = write_keys.take()
+    earlier = write_keys.answered(slot)
+    if earlier is not None:
+        return _replayed(earlier)
+    try:
+        alert = get_alert(store, addr, alert_id)
+        if refused is not None:
+            raise InputError(refused)
+        if alert.status == "resolved":
+            raise InputError(f"alert {alert_id} is already resolved")
+    except BaseException:
+        write_keys.rolled_back(slot)  # refused before anything was written
+        raise
     key = [addr.tenant, addr.scope, addr.subject]
-    _update(store, key, [alert_id], "snoozed_until = ?", [until])
+    _update(store, key, [alert_id], sets, values, slot)
+    write_keys.settle(slot)
     return get_alert(store, addr, alert_id)
+
+
+def _replayed(answer: list[list[Any]]) -> Alert:
+    """The alert an earlier run's step answered (its row, dates as ISO text)."""
+    row = list(answer[0])
+    for i in range(11, 16):  # first_seen .. resolved_on
+        row[i] = None if row[i] is None else dt.date.fromisoformat(row[i])
+    return from_row(row)

@@ -172,7 +172,8 @@ class Batch:
     # transaction, not by a second commit after it (fact_log/backends/reactions.py).
     covered: bool = False
     # Filled in by Store.append: the commit itself recorded the write as covered (`covered`,
-    # honoured by the embedded log), so the caller has nothing left to mark.
+    # honoured by both logs' `append`; not by a streamed write), so the caller has nothing
+    # left to mark.
     settled: bool = False
 
 

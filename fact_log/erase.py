@@ -40,6 +40,7 @@ import duckdb
 
 from uac.fact_log import queries
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.pg_erase import BLANKED
 from uac.fact_log.errors import InputError, NotFound
 from uac.fact_log.schema import Owner, register
@@ -162,11 +163,13 @@ def erase_log(
     reason: str,
     actor: str,
     now: dt.datetime,
+    slot: write_keys.Slot | None = None,
 ) -> LogErasure:
     """Blank the named facts (None: all the subject's) and their inputs, hashes kept.
 
     On a shared log the rows are blanked in PostgreSQL first (fact_log/backends/pg_erase.py,
-    one transaction), then in this node's copy (one transaction).
+    one transaction), then in this node's copy (one transaction). `slot`: a keyed request's
+    step, recorded with the erasure's id in the transaction that blanks the log.
     """
     if not reason or not reason.strip():
         raise InputError("an erase needs --reason (why the content must go, for the report)")
@@ -190,10 +193,11 @@ def erase_log(
     }
     # A shared log is blanked first (the backend returns what it blanked; None: the file is
     # the log); this node's copy follows in _blank.
-    done = store.backend.erase_shared(record, seqs, input_ids, fact_ids is None)
+    done = store.backend.erase_shared(record, seqs, input_ids, fact_ids is None, slot)
     if done is not None:
         seqs, input_ids = [f["seq"] for f in done["facts"]], done["inputs"]
-    if not _blank(store, erasure, seqs, input_ids) and done is not None:
+    mine = slot if done is None else None  # a shared log recorded the step in its transaction
+    if not _blank(store, erasure, seqs, input_ids, mine) and done is not None:
         # another thread applied the shared erasure to this copy already
         erasure.facts, erasure.inputs = done["facts"], done["inputs"]
         erasure.rejections = done["rejections"]
@@ -225,10 +229,15 @@ def apply_shared(store: Store, addr: Address, shared: list[dict[str, Any]]) -> i
 
 
 def _blank(
-    store: Store, erasure: LogErasure, seqs: Sequence[int], input_ids: Sequence[str]
+    store: Store,
+    erasure: LogErasure,
+    seqs: Sequence[int],
+    input_ids: Sequence[str],
+    slot: write_keys.Slot | None = None,
 ) -> bool:
     """Blank the rows in this workspace file and record the erasure as pending (one
-    transaction); False when the file records this erasure already (nothing done)."""
+    transaction, with a keyed request's step where the file is the log); False when the
+    file records this erasure already (nothing done)."""
     addr = erasure.address
     ring = store.signer()
     key = [addr.tenant, addr.scope, addr.subject]
@@ -276,6 +285,7 @@ def _blank(
             con.execute(f"UPDATE rejections SET detail = NULL WHERE {where}", params)
             reseal(con, ring, "rejections", where.replace(" AND detail IS NOT NULL", ""), params)
             _write_report(con, ring, erasure, _pending(erasure), insert=True)
+            write_keys.record_answer(con, slot, {"erasure": erasure.id})
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

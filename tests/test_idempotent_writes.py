@@ -7,28 +7,36 @@ Retried with the same key on the restarted server, the write is not stored again
 first answer comes back. Killed earlier — after the commit, before the write's reaction and
 before any answer was stored (runtime/api/reactor.py `CRASH_BEFORE_REACTION`) — the key was
 recorded in the write's own transaction, so the retry answers from the committed write.
-Killed before the commit (`KILL_AFTER_CLAIM`), nothing was written: the retry writes once
-where the server is the log's only writer (DuckDB); on a shared log another node might still
-be running it, so the retry is refused with 409 rather than risk a second write. A streamed
-import (a file too big to hold) is marked before it starts, and its repeat refused.
+Killed before the commit (`KILL_AFTER_CLAIM`), nothing was written: the claim's hold died
+with its process, so the retry writes once, on either backend; while the claimant lives (a
+node of a shared log killed later, between its claim and its commit), a retry on another
+node is refused with 409, never run twice. A streamed import (a file too big to hold) is
+marked before it starts, and its repeat refused. An acknowledgement, a snooze and an erase
+killed after their work, before their answer was stored (`KILL_BEFORE_STORING`), answer the
+retry as their first run did and do their work once.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
-from test_serve import _admin, _key, serving
+from test_serve import ROOT, _admin, _key, child_env, serving
 
 from uac import Memory
+from uac.checks.alerts import get_alert
 from uac.fact_log import importer
 from uac.fact_log.backends import write_keys
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import utc_now
 from uac.runtime.api import idempotency
 from uac.runtime.api.client import Client, ServiceError
-from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER
+from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER, KILL_BEFORE_STORING
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
 
 pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and PostgreSQL
@@ -104,8 +112,8 @@ def test_a_write_retried_after_a_kill_between_commit_and_storing_its_answer_is_s
         assert [f.id for f in client.facts("alice")] == committed  # each stored once
 
 
-def test_a_write_retried_after_a_kill_before_its_commit_is_written_once_or_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str
+def test_a_write_retried_after_a_kill_before_its_commit_is_written_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "ws"
     with serving(home) as info:
@@ -122,12 +130,7 @@ def test_a_write_retried_after_a_kill_before_its_commit_is_written_once_or_refus
         client = Client(info["url"], key)
         assert client.facts("alice") == []  # killed before its commit: nothing was written
         send = {"idempotency_key": "early", "path": PATH, "value": "2030-05-01"}
-        if backend == "postgres":  # a shared log: the first run may be alive on another node
-            with pytest.raises(InputError, match="no answer yet"):
-                client.call("set", "alice", **send)
-            assert client.facts("alice") == []
-            return
-        first = client.call("set", "alice", **send)
+        first = client.call("set", "alice", **send)  # its claimant died: it runs, once
         assert client.call("set", "alice", **send) == first  # answered, not written again
         assert [f.id for f in client.facts("alice")] == [first["id"]]
 
@@ -150,3 +153,128 @@ def test_a_streamed_import_under_a_key_is_marked_and_its_repeat_refused(
         with pytest.raises(idempotency.Unknown, match="streamed import"):
             idempotency.claim(mem.store, held, utc_now())
         assert len(mem.facts("maya")) == 5  # never written twice
+
+
+_CLAIMANT = """
+import sys
+from uac import Memory
+from uac.fact_log.rows import utc_now
+from uac.runtime.api import idempotency
+with Memory(sys.argv[1], create=True, react=False, log_db=sys.argv[2]) as mem:
+    held = idempotency.Claim("default", "k1", "held-1", "digest")
+    assert idempotency.claim(mem.store, held, utc_now()) is None
+    print("claimed", flush=True)
+    sys.stdin.read()  # runs its write until killed, before any commit
+"""
+
+
+def test_a_claim_on_a_shared_log_is_refused_while_its_node_lives_and_taken_over_once_it_dies(
+    tmp_path: Path, backend: str, pg_url: str
+) -> None:
+    if backend != "postgres":
+        pytest.skip("nodes of one shared log: the log is on PostgreSQL")
+    node_a = subprocess.Popen(
+        [sys.executable, "-c", _CLAIMANT, str(tmp_path / "a"), pg_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+        cwd=ROOT,
+    )
+    try:
+        assert node_a.stdout is not None and node_a.stdout.readline().strip() == "claimed"
+        held = idempotency.Claim("default", "k1", "held-1", "digest")
+        with Memory(tmp_path / "b", create=True, react=False, log_db=pg_url) as mem:
+            with pytest.raises(idempotency.Unknown, match="still running"):
+                idempotency.claim(mem.store, held, utc_now())  # node a lives: never run twice
+            node_a.send_signal(signal.SIGKILL)  # killed between its claim and its commit
+            assert node_a.wait(timeout=60) == -signal.SIGKILL
+            taken: object = "refused every time"
+            for _ in range(100):  # the database drops a dead session's locks once it notices
+                try:
+                    taken = idempotency.claim(mem.store, held, utc_now())
+                    break
+                except idempotency.Unknown:
+                    time.sleep(0.1)
+            assert taken is None  # abandoned, nothing committed: the retry runs it
+            mark = write_keys.WriteMark("default", "k1", "held-1")
+            with write_keys.writing(mark):
+                written = mem.set("alice", PATH, "2030-05-01")
+            idempotency.finish(mem.store, held, 200, {"id": written.id})
+            again = idempotency.claim(mem.store, held, utc_now())
+            assert isinstance(again, idempotency.Stored) and again.body == {"id": written.id}
+            assert [f.id for f in mem.facts("alice")] == [written.id]  # exactly one fact
+    finally:
+        if node_a.poll() is None:
+            node_a.kill()
+
+
+def test_an_ack_and_a_snooze_retried_after_a_kill_before_their_answer_are_done_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    today = dt.datetime.now(dt.UTC).date()
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+        client = Client(info["url"], key)
+        client.set("alice", PATH, str(today + dt.timedelta(days=20)))  # an expiry alert
+        (alert,) = [a for a in client.alerts("alice") if a.check == "document_expiry"]
+    until = str(today + dt.timedelta(days=5))
+    calls = {
+        "ack-1": ("acknowledge", {"alert_id": alert.id}),
+        "snooze-1": ("snooze", {"alert_id": alert.id, "until": until}),
+    }
+    monkeypatch.setenv(KILL_BEFORE_STORING, "1")  # dies after the change, before its answer
+    for idem, (verb, fields) in calls.items():
+        with serving(home, stop=False) as info:
+            with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+                Client(info["url"], key).call(verb, "alice", idempotency_key=idem, **fields)
+            assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_BEFORE_STORING)
+    with Memory(home, read_only=True) as mem:  # both changes were committed before the kills
+        changed = get_alert(mem.store, mem.address("alice"), alert.id)
+        assert changed.status == "acknowledged" and str(changed.snoozed_until) == until
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        client.set("alice", PATH, str(today + dt.timedelta(days=3000)))  # the alert resolves
+        (now,) = [a for a in client.alerts("alice", include_resolved=True) if a.id == alert.id]
+        assert now.status == "resolved"  # run again, an ack or a snooze would be refused now
+        answers = {}
+        for idem, (verb, fields) in calls.items():
+            answers[idem] = client.call(verb, "alice", idempotency_key=idem, **fields)
+            assert client.call(verb, "alice", idempotency_key=idem, **fields) == answers[idem]
+        # each answers as its first run left the alert, and did its change once
+        assert answers["ack-1"]["status"] == "acknowledged"
+        assert answers["ack-1"]["snoozed_until"] is None  # before the snooze: its own answer
+        assert answers["snooze-1"]["snoozed_until"] == until
+        (after,) = [a for a in client.alerts("alice", include_resolved=True) if a.id == alert.id]
+        assert after.status == "resolved"
+
+
+def test_an_erase_retried_after_a_kill_before_its_answer_erases_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "ws"
+    with serving(home) as info:
+        key = _key(_admin(info), "default")
+        client = Client(info["url"], key)
+        client.set("alice", PATH, "2030-05-01")
+        client.set("alice", "identity.name", "Alice")
+        target = client.facts("alice", PATH)[0].id
+    send = {"idempotency_key": "erase-1", "fact_ids": [target], "reason": "asked to"}
+    monkeypatch.setenv(KILL_BEFORE_STORING, "1")  # dies after the erase, before its answer
+    with serving(home, stop=False) as info:
+        with pytest.raises(ServiceError):  # the connection broke: outcome unknown to it
+            Client(info["url"], key).call("erase", "alice", **send)
+        assert info["proc"].wait(timeout=60) == -signal.SIGKILL
+    monkeypatch.delenv(KILL_BEFORE_STORING)
+    with serving(home) as info:
+        client = Client(info["url"], key)
+        (first,) = client.call("erasures", "alice")  # the erase committed before the kill
+        answer = client.call("erase", "alice", **send)
+        assert client.call("erase", "alice", **send) == answer
+        assert answer["id"] == first["id"]  # that erasure's report, not a second erase
+        assert [f["id"] for f in answer["facts"]] == [target] and answer["verified"]
+        assert [r["id"] for r in client.call("erasures", "alice")] == [first["id"]]  # once
+        assert [f.value for f in client.facts("alice", "identity.name")] == ["Alice"]

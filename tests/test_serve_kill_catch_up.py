@@ -5,8 +5,10 @@ subject written by one thread, each write a later date); once enough writes are 
 the server is killed with SIGKILL while writes and reactions are under way. The log then
 holds writes whose reactions never ran (the test goes on until a kill leaves some). The
 restarted server drains them at start-up — no `run-once`, no further write — so every
-subject's open expiry alert names its newest date and no other. Bounded: at most
-`ROUNDS` kills, `MAX_WRITES` writes per thread.
+subject's open expiry alert names its newest date and no other. Every write the server
+acknowledged is in the log after each kill, the writes in flight are whole or absent (at
+most one per thread besides), and a real `uac verify` passes. Bounded: at most `ROUNDS`
+kills, `MAX_WRITES` writes per thread.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve import _admin, _key, serving
+from test_serve import _admin, _cli, _key, serving
 
 from uac import Memory
 from uac.fact_log.backends import reactions
@@ -34,9 +36,9 @@ MAX_WRITES = 40  # per thread
 ROUNDS = 3  # kills at most, until one leaves reactions pending
 
 
-def _load_then_kill(info: dict, key: str, first_day: int) -> int:
+def _load_then_kill(info: dict, key: str, first_day: int, acknowledged: list[str]) -> int:
     """Write from THREADS threads, SIGKILL the server once KILL_AFTER writes are answered;
-    returns how many were answered."""
+    returns how many were answered (their fact ids added to `acknowledged`)."""
     today = dt.datetime.now(dt.UTC).date()
     answered = 0
     lock = threading.Lock()
@@ -52,11 +54,12 @@ def _load_then_kill(info: dict, key: str, first_day: int) -> int:
                     return
                 day = today + dt.timedelta(days=first_day + k)
                 try:
-                    client.set(subject, PATH, day.isoformat())
+                    written = client.set(subject, PATH, day.isoformat())
                 except ServiceError:  # the server is gone
                     return
                 with lock:
                     answered += 1
+                    acknowledged.append(written.id)
 
     threads = [threading.Thread(target=writer, args=(n,), daemon=True) for n in range(THREADS)]
     for t in threads:
@@ -79,12 +82,20 @@ def test_a_server_killed_under_write_load_catches_up_every_reaction_at_start(
     with serving(home) as info:
         key = _key(_admin(info), "default")
     left_pending = []
+    acknowledged: list[str] = []
     for round_ in range(ROUNDS):
         with serving(home, stop=False) as info:
-            answered = _load_then_kill(info, key, first_day=10 + round_ * MAX_WRITES)
+            answered = _load_then_kill(info, key, 10 + round_ * MAX_WRITES, acknowledged)
         assert answered >= KILL_AFTER
         with Memory(home, read_only=True) as mem:
             left_pending = reactions.pending(mem.store)
+            stored = [f.id for s in SUBJECTS for f in mem.facts(s, PATH)]
+            counted = sum(reactions.wanted(mem.store, mem.address(s))[0] for s in SUBJECTS)
+        assert set(acknowledged) <= set(stored)  # no acknowledged write lost to the kill
+        assert len(stored) - len(acknowledged) <= THREADS * (round_ + 1)  # in flight, whole
+        assert counted == len(stored)  # each stored write counted once by its reaction row
+        done = _cli(home, "verify")
+        assert done.returncode == 0, done.stdout + done.stderr
         if left_pending:
             break
     assert left_pending, f"no kill in {ROUNDS} left a reaction pending: nothing was tested"

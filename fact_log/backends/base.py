@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import write_keys
 from uac.fact_log.chain import Batch, Prepared, VerifyReport
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.rows import Fact
@@ -133,8 +134,17 @@ class AlertStorage(Protocol):
         """The alert rows of the subjects as stored (the shared ones on PostgreSQL)."""
         ...
 
-    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
-        """One lifecycle update of some alerts of a subject (`sets` with `?` placeholders)."""
+    def update(
+        self,
+        key: Key,
+        ids: Sequence[str],
+        sets: str,
+        values: Sequence[Any],
+        slot: write_keys.Slot | None = None,
+    ) -> None:
+        """One lifecycle update of some alerts of a subject (`sets` with `?` placeholders);
+        `slot`: a keyed request's step, recorded in the same transaction with the updated
+        rows (ALERT_COLUMNS, as lists) as its answer (write_keys.record_answer)."""
         ...
 
     def pull(self, where: Address | str) -> None:
@@ -277,10 +287,16 @@ class LogBackend(Protocol):
         ...
 
     def erase_shared(
-        self, record: dict[str, Any], seqs: Sequence[int], input_ids: Sequence[str], every: bool
+        self,
+        record: dict[str, Any],
+        seqs: Sequence[int],
+        input_ids: Sequence[str],
+        every: bool,
+        slot: write_keys.Slot | None = None,
     ) -> dict[str, Any] | None:
         """Blank erased rows in the shared log first (fact_log/backends/pg_erase.py) and copy
-        what it chose; what it blanked, or None when the workspace file is the log."""
+        what it chose; what it blanked, or None when the workspace file is the log. `slot`:
+        a keyed request's step, recorded in the blanking transaction (`{"erasure": id}`)."""
         ...
 
     def erasure_done(self, erasure_id: str, report: dict[str, Any]) -> int | None:
@@ -296,6 +312,16 @@ class LogBackend(Protocol):
 
     def service_rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one statement (`?` placeholders) on a table every node shares (API keys)."""
+        ...
+
+    def hold(self, name: str) -> bool:
+        """Take a hold on `name` that lives as long as this process (or until `let_go`):
+        False when another live process holds it. A keyed write's claim
+        (runtime/api/idempotency.py): a claim whose holder died is free to run again."""
+        ...
+
+    def let_go(self, name: str) -> None:
+        """Drop a hold `hold` took."""
         ...
 
     def readiness(self) -> dict[str, str]:

@@ -266,10 +266,23 @@ class DuckDBBackend:
         return latest_anchors(self.store.con, every)
 
     def erase_shared(
-        self, record: dict[str, Any], seqs: Sequence[int], input_ids: Sequence[str], every: bool
+        self,
+        record: dict[str, Any],
+        seqs: Sequence[int],
+        input_ids: Sequence[str],
+        every: bool,
+        slot: write_keys.Slot | None = None,
     ) -> dict[str, Any] | None:
-        """The file is the log: fact_log/erase.py blanks it."""
+        """The file is the log: fact_log/erase.py blanks it (and records the step)."""
         return None
+
+    def hold(self, name: str) -> bool:
+        """The file's lock makes this process the log's only writer: its in-process claims
+        (runtime/api/idempotency.py) are all the holds there are."""
+        return True
+
+    def let_go(self, name: str) -> None:
+        """Nothing is held beyond the process."""
 
     def erasure_done(self, erasure_id: str, report: dict[str, Any]) -> int | None:
         """The file's report is all there is (fact_log/erase.py records it)."""
@@ -461,8 +474,16 @@ class FileAlerts:
     def rows(self, keys: Sequence[Key]) -> list[tuple[Any, ...]]:
         return _FileAlertWrite(self.store, keys).rows()
 
-    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
-        """One lifecycle update of some alerts and their new digests, in one transaction."""
+    def update(
+        self,
+        key: Key,
+        ids: Sequence[str],
+        sets: str,
+        values: Sequence[Any],
+        slot: write_keys.Slot | None = None,
+    ) -> None:
+        """One lifecycle update of some alerts and their new digests, in one transaction
+        (with the keyed request's step and its answer, the updated rows)."""
         if not ids:
             return
         con = self.store.con
@@ -470,6 +491,12 @@ class FileAlerts:
         with file_transaction(self.store):
             con.execute(f"UPDATE alerts SET {sets} WHERE {where}", [*values, *key, list(ids)])
             reseal(con, self.store.signer(), "alerts", where, [*key, list(ids)])
+            if slot is not None:
+                rows = con.execute(
+                    f"SELECT {ALERT_COLUMNS} FROM alerts WHERE {where} ORDER BY id",
+                    [*key, list(ids)],
+                ).fetchall()
+                write_keys.record_answer(con, slot, [list(r) for r in rows])
 
     def pull(self, where: Address | str) -> None:
         """The file's alerts are the alerts."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.backends import pg_schema
+from uac.fact_log.backends import pg_schema, write_keys
 from uac.fact_log.backends.pg_log import TABLES, PgLog
 from uac.fact_log.chain import content_hash
 from uac.fact_log.chain_keys import KeyRing, row_message
@@ -69,8 +69,10 @@ def erase(
     seqs: Sequence[int],
     input_ids: Sequence[str],
     every: bool,
+    slot: write_keys.Slot | None = None,
 ) -> dict[str, Any]:
-    """Blank the facts and inputs in PostgreSQL in one transaction; the pending report stored.
+    """Blank the facts and inputs in PostgreSQL in one transaction; the pending report stored
+    (and a keyed request's step, `slot`: write_keys.record_answer).
 
     `record` names the erasure (id, address, what, reason, actor, erased_at); the report
     returned holds its facts (id, seq, kind, path), inputs and rejection count.
@@ -150,6 +152,7 @@ def erase(
             f"INSERT INTO uac_erasures ({_ERASURE}, mac) VALUES ({', '.join(['%s'] * 11)})",  # type: ignore[arg-type]
             [*values, ring.sign(row_message("uac_erasures", values))],
         )
+        write_keys.record_answer_pg(cur, slot, {"erasure": record["id"]})
     return report
 
 

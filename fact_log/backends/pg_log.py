@@ -253,8 +253,11 @@ class PgLog:
         """Append batches in one transaction, each chained after its subject's head; with
         `one_run`, every batch carries the first one's run id (the parts of one write).
         `slots`: each batch's keyed request, recorded in the same transaction."""
+        # A subject is covered in the commit when every batch of it wants no reaction.
+        wanting = {_key(b.address) for b in batches if not b.covered}
+        covered = {_key(b.address) for b in batches} - wanting
         with self._tx() as cur:
-            heads = self._lock_heads(cur, {_key(b.address) for b in batches})
+            heads = self._lock_heads(cur, {_key(b.address) for b in batches}, covered)
             out: list[Prepared] = []
             for i, batch in enumerate(batches):
                 run = out[0].run_id if one_run and out else None
@@ -304,9 +307,13 @@ class PgLog:
         return facts
 
     def _lock_heads(
-        self, cur: psycopg.Cursor[Any], keys: set[tuple[str, str, str]]
+        self,
+        cur: psycopg.Cursor[Any],
+        keys: set[tuple[str, str, str]],
+        covered: set[tuple[str, str, str]] | None = None,
     ) -> dict[tuple[str, str, str], list[Any]]:
-        """The subjects' chain heads, locked until the transaction ends; their jobs queued."""
+        """The subjects' chain heads, locked until the transaction ends; their jobs queued
+        (and their reactions, or, for `covered` ones, the writes counted as covered)."""
         heads: dict[tuple[str, str, str], list[Any]] = {}
         for key in sorted(keys):  # sorted: two nodes locking the same subjects never deadlock
             cur.execute(
@@ -318,7 +325,7 @@ class PgLog:
                         " FOR UPDATE", key)  # fmt: skip
             heads[key] = list(cur.fetchone())  # type: ignore[arg-type]
         pg_jobs.enqueue(cur, sorted(keys))  # in the write's transaction: no write without its job
-        reactions.enqueue_pg(cur, keys)  # and none without its pending reaction
+        reactions.enqueue_pg(cur, keys, covered or ())  # and none without its reaction
         return heads
 
     @staticmethod

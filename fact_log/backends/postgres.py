@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import pg_alerts, pg_erase, pg_jobs, pg_schema, pg_service, write_keys
-from uac.fact_log.backends.base import Key, Send, StoreFile
+from uac.fact_log.backends.base import ALERT_COLUMNS, Key, Send, StoreFile
 from uac.fact_log.backends.duckdb import FileAlerts, FileOutbox, Pending, hand_back
 from uac.fact_log.backends.pg_artifacts import Artifacts, DirArtifacts, PgArtifacts
 from uac.fact_log.backends.pg_log import TABLES, LogUnavailable, PgLog, is_url, redact
@@ -130,9 +130,11 @@ class PostgresBackend:
         self.artifacts: Artifacts | None = (
             DirArtifacts(shared_dir) if shared_dir else PgArtifacts(log)
         )
+        self._holds = pg_service.KeyHolds(log.url)  # a connection opened on first use
 
     def close(self) -> None:
-        """Close the pool of PostgreSQL connections."""
+        """Close the pool of PostgreSQL connections (and the one holding this node's claims)."""
+        self._holds.close()
         self.log.close()
 
     # -- appending and verifying ----------------------------------------------------------
@@ -160,6 +162,9 @@ class PostgresBackend:
     def _append(self, batches: list[Batch], items: list[Pending]) -> None:
         """Append to the PostgreSQL log (one transaction), then copy the rows locally."""
         prepared = self.log.append(batches, self.store.signer(), [i.slot for i in items])
+        wanting = {b.address for b in batches if not b.covered}
+        for batch in batches:  # counted covered by this commit (pg_log.append), if all were
+            batch.settled = batch.covered and batch.address not in wanting
         # Committed already: if the copy fails, the next read of the subject copies it.
         with contextlib.suppress(Exception):
             self.record(prepared)
@@ -200,13 +205,18 @@ class PostgresBackend:
         return self.log.anchors(every)
 
     def erase_shared(
-        self, record: dict[str, Any], seqs: Sequence[int], input_ids: Sequence[str], every: bool
+        self,
+        record: dict[str, Any],
+        seqs: Sequence[int],
+        input_ids: Sequence[str],
+        every: bool,
+        slot: write_keys.Slot | None = None,
     ) -> dict[str, Any] | None:
         """The shared log first: it is what every node copies; this node's copy follows
         (fact_log/erase.py), and a node that misses that step applies the erasure at its next
         sync. An erase of everything chose its rows under the head lock (a write that landed
         since this node's sync is erased too): those rows are copied before returning."""
-        done = pg_erase.erase(self.log, self.store.signer(), record, seqs, input_ids, every)
+        done = pg_erase.erase(self.log, self.store.signer(), record, seqs, input_ids, every, slot)
         self.sync(record["address"], erasures=False)
         return done
 
@@ -237,6 +247,15 @@ class PostgresBackend:
     def service_rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Every API node of a shared log sees the same rows."""
         return pg_service.run(self.log, sql, params)
+
+    def hold(self, name: str) -> bool:
+        """Every node asks the database: a hold lives as long as the process that took it
+        (pg_service.KeyHolds)."""
+        return self._holds.hold(name)
+
+    def let_go(self, name: str) -> None:
+        """Drop a hold `hold` took."""
+        self._holds.drop(name)
 
     def readiness(self) -> dict[str, str]:
         """A node is useless while its database is down (or not migrated)."""
@@ -445,11 +464,23 @@ class SharedAlerts:
         with pg_schema.transaction(self.log) as cur:
             return pg_alerts.rows(cur, keys)
 
-    def update(self, key: Key, ids: Sequence[str], sets: str, values: Sequence[Any]) -> None:
-        """The shared rows first, then this node's copy of them."""
+    def update(
+        self,
+        key: Key,
+        ids: Sequence[str],
+        sets: str,
+        values: Sequence[Any],
+        slot: write_keys.Slot | None = None,
+    ) -> None:
+        """The shared rows first (with the keyed request's step and its answer, in the same
+        transaction), then this node's copy of them."""
+        width = len(ALERT_COLUMNS.split(","))
         with pg_schema.transaction(self.log) as cur:
             pg_alerts.update(cur, key, ids, sets.replace("?", "%s"), list(values))
             rows = pg_alerts.rows(cur, [key])
+            if slot is not None:
+                mine = sorted(list(r[:width]) for r in rows if r[0] in set(ids))
+                write_keys.record_answer_pg(cur, slot, mine)
         self.copy.mirror([key], rows)
 
     def pull(self, where: Address | str) -> None:

@@ -91,14 +91,18 @@ def enqueue(
             con.execute("INSERT INTO reactions VALUES (?, ?, ?, 1, ?)", [*key, int(covered)])
 
 
-def enqueue_pg(cur: psycopg.Cursor[Any], keys: Iterable[Key]) -> None:
-    """Count one more wanted reaction per subject (PostgreSQL, in the write's transaction)."""
+def enqueue_pg(cur: psycopg.Cursor[Any], keys: Iterable[Key], covered: Iterable[Key] = ()) -> None:
+    """Count one more wanted reaction per subject (PostgreSQL, in the write's transaction);
+    a subject in `covered` (its writes want no reaction) counts every write so far as
+    covered, as `enqueue` does (and as the Reactor's skip after a commit would)."""
+    done = set(covered)
     for key in sorted(set(keys)):
         cur.execute(
-            "INSERT INTO reactions VALUES (%s, %s, %s, 1, 0)"
+            "INSERT INTO reactions VALUES (%s, %s, %s, 1, %s)"
             " ON CONFLICT (tenant, scope, subject)"
-            " DO UPDATE SET wanted = reactions.wanted + 1",
-            list(key),
+            " DO UPDATE SET wanted = reactions.wanted + 1"
+            + (", done = reactions.wanted + 1" if key in done else ""),
+            [*key, int(key in done)],
         )
 
 

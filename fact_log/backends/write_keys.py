@@ -9,7 +9,9 @@ and the ids of the facts and inputs it stored. A retry of the key then runs the 
 again in *replay*: each append that the first run committed hands back the facts it stored
 instead of writing (the verb builds its answer from them as the first run would have), and
 any append the first run did not reach writes for real. A write is stored once, whatever
-the moment of the kill.
+the moment of the kill. A step that changes something other than the log (an alert's
+acknowledgement or snooze, an erase) records its answer instead (`record_answer`, in the
+transaction doing its work); its replay returns that answer (`answered`) and does nothing.
 
 Whichever request is writing is said by `writing(...)`, a context variable the service sets
 around a verb, so the verbs themselves never see keys. A request without a key is counted
@@ -60,11 +62,13 @@ _KEY = "tenant = ? AND key_id = ? AND idem_key = ?"
 @dataclass(frozen=True, slots=True)
 class Committed:
     """One batch a keyed request committed: the ids of the facts and inputs it stored; or
-    (`streamed`) a streamed write it started, whose outcome the row cannot tell."""
+    (`streamed`) a streamed write it started, whose outcome the row cannot tell; or
+    (`answer`) a step that changed something else than the log (`record_answer`)."""
 
     fact_ids: tuple[str, ...]
     input_ids: tuple[str, ...]
     streamed: bool = False
+    answer: Any = None  # a step that appends no batch (an ack, an erase): what it answered
 
 
 STREAM = '"stream"'  # fact_ids of a streamed write's mark (a JSON string, not a list)
@@ -180,6 +184,65 @@ def record_pg(cur: psycopg.Cursor[Any], slot: Slot | None, prep: Prepared) -> No
         cur.execute("INSERT INTO idempotency_writes VALUES (%s, %s, %s, %s, %s, %s, %s)", row)
 
 
+# -- steps that change something else than the log (an alert's lifecycle, an erase) -------
+
+
+def answered(slot: Slot | None) -> Any:
+    """What the request's earlier run answered for this step (`record_answer`), or None:
+    the step runs. A step asks before it does anything, and, when it runs, records its
+    answer in the transaction that does its work, so a retry of the key after a kill does the
+    work once and answers as the first run did (runtime/api/idempotency.py)."""
+    if slot is None or slot.earlier is None:
+        return None
+    return slot.earlier.answer
+
+
+def answered_next() -> list[Any]:
+    """Take the steps the earlier run recorded next, as long as they are answers, and return
+    those answers: for a replay that does not reach them through the calls that made them
+    (an erase's erasures of the copies it found, which a replay no longer finds)."""
+    mark = _current.get()
+    found: list[Any] = []
+    if mark is None:
+        return found
+    with mark._lock:
+        while mark.appended < len(mark.earlier) and mark.earlier[mark.appended].answer is not None:
+            found.append(mark.earlier[mark.appended].answer)
+            mark.appended += 1
+    return found
+
+
+def _answer_row(slot: Slot, answer: Any) -> list[Any] | None:
+    mark = slot.mark
+    if not mark.keyed or slot.earlier is not None:
+        return None
+    body = json.dumps({"answer": answer}, sort_keys=True, default=_iso)
+    return [mark.tenant, mark.key_id, mark.key, slot.n, body, "[]", utc_now()]
+
+
+def _iso(value: Any) -> str:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"cannot record {type(value).__name__} in an answer")
+
+
+def record_answer(
+    con: duckdb.DuckDBPyConnection | GatedConnection, slot: Slot | None, answer: Any
+) -> None:
+    """Record a keyed request's step and its answer (JSON-ready; dates become ISO text), in
+    the DuckDB transaction doing the step's work."""
+    row = None if slot is None else _answer_row(slot, answer)
+    if row is not None:
+        con.execute("INSERT INTO idempotency_writes VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+
+def record_answer_pg(cur: psycopg.Cursor[Any], slot: Slot | None, answer: Any) -> None:
+    """`record_answer`, in the PostgreSQL transaction doing the step's work."""
+    row = None if slot is None else _answer_row(slot, answer)
+    if row is not None:
+        cur.execute("INSERT INTO idempotency_writes VALUES (%s, %s, %s, %s, %s, %s, %s)", row)
+
+
 def streaming(store: Any, slot: Slot | None) -> None:
     """Mark a keyed request's streamed write before it starts (its own transaction)."""
     if slot is None or not slot.mark.keyed:
@@ -215,12 +278,16 @@ def committed(store: Any, tenant: str, key_id: str, key: str) -> list[Committed]
         f"SELECT fact_ids, input_ids FROM idempotency_writes WHERE {_KEY} ORDER BY n",
         [tenant, key_id, key],
     )
-    return [
-        Committed((), (), True)
-        if f == STREAM
-        else Committed(tuple(json.loads(f)), tuple(json.loads(i)))
-        for f, i in rows
-    ]
+    return [_committed(f, i) for f, i in rows]
+
+
+def _committed(fact_ids: str, input_ids: str) -> Committed:
+    if fact_ids == STREAM:
+        return Committed((), (), True)
+    found = json.loads(fact_ids)
+    if isinstance(found, dict):  # a step's answer (record_answer)
+        return Committed((), (), answer=found["answer"])
+    return Committed(tuple(found), tuple(json.loads(input_ids)))
 
 
 def forget(store: Any, tenant: str, key_id: str, key: str) -> None:

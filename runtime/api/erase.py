@@ -34,8 +34,10 @@ from typing import Any
 from uac.compiler import cache, loader, shared_checkpoints
 from uac.compiler.locks import subject_lock
 from uac.fact_log.addressing import Address
+from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.pg_artifacts import Artifacts, digest
 from uac.fact_log.erase import (
+    ERASED_OP,
     LogErasure,
     compact_file,
     erase_log,
@@ -46,7 +48,7 @@ from uac.fact_log.erase import (
 from uac.fact_log.erase import (
     apply_shared as blank_copy,
 )
-from uac.fact_log.errors import InputError, UacError
+from uac.fact_log.errors import InputError, NotFound, UacError
 from uac.fact_log.progress_callback import Report
 from uac.fact_log.scopes import MEMBERSHIP_PATH, promoted_from
 from uac.fact_log.store import Store, utc_now
@@ -71,7 +73,11 @@ def erase(
     now: dt.datetime | None = None,
     progress: Report | None = None,
 ) -> dict[str, Any]:
-    """Erase the named facts (None: everything of the subject) and all derived data."""
+    """Erase the named facts (None: everything of the subject) and all derived data.
+
+    Under an idempotency key (fact_log/backends/write_keys.py) the erasure's id is recorded
+    in the transaction that blanks the log: a retry of the key erases nothing again and
+    answers with that erasure's report (completed first if a kill left it pending)."""
     if mem.store.read_only:
         raise InputError(f"workspace {mem.home} was opened read-only; an erase writes")
     addr = mem.address(subject)
@@ -81,17 +87,46 @@ def erase(
         if progress is not None:
             progress(STEPS[n - 1] if n <= len(STEPS) else "done", n, len(STEPS))
 
+    slot = write_keys.take()
+    earlier = write_keys.answered(slot)
     with subject_lock(mem.home, addr):
-        log = erase_log(mem.store, addr, fact_ids, reason=reason, actor=mem.actor, now=now)
-        report = _purge_derived(mem, log, step)
-    # The user's facts promoted to a group live on as the group's copies: they go too.
-    erased = {f["id"] for f in log.facts}
-    report["promoted_copies"] = [
+        if earlier is not None:
+            report, promoted = _erased_before(mem, addr, earlier["erasure"], step)
+        else:
+            try:
+                log = erase_log(
+                    mem.store, addr, fact_ids, reason=reason, actor=mem.actor, now=now, slot=slot
+                )
+            except (InputError, NotFound):
+                write_keys.rolled_back(slot)  # refused before anything was written
+                raise
+            write_keys.settle(slot)
+            report, promoted = _purge_derived(mem, log, step), []
+    # The user's facts promoted to a group live on as the group's copies: they go too (a
+    # retry answers with the erasures its first run made of them, and erases those left).
+    erased = {f["id"] for f in report["facts"]}
+    promoted += [done["erasure"] for done in write_keys.answered_next()]
+    report["promoted_copies"] = promoted + [
         erase(mem, group, copies, reason=f"{reason} (promoted from {addr})", now=now)["id"]
         for group, copies in _promoted_copies(mem, str(addr), erased).items()
     ]
     report["verified"] = mem.verify().ok
     return report
+
+
+def _erased_before(
+    mem: Memory, addr: Address, erasure_id: str, step: Callable[[int], None]
+) -> tuple[dict[str, Any], list[str]]:
+    """The report of an erasure an earlier run of a keyed request made (its purge finished
+    now if a kill left it pending); no promoted copies yet (the caller adds them)."""
+    mem.store.backend.sync(addr)  # a shared log: the erasure reaches this node's copy
+    for log in pending_erasures(mem.store):
+        if log.id == erasure_id:
+            return _purge_derived(mem, log, step), []
+    for report in erasure_reports(mem.store, addr):
+        if report["id"] == erasure_id:
+            return report, []
+    raise UacError(f"erasure {erasure_id} of {addr} is recorded under the key but not found")
 
 
 def _inheritors(mem: Memory, addr: Address) -> list[Address]:
@@ -116,6 +151,8 @@ def _promoted_copies(mem: Memory, user: str, erased: set[str]) -> dict[str, list
             continue
         group = f"group:{info.subject}"
         for fact in mem.facts(group):
+            if fact.op == ERASED_OP:  # erased already (by an earlier run of a keyed retry)
+                continue
             origin = promoted_from(fact) or {}
             if origin.get("subject") == user and origin.get("fact") in erased:
                 found.setdefault(group, []).append(fact.id)
