@@ -15,7 +15,7 @@ the compiled regex, never this stand-in.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
 # Global inline flags, which Python allows only at the start of a pattern ("(?i)...").
@@ -97,6 +97,7 @@ class LazyRegex:
         return f"lazy({self.pattern!r}, {self._given})"
 
 
-def lazy(source: str, flags: int = 0) -> LazyRegex:
+def lazy(source: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(source, flags)` at the regex's first use."""
-    return LazyRegex(source, flags)
+    # typed as the regex it stands in for: the rules use it wherever a Pattern goes
+    return cast("re.Pattern[str]", LazyRegex(source, flags))
