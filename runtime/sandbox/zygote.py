@@ -72,16 +72,26 @@ def _cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _cpu_waited(pid: int) -> float | None:
+def _schedstat(pid: int) -> int:
+    """A descriptor of a child's /proc/PID/schedstat (read with `_cpu_waited`), or -1."""
+    try:
+        return os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+    except OSError:
+        return -1
+
+
+def _cpu_waited(fd: int) -> float | None:
     """Seconds a child has spent ready to run but waiting for a CPU; None if not reported.
 
-    The second field of /proc/PID/schedstat (the run-queue delay, in nanoseconds), which
-    includes time a CPU quota (a container's cgroup) held it back. A stopped or blocked
-    process does not wait for a CPU: its time is not here.
+    The second field of /proc/PID/schedstat (the run-queue delay, in nanoseconds; each
+    read from offset 0 is fresh), which includes time a CPU quota (a container's cgroup)
+    held it back. A stopped or blocked process does not wait for a CPU: its time is not
+    in it.
     """
+    if fd < 0:
+        return None
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as f:
-            return int(f.read().split()[1]) / 1e9
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return None
 
@@ -208,6 +218,7 @@ class Worker:
         os.close(req_r)
         os.close(res_w)
         self.pid = pid
+        self.schedstat = _schedstat(pid)  # kept open: a read costs a microsecond, not ten
 
     def _loop(self, serve: Serve) -> None:
         """In the child: read a frame, serve it, answer, reset; until EOF or the last one."""
@@ -241,7 +252,7 @@ class Worker:
         # RLIMIT_CPU counts the whole life of a reused worker: the zygote counts this
         # query's own CPU from its start (`_read`).
         self.cpu_start = _cpu_seconds(self.pid)
-        self.waited = _cpu_waited(self.pid)
+        self.waited = _cpu_waited(self.schedstat)
         self.started = time.monotonic()
         self.cpu_s = float(limits["cpu_s"])
         self.timeout_s = float(limits["timeout_s"])
@@ -342,7 +353,7 @@ class Worker:
         """
         if now >= self.backstop:
             return "backstop"
-        waited = _cpu_waited(self.pid) if self.waited is not None else None
+        waited = _cpu_waited(self.schedstat) if self.waited is not None else None
         counted = now - self.started - (0.0 if waited is None else waited - self.waited)
         if counted >= self.timeout_s:
             return "timeout"
@@ -362,7 +373,7 @@ class Worker:
 
     def retire(self) -> None:
         """Close the pipes: a healthy worker ends its loop at EOF (reap it later)."""
-        for name in ("req_w", "res_r"):
+        for name in ("req_w", "res_r", "schedstat"):
             fd = getattr(self, name)
             if fd >= 0:
                 os.close(fd)
