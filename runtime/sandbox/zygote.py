@@ -13,10 +13,10 @@ each way), so neither the fork, the confinement nor the teardown sits on a query
 Per query the zygote sets the worker's CPU limit to what it has used plus the query's
 allowance and its address-space limit to what it holds plus the query's memory, and
 enforces the wall clock with SIGKILL: `timeout_s` leaves out the time the worker waited
-for a CPU (`Worker.overran`), `backstop_s` does not. A worker is replaced after any failed query (an
-error, a limit, a death), after `max_queries`, or when its CPU budget or growth runs out;
-between queries it drops everything the last one left (`reset_between_queries`). With
-`max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
+for a CPU (`Worker.overran`), `backstop_s` does not. A worker is replaced after any failed
+query (an error, a limit, a death), after `max_queries`, or when its CPU budget or growth
+runs out; between queries it drops everything the last one left (`reset_between_queries`).
+With `max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
 """
 
 from __future__ import annotations
