@@ -238,6 +238,13 @@ class Reader:
         date; pass it for reproducible answers. Without `version` it answers from every
         saved write: a subject not compiled yet, or with facts its checkpoint lacks, is
         compiled first (waiting for a reaction in progress, which holds the subject's lock).
+
+        `limits` (default `Limits()`): 2 s of CPU, 256 MB, and a 2 s wall limit counted
+        from the hand-over to a sandbox worker (not the wait for a free one) that leaves
+        out time the worker spent waiting for a CPU, so a busy machine does not fail a
+        query while a blocked one is still stopped; whatever the load, a query is stopped
+        after `limits.backstop_s` (40 s) of wall-clock time. Over a limit the envelope's
+        error is `limit_exceeded`.
         """
         addr = self.caller.address(subject)
         if version is None:

@@ -173,6 +173,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"uac: error: {message} (see: {self.prog} --help)\n")
 
 
+def query_limits(limits: Any) -> str:
+    """What stops a query, for `uac query --help`."""
+    return (
+        f"Each query may use {limits.cpu_s} s of CPU, {limits.memory_mb} MB of memory, and "
+        f"{limits.timeout_s:g} s of wall-clock time from its hand-over to a worker, not "
+        "counting time spent waiting for a CPU on a busy machine (a blocked query is "
+        f"stopped by it); whatever the load, it is stopped after {limits.backstop_s:g} s. "
+        "Over a limit it answers limit_exceeded."
+    )
+
+
 class _Unbuilt:
     """The parser of a command this call did not name: every call on it does nothing.
 
@@ -462,6 +473,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--today", type=_day_arg, help="what 'today' means (default: now, UTC)")
     p.add_argument("--as-of", type=_date_arg, help="query the state as it was at this valid time")
     p.add_argument("--explain", action="store_true", help="also show the records and fact ids read")
+    if p is not UNBUILT:
+        from uac.runtime.sandbox.limits import Limits
+
+        p.epilog = query_limits(Limits())
 
     p = command(
         "verify",

@@ -56,7 +56,7 @@ __all__ = [
 
 _WARNED: set[str] = set()  # each confinement warning is logged once per host process
 _HELLO_TIMEOUT_S = 30.0
-_SLACK_S = 5.0  # beyond the query's own timeout before the host gives up on a zygote
+_SLACK_S = 5.0  # beyond the query's backstop before the host gives up on a zygote
 MAX_QUERIES = 10_000  # queries one reused worker serves before it is replaced
 
 
@@ -282,7 +282,8 @@ class Sandbox:
             except OSError:
                 return self._replace("the sandbox was restarted; retry the query")
             cap = limits.max_result_bytes * 2 + 65536
-            line = self._read_line(time.monotonic() + limits.timeout_s + _SLACK_S, cap)
+            # The zygote ends the query by its backstop at the latest (`Limits`).
+            line = self._read_line(time.monotonic() + limits.backstop_s + _SLACK_S, cap)
             if line is None:
                 return self._replace("the sandbox stopped answering and was restarted")
             return line

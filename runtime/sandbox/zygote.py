@@ -12,10 +12,11 @@ serves many queries of this one checkpoint over its pipes (one length-prefixed f
 each way), so neither the fork, the confinement nor the teardown sits on a query's path.
 Per query the zygote sets the worker's CPU limit to what it has used plus the query's
 allowance and its address-space limit to what it holds plus the query's memory, and
-enforces the wall clock with SIGKILL. A worker is replaced after any failed query (an
-error, a limit, a death), after `max_queries`, or when its CPU budget or growth runs out;
-between queries it drops everything the last one left (`reset_between_queries`). With
-`max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
+enforces the wall clock with SIGKILL: `timeout_s` leaves out the time the worker waited
+for a CPU (`Worker.overran`), `backstop_s` does not. A worker is replaced after any failed
+query (an error, a limit, a death), after `max_queries`, or when its CPU budget or growth
+runs out; between queries it drops everything the last one left (`reset_between_queries`).
+With `max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from typing import Any
 
 from uac.runtime.sandbox.confine import Plan, Seccomp, confine, empty_root, make_plan
 from uac.runtime.sandbox.engine import Limits, Policy, execute
+from uac.runtime.sandbox.limits import backstop_s
 
 # What a confined worker does with one request: request -> (ok, JSON reply).
 Serve = Callable[[dict[str, Any]], tuple[bool, bytes]]
@@ -68,6 +70,30 @@ def _cpu_seconds(pid: int) -> float:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _schedstat(pid: int) -> int:
+    """A descriptor of a child's /proc/PID/schedstat (read with `_cpu_waited`), or -1."""
+    try:
+        return os.open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+    except OSError:
+        return -1
+
+
+def _cpu_waited(fd: int) -> float | None:
+    """Seconds a child has spent ready to run but waiting for a CPU; None if not reported.
+
+    The second field of /proc/PID/schedstat (the run-queue delay, in nanoseconds; each
+    read from offset 0 is fresh), which includes time a CPU quota (a container's cgroup)
+    held it back. A stopped or blocked process does not wait for a CPU: its time is not
+    in it.
+    """
+    if fd < 0:
+        return None
+    try:
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class Confiner:
@@ -192,6 +218,7 @@ class Worker:
         os.close(req_r)
         os.close(res_w)
         self.pid = pid
+        self.schedstat = _schedstat(pid)  # kept open: a read costs a microsecond, not ten
 
     def _loop(self, serve: Serve) -> None:
         """In the child: read a frame, serve it, answer, reset; until EOF or the last one."""
@@ -225,9 +252,12 @@ class Worker:
         # RLIMIT_CPU counts the whole life of a reused worker: the zygote counts this
         # query's own CPU from its start (`_read`).
         self.cpu_start = _cpu_seconds(self.pid)
+        self.waited = _cpu_waited(self.schedstat)
         self.started = time.monotonic()
         self.cpu_s = float(limits["cpu_s"])
-        self.deadline = self.started + float(limits["timeout_s"])
+        self.timeout_s = float(limits["timeout_s"])
+        self.backstop = self.started + backstop_s(self.timeout_s, self.cpu_s)
+        self.deadline = self.started + self.timeout_s
         data = raw or json.dumps(request).encode()
         _write_all(self.req_w, _HEADER.pack(len(data), 1, self.served) + data)
 
@@ -242,6 +272,9 @@ class Worker:
         header = self._read(_HEADER.size)
         why = header if isinstance(header, str) else ""
         if not why:
+            # The program has returned: only the backstop bounds the copy of its answer,
+            # which a busy zygote may be slow to read.
+            self.timeout_s = float("inf")
             size, ok, number = _HEADER.unpack(header)
             if number != self.served:
                 body: bytes | str = "malformed"
@@ -257,6 +290,11 @@ class Worker:
         self.kill()
         if why == "timeout":
             return _error("limit_exceeded", f"the query took longer than {limits.timeout_s:g} s")
+        if why == "backstop":
+            return _error(
+                "limit_exceeded",
+                f"the query was still running after {limits.backstop_s:g} s on a busy machine",
+            )
         if why == "too_big":
             return _error("bad_result", "the result is too large")
         cpu_text = f"the query used more than {limits.cpu_s} s of CPU"
@@ -274,30 +312,53 @@ class Worker:
         return _error("sandbox_error", "the query process returned no answer")
 
     def _read(self, size: int) -> bytes | str:
-        """Exactly size bytes of the reply before the deadline and within the CPU, or why not."""
+        """Exactly size bytes of the reply within the wall and CPU limits, or why not.
+
+        What the worker has written is read before any limit is looked at: a zygote that
+        was itself kept off the CPU past a deadline still takes an answer already there.
+        """
         parts: list[bytes] = []
         # CPU used can never run ahead of wall time (one thread), so the CPU clock needs a
         # look only once as much wall time as the allowance has passed.
         cpu_check = self.started + self.cpu_s
         while size:
+            wait = max(0.0, min(self.deadline, cpu_check) - time.monotonic())
+            ready, _, _ = select.select([self.res_r], [], [], wait)
+            if ready:
+                chunk = os.read(self.res_r, min(size, 1 << 16))
+                if not chunk:
+                    return "eof"
+                parts.append(chunk)
+                size -= len(chunk)
+                continue
             now = time.monotonic()
             if now >= self.deadline:
-                return "timeout"
+                why = self.overran(now)
+                if why:
+                    return why
             if now >= cpu_check:
                 used = _cpu_seconds(self.pid) - self.cpu_start
                 if used >= self.cpu_s:
                     return "cpu"
                 cpu_check = now + (self.cpu_s - used)
-            wait = min(self.deadline, cpu_check) - now
-            ready, _, _ = select.select([self.res_r], [], [], wait)
-            if not ready:
-                continue
-            chunk = os.read(self.res_r, min(size, 1 << 16))
-            if not chunk:
-                return "eof"
-            parts.append(chunk)
-            size -= len(chunk)
         return b"".join(parts)
+
+    def overran(self, now: float) -> str:
+        """At the deadline: "timeout", "backstop", or "" with the deadline moved on.
+
+        The wall limit counts the time since the hand-over less the time the worker spent
+        waiting for a CPU, so a query is not failed because the machine is busy; a worker
+        that is blocked or stopped waits for none, and a runaway one also meets its CPU
+        limit. The backstop counts all of it.
+        """
+        if now >= self.backstop:
+            return "backstop"
+        waited = _cpu_waited(self.schedstat) if self.waited is not None else None
+        counted = now - self.started - (0.0 if waited is None else waited - self.waited)
+        if counted >= self.timeout_s:
+            return "timeout"
+        self.deadline = min(self.backstop, now + self.timeout_s - counted)
+        return ""
 
     def kill(self) -> None:
         """Kill and reap the worker, keeping how it ended in `status`."""
@@ -312,7 +373,7 @@ class Worker:
 
     def retire(self) -> None:
         """Close the pipes: a healthy worker ends its loop at EOF (reap it later)."""
-        for name in ("req_w", "res_r"):
+        for name in ("req_w", "res_r", "schedstat"):
             fd = getattr(self, name)
             if fd >= 0:
                 os.close(fd)
