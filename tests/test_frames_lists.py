@@ -142,3 +142,16 @@ def test_a_guard_holds_for_every_item_of_a_list(catalog, text: str) -> None:
         if c.path in ("health.allergies", "health.medications")
     ]
     assert got == []
+
+
+@needs_encoder
+def test_a_list_said_one_item_a_line_is_one_record_per_line_and_a_repeat_is_not(
+    catalog,
+) -> None:
+    text = "Meds I'm taking now:\n- metformin 500mg daily\n- lisinopril 10mg in the morning"
+    got = [c for c in frames.extract(text, AT, catalog) if c.path == "health.medications"]
+    assert [c.value["name"] for c in got] == ["metformin", "lisinopril"]
+    assert [c.quote for c in got] == ["metformin 500mg daily", "lisinopril 10mg in the morning"]
+    again = "Started metformin today. Metformin makes me a bit sick."
+    got = [c for c in frames.extract(again, AT, catalog) if c.path == "health.medications"]
+    assert [c.value["name"] for c in got] == ["metformin"]

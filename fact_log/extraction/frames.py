@@ -751,19 +751,20 @@ def read(
     ballots = votes(spans, frames, today)
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
-    taken: set[str] = set()
+    taken: set[tuple[str, str]] = set()  # (path, key value) of the records filled
     for win, ballot in zip(spans, ballots, strict=True):
         if stated_not(win.sentence):
             continue
         chosen = [v for v in ballot if v.chosen]
         found = _filled(chosen, win, text, today, catalog, skipped, taken)
         out += found
-        taken |= {c.path for c in found}
-        if not found and chosen and chosen[0].frame.path not in skipped | taken:
+        taken |= {_record_key(c, catalog) for c in found}
+        filled = {path for path, _ in taken}
+        if not found and chosen and chosen[0].frame.path not in skipped | filled:
             first = chosen[0].frame
             hints.setdefault(first.path, _hint(first, win.sentence, catalog))
     out = merge(rules, out, spans, catalog)
-    return Reading(out, [h for p, h in hints.items() if p not in taken])
+    return Reading(out, [h for p, h in hints.items() if p not in {p for p, _ in taken}])
 
 
 @dataclass(frozen=True, slots=True)
@@ -887,24 +888,42 @@ def _filled(
     today: dt.date,
     catalog: Catalog,
     closed: set[str],
-    taken: set[str],
+    taken: set[tuple[str, str]],
 ) -> list[Candidate]:
     """The candidates of the chosen frames that fill: the best one, and those scoring within
-    CLOSE of the best chosen score (one candidate per path and message)."""
+    CLOSE of the best chosen score (one candidate per path and message; for a collection
+    with a key, one per record: a list said over several lines is several records)."""
     out: list[Candidate] = []
     top = chosen[0].score if chosen else 0.0
     for vote in chosen:
         frame = vote.frame
         if out and vote.score < top - CLOSE:
             break
-        if frame.path in taken or any(c.path == frame.path for c in out):
+        keyed = key_slot(frame, catalog) is not None
+        if any(c.path == frame.path for c in out) or (
+            not keyed and any(path == frame.path for path, _ in taken)
+        ):
             continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
             if out:
                 continue
             return out  # the sentence is about this frame: the rules (or nothing) speak for it
-        out += _candidate(vote, win, text, today, catalog)
+        out += [
+            c
+            for c in _candidate(vote, win, text, today, catalog)
+            if _record_key(c, catalog) not in taken
+        ]
     return out
+
+
+def _record_key(cand: Candidate, catalog: Catalog) -> tuple[str, str]:
+    """(path, the value of its key slot) of a frame's candidate; the key is "" for a path
+    holding one fact per message (an attribute, a frame without a key slot)."""
+    frame = next((f for f in active_frames() if f.path == cand.path), None)
+    key = key_slot(frame, catalog) if frame is not None else None
+    if key is None or not isinstance(cand.value, dict):
+        return cand.path, ""
+    return cand.path, str(cand.value.get(key.field, "")).lower()
 
 
 def _candidate(
