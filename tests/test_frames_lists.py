@@ -11,7 +11,6 @@ import pytest
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder, frames
-from uac.fact_log.extraction.candidate import Candidate
 
 MONDAY = dt.date(2031, 3, 10)  # a Monday
 AT = dt.datetime(2031, 3, 10, 9, 0, tzinfo=dt.UTC)
@@ -156,21 +155,3 @@ def test_a_list_said_one_item_a_line_is_one_record_per_line_and_a_repeat_is_not(
     again = "Started metformin today. Metformin makes me a bit sick."
     got = [c for c in frames.extract(again, AT, catalog) if c.path == "health.medications"]
     assert [c.value["name"] for c in got] == ["metformin"]
-
-
-def _record(path: str, start: int, value: dict[str, str]) -> Candidate:
-    return Candidate("record", path, value, "assert", "x", start, 0.8)
-
-
-def test_an_item_of_a_list_no_rule_read_is_added_beside_the_rules_record(catalog) -> None:
-    text = "I'm allergic to penicillin and sulfa. Also to peanuts."
-    spans = frames.windows(text)
-    rule = _record("health.allergies", 16, {"substance": "penicillin"})
-    first = _record("health.allergies", 16, {"substance": "penicillin"})
-    second = _record("health.allergies", 31, {"substance": "sulfa"})
-    assert frames.merge([rule], [first, second], spans, catalog) == [second]
-    # a single frame record where a rule read the same sentence stays the rule's answer
-    assert frames.merge([rule], [second], spans, catalog) == []
-    # a rule's record that names no key (or names the item) speaks for every item
-    blank = _record("health.allergies", 16, {"reaction": "hives"})
-    assert frames.merge([blank], [first, second], spans, catalog) == []

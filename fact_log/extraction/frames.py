@@ -37,7 +37,6 @@ import os
 import re
 import threading
 import tomllib
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -994,10 +993,8 @@ def merge(
 ) -> list[Candidate]:
     """The frames' candidates that add to the rules': where a rule and a frame propose the
     same path for the same sentence, the rule's is the answer (rules measure the more precise
-    on every path: bench/frames_cv.py), except an item of a list the frames read there that
-    no rule's record names ("penicillin and sulfa" where a rule read penicillin); a
-    single-valued path the rules filled anywhere in the message keeps the rules' value; a
-    record of another sentence is added."""
+    on every path: bench/frames_cv.py); a single-valued path the rules filled anywhere in the
+    message keeps the rules' value; a record of another sentence is added."""
     if not rules:
         return found
 
@@ -1006,28 +1003,14 @@ def merge(
 
     ruled = {(c.path, sentence_of(c.start)) for c in rules}
     ruled_paths = {c.path for c in rules}
-    named = {(c.path, sentence_of(c.start), _record_key(c, catalog)[1]) for c in rules}
-    listed = Counter((c.path, sentence_of(c.start)) for c in found)
     out = []
     for cand in found:
-        at = (cand.path, sentence_of(cand.start))
-        if at in ruled and not (listed[at] > 1 and _unnamed(cand, at, named, catalog)):
+        if (cand.path, sentence_of(cand.start)) in ruled:
             continue
         if cand.path in catalog.attributes and cand.path in ruled_paths:
             continue
         out.append(cand)
     return out
-
-
-def _unnamed(
-    cand: Candidate, at: tuple[str, int], named: set[tuple[str, int, str]], catalog: Catalog
-) -> bool:
-    """Whether no rule's record of the same path and sentence names the candidate's key
-    (the same words or one inside the other; a rule's record without the key names all)."""
-    key = _record_key(cand, catalog)[1]
-    return bool(key) and not any(
-        (path, i) == at and (key in said or said in key) for path, i, said in named
-    )
 
 
 def _hint(frame: Frame, sentence: str, catalog: Catalog) -> dict[str, Any]:
