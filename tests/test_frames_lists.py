@@ -60,6 +60,9 @@ def test_the_key_slot_is_the_records_named_key_and_no_attribute_has_one(catalog)
          ["penicillin", "sulfa", "peanuts"]),
         ("health.medications", "I take metformin, lisinopril plus atorvastatin daily.", "name",
          ["metformin", "lisinopril", "atorvastatin"]),
+        # a word of the frame's cues after an item is the item's own
+        ("health.vaccinations", "Had my flu jab and covid booster at the pharmacy", "name",
+         ["flu", "covid"]),
     ],
 )  # fmt: skip
 def test_a_list_of_the_key_yields_each_item_with_its_own_span(

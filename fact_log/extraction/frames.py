@@ -485,6 +485,7 @@ _LIST_GAP = re.compile(
     r"(?:(?:my|the|a|an|some|also|to|on|for|with|of)\s+){0,2}",
     re.I,
 )
+_FIRST_WORD = re.compile(r"([^\W\d_]+)\s*(.*)")
 _ITEM_SLOT_PICKS = ("first", "last")  # slots a list item may have a value of its own for
 
 
@@ -536,7 +537,7 @@ def _items(
         for s in frame.slots
         if s is not key and (not s.if_said or _said(s.if_said, sentence))
     }
-    items = _listed(_hits(key, sentence, today), used[key.field], sentence, others)
+    items = _listed(_hits(key, sentence, today), used[key.field], sentence, others, frame.cues)
     if len(items) < 2:
         return []
     own: dict[str, list[Found | None]] = {}
@@ -565,10 +566,15 @@ def _items(
 
 
 def _listed(
-    hits: list[Found], picked: Found, sentence: str, others: dict[str, list[Found]]
+    hits: list[Found],
+    picked: Found,
+    sentence: str,
+    others: dict[str, list[Found]],
+    cues: tuple[str, ...] = (),
 ) -> list[Found]:
     """The coordinated run of the key's values holding the picked one, a value said twice
-    counted once."""
+    counted once. A word of the frame's cues right after an item is the item's own ("my flu
+    jab and covid booster")."""
     spans = [(f.start, f.end) for found in others.values() for f in found]
 
     def joined(a: Found, b: Found) -> bool:
@@ -577,6 +583,9 @@ def _listed(
             for j in range(max(s, a.end), min(e, b.start)):
                 between[j - a.end] = " "
         gap = " ".join("".join(between).split())
+        head = _FIRST_WORD.match(gap)
+        if head and head[2] and any(head[1].lower().startswith(c.strip()) for c in cues):
+            gap = head[2]
         return bool(gap) and _LIST_GAP.fullmatch(" " + gap + " ") is not None
 
     hits = sorted(hits, key=lambda f: f.start)
