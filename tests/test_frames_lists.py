@@ -111,10 +111,17 @@ def test_a_key_said_once_is_one_record(catalog) -> None:
         "I'm allergic to penicillin but not to sulfa.",
         "I take metformin and my husband takes lisinopril.",
         "I'm allergic to penicillin, my sister to sulfa.",
+        "The pharmacist gave me the shingles vaccine, Shingrix, first dose.",  # one, named twice
     ],
 )
 def test_values_not_joined_as_a_list_are_no_items(catalog, sentence: str) -> None:
-    path = "health.medications" if "metformin" in sentence else "health.allergies"
+    path = (
+        "health.medications"
+        if "metformin" in sentence
+        else "health.vaccinations"
+        if "vaccine" in sentence
+        else "health.allergies"
+    )
     filled = items(path, sentence, catalog)
     assert len(filled) == 1
 

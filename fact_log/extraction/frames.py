@@ -486,6 +486,7 @@ _LIST_GAP = re.compile(
     re.I,
 )
 _FIRST_WORD = re.compile(r"([^\W\d_]+)\s*(.*)")
+_JOINING_WORD = re.compile(r"\b(?:and|plus)\b|&", re.I)
 _ITEM_SLOT_PICKS = ("first", "last")  # slots a list item may have a value of its own for
 
 
@@ -585,7 +586,9 @@ def _listed(
         gap = " ".join("".join(between).split())
         head = _FIRST_WORD.match(gap)
         if head and head[2] and any(head[1].lower().startswith(c.strip()) for c in cues):
-            gap = head[2]
+            # "flu jab and covid booster"; never a comma alone: "the shingles vaccine,
+            # Shingrix, ..." names one vaccine twice
+            gap = head[2] if _JOINING_WORD.search(head[2]) else head[0]
         return bool(gap) and _LIST_GAP.fullmatch(" " + gap + " ") is not None
 
     hits = sorted(hits, key=lambda f: f.start)
