@@ -94,7 +94,11 @@ def _read(name, row, at, history, every, catalog, out) -> None:
             rivals = [v.score for v in ballot if v.frame.path != vote.frame.path]
             if rivals and vote.score < max(rivals) - frames.CLOSE:
                 continue  # another frame takes the window: this one is never read there
-            got = None if stopped else frames._candidate(vote, win, text, today, catalog)
+            got = (
+                None
+                if stopped
+                else next(iter(frames._candidate(vote, win, text, today, catalog)), None)
+            )
             outcome = 0
             if got is not None:
                 right = any(matches(exp, (got.path, got.value)) for exp in row["expected"])

@@ -100,14 +100,14 @@ def _reached(vote, ballot, win, text, today, exp, catalog) -> str:
         return "outranked"
     if frames.stated_not(win.sentence):
         return "guarded"
-    filled = frames.fill(frame, win.sentence, today, win.previous, win.named)
-    ok = filled is not None and matches(exp, (frame.path, _value(frame, catalog, filled[0])))
-    if not ok:
-        ctx = frames.fill(frame, win.context, today, named=win.named)
-        if ctx is not None and matches(exp, (frame.path, _value(frame, catalog, ctx[0]))):
+    key = frames.key_slot(frame, catalog)  # a list of the key fills one record per item
+    filled = frames.fill_items(frame, win.sentence, today, key, win.previous, win.named)
+    if not any(matches(exp, (frame.path, _value(frame, catalog, f.value))) for f in filled):
+        ctx = frames.fill_items(frame, win.context, today, key, named=win.named)
+        if any(matches(exp, (frame.path, _value(frame, catalog, f.value))) for f in ctx):
             return "in context"
-        return "unfilled" if filled is None else "wrong value"
-    if frames._candidate(vote, win, text, today, catalog) is None:
+        return "unfilled" if not filled else "wrong value"
+    if not frames._candidate(vote, win, text, today, catalog):
         return "intent/holder"
     return "found"
 

@@ -40,7 +40,7 @@ import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -406,8 +406,16 @@ def fill(
 def _fill(
     frame: Frame, sentence: str, today: dt.date, previous: str
 ) -> tuple[dict[str, Any], list[Found]] | None:
+    filled = _fill_slots(frame, sentence, today, previous)
+    return None if filled is None else (filled[0], list(filled[1].values()))
+
+
+def _fill_slots(
+    frame: Frame, sentence: str, today: dt.date, previous: str
+) -> tuple[dict[str, Any], dict[str, Found]] | None:
+    """The frame's fields and, per field filled from the sentence, the value's span."""
     value: dict[str, Any] = {}
-    used: list[Found] = []
+    used: dict[str, Found] = {}
     for slot in frame.slots:
         if (slot.if_said and not _said(slot.if_said, sentence)) or (
             slot.unless_said and _said(slot.unless_said, sentence)
@@ -435,16 +443,186 @@ def _fill(
                 return None
             continue
         _put(value, slot, hit)
-        used.append(hit)
+        used[slot.field] = hit
     _order_range(frame, value)
     return value, used
 
 
 def _slot(slot: Slot, text: str, today: dt.date) -> Found | None:
+    return _pick(slot, _hits(slot, text, today), text)
+
+
+def _hits(slot: Slot, text: str, today: dt.date) -> list[Found]:
     found = parser(slot.type)(text, today, "past" if slot.prefer == "past" else "future")
     if slot.when is not None:
         found = [f for f in found if _on_side(f.value, today, slot.when)]
-    return _pick(slot, found, text)
+    return found
+
+
+def key_slot(frame: Frame, catalog: Catalog) -> Slot | None:
+    """The slot naming which record of a collection the frame's fact is (a medication's name,
+    an allergy's substance, a budget's category): the first required slot that fills a key
+    field of the collection and is no date. None for an attribute path."""
+    coll = catalog.collection(frame.path)
+    if coll is None or frame.path in catalog.attributes:
+        return None
+    return next(
+        (
+            s
+            for s in frame.slots
+            if s.required and s.field in coll.spec.key and s.type not in ("date", "datetime")
+        ),
+        None,
+    )
+
+
+# What stands between two items of a list, once the other slots' values are taken out:
+# "metformin, lisinopril and a statin", "penicillin & sulfa", "tetanus plus hep B",
+# "£400 on groceries and £150 on eating out". A negation, another verb or another subject
+# between two values makes them no list ("penicillin but not sulfa").
+_LIST_GAP = re.compile(
+    r"\s*(?:,\s*(?:(?:and|plus|&)\s+)?|(?:and|plus|&|as well as)\s+|[&+/]\s*)"
+    r"(?:(?:my|the|a|an|some|also|to|on|for|with|of)\s+){0,2}",
+    re.I,
+)
+_FIRST_WORD = re.compile(r"([^\W\d_]+)\s*(.*)")
+_JOINING_WORD = re.compile(r"\b(?:and|plus)\b|&", re.I)
+_ITEM_SLOT_PICKS = ("first", "last")  # slots a list item may have a value of its own for
+
+
+class Filled(NamedTuple):
+    """One record a sentence fills: its fields, the spans of the values said in the
+    sentence, and where its guards read up to (its first value, or the list's first item)."""
+
+    value: dict[str, Any]
+    used: list[Found]
+    head: int
+
+
+def fill_items(
+    frame: Frame,
+    sentence: str,
+    today: dt.date,
+    key: Slot | None,
+    previous: str = "",
+    named: tuple[dt.date, dt.date] | None = None,
+) -> list[Filled]:
+    """`fill`, one record per item when the sentence lists several values of the key slot
+    ("I take metformin, lisinopril and a statin"): each item with its own span, its own
+    value of a slot said once per item ("metformin 500mg and lisinopril 10mg") and the
+    sentence's value of a slot said once for all ("tetanus and hep B on Monday"). One record
+    (or none) when the key is said once or the frame has no key (`key_slot`)."""
+    with continuing(named):
+        filled = _fill_slots(frame, sentence, today, previous)
+        if filled is None:
+            return []
+        value, used = filled
+        if key is not None and key.field in used:
+            items = _items(frame, key, sentence, today, value, used)
+            if items:
+                return items
+        spans = list(used.values())
+        return [Filled(value, spans, min((f.start for f in spans), default=0))]
+
+
+def _items(
+    frame: Frame,
+    key: Slot,
+    sentence: str,
+    today: dt.date,
+    value: dict[str, Any],
+    used: dict[str, Found],
+) -> list[Filled]:
+    others = {
+        s.field: _hits(s, sentence, today)
+        for s in frame.slots
+        if s is not key and (not s.if_said or _said(s.if_said, sentence))
+    }
+    items = _listed(_hits(key, sentence, today), used[key.field], sentence, others, frame.cues)
+    if len(items) < 2:
+        return []
+    own: dict[str, list[Found | None]] = {}
+    for slot in frame.slots:
+        hits = others.get(slot.field)
+        if slot.field in value and hits and slot.pick in _ITEM_SLOT_PICKS:
+            each = _each(hits, items)
+            if each is not None:
+                own[slot.field] = each
+    head = min(f.start for f in [*used.values(), items[0]])  # the guards read the list's head
+    out = []
+    for i, item in enumerate(items):
+        record = {**value, key.field: item.value}
+        spans = {**used, key.field: item}
+        for field, each in own.items():
+            if each[i] is None:
+                record.pop(field, None)
+                spans.pop(field, None)
+            else:
+                record[field] = each[i].value
+                spans[field] = each[i]
+        if all(s.field in record for s in frame.slots if s.required):
+            _order_range(frame, record)
+            out.append(Filled(record, list(spans.values()), head))
+    return out
+
+
+def _listed(
+    hits: list[Found],
+    picked: Found,
+    sentence: str,
+    others: dict[str, list[Found]],
+    cues: tuple[str, ...] = (),
+) -> list[Found]:
+    """The coordinated run of the key's values holding the picked one, a value said twice
+    counted once. A word of the frame's cues right after an item is the item's own ("my flu
+    jab and covid booster")."""
+    spans = [(f.start, f.end) for found in others.values() for f in found]
+
+    def joined(a: Found, b: Found) -> bool:
+        between = list(sentence[a.end : b.start])
+        for s, e in spans:  # an item's own values ("metformin 500mg, ...") are no gap
+            for j in range(max(s, a.end), min(e, b.start)):
+                between[j - a.end] = " "
+        gap = " ".join("".join(between).split())
+        head = _FIRST_WORD.match(gap)
+        if head and head[2] and any(head[1].lower().startswith(c.strip()) for c in cues):
+            # "flu jab and covid booster"; never a comma alone: "the shingles vaccine,
+            # Shingrix, ..." names one vaccine twice
+            gap = head[2] if _JOINING_WORD.search(head[2]) else head[0]
+        return bool(gap) and _LIST_GAP.fullmatch(" " + gap + " ") is not None
+
+    hits = sorted(hits, key=lambda f: f.start)
+    if picked not in hits:
+        return [picked]
+    lo = hi = hits.index(picked)
+    while lo > 0 and joined(hits[lo - 1], hits[lo]):
+        lo -= 1
+    while hi + 1 < len(hits) and joined(hits[hi], hits[hi + 1]):
+        hi += 1
+    run: list[Found] = []
+    for f in hits[lo : hi + 1]:
+        if all(str(f.value).lower() != str(g.value).lower() for g in run):
+            run.append(f)
+    return run
+
+
+def _each(hits: list[Found], items: list[Found]) -> list[Found | None] | None:
+    """Which of a slot's values belongs to which item; None when no value is said inside
+    the list, so the sentence's value is every item's ("tetanus and hep B on Monday"). With
+    as many values as items, one each in order ("£400 on groceries and £150 on eating out");
+    else a value belongs to the item said before it ("metformin 500mg, lisinopril and a
+    statin": the statin has no dose)."""
+    first, last = items[0].start, items[-1].start
+    if not any(first <= f.start < last for f in hits):
+        return None
+    if len(hits) == len(items):
+        return list(hits)
+    out: list[Found | None] = [None] * len(items)
+    for f in hits:
+        if f.start >= first:
+            i = max(j for j, item in enumerate(items) if item.start <= f.start)
+            out[i] = out[i] or f
+    return out
 
 
 def _put(value: dict[str, Any], slot: Slot, hit: Found) -> None:
@@ -525,9 +703,8 @@ def corrects(sentence: str) -> bool:
 _CLAUSE_BREAK = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
 
 
-def _intended(sentence: str, used: list[Found]) -> bool:
+def _intended(sentence: str, first: int) -> bool:
     """Whether the clause holding the first value says a plan or a need before it."""
-    first = min(f.start for f in used)
     head = sentence[:first]
     breaks = [m.end() for m in _CLAUSE_BREAK.finditer(head)]
     return _INTENT.search(head[breaks[-1] if breaks else 0 :]) is not None
@@ -546,8 +723,7 @@ def _not_yet(frame: Frame, value: dict[str, Any], today: dt.date) -> bool:
     return False
 
 
-def _about_someone_else(sentence: str, used: list[Found]) -> bool:
-    first = min(f.start for f in used)
+def _about_someone_else(sentence: str, first: int) -> bool:
     return someone_else(sentence[:first]) or named_subject(sentence) is not None
 
 
@@ -587,19 +763,20 @@ def read(
     ballots = votes(spans, frames, today)
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
-    taken: set[str] = set()
+    taken: set[tuple[str, str]] = set()  # (path, key value) of the records filled
     for win, ballot in zip(spans, ballots, strict=True):
         if stated_not(win.sentence):
             continue
         chosen = [v for v in ballot if v.chosen]
         found = _filled(chosen, win, text, today, catalog, skipped, taken)
         out += found
-        taken |= {c.path for c in found}
-        if not found and chosen and chosen[0].frame.path not in skipped | taken:
+        taken |= {_record_key(c, catalog) for c in found}
+        filled = {path for path, _ in taken}
+        if not found and chosen and chosen[0].frame.path not in skipped | filled:
             first = chosen[0].frame
             hints.setdefault(first.path, _hint(first, win.sentence, catalog))
     out = merge(rules, out, spans, catalog)
-    return Reading(out, [h for p, h in hints.items() if p not in taken])
+    return Reading(out, [h for p, h in hints.items() if p not in {p for p, _ in taken}])
 
 
 @dataclass(frozen=True, slots=True)
@@ -723,50 +900,88 @@ def _filled(
     today: dt.date,
     catalog: Catalog,
     closed: set[str],
-    taken: set[str],
+    taken: set[tuple[str, str]],
 ) -> list[Candidate]:
     """The candidates of the chosen frames that fill: the best one, and those scoring within
-    CLOSE of the best chosen score (one candidate per path and message)."""
+    CLOSE of the best chosen score (one candidate per path and message; for a collection
+    with a key, one per record: a list said over several lines is several records)."""
     out: list[Candidate] = []
     top = chosen[0].score if chosen else 0.0
     for vote in chosen:
         frame = vote.frame
         if out and vote.score < top - CLOSE:
             break
-        if frame.path in taken or any(c.path == frame.path for c in out):
+        keyed = key_slot(frame, catalog) is not None
+        if any(c.path == frame.path for c in out) or (
+            not keyed and any(path == frame.path for path, _ in taken)
+        ):
             continue  # filled from an earlier sentence of this message (one fact per path)
         if not frame.emit or frame.path in closed:
             if out:
                 continue
             return out  # the sentence is about this frame: the rules (or nothing) speak for it
-        found = _candidate(vote, win, text, today, catalog)
+        out += [
+            c
+            for c in _candidate(vote, win, text, today, catalog)
+            if _record_key(c, catalog) not in taken
+        ]
+    return out
+
+
+def _record_key(cand: Candidate, catalog: Catalog) -> tuple[str, str]:
+    """(path, the value of its key slot) of a frame's candidate; the key is "" for a path
+    holding one fact per message (an attribute, a frame without a key slot)."""
+    frame = next((f for f in active_frames() if f.path == cand.path), None)
+    key = key_slot(frame, catalog) if frame is not None else None
+    if key is None or not isinstance(cand.value, dict):
+        return cand.path, ""
+    return cand.path, str(cand.value.get(key.field, "")).lower()
+
+
+def _candidate(
+    vote: Vote, win: Window, text: str, today: dt.date, catalog: Catalog
+) -> list[Candidate]:
+    """The frame's candidates from the window's sentence: one, or one per item of a list
+    of the record's key ("allergic to penicillin and sulfa"), each passing the guards."""
+    frame = vote.frame
+    key = key_slot(frame, catalog)
+    filled = fill_items(frame, win.sentence, today, key, named=win.named)
+    if not filled and CONTEXT_FILL and win.previous:
+        # a required value from the sentence before: only when the sentence alone is
+        # still about this frame ("It's valid until June 1." after "my ESTA came"), not
+        # about something else that borrows it ("I was diagnosed with diabetes last week.")
+        filled = fill_items(frame, win.sentence, today, key, win.previous, win.named)
+        if filled and not vote.alone > vote.alone_against:
+            return []
+    if not filled:
+        return []
+    if not vote.cued_alone and not vote.alone > vote.alone_against:
+        return []  # cued only by the sentence before: the sentence must be about it too
+    out = []
+    for record in filled:
+        found = _guarded_candidate(frame, win, text, today, catalog, record)
         if found is not None:
             out.append(found)
     return out
 
 
-def _candidate(
-    vote: Vote, win: Window, text: str, today: dt.date, catalog: Catalog
+def _guarded_candidate(
+    frame: Frame,
+    win: Window,
+    text: str,
+    today: dt.date,
+    catalog: Catalog,
+    filled: Filled,
 ) -> Candidate | None:
-    frame = vote.frame
-    filled = fill(frame, win.sentence, today, named=win.named)
-    if filled is None and CONTEXT_FILL and win.previous:
-        # a required value from the sentence before: only when the sentence alone is
-        # still about this frame ("It's valid until June 1." after "my ESTA came"), not
-        # about something else that borrows it ("I was diagnosed with diabetes last week.")
-        filled = fill(frame, win.sentence, today, win.previous, win.named)
-        if filled is not None and not vote.alone > vote.alone_against:
-            return None
-    if filled is None:
-        return None
-    if not vote.cued_alone and not vote.alone > vote.alone_against:
-        return None  # cued only by the sentence before: the sentence must be about it too
-    value, used = filled
-    if not used or (frame.holder == "user" and _about_someone_else(win.sentence, used)):
+    """The candidate of one filled record, unless a guard holds for it: someone else's, a
+    correction, a plan or a need said before its values (before the list that holds it), a
+    past date still to come."""
+    value, used, head = filled
+    if not used or (frame.holder == "user" and _about_someone_else(win.sentence, head)):
         return None
     if frame.path not in catalog.attributes and corrects(win.sentence):
         return None
-    if not frame.plans and (_intended(win.sentence, used) or _not_yet(frame, value, today)):
+    if not frame.plans and (_intended(win.sentence, head) or _not_yet(frame, value, today)):
         return None
     first = min(f.start for f in used)
     last = max(f.end for f in used)
