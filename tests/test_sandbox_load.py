@@ -28,6 +28,8 @@ from tests.test_sandbox_reuse import workers
 from uac import Memory
 from uac.runtime.sandbox import Limits, Sandbox
 
+pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+
 TODAY = dt.date(2026, 11, 29)
 # About a tenth of a second of CPU: nothing, alone; several seconds of wall time on a core
 # shared with BURNERS processes that never sleep.
@@ -38,7 +40,7 @@ BURNER_LIFE_S = 240
 
 
 @pytest.fixture(scope="module")
-def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def ckpt(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path:
     """A compiled subject with a name."""
     home = tmp_path_factory.mktemp("load") / "ws"
     with Memory(home, create=True) as mem:
