@@ -158,12 +158,19 @@ def test_a_broken_or_half_written_vector_cache_is_rebuilt(
     import sys
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    # as where the examples changed since the shipped vectors were written: none ship
+    unshipped = tmp_path / "none-shipped"
+    monkeypatch.setattr(frames, "SHIPPED_VECTORS", unshipped)
+    frames._index.cache_clear()
     text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
     want = frames.extract(text, AT, catalog)
     # a process killed while it builds the cache leaves at most a temporary file behind
+    build = (
+        "from pathlib import Path; from uac.fact_log.extraction import frames; "
+        f"frames.SHIPPED_VECTORS = Path({str(unshipped)!r}); frames.index()"
+    )
     child = subprocess.Popen(
-        [sys.executable, "-c", "from uac.fact_log.extraction import frames; frames.index()"],
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},
+        [sys.executable, "-c", build], env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     )
     try:
         child.wait(timeout=2)
@@ -176,5 +183,31 @@ def test_a_broken_or_half_written_vector_cache_is_rebuilt(
     try:
         assert frames.extract(text, AT, catalog) == want
         assert [p.suffix for p in (tmp_path / "uac").glob("frame-vectors-*.npy")] == [".npy"]
+    finally:
+        frames._index.cache_clear()
+
+
+def test_the_shipped_example_vectors_are_the_current_examples_and_need_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    examples = frames.labelled_examples()
+    shipped = sorted(frames.SHIPPED_VECTORS.glob("*.npy"))
+    assert [p.name for p in shipped] == [f"{frames.examples_digest(examples)}.npy"], (
+        "fact_log/frame_vectors is stale: run python bench/frame_vectors.py"
+    )
+    vectors = np.load(shipped[0])
+    assert vectors.shape == (len(examples), encoder.DIM)
+    # what the encoder gives here, within the reference tolerance (every 97th example)
+    rows = list(range(0, len(examples), 97))
+    fresh = encoder.encode([examples[i][1] for i in rows])
+    assert np.allclose(vectors[rows], fresh, atol=1e-4)
+    # read from the package: nothing encoded, nothing written to the cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    frames._index.cache_clear()
+    try:
+        assert frames.index().vectors.shape == vectors.shape
+        assert not (tmp_path / "uac").exists()
     finally:
         frames._index.cache_clear()

@@ -22,8 +22,9 @@ extractor decides *what a window is about* by meaning and fills *values* by type
 The pipeline reads every sentence and merges with the rules (`merge`): where both read the
 same path in the same sentence, the rule's candidate is the answer. Nothing here
 runs without the encoder's weights package (`available()`), and nothing is imported by read
-commands: the example vectors are computed on first use and cached on disk, keyed by the
-examples and the weights.
+commands: the example vectors ship with the package (`frame_vectors/<digest>.npy`, written
+by `bench/frame_vectors.py`), or, where the examples or weights changed since, are computed
+on first use and cached on disk; both are keyed by the examples and the weights.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ _DATA = Path(__file__).resolve().parents[1]
 FRAMES_FILE = _DATA / "frames.toml"
 CALIBRATION_FILE = _DATA / "frame_calibration.toml"
 EXAMPLES_FILE = _DATA / "frame_examples.jsonl"
+# The example vectors computed once for the shipped examples and weights: a first
+# extraction on a new machine would otherwise encode every example (seconds of CPU).
+SHIPPED_VECTORS = _DATA / "frame_vectors"
 NONE = "none"
 OTHER = "other"  # examples about paths no frame fills
 _TOP_K = 3
@@ -247,23 +251,33 @@ def _cache_dir() -> Path:
     return Path(base) / "uac"
 
 
-@functools.cache
-def _index() -> FrameIndex:
-    examples = labelled_examples()
+def examples_digest(examples: list[tuple[str, str]]) -> str:
+    """The key of the example vectors: the examples and the encoder's weights."""
     folder = encoder.model_dir()
     weights = folder / "model.safetensors" if folder else None
-    digest = hashlib.sha256(
+    return hashlib.sha256(
         json.dumps(examples, ensure_ascii=False).encode()
         + (str(weights.stat().st_size).encode() if weights else b"")
     ).hexdigest()[:16]
-    cached = _cache_dir() / f"frame-vectors-{digest}.npy"
-    vectors: np.ndarray | None = None
+
+
+def _load_vectors(path: Path, rows: int) -> np.ndarray | None:
+    """The vectors stored at path, or None if absent, torn or of another shape."""
     try:
-        loaded = np.load(cached)
-        if loaded.shape == (len(examples), encoder.DIM):
-            vectors = loaded
+        loaded = np.load(path)
     except (OSError, ValueError):
-        vectors = None
+        return None
+    return loaded if loaded.shape == (rows, encoder.DIM) else None
+
+
+@functools.cache
+def _index() -> FrameIndex:
+    examples = labelled_examples()
+    digest = examples_digest(examples)
+    cached = _cache_dir() / f"frame-vectors-{digest}.npy"
+    vectors = _load_vectors(SHIPPED_VECTORS / f"{digest}.npy", len(examples))
+    if vectors is None:
+        vectors = _load_vectors(cached, len(examples))
     if vectors is None:
         vectors = encoder.encode([t for _, t in examples])
         try:  # a cache: a read-only home only costs the next process the same work
