@@ -172,16 +172,12 @@ def record(
     con: duckdb.DuckDBPyConnection | GatedConnection, slot: Slot | None, prep: Prepared
 ) -> None:
     """Record a keyed request's batch (DuckDB, in the write's transaction)."""
-    row = None if slot is None else _row(slot, prep)
-    if row is not None:
-        con.execute("INSERT INTO idempotency_writes VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    _insert(con, None if slot is None else _row(slot, prep))
 
 
 def record_pg(cur: psycopg.Cursor[Any], slot: Slot | None, prep: Prepared) -> None:
     """Record a keyed request's batch (PostgreSQL, in the write's transaction)."""
-    row = None if slot is None else _row(slot, prep)
-    if row is not None:
-        cur.execute("INSERT INTO idempotency_writes VALUES (%s, %s, %s, %s, %s, %s, %s)", row)
+    _insert_pg(cur, None if slot is None else _row(slot, prep))
 
 
 # -- steps that change something else than the log (an alert's lifecycle, an erase) -------
@@ -231,14 +227,22 @@ def record_answer(
 ) -> None:
     """Record a keyed request's step and its answer (JSON-ready; dates become ISO text), in
     the DuckDB transaction doing the step's work."""
-    row = None if slot is None else _answer_row(slot, answer)
-    if row is not None:
-        con.execute("INSERT INTO idempotency_writes VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+    _insert(con, None if slot is None else _answer_row(slot, answer))
 
 
 def record_answer_pg(cur: psycopg.Cursor[Any], slot: Slot | None, answer: Any) -> None:
     """`record_answer`, in the PostgreSQL transaction doing the step's work."""
-    row = None if slot is None else _answer_row(slot, answer)
+    _insert_pg(cur, None if slot is None else _answer_row(slot, answer))
+
+
+def _insert(con: duckdb.DuckDBPyConnection | GatedConnection, row: list[Any] | None) -> None:
+    """One keyed row, if there is one (DuckDB)."""
+    if row is not None:
+        con.execute("INSERT INTO idempotency_writes VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+
+def _insert_pg(cur: psycopg.Cursor[Any], row: list[Any] | None) -> None:
+    """One keyed row, if there is one (PostgreSQL)."""
     if row is not None:
         cur.execute("INSERT INTO idempotency_writes VALUES (%s, %s, %s, %s, %s, %s, %s)", row)
 
