@@ -61,3 +61,27 @@ def test_a_lazy_regex_answers_as_the_compiled_one() -> None:
     assert late.groupindex == plain.groupindex and late.groups == plain.groups
     assert late == plain and hash(late) == hash(lazy(source, flags))
     assert late.match("x") is None and late.fullmatch("12kg") is not None
+
+
+def test_threads_that_first_use_one_lazy_regex_together_get_the_compiled_answers() -> None:
+    import threading
+
+    sources = [rf"(?i)\b(\w+)\s+expires?\s+on\s+(\d+)(?:st|nd|th)?\s*{n}" for n in range(40)]
+    text = "My PASSPORT expires on 5th " + " ".join(str(n) for n in range(40))
+    want = [[m.groups() for m in re.compile(s).finditer(text)] for s in sources]
+    regexes = [lazy(s) for s in sources]  # none compiled yet: first use races in the threads
+    start = threading.Barrier(8)
+    got: list[list[list[tuple[object, ...]]]] = []
+
+    def use() -> None:
+        start.wait()
+        got.append([[m.groups() for m in r.finditer(text)] for r in regexes])
+
+    threads = [threading.Thread(target=use) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8
+    assert all(answers == want for answers in got)
+    assert any(w for w in want)  # the text matches some of them: the comparison has content
