@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind12) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind13) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SETS = {
     "blind10": (368, 79, 0.31, 91, 19),
     "blind11": (408, 84, 0.34, 91, 37),
     "blind12": (385, 74, 0.30, 79, 39),
+    "blind13": (393, 65, 0.32, 82, 39),
 }
 
 
