@@ -6,6 +6,7 @@ import datetime as dt
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import T0, append_to_state, write
@@ -304,9 +305,9 @@ def test_templates_loaded_from_kept_code_render_what_compiled_ones_render(
     compiled: list[str] = []
     source = jinja2.Environment.compile
 
-    def counted(self: jinja2.Environment, text: str, name: str | None = None, *a: object) -> object:
-        compiled.append(str(name))
-        return source(self, text, name, *a)
+    def counted(self: jinja2.Environment, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(str(args[1:2] or kwargs.get("name")))
+        return source(self, *args, **kwargs)
 
     monkeypatch.setattr(jinja2.Environment, "compile", counted)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
