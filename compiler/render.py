@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import importlib.metadata
@@ -279,6 +280,32 @@ def records_format() -> str:
     return hashlib.sha256(b"\0".join(parts)).hexdigest()
 
 
+def _bytecode_cache(directory: Path = TEMPLATES / "__pycache__") -> jinja2.BytecodeCache:
+    """The templates' compiled code, kept beside the package's bytecode.
+
+    Compiling the seven templates from source cost ~0.035 s CPU of every process that
+    compiles a subject (a one-shot `uac add`); loading their compiled code ~1 ms. Jinja2
+    keys each file by the template's name and checks the source's digest and its own
+    version on load, so an edited template is compiled again; the rendered text is the same
+    either way. As with Python's bytecode, nothing is written where Python writes none
+    (PYTHONDONTWRITEBYTECODE, a read-only install): the templates are then compiled per
+    process, as before.
+    """
+    import sys
+
+    import jinja2
+
+    class Kept(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            if sys.dont_write_bytecode:
+                return
+            with contextlib.suppress(OSError):
+                Path(self.directory).mkdir(exist_ok=True)
+                super().dump_bytecode(bucket)
+
+    return Kept(str(directory), "jinja2.%s.cache")
+
+
 @cache
 def environment() -> jinja2.Environment:
     """The Jinja2 environment for generated code (strict: a missing variable is an error)."""
@@ -286,6 +313,7 @@ def environment() -> jinja2.Environment:
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

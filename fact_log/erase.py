@@ -34,9 +34,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log import queries
 from uac.fact_log.addressing import Address
@@ -51,6 +49,11 @@ from uac.fact_log.store import (
     content_hash,
 )
 from uac.fact_log.tamper import ERASED_ROW_COLUMNS, reseal, row_mac, seal
+
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 ERASED_OP = "erased"
 PENDING = "pending"  # an erasure report's status until its derived data is purged

@@ -23,11 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.rwlock import Connection
+
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 META_DDL = "CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
 SPLIT_AT = 3  # the fact_log version from which other owners record their own versions

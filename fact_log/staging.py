@@ -14,14 +14,17 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import reactions
 from uac.fact_log.chain import Batch, slices, utc_naive
 from uac.fact_log.duck import give_back_memory
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.rwlock import Connection, GatedConnection
+
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 # `append_stream` stages a big write in tables named _stage_<id>_<table> (see there).
 _STAGE = "_stage_"

@@ -31,9 +31,7 @@ import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.backends import open_backend, reactions
@@ -79,6 +77,11 @@ from uac.fact_log.tamper import (
     unkeyed_message,
     write_anchor,
 )
+
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 DB_FILE = "uac.duckdb"
 _SMALL_BATCH = 32  # below this, parameterised INSERTs beat building an Arrow table

@@ -288,6 +288,35 @@ def test_console_script_entry_point(tmp_path: Path) -> None:
     assert done.returncode == 1 and done.stderr.startswith("uac: error: no uac workspace")
 
 
+def test_a_local_write_command_ends_with_its_output_whole_and_its_write_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A local verb's process ends without the interpreter's teardown once its workspace is
+    # closed: what it printed all arrives, the write is in the log a later open reads and
+    # verifies, and the DuckDB file was closed (checkpointed) first, so no write-ahead log
+    # is left for the next open to replay.
+    home = tmp_path / "ws"
+    assert run(capsys, "--home", str(home), "init")[0] == 0
+    cli = [sys.executable, "-m", "uac.runtime.cli", "--home", str(home)]
+    said = "My sister Ana lives in Porto."
+    for argv in (
+        ["add", "alice", said, "--json"],
+        ["set", "alice", "places.address.city", "Porto", "--json"],
+    ):
+        done = subprocess.run([*cli, *argv], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)  # the whole document, parsed
+        assert not (home / "uac.duckdb.wal").exists()
+    failed = subprocess.run(
+        [*cli, "set", "alice", "no.such.path", "x"], capture_output=True, text=True, check=False
+    )
+    assert failed.returncode == 1 and failed.stderr.startswith("uac: error:")
+    assert run(capsys, "--home", str(home), "verify")[0] == 0
+    code, out, _ = run(capsys, "--home", str(home), "facts", "alice", "--json")
+    facts = json.loads(out)
+    assert code == 0 and {f["path"] for f in facts} >= {"contacts.contacts", "places.address.city"}
+
+
 def test_member_promote_and_why_from_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,6 +6,7 @@ import datetime as dt
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import T0, append_to_state, write
@@ -272,6 +273,59 @@ def test_compiling_twice_gives_identical_bytes(mem: Memory) -> None:
     mem.compile("alice")
     assert generated(mem, "alice") == first
     assert mem.checkpoint("alice").version == 2
+
+
+def test_templates_loaded_from_kept_code_render_what_compiled_ones_render(
+    mem: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The templates' compiled code is kept (like Python's bytecode) so a process that
+    # compiles a subject need not compile them again: loaded, they render the same text.
+    import sys
+
+    import jinja2
+
+    from uac.compiler import render
+
+    said: list[tuple[str, tuple, dict, str]] = []
+    plain = jinja2.Template.render
+
+    def spied(self: jinja2.Template, *args: object, **kwargs: object) -> str:
+        text = plain(self, *args, **kwargs)
+        said.append((str(self.name), args, kwargs, text))
+        return text
+
+    with monkeypatch.context() as patch:
+        patch.setattr(jinja2.Template, "render", spied)
+        mem.import_records("alice", "trips", [{"country": "FR", "depart": "2025-01-02"}], now=T0)
+        mem.set("alice", "identity.name", "A", now=T0)
+        mem.compile("alice")
+    names = {name for name, *_ in said}
+    assert {"schema.py.j2", "state.py.j2", "records.py.j2"} <= names
+    kept = tmp_path / "kept"
+    compiled: list[str] = []
+    source = jinja2.Environment.compile
+
+    def counted(self: jinja2.Environment, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(str(args[1:2] or kwargs.get("name")))
+        return source(self, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counted)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    for loads in (False, True):  # compiled from source and kept; then loaded from the kept
+        compiled.clear()
+        env = render.environment().overlay(
+            bytecode_cache=render._bytecode_cache(kept), cache_size=0
+        )
+        for name, args, kwargs, text in said:
+            assert env.get_template(name).render(*args, **kwargs) == text
+        assert (compiled == []) is loads
+        assert len(list(kept.iterdir())) == len(names)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)  # PYTHONDONTWRITEBYTECODE: none kept
+    elsewhere = tmp_path / "none"
+    env = render.environment().overlay(
+        bytecode_cache=render._bytecode_cache(elsewhere), cache_size=0
+    )
+    assert env.get_template("schema.py.j2") is not None and not elsewhere.exists()
 
 
 def test_incremental_compile_reuses_unchanged_collections(mem: Memory) -> None:

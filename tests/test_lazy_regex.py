@@ -35,6 +35,25 @@ def test_importing_the_extractor_compiles_none_of_the_rules() -> None:
     assert compiled == 0
 
 
+def test_the_time_model_and_value_parsers_hold_no_regex_compiled_at_import() -> None:
+    """Every top-level regex of timemodel/ and values/ is lazy, but those a rule tells apart
+    by identity (`m.re is _X`, which must be the compiled regex itself)."""
+    code = (
+        "import importlib, pkgutil, re, sys;"
+        "from uac.fact_log.extraction import timemodel, values;"
+        "from uac.fact_log.extraction.patterns.needles import _COMPARED;"
+        "mods = [importlib.import_module(p.__name__ + '.' + m.name)"
+        " for p in (timemodel, values) for m in pkgutil.iter_modules(p.__path__)];"
+        "eager = [(m.__name__, n) for m in mods for n, v in vars(m).items()"
+        " if isinstance(v, re.Pattern) and n not in _COMPARED.findall(open(m.__file__).read())];"
+        "print(len(mods), eager)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, eager = out.stdout.split(" ", 1)
+    assert int(count) >= 8
+    assert eager.strip() == "[]"
+
+
 def test_flags_are_the_compiled_regex_flags() -> None:
     """The pre-check's table is keyed by (flags, source): a lazy regex reports both exactly."""
     lazies = _lazies()

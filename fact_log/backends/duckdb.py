@@ -25,8 +25,6 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.base import ALERT_COLUMNS, Key, Send, StoreFile
@@ -42,6 +40,11 @@ from uac.fact_log.tamper import (
     parse_record,
     reseal,
 )
+
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 if TYPE_CHECKING:
     from uac.fact_log.backends.pg_jobs import QueueStatus

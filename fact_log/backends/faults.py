@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:
+    import duckdb
+else:  # the engine the package re-exports, without its __init__ (fact_log/duck.py)
+    from uac.fact_log.duck import duckdb
 
 # errno values that mean the storage is full, or failing under the workspace.
 FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})

@@ -77,12 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _end_now(status: int) -> None:
-    """End the process of a `uac` command a lean read or a one-shot query answered, its
-    output flushed, without the interpreter's teardown (every module's objects freed one by
-    one, DuckDB's engine taken down): nothing of such a command is left to finish but the
-    functions registered to run at exit (the sandbox's shutdown, after a query), which run
-    first, as the usual exit runs them. Only when no other thread runs (the usual exit would
-    wait for it); otherwise the usual exit."""
+    """End the process of a `uac` command a lean read, a one-shot query or a verb on the
+    workspace (its `Memory` closed: writes committed, the file checkpointed and released)
+    answered, its output flushed, without the interpreter's teardown (every module's objects
+    freed one by one, DuckDB's engine taken down: ~0.12 s CPU after a local `add`): nothing
+    of such a command is left to finish but the functions registered to run at exit (the
+    sandbox's shutdown, after a query), which run first, as the usual exit runs them. Only
+    when no other thread runs (the usual exit would wait for it); otherwise the usual exit."""
     registered = getattr(atexit, "_ncallbacks", None)  # CPython's exit functions
     run = getattr(atexit, "_run_exitfuncs", None)
     if registered is None or run is None or threading.active_count() > 1:

@@ -103,7 +103,11 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
     from uac.runtime.api import verbs
 
     with _memory(args, read_only=verbs.verb(verb).name in verbs.LOCAL_READS) as mem:
-        return verbs.run(mem, verb, subject, given)
+        result = verbs.run(mem, verb, subject, given)
+    # The workspace is closed: its writes committed, the file checkpointed and released.
+    # Nothing is left to finish but printing, so the command may end at once (`main`).
+    args._lean = True
+    return result
 
 
 def _fields(args: argparse.Namespace) -> dict[str, Any]:

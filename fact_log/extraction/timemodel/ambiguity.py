@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel.dates import (
     _WEEKDAY,
     _WEEKDAY_RE,
@@ -19,12 +20,12 @@ from uac.fact_log.extraction.timemodel.dates import (
     safe_date,
 )
 
-_NUMERIC = re.compile(
+_NUMERIC = lazy(
     r"(?:\b(?:on|by|until|till|from|due|before|after|is|of)[ \t]{1,3}(?:the[ \t]{1,3})?)"
     r"(\d{1,2})/(\d{1,2})(?:/(\d{2}|\d{4}))?(?![\d/])|(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])",
     re.IGNORECASE,
 )
-_HAS_WEEKDAY = re.compile(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
+_HAS_WEEKDAY = lazy(rf"\b(?:{_WEEKDAY_RE})\b", re.I)
 
 
 def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
@@ -75,7 +76,7 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
     return notes
 
 
-_NEXT_WEEK = re.compile(r"\bnext[ \t]+week\b", re.I)
+_NEXT_WEEK = lazy(r"\bnext[ \t]+week\b", re.I)
 
 
 def _next_week_on_sunday(text: str, today: dt.date) -> list[dict[str, object]]:

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from dateutil.easter import easter
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.reference import vocabulary
 
 Hit = tuple[int, int, str, "dt.date | None", bool]  # ..., the year was said
@@ -54,7 +55,7 @@ def _name_re(names: list[str]) -> str:
 
 
 _WEEKDAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_HOLIDAY = re.compile(
+_HOLIDAY = lazy(
     r"(?<!father[ \t])"  # "Father Christmas" is no day
     rf"\b(?:(last|next|this)[ \t]{{1,3}})?"
     rf"({_name_re(sorted([*_FIXED, *_EASTER, 'thanksgiving'], key=len, reverse=True))})\b"
@@ -66,13 +67,13 @@ _HOLIDAY = re.compile(
     r"islands?|road|street|carol)\b)",
     re.IGNORECASE,
 )
-_WEEKEND = re.compile(
+_WEEKEND = lazy(
     r"(?<!every[ \t])(?<!each[ \t])(?<!most[ \t])"
     r"\b(this|next|last|the|coming)[ \t]{1,3}weekend\b(?![ \t]{1,3}(?:of|after|before)\b)",
     re.IGNORECASE,
 )
 # "last week", "Tuesday last week", "last week on Tuesday"; never "the last week of June"
-_LAST_WEEK = re.compile(
+_LAST_WEEK = lazy(
     rf"(?<!the[ \t])\b(?:({_WEEKDAY_NAMES})[ \t]{{1,3}})?last[ \t]{{1,3}}week\b"
     rf"(?![ \t]{{1,3}}of\b)(?:[ \t]{{1,3}}on[ \t]{{1,3}}({_WEEKDAY_NAMES})\b)?",
     re.IGNORECASE,

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from uac.fact_log.extraction.lazy import lazy
+
 Prefer = Literal["future", "past"]
 
 
@@ -37,16 +39,16 @@ class DateMatch:
 
 
 # "02.01.2028", "2.1.28": day, month and a year
-_DOTTED_FULL = re.compile(r"(?<![\w.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)")
+_DOTTED_FULL = lazy(r"(?<![\w.,])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?![\d.,]\d)")
 # "Python 3.11.12", "firmware 1.2.26", "section 3.4.12": numbers of a version or a clause
-_NUMBERED = re.compile(
+_NUMBERED = lazy(
     r"\b(?:version|release|build|firmware|update|python|ios|android|windows|macos|section|"
     r"chapter|clause|article|rule|paragraph|step|figure|table|ip)[ \t]{1,3}$",
     re.I,
 )
 # "14.02.", "8.1.": day and month, each closed by its dot (a price "20.12" has no second dot)
-_DOTTED = re.compile(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(?![\d])")
-_DAY_CUE = re.compile(
+_DOTTED = lazy(r"(?<![\d.,])(\d{1,2})\.(\d{1,2})\.(?![\d])")
+_DAY_CUE = lazy(
     r"(?:\b(?:on|until|till|til|by|from|since|to|before|after|am|bis|vom|ab|valid|expires?|"
     # the words of a journey or a stay: "and back 8.1.", "check-out 9.02", "to Krakow 20.12."
     r"back|return(?:ing)?|leav(?:e|ing)|arriv(?:e|ing)|depart(?:ing|ure)?|dep|arr|fly(?:ing)?|"
@@ -54,7 +56,7 @@ _DAY_CUE = re.compile(
     r"|[-–]|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?)[ \t]{1,3}$",
     re.IGNORECASE,
 )
-_RANGE_ON = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
+_RANGE_ON = lazy(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
 _ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 _ORDINAL_UNITS += ("ninth",)
 _ORDINAL_TEENS = ("tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth")
@@ -65,7 +67,7 @@ ORDINAL_WORDS |= {f"twenty {w}": 20 + n for n, w in enumerate(_ORDINAL_UNITS, 1)
 ORDINAL_WORDS |= {"thirtieth": 30, "thirty first": 31}
 ORD_RE = "|".join(sorted((w.replace(" ", "[ -]") for w in ORDINAL_WORDS), key=len, reverse=True))
 # the joint and the bare last day after a dated first day ("... through the eleventh")
-_LAST_DAY = re.compile(
+_LAST_DAY = lazy(
     r"[ \t]{1,3}(?:to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]{1,3})?"
     rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{ORD_RE})\b"
     # not a full date ("to 17 September": dates.py reads it), nor a count ("11 to 18 people")
@@ -76,7 +78,7 @@ _LAST_DAY = re.compile(
 
 
 # "two nights from the ninth", "we get in on the eighth": a bare day said as a word
-_SPELLED_NTH = re.compile(
+_SPELLED_NTH = lazy(
     r"\b(?:from|on|until|till|til|to|by|since|before|after|through|thru|and)[ \t]+the[ \t]+"
     rf"(?P<ord>{ORD_RE})\b(?![ \t]+of\b)",
     re.IGNORECASE,
@@ -104,7 +106,7 @@ def _day_number(word: str) -> int | None:
 
 # "6/30", "30/6/2027": a slashed date is read only when one side cannot be a month (the other
 # order, "03/04", is ambiguous and left unread rather than guessed)
-_SLASHED = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
+_SLASHED = lazy(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
 
 
 def safe_date(year: int, month: int, day: int) -> dt.date | None:
@@ -171,8 +173,8 @@ _DOTTED_BARE = re.compile(
     r"(?![ \t]*(?:€|\$|£|zł|zl|pln|eur|euros?|usd|gbp|chf|am|pm|h\b|hrs|o'clock|%))",
     re.I,
 )
-_AT_CLOCK = re.compile(r"[ \t,]{1,3}(?:at[ \t]{1,3})?\d{1,2}[:h]\d{2}\b", re.I)
-_BARE_CUE = re.compile(
+_AT_CLOCK = lazy(r"[ \t,]{1,3}(?:at[ \t]{1,3})?\d{1,2}[:h]\d{2}\b", re.I)
+_BARE_CUE = lazy(
     r"(?:\b(?:on|until|till|til|by|from|since|before|after|valid|expires?|back|return(?:ing)?|"
     r"check[- ]?in|check[- ]?out|dep|arr)|\d[ \t]{1,3}(?:to|till|until|[-–])|[-–])[ \t]{1,3}$",
     re.I,
@@ -231,9 +233,7 @@ def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) ->
     return out
 
 
-_JOINED = re.compile(
-    r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]+)?$", re.I
-)
+_JOINED = lazy(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]+)?$", re.I)
 
 
 _ONGOING_SINCE = 92  # days: a range that began longer ago is said of the next one

@@ -32,6 +32,7 @@ import datetime as dt
 import functools
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel import calendar_days
 from uac.fact_log.extraction.timemodel.daterange import (
     ORD_RE as _ORD_RE,
@@ -66,59 +67,59 @@ _NUM_RE = (
 )
 
 # Every pattern is linear: bounded repetitions, no nested quantifiers over the same input.
-_ISO = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
-_MDY = re.compile(
+_ISO = lazy(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
+_MDY = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_DMY = re.compile(
+_DMY = lazy(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
 # "2031 August 30", "2031, Aug 30", "2031-Aug-30": year first, the month named (a year is
 # 19xx or 20xx: "1500 Aug" is no year)
-_YMD = re.compile(
+_YMD = lazy(
     rf"(?<![\d.,£$€])((?:19|20)\d\d)(?:,?[ \t]{{1,3}}|[-/])({_MONTH_RE})\.?(?:[ \t]{{1,3}}|[-/])"
     r"(\d{1,2})(?:st|nd|rd|th)?(?![\d:])",
     re.IGNORECASE,
 )
 # "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
 # is found by _DMY).
-_DMY_RANGE = re.compile(
+_DMY_RANGE = lazy(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
     rf"[ \t]{{0,2}}"
     rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
-_ORD_DMY = re.compile(
+_ORD_DMY = lazy(
     rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}of[ \t]{{1,3}}({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
-_ORD_MDY = re.compile(
+_ORD_MDY = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(?:the[ \t]{{1,3}})?({_ORD_RE})\b"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
 # "3rd-8th", "5th to the 9th": two bare day numbers joined as a range are both days
-_NTH_PAIR = re.compile(
+_NTH_PAIR = lazy(
     r"\b(\d{1,2})(?:st|nd|rd|th)[ \t]{0,2}(?:[-–]|to|till|til|until|through|thru)[ \t]{0,2}"
     r"(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)\b",
     re.IGNORECASE,
 )
 # "in July, 3rd-8th": a month named alone gives the month of the bare day numbers after it
-_MONTH_ALONE = re.compile(
+_MONTH_ALONE = lazy(
     rf"\b(?:in|of|for|during|early|mid|late|this|next)[ \t-]{{1,3}}({_MONTH_RE})\b(?![ \t]*\d)",
     re.IGNORECASE,
 )
-_ORDINAL_DIGITS = re.compile(r"\d(?:st|nd|rd|th)\b", re.I)
-_ORD_HINT = re.compile(
+_ORDINAL_DIGITS = lazy(r"\d(?:st|nd|rd|th)\b", re.I)
+_ORD_HINT = lazy(
     r"first|second|third|fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b", re.I
 )
-_FROM_NOW = re.compile(
+_FROM_NOW = lazy(
     # "once a day from today" is a dose from today, not tomorrow; "for 14 days from today" a
     # course that starts today (the day said is today's)
     r"(?<!\bonce\s)(?<!\btwice\s)(?<!times\s)(?<!\bfor\s)"
@@ -126,29 +127,23 @@ _FROM_NOW = re.compile(
     r"(today|now|tomorrow)\b",
     re.IGNORECASE,
 )
-_CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
-_RELDAY = re.compile(
+_CJK = lazy(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
+_RELDAY = lazy(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
     r"yesterday|this morning|this afternoon|this evening)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
-_WEEKDAY = re.compile(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
-_IN_N = re.compile(
-    rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?\b", re.I
-)
-_AGO = re.compile(
-    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}ago\b", re.I
-)
+_WEEKDAY = lazy(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
+_IN_N = lazy(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?\b", re.I)
+_AGO = lazy(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}ago\b", re.I)
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
-_NTH = re.compile(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
-_DIGIT_DOT = re.compile(r"\d\.\d")
+_NTH = lazy(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
+_DIGIT_DOT = lazy(r"\d\.\d")
 # "check up is 23rd at 6pm", "due 14th": a bare ordinal right after a verb of when is a day
-_DAY_SLOT = re.compile(
-    r"\b(?:is|on|due|until|till|by|from|before|after|back|returning)[ \t]{1,2}$", re.I
-)
+_DAY_SLOT = lazy(r"\b(?:is|on|due|until|till|by|from|before|after|back|returning)[ \t]{1,2}$", re.I)
 # "September 14-17": the range's last day (the first is found by _MDY).
-_MDY_RANGE_END = re.compile(
+_MDY_RANGE_END = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
     r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
@@ -160,21 +155,21 @@ WEEKDAY_ABBR = {
 WEEKDAY_ABBR |= {"fri": 4, "sat": 5, "sun": 6}
 _ABBR_RE = "|".join(sorted(WEEKDAY_ABBR, key=len, reverse=True))
 # "the 17th of next month", "on the 3rd of this month"
-_NTH_OF_MONTH = re.compile(
+_NTH_OF_MONTH = lazy(
     r"\b(?:the[ \t]{1,3})?(\d{1,2})(?:st|nd|rd|th)?[ \t]{1,3}of[ \t]{1,3}"
     r"(next|this|the[ \t]+following)[ \t]{1,3}month\b",
     re.I,
 )
 # a short weekday after "next"/"this" is a day ("next tue"): bare, "sat" and "wed" are words
-_WEEKDAY_SHORT = re.compile(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
+_WEEKDAY_SHORT = lazy(rf"\b(next|this|coming)[ \t]{{1,3}}({_ABBR_RE})\b\.?", re.I)
 # "bio lab report due mon", "essay in by fri": a short weekday after the word of a deadline
-_DUE_SHORT = re.compile(rf"\b(?:due|by)[ \t]{{1,3}}({_ABBR_RE})\b\.?(?![ \t]*\d)", re.I)
-_WEEKDAY_BEFORE = re.compile(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
+_DUE_SHORT = lazy(rf"\b(?:due|by)[ \t]{{1,3}}({_ABBR_RE})\b\.?(?![ \t]*\d)", re.I)
+_WEEKDAY_BEFORE = lazy(rf"\b({_WEEKDAY_RE}|{_ABBR_RE})\b\.?,?[ \t]{{0,2}}$", re.I)
 # "from the 28th until 3 July": what joins a range's first day to its last.
-_RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
-_JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
+_RANGE_JOIN = lazy(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}$", re.I)
+_JOINER = lazy(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
-_MAYBE = re.compile(
+_MAYBE = lazy(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
     r"this (?:morning|afternoon|evening)|(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|"
@@ -182,7 +177,7 @@ _MAYBE = re.compile(
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
-_END_OF = re.compile(
+_END_OF = lazy(
     rf"\b(?:the[ \t]+)?end[ \t]+of[ \t]+(?:(this|next|the)[ \t]+)?(month|year|{_MONTH_RE})\b|"
     # "to end July", "until end of june": a month's end said without "of"
     rf"\b(?:the[ \t]+)?end[ \t]+()({_MONTH_RE})\b",
@@ -236,7 +231,7 @@ def _plus(today: dt.date, days: int) -> dt.date | None:
 
 # "starting Monday", "beginning on the 3rd of May": what starts is still to come, whatever
 # the sentence's tense ("she put me on it, starting Monday")
-_STARTING = re.compile(
+_STARTING = lazy(
     r"\b(?:starting|beginning|commencing|effective)[ \t]{1,3}(?:(?:on|from)[ \t]{1,3})?$", re.I
 )
 
@@ -296,10 +291,10 @@ def _dates_of(
 
 
 # A day said with its month (a name, or digits with a separator): what `named_span` reads
-_NAMES_MONTH = re.compile(rf"\b(?:{_MONTH_RE})\b|\d[-/.]\d|[月]", re.I)
+_NAMES_MONTH = lazy(rf"\b(?:{_MONTH_RE})\b|\d[-/.]\d|[月]", re.I)
 
 
-_DAY_NUMBER = re.compile(r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th|\.)?", re.I)
+_DAY_NUMBER = lazy(r"(?:the\s+)?\d{1,2}(?:st|nd|rd|th|\.)?", re.I)
 
 
 def named_span(text: str, today: dt.date) -> Span | None:
@@ -333,10 +328,8 @@ def forget_dates() -> None:
 
 # "renews on the 5th of December, sorry, the 6th", "on Tuesday - I mean Wednesday": a day the
 # writer takes back in the same breath, the next one said instead
-_SELF_FIX_HINT = re.compile(
-    r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I
-)
-_SELF_FIX = re.compile(
+_SELF_FIX_HINT = lazy(r"\b(?:sorry|mean|meant|rather|make\s+that|scratch\s+that|oops)\b", re.I)
+_SELF_FIX = lazy(
     r"(?:\s+(?:at\s+)?\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?)?\s*[,;:–—-]?\s*(?:(?:no|oops|wait)\s*[,!]?\s*)?(?:sorry|i\s+mean|i\s+meant|or\s+rather|"
     r"make\s+that|scratch\s+that|oops)\s*[,;:!–—-]?\s*(?:it['’]?s\s+|on\s+)?$",
     re.I,
@@ -514,7 +507,7 @@ def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date
 
 
 # "moved from 12 June to 10 June", "changed from the 20th to the 18th": two days, no range
-_RESCHEDULED = re.compile(
+_RESCHEDULED = lazy(
     r"\b(?:moved|changed|brought|rescheduled|pushed|postponed|shifted|switched|swapped)\b"
     r"[^.;!?]{0,40}\bfrom\s*$",
     re.I,
@@ -596,10 +589,8 @@ def _end_of(today: dt.date, which: str | None, period: str, prefer: Prefer) -> d
     return month.replace(day=calendar.monthrange(month.year, month.month)[1])
 
 
-_MONTH_END = re.compile(
-    r"^\s*(?:of\s+)?(?:the\s+)?(?:month[- ]end|end\s+of\s+(?:the\s+)?month)\b", re.I
-)
-_MONTH_NAMED = re.compile(rf"\b({_MONTH_RE})\b", re.I)
+_MONTH_END = lazy(r"^\s*(?:of\s+)?(?:the\s+)?(?:month[- ]end|end\s+of\s+(?:the\s+)?month)\b", re.I)
+_MONTH_NAMED = lazy(rf"\b({_MONTH_RE})\b", re.I)
 
 
 def month_end(rest: str, said_before: str, today: dt.date) -> dt.date | None:
@@ -687,7 +678,7 @@ def _explicit_beats_weekday(text: str, found: list[DateMatch]) -> list[DateMatch
     return out
 
 
-_WHICH_YEAR = re.compile(r"[ \t,]{1,3}(this|next|last)[ \t]+year\b", re.I)
+_WHICH_YEAR = lazy(r"[ \t,]{1,3}(this|next|last)[ \t]+year\b", re.I)
 
 
 def _month_day(

@@ -9,6 +9,7 @@ import dataclasses
 import datetime as dt
 import re
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel.daterange import DateMatch, safe_date
 from uac.fact_log.extraction.timemodel.dates import WEEKDAYS
 
@@ -29,7 +30,7 @@ def next_day_of_month(today: dt.date, n: int) -> dt.date | None:
     return None
 
 
-_BARE_NTH = re.compile(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
+_BARE_NTH = lazy(r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)", re.I)
 
 
 def last_such_day(d: DateMatch, today: dt.date) -> DateMatch:

@@ -22,22 +22,23 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel.dates import _MONTH_RE, _NUM_RE, NUMBER_WORDS, add_months
 
 _HALF = {"am": 0, "a.m.": 0, "pm": 12, "p.m.": 12}
 _T = r"(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)?|(noon|midday|midnight)"
-_RANGE = re.compile(
+_RANGE = lazy(
     rf"\b(?:from|between)[ \t]{{1,3}}(?:{_T})[ \t]{{1,3}}(?:to|till|til|until|and|-|–)"
     rf"[ \t]{{1,3}}(?:{_T})|\b(?:{_T})[ \t]{{0,2}}(?:to|till|til|until|-|–)[ \t]{{0,2}}(?:{_T})",
     re.IGNORECASE,
 )
-_AT = re.compile(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
-_DAYPART_RANGE = re.compile(
+_AT = lazy(rf"(?:\b(?:at|@|by|around|from)[ \t]{{1,3}})(?:{_T})\b|\b(?:{_T})", re.I)
+_DAYPART_RANGE = lazy(
     r"\b(?P<part>mornings?|afternoons?|evenings?)[ \t]{1,3}(?P<a>\d{1,2}(?::\d{2})?)"
     r"[ \t]?[-–][ \t]?(?P<b>\d{1,2}(?::\d{2})?)\b(?![-–/.\d])",
     re.I,
 )
-_EVENING = re.compile(
+_EVENING = lazy(
     r"\b(?:dinner|supper|drinks|party|evening|tonight|night|concert|gig|theatre|theater|"
     r"show|movie|film|book\s+club|restaurant|table)\b",
     re.I,
@@ -100,7 +101,7 @@ _MIN_SAID = (
 )
 # "at eight oh one in the morning", "at nineteen thirteen", "at half past seven": clock times
 # said in words (voice dictation); only after "at", where a number is a time.
-_SPOKEN = re.compile(
+_SPOKEN = lazy(
     rf"\bat[ \t]+(?:(?P<h>{_HOUR_SAID})[ \t]+(?:oh[ \t]+(?P<m1>{'|'.join(_UNITS_SAID)})|"
     rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter|{_MIN_SAID}|five|ten)"
     r"(?:[ \t]+minutes)?[ \t]+(?P<rel>past|to)[ \t]+"
@@ -117,7 +118,7 @@ def _said(words: str) -> int:
 
 
 # "every Tuesday six to seven thirty": a range of hours said in words right after a weekday
-_SPOKEN_RANGE = re.compile(
+_SPOKEN_RANGE = lazy(
     rf"(?:(?<=day\s)|(?<=days\s))(?P<a>{_HOUR_SAID})(?:[ \t]+(?P<am>{_MIN_SAID}))?[ \t]+"
     rf"(?:to|till|until)[ \t]+(?P<b>{_HOUR_SAID})(?:[ \t]+(?P<bm>{_MIN_SAID}))?\b",
     re.I,
@@ -158,7 +159,7 @@ def spoken_times(text: str) -> str:
 
 # "from 1 June to 5 June", "April 30": day numbers of a date, never hours
 _MONTHS = rf"(?:{_MONTH_RE})\b"  # the month names dates.py reads
-_DATE_NUMBER = re.compile(
+_DATE_NUMBER = lazy(
     rf"\b\d{{1,2}}(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?{_MONTHS}|"
     rf"\b{_MONTHS}\.?[ \t]+\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.]\d)",
     re.I,
@@ -166,14 +167,14 @@ _DATE_NUMBER = re.compile(
 
 
 # "18h", "9h30", "7h40" (continental hours), "tue 4.15" (a dotted time after its day)
-_H_TIME = re.compile(
+_H_TIME = lazy(
     r"\b(\d{1,2})h(\d{2})\b|(?<=\bat[ \t])(\d{1,2})h\b|(?<=\bto[ \t])(\d{1,2})h\b|"
     r"(?<=\bfrom[ \t])(\d{1,2})h\b|(?<=til[ \t])(\d{1,2})h\b|(?<=till[ \t])(\d{1,2})h\b|"
     r"(?<=[@–-][ \t])(\d{1,2})h\b",
     re.I,
 )
 _MONTH_WORD = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DAY_DOT_TIME = re.compile(
+_DAY_DOT_TIME = lazy(
     r"\b((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|today|tomorrow|tonight|"
     # "Thursday 20 May 14.15", "on May 20th 9.30": a dotted time after the day and month
     r"\d{1,2}(?:st|nd|rd|th)?[ \t]+"
@@ -187,8 +188,8 @@ _DAY_DOT_TIME = re.compile(
 )
 
 
-_DIGIT_H = re.compile(r"\dh", re.I)
-_DIGIT_DOT = re.compile(r"\d\.\d")
+_DIGIT_H = lazy(r"\dh", re.I)
+_DIGIT_DOT = lazy(r"\d\.\d")
 
 
 def _hours(m: re.Match[str]) -> str:
@@ -197,7 +198,7 @@ def _hours(m: re.Match[str]) -> str:
 
 
 # "6:05 in morning", "at 7 in the evening": the part of the day said after the hour
-_PART_AFTER = re.compile(
+_PART_AFTER = lazy(
     r"\b(\d{1,2}(?:[:.]\d{2})?)[ \t]+in[ \t]+(?:the[ \t]+)?(morning|afternoon|evening)\b", re.I
 )
 
@@ -260,14 +261,14 @@ def clock(text: str) -> Clock | None:
     return None
 
 
-_NOT_TIME = re.compile(
+_NOT_TIME = lazy(
     r"[ \t]{0,2}(?:mg|mcg|kg|km|g\b|ml|%|percent|minutes?|mins?|hours?|"
     r"days?|weeks?|months?|years?|people|guests|st\b|nd\b|rd\b|th\b|[./-]\d)",
     re.I,
 )
 
 
-_TILL = re.compile(r"\s(?:till|til|until)\s", re.I)
+_TILL = lazy(r"\s(?:till|til|until)\s", re.I)
 
 
 def _clock_faces(said: str, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> bool:
@@ -295,7 +296,7 @@ _UNITS = {
     "night": dt.timedelta(days=1),
     "week": dt.timedelta(weeks=1),
 }
-_DURATION = re.compile(
+_DURATION = lazy(
     rf"\b(?:(?P<n>{_NUM_RE}|half[ \t]an?)(?P<and>[ \t]{{1,3}}and[ \t]{{1,3}}a[ \t]{{1,3}}half)?"
     r"[ \t]{0,3}[-]?(?P<unit>minute|min|hour|hr|day|night|week)s?\b"
     r"(?P<half2>[ \t]{1,3}and[ \t]{1,3}a[ \t]{1,3}half)?)",
@@ -320,7 +321,7 @@ def duration(text: str) -> tuple[dt.timedelta, int, int] | None:
     return None
 
 
-_OFFSET = re.compile(
+_OFFSET = lazy(
     rf"\b(?:(?:at[ \t]+least|no[ \t]+later[ \t]+than|about|around)[ \t]{{1,3}})?"
     rf"(?P<n>{_NUM_RE})[ \t]{{1,3}}(?P<unit>day|week|month|year)s?(?:'s|’s)?"
     r"(?:[ \t]{1,3}notice)?[ \t]{1,3}(?P<dir>before|prior[ \t]+to|after|ahead\s+of|"
@@ -387,7 +388,7 @@ def offset(text: str) -> Offset | None:
     return Offset(int(_count(m["n"])), m["unit"].lower(), sign, m.start(), m.end())
 
 
-_TIME = re.compile(
+_TIME = lazy(
     r"\b(?:at|@|from|by)?[ \t]{0,3}(\d{1,2})(?:[:.](\d{2}))?[ \t]{0,2}(am|pm|a\.m\.|p\.m\.)"
     r"|\b(?:at|@|from)[ \t]{1,3}(\d{1,2})[:h](\d{2})\b|\b(noon|midday|midnight)\b"
     r"|(上午|下午|晚上)?(\d{1,2})[点點](?:(\d{1,2})分|半)?",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.reference import vocabulary
 
 CURRENCY_CODES = frozenset(vocabulary()["word_sets"]["money_currency_codes"])
@@ -31,7 +32,7 @@ MONEY_NUMBER = _NUM  # a number as amounts are written (slots.py reads amounts w
 MONEY_MULTIPLIER = _MULT
 
 
-_MONEY = re.compile(
+_MONEY = lazy(
     # "NGN 45,000.00", "EUR 40": a code before the number, as bank alerts write it
     r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|(?<![A-Za-z])R\$|[£$€¥￥₹]|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>"
     + _NUM
@@ -138,7 +139,7 @@ _W = r"(?:" + "|".join(sorted(_NUMBER_WORD, key=len, reverse=True)) + r"|hundred
 # A number said in words ("fifty", "one hundred", "two hundred and fifty"), for other parsers.
 NUMBER_WORDS = r"(?:a\s+(?=hundred))?" + _W + r"(?:(?:\s+and)?[\s-]+" + _W + r"){0,3}\b"
 # "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros": said, not typed
-_MONEY_WORDS = re.compile(
+_MONEY_WORDS = lazy(
     r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"
     + _W
     + r"(?:(?:\s+and)?[\s-]+"
@@ -175,7 +176,7 @@ def words_to_number(text: str) -> int | None:
     return total + current
 
 
-_CURRENCY_WORD = re.compile(r"\b(?:pounds?|quid|dollars?|bucks|euros?)\b", re.I)
+_CURRENCY_WORD = lazy(r"\b(?:pounds?|quid|dollars?|bucks|euros?)\b", re.I)
 
 
 def _money_in_words(text: str) -> list[Money]:
@@ -202,7 +203,7 @@ class Amount:
     currency: str | None
 
 
-_BARE = re.compile(
+_BARE = lazy(
     r"(?<![\w.,:/+-])(" + _NUM + r")(" + _MULT + r")?"
     # not a time, a date ("14.02.," "3/4"), a unit, a part of a longer number ("1,2,3");
     # a comma before a space ends a clause, and "29/month" is a price a month
