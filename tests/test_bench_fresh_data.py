@@ -1,9 +1,12 @@
 """The blind held-out bench sets (fresh, blind2 to blind13) stay well-formed: catalog paths,
-fields, enums, gold for every dialogue and checks that exist."""
+fields, enums, gold for every dialogue and checks that exist; every active-checks corpus has
+sessions of a date and whole lines."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,9 @@ SETS = {
     "blind12": (385, 74, 0.30, 79, 39),
     "blind13": (393, 65, 0.32, 82, 39),
 }
+# Every dialogue corpus of bench/active_data (each has an oracle file beside it).
+CORPORA = sorted(p.stem for p in ACTIVE.glob("*.toml") if not p.stem.endswith("oracle"))
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _fields() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -111,3 +117,54 @@ def test_dialogues_have_gold_for_every_dialogue_and_catalog_fields(name: str) ->
                 elif e["p"] not in by_path:
                     problems.append(f"{did}: no such path {e['p']}")
     assert problems == []
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _session_problems(dialogues: list[dict[str, Any]]) -> list[str]:
+    """Sessions that are not `[ISO day, line, line, ...]` with whole, non-blank lines."""
+    problems = []
+    for d in dialogues:
+        for n, session in enumerate(d["s"], 1):
+            where = f"{d['id']} session {n}"
+            if not isinstance(session, list) or len(session) < 2:
+                problems.append(f"{where}: not a list of a day and at least one line")
+                continue
+            day, *lines = session
+            if not (isinstance(day, str) and ISO_DAY.fullmatch(day) and _is_date(day)):
+                problems.append(f"{where}: first item is not an ISO date")
+            problems += [
+                f"{where}: line {i} is not a whole line"
+                for i, line in enumerate(lines, 1)
+                if not isinstance(line, str) or len(line.strip()) <= 1
+            ]
+    return problems
+
+
+def test_every_active_corpus_is_checked() -> None:
+    assert {"dialogues", "checks3", *SETS} <= set(CORPORA)
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_active_corpus_sessions_are_a_day_and_whole_lines(name: str) -> None:
+    with (ACTIVE / f"{name}.toml").open("rb") as fh:
+        dialogues = tomllib.load(fh)["d"]
+    assert dialogues and all(d["s"] for d in dialogues)
+    assert _session_problems(dialogues) == []
+
+
+def test_session_check_rejects_lines_split_into_characters() -> None:
+    split = [{"id": "x", "s": [["2035-02-01", *"I moved."]]}]
+    whole = [{"id": "x", "s": [["2035-02-01", "I moved.", "New flat."]]}]
+    undated = [{"id": "x", "s": [["1 Feb", "I moved."], ["2035-02-30", "I moved."]]}]
+    assert len(_session_problems(split)) == len("I moved.")
+    assert _session_problems(whole) == []
+    assert _session_problems(undated) == [
+        f"x session {n}: first item is not an ISO date" for n in (1, 2)
+    ]
