@@ -10,11 +10,12 @@ import datetime as dt
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_sandbox import HOSTILE
+from test_sandbox import HOSTILE  # type: ignore[import-not-found]
 
 from uac.runtime.sandbox import Sandbox, run_query, shutdown
 
@@ -51,7 +52,7 @@ PROGRAMS = [
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path:
+def home(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Iterator[Path]:
     """A workspace with alice compiled and up to date (so the CLI answers without Memory)."""
     from uac import Memory
 
