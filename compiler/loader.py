@@ -21,12 +21,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uac.compiler.gc_pause import cyclic_gc_paused
 from uac.fact_log.addressing import Address
-from uac.fact_log.chain_keys import KeyRing, key_path
 from uac.fact_log.errors import NotFound, WorkspaceError
+
+if TYPE_CHECKING:
+    from uac.fact_log.chain_keys import KeyRing
 
 GENERATED = "generated"
 FILES = "files.json"
@@ -173,6 +175,8 @@ def folded_head(directory: Path) -> tuple[int, str | None]:
 def signature_ok(directory: Path, stamp: bytes, ring: KeyRing | None = None) -> bool:
     """True when files.sig is the workspace key's signature of these files.json bytes."""
     if ring is None:
+        from uac.fact_log.chain_keys import KeyRing
+
         ring = KeyRing.load(home_of(directory))
     try:
         mac = content_signature(directory)
@@ -189,6 +193,9 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
             stamp = (directory / FILES).read_bytes()
         except OSError:
             stamp = b""
+    # Here, not at import: the sandbox's zygote imports this module and never holds a key.
+    from uac.fact_log.chain_keys import KeyRing, key_path
+
     home = home_of(directory)
     ring = KeyRing.load(home)
     if ring is None:
@@ -345,6 +352,8 @@ def import_package(
     """
     cacheable = verify and signed and not stubs
     if cacheable:
+        from uac.fact_log.chain_keys import key_path
+
         known = _VERIFIED.get(str(directory))
         ring_file = known[2] if known else key_path(home_of(directory))
         seen = _stat_stamp(directory, ring_file)  # before reading: a later write shows

@@ -199,9 +199,10 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         home = Path(args.home).expanduser() if args.home is not None else default_home()
         addr = parse_subject(args.subject, args.tenant)
         version, directory = loader.version_dir(home, addr)
-        # One query: no worker to keep, and only the collections it names are loaded.
+        # One query: no worker to keep (the zygote answers it and ends), and only the
+        # collections it names are loaded.
         only = sandbox.reads_only(program)
-        sandbox.prestart(directory, reuse=False, only=only)
+        sandbox.prestart(directory, reuse=False, only=only, once=True)
         con = duck.connect(home / "uac.duckdb", read_only=True, threads=1)
         try:
             if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
@@ -214,7 +215,9 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
     except (UacError, duck.duckdb.Error):
         return None
     today = args.today or dt.datetime.now(dt.UTC).date()
-    return sandbox.run_query(directory, program, today=today, explain=args.explain, only=only)
+    return sandbox.run_query(
+        directory, program, today=today, explain=args.explain, only=only, once=True
+    )
 
 
 def cmd_query(args: argparse.Namespace) -> int:

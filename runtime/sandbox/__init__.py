@@ -101,10 +101,15 @@ class Sandbox:
         reuse: bool | None = None,
         wait: bool = True,
         only: frozenset[str] | None = None,
+        once: bool = False,
     ):
         self.directory = Path(checkpoint_dir).resolve()
         self.reuse = _reuse() if reuse is None else reuse
         self.only = only  # the only collections the zygote loads (None: all)
+        # A one-shot caller's zygote answers one query and ends (no spare worker forked);
+        # a second query on this sandbox starts a fresh one.
+        self.once = once
+        self._answered = False
         self.max_queries = 1
         self.version = self.directory.name
         self._lock = threading.RLock()
@@ -134,6 +139,7 @@ class Sandbox:
         if self._stopped:
             raise Stopped(STOPPED)
         self._buf = b""
+        self._answered = False
         from uac.compiler.loader import check_signature
 
         check_signature(self.directory)  # here: the chain key never enters the sandbox
@@ -144,7 +150,7 @@ class Sandbox:
                 "-s",
                 str(Path(__file__).with_name("boot.py")),
                 str(self.directory),
-                str(MAX_QUERIES if self.reuse else 1),
+                "once" if self.once else str(MAX_QUERIES if self.reuse else 1),
                 *([] if self.only is None else [",".join(sorted(self.only))]),
             ],
             stdin=subprocess.PIPE,
@@ -271,11 +277,12 @@ class Sandbox:
             try:
                 if self._pending:
                     self._await_hello()
-                if self._proc is None or self._proc.poll() is not None:
+                if self._proc is None or self._proc.poll() is not None or self._answered:
                     self.start()
             except Stopped:
                 return _error("sandbox_error", STOPPED)
             assert self._proc is not None and self._proc.stdin is not None
+            self._answered = self.once
             try:
                 self._proc.stdin.write(json.dumps(request).encode() + b"\n")
                 self._proc.stdin.flush()
@@ -352,9 +359,10 @@ class SandboxPool:
         size: int = 2,
         reuse: bool | None = None,
         only: frozenset[str] | None = None,
+        once: bool = False,
     ):
         self.directory = Path(checkpoint_dir).resolve()
-        self.size, self.reuse, self.only = size, reuse, only
+        self.size, self.reuse, self.only, self.once = size, reuse, only, once
         self.leases = 0  # queries holding this pool (`_leased`); it is closed only at 0
         self.closed = False
         self._idle: list[Sandbox] = []
@@ -378,18 +386,21 @@ class SandboxPool:
                 if self._idle:
                     return self._idle.pop()
                 if len(self._all) < self.size:
-                    # Started without waiting: the query waits for its hello, not the pool.
-                    box = Sandbox(self.directory, reuse=self.reuse, wait=False, only=self.only)
+                    box = self._sandbox()
                     self._all.append(box)
                     return box
                 self._free.wait()
         raise Stopped(STOPPED)
 
+    def _sandbox(self) -> Sandbox:
+        # Started without waiting: the query waits for its hello, not the pool.
+        return Sandbox(self.directory, self.reuse, wait=False, only=self.only, once=self.once)
+
     def prestart(self) -> None:
         """Start one zygote now without waiting for it: it loads while the caller works."""
         with self._free:
             if not self._all and not self.closed:
-                box = Sandbox(self.directory, reuse=self.reuse, wait=False, only=self.only)
+                box = self._sandbox()
                 self._all.append(box)
                 self._idle.append(box)
 
@@ -410,10 +421,11 @@ class SandboxPool:
             box.close()
 
 
-# A pool per checkpoint and set of collections loaded (None: all of them), least recently
-# used first. A query leases its pool for as long as it runs (`_leased`): eviction beyond
-# the bound only takes pools nobody holds, so no zygote is ever stopped under a query.
-_POOLS: dict[tuple[Path, frozenset[str] | None], SandboxPool] = {}
+# A pool per checkpoint, set of collections loaded (None: all of them) and kind (one-shot
+# zygotes or lasting ones), least recently used first. A query leases its pool for as long
+# as it runs (`_leased`): eviction beyond the bound only takes pools nobody holds, so no
+# zygote is ever stopped under a query.
+_POOLS: dict[tuple[Path, frozenset[str] | None, bool], SandboxPool] = {}
 _POOLS_LOCK = threading.Lock()
 _MAX_POOLS = 8  # subjects kept warm (UAC_SANDBOX_POOLS); the least recently used is stopped
 _STOPPING = False  # set by shutdown(final=True): no new zygote from then on
@@ -430,17 +442,21 @@ def _max_pools() -> int:
 
 @contextlib.contextmanager
 def _leased(
-    checkpoint_dir: Path, reuse: bool | None = None, only: frozenset[str] | None = None
+    checkpoint_dir: Path,
+    reuse: bool | None = None,
+    only: frozenset[str] | None = None,
+    once: bool = False,
 ) -> Iterator[SandboxPool]:
     """The checkpoint's pool, held: it is not closed before the lease ends."""
     limit = _max_pools()
-    key = (Path(checkpoint_dir).resolve(), only)
+    key = (Path(checkpoint_dir).resolve(), only, once)
     with _POOLS_LOCK:
         if _STOPPING:
             raise Stopped(STOPPED)
         pool = _POOLS.pop(key, None)
         if pool is None:
-            pool = SandboxPool(key[0], size=min(2, os.cpu_count() or 1), reuse=reuse, only=only)
+            size = 1 if once else min(2, os.cpu_count() or 1)
+            pool = SandboxPool(key[0], size=size, reuse=reuse, only=only, once=once)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
         pool.leases += 1
         evicted = _evict(limit)
@@ -481,16 +497,19 @@ def run_query(
     limits: Limits | None = None,
     explain: bool = False,
     only: frozenset[str] | None = None,
+    once: bool = False,
 ) -> dict[str, Any]:
     """Run an agent's program against one checkpoint in the sandbox; returns the envelope.
 
     `only`: `reads_only(program)` (a zygote loading just those collections serves it).
+    `once`: the caller's only query (the CLI's one-shot path, after `prestart(once=True)`):
+    its zygote answers it and ends, forking no worker for a next query.
     """
     if only is not None and reads_only(program) != only:
         only = None  # never a program the partial state was not made for
     started = time.perf_counter()
     try:
-        with _leased(checkpoint_dir, only=only) as pool:
+        with _leased(checkpoint_dir, only=only, once=once) as pool:
             envelope = pool.run(program, today=today, limits=limits, explain=explain)
     except RuntimeError as exc:
         envelope = _error("sandbox_error", str(exc))
@@ -500,7 +519,11 @@ def run_query(
 
 
 def prestart(
-    checkpoint_dir: Path, *, reuse: bool | None = None, only: frozenset[str] | None = None
+    checkpoint_dir: Path,
+    *,
+    reuse: bool | None = None,
+    only: frozenset[str] | None = None,
+    once: bool = False,
 ) -> None:
     """Start the checkpoint's zygote in the background, ahead of a `run_query` on it.
 
@@ -508,7 +531,7 @@ def prestart(
     workspace, checking the subject is compiled); if it then queries another checkpoint,
     this zygote is simply stopped at exit.
     """
-    with contextlib.suppress(Exception), _leased(checkpoint_dir, reuse, only) as pool:
+    with contextlib.suppress(Exception), _leased(checkpoint_dir, reuse, only, once) as pool:
         pool.prestart()  # best effort: run_query starts it again, and says what failed
 
 

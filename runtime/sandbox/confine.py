@@ -28,15 +28,12 @@ platform does not allow are reported as warnings that the host logs.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import dataclasses
 import errno
 import os
-import platform
 import resource
 import signal
 import sys
-import tempfile
 
 UNPRIVILEGED_ID = 65534  # "nobody": owns no files, so it can write none
 
@@ -153,7 +150,9 @@ def _compile_allowlist() -> bytes:
     try:
         lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
     except OSError:
-        name = ctypes.util.find_library("seccomp")
+        from ctypes import util  # the fallback only: it imports subprocess, shutil and re
+
+        name = util.find_library("seccomp")
         try:
             lib = ctypes.CDLL(name or "libseccomp.so.2", use_errno=True)
         except OSError:
@@ -226,10 +225,29 @@ class Plan:
 
 
 def empty_root() -> str:
-    """Create the empty, read-only directory children use as their root."""
-    path = tempfile.mkdtemp(prefix="uac-sandbox-root-")
-    os.chmod(path, 0o555)
-    return path
+    """Create the empty, read-only directory children use as their root.
+
+    In the temporary directory `tempfile` would choose, as `tempfile.mkdtemp` creates it (a
+    fresh random name, made by this process alone, mode 0700 until it is made read-only).
+    A zygote's scrubbed environment names no temporary directory: /tmp then, without
+    importing `tempfile` (it pulls in shutil and random: ~4 ms of a zygote's start).
+    """
+    chosen = any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP"))
+    if chosen or not os.access("/tmp", os.W_OK | os.X_OK):
+        import tempfile
+
+        base = tempfile.gettempdir()
+    else:
+        base = "/tmp"
+    for _ in range(100):
+        path = os.path.join(base, "uac-sandbox-root-" + os.urandom(8).hex())
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(path, 0o555)
+        return path
+    raise FileExistsError(f"no fresh directory name for a sandbox root in {base}")
 
 
 def make_plan(root: str, seccomp: Seccomp) -> Plan:
@@ -237,9 +255,9 @@ def make_plan(root: str, seccomp: Seccomp) -> Plan:
     warnings: list[str] = []
     if not seccomp.ok:
         warnings.append(f"no system-call filter for query children: {seccomp.reason}")
-    elif platform.machine() not in _VERIFIED_ARCHES:
+    elif os.uname().machine not in _VERIFIED_ARCHES:
         warnings.append(
-            f"the system-call allow-list was verified on x86_64 only; on {platform.machine()} "
+            f"the system-call allow-list was verified on x86_64 only; on {os.uname().machine} "
             "a query that needs another call is killed"
         )
     if os.geteuid() == 0:

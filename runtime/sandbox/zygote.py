@@ -16,7 +16,8 @@ enforces the wall clock with SIGKILL: `timeout_s` leaves out the time the worker
 for a CPU (`Worker.overran`), `backstop_s` does not. A worker is replaced after any failed
 query (an error, a limit, a death), after `max_queries`, or when its CPU budget or growth
 runs out; between queries it drops everything the last one left (`reset_between_queries`).
-With `max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process.
+With `max_queries=1` (UAC_SANDBOX_REUSE=0 on the host) every query gets a fresh process;
+a one-shot host's zygote (`once`) answers one query, by the worker forked ahead, then ends.
 """
 
 from __future__ import annotations
@@ -232,7 +233,8 @@ class Worker:
                 os.close(0)  # nothing more to read: the last query cannot reach the pipe
             ok, data = serve(json.loads(raw))
             _write_all(1, _HEADER.pack(len(data), int(ok), number) + data)
-            reset_between_queries()
+            if n + 1 < self.max_queries:  # after the last one there is nothing to reset for
+                reset_between_queries()
         os.close(1)  # EOF now: the zygote answers before this process is torn down
 
     def fits(self, limits: dict[str, Any]) -> bool:
@@ -592,12 +594,15 @@ def serve_forever(
     serve: Serve,
     max_queries: int = 1,
     directory: str = "",
+    once: bool = False,
 ) -> None:
     """Answer one request line with one reply line until EOF on proto_in (or SIGTERM).
 
     `current` serves queries while it is healthy and within its budgets; `spare` (forked
     and confined ahead of time) takes over when it is replaced. Every reply names the
     request it answers and the checkpoint directory this zygote loaded (`stamped`).
+    `once` (a one-shot host's zygote): one request is answered, by the worker forked ahead,
+    and no other worker is forked.
     """
     default = dataclasses.asdict(Limits())
     crew = Crew()
@@ -621,7 +626,7 @@ def serve_forever(
                     crew.current = crew.spare or Worker(confiner, serve, limits, max_queries)
                     crew.spare = None
                 crew.current.send(request, line)
-                if crew.spare is None:
+                if crew.spare is None and not once:
                     # The next spare is forked while this query runs (on the other core).
                     crew.spare = Worker(confiner, serve, limits, max_queries)
                 reply = crew.current.collect(request)
@@ -631,6 +636,8 @@ def serve_forever(
                     crew.current.kill()
             proto_out.write(stamped(reply, request_id, directory) + b"\n")
             proto_out.flush()
+            if once:
+                break
             current = crew.current
             if current is not None and (not current.pid or current.req_w < 0):
                 crew.finished.append(current)  # killed after a failure, or retired after its last
@@ -654,10 +661,12 @@ def main() -> None:
     """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
 
     argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS]] (queries per worker, 1 = a fresh
-    process per query; COLLECTIONS: the only ones to load, comma-separated).
+    process per query, "once" = one query in all, then the zygote ends; COLLECTIONS: the
+    only ones to load, comma-separated).
     """
     directory = Path(sys.argv[1])
-    max_queries = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    once = len(sys.argv) > 2 and sys.argv[2] == "once"
+    max_queries = 1 if once else int(sys.argv[2]) if len(sys.argv) > 2 else 1
     only = frozenset(filter(None, sys.argv[3].split(","))) if len(sys.argv) > 3 else None
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
@@ -689,7 +698,7 @@ def main() -> None:
         if hello["ready"]:
             serve = functools.partial(_child, policy)
             signal.signal(signal.SIGTERM, _stop)
-            serve_forever(proto_in, proto_out, confiner, serve, max_queries, str(directory))
+            serve_forever(proto_in, proto_out, confiner, serve, max_queries, str(directory), once)
     finally:
         if root:
             os.rmdir(root)
