@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from conftest import T0
+from conftest import T0, new_workspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -136,7 +136,7 @@ def reference(facts: list) -> tuple[dict, dict]:
 @given(STEPS)
 def test_fold_equals_reference_fold(tmp_path_factory, fresh_log, steps) -> None:
     home = tmp_path_factory.mktemp("p") / "ws"
-    with fresh_log(home), Memory(home, create=True) as mem:  # a log per example
+    with fresh_log(home), Memory(new_workspace(home), create=True) as mem:  # a log per example
         facts = apply(mem, steps)
         model = build_model(mem.catalog, {})
         fold(mem.catalog, model, select_facts(facts))
@@ -165,9 +165,9 @@ def test_known_at_prefix_equals_a_log_with_only_that_prefix(
 ) -> None:
     base: Path = tmp_path_factory.mktemp("k")
     with fresh_log(base / "full"):  # two independent logs, new for each example
-        full = Memory(base / "full", create=True)
+        full = Memory(new_workspace(base / "full"), create=True)
     with fresh_log(base / "prefix"):
-        prefix = Memory(base / "prefix", create=True)
+        prefix = Memory(new_workspace(base / "prefix"), create=True)
     with full, prefix:
         apply(full, steps)
         kept = apply(prefix, steps, only_until=cut)
@@ -208,7 +208,7 @@ def test_warm_incremental_compiles_equal_a_cold_compile(
         return {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()}
 
     home = tmp_path_factory.mktemp("w") / "ws"
-    with fresh_log(home), Memory(home, create=True) as mem:  # a log per example
+    with fresh_log(home), Memory(new_workspace(home), create=True) as mem:  # a log per example
         done = 0
         for cut in [*sorted(set(cuts)), len(steps)]:
             if cut <= done or cut > len(steps):

@@ -153,17 +153,27 @@ def test_a_broken_or_half_written_vector_cache_is_rebuilt(
     catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import os
+    import shutil
     import signal
     import subprocess
     import sys
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
+    frames._index.cache_clear()
+    want = frames.extract(text, AT, catalog)  # on the shipped vectors
+    # a finished build's cache: the vectors the shipped ones equal (the test below checks
+    # that), written where a build writes them; encoding every example costs ~8 s of CPU
+    digest = frames.examples_digest(frames.labelled_examples())
+    (tmp_path / "uac").mkdir()
+    shutil.copyfile(
+        frames.SHIPPED_VECTORS / f"{digest}.npy",
+        frames._cache_dir() / f"frame-vectors-{digest}.npy",
+    )
     # as where the examples changed since the shipped vectors were written: none ship
     unshipped = tmp_path / "none-shipped"
     monkeypatch.setattr(frames, "SHIPPED_VECTORS", unshipped)
     frames._index.cache_clear()
-    text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
-    want = frames.extract(text, AT, catalog)
     # a process killed while it builds the cache leaves at most a temporary file behind
     build = (
         "from pathlib import Path; from uac.fact_log.extraction import frames; "

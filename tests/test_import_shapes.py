@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import T0, write
+from conftest import T0, new_workspace, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -374,7 +374,7 @@ def read_back_matches(original: Any, back: Any) -> bool:
 def test_any_json_record_set_round_trips(tmp_path: Path, records: list[dict[str, Any]]) -> None:
     with (
         tempfile.TemporaryDirectory(dir=tmp_path) as home,
-        Memory(Path(home) / "ws", create=True, react=False) as mem,
+        Memory(new_workspace(Path(home) / "ws"), create=True, react=False) as mem,
     ):
         mem.import_records("alice", "things", records, now=T0)
         things = compiled(mem).things

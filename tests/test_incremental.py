@@ -6,7 +6,7 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from conftest import T0
+from conftest import T0, new_workspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -93,7 +93,7 @@ def files(directory: Path) -> dict[str, bytes]:
 )
 def test_incremental_compiles_equal_a_fresh_full_compile(tmp_path_factory, steps, cuts) -> None:
     base: Path = tmp_path_factory.mktemp("inc")
-    with Memory(base / "warm", create=True) as warm:
+    with Memory(new_workspace(base / "warm"), create=True) as warm:
         done = 0
         for cut in [*sorted({c for c in cuts if c < len(steps)}), len(steps)]:
             apply(warm, steps[done:cut], done)
@@ -102,7 +102,7 @@ def test_incremental_compiles_equal_a_fresh_full_compile(tmp_path_factory, steps
                 continue
             (got,) = warm.compile("alice")
             loaded = to_json(warm.checkpoint("alice").user)  # carries unchanged modules
-            with Memory(base / f"cold{cut}", create=True) as cold:
+            with Memory(new_workspace(base / f"cold{cut}"), create=True) as cold:
                 apply(cold, steps[:cut])
                 cache.clear()  # nothing kept from the warm side: a fresh full compile
                 (want,) = cold.compile("alice")

@@ -6,7 +6,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from conftest import T0
+from conftest import T0, new_workspace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +57,7 @@ def _reads_only_named(home: Path, writes: list[tuple[tuple[str, str], str]]) -> 
     expected: dict[tuple[str, str], list[str]] = {a: [] for a in ADDRESSES}
     # Writes interleave tenants as drawn, through one open workspace and a view per tenant
     # (as `uac serve` answers many tenants); reads open the workspace afresh, per tenant.
-    with Memory(home, "t1", create=True, react=False) as mem:
+    with Memory(new_workspace(home), "t1", create=True, react=False) as mem:
         views = {"t1": mem, "t2": mem.for_tenant("t2")}
         for (tenant, subject), name in writes:
             if "\x00" in name:  # uac stores no U+0000: refused whole, nothing to read back

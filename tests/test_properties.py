@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import T0
+from conftest import T0, new_workspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,7 +86,7 @@ def test_any_single_tampered_row_is_the_first_broken_link(
     tmp_path_factory, n: int, target, column: str
 ) -> None:
     home: Path = tmp_path_factory.mktemp("chain") / "ws"
-    with Memory(home, create=True) as mem:
+    with Memory(new_workspace(home), create=True) as mem:
         mem.import_records(
             "alice",
             "trips",

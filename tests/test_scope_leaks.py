@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import T0
+from conftest import T0, new_workspace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -121,7 +121,7 @@ def test_no_read_returns_what_the_rules_do_not_share(tmp_path_factory, fresh_log
 def _no_leaks(home: Path, ops: list[tuple[Any, ...]]) -> None:
     model = Model()
     compiled: set[tuple[str, str]] = set()
-    with Memory(home, "t1", create=True, react=False) as mem:
+    with Memory(new_workspace(home), "t1", create=True, react=False) as mem:
         for n, step in enumerate(ops):
             now = T0 + dt.timedelta(minutes=n)
             kind = step[0]
