@@ -977,6 +977,16 @@ def test_every_drug_of_a_list_headed_as_mine() -> None:
     assert sorted(names) == ["omeprazole", "sertraline"], names
 
 
+def test_every_drug_after_a_list_heading_not_only_the_first() -> None:
+    # the drug rules read the first drug after the heading; the list rule the ones after it
+    text = (
+        "new medication list for me: metoprolol 25mg in the morning, atorvastatin forty at "
+        "night, and aspirin"
+    )
+    names = [m["name"] for m in of("health.medications", found(text))]
+    assert sorted(names) == ["aspirin", "atorvastatin", "metoprolol"], names
+
+
 def test_no_drugs_of_someone_elses_list() -> None:
     assert of("health.medications", found("my dad's medication list: ramipril, bisoprolol")) == []
 

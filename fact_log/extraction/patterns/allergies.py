@@ -52,11 +52,7 @@ _ALLERGIC_AFTER = lazy(
     re.I,
 )
 # What an allergy does, one closed list for every rule that reads a reaction.
-_REACTION_WORDS = (
-    r"rash(?:es)?|hives|swell(?:s|ing)?(?:\s+up)?|wheez\w*|itch(?:y|ing|es)?|anaphyla\w+|blisters|"
-    r"a\s+reaction|sneez\w*|vomiting|throw\s+up|sick|stomach\s+cramps|cramps|breathless(?:ness)?|"
-    r"puffy|red\s+eyes|streaming\s+eyes|eczema|flare\s+up"
-)
+_REACTION_WORDS = "|".join(vocabulary()["ordered_lists"]["reaction_words"])
 REACTION_WORDS = _REACTION_WORDS  # the frames' reaction slot reads the same list
 # "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
 # up": a substance the reference data knows, then what it does to the user.

@@ -301,10 +301,7 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # A statement line: "tesco 86.40 yesterday, sainsburys 23.10 today", "statement check:
 # Premier Inn £89.00 on the 3rd", "and AGAIN Premier Inn £89.00 on the 4th": a payee, an
 # amount (a currency or pence), and maybe the day; no verb.
-_WHEN_SAID = (
-    r"yesterday|today|tonight|just\s+now|last\s+night|this\s+(?:morning|afternoon|evening|week)|"
-    r"on\s+the\s+\d{1,2}(?:st|nd|rd|th)|on\s+(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}"
-)
+_WHEN_SAID = "|".join(vocabulary()["ordered_lists"]["when_said"])
 _STATEMENT_ITEM = lazy(
     r"(?:^|[,;:]\s*|\s+(?=(?i:and)\s))(?i:and\s+)?(?i:again\s+)?"
     r"(?i:(?:big|weekly|small|quick|food|online)\s+)?"  # "big tesco shop £96.40"

@@ -25,16 +25,7 @@ from uac.fact_log.reference import health_rules, vocabulary
 # A condition named by its inflammation or disease ending: "mastitis", "tendonitis",
 # "diverticulosis" (a word, not a list: new ones need no entry)
 _INFLAMMATION = r"[a-z]{3,20}(?:itis|osis|iasis)(?!\s+(?-i:[A-E])\b|\s+(?:jab|vacc|shot|booster))"
-CONDITIONS = (
-    "type 1 diabetes|type 2 diabetes|diabetes|asthma|hypertension|high blood pressure|"
-    "high cholesterol|migraines|migraine|eczema|epilepsy|arthritis|rheumatoid arthritis|"
-    "osteoarthritis|depression|anxiety|adhd|coeliac disease|celiac disease|ibs|crohn's disease|"
-    "gout|sleep apnea|sleep apnoea|hypothyroidism|hyperthyroidism|psoriasis|copd|glaucoma|"
-    "long covid|endometriosis|pcos|fibromyalgia|atrial fibrillation|lupus|multiple sclerosis|"
-    "hay fever|allergic rhinitis|acid reflux|sciatica|tinnitus|insomnia|rosacea|anaemia|anemia|"
-    "acne|shingles|strep throat|heart failure|angina|kidney stones|high blood pressure|"
-    "crohn's|crohns|ulcerative colitis"
-)
+CONDITIONS = "|".join(vocabulary()["ordered_lists"]["conditions"])
 # named in full only after a clinician or "dx": "it's H. pylori", "the diagnosis is H pylori"
 _TOLD_ONLY = r"h\.?\s?pylori|helicobacter(?:\s+pylori)?"
 

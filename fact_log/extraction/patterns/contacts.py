@@ -30,19 +30,7 @@ from uac.fact_log.reference import vocabulary
 INITIALS = r"(?-i:(?:[A-Z]\.[ \t]?){0,2})"  # "M. Lopes", "J. R. Smith"
 # what people put before a name they address with respect ("Ma'am Layla", "Barr. Funmi")
 HONORIFIC = r"(?:dr|mr|mrs|ms|miss|prof|ma['’]?am|madam|sir|barr|engr|auntie|aunty)\.?"
-RELATIONS = (
-    # ("my mother in law Françoise": the in-laws first, with or without hyphens)
-    "(?:mother|father|sister|brother|son|daughter)[- ]in[- ]law|grandson|granddaughter|"
-    "grandchild|grandkid|employer|"
-    "sister|brother|mother|mom|mum|father|dad|wife|husband|partner|son|daughter|friend|"
-    "best friend|colleague|coworker|co-worker|boss|manager|dentist|doctor|gp|physio|"
-    "physiotherapist|therapist|cousin|aunt|uncle|niece|nephew|grandmother|grandma|granny|"
-    "grandfather|grandpa|neighbour|neighbor|flatmate|roommate|housemate|accountant|lawyer|"
-    "solicitor|landlord|landlady|fiancé|fiancée|fiance|fiancee|girlfriend|boyfriend|"
-    "stepmother|stepfather|stepson|stepdaughter|mother-in-law|father-in-law|sister-in-law|"
-    "brother-in-law|mentor|tutor|teacher|coach|vet|hairdresser|barber|trainer|assistant|"
-    "cleaner|babysitter|nanny|godmother|godfather|twin|ex|buddy|mate"
-)
+RELATIONS = "|".join(vocabulary()["ordered_lists"]["relation_words"])
 
 # One word per relationship, whatever the register ("my mum" and "my mother" are one person).
 _CANONICAL: dict[str, str] = vocabulary()["relations"]
@@ -70,17 +58,7 @@ _APPOSITIVE = re.compile(
     re.IGNORECASE,
 )
 # Jobs people are introduced by ("she's a vet", "the instructor's called Bram").
-OCCUPATIONS = (
-    "vet|nurse|doctor|surgeon|midwife|paramedic|pharmacist|dentist|physio|physiotherapist|"
-    "pilot|teacher|tutor|instructor|lecturer|professor|architect|engineer|developer|designer|"
-    "lawyer|solicitor|barrister|accountant|plumber|electrician|builder|mechanic|chef|cook|"
-    r"baker|journalist|writer|photographer|artist|musician|police\s+officer|firefighter|"
-    "carpenter|gardener|cleaner|therapist|counsellor|counselor|coach|trainer|consultant|"
-    "manager|librarian|pharmacist|optician|scientist|researcher|vicar|priest|hairdresser|"
-    r"barber|estate\s+agent|receptionist|carer|social\s+worker|student|dietitian|nutritionist|"
-    r"neurologist|cardiologist|dermatologist|psychiatrist|psychologist|gynaecologist|oncologist|"
-    r"specialist|osteopath|chiropractor|deputy|supervisor|line\s+manager|secretary|pa"
-)
+OCCUPATIONS = "|".join(vocabulary()["ordered_lists"]["occupations"])
 
 _FAMILY = frozenset(vocabulary()["word_sets"]["contacts_family"])
 # "I'm Ana's godmother": the other person's side of the relation

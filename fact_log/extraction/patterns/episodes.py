@@ -16,13 +16,10 @@ import re
 
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import Ctx, Span
+from uac.fact_log.reference import vocabulary
 
 _THING = r"[A-Za-z][\w'’ -]{1,40}?"
-_BROKE = (
-    r"(?:failed|broke(?:\s+down)?|stopped\s+working|went\s+down|crashed|kept\s+crashing|"
-    r"(?:would\s*n[o']?t|wouldn't|won't|could\s*n[o']?t|couldn't|did\s*n[o']?t|didn't)\s+"
-    r"(?:connect|start|work|load|open|boot|sync|print|charge)|was\s+broken|died|froze)"
-)
+_BROKE = "(?:" + "|".join(vocabulary()["ordered_lists"]["broke_down"]) + ")"
 _PROBLEM = lazy(rf"\b(?:my|our)\s+(?P<thing>{_THING})\s+(?:\w+\s+)?{_BROKE}", re.IGNORECASE)
 _FIXED_BY = lazy(r"\b(?:i|we)\s+fixed\s+it\s+by\s+(?P<fix>[\w'’ /-]{3,60})", re.IGNORECASE)
 _FIX_DID = lazy(

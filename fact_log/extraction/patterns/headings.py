@@ -16,22 +16,12 @@ from collections.abc import Callable
 
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, word_set
+from uac.fact_log.reference import vocabulary
 
-_RELATION = (
-    r"mum|mom|mam|mother|dad|father|brother|sister|son|daughter|wife|husband|partner|"
-    r"boyfriend|girlfriend|fianc[ée]e?|friend|colleague|boss|grandma|grandad|grandpa|granny|"
-    r"gran|nan|nana|aunt|auntie|uncle|cousin|niece|nephew|flatmate|roommate|neighbou?r|"
-    r"in-laws?|mother-in-law|father-in-law|stepmum|stepdad|parent|kid|child"
-)
+_RELATION = "|".join(vocabulary()["ordered_lists"]["heading_relations"])
 # What a person's list holds: records of theirs (not an occasion: "Mum's birthday:" then
 # "- buy flowers" is the user's to do)
-_HELD = (
-    r"direct\s+debits?|standing\s+orders?|DDs|SOs|bills?|payments?|subscriptions?|accounts?|"
-    r"cards?|pensions?|savings|insurance|polic(?:y|ies)|loans?|mortgage|debts?|budgets?|"
-    r"meds|medications?|medicines?|prescriptions?|pills|tablets|allerg(?:y|ies)|conditions?|"
-    r"vaccinations?|jabs|appointments?|documents?|docs|passport|visas?|licen[cs]e|cars?|"
-    r"vehicles?|flights?|bookings?|itinerary|list|stuff|things|details|info"
-)
+_HELD = "|".join(vocabulary()["ordered_lists"]["heading_records"])
 # "Mum's direct debits:", "my sister's new meds:", "Tom's bills:", "my parents' bills:",
 # "Dad's standing orders (from his Barclays):"
 _HEADING = lazy(

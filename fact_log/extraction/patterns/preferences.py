@@ -20,14 +20,10 @@ LANGUAGES: dict[str, str] = vocabulary()["languages"]
 
 
 _DURABLE = lazy(
-    r"\b(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|"
-    r"by\s+default|always|every\s+time|each\s+time|for\s+all\s+(?:future\s+)?(?:answers|replies|"
-    r"responses)|in\s+general|generally|please\s+remember|remember\s+that|i\s+prefer|"
-    r"i'd\s+prefer|i\s+would\s+prefer|i\s+(?:really\s+)?like|i\s+(?:want|need)\s+(?:my\s+|your\s+)?"
-    r"(?:answers|replies|responses)|stop\s+(?:writing|giving|sending)|no\s+more|"
-    r"from\s+today|all\s+the\s+time|as\s+a\s+rule|habitually|whenever\s+you\s+(?:answer|reply)|"
-    r"(?:my\s+)?preference\s+is|i'm\s+(?:a|an)\s+\w+\s+person)\b|"
-    r"以后|今后|从现在开始|从今以后|往后|一直|总是|每次|默认|请记住|我喜欢|我希望|我更喜欢|我习惯",
+    r"\b(?:"
+    + "|".join(vocabulary()["ordered_lists"]["durable_words"])
+    + r")\b|以后|今后|从现在开始|从今以后|往后|一直|总是|每次|默认|"
+    r"请记住|我喜欢|我希望|我更喜欢|我习惯",
     re.IGNORECASE,
 )
 _ONE_OFF = lazy(

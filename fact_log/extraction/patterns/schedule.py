@@ -49,28 +49,9 @@ from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.reference import vocabulary
 
 EVENT = lazy(
-    r"\b(appointment|appt|meeting|call|interview|dinner|lunch|breakfast|brunch|party|wedding|"
-    r"check-?up|consultation|session|class|conference|concert|game|match|haircut|viewing|exam|"
-    r"surgery|operation|reservation|ceremony|funeral|recital|presentation|webinar|scan|"
-    # "the app shows AEP took", "it shows that": the verb, not a show
-    r"1:1|one-on-one|catch-up|date\s+night|playdate|gig|"
-    r"show(?!s?\s+(?:(?:that|the|a|an|me|my|us|you|him|her|them|up|it)\b|(?-i:[A-Z0-9£$€])))|"
-    r"rehearsal|review|training|"
-    r"workshop|visit|offsite|off-site|retreat|away\s+day|dentist|doctor|gp|mri|"
-    r"x-?ray|blood\s+test|vaccination|root\s+canal|lesson|theatre|theater|book\s+club|plumber|"
-    # a test said with what it tests ("herd TB test", "covid test"); hearings of the law
-    r"(?-i:[A-Z]{2,5})\s+test|mediation|court\s+hearing|tribunal|deposition|"
-    r"optician|optometrist|orthodontist|hygienist|podiatrist|dermatologist|"
-    r"electrician|midwife\s+appointment|biometrics\s+appointment|table|tasting|"
-    r"parents'?\s+evening|open\s+day|sports\s+day|school\s+play|(?<!\bof\s)course|"
-    r"(?:yoga|pilates|choir|swimming|tutoring)(?:\s+(?:class|lesson|practice|session)s?)?|"
-    r"stand-?up|practice|therapy|quiz(?:\s+night)?|(?:eye|hearing|driving|smear|sight)\s+test|"
-    r"mot|screening|fitting|christening|baptism|graduation|reception|housewarming|barbecue|bbq|"
-    r"anniversary|physio(?:therapy)?|counselling|osteo(?:path)?|chiropractor|vet|"
-    r"kick[- ]?off|"
-    # a school's and a sports club's days ("homecoming is oct 14", "the grand final")
-    r"homecoming|prom|grand\s+final|(?:school|class|field)\s+trip|health\s+visitor)(?:e?s)?\b|"
-    r"(预约|会议|面试|聚会|婚礼|看牙|体检)",
+    r"\b("
+    + "|".join(vocabulary()["ordered_lists"]["event_words"])
+    + r")(?:e?s)?\b|(预约|会议|面试|聚会|婚礼|看牙|体检)",
     re.IGNORECASE,
 )
 # a fixture: "Leeds v Sunderland", "Arsenal vs Spurs" (searched only when " v" is said)

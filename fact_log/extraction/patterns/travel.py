@@ -31,14 +31,7 @@ from uac.fact_log.extraction.values.places import CITIES, COUNTRIES, fold, looku
 from uac.fact_log.reference import vocabulary
 
 # A place to stay, as people name it (the chains too: "booked the Hilton in Rome")
-LODGING = (
-    r"(?:hotel|motel|hostel|airbnb|apartment|villa|b&b|bnb|guesthouse|guest\s+house|cottage|"
-    r"cabin|chalet|lodge|resort|room|riad|ryokan|pension|g[iî]te|finca|agriturismo|homestay|"
-    # the chains people name instead of the word ("booked the Hilton in Rome")
-    r"hilton|marriott|ibis|novotel|premier\s+inn|holiday\s+inn|travelodge|radisson|hyatt|"
-    r"sheraton|mercure|best\s+western|intercontinental|crowne\s+plaza|doubletree|westin|"
-    r"sofitel|moxy|motel\s+one|pullman|kempinski|hampton\s+inn)"
-)
+LODGING = "(?:" + "|".join(vocabulary()["ordered_lists"]["lodging"]) + ")"
 
 _TRAVEL = lazy(
     r"\b(?P<plane>fly(?:ing)?|flew|flights?|planes?|fares?)\b|\b(?P<train>train|eurostar|rail)\b|"
