@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from uac.checks.library.staleness import stale_paths
+from uac.checks.stale import stale_paths
 from uac.fact_log.errors import InputError
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
