@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
-import tomllib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -46,9 +46,11 @@ if TYPE_CHECKING:
 # `con`, `address`, `rows`, `served`).
 Workspace = Any
 MAX_TEXT = 65536  # runtime/api/verbs.py MAX_TEXT: longer text takes the verb's refusal
-QUERY_CACHE = Path("cache") / "query-vectors"  # under the workspace home
+QUERY_CACHE = Path("cache") / "queries"  # under the workspace home: vectors and stems
 BUILTIN_CATALOG = Path(__file__).parents[2] / "fact_log" / "catalog.toml"
 WORKSPACE_CATALOG = "catalog.toml"  # fact_log/catalog.py WORKSPACE_CATALOG
+QUERIES_KEPT = 1024  # query vectors kept; the least recently written go first
+STEMS_KEPT = 8192  # words whose stems are kept; past it the file starts afresh
 PREFERENCES = "preferences"
 SOFT_PATH = "preferences.soft"  # runtime/search/soft_preferences.py PATH
 
@@ -117,9 +119,76 @@ class QueryVectors:
             part = path.with_suffix(f".{os.getpid()}.part")
             part.write_bytes(array("f", vector).tobytes())
             os.replace(part, path)  # whole or absent: a reader never sees half a vector
+            self._trim()
         except OSError:
             pass
         return [vector]
+
+    def _trim(self) -> None:
+        """Keep the QUERIES_KEPT most recently written vectors (a miss only: it embedded)."""
+        kept = list(self._folder.glob("*.f32"))
+        if len(kept) > QUERIES_KEPT:
+            kept.sort(key=lambda p: p.stat().st_mtime_ns)
+            for old in kept[: len(kept) - QUERIES_KEPT]:
+                old.unlink(missing_ok=True)
+
+
+class Stems:
+    """The Porter stems of query words, kept in the workspace's query cache.
+
+    The ranking stems a query's words with the FTS extension's `stem()` (the analyzer's
+    `porter`); loading the extension is most of a repeated query's cost, so the stems it
+    gave are kept (`stems.json`, under the extension file's size and modification time: a
+    new extension starts afresh) and the extension loads only for a word not seen before.
+    """
+
+    def __init__(self, home: Path, con: Any) -> None:
+        from uac.fact_log.duck import fts_extension_path
+
+        self._con = con
+        self._path = home / QUERY_CACHE / "stems.json"
+        self._extension = fts_extension_path()
+        st = self._extension.stat()
+        self._stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        self._known: dict[str, str] | None = None
+        self._loaded = False
+
+    def _read(self) -> dict[str, str]:
+        if self._known is None:
+            try:
+                kept = json.loads(self._path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                kept = {}
+            ok = isinstance(kept, dict) and kept.get("extension") == self._stamp
+            stems = kept.get("stems") if ok else None
+            self._known = dict(stems) if isinstance(stems, dict) else {}
+        return self._known
+
+    def of(self, words: list[str], porter: Callable[[list[str]], list[str]]) -> list[str]:
+        """The stems of words: kept ones read, the others from `porter` (and kept)."""
+        known = self._read()
+        missing = [w for w in dict.fromkeys(words) if not isinstance(known.get(w), str)]
+        if missing:
+            if not self._loaded:
+                from uac.fact_log.duck import load_fts
+
+                load_fts(self._con)
+                self._loaded = True
+            if len(known) + len(missing) > STEMS_KEPT:
+                known.clear()
+                missing = list(dict.fromkeys(words))
+            known.update(zip(missing, porter(missing), strict=True))
+            self._write(known)
+        return [known[w] for w in words]
+
+    def _write(self, known: dict[str, str]) -> None:
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            part = self._path.with_suffix(f".{os.getpid()}.part")
+            part.write_text(json.dumps({"extension": self._stamp, "stems": known}), "utf-8")
+            os.replace(part, self._path)
+        except OSError:
+            pass
 
 
 def _embedder(home: Path) -> Embedder:
@@ -160,7 +229,6 @@ class _Reads:
 def _ranking(ws: Workspace) -> Ranking | None:
     """The index's read half over this connection, or None when the tables are not current
     with the log (the full verb would index first) or were built otherwise."""
-    from uac.fact_log.duck import load_fts
     from uac.runtime.search.ranking import LAYOUT, Ranking
 
     tables = {
@@ -189,8 +257,11 @@ def _ranking(ws: Workspace) -> Ranking | None:
         def con(self) -> Any:
             return reads
 
+        def _porter(self, words: list[str]) -> list[str]:
+            return stems.of(words, super()._porter)  # stem() once per word and extension
+
     reads = _Reads(ws.con)
-    load_fts(ws.con)  # for stem(), as the full index loads it
+    stems = Stems(ws.home, ws.con)
     return Published(embedder)
 
 
@@ -243,6 +314,8 @@ class _Preferences(NamedTuple):
 
 
 def _preferences() -> _Preferences:
+    import tomllib  # a context's: a search never reads the catalog
+
     domain = tomllib.loads(BUILTIN_CATALOG.read_text(encoding="utf-8"))[PREFERENCES]
     paths = [(f"{PREFERENCES}.{name}", name) for name in domain.get("attributes", {})]
     for group, spec in domain.get("groups", {}).items():
