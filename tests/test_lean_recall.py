@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from tests.test_lean_reads import _copy
 from uac import Memory
 from uac.fact_log.errors import UacError
 from uac.runtime.api import lean_reads, lean_recall, verbs
@@ -162,17 +163,6 @@ def test_what_the_comparison_covers_is_there(workspace: Path) -> None:
     hits = _lean(workspace, "default", "search", "alice", {"text": "lunch", "neighbours": 2})
     assert {h["kind"] for h in hits} == {"note", "input"} and any(h["neighbours"] for h in hits)
     assert any(h["vector_rank"] for h in hits) and any(h["bm25_rank"] for h in hits)
-
-
-def _copy(workspace: Path, tmp_path: Path, sql: str | None = None) -> Path:
-    """A copy of the workspace, with `sql` run on its file (an edit outside uac)."""
-    home = tmp_path / "ws"
-    shutil.copytree(workspace, home)
-    if sql is not None:
-        con = duckdb.connect(str(home / "uac.duckdb"))
-        con.execute(sql)
-        con.close()
-    return home
 
 
 @pytest.mark.parametrize(
