@@ -270,3 +270,13 @@ def test_a_query_words_stems_are_kept_for_the_next_search(workspace: Path, tmp_p
     path.write_text(json.dumps({**kept, "extension": "another build"}))
     assert lean_recall.Stems(home, con).of(["flights"], porter) == ["flight"]
     assert asked[2:] == [["flights"]]  # another extension's stems are not used
+
+
+def test_the_preference_slots_read_are_the_catalogs() -> None:
+    from uac.fact_log.catalog import Catalog
+
+    slots = [a for a in Catalog.load().attributes.values() if a.domain == "preferences"]
+    assert len(slots) >= 6  # verbosity, answer order, format, language, time zone, signature
+    assert [(a.path, a.domain, a.name) for a in slots] == [
+        tuple(a) for a in lean_recall._preferences().attributes.values()
+    ]

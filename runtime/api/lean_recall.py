@@ -27,6 +27,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -316,11 +317,22 @@ class _Preferences(NamedTuple):
 def _preferences() -> _Preferences:
     import tomllib  # a context's: a search never reads the catalog
 
-    domain = tomllib.loads(BUILTIN_CATALOG.read_text(encoding="utf-8"))[PREFERENCES]
+    # Only the preferences domain's tables of the file are parsed (the catalog has ~40).
+    tables, keep = [], False
+    for line in BUILTIN_CATALOG.read_text(encoding="utf-8").splitlines():
+        header = _HEADER.match(line)
+        if header is not None:
+            keep = header[1] == PREFERENCES or header[1].startswith(PREFERENCES + ".")
+        if keep:
+            tables.append(line)
+    domain = tomllib.loads("\n".join(tables)).get(PREFERENCES, {})
     paths = [(f"{PREFERENCES}.{name}", name) for name in domain.get("attributes", {})]
     for group, spec in domain.get("groups", {}).items():
         paths += [(f"{PREFERENCES}.{group}.{name}", name) for name in spec["fields"]]
     return _Preferences({p: _Attribute(p, PREFERENCES, name) for p, name in paths})
+
+
+_HEADER = re.compile(r"\[\[?\s*([A-Za-z0-9_.\- ]+?)\s*\]")  # a TOML table's header line
 
 
 class _Fact(NamedTuple):
