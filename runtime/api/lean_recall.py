@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import re
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -105,6 +104,8 @@ class QueryVectors:
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """The encoder's vectors; a single text's from the cache when it was asked before."""
+        from array import array
+
         if len(texts) != 1:
             return self.inner.embed(texts)
         path = self._path(texts[0])
@@ -315,9 +316,8 @@ class _Preferences(NamedTuple):
 
 
 def _preferences() -> _Preferences:
-    import tomllib  # a context's: a search never reads the catalog
-
-    # Only the preferences domain's tables of the file are parsed (the catalog has ~40).
+    # Only the preferences domain's tables of the file are read (the catalog has ~40): a
+    # table of one-line `name = {...}` attributes by its keys, anything else through tomllib.
     tables, keep = [], False
     for line in BUILTIN_CATALOG.read_text(encoding="utf-8").splitlines():
         header = _HEADER.match(line)
@@ -325,13 +325,42 @@ def _preferences() -> _Preferences:
             keep = header[1] == PREFERENCES or header[1].startswith(PREFERENCES + ".")
         if keep:
             tables.append(line)
-    domain = tomllib.loads("\n".join(tables)).get(PREFERENCES, {})
+    domain = _attributes_only(tables)
+    if domain is None:
+        import tomllib
+
+        domain = tomllib.loads("\n".join(tables)).get(PREFERENCES, {})
     paths = [(f"{PREFERENCES}.{name}", name) for name in domain.get("attributes", {})]
     for group, spec in domain.get("groups", {}).items():
         paths += [(f"{PREFERENCES}.{group}.{name}", name) for name in spec["fields"]]
     return _Preferences({p: _Attribute(p, PREFERENCES, name) for p, name in paths})
 
 
+def _attributes_only(tables: list[str]) -> dict[str, Any] | None:
+    """{"attributes": names} of the domain's tables when they are its `[preferences]` table
+    of plain strings and one `[preferences.attributes]` table of one-line inline tables;
+    None for any other shape (tomllib reads it then)."""
+    names: dict[str, None] = {}
+    table = None
+    for line in tables:
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        header = _HEADER.match(text)
+        if header is not None:
+            table = header[1]
+            if text.startswith("[[") or table not in (PREFERENCES, PREFERENCES + ".attributes"):
+                return None
+            continue
+        found = _ONE_LINE.match(text)
+        if found is None or (table == PREFERENCES) != (found[2][0] == '"'):
+            return None
+        if table != PREFERENCES:
+            names[found[1]] = None
+    return {"attributes": names}
+
+
+_ONE_LINE = re.compile(r'([a-z_][a-z0-9_]*) = (\{.*\}|"[^"\\]*")$')  # name = {...} or "..."
 _HEADER = re.compile(r"\[\[?\s*([A-Za-z0-9_.\- ]+?)\s*\]")  # a TOML table's header line
 
 
@@ -417,19 +446,23 @@ def context(
         day,  # type: ignore[arg-type]
     )
 
-    def listed(kind: Any) -> list[Any]:
-        return listing.listed(ws.con, addr, statuses=listing.ACTIVE, today=day, kind=kind)
-
+    # One listing, split by kind as `listed(kind=...)` splits it (in Python, order kept).
+    found = listing.listed(ws.con, addr, statuses=listing.ACTIVE, today=day)
     extra["questions"] = [
         *extra["questions"],
-        *(f"- {q.message.removeprefix('To confirm: ')} ({q.why})" for q in listed("question")),
+        *(
+            f"- {q.message.removeprefix('To confirm: ')} ({q.why})"
+            for q in found
+            if q.kind == "question"
+        ),
     ]
     block = assemble(
         str(addr),
         checkpoint,
         alerts=[
             f"[{a.severity}] {a.message}" + (f" Next: {a.next_step}" if a.next_step else "")
-            for a in listed("alert")
+            for a in found
+            if a.kind == "alert"
         ],
         wishes=wishes,
         notes=[],
