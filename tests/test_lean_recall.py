@@ -21,7 +21,6 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.test_lean_reads import _copy
 from uac import Memory
 from uac.fact_log.errors import UacError
 from uac.runtime.api import lean_reads, lean_recall, verbs
@@ -110,6 +109,15 @@ def _outcome(call: Any, *args: Any) -> tuple[str, str]:
 def _verb(home: Path, tenant: str, verb: str, subject: str, params: dict[str, Any]) -> Any:
     with Memory(home, tenant, react=False) as mem:  # what the CLI opens for these verbs
         return verbs.run(mem, verb, subject, params)
+
+
+def _copy(workspace: Path, tmp_path: Path, sql: str | None = None) -> Path:
+    """A copy of the workspace, `sql` run on its file (an edit outside uac)."""
+    shutil.copytree(workspace, tmp_path / "ws")
+    if sql is not None:
+        with duckdb.connect(str(tmp_path / "ws" / "uac.duckdb")) as con:
+            con.execute(sql)
+    return tmp_path / "ws"
 
 
 def _lean(home: Path, tenant: str, verb: str, subject: str, params: dict[str, Any]) -> Any:

@@ -391,7 +391,7 @@ def _facts_at(ws: Workspace, subject: str, paths: list[str]) -> Callable[..., li
         + queries.FACTS_ORDER,
         [addr.tenant, addr.scope, addr.subject, 0, *paths],
     ).fetchall()
-    facts = [_Fact(*r[:-1], None if r[-1] is None else loads(r[-1])) for r in rows]
+    facts = [_Fact._make((*r[:-1], None if r[-1] is None else loads(r[-1]))) for r in rows]
 
     def facts_of(who: str, path: str | None) -> list[_Fact]:
         assert who == subject and (path is None or path in paths), (who, path)
