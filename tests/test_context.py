@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import re
 
 import pytest
 from conftest import T0
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.errors import InputError
@@ -106,3 +110,14 @@ def test_soft_preferences_refuse_instructions_and_secrets(mem: Memory) -> None:
         with pytest.raises(InputError):
             mem.prefer("maya", bad)
     assert mem.facts("maya") == []
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+
+
+@given(st.one_of(st.text(), st.text(alphabet="漢字かなカナ한글ＡＢ…×é a\u3040\u30ff\uffef\u303f")))
+@example("以后回答简洁点 — ok")
+def test_a_token_count_is_the_cjk_pattern_count(text: str) -> None:
+    # Counted without the pattern (a context need not compile it): the same number.
+    expected = len(_CJK.findall(text)) + math.ceil(len(_CJK.sub("", text).encode("utf-8")) / 4)
+    assert count_tokens(text) == expected

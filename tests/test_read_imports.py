@@ -160,13 +160,17 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         rule = {"type": "reminder", "path": "passport.expiry_date", "days_before": 60}
         mem.add_rule("alice", rule, now=T0)
         mem.member_add("group:family", "alice", now=T0)
+        mem.search("alice", "passport")  # indexes the log, as any writable search does
     return home
 
 
-def _probe(home: Path) -> list[dict[str, Any]]:
-    arg = json.dumps(
-        [str(home), READS, RANKING, EXTRACTOR, MODELS, RENDERING, LEAN, LEAN_FORBIDDEN]
-    )
+def _probe(
+    home: Path,
+    reads: list[tuple[str, ...]] = READS,
+    ranking: list[tuple[str, ...]] = RANKING,
+    forbidden: tuple[str, ...] = LEAN_FORBIDDEN,
+) -> list[dict[str, Any]]:
+    arg = json.dumps([str(home), reads, ranking, EXTRACTOR, MODELS, RENDERING, LEAN, forbidden])
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(_PROBE), arg],
         capture_output=True,
@@ -210,6 +214,40 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
     assert any(m.startswith(CHECKPOINT_MODULES) for m in typed[0]["lean"])
     (anchor,) = [r for r in report if r["argv"][0] == "anchor"]  # the first through Memory
     assert {"pydantic", "uac.runtime.api.memory", "uac.fact_log.store"} <= set(anchor["lean"])
+
+
+# The recall reads answered without `Memory` (runtime/api/lean_recall.py), each in a fresh
+# interpreter: a context without a query loads the context's modules of the search package
+# and the subject's checkpoint, no model; a search loads the index's read half (it ranks
+# with numpy and embeds the query with the encoder), never the index's upkeep, and nothing
+# else LEAN_FORBIDDEN names; asked again, the query's vector is read from the workspace's
+# cache, so the encoder's tokenizer is not loaded.
+LEAN_CONTEXT = ("context", "alice", "--today", "2026-03-02")
+LEAN_SEARCH = ("search", "alice", "renewal appointment")
+UPKEEP = {f"uac.runtime.search.{m}" for m in ("index", "indexing", "schema")}
+ENCODING = ("tokenizers",)
+
+
+def _leaked(found: list[str]) -> list[str]:
+    """What a lean recall read loaded of LEAN_FORBIDDEN besides what it may."""
+    search = [m for m in found if m == "uac.runtime.search" or m.startswith("uac.runtime.search.")]
+    allowed = set(search) - UPKEEP
+    return [m for m in found if m not in allowed and not m.startswith(CHECKPOINT_MODULES)]
+
+
+def test_search_and_context_answer_without_memory(workspace: Path) -> None:
+    (context,) = _probe(workspace, [LEAN_CONTEXT], [])
+    assert context["code"] == 0 and context["printed"], context
+    assert (context["extractor"], context["models"], _leaked(context["lean"])) == ([], [], [])
+    assert any(m.startswith(CHECKPOINT_MODULES) for m in context["lean"])  # the probe sees
+    forbidden = (*LEAN_FORBIDDEN, *ENCODING, *UPKEEP)
+    first, again = (_probe(workspace, [], [LEAN_SEARCH], forbidden)[0] for _ in range(2))
+    for search in (first, again):
+        assert search["code"] == 0 and search["printed"], search
+        assert set(search["extractor"]) <= ENCODER
+        assert _leaked([m for m in search["lean"] if m.split(".")[0] not in ENCODING]) == []
+    assert "uac.runtime.search.ranking" in again["lean"]  # the probe sees the search package
+    assert "tokenizers" in first["lean"] and "tokenizers" not in again["lean"]
 
 
 def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:

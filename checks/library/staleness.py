@@ -13,19 +13,7 @@ from typing import Any
 
 from uac.checks.library.common import draft
 from uac.checks.model import AlertDraft, CheckConfig
-
-
-def stale_paths(user: Any, today: dt.date) -> list[tuple[str, dt.date, int, int]]:
-    """(object path, as_of, limit in days, age in days) of every value stale on `today`."""
-    as_of = getattr(user, "as_of", {}) or {}
-    limits = getattr(user, "stale_after_days", {}) or {}
-    out = []
-    for path, day in sorted(as_of.items()):
-        limit = limits.get(path)
-        age = (today - day).days
-        if limit is not None and age > limit:
-            out.append((path, day, limit, age))
-    return out
+from uac.checks.stale import stale_paths
 
 
 def stale_value(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:

@@ -10,14 +10,12 @@
   — so, by the fold's source precedence, it fills and moves what conversation set but never
   overrides a field an explicit source wrote (a task imported with a status keeps it).
   Nothing happens when no open task, or more than one, has a matching step.
-* `gather`: the lines context shows — similar episodes, open tasks, tentative preferences
-  as questions (uac.runtime.search.journal holds the rules).
+(What context shows of them, `gather`, is in uac.runtime.search.journal.)
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -30,7 +28,6 @@ from uac.fact_log.store import Batch, Fact, NewFact, NewInput, Store, utc_now
 from uac.runtime.api.reactor import Written
 from uac.runtime.api.workspace import Appender, Caller
 from uac.runtime.search import journal
-from uac.runtime.search.soft_preferences import SoftPreference
 
 if TYPE_CHECKING:
     from uac.runtime.api.reads import Reader
@@ -201,42 +198,3 @@ def _record(catalog: Catalog, path: str, value: dict[str, Any], **fact: Any) -> 
     assert collection is not None, path  # the built-in catalog declares both collections
     key = record_key(value, collection.spec.key)
     return NewFact(op="assert", kind="record", path=path, value=value, record_key=key, **fact)
-
-
-def gather(
-    catalog: Catalog,
-    facts_of: Callable[[str, str | None], list[Fact]],
-    terms: Callable[[str], list[str]],
-    subject: str,
-    checkpoint: Any | None,
-    query: str | None,
-    wishes: list[SoftPreference],
-    today: dt.date,
-) -> dict[str, Any]:
-    """The context's episodes, open tasks and questions (tentative preferences).
-
-    `facts_of(subject, path)` reads the subject's facts; `terms(text)` analyses a query as
-    the search index does (called only when a query asks).
-    """
-    out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
-    if checkpoint is not None:
-        user = checkpoint.user
-        out["episodes"] = journal.similar_episodes(getattr(user, "episodes", ()), query, terms)
-        out["tasks"] = journal.open_tasks(getattr(user, "tasks", ()), today)
-        prefs = getattr(user, "preferences", None)
-        tentative = set()
-        for attr in catalog.attributes.values():
-            if attr.domain != "preferences" or prefs is None:
-                continue
-            value = getattr(prefs, attr.name, None)
-            if journal.tentative(facts_of(subject, attr.path), value):
-                tentative.add(attr.name)
-                out["questions"].append(journal.question(attr.path, value))
-        out["tentative"] = frozenset(tentative)
-    facts = {f.id: f for f in facts_of(subject, "preferences.soft")} if wishes else {}
-    for wish in list(wishes):
-        support = [facts[i] for i in wish.fact_ids if i in facts]
-        if support and journal.tentative(support, support[0].value):
-            wishes.remove(wish)  # a style hint is a rule the agent follows: ask first
-            out["questions"].append(f"- {wish.text}? (inferred once: ask before relying on it)")
-    return out

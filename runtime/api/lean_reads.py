@@ -324,6 +324,15 @@ def _verify(ws: _Workspace, subject: str | None) -> Any:
     return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None))
 
 
+def _recall(name: str) -> Callable[..., Any]:
+    def verb(ws: _Workspace, subject: str | None, **params: Any) -> Any:
+        from uac.runtime.api import lean_recall  # the search index's read half: on use
+
+        return getattr(lean_recall, name)(ws, subject, **params)
+
+    return verb
+
+
 CHUNK = 20_000  # rows fetched at a time by the walk (fact_log/reads.py `verify`)
 # verb -> (what answers it, the arguments it takes)
 VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
@@ -338,6 +347,8 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "why": (_why, frozenset({"expr"})),
     "diff": (_diff, frozenset({"v1", "v2"})),
     "verify": (_verify, frozenset()),
+    "search": (_recall("search"), frozenset({"text", "k", "kind", "today", "neighbours"})),
+    "context": (_recall("context"), frozenset({"query", "budget", "today", "notes"})),
 }
 
 

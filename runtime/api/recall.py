@@ -14,12 +14,12 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import NotFound
 from uac.fact_log.store import Batch, Fact, NewInput, Store, utc_now
-from uac.runtime.api import journal
 from uac.runtime.api.alerts import AlertDesk
 from uac.runtime.api.reads import Reader
 from uac.runtime.api.sharing import Sharing
 from uac.runtime.api.workspace import Appender, Caller
 from uac.runtime.search.context import assemble, check_budget
+from uac.runtime.search.journal import gather
 from uac.runtime.search.soft_preferences import PATH as SOFT_PATH
 from uac.runtime.search.soft_preferences import SoftPreference, recall
 
@@ -182,7 +182,7 @@ class Recall:
             checkpoint = None
         hits = self._shared_notes(subject, query, notes, day) if query else []
         wishes = self.soft_preferences(subject, query, today=day)
-        extra = journal.gather(
+        extra = gather(
             self.catalog, self.reader.facts, self._query_terms, subject, checkpoint, query,
             wishes, day,
         )  # fmt: skip

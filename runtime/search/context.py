@@ -23,23 +23,31 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from uac.checks.library.staleness import stale_paths
+from uac.checks.stale import stale_paths
 from uac.fact_log.errors import InputError
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
+# Kana, CJK ideographs (and extension A), Hangul syllables, full-width forms: a token each.
+_CJK_RANGES = (
+    ("\u3040", "\u30ff"),
+    ("\u3400", "\u4dbf"),
+    ("\u4e00", "\u9fff"),
+    ("\uac00", "\ud7af"),
+    ("\uff00", "\uffef"),
+)
 POLICY_SLOTS = ("verbosity", "answer_order", "format", "language", "timezone", "signature")
 MIN_BUDGET = 20
 
 
 def count_tokens(text: str) -> int:
     """An offline, deterministic token estimate for a text."""
-    cjk = len(_CJK.findall(text))
-    rest = _CJK.sub("", text)
-    return cjk + math.ceil(len(rest.encode("utf-8")) / 4)
+    if text.isascii():  # no CJK character, one byte a character
+        return math.ceil(len(text) / 4)
+    cjk = sum(1 for ch in text if any(lo <= ch <= hi for lo, hi in _CJK_RANGES))
+    # Every character of those ranges is three bytes in UTF-8.
+    return cjk + math.ceil((len(text.encode("utf-8")) - 3 * cjk) / 4)
 
 
 def check_budget(budget: int) -> int:

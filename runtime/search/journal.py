@@ -100,3 +100,46 @@ def question(path: str, value: Any) -> str:
     """A tentative preference as a question for the agent to ask."""
     slot = path.rsplit(".", 1)[-1].replace("_", " ")
     return f"- {slot} = {value}? (inferred once from conversation: ask before relying on it)"
+
+
+def gather(
+    catalog: Any,
+    facts_of: Callable[[str, str | None], list[Any]],
+    terms: Callable[[str], list[str]],
+    subject: str,
+    checkpoint: Any | None,
+    query: str | None,
+    wishes: list[Any],
+    today: dt.date,
+) -> dict[str, Any]:
+    """The context's episodes, open tasks and questions (tentative preferences).
+
+    `catalog` is the workspace's (its `attributes`: the preference slots), `wishes` the
+    recalled soft preferences (runtime/search/soft_preferences.py; one resting on a single
+    inferred statement leaves them for a question).
+
+    `facts_of(subject, path)` reads the subject's facts; `terms(text)` analyses a query as
+    the search index does (called only when a query asks).
+    """
+    out: dict[str, Any] = {"episodes": [], "tasks": [], "questions": [], "tentative": frozenset()}
+    if checkpoint is not None:
+        user = checkpoint.user
+        out["episodes"] = similar_episodes(getattr(user, "episodes", ()), query, terms)
+        out["tasks"] = open_tasks(getattr(user, "tasks", ()), today)
+        prefs = getattr(user, "preferences", None)
+        waiting = set()
+        for attr in catalog.attributes.values():
+            if attr.domain != "preferences" or prefs is None:
+                continue
+            value = getattr(prefs, attr.name, None)
+            if tentative(facts_of(subject, attr.path), value):
+                waiting.add(attr.name)
+                out["questions"].append(question(attr.path, value))
+        out["tentative"] = frozenset(waiting)
+    facts = {f.id: f for f in facts_of(subject, "preferences.soft")} if wishes else {}
+    for wish in list(wishes):
+        support = [facts[i] for i in wish.fact_ids if i in facts]
+        if support and tentative(support, support[0].value):
+            wishes.remove(wish)  # a style hint is a rule the agent follows: ask first
+            out["questions"].append(f"- {wish.text}? (inferred once: ask before relying on it)")
+    return out

@@ -18,10 +18,12 @@ import datetime as dt
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.fusion import recency_factor
+
+if TYPE_CHECKING:  # a context without a query embeds nothing: no embedder module loaded
+    from uac.runtime.search.embedders import Embedder
 
 PATH = "preferences.soft"
 # A wish whose confidence x recency has decayed below this is dropped, whatever the request
