@@ -280,6 +280,20 @@ def test_a_query_words_stems_are_kept_for_the_next_search(workspace: Path, tmp_p
     assert asked[2:] == [["flights"]]  # another extension's stems are not used
 
 
+def test_an_erasure_drops_the_query_cache(workspace: Path, tmp_path: Path) -> None:
+    home = _copy(workspace, tmp_path)
+    _lean(home, "default", "search", "alice", {"text": "lunch in Lisbon"})
+    folder = home / lean_recall.QUERY_CACHE
+    assert (folder / "stems.json").is_file() and list(folder.glob("*.f32"))
+    with Memory(home) as mem:
+        (fact,) = [f for f in mem.facts("alice") if f.path == "identity.passport.expiry_date"]
+        mem.erase("alice", [fact.id], reason="asked by the user")
+    assert not folder.exists()  # past query words are gone with the erased content
+    # the next lean search answers again and keeps its words anew
+    _lean(home, "default", "search", "alice", {"text": "lunch in Lisbon"})
+    assert (folder / "stems.json").is_file()
+
+
 def test_the_preference_slots_read_are_the_catalogs() -> None:
     from uac.fact_log.catalog import Catalog
 

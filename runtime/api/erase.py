@@ -54,6 +54,7 @@ from uac.fact_log.scopes import MEMBERSHIP_PATH, promoted_from
 from uac.fact_log.store import Store, utc_now
 from uac.fact_log.tamper import reseal
 from uac.runtime.api import schema as service_schema  # noqa: F401 (the outbox table)
+from uac.runtime.api.lean_recall import QUERY_CACHE
 
 # `mem` below is a runtime.api.memory.Memory; typed Any because memory.py imports this
 # module (the import-linter contract forbids the cycle a type import would make).
@@ -191,6 +192,9 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     step(1)
     items = [f["id"] for f in log.facts] + log.inputs
     purged = mem._purge_search(addr, items)
+    # The lean search's query cache keeps past query words in plain text and is not keyed
+    # by subject: an erasure drops all of it (it is rebuilt by the next searches).
+    shutil.rmtree(mem.home / QUERY_CACHE, ignore_errors=True)
     step(2)
     erased = {f["id"] for f in log.facts}
     alert_ids = _blank_alerts(mem.store, addr, erased, log.what == "all")
