@@ -1,6 +1,6 @@
 """Per-frame thresholds measured leave-one-set-out, written as data beside the frames.
 
-Every window of every tuning set (dev, heldout, fresh, blind2-6; never a blind set) is scored
+Every window of every tuning set (bench/tuning_sets.py; never a blind set) is scored
 with its own set's labelled examples left out of the vote, and every frame is read on it as
 if it emitted: the frame's score, the best of "none"/"other" on the same view, whether the
 window says the frame's cue (or a value of an anchor slot type), and what the frame would

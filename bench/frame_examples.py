@@ -1,10 +1,10 @@
 """Build fact_log/frame_examples.jsonl: labelled example messages for the frames.
 
-The examples are the messages of the project's tuning sets (bench/extraction_data: dev,
-heldout, fresh and blind2 to blind6 — every set already opened for tuning; never a blind
-set) whose expected facts all fall on one frame's path (label: that frame), those that teach
-nothing (label: "none") and those about paths no frame fills (label: "other"). Messages over
-300 characters are left out: a window is a sentence or two. Run from the repository root
+The examples are the messages of the project's tuning sets (bench/tuning_sets.py: every
+set of bench/extraction_data already opened for tuning; never a blind set) whose expected
+facts all fall on one frame's path (label: that frame), those that teach nothing (label:
+"none") and those about paths no frame fills (label: "other"). Messages over 300 characters
+are left out: a window is a sentence or two. Run from the repository root
 after a tuning set changes:
 
     python bench/frame_examples.py            # rewrites fact_log/frame_examples.jsonl
@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import benchpath  # noqa: F401  (takes bench/ off sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tuning_sets import TUNING_SETS  # noqa: E402
 
 from uac.fact_log.extraction.frames import EXAMPLES_FILE, NONE, OTHER, load_frames  # noqa: E402
 
-TUNING_SETS = ["dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6"]
 MAX_CHARS = 300
 
 
@@ -37,7 +40,7 @@ def frame_label(frames: list, expected: list[dict]) -> str:
     return frames[0].name
 
 
-def main(sets: list[str] = TUNING_SETS) -> None:
+def main(sets: Sequence[str] = TUNING_SETS) -> None:
     by_path: dict[str, list] = {}
     for frame in load_frames():
         by_path.setdefault(frame.path, []).append(frame)

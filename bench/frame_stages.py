@@ -1,7 +1,7 @@
 """Where the frames lose each expected fact of the tuning sets (leave-one-set-out).
 
-For every expected fact of a tuning set (dev, heldout, fresh, blind2-6: sets already opened
-for tuning; never a blind set), scored with that set's labelled examples left out of the
+For every expected fact of a tuning set (bench/tuning_sets.py: sets already opened for
+tuning; never a blind set), scored with that set's labelled examples left out of the
 vote and every frame allowed to emit, the furthest stage a frame of the fact's path reached
 in any window of the message:
 

@@ -2,7 +2,7 @@
 
 The frames vote with labelled examples taken from the tuning sets (fact_log/
 frame_examples.jsonl), so scoring them on a set their examples came from flatters them. Here
-each tuning set X (dev, heldout, fresh, blind2-6: the sets already opened for tuning) is
+each tuning set X (bench/tuning_sets.py: the sets already opened for tuning) is
 scored with the examples of X left out of the vote, so the numbers estimate a writer the
 examples never saw. Three readings per set:
 
@@ -11,7 +11,7 @@ examples never saw. Three readings per set:
     both     rules + frames, the default install, frames voting without X's examples
 
 `--classify` also scores which frame each labelled example gets, leaving out its own set's
-examples (every set of the examples file, blind2-6 included: labels only, no values).
+examples (every set of the examples file: labels only, no values).
 Nothing here reads a blind set. Run from the repository root:
 
     python bench/frames_cv.py                 # frames/rules/both per set, leave-one-set-out
@@ -41,15 +41,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from extraction import batch_for, load, matches, sessions  # noqa: E402
+from tuning_sets import TUNING_SETS  # noqa: E402
 
 from uac.fact_log.catalog import Catalog  # noqa: E402
 from uac.fact_log.extraction import frames  # noqa: E402
 from uac.fact_log.pipeline import HISTORY_LIMIT  # noqa: E402
 
-SETS = {
-    name: f"{name}.jsonl"
-    for name in ("dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6")
-}  # the tuning sets (bench/extraction_data/README.md); never blind7 or later
+SETS = {name: f"{name}.jsonl" for name in TUNING_SETS}  # never a blind set
 
 
 def score(rows: list[dict[str, Any]], predict, errors: bool) -> dict[str, int]:
@@ -84,11 +82,13 @@ def score(rows: list[dict[str, Any]], predict, errors: bool) -> dict[str, int]:
 
 def fold(name: str, shipped: bool):
     """The thresholds measured without this set (bench/frame_folds.json, written by
-    bench/frame_calibrate.py), unless asked for the shipped ones."""
+    bench/frame_calibrate.py), unless asked for the shipped ones; a set the folds do not name
+    was not calibrated on, so the shipped thresholds are already measured without it."""
     folds = ROOT / "bench" / "frame_folds.json"
-    if shipped or not folds.is_file():
+    table = json.loads(folds.read_text(encoding="utf-8")) if folds.is_file() else {}
+    if shipped or name not in table:
         return contextlib.nullcontext()
-    return frames.using_calibration(json.loads(folds.read_text(encoding="utf-8"))[name])
+    return frames.using_calibration(table[name])
 
 
 def emitting() -> set[str]:

@@ -137,7 +137,7 @@ def test_many_threads_read_alike_with_one_shared_encoder_and_index(catalog: Cata
 
     texts = [
         "Just picked up my renewed passport today. New expiry is March 5, 2035.",
-        "turns out amoxicillin gives me a rash",
+        "found out I am allergic to amoxicillin, it gives me a rash",
         "weighed in at 84kg this morning",
         "dentist appointment next week sometime",
         "ok thanks!",

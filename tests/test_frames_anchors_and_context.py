@@ -21,6 +21,16 @@ def catalog() -> Catalog:
     return Catalog.load()
 
 
+@pytest.fixture
+def medication_frame_open() -> object:
+    """The medication frame read at a fixed threshold: its measured one (fact_log/
+    frame_calibration.toml) moves with the examples, and these tests are about what the frame
+    reads once it reads a window (anchors, dates, guards), not about where its threshold sits."""
+    table = {"medication_start": {"threshold": 0.5, "margin": 0.0, "emit": True}}
+    with frames.using_calibration(table):
+        yield
+
+
 def said(text: str, history: tuple[str, ...] | list[str] = ()) -> list[tuple[str, object]]:
     earlier = [(h, AT - dt.timedelta(minutes=1)) for h in history]
     return [(c.path, c.value) for c in frames.extract(text, AT, Catalog.load(), earlier)]
@@ -60,6 +70,7 @@ def test_every_anchor_names_a_known_slot_type() -> None:
             parser(kind)  # KeyError names an unknown type
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 @pytest.mark.parametrize(
     ("text", "name"),
@@ -75,6 +86,7 @@ def test_a_drug_named_without_a_cue_word_is_a_medication(
     assert [(p, v["name"]) for p, v in found] == [("health.medications", name)]
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 @pytest.mark.parametrize(
     "text",
@@ -135,6 +147,7 @@ def test_an_allergen_is_read_whole_when_its_name_has_several_words(
     assert [f.value for f in parser("substance")(text, TODAY, "past")] == names
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 @pytest.mark.parametrize(
     ("text", "start"),
@@ -152,6 +165,7 @@ def test_a_medication_starts_today_only_when_a_start_is_said(
     assert value.get("start_date") == start
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 @pytest.mark.parametrize(
     ("text", "dates"),
@@ -169,6 +183,7 @@ def test_a_medication_date_is_a_stop_when_a_stop_is_said(
     assert {k: v for k, v in value.items() if k.endswith("_date")} == dates
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 @pytest.mark.parametrize(
     "text",
@@ -186,6 +201,7 @@ def test_a_provider_is_never_a_code_with_digits() -> None:
     assert [f.value for f in parser("provider")(text, TODAY, "future")] == ["Allianz"]
 
 
+@pytest.mark.usefixtures("medication_frame_open")
 @needs_encoder
 def test_a_drug_the_user_used_to_take_is_not_a_current_medication(catalog: Catalog) -> None:
     assert said("I used to take ibuprofen for my back.") == []

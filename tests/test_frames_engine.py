@@ -202,12 +202,15 @@ def test_a_jab_had_is_a_vaccination_and_one_to_come_is_not(catalog: Catalog) -> 
 
 def test_each_tuning_set_has_thresholds_measured_without_it_and_no_blind_set_is_read() -> None:
     import json
+    import runpy
     from pathlib import Path
 
-    folds = json.loads(
-        (Path(__file__).resolve().parents[1] / "bench" / "frame_folds.json").read_text()
-    )
-    tuning = {"dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5", "blind6"}
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    folds = json.loads((bench / "frame_folds.json").read_text())
+    tuning = set(runpy.run_path(str(bench / "tuning_sets.py"))["TUNING_SETS"])
+    assert tuning == {"dev", "heldout", "fresh"} | {f"blind{n}" for n in (2, 3, 4, 5, 6, 9, 10, 11)}
     assert set(folds) == tuning
+    sources = {src for _, _, src in frames._sourced_examples()}
+    assert sources == tuning | {"frames"}  # the examples come from the tuning sets only
     shipped = set(frames.load_calibration(frames.CALIBRATION_FILE))
     assert all(set(fold) == shipped for fold in folds.values())

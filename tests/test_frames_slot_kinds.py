@@ -162,8 +162,8 @@ def test_new_frames_read_sentences_of_their_own(
 ) -> None:
     # What the slots fill once the frame reads the window: the frame's threshold is measured
     # (fact_log/frame_calibration.toml, bench/frame_calibrate.py) and moves with the examples,
-    # so it is opened here for the frame under test only; the guards below keep theirs.
-    (name,) = [f.name for f in frames.load_frames() if f.path == path and f.emit]
+    # so it is opened here (emitting) for the frame under test only; the guards below keep theirs.
+    (name,) = [f.name for f in frames.load_frames() if f.path == path]
     with frames.using_calibration({name: {"threshold": 0.3, "margin": 0.0, "emit": True}}):
         found = {c.path: c.value for c in frames.extract(text, AT, catalog)}
     assert path in found, found
