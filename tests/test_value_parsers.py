@@ -1,0 +1,119 @@
+"""The value parsers the rules and the frames share, by the cause of a wrong value they fix:
+currencies written the way their country writes them, numbers grouped by spaces or dots,
+a rule's capture that stops inside an amount, clock times written without a colon or said
+in words, and an evening that belongs to another item of a list.
+
+Sentences are invented for these tests. Unless a test says otherwise, AT is Sunday 1 June
+2025 (tests/candidates.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from tests.candidates import found, of
+from uac.fact_log.extraction.timemodel import clock
+from uac.fact_log.extraction.values.money import amount_at, find_money
+from uac.fact_log.extraction.values.quantities import grouped_int
+
+# -- money ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("the guesthouse was Rp 350.000 a night", "350000", "IDR"),
+        ("my card limit went up to RM 7,500", "7500", "MYR"),
+        ("safari deposit R12 300, paid online", "12300", "ZAR"),
+        ("the phone plan is NT$ 699 a month", "699", "TWD"),
+        ("tuition is LE 42,000 a term", "42000", "EGP"),
+        ("school fees 18,000 taka this term", "18000", "BDT"),
+        ("UGX 85,000 for the generator repair", "85000", "UGX"),
+        ("a haircut is Rs. 450 here", "450", "INR"),
+        ("KSh 1,200 for the matatu this week", "1200", "KES"),
+        ("rent is 2 million rupiah", "2000000", "IDR"),
+        ("paid 60 ringgit for the parcel", "60", "MYR"),
+    ],
+)
+def test_a_currency_is_read_as_its_country_writes_it(text: str, amount: str, currency: str) -> None:
+    said = find_money(text)
+    assert [(m.amount, m.currency) for m in said] == [(Decimal(amount), currency)]
+
+
+@pytest.mark.parametrize("text", ["take the R2 to the coast", "room RM is closed", "LE is fine"])
+def test_letters_that_are_a_currency_elsewhere_are_no_amount_without_their_number(
+    text: str,
+) -> None:
+    assert find_money(text) == []
+
+
+def test_a_capture_that_stops_inside_an_amount_gets_the_whole_amount() -> None:
+    text = "lamp from Ikea $89.95 today"
+    start = text.index("$")
+    assert [a.amount for a in amount_at(text, start, start + 3)] == [Decimal("89.95")]
+    assert [a.amount for a in amount_at("about 3 million a year", 6, 7)] == [Decimal(3_000_000)]
+
+
+def test_a_purchase_keeps_its_cents_when_a_day_follows_the_price() -> None:
+    paid = of("finance.transactions", found("desk lamp from Ikea $89.95 today, on my debit card"))
+    assert [p["amount"] for p in paid] == [Decimal("89.95")]
+
+
+def test_an_amount_said_in_words_with_a_dropped_d_is_one_amount() -> None:
+    said = find_money("the refund come in, three thousand two hundred an forty pound")
+    assert [m.amount for m in said] == [Decimal(3240)]
+
+
+# -- quantities ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "want"), [("84 500", 84500), ("112.400", 112400), ("9'000", 9000)]
+)
+def test_a_count_grouped_in_thousands_is_one_number(said: str, want: int) -> None:
+    assert grouped_int(said) == want
+
+
+def test_an_odometer_reading_grouped_by_a_space_is_read_whole() -> None:
+    cars = of("vehicles.vehicles", found("My car is a Kia Ceed, on the clock 63 200 km now."))
+    assert [c.get("mileage") for c in cars] == [63200]
+
+
+# -- clock ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("scan booked 6/12 @ 0945 at the clinic", dt.time(9, 45), None),
+        ("the ferry docks at 1630, pier 4", dt.time(16, 30), None),
+        ("training sat 0800-1600, main hall", dt.time(8, 0), dt.time(16, 0)),
+        ("Friday at four in the afternoon the piano tuner comes", dt.time(16, 0), None),
+        ("tomorrow at nine comma the notary full stop", dt.time(9, 0), None),
+    ],
+)
+def test_a_clock_time_is_read_without_a_colon_or_in_words(
+    text: str, start: dt.time, end: dt.time | None
+) -> None:
+    said = clock(text)
+    assert said is not None and (said.start, said.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "text", ["I lived there 1998-2012", "from 2019-2021 I rowed", "the climb is at 1200 m"]
+)
+def test_years_and_heights_are_no_clock_time(text: str) -> None:
+    assert clock(text) is None
+
+
+def test_an_evening_said_of_another_item_of_a_list_leaves_a_morning_hour_alone() -> None:
+    text = (
+        "this week: the optician on Monday at half past nine, the bank Thursday at 3, "
+        "and band practice every Friday evening at eight in the church hall"
+    )
+    said = clock(text)
+    assert said is not None and said.start == dt.time(9, 30)
+    near = clock("band practice every Friday evening at eight in the church hall")
+    assert near is not None and near.start == dt.time(20, 0)
