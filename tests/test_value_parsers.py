@@ -1,7 +1,8 @@
 """The value parsers the rules and the frames share, by the cause of a wrong value they fix:
 currencies written the way their country writes them, numbers grouped by spaces or dots,
 a rule's capture that stops inside an amount, clock times written without a colon or said
-in words, and an evening that belongs to another item of a list.
+in words, an evening that belongs to another item of a list, and the two days of a range
+(one slashed date makes the writer's day/month order plain for the other).
 
 Sentences are invented for these tests. Unless a test says otherwise, AT is Sunday 1 June
 2025 (tests/candidates.py)."""
@@ -14,7 +15,7 @@ from decimal import Decimal
 import pytest
 
 from tests.candidates import found, of
-from uac.fact_log.extraction.timemodel import clock
+from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates
 from uac.fact_log.extraction.values.money import amount_at, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
 
@@ -117,3 +118,45 @@ def test_an_evening_said_of_another_item_of_a_list_leaves_a_morning_hour_alone()
     assert said is not None and said.start == dt.time(9, 30)
     near = clock("band practice every Friday evening at eight in the church hall")
     assert near is not None and near.start == dt.time(20, 0)
+
+
+# -- dates of a range ----------------------------------------------------------------------
+
+MONDAY_2030 = dt.date(2030, 4, 22)
+
+
+def dates(text: str) -> list[str]:
+    return [str(d.date) for d in find_dates(text, MONDAY_2030, "future")]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # one slashed date makes the writer's order plain for the other
+        ("guesthouse in Split 3/9 - 17/9, ref Q12", ["2030-09-03", "2030-09-17"]),
+        ("hotel near the Duomo 9/2-9/14", ["2030-09-02", "2030-09-14"]),
+        # a dotted range with no spaces, over the new year
+        ("cabin in Tatras 27.12–3.01.", ["2030-12-27", "2031-01-03"]),
+        # two days of one month, the month said once
+        ("the fair is 11 and 12 June", ["2030-06-11", "2030-06-12"]),
+    ],
+)
+def test_both_days_of_a_range_are_read_in_order(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
+def test_a_slashed_date_alone_stays_unread_and_noted() -> None:
+    assert dates("the party is on 03/04") == []
+    notes = date_notes("the party is on 03/04", MONDAY_2030)
+    assert [n["kind"] for n in notes] == ["ambiguous_date"]
+    assert date_notes("the flat is ours from 3/9 to 17/9", MONDAY_2030) == []
+
+
+def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
+    stays = of(
+        "travel.bookings",
+        found("hotel Alfama 7/5 - 14/5, ref LX2291", at=dt.datetime(2030, 4, 22, 9)),
+    )
+    assert [(s["start"].date(), s["end"].date()) for s in stays] == [
+        (dt.date(2030, 5, 7), dt.date(2030, 5, 14))
+    ]
