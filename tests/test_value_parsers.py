@@ -160,3 +160,22 @@ def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
     assert [(s["start"].date(), s["end"].date()) for s in stays] == [
         (dt.date(2030, 5, 7), dt.date(2030, 5, 14))
     ]
+
+
+# -- doses ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "strength"),
+    [
+        ("I take gliclazide 80 two times in the day", "80"),
+        ("on allopurinol 300 every morning now", "300"),
+        ("started escitalopram 10 qd yesterday", "10"),
+        ("bisoprolol 2,5 mg in the morning, since Monday", "2.5 mg"),
+    ],
+)
+def test_a_strength_is_read_bare_before_how_often_or_with_a_decimal_comma(
+    text: str, strength: str
+) -> None:
+    meds = of("health.medications", found(text))
+    assert len(meds) == 1 and meds[0]["dose"].startswith(strength)
