@@ -2,7 +2,8 @@
 currencies written the way their country writes them, numbers grouped by spaces or dots,
 a rule's capture that stops inside an amount, clock times written without a colon or said
 in words, an evening that belongs to another item of a list, and the two days of a range
-(one slashed date makes the writer's day/month order plain for the other).
+(one slashed date makes the writer's day/month order plain for the other), and which of
+several dates is a start ("from Friday") and which an end ("until the end of May").
 
 Sentences are invented for these tests. Unless a test says otherwise, AT is Sunday 1 June
 2025 (tests/candidates.py)."""
@@ -15,7 +16,7 @@ from decimal import Decimal
 import pytest
 
 from tests.candidates import found, of
-from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates
+from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
 from uac.fact_log.extraction.values.money import amount_at, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
 
@@ -179,3 +180,54 @@ def test_a_strength_is_read_bare_before_how_often_or_with_a_decimal_comma(
 ) -> None:
     meds = of("health.medications", found(text))
     assert len(meds) == 1 and meds[0]["dose"].startswith(strength)
+
+
+# -- which date is the start ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "want"),
+    [
+        ("the ferry pass is valid from Friday", "Friday", "start"),
+        ("starting tomorrow I walk to work", "tomorrow", "start"),
+        ("the offer runs until the end of May", "the end", "end"),
+        ("library books due by Thursday", "Thursday", "end"),
+        ("flat in Gdansk 3/9 - 17/9", "17/9", "end"),
+        ("lunch with Ola on Monday", "Monday", None),
+    ],
+)
+def test_a_date_is_a_start_or_an_end_by_the_words_before_it(
+    text: str, said: str, want: str | None
+) -> None:
+    assert role(text, text.index(said)) == want
+
+
+def test_a_medication_starts_on_the_day_said_as_its_start_not_the_first_day_said() -> None:
+    text = (
+        "I hurt my back on Thursday, the GP gave me diclofenac 50 mg three times a day "
+        "for five days, starting yesterday."
+    )
+    meds = of("health.medications", found(text, at=dt.datetime(2030, 4, 22, 9)))
+    assert [(m["start_date"], m["stop_date"]) for m in meds] == [
+        (dt.date(2030, 4, 21), dt.date(2030, 4, 25))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (
+            "and the first aid course on tuesday evening at 18:30, from 14/05 for four weeks",
+            "2030-05-14T18:30",
+        ),
+        ("starting pottery classes, fridays 5-7pm til end of july", "2030-04-26T17:00"),
+    ],
+)
+def test_an_event_starts_on_its_start_day_never_on_its_last(text: str, start: str) -> None:
+    events = of("schedule.events", found(text, at=dt.datetime(2030, 4, 22, 9)))
+    assert [e["start"].isoformat(timespec="minutes") for e in events] == [start]
+
+
+def test_last_night_is_the_day_before_the_message() -> None:
+    said = find_dates("the fever broke last night", MONDAY_2030, "past")
+    assert [d.date for d in said] == [dt.date(2030, 4, 21)]

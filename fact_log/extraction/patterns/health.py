@@ -33,7 +33,14 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     stop_ok,
 )
-from uac.fact_log.extraction.timemodel import Prefer, count_word, duration, last_such_day, offset
+from uac.fact_log.extraction.timemodel import (
+    Prefer,
+    count_word,
+    duration,
+    first_start,
+    last_such_day,
+    offset,
+)
 from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
 from uac.fact_log.extraction.values.quantities import DOSE_FREQUENCY, STRENGTH
 
@@ -226,7 +233,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if rel is not None and base and (day := rel.apply(base[0].date)):
             value["start_date"] = day  # "two days before I fly on the 1st of July"
         elif dates:
-            value["start_date"] = dates[0].date
+            # "on Saturday ..., starting yesterday": the day said as its start, not the first
+            value["start_date"] = (first_start(ctx.text, dates) or dates[0]).date
         elif (
             rel is not None
             and (leaving := _next_departure(ctx, sent))
