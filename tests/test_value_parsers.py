@@ -231,3 +231,17 @@ def test_an_event_starts_on_its_start_day_never_on_its_last(text: str, start: st
 def test_last_night_is_the_day_before_the_message() -> None:
     said = find_dates("the fever broke last night", MONDAY_2030, "past")
     assert [d.date for d in said] == [dt.date(2030, 4, 21)]
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "year"),
+    [
+        ("My car is Kia Rio 2016, 120,000 km now.", "Rio", 2016),
+        ("I have today taken my Volvo V60 (2020) in for its service.", "V60", 2020),
+    ],
+)
+def test_a_year_said_after_the_model_is_its_year_not_part_of_its_name(
+    text: str, model: str, year: int
+) -> None:
+    cars = of("vehicles.vehicles", found(text))
+    assert [(c["model"], c.get("year")) for c in cars][-1:] == [(model, year)]

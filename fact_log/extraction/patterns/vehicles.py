@@ -212,7 +212,9 @@ def _reading_of(sent: Span, parts: list[Span]) -> tuple[int, str, int | None, st
 
 _BUILT = lazy(
     r"[^.;]{0,25}?\b(?:from|built\s+in|made\s+in|of|reg(?:istered)?\s+in)\s+((?:19|20)\d\d)\b"
+    r"|\s*\(((?:19|20)\d\d)\)"  # "BMW 320d (2019)"
 )
+_MODEL_YEAR = lazy(r"(?P<model>[A-Za-z][\w-]{0,20})\s+(?P<year>(?:19|20)\d\d)")
 # "30.06.2028", "14.02.": a day written day-first with dots (continental Europe)
 _DOTTED = lazy(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?!\d)")
 
@@ -283,6 +285,9 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             return
         make, model = MAKES[m["make"].lower()], m["model"]
         year = int(m["year"]) if m["year"] else None
+        if (said_year := _MODEL_YEAR.fullmatch(model)) is not None:
+            model = said_year["model"]  # "Octavia 2021": the model, then its year
+            year = year or int(said_year["year"])
         if model.lower() in ("is", "and", "with", "that", "which", "car"):
             return
     else:
@@ -298,7 +303,7 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     model = model[0].upper() + model[1:] if model.islower() else model
     value: dict[str, Any] = {"make": make, "model": model}
     if year is None and m and (built := _BUILT.match(sent.text, m.end())):
-        year = int(built[1])  # "a VW Passat Variant from 2019"
+        year = int(built[1] or built[2])  # "a VW Passat Variant from 2019"
     if year:
         value["year"] = year
     if (reading := odometer(sent.text)) is not None:
