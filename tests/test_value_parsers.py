@@ -228,11 +228,6 @@ def test_an_event_starts_on_its_start_day_never_on_its_last(text: str, start: st
     assert [e["start"].isoformat(timespec="minutes") for e in events] == [start]
 
 
-def test_last_night_is_the_day_before_the_message() -> None:
-    said = find_dates("the fever broke last night", MONDAY_2030, "past")
-    assert [d.date for d in said] == [dt.date(2030, 4, 21)]
-
-
 @pytest.mark.parametrize(
     ("text", "model", "year"),
     [

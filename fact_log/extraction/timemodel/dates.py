@@ -130,7 +130,7 @@ _FROM_NOW = re.compile(
 _CJK = re.compile(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = re.compile(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
-    r"yesterday|last night|this morning|this afternoon|this evening)\b"
+    r"yesterday|this morning|this afternoon|this evening)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
@@ -176,7 +176,7 @@ _RANGE_JOIN = re.compile(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ 
 _JOINER = re.compile(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
 _MAYBE = re.compile(
-    r"\d|day|week|month|year|tonight|last night|tom+or+ow|tmr|end\s+of|天|first|second|third|"
+    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
     r"this (?:morning|afternoon|evening)|(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|"
     r"sat|sun)|" + calendar_days.MAYBE_WORDS,
@@ -195,7 +195,6 @@ _EN_REL = {
     "the day before yesterday": -2,
     "today": 0,
     "tonight": 0,
-    "last night": -1,
     "this morning": 0,
     "this afternoon": 0,
     "this evening": 0,
