@@ -94,6 +94,7 @@ def test_an_odometer_reading_grouped_by_a_space_is_read_whole() -> None:
         ("training sat 0800-1600, main hall", dt.time(8, 0), dt.time(16, 0)),
         ("Friday at four in the afternoon the piano tuner comes", dt.time(16, 0), None),
         ("tomorrow at nine comma the notary full stop", dt.time(9, 0), None),
+        ("the vet Friday arvo 4.45 in Parramatta", dt.time(16, 45), None),
     ],
 )
 def test_a_clock_time_is_read_without_a_colon_or_in_words(

@@ -184,6 +184,8 @@ _DAY_DOT_TIME = re.compile(
     + r"|"
     + _MONTH_WORD
     + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?)"
+    # "Thursday arvo 3.30", "friday morning 9.15": a part of the day may come between
+    r"(?:[ \t]{1,3}(?:morning|afternoon|evening|arvo))?"
     r"[ \t]{1,3}([01]?\d|2[0-3])\.([0-5]\d)\b(?!\.\d)"
     r"(?![ \t]*(?:€|\$|£|eur|euros?|usd|gbp|dollars?|pounds?|kg|km|%|mg|ml))",
     re.I,
