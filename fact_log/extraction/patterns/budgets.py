@@ -19,7 +19,7 @@ from uac.fact_log.extraction.patterns.text import (
     clause_ok,
     guarded,
 )
-from uac.fact_log.extraction.values.money import amounts, words_to_number
+from uac.fact_log.extraction.values.money import amount_at, amounts, words_to_number
 from uac.fact_log.reference import vocabulary
 
 PERIOD = lazy(
@@ -128,7 +128,7 @@ def _another_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (found := another(ctx, sent, parts, _ANOTHER_BUDGET, "finance.budgets")) is None:
         return
     m, earlier = found
-    said = amounts(m["amt"])
+    said = amount_at(m.string, m.start("amt"), m.end("amt"))
     number = said[0].amount if said else words_to_number(m["amt"])
     if not number:
         return
@@ -158,7 +158,7 @@ def _listed_budget(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not clause_ok(parts, sent, sent.start):
         return
     heading = ctx.text[: sent.start].rstrip().rsplit("\n\n", 1)[-1].split("\n", 1)[0]
-    said = amounts(m["amt"])
+    said = amount_at(m.string, m.start("amt"), m.end("amt"))
     if not _BUDGET_HEADING.search(heading) or not said:
         return
     per = period_of(m[0], "budget")  # "/month", "a week", "for the year"
@@ -232,7 +232,7 @@ def rule_spending_caps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "X under 150" is a cap only as a follow-up of one
     if HYPOTHETICAL.search(sent.text) or NEGATION.search(sent.text[: m.start("amount")]):
         return
-    money = amounts(m["amount"])
+    money = amount_at(m.string, m.start("amount"), m.end("amount"))
     earlier = ctx.thread.last("finance.budgets")
     period = period_of(sent.text, "budget") or (earlier.get("period") if earlier else None)
     if not money or period is None:

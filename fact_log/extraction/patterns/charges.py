@@ -30,7 +30,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
-from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
 from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import vocabulary
@@ -234,7 +234,7 @@ def _pasted_alert(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False
     if is_question(sent.text, sent.text):
         return False  # "Is the gym direct debit £32 on the 5th?" pastes no alert
-    money = find_money(m["amt"])
+    money = amount_at(m.string, m.start("amt"), m.end("amt"), currency=True)
     if not money or money[0].amount <= 0:
         return False
     payee = _ALERT_PAYEE.match(m["rest"])
@@ -398,7 +398,7 @@ def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         return False
     if name.split()[0].lower() in _NOT_A_SHOP or name in _MONTHS or lookup_place(name):
         return False  # "a flight from Manchester, £450": a place, not a shop
-    money = find_money(m["amt"]) or amounts(m["amt"])
+    money = amount_at(m.string, m.start("amt"), m.end("amt"))
     day = _day(ctx, sent)
     if not money or day is None:
         return False
@@ -434,7 +434,7 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue
         if not in_clause(m, parts, sent, "m"):
             continue
-        money = [x for x in find_money(m["amt"])] or amounts(m["amt"])
+        money = amount_at(m.string, m.start("amt"), m.end("amt"))
         item = Span(sent.start + m.start(), m[0])
         days = [
             last_such_day(d, ctx.today)
@@ -837,7 +837,7 @@ def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (found := another(ctx, sent, parts, _ANOTHER_PAYMENT, "finance.transactions")) is None:
         return
     m, earlier = found
-    money = amounts(m["amt"])
+    money = amount_at(m.string, m.start("amt"), m.end("amt"))
     dates = dates_in(sent, "past", ctx.today, ctx.anchor)
     merchant = _MERCHANT.search(sent.text, m.start("amt"))
     if not money or any(not d.valid for d in dates) or merchant is None:

@@ -26,7 +26,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import next_day_of_month
-from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
 from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import vocabulary
 
@@ -134,7 +134,7 @@ def _priced_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     ):
         return True  # "my sister's subscriptions: ...": read, and none is the user's
     for m in found:
-        money = find_money(m["amt"]) or amounts(m["amt"])
+        money = amount_at(m.string, m.start("amt"), m.end("amt"))
         if not money:
             continue
         value = put_amount(

@@ -33,8 +33,16 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
     stop_ok,
 )
-from uac.fact_log.extraction.timemodel import Prefer, count_word, duration, last_such_day, offset
+from uac.fact_log.extraction.timemodel import (
+    Prefer,
+    count_word,
+    duration,
+    first_start,
+    last_such_day,
+    offset,
+)
 from uac.fact_log.extraction.values.money import NUMBER_WORDS, words_to_number
+from uac.fact_log.extraction.values.quantities import DOSE_FREQUENCY, STRENGTH
 
 _MASS_WORDS = r"milligrams?|micrograms?|grams?|millilit(?:re|er)s?"
 _MASS_ABBREV = {
@@ -54,8 +62,11 @@ _DOSE = (
     # frequency ("naproxen 500 bd")
     r"(?:\d{1,3}/\d{3}\b(?!/)(?:\s?mg\b)?|\d{1,4}(?:\.\d{1,3})?(?=\s" + _FREQ_ABBREV + r"\b)|"
     # "augmentin 875, twice a day": a strength said bare before how often
-    r"\d{2,4}(?=,?\s(?:once|twice|three\s+times|four\s+times|[1-4]\s?x)\s+(?:a|per)\s+day\b)|"
-    r"\d{1,4}(?:\.\d{1,3})?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?|"
+    r"\d{2,4}(?=,?\s(?:"
+    + DOSE_FREQUENCY
+    + r"))|"
+    + STRENGTH
+    + r"|\d{1,4}(?:[.,]\d{1,3})?\s?(?:"
     + _MASS_WORDS
     + r")\b|(?:\d{1,2}|\b(?=[aefhnostz])"  # a cheap first-letter test before the words
     + NUMBER_WORDS
@@ -120,13 +131,14 @@ _REASON = lazy(
 )
 
 
+_DECIMAL_COMMA = lazy(r"(?<=\d),(?=\d)")
 _SAID_MASS = lazy(r"^(?P<n>.+?)\s+(?P<u>" + _MASS_WORDS + r")$", re.I)
 
 
 def _dose_text(dose: str) -> str:
     """A dose as the checks read it: "fifty milligrams" is "50 mg" (a count such as "two
     puffs" stays as said: there is no amount to compare)."""
-    dose = " ".join(dose.split())
+    dose = _DECIMAL_COMMA.sub(".", " ".join(dose.split()))  # "2,5 mg" is 2.5 mg
     m = _SAID_MASS.match(dose)
     if m is None:
         return dose
@@ -221,7 +233,8 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if rel is not None and base and (day := rel.apply(base[0].date)):
             value["start_date"] = day  # "two days before I fly on the 1st of July"
         elif dates:
-            value["start_date"] = dates[0].date
+            # "on Saturday ..., starting yesterday": the day said as its start, not the first
+            value["start_date"] = (first_start(ctx.text, dates) or dates[0]).date
         elif (
             rel is not None
             and (leaving := _next_departure(ctx, sent))

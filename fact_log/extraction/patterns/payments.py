@@ -30,7 +30,7 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS
-from uac.fact_log.extraction.values.money import amounts, find_money, put_amount
+from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
 from uac.fact_log.reference import vocabulary
 
 # -- bills paid on a schedule, said item by item -------------------------------------------------
@@ -383,7 +383,7 @@ def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     year = ctx.today.year + (1 if month < ctx.today.month else 0)
     last = dt.date(year, month, calendar.monthrange(year, month)[1])
     value: dict[str, Any] = {"payee": m["payee"].strip(), "ends_on": last}
-    if m["amt"] and (said := amounts(m["amt"])):
+    if m["amt"] and (said := amount_at(m.string, m.start("amt"), m.end("amt"))):
         put_amount(value, said[0])
     ctx.add("finance.scheduled_payments", value, sent, 0.7)
     return True
@@ -443,7 +443,9 @@ _RELATIVES = word_set("mum mom dad mother father brother sister son daughter wif
 def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A monthly payment with no instruction named; True when one was read."""
     m = _GOES_MONTHLY.match(sent.text)
-    said = m and (amounts(m["amt"]) if m["amt"] else find_money(sent.text))
+    said = m and (
+        amount_at(m.string, m.start("amt"), m.end("amt")) if m["amt"] else find_money(sent.text)
+    )
     if m is None or not said or not clause_ok(parts, sent, sent.start):
         return False
     if _NOT_PAID_OUT & set(m["payee"].lower().split()):
@@ -498,7 +500,7 @@ def _instruction_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _LIST_ITEM.match(item)
     if m is None or not clause_ok(parts, sent, sent.start) or someone_else(sent.text):
         return False
-    money = find_money(m["amt"]) or amounts(m["amt"])
+    money = amount_at(m.string, m.start("amt"), m.end("amt"))
     if not money:
         return False
     value: dict[str, Any] = {"payee": m["payee"], "method": _method(head["m"].rstrip("sS"))}
@@ -691,7 +693,7 @@ def _planned_note(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _PLAN_NOTE.match(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start):
         return False
-    money = find_money(m["amt"])
+    money = amount_at(m.string, m.start("amt"), m.end("amt"), currency=True)
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
     if not money or len(dates) != 1 or someone_else(sent.text):
         return False

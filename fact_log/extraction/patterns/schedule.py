@@ -40,6 +40,7 @@ from uac.fact_log.extraction.timemodel import (
     clock,
     count_word,
     duration,
+    first_start,
     next_week_day,
     next_weekday,
     nth_weekday,
@@ -243,7 +244,11 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # in Dahab").
         return
     dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
-    day = dates[0].date if dates else _same_day(ctx, sent, when) or _next_weekly(ctx, sent, when)
+    # "from 13/05 for six weeks": the day said as the start; "til end of July" is no start
+    begins = first_start(ctx.text, dates)
+    day = begins.date if begins else _same_day(ctx, sent, when) or _next_weekly(ctx, sent, when)
+    if day is None and dates:
+        day = dates[0].date
     if day is None or (dates and not dates[0].valid):
         return
     if day < ctx.today:
@@ -954,9 +959,11 @@ def rule_repeats(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         start = _STARTING.search(sent.text)
         first = [d for d in dates_in(sent, "future", ctx.today) if d.valid]
         if start is not None and isinstance(value.get("start"), dt.datetime):
-            after = [d for d in first if d.start >= sent.start + start.end()]
-            if after:  # "every Tuesday at 6pm starting 4 March": the series begins then
-                begins = after[0].date
+            # "every Tuesday at 6pm starting 4 March": the series begins then (a day said as
+            # its end, "starting lessons, thursdays til end of July", is none)
+            after = first_start(ctx.text, [d for d in first if d.start >= sent.start + start.end()])
+            if after:
+                begins = after.date
                 named = (m["day"] or m[0].rstrip("sS")) if said is None and not m["nth"] else ""
                 if (wd := WEEKDAYS.get(named.lower())) is not None:
                     # "every Thursday ... starting tomorrow" (a Monday): the first Thursday on

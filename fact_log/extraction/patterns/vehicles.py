@@ -20,6 +20,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.timemodel import add_months, count_word
 from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.quantities import GROUPED_NUMBER, GROUPED_THOUSANDS, grouped_int
 from uac.fact_log.reference import vocabulary
 
 MAKES: dict[str, str] = vocabulary()["vehicle_makes"]
@@ -46,8 +47,7 @@ _MY_MODEL = lazy(
     r"\b(?:my|our)\s+(?P<model>" + "|".join(re.escape(k) for k in MODEL_MAKES) + r")\b",
     re.IGNORECASE,
 )
-# "112,400", "112.400", "112'400": a reading grouped in thousands as the writer's country does
-_KM_NUM = r"\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{1,7}"
+_KM_NUM = GROUPED_NUMBER  # "112,400", "112.400", "84 500"
 _MILEAGE = lazy(
     r"(?<![\d.,])(" + _KM_NUM + r")\s?(k)?\s?(km|kms|kilometers|kilometres|"
     # "412,300 k's", "8,400 ks": kilometres as said in Australia
@@ -89,7 +89,7 @@ def odometer(text: str) -> int | None:
 
 def kilometres(number: str, unit: str, thousands: bool = False) -> int:
     """An odometer reading in km ("45,000 km", "30k miles"): the catalog stores kilometres."""
-    value = int(re.sub(r"[,.'’]", "", number)) * (1000 if thousands else 1)
+    value = grouped_int(number) * (1000 if thousands else 1)
     if unit.lower().startswith("k") and unit[1:2] in ("'", "’", "s"):
         unit = "km"  # "412,300 k's"
     return round(value * 1.609344) if unit.lower().startswith("mi") else value
@@ -212,7 +212,9 @@ def _reading_of(sent: Span, parts: list[Span]) -> tuple[int, str, int | None, st
 
 _BUILT = lazy(
     r"[^.;]{0,25}?\b(?:from|built\s+in|made\s+in|of|reg(?:istered)?\s+in)\s+((?:19|20)\d\d)\b"
+    r"|\s*\(((?:19|20)\d\d)\)"  # "BMW 320d (2019)"
 )
+_MODEL_YEAR = lazy(r"(?P<model>[A-Za-z][\w-]{0,20})\s+(?P<year>(?:19|20)\d\d)")
 # "30.06.2028", "14.02.": a day written day-first with dots (continental Europe)
 _DOTTED = lazy(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?!\d)")
 
@@ -283,6 +285,9 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             return
         make, model = MAKES[m["make"].lower()], m["model"]
         year = int(m["year"]) if m["year"] else None
+        if (said_year := _MODEL_YEAR.fullmatch(model)) is not None:
+            model = said_year["model"]  # "Octavia 2021": the model, then its year
+            year = year or int(said_year["year"])
         if model.lower() in ("is", "and", "with", "that", "which", "car"):
             return
     else:
@@ -298,7 +303,7 @@ def _vehicles(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     model = model[0].upper() + model[1:] if model.islower() else model
     value: dict[str, Any] = {"make": make, "model": model}
     if year is None and m and (built := _BUILT.match(sent.text, m.end())):
-        year = int(built[1])  # "a VW Passat Variant from 2019"
+        year = int(built[1] or built[2])  # "a VW Passat Variant from 2019"
     if year:
         value["year"] = year
     if (reading := odometer(sent.text)) is not None:
@@ -391,7 +396,7 @@ _SERVICED = lazy(
 )
 _NEXT_DUE = lazy(
     r"\bnext\s+(?:one|service)\s+(?:is\s+)?due\s+(?:in\s+(?P<n>\w+)\s+(?P<unit>month|year)s?|"
-    r"at\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<u>km|miles))",
+    r"at\s+(?P<km>" + GROUPED_THOUSANDS + r"|\d{4,7})\s?(?P<u>km|miles))",
     re.IGNORECASE,
 )
 
@@ -429,7 +434,7 @@ _MAKE_MODEL = lazy(
 _DUE_MONTHS = lazy(r"\b(?:in|or)\s+(?P<n>\w+)\s+(?P<unit>month|year)s?\b", re.I)
 # the unit may be left out after a reading in km ("next one at 100,000 or in a year")
 _DUE_KM = lazy(
-    r"\b(?P<rel>in|or|at)\s+(?P<km>\d{1,3}(?:[,.'’]\d{3}){1,2}|\d{4,7})\s?(?P<k>k)?\s?"
+    r"\b(?P<rel>in|or|at)\s+(?P<km>" + GROUPED_THOUSANDS + r"|\d{4,7})\s?(?P<k>k)?\s?"
     r"(?:(?P<u>km|kms|miles)\b|(?=\s+or\b|\s*[,.;!]|\s*$))",
     re.IGNORECASE,
 )

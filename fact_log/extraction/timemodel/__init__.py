@@ -14,6 +14,8 @@ the lease ends") is the rules' thread (`patterns/anchors.py`).
   `days` the calendar arithmetic the rules share (the next 5th, the last such day, ...).
 * `timespan.clock`, `duration`, `offset`: times of day and their ranges, how long, how far
   before or after.
+* `roles.role`, `first_start`: whether a date is said as a start ("from Tuesday") or an
+  end ("until the end of July"), so a rule takes the start among several dates said.
 * `ambiguity.date_notes`: what is never guessed ("03/04", "next Friday" early in a week),
   recorded by the pipeline as refusals.
 """
@@ -47,6 +49,7 @@ from uac.fact_log.extraction.timemodel.days import (
     nth_weekday,
     this_year,
 )
+from uac.fact_log.extraction.timemodel.roles import first_start, role
 from uac.fact_log.extraction.timemodel.timespan import (
     Clock,
     Offset,
@@ -72,6 +75,7 @@ __all__ = [
     "duration",
     "find_dates",
     "find_time",
+    "first_start",
     "forget_dates",
     "infer_year",
     "last_such_day",
@@ -83,6 +87,7 @@ __all__ = [
     "nth_inside",
     "nth_weekday",
     "offset",
+    "role",
     "safe_date",
     "shift",
     "this_year",

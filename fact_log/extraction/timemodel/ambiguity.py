@@ -11,6 +11,7 @@ import datetime as dt
 import re
 
 from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.timemodel.daterange import slash_order
 from uac.fact_log.extraction.timemodel.dates import (
     _WEEKDAY,
     _WEEKDAY_RE,
@@ -33,11 +34,12 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
     weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
     """
     notes: list[dict[str, object]] = []
+    order = slash_order(text) if "/" in text else None
     for m in _NUMERIC.finditer(text):
         a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
         first, second = int(a), int(b)
-        if first == second or first > 12 or second > 12:
-            continue  # "25/12" or "4/4": only one reading
+        if first == second or first > 12 or second > 12 or (order and not m[6]):
+            continue  # "25/12" or "4/4": one reading; "12/4 - 16/4": the other date says it
         y = int(year) + (2000 if len(year) == 2 else 0) if year else today.year
         readings = [safe_date(y, second, first), safe_date(y, first, second)]
         notes.append(

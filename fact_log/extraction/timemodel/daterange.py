@@ -142,11 +142,27 @@ def add_months(day: dt.date, months: int) -> dt.date:
     return dt.date(year, month + 1, min(day.day, last))
 
 
+def slash_order(text: str) -> str | None:
+    """The day/month order a text writes its slashed dates in, when one of them makes it
+    plain and none says the other ("12/4 - 16/4": "dm"; "6/11-6/15": "md"); else None. A
+    writer keeps one order in a message, so "12/4" beside "16/4" is not ambiguous."""
+    orders = set()
+    for m in _SLASHED.finditer(text):
+        a, b = int(m[1]), int(m[2])
+        if a > 12 and 1 <= b <= 12 and a <= 31:
+            orders.add("dm")
+        elif b > 12 and 1 <= a <= 12 and b <= 31:
+            orders.add("md")
+    return orders.pop() if len(orders) == 1 else None
+
+
 def slashed_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:
-    """Slashed dates whose order is plain from the numbers ("6/30" is 30 June)."""
+    """Slashed dates whose order is plain from the numbers ("6/30" is 30 June), or from
+    another slashed date of the same text (`slash_order`)."""
     out = []
+    order = slash_order(text)
     for m in _SLASHED.finditer(text):
         a, b = int(m[1]), int(m[2])
         if m[0] == "24/7":
@@ -155,6 +171,8 @@ def slashed_dates(
             day, month = a, b
         elif b > 12 and 1 <= a <= 12 and b <= 31:
             month, day = a, b
+        elif order is not None and 1 <= a <= 12 and 1 <= b <= 12:
+            day, month = (a, b) if order == "dm" else (b, a)
         else:
             continue
         if m[3]:
@@ -204,6 +222,7 @@ def dotted_dates(
                 _BARE_CUE.search(text, 0, m.start())
                 or _AT_CLOCK.match(text, m.end())
                 or _RANGE_ON.match(text, m.end())
+                or (prev is not None and _RANGE_JOINT.fullmatch(text, prev.end, m.start()))
             ):
                 continue  # "19.12" is a price unless a day's word or a clock time says otherwise
         elif not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
@@ -233,6 +252,8 @@ def range_last_days(found: list[DateMatch], text: str, make: type[DateMatch]) ->
     return out
 
 
+# what joins a range's two days ("20.12–2.01", "20.12. to 2.01.")
+_RANGE_JOINT = lazy(r"[ \t]{0,3}(?:[-–]|to|till|til|until)[ \t]{0,3}", re.I)
 _JOINED = lazy(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,3}(?:the[ \t]+)?$", re.I)
 
 

@@ -88,7 +88,8 @@ _YMD = lazy(
 # "22-24 September", "from the 8th to the 15th of August": the range's first day (the second
 # is found by _DMY).
 _DMY_RANGE = lazy(
-    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru)"
+    # "9 and 10 April": two days of one month, the first said without its month
+    rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru|and)"
     rf"[ \t]{{0,2}}"
     rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}"
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",

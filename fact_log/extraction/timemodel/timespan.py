@@ -105,7 +105,10 @@ _SPOKEN = lazy(
     rf"\bat[ \t]+(?:(?P<h>{_HOUR_SAID})[ \t]+(?:oh[ \t]+(?P<m1>{'|'.join(_UNITS_SAID)})|"
     rf"(?P<m2>{_MIN_SAID})|o'?clock)|(?P<frac>half|quarter|{_MIN_SAID}|five|ten)"
     r"(?:[ \t]+minutes)?[ \t]+(?P<rel>past|to)[ \t]+"
-    rf"(?P<h2>{_HOUR_SAID}))(?:[ \t]+in[ \t]+the[ \t]+(?P<part>morning|afternoon|evening)|"
+    # "at ten, the optician", "at three in the afternoon": an hour alone, where no noun follows
+    rf"(?P<h2>{_HOUR_SAID})|(?P<h3>{_HOUR_SAID})(?=[ \t]*(?:am|pm)\b|[ \t]*(?:[,.;:!?)]|$)|"
+    r"[ \t]+(?:in|on|at|for|with|sharp|tomorrow|today|tonight|comma|full[ \t]+stop)\b))"
+    r"(?:[ \t]+in[ \t]+the[ \t]+(?P<part>morning|afternoon|evening)|"
     r"[ \t]*(?P<ampm>am|pm))?\b",
     re.I,
 )
@@ -139,7 +142,7 @@ def spoken_times(text: str) -> str:
         return text
 
     def digits(m: re.Match[str]) -> str:
-        hour = _said(m["h"] or m["h2"])
+        hour = _said(m["h"] or m["h2"] or m["h3"])
         frac = (m["frac"] or "").lower()
         past = {"half": 30, "quarter": 15}.get(frac) or (_said(frac) if frac else 0)
         minute = _said(m["m1"] or m["m2"] or "") if m["h"] else past
@@ -182,6 +185,8 @@ _DAY_DOT_TIME = lazy(
     + r"|"
     + _MONTH_WORD
     + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?)"
+    # "Thursday arvo 3.30", "friday morning 9.15": a part of the day may come between
+    r"(?:[ \t]{1,3}(?:morning|afternoon|evening|arvo))?"
     r"[ \t]{1,3}([01]?\d|2[0-3])\.([0-5]\d)\b(?!\.\d)"
     r"(?![ \t]*(?:€|\$|£|eur|euros?|usd|gbp|dollars?|pounds?|kg|km|%|mg|ml))",
     re.I,
@@ -203,9 +208,28 @@ _PART_AFTER = lazy(
 )
 
 
+# "@ 1030", "at 1400", "0800-1700": a 24-hour time written without its colon; in a range
+# both ends on the quarter hour and not two years ("1990-2010")
+_NOT_AFTER = r"(?![ \t]*(?:km|kms|miles|mi\b|m\b|ft|feet|mg|ml|g\b|kg|lbs?|%|[€$£]|[A-Za-z]{3}\b))"
+_MILITARY = lazy(
+    r"(?:(?<=\bat[ \t])|(?<=@)|(?<=@[ \t]))([01]\d|2[0-3])([0-5]\d)\b" + _NOT_AFTER + r"|"
+    r"\b(?!19\d\d[ \t]?[-–][ \t]?(?:19|20)|20\d\d[ \t]?[-–][ \t]?20)([01]\d|2[0-3])(00|15|30|45)"
+    r"[ \t]?([-–])[ \t]?([01]\d|2[0-3])(00|15|30|45)\b(?![-–/.:]\d)"
+)
+_FOUR_DIGITS = lazy(r"\d{4}")
+
+
+def _military(m: re.Match[str]) -> str:
+    if m[1]:
+        return f"{m[1]}:{m[2]}"
+    return f"{m[3]}:{m[4]}{m[5]}{m[6]}:{m[7]}"
+
+
 def _continental(text: str) -> str:
     """Hours said "18h", "9h30" or "tue 4.15" rewritten as "18:00", "9:30", "tue at 4:15";
-    "6:05 in morning" as "6:05am"."""
+    "6:05 in morning" as "6:05am"; "at 1400" as "at 14:00"."""
+    if _FOUR_DIGITS.search(text):
+        text = _MILITARY.sub(_military, text)
     if _DIGIT_H.search(text):
         text = _H_TIME.sub(_hours, text)
     if "orning" in text or "fternoon" in text or "vening" in text:
@@ -221,8 +245,8 @@ def clock(text: str) -> Clock | None:
     if "-" in text or "–" in text:
         # "thursday morning 8-1": a bare hour range after a part of the day is a time range
         text = _DAYPART_RANGE.sub(r"\g<part> from \g<a> to \g<b>", text)
-    evening = bool(_EVENING.search(text))
     for m in _RANGE.finditer(text):
+        evening = _evening_near(text, m)
         g = m.groups()
         first, second = (g[0:4], g[4:8]) if (g[0] or g[3]) else (g[8:12], g[12:16])
         end = _time(second, evening, None)
@@ -249,6 +273,7 @@ def clock(text: str) -> Clock | None:
             continue
         return Clock(start[0], end[0], start[1] or end[1])
     for m in _AT.finditer(text):
+        evening = _evening_near(text, m)
         g = m.groups()
         parts = g[0:4] if (g[0] or g[3]) else g[4:8]
         if parts[0] is not None and parts[2] is None and not m[0][:1].isalpha() and ":" not in m[0]:
@@ -259,6 +284,17 @@ def clock(text: str) -> Clock | None:
         if found is not None:
             return Clock(found[0], None, found[1])
     return None
+
+
+def _evening_near(text: str, m: re.Match[str]) -> bool:
+    """Whether the sentence is about an evening near this time (within a clause or so of it:
+    "dinner with Sam on Friday, at 8"); an evening said of another item of a list is not."""
+    return (
+        _EVENING.search(text, max(0, m.start() - _NEAR_BEFORE), m.end() + _NEAR_AFTER) is not None
+    )
+
+
+_NEAR_BEFORE, _NEAR_AFTER = 60, 40
 
 
 _NOT_TIME = lazy(

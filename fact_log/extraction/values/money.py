@@ -19,12 +19,13 @@ _NUM = (
     r"\d{1,3}(?:[,.\u202f]\d{3}){1,3}(?:[.,]\d{1,2})?|\d{1,9}(?:[.,]\d{1,2})?"
 )
 # "10k", "2.5 lakh", "1 crore": the multiplier a number is said with (Indian English too).
-_MULT = r"k\b|\s?(?:lakhs?|lacs?|crores?)\b"
-_TIMES = {"k": 1000, "l": 100_000, "c": 10_000_000}
+_MULT = r"k\b|\s?(?:lakhs?|lacs?|crores?|million|mln|mn|billion|bn)\b"
+_TIMES = {"k": 1000, "l": 100_000, "c": 10_000_000, "m": 1_000_000, "b": 1_000_000_000}
 
 
 def multiplier(mult: str | None) -> int:
-    """What a multiplier suffix multiplies by ("k": 1000, "lakh": 100000; 1 without one)."""
+    """What a multiplier suffix multiplies by ("k": 1000, "lakh": 100000, "million"; 1
+    without one)."""
     return _TIMES[mult.strip()[0].lower()] if mult else 1
 
 
@@ -32,18 +33,42 @@ MONEY_NUMBER = _NUM  # a number as amounts are written (slots.py reads amounts w
 MONEY_MULTIPLIER = _MULT
 
 
+def _symbol(key: str) -> str:
+    """One currency symbol as a regex: letters are read as written ("RM", "Rp", "R") and only
+    where no letter comes before them; a symbol of letters alone only right before a number."""
+    if not key[:1].isalpha():
+        return re.escape(key)
+    said = "(?<![A-Za-z])(?-i:" + re.escape(key) + ")"
+    if len(key) == 1:  # "R24 800", "R500", never "the R2"
+        return said + r"(?=\d{1,3}[ ,.]\d{3}|\d{3,})"
+    return said + (r"(?=\s?\d)" if key.replace(".", "").isalpha() else "")
+
+
+def _unit(key: str) -> str:
+    """One currency word or symbol said after the number, as a regex."""
+    return re.escape(key) + (r"(?!\w)" if key[-1:].isascii() and key[-1:].isalnum() else "")
+
+
+_BEFORE = "|".join(_symbol(k) for k in sorted(_SYMBOLS, key=len, reverse=True))
+_AFTER = "|".join(
+    _unit(k)
+    for k in sorted({*_WORDS, *(k for k in _SYMBOLS if not k[:1].isalpha())}, key=len, reverse=True)
+)
+# A number grouped by spaces ("84 500", "R24 800"): the number a currency names, never two
+_SPACED = r"\d{1,3}(?:[ \u00a0]\d{3}){1,2}(?:[.,]\d{1,2})?(?!\d|[.,]\d)"
 _MONEY = lazy(
     # "NGN 45,000.00", "EUR 40": a code before the number, as bank alerts write it
-    r"(?P<sym>US\$|AU\$|A\$|CA\$|C\$|HK\$|S\$|NZ\$|(?<![A-Za-z])R\$|[£$€¥￥₹]|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>"
-    + _NUM
-    + r")"
+    r"(?P<sym>" + _BEFORE + r"|\b(?-i:[A-Z]{3})(?=\s?\d))\s?(?P<n1>" + _SPACED + "|" + _NUM + r")"
     r"(?P<k1>" + _MULT + r")?"
     # "4 299 zł", "1 019 €": thousands grouped by a space, before the currency only
-    r"|(?<![\w.,])(?P<n2>\d{1,3}(?:[ \u00a0]\d{3}){1,2}(?:[.,]\d{1,2})?(?=\s?(?:[£€$]|[A-Z]{3}\b|"
-    r"z[łl]\b|euros?\b|dollars?\b))|" + _NUM + r")(?P<k2>" + _MULT + r")?"
-    r"\s?(?P<unit>[A-Z]{3}\b|[£€$¥]|pounds?\b|"
-    r"quid\b|dollars?\b|bucks\b|euros?\b|yen\b|yuan\b|rmb\b|RMB\b|元|块|rupees?\b|francs?\b|"
-    r"zł|zl\b|z[łl]oty\b|naira\b|dirhams?\b|baht\b)",
+    r"|(?<![\w.,])(?P<n2>\d{1,3}(?:[ \u00a0]\d{3}){1,2}(?:[.,]\d{1,2})?(?=\s?(?:[A-Z]{3}\b|"
+    + _AFTER
+    + r"))|"
+    + _NUM
+    + r")(?P<k2>"
+    + _MULT
+    + r")?"
+    r"\s?(?P<unit>[A-Z]{3}\b|" + _AFTER + ")",
     re.IGNORECASE,
 )
 
@@ -103,13 +128,14 @@ def _find_money(text: str) -> list[Money]:
     """find_money, computed."""
     out = []
     for m in _MONEY.finditer(text):
-        if m["sym"] and len(m["sym"]) == 3 and m["sym"].isalpha():
-            if m["sym"] not in CURRENCY_CODES:
-                continue  # "ABC 300": not an ISO code, so not an amount
-            currency, number, k = m["sym"], m["n1"], m["k1"]
-        elif m["sym"]:
-            currency = _SYMBOLS[m["sym"].upper()]
+        sym = m["sym"]
+        if sym and (sym in _SYMBOLS or sym.upper() in _SYMBOLS):
+            currency = _SYMBOLS.get(sym) or _SYMBOLS[sym.upper()]
             number, k = m["n1"], m["k1"]
+        elif sym:
+            if sym not in CURRENCY_CODES:
+                continue  # "ABC 300": not an ISO code, so not an amount
+            currency, number, k = sym, m["n1"], m["k1"]
         else:
             unit = m["unit"]
             # "yen", "rmb": a currency word of three letters is no ISO code to check
@@ -142,7 +168,7 @@ NUMBER_WORDS = r"(?:a\s+(?=hundred))?" + _W + r"(?:(?:\s+and)?[\s-]+" + _W + r")
 _MONEY_WORDS = lazy(
     r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"
     + _W
-    + r"(?:(?:\s+and)?[\s-]+"
+    + r"(?:(?:\s+an\b|\s+and)?[\s-]+"
     + _W
     + r"){0,6})"
     r"\s+(?P<unit>pounds?|quid|dollars?|bucks|euros?)\b"
@@ -163,7 +189,7 @@ def words_to_number(text: str) -> int | None:
     """ "two hundred and forty" as 240; None when the words do not make one number."""
     total = current = 0
     for word in re.findall(r"[a-z]+", text.lower()):
-        if word in ("and", "a"):
+        if word in ("and", "an", "a"):
             continue
         if word == "hundred":
             current = (current or 1) * 100
@@ -215,14 +241,36 @@ _BARE = lazy(
 def amounts(text: str) -> list[Amount]:
     """Amounts in text: with a currency when written, else bare numbers ("I paid 1,199")."""
     found = [Amount(m.start, m.end, m.amount, m.currency) for m in find_money(text)]
-    if found:
-        return found
+    return found or _bare(text)
+
+
+def _bare(text: str) -> list[Amount]:
+    """Numbers said without a currency, as amounts."""
     out = []
     for m in _BARE.finditer(text):
         amount = parse_number(m[1])
         if amount is not None:
             out.append(Amount(m.start(), m.end(), amount * multiplier(m[2]), None))
     return out
+
+
+def amount_at(text: str, start: int, end: int, *, currency: bool = False) -> list[Amount]:
+    """The amount that text[start:end] (a rule's capture) is part of, read whole in its
+    sentence: a capture that stops early ("$349" of "$349.99 today", "2" of "2 million")
+    still gets the amount said. The capture read alone when no amount of the text overlaps
+    it; with `currency`, amounts with a currency only. Positions are the text's."""
+    said = [Amount(m.start, m.end, m.amount, m.currency) for m in find_money(text)]
+    hit = [a for a in said if a.start < end and start < a.end]
+    if not hit and not currency:
+        hit = [a for a in _bare(text) if a.start < end and start < a.end]
+    if hit:
+        return hit
+    alone = amounts(text[start:end])
+    return [
+        Amount(a.start + start, a.end + start, a.amount, a.currency)
+        for a in alone
+        if a.currency or not currency
+    ]
 
 
 def put_amount(value: dict[str, Any], said: Amount | Money, key: str = "amount") -> dict[str, Any]:

@@ -1,0 +1,243 @@
+"""The value parsers the rules and the frames share, by the cause of a wrong value they fix:
+currencies written the way their country writes them, numbers grouped by spaces or dots,
+a rule's capture that stops inside an amount, clock times written without a colon or said
+in words, an evening that belongs to another item of a list, and the two days of a range
+(one slashed date makes the writer's day/month order plain for the other), and which of
+several dates is a start ("from Friday") and which an end ("until the end of May").
+
+Sentences are invented for these tests. Unless a test says otherwise, AT is Sunday 1 June
+2025 (tests/candidates.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from tests.candidates import found, of
+from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
+from uac.fact_log.extraction.values.money import amount_at, find_money
+from uac.fact_log.extraction.values.quantities import grouped_int
+
+# -- money ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency"),
+    [
+        ("the guesthouse was Rp 350.000 a night", "350000", "IDR"),
+        ("my card limit went up to RM 7,500", "7500", "MYR"),
+        ("safari deposit R12 300, paid online", "12300", "ZAR"),
+        ("the phone plan is NT$ 699 a month", "699", "TWD"),
+        ("tuition is LE 42,000 a term", "42000", "EGP"),
+        ("school fees 18,000 taka this term", "18000", "BDT"),
+        ("UGX 85,000 for the generator repair", "85000", "UGX"),
+        ("a haircut is Rs. 450 here", "450", "INR"),
+        ("KSh 1,200 for the matatu this week", "1200", "KES"),
+        ("rent is 2 million rupiah", "2000000", "IDR"),
+        ("paid 60 ringgit for the parcel", "60", "MYR"),
+    ],
+)
+def test_a_currency_is_read_as_its_country_writes_it(text: str, amount: str, currency: str) -> None:
+    said = find_money(text)
+    assert [(m.amount, m.currency) for m in said] == [(Decimal(amount), currency)]
+
+
+@pytest.mark.parametrize("text", ["take the R2 to the coast", "room RM is closed", "LE is fine"])
+def test_letters_that_are_a_currency_elsewhere_are_no_amount_without_their_number(
+    text: str,
+) -> None:
+    assert find_money(text) == []
+
+
+def test_a_capture_that_stops_inside_an_amount_gets_the_whole_amount() -> None:
+    text = "lamp from Ikea $89.95 today"
+    start = text.index("$")
+    assert [a.amount for a in amount_at(text, start, start + 3)] == [Decimal("89.95")]
+    assert [a.amount for a in amount_at("about 3 million a year", 6, 7)] == [Decimal(3_000_000)]
+
+
+def test_a_purchase_keeps_its_cents_when_a_day_follows_the_price() -> None:
+    paid = of("finance.transactions", found("desk lamp from Ikea $89.95 today, on my debit card"))
+    assert [p["amount"] for p in paid] == [Decimal("89.95")]
+
+
+def test_an_amount_said_in_words_with_a_dropped_d_is_one_amount() -> None:
+    said = find_money("the refund come in, three thousand two hundred an forty pound")
+    assert [m.amount for m in said] == [Decimal(3240)]
+
+
+# -- quantities ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "want"), [("84 500", 84500), ("112.400", 112400), ("9'000", 9000)]
+)
+def test_a_count_grouped_in_thousands_is_one_number(said: str, want: int) -> None:
+    assert grouped_int(said) == want
+
+
+def test_an_odometer_reading_grouped_by_a_space_is_read_whole() -> None:
+    cars = of("vehicles.vehicles", found("My car is a Kia Ceed, on the clock 63 200 km now."))
+    assert [c.get("mileage") for c in cars] == [63200]
+
+
+# -- clock ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("scan booked 6/12 @ 0945 at the clinic", dt.time(9, 45), None),
+        ("the ferry docks at 1630, pier 4", dt.time(16, 30), None),
+        ("training sat 0800-1600, main hall", dt.time(8, 0), dt.time(16, 0)),
+        ("Friday at four in the afternoon the piano tuner comes", dt.time(16, 0), None),
+        ("tomorrow at nine comma the notary full stop", dt.time(9, 0), None),
+        ("the vet Friday arvo 4.45 in Parramatta", dt.time(16, 45), None),
+    ],
+)
+def test_a_clock_time_is_read_without_a_colon_or_in_words(
+    text: str, start: dt.time, end: dt.time | None
+) -> None:
+    said = clock(text)
+    assert said is not None and (said.start, said.end) == (start, end)
+
+
+@pytest.mark.parametrize(
+    "text", ["I lived there 1998-2012", "from 2019-2021 I rowed", "the climb is at 1200 m"]
+)
+def test_years_and_heights_are_no_clock_time(text: str) -> None:
+    assert clock(text) is None
+
+
+def test_an_evening_said_of_another_item_of_a_list_leaves_a_morning_hour_alone() -> None:
+    text = (
+        "this week: the optician on Monday at half past nine, the bank Thursday at 3, "
+        "and band practice every Friday evening at eight in the church hall"
+    )
+    said = clock(text)
+    assert said is not None and said.start == dt.time(9, 30)
+    near = clock("band practice every Friday evening at eight in the church hall")
+    assert near is not None and near.start == dt.time(20, 0)
+
+
+# -- dates of a range ----------------------------------------------------------------------
+
+MONDAY_2030 = dt.date(2030, 4, 22)
+
+
+def dates(text: str) -> list[str]:
+    return [str(d.date) for d in find_dates(text, MONDAY_2030, "future")]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # one slashed date makes the writer's order plain for the other
+        ("guesthouse in Split 3/9 - 17/9, ref Q12", ["2030-09-03", "2030-09-17"]),
+        ("hotel near the Duomo 9/2-9/14", ["2030-09-02", "2030-09-14"]),
+        # a dotted range with no spaces, over the new year
+        ("cabin in Tatras 27.12–3.01.", ["2030-12-27", "2031-01-03"]),
+        # two days of one month, the month said once
+        ("the fair is 11 and 12 June", ["2030-06-11", "2030-06-12"]),
+    ],
+)
+def test_both_days_of_a_range_are_read_in_order(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
+def test_a_slashed_date_alone_stays_unread_and_noted() -> None:
+    assert dates("the party is on 03/04") == []
+    notes = date_notes("the party is on 03/04", MONDAY_2030)
+    assert [n["kind"] for n in notes] == ["ambiguous_date"]
+    assert date_notes("the flat is ours from 3/9 to 17/9", MONDAY_2030) == []
+
+
+def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
+    stays = of(
+        "travel.bookings",
+        found("hotel Alfama 7/5 - 14/5, ref LX2291", at=dt.datetime(2030, 4, 22, 9)),
+    )
+    assert [(s["start"].date(), s["end"].date()) for s in stays] == [
+        (dt.date(2030, 5, 7), dt.date(2030, 5, 14))
+    ]
+
+
+# -- doses ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "strength"),
+    [
+        ("I take gliclazide 80 two times in the day", "80"),
+        ("on allopurinol 300 every morning now", "300"),
+        ("started escitalopram 10 qd yesterday", "10"),
+        ("bisoprolol 2,5 mg in the morning, since Monday", "2.5 mg"),
+    ],
+)
+def test_a_strength_is_read_bare_before_how_often_or_with_a_decimal_comma(
+    text: str, strength: str
+) -> None:
+    meds = of("health.medications", found(text))
+    assert len(meds) == 1 and meds[0]["dose"].startswith(strength)
+
+
+# -- which date is the start ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "want"),
+    [
+        ("the ferry pass is valid from Friday", "Friday", "start"),
+        ("starting tomorrow I walk to work", "tomorrow", "start"),
+        ("the offer runs until the end of May", "the end", "end"),
+        ("library books due by Thursday", "Thursday", "end"),
+        ("flat in Gdansk 3/9 - 17/9", "17/9", "end"),
+        ("lunch with Ola on Monday", "Monday", None),
+    ],
+)
+def test_a_date_is_a_start_or_an_end_by_the_words_before_it(
+    text: str, said: str, want: str | None
+) -> None:
+    assert role(text, text.index(said)) == want
+
+
+def test_a_medication_starts_on_the_day_said_as_its_start_not_the_first_day_said() -> None:
+    text = (
+        "I hurt my back on Thursday, the GP gave me diclofenac 50 mg three times a day "
+        "for five days, starting yesterday."
+    )
+    meds = of("health.medications", found(text, at=dt.datetime(2030, 4, 22, 9)))
+    assert [(m["start_date"], m["stop_date"]) for m in meds] == [
+        (dt.date(2030, 4, 21), dt.date(2030, 4, 25))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (
+            "and the first aid course on tuesday evening at 18:30, from 14/05 for four weeks",
+            "2030-05-14T18:30",
+        ),
+        ("starting pottery classes, fridays 5-7pm til end of july", "2030-04-26T17:00"),
+    ],
+)
+def test_an_event_starts_on_its_start_day_never_on_its_last(text: str, start: str) -> None:
+    events = of("schedule.events", found(text, at=dt.datetime(2030, 4, 22, 9)))
+    assert [e["start"].isoformat(timespec="minutes") for e in events] == [start]
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "year"),
+    [
+        ("My car is Kia Rio 2016, 120,000 km now.", "Rio", 2016),
+        ("I have today taken my Volvo V60 (2020) in for its service.", "V60", 2020),
+    ],
+)
+def test_a_year_said_after_the_model_is_its_year_not_part_of_its_name(
+    text: str, model: str, year: int
+) -> None:
+    cars = of("vehicles.vehicles", found(text))
+    assert [(c["model"], c.get("year")) for c in cars][-1:] == [(model, year)]
