@@ -164,6 +164,22 @@ def connect(path: Path, read_only: bool, threads: int | None = None) -> duckdb.D
     return con
 
 
+# Workspace files this process has seen bound to a PostgreSQL log. A binding is never undone,
+# so a read-only open of one connects writable at once (it must: fact_log/store.py) instead of
+# probing read-only first; the open still checks, should the file have been replaced.
+_BOUND: set[str] = set()
+
+
+def remember_bound(path: Path) -> None:
+    """Record that the DuckDB file at path is bound to a PostgreSQL log."""
+    _BOUND.add(str(path.resolve()))
+
+
+def known_bound(path: Path) -> bool:
+    """Whether this process has seen the file at path bound to a PostgreSQL log."""
+    return str(path.resolve()) in _BOUND
+
+
 def _first_line(message: str) -> str:
     return message.strip().splitlines()[0] if message.strip() else "unknown error"
 

@@ -130,9 +130,10 @@ def migrate(con: Connection, owners: Sequence[Owner], *, allow: bool, where: str
         con.execute(META_DDL)
         for owner in pending:
             for number in range(found[owner.name] + 1, owner.version + 1):
+                step = owner.steps[number - 1]
                 try:
-                    for statement in owner.steps[number - 1]:
-                        con.execute(statement)
+                    if step:  # one execute per step: each statement alone costs a round trip
+                        con.execute(";\n".join(step))
                 except duckdb.Error as exc:
                     first = str(exc).strip().splitlines()[0] if str(exc).strip() else "error"
                     raise WorkspaceError(
@@ -140,10 +141,10 @@ def migrate(con: Connection, owners: Sequence[Owner], *, allow: bool, where: str
                         f"{number} failed, so nothing was changed: {first}"
                     ) from None
         # Every owner's row is written, so a legacy workspace gets its per-owner rows too.
-        for owner in owners:
-            con.execute(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)", [owner.meta_key, str(owner.version)]
-            )
+        con.execute(
+            "INSERT OR REPLACE INTO meta VALUES " + ", ".join(["(?, ?)"] * len(owners)),
+            [v for o in owners for v in (o.meta_key, str(o.version))],
+        )
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -62,7 +62,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
 from uac.fact_log.chain_keys import KeyRing, key_path
-from uac.fact_log.duck import check_fts, connect, load_fts
+from uac.fact_log.duck import check_fts, connect, known_bound, load_fts, remember_bound
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.reads import LogReads
 from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
@@ -225,12 +225,14 @@ class Store(LogReads, Staging):
             return cls._create(home, owners, log_db)
         _claim(db)
         try:
-            con = connect(db, read_only=read_only)
-            if read_only and bound(con):
-                # Bound to PostgreSQL: even a read-only open must bring its local copy up to
-                # date, so the file is opened writable (appends stay refused).
+            # Bound to PostgreSQL, even a read-only open must bring its local copy up to date,
+            # so the file is opened writable (appends stay refused): at once when this process
+            # has seen it bound (fact_log/duck.py), else after a read-only look.
+            known = read_only and known_bound(db)
+            con = connect(db, read_only=read_only and not known)
+            if read_only and bound(con) != known:  # bound after all, or replaced unbound
                 con.close()
-                con = connect(db, read_only=False)
+                con = connect(db, read_only=known)
             store = cls(home, con, read_only)
         except BaseException:
             _release(db)
@@ -238,6 +240,8 @@ class Store(LogReads, Staging):
         try:
             store._migrate(not read_only, owners)
             store.backend = open_backend(store, log_db, not read_only)
+            if store.backend.name == "postgres":
+                remember_bound(db)
         except BaseException:
             store.close()
             raise
@@ -264,6 +268,8 @@ class Store(LogReads, Staging):
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
             store.backend = open_backend(store, log_db, True)
+            if store.backend.name == "postgres":
+                remember_bound(db)
         except BaseException:
             _release(db)
             for leftover in (db, db.with_name(DB_FILE + ".wal")):
@@ -283,11 +289,9 @@ class Store(LogReads, Staging):
         migrate(self.con, [*registered(), *owners], allow=allow, where=str(self.home))
         if allow:  # an import killed mid-way left its staging: nothing of it reached the log
             drop_stages(self.con)
+        # pragma_table_info, not duckdb_columns(): that binds every built-in view (~10 ms).
         keyed = one(
-            self.con.execute(
-                "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'facts'"
-                " AND column_name = 'mac'"
-            )
+            self.con.execute("SELECT count(*) FROM pragma_table_info('facts') WHERE name = 'mac'")
         )[0]
         if not keyed:  # a read-only open of a workspace from before keyed digests
             self._fact_cols = _cols(_FACT_V1) + ", NULL AS mac"

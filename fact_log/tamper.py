@@ -259,10 +259,39 @@ def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[s
 
 
 def _tables(con: Connection) -> set[str]:
-    rows = con.execute(
-        "SELECT table_name FROM duckdb_columns() WHERE column_name = 'mac'"
-    ).fetchall()
-    return {r[0] for r in rows}
+    """The tables with a keyed digest column. Not through duckdb_columns(): its first call on
+    a database binds every built-in view (~10 ms), and every open and commit asks this. The
+    answer is kept per catalog state (each table's name and definition), which one cheap
+    duckdb_tables() query reads."""
+    state = frozenset(
+        con.execute(
+            "SELECT table_name, sql FROM duckdb_tables()"
+            " WHERE database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    )
+    known = _MAC_TABLES.get(state)
+    if known is not None:
+        return set(known)
+    found: set[str] = set()
+    if state:
+        rows = con.execute(
+            " UNION ALL ".join(
+                f"SELECT {_literal(n)} FROM pragma_table_info({_literal(n)}) WHERE name = 'mac'"
+                for n, _ in state
+            )
+        ).fetchall()
+        found = {r[0] for r in rows}
+    if len(_MAC_TABLES) >= 64:  # a bound, not a policy: catalogs seldom change
+        _MAC_TABLES.clear()
+    _MAC_TABLES[state] = frozenset(found)
+    return found
+
+
+_MAC_TABLES: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _meta_message(record: dict[str, Any]) -> str:

@@ -10,11 +10,13 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -24,6 +26,7 @@ from pg_cluster import Cluster, find_bin
 from psycopg import sql
 
 from uac import Memory
+from uac.fact_log import duck
 from uac.fact_log.addressing import parse_subject
 from uac.fact_log.backends import pg_log
 from uac.fact_log.backends.pg_log import LogUnavailable, redact
@@ -241,6 +244,36 @@ def test_a_write_on_one_node_is_read_on_another(tmp_path: Path, pg_url: str) -> 
         assert [s.subject for s in b.store.subjects("default")] == ["alice"]
         a.set("alice", "identity.name", "Alicia", now=T0)
         assert [f.value for f in b.facts("alice")] == ["Alice", "Alicia"]
+
+
+def test_a_read_only_open_of_a_node_seen_bound_opens_its_file_once(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bound node's file is opened writable even read-only (it keeps its copy current): once
+    this process has seen it bound, at once rather than after a read-only look; a file
+    replaced since by an unbound workspace is still opened read-only, as asked."""
+    home = tmp_path / "a"
+    _node(tmp_path, "a", pg_url).close()
+    opened: list[bool] = []
+    real = duck.duckdb.connect
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        opened.append(kwargs["read_only"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(duck.duckdb, "connect", counted)
+    with Memory(home, read_only=True) as mem:
+        assert mem.store.read_only and mem.store.backend.name == "postgres"
+    assert opened == [False]
+    shutil.rmtree(home)
+    monkeypatch.delenv("UAC_DB", raising=False)
+    Memory(home, create=True, react=False).close()
+    opened.clear()
+    with Memory(home, read_only=True) as mem:
+        assert mem.store.backend.name == "duckdb"
+        with pytest.raises(duck.duckdb.Error, match="read-only"):
+            mem.store.con.execute("CREATE TABLE written (x INT)")
+    assert opened == [False, True]
 
 
 def test_a_node_bound_to_one_log_refuses_another_and_names_both_without_secrets(

@@ -21,7 +21,7 @@ from uac.checks import evaluate
 from uac.checks.scheduler import run_once
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.extraction.llm_usage import UsageLedger
-from uac.fact_log.schema import Owner
+from uac.fact_log.schema import META_DDL, Owner, registered
 from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
@@ -318,3 +318,59 @@ def test_dependencies_point_one_way() -> None:
                     names = [a.name for a in node.names]
                 bad = [n for n in names if n.startswith(banned)]
                 assert not bad, f"{path.relative_to(root)} imports {bad}"
+
+
+_CATALOG = {
+    "tables": "SELECT table_name, sql FROM duckdb_tables()",
+    "columns": "SELECT table_name, column_index, column_name, data_type, column_default,"
+    " is_nullable FROM duckdb_columns()",
+    "indexes": "SELECT table_name, index_name, is_unique, is_primary, expressions, sql"
+    " FROM duckdb_indexes()",
+    "constraints": "SELECT table_name, constraint_index, constraint_type, constraint_text,"
+    " constraint_column_names FROM duckdb_constraints()",
+    "sequences": "SELECT sequence_name, start_value, increment_by FROM duckdb_sequences()",
+    "views": "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal",
+}
+
+
+def _catalog(db: Path) -> dict[str, list[tuple[Any, ...]]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        where = " WHERE database_name = current_database()"
+        out = {}
+        for name, query in _CATALOG.items():
+            sql = query + (" AND" + where[6:] if " WHERE " in query else where)
+            out[name] = sorted(con.execute(sql).fetchall(), key=repr)
+        versions = "SELECT key, value FROM meta WHERE starts_with(key, 'schema_version')"
+        out["versions"] = sorted(con.execute(versions).fetchall())
+        return out
+    finally:
+        con.close()
+
+
+@pytest.mark.duckdb_only("compares the catalog of the DuckDB workspace file")
+def test_a_new_workspace_has_the_schema_of_every_step_run_statement_by_statement(
+    tmp_path: Path,
+) -> None:
+    """Creating runs each step as one execute and writes the versions in one statement: the
+    file must hold exactly what running every statement alone (the old way) made."""
+    Memory(tmp_path / "new", create=True, react=False).close()
+    owners = registered()
+    assert {o.name for o in owners} >= set(OWNERS), "every owner is imported by now"
+    (tmp_path / "old").mkdir()
+    con = duckdb.connect(str(tmp_path / "old" / "uac.duckdb"))
+    con.execute("BEGIN")
+    con.execute(META_DDL)
+    for owner in owners:
+        for step in owner.steps:
+            for statement in step:
+                con.execute(statement)
+    for owner in owners:
+        con.execute(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)", [owner.meta_key, str(owner.version)]
+        )
+    con.execute("COMMIT")
+    con.close()
+    new, old = _catalog(tmp_path / "new" / "uac.duckdb"), _catalog(tmp_path / "old" / "uac.duckdb")
+    assert all(new[part] for part in ("tables", "columns", "constraints", "versions"))
+    assert new == old

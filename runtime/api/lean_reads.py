@@ -367,7 +367,10 @@ def answer(
     con = duck.connect(db, read_only=True, threads=1)
     try:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        if any(meta.get(key) != version for key, version in VERSIONS.items()) or BOUND in meta:
+        if BOUND in meta:  # the full open follows: it need not look before opening writable
+            duck.remember_bound(db)
+            return None
+        if any(meta.get(key) != version for key, version in VERSIONS.items()):
             return None
         # The key ring as the store's open loads it: a corrupt key file fails alike.
         ring = KeyRing.load(db.parent)
