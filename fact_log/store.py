@@ -240,7 +240,7 @@ class Store(LogReads, Staging):
         try:
             store._migrate(not read_only, owners)
             store.backend = open_backend(store, log_db, not read_only)
-            if store.backend.name == "postgres":
+            if bound(store.con):  # the file says so (the backend is not branched on here)
                 remember_bound(db)
         except BaseException:
             store.close()
@@ -268,7 +268,7 @@ class Store(LogReads, Staging):
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
             store.backend = open_backend(store, log_db, True)
-            if store.backend.name == "postgres":
+            if bound(store.con):  # the file says so (the backend is not branched on here)
                 remember_bound(db)
         except BaseException:
             _release(db)
