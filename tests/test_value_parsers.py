@@ -304,3 +304,10 @@ def test_a_possessive_is_no_payee() -> None:
     assert who("to their account", 3, 8) == ""
     paid = of("finance.transactions", found("I paid Acme 1,350 EUR to their account today."))
     assert [p.get("merchant") for p in paid if p.get("merchant")] != ["their"]
+
+
+def test_the_currency_before_an_amount_is_no_payee() -> None:
+    text = 'Shopee: "Order #SP1234 confirmed, RM 899.00, Philips kettle"'
+    assert who(text, text.index("RM"), text.index("RM") + 2) == ""
+    paid = of("finance.transactions", found(text))
+    assert "RM" not in [p.get("merchant") for p in paid]

@@ -430,8 +430,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _spent_at(ctx, sent, parts) or _bought_at(ctx, sent, parts):
         return
     for m in _STATEMENT_ITEM.finditer(sent.text):
-        name = m["m"]
-        if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
+        name = who(sent.text, *m.span("m"))
+        if not name or name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
             continue
         if not in_clause(m, parts, sent, "m"):
             continue

@@ -8,14 +8,15 @@ reading for every rule that must tell origin, stop and destination apart among s
 of a sentence, beside the time model's start and end of a date (`timemodel/roles.py`).
 
 A name in a payment: "to the landlord Mr. Haque", "to the dealer Autoamérica" say who is paid
-by a role word with the name after it, and the name is the payee; "to their account" names no
-one."""
+by a role word with the name after it, and the name is the payee; "to their account", "RM 899"
+name no one."""
 
 from __future__ import annotations
 
 import re
 
 from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.values.money import find_money
 
 _ONWARD = lazy(
     r"\b(?:further|then|on|onwards?|later|after\s+that)(?:[ \t]+on)?[ \t]+to(?:[ \t]+the)?[ \t]*$",
@@ -56,10 +57,13 @@ _NO_ONE = frozenset(("his", "her", "their", "its", "our", "your", "my", "this", 
 
 def who(text: str, start: int, end: int) -> str:
     """The payee said at text[start:end]: the name after a role word in lower case ("landlord
-    Mr. Haque" -> "Mr. Haque"), the words as said otherwise, "" for a possessive ("their")."""
+    Mr. Haque" -> "Mr. Haque"), the words as said otherwise; "" for a possessive ("their") or
+    the currency of the amount after it ("RM 1,299")."""
     said = text[start:end]
     if said.casefold() in _NO_ONE:
         return ""
+    if (money := find_money(text[start : end + 24])) and money[0].start == 0:
+        return ""  # "RM 1,299.00": the amount's currency
     if said[:1].islower() and (m := _NAME_AFTER.match(text, end)) is not None:
         return m["n"].rstrip(".,;:!?")
     return said
