@@ -3,7 +3,8 @@ currencies written the way their country writes them, numbers grouped by spaces 
 a rule's capture that stops inside an amount, clock times written without a colon or said
 in words, an evening that belongs to another item of a list, and the two days of a range
 (one slashed date makes the writer's day/month order plain for the other), and which of
-several dates is a start ("from Friday") and which an end ("until the end of May").
+several dates is a start ("from Friday") and which an end ("until the end of May"); which
+of several places a journey goes to, and which name a payment is to.
 
 Sentences are invented for these tests. Unless a test says otherwise, AT is Sunday 1 June
 2025 (tests/candidates.py)."""
@@ -19,6 +20,7 @@ from tests.candidates import found, of
 from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
 from uac.fact_log.extraction.values.money import amount_at, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
+from uac.fact_log.extraction.values.roles import place_role, who
 
 # -- money ---------------------------------------------------------------------------------
 
@@ -241,3 +243,71 @@ def test_a_year_said_after_the_model_is_its_year_not_part_of_its_name(
 ) -> None:
     cars = of("vehicles.vehicles", found(text))
     assert [(c["model"], c.get("year")) for c in cars][-1:] == [(model, year)]
+
+
+# -- which place, which name ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "want"),
+    [
+        ("We fly from Oslo to Rome and then on to Naples.", "Oslo", "origin"),
+        ("We fly from Oslo to Rome and then on to Naples.", "Rome", "destination"),
+        ("We fly from Oslo to Rome and then on to Naples.", "Naples", "onward"),
+        ("we drive down to Andalusia, to Seville, next week", "Seville", "within"),
+        ("the cheap one goes via Dubai", "Dubai", "via"),
+        ("a two-hour layover in Madrid", "Madrid", "via"),
+        ("Madrid was lovely", "Madrid", None),
+    ],
+)
+def test_a_place_is_an_origin_a_stop_or_a_destination_by_the_words_before_it(
+    text: str, said: str, want: str | None
+) -> None:
+    assert place_role(text, text.index(said)) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "city"),
+    [
+        ("We fly on 3 May from Oslo to Rome and then on to Naples, back on 12 May.", "Naples"),
+        ("We are driving to Andalusia, to Seville, from 3 to 9 May.", "Seville"),
+        ("We fly to Rome on 3 May, back on 12 May.", "Rome"),
+    ],
+)
+def test_a_trip_goes_to_the_place_it_goes_on_to_not_the_first_stop(text: str, city: str) -> None:
+    trips = of("travel.trips", found(text))
+    assert [t.get("city") for t in trips] == [city]
+
+
+def test_the_place_a_journey_goes_on_from_is_a_stop_on_the_way() -> None:
+    text = "We fly on 3 May from Oslo to Rome and then on to Naples, back on 12 May."
+    trips = of("travel.trips", found(text))
+    assert [(t["city"], t.get("via")) for t in trips] == [("Naples", ["Rome"])]
+
+
+@pytest.mark.parametrize(
+    ("text", "merchant"),
+    [
+        ("Paid the deposit 900 EUR to landlord Mrs. Okafor yesterday.", "Mrs. Okafor"),
+        ("I paid 5,000 euros to the dealer Garvey Motors yesterday.", "Garvey Motors"),
+        ("I paid 60 euros to Garvey Motors yesterday.", "Garvey Motors"),
+    ],
+)
+def test_a_payment_to_a_role_word_and_a_name_is_a_payment_to_the_name(
+    text: str, merchant: str
+) -> None:
+    paid = of("finance.transactions", found(text))
+    assert [p.get("merchant") for p in paid] == [merchant]
+
+
+def test_a_possessive_is_no_payee() -> None:
+    assert who("to their account", 3, 8) == ""
+    paid = of("finance.transactions", found("I paid Acme 1,350 EUR to their account today."))
+    assert [p.get("merchant") for p in paid if p.get("merchant")] != ["their"]
+
+
+def test_the_currency_before_an_amount_is_no_payee() -> None:
+    text = 'Shopee: "Order #SP1234 confirmed, RM 899.00, Philips kettle"'
+    assert who(text, text.index("RM"), text.index("RM") + 2) == ""
+    paid = of("finance.transactions", found(text))
+    assert "RM" not in [p.get("merchant") for p in paid]

@@ -32,6 +32,7 @@ from uac.fact_log.extraction.patterns.text import (
 from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
 from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
 from uac.fact_log.extraction.values.places import lookup_place
+from uac.fact_log.extraction.values.roles import who
 from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import vocabulary
 from uac.fact_log.reference.spending import category_of
@@ -429,8 +430,8 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if _spent_at(ctx, sent, parts) or _bought_at(ctx, sent, parts):
         return
     for m in _STATEMENT_ITEM.finditer(sent.text):
-        name = m["m"]
-        if name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
+        name = who(sent.text, *m.span("m"))
+        if not name or name.lower() in _NOT_A_SHOP or name in NOT_NAMES or someone_else(name):
             continue
         if not in_clause(m, parts, sent, "m"):
             continue
@@ -730,7 +731,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if len([p for p in paired if p[1]]) > 1 or (paired and paired[0][1] and len(money) == 1):
         # "Spent 38 at the pharmacy and 120 at IKEA today": one payment per amount.
         for amount, payee in paired:
-            if payee is None or (name := _merchant(payee["m"])) is None:
+            if payee is None or (name := _merchant(who(sent.text, *payee.span("m")))) is None:
                 continue
             value: dict[str, Any] = {
                 "amount": amount.amount,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 from uac.fact_log.extraction.candidate import Candidate
@@ -28,6 +29,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.timemodel import DateMatch, Prefer, duration
 from uac.fact_log.extraction.values.places import CITIES, COUNTRIES, fold, lookup_place
+from uac.fact_log.extraction.values.roles import place_role
 from uac.fact_log.reference import vocabulary
 
 # A place to stay, as people name it (the chains too: "booked the Hilton in Rome")
@@ -178,9 +180,20 @@ def known(words: list[str]) -> tuple[str | None, str] | None:
     return None
 
 
+def _role(sent: Span, place: tuple[str | None, str, int]) -> str | None:
+    """The part a place found in the sentence plays in the journey (values/roles.py)."""
+    return place_role(sent.text, place[2] - sent.start)
+
+
 def via_of(sent: Span) -> list[str]:
-    """Where the journey changes planes ("with a layover in Dallas", "via Doha")."""
-    out = []
+    """Where the journey changes planes ("with a layover in Dallas", "via Doha"), or goes on
+    from ("to Toronto and further to Vancouver")."""
+    found = list(_places(sent)) if "to" in sent.text else []
+    out = [
+        p[0] or p[1]
+        for p, q in pairwise(found)
+        if _role(sent, p) == "destination" and _role(sent, q) == "onward"
+    ]
     for m in _VIA.finditer(sent.text):
         found = known(m[1].split())
         if found is not None:
@@ -253,12 +266,16 @@ def _booked_before(ctx: Ctx, end: int) -> tuple[str | None, str, int] | None:
 def _place(sent: Span) -> tuple[str | None, str, int] | None:
     """The first known destination after 'to/in/visit' with its absolute offset; a country
     named first takes the city of it named later ("Off to Canada: flying to Toronto")."""
-    found = _places(sent)
-    first = next(found, None)
+    found = list(_places(sent))
+    first = found[0] if found else None
     if first is not None and first[0] is None:
         city = next((p for p in found if p[0] is not None and p[1] == first[1]), None)
         if city is not None:
             return city[0], city[1], first[2]
+    # "to Toronto and further to Vancouver", "to Puglia, to Lecce": where it goes on to
+    onward = [p for p in found[1:] if p[0] and _role(sent, p) in ("onward", "within")]
+    if first is not None and onward and onward[-1][1] == first[1]:
+        return onward[-1][0], onward[-1][1], first[2]
     return first
 
 
