@@ -195,9 +195,9 @@ def via_of(sent: Span) -> list[str]:
         if _role(sent, p) == "destination" and _role(sent, q) == "onward"
     ]
     for m in _VIA.finditer(sent.text):
-        found = known(m[1].split())
-        if found is not None:
-            out.append(found[0] or found[1])
+        place = known(m[1].split())
+        if place is not None:
+            out.append(place[0] or place[1])
     return out
 
 
@@ -448,8 +448,8 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Tbilisi, 17-21 July, then I stay some days more ..., back 26th": the way home said
         # after the range is the return
         later = [d for d in dates if d.start > ret.start and d.valid]
-        home = [d for d in later if _BACK_ON.search(ctx.text[max(ret.end, d.start - 20) : d.start])]
-        ret = home[-1] if home else ret
+        back = [d for d in later if _BACK_ON.search(ctx.text[max(ret.end, d.start - 20) : d.start])]
+        ret = back[-1] if back else ret
     if depart is None or not depart.valid or (ret is not None and not ret.valid):
         return  # no departure day, or a day that does not exist: nothing to record
     if OTHER_SUBJECT.match(sent.text) or _asked(parts, at):
