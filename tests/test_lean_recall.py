@@ -254,6 +254,34 @@ def test_a_cached_query_vector_is_the_encoders_own(workspace: Path, tmp_path: Pa
     assert len(list(folder.glob("*.f32"))) == 1
 
 
+def test_processes_caching_the_same_queries_at_once_keep_the_encoders_vectors(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """Four processes embed the same queries at once (each writing every vector), one of them
+    killed while it runs; every kept vector is then whole and the encoder's own."""
+    import subprocess
+    import sys
+
+    from uac.runtime.search.embedders import EncoderEmbedder
+
+    home = _copy(workspace, tmp_path)
+    texts = [f"trip number {n} to the coast" for n in range(6)]
+    code = (
+        "import sys; from pathlib import Path; from uac.runtime.api import lean_recall\n"
+        "e = lean_recall._embedder(Path(sys.argv[1]))\n"
+        f"for _ in range(3):\n    for t in {texts!r}: e.embed([t])\n"
+    )
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(home)]) for _ in range(4)]
+    runs[0].kill()  # mid-way, or before it wrote anything: either way the others carry on
+    assert [r.wait(timeout=300) for r in runs[1:]] == [0, 0, 0]
+    runs[0].wait(timeout=60)
+    folder = home / lean_recall.QUERY_CACHE
+    assert len(list(folder.glob("*.f32"))) == len(texts)
+    cached = lean_recall._embedder(home)
+    for text in texts:  # each kept file holds the encoder's vector, whole
+        assert cached.embed([text]) == EncoderEmbedder().embed([text])
+
+
 def test_a_query_words_stems_are_kept_for_the_next_search(workspace: Path, tmp_path: Path) -> None:
     home = _copy(workspace, tmp_path)
     asked: list[list[str]] = []
