@@ -265,6 +265,8 @@ def test_processes_caching_the_same_queries_at_once_keep_the_encoders_vectors(
     from uac.runtime.search.embedders import EncoderEmbedder
 
     home = _copy(workspace, tmp_path)
+    folder = home / lean_recall.QUERY_CACHE
+    shutil.rmtree(folder, ignore_errors=True)  # other tests' queries, cached in the shared home
     texts = [f"trip number {n} to the coast" for n in range(6)]
     code = (
         "import sys; from pathlib import Path; from uac.runtime.api import lean_recall\n"
@@ -275,7 +277,6 @@ def test_processes_caching_the_same_queries_at_once_keep_the_encoders_vectors(
     runs[0].kill()  # mid-way, or before it wrote anything: either way the others carry on
     assert [r.wait(timeout=300) for r in runs[1:]] == [0, 0, 0]
     runs[0].wait(timeout=60)
-    folder = home / lean_recall.QUERY_CACHE
     assert len(list(folder.glob("*.f32"))) == len(texts)
     cached = lean_recall._embedder(home)
     for text in texts:  # each kept file holds the encoder's vector, whole
