@@ -18,6 +18,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind11  # the eleventh blind set (blind11.jsonl), run once
     python bench/extraction.py --set blind12  # the twelfth blind set (blind12.jsonl), run once
     python bench/extraction.py --set blind13  # the thirteenth blind set (blind13.jsonl), run once
+    python bench/extraction.py --set blind14  # the fourteenth blind set (blind14.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
@@ -41,7 +42,9 @@ that session's extraction changes, and `--set blind11` blind11.jsonl, written th
 (2026-12-06, after blind10) before the frames work of issue 32 is measured, and `--set blind12`
 blind12.jsonl, written the same way (2026-12-06, after blind11) before that session's extraction
 code of issue 32 landed, and `--set blind13` blind13.jsonl, written the same way (2026-12-07,
-after blind12) before blind9 to blind11 were promoted to tuning sets.
+after blind12) before blind9 to blind11 were promoted to tuning sets, and `--set blind14`
+blind14.jsonl, written the same way (2026-12-07, after blind13) before this session's extraction
+changes were measured.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -315,9 +318,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind11",
             "blind12",
             "blind13",
+            "blind14",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-13: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-14: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(
