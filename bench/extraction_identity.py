@@ -13,8 +13,8 @@ checks each thread's answer for each message equals the serial one.
     python bench/extraction_identity.py --threads 8      # and the threaded check
     python bench/extraction_identity.py --dump out.txt   # the lines hashed, to diff two runs
 
-The sixth blind sets (extraction_data/blind6.jsonl, active_data/blind6*.toml) are never read:
-they stay blind until the lead scores them.
+It reads the tuning sets only (bench/tuning_sets.py) and each one's active corpus where it
+has one: the blind sets are never read.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ import benchpath  # takes bench/ off sys.path (stdlib-named scripts live there)
 
 HERE = Path(__file__).resolve().parent
 
-EXTRACTION_SETS = ("dev", "heldout", "fresh", "blind2", "blind3", "blind4", "blind5")
-ACTIVE_SETS = ("dialogues", "fresh", "blind2", "blind3", "blind4", "blind5")
+TUNING_SETS: tuple[str, ...] = benchpath.sibling("tuning_sets").TUNING_SETS
+EXTRACTION_SETS = TUNING_SETS
+# the active corpora: the first dialogues and each tuning set's own, where it has one
+ACTIVE_SETS = ("dialogues", *(n for n in TUNING_SETS if (HERE / f"active_data/{n}.toml").exists()))
 
 # (message id, text, when said) per session, sessions in file order
 Sessions = list[list[tuple[str, str, dt.datetime]]]
@@ -78,7 +80,7 @@ def active_set(name: str) -> Sessions:
 
 
 def all_sets() -> dict[str, Sessions]:
-    """Every set this proof covers, by name (never the sixth blind sets)."""
+    """Every set this proof covers, by name (tuning sets only, never a blind one)."""
     sets = {f"extraction/{n}": extraction_set(n) for n in EXTRACTION_SETS}
     sets |= {f"active/{n}": active_set(n) for n in ACTIVE_SETS}
     return sets

@@ -105,13 +105,8 @@ def rule_reminder(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 
 
 # "christmas cards: done", "presents: half done", "self assessment's done and filed!!": a
-# thing and where it stands. The words are the catalog's status values said as people do.
-_STATUS_WORDS = {
-    "done": r"done|all\s+done|finished|completed?|filed|submitted|sent\s+off|ticked\s+off",
-    "in_progress": r"half\s+done|halfway|in\s+progress|started|underway|ongoing|getting\s+there",
-    "dropped": r"not\s+happening|dropped|scrapped|skipped|not\s+doing\s+it|abandoned",
-    "blocked": r"blocked|stuck|on\s+hold",
-}
+# thing and where it stands (vocabulary.toml: the catalog's status values said as people do).
+_STATUS_WORDS: dict[str, str] = vocabulary()["task_status_words"]
 _STATUS_OF = lazy(
     r"^(?:(?:and|also|so|ok)\s+)?(?:(?:the|my|our)\s+)?(?P<goal>[a-z][\w'’ -]{1,40}?)"
     r"(?:\s*[:–—]\s*|\s*['’]s\s+|\s+(?:is|are)\s+(?:now\s+|finally\s+)?)"

@@ -8,7 +8,7 @@ import datetime as dt
 import re
 
 from uac.fact_log.extraction.lazy import lazy
-from uac.fact_log.extraction.patterns.discourse import Mention
+from uac.fact_log.extraction.patterns.discourse import day_of
 from uac.fact_log.extraction.patterns.text import Ctx
 from uac.fact_log.extraction.timemodel import find_dates
 
@@ -36,7 +36,7 @@ def anchor_day(ctx: Ctx, rest: str) -> dt.date | None:
         for mention in reversed(ctx.thread.mentions):
             label = " ".join(str(v) for k, v in mention.value if isinstance(v, str)).lower()
             if noun and noun in label:
-                return _day_of(mention)
+                return day_of(mention, _DAY_FIELDS)
         return _done_on(ctx, m[1])
     return _anchor_fallback(ctx, rest)
 
@@ -64,7 +64,7 @@ def _anchor_fallback(ctx: Ctx, rest: str) -> dt.date | None:
             "insurance",
             "identity.passport.expiry_date",
         )
-        return _day_of(doc) if doc is not None else None
+        return day_of(doc, _DAY_FIELDS) if doc is not None else None
     if re.match(r"\s*(?:of\s+)?(?:delivery|purchase)", rest, re.I) is None and _RETURNS_OK(rest):
         item = ctx.thread.last("item")
         if item is not None:
@@ -76,20 +76,14 @@ def _RETURNS_OK(rest: str) -> bool:
     return not rest.strip(" .!")
 
 
-def _day_of(mention: Mention) -> dt.date | None:
-    for key in (
-        "date",
-        "valid_until",
-        "ends_on",
-        "value",
-        "start",
-        "depart",
-        "due_date",
-        "purchased_on",
-    ):
-        day = mention.get(key)
-        if isinstance(day, dt.datetime):
-            return day.date()
-        if isinstance(day, dt.date):
-            return day
-    return None
+# what a document, a stay or a purchase is dated by, in the order a day is looked for
+_DAY_FIELDS = (
+    "date",
+    "valid_until",
+    "ends_on",
+    "value",
+    "start",
+    "depart",
+    "due_date",
+    "purchased_on",
+)

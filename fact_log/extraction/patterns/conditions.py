@@ -153,12 +153,7 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     _told(ctx, sent, parts)
 
 
-FOR_MY_NAMES = {
-    "bp": "hypertension",  # "for the BP"
-    "blood pressure": "hypertension",
-    "high blood pressure": "hypertension",
-    "cholesterol": "high cholesterol",
-}
+FOR_MY_NAMES: dict[str, str] = vocabulary()["condition_short_names"]  # "for the BP"
 
 
 # -- a pregnancy and its due date ---------------------------------------------------------------

@@ -93,14 +93,7 @@ class Thread:
 
     def last_date(self) -> dt.date | None:
         """The most recent day the conversation named (an anchor for "the 20th")."""
-        for m in reversed(self.mentions):
-            for key in _DATE_FIELDS:
-                day = m.get(key)
-                if isinstance(day, dt.datetime):
-                    return day.date()
-                if isinstance(day, dt.date):
-                    return day
-        return None
+        return next((d for m in reversed(self.mentions) if (d := day_of(m)) is not None), None)
 
     def with_(self, added: Iterable[Mention]) -> Thread:
         """The thread with new mentions appended (the oldest dropped past the cap)."""
@@ -118,6 +111,17 @@ _DATE_FIELDS = (
     "ends_on",
     "date",
 )
+
+
+def day_of(mention: Mention, fields: Sequence[str] = _DATE_FIELDS) -> dt.date | None:
+    """The first of `fields` a mention holds as a day (a moment's date)."""
+    for key in fields:
+        day = mention.get(key)
+        if isinstance(day, dt.datetime):
+            return day.date()
+        if isinstance(day, dt.date):
+            return day
+    return None
 
 
 class _Memo:

@@ -36,26 +36,9 @@ from uac.fact_log.reference import vocabulary
 # -- bills paid on a schedule, said item by item -------------------------------------------------
 _BILL_METHOD = lazy(r"\b(?P<m>standing\s+order|direct\s+debit)s?\b", re.I)
 _I_PAY = lazy(r"\b(?:i|we)\s+(?:now\s+|also\s+)?pay\b", re.I)
-_PERIODS = (
-    # first: "every two months" and "every other week" hold "month" and "week"
-    (
-        lazy(r"\b(?:every\s+(?:two|2|other|second)\s+months?)\b", re.I),
-        "every_two_months",
-    ),
-    (
-        lazy(r"\b(?:fortnightly|every\s+(?:two|2|other|second)\s+weeks?|biweekly)\b", re.I),
-        "fortnightly",
-    ),
-    (
-        lazy(r"\b(?:monthly|a\s+month|per\s+month|every\s+month|each\s+month)\b", re.I),
-        "monthly",
-    ),
-    (
-        lazy(r"\b(?:yearly|annually|a\s+year|per\s+year|every\s+year|each\s+year)\b", re.I),
-        "yearly",
-    ),
-    (lazy(r"\b(?:quarterly|every\s+quarter|each\s+quarter)\b", re.I), "quarterly"),
-    (lazy(r"\b(?:weekly|a\s+week|per\s+week|every\s+week|each\s+week)\b", re.I), "weekly"),
+# (what says it, the period), from vocabulary.toml's [[bill_periods]], tried in order
+_PERIODS = tuple(
+    (lazy("".join(row["regex"]), re.I), row["value"]) for row in vocabulary()["bill_periods"]
 )
 # An item of a list of bills starts at a comma or "and" before "the/my/our".
 _ITEM_SPLIT = lazy(r",\s*(?:and\s+)?(?=(?:the|my|our)\s)|\s+and\s+(?=(?:the|my|our)\s)", re.I)

@@ -32,72 +32,10 @@ _ONE_OFF = lazy(
     r"for\s+the\s+next\s+\w+|today)\b|这次|这一次|本次|这个问题|暂时|先这样|这回",
     re.IGNORECASE,
 )
-_PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    (
-        "preferences.answer_order",
-        "conclusion_first",
-        lazy(
-            r"\b(?:conclusion|bottom\s+line|answer|summary|tl;?dr|recommendation|verdict)s?\s+"
-            r"(?:first|up\s+front|upfront|at\s+the\s+top)|\b(?:lead|start|begin|open)\s+with\s+"
-            r"(?:the\s+|a\s+)?(?:conclusion|answer|bottom\s+line|recommendation|summary|tl;?dr)|"
-            r"先说结论|结论先行|先给结论|直接说结论|先讲结论|先说答案|先给答案|结论放前面",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preferences.answer_order",
-        "context_first",
-        lazy(
-            r"\b(?:context|reasoning|background|explanation)\s+first|\b(?:start|begin|lead)\s+"
-            r"with\s+(?:the\s+)?(?:context|reasoning|background)|\bexplain\s+(?:your|the)\s+"
-            r"reasoning\s+(?:first|before)|先说原因|先讲背景|先解释|先讲原因",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preferences.verbosity",
-        "short",
-        lazy(
-            r"\b(?:short(?:er)?|brief(?:er)?|concise|succinct|terse|to\s+the\s+point|less\s+verbose|"
-            r"tl;?dr|no\s+(?:long|lengthy)\s+(?:answers|replies|explanations)|keep\s+it\s+tight|"
-            r"fewer\s+words|cut\s+the\s+fluff)\b|简洁|简短|简单点|简单一点|短一点|短点|精简|别太长|"
-            r"不要太长|少说废话|言简意赅|简明",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preferences.verbosity",
-        "detailed",
-        lazy(
-            r"\b(?:detailed|more\s+detail|in\s+(?:more\s+|full\s+|great\s+)?detail|thorough|"
-            r"longer|in[\s-]depth|comprehensive|elaborate|step[\s-]by[\s-]step\s+explanations)\b|"
-            r"详细|具体一点|详尽|展开说|多说一点",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preferences.format",
-        "bullets",
-        lazy(
-            r"\b(?:bullet(?:ed)?(?:\s+points?|\s+lists?)?|bullets|bulleted|point\s+form|"
-            r"numbered\s+lists?)\b|列表|分点|要点形式|条目|分条",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "preferences.format",
-        "table",
-        lazy(r"\b(?:tables?|tabular|in\s+a\s+grid)\b|表格", re.IGNORECASE),
-    ),
-    (
-        "preferences.format",
-        "prose",
-        lazy(
-            r"\b(?:prose|paragraphs|full\s+sentences|no\s+bullet(?:\s+point)?s?|plain\s+text|"
-            r"without\s+bullet(?:\s+point)?s?)\b|段落|成段",
-            re.IGNORECASE,
-        ),
-    ),
+# (path, value, what says it), from vocabulary.toml's [[preference_phrases]]
+_PREF_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (row["path"], row["value"], lazy("".join(row["regex"]), re.I))
+    for row in vocabulary()["preference_phrases"]
 )
 _LANGUAGE = lazy(
     r"\b(?:answer|reply|respond|write|talk|speak|communicate|responses?|answers?|replies)"

@@ -62,46 +62,9 @@ _RETURN = lazy(
     r"[-–]\s*$",
     re.IGNORECASE,
 )
-_PURPOSE = (
-    (
-        lazy(
-            r"\b(?:for\s+work|business|conference|client|meeting|work\s+trip|trade\s+(?:show|fair)|"
-            r"expo|summit|offsite|off-site|(?:work|boss|company|office)\s+(?:is\s+)?send(?:s|ing)\s+me|"
-            r"sent\s+me|training\s+course|site\s+visit|work\s+thing|"
-            r"(?:work|company|office|boss)\s+(?:has\s+)?booked\s+(?:me|us)|"
-            # "for the regional workshop", "for the NY NOW fair", "the head office audit",
-            # "to find suppliers": work the trip is for (not "fair enough", the county fair)
-            r"workshop|seminar|symposium|congress|convention|audit|head\s+office|"
-            r"(?:(?-i:[A-Z][\w&'’-]*)|book|job|careers?|industry)\s+fair(?!\s+(?:enough|share|price))|"
-            r"(?:find|meet|visit|see)\s+(?:new\s+|our\s+|some\s+)?(?:suppliers|customers|clients))\b|出差",
-            re.I,
-        ),
-        "business",
-    ),
-    (
-        lazy(r"\b(?:holiday|vacation|honeymoon|getaway|sightseeing|leisure|ski(?:ing)?)\b", re.I),
-        "leisure",
-    ),
-    (
-        lazy(
-            r"\b(?:see|visit|visiting)\s+(?:my\s+|her\s+|his\s+|our\s+|their\s+)?(?:family|parents|mum|mom|"
-            r"dad|grand\w+|relatives|sister|brother)\b|\bwedding\b|"
-            # "my cousin is getting married", "my brother gets married in June"
-            r"\bmy\s+(?:cousin|sister|brother|son|daughter|niece|nephew|best\s+friend|friend)\s+"
-            r"(?:is\s+getting|gets|is)\s+married\b|"
-            # "at my mother in Gdańsk", "staying with my parents", "home for Christmas"
-            r"\b(?:at|with)\s+my\s+(?:mother|mum|mom|parents|family|dad|father|sister|brother|"
-            r"grand\w+|in-laws)\b|\bhome\b[^.?!]{0,20}\bfor\s+(?:christmas|easter|eid|diwali|"
-            r"thanksgiving|new\s+year)\b|"
-            # "for mum's 70th", "the whole family's coming", "with the grandchildren"
-            r"\b(?:mum|mom|dad|parents|gran|grandma|grandad|nan|sister|brother|cousin|aunt|uncle)['’]s\s+"
-            r"(?:\d{2,3}(?:st|nd|rd|th)|birthday|anniversary|funeral)\b|\bwhole\s+family\b|"
-            r"\bwith\s+(?:the|my|our)\s+(?:grandchildren|grandkids|family|in-laws)\b",
-            re.I,
-        ),
-        "family",
-    ),
-    (lazy(r"\b(?:study|studying|semester|course|exchange)\b", re.I), "study"),
+# (what says it, the trip's purpose), from vocabulary.toml's [[trip_purposes]]
+_PURPOSE = tuple(
+    (lazy("".join(row["regex"]), re.I), row["value"]) for row in vocabulary()["trip_purposes"]
 )
 PAST = lazy(
     r"\b(?:went|was|were|visited|flew|drove|came\s+back|got\s+back|returned|had\s+been)\b|"
