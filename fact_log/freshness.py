@@ -42,7 +42,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +136,7 @@ def record(
         "mac": ring.sign(_message(addr, version, files, state)),
     }
     path = stamp_path(home, addr)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_text(json.dumps(body, sort_keys=True) + "\n", encoding="utf-8")

@@ -380,3 +380,19 @@ def test_many_writers_and_readers_never_see_a_state_older_than_the_last_write(
         if freshness_wait and not opened:
             break
     assert (not final[-1]) == freshness_wait  # PostgreSQL: never stamped, always looks
+
+
+@pytest.mark.usefixtures("looks")
+def test_a_copied_workspace_does_not_trust_the_stamps_it_was_copied_with(
+    home: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    reads._query_here(_args(home), PROGRAM)
+    assert _holds(home)
+    copy = tmp_path / "copy"
+    shutil.copytree(home, copy, symlinks=True)
+    assert _stamp(copy).read_bytes() == _stamp(home).read_bytes()
+    assert not _holds(copy)  # another file (inode): the log there was never looked at
+    answer = reads._query_here(_args(copy), PROGRAM)
+    assert answer is not None and _holds(copy)
