@@ -33,6 +33,7 @@ from typing import Any
 
 from uac.compiler import cache, loader, shared_checkpoints
 from uac.compiler.locks import subject_lock
+from uac.fact_log import freshness
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.pg_artifacts import Artifacts, digest
@@ -195,6 +196,9 @@ def _purge_derived(mem: Memory, log: LogErasure, step: Callable[[int], None]) ->
     # The lean search's query cache keeps past query words in plain text and is not keyed
     # by subject: an erasure drops all of it (it is rebuilt by the next searches).
     shutil.rmtree(mem.home / QUERY_CACHE, ignore_errors=True)
+    # The query's freshness stamps: the erasure's writes already made them stale (they are
+    # bound to the log's files); dropped all the same, with the other caches.
+    freshness.drop(mem.home)
     step(2)
     erased = {f["id"] for f in log.facts}
     alert_ids = _blank_alerts(mem.store, addr, erased, log.what == "all")

@@ -181,16 +181,18 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None:
     """A query on a compiled, up-to-date subject in this process, without loading `Memory`.
 
-    The one-shot path of `uac query` needs only the checkpoint on disk, a read-only look at
-    the log through DuckDB alone (is the subject compiled up to its last fact?) and the
-    sandbox, and starts the zygote before that look so the two overlap. None means "take
+    The one-shot path of `uac query` needs only the checkpoint on disk, the answer to "is
+    the subject compiled up to its last fact?" and the sandbox, and starts the zygote before
+    asking so the two overlap. The subject's freshness stamp answers without DuckDB while
+    the log's files are as a reader last found them current (fact_log/freshness.py); else a
+    read-only look at the log through DuckDB alone answers, and stamps. None means "take
     the full verb" (a server serves the workspace, the subject needs compiling, anything
     unusual): that path then compiles, or reports the error the user should see.
     """
     if _client(args) is not None or len(program) > 20_000:
         return None
     from uac.compiler import loader
-    from uac.fact_log import duck
+    from uac.fact_log import freshness
     from uac.fact_log.addressing import parse_subject
     from uac.fact_log.chain_keys import KeyRing
     from uac.runtime import sandbox
@@ -203,21 +205,49 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         # collections it names are loaded.
         only = sandbox.reads_only(program)
         sandbox.prestart(directory, reuse=False, only=only, once=True)
-        con = duck.connect(home / "uac.duckdb", read_only=True, threads=1)
-        try:
-            if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
+        ring = KeyRing.load(home)
+        # The subject's stamp answers "current with the log?" without DuckDB while the log's
+        # files are unchanged since a reader asked the log (fact_log/freshness.py).
+        if not freshness.holds(home, addr, version, directory, ring):
+            state = freshness.log_state(home)  # before the look: a write during it is newer
+            is_log = _current_in_log(home, addr, version, directory, ring)
+            if is_log is None:
                 return None
-            head, ring = loader.folded_head(directory), KeyRing.load(home)
-            if duck.served_problem(con, addr.tenant, addr.scope, addr.subject, version, head, ring):
-                return None  # the full verb reports why it must not be served
-        finally:
-            con.close()
-    except (UacError, duck.duckdb.Error):
+            if is_log:
+                freshness.record(home, addr, version, directory, state, ring, time.time_ns())
+    except UacError:
         return None
     today = args.today or dt.datetime.now(dt.UTC).date()
     return sandbox.run_query(
         directory, program, today=today, explain=args.explain, only=only, once=True
     )
+
+
+def _current_in_log(home: Path, addr: Any, version: int, directory: Path, ring: Any) -> bool | None:
+    """Whether the log says the subject's current checkpoint may be served: None when not (a
+    fact newer than it, a later version published, its head not this log's, anything DuckDB
+    refuses: the full verb then answers or says why), else whether the file is the log
+    itself (False: a node's copy of a PostgreSQL log, which other nodes' writes do not
+    touch, so its answer is never stamped)."""
+    from uac.compiler import loader
+    from uac.fact_log import duck, freshness
+
+    try:
+        con = duck.connect(home / freshness.DB_FILE, read_only=True, threads=1)
+    except UacError:
+        return None
+    try:
+        if duck.is_changed(con, addr.tenant, addr.scope, addr.subject):
+            return None
+        head = loader.folded_head(directory)
+        if duck.served_problem(con, addr.tenant, addr.scope, addr.subject, version, head, ring):
+            return None  # the full verb reports why it must not be served
+        meta = con.execute("SELECT count(*) FROM meta WHERE key = ?", [freshness.BOUND])
+        return not meta.fetchone()[0]
+    except duck.duckdb.Error:
+        return None
+    finally:
+        con.close()
 
 
 def cmd_query(args: argparse.Namespace) -> int:
