@@ -286,18 +286,9 @@ def _ranking(ws: Workspace) -> Ranking | None:
 
     reads = _Reads(ws.con)
     stems = Stems(ws.home, ws.con)
-    return Published(embedder)
-
-
-def _too_large(ws: Workspace, addr: Any) -> bool:
-    """Whether the subject's dense list has arrays.py's coarse stage (the verb ranks it)."""
-    from uac.runtime.search import rows
-
-    row = ws.con.execute(
-        "SELECT sid FROM search_subjects WHERE tenant = ? AND scope = ? AND subject = ?",
-        [addr.tenant, addr.scope, addr.subject],
-    ).fetchone()
-    return row is not None and rows.too_large(ws.con, int(row[0]))
+    ranking = Published(embedder)
+    ranking._tables, ranking._meta_cache = tables, meta  # read above: not again
+    return ranking
 
 
 def search(
@@ -321,12 +312,17 @@ def search(
     if not valid:
         return None  # the verb's validation says what is wrong with it
     addr = ws.address(subject)
+    from uac.runtime.search.rows import TooLarge
+
     ranking = _ranking(ws)
-    if ranking is None or _too_large(ws, addr):
+    if ranking is None:
         return None
-    hits = ranking.search(
-        addr, text, k=k, kind=kind, today=today or _today(), neighbours=neighbours
-    )
+    try:
+        hits = ranking.search(
+            addr, text, k=k, kind=kind, today=today or _today(), neighbours=neighbours
+        )
+    except TooLarge:
+        return None  # the verb ranks it with arrays.py's coarse stage
     return plain(hits)
 
 

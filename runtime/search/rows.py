@@ -15,7 +15,7 @@ number (tests/test_lean_recall.py compares the answers):
 
 Only the documents' rows, the postings of the query's terms and the vectors of the dense
 candidates are read. A subject of COARSE_MIN documents or more, whose dense list arrays.py
-narrows with its coarse stage, is not ranked here (`too_large`).
+narrows with its coarse stage, is not ranked here (`load` raises TooLarge).
 """
 
 from __future__ import annotations
@@ -43,10 +43,8 @@ def micros(moment: dt.datetime) -> int:
     return (moment - _EPOCH) // _MICRO
 
 
-def too_large(con: Any, sid: int) -> bool:
-    """Whether the subject has so many documents that arrays.py keeps a coarse stage."""
-    row = con.execute("SELECT count(*) FROM search_docs WHERE sid = ?", [sid]).fetchone()
-    return row is not None and int(row[0]) >= COARSE_MIN
+class TooLarge(Exception):
+    """A subject of COARSE_MIN documents or more: arrays.py ranks it (with a coarse stage)."""
 
 
 class Terms:
@@ -94,7 +92,7 @@ class RowSubject:
     items: list[tuple[str, str, str, str | None]]  # item_id, kind, text, session
     hidden: frozenset[int]  # doc numbers
     disliked: frozenset[int]
-    vectors: bool  # every document has a vector of the current embedder
+    vectors: bool  # the vectors are the current embedder's (`cosine` counts them)
     terms: Terms
     _said: list[tuple[int, int]] | None = field(default=None)
 
@@ -159,12 +157,9 @@ def load(con: Any, sid: int, vectors: bool) -> RowSubject:
         " FROM search_docs WHERE sid = ? AND doc > 0 ORDER BY doc",
         [sid],
     ).fetchall()
+    if len(rows) >= COARSE_MIN:
+        raise TooLarge(sid)
     docs = [int(r[0]) for r in rows]
-    if vectors:
-        count = con.execute(
-            "SELECT count(*) FROM search_vectors WHERE sid = ? AND doc > 0", [sid]
-        ).fetchone()
-        vectors = count is not None and int(count[0]) == len(docs)  # else: no dense list
     hidden = con.execute(
         "SELECT DISTINCT doc FROM search_hidden WHERE sid = ? AND doc IS NOT NULL", [sid]
     ).fetchall()
@@ -240,31 +235,54 @@ def cosine(
     """dense.py `cosine` over the rows: (doc, cosine, date) of positive cosines, best first."""
     if not subject.vectors or not subject.n:
         return []
+    allowed_docs = sum(allowed)
+    if allowed_docs <= scope.depth:
+        # Every allowed document is a candidate (cosines.floor): no scan, all of them exact.
+        found = con.execute(
+            "SELECT doc, vec FROM search_vectors WHERE sid = ? AND doc > 0", [subject.sid]
+        ).fetchall()
+        count = len(found)
+    else:
+        found = None
+        row = con.execute(
+            "SELECT count(*) FROM search_vectors WHERE sid = ? AND doc > 0", [subject.sid]
+        ).fetchone()
+        count = int(row[0]) if row is not None else 0
+    if count != subject.n:
+        return []  # some documents have no vector: arrays.py keeps no dense list then
     vector = [float(x) for x in embedder.embed([text])[0]]
     length2 = cosines.norm2(vector)
-    if not length2 or not math.isfinite(length2):
+    if not length2 or not math.isfinite(length2) or not allowed_docs:
         return []
-    # The approximate scan (the numbers are ours: finite floats, inlined as a literal).
+    if found is None:
+        found = _scanned(con, subject, allowed, vector, scope.depth)
+    else:
+        found = [(d, v) for d, v in found if allowed[subject.position(int(d))]]
+    exact = cosines.listed(vector, length2, [(int(d), v) for d, v in found])
+    when = subject.when
+    return [(d, c, when(subject.position(d))) for d, c in exact[: scope.depth]]
+
+
+def _scanned(
+    con: Any, subject: RowSubject, allowed: list[bool], vector: list[float], depth: int
+) -> list[tuple[Any, Any]]:
+    """(doc, stored vector) of the allowed documents DuckDB's approximate scan keeps as
+    candidates for the exact top depth (cosines.floor)."""
+    # The numbers are ours (finite floats): inlined as a literal, parsed once.
     scanned = con.execute(
         f"SELECT doc, array_cosine_similarity(vec, {literal(vector)}::FLOAT[{len(vector)}])"
-        " FROM search_vectors WHERE sid = ?",
+        " FROM search_vectors WHERE sid = ? AND doc > 0",
         [subject.sid],
     ).fetchall()
     approx: dict[int, float] = {}
     for doc, score in scanned:
-        pos = subject.position(int(doc))
-        if allowed[pos]:
+        if allowed[subject.position(int(doc))]:
             # A zero vector's cosine is 0 (cosines.py); DuckDB may give NaN for it.
             approx[int(doc)] = 0.0 if score is None or math.isnan(score) else float(score)
-    if not approx:
-        return []
-    least = cosines.floor(list(approx.values()), scope.depth)
+    least = cosines.floor(list(approx.values()), depth)
     wanted = sorted(doc for doc, score in approx.items() if score >= least)
-    found = con.execute(
+    return con.execute(
         "SELECT doc, vec FROM search_vectors WHERE sid = ?"
         " AND list_contains(?::VARCHAR::BIGINT[], doc)",
         [subject.sid, literal(wanted)],
     ).fetchall()
-    exact = cosines.listed(vector, length2, [(int(d), v) for d, v in found])
-    when = subject.when
-    return [(d, c, when(subject.position(d))) for d, c in exact[: scope.depth]]
