@@ -113,9 +113,9 @@ def cosine(
         return []
     if len(pos) > scope.depth:
         kth = float(np.partition(sims, len(sims) - scope.depth)[len(sims) - scope.depth])
-        least = max(-cosines.SLACK, kth - 2 * cosines.SLACK)
+        least = cosines.lowest(kth, len(vector))
     else:
-        least = -cosines.SLACK
+        least = -cosines.slack(len(vector))
     pos = pos[sims >= least]
     docs = subject.docs
     rows = matrix[:, pos].T.tolist()  # the stored float32 numbers, exactly

@@ -279,7 +279,7 @@ def _scanned(
         if allowed[subject.position(int(doc))]:
             # A zero vector's cosine is 0 (cosines.py); DuckDB may give NaN for it.
             approx[int(doc)] = 0.0 if score is None or math.isnan(score) else float(score)
-    least = cosines.floor(list(approx.values()), depth)
+    least = cosines.floor(list(approx.values()), depth, len(vector))
     wanted = sorted(doc for doc, score in approx.items() if score >= least)
     return con.execute(
         "SELECT doc, vec FROM search_vectors WHERE sid = ?"
