@@ -66,6 +66,8 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("search", "carol", {"text": "qwzx vbnm"}),  # no word known: the dense list decides
     ("search", "carol", {"text": "harbour", "kind": "note", "k": 200}),
     ("search", "carol", {"text": FERRY, "k": 8}),
+    ("search", "carol", {"text": "ferry in March 2026", "today": TODAY, "kind": "note"}),
+    ("search", "carol", {"text": "ferry yesterday", "today": TODAY, "neighbours": 1}),
     ("search", "nobody", {"text": "passport"}),
     ("search", BAD_NAME, {"text": "passport"}),  # refused alike
     ("context", "alice", {}),
