@@ -1,11 +1,13 @@
 """The dense list: the subject's vectors (one table per embedder) and their cosine scan.
 
 `search_vectors` holds (doc, sid, kind, date, vec FLOAT[dim]) for the current embedder;
-FLOAT[dim] is fixed per table, so another embedder gets a fresh table. Searches score the
-subject's vectors as one numpy matrix (arrays.py): an exact scan, one vector-matrix product
-over the query's non-zero dimensions, where DuckDB's scan of the compressed column took
-70–110 ms at 100k notes and the two-stage coarse scan used before kept only ~63% of the
-exact top 10.
+FLOAT[dim] is fixed per table, so another embedder gets a fresh table. Searches scan the
+subject's vectors as one numpy matrix (arrays.py): one vector-matrix product over the
+query's non-zero dimensions, where DuckDB's scan of the compressed column took 70–110 ms at
+100k notes and the two-stage coarse scan used before kept only ~63% of the exact top 10.
+The documents that scan puts within reach of the list's depth are then scored exactly
+(cosines.py), so the list does not depend on this machine's BLAS and the lean read's DuckDB
+scan (rows.py) lists the same.
 """
 
 from __future__ import annotations
