@@ -39,6 +39,17 @@ TODAY = dt.date(2026, 3, 2)
 BOB_WORD = "kayak"
 OTHER_WORD = "zeppelin"
 BAD_NAME = "Not A Subject!"
+# carol's notes outnumber a search's dense depth (100), so both scans keep only the
+# candidates that can reach it (runtime/search/cosines.py); some are the same sentence
+# (exact ties: same vector, same date) or nearly (near ties).
+FERRY = "The harbour ferry leaves at nine."
+CAROL = [
+    *(f"Harbour log {i}: the ferry left pier {i % 7} at {i % 12} o'clock." for i in range(110)),
+    *(FERRY for _ in range(3)),
+    FERRY.rstrip("."),
+    FERRY.replace("nine", "nine,"),
+    "the harbour ferry leaves at nine.",
+]
 CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("search", "alice", {"text": "passport appointment"}),
     ("search", "alice", {"text": "where did I move?", "k": 3}),
@@ -50,6 +61,13 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     ("search", "alice", {"text": "   "}),  # refused alike
     ("search", "bob", {"text": BOB_WORD}),
     ("search", "group:family", {"text": "holiday"}),
+    ("search", "carol", {"text": "when does the harbour ferry leave?"}),
+    ("search", "carol", {"text": "ferry pier", "k": 60, "neighbours": 0}),
+    ("search", "carol", {"text": "qwzx vbnm"}),  # no word known: the dense list decides
+    ("search", "carol", {"text": "harbour", "kind": "note", "k": 200}),
+    ("search", "carol", {"text": FERRY, "k": 8}),
+    ("search", "carol", {"text": "ferry in March 2026", "today": TODAY, "kind": "note"}),
+    ("search", "carol", {"text": "ferry yesterday", "today": TODAY, "neighbours": 1}),
     ("search", "nobody", {"text": "passport"}),
     ("search", BAD_NAME, {"text": "passport"}),  # refused alike
     ("context", "alice", {}),
@@ -91,6 +109,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mem.remember("group:family", "The family holiday is booked for August", now=T0)
         mem.remember("bob", f"Bob keeps his {BOB_WORD} at the lake house", now=T0)
         mem.set("bob", "preferences.language", "fr", now=T0)
+    with Memory(home, react=False) as mem:
+        for i, text in enumerate(CAROL):
+            mem.remember("carol", text, now=T0 + dt.timedelta(minutes=i % 100))
         mem.search("alice", "sync the index")  # a writable search indexes the whole log
     with Memory(home, "other") as mem:
         mem.remember("alice", f"Alice of the other tenant flew in a {OTHER_WORD}", now=T0)
@@ -321,6 +342,38 @@ def test_an_erasure_drops_the_query_cache(workspace: Path, tmp_path: Path) -> No
     # the next lean search answers again and keeps its words anew
     _lean(home, "default", "search", "alice", {"text": "lunch in Lisbon"})
     assert (folder / "stems.json").is_file()
+
+
+def test_both_paths_rescore_only_the_dense_candidates_and_keep_exact_ties(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from uac.runtime.search import cosines
+
+    rescored: list[int] = []
+    exact = cosines.listed
+
+    def counting(query: Any, norm2: float, candidates: Any) -> Any:
+        rescored.append(len(candidates))
+        return exact(query, norm2, candidates)
+
+    monkeypatch.setattr(cosines, "listed", counting)
+    call = ("default", "search", "carol", {"text": "when does the harbour ferry leave?"})
+    lean = _lean(workspace, *call)
+    assert lean == _verb(workspace, *call)
+    # carol's notes outnumber the depth: the lean scan and the verb's each kept fewer.
+    assert len(rescored) == 2 and all(0 < n < len(CAROL) for n in rescored), rescored
+    ties = _lean(workspace, "default", "search", "carol", {"text": FERRY, "k": 8})
+    same = [h for h in ties if h["text"] == FERRY]
+    assert len(same) == 3 and len({h["cosine"] for h in same}) == 1  # an exact tie, kept
+
+
+def test_the_encoders_name_and_folder_are_known_without_it() -> None:
+    from uac.fact_log.extraction import encoder
+    from uac.runtime.search.embedders import EncoderEmbedder
+
+    assert EncoderEmbedder.DIM == encoder.DIM == EncoderEmbedder().dim
+    assert lean_recall._model_dir() == encoder.model_dir() is not None
+    assert lean_recall.ENCODER_PACKAGE == encoder.PACKAGE
 
 
 def test_the_preference_slots_read_are_the_catalogs() -> None:

@@ -218,10 +218,11 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
 
 # The recall reads answered without `Memory` (runtime/api/lean_recall.py), each in a fresh
 # interpreter: a context without a query loads the context's modules of the search package
-# and the subject's checkpoint, no model; a search loads the index's read half (it ranks
-# with numpy and embeds the query with the encoder), never the index's upkeep, and nothing
-# else LEAN_FORBIDDEN names; asked again, the query's vector is read from the workspace's
-# cache, so the encoder's tokenizer is not loaded.
+# and the subject's checkpoint, no model; a search loads the index's read half over plain
+# rows (runtime/search/rows.py: no numpy, no pyarrow) and embeds a new query with the
+# encoder (numpy, the tokenizer), never the index's upkeep, and nothing else LEAN_FORBIDDEN
+# names; asked again, the query's vector and stems are read from the workspace's cache, so
+# neither the encoder module, numpy, pyarrow nor the tokenizer is loaded.
 LEAN_CONTEXT = ("context", "alice", "--today", "2026-03-02")
 LEAN_SEARCH = ("search", "alice", "renewal appointment")
 UPKEEP = {f"uac.runtime.search.{m}" for m in ("index", "indexing", "schema")}
@@ -240,14 +241,18 @@ def test_search_and_context_answer_without_memory(workspace: Path) -> None:
     assert context["code"] == 0 and context["printed"], context
     assert (context["extractor"], context["models"], _leaked(context["lean"])) == ([], [], [])
     assert any(m.startswith(CHECKPOINT_MODULES) for m in context["lean"])  # the probe sees
-    forbidden = (*LEAN_FORBIDDEN, *ENCODING, *UPKEEP)
+    forbidden = (*LEAN_FORBIDDEN, *ENCODING, *UPKEEP, *MODELS)
     first, again = (_probe(workspace, [], [LEAN_SEARCH], forbidden)[0] for _ in range(2))
-    for search in (first, again):
+    encoding = (*ENCODING, "numpy")  # a new query's vector: the encoder runs in numpy
+    for search, may in ((first, encoding), (again, ())):
         assert search["code"] == 0 and search["printed"], search
-        assert set(search["extractor"]) <= ENCODER
-        assert _leaked([m for m in search["lean"] if m.split(".")[0] not in ENCODING]) == []
+        assert set(search["extractor"]) <= (ENCODER if may else set()), search["extractor"]
+        assert _leaked([m for m in search["lean"] if m.split(".")[0] not in may]) == []
     assert "uac.runtime.search.ranking" in again["lean"]  # the probe sees the search package
-    assert "tokenizers" in first["lean"] and "tokenizers" not in again["lean"]
+    assert "uac.runtime.search.rows" in again["lean"]
+    assert "tokenizers" in first["lean"] and "numpy" in first["lean"]  # and the models
+    arrays = {"uac.runtime.search.arrays", "uac.runtime.search.dense"}  # numpy's lists
+    assert not arrays & set(first["lean"] + again["lean"])
 
 
 def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:

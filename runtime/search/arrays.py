@@ -3,8 +3,9 @@
 Scoring in SQL cost ~16 ms for BM25 and ~40–110 ms for the dense scan at 100k notes in one
 subject (DuckDB scans an ALP-compressed FLOAT[256] column on one thread per row group).
 The same data as arrays — postings per term, per-document length/date/kind/visibility, a
-matrix of unit vectors — scores a query with a few vector operations (one matrix-vector
-product for the dense list, exact rather than two-stage).
+matrix of the stored vectors and their inverse lengths — scores a query with a few vector
+operations (one matrix-vector product for the dense list's approximate cosines, whose
+best are then scored exactly from the same numbers, cosines.py).
 
 Snapshots are immutable to their readers: a refresh after `sync()` builds a new `Subject`
 that shares the old one's buffers (appends go past the old length, which old readers never
@@ -72,8 +73,9 @@ class Subject:
     hidden: np.ndarray  # bool, length n: retracted items and the inputs notes stand for
     disliked: frozenset[int]  # doc numbers with "not this" feedback
     terms: dict[str, Postings]
-    # float32 (dim, capacity): column j is document j's unit vector, stored by dimension so
-    # a query touching few dimensions reads only those rows (see dense.py); None: no vectors.
+    # float32 (dim, capacity): column j is document j's vector as stored (search_vectors),
+    # by dimension so a query touching few dimensions reads only those rows (see dense.py);
+    # None: no vectors. The exact scores are computed from these numbers (cosines.py).
     vec_buf: np.ndarray | None
     embedder: str | None  # identity of the embedder the vectors came from
     len_sum: float
@@ -84,6 +86,9 @@ class Subject:
     # leading directions (dim, r) and every document's coordinates on them (r, capacity).
     basis: np.ndarray | None = None
     coarse_buf: np.ndarray | None = None
+    # float32 (capacity,): 1 / each vector's length (1 for a zero vector), which turns a
+    # product with the columns into approximate cosines; None: the columns are unit vectors.
+    scale_buf: np.ndarray | None = None
 
     @property
     def nbytes(self) -> int:
@@ -97,7 +102,8 @@ class Subject:
             self.said_lo,
             self.said_hi,
         )
-        vec = sum(b.nbytes for b in (self.vec_buf, self.coarse_buf) if b is not None)
+        extra = (self.vec_buf, self.coarse_buf, self.scale_buf)
+        vec = sum(b.nbytes for b in extra if b is not None)
         return sum(b.nbytes for b in bufs) + vec + self.post_bytes + self.items.nbytes
 
     def item(self, pos: int) -> tuple[str, str, str, str | None]:
@@ -155,8 +161,12 @@ class Subject:
         return dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=int(self.at_buf[pos]))
 
     def vectors(self) -> np.ndarray | None:
-        """The (dim, n) matrix of unit vectors (one column per document), or None."""
+        """The (dim, n) matrix of vectors (one column per document), or None."""
         return None if self.vec_buf is None else self.vec_buf[:, : self.n]
+
+    def scales(self) -> np.ndarray | None:
+        """The n documents' 1 / length (None: the vectors are unit vectors)."""
+        return None if self.scale_buf is None else self.scale_buf[: self.n]
 
     def coarse(self) -> np.ndarray | None:
         """The (r, n) documents' coordinates on `basis`, or None (a small subject)."""
@@ -310,7 +320,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
                     np.concatenate([prev.pos, new.pos]), np.concatenate([prev.tf, new.tf])
                 )
             terms[term] = new
-    vec_buf = _vectors(con, old, after, n, m, all_docs)
+    vec_buf, scale_buf = _vectors(con, old, after, n, m, all_docs)
     vec_buf, basis, coarse_buf = _coarse(old, vec_buf, n)
     # Hidden rows are only ever appended (rowids grow): read the ones added since.
     hidden = np.zeros(n, bool)
@@ -354,6 +364,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
         vec_buf=vec_buf,
         basis=basis,
         coarse_buf=coarse_buf,
+        scale_buf=scale_buf,
         len_sum=old.len_sum + float(docs["len"].sum()),
         items=items,
         post_bytes=post_bytes,
@@ -375,27 +386,30 @@ def _said(texts: list[str], at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _vectors(
     con: Any, old: Subject, after: int, n: int, m: int, all_docs: np.ndarray
-) -> np.ndarray | None:
-    """The unit-vector buffer with the new documents' rows appended (None: no vectors)."""
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The vector buffer with the new documents' rows appended and their 1 / length
+    (None, None: no vectors)."""
     if old.embedder is None or (old.n and old.vec_buf is None):
-        return None
+        return None, None
     if not m:
-        return old.vec_buf
+        return old.vec_buf, old.scale_buf
     table = con.arrow(
         "SELECT doc, vec FROM search_vectors WHERE sid = ? AND doc > ? ORDER BY doc",
         [old.sid, after],
     )
     if table.num_rows != m:
-        return None  # vectors missing for some documents: the dense list is not used
+        return None, None  # vectors missing for some documents: the dense list is not used
     column = table.column("vec").combine_chunks()
     dim = column.type.list_size
     rows = column.values.to_numpy().astype(np.float32).reshape(m, dim)  # a writable copy
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-    rows /= np.where(norms > 0, norms, 1.0)
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    scales = (1.0 / np.where(norms > 0, norms, 1.0)).astype(np.float32)
     if old.vec_buf is None:  # the first load: exactly the size needed
         # A large subject keeps them as rows if _coarse fits a basis: no copy either way.
-        return rows.T if m >= COARSE_MIN else np.ascontiguousarray(rows.T)
-    return _grow(old.vec_buf.T, old.n, n, rows).T
+        matrix = rows.T if m >= COARSE_MIN else np.ascontiguousarray(rows.T)
+        return matrix, scales
+    old_scales = old.scale_buf if old.scale_buf is not None else np.ones(old.n, np.float32)
+    return _grow(old.vec_buf.T, old.n, n, rows).T, _grow(old_scales, old.n, n, scales)
 
 
 def _coarse(

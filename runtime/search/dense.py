@@ -1,15 +1,18 @@
 """The dense list: the subject's vectors (one table per embedder) and their cosine scan.
 
 `search_vectors` holds (doc, sid, kind, date, vec FLOAT[dim]) for the current embedder;
-FLOAT[dim] is fixed per table, so another embedder gets a fresh table. Searches score the
-subject's vectors as one numpy matrix (arrays.py): an exact scan, one vector-matrix product
-over the query's non-zero dimensions, where DuckDB's scan of the compressed column took
-70–110 ms at 100k notes and the two-stage coarse scan used before kept only ~63% of the
-exact top 10.
+FLOAT[dim] is fixed per table, so another embedder gets a fresh table. Searches scan the
+subject's vectors as one numpy matrix (arrays.py): one vector-matrix product over the
+query's non-zero dimensions, where DuckDB's scan of the compressed column took 70–110 ms at
+100k notes and the two-stage coarse scan used before kept only ~63% of the exact top 10.
+The documents that scan puts within reach of the list's depth are then scored exactly
+(cosines.py), so the list does not depend on this machine's BLAS and the lean read's DuckDB
+scan (rows.py) lists the same.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,7 +20,8 @@ import pyarrow as pa
 
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.encoder import one_blas_thread
-from uac.runtime.search.arrays import Subject, top
+from uac.runtime.search import cosines
+from uac.runtime.search.arrays import Subject
 from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.scope import Scope
 
@@ -92,28 +96,41 @@ def store_vectors(con: Any, embedder: Embedder, rows: list[tuple[Any, ...]]) -> 
 def cosine(
     embedder: Embedder, subject: Subject, scope: Scope, allowed: np.ndarray, text: str
 ) -> list[tuple[Any, ...]]:
-    """Dense list (doc, cosine, date) of positive similarities, best first."""
+    """Dense list (doc, cosine, date) of positive similarities, best first.
+
+    The matrix product orders the allowed documents approximately; those that can be in
+    the top `depth` are scored exactly (cosines.py), so the list does not depend on how
+    this machine's BLAS sums a product.
+    """
     matrix = subject.vectors()
     if matrix is None or not subject.n:
         return []
-    query = np.asarray(embedder.embed([text])[0], dtype=np.float32)
-    norm = float(np.linalg.norm(query))
-    if not norm or not np.isfinite(norm):
+    vector = [float(x) for x in embedder.embed([text])[0]]
+    length2 = cosines.norm2(vector)
+    if not length2 or not math.isfinite(length2):
         return []
-    pos, sims = scored(subject, matrix, query / norm, allowed, scope.depth)
-    keep = sims > 0
-    pos, sims = pos[keep], sims[keep]
+    query = np.asarray(vector, dtype=np.float32) / np.float32(math.sqrt(length2))
+    pos, sims = scored(subject, matrix, query, allowed, scope.depth)
     if not len(pos):
         return []
+    if len(pos) > scope.depth:
+        kth = float(np.partition(sims, len(sims) - scope.depth)[len(sims) - scope.depth])
+        least = cosines.lowest(kth, len(vector))
+    else:
+        least = -cosines.slack(len(vector))
+    pos = pos[sims >= least]
     docs = subject.docs
-    best = top(sims, pos, docs, scope.depth)
-    return [(int(docs[pos[i]]), float(sims[i]), subject.when(int(pos[i]))) for i in best]
+    rows = matrix[:, pos].T.tolist()  # the stored float32 numbers, exactly
+    exact = cosines.listed(vector, length2, list(zip(docs[pos].tolist(), rows, strict=True)))
+    at = dict(zip(docs[pos].tolist(), pos.tolist(), strict=True))
+    return [(doc, score, subject.when(at[doc])) for doc, score in exact[: scope.depth]]
 
 
 def scored(
     subject: Subject, matrix: np.ndarray, query: np.ndarray, allowed: np.ndarray, depth: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(positions, exact cosines) of the allowed documents that can reach the top `depth`.
+    """(positions, approximate cosines) of the allowed documents that can reach the top
+    `depth` (the query a unit vector).
 
     A large subject's dense query first scores every document on the coarse basis (r of
     the dim numbers, arrays.py), keeps the best max(CANDIDATES, 20 x depth) allowed ones and
@@ -123,6 +140,7 @@ def scored(
     pos = np.flatnonzero(allowed)
     want = max(CANDIDATES, 20 * depth)
     coarse = subject.coarse()
+    scales = subject.scales()
     dense_query = np.count_nonzero(query) >= len(query) // 2  # hashing queries are sparse
     with one_blas_thread():  # small products: spinning BLAS threads only cost (encoder.py)
         if coarse is not None and subject.basis is not None and dense_query and len(pos) > want:
@@ -131,15 +149,20 @@ def scored(
                 if len(pos) < subject.n // 2
                 else ((query @ subject.basis) @ coarse)[pos]
             )
+            if scales is not None:
+                approx = approx * scales[pos]
             pos = np.sort(pos[np.argpartition(approx, len(pos) - want)[len(pos) - want :]])
-            return pos, query @ matrix[:, pos]
-        if len(pos) < subject.n // 4:
-            return pos, query @ matrix[:, pos]  # few allowed (a window, a kind): just those
-        return pos, similarities(matrix, query)[pos]
+            sims = query @ matrix[:, pos]
+        elif len(pos) < subject.n // 4:
+            sims = query @ matrix[:, pos]  # few allowed (a window, a kind): just those
+        else:
+            sims = similarities(matrix, query)[pos]
+    return pos, sims if scales is None else sims * scales[pos]
 
 
 def similarities(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Cosine of a unit query with every column of a (dim, n) matrix of unit vectors."""
+    """The product of a query with every column of a (dim, n) matrix (a unit query and unit
+    columns: their cosines)."""
     # Only the query's non-zero dimensions contribute: a hashing query vector has a few
     # dozen of 256, and reading just those rows cuts the memory read ~8x at 100k notes.
     nz = np.flatnonzero(query)

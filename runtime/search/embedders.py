@@ -156,6 +156,10 @@ class EncoderEmbedder:
     """all-MiniLM-L6-v2 in NumPy (uac.fact_log.extraction.encoder): semantic, no torch."""
 
     semantic = True
+    # Known without loading the encoder module (and numpy): the lean read's query cache
+    # names its vectors by them (tests/test_lean_recall.py holds DIM to encoder.DIM).
+    NAME = "minilm-l6-v2-numpy"
+    DIM = 384
 
     def __init__(self, query_cache: int = 1024) -> None:
         from uac.fact_log.extraction import encoder
@@ -172,14 +176,12 @@ class EncoderEmbedder:
     @property
     def name(self) -> str:
         """The model and the runtime (vectors of the torch model differ in the 5th decimal)."""
-        return "minilm-l6-v2-numpy"
+        return self.NAME
 
     @property
     def dim(self) -> int:
         """384 for MiniLM-L6 (known without loading the weights)."""
-        from uac.fact_log.extraction.encoder import DIM
-
-        return DIM
+        return self.DIM
 
     def _embed_one(self, text: str) -> tuple[float, ...]:
         from uac.fact_log.extraction.encoder import encode

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from uac.runtime.search.analyzer import Analyzer
-from uac.runtime.search.arrays import Subject, top
 from uac.runtime.search.scope import Scope, quoted
+
+if TYPE_CHECKING:  # numpy loads with the arrays: `spelled` serves the lean read (rows.py)
+    import numpy as np
+
+    from uac.runtime.search.arrays import Subject
 
 BM25_K1 = 1.2
 BM25_B = 0.3
@@ -27,6 +29,10 @@ def bm25(
     con: Any, analyzer: Analyzer, subject: Subject, scope: Scope, allowed: np.ndarray, text: str
 ) -> tuple[list[tuple[Any, ...]], bool, float]:
     """BM25 list (doc, score, date, length), whether a query word is unknown, avgdl."""
+    import numpy as np
+
+    from uac.runtime.search.arrays import top
+
     # Terms are [a-z0-9]+ by construction (analyzer.words + Porter); the check keeps that.
     terms = [t for t in analyzer.query_terms(text) if TERM.fullmatch(t)]
     if not terms:
@@ -55,8 +61,9 @@ def bm25(
     return rows, unknown, avgdl
 
 
-def spelled(con: Any, subject: Subject, terms: list[str]) -> tuple[list[str], bool]:
-    """Terms with each unknown one replaced by its closest known spelling, if any."""
+def spelled(con: Any, subject: Any, terms: list[str]) -> tuple[list[str], bool]:
+    """Terms with each unknown one replaced by its closest known spelling, if any (the
+    subject: its `sid` and the `terms` it holds)."""
     unknown = [t for t in terms if t not in subject.terms]
     # A typo is one edit in a word of 5+ letters, two from 8 (transpositions are one).
     edits = {t: 0 if len(t) < 5 else 1 if len(t) < 8 else 2 for t in unknown}

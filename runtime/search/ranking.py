@@ -17,13 +17,14 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.errors import InputError
 from uac.runtime.search import fusion, timeq
 from uac.runtime.search.analyzer import Analyzer
-from uac.runtime.search.arrays import Cache, Subject
-from uac.runtime.search.dense import cosine
 from uac.runtime.search.embedders import Embedder, is_semantic
 from uac.runtime.search.expand import Neighbour, hop_names, neighbours
 from uac.runtime.search.fusion import RRF_K, Parts
-from uac.runtime.search.lexical import bm25
 from uac.runtime.search.scope import Scope, as_datetime, quoted
+
+# A subject as the lists score it: arrays.py's `Subject` (numpy, loaded once and kept in a
+# long-lived index), or rows.py's (plain rows, read for one search by the lean read).
+Subject = Any
 
 LAYOUT = "5"  # bump when the search_* tables change shape; a writable store then rebuilds
 
@@ -65,8 +66,30 @@ class Ranking:
         # Per-search lookups that only change when sync() indexes something.
         self._sids: dict[Address, int] = {}
         # The subjects' arrays (arrays.py); syncs mark the subjects they touched stale.
-        self._arrays = Cache()
+        self._arrays = self._cache()
         self.analyzer = Analyzer(self._porter)
+
+    # The subject and its two lists; numpy and the arrays load with the first search. The
+    # lean read (runtime/api/lean_recall.py) overrides these four with rows.py's.
+    def _cache(self) -> Any:
+        from uac.runtime.search.arrays import Cache
+
+        return Cache()
+
+    def _subject(self, sid: int, vectors: str | None) -> Subject:
+        return self._arrays.get(self.con, sid, vectors)
+
+    def _lexical(
+        self, subject: Subject, scope: Scope, allowed: Any, text: str
+    ) -> tuple[list[tuple[Any, ...]], bool, float]:
+        from uac.runtime.search.lexical import bm25
+
+        return bm25(self.con, self.analyzer, subject, scope, allowed, text)
+
+    def _dense(self, subject: Subject, scope: Scope, allowed: Any, text: str) -> list[Any]:
+        from uac.runtime.search.dense import cosine
+
+        return cosine(self.embedder, subject, scope, allowed, text)
 
     @property
     def con(self) -> Any:
@@ -161,7 +184,7 @@ class Ranking:
         vectors = (
             self._embedder_ident() if self._meta("embedder") == self._embedder_ident() else None
         )
-        subject = self._arrays.get(self.con, sid, vectors)
+        subject = self._subject(sid, vectors)
         scope = Scope(sid, kind, as_datetime(since), query.windows, max(100, 10 * k))
         parts = self._rank(scope, subject, words, k, lexical, dense)
         if query.windows and not parts:
@@ -196,16 +219,14 @@ class Ranking:
         """Candidates with their score parts: weighted, normalised score fusion."""
         allowed = subject.allowed(scope.kind, scope.since, scope.windows)
         lex, unknown, avgdl = (
-            bm25(self.con, self.analyzer, subject, scope, allowed, text)
-            if use_lexical
-            else ([], True, 1.0)
+            self._lexical(subject, scope, allowed, text) if use_lexical else ([], True, 1.0)
         )
         semantic = is_semantic(self.embedder)
         vec: list[tuple[Any, ...]] = []
         # A non-semantic list is noise next to BM25 unless BM25 cannot be trusted alone.
         consult = semantic or not use_lexical or unknown or len(lex) < k
         if use_dense and consult:
-            vec = cosine(self.embedder, subject, scope, allowed, text)
+            vec = self._dense(subject, scope, allowed, text)
         return fusion.fuse(
             lex,
             vec,
