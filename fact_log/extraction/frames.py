@@ -377,7 +377,22 @@ def _said(cues: tuple[str, ...], text: str) -> bool:
     if not cues:  # a frame without cues is decided by the encoder and its slots alone
         return True
     low = " " + text.lower()
-    return any(re.search(r"[^a-z]" + re.escape(c), low) for c in cues)
+    return any(_starts_a_word(c, low) for c in cues)
+
+
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _starts_a_word(cue: str, low: str) -> bool:
+    """`re.search("[^a-z]" + re.escape(cue), low)`: the cue said after a character that is
+    not a letter a-z, found by substring search (the frames' ~300 cues would otherwise be
+    compiled as as many regexes by the first message of every process)."""
+    at = low.find(cue, 1)
+    while at != -1:
+        if low[at - 1] not in _ASCII_LOWER:
+            return True
+        at = low.find(cue, at + 1)
+    return False
 
 
 def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:
