@@ -229,7 +229,8 @@ class FrameIndex:
 
     def __init__(self, labels: list[str], vectors: np.ndarray) -> None:
         self.labels = sorted(set(labels))
-        self._rows = {lab: np.flatnonzero(np.array(labels) == lab) for lab in self.labels}
+        named = np.array(labels)  # once, not once per label (~9 ms of every first message)
+        self._rows = {lab: np.flatnonzero(named == lab) for lab in self.labels}
         self.vectors = vectors
 
     def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
