@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from uac.fact_log.errors import InputError, NotFound
+from uac.fact_log.parsed_data import load_toml
 
 BUILTIN_CATALOG = Path(__file__).with_name("catalog.toml")
 WORKSPACE_CATALOG = "catalog.toml"
@@ -393,7 +394,7 @@ def _builtin() -> dict[str, DomainSpec]:
 
 def _read(path: Path) -> dict[str, DomainSpec]:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = load_toml(path)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise InputError(f"cannot read catalog {path}: {exc}") from None
     domains = {}

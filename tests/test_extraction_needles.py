@@ -248,3 +248,25 @@ def test_the_cached_table_answers_as_the_table_compiled_afresh(
     cache.write_bytes(b"\x00damaged")
     assert answers(load_table()) == expected
     assert cache.read_bytes() != b"\x00damaged"
+
+
+def test_a_read_only_install_keeps_the_compiled_table_in_the_user_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the package's folder cannot be written (or no bytecode is written), the compiled
+    tests are kept in the user's cache directory and loaded from there, answering alike."""
+    text = needles.TABLE_PATH.read_text(encoding="utf-8")
+    name = needles._cache_path(text).name
+    blocked = tmp_path / "site-packages"
+    blocked.write_text("", encoding="utf-8")  # a file: nothing can be made under it
+    monkeypatch.setattr(needles, "_cache_path", lambda _text: blocked / "__pycache__" / name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    samples = ["my passport expires in may", "due every 3rd month", "I paid £40 via card"]
+    expected = {k: [f(s) for s in samples] for k, f in compile_tests(json.loads(text)).items()}
+    for dont_write in (False, True):
+        monkeypatch.setattr(needles.sys, "dont_write_bytecode", dont_write)
+        kept = tmp_path / "cache" / "uac" / name
+        kept.unlink(missing_ok=True)
+        assert {k: [f(s) for s in samples] for k, f in load_table().items()} == expected
+        assert kept.is_file()
+        assert {k: [f(s) for s in samples] for k, f in load_table().items()} == expected

@@ -37,7 +37,6 @@ import json
 import os
 import re
 import threading
-import tomllib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,6 +50,7 @@ from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
 from uac.fact_log.extraction.slots import Found, continuing, offset_from, parser, timed
 from uac.fact_log.extraction.timemodel import named_span
+from uac.fact_log.parsed_data import load_jsonl, load_toml
 
 _DATA = Path(__file__).resolve().parents[1]
 FRAMES_FILE = _DATA / "frames.toml"
@@ -126,7 +126,7 @@ def available() -> bool:
 def load_frames(path: Path = FRAMES_FILE) -> tuple[Frame, ...]:
     """The frames of the data file, in file order, with their calibrated thresholds
     (fact_log/frame_calibration.toml, for the shipped frames file only)."""
-    raw = tomllib.loads(path.read_text(encoding="utf-8"))["frames"]
+    raw = load_toml(path)["frames"]
     shipped = path == FRAMES_FILE and CALIBRATION_FILE.is_file()
     table = load_calibration(CALIBRATION_FILE) if shipped else {}
     return tuple(
@@ -170,7 +170,7 @@ _CALIBRATED = ("threshold", "uncued", "margin", "emit")
 
 def load_calibration(path: Path) -> Calibration:
     """Per frame name, the thresholds measured leave-one-set-out (bench/frame_calibrate.py)."""
-    raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    raw = load_toml(path)
     return {name: dict(spec) for name, spec in raw.get("frames", {}).items()}
 
 
@@ -219,10 +219,8 @@ def _sourced_examples() -> list[tuple[str, str, str]]:
     """(label, text, tuning set it came from; "frames" for the frames' own)."""
     out = [(f.name, t, "frames") for f in load_frames() for t in f.examples]
     if EXAMPLES_FILE.is_file():
-        for line in EXAMPLES_FILE.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                row = json.loads(line)
-                out.append((row["frame"], row["text"], str(row.get("from", "")).split(":")[0]))
+        for row in load_jsonl(EXAMPLES_FILE):
+            out.append((row["frame"], row["text"], str(row.get("from", "")).split(":")[0]))
     return out
 
 
@@ -231,7 +229,8 @@ class FrameIndex:
 
     def __init__(self, labels: list[str], vectors: np.ndarray) -> None:
         self.labels = sorted(set(labels))
-        self._rows = {lab: np.flatnonzero(np.array(labels) == lab) for lab in self.labels}
+        named = np.array(labels)  # once, not once per label (~9 ms of every first message)
+        self._rows = {lab: np.flatnonzero(named == lab) for lab in self.labels}
         self.vectors = vectors
 
     def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
@@ -379,7 +378,22 @@ def _said(cues: tuple[str, ...], text: str) -> bool:
     if not cues:  # a frame without cues is decided by the encoder and its slots alone
         return True
     low = " " + text.lower()
-    return any(re.search(r"[^a-z]" + re.escape(c), low) for c in cues)
+    return any(_starts_a_word(c, low) for c in cues)
+
+
+_ASCII_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _starts_a_word(cue: str, low: str) -> bool:
+    """`re.search("[^a-z]" + re.escape(cue), low)`: the cue said after a character that is
+    not a letter a-z, found by substring search (the frames' ~300 cues would otherwise be
+    compiled as as many regexes by the first message of every process)."""
+    at = low.find(cue, 1)
+    while at != -1:
+        if low[at - 1] not in _ASCII_LOWER:
+            return True
+        at = low.find(cue, at + 1)
+    return False
 
 
 def _pick(slot: Slot, found: list[Found], sentence: str) -> Found | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from uac.fact_log.errors import InputError
+from uac.fact_log.parsed_data import load_toml
 
 POLICY_FILE = Path(__file__).with_name("policy.toml")
 
@@ -32,7 +33,7 @@ class Policy:
         """Read a policy file (the packaged defaults when path is None)."""
         path = path or POLICY_FILE
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            raw = load_toml(path)
             return cls(
                 thresholds={k: float(v) for k, v in raw["thresholds"].items()},
                 evidence_required=frozenset(raw["evidence"]["required_for"]),

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from uac.fact_log.parsed_data import load_toml
 
 DATA = Path(__file__).with_name("data")
 
 
 def _read(name: str) -> dict[str, Any]:
-    with (DATA / name).open("rb") as fh:
-        return tomllib.load(fh)
+    return load_toml(DATA / name)
 
 
 def normalise(text: str) -> str:

@@ -50,6 +50,7 @@ from typing import Any
 from uac.fact_log.extraction.lazy import LazyRegex
 from uac.fact_log.extraction.patterns.text import Guard
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII
+from uac.fact_log.parsed_data import cache_dir
 
 # A requirement: None (any text may match), a string the lower-cased text must contain, or
 # ("and" | "or", parts).
@@ -376,20 +377,34 @@ def load_table(path: Path | None = None) -> dict[str, Callable[[str], bool]]:
     The shipped table's compiled tests are kept beside the package's bytecode
     (`__pycache__/needles.<digest>.<tag>.marshal`, keyed by the table's and this module's
     text): compiling the ~570 expressions cost ~0.04 s of every process that imports the
-    rules, loading them ~2 ms. Nothing is written where Python writes no bytecode.
+    rules, loading them ~2 ms. Where Python writes no bytecode or cannot write there, they
+    are kept in the user's cache directory instead.
     """
     try:
         text = (path or TABLE_PATH).read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     cache = _cache_path(text) if path in (None, TABLE_PATH) else None
-    if cache is not None:
+    # beside the bytecode, else (PYTHONDONTWRITEBYTECODE, a read-only install) in the user's
+    # cache directory (fact_log/parsed_data.py)
+    kept = [cache] if cache is not None else []
+    if cache is not None and not _writable_beside(cache):
+        kept.append(cache_dir() / cache.name)
+    for where in kept:
         with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            return _evaluate(marshal.loads(cache.read_bytes()))
+            return _evaluate(marshal.loads(where.read_bytes()))
     code = _tests_code(json.loads(text))
-    if cache is not None and not sys.dont_write_bytecode:
-        _store(cache, marshal.dumps(code))
+    if kept:
+        _store(kept[-1], marshal.dumps(code))
     return _evaluate(code)
+
+
+def _writable_beside(cache: Path) -> bool:
+    """Whether the compiled tests may be kept beside the package's bytecode."""
+    if sys.dont_write_bytecode:
+        return False
+    folder = cache.parent if cache.parent.exists() else cache.parent.parent
+    return folder.is_dir() and os.access(folder, os.W_OK)
 
 
 def _cache_path(text: str) -> Path:
@@ -400,9 +415,9 @@ def _cache_path(text: str) -> Path:
 
 
 def _store(cache: Path, data: bytes) -> None:
-    """Write the cache atomically, dropping older ones; a read-only install keeps none."""
+    """Write the cache atomically, dropping older ones; a read-only folder keeps none."""
     with contextlib.suppress(OSError):
-        cache.parent.mkdir(exist_ok=True)
+        cache.parent.mkdir(parents=True, exist_ok=True)
         for old in cache.parent.glob("needles.*.marshal"):
             old.unlink(missing_ok=True)
         part = cache.with_name(f"{cache.name}.{os.getpid()}.part")
