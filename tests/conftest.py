@@ -510,9 +510,10 @@ def mem(home: Path):
     """A fresh workspace opened for tenant 'default', with reactions to writes turned off.
 
     Component tests drive compile and evaluate themselves (with their own `today`);
-    the default, reacting Memory is tested in test_alert_wiring.py.
+    the default, reacting Memory is tested in test_alert_wiring.py. On DuckDB it is a copy of
+    the process's empty workspace (`new_workspace`: 3 ms of CPU against 120 ms to create).
     """
-    with Memory(home, create=True, react=False) as memory:
+    with Memory(new_workspace(home), create=True, react=False) as memory:
         yield memory
 
 

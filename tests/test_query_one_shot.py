@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_sandbox import HOSTILE  # type: ignore[import-not-found]
 
-from uac.runtime.sandbox import Sandbox, run_query, shutdown
+from uac.runtime.sandbox import Limits, Sandbox, run_query, shutdown
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
 
@@ -136,8 +136,11 @@ def test_hostile_program_is_contained_on_the_one_shot_zygote(
     home: Path, program: str, expected: str
 ) -> None:
     directory = _checkpoint(home)
-    once = run_query(directory, program, today=TODAY, once=True)
-    pooled = run_query(directory, program, today=TODAY)
+    # A runaway spends its whole CPU limit on each path: the smallest one (a second, not the
+    # default two), the same on both, so the envelopes still compare.
+    limits = Limits(cpu_s=1)
+    once = run_query(directory, program, today=TODAY, limits=limits, once=True)
+    pooled = run_query(directory, program, today=TODAY, limits=limits)
     assert once["ok"] is False and once["error"]["type"] == expected, once
     assert _without_elapsed(once) == _without_elapsed(pooled)
 

@@ -95,3 +95,26 @@ def test_serve_refuses_a_session_cap_or_idle_time_that_is_not_positive(tmp_path:
         )  # fmt: skip
         assert done.returncode == 1 and f"{flag}: {why}" in done.stderr, done.stderr
         assert not (tmp_path / "ws").exists()  # refused before anything was opened
+
+
+def _imported_mcp(log_text: str) -> bool:
+    """Whether a process run with PYTHONPROFILEIMPORTTIME had imported the MCP SDK (its stderr)."""
+    names = (line.rsplit("|", 1)[-1].strip() for line in log_text.splitlines() if "|" in line)
+    return any(name == "mcp" or name.startswith("mcp.") for name in names)
+
+
+def test_a_server_imports_the_mcp_sdk_at_its_first_mcp_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server's stderr (its log file) gets a line per module it imports, when it does.
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")
+    with serving(tmp_path / "ws") as info:
+        url, log = info["url"], info["log"]
+        with urllib.request.urlopen(url + "/healthz", timeout=60) as response:
+            assert response.status == 200
+        assert _imported_mcp(Path(log.name).read_text()) is False
+        status, session = _mcp(url, info["admin_token"])
+        assert status == 200 and session
+        assert _imported_mcp(Path(log.name).read_text()) is True
+        # The session opened is a live one of the SDK's (counted against the key's cap).
+        assert _mcp(url, info["admin_token"], "DELETE", session)[0] == 200

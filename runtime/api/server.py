@@ -38,11 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.abc
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import uac
@@ -321,7 +324,7 @@ class McpSessions:
     """
 
     def __init__(self, manager: Any, options: ServeOptions):
-        self.manager = manager
+        self.manager = manager  # the SDK's session manager; None until the first MCP request
         self.cap = options.mcp_sessions_per_key
         self.idle = options.mcp_idle_seconds
         self.lock = threading.Lock()
@@ -331,7 +334,7 @@ class McpSessions:
     def _live(self, key_id: str) -> set[str]:
         # The SDK's own table of sessions (a private attribute: tests/test_serve_sessions.py
         # fails if an SDK upgrade renames it, rather than the cap silently never freeing).
-        alive = self.manager._server_instances
+        alive = self.manager._server_instances if self.manager is not None else {}
         ids = {sid for sid in self.open.get(key_id, ()) if sid in alive}
         if ids:
             self.open[key_id] = ids
@@ -362,6 +365,59 @@ class McpSessions:
                 self.pending.pop(key_id, None)
             if session_id:
                 self.open.setdefault(key_id, set()).add(session_id)
+
+
+class LazyMcp:
+    """The `/mcp` endpoint: the MCP SDK is imported and its server built at the first request.
+
+    Importing the SDK (its types, pydantic models of the whole protocol) was most of a
+    server's start-up CPU, paid by every `uac serve` whether or not an agent ever connects.
+    The SDK's session manager runs in a task of the lifespan's task group (started by the
+    first request, ended at shutdown, both in that task), as `session_manager.run()` must.
+    """
+
+    def __init__(self, service: Service, sessions: McpSessions):
+        self.service, self.sessions = service, sessions
+        self.tasks: anyio.abc.TaskGroup | None = None  # the lifespan's, set while it runs
+        self.app: Any = None  # the SDK's ASGI endpoint, once built
+        self.building: anyio.Lock | None = None
+        self.stopping: anyio.Event | None = None
+
+    def open(self, tasks: anyio.abc.TaskGroup) -> None:
+        """Serve from the lifespan's task group (its event loop's lock and event)."""
+        self.tasks, self.building, self.stopping = tasks, anyio.Lock(), anyio.Event()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.app is None:
+            if self.building is None or self.tasks is None:
+                raise HTTPException(503, SHUTTING_DOWN)
+            async with self.building:
+                if self.app is None:
+                    await self._start(self.tasks)
+        await self.app(scope, receive, send)
+
+    async def _start(self, tasks: anyio.abc.TaskGroup) -> None:
+        server = _mcp(self.service)
+        starlette_app = server.streamable_http_app(
+            streamable_http_path="/mcp", session_idle_timeout=self.service.options.mcp_idle_seconds
+        )
+        manager = server.session_manager
+        await tasks.start(self._run, manager)
+        self.sessions.manager = manager
+        (route,) = starlette_app.routes  # the SDK's one route: /mcp, its session manager's app
+        self.app = route.app
+
+    async def _run(self, manager: Any, *, task_status: Any) -> None:
+        assert self.stopping is not None
+        async with manager.run():
+            task_status.started()
+            await self.stopping.wait()
+
+    def stop(self) -> None:
+        """End the session manager's task (if the first request started it)."""
+        if self.stopping is not None:
+            self.stopping.set()
+        self.tasks = None
 
 
 def claim_server_file(home: Path) -> None:
@@ -399,18 +455,20 @@ def _clipped(err: Any) -> dict[str, Any]:
 def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI:
     """The ASGI app serving one workspace (see the module docstring)."""
     service = Service(Path(home).expanduser(), options or ServeOptions())
-    mcp_server = _mcp(service)
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp", session_idle_timeout=service.options.mcp_idle_seconds
-    )
+    sessions = McpSessions(None, service.options)
+    mcp = LazyMcp(service, sessions)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         service.start()
         service.log({"event": "started", "home": str(service.home), "version": uac.__version__})
         try:
-            async with mcp_server.session_manager.run():
-                yield
+            async with anyio.create_task_group() as tasks:
+                mcp.open(tasks)
+                try:
+                    yield
+                finally:
+                    mcp.stop()
         finally:
             service.log({"event": "stopping"})
             service.close()
@@ -424,7 +482,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     )
     app.state.service = service
     _answer_errors(app, service)
-    _mcp_needs_a_key(app, McpSessions(mcp_server.session_manager, service.options))
+    _mcp_needs_a_key(app, sessions)
     _access_log(app, service)
     app.include_router(routes.ops_router())
     metrics.install(app, lambda: service.mem.store if service.mem is not None else None)
@@ -435,7 +493,7 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     from uac.runtime.api import console  # the operator console: HTML pages under /console
 
     console.mount(app, service)
-    app.router.routes.extend(mcp_app.routes)
+    app.router.routes.append(Route("/mcp", endpoint=mcp))
     app.add_middleware(BodyLimit, limit=service.options.max_body)
     return app
 
@@ -631,8 +689,10 @@ def _serve(
     service.start()  # before listening: a second server or a locked workspace fails clearly
     if announce is not None:
         announce(f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}")
+    # ws="none": no route takes a WebSocket, and uvicorn's default imports a WebSocket
+    # protocol library (wsproto) at every start.
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="on", ws="none"
     )
     server = uvicorn.Server(config)
 
