@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import T0
 
+from tests.mcp_stdio import server_stderr
 from uac import AgentTools, Memory
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
@@ -71,7 +72,10 @@ async def _session(home: Path, subject: str) -> dict:
         cwd=str(ROOT),
         env=dict(os.environ),  # the SDK passes only a few variables; the log binding is here
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params, errlog=server_stderr()) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
         why = await session.call_tool("why", {"expr": "user.passport.expiry_date"})

@@ -19,6 +19,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from test_serve import _admin, _key, serving
 
+from tests.mcp_stdio import server_stderr
 from uac import AgentTools, Client, Memory
 from uac.runtime.api.client import AccessDenied
 
@@ -63,7 +64,10 @@ async def _mcp_check(home: Path) -> dict:
         cwd=str(ROOT),
         env=dict(os.environ),  # the SDK passes only a few variables; the log binding is here
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params, errlog=server_stderr()) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
         out = await session.call_tool("check_plan", {"text": FLIGHT, "at": "2026-05-01"})

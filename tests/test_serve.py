@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from tests.mcp_stdio import server_stderr
 from uac import Client
 from uac.fact_log.errors import InputError, NotFound
 from uac.runtime.api.client import AccessDenied
@@ -255,7 +256,10 @@ async def _mcp_stdio(home: Path, subject: str) -> dict[str, Any]:
         cwd=str(ROOT),
         env=child_env(),
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params, errlog=server_stderr()) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         query = await session.call_tool("query", {"program": "user.passport.expiry_date.year"})
         return json.loads(query.content[0].text)
