@@ -211,3 +211,35 @@ def test_a_card_with_a_limit_is_a_credit_card_and_a_company_may_open_a_sentence(
     assert values("account_kind", "my debit card has a £900 limit") == ["debit_card"]
     assert values("account_kind", "I lost my card") == []
     assert values("bank", "Monzo sent me a letter about the rate") == ["Monzo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # no payee named: what the payment is for (vocabulary bill_payees)
+        ("the mortgage leaves my account on the 2nd, 1,310 a month", ["mortgage"]),
+        ("Childcare 640 € by virement each month", ["Childcare"]),
+        # the company said before the bill is the payee's name too
+        ("Geico car insurance $96/mo out of checking", ["Geico car insurance"]),
+        # a payee named after "to" wins over the bill word
+        ("a standing order to Auntie Pam for the phone, £15 a month", ["Auntie Pam"]),
+        ("I paid 12 for two coffees", []),
+    ],
+)
+def test_a_recurring_payment_without_a_named_payee_pays_what_it_is_for(
+    text: str, want: list[str]
+) -> None:
+    assert values("payee", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "want"),
+    [
+        ("pet food budget 45 €/month", "budget_period", ["month"]),
+        ("takeaways: 30 £/week max", "budget_period", ["week"]),
+        ("gym 39 €/month by direct debit", "period", ["monthly"]),
+        ("the route is 40 km / 25 miles", "period", []),
+    ],
+)
+def test_a_period_after_a_currency_symbol_is_read(text: str, kind: str, want: list[str]) -> None:
+    assert values(kind, text) == want

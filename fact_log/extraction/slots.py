@@ -510,7 +510,9 @@ def labelled(table: list[tuple[str, str]], *, word_end: bool = False) -> Parser:
     with the pattern of its words, tried in order; the value is returned, the words are the
     span."""
     end = r"\b" if word_end else ""
-    pattern = re.compile("|".join(f"(?P<{k}>\\b(?:{v}){end})" for k, v in table), re.I)
+    # a word starts at a word boundary; "/month" may follow a symbol ("600 €/month")
+    start = r"(?:\b|(?=/))"
+    pattern = re.compile("|".join(f"(?P<{k}>{start}(?:{v}){end})" for k, v in table), re.I)
 
     def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         return [
@@ -1238,10 +1240,16 @@ _PAYEE_STOP = frozenset(
 )
 
 
+@functools.cache
+def _bill_payees() -> re.Pattern[str]:
+    return _phrase_pattern(vocabulary()["word_sets"]["bill_payees"])
+
+
 def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Who or what a payment instruction pays: "to Mum" after a standing order or payment,
     else the words before "direct debit", "standing order", "DD" or "bill" ("the gym direct
-    debit", "council tax DD", "my phone bill")."""
+    debit", "council tax DD", "my phone bill"), else what the payment is for when it names
+    no payee ("rent 890 € goes every month": vocabulary bill_payees)."""
     out = []
     for m in [*_PAYEE_TO.finditer(text), *_PAYEE_BEFORE.finditer(text)]:
         group = "n"
@@ -1253,7 +1261,17 @@ def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         phrase = " ".join(words)
         at = text.find(phrase, m.start(group))
         out.append(Found(phrase, at, at + len(phrase)))
+    if not out:
+        for bill in _phrases(_bill_payees(), text):
+            # the company a bill is paid to, said before it ("USAA car insurance")
+            named = _NAMED_BEFORE.search(text, 0, bill.start)
+            if named and named["n"] not in NOT_NAMES and named["n"].lower() not in _PAYEE_STOP:
+                bill = Found(f"{named['n']} {bill.value}", named.start("n"), bill.end)
+            out.append(bill)
     return sorted(out, key=lambda f: f.start)
+
+
+_NAMED_BEFORE = re.compile(r"(?P<n>[A-Z][\w&'-]*)\s+$")
 
 
 _BESIDE = 25  # characters between a value and the word it must be said beside
