@@ -243,3 +243,16 @@ def test_a_recurring_payment_without_a_named_payee_pays_what_it_is_for(
 )
 def test_a_period_after_a_currency_symbol_is_read(text: str, kind: str, want: list[str]) -> None:
     assert values(kind, text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("hobby budget 120 a month, no more", ["hobby"]),
+        ("Deliveroo budget £60 per week", ["Deliveroo"]),
+        ("my monthly budget is 2000", []),  # a period, no category
+        ("I have a budget", []),
+    ],
+)
+def test_a_budget_category_is_the_words_before_budget(text: str, want: list[str]) -> None:
+    assert values("category", text) == want

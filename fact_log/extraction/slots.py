@@ -990,6 +990,14 @@ def _category_words() -> re.Pattern[str]:
     return _phrase_pattern(w.strip() for w in _spending_index()[0])
 
 
+_CATEGORY_BEFORE = re.compile(r"(?P<c>\b[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?i:budget)\b")
+
+
+@functools.cache
+def _category_junk() -> frozenset[str]:
+    return frozenset(vocabulary()["word_sets"]["budgets_category_junk"])
+
+
 _CATEGORY_AFTER = re.compile(r"\b(?:on|for)\s+(?:the\s+)?(?P<c>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)")
 
 
@@ -1000,6 +1008,17 @@ def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     if found:
         return found
     out = []
+    junk = _category_junk()
+    for m in _CATEGORY_BEFORE.finditer(text):  # "shopping budget", "Uber Eats budget"
+        words = m["c"].split()
+        while words and words[0].lower() in junk:
+            words = words[1:]
+        if words and words[-1].lower() not in junk:
+            phrase = " ".join(words)
+            at = text.find(phrase, m.start("c"))
+            out.append(Found(phrase, at, at + len(phrase)))
+    if out:
+        return out
     for m in _CATEGORY_AFTER.finditer(text):
         words = m["c"].split()
         if words[0] in NOT_NAMES or words[0] in {"a", "an", "it", "that", "this", "me", "now"}:
