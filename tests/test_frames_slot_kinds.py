@@ -256,3 +256,25 @@ def test_a_period_after_a_currency_symbol_is_read(text: str, kind: str, want: li
 )
 def test_a_budget_category_is_the_words_before_budget(text: str, want: list[str]) -> None:
     assert values("category", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # every relation of the vocabulary's one list, as the vocabulary records it
+        (
+            "my granddaughter Ines starts school",
+            [{"name": "Ines", "relationship": "granddaughter"}],
+        ),
+        (
+            "My dad is Olu Bakare, call him first",
+            [{"name": "Olu Bakare", "relationship": "father"}],
+        ),
+        ("our godmother's called Ruth", [{"name": "Ruth", "relationship": "godmother"}]),
+        ("my boss is happy", []),
+    ],
+)
+def test_a_person_is_introduced_by_any_relation_of_the_vocabulary(
+    text: str, want: list[dict[str, str]]
+) -> None:
+    assert values("person", text) == want

@@ -593,84 +593,37 @@ def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[
     return out
 
 
-_RELATIONS = [
-    "mum",
-    "mom",
-    "mother",
-    "dad",
-    "father",
-    "brother",
-    "sister",
-    "wife",
-    "husband",
-    "partner",
-    "son",
-    "daughter",
-    "friend",
-    "colleague",
-    "boss",
-    "manager",
-    "neighbour",
-    "neighbor",
-    "aunt",
-    "uncle",
-    "cousin",
-    "grandma",
-    "grandmother",
-    "grandpa",
-    "grandfather",
-    "niece",
-    "nephew",
-    "fiancé",
-    "fiancée",
-    "fiance",
-    "fiancee",
-    "girlfriend",
-    "boyfriend",
-    "stepmother",
-    "stepfather",
-    "stepson",
-    "stepdaughter",
-    "sister-in-law",
-    "brother-in-law",
-    "mother-in-law",
-    "father-in-law",
-    "flatmate",
-    "roommate",
-    "housemate",
-    "dentist",
-    "doctor",
-    "gp",
-    "accountant",
-    "lawyer",
-    "landlord",
-    "landlady",
-    "therapist",
-    "vet",
-    "plumber",
-    "babysitter",
-    "nanny",
-]
+# The relations a person is introduced by: the vocabulary's one list (the rules read it too),
+# a regex fragment each, longest first so "grandson" is not read as "grand"
+_RELATIONS = "|".join(
+    sorted(vocabulary()["ordered_lists"]["relation_words"], key=len, reverse=True)
+)
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+"
 _PERSON = re.compile(
     r"\b(?i:my|our)\s+(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
-    r"(?P<r>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\s*,?\s+"
-    r"(?P<n>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)"
-    r"|(?P<n2>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)\s*,\s*(?i:my|our)\s+"
-    r"(?P<r2>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\b"
+    rf"(?P<r>(?i:{_RELATIONS}))(?:\s*,?\s+|(?:\s+(?i:is|was)|'s|’s)\s+(?i:called\s+)?)"
+    rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+    rf"|(?P<n2>{_NAME_WORD}(?:\s+{_NAME_WORD})?)\s*,\s*(?i:my|our)\s+"
+    rf"(?P<r2>(?i:{_RELATIONS}))\b"
 )
+_IS_RELATION = re.compile(rf"(?i:{_RELATIONS})")
 
 
 def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """A person with their relation to the user: {"name", "relationship"}."""
+    """A person with their relation to the user: {"name", "relationship"} ("my grandson
+    Luka", "my mum is Ann Lee", "Priya, my colleague"); the relation as the vocabulary
+    records it ("mum": mother)."""
     out = []
+    said_as: dict[str, str] = vocabulary()["relations"]
     for m in _PERSON.finditer(text):
         name = (m["n"] or m["n2"]).strip()
         rel = (m["r"] or m["r2"]).lower()
         first = name.split()[0]
-        if first in NOT_NAMES or not first[:1].isupper() or first.lower() in _RELATIONS:
+        if first in NOT_NAMES or not first[:1].isupper() or _IS_RELATION.fullmatch(first):
             continue
         if name.endswith(("'s", "’s")):
             name = name[:-2]
+        rel = said_as.get(rel, rel)
         out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
     return out
 
