@@ -278,3 +278,19 @@ def test_a_person_is_introduced_by_any_relation_of_the_vocabulary(
     text: str, want: list[dict[str, str]]
 ) -> None:
     assert values("person", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Audible is 7.99 monthly now", ["Audible"]),  # the vocabulary's service
+        ("I joined Babbel, 12.99 a month", []),  # no name after at/from/to, none opening
+        ("renewed with Babbel at 12.99 a month", ["Babbel"]),  # a name after with
+        ("Zattoo Ultimate 13 € a month", ["Zattoo Ultimate"]),  # the name it opens with
+        ("My gym is 30 a month", []),
+    ],
+)
+def test_a_subscription_is_named_by_the_vocabulary_else_by_a_proper_name(
+    text: str, want: list[str]
+) -> None:
+    assert values("service", text) == want

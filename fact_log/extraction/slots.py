@@ -58,7 +58,9 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     rate          a percentage or a price ("29.9%", "0%", "£52")
     item          a thing bought: "The laptop has ...", "bought a dishwasher from ..."
     payee         who a payment instruction pays: "standing order to Mum", "the gym direct
-                  debit", "council tax DD", "my phone bill"
+                  debit", "council tax DD", "my phone bill"; else what it pays for ("rent")
+    service       a subscription service of the vocabulary, as written ("Spotify"), else a
+                  name after at/from/to, else the capitalised name opening the sentence
     enum:a|b|c    one of the words a, b, c
     KIND@w1|w2    the values of KIND said within a few words of one of w1, w2 (either side):
                   "term@warrant|guarantee" is a warranty's length, "country@passport" the
@@ -93,6 +95,7 @@ from uac.fact_log.extraction.values.money import (
 )
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
+from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import food_data, health_rules, vaccine_words, vocabulary
 from uac.fact_log.reference.spending import _index as _spending_index
 
@@ -579,6 +582,17 @@ _NAME = re.compile(
 def names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Proper names after at/from/to/with/for ("at Lidl", "from Best Buy")."""
     return _proper_names(_NAME, text, places=False)
+
+
+_OPENING_NAME = re.compile(r"^[\W\d_]*(?P<n>[A-Z][\w+&'’-]*(?:\s+[A-Z][\w+&'’-]*){0,2})")
+
+
+def services(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A subscription service: one the vocabulary names, as written ("Spotify family"), else
+    a proper name after at/from/to ("to Babbel"), else the capitalised name the sentence
+    opens with ("Deutschlandticket 58 € monthly")."""
+    said = [Found(m[0], m.start(), m.end()) for m in SERVICE.finditer(text)]
+    return said or names(text, today, prefer) or _proper_names(_OPENING_NAME, text, places=False)
 
 
 def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[Found]:
@@ -1305,6 +1319,7 @@ PARSERS: dict[str, Parser] = {
     "period": periods,
     "topic": topics,
     "name": names,
+    "service": services,
     "person": people,
     "place": places,
     "country": countries,
