@@ -107,7 +107,29 @@ def test_a_clock_time_is_read_without_a_colon_or_in_words(
 
 
 @pytest.mark.parametrize(
-    "text", ["I lived there 1998-2012", "from 2019-2021 I rowed", "the climb is at 1200 m"]
+    ("text", "start"),
+    [
+        ("the physio, Monday half ten", dt.time(10, 30)),  # British "half ten"
+        ("quiz night Friday, half eight in the pub", dt.time(20, 30)),
+        ("parents' evening the 3rd, six o'clock", dt.time(18, 0)),  # o'clock without "at"
+        ("the MOT is at er quarter past two", dt.time(14, 15)),  # a filler after "at"
+    ],
+)
+def test_a_clock_time_is_read_as_it_is_said(text: str, start: dt.time) -> None:
+    said = clock(text)
+    assert said is not None and said.start == start
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I lived there 1998-2012",
+        "from 2019-2021 I rowed",
+        "the climb is at 1200 m",
+        "we walked half a mile",
+        "it took half an hour",
+        "half 3 kilos of flour",
+    ],
 )
 def test_years_and_heights_are_no_clock_time(text: str) -> None:
     assert clock(text) is None

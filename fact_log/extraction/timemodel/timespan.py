@@ -134,8 +134,38 @@ def _spoken_range(m: re.Match[str]) -> str:
     return f"from {start} to {_said(m['b'])}:{_said(m['bm'] or ''):02d}"
 
 
+# Said, not written: a filler between "at" and the time ("at um ten past nine"), the British
+# "half seven" (7:30), an hour with "o'clock" wherever it is said ("the 7th, 11 o'clock")
+_FILLER = lazy(r"(?<=\bat)[ \t]+(?:um+|uh+|erm+|er|like)\b,?(?=[ \t])", re.I)
+_HALF_HOUR = lazy(
+    rf"(?<![\w-])(?:at[ \t]+)?half[ \t]+(?P<h>{_HOUR_SAID}|1[0-2]|[1-9])\b"
+    r"(?![ \t]*(?:-|%|(?:past|to|an?|hours?|days?|weeks?|months?|years?|dozen|of|times?|"
+    r"kilos?|kg|km|miles?|pounds?|litres?|liters?|cups?|pints?)\b))",
+    re.I,
+)
+_OCLOCK = lazy(rf"\b(?:at[ \t]+)?(?P<h>{_HOUR_SAID}|1[0-2]|[1-9])[ \t]+o['’]?clock\b", re.I)
+
+
+def _hour_said(word: str) -> int:
+    return int(word) if word.isdigit() else _said(word)
+
+
+def _said_forms(text: str) -> str:
+    """Fillers after "at" dropped, "half seven" and "11 o'clock" written as "at 7:30",
+    "at 11:00" (the am/pm is inferred as for any bare hour)."""
+    lower = text.lower()
+    if "at " in lower:
+        text = _FILLER.sub("", text)
+    if "half" in lower:
+        text = _HALF_HOUR.sub(lambda m: f"at {_hour_said(m['h'])}:30", text)
+    if "clock" in lower:
+        text = _OCLOCK.sub(lambda m: f"at {_hour_said(m['h'])}:00", text)
+    return text
+
+
 def spoken_times(text: str) -> str:
     """The text with clock times said in words written in digits ("at 8:01am")."""
+    text = _said_forms(text)
     if "day " in text.lower():
         text = _SPOKEN_RANGE.sub(_spoken_range, text)
     if "at " not in text.lower():
