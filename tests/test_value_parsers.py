@@ -178,6 +178,32 @@ def test_a_slashed_date_alone_stays_unread_and_noted() -> None:
     assert date_notes("the flat is ours from 3/9 to 17/9", MONDAY_2030) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "want", "said"),
+    [
+        # a dashed day-month-year date is read as the slashed one: here the day is plain
+        ("the lease runs out 30-11-2031", ["2031-11-30"], ["30-11-2031"]),
+        # year first, slashed or dotted: year, month, day
+        ("ID card valid till 2033/7/9", ["2033-07-09"], ["2033/7/9"]),
+        ("the MRI is 2030.08.19 at the Charité", ["2030-08-19"], ["2030.08.19"]),
+        ("firmware 2024.3.1 installed", [], []),  # a version, not a day
+        ("call 0161-12-2030 for the office", [], []),  # a phone number
+    ],
+)
+def test_a_numeric_date_is_read_whatever_its_separators(
+    text: str, want: list[str], said: list[str]
+) -> None:
+    found = find_dates(text, MONDAY_2030, "future")
+    assert [str(d.date) for d in found] == want
+    assert [d.text for d in found] == said  # the words as written
+
+
+def test_a_dashed_date_that_reads_both_ways_is_noted_not_guessed() -> None:
+    assert dates("the visa ends 04-09-2031") == []
+    notes = date_notes("the visa ends 04-09-2031", MONDAY_2030)
+    assert [(n["kind"], n["text"]) for n in notes] == [("ambiguous_date", "04-09-2031")]
+
+
 def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
     stays = of(
         "travel.bookings",
