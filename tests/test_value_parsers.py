@@ -113,6 +113,9 @@ def test_a_clock_time_is_read_without_a_colon_or_in_words(
         ("quiz night Friday, half eight in the pub", dt.time(20, 30)),
         ("parents' evening the 3rd, six o'clock", dt.time(18, 0)),  # o'clock without "at"
         ("the MOT is at er quarter past two", dt.time(14, 15)),  # a filler after "at"
+        # a 24-hour time without its colon right after its day
+        ("bloods 3/11 0815, fasting", dt.time(8, 15)),
+        ("sync call thu 1630 with the Lisbon team", dt.time(16, 30)),
     ],
 )
 def test_a_clock_time_is_read_as_it_is_said(text: str, start: dt.time) -> None:
@@ -129,6 +132,8 @@ def test_a_clock_time_is_read_as_it_is_said(text: str, start: dt.time) -> None:
         "we walked half a mile",
         "it took half an hour",
         "half 3 kilos of flour",
+        "we move in on Friday 2031 or so",  # a year after the day
+        "paid 3/11 1450 dollars",  # an amount after the day
     ],
 )
 def test_years_and_heights_are_no_clock_time(text: str) -> None:

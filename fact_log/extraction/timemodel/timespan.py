@@ -249,6 +249,19 @@ _MILITARY = lazy(
 _FOUR_DIGITS = lazy(r"\d{4}")
 
 
+# "dentist 2/24 0730", "tue 0930", "tomorrow 1400", "report 0530": a 24-hour time without
+# its colon right after the day it is on (or after "report"/"call time"), never an amount
+_DAY_MILITARY = lazy(
+    r"(\b\d{1,2}/\d{1,2}(?:/\d{2,4})?|\b\d{1,2}(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)\d{2}|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|\btoday|\btomorrow|\btmrw|\btonight|"
+    # never a year ("Monday 2030"), a range's first end or an amount ("1250 dollars")
+    r"\breport(?:ing)?|\bcall[ \t]+time)[ \t]{1,3}(?!(?:19|20)\d\d\b)([01]\d|2[0-3])([0-5]\d)\b"
+    r"(?![ \t]*[-–]?[ \t]*\d)(?![ \t]*(?:dollars?|euros?|pounds?|bucks|rupees?|quid)\b)"
+    + _NOT_AFTER,
+    re.I,
+)
+
+
 def _military(m: re.Match[str]) -> str:
     if m[1]:
         return f"{m[1]}:{m[2]}"
@@ -260,6 +273,7 @@ def _continental(text: str) -> str:
     "6:05 in morning" as "6:05am"; "at 1400" as "at 14:00"."""
     if _FOUR_DIGITS.search(text):
         text = _MILITARY.sub(_military, text)
+        text = _DAY_MILITARY.sub(r"\1 at \2:\3", text)
     if _DIGIT_H.search(text):
         text = _H_TIME.sub(_hours, text)
     if "orning" in text or "fternoon" in text or "vening" in text:
