@@ -211,3 +211,86 @@ def test_a_card_with_a_limit_is_a_credit_card_and_a_company_may_open_a_sentence(
     assert values("account_kind", "my debit card has a £900 limit") == ["debit_card"]
     assert values("account_kind", "I lost my card") == []
     assert values("bank", "Monzo sent me a letter about the rate") == ["Monzo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # no payee named: what the payment is for (vocabulary bill_payees)
+        ("the mortgage leaves my account on the 2nd, 1,310 a month", ["mortgage"]),
+        ("Childcare 640 € by virement each month", ["Childcare"]),
+        # the company said before the bill is the payee's name too
+        ("Geico car insurance $96/mo out of checking", ["Geico car insurance"]),
+        # a payee named after "to" wins over the bill word
+        ("a standing order to Auntie Pam for the phone, £15 a month", ["Auntie Pam"]),
+        ("I paid 12 for two coffees", []),
+    ],
+)
+def test_a_recurring_payment_without_a_named_payee_pays_what_it_is_for(
+    text: str, want: list[str]
+) -> None:
+    assert values("payee", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "want"),
+    [
+        ("pet food budget 45 €/month", "budget_period", ["month"]),
+        ("takeaways: 30 £/week max", "budget_period", ["week"]),
+        ("gym 39 €/month by direct debit", "period", ["monthly"]),
+        ("the route is 40 km / 25 miles", "period", []),
+    ],
+)
+def test_a_period_after_a_currency_symbol_is_read(text: str, kind: str, want: list[str]) -> None:
+    assert values(kind, text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("hobby budget 120 a month, no more", ["hobby"]),
+        ("Deliveroo budget £60 per week", ["Deliveroo"]),
+        ("my monthly budget is 2000", []),  # a period, no category
+        ("I have a budget", []),
+    ],
+)
+def test_a_budget_category_is_the_words_before_budget(text: str, want: list[str]) -> None:
+    assert values("category", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # every relation of the vocabulary's one list, as the vocabulary records it
+        (
+            "my granddaughter Ines starts school",
+            [{"name": "Ines", "relationship": "granddaughter"}],
+        ),
+        (
+            "My dad is Olu Bakare, call him first",
+            [{"name": "Olu Bakare", "relationship": "father"}],
+        ),
+        ("our godmother's called Ruth", [{"name": "Ruth", "relationship": "godmother"}]),
+        ("my boss is happy", []),
+    ],
+)
+def test_a_person_is_introduced_by_any_relation_of_the_vocabulary(
+    text: str, want: list[dict[str, str]]
+) -> None:
+    assert values("person", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Audible is 7.99 monthly now", ["Audible"]),  # the vocabulary's service
+        ("I joined Babbel, 12.99 a month", []),  # no name after at/from/to, none opening
+        ("renewed with Babbel at 12.99 a month", ["Babbel"]),  # a name after with
+        ("Zattoo Ultimate 13 € a month", ["Zattoo Ultimate"]),  # the name it opens with
+        ("My gym is 30 a month", []),
+    ],
+)
+def test_a_subscription_is_named_by_the_vocabulary_else_by_a_proper_name(
+    text: str, want: list[str]
+) -> None:
+    assert values("service", text) == want

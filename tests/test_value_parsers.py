@@ -107,7 +107,34 @@ def test_a_clock_time_is_read_without_a_colon_or_in_words(
 
 
 @pytest.mark.parametrize(
-    "text", ["I lived there 1998-2012", "from 2019-2021 I rowed", "the climb is at 1200 m"]
+    ("text", "start"),
+    [
+        ("the physio, Monday half ten", dt.time(10, 30)),  # British "half ten"
+        ("quiz night Friday, half eight in the pub", dt.time(20, 30)),
+        ("parents' evening the 3rd, six o'clock", dt.time(18, 0)),  # o'clock without "at"
+        ("the MOT is at er quarter past two", dt.time(14, 15)),  # a filler after "at"
+        # a 24-hour time without its colon right after its day
+        ("bloods 3/11 0815, fasting", dt.time(8, 15)),
+        ("sync call thu 1630 with the Lisbon team", dt.time(16, 30)),
+    ],
+)
+def test_a_clock_time_is_read_as_it_is_said(text: str, start: dt.time) -> None:
+    said = clock(text)
+    assert said is not None and said.start == start
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I lived there 1998-2012",
+        "from 2019-2021 I rowed",
+        "the climb is at 1200 m",
+        "we walked half a mile",
+        "it took half an hour",
+        "half 3 kilos of flour",
+        "we move in on Friday 2031 or so",  # a year after the day
+        "paid 3/11 1450 dollars",  # an amount after the day
+    ],
 )
 def test_years_and_heights_are_no_clock_time(text: str) -> None:
     assert clock(text) is None
@@ -154,6 +181,32 @@ def test_a_slashed_date_alone_stays_unread_and_noted() -> None:
     notes = date_notes("the party is on 03/04", MONDAY_2030)
     assert [n["kind"] for n in notes] == ["ambiguous_date"]
     assert date_notes("the flat is ours from 3/9 to 17/9", MONDAY_2030) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "said"),
+    [
+        # a dashed day-month-year date is read as the slashed one: here the day is plain
+        ("the lease runs out 30-11-2031", ["2031-11-30"], ["30-11-2031"]),
+        # year first, slashed or dotted: year, month, day
+        ("ID card valid till 2033/7/9", ["2033-07-09"], ["2033/7/9"]),
+        ("the MRI is 2030.08.19 at the Charité", ["2030-08-19"], ["2030.08.19"]),
+        ("firmware 2024.3.1 installed", [], []),  # a version, not a day
+        ("call 0161-12-2030 for the office", [], []),  # a phone number
+    ],
+)
+def test_a_numeric_date_is_read_whatever_its_separators(
+    text: str, want: list[str], said: list[str]
+) -> None:
+    found = find_dates(text, MONDAY_2030, "future")
+    assert [str(d.date) for d in found] == want
+    assert [d.text for d in found] == said  # the words as written
+
+
+def test_a_dashed_date_that_reads_both_ways_is_noted_not_guessed() -> None:
+    assert dates("the visa ends 04-09-2031") == []
+    notes = date_notes("the visa ends 04-09-2031", MONDAY_2030)
+    assert [(n["kind"], n["text"]) for n in notes] == [("ambiguous_date", "04-09-2031")]
 
 
 def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:

@@ -58,7 +58,9 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     rate          a percentage or a price ("29.9%", "0%", "£52")
     item          a thing bought: "The laptop has ...", "bought a dishwasher from ..."
     payee         who a payment instruction pays: "standing order to Mum", "the gym direct
-                  debit", "council tax DD", "my phone bill"
+                  debit", "council tax DD", "my phone bill"; else what it pays for ("rent")
+    service       a subscription service of the vocabulary, as written ("Spotify"), else a
+                  name after at/from/to, else the capitalised name opening the sentence
     enum:a|b|c    one of the words a, b, c
     KIND@w1|w2    the values of KIND said within a few words of one of w1, w2 (either side):
                   "term@warrant|guarantee" is a warranty's length, "country@passport" the
@@ -93,6 +95,7 @@ from uac.fact_log.extraction.values.money import (
 )
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
+from uac.fact_log.extraction.values.services import SERVICE
 from uac.fact_log.reference import food_data, health_rules, vaccine_words, vocabulary
 from uac.fact_log.reference.spending import _index as _spending_index
 
@@ -510,7 +513,9 @@ def labelled(table: list[tuple[str, str]], *, word_end: bool = False) -> Parser:
     with the pattern of its words, tried in order; the value is returned, the words are the
     span."""
     end = r"\b" if word_end else ""
-    pattern = re.compile("|".join(f"(?P<{k}>\\b(?:{v}){end})" for k, v in table), re.I)
+    # a word starts at a word boundary; "/month" may follow a symbol ("600 €/month")
+    start = r"(?:\b|(?=/))"
+    pattern = re.compile("|".join(f"(?P<{k}>{start}(?:{v}){end})" for k, v in table), re.I)
 
     def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         return [
@@ -579,6 +584,17 @@ def names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return _proper_names(_NAME, text, places=False)
 
 
+_OPENING_NAME = re.compile(r"^[\W\d_]*(?P<n>[A-Z][\w+&'’-]*(?:\s+[A-Z][\w+&'’-]*){0,2})")
+
+
+def services(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
+    """A subscription service: one the vocabulary names, as written ("Spotify family"), else
+    a proper name after at/from/to ("to Babbel"), else the capitalised name the sentence
+    opens with ("Deutschlandticket 58 € monthly")."""
+    said = [Found(m[0], m.start(), m.end()) for m in SERVICE.finditer(text)]
+    return said or names(text, today, prefer) or _proper_names(_OPENING_NAME, text, places=False)
+
+
 def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[Found]:
     """The capitalised names `pattern` captures as group "n" (no sentence-opening word, and
     no known place unless `places`)."""
@@ -591,84 +607,37 @@ def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[
     return out
 
 
-_RELATIONS = [
-    "mum",
-    "mom",
-    "mother",
-    "dad",
-    "father",
-    "brother",
-    "sister",
-    "wife",
-    "husband",
-    "partner",
-    "son",
-    "daughter",
-    "friend",
-    "colleague",
-    "boss",
-    "manager",
-    "neighbour",
-    "neighbor",
-    "aunt",
-    "uncle",
-    "cousin",
-    "grandma",
-    "grandmother",
-    "grandpa",
-    "grandfather",
-    "niece",
-    "nephew",
-    "fiancé",
-    "fiancée",
-    "fiance",
-    "fiancee",
-    "girlfriend",
-    "boyfriend",
-    "stepmother",
-    "stepfather",
-    "stepson",
-    "stepdaughter",
-    "sister-in-law",
-    "brother-in-law",
-    "mother-in-law",
-    "father-in-law",
-    "flatmate",
-    "roommate",
-    "housemate",
-    "dentist",
-    "doctor",
-    "gp",
-    "accountant",
-    "lawyer",
-    "landlord",
-    "landlady",
-    "therapist",
-    "vet",
-    "plumber",
-    "babysitter",
-    "nanny",
-]
+# The relations a person is introduced by: the vocabulary's one list (the rules read it too),
+# a regex fragment each, longest first so "grandson" is not read as "grand"
+_RELATIONS = "|".join(
+    sorted(vocabulary()["ordered_lists"]["relation_words"], key=len, reverse=True)
+)
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+"
 _PERSON = re.compile(
     r"\b(?i:my|our)\s+(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
-    r"(?P<r>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\s*,?\s+"
-    r"(?P<n>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)"
-    r"|(?P<n2>[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+)?)\s*,\s*(?i:my|our)\s+"
-    r"(?P<r2>(?i:" + "|".join(map(re.escape, _RELATIONS)) + r"))\b"
+    rf"(?P<r>(?i:{_RELATIONS}))(?:\s*,?\s+|(?:\s+(?i:is|was)|'s|’s)\s+(?i:called\s+)?)"
+    rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+    rf"|(?P<n2>{_NAME_WORD}(?:\s+{_NAME_WORD})?)\s*,\s*(?i:my|our)\s+"
+    rf"(?P<r2>(?i:{_RELATIONS}))\b"
 )
+_IS_RELATION = re.compile(rf"(?i:{_RELATIONS})")
 
 
 def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """A person with their relation to the user: {"name", "relationship"}."""
+    """A person with their relation to the user: {"name", "relationship"} ("my grandson
+    Luka", "my mum is Ann Lee", "Priya, my colleague"); the relation as the vocabulary
+    records it ("mum": mother)."""
     out = []
+    said_as: dict[str, str] = vocabulary()["relations"]
     for m in _PERSON.finditer(text):
         name = (m["n"] or m["n2"]).strip()
         rel = (m["r"] or m["r2"]).lower()
         first = name.split()[0]
-        if first in NOT_NAMES or not first[:1].isupper() or first.lower() in _RELATIONS:
+        if first in NOT_NAMES or not first[:1].isupper() or _IS_RELATION.fullmatch(first):
             continue
         if name.endswith(("'s", "’s")):
             name = name[:-2]
+        rel = said_as.get(rel, rel)
         out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
     return out
 
@@ -988,6 +957,14 @@ def _category_words() -> re.Pattern[str]:
     return _phrase_pattern(w.strip() for w in _spending_index()[0])
 
 
+_CATEGORY_BEFORE = re.compile(r"(?P<c>\b[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?i:budget)\b")
+
+
+@functools.cache
+def _category_junk() -> frozenset[str]:
+    return frozenset(vocabulary()["word_sets"]["budgets_category_junk"])
+
+
 _CATEGORY_AFTER = re.compile(r"\b(?:on|for)\s+(?:the\s+)?(?P<c>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)")
 
 
@@ -998,6 +975,17 @@ def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     if found:
         return found
     out = []
+    junk = _category_junk()
+    for m in _CATEGORY_BEFORE.finditer(text):  # "shopping budget", "Uber Eats budget"
+        words = m["c"].split()
+        while words and words[0].lower() in junk:
+            words = words[1:]
+        if words and words[-1].lower() not in junk:
+            phrase = " ".join(words)
+            at = text.find(phrase, m.start("c"))
+            out.append(Found(phrase, at, at + len(phrase)))
+    if out:
+        return out
     for m in _CATEGORY_AFTER.finditer(text):
         words = m["c"].split()
         if words[0] in NOT_NAMES or words[0] in {"a", "an", "it", "that", "this", "me", "now"}:
@@ -1238,10 +1226,16 @@ _PAYEE_STOP = frozenset(
 )
 
 
+@functools.cache
+def _bill_payees() -> re.Pattern[str]:
+    return _phrase_pattern(vocabulary()["word_sets"]["bill_payees"])
+
+
 def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Who or what a payment instruction pays: "to Mum" after a standing order or payment,
     else the words before "direct debit", "standing order", "DD" or "bill" ("the gym direct
-    debit", "council tax DD", "my phone bill")."""
+    debit", "council tax DD", "my phone bill"), else what the payment is for when it names
+    no payee ("rent 890 € goes every month": vocabulary bill_payees)."""
     out = []
     for m in [*_PAYEE_TO.finditer(text), *_PAYEE_BEFORE.finditer(text)]:
         group = "n"
@@ -1253,7 +1247,17 @@ def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         phrase = " ".join(words)
         at = text.find(phrase, m.start(group))
         out.append(Found(phrase, at, at + len(phrase)))
+    if not out:
+        for bill in _phrases(_bill_payees(), text):
+            # the company a bill is paid to, said before it ("USAA car insurance")
+            named = _NAMED_BEFORE.search(text, 0, bill.start)
+            if named and named["n"] not in NOT_NAMES and named["n"].lower() not in _PAYEE_STOP:
+                bill = Found(f"{named['n']} {bill.value}", named.start("n"), bill.end)
+            out.append(bill)
     return sorted(out, key=lambda f: f.start)
+
+
+_NAMED_BEFORE = re.compile(r"(?P<n>[A-Z][\w&'-]*)\s+$")
 
 
 _BESIDE = 25  # characters between a value and the word it must be said beside
@@ -1315,6 +1319,7 @@ PARSERS: dict[str, Parser] = {
     "period": periods,
     "topic": topics,
     "name": names,
+    "service": services,
     "person": people,
     "place": places,
     "country": countries,

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 
 from uac.fact_log.extraction.lazy import lazy
-from uac.fact_log.extraction.timemodel.daterange import slash_order
+from uac.fact_log.extraction.timemodel.daterange import numeric_separators, slash_order
 from uac.fact_log.extraction.timemodel.dates import (
     _WEEKDAY,
     _WEEKDAY_RE,
@@ -34,6 +34,8 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
     weekday that contradicts the explicit date beside it (the date is kept, the clash noted).
     """
     notes: list[dict[str, object]] = []
+    said = text
+    text = numeric_separators(text)  # "06-02-2037" is as ambiguous as "06/02/2037"
     order = slash_order(text) if "/" in text else None
     for m in _NUMERIC.finditer(text):
         a, b, year = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
@@ -45,7 +47,7 @@ def date_notes(text: str, today: dt.date) -> list[dict[str, object]]:
         notes.append(
             {
                 "kind": "ambiguous_date",
-                "text": m[0].split()[-1],
+                "text": said[m.start() : m.end()].split()[-1],
                 "readings": [r.isoformat() for r in readings if r is not None],
             }
         )

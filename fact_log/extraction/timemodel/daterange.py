@@ -21,6 +21,26 @@ from uac.fact_log.extraction.lazy import lazy
 Prefer = Literal["future", "past"]
 
 
+# Numeric dates written with other separators, read as the forms the patterns know (the
+# same length, so every offset holds): "14-04-2027" as the slashed "14/04/2027" (its order
+# decided, or left ambiguous, as a slashed date's), "2029/3/2" and "2029.11.30" (year
+# first: year, month, day wherever it is written) as "2029-3-2".
+_DASHED_DMY = lazy(r"(?<![\w-])(\d{1,2})-(\d{1,2})-(\d{4})(?![\w-])")
+_YEAR_FIRST = lazy(
+    # dotted only with two-digit month and day ("2029.11.30", never a version "2023.1.5")
+    r"(?<![\w./-])(\d{4})(?:/(\d{1,2})/(\d{1,2})|\.([01]\d)\.([0-3]\d))(?![\w/-]|\.\d)"
+)
+
+
+def numeric_separators(text: str) -> str:
+    """The text with dashed day-month-year dates slashed and year-first dates dashed."""
+    if "-" in text:
+        text = _DASHED_DMY.sub(r"\1/\2/\3", text)
+    if "/" in text or "." in text:
+        text = _YEAR_FIRST.sub(lambda m: f"{m[1]}-{m[2] or m[4]}-{m[3] or m[5]}", text)
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class DateMatch:
     """One date expression found in a text; `date` is None when the date does not exist."""

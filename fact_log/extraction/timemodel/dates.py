@@ -31,6 +31,7 @@ import calendar
 import datetime as dt
 import functools
 import re
+from dataclasses import replace
 
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel import calendar_days
@@ -44,6 +45,7 @@ from uac.fact_log.extraction.timemodel.daterange import (
     add_months,
     dotted_dates,
     infer_year,
+    numeric_separators,
     ongoing_ranges,
     range_last_days,
     safe_date,
@@ -349,6 +351,17 @@ def _self_corrected(text: str, out: list[DateMatch]) -> list[DateMatch]:
 
 
 def _find_dates(
+    text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None, span: Span | None
+) -> list[DateMatch]:
+    written = numeric_separators(text)
+    if written == text:
+        return _find_written(text, today, prefer, anchor, span)
+    # read as the forms the patterns know; each match keeps the words as written
+    found = _find_written(written, today, prefer, anchor, span)
+    return [replace(d, text=text[d.start : d.end]) for d in found]
+
+
+def _find_written(
     text: str, today: dt.date, prefer: Prefer, anchor: dt.date | None, span: Span | None
 ) -> list[DateMatch]:
     if _ORD_HINT.search(text):

@@ -134,8 +134,38 @@ def _spoken_range(m: re.Match[str]) -> str:
     return f"from {start} to {_said(m['b'])}:{_said(m['bm'] or ''):02d}"
 
 
+# Said, not written: a filler between "at" and the time ("at um ten past nine"), the British
+# "half seven" (7:30), an hour with "o'clock" wherever it is said ("the 7th, 11 o'clock")
+_FILLER = lazy(r"(?<=\bat)[ \t]+(?:um+|uh+|erm+|er|like)\b,?(?=[ \t])", re.I)
+_HALF_HOUR = lazy(
+    rf"(?<![\w-])(?:at[ \t]+)?half[ \t]+(?P<h>{_HOUR_SAID}|1[0-2]|[1-9])\b"
+    r"(?![ \t]*(?:-|%|(?:past|to|an?|hours?|days?|weeks?|months?|years?|dozen|of|times?|"
+    r"kilos?|kg|km|miles?|pounds?|litres?|liters?|cups?|pints?)\b))",
+    re.I,
+)
+_OCLOCK = lazy(rf"\b(?:at[ \t]+)?(?P<h>{_HOUR_SAID}|1[0-2]|[1-9])[ \t]+o['’]?clock\b", re.I)
+
+
+def _hour_said(word: str) -> int:
+    return int(word) if word.isdigit() else _said(word)
+
+
+def _said_forms(text: str) -> str:
+    """Fillers after "at" dropped, "half seven" and "11 o'clock" written as "at 7:30",
+    "at 11:00" (the am/pm is inferred as for any bare hour)."""
+    lower = text.lower()
+    if "at " in lower:
+        text = _FILLER.sub("", text)
+    if "half" in lower:
+        text = _HALF_HOUR.sub(lambda m: f"at {_hour_said(m['h'])}:30", text)
+    if "clock" in lower:
+        text = _OCLOCK.sub(lambda m: f"at {_hour_said(m['h'])}:00", text)
+    return text
+
+
 def spoken_times(text: str) -> str:
     """The text with clock times said in words written in digits ("at 8:01am")."""
+    text = _said_forms(text)
     if "day " in text.lower():
         text = _SPOKEN_RANGE.sub(_spoken_range, text)
     if "at " not in text.lower():
@@ -219,6 +249,19 @@ _MILITARY = lazy(
 _FOUR_DIGITS = lazy(r"\d{4}")
 
 
+# "dentist 2/24 0730", "tue 0930", "tomorrow 1400", "report 0530": a 24-hour time without
+# its colon right after the day it is on (or after "report"/"call time"), never an amount
+_DAY_MILITARY = lazy(
+    r"(\b\d{1,2}/\d{1,2}(?:/\d{2,4})?|\b\d{1,2}(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+    r"dec)\d{2}|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|\btoday|\btomorrow|\btmrw|\btonight|"
+    # never a year ("Monday 2030"), a range's first end or an amount ("1250 dollars")
+    r"\breport(?:ing)?|\bcall[ \t]+time)[ \t]{1,3}(?!(?:19|20)\d\d\b)([01]\d|2[0-3])([0-5]\d)\b"
+    r"(?![ \t]*[-–]?[ \t]*\d)(?![ \t]*(?:dollars?|euros?|pounds?|bucks|rupees?|quid)\b)"
+    + _NOT_AFTER,
+    re.I,
+)
+
+
 def _military(m: re.Match[str]) -> str:
     if m[1]:
         return f"{m[1]}:{m[2]}"
@@ -230,6 +273,7 @@ def _continental(text: str) -> str:
     "6:05 in morning" as "6:05am"; "at 1400" as "at 14:00"."""
     if _FOUR_DIGITS.search(text):
         text = _MILITARY.sub(_military, text)
+        text = _DAY_MILITARY.sub(r"\1 at \2:\3", text)
     if _DIGIT_H.search(text):
         text = _H_TIME.sub(_hours, text)
     if "orning" in text or "fternoon" in text or "vening" in text:
