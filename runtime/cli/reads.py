@@ -243,7 +243,8 @@ def _current_in_log(home: Path, addr: Any, version: int, directory: Path, ring: 
         if duck.served_problem(con, addr.tenant, addr.scope, addr.subject, version, head, ring):
             return None  # the full verb reports why it must not be served
         meta = con.execute("SELECT count(*) FROM meta WHERE key = ?", [freshness.BOUND])
-        return not meta.fetchone()[0]
+        (bound,) = meta.fetchone() or (0,)  # a count: always one row
+        return not bound
     except duck.duckdb.Error:
         return None
     finally:
