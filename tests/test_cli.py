@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -196,6 +197,32 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
             main([name, "--help"])
         assert exit_info.value.code == 0
         assert "usage: uac" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("columns", ["60", "132"])
+def test_each_command_built_alone_helps_as_in_the_full_parser(
+    columns: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A call builds only the parser of the command it names; its help is the full parser's
+    # text, and the help formatter (which reads the terminal's width only to format) words
+    # it as argparse's stock formatter does, at any width.
+    monkeypatch.setenv("COLUMNS", columns)
+    full = build_parser()
+    commands: dict[str, argparse.ArgumentParser]
+    commands = full._subparsers._group_actions[0].choices  # type: ignore[union-attr,assignment]
+    printed: dict[str, str] = {}
+    for name in ("", *commands):
+        with pytest.raises(SystemExit) as exit_info:
+            main([name, "--help"] if name else ["--help"])
+        assert exit_info.value.code == 0
+        printed[name] = capsys.readouterr().out
+    assert len(commands) > 40
+    assert all(f"\n    {name}" in printed[""] for name in commands)
+    assert all(printed[n].startswith(f"usage: {sub.prog}") for n, sub in commands.items())
+    for parser in (full, *commands.values()):
+        parser.formatter_class = argparse.HelpFormatter
+    assert printed[""] == full.format_help()
+    assert [n for n, sub in commands.items() if printed[n] != sub.format_help()] == []
 
 
 def _head(home: str) -> tuple[str, ...] | None:

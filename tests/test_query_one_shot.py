@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from test_sandbox import HOSTILE  # type: ignore[import-not-found]
 
-from uac.runtime.sandbox import Limits, Sandbox, run_query, shutdown
+from uac.runtime.sandbox import Limits, Sandbox, names_statistics, run_query, shutdown
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
 
@@ -35,6 +35,8 @@ PROGRAMS = [
     "[(t.city, t.depart) for t in user.trips if t.depart > today]",
     "Counter(t.country for t in user.trips).most_common(1)",
     "{t.depart.year: t.cost for t in user.trips}",
+    "statistics.median(t.cost for t in user.trips)",  # its zygote loads `statistics`
+    "statistics",  # bad_result: the facade itself
     "(user.passport.expiry_date - today, today)",
     "user.trips[:1]",
     "user.passport",
@@ -160,3 +162,22 @@ def test_one_shot_zygote_is_confined_as_a_pooled_one_and_serves_one_query(home: 
     finally:
         once.close()
         pooled.close()
+
+
+def test_one_shot_zygote_loads_statistics_only_for_a_program_naming_it(home: Path) -> None:
+    # The facade is reached by its name alone: a program that does not name it cannot use
+    # it, so a one-shot zygote for such a program leaves the module out; any other program
+    # (or one that does not parse) gets a zygote with it.
+    assert names_statistics("statistics.mean([1, 2])") and names_statistics("s = statistics")
+    assert names_statistics("(")
+    assert not names_statistics("len(user.trips)") and not names_statistics("user.statistics")
+    directory = _checkpoint(home)
+    lean = Sandbox(directory, once=True, statistics=False)
+    try:
+        assert lean.run("len(user.trips)", today=TODAY)["result"] == 3
+        refused = lean.run("statistics.mean([1, 2])", today=TODAY)
+        assert refused["ok"] is False and refused["error"]["type"] == "not_allowed", refused
+    finally:
+        lean.close()
+    answered = run_query(directory, "statistics.mean([1, 2])", today=TODAY, once=True)
+    assert answered["ok"] and answered["result"] == 1.5, answered

@@ -70,7 +70,8 @@ LEAN_CHAIN: list[tuple[str, ...]] = [("verify",)]
 # validation (pydantic), the DuckDB package's start (its version read through
 # importlib.metadata; the lean reads use its engine), the store and its backends, the
 # checks' library and lifecycle, the compiler's fold and publishing, the sandbox, the
-# subject's generated modules (`uac_checkpoint_*`: statuses and the manifest are files).
+# subject's generated modules (`uac_checkpoint_*`: statuses and the manifest are files),
+# and what the CLI's start would load for nothing.
 LEAN_FORBIDDEN = (
     "pydantic",
     "duckdb",
@@ -88,6 +89,15 @@ LEAN_FORBIDDEN = (
     "uac.compiler.checkpoint",
     "uac.runtime.sandbox",
     "uac.runtime.search",
+    # The CLI's start: the families of commands no read runs, and `shutil` (with bz2, lzma),
+    # which argparse's stock help formatter imports for every argument added.
+    "uac.runtime.cli.writes",
+    "uac.runtime.cli.ops",
+    "uac.runtime.cli.sharing",
+    "uac.runtime.cli.preview",
+    "shutil",
+    "bz2",
+    "lzma",
 )
 CHECKPOINT_MODULES = "uac_checkpoint_"
 # Every read command, in the order run: those that may rank with numpy come last.
@@ -214,6 +224,8 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
     assert any(m.startswith(CHECKPOINT_MODULES) for m in typed[0]["lean"])
     (anchor,) = [r for r in report if r["argv"][0] == "anchor"]  # the first through Memory
     assert {"pydantic", "uac.runtime.api.memory", "uac.fact_log.store"} <= set(anchor["lean"])
+    (helped,) = [r for r in report if r["argv"] == ["--help"]]  # help reads the width
+    assert "shutil" in helped["lean"] and "uac.runtime.cli.writes" not in helped["lean"]
 
 
 # The recall reads answered without `Memory` (runtime/api/lean_recall.py), each in a fresh

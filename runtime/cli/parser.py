@@ -13,61 +13,71 @@ from typing import Any, NoReturn
 import uac
 from uac.runtime.api.discovery import MCP_IDLE_SECONDS, MCP_SESSIONS_PER_KEY
 from uac.runtime.api.verb_methods import COMMANDS
-from uac.runtime.cli.admin import (
-    cmd_erase,
-    cmd_erasures,
-    cmd_gc,
-    cmd_keys,
-)
-from uac.runtime.cli.alerts import (
-    RULE_EXAMPLE,
-    cmd_acknowledge,
-    cmd_alerts,
-    cmd_check,
-    cmd_questions,
-    cmd_rule,
-    cmd_run_once,
-    cmd_schedule,
-    cmd_snooze,
-)
 from uac.runtime.cli.common import LISTING, SUBJECT_HELP, cmd_verb
-from uac.runtime.cli.ops import (
-    cmd_demo,
-    cmd_mcp,
-    cmd_migrate,
-    cmd_outbox,
-    cmd_serve,
-    cmd_tools,
-    cmd_worker,
-    cmd_workers,
-)
-from uac.runtime.cli.preview import cmd_preview
-from uac.runtime.cli.reads import (
-    cmd_anchor,
-    cmd_compile,
-    cmd_diff,
-    cmd_facts,
-    cmd_inputs,
-    cmd_manifest,
-    cmd_query,
-    cmd_rejections,
-    cmd_subjects,
-    cmd_verify,
-    cmd_why,
-)
-from uac.runtime.cli.recall import cmd_context, cmd_feedback, cmd_search
-from uac.runtime.cli.sharing import cmd_member, cmd_promote
-from uac.runtime.cli.writes import (
-    cmd_add,
-    cmd_confirm,
-    cmd_episode,
-    cmd_forget,
-    cmd_import,
-    cmd_init,
-    cmd_note,
-    cmd_prefer,
-    cmd_set,
-)
+
+
+def _command(module: str, name: str) -> Callable[[argparse.Namespace], int]:
+    """The command function `name` of this package's `module`, imported when it runs: the
+    parser names every command, a call runs one, so a family's module (and what it
+    imports) loads only when one of its commands runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        from importlib import import_module
+
+        func: Callable[[argparse.Namespace], int]
+        func = getattr(import_module(f"uac.runtime.cli.{module}"), name)
+        return func(args)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+cmd_erase = _command("admin", "cmd_erase")
+cmd_erasures = _command("admin", "cmd_erasures")
+cmd_gc = _command("admin", "cmd_gc")
+cmd_keys = _command("admin", "cmd_keys")
+cmd_acknowledge = _command("alerts", "cmd_acknowledge")
+cmd_alerts = _command("alerts", "cmd_alerts")
+cmd_check = _command("alerts", "cmd_check")
+cmd_questions = _command("alerts", "cmd_questions")
+cmd_rule = _command("alerts", "cmd_rule")
+cmd_run_once = _command("alerts", "cmd_run_once")
+cmd_schedule = _command("alerts", "cmd_schedule")
+cmd_snooze = _command("alerts", "cmd_snooze")
+cmd_demo = _command("ops", "cmd_demo")
+cmd_mcp = _command("ops", "cmd_mcp")
+cmd_migrate = _command("ops", "cmd_migrate")
+cmd_outbox = _command("ops", "cmd_outbox")
+cmd_serve = _command("ops", "cmd_serve")
+cmd_tools = _command("ops", "cmd_tools")
+cmd_worker = _command("ops", "cmd_worker")
+cmd_workers = _command("ops", "cmd_workers")
+cmd_preview = _command("preview", "cmd_preview")
+cmd_anchor = _command("reads", "cmd_anchor")
+cmd_compile = _command("reads", "cmd_compile")
+cmd_diff = _command("reads", "cmd_diff")
+cmd_facts = _command("reads", "cmd_facts")
+cmd_inputs = _command("reads", "cmd_inputs")
+cmd_manifest = _command("reads", "cmd_manifest")
+cmd_query = _command("reads", "cmd_query")
+cmd_rejections = _command("reads", "cmd_rejections")
+cmd_subjects = _command("reads", "cmd_subjects")
+cmd_verify = _command("reads", "cmd_verify")
+cmd_why = _command("reads", "cmd_why")
+cmd_context = _command("recall", "cmd_context")
+cmd_feedback = _command("recall", "cmd_feedback")
+cmd_search = _command("recall", "cmd_search")
+cmd_member = _command("sharing", "cmd_member")
+cmd_promote = _command("sharing", "cmd_promote")
+cmd_add = _command("writes", "cmd_add")
+cmd_confirm = _command("writes", "cmd_confirm")
+cmd_episode = _command("writes", "cmd_episode")
+cmd_forget = _command("writes", "cmd_forget")
+cmd_import = _command("writes", "cmd_import")
+cmd_init = _command("writes", "cmd_init")
+cmd_note = _command("writes", "cmd_note")
+cmd_prefer = _command("writes", "cmd_prefer")
+cmd_set = _command("writes", "cmd_set")
 
 
 def _date_arg(text: str) -> dt.datetime:
@@ -166,8 +176,52 @@ def _global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, reading the terminal's width only when it formats text.
+
+    argparse makes a formatter for every argument it adds (to check the argument's
+    metavar), and the stock one reads the width at once by importing `shutil`, which
+    imports bz2, lzma and fnmatch: ~2 ms of every command, for a width nothing then reads.
+    Help, usage and --version print the same text as with the stock formatter."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width=0)
+        self._help_at, self._columns = max_help_position, width
+
+    @property  # type: ignore[override]
+    def _width(self) -> int:
+        if self._columns is None:
+            import shutil  # what the stock formatter does, first thing
+
+            self._columns = shutil.get_terminal_size().columns - 2
+        return self._columns
+
+    @_width.setter
+    def _width(self, value: int) -> None:
+        self._columns = value
+
+    @property  # type: ignore[override]
+    def _max_help_position(self) -> int:
+        return min(self._help_at, max(self._width - 20, self._indent_increment * 2))
+
+    @_max_help_position.setter
+    def _max_help_position(self, value: int) -> None:
+        pass  # derived from the width when read, as the stock formatter derives it
+
+
 class _Parser(argparse.ArgumentParser):
-    """A parser whose usage errors take the shape of every other error: one line, exit 1."""
+    """A parser whose usage errors take the shape of every other error: one line, exit 1.
+    Its help is formatted by `_Formatter` (so is every command's: they are `_Parser`s)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(1, f"uac: error: {message} (see: {self.prog} --help)\n")
@@ -415,7 +469,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     p = command("rule", cmd_rule, "Store a user rule (threshold, reminder, forbid) as JSON.")
     subject(p)
-    p.add_argument("rule", help=f"the rule, e.g. {RULE_EXAMPLE}")
+    if p is not UNBUILT:
+        from uac.runtime.cli.alerts import RULE_EXAMPLE
+
+        p.add_argument("rule", help=f"the rule, e.g. {RULE_EXAMPLE}")
 
     p = command(
         "schedule", cmd_schedule, "Run scheduled passes on an interval or cron until stopped."

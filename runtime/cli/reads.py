@@ -202,9 +202,10 @@ def _query_here(args: argparse.Namespace, program: str) -> dict[str, Any] | None
         addr = parse_subject(args.subject, args.tenant)
         version, directory = loader.version_dir(home, addr)
         # One query: no worker to keep (the zygote answers it and ends), and only the
-        # collections it names are loaded.
+        # collections it names are loaded, the `statistics` module only if it names it.
         only = sandbox.reads_only(program)
-        sandbox.prestart(directory, reuse=False, only=only, once=True)
+        uses = sandbox.names_statistics(program)
+        sandbox.prestart(directory, reuse=False, only=only, once=True, statistics=uses)
         ring = KeyRing.load(home)
         # The subject's stamp answers "current with the log?" without DuckDB while the log's
         # files are unchanged since a reader asked the log (fact_log/freshness.py).
@@ -243,7 +244,8 @@ def _current_in_log(home: Path, addr: Any, version: int, directory: Path, ring: 
         if duck.served_problem(con, addr.tenant, addr.scope, addr.subject, version, head, ring):
             return None  # the full verb reports why it must not be served
         meta = con.execute("SELECT count(*) FROM meta WHERE key = ?", [freshness.BOUND])
-        return not meta.fetchone()[0]
+        (bound,) = meta.fetchone() or (0,)  # a count: always one row
+        return not bound
     except duck.duckdb.Error:
         return None
     finally:

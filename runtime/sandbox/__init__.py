@@ -48,6 +48,7 @@ __all__ = [
     "Sandbox",
     "SandboxPool",
     "Stopped",
+    "names_statistics",
     "prestart",
     "reads_only",
     "run_query",
@@ -102,10 +103,12 @@ class Sandbox:
         wait: bool = True,
         only: frozenset[str] | None = None,
         once: bool = False,
+        statistics: bool = True,
     ):
         self.directory = Path(checkpoint_dir).resolve()
         self.reuse = _reuse() if reuse is None else reuse
         self.only = only  # the only collections the zygote loads (None: all)
+        self.statistics = statistics  # False: the zygote leaves the `statistics` module out
         # A one-shot caller's zygote answers one query and ends (no spare worker forked);
         # a second query on this sandbox starts a fresh one.
         self.once = once
@@ -134,6 +137,13 @@ class Sandbox:
         with self._lock:
             self._spawn()
 
+    def _loads(self) -> list[str]:
+        """The zygote's last arguments: the collections it loads, and "no-statistics"."""
+        listed = "*" if self.only is None else ",".join(sorted(self.only))
+        if not self.statistics:
+            return [listed, "no-statistics"]
+        return [] if self.only is None else [listed]
+
     def _spawn(self) -> None:
         self.close()
         if self._stopped:
@@ -151,7 +161,7 @@ class Sandbox:
                 str(Path(__file__).with_name("boot.py")),
                 str(self.directory),
                 "once" if self.once else str(MAX_QUERIES if self.reuse else 1),
-                *([] if self.only is None else [",".join(sorted(self.only))]),
+                *self._loads(),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -360,9 +370,11 @@ class SandboxPool:
         reuse: bool | None = None,
         only: frozenset[str] | None = None,
         once: bool = False,
+        statistics: bool = True,
     ):
         self.directory = Path(checkpoint_dir).resolve()
         self.size, self.reuse, self.only, self.once = size, reuse, only, once
+        self.statistics = statistics
         self.leases = 0  # queries holding this pool (`_leased`); it is closed only at 0
         self.closed = False
         self._idle: list[Sandbox] = []
@@ -394,7 +406,14 @@ class SandboxPool:
 
     def _sandbox(self) -> Sandbox:
         # Started without waiting: the query waits for its hello, not the pool.
-        return Sandbox(self.directory, self.reuse, wait=False, only=self.only, once=self.once)
+        return Sandbox(
+            self.directory,
+            self.reuse,
+            wait=False,
+            only=self.only,
+            once=self.once,
+            statistics=self.statistics,
+        )
 
     def prestart(self) -> None:
         """Start one zygote now without waiting for it: it loads while the caller works."""
@@ -421,11 +440,11 @@ class SandboxPool:
             box.close()
 
 
-# A pool per checkpoint, set of collections loaded (None: all of them) and kind (one-shot
-# zygotes or lasting ones), least recently used first. A query leases its pool for as long
-# as it runs (`_leased`): eviction beyond the bound only takes pools nobody holds, so no
-# zygote is ever stopped under a query.
-_POOLS: dict[tuple[Path, frozenset[str] | None, bool], SandboxPool] = {}
+# A pool per checkpoint, set of collections loaded (None: all of them), kind (one-shot
+# zygotes or lasting ones) and whether `statistics` is loaded, least recently used first.
+# A query leases its pool for as long as it runs (`_leased`): eviction beyond the bound
+# only takes pools nobody holds, so no zygote is ever stopped under a query.
+_POOLS: dict[tuple[Path, frozenset[str] | None, bool, bool], SandboxPool] = {}
 _POOLS_LOCK = threading.Lock()
 _MAX_POOLS = 8  # subjects kept warm (UAC_SANDBOX_POOLS); the least recently used is stopped
 _STOPPING = False  # set by shutdown(final=True): no new zygote from then on
@@ -446,17 +465,18 @@ def _leased(
     reuse: bool | None = None,
     only: frozenset[str] | None = None,
     once: bool = False,
+    statistics: bool = True,
 ) -> Iterator[SandboxPool]:
     """The checkpoint's pool, held: it is not closed before the lease ends."""
     limit = _max_pools()
-    key = (Path(checkpoint_dir).resolve(), only, once)
+    key = (Path(checkpoint_dir).resolve(), only, once, statistics)
     with _POOLS_LOCK:
         if _STOPPING:
             raise Stopped(STOPPED)
         pool = _POOLS.pop(key, None)
         if pool is None:
             size = 1 if once else min(2, os.cpu_count() or 1)
-            pool = SandboxPool(key[0], size=size, reuse=reuse, only=only, once=once)
+            pool = SandboxPool(key[0], size, reuse, only, once, statistics)
         _POOLS[key] = pool  # re-insert: dict order is the LRU order
         pool.leases += 1
         evicted = _evict(limit)
@@ -503,13 +523,15 @@ def run_query(
 
     `only`: `reads_only(program)` (a zygote loading just those collections serves it).
     `once`: the caller's only query (the CLI's one-shot path, after `prestart(once=True)`):
-    its zygote answers it and ends, forking no worker for a next query.
+    its zygote answers it and ends, forking no worker for a next query, and loads the
+    `statistics` module only if the program names it (`names_statistics`).
     """
     if only is not None and reads_only(program) != only:
         only = None  # never a program the partial state was not made for
+    statistics = not once or names_statistics(program)
     started = time.perf_counter()
     try:
-        with _leased(checkpoint_dir, only=only, once=once) as pool:
+        with _leased(checkpoint_dir, only=only, once=once, statistics=statistics) as pool:
             envelope = pool.run(program, today=today, limits=limits, explain=explain)
     except RuntimeError as exc:
         envelope = _error("sandbox_error", str(exc))
@@ -524,15 +546,31 @@ def prestart(
     reuse: bool | None = None,
     only: frozenset[str] | None = None,
     once: bool = False,
+    statistics: bool = True,
 ) -> None:
-    """Start the checkpoint's zygote in the background, ahead of a `run_query` on it.
+    """Start the checkpoint's zygote in the background, ahead of a `run_query` on it
+    (`statistics`: False for a one-shot program that does not name the module, as
+    `run_query` decides it).
 
     A one-shot caller (the CLI) overlaps the zygote's start with its own work (opening the
     workspace, checking the subject is compiled); if it then queries another checkpoint,
     this zygote is simply stopped at exit.
     """
-    with contextlib.suppress(Exception), _leased(checkpoint_dir, reuse, only, once) as pool:
+    leased = _leased(checkpoint_dir, reuse, only, once, statistics)
+    with contextlib.suppress(Exception), leased as pool:
         pool.prestart()  # best effort: run_query starts it again, and says what failed
+
+
+def names_statistics(program: str) -> bool:
+    """Whether a program may use the `statistics` facade: it names `statistics` (a program
+    reaches a facade only by its name), or does not parse (the zygote then says why)."""
+    import ast
+
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return any(isinstance(n, ast.Name) and n.id == "statistics" for n in ast.walk(tree))
 
 
 def reads_only(program: str) -> frozenset[str] | None:

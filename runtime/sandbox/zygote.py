@@ -411,11 +411,13 @@ _WARM_UP = (
 )
 
 
-def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
+def load(directory: Path, only: frozenset[str] | None = None, *, statistics: bool = True) -> Policy:
     """Import one checkpoint and warm every code path a query takes (before any fork).
 
     `only`: the collections to load (the host found its program reads no other, see
-    `sandbox.reads_only`); every other collection is an empty tuple here.
+    `sandbox.reads_only`); every other collection is an empty tuple here. `statistics`:
+    False when the host found its program does not name the module (`sandbox.
+    names_statistics`): neither imported nor warmed.
     """
     from uac.compiler import loader
 
@@ -431,8 +433,10 @@ def load(directory: Path, only: frozenset[str] | None = None) -> Policy:
     finally:
         gc.enable()
     user = package.state.user
-    policy = Policy(package.schema, user, Limits(), _group_paths(directory, user))
-    for program in (*_WARM_UP, _sample_program(user)):
+    paths = _group_paths(directory, user)
+    policy = Policy(package.schema, user, Limits(), paths, statistics=statistics)
+    warm = [p for p in _WARM_UP if statistics or "statistics." not in p]
+    for program in (*warm, _sample_program(user)):
         execute(program, policy, dt.date(2000, 1, 1), Limits(), True)
     return policy
 
@@ -660,14 +664,17 @@ def _stop(signum: int, frame: Any) -> None:
 def main() -> None:
     """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
 
-    argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS]] (queries per worker, 1 = a fresh
-    process per query, "once" = one query in all, then the zygote ends; COLLECTIONS: the
-    only ones to load, comma-separated).
+    argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS [no-statistics]]] (queries per worker,
+    1 = a fresh process per query, "once" = one query in all, then the zygote ends;
+    COLLECTIONS: the only ones to load, comma-separated, "*" for all; "no-statistics": the
+    `statistics` module is left out).
     """
     directory = Path(sys.argv[1])
     once = len(sys.argv) > 2 and sys.argv[2] == "once"
     max_queries = 1 if once else int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    only = frozenset(filter(None, sys.argv[3].split(","))) if len(sys.argv) > 3 else None
+    listed = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "*" else None
+    only = None if listed is None else frozenset(filter(None, listed.split(",")))
+    statistics = sys.argv[4:5] != ["no-statistics"]
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -676,7 +683,7 @@ def main() -> None:
     root = ""
     try:
         try:
-            policy = load(directory, only)
+            policy = load(directory, only, statistics=statistics)
             if max_queries > 1 and not deeply_immutable(policy):
                 max_queries = 1
             root = empty_root()
