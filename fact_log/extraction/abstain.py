@@ -28,7 +28,7 @@ from typing import Any
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.patterns.text import named_subject, sentences, someone_else
+from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -52,8 +52,9 @@ TYPED = frozenset(
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _NUMERIC = re.compile(r"[\d.:T-]+")
 _DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
-# "my wife and I fly", "we both go": the user is one of the subjects
-_USER_TOO = re.compile(r"\b(?:and|&)\s+(?:I|me|myself)\b|\bwe\b", re.I)
+# "my wife and I fly", "in July I go with my wife", "she put me on", "my sister booked us
+# both": the user is a subject or the one the fact is done to
+_USER_TOO = re.compile(r"\b(?:I|we|me|us|myself)\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +134,10 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
     the same way to every extractor's candidates (the rules guard pattern by pattern, the
     frames window by window; this is the one check after both):
 
-    someone_else   the sentence's subject before the value is another person ("my nephew
-                   goes back to Arequipa on the 1st", "Amy's ESTA was rejected"); a contact
-                   is about another person by definition and is never refused for it
+    someone_else   the words before the value name another person as the subject, and the
+                   user is neither a subject nor the object ("my nephew goes back to Arequipa
+                   on the 1st"; not "my wife and I fly", "she put me on"); a contact is about
+                   another person by definition and is never refused for it
     value_is_date  a number the record holds is said only as a day ("Netflix: cancelled
                    27.11."): an amount of 27.11 read from a date
     """
@@ -149,7 +151,7 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
         if (
             not cand.path.startswith("contacts.")
             and not _USER_TOO.search(head)
-            and (someone_else(head) or named_subject(sentence.text) is not None)
+            and someone_else(head)
         ):
             out.append(("someone_else", cand))
         elif _number_from_date(cand.value, sentence.text):
