@@ -10,6 +10,10 @@ never calls back up the pipeline:
                      extraction.frames   frame candidates on the shipped encoder, for paths
                                          the patterns did not fill
                      extraction.markdown note candidates (a Markdown note instead)
+    guard            extraction.abstain  after every extractor: someone else's fact and a day
+                                         read as an amount refused; a record missing a value
+                                         its sentence says completed when one value fits,
+                                         returned as a hint when several compete
     verify evidence  extraction.evidence the tier each quote reaches in the message
     eligibility      extraction.gate     threshold per source, boundary (catalog path or
                                          note), safety reasons; every refusal with its reason
@@ -37,6 +41,7 @@ from dataclasses import replace
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import batch as build
+from uac.fact_log.extraction.abstain import Undecided, abstain, refuse
 from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.evidence import tiers
 from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
@@ -125,6 +130,17 @@ def build_message_batch(
         with _kept_on_fault("frames", failed):
             reading = framed(text, observed_at, catalog, history, found)
         found += reading.candidates
+        # One guard after every extractor: someone else's fact or a day read as an amount
+        # is refused; a record whose sentence leaves a value's role undecided is a hint.
+        withheld: list[Undecided] = []
+        with _kept_on_fault("guard", failed):
+            for reason, cand in refuse(text, found):
+                found.remove(cand)
+                quote = safety.masked_quote(cand.start, cand.quote)[:200]
+                detail = {"quote": quote, "offset": cand.start}
+                failed.append(NewRejection(reason, cand.path, detail))
+            found, withheld = abstain(catalog, text, found, observed_at.date())
+        reading = Reading(reading.candidates, [*reading.hints, *(u.hint() for u in withheld)])
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:

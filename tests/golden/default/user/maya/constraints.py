@@ -100,7 +100,7 @@ def rule_d6a5c9f400cf(user: User, today: datetime.date) -> list[Finding]:
             + f" in {label} is {result}.",
             "sum(amount)" + f" over {len(picked)} records {label} = {result} " + "> 150",
             ("rule_d6a5c9f400cf", label),
-            ("f_9a85b0ffcda1cf0817ea",) + tuple(f for r in picked for f in r.fact_ids),
+            ("f_2ebb7a6ee214930f8ef8",) + tuple(f for r in picked for f in r.fact_ids),
         )
     ]
 

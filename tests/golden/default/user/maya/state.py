@@ -109,7 +109,7 @@ user = User(
             recorded_at=datetime.datetime(2026, 5, 3, 19, 0, 0),
         ),
         Note(
-            fact_id="f_be346a5986d0e52db953",
+            fact_id="f_d38de7ff5d3a8ed27bdb",
             text="The boiler service code is in the blue folder.",
             recorded_at=datetime.datetime(2026, 11, 27, 10, 0, 0),
         ),

@@ -1,0 +1,302 @@
+"""Abstention: a candidate whose sentence says more than it holds becomes a hint, not a fact.
+
+A stage of the write pipeline after every extractor (rules and frames alike) and before the
+gate. New writers defeat the extractors most often not by a fact invented from nothing but by
+a stated fact read half or with a value in the wrong role: "Chinese visa collected, valid
+till 25-05-2027" read as a visa with no end date, "I fly to Madrid the 3 of March ... the
+return is the 2 of April" read as a trip with no return. A half-read record is worse than
+none for a memory that fires alerts (a visa with no end never warns; a trip with no return
+blocks the wrong days), and a calling agent can record it whole when told what was seen.
+
+The test is the frame's own slot filler (extraction/frames.py, data in fact_log/frames.toml)
+run over the candidate's sentence: when it reads a typed value (a date, an amount, a dose, a
+reaction, a phone number, ...) for a field the candidate leaves empty, and no candidate of
+the message carries that value, the
+roles of the sentence's values are undecided: the candidate is withheld and returned as a
+hint naming the path, what was read and the competing values. Corrections, endings and
+paths no frame declares pass unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.patterns.text import sentences, someone_else
+from uac.fact_log.extraction.slots import parser
+
+# Slot types whose values have one role each in a record: a left-over one means a role
+# undecided. Free-text types (names, places, titles) are not compared: they overlap.
+TYPED = frozenset(
+    {
+        "date",
+        "datetime",
+        "amount",
+        "sum",
+        "weight_kg",
+        "dose",
+        "reaction",
+        "phone",
+        "email",
+        "distance_km",
+        "rate",
+        "day_of_month",
+    }
+)
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_NUMERIC = re.compile(r"[\d.:T-]+")
+_DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
+# "my wife and I fly", "in July I go with my wife", "she put me on", "my sister booked us
+# both": the user is a subject or the one the fact is done to
+_USER_TOO = re.compile(r"\b(?:I|we|me|us|myself)\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Undecided:
+    """A withheld candidate and the values its sentence holds beside it."""
+
+    candidate: Candidate
+    sentence: str
+    left: dict[str, Any]  # field -> the value the frame's filler read for it
+
+    def hint(self) -> dict[str, Any]:
+        """What a calling agent may record with the typed tool, and why it was not."""
+        path = self.candidate.path
+        read = self.candidate.value if isinstance(self.candidate.value, dict) else {}
+        fields = ", ".join(f"{k}={_shown(v)}" for k, v in sorted(self.left.items()))
+        return {
+            "path": path,
+            "fields": sorted({*read, *self.left}),
+            "quote": self.sentence,
+            "read": {k: _shown(v) for k, v in sorted(read.items())},
+            "candidates": {k: _shown(v) for k, v in sorted(self.left.items())},
+            "hint": f"this message may state {path} but which value goes where is unclear "
+            f"(read {_shown(read)}; also said: {fields}); if it does, call the record tool "
+            f"with path {path!r} and the whole record",
+        }
+
+
+def abstain(
+    catalog: Catalog, text: str, candidates: Sequence[Candidate], today: dt.date
+) -> tuple[list[Candidate], list[Undecided]]:
+    """The candidates kept, and those withheld because their sentence leaves a role
+    undecided (`Undecided`, each with its hint)."""
+    from uac.fact_log.extraction import frames  # its module loads only when a message is read
+
+    by_path: dict[str, list[Any]] = {}
+    for frame in frames.active_frames():
+        by_path.setdefault(frame.path, []).append(frame)
+    carried = {leaf for c in candidates for leaf in _leaves(c.value)}
+    spans = list(sentences(text))
+    kept: list[Candidate] = []
+    withheld: list[Undecided] = []
+    for cand in candidates:
+        sentence = next((s for s in spans if s.start <= cand.start < s.end), None)
+        if (
+            sentence is None
+            or cand.op != "assert"
+            or cand.replaces is not None
+            or catalog.collection(cand.path) is None
+            or not isinstance(cand.value, dict)
+        ):
+            kept.append(cand)
+            continue
+        left = _left_over(by_path.get(cand.path, ()), cand.value, sentence.text, today, carried)
+        if not left:
+            kept.append(cand)
+        elif all(span is not None for _value, span in left.values()):
+            kept.append(_completed(cand, text, sentence.start, left))
+        else:
+            shown = {field: value for field, (value, _span) in left.items()}
+            withheld.append(Undecided(cand, sentence.text, shown))
+    return kept, withheld
+
+
+def _completed(
+    cand: Candidate, text: str, offset: int, left: dict[str, tuple[Any, Any]]
+) -> Candidate:
+    """The candidate with the values only one reading of its sentence gives, its quote
+    widened to cover them (the evidence stage verifies it like any other)."""
+    start = min([cand.start, *(offset + span.start for _v, span in left.values())])
+    end = max([cand.end, *(offset + span.end for _v, span in left.values())])
+    value = {**cand.value, **{field: v for field, (v, _span) in left.items()}}
+    return replace(cand, value=value, quote=text[start:end], start=start)
+
+
+def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candidate]]:
+    """The candidates no extractor may turn into the user's fact, each with its reason, applied
+    the same way to every extractor's candidates (the rules guard pattern by pattern, the
+    frames window by window; this is the one check after both):
+
+    someone_else   the words before the value name another person as the subject, and the
+                   user is neither a subject nor the object ("my nephew goes back to Arequipa
+                   on the 1st"; not "my wife and I fly", "she put me on"); a contact is about
+                   another person by definition and is never refused for it
+    value_is_date  a number the record holds is said only as a day ("Netflix: cancelled
+                   27.11."): an amount of 27.11 read from a date
+    """
+    spans = list(sentences(text))
+    out: list[tuple[str, Candidate]] = []
+    for cand in candidates:
+        sentence = next((s for s in spans if s.start <= cand.start < s.end), None)
+        if sentence is None:
+            continue
+        head = sentence.text[: _first_value(cand, sentence.text, cand.start - sentence.start)]
+        if (
+            not cand.path.startswith("contacts.")
+            and not _USER_TOO.search(head)
+            and someone_else(head)
+        ):
+            out.append(("someone_else", cand))
+        elif _number_from_date(cand.value, sentence.text):
+            out.append(("value_is_date", cand))
+    return out
+
+
+def _first_value(cand: Candidate, sentence: str, default: int) -> int:
+    """Where the sentence first says one of the candidate's text values (a quote may start at
+    the sentence's start, before the subject it is about); `default` when none is said."""
+    low = sentence.casefold()
+    said = [
+        low.find(leaf)
+        for leaf in _leaves(cand.value)
+        if len(leaf) >= 3 and not _ISO.match(leaf) and leaf in low
+    ]
+    return min(said) if said else default
+
+
+def _number_from_date(value: Any, sentence: str) -> bool:
+    """Whether a record with no currency holds a number said as a day and month ("27.11.",
+    or inside a date the date parser reads) and nowhere else in the sentence."""
+    if not isinstance(value, dict) or value.get("currency"):
+        return False
+    numbers = [
+        str(v)
+        for v in value.values()
+        if isinstance(v, str | Decimal | float) and _DAY_MONTH.fullmatch(str(v))
+    ]
+    if not numbers:
+        return False
+    days = [(f.start, f.end) for f in parser("date")(sentence, dt.date(2000, 1, 1), "future")]
+    for number in numbers:
+        said = list(re.finditer(rf"(?<![\d.,]){re.escape(number)}(?!\d)", sentence))
+        if said and all(
+            sentence[m.end() : m.end() + 1] == "." or any(a <= m.start() < b for a, b in days)
+            for m in said
+        ):
+            return True
+    return False
+
+
+def _left_over(
+    frames: Sequence[Any],
+    value: dict[str, Any],
+    sentence: str,
+    today: dt.date,
+    carried: set[str],
+) -> dict[str, tuple[Any, Any]]:
+    """Per field, a typed value the frame's filler reads in the sentence that the candidate
+    does not hold and no candidate of the message carries, with its span when it is the
+    only such value of its type in the sentence (None: several compete for the role)."""
+    from uac.fact_log.extraction import frames as framing
+
+    for frame in frames:
+        filled = framing.fill(frame, sentence, today)
+        if filled is None:
+            continue
+        read, spans = filled
+        out: dict[str, tuple[Any, Any]] = {}
+        for slot in frame.slots:
+            got = read.get(slot.field)
+            kind = slot.type.split("@")[0]
+            if got is None or kind not in TYPED or value.get(slot.field) is not None:
+                continue  # a field the candidate fills is its extractor's reading
+            if slot.default == "today" and got == today.isoformat():
+                continue  # the frame's default, not a value the sentence says
+            leaves = set(_leaves(got))
+            if not leaves or all(_carried(leaf, carried) for leaf in leaves):
+                continue  # said by a fact of the message ("0%" of "0% balance transfer")
+            # the same words read another way ("20 April" as past or as coming) are no
+            # other value: a span some candidate carries under either reading is taken
+            said = [f for f in spans if set(_leaves(f.value)) == leaves]
+            if said and any(_taken(kind, sentence, today, f, carried) for f in said):
+                continue
+            prefer = "past" if slot.prefer == "past" else "future"
+            free = {
+                (h.start, h.end): h.value
+                for h in parser(kind)(sentence, today, prefer)
+                if not all(_carried(leaf, carried) for leaf in _leaves(h.value))
+            }
+            if said and len(free) <= 1:
+                out[slot.field] = (got, said[0])
+            else:  # every value that competes for the role, in the order said
+                out[slot.field] = ([_shown(v) for _span, v in sorted(free.items())] or got, None)
+        return out
+    return {}
+
+
+def _carried(leaf: str, carried: set[str]) -> bool:
+    """Whether a fact of the message holds the atom (a text one inside a longer text)."""
+    if leaf in carried:
+        return True
+    return not _NUMERIC.fullmatch(leaf) and any(leaf in c for c in carried)
+
+
+def _taken(kind: str, sentence: str, today: dt.date, found: Any, carried: set[str]) -> bool:
+    """Whether a candidate carries the value of the span `found`, read either way."""
+    for prefer in ("past", "future"):
+        for hit in parser(kind)(sentence, today, prefer):
+            if (
+                hit.start < found.end
+                and found.start < hit.end
+                and set(_leaves(hit.value)) & carried
+            ):
+                return True
+    return False
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    """The comparable atoms of a value: a date's day, a number's value, a casefolded text."""
+    if value is None:
+        return
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+        return
+    if isinstance(value, list | tuple | set):
+        for v in value:
+            yield from _leaves(v)
+        return
+    if isinstance(value, dt.date):  # a datetime too: the day is what a role decides
+        yield value.isoformat()[:10]
+        return
+    text = str(value).strip()
+    if _ISO.match(text):
+        yield text[:10]
+        return
+    if not isinstance(value, bool):
+        try:
+            yield str(Decimal(text).normalize())
+            return
+        except InvalidOperation:
+            pass
+    yield text.casefold()
+
+
+def _shown(value: Any) -> Any:
+    """A value as a hint shows it (JSON-friendly)."""
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value

@@ -1,0 +1,143 @@
+"""The guard after every extractor: someone else's fact and a day read as an amount are
+refused, and a record whose sentence leaves a value's role undecided becomes a hint (the
+path, what was read, the competing values) that a calling agent can record whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from uac import Memory
+from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction.abstain import abstain, refuse
+from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.patterns import extract
+from uac.fact_log.pipeline import build_message_batch
+from uac.runtime.api.tools import AgentTools
+
+pytestmark = pytest.mark.usefixtures("backend")
+AT = dt.datetime(2027, 3, 1, 10, 0)
+TRIP = "I take the ferry to Bergen on 4 April and the way home is on 19 April."
+CONTESTED = (
+    "I take the ferry to Bergen on 4 April, the festival opens on 9 April and the way home "
+    "is on 19 April."
+)
+
+
+def record(path: str, value: dict[str, object], text: str) -> Candidate:
+    return Candidate("record", path, value, "assert", text, 0, 0.8)
+
+
+def test_the_one_value_a_record_misses_completes_it_with_its_span() -> None:
+    half = record("travel.trips", {"city": "Bergen", "country": "NO", "depart": "2027-04-04"}, TRIP)
+    [whole], withheld = abstain(Catalog.load(), TRIP, [half], AT.date())
+    assert withheld == []
+    assert str(whole.value["return_date"]) == "2027-04-19" and whole.value["city"] == "Bergen"
+    assert TRIP[whole.start : whole.end] == whole.quote and "19 April" in whole.quote
+
+
+def test_values_competing_for_a_role_make_the_record_a_hint_not_a_fact() -> None:
+    half = record(
+        "travel.trips", {"city": "Bergen", "country": "NO", "depart": "2027-04-04"}, CONTESTED
+    )
+    kept, withheld = abstain(Catalog.load(), CONTESTED, [half], AT.date())
+    assert kept == []
+    [undecided] = withheld
+    hint = undecided.hint()
+    assert hint["path"] == "travel.trips" and hint["quote"] == CONTESTED
+    assert hint["candidates"] == {"return_date": ["2027-04-09", "2027-04-19"]}
+    assert hint["read"]["depart"] == "2027-04-04" and "return_date" in hint["fields"]
+    assert "record tool" in hint["hint"] and "'travel.trips'" in hint["hint"]
+
+
+def test_a_whole_record_and_a_value_another_fact_holds_are_kept() -> None:
+    catalog = Catalog.load()
+    whole = record(
+        "travel.trips",
+        {"city": "Bergen", "country": "NO", "depart": "2027-04-04", "return_date": "2027-04-19"},
+        TRIP,
+    )
+    assert abstain(catalog, TRIP, [whole], AT.date()) == ([whole], [])
+    # the left-over day is another fact's (a booking of the same sentence): no role is open
+    half = record("travel.trips", {"city": "Bergen", "country": "NO", "depart": "2027-04-04"}, TRIP)
+    other = record("travel.bookings", {"kind": "ferry", "start": "2027-04-19"}, TRIP)
+    kept, withheld = abstain(catalog, TRIP, [half, other], AT.date())
+    assert kept == [half, other] and withheld == []
+
+
+def test_corrections_endings_and_attributes_pass_unchanged() -> None:
+    catalog = Catalog.load()
+    text = "Scratch that, the ferry to Bergen leaves on 5 April and returns 19 April."
+    fixed = Candidate(
+        "record",
+        "travel.trips",
+        {"city": "Bergen", "country": "NO", "depart": "2027-04-05"},
+        "assert",
+        text,
+        0,
+        0.8,
+        replaces={"city": "Bergen", "country": "NO", "depart": "2027-04-04"},
+    )
+    expiry = Candidate(
+        "attribute", "identity.passport.expiry_date", "2031-05-02", "assert", text, 0, 0.8
+    )
+    assert abstain(catalog, text, [fixed, expiry], AT.date()) == ([fixed, expiry], [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our neighbour Farid drives to Porto on 9 June.",
+        "My uncle Tariq is flying to Porto on 9 June.",
+    ],
+)
+def test_someone_elses_record_is_refused_but_their_contact_is_kept(text: str) -> None:
+    trip = record("travel.trips", {"city": "Porto", "country": "PT", "depart": "2027-06-09"}, text)
+    contact = record("contacts.contacts", {"name": "Farid", "relationship": "neighbour"}, text)
+    assert refuse(text, [trip, contact]) == [("someone_else", trip)]
+
+
+def test_the_users_own_and_shared_records_are_not_refused() -> None:
+    for text in ("I drive to Porto on 9 June.", "My sister and I drive to Porto on 9 June."):
+        trip = record("travel.trips", {"city": "Porto", "country": "PT"}, text)
+        assert refuse(text, [trip]) == []
+
+
+def test_a_day_and_month_is_no_amount() -> None:
+    text = "Spotify: paused 18.04."
+    misread = record("finance.transactions", {"amount": "18.04", "merchant": "paused"}, text)
+    assert refuse(text, [misread]) == [("value_is_date", misread)]
+    priced = "Spotify went up to 11.99 a month."
+    amount = record("finance.subscriptions", {"name": "Spotify", "amount": "11.99"}, priced)
+    paid = "Paid 18.04 EUR at the pharmacy."
+    charged = record("finance.transactions", {"amount": "18.04", "currency": "EUR"}, paid)
+    assert refuse(priced, [amount]) == [] and refuse(paid, [charged]) == []
+
+
+def test_a_refused_candidate_is_recorded_with_its_reason(mem: Memory) -> None:
+    text = "Spotify: paused 18.04."
+    read = extract(text, AT, "user", mem.catalog, [])
+    misread = [c for c in read if c.path == "finance.transactions"]
+    batch = build_message_batch(
+        mem.catalog, mem.address("alice"), text, observed_at=AT, recorded_at=AT
+    )
+    assert not [f for f in batch.facts if f.path == "finance.transactions"]
+    refused = [r for r in batch.rejections if r.reason == "value_is_date"]
+    assert [r.path for r in refused] == [c.path for c in misread]
+
+
+def test_add_returns_an_undecided_record_as_a_hint_the_agent_can_record(tmp_path: Path) -> None:
+    with Memory(tmp_path / "ws", create=True) as mem:
+        tools = AgentTools(mem, "alice")
+        learned = mem.add("alice", CONTESTED, at=AT)
+        trips = [f for f in mem.facts("alice") if f.path == "travel.trips"]
+        # never a trip with a return picked among competing days, nor one without it
+        assert trips == [], trips
+        [hint] = [h for h in learned.hints if h["path"] == "travel.trips"]
+        assert hint["candidates"] == {"return_date": ["2027-04-09", "2027-04-19"]}
+        whole = {**hint["read"], "return_date": hint["candidates"]["return_date"][-1]}
+        assert tools.call("record", {"path": "travel.trips", "record": whole})["facts"] == 1
+        [fact] = [f for f in mem.facts("alice") if f.path == "travel.trips"]
+        assert str(fact.value["return_date"]) == "2027-04-19"
