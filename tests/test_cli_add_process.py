@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.usefixtures("backend")  # the add's workspace on DuckDB and PostgreSQL
+
 # Runs `uac init` and `uac add` in a fresh interpreter (numpy not yet imported, as in the
 # `uac` command), recording the process state the verb ran under and the state after.
 PROBE = """
