@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, Literal
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
@@ -227,7 +227,7 @@ def _left_over(
             said = [f for f in spans if set(_leaves(f.value)) == leaves]
             if said and any(_taken(kind, sentence, today, f, carried) for f in said):
                 continue
-            prefer = "past" if slot.prefer == "past" else "future"
+            prefer: Literal["future", "past"] = "past" if slot.prefer == "past" else "future"
             free = {
                 (h.start, h.end): h.value
                 for h in parser(kind)(sentence, today, prefer)
