@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from uac.fact_log.extraction.encoder import one_blas_thread
+from uac.runtime.search.rows import DISLIKED
 from uac.runtime.search.timeq import Window, stated
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")
@@ -337,18 +338,7 @@ def _refresh(con: Any, old: Subject) -> Subject:
         # A hidden doc may be gone (purged by an erase or gc): mark only docs still present.
         pos = np.minimum(np.searchsorted(all_docs, found), n - 1)
         hidden[pos[all_docs[pos] == found]] = True
-    disliked = frozenset(
-        int(r[0])
-        for r in con.execute(
-            """
-            SELECT DISTINCT f.doc FROM search_feedback f
-            WHERE f.sid = ? AND f.signal = 'not_this' AND f.doc IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM search_hidden h WHERE h.sid = f.sid
-                              AND h.target = f.id)
-            """,
-            [sid],
-        ).fetchall()
-    )
+    disliked = frozenset(int(r[0]) for r in con.execute(DISLIKED, [sid]).fetchall())
     return replace(
         old,
         n=n,
