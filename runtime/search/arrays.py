@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from uac.fact_log.extraction.encoder import one_blas_thread
-from uac.runtime.search.rows import DISLIKED
+from uac.runtime.search.scope import DISLIKED
 from uac.runtime.search.timeq import Window, stated
 
 _EPOCH = np.datetime64("1970-01-01T00:00:00", "us")

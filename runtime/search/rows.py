@@ -30,16 +30,8 @@ from uac.runtime.search import cosines
 from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.embedders import Embedder
 from uac.runtime.search.lexical import BM25_B, BM25_K1, TERM, spelled
-from uac.runtime.search.scope import Scope, literal, quoted
+from uac.runtime.search.scope import DISLIKED, Scope, literal, quoted
 from uac.runtime.search.timeq import Window, stated
-
-# The subject's documents marked "not this" whose mark was not hidden since (both scans).
-DISLIKED = """
-    SELECT DISTINCT f.doc FROM search_feedback f
-    WHERE f.sid = ? AND f.signal = 'not_this' AND f.doc IS NOT NULL
-      AND NOT EXISTS (SELECT 1 FROM search_hidden h WHERE h.sid = f.sid
-                      AND h.target = f.id)
-"""
 
 COARSE_MIN = 20_000  # arrays.py COARSE_MIN: from here the dense list has a coarse stage
 _EPOCH = dt.datetime(1970, 1, 1)

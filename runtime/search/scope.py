@@ -43,3 +43,12 @@ def as_datetime(moment: dt.date | dt.datetime | None) -> dt.datetime | None:
             moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
         return moment
     return dt.datetime(moment.year, moment.month, moment.day)
+
+
+# The subject's documents marked "not this" whose mark was not hidden since (both scans).
+DISLIKED = """
+    SELECT DISTINCT f.doc FROM search_feedback f
+    WHERE f.sid = ? AND f.signal = 'not_this' AND f.doc IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM search_hidden h WHERE h.sid = f.sid
+                      AND h.target = f.id)
+"""
