@@ -19,6 +19,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind12  # the twelfth blind set (blind12.jsonl), run once
     python bench/extraction.py --set blind13  # the thirteenth blind set (blind13.jsonl), run once
     python bench/extraction.py --set blind14  # the fourteenth blind set (blind14.jsonl), run once
+    python bench/extraction.py --set blind15  # the fifteenth blind set (blind15.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
@@ -44,7 +45,8 @@ blind12.jsonl, written the same way (2026-12-06, after blind11) before that sess
 code of issue 32 landed, and `--set blind13` blind13.jsonl, written the same way (2026-12-07,
 after blind12) before blind9 to blind11 were promoted to tuning sets, and `--set blind14`
 blind14.jsonl, written the same way (2026-12-07, after blind13) before this session's extraction
-changes were measured.
+changes were measured, and `--set blind15` blind15.jsonl, written the same way (2026-12-07, after
+blind14) before this session's extraction changes were measured.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -319,9 +321,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind12",
             "blind13",
             "blind14",
+            "blind15",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-14: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-15: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(
