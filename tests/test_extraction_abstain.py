@@ -141,3 +141,59 @@ def test_add_returns_an_undecided_record_as_a_hint_the_agent_can_record(tmp_path
         assert tools.call("record", {"path": "travel.trips", "record": whole})["facts"] == 1
         [fact] = [f for f in mem.facts("alice") if f.path == "travel.trips"]
         assert str(fact.value["return_date"]) == "2027-04-19"
+
+
+@pytest.mark.parametrize(
+    ("text", "offered"),
+    [
+        ("My passport expires on either March 5 or March 15 2031.", "March 5 or March 15 2031"),
+        ("The dentist moved me to the 14th or 15th.", "14th or 15th"),
+        ("Back from Bergen on 19 or 20 April.", "19 or 20 April"),
+        ("The plumber charged £40, maybe £45.", "£40, maybe £45"),
+    ],
+)
+def test_a_value_said_as_alternatives_is_a_hint_never_a_guess(text: str, offered: str) -> None:
+    catalog = Catalog.load()
+    guess = Candidate(
+        "attribute", "identity.passport.expiry_date", "2031-03-05", "assert", text, 0, 0.8
+    )
+    picked = record("travel.trips", {"city": "Bergen", "return_date": "2027-04-19"}, text)
+    kept, withheld = abstain(catalog, text, [guess, picked], AT.date())
+    assert kept == [] and [u.candidate for u in withheld] == [guess, picked]
+    hint = withheld[0].hint()
+    assert hint["alternatives"] == offered and hint["quote"] == text
+    assert hint["read"] == "2031-03-05" and "ask which one holds" in hint["hint"]
+
+
+def test_one_value_with_or_nearby_and_a_correction_are_kept() -> None:
+    catalog = Catalog.load()
+    text = "I fly to Bergen on 19 April or so, and take 2 or 3 books."
+    trip = Candidate(
+        "record",
+        "travel.trips",
+        {"city": "Bergen", "depart": "2027-04-19"},
+        "assert",
+        text[:31],
+        0,
+        0.8,
+    )
+    fixed = Candidate(
+        "record",
+        "travel.trips",
+        {"city": "Bergen", "depart": "2027-04-20"},
+        "assert",
+        text,
+        0,
+        0.8,
+        replaces={"city": "Bergen", "depart": "2027-04-19"},
+    )
+    named = Candidate("attribute", "identity.home_city", "Bergen", "assert", text, 0, 0.8)
+    assert abstain(catalog, text, [trip, fixed, named], AT.date()) == ([trip, fixed, named], [])
+
+
+def test_add_asks_instead_of_picking_one_of_two_days(tmp_path: Path) -> None:
+    with Memory(tmp_path / "ws", create=True) as mem:
+        learned = mem.add("alice", "My passport expires on March 5 or March 15 2031.", at=AT)
+        assert [f for f in mem.facts("alice") if f.path.startswith("identity.passport")] == []
+        [hint] = [h for h in learned.hints if h["path"] == "identity.passport.expiry_date"]
+        assert hint["alternatives"] == "March 5 or March 15 2031"

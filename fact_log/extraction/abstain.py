@@ -15,6 +15,12 @@ the message carries that value, the
 roles of the sentence's values are undecided: the candidate is withheld and returned as a
 hint naming the path, what was read and the competing values. Corrections, endings and
 paths no frame declares pass unchanged.
+
+A value said as alternatives ("on the 14th or 15th", "March 5 or March 15", "£40, maybe
+£45", "2 or 3 tablets") is no value at all: whichever one an extractor picked, it guessed.
+Any candidate (a record or a single attribute) whose quote takes in such a pair and holds a
+number or a date is withheld the same way, its hint quoting the alternatives, so the user
+can be asked instead of a day being made up.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from typing import Any, Literal
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 
@@ -55,6 +62,19 @@ _DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
 # "my wife and I fly", "in July I go with my wife", "she put me on", "my sister booked us
 # both": the user is a subject or the one the fact is done to
 _USER_TOO = re.compile(r"\b(?:I|we|me|us|myself)\b", re.I)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+# Two values offered as alternatives: a number, an ordinal day or a month name, then "or"
+# (or a hedge: "maybe", "perhaps", "possibly"), then another number, amount or month-and-day.
+_ALTERNATIVES = lazy(
+    rf"(?:\d(?:st|nd|rd|th)?|\b{_MONTH})\.?(?:\s*,)?\s+"
+    r"(?:or(?:\s+(?:maybe|perhaps|possibly|even))?|maybe|perhaps|possibly)\s+"
+    rf"(?:on\s+)?(?:the\s+)?(?:[£$€¥]\s?\d|\d|{_MONTH}\s+\d)",
+    re.I,
+)
+_VALUE_LEAF = re.compile(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +84,24 @@ class Undecided:
     candidate: Candidate
     sentence: str
     left: dict[str, Any]  # field -> the value the frame's filler read for it
+    alternatives: str = ""  # the words offering two values ("14th or 15th"), if that is why
 
     def hint(self) -> dict[str, Any]:
         """What a calling agent may record with the typed tool, and why it was not."""
         path = self.candidate.path
-        read = self.candidate.value if isinstance(self.candidate.value, dict) else {}
+        value = self.candidate.value
+        read = value if isinstance(value, dict) else {}
+        if self.alternatives:
+            return {
+                "path": path,
+                "fields": sorted(read),
+                "quote": self.sentence,
+                "read": _shown(value),
+                "alternatives": self.alternatives,
+                "hint": f"this message may state {path} but offers alternatives "
+                f"({self.alternatives!r}); ask which one holds, then call the record tool "
+                f"with path {path!r} and the value the user confirms",
+            }
         fields = ", ".join(f"{k}={_shown(v)}" for k, v in sorted(self.left.items()))
         return {
             "path": path,
@@ -98,6 +131,10 @@ def abstain(
     withheld: list[Undecided] = []
     for cand in candidates:
         sentence = next((s for s in spans if s.start <= cand.start < s.end), None)
+        offered = _offered(cand, sentence.start, sentence.text) if sentence else ""
+        if offered and sentence is not None:
+            withheld.append(Undecided(cand, sentence.text, {}, offered))
+            continue
         if (
             sentence is None
             or cand.op != "assert"
@@ -116,6 +153,34 @@ def abstain(
             shown = {field: value for field, (value, _span) in left.items()}
             withheld.append(Undecided(cand, sentence.text, shown))
     return kept, withheld
+
+
+def _offered(cand: Candidate, offset: int, sentence: str) -> str:
+    """The alternatives ("14th or 15th") inside the candidate's quote when it holds a number
+    or a date they could have given; "" when there are none (a correction is its own
+    answer and passes)."""
+    if cand.op != "assert" or cand.replaces is not None:
+        return ""
+    if not any(_VALUE_LEAF.match(leaf) for leaf in _leaves(cand.value)):
+        return ""
+    for m in _ALTERNATIVES.finditer(sentence):
+        if offset + m.start() < cand.end and cand.start < offset + m.end():
+            return _whole_words(sentence, m.start(), m.end())
+    return ""
+
+
+def _whole_words(sentence: str, start: int, end: int) -> str:
+    """The words the span cuts into, whole, with a month or a year named just before or
+    after them ("March 5 or March 15 2031", "19 or 20 April"), without closing punctuation."""
+    words = list(re.finditer(r"[^\s,;:!?]+?(?=[.]?(?:[\s,;:!?]|$))", sentence))
+    first = next(i for i, w in enumerate(words) if w.end() > start)
+    last = max(i for i, w in enumerate(words) if w.start() < end)
+    named = re.compile(rf"{_MONTH}|\d{{4}}", re.I)
+    if first > 0 and named.fullmatch(words[first - 1][0]):
+        first -= 1
+    while last + 1 < len(words) and named.fullmatch(words[last + 1][0]):
+        last += 1
+    return sentence[words[first].start() : words[last].end()]
 
 
 def _completed(

@@ -627,6 +627,7 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
 
 
 FRAMED = ("Just picked up my renewed passport today.", "New expiry is March 5, 2035.")
+OFFERED = "The dentist moved my appointment, it's now on the 14th or 15th."
 
 
 def _frames(mem: Memory, out: Callable[[str], None]) -> None:
@@ -637,6 +638,12 @@ def _frames(mem: Memory, out: Callable[[str], None]) -> None:
         learned = mem.add("kim", line, at=at + dt.timedelta(minutes=i), session_id="kim-1")
         said = ", ".join(f"{f.path} = {f.value}" for f in learned.facts) or "nothing yet"
         out(f"     '{line}'  ->  {said}")
+    out("   A day said as alternatives is asked, never guessed (a hint for the calling agent):")
+    learned = mem.add("kim", OFFERED, at=at + dt.timedelta(hours=1), session_id="kim-2")
+    said = ", ".join(f"{f.path} = {f.value}" for f in learned.facts) or "nothing learned"
+    out(f"     '{OFFERED}'  ->  {said}")
+    for hint in learned.hints:
+        out(f"     hint: {hint['hint']}")
 
 
 def _contradictions(
