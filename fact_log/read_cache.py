@@ -70,12 +70,26 @@ class _Rows:
     def __init__(self, names: list[str], rows: list[tuple[Any, ...]]):
         self.description = [(name, None, None, None, None, None, None) for name in names]
         self._rows = rows
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        return self._rows
+        self._at = 0
 
     def fetchone(self) -> tuple[Any, ...] | None:
-        return self._rows[0] if self._rows else None
+        """The next row, or None."""
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
+        """Up to `size` next rows."""
+        out = self._rows[self._at : self._at + size]
+        self._at += len(out)
+        return out
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        """The remaining rows."""
+        out = self._rows[self._at :] if self._at else self._rows
+        self._at = len(self._rows)
+        return out
 
 
 def _param(value: Any) -> Any:

@@ -52,6 +52,7 @@ CALLS: list[tuple[str, str | None, dict[str, Any]]] = [
     ("why", "alice", {"expr": "user.passport.expiry_date"}),
     ("diff", "alice", {}),
     ("context", "alice", {"today": TODAY}),
+    ("verify", None, {}),
 ]
 
 
@@ -137,13 +138,21 @@ def test_kept_rows_answer_as_the_log_and_the_verb(
     assert any((home / ROWS).iterdir())
 
 
-def test_verify_and_search_always_read_the_log(
+def test_a_log_tampered_after_a_kept_verify_is_reported(
     workspace: Path, tmp_path: Path, opened: list[Path]
 ) -> None:
+    import duckdb
+
     home = _copy(workspace, tmp_path)
-    for _ in range(2):
-        lean_reads.answer(home, "default", "verify", None, {})
-    assert len(opened) == 2 and not (home / ROWS).exists()
+    first = _lean(home, "verify", None, {}, "default")
+    assert _lean(home, "verify", None, {}, "default") == first and len(opened) == 1
+    assert json.loads(first)["ok"] is True
+    con = duckdb.connect(str(home / lean_reads.DB_FILE))  # out of band, as an attacker would
+    con.execute("UPDATE facts SET value = '\"2099-01-01\"' WHERE seq = 1")
+    con.close()
+    tampered = _lean(home, "verify", None, {}, "default")
+    assert len(opened) == 2 and json.loads(tampered)["ok"] is False
+    assert tampered == json.dumps(_verb(home, "verify", None, {}, "default"), sort_keys=True)
 
 
 def test_a_write_makes_every_kept_row_stale(

@@ -326,8 +326,7 @@ def _verify(ws: _Workspace, subject: str | None) -> Any:
     from uac.fact_log.file_verify import verify_file
 
     columns = ", ".join(name for name, _, _ in FACT_COLUMNS)  # the store's, keyed digests too
-    # The log itself, never rows kept from an earlier look: verifying is reading it.
-    return plain(verify_file(ws.con.connection(), ws.ring, ws.home, columns, CHUNK, None))
+    return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None))
 
 
 def _recall(name: str) -> Callable[..., Any]:
@@ -356,10 +355,11 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "search": (_recall("search"), frozenset({"text", "k", "kind", "today", "neighbours"})),
     "context": (_recall("context"), frozenset({"query", "budget", "today", "notes"})),
 }
-# Verbs that read the log itself on every call: verify walks it, a search ranks over the
-# index's tables with the engine's own functions (stemming). The others' statements may be
-# answered from rows kept by an earlier look while the log is unchanged (read_cache.py).
-UNCACHED = frozenset({"verify", "search"})
+# Verbs that read the log itself on every call: a search ranks over the index's tables with
+# the engine's own functions (stemming). The others' statements may be answered from rows
+# kept by an earlier look while the log is unchanged (read_cache.py): `verify` then runs
+# every check of the walk over the same rows the file held when they were kept.
+UNCACHED = frozenset({"search"})
 
 
 def _engine_errors() -> tuple[type[BaseException], ...]:
