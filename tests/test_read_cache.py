@@ -283,7 +283,14 @@ print(sorted(m for m in ("_duckdb", "duckdb", "uac.fact_log.duck") if m in sys.m
 
 
 @pytest.mark.parametrize(
-    "argv", [("facts", "alice"), ("why", "alice", "user.passport.expiry_date"), ("diff", "alice")]
+    "argv",
+    [
+        ("facts", "alice"),
+        ("why", "alice", "user.passport.expiry_date"),
+        ("diff", "alice"),
+        ("context", "alice", "--today", "2026-03-02"),
+        ("verify",),
+    ],
 )
 def test_a_read_the_cache_answers_never_loads_duckdb(
     workspace: Path, tmp_path: Path, argv: tuple[str, ...]
