@@ -46,6 +46,13 @@ from uac.fact_log import freshness
 from uac.fact_log.chain_keys import KeyRing
 
 ROWS = freshness.ROWS  # under the workspace home
+# A statement's rows are kept only up to this size: parsing a bigger entry (a subject of
+# hundreds of thousands of records) costs more than DuckDB's engine and open.
+MAX_BYTES = 4 << 20
+# Entries kept at most: past it, a write deletes the least recently written quarter (a
+# bound on the disk the cache takes, whatever the statements asked: one per subject, path
+# or day).
+MAX_ENTRIES = 512
 
 # Cell kinds kept besides JSON's own (str, int, float, bool, None): name, write, read.
 _KINDS: dict[type, tuple[str, Callable[[Any], Any]]] = {
@@ -224,6 +231,8 @@ class CachedLog:
             for row in rows
         ]
         body = self._stamp(head).encode() + json.dumps([names, kinds, cells]).encode()
+        if len(body) > MAX_BYTES:
+            return
         tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -231,6 +240,7 @@ class CachedLog:
             with os.fdopen(fd, "wb") as out:
                 out.write(ring.sign(b"rows:" + body).encode() + b"\n" + body)
             os.replace(tmp, path)
+            _bound(path.parent)
         except OSError:
             tmp.unlink(missing_ok=True)
 
@@ -240,3 +250,19 @@ _BY_NAME = {name: kind for kind, (name, _) in _KINDS.items()}
 
 def _write_kinds(kinds: list[str | None]) -> list[type | None]:
     return [None if k is None else _BY_NAME[k] for k in kinds]
+
+
+def _bound(folder: Path) -> None:
+    """Delete the least recently written quarter of the entries when there are more than
+    MAX_ENTRIES (best effort: another process may delete or write at the same time)."""
+    names = os.listdir(folder)
+    if len(names) <= MAX_ENTRIES:
+        return
+    written = []
+    for name in names:
+        try:
+            written.append((os.stat(folder / name).st_mtime_ns, name))
+        except OSError:
+            continue
+    for _, name in sorted(written)[: len(written) - MAX_ENTRIES * 3 // 4]:
+        (folder / name).unlink(missing_ok=True)

@@ -308,3 +308,21 @@ def test_a_read_the_cache_answers_never_loads_duckdb(
 
     assert engine(1) == "['_duckdb', 'uac.fact_log.duck']"  # the first asks the log
     assert engine(1) == "[]"  # the next is answered from its rows
+
+
+def test_the_kept_rows_are_bounded_in_size_and_number(
+    workspace: Path, tmp_path: Path, opened: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from uac.fact_log import read_cache
+
+    home = _copy(workspace, tmp_path)
+    monkeypatch.setattr(read_cache, "MAX_BYTES", 1500)  # the small statements only
+    truth = _lean(home, "facts", "alice", {}, "default")
+    kept = _entries(home)
+    assert kept and all(p.stat().st_size < 1600 for p in kept)  # not the facts
+    assert _lean(home, "facts", "alice", {}, "default") == truth and len(opened) == 2
+    monkeypatch.setattr(read_cache, "MAX_BYTES", 4 << 20)
+    monkeypatch.setattr(read_cache, "MAX_ENTRIES", 4)
+    for path in ("identity.passport.expiry_date", "identity.name", "a.b", "c.d", "e.f", "g.h"):
+        _lean(home, "facts", "alice", {"path": path}, "default")
+        assert len(_entries(home)) <= 4
