@@ -22,7 +22,6 @@ import datetime as dt
 import hmac
 import json
 import os
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -75,6 +74,8 @@ class KeyRing:
         is the one to use: two nodes binding to one log at the same instant must agree.
         """
         path = key_path(home)
+        import secrets  # a key is made by a write; a read never pays for the module's import
+
         ring = cls(path, "k1", {"k1": secrets.token_bytes(32)})
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
@@ -98,6 +99,8 @@ class KeyRing:
         """A ring with a new current key (old keys kept), written atomically to the file."""
         number = 1 + max(int(k[1:]) for k in self.keys if k[1:].isdigit())
         kid = f"k{number}"
+        import secrets
+
         ring = KeyRing(self.path, kid, {**self.keys, kid: secrets.token_bytes(32)})
         os.replace(ring._write_aside(), self.path)
         return ring
@@ -117,6 +120,8 @@ class KeyRing:
 
     def _write_aside(self) -> Path:
         """This ring written and synced to a new 0600 file beside its path (for a rename)."""
+        import secrets
+
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -184,62 +184,10 @@ def _first_line(message: str) -> str:
     return message.strip().splitlines()[0] if message.strip() else "unknown error"
 
 
-# Facts newer than the subject's last published present-time checkpoint (the compiler's
-# `checkpoints` rows): the one definition of "stale", shared by Store.is_changed and the
-# CLI's one-shot query, which asks it without loading the rest of the store.
-CHANGED_SQL = """
-    SELECT (SELECT max(seq) FROM facts WHERE tenant = ? AND scope = ? AND subject = ?) >
-           coalesce((SELECT max(watermark) FROM checkpoints
-                     WHERE tenant = ? AND scope = ? AND subject = ?
-                     AND status = 'published' AND as_of IS NULL AND known_at IS NULL), 0)
-"""
-
-
-def is_changed(con: duckdb.DuckDBPyConnection, tenant: str, scope: str, subject: str) -> bool:
-    """True when the subject has facts newer than its last published checkpoint."""
-    row = con.execute(CHANGED_SQL, [tenant, scope, subject] * 2).fetchone()
-    return bool(row and row[0])
-
-
-def served_problem(
-    con: Any,
-    tenant: str,
-    scope: str,
-    subject: str,
-    version: int,
-    head: tuple[int, str | None] | None,
-    ring: Any = None,
-) -> str | None:
-    """Why a subject's current checkpoint (`version`, folded up to `head`: seq and fact id)
-    must not be served, or None.
-
-    Refused: a later present-time version was published (the `current` pointer was rolled
-    back), or this log holds, at the head's seq, a genuine row (its keyed digest verifies
-    under `ring`) that is not the head: the checkpoint was compiled from another log signed
-    with the same key. A head the log lost or a row there that does not verify is the log's
-    fault, not the checkpoint's: the signed checkpoint keeps serving and `verify` reports
-    the log. `head` None skips that check (a node's copy of a shared log may lag)."""
-    label = subject if scope == "user" else f"{scope}:{subject}"
-    row = con.execute(
-        "SELECT max(version) FROM checkpoints WHERE tenant = ? AND scope = ? AND subject = ?"
-        " AND status = 'published' AND as_of IS NULL AND known_at IS NULL",
-        [tenant, scope, subject],
-    ).fetchone()
-    newest = row[0] if row else None
-    if newest is not None and newest > version:
-        return (
-            f"the current checkpoint of {label} is version {version} but version {newest} was"
-            f" published later (the pointer was rolled back); run 'uac compile {label}'"
-        )
-    if head is None or ring is None or head[0] <= 0 or head[1] is None:
-        return None
-    held = con.execute("SELECT id, hash, mac FROM facts WHERE seq = ?", [head[0]]).fetchone()
-    if held is not None and held[0] != head[1] and ring.check(f"fact:{head[0]}:{held[1]}", held[2]):
-        return (
-            f"the current checkpoint of {label} was compiled from another log (its head, seq"
-            f" {head[0]}, is not this log's); run 'uac compile {label}'"
-        )
-    return None
+# "Is the subject stale?" and "may its checkpoint be served?": plain statements over any
+# connection, in fact_log/queries.py so a read that answers them without DuckDB's engine
+# (runtime/api/lean_reads.py over fact_log/read_cache.py) need not import this module.
+from uac.fact_log.queries import CHANGED_SQL, is_changed, served_problem  # noqa: E402, F401
 
 
 @functools.cache

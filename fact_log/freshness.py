@@ -49,6 +49,8 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.chain_keys import KeyRing
 
 STAMPS = Path("cache") / "fresh"  # under the workspace home
+# Statements' rows kept by fact_log/read_cache.py under the same rules (purged with the stamps).
+ROWS = Path("cache") / "rows"
 DB_FILE = "uac.duckdb"
 QUIET_S = 2.0  # a log's files must be this much older than the reader's look to be stamped
 BOUND = "log_url"  # meta key of a workspace bound to PostgreSQL (fact_log/backends/postgres.py)
@@ -148,11 +150,12 @@ def record(
 
 
 def drop(home: Path) -> None:
-    """Delete every stamp of the workspace (an erasure purges them with its caches)."""
-    folder = Path(home) / STAMPS
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        (folder / name).unlink(missing_ok=True)
+    """Delete every stamp of the workspace and every statement's rows kept beside them
+    (fact_log/read_cache.py): an erasure purges them with its caches."""
+    for folder in (Path(home) / STAMPS, Path(home) / ROWS):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            (folder / name).unlink(missing_ok=True)

@@ -277,7 +277,7 @@ def _tables(con: Connection) -> set[str]:
         rows = con.execute(
             " UNION ALL ".join(
                 f"SELECT {_literal(n)} FROM pragma_table_info({_literal(n)}) WHERE name = 'mac'"
-                for n, _ in state
+                for n, _ in sorted(state)  # one text for one catalog (fact_log/read_cache.py)
             )
         ).fetchall()
         found = {r[0] for r in rows}

@@ -6,9 +6,12 @@ facts' statuses and the manifest, one file of the subject's current checkpoint; 
 `diff` also import the checkpoint's typed state (verified by the loader, as the verb
 does), `why` only the part of it the expression names; `verify` walks the whole log with
 the store's own checks (fact_log/file_verify.py). `Memory` would first import pydantic
-(the verb table), the compiler, the checks and every service; this module imports DuckDB's
-engine, the row vocabulary and the checkpoint loader's checks, nothing else
-(tests/test_read_imports.py).
+(the verb table), the compiler, the checks and every service; this module imports the row
+vocabulary and the checkpoint loader's checks, nothing else (tests/test_read_imports.py),
+and DuckDB's engine only when a statement must be asked of the log: the statements of every
+verb but `verify` and `search` are answered from the rows an earlier look kept while the
+log's files are unchanged (fact_log/read_cache.py; tests/test_read_cache.py), so a repeated
+read of a quiet workspace neither imports the engine nor opens the file.
 
 `answer` returns exactly what `verbs.run` returns for the same call on a `Memory` opened
 read-only (tests/test_lean_reads.py compares them), or None where it would not answer the
@@ -18,7 +21,7 @@ migrates or explains), an operator's audit of quarantined text (it needs the sec
 filter), an argument it does not know. Checks are the full verb's: the subject and tenant
 named and parsed alike, the checkpoint refused when its signature, placement or any
 file's digest does not verify or its pointer was rolled back (`loader.verified_files`,
-`duck.served_problem`).
+`queries.served_problem`).
 """
 
 from __future__ import annotations
@@ -26,17 +29,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from uac.compiler import loader
-from uac.fact_log import duck, queries
+from uac.fact_log import queries
 from uac.fact_log.addressing import Address, check_name, parse_subject
 from uac.fact_log.chain_keys import KeyRing
 from uac.fact_log.errors import NotFound, WorkspaceError
 from uac.fact_log.quarantine import QUARANTINED, marked, quarantined_ids
+from uac.fact_log.read_cache import CachedLog, Changed
 from uac.runtime.api.wire import plain
 
 if TYPE_CHECKING:
@@ -82,7 +87,7 @@ class _Workspace:
         """The subject's current version, refused as `Reader._current_dir` refuses it."""
         version, directory = loader.version_dir(self.home, addr)
         head = loader.folded_head(directory)  # one chain: the DuckDB log
-        problem = duck.served_problem(
+        problem = queries.served_problem(
             self.con, addr.tenant, addr.scope, addr.subject, version, head, self.ring
         )
         if problem is not None:
@@ -350,6 +355,17 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "search": (_recall("search"), frozenset({"text", "k", "kind", "today", "neighbours"})),
     "context": (_recall("context"), frozenset({"query", "budget", "today", "notes"})),
 }
+# Verbs that read the log itself on every call: a search ranks over the index's tables with
+# the engine's own functions (stemming). The others' statements may be answered from rows
+# kept by an earlier look while the log is unchanged (read_cache.py): `verify` then runs
+# every check of the walk over the same rows the file held when they were kept.
+UNCACHED = frozenset({"search"})
+
+
+def _engine_errors() -> tuple[type[BaseException], ...]:
+    """DuckDB's errors, if its engine was loaded (a look the cache answered never loads it)."""
+    duck = sys.modules.get("uac.fact_log.duck")
+    return () if duck is None else (duck.duckdb.Error,)
 
 
 def answer(
@@ -363,19 +379,47 @@ def answer(
     db = Path(home).expanduser() / DB_FILE
     if not db.is_file():
         return None
+    cache = verb not in UNCACHED
+    try:
+        return _answer(db, tenant, verb, subject, params, cache)
+    except Changed:  # written to while it looked: the log alone answers
+        return _answer(db, tenant, verb, subject, params, False)
+
+
+def _connect(db: Path) -> Any:
+    from uac.fact_log import duck  # DuckDB's engine: only when the cache cannot answer
+
     # A held lock raises WorkspaceInUse, as Memory's open does; a few short statements: one thread.
-    con = duck.connect(db, read_only=True, threads=1)
+    return duck.connect(db, read_only=True, threads=1)
+
+
+def _answer(
+    db: Path, tenant: str, verb: str, subject: str | None, params: dict[str, Any], cache: bool
+) -> Any | None:
+    try:  # the ring the cache's entries are signed with (a bad key file fails below)
+        signing = KeyRing.load(db.parent) if cache else None
+    except WorkspaceError:
+        signing = None
+    con = CachedLog(db.parent, signing, lambda: _connect(db), cache=cache)
+    if not cache:
+        con.connection()  # opened first, as before: a held lock says so at once
     try:
         meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         if BOUND in meta:  # the full open follows: it need not look before opening writable
-            duck.remember_bound(db)
+            _remember_bound(db)
             return None
         if any(meta.get(key) != version for key, version in VERSIONS.items()):
             return None
         # The key ring as the store's open loads it: a corrupt key file fails alike.
         ring = KeyRing.load(db.parent)
-        return found[0](_Workspace(db.parent, tenant, con, ring), subject, **params)
-    except duck.duckdb.Error:
+        return VERBS[verb][0](_Workspace(db.parent, tenant, con, ring), subject, **params)
+    except _engine_errors():
         return None  # a table this uac does not know: the full open says why
     finally:
         con.close()
+
+
+def _remember_bound(db: Path) -> None:
+    from uac.fact_log import duck
+
+    duck.remember_bound(db)
