@@ -356,10 +356,11 @@ VERBS: dict[str, tuple[Callable[..., Any], frozenset[str]]] = {
     "context": (_recall("context"), frozenset({"query", "budget", "today", "notes"})),
 }
 # Verbs that read the log itself on every call: a search ranks over the index's tables with
-# the engine's own functions (stemming). The others' statements may be answered from rows
-# kept by an earlier look while the log is unchanged (read_cache.py): `verify` then runs
-# every check of the walk over the same rows the file held when they were kept.
-UNCACHED = frozenset({"search"})
+# the engine's own functions (stemming), and `verify` vouches for the bytes the file holds now
+# (an integrity check answered from rows kept earlier would not see a change that leaves the
+# file's size and times alone, such as a bad block). The others' statements may be answered
+# from rows kept by an earlier look while the log is unchanged (read_cache.py).
+UNCACHED = frozenset({"search", "verify"})
 
 
 def _engine_errors() -> tuple[type[BaseException], ...]:
