@@ -1,28 +1,31 @@
 """The judge: a learned check of the automatic extractors' candidates, after the guard.
 
 Hand-written guards (abstain.py, the rules' own) do not carry over to new writers, so this
-stage weighs what is cheap to know about a candidate and was learned from the tuning sets
+stage weighs what is cheap to know about a candidate, having learned from the tuning sets
 which candidates became right facts and which false ones (bench/judge_train.py; measured
 leave-one-set-out by bench/judge_cv.py):
 
-    meaning     the shipped encoder's vector of the candidate's sentence, and of the
-                sentence with the one before it (encoder.py)
     path        which catalog path it fills (one column per path)
-    source      a rule's or a frame's candidate
-    topic       how close the sentence sits to the labelled examples of the path's frames,
-                and to the examples of messages that teach nothing (frames.py's index)
+    source      a rule's or a frame's candidate, and its confidence
+    topic       how close its sentence sits, on the shipped encoder, to the labelled examples
+                of the path's frames and to those of messages that teach nothing (the
+                frames' own index: frames.py); the encoder's raw vectors as columns measured
+                worse leave-one-set-out and are not used
     cues        a question, hypothetical or negation, someone else named before the value,
                 a plan or a need before it, a correction (patterns/text.py, frames.py)
-    values      how many of the candidate's values its sentence says, how many fields it
-                fills of those the record has and requires, how far its dates are from the
-                message's day
+    values      how many of its text values the sentence says, how many fields it fills of
+                those the record has, how far its dates are from the message's day, dates
+                and amounts the sentence says beside them, a title that is only the
+                sentence's opening words
 
 A logistic regression over these (weights shipped as data: fact_log/judge_weights.npz) gives
 the probability the candidate is right. One under the shipped threshold is not learned: it is
-returned from `add` as a hint (the path, what was read, the sentence), so a calling agent can
-still record it with the typed tool. Only the automatic extractors' candidates are judged:
-never an explicit command's, a structured import's or the LLM's. Nothing runs without the
-encoder's weights, and `UAC_JUDGE=0` turns the stage off.
+returned from `add` as a hint (the path, what was read, the sentence, the probability), so a
+calling agent can still record it with the typed tool. Only the automatic extractors'
+candidates are judged: never an explicit command's, a structured import's or the LLM's.
+Nothing runs without the encoder's weights. The stage is opt-in (`UAC_JUDGE=1`,
+`ON_BY_DEFAULT`): leave-one-set-out it raised precision on new writers by about 0.02 for
+0.007 of recall, short of what was asked to switch it on (bench/RESULTS.md).
 """
 
 from __future__ import annotations
