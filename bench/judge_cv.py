@@ -6,7 +6,8 @@ bench/frames_cv.py scores them; the judge off) is replayed as bench/extraction.p
 and every candidate that reaches the gate is recorded with the judge's features and labelled
 by bench/extraction.py's own matching: right (its fact matched an expected one), false (its
 fact matched none), or neither (the gate did not learn it: judging it changes nothing). The
-records are cached under /tmp (never in the repository).
+records are cached under /tmp (never in the repository; UAC_JUDGE_CACHE names another
+folder), keyed by the features' layout only: after a change to the extractor, `--fresh`.
 
 Then, for each set X: the judge is trained without X as bench/judge_train.py trains it
 (logistic regression on the other sets; its threshold chosen on the leave-one-set-out
