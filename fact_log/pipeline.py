@@ -14,6 +14,9 @@ never calls back up the pipeline:
                                          read as an amount refused; a record missing a value
                                          its sentence says completed when one value fits,
                                          returned as a hint when several compete
+    judge            extraction.judge    the rules' and frames' candidates weighed by a learned
+                                         model; one judged unlikely is a hint (opt-in:
+                                         UAC_JUDGE=1; bench/RESULTS.md says why)
     verify evidence  extraction.evidence the tier each quote reaches in the message
     eligibility      extraction.gate     threshold per source, boundary (catalog path or
                                          note), safety reasons; every refusal with its reason
@@ -37,6 +40,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
 
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
@@ -140,7 +144,12 @@ def build_message_batch(
                 detail = {"quote": quote, "offset": cand.start}
                 failed.append(NewRejection(reason, cand.path, detail))
             found, withheld = abstain(catalog, text, found, observed_at.date())
-        reading = Reading(reading.candidates, [*reading.hints, *(u.hint() for u in withheld)])
+        doubted: list[dict[str, Any]] = []
+        if source == "automatic_rule":  # an explicit command's candidates are never judged
+            with _kept_on_fault("judge", failed):
+                found, doubted = judged(catalog, text, found, reading.candidates, observed_at)
+        hints = [*reading.hints, *(u.hint() for u in withheld), *doubted]
+        reading = Reading(reading.candidates, hints)
         pattern_found = [*found, *(candidates or ())]
     explicit = source == "explicit_command"
     if explicit:
@@ -229,6 +238,26 @@ def framed(
     if not frames.available():
         return Reading([], [])
     return frames.read(text, observed_at, catalog, history, rules=rules)
+
+
+def judged(
+    catalog: Catalog,
+    text: str,
+    found: list[Candidate],
+    framed: Sequence[Candidate],
+    observed_at: dt.datetime,
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
+    """The rules' and frames' candidates the learned judge keeps, and the hints of those it
+    doubts (extraction/judge.py; all kept when it is off or the encoder is missing).
+
+    Imported here, not at the top, as the frames are: it loads only when a message is read.
+    """
+    from uac.fact_log.extraction import judge
+
+    if not judge.available():
+        return found, []
+    kept, doubted = judge.judge(catalog, text, found, framed, observed_at)
+    return kept, [d.hint() for d in doubted]
 
 
 def corrections(
