@@ -197,3 +197,31 @@ def test_add_asks_instead_of_picking_one_of_two_days(tmp_path: Path) -> None:
         assert [f for f in mem.facts("alice") if f.path.startswith("identity.passport")] == []
         [hint] = [h for h in learned.hints if h["path"] == "identity.passport.expiry_date"]
         assert hint["alternatives"] == "March 5 or March 15 2031"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("schedule.events", {"title": "Thursday", "start": "2028-03-09T09:00"}),
+        ("schedule.events", {"title": "it", "start": "2028-09-30T08:00"}),
+        ("tasks.tasks", {"goal": "Before", "due_date": "2027-09-14"}),
+        ("finance.transactions", {"merchant": "again", "amount": "418.60"}),
+        ("travel.bookings", {"kind": "hotel", "place": "Friday"}),
+    ],
+)
+def test_a_name_made_of_words_that_name_nothing_is_refused(
+    path: str, value: dict[str, object]
+) -> None:
+    text = "Pension come in Friday, and again it was before the Thursday class."
+    empty = record(path, value, text)
+    assert refuse(text, [empty]) == [("empty_value", empty)]
+
+
+def test_names_with_such_words_inside_and_a_contacts_name_are_kept() -> None:
+    text = "Friday prayers with May, then the Sunday market."
+    kept = [
+        record("schedule.events", {"title": "Friday prayers", "start": "2028-03-10"}, text),
+        record("schedule.events", {"title": "Sunday market", "start": "2028-03-12"}, text),
+        record("contacts.contacts", {"name": "May", "relationship": "friend"}, text),
+    ]
+    assert refuse(text, kept) == []

@@ -245,3 +245,22 @@ def test_a_day_taken_from_the_sentence_before_moves_by_the_offset_said_now() -> 
     # no offset said: the day said before
     filled = frames.fill(task, "I have to hand back the keys.", MONDAY, before)
     assert filled is not None and filled[0]["due_date"] == "2031-09-30"
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I also have ibuprofen 400 in the bag", ["400"]),
+        ("Also on sertraline 100. Two years.", ["100"]),
+        ("Amoxicillin 500 three times a day", ["500"]),
+        ("sertraline 50 mg at night", ["50 mg at night"]),
+        ("took ibuprofen 3 times yesterday", []),
+        ("paracetamol 2 tablets", []),
+        ("on metformin 2019 onwards", []),
+        ("ibuprofen 400-600 as needed", []),
+        ("I have 400 photos", []),
+    ],
+)
+def test_a_bare_strength_after_a_drug_name_is_its_dose(text: str, want: list[str]) -> None:
+    found = parser("dose")(text, dt.date(2027, 1, 1), "future")
+    assert [f.value for f in found] == want

@@ -26,6 +26,7 @@ can be asked instead of a day being made up.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -37,6 +38,7 @@ from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
+from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
 # undecided. Free-text types (names, places, titles) are not compared: they overlap.
@@ -205,6 +207,9 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
                    another person by definition and is never refused for it
     value_is_date  a number the record holds is said only as a day ("Netflix: cancelled
                    27.11."): an amount of 27.11 read from a date
+    empty_value    a title, goal, place, merchant or payee made only of words that name
+                   nothing ("it", "Before", "again", "Friday": vocabulary.toml
+                   `empty_values`): the slot was filled with the wrong words
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -221,7 +226,32 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
             out.append(("someone_else", cand))
         elif _number_from_date(cand.value, sentence.text):
             out.append(("value_is_date", cand))
+        elif _names_nothing(cand):
+            out.append(("empty_value", cand))
     return out
+
+
+# The free-text fields that must name something; a contact's name is not judged (May, June).
+_NAMING_FIELDS = frozenset(
+    {"title", "goal", "place", "merchant", "payee", "item", "provider", "location", "city"}
+)
+
+
+def _names_nothing(cand: Candidate) -> bool:
+    """Whether a naming field of the record holds only words that name nothing."""
+    if not isinstance(cand.value, dict) or cand.path.startswith("contacts."):
+        return False
+    empty = _empty_words()
+    for field in _NAMING_FIELDS & cand.value.keys():
+        words = re.findall(r"[^\W\d_]+|\d+", str(cand.value[field]).casefold())
+        if words and all(w in empty for w in words):
+            return True
+    return False
+
+
+@functools.cache
+def _empty_words() -> frozenset[str]:
+    return frozenset(vocabulary()["word_sets"]["empty_values"])
 
 
 def _first_value(cand: Candidate, sentence: str, default: int) -> int:

@@ -316,9 +316,27 @@ _DOSE = re.compile(
 )
 
 
+# A bare strength said right after a drug's name ("ibuprofen 400", "sertraline 100."): the
+# number alone, not a count, a duration, a year or a part of something else.
+_BARE_STRENGTH = re.compile(
+    r"\s+(?P<n>\d{1,4}(?:[.,]\d{1,2})?)(?![\d.,]?\d|\s?(?:%|x\b|[-/:])"
+    r"|\s(?:times?|tablets?|tabs?|pills?|caps(?:ules)?|drops?|puffs?|days?|weeks?|months?|years?"
+    r"|hours?|hrs?|left|boxes?|packs?|more|of)\b)",
+    re.I,
+)
+
+
 def doses(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """An amount of a drug with its unit, and how often when said next to it."""
-    return [Found(m[0], m.start(), m.end()) for m in _DOSE.finditer(text)]
+    """An amount of a drug with its unit, and how often when said next to it; or, where no
+    unit is said, the bare strength written right after the drug's name ("ibuprofen 400")."""
+    out = [Found(m[0], m.start(), m.end()) for m in _DOSE.finditer(text)]
+    for drug in drugs(text, today, prefer):
+        m = _BARE_STRENGTH.match(text, drug.end)
+        if m is None or 1900 <= float(m["n"].replace(",", ".")) <= 2100:
+            continue
+        if not any(f.start <= m.start("n") < f.end for f in out):
+            out.append(Found(m["n"], m.start("n"), m.end("n")))
+    return sorted(out, key=lambda f: f.start)
 
 
 _NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBER_WORD_LIST)}
