@@ -253,9 +253,19 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
+        "no_workspace(reason): the test opens no workspace (nothing of it differs between the"
+        " backends): it runs once, not once per backend, and any workspace open fails it",
+    )
+    config.addinivalue_line(
+        "markers",
         "postgres_bug(reason): a known product bug on PostgreSQL; its postgres run must fail"
         " (strict xfail) until the bug is fixed",
     )
+
+
+# UAC_DB in a test marked `no_workspace`: not a log's URL, so any workspace the test opened
+# would refuse to open, naming this.
+NO_WORKSPACE = "no-workspace: this test is marked no_workspace and may open none"
 
 
 def _strict_xfail(reason: str) -> pytest.MarkDecorator:
@@ -269,6 +279,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "module_backend" in metafunc.fixturenames:
         choice = metafunc.config.getoption("backend")
         names = BACKENDS if choice == "both" else (choice,)
+        found = metafunc.definition.get_closest_marker("no_workspace")
+        if found is not None:  # nothing to run per backend: once, on the first chosen
+            assert found.args or found.kwargs, f"{metafunc.definition.nodeid}: no_workspace: why?"
+            names = names[:1]
         params: list = list(names)
         for name, mark in (("duckdb_only", pytest.mark.skip), ("postgres_bug", _strict_xfail)):
             found = metafunc.definition.get_closest_marker(name)
@@ -424,6 +438,10 @@ def backend(
     Every workspace a test opens on postgres is a node of that one log, so they share one
     chain key file (as a deployment's nodes must).
     """
+    if request.node.get_closest_marker("no_workspace") is not None:
+        # the mark holds: opening a workspace (here or in a child process) fails at once
+        monkeypatch.setenv("UAC_DB", NO_WORKSPACE)
+        return module_backend
     if module_backend == "postgres":
         monkeypatch.setenv("UAC_DB", request.getfixturevalue("pg_url"))
         key = request.getfixturevalue("tmp_path_factory").mktemp("key") / "chain.key"
@@ -517,28 +535,48 @@ def mem(home: Path):
         yield memory
 
 
-# The empty DuckDB workspace each process copies (new_workspace), made on first use.
-_EMPTY_WORKSPACE: list[Path] = []
+# The empty workspaces each process copies (new_workspace), made on first use: unbound, and
+# one for PostgreSQL runs whose key is a file of its own (as UAC_CHAIN_KEY_FILE names there).
+_EMPTY_WORKSPACE: dict[str, Path] = {}
+
+
+def _empty_workspace(kind: str) -> Path:
+    if kind not in _EMPTY_WORKSPACE:
+        template = Path(tempfile.mkdtemp(prefix="uac-empty-")) / "ws"
+        atexit.register(shutil.rmtree, template.parent, True)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv("UAC_DB", raising=False)
+            if kind == "keyed":
+                patch.setenv("UAC_CHAIN_KEY_FILE", str(template.parent / "chain.key"))
+            else:
+                patch.delenv("UAC_CHAIN_KEY_FILE", raising=False)
+            Memory(template, create=True, react=False).close()
+        _EMPTY_WORKSPACE[kind] = template
+    return _EMPTY_WORKSPACE[kind]
 
 
 def new_workspace(home: Path) -> Path:
     """Make `home` an empty workspace as `Memory(home, create=True)` would; returns home.
 
-    For property tests that need a log of their own per example: on DuckDB the workspace is
-    a copy of one created once per process (a DuckDB workspace is its directory: ~3 ms of CPU
-    to copy against ~120 ms to create, its migration and a new chain key), so every copy
-    signs with that one's key. Bound to PostgreSQL (UAC_DB), or with the key file named by
-    UAC_CHAIN_KEY_FILE, nothing is made here: the test's own `Memory(home, create=True)`
-    creates the workspace.
+    The workspace is a copy of one created once per process (a DuckDB workspace is its
+    directory: ~3 ms of CPU to copy against ~120 ms to create, its tables' migration and a
+    new chain key), so every copy signs with that one's key. Bound to PostgreSQL (UAC_DB, the
+    `backend` fixture), the copy is of a workspace not bound yet whose key went to a file of
+    its own; that key file is copied to where UAC_CHAIN_KEY_FILE points, and the test's own
+    `Memory(home, create=True)` binds the copy to the log (the log's migration and keying are
+    the product's, as at a create). Nothing is made when the key file named by
+    UAC_CHAIN_KEY_FILE exists already (the log's nodes share a key made before), or is named
+    without UAC_DB: the test's open creates the workspace.
     """
-    if os.environ.get("UAC_DB") or os.environ.get("UAC_CHAIN_KEY_FILE"):
+    key = os.environ.get("UAC_CHAIN_KEY_FILE")
+    if key and (not os.environ.get("UAC_DB") or Path(key).exists()):
         return home
-    if not _EMPTY_WORKSPACE:
-        template = Path(tempfile.mkdtemp(prefix="uac-empty-")) / "ws"
-        Memory(template, create=True, react=False).close()
-        atexit.register(shutil.rmtree, template.parent, True)
-        _EMPTY_WORKSPACE.append(template)
-    shutil.copytree(_EMPTY_WORKSPACE[0], home)
+    template = _empty_workspace("keyed" if key else "plain")
+    shutil.copytree(template, home)
+    if key:
+        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # as KeyRing writes it
+        with os.fdopen(fd, "wb") as out:
+            out.write((template.parent / "chain.key").read_bytes())
     return home
 
 
