@@ -584,19 +584,24 @@ def new_workspace(home: Path) -> Path:
     `backend` fixture), the copy is of a workspace not bound yet whose key went to a file of
     its own; that key file is copied to where UAC_CHAIN_KEY_FILE points, and the test's own
     `Memory(home, create=True)` binds the copy to the log (the log's migration and keying are
-    the product's, as at a create). Nothing is made when the key file named by
-    UAC_CHAIN_KEY_FILE exists already (the log's nodes share a key made before), or is named
-    without UAC_DB: the test's open creates the workspace.
+    the product's, as at a create); a test's later workspaces (`fresh_log`, more nodes) share
+    that key file and are copies too. Nothing is made when the key file named by
+    UAC_CHAIN_KEY_FILE holds another key (made by the test's own opens), or is named without
+    UAC_DB: the test's open creates the workspace.
     """
     key = os.environ.get("UAC_CHAIN_KEY_FILE")
-    if key and (not os.environ.get("UAC_DB") or Path(key).exists()):
+    if key and not os.environ.get("UAC_DB"):
         return home
     template = _empty_workspace("keyed" if key else "plain")
-    shutil.copytree(template, home)
     if key:
-        fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # as KeyRing writes it
-        with os.fdopen(fd, "wb") as out:
-            out.write((template.parent / "chain.key").read_bytes())
+        ring = (template.parent / "chain.key").read_bytes()
+        if not Path(key).exists():
+            fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # as KeyRing does
+            with os.fdopen(fd, "wb") as out:
+                out.write(ring)
+        elif Path(key).read_bytes() != ring:  # another key signs this test's logs
+            return home
+    shutil.copytree(template, home)
     return home
 
 
