@@ -8,6 +8,9 @@ On postgres each test gets its own database (a copy of a migrated template), bou
 UAC_DB, which child processes (`uac serve`, the CLI) inherit; every workspace the test opens
 is a node of that one log. A test that needs a second, independent log asks `fresh_log`.
 
+A test that opens no workspace carries `@pytest.mark.no_workspace("reason")` and runs once,
+with UAC_DB set to a value no workspace opens with (so the mark cannot be wrong silently).
+
 `--backend=duckdb|postgres` picks one backend (default: both). A test that is about the
 embedded file itself carries `@pytest.mark.duckdb_only("reason")`: its postgres run is
 reported as skipped with that reason (`pytest -rs` lists them). A known product bug on
@@ -548,8 +551,9 @@ def mem(home: Path):
     """A fresh workspace opened for tenant 'default', with reactions to writes turned off.
 
     Component tests drive compile and evaluate themselves (with their own `today`);
-    the default, reacting Memory is tested in test_alert_wiring.py. On DuckDB it is a copy of
-    the process's empty workspace (`new_workspace`: 3 ms of CPU against 120 ms to create).
+    the default, reacting Memory is tested in test_alert_wiring.py. It is a copy of the
+    process's empty workspace (`new_workspace`: 3 ms of CPU against 120 ms to create; on
+    PostgreSQL the open then binds the copy to the test's log).
     """
     with Memory(new_workspace(home), create=True, react=False) as memory:
         yield memory
