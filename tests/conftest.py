@@ -84,7 +84,6 @@ LONGEST_FIRST: dict[str, float] = {
     "_collide": 358,
     "test_scope_leaks.py::test_no_read_returns_what_the_rules_do_not_share[postgres]": 343,
     "test_cli.py::test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log[postgres]": 327,
-    "test_extraction_gate.py::test_hostile_64k_shapes_stay_linear[postgres-dots-and-commas]": 287,
     "test_serve.py::test_cli_mcp_clients_and_scheduler_work_while_serving[duckdb]": 250,
     "test_compiler_properties.py::test_fold_equals_reference_fold[postgres]": 239,
     "test_multi_node.py::test_two_serve_nodes_on_one_database_serve_each_others_writes": 218,
