@@ -258,10 +258,13 @@ _PRODUCT = Path(__file__).resolve().parents[1]  # the `uac` package (pyproject.t
 def _product_bytecode_written() -> None:
     import compileall
 
-    for part in sorted(_PRODUCT.iterdir()):  # uac's own packages: not tests, bench, .venv
-        if part.name not in ("tests", "bench") and (part / "__init__.py").is_file():
-            compileall.compile_dir(part, quiet=1)
-    compileall.compile_file(_PRODUCT / "__init__.py", quiet=1)
+    try:  # a checkout the run cannot write to keeps compiling in each process, as before
+        for part in sorted(_PRODUCT.iterdir()):  # uac's own packages: not tests, bench, .venv
+            if part.name not in ("tests", "bench") and (part / "__init__.py").is_file():
+                compileall.compile_dir(part, quiet=2)
+        compileall.compile_file(_PRODUCT / "__init__.py", quiet=2)
+    except OSError:
+        pass
 
 
 def pytest_configure(config: pytest.Config) -> None:
