@@ -8,6 +8,9 @@ On postgres each test gets its own database (a copy of a migrated template), bou
 UAC_DB, which child processes (`uac serve`, the CLI) inherit; every workspace the test opens
 is a node of that one log. A test that needs a second, independent log asks `fresh_log`.
 
+A test that opens no workspace carries `@pytest.mark.no_workspace("reason")` and runs once,
+with UAC_DB set to a value no workspace opens with (so the mark cannot be wrong silently).
+
 `--backend=duckdb|postgres` picks one backend (default: both). A test that is about the
 embedded file itself carries `@pytest.mark.duckdb_only("reason")`: its postgres run is
 reported as skipped with that reason (`pytest -rs` lists them). A known product bug on
@@ -81,7 +84,6 @@ LONGEST_FIRST: dict[str, float] = {
     "_collide": 358,
     "test_scope_leaks.py::test_no_read_returns_what_the_rules_do_not_share[postgres]": 343,
     "test_cli.py::test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log[postgres]": 327,
-    "test_extraction_gate.py::test_hostile_64k_shapes_stay_linear[postgres-dots-and-commas]": 287,
     "test_serve.py::test_cli_mcp_clients_and_scheduler_work_while_serving[duckdb]": 250,
     "test_compiler_properties.py::test_fold_equals_reference_fold[postgres]": 239,
     "test_multi_node.py::test_two_serve_nodes_on_one_database_serve_each_others_writes": 218,
@@ -244,8 +246,31 @@ def _temporary_files_on_tmpfs() -> None:
         tempfile.tempdir = None  # recomputed from TMPDIR by the next gettempdir()
 
 
+# The processes the tests start (`uac serve`, the CLI, each query's sandbox zygote: thousands
+# a run) import uac's modules; under PYTHONDONTWRITEBYTECODE none of them, nor the pytest
+# processes for what conftest imports before it lifts the setting, writes a module's bytecode,
+# so each compiled ~90 of them from source (~0.1 s of CPU a start, measured on `uac serve`).
+# The session writes the product's bytecode once first, as an ordinary import would (the
+# files go to the ignored __pycache__ folders; up to date, they are only checked).
+_PRODUCT = Path(__file__).resolve().parents[1]  # the `uac` package (pyproject.toml)
+
+
+def _product_bytecode_written() -> None:
+    import compileall
+
+    try:  # a checkout the run cannot write to keeps compiling in each process, as before
+        for part in sorted(_PRODUCT.iterdir()):  # uac's own packages: not tests, bench, .venv
+            if part.name not in ("tests", "bench") and (part / "__init__.py").is_file():
+                compileall.compile_dir(part, quiet=2)
+        compileall.compile_file(_PRODUCT / "__init__.py", quiet=2)
+    except OSError:
+        pass
+
+
 def pytest_configure(config: pytest.Config) -> None:
     _temporary_files_on_tmpfs()
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the run
+        _product_bytecode_written()
     config.addinivalue_line(
         "markers",
         "duckdb_only(reason): the test is about the embedded DuckDB file itself; its postgres"
@@ -253,9 +278,19 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
+        "no_workspace(reason): the test opens no workspace (nothing of it differs between the"
+        " backends): it runs once, not once per backend, and any workspace open fails it",
+    )
+    config.addinivalue_line(
+        "markers",
         "postgres_bug(reason): a known product bug on PostgreSQL; its postgres run must fail"
         " (strict xfail) until the bug is fixed",
     )
+
+
+# UAC_DB in a test marked `no_workspace`: not a log's URL, so any workspace the test opened
+# would refuse to open, naming this.
+NO_WORKSPACE = "no-workspace: this test is marked no_workspace and may open none"
 
 
 def _strict_xfail(reason: str) -> pytest.MarkDecorator:
@@ -269,6 +304,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "module_backend" in metafunc.fixturenames:
         choice = metafunc.config.getoption("backend")
         names = BACKENDS if choice == "both" else (choice,)
+        found = metafunc.definition.get_closest_marker("no_workspace")
+        if found is not None:  # nothing to run per backend: once, on the first chosen
+            assert found.args or found.kwargs, f"{metafunc.definition.nodeid}: no_workspace: why?"
+            names = names[:1]
         params: list = list(names)
         for name, mark in (("duckdb_only", pytest.mark.skip), ("postgres_bug", _strict_xfail)):
             found = metafunc.definition.get_closest_marker(name)
@@ -424,6 +463,10 @@ def backend(
     Every workspace a test opens on postgres is a node of that one log, so they share one
     chain key file (as a deployment's nodes must).
     """
+    if request.node.get_closest_marker("no_workspace") is not None:
+        # the mark holds: opening a workspace (here or in a child process) fails at once
+        monkeypatch.setenv("UAC_DB", NO_WORKSPACE)
+        return module_backend
     if module_backend == "postgres":
         monkeypatch.setenv("UAC_DB", request.getfixturevalue("pg_url"))
         key = request.getfixturevalue("tmp_path_factory").mktemp("key") / "chain.key"
@@ -510,35 +553,61 @@ def mem(home: Path):
     """A fresh workspace opened for tenant 'default', with reactions to writes turned off.
 
     Component tests drive compile and evaluate themselves (with their own `today`);
-    the default, reacting Memory is tested in test_alert_wiring.py. On DuckDB it is a copy of
-    the process's empty workspace (`new_workspace`: 3 ms of CPU against 120 ms to create).
+    the default, reacting Memory is tested in test_alert_wiring.py. It is a copy of the
+    process's empty workspace (`new_workspace`: 3 ms of CPU against 120 ms to create; on
+    PostgreSQL the open then binds the copy to the test's log).
     """
     with Memory(new_workspace(home), create=True, react=False) as memory:
         yield memory
 
 
-# The empty DuckDB workspace each process copies (new_workspace), made on first use.
-_EMPTY_WORKSPACE: list[Path] = []
+# The empty workspaces each process copies (new_workspace), made on first use: unbound, and
+# one for PostgreSQL runs whose key is a file of its own (as UAC_CHAIN_KEY_FILE names there).
+_EMPTY_WORKSPACE: dict[str, Path] = {}
+
+
+def _empty_workspace(kind: str) -> Path:
+    if kind not in _EMPTY_WORKSPACE:
+        template = Path(tempfile.mkdtemp(prefix="uac-empty-")) / "ws"
+        atexit.register(shutil.rmtree, template.parent, True)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv("UAC_DB", raising=False)
+            if kind == "keyed":
+                patch.setenv("UAC_CHAIN_KEY_FILE", str(template.parent / "chain.key"))
+            else:
+                patch.delenv("UAC_CHAIN_KEY_FILE", raising=False)
+            Memory(template, create=True, react=False).close()
+        _EMPTY_WORKSPACE[kind] = template
+    return _EMPTY_WORKSPACE[kind]
 
 
 def new_workspace(home: Path) -> Path:
     """Make `home` an empty workspace as `Memory(home, create=True)` would; returns home.
 
-    For property tests that need a log of their own per example: on DuckDB the workspace is
-    a copy of one created once per process (a DuckDB workspace is its directory: ~3 ms of CPU
-    to copy against ~120 ms to create, its migration and a new chain key), so every copy
-    signs with that one's key. Bound to PostgreSQL (UAC_DB), or with the key file named by
-    UAC_CHAIN_KEY_FILE, nothing is made here: the test's own `Memory(home, create=True)`
-    creates the workspace.
+    The workspace is a copy of one created once per process (a DuckDB workspace is its
+    directory: ~3 ms of CPU to copy against ~120 ms to create, its tables' migration and a
+    new chain key), so every copy signs with that one's key. Bound to PostgreSQL (UAC_DB, the
+    `backend` fixture), the copy is of a workspace not bound yet whose key went to a file of
+    its own; that key file is copied to where UAC_CHAIN_KEY_FILE points, and the test's own
+    `Memory(home, create=True)` binds the copy to the log (the log's migration and keying are
+    the product's, as at a create); a test's later workspaces (`fresh_log`, more nodes) share
+    that key file and are copies too. Nothing is made when the key file named by
+    UAC_CHAIN_KEY_FILE holds another key (made by the test's own opens), or is named without
+    UAC_DB: the test's open creates the workspace.
     """
-    if os.environ.get("UAC_DB") or os.environ.get("UAC_CHAIN_KEY_FILE"):
+    key = os.environ.get("UAC_CHAIN_KEY_FILE")
+    if key and not os.environ.get("UAC_DB"):
         return home
-    if not _EMPTY_WORKSPACE:
-        template = Path(tempfile.mkdtemp(prefix="uac-empty-")) / "ws"
-        Memory(template, create=True, react=False).close()
-        atexit.register(shutil.rmtree, template.parent, True)
-        _EMPTY_WORKSPACE.append(template)
-    shutil.copytree(_EMPTY_WORKSPACE[0], home)
+    template = _empty_workspace("keyed" if key else "plain")
+    if key:
+        ring = (template.parent / "chain.key").read_bytes()
+        if not Path(key).exists():
+            fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # as KeyRing does
+            with os.fdopen(fd, "wb") as out:
+                out.write(ring)
+        elif Path(key).read_bytes() != ring:  # another key signs this test's logs
+            return home
+    shutil.copytree(template, home)
     return home
 
 

@@ -50,6 +50,8 @@ from uac.fact_log.store import Batch, NewFact
 from uac.fact_log.user_rules import RULE_KIND, RULE_PATH, rule_fact
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("rule parsing, schedules and webhook delivery alone: no log")
 
 ROOT = Path(__file__).resolve().parents[1]
 T = dt.datetime(2025, 1, 10, 9)
@@ -263,6 +265,7 @@ def test_webhook_that_never_answers_times_out_with_bounded_retries(
     assert stored and all("timed out" in r[0] for r in stored)
 
 
+@NO_LOG
 def test_webhook_client_error_is_not_retried(server_factory) -> None:
     server = server_factory(fail=5, code=400)
     hook = WebhookSink(server.url, timeout=2, retries=3, sleep=lambda s: None)
@@ -271,6 +274,7 @@ def test_webhook_client_error_is_not_retried(server_factory) -> None:
     assert len(server.calls) == 1
 
 
+@NO_LOG
 def test_webhook_refused_connection_gives_up_after_bounded_retries() -> None:
     hook = WebhookSink("http://127.0.0.1:9/none", timeout=0.5, retries=2, sleep=lambda s: None)
     with pytest.raises(Exception, match="failed after 3 attempts"):
@@ -294,6 +298,7 @@ DINING = {
 }
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
@@ -529,6 +534,7 @@ def test_a_pass_skips_subjects_whose_evaluation_would_change_nothing(
         assert run(tomorrow).compiled == 1 and evaluated == ["ana"]
 
 
+@NO_LOG
 def test_cron_schedule_runs_at_matching_times_in_utc() -> None:
     hourly = parse_cron("0 * * * *")
     at = dt.datetime(2026, 11, 29, 10, 17, 5, tzinfo=dt.UTC)
@@ -543,6 +549,7 @@ def test_cron_schedule_runs_at_matching_times_in_utc() -> None:
             parse_cron(bad)
 
 
+@NO_LOG
 def test_serve_on_a_cron_schedule_waits_for_the_match(tmp_path: Path) -> None:
     # Six fields: seconds last; every second. The first pass waits for the next second.
     days: list[dt.date] = []
@@ -552,6 +559,7 @@ def test_serve_on_a_cron_schedule_waits_for_the_match(tmp_path: Path) -> None:
     assert not (tmp_path / LOCK_FILE).exists()
 
 
+@NO_LOG
 def test_parse_every() -> None:
     assert parse_every("10m") == 600 and parse_every("45") == 45 and parse_every("2h") == 7200
     for bad in ("*/5 * * * *", "0m", "ten"):

@@ -12,6 +12,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the built-in catalog alone: no log")
 
 REQUIRED_ATTRIBUTES = [
     "identity.name",
@@ -46,6 +48,7 @@ REQUIRED_COLLECTIONS = {
 }
 
 
+@NO_LOG
 def test_builtin_catalog_has_the_documented_paths() -> None:
     cat = Catalog.load()
     for path in REQUIRED_ATTRIBUTES:

@@ -9,7 +9,10 @@ import pytest
 
 from tests.test_check_scenarios import D, T, event, rec, run, user
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("backend"),
+    pytest.mark.no_workspace("checks over typed state in memory: no log"),
+]
 
 
 def test_a_series_stored_with_its_last_day_as_end_does_not_span_the_weeks_between() -> None:

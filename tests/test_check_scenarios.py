@@ -16,6 +16,8 @@ from uac.checks.model import DEFAULT_CONFIG
 from uac.fact_log.reference import health_rules, travel_rules
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("checks over typed state in memory: no log")
 
 D = dt.date
 T = dt.datetime
@@ -72,6 +74,7 @@ def text(alert: Any) -> str:
 # -- travel --------------------------------------------------------------------------------
 
 
+@NO_LOG
 def test_visa_window_names_the_country_and_the_day_it_ends() -> None:
     visa = rec("IN|v", country="IN", kind=None, valid_from=None, valid_until=D(2025, 4, 10))
     t = trip("IN", D(2025, 4, 1), D(2025, 4, 20), city="Mumbai")
@@ -80,6 +83,7 @@ def test_visa_window_names_the_country_and_the_day_it_ends() -> None:
     assert a.severity == "critical" and "Apply for a visa" in a.next_step
 
 
+@NO_LOG
 def test_missing_nationality_asks_once_then_resolves() -> None:
     trips = [trip("IN", D(2025, 4, 20), city="Delhi"), trip("KE", D(2025, 6, 2))]
     [q] = run("visa_for_trip", user(None, trips=trips))
@@ -88,6 +92,7 @@ def test_missing_nationality_asks_once_then_resolves() -> None:
     assert run("visa_for_trip", user("IN", trips=trips)) == []  # answered: nothing to ask
 
 
+@NO_LOG
 def test_single_entry_visa_used_by_an_earlier_trip() -> None:
     visa = rec(
         "CN|v", country="CN", kind=None, valid_from=D(2025, 3, 1), valid_until=D(2025, 9, 30)
@@ -101,6 +106,7 @@ def test_single_entry_visa_used_by_an_earlier_trip() -> None:
     assert run("visa_single_entry", user("US", visas=[visa], trips=[first, second])) == []
 
 
+@NO_LOG
 def test_transit_through_a_country_without_airside_transit() -> None:
     t = trip("MX", D(2025, 6, 3), D(2025, 6, 17), city="Mexico City", via=("Dallas",))
     [a] = run("transit_visa", user("GB", trips=[t]))
@@ -111,6 +117,7 @@ def test_transit_through_a_country_without_airside_transit() -> None:
     assert run("transit_visa", user("US", trips=[t])) == []  # own country: no transit rule
 
 
+@NO_LOG
 def test_schengen_90_in_180_counts_every_stay() -> None:
     paris = trip("FR", D(2025, 1, 10), D(2025, 2, 28), city="Paris")
     rome = trip("IT", D(2025, 4, 1), D(2025, 5, 20), city="Rome")
@@ -122,6 +129,7 @@ def test_schengen_90_in_180_counts_every_stay() -> None:
     assert run("schengen_stay_limit", user("US", trips=[paris, short])) == []
 
 
+@NO_LOG
 def test_blank_pages_and_health_certificate() -> None:
     t = trip("ZA", D(2025, 8, 14), D(2025, 8, 28), city="Johannesburg")
     [a] = run("passport_blank_pages", user("GB", blank_pages=1, trips=[t]))
@@ -146,6 +154,7 @@ def test_blank_pages_and_health_certificate() -> None:
     assert run("health_certificate", user("GB", trips=[ghana], vaccinations=[stamaril])) == []
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("ticket", "passport"),
     [
@@ -175,6 +184,7 @@ def test_the_same_name_as_tickets_write_it_is_no_mismatch(ticket: str, passport:
     assert run("booking_name_mismatch", user("GB", full_name="John Smith", bookings=[flight]))
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("ticket", "passport"),
     [
@@ -190,6 +200,7 @@ def test_a_different_surname_in_another_script_still_alerts(ticket: str, passpor
     assert run("booking_name_mismatch", user("DE", full_name=passport, bookings=[flight]))
 
 
+@NO_LOG
 def test_a_hostile_name_of_many_spelled_out_words_costs_no_more_than_its_length() -> None:
     # each word with an umlaut has two forms: 2**400 spellings if all were tried
     flight = rec("f", kind="flight", place="Nice", start=T(2025, 5, 3, 7), end=None,
@@ -198,6 +209,7 @@ def test_a_hostile_name_of_many_spelled_out_words_costs_no_more_than_its_length(
     assert run("booking_name_mismatch", u)  # first names differ
 
 
+@NO_LOG
 def test_insurance_gaps_past_and_after_the_trip() -> None:
     t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")
     after = rec("p", kind="travel", provider="Axa", valid_from=D(2025, 9, 1), valid_until=None)
@@ -228,6 +240,7 @@ def test_insurance_gaps_past_and_after_the_trip() -> None:
     assert "without cover" in c.message
 
 
+@NO_LOG
 def test_booking_name_against_the_passport() -> None:
     flight = rec(
         "f", kind="flight", place="Lisbon", start=T(2025, 5, 3, 7), end=None,
@@ -240,6 +253,7 @@ def test_booking_name_against_the_passport() -> None:
     assert run("booking_name_mismatch", u) == []
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("ticket", "alerts"),
     [
@@ -266,6 +280,7 @@ def test_a_double_barrelled_surname_is_one_surname(ticket: str, alerts: bool) ->
     )
 
 
+@NO_LOG
 def test_insurance_ending_while_away() -> None:
     policy = rec("p", kind="travel", provider="Aviva", valid_from=None, valid_until=D(2025, 6, 30))
     t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")
@@ -274,6 +289,7 @@ def test_insurance_ending_while_away() -> None:
     assert run("insurance_for_trip", user("GB", trips=[t])) == []  # no policy known: silent
 
 
+@NO_LOG
 def test_insurance_cover_is_the_union_of_back_to_back_policies() -> None:
     t = trip("JP", D(2025, 6, 20), D(2025, 7, 5), city="Tokyo")
     old = rec("p1", kind="travel", provider="Aviva", valid_from=None, valid_until=D(2025, 6, 30))
@@ -288,6 +304,7 @@ def test_insurance_cover_is_the_union_of_back_to_back_policies() -> None:
     assert "starts on 2025-07-03" in b.message and "13 days without cover" in b.message
 
 
+@NO_LOG
 @pytest.mark.parametrize(("flight_day", "words"), [(11, "2 nights with no booking"), (8, "before")])
 def test_checkout_against_the_flight_home(flight_day: int, words: str) -> None:
     hotel = rec("h", kind="hotel", place="Lisbon", start=T(2025, 5, 4), end=T(2025, 5, 9, 11))
@@ -301,6 +318,7 @@ def test_checkout_against_the_flight_home(flight_day: int, words: str) -> None:
 # -- health --------------------------------------------------------------------------------
 
 
+@NO_LOG
 def test_food_and_supplement_interactions() -> None:
     juice = rec("gj", name="grapefruit juice", kind="drink", start_date=None, stop_date=None)
     [a] = run("food_drug_interaction", user(medications=[med("simvastatin")], intake=[juice]))
@@ -313,6 +331,7 @@ def test_food_and_supplement_interactions() -> None:
     assert run("supplement_drug_interaction", u) == []
 
 
+@NO_LOG
 def test_pregnancy_and_activity_against_conditions() -> None:
     pregnant = rec("p", name="pregnancy", status="active")
     [a] = run(
@@ -330,6 +349,7 @@ def test_pregnancy_and_activity_against_conditions() -> None:
     assert "Scuba diving" in b.message and "epilepsy" in b.message
 
 
+@NO_LOG
 def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert daily_mg("1 g four times a day") == Decimal(4000)
     assert daily_mg("500 mg every 6 hours") == Decimal(2000)
@@ -347,6 +367,7 @@ def test_dose_against_body_weight_and_the_question_without_one() -> None:
     assert q.severity == "info" and q.record_keys == ("to_confirm", "body_weight")
 
 
+@NO_LOG
 def test_medication_running_out_before_or_during_a_trip() -> None:
     t = trip("JP", D(2025, 6, 5), D(2025, 6, 20), city="Tokyo")
     metformin = med("metformin", supply_until=D(2025, 6, 10))
@@ -377,6 +398,7 @@ def tx(day: dt.date, amount: str, merchant: str) -> SimpleNamespace:
     )
 
 
+@NO_LOG
 def test_charge_after_cancellation() -> None:
     sub = rec("n", name="Netflix", cancelled_on=D(2025, 2, 3), renews_on=None, amount=None)
     [a] = run(
@@ -399,6 +421,7 @@ def account(name: str, **kw: Any) -> SimpleNamespace:
     return rec(name, name=name, **fields)
 
 
+@NO_LOG
 def test_card_limit_and_autopay_from_a_closing_account() -> None:
     card = account("Monzo card", per_transaction_limit=Decimal(1000))
     deposit = pay("car dealer", "Monzo card", "1450", next_date=D(2025, 3, 11))
@@ -413,6 +436,7 @@ def test_card_limit_and_autopay_from_a_closing_account() -> None:
     assert run("autopay_from_closing_account", u) == []
 
 
+@NO_LOG
 def test_payments_of_one_day_against_a_daily_limit() -> None:
     card = account("Monzo card", daily_limit=Decimal(1000))
     deposit = pay("car dealer", "Monzo card", "700", next_date=D(2025, 3, 11))
@@ -432,6 +456,7 @@ def test_payments_of_one_day_against_a_daily_limit() -> None:
     )
 
 
+@NO_LOG
 def test_a_daily_limit_adds_one_currency_and_leaves_a_lone_big_payment_to_its_own_alert() -> None:
     card = account("Wise card", daily_limit=Decimal(1000), currency=None)
     usd = pay("hotel", "Wise card", "700", next_date=D(2025, 3, 11))
@@ -444,6 +469,7 @@ def test_a_daily_limit_adds_one_currency_and_leaves_a_lone_big_payment_to_its_ow
     assert "per-transaction limit" in a.message  # one alert for one payment, not two
 
 
+@NO_LOG
 def test_two_instructions_for_one_payee() -> None:
     a = pay("Little Acorns nursery", "joint", "650", method="standing_order")
     b = pay("Little Acorns nursery", "Revolut", "650", method="direct_debit")
@@ -451,6 +477,7 @@ def test_two_instructions_for_one_payee() -> None:
     assert c.message.startswith("Conflict: two payment instructions for Little Acorns")
 
 
+@NO_LOG
 def test_warranty_and_promotional_rate_expiries() -> None:
     w = rec("w", item="Bosch washing machine", provider=None, ends_on=D(2025, 3, 20))
     [a] = run("warranty_expiry", user(warranties=[w]))
@@ -469,6 +496,7 @@ def event(title: str, start: dt.datetime, **kw: Any) -> SimpleNamespace:
     return rec(f"{title}|{start}", title=title, start=start, **fields)
 
 
+@NO_LOG
 def test_recurring_events_collide_and_stop_colliding_after_they_end() -> None:
     yoga = event("Yoga class", T(2025, 2, 25, 18), repeats="weekly")
     call = event("Team call", T(2025, 3, 4, 18), repeats="weekly")
@@ -484,6 +512,7 @@ def test_recurring_events_collide_and_stop_colliding_after_they_end() -> None:
     assert run("event_overlap", user(events=[piano, parents])) == []  # reported once, above
 
 
+@NO_LOG
 def test_deadline_while_away_is_a_compound_of_tasks_and_trips() -> None:
     task = rec("g", goal="Grant application", status="planned", due_date=D(2025, 3, 14))
     t = trip("PT", D(2025, 3, 10), D(2025, 3, 17), city="Lisbon")
@@ -494,6 +523,7 @@ def test_deadline_while_away_is_a_compound_of_tasks_and_trips() -> None:
     assert run("deadline_while_away", user(tasks=[task], trips=[t])) == []
 
 
+@NO_LOG
 def test_round_two_reference_data_names_sources_and_versions() -> None:
     for data in (travel_rules(), health_rules()):
         assert data["version"]
@@ -578,6 +608,7 @@ def test_every_new_collection_compiles_and_feeds_its_check(tmp_path: Any) -> Non
     assert all(a.why and a.next_step for a in result.new)
 
 
+@NO_LOG
 def test_a_deadline_in_a_time_away_that_is_not_a_trip() -> None:
     task = rec("t", goal="Quarterly report", status="planned", due_date=D(2025, 3, 12))
     leave = rec("a", start=D(2025, 3, 10), end=D(2025, 3, 14), reason="out of office")

@@ -9,7 +9,10 @@ import pytest
 
 from tests.test_check_scenarios import D, T, account, event, med, pay, rec, run, user
 
-pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("backend"),
+    pytest.mark.no_workspace("checks over typed state in memory: no log"),
+]
 
 
 def test_a_weekdays_series_meets_weekday_events_and_never_a_weekend_one() -> None:

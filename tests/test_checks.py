@@ -16,6 +16,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.reference import country_name, drug_data, passport_data, places
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("checks over typed state in memory: no log")
 
 D = dt.date
 TODAY = D(2025, 1, 10)
@@ -96,6 +98,7 @@ def run(
     return REGISTRY[name](user, today, config)
 
 
+@NO_LOG
 def test_registry_covers_every_check_the_catalog_names() -> None:
     catalog = Catalog.load()
     named: set[str] = set()
@@ -107,6 +110,7 @@ def test_registry_covers_every_check_the_catalog_names() -> None:
     assert named == set(REGISTRY)
 
 
+@NO_LOG
 def test_reference_data_names_a_source_for_every_rule() -> None:
     data = passport_data()
     assert all(rule.source for rule in data.by_country.values())
@@ -117,12 +121,14 @@ def test_reference_data_names_a_source_for_every_rule() -> None:
     assert all(g in known for generics in drugs.aliases.values() for g in generics)
 
 
+@NO_LOG
 def test_every_country_the_extractor_knows_has_a_name_for_alerts() -> None:
     # A trip to Lahore must read "Pakistan" in an alert, not "PK".
     known = {code for table in places().values() for code in table.values()}
     assert sorted(c for c in known if country_name(c) == c) == []
 
 
+@NO_LOG
 def test_passport_six_months_rule_with_exact_computation() -> None:
     user = make_user(expiry=D(2025, 3, 5), trips=[trip("TH", D(2025, 2, 20), D(2025, 3, 1))])
     [alert] = run("passport_validity_for_trip", user)
@@ -132,6 +138,7 @@ def test_passport_six_months_rule_with_exact_computation() -> None:
     assert alert.paths == ("user.passport.expiry_date",)
 
 
+@NO_LOG
 def test_passport_schengen_uses_three_months_after_return() -> None:
     ok = make_user(expiry=D(2025, 6, 10), trips=[trip("FR", D(2025, 3, 1), D(2025, 3, 10))])
     assert run("passport_validity_for_trip", ok) == []
@@ -140,6 +147,7 @@ def test_passport_schengen_uses_three_months_after_return() -> None:
     assert "2025-06-01 − 2025-03-10 = 83 days < 90" in alert.computation
 
 
+@NO_LOG
 def test_passport_near_misses() -> None:
     domestic = make_user(expiry=D(2025, 2, 1), trips=[trip("GB", D(2025, 1, 20))])
     assert run("passport_validity_for_trip", domestic) == []
@@ -155,6 +163,7 @@ def test_passport_near_misses() -> None:
     assert run("passport_validity_for_trip", stay_rule) == []
 
 
+@NO_LOG
 def test_document_expiry_stages() -> None:
     user = make_user(expiry=D(2025, 3, 1), licence_expiry=D(2025, 1, 1))
     alerts = {a.record_keys: a for a in run("document_expiry", user)}
@@ -197,6 +206,7 @@ def test_document_expiry_counts_only_the_latest_visa_and_policy_of_a_kind() -> N
     )
 
 
+@NO_LOG
 def test_payee_account_changed_is_critical_and_masks_accounts() -> None:
     rent = "GB29 NWBK 6016 1331 9268 19"
     txs = [
@@ -223,6 +233,7 @@ def test_payee_account_changed_is_critical_and_masks_accounts() -> None:
     assert run("payee_account_changed", make_user(transactions=txs[2:4])) == []
 
 
+@NO_LOG
 def test_visa_required_and_satisfied() -> None:
     t = trip("IN", D(2025, 2, 1), D(2025, 2, 14))
     [alert] = run("visa_for_trip", make_user(trips=[t]))
@@ -241,6 +252,7 @@ def test_visa_required_and_satisfied() -> None:
     assert run("visa_for_trip", make_user(trips=[trip("FR", D(2025, 2, 1))])) == []
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("drug", "substance", "severity"),
     [
@@ -262,6 +274,7 @@ def test_drug_allergy_matches_classes_and_aliases(drug: str, substance: str, sev
     assert set(alert.fact_ids) == {f"f_{drug}|2025-01-01", f"f_{substance}"}
 
 
+@NO_LOG
 def test_drug_allergy_cross_reactivity_after_anaphylaxis_is_critical() -> None:
     user = make_user(
         medications=[med("ceftriaxone")], allergies=[allergy("penicillin", "anaphylaxis")]
@@ -269,6 +282,7 @@ def test_drug_allergy_cross_reactivity_after_anaphylaxis_is_critical() -> None:
     assert run("drug_allergy", user)[0].severity == "critical"
 
 
+@NO_LOG
 def test_drug_allergy_near_misses() -> None:
     stopped = make_user(
         medications=[med("amoxicillin", D(2024, 1, 1), D(2024, 1, 8))],
@@ -281,6 +295,7 @@ def test_drug_allergy_near_misses() -> None:
     assert run("drug_allergy", food) == []
 
 
+@NO_LOG
 def test_drug_interactions() -> None:
     user = make_user(medications=[med("warfarin"), med("Nurofen"), med("paracetamol")])
     [alert] = run("drug_interaction", user)
@@ -295,6 +310,7 @@ def test_drug_interactions() -> None:
     assert run("drug_interaction", apart) == []
 
 
+@NO_LOG
 def test_food_allergy_in_events_and_orders() -> None:
     dinner = event("Seafood dinner", dt.datetime(2025, 1, 12, 19), location="Harbour Grill")
     user = make_user(events=[dinner], allergies=[allergy("shellfish", "anaphylaxis")])
@@ -310,6 +326,7 @@ def test_food_allergy_in_events_and_orders() -> None:
     assert run("food_allergy", make_user(events=[dinner], allergies=[allergy("peanut")])) == []
 
 
+@NO_LOG
 def test_event_overlap_and_during_trip() -> None:
     a = event("Standup", dt.datetime(2025, 1, 15, 9), dt.datetime(2025, 1, 15, 10))
     b = event("Dentist", dt.datetime(2025, 1, 15, 9, 30), location="London")
@@ -323,6 +340,7 @@ def test_event_overlap_and_during_trip() -> None:
     assert run("event_during_trip", make_user(events=[there], trips=[away])) == []
 
 
+@NO_LOG
 def test_deadlines() -> None:
     soon = rec("tax", goal="File tax return", status="in_progress", due_date=D(2025, 1, 15))
     late = rec("visa", goal="Apply for visa", status="planned", due_date=D(2025, 1, 5))
@@ -335,6 +353,7 @@ def test_deadlines() -> None:
     assert alerts == {("tax", "due_soon"): "warning", ("visa", "overdue"): "critical"}
 
 
+@NO_LOG
 def test_budget_exceeded_by_calendar_month() -> None:
     budget = rec(
         "dining|month", category="dining", limit=Decimal("100"), period="month", currency="GBP"
@@ -353,6 +372,7 @@ def test_budget_exceeded_by_calendar_month() -> None:
     )
 
 
+@NO_LOG
 def test_a_budget_counts_the_same_spending_in_other_words_and_by_merchant() -> None:
     budget = rec(
         "eo|month", category="eating out", limit=Decimal("100"), period="month", currency="GBP"
@@ -377,6 +397,7 @@ def test_a_budget_counts_the_same_spending_in_other_words_and_by_merchant() -> N
     assert "= 20 GBP" in o.computation  # a word not listed still matches itself, only itself
 
 
+@NO_LOG
 def test_duplicate_payment() -> None:
     txs = [
         tx(D(2025, 1, 8), "42.00", "ACME Gym"),
@@ -389,6 +410,7 @@ def test_duplicate_payment() -> None:
     assert "1 day ≤ 2" in alert.computation
 
 
+@NO_LOG
 def test_subscription_renewal_and_service_due() -> None:
     sub = rec(
         "Netflix",
@@ -422,6 +444,7 @@ def test_subscription_renewal_and_service_due() -> None:
     assert kinds == {"date", "mileage"}
 
 
+@NO_LOG
 def test_run_checks_isolates_failures_and_unknown_names() -> None:
     broken = make_user()
     broken.trips = (object(),)  # type: ignore[attr-defined]  # a record without fields: raises
@@ -432,6 +455,7 @@ def test_run_checks_isolates_failures_and_unknown_names() -> None:
     assert drafts == []
 
 
+@NO_LOG
 def test_checks_are_deterministic() -> None:
     user = make_user(
         expiry=D(2025, 3, 5),

@@ -16,6 +16,8 @@ from uac.compiler.model import build_model
 from uac.fact_log.store import Batch, NewFact, NewInput
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("JSON rendering alone: no log")
 
 ATTRS = {
     "identity.nationality": ["GB", "FR", "DE"],
@@ -251,6 +253,7 @@ JSONISH = st.recursive(
 )
 
 
+@NO_LOG
 @settings(max_examples=300, deadline=None)
 @given(JSONISH | st.lists(st.text()) | st.dictionaries(st.text(), st.text() | st.integers()))
 def test_compact_json_is_canonical_json(value) -> None:

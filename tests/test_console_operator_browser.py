@@ -25,6 +25,8 @@ from uac.runtime.api.console_context import count
 from uac.runtime.api.outbox import OutboxSink
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("wording alone: no log")
 
 DAY = dt.datetime(2026, 11, 20, 9)
 
@@ -144,6 +146,7 @@ def test_a_tenant_key_sees_no_keys_and_a_bound_key_no_operations(
     assert "needs a tenant key" in browser.find_element(By.TAG_NAME, "main").text
 
 
+@NO_LOG
 def test_counts_are_pluralised() -> None:
     assert count(1, "alert") + " raised" == "1 alert raised"
     assert count(4, "alert") + " raised" == "4 alerts raised"

@@ -16,6 +16,8 @@ from uac.runtime.cli import main
 from uac.runtime.progress_display import Progress
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("progress reporting alone: no log")
 
 
 class Terminal(io.StringIO):
@@ -25,6 +27,7 @@ class Terminal(io.StringIO):
         return True
 
 
+@NO_LOG
 def test_terminal_bar_redraws_one_line_with_counts_rate_and_time_left() -> None:
     now = [100.0]
     stream = Terminal()
@@ -40,6 +43,7 @@ def test_terminal_bar_redraws_one_line_with_counts_rate_and_time_left() -> None:
     assert stream.getvalue().endswith("200/200 (100%) 5.0/s in 40.0s\x1b[K\n")
 
 
+@NO_LOG
 def test_log_gets_periodic_lines_and_a_last_one() -> None:
     now = [0.0]
     stream = io.StringIO()
@@ -57,6 +61,7 @@ def test_log_gets_periodic_lines_and_a_last_one() -> None:
     assert "\r" not in stream.getvalue()
 
 
+@NO_LOG
 def test_quiet_prints_nothing() -> None:
     stream = Terminal()
     with Progress("x", 3, stream=stream, quiet=True) as bar:
@@ -123,6 +128,7 @@ def test_server_exposes_the_progress_of_scheduled_passes(tmp_path: Path) -> None
         assert other.request("GET", "/v1/jobs/progress") == []  # another tenant sees nothing
 
 
+@NO_LOG
 def test_staged_work_names_its_stage_and_restarts_the_rate() -> None:
     now = [0.0]
     stream = Terminal()
@@ -142,6 +148,7 @@ def test_staged_work_names_its_stage_and_restarts_the_rate() -> None:
     assert stream.getvalue().endswith("\rimporting done in 5.0s\x1b[K\n")
 
 
+@NO_LOG
 def test_terminal_redraws_at_most_ten_times_a_second() -> None:
     now = [0.0]
     stream = Terminal()
@@ -153,6 +160,7 @@ def test_terminal_redraws_at_most_ten_times_a_second() -> None:
     assert stream.getvalue().endswith("1,000/1,000 (100%) 1,000.0/s in 1.0s\x1b[K")
 
 
+@NO_LOG
 def test_a_failure_ends_the_line_without_saying_done() -> None:
     stream = Terminal()
     with pytest.raises(RuntimeError), Progress("importing", stream=stream) as bar:
@@ -165,6 +173,7 @@ def test_a_failure_ends_the_line_without_saying_done() -> None:
     assert log.getvalue() == ""
 
 
+@NO_LOG
 def test_counted_reports_every_n_and_the_end() -> None:
     from uac.fact_log.progress_callback import counted
 
@@ -265,6 +274,7 @@ def test_imports_and_passes_asked_over_http_show_on_the_job_board(tmp_path: Path
         assert failed["finished_at"] and "date" in failed["error"]
 
 
+@NO_LOG
 def test_heartbeat_keeps_a_stage_without_counts_moving() -> None:
     import time
 
@@ -283,6 +293,7 @@ def test_heartbeat_keeps_a_stage_without_counts_moving() -> None:
     assert len(log.getvalue()) == size  # closed: the heartbeat stopped
 
 
+@NO_LOG
 def test_the_job_board_keeps_running_jobs_and_a_bounded_history() -> None:
     from uac.runtime.progress_display import JobBoard
 

@@ -16,6 +16,8 @@ from uac.fact_log.errors import InputError
 from uac.runtime.search.context import count_tokens
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("token counting alone: no log")
 
 DAY = dt.date(2026, 11, 29)
 
@@ -36,6 +38,7 @@ def maya(mem: Memory) -> Memory:
     return mem
 
 
+@NO_LOG
 def test_count_tokens_is_deterministic_and_counts_cjk() -> None:
     assert count_tokens("") == 0
     assert count_tokens("abcd") == 1 and count_tokens("abcde") == 2
@@ -115,6 +118,7 @@ def test_soft_preferences_refuse_instructions_and_secrets(mem: Memory) -> None:
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")
 
 
+@NO_LOG
 @given(st.one_of(st.text(), st.text(alphabet="漢字かなカナ한글ＡＢ…×é a\u3040\u30ff\uffef\u303f")))
 @example("以后回答简洁点 — ok")
 def test_a_token_count_is_the_cjk_pattern_count(text: str) -> None:

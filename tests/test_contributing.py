@@ -20,6 +20,8 @@ from uac.fact_log.extraction import frames
 from uac.fact_log.extraction.slots import parser
 
 pytestmark = pytest.mark.usefixtures("backend")  # the catalog recipe opens a workspace
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the docs and shipped data files alone: no log")
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "contributing.md"
@@ -40,6 +42,7 @@ def toml_example(title: str) -> str:
     return "\n".join(line.removeprefix(indent) for line in body.splitlines()) + "\n"
 
 
+@NO_LOG
 def test_the_example_frame_loads_and_fits_the_catalog(tmp_path: Path) -> None:
     text = toml_example("Add an extraction frame")
     spec = tomllib.loads(text)["frames"]
@@ -80,6 +83,7 @@ def test_the_example_catalog_path_is_written_and_compiled(tmp_path: Path) -> Non
             mem.import_records("alice", path, [{"date": "2026-12-02"}], now=now)
 
 
+@NO_LOG
 def test_every_registered_check_has_its_row_in_the_checks_readme() -> None:
     table = (ROOT / "checks" / "README.md").read_text(encoding="utf-8")
     rows = "\n".join(line for line in table.splitlines() if line.startswith("| "))
@@ -87,6 +91,7 @@ def test_every_registered_check_has_its_row_in_the_checks_readme() -> None:
     assert set(REGISTRY) <= named, sorted(set(REGISTRY) - named)
 
 
+@NO_LOG
 def test_every_file_the_page_names_exists() -> None:
     named = set(re.findall(r"`([\w./*-]+/[\w.*-]+\.(?:py|toml|md|jsonl))`", PAGE.read_text()))
     assert len(named) > 10
@@ -94,6 +99,7 @@ def test_every_file_the_page_names_exists() -> None:
     assert not missing, missing
 
 
+@NO_LOG
 def test_results_has_a_place_for_every_benchmark() -> None:
     results = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
     start = results.index("\n## ")

@@ -18,8 +18,11 @@ from uac.checks.library.health import daily_mg
 from uac.fact_log.reference import drug_data, health_rules
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("dosing rules over typed state in memory: no log")
 
 
+@NO_LOG
 def test_every_dosing_rule_is_sourced_dated_and_names_a_known_drug() -> None:
     rules = health_rules()
     drugs = {r["drug"] for r in rules["dosing"]}
@@ -32,6 +35,7 @@ def test_every_dosing_rule_is_sourced_dated_and_names_a_known_drug() -> None:
     assert all(r["drug_class"] in drug_data().classes for r in rules["duplicate_class"])
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("dose", "mg"),
     [
@@ -49,6 +53,7 @@ def test_dose_texts_are_normalised_to_mg_a_day(dose: str, mg: int) -> None:
     assert daily_mg(dose) == Decimal(mg)
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("name", "dose", "severity", "limit"),
     [
@@ -71,6 +76,7 @@ def test_a_daily_dose_above_a_maximum_alerts(
     assert "BNF" in a.computation
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("name", "dose"),
     [
@@ -87,6 +93,7 @@ def test_a_daily_dose_within_every_maximum_stays_quiet(name: str, dose: str | No
     assert run("dose_vs_weight", user(weight_kg=52.0, medications=[med(name, dose)])) == []
 
 
+@NO_LOG
 def test_paracetamol_keeps_its_weight_limit_and_its_question() -> None:
     para = med("paracetamol", "1 g four times a day")
     [a] = run("dose_vs_weight", user(weight_kg=45.0, medications=[para]))
@@ -97,6 +104,7 @@ def test_paracetamol_keeps_its_weight_limit_and_its_question() -> None:
     assert run("dose_vs_weight", user(medications=[med("ibuprofen", "400 mg tds")])) == []
 
 
+@NO_LOG
 def test_two_nsaids_at_once_warn_and_one_nsaid_twice_does_not() -> None:
     both = [med("ibuprofen", "400 mg three times a day"), med("Naprosyn", "250 mg twice a day")]
     [a] = run("duplicate_drug_class", user(medications=both))

@@ -18,6 +18,8 @@ from uac.fact_log.pipeline import build_message_batch
 from uac.runtime.api.tools import AgentTools
 
 pytestmark = pytest.mark.usefixtures("backend")
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("extraction of text in memory: no log")
 AT = dt.datetime(2027, 3, 1, 10, 0)
 TRIP = "I take the ferry to Bergen on 4 April and the way home is on 19 April."
 CONTESTED = (
@@ -30,6 +32,7 @@ def record(path: str, value: dict[str, object], text: str) -> Candidate:
     return Candidate("record", path, value, "assert", text, 0, 0.8)
 
 
+@NO_LOG
 def test_the_one_value_a_record_misses_completes_it_with_its_span() -> None:
     half = record("travel.trips", {"city": "Bergen", "country": "NO", "depart": "2027-04-04"}, TRIP)
     [whole], withheld = abstain(Catalog.load(), TRIP, [half], AT.date())
@@ -38,6 +41,7 @@ def test_the_one_value_a_record_misses_completes_it_with_its_span() -> None:
     assert TRIP[whole.start : whole.end] == whole.quote and "19 April" in whole.quote
 
 
+@NO_LOG
 def test_values_competing_for_a_role_make_the_record_a_hint_not_a_fact() -> None:
     half = record(
         "travel.trips", {"city": "Bergen", "country": "NO", "depart": "2027-04-04"}, CONTESTED
@@ -52,6 +56,7 @@ def test_values_competing_for_a_role_make_the_record_a_hint_not_a_fact() -> None
     assert "record tool" in hint["hint"] and "'travel.trips'" in hint["hint"]
 
 
+@NO_LOG
 def test_a_whole_record_and_a_value_another_fact_holds_are_kept() -> None:
     catalog = Catalog.load()
     whole = record(
@@ -67,6 +72,7 @@ def test_a_whole_record_and_a_value_another_fact_holds_are_kept() -> None:
     assert kept == [half, other] and withheld == []
 
 
+@NO_LOG
 def test_corrections_endings_and_attributes_pass_unchanged() -> None:
     catalog = Catalog.load()
     text = "Scratch that, the ferry to Bergen leaves on 5 April and returns 19 April."
@@ -86,6 +92,7 @@ def test_corrections_endings_and_attributes_pass_unchanged() -> None:
     assert abstain(catalog, text, [fixed, expiry], AT.date()) == ([fixed, expiry], [])
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [
@@ -99,12 +106,14 @@ def test_someone_elses_record_is_refused_but_their_contact_is_kept(text: str) ->
     assert refuse(text, [trip, contact]) == [("someone_else", trip)]
 
 
+@NO_LOG
 def test_the_users_own_and_shared_records_are_not_refused() -> None:
     for text in ("I drive to Porto on 9 June.", "My sister and I drive to Porto on 9 June."):
         trip = record("travel.trips", {"city": "Porto", "country": "PT"}, text)
         assert refuse(text, [trip]) == []
 
 
+@NO_LOG
 def test_a_day_and_month_is_no_amount() -> None:
     text = "Spotify: paused 18.04."
     misread = record("finance.transactions", {"amount": "18.04", "merchant": "paused"}, text)

@@ -24,6 +24,8 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.patterns.text import builtin_catalog
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the checks' paths and the dialogues alone: no log")
 
 LIBRARY = Path(__file__).resolve().parents[1] / "checks" / "library"
 
@@ -151,6 +153,7 @@ def check_inputs() -> dict[str, frozenset[str]]:
     return {path: frozenset(checks) for path, checks in out.items()}
 
 
+@NO_LOG
 def test_the_enumeration_finds_what_the_checks_read() -> None:
     inputs = check_inputs()
     # Read in code but not declared in the catalog (the passport's country through
@@ -162,6 +165,7 @@ def test_the_enumeration_finds_what_the_checks_read() -> None:
     assert "health.weight_kg" not in inputs  # folded into health.body_weight
 
 
+@NO_LOG
 def test_every_path_a_check_reads_has_a_dialogue() -> None:
     missing = sorted(set(check_inputs()) - set(DIALOGUES))
     assert missing == [], f"no dialogue fills {missing}: add one to DIALOGUES"

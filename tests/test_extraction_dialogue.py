@@ -19,6 +19,8 @@ from uac.fact_log.extraction.timemodel import clock, date_notes, duration, find_
 from uac.fact_log.reference import drug_data
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("extraction of text in memory: no log")
 
 WHO = "dana"
 
@@ -126,6 +128,7 @@ def test_medication_with_dose_schedule_and_course_length(mem: Memory) -> None:
     assert med["stop_date"] == "2026-06-14"
 
 
+@NO_LOG
 def test_drug_vocabulary_is_the_reference_data() -> None:
     assert not hasattr(health, "DRUGS")  # one source: fact_log/reference
     others = drug_data().others
@@ -518,6 +521,7 @@ def test_thread_is_read_from_the_store_by_a_new_process(home: Any) -> None:
     assert only(facts, "identity.passport.expiry_date") == "2036-05-14"
 
 
+@NO_LOG
 def test_time_model_parsers() -> None:
     today = dt.date(2026, 2, 3)
     [d, nth] = find_dates("We fly on Thursday, March 19 and come back on the 29th.", today)
@@ -534,6 +538,7 @@ def test_time_model_parsers() -> None:
     assert notes[0]["readings"] == ["2026-05-22", "2026-05-29"]
 
 
+@NO_LOG
 def test_a_message_is_read_once_not_again_as_the_next_ones_history(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -559,6 +564,7 @@ def test_a_message_is_read_once_not_again_as_the_next_ones_history(
     assert reads == [first, "It's good until 14 May 2036."]
 
 
+@NO_LOG
 def test_a_guard_shared_by_threads_answers_each_text_right() -> None:
     # Threads sharing a Memory share the remembered guard answers, which are cleared as
     # they fill: every answer must still be the pattern's own, and no thread may fail.

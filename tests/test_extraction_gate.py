@@ -28,6 +28,8 @@ from uac.fact_log.store import Batch
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("reads messages into batches in memory: no log")
 
 
 def batch(mem: Memory, text: str, **kw: object) -> Batch:
@@ -235,6 +237,7 @@ def test_64k_message_is_accepted_and_fast(mem: Memory) -> None:
     assert len(mem.inputs("alice")[0].content) == len(text)
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [
@@ -263,6 +266,7 @@ def test_mixed_language_message(mem: Memory) -> None:
     assert got == {"health.allergies", "preferences.verbosity"}
 
 
+@NO_LOG
 def test_policy_file_defaults(tmp_path: Path) -> None:
     policy = Policy.load()
     assert policy.thresholds["explicit_command"] == 0.0
@@ -295,6 +299,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@NO_LOG
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=20)), min_size=1, max_size=12))
 def test_random_messages_never_leak_secrets_and_quotes_are_real(parts: list[str]) -> None:

@@ -26,6 +26,8 @@ from uac.fact_log.pipeline import build_message_batch as build_message_batch_llm
 from uac.fact_log.store import Batch
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("settings and prompt text alone: no log")
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 TEXT = (
@@ -449,6 +451,7 @@ def test_budget_is_spent_by_calls(mem: Memory, server: FakeServer) -> None:
 # -- settings and schema --------------------------------------------------------------------
 
 
+@NO_LOG
 def test_settings_from_env() -> None:
     assert not LLMSettings.from_env({}).enabled
     s = LLMSettings.from_env(
@@ -726,6 +729,7 @@ def test_an_erased_message_never_reaches_the_model_from_another_node(
         assert "Jane Doe" not in _user_prompt(server.requests[1])
 
 
+@NO_LOG
 def test_the_earlier_block_holds_no_secret_no_instruction_and_no_forged_tag() -> None:
     # Hostile text must not outlive its own message: the session shown to the model is
     # masked, leaves out what reads as an instruction, and cannot close its own block.

@@ -16,6 +16,8 @@ from uac.fact_log.pipeline import build_note_batch
 from uac.fact_log.store import Batch
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("note parsing in memory: no log")
 
 NOW = dt.datetime(2025, 3, 1, 10, 0)
 
@@ -183,6 +185,7 @@ def test_text_before_first_heading_and_fences_are_notes(mem: Memory) -> None:
     assert notes == [("Loose thought at the top.", 1), ("```\n## not a heading\n```", 4)]
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -252,6 +255,7 @@ def test_reingesting_keeps_note_id_on_every_fact(mem: Memory) -> None:
     assert [i.name for i in mem.inputs("alice")] == ["about-me.md", "about-me.md"]
 
 
+@NO_LOG
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(

@@ -17,6 +17,8 @@ from uac import Memory
 from uac.fact_log.extraction.patterns import extract
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("extraction of text in memory: no log")
 
 WHO = "lee"
 
@@ -51,6 +53,7 @@ def found(text: str, at: str) -> list[tuple[str, Any, str]]:
 # -- vaccinations -------------------------------------------------------------------------
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("text", "names", "day"),
     [
@@ -68,6 +71,7 @@ def test_vaccinations_received(text: str, names: list[str], day: dt.date | None)
     assert got == want
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [
@@ -112,6 +116,7 @@ def test_another_vaccination_does_not_stand_for_the_certificate(mem: Memory) -> 
 # -- a repeating event that ended -------------------------------------------------------
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("text", "title", "until"),
     [
@@ -136,6 +141,7 @@ def test_a_series_that_ended(text: str, title: str, until: dt.date) -> None:
     ]
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [

@@ -13,6 +13,8 @@ from uac.fact_log import pipeline
 from uac.fact_log.extraction.patterns import extract
 
 pytestmark = pytest.mark.usefixtures("backend")
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("extraction of text in memory: no log")
 
 AT = dt.datetime(2027, 3, 1, 9, 0)
 
@@ -42,6 +44,7 @@ def test_a_failing_rule_extractor_keeps_the_message_and_records_the_fault(
         assert [f.path for f in again.facts] == ["health.allergies"]
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [
@@ -58,6 +61,7 @@ def test_a_weekly_series_whose_end_is_before_its_start_keeps_the_start_and_no_en
     assert event.value["start"].date() >= dt.date(2027, 3, 20)
 
 
+@NO_LOG
 def test_a_weekly_series_named_by_its_weekday_starts_on_the_next_such_day() -> None:
     (event,) = extract("Band practice on Thursdays at 8pm till the 26th.", observed_at=AT)
     assert event.value["start"] == dt.datetime(2027, 3, 4, 20, 0)

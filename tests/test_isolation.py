@@ -15,6 +15,8 @@ from uac.fact_log.addressing import Address, parse_subject
 from uac.fact_log.errors import InputError, NotFound
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("subject name parsing alone: no log")
 
 ADDRESSES = [
     ("t1", "alice"),
@@ -27,6 +29,7 @@ ADDRESSES = [
 ]
 
 
+@NO_LOG
 def test_parse_subject_forms() -> None:
     assert parse_subject("alice") == Address("default", "user", "alice")
     assert parse_subject("user:alice", "acme") == Address("acme", "user", "alice")

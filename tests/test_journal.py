@@ -14,6 +14,8 @@ from uac.fact_log.extraction.patterns.progress import parse_progress
 from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("episode and progress patterns in memory: no log")
 
 DAY = dt.datetime(2025, 3, 1, 9)
 # No status: an update learned from conversation never overrides a field written by an
@@ -29,6 +31,7 @@ def _episodes(text: str) -> list[dict]:
     return [c.value for c in extract(text, DAY) if c.path == "support.episodes"]
 
 
+@NO_LOG
 def test_episode_patterns_need_a_first_person_problem_and_a_fix() -> None:
     (ep,) = _episodes(
         "Last week my VPN failed again. I tried restarting the router, but that didn't help;"
@@ -43,6 +46,7 @@ def test_episode_patterns_need_a_first_person_problem_and_a_fix() -> None:
     assert _episodes("The new battery fixed it.") == []
 
 
+@NO_LOG
 def test_progress_is_read_from_plain_words() -> None:
     said = parse_progress("done with the visa form, next is the bank letter")
     assert (said.done, said.next) == ("visa form", "bank letter")

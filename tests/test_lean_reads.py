@@ -38,6 +38,8 @@ pytestmark = [
         "(test_a_workspace_bound_to_postgres_takes_the_verb)"
     ),
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("value decoding and column lists alone: no log")
 
 T0 = dt.datetime(2026, 3, 1, 9, 0)
 TODAY = dt.date(2026, 3, 2)
@@ -208,6 +210,7 @@ def test_the_versions_read_are_those_a_read_only_memory_knows() -> None:
     assert json.loads(done.stdout) == lean_reads.VERSIONS
 
 
+@NO_LOG
 def test_the_alert_listing_reads_the_backends_columns() -> None:
     from uac.checks import listing
     from uac.fact_log.backends.base import ALERT_COLUMNS
@@ -292,6 +295,7 @@ _JSON = st.recursive(
 )
 
 
+@NO_LOG
 @given(_JSON)
 @example(float("nan"))
 @example([1e300, -1e-7, float("inf"), float("-inf"), 12.50, 10**30])

@@ -32,6 +32,8 @@ pytestmark = [
         "(test_what_the_lean_path_does_not_know_takes_the_verb)"
     ),
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the encoder's name and the catalog alone: no log")
 
 T0 = dt.datetime(2026, 3, 1, 9, 0)
 TODAY = dt.date(2026, 3, 2)
@@ -367,6 +369,7 @@ def test_both_paths_rescore_only_the_dense_candidates_and_keep_exact_ties(
     assert len(same) == 3 and len({h["cosine"] for h in same}) == 1  # an exact tie, kept
 
 
+@NO_LOG
 def test_the_encoders_name_and_folder_are_known_without_it() -> None:
     from uac.fact_log.extraction import encoder
     from uac.runtime.search.embedders import EncoderEmbedder
@@ -376,6 +379,7 @@ def test_the_encoders_name_and_folder_are_known_without_it() -> None:
     assert lean_recall.ENCODER_PACKAGE == encoder.PACKAGE
 
 
+@NO_LOG
 def test_the_preference_slots_read_are_the_catalogs() -> None:
     from uac.fact_log.catalog import Catalog
 

@@ -16,10 +16,13 @@ from uac.fact_log.errors import InputError, WorkspaceError
 from uac.fact_log.importer import check_collection_name
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("name validation alone: no log")
 
 ENDINGS = ["\n", "\r\n", " ", "\t", "\x00", "/x", "\n/../x"]
 
 
+@NO_LOG
 @pytest.mark.parametrize("ending", ENDINGS)
 def test_subject_and_tenant_names_refuse_trailing_junk(ending: str) -> None:
     assert check_name("subject", "alice") == "alice"
@@ -33,6 +36,7 @@ def test_subject_and_tenant_names_refuse_trailing_junk(ending: str) -> None:
         parse_subject("alice" + ending)
 
 
+@NO_LOG
 @pytest.mark.parametrize("ending", ["\n", "\r\n"])
 def test_other_validators_refuse_a_trailing_newline(ending: str) -> None:
     assert check_collection_name("finance.transactions") == "finance.transactions"

@@ -17,6 +17,8 @@ from uac.fact_log.errors import NotFound
 from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("an error's wording alone: no log")
 
 
 def test_global_options_go_before_or_after_the_command(
@@ -59,6 +61,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == f"uac {uac.__version__}"
 
 
+@NO_LOG
 def test_a_collection_named_as_an_attribute_says_how_to_write_it() -> None:
     catalog = Catalog.load(None)
     with pytest.raises(NotFound, match=r"travel\.trips is a collection.*uac import SUBJECT trips"):

@@ -13,6 +13,8 @@ from uac import Memory
 from uac.fact_log.pipeline import build_message_batch
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the pipeline's stages and their imports alone: no log")
 
 ROOT = Path(uac.__file__).parent
 EXTRACTION = ROOT / "fact_log" / "extraction"
@@ -50,6 +52,7 @@ def _stage_files(stage: str) -> list[Path]:
     return sorted(folder.glob("*.py")) if folder.is_dir() else [EXTRACTION / f"{stage}.py"]
 
 
+@NO_LOG
 @pytest.mark.parametrize("stage", sorted(LATER))
 def test_a_stage_never_imports_a_later_stage_or_the_pipeline(stage: str) -> None:
     for path in _stage_files(stage):
@@ -67,6 +70,7 @@ def test_a_stage_never_imports_a_later_stage_or_the_pipeline(stage: str) -> None
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
+@NO_LOG
 def test_the_gate_and_the_llm_extractor_run_no_other_stage() -> None:
     gate = (EXTRACTION / "gate.py").read_text(encoding="utf-8")
     assert "scan(" not in gate and "extract(" not in gate
@@ -77,6 +81,7 @@ def test_the_gate_and_the_llm_extractor_run_no_other_stage() -> None:
         assert not list((ROOT / layer).rglob("rules.py")), "one name, one meaning: no rules.py"
 
 
+@NO_LOG
 def test_the_pipeline_calls_each_stage_once() -> None:
     source = (ROOT / "fact_log" / "pipeline.py").read_text(encoding="utf-8")
     tree = ast.parse(source)

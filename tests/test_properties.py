@@ -16,6 +16,8 @@ from uac import Memory
 from uac.fact_log.values import canonical_json, infer_scalar, loads
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("canonical JSON and value inference alone: no log")
 
 SCALARS = st.one_of(
     st.integers(-(10**15), 10**15),
@@ -28,6 +30,7 @@ SCALARS = st.one_of(
 )
 
 
+@NO_LOG
 @given(st.dictionaries(st.text(min_size=1, max_size=8), SCALARS, max_size=6))
 def test_canonical_json_is_stable_and_exact(record: dict) -> None:
     text = canonical_json(record)
@@ -42,6 +45,7 @@ def test_canonical_json_is_stable_and_exact(record: dict) -> None:
             assert back[key] == value
 
 
+@NO_LOG
 @given(SCALARS)
 def test_inference_from_text_recovers_the_value(value: object) -> None:
     text = (

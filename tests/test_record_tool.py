@@ -15,10 +15,13 @@ from uac.fact_log.extraction import encoder, frames
 from uac.runtime.api.tools import AgentTools
 
 pytestmark = pytest.mark.usefixtures("backend")
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("frames over text in memory: no log")
 AT = dt.datetime(2026, 12, 6, 10, 0)
 needs_encoder = pytest.mark.skipif(not encoder.available(), reason="no encoder weights")
 
 
+@NO_LOG
 @needs_encoder
 def test_a_recognised_frame_without_values_becomes_a_hint_not_a_fact() -> None:
     reading = frames.read("dentist appointment next week sometime", AT, Catalog.load())
@@ -28,6 +31,7 @@ def test_a_recognised_frame_without_values_becomes_a_hint_not_a_fact() -> None:
     assert "record tool" in hint["hint"] and hint["quote"].startswith("dentist")
 
 
+@NO_LOG
 @needs_encoder
 def test_a_filled_frame_gives_no_hint_and_chat_gives_neither() -> None:
     catalog = Catalog.load()

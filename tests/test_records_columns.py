@@ -39,6 +39,8 @@ LOG = [
 ]
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("generated record classes in memory: no log")
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +128,7 @@ def _rows(last: object, n: int = 2000) -> Root:
     return Root((*rows, Row("last", ("f",), last)))
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "last",
     [["x"], {"a": 1}, (1, (2, (3, (4, {5})))), (("a",), bytearray(b"x"))],
@@ -135,6 +138,7 @@ def test_one_mutable_value_in_a_big_collection_is_found(last: object) -> None:
     assert not zygote.deeply_immutable(_policy(_rows(last)))
 
 
+@NO_LOG
 def test_a_big_collection_of_scalars_and_tuples_is_immutable() -> None:
     assert zygote.deeply_immutable(_policy(_rows((1, ("a", (2, (dt.date(2024, 1, 1),)))))))
 
@@ -142,6 +146,7 @@ def test_a_big_collection_of_scalars_and_tuples_is_immutable() -> None:
 # -- a one-shot query's zygote loads only the collections the program names -----------------
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("program", "expected"),
     [

@@ -18,6 +18,8 @@ from uac.checks.library.occurrences import occurrences
 from uac.checks.model import DEFAULT_CONFIG
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("checks over typed state in memory: no log")
 
 TODAY = D(2025, 3, 1)
 
@@ -31,6 +33,7 @@ CHOIR = event("Choir practice", T(2025, 1, 9, 19), T(2025, 1, 9, 21), repeats="w
 ROME = trip("IT", D(2025, 3, 12), D(2025, 3, 16), city="Rome")  # Wednesday to Sunday
 
 
+@NO_LOG
 def test_a_weekly_series_during_a_trip_alerts_on_the_day_it_meets_it() -> None:
     [a] = run("event_during_trip", user(events=[CHOIR], trips=[ROME]))
     assert "'Choir practice' on Thursday 2025-03-13 (every Thursday 19:00)" in a.message
@@ -38,6 +41,7 @@ def test_a_weekly_series_during_a_trip_alerts_on_the_day_it_meets_it() -> None:
     assert "on 2025-03-13" in a.next_step and a.record_keys == (CHOIR.key, ROME.key)
 
 
+@NO_LOG
 def test_a_series_that_misses_the_trip_stays_quiet() -> None:
     monday_to_wednesday = trip("IT", D(2025, 3, 10), D(2025, 3, 12), city="Rome")
     assert run("event_during_trip", user(events=[CHOIR], trips=[monday_to_wednesday])) == []
@@ -48,6 +52,7 @@ def test_a_series_that_misses_the_trip_stays_quiet() -> None:
     assert run("event_during_trip", user(events=[at_destination], trips=[ROME])) == []
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("repeats", "first", "meets"),
     [
@@ -65,6 +70,7 @@ def test_every_rhythm_meets_the_trip_on_its_own_day(
     assert meets in a.message
 
 
+@NO_LOG
 def test_a_fortnightly_series_off_week_and_weekdays_over_a_weekend_stay_quiet() -> None:
     off_week = event("Book club", T(2025, 3, 6, 19), repeats="fortnightly")  # 6th, 20th
     assert run("event_during_trip", user(events=[off_week], trips=[ROME])) == []
@@ -73,12 +79,14 @@ def test_a_fortnightly_series_off_week_and_weekdays_over_a_weekend_stay_quiet() 
     assert run("event_during_trip", user(events=[school_run], trips=[weekend])) == []
 
 
+@NO_LOG
 def test_monthly_on_the_31st_falls_on_the_last_day_of_a_shorter_month() -> None:
     rent = event("Pay rent", T(2025, 1, 31, 9), repeats="monthly")
     days = [o.day for o in occurrences(rent, D(2025, 2, 1), D(2025, 4, 30), DEFAULT_CONFIG)]
     assert days == [D(2025, 2, 28), D(2025, 3, 31), D(2025, 4, 30)]
 
 
+@NO_LOG
 def test_a_series_during_a_time_away_alerts_and_a_trip_covering_it_says_it_once() -> None:
     leave = rec("2025-03-12", start=D(2025, 3, 12), end=D(2025, 3, 14), reason="on leave")
     leave.place = None
@@ -97,6 +105,7 @@ def test_a_series_during_a_time_away_alerts_and_a_trip_covering_it_says_it_once(
     assert run("event_during_trip", user(events=[CHOIR], away_periods=[short])) == []
 
 
+@NO_LOG
 def test_a_series_and_a_one_off_overlap_on_the_occurrence_day() -> None:
     concert = event("School concert", T(2025, 3, 20, 18, 30), T(2025, 3, 20, 20))
     [a] = run("recurring_event_collision", user(events=[CHOIR, concert]))
@@ -111,6 +120,7 @@ def _london(**kw: Any) -> SimpleNamespace:
     return u
 
 
+@NO_LOG
 def test_a_series_keeps_its_wall_clock_time_in_the_users_time_zone() -> None:
     # 19:00 in London is 19:00 UTC in winter and 18:00 UTC from 30 March 2025 (BST)
     choir = event("Choir practice", T(2025, 1, 9, 19), T(2025, 1, 9, 21), repeats="weekly")
@@ -164,6 +174,7 @@ def test_a_series_during_leave_alerts_in_a_workspace(mem: Memory) -> None:
     assert "2025-03-13" in a.message and "on leave" in a.message
 
 
+@NO_LOG
 def test_a_series_that_began_long_ago_still_meets_a_condition_and_an_allergy() -> None:
     dives = event("Scuba club", T(2024, 1, 6, 10), repeats="weekly", location="Dahab")  # Saturdays
     epilepsy = rec("e", name="epilepsy", status="managed")

@@ -20,6 +20,8 @@ from uac.runtime.sandbox import Limits, Sandbox, run_query, shutdown
 from uac.runtime.sandbox.helpers import by_month, by_year, count_by, group_by, sum_by, top_k, window
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("sandbox helpers and its seccomp filter alone: no log")
 
 TODAY = dt.date(2026, 11, 29)
 BOB_MARK = "Zzbobsecret"
@@ -323,6 +325,7 @@ def test_seccomp_filter_is_loaded(alice: Path) -> None:
 # -- helpers, in process ---------------------------------------------------------------------
 
 
+@NO_LOG
 def test_helpers_semantics() -> None:
     from dataclasses import dataclass
 
@@ -355,6 +358,7 @@ def test_helpers_semantics() -> None:
         count_by(rows, "__class__")
 
 
+@NO_LOG
 def test_seccomp_filter_blocks_files_and_exec() -> None:
     import os
     import signal

@@ -34,6 +34,8 @@ pytestmark = [
     ),
     pytest.mark.usefixtures("module_backend"),  # runs on DuckDB and PostgreSQL
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("a confinement plan alone: no log")
 
 SECRET = "Zzsecretoutside"
 BOB_MARK = "Zzbobtenantrow"
@@ -375,6 +377,7 @@ def test_payload_works_when_nothing_confines_it(world: dict, name: str, tmp_path
         victim.wait()
 
 
+@NO_LOG
 def test_plan_for_a_zygote_that_is_not_root() -> None:
     """As another user: a user namespace (or a logged warning), and the filter still holds."""
     if os.geteuid() != 0:

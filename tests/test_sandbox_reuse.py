@@ -34,6 +34,8 @@ from uac.runtime.sandbox import Limits, Sandbox, zygote
 from uac.runtime.sandbox.engine import Guards, NotAllowed, Policy, QueryFailure, execute, lower, run
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("sandbox layers over a state in memory: no log")
 
 TODAY = dt.date(2026, 11, 29)
 TRIPS = [
@@ -244,6 +246,7 @@ STORES = [
 ]
 
 
+@NO_LOG
 @pytest.mark.parametrize("program", STORES)
 def test_layer2_alone_stores_do_not_compile(program: str) -> None:
     with pytest.raises(QueryFailure) as info:
@@ -300,6 +303,7 @@ def test_reset_collects_what_a_query_left_suspended(policy: Policy) -> None:
         gc.enable()
 
 
+@NO_LOG
 def test_reset_restores_decimal_context_and_recursion_limit() -> None:
     limit = sys.getrecursionlimit()
     try:
@@ -349,6 +353,7 @@ def test_the_compiled_state_is_deeply_immutable(policy: Policy) -> None:
     assert zygote.deeply_immutable(policy)
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     "user",
     [

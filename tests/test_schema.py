@@ -25,6 +25,8 @@ from uac.fact_log.schema import META_DDL, Owner, registered
 from uac.fact_log.store import FACT_COLUMNS, INPUT_COLUMNS, Store
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the layers' imports alone: no log")
 
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
@@ -296,6 +298,7 @@ def test_a_search_rebuild_runs_the_search_steps_again(home: Path) -> None:
         ]
 
 
+@NO_LOG
 def test_dependencies_point_one_way() -> None:
     """fact_log <- compiler <- checks <- runtime: each owner's tables live in its own layer."""
     import ast

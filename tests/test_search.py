@@ -20,6 +20,8 @@ from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("a feedback fact's shape alone: no log")
 
 T0 = dt.datetime(2026, 1, 10, 9, 0)
 TODAY = dt.date(2026, 2, 1)
@@ -139,6 +141,7 @@ def test_negative_feedback_halves_the_score_and_its_retract_restores_it(
     assert restored[ids[0]].score == pytest.approx(before[ids[0]].score)
 
 
+@NO_LOG
 def test_feedback_fact_shape() -> None:
     fact = feedback_fact("f_abc", "wrong trip")
     assert (fact.op, fact.kind, fact.path) == ("feedback", "note", "notes")

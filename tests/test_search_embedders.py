@@ -25,6 +25,8 @@ from uac.runtime.search.embedders import (
 from uac.runtime.search.index import SearchIndex
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("embedders alone: no log")
 
 ALICE = Address("default", "user", "alice")
 TODAY = dt.date(2026, 2, 1)
@@ -35,6 +37,7 @@ def cosine(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
+@NO_LOG
 def test_hashing_embedder_is_deterministic_normalised_and_typo_tolerant() -> None:
     emb = HashingEmbedder(128)
     a, b, c, empty = emb.embed(
@@ -122,6 +125,7 @@ def test_openai_embedder_against_a_local_server(
     assert index.stats()["vectors"] == 2
 
 
+@NO_LOG
 def test_openai_embedder_errors_are_clear(server: tuple[str, list[dict[str, Any]]]) -> None:
     url, _ = server
     with pytest.raises(EmbedderError, match="model nope"):

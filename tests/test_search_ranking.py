@@ -19,6 +19,8 @@ from uac.runtime.search.embedders import HashingEmbedder, is_semantic
 from uac.runtime.search.index import SearchIndex
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the analyzer and time windows alone: no log")
 
 ALICE = Address("default", "user", "alice")
 TODAY = dt.date(2026, 2, 1)
@@ -43,6 +45,7 @@ def messages(mem: Memory, turns: list[tuple[str, str, dt.datetime]]) -> list[str
     return [i.id for i in mem.store.inputs(ALICE)][-len(turns) :]
 
 
+@NO_LOG
 def test_analyzer_drops_junk_and_maps_irregular_forms() -> None:
     assert words("Mum's birthday, I'm sure we can't; the parents' car") == [
         "mum",
@@ -86,6 +89,7 @@ def test_speaker_field_prefers_the_speakers_turns(mem: Memory, index: SearchInde
     assert hits[0].id == ids[1]
 
 
+@NO_LOG
 def test_time_expressions_become_windows() -> None:
     today = dt.date(2024, 11, 20)
     q = timeq.parse("What did she do in March 2023?", today)
@@ -276,6 +280,7 @@ def test_second_hop_searches_with_names_from_the_first_hits(
         index.search(ALICE, "x", today=TODAY, hops=3)
 
 
+@NO_LOG
 def test_semantic_flag() -> None:
     assert not is_semantic(HashingEmbedder())
 

@@ -24,6 +24,8 @@ from uac.fact_log.extraction.safety import scan
 from uac.fact_log.extraction.screen import NEUTRALISED, neutralise
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("the secret scanner over text alone: no log")
 
 # (name, message carrying the secret, the raw strings that must never be stored)
 FORMS = [
@@ -163,6 +165,7 @@ def _reads(mem: Memory, subject: str, needles: list[str], words: str) -> list[st
     return [n for n in needles for text in seen if n in text]
 
 
+@NO_LOG
 @pytest.mark.parametrize(("name", "text", "needles"), FORMS, ids=IDS)
 def test_scan_masks_every_form_length_preserving(name: str, text: str, needles: list[str]) -> None:
     result = scan(text)
@@ -332,6 +335,7 @@ def test_plain_sentences_in_other_scripts_are_kept(mem: Memory, text: str) -> No
     assert "instruction_refused" not in {r["reason"] for r in mem.rejections("maya")}
 
 
+@NO_LOG
 def test_public_codes_and_digests_stay_readable() -> None:
     for text in (
         "fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b",
@@ -366,6 +370,7 @@ def test_add_note_refuses_a_plain_instruction(mem: Memory) -> None:
     assert mem.facts("maya") == [] and mem.inputs("maya") == []
 
 
+@NO_LOG
 def test_neutralise_keeps_ordinary_notes_byte_identical() -> None:
     for text in ("Lunch with Sam on Friday, $3.50.", "我喜欢茶。", "Gate B12; seat 14C."):
         assert neutralise(text) == text

@@ -9,6 +9,8 @@ from uac.runtime.api.server import REACTION_WAIT, _count
 from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # the CLI can open a workspace: both backends
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("a summary's wording alone: no log")
 
 
 def test_serve_help_names_every_setting(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,6 +31,7 @@ def test_reaction_wait_refuses_a_negative_value(capsys: pytest.CaptureFixture[st
     )
 
 
+@NO_LOG
 def test_the_scheduler_summary_counts_in_words() -> None:
     assert [_count(n, "new alert") for n in (0, 1, 2)] == [
         "0 new alerts",

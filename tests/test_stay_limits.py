@@ -15,8 +15,11 @@ from uac import Memory
 from uac.fact_log.reference import travel_rules
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("checks over typed state in memory: no log")
 
 
+@NO_LOG
 def test_every_stay_limit_names_its_source_its_checked_day_and_who_it_binds() -> None:
     rules = travel_rules()["stay_limit"]
     names = {r["name"] for r in rules}
@@ -30,6 +33,7 @@ def test_every_stay_limit_names_its_source_its_checked_day_and_who_it_binds() ->
         assert rule["countries"] and all(len(c) == 2 for c in rule["exempt"])
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("nationality", "country", "depart", "back", "name", "leave_by"),
     [
@@ -48,6 +52,7 @@ def test_a_visit_longer_than_a_countrys_limit_alerts(
     assert a.severity == "critical" and "checked" in a.computation
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("nationality", "country", "depart", "back"),
     [
@@ -69,6 +74,7 @@ def test_a_visit_within_the_limit_or_of_someone_it_does_not_bind_stays_quiet(
     assert run("stay_limit", user(nationality, trips=[trip(country, depart, back)])) == []
 
 
+@NO_LOG
 def test_the_uk_six_months_in_twelve_counts_the_trips_history() -> None:
     # two visits of 100 days, each within the per-visit limit, 200 days in 12 months
     spring = trip("GB", D(2025, 1, 1), D(2025, 4, 10), city="London")
@@ -80,12 +86,14 @@ def test_the_uk_six_months_in_twelve_counts_the_trips_history() -> None:
     assert run("stay_limit", user("US", trips=[spring, shorter]), D(2025, 5, 1)) == []
 
 
+@NO_LOG
 def test_one_visit_breaking_both_uk_limits_is_said_once() -> None:
     long = trip("GB", D(2025, 4, 1), D(2025, 12, 1), city="London")
     [a] = run("stay_limit", user("US", trips=[long]))
     assert "per visit" in a.message
 
 
+@NO_LOG
 def test_schengen_keeps_its_check_and_its_numbers_on_the_same_mechanism() -> None:
     paris = trip("FR", D(2025, 1, 10), D(2025, 2, 28), city="Paris")
     rome = trip("IT", D(2025, 4, 1), D(2025, 5, 20), city="Rome")
@@ -95,6 +103,7 @@ def test_schengen_keeps_its_check_and_its_numbers_on_the_same_mechanism() -> Non
     assert run("schengen_stay_limit", user("DE", trips=[paris, rome])) == []
 
 
+@NO_LOG
 def test_no_nationality_no_stay_limit_alert() -> None:
     t = trip("US", D(2025, 4, 1), D(2025, 7, 30))
     assert run("stay_limit", user(None, trips=[t])) == []  # visa_for_trip asks for it

@@ -11,6 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+from conftest import BACKENDS
+
+from uac import Memory
+from uac.fact_log.errors import WorkspaceError
+
 HERE = Path(__file__).resolve().parent
 
 # Not yet run on PostgreSQL: hypothesis-heavy modules (the slowest of the suite on DuckDB
@@ -53,3 +59,19 @@ def test_the_check_sees_a_module_that_opens_a_workspace() -> None:
     # The check must be able to fail: a module opening a workspace without a backend.
     text = "def test_x(tmp_path):\n    with Memory(tmp_path / 'ws', create=True):\n        pass\n"
     assert OPENS.search(text) and not OPTS_IN.search(text)
+
+
+@pytest.mark.usefixtures("backend")
+@pytest.mark.no_workspace("the test is that the mark refuses every workspace open")
+def test_a_test_marked_no_workspace_runs_once_and_cannot_open_a_workspace(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # once, not per backend: the module's parameter has the first chosen backend alone
+    assert request.node.callspec.params["module_backend"] == BACKENDS[0] or (
+        request.config.getoption("backend") != "both"
+    )
+    with pytest.raises(WorkspaceError, match="no_workspace"):
+        Memory(tmp_path / "ws", create=True)
+    assert [p.name for p in request.session.items if "runs_once_and_cannot" in p.name] == [
+        request.node.name
+    ]

@@ -33,6 +33,8 @@ pytestmark = [
         " test_log_backends.py"
     ),
 ]
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("key files alone: no log")
 
 T = dt.datetime(2025, 1, 10, 9)
 TODAY = dt.date(2025, 1, 10)
@@ -342,6 +344,7 @@ def test_the_key_file_can_live_outside_the_workspace(
         assert report.ok and report.keyed_from == 1, report
 
 
+@NO_LOG
 def test_nodes_making_a_shared_key_file_at_once_agree_on_one_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

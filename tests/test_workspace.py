@@ -19,6 +19,8 @@ from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import SCHEMA_VERSION
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
+# Tests that open no workspace run once, not per backend (tests/conftest.py).
+NO_LOG = pytest.mark.no_workspace("loading the search extension alone: no log")
 
 
 def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
@@ -43,6 +45,7 @@ def test_a_writable_open_sweeps_bodies_a_killed_server_left_staged(home: Path) -
         assert not (home / "staging").exists()
 
 
+@NO_LOG
 def test_fts_extension_loads_offline() -> None:
     assert fts_extension_path().is_file()
     con = duckdb.connect()
