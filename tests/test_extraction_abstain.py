@@ -152,6 +152,7 @@ def test_add_returns_an_undecided_record_as_a_hint_the_agent_can_record(tmp_path
         assert str(fact.value["return_date"]) == "2027-04-19"
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("text", "offered"),
     [
@@ -174,6 +175,7 @@ def test_a_value_said_as_alternatives_is_a_hint_never_a_guess(text: str, offered
     assert hint["read"] == "2031-03-05" and "ask which one holds" in hint["hint"]
 
 
+@NO_LOG
 def test_one_value_with_or_nearby_and_a_correction_are_kept() -> None:
     catalog = Catalog.load()
     text = "I fly to Bergen on 19 April or so, and take 2 or 3 books."
@@ -208,6 +210,7 @@ def test_add_asks_instead_of_picking_one_of_two_days(tmp_path: Path) -> None:
         assert hint["alternatives"] == "March 5 or March 15 2031"
 
 
+@NO_LOG
 @pytest.mark.parametrize(
     ("path", "value"),
     [
@@ -226,6 +229,7 @@ def test_a_name_made_of_words_that_name_nothing_is_refused(
     assert refuse(text, [empty]) == [("empty_value", empty)]
 
 
+@NO_LOG
 def test_names_with_such_words_inside_and_a_contacts_name_are_kept() -> None:
     text = "Friday prayers with May, then the Sunday market."
     kept = [
