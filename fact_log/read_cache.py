@@ -44,6 +44,7 @@ from typing import Any
 
 from uac.fact_log import freshness
 from uac.fact_log.chain_keys import KeyRing
+from uac.fact_log.rwlock import Rows
 
 ROWS = freshness.ROWS  # under the workspace home
 # A statement's rows are kept only up to this size: parsing a bigger entry (a subject of
@@ -72,32 +73,9 @@ class Changed(Exception):
     """The log changed after this look served rows from the cache: start again without it."""
 
 
-class _Rows:
+def _answer(names: list[str], rows: list[tuple[Any, ...]]) -> Rows:
     """A statement's answer, as a cursor shows it (`description`'s names only)."""
-
-    def __init__(self, names: list[str], rows: list[tuple[Any, ...]]):
-        self.description = [(name, None, None, None, None, None, None) for name in names]
-        self._rows = rows
-        self._at = 0
-
-    def fetchone(self) -> tuple[Any, ...] | None:
-        """The next row, or None."""
-        if self._at >= len(self._rows):
-            return None
-        self._at += 1
-        return self._rows[self._at - 1]
-
-    def fetchmany(self, size: int = 1) -> list[tuple[Any, ...]]:
-        """Up to `size` next rows."""
-        out = self._rows[self._at : self._at + size]
-        self._at += len(out)
-        return out
-
-    def fetchall(self) -> list[tuple[Any, ...]]:
-        """The remaining rows."""
-        out = self._rows[self._at :] if self._at else self._rows
-        self._at = len(self._rows)
-        return out
+    return Rows(rows, [(name, None, None, None, None, None, None) for name in names])
 
 
 def _param(value: Any) -> Any:
@@ -163,7 +141,7 @@ class CachedLog:
         names = [d[0] for d in cur.description]
         rows = cur.fetchall()
         self._write(*key, names, rows)
-        return _Rows(names, rows)
+        return _answer(names, rows)
 
     def connection(self) -> Any:
         """The real connection, opened on first use (see the module's docstring)."""
@@ -196,7 +174,7 @@ class CachedLog:
         state = [list(part or ()) for part in self.state]
         return head + "\n" + json.dumps(state, separators=(",", ":")) + "\n"
 
-    def _read(self, path: Path, head: str) -> _Rows | None:
+    def _read(self, path: Path, head: str) -> Rows | None:
         try:
             raw = path.read_bytes()
         except OSError:
@@ -218,7 +196,7 @@ class CachedLog:
             rows = list(zip(*columns, strict=True)) if columns else []
         except (ValueError, TypeError, KeyError):
             return None
-        return _Rows(names, rows)
+        return _answer(names, rows)
 
     def _write(self, path: Path, head: str, names: list[str], rows: list[tuple[Any, ...]]) -> None:
         kinds = _kinds(names, rows)
