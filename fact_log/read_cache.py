@@ -66,6 +66,7 @@ _READ: dict[str, Callable[[str], Any]] = {
     "date": dt.date.fromisoformat,
     "decimal": Decimal,
 }
+_WRITE: dict[str, Callable[[Any], Any]] = {name: write for name, write in _KINDS.values()}
 _NATIVE = frozenset({str, int, float, bool, type(None)})
 
 
@@ -203,7 +204,7 @@ class CachedLog:
         ring = self.ring
         if kinds is None or ring is None:
             return
-        writes = [_KINDS[k][1] if k is not None else None for k in _write_kinds(kinds)]
+        writes = [None if k is None else _WRITE[k] for k in kinds]
         cells = [
             [c if w is None or c is None else w(c) for c, w in zip(row, writes, strict=True)]
             for row in rows
@@ -221,13 +222,6 @@ class CachedLog:
             _bound(path.parent)
         except OSError:
             tmp.unlink(missing_ok=True)
-
-
-_BY_NAME = {name: kind for kind, (name, _) in _KINDS.items()}
-
-
-def _write_kinds(kinds: list[str | None]) -> list[type | None]:
-    return [None if k is None else _BY_NAME[k] for k in kinds]
 
 
 def _bound(folder: Path) -> None:

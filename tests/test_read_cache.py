@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -324,3 +325,124 @@ def test_the_kept_rows_are_bounded_in_size_and_number(
     for path in ("identity.passport.expiry_date", "identity.name", "a.b", "c.d", "e.f", "g.h"):
         _lean(home, "facts", "alice", {"path": path}, "default")
         assert len(_entries(home)) <= 4
+
+
+# A reader process: answers `facts alice` again and again from a log that counts as quiet at
+# once, and prints, per answer, the facts written before it began, the facts it holds, the
+# facts written when it ended, and whether the log was opened (else kept rows answered).
+_READER = """
+import sys, time
+from pathlib import Path
+from uac.fact_log import freshness
+from uac.fact_log.errors import WorkspaceInUse
+from uac.runtime.api import lean_reads
+
+home, marks, stop = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+freshness.QUIET_S = 0.0
+opened = []
+connect = lean_reads._connect
+lean_reads._connect = lambda db: opened.append(db) or connect(db)
+while not stop.exists():
+    before = int((marks / "committed").read_text())
+    opened.clear()
+    try:
+        answer = lean_reads.answer(home, "default", "facts", "alice", {})
+    except WorkspaceInUse:  # the writer holds the file: the full verb would say so
+        time.sleep(0.01)
+        continue
+    after = int((marks / "begun").read_text())
+    print(before, len(answer), after, int(bool(opened)), flush=True)
+"""
+
+_WRITER = """
+import os, sys, time
+from pathlib import Path
+from uac import Memory
+from uac.fact_log.errors import WorkspaceInUse
+
+home, marks, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+
+def mark(name, n):  # whole or not at all: a reader never reads it half written
+    (marks / ".tmp").write_text(str(n))
+    os.replace(marks / ".tmp", marks / name)
+
+for n in range(1, rounds + 1):
+    while True:
+        try:
+            mem = Memory(home, react=False)
+            break
+        except WorkspaceInUse:
+            time.sleep(0.02)
+    with mem:
+        mark("begun", n + 1)  # at most this many facts once the write below commits
+        mem.set("alice", "identity.name", f"A{n}")
+        mark("committed", n + 1)  # at least this many from now on
+    time.sleep(0.05)  # room for the readers to keep and serve rows of this state
+"""
+
+
+def test_reader_processes_beside_a_writer_and_one_killed_never_serve_an_older_state(
+    tmp_path: Path,
+) -> None:
+    """Three reader processes ask `facts` all the while a writer process appends, one of them
+    killed (SIGKILL) mid-way. Every answer holds at least the facts written before it began
+    (kept rows never outlive a write, whichever process kept them) and at most those written
+    when it ended; some answers came from kept rows; afterwards the log and the kept rows
+    answer as the verb does, twice."""
+    import signal
+    import time
+
+    home = tmp_path / "ws"
+    with Memory(home, create=True, react=False) as mem:
+        mem.set("alice", "identity.name", "A0", now=T0)
+    marks, stop = tmp_path / "marks", tmp_path / "stop"
+    marks.mkdir()
+    for name in ("begun", "committed"):
+        (marks / name).write_text("1")
+    readers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _READER, str(home), str(marks), str(stop)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+
+    def kill_half_way() -> None:  # one reader dies mid-loop: it may be writing an entry
+        while int((marks / "committed").read_text()) < 5 and readers[2].poll() is None:
+            time.sleep(0.01)
+        readers[2].send_signal(signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_half_way)
+    try:
+        first = readers[0].stdout
+        assert first is not None and first.readline()  # the first reader answers
+        killer.start()
+        writer = subprocess.run(
+            [sys.executable, "-c", _WRITER, str(home), str(marks), "8"], timeout=300
+        )
+        killer.join()
+        for _ in range(400):  # the quiet log's rows kept by the readers left (bounded wait)
+            if any((home / ROWS).glob("*.json")):
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)  # a few more looks, answered from those rows
+    finally:
+        stop.touch()
+        outputs = [r.communicate(timeout=120)[0] for r in readers]
+    assert writer.returncode == 0 and readers[2].returncode == -signal.SIGKILL
+    answers = [tuple(map(int, line.split())) for out in outputs for line in out.splitlines()]
+    assert answers
+    for before, held, after, _opened in answers:
+        assert before <= held <= after, (before, held, after)
+    assert any(not opened for *_, opened in answers)  # kept rows answered some looks
+    with Memory(home, read_only=True) as mem:
+        truth = json.dumps(verbs.run(mem, "facts", "alice", {}), sort_keys=True)
+    freshness_quiet = freshness.QUIET_S
+    try:
+        freshness.QUIET_S = 0.0
+        assert _lean(home, "facts", "alice", {}, "default") == truth
+        assert _lean(home, "facts", "alice", {}, "default") == truth
+    finally:
+        freshness.QUIET_S = freshness_quiet
+    assert json.loads(truth)[-1]["value"] == "A8"
