@@ -38,6 +38,7 @@ from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
+from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -64,10 +65,8 @@ _DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
 # "my wife and I fly", "in July I go with my wife", "she put me on", "my sister booked us
 # both": the user is a subject or the one the fact is done to
 _USER_TOO = re.compile(r"\b(?:I|we|me|us|myself)\b", re.I)
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+# a month's name or its short form, as the time model reads them ("sept" too)
+_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 # Two values offered as alternatives: a number, an ordinal day or a month name, then "or"
 # (or a hedge: "maybe", "perhaps", "possibly"), then another number, amount or month-and-day.
 _ALTERNATIVES = lazy(
@@ -76,6 +75,7 @@ _ALTERNATIVES = lazy(
     rf"(?:on\s+)?(?:the\s+)?(?:[£$€¥]\s?\d|\d|{_MONTH}\s+\d)",
     re.I,
 )
+_NAMED = lazy(rf"{_MONTH}|\d{{4}}", re.I)  # a month or a year beside alternatives
 _VALUE_LEAF = re.compile(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
 
 
@@ -177,10 +177,9 @@ def _whole_words(sentence: str, start: int, end: int) -> str:
     words = list(re.finditer(r"[^\s,;:!?]+?(?=[.]?(?:[\s,;:!?]|$))", sentence))
     first = next(i for i, w in enumerate(words) if w.end() > start)
     last = max(i for i, w in enumerate(words) if w.start() < end)
-    named = re.compile(rf"{_MONTH}|\d{{4}}", re.I)
-    if first > 0 and named.fullmatch(words[first - 1][0]):
+    if first > 0 and _NAMED.fullmatch(words[first - 1][0]):
         first -= 1
-    while last + 1 < len(words) and named.fullmatch(words[last + 1][0]):
+    while last + 1 < len(words) and _NAMED.fullmatch(words[last + 1][0]):
         last += 1
     return sentence[words[first].start() : words[last].end()]
 
