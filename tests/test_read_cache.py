@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_lean_reads import _outcome, _verb
 
 from uac import Memory
 from uac.fact_log import freshness
 from uac.fact_log.chain_keys import KeyRing
-from uac.fact_log.errors import UacError
 from uac.fact_log.read_cache import ROWS, CachedLog, Changed
 from uac.runtime.api import lean_reads, verbs
 
@@ -98,23 +98,10 @@ def _copy(workspace: Path, tmp_path: Path) -> Path:
     return home
 
 
-def _verb(home: Path, verb: str, subject: str | None, params: dict[str, Any], tenant: str) -> Any:
-    with Memory(home, tenant, read_only=True) as mem:
-        return verbs.run(mem, verb, subject, params)
-
-
 def _lean(home: Path, verb: str, subject: str | None, params: dict[str, Any], tenant: str) -> str:
     answer = lean_reads.answer(home, tenant, verb, subject, params)
     assert answer is not None, (verb, subject, params)
     return json.dumps(answer, sort_keys=True)
-
-
-def _outcome(call: Any, *args: Any) -> tuple[str, str]:
-    """What a call answered (as JSON) or the error it raised (its type and message)."""
-    try:
-        return "answer", json.dumps(call(*args), sort_keys=True)
-    except UacError as exc:
-        return type(exc).__name__, str(exc)
 
 
 @pytest.mark.parametrize("tenant", ["default", "other"])
