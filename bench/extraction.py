@@ -20,6 +20,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind13  # the thirteenth blind set (blind13.jsonl), run once
     python bench/extraction.py --set blind14  # the fourteenth blind set (blind14.jsonl), run once
     python bench/extraction.py --set blind15  # the fifteenth blind set (blind15.jsonl), run once
+    python bench/extraction.py --set blind16  # the sixteenth blind set (blind16.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
 
@@ -46,7 +47,9 @@ code of issue 32 landed, and `--set blind13` blind13.jsonl, written the same way
 after blind12) before blind9 to blind11 were promoted to tuning sets, and `--set blind14`
 blind14.jsonl, written the same way (2026-12-07, after blind13) before this session's extraction
 changes were measured, and `--set blind15` blind15.jsonl, written the same way (2026-12-07, after
-blind14) before this session's extraction changes were measured.
+blind14) before this session's extraction changes were measured, and `--set blind16`
+blind16.jsonl, written the same way (2026-12-07, after blind15) before this session's extraction
+changes were measured.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -322,9 +325,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind13",
             "blind14",
             "blind15",
+            "blind16",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-15: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-16: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(
