@@ -336,7 +336,11 @@ _FINDERS: dict[str, str] = {}
 
 
 def import_package(
-    directory: Path, verify: bool = True, signed: bool = True, stubs: tuple[str, ...] = ()
+    directory: Path,
+    verify: bool = True,
+    signed: bool = True,
+    stubs: tuple[str, ...] = (),
+    constraints: bool = True,
 ) -> ModuleType:
     """Import a version directory as a fresh, uniquely named package and return it.
 
@@ -349,8 +353,12 @@ def import_package(
     `stubs` names record modules to stand in for with an empty `RECORDS` (the validator,
     for collections carried unchanged from a validated version): such a package is
     partial, imported under its own name, and only good for digesting its other parts.
+
+    `constraints=False` leaves the constraints module (the checks' functions, and `calendar`
+    its rules import) unimported: the sandbox's zygote, where no check runs. Its file is
+    still checked against files.json with the others.
     """
-    cacheable = verify and signed and not stubs
+    cacheable = verify and signed and not stubs and constraints
     if cacheable:
         from uac.fact_log.chain_keys import key_path
 
@@ -372,10 +380,13 @@ def import_package(
     resolved = directory.resolve()
     ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
     name = "uac_checkpoint_" + ident[:16] + ("_partial" if stubs else "")
+    name += "" if constraints else "_no_constraints"  # never served as the whole package
     with _IMPORT_LOCK:
         # Only the host (signed) carries modules between versions; the sandbox's zygote
         # imports one checkpoint per process and keeps its own, never shared, copy.
-        package = _import_as(name, directory, resolved, stubs, files if signed else None)
+        package = _import_as(
+            name, directory, resolved, stubs, files if signed else None, constraints
+        )
         if cacheable and seen:
             _VERIFIED[str(directory)] = (seen, name, ring_file)
         return package
@@ -449,6 +460,7 @@ def _import_as(
     resolved: Path,
     stubs: tuple[str, ...] = (),
     files: dict[str, str] | None = None,
+    constraints: bool = True,
 ) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
@@ -480,7 +492,8 @@ def _import_as(
             spec.loader.exec_module(package)
             package.state = importlib.import_module(f"{name}.state")  # type: ignore[attr-defined]
             package.schema = importlib.import_module(f"{name}.schema")  # type: ignore[attr-defined]
-            package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
+            if constraints:
+                package.constraints = importlib.import_module(f"{name}.constraints")  # type: ignore[attr-defined]
     except Exception as exc:
         _forget(name)
         raise WorkspaceError(f"checkpoint {directory} failed to import: {exc}") from None

@@ -23,6 +23,44 @@ def test_vectors_match_sentence_transformers_to_1e_4() -> None:
     assert float(np.abs(got - want).max()) < 1e-4
 
 
+# Texts that reach each part of a BERT tokenizer: case and accents (kept), CJK characters
+# split one by one, emoji and symbols, control and zero-width characters, full-width forms,
+# literal special tokens, a word past WordPiece's 100 characters, whitespace only, and a
+# text past the 256-token truncation.
+TOKENIZER_TEXTS = [
+    "My new passport finally arrived.",
+    "It's good until 14 May 2036, which is a relief.",
+    "Ça coûte 5€ — naïve CAFÉ, Zürich, São Paulo; e\u0301te\u0301 vs été",
+    "東京で寿司を食べた 我在北京 한국어 텍스트",
+    "😀 🎉 → ∑ ≤ £12.50 $3,400.00 ~50% #tag @user",
+    "ctrl\x00\x01\u200bzero\ufeffwidth\ttab\nline",
+    "ＦＵＬＬ　ｗｉｄｔｈ ｆｏｒｍｓ",
+    "[CLS] hi [SEP] [MASK] [PAD] [UNK] [unk]",
+    "x" * 150 + " after a word too long",
+    "   \t\n  ",
+    "",
+    "https://example.org/a-b_c?q=1&r=2 don't can't e-mail 3rd-party",
+    "words " * 400,
+]
+
+
+def test_the_tokenizer_built_from_the_vocabulary_is_the_packages_tokenizer_json() -> None:
+    from tokenizers import Tokenizer
+
+    folder = encoder.model_dir()
+    assert folder is not None
+    shipped = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    shipped.enable_truncation(max_length=encoder.MAX_TOKENS)
+    shipped.no_padding()
+    rows = json.loads(REFERENCE.read_text(encoding="utf-8"))["rows"]
+    texts = TOKENIZER_TEXTS + [r["text"] for r in rows]
+    built = encoder.encoder()._tok.encode_batch(texts)
+    want = shipped.encode_batch(texts)
+    assert [(e.ids, e.attention_mask) for e in built] == [(e.ids, e.attention_mask) for e in want]
+    assert max(len(e.ids) for e in built) == encoder.MAX_TOKENS  # truncation reached
+    assert {100, 101, 102} <= {i for e in built for i in e.ids}  # [UNK], [CLS], [SEP] met
+
+
 def test_batching_and_order_do_not_change_a_vector() -> None:
     texts = ["short", "a much longer sentence about a trip to Rome in May", "x " * 300]
     together = encoder.encode(texts)

@@ -377,6 +377,7 @@ def test_the_encoders_name_and_folder_are_known_without_it() -> None:
     assert EncoderEmbedder.DIM == encoder.DIM == EncoderEmbedder().dim
     assert lean_recall._model_dir() == encoder.model_dir() is not None
     assert lean_recall.ENCODER_PACKAGE == encoder.PACKAGE
+    assert lean_recall.ENCODER_FILES == ("model.safetensors", encoder.VOCABULARY)
 
 
 @NO_LOG

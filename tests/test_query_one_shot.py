@@ -181,3 +181,37 @@ def test_one_shot_zygote_loads_statistics_only_for_a_program_naming_it(home: Pat
         lean.close()
     answered = run_query(directory, "statistics.mean([1, 2])", today=TODAY, once=True)
     assert answered["ok"] and answered["result"] == 1.5, answered
+
+
+_ZYGOTE_LOAD = """
+import datetime as dt, json, sys
+from pathlib import Path
+from uac.compiler import loader
+from uac.runtime.sandbox import zygote
+
+directory = Path(sys.argv[1])
+policy = zygote.load(directory)
+answer = zygote.execute("len(user.trips)", policy, dt.date(2026, 11, 29), zygote.Limits(), False)
+loaded = sorted(m for m in sys.modules if m.startswith("uac_checkpoint_"))
+host = loader.import_package(directory)  # as the host imports it, checks and all
+print(json.dumps({"answer": answer, "zygote": loaded, "host": sorted(
+    m for m in sys.modules if m.startswith(host.__name__ + "."))}))
+"""
+
+
+def test_a_zygote_imports_the_checkpoint_without_its_constraints_module(home: Path) -> None:
+    # No check runs in the sandbox: the module of the checks' functions (and what its rules
+    # import) stays out of every zygote, while each file is still verified against files.json;
+    # the host's import of the same checkpoint has it.
+    done = subprocess.run(
+        [sys.executable, "-c", _ZYGOTE_LOAD, str(_checkpoint(home))],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["answer"] == {"ok": True, "result_json": "3"}, seen["answer"]
+    parts = {m.rsplit(".", 1)[-1] for m in seen["zygote"] if "." in m}
+    assert {"schema", "state", "records_trips"} <= parts and "constraints" not in parts
+    assert {m.rsplit(".", 1)[-1] for m in seen["host"]} >= {"schema", "state", "constraints"}

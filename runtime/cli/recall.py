@@ -10,21 +10,23 @@ from uac.runtime.cli.common import (
     _machine,
     _out,
     _short,
+    blas_on_one_thread,
 )
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    hits = _call(
-        args,
-        "search",
-        args.subject,
-        text=args.text,
-        k=args.k,
-        since=args.since,
-        kind=args.kind,
-        today=args.today,
-        neighbours=args.neighbours,
-    )
+    with blas_on_one_thread():  # a new query's vector: the encoder's few small products
+        hits = _call(
+            args,
+            "search",
+            args.subject,
+            text=args.text,
+            k=args.k,
+            since=args.since,
+            kind=args.kind,
+            today=args.today,
+            neighbours=args.neighbours,
+        )
     if _machine(args, hits):
         return 0
     if not hits:
@@ -54,7 +56,8 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    block = _call(args, "context", args.subject, **_fields(args))
+    with blas_on_one_thread():  # a new query's vector, as for a search
+        block = _call(args, "context", args.subject, **_fields(args))
     if not _machine(args, block):
         _out(block["context"].rstrip())
     return 0

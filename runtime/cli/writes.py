@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from uac.runtime.cli.common import (
     _short,
     _value,
     _watching,
+    blas_on_one_thread,
 )
 
 
@@ -172,21 +172,12 @@ def _one_message() -> Iterator[None]:
     objects the imports leave (~0.05 s of the command's CPU); reference counting still frees
     what is not a cycle, and a message is at most the policy's size (the compile and the
     checks pause the collector for their own work the same way). NumPy's OpenBLAS, when
-    this process loads it, runs on one thread: at import it starts a worker per core,
-    which spin after each product (~0.02 s of CPU), while one message's products are small
-    and the encoder's run on one thread anyway (extraction/encoder.py). An
-    OPENBLAS_NUM_THREADS the caller set is kept."""
+    this process loads it, runs on one thread (`blas_on_one_thread`): one message's
+    products are small."""
     from uac.compiler.gc_pause import cyclic_gc_paused
 
-    blas = "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ
-    if blas:
-        os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    try:
-        with cyclic_gc_paused():
-            yield
-    finally:
-        if blas:
-            os.environ.pop("OPENBLAS_NUM_THREADS", None)
+    with blas_on_one_thread(), cyclic_gc_paused():
+        yield
 
 
 def cmd_note(args: argparse.Namespace) -> int:
