@@ -63,49 +63,6 @@ _fail_fast_without_pandas()
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
 
 
-def fts_extension_path() -> Path:
-    """Where the pip-installed full-text-search extension for this DuckDB version lives."""
-    version = duckdb.__version__
-    hint = f"install it with: pip install duckdb-extension-fts=={version}"
-    try:
-        import duckdb_extension_fts
-    except ImportError:
-        raise WorkspaceError(f"DuckDB's full-text-search extension is missing; {hint}") from None
-    path = (
-        Path(duckdb_extension_fts.__file__).parent
-        / "extensions"
-        / f"v{version}"
-        / "fts.duckdb_extension"
-    )
-    if not path.is_file():
-        raise WorkspaceError(
-            f"DuckDB's full-text-search extension for DuckDB {version} is not installed; {hint}"
-        )
-    return path
-
-
-def load_fts(con: duckdb.DuckDBPyConnection) -> None:
-    """Load the full-text-search extension from its PyPI package, never from the network."""
-    path = fts_extension_path()
-    try:
-        con.execute(f"LOAD '{path}'")
-    except duckdb.Error as exc:
-        raise WorkspaceError(
-            f"DuckDB could not load its full-text-search extension: {exc}"
-        ) from None
-
-
-@functools.cache
-def check_fts() -> None:
-    """Fail unless the full-text-search extension loads (into a scratch database; once a
-    process succeeds, as the extension's file does not change under a running process)."""
-    con = duckdb.connect()
-    try:
-        load_fts(con)
-    finally:
-        con.close()
-
-
 HOLDER_SHOWN = 120  # characters of the holder's command line an error message quotes
 
 

@@ -62,7 +62,7 @@ from uac.fact_log.chain import (  # noqa: F401 (re-exported: the store's public 
 from uac.fact_log.chain import FACT_V1 as _FACT_V1
 from uac.fact_log.chain import INPUT_V1 as _INPUT_V1
 from uac.fact_log.chain_keys import KeyRing, key_path
-from uac.fact_log.duck import check_fts, connect, known_bound, load_fts, remember_bound
+from uac.fact_log.duck import connect, known_bound, remember_bound
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.reads import LogReads
 from uac.fact_log.rows import Fact, Input, SubjectInfo, utc_now  # noqa: F401 (re-exported)
@@ -263,7 +263,6 @@ class Store(LogReads, Staging):
             raise WorkspaceError(f"cannot create workspace at {home}: {exc.strerror}") from None
         db = home / DB_FILE
         try:
-            check_fts()  # fail before writing anything if search cannot work
             _claim(db)
             store = cls(home, connect(db, read_only=False), False)
             store._migrate(True, owners)
@@ -396,7 +395,6 @@ class Store(LogReads, Staging):
             db.with_name(DB_FILE + ".wal").unlink(missing_ok=True)  # the old file's
             os.replace(fresh, db)
             self._root = connect(db, read_only=False)
-            load_fts(self._root)  # the search index loaded it into the old instance
             self._local = threading.local()
 
     def close(self) -> None:

@@ -157,7 +157,7 @@ def test_the_lean_search_and_context_answer_as_the_verbs(workspace: Path, tenant
         assert lean[1] != "null", (verb, subject, params)  # answered, not left to the verb
         full = _outcome(_verb, workspace, tenant, verb, subject, params)
         assert lean == full, (verb, subject, params)
-        # Asked again: the query's vector and stems read from the workspace's cache.
+        # Asked again: the query's vector read from the workspace's cache.
         again = _outcome(lean_reads.answer, workspace, tenant, verb, subject, params)
         assert again == full, (verb, subject, params)
         shown += lean[0] == "answer" and lean[1] not in ("[]", "{}")
@@ -306,44 +306,18 @@ def test_processes_caching_the_same_queries_at_once_keep_the_encoders_vectors(
         assert cached.embed([text]) == EncoderEmbedder().embed([text])
 
 
-def test_a_query_words_stems_are_kept_for_the_next_search(workspace: Path, tmp_path: Path) -> None:
-    home = _copy(workspace, tmp_path)
-    asked: list[list[str]] = []
-
-    def porter(words: list[str]) -> list[str]:
-        asked.append(words)
-        return [w.removesuffix("s") for w in words]
-
-    con = duckdb.connect(":memory:")
-    shutil.rmtree(home / lean_recall.QUERY_CACHE, ignore_errors=True)
-    assert lean_recall.Stems(home, con).of(["trains", "flights", "trains"], porter) == [
-        "train",
-        "flight",
-        "train",
-    ]
-    assert asked == [["trains", "flights"]]  # each word once
-    again = lean_recall.Stems(home, con)  # a new process reads what the first kept
-    assert again.of(["flights", "boats"], porter) == ["flight", "boat"]
-    assert asked[1:] == [["boats"]]
-    path = home / lean_recall.QUERY_CACHE / "stems.json"
-    kept = json.loads(path.read_text())
-    path.write_text(json.dumps({**kept, "extension": "another build"}))
-    assert lean_recall.Stems(home, con).of(["flights"], porter) == ["flight"]
-    assert asked[2:] == [["flights"]]  # another extension's stems are not used
-
-
 def test_an_erasure_drops_the_query_cache(workspace: Path, tmp_path: Path) -> None:
     home = _copy(workspace, tmp_path)
     _lean(home, "default", "search", "alice", {"text": "lunch in Lisbon"})
     folder = home / lean_recall.QUERY_CACHE
-    assert (folder / "stems.json").is_file() and list(folder.glob("*.f32"))
+    assert list(folder.glob("*.f32"))
     with Memory(home) as mem:
         (fact,) = [f for f in mem.facts("alice") if f.path == "identity.passport.expiry_date"]
         mem.erase("alice", [fact.id], reason="asked by the user")
-    assert not folder.exists()  # past query words are gone with the erased content
-    # the next lean search answers again and keeps its words anew
+    assert not folder.exists()  # past queries' vectors are gone with the erased content
+    # the next lean search answers again and keeps its vector anew
     _lean(home, "default", "search", "alice", {"text": "lunch in Lisbon"})
-    assert (folder / "stems.json").is_file()
+    assert list(folder.glob("*.f32"))
 
 
 def test_both_paths_rescore_only_the_dense_candidates_and_keep_exact_ties(

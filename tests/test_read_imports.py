@@ -240,7 +240,7 @@ def test_read_commands_load_neither_the_extractor_nor_models(workspace: Path) ->
 # and the subject's checkpoint, no model; a search loads the index's read half over plain
 # rows (runtime/search/rows.py: no numpy, no pyarrow) and embeds a new query with the
 # encoder (numpy, the tokenizer), never the index's upkeep, and nothing else LEAN_FORBIDDEN
-# names; asked again, the query's vector and stems are read from the workspace's cache, so
+# names; asked again, the query's vector is read from the workspace's cache, so
 # neither the encoder module, numpy, pyarrow nor the tokenizer is loaded.
 LEAN_CONTEXT = ("context", "alice", "--today", "2026-03-02")
 LEAN_SEARCH = ("search", "alice", "renewal appointment")

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import threading
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
+from duckdb_fts import load_fts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from uac import Memory
 from uac.fact_log.addressing import Address
-from uac.fact_log.duck import load_fts
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import Batch, NewFact, NewInput
 from uac.runtime.search import lexical as lexical_module
+from uac.runtime.search.analyzer import IRREGULAR, porter, words
 from uac.runtime.search.embedders import HashingEmbedder
 from uac.runtime.search.index import SearchIndex, feedback_fact
 
@@ -522,3 +527,57 @@ def test_concurrent_searches_give_the_serial_answers(mem: Memory) -> None:
         t.join()
     assert errors == []
     assert len(mem.search("bob", "dog walk", today=TODAY, k=50)) == 20
+
+
+def test_searching_never_loads_duckdbs_search_extension(mem: Memory, index: SearchIndex) -> None:
+    # Stems come from the Snowball library itself (analyzer.porter), not the 12 MB extension.
+    add_all(mem)
+    index.sync()
+    assert index.search(ALICE, "adopted dogs", today=TODAY)
+    loaded = mem.store.con.execute(
+        "SELECT count(*) FROM duckdb_extensions() WHERE extension_name = 'fts' AND loaded"
+    ).fetchone()
+    assert loaded == (0,)
+
+
+# Words whose Porter stems the analyzer must give as DuckDB's `stem(w, 'porter')` does: every
+# word of some of the extraction bench's tuning sessions (never a blind set's), the irregular
+# table's base forms and the suffixes Porter strips, each on a few stems.
+_BENCH = Path(__file__).resolve().parents[1] / "bench" / "extraction_data"
+_SUFFIXES = ("", "s", "es", "ies", "ed", "ing", "ly", "ness", "ational", "ization", "fulness")
+_STEMS = ("adopt", "relat", "happi", "hop", "generaliz", "sensit", "caress", "pony", "agree")
+
+
+@pytest.fixture(scope="module")
+def duckdb_stem() -> Any:
+    con = duckdb.connect()
+    load_fts(con)
+
+    def stem(words: list[str]) -> list[str]:
+        row = con.execute(
+            "SELECT list_transform(?::VARCHAR[], lambda t: stem(t, 'porter'))", [words]
+        ).fetchone()
+        assert row is not None
+        return list(row[0])
+
+    yield stem
+    con.close()
+
+
+@pytest.mark.no_workspace("two stemmers compared: no log")
+def test_porter_stems_are_duckdbs(duckdb_stem: Any) -> None:
+    vocabulary: set[str] = {s + x for s in _STEMS for x in _SUFFIXES}
+    vocabulary.update(IRREGULAR.values())
+    for name in ("dev.jsonl", "heldout.jsonl", "fresh.jsonl", "blind2.jsonl", "blind3.jsonl"):
+        for line in (_BENCH / name).read_text(encoding="utf-8").splitlines():
+            vocabulary.update(words(json.loads(line)["text"]))
+    ordered = sorted(vocabulary)
+    assert len(ordered) > 1500
+    assert porter(ordered) == duckdb_stem(ordered)
+
+
+@pytest.mark.no_workspace("two stemmers compared: no log")
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.from_regex(r"[a-z0-9]{1,24}", fullmatch=True), min_size=1, max_size=20))
+def test_porter_stems_of_any_words_are_duckdbs(duckdb_stem: Any, batch: list[str]) -> None:
+    assert porter(batch) == duckdb_stem(batch)

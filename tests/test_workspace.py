@@ -13,14 +13,10 @@ import pytest
 from conftest import T0
 
 from uac import Memory
-from uac.fact_log import duck
-from uac.fact_log.duck import check_fts, fts_extension_path, load_fts
 from uac.fact_log.errors import WorkspaceError
 from uac.fact_log.store import SCHEMA_VERSION
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
-# Tests that open no workspace run once, not per backend (tests/conftest.py).
-NO_LOG = pytest.mark.no_workspace("loading the search extension alone: no log")
 
 
 def test_init_creates_a_versioned_workspace_and_reopens(home: Path) -> None:
@@ -43,31 +39,6 @@ def test_a_writable_open_sweeps_bodies_a_killed_server_left_staged(home: Path) -
         assert left.exists()  # a reader leaves it: the writer may still be reading it
     with Memory(home):
         assert not (home / "staging").exists()
-
-
-@NO_LOG
-def test_fts_extension_loads_offline() -> None:
-    assert fts_extension_path().is_file()
-    con = duckdb.connect()
-    load_fts(con)
-    loaded = con.execute(
-        "SELECT loaded FROM duckdb_extensions() WHERE extension_name = 'fts'"
-    ).fetchone()
-    assert loaded == (True,)
-
-
-def test_no_workspace_is_created_where_search_cannot_work(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The probe passes once a process, so it is forgotten before and after the test.
-    monkeypatch.setattr(duck, "fts_extension_path", lambda: tmp_path / "gone.duckdb_extension")
-    check_fts.cache_clear()
-    try:
-        with pytest.raises(WorkspaceError, match="could not load its full-text-search"):
-            Memory(home, create=True)
-        assert not home.exists()  # nothing was written
-    finally:
-        check_fts.cache_clear()
 
 
 def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:

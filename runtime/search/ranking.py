@@ -20,7 +20,7 @@ from uac.runtime.search.analyzer import Analyzer
 from uac.runtime.search.embedders import Embedder, is_semantic
 from uac.runtime.search.expand import Neighbour, hop_names, neighbours
 from uac.runtime.search.fusion import RRF_K, Parts
-from uac.runtime.search.scope import Scope, as_datetime, quoted
+from uac.runtime.search.scope import Scope, as_datetime
 
 # A subject as the lists score it: arrays.py's `Subject` (numpy, loaded once and kept in a
 # long-lived index), or rows.py's (plain rows, read for one search by the lean read).
@@ -67,7 +67,7 @@ class Ranking:
         self._sids: dict[Address, int] = {}
         # The subjects' arrays (arrays.py); syncs mark the subjects they touched stale.
         self._arrays = self._cache()
-        self.analyzer = Analyzer(self._porter)
+        self.analyzer = Analyzer()
 
     # The subject and its two lists; numpy and the arrays load with the first search. The
     # lean read (runtime/api/lean_recall.py) overrides these four with rows.py's.
@@ -126,15 +126,6 @@ class Ranking:
     def _meta_int(self, key: str) -> int:
         value = self._meta(key)
         return int(value) if value is not None else 0
-
-    def _porter(self, words: list[str]) -> list[str]:
-        # Words are [a-z0-9]+ (analyzer.words), so one quoted literal carries them all.
-        row = self.con.execute(
-            "SELECT list_transform(?::VARCHAR::VARCHAR[], lambda t: stem(t, 'porter'))",
-            [quoted(words)],
-        ).fetchone()
-        assert row is not None
-        return list(row[0])
 
     def search(
         self,
