@@ -209,6 +209,63 @@ def test_a_dashed_date_that_reads_both_ways_is_noted_not_guessed() -> None:
     assert [(n["kind"], n["text"]) for n in notes] == [("ambiguous_date", "04-09-2031")]
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # an ordinal day word before its month, without "of"
+        ("my flight is on fifteenth march from kathmandu", ["2031-03-15"]),
+        ("the trek runs from second august to eleventh august", ["2030-08-02", "2030-08-11"]),
+        ("she starts the course twenty-eighth june", ["2030-06-28"]),
+        # "may" after an ordinal word without "of" is the verb
+        ("the second may be late", []),
+        # a day and a month's three letters as one word, as tickets and bank alerts write them
+        ("PEN-HKG AK1820 14MAR31 0715. HKG-PEN AK1821 19MAR31 1840", ["2031-03-14", "2031-03-19"]),
+        ("POS/WEB DSTV 12-JUN-30 Bal: NGN 312,440.10", ["2030-06-12"]),
+        ("KIX - LAX  10MAY 17:25", ["2030-05-10"]),
+        ("ref AK1820X and 12JUNE", []),  # part of a code, a month not abbreviated
+    ],
+)
+def test_a_date_written_with_words_or_as_one_word_is_read(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a day and month each closed by its dot, right after a word
+        ("Tax return due 31.10. Must do it before.", ["2030-10-31"]),
+        ("- Netflix: cancelled 27.11.\n- Strava: renews 03.12.", ["2030-11-27", "2030-12-03"]),
+        ("Diagnosed hypothyroidism 10.4.", ["2031-04-10"]),
+        # ... unless its clause says an amount or a measure
+        ("I paid 10.12.", []),
+        ("it cost me 10.12. Then we left", []),
+        ("rated it 4.5.", []),
+        ("Lunch was 12.10.", []),
+        ("€ 5, renews 03.12.", ["2030-12-03"]),  # the amount is another clause's
+        # the first day of a range said with its dot alone, the month once at the end
+        ("Trip: Tromsø 20.–27.6. Car.", ["2030-06-20", "2030-06-27"]),
+        ("Leave 1.-5.12.", ["2030-12-01", "2030-12-05"]),
+    ],
+)
+def test_a_dotted_day_and_month_closed_by_dots_is_a_date_unless_an_amount(
+    text: str, want: list[str]
+) -> None:
+    assert dates(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I started it last night", ["2030-04-21"]),
+        ("took one last  night", ["2030-04-21"]),  # however many spaces
+        ("bought it two days back", ["2030-04-20"]),
+        ("3 weeks back", ["2030-04-01"]),
+    ],
+)
+def test_a_day_said_back_from_today_is_read(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
 def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
     stays = of(
         "travel.bookings",
