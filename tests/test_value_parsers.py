@@ -16,7 +16,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.candidates import found, of
+from tests.candidates import AT, found, of
+from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
 from uac.fact_log.extraction.values.money import amount_at, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
@@ -39,6 +40,12 @@ from uac.fact_log.extraction.values.roles import place_role, who
         ("KSh 1,200 for the matatu this week", "1200", "KES"),
         ("rent is 2 million rupiah", "2000000", "IDR"),
         ("paid 60 ringgit for the parcel", "60", "MYR"),
+        ("bought a laptop at Alza for 24 990 Kč today", "24990", "CZK"),
+        ("Salary credited today, Tk 1,45,000 in my account", "145000", "BDT"),
+        ("internet is 189 soles every month", "189", "PEN"),
+        ("property tax 1200 lari", "1200", "GEL"),
+        # said in words before any currency word of the vocabulary
+        ("the company paid my salary, eighty five thousand rupees", "85000", "INR"),
     ],
 )
 def test_a_currency_is_read_as_its_country_writes_it(text: str, amount: str, currency: str) -> None:
@@ -51,6 +58,39 @@ def test_letters_that_are_a_currency_elsewhere_are_no_amount_without_their_numbe
     text: str,
 ) -> None:
     assert find_money(text) == []
+
+
+def bare(text: str) -> list[str]:
+    """The amounts the frames' `amount` slot reads (no currency said)."""
+    return [f.value["amount"] for f in parser("amount")(text, AT.date(), "past")]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a currency word several countries use: the amount, its currency not guessed
+        ("Swish today: 640 kr to Arash for the tickets", ["640"]),
+        ("Paid kr 189.400 for it today.", ["189400"]),
+        ("It cost 38.400 kr. for the two of us", ["38400"]),
+        ("The rent of the local is 22,000 pesos", ["22000"]),
+        # a multiplier said without a currency
+        ("chase sapphire limit 15k", ["15000"]),
+        ("per transaction it is capped at 1 lakh", ["100000"]),
+        ("ran a 10k race on Sunday", []),
+        ("did 5k steps today", []),
+        # grouped and decimal as Europe writes them
+        ("The old rent to the agency (1.150) I must stop", ["1150"]),
+        ("bol.com order 89,95 yesterday", ["89.95"]),
+        ("38.000 km on it", []),
+        # in words, a few words after a payment word
+        ("paid the truck loan three thousand four hundred and fifty to Westpac", ["3450"]),
+        ("i send twenty thousand every month to my mother", ["20000"]),
+        ("spent twenty minutes there", []),
+        ("paid two visits to the clinic", []),
+    ],
+)
+def test_an_amount_without_its_currency_is_read_as_it_is_said(text: str, want: list[str]) -> None:
+    assert [str(Decimal(a)) for a in bare(text)] == want
 
 
 def test_a_capture_that_stops_inside_an_amount_gets_the_whole_amount() -> None:

@@ -89,9 +89,11 @@ from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_tim
 from uac.fact_log.extraction.values.money import (
     MONEY_MULTIPLIER,
     MONEY_NUMBER,
+    SPOKEN_AMOUNT,
     find_money,
     multiplier,
     parse_number,
+    words_to_number,
 )
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
@@ -439,7 +441,9 @@ _PAID = re.compile(
     r"(?:\b(?:paid|pay|pays|paying|spent|spend|spending|cost|costs|costing|charged|for"
     r"|and|back)\s+(?:about\s+|around\s+|roughly\s+|only\s+|just\s+|another\s+)?"
     r"(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})(?:\.(?P<c>\d{2}))?"
-    r"|(?<![\w.,:/-])(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,6}\.\d{2}))"
+    # written as money is: "1,450", "17.99", and as Europe writes it, "1.150", "2.480,36", "5,99"
+    r"|(?<![\w.,:/-])(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,3}(?:\.\d{3})+(?:,\d{2})?"
+    r"|\d{1,6}[.,]\d{2}))"
     r"(?!\d|[.,:/]\d)(?!\s*(?:%|am\b|pm\b|a\.m|p\.m|o'clock|mg\b|mcg\b|ml\b|kg\b|g\b"
     r"|lbs?\b|km\b|mi\b|miles?\b|min(?:ute)?s?\b|hours?\b|hrs?\b|days?\b|weeks?\b"
     r"|months?\b|years?\b|nights?\b|times?\b|people\b|persons?\b|th\b|st\b|nd\b|rd\b"
@@ -447,6 +451,35 @@ _PAID = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# An amount said with a multiplier and no currency: "limit 15k", "SIP of 10k", "capped at 1
+# lakh", "2 million" (never "a 10k run", "5k steps")
+_MULTIPLIED = re.compile(
+    r"(?<![\w.,:/'’@-])(?P<n>\d{1,3}(?:[.,]\d{1,2})?)(?P<k>" + MONEY_MULTIPLIER + r")"
+    r"(?![\w.,:/'’]\d|\s*(?:steps?|runs?|races?|km|kms|miles?|metres?|meters?|followers?|views?"
+    r"|subscribers?|users?|people|words?|likes?|fans?|miles|rpm|mah|mb|gb|tb|lines?)\b)",
+    re.I,
+)
+# An amount said with a currency word several countries use ("640 kr", "kr 189.400", "22,000
+# pesos"): the amount without a currency
+_UNNAMED_WORDS = "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"])
+_UNNAMED = re.compile(
+    rf"(?<![\w.,:/'’@-])(?:(?:{_UNNAMED_WORDS})\.?[ \t]?(?P<a>" + MONEY_NUMBER + r")(?![\d.,]?\d)"
+    r"|(?P<b>" + MONEY_NUMBER + rf")[ \t]?(?:{_UNNAMED_WORDS})\b)",
+    re.I,
+)
+# An amount said in words up to three words after a payment word: "paid the truck loan three
+# thousand four hundred and fifty", "i send twenty thousand every month"
+_SPOKEN = re.compile(
+    r"(?<![\w-])(?P<n>" + SPOKEN_AMOUNT + r")\b(?![ \t]+(?:min(?:ute)?s?|hours?|hrs?|days?|nights?"
+    r"|weeks?|months?|years?|times?|people|persons?|kg|km|miles?|percent)\b)",
+    re.I,
+)
+_PAY_BEFORE = re.compile(
+    r"\b(?:paid|pay|pays|paying|spent|spend|cost|costs|send|sends|sent|transferred|transfer)"
+    r"(?:[ \t]+[\w'’]+){0,3}[ \t]+$",
+    re.I,
+)
+_PAY_STEMS = ("paid", "pay", "spen", "cost", "sen", "transf")
 
 
 # An amount said without its currency as a rate per period: "182 a month", "29/month",
@@ -474,14 +507,16 @@ def _per_period(text: str) -> list[Found]:
 
 def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Amounts with a currency, else amounts said as paid or per period without one (see
-    _PAID and _PER_PERIOD)."""
+    _PAID and _PER_PERIOD), with a multiplier (_MULTIPLIED), with a currency word several
+    countries use (_UNNAMED) or in words after a payment word (_PAID_WORDS)."""
     found = money(text, today, prefer)
     if found:
         return found
     out = _per_period(text)
+    out += [f for f in _unnamed(text) if not any(o.start <= f.start < o.end for o in out)]
     for m in _PAID.finditer(text):
         group = "n" if m["n"] else "m"
-        number = m[group].replace(",", "")
+        number = m[group].replace(",", "") if group == "n" else str(parse_number(m[group]))
         if group == "n" and m["c"]:
             number += "." + m["c"]
         start = m.start(group)
@@ -491,6 +526,27 @@ def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if Decimal(number) > 0 and not (group == "n" and not m["c"] and _YEAR.fullmatch(number)):
             out.append(Found({"amount": str(Decimal(number))}, start, end))
     return sorted(out, key=lambda f: f.start)
+
+
+def _unnamed(text: str) -> list[Found]:
+    """Amounts with a multiplier, with a currency word of several countries, or in words after
+    a payment word: the amount alone."""
+    out = []
+    for m in _MULTIPLIED.finditer(text):
+        number = parse_number(m["n"])
+        if number is not None and number > 0:
+            out.append(Found({"amount": str(number * multiplier(m["k"]))}, m.start(), m.end()))
+    for m in _UNNAMED.finditer(text):
+        number = parse_number(m["a"] or m["b"])
+        if number is not None and number > 0:
+            out.append(Found({"amount": str(number)}, m.start(), m.end()))
+    low = text.lower()
+    for m in _SPOKEN.finditer(text) if any(w in low for w in _PAY_STEMS) else ():
+        said = words_to_number(m["n"])
+        before = text[max(0, m.start() - 40) : m.start()]
+        if said is not None and said >= 10 and _PAY_BEFORE.search(before):
+            out.append(Found({"amount": str(said)}, m.start("n"), m.end("n")))
+    return out
 
 
 # A bare number said as a limit or a rate per period: "under 150", "no more than 300",
