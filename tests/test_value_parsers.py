@@ -399,6 +399,33 @@ def test_a_year_said_after_the_model_is_its_year_not_part_of_its_name(
 
 
 @pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a place written in lower case is the place, a city with its capitals
+        ("booked osaka 25 may to 1 jun, 2 pax", [("Osaka", "JP")]),
+        ("then mexico city jan 5 to march 1", [("Mexico City", "MX")]),
+        ("we r going to tonga for christmas", [(None, "TO")]),
+        # ... unless the name is also an everyday word or a first name
+        ("nice weather for a family reunion in turkey", []),
+        ("tell us about the forms", []),
+        ("back in the uk on monday", [(None, "GB")]),
+        # capitalised, the same names are places
+        ("Flights to Nice and then Turkey", [("Nice", "FR"), (None, "TR")]),
+    ],
+)
+def test_a_place_is_read_in_lower_case_unless_it_is_also_a_word(
+    text: str, want: list[tuple[str | None, str]]
+) -> None:
+    said = parser("place")(text, AT.date(), "future")
+    assert [(f.value["city"], f.value["country"]) for f in said] == want
+
+
+def test_a_nationality_in_lower_case_is_no_country() -> None:
+    said = parser("country")("french fries in japan", AT.date(), "future")
+    assert [f.value for f in said] == ["JP"]
+
+
+@pytest.mark.parametrize(
     ("text", "said", "want"),
     [
         ("We fly from Oslo to Rome and then on to Naples.", "Oslo", "origin"),

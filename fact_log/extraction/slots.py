@@ -172,8 +172,25 @@ def _stay_end(text: str, day: Found) -> list[Found]:
     return []
 
 
+# Place names that are also everyday words or first names ("nice", "turkey", "jordan"), and
+# "us"/"uk": written in lower case they are not the place (the rules' list, travel.py)
+_WORDS_TOO = frozenset(vocabulary()["word_sets"]["travel_words_too"]) | {"us", "uk", "usa", "uae"}
+
+
+def _place_said(name: str) -> tuple[str | None, str] | None:
+    """A known place as written, or in lower case unless the name is also a common word ("osaka
+    25 may", not "nice weather"); a city written in lower case is given its capitals."""
+    if not name[:1].isupper() and (not name[:1].isalpha() or name.casefold() in _WORDS_TOO):
+        return None
+    hit = lookup_place(name)
+    if hit is None or hit[0] is None or name[:1].isupper():
+        return hit
+    return hit[0].title(), hit[1]
+
+
 def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Known cities and countries, longest name first at each position: (city, country)."""
+    """Known cities and countries (in lower case too, see `_place_said`), longest name first
+    at each position: (city, country)."""
     out: list[Found] = []
     words = list(_WORD.finditer(text))
     i = 0
@@ -183,9 +200,7 @@ def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
                 continue
             start, end = words[i].start(), words[i + size - 1].end()
             name = text[start:end].rstrip(".'’")
-            if not name[:1].isupper():
-                continue
-            hit = lookup_place(name)
+            hit = _place_said(name)
             if hit is not None:
                 out.append(Found({"city": hit[0], "country": hit[1]}, start, start + len(name)))
                 i += size
@@ -196,12 +211,15 @@ def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Country and nationality names: the ISO code."""
+    """Country and nationality names: the ISO code (a country's name in lower case too, unless
+    it is also a common word: "turkey"; a nationality only capitalised: "french fries")."""
     out = []
     for m in _WORD.finditer(text):
         key = m[0].rstrip(".'’").casefold()
-        code = COUNTRIES.get(key) or NATIONALITIES.get(key)
-        if code and m[0][:1].isupper():
+        said = m[0][:1].isupper()
+        code = COUNTRIES.get(key) if said or key not in _WORDS_TOO else None
+        code = code or (NATIONALITIES.get(key) if said else None)
+        if code:
             out.append(Found(code, m.start(), m.start() + len(m[0].rstrip(".'’"))))
     return out
 
