@@ -526,7 +526,7 @@ def _per_period(text: str) -> list[Found]:
 def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Amounts with a currency, else amounts said as paid or per period without one (see
     _PAID and _PER_PERIOD), with a multiplier (_MULTIPLIED), with a currency word several
-    countries use (_UNNAMED) or in words after a payment word (_PAID_WORDS)."""
+    countries use (_UNNAMED) or in words after a payment word (_SPOKEN)."""
     found = money(text, today, prefer)
     if found:
         return found
@@ -768,7 +768,19 @@ _REPEATS = [
     ("weekdays", r"(?:every|each) weekday|weekdays|monday to friday|mon-fri"),
     ("daily", r"daily|every (?:day|morning|evening|night)"),
     ("monthly", r"monthly|every month|(?:first|last|second|third) \w+ of (?:each|every) month"),
-    ("weekly", r"weekly|every week|(?:every|each) " + _WEEKDAY + "|on " + _DAY + r"days\b"),
+    (
+        "weekly",
+        r"weekly|every week|(?:every|each) "
+        + _WEEKDAY
+        + "|on "
+        + _DAY
+        + r"days\b"
+        # a weekday said in the plural ("pottery, Wednesdays 6-8pm"), or two weekdays joined
+        # as one ("tue + thu 19:00", "Mon/Wed", "tues thurs 7am", "MWF 0600")
+        + r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+        + rf"|{_DAY}(?:day)?\.?[ \t]?[+/&][ \t]?{_DAY}(?:day)?\b|{_DAY}[ \t]+{_DAY}\b"
+        + r"|(?-i:MWF|MW|TTh)\b",
+    ),
 ]
 # how an event repeats, in the catalog's words (weekly, fortnightly, daily, ...)
 repeats = labelled(_REPEATS)
@@ -972,7 +984,13 @@ def day_periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 pay_methods = labelled(
     [
         ("standing_order", r"standing\s+orders?|dauerauftrag|(?-i:SO)"),
-        ("direct_debit", r"direct\s+debits?|(?-i:DD)|auto-?pay|autopay"),
+        # and as banks of other countries name it ("debit order", "prélèvement", "giro")
+        (
+            "direct_debit",
+            r"direct\s+debits?|(?-i:DDs?)|auto-?pay|autopay|auto[\s-]?debit|automatic\s+debit"
+            r"|pre-?authori[sz]ed\s+debit|debit\s+order|d[eé]bit[o]?\s+autom[aá]tico"
+            r"|pr[eé]l[eè]vement|domiciliation|betalingsservice|lastschrift|giro",
+        ),
         ("transfer", r"bank\s+transfer|transfers?|wire"),
         ("card", r"by\s+card|on\s+(?:my|the)\s+card"),
     ],
@@ -1090,13 +1108,20 @@ def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 booking_kinds = labelled(
     [
         ("car", r"car\s+hire|hire\s+car|rental\s+car|car\s+rental|rent(?:ed|ing)?\s+a\s+car"),
-        ("flight", r"flights?|flying|fly|plane|airline|(?-i:[A-Z]{2}\d{2,4})"),
+        # an airline, a flight number ("KQ 762", "EK30") or a route of airport codes ("BOS-FCO")
+        (
+            "flight",
+            r"flights?|flying|fly|plane|airlines?|airways|(?-i:(?!AM|PM)[A-Z][A-Z\d])"
+            r"(?:\d{2,4}|\s(?!(?:19|20)\d\d\b)\d{2,4})\b"
+            r"|(?-i:[A-Z]{3})[ \t]?(?:[-–→>]|->)[ \t]?(?-i:[A-Z]{3})\b",
+        ),
         ("train", r"trains?|eurostar|rail"),
         ("bus", r"coach|bus"),
         ("boat", r"ferry|ferries|boat|cruise"),
         (
             "hotel",
-            r"hotels?|airbnb|villa|hostel|b&b|guesthouse|guest\s+house|apartment|check(?:ing)?[\s-]?in",
+            r"hotels?|airbnb|villa|hostel|b&b|guesthouse|guest\s+house|apartment|check(?:ing)?[\s-]?in"
+            r"|check[\s-]?out|riad|masseria|homestay|cabin|lodge|resort|chalet|motel|ryokan|inn\b",
         ),
     ],
     word_end=True,
