@@ -298,6 +298,8 @@ def test_a_dotted_day_and_month_closed_by_dots_is_a_date_unless_an_amount(
     [
         ("I started it last night", ["2030-04-21"]),
         ("took one last  night", ["2030-04-21"]),  # however many spaces
+        ("the last night we sleep at my aunt's", []),  # a stay's final night
+        ("so the hotel is 17 to 21 May, for the last night a friend", ["2030-05-17", "2030-05-21"]),
         ("bought it two days back", ["2030-04-20"]),
         ("3 weeks back", ["2030-04-01"]),
     ],

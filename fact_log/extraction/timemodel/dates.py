@@ -193,6 +193,8 @@ _END_OF = lazy(
     rf"\b(?:the[ \t]+)?end[ \t]+()({_MONTH_RE})\b",
     re.IGNORECASE,
 )
+# "the last night we sleep at my aunt's": the final night of a stay, not yesterday's
+_FINAL_NIGHT = lazy(r"\b(?:the|our|my|your|their|that|this|on|for)[ \t]{1,3}$", re.I)
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
 _EN_REL = {
     "the day after tomorrow": 2,
@@ -412,6 +414,8 @@ def _find_written(
         found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
         key = " ".join(m[1].lower().split()) if m[1] else m[2]
+        if key == "last night" and _FINAL_NIGHT.search(text, max(0, m.start() - 8), m.start()):
+            continue
         offset = _EN_REL.get(key, 1) if m[1] else _CJK_REL[key]  # "tmrw", "tomorow": tomorrow
         found.append(DateMatch(m.start(), m.end(), m[0], _plus(today, offset)))
     for m in _WEEKDAY.finditer(text):
