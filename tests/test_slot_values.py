@@ -316,3 +316,25 @@ def test_a_booking_is_a_flight_or_a_stay_by_the_words_that_book_it(
 )
 def test_a_direct_debit_is_read_as_the_banks_of_its_country_name_it(text: str) -> None:
     assert values("pay_method", text) == ["direct_debit"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a titled name is the name without its title, with the relation said right before
+        ("My dentist is Dr. Alvarez.", [{"name": "Alvarez", "relationship": "dentist"}]),
+        ("landlord is Mr Adeyemi, 07700 900431", [{"name": "Adeyemi", "relationship": "landlord"}]),
+        ("our new solicitor, Mrs Fiona McAllister of Brodies", [{"name": "Fiona McAllister"}]),
+        # a relation opening a clause or after "with" needs no "my"; "my" as dialects say it
+        ("Sister Rosalind's 50th: 17 June.", [{"name": "Rosalind", "relationship": "sister"}]),
+        ("Seoul with bestie Dinda 14-20 aug", [{"name": "Dinda", "relationship": "friend"}]),
+        ("mi sister Marcia say hello", [{"name": "Marcia", "relationship": "sister"}]),
+        ("hubby Marcus also going", [{"name": "Marcus", "relationship": "husband"}]),
+        # no relation, no title: nobody
+        ("I met with Sarah tomorrow", []),
+    ],
+)
+def test_a_person_is_read_by_a_title_or_a_relation_said_before_the_name(
+    text: str, want: list[dict[str, str]]
+) -> None:
+    assert values("person", text) == want

@@ -704,9 +704,12 @@ def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[
 _RELATIONS = "|".join(
     sorted(vocabulary()["ordered_lists"]["relation_words"], key=len, reverse=True)
 )
-_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+"
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+(?:[A-Z][a-zà-ÿ'’-]+)?"  # "Ann", "McAllister"
 _PERSON = re.compile(
-    r"\b(?i:my|our)\s+(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
+    # "my", and as it is said in dialect ("mi sister Marcia", "me brother", "mih niece"); a
+    # relation opening a clause or after "with" needs none ("Daughter Sigrún", "with bestie Dinda")
+    r"(?:\b(?i:my|our|mi|me|mih)\s+|(?:^|(?<=[.!?:;,(\n])|\b(?i:with))[ \t]*)"
+    r"(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
     rf"(?P<r>(?i:{_RELATIONS}))(?:\s*,?\s+|(?:\s+(?i:is|was)|'s|’s)\s+(?i:called\s+)?)"
     rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
     rf"|(?P<n2>{_NAME_WORD}(?:\s+{_NAME_WORD})?)\s*,\s*(?i:my|our)\s+"
@@ -715,11 +718,20 @@ _PERSON = re.compile(
 _IS_RELATION = re.compile(rf"(?i:{_RELATIONS})")
 
 
+# A title before a name: the name without it ("Dr. Alvarez", "Mrs Fiona McAllister"), and the
+# relation said right before, when one is ("landlord Mr Adeyemi", "my dentist is Dr Okafor")
+_TITLED = re.compile(
+    rf"(?:\b(?P<r>(?i:{_RELATIONS}))(?:\s+(?i:is|=|:))?\s+)?"
+    r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Capt|Sgt|Rev|Fr)\.?\s+"
+    rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+)
+
+
 def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """A person with their relation to the user: {"name", "relationship"} ("my grandson
     Luka", "my mum is Ann Lee", "Priya, my colleague"); the relation as the vocabulary
-    records it ("mum": mother)."""
-    out = []
+    records it ("mum": mother); a titled name ("Dr Okafor") with its relation when said."""
+    out = _titled(text)
     said_as: dict[str, str] = vocabulary()["relations"]
     for m in _PERSON.finditer(text):
         name = (m["n"] or m["n2"]).strip()
@@ -730,7 +742,20 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if name.endswith(("'s", "’s")):
             name = name[:-2]
         rel = said_as.get(rel, rel)
+        if any(f.start <= m.start("n" if m["n"] else "n2") < f.end for f in out):
+            continue  # titled: read already
         out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
+    return sorted(out, key=lambda f: f.start)
+
+
+def _titled(text: str) -> list[Found]:
+    said_as: dict[str, str] = vocabulary()["relations"]
+    out = []
+    for m in _TITLED.finditer(text):
+        value = {"name": m["n"].rstrip(".'’")}
+        if m["r"]:
+            value["relationship"] = said_as.get(m["r"].lower(), m["r"].lower())
+        out.append(Found(value, m.start(), m.end()))
     return out
 
 
