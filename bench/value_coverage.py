@@ -11,10 +11,12 @@ said without a year (`prefer` future and past). A field is covered in the messag
 those values equals the gold value by the extraction bench's own comparison
 (bench/extraction.py `same`: dates by prefix, numbers by value, strings case-insensitively,
 "~text" contained), and covered in the session when an earlier message of the session (read
-on its own day) gives it. A dict or tuple value (money, a place, a person) offers each of its
-parts; the message's own day is offered too (a frame's `default = "today"` slot), and a
-negative amount (money received) is covered by its magnitude: the sign is the direction of
-the payment, which the rules read, not a value parser. What is measured is the parsers'
+on its own day) gives it, or a day it said moved by the offset and set at the time of day this
+message says ("the lease ends 30 June" then "notice a month before", "dinner at 8": the
+frames' `offset_from` and `timed`). A dict or tuple value (money, a place, a person) offers
+each of its parts; the message's own day is offered too (a frame's `default = "today"` slot),
+and a negative amount (money received) is covered by its magnitude: the sign is the direction
+of the payment, which the rules read, not a value parser. What is measured is the parsers'
 reach, not the extractor's choice: a field no parser produces cannot be filled by a frame,
 whatever frame wins its window.
 
@@ -47,7 +49,14 @@ from extraction import load, same, sessions  # noqa: E402
 from tuning_sets import TUNING_SETS  # noqa: E402
 
 from uac.fact_log.catalog import Catalog, FieldSpec  # noqa: E402
-from uac.fact_log.extraction.slots import PARSERS, Parser, continuing, parser  # noqa: E402
+from uac.fact_log.extraction.slots import (  # noqa: E402
+    PARSERS,
+    Parser,
+    continuing,
+    offset_from,
+    parser,
+    timed,
+)
 from uac.fact_log.extraction.timemodel import named_span  # noqa: E402
 
 PREFERS = ("future", "past")
@@ -75,6 +84,11 @@ def produced(text: str, today: dt.date, named: tuple[dt.date, dt.date] | None) -
                 for found in parse(text, today, prefer):
                     out.update(f"{name}\t{_text(v)}" for v in leaves(found.value))
     return out
+
+
+def carried(days: set[str], text: str) -> set[str]:
+    """The days said before, moved by the offset the text says and at its time of day."""
+    return {f"carried\t{timed(offset_from(day, text), text)}" for day in days}
 
 
 def _text(value: Any) -> str:
@@ -162,10 +176,12 @@ def main() -> int:
         rows = load(ROOT / "bench" / "extraction_data" / f"{name}.jsonl")
         for part in sessions(rows).values():
             earlier: set[str] = set()
+            days: set[str] = set()  # the days the earlier messages said
             named = None
             for row in part:
                 today = dt.datetime.fromisoformat(row["observed_at"]).date()
                 mine = produced(row["text"], today, named)
+                before = earlier | carried(days, row["text"])
                 for exp in row["expected"]:
                     every = Counter(total=1, message=1, session=1)
                     for key, want in exp["values"].items():
@@ -173,7 +189,7 @@ def main() -> int:
                         said = mine | enum_values(spec, row["text"], today)
                         field, kind = f"{exp['path']}.{key}", type_name(spec)
                         here = covers(want, said)
-                        there = here or covers(want, earlier)
+                        there = here or covers(want, before)
                         got = Counter(total=1, message=here, session=there)
                         per_type.setdefault(kind, Counter()).update(got)
                         per_field.setdefault(field, Counter()).update(got)
@@ -182,6 +198,7 @@ def main() -> int:
                             print(f"  {row['id']} {field} = {want!r} <- {row['text']!r}")
                     facts.update(every)
                 earlier |= mine
+                days |= {v.split("\t", 1)[1] for v in mine if v.startswith("date\t")}
                 named = named_span(row["text"], today) or named
     print(f"sets: {' '.join(args.sets)}\n")
     print("\n".join(table("field type", per_type)))
