@@ -52,6 +52,7 @@ from uac.fact_log.catalog import Catalog, FieldSpec  # noqa: E402
 from uac.fact_log.extraction.slots import (  # noqa: E402
     PARSERS,
     Parser,
+    Prefer,
     continuing,
     offset_from,
     parser,
@@ -59,7 +60,7 @@ from uac.fact_log.extraction.slots import (  # noqa: E402
 )
 from uac.fact_log.extraction.timemodel import named_span  # noqa: E402
 
-PREFERS = ("future", "past")
+PREFERS: tuple[Prefer, ...] = ("future", "past")
 
 
 def leaves(value: Any) -> Iterator[Any]:
