@@ -210,12 +210,24 @@ def slashed_dates(
             day, month = (a, b) if order == "dm" else (b, a)
         else:
             continue
-        if m[3]:
-            year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
-            out.append(make(m.start(), m.end(), m[0], safe_date(year, month, day)))
-        else:
-            out.append(make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False))
+        out.append(_day_said(m, m[3], month, day, today, prefer, make))
     return out
+
+
+def _day_said(
+    m: re.Match[str],
+    year: str | None,
+    month: int,
+    day: int,
+    today: dt.date,
+    prefer: Prefer,
+    make: type[DateMatch],
+) -> DateMatch:
+    """The date a match says: in the year written (two digits: 20xx), else the year inferred."""
+    if year:
+        said = int(year) + (2000 if len(year) == 2 else 0)
+        return make(m.start(), m.end(), m[0], safe_date(said, month, day))
+    return make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
 
 
 # "check-in 2.02", "until 31.07", "from 19.12 to 2.01", "Gdańsk 2.02 at 6:05": a day and a
@@ -314,12 +326,8 @@ def compact_dates(
     """Dates written as one word: "14MAR29", "12-JUN-28", "10APR" (the year inferred)."""
     out = []
     for m in _COMPACT.finditer(text):
-        day, month = int(m[1]), _MONTH_ABBR.index(m[3].lower()) + 1
-        if m[4]:
-            year = int(m[4]) + (2000 if len(m[4]) == 2 else 0)
-            out.append(make(m.start(), m.end(), m[0], safe_date(year, month, day)))
-        else:
-            out.append(make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False))
+        month = _MONTH_ABBR.index(m[3].lower()) + 1
+        out.append(_day_said(m, m[4], month, int(m[1]), today, prefer, make))
     return out
 
 
