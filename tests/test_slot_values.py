@@ -338,3 +338,23 @@ def test_a_person_is_read_by_a_title_or_a_relation_said_before_the_name(
     text: str, want: list[dict[str, str]]
 ) -> None:
     assert values("person", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # the word after a make names its model: a capitalised word or a code
+        ("the Kenworth T610 2021 model just ticked over", ["T610"]),
+        ("My car is Hyundai Elantra 2016, now 187,000 km.", ["Elantra"]),
+        ("my BMW 320d (2019) went in for the big service", ["320d"]),
+        ("a 2022 Peterbilt 579 period", ["579"]),
+        ("bought a 2012 mazda demio off trade me", ["demio"]),  # a make written in lower case
+        # never a year, an everyday word, or a lower-case word after a capitalised make
+        ("Toyota from 2014, runs fine", []),
+        ("my Honda is in the garage", []),
+        ("the Toyota dealer said so", []),
+        ("my Toyota went to the garage", []),
+    ],
+)
+def test_a_model_is_the_word_after_its_make(text: str, want: list[str]) -> None:
+    assert values("vehicle_model", text) == want

@@ -1229,9 +1229,64 @@ def vehicle_makes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return named or [Found(makes[f.value.lower()], f.start, f.end) for f in _phrases(make_re, text)]
 
 
+# The word after a make that names its model: a capitalised word or a code ("Kenworth T610",
+# "Nissan NP300", "Peterbilt 579", "BMW 320d"), in lower case after a make written so ("mazda
+# demio"); never a year, a count or an everyday word ("my Honda is", "Toyota from 2014")
+_MODEL_AFTER = re.compile(r"[ \t]+(?P<m>[A-Za-z][\w-]{1,15}|\d{2,4}[a-zA-Z]{0,2})\b(?![.,]\d)")
+_NOT_MODELS = frozenset(
+    (
+        "car",
+        "cars",
+        "truck",
+        "van",
+        "bike",
+        "motorbike",
+        "model",
+        "dealer",
+        "dealership",
+        "service",
+        "garage",
+        "insurance",
+        "finance",
+        "account",
+        "card",
+        "app",
+        "hybrid",
+        "diesel",
+        "petrol",
+        "electric",
+        "automatic",
+        "manual",
+    )
+)
+
+
+def _after_make(text: str) -> list[Found]:
+    out = []
+    for make in _phrases(_vehicle_words()[0], text):
+        m = _MODEL_AFTER.match(text, make.end)
+        if m is None:
+            continue
+        said = m["m"]
+        lower = said[0].islower() and not make.value.islower()
+        if said.isdigit() and (len(said) < 3 or _MODEL_YEAR.fullmatch(said)):
+            continue  # a count or a year, not a model ("Toyota 2016")
+        if lower or said.lower() in _NOT_MODELS or said in NOT_NAMES or _STOP.fullmatch(said):
+            continue
+        out.append(Found(said, m.start("m"), m.end("m")))
+    return out
+
+
+_STOP = re.compile(
+    r"(?i:is|was|has|had|in|on|at|from|for|of|and|or|with|to|the|a|an|my|our|its|it|that|this|"
+    r"which|who|now|but|so|next|last|new|old|got|gets|needs?|went|goes|just|also|again|too)"
+)
+
+
 def vehicle_models(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """A vehicle model the vocabulary knows, as written ("Fiesta", "land cruiser")."""
-    return _phrases(_vehicle_words()[1], text)
+    """A vehicle model the vocabulary knows, as written ("Fiesta", "land cruiser"), else the
+    word after a make that names its model (`_MODEL_AFTER`)."""
+    return _phrases(_vehicle_words()[1], text) or _after_make(text)
 
 
 def vehicles(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
