@@ -275,7 +275,9 @@ def test_a_date_written_with_words_or_as_one_word_is_read(text: str, want: list[
         # a day and month each closed by its dot, right after a word
         ("Tax return due 31.10. Must do it before.", ["2030-10-31"]),
         ("- Netflix: cancelled 27.11.\n- Strava: renews 03.12.", ["2030-11-27", "2030-12-03"]),
-        ("Diagnosed hypothyroidism 10.4.", ["2031-04-10"]),
+        ("Nordea account closing 30.9. Moving to OP.", ["2030-09-30"]),
+        ("Skoðun due 1.08.", ["2030-08-01"]),
+        ("Blood test: cholesterol 6.9. Doctor says statin", []),  # a reading, not 6 September
         # ... unless its clause says an amount or a measure
         ("I paid 10.12.", []),
         ("it cost me 10.12. Then we left", []),

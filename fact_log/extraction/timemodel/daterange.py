@@ -79,7 +79,7 @@ _DAY_CUE = lazy(
 )
 # "done 22.09. at the garage", "Netflix: cancelled 27.11.": a day and month each closed by its
 # dot right after a word is a date, unless its clause says an amount or a measure ("paid
-# 10.12.", "rated it 4.5.")
+# 10.12.", "rated it 4.5.") or it reads as a measure ("cholesterol 6.9.", see _plain_day)
 _WORD_BEFORE = lazy(r"\b[^\W\d_]{2,}[:)]?[ \t]{1,3}$")
 _AMOUNT_WORD = lazy(
     r"[€$£¥₹]|\b(?:paid|pay|pays|paying|cost|costs|price|priced|spent|spend|total|sum|was|is|are|"
@@ -275,7 +275,7 @@ def dotted_dates(
         elif not (
             _DAY_CUE.search(text, 0, m.start())
             or _RANGE_ON.match(text, m.end())
-            or _said_after_a_word(text, m.start())
+            or (_plain_day(m) and _said_after_a_word(text, m.start()))
         ):
             continue  # "paid 10.12.": an amount, unless a date's word or a range says otherwise
         found = infer_year(month, day, today, prefer)
@@ -284,6 +284,12 @@ def dotted_dates(
         prev = make(m.start(), m.end(), m[0], found, False)
         out.append(prev)
     return out
+
+
+def _plain_day(m: re.Match[str]) -> bool:
+    """Whether a closed dotted day and month cannot be a measure: its month written with two
+    digits ("27.11.", "1.08.") or its day past 12 ("30.9."); "cholesterol 6.9." is a reading."""
+    return len(m[2]) == 2 or int(m[1]) > 12
 
 
 def _said_after_a_word(text: str, at: int) -> bool:
