@@ -731,7 +731,7 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """A person with their relation to the user: {"name", "relationship"} ("my grandson
     Luka", "my mum is Ann Lee", "Priya, my colleague"); the relation as the vocabulary
     records it ("mum": mother); a titled name ("Dr Okafor") with its relation when said."""
-    out = _titled(text)
+    out, titled = _titled(text)
     said_as: dict[str, str] = vocabulary()["relations"]
     for m in _PERSON.finditer(text):
         name = (m["n"] or m["n2"]).strip()
@@ -742,21 +742,23 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if name.endswith(("'s", "’s")):
             name = name[:-2]
         rel = said_as.get(rel, rel)
-        if any(f.start <= m.start("n" if m["n"] else "n2") < f.end for f in out):
+        if m.start("n" if m["n"] else "n2") in titled:
             continue  # titled: read already
         out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
     return sorted(out, key=lambda f: f.start)
 
 
-def _titled(text: str) -> list[Found]:
+def _titled(text: str) -> tuple[list[Found], set[int]]:
+    """The titled names (`_TITLED`) and where each name starts."""
     said_as: dict[str, str] = vocabulary()["relations"]
-    out = []
+    out, starts = [], set()
     for m in _TITLED.finditer(text):
         value = {"name": m["n"].rstrip(".'’")}
         if m["r"]:
             value["relationship"] = said_as.get(m["r"].lower(), m["r"].lower())
         out.append(Found(value, m.start(), m.end()))
-    return out
+        starts.add(m.start("n"))
+    return out, starts
 
 
 _VENUE = re.compile(

@@ -91,6 +91,7 @@ _AMOUNT_WORD = lazy(
 _CLAUSE_START = lazy(r".*[,;(\n]", re.S)
 # "20.–27.6.", "1.-5.12.": the first day said with its dot alone, the month once, at the end
 _DOTTED_DAYS = lazy(r"(?<![\d.,])(\d{1,2})\.[ \t]?[-–][ \t]?(\d{1,2})\.(\d{1,2})\.(?!\d)")
+_CUE_REACH = 80  # characters before a dotted date read for its cue (a cue ends right before it)
 _RANGE_ON = lazy(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
 _ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 _ORDINAL_UNITS += ("ninth",)
@@ -256,24 +257,25 @@ def dotted_dates(
             continue  # "12.50.2026", "Python 3.11.12": no date at all
         year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
         out.append(make(m.start(), m.end(), m[0], safe_date(year, int(m[2]), int(m[1]))))
+    taken = {i for d in out for i in range(d.start, d.end)}  # a dotted date is a few characters
     prev: DateMatch | None = None
     said = sorted([*_DOTTED.finditer(text), *_DOTTED_BARE.finditer(text)], key=lambda m: m.start())
     for m in said:
-        if any(d.start <= m.start() < d.end for d in out):
+        if m.start() in taken:
             continue
         day, month = int(m[1]), int(m[2])
         if not (1 <= month <= 12 and 1 <= day <= 31):
             continue
         if m.re is _DOTTED_BARE:
             if not (
-                _BARE_CUE.search(text, 0, m.start())
+                _BARE_CUE.search(text, max(0, m.start() - _CUE_REACH), m.start())
                 or _AT_CLOCK.match(text, m.end())
                 or _RANGE_ON.match(text, m.end())
                 or (prev is not None and _RANGE_JOINT.fullmatch(text, prev.end, m.start()))
             ):
                 continue  # "19.12" is a price unless a day's word or a clock time says otherwise
         elif not (
-            _DAY_CUE.search(text, 0, m.start())
+            _DAY_CUE.search(text, max(0, m.start() - _CUE_REACH), m.start())
             or _RANGE_ON.match(text, m.end())
             or (_plain_day(m) and _said_after_a_word(text, m.start()))
         ):
@@ -283,6 +285,7 @@ def dotted_dates(
             found = safe_date(prev.date.year + 1, month, day)  # "20.12. until 8.1."
         prev = make(m.start(), m.end(), m[0], found, False)
         out.append(prev)
+        taken.update(range(prev.start, prev.end))
     return out
 
 

@@ -27,6 +27,7 @@ and `valid=False` so a caller drops the fact instead of coercing it.
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
 import functools
@@ -728,8 +729,16 @@ def _overlap(m: re.Match[str] | DateMatch, d: DateMatch) -> bool:
 
 
 def _drop_overlaps(found: list[DateMatch]) -> list[DateMatch]:
-    kept: list[DateMatch] = []
+    """The longest first, each date that overlaps none kept before it, in text order. The kept
+    never overlap, so their ends rise with their starts: the last kept one starting before a
+    candidate ends is the only one to ask (a text of many dates is read in n log n)."""
+    starts: list[int] = []
+    kept: list[DateMatch] = []  # in text order, `starts` beside it
     for cand in sorted(found, key=lambda d: (-(d.end - d.start), d.start)):
-        if not any(_overlap(cand, k) for k in kept):
-            kept.append(cand)
-    return sorted(kept, key=lambda d: d.start)
+        before = bisect.bisect_left(starts, cand.end)
+        if before and kept[before - 1].end > cand.start:
+            continue
+        at = bisect.bisect_right(starts, cand.start)
+        starts.insert(at, cand.start)
+        kept.insert(at, cand)
+    return kept
