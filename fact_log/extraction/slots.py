@@ -7,19 +7,22 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     date          one time model (explicit, relative, weekday, ranges) (timemodel)
     datetime      a date with the clock time said in the same sentence, when there is one
     money         an amount with its currency -> {"amount", "currency"}
-    amount        money, else an amount said as paid without a currency ("paid 899")
+    amount        money, else an amount said as paid without a currency ("paid 899", "15k",
+                  "640 kr", "1.150", "paid ... three thousand")
     sum           the number of such an amount alone (a limit, a cost) -> "1500"
     currency      the ISO code of an amount said with its currency
     period        how often a payment recurs -> the catalog's period words
     topic         what the sentence is about: its leading noun phrase ("the client dinner")
     name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
-    person        a person named with their relation ("my sister Emma") -> name, relationship
+    person        a person named with their relation ("my sister Emma") or a title ("Dr
+                  Okafor") -> name, relationship
     venue         where something takes place: a capitalised name after at/in
     provider      who provides a service: a capitalised name after with/from/by/is or ":"
     repeats       how an event repeats -> the catalog's words (weekly, daily, ...)
     reaction      what happens on exposure ("(hives)", "gives me a rash")
     purpose       why one travels -> the catalog's words (business, family, ...)
-    place         cities and countries of the reference place table -> (city, country code)
+    place         cities and countries of the reference place table, in lower case too unless
+                  the name is an everyday word ("nice") -> (city, country code)
     country       a country or nationality name -> ISO code
     visa_country  a country, or a travel authorisation that names one (ESTA: US) -> ISO code
     visa_kind     what kind of visa, as written (tourist, business, ESTA, e-visa, ...)
@@ -51,7 +54,7 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     city          a known city, as a string (a place parser's city)
     full_name     a full name: two to four capitalised (or capital-letter) words
     vehicle_make  a vehicle make, or the make of a model named (vocabulary) -> its make
-    vehicle_model a vehicle model of the vocabulary, as written
+    vehicle_model a vehicle model of the vocabulary, as written, else the word after a make
     vehicle       the model when named, else the make (which vehicle a service was for)
     model_year    a four-digit year said bare (not inside a date): "a 2017 Fiesta"
     distance_km   an odometer reading: "78,400 km", "412,300 k's", "at 72,000" -> whole km
