@@ -264,3 +264,97 @@ def test_a_day_taken_from_the_sentence_before_moves_by_the_offset_said_now() -> 
 def test_a_bare_strength_after_a_drug_name_is_its_dose(text: str, want: list[str]) -> None:
     found = parser("dose")(text, dt.date(2027, 1, 1), "future")
     assert [f.value for f in found] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a weekday said in the plural, or two weekdays joined as one, repeats every week
+        ("pottery, Wednesdays 6-8pm", ["weekly"]),
+        ("climbing tue + thu 19:00 at the wall", ["weekly"]),
+        ("long days Mon/Tue 07:30-20:00", ["weekly"]),
+        ("gym tues thurs 7am", ["weekly"]),
+        ("PT at the base gym MWF 0600", ["weekly"]),
+        ("I'm free on Monday", []),
+    ],
+)
+def test_an_event_said_on_weekdays_in_the_plural_or_joined_repeats_weekly(
+    text: str, want: list[str]
+) -> None:
+    assert values("repeats", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # an airline, a flight number written with a space, a route of airport codes
+        ("Turkish Airlines, back on the 2nd", ["flight"]),
+        ("KQ 762 on the 4th at 10.25am", ["flight"]),
+        ("GOT–IST–IKA on 2031-03-18", ["flight"]),
+        ("the UK 2030 plan", []),  # a country and a year, no flight number
+        # where one sleeps, by the kinds of lodging
+        ("the riad check-out is the 7th", ["hotel", "hotel"]),
+        ("Homestay booked 3 nights", ["hotel"]),
+    ],
+)
+def test_a_booking_is_a_flight_or_a_stay_by_the_words_that_book_it(
+    text: str, want: list[str]
+) -> None:
+    assert values("booking_kind", text) == want
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DDs on NatWest: council tax £186/month",
+        "car insurance R2 450, debit order goes off on the 3rd",
+        "the crèche by prélèvement from the joint account",
+        "the car loan goes by débito automático the 5 of every month",
+        "rent auto-debit from BCA every 5th",
+        "rent goes out by pre-authorized debit on the first",
+    ],
+)
+def test_a_direct_debit_is_read_as_the_banks_of_its_country_name_it(text: str) -> None:
+    assert values("pay_method", text) == ["direct_debit"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a titled name is the name without its title, with the relation said right before
+        ("My dentist is Dr. Alvarez.", [{"name": "Alvarez", "relationship": "dentist"}]),
+        ("landlord is Mr Adeyemi, 07700 900431", [{"name": "Adeyemi", "relationship": "landlord"}]),
+        ("our new solicitor, Mrs Fiona McAllister of Brodies", [{"name": "Fiona McAllister"}]),
+        # a relation opening a clause or after "with" needs no "my"; "my" as dialects say it
+        ("Sister Rosalind's 50th: 17 June.", [{"name": "Rosalind", "relationship": "sister"}]),
+        ("Seoul with bestie Dinda 14-20 aug", [{"name": "Dinda", "relationship": "friend"}]),
+        ("mi sister Marcia say hello", [{"name": "Marcia", "relationship": "sister"}]),
+        ("hubby Marcus also going", [{"name": "Marcus", "relationship": "husband"}]),
+        # no relation, no title: nobody
+        ("I met with Sarah tomorrow", []),
+    ],
+)
+def test_a_person_is_read_by_a_title_or_a_relation_said_before_the_name(
+    text: str, want: list[dict[str, str]]
+) -> None:
+    assert values("person", text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # the word after a make names its model: a capitalised word or a code
+        ("the Kenworth T610 2021 model just ticked over", ["T610"]),
+        ("My car is Hyundai Elantra 2016, now 187,000 km.", ["Elantra"]),
+        ("my BMW 320d (2019) went in for the big service", ["320d"]),
+        ("a 2022 Peterbilt 579 period", ["579"]),
+        ("bought a 2012 mazda demio off trade me", ["demio"]),  # a make written in lower case
+        # never a year, an everyday word, or a lower-case word after a capitalised make
+        ("Toyota from 2014, runs fine", []),
+        ("my Honda is in the garage", []),
+        ("the Toyota dealer said so", []),
+        ("my Toyota went to the garage", []),
+    ],
+)
+def test_a_model_is_the_word_after_its_make(text: str, want: list[str]) -> None:
+    assert values("vehicle_model", text) == want

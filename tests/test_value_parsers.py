@@ -16,7 +16,8 @@ from decimal import Decimal
 
 import pytest
 
-from tests.candidates import found, of
+from tests.candidates import AT, found, of
+from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
 from uac.fact_log.extraction.values.money import amount_at, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
@@ -39,6 +40,12 @@ from uac.fact_log.extraction.values.roles import place_role, who
         ("KSh 1,200 for the matatu this week", "1200", "KES"),
         ("rent is 2 million rupiah", "2000000", "IDR"),
         ("paid 60 ringgit for the parcel", "60", "MYR"),
+        ("bought a laptop at Alza for 24 990 Kč today", "24990", "CZK"),
+        ("Salary credited today, Tk 1,45,000 in my account", "145000", "BDT"),
+        ("internet is 189 soles every month", "189", "PEN"),
+        ("property tax 1200 lari", "1200", "GEL"),
+        # said in words before any currency word of the vocabulary
+        ("the company paid my salary, eighty five thousand rupees", "85000", "INR"),
     ],
 )
 def test_a_currency_is_read_as_its_country_writes_it(text: str, amount: str, currency: str) -> None:
@@ -51,6 +58,39 @@ def test_letters_that_are_a_currency_elsewhere_are_no_amount_without_their_numbe
     text: str,
 ) -> None:
     assert find_money(text) == []
+
+
+def bare(text: str) -> list[str]:
+    """The amounts the frames' `amount` slot reads (no currency said)."""
+    return [f.value["amount"] for f in parser("amount")(text, AT.date(), "past")]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a currency word several countries use: the amount, its currency not guessed
+        ("Swish today: 640 kr to Arash for the tickets", ["640"]),
+        ("Paid kr 189.400 for it today.", ["189400"]),
+        ("It cost 38.400 kr. for the two of us", ["38400"]),
+        ("The rent of the local is 22,000 pesos", ["22000"]),
+        # a multiplier said without a currency
+        ("chase sapphire limit 15k", ["15000"]),
+        ("per transaction it is capped at 1 lakh", ["100000"]),
+        ("ran a 10k race on Sunday", []),
+        ("did 5k steps today", []),
+        # grouped and decimal as Europe writes them
+        ("The old rent to the agency (1.150) I must stop", ["1150"]),
+        ("bol.com order 89,95 yesterday", ["89.95"]),
+        ("38.000 km on it", []),
+        # in words, a few words after a payment word
+        ("paid the truck loan three thousand four hundred and fifty to Westpac", ["3450"]),
+        ("i send twenty thousand every month to my mother", ["20000"]),
+        ("spent twenty minutes there", []),
+        ("paid two visits to the clinic", []),
+    ],
+)
+def test_an_amount_without_its_currency_is_read_as_it_is_said(text: str, want: list[str]) -> None:
+    assert [str(Decimal(a)) for a in bare(text)] == want
 
 
 def test_a_capture_that_stops_inside_an_amount_gets_the_whole_amount() -> None:
@@ -209,6 +249,67 @@ def test_a_dashed_date_that_reads_both_ways_is_noted_not_guessed() -> None:
     assert [(n["kind"], n["text"]) for n in notes] == [("ambiguous_date", "04-09-2031")]
 
 
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # an ordinal day word before its month, without "of"
+        ("my flight is on fifteenth march from kathmandu", ["2031-03-15"]),
+        ("the trek runs from second august to eleventh august", ["2030-08-02", "2030-08-11"]),
+        ("she starts the course twenty-eighth june", ["2030-06-28"]),
+        # "may" after an ordinal word without "of" is the verb
+        ("the second may be late", []),
+        # a day and a month's three letters as one word, as tickets and bank alerts write them
+        ("PEN-HKG AK1820 14MAR31 0715. HKG-PEN AK1821 19MAR31 1840", ["2031-03-14", "2031-03-19"]),
+        ("POS/WEB DSTV 12-JUN-30 Bal: NGN 312,440.10", ["2030-06-12"]),
+        ("KIX - LAX  10MAY 17:25", ["2030-05-10"]),
+        ("ref AK1820X and 12JUNE", []),  # part of a code, a month not abbreviated
+    ],
+)
+def test_a_date_written_with_words_or_as_one_word_is_read(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a day and month each closed by its dot, right after a word
+        ("Tax return due 31.10. Must do it before.", ["2030-10-31"]),
+        ("- Netflix: cancelled 27.11.\n- Strava: renews 03.12.", ["2030-11-27", "2030-12-03"]),
+        ("Nordea account closing 30.9. Moving to OP.", ["2030-09-30"]),
+        ("Skoðun due 1.08.", ["2030-08-01"]),
+        ("Blood test: cholesterol 6.9. Doctor says statin", []),  # a reading, not 6 September
+        # ... unless its clause says an amount or a measure
+        ("I paid 10.12.", []),
+        ("it cost me 10.12. Then we left", []),
+        ("rated it 4.5.", []),
+        ("Lunch was 12.10.", []),
+        ("€ 5, renews 03.12.", ["2030-12-03"]),  # the amount is another clause's
+        # the first day of a range said with its dot alone, the month once at the end
+        ("Trip: Tromsø 20.–27.6. Car.", ["2030-06-20", "2030-06-27"]),
+        ("Leave 1.-5.12.", ["2030-12-01", "2030-12-05"]),
+    ],
+)
+def test_a_dotted_day_and_month_closed_by_dots_is_a_date_unless_an_amount(
+    text: str, want: list[str]
+) -> None:
+    assert dates(text) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("I started it last night", ["2030-04-21"]),
+        ("took one last  night", ["2030-04-21"]),  # however many spaces
+        ("the last night we sleep at my aunt's", []),  # a stay's final night
+        ("so the hotel is 17 to 21 May, for the last night a friend", ["2030-05-17", "2030-05-21"]),
+        ("bought it two days back", ["2030-04-20"]),
+        ("3 weeks back", ["2030-04-01"]),
+    ],
+)
+def test_a_day_said_back_from_today_is_read(text: str, want: list[str]) -> None:
+    assert dates(text) == want
+
+
 def test_a_booking_said_as_a_range_keeps_its_first_day_as_the_start() -> None:
     stays = of(
         "travel.bookings",
@@ -299,6 +400,33 @@ def test_a_year_said_after_the_model_is_its_year_not_part_of_its_name(
 
 
 # -- which place, which name ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # a place written in lower case is the place, a city with its capitals
+        ("booked osaka 25 may to 1 jun, 2 pax", [("Osaka", "JP")]),
+        ("then mexico city jan 5 to march 1", [("Mexico City", "MX")]),
+        ("we r going to tonga for christmas", [(None, "TO")]),
+        # ... unless the name is also an everyday word or a first name
+        ("nice weather for a family reunion in turkey", []),
+        ("tell us about the forms", []),
+        ("back in the uk on monday", [(None, "GB")]),
+        # capitalised, the same names are places
+        ("Flights to Nice and then Turkey", [("Nice", "FR"), (None, "TR")]),
+    ],
+)
+def test_a_place_is_read_in_lower_case_unless_it_is_also_a_word(
+    text: str, want: list[tuple[str | None, str]]
+) -> None:
+    said = parser("place")(text, AT.date(), "future")
+    assert [(f.value["city"], f.value["country"]) for f in said] == want
+
+
+def test_a_nationality_in_lower_case_is_no_country() -> None:
+    said = parser("country")("french fries in japan", AT.date(), "future")
+    assert [f.value for f in said] == ["JP"]
 
 
 @pytest.mark.parametrize(

@@ -7,19 +7,22 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     date          one time model (explicit, relative, weekday, ranges) (timemodel)
     datetime      a date with the clock time said in the same sentence, when there is one
     money         an amount with its currency -> {"amount", "currency"}
-    amount        money, else an amount said as paid without a currency ("paid 899")
+    amount        money, else an amount said as paid without a currency ("paid 899", "15k",
+                  "640 kr", "1.150", "paid ... three thousand")
     sum           the number of such an amount alone (a limit, a cost) -> "1500"
     currency      the ISO code of an amount said with its currency
     period        how often a payment recurs -> the catalog's period words
     topic         what the sentence is about: its leading noun phrase ("the client dinner")
     name          a proper name after at/from/with/for ("at Lidl") or a capitalised brand
-    person        a person named with their relation ("my sister Emma") -> name, relationship
+    person        a person named with their relation ("my sister Emma") or a title ("Dr
+                  Okafor") -> name, relationship
     venue         where something takes place: a capitalised name after at/in
     provider      who provides a service: a capitalised name after with/from/by/is or ":"
     repeats       how an event repeats -> the catalog's words (weekly, daily, ...)
     reaction      what happens on exposure ("(hives)", "gives me a rash")
     purpose       why one travels -> the catalog's words (business, family, ...)
-    place         cities and countries of the reference place table -> (city, country code)
+    place         cities and countries of the reference place table, in lower case too unless
+                  the name is an everyday word ("nice") -> (city, country code)
     country       a country or nationality name -> ISO code
     visa_country  a country, or a travel authorisation that names one (ESTA: US) -> ISO code
     visa_kind     what kind of visa, as written (tourist, business, ESTA, e-visa, ...)
@@ -51,7 +54,7 @@ quote them. The parsers are shared by every frame and know nothing of any catalo
     city          a known city, as a string (a place parser's city)
     full_name     a full name: two to four capitalised (or capital-letter) words
     vehicle_make  a vehicle make, or the make of a model named (vocabulary) -> its make
-    vehicle_model a vehicle model of the vocabulary, as written
+    vehicle_model a vehicle model of the vocabulary, as written, else the word after a make
     vehicle       the model when named, else the make (which vehicle a service was for)
     model_year    a four-digit year said bare (not inside a date): "a 2017 Fiesta"
     distance_km   an odometer reading: "78,400 km", "412,300 k's", "at 72,000" -> whole km
@@ -89,9 +92,11 @@ from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_tim
 from uac.fact_log.extraction.values.money import (
     MONEY_MULTIPLIER,
     MONEY_NUMBER,
+    SPOKEN_AMOUNT,
     find_money,
     multiplier,
     parse_number,
+    words_to_number,
 )
 from uac.fact_log.extraction.values.places import COUNTRIES, NATIONALITIES, lookup_place
 from uac.fact_log.extraction.values.quantities import kilograms
@@ -170,8 +175,25 @@ def _stay_end(text: str, day: Found) -> list[Found]:
     return []
 
 
+# Place names that are also everyday words or first names ("nice", "turkey", "jordan"), and
+# "us"/"uk": written in lower case they are not the place (the rules' list, travel.py)
+_WORDS_TOO = frozenset(vocabulary()["word_sets"]["travel_words_too"]) | {"us", "uk", "usa", "uae"}
+
+
+def _place_said(name: str) -> tuple[str | None, str] | None:
+    """A known place as written, or in lower case unless the name is also a common word ("osaka
+    25 may", not "nice weather"); a city written in lower case is given its capitals."""
+    if not name[:1].isupper() and (not name[:1].isalpha() or name.casefold() in _WORDS_TOO):
+        return None
+    hit = lookup_place(name)
+    if hit is None or hit[0] is None or name[:1].isupper():
+        return hit
+    return hit[0].title(), hit[1]
+
+
 def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Known cities and countries, longest name first at each position: (city, country)."""
+    """Known cities and countries (in lower case too, see `_place_said`), longest name first
+    at each position: (city, country)."""
     out: list[Found] = []
     words = list(_WORD.finditer(text))
     i = 0
@@ -181,9 +203,7 @@ def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
                 continue
             start, end = words[i].start(), words[i + size - 1].end()
             name = text[start:end].rstrip(".'’")
-            if not name[:1].isupper():
-                continue
-            hit = lookup_place(name)
+            hit = _place_said(name)
             if hit is not None:
                 out.append(Found({"city": hit[0], "country": hit[1]}, start, start + len(name)))
                 i += size
@@ -194,12 +214,15 @@ def places(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """Country and nationality names: the ISO code."""
+    """Country and nationality names: the ISO code (a country's name in lower case too, unless
+    it is also a common word: "turkey"; a nationality only capitalised: "french fries")."""
     out = []
     for m in _WORD.finditer(text):
         key = m[0].rstrip(".'’").casefold()
-        code = COUNTRIES.get(key) or NATIONALITIES.get(key)
-        if code and m[0][:1].isupper():
+        said = m[0][:1].isupper()
+        code = COUNTRIES.get(key) if said or key not in _WORDS_TOO else None
+        code = code or (NATIONALITIES.get(key) if said else None)
+        if code:
             out.append(Found(code, m.start(), m.start() + len(m[0].rstrip(".'’"))))
     return out
 
@@ -439,7 +462,9 @@ _PAID = re.compile(
     r"(?:\b(?:paid|pay|pays|paying|spent|spend|spending|cost|costs|costing|charged|for"
     r"|and|back)\s+(?:about\s+|around\s+|roughly\s+|only\s+|just\s+|another\s+)?"
     r"(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})(?:\.(?P<c>\d{2}))?"
-    r"|(?<![\w.,:/-])(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,6}\.\d{2}))"
+    # written as money is: "1,450", "17.99", and as Europe writes it, "1.150", "2.480,36", "5,99"
+    r"|(?<![\w.,:/-])(?P<m>\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,3}(?:\.\d{3})+(?:,\d{2})?"
+    r"|\d{1,6}[.,]\d{2}))"
     r"(?!\d|[.,:/]\d)(?!\s*(?:%|am\b|pm\b|a\.m|p\.m|o'clock|mg\b|mcg\b|ml\b|kg\b|g\b"
     r"|lbs?\b|km\b|mi\b|miles?\b|min(?:ute)?s?\b|hours?\b|hrs?\b|days?\b|weeks?\b"
     r"|months?\b|years?\b|nights?\b|times?\b|people\b|persons?\b|th\b|st\b|nd\b|rd\b"
@@ -447,6 +472,35 @@ _PAID = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# An amount said with a multiplier and no currency: "limit 15k", "SIP of 10k", "capped at 1
+# lakh", "2 million" (never "a 10k run", "5k steps")
+_MULTIPLIED = re.compile(
+    r"(?<![\w.,:/'’@-])(?P<n>\d{1,3}(?:[.,]\d{1,2})?)(?P<k>" + MONEY_MULTIPLIER + r")"
+    r"(?![\w.,:/'’]\d|\s*(?:steps?|runs?|races?|km|kms|miles?|metres?|meters?|followers?|views?"
+    r"|subscribers?|users?|people|words?|likes?|fans?|miles|rpm|mah|mb|gb|tb|lines?)\b)",
+    re.I,
+)
+# An amount said with a currency word several countries use ("640 kr", "kr 189.400", "22,000
+# pesos"): the amount without a currency
+_UNNAMED_WORDS = "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"])
+_UNNAMED = re.compile(
+    rf"(?<![\w.,:/'’@-])(?:(?:{_UNNAMED_WORDS})\.?[ \t]?(?P<a>" + MONEY_NUMBER + r")(?![\d.,]?\d)"
+    r"|(?P<b>" + MONEY_NUMBER + rf")[ \t]?(?:{_UNNAMED_WORDS})\b)",
+    re.I,
+)
+# An amount said in words up to three words after a payment word: "paid the truck loan three
+# thousand four hundred and fifty", "i send twenty thousand every month"
+_SPOKEN = re.compile(
+    r"(?<![\w-])(?P<n>" + SPOKEN_AMOUNT + r")\b(?![ \t]+(?:min(?:ute)?s?|hours?|hrs?|days?|nights?"
+    r"|weeks?|months?|years?|times?|people|persons?|kg|km|miles?|percent)\b)",
+    re.I,
+)
+_PAY_BEFORE = re.compile(
+    r"\b(?:paid|pay|pays|paying|spent|spend|cost|costs|send|sends|sent|transferred|transfer)"
+    r"(?:[ \t]+[\w'’]+){0,3}[ \t]+$",
+    re.I,
+)
+_PAY_STEMS = ("paid", "pay", "spen", "cost", "sen", "transf")
 
 
 # An amount said without its currency as a rate per period: "182 a month", "29/month",
@@ -474,14 +528,16 @@ def _per_period(text: str) -> list[Found]:
 
 def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Amounts with a currency, else amounts said as paid or per period without one (see
-    _PAID and _PER_PERIOD)."""
+    _PAID and _PER_PERIOD), with a multiplier (_MULTIPLIED), with a currency word several
+    countries use (_UNNAMED) or in words after a payment word (_SPOKEN)."""
     found = money(text, today, prefer)
     if found:
         return found
     out = _per_period(text)
+    out += [f for f in _unnamed(text) if not any(o.start <= f.start < o.end for o in out)]
     for m in _PAID.finditer(text):
         group = "n" if m["n"] else "m"
-        number = m[group].replace(",", "")
+        number = m[group].replace(",", "") if group == "n" else str(parse_number(m[group]))
         if group == "n" and m["c"]:
             number += "." + m["c"]
         start = m.start(group)
@@ -491,6 +547,27 @@ def amounts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if Decimal(number) > 0 and not (group == "n" and not m["c"] and _YEAR.fullmatch(number)):
             out.append(Found({"amount": str(Decimal(number))}, start, end))
     return sorted(out, key=lambda f: f.start)
+
+
+def _unnamed(text: str) -> list[Found]:
+    """Amounts with a multiplier, with a currency word of several countries, or in words after
+    a payment word: the amount alone."""
+    out = []
+    for m in _MULTIPLIED.finditer(text):
+        number = parse_number(m["n"])
+        if number is not None and number > 0:
+            out.append(Found({"amount": str(number * multiplier(m["k"]))}, m.start(), m.end()))
+    for m in _UNNAMED.finditer(text):
+        number = parse_number(m["a"] or m["b"])
+        if number is not None and number > 0:
+            out.append(Found({"amount": str(number)}, m.start(), m.end()))
+    low = text.lower()
+    for m in _SPOKEN.finditer(text) if any(w in low for w in _PAY_STEMS) else ():
+        said = words_to_number(m["n"])
+        before = text[max(0, m.start() - 40) : m.start()]
+        if said is not None and said >= 10 and _PAY_BEFORE.search(before):
+            out.append(Found({"amount": str(said)}, m.start("n"), m.end("n")))
+    return out
 
 
 # A bare number said as a limit or a rate per period: "under 150", "no more than 300",
@@ -630,9 +707,12 @@ def _proper_names(pattern: re.Pattern[str], text: str, *, places: bool) -> list[
 _RELATIONS = "|".join(
     sorted(vocabulary()["ordered_lists"]["relation_words"], key=len, reverse=True)
 )
-_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+"
+_NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+(?:[A-Z][a-zà-ÿ'’-]+)?"  # "Ann", "McAllister"
 _PERSON = re.compile(
-    r"\b(?i:my|our)\s+(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
+    # "my", and as it is said in dialect ("mi sister Marcia", "me brother", "mih niece"); a
+    # relation opening a clause or after "with" needs none ("Daughter Sigrún", "with bestie Dinda")
+    r"(?:\b(?i:my|our|mi|me|mih)\s+|(?:^|(?<=[.!?:;,(\n])|\b(?i:with))[ \t]*)"
+    r"(?i:(?:best|old|new|little|big|older|younger|eldest|youngest)\s+)?"
     rf"(?P<r>(?i:{_RELATIONS}))(?:\s*,?\s+|(?:\s+(?i:is|was)|'s|’s)\s+(?i:called\s+)?)"
     rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
     rf"|(?P<n2>{_NAME_WORD}(?:\s+{_NAME_WORD})?)\s*,\s*(?i:my|our)\s+"
@@ -641,11 +721,20 @@ _PERSON = re.compile(
 _IS_RELATION = re.compile(rf"(?i:{_RELATIONS})")
 
 
+# A title before a name: the name without it ("Dr. Alvarez", "Mrs Fiona McAllister"), and the
+# relation said right before, when one is ("landlord Mr Adeyemi", "my dentist is Dr Okafor")
+_TITLED = re.compile(
+    rf"(?:\b(?P<r>(?i:{_RELATIONS}))(?:\s+(?i:is|=|:))?\s+)?"
+    r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Capt|Sgt|Rev|Fr)\.?\s+"
+    rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
+)
+
+
 def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """A person with their relation to the user: {"name", "relationship"} ("my grandson
     Luka", "my mum is Ann Lee", "Priya, my colleague"); the relation as the vocabulary
-    records it ("mum": mother)."""
-    out = []
+    records it ("mum": mother); a titled name ("Dr Okafor") with its relation when said."""
+    out, titled = _titled(text)
     said_as: dict[str, str] = vocabulary()["relations"]
     for m in _PERSON.finditer(text):
         name = (m["n"] or m["n2"]).strip()
@@ -656,8 +745,23 @@ def people(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         if name.endswith(("'s", "’s")):
             name = name[:-2]
         rel = said_as.get(rel, rel)
+        if m.start("n" if m["n"] else "n2") in titled:
+            continue  # titled: read already
         out.append(Found({"name": name, "relationship": rel}, m.start(), m.end()))
-    return out
+    return sorted(out, key=lambda f: f.start)
+
+
+def _titled(text: str) -> tuple[list[Found], set[int]]:
+    """The titled names (`_TITLED`) and where each name starts."""
+    said_as: dict[str, str] = vocabulary()["relations"]
+    out, starts = [], set()
+    for m in _TITLED.finditer(text):
+        value = {"name": m["n"].rstrip(".'’")}
+        if m["r"]:
+            value["relationship"] = said_as.get(m["r"].lower(), m["r"].lower())
+        out.append(Found(value, m.start(), m.end()))
+        starts.add(m.start("n"))
+    return out, starts
 
 
 _VENUE = re.compile(
@@ -694,7 +798,19 @@ _REPEATS = [
     ("weekdays", r"(?:every|each) weekday|weekdays|monday to friday|mon-fri"),
     ("daily", r"daily|every (?:day|morning|evening|night)"),
     ("monthly", r"monthly|every month|(?:first|last|second|third) \w+ of (?:each|every) month"),
-    ("weekly", r"weekly|every week|(?:every|each) " + _WEEKDAY + "|on " + _DAY + r"days\b"),
+    (
+        "weekly",
+        r"weekly|every week|(?:every|each) "
+        + _WEEKDAY
+        + "|on "
+        + _DAY
+        + r"days\b"
+        # a weekday said in the plural ("pottery, Wednesdays 6-8pm"), or two weekdays joined
+        # as one ("tue + thu 19:00", "Mon/Wed", "tues thurs 7am", "MWF 0600")
+        + r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days\b"
+        + rf"|{_DAY}(?:day)?\.?[ \t]?[+/&][ \t]?{_DAY}(?:day)?\b|{_DAY}[ \t]+{_DAY}\b"
+        + r"|(?-i:MWF|MW|TTh)\b",
+    ),
 ]
 # how an event repeats, in the catalog's words (weekly, fortnightly, daily, ...)
 repeats = labelled(_REPEATS)
@@ -898,7 +1014,13 @@ def day_periods(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 pay_methods = labelled(
     [
         ("standing_order", r"standing\s+orders?|dauerauftrag|(?-i:SO)"),
-        ("direct_debit", r"direct\s+debits?|(?-i:DD)|auto-?pay|autopay"),
+        # and as banks of other countries name it ("debit order", "prélèvement", "giro")
+        (
+            "direct_debit",
+            r"direct\s+debits?|(?-i:DDs?)|auto-?pay|autopay|auto[\s-]?debit|automatic\s+debit"
+            r"|pre-?authori[sz]ed\s+debit|debit\s+order|d[eé]bit[o]?\s+autom[aá]tico"
+            r"|pr[eé]l[eè]vement|domiciliation|betalingsservice|lastschrift|giro",
+        ),
         ("transfer", r"bank\s+transfer|transfers?|wire"),
         ("card", r"by\s+card|on\s+(?:my|the)\s+card"),
     ],
@@ -1016,13 +1138,20 @@ def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 booking_kinds = labelled(
     [
         ("car", r"car\s+hire|hire\s+car|rental\s+car|car\s+rental|rent(?:ed|ing)?\s+a\s+car"),
-        ("flight", r"flights?|flying|fly|plane|airline|(?-i:[A-Z]{2}\d{2,4})"),
+        # an airline, a flight number ("KQ 762", "EK30") or a route of airport codes ("BOS-FCO")
+        (
+            "flight",
+            r"flights?|flying|fly|plane|airlines?|airways|(?-i:(?!AM|PM)[A-Z][A-Z\d])"
+            r"(?:\d{2,4}|\s(?!(?:19|20)\d\d\b)\d{2,4})\b"
+            r"|(?-i:[A-Z]{3})[ \t]?(?:[-–→>]|->)[ \t]?(?-i:[A-Z]{3})\b",
+        ),
         ("train", r"trains?|eurostar|rail"),
         ("bus", r"coach|bus"),
         ("boat", r"ferry|ferries|boat|cruise"),
         (
             "hotel",
-            r"hotels?|airbnb|villa|hostel|b&b|guesthouse|guest\s+house|apartment|check(?:ing)?[\s-]?in",
+            r"hotels?|airbnb|villa|hostel|b&b|guesthouse|guest\s+house|apartment|check(?:ing)?[\s-]?in"
+            r"|check[\s-]?out|riad|masseria|homestay|cabin|lodge|resort|chalet|motel|ryokan|inn\b",
         ),
     ],
     word_end=True,
@@ -1105,9 +1234,64 @@ def vehicle_makes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return named or [Found(makes[f.value.lower()], f.start, f.end) for f in _phrases(make_re, text)]
 
 
+# The word after a make that names its model: a capitalised word or a code ("Kenworth T610",
+# "Nissan NP300", "Peterbilt 579", "BMW 320d"), in lower case after a make written so ("mazda
+# demio"); never a year, a count or an everyday word ("my Honda is", "Toyota from 2014")
+_MODEL_AFTER = re.compile(r"[ \t]+(?P<m>[A-Za-z][\w-]{1,15}|\d{2,4}[a-zA-Z]{0,2})\b(?![.,]\d)")
+_NOT_MODELS = frozenset(
+    (
+        "car",
+        "cars",
+        "truck",
+        "van",
+        "bike",
+        "motorbike",
+        "model",
+        "dealer",
+        "dealership",
+        "service",
+        "garage",
+        "insurance",
+        "finance",
+        "account",
+        "card",
+        "app",
+        "hybrid",
+        "diesel",
+        "petrol",
+        "electric",
+        "automatic",
+        "manual",
+    )
+)
+
+
+def _after_make(text: str) -> list[Found]:
+    out = []
+    for make in _phrases(_vehicle_words()[0], text):
+        m = _MODEL_AFTER.match(text, make.end)
+        if m is None:
+            continue
+        said = m["m"]
+        lower = said[0].islower() and not make.value.islower()
+        if said.isdigit() and (len(said) < 3 or _MODEL_YEAR.fullmatch(said)):
+            continue  # a count or a year, not a model ("Toyota 2016")
+        if lower or said.lower() in _NOT_MODELS or said in NOT_NAMES or _STOP.fullmatch(said):
+            continue
+        out.append(Found(said, m.start("m"), m.end("m")))
+    return out
+
+
+_STOP = re.compile(
+    r"(?i:is|was|has|had|in|on|at|from|for|of|and|or|with|to|the|a|an|my|our|its|it|that|this|"
+    r"which|who|now|but|so|next|last|new|old|got|gets|needs?|went|goes|just|also|again|too)"
+)
+
+
 def vehicle_models(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
-    """A vehicle model the vocabulary knows, as written ("Fiesta", "land cruiser")."""
-    return _phrases(_vehicle_words()[1], text)
+    """A vehicle model the vocabulary knows, as written ("Fiesta", "land cruiser"), else the
+    word after a make that names its model (`_MODEL_AFTER`)."""
+    return _phrases(_vehicle_words()[1], text) or _after_make(text)
 
 
 def vehicles(text: str, today: dt.date, prefer: Prefer) -> list[Found]:

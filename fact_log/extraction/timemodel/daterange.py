@@ -2,7 +2,8 @@
 
 The primitives (DateMatch, safe_date, infer_year, add_months, the ordinal day words) live
 here so that dates.py and this module share one source. The forms: European dotted dates
-("02.01.2028", "until 8.1.", "on 14.02.", "20.12. until 8.1." across the new year), slashed
+("02.01.2028", "until 8.1.", "on 14.02.", "20.12. until 8.1." across the new year, "due
+31.10.", "20.–27.6."), dates written as one word ("14MAR29", "12-JUN-28"), slashed
 dates whose order is plain from the numbers ("6/30"), a bare day said as a word ("from the
 ninth"), and the last day of a range said without its month ("July eighth through the
 eleventh", "march 11 to 18"). find_dates merges these with its own.
@@ -76,6 +77,21 @@ _DAY_CUE = lazy(
     r"|[-–]|\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?)[ \t]{1,3}$",
     re.IGNORECASE,
 )
+# "done 22.09. at the garage", "Netflix: cancelled 27.11.": a day and month each closed by its
+# dot right after a word is a date, unless its clause says an amount or a measure ("paid
+# 10.12.", "rated it 4.5.") or it reads as a measure ("cholesterol 6.9.", see _plain_day)
+_WORD_BEFORE = lazy(r"\b[^\W\d_]{2,}[:)]?[ \t]{1,3}$")
+_AMOUNT_WORD = lazy(
+    r"[€$£¥₹]|\b(?:paid|pay|pays|paying|cost|costs|price|priced|spent|spend|total|sum|was|is|are|"
+    r"were|be|about|around|only|just|approx|ca|rated?|rating|score[ds]?|weigh[st]?|weighed|weight|"
+    r"height|temp|temperature|bmi|version|v|eur|euros?|usd|gbp|chf|pln|zł|zl|kr|sek|nok|dkk|"
+    r"czk|huf|ron|rs|inr|aud|cad|nzd|x|times)\b",
+    re.I,
+)
+_CLAUSE_START = lazy(r".*[,;(\n]", re.S)
+# "20.–27.6.", "1.-5.12.": the first day said with its dot alone, the month once, at the end
+_DOTTED_DAYS = lazy(r"(?<![\d.,])(\d{1,2})\.[ \t]?[-–][ \t]?(\d{1,2})\.(\d{1,2})\.(?!\d)")
+_CUE_REACH = 80  # characters before a dotted date read for its cue (a cue ends right before it)
 _RANGE_ON = lazy(r"[ \t]{0,3}(?:[-–]|to|till|until|bis)[ \t]{0,3}\d", re.IGNORECASE)
 _ORDINAL_UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 _ORDINAL_UNITS += ("ninth",)
@@ -195,12 +211,24 @@ def slashed_dates(
             day, month = (a, b) if order == "dm" else (b, a)
         else:
             continue
-        if m[3]:
-            year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
-            out.append(make(m.start(), m.end(), m[0], safe_date(year, month, day)))
-        else:
-            out.append(make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False))
+        out.append(_day_said(m, m[3], month, day, today, prefer, make))
     return out
+
+
+def _day_said(
+    m: re.Match[str],
+    year: str | None,
+    month: int,
+    day: int,
+    today: dt.date,
+    prefer: Prefer,
+    make: type[DateMatch],
+) -> DateMatch:
+    """The date a match says: in the year written (two digits: 20xx), else the year inferred."""
+    if year:
+        said = int(year) + (2000 if len(year) == 2 else 0)
+        return make(m.start(), m.end(), m[0], safe_date(said, month, day))
+    return make(m.start(), m.end(), m[0], infer_year(month, day, today, prefer), False)
 
 
 # "check-in 2.02", "until 31.07", "from 19.12 to 2.01", "Gdańsk 2.02 at 6:05": a day and a
@@ -223,35 +251,92 @@ def dotted_dates(
     text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
 ) -> list[DateMatch]:
     """Dotted day-first dates: "02.01.2028", and "20.12." / "8.1." with the year inferred."""
-    out = []
+    out = _dotted_days(text, today, prefer, make)
     for m in _DOTTED_FULL.finditer(text):
         if not 1 <= int(m[2]) <= 12 or _NUMBERED.search(text, max(0, m.start() - 12), m.start()):
             continue  # "12.50.2026", "Python 3.11.12": no date at all
         year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
         out.append(make(m.start(), m.end(), m[0], safe_date(year, int(m[2]), int(m[1]))))
+    taken = {i for d in out for i in range(d.start, d.end)}  # a dotted date is a few characters
     prev: DateMatch | None = None
     said = sorted([*_DOTTED.finditer(text), *_DOTTED_BARE.finditer(text)], key=lambda m: m.start())
     for m in said:
-        if any(d.start <= m.start() < d.end for d in out):
+        if m.start() in taken:
             continue
         day, month = int(m[1]), int(m[2])
         if not (1 <= month <= 12 and 1 <= day <= 31):
             continue
         if m.re is _DOTTED_BARE:
             if not (
-                _BARE_CUE.search(text, 0, m.start())
+                _BARE_CUE.search(text, max(0, m.start() - _CUE_REACH), m.start())
                 or _AT_CLOCK.match(text, m.end())
                 or _RANGE_ON.match(text, m.end())
                 or (prev is not None and _RANGE_JOINT.fullmatch(text, prev.end, m.start()))
             ):
                 continue  # "19.12" is a price unless a day's word or a clock time says otherwise
-        elif not (_DAY_CUE.search(text, 0, m.start()) or _RANGE_ON.match(text, m.end())):
+        elif not (
+            _DAY_CUE.search(text, max(0, m.start() - _CUE_REACH), m.start())
+            or _RANGE_ON.match(text, m.end())
+            or (_plain_day(m) and _said_after_a_word(text, m.start()))
+        ):
             continue  # "paid 10.12.": an amount, unless a date's word or a range says otherwise
         found = infer_year(month, day, today, prefer)
         if prev is not None and prev.date and found and found < prev.date:
             found = safe_date(prev.date.year + 1, month, day)  # "20.12. until 8.1."
         prev = make(m.start(), m.end(), m[0], found, False)
         out.append(prev)
+        taken.update(range(prev.start, prev.end))
+    return out
+
+
+def _plain_day(m: re.Match[str]) -> bool:
+    """Whether a closed dotted day and month cannot be a measure: its month written with two
+    digits ("27.11.", "1.08.") or its day past 12 ("30.9."); "cholesterol 6.9." is a reading."""
+    return len(m[2]) == 2 or int(m[1]) > 12
+
+
+def _said_after_a_word(text: str, at: int) -> bool:
+    """Whether the closed dotted day and month at `at` follow a word that is no amount's."""
+    before = text[max(0, at - 24) : at]
+    if not _WORD_BEFORE.search(before):
+        return False
+    clause = _CLAUSE_START.match(before)
+    return not _AMOUNT_WORD.search(before, clause.end() if clause else 0)
+
+
+def _dotted_days(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Both days of "20.–27.6.": the first in the month of the last, on or before it."""
+    out = []
+    for m in _DOTTED_DAYS.finditer(text) if "." in text else ():
+        first, day, month = int(m[1]), int(m[2]), int(m[3])
+        last = infer_year(month, day, today, prefer) if first < day else None
+        if last is None:
+            continue
+        out.append(make(m.start(1), m.end(1), m[1], last.replace(day=first), False))
+        out.append(make(m.start(2), m.end(), text[m.start(2) : m.end()], last, False))
+    return out
+
+
+# "14MAR29", "10APR", "12-JUN-28": a day and a month's three letters written as one word (a
+# ticket, a bank alert), the year's last two digits or all four after them
+_COMPACT = lazy(
+    r"(?<![\w./-])(\d{1,2})(-?)(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"(?:\2(\d{4}|\d{2}))?(?![\w-])",
+    re.I,
+)
+_MONTH_ABBR = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def compact_dates(
+    text: str, today: dt.date, prefer: Prefer, make: type[DateMatch]
+) -> list[DateMatch]:
+    """Dates written as one word: "14MAR29", "12-JUN-28", "10APR" (the year inferred)."""
+    out = []
+    for m in _COMPACT.finditer(text):
+        month = _MONTH_ABBR.index(m[3].lower()) + 1
+        out.append(_day_said(m, m[4], month, int(m[1]), today, prefer, make))
     return out
 
 

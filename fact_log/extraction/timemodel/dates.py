@@ -27,6 +27,7 @@ and `valid=False` so a caller drops the fact instead of coercing it.
 
 from __future__ import annotations
 
+import bisect
 import calendar
 import datetime as dt
 import functools
@@ -43,6 +44,7 @@ from uac.fact_log.extraction.timemodel.daterange import (
     DateMatch,
     Prefer,
     add_months,
+    compact_dates,
     dotted_dates,
     infer_year,
     numeric_separators,
@@ -97,8 +99,10 @@ _DMY_RANGE = lazy(
     rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
     re.IGNORECASE,
 )
+# "the ninth of July", "fifteenth march": an ordinal day word before its month, "of" or not
+# (without "of", "may" is the verb: "the second may be late")
 _ORD_DMY = lazy(
-    rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}of[ \t]{{1,3}}({_MONTH_RE})\b\.?"
+    rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}(?:of[ \t]{{1,3}}|(?!may\b))({_MONTH_RE})\b\.?"
     r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
     re.IGNORECASE,
 )
@@ -133,13 +137,16 @@ _FROM_NOW = lazy(
 _CJK = lazy(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = lazy(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
-    r"yesterday|this morning|this afternoon|this evening)\b"
+    r"yesterday|this morning|this afternoon|this evening|last[ \t]{1,3}night)\b"
     r"|(后天|明天|今天|今晚|昨天|前天)",
     re.IGNORECASE,
 )
 _WEEKDAY = lazy(rf"\b(?:(next|this|last|coming)[ \t]{{1,3}})?({_WEEKDAY_RE})\b", re.I)
 _IN_N = lazy(rf"\bin[ \t]{{1,3}}({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?\b", re.I)
-_AGO = lazy(rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}ago\b", re.I)
+# "3 days ago", "two days back"
+_AGO = lazy(
+    rf"\b({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}(?:ago|back)\b", re.I
+)
 # "the 19th"; a bare "19th" counts only right after a weekday ("Friday 18th", "Thurs 19th").
 _NTH = lazy(r"\b(?:(the)[ \t]{1,3})?(\d{1,2})(st|nd|rd|th)\b", re.IGNORECASE)
 _DIGIT_DOT = lazy(r"\d\.\d")
@@ -175,8 +182,9 @@ _JOINER = lazy(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 _MAYBE = lazy(
     r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
-    r"this (?:morning|afternoon|evening)|(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|"
-    r"sat|sun)|" + calendar_days.MAYBE_WORDS,
+    r"this (?:morning|afternoon|evening)|last[ \t]{1,3}night|"
+    r"(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
+    + calendar_days.MAYBE_WORDS,
     re.IGNORECASE,
 )
 # "by the end of the month", "at the end of March": the period's last day.
@@ -186,6 +194,8 @@ _END_OF = lazy(
     rf"\b(?:the[ \t]+)?end[ \t]+()({_MONTH_RE})\b",
     re.IGNORECASE,
 )
+# "the last night we sleep at my aunt's": the final night of a stay, not yesterday's
+_FINAL_NIGHT = lazy(r"\b(?:the|our|my|your|their|that|this|on|for)[ \t]{1,3}$", re.I)
 _CJK_REL = {"后天": 2, "明天": 1, "今天": 0, "今晚": 0, "昨天": -1, "前天": -2}
 _EN_REL = {
     "the day after tomorrow": 2,
@@ -197,6 +207,7 @@ _EN_REL = {
     "this evening": 0,
     "tomorrow": 1,
     "yesterday": -1,
+    "last night": -1,
 }
 
 
@@ -403,7 +414,9 @@ def _find_written(
         shifted = shift(base, _amount(m[1]), m[2]) if base is not None else None
         found.append(DateMatch(m.start(), m.end(), m[0], shifted))
     for m in _RELDAY.finditer(text):
-        key = m[1].lower() if m[1] else m[2]
+        key = " ".join(m[1].lower().split()) if m[1] else m[2]
+        if key == "last night" and _FINAL_NIGHT.search(text, max(0, m.start() - 8), m.start()):
+            continue
         offset = _EN_REL.get(key, 1) if m[1] else _CJK_REL[key]  # "tmrw", "tomorow": tomorrow
         found.append(DateMatch(m.start(), m.end(), m[0], _plus(today, offset)))
     for m in _WEEKDAY.finditer(text):
@@ -435,6 +448,7 @@ def _find_written(
         found.extend(dotted_dates(text, today, prefer, DateMatch))
     if "/" in text:  # "6/30"
         found.extend(slashed_dates(text, today, prefer, DateMatch))
+    found.extend(compact_dates(text, today, prefer, DateMatch))  # "14MAR29", "12-JUN-28"
     days, vague = calendar_days.find(text, today, prefer)
     named = [DateMatch(*hit) for hit in vague]  # "Easter Monday" is no Monday of its own
     found = [d for d in found if not any(_overlap(d, h) for h in named)]
@@ -715,8 +729,16 @@ def _overlap(m: re.Match[str] | DateMatch, d: DateMatch) -> bool:
 
 
 def _drop_overlaps(found: list[DateMatch]) -> list[DateMatch]:
-    kept: list[DateMatch] = []
+    """The longest first, each date that overlaps none kept before it, in text order. The kept
+    never overlap, so their ends rise with their starts: the last kept one starting before a
+    candidate ends is the only one to ask (a text of many dates is read in n log n)."""
+    starts: list[int] = []
+    kept: list[DateMatch] = []  # in text order, `starts` beside it
     for cand in sorted(found, key=lambda d: (-(d.end - d.start), d.start)):
-        if not any(_overlap(cand, k) for k in kept):
-            kept.append(cand)
-    return sorted(kept, key=lambda d: d.start)
+        before = bisect.bisect_left(starts, cand.end)
+        if before and kept[before - 1].end > cand.start:
+            continue
+        at = bisect.bisect_right(starts, cand.start)
+        starts.insert(at, cand.start)
+        kept.insert(at, cand)
+    return kept

@@ -164,14 +164,19 @@ _NUMBER_WORD = {w: i for i, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w i
 _W = r"(?:" + "|".join(sorted(_NUMBER_WORD, key=len, reverse=True)) + r"|hundred|thousand)"
 # A number said in words ("fifty", "one hundred", "two hundred and fifty"), for other parsers.
 NUMBER_WORDS = r"(?:a\s+(?=hundred))?" + _W + r"(?:(?:\s+and)?[\s-]+" + _W + r"){0,3}\b"
-# "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros": said, not typed
+# the currency words of letters ("pounds", "rupees", "lari"), longest first
+_WORD_UNITS = "|".join(
+    re.escape(k) for k in sorted(_WORDS, key=len, reverse=True) if k.isascii() and k.isalpha()
+)
+# "eighty four pounds twenty", "two hundred and forty quid", "a hundred euros", "eighty five
+# thousand rupees": said, not typed
+# an amount said in words, up to seven words ("three thousand four hundred and fifty")
+SPOKEN_AMOUNT = (
+    r"(?:a\s+(?=hundred|thousand))?" + _W + r"(?:(?:\s+an\b|\s+and)?[\s-]+" + _W + r"){0,6}"
+)
 _MONEY_WORDS = lazy(
-    r"(?<![\w-])(?P<n>(?:a\s+(?=hundred|thousand))?"
-    + _W
-    + r"(?:(?:\s+an\b|\s+and)?[\s-]+"
-    + _W
-    + r"){0,6})"
-    r"\s+(?P<unit>pounds?|quid|dollars?|bucks|euros?)\b"
+    r"(?<![\w-])(?P<n>" + SPOKEN_AMOUNT + ")"
+    r"\s+(?P<unit>" + _WORD_UNITS + r")\b"
     r"(?:\s+(?:and\s+)?(?P<p>(?:"
     + "|".join(_TENS)
     + r")(?:[\s-]+(?:"
@@ -202,7 +207,7 @@ def words_to_number(text: str) -> int | None:
     return total + current
 
 
-_CURRENCY_WORD = lazy(r"\b(?:pounds?|quid|dollars?|bucks|euros?)\b", re.I)
+_CURRENCY_WORD = lazy(r"\b(?:" + _WORD_UNITS + r")\b", re.I)
 
 
 def _money_in_words(text: str) -> list[Money]:
