@@ -17,9 +17,9 @@ rounds moves both sides of a ratio alike.
 Every command runs once before the rounds, unmeasured: the demo writes after its own
 search, so the first `uac search` indexes what it wrote (a write: the full verb); after it a
 search reads the index as it stands (runtime/api/lean_recall.py). A repeated query's vector
-and stems come from the workspace's query cache; `--reads` also runs a search with a query
-never asked before in each round (its words stemmed by the FTS extension, its vector
-computed by the encoder), so both costs are in the table.
+comes from the workspace's query cache; `--reads` also runs a search with a query never
+asked before in each round (its vector computed by the encoder), so both costs are in the
+table.
 """
 
 from __future__ import annotations
