@@ -7,6 +7,7 @@ finance.transactions."""
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from decimal import Decimal
@@ -381,9 +382,7 @@ _PRICE_AT_SHOP = lazy(
 _BUYING = lazy(
     r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
 )
-_MONTHS = word_set(
-    "January February March April May June July August September October November December"
-)
+_MONTHS = frozenset(calendar.month_name[1:])  # as written: capitalised
 
 
 def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:

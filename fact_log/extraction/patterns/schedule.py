@@ -766,6 +766,13 @@ _UNTIL_END = lazy(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IG
 # for each weekday named
 _DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
 
+
+def _weekday(word: str) -> int | None:
+    """The weekday (0 is Monday) a day word names, plural or short ("Tuesdays", "thurs")."""
+    key = word.lower().rstrip("s")
+    return WEEKDAYS.get(key, WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3])))
+
+
 _WEEKLY_NOTE = lazy(
     r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
     r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
@@ -797,12 +804,7 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if several:  # one series a weekday, in place of the event the event rules read for one
         ctx.out = [c for c in ctx.out if c.path != "schedule.events" or c.start < sent.start]
     for word in re.findall(_DAY_WORD, m["days"], re.I):
-        key = word.lower().rstrip("s")
-        day = (
-            WEEKDAYS.get(key)
-            if key in WEEKDAYS
-            else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-        )
+        day = _weekday(word)
         if day is None:
             continue
         ahead = (day - ctx.today.weekday()) % 7 or 7
@@ -836,12 +838,7 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "the scan is on friday at 2pm": one day, not a weekly slot
     if re.search(r"['’]s\b", m[0]):
         return  # "my dad's scan": someone else's
-    key = m["day"].lower().rstrip("s")
-    day = (
-        WEEKDAYS.get(key)
-        if key in WEEKDAYS
-        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-    )
+    day = _weekday(m["day"])
     when = clock(sent.text[m.end() :])
     if set(m["title"].lower().split()) & _NOT_HABIT or when is None or day is None:
         return
@@ -888,12 +885,7 @@ def rule_weekly_duty(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
         return  # "I work at the shop on Friday": one day, not a weekly duty
-    key = m["day"].lower().rstrip("s")
-    day = (
-        WEEKDAYS.get(key)
-        if key in WEEKDAYS
-        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-    )
+    day = _weekday(m["day"])
     rest = sent.text[m.end() :]
     when = clock(rest)
     if when is None and (hours := _BARE_HOURS.match(rest)) is not None:
