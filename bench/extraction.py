@@ -23,6 +23,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind16  # the sixteenth blind set (blind16.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
+    python bench/extraction.py --set fresh --predictions /tmp/fresh.json   # each message's facts
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
@@ -193,10 +194,16 @@ def sessions(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return {k: sorted(v, key=lambda r: r["observed_at"]) for k, v in sorted(out.items())}
 
 
-def replay(rows: list[dict[str, Any]], errors: bool, llm: Any = None) -> Counts:
+def replay(
+    rows: list[dict[str, Any]],
+    errors: bool,
+    llm: Any = None,
+    predicted: dict[str, list[Predicted]] | None = None,
+) -> Counts:
     """Replay every session through Memory.add on a fresh workspace and score what it appended.
 
     `llm` (LLMSettings) switches the LLM extractor on: the rules then add what it missed.
+    `predicted`, when given, receives each message's asserted facts by its id.
     """
     from uac import Memory
 
@@ -216,6 +223,8 @@ def replay(rows: list[dict[str, Any]], errors: bool, llm: Any = None) -> Counts:
                     if f.kind != "note" and f.op == "assert"
                 ]
                 tally(counts, row, facts, errors)
+                if predicted is not None:
+                    predicted[row["id"]] = facts
         # An extractor that failed on a message is recorded, not raised (fact_log/pipeline.py):
         # counted here so a fault on a set shows, without its text (safe for a blind set).
         faults = sum(
@@ -338,6 +347,12 @@ def main(argv: list[str] | None = None) -> int:
         help="default: rules + frames (as installed); rules: the rules alone (UAC_FRAMES=0); "
         "compare: both in this run, rules first",
     )
+    parser.add_argument(
+        "--predictions",
+        type=Path,
+        help="write each replayed message's facts to this JSON file ({'set (extractor)': {id: "
+        "[[path, value]]}}): diff two runs to see what a change to the rules changed",
+    )
     benchpath.add_llm_option(parser)
     args = parser.parse_args(argv)
     llm = benchpath.llm_settings(parser, args)
@@ -354,15 +369,22 @@ def main(argv: list[str] | None = None) -> int:
             print()
     else:
         rows = []
+        predicted: dict[str, dict[str, list[Predicted]]] = {}
         for split in ("dev", "heldout") if args.set == "session" else (args.set,):
             part = load(SESSIONS / f"{split}.jsonl")
             rows += part
             if args.split in (None, split):
                 for which in extractors(args.extractor):
-                    counts = replay(part, args.errors, llm)
+                    counts = replay(
+                        part, args.errors, llm, predicted.setdefault(f"{split} ({which})", {})
+                    )
                     print(table(f"split: {split}, extractor: {which}", counts, len(part)))
                     print(false_kinds(counts))
                     print()
+        if args.predictions is not None:
+            args.predictions.write_text(
+                json.dumps(predicted, indent=1, sort_keys=True, default=str)
+            )
     if llm is not None:  # the throughput below is the rules' alone: not this run's
         return 0
 

@@ -15,7 +15,6 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     clause_ok,
-    dates_in,
     in_clause,
     someone_else,
 )
@@ -299,7 +298,7 @@ def rule_accounts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if close is None or not clause_ok(parts, sent, sent.start + at):
         return
     name = close["acct"] or close["acct2"] or f"{close['acct3'] or close['acct4']} account"
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     when = dates[0].date if dates else None
     if when is None:
         return

@@ -60,7 +60,7 @@ def rule_todo(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if any(c.path in CLAIMED and c.start >= sent.start for c in ctx.out):
         return  # another rule read the sentence
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(sent) if d.valid and d.date]
     if not days or days[0].date < ctx.today:  # type: ignore[operator]
         return
     goal = sent.text[m.start("verb") : days[0].start - sent.start]
@@ -264,11 +264,7 @@ def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             step = add_months(base, n) - base
         due = base + step if m.re is _TIME_TO else base - step
     else:
-        after = [
-            d
-            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-            if d.start > sent.start + m.start("by")
-        ]
+        after = ctx.dates(sent, after=m.start("by") + 1)
         due = after[0].date if after and after[0].valid else None
     if due is None or due < ctx.today:
         return
@@ -333,7 +329,7 @@ def rule_plan(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         "steps": steps,
     }
     by = re.search(r"\bby\s", m["steps"], re.I)
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(sent) if d.valid and d.date]
     if by is not None and days and days[-1].start > sent.start + m.start("steps") + by.start():
         value["due_date"] = days[-1].date
     ctx.add("tasks.tasks", value, sent, 0.7)
@@ -389,11 +385,7 @@ def rule_deadlines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         goal = re.sub(r"^(?:the|my|our)\s+", "", goal, flags=re.I)
     if goal.lower() in ("it", "this", "that") and not m["goal4"]:
         return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start >= sent.start + m.start()
-    ]
+    dates = ctx.dates(sent, after=m.start())
     if dates and dates[0].valid and dates[0].date < ctx.today:  # type: ignore[operator]
         # "I must pay the DAS until the 20th" said on 3 March: a bare day continued from an
         # earlier one fell before today; a deadline still to meet is the next such day
@@ -424,7 +416,7 @@ def _it_due(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     task = ctx.thread.last("tasks.tasks") if m is not None else None
     if task is None or task.get("status") == "done" or not clause_ok(parts, sent, sent.start):
         return False
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    days = [d for d in ctx.dates(sent) if d.valid]
     if not days:
         return False
     value = {"goal": task.get("goal"), "status": "planned", "due_date": days[0].date}

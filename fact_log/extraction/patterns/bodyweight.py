@@ -10,7 +10,6 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
-    dates_in,
     in_clause,
     someone_else,
 )
@@ -102,9 +101,7 @@ def rule_body_weight(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if unit.startswith(("lb", "pound", "st")):  # "9 stone 4": 14 pounds to the stone
         kg = round(kilograms(kg, unit, int(m["lb"] or 0)), 1)
     # a reading is of today or a day gone by ("3 kg down in two weeks" names no day)
-    dates = [
-        d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid and d.date <= ctx.today
-    ]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid and d.date <= ctx.today]
     day = dates[0].date if dates else ctx.today
     if 20 <= kg <= 350:
         ctx.add("health.body_weight", {"date": day, "kg": kg}, sent, 0.8)

@@ -7,6 +7,7 @@ finance.transactions."""
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from decimal import Decimal
@@ -22,7 +23,6 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     clause_ok,
-    dates_in,
     in_clause,
     is_question,
     someone_else,
@@ -152,7 +152,7 @@ _REFUNDER = lazy(
 
 def _day(ctx: Ctx, sent: Span) -> Any:
     """The one past day a sentence names (the message's day when none); None when invalid."""
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    dates = ctx.dates(sent, "past")
     if any(not d.valid for d in dates):
         return None
     if not dates and _LAST_NIGHT.search(sent.text):
@@ -382,9 +382,7 @@ _PRICE_AT_SHOP = lazy(
 _BUYING = lazy(
     r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
 )
-_MONTHS = word_set(
-    "January February March April May June July August September October November December"
-)
+_MONTHS = frozenset(calendar.month_name[1:])  # as written: capitalised
 
 
 def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
@@ -437,11 +435,7 @@ def _statement_lines(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue
         money = amount_at(m.string, m.start("amt"), m.end("amt"))
         item = Span(sent.start + m.start(), m[0])
-        days = [
-            last_such_day(d, ctx.today)
-            for d in dates_in(item, "past", ctx.today, ctx.anchor)
-            if d.valid
-        ]
+        days = [last_such_day(d, ctx.today) for d in ctx.dates(item, "past") if d.valid]
         if not money:
             continue
         day = days[0].date if days else ctx.today
@@ -680,7 +674,7 @@ def _payment_list(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         verb = _LISTED_PAYMENT.match(item.text)
         if not money or verb is None:
             continue
-        dates = [d for d in dates_in(item, "past", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(item, "past") if d.valid]
         value: dict[str, Any] = {
             "amount": money[0].amount,
             "date": dates[0].date if dates else ctx.today,
@@ -722,7 +716,7 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = amounts(sent.text)
     if not money:
         return
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    dates = ctx.dates(sent, "past")
     if any(not d.valid for d in dates):
         return
     if SERVICE.search(sent.text) and not dates:
@@ -781,7 +775,7 @@ def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:
     """ "Deposit is three months rent, 4.140, I transferred it yesterday": what "it" is opens
     the sentence, and the last amount before "it" is what was paid."""
     said = [a for a in amounts(sent.text[: subject.end()]) if a.amount >= 1]
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid]
     if not said:
         return
     value = put_amount({"date": dates[0].date if dates else ctx.today}, said[-1])
@@ -839,7 +833,7 @@ def _another_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     m, earlier = found
     money = amount_at(m.string, m.start("amt"), m.end("amt"))
-    dates = dates_in(sent, "past", ctx.today, ctx.anchor)
+    dates = ctx.dates(sent, "past")
     merchant = _MERCHANT.search(sent.text, m.start("amt"))
     if not money or any(not d.valid for d in dates) or merchant is None:
         return

@@ -15,7 +15,6 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     complete_earlier,
-    dates_in,
     in_clause,
     someone_else,
 )
@@ -110,7 +109,7 @@ def _told(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     name = "h. pylori" if "pylori" in name or name.startswith("helicobacter") else name
     name = "crohn's disease" if name.startswith("crohn") else name
     value: dict[str, Any] = {"name": name}
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid]
     if dates:
         value["diagnosed_on"] = dates[0].date
     elif _PRESENT.search(cue.group("v") or cue[0]):
@@ -141,7 +140,7 @@ def rule_conditions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             continue
         value: dict[str, Any] = {"name": m[1].lower()}
         if "diagnos" in m[0].lower():
-            dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+            dates = [d for d in ctx.dates(sent, "past") if d.valid]
             if dates:
                 value["diagnosed_on"] = dates[0].date
         if re.search(r"\b(?:under control|well controlled|managed|manage it)\b", sent.text, re.I):
@@ -201,7 +200,7 @@ def pregnancy(ctx: Ctx, sent: Span, pregnant_at: int | None) -> dict[str, Any] |
         value["expected_end"] = ctx.today + dt.timedelta(weeks=TERM_WEEKS - n)
     if due is not None:
         after = sent.start + due.end()
-        said = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        said = [d for d in ctx.dates(sent) if d.valid]
         if later := [d for d in said if d.start >= after]:
             value["expected_end"] = later[0].date
     return value

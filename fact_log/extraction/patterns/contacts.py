@@ -132,11 +132,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             value["email"] = email[0]
         bday = re.search(r"\b(?:birthday|b-?day)\b", sent.text, re.I)
         if bday:
-            dates = [
-                d
-                for d in dates_in(sent, "past", ctx.today, ctx.anchor)
-                if d.start > sent.start + bday.start()
-            ]
+            dates = ctx.dates(sent, "past", after=bday.start() + 1)
             if dates and dates[0].valid and dates[0].date is not None:
                 value["birthday"] = this_year(dates[0], ctx.today)
         if (age := _TURNS.search(sent.text)) is not None:

@@ -88,7 +88,7 @@ def _valid_until(ctx: Ctx, sent: Span) -> Any:
     m = _UNTIL.search(sent.text)
     if m is None:
         return None
-    for d in dates_in(sent, "future", ctx.today, ctx.anchor):
+    for d in ctx.dates(sent):
         if d.start >= sent.start + m.start():
             return d.date
     return None
@@ -171,7 +171,7 @@ def _valid_from(ctx: Ctx, sent: Span, valid: re.Match[str]) -> dt.date | None:
     the document came (when the message says it came), else none."""
     if valid["from"] == "":  # "valid 30 days from 1 April"
         at = sent.start + valid.start("from")
-        days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= at]
+        days = [d for d in ctx.dates(sent) if d.start >= at]
         return days[0].date if days and days[0].valid else None
     if valid["from"] or _GRANTED.search(ctx.text):
         return ctx.today
@@ -186,7 +186,7 @@ _RANGE_JOIN = lazy(r"\s*(?:to|till|until|through|thru|[-–])\s*(?:the\s+)?", re
 
 def _validity(ctx: Ctx, sent: Span) -> tuple[Any, Any] | None:
     """First and last day of validity said as a range ("valid from 1 April until 30 April")."""
-    days = dates_in(sent, "future", ctx.today, ctx.anchor)
+    days = ctx.dates(sent)
     for first, last in itertools.pairwise(days):
         between = ctx.text[first.end : last.start]
         if first.date and last.date and first.date <= last.date and _RANGE_JOIN.fullmatch(between):
@@ -253,7 +253,7 @@ def rule_insurance(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if not provider[:1].isupper() or provider.split()[0] in NOT_NAMES:
         return
     kind = next((said[k] for k in _KINDS if said[k]), "").lower()
-    if said["provider6"] and not dates_in(sent, "future", ctx.today, ctx.anchor):
+    if said["provider6"] and not ctx.dates(sent):
         return  # "my travel insurance is Expensive": an insurer by "is" only with its days
     if m["de"] is not None:  # "Auslandskrankenversicherung": abroad + health, a travel cover
         kind = next((k for w, k in _DE_KIND if w in m["de"].lower()), "")
@@ -359,7 +359,7 @@ def _fragment(ctx: Ctx, sent: Span, doc: Mention) -> None:
     named = _FRAGMENT_EXPIRY.match(sent.text)
     if not (named or last is doc) or UNCERTAIN.search(sent.text):
         return  # neither "expires ..." nor a line right after the document came up
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     if not dates:
         return
     rest = sent.text[: dates[0].start - sent.start] + sent.text[dates[0].end - sent.start :]

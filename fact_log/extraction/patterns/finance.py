@@ -19,7 +19,6 @@ from uac.fact_log.extraction.patterns.text import (
     Span,
     clause_of,
     clause_ok,
-    dates_in,
     in_clause,
     someone_else,
     stop_ok,
@@ -187,7 +186,7 @@ def cancel_day(ctx: Ctx, sent: Span) -> dt.date | None:
     ends on the 20th, I cancelled it") or a plan, never the day it was cancelled."""
     if _CANCEL_TO_COME.search(sent.text):
         return None
-    days = [d.date for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    days = [d.date for d in ctx.dates(sent, "past") if d.valid]
     past = [d for d in days if d is not None and d <= ctx.today]
     return past[0] if past else ctx.today
 
@@ -287,16 +286,12 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if (period := period_of(sent.text, "subscription")) is not None:
         value["period"] = period
     if (renew := _RENEWS.search(sent.text)) is not None:
-        dates = [
-            d
-            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-            if d.start > sent.start + renew.start()
-        ]
+        dates = ctx.dates(sent, after=renew.start() + 1)
         if dates and dates[0].valid:
             value["renews_on"] = dates[0].date
     if (began := _BEGAN.search(sent.text)) is not None:
         # "Signed up for Duolingo today": it started that day (the message's, when none said)
-        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(sent, "past") if d.valid]
         value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
@@ -336,7 +331,7 @@ def _renews_next(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _EVERY.search(sent.text):
         return  # "on the 4th of every month" is a day of each month, not the next renewal
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
+    dates = [d for d in ctx.dates(sent) if d.start > m.start()]
     if dates and dates[0].valid:
         value = {"name": last.get("name"), "renews_on": dates[0].date}
         ctx.add("finance.subscriptions", value, sent, 0.75)
@@ -356,7 +351,7 @@ def _trial_end(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(m, parts, sent):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start > m.start()]
+    dates = [d for d in ctx.dates(sent) if d.start > m.start()]
     if dates and dates[0].valid:
         value = {"name": last.get("name"), "renews_on": dates[0].date}
         ctx.add("finance.subscriptions", value, sent, 0.75)
@@ -378,7 +373,7 @@ def _signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(m, parts, sent):
         return
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid]
     # "£1 for the first 3 months then £26 a month": the price per period is the one after "then"
     later = [x for x in money if re.search(r"\bthen\b", sent.text[money[0].end : x.start])]
     price = later[0] if later else money[0]

@@ -144,7 +144,7 @@ def topics(ctx: Ctx, sent: Span, found: list[Candidate]) -> list[Mention]:
         if "health.medications" not in paths:
             owner = health.drug_owner(text, name)  # a dose said next completes only the user's
             out.append(Mention("drug", freeze({"name": name, **owner}), day))
-    dates = [d.date for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.date]
+    dates = [d.date for d in ctx.dates(sent) if d.date]
     if dates and plain(sent):  # "her birthday is on June 3": a day to count back from
         out.append(Mention("date", freeze({"date": dates[-1]}), day))
     if "schedule.events" not in paths and plain(sent) and (title := named_event(text)):
@@ -347,7 +347,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             fields.pop("return_date")
         if via:  # "I fly already on the 16th, via Warsaw"
             fields["via"] = via
-        days = dates_in(sent, "future", ctx.today, ctx.anchor)
+        days = ctx.dates(sent)
         days = [d for d in days if d.start >= sent.start + after]
         if key == "depart" and len(days) > 1 and days[1].date and days[1].date >= day:
             fields["return_date"] = days[1].date  # "now it's the 19th to the 23rd"
@@ -365,7 +365,7 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # day is the one corrected, else the start
         gone = [
             last_such_day(d, ctx.today)
-            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
+            for d in ctx.dates(sent, "past")
             if d.start >= sent.start + after and d.date
         ]
         day = gone[0].date if gone and gone[0].date else day

@@ -188,7 +188,7 @@ def rule_medications(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         drug = m["name"] or m["name2"]
         if not _is_drug(drug, False) or not stop_ok(parts, sent, at):
             continue
-        dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(sent, "past") if d.valid]
         # "the aspirin I started on 1 March": a day the drug began is its start, no stop
         began = [d for d in dates if _BEGAN.search(ctx.text[max(0, d.start - 24) : d.start])]
         dates = [d for d in dates if d not in began]
@@ -569,7 +569,7 @@ def rule_supply(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _SUPPLY_END.search(sent.text)
     if in_clause(m, parts, sent):
         name = drug_names(m["name"] or m["name2"] or "")
-        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(sent) if d.valid]
         if name and dates and dates[0].start >= sent.start + m.end():
             ctx.add(
                 "health.medications",
@@ -607,7 +607,7 @@ def _supply_runs_out(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if not names and m["it"]:
         mention = ctx.thread.last_own("drug", "health.medications")
         names = [mention.get("name")] if mention is not None and mention.get("name") else []
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end()]
     if not names or not later:
         return False

@@ -175,11 +175,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if docs and (exp := _EXPIRY.search(sent.text)):
         abs_exp = sent.start + exp.start()
         if clause_ok(parts, sent, abs_exp):
-            dates = [
-                d
-                for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-                if d.start > sent.start + docs[0].start()
-            ]
+            dates = ctx.dates(sent, after=docs[0].start() + 1)
             if dates and dates[0].valid:
                 # The document named closest before the date is the one that expires.
                 doc = [m for m in docs if sent.start + m.start() < dates[0].start][-1]
@@ -197,11 +193,7 @@ def rule_identity(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if in_clause(m, parts, sent) and m[1].split()[0] not in NOT_NAMES:
         ctx.add("identity.name", m[1], sent, 0.85)
     if (m := _BORN.search(sent.text)) and in_clause(m, parts, sent):
-        dates = [
-            d
-            for d in dates_in(sent, "past", ctx.today, ctx.anchor)
-            if d.start >= sent.start + m.end()
-        ]
+        dates = ctx.dates(sent, "past", after=m.end())
         if dates and dates[0].valid and dates[0].explicit_year:
             ctx.add("identity.birth_date", dates[0].date, sent, 0.9)
     m = _NATIONALITY.search(sent.text)

@@ -225,7 +225,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _HOTEL.search(sent.text)
     if in_clause(m, parts, sent):
         place = _city(m["place"] or m["place2"] or m["place3"] or m["place4"])
-        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(sent) if d.valid]
         if m["place4"] and not (_CHECK_IN.search(sent.text) or len(dates) > 1):
             return  # "Hotel in Porto: any tips?": a stay is booked only with its days
         ins = [
@@ -260,7 +260,7 @@ def rule_bookings(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _FLIGHT.search(sent.text)
     if not in_clause(m, parts, sent):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     place = _city(m["place"] or m["dest"])
     if not dates or place is None:
         return
@@ -279,7 +279,7 @@ def _booked_under(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if not in_clause(m, parts, sent, "kind"):
         return False
     dest = _city(m["dest"] or m["dest2"])  # "my flight to Dubai", "the Dubai flight"
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     if dest is None or not dates or m["name"].split()[0] in NOT_NAMES:
         return False
     kind = "train" if m["kind"].lower() == "train" else "flight"
@@ -315,7 +315,7 @@ def _route_flight(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     when = clock(sent.text[m.end() :]) if m is not None else None
     if m is None or when is None or not in_clause(m, parts, sent):
         return False
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    days = [d for d in ctx.dates(sent) if d.valid]
     if not days:
         return False
     origin = _city(m["origin"]) or m["origin"]
@@ -351,7 +351,7 @@ def _ticket(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     m = _TICKET.search(sent.text)
     if not in_clause(m, parts, sent):
         return False
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    days = [d for d in ctx.dates(sent) if d.valid]
     when = clock(sent.text[m.end() :])
     if not days or when is None:
         return False
@@ -374,7 +374,7 @@ def _ticket_home(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         parts, sent, sent.start
     ):
         return False
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    days = [d for d in ctx.dates(sent) if d.valid]
     when = clock(sent.text)
     if not days or when is None:
         return False
@@ -422,7 +422,7 @@ def _stay(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
         place = _named_city(sent.text[: head.end() + 40])  # "Hotel Riu Plaza, Madrid, ..."
     if head is not None and head["named"] and not said:
         place = _city(head["named"]) or place  # "the Hilton Rome": the chain, then its city
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     check_in = _CHECK_IN.search(sent.text)
     ins = [d for d in dates if check_in and d.start > sent.start + check_in.start()]
     out_cue = _CHECK_OUT.search(sent.text)
@@ -509,7 +509,7 @@ def _car_hire(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     pick = _PICK_UP.search(sent.text)
     if m is None or pick is None or not in_clause(m, parts, sent):
         return False
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     after = [d for d in dates if d.start > sent.start + pick.start()]
     if not after:
         return False
@@ -586,7 +586,7 @@ def rule_pasted_stay(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if head is None or THIRD_PARTY.search(ctx.text[back : sent.start]):
         return
     window = Span(head.start(), ctx.text[head.start() : head.start() + _PASTE_SPAN])
-    days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(window) if d.valid and d.date]
     cue_in, cue_out = _CHECK_IN.search(window.text), _CHECK_OUT.search(window.text)
     ins = [d for d in days if cue_in and d.start > window.start + cue_in.start()]
     outs = [d for d in days if cue_out and d.start > window.start + cue_out.start()]
@@ -667,7 +667,7 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if _THEIRS.search(ctx.text, sent.start, at):
         return  # "Tom's flight lands at 6pm": someone else's journey
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(sent) if d.valid and d.date]
     if not days or travel.PAST.search(sent.text):
         return
     where = travel.places_in(sent)

@@ -23,7 +23,6 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     clause_ok,
-    dates_in,
     in_clause,
     is_question,
     someone_else,
@@ -195,18 +194,14 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
     elif (nth := EVERY_NTH.search(text)) and 1 <= int(nth[1]) <= 31 and period in (None, "monthly"):
         value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     if due := _NEXT_DUE.search(text):
-        days = [
-            d
-            for d in dates_in(item, "future", ctx.today, ctx.anchor)
-            if d.start >= item.start + due.end()
-        ]
+        days = ctx.dates(item, after=due.end())
         if days and days[0].valid:
             value["next_date"] = days[0].date
     if (acct := _OUT_OF.search(text)) and acct["a"].lower() != payee.lower():
         value["account"] = acct["a"]
     _from_thread(ctx, text, value)
     if last := _LAST_PAYMENT.search(text):
-        days = [d for d in dates_in(item, "future", ctx.today, ctx.anchor) if d.valid]
+        days = [d for d in ctx.dates(item) if d.valid]
         after = [d for d in days if d.start >= item.start + last.end()]
         if after:
             value["ends_on"] = after[0].date
@@ -635,7 +630,7 @@ def _moved(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if old is None and (said := _OLD_ACCOUNT.search(sent.text)) is not None:
         old = f"{said['bank'] or said['bank2']} account"  # "the last Halifax one was 1 March"
     if old and not str(old).lower().startswith(m["new"].lower()):
-        days = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+        days = [d for d in ctx.dates(sent, "past") if d.valid]
         # the last payment from the old account, said ("was 1 March"), else today
         last = days[-1].date if days and days[-1].date < ctx.today else ctx.today
         ended = {"payee": payee, "method": method, "account": old, "ends_on": last}
@@ -677,7 +672,7 @@ def _planned_note(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if m is None or not clause_ok(parts, sent, sent.start):
         return False
     money = amount_at(m.string, m.start("amt"), m.end("amt"), currency=True)
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     if not money or len(dates) != 1 or someone_else(sent.text):
         return False
     value = {
@@ -707,7 +702,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # card": what is paid, and how much, open the sentence
         said, what_at, what = Span(sent.start, sent.text[: m.start()]), 0, lead["what"]
         money = find_money(lead["lead"])
-        dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        dates = [d for d in ctx.dates(sent) if d.valid]
         if dates:
             _add_planned(ctx, sent, m, what, money[0], dates[0].date)
         return
@@ -724,7 +719,7 @@ def rule_planned_card_payment(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     money = [
         x for x in find_money(said.text) if said is not sent or what_at <= x.start < m.end("what")
     ]
-    dates = [d for d in dates_in(said, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(said) if d.valid]
     if not money or not dates:
         return
     if said is sent:

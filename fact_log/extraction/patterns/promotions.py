@@ -15,7 +15,6 @@ from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
     clause_ok,
-    dates_in,
     in_clause,
     someone_else,
 )
@@ -89,11 +88,7 @@ def _offer(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(m, parts, sent) or someone_else(sent.text[: m.start()]):
         return
-    later = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.valid and d.start >= sent.start + m.end() - 8
-    ]
+    later = [d for d in ctx.dates(sent) if d.valid and d.start >= sent.start + m.end() - 8]
     # "until 31.08": a day written day-first with dots, after the word that ends the offer
     until = None if later else _UNTIL_DOTTED.search(sent.text, max(0, m.end() - 8))
     dotted = until and dotted_day(f"{until[1]}.{until[2]}.", ctx.today, "future")
@@ -173,7 +168,7 @@ def _offer_for_months(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     if not months or provider.split()[0] in NOT_NAMES or someone_else(sent.text[: who.start()]):
         return False
     months *= 12 if span["unit"].lower().startswith("year") else 1
-    starts = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    starts = [d for d in ctx.dates(sent, "past") if d.valid]
     start = starts[0].date if starts else ctx.today
     value: dict[str, Any] = {
         "name": _INSTEAD.sub(" offer", " ".join(rate[0].split()), count=1)
@@ -199,7 +194,7 @@ def rule_promotions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(m, parts, sent):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent) if d.valid]
     later = [d for d in dates if d.start >= sent.start + m.end() - 8]
     if not later:
         return

@@ -11,7 +11,6 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
-    dates_in,
     guarded,
     in_clause,
     someone_else,
@@ -113,7 +112,7 @@ def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | Non
     if ret is not None and (n := count_word(ret["n"])) is not None:
         value["return_by"] = bought + dt.timedelta(days=n)
     if until is not None:  # "they gave me till jan 15 to return it": the day itself
-        days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+        days = [d for d in ctx.dates(sent) if d.valid]
         if days:
             value["return_by"] = days[0].date
     if "ends_on" not in value and "return_by" not in value:
@@ -146,7 +145,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ]  # "bought new lens for 4 299 zł in Cyfrowe.pl, 2 years guarantee": where it was paid
     if merchant := subject["merchant"] or subject["merchant3"] or (paid_here and paid_here[0]):
         value["merchant"] = merchant
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.date]
+    dates = [d for d in ctx.dates(sent, "past") if d.date]
     if subject["bought"]:  # "Bought a ... (on 2 March / yesterday)": that day, else today
         said = [d for d in dates if d.start < sent.start + m.start()]
         value["purchased_on"] = said[0].date if said else ctx.today
@@ -163,11 +162,7 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         start = bought or ctx.today
         value["ends_on"] = add_months(start, count * months)
     else:
-        until = [
-            d
-            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-            if d.start > sent.start + m.start()
-        ]
+        until = ctx.dates(sent, after=m.start() + 1)
         if not until or until[0].date is None:
             return
         value["ends_on"] = until[0].date

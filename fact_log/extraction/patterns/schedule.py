@@ -193,7 +193,7 @@ def _dated_event(ctx: Ctx, sent: Span, parts: list[Span]) -> re.Match[str] | Non
     """Of several event words, the first in a clause that holds a day ("vet rang, herd TB test
     is on the 23rd at 10": the test, not the vet); None for one or none."""
     found = list(EVENT.finditer(sent.text))
-    dated = [clause_of(parts, d.start) for d in dates_in(sent, "future", ctx.today, ctx.anchor)]
+    dated = [clause_of(parts, d.start) for d in ctx.dates(sent)]
     days = {(c.start, c.end) for c in dated if c is not None}
     for ev in found:
         own = clause_of(parts, sent.start + ev.start())
@@ -243,7 +243,7 @@ def rule_events(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # event booked before its place is named is both ("Booked a diving course on 12 July
         # in Dahab").
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.start >= sent.start]
+    dates = [d for d in ctx.dates(sent) if d.start >= sent.start]
     # "from 13/05 for six weeks": the day said as the start; "til end of July" is no start
     begins = first_start(ctx.text, dates)
     day = begins.date if begins else _same_day(ctx, sent, when) or _next_weekly(ctx, sent, when)
@@ -321,7 +321,7 @@ def _details_follow(ctx: Ctx, sent: Span) -> bool:
     if clock(nxt.text) is not None or _WEEKLY_DAY.search(nxt.text) is not None:
         return True
     # "PADI open water course in Dahab!! 12th to 15th September": the days alone follow
-    days = dates_in(nxt, "future", ctx.today, ctx.anchor)
+    days = ctx.dates(nxt)
     return len(days) == 2 and days[0].start - nxt.start < 6
 
 
@@ -432,23 +432,19 @@ def rule_away(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             return
     if not in_clause(m, parts, sent):
         return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
+    dates = ctx.dates(sent, after=m.start() + 1)
     said = m.groupdict()
     leave = said.get("leave") or said.get("leave2") or said.get("leave3")
     if not dates and leave and ctx.following is not None:
         # "Annual leave approved!! 17 to 28 August": the days are the next sentence
         sent = Span(sent.start, ctx.text[sent.start : ctx.following.end])
-        dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+        dates = ctx.dates(sent)
     if len(dates) == 1 and _TILL_ONLY.match(ctx.text, sent.start + m.end(), dates[0].start):
         # "I've told work I'm off until Friday": away from today
         dates = [DateMatch(dates[0].start, dates[0].start, "", ctx.today), dates[0]]
     if len(dates) < 2:
         # "From 1 to 21 of August I am in holidays": the days before the cue
-        dates = dates_in(sent, "future", ctx.today, ctx.anchor)[:2]
+        dates = ctx.dates(sent)[:2]
     if len(dates) < 2 or dates[0].date is None or dates[1].date is None:
         return
     if leave and _LEAVE_NOT.search(sent.text):
@@ -487,11 +483,7 @@ def rule_booked_place(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(m, parts, sent):
         return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start >= sent.start + m.end()
-    ]
+    dates = ctx.dates(sent, after=m.end())
     if not dates or not dates[0].valid or dates[0].start - sent.start > m.end() + 2:
         return  # the day follows "for" ("for 3 nights" is no day)
     when = clock(sent.text[m.end() :])
@@ -519,11 +511,7 @@ def rule_guests(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _GUESTS.search(sent.text)
     if m is None or guarded(sent.text, None, sent.text):
         return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start >= sent.start + m.end()
-    ]
+    dates = ctx.dates(sent, after=m.end())
     if len(dates) < 2 or not (dates[0].valid and dates[1].valid) or dates[1].date < dates[0].date:
         return
     who = m["who"].lower()
@@ -563,11 +551,7 @@ def rule_plans(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = start or doing
     if not in_clause(m, parts, sent):
         return
-    days = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
+    days = ctx.dates(sent, after=m.start() + 1)
     when = clock(sent.text)
     if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
         return
@@ -595,11 +579,7 @@ def rule_home_visit(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     m = _HOME_VISIT.search(sent.text)
     if not in_clause(m, parts, sent, "verb"):
         return  # guards read up to the verb: "my sister's sofa is being delivered" is hers
-    days = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
+    days = ctx.dates(sent, after=m.start() + 1)
     if not days or not days[0].valid or days[0].date < ctx.today:  # type: ignore[operator]
         return
     when = clock(sent.text)
@@ -670,7 +650,7 @@ def _slot(
         return  # another rule read the clause
     rest = Span(clause.start + m.end(), ctx.text[clause.start + m.end() : end])
     when = clock(rest.text)
-    days = [d for d in dates_in(rest, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(rest) if d.valid and d.date]
     day: dt.date | None = None
     if days and days[0].start - rest.start <= 12:
         day = days[0].date  # the day must follow the verb ("is on tuesday the 19th")
@@ -719,10 +699,10 @@ def rule_signed_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if find_money(sent.text) or _SIGNUP_DAY.search(sent.text):
         return  # "signed up for Duolingo Super today, €12.99/month": a subscription taken out
     window = sent
-    days = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    days = [d for d in ctx.dates(sent) if d.valid and d.date]
     if not days and ctx.following is not None:
         window = Span(sent.start, ctx.text[sent.start : ctx.following.end])
-        days = [d for d in dates_in(window, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+        days = [d for d in ctx.dates(window) if d.valid and d.date]
     if not days or days[0].date < ctx.today:  # type: ignore[operator]
         return
     when = clock(window.text)
@@ -786,6 +766,13 @@ _UNTIL_END = lazy(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IG
 # for each weekday named
 _DAY_WORD = r"(?:mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?s?"
 
+
+def _weekday(word: str) -> int | None:
+    """The weekday (0 is Monday) a day word names, plural or short ("Tuesdays", "thurs")."""
+    key = word.lower().rstrip("s")
+    return WEEKDAYS.get(key, WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3])))
+
+
 _WEEKLY_NOTE = lazy(
     r"^(?:(?:and|also|plus|oh)\s+)?(?:(?:my|our|the|new)\s+)?"
     r"(?P<title>[a-z][a-z-]{1,20}(?:\s(?!" + _DAY_WORD + r"\b)[a-z][a-z-]{1,20}){0,2})\s+"
@@ -817,12 +804,7 @@ def rule_weekly_note(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if several:  # one series a weekday, in place of the event the event rules read for one
         ctx.out = [c for c in ctx.out if c.path != "schedule.events" or c.start < sent.start]
     for word in re.findall(_DAY_WORD, m["days"], re.I):
-        key = word.lower().rstrip("s")
-        day = (
-            WEEKDAYS.get(key)
-            if key in WEEKDAYS
-            else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-        )
+        day = _weekday(word)
         if day is None:
             continue
         ahead = (day - ctx.today.weekday()) % 7 or 7
@@ -856,12 +838,7 @@ def rule_weekly_slot(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return  # "the scan is on friday at 2pm": one day, not a weekly slot
     if re.search(r"['’]s\b", m[0]):
         return  # "my dad's scan": someone else's
-    key = m["day"].lower().rstrip("s")
-    day = (
-        WEEKDAYS.get(key)
-        if key in WEEKDAYS
-        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-    )
+    day = _weekday(m["day"])
     when = clock(sent.text[m.end() :])
     if set(m["title"].lower().split()) & _NOT_HABIT or when is None or day is None:
         return
@@ -908,12 +885,7 @@ def rule_weekly_duty(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not (m["day"].lower().endswith("s") or "every" in m[0].lower()):
         return  # "I work at the shop on Friday": one day, not a weekly duty
-    key = m["day"].lower().rstrip("s")
-    day = (
-        WEEKDAYS.get(key)
-        if key in WEEKDAYS
-        else WEEKDAY_ABBR.get(key[:4], WEEKDAY_ABBR.get(key[:3]))
-    )
+    day = _weekday(m["day"])
     rest = sent.text[m.end() :]
     when = clock(rest)
     if when is None and (hours := _BARE_HOURS.match(rest)) is not None:
@@ -1100,7 +1072,7 @@ def _series_until(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         or not clause_ok(parts, sent, sent.start)
     ):
         return
-    later = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid]
+    later = [d for d in ctx.dates(sent) if d.valid]
     if later and (start := last.get("start")) is not None and later[0].date >= start.date():
         value = {**last.record(), "repeat_until": later[0].date}
         ctx.add("schedule.events", value, sent, 0.75)
@@ -1179,11 +1151,7 @@ def rule_deliveries(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     item = ctx.thread.last("item")
     if item is None or not in_clause(m, parts, sent):
         return
-    dates = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.start > sent.start + m.start()
-    ]
+    dates = ctx.dates(sent, after=m.start() + 1)
     if not dates or dates[0].date is None:
         return
     title = f"{str(item.get('item')).capitalize()} delivery"

@@ -421,6 +421,12 @@ class Ctx:
         """The day the conversation was last about ("back on the 20th" continues from it)."""
         return self.thread.last_date()
 
+    def dates(self, sent: Span, prefer: Prefer = "future", after: int = 0) -> list[DateMatch]:
+        """The dates of a sentence (`dates_in` against this message's day and the one the
+        conversation was about) that start `after` characters into it or later."""
+        at = sent.start + after
+        return [d for d in dates_in(sent, prefer, self.today, self.anchor) if d.start >= at]
+
     def add(
         self,
         path: str,

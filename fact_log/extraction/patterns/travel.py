@@ -506,11 +506,7 @@ def rule_here_since(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if m is None or not in_clause(m, parts, sent) or said_here(ctx, sent, "travel.trips"):
         return
     found = known(m["place"].split())
-    days = [
-        d
-        for d in dates_in(sent, "past", ctx.today, ctx.anchor)
-        if d.start >= sent.start + m.end() - 1 and d.valid and d.date
-    ]
+    days = [d for d in ctx.dates(sent, "past", after=m.end() - 1) if d.valid and d.date]
     if found is None or not days or found[0] is None:
         return
     day = days[0].date
@@ -593,7 +589,7 @@ def rule_trip_from_thread(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if not in_clause(out, parts, sent) or WISH.search(sent.text):
         return
-    dates = [d for d in dates_in(sent, "future", ctx.today, ctx.anchor) if d.valid and d.date]
+    dates = [d for d in ctx.dates(sent) if d.valid and d.date]
     if not dates or _place(sent) is not None:
         return
     fields = ctx.thread.mentions[where].record()
@@ -809,14 +805,14 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if someone_else(head) or OTHER_SUBJECT.match(sent.text) or not _stated(parts, sent, at):
         return
     window = sent
-    dates = dates_in(sent, "future", ctx.today, ctx.anchor)
+    dates = ctx.dates(sent)
     stay = span_of(dates, ctx.text, 0)
     if stay is None and nxt is not None and not places_in(nxt) and "?" not in nxt.text:
         # "Lima in November!! 9th to the 23rd.": the days in the sentence after the place
         window = Span(sent.start, ctx.text[sent.start : nxt.end])
         if PAST.search(nxt.text) or WISH.search(nxt.text):
             return
-        stay = span_of(dates_in(window, "future", ctx.today, ctx.anchor), ctx.text, 0)
+        stay = span_of(ctx.dates(window), ctx.text, 0)
     if _DOCUMENT.search(window.text):
         return  # "India: e-visa approved!! valid 10 Jan to 9 Jan": a document's validity
     if stay is None or inside_a_trip(ctx, *stay) or claimed(ctx, sent, stay):
@@ -871,7 +867,7 @@ def _topic_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     where = latest(ctx, "destination")
     if where < 0 or where < latest(ctx, "travel.trips") or WISH.search(sent.text):
         return
-    stay = span_of(dates_in(sent, "future", ctx.today, ctx.anchor), ctx.text, 0)
+    stay = span_of(ctx.dates(sent), ctx.text, 0)
     if stay is None or not clause_ok(parts, sent, sent.start) or someone_else(sent.text):
         return
     fields = ctx.thread.mentions[where].record()
@@ -908,7 +904,7 @@ def rule_next_stops(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # is 9 July (the month said before the leg)
         days = [
             d
-            for d in dates_in(sent, "future", ctx.today, ctx.anchor)
+            for d in ctx.dates(sent)
             if d.valid and d.date and leg.start <= d.start < leg.start + len(leg.text)
         ]
         stay = span_of(days, ctx.text, 0)

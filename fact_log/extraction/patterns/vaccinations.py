@@ -77,7 +77,7 @@ def _vaccination_said(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         past = re.search(r"\bmy\s+(?:last\s+)?$", before) and _WAS_WHEN.match(after)
         if not (given or past) or not in_clause(v, parts, sent):
             continue
-        days = [d for d in dates_in(clause, "past", ctx.today, ctx.anchor) if d.valid]
+        days = [d for d in ctx.dates(clause, "past") if d.valid]
         day = days[0].date if days else (None if past else ctx.today)
         if day is not None and day > ctx.today:
             continue
@@ -156,7 +156,7 @@ def rule_vaccinations(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     names = dict.fromkeys(table[v[0].lower()] for v in pattern.finditer(sent.text, m.start()))
     if not names:
         return
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid]
     if dates and dates[0].date > ctx.today:
         return
     day = dates[0].date if dates else (ctx.today if _EARLIER_TODAY.search(sent.text) else None)

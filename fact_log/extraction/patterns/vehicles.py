@@ -14,7 +14,6 @@ from uac.fact_log.extraction.patterns.text import (
     clause_of,
     clause_ok,
     complete_earlier,
-    dates_in,
     in_clause,
     someone_else,
 )
@@ -527,7 +526,7 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         ctx.add("vehicles.vehicles", {"make": make, "model": model}, sent, 0.7)
     if vehicle is None:
         return  # which vehicle? the service_due check needs to know
-    dates = [d for d in dates_in(sent, "past", ctx.today, ctx.anchor) if d.valid]
+    dates = [d for d in ctx.dates(sent, "past") if d.valid]
     dotted = dotted_day(sent.text, ctx.today, "past")
     if not dates and dotted is None and _MONTH_ONLY.search(sent.text):
         return  # "had the service back in August": no day to key it by, and not today
@@ -546,7 +545,7 @@ def rule_services(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         value["mileage"] = kilometres(at[1], "km")  # "on 14 March at 72,000": the reading
     if nxt and (km := _DUE_KM.search(sent.text, nxt.start())) and km["rel"].lower() == "at":
         value["next_due_mileage"] = kilometres(km["km"], km["u"] or "km", bool(km["k"]))
-    ahead = dates_in(sent, "future", ctx.today, ctx.anchor) if nxt else []
+    ahead = ctx.dates(sent) if nxt else []
     if nxt and (later := [d for d in ahead if d.valid and d.start > sent.start + nxt.end()]):
         value["next_due_date"] = later[0].date  # "the next one is due 20 April 2027"
     elif (
@@ -592,11 +591,7 @@ def rule_inspection(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if someone_else(sent.text[: m.start()]):
         return
-    later = [
-        d
-        for d in dates_in(sent, "future", ctx.today, ctx.anchor)
-        if d.valid and d.start >= sent.start + m.end()
-    ]
+    later = [d for d in ctx.dates(sent) if d.valid and d.start >= sent.start + m.end()]
     due = later[0].date if later else dotted_day(sent.text[m.end() :], ctx.today, "future")
     if due is None:
         return
