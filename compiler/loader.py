@@ -18,7 +18,6 @@ import re
 import sys
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -28,12 +27,14 @@ from uac.fact_log.errors import NotFound, WorkspaceError
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from uac.compiler.verified import Checked, Checkpoint
     from uac.fact_log.addressing import Address
     from uac.fact_log.chain_keys import KeyRing
 
 # The sandbox's zygote imports this module and only `import_package` and `stubs_except` of
 # it, with a directory as a string: neither `pathlib` nor the addressing module (~5 ms of its
-# start) is imported here; the functions that make a `Path` or an `Address` import them.
+# start) is imported here, nor the records of a loaded checkpoint (compiler/verified.py, two
+# dataclasses: ~1 ms); the functions that make a `Path`, an `Address` or those import them.
 
 GENERATED = "generated"
 FILES = "files.json"
@@ -273,44 +274,9 @@ def verified_files(home: Path, addr: Address, version: int | None = None) -> Che
         stamp = b""
     check_signature(directory, stamp)
     check_files(directory, stamp)
+    from uac.compiler.verified import Checked
+
     return Checked(addr, version, directory, json.loads(stamp))
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A checkpoint whose files were verified, not imported: its data files only."""
-
-    address: Address
-    version: int
-    directory: Path
-    meta: dict[str, Any]
-
-    @property
-    def manifest(self) -> str:
-        """The compact manifest for agent context."""
-        return (self.directory / "manifest.md").read_text(encoding="utf-8")
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        """Object path → fact ids, and each fact's derived status."""
-        return json.loads((self.directory / "provenance.json").read_text(encoding="utf-8"))
-
-
-@dataclass(frozen=True)
-class Checkpoint(Checked):
-    """A loaded checkpoint: its typed root object and metadata."""
-
-    package: ModuleType
-
-    @property
-    def user(self) -> Any:
-        """The root typed object."""
-        return self.package.state.user
-
-    @property
-    def diagnostics(self) -> dict[str, Any]:
-        """Contradictions, coercion failures and renames found by the fold."""
-        return json.loads((self.directory / "diagnostics.json").read_text(encoding="utf-8"))
 
 
 _IMPORTED: dict[str, str] = {}  # a subject's versions directory -> package imported last
@@ -576,4 +542,6 @@ def load(
     version, directory = version_dir(home, addr, version)
     package = import_package(directory, stubs=() if only is None else stubs_except(directory, only))
     meta = json.loads((directory / FILES).read_text())
+    from uac.compiler.verified import Checkpoint
+
     return Checkpoint(addr, version, directory, meta, package)
