@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from uac.compiler.loader import Checkpoint
+from uac.compiler.verified import Checkpoint
 from uac.fact_log.errors import InputError, NotFound
 
 _STEP = re.compile(

@@ -18,17 +18,23 @@ import re
 import sys
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from uac.compiler.gc_pause import cyclic_gc_paused
-from uac.fact_log.addressing import Address
 from uac.fact_log.errors import NotFound, WorkspaceError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from uac.compiler.verified import Checked, Checkpoint
+    from uac.fact_log.addressing import Address
     from uac.fact_log.chain_keys import KeyRing
+
+# The sandbox's zygote imports this module and only `import_package` and `stubs_except` of
+# it, with a directory as a string: neither `pathlib` nor the addressing module (~5 ms of its
+# start) is imported here, nor the records of a loaded checkpoint (compiler/verified.py, two
+# dataclasses: ~1 ms); the functions that make a `Path`, an `Address` or those import them.
 
 GENERATED = "generated"
 FILES = "files.json"
@@ -100,17 +106,20 @@ def diff_versions(
     return old, new
 
 
-def file_digests(directory: Path) -> dict[str, str]:
+def file_digests(directory: str | os.PathLike[str]) -> dict[str, str]:
     """SHA-256 of every generated file in a version directory (not caches)."""
-    return {
-        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(directory.iterdir())
-        if p.is_file() and p.name not in (FILES, SIGNATURE)
-    }
+    digests = {}
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        if entry.is_file() and entry.name not in (FILES, SIGNATURE):
+            with open(entry.path, "rb") as f:
+                digests[entry.name] = hashlib.sha256(f.read()).hexdigest()
+    return digests
 
 
-def home_of(directory: Path) -> Path:
+def home_of(directory: str | os.PathLike[str]) -> Path:
     """The workspace a version directory belongs to (generated/<t>/<s>/<subj>/versions/vN)."""
+    from pathlib import Path
+
     return Path(directory).resolve().parents[5]
 
 
@@ -156,6 +165,10 @@ def content_signature(directory: Path) -> str:
 
 def placed_at(directory: Path) -> tuple[Address, int]:
     """The subject and version a version directory's place in the layout says it is."""
+    from pathlib import Path
+
+    from uac.fact_log.addressing import Address
+
     resolved = Path(directory).resolve()
     subject, scope, tenant = (resolved.parents[i].name for i in (1, 2, 3))
     if not re.fullmatch(r"v\d{6}", resolved.name):
@@ -232,7 +245,7 @@ def check_signature(directory: Path, stamp: bytes | None = None) -> None:
         )
 
 
-def check_files(directory: Path, stamp: bytes) -> dict[str, str]:
+def check_files(directory: str | os.PathLike[str], stamp: bytes) -> dict[str, str]:
     """The digests of a version directory's files, refused unless they are the ones its
     files.json (`stamp`) lists: a file edited, added or removed after publishing."""
     try:
@@ -261,44 +274,9 @@ def verified_files(home: Path, addr: Address, version: int | None = None) -> Che
         stamp = b""
     check_signature(directory, stamp)
     check_files(directory, stamp)
+    from uac.compiler.verified import Checked
+
     return Checked(addr, version, directory, json.loads(stamp))
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A checkpoint whose files were verified, not imported: its data files only."""
-
-    address: Address
-    version: int
-    directory: Path
-    meta: dict[str, Any]
-
-    @property
-    def manifest(self) -> str:
-        """The compact manifest for agent context."""
-        return (self.directory / "manifest.md").read_text(encoding="utf-8")
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        """Object path → fact ids, and each fact's derived status."""
-        return json.loads((self.directory / "provenance.json").read_text(encoding="utf-8"))
-
-
-@dataclass(frozen=True)
-class Checkpoint(Checked):
-    """A loaded checkpoint: its typed root object and metadata."""
-
-    package: ModuleType
-
-    @property
-    def user(self) -> Any:
-        """The root typed object."""
-        return self.package.state.user
-
-    @property
-    def diagnostics(self) -> dict[str, Any]:
-        """Contradictions, coercion failures and renames found by the fold."""
-        return json.loads((self.directory / "diagnostics.json").read_text(encoding="utf-8"))
 
 
 _IMPORTED: dict[str, str] = {}  # a subject's versions directory -> package imported last
@@ -336,7 +314,7 @@ _FINDERS: dict[str, str] = {}
 
 
 def import_package(
-    directory: Path,
+    directory: str | os.PathLike[str],
     verify: bool = True,
     signed: bool = True,
     stubs: tuple[str, ...] = (),
@@ -369,16 +347,19 @@ def import_package(
             if known is not None and known[0] == seen and known[1] in sys.modules:
                 return sys.modules[known[1]]
     try:
-        stamp = (directory / FILES).read_bytes()
+        with open(os.path.join(directory, FILES), "rb") as f:
+            stamp = f.read()
     except OSError:
         stamp = b""
     if verify and signed:
-        check_signature(directory, stamp)
+        from pathlib import Path
+
+        check_signature(Path(directory), stamp)
     files = check_files(directory, stamp) if verify else None
     # Named by path and content: a directory rewritten with other code (a workspace deleted
     # and built again at the same path) must not be served from an earlier import.
-    resolved = directory.resolve()
-    ident = hashlib.sha256(str(resolved).encode() + b"\0" + stamp).hexdigest()
+    resolved = os.path.realpath(directory)
+    ident = hashlib.sha256(resolved.encode() + b"\0" + stamp).hexdigest()
     name = "uac_checkpoint_" + ident[:16] + ("_partial" if stubs else "")
     name += "" if constraints else "_no_constraints"  # never served as the whole package
     with _IMPORT_LOCK:
@@ -397,7 +378,7 @@ def import_package(
 _VERIFIED: dict[str, tuple[tuple[Any, ...], str, Path]] = {}
 
 
-def _stat_stamp(directory: Path, ring_file: Path) -> tuple[Any, ...]:
+def _stat_stamp(directory: str | os.PathLike[str], ring_file: Path) -> tuple[Any, ...]:
     """Name, inode, size and change times of every file of a version dir and of the key file.
 
     A pass loads every subject's unchanged checkpoint again; reading and hashing all its
@@ -456,8 +437,8 @@ def _carried(earlier: str | None, files: dict[str, str] | None) -> dict[str, Mod
 
 def _import_as(
     name: str,
-    directory: Path,
-    resolved: Path,
+    directory: str | os.PathLike[str],
+    resolved: str,
     stubs: tuple[str, ...] = (),
     files: dict[str, str] | None = None,
     constraints: bool = True,
@@ -481,7 +462,7 @@ def _import_as(
     )
     _FINDERS[name] = where
     package = importlib.util.module_from_spec(spec)
-    earlier = _IMPORTED.get(str(resolved.parent))
+    earlier = _IMPORTED.get(os.path.dirname(resolved))
     carried = {} if stubs else _carried(earlier, files)
     for module, obj in carried.items():
         sys.modules[f"{name}.{module}"] = obj
@@ -500,7 +481,7 @@ def _import_as(
     if earlier is not None and earlier != name:
         _forget(earlier)
         _VERIFIED_FILES.pop(earlier, None)
-    _IMPORTED[str(resolved.parent)] = name
+    _IMPORTED[os.path.dirname(resolved)] = name
     if files is not None and not stubs:
         held = [
             "schema",
@@ -521,6 +502,8 @@ def imported(home: Path, addr: Address) -> tuple[ModuleType, dict[str, Any]] | N
     with _IMPORT_LOCK:
         name = _IMPORTED.get(str(directory.parent))
         package = sys.modules.get(name) if name and name in _VERIFIED_FILES else None
+    from pathlib import Path
+
     if package is None or Path(package.__file__ or "").parent != directory:
         return None
     try:
@@ -541,10 +524,11 @@ def version_dir(home: Path, addr: Address, version: int | None = None) -> tuple[
     return version, directory
 
 
-def stubs_except(directory: Path, only: Collection[str]) -> tuple[str, ...]:
+def stubs_except(directory: str | os.PathLike[str], only: Collection[str]) -> tuple[str, ...]:
     """The record modules of a version directory other than those of the `only` collections:
     the `stubs` of a package that needs just those (`import_package`)."""
-    modules = sorted(p.stem for p in directory.glob("records_*.py"))
+    names = os.listdir(directory)
+    modules = sorted(n[:-3] for n in names if n.startswith("records_") and n.endswith(".py"))
     return tuple(m for m in modules if m.removeprefix("records_") not in only)
 
 
@@ -558,4 +542,6 @@ def load(
     version, directory = version_dir(home, addr, version)
     package = import_package(directory, stubs=() if only is None else stubs_except(directory, only))
     meta = json.loads((directory / FILES).read_text())
+    from uac.compiler.verified import Checkpoint
+
     return Checkpoint(addr, version, directory, meta, package)

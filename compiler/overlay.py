@@ -187,19 +187,6 @@ def _published(
     return out
 
 
-class _Rendered:
-    """What `_columns.load` reads in place of a file: the rendered text of that name."""
-
-    def __init__(self, files: Mapping[str, str], name: str):
-        self.files, self.name = files, name
-
-    def with_suffix(self, suffix: str) -> _Rendered:
-        return _Rendered(self.files, PurePath(self.name).with_suffix(suffix).name)
-
-    def read_text(self, encoding: str = "utf-8") -> str:
-        return self.files[self.name]
-
-
 def import_rendered(
     files: Mapping[str, str], carry: Mapping[str, ModuleType] | None = None
 ) -> ModuleType:
@@ -236,7 +223,7 @@ def import_rendered(
             made.append(sub.__name__)
             _execute(sub, files[f"{module}.py"], f"<overlay {name}/{module}.py>")
             if module == COLUMNS:
-                sub.Path = _rendered  # type: ignore[attr-defined]
+                sub.read = _rendered  # type: ignore[attr-defined]
             setattr(package, module, sub)
     except Exception as exc:
         raise UacError(f"the proposal's typed state failed to build: {exc}") from None
@@ -252,10 +239,10 @@ def import_rendered(
 _BEING_BUILT: dict[str, Mapping[str, str]] = {}
 
 
-def _rendered(path: str) -> _Rendered:
-    """`_columns`'s stand-in for `Path`: `<package>/<file>` names a file being built."""
+def _rendered(path: str) -> str:
+    """`_columns.read`'s stand-in: the rendered text of `<package>/<file>`, a file being built."""
     where = PurePath(path)
-    return _Rendered(_BEING_BUILT[where.parent.name], where.name)
+    return _BEING_BUILT[where.parent.name][where.name]
 
 
 def _execute(module: ModuleType, text: str, origin: str) -> None:

@@ -18,18 +18,15 @@ open key a log that has none, once; that open upgrades the file.
 
 from __future__ import annotations
 
-import datetime as dt
 import hmac
 import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from uac.fact_log.errors import WorkspaceError
-from uac.fact_log.values import canonical_json, json_string
 
 ENV = "UAC_CHAIN_KEY_FILE"
 
@@ -155,19 +152,10 @@ class KeyRing:
         return hmac.compare_digest(expected, mac)
 
 
-def cell(value: Any) -> str:
-    """One value as a JSON array element for a row digest (text JSON, times ISO)."""
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json_string(value)
-    if isinstance(value, dt.date):  # datetime too
-        return json_string(value.isoformat())
-    if isinstance(value, float | Decimal):
-        return json_string(repr(value) if isinstance(value, float) else str(value))
-    return canonical_json(value)
-
-
 def row_message(table: str, row: Sequence[Any]) -> str:
     """The bytes a table row's keyed digest covers: the table name and every cell, in order."""
-    return table + ":[" + ",".join(map(cell, row)) + "]"
+    # Here, not at import: a read that only loads the ring (a one-shot query) never imports
+    # the values module and `decimal`.
+    from uac.fact_log.values import digest_cell
+
+    return table + ":[" + ",".join(map(digest_cell, row)) + "]"

@@ -37,6 +37,20 @@ def canonical_json(obj: Any) -> str:
     return _ENCODER.encode(obj)
 
 
+def digest_cell(value: Any) -> str:
+    """One value as a JSON array element of a row digest (fact_log/chain_keys.py
+    `row_message`): text JSON, times ISO, floats and Decimals as their text."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json_string(value)
+    if isinstance(value, dt.date):  # datetime too
+        return json_string(value.isoformat())
+    if isinstance(value, float | Decimal):
+        return json_string(repr(value) if isinstance(value, float) else str(value))
+    return canonical_json(value)
+
+
 def sha256(text: str) -> str:
     """Hex SHA-256 of a text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

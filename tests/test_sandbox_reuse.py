@@ -22,6 +22,7 @@ import datetime as dt
 import decimal
 import gc
 import os
+import signal
 import sys
 import time
 import types
@@ -156,6 +157,45 @@ def test_without_reuse_every_query_gets_a_fresh_process(ckpt: Path) -> None:
         assert len(seen) >= 4
     finally:
         box.close()
+
+
+class _Confining(zygote.Confiner):
+    """A confiner whose `apply` does `how` instead of confining (the worker's side only)."""
+
+    def __init__(self, how: str):
+        self.how, self.base_vm = how, 0
+
+    def apply(self, limits: Limits, request_fd: int, result_fd: int, reused: bool = False) -> None:
+        os.dup2(request_fd, 0)
+        os.dup2(result_fd, 1)
+        if self.how == "refuse":
+            raise OSError("cannot confine")
+        if self.how == "die":
+            os.kill(os.getpid(), signal.SIGSYS)
+
+
+def _answer(request: dict) -> tuple[bool, bytes]:
+    return True, b'{"ok": true, "result": 1}'
+
+
+@NO_LOG
+def test_a_one_shot_worker_is_its_own_probe() -> None:
+    """`once`: the worker says "ok" once confined, then answers; one that cannot be
+    confined, or dies confining itself, fails as the probe does, and is reaped."""
+    limits = dataclasses.asdict(Limits())
+    worker = zygote.Worker(_Confining("confine"), _answer, limits, announce=True)
+    assert worker.ready() == ""
+    request = {"limits": limits}
+    worker.send(request)
+    assert worker.collect(request) == b'{"ok": true, "result": 1}'
+    assert os.waitpid(worker.pid, 0)[1] == 0
+    for how, why in (
+        ("refuse", "a child could not be confined"),
+        ("die", f"a confined child died with signal {int(signal.SIGSYS)}"),
+    ):
+        worker = zygote.Worker(_Confining(how), _answer, limits, announce=True)
+        assert worker.ready() == why
+        assert worker.pid == 0 and worker.req_w == -1 and worker.res_r == -1
 
 
 def test_cpu_limit_is_per_query_on_a_reused_worker(box: Sandbox) -> None:

@@ -40,7 +40,7 @@ from uac.runtime.api.reactor import Reactor
 from uac.runtime.api.workspace import Caller
 
 if TYPE_CHECKING:
-    from uac.compiler.loader import Checkpoint
+    from uac.compiler.verified import Checkpoint
 
 MAX_PROPOSED = 1000  # facts in one proposal: a plan, not an import
 

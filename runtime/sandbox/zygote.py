@@ -38,7 +38,6 @@ import time
 from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -137,9 +136,14 @@ class Confiner:
         _, status = os.waitpid(pid, 0)
         if answer == b"ok" and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
             return ""
-        if os.WIFSIGNALED(status):
-            return f"a confined child died with signal {os.WTERMSIG(status)}"
-        return "a child could not be confined"
+        return _not_confined(status)
+
+
+def _not_confined(status: int) -> str:
+    """What went wrong with a child that did not answer once confined (its wait status)."""
+    if os.WIFSIGNALED(status):
+        return f"a confined child died with signal {os.WTERMSIG(status)}"
+    return "a child could not be confined"
 
 
 def _child(policy: Policy, request: dict[str, Any]) -> tuple[bool, bytes]:
@@ -192,7 +196,12 @@ class Worker:
     """
 
     def __init__(
-        self, confiner: Confiner, serve: Serve, limits: dict[str, Any], max_queries: int = 1
+        self,
+        confiner: Confiner,
+        serve: Serve,
+        limits: dict[str, Any],
+        max_queries: int = 1,
+        announce: bool = False,
     ):
         # Confined before it sees a request, so it only serves requests with these limits
         # (`fits`); others get a fresh worker.
@@ -212,6 +221,8 @@ class Worker:
                 # Closes every other descriptor too: the zygote's protocol pipes and the
                 # pipes of other workers.
                 confiner.apply(Limits(**limits), req_r, res_w, reused=max_queries > 1)
+                if announce:  # confined and still able to answer: the probe's "ok" (`ready`)
+                    os.write(1, b"ok")
                 self._loop(serve)
                 code = 0
             finally:
@@ -220,6 +231,23 @@ class Worker:
         os.close(res_w)
         self.pid = pid
         self.schedstat = _schedstat(pid)  # kept open: a read costs a microsecond, not ten
+
+    def ready(self) -> str:
+        """For a worker made with `announce`: '' once it says it is confined and can answer,
+        else what went wrong (it is then killed), as `Confiner.probe` says it."""
+        answer = b""
+        while len(answer) < 2:
+            chunk = os.read(self.res_r, 2 - len(answer))
+            if not chunk:
+                break
+            answer += chunk
+        if answer == b"ok":
+            return ""
+        if len(answer) < 2:  # it closed its end: it is exiting, and says how when reaped
+            _, self.status = os.waitpid(self.pid, 0)
+            self.pid = 0
+        self.kill()
+        return _not_confined(self.status)
 
     def _loop(self, serve: Serve) -> None:
         """In the child: read a frame, serve it, answer, reset; until EOF or the last one."""
@@ -411,7 +439,12 @@ _WARM_UP = (
 )
 
 
-def load(directory: Path, only: frozenset[str] | None = None, *, statistics: bool = True) -> Policy:
+def load(
+    directory: str | os.PathLike[str],
+    only: frozenset[str] | None = None,
+    *,
+    statistics: bool = True,
+) -> Policy:
     """Import one checkpoint and warm every code path a query takes (before any fork).
 
     `only`: the collections to load (the host found its program reads no other, see
@@ -442,7 +475,7 @@ def load(directory: Path, only: frozenset[str] | None = None, *, statistics: boo
     return policy
 
 
-def _group_paths(directory: Path, user: Any) -> dict[str, list[str]]:
+def _group_paths(directory: str | os.PathLike[str], user: Any) -> dict[str, list[str]]:
     """Fact ids of each field of a singleton group: all of provenance.json explain reads.
 
     Records name their own fact ids, so the file's one line per record (most of it on a
@@ -450,7 +483,8 @@ def _group_paths(directory: Path, user: Any) -> dict[str, list[str]]:
     found by their prefix (the file holds one entry per line, compiler/render.py).
     """
     try:
-        text = (directory / "provenance.json").read_bytes()
+        with open(os.path.join(directory, "provenance.json"), "rb") as f:
+            text = f.read()
     except OSError:
         return {}  # explain then names fields without their fact ids
     paths: dict[str, list[str]] = {}
@@ -600,6 +634,7 @@ def serve_forever(
     max_queries: int = 1,
     directory: str = "",
     once: bool = False,
+    spare: Worker | None = None,
 ) -> None:
     """Answer one request line with one reply line until EOF on proto_in (or SIGTERM).
 
@@ -607,12 +642,12 @@ def serve_forever(
     and confined ahead of time) takes over when it is replaced. Every reply names the
     request it answers and the checkpoint directory this zygote loaded (`stamped`).
     `once` (a one-shot host's zygote): one request is answered, by the worker forked ahead,
-    and no other worker is forked.
+    and no other worker is forked. `spare`: that worker, already forked (`main`).
     """
     default = dataclasses.asdict(Limits())
     crew = Crew()
     try:
-        crew.spare = Worker(confiner, serve, default, max_queries)
+        crew.spare = spare or Worker(confiner, serve, default, max_queries)
         for line in proto_in:
             limits = default
             request_id = None
@@ -663,14 +698,15 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def main() -> None:
-    """Load one checkpoint, confine a probe child, report ready, then serve until EOF.
+    """Load one checkpoint, confine a probe child (`once`: the worker that will answer),
+    report ready, then serve until EOF.
 
     argv: CHECKPOINT_DIR [MAX_QUERIES [COLLECTIONS [no-statistics]]] (queries per worker,
     1 = a fresh process per query, "once" = one query in all, then the zygote ends;
     COLLECTIONS: the only ones to load, comma-separated, "*" for all; "no-statistics": the
     `statistics` module is left out).
     """
-    directory = Path(sys.argv[1])
+    directory = sys.argv[1]  # a string: the zygote never imports `pathlib` (boot.py)
     once = len(sys.argv) > 2 and sys.argv[2] == "once"
     max_queries = 1 if once else int(sys.argv[2]) if len(sys.argv) > 2 else 1
     listed = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "*" else None
@@ -682,6 +718,7 @@ def main() -> None:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     root = ""
+    first: Worker | None = None
     try:
         try:
             policy = load(directory, only, statistics=statistics)
@@ -689,24 +726,32 @@ def main() -> None:
                 max_queries = 1
             root = empty_root()
             confiner = prepare(root)
-            failure = confiner.probe()
+            serve = functools.partial(_child, policy)
+            if once:
+                # The worker that will answer is the probe: it says when it is confined and
+                # can answer (one child forked and confined, not two).
+                first = Worker(confiner, serve, dataclasses.asdict(Limits()), announce=True)
+                failure = first.ready()
+            else:
+                failure = confiner.probe()
             if failure:
                 raise RuntimeError(f"query children cannot be confined: {failure}")
             hello = {
                 "ready": True,
-                "version": directory.name,
+                "version": os.path.basename(directory),
                 "seccomp": confiner.plan.seccomp,
                 "confinement": confiner.plan.describe(),
                 "max_queries": max_queries,
             }
         except Exception as exc:
+            if first is not None:
+                first.kill()
             hello = {"ready": False, "message": f"{type(exc).__name__}: {exc}"}
         proto_out.write(json.dumps(hello).encode() + b"\n")
         proto_out.flush()
         if hello["ready"]:
-            serve = functools.partial(_child, policy)
             signal.signal(signal.SIGTERM, _stop)
-            serve_forever(proto_in, proto_out, confiner, serve, max_queries, str(directory), once)
+            serve_forever(proto_in, proto_out, confiner, serve, max_queries, directory, once, first)
     finally:
         if root:
             os.rmdir(root)

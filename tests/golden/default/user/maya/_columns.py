@@ -11,9 +11,9 @@ column at a time (`load`). This file is the same in every checkpoint.
 from __future__ import annotations
 
 import json
+import os
 from collections import deque
 from itertools import repeat
-from pathlib import Path
 
 
 def cells(column, convert=None, text=None) -> list:
@@ -36,16 +36,23 @@ def fact_ids(column) -> list:
     return list(map(tuple, map(str.split, lines)))
 
 
+def read(path: str) -> str:
+    """The text of a records file (a proposal's preview reads its rendered text instead)."""
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def load(cls: type, module_file: str, fields: tuple) -> tuple:
     """The records of `cls` in the JSON file next to `module_file`.
 
     `fields` holds (name, convert, text) for each field after key and fact_ids, in column
     order: the arguments of `cells` for its column.
     """
-    path = Path(module_file).with_suffix(".json")
-    columns = json.loads(path.read_text(encoding="utf-8"))
+    path = os.path.splitext(module_file)[0] + ".json"
+    columns = json.loads(read(path))
+    file_name = os.path.basename(path)
     if len(columns) != len(fields) + 2:
-        raise ValueError(f"{path.name} has {len(columns)} columns, not {len(fields) + 2}")
+        raise ValueError(f"{file_name} has {len(columns)} columns, not {len(fields) + 2}")
     names = ("key", "fact_ids", *(name for name, _, _ in fields))
     decoded = [cells(columns[0]), fact_ids(columns[1])]
     decoded += [cells(column, *how) for column, (_, *how) in zip(columns[2:], fields, strict=True)]
@@ -54,6 +61,6 @@ def load(cls: type, module_file: str, fields: tuple) -> tuple:
     records = list(map(object.__new__, repeat(cls, len(decoded[0]))))
     for name, column in zip(names, decoded, strict=True):
         if len(column) != len(records):
-            raise ValueError(f"column {name} of {path.name} has {len(column)} cells")
+            raise ValueError(f"column {name} of {file_name} has {len(column)} cells")
         deque(map(vars(cls)[name].__set__, records, column), maxlen=0)
     return tuple(records)
