@@ -14,6 +14,7 @@ import datetime as dt
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,11 @@ def _wait_for(cond, timeout: float = 60.0) -> bool:
     return False
 
 
+def _waiting(cond: Any) -> int:
+    """Threads waiting on a threading.Condition (its private deque: the stdlib offers no count)."""
+    return len(cond._waiters)
+
+
 def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(home: Path) -> None:
     """Store.close takes the gate exclusively without the write lock. Meanwhile:
     X, a check's alert transaction (checks/alerts.py `_write`), holds the gate and calls
@@ -53,7 +59,7 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     waited: list[bool] = []  # whether each of X and Y saw close() waiting before going on
 
     def closing() -> bool:  # close() waits on the gate for X's transaction to leave
-        return len(store.gate._cond._waiters) == 1
+        return _waiting(store.gate._cond) == 1
 
     def x() -> None:  # _write: BEGIN ... insert_outbox(...) (takes OUTBOX_LOCK) ... COMMIT
         con.execute("BEGIN")
@@ -120,7 +126,7 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
             t.start()
         scanning.wait(60)
         # The compaction is pending: it waits on the gate for the scan to leave.
-        assert _wait_for(lambda: len(store.gate._cond._waiters) == 1)
+        assert _wait_for(lambda: _waiting(store.gate._cond) == 1)
         reader = threading.Thread(target=one_row_read, daemon=True)
         reader.start()
         # Ordering, not timing: the read must finish while the scan still holds the gate.
