@@ -1,7 +1,8 @@
 """One machine-output convention: `--json` prints exactly one JSON document for every
 command; `--jsonl` streams a listing command's rows, one JSON object a line, and is refused
 elsewhere. Every command of the parser is run here (except the few that serve until
-stopped), in one workspace, in an order where each finds what it needs."""
+stopped), in one workspace, in an order where each finds what it needs; `demo`, which builds
+a workspace of its own, in a test of its own (on PostgreSQL in tests/test_cli.py's rebuild)."""
 
 from __future__ import annotations
 
