@@ -152,23 +152,29 @@ seal("schemas", SCHEMA_COLUMNS, ", ".join(_SCHEMA_KEY), ("path", "version"), ide
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:
 # two Stores appending to one workspace would fork the chain. One open Store per workspace.
 _OPEN: set[str] = set()
-_OPEN_LOCK = threading.Lock()
+# Reentrant: a Store dropped without close is released by its finalizer, which the garbage
+# collector can run on a thread that holds this lock (any allocation inside it may start a
+# collection); a plain Lock then waited for itself forever (seen: a test process hung in
+# gc -> weakref callback -> lock acquire).
+_OPEN_LOCK = threading.RLock()
 
 
 def _claim(db: Path) -> None:
     key = str(db.resolve())
     with _OPEN_LOCK:
-        if key in _OPEN:
-            raise WorkspaceError(
-                f"workspace {db.parent} is already open in this process; "
-                "use that Memory (or close it) instead of opening another"
-            )
+        taken = key in _OPEN
         _OPEN.add(key)
+    if taken:
+        raise WorkspaceError(
+            f"workspace {db.parent} is already open in this process; "
+            "use that Memory (or close it) instead of opening another"
+        )
 
 
 def _release(db: Path) -> None:
+    key = str(db.resolve())  # outside the lock: resolving allocates
     with _OPEN_LOCK:
-        _OPEN.discard(str(db.resolve()))
+        _OPEN.discard(key)
 
 
 class Store(LogReads, Staging):

@@ -291,8 +291,12 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
             assert code == 1 and "already holds maya's history" in err
         assert not other.exists() and _head(home) == first  # nothing left, nothing lost
     with fresh_log("b"):  # the rebuilt workspace binds a new, empty log
-        assert run(capsys, "--home", home, "demo", "--fresh")[0] == 0
+        code, out, err = run(capsys, "--home", home, "demo", "--fresh", "--json")
+        assert code == 0, err
         assert first is not None and _head(home) == first
+    # The rebuild's --json output is one document (json.loads refuses a second one after it):
+    # the check tests/test_cli_json.py makes of every command, there on DuckDB alone.
+    assert json.loads(out)["tour"]
 
 
 def test_demo_into_a_file_fails_clearly_and_leaves_the_file(

@@ -146,10 +146,19 @@ def _unplaced(data: bytes, home: Path) -> bytes:
     return data
 
 
-def _reads(mem: Memory, subject: str, needles: list[str], words: str) -> list[str]:
-    """Needles found in what an agent can read: search, context, a query, inputs, rejections."""
-    mem.set(subject, "preferences.verbosity", "short")  # something to compile, always
-    mem.compile(subject)
+def _reads(mem: Memory) -> dict[str, list[str]]:
+    """{form: its needles found in what an agent can read of its subject}: search, context, a
+    query, inputs, rejections, after every form's subject is compiled (in one call: one
+    formatter and one validator run for all of them, as `uac compile --all` does)."""
+    for name, _, _ in FORMS:
+        mem.set(name, "preferences.verbosity", "short")  # something to compile, always
+    compiled = mem.compile(all=True)
+    assert {r.address.subject for r in compiled if r.status == "published"} >= set(IDS)
+    return {name: _read(mem, name, needles, text) for name, text, needles in FORMS}
+
+
+def _read(mem: Memory, subject: str, needles: list[str], words: str) -> list[str]:
+    """Needles found in what an agent can read of one compiled subject."""
     seen = [
         json.dumps([h.text for h in mem.search(subject, words, k=50)], ensure_ascii=False),
         mem.context(subject, query=words, budget=4000),
@@ -189,19 +198,16 @@ def _leaked_forms(mem: Memory, home: Path, reads: dict[str, list[str]]) -> dict[
 
 @pytest.mark.parametrize("door", ["add", "remember"])
 def test_messages_never_store_a_secret(mem: Memory, home: Path, door: str) -> None:
-    reads = {}
-    for name, text, needles in FORMS:
+    for name, text, _ in FORMS:
         getattr(mem, door)(name, f"I live in Lisbon. {text}", now=T0)
         reasons = {r["reason"] for r in mem.rejections(name)}
         assert "secret" in reasons or name.startswith("card"), name
-        reads[name] = _reads(mem, name, needles, text)
-    assert _leaked_forms(mem, home, reads) == {}
+    assert _leaked_forms(mem, home, _reads(mem)) == {}
 
 
 def test_imports_mask_every_string_field(mem: Memory, home: Path, tmp_path: Path) -> None:
     # Typed collection (contacts.how_met is free text), unknown collection, and a CSV file.
-    reads = {}
-    for name, text, needles in FORMS:
+    for name, text, _ in FORMS:
         mem.import_records(name, "contacts", [{"name": "Bank", "how_met": text}], now=T0)
         mem.import_records(name, "accounts", [{"site": "bank", "memo": text}], now=T0)
         src = tmp_path / name
@@ -213,8 +219,7 @@ def test_imports_mask_every_string_field(mem: Memory, home: Path, tmp_path: Path
         assert len([r for r in reasons if r in ("secret", "identifier_masked")]) >= 3, name
         (contact,) = [f for f in mem.facts(name, "contacts.contacts")]
         assert contact.value["name"] == "Bank" and len(contact.value["how_met"]) == len(text)
-        reads[name] = _reads(mem, name, needles, text)
-    assert _leaked_forms(mem, home, reads) == {}
+    assert _leaked_forms(mem, home, _reads(mem)) == {}
 
 
 def test_import_refuses_a_record_whose_number_is_a_card(mem: Memory) -> None:
@@ -227,13 +232,11 @@ def test_import_refuses_a_record_whose_number_is_a_card(mem: Memory) -> None:
 
 
 def test_notes_and_add_note_never_store_a_secret(mem: Memory, home: Path, tmp_path: Path) -> None:
-    reads = {}
-    for name, text, needles in FORMS:
+    for name, text, _ in FORMS:
         note = write(tmp_path / f"{name}.md", f"# Home\n\nThe wifi is slow.\n\n{text}\n")
         mem.note(name, note, now=T0)
         mem.add_note(name, f"Router notes: {text}", now=T0)
-        reads[name] = _reads(mem, name, needles, text)
-    assert _leaked_forms(mem, home, reads) == {}
+    assert _leaked_forms(mem, home, _reads(mem)) == {}
 
 
 def test_prefer_set_and_rules_refuse_a_secret(mem: Memory, home: Path) -> None:

@@ -14,6 +14,7 @@ import datetime as dt
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,11 @@ def _wait_for(cond, timeout: float = 60.0) -> bool:
     return False
 
 
+def _waiting(cond: Any) -> int:
+    """Threads waiting on a threading.Condition (its private deque: the stdlib offers no count)."""
+    return len(cond._waiters)
+
+
 def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(home: Path) -> None:
     """Store.close takes the gate exclusively without the write lock. Meanwhile:
     X, a check's alert transaction (checks/alerts.py `_write`), holds the gate and calls
@@ -50,12 +56,16 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     con.execute("SELECT 1").fetchall()
     x_in_txn, y_has_lock = threading.Event(), threading.Event()
     done: list[str] = []
+    waited: list[bool] = []  # whether each of X and Y saw close() waiting before going on
+
+    def closing() -> bool:  # close() waits on the gate for X's transaction to leave
+        return _waiting(store.gate._cond) == 1
 
     def x() -> None:  # _write: BEGIN ... insert_outbox(...) (takes OUTBOX_LOCK) ... COMMIT
         con.execute("BEGIN")
         x_in_txn.set()
         y_has_lock.wait(60)
-        _wait_for(lambda: store.gate._swapping)
+        waited.append(_wait_for(closing))
         with OUTBOX_LOCK:
             pass
         con.execute("ROLLBACK")
@@ -64,7 +74,7 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     def y() -> None:  # record_outbox from OutboxSink: OUTBOX_LOCK, then the first max(id)
         with OUTBOX_LOCK:
             y_has_lock.set()
-            _wait_for(lambda: store.gate._swapping)
+            waited.append(_wait_for(closing))
             with contextlib.suppress(Exception):  # closed under it: fine, it did not hang
                 con.execute("SELECT coalesce(max(id), 0) FROM outbox").fetchone()
         done.append("y")
@@ -81,6 +91,7 @@ def test_close_while_a_check_records_outbox_rows_and_a_sink_reads_the_first_id(h
     for t in threads:
         t.join(120)  # a bound for a deadlock, not a timing
     assert sorted(done) == ["close", "x", "y"], f"deadlocked: only {done} finished"
+    assert waited == [True, True], "close() was never seen waiting: the race was not set up"
 
 
 def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
@@ -115,7 +126,7 @@ def test_a_pending_compaction_does_not_stall_unrelated_reads_behind_a_long_scan(
             t.start()
         scanning.wait(60)
         # The compaction is pending: it waits on the gate for the scan to leave.
-        assert _wait_for(lambda: len(store.gate._cond._waiters) == 1)
+        assert _wait_for(lambda: _waiting(store.gate._cond) == 1)
         reader = threading.Thread(target=one_row_read, daemon=True)
         reader.start()
         # Ordering, not timing: the read must finish while the scan still holds the gate.
@@ -136,7 +147,7 @@ def test_a_statement_inside_a_stream_does_not_silently_end_the_stream(home: Path
     result without an error: the loop just ends early. verify_log's loop
     (fact_log/reads.py) reports `ok` after the rows it saw, so a statement added to that loop
     (or to tamper's `_first_mismatch`) would make verify pass on a prefix of the log."""
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # the stream is the subject, not a compile
         for i in range(30):
             mem.add_note("bob", f"bob note {i}", now=DAY)
         con = mem.store.con
