@@ -313,6 +313,20 @@ def test_a_verify_in_a_process_of_its_own_checks_every_sealed_table(
     assert edited <= named, report["problems"]
 
 
+def test_a_verify_binds_no_parameter_so_loads_neither_uuid_nor_platform(workspace: Path) -> None:
+    # DuckDB's first bound parameter imports `uuid`, and `uuid` imports `platform` (~3 ms).
+    probe = (
+        "import json, sys; from uac.runtime.api import lean_reads;"
+        " report = lean_reads.answer(sys.argv[1], 'default', 'verify', None, {});"
+        " print(json.dumps([report['ok'], 'duckdb' in str(sys.modules.get('_duckdb')),"
+        " sorted({'uuid', 'platform'} & set(sys.modules))]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(workspace)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == [True, True, []]  # it read the file: the engine loaded
+
+
 def _outcome_json(home: Path) -> Any:
     return json.loads(_outcome(_verb, home, "verify", None, {}, "default")[1])
 
