@@ -234,12 +234,18 @@ def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[s
     record, _ = read_record(con, None)
     started = record is not None and ANCHORS.entry() in record.get("tables", ())
     out: list[str] = []
-    for spec in specs:
+    # Every table's row count and distinct identities in one statement (not one per table).
+    counts = con.execute(
+        "SELECT "
+        + ", ".join(
+            f"(SELECT count(*) FROM {spec.table}), (SELECT count(*) FROM"
+            f" (SELECT DISTINCT {', '.join(spec.identity)} FROM {spec.table}))"
+            for spec in specs
+        )
+    ).fetchone()
+    for n, spec in enumerate(specs):
         ident = ", ".join(spec.identity)
-        held, distinct = con.execute(
-            f"SELECT (SELECT count(*) FROM {spec.table}),"
-            f" (SELECT count(*) FROM (SELECT DISTINCT {ident} FROM {spec.table}))"
-        ).fetchone()
+        held, distinct = counts[2 * n], counts[2 * n + 1]
         if held != distinct:
             out.append(
                 f"{spec.table}: {held - distinct} rows repeat another row's {ident} (copied in,"
