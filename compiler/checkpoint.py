@@ -31,7 +31,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from uac.compiler import cache
+from uac.compiler import (
+    cache,
+    checkpoint_seal,  # noqa: F401 (declares the table's seal)
+)
 from uac.compiler.canonical import CONSTRAINTS, constraints_digest, rows_digest
 from uac.compiler.fold import FoldResult, fold, select_facts
 from uac.compiler.gc_pause import cyclic_gc_paused
@@ -56,7 +59,6 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.errors import LogIntegrityError, NotFound, UacError
 from uac.fact_log.schema import Owner, register
 from uac.fact_log.store import Fact, Store, utc_now
-from uac.fact_log.tamper import seal
 
 # One row per compile attempt (published or failed) of a subject: the store's change
 # detection compares a subject's facts with its last published watermark. Migrated by
@@ -79,11 +81,6 @@ CHECKPOINTS = register(
         ),
     )
 )
-CHECKPOINT_COLUMNS = (
-    "id", "tenant", "scope", "subject", "version", "status", "watermark", "head_id",
-    "as_of", "known_at", "facts", "error", "timings", "started_at", "finished_at",
-)  # fmt: skip
-seal("checkpoints", CHECKPOINT_COLUMNS, "id", ("id",), identity=("id",))  # counted too
 
 DEFAULT_KEEP = 5
 RUFF_FORMAT = [  # --no-cache: a compile must never leave .ruff_cache in the caller's directory

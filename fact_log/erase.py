@@ -36,7 +36,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from uac.fact_log import queries
+from uac.fact_log import (
+    log_seals,  # noqa: F401 (declares the seals of its tables)
+    queries,
+)
 from uac.fact_log.addressing import Address
 from uac.fact_log.backends import write_keys
 from uac.fact_log.backends.pg_erase import BLANKED
@@ -48,7 +51,7 @@ from uac.fact_log.store import (
     Store,
     content_hash,
 )
-from uac.fact_log.tamper import ERASED_ROW_COLUMNS, reseal, row_mac, seal
+from uac.fact_log.tamper import ERASED_ROW_COLUMNS, reseal, row_mac
 
 if TYPE_CHECKING:
     import duckdb
@@ -76,12 +79,6 @@ ERASE = register(
         ),
     )
 )
-ERASURE_COLUMNS = (
-    "id", "tenant", "scope", "subject", "scope_of_erase", "reason", "actor", "erased_at",
-    "report",
-)  # fmt: skip
-seal("erasures", ERASURE_COLUMNS, "erased_at, id", ("id",))
-seal("erased_rows", ERASED_ROW_COLUMNS, "erasure, tbl, seq", ("tbl", "seq"))
 
 _SUBJECT = "tenant = ? AND scope = ? AND subject = ?"
 # A list of ids or seqs is bound as one comma-joined string: binding a Python list costs

@@ -33,6 +33,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from uac.fact_log import log_seals  # noqa: F401 (declares the seals of the store's tables)
 from uac.fact_log.addressing import Address, default_home  # noqa: F401 (re-exported)
 from uac.fact_log.backends import open_backend, reactions
 from uac.fact_log.backends.base import LogBackend
@@ -73,7 +74,6 @@ from uac.fact_log.tamper import (
     backfill,
     key_mismatch,
     read_record,
-    seal,
     unkeyed_message,
     write_anchor,
 )
@@ -140,13 +140,6 @@ TAMPER = register(
         ),
     )
 )
-seal("inputs", [name for name, _, _ in _INPUT_V1], "seq", ("seq", "id"))
-# Rejections and inferred schemas are counted too: every anchor records how many rows each
-# holds, so a deleted row shows (fact_log/tamper.py). A rejection's id is not unique on its
-# own (two inputs with no fact in between share a run id): all its columns name it.
-seal("rejections", REJECTION_COLUMNS, "recorded_at, id", ("id",), identity=REJECTION_COLUMNS)
-_SCHEMA_KEY = ("tenant", "scope", "subject", "path", "version")
-seal("schemas", SCHEMA_COLUMNS, ", ".join(_SCHEMA_KEY), ("path", "version"), identity=_SCHEMA_KEY)
 
 
 # DuckDB lets a process open the same file twice, but the chain head is cached per Store:

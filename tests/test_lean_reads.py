@@ -267,6 +267,73 @@ def test_a_tampered_log_is_reported_as_the_verb_reports_it(
     assert lean[0] == "answer" and json.loads(lean[1])["ok"] is False, sql
 
 
+# One edit per sealed table the workspace holds (the table's first row in its own order).
+SEALED_EDITS = [
+    "UPDATE inputs SET content = 'edited' WHERE seq = 1",
+    "UPDATE rejections SET reason = 'edited' WHERE id = (SELECT min(id) FROM rejections)",
+    # no inferred schema in the workspace: a row added without the key
+    "INSERT INTO schemas SELECT 'default', 'user', 'alice', 'x', 1, '{}', NULL, now(), 'k1:0'",
+    "UPDATE checkpoints SET facts = facts + 1 WHERE id = 1",
+    "UPDATE alerts SET message = 'edited' WHERE id = (SELECT min(id) FROM alerts)",
+    "UPDATE erasures SET reason = 'edited'",
+    "UPDATE erased_rows SET residual = 'edited'",
+    "UPDATE anchors SET inputs = inputs + 1 WHERE seq = 1",
+]
+
+
+def _fresh_verify(home: Path) -> dict[str, Any]:
+    """`uac verify --json` in a process of its own: it loads only what the lean read imports
+    (this test process has imported `Memory`, which declares every seal)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "uac.runtime.cli", "--home", str(home), "verify", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return json.loads(out.stdout)
+
+
+def test_a_verify_in_a_process_of_its_own_checks_every_sealed_table(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from uac.fact_log.tamper import SEALED
+
+    con = duckdb.connect(str(workspace / "uac.duckdb"), read_only=True)
+    held = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    con.close()
+    edited = {sql.split()[2 if sql.startswith("INSERT") else 1] for sql in SEALED_EDITS}
+    assert edited == set(SEALED) and edited <= held  # every seal declared, edited here
+    assert _fresh_verify(_copy(workspace, tmp_path / "clean"))["ok"] is True
+    home = _copy(workspace, tmp_path / "edited")
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    for sql in SEALED_EDITS:
+        changed = con.execute(sql).fetchone()
+        assert changed is not None and changed[0] >= 1, sql  # a row changed
+    con.close()
+    report = _fresh_verify(home)
+    assert report == _outcome_json(home)
+    named = {problem.split(":")[0] for problem in report["problems"]}
+    assert edited <= named, report["problems"]
+
+
+def test_a_verify_binds_no_parameter_so_loads_neither_uuid_nor_platform(workspace: Path) -> None:
+    # DuckDB's first bound parameter imports `uuid`, and `uuid` imports `platform` (~3 ms).
+    probe = (
+        "import json, sys; from uac.runtime.api import lean_reads;"
+        " report = lean_reads.answer(sys.argv[1], 'default', 'verify', None, {});"
+        " print(json.dumps([report['ok'], 'duckdb' in str(sys.modules.get('_duckdb')),"
+        " sorted({'uuid', 'platform'} & set(sys.modules))]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(workspace)], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == [True, True, []]  # it read the file: the engine loaded
+
+
+def _outcome_json(home: Path) -> Any:
+    return json.loads(_outcome(_verb, home, "verify", None, {}, "default")[1])
+
+
 def test_a_rolled_back_pointer_is_refused_as_the_verb_refuses_it(
     workspace: Path, tmp_path: Path
 ) -> None:

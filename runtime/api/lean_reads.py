@@ -322,6 +322,11 @@ def _diff(ws: _Workspace, subject: str | None, v1: int | None = None, v2: int | 
 def _verify(ws: _Workspace, subject: str | None) -> Any:
     """The whole log verified as the store verifies it (an exported anchor to hold it to
     takes the verb: its validation reads the file's fields)."""
+    # Every sealed table's declaration, as the store, the compiler and the checks declare
+    # them: a table whose seal this process never heard of would go unchecked.
+    from uac.checks import schema  # noqa: F401 (alerts)
+    from uac.compiler import checkpoint_seal  # noqa: F401
+    from uac.fact_log import log_seals  # noqa: F401 (inputs, rejections, schemas, erasures)
     from uac.fact_log.chain import FACT_COLUMNS
     from uac.fact_log.file_verify import verify_file
 
