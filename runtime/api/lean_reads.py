@@ -70,11 +70,14 @@ BOUND = "log_url"  # meta key of a workspace bound to PostgreSQL (fact_log/backe
 class _Workspace:
     """One read-only connection to a workspace file and the tenant the call names."""
 
-    def __init__(self, home: Path, tenant: str, con: Any, ring: KeyRing | None):
+    def __init__(
+        self, home: Path, tenant: str, con: Any, ring: KeyRing | None, meta: dict[str, str]
+    ):
         self.home = home
         self.tenant = tenant
         self.con = con
         self.ring = ring  # the chain key ring, loaded as Memory's open loads it
+        self.meta = meta  # the `meta` table's rows, read first
 
     def address(self, subject: str | None) -> Address:
         return parse_subject(subject, self.tenant)  # type: ignore[arg-type]
@@ -331,7 +334,7 @@ def _verify(ws: _Workspace, subject: str | None) -> Any:
     from uac.fact_log.file_verify import verify_file
 
     columns = ", ".join(name for name, _, _ in FACT_COLUMNS)  # the store's, keyed digests too
-    return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None))
+    return plain(verify_file(ws.con, ws.ring, ws.home, columns, CHUNK, None, ws.meta))
 
 
 def _recall(name: str) -> Callable[..., Any]:
@@ -418,7 +421,7 @@ def _answer(
             return None
         # The key ring as the store's open loads it: a corrupt key file fails alike.
         ring = KeyRing.load(db.parent)
-        return VERBS[verb][0](_Workspace(db.parent, tenant, con, ring), subject, **params)
+        return VERBS[verb][0](_Workspace(db.parent, tenant, con, ring, meta), subject, **params)
     except _engine_errors():
         return None  # a table this uac does not know: the full open says why
     finally:
