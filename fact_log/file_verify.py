@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from uac.fact_log.chain import FACT_COLUMNS, GENESIS, VerifyReport, fact_problem
 from uac.fact_log.chain_keys import KeyRing, key_path
+from uac.fact_log.chain_rows import FACT_COLUMNS, GENESIS, VerifyReport, fact_problem
 from uac.fact_log.rwlock import Connection, one, scan
 from uac.fact_log.tamper import (
     META_KEY,
