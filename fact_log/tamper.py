@@ -463,13 +463,31 @@ def verify_tables(
     `only` limits the walk to some tables, `look` is the catalog as a verification read it."""
     found: dict[str, str] = {}
     tables = (look.sealed if look is not None else _tables(con)) & set(SEALED)
+    # A table the keying record says is sealed must still be there with its digests:
+    # dropping the table, or its mac column after editing rows, must not pass as ok.
+    listed = {entry.partition("@")[0] for entry in record["tables"]} if record else set()
+    for table in sorted(listed - tables if only is None else (listed - tables) & set(only)):
+        found[table] = (
+            "the keying record lists it as sealed, but its keyed digest column is gone"
+            if table in (look.named if look is not None else _named(con))
+            else "the keying record lists it as sealed, but the table is gone"
+        )
     for table in sorted(tables if only is None else tables & set(only)):
         spec = SEALED[table]
         version = sealed_version(record, table)
         problem = _first_mismatch(con, ring, spec, version or spec.version, version is None)
         if problem is not None:
             found[table] = problem
-    return found
+    return dict(sorted(found.items()))
+
+
+def _named(con: Connection) -> frozenset[str]:
+    """The names of the main schema's tables."""
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables()"
+        " WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    return frozenset(name for (name,) in rows)
 
 
 def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:

@@ -325,6 +325,34 @@ def test_a_verify_in_a_process_of_its_own_checks_every_sealed_table(
     assert edited <= named, report["problems"]
 
 
+@pytest.mark.parametrize(
+    ("sql", "gone"),
+    [
+        # rows edited, then the digests that would show it dropped with their column
+        (
+            "UPDATE inputs SET content = 'edited' WHERE seq = 1;"
+            " ALTER TABLE inputs DROP COLUMN mac",
+            "keyed digest column is gone",
+        ),
+        ("DROP TABLE alerts", "the table is gone"),
+        ("DROP TABLE rejections", "the table is gone"),
+    ],
+)
+def test_a_sealed_table_or_its_digests_dropped_is_reported(
+    workspace: Path, tmp_path: Path, sql: str, gone: str
+) -> None:
+    home = _copy(workspace, tmp_path)
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    for statement in sql.split(";"):
+        con.execute(statement)
+    con.close()
+    report = _fresh_verify(home)  # the lean read, in a process of its own
+    assert report == _outcome_json(home)  # and the verb say the same
+    table = sql.split()[2] if sql.startswith("DROP") else "inputs"
+    assert report["ok"] is False
+    assert [p for p in report["problems"] if p.startswith(f"{table}:") and gone in p], report
+
+
 def test_a_verify_binds_no_parameter_so_loads_neither_uuid_nor_platform(workspace: Path) -> None:
     # DuckDB's first bound parameter imports `uuid`, and `uuid` imports `platform` (~3 ms).
     probe = (
