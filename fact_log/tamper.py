@@ -178,12 +178,15 @@ def tally(con: Connection) -> str:
     specs = _counted(con)
     if not specs:
         return "{}"
-    counts = con.execute(
-        "SELECT " + ", ".join(f"(SELECT count(*) FROM {s.table})" for s in specs)
-    ).fetchone()
-    return json.dumps(
-        {s.table: int(n) for s, n in zip(specs, counts, strict=True)}, separators=(",", ":")
+    # A row per table: one select of scalar subqueries costs about twice as much to plan.
+    counts = dict(
+        con.execute(
+            " UNION ALL ".join(
+                f"SELECT {_literal(s.table)}, count(*) FROM {s.table}" for s in specs
+            )
+        ).fetchall()
     )
+    return json.dumps({s.table: int(counts[s.table]) for s in specs}, separators=(",", ":"))
 
 
 def write_anchor(
