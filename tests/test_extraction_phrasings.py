@@ -130,7 +130,7 @@ def found(text: str, *earlier: str) -> list[tuple[str, Any]]:
         # of a month as a date
         ((), "Rent goes out on the 28th by standing order.",
          [("finance.scheduled_payments", {"payee": "rent", "method": "standing_order",
-                                          "day_of_month": 28})]),
+                                          "period": "monthly", "day_of_month": 28})]),
         ((), "The gym takes £35 by direct debit every month from my Barclays account.",
          [("finance.scheduled_payments", {"payee": "gym", "amount": Decimal("35"),
                                           "currency": "GBP", "account": "Barclays account",

@@ -190,7 +190,7 @@ def bill(ctx: Ctx, sent: Span, item: Span) -> dict[str, Any] | None:
         and 1 <= int(nth[1]) <= 31
         and period in (None, "monthly")
     ):
-        value["day_of_month"] = int(nth[1])
+        value |= {"period": "monthly", "day_of_month": int(nth[1])}  # a day of every month
     elif (nth := EVERY_NTH.search(text)) and 1 <= int(nth[1]) <= 31 and period in (None, "monthly"):
         value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     if due := _NEXT_DUE.search(text):
@@ -557,7 +557,7 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if day and 1 <= day <= 31:
             value["day_of_month"] = day
     elif (nth := _ON_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
-        value["day_of_month"] = int(nth[1])  # "goes out on the 28th": a day of every month
+        value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "goes out on the 28th"
     elif (nth := EVERY_NTH.search(sent.text)) is not None and 1 <= int(nth[1]) <= 31:
         value |= {"period": "monthly", "day_of_month": int(nth[1])}  # "1600 zł every 15th"
     ctx.add("finance.scheduled_payments", value, sent, 0.8)
