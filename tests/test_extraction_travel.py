@@ -660,6 +660,19 @@ def test_a_region_of_a_country_is_the_trips_country() -> None:
     assert trip["transport"] == "car"
 
 
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [
+        ("we go down to Lecce from 8 to 22 of August, by car because I do not fly", "car"),
+        ("Flying to Rome on 3 July, back on the 10th", "plane"),
+        ("I never fly, so it's the train to Vienna on 3 July, back on the 10th", "train"),
+    ],
+)
+def test_a_trips_mode_is_the_one_said_outright_and_not_denied(text: str, mode: str) -> None:
+    [trip] = of("travel.trips", found(text))
+    assert trip["transport"] == mode
+
+
 def test_a_dictated_message_is_quoted_as_said() -> None:
     text = (
         "train to York booked for the 9th comma leaving at twenty past eight comma "

@@ -456,10 +456,23 @@ def _known_outbound(ctx: Ctx, country: str, city: str | None, day: dt.date) -> b
     )
 
 
+# "by car", "by plane": the mode said outright wins over any travel verb of the sentence
+_BY_MODE = lazy(
+    r"\bby\s+(?:(?P<car>car)|(?P<plane>plane|air)|(?P<train>train|rail)|(?P<bus>bus|coach)|"
+    r"(?P<boat>boat|ferry))\b",
+    re.I,
+)
+# "I do not fly", "never flying", "don't drive": a mode the user does not take
+_NOT_MODE = lazy(r"\b(?:not|never|n't|cannot|can't)\s+(?:\w+\s+)?$", re.I)
+_MODES = ("plane", "train", "car", "bus", "boat")
+
+
 def transport(text: str) -> str | None:
-    """How the user travels, from the first travel word that names a mode, or None."""
-    for mode in ("plane", "train", "car", "bus", "boat"):
-        if any(m[mode] for m in _TRAVEL.finditer(text)):
+    """How the user travels: a mode said outright ("by car"), else the first travel word that
+    names a mode and is not denied ("I do not fly"), or None."""
+    for m in (*_BY_MODE.finditer(text), *_TRAVEL.finditer(text)):
+        mode = next((name for name in _MODES if m[name]), None)
+        if mode is not None and not _NOT_MODE.search(text[max(0, m.start() - 16) : m.start()]):
             return mode
     return None
 
