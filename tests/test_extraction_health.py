@@ -120,6 +120,7 @@ def test_a_medication_starting_the_day_before_an_earlier_appointment() -> None:
     [
         ("The GP gave me amoxicillin, 500 mg three times a day for a week.", D(2025, 6, 7)),
         ("I was given prednisolone 30 mg daily for 5 days.", D(2025, 6, 5)),
+        ("Doctor today: tramadol 50 mg 3x day, 5 days.", D(2025, 6, 5)),
     ],
 )
 def test_a_course_for_a_length_of_time_has_its_last_day(text: str, stop: dt.date) -> None:

@@ -496,9 +496,12 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             ctx.add("health.medications", {"name": name, field: day}, sent, 0.75)
 
 
-# "... for a week", "for 5 days": how long a course of a medication lasts
+# "... for a week", "for 5 days", "3x day, 5 days": how long a course of a medication lasts
+# (a length said as a list item too; "5 days ago" or "10 days from today" is a day, no length)
 _COURSE = lazy(
-    r"\bfor\s+(?:a|one|two|three|four|five|six|seven|ten|fourteen|\d{1,2})\s+(?:days?|weeks?)\b",
+    r"\bfor\s+(?:a|one|two|three|four|five|six|seven|ten|fourteen|\d{1,2})\s+(?:days?|weeks?)\b|"
+    r",\s+(?:a|one|two|three|four|five|six|seven|ten|fourteen|\d{1,2})\s+(?:days?|weeks?)\b"
+    r"(?!\s+(?:ago|before|after|later|earlier|from|since|back)\b)",
     re.IGNORECASE,
 )
 _AND_DRUG = lazy(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
