@@ -106,6 +106,12 @@ def test_a_phone_contract_running_out_is_not_a_supply() -> None:
 # -- precision: dates relative to the conversation, courses, prices, ambiguous corrections ---
 
 
+def test_a_start_said_after_the_course_moves_the_course() -> None:
+    text = "The doctor gave me amoxicillin 500mg, 3 times a day for 7 days. I started it last night"
+    meds = of("health.medications", found(text))
+    assert [(m["start_date"], m["stop_date"]) for m in meds] == [(D(2025, 5, 31), D(2025, 6, 6))]
+
+
 def test_a_medication_starting_the_day_before_an_earlier_appointment() -> None:
     earlier = ("My colonoscopy is booked for Tuesday, 10 June at 9am.",)
     meds = of(

@@ -493,7 +493,30 @@ def _drug_follow_up(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         m = rx.search(sent.text)
         day = _day_after(ctx, sent, m.end(), prefer) if m else None
         if m and day is not None and in_clause(m, parts, sent):
+            if field == "start_date" and _restart_earlier(ctx, sent, name, day):
+                continue
             ctx.add("health.medications", {"name": name, field: day}, sent, 0.75)
+
+
+def _restart_earlier(ctx: Ctx, sent: Span, name: str, day: dt.date) -> bool:
+    """The start a later sentence says ("... gave me amoxicillin for 7 days. I started it last
+    night") is the start of the record this message already has for the drug: one record, its
+    course moved with it. False when the message has none."""
+    for i, c in enumerate(ctx.out):
+        if c.path != "health.medications" or c.op != "assert" or c.start >= sent.start:
+            continue
+        start = c.value.get("start_date")
+        if c.value.get("name") != name or not isinstance(start, dt.date):
+            continue
+        value = {**c.value, "start_date": day}
+        if isinstance(stop := c.value.get("stop_date"), dt.date):
+            value["stop_date"] = stop + (day - start)
+        del ctx.out[i]
+        ctx.add("health.medications", value, sent, c.confidence)
+        return True
+    return complete_earlier(
+        ctx, "health.medications", lambda v: v.get("name") == name, {"start_date": day}, sent
+    )
 
 
 # "... for a week", "for 5 days", "3x day, 5 days": how long a course of a medication lasts
