@@ -660,6 +660,18 @@ def test_a_region_of_a_country_is_the_trips_country() -> None:
     assert trip["transport"] == "car"
 
 
+def test_a_place_and_its_days_keep_the_stop_said_with_via() -> None:
+    [trip] = of(
+        "travel.trips",
+        found("I will fly Vancouver → Lisbon via Toronto on 2025.07.03, back 2025.07.10"),
+    )
+    assert (trip["city"], trip["via"], trip["return_date"]) == (
+        "Lisbon",
+        ["Toronto"],
+        D(2025, 7, 10),
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "mode"),
     [

@@ -833,7 +833,7 @@ def rule_place_span(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     value: dict[str, Any] = {"country": country, "depart": stay[0], "return_date": stay[1]}
     if city:
         value["city"] = city
-    if via := _via_arrows(sent):
+    if via := _via_arrows(sent) or via_of(sent):
         value["via"] = via
     if (why := purpose(window.text)) is not None:
         value["purpose"] = why
