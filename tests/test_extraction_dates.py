@@ -34,6 +34,9 @@ def one(text: str, today: dt.date = TODAY, prefer: str = "future") -> dt.date | 
         ("last Friday", dt.date(2025, 2, 28)),
         ("2025年3月5日", dt.date(2025, 3, 5)),
         ("明天", dt.date(2025, 3, 2)),
+        # an amount after the day is no year
+        ("until 15 of December, 1200 lari", dt.date(2025, 12, 15)),
+        ("March 5, 1500 pesos", dt.date(2025, 3, 5)),
     ],
 )
 def test_formats(text: str, expected: dt.date) -> None:

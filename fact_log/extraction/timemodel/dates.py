@@ -71,15 +71,16 @@ _NUM_RE = (
 )
 
 # Every pattern is linear: bounded repetitions, no nested quantifiers over the same input.
+# A year said after a day and month is 19xx or 20xx ("15 of December, 1200 lari" is no year).
 _ISO = lazy(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?![\d-])")
 _MDY = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])"
-    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    r"(?:,?[ \t]{1,3}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 _DMY = lazy(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?"
-    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    r"(?:,?[ \t]{1,3}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 # "2031 August 30", "2031, Aug 30", "2031-Aug-30": year first, the month named (a year is
@@ -96,19 +97,19 @@ _DMY_RANGE = lazy(
     rf"(?<![\d.])(\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{0,2}}(?:[-–]|to|till|until|through|thru|and)"
     rf"[ \t]{{0,2}}"
     rf"(?:the[ \t]{{1,3}})?(?P<last>\d{{1,2}})(?:st|nd|rd|th|\.)?[ \t]{{1,3}}"
-    rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}})(?!\d))?",
+    rf"(?:of[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 # "the ninth of July", "fifteenth march": an ordinal day word before its month, "of" or not
 # (without "of", "may" is the verb: "the second may be late")
 _ORD_DMY = lazy(
     rf"\b(?:the[ \t]{{1,3}})?({_ORD_RE})[ \t]{{1,3}}(?:of[ \t]{{1,3}}|(?!may\b))({_MONTH_RE})\b\.?"
-    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    r"(?:,?[ \t]{1,3}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 _ORD_MDY = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(?:the[ \t]{{1,3}})?({_ORD_RE})\b"
-    r"(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    r"(?:,?[ \t]{1,3}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 # "3rd-8th", "5th to the 9th": two bare day numbers joined as a range are both days
@@ -155,7 +156,7 @@ _DAY_SLOT = lazy(r"\b(?:is|on|due|until|till|by|from|before|after|back|returning
 # "September 14-17": the range's last day (the first is found by _MDY).
 _MDY_RANGE_END = lazy(
     rf"\b({_MONTH_RE})\.?[ \t]{{1,3}}(\d{{1,2}})(?:st|nd|rd|th)?[ \t]?[-–][ \t]?(\d{{1,2}})"
-    r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}(\d{4})(?!\d))?",
+    r"(?:st|nd|rd|th)?(?![\d:])(?:,?[ \t]{1,3}((?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
 WEEKDAY_ABBR = {
