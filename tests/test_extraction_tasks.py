@@ -233,6 +233,12 @@ def test_a_reminder_asked_as_a_question_without_a_day_is_nothing() -> None:
             "First draft",
             D(2025, 6, 25),
         ),
+        (
+            "my supervisor wants the chapter 3 draft two weeks before the review, which is 8 July",
+            (),
+            "Chapter 3 draft",
+            D(2025, 6, 24),
+        ),
     ],
 )
 def test_deadlines_set_by_someone_or_by_time_left(

@@ -239,8 +239,9 @@ _WANTS = lazy(
     r"\b(?:wants|needs|expects|asked\s+for|has\s+asked\s+for)\s+(?:my|a|an|the|our)\s+"
     r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s+(?:(?:in|back|done|submitted|sent|ready|finished)\s+)?"
     # ("wants the final report until 10 of August": "until" as "by", as non-native writers say)
+    # "2 weeks before the committee meeting, which is 8 March": counted back from that day
     r"(?:(?P<by>by|before|no\s+later\s+than|until|till)\s|(?P<n>\d{1,3}|[a-z]+)\s+(?P<unit>day|week)s?\s+"
-    r"before\s+(?:that|then|it|the\s+deadline)\b)",
+    r"before\b(?P<then>\s+(?:that|then|it|the\s+deadline)\b)?)",
     re.I,
 )
 
@@ -256,7 +257,9 @@ def rule_asked_by(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     due: dt.date | None = None
     if m.re is _TIME_TO or m["n"]:
         n = count_word(m["n"])
-        base = ctx.today if m.re is _TIME_TO else ctx.anchor
+        said = [] if m.re is _TIME_TO else ctx.dates(sent, after=m.end())
+        later = said[0].date if said else None  # "..., which is 8 March"
+        base = ctx.today if m.re is _TIME_TO else ctx.anchor if m["then"] else later
         if n is None or base is None:
             return
         step = dt.timedelta(days=n * (7 if m["unit"].lower() == "week" else 1))
