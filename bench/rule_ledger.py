@@ -100,6 +100,13 @@ def installed(origins: Origins) -> Callable[[], None]:
     return restore
 
 
+def expected(name: str) -> int:
+    """How many facts one set expects."""
+    return sum(
+        len(r["expected"]) for r in load(ROOT / "bench" / "extraction_data" / f"{name}.jsonl")
+    )
+
+
 def ledger(name: str, frames: bool) -> list[dict[str, Any]]:
     """Every fact one set's replay appends: its rule, its verdict, the message's id and text."""
     from uac import Memory
@@ -181,12 +188,14 @@ def main() -> int:
     for name, c in per_set.items():
         false = sum(c[k] for k in KINDS[1:])
         print(f"{name:8s} right {c['right']:4d}  false {false:3d}  " + _split(c))
-    for group in ("newest", "older"):
+    for group, names in (("newest", NEWEST), ("older", OLDER)):
         c = Counter()
         for rule_counts in table.values():
             c.update(rule_counts[group])
         false = sum(c[k] for k in KINDS[1:])
-        print(f"{group}: right {c['right']}, false {false} ({_split(c)})")
+        want = sum(expected(n) for n in names if n in per_set)
+        p, r = c["right"] / max(c["right"] + false, 1), c["right"] / max(want, 1)
+        print(f"{group}: right {c['right']}, false {false} ({_split(c)}); P {p:.3f} / R {r:.3f}")
     print()
     print(
         "| rule | newest right | newest false (value / path / empty) | older right | older false |"
