@@ -156,6 +156,8 @@ def test_a_task_taken_on_then_its_due_date_by_pronoun() -> None:
     assert (task["goal"], task["due_date"]) == ("Q3 forecast", D(2025, 6, 20))
     assert _task("I'm in charge of the office move this year")["goal"] == "Office move"
     assert of("tasks.tasks", found("she's in charge of the office move this year")) == []
+    assert _task("the rota - that's on me")["goal"] == "Rota"
+    assert of("tasks.tasks", found("right, that's me done for today")) == []  # an idiom
     assert of("tasks.tasks", found("it's due to the board on the 20th")) == []  # no task named
 
 

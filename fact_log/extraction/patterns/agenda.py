@@ -179,7 +179,7 @@ def rule_done_steps(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
 # takes on, named before its due date
 _OWNS = lazy(
     r"^(?:the\s+|our\s+)?(?P<goal>[A-Za-z0-9][\w'’ -]{2,40}?)\s*[-–:,]\s*"
-    r"(?:i\s+own\s+it|it's\s+mine|that's\s+(?:on\s+)?me)\b|"
+    r"(?:i\s+own\s+it|it's\s+mine|that's\s+(?:on\s+)?me\b(?!\s+[a-z]))\b|"  # not "that's me sorted"
     r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:responsible\s+for|in\s+charge\s+of|owning)\s+"
     r"(?:the\s+|our\s+)?(?P<goal2>[a-z0-9][\w'’ -]{2,40}?)"
     r"(?=\s*[,.;!]|\s*$|\s+(?:this|now|again|from|until)\b)",
