@@ -820,6 +820,7 @@ def test_no_account_closing_asked_or_someone_elses() -> None:
         ),
         ("comes with a 2-year guarantee", D(2027, 6, 1), None),
         ("14 days to send it back", None, D(2025, 6, 15)),
+        ("And fifteen days to return it if I don't like it", None, D(2025, 6, 16)),
     ],
 )
 def test_terms_said_after_the_purchase(text: str, ends: Any, ret: Any) -> None:
@@ -828,6 +829,12 @@ def test_terms_said_after_the_purchase(text: str, ends: Any, ret: Any) -> None:
         "dishwasher" in w["item"] and w.get("ends_on") == ends and w.get("return_by") == ret
         for w in got
     ), got
+
+
+def test_a_return_window_said_with_the_warranty() -> None:
+    text = "bought a Lenovo laptop at Alza for 24 990 Kč today, 2 years warranty, 14 days return"
+    [w] = of("finance.warranties", found(text))
+    assert (w["ends_on"], w["return_by"]) == (D(2027, 6, 1), D(2025, 6, 15))
 
 
 def test_no_terms_without_a_purchase_or_of_someone_else() -> None:

@@ -16,6 +16,7 @@ from uac.fact_log.extraction.patterns.text import (
     someone_else,
 )
 from uac.fact_log.extraction.timemodel import add_months, count_word
+from uac.fact_log.extraction.values.money import words_to_number
 
 # "2 year warranty", "2 yr parts & labour warranty", "3 years of garantía" (the writer's word)
 _GUARANTEE = r"(?:warranty|guarantee|garant[ií]a|garantie|garanzia)"
@@ -87,6 +88,11 @@ def _length(m: re.Match[str]) -> tuple[int | None, int]:
     return count_word(said), 12 if unit.lower()[0] in "yaj" else 1  # year, an, año, Jahr
 
 
+def _days(ret: re.Match[str]) -> int | None:
+    """The days of a return window, in digits or words ("And fifteen days", "twenty one")."""
+    return count_word(ret["n"]) or words_to_number(ret["n"]) or None
+
+
 def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | None) -> bool:
     """A warranty or return window said alone after the item bought (the thread's item,
     followups.topics); True when one was."""
@@ -109,7 +115,7 @@ def _terms_after(ctx: Ctx, sent: Span, parts: list[Span], m: re.Match[str] | Non
     bought = value.get("purchased_on") or item.day
     if m is not None and (n := _length(m)[0]) is not None:
         value["ends_on"] = add_months(bought, n * _length(m)[1])
-    if ret is not None and (n := count_word(ret["n"])) is not None:
+    if ret is not None and (n := _days(ret)) is not None:
         value["return_by"] = bought + dt.timedelta(days=n)
     if until is not None:  # "they gave me till jan 15 to return it": the day itself
         days = [d for d in ctx.dates(sent) if d.valid]
@@ -161,6 +167,8 @@ def rule_warranties(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
             bought = value["purchased_on"] = dates[0].date  # "is from 20 March, one year warranty"
         start = bought or ctx.today
         value["ends_on"] = add_months(start, count * months)
+        if (ret := _RETURN_DAYS.search(sent.text, m.end())) and (n := _days(ret)) is not None:
+            value["return_by"] = start + dt.timedelta(days=n)  # "2 years warranty, 14 days return"
     else:
         until = ctx.dates(sent, after=m.start() + 1)
         if not until or until[0].date is None:
