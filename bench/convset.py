@@ -27,6 +27,8 @@ import json
 import random
 from pathlib import Path
 
+from uac.fact_log.calendar_words import MONTH_NAMES
+
 SEED = 20261201
 DIALOGUES = 12
 OUT = Path(__file__).with_name("data")
@@ -45,20 +47,7 @@ PAIRS = [
     ("Aiko", "Pedro"),
     ("Kofi", "Ines"),
 ]
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+MONTHS = list(MONTH_NAMES)
 
 # Each event: slot choices, ways the speaker states it (first person), ways the other reacts,
 # later mentions (distractors sharing the entity), questions in other words, an open-domain

@@ -46,7 +46,7 @@ def without_counts() -> Iterator[None]:
     """The code as it was before anchors counted rows: no count query, no count check."""
     saved = tamper.tally, tamper.tally_problems, postgres.tally_problems
     tamper.tally = lambda con: "{}"  # type: ignore[assignment]
-    tamper.tally_problems = postgres.tally_problems = lambda con, only=None: []  # type: ignore[assignment]
+    tamper.tally_problems = postgres.tally_problems = lambda con, only=None, look=None: []  # type: ignore[assignment]
     try:
         yield
     finally:

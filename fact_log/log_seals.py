@@ -7,7 +7,7 @@ them: a seal that is not declared is a table whose edits nobody checks.
 
 from __future__ import annotations
 
-from uac.fact_log.chain import INPUT_V1, REJECTION_COLUMNS, SCHEMA_COLUMNS
+from uac.fact_log.chain_rows import INPUT_V1, REJECTION_COLUMNS, SCHEMA_COLUMNS
 from uac.fact_log.tamper import ERASED_ROW_COLUMNS, seal
 
 seal("inputs", [name for name, _, _ in INPUT_V1], "seq", ("seq", "id"))

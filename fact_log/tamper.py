@@ -108,16 +108,24 @@ ANCHORS = seal(
 ERASED_ROW_COLUMNS = ("erasure", "tbl", "row_id", "seq", "content_hash", "residual")
 
 
-def erased_residuals(con: Connection, ring: KeyRing | None) -> dict[int, tuple[str, str]]:
-    """seq -> (content hash, residual) of erased facts whose record verifies under the key."""
-    has = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'erased_rows'"
-    ).fetchone()[0]
-    if not has or ring is None:
+def erased_residuals(
+    con: Connection, ring: KeyRing | None, look: Look | None = None
+) -> dict[int, tuple[str, str]]:
+    """seq -> (content hash, residual) of erased facts whose record verifies under the key
+    (`look`: the catalog as a verification read it once)."""
+    if ring is None or not _has_table(con, "erased_rows", look):
         return {}
     cols = ", ".join(ERASED_ROW_COLUMNS)
     query = f"SELECT {cols}, mac FROM erased_rows WHERE tbl = 'facts'"
     return verified_residuals(con.execute(query).fetchall(), ring)
+
+
+def _has_table(con: Connection, name: str, look: Look | None) -> bool:
+    """Whether the database holds a table of this name, in any schema."""
+    if look is not None:
+        return name in look.named
+    found = con.execute(f"SELECT count(*) FROM duckdb_tables() WHERE table_name = {_literal(name)}")
+    return bool(found.fetchone()[0])
 
 
 def verified_residuals(rows: Sequence[Sequence[Any]], ring: KeyRing) -> dict[int, tuple[str, str]]:
@@ -156,8 +164,13 @@ def reseal(con: Connection, ring: KeyRing, table: str, where: str, params: Seque
 
 def _counted(con: Connection) -> list[Sealed]:
     """The counted tables this database holds, by name."""
-    present = _tables(con)
-    return [s for _, s in sorted(SEALED.items()) if s.identity and s.table in present]
+    return _counted_of(_tables(con))
+
+
+def _counted_of(present: Iterable[str]) -> list[Sealed]:
+    """The counted tables among these sealed ones, by name."""
+    held = set(present)
+    return [s for _, s in sorted(SEALED.items()) if s.identity and s.table in held]
 
 
 def tally(con: Connection) -> str:
@@ -165,12 +178,15 @@ def tally(con: Connection) -> str:
     specs = _counted(con)
     if not specs:
         return "{}"
-    counts = con.execute(
-        "SELECT " + ", ".join(f"(SELECT count(*) FROM {s.table})" for s in specs)
-    ).fetchone()
-    return json.dumps(
-        {s.table: int(n) for s, n in zip(specs, counts, strict=True)}, separators=(",", ":")
+    # A row per table: one select of scalar subqueries costs about twice as much to plan.
+    counts = dict(
+        con.execute(
+            " UNION ALL ".join(
+                f"SELECT {_literal(s.table)}, count(*) FROM {s.table}" for s in specs
+            )
+        ).fetchall()
     )
+    return json.dumps({s.table: int(counts[s.table]) for s in specs}, separators=(",", ":"))
 
 
 def write_anchor(
@@ -208,44 +224,45 @@ def _has_tally(con: Connection) -> bool:
     """Whether `anchors` has its tally column (a read-only open of an older file may not).
     Asked of the table's own pragma, not duckdb_columns(), whose first call on a database
     binds every built-in view (~6 ms of a `uac verify`)."""
-    if "anchors" not in _tables(con):
-        return False
-    return bool(
-        con.execute(
-            "SELECT count(*) FROM pragma_table_info('anchors') WHERE name = 'tally'"
-        ).fetchone()[0]
-    )
+    return _columns(con)[1]
 
 
-def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[str]:
+def tally_problems(
+    con: Connection, only: Iterable[str] | None = None, look: Look | None = None
+) -> list[str]:
     """Counted tables whose rows do not match what the anchors counted, or repeat a row.
 
     Every commit that appends to a counted table anchors its new count in the same
     transaction, so the largest count any anchor records is the table's row count: fewer
     rows were deleted; more were added outside uac (or counted by anchors since deleted).
     A row deleted and another copied in its place keeps the count but repeats an identity.
+    `look`: the catalog and keying record as a verification read them once.
     """
-    specs = [s for s in _counted(con) if only is None or s.table in set(only)]
-    if not specs or not _has_tally(con):
+    sealed, tallied = (look.sealed, look.tallied) if look is not None else _columns(con)
+    specs = [s for s in _counted_of(sealed) if only is None or s.table in set(only)]
+    if not specs or not tallied:
         return []
     counted: dict[str, int] = json.loads(tally_of_anchors(con))
     # Once the keying record seals anchors with their tally, every row was counted by some
     # anchor (the upgrade's open counts the rows it finds): none counting a table means 0.
-    record, _ = read_record(con, None)
+    record = look.record if look is not None else read_record(con, None)[0]
     started = record is not None and ANCHORS.entry() in record.get("tables", ())
     out: list[str] = []
-    # Every table's row count and distinct identities in one statement (not one per table).
-    counts = con.execute(
-        "SELECT "
-        + ", ".join(
-            f"(SELECT count(*) FROM {spec.table}), (SELECT count(*) FROM"
-            f" (SELECT DISTINCT {', '.join(spec.identity)} FROM {spec.table}))"
-            for spec in specs
-        )
-    ).fetchone()
+    # Every table's row count and distinct identities in one statement, a row per table:
+    # one select of scalar subqueries over them all costs several times more to plan.
+    counts = {
+        n: (held, distinct)
+        for n, held, distinct in con.execute(
+            " UNION ALL ".join(
+                f"SELECT {n}, coalesce(sum(k), 0), count(*) FROM"
+                f" (SELECT count(*) AS k FROM {spec.table} GROUP BY {', '.join(spec.identity)})"
+                for n, spec in enumerate(specs)
+            )
+        ).fetchall()
+    }
     for n, spec in enumerate(specs):
         ident = ", ".join(spec.identity)
-        held, distinct = counts[2 * n], counts[2 * n + 1]
+        held, distinct = counts[n]
         if held != distinct:
             out.append(
                 f"{spec.table}: {held - distinct} rows repeat another row's {ident} (copied in,"
@@ -267,36 +284,68 @@ def tally_problems(con: Connection, only: Iterable[str] | None = None) -> list[s
     return out
 
 
+class Look:
+    """What the statements of one verification share, read once: the table names in any
+    schema (`named`), the main schema's tables with a keyed digest column (`sealed`),
+    whether `anchors` has its tally column, and the keying record (each statement asking
+    the catalog again costs ~1 ms of a `uac verify`)."""
+
+    __slots__ = ("named", "record", "sealed", "tallied")
+
+    def __init__(self, con: Connection, record: dict[str, Any] | None):
+        rows = con.execute(
+            "SELECT database_name = current_database() AND schema_name = 'main', table_name,"
+            " sql FROM duckdb_tables()"
+        ).fetchall()
+        self.named = frozenset(name for _, name, _ in rows)
+        state = frozenset((name, sql) for main, name, sql in rows if main)
+        self.sealed, self.tallied = _columns_of(con, state)
+        self.record = record
+
+
 def _tables(con: Connection) -> set[str]:
-    """The tables with a keyed digest column. Not through duckdb_columns(): its first call on
-    a database binds every built-in view (~10 ms), and every open and commit asks this. The
-    answer is kept per catalog state (each table's name and definition), which one cheap
-    duckdb_tables() query reads."""
+    """The tables with a keyed digest column."""
+    return set(_columns(con)[0])
+
+
+def _columns(con: Connection) -> tuple[frozenset[str], bool]:
+    """The tables with a keyed digest column, and whether `anchors` is one with its tally
+    column. Not through duckdb_columns(): its first call on a database binds every built-in
+    view (~10 ms), and every open and commit asks this. The answer is kept per catalog state
+    (each table's name and definition), which one cheap duckdb_tables() query reads."""
     state = frozenset(
         con.execute(
             "SELECT table_name, sql FROM duckdb_tables()"
             " WHERE database_name = current_database() AND schema_name = 'main'"
         ).fetchall()
     )
+    return _columns_of(con, state)
+
+
+def _columns_of(con: Connection, state: frozenset[tuple[str, str]]) -> tuple[frozenset[str], bool]:
+    """`_columns` of one catalog state (its tables' names and definitions)."""
     known = _MAC_TABLES.get(state)
     if known is not None:
-        return set(known)
-    found: set[str] = set()
+        return known
+    found: set[tuple[str, str]] = set()
     if state:
         rows = con.execute(
             " UNION ALL ".join(
-                f"SELECT {_literal(n)} FROM pragma_table_info({_literal(n)}) WHERE name = 'mac'"
+                f"SELECT {_literal(n)}, name FROM pragma_table_info({_literal(n)})"
+                " WHERE name = 'mac' OR name = 'tally'"
                 for n, _ in sorted(state)  # one text for one catalog (fact_log/read_cache.py)
             )
         ).fetchall()
-        found = {r[0] for r in rows}
+        found = {(r[0], r[1]) for r in rows}
+    sealed = frozenset(table for table, name in found if name == "mac")
+    answer = sealed, "anchors" in sealed and ("anchors", "tally") in found
     if len(_MAC_TABLES) >= 64:  # a bound, not a policy: catalogs seldom change
         _MAC_TABLES.clear()
-    _MAC_TABLES[state] = frozenset(found)
-    return found
+    _MAC_TABLES[state] = answer
+    return answer
 
 
-_MAC_TABLES: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
+_MAC_TABLES: dict[frozenset[tuple[str, str]], tuple[frozenset[str], bool]] = {}
 
 
 def _literal(text: str) -> str:
@@ -411,18 +460,37 @@ def verify_tables(
     ring: KeyRing,
     record: dict[str, Any] | None,
     only: Iterable[str] | None = None,
+    look: Look | None = None,
 ) -> dict[str, str]:
     """The first row whose digest does not verify, per sealed table present (table -> why);
-    `only` limits the walk to some tables."""
+    `only` limits the walk to some tables, `look` is the catalog as a verification read it."""
     found: dict[str, str] = {}
-    tables = _tables(con) & set(SEALED)
+    tables = (look.sealed if look is not None else _tables(con)) & set(SEALED)
+    # A table the keying record says is sealed must still be there with its digests:
+    # dropping the table, or its mac column after editing rows, must not pass as ok.
+    listed = {entry.partition("@")[0] for entry in record["tables"]} if record else set()
+    for table in sorted(listed - tables if only is None else (listed - tables) & set(only)):
+        found[table] = (
+            "the keying record lists it as sealed, but its keyed digest column is gone"
+            if table in (look.named if look is not None else _named(con))
+            else "the keying record lists it as sealed, but the table is gone"
+        )
     for table in sorted(tables if only is None else tables & set(only)):
         spec = SEALED[table]
         version = sealed_version(record, table)
         problem = _first_mismatch(con, ring, spec, version or spec.version, version is None)
         if problem is not None:
             found[table] = problem
-    return found
+    return dict(sorted(found.items()))
+
+
+def _named(con: Connection) -> frozenset[str]:
+    """The names of the main schema's tables."""
+    rows = con.execute(
+        "SELECT table_name FROM duckdb_tables()"
+        " WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    return frozenset(name for (name,) in rows)
 
 
 def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:
@@ -441,27 +509,46 @@ def _first_mismatch(
     version: int,
     skip_unsigned: bool = False,
 ) -> str | None:
-    """Why the first row (in the table's order) fails its digest under one seal version."""
-    sql = (
-        f"SELECT mac, {', '.join(spec.label)}, {', '.join(spec.columns_of(version))}"
-        f" FROM {spec.table} ORDER BY {spec.order}"
-    )
-    width = len(spec.label)
+    """Why the first row (in the table's order) fails its digest under one seal version.
+
+    Every row is checked first as the table stores them, without sorting: a table whose
+    rows all verify (nearly always) needs no order. Only a table with a bad row is read
+    again in its order, so that the oldest bad row is the one named."""
+    columns = ", ".join(spec.columns_of(version))
+    if _mismatch(con, ring, spec, f"SELECT mac, {columns} FROM {spec.table}", (), skip_unsigned):
+        label = ", ".join(spec.label)
+        sql = f"SELECT mac, {label}, {columns} FROM {spec.table} ORDER BY {spec.order}"
+        return _mismatch(con, ring, spec, sql, spec.label, skip_unsigned)
+    return None
+
+
+def _mismatch(
+    con: Connection,
+    ring: KeyRing,
+    spec: Sealed,
+    sql: str,
+    label: tuple[str, ...],
+    skip_unsigned: bool,
+) -> str | None:
+    """Why the first row `sql` reads (mac, the `label` columns, the sealed ones) fails."""
+    width = len(label)
     with scan(con, sql) as rows:
         for mac, *rest in rows:
             if mac is None and skip_unsigned:
                 continue  # migrated since the last writable open: sealed on the next one
             if not ring.check(row_message(spec.table, rest[width:]), mac):
-                name = ", ".join(f"{c}={v}" for c, v in zip(spec.label, rest, strict=False))
+                name = ", ".join(f"{c}={v}" for c, v in zip(label, rest, strict=False))
                 return f"row {name} does not match its keyed digest (edited)"
     return None
 
 
-def anchor_problems(con: Connection, exported: dict[str, Any] | None = None) -> list[str]:
-    """Anchors naming a head the log no longer holds (truncation), and the exported one."""
+def anchor_problems(
+    con: Connection, exported: dict[str, Any] | None = None, look: Look | None = None
+) -> list[str]:
+    """Anchors naming a head the log no longer holds (truncation), and the exported one
+    (`look`: the catalog and keying record as a verification read them once)."""
     out: list[str] = []
-    has = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'anchors'")
-    if has.fetchone()[0]:
+    if _has_table(con, "anchors", look):
         row = con.execute(
             "SELECT a.seq, a.head, a.inputs FROM anchors a LEFT JOIN facts f ON f.seq = a.seq"
             " WHERE a.seq > 0 AND f.hash IS DISTINCT FROM a.head ORDER BY a.seq DESC LIMIT 1"
@@ -471,35 +558,37 @@ def anchor_problems(con: Connection, exported: dict[str, Any] | None = None) -> 
                 f"the anchor at seq {row[0]} names head {row[1][:16]}… which the log no longer"
                 " holds (facts deleted from the end or rewritten)"
             )
-        row = con.execute(
-            "SELECT max(a.inputs), (SELECT coalesce(max(seq), 0) FROM inputs) FROM anchors a"
-        ).fetchone()
-        if row[0] is not None and row[1] < row[0]:
+        checkpoints = "checkpoints" in (look.sealed if look is not None else _tables(con))
+        # The tops and counts below in one statement, a row each (n, top, count).
+        parts = [
+            "SELECT 0, max(inputs), NULL FROM anchors",
+            "SELECT 1, max(seq), NULL FROM anchors",
+            "SELECT 2, coalesce(max(seq), 0), count(*) FROM inputs",
+            "SELECT 3, coalesce(max(seq), 0), NULL FROM facts",
+        ]
+        if checkpoints:
+            parts.append("SELECT 4, coalesce(max(id), 0), count(*) FROM checkpoints")
+        tops = {
+            n: (top, count) for n, top, count in con.execute(" UNION ALL ".join(parts)).fetchall()
+        }
+        anchored, inputs = tops[0][0], tops[2][0]
+        if anchored is not None and inputs < anchored:
             out.append(
-                f"an anchor counts {row[0]} inputs but the log holds only {row[1]}"
+                f"an anchor counts {anchored} inputs but the log holds only {inputs}"
                 " (inputs deleted from the end)"
             )
-        row = con.execute(
-            "SELECT (SELECT max(seq) FROM anchors), (SELECT coalesce(max(seq), 0) FROM facts)"
-        ).fetchone()
-        if row[0] is not None and row[1] > row[0]:  # every commit anchors its head
+        head, facts = tops[1][0], tops[3][0]
+        if head is not None and facts > head:  # every commit anchors its head
             out.append(
-                f"facts after seq {row[0]} (up to {row[1]}) are named by no anchor (the anchors"
+                f"facts after seq {head} (up to {facts}) are named by no anchor (the anchors"
                 " of their commits deleted)"
             )
-        out.extend(tally_problems(con))
-        row = con.execute("SELECT count(*), coalesce(max(seq), 0) FROM inputs").fetchone()
-        if row[0] != row[1]:  # numbered 1, 2, ... by the one writer: a gap is a deleted row
-            out.append(
-                f"inputs: {row[1] - row[0]} of the rows numbered up to {row[1]} are missing"
-                " (deleted)"
-            )
-        if "checkpoints" in _tables(con):
-            row = con.execute("SELECT count(*), coalesce(max(id), 0) FROM checkpoints").fetchone()
-            if row[0] != row[1]:
+        out.extend(tally_problems(con, look=look))
+        numbered = [("inputs", tops[2])] + ([("checkpoints", tops[4])] if checkpoints else [])
+        for table, (top, count) in numbered:
+            if count != top:  # numbered 1, 2, ... by the one writer: a gap is a deleted row
                 out.append(
-                    f"checkpoints: {row[1] - row[0]} of the rows numbered up to {row[1]} are"
-                    " missing (deleted)"
+                    f"{table}: {top - count} of the rows numbered up to {top} are missing (deleted)"
                 )
     if exported is not None:
         out.extend(_against_export(con, exported))

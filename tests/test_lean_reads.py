@@ -235,6 +235,15 @@ def _both(home: Path, verb: str) -> list[str]:
     return errors
 
 
+def _edited(text: str) -> str:
+    """The first 'a' made 'b'; a signature whose hex holds no 'a' (about one in 60 keys) gets
+    the first digit of its MAC changed instead, so the file always differs."""
+    if "a" in text:
+        return text.replace("a", "b", 1)
+    at = text.index(":") + 1
+    return text[:at] + ("1" if text[at] == "0" else "0") + text[at + 1 :]
+
+
 @pytest.mark.parametrize("verb", ["facts", "manifest", "why"])
 @pytest.mark.parametrize("edited", ["provenance.json", "manifest.md", "files.sig"])
 def test_a_tampered_checkpoint_is_refused_as_the_verb_refuses_it(
@@ -243,7 +252,7 @@ def test_a_tampered_checkpoint_is_refused_as_the_verb_refuses_it(
     home = _copy(workspace, tmp_path)
     _, directory = loader.version_dir(home, lean_reads.parse_subject("alice"))
     path = directory / edited
-    path.write_text(path.read_text().replace("a", "b", 1))
+    path.write_text(_edited(path.read_text()))
     lean, full = _both(home, verb)
     assert lean == full
 
@@ -314,6 +323,34 @@ def test_a_verify_in_a_process_of_its_own_checks_every_sealed_table(
     assert report == _outcome_json(home)
     named = {problem.split(":")[0] for problem in report["problems"]}
     assert edited <= named, report["problems"]
+
+
+@pytest.mark.parametrize(
+    ("sql", "gone"),
+    [
+        # rows edited, then the digests that would show it dropped with their column
+        (
+            "UPDATE inputs SET content = 'edited' WHERE seq = 1;"
+            " ALTER TABLE inputs DROP COLUMN mac",
+            "keyed digest column is gone",
+        ),
+        ("DROP TABLE alerts", "the table is gone"),
+        ("DROP TABLE rejections", "the table is gone"),
+    ],
+)
+def test_a_sealed_table_or_its_digests_dropped_is_reported(
+    workspace: Path, tmp_path: Path, sql: str, gone: str
+) -> None:
+    home = _copy(workspace, tmp_path)
+    con = duckdb.connect(str(home / "uac.duckdb"))
+    for statement in sql.split(";"):
+        con.execute(statement)
+    con.close()
+    report = _fresh_verify(home)  # the lean read, in a process of its own
+    assert report == _outcome_json(home)  # and the verb say the same
+    table = sql.split()[2] if sql.startswith("DROP") else "inputs"
+    assert report["ok"] is False
+    assert [p for p in report["problems"] if p.startswith(f"{table}:") and gone in p], report
 
 
 def test_a_verify_binds_no_parameter_so_loads_neither_uuid_nor_platform(workspace: Path) -> None:

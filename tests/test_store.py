@@ -212,3 +212,30 @@ def test_a_second_store_on_the_same_workspace_in_one_process_is_refused(home: Pa
 
     gc.collect()
     Memory(home).close()
+
+
+def test_a_dropped_store_collected_while_the_open_lock_is_held_does_not_deadlock(
+    tmp_path: Path,
+) -> None:
+    """The garbage collector may run a dropped Store's finalizer on a thread inside the claim
+    lock (any allocation there can start a collection): the release must not wait for
+    itself. Run on a thread, so a regression shows as a thread still stuck, not a hung run."""
+    import gc
+    import threading
+
+    from uac.fact_log import store
+
+    dropped = store.Store.open(tmp_path / "ws", create=True)
+    dropped.cycle = dropped  # type: ignore[attr-defined]  # only the collector frees it
+    del dropped
+    released = threading.Event()
+
+    def collect_inside_the_lock() -> None:
+        with store._OPEN_LOCK:
+            gc.collect()  # runs the finalizer: _release -> _OPEN_LOCK on this same thread
+        released.set()
+
+    worker = threading.Thread(target=collect_inside_the_lock, daemon=True)
+    worker.start()
+    assert released.wait(120), "the finalizer waited for the lock its own thread held"
+    store.Store.open(tmp_path / "ws").close()  # the claim was released

@@ -145,6 +145,49 @@ def _seal_alerts_as_version_1(home: Path, edit: str | None = None) -> None:
     con.close()
 
 
+def _reverse(table: str) -> list[str]:
+    """Statements storing a table's rows in the reverse of their order (same rows, same
+    digests): a walk that reads them as stored meets them out of order."""
+    return [
+        f"CREATE TABLE _reversed AS SELECT * FROM {table} ORDER BY rowid DESC",
+        f"DELETE FROM {table}",
+        f"INSERT INTO {table} SELECT * FROM _reversed",
+        "DROP TABLE _reversed",
+    ]
+
+
+def test_rows_stored_out_of_order_verify_and_the_oldest_bad_row_is_named(filled: Path) -> None:
+    # verify reads the log and each sealed table as stored and sorts only one with a problem:
+    # the same answers as a walk in order, whatever order the file holds the rows in.
+    _sql(filled, *_reverse("facts"), *_reverse("inputs"))
+    con = duckdb.connect(str(filled / "uac.duckdb"), read_only=True)
+    stored = [r[0] for r in con.execute("SELECT seq FROM inputs").fetchall()]
+    facts = [r[0] for r in con.execute("SELECT seq FROM facts").fetchall()]
+    con.close()
+    assert stored == sorted(stored, reverse=True) and len(stored) > 2
+    assert facts == sorted(facts, reverse=True) and len(facts) > 2
+    report = _verify(filled)
+    assert report.ok and report.checked == len(facts), report
+    first, last = min(stored), max(stored)
+    _sql(filled, f"UPDATE inputs SET content = 'edited' WHERE seq IN ({first}, {last})")
+    report = _verify(filled)
+    assert [p for p in report.problems if p.startswith("inputs:")] == [
+        f"inputs: row seq={first}, id={_input_id(filled, first)} does not match its keyed digest"
+        " (edited)"
+    ]
+    _sql(filled, f"UPDATE facts SET text = 'edited' WHERE seq IN (2, {len(facts)})")
+    report = _verify(filled)
+    assert (report.ok, report.broken_seq, report.checked) == (False, 2, 1)
+
+
+def _input_id(home: Path, seq: int) -> str:
+    con = duckdb.connect(str(home / "uac.duckdb"), read_only=True)
+    found = con.execute("SELECT id FROM inputs WHERE seq = ?", [seq]).fetchone()
+    con.close()
+    assert found is not None
+    return str(found[0])
+
+
 def test_alerts_signed_before_why_was_sealed_are_resigned_once_if_untouched(
     filled: Path,
 ) -> None:

@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from uac.checks.library.common import attr
 from uac.checks.model import CheckConfig
+from uac.fact_log.calendar_words import weekday_name
 
 _UTC = dt.UTC
 _STEP_DAYS = {"daily": 1, "weekdays": 1, "weekly": 7, "fortnightly": 14}
@@ -154,7 +155,9 @@ def rhythm(event: Any, zone: dt.tzinfo = _UTC) -> str:
     kind = repeats(event)
     if kind in ("weekly", "fortnightly"):
         every = "every" if kind == "weekly" else "every other"
-        return f"{every} {local:%A} {local:%H:%M}"
+        return f"{every} {weekday_name(local)} {local:%H:%M}"
     if kind == "weekdays":
         return f"Monday to Friday at {local:%H:%M}"
-    return f"{kind} at {local:%H:%M}" if kind else f"on {local:%A %Y-%m-%d %H:%M}"
+    if kind:
+        return f"{kind} at {local:%H:%M}"
+    return f"on {weekday_name(local)} {local:%Y-%m-%d %H:%M}"

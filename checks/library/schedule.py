@@ -27,6 +27,7 @@ from uac.checks.library.occurrences import (
     user_zone,
 )
 from uac.checks.model import AlertDraft, CheckConfig
+from uac.fact_log.calendar_words import weekday_name
 from uac.fact_log.reference import country_name, mentions, normalise
 
 
@@ -108,7 +109,7 @@ def recurring_event_collision(user: Any, today: dt.date, config: CheckConfig) ->
                     "recurring_event_collision",
                     "warning",
                     f"Conflict: '{a.title}' ({rhythm(a, zone)}) and '{b.title}' "
-                    f"({rhythm(b, zone)}) collide, first on {day:%A} {day}.",
+                    f"({rhythm(b, zone)}) collide, first on {weekday_name(day)} {day}.",
                     why=CONFLICT_WHY + " A recurring clash comes back every time.",
                     next_step=f"Move one of '{a.title}' and '{b.title}' to another time, or "
                     "skip one of them on the days they meet.",
@@ -136,7 +137,7 @@ def _when(event: Any, occurrence: Any, zone: Any) -> str:
     series: the occurrence the alert is about is named."""
     if not _repeats(event):
         return f"on {occurrence.day}"
-    return f"on {occurrence.day:%A} {occurrence.day} ({rhythm(event, zone)})"
+    return f"on {weekday_name(occurrence.day)} {occurrence.day} ({rhythm(event, zone)})"
 
 
 def event_during_trip(user: Any, today: dt.date, config: CheckConfig) -> list[AlertDraft]:

@@ -46,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     args.tenant = args.tenant or "default"
     args._client = False
+    # The read-only looks lean reads answered from, left open for `_end_now` (argv None:
+    # the process ends after the command) to release with the process (lean_reads.answer).
+    args._held = [] if argv is None else None
     try:
         listing = args.command in LISTING and getattr(args, "action", "list") == "list"
         if args.jsonl and (args.json or not listing):

@@ -116,10 +116,14 @@ def _call(args: argparse.Namespace, verb: str, subject: str | None = None, **par
     given = {k: v for k, v in params.items() if v is not None}
     from uac.runtime.api import lean_reads  # a few statements, without opening `Memory`
 
-    answer = lean_reads.answer(args.home, args.tenant, verb, subject, given)
+    # A command `main` ends at once keeps the look an answer came from open (`answer`).
+    held: list[Any] | None = getattr(args, "_held", None)
+    answer = lean_reads.answer(args.home, args.tenant, verb, subject, given, held)
     if answer is not None:
         args._lean = True  # nothing left to finish: the command may end at once (`main`)
         return answer
+    while held:  # an earlier answer's look, closed before the workspace is opened
+        held.pop().close()
     from uac.runtime.api import verbs
 
     with _memory(args, read_only=verbs.verb(verb).name in verbs.LOCAL_READS) as mem:

@@ -7,12 +7,12 @@ finance.transactions."""
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import re
 from decimal import Decimal
 from typing import Any
 
+from uac.fact_log.calendar_words import MONTH_NAMES
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.budgets import BUDGET, PERIOD, another, carry_currency
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
@@ -382,7 +382,7 @@ _PRICE_AT_SHOP = lazy(
 _BUYING = lazy(
     r"\b(?:i\s+(?:buy|bought|got|paid|pay|ordered|purchased)|arrived|delivered|came|haul)\b", re.I
 )
-_MONTHS = frozenset(calendar.month_name[1:])  # as written: capitalised
+_MONTHS = frozenset(MONTH_NAMES)  # as written: capitalised
 
 
 def _bought_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:

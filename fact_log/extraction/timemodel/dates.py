@@ -34,6 +34,7 @@ import functools
 import re
 from dataclasses import replace
 
+from uac.fact_log.calendar_words import MONTH_NAMES, WEEKDAY_NAMES
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.timemodel import calendar_days
 from uac.fact_log.extraction.timemodel.daterange import (
@@ -57,13 +58,12 @@ from uac.fact_log.extraction.timemodel.daterange import (
 from uac.fact_log.reference import vocabulary
 
 MONTHS: dict[str, int] = {}
-for _n, _name in enumerate(calendar.month_name):
-    if _name:
-        MONTHS[_name.lower()] = _n
-        MONTHS[_name[:3].lower()] = _n
+for _n, _name in enumerate(MONTH_NAMES, 1):
+    MONTHS[_name.lower()] = _n
+    MONTHS[_name[:3].lower()] = _n
 MONTHS["sept"] = 9
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
+WEEKDAYS = {name.lower(): n for n, name in enumerate(WEEKDAY_NAMES)}
 _WEEKDAY_RE = "|".join(WEEKDAYS)
 NUMBER_WORDS: dict[str, int] = vocabulary()["number_words"]
 _NUM_RE = (
