@@ -11,7 +11,7 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.abstain import abstain, refuse
+from uac.fact_log.extraction.abstain import abstain, refuse, with_currency
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.pipeline import build_message_batch
@@ -219,6 +219,9 @@ def test_add_asks_instead_of_picking_one_of_two_days(tmp_path: Path) -> None:
         ("tasks.tasks", {"goal": "Before", "due_date": "2027-09-14"}),
         ("finance.transactions", {"merchant": "again", "amount": "418.60"}),
         ("travel.bookings", {"kind": "hotel", "place": "Friday"}),
+        ("schedule.events", {"title": "Every Monday evening", "start": "2028-03-13T18:00"}),
+        ("schedule.events", {"title": "on sat 9am at", "start": "2028-03-11T09:00"}),
+        ("schedule.events", {"title": "ends 14 oct", "start": "2028-10-14"}),
     ],
 )
 def test_a_name_made_of_words_that_name_nothing_is_refused(
@@ -236,5 +239,49 @@ def test_names_with_such_words_inside_and_a_contacts_name_are_kept() -> None:
         record("schedule.events", {"title": "Friday prayers", "start": "2028-03-10"}, text),
         record("schedule.events", {"title": "Sunday market", "start": "2028-03-12"}, text),
         record("contacts.contacts", {"name": "May", "relationship": "friend"}, text),
+        # a number beside a name, or a name made only of digits, names something
+        record("schedule.events", {"title": "Room 4 on Friday", "start": "2028-03-10"}, text),
+        record("finance.transactions", {"merchant": "3", "amount": "20"}, text),
     ]
     assert refuse(text, kept) == []
+
+
+@NO_LOG
+def test_an_amount_without_currency_takes_the_one_its_writer_named() -> None:
+    catalog = Catalog.load()
+    text = "Got my wages, NOK 31,200. Then the landlord got 9,800 of it."
+    rent = record("finance.transactions", {"amount": "9800", "merchant": "landlord"}, text)
+    [whole] = with_currency(catalog, text, [rent], [])
+    assert whole.value == {"amount": "9800", "merchant": "landlord", "currency": "NOK"}
+    # said in an earlier message of the session: the latest one that names a currency
+    earlier = [("Gym was 40 CHF.", AT), ("Lunch with Aiko, ¥1,800.", AT), ("ok thanks", AT)]
+    plan = record("finance.budgets", {"category": "books", "limit": "6000"}, "Books: 6000/month")
+    [budget] = with_currency(catalog, "Books: 6000/month", [plan], earlier)
+    assert budget.value["currency"] == "JPY"
+
+
+@NO_LOG
+def test_two_currencies_a_shared_currency_word_or_a_named_one_decide_nothing() -> None:
+    catalog = Catalog.load()
+    two = "Swapped £200 into €230. Spent 45 at the market."
+    spent = record("finance.transactions", {"amount": "45", "merchant": "market"}, two)
+    assert with_currency(catalog, two, [spent], []) == [spent]
+    kr = "Paid 640 kr for the tickets."
+    tickets = record("finance.transactions", {"amount": "640"}, kr)
+    assert with_currency(catalog, kr, [tickets], [("Rent is 900 EUR", AT)]) == [tickets]
+    own = record("finance.transactions", {"amount": "45", "currency": "GBP"}, two)
+    trip = record("travel.trips", {"city": "Oslo", "depart": "2028-05-02"}, two)
+    assert with_currency(catalog, two, [own, trip], [("Lunch was 12 EUR", AT)]) == [own, trip]
+
+
+@NO_LOG
+def test_a_subscription_cancelled_today_says_its_day() -> None:
+    text = "Cancelled Crunchyroll today, 9.99 a month was too much."
+    read = {"name": "Crunchyroll", "amount": "9.99", "period": "monthly"}
+    half = record("finance.subscriptions", read, text)
+    [whole], withheld = abstain(Catalog.load(), text, [half], AT.date())
+    assert withheld == [] and whole.value["cancelled_on"] == AT.date().isoformat()
+    plan = "I want to cancel Crunchyroll today, 9.99 a month is too much."
+    wish = record("finance.subscriptions", read, plan)
+    [kept], _ = abstain(Catalog.load(), plan, [wish], AT.date())
+    assert "cancelled_on" not in kept.value

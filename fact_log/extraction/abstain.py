@@ -21,6 +21,10 @@ A value said as alternatives ("on the 14th or 15th", "March 5 or March 15", "£4
 Any candidate (a record or a single attribute) whose quote takes in such a pair and holds a
 number or a date is withheld the same way, its hint quoting the alternatives, so the user
 can be asked instead of a day being made up.
+
+An amount said without its currency takes the one currency its writer named, in the message
+or the session's latest earlier message that names one (`with_currency`): people say their
+currency once, and a payment with no currency is half a record.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -157,6 +162,61 @@ def abstain(
     return kept, withheld
 
 
+def with_currency(
+    catalog: Catalog,
+    text: str,
+    candidates: Sequence[Candidate],
+    history: Sequence[tuple[str, Any]] = (),
+) -> list[Candidate]:
+    """The candidates, a record's amount said without a currency given the one currency its
+    writer names: in the same message, else in the session's latest earlier message that
+    names any ("Salary came, KES 148,500. Paid the rent 45,000"; "my salary came in,
+    €2.770" then "rent is 612,50 per month"). People say their currency once; a record of a
+    path with a currency field that holds an amount and no currency is otherwise a half
+    record. Two currencies named in the nearest message that names one decide nothing, and
+    an amount said with a currency word several countries use ("kr", "pesos") is left as
+    said."""
+    if not any(_needs_currency(catalog, c) for c in candidates):
+        return list(candidates)
+    named = _named_currency(text, history)
+    if named is None:
+        return list(candidates)
+    out = []
+    for cand in candidates:
+        if _needs_currency(catalog, cand) and not _UNNAMED_CURRENCY.search(cand.quote):
+            cand = replace(cand, value={**cand.value, "currency": named})
+        out.append(cand)
+    return out
+
+
+# The words for a currency several countries use ("kr", "pesos": vocabulary.toml)
+_UNNAMED_CURRENCY = lazy(
+    r"\b(?:" + "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"]) + r")\b",
+    re.I,
+)
+_MONEY_FIELDS = ("amount", "cost", "limit", "per_transaction_limit", "daily_limit")
+
+
+def _needs_currency(catalog: Catalog, cand: Candidate) -> bool:
+    """Whether a record holds an amount, no currency, and its path has a currency field."""
+    if cand.op != "assert" or not isinstance(cand.value, dict) or cand.value.get("currency"):
+        return False
+    coll = catalog.collection(cand.path)
+    if coll is None or "currency" not in coll.spec.fields:
+        return False
+    return any(cand.value.get(f) is not None for f in _MONEY_FIELDS)
+
+
+def _named_currency(text: str, history: Sequence[tuple[str, Any]]) -> str | None:
+    """The one currency the message names, else the one named by the session's latest
+    earlier message that names any; None when there is none or that message names two."""
+    for said in (text, *(t for t, _at in reversed(history))):
+        named = {m.currency for m in find_money(said) if m.currency}
+        if named:
+            return named.pop() if len(named) == 1 else None
+    return None
+
+
 def _offered(cand: Candidate, offset: int, sentence: str) -> str:
     """The alternatives ("14th or 15th") inside the candidate's quote when it holds a number
     or a date they could have given; "" when there are none (a correction is its own
@@ -208,7 +268,8 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
                    27.11."): an amount of 27.11 read from a date
     empty_value    a title, goal, place, merchant or payee made only of words that name
                    nothing ("it", "Before", "again", "Friday": vocabulary.toml
-                   `empty_values`): the slot was filled with the wrong words
+                   `empty_values`) and numbers ("Every Wednesday", "ends 30 nov"): the slot
+                   was filled with the wrong words
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -243,7 +304,9 @@ def _names_nothing(cand: Candidate) -> bool:
     empty = _empty_words()
     for field in _NAMING_FIELDS & cand.value.keys():
         words = re.findall(r"[^\W\d_]+|\d+", str(cand.value[field]).casefold())
-        if words and all(w in empty for w in words):
+        # numbers beside words that name nothing are a time or a day ("every tuesday 10am
+        # there", "ends 30 nov"); a name made only of digits ("3", "1&1") is a name
+        if any(not w.isdigit() for w in words) and all(w in empty or w.isdigit() for w in words):
             return True
     return False
 
@@ -311,7 +374,11 @@ def _left_over(
             kind = slot.type.split("@")[0]
             if got is None or kind not in TYPED or value.get(slot.field) is not None:
                 continue  # a field the candidate fills is its extractor's reading
-            if slot.default == "today" and got == today.isoformat():
+            if (
+                slot.default == "today"
+                and got == today.isoformat()
+                and not any(set(_leaves(f.value)) == {got} for f in spans)
+            ):
                 continue  # the frame's default, not a value the sentence says
             leaves = set(_leaves(got))
             if not leaves or all(_carried(leaf, carried) for leaf in leaves):
