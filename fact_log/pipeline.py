@@ -138,7 +138,7 @@ def build_message_batch(
         # is refused; a record whose sentence leaves a value's role undecided is a hint.
         withheld: list[Undecided] = []
         with _kept_on_fault("guard", failed):
-            for reason, cand in refuse(text, found):
+            for reason, cand in refuse(text, found, observed_at.date()):
                 found.remove(cand)
                 quote = safety.masked_quote(cand.start, cand.quote)[:200]
                 detail = {"quote": quote, "offset": cand.start}

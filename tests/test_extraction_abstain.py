@@ -285,3 +285,41 @@ def test_a_subscription_cancelled_today_says_its_day() -> None:
     wish = record("finance.subscriptions", read, plan)
     [kept], _ = abstain(Catalog.load(), plan, [wish], AT.date())
     assert "cancelled_on" not in kept.value
+
+
+@NO_LOG
+def test_an_untimed_event_on_the_messages_own_day_is_a_report_not_an_appointment() -> None:
+    text = "Took the bike in for its repair today, and the scan was done this morning."
+    told = record("schedule.events", {"title": "Repair", "start": "2027-03-01T00:00:00"}, text)
+    scan = record("schedule.events", {"title": "Scan", "start": "2027-03-01"}, text)
+    assert refuse(text, [told, scan], AT.date()) == [("reported_day", told), ("reported_day", scan)]
+    later = "Physio today at 16:15 and the school play on 4 March."
+    kept = [
+        record("schedule.events", {"title": "Physio", "start": "2027-03-01T16:15:00"}, later),
+        record("schedule.events", {"title": "School play", "start": "2027-03-04"}, later),
+    ]
+    assert refuse(later, kept, AT.date()) == []
+    assert refuse(text, [told]) == []  # no day given: nothing to compare
+
+
+@NO_LOG
+def test_one_day_said_once_fills_one_role_not_two() -> None:
+    text = "Oh wait, the ferry home from Bergen is on 19 April."
+    both = record(
+        "travel.trips",
+        {"city": "Bergen", "country": "NO", "depart": "2027-04-19", "return_date": "2027-04-19"},
+        text,
+    )
+    kept, [undecided] = abstain(Catalog.load(), text, [both], AT.date())
+    assert kept == []
+    assert undecided.hint()["candidates"] == {"depart": "2027-04-19", "return_date": "2027-04-19"}
+    twice = "Day trip to Bergen: out on 19 April, home again on 19 April."
+    day = record("travel.trips", {**both.value, "city": "Bergen"}, twice)
+    timed = "Exam on 19 April from 09:00 to 12:00."
+    exam = record(
+        "schedule.events",
+        {"title": "Exam", "start": "2027-04-19T09:00:00", "end": "2027-04-19T12:00:00"},
+        timed,
+    )
+    assert abstain(Catalog.load(), twice, [day], AT.date()) == ([day], [])
+    assert abstain(Catalog.load(), timed, [exam], AT.date()) == ([exam], [])

@@ -81,6 +81,7 @@ _ALTERNATIVES = lazy(
     re.I,
 )
 _NAMED = lazy(rf"{_MONTH}|\d{{4}}", re.I)  # a month or a year beside alternatives
+_DAY_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}(?:T00:00(?::00)?)?")
 _VALUE_LEAF = re.compile(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
 
 
@@ -141,6 +142,10 @@ def abstain(
         offered = _offered(cand, sentence.start, sentence.text) if sentence else ""
         if offered and sentence is not None:
             withheld.append(Undecided(cand, sentence.text, {}, offered))
+            continue
+        twice = _one_day_twice(cand.value, sentence.text, today) if sentence else {}
+        if twice and sentence is not None:
+            withheld.append(Undecided(cand, sentence.text, twice))
             continue
         if (
             sentence is None
@@ -217,6 +222,33 @@ def _named_currency(text: str, history: Sequence[tuple[str, Any]]) -> str | None
     return None
 
 
+def _one_day_twice(value: Any, sentence: str, today: dt.date) -> dict[str, Any]:
+    """The date fields of a record that hold one day its sentence says once ("checkout is 1
+    jun" read as a trip leaving and coming back on 1 June): a day said once has one role,
+    so which field it fills is undecided. {} when the fields' days differ or are said as
+    often as they are held."""
+    if not isinstance(value, dict):
+        return {}
+    days: dict[str, list[str]] = {}
+    for field, v in value.items():
+        said = v.isoformat() if isinstance(v, dt.date) else str(v)
+        if isinstance(v, dt.date | str) and _DAY_ONLY.fullmatch(said):  # times are told apart
+            days.setdefault(said[:10], []).append(field)
+    twice = {day: fields for day, fields in days.items() if len(fields) > 1}
+    if not twice:
+        return {}
+    said: dict[str, set[tuple[int, int]]] = {}  # a day -> where the sentence says it
+    for prefer in ("past", "future"):
+        for f in parser("date")(sentence, today, prefer):
+            said.setdefault(str(f.value)[:10], set()).add((f.start, f.end))
+    return {
+        field: day
+        for day, fields in twice.items()
+        if len(said.get(day, ())) < len(fields)
+        for field in fields
+    }
+
+
 def _offered(cand: Candidate, offset: int, sentence: str) -> str:
     """The alternatives ("14th or 15th") inside the candidate's quote when it holds a number
     or a date they could have given; "" when there are none (a correction is its own
@@ -255,7 +287,9 @@ def _completed(
     return replace(cand, value=value, quote=text[start:end], start=start)
 
 
-def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candidate]]:
+def refuse(
+    text: str, candidates: Sequence[Candidate], today: dt.date | None = None
+) -> list[tuple[str, Candidate]]:
     """The candidates no extractor may turn into the user's fact, each with its reason, applied
     the same way to every extractor's candidates (the rules guard pattern by pattern, the
     frames window by window; this is the one check after both):
@@ -270,6 +304,9 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
                    nothing ("it", "Before", "again", "Friday": vocabulary.toml
                    `empty_values`) and numbers ("Every Wednesday", "ends 30 nov"): the slot
                    was filled with the wrong words
+    reported_day   an event on the message's own day (`today`) with no time of day: the
+                   day being told about ("the MRI was done today", "I brought the car to
+                   the workshop today"), not an appointment to keep
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -288,7 +325,22 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
             out.append(("value_is_date", cand))
         elif _names_nothing(cand):
             out.append(("empty_value", cand))
+        elif today is not None and _untimed_today(cand, today):
+            out.append(("reported_day", cand))
     return out
+
+
+def _untimed_today(cand: Candidate, today: dt.date) -> bool:
+    """Whether an event starts on the message's own day with no time of day said."""
+    if cand.path != "schedule.events" or not isinstance(cand.value, dict):
+        return False
+    start = cand.value.get("start")
+    if isinstance(start, dt.datetime):
+        return start.date() == today and start.time() == dt.time()
+    if isinstance(start, dt.date):
+        return start == today
+    said = str(start or "")
+    return said[:10] == today.isoformat() and said[10:].strip("T0:") == ""
 
 
 # The free-text fields that must name something; a contact's name is not judged (May, June).
