@@ -277,7 +277,7 @@ def test_two_currencies_a_shared_currency_word_or_a_named_one_decide_nothing() -
 @NO_LOG
 def test_a_subscription_cancelled_today_says_its_day() -> None:
     text = "Cancelled Crunchyroll today, 9.99 a month was too much."
-    read = {"name": "Crunchyroll", "amount": "9.99", "period": "monthly"}
+    read: dict[str, object] = {"name": "Crunchyroll", "amount": "9.99", "period": "monthly"}
     half = record("finance.subscriptions", read, text)
     [whole], withheld = abstain(Catalog.load(), text, [half], AT.date())
     assert withheld == [] and whole.value["cancelled_on"] == AT.date().isoformat()

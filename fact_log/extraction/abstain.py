@@ -231,9 +231,9 @@ def _one_day_twice(value: Any, sentence: str, today: dt.date) -> dict[str, Any]:
         return {}
     days: dict[str, list[str]] = {}
     for field, v in value.items():
-        said = v.isoformat() if isinstance(v, dt.date) else str(v)
-        if isinstance(v, dt.date | str) and _DAY_ONLY.fullmatch(said):  # times are told apart
-            days.setdefault(said[:10], []).append(field)
+        shown = v.isoformat() if isinstance(v, dt.date) else str(v)
+        if isinstance(v, dt.date | str) and _DAY_ONLY.fullmatch(shown):  # times are told apart
+            days.setdefault(shown[:10], []).append(field)
     twice = {day: fields for day, fields in days.items() if len(fields) > 1}
     if not twice:
         return {}
