@@ -11,7 +11,7 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.abstain import abstain, refuse, with_currency
+from uac.fact_log.extraction.abstain import abstain, refuse, with_currency, without_subsumed
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.pipeline import build_message_batch
@@ -323,3 +323,20 @@ def test_one_day_said_once_fills_one_role_not_two() -> None:
     )
     assert abstain(Catalog.load(), twice, [day], AT.date()) == ([day], [])
     assert abstain(Catalog.load(), timed, [exam], AT.date()) == ([exam], [])
+
+
+@NO_LOG
+def test_a_record_another_record_of_the_message_says_whole_is_dropped() -> None:
+    text = "Got the Indian visa back today: double entry, valid until 2 June 2029."
+    visa: dict[str, object] = {"country": "IN", "entries": "double", "valid_until": "2029-06-02"}
+    whole = record("identity.visas", visa, text)
+    bare = record("identity.visas", {"country": "IN"}, text)
+    assert without_subsumed(Catalog.load(), [bare, whole]) == [whole]
+    # two equal charges are two facts; records that differ, or another path, stay
+    twice = "The gym took 35.00 twice this morning."
+    charge = {"amount": "35.00", "date": "2027-03-01"}
+    one, two = (record("finance.transactions", dict(charge), twice) for _ in range(2))
+    other = record("identity.visas", {"country": "IN", "entries": "single"}, text)
+    trip = record("travel.trips", {"country": "IN"}, text)
+    kept = [one, two, other, trip]
+    assert without_subsumed(Catalog.load(), kept) == kept

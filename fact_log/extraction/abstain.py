@@ -194,6 +194,37 @@ def with_currency(
     return out
 
 
+def without_subsumed(catalog: Catalog, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates less each record another record of the message says whole and more
+    (a visa read once as {"country": "CN"} and once with its entries and end; a trip read by
+    the rules with its purpose and by the frames without): a record that adds nothing to one
+    beside it is the same statement read twice. Records equal in every field are kept (two
+    identical charges are two facts)."""
+    records = [
+        c
+        for c in candidates
+        if c.op == "assert"
+        and c.replaces is None
+        and isinstance(c.value, dict)
+        and catalog.collection(c.path) is not None
+    ]
+
+    def within(small: Candidate, big: Candidate) -> bool:
+        a, b = small.value, big.value
+        return (
+            small.path == big.path
+            and len(a) < len(b)
+            and all(k in b and _same_value(a[k], b[k]) for k in a)
+        )
+
+    dropped = {id(c) for c in records if any(within(c, o) for o in records if o is not c)}
+    return [c for c in candidates if id(c) not in dropped]
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return set(_leaves(a)) == set(_leaves(b))
+
+
 # The words for a currency several countries use ("kr", "pesos": vocabulary.toml)
 _UNNAMED_CURRENCY = lazy(
     r"\b(?:" + "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"]) + r")\b",
