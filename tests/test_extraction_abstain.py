@@ -340,3 +340,15 @@ def test_a_record_another_record_of_the_message_says_whole_is_dropped() -> None:
     trip = record("travel.trips", {"country": "IN"}, text)
     kept = [one, two, other, trip]
     assert without_subsumed(Catalog.load(), kept) == kept
+
+
+@NO_LOG
+def test_a_health_record_borrowed_beside_another_named_item_is_refused() -> None:
+    text = "Dropped the ramipril, took my last one on Sunday."
+    borrowed = record("health.medications", {"name": "metformin", "start_date": "2027-02-28"}, text)
+    assert refuse(text, [borrowed]) == [("other_item", borrowed)]
+    # the item said, or borrowed where the message names no other, is kept
+    named = record("health.medications", {"name": "ramipril", "stop_date": "2027-02-28"}, text)
+    dose = "Now it is 20 mg every night."
+    same_drug = record("health.medications", {"name": "metformin", "dose": "20 mg"}, dose)
+    assert refuse(text, [named]) == [] and refuse(dose, [same_drug]) == []

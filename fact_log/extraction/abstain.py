@@ -335,6 +335,9 @@ def refuse(
                    nothing ("it", "Before", "again", "Friday": vocabulary.toml
                    `empty_values`) and numbers ("Every Wednesday", "ends 30 nov"): the slot
                    was filled with the wrong words
+    other_item     a medication, intake or allergy naming an item the message does not
+                   say (borrowed from an earlier message) while the message names another
+                   drug, allergen or supplement: the message is about that one
     reported_day   an event on the message's own day (`today`) with no time of day: the
                    day being told about ("the MRI was done today", "I brought the car to
                    the workshop today"), not an appointment to keep
@@ -358,7 +361,38 @@ def refuse(
             out.append(("empty_value", cand))
         elif today is not None and _untimed_today(cand, today):
             out.append(("reported_day", cand))
+        elif _borrowed_beside_another(cand, text):
+            out.append(("other_item", cand))
     return out
+
+
+# A health record's item and the parsers that read such items (drugs, allergens, supplements)
+_ITEM_FIELD = {
+    "health.medications": "name",
+    "health.intake": "name",
+    "health.allergies": "substance",
+}
+_ITEM_KINDS = ("drug", "substance", "intake")
+
+
+def _borrowed_beside_another(cand: Candidate, text: str) -> bool:
+    """Whether a health record names an item the message does not say (taken from an earlier
+    message) while the message names another one: "no more losartan, last one yesterday"
+    after a message about lisinopril is about losartan, not a lisinopril start."""
+    field = _ITEM_FIELD.get(cand.path)
+    if field is None or not isinstance(cand.value, dict):
+        return False
+    item = str(cand.value.get(field) or "").casefold()
+    if not item or item in text.casefold():
+        return False
+    today = dt.date(2000, 1, 1)  # items carry no date: any day reads them
+    said = {
+        str(f.value).casefold()
+        for kind in _ITEM_KINDS
+        for f in parser(kind)(text, today, "past")
+        if isinstance(f.value, str)
+    }
+    return any(other and other not in item and item not in other for other in said)
 
 
 def _untimed_today(cand: Candidate, today: dt.date) -> bool:
