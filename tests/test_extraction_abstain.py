@@ -352,3 +352,18 @@ def test_a_health_record_borrowed_beside_another_named_item_is_refused() -> None
     dose = "Now it is 20 mg every night."
     same_drug = record("health.medications", {"name": "metformin", "dose": "20 mg"}, dose)
     assert refuse(text, [named]) == [] and refuse(dose, [same_drug]) == []
+
+
+@NO_LOG
+def test_a_hotel_stay_with_neither_its_last_night_nor_its_place_is_a_hint() -> None:
+    text = "The guesthouse is booked from the 12th."
+    half = record("travel.bookings", {"kind": "hotel", "start": "2027-03-12"}, text)
+    kept, [undecided] = abstain(Catalog.load(), text, [half], AT.date())
+    assert kept == [] and set(undecided.hint()["fields"]) >= {"end", "place", "start"}
+    # a stay with its place or its last night, and a flight with its departure, are kept
+    placed = record("travel.bookings", {**half.value, "place": "Bled"}, text)
+    ended = record("travel.bookings", {**half.value, "end": "2027-03-15"}, text)
+    flight = record("travel.bookings", {"kind": "flight", "start": "2027-03-12T07:05"}, text)
+    assert abstain(Catalog.load(), text, [placed], AT.date())[1] == []
+    assert abstain(Catalog.load(), text, [ended], AT.date())[1] == []
+    assert abstain(Catalog.load(), text, [flight], AT.date())[1] == []

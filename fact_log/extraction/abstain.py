@@ -147,6 +147,9 @@ def abstain(
         if twice and sentence is not None:
             withheld.append(Undecided(cand, sentence.text, twice))
             continue
+        if _half_stay(cand) and sentence is not None:
+            withheld.append(Undecided(cand, sentence.text, {"end": [], "place": []}))
+            continue
         if (
             sentence is None
             or cand.op != "assert"
@@ -251,6 +254,22 @@ def _named_currency(text: str, history: Sequence[tuple[str, Any]]) -> str | None
         if named:
             return named.pop() if len(named) == 1 else None
     return None
+
+
+def _half_stay(cand: Candidate) -> bool:
+    """Whether a hotel booking holds its first night and neither its last nor where: a stay is
+    its nights and its place ("Homestay booked 3 nights", "pension goes in on the 28th" read
+    as a hotel), and one with neither covers no night a check can read."""
+    value = cand.value
+    return (
+        cand.path == "travel.bookings"
+        and cand.op == "assert"
+        and cand.replaces is None
+        and isinstance(value, dict)
+        and value.get("kind") == "hotel"
+        and not value.get("end")
+        and not value.get("place")
+    )
 
 
 def _one_day_twice(value: Any, sentence: str, today: dt.date) -> dict[str, Any]:
