@@ -57,6 +57,8 @@ def run_mypy() -> tuple[Counter[str], list[str]]:
         if found:
             counts[found["path"]] += 1
             lines.append(line.removeprefix("uac/"))
+    if done.returncode == 1 and not lines:  # "No module named mypy": no check ran at all
+        sys.exit(f"mypy did not run (exit 1, no error read):\n{done.stdout}{done.stderr}")
     return counts, lines
 
 

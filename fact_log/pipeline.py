@@ -45,7 +45,13 @@ from typing import Any
 from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import batch as build
-from uac.fact_log.extraction.abstain import Undecided, abstain, refuse
+from uac.fact_log.extraction.abstain import (
+    Undecided,
+    abstain,
+    refuse,
+    with_currency,
+    without_subsumed,
+)
 from uac.fact_log.extraction.candidate import Candidate, Reading
 from uac.fact_log.extraction.evidence import tiers
 from uac.fact_log.extraction.gate import finding_rejections, gate, unsafe
@@ -138,12 +144,13 @@ def build_message_batch(
         # is refused; a record whose sentence leaves a value's role undecided is a hint.
         withheld: list[Undecided] = []
         with _kept_on_fault("guard", failed):
-            for reason, cand in refuse(text, found):
+            for reason, cand in refuse(text, found, observed_at.date()):
                 found.remove(cand)
                 quote = safety.masked_quote(cand.start, cand.quote)[:200]
                 detail = {"quote": quote, "offset": cand.start}
                 failed.append(NewRejection(reason, cand.path, detail))
             found, withheld = abstain(catalog, text, found, observed_at.date())
+            found = without_subsumed(catalog, with_currency(catalog, text, found, history))
         doubted: list[dict[str, Any]] = []
         if source == "automatic_rule":  # an explicit command's candidates are never judged
             with _kept_on_fault("judge", failed):

@@ -283,6 +283,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers",
+        "one_backend(reason): the test reads no log, only what its module's workspace fixture"
+        " compiled (a checkpoint's files): it runs once, on the first backend chosen",
+    )
+    config.addinivalue_line(
+        "markers",
         "postgres_bug(reason): a known product bug on PostgreSQL; its postgres run must fail"
         " (strict xfail) until the bug is fixed",
     )
@@ -304,10 +309,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "module_backend" in metafunc.fixturenames:
         choice = metafunc.config.getoption("backend")
         names = BACKENDS if choice == "both" else (choice,)
-        found = metafunc.definition.get_closest_marker("no_workspace")
-        if found is not None:  # nothing to run per backend: once, on the first chosen
-            assert found.args or found.kwargs, f"{metafunc.definition.nodeid}: no_workspace: why?"
-            names = names[:1]
+        for once in ("no_workspace", "one_backend"):  # nothing to run per backend: once
+            found = metafunc.definition.get_closest_marker(once)
+            if found is not None:  # on the first backend chosen
+                assert found.args or found.kwargs, f"{metafunc.definition.nodeid}: {once}: why?"
+                names = names[:1]
         params: list = list(names)
         for name, mark in (("duckdb_only", pytest.mark.skip), ("postgres_bug", _strict_xfail)):
             found = metafunc.definition.get_closest_marker(name)
@@ -463,6 +469,11 @@ def backend(
     Every workspace a test opens on postgres is a node of that one log, so they share one
     chain key file (as a deployment's nodes must).
     """
+    # one_backend is for tests reading what a module fixture compiled: a test with a log of
+    # its own (this fixture) is storage behaviour, and runs on each backend
+    assert request.node.get_closest_marker("one_backend") is None, (
+        f"{request.node.nodeid}: one_backend, but the test has a log of its own (`backend`)"
+    )
     if request.node.get_closest_marker("no_workspace") is not None:
         # the mark holds: opening a workspace (here or in a child process) fails at once
         monkeypatch.setenv("UAC_DB", NO_WORKSPACE)

@@ -295,7 +295,7 @@ def test_demo_builds_refuses_to_overwrite_and_rebuilds_the_same_log(
         assert code == 0, err
         assert first is not None and _head(home) == first
     # The rebuild's --json output is one document (json.loads refuses a second one after it):
-    # the check tests/test_cli_json.py makes of every command, there on DuckDB alone.
+    # the check tests/test_cli_json.py makes of every command (the demo's on DuckDB: test_golden).
     assert json.loads(out)["tour"]
 
 

@@ -2,7 +2,8 @@
 command; `--jsonl` streams a listing command's rows, one JSON object a line, and is refused
 elsewhere. Every command of the parser is run here (except the few that serve until
 stopped), in one workspace, in an order where each finds what it needs; `demo`, which builds
-a workspace of its own, in a test of its own (on PostgreSQL in tests/test_cli.py's rebuild)."""
+a workspace of its own (seconds of CPU), where a demo is built already: tests/test_golden.py
+builds it with --json on DuckDB, tests/test_cli.py's rebuild on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -135,26 +136,9 @@ def test_json_is_one_document_for_every_command(
             assert code == 0, (full, err)
             rows = [json.loads(line) for line in out.splitlines()]
             assert rows == json.loads(json.dumps(doc)), full  # the same rows, streamed
-    alone = {"demo"}  # test_json_is_one_document_for_the_demo
+    alone = {"demo"}  # tests/test_golden.py (DuckDB), tests/test_cli.py's rebuild (PostgreSQL)
     assert ran | set(SKIPPED) | alone == set(COMMANDS), "run each new command here, or say why not"
     assert {"alert", "key", "promoted"} <= set(ids)
-
-
-@pytest.mark.duckdb_only(
-    "on PostgreSQL the demo's rebuild in tests/test_cli.py runs with --json and reads its one "
-    "document (a demo build is seconds of CPU; the output is the same code on either backend)"
-)
-def test_json_is_one_document_for_the_demo(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The one command that builds a workspace of its own (half the time of the test above,
-    # so a test of its own: the two run side by side).
-    monkeypatch.delenv("UAC_URL", raising=False)
-    monkeypatch.delenv("UAC_API_KEY", raising=False)
-    full = ["--home", str(tmp_path / "demo"), "demo", "--json"]
-    code, out, err = _run(capsys, full)
-    assert code == 0, (full, err)
-    _document(full, out)
 
 
 def test_jsonl_is_refused_outside_listings(

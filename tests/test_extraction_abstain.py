@@ -11,7 +11,7 @@ import pytest
 
 from uac import Memory
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction.abstain import abstain, refuse
+from uac.fact_log.extraction.abstain import abstain, refuse, with_currency, without_subsumed
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.patterns import extract
 from uac.fact_log.pipeline import build_message_batch
@@ -219,6 +219,9 @@ def test_add_asks_instead_of_picking_one_of_two_days(tmp_path: Path) -> None:
         ("tasks.tasks", {"goal": "Before", "due_date": "2027-09-14"}),
         ("finance.transactions", {"merchant": "again", "amount": "418.60"}),
         ("travel.bookings", {"kind": "hotel", "place": "Friday"}),
+        ("schedule.events", {"title": "Every Monday evening", "start": "2028-03-13T18:00"}),
+        ("schedule.events", {"title": "on sat 9am at", "start": "2028-03-11T09:00"}),
+        ("schedule.events", {"title": "ends 14 oct", "start": "2028-10-14"}),
     ],
 )
 def test_a_name_made_of_words_that_name_nothing_is_refused(
@@ -236,5 +239,131 @@ def test_names_with_such_words_inside_and_a_contacts_name_are_kept() -> None:
         record("schedule.events", {"title": "Friday prayers", "start": "2028-03-10"}, text),
         record("schedule.events", {"title": "Sunday market", "start": "2028-03-12"}, text),
         record("contacts.contacts", {"name": "May", "relationship": "friend"}, text),
+        # a number beside a name, or a name made only of digits, names something
+        record("schedule.events", {"title": "Room 4 on Friday", "start": "2028-03-10"}, text),
+        record("finance.transactions", {"merchant": "3", "amount": "20"}, text),
     ]
     assert refuse(text, kept) == []
+
+
+@NO_LOG
+def test_an_amount_without_currency_takes_the_one_its_writer_named() -> None:
+    catalog = Catalog.load()
+    text = "Got my wages, NOK 31,200. Then the landlord got 9,800 of it."
+    rent = record("finance.transactions", {"amount": "9800", "merchant": "landlord"}, text)
+    [whole] = with_currency(catalog, text, [rent], [])
+    assert whole.value == {"amount": "9800", "merchant": "landlord", "currency": "NOK"}
+    # said in an earlier message of the session: the latest one that names a currency
+    earlier = [("Gym was 40 CHF.", AT), ("Lunch with Aiko, ¥1,800.", AT), ("ok thanks", AT)]
+    plan = record("finance.budgets", {"category": "books", "limit": "6000"}, "Books: 6000/month")
+    [budget] = with_currency(catalog, "Books: 6000/month", [plan], earlier)
+    assert budget.value["currency"] == "JPY"
+
+
+@NO_LOG
+def test_two_currencies_a_shared_currency_word_or_a_named_one_decide_nothing() -> None:
+    catalog = Catalog.load()
+    two = "Swapped £200 into €230. Spent 45 at the market."
+    spent = record("finance.transactions", {"amount": "45", "merchant": "market"}, two)
+    assert with_currency(catalog, two, [spent], []) == [spent]
+    kr = "Paid 640 kr for the tickets."
+    tickets = record("finance.transactions", {"amount": "640"}, kr)
+    assert with_currency(catalog, kr, [tickets], [("Rent is 900 EUR", AT)]) == [tickets]
+    own = record("finance.transactions", {"amount": "45", "currency": "GBP"}, two)
+    trip = record("travel.trips", {"city": "Oslo", "depart": "2028-05-02"}, two)
+    assert with_currency(catalog, two, [own, trip], [("Lunch was 12 EUR", AT)]) == [own, trip]
+
+
+@NO_LOG
+def test_a_subscription_cancelled_today_says_its_day() -> None:
+    text = "Cancelled Crunchyroll today, 9.99 a month was too much."
+    read: dict[str, object] = {"name": "Crunchyroll", "amount": "9.99", "period": "monthly"}
+    half = record("finance.subscriptions", read, text)
+    [whole], withheld = abstain(Catalog.load(), text, [half], AT.date())
+    assert withheld == [] and whole.value["cancelled_on"] == AT.date().isoformat()
+    plan = "I want to cancel Crunchyroll today, 9.99 a month is too much."
+    wish = record("finance.subscriptions", read, plan)
+    [kept], _ = abstain(Catalog.load(), plan, [wish], AT.date())
+    assert "cancelled_on" not in kept.value
+
+
+@NO_LOG
+def test_an_untimed_event_on_the_messages_own_day_is_a_report_not_an_appointment() -> None:
+    text = "Took the bike in for its repair today, and the scan was done this morning."
+    told = record("schedule.events", {"title": "Repair", "start": "2027-03-01T00:00:00"}, text)
+    scan = record("schedule.events", {"title": "Scan", "start": "2027-03-01"}, text)
+    assert refuse(text, [told, scan], AT.date()) == [("reported_day", told), ("reported_day", scan)]
+    later = "Physio today at 16:15 and the school play on 4 March."
+    kept = [
+        record("schedule.events", {"title": "Physio", "start": "2027-03-01T16:15:00"}, later),
+        record("schedule.events", {"title": "School play", "start": "2027-03-04"}, later),
+    ]
+    assert refuse(later, kept, AT.date()) == []
+    assert refuse(text, [told]) == []  # no day given: nothing to compare
+
+
+@NO_LOG
+def test_one_day_said_once_fills_one_role_not_two() -> None:
+    text = "Oh wait, the ferry home from Bergen is on 19 April."
+    both = record(
+        "travel.trips",
+        {"city": "Bergen", "country": "NO", "depart": "2027-04-19", "return_date": "2027-04-19"},
+        text,
+    )
+    kept, [undecided] = abstain(Catalog.load(), text, [both], AT.date())
+    assert kept == []
+    assert undecided.hint()["candidates"] == {"depart": "2027-04-19", "return_date": "2027-04-19"}
+    twice = "Day trip to Bergen: out on 19 April, home again on 19 April."
+    day = record("travel.trips", {**both.value, "city": "Bergen"}, twice)
+    timed = "Exam on 19 April from 09:00 to 12:00."
+    exam = record(
+        "schedule.events",
+        {"title": "Exam", "start": "2027-04-19T09:00:00", "end": "2027-04-19T12:00:00"},
+        timed,
+    )
+    assert abstain(Catalog.load(), twice, [day], AT.date()) == ([day], [])
+    assert abstain(Catalog.load(), timed, [exam], AT.date()) == ([exam], [])
+
+
+@NO_LOG
+def test_a_record_another_record_of_the_message_says_whole_is_dropped() -> None:
+    text = "Got the Indian visa back today: double entry, valid until 2 June 2029."
+    visa: dict[str, object] = {"country": "IN", "entries": "double", "valid_until": "2029-06-02"}
+    whole = record("identity.visas", visa, text)
+    bare = record("identity.visas", {"country": "IN"}, text)
+    assert without_subsumed(Catalog.load(), [bare, whole]) == [whole]
+    # two equal charges are two facts; records that differ, or another path, stay
+    twice = "The gym took 35.00 twice this morning."
+    charge = {"amount": "35.00", "date": "2027-03-01"}
+    one, two = (record("finance.transactions", dict(charge), twice) for _ in range(2))
+    other = record("identity.visas", {"country": "IN", "entries": "single"}, text)
+    trip = record("travel.trips", {"country": "IN"}, text)
+    kept = [one, two, other, trip]
+    assert without_subsumed(Catalog.load(), kept) == kept
+
+
+@NO_LOG
+def test_a_health_record_borrowed_beside_another_named_item_is_refused() -> None:
+    text = "Dropped the ramipril, took my last one on Sunday."
+    borrowed = record("health.medications", {"name": "metformin", "start_date": "2027-02-28"}, text)
+    assert refuse(text, [borrowed]) == [("other_item", borrowed)]
+    # the item said, or borrowed where the message names no other, is kept
+    named = record("health.medications", {"name": "ramipril", "stop_date": "2027-02-28"}, text)
+    dose = "Now it is 20 mg every night."
+    same_drug = record("health.medications", {"name": "metformin", "dose": "20 mg"}, dose)
+    assert refuse(text, [named]) == [] and refuse(dose, [same_drug]) == []
+
+
+@NO_LOG
+def test_a_hotel_stay_with_neither_its_last_night_nor_its_place_is_a_hint() -> None:
+    text = "The guesthouse is booked from the 12th."
+    half = record("travel.bookings", {"kind": "hotel", "start": "2027-03-12"}, text)
+    kept, [undecided] = abstain(Catalog.load(), text, [half], AT.date())
+    assert kept == [] and set(undecided.hint()["fields"]) >= {"end", "place", "start"}
+    # a stay with its place or its last night, and a flight with its departure, are kept
+    placed = record("travel.bookings", {**half.value, "place": "Bled"}, text)
+    ended = record("travel.bookings", {**half.value, "end": "2027-03-15"}, text)
+    flight = record("travel.bookings", {"kind": "flight", "start": "2027-03-12T07:05"}, text)
+    assert abstain(Catalog.load(), text, [placed], AT.date())[1] == []
+    assert abstain(Catalog.load(), text, [ended], AT.date())[1] == []
+    assert abstain(Catalog.load(), text, [flight], AT.date())[1] == []

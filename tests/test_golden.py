@@ -6,6 +6,7 @@ Regenerate after an intended change with:
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -14,7 +15,8 @@ import pytest
 
 from uac.compiler.loader import SIGNATURE, subject_dir, version_name
 from uac.fact_log.addressing import default_home, parse_subject
-from uac.runtime.examples.demo import PERSONA, run_demo
+from uac.runtime.cli import main
+from uac.runtime.examples.demo import PERSONA
 
 pytestmark = [
     pytest.mark.usefixtures("backend"),
@@ -37,10 +39,22 @@ def _files(directory: Path) -> dict[str, bytes]:
     }
 
 
-def test_demo_compiles_to_the_committed_golden_output(tmp_path: Path) -> None:
+def test_demo_compiles_to_the_committed_golden_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Built as `uac demo --json` builds it (in process): its output is one JSON document, the
+    # check tests/test_cli_json.py makes of every other command (a demo build is seconds of
+    # CPU: built once for both checks; on PostgreSQL tests/test_cli.py's rebuild makes it).
+    monkeypatch.delenv("UAC_URL", raising=False)
+    monkeypatch.delenv("UAC_API_KEY", raising=False)
     home = tmp_path / "demo"
-    lines: list[str] = []
-    assert run_demo(home, fresh=False, out=lines.append) == 0
+    assert main(["--home", str(home), "demo", "--json"]) == 0
+    out = capsys.readouterr().out
+    try:
+        document = json.loads(out)  # "Extra data" if a second document follows
+    except ValueError as exc:
+        raise AssertionError(f"uac demo --json: not one JSON document ({exc}):\n{out}") from None
+    assert document["tour"]
     base = subject_dir(home, parse_subject(PERSONA))
     current = base / "versions" / (base / "current").read_text().strip()
     produced = _files(current)

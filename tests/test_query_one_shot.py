@@ -20,6 +20,9 @@ from test_sandbox import HOSTILE  # type: ignore[import-not-found]
 from uac.runtime.sandbox import Limits, Sandbox, names_statistics, run_query, shutdown
 
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+# The zygotes' own tests query the compiled checkpoint's files (found once through Memory):
+# they run once; the CLI's answers, compared with Memory.query's, run on each backend.
+ONCE = pytest.mark.one_backend("zygotes over a checkpoint's files: nothing of it reads the log")
 
 TODAY = dt.date(2026, 11, 29)
 TRIPS = [
@@ -133,6 +136,7 @@ def _checkpoint(home: Path) -> Path:
         return Path(mem.checkpoint("alice").directory)
 
 
+@ONCE
 @pytest.mark.parametrize(("program", "expected"), HOSTILE, ids=[p[:40] for p, _ in HOSTILE])
 def test_hostile_program_is_contained_on_the_one_shot_zygote(
     home: Path, program: str, expected: str
@@ -147,6 +151,7 @@ def test_hostile_program_is_contained_on_the_one_shot_zygote(
     assert _without_elapsed(once) == _without_elapsed(pooled)
 
 
+@ONCE
 def test_one_shot_zygote_is_confined_as_a_pooled_one_and_serves_one_query(home: Path) -> None:
     directory = _checkpoint(home)
     once = Sandbox(directory, once=True)
@@ -164,6 +169,7 @@ def test_one_shot_zygote_is_confined_as_a_pooled_one_and_serves_one_query(home: 
         pooled.close()
 
 
+@ONCE
 def test_one_shot_zygote_loads_statistics_only_for_a_program_naming_it(home: Path) -> None:
     # The facade is reached by its name alone: a program that does not name it cannot use
     # it, so a one-shot zygote for such a program leaves the module out; any other program
@@ -199,6 +205,7 @@ print(json.dumps({"answer": answer, "zygote": loaded, "host": sorted(
 """
 
 
+@ONCE
 def test_a_zygote_imports_the_checkpoint_without_its_constraints_module(home: Path) -> None:
     # No check runs in the sandbox: the module of the checks' functions (and what its rules
     # import) stays out of every zygote, while each file is still verified against files.json;

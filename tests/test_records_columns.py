@@ -38,7 +38,10 @@ LOG = [
     for i in range(30)
 ]
 
-pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("a checkpoint's files and their zygote: nothing of it reads the log"),
+]
 # Tests that open no workspace run once, not per backend (tests/conftest.py).
 NO_LOG = pytest.mark.no_workspace("generated record classes in memory: no log")
 

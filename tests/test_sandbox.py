@@ -22,6 +22,9 @@ from uac.runtime.sandbox.helpers import by_month, by_year, count_by, group_by, s
 pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
 # Tests that open no workspace run once, not per backend (tests/conftest.py).
 NO_LOG = pytest.mark.no_workspace("sandbox helpers and its seccomp filter alone: no log")
+# Queries over alice's compiled checkpoint: its files, no log. They run once; the two that
+# check what the checkpoint holds (its values, nothing of bob) run on each backend's compile.
+ONCE = pytest.mark.one_backend("a query over a checkpoint's files: nothing of it reads the log")
 
 TODAY = dt.date(2026, 11, 29)
 BOB_MARK = "Zzbobsecret"
@@ -109,6 +112,7 @@ def test_aggregates_and_encoding(alice: Path) -> None:
     assert trip["cost"] == "612.10" and trip["depart"] == "2024-06-15" and trip["fact_ids"]
 
 
+@ONCE
 def test_statements_and_last_expression(alice: Path) -> None:
     prog = "total = 0\nfor t in user.trips:\n    if t.cost:\n        total += t.cost\ntotal"
     assert q(alice, prog)["result"] == "4726.42"
@@ -116,6 +120,7 @@ def test_statements_and_last_expression(alice: Path) -> None:
     assert err(q(alice, "x = 1")) == "syntax_error"
 
 
+@ONCE
 def test_facades_and_helpers_in_sandbox(alice: Path) -> None:
     assert q(alice, "statistics.median([1, 3, 2])")["result"] == 2
     assert q(alice, "math.inf > 10**9")["result"] is True
@@ -131,6 +136,7 @@ def test_facades_and_helpers_in_sandbox(alice: Path) -> None:
     assert list(months) == sorted(months) and months["2024-04"] == 1
 
 
+@ONCE
 def test_facades_and_functions_show_only_their_name(alice: Path) -> None:
     for name in ("math", "statistics", "datetime", "collections", "itertools"):
         for program in (f"repr({name})", f"str({name})", f"f'{{{name}}}'"):
@@ -145,6 +151,7 @@ def test_facades_and_functions_show_only_their_name(alice: Path) -> None:
         assert q(alice, program)["result"] == f"<uac function {name}>", program
 
 
+@ONCE
 def test_errors_are_typed_with_lines(alice: Path) -> None:
     env = q(alice, "x = 1\ny = (\n")
     assert err(env) == "syntax_error" and env["error"]["line"] is not None
@@ -154,6 +161,7 @@ def test_errors_are_typed_with_lines(alice: Path) -> None:
     assert err(env) == "not_allowed" and env["error"]["line"] == 2
 
 
+@ONCE
 def test_explain_reports_records_and_fact_ids(alice: Path) -> None:
     env = q(alice, "sum(t.cost for t in user.trips if t.country == 'JP')", explain=True)
     ex = env["explain"]
@@ -253,6 +261,7 @@ HOSTILE = [
 ]
 
 
+@ONCE
 @pytest.mark.parametrize(("program", "expected"), HOSTILE, ids=[p[:40] for p, _ in HOSTILE])
 def test_hostile_program_is_contained(alice: Path, program: str, expected: str) -> None:
     env = q(alice, program)
@@ -264,6 +273,7 @@ def test_hostile_program_is_contained(alice: Path, program: str, expected: str) 
         assert f"{FAST.timeout_s:g} s" in env["error"]["message"], env
 
 
+@ONCE
 def test_parser_bomb_sources(alice: Path) -> None:
     bomb = "(" * 100_000 + ")" * 100_000
     assert err(q(alice, bomb)) == "limit_exceeded"  # over max_source, refused by the host
@@ -271,12 +281,14 @@ def test_parser_bomb_sources(alice: Path) -> None:
     assert err(q(alice, bomb, limits=big)) in ("syntax_error", "limit_exceeded")
 
 
+@ONCE
 def test_state_is_not_mutated_between_queries(alice: Path) -> None:
     assert q(alice, "xs = list(user.trips)\nxs.append(1)\nlen(xs)")["result"] == 6
     assert q(alice, "c = Counter()\nc.update({'a': 1})\nc")["ok"] is False
     assert q(alice, "len(user.trips)")["result"] == 5
 
 
+@ONCE
 def test_host_survives_bombs_without_growing(alice: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     for program in ("'a' * 10**10", "x = 'a' * 1000000\nx.replace('a', x)", "10**10**8"):
@@ -294,6 +306,7 @@ def test_subjects_are_isolated(ckpts: dict[str, Path]) -> None:
     assert q(ckpts["alice"], "user.identity.name")["result"] == "Alice Liddell"
 
 
+@ONCE
 def test_determinism_across_runs_and_restarts(alice: Path) -> None:
     prog = "list({t.city for t in user.trips}) + [str(hash('x') % 7)]"
     first = q(alice, prog)
@@ -310,6 +323,7 @@ def test_determinism_across_runs_and_restarts(alice: Path) -> None:
     assert all(r == runs[0] for r in runs)
 
 
+@ONCE
 def test_seccomp_filter_is_loaded(alice: Path) -> None:
     box = Sandbox(alice)
     try:
@@ -389,11 +403,13 @@ def test_seccomp_filter_blocks_files_and_exec() -> None:
             assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSYS
 
 
+@ONCE
 def test_explain_tracks_reads_made_by_helpers(alice: Path) -> None:
     env = q(alice, "count_by(user.trips, 'country')", explain=True)
     assert len(env["explain"]["records"]) == 5
 
 
+@ONCE
 def test_concurrent_queries_agree(alice: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -403,6 +419,7 @@ def test_concurrent_queries_agree(alice: Path) -> None:
     assert all(r == results[0] for r in results) and len(results[0]) == 4
 
 
+@ONCE
 @pytest.mark.parametrize(
     "program",
     [
@@ -420,6 +437,7 @@ def test_results_never_show_a_memory_address(alice: Path, program: str) -> None:
     assert "0x" not in json.dumps(env["result"]), env["result"]
 
 
+@ONCE
 def test_errors_name_a_helper_not_the_host_function_that_made_it(alice: Path) -> None:
     env = q(alice, "top_k(1, 2, 3, 4)")
     assert err(env) == "runtime_error"

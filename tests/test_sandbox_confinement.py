@@ -32,7 +32,8 @@ pytestmark = [
         sys.platform != "linux" or platform.machine() != "x86_64",
         reason="the payloads use x86_64 system-call numbers",
     ),
-    pytest.mark.usefixtures("module_backend"),  # runs on DuckDB and PostgreSQL
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("payloads against a checkpoint's zygote and host files: no log"),
 ]
 # Tests that open no workspace run once, not per backend (tests/conftest.py).
 NO_LOG = pytest.mark.no_workspace("a confinement plan alone: no log")

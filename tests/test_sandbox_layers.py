@@ -28,7 +28,10 @@ from uac.runtime.sandbox.engine import (
     validate,
 )
 
-pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("sandbox layers over a checkpoint's files: nothing reads the log"),
+]
 
 TODAY = dt.date(2026, 11, 29)
 

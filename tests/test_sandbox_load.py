@@ -28,7 +28,10 @@ from tests.test_sandbox_reuse import workers
 from uac import Memory
 from uac.runtime.sandbox import Limits, Sandbox
 
-pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("a sandbox over a checkpoint's files: nothing of it reads the log"),
+]
 
 TODAY = dt.date(2026, 11, 29)
 # About a tenth of a second of CPU: nothing, alone; several seconds of wall time on a core

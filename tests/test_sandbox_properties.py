@@ -16,7 +16,10 @@ from uac.runtime.sandbox import Limits, Sandbox
 from uac.runtime.sandbox.engine import Policy, encode_result
 from uac.runtime.sandbox.helpers import make_helpers
 
-pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("a sandbox over a checkpoint's files: nothing of it reads the log"),
+]
 
 TODAY = dt.date(2026, 11, 29)
 # A runaway query is stopped by its CPU limit (1 s of its own CPU, which load cannot

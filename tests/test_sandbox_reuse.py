@@ -34,7 +34,10 @@ from uac import Memory
 from uac.runtime.sandbox import Limits, Sandbox, zygote
 from uac.runtime.sandbox.engine import Guards, NotAllowed, Policy, QueryFailure, execute, lower, run
 
-pytestmark = pytest.mark.usefixtures("module_backend")  # runs on DuckDB and PostgreSQL
+pytestmark = [
+    pytest.mark.usefixtures("module_backend"),
+    pytest.mark.one_backend("a sandbox over a checkpoint's files: nothing of it reads the log"),
+]
 # Tests that open no workspace run once, not per backend (tests/conftest.py).
 NO_LOG = pytest.mark.no_workspace("sandbox layers over a state in memory: no log")
 

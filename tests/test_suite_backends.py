@@ -75,3 +75,14 @@ def test_a_test_marked_no_workspace_runs_once_and_cannot_open_a_workspace(
     assert [p.name for p in request.session.items if "runs_once_and_cannot" in p.name] == [
         request.node.name
     ]
+
+
+@pytest.mark.usefixtures("module_backend")
+@pytest.mark.one_backend("the test is that the mark runs it once")
+def test_a_test_marked_one_backend_runs_once(request: pytest.FixtureRequest) -> None:
+    assert request.node.callspec.params["module_backend"] == BACKENDS[0] or (
+        request.config.getoption("backend") != "both"
+    )
+    assert [p.name for p in request.session.items if "marked_one_backend_runs" in p.name] == [
+        request.node.name
+    ]

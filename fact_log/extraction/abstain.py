@@ -21,6 +21,10 @@ A value said as alternatives ("on the 14th or 15th", "March 5 or March 15", "£4
 Any candidate (a record or a single attribute) whose quote takes in such a pair and holds a
 number or a date is withheld the same way, its hint quoting the alternatives, so the user
 can be asked instead of a day being made up.
+
+An amount said without its currency takes the one currency its writer named, in the message
+or the session's latest earlier message that names one (`with_currency`): people say their
+currency once, and a payment with no currency is half a record.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -76,6 +81,7 @@ _ALTERNATIVES = lazy(
     re.I,
 )
 _NAMED = lazy(rf"{_MONTH}|\d{{4}}", re.I)  # a month or a year beside alternatives
+_DAY_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}(?:T00:00(?::00)?)?")
 _VALUE_LEAF = re.compile(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
 
 
@@ -137,6 +143,13 @@ def abstain(
         if offered and sentence is not None:
             withheld.append(Undecided(cand, sentence.text, {}, offered))
             continue
+        twice = _one_day_twice(cand.value, sentence.text, today) if sentence else {}
+        if twice and sentence is not None:
+            withheld.append(Undecided(cand, sentence.text, twice))
+            continue
+        if _half_stay(cand) and sentence is not None:
+            withheld.append(Undecided(cand, sentence.text, {"end": [], "place": []}))
+            continue
         if (
             sentence is None
             or cand.op != "assert"
@@ -155,6 +168,135 @@ def abstain(
             shown = {field: value for field, (value, _span) in left.items()}
             withheld.append(Undecided(cand, sentence.text, shown))
     return kept, withheld
+
+
+def with_currency(
+    catalog: Catalog,
+    text: str,
+    candidates: Sequence[Candidate],
+    history: Sequence[tuple[str, Any]] = (),
+) -> list[Candidate]:
+    """The candidates, a record's amount said without a currency given the one currency its
+    writer names: in the same message, else in the session's latest earlier message that
+    names any ("Salary came, KES 148,500. Paid the rent 45,000"; "my salary came in,
+    €2.770" then "rent is 612,50 per month"). People say their currency once; a record of a
+    path with a currency field that holds an amount and no currency is otherwise a half
+    record. Two currencies named in the nearest message that names one decide nothing, and
+    an amount said with a currency word several countries use ("kr", "pesos") is left as
+    said."""
+    if not any(_needs_currency(catalog, c) for c in candidates):
+        return list(candidates)
+    named = _named_currency(text, history)
+    if named is None:
+        return list(candidates)
+    out = []
+    for cand in candidates:
+        if _needs_currency(catalog, cand) and not _UNNAMED_CURRENCY.search(cand.quote):
+            cand = replace(cand, value={**cand.value, "currency": named})
+        out.append(cand)
+    return out
+
+
+def without_subsumed(catalog: Catalog, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates less each record another record of the message says whole and more
+    (a visa read once as {"country": "CN"} and once with its entries and end; a trip read by
+    the rules with its purpose and by the frames without): a record that adds nothing to one
+    beside it is the same statement read twice. Records equal in every field are kept (two
+    identical charges are two facts)."""
+    records = [
+        c
+        for c in candidates
+        if c.op == "assert"
+        and c.replaces is None
+        and isinstance(c.value, dict)
+        and catalog.collection(c.path) is not None
+    ]
+
+    def within(small: Candidate, big: Candidate) -> bool:
+        a, b = small.value, big.value
+        return (
+            small.path == big.path
+            and len(a) < len(b)
+            and all(k in b and _same_value(a[k], b[k]) for k in a)
+        )
+
+    dropped = {id(c) for c in records if any(within(c, o) for o in records if o is not c)}
+    return [c for c in candidates if id(c) not in dropped]
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return set(_leaves(a)) == set(_leaves(b))
+
+
+# The words for a currency several countries use ("kr", "pesos": vocabulary.toml)
+_UNNAMED_CURRENCY = lazy(
+    r"\b(?:" + "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"]) + r")\b",
+    re.I,
+)
+_MONEY_FIELDS = ("amount", "cost", "limit", "per_transaction_limit", "daily_limit")
+
+
+def _needs_currency(catalog: Catalog, cand: Candidate) -> bool:
+    """Whether a record holds an amount, no currency, and its path has a currency field."""
+    if cand.op != "assert" or not isinstance(cand.value, dict) or cand.value.get("currency"):
+        return False
+    coll = catalog.collection(cand.path)
+    if coll is None or "currency" not in coll.spec.fields:
+        return False
+    return any(cand.value.get(f) is not None for f in _MONEY_FIELDS)
+
+
+def _named_currency(text: str, history: Sequence[tuple[str, Any]]) -> str | None:
+    """The one currency the message names, else the one named by the session's latest
+    earlier message that names any; None when there is none or that message names two."""
+    for said in (text, *(t for t, _at in reversed(history))):
+        named = {m.currency for m in find_money(said) if m.currency}
+        if named:
+            return named.pop() if len(named) == 1 else None
+    return None
+
+
+def _half_stay(cand: Candidate) -> bool:
+    """Whether a hotel booking holds its first night and neither its last nor where: a stay is
+    its nights and its place ("Homestay booked 3 nights", "pension goes in on the 28th" read
+    as a hotel), and one with neither covers no night a check can read."""
+    value = cand.value
+    return (
+        cand.path == "travel.bookings"
+        and cand.op == "assert"
+        and cand.replaces is None
+        and isinstance(value, dict)
+        and value.get("kind") == "hotel"
+        and not value.get("end")
+        and not value.get("place")
+    )
+
+
+def _one_day_twice(value: Any, sentence: str, today: dt.date) -> dict[str, Any]:
+    """The date fields of a record that hold one day its sentence says once ("checkout is 1
+    jun" read as a trip leaving and coming back on 1 June): a day said once has one role,
+    so which field it fills is undecided. {} when the fields' days differ or are said as
+    often as they are held."""
+    if not isinstance(value, dict):
+        return {}
+    days: dict[str, list[str]] = {}
+    for field, v in value.items():
+        shown = v.isoformat() if isinstance(v, dt.date) else str(v)
+        if isinstance(v, dt.date | str) and _DAY_ONLY.fullmatch(shown):  # times are told apart
+            days.setdefault(shown[:10], []).append(field)
+    twice = {day: fields for day, fields in days.items() if len(fields) > 1}
+    if not twice:
+        return {}
+    said: dict[str, set[tuple[int, int]]] = {}  # a day -> where the sentence says it
+    for prefer in ("past", "future"):
+        for f in parser("date")(sentence, today, prefer):
+            said.setdefault(str(f.value)[:10], set()).add((f.start, f.end))
+    return {
+        field: day
+        for day, fields in twice.items()
+        if len(said.get(day, ())) < len(fields)
+        for field in fields
+    }
 
 
 def _offered(cand: Candidate, offset: int, sentence: str) -> str:
@@ -195,7 +337,9 @@ def _completed(
     return replace(cand, value=value, quote=text[start:end], start=start)
 
 
-def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candidate]]:
+def refuse(
+    text: str, candidates: Sequence[Candidate], today: dt.date | None = None
+) -> list[tuple[str, Candidate]]:
     """The candidates no extractor may turn into the user's fact, each with its reason, applied
     the same way to every extractor's candidates (the rules guard pattern by pattern, the
     frames window by window; this is the one check after both):
@@ -208,7 +352,14 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
                    27.11."): an amount of 27.11 read from a date
     empty_value    a title, goal, place, merchant or payee made only of words that name
                    nothing ("it", "Before", "again", "Friday": vocabulary.toml
-                   `empty_values`): the slot was filled with the wrong words
+                   `empty_values`) and numbers ("Every Wednesday", "ends 30 nov"): the slot
+                   was filled with the wrong words
+    other_item     a medication, intake or allergy naming an item the message does not
+                   say (borrowed from an earlier message) while the message names another
+                   drug, allergen or supplement: the message is about that one
+    reported_day   an event on the message's own day (`today`) with no time of day: the
+                   day being told about ("the MRI was done today", "I brought the car to
+                   the workshop today"), not an appointment to keep
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -227,7 +378,53 @@ def refuse(text: str, candidates: Sequence[Candidate]) -> list[tuple[str, Candid
             out.append(("value_is_date", cand))
         elif _names_nothing(cand):
             out.append(("empty_value", cand))
+        elif today is not None and _untimed_today(cand, today):
+            out.append(("reported_day", cand))
+        elif _borrowed_beside_another(cand, text):
+            out.append(("other_item", cand))
     return out
+
+
+# A health record's item and the parsers that read such items (drugs, allergens, supplements)
+_ITEM_FIELD = {
+    "health.medications": "name",
+    "health.intake": "name",
+    "health.allergies": "substance",
+}
+_ITEM_KINDS = ("drug", "substance", "intake")
+
+
+def _borrowed_beside_another(cand: Candidate, text: str) -> bool:
+    """Whether a health record names an item the message does not say (taken from an earlier
+    message) while the message names another one: "no more losartan, last one yesterday"
+    after a message about lisinopril is about losartan, not a lisinopril start."""
+    field = _ITEM_FIELD.get(cand.path)
+    if field is None or not isinstance(cand.value, dict):
+        return False
+    item = str(cand.value.get(field) or "").casefold()
+    if not item or item in text.casefold():
+        return False
+    today = dt.date(2000, 1, 1)  # items carry no date: any day reads them
+    said = {
+        str(f.value).casefold()
+        for kind in _ITEM_KINDS
+        for f in parser(kind)(text, today, "past")
+        if isinstance(f.value, str)
+    }
+    return any(other and other not in item and item not in other for other in said)
+
+
+def _untimed_today(cand: Candidate, today: dt.date) -> bool:
+    """Whether an event starts on the message's own day with no time of day said."""
+    if cand.path != "schedule.events" or not isinstance(cand.value, dict):
+        return False
+    start = cand.value.get("start")
+    if isinstance(start, dt.datetime):
+        return start.date() == today and start.time() == dt.time()
+    if isinstance(start, dt.date):
+        return start == today
+    said = str(start or "")
+    return said[:10] == today.isoformat() and said[10:].strip("T0:") == ""
 
 
 # The free-text fields that must name something; a contact's name is not judged (May, June).
@@ -243,7 +440,9 @@ def _names_nothing(cand: Candidate) -> bool:
     empty = _empty_words()
     for field in _NAMING_FIELDS & cand.value.keys():
         words = re.findall(r"[^\W\d_]+|\d+", str(cand.value[field]).casefold())
-        if words and all(w in empty for w in words):
+        # numbers beside words that name nothing are a time or a day ("every tuesday 10am
+        # there", "ends 30 nov"); a name made only of digits ("3", "1&1") is a name
+        if any(not w.isdigit() for w in words) and all(w in empty or w.isdigit() for w in words):
             return True
     return False
 
@@ -311,7 +510,11 @@ def _left_over(
             kind = slot.type.split("@")[0]
             if got is None or kind not in TYPED or value.get(slot.field) is not None:
                 continue  # a field the candidate fills is its extractor's reading
-            if slot.default == "today" and got == today.isoformat():
+            if (
+                slot.default == "today"
+                and got == today.isoformat()
+                and not any(set(_leaves(f.value)) == {got} for f in spans)
+            ):
                 continue  # the frame's default, not a value the sentence says
             leaves = set(_leaves(got))
             if not leaves or all(_carried(leaf, carried) for leaf in leaves):

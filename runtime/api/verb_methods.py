@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from uac.checks.scheduler import JobResult
     from uac.checks.sinks import Sink
     from uac.compiler.checkpoint import CompileResult
-    from uac.fact_log.chain import VerifyReport
+    from uac.fact_log.chain_rows import VerifyReport
     from uac.fact_log.progress_callback import Report
     from uac.fact_log.rows import Fact, Input, SubjectInfo
     from uac.runtime.api.preview import Preview
@@ -48,7 +48,7 @@ RESULT_TYPES = {
     "Preview": "uac.runtime.api.preview",
     "SearchHit": "uac.runtime.search.index",
     "SubjectInfo": "uac.fact_log.rows",
-    "VerifyReport": "uac.fact_log.chain",
+    "VerifyReport": "uac.fact_log.chain_rows",
     "Written": "uac.runtime.api.reactor",
 }
 
