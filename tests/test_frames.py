@@ -234,3 +234,27 @@ def test_the_shipped_example_vectors_are_the_current_examples_and_need_no_cache(
         assert not list(tmp_path.glob("uac/frame-vectors-*"))
     finally:
         frames._index.cache_clear()
+
+
+@NO_LOG
+def test_a_window_saying_no_cue_is_encoded_only_where_its_times_can_be_filled() -> None:
+    """The frames that read uncued windows need a day (an event's start, a trip's departure):
+    a sentence saying no cue and naming no day, nor the one before it, is not encoded."""
+    today = AT.date()
+    uncued = [f for f in frames.active_frames() if f.uncued is not None]
+    assert uncued and all(
+        any(s.required and s.type in ("date", "datetime") for s in f.slots) for f in uncued
+    )  # the premise: else every uncued window is encoded, and this test says nothing
+    quiet = "We mostly talked about the garden and the neighbours."
+    dated = "We are seeing the Okafors on 14 March."
+    texts = {
+        "no day": quiet,
+        "a day": dated,
+        "a day before it": dated + " " + quiet,
+    }
+    encoded = {}
+    for name, text in texts.items():
+        spans = frames.windows(text, today=today)
+        ballots = frames.votes(spans, frames.active_frames(), today)
+        encoded[name] = [bool(b) for b in ballots]
+    assert encoded == {"no day": [False], "a day": [True], "a day before it": [True, True]}

@@ -841,7 +841,7 @@ def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> l
     March 5, 2035." after "my renewed passport came"), else the sentence, uncued. A window
     read on its context view is scored on the sentence alone too, only when some frame is
     chosen there; each text is encoded once, in at most two batches per message."""
-    open_ = any(f.uncued is not None for f in frames)  # some frame reads uncued windows
+    open_ = [f for f in frames if f.uncued is not None]  # frames that read uncued windows
     plan: list[tuple[str, list[bool]] | None] = []
     for win in spans:
         cues = [cued(f, win.sentence, today) for f in frames]
@@ -850,7 +850,8 @@ def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> l
             around = [cued(f, win.context, today) for f in frames]
             if any(around):
                 view, cues = win.context, around
-        plan.append((view, cues) if open_ or any(cues) else None)
+        chosen = any(cues) or any(_times_fillable(f, win, today) for f in open_)
+        plan.append((view, cues) if chosen else None)
     views = list(dict.fromkeys(p[0] for p in plan if p is not None))
     if not views:  # the cheap pre-filter: no window can choose a frame
         return [[] for _ in spans]
@@ -882,6 +883,23 @@ def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> l
                 for v in ballot
             ]
     return out
+
+
+_TIMES = ("date", "datetime")
+
+
+def _times_fillable(frame: Frame, win: Window, today: dt.date) -> bool:
+    """Whether each required date or time slot of the frame has a value in the window's
+    sentence or the one before (where `fill` looks): a window that says no cue is chosen by
+    a frame only if its record can be filled, so a sentence naming no day at all, before or
+    after, is not encoded for it (the cheap pre-filter for uncued windows)."""
+    return all(
+        _hits(slot, win.sentence, today) or (win.previous and _hits(slot, win.previous, today))
+        for slot in frame.slots
+        if slot.required
+        and slot.type in _TIMES
+        and not (slot.if_said or slot.unless_said or slot.default)  # those may not need one
+    )
 
 
 def _borrowing(win: Window, ballot: list[Vote]) -> bool:
