@@ -313,13 +313,17 @@ def _columns(con: Connection) -> tuple[frozenset[str], bool]:
     column. Not through duckdb_columns(): its first call on a database binds every built-in
     view (~10 ms), and every open and commit asks this. The answer is kept per catalog state
     (each table's name and definition), which one cheap duckdb_tables() query reads."""
-    state = frozenset(
+    return _columns_of(con, _main_tables(con))
+
+
+def _main_tables(con: Connection) -> frozenset[tuple[str, str]]:
+    """The main schema's tables, as (name, definition)."""
+    return frozenset(
         con.execute(
             "SELECT table_name, sql FROM duckdb_tables()"
             " WHERE database_name = current_database() AND schema_name = 'main'"
         ).fetchall()
     )
-    return _columns_of(con, state)
 
 
 def _columns_of(con: Connection, state: frozenset[tuple[str, str]]) -> tuple[frozenset[str], bool]:
@@ -472,7 +476,7 @@ def verify_tables(
     for table in sorted(listed - tables if only is None else (listed - tables) & set(only)):
         found[table] = (
             "the keying record lists it as sealed, but its keyed digest column is gone"
-            if table in (look.named if look is not None else _named(con))
+            if table in (look.named if look is not None else {n for n, _ in _main_tables(con)})
             else "the keying record lists it as sealed, but the table is gone"
         )
     for table in sorted(tables if only is None else tables & set(only)):
@@ -482,15 +486,6 @@ def verify_tables(
         if problem is not None:
             found[table] = problem
     return dict(sorted(found.items()))
-
-
-def _named(con: Connection) -> frozenset[str]:
-    """The names of the main schema's tables."""
-    rows = con.execute(
-        "SELECT table_name FROM duckdb_tables()"
-        " WHERE database_name = current_database() AND schema_name = 'main'"
-    ).fetchall()
-    return frozenset(name for (name,) in rows)
 
 
 def sealed_version(record: dict[str, Any] | None, table: str) -> int | None:
