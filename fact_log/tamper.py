@@ -465,19 +465,24 @@ def verify_tables(
     record: dict[str, Any] | None,
     only: Iterable[str] | None = None,
     look: Look | None = None,
+    required: Iterable[str] = (),
 ) -> dict[str, str]:
     """The first row whose digest does not verify, per sealed table present (table -> why);
-    `only` limits the walk to some tables, `look` is the catalog as a verification read it."""
+    `only` limits the walk to some tables, `look` is the catalog as a verification read it,
+    `required` names tables that must be there sealed whatever the keying record says (a
+    PostgreSQL node's copy of the shared log, which has no keying record of its own)."""
     found: dict[str, str] = {}
     tables = (look.sealed if look is not None else _tables(con)) & set(SEALED)
     # A table the keying record says is sealed must still be there with its digests:
     # dropping the table, or its mac column after editing rows, must not pass as ok.
     listed = {entry.partition("@")[0] for entry in record["tables"]} if record else set()
+    why = "the keying record lists it as sealed" if record else "it is sealed"
+    listed |= set(required)
     for table in sorted(listed - tables if only is None else (listed - tables) & set(only)):
         found[table] = (
-            "the keying record lists it as sealed, but its keyed digest column is gone"
+            f"{why}, but its keyed digest column is gone"
             if table in (look.named if look is not None else {n for n, _ in _main_tables(con)})
-            else "the keying record lists it as sealed, but the table is gone"
+            else f"{why}, but the table is gone"
         )
     for table in sorted(tables if only is None else tables & set(only)):
         spec = SEALED[table]

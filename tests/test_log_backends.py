@@ -600,6 +600,8 @@ def test_a_locked_subject_never_blocks_another(tmp_path: Path, pg_url: str) -> N
         ),
         ("UPDATE inputs SET content = 'edited'", "inputs: row"),
         ("UPDATE rejections SET reason = 'none'", "rejections: row"),
+        ("ALTER TABLE rejections DROP COLUMN mac", "rejections"),
+        ("DROP TABLE schemas", "schemas"),
         ("INSERT INTO facts SELECT * FROM facts WHERE seq = 1 LIMIT 0", None),
     ],
 )
@@ -625,6 +627,8 @@ def test_verify_finds_edits_to_the_shared_log(
         ("UPDATE facts SET text = 'edited' WHERE seq = (SELECT max(seq) FROM facts)", "changed"),
         ("DELETE FROM facts WHERE seq = (SELECT max(seq) FROM facts)", "rows removed or added"),
         ("UPDATE inputs SET content = 'edited'", "inputs: row"),
+        ("ALTER TABLE rejections DROP COLUMN mac", "rejections: it is sealed, but its keyed"),
+        ("DROP TABLE schemas", "schemas: it is sealed, but the table is gone"),
         ("UPDATE facts SET text = text WHERE seq < 0", None),
     ],
 )

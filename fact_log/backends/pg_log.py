@@ -76,6 +76,12 @@ TABLES: dict[str, tuple[str, ...]] = {
     "rejections": (*REJECTION_COLUMNS, "mac"),
     "schemas": (*SCHEMA_COLUMNS, "mac"),
 }
+# What verification reads, table by table (`_shape` reports any of it gone).
+_VERIFIED: dict[str, tuple[str, ...]] = {
+    "chain_heads": ("tenant", "scope", "subject", *_HEAD, "mac"),
+    **TABLES,
+    "anchors": (*_ANCHOR.split(", "), "tally", "mac"),
+}
 _TYPES = {"version": "INTEGER NOT NULL", "recorded_at": "TIMESTAMP NOT NULL"}
 _NULLABLE = {"input_id", "path", "detail", "mac"}
 
@@ -542,6 +548,8 @@ class PgLog:
         checked = 0
         with self._tx() as cur:
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            if gone := self._shape(cur):
+                return VerifyReport(False, 0, problem=gone[0], problems=(*problems, *gone[1:]))
             cur.execute(
                 f"SELECT tenant, scope, subject, {', '.join(_HEAD)}, mac FROM chain_heads"
                 " ORDER BY tenant, scope, subject"
@@ -665,6 +673,26 @@ class PgLog:
             " WHERE tbl = 'facts'"
         )
         return verified_residuals(cur.fetchall(), ring)
+
+    @staticmethod
+    def _shape(cur: psycopg.Cursor[Any]) -> list[str]:
+        """The tables and columns verification reads that are gone (dropped after an edit:
+        a log without its digests must not pass as one whose digests verify)."""
+        cur.execute(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name = ANY(%s)",
+            [list(_VERIFIED)],
+        )
+        held: dict[str, set[str]] = {}
+        for table, column in cur.fetchall():
+            held.setdefault(table, set()).add(column)
+        found = []
+        for table, columns in _VERIFIED.items():
+            if table not in held:
+                found.append(f"{table}: the table is gone")
+            elif missing := [c for c in columns if c not in held[table]]:
+                found.append(f"{table}: its column(s) {', '.join(missing)} are gone")
+        return found
 
     @staticmethod
     def _sealed(cur: psycopg.Cursor[Any], ring: KeyRing) -> list[str]:

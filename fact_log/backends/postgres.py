@@ -398,7 +398,8 @@ class PostgresBackend:
                     f"first {writes} writes (rows removed or added in the copy)"
                 )
         if ring is not None:
-            found = verify_tables(con, ring, None, only=set(TABLES) - {"facts"})
+            copied = set(TABLES) - {"facts"}
+            found = verify_tables(con, ring, None, only=copied, required=copied & set(SEALED))
             problems += [f"this node's copy, {t}: {why}" for t, why in found.items()]
         # The node's own counted tables (its compile attempts, its copy of the alerts).
         problems += [f"this node's {why}" for why in tally_problems(con, set(SEALED) - set(TABLES))]
