@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind17) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind18) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist; every active-checks corpus has
 sessions of a date and whole lines."""
 
@@ -38,6 +38,7 @@ SETS = {
     "blind15": (367, 75, 0.34, 85, 40),
     "blind16": (380, 76, 0.32, 88, 40),
     "blind17": (370, 74, 0.31, 87, 45),
+    "blind18": (375, 75, 0.33, 84, 42),
 }
 # Every dialogue corpus of bench/active_data (each has an oracle file beside it).
 CORPORA = sorted(p.stem for p in ACTIVE.glob("*.toml") if not p.stem.endswith("oracle"))
