@@ -26,6 +26,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
     python bench/extraction.py --set fresh --predictions /tmp/fresh.json   # each message's facts
+    python bench/extraction.py --set fresh --llm --sessions 3   # a quick check of a path
 
 The session set is bench/extraction_data/{dev,heldout}.jsonl: user messages in dated
 multi-message sessions (travel, health, finance, schedule, deadlines, contacts), each with
@@ -347,6 +348,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(
+        "--sessions",
+        type=int,
+        metavar="N",
+        help="score the set's first N sessions only (by name): a quick check of a path, not "
+        "a set's numbers",
+    )
+    parser.add_argument(
         "--extractor",
         choices=["default", "rules", "compare"],
         default="default",
@@ -364,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     llm = benchpath.llm_settings(parser, args)
     if llm is not None and args.corpus is not None:
         parser.error("--llm replays sessions: it scores the session sets, not --corpus")
+    if args.sessions is not None and (args.corpus is not None or args.sessions < 1):
+        parser.error("--sessions takes a positive count of a session set's sessions")
     if args.set != "session" and args.split is not None:
         parser.error(f"--split picks a half of the session set; the {args.set} set has no halves")
     catalog = Catalog.load()
@@ -378,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
         predicted: dict[str, dict[str, list[Predicted]]] = {}
         for split in ("dev", "heldout") if args.set == "session" else (args.set,):
             part = load(SESSIONS / f"{split}.jsonl")
+            if args.sessions is not None:
+                kept = set(sorted({r["session"] for r in part})[: args.sessions])
+                part = [r for r in part if r["session"] in kept]
             rows += part
             if args.split in (None, split):
                 for which in extractors(args.extractor):

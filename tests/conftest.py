@@ -404,6 +404,59 @@ def new_database(cluster: Cluster) -> str:
     return f"{base}?options=-csearch_path%3D{name}"
 
 
+def _schema_of(url: str) -> str:
+    """The schema a `new_database` URL names (its search path)."""
+    schema = url.rsplit("search_path%3D", 1)[1]
+    assert schema.startswith("t_") and schema.isidentifier(), url
+    return schema
+
+
+def copy_log(cluster: Cluster, source: str, target: str) -> None:
+    """Make the log at `target` (a `new_database`, nothing written yet) a copy of the log at
+    `source`: every table's rows and both sequences, byte for byte, in one transaction.
+
+    For a module that builds one PostgreSQL-bound workspace and gives each test a copy of
+    its own (the workspace's directory copied too, and bound to `target`: `rebind`), as a
+    DuckDB workspace is copied by copying its directory.
+    """
+    src, dst = _schema_of(source), _schema_of(target)
+    conn = _setup_connection(_db_url(cluster, TESTS_DB))
+    with conn.transaction():
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s"
+                " ORDER BY table_name",
+                [src],
+            ).fetchall()
+        ]
+        assert {"facts", "inputs", "uac_meta", "chain_heads"} <= set(tables), tables
+        for table in tables:
+            conn.execute(f'DELETE FROM {dst}."{table}"')  # type: ignore[arg-type]
+            conn.execute(f'INSERT INTO {dst}."{table}" SELECT * FROM {src}."{table}"')  # type: ignore[arg-type]
+        for seq in ("uac_fact_seq", "uac_input_seq"):
+            value, called = conn.execute(
+                f"SELECT last_value, is_called FROM {src}.{seq}"  # type: ignore[arg-type]
+            ).fetchone()
+            conn.execute("SELECT setval(%s, %s, %s)", [f"{dst}.{seq}", value, called])
+
+
+def rebind(home: Path, url: str) -> None:
+    """Bind a copied PostgreSQL-bound workspace directory to the log at `url` (a `copy_log`
+    of the log it was bound to): the one row of its file that names its log."""
+    import duckdb
+
+    from uac.fact_log.backends.postgres import META_KEY
+    from uac.fact_log.store import DB_FILE
+
+    con = duckdb.connect(str(home / DB_FILE))
+    try:
+        assert con.execute("SELECT count(*) FROM meta WHERE key = ?", [META_KEY]).fetchone() == (1,)
+        con.execute("UPDATE meta SET value = ? WHERE key = ?", [url, META_KEY])
+    finally:
+        con.close()
+
+
 def _close_setup_connection(cluster: Cluster) -> None:
     conn = _SETUP_CONNECTIONS.pop(_db_url(cluster, TESTS_DB), None)
     if conn is not None:

@@ -12,12 +12,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import copy_log, new_database, rebind
 
 from uac.runtime.cli import build_parser, main
 
@@ -150,6 +153,14 @@ def _assert_shape(argv: list[str], code: int, out: str, err: str) -> None:
     assert "internal error" not in err, said  # a bug: the input deserved its own sentence
 
 
+def _say(home: Path, *argv: str) -> str:
+    """What a command that must succeed prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["--home", str(home), *argv]) == 0, argv
+    return out.getvalue()
+
+
 def _build(home: Path) -> None:
     """The workspace every test starts from: made by `init`, with alice named."""
     for argv in (["init"], ["set", "alice", "identity.name", "Alice"]):
@@ -157,32 +168,57 @@ def _build(home: Path) -> None:
             assert main(["--home", str(home), *argv]) == 0, argv
 
 
+@dataclass(frozen=True)
+class Built:
+    """The workspace built once for the module; on PostgreSQL, its log's URL and key file."""
+
+    home: Path
+    log: str | None = None
+    key: Path | None = None
+
+
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path | None:
-    """On DuckDB, the workspace built once for the module: a DuckDB workspace is its
-    directory, so each test gets a copy of its own (0.22 s of CPU a build, 3 ms a copy).
-    On PostgreSQL, None: the log lives in the test's own database, built for each test."""
-    if module_backend != "duckdb":
-        return None
+def built(tmp_path_factory: pytest.TempPathFactory, module_backend: str, request) -> Built:
+    """The workspace built once for the module (0.22 s of CPU a build on DuckDB, more on
+    PostgreSQL): each test gets a copy of its own (`_copy`). On PostgreSQL one copy is made
+    here and checked: alice's whole log, bound, verified (a bad copy would fail every command
+    in one line too, and pass the tests unseen)."""
     home = tmp_path_factory.mktemp("cli-errors") / "ws"
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("UAC_URL", raising=False)
         patch.delenv("UAC_API_KEY", raising=False)
         _build(home)
-    return home
+        if module_backend == "duckdb":
+            return Built(home)
+        built = Built(home, os.environ["UAC_DB"], Path(os.environ["UAC_CHAIN_KEY_FILE"]))
+        cluster = request.getfixturevalue("pg_server")
+        trial = tmp_path_factory.mktemp("cli-errors-copy") / "ws"
+        patch.setenv("UAC_DB", new_database(cluster))
+        patch.setenv("UAC_CHAIN_KEY_FILE", str(trial.parent / "chain.key"))
+        _copy(built, trial, cluster)
+        assert "Alice" in _say(trial, "facts", "alice") and _say(trial, "verify")
+    return built
+
+
+def _copy(built: Built, home: Path, cluster: Any) -> None:
+    """A copy of the module's workspace at home; on PostgreSQL, bound to a copy of its log at
+    UAC_DB (a new, empty log), signed with a copy of its key (UAC_CHAIN_KEY_FILE)."""
+    shutil.copytree(built.home, home)
+    if built.log is not None:
+        assert built.key is not None and os.environ["UAC_DB"] != built.log
+        copy_log(cluster, built.log, os.environ["UAC_DB"])
+        shutil.copyfile(built.key, os.environ["UAC_CHAIN_KEY_FILE"])
+        rebind(home, os.environ["UAC_DB"])
 
 
 @pytest.fixture
 def workspace(
-    tmp_path: Path, built: Path | None, backend: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, built: Built, backend: str, monkeypatch: pytest.MonkeyPatch, request
 ) -> Path:
     monkeypatch.delenv("UAC_URL", raising=False)
     monkeypatch.delenv("UAC_API_KEY", raising=False)
     home = tmp_path / "ws"
-    if built is None:
-        _build(home)
-    else:
-        shutil.copytree(built, home)
+    _copy(built, home, request.getfixturevalue("pg_server") if built.log else None)
     (tmp_path / "bad.jsonl").write_text('{"id": 1,\n{not json\n', encoding="utf-8")
     return home
 

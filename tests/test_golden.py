@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.demo_tour import assert_tour, head
 from uac.compiler.loader import SIGNATURE, subject_dir, version_name
 from uac.fact_log.addressing import default_home, parse_subject
 from uac.runtime.cli import main
@@ -54,7 +55,14 @@ def test_demo_compiles_to_the_committed_golden_output(
         document = json.loads(out)  # "Extra data" if a second document follows
     except ValueError as exc:
         raise AssertionError(f"uac demo --json: not one JSON document ({exc}):\n{out}") from None
-    assert document["tour"]
+    # The demo is built on DuckDB here alone (tests/test_cli.py builds it on PostgreSQL): its
+    # tour (the lines the text output prints) and a second run's refusal are checked here.
+    assert_tour("\n".join(document["tour"]) + "\n")
+    first = head(home)
+    assert main(["--home", str(home), "demo"]) == 1
+    refused = capsys.readouterr()
+    assert "pass --fresh" in refused.err and refused.out == ""
+    assert first is not None and head(home) == first  # the refusal touched nothing
     base = subject_dir(home, parse_subject(PERSONA))
     current = base / "versions" / (base / "current").read_text().strip()
     produced = _files(current)

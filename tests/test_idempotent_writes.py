@@ -23,10 +23,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from test_serve import ROOT, _admin, _key, child_env, serving
+from test_serve import ROOT, child_env, serving
 
 from uac import Memory
 from uac.checks.alerts import get_alert
@@ -34,7 +36,7 @@ from uac.fact_log import importer
 from uac.fact_log.backends import write_keys
 from uac.fact_log.errors import InputError
 from uac.fact_log.store import utc_now
-from uac.runtime.api import idempotency
+from uac.runtime.api import api_keys, idempotency
 from uac.runtime.api.client import Client, ServiceError
 from uac.runtime.api.idempotency import KILL_AFTER_CLAIM, KILL_BEFORE_ANSWER, KILL_BEFORE_STORING
 from uac.runtime.api.reactor import CRASH_BEFORE_REACTION
@@ -44,14 +46,22 @@ pytestmark = pytest.mark.usefixtures("backend")  # the key table on DuckDB and P
 PATH = "identity.passport.expiry_date"
 
 
+@contextmanager
+def made(home: Path) -> Iterator[tuple[Memory, str]]:
+    """The workspace (on this run's backend) and a tenant write key for it, made in process
+    before the first server starts, with what the test writes first: the state a first
+    `uac serve` run was started for before (a server start and stop only to make it cost
+    ~1 s of CPU)."""
+    with Memory(home, create=True) as mem:
+        yield mem, api_keys.create(mem.store, "default")[1]
+
+
 def test_a_write_retried_after_a_kill_between_commit_and_answer_is_stored_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "ws"
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
-        client = Client(info["url"], key)
-        client.set("bob", PATH, "2031-01-01")  # the workspace and the key exist before
+    with made(home) as (mem, key):
+        mem.set("bob", PATH, "2031-01-01")  # the workspace and the key exist before
     monkeypatch.setenv(KILL_BEFORE_ANSWER, "1")
     with serving(home, stop=False) as info:
         client = Client(info["url"], key)
@@ -83,8 +93,8 @@ def test_a_write_retried_after_a_kill_between_commit_and_storing_its_answer_is_s
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "ws"
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
+    with made(home) as (_, key):
+        pass
     monkeypatch.setenv(CRASH_BEFORE_REACTION, "1")  # dies after each write's commit
     calls = {
         "set-1": ("set", {"path": PATH, "value": "2030-05-01"}),
@@ -116,8 +126,8 @@ def test_a_write_retried_after_a_kill_before_its_commit_is_written_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "ws"
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
+    with made(home) as (_, key):
+        pass
     monkeypatch.setenv(KILL_AFTER_CLAIM, "1")
     with serving(home, stop=False) as info:
         with pytest.raises(ServiceError):
@@ -215,11 +225,9 @@ def test_an_ack_and_a_snooze_retried_after_a_kill_before_their_answer_are_done_o
 ) -> None:
     home = tmp_path / "ws"
     today = dt.datetime.now(dt.UTC).date()
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
-        client = Client(info["url"], key)
-        client.set("alice", PATH, str(today + dt.timedelta(days=20)))  # an expiry alert
-        (alert,) = [a for a in client.alerts("alice") if a.check == "document_expiry"]
+    with made(home) as (mem, key):
+        mem.set("alice", PATH, str(today + dt.timedelta(days=20)))  # an expiry alert
+        (alert,) = [a for a in mem.alerts("alice") if a.check == "document_expiry"]
     until = str(today + dt.timedelta(days=5))
     calls = {
         "ack-1": ("acknowledge", {"alert_id": alert.id}),
@@ -256,12 +264,10 @@ def test_an_erase_retried_after_a_kill_before_its_answer_erases_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "ws"
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
-        client = Client(info["url"], key)
-        client.set("alice", PATH, "2030-05-01")
-        client.set("alice", "identity.name", "Alice")
-        target = client.facts("alice", PATH)[0].id
+    with made(home) as (mem, key):
+        mem.set("alice", PATH, "2030-05-01")
+        mem.set("alice", "identity.name", "Alice")
+        target = mem.facts("alice", PATH)[0].id
     send = {"idempotency_key": "erase-1", "fact_ids": [target], "reason": "asked to"}
     monkeypatch.setenv(KILL_BEFORE_STORING, "1")  # dies after the erase, before its answer
     with serving(home, stop=False) as info:

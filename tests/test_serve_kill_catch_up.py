@@ -20,10 +20,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve import _admin, _cli, _key, serving
+from test_serve import _cli, serving
 
 from uac import Memory
 from uac.fact_log.backends import reactions
+from uac.runtime.api import api_keys
 from uac.runtime.api.client import Client, ServiceError
 
 pytestmark = pytest.mark.usefixtures("backend")
@@ -79,8 +80,10 @@ def test_a_server_killed_under_write_load_catches_up_every_reaction_at_start(
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "ws"
-    with serving(home) as info:
-        key = _key(_admin(info), "default")
+    # The workspace and a tenant key, made in process (a server started and stopped only to
+    # make them cost ~1 s of CPU).
+    with Memory(home, create=True) as mem:
+        key = api_keys.create(mem.store, "default")[1]
     left_pending = []
     acknowledged: list[str] = []
     for round_ in range(ROUNDS):
