@@ -145,7 +145,7 @@ def read_stage(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
             session_id="identity",
             history=history[-HISTORY_LIMIT:],
         )
-        facts = [
+        facts: list[tuple[Any, ...]] = [
             (f.op, f.kind, f.path, _plain(f.value), f.record_key, f.text, f.source, f.confidence)
             for f in batch.facts
         ]

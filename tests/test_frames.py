@@ -258,3 +258,24 @@ def test_a_window_saying_no_cue_is_encoded_only_where_its_times_can_be_filled() 
         ballots = frames.votes(spans, frames.active_frames(), today)
         encoded[name] = [bool(b) for b in ballots]
     assert encoded == {"no day": [False], "a day": [True], "a day before it": [True, True]}
+
+
+@NO_LOG
+def test_a_window_stating_nothing_is_not_voted_on_and_the_others_vote_alike() -> None:
+    """`read` uses nothing of a question's or a negation's window, so `votes` leaves such a
+    window out (it is not encoded) and every other window's votes are what they were."""
+    today = AT.date()
+    text = (
+        "My new passport expires on 5 March 2035. Is my passport still valid in June? "
+        "I don't have a passport appointment on Monday."
+    )
+    spans = frames.windows(text, today=today)
+    states = [not frames.stated_not(w.sentence) for w in spans]
+    assert states == [True, False, False]
+    every = frames.votes(spans, frames.active_frames(), today)
+    assert all(every)  # the premise: each window says a cue, so each is voted on unfiltered
+    wanted = frames.votes(spans, frames.active_frames(), today, states)
+    assert [bool(b) for b in wanted] == [True, False, False]
+    assert [(v.frame.name, v.score, v.cued) for v in wanted[0]] == [
+        (v.frame.name, v.score, v.cued) for v in every[0]
+    ]
