@@ -238,9 +238,14 @@ def _dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
 
 
 def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """Layer norm of each row of x, in place (x is a fresh array of the caller's)."""
-    x -= x.mean(axis=-1, keepdims=True)
-    var = np.square(x).mean(axis=-1, keepdims=True)
+    """Layer norm of each row of x, in place (x is a fresh array of the caller's). A mean is
+    the sum divided by the count, as `ndarray.mean` makes it, without its Python wrapper."""
+    width = x.shape[-1]
+    mean = np.add.reduce(x, axis=-1, keepdims=True)
+    mean /= width
+    x -= mean
+    var = np.add.reduce(np.square(x), axis=-1, keepdims=True)
+    var /= width
     var += _EPS
     x /= np.sqrt(var)
     x *= gain

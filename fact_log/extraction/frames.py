@@ -232,19 +232,37 @@ class FrameIndex:
         named = np.array(labels)  # once, not once per label (~9 ms of every first message)
         self._rows = {lab: np.flatnonzero(named == lab) for lab in self.labels}
         self.vectors = vectors
+        # The labels with at least _TOP_K examples, one row of their examples' columns each,
+        # padded with the column after the last (-inf): one partition reads every label.
+        self._full = [lab for lab in self.labels if len(self._rows[lab]) >= _TOP_K]
+        width = max((len(self._rows[lab]) for lab in self._full), default=0)
+        self._gather = np.full((len(self._full), width), len(vectors), dtype=np.intp)
+        for i, lab in enumerate(self._full):
+            self._gather[i, : len(self._rows[lab])] = self._rows[lab]
 
     def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
         """Per label, the mean similarity of each window to its nearest examples."""
         # row by row: OpenBLAS rounds a row of a product differently with the number of rows
         # around it, and a window's score must not depend on which others are read with it
-        sims = np.empty((len(windows), len(self.vectors)), dtype=np.float32)
+        sims = np.empty((len(windows), len(self.vectors) + 1), dtype=np.float32)
+        sims[:, -1] = -np.inf
         for i in range(len(windows)):
-            sims[i] = windows[i : i + 1] @ self.vectors.T
+            sims[i, :-1] = windows[i : i + 1] @ self.vectors.T
+        # Each label's _TOP_K nearest, largest first, averaged: the values, in the order, of
+        # one partition per label (NumPy's selection for a kth this small leaves the first
+        # k in order; sorted here all the same), so the means are those to the bit.
+        full: dict[str, np.ndarray] = {}
+        if self._full:
+            near = np.partition(-sims[:, self._gather], _TOP_K - 1, axis=-1)[..., :_TOP_K]
+            means = np.ascontiguousarray((-np.sort(near, axis=-1)).mean(axis=-1).T)
+            full = dict(zip(self._full, means, strict=True))
         out = {}
         for lab, rows in self._rows.items():
-            part = sims[:, rows]
-            k = min(_TOP_K, part.shape[1])
-            top = -np.partition(-part, k - 1, axis=1)[:, :k]
+            if lab in full:
+                out[lab] = full[lab]
+                continue
+            part = sims[:, rows]  # fewer examples than _TOP_K: the mean of them all
+            top = -np.partition(-part, len(rows) - 1, axis=1)
             out[lab] = top.mean(axis=1)
         return out
 
