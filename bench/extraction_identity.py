@@ -7,11 +7,15 @@ message's date notes (timemodel/ambiguity.py) and task progress (patterns/progre
 written one line per message and hashed per set. Run it at a branch point and after a
 change: equal hashes, equal behaviour. `--threads 8` also reads every set from eight threads
 at once (each in its own order, sharing the extractor's caches as a Memory's threads do) and
-checks each thread's answer for each message equals the serial one.
+checks each thread's answer for each message equals the serial one. `--stage` hashes the
+whole extraction stage instead, as the pipeline runs it (`build_message_batch`: rules,
+frames on the encoder, the guard and the judge): every fact, refusal and hint of each
+message — the proof for a change to the encoder or the frames' scheduling.
 
     python bench/extraction_identity.py                  # hashes of every set
     python bench/extraction_identity.py --threads 8      # and the threaded check
     python bench/extraction_identity.py --dump out.txt   # the lines hashed, to diff two runs
+    python bench/extraction_identity.py --stage          # rules + frames + guard + judge
 
 It reads the tuning sets only (bench/tuning_sets.py) and each one's active corpus where it
 has one: the blind sets are never read.
@@ -120,11 +124,43 @@ def read_session(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
     return out
 
 
-def read_all(sessions: Sessions) -> dict[str, str]:
-    """read_session over every session of a set."""
+def read_stage(session: list[tuple[str, str, dt.datetime]]) -> dict[str, str]:
+    """Each message's facts, refusals and hints from the pipeline's extraction stage, read
+    in order with the session's history (as bench/extraction_throughput.py reads them)."""
+    from uac.fact_log.addressing import Address
+    from uac.fact_log.catalog import Catalog
+    from uac.fact_log.pipeline import HISTORY_LIMIT, build_message_batch
+
+    catalog, address = Catalog.load(), Address("default", "user", "bench")
+    out = {}
+    history: list[tuple[str, dt.datetime]] = []
+    for mid, text, at in session:
+        batch = build_message_batch(
+            catalog,
+            address,
+            text,
+            observed_at=at,
+            recorded_at=at,
+            role="user",
+            session_id="identity",
+            history=history[-HISTORY_LIMIT:],
+        )
+        facts: list[tuple[Any, ...]] = [
+            (f.op, f.kind, f.path, _plain(f.value), f.record_key, f.text, f.source, f.confidence)
+            for f in batch.facts
+        ]
+        facts += [(_plain(f.evidence), f.valid_from, f.valid_to) for f in batch.facts]
+        refused = [(r.reason, r.path, _plain(r.detail), r.input_index) for r in batch.rejections]
+        out[mid] = repr(facts) + " " + repr(refused) + " " + repr(_plain(batch.hints))
+        history.append((text, at))
+    return out
+
+
+def read_all(sessions: Sessions, stage: bool = False) -> dict[str, str]:
+    """read_session (or read_stage) over every session of a set."""
     out: dict[str, str] = {}
     for session in sessions:
-        out |= read_session(session)
+        out |= read_stage(session) if stage else read_session(session)
     return out
 
 
@@ -136,15 +172,18 @@ def digest(answers: dict[str, str]) -> str:
     return h.hexdigest()
 
 
-def threaded(sets: dict[str, Sessions], serial: dict[str, str], threads: int) -> int:
+def threaded(
+    sets: dict[str, Sessions], serial: dict[str, str], threads: int, stage: bool = False
+) -> int:
     """Read every set from `threads` threads at once; the number of answers unlike serial."""
+    reader = read_stage if stage else read_session
     sessions = [s for group in sets.values() for s in group]
     wrong: list[str] = []
 
     def work(k: int) -> None:
         shift = k * len(sessions) // threads  # each thread in its own order
         for session in sessions[shift:] + sessions[:shift]:
-            for mid, line in read_session(session).items():
+            for mid, line in reader(session).items():
                 if serial[mid] != line:
                     wrong.append(f"thread {k}: {mid}")
 
@@ -166,13 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threads", type=int, default=0, help="also read from N threads")
     parser.add_argument("--dump", type=Path, help="write the hashed lines to this file")
+    parser.add_argument(
+        "--stage",
+        action="store_true",
+        help="hash the pipeline's whole extraction stage (rules, frames, guard, judge)",
+    )
     args = parser.parse_args(argv)
     sets = all_sets()
     clear_caches()
     serial: dict[str, str] = {}
     lines = []
     for name, sessions in sets.items():
-        answers = read_all(sessions)
+        answers = read_all(sessions, args.stage)
         print(f"{name:22} {len(answers):5} messages  {digest(answers)}")
         serial |= {f"{name}:{mid}": line for mid, line in answers.items()}
         lines += [f"{name}:{mid}\t{line}" for mid, line in answers.items()]
@@ -185,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             name: [[(f"{name}:{m}", t, at) for m, t, at in s] for s in sessions]
             for name, sessions in sets.items()
         }
-        bad = threaded(named, serial, args.threads)
+        bad = threaded(named, serial, args.threads, args.stage)
         print(f"{args.threads} threads: {bad} answers unlike the serial ones")
         return 1 if bad else 0
     return 0

@@ -7,6 +7,7 @@ import datetime as dt
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from uac import Memory
@@ -258,3 +259,49 @@ def test_a_window_saying_no_cue_is_encoded_only_where_its_times_can_be_filled() 
         ballots = frames.votes(spans, frames.active_frames(), today)
         encoded[name] = [bool(b) for b in ballots]
     assert encoded == {"no day": [False], "a day": [True], "a day before it": [True, True]}
+
+
+@NO_LOG
+def test_a_window_stating_nothing_is_not_voted_on_and_the_others_vote_alike() -> None:
+    """`read` uses nothing of a question's or a negation's window, so `votes` leaves such a
+    window out (it is not encoded) and every other window's votes are what they were."""
+    today = AT.date()
+    text = (
+        "My new passport expires on 5 March 2035. Is my passport still valid in June? "
+        "I don't have a passport appointment on Monday."
+    )
+    spans = frames.windows(text, today=today)
+    states = [not frames.stated_not(w.sentence) for w in spans]
+    assert states == [True, False, False]
+    every = frames.votes(spans, frames.active_frames(), today)
+    assert all(every)  # the premise: each window says a cue, so each is voted on unfiltered
+    wanted = frames.votes(spans, frames.active_frames(), today, states)
+    assert [bool(b) for b in wanted] == [True, False, False]
+    assert [(v.frame.name, v.score, v.cued) for v in wanted[0]] == [
+        (v.frame.name, v.score, v.cued) for v in every[0]
+    ]
+
+
+@NO_LOG
+def test_label_scores_are_each_labels_nearest_examples_mean_to_the_bit() -> None:
+    """The index scores every label in one partition; each score is what a partition of that
+    label's own similarities gives, and a window's scores are the same read alone or with
+    others (a vote must not depend on the other windows of its message)."""
+    index = frames.index()
+    texts = ["My new passport expires on 5 March 2035.", "ok", "Flying to Rome on the 3rd."]
+    windows = encoder.encode_each(texts)
+    together = index.scores(windows)
+    sims = windows @ index.vectors.T
+    labels = [lab for lab, _ in frames.labelled_examples()]
+    for lab in index.labels:
+        part = sims[:, [i for i, name in enumerate(labels) if name == lab]]
+        k = min(3, part.shape[1])
+        want = -np.sort(-part, axis=1)[:, :k]
+        assert np.allclose(together[lab], want.mean(axis=1), atol=1e-6), lab
+    for i in range(len(texts)):
+        alone = index.scores(windows[i : i + 1])
+        assert all(np.array_equal(alone[lab], together[lab][i : i + 1]) for lab in index.labels)
+    held = frames.FrameIndex(["a", "a", "b", "c", "c", "c"], index.vectors[:6])
+    few = held.scores(windows)  # labels with fewer examples than three: the mean of them all
+    assert np.allclose(few["b"], (windows @ index.vectors[2]).ravel(), atol=1e-6)
+    assert np.allclose(few["a"], (windows @ index.vectors[:2].T).mean(axis=1), atol=1e-6)

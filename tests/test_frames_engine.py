@@ -89,13 +89,13 @@ def test_a_message_is_encoded_once_however_many_frames_and_views_it_needs(
     catalog: Catalog, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[list[str]] = []
-    real = encoder.encode
+    real = encoder.encode_each  # the frames encode each window on its own
 
     def counting(texts: list[str]):
         calls.append(list(texts))
         return real(texts)
 
-    monkeypatch.setattr(encoder, "encode", counting)
+    monkeypatch.setattr(encoder, "encode_each", counting)
     history = [("I got my ESTA approved this morning.", AT)]
     found = frames.extract("It's valid until June 1, 2028.", AT, catalog, history)
     assert [c.path for c in found] == ["identity.visas"]

@@ -22,7 +22,7 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -57,15 +57,15 @@ class Encoder:
     def __init__(self, folder: Path) -> None:
         from tokenizers.implementations import BertWordPieceTokenizer
 
-        # The weights are views into the memory-mapped file: nothing is read or copied at
-        # load, a page is read when a product first touches it (and only the embedding rows
-        # of tokens seen). A dense weight is used through its transposed view: x @ w.T is
-        # still one BLAS call (the library is told the operand is transposed).
-        self._w = {
-            k: v.T if k.endswith("dense.weight") or ".self." in k else v
-            for k, v in mapped(folder / "model.safetensors").items()
-            if k.endswith(("weight", "bias"))
-        }
+        # The weights are read from the memory-mapped file; the embeddings stay views of it
+        # (a page is read when a token's row is first looked up), each layer's dense weights
+        # are copied once into contiguous (in, out) arrays: OpenBLAS multiplies by a
+        # contiguous operand faster than by the transposed view of the file's (out, in)
+        # layout, to the same bits (bench/RESULTS.md, "Extraction speed and identity").
+        w = mapped(folder / "model.safetensors")
+        self._w = w
+        count = sum(1 for k in w if k.endswith("attention.self.query.weight"))
+        self._layers = tuple(_layer(w, f"encoder.layer.{i}.") for i in range(count))
         # The package's tokenizer.json (BertNormalizer lowercasing, accents kept, BertPreTokenizer,
         # WordPiece with "##", [CLS] ... [SEP]) built by the library's BERT tokenizer from the
         # vocabulary it was made from: the same ids (tests/test_encoder.py compares the two)
@@ -80,7 +80,6 @@ class Encoder:
         tok.enable_truncation(max_length=MAX_TOKENS)
         tok.no_padding()
         self._tok = tok
-        self._layers = sum(1 for k in self._w if k.endswith("attention.self.query.weight"))
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-length sentence vectors, one row per text (shape (n, 384), float32)."""
@@ -92,6 +91,23 @@ class Encoder:
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         with one_blas_thread():
             self._batches(encodings, order, out)
+        return out
+
+    def encode_each(self, texts: list[str]) -> np.ndarray:
+        """`encode`, each text in a forward pass of its own: its vector is a function of the
+        text alone. In a batch it may differ in the last bits with its companions (OpenBLAS
+        rounds a row of a product differently with the number of rows around it, and padding
+        regroups the sums over a row), so a text left out of a batch would move the others'.
+        The frames read a message's few windows this way (rarely more than one: no batch
+        to lose), so leaving a window out changes no other window's score."""
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tok.encode_batch(list(texts))
+        with one_blas_thread():
+            for i, found in enumerate(encodings):
+                ids = np.array([found.ids], dtype=np.int64)
+                out[i] = self._forward(ids, np.ones(ids.shape, dtype=np.float32))[0]
         return out
 
     def _batches(self, encodings: list[Any], order: list[int], out: np.ndarray) -> None:
@@ -113,39 +129,82 @@ class Encoder:
             w["embeddings.word_embeddings.weight"][ids]
             + w["embeddings.position_embeddings.weight"][:width][None, :, :]
             + w["embeddings.token_type_embeddings.weight"][0][None, None, :]
-        )
-        h = _layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        # padded keys get a large negative score, so softmax gives them no weight
-        bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        ).reshape(n * width, DIM)
+        _layer_norm(h, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        # padded keys get a large negative score, so softmax gives them no weight (a batch
+        # without padding adds nothing: the bias would be all zeros)
+        padded = not mask.all()
+        bias = ((1.0 - mask) * -1e9)[:, None, None, :] if padded else None
         head = DIM // _HEADS
-        for i in range(self._layers):
-            p = f"encoder.layer.{i}."
-
-            def split(x: np.ndarray) -> np.ndarray:
-                return x.reshape(n, width, _HEADS, head).transpose(0, 2, 1, 3)
-
-            q = split(_linear(h, w, p + "attention.self.query"))
-            k = split(_linear(h, w, p + "attention.self.key"))
-            v = split(_linear(h, w, p + "attention.self.value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(head)) + bias
+        scale = np.float32(np.sqrt(head))
+        for layer in self._layers:
+            # (query, key, value) as (n, heads, width, head) views; the three side by side in
+            # one product measured no faster, and not to the same bits
+            q, k, v = (
+                _dense(h, weight, b).reshape(n, width, _HEADS, head).transpose(0, 2, 1, 3)
+                for weight, b in layer.qkv
+            )
+            scores = q @ k.transpose(0, 1, 3, 2)
+            scores /= scale
+            if bias is not None:
+                scores += bias
             scores -= scores.max(axis=-1, keepdims=True)
-            att = np.exp(scores)
-            att /= att.sum(axis=-1, keepdims=True)
-            ctx = (att @ v).transpose(0, 2, 1, 3).reshape(n, width, DIM)
-            h = _layer_norm(
-                h + _linear(ctx, w, p + "attention.output.dense"),
-                w[p + "attention.output.LayerNorm.weight"],
-                w[p + "attention.output.LayerNorm.bias"],
-            )
-            inner = _gelu(_linear(h, w, p + "intermediate.dense"))
-            h = _layer_norm(
-                h + _linear(inner, w, p + "output.dense"),
-                w[p + "output.LayerNorm.weight"],
-                w[p + "output.LayerNorm.bias"],
-            )
-        pooled = (h * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(n * width, DIM)
+            out = _dense(ctx, layer.out, layer.out_bias)
+            out += h
+            h = _layer_norm(out, layer.norm1, layer.norm1_bias)
+            inner = _gelu(_dense(h, layer.inner, layer.inner_bias))
+            out = _dense(inner, layer.down, layer.down_bias)
+            out += h
+            h = _layer_norm(out, layer.norm2, layer.norm2_bias)
+        hidden = h.reshape(n, width, DIM) * mask[:, :, None]
+        pooled = hidden.sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, _EPS)).astype(np.float32)
+
+
+class _Layer(NamedTuple):
+    """One transformer layer's weights, dense ones as contiguous (in, out) arrays."""
+
+    qkv: tuple[tuple[np.ndarray, np.ndarray], ...]  # (weight, bias) of query, key, value
+    out: np.ndarray  # (384, 384)
+    out_bias: np.ndarray
+    norm1: np.ndarray
+    norm1_bias: np.ndarray
+    inner: np.ndarray  # (384, 1536)
+    inner_bias: np.ndarray
+    down: np.ndarray  # (1536, 384)
+    down_bias: np.ndarray
+    norm2: np.ndarray
+    norm2_bias: np.ndarray
+
+
+def _layer(w: dict[str, np.ndarray], p: str) -> _Layer:
+    """Layer p's weights from the file: each dense (out, in) weight transposed into a
+    contiguous float32 copy, the biases and norms as they are."""
+
+    def dense(name: str) -> np.ndarray:
+        return np.ascontiguousarray(w[p + name + ".weight"].T, dtype=np.float32)
+
+    def vector(name: str) -> np.ndarray:
+        return np.ascontiguousarray(w[p + name], dtype=np.float32)
+
+    qkv = ("attention.self.query", "attention.self.key", "attention.self.value")
+    return _Layer(
+        qkv=tuple((dense(n), vector(n + ".bias")) for n in qkv),
+        out=dense("attention.output.dense"),
+        out_bias=vector("attention.output.dense.bias"),
+        norm1=vector("attention.output.LayerNorm.weight"),
+        norm1_bias=vector("attention.output.LayerNorm.bias"),
+        inner=dense("intermediate.dense"),
+        inner_bias=vector("intermediate.dense.bias"),
+        down=dense("output.dense"),
+        down_bias=vector("output.dense.bias"),
+        norm2=vector("output.LayerNorm.weight"),
+        norm2_bias=vector("output.LayerNorm.bias"),
+    )
 
 
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
@@ -171,30 +230,52 @@ def mapped(path: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def _linear(x: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
-    weight = w[name + ".weight"]  # (in, out): transposed at load
-    flat = x.reshape(-1, x.shape[-1]) @ weight + w[name + ".bias"]
-    return flat.reshape(*x.shape[:-1], weight.shape[1])
+def _dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """x @ weight + bias, the sum made in the product's own array."""
+    out = x @ weight
+    out += bias
+    return out
 
 
 def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + _EPS) * gain + bias
+    """Layer norm of each row of x, in place (x is a fresh array of the caller's). A mean is
+    the sum divided by the count, as `ndarray.mean` makes it, without its Python wrapper."""
+    width = x.shape[-1]
+    mean = np.add.reduce(x, axis=-1, keepdims=True)
+    mean /= width
+    x -= mean
+    var = np.add.reduce(np.square(x), axis=-1, keepdims=True)
+    var /= width
+    var += _EPS
+    x /= np.sqrt(var)
+    x *= gain
+    x += bias
+    return x
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    # BERT's exact GELU, x * Phi(x); NumPy has no erf, so Abramowitz & Stegun 7.1.26
-    # (absolute error below 1.5e-7, far inside the 1e-4 the vectors are pinned to).
+    """BERT's exact GELU, x * Phi(x), in place; NumPy has no erf, so Abramowitz & Stegun
+    7.1.26 (absolute error below 1.5e-7, far inside the 1e-4 the vectors are pinned to)."""
     z = x / np.float32(np.sqrt(2.0))
     sign = np.sign(z)
-    a = np.abs(z)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    erf = sign * (1.0 - poly * np.exp(-a * a))
-    return (0.5 * x * (1.0 + erf)).astype(np.float32)
+    a = np.abs(z, out=z)
+    t = a * np.float32(0.3275911)
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = t * np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(c)
+        poly *= t
+    np.square(a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a  # poly * exp(-z * z)
+    np.subtract(1.0, poly, out=poly)
+    poly *= sign  # erf(z)
+    poly += 1.0
+    x *= 0.5
+    x *= poly
+    return x
 
 
 @functools.cache
@@ -254,6 +335,11 @@ def encoder() -> Encoder:
 def encode(texts: list[str]) -> np.ndarray:
     """Unit-length vectors for texts with the process-wide encoder."""
     return encoder().encode(texts)
+
+
+def encode_each(texts: list[str]) -> np.ndarray:
+    """Unit-length vectors for texts, each encoded on its own (`Encoder.encode_each`)."""
+    return encoder().encode_each(texts)
 
 
 def info() -> dict[str, Any]:

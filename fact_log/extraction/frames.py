@@ -232,15 +232,37 @@ class FrameIndex:
         named = np.array(labels)  # once, not once per label (~9 ms of every first message)
         self._rows = {lab: np.flatnonzero(named == lab) for lab in self.labels}
         self.vectors = vectors
+        # The labels with at least _TOP_K examples, one row of their examples' columns each,
+        # padded with the column after the last (-inf): one partition reads every label.
+        self._full = [lab for lab in self.labels if len(self._rows[lab]) >= _TOP_K]
+        width = max((len(self._rows[lab]) for lab in self._full), default=0)
+        self._gather = np.full((len(self._full), width), len(vectors), dtype=np.intp)
+        for i, lab in enumerate(self._full):
+            self._gather[i, : len(self._rows[lab])] = self._rows[lab]
 
     def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
         """Per label, the mean similarity of each window to its nearest examples."""
-        sims = windows @ self.vectors.T
+        # row by row: OpenBLAS rounds a row of a product differently with the number of rows
+        # around it, and a window's score must not depend on which others are read with it
+        sims = np.empty((len(windows), len(self.vectors) + 1), dtype=np.float32)
+        sims[:, -1] = -np.inf
+        for i in range(len(windows)):
+            sims[i, :-1] = windows[i : i + 1] @ self.vectors.T
+        # Each label's _TOP_K nearest, largest first, averaged: the values, in the order, of
+        # one partition per label (NumPy's selection for a kth this small leaves the first
+        # k in order; sorted here all the same), so the means are those to the bit.
+        full: dict[str, np.ndarray] = {}
+        if self._full:
+            near = np.partition(-sims[:, self._gather], _TOP_K - 1, axis=-1)[..., :_TOP_K]
+            means = np.ascontiguousarray((-np.sort(near, axis=-1)).mean(axis=-1).T)
+            full = dict(zip(self._full, means, strict=True))
         out = {}
         for lab, rows in self._rows.items():
-            part = sims[:, rows]
-            k = min(_TOP_K, part.shape[1])
-            top = -np.partition(-part, k - 1, axis=1)[:, :k]
+            if lab in full:
+                out[lab] = full[lab]
+                continue
+            part = sims[:, rows]  # fewer examples than _TOP_K: the mean of them all
+            top = -np.partition(-part, len(rows) - 1, axis=1)
             out[lab] = top.mean(axis=1)
         return out
 
@@ -788,12 +810,14 @@ def read(
     spans = windows(text, history, today)
     if not spans:
         return empty
-    ballots = votes(spans, frames, today)
+    # a sentence stating no fact of its own yields nothing whatever its frames: not encoded
+    states = [not stated_not(win.sentence) for win in spans]
+    ballots = votes(spans, frames, today, states)
     out: list[Candidate] = []
     hints: dict[str, dict[str, Any]] = {}
     taken: set[tuple[str, str]] = set()  # (path, key value) of the records filled
-    for win, ballot in zip(spans, ballots, strict=True):
-        if stated_not(win.sentence):
+    for win, ballot, stating in zip(spans, ballots, states, strict=True):
+        if not stating:
             continue
         chosen = [v for v in ballot if v.chosen]
         found = _filled(chosen, win, text, today, catalog, skipped, taken)
@@ -834,16 +858,26 @@ class Vote:
         )
 
 
-def votes(spans: Sequence[Window], frames: Sequence[Frame], today: dt.date) -> list[list[Vote]]:
+def votes(
+    spans: Sequence[Window],
+    frames: Sequence[Frame],
+    today: dt.date,
+    wanted: Sequence[bool] | None = None,
+) -> list[list[Vote]]:
     """Every frame's vote on every window, best first. One view per window: the sentence when
     it says some frame's cue (its own topic, not the previous sentence's), else the sentence
     after the one before it when that says one (a value said after its topic: "New expiry is
     March 5, 2035." after "my renewed passport came"), else the sentence, uncued. A window
     read on its context view is scored on the sentence alone too, only when some frame is
-    chosen there; each text is encoded once, in at most two batches per message."""
+    chosen there; each text is encoded once, in at most two batches per message. A window
+    `wanted` marks False (a question, a negation: `read` uses nothing of it) has no votes
+    and is not encoded."""
     open_ = [f for f in frames if f.uncued is not None]  # frames that read uncued windows
     plan: list[tuple[str, list[bool]] | None] = []
-    for win in spans:
+    for at, win in enumerate(spans):
+        if wanted is not None and not wanted[at]:
+            plan.append(None)
+            continue
         cues = [cued(f, win.sentence, today) for f in frames]
         view = win.sentence
         if not any(cues) and win.previous:
@@ -919,7 +953,8 @@ class _Scored:
         new = [t for t in dict.fromkeys(texts) if t not in self.at]
         if not new:
             return
-        found = index().scores(encoder.encode(new))
+        # each text on its own: a window's score does not depend on which others are read
+        found = index().scores(encoder.encode_each(new))
         against = np.max([found[lab] for lab in (NONE, OTHER) if lab in found], axis=0)
         base = len(self.at)
         self.at.update({t: base + i for i, t in enumerate(new)})
