@@ -159,3 +159,25 @@ def _plain_forward(texts: list[str]) -> np.ndarray:
 def test_the_forward_pass_is_the_plain_formulation_over_the_files_weights() -> None:
     texts = [*MIXED, "words " * 40]
     assert float(np.abs(encoder.encode_each(texts) - _plain_forward(texts)).max()) < 1e-6
+
+
+def test_a_cold_encoder_and_a_warm_one_give_the_same_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A fresh encoder multiplies by transposed views of the mapped file; after
+    # WARM_PASSES forward passes it switches to contiguous copies (cheaper per window, ~40 ms
+    # to make): a text's vector must not depend on how much the process encoded before.
+    folder = encoder.model_dir()
+    assert folder is not None
+    texts = [*MIXED, "words " * 40]
+    cold = encoder.Encoder(folder)
+    monkeypatch.setattr(encoder, "WARM_PASSES", 10_000)
+    first = cold.encode_each(texts[:1])
+    before = cold.encode_each(texts)
+    assert not cold._copied and cold._layers[0].inner.base is not None  # views of the file
+    monkeypatch.setattr(encoder, "WARM_PASSES", 1)
+    cold.encode_each(texts[:1])
+    assert cold._copied and cold._layers[0].inner.flags.c_contiguous  # its own copies now
+    assert np.array_equal(cold.encode_each(texts), before)
+    assert np.array_equal(cold.encode_each(texts[:1]), first)
+    assert np.array_equal(encoder.encode_each(texts), before)  # the shared one, whatever its age
