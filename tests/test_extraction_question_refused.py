@@ -57,3 +57,9 @@ def test_a_correction_asked_back_is_not_judged_as_a_question() -> None:
         replaces={"title": "dentist"},
     )
     assert refuse(text, [cand], TODAY) == []
+
+
+def test_surprise_in_a_statements_order_is_kept() -> None:
+    text = "the gym is 45.50 a month now?? since when"
+    cand = said(text, "finance.subscriptions", {"name": "gym", "amount": "45.50"}, "gym")
+    assert refuse(text, [cand], TODAY) == []

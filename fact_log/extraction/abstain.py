@@ -456,9 +456,10 @@ def refuse(
                    day being told about ("the MRI was done today", "I brought the car to
                    the workshop today"), not an appointment to keep
     question       the clause that says the record's value is the question closing its
-                   sentence ("Also started melatonin?", "is it ok to drink my wine with
-                   this?"): asked, not stated ("..., valid until May, is that enough?" states
-                   the day in a clause of its own and is kept)
+                   sentence, asked by its form ("Also started melatonin?", "is it ok to
+                   drink my wine with this?"): asked, not stated ("..., valid until May, is
+                   that enough?" states the day in a clause of its own, and "Spotify is
+                   19.99 now??" is surprise in a statement's order: both kept)
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -487,18 +488,31 @@ def refuse(
 
 
 _CLAUSE_END = re.compile(r"[,;:–—(]|\bbut\b|\n", re.I)
+# A clause asked by its form: a question word or an auxiliary first ("is it ok to ...", "do I
+# need ..."), or a verb with no subject ("also started melatonin?"); one in a statement's
+# order ("spotify is 19.99 now??") is surprise and is kept
+_ASKED_FORM = re.compile(
+    r"^\W*(?:(?:also|and|so|oh|ok|okay|but|then|wait|hmm+|um+)\W+)*"
+    r"(?:(?:what|when|where|which|who|whom|whose|why|how|is|are|am|was|were|do|does|did|"
+    r"can|could|should|shall|would|may|might|have|has|had|isn't|aren't|don't|doesn't|"
+    r"didn't|won't|can't)\b|[^\W\d_]+ed\b)",
+    re.I,
+)
 
 
 def _asked(cand: Candidate, sentence: str, start: int) -> bool:
-    """Whether the clause saying the candidate's first value closes its sentence with a
-    question mark (no clause break between that value and the sentence's end)."""
+    """Whether the clause saying the candidate's first value is a question by its form that
+    closes its sentence (no clause break between that value and the sentence's end)."""
     if cand.op != "assert" or cand.replaces is not None:
         return False
     said = sentence.rstrip()
     if not said.endswith(("?", "？")):
         return False
     at = max(0, min(_first_value(cand, sentence, start), len(said)))
-    return _CLAUSE_END.search(said, at) is None
+    if _CLAUSE_END.search(said, at) is not None:
+        return False
+    opens = [m.end() for m in _CLAUSE_END.finditer(said, 0, at)]
+    return _ASKED_FORM.match(said, opens[-1] if opens else 0) is not None
 
 
 # A health record's item and the parsers that read such items (drugs, allergens, supplements)
@@ -683,11 +697,15 @@ def _said_beside(
         return {}
     out: dict[str, tuple[Any, Any]] = {}
     for frame in frames:
+        empty = {s.type.split("@")[0] for s in frame.slots if value.get(s.field) is None}
+        if not empty & (TYPED | _COMPLETES):
+            continue  # nothing this frame reads could complete the record
         own = spans[at]
-        whole = framing.fill(frame, own.text, today) is not None
+        typed = bool(empty & TYPED)
+        whole = not typed or framing.fill(frame, own.text, today) is not None
         kinds = _COMPLETES if whole else TYPED | _COMPLETES
         _read_once(framing, frame, own, kinds, value, today, carried, out)
-        after = spans[at + 1] if at + 1 < len(spans) else None
+        after = spans[at + 1] if typed and at + 1 < len(spans) else None
         if after is not None and not any(after.start <= c.start < after.end for c in candidates):
             _read_once(framing, frame, after, TYPED, value, today, carried, out, next_to=True)
         if out:
