@@ -627,10 +627,9 @@ def _left_over(
     """Per field, a typed value the frame's filler reads in the sentence that the candidate
     does not hold and no candidate of the message carries, with its span when it is the
     only such value of its type in the sentence (None: several compete for the role)."""
-    from uac.fact_log.extraction import frames as framing
 
     for frame in frames:
-        filled = framing.fill(frame, sentence, today)
+        filled = _fill(frame, sentence, today)
         if filled is None:
             continue
         read, spans = filled
@@ -702,7 +701,7 @@ def _said_beside(
             continue  # nothing this frame reads could complete the record
         own = spans[at]
         typed = bool(empty & TYPED)
-        whole = not typed or framing.fill(frame, own.text, today) is not None
+        whole = not typed or _fill(frame, own.text, today) is not None
         kinds = _COMPLETES if whole else TYPED | _COMPLETES
         _read_once(framing, frame, own, kinds, value, today, carried, out)
         after = spans[at + 1] if typed and at + 1 < len(spans) else None
@@ -711,6 +710,15 @@ def _said_beside(
         if out:
             break
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _fill(frame: Any, sentence: str, today: dt.date) -> tuple[dict[str, Any], list[Any]] | None:
+    """The frame's filler over one sentence (read by `_left_over` and `_said_beside` alike;
+    the callers do not change what it returns)."""
+    from uac.fact_log.extraction import frames as framing
+
+    return framing.fill(frame, sentence, today)
 
 
 def _read_once(
@@ -727,8 +735,16 @@ def _read_once(
 ) -> None:
     """Into `out`, per empty field of `kinds` the frame's slot reads once in `sentence`,
     its value and its span in the message (`sentence` a span of the message's text)."""
-    relaxed = replace(frame, slots=tuple(replace(s, required=False) for s in frame.slots))
-    filled = framing._fill_slots(relaxed, sentence.text, today, "")
+    # only the slots that can complete the record, the ends of a range (which `fill` orders)
+    # and, after the record's sentence, the keys (which say whether it is another record)
+    slots = tuple(
+        replace(s, required=False)
+        for s in frame.slots
+        if s.order
+        or (next_to and s.required)
+        or (s.type.split("@")[0] in kinds and value.get(s.field) is None)
+    )
+    filled = framing._fill_slots(replace(frame, slots=slots), sentence.text, today, "")
     if filled is None:
         return
     read, used = filled
