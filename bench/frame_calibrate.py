@@ -114,13 +114,18 @@ def _read(name, row, at, history, every, catalog, out) -> None:
 UNCUED_MIN_RIGHT = 5
 
 
-def best(recs: list[Record], lam: float, min_right: int) -> dict[str, object]:
-    """The thresholds and margin that maximise right - lam * false over these records."""
+def best(
+    recs: list[Record], lam: float, min_right: int, uncued_ok: bool = True
+) -> dict[str, object]:
+    """The thresholds and margin that maximise right - lam * false over these records; no
+    uncued threshold unless `uncued_ok`."""
     top: tuple[float, float, float | None, float] | None = None  # (gain, threshold, uncued, m)
     for margin in MARGINS:
         cued, cued_gain = _threshold([r for r in recs if r[1]], margin, lam, min_right)
-        uncued, uncued_gain = _threshold(
-            [r for r in recs if not r[1]], margin, lam, max(min_right, UNCUED_MIN_RIGHT)
+        uncued, uncued_gain = (
+            _threshold([r for r in recs if not r[1]], margin, lam, max(min_right, UNCUED_MIN_RIGHT))
+            if uncued_ok
+            else (None, 0.0)
         )
         gain = cued_gain + uncued_gain
         if cued is not None and (top is None or gain > top[0]):
@@ -153,11 +158,34 @@ def _threshold(
     return plateau[len(plateau) // 2], top
 
 
+def _reads_uncued() -> set[str]:
+    """The frames that may read a window saying none of their cues: those with a required
+    day or time, which the pre-filter looks for before encoding such a window
+    (`frames._times_fillable`); for any other frame every uncued window of every message
+    would go through the encoder."""
+    return {
+        f.name
+        for f in frames.load_frames()
+        if any(
+            s.required
+            and s.type in ("date", "datetime")
+            and not (s.if_said or s.unless_said or s.default)
+            for s in f.slots
+        )
+    }
+
+
 def table(
     recs: dict[str, list[Record]], left_out: str | None, lam: float, min_right: int, beside: bool
 ):
+    uncued = _reads_uncued()
     return {
-        name: best([r for r in rs if r[0] != left_out and (r[5] or not beside)], lam, min_right)
+        name: best(
+            [r for r in rs if r[0] != left_out and (r[5] or not beside)],
+            lam,
+            min_right,
+            name in uncued,
+        )
         for name, rs in sorted(recs.items())
     }
 

@@ -10,10 +10,13 @@ never calls back up the pipeline:
                      extraction.frames   frame candidates on the shipped encoder, for paths
                                          the patterns did not fill
                      extraction.markdown note candidates (a Markdown note instead)
-    guard            extraction.abstain  after every extractor: someone else's fact and a day
-                                         read as an amount refused; a record missing a value
-                                         its sentence says completed when one value fits,
-                                         returned as a hint when several compete
+    guard            extraction.abstain  after every extractor: someone else's fact, a day
+                                         read as an amount and a value asked about refused;
+                                         a record missing a value its sentence (or the one
+                                         after it) says completed when one value fits,
+                                         returned as a hint when several compete; a drug's
+                                         named condition recorded; a one-verb task goal
+                                         given the object said before it
     judge            extraction.judge    the rules' and frames' candidates weighed by a learned
                                          model; one judged unlikely is a hint (opt-in:
                                          UAC_JUDGE=1; bench/RESULTS.md says why)
@@ -50,6 +53,8 @@ from uac.fact_log.extraction.abstain import (
     abstain,
     refuse,
     with_currency,
+    with_fronted_object,
+    with_treated_condition,
     without_subsumed,
 )
 from uac.fact_log.extraction.candidate import Candidate, Reading
@@ -151,6 +156,7 @@ def build_message_batch(
                 failed.append(NewRejection(reason, cand.path, detail))
             found, withheld = abstain(catalog, text, found, observed_at.date())
             found = without_subsumed(catalog, with_currency(catalog, text, found, history))
+            found = with_fronted_object(text, with_treated_condition(text, found))
         doubted: list[dict[str, Any]] = []
         if source == "automatic_rule":  # an explicit command's candidates are never judged
             with _kept_on_fault("judge", failed):

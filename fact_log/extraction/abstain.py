@@ -25,6 +25,14 @@ can be asked instead of a day being made up.
 An amount said without its currency takes the one currency its writer named, in the message
 or the session's latest earlier message that names one (`with_currency`): people say their
 currency once, and a payment with no currency is half a record.
+
+A record kept whole is completed, never withheld, with a value said once beside it
+(`_said_beside`): a typed value of its sentence when the frame could not read the sentence
+whole (the rules read the key), the place an event happens, and a typed value of the sentence
+right after it when that sentence is no record of its own ("Allergy: ragweed. Wheezing.").
+A drug the user takes beside one named condition records that condition
+(`with_treated_condition`), and a task goal read as one verb takes the object said before
+the subject (`with_fronted_object`: "the tourist tax I must pay").
 """
 
 from __future__ import annotations
@@ -159,11 +167,13 @@ def abstain(
         ):
             kept.append(cand)
             continue
-        left = _left_over(by_path.get(cand.path, ()), cand.value, sentence.text, today, carried)
-        if not left:
-            kept.append(cand)
-        elif all(span is not None for _value, span in left.values()):
-            kept.append(_completed(cand, text, sentence.start, left))
+        frames_of = by_path.get(cand.path, ())
+        left = _left_over(frames_of, cand.value, sentence.text, today, carried)
+        if not left or all(span is not None for _value, span in left.values()):
+            if left:
+                cand = _completed(cand, text, sentence.start, left)
+            more = _said_beside(frames_of, cand, spans, candidates, today, carried)
+            kept.append(_completed(cand, text, 0, more) if more else cand)
         else:
             shown = {field: value for field, (value, _span) in left.items()}
             withheld.append(Undecided(cand, sentence.text, shown))
@@ -193,6 +203,91 @@ def with_currency(
     for cand in candidates:
         if _needs_currency(catalog, cand) and not _UNNAMED_CURRENCY.search(cand.quote):
             cand = replace(cand, value={**cand.value, "currency": named})
+        out.append(cand)
+    return out
+
+
+def with_treated_condition(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates, and for a medication the user takes whose sentence names one condition
+    (the reference tables' names: "ramipril ..., doctor says blood pressure is high", "statin
+    ... because cholesterol is 7.1"), that condition as the user's, unless a candidate of the
+    message records it already: a drug taken for a condition says the user has it, as
+    "started on warfarin for atrial fibrillation" does. A sentence naming two conditions
+    decides nothing."""
+    had = {
+        str(c.value.get("name", "")).casefold()
+        for c in candidates
+        if c.path == "health.conditions" and isinstance(c.value, dict)
+    }
+    out = list(candidates)
+    spans = list(sentences(text))
+    for cand in candidates:
+        if (
+            cand.path != "health.medications"
+            or cand.op != "assert"
+            or cand.replaces is not None
+            or not isinstance(cand.value, dict)
+        ):
+            continue
+        sentence = next((s for s in spans if s.start <= cand.start < s.end), None)
+        if sentence is None:
+            continue
+        named = parser("condition")(sentence.text, dt.date(2000, 1, 1), "past")
+        if len({str(f.value).casefold() for f in named}) != 1:
+            continue
+        found = named[0]
+        name = str(found.value)
+        if name.casefold() in had or any(
+            name.casefold() in h or h in name.casefold() for h in had if h
+        ):
+            continue
+        had.add(name.casefold())
+        start = sentence.start + found.start
+        out.append(
+            Candidate(
+                cand.kind,
+                "health.conditions",
+                {"name": name},
+                "assert",
+                text[start : sentence.start + found.end],
+                start,
+                min(cand.confidence, 0.75),
+            )
+        )
+    return out
+
+
+# "the tourist tax I must pay", "The licence for the hostel, I must renew": the object said
+# before the subject and the verb of obligation
+_FRONTED = lazy(
+    r"(?P<head>.+?)[,;]?\s+(?:i|we)\s+(?:must|have\s+to|need\s+to|should|got\s+to)\s+"
+    r"(?P<verb>[a-z]+)\b",
+    re.I,
+)
+_HEAD_BREAK = lazy(r"[,;:]|\bthat\b", re.I)
+
+
+def with_fronted_object(text: str, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates, a task whose goal is one verb ("Pay", "Renew") given the object its
+    sentence says before the subject ("the tourist tax I must pay until 31.1." is "Pay the
+    tourist tax"): a goal that names no thing is half a goal, and the thing is fronted."""
+    spans = list(sentences(text))
+    out = []
+    for cand in candidates:
+        goal = cand.value.get("goal") if isinstance(cand.value, dict) else None
+        sentence = next((s for s in spans if s.start <= cand.start < s.end), None)
+        if (
+            cand.path == "tasks.tasks"
+            and isinstance(goal, str)
+            and re.fullmatch(r"[^\W\d_]+", goal)
+            and sentence is not None
+            and (m := _FRONTED.search(sentence.text)) is not None
+            and m["verb"].casefold() == goal.casefold()
+        ):
+            obj = _HEAD_BREAK.split(m["head"])[-1].strip()
+            if re.search(r"[^\W\d_]{3}", obj) and not _USER_TOO.search(obj):
+                obj = re.sub(r"^(?:The|A|An)\b", lambda a: a[0].lower(), obj)
+                cand = replace(cand, value={**cand.value, "goal": f"{goal} {obj}"})
         out.append(cand)
     return out
 
@@ -360,6 +455,11 @@ def refuse(
     reported_day   an event on the message's own day (`today`) with no time of day: the
                    day being told about ("the MRI was done today", "I brought the car to
                    the workshop today"), not an appointment to keep
+    question       the clause that says the record's value is the question closing its
+                   sentence, asked by its form ("Also started melatonin?", "is it ok to
+                   drink my wine with this?"): asked, not stated ("..., valid until May, is
+                   that enough?" states the day in a clause of its own, and "Spotify is
+                   19.99 now??" is surprise in a statement's order: both kept)
     """
     spans = list(sentences(text))
     out: list[tuple[str, Candidate]] = []
@@ -382,7 +482,37 @@ def refuse(
             out.append(("reported_day", cand))
         elif _borrowed_beside_another(cand, text):
             out.append(("other_item", cand))
+        elif _asked(cand, sentence.text, cand.start - sentence.start):
+            out.append(("question", cand))
     return out
+
+
+_CLAUSE_END = re.compile(r"[,;:–—(]|\bbut\b|\n", re.I)
+# A clause asked by its form: a question word or an auxiliary first ("is it ok to ...", "do I
+# need ..."), or a verb with no subject ("also started melatonin?"); one in a statement's
+# order ("spotify is 19.99 now??") is surprise and is kept
+_ASKED_FORM = re.compile(
+    r"^\W*(?:(?:also|and|so|oh|ok|okay|but|then|wait|hmm+|um+)\W+)*"
+    r"(?:(?:what|when|where|which|who|whom|whose|why|how|is|are|am|was|were|do|does|did|"
+    r"can|could|should|shall|would|may|might|have|has|had|isn't|aren't|don't|doesn't|"
+    r"didn't|won't|can't)\b|[^\W\d_]+ed\b)",
+    re.I,
+)
+
+
+def _asked(cand: Candidate, sentence: str, start: int) -> bool:
+    """Whether the clause saying the candidate's first value is a question by its form that
+    closes its sentence (no clause break between that value and the sentence's end)."""
+    if cand.op != "assert" or cand.replaces is not None:
+        return False
+    said = sentence.rstrip()
+    if not said.endswith(("?", "？")):
+        return False
+    at = max(0, min(_first_value(cand, sentence, start), len(said)))
+    if _CLAUSE_END.search(said, at) is not None:
+        return False
+    opens = [m.end() for m in _CLAUSE_END.finditer(said, 0, at)]
+    return _ASKED_FORM.match(said, opens[-1] if opens else 0) is not None
 
 
 # A health record's item and the parsers that read such items (drugs, allergens, supplements)
@@ -497,10 +627,9 @@ def _left_over(
     """Per field, a typed value the frame's filler reads in the sentence that the candidate
     does not hold and no candidate of the message carries, with its span when it is the
     only such value of its type in the sentence (None: several compete for the role)."""
-    from uac.fact_log.extraction import frames as framing
 
     for frame in frames:
-        filled = framing.fill(frame, sentence, today)
+        filled = _fill(frame, sentence, today)
         if filled is None:
             continue
         read, spans = filled
@@ -536,6 +665,119 @@ def _left_over(
                 out[slot.field] = ([_shown(v) for _span, v in sorted(free.items())] or got, None)
         return out
     return {}
+
+
+# Free-text slot types a record is completed with when its sentence says one value of them
+# (never withheld for them: names and places overlap, so a second one decides nothing)
+_COMPLETES = frozenset({"venue"})
+
+
+def _said_beside(
+    frames: Sequence[Any],
+    cand: Candidate,
+    spans: Sequence[Any],
+    candidates: Sequence[Candidate],
+    today: dt.date,
+    carried: set[str],
+) -> dict[str, tuple[Any, Any]]:
+    """Values that complete a record kept whole, each with its span in the message: a field
+    the record leaves empty that its frame's slot reads once, and only once, (1) in the
+    record's own sentence when the frame could not read the sentence whole (the rules read
+    an allergy to "cats", which no allergen table names: "only cats make me sneeze" still
+    says the reaction), or a place where it happens ("at the community centre"); (2) in the
+    sentence right after it when that sentence is no record of its own and names no other
+    key ("Allergy: birch pollen. Sneezing."; "I'm pregnant!! Due date is 2 December"). Only
+    completes, never withholds: a value read twice or already carried is left alone."""
+    from uac.fact_log.extraction import frames as framing
+
+    value = cand.value
+    at = next((i for i, s in enumerate(spans) if s.start <= cand.start < s.end), None)
+    if at is None or not isinstance(value, dict):
+        return {}
+    out: dict[str, tuple[Any, Any]] = {}
+    for frame in frames:
+        empty = {s.type.split("@")[0] for s in frame.slots if value.get(s.field) is None}
+        if not empty & (TYPED | _COMPLETES):
+            continue  # nothing this frame reads could complete the record
+        own = spans[at]
+        typed = bool(empty & TYPED)
+        whole = not typed or _fill(frame, own.text, today) is not None
+        kinds = _COMPLETES if whole else TYPED | _COMPLETES
+        _read_once(framing, frame, own, kinds, value, today, carried, out)
+        after = spans[at + 1] if typed and at + 1 < len(spans) else None
+        if after is not None and not any(after.start <= c.start < after.end for c in candidates):
+            _read_once(framing, frame, after, TYPED, value, today, carried, out, next_to=True)
+        if out:
+            break
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _fill(frame: Any, sentence: str, today: dt.date) -> tuple[dict[str, Any], list[Any]] | None:
+    """The frame's filler over one sentence (read by `_left_over` and `_said_beside` alike;
+    the callers do not change what it returns)."""
+    from uac.fact_log.extraction import frames as framing
+
+    return framing.fill(frame, sentence, today)
+
+
+def _read_once(
+    framing: Any,
+    frame: Any,
+    sentence: Any,
+    kinds: frozenset[str],
+    value: dict[str, Any],
+    today: dt.date,
+    carried: set[str],
+    out: dict[str, tuple[Any, Any]],
+    *,
+    next_to: bool = False,
+) -> None:
+    """Into `out`, per empty field of `kinds` the frame's slot reads once in `sentence`,
+    its value and its span in the message (`sentence` a span of the message's text)."""
+    # only the slots that can complete the record, the ends of a range (which `fill` orders)
+    # and, after the record's sentence, the keys (which say whether it is another record)
+    slots = tuple(
+        replace(s, required=False)
+        for s in frame.slots
+        if s.order
+        or (next_to and s.required)
+        or (s.type.split("@")[0] in kinds and value.get(s.field) is None)
+    )
+    filled = framing._fill_slots(replace(frame, slots=slots), sentence.text, today, "")
+    if filled is None:
+        return
+    read, used = filled
+    if next_to and any(
+        s.required and s.field in used and set(_leaves(read.get(s.field))) - set(_leaves(value))
+        for s in frame.slots
+    ):
+        return  # the sentence after names a key of its own ("also peanuts"): another record
+    for slot in frame.slots:
+        kind = slot.type.split("@")[0]
+        field = slot.field
+        hit = used.get(field)
+        if kind not in kinds or hit is None or value.get(field) is not None or field in out:
+            continue
+        leaves = set(_leaves(read.get(field)))
+        if not leaves or any(_carried(leaf, carried) for leaf in leaves):
+            continue
+        prefer: Literal["future", "past"] = "past" if slot.prefer == "past" else "future"
+        others = [
+            h
+            for h in parser(kind)(sentence.text, today, prefer)
+            if not all(_carried(leaf, carried) for leaf in _leaves(h.value))
+        ]
+        if len(others) != 1:
+            continue  # said twice: which one is undecided
+        start = sentence.start + hit.start
+        out[field] = (read[field], _Span(start, start + (hit.end - hit.start)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    start: int
+    end: int
 
 
 def _carried(leaf: str, carried: set[str]) -> bool:

@@ -87,6 +87,7 @@ from dateutil.relativedelta import relativedelta
 from uac.fact_log.extraction.patterns.allergies import REACTION_WORDS
 from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
 from uac.fact_log.extraction.patterns.contacts import EMAIL, PHONE
+from uac.fact_log.extraction.patterns.schedule import event_place
 from uac.fact_log.extraction.patterns.text import NOT_NAMES, drug_vocabulary
 from uac.fact_log.extraction.timemodel import Clock, clock, find_dates, find_time, offset
 from uac.fact_log.extraction.values.money import (
@@ -773,8 +774,15 @@ _VENUE = re.compile(
 
 def venues(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     """Where something takes place: a capitalised name after at/in ("at the Wythenshawe
-    clinic")."""
-    return _proper_names(_VENUE, text, places=True)
+    clinic"); else what the rules read as an event's place (one reader: a street, a kind of
+    place in lower case, "at the design museum", a name with its number, a name standing
+    alone as the last clause)."""
+    said = _proper_names(_VENUE, text, places=True)
+    if said:
+        return said
+    where = event_place(text)
+    at = text.find(where) if where else -1
+    return [Found(where, at, at + len(where))] if where and at >= 0 else []
 
 
 _PROVIDER = re.compile(

@@ -212,6 +212,10 @@ def _full_form(text: str, after: int, name: str) -> str:
 # "she's turning 40" (on the birthday said before), "turns 70 on 28 December"
 _TURNS = lazy(
     r"\b(?:turns|turning|will\s+be)\s+(?P<n>\d{1,3})\b(?!\s*(?:%|percent|mins?))|"
+    # the bare verb of a second language and "become" ("she turn 30", "he become 10", "Marco
+    # becomes 49"): an age closing its clause or said in years, not "turn 5 pages"
+    r"\b(?:turn|becom(?:e|es|ing))\s+(?P<n2>\d{1,3})"
+    r"(?=\s*(?:[.,;:!?)]|$)|\s+(?:years?|yrs?|this|next|on|in|and|but|so)\b)|"
     # "Sister Rosalind's 50th: 17 June", "my dad's 70th is on the 15th": a round birthday
     r"['’]s\s+(?P<nth>\d{2,3})(?:st|nd|rd|th)\b(?:\s+birthday)?(?=\s*[:,–-]|\s+(?:is|on|was)\b)",
     re.I,
@@ -222,7 +226,9 @@ def born_on(birthday: dt.date | None, age: re.Match[str]) -> dt.date | None:
     """The date of birth of someone turning n on a day (None past the calendar)."""
     if birthday is None:
         return None
-    return safe_date(birthday.year - int(age["n"] or age["nth"]), birthday.month, birthday.day)
+    said = age.groupdict()
+    years = said.get("n") or said.get("n2") or said.get("nth")
+    return safe_date(birthday.year - int(years or 0), birthday.month, birthday.day)
 
 
 def _near(m: re.Match[str], other: re.Match[str]) -> bool:
