@@ -23,6 +23,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind16  # the sixteenth blind set (blind16.jsonl), run once
     python bench/extraction.py --set blind17  # the seventeenth blind set (blind17.jsonl), run once
     python bench/extraction.py --set blind18  # the eighteenth blind set (blind18.jsonl), run once
+    python bench/extraction.py --set blind19  # the nineteenth blind set (blind19.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
     python bench/extraction.py --set fresh --predictions /tmp/fresh.json   # each message's facts
@@ -55,7 +56,9 @@ blind14) before this session's extraction changes were measured, and `--set blin
 blind16.jsonl, written the same way (2026-12-07, after blind15) before this session's extraction
 changes were measured, and `--set blind17` blind17.jsonl, written the same way (2026-12-07, after
 blind16) before this session's extraction changes, and `--set blind18` blind18.jsonl, written the
-same way (2026-12-07, after blind17) before this session's extraction changes.
+same way (2026-12-07, after blind17) before this session's extraction changes, and `--set blind19`
+blind19.jsonl, written the same way (2026-12-07, after blind18) before this session's extraction
+changes.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -342,9 +345,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind16",
             "blind17",
             "blind18",
+            "blind19",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-18: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-19: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(

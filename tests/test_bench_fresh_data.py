@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind18) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind19) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist; every active-checks corpus has
 sessions of a date and whole lines."""
 
@@ -39,6 +39,7 @@ SETS = {
     "blind16": (380, 76, 0.32, 88, 40),
     "blind17": (370, 74, 0.31, 87, 45),
     "blind18": (375, 75, 0.33, 84, 42),
+    "blind19": (345, 69, 0.31, 81, 39),
 }
 # Every dialogue corpus of bench/active_data (each has an oracle file beside it).
 CORPORA = sorted(p.stem for p in ACTIVE.glob("*.toml") if not p.stem.endswith("oracle"))
