@@ -166,26 +166,33 @@ def test_a_broken_or_half_written_vector_cache_is_rebuilt(
     catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import os
-    import shutil
     import signal
     import subprocess
     import sys
+
+    import numpy as np
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     text = "Just picked up my renewed passport today. New expiry is March 5, 2035."
     frames._index.cache_clear()
     want = frames.extract(text, AT, catalog)  # on the shipped vectors
-    # a finished build's cache: the vectors the shipped ones equal (the test below checks
-    # that), written where a build writes them; encoding every example costs ~8 s of CPU
-    digest = frames.examples_digest(frames.labelled_examples())
-    (tmp_path / "uac").mkdir(exist_ok=True)  # parsed data files may be kept there already
-    shutil.copyfile(
-        frames.SHIPPED_VECTORS / f"{digest}.npy",
-        frames._cache_dir() / f"frame-vectors-{digest}.npy",
-    )
-    # as where the examples changed since the shipped vectors were written: none ship
+    assert want  # the text states a fact: a broken index would lose it
+    # The examples changed since the shipped vectors were written (none ship for them): every
+    # 10th example, so a rebuild encodes 344 of them (~3 s of CPU, not ~15 s for all); the
+    # index they make reads the text as the whole one does (checked below, before any tear).
+    examples = frames.labelled_examples()
+    vectors = np.load(frames.SHIPPED_VECTORS / f"{frames.examples_digest(examples)}.npy")
+    rows = list(range(0, len(examples), 10))
+    monkeypatch.setattr(frames, "labelled_examples", lambda: [examples[i] for i in rows])
     unshipped = tmp_path / "none-shipped"
     monkeypatch.setattr(frames, "SHIPPED_VECTORS", unshipped)
+    # a finished build's cache: the vectors the shipped ones equal (the test below checks
+    # that), written where a build writes them
+    digest = frames.examples_digest(frames.labelled_examples())
+    (tmp_path / "uac").mkdir(exist_ok=True)  # parsed data files may be kept there already
+    np.save(frames._cache_dir() / f"frame-vectors-{digest}.npy", vectors[rows])
+    frames._index.cache_clear()
+    assert frames.extract(text, AT, catalog) == want  # read from that cache
     frames._index.cache_clear()
     # a process killed while it builds the cache leaves at most a temporary file behind
     build = (

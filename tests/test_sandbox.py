@@ -50,7 +50,7 @@ BOB_TRIPS = [
 def ckpts(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> dict[str, Path]:
     """Checkpoint directories of alice and bob, compiled in one workspace."""
     home = tmp_path_factory.mktemp("sandbox") / "ws"
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # compiled below, once each
         mem.set("alice", "identity.name", "Alice Liddell")
         mem.set("alice", "identity.passport.expiry_date", "2031-05-01")
         mem.set("bob", "identity.name", f"Bob {BOB_MARK}")

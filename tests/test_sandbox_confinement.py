@@ -205,7 +205,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
     touch.chmod(0o666)
     os.utime(touch, (1_000_000_000, 1_000_000_000))
     base.chmod(0o755)
-    mem = Memory(base / "ws", create=True)
+    mem = Memory(base / "ws", create=True, react=False)  # compiled below, once
     mem.set("alice", "identity.name", "Alice")
     mem.set("bob", "identity.name", f"Bob {BOB_MARK}")
     mem.compile("alice")

@@ -78,7 +78,7 @@ GUARDED_ONLY = [
 def policy(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Policy:
     """The policy of a compiled subject with a few trips, loaded in this process."""
     home = tmp_path_factory.mktemp("layers") / "ws"
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # compiled below, once
         mem.import_records(
             "alice",
             "trips",

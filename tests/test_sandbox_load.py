@@ -46,7 +46,7 @@ BURNER_LIFE_S = 240
 def ckpt(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path:
     """A compiled subject with a name."""
     home = tmp_path_factory.mktemp("load") / "ws"
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # compiled below, once
         mem.set("alice", "identity.name", "Alice Liddell")
         mem.compile("alice")
         return mem.checkpoint("alice").directory

@@ -44,7 +44,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, module_backend: str):
         }
         for i in range(60)
     ]
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # compiled below, once
         mem.import_records("alice", "trips", trips)
         mem.compile("alice")
         ckpt = mem.checkpoint("alice")

@@ -52,7 +52,7 @@ TRIPS = [
 def ckpt(tmp_path_factory: pytest.TempPathFactory, module_backend: str) -> Path:
     """A compiled subject with a name, a passport and two trips."""
     home = tmp_path_factory.mktemp("reuse") / "ws"
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # compiled below, once
         mem.set("alice", "identity.name", "Alice Liddell")
         mem.import_records("alice", "trips", TRIPS)
         mem.compile("alice")

@@ -279,7 +279,7 @@ def test_lexical_scores_match_duckdb_match_bm25(mem: Memory, index: SearchIndex)
 
 
 def test_read_only_store_searches_what_was_indexed(home: Path) -> None:
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # the index, not a compile per note
         ids = add_all(mem)
         SearchIndex(mem.store).sync()
         late = mem.add_note("alice", "Dog walker comes on Mondays", now=T0).id
@@ -293,7 +293,7 @@ def test_read_only_store_searches_what_was_indexed(home: Path) -> None:
 
 
 def test_read_only_store_never_indexed_returns_nothing(home: Path) -> None:
-    with Memory(home, create=True) as mem:
+    with Memory(home, create=True, react=False) as mem:  # the index, not a compile per note
         add_all(mem)
     with Memory(home, read_only=True) as ro:
         index = SearchIndex(ro.store)

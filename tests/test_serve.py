@@ -491,6 +491,51 @@ def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
         assert "Quillfeather" not in json.dumps(facts, default=str)
 
 
+def test_a_fresh_servers_first_requests_at_once_never_fail(tmp_path: Path) -> None:
+    # 24 threads send their first requests together to a server that has answered none:
+    # the admin routes, a verb with a subject, a tenant-wide verb, a probe. Each answers as
+    # it would alone (FastAPI once built routes at the first request; one raced to a 500).
+    calls = [
+        ("POST", "/v1/admin/keys", {"tenant": "acme"}, 200),
+        ("POST", "/v1/admin/keys/list", {}, 200),
+        ("POST", "/v1/admin/keys/k_nope/revoke", {}, 404),
+        ("POST", "/v1/subjects/alice/facts", {}, 200),
+        ("POST", "/v1/subjects", {}, 200),
+        ("GET", "/healthz", None, 200),
+    ]
+    with serving(tmp_path / "ws") as info:
+        start = threading.Barrier(4 * len(calls))
+        answers: list[tuple[str, int]] = []
+
+        def send(method: str, path: str, body: dict | None) -> None:
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(
+                info["url"] + path,
+                data=data,
+                method=method,
+                headers={
+                    "Authorization": f"Bearer {info['admin_token']}",
+                    "Content-Type": "application/json",
+                },
+            )
+            start.wait(timeout=60)
+            try:
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    answers.append((path, response.status))
+            except urllib.error.HTTPError as exc:
+                answers.append((path, exc.code))
+
+        threads = [
+            threading.Thread(target=send, args=(method, path, body))
+            for method, path, body, _ in calls * 4
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert sorted(answers) == sorted((path, status) for _, path, _, status in calls * 4)
+
+
 def test_a_key_resolves_only_in_its_own_workspace(tmp_path: Path, fresh_log) -> None:
     from uac.runtime.api import api_keys
 

@@ -43,6 +43,7 @@ import anyio.abc
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
@@ -495,6 +496,12 @@ def create_app(home: Path | str, options: ServeOptions | None = None) -> FastAPI
     console.mount(app, service)
     app.router.routes.append(Route("/mcp", endpoint=mcp))
     app.add_middleware(BodyLimit, limit=service.options.max_body)
+    # FastAPI (>= 0.137) builds an included router's routes when a request first reaches
+    # it; a fresh server's first requests then met a half-built route once (a 500 "Path
+    # params must be of one of the supported types" on /v1/admin/keys). Build them all now,
+    # as the OpenAPI document does: the same work, done before the first request.
+    for _ in iter_route_contexts(app.routes):
+        pass
     return app
 
 
