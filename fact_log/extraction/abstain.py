@@ -37,6 +37,7 @@ the subject (`with_fronted_object`: "the tourist tax I must pay").
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import re
@@ -169,6 +170,10 @@ def abstain(
             continue
         frames_of = by_path.get(cand.path, ())
         left = _left_over(frames_of, cand.value, sentence.text, today, carried)
+        contested = _contested(frames_of, cand.value, sentence.text, today, carried)
+        if contested:
+            withheld.append(Undecided(cand, sentence.text, contested))
+            continue
         if not left or all(span is not None for _value, span in left.values()):
             if left:
                 cand = _completed(cand, text, sentence.start, left)
@@ -665,6 +670,116 @@ def _left_over(
                 out[slot.field] = ([_shown(v) for _span, v in sorted(free.items())] or got, None)
         return out
     return {}
+
+
+# Value types a record's fields take by role (which day is the return, which amount the
+# cost), in the groups whose values compete: a day with or without its time, an amount
+_ROLES = {"date": "day", "datetime": "day", "amount": "money", "sum": "money"}
+
+
+def _contested(
+    frames: Sequence[Any],
+    value: dict[str, Any],
+    sentence: str,
+    today: dt.date,
+    carried: set[str],
+) -> dict[str, Any]:
+    """Per role field the record fills (`_ROLES`), the values competing for it when its
+    sentence says more values of the field's type than the message's facts can account
+    for: the record's own and every other one no candidate of the message carries
+    ("the conference is 20 to 23 October, I fly the 19th and back the 24th": which days are
+    the trip's?). A day the record computes from a day said ("two weeks before the 15th",
+    "for a week from today") accounts for the one it counts from. {} when nothing competes."""
+    from uac.fact_log.extraction import frames as framing
+
+    known = {c for leaf in carried for c in _compared(leaf)}
+    for frame in frames:
+        fields: dict[str, list[str]] = {}  # group -> the record's fields of it
+        hits: dict[str, list[Any]] = {}  # group -> every value read, either way
+        for slot in frame.slots:
+            group = _ROLES.get(slot.type.split("@")[0])
+            if group is None or value.get(slot.field) is None:
+                continue
+            if (slot.if_said and not framing._said(slot.if_said, sentence)) or (
+                slot.unless_said and framing._said(slot.unless_said, sentence)
+            ):
+                continue
+            if slot.field not in fields.setdefault(group, []):
+                fields[group].append(slot.field)
+            for prefer in (slot.prefer, "future" if slot.prefer == "past" else "past"):
+                hits.setdefault(group, []).extend(
+                    framing._hits(replace(slot, prefer=prefer), sentence, today)
+                )
+        out: dict[str, Any] = {}
+        for group, names in fields.items():
+            read = sorted(hits.get(group, []), key=lambda h: (h.start, h.end))
+            said = {c for h in read for c in _compared(h.value)}
+            taken = [h for h in read if _compared(h.value) & known]
+            own = [h for h in taken if _compared(h.value) & _compared(value)]
+            free: list[Any] = []
+            for h in read:
+                if not any(h.start < t.end and t.start < h.end for t in [*taken, *free]):
+                    free.append(h)
+            competing = [h for h in free if _competes(frame, sentence, today, h, own, taken)]
+            # a day computed from a day said counts from one of the free ones
+            derived = sum(not _compared(value[f]) & said for f in names)
+            if len(competing) > derived:
+                others = [_shown(h.value) for h in free]
+                out.update({f: [_shown(value[f]), *others] for f in names})
+        if fields:
+            return out
+    return {}
+
+
+_COORDINATED = lazy(r"\s*(?:,|and|&|or|/|\+)\s*(?:(?:on|the)\s+)*", re.I)
+
+
+def _competes(
+    frame: Any, sentence: str, today: dt.date, hit: Any, own: list[Any], taken: list[Any]
+) -> bool:
+    """Whether a value no fact holds competes for the record's role: said in the clause of
+    one of the record's own values ("bit me yesterday ... got the jab today"), or in a
+    clause that says what the record is about (one of its frame's cues: "the conference is
+    9 to 13 May, I travel on the 8th" leaves the conference's days alone). A value listed
+    with one a fact holds ("Monday and Wednesday") is that list's, not a competitor."""
+    for t in taken:
+        gap = sentence[t.end : hit.start] if t.end <= hit.start else sentence[hit.end : t.start]
+        if _COORDINATED.fullmatch(gap):
+            return False
+    clause = _clause_of(sentence, hit.start)
+    if any(_clause_of(sentence, h.start) == clause for h in own):
+        return True
+    from uac.fact_log.extraction import frames as framing
+
+    return framing.cued(frame, sentence[clause[0] : clause[1]], today)
+
+
+def _clause_of(sentence: str, at: int) -> tuple[int, int]:
+    """The span of the clause saying sentence[at] (between two clause breaks)."""
+    from uac.fact_log.extraction.frames import _CLAUSE_BREAK
+
+    start, end = 0, len(sentence)
+    for m in _CLAUSE_BREAK.finditer(sentence):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() >= at:
+            end = m.start()
+            break
+    return start, end
+
+
+def _compared(value: Any) -> set[str]:
+    """How a role value is compared with another reading of the same words: a day by its
+    day of the month (a bare "the 13th" is read in another month without the conversation's
+    months), a number without its sign (money paid in or out)."""
+    out = set()
+    for leaf in _leaves(value):
+        if _ISO.match(leaf):
+            out.add("day " + leaf[8:10])
+        else:
+            with contextlib.suppress(InvalidOperation):
+                out.add(format(abs(Decimal(leaf)), "f"))
+    return out
 
 
 # Free-text slot types a record is completed with when its sentence says one value of them
