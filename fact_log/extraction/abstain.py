@@ -170,13 +170,14 @@ def abstain(
             continue
         frames_of = by_path.get(cand.path, ())
         left = _left_over(frames_of, cand.value, sentence.text, today, carried)
-        contested = _contested(frames_of, cand.value, sentence.text, today, carried)
-        if contested:
-            withheld.append(Undecided(cand, sentence.text, contested))
-            continue
         if not left or all(span is not None for _value, span in left.values()):
             if left:
                 cand = _completed(cand, text, sentence.start, left)
+            held = carried | set(_leaves(cand.value))
+            contested = _contested(frames_of, cand.value, sentence.text, today, held)
+            if contested:
+                withheld.append(Undecided(cand, sentence.text, contested))
+                continue
             more = _said_beside(frames_of, cand, spans, candidates, today, carried)
             kept.append(_completed(cand, text, 0, more) if more else cand)
         else:
@@ -713,6 +714,9 @@ def _contested(
         out: dict[str, Any] = {}
         for group, names in fields.items():
             read = sorted(hits.get(group, []), key=lambda h: (h.start, h.end))
+            if group == "money":  # a number inside a day ("renews 13.12.") is no amount
+                days = parser("date")(sentence, today, "future")
+                read = [h for h in read if not any(d.start <= h.start < d.end for d in days)]
             said = {c for h in read for c in _compared(h.value)}
             taken = [h for h in read if _compared(h.value) & known]
             own = [h for h in taken if _compared(h.value) & _compared(value)]
@@ -731,7 +735,12 @@ def _contested(
     return {}
 
 
-_COORDINATED = lazy(r"\s*(?:,|and|&|or|/|\+)\s*(?:(?:on|the)\s+)*", re.I)
+# What joins a value to one a fact holds in a list or beside it ("Tuesday and Thursday",
+# "10/21 Saturday"), and a value said as not being the one ("renews 13.12., not 03.12.")
+_COORDINATED = lazy(r"\s*(?:(?:,|and|&|or|/|\+)\s*)?(?:(?:on|the)\s+)*", re.I)
+_NEGATED = lazy(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
+# Clause breaks: the frames' (frames._CLAUSE_BREAK) and "then", which starts what comes next
+_CLAUSE = lazy(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
 
 
 def _competes(
@@ -742,6 +751,8 @@ def _competes(
     clause that says what the record is about (one of its frame's cues: "the conference is
     9 to 13 May, I travel on the 8th" leaves the conference's days alone). A value listed
     with one a fact holds ("Monday and Wednesday") is that list's, not a competitor."""
+    if _NEGATED.search(sentence, 0, hit.start):
+        return False
     for t in taken:
         gap = sentence[t.end : hit.start] if t.end <= hit.start else sentence[hit.end : t.start]
         if _COORDINATED.fullmatch(gap):
@@ -756,10 +767,8 @@ def _competes(
 
 def _clause_of(sentence: str, at: int) -> tuple[int, int]:
     """The span of the clause saying sentence[at] (between two clause breaks)."""
-    from uac.fact_log.extraction.frames import _CLAUSE_BREAK
-
     start, end = 0, len(sentence)
-    for m in _CLAUSE_BREAK.finditer(sentence):
+    for m in _CLAUSE.finditer(sentence):
         if m.end() <= at:
             start = m.end()
         elif m.start() >= at:
