@@ -102,3 +102,25 @@ def test_an_amount_of_a_clause_about_something_else_leaves_the_payment_alone() -
     paid = {"amount": "80", "currency": "GBP", "date": "2029-05-07", "merchant": "plumber"}
     kept, withheld = guarded("finance.transactions", paid, text)
     assert withheld == [] and [c.value for c in kept] == [paid]
+
+
+@NO_LOG
+def test_a_trip_to_the_place_it_leaves_from_is_withheld_with_where_it_goes() -> None:
+    text = "Booked the flights, Glasgow to Reykjavik on 2 July, back on the 9th."
+    trip = {"city": "Glasgow", "country": "GB", "depart": "2029-07-02", "return_date": "2029-07-09"}
+    kept, [undecided] = guarded("travel.trips", trip, text)
+    assert kept == []
+    assert undecided.hint()["candidates"] == {"city": ["Glasgow", "Reykjavik"]}
+
+
+@NO_LOG
+def test_a_trip_to_the_place_it_goes_is_kept_beside_where_it_leaves_from() -> None:
+    text = "Booked the flights, Glasgow to Reykjavik on 2 July, back on the 9th."
+    trip = {
+        "city": "Reykjavik",
+        "country": "IS",
+        "depart": "2029-07-02",
+        "return_date": "2029-07-09",
+    }
+    kept, withheld = guarded("travel.trips", trip, text)
+    assert withheld == [] and [c.value for c in kept] == [trip]

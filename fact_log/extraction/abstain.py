@@ -53,6 +53,7 @@ from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.roles import place_role
 from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -711,7 +712,7 @@ def _contested(
                 hits.setdefault(group, []).extend(
                     framing._hits(replace(slot, prefer=prefer), sentence, today)
                 )
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = _left_behind(frame, value, sentence, today)
         for group, names in fields.items():
             read = sorted(hits.get(group, []), key=lambda h: (h.start, h.end))
             if group == "money":  # a number inside a day ("renews 13.12.") is no amount
@@ -730,9 +731,50 @@ def _contested(
             if len(competing) > derived:
                 others = [_shown(h.value) for h in free]
                 out.update({f: [_shown(value[f]), *others] for f in names})
-        if fields:
+        if fields or out:
             return out
     return {}
+
+
+# A place at the left end of a route ("Birmingham to Kingston", "Vilnius - Dublin"): the
+# connective and the capitalised name of where the route goes
+_ROUTE = lazy(r"[ \t]*(?:-|–|—|→|->|to)[ \t]*(?P<to>[A-Z][\w'’-]+)")
+
+
+def _left_behind(frame: Any, value: dict[str, Any], sentence: str, today: dt.date) -> dict:
+    """The record's place when the frame's slot reads it by role words (pick "near": where
+    one goes) and the sentence says it only as where one leaves ("from Entebbe", the left
+    end of "Birmingham to Kingston") while it names another place as where one goes: a
+    place said as an origin is no destination. {} otherwise."""
+    for slot in frame.slots:
+        if slot.type.split("@")[0] not in ("place", "city") or slot.pick != "near":
+            continue
+        held = value.get("city") or value.get(slot.field)
+        if not isinstance(held, str):
+            continue
+        hits = parser(slot.type)(sentence, today, "future")
+        own = [h for h in hits if _place_name(h).casefold() == held.casefold()]
+        if not own or not all(_leaves_from(sentence, h) for h in own):
+            continue
+        goes = [m["to"] for h in own if (m := _ROUTE.match(sentence, h.end)) is not None] + [
+            _place_name(h)
+            for h in hits
+            if _place_name(h).casefold() != held.casefold() and not _leaves_from(sentence, h)
+        ]
+        if goes:
+            return {"city": [held, *dict.fromkeys(goes)]}
+    return {}
+
+
+def _place_name(hit: Any) -> str:
+    return str((hit.value.get("city") if isinstance(hit.value, dict) else hit.value) or "")
+
+
+def _leaves_from(sentence: str, hit: Any) -> bool:
+    """Whether a place is said as where one leaves: "from X", "leaving X", "X to Y"."""
+    return (
+        place_role(sentence, hit.start) == "origin" or _ROUTE.match(sentence, hit.end) is not None
+    )
 
 
 # What joins a value to one a fact holds in a list or beside it ("Tuesday and Thursday",
