@@ -16,6 +16,16 @@ roles of the sentence's values are undecided: the candidate is withheld and retu
 hint naming the path, what was read and the competing values. Corrections, endings and
 paths no frame declares pass unchanged.
 
+A field the record fills is tested too (`_contested`): a sentence that says several days or
+amounts leaves an extractor free to put the wrong one in a field ("the summit runs 14 to 17
+June, I fly out on the 13th" read as a trip leaving on the 14th), a false fact that looks
+whole. A value of the field's type that no candidate of the message carries competes when it
+is said in the clause of one of the record's own values or in a clause that says what the
+record is about (its frame's cues); a day the record computes from one said ("four weeks
+before 30 June") accounts for that one. A competitor left over makes the record a hint with
+every value, and so does a destination said only as where one leaves ("Birmingham to
+Kingston" read as a trip to Birmingham).
+
 A value said as alternatives ("on the 14th or 15th", "March 5 or March 15", "£40, maybe
 £45", "2 or 3 tablets") is no value at all: whichever one an extractor picked, it guessed.
 Any candidate (a record or a single attribute) whose quote takes in such a pair and holds a
@@ -725,7 +735,15 @@ def _contested(
             for h in read:
                 if not any(h.start < t.end and t.start < h.end for t in [*taken, *free]):
                     free.append(h)
-            competing = [h for h in free if _competes(frame, sentence, today, h, own, taken)]
+            weekdays = {_weekday(value[f]) for f in names} - {None}
+            competing = [
+                h
+                for h in free
+                if not (
+                    _weekday(h.value) in weekdays and not _DIGIT.search(sentence, h.start, h.end)
+                )
+                and _competes(frame, sentence, today, h, own, taken)
+            ]
             # a day computed from a day said counts from one of the free ones
             derived = sum(not _compared(value[f]) & said for f in names)
             if len(competing) > derived:
@@ -817,6 +835,17 @@ def _clause_of(sentence: str, at: int) -> tuple[int, int]:
             end = m.start()
             break
     return start, end
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _weekday(value: Any) -> int | None:
+    """The day of the week of a day or a time ("2026-03-11T19:00" is a Wednesday): a weekday
+    said without a day number ("every Wednesday ... starting 11 March") names the held day's
+    weekday, not another day."""
+    leaf = next(iter(_leaves(value)), "")
+    return dt.date.fromisoformat(leaf).weekday() if _ISO.match(leaf) else None
 
 
 def _compared(value: Any) -> set[str]:
