@@ -16,6 +16,16 @@ roles of the sentence's values are undecided: the candidate is withheld and retu
 hint naming the path, what was read and the competing values. Corrections, endings and
 paths no frame declares pass unchanged.
 
+A field the record fills is tested too (`_contested`): a sentence that says several days or
+amounts leaves an extractor free to put the wrong one in a field ("the summit runs 14 to 17
+June, I fly out on the 13th" read as a trip leaving on the 14th), a false fact that looks
+whole. A value of the field's type that no candidate of the message carries competes when it
+is said in the clause of one of the record's own values or in a clause that says what the
+record is about (its frame's cues); a day the record computes from one said ("four weeks
+before 30 June") accounts for that one. A competitor left over makes the record a hint with
+every value, and so does a destination said only as where one leaves ("Birmingham to
+Kingston" read as a trip to Birmingham).
+
 A value said as alternatives ("on the 14th or 15th", "March 5 or March 15", "£40, maybe
 £45", "2 or 3 tablets") is no value at all: whichever one an extractor picked, it guessed.
 Any candidate (a record or a single attribute) whose quote takes in such a pair and holds a
@@ -37,6 +47,7 @@ the subject (`with_fronted_object`: "the tourist tax I must pay").
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import re
@@ -52,6 +63,7 @@ from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.extraction.values.money import find_money
+from uac.fact_log.extraction.values.roles import place_role
 from uac.fact_log.reference import vocabulary
 
 # Slot types whose values have one role each in a record: a left-over one means a role
@@ -172,6 +184,11 @@ def abstain(
         if not left or all(span is not None for _value, span in left.values()):
             if left:
                 cand = _completed(cand, text, sentence.start, left)
+            held = carried | set(_leaves(cand.value))
+            contested = _contested(frames_of, cand.value, sentence.text, today, held)
+            if contested:
+                withheld.append(Undecided(cand, sentence.text, contested))
+                continue
             more = _said_beside(frames_of, cand, spans, candidates, today, carried)
             kept.append(_completed(cand, text, 0, more) if more else cand)
         else:
@@ -665,6 +682,184 @@ def _left_over(
                 out[slot.field] = ([_shown(v) for _span, v in sorted(free.items())] or got, None)
         return out
     return {}
+
+
+# Value types a record's fields take by role (which day is the return, which amount the
+# cost), in the groups whose values compete: a day with or without its time, an amount
+_ROLES = {"date": "day", "datetime": "day", "amount": "money", "sum": "money"}
+
+
+def _contested(
+    frames: Sequence[Any],
+    value: dict[str, Any],
+    sentence: str,
+    today: dt.date,
+    carried: set[str],
+) -> dict[str, Any]:
+    """Per role field the record fills (`_ROLES`), the values competing for it when its
+    sentence says more values of the field's type than the message's facts can account
+    for: the record's own and every other one no candidate of the message carries
+    ("the conference is 20 to 23 October, I fly the 19th and back the 24th": which days are
+    the trip's?). A day the record computes from a day said ("two weeks before the 15th",
+    "for a week from today") accounts for the one it counts from. {} when nothing competes."""
+    from uac.fact_log.extraction import frames as framing
+
+    known = {c for leaf in carried for c in _compared(leaf)}
+    for frame in frames:
+        fields: dict[str, list[str]] = {}  # group -> the record's fields of it
+        hits: dict[str, list[Any]] = {}  # group -> every value read, either way
+        for slot in frame.slots:
+            group = _ROLES.get(slot.type.split("@")[0])
+            if group is None or value.get(slot.field) is None:
+                continue
+            if (slot.if_said and not framing._said(slot.if_said, sentence)) or (
+                slot.unless_said and framing._said(slot.unless_said, sentence)
+            ):
+                continue
+            if slot.field not in fields.setdefault(group, []):
+                fields[group].append(slot.field)
+            for prefer in (slot.prefer, "future" if slot.prefer == "past" else "past"):
+                hits.setdefault(group, []).extend(
+                    framing._hits(replace(slot, prefer=prefer), sentence, today)
+                )
+        out: dict[str, Any] = _left_behind(frame, value, sentence, today)
+        for group, names in fields.items():
+            read = sorted(hits.get(group, []), key=lambda h: (h.start, h.end))
+            if group == "money":  # a number inside a day ("renews 13.12.") is no amount
+                days = parser("date")(sentence, today, "future")
+                read = [h for h in read if not any(d.start <= h.start < d.end for d in days)]
+            said = {c for h in read for c in _compared(h.value)}
+            taken = [h for h in read if _compared(h.value) & known]
+            own = [h for h in taken if _compared(h.value) & _compared(value)]
+            free: list[Any] = []
+            for h in read:
+                if not any(h.start < t.end and t.start < h.end for t in [*taken, *free]):
+                    free.append(h)
+            weekdays = {_weekday(value[f]) for f in names} - {None}
+            competing = [
+                h
+                for h in free
+                if not (
+                    _weekday(h.value) in weekdays and not _DIGIT.search(sentence, h.start, h.end)
+                )
+                and _competes(frame, sentence, today, h, own, taken)
+            ]
+            # a day computed from a day said counts from one of the free ones
+            derived = sum(not _compared(value[f]) & said for f in names)
+            if len(competing) > derived:
+                others = [_shown(h.value) for h in free]
+                out.update({f: [_shown(value[f]), *others] for f in names})
+        if fields or out:
+            return out
+    return {}
+
+
+# A place at the left end of a route ("Birmingham to Kingston", "Vilnius - Dublin"): the
+# connective and the capitalised name of where the route goes
+_ROUTE = lazy(r"[ \t]*(?:-|–|—|→|->|to)[ \t]*(?P<to>[A-Z][\w'’-]+)")
+
+
+def _left_behind(frame: Any, value: dict[str, Any], sentence: str, today: dt.date) -> dict:
+    """The record's place when the frame's slot reads it by role words (pick "near": where
+    one goes) and the sentence says it only as where one leaves ("from Entebbe", the left
+    end of "Birmingham to Kingston") while it names another place as where one goes: a
+    place said as an origin is no destination. {} otherwise."""
+    for slot in frame.slots:
+        if slot.type.split("@")[0] not in ("place", "city") or slot.pick != "near":
+            continue
+        held = value.get("city") or value.get(slot.field)
+        if not isinstance(held, str):
+            continue
+        hits = parser(slot.type)(sentence, today, "future")
+        own = [h for h in hits if _place_name(h).casefold() == held.casefold()]
+        if not own or not all(_leaves_from(sentence, h) for h in own):
+            continue
+        goes = [m["to"] for h in own if (m := _ROUTE.match(sentence, h.end)) is not None] + [
+            _place_name(h)
+            for h in hits
+            if _place_name(h).casefold() != held.casefold() and not _leaves_from(sentence, h)
+        ]
+        if goes:
+            return {"city": [held, *dict.fromkeys(goes)]}
+    return {}
+
+
+def _place_name(hit: Any) -> str:
+    return str((hit.value.get("city") if isinstance(hit.value, dict) else hit.value) or "")
+
+
+def _leaves_from(sentence: str, hit: Any) -> bool:
+    """Whether a place is said as where one leaves: "from X", "leaving X", "X to Y"."""
+    return (
+        place_role(sentence, hit.start) == "origin" or _ROUTE.match(sentence, hit.end) is not None
+    )
+
+
+# What joins a value to one a fact holds in a list or beside it ("Tuesday and Thursday",
+# "10/21 Saturday"), and a value said as not being the one ("renews 13.12., not 03.12.")
+_COORDINATED = lazy(r"\s*(?:(?:,|and|&|or|/|\+)\s*)?(?:(?:on|the)\s+)*", re.I)
+_NEGATED = lazy(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
+# Clause breaks: the frames' (frames._CLAUSE_BREAK) and "then", which starts what comes next
+_CLAUSE = lazy(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
+
+
+def _competes(
+    frame: Any, sentence: str, today: dt.date, hit: Any, own: list[Any], taken: list[Any]
+) -> bool:
+    """Whether a value no fact holds competes for the record's role: said in the clause of
+    one of the record's own values ("bit me yesterday ... got the jab today"), or in a
+    clause that says what the record is about (one of its frame's cues: "the conference is
+    9 to 13 May, I travel on the 8th" leaves the conference's days alone). A value listed
+    with one a fact holds ("Monday and Wednesday") is that list's, not a competitor."""
+    if _NEGATED.search(sentence, 0, hit.start):
+        return False
+    for t in taken:
+        gap = sentence[t.end : hit.start] if t.end <= hit.start else sentence[hit.end : t.start]
+        if _COORDINATED.fullmatch(gap):
+            return False
+    clause = _clause_of(sentence, hit.start)
+    if any(_clause_of(sentence, h.start) == clause for h in own):
+        return True
+    from uac.fact_log.extraction import frames as framing
+
+    return framing.cued(frame, sentence[clause[0] : clause[1]], today)
+
+
+def _clause_of(sentence: str, at: int) -> tuple[int, int]:
+    """The span of the clause saying sentence[at] (between two clause breaks)."""
+    start, end = 0, len(sentence)
+    for m in _CLAUSE.finditer(sentence):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() >= at:
+            end = m.start()
+            break
+    return start, end
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _weekday(value: Any) -> int | None:
+    """The day of the week of a day or a time ("2026-03-11T19:00" is a Wednesday): a weekday
+    said without a day number ("every Wednesday ... starting 11 March") names the held day's
+    weekday, not another day."""
+    leaf = next(iter(_leaves(value)), "")
+    return dt.date.fromisoformat(leaf).weekday() if _ISO.match(leaf) else None
+
+
+def _compared(value: Any) -> set[str]:
+    """How a role value is compared with another reading of the same words: a day by its
+    day of the month (a bare "the 13th" is read in another month without the conversation's
+    months), a number without its sign (money paid in or out)."""
+    out = set()
+    for leaf in _leaves(value):
+        if _ISO.match(leaf):
+            out.add("day " + leaf[8:10])
+        else:
+            with contextlib.suppress(InvalidOperation):
+                out.add(format(abs(Decimal(leaf)), "f"))
+    return out
 
 
 # Free-text slot types a record is completed with when its sentence says one value of them
