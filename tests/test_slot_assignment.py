@@ -8,6 +8,7 @@ with one a fact holds and values of a clause about something else do not compete
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 import pytest
 
@@ -19,11 +20,11 @@ NO_LOG = pytest.mark.no_workspace("extraction of text in memory: no log")
 TODAY = dt.date(2029, 5, 7)  # a Monday
 
 
-def record(path: str, value: dict[str, object], text: str) -> Candidate:
-    return Candidate("record", path, value, "assert", text, 0, 0.8)
+def record(path: str, value: Mapping[str, object], text: str) -> Candidate:
+    return Candidate("record", path, dict(value), "assert", text, 0, 0.8)
 
 
-def guarded(path: str, value: dict[str, object], text: str) -> tuple[list[Candidate], list]:
+def guarded(path: str, value: Mapping[str, object], text: str) -> tuple[list[Candidate], list]:
     return abstain(Catalog.load(), text, [record(path, value, text)], TODAY)
 
 
