@@ -567,3 +567,8 @@ def test_a_person_introduced_by_relation_whatever_the_clause_advises_or_asks(
 )
 def test_no_relation_after_a_negation_or_another_persons_relative(text: str) -> None:
     assert of("contacts.contacts", found(text)) == []
+
+
+def test_a_relation_said_with_my_as_the_writer_spells_it() -> None:
+    people = of("contacts.contacts", found("Mi daughter Claudette come fi visit next week."))
+    assert [(p["name"], p["relationship"]) for p in people] == [("Claudette", "daughter")]

@@ -69,7 +69,8 @@ _INVERSE: dict[str, str] = vocabulary()["relation_inverses"]
 
 _REL_FIRST = lazy(
     # "our neighbour Doug Reimer", "our grandson Liam": the user's household's people too
-    r"\b(?:my|our)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
+    # ("mi sister Pearline": "my" as the writer spells it)
+    r"\b(?:my|our|mi)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>"
     + RELATIONS
     + r"|"
