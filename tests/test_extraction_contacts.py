@@ -545,3 +545,30 @@ def test_a_relations_birthday_without_a_known_name_is_no_contact() -> None:
     # the catalog's contact needs a name; "Dad" is none
     assert of("contacts.contacts", found("Dad's birthday is 12 March.")) == []
     assert of("contacts.contacts", found("My sister's birthday is on the 4th of July.")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "relationship"),
+    [
+        ("My wife Dorota says I should drink more water.", "Dorota", "wife"),
+        ("My neighbour Ferris thinks the storm might hit tonight.", "Ferris", "neighbour"),
+        ("My brother Lukas asked if I could lend him the van.", "Lukas", "brother"),
+    ],
+)
+def test_a_person_introduced_by_relation_whatever_the_clause_advises_or_asks(
+    text: str, name: str, relationship: str
+) -> None:
+    people = of("contacts.contacts", found(text))
+    assert [(p["name"], p["relationship"]) for p in people] == [(name, relationship)]
+
+
+@pytest.mark.parametrize(
+    "text", ["It was not my cousin Ana who rang.", "My boss said his sister Vera might visit."]
+)
+def test_no_relation_after_a_negation_or_another_persons_relative(text: str) -> None:
+    assert of("contacts.contacts", found(text)) == []
+
+
+def test_a_relation_said_with_my_as_the_writer_spells_it() -> None:
+    people = of("contacts.contacts", found("Mi daughter Claudette come fi visit next week."))
+    assert [(p["name"], p["relationship"]) for p in people] == [("Claudette", "daughter")]

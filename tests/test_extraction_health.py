@@ -1420,3 +1420,24 @@ def test_a_vaccination_received_said_otherwise(text: str, name: str, day: dt.dat
 )
 def test_no_vaccination_not_received(text: str) -> None:
     assert of("health.vaccinations", found(text, at=AT_MONDAY)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The nurse give me naproxen 250 mg two times a day.", "naproxen"),
+        ("doc write me fluoxetine 20mg, one every morning", "fluoxetine"),
+        ("she prescribe me cetirizine 10 mg for the hay fever", "cetirizine"),
+    ],
+)
+def test_a_drug_given_in_the_writers_tense_starts_that_day(text: str, name: str) -> None:
+    meds = of("health.medications", found(text))
+    assert [(m["name"], m.get("start_date")) for m in meds] == [(name, D(2025, 6, 1))]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["can you give me naproxen dosing info?", "the chemist would not give me codeine today"],
+)
+def test_no_drug_given_from_a_request_or_a_refusal(text: str) -> None:
+    assert of("health.medications", found(text)) == []

@@ -2064,3 +2064,68 @@ def test_an_account_closing(text: str, provider: str, day: dt.date) -> None:
 )
 def test_no_account_closing_without_a_closing_day(text: str) -> None:
     assert of("finance.bank_accounts", found(text, at=AT_MONDAY)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency", "what", "payer"),
+    [
+        ("Stipend credited this morning, €1,150.", "-1150", "EUR", "stipend", None),
+        ("Wages in: £2,050, finally.", "-2050", "GBP", "wages", None),
+        ("pension's gone in, £640.25", "-640.25", "GBP", "pension", None),
+        (
+            "My salary from Northwind Ltd, 3 400 €, came in today.",
+            "-3400",
+            "EUR",
+            "salary",
+            "Northwind Ltd",
+        ),
+        ("Royalties of $318.40 rolled in on Friday", "-318.40", "USD", "royalties", None),
+    ],
+)
+def test_income_said_with_its_source_or_amount_before_its_arrival(
+    text: str, amount: str, currency: str, what: str, payer: str | None
+) -> None:
+    [pay] = of(PAY, found(text))
+    assert (str(pay["amount"]), pay.get("currency"), pay["category"]) == (amount, currency, what)
+    assert pay.get("merchant") == payer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My pay went on the car repair, £400.",
+        "Her salary came in today, £2,000.",
+        "My salary is £3,000 and the invoice came yesterday.",
+    ],
+)
+def test_no_income_from_spending_someone_elses_pay_or_another_clause(text: str) -> None:
+    assert [p for p in of(PAY, found(text)) if p["amount"] < 0] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "amount", "currency", "category"),
+    [
+        ("Paid the driving test fee today, 62 euros.", "62", "EUR", None),
+        ("I paid 18.40 CHF for the parking this morning.", "18.40", "CHF", "parking"),
+    ],
+)
+def test_a_payment_with_its_currency_is_recorded_without_a_payee(
+    text: str, amount: str, currency: str, category: str | None
+) -> None:
+    [pay] = of(PAY, found(text))
+    assert (str(pay["amount"]), pay["currency"], pay.get("category")) == (
+        amount,
+        currency,
+        category,
+    )
+    assert pay["date"] == D(2025, 6, 1)
+
+
+@pytest.mark.parametrize("text", ["Paid 62 for it today.", "I paid her 45 EUR this morning."])
+def test_no_payment_without_its_currency_or_with_a_payee_unread(text: str) -> None:
+    assert of(PAY, found(text)) == []
+
+
+def test_an_amount_grouped_by_spaces_is_one_number() -> None:
+    [pay] = of(PAY, found("Pension 71 300 drams came today."))
+    assert pay["amount"] == Decimal(-71300)

@@ -1284,3 +1284,35 @@ def test_the_known_trips_flight_out_is_no_new_trip() -> None:
     # a flight to somewhere else that day is still a trip
     cands = found("flight LH903 Frankfurt to Paris 20 Jul 10:35", "Off to London 20 to 25 July!")
     assert [t["city"] for t in of("travel.trips", cands)] == ["Paris"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tickets bought on Aer Lingus from Dublin to Krakow, 14 to 20 August.",
+        "Krakow 14 to 20 August, I bought the tickets this morning with LOT.",
+    ],
+)
+def test_a_trip_with_its_flight_booked_is_a_flight_booking_on_its_first_day(text: str) -> None:
+    cands = found(text)
+    [trip] = of("travel.trips", cands)
+    [flight] = of("travel.bookings", cands)
+    assert trip["depart"] == dt.date(2025, 8, 14)
+    assert (flight["kind"], flight["start"].date(), flight["destination"]) == (
+        "flight",
+        dt.date(2025, 8, 14),
+        "Krakow",
+    )
+    assert flight.get("place") == ("Dublin" if "Dublin" in text else None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Krakow 14 to 20 August with LOT, tickets not bought yet.",
+        "Krakow 14 to 20 August, tickets booked.",  # no one service said: the trip
+        "Off to Krakow 14 to 20 August, I still have to book the flights.",
+    ],
+)
+def test_no_flight_booking_for_a_trip_whose_flight_is_not_booked(text: str) -> None:
+    assert of("travel.bookings", found(text)) == []

@@ -19,7 +19,7 @@ import pytest
 from tests.candidates import AT, found, of
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
-from uac.fact_log.extraction.values.money import amount_at, find_money
+from uac.fact_log.extraction.values.money import amount_at, amounts, find_money
 from uac.fact_log.extraction.values.quantities import grouped_int
 from uac.fact_log.extraction.values.roles import place_role, who
 
@@ -91,6 +91,18 @@ def bare(text: str) -> list[str]:
 )
 def test_an_amount_without_its_currency_is_read_as_it_is_said(text: str, want: list[str]) -> None:
     assert [str(Decimal(a)) for a in bare(text)] == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("sent 125 000 to my brother for the roof", ["125000"]),
+        ("the quote came to 2 450 500 in the end", ["2450500"]),
+        ("room 12 and 340 chairs", ["12", "340"]),
+    ],
+)
+def test_a_bare_number_grouped_by_spaces_is_one_amount(text: str, want: list[str]) -> None:
+    assert [str(a.amount) for a in amounts(text)] == want
 
 
 def test_a_capture_that_stops_inside_an_amount_gets_the_whole_amount() -> None:

@@ -159,6 +159,7 @@ RULES: tuple[Rule, ...] = (
     travel.rule_place_span,
     journeys.rule_legs,
     travel.rule_next_stops,
+    journeys.rule_ticket_booked,  # a trip's flight booked: after every trip and flight rule
     journeys.rule_booking_name,
     journeys.rule_pasted_details,
     contacts.rule_people_shapes,  # people in other shapes: lists, cards, known names, birthdays

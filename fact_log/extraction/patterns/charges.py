@@ -116,14 +116,45 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     ctx.add("finance.transactions", value, sent, 0.75)
 
 
-# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912" (negative).
+# Money coming in: "wages came in, 2,100.40", "my pension landed today: £912", "Salary
+# credited, 48,000", "pension's gone in", "wages in, £1,900" (negative). What is said between
+# the income and its arrival (`gap`: "salary from the hospital, 3,100 €, came in", "pension
+# of 900 credited") is read by `_income`.
 _INCOME = lazy(
-    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|tax\s+refund|"
-    r"child\s+benefit|universal\s+credit|student\s+loan|maternity\s+pay|sick\s+pay)\s+"
-    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?:came|come|arrived|landed|cleared|"
-    r"went|gone|hit\s+(?:my|the)\s+(?:account|bank))\b(?:\s+in\b)?",
+    r"\b(?P<what>salary|wages|pay|paycheck|paycheque|pension|bonus|dividends?|royalties|"
+    r"per\s+diem|stipend|tax\s+refund|child\s+benefit|universal\s+credit|student\s+loan|"
+    r"maternity\s+pay|sick\s+pay)(?:['’]s)?(?P<gap>(?:[^.!?;:\n]|(?<=\d)[.:](?=\d)){0,40}?)\s+"
+    r"(?:has\s+|have\s+|just\s+|finally\s+|already\s+){0,2}(?P<verb>came|come|arrived|landed|"
+    r"cleared|credited|deposited|went|gone|rolled|hit\s+(?:my|the)\s+(?:account|bank))\b"
+    r"(?P<in>\s+in\b)?|"
+    # "Wages in, £2,860", "salary in: 24,300": a ledger's line
+    r"\b(?P<what2>salary|wages|pension|royalties)\s+in\s*[,:]",
     re.IGNORECASE,
 )
+# what may stand between an income and its arrival: its source and its amount, not a clause
+_INCOME_GAP = lazy(r"^(?:,?\s+(?:of|from)\b|,?\s+(?:[^\s\d]{1,4}\s?)?\d)", re.I)
+_INCOME_FROM = lazy(r"\bfrom\s+(?:the\s+)?([A-Z][\w.&'’-]{1,20}(?:[ \t][A-Z][\w.&'’-]{1,20}){0,2})")
+_NOT_IN_GAP = lazy(r"\b(?:and|but|is|was|will|when|if|because|so|i|we|you|he|she|they)\b", re.I)
+
+
+def _income(text: str) -> re.Match[str] | None:
+    """The first income said to have come in: adjacent to its arrival, or with its source or
+    amount between ("pension of Rs 900 credited"); "went", "gone" and "rolled" only with "in"
+    ("my pay went on rent" is no income)."""
+    for m in _INCOME.finditer(text):
+        if m["what2"]:
+            return m
+        if m["verb"].lower() in ("went", "gone", "rolled") and not m["in"]:
+            continue
+        gap = m["gap"]
+        if gap.strip(" ,") and (
+            m["what"].lower() == "pay" or not _INCOME_GAP.match(gap) or _NOT_IN_GAP.search(gap)
+        ):
+            continue
+        return m
+    return None
+
+
 # "they refunded one of them", "got my money back", "Argos refunded the £40"
 _REFUND = lazy(
     r"\b(?:refunded|gave\s+me\s+(?:a\s+|my\s+)?refund|(?:got|received)\s+(?:a\s+|my\s+|the\s+)?"
@@ -254,10 +285,13 @@ def rule_money_in(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Income and refunds, stored as negative transactions; a shop named with its total."""
     if _paid_to_me(ctx, sent, parts) or _pasted_alert(ctx, sent, parts):
         return
-    if (m := _INCOME.search(sent.text)) and not someone_else(sent.text[: m.start()]):
+    if (m := _income(sent.text)) and not someone_else(sent.text[: m.start()]):
         said = [a for a in amounts(sent.text) if a.amount > 0]
         if said and in_clause(m, parts, sent) and (day := _day(ctx, sent)):
-            value = {"date": day, "amount": -said[0].amount, "category": m["what"].lower()}
+            what = re.sub(r"\s+", " ", (m["what"] or m["what2"]).lower())
+            value = {"date": day, "amount": -said[0].amount, "category": what}
+            if (payer := _INCOME_FROM.search(sent.text, m.start())) and _merchant(payer[1]):
+                value["merchant"] = _merchant(payer[1])  # "salary from Charité came in"
             if said[0].currency:
                 value["currency"] = said[0].currency
             ctx.add("finance.transactions", value, sent, 0.7)
@@ -767,8 +801,33 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if "merchant" not in value and "category" not in value:
         _paid_what(value, sent.text, m.end(), money[0].start, money[0].end)
     if "merchant" not in value and "category" not in value:
-        return
+        # "I paid 35 EUR for the taxi today", "Paid the exam fee today, 150 dollars": a payment
+        # of the user's with its currency written and no payee said is one; what for, if said
+        # (a thing bought or what something cost is the item's, said with where it was bought;
+        # a payee named but not read, "Paid Croco Motors USD 640", "I paid him £60", is no
+        # payment without its payee)
+        if (
+            money[0].currency is None
+            or not _PAID_VERB.search(m[0])
+            or _SOMEONE_PAID.search(sent.text, m.end())
+        ):
+            return
+        _paid_for(value, sent.text, money[0].end)
     ctx.add("finance.transactions", value, sent, 0.75 if dates else 0.65)
+
+
+# a name (not a currency code, not "I") or a person said after the verb: a payee
+_SOMEONE_PAID = lazy(r"\b(?!I\b)(?-i:[A-Z](?![A-Z]{2}\b))|\b(?:him|her|them|us)\b", re.I)
+_PAID_VERB = lazy(r"\b(?:paid|spent|transferred|sent)\b", re.I)
+_PAID_FOR = lazy(r"^\s+for(?:\s+(?:the|my|our|a|an))?(?=\s)", re.I)
+
+
+def _paid_for(value: dict[str, Any], text: str, end: int) -> None:
+    """ "£35 for the taxi": what a payment was for, named right after its amount."""
+    if (lead := _PAID_FOR.match(text[end:])) and (
+        what := _THING_PAID.match(text[end + lead.end() :])
+    ):
+        value["category"] = what["what"].lower()
 
 
 def _paid_it(ctx: Ctx, sent: Span, subject: re.Match[str]) -> None:

@@ -13,7 +13,9 @@ from uac.fact_log.extraction.candidate import validate
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import (
     NAME,
+    NEGATION,
     NOT_NAMES,
+    THIRD_PARTY,
     Ctx,
     Span,
     clause_of,
@@ -67,7 +69,8 @@ _INVERSE: dict[str, str] = vocabulary()["relation_inverses"]
 
 _REL_FIRST = lazy(
     # "our neighbour Doug Reimer", "our grandson Liam": the user's household's people too
-    r"\b(?:my|our)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
+    # ("mi sister Pearline": "my" as the writer spells it)
+    r"\b(?:my|our|mi)\s+(?:(?:older|younger|big|little|oldest|youngest|eldest|twin|new|ex-?)\s+)?"
     r"(?P<rel>"
     + RELATIONS
     + r"|"
@@ -117,7 +120,7 @@ def rule_contacts(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if (name := _name_of(m)) and not any(_near(f, m) for f, _ in found):
             found.append((m, name))
     for m, name in found:
-        if not in_clause(m, parts, sent) or _died(parts, sent, m):
+        if not _introduced(parts, sent, m) or _died(parts, sent, m):
             continue
         name = _full_form(sent.text, m.end("name"), name)
         value: dict[str, Any] = {"name": name, "relationship": relationship(m["rel"])}
@@ -192,6 +195,18 @@ def _name_of(m: re.Match[str]) -> str:
 
 # "my uncle Brendan passed away", "my late brother": no one to reach
 DECEASED = lazy(r"\b(?:died|passed\s+(?:away|on)|my\s+late)\b", re.I)
+
+
+def _introduced(parts: list[Span], sent: Span, m: re.Match[str]) -> bool:
+    """Whether the clause says who the person is to the user: a person named with their
+    relation is so whatever the rest of the clause asks, supposes or advises ("My wife Mirela
+    says I should cut the sugar", "my friend Oskar asked if I could come"); a negation or
+    another person said before the relation undoes it ("not my cousin Ana")."""
+    clause = clause_of(parts, sent.start + m.start())
+    if clause is None:
+        return False
+    head = clause.text[: sent.start + m.start() - clause.start]
+    return NEGATION.search(head) is None and THIRD_PARTY.search(head) is None
 
 
 def _died(parts: list[Span], sent: Span, m: re.Match[str]) -> bool:

@@ -77,7 +77,7 @@ _DOSE = (
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|"
     r"(?:put|placed|has|have)\s+me\s+(?:back\s+)?on|"
-    r"p(?:re|er)scribed(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
+    r"p(?:re|er)scribed?(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"
     r"i(?:'?m|\s+am)(?:\s+now|\s+still)?\s+(?:taking|on)|i\s+(?:now\s+|also\s+|still\s+)?take(?:\s+still|\s+also)?|"
     r"^(?:also|still)\s+take|"  # a note: "also take a low-dose aspirin"
     r"i(?:'?ve|\s+have)\s+been\s+(?:taking|on)|i(?:'?m|\s+am)\s+back\s+on|"
@@ -89,7 +89,9 @@ _MED_START = re.compile(
     r"(?:changed|increased|reduced|lowered|raised|upped|adjusted)(?=\s+my\s)|"
     r"i\s+use|i\s+need\s+to\s+take|(?:i\s+)?picked\s+up|"
     # whoever gave it ("the pharmacia gave me", "A&E gave me"): the user is the one who takes it
-    r"\b(?!(?:and|but|then|so|also|who|which)\b)[\w&]{2,20}\s+(?:also\s+|just\s+)?gave\s+me|"
+    # (in the tense and spelling the writer uses: "she give me", "he write me", "doc wen give me")
+    r"\b(?!(?:and|but|then|so|also|who|which|to|not|can|could|would|will|please|pls)\b)[\w&]{2,20}\s+"
+    r"(?:also\s+|just\s+)?(?:gave|give|gives|wrote|write|writes)\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
@@ -324,7 +326,11 @@ _RELATIVE_BEFORE = lazy(
     r"nana|husband|wife|hubby|son|daughter|brother|sister|partner)\s+(?:has\s+|just\s+)?$",
     re.I,
 )
-_TO_ME = lazy(r"\b(?:gave|given|put|started|p(?:re|er)scribed|switched|got|has|have)\s+me\b", re.I)
+_TO_ME = lazy(
+    r"\b(?:gave|give|gives|wrote|write|writes|given|put|started|p(?:re|er)scribed?|switched|got|has|"
+    r"have)\s+me\b",
+    re.I,
+)
 
 
 _FOR_SOMEONE = lazy(
@@ -529,7 +535,8 @@ _COURSE = lazy(
 )
 _AND_DRUG = lazy(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = lazy(
-    r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed|picked\s+up|gave\s+me|was\s+given|switched|"
+    r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed?|picked\s+up|(?:gave|give|gives|wrote|"
+    r"write|writes)\s+me|was\s+given|switched|"
     r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )

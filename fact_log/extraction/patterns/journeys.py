@@ -16,6 +16,7 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.text import (
     NAME,
+    NEGATION,
     NOT_NAMES,
     THIRD_PARTY,
     Ctx,
@@ -716,6 +717,47 @@ def rule_legs(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         if name is not None:
             leg["traveller_name"] = name[0].rstrip("'’\"”")
         ctx.add("travel.bookings", leg, sent, 0.7)
+
+
+# "flights booked", "tickets bought with LATAM", "I bought the tickets today": the journey the
+# sentence tells is flown on a ticket the user holds
+_TICKET_BOOKED = lazy(
+    r"\b(?:flights?|tickets?|passages?)\b[^.\n]{0,25}?\b(?:booked|bought|paid|confirmed)\b|"
+    r"\b(?:booked|bought)\b[^.\n]{0,30}?\b(?:flights?|tickets?|passages?)\b",
+    re.I,
+)
+
+
+# the airline or the flight said ("Kenya Airways", "Air Canada", "SQ618"; `_CARRIER`: "with LOT")
+_AIRLINE = lazy(
+    r"(?-i:\b[A-Z][A-Za-z]+\s+(?:Airlines|Airways)\b|\bAir\s+[A-Z][A-Za-z]+|\b[A-Z]{2}\s?\d{2,4}\b)"
+)
+
+
+def rule_ticket_booked(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A trip said with its flight booked or its tickets bought, on a particular service
+    ("Rome 3 to 10 July, tickets bought with Norwegian"): the flight out, booked for the
+    trip's first day, unless a booking rule read the flight itself (with its time: "booked
+    a flight to Rome on 3 July at 9:40"). "flights to Crete are booked" names no service:
+    the trip alone."""
+    said = _TICKET_BOOKED.search(sent.text)
+    if said is None or not in_clause(said, parts, sent) or NEGATION.search(said[0]):
+        return
+    carrier = any(c[0].split()[-1] not in NOT_NAMES for c in _CARRIER.finditer(sent.text))
+    if not carrier and _AIRLINE.search(sent.text) is None:
+        return
+    here = [c for c in ctx.out[ctx.here() :] if c.start >= sent.start]
+    if any(c.path == "travel.bookings" and c.value.get("kind") == "flight" for c in here):
+        return
+    trip = next((c for c in here if c.path == "travel.trips" and c.value.get("depart")), None)
+    if trip is None:
+        return
+    value = {"kind": "flight", "start": trip.value["depart"]}
+    if city := trip.value.get("city"):
+        value["destination"] = city
+    if (origin := travel.origin_of(sent)) is not None and origin != city:
+        value["place"] = origin  # "Mumbai to Melbourne": where the flight leaves from
+    ctx.add("travel.bookings", value, sent, 0.7)
 
 
 def rule_booking_name(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

@@ -235,7 +235,8 @@ class Amount:
 
 
 _BARE = lazy(
-    r"(?<![\w.,:/+-])(" + _NUM + r")(" + _MULT + r")?"
+    # "68 500 dram", "paid him 8 500 000": a number grouped by spaces is one number
+    r"(?<![\w.,:/+-])(" + _SPACED + "|" + _NUM + r")(" + _MULT + r")?"
     # not a time, a date ("14.02.," "3/4"), a unit, a part of a longer number ("1,2,3");
     # a comma before a space ends a clause, and "29/month" is a price a month
     r"(?![\w:%-]|,\S|\.\d|\.,|/(?!mo|month|yr|year|wk|week)|"
