@@ -652,6 +652,22 @@ def test_an_events_place_said_by_kind_street_or_number() -> None:
     assert where("hairdresser on friday at 10 in the morning") == [None]
 
 
+def test_an_events_place_said_by_more_kinds_of_place_in_lower_case() -> None:
+    def where(text: str) -> list[str | None]:
+        return [e.get("location") for e in of("schedule.events", found(text))]
+
+    assert where("sketching class on 12 June at 2pm at the maritime museum") == ["maritime museum"]
+    assert where("quiz night friday 13 june 8pm in the cricket clubhouse") == ["cricket clubhouse"]
+    assert where("ferry party on 20 June at 6pm, we meet at pier 7") == ["pier 7"]
+    # a kind of place said without its number is no place of its own
+    assert where("interview on 10 June at 11am, meet me at the gate") == [None]
+
+
+def test_a_series_said_til_a_day_ends_then() -> None:
+    [event] = of("schedule.events", found("swim lessons every Monday at 5pm til 30 June"))
+    assert event["repeats"] == "weekly" and event["repeat_until"] == D(2025, 6, 30)
+
+
 # -- flights said with the verb; hours with their part of the day; weekly series ------------
 
 

@@ -1198,6 +1198,24 @@ def test_a_relative_getting_married_is_a_family_trip() -> None:
     assert trip["purpose"] == "family"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Flying to Leeds to my mum 12 to 19 July, she is on her own now",
+        "Off to Vienna 3-8 July for my son's graduation",
+        "Train to Lyon 20 to 24 July, visiting my grandparents",
+    ],
+)
+def test_a_trip_to_a_relative_or_their_day_is_a_family_trip(text: str) -> None:
+    [trip] = of("travel.trips", found(text))
+    assert trip["purpose"] == "family"
+
+
+def test_a_work_word_wins_over_a_relative_the_trip_names() -> None:
+    [trip] = of("travel.trips", found("Flying to Rome 4 to 9 July for work, sent cash to my son"))
+    assert trip["purpose"] == "business"
+
+
 def test_this_is_a_trip_for_completes_the_last_trip() -> None:
     [trip] = of(
         "travel.trips",

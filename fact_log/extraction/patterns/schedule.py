@@ -301,7 +301,7 @@ _VENUE = lazy(
     r"\b(?:at|in)\s+(?:the\s+)?((?:[a-z][\w'’-]+\s){0,2}(?:hall|arena|centre|center|clinic|"
     r"hospital|church|chapel|school|library|gym|surgery|studio|pool|club|pub|restaurant|cafe|"
     r"café|hotel|theatre|theater|stadium|office|practice|community\s+centre|facility|depot|"
-    r"pharmacy|garage)\b)",
+    r"pharmacy|garage|museum|gallery|clubhouse|marina|market|(?:pier|gate|room|hangar)\s\d{1,4})\b)",
     re.I,
 )
 _NUMBERED_PLACE = lazy(r"\b(?:at|in)\s+(?:the\s+)?((?-i:[A-Z][\w'’]+)\s\d{1,4})\b(?![:.]\d)")
@@ -760,7 +760,7 @@ _SERIES_UNTIL = lazy(
 _STARTING = lazy(r"\b(?:starting|from|beginning)\s+(?:on\s+)?", re.IGNORECASE)
 
 # ("weekly, to end July": "to" before a month's end is "until")
-_UNTIL_END = lazy(r"\b(?:until|till|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
+_UNTIL_END = lazy(r"\b(?:until|till|til|thru|through|to(?=\s+(?:the\s+)?end\b))\b", re.IGNORECASE)
 
 # "gym tues thurs 7am", "swim mon & wed 6:30am": a terse note of a weekly habit, one series
 # for each weekday named
