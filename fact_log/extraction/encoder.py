@@ -34,8 +34,6 @@ _HEADS = 12
 _EPS = 1e-12
 _BATCH = 32
 _lock = threading.Lock()
-# Forward passes before an encoder copies its dense weights contiguous (see Encoder).
-WARM_PASSES = 8
 
 
 def model_dir() -> Path | None:
@@ -60,19 +58,16 @@ class Encoder:
         from tokenizers.implementations import BertWordPieceTokenizer
 
         # The weights are views of the memory-mapped file (a page is read when a product
-        # first touches it, and only the embedding rows of tokens seen). A dense weight is
-        # used through its transposed view until the process has run `WARM_PASSES` forward
-        # passes; then each layer's dense weights are copied once into contiguous (in, out)
-        # arrays, which OpenBLAS multiplies faster, to the same bits (tests/test_encoder.py;
-        # bench/RESULTS.md, "Extraction speed and identity"). The copy costs ~40 ms and
-        # ~42 MB: paid by a process that reads many windows, never by a one-shot command
-        # that encodes one text (`uac add`, a new query of `uac search`).
+        # first touches it, and only the embedding rows of tokens seen); a dense weight is
+        # used through its transposed (in, out) view for the process's whole life. Contiguous
+        # copies multiply 15-25% faster but, on some CPUs' OpenBLAS kernels, not to the same
+        # bits as the view: a process that switched layouts after its first passes gave a
+        # text another vector later on (tests/test_encoder.py), so there is one layout.
         w = mapped(folder / "model.safetensors")
         self._w = w
         count = sum(1 for k in w if k.endswith("attention.self.query.weight"))
         self._names = tuple(f"encoder.layer.{i}." for i in range(count))
-        self._layers = tuple(_layer(w, p, copy=False) for p in self._names)
-        self._passes, self._copied = 0, False
+        self._layers = tuple(_layer(w, p) for p in self._names)
         # The package's tokenizer.json (BertNormalizer lowercasing, accents kept, BertPreTokenizer,
         # WordPiece with "##", [CLS] ... [SEP]) built by the library's BERT tokenizer from the
         # vocabulary it was made from: the same ids (tests/test_encoder.py compares the two)
@@ -131,10 +126,6 @@ class Encoder:
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self._w
-        self._passes += 1
-        if self._passes >= WARM_PASSES and not self._copied:  # a bulk reader from now on
-            self._copied = True  # (two threads may both copy: the same arrays, once kept)
-            self._layers = tuple(_layer(w, p, copy=True) for p in self._names)
         n, width = ids.shape
         h = (
             w["embeddings.word_embeddings.weight"][ids]
@@ -192,14 +183,12 @@ class _Layer(NamedTuple):
     norm2_bias: np.ndarray
 
 
-def _layer(w: dict[str, np.ndarray], p: str, *, copy: bool) -> _Layer:
+def _layer(w: dict[str, np.ndarray], p: str) -> _Layer:
     """Layer p's weights from the file: each dense (out, in) weight as its transposed
-    (in, out) view, or (`copy`) a contiguous float32 copy of that view; biases and norms
-    as they are."""
+    (in, out) view; biases and norms as they are."""
 
     def dense(name: str) -> np.ndarray:
-        view = w[p + name + ".weight"].T
-        return np.ascontiguousarray(view, dtype=np.float32) if copy else view
+        return w[p + name + ".weight"].T
 
     def vector(name: str) -> np.ndarray:
         return np.ascontiguousarray(w[p + name], dtype=np.float32)
