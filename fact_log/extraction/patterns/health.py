@@ -74,6 +74,10 @@ _DOSE = (
     + _MASS_WORDS
     + r"|puffs?|tablets?|pills?|capsules?|drops?|sprays?)\b)"
 )
+# whoever gave or wrote the user a drug, in the tense and spelling the writer uses ("she give
+# me", "he write me"): one list for every rule that reads it
+_GIVE = r"(?:gave|give|gives|wrote|write|writes)"
+
 _MED_START = re.compile(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|"
     r"(?:put|placed|has|have)\s+me\s+(?:back\s+)?on|"
@@ -91,7 +95,7 @@ _MED_START = re.compile(
     # whoever gave it ("the pharmacia gave me", "A&E gave me"): the user is the one who takes it
     # (in the tense and spelling the writer uses: "she give me", "he write me", "doc wen give me")
     r"\b(?!(?:and|but|then|so|also|who|which|to|not|can|could|would|will|please|pls)\b)[\w&]{2,20}\s+"
-    r"(?:also\s+|just\s+)?(?:gave|give|gives|wrote|write|writes)\s+me|"
+    r"(?:also\s+|just\s+)?" + _GIVE + r"\s+me|"
     r"i\s+was\s+given|wants\s+me\s+(?:to\s+take|taking|to\s+start|on)|"
     # "got naproxen from the pharmacy", "I bought some aleve at boots"
     r"^(?:just\s+|finally\s+|so\s+)?got|i\s+(?:just\s+|finally\s+)?(?:bought|got))\s+"
@@ -327,8 +331,7 @@ _RELATIVE_BEFORE = lazy(
     re.I,
 )
 _TO_ME = lazy(
-    r"\b(?:gave|give|gives|wrote|write|writes|given|put|started|p(?:re|er)scribed?|switched|got|has|"
-    r"have)\s+me\b",
+    r"\b(?:" + _GIVE + r"|given|put|started|p(?:re|er)scribed?|switched|got|has|have)\s+me\b",
     re.I,
 )
 
@@ -535,8 +538,8 @@ _COURSE = lazy(
 )
 _AND_DRUG = lazy(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)(?P<name>[A-Za-z][A-Za-z-]{2,30})")
 _STARTS_NOW = lazy(
-    r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed?|picked\s+up|(?:gave|give|gives|wrote|"
-    r"write|writes)\s+me|was\s+given|switched|"
+    r"\b(?:started|(?:put|placed)\s+me\s+on|p(?:re|er)scribed?|picked\s+up|" + _GIVE + r"\s+me|"
+    r"was\s+given|switched|"
     r"changed|increased|reduced|lowered|raised|upped|adjusted)\b",
     re.I,
 )
