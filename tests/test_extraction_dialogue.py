@@ -195,6 +195,21 @@ def test_correction_with_nothing_to_correct_yields_nothing(mem: Memory) -> None:
     assert facts == []
 
 
+def test_a_moved_record_of_its_own_corrects_no_other_kind(mem: Memory) -> None:
+    # The sentence states an appointment; the medication said before it is left as it was.
+    started, moved = say(
+        mem,
+        "2027-03-01T10:00",
+        "The GP started me on ramipril 5mg this morning.",
+        "Physio session moved to Wednesday 2pm.",
+    )
+    drug = only(started, "health.medications")
+    assert only(moved, "schedule.events")["start"].startswith("2027-03-03T14:00")
+    assert [p for p, _ in moved] == ["schedule.events"]
+    assert [f.op for f in mem.facts(WHO)] == ["assert", "assert"]
+    assert mem.facts(WHO)[0].value == drug
+
+
 def test_offset_becomes_a_dated_task(mem: Memory) -> None:
     _, notice = say(
         mem,

@@ -381,9 +381,14 @@ def rule_correction(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if fields == target.record():
         return  # the day said is the one already held: nothing is corrected
-    path = "health.medications" if target.kind == "drug" else target.kind
+    path = _path_of(target.kind)
     unsay(ctx, path, target.record())  # when said earlier in this message
     emit(ctx, sent, path, fields, 0.8, replaces=target.record())
+
+
+def _path_of(kind: str) -> str:
+    """The catalog path of a mention's kind (a drug mention is a medication record)."""
+    return "health.medications" if kind == "drug" else kind
 
 
 _SINCE = lazy(r"\bsince\b", re.I)
@@ -421,8 +426,11 @@ _STOPWORDS = word_set("the a an my our to it that this same time actually sorry 
 
 
 def _target(ctx: Ctx, sent: Span) -> Mention | None:
-    """The dated record a correction is about: one it names, else the latest."""
+    """The dated record a correction is about: one it names, else the latest. A sentence
+    that states a record of its own ("Dentist appointment moved to Thursday 10am") corrects
+    only a record of that kind: never the medication or trip said last."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sent.text)} - _STOPWORDS
+    own = {c.path for c in ctx.out if c.start == sent.start}
     # a medication with its start day is dated too ("on sertraline since 1 March" "no, since
     # the 3rd"); one without a day has nothing a day could correct
     dated = [
@@ -430,6 +438,8 @@ def _target(ctx: Ctx, sent: Span) -> Mention | None:
         for m in ctx.thread.mentions
         if m.kind in DATED or (m.kind == "drug" and m.get("start_date") and m.get("owner") != OTHER)
     ]
+    if own:
+        dated = [m for m in dated if _path_of(m.kind) in own]
     for m in reversed(dated):
         label = " ".join(str(m.get(k) or "") for k in ("title", "goal", "city", "name")).lower()
         if words & set(re.findall(r"[a-z]{3,}", label)):
