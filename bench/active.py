@@ -27,6 +27,7 @@ Run from the repository root with the project's virtualenv:
     python bench/active.py --corpus blind17  # the seventeenth blind set (active_data/blind17.toml)
     python bench/active.py --corpus blind18  # the eighteenth blind set (active_data/blind18.toml)
     python bench/active.py --corpus blind19  # the nineteenth blind set (active_data/blind19.toml)
+    python bench/active.py --corpus blind20  # the twentieth blind set (active_data/blind20.toml)
     python bench/active.py --corpus blind4 --llm   # with the LLM extractor of UAC_LLM_*
 
 Corpus: bench/active_data/dialogues.toml (format in bench/active_data/README.md): user lines
@@ -141,6 +142,9 @@ CORPORA = {
     # blind19: written the same way (2026-12-07, after blind18) before this session's extraction
     # changes were measured; never tune on it.
     "blind19": (CORPUS.with_name("blind19.toml"), CORPUS.with_name("blind19_oracle.toml")),
+    # blind20: written the same way (2026-12-07, after blind19) before this session's extraction
+    # changes were measured; never tune on it.
+    "blind20": (CORPUS.with_name("blind20.toml"), CORPUS.with_name("blind20_oracle.toml")),
     # checks3: gold-facts scenarios of the round-3 checks (issue 39), written with them.
     "checks3": (CORPUS.with_name("checks3.toml"), CORPUS.with_name("checks3_oracle.toml")),
 }

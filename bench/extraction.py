@@ -24,6 +24,7 @@ Run from the repository root with the project's virtualenv:
     python bench/extraction.py --set blind17  # the seventeenth blind set (blind17.jsonl), run once
     python bench/extraction.py --set blind18  # the eighteenth blind set (blind18.jsonl), run once
     python bench/extraction.py --set blind19  # the nineteenth blind set (blind19.jsonl), run once
+    python bench/extraction.py --set blind20  # the twentieth blind set (blind20.jsonl), run once
     python bench/extraction.py --set blind4 --llm   # with the LLM extractor of UAC_LLM_*
     python bench/extraction.py --set blind8 --extractor compare   # rules alone, then + frames
     python bench/extraction.py --set fresh --predictions /tmp/fresh.json   # each message's facts
@@ -58,7 +59,8 @@ changes were measured, and `--set blind17` blind17.jsonl, written the same way (
 blind16) before this session's extraction changes, and `--set blind18` blind18.jsonl, written the
 same way (2026-12-07, after blind17) before this session's extraction changes, and `--set blind19`
 blind19.jsonl, written the same way (2026-12-07, after blind18) before this session's extraction
-changes.
+changes, and `--set blind20` blind20.jsonl, written the same way (2026-12-07, after blind19) before
+this session's extraction changes.
 
 What is scored: each session is replayed, message by message and in order, through
 `Memory.add(subject, text, at=..., session_id=...)` on a fresh workspace in a temp dir
@@ -346,9 +348,10 @@ def main(argv: list[str] | None = None) -> int:
             "blind17",
             "blind18",
             "blind19",
+            "blind20",
         ],
         default="session",
-        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-19: that .jsonl (held out)",
+        help="session: dev.jsonl and heldout.jsonl; fresh, blind2-20: that .jsonl (held out)",
     )
     parser.add_argument("--repeat", type=int, default=5, help="throughput runs (median)")
     parser.add_argument(

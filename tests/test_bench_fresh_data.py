@@ -1,4 +1,4 @@
-"""The blind held-out bench sets (fresh, blind2 to blind19) stay well-formed: catalog paths,
+"""The blind held-out bench sets (fresh, blind2 to blind20) stay well-formed: catalog paths,
 fields, enums, gold for every dialogue and checks that exist; every active-checks corpus has
 sessions of a date and whole lines."""
 
@@ -40,6 +40,7 @@ SETS = {
     "blind17": (370, 74, 0.31, 87, 45),
     "blind18": (375, 75, 0.33, 84, 42),
     "blind19": (345, 69, 0.31, 81, 39),
+    "blind20": (320, 64, 0.32, 79, 39),
 }
 # Every dialogue corpus of bench/active_data (each has an oracle file beside it).
 CORPORA = sorted(p.stem for p in ACTIVE.glob("*.toml") if not p.stem.endswith("oracle"))
