@@ -10,6 +10,7 @@ import inspect
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from uac.compiler import cache as compile_cache
 from uac.compiler.fold import FoldResult
 from uac.compiler.loader import COLUMNS
-from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel
+from uac.compiler.model import USER_MAPS, CollectionModel, FieldModel, SubjectModel
 from uac.compiler.shapes import (
     CONVERTERS,
     Member,
@@ -156,6 +157,104 @@ def _scan_span(coll: CollectionModel) -> str:
                 )
                 return f"{field.name} {fmt(low)}..{fmt(high)}"
     return ""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaField:
+    """A field of a class in schema.py, as its source writes it."""
+
+    name: str
+    annotation: str
+    default: str | None = None  # Python source of the default; None: a required argument
+    doc: str | None = None  # its docstring's text
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaClass:
+    """A frozen dataclass of schema.py: its methods are written out from its fields."""
+
+    name: str
+    doc: str
+    fields: tuple[SchemaField, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+
+def schema_classes(model: SubjectModel, subject: str) -> list[SchemaClass]:
+    """The classes of schema.py in order: groups, each collection's nested objects and its
+    record class, Note, User (required fields first, as a dataclass needs)."""
+    classes = [
+        SchemaClass(
+            g.class_name,
+            _doc(g.description),
+            tuple(
+                SchemaField(f.name, f"{f.annotation} | None", py(f.spec.default), _fielddoc(f))
+                for f in g.fields
+            ),
+        )
+        for g in model.groups
+    ]
+    for c in model.collections:
+        for o in c.nested:
+            members = (
+                SchemaField(m.name, f"{m.shape.annotation} | None", "None", _fielddoc(m))
+                for m in o.members
+            )
+            classes.append(SchemaClass(o.class_name, _doc(o.description), tuple(members)))
+        fields = [
+            SchemaField("key", "str", doc=f"Record identity ({_keydoc(c)})."),
+            SchemaField("fact_ids", "tuple[str, ...]", doc=_FACT_IDS_DOC),
+        ]
+        fields += [
+            SchemaField(f.name, f.annotation, doc=_fielddoc(f)) for f in c.fields if f.spec.required
+        ]
+        fields += [
+            SchemaField(f.name, f"{f.annotation} | None", "None", _fielddoc(f))
+            for f in c.fields
+            if not f.spec.required
+        ]
+        classes.append(SchemaClass(c.class_name, _doc(c.description), tuple(fields)))
+    note = ("fact_id", "str"), ("text", "str"), ("recorded_at", "datetime.datetime")
+    classes.append(
+        SchemaClass(
+            "Note", "A free-text note: searchable, not typed.", tuple(SchemaField(*f) for f in note)
+        )
+    )
+    user = [SchemaField(g.attr, g.class_name) for g in model.groups]
+    user += [SchemaField(c.attr, f"tuple[{c.class_name}, ...]") for c in model.collections]
+    user.append(SchemaField("notes", "tuple[Note, ...]"))
+    user += [SchemaField(name, annotation, doc=doc) for name, annotation, doc in _USER_MAPS]
+    doc = f"Everything uac knows about {subject}, as typed objects."
+    classes.append(SchemaClass("User", doc, tuple(user)))
+    return classes
+
+
+_FACT_IDS_DOC = "Ids of the facts this record was folded from."
+_USER_MAPS = (
+    (
+        "inherited_from",
+        "Mapping[str, str]",
+        "Values inherited from a group or the tenant: object path -> scope, e.g. 'group:family'.",
+    ),
+    (
+        "as_of",
+        "Mapping[str, datetime.date]",
+        "Values that go stale: object path -> the day last asserted (compare with today).",
+    ),
+    (
+        "stale_after_days",
+        "Mapping[str, int]",
+        "Values that go stale: object path -> days after `as_of` the value counts as stale.",
+    ),
+)
+
+
+def _fieldtuple(names: Sequence[str], obj: str) -> str:
+    """Source of the tuple of `obj`'s fields (what a dataclass compares and hashes)."""
+    inner = ", ".join(f"{obj}.{n}" for n in names)
+    return f"({inner},)" if len(names) == 1 else f"({inner})"
 
 
 def _converter(field: FieldModel | Member, expr: str) -> str:
@@ -325,6 +424,7 @@ def environment() -> jinja2.Environment:
         doc=_doc,
         fielddoc=_fielddoc,
         keydoc=_keydoc,
+        fieldtuple=_fieldtuple,
         tname=_tname,
         shown=_shown,
         span=_span,
@@ -380,8 +480,7 @@ def render(
     annotations.append("datetime.datetime")  # Note.recorded_at
     files["schema.py"] = env.get_template("schema.py.j2").render(
         base,
-        groups=model.groups,
-        collections=model.collections,
+        classes=schema_classes(model, subject),
         inferred=any(c.inferred for c in model.collections),
         uses=_uses(annotations, [f.spec.default for g in model.groups for f in g.fields]),
     )

@@ -111,7 +111,8 @@ def test_objects_become_nested_frozen_dataclasses(mem: Memory) -> None:
     schema = (mem.checkpoint("alice").directory / "schema.py").read_text()
     assert "class PatientMedication:" in schema and "class PatientAddress:" in schema
     assert "medications: tuple[PatientMedication, ...] | None = None" in schema
-    assert "dose_mg: Decimal | None = None\n" in schema and '"""dose_mg (decimal)"""' in schema
+    assert '    dose_mg: Decimal | None\n    """dose_mg (decimal)"""' in schema
+    assert "        dose_mg: Decimal | None = None,\n" in schema  # its __init__'s default
     # The sandbox allows the nested fields and encodes nested objects as plain data.
     assert query(mem, "[m.dose_mg for p in user.patients for m in (p.medications or ())]") == [
         "400",
@@ -447,7 +448,8 @@ def test_catalog_object_fields_are_declared_and_typed(home: Path) -> None:
         schema = (mem.checkpoint("alice").directory / "schema.py").read_text()
         assert 'class VisitVitals:\n    """Vitals measured at the visit."""' in schema
         assert "prescriptions: tuple[VisitPrescription, ...] | None = None" in schema
-        assert '    pulse: int | None = None\n    """Beats per minute."""' in schema
+        assert '    pulse: int | None\n    """Beats per minute."""' in schema
+        assert "        pulse: int | None = None,\n" in schema
         code = "[p.drug for v in user.visits for p in (v.prescriptions or ())]"
         assert query(mem, code) == ["amoxicillin", "saline"]
 
