@@ -160,6 +160,10 @@ def test_words_that_are_not_money() -> None:
         # counts from today
         ("due 2 weeks from today", [D(2025, 6, 15)]),
         ("ten days from now", [D(2025, 6, 11)]),
+        # what holds for a span from a day ends it; a course for a span from a day starts then
+        ("the permit is valid for a year from today", [D(2026, 6, 1)]),
+        ("cover is good for 90 days from tomorrow", [D(2025, 8, 31)]),
+        ("take one a day for 14 days from today", [D(2025, 6, 1)]),
         # a weekday ending a range is the first such day after the range's start
         ("friday the 13th till the monday", [D(2025, 6, 13), D(2025, 6, 16)]),
     ],

@@ -135,6 +135,14 @@ _FROM_NOW = lazy(
     r"(today|now|tomorrow)\b",
     re.IGNORECASE,
 )
+# "valid for a year from today", "good for 90 days from now": what holds for a span from a
+# day ends that span later (a course "for 14 days from today" starts today: `_FROM_NOW`)
+_HOLDS_FOR = lazy(
+    r"\b(?:valid|good|lasts?|runs?|covered|insured)[ \t]{1,3}for[ \t]{1,3}"
+    rf"({_NUM_RE})[ \t]{{1,3}}(day|week|fortnight|month|year)s?[ \t]{{1,3}}from[ \t]{{1,3}}"
+    r"(today|now|tomorrow)\b",
+    re.IGNORECASE,
+)
 _CJK = lazy(r"(?:(\d{4})\s?年\s?)?(\d{1,2})\s?月\s?(\d{1,2})\s?[日号號]")
 _RELDAY = lazy(
     r"\b(the day after tomorrow|the day before yesterday|today|tonight|tomm?orr?ow|tmrw|tmr|"
@@ -410,10 +418,11 @@ def _find_written(
         for m in _ORD_MDY.finditer(text):
             day = ORDINAL_WORDS[" ".join(m[2].lower().replace("-", " ").split())]
             found.append(_month_day(m, MONTHS[m[1].lower()], day, m[3], today, prefer))
-    for m in _FROM_NOW.finditer(text) if " from " in text.lower() else ():
-        base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
-        shifted = shift(base, _amount(m[1]), m[2]) if base is not None else None
-        found.append(DateMatch(m.start(), m.end(), m[0], shifted))
+    if " from " in text.lower():
+        for m in (*_FROM_NOW.finditer(text), *_HOLDS_FOR.finditer(text)):
+            base = _plus(today, 1) if m[3].lower() == "tomorrow" else today
+            shifted = shift(base, _amount(m[1]), m[2]) if base is not None else None
+            found.append(DateMatch(m.start(1), m.end(), m[0][m.start(1) - m.start() :], shifted))
     for m in _RELDAY.finditer(text):
         key = " ".join(m[1].lower().split()) if m[1] else m[2]
         if key == "last night" and _FINAL_NIGHT.search(text, max(0, m.start() - 8), m.start()):
