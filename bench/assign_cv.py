@@ -91,14 +91,17 @@ def recording(catalog: Catalog, out: list[Group], row: dict[str, Any]) -> Iterat
             gold = gold_for(cand, row["current"]["expected"])
             if sentence is None or gold is None:
                 continue
+            at = spans.index(sentence)
+            end = spans[at + 1].end if at + 1 < len(spans) else sentence.end
             said = assign.pairs(
                 catalog_,
                 cand.path,
                 cand.value,
-                sentence.text,
+                text[sentence.start : end],
                 today,
                 by_path.get(cand.path, ()),
                 carried,
+                (0, len(sentence.text)),
             )
             groups: dict[str, Group] = {}
             for p in said:

@@ -182,8 +182,20 @@ def abstain(
             continue
         frames_of = by_path.get(cand.path, ())
         if assign.available():  # which said value fills which field, learned
+            at = spans.index(sentence)
+            window = text[
+                sentence.start : spans[at + 1].end if at + 1 < len(spans) else sentence.end
+            ]
+            own = (0, len(sentence.text))
             changes = assign.assigned(
-                catalog, cand.path, cand.value, sentence.text, today, frames_of, frozenset(carried)
+                catalog,
+                cand.path,
+                cand.value,
+                window,
+                today,
+                frames_of,
+                frozenset(carried),
+                own=own,
             )
             if changes:
                 cand = _completed(cand, text, sentence.start, changes)

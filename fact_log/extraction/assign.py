@@ -57,11 +57,17 @@ ON_BY_DEFAULT = False
 _MAX_VALUES = 12  # values of one kind weighed per field: a long list is bounded
 # Catalog field types and the parser that reads their values
 _BY_TYPE = {"date": "date", "datetime": "datetime", "money": "amount"}
-# Frame slot types a text field is read with (names, parties, places): their values are
-# texts, one per role
-_TEXT_KINDS = frozenset(
-    {"name", "payee", "provider", "bank", "service", "person", "full_name", "venue", "city"}
-)
+# The parsers whose values a field of each kind may take: a text field of a frame slot that
+# reads a party (a name, a payee, a provider, ...) takes any party the parsers read, one of a
+# place any place (a place slot fills the record's city)
+_PARSERS = {
+    "date": ("date",),
+    "datetime": ("datetime",),
+    "amount": ("amount",),
+    "party": ("name", "payee", "provider", "bank", "service", "person", "full_name"),
+    "place": ("venue", "city"),
+}
+_KIND_OF = {p: k for k in ("party", "place") for p in _PARSERS[k]} | {"place": "place"}
 _TOKEN = re.compile(r"[a-z]+|[^\w\s]")
 _NEGATED = re.compile(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _CLAUSE = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
@@ -112,9 +118,8 @@ def fields_of(catalog: Any, path: str, frames: Sequence[Any]) -> list[Field]:
         if fspec.type in _BY_TYPE:
             out.append(Field(name, fspec.type, _BY_TYPE[fspec.type], role, prefer))
         elif fspec.type == "str" and slot is not None:
-            base = slot.type.split("@")[0]
-            kind = "city" if base == "place" else base
-            if kind in _TEXT_KINDS:
+            kind = _KIND_OF.get(slot.type.split("@")[0])
+            if kind is not None:
                 out.append(Field(name, "str", kind, role, prefer))
     return out
 
@@ -172,14 +177,25 @@ def pairs(
     today: dt.date,
     frames: Sequence[Any] = (),
     carried: frozenset[str] = frozenset(),
+    own: tuple[int, int] | None = None,
 ) -> list[Pair]:
-    """Every (field, value said) pair of a record's sentence, with its features."""
+    """Every (field, value said) pair of a record's window (its sentence, and the one after
+    it), with its features; `own` is the span of the record's sentence in `sentence` (all
+    of it when None)."""
+    own = own or (0, len(sentence))
     fields = fields_of(catalog, path, frames)
     held: dict[str, set[str]] = {f.name: _atoms(value.get(f.name)) for f in fields}
     found: dict[tuple[str, str], list[Found]] = {}
+    by: dict[tuple[int, int], str] = {}  # a span -> the parser that read it first
     for kind, prefer in sorted({(f.kind, f.prefer) for f in fields}):
-        hits = parser(kind)(sentence, today, "past" if prefer == "past" else "future")
-        found[kind, prefer] = sorted(hits, key=lambda h: (h.start, h.end))[:_MAX_VALUES]
+        spans: dict[tuple[int, int], Found] = {}
+        for name in _PARSERS[kind]:
+            for h in parser(name)(sentence, today, "past" if prefer == "past" else "future"):
+                if (h.start, h.end) not in spans:
+                    spans[h.start, h.end] = h
+                    by.setdefault((h.start, h.end), name)
+        hits = sorted(spans.values(), key=lambda h: (h.start, h.end))
+        found[kind, prefer] = hits[:_MAX_VALUES]
     # where the record's held values are said (any kind), for distances
     held_spans: dict[str, list[Found]] = {}
     for f in fields:
@@ -234,6 +250,9 @@ def pairs(
                 sentence.rstrip().endswith("?") and _CLAUSE.search(sentence, h.end) is None
             )
             negated = bool(_NEGATED.search(sentence, 0, h.start))
+            where = (
+                "own" if own[0] <= h.start < own[1] else "after" if h.start >= own[1] else "before"
+            )
             base = [
                 f"p1={p1}",
                 f"p2={p2}",
@@ -253,6 +272,8 @@ def pairs(
                 f"sameclause={int(same_clause)}",
                 f"asked={int(asked)}",
                 f"negated={int(negated)}",
+                f"in={where}",
+                f"by={by.get((h.start, h.end), '')}",
             ]
             feats = ["bias", f"kind={f.kind}"]
             heads = [f"f={f.name}", f"t={f.type}", *(f"w={w}" for w in name_words)]
@@ -409,13 +430,14 @@ def assigned(
     frames: Sequence[Any] = (),
     carried: frozenset[str] = frozenset(),
     weights: Weights | None = None,
+    own: tuple[int, int] | None = None,
 ) -> dict[str, tuple[Any, Found]]:
     """The fields the model fills or changes in a record: field -> (value, its span in the
     sentence). A money field's currency comes with it when the record has none."""
     weights = weights or shipped()
     if weights is None:
         return {}
-    found = pairs(catalog, path, value, sentence, today, frames, carried)
+    found = pairs(catalog, path, value, sentence, today, frames, carried, own)
     if not found:
         return {}
     probs = weights.probability([p.features for p in found])
