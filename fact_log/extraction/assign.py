@@ -312,7 +312,7 @@ class Weights:
     def save(self, path: Path) -> None:
         """Write the weights file (the same bytes for the same weights)."""
         with open(path, "wb") as fh:
-            np.savez(
+            np.savez_compressed(
                 fh,
                 vocab=np.array(self.vocab, dtype=str),
                 coef=self.coef.astype(np.float64),
@@ -403,21 +403,28 @@ def train(
 def decide(found: Sequence[Pair], probs: np.ndarray, fill: float, margin: float) -> dict[str, Pair]:
     """Per field, the pair it takes: its best value when the field is empty and that value
     clears `fill` and no other field holds it, or when a held value said in the sentence is
-    beaten by `margin`. Fields not listed keep what they hold."""
+    beaten by `margin`. One value fills one field: a value two fields would take goes to the
+    one that wants it most. Fields not listed keep what they hold."""
     by_field: dict[str, list[tuple[float, int, Pair]]] = {}
     for i, (pair, p) in enumerate(zip(found, probs, strict=True)):
         by_field.setdefault(pair.field.name, []).append((float(p), i, pair))
-    out: dict[str, Pair] = {}
+    chosen: list[tuple[float, int, str, Pair]] = []
     for name, scored in by_field.items():
-        best_p, _i, best = max(scored, key=lambda s: (s[0], -s[1]))
+        best_p, i, best = max(scored, key=lambda s: (s[0], -s[1]))
         held = [s for s in scored if s[2].current]
         if "other=0" not in best.features:
             continue  # another field holds it: one value, one role
-        if "empty=1" in best.features:
-            if best_p >= fill:
-                out[name] = best
-        elif held and not best.current and best_p - max(s[0] for s in held) >= margin:
-            out[name] = best
+        if ("empty=1" in best.features and best_p >= fill) or (
+            held and not best.current and best_p - max(s[0] for s in held) >= margin
+        ):
+            chosen.append((best_p, i, name, best))
+    out: dict[str, Pair] = {}
+    taken: set[tuple[int, int]] = set()
+    for _p, _i, name, pair in sorted(chosen, key=lambda c: (-c[0], c[1])):
+        span = (pair.found.start, pair.found.end)
+        if span not in taken:
+            taken.add(span)
+            out[name] = pair
     return out
 
 
