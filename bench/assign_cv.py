@@ -179,7 +179,8 @@ def gains(scored_groups: list, fill: float, margin: float) -> tuple[int, int]:
         if "other=0" not in feats[best]:
             continue
         if "empty=1" in feats[best]:
-            if probs[best] >= fill:
+            clearing = sum(p >= fill for p in probs)
+            if "carried=0" in feats[best] and probs[best] >= fill and clearing == 1:
                 good += labels[best] == 1
                 bad += labels[best] == 0
             continue

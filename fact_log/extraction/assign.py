@@ -402,9 +402,11 @@ def train(
 
 def decide(found: Sequence[Pair], probs: np.ndarray, fill: float, margin: float) -> dict[str, Pair]:
     """Per field, the pair it takes: its best value when the field is empty and that value
-    clears `fill` and no other field holds it, or when a held value said in the sentence is
-    beaten by `margin`. One value fills one field: a value two fields would take goes to the
-    one that wants it most. Fields not listed keep what they hold."""
+    is the only one to clear `fill` (two that clear it contest the field: it stays empty,
+    and the guard withholds the record as before) and no fact of the message holds it, or
+    when a held value said in the sentence is beaten by `margin`. One value fills one field:
+    a value two fields would take goes to the one that wants it most. Fields not listed keep
+    what they hold."""
     by_field: dict[str, list[tuple[float, int, Pair]]] = {}
     for i, (pair, p) in enumerate(zip(found, probs, strict=True)):
         by_field.setdefault(pair.field.name, []).append((float(p), i, pair))
@@ -414,7 +416,9 @@ def decide(found: Sequence[Pair], probs: np.ndarray, fill: float, margin: float)
         held = [s for s in scored if s[2].current]
         if "other=0" not in best.features:
             continue  # another field holds it: one value, one role
-        if ("empty=1" in best.features and best_p >= fill) or (
+        clearing = sum(p >= fill for p, _i, _pair in scored)
+        empty = "empty=1" in best.features and "carried=0" in best.features
+        if (empty and best_p >= fill and clearing == 1) or (
             held and not best.current and best_p - max(s[0] for s in held) >= margin
         ):
             chosen.append((best_p, i, name, best))
