@@ -32,15 +32,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import benchpath  # noqa: F401  (takes bench/ off sys.path)
+import benchpath  # type: ignore[import-not-found]  # noqa: F401  (takes bench/ off sys.path)
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from extraction import SESSIONS, batch_for, load, same, sessions  # noqa: E402
-from tuning_sets import RETIRED, TUNING_SETS  # noqa: E402
+from extraction import (  # type: ignore[import-not-found]  # noqa: E402
+    SESSIONS,
+    batch_for,
+    load,
+    same,
+    sessions,
+)
+from tuning_sets import RETIRED, TUNING_SETS  # type: ignore[import-not-found]  # noqa: E402
 
 from uac.fact_log import pipeline  # noqa: E402
 from uac.fact_log.catalog import Catalog  # noqa: E402
