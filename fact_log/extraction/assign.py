@@ -224,14 +224,17 @@ def pairs(
             n1 = after[0] if after else "$"
             n2 = after[1] if len(after) > 1 else "$"
             cur = bool(atoms & held[f.name])
-            other = any(atoms & held[g] for g in held if g != f.name)
+            others = [s for g, ss in held_spans.items() if g != f.name for s in ss]
+            # another field holds it: its value, or the same words read another way
+            other = any(atoms & held[g] for g in held if g != f.name) or any(
+                s.start < h.end and h.start < s.end for s in others
+            )
             rank = "only" if n == 1 else "first" if i == 0 else "last" if i == n - 1 else "mid"
             chrono = (
                 ""
                 if n == 1
                 else ("early" if order[0] == i else "late" if order[-1] == i else "midc")
             )
-            others = [s for g, ss in held_spans.items() if g != f.name for s in ss]
             dist = min((abs(s.start - h.start) for s in others), default=-1)
             rel = (
                 ""
