@@ -7,32 +7,36 @@ wrong field (the start read as the end, the other day of the sentence). Hand-wri
 rules for "which value goes where" do not carry over to new writers; this module learns one
 general rule from the tuning sets instead.
 
-For a record (a collection path, from the rules or the frames) and its sentence, every
-field of a kind the general parsers read (slots.py: a day or a time for a date field, an
-amount for a money field, and for a text field the parser its frame's slot names: a name, a
-payee, a venue, a city, ...) is paired with every value of that kind the sentence says. Each
-pair is described by sentence-structure features only (`features`): the field's name, the
-words of its name and its type; the words just before and after the value ("until", "from",
-"back", "by", ...), crossed with those; its order among the values of its kind (first,
-last, earliest, latest); whether the record holds it in this field or in another, and how far
-it sits from the record's other values; whether its clause is a question or says "not".
+For a record (a collection path, from the rules or the frames) and its window (its sentence
+and the one after it), every field of a kind the general parsers read (slots.py: a day or a
+time for a date or time field of the catalog, an amount for a money field, and for a text
+field a frame's slot reads as a party or a place, any party or place the parsers read) is
+paired with every value of that kind the window says. Each pair is described by
+sentence-structure features only (`pairs`): the field's name, the words of its name, its
+type and its frame slot's pick; the words just before and after the value ("until", "from",
+"back", "by", ...), alone and crossed with those; its order among the values of its kind
+(first, last, earliest, latest); whether the record holds it in this field or in another
+(its value, or the same words read another way), whether another fact of the message holds
+it, how far it sits from the record's other values and on which side; whether its clause is
+a question or says "not"; whether it is in the record's sentence or the next.
 
-A logistic regression over these (sparse binary features, weights shipped as data:
-fact_log/assign_weights.npz; trained by bench/assign_cv.py --train on the tuning sets' gold,
-a value positive for a field when it equals the expected fact's value) gives per pair the
-probability the value is the field's. `assigned` then fills an empty field with its best
-value when that probability clears the shipped `fill` threshold (and no other field of the
-record holds the value), and replaces a field's value when another value beats the one held
-by the shipped `margin`. Nothing clears: the field is left as it was (the guard after it,
-abstain.py, still withholds what it withholds). Thresholds are chosen on training folds only.
+A logistic regression over these (sparse binary features, full-batch Adagrad, weights
+shipped as data: fact_log/assign_weights.npz, ~160 kB) gives per pair the probability the
+value is the field's; it is trained by bench/assign_cv.py on the tuning sets' gold, a value
+positive for a field when it equals the expected fact's value. `decide` then fills an empty
+field with its best value when that value is the only one to clear the shipped `fill`
+threshold (two that clear it contest the field: it stays empty, and the guard withholds the
+record as before) and no fact of the message holds it; it replaces a held value when another
+beats it by the shipped `margin` (training chose never: 2.0); one value fills one field.
+Thresholds are chosen leave-one-set-out inside the training sets only.
 
 Retrain (deterministic: the same tuning sets give byte-identical weights):
 
     OPENBLAS_NUM_THREADS=1 python bench/assign_cv.py --train   # fact_log/assign_weights.npz
 
-Measured leave-one-set-out by `python bench/assign_cv.py` (bench/RESULTS.md). Switched by
-UAC_ASSIGN (1 on, 0 off; `ON_BY_DEFAULT` when unset); UAC_ASSIGN_WEIGHTS names another
-weights file (a fold's).
+Measured leave-one-set-out by `python bench/assign_cv.py` (bench/RESULTS.md, "Learned
+value-to-field assignment"). Switched by UAC_ASSIGN (1 on, 0 off; `ON_BY_DEFAULT` when unset,
+off: see RESULTS for why); UAC_ASSIGN_WEIGHTS names another weights file (a fold's).
 """
 
 from __future__ import annotations
