@@ -57,6 +57,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from uac.fact_log.catalog import Catalog
+from uac.fact_log.extraction import assign
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
@@ -180,6 +181,24 @@ def abstain(
             kept.append(cand)
             continue
         frames_of = by_path.get(cand.path, ())
+        if assign.available():  # which said value fills which field, learned
+            at = spans.index(sentence)
+            window = text[
+                sentence.start : spans[at + 1].end if at + 1 < len(spans) else sentence.end
+            ]
+            own = (0, len(sentence.text))
+            changes = assign.assigned(
+                catalog,
+                cand.path,
+                cand.value,
+                window,
+                today,
+                frames_of,
+                frozenset(carried),
+                own=own,
+            )
+            if changes:
+                cand = _completed(cand, text, sentence.start, changes)
         left = _left_over(frames_of, cand.value, sentence.text, today, carried)
         if not left or all(span is not None for _value, span in left.values()):
             if left:
