@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from uac import Memory
 from uac.checks import (
+    Alert,
     CallbackSink,
     JsonLinesSink,
     RuleError,
@@ -165,7 +166,7 @@ def test_alerts_are_scoped_by_subject_and_tenant(home: Path) -> None:
 
 def test_callback_and_jsonl_sinks(mem: Memory, tmp_path: Path) -> None:
     passport_trip(mem)
-    got = []
+    got: list[Alert] = []
     out = tmp_path / "alerts.jsonl"
     stream = io.StringIO()
     result = evaluate(

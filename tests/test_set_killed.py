@@ -9,8 +9,9 @@ commit, the reaction after it):
 
 After each kill the log holds every acknowledged write, and at most the one write in flight
 besides, whole (its fact counted by the subject's reactions row, the chain and anchors
-verified by `uac verify`: the CLI's `main`, in the test's process). The next writable open runs the reactions the kills left
-pending, so the subject's expiry alert names its newest date. Both log backends; the same
+verified by `uac verify`: the CLI's `main`, in the test's process). The next writable open
+runs the reactions the kills left pending, so the subject's expiry alert names its newest
+date. Both log backends; the same
 through a server is tests/test_serve_kill_catch_up.py. Bounded: `ROUNDS` kills of the loop,
 `DELAYS` kills of the CLI.
 """
