@@ -16,11 +16,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import new_workspace
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from uac import Memory
 from uac.checks import (
+    Alert,
     CallbackSink,
     JsonLinesSink,
     RuleError,
@@ -164,7 +166,7 @@ def test_alerts_are_scoped_by_subject_and_tenant(home: Path) -> None:
 
 def test_callback_and_jsonl_sinks(mem: Memory, tmp_path: Path) -> None:
     passport_trip(mem)
-    got = []
+    got: list[Alert] = []
     out = tmp_path / "alerts.jsonl"
     stream = io.StringIO()
     result = evaluate(
@@ -394,7 +396,7 @@ def test_rule_text_is_data_never_code(tmp_path_factory, name: str, value: str) -
     # Whatever a user writes as a rule's name or compared value becomes a literal in the
     # generated module: the compile succeeds and the alert quotes the text unchanged.
     home = tmp_path_factory.mktemp("hostile") / "ws"
-    with Memory(home, create=True, react=False) as mem:
+    with Memory(new_workspace(home), create=True, react=False) as mem:  # a copy: no create
         if not value.strip():
             value = "x" + value
         trip = {"country": "TH", "city": value, "depart": "2025-02-20"}

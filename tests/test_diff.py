@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from conftest import T0
-from test_serve import _admin, _cli, serving
+from test_serve import _admin, serving
 
 from uac import Memory
+from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -41,15 +42,19 @@ def _two_versions(home: Path) -> None:
         assert user.stale_after_days == {"user.location.city": 3}
 
 
-def _lines(home: Path) -> list[str]:
-    """`EXPECTED`'s lines of `uac diff alice`'s output (the address's own change too)."""
-    done = _cli(home, "diff", "alice")
-    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    assert done.stdout.startswith("alice: v1 -> v2: "), done.stdout
-    return [line.strip() for line in done.stdout.splitlines()[1:]]
+def _lines(home: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`EXPECTED`'s lines of `uac diff alice`'s output (the address's own change too): the
+    CLI's `main`, in this process."""
+    code = main(["--home", str(home), "diff", "alice"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Traceback" not in err, err
+    assert out.startswith("alice: v1 -> v2: "), out
+    return [line.strip() for line in out.splitlines()[1:]]
 
 
-def test_diff_shows_inherited_and_stale_maps(tmp_path: Path) -> None:
+def test_diff_shows_inherited_and_stale_maps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "ws"
     _two_versions(home)
     with Memory(home, react=False) as mem:
@@ -58,14 +63,14 @@ def test_diff_shows_inherited_and_stale_maps(tmp_path: Path) -> None:
         assert set(EXPECTED) <= set(lines), lines
         assert '~ user.address.city: unset -> "Lisbon"' in lines
         assert mem.diff("alice", 2, 2)[2] == []  # a version against itself: no change
-    assert set(EXPECTED) <= set(_lines(home))
+    assert set(EXPECTED) <= set(_lines(home, capsys))
 
 
-def test_diff_through_a_server(tmp_path: Path) -> None:
+def test_diff_through_a_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     home = tmp_path / "ws"
     _two_versions(home)
     with serving(home) as info:
         out = _admin(info).call("diff", "alice")
         assert (out["old"], out["new"]) == (1, 2)
         assert set(EXPECTED) <= set(out["changes"]), out["changes"]
-        assert set(EXPECTED) <= set(_lines(home))  # the CLI, forwarded to the server
+        assert set(EXPECTED) <= set(_lines(home, capsys))  # the CLI, forwarded to the server

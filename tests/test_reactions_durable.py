@@ -45,10 +45,17 @@ _FILE_STATEMENTS = pytest.mark.duckdb_only(
 )
 
 
-def _write_in_child(home: Path, subject: str, expiry: str, *, crash: bool) -> int:
+def _write(home: Path, *writes: tuple[str, str]) -> None:
+    """(subject, expiry) writes that complete, reactions and all: set-up, in this process."""
+    with Memory(home, create=True) as mem:
+        for subject, expiry in writes:
+            mem.set(subject, EXPIRY, expiry, now=NOW)
+
+
+def _killed_write(home: Path, subject: str, expiry: str) -> int:
+    """A write in a child process killed after its commit, before its reaction: its exit code."""
     env = {k: v for k, v in os.environ.items() if k not in ("UAC_URL", "UAC_API_KEY")}
-    if crash:
-        env[CRASH_BEFORE_REACTION] = "1"
+    env[CRASH_BEFORE_REACTION] = "1"
     done = subprocess.run(
         [sys.executable, "-c", _WRITE, str(home), subject, expiry],
         env=env,
@@ -70,12 +77,12 @@ def test_a_write_killed_before_its_reaction_is_caught_up_when_the_workspace_reop
     tmp_path: Path,
 ) -> None:
     home = tmp_path / "ws"
-    assert _write_in_child(home, "maya", "2026-02-01", crash=False) == 0
+    _write(home, ("maya", "2026-02-01"))
     with Memory(home, read_only=True) as mem:
         [before] = _expiry_alerts(mem, "maya")
         assert "2026-02-01" in before
     # The replacing date commits, then the process dies before its reaction.
-    assert _write_in_child(home, "maya", "2026-03-01", crash=True) == -9
+    assert _killed_write(home, "maya", "2026-03-01") == -9
     with Memory(home, read_only=True) as mem:
         assert [f.value for f in mem.facts("maya", EXPIRY)][-1] == "2026-03-01"  # committed
         assert _expiry_alerts(mem, "maya") == [before]  # the missed reaction: still the old one
@@ -91,10 +98,9 @@ def test_a_write_killed_before_its_reaction_is_caught_up_when_the_workspace_reop
 def test_many_subjects_killed_mid_write_all_catch_up(tmp_path: Path) -> None:
     home = tmp_path / "ws"
     subjects = [f"u{n}" for n in range(4)]
+    _write(home, *((s, "2026-02-01") for s in subjects))
     for s in subjects:
-        assert _write_in_child(home, s, "2026-02-01", crash=False) == 0
-    for s in subjects:
-        assert _write_in_child(home, s, "2026-03-01", crash=True) == -9
+        assert _killed_write(home, s, "2026-03-01") == -9
     with Memory(home) as mem:
         assert reactions.pending(mem.store) == []  # missed reactions: 0
         for s in subjects:
@@ -104,8 +110,8 @@ def test_many_subjects_killed_mid_write_all_catch_up(tmp_path: Path) -> None:
 
 def test_a_scheduled_pass_marks_the_reactions_it_caught_up_as_done(tmp_path: Path) -> None:
     home = tmp_path / "ws"
-    assert _write_in_child(home, "maya", "2026-02-01", crash=False) == 0
-    assert _write_in_child(home, "maya", "2026-03-01", crash=True) == -9
+    _write(home, ("maya", "2026-02-01"))
+    assert _killed_write(home, "maya", "2026-03-01") == -9
     with Memory(home, react=False) as mem:  # react=False: opening does not drain the queue
         assert reactions.pending(mem.store) == [mem.address("maya")]
         job = mem.run_once(today=TODAY)

@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_serve import _admin, _cli, serving
+from test_serve import _admin, serving
 
 from uac import Memory
 from uac.fact_log.extraction import encoder
 from uac.fact_log.extraction.safety import scan
 from uac.fact_log.store import Batch, NewInput
 from uac.runtime.api.tools import dispatch
+from uac.runtime.cli import main
 from uac.runtime.search import timeq
 from uac.runtime.search.embedders import EncoderEmbedder, HashingEmbedder, default_embedder
 from uac.runtime.search.index import SearchIndex
@@ -171,7 +172,17 @@ def test_a_stated_time_is_read_on_the_items_own_date() -> None:
     assert month == ((dt.datetime(2022, 11, 1), dt.datetime(2022, 12, 1)),)
 
 
-def test_neighbours_and_time_through_client_cli_and_tool(tmp_path: Path) -> None:
+def _uac(capsys: pytest.CaptureFixture[str], home: Path, *argv: str) -> str:
+    """What `uac ARGV` prints (the CLI's `main`, in this process), its exit checked."""
+    code = main(["--home", str(home), *argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_neighbours_and_time_through_client_cli_and_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "ws"
     with Memory(home, create=True, react=False) as mem:
         ids = converse(mem)
@@ -181,15 +192,13 @@ def test_neighbours_and_time_through_client_cli_and_tool(tmp_path: Path) -> None
         assert [n["id"] for n in first["neighbours"]] == [ids[1], ids[3]]
         none = dispatch(mem, "alice", "search", {"text": BOOK, "neighbours": 0})
         assert none["results"][0]["neighbours"] == []
-    cli = _cli(home, "--json", "search", "alice", BOOK, "--today", str(TODAY))
-    assert cli.returncode == 0, cli.stderr
-    hits = json.loads(cli.stdout)
+    hits = json.loads(_uac(capsys, home, "--json", "search", "alice", BOOK, "--today", str(TODAY)))
     assert hits[0]["id"] == ids[2]
     assert [n["id"] for n in hits[0]["neighbours"]] == [ids[1], ids[3]]
-    text = _cli(home, "search", "alice", BOOK, "--today", str(TODAY), "--neighbours", "0")
-    assert text.returncode == 0 and ids[2] in text.stdout and ids[1] not in text.stdout
-    shown = _cli(home, "search", "alice", BOOK, "--today", str(TODAY))
-    assert f"+1 {ids[3]}" in shown.stdout and f"-1 {ids[1]}" in shown.stdout
+    text = _uac(capsys, home, "search", "alice", BOOK, "--today", str(TODAY), "--neighbours", "0")
+    assert ids[2] in text and ids[1] not in text
+    shown = _uac(capsys, home, "search", "alice", BOOK, "--today", str(TODAY))
+    assert f"+1 {ids[3]}" in shown and f"-1 {ids[1]}" in shown
     with serving(home) as info:
         client = _admin(info)
         # The Client returns Memory's SearchHit dataclasses (neighbours as SearchHits too).

@@ -117,6 +117,16 @@ def _key(admin: Client, tenant: str, **kw: Any) -> str:
     return admin.request("POST", "/v1/admin/keys", {"tenant": tenant, **kw})["token"]
 
 
+@pytest.fixture(scope="module")
+def running(
+    tmp_path_factory: pytest.TempPathFactory, module_backend: str
+) -> Iterator[dict[str, Any]]:
+    """One server for the module's tests that need no server of their own (each writes in a
+    tenant of its own, so none sees another's subjects); on the module's log."""
+    with serving(tmp_path_factory.mktemp("served") / "ws") as info:
+        yield info
+
+
 def _raw(url: str, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict]:
     request = urllib.request.Request(url + path, data=body, headers=headers, method="POST")
     try:
@@ -447,7 +457,9 @@ def test_a_hanging_webhook_never_slows_a_write(tmp_path: Path) -> None:
         assert held == [True] and [a["check"] for a in received] == ["drug_allergy"]
 
 
-def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Path) -> None:
+def test_client_offers_every_verb_and_agent_tools_run_on_the_server(
+    running: dict[str, Any],
+) -> None:
     from uac import AgentTools
     from uac.runtime.api.verbs import VERBS
 
@@ -459,36 +471,32 @@ def test_client_offers_every_verb_and_agent_tools_run_on_the_server(tmp_path: Pa
         assert verb.subject == expected, name
         for method in verb.method_names:
             assert callable(getattr(Client, method, None)), name
-    home = tmp_path / "ws"
-    with serving(home) as info:
-        client = Client(info["url"], _key(_admin(info), "default"))
-        client.import_records("alice", "allergies", [{"substance": "penicillin"}])
-        tools = AgentTools(client, "alice")
-        out = tools.call("add", {"text": "I started taking amoxicillin."})
-        assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
-        assert tools.call("query", {"program": "len(user.medications)"})["result"] == 1
-        assert "unknown tool" in tools.call("rm_rf", {})["error"]
+    client = Client(running["url"], _key(_admin(running), "tools"))
+    client.import_records("alice", "allergies", [{"substance": "penicillin"}])
+    tools = AgentTools(client, "alice")
+    out = tools.call("add", {"text": "I started taking amoxicillin."})
+    assert [a["check"] for a in out["alerts"]] == ["drug_allergy"]
+    assert tools.call("query", {"program": "len(user.medications)"})["result"] == 1
+    assert "unknown tool" in tools.call("rm_rf", {})["error"]
 
 
-def test_erase_needs_a_tenant_write_key(tmp_path: Path) -> None:
-    home = tmp_path / "ws"
-    with serving(home) as info:
-        admin = _admin(info)
-        url = info["url"]
-        writer = Client(url, _key(admin, "acme"))
-        bound = Client(url, _key(admin, "acme", subject="alice"))
-        reader = Client(url, _key(admin, "acme", read_only=True))
-        fact = writer.call("remember", "alice", text="the gate code word is Quillfeather")
-        fid = fact["facts"][0]["id"]
-        for client in (bound, reader):
-            with pytest.raises(AccessDenied):
-                client.erase("alice", [fid], reason="asked")
-        report = writer.erase("alice", [fid], reason="asked")
-        assert report["verified"] and "Quillfeather" not in json.dumps(report)
-        assert [r["id"] for r in writer.erasures("alice")] == [report["id"]]
-        assert admin.verify().ok
-        facts = [f.as_dict() for f in writer.facts("alice")]
-        assert "Quillfeather" not in json.dumps(facts, default=str)
+def test_erase_needs_a_tenant_write_key(running: dict[str, Any]) -> None:
+    admin = _admin(running)
+    url = running["url"]
+    writer = Client(url, _key(admin, "acme"))
+    bound = Client(url, _key(admin, "acme", subject="alice"))
+    reader = Client(url, _key(admin, "acme", read_only=True))
+    fact = writer.call("remember", "alice", text="the gate code word is Quillfeather")
+    fid = fact["facts"][0]["id"]
+    for client in (bound, reader):
+        with pytest.raises(AccessDenied):
+            client.erase("alice", [fid], reason="asked")
+    report = writer.erase("alice", [fid], reason="asked")
+    assert report["verified"] and "Quillfeather" not in json.dumps(report)
+    assert [r["id"] for r in writer.erasures("alice")] == [report["id"]]
+    assert admin.verify().ok
+    facts = [f.as_dict() for f in writer.facts("alice")]
+    assert "Quillfeather" not in json.dumps(facts, default=str)
 
 
 def test_a_fresh_servers_first_requests_at_once_never_fail(tmp_path: Path) -> None:
@@ -590,22 +598,20 @@ def test_a_command_run_while_the_server_starts_waits_for_it_and_forwards(tmp_pat
         proc.wait(timeout=60)
 
 
-def test_sharing_verbs_over_http_respect_bound_keys(tmp_path: Path) -> None:
-    home = tmp_path / "ws"
-    with serving(home) as info:
-        admin = _admin(info)
-        tenant = Client(info["url"], _key(admin, "default"))
-        tenant.member_add("group:family", "alice")
-        tenant.member_add("group:family", "bob")
-        tenant.set("group:family", "places.address.city", "Lisbon")
-        assert [m["user"] for m in tenant.members("group:family")] == ["alice", "bob"]
-        alice = Client(info["url"], _key(admin, "default", subject="user:alice"))
-        fact = alice.remember("alice", "The spare key is under the blue pot.").facts[0]
-        with pytest.raises(AccessDenied):  # a key bound to alice cannot write to the group
-            alice.member_add("group:family", "eve")
-        copy = alice.promote("alice", fact.id, "group:family")
-        assert copy.evidence["promoted_from"]["subject"] == "user:alice"
-        out = tenant.query("bob", "[n.text for n in user.notes] + [user.address.city]")
-        assert out["result"] == ["The spare key is under the blue pot.", "Lisbon"]
-        with pytest.raises(InputError, match="groups of groups"):
-            tenant.member_add("group:family", "group:kids")
+def test_sharing_verbs_over_http_respect_bound_keys(running: dict[str, Any]) -> None:
+    admin = _admin(running)
+    tenant = Client(running["url"], _key(admin, "sharing"))
+    tenant.member_add("group:family", "alice")
+    tenant.member_add("group:family", "bob")
+    tenant.set("group:family", "places.address.city", "Lisbon")
+    assert [m["user"] for m in tenant.members("group:family")] == ["alice", "bob"]
+    alice = Client(running["url"], _key(admin, "sharing", subject="user:alice"))
+    fact = alice.remember("alice", "The spare key is under the blue pot.").facts[0]
+    with pytest.raises(AccessDenied):  # a key bound to alice cannot write to the group
+        alice.member_add("group:family", "eve")
+    copy = alice.promote("alice", fact.id, "group:family")
+    assert copy.evidence["promoted_from"]["subject"] == "user:alice"
+    out = tenant.query("bob", "[n.text for n in user.notes] + [user.address.city]")
+    assert out["result"] == ["The spare key is under the blue pot.", "Lisbon"]
+    with pytest.raises(InputError, match="groups of groups"):
+        tenant.member_add("group:family", "group:kids")

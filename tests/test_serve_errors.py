@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_serve import _admin, _cli, _key, _raw, serving
+from test_serve import ROOT, _admin, _key, _raw, serving
 
 from uac import Client, Memory
+from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
@@ -114,10 +115,18 @@ def test_mcp_tool_errors_are_marked_as_errors(tmp_path: Path) -> None:
         assert read.is_error is False and json.loads(read.content[0].text)["result"] == "Alice"
 
 
-def test_files_are_named_as_the_caller_named_them(tmp_path: Path) -> None:
+def test_files_are_named_as_the_caller_named_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The same bad file reads the same locally and through the server, which never names
-    its staging directory."""
+    its staging directory (the CLI's `main`, in this process: what it returns and prints)."""
     home = tmp_path / "ws"
+    monkeypatch.chdir(ROOT)  # a relative path is read from here, as `_cli`'s children read it
+
+    def uac(argv: list[str]) -> tuple[int, str]:
+        code = main(["--home", str(home), *argv])
+        return code, capsys.readouterr().err
+
     (tmp_path / "bad.jsonl").write_text('{"country": "FR"}\n{not json\n', encoding="utf-8")
     (tmp_path / "odd.csv").write_text("country\n", encoding="utf-8")
     calls = [
@@ -128,12 +137,12 @@ def test_files_are_named_as_the_caller_named_them(tmp_path: Path) -> None:
         ["note", "alice", str(tmp_path / "missing.md")],
     ]
     Memory(home, create=True).close()  # as `uac init` makes it (in process: ~0.5 s less CPU)
-    local = [_cli(home, *argv) for argv in calls]
+    local = [uac(argv) for argv in calls]
     with serving(home):
-        served = [_cli(home, *argv) for argv in calls]
-    for argv, here, there in zip(calls, local, served, strict=True):
-        assert here.returncode == there.returncode == 1, (argv, here.stderr, there.stderr)
-        assert here.stderr == there.stderr, (argv, here.stderr, there.stderr)
-        assert there.stderr.startswith("uac: error: ") and there.stderr.count("\n") == 1
-        assert "staging" not in there.stderr and str(home) not in there.stderr, there.stderr
-        assert argv[-1] in there.stderr, there.stderr
+        served = [uac(argv) for argv in calls]
+    for argv, (code, here), (code_there, there) in zip(calls, local, served, strict=True):
+        assert code == code_there == 1, (argv, here, there)
+        assert here == there, (argv, here, there)
+        assert there.startswith("uac: error: ") and there.count("\n") == 1
+        assert "staging" not in there and str(home) not in there, there
+        assert argv[-1] in there, there

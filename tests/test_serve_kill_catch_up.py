@@ -7,8 +7,8 @@ holds writes whose reactions never ran (the test goes on until a kill leaves som
 restarted server drains them at start-up — no `run-once`, no further write — so every
 subject's open expiry alert names its newest date and no other. Every write the server
 acknowledged is in the log after each kill, the writes in flight are whole or absent (at
-most one per thread besides), and a real `uac verify` passes. Bounded: at most `ROUNDS`
-kills, `MAX_WRITES` writes per thread.
+most one per thread besides), and `uac verify` passes (the CLI's `main`, in the test's
+process). Bounded: at most `ROUNDS` kills, `MAX_WRITES` writes per thread.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
-from test_serve import _cli, serving
+from test_serve import serving
 
 from uac import Memory
 from uac.fact_log.backends import reactions
 from uac.runtime.api import api_keys
 from uac.runtime.api.client import Client, ServiceError
+from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -97,8 +98,7 @@ def test_a_server_killed_under_write_load_catches_up_every_reaction_at_start(
         assert set(acknowledged) <= set(stored)  # no acknowledged write lost to the kill
         assert len(stored) - len(acknowledged) <= THREADS * (round_ + 1)  # in flight, whole
         assert counted == len(stored)  # each stored write counted once by its reaction row
-        done = _cli(home, "verify")
-        assert done.returncode == 0, done.stdout + done.stderr
+        assert main(["--home", str(home), "verify"]) == 0  # the killed server was waited for
         if left_pending:
             break
     assert left_pending, f"no kill in {ROUNDS} left a reaction pending: nothing was tested"

@@ -78,6 +78,7 @@ def test_a_key_past_its_session_cap_is_refused_while_another_key_still_connects(
         assert _mcp(url, a, "DELETE", second[1])[0] == 404  # the SDK ended it already
 
 
+@pytest.mark.no_workspace("the flags are refused before any workspace is opened or created")
 def test_serve_refuses_a_session_cap_or_idle_time_that_is_not_positive(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -8,6 +8,7 @@ import datetime as dt
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,46 +21,56 @@ from uac.runtime.api.client import AccessDenied
 pytestmark = pytest.mark.usefixtures("backend")  # runs on DuckDB and PostgreSQL
 
 
+@pytest.fixture(scope="module")
+def running(
+    tmp_path_factory: pytest.TempPathFactory, module_backend: str
+) -> Iterator[dict[str, Any]]:
+    """One server for the tests that need none of their own (each writes in a tenant of its
+    own, so none sees another's subjects); on the module's log."""
+    with serving(tmp_path_factory.mktemp("served") / "ws") as info:
+        yield info
+
+
 def _alert_rows(client: Client, subject: str) -> list[dict[str, Any]]:
     rows = client.call("alerts", subject, include_resolved=True)
     return sorted(rows, key=lambda a: a["id"])
 
 
-def test_a_far_today_over_the_service_is_a_preview_that_stores_nothing(tmp_path: Path) -> None:
-    home = tmp_path / "ws"
+def test_a_far_today_over_the_service_is_a_preview_that_stores_nothing(
+    running: dict[str, Any],
+) -> None:
     today = dt.datetime.now(dt.UTC).date()
     expiry = today + dt.timedelta(days=90)  # a passport expiring soon: an alert now
-    with serving(home) as info:
-        c = Client(info["url"], _key(_admin(info), "default"))
-        c.set("alice", "identity.passport.expiry_date", expiry.isoformat())
-        (alert,) = [a for a in _alert_rows(c, "alice") if a["check"] == "document_expiry"]
-        assert alert["status"] == "open"
-        c.call("ack", "alice", alert_id=alert["id"])
-        before = _alert_rows(c, "alice")
-        assert [a["status"] for a in before if a["id"] == alert["id"]] == ["acknowledged"]
+    c = Client(running["url"], _key(_admin(running), "far-today"))
+    c.set("alice", "identity.passport.expiry_date", expiry.isoformat())
+    (alert,) = [a for a in _alert_rows(c, "alice") if a["check"] == "document_expiry"]
+    assert alert["status"] == "open"
+    c.call("ack", "alice", alert_id=alert["id"])
+    before = _alert_rows(c, "alice")
+    assert [a["status"] for a in before if a["id"] == alert["id"]] == ["acknowledged"]
 
-        # Year 1: the passport is not yet near expiry, so the alert would resolve; year 9999:
-        # it is long expired. Both are answered as previews and change no stored alert.
-        past = c.call("check", "alice", today="0001-01-01")
-        assert past["preview"] is True and alert["id"] in [a["id"] for a in past["resolved"]]
-        future = c.call("check", "alice", today="9999-12-31")
-        assert future["preview"] is True
-        assert _alert_rows(c, "alice") == before
-        job = c.call("run-once", today="9999-12-31")
-        assert job["preview"] is True and job["id"] == 0
-        assert _alert_rows(c, "alice") == before
-        # A backdated write (an import of old data) reacts as of the server's day, not 2001.
-        c.call("set", "alice", path="identity.name", value="Alice", now="2001-01-01T00:00:00")
-        assert _alert_rows(c, "alice") == before
-        # The server's own day (a client's local date may be one day off) is stored as ever.
-        for day in (today, today + dt.timedelta(days=1)):
-            present = c.call("check", "alice", today=day.isoformat())
-            assert present["preview"] is False and present["resolved"] == []
-        assert [a["status"] for a in _alert_rows(c, "alice") if a["id"] == alert["id"]] == [
-            "acknowledged"
-        ]
-        present = c.call("run-once", today=today.isoformat())
-        assert present["preview"] is False and present["id"] >= 1
+    # Year 1: the passport is not yet near expiry, so the alert would resolve; year 9999:
+    # it is long expired. Both are answered as previews and change no stored alert.
+    past = c.call("check", "alice", today="0001-01-01")
+    assert past["preview"] is True and alert["id"] in [a["id"] for a in past["resolved"]]
+    future = c.call("check", "alice", today="9999-12-31")
+    assert future["preview"] is True
+    assert _alert_rows(c, "alice") == before
+    job = c.call("run-once", today="9999-12-31")
+    assert job["preview"] is True and job["id"] == 0
+    assert _alert_rows(c, "alice") == before
+    # A backdated write (an import of old data) reacts as of the server's day, not 2001.
+    c.call("set", "alice", path="identity.name", value="Alice", now="2001-01-01T00:00:00")
+    assert _alert_rows(c, "alice") == before
+    # The server's own day (a client's local date may be one day off) is stored as ever.
+    for day in (today, today + dt.timedelta(days=1)):
+        present = c.call("check", "alice", today=day.isoformat())
+        assert present["preview"] is False and present["resolved"] == []
+    assert [a["status"] for a in _alert_rows(c, "alice") if a["id"] == alert["id"]] == [
+        "acknowledged"
+    ]
+    present = c.call("run-once", today=today.isoformat())
+    assert present["preview"] is False and present["id"] >= 1
 
 
 def test_embedded_today_is_a_parameter_and_is_stored(home: Path) -> None:
@@ -142,52 +153,52 @@ def test_workspace_in_use_quotes_the_holder_on_one_short_line(home: Path) -> Non
         holder.wait(timeout=60)
 
 
-def test_only_a_tenant_key_changes_who_belongs_to_a_group(tmp_path: Path) -> None:
-    with serving(tmp_path / "ws") as info:
-        admin = _admin(info)
-        tenant = Client(info["url"], _key(admin, "default"))
-        group = Client(info["url"], _key(admin, "default", subject="group:family"))
-        tenant.set("alice", "identity.name", "Alice")
-        tenant.set("group:family", "places.address.city", "Lisbon")
-        # A key bound to the group would enrol any user of the tenant, who then inherits
-        # whatever the group's key writes: membership takes a tenant key.
-        with pytest.raises(AccessDenied, match="member-add needs a tenant key"):
-            group.member_add("group:family", "alice")
-        assert tenant.members("group:family") == []
-        tenant.member_add("group:family", "alice")
-        with pytest.raises(AccessDenied, match="member-remove needs a tenant key"):
-            group.member_remove("group:family", "alice")
-        assert [m["user"] for m in group.members("group:family")] == ["alice"]  # it may read
-        assert tenant.query("alice", "user.address.city")["result"] == "Lisbon"
-        tenant.member_remove("group:family", "alice")
-        assert group.members("group:family") == []
+def test_only_a_tenant_key_changes_who_belongs_to_a_group(running: dict[str, Any]) -> None:
+    admin = _admin(running)
+    tenant = Client(running["url"], _key(admin, "membership"))
+    group = Client(running["url"], _key(admin, "membership", subject="group:family"))
+    tenant.set("alice", "identity.name", "Alice")
+    tenant.set("group:family", "places.address.city", "Lisbon")
+    # A key bound to the group would enrol any user of the tenant, who then inherits
+    # whatever the group's key writes: membership takes a tenant key.
+    with pytest.raises(AccessDenied, match="member-add needs a tenant key"):
+        group.member_add("group:family", "alice")
+    assert tenant.members("group:family") == []
+    tenant.member_add("group:family", "alice")
+    with pytest.raises(AccessDenied, match="member-remove needs a tenant key"):
+        group.member_remove("group:family", "alice")
+    assert [m["user"] for m in group.members("group:family")] == ["alice"]  # it may read
+    assert tenant.query("alice", "user.address.city")["result"] == "Lisbon"
+    tenant.member_remove("group:family", "alice")
+    assert group.members("group:family") == []
 
 
-def test_a_naive_now_is_utc_and_the_refusal_says_how_to_send_an_offset(tmp_path: Path) -> None:
+def test_a_naive_now_is_utc_and_the_refusal_says_how_to_send_an_offset(
+    running: dict[str, Any],
+) -> None:
     from uac.fact_log.errors import InputError
 
-    with serving(tmp_path / "ws") as info:
-        c = Client(info["url"], _key(_admin(info), "default"))
-        # A client at UTC+10 sends its local wall-clock time: without an offset it is read
-        # as UTC, ten hours ahead of the server, and refused with the way out.
-        local = dt.datetime.now(dt.UTC).astimezone(dt.timezone(dt.timedelta(hours=10)))
-        naive = local.replace(tzinfo=None, microsecond=0)
-        with pytest.raises(InputError) as refused:
-            c.call("set", "alice", path="identity.name", value="Alice", now=naive.isoformat())
-        message = str(refused.value)
-        assert message.startswith(f"now: {naive.isoformat()} has no UTC offset, so it is read as")
-        assert "later than the server's clock" in message
-        assert f"send the offset (e.g. {naive.isoformat()}+14:00)" in message
-        assert c.facts("alice") == []
-        # The same moment with its offset is the present: recorded.
-        aware = local.replace(microsecond=0).isoformat()
-        c.call("set", "alice", path="identity.name", value="Alice", now=aware)
-        assert [f.path for f in c.facts("alice")] == ["identity.name"]
-        # An aware time ahead of the clock is refused without the naive-time advice.
-        ahead = (local + dt.timedelta(hours=3)).isoformat()
-        with pytest.raises(InputError, match="later than the server's clock") as refused:
-            c.call("set", "alice", path="identity.name", value="Later", now=ahead)
-        assert "offset" not in str(refused.value)
+    c = Client(running["url"], _key(_admin(running), "naive-now"))
+    # A client at UTC+10 sends its local wall-clock time: without an offset it is read
+    # as UTC, ten hours ahead of the server, and refused with the way out.
+    local = dt.datetime.now(dt.UTC).astimezone(dt.timezone(dt.timedelta(hours=10)))
+    naive = local.replace(tzinfo=None, microsecond=0)
+    with pytest.raises(InputError) as refused:
+        c.call("set", "alice", path="identity.name", value="Alice", now=naive.isoformat())
+    message = str(refused.value)
+    assert message.startswith(f"now: {naive.isoformat()} has no UTC offset, so it is read as")
+    assert "later than the server's clock" in message
+    assert f"send the offset (e.g. {naive.isoformat()}+14:00)" in message
+    assert c.facts("alice") == []
+    # The same moment with its offset is the present: recorded.
+    aware = local.replace(microsecond=0).isoformat()
+    c.call("set", "alice", path="identity.name", value="Alice", now=aware)
+    assert [f.path for f in c.facts("alice")] == ["identity.name"]
+    # An aware time ahead of the clock is refused without the naive-time advice.
+    ahead = (local + dt.timedelta(hours=3)).isoformat()
+    with pytest.raises(InputError, match="later than the server's clock") as refused:
+        c.call("set", "alice", path="identity.name", value="Later", now=ahead)
+    assert "offset" not in str(refused.value)
 
 
 def test_init_on_an_existing_open_directory_keeps_its_mode_and_says_so(

@@ -9,8 +9,9 @@ commit, the reaction after it):
 
 After each kill the log holds every acknowledged write, and at most the one write in flight
 besides, whole (its fact counted by the subject's reactions row, the chain and anchors
-verified by a real `uac verify`). The next writable open runs the reactions the kills left
-pending, so the subject's expiry alert names its newest date. Both log backends; the same
+verified by `uac verify`: the CLI's `main`, in the test's process). The next writable open
+runs the reactions the kills left pending, so the subject's expiry alert names its newest
+date. Both log backends; the same
 through a server is tests/test_serve_kill_catch_up.py. Bounded: `ROUNDS` kills of the loop,
 `DELAYS` kills of the CLI.
 """
@@ -29,6 +30,7 @@ from test_serve import ROOT, child_env
 
 from uac import Memory
 from uac.fact_log.backends import reactions
+from uac.runtime.cli import main
 
 pytestmark = pytest.mark.usefixtures("backend")
 
@@ -63,10 +65,10 @@ def _uac(home: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def _verified(home: Path) -> None:
-    """`uac verify` in its own process: the chains, sealed tables and anchors hold."""
-    done = _uac(home, "verify")
-    out, err = done.communicate(timeout=300)
-    assert done.returncode == 0, (out, err)
+    """`uac verify`, the CLI's `main` run in this process (the killed writer was waited for:
+    nothing else has the workspace open): the chains, sealed tables and anchors hold. What it
+    printed is in the test's captured output."""
+    assert main(["--home", str(home), "verify"]) == 0
 
 
 def _whole(home: Path, subject: str) -> list[str]:
@@ -126,7 +128,7 @@ def test_a_set_loop_killed_mid_write_keeps_every_acknowledged_set(tmp_path: Path
 def test_uac_set_killed_at_any_point_leaves_its_write_whole_or_absent(tmp_path: Path) -> None:
     home = tmp_path / "ws"
     today = dt.datetime.now(dt.UTC).date()
-    assert _uac(home, "init").wait(timeout=300) == 0
+    assert main(["--home", str(home), "init"]) == 0  # set-up: in this process
     start = time.monotonic()
     done = _uac(home, "set", "maya", PATH, str(today + dt.timedelta(days=10)))  # the run time
     assert done.wait(timeout=300) == 0, done.communicate()
