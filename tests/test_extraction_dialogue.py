@@ -74,7 +74,12 @@ def test_visa_and_its_validity_in_the_next_message(mem: Memory) -> None:
         "I got my ESTA approved this morning.",
         "It's valid until June 1, 2028.",
     )
-    assert only(got, "identity.visas") == {"country": "US", "kind": "ESTA"}
+    # an ESTA is valid from its approval: the day said is its first
+    assert only(got, "identity.visas") == {
+        "country": "US",
+        "kind": "ESTA",
+        "valid_from": "2026-06-01",
+    }
     assert only(valid, "identity.visas")["valid_until"] == "2028-06-01"
 
 
@@ -343,6 +348,7 @@ def test_standing_order_and_direct_debit(mem: Memory) -> None:
         "method": "standing_order",
         "period": "monthly",
         "day_of_month": 3,
+        "next_date": "2026-02-03",  # the first 3rd after the message's day
     }
     debit_value = only(debit, "finance.scheduled_payments")
     assert debit_value["method"] == "direct_debit"

@@ -63,6 +63,7 @@ from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.text import sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
+from uac.fact_log.extraction.timemodel.roles import role
 from uac.fact_log.extraction.values.money import find_money
 from uac.fact_log.extraction.values.roles import place_role
 from uac.fact_log.reference import vocabulary
@@ -181,6 +182,8 @@ def abstain(
             kept.append(cand)
             continue
         frames_of = by_path.get(cand.path, ())
+        changes: dict[str, Any] = {}
+        window = sentence.text
         if assign.available():  # which said value fills which field, learned
             at = spans.index(sentence)
             window = text[
@@ -205,6 +208,12 @@ def abstain(
                 cand = _completed(cand, text, sentence.start, left)
             held = carried | set(_leaves(cand.value))
             contested = _contested(frames_of, cand.value, sentence.text, today, held)
+            if not contested and changes and not _all_said_with_a_role(changes, window):
+                # a value the assignment placed settles a contest only when its words say
+                # its role ("until 30 June"); "after the jab on Thursday" says none
+                read = {k: v for k, v in cand.value.items() if k not in changes}
+                held = carried | set(_leaves(read))
+                contested = _contested(frames_of, read, sentence.text, today, held)
             if contested:
                 withheld.append(Undecided(cand, sentence.text, contested))
                 continue
@@ -214,6 +223,12 @@ def abstain(
             shown = {field: value for field, (value, _span) in left.items()}
             withheld.append(Undecided(cand, sentence.text, shown))
     return kept, withheld
+
+
+def _all_said_with_a_role(changes: dict[str, Any], window: str) -> bool:
+    """Whether every value the assignment placed was said with words that give its role
+    (a start or an end: "from", "until", "expires"; timemodel/roles.py)."""
+    return all(role(window, found.start) is not None for _value, found in changes.values())
 
 
 def with_currency(
