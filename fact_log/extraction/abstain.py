@@ -60,7 +60,7 @@ from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import assign
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.lazy import lazy
-from uac.fact_log.extraction.patterns.text import sentences, someone_else
+from uac.fact_log.extraction.patterns.text import clause_span, sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
 from uac.fact_log.extraction.timemodel.roles import role
@@ -833,8 +833,6 @@ def _leaves_from(sentence: str, hit: Any) -> bool:
 # "10/21 Saturday"), and a value said as not being the one ("renews 13.12., not 03.12.")
 _COORDINATED = lazy(r"\s*(?:(?:,|and|&|or|/|\+)\s*)?(?:(?:on|the)\s+)*", re.I)
 _NEGATED = lazy(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
-# Clause breaks: the frames' (frames._CLAUSE_BREAK) and "then", which starts what comes next
-_CLAUSE = lazy(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
 
 
 def _competes(
@@ -851,24 +849,12 @@ def _competes(
         gap = sentence[t.end : hit.start] if t.end <= hit.start else sentence[hit.end : t.start]
         if _COORDINATED.fullmatch(gap):
             return False
-    clause = _clause_of(sentence, hit.start)
-    if any(_clause_of(sentence, h.start) == clause for h in own):
+    clause = clause_span(sentence, hit.start)
+    if any(clause_span(sentence, h.start) == clause for h in own):
         return True
     from uac.fact_log.extraction import frames as framing
 
     return framing.cued(frame, sentence[clause[0] : clause[1]], today)
-
-
-def _clause_of(sentence: str, at: int) -> tuple[int, int]:
-    """The span of the clause saying sentence[at] (between two clause breaks)."""
-    start, end = 0, len(sentence)
-    for m in _CLAUSE.finditer(sentence):
-        if m.end() <= at:
-            start = m.end()
-        elif m.start() >= at:
-            end = m.start()
-            break
-    return start, end
 
 
 _DIGIT = re.compile(r"\d")

@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from uac.fact_log.extraction.patterns.text import clause_span
 from uac.fact_log.extraction.slots import Found, parser
 
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "assign_weights.npz"
@@ -159,17 +160,6 @@ def _words(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def _clause_of(sentence: str, at: int) -> tuple[int, int]:
-    start, end = 0, len(sentence)
-    for m in _CLAUSE.finditer(sentence):
-        if m.end() <= at:
-            start = m.end()
-        elif m.start() >= at:
-            end = m.start()
-            break
-    return start, end
-
-
 def _bucket(n: int, edges: Sequence[int]) -> str:
     return str(next((i for i, e in enumerate(edges) if n <= e), len(edges)))
 
@@ -252,8 +242,8 @@ def pairs(
                     else "between"
                 )
             )
-            clause = _clause_of(sentence, h.start)
-            same_clause = any(_clause_of(sentence, s.start) == clause for s in others)
+            clause = clause_span(sentence, h.start)
+            same_clause = any(clause_span(sentence, s.start) == clause for s in others)
             asked = sentence[clause[1] : clause[1] + 1] == "?" or (
                 sentence.rstrip().endswith("?") and _CLAUSE.search(sentence, h.end) is None
             )

@@ -117,6 +117,22 @@ def sentences(text: str) -> Iterator[Span]:
     yield from _trimmed(text, start, len(text))
 
 
+# Where one clause ends and the next begins inside a sentence (`clause_span`).
+_CLAUSE_BREAKS = lazy(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
+
+
+def clause_span(sentence: str, at: int) -> tuple[int, int]:
+    """The span of the clause saying sentence[at] (between two clause breaks)."""
+    start, end = 0, len(sentence)
+    for m in _CLAUSE_BREAKS.finditer(sentence):
+        if m.end() <= at:
+            start = m.end()
+        elif m.start() >= at:
+            end = m.start()
+            break
+    return start, end
+
+
 # "6. to 17. September", "20.12. until 8.1.", "on 14.02., they did": the dot of a day number
 # (continental writing) before a comma, a month or "to", not a sentence end
 _DAY_DOT_BEFORE = lazy(r"(?:^|[\s(])(?:\d{1,2}\.)?\d{1,2}$")
