@@ -251,12 +251,6 @@ _USER_MAPS = (
 )
 
 
-def _fieldtuple(names: Sequence[str], obj: str) -> str:
-    """Source of the tuple of `obj`'s fields (what a dataclass compares and hashes)."""
-    inner = ", ".join(f"{obj}.{n}" for n in names)
-    return f"({inner},)" if len(names) == 1 else f"({inner})"
-
-
 def _converter(field: FieldModel | Member, expr: str) -> str:
     """Source text turning a JSON row cell into the field's type (dates are ISO text there)."""
     if isinstance(field, Member):
@@ -424,7 +418,6 @@ def environment() -> jinja2.Environment:
         doc=_doc,
         fielddoc=_fielddoc,
         keydoc=_keydoc,
-        fieldtuple=_fieldtuple,
         tname=_tname,
         shown=_shown,
         span=_span,
