@@ -8,6 +8,8 @@ determinism test trains on rows built here.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +164,61 @@ def test_the_guard_applies_it_only_when_switched_on(
     kept, withheld = abstain(catalog, text, [cand], TODAY)
     assert ([c.value.get("repeat_until") for c in kept], withheld) == (["2026-06-30"], [])
     assert "30 June" in kept[0].quote  # the quote covers the value it gained
+
+
+# Two messages whose records the assignment completes (the test checks it) and one whose
+# record the rules complete alone; written for this test.
+THREADED = (
+    "Set up a standing order: £200 to my sister every month, next one on the 3rd.",
+    "Gym membership at PureGym, £24.99 a month, started 1 February.",
+    "Off to Porto on 9 May, back home on 16 May.",
+)
+
+
+def _stage(catalog: Catalog, text: str) -> str:
+    """The extraction stage's facts for one message, as one comparable line."""
+    from uac.fact_log.addressing import Address
+    from uac.fact_log.pipeline import build_message_batch
+
+    at = dt.datetime(2026, 3, 1, 9, 0)
+    batch = build_message_batch(
+        catalog,
+        Address("default", "user", "maya"),
+        text,
+        observed_at=at,
+        recorded_at=at,
+        role="user",
+        session_id="s",
+        history=[],
+    )
+    return json.dumps([(f.path, f.value) for f in batch.facts], default=str, sort_keys=True)
+
+
+@pytest.mark.no_workspace(NO_STORE)
+def test_threads_starting_from_an_unloaded_model_read_what_one_thread_reads(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UAC_ASSIGN", "0")
+    without = [_stage(catalog, text) for text in THREADED]
+    monkeypatch.setenv("UAC_ASSIGN", "1")
+    serial = [_stage(catalog, text) for text in THREADED]
+    # the model fills a field in the first two: a thread that missed or tore it reads otherwise
+    assert [a != b for a, b in zip(serial, without, strict=True)] == [True, True, False]
+    assign._cached.cache_clear()  # every thread reaches the first load together
+    threads, start = 8, threading.Barrier(8)
+    got: dict[int, list[str]] = {}
+
+    def read(k: int) -> None:
+        order = [(i + k) % len(THREADED) for i in range(len(THREADED))]  # its own order
+        start.wait()
+        got[k] = [""] * len(THREADED)
+        for _ in range(3):
+            for i in order:
+                got[k][i] = _stage(catalog, THREADED[i])
+
+    workers = [threading.Thread(target=read, args=(k,)) for k in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert [got[k] for k in range(threads)] == [serial] * threads
