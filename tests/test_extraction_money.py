@@ -2207,3 +2207,41 @@ def test_a_monthly_bill_reads_its_period_day_and_amount_in_any_order(
 )
 def test_no_monthly_bill_of_a_person_a_question_or_a_count(text: str) -> None:
     assert of(SCHED, found(text)) == []
+
+
+# -- a cancellation of something named by its subscription noun stands alone ---------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "day"),
+    [
+        ("Cancelled my climbing gym membership on Thursday.", "climbing gym", D(2025, 5, 29)),
+        ("finally got rid of my old phone contract today", "phone", D(2025, 6, 1)),
+        ("The language app subscription I cancelled yesterday", "language app", D(2025, 5, 31)),
+    ],
+)
+def test_a_done_cancellation_named_by_what_it_is_for_is_a_record_of_its_own(
+    text: str, name: str, day: dt.date
+) -> None:
+    assert of("finance.subscriptions", [(p, v) for p, v in _ends(text)]) == [
+        {"name": name, "cancelled_on": day}
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I still haven't cancelled my gym membership.",  # negated
+        "Should I have cancelled the gym membership?",  # asked
+        "I'll have cancelled my gym membership by Friday.",  # still to come
+        "My partner cancelled her gym membership today.",  # someone else's
+        "Jo cancelled the gym membership on Monday, not me.",  # a named person
+        "My gym membership will be cancelled on the 30th.",  # to come
+    ],
+)
+def test_no_cancellation_negated_asked_to_come_or_someone_elses(text: str) -> None:
+    assert [v for p, v in _ends(text) if p == "finance.subscriptions"] == []
+
+
+def _ends(text: str) -> list[tuple[str, object]]:
+    return [(c.path, c.value) for c in extract(text, AT) if c.op in ("assert", "end")]
