@@ -2245,3 +2245,23 @@ def test_no_cancellation_negated_asked_to_come_or_someone_elses(text: str) -> No
 
 def _ends(text: str) -> list[tuple[str, object]]:
     return [(c.path, c.value) for c in extract(text, AT) if c.op in ("assert", "end")]
+
+
+@pytest.mark.parametrize(
+    ("text", "started"),
+    [
+        ("been paying 6.99 a month for Audible since February", D(2025, 2, 1)),
+        ("I've had Disney+ since last June, £7.99 monthly.", D(2024, 6, 1)),
+        ("Spotify since 12 March 2024, 10.99 a month", D(2024, 3, 12)),
+    ],
+)
+def test_a_subscription_said_since_a_month_starts_on_its_first_day(
+    text: str, started: dt.date
+) -> None:
+    [sub] = of("finance.subscriptions", found(text))
+    assert sub["started_on"] == started, sub
+
+
+def test_a_subscription_with_no_since_has_no_start() -> None:
+    [sub] = of("finance.subscriptions", found("Audible is 6.99 a month, I got it in February"))
+    assert "started_on" not in sub, sub

@@ -341,6 +341,14 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Signed up for Duolingo today": it started that day (the message's, when none said)
         dates = [d for d in ctx.dates(sent, "past") if d.valid]
         value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
+    elif started := [
+        d.date
+        for d in ctx.dates(sent, "past")
+        if d.date is not None
+        and d.date <= ctx.today
+        and _SINCE.search(sent.text, 0, d.start - sent.start)
+    ]:
+        value["started_on"] = started[0]  # "paying 12 a month for Spotify since January"
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
@@ -353,6 +361,8 @@ _PRICE_NOW = lazy(
     re.I,
 )
 # "signed up for Duolingo", "took out a disney+ sub ..., started today"
+# a day said as when it began: "since January", "since 3 March" (right before the date)
+_SINCE = lazy(r"\bsince[ \t]+$", re.I)
 _BEGAN = lazy(r"\b(?:signed\s+up|subscribed|joined|started|took\s+out)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
 _TRIAL_END = lazy(
